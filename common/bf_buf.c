@@ -1,0 +1,95 @@
+/* bf_buf.c — growable byte buffer with a hard cap. */
+#include "bf_buf.h"
+
+#include "bf_error.h"
+#include "bf_mem.h"
+
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void bf_buf_init(bf_buf_t *b, size_t max_len)
+{
+    b->data = NULL;
+    b->len = 0;
+    b->cap = 0;
+    b->max_len = max_len ? max_len : SIZE_MAX / 2;
+}
+
+void bf_buf_cleanup(bf_buf_t *b)
+{
+    if (b == NULL)
+        return;
+    free(b->data);
+    b->data = NULL;
+    b->len = 0;
+    b->cap = 0;
+}
+
+void bf_buf_reset(bf_buf_t *b)
+{
+    b->len = 0;
+    if (b->data)
+        b->data[0] = '\0';
+}
+
+int bf_buf_reserve(bf_buf_t *b, size_t extra)
+{
+    if (extra > b->max_len - b->len)
+        return BF_E_TOOBIG;
+    size_t need = b->len + extra + 1;
+    if (need <= b->cap)
+        return BF_OK;
+    size_t cap = b->cap ? b->cap : 256;
+    while (cap < need)
+        cap *= 2;
+    b->data = bf_realloc(b->data, cap);
+    b->cap = cap;
+    return BF_OK;
+}
+
+int bf_buf_append(bf_buf_t *b, const void *p, size_t n)
+{
+    int rc = bf_buf_reserve(b, n);
+    if (rc != BF_OK)
+        return rc;
+    if (n)
+        memcpy(b->data + b->len, p, n);
+    b->len += n;
+    b->data[b->len] = '\0';
+    return BF_OK;
+}
+
+int bf_buf_appendz(bf_buf_t *b, const char *s)
+{
+    return bf_buf_append(b, s, strlen(s));
+}
+
+int bf_buf_appendf(bf_buf_t *b, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    if (n < 0)
+        return BF_E_INVAL;
+    int rc = bf_buf_reserve(b, (size_t)n);
+    if (rc != BF_OK)
+        return rc;
+    va_start(ap, fmt);
+    vsnprintf(b->data + b->len, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    b->len += (size_t)n;
+    return BF_OK;
+}
+
+char *bf_buf_steal(bf_buf_t *b)
+{
+    char *d = b->data ? b->data : bf_strdup("");
+    b->data = NULL;
+    b->len = 0;
+    b->cap = 0;
+    return d;
+}

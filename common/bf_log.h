@@ -1,0 +1,21 @@
+/* bf_log.h — leveled logging to stderr, one line per call, thread-safe.
+ *
+ * Never log secrets: callers pass values through the scenario's redaction, not raw.
+ */
+#ifndef BF_LOG_H
+#define BF_LOG_H
+
+enum bf_log_level { BF_LOG_DEBUG = 0, BF_LOG_INFO = 1, BF_LOG_WARN = 2, BF_LOG_ERROR = 3 };
+
+/* bf_log_set_level — messages below level are dropped. Default BF_LOG_INFO. */
+void bf_log_set_level(enum bf_log_level level);
+/* bf_log_set_prefix — program name printed before each line (borrowed, must outlive logging). */
+void bf_log_set_prefix(const char *prefix);
+void bf_log(enum bf_log_level level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+#define bf_debug(...) bf_log(BF_LOG_DEBUG, __VA_ARGS__)
+#define bf_info(...) bf_log(BF_LOG_INFO, __VA_ARGS__)
+#define bf_warn(...) bf_log(BF_LOG_WARN, __VA_ARGS__)
+#define bf_error(...) bf_log(BF_LOG_ERROR, __VA_ARGS__)
+
+#endif

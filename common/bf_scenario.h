@@ -1,0 +1,166 @@
+/* bf_scenario.h — the scenario matrix model and its YAML loader.
+ *
+ * A scenario file (YAML, DESIGN §5) describes the target cluster, the index, the variables,
+ * the document template, request and run settings, and a matrix of axes. The loader walks the
+ * document against one table of keys (STYLE §10), reports the first mistake as
+ * "file:line:column: key: message; what to do", resolves ${VAR} from the environment, reads
+ * mappings and dictionary files, and expands the matrix into cells in run order.
+ *
+ * The coordinator loads the file; agents load the resolved text it ships in Prepare
+ * (bf_scenario_load_text with a file provider that serves the shipped dictionary files).
+ * A loaded scenario is immutable and may be read from many threads at once.
+ */
+#ifndef BF_SCENARIO_H
+#define BF_SCENARIO_H
+
+#include "bf_error.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define BF_MAX_SCENARIO_BYTES (16u << 20)  /* a scenario file larger than this is refused */
+#define BF_MAX_DICT_BYTES (512u << 20)     /* one dictionary (type: file) file */
+#define BF_MAX_CELLS 100000u               /* cells after expansion */
+#define BF_MAX_BODY_BYTES (100u << 20)     /* OpenSearch default http.max_content_length */
+
+enum bf_auth_type { BF_AUTH_NONE = 0, BF_AUTH_BASIC, BF_AUTH_APIKEY, BF_AUTH_BEARER };
+enum bf_action { BF_ACTION_INDEX = 0, BF_ACTION_CREATE };
+enum bf_compression { BF_COMPRESS_NONE = 0, BF_COMPRESS_GZIP };
+
+typedef struct bf_target {
+    char **hosts;          /* base URLs "http://127.0.0.1:9200", no trailing slash; nhosts >= 1 */
+    size_t nhosts;
+    enum bf_auth_type auth;
+    char *username;        /* basic; secret-free */
+    char *password;        /* basic; SECRET */
+    char *api_key;         /* the value after "ApiKey " (base64 of id:key); SECRET */
+    char *bearer;          /* token; SECRET */
+    char *ca_file;         /* TLS CA bundle path or NULL */
+    char *cert_file;       /* TLS client certificate or NULL */
+    char *key_file;        /* TLS client key or NULL */
+    int tls_insecure;      /* 1: do not verify the server certificate */
+    char **headers;        /* extra request headers "Name: value" */
+    size_t nheaders;
+} bf_target_t;
+
+typedef struct bf_index_spec {
+    char *name;            /* pattern with {axis} placeholders, e.g. "bench-{shards}s"; with
+                              indices > 1 the names are "<name>-0" .. "<name>-(n-1)" unless the
+                              pattern contains "{i}" */
+    int recreate;          /* delete + create per cell (only names this campaign owns) */
+    char *settings_json;   /* JSON object text of extra index settings, or NULL */
+    char *mappings_json;   /* JSON object text of the mappings (inline or mappings_file), or NULL */
+    char *template_json;   /* composable index template body (JSON) or NULL */
+    char *template_name;   /* name of that template or NULL */
+} bf_index_spec_t;
+
+typedef struct bf_request_spec {
+    enum bf_compression compression;
+    int gzip_level;        /* 1..9, default 1 */
+    uint64_t timeout_ms;   /* whole-request timeout, default 60000 */
+    char *filter_path;     /* appended to /_bulk?filter_path=..., NULL for none; must keep
+                              items.*.status (the loader checks) */
+    uint32_t retry_429_max;      /* 0 = never retry rejected items */
+    uint64_t retry_backoff_ms;   /* first backoff, doubled per retry */
+} bf_request_spec_t;
+
+typedef struct bf_run_spec {
+    uint64_t warmup_ms;
+    uint64_t duration_ms;
+    uint32_t repeat;       /* >= 1 */
+    double target_rate;    /* docs/s across the fleet, 0 = closed loop */
+    uint32_t agents;       /* agents per cell, 0 = all connected */
+    uint64_t seed;         /* base RNG seed; each agent and thread derives its own */
+} bf_run_spec_t;
+
+/* One axis value of one cell, as text for results ("850", "1s", "gzip"). */
+typedef struct bf_axis_value {
+    const char *axis;      /* borrowed from the scenario: "shards", "settings.refresh_interval" */
+    const char *value;     /* borrowed from the scenario */
+} bf_axis_value_t;
+
+/* A cell: one combination of axis values, fully resolved. Borrowed from its scenario. */
+typedef struct bf_cell {
+    size_t index;          /* 0-based position in run order */
+    const char *id;        /* stable file-name-safe id, e.g. "i1-s2-r0-b500-c4" */
+    uint32_t indices;      /* number of indices written to, >= 1 */
+    char **index_names;    /* `indices` resolved index names */
+    uint32_t shards;
+    uint32_t replicas;
+    uint32_t batch_size;   /* documents per bulk request */
+    uint32_t concurrency;  /* bulk requests in flight across the fleet */
+    enum bf_compression compression;
+    double target_rate;    /* docs/s across the fleet, 0 = closed loop */
+    const char *settings_json; /* complete settings object for index creation: the scenario's
+                                  settings merged with the cell's shards, replicas and
+                                  settings.* axes, e.g. {"index":{"number_of_shards":2,...}} */
+    const bf_axis_value_t *axes; /* every axis of the matrix with this cell's value */
+    size_t naxes;
+} bf_cell_t;
+
+typedef struct bf_scenario bf_scenario_t; /* opaque; see accessors below */
+
+/* Serves the content of a file named in a scenario (mappings_file, dictionary path, source_file).
+ * Returns 0 and a malloc'd buffer the loader takes ownership of, or BF_E_NOTFOUND / BF_E_IO.
+ * `path` is as written in the scenario. NULL provider = read from disk relative to the
+ * scenario file's directory. */
+typedef int (*bf_file_provider_fn)(void *ctx, const char *path, char **data, size_t *len);
+
+typedef struct bf_load_opts {
+    bf_file_provider_fn file_provider; /* NULL: read files from disk */
+    void *file_provider_ctx;
+    const char *base_dir;  /* for relative paths when reading from disk; NULL = file's dir / cwd */
+    int no_env;            /* 1: do not resolve ${VAR} (text already resolved by the coordinator) */
+    uint32_t cluster_nodes;/* >0: warn when replicas need more nodes than this */
+} bf_load_opts_t;
+
+/* bf_scenario_load_file — read, validate and expand a scenario file.
+ * Returns 0 and a new scenario in *out (caller owns, bf_scenario_destroy), or BF_E_INVAL /
+ * BF_E_PARSE / BF_E_NOTFOUND / BF_E_TOOBIG / BF_E_IO with diag->msg set to
+ * "file:line:column: message". opts may be NULL. Thread-safe (no shared state). */
+int bf_scenario_load_file(const char *path, const bf_load_opts_t *opts, bf_scenario_t **out,
+                          bf_diag_t *diag);
+/* bf_scenario_load_text — as bf_scenario_load_file from a buffer; `origin` names it in
+ * messages. */
+int bf_scenario_load_text(const char *text, size_t len, const char *origin,
+                          const bf_load_opts_t *opts, bf_scenario_t **out, bf_diag_t *diag);
+/* bf_scenario_destroy — free everything; NULL-safe; clears *sc_p. */
+void bf_scenario_destroy(bf_scenario_t **sc_p);
+
+const char *bf_scenario_name(const bf_scenario_t *sc);
+const bf_target_t *bf_scenario_target(const bf_scenario_t *sc);
+const bf_index_spec_t *bf_scenario_index(const bf_scenario_t *sc);
+const bf_request_spec_t *bf_scenario_request(const bf_scenario_t *sc);
+const bf_run_spec_t *bf_scenario_run(const bf_scenario_t *sc);
+size_t bf_scenario_cell_count(const bf_scenario_t *sc);
+/* bf_scenario_cell — cell i (0-based, run order), borrowed, valid while sc lives; NULL if out
+ * of range. */
+const bf_cell_t *bf_scenario_cell(const bf_scenario_t *sc, size_t i);
+/* bf_scenario_find_cell — the cell with this id, or NULL. */
+const bf_cell_t *bf_scenario_find_cell(const bf_scenario_t *sc, const char *cell_id);
+/* Matrix axis names in column order (borrowed). */
+size_t bf_scenario_axis_count(const bf_scenario_t *sc);
+const char *bf_scenario_axis_name(const bf_scenario_t *sc, size_t i);
+
+/* bf_scenario_resolved_text — the scenario as YAML with ${VAR} resolved (secrets included):
+ * what the coordinator ships to agents. Borrowed. */
+const char *bf_scenario_resolved_text(const bf_scenario_t *sc);
+/* bf_scenario_redacted_text — the same with every secret replaced by "<redacted>": what is
+ * saved with the results and may be logged. Borrowed. */
+const char *bf_scenario_redacted_text(const bf_scenario_t *sc);
+
+/* Files the scenario reads (dictionaries, source file), for shipping to agents. */
+typedef struct bf_scenario_file {
+    const char *path;      /* as written in the scenario */
+    const char *data;      /* content as read */
+    size_t len;
+    char sha256_hex[65];
+} bf_scenario_file_t;
+size_t bf_scenario_file_count(const bf_scenario_t *sc);
+const bf_scenario_file_t *bf_scenario_file(const bf_scenario_t *sc, size_t i);
+
+/* Number of warnings the loader produced (e.g. replicas > nodes-1) and each text. */
+size_t bf_scenario_warning_count(const bf_scenario_t *sc);
+const char *bf_scenario_warning(const bf_scenario_t *sc, size_t i);
+
+#endif
