@@ -32,9 +32,9 @@ void bf_hist_add(bf_hist_t *dst, const bf_hist_t *src);
 
 uint64_t bf_hist_count(const bf_hist_t *h);   /* total recorded values */
 uint64_t bf_hist_clamped(const bf_hist_t *h); /* how many were clamped */
-uint64_t bf_hist_min(const bf_hist_t *h);     /* 0 when empty */
+uint64_t bf_hist_min(const bf_hist_t *h);     /* lowest equivalent of the min bucket; 0 if empty */
 uint64_t bf_hist_max(const bf_hist_t *h);     /* highest equivalent value of the max bucket; 0 when empty */
-double bf_hist_mean(const bf_hist_t *h);      /* 0 when empty */
+double bf_hist_mean(const bf_hist_t *h);      /* from bucket midpoints, as hdr_mean; 0 when empty */
 /* bf_hist_percentile — value at percentile p (0..100], as HdrHistogram's
  * hdr_value_at_percentile: the highest-equivalent value of the bucket where the cumulative
  * count reaches ceil(p/100 * count). 0 when empty. */
@@ -52,5 +52,11 @@ int bf_hist_import_add(bf_hist_t *h, const uint32_t *index, const uint64_t *coun
                        uint64_t clamped);
 /* bf_hist_counts_len — number of buckets in the layout (valid indexes are < this). */
 size_t bf_hist_counts_len(void);
+
+/* bf_hist_lowest_equivalent / bf_hist_highest_equivalent — the range of values, in
+ * microseconds, that share value_us's bucket (value_us clamped to the range first). Their
+ * difference + 1 is the resolution at that value: what a percentile can be off by. Pure. */
+uint64_t bf_hist_lowest_equivalent(uint64_t value_us);
+uint64_t bf_hist_highest_equivalent(uint64_t value_us);
 
 #endif
