@@ -24,7 +24,11 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 
+import org.apache.logging.log4j.Level;
 import org.apache.logging.log4j.LogManager;
+import org.apache.logging.log4j.core.config.Configurator;
+import org.opensearch.action.admin.cluster.configuration.AddVotingConfigExclusionsAction;
+import org.opensearch.action.admin.cluster.configuration.AddVotingConfigExclusionsRequest;
 import org.opensearch.action.admin.cluster.health.ClusterHealthResponse;
 import org.opensearch.analysis.common.CommonAnalysisPlugin;
 import org.opensearch.common.Priority;
@@ -324,6 +328,11 @@ public final class Launcher {
         synchronized (lock) {
             toClose = new ArrayList<>(nodes);
         }
+        // Nodes going away make the survivors log connection WARNs: expected while stopping.
+        if (LogManager.getRootLogger().getLevel() == Level.WARN) {
+            Configurator.setRootLevel(Level.ERROR);
+        }
+        excludeFromVoting(toClose);
         Collections.reverse(toClose);
         for (Node node : toClose) {
             try {
@@ -356,6 +365,26 @@ public final class Launcher {
         ERR.flush();
         LogManager.shutdown();
         stopped.countDown();
+    }
+
+    /**
+     * Before closing nodes 1..N-1 one after the other, drop them from the voting configuration so
+     * node 0 keeps a quorum; otherwise node 0 logs "non-failed nodes do not form a quorum" errors
+     * while the others go away. Best effort, bounded in time.
+     */
+    private void excludeFromVoting(List<Node> started) {
+        if (started.size() < 2) {
+            return;
+        }
+        String[] others = IntStream.range(1, started.size()).mapToObj(i -> "node-" + i).toArray(String[]::new);
+        try {
+            started.get(0).client()
+                .execute(AddVotingConfigExclusionsAction.INSTANCE,
+                    new AddVotingConfigExclusionsRequest(new String[0], new String[0], others, TimeValue.timeValueSeconds(10)))
+                .get(15, TimeUnit.SECONDS);
+        } catch (Throwable t) {
+            // not fatal: the nodes are closed anyway, only the log gets noisier
+        }
     }
 
     private static void deleteRecursively(Path root) {
