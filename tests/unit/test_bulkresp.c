@@ -1,0 +1,469 @@
+/* test_bulkresp.c — unit tests for bf_bulkresp: fast path, item classes, filter_path forms,
+ * malformed and truncated bodies. */
+#include "bf_buf.h"
+#include "bf_bulkresp.h"
+#include "bf_clock.h"
+#include "bf_error.h"
+#include "bf_mem.h"
+
+#include <inttypes.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <cmocka.h>
+
+#define ERRBUF 256
+
+static int parse(const char *body, uint32_t ndocs, bf_bulk_counts_t *c, uint8_t *cls, char *err)
+{
+    return bf_bulkresp_parse(body, strlen(body), ndocs, c, cls, err, err ? ERRBUF : 0);
+}
+
+static void assert_counts(const bf_bulk_counts_t *c, uint64_t ok, uint64_t rejected,
+                          uint64_t conflict, uint64_t mapping, uint64_t f4xx, uint64_t f5xx)
+{
+    assert_int_equal(c->ok, ok);
+    assert_int_equal(c->rejected, rejected);
+    assert_int_equal(c->conflict, conflict);
+    assert_int_equal(c->mapping, mapping);
+    assert_int_equal(c->failed_4xx, f4xx);
+    assert_int_equal(c->failed_5xx, f5xx);
+}
+
+/* What OpenSearch 2.19 answers for three successful index actions. */
+static const char os219_ok[] =
+    "{\"took\":12,\"errors\":false,\"items\":["
+    "{\"index\":{\"_index\":\"bench-1\",\"_id\":\"1\",\"_version\":1,\"result\":\"created\","
+    "\"_shards\":{\"total\":2,\"successful\":1,\"failed\":0},\"_seq_no\":0,\"_primary_term\":1,"
+    "\"status\":201}},"
+    "{\"index\":{\"_index\":\"bench-1\",\"_id\":\"2\",\"_version\":1,\"result\":\"created\","
+    "\"_shards\":{\"total\":2,\"successful\":1,\"failed\":0},\"_seq_no\":1,\"_primary_term\":1,"
+    "\"status\":201}},"
+    "{\"index\":{\"_index\":\"bench-1\",\"_id\":\"3\",\"_version\":2,\"result\":\"updated\","
+    "\"_shards\":{\"total\":2,\"successful\":1,\"failed\":0},\"_seq_no\":2,\"_primary_term\":1,"
+    "\"status\":200}}]}";
+
+static void test_errors_false_opensearch(void **state)
+{
+    (void)state;
+    bf_bulk_counts_t c;
+    uint8_t cls[3];
+    char err[ERRBUF] = "stale";
+    memset(&c, 0xAA, sizeof c);
+    memset(cls, 0xFF, sizeof cls);
+    assert_int_equal(parse(os219_ok, 3, &c, cls, err), BF_OK);
+    assert_counts(&c, 3, 0, 0, 0, 0, 0);
+    for (int i = 0; i < 3; i++)
+        assert_int_equal(cls[i], BF_ITEM_OK);
+    assert_string_equal(err, "");
+    /* Optional outputs may be NULL. */
+    assert_int_equal(bf_bulkresp_parse(os219_ok, strlen(os219_ok), 3, &c, NULL, NULL, 0), BF_OK);
+    assert_counts(&c, 3, 0, 0, 0, 0, 0);
+}
+
+static void test_errors_false_layouts(void **state)
+{
+    (void)state;
+    bf_bulk_counts_t c;
+    /* pretty=true style, errors after took, spaces around the colon, trailing newline */
+    const char *pretty = "{\n  \"took\" : 3,\n  \"errors\" :\tfalse ,\n  \"items\" : [\n"
+                         "    {\n      \"create\" : {\n        \"_id\" : \"a\",\n"
+                         "        \"status\" : 201\n      }\n    }\n  ]\n}\n";
+    assert_int_equal(parse(pretty, 1, &c, NULL, NULL), BF_OK);
+    assert_counts(&c, 1, 0, 0, 0, 0, 0);
+    /* errors first, ingest_took present, ES 7 _type */
+    const char *first = "{\"errors\":false,\"took\":1,\"ingest_took\":0,\"items\":[{\"index\":"
+                        "{\"_index\":\"x\",\"_type\":\"_doc\",\"_id\":\"1\",\"status\":201}}]}";
+    assert_int_equal(parse(first, 1, &c, NULL, NULL), BF_OK);
+    assert_counts(&c, 1, 0, 0, 0, 0, 0);
+    /* ids full of JSON punctuation and escapes must not confuse the scan */
+    const char *ids = "{\"took\":1,\"errors\":false,\"items\":["
+                      "{\"index\":{\"_id\":\"a\\\"}]{[\\\\\",\"status\":201}},"
+                      "{\"index\":{\"_id\":\"\\\\\",\"status\":201}},"
+                      "{\"index\":{\"_id\":\"\\\"errors\\\":true\",\"status\":201}}]}";
+    assert_int_equal(parse(ids, 3, &c, NULL, NULL), BF_OK);
+    assert_counts(&c, 3, 0, 0, 0, 0, 0);
+    assert_int_equal(parse(ids, 4, &c, NULL, NULL), BF_E_PARSE);
+    /* no items for no documents */
+    assert_int_equal(parse("{\"took\":0,\"errors\":false,\"items\":[]}", 0, &c, NULL, NULL),
+                     BF_OK);
+    assert_counts(&c, 0, 0, 0, 0, 0, 0);
+}
+
+/* 201 ok, 429 rejected, 400 mapping, 409 conflict, 500 and 503 5xx, 404 with error 4xx,
+ * 404 delete without error ok, 403 4xx, 200 update ok. */
+static const char mixed[] =
+    "{\"took\":30,\"errors\":true,\"items\":["
+    "{\"index\":{\"_index\":\"b\",\"_id\":\"1\",\"_version\":1,\"result\":\"created\","
+    "\"_shards\":{\"total\":1,\"successful\":1,\"failed\":0},\"status\":201}},"
+    "{\"index\":{\"_index\":\"b\",\"_id\":\"2\",\"status\":429,\"error\":{\"type\":"
+    "\"es_rejected_execution_exception\",\"reason\":\"rejected execution of "
+    "coordinating operation [coordinating_and_primary_bytes=1, "
+    "max_coordinating_and_primary_bytes=1]\"}}},"
+    "{\"index\":{\"_index\":\"b\",\"_id\":\"3\",\"status\":400,\"error\":{\"type\":"
+    "\"mapper_parsing_exception\",\"reason\":\"failed to parse field [n] of type [long]\","
+    "\"caused_by\":{\"type\":\"illegal_argument_exception\",\"reason\":\"For input string\"}}}},"
+    "{\"create\":{\"_index\":\"b\",\"_id\":\"7\",\"status\":409,\"error\":{\"type\":"
+    "\"version_conflict_engine_exception\",\"reason\":\"[7]: version conflict, document "
+    "already exists (current version [1])\",\"index_uuid\":\"u\",\"shard\":\"0\","
+    "\"index\":\"b\"}}},"
+    "{\"index\":{\"_index\":\"b\",\"_id\":\"5\",\"status\":500,\"error\":{\"type\":\"exception\","
+    "\"reason\":\"boom\"}}},"
+    "{\"index\":{\"_index\":\"nope\",\"_id\":\"6\",\"status\":404,\"error\":{\"type\":"
+    "\"index_not_found_exception\",\"reason\":\"no such index [nope]\"}}},"
+    "{\"delete\":{\"_index\":\"b\",\"_id\":\"8\",\"_version\":1,\"result\":\"not_found\","
+    "\"status\":404}},"
+    "{\"index\":{\"_index\":\"b\",\"_id\":\"9\",\"status\":503,\"error\":{\"type\":"
+    "\"unavailable_shards_exception\",\"reason\":\"primary shard is not active\"}}},"
+    "{\"index\":{\"_index\":\"b\",\"_id\":\"10\",\"status\":403,\"error\":{\"type\":"
+    "\"cluster_block_exception\",\"reason\":\"index [b] blocked by: [FORBIDDEN/8/index write "
+    "(api)];\"}}},"
+    "{\"update\":{\"_index\":\"b\",\"_id\":\"11\",\"_version\":2,\"result\":\"updated\","
+    "\"status\":200}}"
+    "]}";
+
+static void test_errors_true_mixed(void **state)
+{
+    (void)state;
+    bf_bulk_counts_t c;
+    uint8_t cls[10];
+    char err[ERRBUF];
+    memset(cls, 0xFF, sizeof cls);
+    assert_int_equal(parse(mixed, 10, &c, cls, err), BF_OK);
+    assert_counts(&c, 3, 1, 1, 1, 2, 2);
+    const uint8_t want[10] = {BF_ITEM_OK,  BF_ITEM_REJECTED, BF_ITEM_MAPPING, BF_ITEM_CONFLICT,
+                              BF_ITEM_5XX, BF_ITEM_4XX,      BF_ITEM_OK,      BF_ITEM_5XX,
+                              BF_ITEM_4XX, BF_ITEM_OK};
+    assert_memory_equal(cls, want, sizeof want);
+    assert_string_equal(err, "es_rejected_execution_exception: rejected execution of "
+                             "coordinating operation [coordinating_and_primary_bytes=1, "
+                             "max_coordinating_and_primary_bytes=1]");
+    /* A short first_error buffer is truncated, not overrun. */
+    char small[12];
+    memset(small, 'x', sizeof small);
+    assert_int_equal(bf_bulkresp_parse(mixed, strlen(mixed), 10, &c, NULL, small, 8), BF_OK);
+    assert_string_equal(small, "es_reje");
+    assert_int_equal(small[8], 'x');
+    /* Wrong item count. */
+    assert_int_equal(parse(mixed, 9, &c, cls, err), BF_E_PARSE);
+    assert_counts(&c, 0, 0, 0, 0, 0, 0);
+    assert_int_equal(parse(mixed, 11, &c, cls, err), BF_E_PARSE);
+    assert_non_null(strstr(err, "10 items for 11 documents"));
+}
+
+static void test_rejection_names(void **state)
+{
+    (void)state;
+    bf_bulk_counts_t c;
+    uint8_t cls[4];
+    char err[ERRBUF];
+    const char *body =
+        "{\"took\":1,\"errors\":true,\"items\":["
+        /* OpenSearch */
+        "{\"index\":{\"_index\":\"b\",\"_id\":\"1\",\"status\":429,\"error\":{\"type\":"
+        "\"rejected_execution_exception\",\"reason\":\"rejected execution of "
+        "org.opensearch.common.util.concurrent.TimedRunnable@1 on OpenSearchThreadPoolExecutor"
+        "[name = n/write, queue capacity = 10000]\"}}},"
+        /* Elasticsearch */
+        "{\"index\":{\"_index\":\"b\",\"_id\":\"2\",\"status\":429,\"error\":{\"type\":"
+        "\"es_rejected_execution_exception\",\"reason\":\"rejected execution of primary "
+        "operation\"}}},"
+        /* recognized by the type even without a 429 */
+        "{\"index\":{\"_index\":\"b\",\"_id\":\"3\",\"status\":503,\"error\":{\"type\":"
+        "\"rejected_execution_exception\",\"reason\":\"r\"}}},"
+        /* and by the status even with another type */
+        "{\"index\":{\"_index\":\"b\",\"_id\":\"4\",\"status\":429,\"error\":{\"type\":"
+        "\"circuit_breaking_exception\",\"reason\":\"[parent] Data too large\"}}}"
+        "]}";
+    assert_int_equal(parse(body, 4, &c, cls, err), BF_OK);
+    assert_counts(&c, 0, 4, 0, 0, 0, 0);
+    for (int i = 0; i < 4; i++)
+        assert_int_equal(cls[i], BF_ITEM_REJECTED);
+    assert_true(strncmp(err, "rejected_execution_exception: rejected execution of org.", 56) ==
+                0);
+}
+
+static void test_filter_path_forms(void **state)
+{
+    (void)state;
+    bf_bulk_counts_t c;
+    uint8_t cls[2];
+    char err[ERRBUF];
+    assert_int_equal(parse("{\"errors\":false}", 500, &c, NULL, err), BF_OK);
+    assert_counts(&c, 500, 0, 0, 0, 0, 0);
+    assert_int_equal(parse("{\"took\":7,\"errors\":false}", 2, &c, cls, err), BF_OK);
+    assert_int_equal(cls[0], BF_ITEM_OK);
+    assert_int_equal(cls[1], BF_ITEM_OK);
+    assert_int_equal(parse("{\"took\":7,\"errors\":false,\"items\":[{\"index\":{\"status\":201}},"
+                           "{\"index\":{\"status\":201}}]}",
+                           2, &c, cls, err),
+                     BF_OK);
+    assert_counts(&c, 2, 0, 0, 0, 0, 0);
+
+    const char *both = "{\"errors\":true,\"items\":[{\"create\":{\"status\":201}},{\"create\":"
+                       "{\"status\":429,\"error\":{\"type\":\"es_rejected_execution_exception\"}}}]}";
+    memset(cls, 0xFF, sizeof cls);
+    assert_int_equal(parse(both, 2, &c, cls, err), BF_OK);
+    assert_counts(&c, 1, 1, 0, 0, 0, 0);
+    assert_int_equal(cls[0], BF_ITEM_OK);
+    assert_int_equal(cls[1], BF_ITEM_REJECTED);
+    assert_string_equal(err, "es_rejected_execution_exception: ");
+    /* with the reason kept */
+    const char *reason = "{\"took\":3,\"errors\":true,\"items\":[{\"create\":{\"status\":409,"
+                         "\"error\":{\"type\":\"version_conflict_engine_exception\",\"reason\":"
+                         "\"[1]: version conflict\"}}}]}";
+    assert_int_equal(parse(reason, 1, &c, cls, err), BF_OK);
+    assert_counts(&c, 0, 0, 1, 0, 0, 0);
+    assert_string_equal(err, "version_conflict_engine_exception: [1]: version conflict");
+    /* errors:true but items filtered away: the outcome is unknown */
+    assert_int_equal(parse("{\"errors\":true}", 2, &c, cls, err), BF_E_PARSE);
+    /* filter_path=items.*.error drops the good items: the count no longer matches */
+    assert_int_equal(parse("{\"items\":[{\"create\":{\"error\":{\"type\":\"x\"}}}],"
+                           "\"errors\":true}",
+                           2, &c, cls, err),
+                     BF_E_PARSE);
+}
+
+static void test_not_json(void **state)
+{
+    (void)state;
+    bf_bulk_counts_t c;
+    char err[ERRBUF];
+    const char *bad[] = {
+        "",
+        "   ",
+        "<html><body>502 Bad Gateway</body></html>",
+        "Unauthorized",
+        "null",
+        "[]",
+        "{}",
+        "{\"took\":1}",                                   /* no errors */
+        "{\"errors\":\"false\"}",                         /* not a boolean */
+        "{\"errors\":0}",
+        "{\"errors\":falsey}",
+        "{\"errors\":false}x",                            /* data after the object */
+        "{\"errors\":false}{\"errors\":false}",
+        "{\"errors\":false,}",
+        "{errors:false}",
+        "{\"error\":{\"type\":\"x\",\"reason\":\"y\"},\"status\":400}", /* an error body */
+        "{\"errors\":true,\"items\":{}}",                 /* items not an array */
+        "{\"errors\":true,\"items\":[1]}",                /* item not an object */
+        "{\"errors\":true,\"items\":[{}]}",               /* no action key */
+        "{\"errors\":true,\"items\":[{\"index\":{\"status\":201},\"x\":{}}]}", /* two keys */
+        "{\"errors\":true,\"items\":[{\"upsert\":{\"status\":201}}]}",          /* unknown op */
+        "{\"errors\":true,\"items\":[{\"index\":5}]}",
+        "{\"errors\":true,\"items\":[{\"index\":{\"status\":\"201\"}}]}",
+        "{\"errors\":true,\"items\":[{\"index\":{\"status\":201}}]", /* unbalanced */
+        "{\"errors\":true,\"items\":[{\"index\":{\"status\":201}}]}]", /* extra bracket */
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        memset(&c, 0xAA, sizeof c);
+        err[0] = '\0';
+        int rc = parse(bad[i], 1, &c, NULL, err);
+        if (rc != BF_E_PARSE)
+            fail_msg("body %zu accepted: %s", i, bad[i]);
+        assert_counts(&c, 0, 0, 0, 0, 0, 0);
+        assert_true(strncmp(err, "not a bulk response: ", 21) == 0);
+    }
+    /* NUL bytes inside the body */
+    const char nul[] = "{\"errors\":false}\0";
+    assert_int_equal(bf_bulkresp_parse(nul, sizeof nul - 1, 1, &c, NULL, NULL, 0), BF_E_PARSE);
+    /* over the cap: refused before it is read */
+    assert_int_equal(bf_bulkresp_parse("{}", (size_t)BF_MAX_RESPONSE_BYTES + 1, 1, &c, NULL, err,
+                                       sizeof err),
+                     BF_E_PARSE);
+    assert_non_null(strstr(err, "BF_MAX_RESPONSE_BYTES"));
+    assert_int_equal(bf_bulkresp_parse(NULL, 0, 1, &c, NULL, NULL, 0), BF_E_PARSE);
+}
+
+/* Every proper prefix of a response is a truncated response. */
+static void assert_all_prefixes_rejected(const char *body, uint32_t ndocs)
+{
+    bf_bulk_counts_t c;
+    uint8_t cls[16];
+    char err[ERRBUF];
+    size_t len = strlen(body);
+    assert_int_equal(bf_bulkresp_parse(body, len, ndocs, &c, cls, err, sizeof err), BF_OK);
+    for (size_t n = 0; n < len; n++) {
+        /* A heap copy of exactly n bytes so ASan sees any read past the end. */
+        char *copy = bf_malloc(n ? n : 1);
+        memcpy(copy, body, n);
+        int rc = bf_bulkresp_parse(copy, n, ndocs, &c, cls, err, sizeof err);
+        if (rc != BF_E_PARSE)
+            fail_msg("prefix of %zu bytes accepted: %.*s", n, (int)n, body);
+        free(copy);
+    }
+}
+
+static void test_truncated(void **state)
+{
+    (void)state;
+    assert_all_prefixes_rejected(os219_ok, 3);
+    assert_all_prefixes_rejected(mixed, 10);
+    assert_all_prefixes_rejected("{\"took\":7,\"errors\":false}", 2);
+    assert_all_prefixes_rejected("{\"errors\":false,\"took\":12345}", 2);
+}
+
+static void test_item_count_mismatch(void **state)
+{
+    (void)state;
+    bf_bulk_counts_t c;
+    uint8_t cls[4];
+    char err[ERRBUF];
+    /* fast path too: the items are counted even when they are not parsed */
+    assert_int_equal(parse(os219_ok, 4, &c, cls, err), BF_E_PARSE);
+    assert_non_null(strstr(err, "3 items for 4 documents"));
+    assert_int_equal(parse(os219_ok, 2, &c, cls, err), BF_E_PARSE);
+    assert_int_equal(parse(os219_ok, 0, &c, cls, err), BF_E_PARSE);
+    assert_int_equal(parse("{\"errors\":false,\"items\":[]}", 1, &c, cls, err), BF_E_PARSE);
+    assert_counts(&c, 0, 0, 0, 0, 0, 0);
+}
+
+static void test_5000_items_with_errors(void **state)
+{
+    (void)state;
+    enum { N = 5000 };
+    bf_buf_t b;
+    bf_buf_init(&b, 0);
+    bf_buf_appendz(&b, "{\"took\":812,\"errors\":true,\"items\":[");
+    uint64_t want[6] = {0};
+    uint8_t want_cls[N];
+    for (int i = 0; i < N; i++) {
+        const char *sep = i ? "," : "";
+        if (i % 7 == 3) {
+            bf_buf_appendf(&b,
+                           "%s{\"create\":{\"_index\":\"bench-1\",\"_id\":\"%d\",\"status\":429,"
+                           "\"error\":{\"type\":\"rejected_execution_exception\",\"reason\":"
+                           "\"rejected execution of coordinating operation\"}}}",
+                           sep, i);
+            want_cls[i] = BF_ITEM_REJECTED;
+        } else if (i % 11 == 5) {
+            bf_buf_appendf(&b,
+                           "%s{\"create\":{\"_index\":\"bench-1\",\"_id\":\"%d\",\"status\":409,"
+                           "\"error\":{\"type\":\"version_conflict_engine_exception\",\"reason\":"
+                           "\"[%d]: version conflict, document already exists\"}}}",
+                           sep, i, i);
+            want_cls[i] = BF_ITEM_CONFLICT;
+        } else {
+            bf_buf_appendf(&b,
+                           "%s{\"create\":{\"_index\":\"bench-1\",\"_id\":\"%d\",\"_version\":1,"
+                           "\"result\":\"created\",\"_shards\":{\"total\":2,\"successful\":1,"
+                           "\"failed\":0},\"_seq_no\":%d,\"_primary_term\":1,\"status\":201}}",
+                           sep, i, i);
+            want_cls[i] = BF_ITEM_OK;
+        }
+        want[want_cls[i]]++;
+    }
+    bf_buf_appendz(&b, "]}");
+
+    bf_bulk_counts_t c;
+    uint8_t *cls = bf_malloc(N);
+    char err[ERRBUF];
+    uint64_t t0 = bf_clock_mono_us();
+    assert_int_equal(bf_bulkresp_parse(b.data, b.len, N, &c, cls, err, sizeof err), BF_OK);
+    uint64_t slow_us = bf_clock_mono_us() - t0;
+    assert_counts(&c, want[BF_ITEM_OK], want[BF_ITEM_REJECTED], want[BF_ITEM_CONFLICT], 0, 0, 0);
+    assert_memory_equal(cls, want_cls, N);
+    assert_int_equal(c.ok + c.rejected + c.conflict, N);
+    assert_non_null(strstr(err, "rejected_execution_exception"));
+
+    /* The same size with errors:false takes the fast path. */
+    bf_buf_t ok;
+    bf_buf_init(&ok, 0);
+    bf_buf_appendz(&ok, "{\"took\":812,\"errors\":false,\"items\":[");
+    for (int i = 0; i < N; i++)
+        bf_buf_appendf(&ok,
+                       "%s{\"create\":{\"_index\":\"bench-1\",\"_id\":\"%d\",\"_version\":1,"
+                       "\"result\":\"created\",\"_shards\":{\"total\":2,\"successful\":1,"
+                       "\"failed\":0},\"_seq_no\":%d,\"_primary_term\":1,\"status\":201}}",
+                       i ? "," : "", i, i);
+    bf_buf_appendz(&ok, "]}");
+    t0 = bf_clock_mono_us();
+    assert_int_equal(bf_bulkresp_parse(ok.data, ok.len, N, &c, cls, err, sizeof err), BF_OK);
+    uint64_t fast_us = bf_clock_mono_us() - t0;
+    assert_counts(&c, N, 0, 0, 0, 0, 0);
+    print_message("5000 items: errors:true %zu bytes in %" PRIu64 " us; errors:false %zu bytes "
+                  "in %" PRIu64 " us\n",
+                  b.len, slow_us, ok.len, fast_us);
+
+    free(cls);
+    bf_buf_cleanup(&b);
+    bf_buf_cleanup(&ok);
+}
+
+/* Regression guard: "errors":false as text inside an errors:true response is not the flag. */
+static void test_errors_false_inside_item_is_not_the_flag(void **state)
+{
+    (void)state;
+    bf_bulk_counts_t c;
+    uint8_t cls[2];
+    char err[ERRBUF];
+    /* in an error reason */
+    const char *in_reason =
+        "{\"took\":1,\"errors\":true,\"items\":[{\"index\":{\"status\":400,\"error\":{\"type\":"
+        "\"mapper_parsing_exception\",\"reason\":\"failed to parse: {\\\"errors\\\":false}\"}}}"
+        ",{\"index\":{\"status\":201}}]}";
+    assert_int_equal(parse(in_reason, 2, &c, cls, err), BF_OK);
+    assert_counts(&c, 1, 0, 0, 1, 0, 0);
+    assert_string_equal(err, "mapper_parsing_exception: failed to parse: {\"errors\":false}");
+    /* the flag after the items, with "errors":false earlier inside strings and as an item key */
+    const char *flag_last =
+        "{\"took\":1,\"items\":[{\"index\":{\"errors\":false,\"status\":429,\"error\":{\"type\":"
+        "\"es_rejected_execution_exception\",\"reason\":\"\\\"errors\\\":false\"}}},"
+        "{\"index\":{\"_id\":\"\\\"errors\\\":false\",\"status\":201}}],\"errors\":true}";
+    memset(cls, 0xFF, sizeof cls);
+    assert_int_equal(parse(flag_last, 2, &c, cls, err), BF_OK);
+    assert_counts(&c, 1, 1, 0, 0, 0, 0);
+    assert_int_equal(cls[0], BF_ITEM_REJECTED);
+    assert_int_equal(cls[1], BF_ITEM_OK);
+    /* a nested object called errors with a false value, and no top-level flag at all */
+    assert_int_equal(parse("{\"took\":1,\"meta\":{\"errors\":false},\"items\":[]}", 0, &c, cls,
+                           err),
+                     BF_E_PARSE);
+}
+
+static void test_failure_store_counts_as_failure(void **state)
+{
+    (void)state;
+    bf_bulk_counts_t c;
+    uint8_t cls[2];
+    char err[ERRBUF];
+    const char *body = "{\"took\":2,\"errors\":false,\"items\":["
+                       "{\"create\":{\"_index\":\".ds-logs-a-2025\",\"_id\":\"1\",\"status\":201}},"
+                       "{\"create\":{\"_index\":\".fs-logs-a-2025\",\"_id\":\"2\",\"status\":201,"
+                       "\"failure_store\":\"used\"}}]}";
+    assert_int_equal(parse(body, 2, &c, cls, err), BF_OK);
+    assert_counts(&c, 1, 0, 0, 1, 0, 0);
+    assert_int_equal(cls[0], BF_ITEM_OK);
+    assert_int_equal(cls[1], BF_ITEM_MAPPING);
+    assert_non_null(strstr(err, "failure_store"));
+    /* "not_enabled" is an ordinary success */
+    const char *off = "{\"took\":2,\"errors\":false,\"items\":[{\"create\":{\"_id\":\"1\","
+                      "\"status\":201,\"failure_store\":\"not_enabled\"}}]}";
+    assert_int_equal(parse(off, 1, &c, cls, err), BF_OK);
+    assert_counts(&c, 1, 0, 0, 0, 0, 0);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_errors_false_opensearch),
+        cmocka_unit_test(test_errors_false_layouts),
+        cmocka_unit_test(test_errors_true_mixed),
+        cmocka_unit_test(test_rejection_names),
+        cmocka_unit_test(test_filter_path_forms),
+        cmocka_unit_test(test_not_json),
+        cmocka_unit_test(test_truncated),
+        cmocka_unit_test(test_item_count_mismatch),
+        cmocka_unit_test(test_5000_items_with_errors),
+        cmocka_unit_test(test_errors_false_inside_item_is_not_the_flag),
+        cmocka_unit_test(test_failure_store_counts_as_failure),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
