@@ -1,1 +1,111 @@
-int main(void) { return 0; }
+/* main.c — bulkfleet-agent: connects out to its coordinator and generates bulk load.
+ *
+ *   bulkfleet-agent --coordinator tcp://HOST:7100 [--threads N] [--id ID] [--insecure]
+ *   bulkfleet-agent run SCENARIO [--cell ID|N] [--threads N]   (standalone, no coordinator)
+ */
+#include "bf_agent.h"
+#include "bf_log.h"
+#include "bf_standalone.h"
+#include "bf_units.h"
+
+#include <curl/curl.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void on_signal(int sig)
+{
+    bf_agent_stop_flag = sig == SIGINT ? 130 : 143;
+    bf_standalone_stop_flag = bf_agent_stop_flag;
+}
+
+static void usage(FILE *f)
+{
+    fputs("usage: bulkfleet-agent --coordinator tcp://HOST:7100 [options]\n"
+          "       bulkfleet-agent run SCENARIO [--cell ID|N] [--threads N]\n"
+          "\n"
+          "options:\n"
+          "  --coordinator URL   control endpoint of the coordinator (data is port + 1)\n"
+          "  --data URL          data endpoint, if not control port + 1\n"
+          "  --id ID             stable agent id (default hostname-pid)\n"
+          "  --threads N         worker threads (default: one per core)\n"
+          "  --deadman DURATION  stop the load after this much coordinator silence (15s)\n"
+          "  --insecure          plain TCP without CURVE (loopback tests only)\n"
+          "  --exit-after-cells N  exit after N cells (tests)\n"
+          "  -v, --verbose       debug logging\n",
+          f);
+}
+
+int main(int argc, char **argv)
+{
+    bf_log_set_prefix("bulkfleet-agent");
+    curl_global_init(CURL_GLOBAL_ALL);
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    signal(SIGPIPE, SIG_IGN);
+
+    if (argc >= 2 && strcmp(argv[1], "run") == 0)
+        return bf_standalone_main(argc - 1, argv + 1);
+
+    bf_agent_opts_t o;
+    memset(&o, 0, sizeof o);
+    static const struct option longopts[] = {
+        {"coordinator", required_argument, NULL, 'c'},
+        {"data", required_argument, NULL, 'D'},
+        {"id", required_argument, NULL, 'i'},
+        {"threads", required_argument, NULL, 't'},
+        {"deadman", required_argument, NULL, 'd'},
+        {"insecure", no_argument, NULL, 'I'},
+        {"exit-after-cells", required_argument, NULL, 'x'},
+        {"verbose", no_argument, NULL, 'v'},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    int ch;
+    uint64_t v;
+    while ((ch = getopt_long(argc, argv, "c:t:vh", longopts, NULL)) != -1) {
+        switch (ch) {
+        case 'c': o.control_endpoint = optarg; break;
+        case 'D': o.data_endpoint = optarg; break;
+        case 'i': o.agent_id = optarg; break;
+        case 't':
+            if (bf_units_parse_u64(optarg, &v) != 0 || v == 0 || v > 1024) {
+                fprintf(stderr, "bulkfleet-agent: --threads %s: expected 1..1024\n", optarg);
+                return 2;
+            }
+            o.threads = (uint32_t)v;
+            break;
+        case 'd':
+            if (bf_units_parse_duration_ms(optarg, &v) != 0 || v < 1000) {
+                fprintf(stderr, "bulkfleet-agent: --deadman %s: expected a duration >= 1s\n", optarg);
+                return 2;
+            }
+            o.deadman_ms = (uint32_t)v;
+            break;
+        case 'I': o.insecure = 1; break;
+        case 'x':
+            if (bf_units_parse_u64(optarg, &v) != 0) {
+                fprintf(stderr, "bulkfleet-agent: --exit-after-cells %s: expected a number\n", optarg);
+                return 2;
+            }
+            o.exit_after_cells = (int)v;
+            break;
+        case 'v': bf_log_set_level(BF_LOG_DEBUG); break;
+        case 'h': usage(stdout); return 0;
+        default: usage(stderr); return 2;
+        }
+    }
+    if (o.control_endpoint == NULL) {
+        fprintf(stderr, "bulkfleet-agent: --coordinator tcp://HOST:7100 is required\n");
+        usage(stderr);
+        return 2;
+    }
+    int rc = bf_agent_main(&o);
+    curl_global_cleanup();
+    return rc;
+}

@@ -1,1 +1,156 @@
-int main(void) { return 0; }
+/* main.c — bulkfleet-coordinator: runs a scenario matrix across the fleet.
+ *
+ *   bulkfleet-coordinator run SCENARIO [--local-agents N | --agents N] [options]
+ *   bulkfleet-coordinator validate SCENARIO
+ *   bulkfleet-coordinator plan SCENARIO [--agents N]
+ *   bulkfleet-coordinator import-loadgen loadgen.yml [-c N] [-d SECONDS]
+ */
+#include "bf_campaign.h"
+#include "bf_cmd_scenario.h"
+#include "bf_log.h"
+#include "bf_units.h"
+
+#include <curl/curl.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void on_signal(int sig)
+{
+    bf_campaign_signal = sig;
+}
+
+static void usage(FILE *f)
+{
+    fputs("usage: bulkfleet-coordinator COMMAND ...\n"
+          "\n"
+          "commands:\n"
+          "  run SCENARIO          run every cell of the matrix and write the results\n"
+          "  validate SCENARIO     check a scenario file; exit 0, or file:line:column and exit 2\n"
+          "  plan SCENARIO         cells in run order, total duration, memory per agent\n"
+          "  import-loadgen FILE   print a scenario equivalent to an INFINI loadgen config\n"
+          "\n"
+          "run options:\n"
+          "  --local-agents N      start N agent processes on this host\n"
+          "  --agents N            wait for N agents (default: local agents, or 1)\n"
+          "  --min-agents N        a cell may start with this many agents\n"
+          "  --threads N           worker threads of each local agent\n"
+          "  --bind URL            control endpoint to bind (tcp://127.0.0.1:7100; data = port + 1)\n"
+          "  --results DIR         where results/<name>-<time>/ goes (default ./results)\n"
+          "  --resume DIR          continue an interrupted campaign in DIR, keeping finished cells\n"
+          "  --wait DURATION       how long to wait for agents (60s)\n"
+          "  --lost DURATION       silence after which an agent is lost (10s)\n"
+          "  --insecure            plain TCP without CURVE\n"
+          "  -q, --quiet           no progress line\n"
+          "  -v, --verbose         debug logging\n"
+          "\n"
+          "exit codes: 0 all cells ok, 1 some cells failed or degraded, 2 bad input,\n"
+          "            3 environment (cluster unreachable, too few agents), 130/143 interrupted\n",
+          f);
+}
+
+static int parse_u32(const char *opt, const char *s, uint32_t *out)
+{
+    uint64_t v;
+    if (bf_units_parse_u64(s, &v) != 0 || v > 100000) {
+        fprintf(stderr, "bulkfleet-coordinator: %s %s: expected a number\n", opt, s);
+        return -1;
+    }
+    *out = (uint32_t)v;
+    return 0;
+}
+
+static int parse_ms(const char *opt, const char *s, uint64_t *out)
+{
+    if (bf_units_parse_duration_ms(s, out) != 0) {
+        fprintf(stderr, "bulkfleet-coordinator: %s %s: expected a duration like 30s\n", opt, s);
+        return -1;
+    }
+    return 0;
+}
+
+static int cmd_run(int argc, char **argv)
+{
+    bf_campaign_opts_t o;
+    memset(&o, 0, sizeof o);
+    static const struct option longopts[] = {
+        {"local-agents", required_argument, NULL, 'L'}, {"agents", required_argument, NULL, 'a'},
+        {"min-agents", required_argument, NULL, 'm'},   {"threads", required_argument, NULL, 't'},
+        {"bind", required_argument, NULL, 'b'},         {"data-bind", required_argument, NULL, 'B'},
+        {"results", required_argument, NULL, 'r'},      {"resume", required_argument, NULL, 'R'},
+        {"wait", required_argument, NULL, 'w'},         {"lost", required_argument, NULL, 'l'},
+        {"insecure", no_argument, NULL, 'I'},           {"quiet", no_argument, NULL, 'q'},
+        {"verbose", no_argument, NULL, 'v'},            {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    int ch;
+    uint64_t ms;
+    optind = 1;
+    while ((ch = getopt_long(argc, argv, "qvh", longopts, NULL)) != -1) {
+        switch (ch) {
+        case 'L': if (parse_u32("--local-agents", optarg, &o.local_agents)) return 2; break;
+        case 'a': if (parse_u32("--agents", optarg, &o.agents)) return 2; break;
+        case 'm': if (parse_u32("--min-agents", optarg, &o.min_agents)) return 2; break;
+        case 't': if (parse_u32("--threads", optarg, &o.local_threads)) return 2; break;
+        case 'b': o.control_bind = optarg; break;
+        case 'B': o.data_bind = optarg; break;
+        case 'r': o.results_base = optarg; break;
+        case 'R': o.resume_dir = optarg; break;
+        case 'w': if (parse_ms("--wait", optarg, &o.agent_wait_ms)) return 2; break;
+        case 'l':
+            if (parse_ms("--lost", optarg, &ms)) return 2;
+            o.lost_ms = (uint32_t)ms;
+            break;
+        case 'I': o.insecure = 1; break;
+        case 'q': o.quiet = 1; break;
+        case 'v': bf_log_set_level(BF_LOG_DEBUG); break;
+        case 'h': usage(stdout); return 0;
+        default: usage(stderr); return 2;
+        }
+    }
+    if (optind != argc - 1) {
+        fprintf(stderr, "bulkfleet-coordinator run: expected one SCENARIO file\n");
+        usage(stderr);
+        return 2;
+    }
+    o.scenario_path = argv[optind];
+    return bf_campaign_run(&o);
+}
+
+int main(int argc, char **argv)
+{
+    bf_log_set_prefix("bulkfleet-coordinator");
+    if (argc < 2) {
+        usage(stderr);
+        return 2;
+    }
+    curl_global_init(CURL_GLOBAL_ALL);
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    signal(SIGPIPE, SIG_IGN);
+    const char *cmd = argv[1];
+    int rc;
+    if (strcmp(cmd, "run") == 0)
+        rc = cmd_run(argc - 1, argv + 1);
+    else if (strcmp(cmd, "validate") == 0)
+        rc = bf_cmd_validate(argc - 1, argv + 1);
+    else if (strcmp(cmd, "plan") == 0)
+        rc = bf_cmd_plan(argc - 1, argv + 1);
+    else if (strcmp(cmd, "import-loadgen") == 0)
+        rc = bf_cmd_import_loadgen(argc - 1, argv + 1);
+    else if (strcmp(cmd, "-h") == 0 || strcmp(cmd, "--help") == 0 || strcmp(cmd, "help") == 0) {
+        usage(stdout);
+        rc = 0;
+    } else {
+        fprintf(stderr, "bulkfleet-coordinator: unknown command '%s'\n", cmd);
+        usage(stderr);
+        rc = 2;
+    }
+    curl_global_cleanup();
+    return rc;
+}

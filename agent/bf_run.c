@@ -1,0 +1,160 @@
+/* bf_run.c — workers of one cell and the sampler that seals their seconds. */
+#include "bf_run.h"
+
+#include "bf_clock.h"
+#include "bf_mem.h"
+#include "bf_template.h"
+#include "bf_worker.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+struct bf_run {
+    bf_run_cfg_t cfg;
+    bf_tmpl_t *tmpl;
+    bf_worker_t **workers;
+    uint32_t nworkers;
+    uint64_t start_mono_us;
+    int started;
+    int32_t next_second;
+    uint64_t cpu_user_ms, cpu_sys_ms;
+    bf_hist_t *svc;
+    bf_hist_t *lat;
+    char fatal[512];
+};
+
+bf_run_t *bf_run_new(const bf_run_cfg_t *cfg, bf_diag_t *diag)
+{
+    bf_run_t *run = bf_calloc(1, sizeof *run);
+    run->cfg = *cfg;
+    if (bf_tmpl_compile(cfg->sc, &run->tmpl, diag) != BF_OK) {
+        free(run);
+        return NULL;
+    }
+    uint32_t conc = cfg->concurrency ? cfg->concurrency : 1;
+    uint32_t n = cfg->threads ? cfg->threads : 1;
+    if (n > conc)
+        n = conc;
+    run->nworkers = n;
+    run->workers = bf_calloc(n, sizeof *run->workers);
+    run->svc = bf_hist_new();
+    run->lat = bf_hist_new();
+    for (uint32_t i = 0; i < n; i++) {
+        bf_worker_cfg_t wc = {
+            .sc = cfg->sc,
+            .cell = cfg->cell,
+            .tmpl = run->tmpl,
+            .thread_index = i,
+            .connections = conc / n + (i < conc % n ? 1 : 0),
+            .target_rate = cfg->target_rate > 0 ? cfg->target_rate / n : 0,
+            .part = {.stream_index = cfg->stream_base + i,
+                     .stream_count = cfg->stream_count ? cfg->stream_count : n,
+                     .seed = cfg->seed},
+            .load_ms = cfg->warmup_ms + cfg->duration_ms,
+        };
+        run->workers[i] = bf_worker_new(&wc, diag);
+        if (run->workers[i] == NULL) {
+            bf_run_destroy(&run);
+            return NULL;
+        }
+    }
+    return run;
+}
+
+int bf_run_start(bf_run_t *run, uint64_t start_mono_us)
+{
+    run->start_mono_us = start_mono_us;
+    bf_clock_cpu_ms(&run->cpu_user_ms, &run->cpu_sys_ms);
+    for (uint32_t i = 0; i < run->nworkers; i++) {
+        bf__worker_set_start(run->workers[i], start_mono_us);
+        if (bf_worker_start(run->workers[i]) != BF_OK)
+            return BF_E_IO;
+    }
+    run->started = 1;
+    return BF_OK;
+}
+
+static void emit(bf_run_t *run, int32_t second, bf_run_sample_fn fn, void *ctx)
+{
+    bf_counters_t c;
+    memset(&c, 0, sizeof c);
+    bf_hist_reset(run->svc);
+    bf_hist_reset(run->lat);
+    for (uint32_t i = 0; i < run->nworkers; i++) {
+        bf_worker_collect(run->workers[i], second, &c, run->svc, run->lat);
+        c.inflight += bf_worker_inflight(run->workers[i]);
+    }
+    uint64_t u, s;
+    bf_clock_cpu_ms(&u, &s);
+    c.cpu_user_ms = u - run->cpu_user_ms;
+    c.cpu_sys_ms = s - run->cpu_sys_ms;
+    run->cpu_user_ms = u;
+    run->cpu_sys_ms = s;
+    fn(ctx, second, &c, run->svc, run->lat);
+}
+
+int bf_run_poll(bf_run_t *run, bf_run_sample_fn fn, void *ctx)
+{
+    if (!run->started)
+        return 0;
+    uint64_t now = bf_clock_mono_us();
+    while (now >= run->start_mono_us + (uint64_t)(run->next_second + 1) * 1000000u + BF_SAMPLE_GRACE_US) {
+        emit(run, run->next_second, fn, ctx);
+        run->next_second++;
+    }
+    int all_done = 1;
+    for (uint32_t i = 0; i < run->nworkers; i++)
+        all_done &= bf_worker_finished(run->workers[i]);
+    if (!all_done)
+        return 0;
+    /* flush what the workers wrote after the last sealed second */
+    int32_t last = -1;
+    for (uint32_t i = 0; i < run->nworkers; i++) {
+        int32_t l = bf_worker_last_second(run->workers[i]);
+        if (l > last)
+            last = l;
+    }
+    while (run->next_second <= last) {
+        emit(run, run->next_second, fn, ctx);
+        run->next_second++;
+    }
+    return 1;
+}
+
+void bf_run_abort(bf_run_t *run)
+{
+    for (uint32_t i = 0; i < run->nworkers; i++)
+        bf_worker_abort(run->workers[i]);
+}
+
+const char *bf_run_fatal(bf_run_t *run)
+{
+    for (uint32_t i = 0; i < run->nworkers; i++) {
+        const char *f = bf_worker_fatal(run->workers[i]);
+        if (f[0]) {
+            bf_run_abort(run);
+            return f;
+        }
+    }
+    return "";
+}
+
+uint32_t bf_run_threads(const bf_run_t *run)
+{
+    return run->nworkers;
+}
+
+void bf_run_destroy(bf_run_t **run_p)
+{
+    if (run_p == NULL || *run_p == NULL)
+        return;
+    bf_run_t *run = *run_p;
+    for (uint32_t i = 0; run->workers && i < run->nworkers; i++)
+        bf_worker_destroy(&run->workers[i]);
+    free(run->workers);
+    bf_tmpl_destroy(&run->tmpl);
+    bf_hist_destroy(&run->svc);
+    bf_hist_destroy(&run->lat);
+    free(run);
+    *run_p = NULL;
+}

@@ -1,0 +1,53 @@
+/* bf_run.h — one cell on one agent: its worker threads and the per-second sampler.
+ *
+ * Used by the agent's control thread (fleet mode) and by `bulkfleet-agent run` (standalone).
+ * Not thread-safe: one owner thread calls every function; workers are internal.
+ */
+#ifndef BF_RUN_H
+#define BF_RUN_H
+
+#include "bf_error.h"
+#include "bf_hist.h"
+#include "bf_sample.h"
+#include "bf_scenario.h"
+
+#include <stdint.h>
+
+#define BF_SAMPLE_GRACE_US 150000u /* a second is sealed this long after it ended */
+
+typedef struct bf_run bf_run_t;
+
+typedef struct bf_run_cfg {
+    const bf_scenario_t *sc;   /* borrowed; outlives the run */
+    const bf_cell_t *cell;     /* borrowed */
+    uint32_t threads;          /* worker threads wanted (capped at concurrency) */
+    uint32_t concurrency;      /* this agent's share of bulk requests in flight */
+    double target_rate;        /* this agent's share of docs/s, 0 = closed loop */
+    uint32_t stream_base;      /* global stream number of this agent's first thread */
+    uint32_t stream_count;     /* total streams in the fleet */
+    uint64_t seed;
+    uint64_t warmup_ms, duration_ms;
+} bf_run_cfg_t;
+
+/* Called once per second of the cell, in order, with that second's counters (all threads
+ * merged). Borrowed arguments, valid during the call. */
+typedef void (*bf_run_sample_fn)(void *ctx, int32_t second, const bf_counters_t *c,
+                                 const bf_hist_t *svc, const bf_hist_t *lat);
+
+/* bf_run_new — compile the template, build the workers (connections opened lazily by curl).
+ * Returns NULL with diag set on failure. Caller owns: bf_run_destroy. */
+bf_run_t *bf_run_new(const bf_run_cfg_t *cfg, bf_diag_t *diag);
+/* bf_run_start — t = 0 is start_mono_us (may be in the future: workers wait). 0 or BF_E_IO. */
+int bf_run_start(bf_run_t *run, uint64_t start_mono_us);
+/* bf_run_poll — emit every sealed second through fn. Returns 1 when the run is over (workers
+ * done and every second emitted), else 0. Call at least every 200 ms. */
+int bf_run_poll(bf_run_t *run, bf_run_sample_fn fn, void *ctx);
+/* bf_run_abort — stop the load now (in-flight documents counted as unknown). */
+void bf_run_abort(bf_run_t *run);
+/* bf_run_fatal — why the cell must fail ("" if it need not). Borrowed. */
+const char *bf_run_fatal(bf_run_t *run);
+/* bf_run_threads — worker threads actually used. */
+uint32_t bf_run_threads(const bf_run_t *run);
+void bf_run_destroy(bf_run_t **run_p);
+
+#endif

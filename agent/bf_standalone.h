@@ -1,0 +1,13 @@
+/* bf_standalone.h — `bulkfleet-agent run SCENARIO`: cells on one host without a coordinator,
+ * the single-host loadgen use case. Prints the same per-cell summary as the coordinator. */
+#ifndef BF_STANDALONE_H
+#define BF_STANDALONE_H
+
+/* bf_standalone_main — argv[0] is "run". Returns the exit code (0, 1 cells failed, 2 bad
+ * input, 3 environment, 130/143 interrupted). */
+int bf_standalone_main(int argc, char **argv);
+
+/* Set by the signal handler: the running cell is aborted and the program exits. */
+extern volatile int bf_standalone_stop_flag;
+
+#endif

@@ -1,0 +1,61 @@
+/* bf_worker.h — one load thread: a libcurl multi loop keeping its share of bulk requests in
+ * flight, counting every outcome into per-second buckets.
+ *
+ * Time axis (DESIGN §4): second = floor((response completion - start) / 1 s) on this host's
+ * monotonic clock. A worker writes bucket `second` under its own mutex, taking the clock
+ * inside the lock, so once the sampler has collected second s (after s has ended) no write for
+ * s can follow. The sampler (agent control thread) calls bf_worker_collect.
+ */
+#ifndef BF_WORKER_H
+#define BF_WORKER_H
+
+#include "bf_hist.h"
+#include "bf_sample.h"
+#include "bf_scenario.h"
+#include "bf_template.h"
+
+#include <stdint.h>
+
+typedef struct bf_worker bf_worker_t;
+
+typedef struct bf_worker_cfg {
+    const bf_scenario_t *sc;   /* borrowed; outlives the worker */
+    const bf_cell_t *cell;     /* borrowed */
+    const bf_tmpl_t *tmpl;     /* borrowed */
+    uint32_t thread_index;     /* within this agent */
+    uint32_t connections;      /* bulk requests in flight, >= 1 */
+    double target_rate;        /* docs/s for this worker, 0 = closed loop */
+    bf_partition_t part;       /* ids, sequences and seed */
+    uint64_t start_mono_us;    /* t = 0 of the cell */
+    uint64_t load_ms;          /* warmup + duration: no request starts after this */
+} bf_worker_cfg_t;
+
+/* bf_worker_new — build the worker (curl handles, generator, buffers); no thread yet.
+ * Returns NULL and fills diag on failure. Caller owns: bf_worker_destroy. */
+bf_worker_t *bf_worker_new(const bf_worker_cfg_t *cfg, bf_diag_t *diag);
+/* bf_worker_start — start the thread (it sleeps until start_mono_us). 0 or BF_E_IO. */
+int bf_worker_start(bf_worker_t *w);
+/* bf_worker_abort — ask the thread to stop now; in-flight requests are abandoned and their
+ * documents counted as unknown. Thread-safe, async-signal-unsafe. */
+void bf_worker_abort(bf_worker_t *w);
+/* bf_worker_finished — 1 when the thread has ended (load time over and nothing in flight, or
+ * aborted). Thread-safe. */
+int bf_worker_finished(bf_worker_t *w);
+/* bf_worker_inflight — requests in flight now. Thread-safe. */
+uint32_t bf_worker_inflight(bf_worker_t *w);
+/* bf_worker_collect — add bucket `second` (if any data) into c/svc/lat and clear it.
+ * Returns 1 if the bucket had data, else 0. Thread-safe against the worker. */
+int bf_worker_collect(bf_worker_t *w, int32_t second, bf_counters_t *c, bf_hist_t *svc,
+                      bf_hist_t *lat);
+/* bf_worker_last_second — highest second written so far, -1 if none. Thread-safe. */
+int32_t bf_worker_last_second(bf_worker_t *w);
+/* bf_worker_fatal — non-empty when the cell must fail (401/403/404/413), with the reason.
+ * Borrowed; valid until destroy. Thread-safe once set (set once). */
+const char *bf_worker_fatal(bf_worker_t *w);
+/* bf__worker_set_start — directory-internal: set t = 0 (start_mono_us) before
+ * bf_worker_start, once the Start barrier is known. */
+void bf__worker_set_start(bf_worker_t *w, uint64_t start_mono_us);
+/* bf_worker_destroy — abort if running, join, free; NULL-safe; clears *w_p. */
+void bf_worker_destroy(bf_worker_t **w_p);
+
+#endif

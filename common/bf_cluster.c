@@ -1,0 +1,194 @@
+/* bf_cluster.c — cluster APIs used around each cell. */
+#include "bf_cluster.h"
+
+#include "bf_buf.h"
+#include "bf_log.h"
+#include "bf_mem.h"
+
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* "a,b,c" of the cell's index names; caller frees. */
+static char *index_list(const bf_cell_t *cell)
+{
+    bf_buf_t b;
+    bf_buf_init(&b, 0);
+    for (uint32_t i = 0; i < cell->indices; i++) {
+        if (i)
+            bf_buf_append(&b, ",", 1);
+        bf_buf_appendz(&b, cell->index_names[i]);
+    }
+    return bf_buf_steal(&b);
+}
+
+static int http_error(bf_diag_t *diag, const char *what, const bf_es_t *es, long status,
+                      const char *body)
+{
+    /* keep the cluster's own reason: it is what the user needs to fix the scenario */
+    char reason[600] = "";
+    json_t *j = json_loads(body ? body : "", 0, NULL);
+    json_t *err = j ? json_object_get(j, "error") : NULL;
+    if (json_is_object(err)) {
+        json_t *root = json_object_get(err, "root_cause");
+        json_t *first = json_is_array(root) ? json_array_get(root, 0) : err;
+        snprintf(reason, sizeof reason, "%s: %s", json_string_value(json_object_get(first, "type")) ?: "error",
+                 json_string_value(json_object_get(first, "reason")) ?: "");
+    } else if (body) {
+        snprintf(reason, sizeof reason, "%.300s", body);
+    }
+    json_decref(j);
+    return bf_diag_set(diag, BF_E_HTTP, "%s on %s: HTTP %ld: %s", what, bf_es_host(es), status, reason);
+}
+
+int bf_cluster_info(bf_es_t *es, bf_cluster_info_t *info, bf_diag_t *diag)
+{
+    memset(info, 0, sizeof *info);
+    long status = 0;
+    const char *body = NULL;
+    int rc = bf_es_request(es, "GET", "/", NULL, &status, &body, diag);
+    if (rc != BF_OK)
+        return rc;
+    if (status == 401 || status == 403)
+        return bf_diag_set(diag, BF_E_HTTP, "GET / on %s: HTTP %ld: check target.auth",
+                           bf_es_host(es), status);
+    if (status != 200)
+        return http_error(diag, "GET /", es, status, body);
+    json_t *j = json_loads(body, 0, NULL);
+    json_t *ver = j ? json_object_get(j, "version") : NULL;
+    const char *num = json_string_value(json_object_get(ver, "number"));
+    const char *dist = json_string_value(json_object_get(ver, "distribution"));
+    const char *name = json_string_value(json_object_get(j, "cluster_name"));
+    bf_strlcpy(info->version, num ? num : "unknown", sizeof info->version);
+    bf_strlcpy(info->distribution, dist ? dist : "elasticsearch", sizeof info->distribution);
+    bf_strlcpy(info->cluster_name, name ? name : "", sizeof info->cluster_name);
+    json_decref(j);
+    rc = bf_es_request(es, "GET", "/_cluster/health", NULL, &status, &body, diag);
+    if (rc != BF_OK)
+        return rc;
+    j = json_loads(body, 0, NULL);
+    info->nodes = (uint32_t)json_integer_value(json_object_get(j, "number_of_nodes"));
+    info->data_nodes = (uint32_t)json_integer_value(json_object_get(j, "number_of_data_nodes"));
+    json_decref(j);
+    return BF_OK;
+}
+
+int bf_cluster_prepare_cell(bf_es_t *es, const bf_scenario_t *sc, const bf_cell_t *cell,
+                            uint64_t wait_ms, int *yellow, bf_diag_t *diag)
+{
+    const bf_index_spec_t *ix = bf_scenario_index(sc);
+    long status = 0;
+    const char *body = NULL;
+    int rc;
+    *yellow = 0;
+    if (ix->template_json && ix->template_name) {
+        char *path = bf_asprintf("/_index_template/%s", ix->template_name);
+        rc = bf_es_request(es, "PUT", path, ix->template_json, &status, &body, diag);
+        free(path);
+        if (rc != BF_OK)
+            return rc;
+        if (status != 200)
+            return http_error(diag, "PUT _index_template", es, status, body);
+    }
+    for (uint32_t i = 0; i < cell->indices; i++) {
+        const char *name = cell->index_names[i];
+        char *path = bf_asprintf("/%s", name);
+        if (ix->recreate) {
+            rc = bf_es_request(es, "DELETE", path, NULL, &status, &body, diag);
+            if (rc == BF_OK && status != 200 && status != 404)
+                rc = http_error(diag, "DELETE index", es, status, body);
+            if (rc != BF_OK) {
+                free(path);
+                return rc;
+            }
+        }
+        bf_buf_t b;
+        bf_buf_init(&b, 0);
+        bf_buf_appendf(&b, "{\"settings\":%s", cell->settings_json ? cell->settings_json : "{}");
+        if (ix->mappings_json)
+            bf_buf_appendf(&b, ",\"mappings\":%s", ix->mappings_json);
+        bf_buf_appendz(&b, "}");
+        rc = bf_es_request(es, "PUT", path, b.data, &status, &body, diag);
+        bf_buf_cleanup(&b);
+        free(path);
+        if (rc != BF_OK)
+            return rc;
+        if (status == 400 && !ix->recreate && body && strstr(body, "resource_already_exists"))
+            continue;
+        if (status != 200) {
+            char what[300];
+            snprintf(what, sizeof what, "cell %s: creating index %s", cell->id, name);
+            return http_error(diag, what, es, status, body);
+        }
+    }
+    char *names = index_list(cell);
+    char *path = bf_asprintf("/_cluster/health/%s?wait_for_status=green&timeout=%llums", names,
+                             (unsigned long long)wait_ms);
+    rc = bf_es_request(es, "GET", path, NULL, &status, &body, diag);
+    free(path);
+    if (rc == BF_OK) {
+        json_t *j = json_loads(body, 0, NULL);
+        const char *st = json_string_value(json_object_get(j, "status"));
+        if (st && strcmp(st, "green") == 0) {
+            *yellow = 0;
+        } else if (st && strcmp(st, "yellow") == 0) {
+            *yellow = 1;
+            bf_warn("cell %s: indices %s stay yellow (replicas %u cannot be allocated on this "
+                    "many nodes); the cell runs and is flagged yellow", cell->id, names,
+                    cell->replicas);
+        } else {
+            rc = bf_diag_set(diag, BF_E_TIMEOUT, "cell %s: indices %s are %s after %llu ms; check "
+                             "the cluster's disk and shard limits", cell->id, names,
+                             st ? st : "unknown", (unsigned long long)wait_ms);
+        }
+        json_decref(j);
+    }
+    free(names);
+    return rc;
+}
+
+int bf_cluster_count(bf_es_t *es, const bf_cell_t *cell, int64_t *count, bf_diag_t *diag)
+{
+    char *names = index_list(cell);
+    long status = 0;
+    const char *body = NULL;
+    char *path = bf_asprintf("/%s/_refresh", names);
+    int rc = bf_es_request(es, "POST", path, NULL, &status, &body, diag);
+    free(path);
+    if (rc == BF_OK && status != 200)
+        rc = http_error(diag, "_refresh", es, status, body);
+    if (rc == BF_OK) {
+        path = bf_asprintf("/%s/_count", names);
+        rc = bf_es_request(es, "GET", path, NULL, &status, &body, diag);
+        free(path);
+        if (rc == BF_OK && status != 200)
+            rc = http_error(diag, "_count", es, status, body);
+        if (rc == BF_OK) {
+            json_t *j = json_loads(body, 0, NULL);
+            json_t *c = json_object_get(j, "count");
+            if (json_is_integer(c))
+                *count = (int64_t)json_integer_value(c);
+            else
+                rc = bf_diag_set(diag, BF_E_PARSE, "_count on %s: no count in the response",
+                                 bf_es_host(es));
+            json_decref(j);
+        }
+    }
+    free(names);
+    return rc;
+}
+
+int bf_cluster_delete_cell(bf_es_t *es, const bf_cell_t *cell, bf_diag_t *diag)
+{
+    char *names = index_list(cell);
+    char *path = bf_asprintf("/%s", names);
+    long status = 0;
+    const char *body = NULL;
+    int rc = bf_es_request(es, "DELETE", path, NULL, &status, &body, diag);
+    if (rc == BF_OK && status != 200 && status != 404)
+        rc = http_error(diag, "DELETE index", es, status, body);
+    free(path);
+    free(names);
+    return rc;
+}

@@ -1,0 +1,43 @@
+/* bf_cluster.h — what the coordinator (and standalone agent) asks of the target cluster:
+ * who it is, preparing a cell's indices, health, refresh and count.
+ *
+ * API facts: reference/es-api.md (GET /, PUT /<index>, _index_template, _cluster/health with
+ * wait_for_status, _refresh, _count). Uses one bf_es_t; same threading rule (one thread).
+ */
+#ifndef BF_CLUSTER_H
+#define BF_CLUSTER_H
+
+#include "bf_error.h"
+#include "bf_es.h"
+#include "bf_scenario.h"
+
+#include <stdint.h>
+
+typedef struct bf_cluster_info {
+    char distribution[32];  /* "opensearch" or "elasticsearch" */
+    char version[32];       /* "2.19.6" */
+    char cluster_name[128];
+    uint32_t nodes;         /* number_of_nodes from _cluster/health */
+    uint32_t data_nodes;
+} bf_cluster_info_t;
+
+/* bf_cluster_info — GET / and _cluster/health. 0, or BF_E_TRANSPORT / BF_E_HTTP with diag
+ * naming the host and what to check. */
+int bf_cluster_info(bf_es_t *es, bf_cluster_info_t *info, bf_diag_t *diag);
+
+/* bf_cluster_prepare_cell — (re)create the cell's indices: the composable template (if any),
+ * DELETE each index when recreate, PUT it with the cell's settings and the mappings, then wait
+ * up to wait_ms for green. *yellow = 1 when the indices stayed yellow (replicas that cannot be
+ * allocated on this many nodes): the caller records it. Returns 0, or BF_E_HTTP /
+ * BF_E_TRANSPORT / BF_E_TIMEOUT (red) with diag. */
+int bf_cluster_prepare_cell(bf_es_t *es, const bf_scenario_t *sc, const bf_cell_t *cell,
+                            uint64_t wait_ms, int *yellow, bf_diag_t *diag);
+
+/* bf_cluster_count — POST _refresh then GET _count over the cell's indices.
+ * *count = the number of documents. 0 or an error with diag. */
+int bf_cluster_count(bf_es_t *es, const bf_cell_t *cell, int64_t *count, bf_diag_t *diag);
+
+/* bf_cluster_delete_cell — DELETE the cell's indices (used by --cleanup). */
+int bf_cluster_delete_cell(bf_es_t *es, const bf_cell_t *cell, bf_diag_t *diag);
+
+#endif

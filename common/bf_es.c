@@ -1,0 +1,131 @@
+/* bf_es.c — REST client on libcurl easy. */
+#include "bf_es.h"
+
+#include "bf_mem.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+struct bf_es {
+    CURL *h;
+    const bf_target_t *target;
+    const char *host;
+    long timeout_ms;
+    bf_buf_t resp;
+};
+
+int bf_es_apply_target(CURL *h, const bf_target_t *t, struct curl_slist **headers)
+{
+    switch (t->auth) {
+    case BF_AUTH_NONE:
+        break;
+    case BF_AUTH_BASIC:
+        curl_easy_setopt(h, CURLOPT_HTTPAUTH, (long)CURLAUTH_BASIC);
+        curl_easy_setopt(h, CURLOPT_USERNAME, t->username ? t->username : "");
+        curl_easy_setopt(h, CURLOPT_PASSWORD, t->password ? t->password : "");
+        break;
+    case BF_AUTH_APIKEY: {
+        char *hdr = bf_asprintf("Authorization: ApiKey %s", t->api_key ? t->api_key : "");
+        *headers = curl_slist_append(*headers, hdr);
+        free(hdr);
+        break;
+    }
+    case BF_AUTH_BEARER: {
+        char *hdr = bf_asprintf("Authorization: Bearer %s", t->bearer ? t->bearer : "");
+        *headers = curl_slist_append(*headers, hdr);
+        free(hdr);
+        break;
+    }
+    }
+    if (t->ca_file)
+        curl_easy_setopt(h, CURLOPT_CAINFO, t->ca_file);
+    if (t->cert_file)
+        curl_easy_setopt(h, CURLOPT_SSLCERT, t->cert_file);
+    if (t->key_file)
+        curl_easy_setopt(h, CURLOPT_SSLKEY, t->key_file);
+    if (t->tls_insecure) {
+        curl_easy_setopt(h, CURLOPT_SSL_VERIFYPEER, 0L);
+        curl_easy_setopt(h, CURLOPT_SSL_VERIFYHOST, 0L);
+    }
+    for (size_t i = 0; i < t->nheaders; i++)
+        *headers = curl_slist_append(*headers, t->headers[i]);
+    return BF_OK;
+}
+
+static size_t on_body(char *p, size_t size, size_t n, void *ud)
+{
+    bf_buf_t *b = ud;
+    if (bf_buf_append(b, p, size * n) != BF_OK)
+        return 0; /* makes curl fail with CURLE_WRITE_ERROR: the cap was hit */
+    return size * n;
+}
+
+bf_es_t *bf_es_new(const bf_target_t *target, size_t host_index, long timeout_ms)
+{
+    bf_es_t *es = bf_calloc(1, sizeof *es);
+    es->target = target;
+    es->host = target->hosts[host_index % target->nhosts];
+    es->timeout_ms = timeout_ms;
+    es->h = curl_easy_init();
+    bf_buf_init(&es->resp, BF_MAX_API_RESPONSE_BYTES);
+    return es;
+}
+
+void bf_es_destroy(bf_es_t **es_p)
+{
+    if (es_p == NULL || *es_p == NULL)
+        return;
+    bf_es_t *es = *es_p;
+    curl_easy_cleanup(es->h);
+    bf_buf_cleanup(&es->resp);
+    free(es);
+    *es_p = NULL;
+}
+
+const char *bf_es_host(const bf_es_t *es)
+{
+    return es->host;
+}
+
+int bf_es_request(bf_es_t *es, const char *method, const char *path, const char *json_body,
+                  long *status, const char **body_out, bf_diag_t *diag)
+{
+    CURL *h = es->h;
+    curl_easy_reset(h);
+    struct curl_slist *headers = NULL;
+    char *url = bf_asprintf("%s%s", es->host, path);
+    bf_buf_reset(&es->resp);
+    bf_buf_append(&es->resp, "", 0);
+    curl_easy_setopt(h, CURLOPT_URL, url);
+    curl_easy_setopt(h, CURLOPT_CUSTOMREQUEST, method);
+    curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, es->timeout_ms);
+    curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, es->timeout_ms < 10000 ? es->timeout_ms : 10000L);
+    curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
+    curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, on_body);
+    curl_easy_setopt(h, CURLOPT_WRITEDATA, &es->resp);
+    if (strcmp(method, "HEAD") == 0)
+        curl_easy_setopt(h, CURLOPT_NOBODY, 1L);
+    bf_es_apply_target(h, es->target, &headers);
+    if (json_body != NULL) {
+        headers = curl_slist_append(headers, "Content-Type: application/json");
+        curl_easy_setopt(h, CURLOPT_POSTFIELDS, json_body);
+        curl_easy_setopt(h, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)strlen(json_body));
+    }
+    headers = curl_slist_append(headers, "Expect:");
+    curl_easy_setopt(h, CURLOPT_HTTPHEADER, headers);
+    CURLcode cc = curl_easy_perform(h);
+    int rc = BF_OK;
+    if (cc == CURLE_WRITE_ERROR) {
+        rc = bf_diag_set(diag, BF_E_TOOBIG, "%s %s%s: response larger than %u bytes", method,
+                         es->host, path, BF_MAX_API_RESPONSE_BYTES);
+    } else if (cc != CURLE_OK) {
+        rc = bf_diag_set(diag, BF_E_TRANSPORT, "%s %s%s: %s; is the cluster running and is "
+                         "target.hosts right?", method, es->host, path, curl_easy_strerror(cc));
+    } else {
+        curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, status);
+        *body_out = es->resp.data;
+    }
+    curl_slist_free_all(headers);
+    free(url);
+    return rc;
+}

@@ -1,0 +1,39 @@
+/* bf_es.h — small Elasticsearch/OpenSearch REST client (libcurl easy) for cluster APIs.
+ *
+ * Used by the coordinator to prepare indices and read telemetry, and by agents to apply a
+ * target's auth, TLS and headers to their own bulk handles. Facts: reference/es-api.md.
+ * One bf_es_t per thread (a CURL easy handle is not thread-safe).
+ */
+#ifndef BF_ES_H
+#define BF_ES_H
+
+#include "bf_buf.h"
+#include "bf_error.h"
+#include "bf_scenario.h"
+
+#include <curl/curl.h>
+
+#define BF_MAX_API_RESPONSE_BYTES (64u << 20)
+
+typedef struct bf_es bf_es_t;
+
+/* bf_es_apply_target — set auth (basic / ApiKey / Bearer), TLS options and the target's extra
+ * headers on a curl easy handle. *headers is appended to (caller frees with
+ * curl_slist_free_all after the handle is done). Target is borrowed. Returns 0. */
+int bf_es_apply_target(CURL *h, const bf_target_t *target, struct curl_slist **headers);
+
+/* bf_es_new — client for host number host_index of target (borrowed; must outlive the
+ * client). timeout_ms bounds every request. Caller owns: bf_es_destroy. */
+bf_es_t *bf_es_new(const bf_target_t *target, size_t host_index, long timeout_ms);
+void bf_es_destroy(bf_es_t **es_p);
+/* bf_es_host — the base URL this client talks to (borrowed). */
+const char *bf_es_host(const bf_es_t *es);
+
+/* bf_es_request — METHOD host+path with an optional JSON body. The response body is in
+ * *body_out (borrowed, valid until the next call; NUL-terminated) and the status in *status.
+ * Returns 0 when a response arrived (any status), BF_E_TRANSPORT (diag says connect refused /
+ * timeout / ..., naming the host) or BF_E_TOOBIG. */
+int bf_es_request(bf_es_t *es, const char *method, const char *path, const char *json_body,
+                  long *status, const char **body_out, bf_diag_t *diag);
+
+#endif

@@ -1,0 +1,46 @@
+/* bf_sample.h — per-second counters of one agent (or merged), and their wire form bf.Sample.
+ *
+ * Counter names and meanings are DESIGN §4. Counters are merged by addition; histograms by
+ * adding counts (bf_hist_add). Not thread-safe: callers lock.
+ */
+#ifndef BF_SAMPLE_H
+#define BF_SAMPLE_H
+
+#include "bf_hist.h"
+#include "bulkfleet.pb-c.h"
+
+#include <stdint.h>
+
+#define BF_HTTP_STATUS_MAX 600
+
+typedef struct bf_counters {
+    uint64_t docs_sent, docs_ok, docs_rejected, docs_conflict, docs_mapping;
+    uint64_t docs_failed_4xx, docs_failed_5xx, docs_unknown, docs_retried;
+    uint64_t req_ok, req_partial, req_connect_error, req_timeout, req_reset, req_bad_response;
+    uint64_t http_status[BF_HTTP_STATUS_MAX]; /* non-2xx whole-request statuses */
+    uint64_t bytes_payload, bytes_wire;
+    uint64_t inflight;     /* gauge: summed over agents when merged */
+    uint64_t cpu_user_ms, cpu_sys_ms, processing_us, conn_wait, rate_behind, connections_opened;
+} bf_counters_t;
+
+/* bf_counters_add — dst += src for every counter. */
+void bf_counters_add(bf_counters_t *dst, const bf_counters_t *src);
+/* bf_counters_http_errors — sum of http_status[]. */
+uint64_t bf_counters_http_errors(const bf_counters_t *c);
+/* bf_counters_docs_failed — 409 + 400 + other 4xx + 5xx item failures. */
+uint64_t bf_counters_docs_failed(const bf_counters_t *c);
+
+/* bf_sample_pack — fill *s (bf__sample__init'ed by this function) from counters and
+ * histograms (either may be NULL). Allocates repeated fields: release with
+ * bf_sample_pack_cleanup. cell_id and fatal are borrowed. */
+void bf_sample_pack(Bf__Sample *s, Bf__Hist *svc_pb, Bf__Hist *lat_pb, const char *cell_id,
+                    uint64_t seq, int32_t second, const bf_counters_t *c, const bf_hist_t *svc,
+                    const bf_hist_t *lat);
+void bf_sample_pack_cleanup(Bf__Sample *s);
+
+/* bf_sample_unpack_add — add a received sample's counters and histograms into c, svc, lat
+ * (svc/lat may be NULL). Returns 0 or BF_E_RANGE when a histogram index is invalid (then
+ * nothing of the histograms is added; counters are). */
+int bf_sample_unpack_add(const Bf__Sample *s, bf_counters_t *c, bf_hist_t *svc, bf_hist_t *lat);
+
+#endif

@@ -1,0 +1,135 @@
+/* bf_wire.c — protobuf-c envelopes over ZeroMQ frames. */
+#include "bf_wire.h"
+
+#include "bf_error.h"
+#include "bf_mem.h"
+
+#include <errno.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zmq.h>
+
+static atomic_uint_fast64_t next_msg_id = 1;
+
+int bf_wire_socket_setup(void *sock, int is_router, int linger_ms)
+{
+    int64_t maxsize = BF_MAX_WIRE_BYTES;
+    int one = 1;
+    if (zmq_setsockopt(sock, ZMQ_MAXMSGSIZE, &maxsize, sizeof maxsize) != 0)
+        return BF_E_IO;
+    if (zmq_setsockopt(sock, ZMQ_LINGER, &linger_ms, sizeof linger_ms) != 0)
+        return BF_E_IO;
+    if (is_router) {
+        if (zmq_setsockopt(sock, ZMQ_ROUTER_MANDATORY, &one, sizeof one) != 0)
+            return BF_E_IO;
+        if (zmq_setsockopt(sock, ZMQ_ROUTER_HANDOVER, &one, sizeof one) != 0)
+            return BF_E_IO;
+    }
+    return BF_OK;
+}
+
+void bf_wire_init(Bf__Envelope *env)
+{
+    bf__envelope__init(env);
+    env->major = BF_PROTO_MAJOR;
+    env->minor = BF_PROTO_MINOR;
+    env->msg_id = atomic_fetch_add(&next_msg_id, 1);
+}
+
+int bf_wire_send(void *sock, const void *route, size_t route_len, const Bf__Envelope *env, int flags)
+{
+    size_t n = bf__envelope__get_packed_size(env);
+    uint8_t stackbuf[4096];
+    uint8_t *buf = n <= sizeof stackbuf ? stackbuf : bf_malloc(n);
+    bf__envelope__pack(env, buf);
+    int rc = BF_OK;
+    if (route != NULL && zmq_send(sock, route, route_len, ZMQ_SNDMORE | flags) < 0) {
+        rc = BF_E_IO;
+        goto done;
+    }
+    if (zmq_send(sock, buf, n, flags) < 0)
+        rc = BF_E_IO;
+done:
+    if (buf != stackbuf) {
+        int saved = errno;
+        free(buf);
+        errno = saved;
+    }
+    return rc;
+}
+
+/* Drains the rest of a multipart message so the next recv starts at a message boundary. */
+static void drain_more(void *sock)
+{
+    int more = 0;
+    size_t sz = sizeof more;
+    while (zmq_getsockopt(sock, ZMQ_RCVMORE, &more, &sz) == 0 && more) {
+        zmq_msg_t m;
+        zmq_msg_init(&m);
+        zmq_msg_recv(&m, sock, 0);
+        zmq_msg_close(&m);
+        sz = sizeof more;
+    }
+}
+
+int bf_wire_recv(void *sock, void *route, size_t *route_len, Bf__Envelope **out, int flags)
+{
+    *out = NULL;
+    if (route != NULL) {
+        int n = zmq_recv(sock, route, BF_MAX_ROUTE_BYTES, flags);
+        if (n < 0)
+            return BF_E_IO;
+        *route_len = (size_t)n > BF_MAX_ROUTE_BYTES ? BF_MAX_ROUTE_BYTES : (size_t)n;
+        int more = 0;
+        size_t sz = sizeof more;
+        zmq_getsockopt(sock, ZMQ_RCVMORE, &more, &sz);
+        if (!more)
+            return BF_E_PROTO;
+        flags = 0; /* the rest of a multipart message is already here */
+    }
+    zmq_msg_t msg;
+    zmq_msg_init(&msg);
+    if (zmq_msg_recv(&msg, sock, flags) < 0) {
+        zmq_msg_close(&msg);
+        return BF_E_IO;
+    }
+    drain_more(sock);
+    *out = bf__envelope__unpack(NULL, zmq_msg_size(&msg), zmq_msg_data(&msg));
+    zmq_msg_close(&msg);
+    return *out ? BF_OK : BF_E_PROTO;
+}
+
+int bf_wire_check_version(const Bf__Envelope *env, char *reason, size_t reason_size)
+{
+    if (env->major == BF_PROTO_MAJOR)
+        return BF_OK;
+    snprintf(reason, reason_size,
+             "protocol major %u, but this peer speaks %u.%u; install the same bulkfleet major "
+             "version on the coordinator and every agent",
+             env->major, BF_PROTO_MAJOR, BF_PROTO_MINOR);
+    return BF_E_PROTO;
+}
+
+const char *bf_wire_body_name(const Bf__Envelope *env)
+{
+    switch (env->body_case) {
+    case BF__ENVELOPE__BODY_HELLO: return "Hello";
+    case BF__ENVELOPE__BODY_WELCOME: return "Welcome";
+    case BF__ENVELOPE__BODY_REJECT: return "Reject";
+    case BF__ENVELOPE__BODY_PREPARE: return "Prepare";
+    case BF__ENVELOPE__BODY_READY: return "Ready";
+    case BF__ENVELOPE__BODY_FAILED: return "Failed";
+    case BF__ENVELOPE__BODY_START: return "Start";
+    case BF__ENVELOPE__BODY_SAMPLE: return "Sample";
+    case BF__ENVELOPE__BODY_SAMPLE_ACK: return "SampleAck";
+    case BF__ENVELOPE__BODY_STOP: return "Stop";
+    case BF__ENVELOPE__BODY_DONE: return "Done";
+    case BF__ENVELOPE__BODY_PING: return "Ping";
+    case BF__ENVELOPE__BODY_PONG: return "Pong";
+    case BF__ENVELOPE__BODY__NOT_SET: return "(empty)";
+    case _BF__ENVELOPE__BODY__CASE_IS_INT_SIZE: break;
+    }
+    return "(unknown)";
+}

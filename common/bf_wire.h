@@ -1,0 +1,53 @@
+/* bf_wire.h — fleet protocol framing: bf.Envelope (protobuf-c) over ZeroMQ.
+ *
+ * A message on a ROUTER socket is [routing id][envelope]; on a DEALER it is [envelope].
+ * Every envelope carries the protocol major/minor; the receiver checks the major
+ * (bf_wire_check_version). Buffers from the network are capped by ZMQ_MAXMSGSIZE
+ * (BF_MAX_WIRE_BYTES) set in bf_wire_socket_setup. A frame that fails to unpack is returned as
+ * BF_E_PROTO: callers count it and answer, never crash.
+ * Not thread-safe per socket (a ZeroMQ socket is never shared between threads).
+ */
+#ifndef BF_WIRE_H
+#define BF_WIRE_H
+
+#include "bulkfleet.pb-c.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define BF_PROTO_MAJOR 1u
+#define BF_PROTO_MINOR 0u
+#define BF_MAX_WIRE_BYTES (256 << 20) /* Prepare carries dictionaries; cap them */
+#define BF_MAX_ROUTE_BYTES 256
+#define BF_DEFAULT_CONTROL_PORT 7100
+#define BF_DEFAULT_DATA_PORT 7101
+
+/* bf_wire_socket_setup — set ZMQ_MAXMSGSIZE, ZMQ_LINGER (linger_ms) and, on ROUTER sockets,
+ * ROUTER_MANDATORY and ROUTER_HANDOVER. Returns 0 or BF_E_IO. */
+int bf_wire_socket_setup(void *sock, int is_router, int linger_ms);
+
+/* bf_wire_init — initialise an envelope on the stack with this build's major/minor and a
+ * fresh message id (process-wide counter, thread-safe). The body is set by the caller:
+ *   Bf__Envelope env; bf_wire_init(&env); env.body_case = BF__ENVELOPE__BODY_PING; env.ping = &p; */
+void bf_wire_init(Bf__Envelope *env);
+
+/* bf_wire_send — pack and send. route (route_len bytes) is sent first when not NULL (ROUTER).
+ * flags: 0 or ZMQ_DONTWAIT. Returns 0, BF_E_IO (errno set: EHOSTUNREACH for an unknown
+ * route with ROUTER_MANDATORY, EAGAIN when the pipe is full with ZMQ_DONTWAIT). */
+int bf_wire_send(void *sock, const void *route, size_t route_len, const Bf__Envelope *env, int flags);
+
+/* bf_wire_recv — receive one message. On a ROUTER (route != NULL) the routing id is copied into
+ * route (cap BF_MAX_ROUTE_BYTES) and its length into *route_len. *out is the unpacked envelope
+ * (caller frees with bf__envelope__free_unpacked(*out, NULL)).
+ * Returns 0; BF_E_IO (errno EAGAIN when nothing with ZMQ_DONTWAIT); BF_E_PROTO when the frame
+ * is not an envelope (frames consumed, *out NULL). */
+int bf_wire_recv(void *sock, void *route, size_t *route_len, Bf__Envelope **out, int flags);
+
+/* bf_wire_check_version — 0 if env's major equals BF_PROTO_MAJOR, else BF_E_PROTO with a
+ * reason ("protocol major 2, this coordinator speaks 1; upgrade ...") in reason. */
+int bf_wire_check_version(const Bf__Envelope *env, char *reason, size_t reason_size);
+
+/* bf_wire_body_name — "Hello", "Sample", ... for logs. Static string. */
+const char *bf_wire_body_name(const Bf__Envelope *env);
+
+#endif

@@ -1,0 +1,269 @@
+/* bf_aggregate.c — merging samples and computing a cell's row. */
+#include "bf_aggregate.h"
+
+#include "bf_error.h"
+#include "bf_mem.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct bf_cellagg {
+    const bf_cell_t *cell;
+    uint32_t repetition, nagents, warmup_s, duration_s;
+    uint32_t *cores;
+    size_t nsec, cap;
+    bf_counters_t *merged;     /* [cap] */
+    bf_counters_t **per_agent; /* [nagents][cap] */
+    uint8_t **seen;            /* [nagents][cap]: a sample arrived for that second */
+    bf_hist_t *svc, *lat;      /* measurement window only */
+    int32_t *lost_from;        /* -1 if not lost */
+    char degraded_reason[512];
+};
+
+bf_cellagg_t *bf_cellagg_new(const bf_cell_t *cell, uint32_t repetition, uint32_t nagents,
+                             const uint32_t *agent_cores, uint32_t warmup_s, uint32_t duration_s)
+{
+    bf_cellagg_t *a = bf_calloc(1, sizeof *a);
+    a->cell = cell;
+    a->repetition = repetition;
+    a->nagents = nagents;
+    a->warmup_s = warmup_s;
+    a->duration_s = duration_s;
+    a->cores = bf_calloc(nagents, sizeof *a->cores);
+    for (uint32_t i = 0; i < nagents; i++)
+        a->cores[i] = agent_cores && agent_cores[i] ? agent_cores[i] : 1;
+    a->per_agent = bf_calloc(nagents, sizeof *a->per_agent);
+    a->seen = bf_calloc(nagents, sizeof *a->seen);
+    a->lost_from = bf_malloc(nagents * sizeof *a->lost_from + 1);
+    for (uint32_t i = 0; i < nagents; i++)
+        a->lost_from[i] = -1;
+    a->svc = bf_hist_new();
+    a->lat = bf_hist_new();
+    return a;
+}
+
+void bf_cellagg_destroy(bf_cellagg_t **a_p)
+{
+    if (a_p == NULL || *a_p == NULL)
+        return;
+    bf_cellagg_t *a = *a_p;
+    for (uint32_t i = 0; i < a->nagents; i++) {
+        free(a->per_agent[i]);
+        free(a->seen[i]);
+    }
+    free(a->per_agent);
+    free(a->seen);
+    free(a->merged);
+    free(a->cores);
+    free(a->lost_from);
+    bf_hist_destroy(&a->svc);
+    bf_hist_destroy(&a->lat);
+    free(a);
+    *a_p = NULL;
+}
+
+static void grow(bf_cellagg_t *a, size_t need)
+{
+    if (need <= a->cap)
+        return;
+    size_t cap = a->cap ? a->cap : 64;
+    while (cap < need)
+        cap *= 2;
+    a->merged = bf_realloc(a->merged, cap * sizeof *a->merged);
+    memset(a->merged + a->cap, 0, (cap - a->cap) * sizeof *a->merged);
+    for (uint32_t i = 0; i < a->nagents; i++) {
+        a->per_agent[i] = bf_realloc(a->per_agent[i], cap * sizeof **a->per_agent);
+        memset(a->per_agent[i] + a->cap, 0, (cap - a->cap) * sizeof **a->per_agent);
+        a->seen[i] = bf_realloc(a->seen[i], cap);
+        memset(a->seen[i] + a->cap, 0, cap - a->cap);
+    }
+    a->cap = cap;
+}
+
+int bf_cellagg_add(bf_cellagg_t *a, uint32_t agent, const Bf__Sample *s)
+{
+    if (s->second < 0 || agent >= a->nagents)
+        return BF_OK;
+    if (s->second >= BF_MAX_CELL_SECONDS)
+        return BF_E_RANGE;
+    size_t sec = (size_t)s->second;
+    grow(a, sec + 1);
+    if (sec + 1 > a->nsec)
+        a->nsec = sec + 1;
+    int in_window = sec >= a->warmup_s && sec < (size_t)a->warmup_s + a->duration_s;
+    bf_counters_t c;
+    memset(&c, 0, sizeof c);
+    int rc = bf_sample_unpack_add(s, &c, in_window ? a->svc : NULL, in_window ? a->lat : NULL);
+    bf_counters_add(&a->merged[sec], &c);
+    bf_counters_add(&a->per_agent[agent][sec], &c);
+    a->seen[agent][sec] = 1;
+    return rc;
+}
+
+void bf_cellagg_mark_lost(bf_cellagg_t *a, uint32_t agent, const char *agent_id, int32_t from_second)
+{
+    if (agent >= a->nagents || a->lost_from[agent] >= 0)
+        return;
+    a->lost_from[agent] = from_second < 0 ? 0 : from_second;
+    size_t used = strlen(a->degraded_reason);
+    snprintf(a->degraded_reason + used, sizeof a->degraded_reason - used, "%sagent %s lost from second %d",
+             used ? "; " : "", agent_id, a->lost_from[agent]);
+}
+
+size_t bf_cellagg_seconds(const bf_cellagg_t *a)
+{
+    return a->nsec;
+}
+
+const bf_counters_t *bf_cellagg_second(const bf_cellagg_t *a, size_t i)
+{
+    return i < a->nsec ? &a->merged[i] : NULL;
+}
+
+const bf_counters_t *bf_cellagg_agent_second(const bf_cellagg_t *a, uint32_t agent, size_t i)
+{
+    return agent < a->nagents && i < a->nsec ? &a->per_agent[agent][i] : NULL;
+}
+
+static int cmp_double(const void *x, const void *y)
+{
+    double a = *(const double *)x, b = *(const double *)y;
+    return (a > b) - (a < b);
+}
+
+/* nearest-rank percentile of a sorted series */
+static double rank(const double *v, size_t n, double p)
+{
+    if (n == 0)
+        return NAN;
+    size_t k = (size_t)ceil(p / 100.0 * (double)n);
+    if (k < 1)
+        k = 1;
+    return v[k - 1];
+}
+
+static void latency_stats(const bf_hist_t *h, bf_latency_stats_t *st)
+{
+    st->count = bf_hist_count(h);
+    uint64_t n = st->count;
+    st->p50_ms = n >= 1 ? bf_hist_percentile(h, 50) / 1000.0 : NAN;
+    st->p90_ms = n >= 10 ? bf_hist_percentile(h, 90) / 1000.0 : NAN;
+    st->p99_ms = n >= 100 ? bf_hist_percentile(h, 99) / 1000.0 : NAN;
+    st->p999_ms = n >= 1000 ? bf_hist_percentile(h, 99.9) / 1000.0 : NAN;
+    st->max_ms = n >= 1 ? bf_hist_max(h) / 1000.0 : NAN;
+    st->mean_ms = n >= 1 ? bf_hist_mean(h) / 1000.0 : NAN;
+}
+
+void bf_cellagg_row(const bf_cellagg_t *a, bf_row_t *row)
+{
+    memset(row, 0, sizeof *row);
+    row->cell = a->cell;
+    row->repetition = a->repetition;
+    row->agents = a->nagents;
+    row->docs_counted = -1;
+    uint32_t W = a->warmup_s, D = a->duration_s ? a->duration_s : 1;
+    bf_counters_t win;
+    memset(&win, 0, sizeof win);
+    double *series = bf_calloc(D, sizeof *series);
+    uint64_t cores = 0;
+    for (uint32_t i = 0; i < a->nagents; i++)
+        cores += a->cores[i];
+    for (uint32_t s = 0; s < D; s++) {
+        size_t sec = (size_t)W + s;
+        if (sec < a->nsec) {
+            bf_counters_add(&win, &a->merged[sec]);
+            series[s] = (double)a->merged[sec].docs_ok;
+            for (uint32_t ag = 0; ag < a->nagents; ag++)
+                if (!a->seen[ag][sec] && a->lost_from[ag] < 0)
+                    row->late_seconds++;
+        } else {
+            row->late_seconds += a->nagents;
+        }
+    }
+    for (size_t sec = 0; sec < a->nsec; sec++)
+        row->docs_ok_all += a->merged[sec].docs_ok;
+    row->docs_per_s = (double)win.docs_ok / D;
+    qsort(series, D, sizeof *series, cmp_double);
+    row->docs_per_s_min = series[0];
+    row->docs_per_s_p10 = rank(series, D, 10);
+    row->docs_per_s_median = rank(series, D, 50);
+    row->docs_per_s_p90 = rank(series, D, 90);
+    row->docs_per_s_max = series[D - 1];
+    free(series);
+    row->attempted_docs_per_s = (double)win.docs_sent / D;
+    row->mb_per_s_payload = (double)win.bytes_payload / D / 1e6;
+    row->mb_per_s_wire = (double)win.bytes_wire / D / 1e6;
+    row->docs_sent = win.docs_sent;
+    row->docs_ok = win.docs_ok;
+    row->docs_rejected = win.docs_rejected;
+    row->docs_conflict = win.docs_conflict;
+    row->docs_mapping = win.docs_mapping;
+    row->docs_failed = bf_counters_docs_failed(&win);
+    row->docs_unknown = win.docs_unknown;
+    row->docs_retried = win.docs_retried;
+    row->req_http_error = bf_counters_http_errors(&win);
+    row->req_transport_error = win.req_connect_error + win.req_timeout + win.req_reset + win.req_bad_response;
+    row->req_ok = win.req_ok;
+    row->req_partial = win.req_partial;
+    row->req_total = win.req_ok + win.req_partial + row->req_http_error + row->req_transport_error;
+    row->http_429 = win.http_status[429];
+    row->doc_error_rate = win.docs_sent ? (double)(row->docs_failed + row->docs_rejected) / (double)win.docs_sent : 0;
+    row->request_error_rate = row->req_total ? (double)(row->req_http_error + row->req_transport_error) / (double)row->req_total : 0;
+    latency_stats(a->svc, &row->service);
+    latency_stats(a->lat, &row->latency);
+    double cpu_ms = (double)(win.cpu_user_ms + win.cpu_sys_ms);
+    row->agent_cpu_pct = cores ? 100.0 * cpu_ms / (1000.0 * D * (double)cores) : 0;
+    row->client_bound = row->agent_cpu_pct >= BF_CLIENT_BOUND_CPU * 100.0;
+    for (uint32_t i = 0; i < a->nagents; i++)
+        if (a->lost_from[i] >= 0)
+            row->degraded = 1;
+    if (row->degraded)
+        bf_strlcpy(row->reason, a->degraded_reason, sizeof row->reason);
+    else if (row->late_seconds)
+        snprintf(row->reason, sizeof row->reason, "%llu agent-seconds missing in the window",
+                 (unsigned long long)row->late_seconds);
+}
+
+void bf_cellagg_live(const bf_cellagg_t *a, int32_t second, uint64_t *docs_ok, uint64_t *errors,
+                     uint64_t *rejected)
+{
+    *docs_ok = *errors = *rejected = 0;
+    if (second < 0 || (size_t)second >= a->nsec)
+        return;
+    const bf_counters_t *c = &a->merged[second];
+    *docs_ok = c->docs_ok;
+    *errors = bf_counters_docs_failed(c) + c->docs_unknown;
+    *rejected = c->docs_rejected;
+}
+
+static int cmp_row(const void *x, const void *y)
+{
+    const bf_row_t *a = x, *b = y;
+    return (a->docs_per_s > b->docs_per_s) - (a->docs_per_s < b->docs_per_s);
+}
+
+void bf_rows_median(const bf_row_t *reps, size_t n, bf_row_t *out)
+{
+    bf_row_t *sorted = bf_malloc(n * sizeof *sorted);
+    memcpy(sorted, reps, n * sizeof *sorted);
+    qsort(sorted, n, sizeof *sorted, cmp_row);
+    *out = sorted[(n - 1) / 2];
+    double mean = 0, var = 0;
+    for (size_t i = 0; i < n; i++)
+        mean += reps[i].docs_per_s;
+    mean /= (double)n;
+    for (size_t i = 0; i < n; i++)
+        var += (reps[i].docs_per_s - mean) * (reps[i].docs_per_s - mean);
+    var = n > 1 ? var / (double)(n - 1) : 0;
+    out->cv = mean > 0 ? sqrt(var) / mean : 0;
+    out->repeat = (uint32_t)n;
+    out->repetition = 0;
+    for (size_t i = 0; i < n; i++) {
+        out->failed |= reps[i].failed;
+        out->degraded |= reps[i].degraded;
+        out->verified = out->verified && reps[i].verified;
+    }
+    free(sorted);
+}

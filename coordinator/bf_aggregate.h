@@ -1,0 +1,81 @@
+/* bf_aggregate.h — one cell's samples from every agent, merged into the per-second series and
+ * the cell's results row (metric definitions: DESIGN §4).
+ *
+ * docs/s = Σ docs_ok over the measurement window [W, W+D) ÷ D; the per-second series counts an
+ * empty second as 0; percentiles come from histograms merged by adding counts and are shown
+ * only with enough samples (p99 needs ≥ 100, p99.9 ≥ 1000). Not thread-safe.
+ */
+#ifndef BF_AGGREGATE_H
+#define BF_AGGREGATE_H
+
+#include "bf_hist.h"
+#include "bf_sample.h"
+#include "bf_scenario.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define BF_MAX_CELL_SECONDS 86400 /* a sample for a later second is refused */
+#define BF_CLIENT_BOUND_CPU 0.90  /* agent CPU share of its cores that marks a cell client-bound */
+
+typedef struct bf_latency_stats {
+    uint64_t count;
+    double p50_ms, p90_ms, p99_ms, p999_ms, max_ms, mean_ms; /* NAN when not enough samples */
+} bf_latency_stats_t;
+
+/* One results row (a cell, or one repetition of a cell). */
+typedef struct bf_row {
+    const bf_cell_t *cell;   /* borrowed from the scenario */
+    uint32_t repetition;     /* 1-based */
+    uint32_t agents;
+    double docs_per_s;       /* the headline */
+    double docs_per_s_min, docs_per_s_p10, docs_per_s_median, docs_per_s_p90, docs_per_s_max;
+    double attempted_docs_per_s;
+    double mb_per_s_payload, mb_per_s_wire;
+    uint64_t docs_sent, docs_ok, docs_rejected, docs_failed, docs_unknown, docs_retried;
+    uint64_t docs_conflict, docs_mapping;
+    uint64_t req_total, req_ok, req_partial, req_http_error, req_transport_error;
+    uint64_t http_429;
+    double doc_error_rate, request_error_rate;
+    bf_latency_stats_t service, latency;
+    int64_t docs_counted;    /* -1 when the count failed */
+    int verified;            /* docs_counted == docs_ok (all documents, warmup and tail too) */
+    uint64_t docs_ok_all;    /* docs_ok over every second, for verification */
+    double agent_cpu_pct;    /* mean agent CPU over the window, % of the agents' cores */
+    uint64_t late_seconds;   /* seconds with no sample from some agent */
+    int yellow, degraded, client_bound, failed, aborted;
+    char reason[512];        /* why failed / degraded */
+    double cv;               /* coefficient of variation over repetitions (aggregate rows) */
+    uint32_t repeat;         /* repetitions aggregated (median rows) */
+} bf_row_t;
+
+typedef struct bf_cellagg bf_cellagg_t;
+
+/* bf_cellagg_new — collector for one cell run by nagents agents (indexes 0..nagents-1) with
+ * warmup and duration in seconds. Caller owns: bf_cellagg_destroy. */
+bf_cellagg_t *bf_cellagg_new(const bf_cell_t *cell, uint32_t repetition, uint32_t nagents,
+                             const uint32_t *agent_cores, uint32_t warmup_s, uint32_t duration_s);
+void bf_cellagg_destroy(bf_cellagg_t **a_p);
+/* bf_cellagg_add — add one agent's sample for a second (second < 0: final marker, ignored).
+ * Returns 0 or BF_E_RANGE (second too large, or a bad histogram). */
+int bf_cellagg_add(bf_cellagg_t *a, uint32_t agent, const Bf__Sample *s);
+/* bf_cellagg_mark_lost — agent lost from second `from_second` on: the cell is degraded. */
+void bf_cellagg_mark_lost(bf_cellagg_t *a, uint32_t agent, const char *agent_id, int32_t from_second);
+/* bf_cellagg_seconds — number of seconds with data (series length). */
+size_t bf_cellagg_seconds(const bf_cellagg_t *a);
+/* bf_cellagg_second — merged counters of second i (borrowed), or NULL. */
+const bf_counters_t *bf_cellagg_second(const bf_cellagg_t *a, size_t i);
+/* bf_cellagg_agent_second — agent's counters of second i (borrowed), or NULL. */
+const bf_counters_t *bf_cellagg_agent_second(const bf_cellagg_t *a, uint32_t agent, size_t i);
+/* bf_cellagg_row — compute the row (cell flags like yellow/failed are set by the caller
+ * afterwards). */
+void bf_cellagg_row(const bf_cellagg_t *a, bf_row_t *row);
+/* bf_cellagg_live — docs/s, errors and 429s of the latest complete second, for progress. */
+void bf_cellagg_live(const bf_cellagg_t *a, int32_t second, uint64_t *docs_ok, uint64_t *errors,
+                     uint64_t *rejected);
+
+/* bf_rows_median — a row summarising repetitions: the repetition whose docs/s is the median
+ * (lower median for even n), with cv = stddev/mean of docs/s. */
+void bf_rows_median(const bf_row_t *reps, size_t n, bf_row_t *out);
+
+#endif

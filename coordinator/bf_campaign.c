@@ -1,0 +1,688 @@
+/* bf_campaign.c — the campaign runner: cells in order across the fleet. */
+#include "bf_campaign.h"
+
+#include "bf_aggregate.h"
+#include "bf_clock.h"
+#include "bf_cluster.h"
+#include "bf_es.h"
+#include "bf_fleet.h"
+#include "bf_local.h"
+#include "bf_log.h"
+#include "bf_mem.h"
+#include "bf_results.h"
+#include "bf_scenario.h"
+#include "bf_split.h"
+#include "bf_units.h"
+#include "bf_wire.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+volatile int bf_campaign_signal = 0;
+
+#define PREPARE_TIMEOUT_MS 60000
+#define RESEND_MS 5000
+#define START_DELAY_MS 1000
+#define DONE_GRACE_MS 30000
+
+typedef struct member {  /* one agent's part in the current cell */
+    bf_fleet_agent_t *agent;
+    uint32_t index;
+    int ready, failed, done, lost, final_seen;
+    uint64_t last_seq;
+    int32_t last_second;
+} member;
+
+typedef struct campaign {
+    const bf_campaign_opts_t *opts;
+    bf_scenario_t *sc;
+    bf_fleet_t *fleet;
+    bf_results_t *res;
+    bf_es_t *es;
+    bf_cluster_info_t cluster;
+
+    /* current cell */
+    const bf_cell_t *cell;
+    char cell_name[256];
+    uint64_t prepare_cmd, start_cmd;
+    member *members;
+    uint32_t nmembers;
+    bf_cellagg_t *agg;
+    FILE *samples;
+    int cell_failed;
+    char reason[1024];
+    uint64_t bad_samples;
+    uint64_t next_cmd;
+} campaign;
+
+static member *member_of(campaign *c, const bf_fleet_agent_t *a)
+{
+    for (uint32_t i = 0; i < c->nmembers; i++)
+        if (c->members[i].agent == a)
+            return &c->members[i];
+    return NULL;
+}
+
+static void fail_cell(campaign *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void fail_cell(campaign *c, const char *fmt, ...)
+{
+    if (c->cell_failed)
+        return;
+    c->cell_failed = 1;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(c->reason, sizeof c->reason, fmt, ap);
+    va_end(ap);
+    bf_error("%s", c->reason);
+}
+
+static void send_ack(campaign *c, member *m)
+{
+    Bf__SampleAck ack = BF__SAMPLE_ACK__INIT;
+    ack.cell_id = (char *)c->cell->id;
+    ack.seq = m->last_seq;
+    Bf__Envelope env;
+    bf_wire_init(&env);
+    env.body_case = BF__ENVELOPE__BODY_SAMPLE_ACK;
+    env.sample_ack = &ack;
+    bf_fleet_send(c->fleet, m->agent, &env, 1);
+}
+
+static void on_sample(campaign *c, bf_fleet_agent_t *a, const Bf__Sample *s)
+{
+    member *m = member_of(c, a);
+    if (c->cell == NULL || m == NULL || strcmp(s->cell_id, c->cell->id) != 0) {
+        /* a sample of an earlier cell resent after a reconnect: acknowledge so the agent drops it */
+        Bf__SampleAck ack = BF__SAMPLE_ACK__INIT;
+        ack.cell_id = s->cell_id;
+        ack.seq = s->seq;
+        Bf__Envelope env;
+        bf_wire_init(&env);
+        env.body_case = BF__ENVELOPE__BODY_SAMPLE_ACK;
+        env.sample_ack = &ack;
+        bf_fleet_send(c->fleet, a, &env, 1);
+        return;
+    }
+    if (s->seq <= m->last_seq) { /* duplicate (agent, cell, seq): drop, re-acknowledge */
+        send_ack(c, m);
+        return;
+    }
+    /* written to disk first, acknowledged after (DESIGN §3) */
+    if (bf_results_sample_line(c->samples, a->id, s) != BF_OK) {
+        fail_cell(c, "cell %s: cannot write samples to %s: %s", c->cell->id,
+                  bf_results_dir(c->res), strerror(errno));
+        return;
+    }
+    if (bf_cellagg_add(c->agg, m->index, s) != BF_OK)
+        c->bad_samples++;
+    m->last_seq = s->seq;
+    if (s->second > m->last_second)
+        m->last_second = s->second;
+    if (s->final)
+        m->final_seen = 1;
+    if (s->fatal && s->fatal[0])
+        fail_cell(c, "%s", s->fatal);
+    send_ack(c, m);
+}
+
+static void on_message(void *ctx, bf_fleet_agent_t *a, const Bf__Envelope *env, int is_data)
+{
+    campaign *c = ctx;
+    member *m = member_of(c, a);
+    switch (env->body_case) {
+    case BF__ENVELOPE__BODY_SAMPLE:
+        on_sample(c, a, env->sample);
+        break;
+    case BF__ENVELOPE__BODY_READY:
+        if (m && env->ready->command_id == c->prepare_cmd) {
+            m->ready = 1;
+            a->session = BF_AS_PREPARED;
+        }
+        break;
+    case BF__ENVELOPE__BODY_FAILED:
+        if (m && c->cell && strcmp(env->failed->cell_id, c->cell->id) == 0) {
+            m->failed = 1;
+            fail_cell(c, "cell %s: agent %s (%s): %s", c->cell->id, a->id, a->hostname,
+                      env->failed->reason);
+        }
+        break;
+    case BF__ENVELOPE__BODY_DONE:
+        if (m && c->cell && strcmp(env->done->cell_id, c->cell->id) == 0) {
+            m->done = 1;
+            a->session = BF_AS_IDLE;
+        }
+        break;
+    default:
+        break;
+    }
+}
+
+static void on_event(void *ctx, bf_fleet_agent_t *a, int lost)
+{
+    campaign *c = ctx;
+    member *m = member_of(c, a);
+    if (m == NULL || c->agg == NULL)
+        return;
+    if (lost && !m->done) {
+        m->lost = 1;
+        bf_cellagg_mark_lost(c->agg, m->index, a->id, m->last_second + 1);
+    }
+}
+
+static int want_resend(void *ctx, const bf_fleet_agent_t *a)
+{
+    campaign *c = ctx;
+    return c->cell != NULL && strcmp(a->held_cell, c->cell->id) == 0;
+}
+
+static void send_stop(campaign *c, const char *reason)
+{
+    Bf__Stop st = BF__STOP__INIT;
+    st.command_id = ++c->next_cmd;
+    st.cell_id = (char *)c->cell->id;
+    st.reason = (char *)reason;
+    Bf__Envelope env;
+    bf_wire_init(&env);
+    env.body_case = BF__ENVELOPE__BODY_STOP;
+    env.stop = &st;
+    for (uint32_t i = 0; i < c->nmembers; i++)
+        bf_fleet_send(c->fleet, c->members[i].agent, &env, 0);
+}
+
+/* ---- one cell ----------------------------------------------------------------------------- */
+
+static void send_prepares(campaign *c, uint32_t repetition, const uint64_t *conc,
+                          const uint64_t *rate_milli, const uint32_t *stream_base, uint32_t streams)
+{
+    const bf_run_spec_t *run = bf_scenario_run(c->sc);
+    const char *text = bf_scenario_resolved_text(c->sc);
+    size_t nfiles = bf_scenario_file_count(c->sc);
+    Bf__FileBlob *blobs = bf_calloc(nfiles + 1, sizeof *blobs);
+    Bf__FileBlob **blobp = bf_calloc(nfiles + 1, sizeof *blobp);
+    for (size_t i = 0; i < nfiles; i++) {
+        const bf_scenario_file_t *f = bf_scenario_file(c->sc, i);
+        bf__file_blob__init(&blobs[i]);
+        blobs[i].path = (char *)f->path;
+        blobs[i].sha256 = (char *)f->sha256_hex;
+        blobs[i].content.data = (uint8_t *)f->data;
+        blobs[i].content.len = f->len;
+        blobp[i] = &blobs[i];
+    }
+    for (uint32_t i = 0; i < c->nmembers; i++) {
+        member *m = &c->members[i];
+        if (m->ready || m->failed)
+            continue;
+        Bf__Prepare p = BF__PREPARE__INIT;
+        p.command_id = c->prepare_cmd;
+        p.cell_id = (char *)c->cell->id;
+        p.cell_index = (uint32_t)c->cell->index;
+        p.repetition = repetition;
+        p.scenario_yaml.data = (uint8_t *)text;
+        p.scenario_yaml.len = strlen(text);
+        p.scenario_origin = (char *)c->opts->scenario_path;
+        p.concurrency = (uint32_t)conc[i];
+        p.target_rate = (double)rate_milli[i] / 1000.0;
+        p.stream_base = stream_base[i];
+        p.stream_count = streams;
+        p.seed = run->seed + c->cell->index * 1000003u + repetition;
+        p.warmup_ms = (uint32_t)run->warmup_ms;
+        p.duration_ms = (uint32_t)run->duration_ms;
+        p.files = blobp;
+        p.n_files = nfiles;
+        p.agent_index = i;
+        p.agent_count = c->nmembers;
+        Bf__Envelope env;
+        bf_wire_init(&env);
+        env.body_case = BF__ENVELOPE__BODY_PREPARE;
+        env.prepare = &p;
+        if (bf_fleet_send(c->fleet, m->agent, &env, 0) != BF_OK)
+            bf_warn("Prepare to agent %s not sent now: %s", m->agent->id, strerror(errno));
+    }
+    free(blobp);
+    free(blobs);
+}
+
+static void progress(campaign *c, size_t k, size_t ncells, int32_t second, uint64_t elapsed_ms,
+                     uint64_t remaining_ms)
+{
+    if (c->opts->quiet)
+        return;
+    uint64_t ok = 0, err = 0, rej = 0;
+    bf_cellagg_live(c->agg, second, &ok, &err, &rej);
+    uint32_t lost = 0;
+    for (uint32_t i = 0; i < c->nmembers; i++)
+        lost += c->members[i].lost;
+    const bf_run_spec_t *run = bf_scenario_run(c->sc);
+    const char *phase = (uint64_t)second * 1000u < run->warmup_ms ? "warmup" : "measure";
+    char el[32], rem[32];
+    bf_units_format_duration_ms(elapsed_ms, el, sizeof el);
+    bf_units_format_duration_ms(remaining_ms, rem, sizeof rem);
+    if (isatty(STDERR_FILENO)) {
+        fprintf(stderr, "\r\033[Kcell %zu/%zu %s  %s t=%ds  %" PRIu64 " docs/s  errors %" PRIu64
+                "  429 %" PRIu64 "  lost %u  elapsed %s  left ~%s",
+                k + 1, ncells, c->cell->id, phase, second, ok, err, rej, lost, el, rem);
+        fflush(stderr);
+    } else if (second % 5 == 4) {
+        bf_info("cell %zu/%zu %s %s t=%ds: %" PRIu64 " docs/s, errors %" PRIu64 ", 429 %" PRIu64
+                ", lost agents %u, elapsed %s, left ~%s",
+                k + 1, ncells, c->cell->id, phase, second, ok, err, rej, lost, el, rem);
+    }
+}
+
+/* Runs one repetition of one cell on the given agents; fills row. Returns 0, or BF_E_INTR. */
+static int run_cell(campaign *c, const bf_cell_t *cell, uint32_t repetition, bf_fleet_agent_t **agents,
+                    uint32_t nagents, size_t k, size_t ncells, uint64_t campaign_start_us,
+                    bf_row_t *row)
+{
+    const bf_run_spec_t *run = bf_scenario_run(c->sc);
+    const bf_request_spec_t *rq = bf_scenario_request(c->sc);
+    uint32_t repeat = run->repeat ? run->repeat : 1;
+    c->cell = cell;
+    c->cell_failed = 0;
+    c->reason[0] = '\0';
+    bf_results_cell_name(cell, repetition, repeat, c->cell_name, sizeof c->cell_name);
+    bf_info("cell %zu/%zu %s (shards %u, replicas %u, batch %u, concurrency %u%s)", k + 1, ncells,
+            c->cell_name, cell->shards, cell->replicas, cell->batch_size, cell->concurrency,
+            cell->target_rate > 0 ? ", target rate" : "");
+
+    int yellow = 0;
+    bf_diag_t diag = {0};
+    int rc = bf_cluster_prepare_cell(c->es, c->sc, cell, 120000, &yellow, &diag);
+
+    c->nmembers = nagents;
+    c->members = bf_calloc(nagents, sizeof *c->members);
+    uint32_t *cores = bf_calloc(nagents, sizeof *cores);
+    uint32_t *stream_base = bf_calloc(nagents, sizeof *stream_base);
+    uint64_t *conc = bf_calloc(nagents, sizeof *conc);
+    uint64_t *rate = bf_calloc(nagents, sizeof *rate);
+    uint32_t streams = 0;
+    for (uint32_t i = 0; i < nagents; i++) {
+        c->members[i].agent = agents[i];
+        c->members[i].index = i;
+        c->members[i].last_second = -1;
+        cores[i] = agents[i]->cores;
+        stream_base[i] = streams;
+        streams += agents[i]->threads;
+    }
+    /* shares weighted by cores, largest remainder (DESIGN §3); rate in milli-docs/s */
+    bf_split_largest_remainder(cell->concurrency, cores, nagents, conc);
+    bf_split_largest_remainder((uint64_t)llround(cell->target_rate * 1000.0), cores, nagents, rate);
+    c->agg = bf_cellagg_new(cell, repetition, nagents, cores, (uint32_t)(run->warmup_ms / 1000),
+                            (uint32_t)(run->duration_ms / 1000));
+    c->samples = bf_results_samples_open(c->res, c->cell_name);
+    int interrupted = 0;
+
+    if (rc != BF_OK) {
+        fail_cell(c, "%s", diag.msg);
+        goto finish;
+    }
+    for (uint32_t i = 0; i < nagents; i++) {
+        if (conc[i] == 0) {
+            fail_cell(c, "cell %s: concurrency %u is less than the %u agents; lower run.agents "
+                      "or raise concurrency", cell->id, cell->concurrency, nagents);
+            goto finish;
+        }
+    }
+
+    /* Prepare → all Ready, resending on timeout (a repeated command id is a no-op) */
+    c->prepare_cmd = ++c->next_cmd;
+    uint64_t t0 = bf_clock_mono_us(), last_send = 0;
+    for (;;) {
+        uint64_t now = bf_clock_mono_us();
+        if (now - last_send > RESEND_MS * 1000u) {
+            send_prepares(c, repetition, conc, rate, stream_base, streams);
+            last_send = now;
+        }
+        bf_fleet_poll(c->fleet, 100);
+        if (bf_campaign_signal) {
+            interrupted = 1;
+            break;
+        }
+        uint32_t ready = 0, lost = 0;
+        for (uint32_t i = 0; i < nagents; i++) {
+            ready += c->members[i].ready;
+            lost += agents[i]->session == BF_AS_LOST;
+        }
+        if (c->cell_failed || ready == nagents)
+            break;
+        if (lost) {
+            fail_cell(c, "cell %s: an agent was lost while preparing", cell->id);
+            break;
+        }
+        if (now - t0 > PREPARE_TIMEOUT_MS * 1000u) {
+            fail_cell(c, "cell %s: only %u of %u agents were ready after %d s", cell->id, ready,
+                      nagents, PREPARE_TIMEOUT_MS / 1000);
+            break;
+        }
+    }
+    if (c->cell_failed || interrupted) {
+        send_stop(c, c->cell_failed ? "cell failed while preparing" : "interrupted");
+        goto finish;
+    }
+
+    /* Start: every agent starts START_DELAY_MS after receipt, on its own monotonic clock */
+    c->start_cmd = ++c->next_cmd;
+    Bf__Start st = BF__START__INIT;
+    st.command_id = c->start_cmd;
+    st.cell_id = (char *)cell->id;
+    st.start_in_ms = START_DELAY_MS;
+    Bf__Envelope env;
+    bf_wire_init(&env);
+    env.body_case = BF__ENVELOPE__BODY_START;
+    env.start = &st;
+    for (uint32_t i = 0; i < nagents; i++) {
+        bf_fleet_send(c->fleet, agents[i], &env, 0);
+        agents[i]->session = BF_AS_RUNNING;
+    }
+    uint64_t start_us = bf_clock_mono_us() + START_DELAY_MS * 1000u;
+    uint64_t load_ms = run->warmup_ms + run->duration_ms;
+    uint64_t deadline = start_us + (load_ms + rq->timeout_ms + DONE_GRACE_MS) * 1000u;
+    int stop_sent = 0;
+    int32_t shown = -1;
+    for (;;) {
+        bf_fleet_poll(c->fleet, 100);
+        uint64_t now = bf_clock_mono_us();
+        if (bf_campaign_signal && !stop_sent) {
+            interrupted = 1;
+            send_stop(c, "coordinator interrupted");
+            stop_sent = 1;
+            deadline = now + 5000000u;
+        }
+        if (c->cell_failed && !stop_sent) {
+            send_stop(c, c->reason);
+            stop_sent = 1;
+            deadline = now + (rq->timeout_ms + 5000u) * 1000u;
+        }
+        uint32_t finished = 0;
+        for (uint32_t i = 0; i < nagents; i++)
+            finished += (c->members[i].done && c->members[i].final_seen) || c->members[i].lost;
+        if (finished == nagents)
+            break;
+        if (now > deadline) {
+            for (uint32_t i = 0; i < nagents; i++) {
+                member *m = &c->members[i];
+                if (!(m->done && m->final_seen) && !m->lost) {
+                    m->lost = 1;
+                    bf_cellagg_mark_lost(c->agg, i, agents[i]->id, m->last_second + 1);
+                    bf_warn("agent %s did not finish cell %s in time", agents[i]->id, cell->id);
+                }
+            }
+            break;
+        }
+        int32_t sec = now > start_us ? (int32_t)((now - start_us) / 1000000u) - 1 : -1;
+        if (sec >= 0 && sec != shown) {
+            shown = sec;
+            uint64_t elapsed_ms = (now - campaign_start_us) / 1000u;
+            uint64_t per_cell_ms = load_ms + 5000;
+            uint64_t left_ms = (uint64_t)(ncells - k - 1) * per_cell_ms +
+                               (load_ms > (uint64_t)sec * 1000u ? load_ms - (uint64_t)sec * 1000u : 0);
+            progress(c, k, ncells, sec, elapsed_ms, left_ms);
+        }
+    }
+    if (!c->opts->quiet && isatty(STDERR_FILENO))
+        fputs("\r\033[K", stderr);
+
+finish:
+    bf_cellagg_row(c->agg, row);
+    row->yellow = yellow;
+    row->aborted = interrupted;
+    if (c->cell_failed) {
+        row->failed = 1;
+        bf_strlcpy(row->reason, c->reason, sizeof row->reason);
+    }
+    if (!row->failed) {
+        bf_diag_t d2 = {0};
+        if (bf_cluster_count(c->es, cell, &row->docs_counted, &d2) != BF_OK) {
+            bf_warn("cell %s: %s", cell->id, d2.msg);
+            row->docs_counted = -1;
+        }
+    }
+    row->verified = !row->failed && row->docs_counted >= 0 &&
+                    (uint64_t)row->docs_counted == row->docs_ok_all;
+    if (!row->failed && !row->verified && row->docs_counted >= 0)
+        bf_warn("cell %s: the cluster counts %lld documents but the agents report %llu "
+                "acknowledged", cell->id, (long long)row->docs_counted,
+                (unsigned long long)row->docs_ok_all);
+    if (c->bad_samples)
+        bf_warn("cell %s: %llu samples had invalid histograms (counted, histograms dropped)",
+                cell->id, (unsigned long long)c->bad_samples);
+    const char **ids = bf_calloc(nagents + 1, sizeof *ids);
+    for (uint32_t i = 0; i < nagents; i++)
+        ids[i] = agents[i]->id;
+    if (interrupted) {
+        /* kept, but under a name --resume does not take as finished: the cell runs again */
+        char aborted_name[300];
+        snprintf(aborted_name, sizeof aborted_name, "%s.aborted", c->cell_name);
+        bf_results_cell_done(c->res, aborted_name, c->agg, ids, nagents, row);
+    } else {
+        bf_results_cell_done(c->res, c->cell_name, c->agg, ids, nagents, row);
+    }
+    free(ids);
+    for (uint32_t i = 0; i < nagents; i++)
+        if (agents[i]->session != BF_AS_LOST)
+            agents[i]->session = BF_AS_IDLE;
+    bf_cellagg_destroy(&c->agg);
+    c->samples = NULL;
+    free(c->members);
+    c->members = NULL;
+    c->nmembers = 0;
+    c->cell = NULL;
+    free(cores);
+    free(stream_base);
+    free(conc);
+    free(rate);
+    return interrupted ? BF_E_INTR : BF_OK;
+}
+
+/* ---- the campaign ------------------------------------------------------------------------- */
+
+static int wait_for_agents(campaign *c, uint32_t want, uint64_t wait_ms)
+{
+    uint64_t t0 = bf_clock_mono_us();
+    uint64_t last_note = t0;
+    while (bf_fleet_ready_count(c->fleet) < want) {
+        if (bf_campaign_signal)
+            return BF_E_INTR;
+        bf_fleet_poll(c->fleet, 100);
+        uint64_t now = bf_clock_mono_us();
+        if (now - t0 > wait_ms * 1000u)
+            return BF_E_TIMEOUT;
+        if (now - last_note > 10000000u) {
+            bf_info("waiting for agents: %zu of %u connected", bf_fleet_ready_count(c->fleet), want);
+            last_note = now;
+        }
+    }
+    return BF_OK;
+}
+
+static char *data_bind_for(const char *control)
+{
+    const char *colon = strrchr(control, ':');
+    long port = colon ? strtol(colon + 1, NULL, 10) : 0;
+    if (colon == NULL || port <= 0 || port >= 65535)
+        return NULL;
+    return bf_asprintf("%.*s:%ld", (int)(colon - control), control, port + 1);
+}
+
+int bf_campaign_run(const bf_campaign_opts_t *opts)
+{
+    campaign c;
+    memset(&c, 0, sizeof c);
+    c.opts = opts;
+    int code = 0;
+    pid_t *pids = NULL;
+    uint32_t npids = 0;
+    bf_row_t *rows = NULL;
+    size_t nrows = 0;
+    char *data_bind = NULL;
+
+    bf_diag_t diag = {0};
+    if (bf_scenario_load_file(opts->scenario_path, NULL, &c.sc, &diag) != BF_OK) {
+        fprintf(stderr, "%s\n", diag.msg);
+        return 2;
+    }
+    for (size_t i = 0; i < bf_scenario_warning_count(c.sc); i++)
+        bf_warn("%s", bf_scenario_warning(c.sc, i));
+    const bf_run_spec_t *run = bf_scenario_run(c.sc);
+    const bf_target_t *target = bf_scenario_target(c.sc);
+
+    c.es = bf_es_new(target, 0, 130000);
+    if (bf_cluster_info(c.es, &c.cluster, &diag) != BF_OK) {
+        fprintf(stderr, "bulkfleet-coordinator: the target cluster is not reachable: %s\n", diag.msg);
+        code = 3;
+        goto out;
+    }
+    bf_info("target: %s %s, %u nodes (%s)", c.cluster.distribution, c.cluster.version,
+            c.cluster.nodes, target->hosts[0]);
+
+    const char *control = opts->control_bind ? opts->control_bind : "tcp://127.0.0.1:7100";
+    data_bind = opts->data_bind ? bf_strdup(opts->data_bind) : data_bind_for(control);
+    if (data_bind == NULL) {
+        fprintf(stderr, "bulkfleet-coordinator: --bind %s: expected tcp://HOST:PORT\n", control);
+        code = 2;
+        goto out;
+    }
+    bf_fleet_opts_t fo = {.control_bind = control, .data_bind = data_bind, .lost_ms = opts->lost_ms};
+    char msg[512];
+    c.fleet = bf_fleet_new(&fo, msg, sizeof msg);
+    if (c.fleet == NULL) {
+        fprintf(stderr, "bulkfleet-coordinator: %s\n", msg);
+        code = 3;
+        goto out;
+    }
+    bf_fleet_set_handler(c.fleet, on_message, on_event, &c);
+    bf_fleet_set_resend(c.fleet, want_resend);
+
+    c.res = bf_results_open(opts->results_base ? opts->results_base : "results", opts->resume_dir,
+                            c.sc, &diag);
+    if (c.res == NULL) {
+        fprintf(stderr, "bulkfleet-coordinator: %s\n", diag.msg);
+        code = 3;
+        goto out;
+    }
+    bf_results_set_cluster(c.res, &c.cluster);
+
+    if (opts->local_agents) {
+        char *agent = bf_local_agent_path();
+        if (agent == NULL) {
+            fprintf(stderr, "bulkfleet-coordinator: bulkfleet-agent not found next to this "
+                            "program; build it (make) or install both programs\n");
+            code = 3;
+            goto out;
+        }
+        /* local agents connect to loopback on the control port we bound */
+        const char *colon = strrchr(control, ':');
+        char *ep = bf_asprintf("tcp://127.0.0.1%s", colon);
+        pids = bf_calloc(opts->local_agents, sizeof *pids);
+        npids = opts->local_agents;
+        int rc = bf_local_spawn(agent, ep, npids, opts->local_threads, pids);
+        free(ep);
+        free(agent);
+        if (rc != BF_OK) {
+            code = 3;
+            goto out;
+        }
+    }
+    uint32_t want = opts->agents ? opts->agents : (opts->local_agents ? opts->local_agents : 1);
+    uint32_t min_agents = opts->min_agents ? opts->min_agents : want;
+    uint64_t wait_ms = opts->agent_wait_ms ? opts->agent_wait_ms : 60000;
+    int wr = wait_for_agents(&c, want, wait_ms);
+    if (wr == BF_E_INTR) {
+        code = 128 + bf_campaign_signal;
+        goto out;
+    }
+    if (wr != BF_OK) {
+        fprintf(stderr, "bulkfleet-coordinator: only %zu of %u agents connected within %llu s; "
+                "start agents with: bulkfleet-agent --coordinator tcp://<this host>%s\n",
+                bf_fleet_ready_count(c.fleet), want, (unsigned long long)(wait_ms / 1000),
+                strrchr(control, ':'));
+        code = 3;
+        goto out;
+    }
+
+    size_t ncells = bf_scenario_cell_count(c.sc);
+    uint32_t repeat = run->repeat ? run->repeat : 1;
+    rows = bf_calloc(ncells + 1, sizeof *rows);
+    bf_row_t *reps = bf_calloc(repeat, sizeof *reps);
+    uint64_t campaign_start = bf_clock_mono_us();
+    int any_bad = 0;
+    for (size_t k = 0; k < ncells && code == 0; k++) {
+        const bf_cell_t *cell = bf_scenario_cell(c.sc, k);
+        uint32_t nreps = 0;
+        for (uint32_t rep = 1; rep <= repeat; rep++) {
+            char name[256];
+            bf_results_cell_name(cell, rep, repeat, name, sizeof name);
+            if (opts->resume_dir && bf_results_cell_finished(c.res, name) &&
+                bf_results_load_row(c.res, name, cell, &reps[nreps]) == BF_OK) {
+                bf_info("cell %s already finished in %s; kept", name, opts->resume_dir);
+                nreps++;
+                continue;
+            }
+            /* the cell's agents: every live agent (a late joiner waits for the next cell) */
+            bf_fleet_agent_t **agents = bf_calloc(bf_fleet_count(c.fleet) + 1, sizeof *agents);
+            uint32_t na = 0;
+            for (size_t i = 0; i < bf_fleet_count(c.fleet); i++) {
+                bf_fleet_agent_t *a = bf_fleet_agent(c.fleet, i);
+                if (a->session != BF_AS_LOST && a->session != BF_AS_CONNECTED && a->has_data_route &&
+                    (run->agents == 0 || na < run->agents))
+                    agents[na++] = a;
+            }
+            if (na < min_agents) {
+                bf_info("cell %s: %u agents connected, need %u; waiting up to %llu s", name, na,
+                        min_agents, (unsigned long long)(wait_ms / 1000));
+                free(agents);
+                if (wait_for_agents(&c, min_agents, wait_ms) != BF_OK) {
+                    fprintf(stderr, "bulkfleet-coordinator: cell %s: fewer than --min-agents %u "
+                            "agents; stopping the campaign (finished cells are in %s)\n",
+                            name, min_agents, bf_results_dir(c.res));
+                    code = bf_campaign_signal ? 128 + bf_campaign_signal : 3;
+                    break;
+                }
+                rep--;
+                continue;
+            }
+            int rc = run_cell(&c, cell, rep, agents, na, k, ncells, campaign_start, &reps[nreps]);
+            free(agents);
+            nreps++;
+            if (rc == BF_E_INTR) {
+                code = 128 + bf_campaign_signal;
+                break;
+            }
+        }
+        if (nreps > 0) {
+            bf_rows_median(reps, nreps, &rows[nrows]);
+            if (nreps == 1)
+                rows[nrows].repeat = 1;
+            any_bad |= rows[nrows].failed || rows[nrows].degraded || !rows[nrows].verified;
+            nrows++;
+            bf_results_write_matrix(c.res, c.sc, rows, nrows);
+        }
+    }
+    free(reps);
+    if (nrows > 0) {
+        printf("\n");
+        bf_results_print_md(stdout, c.sc, rows, nrows);
+        printf("\nresults: %s\n", bf_results_dir(c.res));
+        fflush(stdout);
+    }
+    if (code == 0 && any_bad)
+        code = 1;
+
+out:
+    if (npids)
+        bf_local_stop(pids, npids);
+    free(pids);
+    free(rows);
+    free(data_bind);
+    bf_results_close(&c.res);
+    bf_fleet_destroy(&c.fleet);
+    bf_es_destroy(&c.es);
+    bf_scenario_destroy(&c.sc);
+    return code;
+}

@@ -1,0 +1,37 @@
+/* bf_campaign.h — `bulkfleet-coordinator run`: every cell of the matrix, in order, across the
+ * fleet, into the results directory.
+ *
+ * Per cell: prepare the indices (coordinator only, once), Prepare → all Ready → Start with a
+ * barrier → samples (written, then acknowledged) → Done from every agent (or lost) → _refresh
+ * + _count → the row, written atomically. Not thread-safe; one per process.
+ */
+#ifndef BF_CAMPAIGN_H
+#define BF_CAMPAIGN_H
+
+#include <stdint.h>
+
+typedef struct bf_campaign_opts {
+    const char *scenario_path;
+    const char *results_base;    /* default "results" */
+    const char *resume_dir;      /* --resume DIR or NULL */
+    const char *control_bind;    /* default tcp://127.0.0.1:7100 */
+    const char *data_bind;       /* default control port + 1 */
+    uint32_t agents;             /* agents to wait for (default: local_agents or 1) */
+    uint32_t min_agents;         /* a cell may start with this many (default: agents) */
+    uint32_t local_agents;       /* start this many agent processes here */
+    uint32_t local_threads;      /* --threads for local agents (0 = agent default) */
+    uint64_t agent_wait_ms;      /* how long to wait for agents (default 60 s) */
+    uint32_t lost_ms;            /* liveness threshold (default 10 s) */
+    int insecure;
+    int quiet;                   /* no progress line */
+} bf_campaign_opts_t;
+
+/* bf_campaign_run — run the whole campaign. Returns the exit code of DESIGN §6: 0 all cells
+ * ok, 1 some failed/degraded/unverified, 2 bad input, 3 environment, 130/143 interrupted. */
+int bf_campaign_run(const bf_campaign_opts_t *opts);
+
+/* Set by SIGINT/SIGTERM handlers (signal number); the campaign stops every agent, writes what
+ * was measured and returns 128 + signal. */
+extern volatile int bf_campaign_signal;
+
+#endif

@@ -1,0 +1,291 @@
+/* bf_fleet.c — agent registry, ROUTER sockets, Hello/Welcome/Reject and liveness. */
+#include "bf_fleet.h"
+
+#include "bf_clock.h"
+#include "bf_error.h"
+#include "bf_log.h"
+#include "bf_mem.h"
+#include "bf_wire.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zmq.h>
+
+struct bf_fleet {
+    bf_fleet_opts_t opts;
+    void *zctx, *ctrl, *data;
+    bf_fleet_agent_t **agents;
+    size_t nagents;
+    bf_fleet_handler_fn handler;
+    bf_fleet_event_fn event;
+    bf_fleet_resend_fn resend;
+    void *ctx;
+    uint64_t bad_frames, rejects;
+    uint64_t last_ping_us;
+};
+
+static void *bind_router(bf_fleet_t *f, const char *ep, char *diag, size_t diag_size)
+{
+    void *s = zmq_socket(f->zctx, ZMQ_ROUTER);
+    bf_wire_socket_setup(s, 1, 0);
+    if (zmq_bind(s, ep) != 0) {
+        snprintf(diag, diag_size, "cannot bind %s: %s; is another coordinator running? choose "
+                 "another port with --bind", ep, zmq_strerror(errno));
+        zmq_close(s);
+        return NULL;
+    }
+    return s;
+}
+
+bf_fleet_t *bf_fleet_new(const bf_fleet_opts_t *opts, char *diag, size_t diag_size)
+{
+    bf_fleet_t *f = bf_calloc(1, sizeof *f);
+    f->opts = *opts;
+    if (!f->opts.heartbeat_ms)
+        f->opts.heartbeat_ms = 1000;
+    if (!f->opts.suspect_ms)
+        f->opts.suspect_ms = 3000;
+    if (!f->opts.lost_ms)
+        f->opts.lost_ms = 10000;
+    if (!f->opts.deadman_ms)
+        f->opts.deadman_ms = 15000;
+    f->zctx = zmq_ctx_new();
+    f->ctrl = bind_router(f, opts->control_bind, diag, diag_size);
+    f->data = f->ctrl ? bind_router(f, opts->data_bind, diag, diag_size) : NULL;
+    if (f->data == NULL) {
+        bf_fleet_destroy(&f);
+        return NULL;
+    }
+    return f;
+}
+
+void bf_fleet_destroy(bf_fleet_t **f_p)
+{
+    if (f_p == NULL || *f_p == NULL)
+        return;
+    bf_fleet_t *f = *f_p;
+    if (f->ctrl)
+        zmq_close(f->ctrl);
+    if (f->data)
+        zmq_close(f->data);
+    zmq_ctx_term(f->zctx);
+    for (size_t i = 0; i < f->nagents; i++)
+        free(f->agents[i]);
+    free(f->agents);
+    free(f);
+    *f_p = NULL;
+}
+
+void bf_fleet_set_handler(bf_fleet_t *f, bf_fleet_handler_fn fn, bf_fleet_event_fn ev, void *ctx)
+{
+    f->handler = fn;
+    f->event = ev;
+    f->ctx = ctx;
+}
+
+void bf_fleet_set_resend(bf_fleet_t *f, bf_fleet_resend_fn fn)
+{
+    f->resend = fn;
+}
+
+size_t bf_fleet_count(const bf_fleet_t *f)
+{
+    return f->nagents;
+}
+
+bf_fleet_agent_t *bf_fleet_agent(bf_fleet_t *f, size_t i)
+{
+    return i < f->nagents ? f->agents[i] : NULL;
+}
+
+size_t bf_fleet_ready_count(const bf_fleet_t *f)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < f->nagents; i++) {
+        const bf_fleet_agent_t *a = f->agents[i];
+        n += a->session != BF_AS_LOST && a->session != BF_AS_CONNECTED && a->has_data_route;
+    }
+    return n;
+}
+
+void bf_fleet_stats(const bf_fleet_t *f, uint64_t *bad_frames, uint64_t *rejects)
+{
+    *bad_frames = f->bad_frames;
+    *rejects = f->rejects;
+}
+
+int bf_fleet_send(bf_fleet_t *f, const bf_fleet_agent_t *a, Bf__Envelope *env, int is_data)
+{
+    void *s = is_data ? f->data : f->ctrl;
+    return bf_wire_send(s, a->id, a->id_len, env, ZMQ_DONTWAIT);
+}
+
+static bf_fleet_agent_t *find(bf_fleet_t *f, const char *route, size_t route_len)
+{
+    for (size_t i = 0; i < f->nagents; i++)
+        if (f->agents[i]->id_len == route_len && memcmp(f->agents[i]->id, route, route_len) == 0)
+            return f->agents[i];
+    return NULL;
+}
+
+static void reject(bf_fleet_t *f, void *sock, const char *route, size_t route_len, const char *reason)
+{
+    Bf__Reject r = BF__REJECT__INIT;
+    r.reason = (char *)reason;
+    Bf__Envelope env;
+    bf_wire_init(&env);
+    env.body_case = BF__ENVELOPE__BODY_REJECT;
+    env.reject = &r;
+    bf_wire_send(sock, route, route_len, &env, ZMQ_DONTWAIT);
+    f->rejects++;
+}
+
+static void on_hello(bf_fleet_t *f, void *sock, const char *route, size_t route_len,
+                     const Bf__Hello *h, int is_data)
+{
+    bf_fleet_agent_t *a = find(f, route, route_len);
+    int was_lost = a && a->session == BF_AS_LOST;
+    if (a == NULL) {
+        if (route_len >= sizeof a->id) {
+            reject(f, sock, route, route_len, "agent id longer than 127 bytes");
+            return;
+        }
+        a = bf_calloc(1, sizeof *a);
+        memcpy(a->id, route, route_len);
+        a->id_len = route_len;
+        f->agents = bf_realloc(f->agents, (f->nagents + 1) * sizeof *f->agents);
+        f->agents[f->nagents++] = a;
+    }
+    bf_strlcpy(a->hostname, h->hostname ? h->hostname : "", sizeof a->hostname);
+    a->cores = h->cores ? h->cores : 1;
+    a->threads = h->threads ? h->threads : a->cores;
+    a->last_seen_us = bf_clock_mono_us();
+    a->suspect = 0;
+    a->clock_offset_us = (int64_t)bf_clock_wall_us() - (int64_t)h->wall_us;
+    if (is_data) {
+        a->has_data_route = 1;
+    } else {
+        bf_strlcpy(a->held_cell, h->cell_id ? h->cell_id : "", sizeof a->held_cell);
+        a->held_last_seq = h->last_seq;
+        if (a->session == BF_AS_CONNECTED || a->session == BF_AS_LOST)
+            a->session = BF_AS_IDLE;
+        Bf__Welcome w = BF__WELCOME__INIT;
+        w.heartbeat_ms = f->opts.heartbeat_ms;
+        w.suspect_ms = f->opts.suspect_ms;
+        w.lost_ms = f->opts.lost_ms;
+        w.deadman_ms = f->opts.deadman_ms;
+        w.clock_offset_us = a->clock_offset_us;
+        w.resend_samples = f->resend ? f->resend(f->ctx, a) : 0;
+        Bf__Envelope env;
+        bf_wire_init(&env);
+        env.body_case = BF__ENVELOPE__BODY_WELCOME;
+        env.welcome = &w;
+        bf_wire_send(sock, route, route_len, &env, ZMQ_DONTWAIT);
+        bf_info("agent %s (%s, %u cores, %u threads) %s", a->id, a->hostname, a->cores,
+                a->threads, was_lost ? "is back" : "joined");
+        if (was_lost && f->event)
+            f->event(f->ctx, a, 0);
+    }
+}
+
+static void drain(bf_fleet_t *f, void *sock, int is_data)
+{
+    for (int k = 0; k < 1000; k++) {
+        char route[BF_MAX_ROUTE_BYTES];
+        size_t route_len = 0;
+        Bf__Envelope *env = NULL;
+        int rc = bf_wire_recv(sock, route, &route_len, &env, ZMQ_DONTWAIT);
+        if (rc == BF_E_IO)
+            return;
+        if (rc == BF_E_PROTO) {
+            f->bad_frames++;
+            if (route_len > 0)
+                reject(f, sock, route, route_len, "message is not a bulkfleet envelope");
+            continue;
+        }
+        char reason[256];
+        if (bf_wire_check_version(env, reason, sizeof reason) != BF_OK) {
+            bf_warn("refused a peer: %s", reason);
+            reject(f, sock, route, route_len, reason);
+            bf__envelope__free_unpacked(env, NULL);
+            continue;
+        }
+        if (env->body_case == BF__ENVELOPE__BODY_HELLO) {
+            on_hello(f, sock, route, route_len, env->hello, is_data);
+        } else {
+            bf_fleet_agent_t *a = find(f, route, route_len);
+            if (a == NULL) {
+                /* a peer that never said hello (e.g. we restarted): ask it to say hello */
+                reject(f, sock, route, route_len, "unknown agent: send Hello first");
+            } else {
+                int was_lost = a->session == BF_AS_LOST;
+                a->last_seen_us = bf_clock_mono_us();
+                a->suspect = 0;
+                if (was_lost) {
+                    a->session = BF_AS_IDLE;
+                    if (f->event)
+                        f->event(f->ctx, a, 0);
+                }
+                if (env->body_case == BF__ENVELOPE__BODY_PING && !is_data) {
+                    Bf__Pong p = BF__PONG__INIT;
+                    p.wall_us = bf_clock_wall_us();
+                    p.echo_wall_us = env->ping->wall_us;
+                    Bf__Envelope out;
+                    bf_wire_init(&out);
+                    out.body_case = BF__ENVELOPE__BODY_PONG;
+                    out.pong = &p;
+                    bf_wire_send(sock, route, route_len, &out, ZMQ_DONTWAIT);
+                } else if (env->body_case != BF__ENVELOPE__BODY_PONG && f->handler) {
+                    f->handler(f->ctx, a, env, is_data);
+                }
+            }
+        }
+        bf__envelope__free_unpacked(env, NULL);
+    }
+}
+
+int bf_fleet_poll(bf_fleet_t *f, int timeout_ms)
+{
+    zmq_pollitem_t items[2] = {{f->ctrl, 0, ZMQ_POLLIN, 0}, {f->data, 0, ZMQ_POLLIN, 0}};
+    int n = zmq_poll(items, 2, timeout_ms);
+    if (n < 0)
+        return errno == EINTR ? BF_E_INTR : BF_E_IO;
+    if (items[1].revents & ZMQ_POLLIN)
+        drain(f, f->data, 1);
+    if (items[0].revents & ZMQ_POLLIN)
+        drain(f, f->ctrl, 0);
+    uint64_t now = bf_clock_mono_us();
+    for (size_t i = 0; i < f->nagents; i++) {
+        bf_fleet_agent_t *a = f->agents[i];
+        if (a->session == BF_AS_LOST)
+            continue;
+        uint64_t silent_ms = (now - a->last_seen_us) / 1000u;
+        if (silent_ms > f->opts.lost_ms) {
+            a->session = BF_AS_LOST;
+            bf_warn("agent %s (%s) lost: silent for %llu ms", a->id, a->hostname,
+                    (unsigned long long)silent_ms);
+            if (f->event)
+                f->event(f->ctx, a, 1);
+        } else if (silent_ms > f->opts.suspect_ms && !a->suspect) {
+            a->suspect = 1;
+            bf_warn("agent %s (%s) suspect: silent for %llu ms", a->id, a->hostname,
+                    (unsigned long long)silent_ms);
+        }
+    }
+    /* heartbeat: ping every agent when nothing else flows (cheap: one small message/s) */
+    if (now - f->last_ping_us > (uint64_t)f->opts.heartbeat_ms * 1000u) {
+        f->last_ping_us = now;
+        Bf__Ping p = BF__PING__INIT;
+        p.wall_us = bf_clock_wall_us();
+        Bf__Envelope env;
+        bf_wire_init(&env);
+        env.body_case = BF__ENVELOPE__BODY_PING;
+        env.ping = &p;
+        for (size_t i = 0; i < f->nagents; i++)
+            if (f->agents[i]->session != BF_AS_LOST)
+                bf_fleet_send(f, f->agents[i], &env, 0);
+    }
+    return BF_OK;
+}

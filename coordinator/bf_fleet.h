@@ -1,0 +1,82 @@
+/* bf_fleet.h — the coordinator's registry of agents and its two ROUTER sockets.
+ *
+ * Control ROUTER (default tcp://0.0.0.0:7100) and data ROUTER (7101); agents connect with DEALERs
+ * whose routing id is the agent id (DESIGN §3). The fleet answers Hello (Welcome, or Reject
+ * with a reason on a protocol major mismatch), Ping, and tracks liveness: an agent silent for
+ * suspect_ms is suspect, for lost_ms lost. Every other message goes to the handler.
+ * Not thread-safe: the coordinator's main thread owns it.
+ */
+#ifndef BF_FLEET_H
+#define BF_FLEET_H
+
+#include "bulkfleet.pb-c.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+enum bf_agent_session {  /* as the coordinator tracks it (DESIGN §3) */
+    BF_AS_CONNECTED = 0,
+    BF_AS_WELCOMED,
+    BF_AS_IDLE,
+    BF_AS_PREPARED,
+    BF_AS_RUNNING,
+    BF_AS_LOST,
+};
+
+typedef struct bf_fleet_agent {
+    char id[128];
+    size_t id_len;
+    char hostname[128];
+    uint32_t cores;
+    uint32_t threads;
+    int has_data_route;
+    enum bf_agent_session session;
+    uint64_t last_seen_us;   /* monotonic */
+    int suspect;
+    int64_t clock_offset_us; /* coordinator wall - agent wall at Hello */
+    char held_cell[128];     /* cell the agent said it still holds samples for */
+    uint64_t held_last_seq;
+    void *user;              /* campaign's per-agent state */
+} bf_fleet_agent_t;
+
+typedef struct bf_fleet bf_fleet_t;
+
+typedef struct bf_fleet_opts {
+    const char *control_bind;  /* "tcp://127.0.0.1:7100" */
+    const char *data_bind;     /* "tcp://127.0.0.1:7101" */
+    uint32_t heartbeat_ms, suspect_ms, lost_ms, deadman_ms;
+} bf_fleet_opts_t;
+
+/* Handler for every message the fleet does not answer itself. `is_data`: it came on the data
+ * socket. env is borrowed for the call. */
+typedef void (*bf_fleet_handler_fn)(void *ctx, bf_fleet_agent_t *agent, const Bf__Envelope *env,
+                                    int is_data);
+/* Called when an agent becomes lost (once) or says hello again after being lost. */
+typedef void (*bf_fleet_event_fn)(void *ctx, bf_fleet_agent_t *agent, int lost);
+
+/* bf_fleet_new — bind both sockets. Returns NULL with a message in diag (e.g. address in use). */
+bf_fleet_t *bf_fleet_new(const bf_fleet_opts_t *opts, char *diag, size_t diag_size);
+void bf_fleet_destroy(bf_fleet_t **f_p);
+void bf_fleet_set_handler(bf_fleet_t *f, bf_fleet_handler_fn fn, bf_fleet_event_fn ev, void *ctx);
+/* bf_fleet_set_resend — what Welcome tells a reconnecting agent that holds samples:
+ * resend them (1) or discard (0). Decided per agent by the callback; NULL = discard. */
+typedef int (*bf_fleet_resend_fn)(void *ctx, const bf_fleet_agent_t *agent);
+void bf_fleet_set_resend(bf_fleet_t *f, bf_fleet_resend_fn fn);
+
+/* bf_fleet_poll — wait up to timeout_ms for messages, dispatch them all, update liveness.
+ * Returns 0 or BF_E_INTR when poll was interrupted by a signal. */
+int bf_fleet_poll(bf_fleet_t *f, int timeout_ms);
+
+size_t bf_fleet_count(const bf_fleet_t *f);
+bf_fleet_agent_t *bf_fleet_agent(bf_fleet_t *f, size_t i);
+/* bf_fleet_ready_count — agents welcomed, with a data route, not lost. */
+size_t bf_fleet_ready_count(const bf_fleet_t *f);
+
+/* bf_fleet_send — send env to an agent on control (is_data 0) or data. Returns 0 or BF_E_IO
+ * (agent not connected). */
+int bf_fleet_send(bf_fleet_t *f, const bf_fleet_agent_t *a, Bf__Envelope *env, int is_data);
+
+/* bf_fleet_stats — messages that failed to unpack, and rejects sent. */
+void bf_fleet_stats(const bf_fleet_t *f, uint64_t *bad_frames, uint64_t *rejects);
+
+#endif

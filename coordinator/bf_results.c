@@ -1,0 +1,536 @@
+/* bf_results.c — results directory writers. */
+#include "bf_results.h"
+
+#include "bf_buf.h"
+#include "bf_clock.h"
+#include "bf_error.h"
+#include "bf_log.h"
+#include "bf_mem.h"
+
+#include <errno.h>
+#include <jansson.h>
+#include <math.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+struct bf_results {
+    char *dir;
+    bf_cluster_info_t cluster;
+    int have_cluster;
+    FILE *samples;
+    char samples_path[4096];
+};
+
+/* One table of row fields: the JSON names, CSV columns and resume loading all come from it. */
+enum ftype { F_DBL, F_U64, F_I64, F_INT, F_U32 };
+typedef struct field {
+    const char *name;
+    size_t off;
+    enum ftype type;
+    int csv; /* also a CSV column */
+} field;
+
+#define FD(n, m, t, c) {n, offsetof(bf_row_t, m), t, c}
+static const field fields[] = {
+    FD("docs_per_s", docs_per_s, F_DBL, 1),
+    FD("docs_per_s_min", docs_per_s_min, F_DBL, 1),
+    FD("docs_per_s_p10", docs_per_s_p10, F_DBL, 0),
+    FD("docs_per_s_median", docs_per_s_median, F_DBL, 1),
+    FD("docs_per_s_p90", docs_per_s_p90, F_DBL, 0),
+    FD("docs_per_s_max", docs_per_s_max, F_DBL, 1),
+    FD("attempted_docs_per_s", attempted_docs_per_s, F_DBL, 1),
+    FD("mb_per_s_payload", mb_per_s_payload, F_DBL, 1),
+    FD("mb_per_s_wire", mb_per_s_wire, F_DBL, 1),
+    FD("docs_sent", docs_sent, F_U64, 1),
+    FD("docs_ok", docs_ok, F_U64, 1),
+    FD("docs_rejected", docs_rejected, F_U64, 1),
+    FD("docs_failed", docs_failed, F_U64, 1),
+    FD("docs_conflict", docs_conflict, F_U64, 0),
+    FD("docs_mapping", docs_mapping, F_U64, 0),
+    FD("docs_unknown", docs_unknown, F_U64, 1),
+    FD("docs_retried", docs_retried, F_U64, 0),
+    FD("req_total", req_total, F_U64, 0),
+    FD("req_ok", req_ok, F_U64, 0),
+    FD("req_partial", req_partial, F_U64, 0),
+    FD("req_http_error", req_http_error, F_U64, 1),
+    FD("req_transport_error", req_transport_error, F_U64, 1),
+    FD("http_429", http_429, F_U64, 1),
+    FD("doc_error_rate", doc_error_rate, F_DBL, 1),
+    FD("request_error_rate", request_error_rate, F_DBL, 1),
+    FD("service_count", service.count, F_U64, 0),
+    FD("service_p50_ms", service.p50_ms, F_DBL, 1),
+    FD("service_p90_ms", service.p90_ms, F_DBL, 1),
+    FD("service_p99_ms", service.p99_ms, F_DBL, 1),
+    FD("service_p99_9_ms", service.p999_ms, F_DBL, 1),
+    FD("service_max_ms", service.max_ms, F_DBL, 1),
+    FD("service_mean_ms", service.mean_ms, F_DBL, 0),
+    FD("latency_p50_ms", latency.p50_ms, F_DBL, 1),
+    FD("latency_p90_ms", latency.p90_ms, F_DBL, 0),
+    FD("latency_p99_ms", latency.p99_ms, F_DBL, 1),
+    FD("latency_p99_9_ms", latency.p999_ms, F_DBL, 0),
+    FD("latency_max_ms", latency.max_ms, F_DBL, 0),
+    FD("docs_counted", docs_counted, F_I64, 1),
+    FD("docs_ok_all", docs_ok_all, F_U64, 1),
+    FD("verified", verified, F_INT, 1),
+    FD("agents", agents, F_U32, 1),
+    FD("agent_cpu_pct", agent_cpu_pct, F_DBL, 1),
+    FD("late_seconds", late_seconds, F_U64, 0),
+    FD("yellow", yellow, F_INT, 1),
+    FD("degraded", degraded, F_INT, 1),
+    FD("client_bound", client_bound, F_INT, 1),
+    FD("failed", failed, F_INT, 1),
+    FD("aborted", aborted, F_INT, 1),
+    FD("repeat", repeat, F_U32, 1),
+    FD("cv", cv, F_DBL, 1),
+};
+#define NFIELDS (sizeof fields / sizeof fields[0])
+
+static json_t *field_json(const bf_row_t *row, const field *f)
+{
+    const char *p = (const char *)row + f->off;
+    switch (f->type) {
+    case F_DBL: {
+        double d = *(const double *)p;
+        return isfinite(d) ? json_real(d) : json_null();
+    }
+    case F_U64: return json_integer((json_int_t) * (const uint64_t *)p);
+    case F_I64: return json_integer((json_int_t) * (const int64_t *)p);
+    case F_INT: return json_boolean(*(const int *)p);
+    case F_U32: return json_integer((json_int_t) * (const uint32_t *)p);
+    }
+    return json_null();
+}
+
+static void field_load(bf_row_t *row, const field *f, json_t *v)
+{
+    char *p = (char *)row + f->off;
+    switch (f->type) {
+    case F_DBL: *(double *)p = json_is_number(v) ? json_number_value(v) : NAN; break;
+    case F_U64: *(uint64_t *)p = (uint64_t)json_integer_value(v); break;
+    case F_I64: *(int64_t *)p = (int64_t)json_integer_value(v); break;
+    case F_INT: *(int *)p = json_is_true(v); break;
+    case F_U32: *(uint32_t *)p = (uint32_t)json_integer_value(v); break;
+    }
+}
+
+static json_t *row_json(const bf_row_t *row)
+{
+    json_t *o = json_object();
+    json_object_set_new(o, "cell", json_string(row->cell->id));
+    json_object_set_new(o, "cell_index", json_integer((json_int_t)row->cell->index));
+    json_object_set_new(o, "indices", json_integer(row->cell->indices));
+    json_object_set_new(o, "shards", json_integer(row->cell->shards));
+    json_object_set_new(o, "replicas", json_integer(row->cell->replicas));
+    json_object_set_new(o, "batch_size", json_integer(row->cell->batch_size));
+    json_object_set_new(o, "concurrency", json_integer(row->cell->concurrency));
+    json_t *axes = json_object();
+    for (size_t i = 0; i < row->cell->naxes; i++)
+        json_object_set_new(axes, row->cell->axes[i].axis, json_string(row->cell->axes[i].value));
+    json_object_set_new(o, "axes", axes);
+    for (size_t i = 0; i < NFIELDS; i++)
+        json_object_set_new(o, fields[i].name, field_json(row, &fields[i]));
+    json_object_set_new(o, "reason", json_string(row->reason));
+    return o;
+}
+
+/* ---- files -------------------------------------------------------------------------------- */
+
+static int mkdir_p(const char *path)
+{
+    char tmp[4096];
+    bf_strlcpy(tmp, path, sizeof tmp);
+    for (char *p = tmp + 1; *p; p++) {
+        if (*p == '/') {
+            *p = '\0';
+            if (mkdir(tmp, 0755) != 0 && errno != EEXIST)
+                return BF_E_IO;
+            *p = '/';
+        }
+    }
+    return mkdir(tmp, 0755) == 0 || errno == EEXIST ? BF_OK : BF_E_IO;
+}
+
+/* write data to dir/name atomically (temp file + rename) */
+static int write_atomic(const char *dir, const char *name, const char *data, size_t len)
+{
+    char *path = bf_asprintf("%s/%s", dir, name);
+    char *tmp = bf_asprintf("%s.tmp.%ld", path, (long)getpid());
+    int rc = BF_E_IO;
+    FILE *f = fopen(tmp, "w");
+    if (f != NULL) {
+        size_t w = fwrite(data, 1, len, f);
+        int ok = w == len && fflush(f) == 0 && fsync(fileno(f)) == 0;
+        ok &= fclose(f) == 0;
+        if (ok && rename(tmp, path) == 0)
+            rc = BF_OK;
+        else
+            unlink(tmp);
+    }
+    if (rc != BF_OK)
+        bf_error("cannot write %s: %s", path, strerror(errno));
+    free(tmp);
+    free(path);
+    return rc;
+}
+
+bf_results_t *bf_results_open(const char *base, const char *resume_dir, const bf_scenario_t *sc,
+                              bf_diag_t *diag)
+{
+    bf_results_t *r = bf_calloc(1, sizeof *r);
+    if (resume_dir) {
+        r->dir = bf_strdup(resume_dir);
+    } else {
+        char stamp[32];
+        bf_clock_utc_stamp(stamp, sizeof stamp);
+        r->dir = bf_asprintf("%s/%s-%s", base, bf_scenario_name(sc), stamp);
+    }
+    char *cells = bf_asprintf("%s/cells", r->dir);
+    char *tele = bf_asprintf("%s/telemetry", r->dir);
+    int rc = mkdir_p(cells);
+    if (rc == BF_OK)
+        rc = mkdir_p(tele);
+    free(cells);
+    free(tele);
+    if (rc != BF_OK) {
+        bf_diag_set(diag, BF_E_IO, "cannot create the results directory %s: %s; choose another "
+                    "place with --results", r->dir, strerror(errno));
+        bf_results_close(&r);
+        return NULL;
+    }
+    const char *red = bf_scenario_redacted_text(sc);
+    if (write_atomic(r->dir, "scenario.yaml", red, strlen(red)) != BF_OK) {
+        bf_diag_set(diag, BF_E_IO, "cannot write %s/scenario.yaml", r->dir);
+        bf_results_close(&r);
+        return NULL;
+    }
+    return r;
+}
+
+void bf_results_close(bf_results_t **r_p)
+{
+    if (r_p == NULL || *r_p == NULL)
+        return;
+    bf_results_t *r = *r_p;
+    if (r->samples)
+        fclose(r->samples);
+    free(r->dir);
+    free(r);
+    *r_p = NULL;
+}
+
+const char *bf_results_dir(const bf_results_t *r)
+{
+    return r->dir;
+}
+
+void bf_results_set_cluster(bf_results_t *r, const bf_cluster_info_t *info)
+{
+    r->cluster = *info;
+    r->have_cluster = 1;
+}
+
+void bf_results_cell_name(const bf_cell_t *cell, uint32_t repetition, uint32_t repeat, char *buf,
+                          size_t buf_size)
+{
+    if (repeat > 1)
+        snprintf(buf, buf_size, "%s-r%u", cell->id, repetition);
+    else
+        snprintf(buf, buf_size, "%s", cell->id);
+}
+
+FILE *bf_results_samples_open(bf_results_t *r, const char *name)
+{
+    if (r->samples)
+        fclose(r->samples);
+    snprintf(r->samples_path, sizeof r->samples_path, "%s/cells/%s.samples.partial", r->dir, name);
+    r->samples = fopen(r->samples_path, "w");
+    if (r->samples == NULL)
+        bf_error("cannot write %s: %s", r->samples_path, strerror(errno));
+    return r->samples;
+}
+
+static json_t *counters_json(const bf_counters_t *c)
+{
+    json_t *o = json_object();
+#define C(name) json_object_set_new(o, #name, json_integer((json_int_t)c->name))
+    C(docs_sent); C(docs_ok); C(docs_rejected); C(docs_conflict); C(docs_mapping);
+    C(docs_failed_4xx); C(docs_failed_5xx); C(docs_unknown); C(docs_retried);
+    C(req_ok); C(req_partial); C(req_connect_error); C(req_timeout); C(req_reset);
+    C(req_bad_response); C(bytes_payload); C(bytes_wire); C(inflight); C(cpu_user_ms);
+    C(cpu_sys_ms); C(processing_us); C(conn_wait); C(rate_behind); C(connections_opened);
+#undef C
+    json_t *st = json_object();
+    for (int i = 0; i < BF_HTTP_STATUS_MAX; i++) {
+        if (c->http_status[i]) {
+            char k[8];
+            snprintf(k, sizeof k, "%d", i);
+            json_object_set_new(st, k, json_integer((json_int_t)c->http_status[i]));
+        }
+    }
+    json_object_set_new(o, "http_status", st);
+    return o;
+}
+
+int bf_results_sample_line(FILE *f, const char *agent_id, const Bf__Sample *s)
+{
+    if (f == NULL)
+        return BF_E_IO;
+    bf_counters_t c;
+    memset(&c, 0, sizeof c);
+    bf_sample_unpack_add(s, &c, NULL, NULL);
+    json_t *o = counters_json(&c);
+    json_object_set_new(o, "type", json_string("sample"));
+    json_object_set_new(o, "agent", json_string(agent_id));
+    json_object_set_new(o, "seq", json_integer((json_int_t)s->seq));
+    json_object_set_new(o, "second", json_integer(s->second));
+    if (s->final)
+        json_object_set_new(o, "final", json_true());
+    if (s->fatal && s->fatal[0])
+        json_object_set_new(o, "fatal", json_string(s->fatal));
+    char *line = json_dumps(o, JSON_COMPACT | JSON_SORT_KEYS);
+    json_decref(o);
+    int ok = fputs(line, f) >= 0 && fputc('\n', f) != EOF && fflush(f) == 0;
+    free(line);
+    return ok ? BF_OK : BF_E_IO;
+}
+
+int bf_results_cell_done(bf_results_t *r, const char *name, const bf_cellagg_t *agg,
+                         const char *const *agent_ids, uint32_t nagents, const bf_row_t *row)
+{
+    bf_buf_t b;
+    bf_buf_init(&b, 0);
+    json_t *o = row_json(row);
+    json_object_set_new(o, "type", json_string("row"));
+    json_object_set_new(o, "repetition", json_integer(row->repetition));
+    char *line = json_dumps(o, JSON_COMPACT);
+    bf_buf_appendf(&b, "%s\n", line);
+    free(line);
+    json_decref(o);
+    for (size_t s = 0; s < bf_cellagg_seconds(agg); s++) {
+        o = counters_json(bf_cellagg_second(agg, s));
+        json_object_set_new(o, "type", json_string("second"));
+        json_object_set_new(o, "second", json_integer((json_int_t)s));
+        line = json_dumps(o, JSON_COMPACT);
+        bf_buf_appendf(&b, "%s\n", line);
+        free(line);
+        json_decref(o);
+        for (uint32_t a = 0; a < nagents; a++) {
+            o = counters_json(bf_cellagg_agent_second(agg, a, s));
+            json_object_set_new(o, "type", json_string("agent_second"));
+            json_object_set_new(o, "agent", json_string(agent_ids[a]));
+            json_object_set_new(o, "second", json_integer((json_int_t)s));
+            line = json_dumps(o, JSON_COMPACT);
+            bf_buf_appendf(&b, "%s\n", line);
+            free(line);
+            json_decref(o);
+        }
+    }
+    if (r->samples) {
+        fclose(r->samples);
+        r->samples = NULL;
+        FILE *f = fopen(r->samples_path, "r");
+        if (f) {
+            char chunk[65536];
+            size_t n;
+            while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
+                bf_buf_append(&b, chunk, n);
+            fclose(f);
+        }
+    }
+    char *file = bf_asprintf("cells/%s.ndjson", name);
+    int rc = write_atomic(r->dir, file, b.data ? b.data : "", b.len);
+    free(file);
+    bf_buf_cleanup(&b);
+    if (rc == BF_OK && r->samples_path[0])
+        unlink(r->samples_path);
+    return rc;
+}
+
+/* ---- matrix ------------------------------------------------------------------------------- */
+
+static void fmt_num(char *buf, size_t n, double v, int decimals)
+{
+    if (!isfinite(v))
+        snprintf(buf, n, "%s", "");
+    else
+        snprintf(buf, n, "%.*f", decimals, v);
+}
+
+static const char *flags_text(const bf_row_t *row, char *buf, size_t n)
+{
+    buf[0] = '\0';
+    size_t used = 0;
+#define FLAG(cond, text) \
+    if (cond) used += (size_t)snprintf(buf + used, used < n ? n - used : 0, "%s%s", used ? " " : "", text)
+    FLAG(row->failed, "FAILED");
+    FLAG(row->aborted, "aborted");
+    FLAG(row->degraded, "degraded");
+    FLAG(row->yellow, "yellow");
+    FLAG(row->client_bound, "client-bound");
+    FLAG(!row->verified && !row->failed && !row->aborted, "UNVERIFIED");
+#undef FLAG
+    return buf;
+}
+
+int bf_results_write_matrix(bf_results_t *r, const bf_scenario_t *sc, const bf_row_t *rows,
+                            size_t nrows)
+{
+    /* CSV: the seed report's columns, extra axes, then the measured fields */
+    bf_buf_t csv;
+    bf_buf_init(&csv, 0);
+    bf_buf_appendz(&csv, "cell,indices,shards,replicas,batch_size,concurrency");
+    size_t naxes = bf_scenario_axis_count(sc);
+    static const char *seed_axes[] = {"indices", "shards", "replicas", "batch_size", "concurrency"};
+    int *extra = bf_calloc(naxes + 1, sizeof *extra);
+    for (size_t i = 0; i < naxes; i++) {
+        const char *ax = bf_scenario_axis_name(sc, i);
+        extra[i] = 1;
+        for (size_t k = 0; k < 5; k++)
+            if (strcmp(ax, seed_axes[k]) == 0)
+                extra[i] = 0;
+        if (extra[i])
+            bf_buf_appendf(&csv, ",%s", ax);
+    }
+    for (size_t i = 0; i < NFIELDS; i++)
+        if (fields[i].csv)
+            bf_buf_appendf(&csv, ",%s", fields[i].name);
+    bf_buf_appendz(&csv, ",reason\n");
+    for (size_t k = 0; k < nrows; k++) {
+        const bf_row_t *row = &rows[k];
+        const bf_cell_t *c = row->cell;
+        bf_buf_appendf(&csv, "%s,%u,%u,%u,%u,%u", c->id, c->indices, c->shards, c->replicas,
+                       c->batch_size, c->concurrency);
+        for (size_t i = 0; i < naxes; i++) {
+            if (!extra[i])
+                continue;
+            const char *v = "";
+            for (size_t a = 0; a < c->naxes; a++)
+                if (strcmp(c->axes[a].axis, bf_scenario_axis_name(sc, i)) == 0)
+                    v = c->axes[a].value;
+            bf_buf_appendf(&csv, ",%s", v);
+        }
+        for (size_t i = 0; i < NFIELDS; i++) {
+            if (!fields[i].csv)
+                continue;
+            json_t *v = field_json(row, &fields[i]);
+            char num[64] = "";
+            if (json_is_real(v))
+                fmt_num(num, sizeof num, json_real_value(v), 3);
+            else if (json_is_integer(v))
+                snprintf(num, sizeof num, "%lld", (long long)json_integer_value(v));
+            else if (json_is_boolean(v))
+                snprintf(num, sizeof num, "%s", json_is_true(v) ? "true" : "false");
+            json_decref(v);
+            bf_buf_appendf(&csv, ",%s", num);
+        }
+        /* reason may hold commas: quote it (RFC 4180) */
+        bf_buf_appendz(&csv, ",\"");
+        for (const char *p = row->reason; *p; p++) {
+            if (*p == '"')
+                bf_buf_append(&csv, "\"", 1);
+            bf_buf_append(&csv, p, 1);
+        }
+        bf_buf_appendz(&csv, "\"\n");
+    }
+    free(extra);
+    int rc = write_atomic(r->dir, "matrix.csv", csv.data, csv.len);
+    bf_buf_cleanup(&csv);
+
+    json_t *root = json_object();
+    json_object_set_new(root, "scenario", json_string(bf_scenario_name(sc)));
+    if (r->have_cluster) {
+        json_t *cl = json_object();
+        json_object_set_new(cl, "distribution", json_string(r->cluster.distribution));
+        json_object_set_new(cl, "version", json_string(r->cluster.version));
+        json_object_set_new(cl, "nodes", json_integer(r->cluster.nodes));
+        json_object_set_new(root, "cluster", cl);
+    }
+    json_t *arr = json_array();
+    for (size_t k = 0; k < nrows; k++)
+        json_array_append_new(arr, row_json(&rows[k]));
+    json_object_set_new(root, "rows", arr);
+    char *js = json_dumps(root, JSON_INDENT(2));
+    json_decref(root);
+    if (rc == BF_OK)
+        rc = write_atomic(r->dir, "matrix.json", js, strlen(js));
+    free(js);
+
+    char *mdpath = bf_asprintf("%s/matrix.md.tmp", r->dir);
+    FILE *f = fopen(mdpath, "w");
+    if (f) {
+        bf_results_print_md(f, sc, rows, nrows);
+        fclose(f);
+        char *final = bf_asprintf("%s/matrix.md", r->dir);
+        if (rename(mdpath, final) != 0)
+            rc = BF_E_IO;
+        free(final);
+    } else {
+        rc = BF_E_IO;
+    }
+    free(mdpath);
+    return rc;
+}
+
+void bf_results_print_md(FILE *f, const bf_scenario_t *sc, const bf_row_t *rows, size_t nrows)
+{
+    fprintf(f, "| indices | shards | replicas | batch size | concurrency | docs/s | min | median | "
+               "max | MB/s | service p50 ms | p99 ms | rejected | failed | docs counted | "
+               "verified | agent CPU %% | flags |\n");
+    fprintf(f, "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|:---:|---:|---|\n");
+    for (size_t k = 0; k < nrows; k++) {
+        const bf_row_t *r = &rows[k];
+        const bf_cell_t *c = r->cell;
+        char p50[32], p99[32], flags[128];
+        fmt_num(p50, sizeof p50, r->service.p50_ms, 1);
+        fmt_num(p99, sizeof p99, r->service.p99_ms, 1);
+        fprintf(f, "| %u | %u | %u | %u | %u | %.0f | %.0f | %.0f | %.0f | %.1f | %s | %s | %llu | "
+                   "%llu | %lld | %s | %.0f | %s |\n",
+                c->indices, c->shards, c->replicas, c->batch_size, c->concurrency, r->docs_per_s,
+                r->docs_per_s_min, r->docs_per_s_median, r->docs_per_s_max, r->mb_per_s_payload,
+                p50[0] ? p50 : "-", p99[0] ? p99 : "-", (unsigned long long)r->docs_rejected,
+                (unsigned long long)r->docs_failed, (long long)r->docs_counted,
+                r->verified ? "yes" : "NO", r->agent_cpu_pct, flags_text(r, flags, sizeof flags));
+    }
+}
+
+int bf_results_cell_finished(const bf_results_t *r, const char *name)
+{
+    char *path = bf_asprintf("%s/cells/%s.ndjson", r->dir, name);
+    int ok = access(path, R_OK) == 0;
+    free(path);
+    return ok;
+}
+
+int bf_results_load_row(const bf_results_t *r, const char *name, const bf_cell_t *cell, bf_row_t *row)
+{
+    char *path = bf_asprintf("%s/cells/%s.ndjson", r->dir, name);
+    FILE *f = fopen(path, "r");
+    free(path);
+    if (f == NULL)
+        return BF_E_NOTFOUND;
+    char *line = NULL;
+    size_t cap = 0;
+    ssize_t n = getline(&line, &cap, f);
+    fclose(f);
+    if (n <= 0) {
+        free(line);
+        return BF_E_PARSE;
+    }
+    json_t *o = json_loads(line, 0, NULL);
+    free(line);
+    if (!json_is_object(o)) {
+        json_decref(o);
+        return BF_E_PARSE;
+    }
+    memset(row, 0, sizeof *row);
+    row->cell = cell;
+    for (size_t i = 0; i < NFIELDS; i++)
+        field_load(row, &fields[i], json_object_get(o, fields[i].name));
+    row->repetition = (uint32_t)json_integer_value(json_object_get(o, "repetition"));
+    bf_strlcpy(row->reason, json_string_value(json_object_get(o, "reason")) ?: "", sizeof row->reason);
+    json_decref(o);
+    return BF_OK;
+}

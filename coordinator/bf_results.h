@@ -1,0 +1,55 @@
+/* bf_results.h — the results directory (DESIGN §6): matrix.csv, matrix.md, matrix.json,
+ * cells/<cell>.ndjson, telemetry/, scenario.yaml (redacted).
+ *
+ * Every file is written to a temporary name and renamed, so a crash never leaves a half
+ * file and `run --resume DIR` can trust what it finds. Not thread-safe.
+ */
+#ifndef BF_RESULTS_H
+#define BF_RESULTS_H
+
+#include "bf_aggregate.h"
+#include "bf_cluster.h"
+#include "bf_scenario.h"
+
+#include <stdio.h>
+
+typedef struct bf_results bf_results_t;
+
+/* bf_results_open — create <base>/<name>-<UTC stamp>/ (or reuse `resume_dir` when not NULL)
+ * with cells/ and telemetry/, and save the redacted scenario. NULL with diag on failure. */
+bf_results_t *bf_results_open(const char *base, const char *resume_dir, const bf_scenario_t *sc,
+                              bf_diag_t *diag);
+void bf_results_close(bf_results_t **r_p);
+const char *bf_results_dir(const bf_results_t *r);
+void bf_results_set_cluster(bf_results_t *r, const bf_cluster_info_t *info);
+
+/* bf_results_file_name — "<cell id>" or "<cell id>-r<rep>" when repeat > 1, into buf. */
+void bf_results_cell_name(const bf_cell_t *cell, uint32_t repetition, uint32_t repeat, char *buf,
+                          size_t buf_size);
+
+/* bf_results_samples_open — open cells/<name>.samples.partial for the raw samples of a cell
+ * as they arrive. Returns the stream (owned by r) or NULL. */
+FILE *bf_results_samples_open(bf_results_t *r, const char *name);
+/* bf_results_sample_line — append one agent sample as a JSON line and flush it to the OS;
+ * after it returns the sample may be acknowledged. Returns 0 or BF_E_IO. */
+int bf_results_sample_line(FILE *f, const char *agent_id, const Bf__Sample *s);
+/* bf_results_cell_done — write cells/<name>.ndjson atomically: the merged per-second series,
+ * each agent's series, then the raw samples; remove the partial file. 0 or BF_E_IO. */
+int bf_results_cell_done(bf_results_t *r, const char *name, const bf_cellagg_t *agg,
+                         const char *const *agent_ids, uint32_t nagents, const bf_row_t *row);
+
+/* bf_results_write_matrix — (re)write matrix.csv, matrix.md and matrix.json from `rows` (one
+ * per finished cell, repetitions already folded by bf_rows_median). 0 or BF_E_IO. */
+int bf_results_write_matrix(bf_results_t *r, const bf_scenario_t *sc, const bf_row_t *rows,
+                            size_t nrows);
+/* bf_results_print_md — print the Markdown matrix to f (what the user sees at the end). */
+void bf_results_print_md(FILE *f, const bf_scenario_t *sc, const bf_row_t *rows, size_t nrows);
+
+/* bf_results_finished_cells — for --resume: the cell names (file names) already finished in
+ * the directory (cells/<name>.ndjson exists). Returns 1 if `name` is finished. */
+int bf_results_cell_finished(const bf_results_t *r, const char *name);
+/* bf_results_load_row — for --resume: read a finished cell's row back from its ndjson.
+ * Returns 0 or BF_E_NOTFOUND / BF_E_PARSE. */
+int bf_results_load_row(const bf_results_t *r, const char *name, const bf_cell_t *cell, bf_row_t *row);
+
+#endif
