@@ -1,0 +1,30 @@
+# bulkfleet — thin wrapper around CMake. The two commands a new user needs:
+#   make demo    a real campaign against a real OpenSearch cluster it starts itself
+#   make check   every test (unit, integration against a real cluster, fleet, deploy)
+BUILD ?= build
+CMAKE_FLAGS ?= -DCMAKE_BUILD_TYPE=RelWithDebInfo
+JOBS ?= $(shell nproc)
+
+.PHONY: all deps build demo check unit clean
+
+all: build
+
+deps:
+	@scripts/install-deps.sh
+
+build: deps
+	@cmake -S . -B $(BUILD) $(CMAKE_FLAGS) $(if $(CI),-DBF_WERROR=ON) >/dev/null
+	@cmake --build $(BUILD) -j $(JOBS)
+
+demo: build
+	@scripts/demo.sh
+
+check: build
+	@scripts/devcluster.sh build
+	@cd $(BUILD) && ctest --output-on-failure -j 1 $(CTEST_ARGS)
+
+unit: build
+	@cd $(BUILD) && ctest --output-on-failure -L unit
+
+clean:
+	rm -rf $(BUILD)

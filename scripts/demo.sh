@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# demo.sh — what `make demo` runs: start a 1-node OpenSearch dev cluster on 127.0.0.1, run
+# examples/quickstart.yaml across 2 local agents, print the results matrix, stop the cluster.
+#
+# Environment: BF_BUILD_DIR (build), BF_DEVCLUSTER_PORT (9200), BF_DEMO_SCENARIO
+# (examples/quickstart.yaml), BF_DEMO_AGENTS (2).
+set -euo pipefail
+REPO=$(cd "$(dirname "$0")/.." && pwd)
+BUILD=${BF_BUILD_DIR:-$REPO/build}
+PORT=${BF_DEVCLUSTER_PORT:-9200}
+SCENARIO=${BF_DEMO_SCENARIO:-$REPO/examples/quickstart.yaml}
+AGENTS=${BF_DEMO_AGENTS:-2}
+STATE="$REPO/.state/demo-cluster"
+
+echo "demo: starting a 1-node OpenSearch 2.19 cluster on 127.0.0.1:$PORT ..." >&2
+URL=$("$REPO/scripts/devcluster.sh" start --nodes 1 --http-port "$PORT" --state-dir "$STATE" | head -n1)
+trap '"$REPO/scripts/devcluster.sh" stop --state-dir "$STATE" >/dev/null 2>&1 || true' EXIT
+echo "demo: cluster ready at $URL" >&2
+echo "demo: running $SCENARIO with $AGENTS local agents (about 2 minutes) ..." >&2
+cd "$REPO"
+set +e
+BF_TARGET="$URL" "$BUILD/coordinator/bulkfleet-coordinator" run "$SCENARIO" \
+    --local-agents "$AGENTS" --insecure --results "$REPO/results"
+rc=$?
+set -e
+if [ $rc -ne 0 ]; then
+    echo "demo: the campaign exited with $rc (see the messages above)" >&2
+fi
+exit $rc

@@ -1,0 +1,210 @@
+/* test_aggregate.c — merging samples from several agents into a cell's row (DESIGN §4). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "bf_aggregate.h"
+#include "bf_hist.h"
+#include "bf_sample.h"
+#include "bf_split.h"
+
+#include <math.h>
+#include <string.h>
+
+/* a packed-and-unpacked sample, as the coordinator receives it */
+static void add_sample(bf_cellagg_t *agg, uint32_t agent, int32_t second, uint64_t ok,
+                       uint64_t sent, uint64_t rejected, const uint64_t *svc_us, size_t nsvc)
+{
+    bf_counters_t c;
+    memset(&c, 0, sizeof c);
+    c.docs_ok = ok;
+    c.docs_sent = sent;
+    c.docs_rejected = rejected;
+    c.req_ok = 1;
+    c.cpu_user_ms = 100;
+    bf_hist_t *h = bf_hist_new();
+    for (size_t i = 0; i < nsvc; i++)
+        bf_hist_record(h, svc_us[i]);
+    Bf__Sample s;
+    Bf__Hist hs, hl;
+    bf_sample_pack(&s, &hs, &hl, "cell", (uint64_t)second + 1, second, &c, h, h);
+    /* through the wire format, as in production */
+    size_t n = bf__sample__get_packed_size(&s);
+    uint8_t *buf = malloc(n);
+    bf__sample__pack(&s, buf);
+    bf_sample_pack_cleanup(&s);
+    Bf__Sample *u = bf__sample__unpack(NULL, n, buf);
+    assert_non_null(u);
+    assert_int_equal(bf_cellagg_add(agg, agent, u), 0);
+    bf__sample__free_unpacked(u, NULL);
+    free(buf);
+    bf_hist_destroy(&h);
+}
+
+static bf_cell_t test_cell(void)
+{
+    bf_cell_t c;
+    memset(&c, 0, sizeof c);
+    c.id = "s1-b100-c2";
+    c.indices = 1;
+    c.shards = 1;
+    c.batch_size = 100;
+    c.concurrency = 2;
+    return c;
+}
+
+/* docs/s is Σ docs_ok over [W, W+D) / D; warmup and tail are excluded; an empty second is 0 */
+static void test_docs_per_s_window(void **state)
+{
+    bf_cell_t cell = test_cell();
+    uint32_t cores[2] = {2, 2};
+    bf_cellagg_t *agg = bf_cellagg_new(&cell, 1, 2, cores, 2, 4);
+    uint64_t svc[] = {1000};
+    add_sample(agg, 0, 0, 999, 999, 0, svc, 1);    /* warmup */
+    add_sample(agg, 0, 1, 999, 999, 0, svc, 1);    /* warmup */
+    add_sample(agg, 0, 2, 100, 100, 0, svc, 1);
+    add_sample(agg, 1, 2, 300, 300, 0, svc, 1);
+    add_sample(agg, 0, 3, 200, 200, 0, svc, 1);
+    /* second 4: nothing at all from anyone (an empty second counts as 0) */
+    add_sample(agg, 1, 5, 400, 500, 100, svc, 1);
+    add_sample(agg, 0, 6, 7777, 7777, 0, svc, 1);  /* tail: after W + D */
+    bf_row_t row;
+    bf_cellagg_row(agg, &row);
+    assert_int_equal(row.docs_ok, 100 + 300 + 200 + 400);
+    assert_true(fabs(row.docs_per_s - 1000.0 / 4) < 1e-9);
+    assert_true(row.docs_per_s_min == 0);          /* second 4 */
+    assert_true(row.docs_per_s_max == 400);
+    assert_int_equal(row.docs_rejected, 100);
+    assert_int_equal(row.docs_ok_all, 999 + 999 + 1000 + 7777);
+    assert_true(fabs(row.doc_error_rate - 100.0 / 1100.0) < 1e-9);
+    assert_int_equal(row.late_seconds, 4); /* agent 1 silent in 3 and 4, agent 0 in 4 and 5 */
+    bf_cellagg_destroy(&agg);
+}
+
+/* percentiles come from histograms merged by adding counts, never averaged */
+static void test_merged_percentiles(void **state)
+{
+    bf_cell_t cell = test_cell();
+    bf_cellagg_t *agg = bf_cellagg_new(&cell, 1, 2, NULL, 0, 1);
+    uint64_t fast[1000], slow[10];
+    for (size_t i = 0; i < 1000; i++)
+        fast[i] = 1000; /* 1 ms */
+    for (size_t i = 0; i < 10; i++)
+        slow[i] = 2000000; /* 2 s */
+    add_sample(agg, 0, 0, 10, 10, 0, fast, 1000);
+    add_sample(agg, 1, 0, 10, 10, 0, slow, 10);
+    bf_row_t row;
+    bf_cellagg_row(agg, &row);
+    assert_int_equal(row.service.count, 1010);
+    /* exact: 1010 values, p50 and p99 are 1 ms (rank 505 and 1000), max is 2 s */
+    assert_true(fabs(row.service.p50_ms - 1.0) < 0.001);
+    assert_true(fabs(row.service.p99_ms - 1.0) < 0.001);
+    assert_true(fabs(row.service.max_ms - 2000.0) / 2000.0 < 0.001);
+    /* p99.9 needs >= 1000 samples: present here, and it falls in the slow mode */
+    assert_true(fabs(row.service.p999_ms - 2000.0) / 2000.0 < 0.001);
+    bf_cellagg_destroy(&agg);
+}
+
+static void test_percentile_needs_samples(void **state)
+{
+    bf_cell_t cell = test_cell();
+    bf_cellagg_t *agg = bf_cellagg_new(&cell, 1, 1, NULL, 0, 1);
+    uint64_t v[50];
+    for (size_t i = 0; i < 50; i++)
+        v[i] = 1000 * (i + 1);
+    add_sample(agg, 0, 0, 1, 1, 0, v, 50);
+    bf_row_t row;
+    bf_cellagg_row(agg, &row);
+    assert_false(isnan(row.service.p90_ms));
+    assert_true(isnan(row.service.p99_ms));  /* < 100 samples */
+    assert_true(isnan(row.service.p999_ms)); /* < 1000 samples */
+    bf_cellagg_destroy(&agg);
+}
+
+static void test_lost_agent_degrades(void **state)
+{
+    bf_cell_t cell = test_cell();
+    bf_cellagg_t *agg = bf_cellagg_new(&cell, 1, 2, NULL, 0, 2);
+    uint64_t svc[] = {1000};
+    add_sample(agg, 0, 0, 10, 10, 0, svc, 1);
+    add_sample(agg, 1, 0, 10, 10, 0, svc, 1);
+    add_sample(agg, 0, 1, 10, 10, 0, svc, 1);
+    bf_cellagg_mark_lost(agg, 1, "agent-b", 1);
+    bf_row_t row;
+    bf_cellagg_row(agg, &row);
+    assert_true(row.degraded);
+    assert_non_null(strstr(row.reason, "agent-b lost from second 1"));
+    assert_int_equal(row.late_seconds, 0); /* a lost agent's silence is not "late" */
+    bf_cellagg_destroy(&agg);
+}
+
+static void test_out_of_range_second_refused(void **state)
+{
+    bf_cell_t cell = test_cell();
+    bf_cellagg_t *agg = bf_cellagg_new(&cell, 1, 1, NULL, 0, 1);
+    Bf__Sample s = BF__SAMPLE__INIT;
+    s.second = BF_MAX_CELL_SECONDS;
+    assert_int_equal(bf_cellagg_add(agg, 0, &s), BF_E_RANGE);
+    s.second = 0;
+    assert_int_equal(bf_cellagg_add(agg, 7, &s), 0); /* unknown agent index: ignored */
+    bf_cellagg_destroy(&agg);
+}
+
+static void test_repetitions_median_cv(void **state)
+{
+    bf_cell_t cell = test_cell();
+    bf_row_t reps[3];
+    memset(reps, 0, sizeof reps);
+    double v[3] = {100, 300, 200};
+    for (int i = 0; i < 3; i++) {
+        reps[i].cell = &cell;
+        reps[i].docs_per_s = v[i];
+        reps[i].verified = 1;
+    }
+    bf_row_t out;
+    bf_rows_median(reps, 3, &out);
+    assert_true(out.docs_per_s == 200);
+    assert_int_equal(out.repeat, 3);
+    assert_true(fabs(out.cv - 100.0 / 200.0) < 1e-9); /* stddev 100 (n-1), mean 200 */
+}
+
+/* largest remainder: shares add up exactly and follow the weights */
+static void test_split(void **state)
+{
+    uint32_t w[3] = {2, 2, 4};
+    uint64_t s[3];
+    bf_split_largest_remainder(10, w, 3, s);
+    assert_int_equal(s[0] + s[1] + s[2], 10);
+    assert_int_equal(s[2], 5);
+    assert_true(s[0] == 3 || s[1] == 3);
+    uint32_t one[1] = {0};
+    bf_split_largest_remainder(7, one, 1, s);
+    assert_int_equal(s[0], 7);
+    uint32_t eq[4] = {1, 1, 1, 1};
+    uint64_t s4[4];
+    bf_split_largest_remainder(3, eq, 4, s4);
+    assert_int_equal(s4[0] + s4[1] + s4[2] + s4[3], 3);
+    assert_int_equal(s4[3], 0); /* ties go to the lower index */
+    for (uint64_t total = 0; total < 200; total++) {
+        uint32_t ww[5] = {1, 3, 7, 2, 16};
+        uint64_t ss[5];
+        bf_split_largest_remainder(total, ww, 5, ss);
+        assert_int_equal(ss[0] + ss[1] + ss[2] + ss[3] + ss[4], total);
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_docs_per_s_window),
+        cmocka_unit_test(test_merged_percentiles),
+        cmocka_unit_test(test_percentile_needs_samples),
+        cmocka_unit_test(test_lost_agent_degrades),
+        cmocka_unit_test(test_out_of_range_second_refused),
+        cmocka_unit_test(test_repetitions_median_cv),
+        cmocka_unit_test(test_split),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
