@@ -1,0 +1,690 @@
+#!/usr/bin/env python3
+"""fault_server.py — a scripted OpenSearch-like _bulk server for bulkfleet's integration tests.
+
+It answers every _bulk request the way --mode says (success, item errors, whole-request errors,
+transport faults) and writes one JSON line per request to --log describing exactly what the
+client sent: headers that matter to the bulk protocol (Content-Type, Content-Length,
+Transfer-Encoding, Expect, Content-Encoding), whether the NDJSON body ends with a newline, how
+many documents it held and every _id, so a test can check framing, compression and id
+uniqueness after the fact. In the modes that produce a bulk response (ok, mixed) it also
+enforces the rules a real cluster enforces (es-api.md §1.2, §1.3): trailing newline, one
+Content-Type, action lines of one known key, known metadata keys, an index for every action;
+breaking them gives the same 400/406 a cluster would.
+
+Also served, so that a whole run can target it: GET / (version), HEAD/PUT/DELETE on index or
+template paths ({"acknowledged":true}), _refresh, _count (documents acknowledged 2xx so far, per
+index; DELETE of the index forgets them), _cluster/health (green).
+
+Usage: fault_server.py --port P --mode MODE [--log FILE] [--host H] [--max-lifetime S]
+Prints "READY <port>" on stdout once listening (--port 0 picks a free port). Exits by itself
+after --max-lifetime seconds (default 600), or on SIGTERM/SIGINT. Python 3 stdlib only.
+"""
+
+import argparse
+import gzip
+import io
+import json
+import random
+import signal
+import socket
+import string
+import struct
+import sys
+import threading
+import time
+import zlib
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from urllib.parse import unquote, urlsplit
+
+MODES = ("ok", "mixed", "reject429", "too_large", "reset", "stall", "notjson", "unauthorized")
+BULK_ACTIONS = ("index", "create", "update", "delete")
+# Metadata keys OpenSearch 2.x accepts in an action line; anything else fails the request.
+META_KEYS = {"_index", "_id", "routing", "pipeline", "require_alias", "if_seq_no",
+             "if_primary_term", "version", "version_type", "retry_on_conflict", "op_type",
+             "_source"}
+MAX_ID_BYTES = 512
+STALL_S = 120
+READ_CHUNK = 1 << 16
+GZIP_LEVEL = 3  # the server default (http.compression_level)
+
+VERSION_BODY = {
+    "name": "fault-server",
+    "cluster_name": "bulkfleet-fault",
+    "cluster_uuid": "ZmF1bHQtc2VydmVyLXV1aWQ",
+    "version": {
+        "distribution": "opensearch",
+        "number": "2.19.0",
+        "build_type": "tar",
+        "build_hash": "0000000000000000000000000000000000000000",
+        "build_date": "2025-01-01T00:00:00.000000Z",
+        "build_snapshot": False,
+        "lucene_version": "9.12.1",
+        "minimum_wire_compatibility_version": "7.10.0",
+        "minimum_index_compatibility_version": "7.0.0",
+    },
+    "tagline": "The OpenSearch Project: https://opensearch.org/",
+}
+
+
+class BadRequest(Exception):
+    """A request a real cluster refuses as a whole: (status, error type, reason)."""
+
+    def __init__(self, status, etype, reason):
+        super().__init__(reason)
+        self.status = status
+        self.etype = etype
+        self.reason = reason
+
+
+def error_body(status, etype, reason):
+    err = {"type": etype, "reason": reason}
+    return {"error": {"root_cause": [dict(err)], **err}, "status": status}
+
+
+def new_id():
+    return "".join(random.choices(string.ascii_letters + string.digits + "-_", k=20))
+
+
+def parse_bulk(body, url_index):
+    """Splits an NDJSON bulk body into actions.
+
+    Returns (actions, info, problem). actions: list of dicts {op, index, id, source_ok,
+    id_too_long}. info: facts for the log, gathered even from a body that is refused. problem:
+    a BadRequest for what fails the whole request on a real cluster, or None."""
+    info = {"docs": 0, "ids": [], "ids_missing": 0, "actions": {}, "source_invalid": 0}
+    actions = []
+    if not body:
+        return actions, info, BadRequest(400, "action_request_validation_exception",
+                                         "Validation Failed: 1: no requests added;")
+    lines = body.split(b"\n")
+    if lines[-1] == b"":
+        lines.pop()
+    i = 0
+    problem = None
+    while i < len(lines):
+        line_no = i + 1
+        raw = lines[i].rstrip(b"\r")
+        i += 1
+        try:
+            action = json.loads(raw)
+        except ValueError:
+            action = None
+        if not isinstance(action, dict) or len(action) != 1:
+            problem = problem or BadRequest(
+                400, "illegal_argument_exception",
+                "Malformed action/metadata line [%d], expected a simple value for field "
+                "[%s] but found [START_OBJECT]" % (line_no, raw[:40].decode("utf-8", "replace")))
+            continue
+        op, meta = next(iter(action.items()))
+        if op not in BULK_ACTIONS or not isinstance(meta, dict):
+            problem = problem or BadRequest(
+                400, "illegal_argument_exception",
+                "Malformed action/metadata line [%d], expected field [create], [delete], "
+                "[index] or [update] but found [%s]" % (line_no, op))
+            continue
+        for key in meta:
+            if key not in META_KEYS:
+                problem = problem or BadRequest(
+                    400, "illegal_argument_exception",
+                    "Action/metadata line [%d] contains an unknown parameter [%s]"
+                    % (line_no, key))
+        info["actions"][op] = info["actions"].get(op, 0) + 1
+        info["docs"] += 1
+        doc_id = meta.get("_id")
+        if doc_id is None:
+            info["ids_missing"] += 1
+        else:
+            info["ids"].append(doc_id)
+        index = meta.get("_index", url_index)
+        if index is None:
+            problem = problem or BadRequest(400, "action_request_validation_exception",
+                                            "Validation Failed: 1: index is missing;")
+        source_ok = True
+        if op != "delete":
+            if i >= len(lines):
+                problem = problem or BadRequest(
+                    400, "illegal_argument_exception",
+                    "The bulk request must be terminated by a newline [\\n]")
+                source_ok = False
+            else:
+                src = lines[i].rstrip(b"\r")
+                i += 1
+                try:
+                    doc = json.loads(src, parse_constant=_reject_constant)
+                    source_ok = isinstance(doc, dict)
+                except ValueError:
+                    source_ok = False
+                if not source_ok:
+                    info["source_invalid"] += 1
+        actions.append({"op": op, "index": index, "id": doc_id, "source_ok": source_ok,
+                        "id_too_long": isinstance(doc_id, str)
+                        and len(doc_id.encode("utf-8")) > MAX_ID_BYTES})
+    if not body.endswith(b"\n"):
+        problem = BadRequest(400, "illegal_argument_exception",
+                             "The bulk request must be terminated by a newline [\\n]")
+    return actions, info, problem
+
+
+def _reject_constant(name):
+    raise ValueError("non-standard JSON constant " + name)
+
+
+class State:
+    """What the server remembers across requests."""
+
+    def __init__(self, mode, log_path, max_content_length):
+        self.mode = mode
+        self.max_content_length = max_content_length
+        self.lock = threading.Lock()
+        self.seq = 0
+        self.conn_seq = 0
+        self.seq_no = 0
+        self.ok_docs = {}  # index -> documents acknowledged 2xx (index/create)
+        self.log = open(log_path, "a", encoding="utf-8") if log_path else None
+        self.stop = threading.Event()
+
+    def write_log(self, record):
+        with self.lock:
+            self.seq += 1
+            record["seq"] = self.seq
+            if self.log:
+                self.log.write(json.dumps(record, separators=(",", ":")) + "\n")
+                self.log.flush()
+
+    def next_conn(self):
+        with self.lock:
+            self.conn_seq += 1
+            return self.conn_seq
+
+    def take_seq_nos(self, n):
+        with self.lock:
+            first = self.seq_no
+            self.seq_no += n
+            return first
+
+    def add_ok(self, index, n):
+        with self.lock:
+            self.ok_docs[index] = self.ok_docs.get(index, 0) + n
+
+    def count(self, index):
+        with self.lock:
+            if index is None:
+                return sum(self.ok_docs.values())
+            return sum(v for k, v in self.ok_docs.items() if k in index.split(","))
+
+    def forget(self, index):
+        with self.lock:
+            for name in index.split(","):
+                self.ok_docs.pop(name, None)
+
+
+class Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    server_version = "fault-server"
+
+    def version_string(self):
+        return self.server_version
+
+    # --- connection-level -------------------------------------------------------------------
+
+    def setup(self):
+        super().setup()
+        self.conn_id = self.server.state.next_conn()
+        self.conn_requests = 0
+
+    def log_message(self, format, *args):  # noqa: A002 — keep stderr quiet
+        pass
+
+    def handle_expect_100(self):
+        # Like a cluster: a declared body over the limit (or any, in too_large mode) gets 417
+        # instead of 100 Continue, and the body is never read.
+        state = self.server.state
+        length = self._content_length()
+        if state.mode == "too_large" or (length or 0) > state.max_content_length:
+            self.conn_requests += 1
+            rec = self._base_record()
+            rec.update(status=417, note="417 instead of 100 Continue")
+            self.close_connection = True
+            self._send(417, b"", content_type=None, close=True)
+            state.write_log(rec)
+            return False
+        return super().handle_expect_100()
+
+    # --- request entry points ---------------------------------------------------------------
+
+    def do_GET(self):
+        self._dispatch()
+
+    def do_POST(self):
+        self._dispatch()
+
+    def do_PUT(self):
+        self._dispatch()
+
+    def do_DELETE(self):
+        self._dispatch()
+
+    def do_HEAD(self):
+        self._dispatch()
+
+    # --- helpers ----------------------------------------------------------------------------
+
+    def _content_length(self):
+        value = self.headers.get("Content-Length")
+        if value is None:
+            return None
+        try:
+            return int(value.strip())
+        except ValueError:
+            return -1
+
+    def _base_record(self):
+        h = self.headers
+        split = urlsplit(self.path)
+        ctypes = h.get_all("Content-Type") or []
+        return {
+            "t": round(time.time(), 6),
+            "conn": self.conn_id,
+            "conn_request": self.conn_requests,
+            "client": "%s:%d" % self.client_address[:2],
+            "http_version": self.request_version,
+            "method": self.command,
+            "path": split.path,
+            "query": split.query,
+            "mode": self.server.state.mode,
+            "content_type_count": len(ctypes),
+            "content_type": ctypes,
+            "content_length_present": "Content-Length" in h,
+            "content_length": self._content_length(),
+            "transfer_encoding": h.get("Transfer-Encoding"),
+            "expect_present": "Expect" in h,
+            "expect": h.get("Expect"),
+            "content_encoding": h.get("Content-Encoding"),
+            "accept_encoding": h.get("Accept-Encoding"),
+            "connection": h.get("Connection"),
+            "authorization_present": "Authorization" in h,
+            "user_agent": h.get("User-Agent"),
+        }
+
+    def _read_body(self):
+        """Reads the body as framed on the wire. Returns (bytes, error or None)."""
+        te = (self.headers.get("Transfer-Encoding") or "").lower()
+        limit = self.server.state.max_content_length
+        if "chunked" in te:
+            return self._read_chunked(limit)
+        length = self._content_length()
+        if length is None:
+            return b"", None
+        if length < 0:
+            return b"", "bad Content-Length"
+        if length > limit:
+            # Drain it so the answer is seen, then close the connection.
+            left = length
+            while left > 0:
+                chunk = self.rfile.read(min(READ_CHUNK, left))
+                if not chunk:
+                    break
+                left -= len(chunk)
+            return None, "over max content length"
+        body = self.rfile.read(length)
+        if len(body) != length:
+            return body, "body shorter than Content-Length"
+        return body, None
+
+    def _read_chunked(self, limit):
+        parts, total = [], 0
+        while True:
+            line = self.rfile.readline(1024)
+            if not line:
+                return b"".join(parts), "connection closed inside chunked body"
+            try:
+                size = int(line.split(b";", 1)[0].strip(), 16)
+            except ValueError:
+                return b"".join(parts), "bad chunk size line"
+            if size == 0:
+                while True:  # trailers up to the blank line
+                    trailer = self.rfile.readline(8192)
+                    if trailer in (b"\r\n", b"\n", b""):
+                        break
+                break
+            total += size
+            data = self.rfile.read(size)
+            self.rfile.readline(8)  # CRLF after the chunk
+            if total > limit:
+                parts = []
+                continue
+            parts.append(data)
+        if total > limit:
+            return None, "over max content length"
+        return b"".join(parts), None
+
+    def _decode(self, body):
+        enc = (self.headers.get("Content-Encoding") or "").strip().lower()
+        if enc in ("", "identity"):
+            return body
+        if enc in ("gzip", "x-gzip"):
+            return gzip.decompress(body)
+        if enc == "deflate":
+            try:
+                return zlib.decompress(body)
+            except zlib.error:
+                return zlib.decompress(body, -zlib.MAX_WBITS)
+        raise BadRequest(400, "illegal_argument_exception",
+                         "unsupported Content-Encoding [%s]" % enc)
+
+    def _send(self, status, body, content_type="application/json; charset=UTF-8", close=False,
+              extra_headers=()):
+        accept = (self.headers.get("Accept-Encoding") or "").lower()
+        gzipped = False
+        if body and "gzip" in accept and self.server.compress:
+            body = gzip.compress(body, GZIP_LEVEL)
+            gzipped = True
+        self.send_response(status)
+        if content_type:
+            self.send_header("Content-Type", content_type)
+        if gzipped:
+            self.send_header("Content-Encoding", "gzip")
+        opaque = self.headers.get("X-Opaque-Id")
+        if opaque:
+            self.send_header("X-Opaque-Id", opaque)
+        for name, value in extra_headers:
+            self.send_header(name, value)
+        self.send_header("Content-Length", str(len(body)))
+        if close:
+            self.send_header("Connection", "close")
+            self.close_connection = True
+        self.end_headers()
+        if self.command != "HEAD" and body:
+            self.wfile.write(body)
+        self.wfile.flush()
+        return len(body)
+
+    def _send_json(self, status, obj, **kw):
+        return self._send(status, json.dumps(obj, separators=(",", ":")).encode(), **kw)
+
+    def _reset(self):
+        """Abort the connection with a RST: SO_LINGER 0, then close every reference."""
+        sock = self.connection
+        try:
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+        except OSError:
+            pass
+        self.close_connection = True
+        # rfile holds a reference to the socket: the descriptor closes (and the RST goes out)
+        # only when both are closed. wfile writes straight to the socket; a dummy replaces it
+        # so the handler's final flush has somewhere to go.
+        self.rfile.close()
+        sock.close()
+        self.wfile = io.BytesIO()
+
+    # --- routing ----------------------------------------------------------------------------
+
+    def _dispatch(self):
+        self.conn_requests += 1
+        self.logged = False
+        state = self.server.state
+        rec = self._base_record()
+        try:
+            self._route(rec)
+        except (BrokenPipeError, ConnectionResetError) as exc:
+            rec["error"] = "client went away: %s" % exc
+            self.close_connection = True
+        except Exception as exc:  # report, answer 500, keep serving
+            rec["error"] = "%s: %s" % (type(exc).__name__, exc)
+            rec["status"] = 500
+            try:
+                self._send_json(500, error_body(500, "exception", str(exc)), close=True)
+            except OSError:
+                pass
+        if not self.logged:
+            state.write_log(rec)
+
+    def _route(self, rec):
+        path = urlsplit(self.path).path
+        segs = [unquote(s) for s in path.split("/") if s]
+        method = self.command
+        body, read_error = (b"", None)
+        if method in ("POST", "PUT", "DELETE") or "Content-Length" in self.headers or \
+                "Transfer-Encoding" in self.headers:
+            body, read_error = self._read_body()
+        rec["body_bytes_wire"] = None if body is None else len(body)
+        if read_error:
+            rec["read_error"] = read_error
+        if body is None:  # over the limit
+            rec["status"] = 413
+            self._send(413, b"", content_type=None, close=True)
+            return
+        if read_error:
+            rec["status"] = 400
+            self._send_json(400, error_body(400, "parse_exception", read_error), close=True)
+            return
+
+        if segs and segs[-1] == "_bulk" and method in ("POST", "PUT"):
+            url_index = segs[0] if len(segs) == 2 else None
+            self._bulk(rec, body, url_index)
+            return
+        self._admin(rec, method, segs)
+
+    def _admin(self, rec, method, segs):
+        state = self.server.state
+        status, obj = 200, {"acknowledged": True}
+        if not segs:
+            obj = VERSION_BODY
+        elif segs[-1] == "_refresh":
+            obj = {"_shards": {"total": 1, "successful": 1, "failed": 0}}
+        elif segs[-1] == "_count":
+            index = segs[0] if len(segs) == 2 else None
+            obj = {"count": state.count(index),
+                   "_shards": {"total": 1, "successful": 1, "skipped": 0, "failed": 0}}
+            rec["count"] = obj["count"]
+        elif segs[0] == "_cluster" and len(segs) >= 2 and segs[1] == "health":
+            obj = {"cluster_name": "bulkfleet-fault", "status": "green", "timed_out": False,
+                   "number_of_nodes": 1, "number_of_data_nodes": 1,
+                   "discovered_master": True, "discovered_cluster_manager": True,
+                   "active_primary_shards": 1, "active_shards": 1, "relocating_shards": 0,
+                   "initializing_shards": 0, "unassigned_shards": 0, "delayed_unassigned_shards": 0,
+                   "number_of_pending_tasks": 0, "number_of_in_flight_fetch": 0,
+                   "task_max_waiting_in_queue_millis": 0, "active_shards_percent_as_number": 100.0}
+        elif method in ("HEAD", "PUT", "DELETE"):
+            if method == "PUT" and len(segs) == 1 and not segs[0].startswith("_"):
+                obj = {"acknowledged": True, "shards_acknowledged": True, "index": segs[0]}
+            if method == "DELETE" and len(segs) == 1 and not segs[0].startswith("_"):
+                state.forget(segs[0])
+        else:
+            status = 404
+            obj = error_body(404, "fault_server_unsupported",
+                             "fault_server.py does not serve %s /%s" % (method, "/".join(segs)))
+        rec["status"] = status
+        rec["response_bytes"] = self._send_json(status, obj)
+
+    # --- _bulk ------------------------------------------------------------------------------
+
+    def _bulk(self, rec, wire_body, url_index):
+        state = self.server.state
+        mode = state.mode
+        started = time.monotonic()
+        rec["bulk"] = True
+        body = None
+        actions = None
+        problem = None
+        try:
+            body = self._decode(wire_body)
+        except (OSError, EOFError, zlib.error) as exc:
+            problem = BadRequest(400, "parse_exception",
+                                 "cannot decompress the request body: %s" % exc)
+        except BadRequest as exc:
+            problem = exc
+        if body is not None:
+            rec["body_bytes"] = len(body)
+            rec["body_ends_with_newline"] = body.endswith(b"\n") if body else None
+            actions, info, problem = parse_bulk(body, url_index)
+            rec.update(info)
+
+        if mode == "reject429":
+            rec["status"] = 429
+            self._send_json(429, error_body(
+                429, "es_rejected_execution_exception",
+                "rejected execution of coordinating operation [coordinating_and_primary_bytes=0, "
+                "replica_bytes=0, all_bytes=0, coordinating_operation_bytes=%d, "
+                "max_coordinating_and_primary_bytes=0]" % len(wire_body)))
+            return
+        if mode == "too_large":
+            rec["status"] = 413
+            self._send(413, b"", content_type=None, close=True)
+            return
+        if mode == "reset":
+            rec["status"] = None
+            rec["note"] = "connection reset (SO_LINGER 0) without a reply"
+            self._reset()
+            return
+        if mode == "stall":
+            # Logged now, not after the stall, so a test can read it while the client waits.
+            rec["status"] = None
+            rec["note"] = "stalling %d s, then closing without a reply" % STALL_S
+            state.write_log(rec)
+            self.logged = True
+            state.stop.wait(STALL_S)
+            self._reset()
+            return
+        if mode == "notjson":
+            rec["status"] = 200
+            self._send(200, b"<html><body>this is not JSON</body></html>\n",
+                       content_type="text/html")
+            return
+        if mode == "unauthorized":
+            rec["status"] = 401
+            self._send_json(401, error_body(
+                401, "security_exception",
+                "missing authentication credentials for REST request [%s]" % self.path),
+                extra_headers=[("WWW-Authenticate", 'Basic realm="OpenSearch Security"')])
+            return
+
+        # ok / mixed: behave like a cluster. The REST layer checks Content-Type first.
+        if len(rec["content_type"]) > 1:
+            problem = BadRequest(400, "illegal_argument_exception",
+                                 "only one Content-Type header should be provided")
+        ctype = (self.headers.get("Content-Type") or "").split(";")[0].strip().lower()
+        if problem is None and ctype not in ("application/x-ndjson", "application/json",
+                                             "application/vnd.opensearch+x-ndjson",
+                                             "application/vnd.opensearch+json"):
+            rec["status"] = 406
+            self._send_json(406, {"error": "Content-Type header [%s] is not supported"
+                                  % (self.headers.get("Content-Type") or ""), "status": 406})
+            return
+        if problem is not None:
+            rec["status"] = problem.status
+            rec["error"] = problem.reason
+            self._send_json(problem.status,
+                            error_body(problem.status, problem.etype, problem.reason))
+            return
+
+        first_seq = state.take_seq_nos(len(actions))
+        items = []
+        errors = False
+        ok_by_index = {}
+        statuses = {}
+        for i, act in enumerate(actions):
+            item = self._item(i, act, first_seq + i, mode)
+            status = item["status"]
+            statuses[status] = statuses.get(status, 0) + 1
+            if "error" in item:
+                errors = True
+            elif act["op"] in ("index", "create"):
+                ok_by_index[act["index"]] = ok_by_index.get(act["index"], 0) + 1
+            items.append({act["op"]: item})
+        for index, n in ok_by_index.items():
+            state.add_ok(index, n)
+        rec["item_status"] = {str(k): v for k, v in sorted(statuses.items())}
+        took = int((time.monotonic() - started) * 1000)
+        rec["status"] = 200
+        rec["response_bytes"] = self._send_json(200, {"took": took, "errors": errors,
+                                                      "items": items})
+
+    @staticmethod
+    def _item(i, act, seq_no, mode):
+        doc_id = act["id"] if act["id"] is not None else new_id()
+        base = {"_index": act["index"], "_id": doc_id}
+        if not act["source_ok"]:
+            return dict(base, status=400, error={
+                "type": "mapper_parsing_exception",
+                "reason": "failed to parse: the source is not a JSON object"})
+        if act["id_too_long"]:
+            return dict(base, status=400, error={
+                "type": "illegal_argument_exception",
+                "reason": "id [%s...] is too long, must be no longer than 512 bytes"
+                % str(doc_id)[:16]})
+        if mode == "mixed":
+            r = i % 10
+            if r == 3:
+                return dict(base, status=429, error={
+                    "type": "es_rejected_execution_exception",
+                    "reason": "rejected execution of primary operation "
+                              "[shard_detail=[%s][0], shard_coordinating_and_primary_bytes=0]"
+                              % act["index"]})
+            if r == 5:
+                return dict(base, status=400, error={
+                    "type": "mapper_parsing_exception",
+                    "reason": "failed to parse field [value] of type [long] in document with "
+                              "id '%s'" % doc_id})
+            if r == 7:
+                return dict(base, status=409, error={
+                    "type": "version_conflict_engine_exception",
+                    "reason": "[%s]: version conflict, document already exists (current version "
+                              "[1])" % doc_id, "index": act["index"], "shard": "0"})
+        result, status = {"index": ("created", 201), "create": ("created", 201),
+                          "update": ("updated", 200), "delete": ("deleted", 200)}[act["op"]]
+        if mode == "mixed":
+            status = 201
+        return dict(base, _version=1, result=result,
+                    _shards={"total": 1, "successful": 1, "failed": 0},
+                    _seq_no=seq_no, _primary_term=1, status=status)
+
+
+class Server(ThreadingHTTPServer):
+    daemon_threads = True
+    allow_reuse_address = True
+    request_queue_size = 128
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--port", type=int, required=True, help="TCP port; 0 picks a free one")
+    ap.add_argument("--host", default="127.0.0.1", help="address to listen on (default loopback)")
+    ap.add_argument("--mode", required=True, choices=MODES)
+    ap.add_argument("--log", help="append one JSON line per request to this file")
+    ap.add_argument("--max-lifetime", type=float, default=600.0,
+                    help="exit after this many seconds (default 600)")
+    ap.add_argument("--max-content-length", type=int, default=100 * 1024 * 1024,
+                    help="bodies larger than this get 413 (default 100 MiB, a cluster's default)")
+    ap.add_argument("--no-compress", action="store_true",
+                    help="never gzip responses (default: gzip when the client accepts it)")
+    args = ap.parse_args(argv)
+
+    server = Server((args.host, args.port), Handler)
+    server.state = State(args.mode, args.log, args.max_content_length)
+    server.compress = not args.no_compress
+
+    def stop(reason):
+        server.state.stop.set()
+        print("fault_server: stopping (%s)" % reason, file=sys.stderr, flush=True)
+        threading.Thread(target=server.shutdown, daemon=True).start()
+
+    signal.signal(signal.SIGTERM, lambda *_: stop("SIGTERM"))
+    signal.signal(signal.SIGINT, lambda *_: stop("SIGINT"))
+    timer = threading.Timer(args.max_lifetime, stop, args=("max lifetime reached",))
+    timer.daemon = True
+    timer.start()
+
+    print("READY %d" % server.server_address[1], flush=True)
+    try:
+        server.serve_forever(poll_interval=0.2)
+    finally:
+        timer.cancel()
+        server.server_close()
+        if server.state.log:
+            server.state.log.close()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
