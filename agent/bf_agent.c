@@ -1,7 +1,9 @@
 /* bf_agent.c — the agent's session with its coordinator (see bf_agent.h for the states). */
 #include "bf_agent.h"
 
+#include "bf_allow.h"
 #include "bf_clock.h"
+#include "bf_keys.h"
 #include "bf_log.h"
 #include "bf_mem.h"
 #include "bf_run.h"
@@ -34,6 +36,7 @@ typedef struct file_cache {  /* dictionary files shipped by content hash */
 
 typedef struct agent {
     const bf_agent_opts_t *opts;
+    char secret_z85[41], public_z85[41], server_z85[41];
     char id[128];
     char hostname[128];
     uint32_t threads;
@@ -283,6 +286,17 @@ static void on_prepare(agent *a, const Bf__Prepare *p)
     a->blobs = NULL;
     a->nblobs = 0;
     if (rc == BF_OK) {
+        /* --allow-target: refuse a cell aimed at a host this agent may not load */
+        const bf_target_t *t = bf_scenario_target(a->sc);
+        for (size_t i = 0; i < t->nhosts && rc == BF_OK; i++) {
+            char host[256];
+            if (bf_allow_url_host(t->hosts[i], host, sizeof host) != 0 ||
+                !bf_allow_match(a->opts->allow_targets, host))
+                rc = bf_diag_set(&diag, BF_E_INVAL, "target %s is not in this agent's "
+                                 "--allow-target list; refusing the cell", t->hosts[i]);
+        }
+    }
+    if (rc == BF_OK) {
         a->cell = bf_scenario_find_cell(a->sc, p->cell_id);
         if (a->cell == NULL)
             rc = bf_diag_set(&diag, BF_E_NOTFOUND, "cell %s not in the scenario", p->cell_id);
@@ -450,6 +464,12 @@ static void *open_socket(agent *a, const char *endpoint, const char *what)
     void *s = zmq_socket(a->zctx, ZMQ_DEALER);
     bf_wire_socket_setup(s, 0, 0);
     zmq_setsockopt(s, ZMQ_ROUTING_ID, a->id, strlen(a->id));
+    if (!a->opts->insecure) {
+        /* CURVE client: pin the coordinator's public key */
+        zmq_setsockopt(s, ZMQ_CURVE_SERVERKEY, a->server_z85, BF_Z85_KEY_LEN + 1);
+        zmq_setsockopt(s, ZMQ_CURVE_PUBLICKEY, a->public_z85, BF_Z85_KEY_LEN + 1);
+        zmq_setsockopt(s, ZMQ_CURVE_SECRETKEY, a->secret_z85, BF_Z85_KEY_LEN + 1);
+    }
     int ivl = 100, ivl_max = 5000;
     zmq_setsockopt(s, ZMQ_RECONNECT_IVL, &ivl, sizeof ivl);
     zmq_setsockopt(s, ZMQ_RECONNECT_IVL_MAX, &ivl_max, sizeof ivl_max);
@@ -487,6 +507,22 @@ int bf_agent_main(const bf_agent_opts_t *opts)
         }
         snprintf(data_ep, sizeof data_ep, "%.*s:%ld", (int)(colon - opts->control_endpoint),
                  opts->control_endpoint, port + 1);
+    }
+    if (opts->insecure) {
+        bf_warn("--insecure: plain TCP, no encryption and no authentication of the coordinator");
+    } else {
+        bf_diag_t kd = {0};
+        if (opts->keys_dir == NULL) {
+            bf_error("CURVE keys are required: give --keys DIR (with agent.key and "
+                     "coordinator.pub; create them with `bulkfleet-agent keygen DIR`), or "
+                     "--insecure on a trusted network");
+            return 3;
+        }
+        if (bf_keys_load_secret(opts->keys_dir, "agent", a.secret_z85, a.public_z85, &kd) != BF_OK ||
+            bf_keys_load_public(opts->keys_dir, "coordinator", a.server_z85, &kd) != BF_OK) {
+            bf_error("%s", kd.msg);
+            return 3;
+        }
     }
     a.zctx = zmq_ctx_new();
     a.ctrl = open_socket(&a, opts->control_endpoint, "control");
@@ -545,5 +581,6 @@ int bf_agent_main(const bf_agent_opts_t *opts)
     zmq_close(a.ctrl);
     zmq_close(a.data);
     zmq_ctx_term(a.zctx);
+    explicit_bzero(a.secret_z85, sizeof a.secret_z85);
     return code;
 }

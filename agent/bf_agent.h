@@ -25,8 +25,8 @@ typedef struct bf_agent_opts {
     const char *agent_id;          /* NULL: hostname-pid */
     uint32_t threads;              /* 0: one per core */
     uint32_t deadman_ms;           /* 0: 15000 */
-    int insecure;
-    const char *curve_dir;         /* key directory for CURVE (agent.key, coordinator.pub) */
+    int insecure;                  /* plain TCP; otherwise keys_dir is required */
+    const char *keys_dir;          /* CURVE: DIR/agent.key (0600) and DIR/coordinator.pub */
     const char *const *allow_targets; /* NULL-terminated list of HOST or CIDR; NULL = any */
     int exit_after_cells;          /* >0: exit after this many cells (tests) */
 } bf_agent_opts_t;

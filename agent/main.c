@@ -4,6 +4,7 @@
  *   bulkfleet-agent run SCENARIO [--cell ID|N] [--threads N]   (standalone, no coordinator)
  */
 #include "bf_agent.h"
+#include "bf_keys.h"
 #include "bf_log.h"
 #include "bf_standalone.h"
 #include "bf_units.h"
@@ -25,6 +26,7 @@ static void usage(FILE *f)
 {
     fputs("usage: bulkfleet-agent --coordinator tcp://HOST:7100 [options]\n"
           "       bulkfleet-agent run SCENARIO [--cell ID|N] [--threads N]\n"
+          "       bulkfleet-agent keygen DIR\n"
           "\n"
           "options:\n"
           "  --coordinator URL   control endpoint of the coordinator (data is port + 1)\n"
@@ -32,7 +34,9 @@ static void usage(FILE *f)
           "  --id ID             stable agent id (default hostname-pid)\n"
           "  --threads N         worker threads (default: one per core)\n"
           "  --deadman DURATION  stop the load after this much coordinator silence (15s)\n"
-          "  --insecure          plain TCP without CURVE (loopback tests only)\n"
+          "  --keys DIR          CURVE keys: DIR/agent.key (0600) and DIR/coordinator.pub\n"
+          "  --allow-target HOST|CIDR  only load these cluster hosts (repeatable)\n"
+          "  --insecure          plain TCP without CURVE (trusted networks only)\n"
           "  --exit-after-cells N  exit after N cells (tests)\n"
           "  -v, --verbose       debug logging\n",
           f);
@@ -51,6 +55,22 @@ int main(int argc, char **argv)
 
     if (argc >= 2 && strcmp(argv[1], "run") == 0)
         return bf_standalone_main(argc - 1, argv + 1);
+    if (argc >= 2 && strcmp(argv[1], "keygen") == 0) {
+        if (argc != 3) {
+            fprintf(stderr, "usage: bulkfleet-agent keygen DIR   (writes DIR/agent.key and "
+                            "DIR/agent.pub)\n");
+            return 2;
+        }
+        bf_diag_t d = {0};
+        if (bf_keys_generate(argv[2], "agent", &d) != 0) {
+            fprintf(stderr, "bulkfleet-agent keygen: %s\n", d.msg);
+            return 3;
+        }
+        printf("wrote %s/agent.key (secret, 0600) and %s/agent.pub\n"
+               "next: copy agent.pub into the coordinator's allow-list directory, and the\n"
+               "coordinator's coordinator.pub into %s/\n", argv[2], argv[2], argv[2]);
+        return 0;
+    }
 
     bf_agent_opts_t o;
     memset(&o, 0, sizeof o);
@@ -61,6 +81,8 @@ int main(int argc, char **argv)
         {"threads", required_argument, NULL, 't'},
         {"deadman", required_argument, NULL, 'd'},
         {"insecure", no_argument, NULL, 'I'},
+        {"keys", required_argument, NULL, 'k'},
+        {"allow-target", required_argument, NULL, 'A'},
         {"exit-after-cells", required_argument, NULL, 'x'},
         {"verbose", no_argument, NULL, 'v'},
         {"help", no_argument, NULL, 'h'},
@@ -68,6 +90,8 @@ int main(int argc, char **argv)
     };
     int ch;
     uint64_t v;
+    static const char *allow[65];
+    size_t nallow = 0;
     while ((ch = getopt_long(argc, argv, "c:t:vh", longopts, NULL)) != -1) {
         switch (ch) {
         case 'c': o.control_endpoint = optarg; break;
@@ -88,6 +112,16 @@ int main(int argc, char **argv)
             o.deadman_ms = (uint32_t)v;
             break;
         case 'I': o.insecure = 1; break;
+        case 'k': o.keys_dir = optarg; break;
+        case 'A':
+            if (nallow + 1 >= sizeof allow / sizeof allow[0]) {
+                fprintf(stderr, "bulkfleet-agent: too many --allow-target rules\n");
+                return 2;
+            }
+            allow[nallow++] = optarg;
+            allow[nallow] = NULL;
+            o.allow_targets = allow;
+            break;
         case 'x':
             if (bf_units_parse_u64(optarg, &v) != 0) {
                 fprintf(stderr, "bulkfleet-agent: --exit-after-cells %s: expected a number\n", optarg);

@@ -6,6 +6,7 @@
 #include "bf_cluster.h"
 #include "bf_es.h"
 #include "bf_fleet.h"
+#include "bf_keys.h"
 #include "bf_local.h"
 #include "bf_log.h"
 #include "bf_mem.h"
@@ -521,6 +522,7 @@ int bf_campaign_run(const bf_campaign_opts_t *opts)
     bf_row_t *rows = NULL;
     size_t nrows = 0;
     char *data_bind = NULL;
+    char *allow = NULL, *local_keys = NULL;
 
     bf_diag_t diag = {0};
     if (bf_scenario_load_file(opts->scenario_path, NULL, &c.sc, &diag) != BF_OK) {
@@ -550,6 +552,65 @@ int bf_campaign_run(const bf_campaign_opts_t *opts)
     }
     bf_fleet_opts_t fo = {.control_bind = control, .data_bind = data_bind, .lost_ms = opts->lost_ms};
     char msg[512];
+    char secret[41] = "", public_key[41] = "";
+    if (opts->insecure) {
+        bf_warn("--insecure: fleet traffic is plain TCP and any agent may join");
+    } else {
+        bf_diag_t kd = {0};
+        if (opts->keys_dir) {
+            if (bf_keys_load_secret(opts->keys_dir, "coordinator", secret, public_key, &kd) != BF_OK) {
+                fprintf(stderr, "bulkfleet-coordinator: %s\n", kd.msg);
+                code = 3;
+                goto out;
+            }
+            allow = opts->allow_dir ? bf_strdup(opts->allow_dir)
+                                    : bf_asprintf("%s/agents", opts->keys_dir);
+        } else if (!opts->local_agents) {
+            fprintf(stderr, "bulkfleet-coordinator: CURVE keys are required: give --keys DIR "
+                    "(create it with `bulkfleet-coordinator keygen DIR`, then put each agent's "
+                    "agent.pub into DIR/agents/), or --insecure on a trusted network\n");
+            code = 3;
+            goto out;
+        }
+        if (opts->local_agents) {
+            /* local agents get ephemeral keys in a private temporary directory */
+            char tmpl[] = "/tmp/bulkfleet-keys.XXXXXX";
+            if (mkdtemp(tmpl) == NULL) {
+                fprintf(stderr, "bulkfleet-coordinator: cannot create a key directory: %s\n",
+                        strerror(errno));
+                code = 3;
+                goto out;
+            }
+            local_keys = bf_strdup(tmpl);
+            char agent_sec[41], agent_pub[41];
+            int krc = bf_keys_generate(local_keys, "agent", &kd);
+            if (krc == BF_OK && !opts->keys_dir) {
+                krc = bf_keys_generate(local_keys, "coordinator", &kd);
+                if (krc == BF_OK)
+                    krc = bf_keys_load_secret(local_keys, "coordinator", secret, public_key, &kd);
+            } else if (krc == BF_OK) {
+                char *pubpath = bf_asprintf("%s/coordinator.pub", local_keys);
+                FILE *pf = fopen(pubpath, "w");
+                krc = pf && fprintf(pf, "%s\n", public_key) > 0 ? BF_OK : BF_E_IO;
+                if (pf)
+                    fclose(pf);
+                free(pubpath);
+            }
+            if (krc == BF_OK)
+                krc = bf_keys_load_secret(local_keys, "agent", agent_sec, agent_pub, &kd);
+            explicit_bzero(agent_sec, sizeof agent_sec);
+            if (krc != BF_OK) {
+                fprintf(stderr, "bulkfleet-coordinator: local agent keys: %s\n", kd.msg);
+                code = 3;
+                goto out;
+            }
+            char *both = allow ? bf_asprintf("%s:%s", allow, local_keys) : bf_strdup(local_keys);
+            free(allow);
+            allow = both;
+        }
+        fo.curve_secret_z85 = secret;
+        fo.allow_dir = allow;
+    }
     c.fleet = bf_fleet_new(&fo, msg, sizeof msg);
     if (c.fleet == NULL) {
         fprintf(stderr, "bulkfleet-coordinator: %s\n", msg);
@@ -581,7 +642,7 @@ int bf_campaign_run(const bf_campaign_opts_t *opts)
         char *ep = bf_asprintf("tcp://127.0.0.1%s", colon);
         pids = bf_calloc(opts->local_agents, sizeof *pids);
         npids = opts->local_agents;
-        int rc = bf_local_spawn(agent, ep, npids, opts->local_threads, pids);
+        int rc = bf_local_spawn(agent, ep, npids, opts->local_threads, local_keys, pids);
         free(ep);
         free(agent);
         if (rc != BF_OK) {
@@ -680,6 +741,16 @@ out:
     free(pids);
     free(rows);
     free(data_bind);
+    free(allow);
+    if (local_keys) {
+        /* ephemeral keys die with the campaign */
+        char *p1 = bf_asprintf("%s/agent.key", local_keys), *p2 = bf_asprintf("%s/agent.pub", local_keys);
+        char *p3 = bf_asprintf("%s/coordinator.key", local_keys), *p4 = bf_asprintf("%s/coordinator.pub", local_keys);
+        unlink(p1); unlink(p2); unlink(p3); unlink(p4);
+        rmdir(local_keys);
+        free(p1); free(p2); free(p3); free(p4);
+        free(local_keys);
+    }
     bf_results_close(&c.res);
     bf_fleet_destroy(&c.fleet);
     bf_es_destroy(&c.es);

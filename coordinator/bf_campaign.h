@@ -22,7 +22,9 @@ typedef struct bf_campaign_opts {
     uint32_t local_threads;      /* --threads for local agents (0 = agent default) */
     uint64_t agent_wait_ms;      /* how long to wait for agents (default 60 s) */
     uint32_t lost_ms;            /* liveness threshold (default 10 s) */
-    int insecure;
+    int insecure;                /* plain TCP, no CURVE */
+    const char *keys_dir;        /* CURVE: DIR/coordinator.key; allow-list DIR/agents/ */
+    const char *allow_dir;       /* allow-list directory of agent *.pub (overrides DIR/agents) */
     int quiet;                   /* no progress line */
 } bf_campaign_opts_t;
 

@@ -3,9 +3,11 @@
 
 #include "bf_clock.h"
 #include "bf_error.h"
+#include "bf_keys.h"
 #include "bf_log.h"
 #include "bf_mem.h"
 #include "bf_wire.h"
+#include "bf_zap.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -16,6 +18,7 @@
 struct bf_fleet {
     bf_fleet_opts_t opts;
     void *zctx, *ctrl, *data;
+    bf_zap_t *zap;
     bf_fleet_agent_t **agents;
     size_t nagents;
     bf_fleet_handler_fn handler;
@@ -30,6 +33,13 @@ static void *bind_router(bf_fleet_t *f, const char *ep, char *diag, size_t diag_
 {
     void *s = zmq_socket(f->zctx, ZMQ_ROUTER);
     bf_wire_socket_setup(s, 1, 0);
+    if (f->opts.curve_secret_z85) {
+        /* CURVE server; every client handshake goes through the ZAP allow-list (bf_zap) */
+        int one = 1;
+        zmq_setsockopt(s, ZMQ_ZAP_DOMAIN, BF_ZAP_DOMAIN, strlen(BF_ZAP_DOMAIN));
+        zmq_setsockopt(s, ZMQ_CURVE_SERVER, &one, sizeof one);
+        zmq_setsockopt(s, ZMQ_CURVE_SECRETKEY, f->opts.curve_secret_z85, BF_Z85_KEY_LEN + 1);
+    }
     if (zmq_bind(s, ep) != 0) {
         snprintf(diag, diag_size, "cannot bind %s: %s; is another coordinator running? choose "
                  "another port with --bind", ep, zmq_strerror(errno));
@@ -52,6 +62,20 @@ bf_fleet_t *bf_fleet_new(const bf_fleet_opts_t *opts, char *diag, size_t diag_si
     if (!f->opts.deadman_ms)
         f->opts.deadman_ms = 15000;
     f->zctx = zmq_ctx_new();
+    if (opts->curve_secret_z85) {
+        if (!zmq_has("curve")) {
+            snprintf(diag, diag_size, "this libzmq has no CURVE support; use --insecure only on a "
+                     "trusted network");
+            bf_fleet_destroy(&f);
+            return NULL;
+        }
+        f->zap = bf_zap_start(f->zctx, opts->allow_dir ? opts->allow_dir : "/nonexistent");
+        if (f->zap == NULL) {
+            snprintf(diag, diag_size, "cannot start the ZAP handler");
+            bf_fleet_destroy(&f);
+            return NULL;
+        }
+    }
     f->ctrl = bind_router(f, opts->control_bind, diag, diag_size);
     f->data = f->ctrl ? bind_router(f, opts->data_bind, diag, diag_size) : NULL;
     if (f->data == NULL) {
@@ -71,6 +95,7 @@ void bf_fleet_destroy(bf_fleet_t **f_p)
     if (f->data)
         zmq_close(f->data);
     zmq_ctx_term(f->zctx);
+    bf_zap_join(&f->zap);
     for (size_t i = 0; i < f->nagents; i++)
         free(f->agents[i]);
     free(f->agents);
@@ -108,6 +133,11 @@ size_t bf_fleet_ready_count(const bf_fleet_t *f)
         n += a->session != BF_AS_LOST && a->session != BF_AS_CONNECTED && a->has_data_route;
     }
     return n;
+}
+
+uint64_t bf_fleet_refused(bf_fleet_t *f)
+{
+    return f->zap ? bf_zap_refused(f->zap) : 0;
 }
 
 void bf_fleet_stats(const bf_fleet_t *f, uint64_t *bad_frames, uint64_t *rejects)

@@ -45,6 +45,8 @@ typedef struct bf_fleet_opts {
     const char *control_bind;  /* "tcp://127.0.0.1:7100" */
     const char *data_bind;     /* "tcp://127.0.0.1:7101" */
     uint32_t heartbeat_ms, suspect_ms, lost_ms, deadman_ms;
+    const char *curve_secret_z85; /* coordinator secret key; NULL = plain TCP (--insecure) */
+    const char *allow_dir;        /* directory of admitted agent *.pub keys (with CURVE) */
 } bf_fleet_opts_t;
 
 /* Handler for every message the fleet does not answer itself. `is_data`: it came on the data
@@ -75,6 +77,9 @@ size_t bf_fleet_ready_count(const bf_fleet_t *f);
 /* bf_fleet_send — send env to an agent on control (is_data 0) or data. Returns 0 or BF_E_IO
  * (agent not connected). */
 int bf_fleet_send(bf_fleet_t *f, const bf_fleet_agent_t *a, Bf__Envelope *env, int is_data);
+
+/* bf_fleet_refused — CURVE handshakes refused by the ZAP handler so far. */
+uint64_t bf_fleet_refused(bf_fleet_t *f);
 
 /* bf_fleet_stats — messages that failed to unpack, and rejects sent. */
 void bf_fleet_stats(const bf_fleet_t *f, uint64_t *bad_frames, uint64_t *rejects);

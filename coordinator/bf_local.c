@@ -34,7 +34,7 @@ char *bf_local_agent_path(void)
 }
 
 int bf_local_spawn(const char *agent_path, const char *control_endpoint, uint32_t n,
-                   uint32_t threads, pid_t *pids)
+                   uint32_t threads, const char *keys_dir, pid_t *pids)
 {
     for (uint32_t i = 0; i < n; i++) {
         char id[32], th[16];
@@ -46,14 +46,19 @@ int bf_local_spawn(const char *agent_path, const char *control_endpoint, uint32_
             return BF_E_IO;
         }
         if (pid == 0) {
-            char *argv[10];
+            char *argv[12];
             int k = 0;
             argv[k++] = (char *)agent_path;
             argv[k++] = "--coordinator";
             argv[k++] = (char *)control_endpoint;
             argv[k++] = "--id";
             argv[k++] = id;
-            argv[k++] = "--insecure";
+            if (keys_dir) {
+                argv[k++] = "--keys";
+                argv[k++] = (char *)keys_dir;
+            } else {
+                argv[k++] = "--insecure";
+            }
             if (threads) {
                 argv[k++] = "--threads";
                 argv[k++] = th;

@@ -9,11 +9,11 @@
  * the build tree (../agent/). Returns a malloc'd path or NULL when not found. */
 char *bf_local_agent_path(void);
 
-/* bf_local_spawn — start `n` agents connecting to control_endpoint with --insecure and the
- * given threads (0 = default), ids "local-1".."local-n". pids[] receives the process ids.
- * Returns 0 or BF_E_IO (errors logged). */
+/* bf_local_spawn — start `n` agents connecting to control_endpoint with the given threads
+ * (0 = default), ids "local-1".."local-n", with --keys keys_dir (CURVE) or --insecure when
+ * keys_dir is NULL. pids[] receives the process ids. Returns 0 or BF_E_IO (errors logged). */
 int bf_local_spawn(const char *agent_path, const char *control_endpoint, uint32_t n,
-                   uint32_t threads, pid_t *pids);
+                   uint32_t threads, const char *keys_dir, pid_t *pids);
 
 /* bf_local_stop — SIGTERM each live pid, wait up to 5 s, then SIGKILL; reaps them all. */
 void bf_local_stop(pid_t *pids, uint32_t n);

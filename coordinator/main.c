@@ -6,6 +6,7 @@
  *   bulkfleet-coordinator import-loadgen loadgen.yml [-c N] [-d SECONDS]
  */
 #include "bf_campaign.h"
+#include "bf_keys.h"
 #include "bf_cmd_scenario.h"
 #include "bf_log.h"
 #include "bf_units.h"
@@ -16,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 static void on_signal(int sig)
 {
@@ -31,6 +33,7 @@ static void usage(FILE *f)
           "  validate SCENARIO     check a scenario file; exit 0, or file:line:column and exit 2\n"
           "  plan SCENARIO         cells in run order, total duration, memory per agent\n"
           "  import-loadgen FILE   print a scenario equivalent to an INFINI loadgen config\n"
+          "  keygen DIR            create DIR/coordinator.key and .pub, and DIR/agents/\n"
           "\n"
           "run options:\n"
           "  --local-agents N      start N agent processes on this host\n"
@@ -42,7 +45,9 @@ static void usage(FILE *f)
           "  --resume DIR          continue an interrupted campaign in DIR, keeping finished cells\n"
           "  --wait DURATION       how long to wait for agents (60s)\n"
           "  --lost DURATION       silence after which an agent is lost (10s)\n"
-          "  --insecure            plain TCP without CURVE\n"
+          "  --keys DIR            CURVE: DIR/coordinator.key; agents admitted from DIR/agents/*.pub\n"
+          "  --allow DIR           allow-list directory of agent *.pub keys (instead of DIR/agents)\n"
+          "  --insecure            plain TCP without CURVE (trusted networks only)\n"
           "  -q, --quiet           no progress line\n"
           "  -v, --verbose         debug logging\n"
           "\n"
@@ -82,6 +87,7 @@ static int cmd_run(int argc, char **argv)
         {"results", required_argument, NULL, 'r'},      {"resume", required_argument, NULL, 'R'},
         {"wait", required_argument, NULL, 'w'},         {"lost", required_argument, NULL, 'l'},
         {"insecure", no_argument, NULL, 'I'},           {"quiet", no_argument, NULL, 'q'},
+        {"keys", required_argument, NULL, 'k'},         {"allow", required_argument, NULL, 'A'},
         {"verbose", no_argument, NULL, 'v'},            {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -104,6 +110,8 @@ static int cmd_run(int argc, char **argv)
             o.lost_ms = (uint32_t)ms;
             break;
         case 'I': o.insecure = 1; break;
+        case 'k': o.keys_dir = optarg; break;
+        case 'A': o.allow_dir = optarg; break;
         case 'q': o.quiet = 1; break;
         case 'v': bf_log_set_level(BF_LOG_DEBUG); break;
         case 'h': usage(stdout); return 0;
@@ -117,6 +125,26 @@ static int cmd_run(int argc, char **argv)
     }
     o.scenario_path = argv[optind];
     return bf_campaign_run(&o);
+}
+
+static int cmd_keygen(int argc, char **argv)
+{
+    if (argc != 2) {
+        fprintf(stderr, "usage: bulkfleet-coordinator keygen DIR\n");
+        return 2;
+    }
+    bf_diag_t d = {0};
+    if (bf_keys_generate(argv[1], "coordinator", &d) != 0) {
+        fprintf(stderr, "bulkfleet-coordinator keygen: %s\n", d.msg);
+        return 3;
+    }
+    char agents[4096];
+    snprintf(agents, sizeof agents, "%s/agents", argv[1]);
+    mkdir(agents, 0755);
+    printf("wrote %s/coordinator.key (secret, 0600) and %s/coordinator.pub\n"
+           "next: copy coordinator.pub to every agent's key directory, and each agent's\n"
+           "agent.pub into %s/ (name it <agent>.pub)\n", argv[1], argv[1], agents);
+    return 0;
 }
 
 int main(int argc, char **argv)
@@ -141,6 +169,8 @@ int main(int argc, char **argv)
         rc = bf_cmd_validate(argc - 1, argv + 1);
     else if (strcmp(cmd, "plan") == 0)
         rc = bf_cmd_plan(argc - 1, argv + 1);
+    else if (strcmp(cmd, "keygen") == 0)
+        rc = cmd_keygen(argc - 1, argv + 1);
     else if (strcmp(cmd, "import-loadgen") == 0)
         rc = bf_cmd_import_loadgen(argc - 1, argv + 1);
     else if (strcmp(cmd, "-h") == 0 || strcmp(cmd, "--help") == 0 || strcmp(cmd, "help") == 0) {

@@ -20,7 +20,7 @@ echo "demo: running $SCENARIO with $AGENTS local agents (about 2 minutes) ..." >
 cd "$REPO"
 set +e
 BF_TARGET="$URL" "$BUILD/coordinator/bulkfleet-coordinator" run "$SCENARIO" \
-    --local-agents "$AGENTS" --insecure --results "$REPO/results"
+    --local-agents "$AGENTS" --results "$REPO/results"
 rc=$?
 set -e
 if [ $rc -ne 0 ]; then

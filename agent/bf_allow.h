@@ -1,0 +1,18 @@
+/* bf_allow.h — the agent's --allow-target list: which cluster hosts a Prepare may aim it at,
+ * so a stolen coordinator key cannot point the fleet anywhere (DESIGN §3 Security).
+ * Pure functions; thread-safe.
+ */
+#ifndef BF_ALLOW_H
+#define BF_ALLOW_H
+
+#include <stddef.h>
+
+/* bf_allow_url_host — the host part of "scheme://host[:port][/path]" (IPv6 without brackets)
+ * into host (size host_size). Returns 0, or -1 when url has no host. */
+int bf_allow_url_host(const char *url, char *host, size_t host_size);
+
+/* bf_allow_match — 1 if host matches one rule: an exact host name (case-insensitive), an IP
+ * address, or an IPv4/IPv6 CIDR "10.0.0.0/8". rules is NULL-terminated; NULL rules = allow all. */
+int bf_allow_match(const char *const *rules, const char *host);
+
+#endif

@@ -1,0 +1,146 @@
+/* bf_keys.c — CURVE key files. */
+#include "bf_keys.h"
+
+#include "bf_mem.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zmq.h>
+
+static int read_line(const char *path, char *out, size_t out_size)
+{
+    FILE *f = fopen(path, "r");
+    if (f == NULL)
+        return errno == ENOENT ? BF_E_NOTFOUND : BF_E_IO;
+    char buf[128];
+    char *got = fgets(buf, sizeof buf, f);
+    fclose(f);
+    if (got == NULL)
+        return BF_E_PARSE;
+    buf[strcspn(buf, "\r\n")] = '\0';
+    if (strlen(buf) != BF_Z85_KEY_LEN)
+        return BF_E_PARSE;
+    bf_strlcpy(out, buf, out_size);
+    return BF_OK;
+}
+
+static int write_file(const char *path, const char *text, mode_t mode)
+{
+    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL, mode);
+    if (fd < 0)
+        return BF_E_IO;
+    size_t n = strlen(text);
+    int ok = write(fd, text, n) == (ssize_t)n;
+    ok &= fsync(fd) == 0;
+    ok &= close(fd) == 0;
+    return ok ? BF_OK : BF_E_IO;
+}
+
+int bf_keys_generate(const char *dir, const char *name, bf_diag_t *diag)
+{
+    if (!zmq_has("curve"))
+        return bf_diag_set(diag, BF_E_INVAL, "this libzmq has no CURVE support");
+    if (mkdir(dir, 0700) != 0 && errno != EEXIST)
+        return bf_diag_set(diag, BF_E_IO, "cannot create %s: %s", dir, strerror(errno));
+    char pub[41], sec[41];
+    if (zmq_curve_keypair(pub, sec) != 0)
+        return bf_diag_set(diag, BF_E_IO, "zmq_curve_keypair failed: %s", zmq_strerror(errno));
+    char *kpath = bf_asprintf("%s/%s.key", dir, name);
+    char *ppath = bf_asprintf("%s/%s.pub", dir, name);
+    int rc = BF_OK;
+    if (access(kpath, F_OK) == 0) {
+        rc = bf_diag_set(diag, BF_E_INVAL, "%s exists; not overwriting a key (remove it first to "
+                         "replace it)", kpath);
+        goto out;
+    }
+    char *line = bf_asprintf("%s\n", sec);
+    rc = write_file(kpath, line, 0600);
+    free(line);
+    if (rc != BF_OK) {
+        bf_diag_set(diag, rc, "cannot write %s: %s", kpath, strerror(errno));
+        goto out;
+    }
+    unlink(ppath);
+    line = bf_asprintf("%s\n", pub);
+    rc = write_file(ppath, line, 0644);
+    free(line);
+    if (rc != BF_OK)
+        bf_diag_set(diag, rc, "cannot write %s: %s", ppath, strerror(errno));
+out:
+    explicit_bzero(sec, sizeof sec);
+    free(kpath);
+    free(ppath);
+    return rc;
+}
+
+int bf_keys_load_secret(const char *dir, const char *name, char *secret_z85, char *public_z85,
+                        bf_diag_t *diag)
+{
+    char *path = bf_asprintf("%s/%s.key", dir, name);
+    struct stat st;
+    int rc = BF_OK;
+    if (stat(path, &st) != 0) {
+        rc = bf_diag_set(diag, BF_E_NOTFOUND, "%s: %s; create keys with `keygen %s`", path,
+                         strerror(errno), dir);
+        goto out;
+    }
+    if (st.st_mode & 077) {
+        rc = bf_diag_set(diag, BF_E_INVAL, "%s is readable by group or others (mode %03o); "
+                         "run: chmod 600 %s", path, (unsigned)(st.st_mode & 0777), path);
+        goto out;
+    }
+    rc = read_line(path, secret_z85, 41);
+    if (rc != BF_OK) {
+        bf_diag_set(diag, rc, "%s: expected one 40-character Z85 secret key line", path);
+        goto out;
+    }
+    if (zmq_curve_public(public_z85, secret_z85) != 0)
+        rc = bf_diag_set(diag, BF_E_PARSE, "%s: not a valid Z85 CURVE secret key", path);
+out:
+    free(path);
+    return rc;
+}
+
+int bf_keys_load_public(const char *dir, const char *name, char *public_z85, bf_diag_t *diag)
+{
+    char *path = bf_asprintf("%s/%s.pub", dir, name);
+    int rc = read_line(path, public_z85, 41);
+    if (rc != BF_OK)
+        bf_diag_set(diag, rc, "%s: %s; expected one 40-character Z85 public key line (copy "
+                    "it from the other side's keygen)", path,
+                    rc == BF_E_NOTFOUND ? "missing" : "unreadable");
+    free(path);
+    return rc;
+}
+
+int bf_keys_allowed(const char *allow_dir, const uint8_t *key, char *name, size_t name_size)
+{
+    DIR *d = opendir(allow_dir);
+    if (d == NULL)
+        return 0;
+    int found = 0;
+    struct dirent *e;
+    while (!found && (e = readdir(d)) != NULL) {
+        size_t n = strlen(e->d_name);
+        if (n < 5 || strcmp(e->d_name + n - 4, ".pub") != 0)
+            continue;
+        char *path = bf_asprintf("%s/%s", allow_dir, e->d_name);
+        char z85[41];
+        uint8_t bin[32];
+        if (read_line(path, z85, sizeof z85) == BF_OK && zmq_z85_decode(bin, z85) != NULL &&
+            memcmp(bin, key, 32) == 0) {
+            found = 1;
+            if (name)
+                snprintf(name, name_size, "%.*s", (int)(n - 4), e->d_name);
+        }
+        free(path);
+    }
+    closedir(d);
+    return found;
+}

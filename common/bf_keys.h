@@ -1,0 +1,35 @@
+/* bf_keys.h — CURVE key files and the allow-list of agent public keys (DESIGN §3 Security).
+ *
+ * Files: NAME.key holds the secret key as one Z85 line (40 characters) and must not be
+ * readable by group or others (0600); NAME.pub holds the public key as one Z85 line. An
+ * allow-list is a directory of *.pub files. All functions are thread-safe (no shared state).
+ */
+#ifndef BF_KEYS_H
+#define BF_KEYS_H
+
+#include "bf_error.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define BF_Z85_KEY_LEN 40
+
+/* bf_keys_generate — create DIR (0700) if missing and write DIR/NAME.key (0600) and
+ * DIR/NAME.pub. Refuses to overwrite an existing NAME.key (BF_E_INVAL). 0 or BF_E_IO with diag. */
+int bf_keys_generate(const char *dir, const char *name, bf_diag_t *diag);
+
+/* bf_keys_load_secret — read DIR/NAME.key; check its permissions (no group/other access, else
+ * BF_E_INVAL "chmod 600 ..."); derive the public key. secret_z85 and public_z85 get 41 bytes
+ * (NUL-terminated). 0, BF_E_NOTFOUND, BF_E_INVAL or BF_E_PARSE with diag. */
+int bf_keys_load_secret(const char *dir, const char *name, char *secret_z85, char *public_z85,
+                        bf_diag_t *diag);
+
+/* bf_keys_load_public — read DIR/NAME.pub (41 bytes into public_z85). */
+int bf_keys_load_public(const char *dir, const char *name, char *public_z85, bf_diag_t *diag);
+
+/* bf_keys_allowed — 1 if the 32-byte public key `key` is one of the *.pub files in allow_dir,
+ * else 0. name (may be NULL, size name_size) gets the file name without .pub of the match.
+ * Reads the directory on every call so keys can be added while the coordinator runs. */
+int bf_keys_allowed(const char *allow_dir, const uint8_t *key, char *name, size_t name_size);
+
+#endif

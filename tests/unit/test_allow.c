@@ -1,0 +1,91 @@
+/* test_allow.c — the agent's --allow-target rules and CURVE key files. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "bf_allow.h"
+#include "bf_error.h"
+#include "bf_keys.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zmq.h>
+
+static void test_url_host(void **state)
+{
+    char h[128];
+    assert_int_equal(bf_allow_url_host("http://127.0.0.1:9200", h, sizeof h), 0);
+    assert_string_equal(h, "127.0.0.1");
+    assert_int_equal(bf_allow_url_host("https://user@es.example.org/path", h, sizeof h), 0);
+    assert_string_equal(h, "es.example.org");
+    assert_int_equal(bf_allow_url_host("http://[::1]:9200", h, sizeof h), 0);
+    assert_string_equal(h, "::1");
+    assert_int_equal(bf_allow_url_host("http://", h, sizeof h), -1);
+}
+
+static void test_match(void **state)
+{
+    const char *rules[] = {"127.0.0.0/8", "es-prod.example.org", "fd00::/8", "192.168.7.9", NULL};
+    assert_true(bf_allow_match(rules, "127.0.0.1"));
+    assert_true(bf_allow_match(rules, "127.255.1.2"));
+    assert_false(bf_allow_match(rules, "128.0.0.1"));
+    assert_true(bf_allow_match(rules, "ES-PROD.example.org"));
+    assert_false(bf_allow_match(rules, "es-prod.example.org.evil.com"));
+    assert_true(bf_allow_match(rules, "fd12::1"));
+    assert_false(bf_allow_match(rules, "fe80::1"));
+    assert_true(bf_allow_match(rules, "192.168.7.9"));
+    assert_false(bf_allow_match(rules, "192.168.7.10"));
+    assert_true(bf_allow_match(NULL, "anything"));
+    const char *bad[] = {"10.0.0.0/33", "10.0.0.0/x", NULL};
+    assert_false(bf_allow_match(bad, "10.0.0.1"));
+}
+
+static void test_keys(void **state)
+{
+    char dir[] = "/tmp/bf-keys-test.XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    bf_diag_t d = {0};
+    assert_int_equal(bf_keys_generate(dir, "agent", &d), 0);
+    /* never overwrites a secret key */
+    bf_diag_t d2 = {0};
+    assert_int_equal(bf_keys_generate(dir, "agent", &d2), BF_E_INVAL);
+    char sec[41], pub[41], pub2[41];
+    assert_int_equal(bf_keys_load_secret(dir, "agent", sec, pub, &d), 0);
+    assert_int_equal(bf_keys_load_public(dir, "agent", pub2, &d), 0);
+    assert_string_equal(pub, pub2);
+    uint8_t bin[32];
+    zmq_z85_decode(bin, pub);
+    char who[64];
+    assert_true(bf_keys_allowed(dir, bin, who, sizeof who));
+    assert_string_equal(who, "agent");
+    bin[0] ^= 1;
+    assert_false(bf_keys_allowed(dir, bin, NULL, 0));
+    /* a secret key readable by others is refused with the fix in the message */
+    char path[256];
+    snprintf(path, sizeof path, "%s/agent.key", dir);
+    chmod(path, 0644);
+    bf_diag_t d3 = {0};
+    assert_int_equal(bf_keys_load_secret(dir, "agent", sec, pub, &d3), BF_E_INVAL);
+    assert_non_null(strstr(d3.msg, "chmod 600"));
+    bf_diag_t d4 = {0};
+    assert_int_equal(bf_keys_load_secret(dir, "missing", sec, pub, &d4), BF_E_NOTFOUND);
+    unlink(path);
+    snprintf(path, sizeof path, "%s/agent.pub", dir);
+    unlink(path);
+    rmdir(dir);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_url_host),
+        cmocka_unit_test(test_match),
+        cmocka_unit_test(test_keys),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
