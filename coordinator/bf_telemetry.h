@@ -1,0 +1,141 @@
+/* bf_telemetry.h — what the cluster itself says during a cell, sampled once a second.
+ *
+ * The coordinator asks the target cluster, every second of a cell, for the write thread pool
+ * and indexing counters of every node (GET /_nodes/stats/indices,thread_pool/indexing with a
+ * filter_path), and for the primaries' index_total of the cell's indices
+ * (GET /<indices>/_stats/indexing). Per cell it derives (DESIGN §4, "cluster side"):
+ *
+ *   write_queue_max     the highest write-pool queue any node showed in the measurement window
+ *   write_rejected      Σ over nodes of the write-pool `rejected` delta over the window
+ *   hot_spot_ratio      busiest data node's indexing rate ÷ mean over data nodes (1.0 = even;
+ *                       3.0 on 3 nodes = one node did all the work)
+ *   cluster_docs_per_s  Δ primaries.indexing.index_total ÷ Δt over the window: the cluster's own
+ *                       docs/s, a cross-check of the agents' number
+ *
+ * and keeps the whole per-second series for telemetry/<cell>.ndjson (format below).
+ * API facts (reference/es-api.md §3): counters are cumulative since node start (deltas only;
+ * a counter going down means a restart); the pool is `write` (ES 7/8/9, OS 1/2/3), `bulk` on
+ * ES <= 6.2; ES >= 9.1 adds `write_coordination`, whose rejections are added to write_rejected.
+ *
+ * Threading — why a thread and not a short timeout in the fleet loop: the moments telemetry
+ * matters most are when the cluster is saturated, and that is exactly when _nodes/stats gets
+ * slow (hundreds of ms to seconds on a busy cluster with many shards). A short timeout in the
+ * fleet loop would either drop those samples or stall the loop that writes and acknowledges
+ * agent samples and answers heartbeats. So each cell's sampling runs on its own thread that
+ * owns its own bf_es_t (its own curl easy handle), with a generous per-request timeout
+ * (BF_TELEMETRY_TIMEOUT_MS); ticks that a slow answer overran are skipped, not queued. The
+ * thread shares nothing with the fleet loop while it runs except a stop flag under a mutex;
+ * its data is read only after bf_telemetry_stop() joined it.
+ *
+ * Time: t = 0 is the cell's synchronized start (the coordinator's estimate of it on the
+ * monotonic clock). Ticks are aligned to whole seconds of t; each tick is stamped with the
+ * midpoint of its request. The window [W, W+D) is taken between the ticks nearest to W and to
+ * W+D, and rates divide by the actual time between those two ticks.
+ *
+ * telemetry/<cell>.ndjson, one JSON object a line:
+ *   {"type":"info","distribution":..,"version":..,"compat_mode":bool,"indices":"a,b",
+ *    "warmup_s":W,"duration_s":D,"interval_ms":1000}
+ *   {"type":"tick","t":-0.98,"second":-1,"primaries_index_total":N|null,"nodes":[{"id","name",
+ *    "data":bool,"queue","active","rejected","rejected_delta","index_total","index_time_ms",
+ *    "index_docs_per_s","wc_queue","wc_rejected"}]}          (or "error":"..." instead of nodes)
+ *   {"type":"node","id","name","data","write_queue_max","write_rejected","index_docs_per_s"}
+ *   {"type":"summary","write_queue_max","write_rejected","hot_spot_ratio","cluster_docs_per_s",
+ *    "ticks","ticks_failed","window_from_t","window_to_t"}
+ * Numbers that are unknown are JSON null.
+ */
+#ifndef BF_TELEMETRY_H
+#define BF_TELEMETRY_H
+
+#include "bf_buf.h"
+#include "bf_error.h"
+#include "bf_scenario.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define BF_TELEMETRY_TIMEOUT_MS 3000L  /* one REST call; a slower answer skips ticks */
+#define BF_TELEMETRY_INTERVAL_MS 1000u
+#define BF_MAX_TELEMETRY_NODES 1000u   /* nodes kept per tick; more are ignored (and counted) */
+#define BF_MAX_TELEMETRY_TICKS 100000u /* ticks kept per cell (> a day of seconds) */
+#define BF_MAX_TELEMETRY_URL 3500u     /* longer index lists skip the primaries request */
+
+/* Who the cluster is, from GET / (reference/es-api.md §3.1). */
+typedef struct bf_product {
+    char distribution[32]; /* "elasticsearch" or "opensearch" */
+    char version[32];      /* "8.12.2"; for OpenSearch in compatibility mode the real version
+                              when it could be read from _nodes, else "7.10.2" */
+    int major, minor;      /* from version; 0 when unknown */
+    int compat_mode;       /* OpenSearch answering GET / as Elasticsearch 7.10.2 */
+    char flavor[32];       /* ES build_flavor ("default", "oss", "serverless") or "" */
+} bf_product_t;
+
+/* One node in one _nodes/stats answer. -1 = the field was absent. */
+typedef struct bf_node_stats {
+    char id[64];
+    char name[128];
+    int data;              /* has a data role (or roles were not reported) */
+    int64_t ts_ms;         /* the node's own timestamp */
+    int64_t queue, active, rejected;   /* write pool ("bulk" on old versions) */
+    int64_t wc_queue, wc_rejected;     /* write_coordination pool (ES >= 9.1) */
+    int64_t index_total, index_time_ms;
+} bf_node_stats_t;
+
+/* The cell summary that goes into the results row. */
+typedef struct bf_telemetry_summary {
+    int64_t write_queue_max;   /* -1 when no tick in the window answered */
+    int64_t write_rejected;    /* -1 when unknown */
+    double hot_spot_ratio;     /* NAN when unknown (no indexing, or < 1 data node) */
+    double cluster_docs_per_s; /* NAN when unknown */
+    uint32_t ticks, ticks_failed;
+} bf_telemetry_summary_t;
+
+typedef struct bf_telemetry bf_telemetry_t;
+
+/* bf_telemetry_parse_product — read a GET / body. Detection as in reference/es-api.md §3.1:
+ * version.distribution == "opensearch" → OpenSearch; else a tagline mentioning OpenSearch, or
+ * number 7.10.2 without build_flavor → OpenSearch in compatibility mode; else Elasticsearch.
+ * Returns 0 or BF_E_PARSE (not JSON, or no version.number). Pure; thread-safe. */
+int bf_telemetry_parse_product(const char *body, bf_product_t *out);
+
+/* bf_telemetry_parse_nodes — read a _nodes/stats body into *nodes (caller frees with free()),
+ * sorted by node name, at most BF_MAX_TELEMETRY_NODES. Returns 0 or BF_E_PARSE. Pure. */
+int bf_telemetry_parse_nodes(const char *body, bf_node_stats_t **nodes, size_t *nnodes);
+
+/* bf_telemetry_new — a sampler for target (borrowed; must outlive it). target may be NULL for
+ * a sampler that is only fed by bf__telemetry_ingest (tests, offline). Caller owns:
+ * bf_telemetry_destroy (stops a running cell first). Never NULL. */
+bf_telemetry_t *bf_telemetry_new(const bf_target_t *target);
+void bf_telemetry_destroy(bf_telemetry_t **t_p);
+
+/* bf_telemetry_probe — GET / (and, in OpenSearch compatibility mode, the real version from
+ * _nodes/_local). Synchronous; call between cells only. Fills *out (may be NULL) and keeps it
+ * for the info line. Returns 0, BF_E_TRANSPORT / BF_E_HTTP / BF_E_PARSE with diag. */
+int bf_telemetry_probe(bf_telemetry_t *t, bf_product_t *out, bf_diag_t *diag);
+
+/* bf_telemetry_start — begin sampling one cell on a new thread: the cell's indices (borrowed
+ * until stop), t = 0 at start_mono_us (bf_clock_mono_us clock), warmup and duration in
+ * seconds. The first tick is taken at once (baseline). Returns 0, BF_E_STATE (already
+ * running) or BF_E_IO (thread could not be created; the cell runs without telemetry). */
+int bf_telemetry_start(bf_telemetry_t *t, const bf_cell_t *cell, uint64_t start_mono_us,
+                       uint32_t warmup_s, uint32_t duration_s);
+
+/* bf_telemetry_stop — stop the thread (waits for an in-flight request, at most
+ * BF_TELEMETRY_TIMEOUT_MS), compute the summary into *sum and append the ndjson file content
+ * to *ndjson (may be NULL). Safe to call when nothing runs: *sum then says unknown and nothing
+ * is appended. Resets the sampler for the next cell. */
+void bf_telemetry_stop(bf_telemetry_t *t, bf_telemetry_summary_t *sum, bf_buf_t *ndjson);
+
+/* Directory-internal, for the sampling thread and for tests that feed recorded answers:
+ * bf__telemetry_begin — as start without a thread; index_list is "a,b" (copied).
+ * bf__telemetry_ingest — one tick taken at mono_us with the answers' bodies (nodes_body NULL
+ * = the request failed, with `error` saying why; index_body NULL = primaries unknown).
+ * Returns 0, BF_E_PARSE (nodes body unreadable: recorded as a failed tick) or BF_E_RANGE
+ * (too many ticks: dropped). */
+void bf__telemetry_begin(bf_telemetry_t *t, const char *index_list, uint64_t start_mono_us,
+                         uint32_t warmup_s, uint32_t duration_s);
+int bf__telemetry_ingest(bf_telemetry_t *t, uint64_t mono_us, const char *nodes_body,
+                         const char *index_body, const char *error);
+/* bf__telemetry_set_product — the product written in the info line (copied). */
+void bf__telemetry_set_product(bf_telemetry_t *t, const bf_product_t *p);
+
+#endif
