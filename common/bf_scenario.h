@@ -14,6 +14,7 @@
 #define BF_SCENARIO_H
 
 #include "bf_error.h"
+#include "bf_vars.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -71,7 +72,20 @@ typedef struct bf_run_spec {
     double target_rate;    /* docs/s across the fleet, 0 = closed loop */
     uint32_t agents;       /* agents per cell, 0 = all connected */
     uint64_t seed;         /* base RNG seed; each agent and thread derives its own */
+    int seed_set;          /* added: 1 when run.seed was written; 0 = seed is 0 and the
+                              coordinator should pick (and record) a fresh one per run */
 } bf_run_spec_t;
+
+/* Added: the `document` section. Templates keep their $[[name]] placeholders; bf_template
+ * compiles them. */
+typedef struct bf_document_spec {
+    enum bf_action action; /* index (default) | create */
+    char *id;              /* _id template, or NULL (the cluster assigns ids) */
+    char *routing;         /* routing template, or NULL */
+    char *pipeline;        /* ingest pipeline template, or NULL */
+    char *source;          /* source template: document.source, or the content of source_file */
+    char *source_file;     /* path as written, or NULL when the source is inline */
+} bf_document_spec_t;
 
 /* One axis value of one cell, as text for results ("850", "1s", "gzip"). */
 typedef struct bf_axis_value {
@@ -149,7 +163,20 @@ const char *bf_scenario_resolved_text(const bf_scenario_t *sc);
  * saved with the results and may be logged. Borrowed. */
 const char *bf_scenario_redacted_text(const bf_scenario_t *sc);
 
-/* Files the scenario reads (dictionaries, source file), for shipping to agents. */
+/* Added: the document section and the variables (in the order written). Borrowed. */
+const bf_document_spec_t *bf_scenario_document(const bf_scenario_t *sc);
+size_t bf_scenario_variable_count(const bf_scenario_t *sc);
+const bf_var_spec_t *bf_scenario_variables(const bf_scenario_t *sc); /* array of count */
+/* Added: index of the variable with this name, or -1. */
+long bf_scenario_variable_find(const bf_scenario_t *sc, const char *name);
+/* Added: where the scenario came from (file path or origin given to load_text). Borrowed. */
+const char *bf_scenario_origin(const bf_scenario_t *sc);
+/* Added: mean bytes of one rendered document (action + source line) measured while loading. */
+size_t bf_scenario_doc_bytes(const bf_scenario_t *sc);
+
+/* Files the scenario reads (dictionaries, source file), for shipping to agents. Every file the
+ * loader reads through the file provider is listed (mappings_file and template body_file too),
+ * so an agent loading the resolved text with a provider serving exactly these files succeeds. */
 typedef struct bf_scenario_file {
     const char *path;      /* as written in the scenario */
     const char *data;      /* content as read */

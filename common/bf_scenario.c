@@ -1,0 +1,1555 @@
+/* bf_scenario.c — load, validate and expand a scenario matrix file (DESIGN §5).
+ *
+ * Steps, each reporting the first mistake as "file:line:column: key: message; what to do":
+ *   1. parse the YAML into a tree with positions (bf_scenario_yaml.c);
+ *   2. resolve ${VAR} / ${VAR:-default} from the environment (unless opts.no_env);
+ *   3. walk the tree against the one key table (bf_scenario_keys.c): unknown keys (with a
+ *      did-you-mean), wrong types, bounds, enum values, required keys; defaults fill the rest;
+ *   4. build the model: target, index (mappings and template files read and checked as JSON),
+ *      variables (dictionaries read, split into lines and JSON-escaped once), document, request,
+ *      run;
+ *   5. expand the matrix into cells (bf_scenario_matrix.c);
+ *   6. compile the document template, render a few documents and parse them with jansson, and
+ *      check that batch_size x document size stays under BF_MAX_BODY_BYTES in every cell;
+ *   7. warn about replicas the cluster cannot place (opts.cluster_nodes);
+ *   8. emit the resolved YAML (shipped to agents) and the redacted copy (kept with results).
+ */
+#include "bf_scenario_int.h"
+
+#include "bf_jsonesc.h"
+#include "bf_mem.h"
+#include "bf_sha256.h"
+#include "bf_template.h"
+#include "bf_units.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <jansson.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <yaml.h>
+
+#define SAMPLE_DOCS 8 /* documents rendered and parsed at load time */
+
+/* ---- messages ------------------------------------------------------------------------------ */
+
+int bf__err(bf__load_t *L, const bf__ynode_t *n, int code, const char *fmt, ...)
+{
+    char msg[900];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    if (n)
+        return bf_diag_set(L->diag, code, "%s:%u:%u: %s", L->origin, n->line, n->col, msg);
+    return bf_diag_set(L->diag, code, "%s: %s", L->origin, msg);
+}
+
+void bf__warn(bf__load_t *L, const bf__ynode_t *n, const char *fmt, ...)
+{
+    char msg[900];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    bf_scenario_t *sc = L->sc;
+    sc->warnings = bf_realloc(sc->warnings, (sc->nwarnings + 1) * sizeof *sc->warnings);
+    sc->warnings[sc->nwarnings++] =
+        n ? bf_asprintf("%s:%u:%u: warning: %s", L->origin, n->line, n->col, msg)
+          : bf_asprintf("%s: warning: %s", L->origin, msg);
+}
+
+const char *bf__keep(bf_scenario_t *sc, const char *s)
+{
+    if (sc->nstrings == sc->cap_strings) {
+        sc->cap_strings = sc->cap_strings ? sc->cap_strings * 2 : 32;
+        sc->strings = bf_realloc(sc->strings, sc->cap_strings * sizeof *sc->strings);
+    }
+    sc->strings[sc->nstrings] = bf_strdup(s);
+    return sc->strings[sc->nstrings++];
+}
+
+/* ---- YAML -> JSON ---------------------------------------------------------------------------- */
+
+static int all_digits(const char *s, size_t from)
+{
+    if (s[from] == '\0')
+        return 0;
+    for (size_t i = from; s[i]; i++)
+        if (s[i] < '0' || s[i] > '9')
+            return 0;
+    return 1;
+}
+
+/* YAML 1.2 core schema for plain scalars: null, true/false, integers, floats; else string. */
+json_t *bf__y_scalar_to_json(const bf__ynode_t *n)
+{
+    const char *v = n->value;
+    if (!n->quoted) {
+        if (bf__y_is_null(n))
+            return json_null();
+        if (!strcmp(v, "true") || !strcmp(v, "True") || !strcmp(v, "TRUE"))
+            return json_true();
+        if (!strcmp(v, "false") || !strcmp(v, "False") || !strcmp(v, "FALSE"))
+            return json_false();
+        size_t sign = (v[0] == '-' || v[0] == '+') ? 1 : 0;
+        if (all_digits(v, sign)) {
+            if (n->len - sign <= 18)
+                return json_integer(strtoll(v, NULL, 10));
+        } else if (bf_json_is_literal(v + (v[0] == '+'), n->len - (v[0] == '+'))) {
+            double d;
+            if (bf_units_parse_double(v, &d) == BF_OK)
+                return json_real(d);
+        }
+    }
+    json_t *s = json_stringn(v, n->len);
+    return s ? s : json_string("");
+}
+
+json_t *bf__y_to_json(const bf__ynode_t *n)
+{
+    switch (n->kind) {
+    case BF__Y_SCALAR: return bf__y_scalar_to_json(n);
+    case BF__Y_SEQ: {
+        json_t *a = json_array();
+        for (size_t i = 0; i < n->n; i++)
+            json_array_append_new(a, bf__y_to_json(n->items[i]));
+        return a;
+    }
+    case BF__Y_MAP: {
+        json_t *o = json_object();
+        for (size_t i = 0; i < n->n; i++)
+            json_object_set_new(o, n->items[2 * i]->value, bf__y_to_json(n->items[2 * i + 1]));
+        return o;
+    }
+    }
+    return json_null();
+}
+
+/* ---- files --------------------------------------------------------------------------------- */
+
+static int read_disk(const char *full, size_t cap, char **data, size_t *len, int *err_no)
+{
+    int fd = open(full, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        *err_no = errno;
+        return errno == ENOENT ? BF_E_NOTFOUND : BF_E_IO;
+    }
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        *err_no = S_ISDIR(st.st_mode) ? EISDIR : errno;
+        close(fd);
+        return BF_E_IO;
+    }
+    if ((uint64_t)st.st_size > cap) {
+        close(fd);
+        return BF_E_TOOBIG;
+    }
+    size_t size = (size_t)st.st_size, got = 0;
+    char *buf = bf_malloc(size + 1);
+    while (got < size) {
+        ssize_t r = read(fd, buf + got, size - got);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0) {
+            *err_no = r < 0 ? errno : EIO;
+            free(buf);
+            close(fd);
+            return BF_E_IO;
+        }
+        got += (size_t)r;
+    }
+    close(fd);
+    buf[got] = '\0';
+    *data = buf;
+    *len = got;
+    return BF_OK;
+}
+
+/* Reads a file the scenario names (through the provider or from disk), registers it in the
+ * scenario's file list (once per path) and returns its content (borrowed from the list). */
+static int read_ref(bf__load_t *L, const bf__ynode_t *n, const char *key, const char *what,
+                    const char *path, size_t cap, const char **data, size_t *len)
+{
+    bf_scenario_t *sc = L->sc;
+    for (size_t i = 0; i < sc->nfiles; i++) {
+        if (strcmp(sc->files[i].path, path) == 0) {
+            if (sc->files[i].len > cap)
+                return bf__err(L, n, BF_E_TOOBIG, "%s: %s '%s' is larger than %zu bytes", key,
+                               what, path, cap);
+            *data = sc->files[i].data;
+            *len = sc->files[i].len;
+            return BF_OK;
+        }
+    }
+    char *buf = NULL;
+    size_t blen = 0;
+    int rc, err_no = 0;
+    char *full = NULL;
+    if (L->opts && L->opts->file_provider) {
+        rc = L->opts->file_provider(L->opts->file_provider_ctx, path, &buf, &blen);
+        if (rc != BF_OK) {
+            free(buf);
+            return bf__err(L, n, rc == BF_E_NOTFOUND ? BF_E_NOTFOUND : BF_E_IO,
+                           "%s: %s '%s' was not provided (%s); ship it with the scenario", key,
+                           what, path, bf_strerror(rc));
+        }
+        if (buf == NULL && blen != 0)
+            return bf__err(L, n, BF_E_IO, "%s: %s '%s': the file provider returned no data",
+                           key, what, path);
+        if (blen > cap) {
+            free(buf);
+            return bf__err(L, n, BF_E_TOOBIG, "%s: %s '%s' is larger than %zu bytes", key, what,
+                           path, cap);
+        }
+        buf = bf_realloc(buf, blen + 1);
+        buf[blen] = '\0';
+    } else {
+        if (path[0] == '/' || L->base_dir == NULL)
+            full = bf_strdup(path);
+        else
+            full = bf_asprintf("%s/%s", L->base_dir, path);
+        rc = read_disk(full, cap, &buf, &blen, &err_no);
+        if (rc == BF_E_TOOBIG) {
+            rc = bf__err(L, n, BF_E_TOOBIG, "%s: %s '%s' is larger than %zu bytes", key, what,
+                         full, cap);
+            free(full);
+            return rc;
+        }
+        if (rc != BF_OK) {
+            rc = bf__err(L, n, rc, "%s: cannot read %s '%s': %s%s", key, what, full,
+                         strerror(err_no),
+                         path[0] == '/' ? "" : " (relative paths start at the scenario's folder)");
+            free(full);
+            return rc;
+        }
+        free(full);
+    }
+    sc->files = bf_realloc(sc->files, (sc->nfiles + 1) * sizeof *sc->files);
+    bf_scenario_file_t *f = &sc->files[sc->nfiles++];
+    memset(f, 0, sizeof *f);
+    f->path = bf_strdup(path);
+    f->data = buf;
+    f->len = blen;
+    bf_sha256_hex(buf, blen, f->sha256_hex);
+    *data = buf;
+    *len = blen;
+    return BF_OK;
+}
+
+/* Parses a JSON object from a file; errors point into that file. */
+static int read_json_file(bf__load_t *L, const bf__ynode_t *n, const char *key, const char *what,
+                          const char *path, json_t **out)
+{
+    const char *data;
+    size_t len;
+    int rc = read_ref(L, n, key, what, path, BF_MAX_SCENARIO_BYTES, &data, &len);
+    if (rc != BF_OK)
+        return rc;
+    json_error_t je;
+    size_t skip = (len >= 3 && memcmp(data, "\xEF\xBB\xBF", 3) == 0) ? 3 : 0;
+    json_t *j = json_loadb(data + skip, len - skip, JSON_REJECT_DUPLICATES, &je);
+    if (j == NULL)
+        return bf_diag_set(L->diag, BF_E_PARSE, "%s:%d:%d: %s: invalid JSON: %s (referenced "
+                           "from %s:%u:%u)", path, je.line < 1 ? 1 : je.line,
+                           je.column < 1 ? 1 : je.column, what, je.text, L->origin, n->line,
+                           n->col);
+    if (!json_is_object(j)) {
+        json_decref(j);
+        return bf__err(L, n, BF_E_INVAL, "%s: %s '%s' must hold a JSON object", key, what, path);
+    }
+    *out = j;
+    return BF_OK;
+}
+
+/* ---- validators (rows of the key table) ---------------------------------------------------- */
+
+int bf__v_nonempty(bf__load_t *L, const bf__ynode_t *n, const char *path, bf__kval_t *v)
+{
+    if (v->s && v->s[0] == '\0')
+        return bf__err(L, n, BF_E_INVAL, "%s: must not be empty", path);
+    return BF_OK;
+}
+
+int bf__v_filename(bf__load_t *L, const bf__ynode_t *n, const char *path, bf__kval_t *v)
+{
+    const char *s = v->s;
+    size_t len = strlen(s);
+    if (len == 0 || len > 100)
+        return bf__err(L, n, BF_E_INVAL, "%s: must be 1 to 100 characters (it names the "
+                       "results folder)", path);
+    for (size_t i = 0; i < len; i++) {
+        char c = s[i];
+        int ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                 c == '-' || c == '_' || c == '.';
+        if (!ok || (i == 0 && (c == '.' || c == '-')))
+            return bf__err(L, n, BF_E_INVAL, "%s: '%s' is not file-name safe; use letters, "
+                           "digits, '-', '_' and '.' (not first)", path, s);
+    }
+    return BF_OK;
+}
+
+int bf__v_varname(bf__load_t *L, const bf__ynode_t *n, const char *path, bf__kval_t *v)
+{
+    const char *s = v->s;
+    size_t len = strlen(s);
+    if (len == 0 || len > 128)
+        return bf__err(L, n, BF_E_INVAL, "%s: a variable name has 1 to 128 characters", path);
+    for (size_t i = 0; i < len; i++) {
+        char c = s[i];
+        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+              c == '_' || c == '-' || c == '.'))
+            return bf__err(L, n, BF_E_INVAL, "%s: '%s': use letters, digits, '_', '-' and '.' "
+                           "in variable names", path, s);
+    }
+    return BF_OK;
+}
+
+int bf__v_urls(bf__load_t *L, const bf__ynode_t *n, const char *path, bf__kval_t *v)
+{
+    const bf__ynode_t *list = n;
+    size_t count = list->kind == BF__Y_SEQ ? list->n : 1;
+    if (count == 0)
+        return bf__err(L, n, BF_E_INVAL, "%s: give at least one URL like http://127.0.0.1:9200",
+                       path);
+    for (size_t i = 0; i < count; i++) {
+        bf__ynode_t *u = list->kind == BF__Y_SEQ ? list->items[i] : (bf__ynode_t *)list;
+        const char *s = u->value;
+        const char *rest = NULL;
+        if (strncmp(s, "http://", 7) == 0)
+            rest = s + 7;
+        else if (strncmp(s, "https://", 8) == 0)
+            rest = s + 8;
+        if (rest == NULL || rest[0] == '\0' || rest[0] == '/' || rest[0] == ':')
+            return bf__err(L, u, BF_E_INVAL, "%s: '%s' is not a URL; write it like "
+                           "http://127.0.0.1:9200 or https://host:9200", path, s);
+        if (strpbrk(s, "?# \t\r\n"))
+            return bf__err(L, u, BF_E_INVAL, "%s: '%s': a host URL has no query, fragment or "
+                           "spaces", path, s);
+        u->url_userinfo = strchr(rest, '@') != NULL;
+    }
+    (void)v;
+    return BF_OK;
+}
+
+/* filter_path patterns (comma-separated, '*' within a name, '**' for any depth, '-' to
+ * exclude) must keep items.*.status, or the agent cannot count acknowledged documents. */
+static int seg_match(const char *pat, size_t pl, const char *name)
+{
+    /* glob with '*' inside one path segment */
+    size_t nl = strlen(name), p = 0, s = 0, star_p = (size_t)-1, star_s = 0;
+    while (s < nl) {
+        if (p < pl && pat[p] == '*') {
+            star_p = p++;
+            star_s = s;
+        } else if (p < pl && pat[p] == name[s]) {
+            p++;
+            s++;
+        } else if (star_p != (size_t)-1) {
+            p = star_p + 1;
+            s = ++star_s;
+        } else {
+            return 0;
+        }
+    }
+    while (p < pl && pat[p] == '*')
+        p++;
+    return p == pl;
+}
+
+/* Does the pattern select path (an array of segments) or one of its ancestors? */
+static int pattern_covers(const char *pat, size_t len, const char *const *path, size_t depth)
+{
+    if (len == 0)
+        return depth == 0 ? 1 : 0;
+    const char *dot = memchr(pat, '.', len);
+    size_t sl = dot ? (size_t)(dot - pat) : len;
+    const char *rest = dot ? dot + 1 : pat + len;
+    size_t rl = dot ? len - sl - 1 : 0;
+    if (depth == 0)
+        return 1; /* the pattern selects below the target: that keeps it only if it matches
+                     deeper, which we treat as covered */
+    if (sl == 2 && pat[0] == '*' && pat[1] == '*') {
+        for (size_t k = 0; k <= depth; k++)
+            if (rl == 0 || pattern_covers(rest, rl, path + k, depth - k))
+                return 1;
+        return 0;
+    }
+    if (!seg_match(pat, sl, path[0]))
+        return 0;
+    if (!dot)
+        return 1; /* selects this whole subtree */
+    return pattern_covers(rest, rl, path + 1, depth - 1);
+}
+
+int bf__v_filter_path(bf__load_t *L, const bf__ynode_t *n, const char *path, bf__kval_t *v)
+{
+    if (n->kind != BF__Y_SCALAR || v->s == NULL)
+        return BF_OK;
+    int b;
+    if (bf__y_bool(n, &b))
+        return BF_OK;
+    const char *s = v->s;
+    static const char *actions[] = {"index", "create"};
+    for (int a = 0; a < 2; a++) {
+        const char *target[] = {"items", actions[a], "status"};
+        int included = 0, excluded = 0;
+        const char *p = s;
+        while (*p) {
+            const char *comma = strchr(p, ',');
+            size_t len = comma ? (size_t)(comma - p) : strlen(p);
+            while (len && (*p == ' '))
+                p++, len--;
+            while (len && p[len - 1] == ' ')
+                len--;
+            if (len && p[0] == '-') {
+                /* an exclusion removes what it matches and everything below */
+                const char *e = p + 1;
+                size_t el = len - 1;
+                int depth_match = 0;
+                for (size_t d = 1; d <= 3 && !depth_match; d++) {
+                    /* exclusion matching exactly a prefix of the target */
+                    size_t segs = 1;
+                    for (size_t k = 0; k < el; k++)
+                        segs += e[k] == '.';
+                    if (segs == d && pattern_covers(e, el, target, d))
+                        depth_match = 1;
+                }
+                if (depth_match)
+                    excluded = 1;
+            } else if (len && pattern_covers(p, len, target, 3)) {
+                included = 1;
+            }
+            p = comma ? comma + 1 : p + strlen(p);
+        }
+        if (!included || excluded)
+            return bf__err(L, n, BF_E_INVAL, "%s: '%s' drops items.*.status, which the agent "
+                           "needs to count acknowledged documents; add items.*.status (or write "
+                           "filter_path: true for a good default)", path, s);
+    }
+    return BF_OK;
+}
+
+/* ---- conversion of one key ----------------------------------------------------------------- */
+
+static int bad_type(bf__load_t *L, const bf__ynode_t *n, const char *dpath, const char *want)
+{
+    if (n->kind == BF__Y_SCALAR)
+        return bf__err(L, n, BF_E_INVAL, "%s: expected %s, got '%.80s'", dpath, want, n->value);
+    return bf__err(L, n, BF_E_INVAL, "%s: expected %s, got a %s", dpath, want,
+                   bf__y_kind_name(n));
+}
+
+static int parse_i64(const char *s, int64_t *out)
+{
+    int neg = s[0] == '-';
+    uint64_t u;
+    int rc = bf_units_parse_count(s + neg, &u);
+    if (rc != BF_OK)
+        return rc;
+    if (u > (uint64_t)INT64_MAX + (uint64_t)neg)
+        return BF_E_RANGE;
+    *out = neg ? (int64_t)(0 - u) : (int64_t)u;
+    return BF_OK;
+}
+
+/* Converts a scalar text (node or default) by row type; n may be NULL (default). */
+static int convert_scalar(bf__load_t *L, const bf__key_t *k, const char *dpath,
+                          const bf__ynode_t *n, const char *text, bf__kval_t *v)
+{
+    char buf[64];
+    v->s = text;
+    switch (k->type) {
+    case BF__T_STR: return BF_OK;
+    case BF__T_BOOL: {
+        bf__ynode_t tmp = {.kind = BF__Y_SCALAR, .value = (char *)text, .len = strlen(text)};
+        if (!bf__y_bool(n ? n : &tmp, &v->b))
+            return bad_type(L, n, dpath, "true or false");
+        return BF_OK;
+    }
+    case BF__T_U32:
+    case BF__T_U64:
+    case BF__T_AXIS_U32: {
+        uint64_t u;
+        uint64_t max = k->type == BF__T_U64 ? UINT64_MAX : (k->max > 0 ? (uint64_t)k->max : UINT32_MAX);
+        if (bf_units_parse_count(text, &u) != BF_OK || u < (uint64_t)k->min || u > max) {
+            if (k->max > 0) {
+                snprintf(buf, sizeof buf, "a whole number from %.0f to %.0f", k->min, k->max);
+                return bad_type(L, n, dpath, buf);
+            }
+            return bad_type(L, n, dpath, "a whole number (like 500 or 10k)");
+        }
+        v->u = u;
+        v->d = (double)u;
+        return BF_OK;
+    }
+    case BF__T_I64:
+        if (parse_i64(text, &v->i) != BF_OK)
+            return bad_type(L, n, dpath, "a whole number (64-bit)");
+        return BF_OK;
+    case BF__T_COUNT:
+    case BF__T_AXIS_COUNT: {
+        uint64_t u;
+        if (bf_units_parse_count(text, &u) != BF_OK || (k->max > 0 && (double)u > k->max))
+            return bad_type(L, n, dpath, "a rate in documents per second like 5000 or 10k");
+        v->u = u;
+        v->d = (double)u;
+        return BF_OK;
+    }
+    case BF__T_DURATION: {
+        uint64_t ms;
+        if (bf_units_parse_duration_ms(text, &ms) != BF_OK)
+            return bad_type(L, n, dpath, "a duration like 30s, 5m, 1h30m or 250ms");
+        if ((double)ms < k->min || (k->max > 0 && (double)ms > k->max)) {
+            char lo[32], hi[32];
+            bf_units_format_duration_ms((uint64_t)k->min, lo, sizeof lo);
+            bf_units_format_duration_ms((uint64_t)k->max, hi, sizeof hi);
+            snprintf(buf, sizeof buf, "a duration from %s to %s", lo, hi);
+            return bad_type(L, n, dpath, buf);
+        }
+        v->u = ms;
+        return BF_OK;
+    }
+    case BF__T_ENUM:
+    case BF__T_AXIS_ENUM: {
+        v->e = bf__enum_index(k->extra, text);
+        if (v->e < 0) {
+            char alts[512], sug[64];
+            size_t j = 0;
+            for (const char *p = k->extra; *p && j + 3 < sizeof alts; p++) {
+                if (*p == '|') {
+                    alts[j++] = ',';
+                    alts[j++] = ' ';
+                } else {
+                    alts[j++] = *p;
+                }
+            }
+            alts[j] = '\0';
+            const char *dym = bf__did_you_mean_alt(text, k->extra, sug, sizeof sug);
+            if (dym)
+                return bf__err(L, n, BF_E_INVAL, "%s: '%.80s' is not one of %s; did you mean "
+                               "'%s'?", dpath, text, alts, dym);
+            return bf__err(L, n, BF_E_INVAL, "%s: '%.80s' is not one of %s", dpath, text, alts);
+        }
+        return BF_OK;
+    }
+    case BF__T_FILTER: {
+        bf__ynode_t tmp = {.kind = BF__Y_SCALAR, .value = (char *)text, .len = strlen(text)};
+        v->b = -1;
+        int b;
+        if (bf__y_bool(n ? n : &tmp, &b) && !(n && n->quoted))
+            v->b = b;
+        return BF_OK;
+    }
+    default: return BF_OK;
+    }
+}
+
+static int walk_map(bf__load_t *L, const bf__ynode_t *map, const char *tpath, const char *dpath,
+                    bf__kval_t *vals, unsigned var_type_mask_ok);
+
+/* Converts key row `id` at node n (present in the file). */
+static int convert(bf__load_t *L, int id, const char *dpath, const bf__ynode_t *n,
+                   bf__kval_t *v)
+{
+    const bf__key_t *k = &bf__keys[id];
+    v->node = n;
+    v->set = 1;
+    int rc = BF_OK;
+    switch (k->type) {
+    case BF__T_SECTION:
+        if (n->kind == BF__Y_SCALAR && bf__y_is_null(n)) /* empty: still check required keys */
+            return walk_map(L, n, k->path, dpath, L->top, 0);
+        if (n->kind != BF__Y_MAP)
+            return bad_type(L, n, dpath, "a mapping of keys");
+        return walk_map(L, n, k->path, dpath, L->top, 0);
+    case BF__T_STRLIST:
+        if (n->kind == BF__Y_SCALAR && !bf__y_is_null(n)) {
+            v->s = n->value;
+            break;
+        }
+        if (n->kind != BF__Y_SEQ)
+            return bad_type(L, n, dpath, "a list of strings");
+        for (size_t i = 0; i < n->n; i++)
+            if (n->items[i]->kind != BF__Y_SCALAR || bf__y_is_null(n->items[i]))
+                return bad_type(L, n->items[i], dpath, "a string");
+        break;
+    case BF__T_SCALARLIST:
+        if (n->kind != BF__Y_SEQ)
+            return bad_type(L, n, dpath, "a list of values");
+        for (size_t i = 0; i < n->n; i++)
+            if (n->items[i]->kind != BF__Y_SCALAR)
+                return bad_type(L, n->items[i], dpath, "a plain value (string or number)");
+        break;
+    case BF__T_STRMAP:
+        if (n->kind == BF__Y_SCALAR && bf__y_is_null(n))
+            return BF_OK;
+        if (n->kind != BF__Y_MAP)
+            return bad_type(L, n, dpath, "a mapping of names to values");
+        for (size_t i = 0; i < n->n; i++) {
+            bf__ynode_t *val = n->items[2 * i + 1];
+            if (val->kind != BF__Y_SCALAR)
+                return bad_type(L, val, dpath, "a string value");
+            if (k->flags & BF__F_SECRET)
+                val->secret = 1;
+        }
+        break;
+    case BF__T_JSONMAP:
+        if (n->kind == BF__Y_SCALAR && bf__y_is_null(n))
+            return BF_OK;
+        if (n->kind != BF__Y_MAP)
+            return bad_type(L, n, dpath, "a mapping (written as YAML; it becomes JSON)");
+        break;
+    case BF__T_VARLIST:
+    case BF__T_MATRIX:
+        if (n->kind == BF__Y_SCALAR && bf__y_is_null(n))
+            return BF_OK;
+        if (k->type == BF__T_VARLIST && n->kind != BF__Y_SEQ)
+            return bad_type(L, n, dpath, "a list");
+        if (k->type == BF__T_MATRIX && n->kind != BF__Y_MAP)
+            return bad_type(L, n, dpath, "a mapping of axes (shards: [1, 2], ...)");
+        break;
+    default:
+        if (n->kind != BF__Y_SCALAR)
+            return bad_type(L, n, dpath, "a single value");
+        if (bf__y_is_null(n)) {
+            if (k->flags & BF__F_REQUIRED)
+                return bf__err(L, n, BF_E_INVAL, "%s: needs a value", dpath);
+            v->set = 0;
+            v->node = NULL;
+            return BF_OK;
+        }
+        rc = convert_scalar(L, k, dpath, n, n->value, v);
+        if (rc != BF_OK)
+            return rc;
+        break;
+    }
+    if (k->flags & BF__F_SECRET && n->kind == BF__Y_SCALAR)
+        ((bf__ynode_t *)n)->secret = 1;
+    if (k->validate)
+        rc = k->validate(L, n, dpath, v);
+    return rc;
+}
+
+/* Walks one mapping against the rows whose parent is tpath. */
+static int walk_map(bf__load_t *L, const bf__ynode_t *map, const char *tpath, const char *dpath,
+                    bf__kval_t *vals, unsigned var_type_mask_ok)
+{
+    char tp[256], dp[320];
+    size_t tl = strlen(tpath);
+    for (size_t i = 0; i < map->n; i++) {
+        const bf__ynode_t *key = map->items[2 * i], *val = map->items[2 * i + 1];
+        if (tl)
+            snprintf(tp, sizeof tp, "%s.%s", tpath, key->value);
+        else
+            snprintf(tp, sizeof tp, "%s", key->value);
+        if (dpath[0])
+            snprintf(dp, sizeof dp, "%s.%s", dpath, key->value);
+        else
+            snprintf(dp, sizeof dp, "%s", key->value);
+        int id = strlen(key->value) < 128 ? bf__key_find(tp) : -1;
+        /* matrix axes are keys of the matrix, handled by the expander */
+        if (id < 0 || strchr(key->value, '.') != NULL) {
+            char sug[64];
+            const char *dym = bf__did_you_mean_key(key->value, tpath, sug, sizeof sug);
+            if (dym)
+                return bf__err(L, key, BF_E_INVAL, "%s: unknown key; did you mean '%s'?", dp,
+                               dym);
+            return bf__err(L, key, BF_E_INVAL, "%s: unknown key", dp);
+        }
+        bf__kval_t *v = &vals[id];
+        v->key = key;
+        int rc = convert(L, id, dp, val, v);
+        if (rc != BF_OK)
+            return rc;
+        (void)var_type_mask_ok;
+    }
+    /* required keys of this level */
+    for (int id = 0; id < BF__K_COUNT_; id++) {
+        const bf__key_t *k = &bf__keys[id];
+        if (!(k->flags & BF__F_REQUIRED) || bf__key_parent_len(k->path) != tl ||
+            strncmp(k->path, tpath, tl) != 0 || vals[id].set)
+            continue;
+        const char *leaf = tl ? k->path + tl + 1 : k->path;
+        if (dpath[0])
+            return bf__err(L, map, BF_E_INVAL, "%s: missing required key '%s'", dpath, leaf);
+        return bf__err(L, map, BF_E_INVAL, "missing required key '%s'", leaf);
+    }
+    return BF_OK;
+}
+
+/* Defaults for rows under `prefix` ("" = everything but variables[] and matrix axes). */
+static int apply_defaults(bf__load_t *L, bf__kval_t *vals, int items)
+{
+    for (int id = 0; id < BF__K_COUNT_; id++) {
+        const bf__key_t *k = &bf__keys[id];
+        int is_item = strncmp(k->path, "variables[].", 12) == 0;
+        if (is_item != items || vals[id].set || k->def == NULL)
+            continue;
+        if (strncmp(k->path, "matrix.", 7) == 0)
+            continue;
+        int rc = convert_scalar(L, k, k->path, NULL, k->def, &vals[id]);
+        if (rc != BF_OK)
+            return rc; /* a bad default in the table: a programmer error */
+        vals[id].set = 1;
+        vals[id].node = NULL;
+    }
+    return BF_OK;
+}
+
+/* ---- building the model -------------------------------------------------------------------- */
+
+#define TOP(id) (&L->top[BF__K_##id])
+
+static char *dup_str(const bf__kval_t *v)
+{
+    return v->set && v->s ? bf_strdup(v->s) : NULL;
+}
+
+static int build_target(bf__load_t *L)
+{
+    bf_target_t *t = &L->sc->target;
+    const bf__ynode_t *hosts = TOP(TARGET_HOSTS)->node;
+    size_t n = hosts->kind == BF__Y_SEQ ? hosts->n : 1;
+    t->hosts = bf_calloc(n, sizeof *t->hosts);
+    t->nhosts = n;
+    for (size_t i = 0; i < n; i++) {
+        const bf__ynode_t *h = hosts->kind == BF__Y_SEQ ? hosts->items[i] : hosts;
+        size_t len = h->len;
+        while (len > 0 && h->value[len - 1] == '/')
+            len--;
+        t->hosts[i] = bf_strndup(h->value, len);
+    }
+    const bf__kval_t *user = TOP(AUTH_USERNAME), *pass = TOP(AUTH_PASSWORD),
+                     *key = TOP(AUTH_API_KEY), *bearer = TOP(AUTH_BEARER);
+    int kinds = (user->set || pass->set) + key->set + bearer->set;
+    const bf__ynode_t *auth = TOP(TARGET_AUTH)->node;
+    if (kinds > 1)
+        return bf__err(L, auth, BF_E_INVAL, "target.auth: give username and password, or "
+                       "api_key, or bearer — only one of them");
+    if (user->set != pass->set)
+        return bf__err(L, auth, BF_E_INVAL, "target.auth: username and password go together; "
+                       "add %s", user->set ? "password" : "username");
+    if (user->set) {
+        t->auth = BF_AUTH_BASIC;
+        t->username = dup_str(user);
+        t->password = dup_str(pass);
+    } else if (key->set) {
+        t->auth = BF_AUTH_APIKEY;
+        t->api_key = dup_str(key);
+    } else if (bearer->set) {
+        t->auth = BF_AUTH_BEARER;
+        t->bearer = dup_str(bearer);
+    }
+    t->ca_file = dup_str(TOP(TLS_CA_FILE));
+    t->cert_file = dup_str(TOP(TLS_CERT_FILE));
+    t->key_file = dup_str(TOP(TLS_KEY_FILE));
+    t->tls_insecure = TOP(TLS_INSECURE)->b;
+    if (TOP(TLS_CERT_FILE)->set != TOP(TLS_KEY_FILE)->set)
+        return bf__err(L, TOP(TARGET_TLS)->node, BF_E_INVAL, "target.tls: cert_file and "
+                       "key_file go together (client certificate and its key)");
+    const bf__ynode_t *hd = TOP(TARGET_HEADERS)->node;
+    if (hd && hd->kind == BF__Y_MAP) {
+        t->headers = bf_calloc(hd->n ? hd->n : 1, sizeof *t->headers);
+        for (size_t i = 0; i < hd->n; i++) {
+            const bf__ynode_t *k = hd->items[2 * i], *v = hd->items[2 * i + 1];
+            for (const char *p = k->value; *p; p++) {
+                if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+                      (*p >= '0' && *p <= '9') || strchr("!#$%&'*+-.^_`|~", *p)))
+                    return bf__err(L, k, BF_E_INVAL, "target.headers: '%s' is not a valid "
+                                   "header name", k->value);
+            }
+            if (k->len == 0)
+                return bf__err(L, k, BF_E_INVAL, "target.headers: empty header name");
+            if (strpbrk(v->value, "\r\n") || strlen(v->value) != v->len)
+                return bf__err(L, v, BF_E_INVAL, "target.headers.%s: a header value cannot "
+                               "contain line breaks", k->value);
+            t->headers[t->nheaders++] = bf_asprintf("%s: %s", k->value, v->value);
+        }
+    }
+    return BF_OK;
+}
+
+static int build_index(bf__load_t *L)
+{
+    bf_scenario_t *sc = L->sc;
+    bf_index_spec_t *ix = &sc->index;
+    int rc = BF_OK;
+    if (TOP(INDEX_NAME)->set) {
+        ix->name = dup_str(TOP(INDEX_NAME));
+    } else {
+        ix->name = bf_strdup(sc->name);
+        for (char *p = ix->name; *p; p++)
+            if (*p >= 'A' && *p <= 'Z')
+                *p = (char)(*p - 'A' + 'a');
+    }
+    ix->recreate = TOP(INDEX_RECREATE)->b;
+    /* settings: normalized by the matrix expander (which merges per cell) */
+    if (TOP(INDEX_MAPPINGS)->node && TOP(INDEX_MAPPINGS_FILE)->set)
+        return bf__err(L, TOP(INDEX_MAPPINGS_FILE)->key, BF_E_INVAL, "index: give mappings "
+                       "or mappings_file, not both");
+    json_t *m = NULL;
+    if (TOP(INDEX_MAPPINGS)->node && TOP(INDEX_MAPPINGS)->node->kind == BF__Y_MAP) {
+        m = bf__y_to_json(TOP(INDEX_MAPPINGS)->node);
+    } else if (TOP(INDEX_MAPPINGS_FILE)->set) {
+        rc = read_json_file(L, TOP(INDEX_MAPPINGS_FILE)->node, "index.mappings_file",
+                            "mappings file", TOP(INDEX_MAPPINGS_FILE)->s, &m);
+        if (rc != BF_OK)
+            return rc;
+        /* accept a whole index body {"mappings": {...}} as well as the mappings object */
+        json_t *inner = json_object_get(m, "mappings");
+        if (inner && json_is_object(inner)) {
+            if (json_object_get(m, "settings"))
+                bf__warn(L, TOP(INDEX_MAPPINGS_FILE)->node, "index.mappings_file: the "
+                         "\"settings\" in '%s' are ignored; put them under index.settings",
+                         TOP(INDEX_MAPPINGS_FILE)->s);
+            json_incref(inner);
+            json_decref(m);
+            m = inner;
+        }
+    }
+    if (m) {
+        ix->mappings_json = json_dumps(m, JSON_COMPACT);
+        json_decref(m);
+    }
+    /* index template */
+    const bf__kval_t *tb = TOP(TEMPLATE_BODY), *tf = TOP(TEMPLATE_BODY_FILE);
+    if (TOP(INDEX_TEMPLATE)->node && TOP(INDEX_TEMPLATE)->node->kind == BF__Y_MAP) {
+        const bf__ynode_t *tn = TOP(INDEX_TEMPLATE)->node;
+        if (tb->node && tf->set)
+            return bf__err(L, tf->key, BF_E_INVAL, "index.template: give body or body_file, "
+                           "not both");
+        if (!tb->node && !tf->set)
+            return bf__err(L, tn, BF_E_INVAL, "index.template: needs body (a mapping) or "
+                           "body_file (a JSON file) with index_patterns");
+        json_t *body = NULL;
+        if (tb->node) {
+            if (tb->node->kind != BF__Y_MAP)
+                return bf__err(L, tb->node, BF_E_INVAL, "index.template.body: expected a "
+                               "mapping");
+            body = bf__y_to_json(tb->node);
+        } else {
+            rc = read_json_file(L, tf->node, "index.template.body_file", "index template",
+                                tf->s, &body);
+            if (rc != BF_OK)
+                return rc;
+        }
+        json_t *pat = json_object_get(body, "index_patterns");
+        if (!json_is_array(pat) && !json_is_string(pat)) {
+            json_decref(body);
+            return bf__err(L, tb->node ? tb->node : tf->node, BF_E_INVAL, "index.template: "
+                           "the body needs index_patterns (e.g. [\"bench-*\"])");
+        }
+        ix->template_json = json_dumps(body, JSON_COMPACT);
+        json_decref(body);
+        if (TOP(TEMPLATE_NAME)->set) {
+            ix->template_name = dup_str(TOP(TEMPLATE_NAME));
+        } else {
+            ix->template_name = bf_asprintf("bulkfleet-%s", sc->name);
+            for (char *p = ix->template_name; *p; p++)
+                if (*p >= 'A' && *p <= 'Z')
+                    *p = (char)(*p - 'A' + 'a');
+        }
+    }
+    return BF_OK;
+}
+
+/* Type names in the order of the VAR_TYPE row's alternatives. */
+static const enum bf_var_type type_of_alt[] = {
+    BF_VAR_FILE, BF_VAR_LIST, BF_VAR_SEQUENCE, BF_VAR_SEQUENCE, BF_VAR_RANGE, BF_VAR_UUID,
+    BF_VAR_SORTABLE_ID, BF_VAR_SORTABLE_ID, BF_VAR_NOW_LOCAL, BF_VAR_NOW_UTC,
+    BF_VAR_NOW_UTC_LITE, BF_VAR_NOW_UNIX, BF_VAR_NOW_UNIX_MS, BF_VAR_NOW_UNIX_MS,
+    BF_VAR_NOW_UNIX_US, BF_VAR_NOW_UNIX_US, BF_VAR_NOW_UNIX_NS, BF_VAR_NOW_UNIX_NS,
+    BF_VAR_NOW_WITH_FORMAT, BF_VAR_RANDOM_ARRAY,
+};
+
+/* Appends one dictionary value (raw bytes) escaped. */
+static void add_value(bf_buf_t *vals, size_t **off, size_t *n, size_t *cap, const char *s,
+                      size_t len, size_t *max_len, int *all_literal)
+{
+    if (*n + 2 > *cap) {
+        *cap = *cap ? *cap * 2 : 64;
+        *off = bf_realloc(*off, *cap * sizeof **off);
+    }
+    size_t before = vals->len;
+    if (bf_jsonesc_append(vals, s, len) != BF_OK)
+        return; /* cap checked by the caller */
+    size_t el = vals->len - before;
+    if (el > *max_len)
+        *max_len = el;
+    if (!bf_json_is_literal(vals->data + before, el) || el != len)
+        *all_literal = 0;
+    (*off)[*n] = before;
+    (*n)++;
+    (*off)[*n] = vals->len;
+}
+
+/* Splits dictionary text into lines: UTF-8 BOM stripped, LF or CRLF line ends, empty lines
+ * skipped; each line JSON-escaped (quotes, backslashes, control characters including TAB, ESC
+ * and a stray CR; invalid UTF-8 becomes U+FFFD). */
+static int load_values(bf__load_t *L, bf_var_spec_t *v, const bf__ynode_t *at, const char *dp,
+                       const char *text, size_t len, const bf__ynode_t *data)
+{
+    bf_buf_t vals;
+    bf_buf_init(&vals, 0);
+    size_t cap = 0, n = 0, max_len = 0;
+    size_t *off = NULL;
+    int all_literal = 1;
+    if (text) {
+        size_t i = (len >= 3 && memcmp(text, "\xEF\xBB\xBF", 3) == 0) ? 3 : 0;
+        size_t lineno = 1;
+        while (i < len) {
+            const char *nl = memchr(text + i, '\n', len - i);
+            size_t end = nl ? (size_t)(nl - text) : len;
+            size_t l = end - i;
+            if (l > 0 && text[i + l - 1] == '\r')
+                l--;
+            if (l > BF__MAX_DICT_LINE) {
+                free(off);
+                bf_buf_cleanup(&vals);
+                return bf__err(L, at, BF_E_TOOBIG, "%s: line %zu of '%s' is longer than %u "
+                               "bytes", dp, lineno, v->path, BF__MAX_DICT_LINE);
+            }
+            if (l > 0)
+                add_value(&vals, &off, &n, &cap, text + i, l, &max_len, &all_literal);
+            i = end + 1;
+            lineno++;
+        }
+    }
+    if (data) {
+        for (size_t k = 0; k < data->n; k++) {
+            const bf__ynode_t *d = data->items[k];
+            if (d->len == 0 || bf__y_is_null(d))
+                continue;
+            add_value(&vals, &off, &n, &cap, d->value, d->len, &max_len, &all_literal);
+            if (d->quoted)
+                all_literal = 0;
+        }
+    }
+    if (n == 0) {
+        free(off);
+        bf_buf_cleanup(&vals);
+        if (text)
+            return bf__err(L, at, BF_E_INVAL, "%s: dictionary '%s' has no non-empty lines", dp,
+                           v->path);
+        return bf__err(L, at, BF_E_INVAL, "%s: data is empty; give at least one value", dp);
+    }
+    v->values = bf_buf_steal(&vals);
+    v->value_off = off;
+    v->nvalues = n;
+    v->max_value_len = max_len;
+    v->total_value_len = off[n];
+    v->kind = all_literal ? BF_VAR_KIND_LITERAL : BF_VAR_KIND_STRING;
+    return BF_OK;
+}
+
+static int build_variables(bf__load_t *L)
+{
+    bf_scenario_t *sc = L->sc;
+    sc->vars = bf_calloc(L->nvars ? L->nvars : 1, sizeof *sc->vars);
+    for (size_t i = 0; i < L->nvars; i++) {
+        bf__kval_t *vv = L->var_vals[i];
+        bf_var_spec_t *v = &sc->vars[i];
+        sc->nvars = i + 1;
+        char dp[64];
+        snprintf(dp, sizeof dp, "variables[%zu]", i);
+        v->name = bf_strdup(vv[BF__K_VAR_NAME].s);
+        for (size_t j = 0; j < i; j++)
+            if (strcmp(sc->vars[j].name, v->name) == 0)
+                return bf__err(L, vv[BF__K_VAR_NAME].node, BF_E_INVAL, "%s.name: variable "
+                               "'%s' is already defined at line %u", dp, v->name,
+                               L->var_vals[j][BF__K_VAR_NAME].node->line);
+        v->type = type_of_alt[vv[BF__K_VAR_TYPE].e];
+        v->scope = vv[BF__K_VAR_SCOPE].e == 1 ? BF_VAR_SCOPE_REQUEST : BF_VAR_SCOPE_DOCUMENT;
+        v->kind = BF_VAR_KIND_STRING;
+        /* keys that do not apply to this type are mistakes, not silently ignored */
+        for (int id = 0; id < BF__K_COUNT_; id++) {
+            const bf__key_t *k = &bf__keys[id];
+            if (vv[id].key && k->var_types && !(k->var_types & BF__VM(v->type)))
+                return bf__err(L, vv[id].key, BF_E_INVAL, "%s.%s: not used by type %s", dp,
+                               k->path + 12, bf_var_type_name(v->type));
+        }
+        const bf__ynode_t *at = L->var_nodes[i];
+        switch (v->type) {
+        case BF_VAR_FILE: {
+            if (!vv[BF__K_VAR_PATH].set)
+                return bf__err(L, at, BF_E_INVAL, "%s: type file needs path: (a dictionary "
+                               "file, one value per line)", dp);
+            v->path = bf_strdup(vv[BF__K_VAR_PATH].s);
+            const char *text;
+            size_t len;
+            char key[96];
+            snprintf(key, sizeof key, "%s.path", dp);
+            int rc = read_ref(L, vv[BF__K_VAR_PATH].node, key, "dictionary", v->path,
+                              BF_MAX_DICT_BYTES, &text, &len);
+            if (rc != BF_OK)
+                return rc;
+            rc = load_values(L, v, vv[BF__K_VAR_PATH].node, key, text, len,
+                             vv[BF__K_VAR_DATA].node);
+            if (rc != BF_OK)
+                return rc;
+            break;
+        }
+        case BF_VAR_LIST: {
+            if (!vv[BF__K_VAR_DATA].node)
+                return bf__err(L, at, BF_E_INVAL, "%s: type list needs data: [values]", dp);
+            char key[96];
+            snprintf(key, sizeof key, "%s.data", dp);
+            int rc = load_values(L, v, vv[BF__K_VAR_DATA].node, key, NULL, 0,
+                                 vv[BF__K_VAR_DATA].node);
+            if (rc != BF_OK)
+                return rc;
+            break;
+        }
+        case BF_VAR_SEQUENCE:
+        case BF_VAR_RANGE:
+            if (v->type == BF_VAR_RANGE && (!vv[BF__K_VAR_FROM].set || !vv[BF__K_VAR_TO].set))
+                return bf__err(L, at, BF_E_INVAL, "%s: type range needs from: and to: "
+                               "(inclusive bounds)", dp);
+            v->from = vv[BF__K_VAR_FROM].set ? vv[BF__K_VAR_FROM].i : 0;
+            v->to = vv[BF__K_VAR_TO].set ? vv[BF__K_VAR_TO].i : INT64_MAX;
+            v->wrap = vv[BF__K_VAR_WRAP].b;
+            if (v->from > v->to)
+                return bf__err(L, vv[BF__K_VAR_TO].node ? vv[BF__K_VAR_TO].node : at,
+                               BF_E_INVAL, "%s: from (%lld) is greater than to (%lld)", dp,
+                               (long long)v->from, (long long)v->to);
+            v->kind = BF_VAR_KIND_NUMBER;
+            break;
+        case BF_VAR_NOW_UNIX:
+        case BF_VAR_NOW_UNIX_MS:
+        case BF_VAR_NOW_UNIX_US:
+        case BF_VAR_NOW_UNIX_NS: v->kind = BF_VAR_KIND_NUMBER; break;
+        case BF_VAR_NOW_WITH_FORMAT: {
+            if (!vv[BF__K_VAR_FORMAT].set)
+                return bf__err(L, at, BF_E_INVAL, "%s: type now_with_format needs format: "
+                               "(strftime, e.g. \"%%Y-%%m-%%dT%%H:%%M:%%S%%z\")", dp);
+            const char *f = vv[BF__K_VAR_FORMAT].s;
+            bf_buf_t b;
+            bf_buf_init(&b, 4096);
+            if (bf_jsonesc_append(&b, f, strlen(f)) != BF_OK) {
+                bf_buf_cleanup(&b);
+                return bf__err(L, vv[BF__K_VAR_FORMAT].node, BF_E_TOOBIG, "%s.format: too long",
+                               dp);
+            }
+            v->format = bf_buf_steal(&b);
+            break;
+        }
+        case BF_VAR_RANDOM_ARRAY:
+            if (!vv[BF__K_VAR_KEY].set)
+                return bf__err(L, at, BF_E_INVAL, "%s: type random_array needs variable_key: "
+                               "(the variable its items come from)", dp);
+            v->variable_key = bf_strdup(vv[BF__K_VAR_KEY].s);
+            v->size = (uint32_t)vv[BF__K_VAR_SIZE].u;
+            v->item_string = vv[BF__K_VAR_ITEM_TYPE].e == 1;
+            v->square_bracket = vv[BF__K_VAR_SQUARE_BRACKET].b;
+            {
+                const char *sb = vv[BF__K_VAR_STRING_BRACKET].s ? vv[BF__K_VAR_STRING_BRACKET].s
+                                                                : "\"";
+                bf_buf_t b;
+                bf_buf_init(&b, 0);
+                bf_jsonesc_append(&b, sb, strlen(sb));
+                /* the default '"' quotes items as JSON strings: keep it raw */
+                v->string_bracket = strcmp(sb, "\"") == 0 ? bf_strdup("\"") : bf_buf_steal(&b);
+                bf_buf_cleanup(&b);
+            }
+            v->kind = BF_VAR_KIND_FRAGMENT;
+            break;
+        default: break;
+        }
+    }
+    /* random_array references, once every name is known */
+    for (size_t i = 0; i < sc->nvars; i++) {
+        bf_var_spec_t *v = &sc->vars[i];
+        if (v->type != BF_VAR_RANDOM_ARRAY)
+            continue;
+        const bf__ynode_t *kn = L->var_vals[i][BF__K_VAR_KEY].node;
+        long r = bf_scenario_variable_find(sc, v->variable_key);
+        if (r < 0) {
+            const char *names[BF__MAX_VARIABLES];
+            for (size_t j = 0; j < sc->nvars; j++)
+                names[j] = sc->vars[j].name;
+            const char *dym = bf__did_you_mean(v->variable_key, names, sc->nvars);
+            return bf__err(L, kn, BF_E_INVAL, "variables[%zu].variable_key: no variable named "
+                           "'%s'%s%s%s", i, v->variable_key, dym ? "; did you mean '" : "",
+                           dym ? dym : "", dym ? "'?" : "");
+        }
+        if ((size_t)r == i || sc->vars[r].type == BF_VAR_RANDOM_ARRAY)
+            return bf__err(L, kn, BF_E_INVAL, "variables[%zu].variable_key: a random_array "
+                           "draws from a plain variable, not from a random_array", i);
+        v->ref = (size_t)r;
+        if (sc->vars[r].kind == BF_VAR_KIND_STRING && !v->item_string)
+            bf__warn(L, kn, "variables[%zu]: variable_type number with string items from '%s' "
+                     "renders unquoted strings", i, v->variable_key);
+        if ((uint64_t)bf_var_max_len(sc->vars, i) > BF_MAX_BODY_BYTES)
+            return bf__err(L, L->var_vals[i][BF__K_VAR_SIZE].node ? L->var_vals[i][BF__K_VAR_SIZE].node : kn,
+                           BF_E_TOOBIG, "variables[%zu]: one random_array value could exceed "
+                           "%u bytes; lower size", i, BF_MAX_BODY_BYTES);
+    }
+    return BF_OK;
+}
+
+static int build_document(bf__load_t *L)
+{
+    bf_document_spec_t *d = &L->sc->document;
+    d->action = TOP(DOC_ACTION)->e == 1 ? BF_ACTION_CREATE : BF_ACTION_INDEX;
+    d->id = dup_str(TOP(DOC_ID));
+    d->routing = dup_str(TOP(DOC_ROUTING));
+    d->pipeline = dup_str(TOP(DOC_PIPELINE));
+    const bf__kval_t *src = TOP(DOC_SOURCE), *sf = TOP(DOC_SOURCE_FILE);
+    if (src->set && sf->set)
+        return bf__err(L, sf->key, BF_E_INVAL, "document: give source or source_file, not both");
+    if (!src->set && !sf->set)
+        return bf__err(L, TOP(DOCUMENT)->node, BF_E_INVAL, "document: needs source (a JSON "
+                       "template with $[[variable]] placeholders) or source_file");
+    if (src->set) {
+        d->source = bf_strdup(src->s);
+        L->source_node = src->node;
+    } else {
+        const char *text;
+        size_t len;
+        d->source_file = bf_strdup(sf->s);
+        int rc = read_ref(L, sf->node, "document.source_file", "source file", sf->s,
+                          BF_MAX_SCENARIO_BYTES, &text, &len);
+        if (rc != BF_OK)
+            return rc;
+        size_t skip = (len >= 3 && memcmp(text, "\xEF\xBB\xBF", 3) == 0) ? 3 : 0;
+        if (memchr(text + skip, '\0', len - skip) || !bf_utf8_valid(text + skip, len - skip))
+            return bf__err(L, sf->node, BF_E_INVAL, "document.source_file: '%s' is not UTF-8 "
+                           "text", sf->s);
+        d->source = bf_strndup(text + skip, len - skip);
+        L->source_file_text = d->source;
+        L->source_file_node = sf->node;
+    }
+    return BF_OK;
+}
+
+static int build_request_run(bf__load_t *L)
+{
+    bf_scenario_t *sc = L->sc;
+    bf_request_spec_t *r = &sc->request;
+    r->compression = TOP(REQ_COMPRESSION)->e == 1 ? BF_COMPRESS_GZIP : BF_COMPRESS_NONE;
+    r->gzip_level = (int)TOP(REQ_GZIP_LEVEL)->u;
+    r->timeout_ms = TOP(REQ_TIMEOUT)->u;
+    const bf__kval_t *fp = TOP(REQ_FILTER_PATH);
+    if (fp->set) {
+        if (fp->b == 1)
+            r->filter_path = bf_strdup("errors,items.*.status,items.*.error.type,"
+                                       "items.*.error.reason");
+        else if (fp->b == -1 && fp->s[0])
+            r->filter_path = bf_strdup(fp->s);
+    }
+    r->retry_429_max = (uint32_t)TOP(RETRY_MAX)->u;
+    r->retry_backoff_ms = TOP(RETRY_BACKOFF)->u;
+    bf_run_spec_t *run = &sc->run;
+    run->warmup_ms = TOP(RUN_WARMUP)->u;
+    run->duration_ms = TOP(RUN_DURATION)->u;
+    run->repeat = (uint32_t)TOP(RUN_REPEAT)->u;
+    run->target_rate = TOP(RUN_TARGET_RATE)->d;
+    run->agents = (uint32_t)TOP(RUN_AGENTS)->u;
+    run->seed = TOP(RUN_SEED)->set ? TOP(RUN_SEED)->u : 0;
+    run->seed_set = TOP(RUN_SEED)->set;
+    return BF_OK;
+}
+
+/* ---- template checks ----------------------------------------------------------------------- */
+
+static void locate_template(void *ctx, enum bf__tfield field, size_t offset, char *buf,
+                            size_t size)
+{
+    bf__load_t *L = ctx;
+    const bf__ynode_t *n = NULL;
+    switch (field) {
+    case BF__TF_SOURCE:
+        if (L->source_file_text) {
+            uint32_t line = 1, col = 1;
+            const char *t = L->source_file_text;
+            for (size_t i = 0; i < offset && t[i]; i++) {
+                if (t[i] == '\n') {
+                    line++;
+                    col = 1;
+                } else if (((unsigned char)t[i] & 0xC0) != 0x80) {
+                    col++;
+                }
+            }
+            snprintf(buf, size, "%s:%u:%u", L->sc->document.source_file, line, col);
+            return;
+        }
+        n = L->source_node;
+        break;
+    case BF__TF_ID: n = L->top[BF__K_DOC_ID].node; break;
+    case BF__TF_ROUTING: n = L->top[BF__K_DOC_ROUTING].node; break;
+    case BF__TF_PIPELINE: n = L->top[BF__K_DOC_PIPELINE].node; break;
+    }
+    if (n == NULL) {
+        snprintf(buf, size, "%s", L->origin);
+        return;
+    }
+    uint32_t line, col;
+    bf__ydoc_locate(&L->doc, n, offset, "$[[", &line, &col);
+    snprintf(buf, size, "%s:%u:%u", L->origin, line, col);
+}
+
+static int check_template(bf__load_t *L)
+{
+    bf_scenario_t *sc = L->sc;
+    bf_tmpl_t *t = NULL;
+    int rc = bf__tmpl_compile_loc(sc, locate_template, L, &t, L->diag);
+    if (rc != BF_OK)
+        return rc;
+    rc = bf__tmpl_check(t, &sc->cells[0], SAMPLE_DOCS, locate_template, L, L->diag);
+    if (rc != BF_OK) {
+        bf_tmpl_destroy(&t);
+        return rc;
+    }
+    sc->est_doc_bytes = bf_tmpl_estimate_doc_bytes(t, &sc->cells[0]);
+    size_t name0 = strlen(sc->cells[0].index_names[0]);
+    for (size_t c = 0; c < sc->ncells; c++) {
+        const bf_cell_t *cell = &sc->cells[c];
+        size_t longest = 0;
+        for (uint32_t k = 0; k < cell->indices; k++) {
+            size_t l = strlen(cell->index_names[k]);
+            if (l > longest)
+                longest = l;
+        }
+        uint64_t doc = sc->est_doc_bytes + (longest > name0 ? longest - name0 : 0);
+        uint64_t body = doc * cell->batch_size;
+        if (body > BF_MAX_BODY_BYTES) {
+            const bf__ynode_t *bn = L->cell_batch_node[c];
+            char a[32], b[32];
+            bf_units_format_bytes(body, a, sizeof a);
+            bf_units_format_bytes(BF_MAX_BODY_BYTES, b, sizeof b);
+            rc = bf__err(L, bn ? bn : TOP(DOCUMENT)->node, BF_E_TOOBIG,
+                         "matrix.batch_size: %u documents of about %llu bytes make a %s bulk "
+                         "body (cell %s), over the %s http.max_content_length; use a batch_size "
+                         "of at most %llu", cell->batch_size, (unsigned long long)doc, a,
+                         cell->id, b, (unsigned long long)(BF_MAX_BODY_BYTES / (doc ? doc : 1)));
+            break;
+        }
+    }
+    bf_tmpl_destroy(&t);
+    return rc;
+}
+
+static void warn_replicas(bf__load_t *L)
+{
+    bf_scenario_t *sc = L->sc;
+    uint32_t nodes = L->opts ? L->opts->cluster_nodes : 0;
+    if (nodes == 0)
+        return;
+    uint32_t warned = UINT32_MAX;
+    for (size_t c = 0; c < sc->ncells; c++) {
+        uint32_t r = sc->cells[c].replicas;
+        if (r + 1 > nodes && r != warned) {
+            bf__warn(L, NULL, "cell %s: %u replica%s need%s %u data nodes but the cluster has "
+                     "%u; the replicas stay unassigned (health yellow) and the cell measures "
+                     "fewer copies than it says", sc->cells[c].id, r, r == 1 ? "" : "s",
+                     r == 1 ? "s" : "", r + 1, nodes);
+            warned = r;
+        }
+    }
+}
+
+/* ---- load ---------------------------------------------------------------------------------- */
+
+static int load(bf__load_t *L, const char *text, size_t len)
+{
+    int rc = bf__ydoc_parse(&L->doc, text, len, L->origin, L->diag);
+    if (rc != BF_OK)
+        return rc;
+    if (!(L->opts && L->opts->no_env)) {
+        rc = bf__ydoc_resolve_env(&L->doc, L->diag);
+        if (rc != BF_OK)
+            return rc;
+    }
+    const bf__ynode_t *root = L->doc.root;
+    /* variables are walked item by item below; everything else here */
+    rc = walk_map(L, root, "", "", L->top, 0);
+    if (rc != BF_OK)
+        return rc;
+    const bf__ynode_t *vars = L->top[BF__K_VARIABLES].node;
+    if (vars && vars->kind == BF__Y_SEQ) {
+        if (vars->n > BF__MAX_VARIABLES)
+            return bf__err(L, vars, BF_E_TOOBIG, "variables: more than %u variables",
+                           BF__MAX_VARIABLES);
+        L->nvars = vars->n;
+        L->var_vals = bf_calloc(vars->n ? vars->n : 1, sizeof *L->var_vals);
+        L->var_nodes = bf_calloc(vars->n ? vars->n : 1, sizeof *L->var_nodes);
+        for (size_t i = 0; i < vars->n; i++) {
+            char dp[64];
+            snprintf(dp, sizeof dp, "variables[%zu]", i);
+            const bf__ynode_t *item = vars->items[i];
+            L->var_nodes[i] = item;
+            if (item->kind != BF__Y_MAP)
+                return bf__err(L, item, BF_E_INVAL, "%s: expected a mapping like {name: id, "
+                               "type: sequence}", dp);
+            rc = walk_map(L, item, "variables[]", dp, L->var_vals[i], 0);
+            if (rc == BF_OK)
+                rc = apply_defaults(L, L->var_vals[i], 1);
+            if (rc != BF_OK)
+                return rc;
+        }
+    }
+    rc = apply_defaults(L, L->top, 0);
+    if (rc != BF_OK)
+        return rc;
+    bf_scenario_t *sc = L->sc;
+    sc->name = bf_strdup(L->top[BF__K_NAME].s);
+    if ((rc = build_target(L)) != BF_OK || (rc = build_index(L)) != BF_OK ||
+        (rc = build_variables(L)) != BF_OK || (rc = build_document(L)) != BF_OK ||
+        (rc = build_request_run(L)) != BF_OK || (rc = bf__matrix_expand(L)) != BF_OK ||
+        (rc = check_template(L)) != BF_OK)
+        return rc;
+    warn_replicas(L);
+    sc->resolved_text = bf__ydoc_emit(&L->doc, 0);
+    sc->redacted_text = bf__ydoc_emit(&L->doc, 1);
+    if (sc->resolved_text == NULL || sc->redacted_text == NULL)
+        return bf__err(L, NULL, BF_E_INVAL, "cannot write the scenario back as YAML");
+    return BF_OK;
+}
+
+int bf_scenario_load_text(const char *text, size_t len, const char *origin,
+                          const bf_load_opts_t *opts, bf_scenario_t **out, bf_diag_t *diag)
+{
+    bf_diag_t local = {0};
+    if (diag == NULL)
+        diag = &local;
+    *out = NULL;
+    bf__load_t *L = bf_calloc(1, sizeof *L);
+    L->opts = opts;
+    L->diag = diag;
+    L->origin = origin ? origin : "<scenario>";
+    L->base_dir = opts && opts->base_dir ? bf_strdup(opts->base_dir) : NULL;
+    L->sc = bf_calloc(1, sizeof *L->sc);
+    L->sc->origin = bf_strdup(L->origin);
+    int rc = text ? load(L, text, len) : bf_diag_set(diag, BF_E_INVAL, "%s: no text", L->origin);
+    if (rc == BF_OK)
+        *out = L->sc;
+    else
+        bf_scenario_destroy(&L->sc);
+    bf__ydoc_cleanup(&L->doc);
+    free(L->var_vals);
+    free(L->var_nodes);
+    free(L->cell_batch_node);
+    free(L->base_dir);
+    free(L);
+    return rc;
+}
+
+int bf_scenario_load_file(const char *path, const bf_load_opts_t *opts, bf_scenario_t **out,
+                          bf_diag_t *diag)
+{
+    *out = NULL;
+    char *text = NULL;
+    size_t len = 0;
+    int err_no = 0;
+    int rc = read_disk(path, BF_MAX_SCENARIO_BYTES, &text, &len, &err_no);
+    if (rc == BF_E_TOOBIG)
+        return bf_diag_set(diag, rc, "%s: larger than the %u-byte limit of a scenario file",
+                           path, BF_MAX_SCENARIO_BYTES);
+    if (rc != BF_OK)
+        return bf_diag_set(diag, rc, "%s: cannot read the scenario: %s", path,
+                           strerror(err_no));
+    bf_load_opts_t o = {0};
+    if (opts)
+        o = *opts;
+    char *dir = NULL;
+    if (o.base_dir == NULL) {
+        const char *slash = strrchr(path, '/');
+        dir = slash ? bf_strndup(path, (size_t)(slash - path) + (slash == path)) : bf_strdup(".");
+        o.base_dir = dir;
+    }
+    rc = bf_scenario_load_text(text, len, path, &o, out, diag);
+    free(dir);
+    free(text);
+    return rc;
+}
+
+void bf_scenario_destroy(bf_scenario_t **sc_p)
+{
+    if (sc_p == NULL || *sc_p == NULL)
+        return;
+    bf_scenario_t *sc = *sc_p;
+    free(sc->origin);
+    free(sc->name);
+    bf_target_t *t = &sc->target;
+    for (size_t i = 0; i < t->nhosts; i++)
+        free(t->hosts[i]);
+    free(t->hosts);
+    free(t->username);
+    free(t->password);
+    free(t->api_key);
+    free(t->bearer);
+    free(t->ca_file);
+    free(t->cert_file);
+    free(t->key_file);
+    for (size_t i = 0; i < t->nheaders; i++)
+        free(t->headers[i]);
+    free(t->headers);
+    free(sc->index.name);
+    free(sc->index.settings_json);
+    free(sc->index.mappings_json);
+    free(sc->index.template_json);
+    free(sc->index.template_name);
+    free(sc->request.filter_path);
+    free(sc->document.id);
+    free(sc->document.routing);
+    free(sc->document.pipeline);
+    free(sc->document.source);
+    free(sc->document.source_file);
+    for (size_t i = 0; i < sc->nvars; i++)
+        bf_var_spec_cleanup(&sc->vars[i]);
+    free(sc->vars);
+    for (size_t i = 0; i < sc->naxes; i++)
+        free(sc->axis_names[i]);
+    free(sc->axis_names);
+    for (size_t c = 0; c < sc->ncells; c++) {
+        bf_cell_t *cell = &sc->cells[c];
+        free((char *)cell->id);
+        free((char *)cell->settings_json);
+        if (cell->index_names)
+            for (uint32_t k = 0; k < cell->indices; k++)
+                free(cell->index_names[k]);
+        free(cell->index_names);
+    }
+    free(sc->cells);
+    free(sc->cell_axes);
+    for (size_t i = 0; i < sc->nstrings; i++)
+        free(sc->strings[i]);
+    free(sc->strings);
+    for (size_t i = 0; i < sc->nfiles; i++) {
+        free((char *)sc->files[i].path);
+        free((char *)sc->files[i].data);
+    }
+    free(sc->files);
+    for (size_t i = 0; i < sc->nwarnings; i++)
+        free(sc->warnings[i]);
+    free(sc->warnings);
+    free(sc->resolved_text);
+    free(sc->redacted_text);
+    free(sc);
+    *sc_p = NULL;
+}
+
+/* ---- accessors ----------------------------------------------------------------------------- */
+
+const char *bf_scenario_name(const bf_scenario_t *sc)
+{
+    return sc->name;
+}
+
+const char *bf_scenario_origin(const bf_scenario_t *sc)
+{
+    return sc->origin;
+}
+
+const bf_target_t *bf_scenario_target(const bf_scenario_t *sc)
+{
+    return &sc->target;
+}
+
+const bf_index_spec_t *bf_scenario_index(const bf_scenario_t *sc)
+{
+    return &sc->index;
+}
+
+const bf_request_spec_t *bf_scenario_request(const bf_scenario_t *sc)
+{
+    return &sc->request;
+}
+
+const bf_run_spec_t *bf_scenario_run(const bf_scenario_t *sc)
+{
+    return &sc->run;
+}
+
+const bf_document_spec_t *bf_scenario_document(const bf_scenario_t *sc)
+{
+    return &sc->document;
+}
+
+size_t bf_scenario_variable_count(const bf_scenario_t *sc)
+{
+    return sc->nvars;
+}
+
+const bf_var_spec_t *bf_scenario_variables(const bf_scenario_t *sc)
+{
+    return sc->vars;
+}
+
+long bf_scenario_variable_find(const bf_scenario_t *sc, const char *name)
+{
+    for (size_t i = 0; i < sc->nvars; i++)
+        if (sc->vars[i].name && strcmp(sc->vars[i].name, name) == 0)
+            return (long)i;
+    return -1;
+}
+
+size_t bf_scenario_doc_bytes(const bf_scenario_t *sc)
+{
+    return sc->est_doc_bytes;
+}
+
+size_t bf_scenario_cell_count(const bf_scenario_t *sc)
+{
+    return sc->ncells;
+}
+
+const bf_cell_t *bf_scenario_cell(const bf_scenario_t *sc, size_t i)
+{
+    return i < sc->ncells ? &sc->cells[i] : NULL;
+}
+
+const bf_cell_t *bf_scenario_find_cell(const bf_scenario_t *sc, const char *cell_id)
+{
+    if (cell_id == NULL)
+        return NULL;
+    for (size_t i = 0; i < sc->ncells; i++)
+        if (strcmp(sc->cells[i].id, cell_id) == 0)
+            return &sc->cells[i];
+    return NULL;
+}
+
+size_t bf_scenario_axis_count(const bf_scenario_t *sc)
+{
+    return sc->naxes;
+}
+
+const char *bf_scenario_axis_name(const bf_scenario_t *sc, size_t i)
+{
+    return i < sc->naxes ? sc->axis_names[i] : NULL;
+}
+
+const char *bf_scenario_resolved_text(const bf_scenario_t *sc)
+{
+    return sc->resolved_text;
+}
+
+const char *bf_scenario_redacted_text(const bf_scenario_t *sc)
+{
+    return sc->redacted_text;
+}
+
+size_t bf_scenario_file_count(const bf_scenario_t *sc)
+{
+    return sc->nfiles;
+}
+
+const bf_scenario_file_t *bf_scenario_file(const bf_scenario_t *sc, size_t i)
+{
+    return i < sc->nfiles ? &sc->files[i] : NULL;
+}
+
+size_t bf_scenario_warning_count(const bf_scenario_t *sc)
+{
+    return sc->nwarnings;
+}
+
+const char *bf_scenario_warning(const bf_scenario_t *sc, size_t i)
+{
+    return i < sc->nwarnings ? sc->warnings[i] : NULL;
+}

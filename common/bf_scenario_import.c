@@ -1,0 +1,756 @@
+/* bf_scenario_import.c — INFINI loadgen config -> bulkfleet scenario (see the header for the
+ * mapping). The loadgen YAML is read with the scenario loader's YAML tree (positions for
+ * errors); the scenario is written as text so it can carry comments (origin, notes).
+ */
+#include "bf_scenario_import.h"
+
+#include "bf_mem.h"
+#include "bf_scenario_int.h"
+#include "bf_units.h"
+
+#include <jansson.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#define MAX_NOTES 64
+
+typedef struct imp {
+    bf__ydoc_t doc;
+    const char *origin;
+    bf_diag_t *diag;
+    const bf__ynode_t *env;      /* env: section */
+    char *notes[MAX_NOTES];
+    size_t nnotes;
+} imp;
+
+static int ierr(imp *I, const bf__ynode_t *n, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static int ierr(imp *I, const bf__ynode_t *n, const char *fmt, ...)
+{
+    char msg[800];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    if (n)
+        return bf_diag_set(I->diag, BF_E_INVAL, "%s:%u:%u: %s", I->origin, n->line, n->col, msg);
+    return bf_diag_set(I->diag, BF_E_INVAL, "%s: %s", I->origin, msg);
+}
+
+static void note(imp *I, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void note(imp *I, const char *fmt, ...)
+{
+    if (I->nnotes >= MAX_NOTES)
+        return;
+    char msg[600];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    I->notes[I->nnotes++] = bf_strdup(msg);
+}
+
+static const char *sval(const bf__ynode_t *map, const char *key)
+{
+    const bf__ynode_t *n = bf__y_get(map, key);
+    return n && n->kind == BF__Y_SCALAR && !bf__y_is_null(n) ? n->value : NULL;
+}
+
+/* $[[env.X]] -> ${X} (or ${X:-default} from the env: section); a literal "${" -> "$${". */
+static char *conv_env(imp *I, const char *s)
+{
+    bf_buf_t b;
+    bf_buf_init(&b, 0);
+    while (*s) {
+        if (strncmp(s, "$[[env.", 7) == 0) {
+            const char *end = strstr(s + 7, "]]");
+            if (end) {
+                char name[128];
+                size_t nl = (size_t)(end - (s + 7));
+                if (nl > 0 && nl < sizeof name) {
+                    memcpy(name, s + 7, nl);
+                    name[nl] = '\0';
+                    const char *def = sval(I->env, name);
+                    if (def && !strchr(def, '}'))
+                        bf_buf_appendf(&b, "${%s:-%s}", name, def);
+                    else
+                        bf_buf_appendf(&b, "${%s}", name);
+                    s = end + 2;
+                    continue;
+                }
+            }
+        }
+        if (s[0] == '$' && s[1] == '{') {
+            bf_buf_appendz(&b, "$${");
+            s += 2;
+            continue;
+        }
+        bf_buf_append(&b, s, 1);
+        s++;
+    }
+    return bf_buf_steal(&b);
+}
+
+/* Writes a YAML scalar: plain when unambiguous, else single- or double-quoted. */
+static void put_scalar(bf_buf_t *b, const char *s)
+{
+    size_t n = strlen(s);
+    int plain = n > 0 && n < 200;
+    int printable = 1;
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (c < 0x20 || c == 0x7F)
+            printable = 0;
+        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+              c == '_' || c == '-' || c == '.' || c == '/' || (c == ':' && i + 1 < n && s[i + 1] != ' ')))
+            plain = 0;
+    }
+    if (plain && (s[0] == '-' || s[0] == '.' || s[0] == ':'))
+        plain = 0;
+    static const char *words[] = {"true", "false", "yes", "no", "on", "off", "null", "y", "n"};
+    for (size_t i = 0; plain && i < sizeof words / sizeof words[0]; i++)
+        if (strcasecmp(s, words[i]) == 0)
+            plain = 0;
+    if (plain) {
+        bf_buf_appendz(b, s);
+        return;
+    }
+    if (printable && n > 0 && s[0] != ' ' && s[n - 1] != ' ') {
+        bf_buf_appendz(b, "'");
+        for (size_t i = 0; i < n; i++) {
+            if (s[i] == '\'')
+                bf_buf_appendz(b, "''");
+            else
+                bf_buf_append(b, s + i, 1);
+        }
+        bf_buf_appendz(b, "'");
+        return;
+    }
+    bf_buf_appendz(b, "\"");
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        switch (c) {
+        case '"': bf_buf_appendz(b, "\\\""); break;
+        case '\\': bf_buf_appendz(b, "\\\\"); break;
+        case '\n': bf_buf_appendz(b, "\\n"); break;
+        case '\r': bf_buf_appendz(b, "\\r"); break;
+        case '\t': bf_buf_appendz(b, "\\t"); break;
+        default:
+            if (c < 0x20 || c == 0x7F)
+                bf_buf_appendf(b, "\\x%02x", c);
+            else
+                bf_buf_append(b, s + i, 1);
+        }
+    }
+    bf_buf_appendz(b, "\"");
+}
+
+/* Collects $[[name]] names (excluding env.*) of s into names (deduplicated). */
+static void collect_refs(const char *s, char ***names, size_t *n)
+{
+    while ((s = strstr(s, "$[[")) != NULL) {
+        const char *end = strstr(s + 3, "]]");
+        if (end == NULL)
+            return;
+        size_t nl = (size_t)(end - (s + 3));
+        if (nl > 0 && nl < 128 && strncmp(s + 3, "env.", 4) != 0) {
+            int seen = 0;
+            for (size_t i = 0; i < *n && !seen; i++)
+                seen = strlen((*names)[i]) == nl && strncmp((*names)[i], s + 3, nl) == 0;
+            if (!seen) {
+                *names = bf_realloc(*names, (*n + 1) * sizeof **names);
+                (*names)[(*n)++] = bf_strndup(s + 3, nl);
+            }
+        }
+        s = end + 2;
+    }
+}
+
+/* Go time layout -> strftime (the common tokens; see Go's time/format.go std chunks). */
+static char *go_layout_to_strftime(imp *I, const char *layout)
+{
+    static const struct {
+        const char *go, *c;
+    } map[] = {
+        {"January", "%B"}, {"Monday", "%A"}, {"-07:00", "%z"}, {"Z07:00", "%z"},
+        {"-0700", "%z"},   {"Z0700", "%z"},  {"2006", "%Y"},   {"Jan", "%b"},
+        {"Mon", "%a"},     {"MST", "%Z"},    {"_2", "%e"},     {"01", "%m"},
+        {"02", "%d"},      {"03", "%I"},     {"04", "%M"},     {"05", "%S"},
+        {"06", "%y"},      {"15", "%H"},     {"PM", "%p"},     {"pm", "%P"},
+        {"1", "%-m"},      {"2", "%-d"},     {"3", "%-I"},     {"4", "%-M"},
+        {"5", "%-S"},
+    };
+    bf_buf_t b;
+    bf_buf_init(&b, 0);
+    const char *s = layout;
+    while (*s) {
+        if ((s[0] == '.' || s[0] == ',') && (s[1] == '0' || s[1] == '9')) {
+            const char *p = s + 1;
+            while (*p == s[1])
+                p++;
+            note(I, "now_with_format: fractional seconds (%.*s) have no strftime equivalent "
+                 "and were dropped; use now_utc_lite for milliseconds", (int)(p - s), s);
+            s = p;
+            continue;
+        }
+        int hit = 0;
+        for (size_t i = 0; i < sizeof map / sizeof map[0] && !hit; i++) {
+            size_t l = strlen(map[i].go);
+            if (strncmp(s, map[i].go, l) == 0) {
+                bf_buf_appendz(&b, map[i].c);
+                s += l;
+                hit = 1;
+            }
+        }
+        if (hit)
+            continue;
+        if (*s == '%')
+            bf_buf_appendz(&b, "%%");
+        else
+            bf_buf_append(&b, s, 1);
+        s++;
+    }
+    return bf_buf_steal(&b);
+}
+
+typedef struct var_out {
+    const char *name;           /* name in the scenario */
+    const bf__ynode_t *src;     /* the loadgen variable */
+    const char *scope;          /* NULL, "request", "document" */
+} var_out;
+
+/* Writes one variable as a flow mapping line. */
+static int put_variable(imp *I, bf_buf_t *b, const var_out *v)
+{
+    const bf__ynode_t *s = v->src;
+    const char *type = sval(s, "type");
+    if (type == NULL)
+        return ierr(I, s, "variable '%s' has no type", v->name);
+    const char *t = type;
+    if (!strcmp(type, "sequence64"))
+        t = "sequence";
+    else if (!strcmp(type, "uuid"))
+        t = "sortable_id";
+    else if (!strcmp(type, "now_unix_in_ms"))
+        t = "now_unix_ms";
+    else if (!strcmp(type, "now_unix_in_micro"))
+        t = "now_unix_us";
+    else if (!strcmp(type, "now_unix_in_nano"))
+        t = "now_unix_ns";
+    else if (!strcmp(type, "int_array_bitmap"))
+        return ierr(I, bf__y_get(s, "type"), "variable '%s': type int_array_bitmap (a base64 "
+                    "Roaring bitmap) is not supported by bulkfleet", v->name);
+    static const char *known[] = {"file", "list", "sequence", "range", "sortable_id",
+                                  "now_local", "now_utc", "now_utc_lite", "now_unix",
+                                  "now_unix_ms", "now_unix_us", "now_unix_ns",
+                                  "now_with_format", "random_array"};
+    int ok = 0;
+    for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
+        ok |= strcmp(t, known[i]) == 0;
+    if (!ok)
+        return ierr(I, bf__y_get(s, "type"), "variable '%s': unknown loadgen type '%s'", v->name,
+                    type);
+    bf_buf_appendz(b, "  - {name: ");
+    put_scalar(b, v->name);
+    bf_buf_appendf(b, ", type: %s", t);
+    if (!strcmp(type, "uuid"))
+        note(I, "variable '%s': loadgen's uuid is a time-ordered xid; mapped to sortable_id "
+             "(use type: uuid for RFC 4122 v4)", v->name);
+    if (!strcmp(t, "file") || !strcmp(t, "list")) {
+        const char *path = sval(s, "path");
+        if (path) {
+            char *p = conv_env(I, path);
+            bf_buf_appendz(b, ", path: ");
+            put_scalar(b, p);
+            free(p);
+        }
+        const bf__ynode_t *data = bf__y_get(s, "data");
+        if (data && data->kind == BF__Y_SEQ) {
+            bf_buf_appendz(b, ", data: [");
+            for (size_t i = 0; i < data->n; i++) {
+                if (i)
+                    bf_buf_appendz(b, ", ");
+                put_scalar(b, data->items[i]->value ? data->items[i]->value : "");
+            }
+            bf_buf_appendz(b, "]");
+        }
+    }
+    if (!strcmp(t, "sequence")) {
+        const char *from = sval(s, "from"), *to = sval(s, "to");
+        int64_t f = 0;
+        uint64_t u;
+        if (from && bf_units_parse_count(from, &u) == BF_OK && u < (uint64_t)INT64_MAX)
+            f = (int64_t)u;
+        bf_buf_appendf(b, ", from: %lld", (long long)(f + 1));
+        if (to && bf_units_parse_count(to, &u) == BF_OK)
+            bf_buf_appendf(b, ", to: %llu",
+                           (unsigned long long)(u > (uint64_t)INT64_MAX ? (uint64_t)INT64_MAX : u));
+    }
+    if (!strcmp(t, "range")) {
+        const char *from = sval(s, "from"), *to = sval(s, "to");
+        bf_buf_appendf(b, ", from: %s, to: %s", from ? from : "0", to ? to : "0");
+    }
+    if (!strcmp(t, "now_with_format")) {
+        const char *f = sval(s, "format");
+        if (f == NULL)
+            return ierr(I, s, "variable '%s': now_with_format needs format", v->name);
+        char *cf = go_layout_to_strftime(I, f);
+        bf_buf_appendz(b, ", format: ");
+        put_scalar(b, cf);
+        free(cf);
+    }
+    if (!strcmp(t, "random_array")) {
+        const char *key = sval(s, "variable_key"), *size = sval(s, "size"),
+                   *vt = sval(s, "variable_type"), *sb = sval(s, "string_bracket");
+        const bf__ynode_t *sq = bf__y_get(s, "square_bracket");
+        int sqb = 0;
+        if (key) {
+            bf_buf_appendz(b, ", variable_key: ");
+            put_scalar(b, key);
+        }
+        if (size)
+            bf_buf_appendf(b, ", size: %s", size);
+        if (vt) {
+            bf_buf_appendz(b, ", variable_type: ");
+            put_scalar(b, vt);
+        }
+        if (sq && bf__y_bool(sq, &sqb))
+            bf_buf_appendf(b, ", square_bracket: %s", sqb ? "true" : "false");
+        if (sb) {
+            bf_buf_appendz(b, ", string_bracket: ");
+            put_scalar(b, sb);
+        }
+    }
+    if (bf__y_get(s, "replace"))
+        note(I, "variable '%s': replace: dropped; bulkfleet JSON-escapes values itself",
+             v->name);
+    if (v->scope)
+        bf_buf_appendf(b, ", scope: %s", v->scope);
+    bf_buf_appendz(b, "}\n");
+    return BF_OK;
+}
+
+static const bf__ynode_t *find_var(const bf__ynode_t *vars, const char *name)
+{
+    if (vars == NULL || vars->kind != BF__Y_SEQ)
+        return NULL;
+    for (size_t i = 0; i < vars->n; i++) {
+        const char *n = sval(vars->items[i], "name");
+        if (n && strcmp(n, name) == 0)
+            return vars->items[i];
+    }
+    return NULL;
+}
+
+/* Splits "scheme://host[:port][/index]/_bulk[?query]" into base URL and index. */
+static int split_url(const char *url, char **base, char **index)
+{
+    *base = *index = NULL;
+    const char *p = strstr(url, "://");
+    const char *path = p ? strchr(p + 3, '/') : (url[0] == '/' ? url : NULL);
+    if (p == NULL && url[0] != '/')
+        return -1;
+    if (p)
+        *base = path ? bf_strndup(url, (size_t)(path - url)) : bf_strdup(url);
+    if (path) {
+        const char *q = strchr(path, '?');
+        size_t pl = q ? (size_t)(q - path) : strlen(path);
+        char *pp = bf_strndup(path, pl);
+        char *bulk = strstr(pp, "/_bulk");
+        if (bulk && bulk > pp) {
+            *bulk = '\0';
+            if (pp[1] && !strchr(pp + 1, '/'))
+                *index = bf_strdup(pp + 1);
+        }
+        free(pp);
+    }
+    return 0;
+}
+
+static int import(imp *I, const bf_import_opts_t *o, bf_buf_t *head)
+{
+    bf_buf_t body_out;
+    bf_buf_init(&body_out, 0);
+    bf_buf_t *out = &body_out;
+    uint64_t index_count = 0;
+    const bf__ynode_t *root = I->doc.root;
+    I->env = bf__y_get(root, "env");
+    const bf__ynode_t *vars = bf__y_get(root, "variables"), *reqs = bf__y_get(root, "requests"),
+                      *runner = bf__y_get(root, "runner");
+    if (reqs == NULL || reqs->kind != BF__Y_SEQ || reqs->n == 0)
+        return ierr(I, root, "no requests: list; bulkfleet imports the YAML request mode "
+                    "(a -run DSL file is not supported)");
+    const bf__ynode_t *req = NULL;
+    for (size_t i = 0; i < reqs->n && req == NULL; i++) {
+        const bf__ynode_t *r = bf__y_get(reqs->items[i], "request");
+        const char *url = sval(r, "url"), *body = sval(r, "body");
+        if (body && ((url && strstr(url, "_bulk")) || strstr(body, "\"_index\"") ||
+                     url == NULL))
+            req = r;
+    }
+    if (req == NULL)
+        return ierr(I, reqs, "no bulk request (a request with a body and a URL ending in "
+                    "/_bulk)");
+    if (reqs->n > 1)
+        note(I, "%zu requests in the config; only the bulk request was imported", reqs->n);
+    /* body: action line + source line */
+    const char *body = sval(req, "body");
+    const bf__ynode_t *body_node = bf__y_get(req, "body");
+    char *lines[8];
+    size_t nlines = 0;
+    for (const char *p = body; *p && nlines < 8;) {
+        const char *nl = strchr(p, '\n');
+        size_t l = nl ? (size_t)(nl - p) : strlen(p);
+        size_t k = 0;
+        while (k < l && (p[k] == ' ' || p[k] == '\t' || p[k] == '\r'))
+            k++;
+        if (k < l)
+            lines[nlines++] = bf_strndup(p, l);
+        p = nl ? nl + 1 : p + l;
+    }
+    int rc = BF_OK;
+    json_t *action = NULL;
+    char *base = NULL, *url_index = NULL, *index_name = NULL;
+    char **refs = NULL;
+    size_t nrefs = 0;
+    var_out *vo = NULL;
+    size_t nvo = 0;
+    if (nlines < 2) {
+        rc = ierr(I, body_node, "the body needs an action line and a source line "
+                  "(NDJSON: {\"index\":{...}}\\n{...}\\n)");
+        goto done;
+    }
+    size_t actions = 0;
+    for (size_t i = 0; i < nlines; i += 2)
+        actions++;
+    if (nlines > 2)
+        note(I, "the body holds %zu documents; only the first is the template, batch_size "
+             "counts all of them", actions);
+    json_error_t je;
+    action = json_loads(lines[0], 0, &je);
+    const char *act = NULL;
+    json_t *meta = NULL;
+    if (action && json_is_object(action) && json_object_size(action) == 1) {
+        act = json_object_iter_key(json_object_iter(action));
+        meta = json_object_iter_value(json_object_iter(action));
+    }
+    if (act == NULL || !json_is_object(meta) ||
+        (strcmp(act, "index") != 0 && strcmp(act, "create") != 0)) {
+        rc = ierr(I, body_node, "the first body line is not an index or create action "
+                  "(%s); update and delete are not supported", action ? "other action" : je.text);
+        goto done;
+    }
+    const char *ix = json_string_value(json_object_get(meta, "_index"));
+    const char *id = json_string_value(json_object_get(meta, "_id"));
+    const char *routing = json_string_value(json_object_get(meta, "routing"));
+    if (routing == NULL)
+        routing = json_string_value(json_object_get(meta, "_routing"));
+    const char *pipeline = json_string_value(json_object_get(meta, "pipeline"));
+    if (json_object_get(meta, "_type"))
+        note(I, "_type dropped from the action line (mapping types are gone in OpenSearch and "
+             "Elasticsearch 8)");
+    /* target */
+    const char *url = sval(req, "url");
+    if (url == NULL || url[0] == '\0' || url[0] == '/') {
+        const char *def = sval(runner, "default_endpoint");
+        if (def)
+            base = bf_strdup(def);
+        if (url) {
+            char *none = NULL;
+            split_url(url, &none, &url_index);
+            free(none);
+        }
+    } else {
+        char *cu = conv_env(I, url);
+        if (split_url(cu, &base, &url_index) != 0) {
+            free(cu);
+            rc = ierr(I, bf__y_get(req, "url"), "cannot read the URL '%s'", url);
+            goto done;
+        }
+        free(cu);
+    }
+    if (base == NULL) {
+        base = bf_strdup("${BF_TARGET:-http://127.0.0.1:9200}");
+        note(I, "the config has no URL; target.hosts uses ${BF_TARGET} (default "
+             "http://127.0.0.1:9200)");
+    }
+    /* index name */
+    if (ix) {
+        char *ce = conv_env(I, ix);
+        const char *ph = strstr(ce, "$[[");
+        if (ph) {
+            const char *end = strstr(ph, "]]");
+            char vname[128] = "";
+            if (end && (size_t)(end - ph - 3) < sizeof vname) {
+                memcpy(vname, ph + 3, (size_t)(end - ph - 3));
+                vname[end - ph - 3] = '\0';
+            }
+            const bf__ynode_t *v = find_var(vars, vname);
+            const char *vt = v ? sval(v, "type") : NULL;
+            uint64_t count = 1;
+            if (vt && !strcmp(vt, "range")) {
+                uint64_t f = 0, t = 0;
+                const char *fs = sval(v, "from"), *ts = sval(v, "to");
+                if (fs && ts && bf_units_parse_count(fs, &f) == BF_OK &&
+                    bf_units_parse_count(ts, &t) == BF_OK && t >= f)
+                    count = t - f + 1;
+            } else if (vt && !strcmp(vt, "list")) {
+                const bf__ynode_t *d = bf__y_get(v, "data");
+                if (d && d->kind == BF__Y_SEQ && d->n)
+                    count = d->n;
+            }
+            if (count > 10000)
+                count = 10000;
+            bf_buf_t nb;
+            bf_buf_init(&nb, 0);
+            bf_buf_append(&nb, ce, (size_t)(ph - ce));
+            bf_buf_appendz(&nb, "{i}");
+            if (end)
+                bf_buf_appendz(&nb, end + 2);
+            index_name = bf_buf_steal(&nb);
+            bf_buf_cleanup(&nb);
+            note(I, "_index '%s' picks an index per document; bulkfleet spreads documents "
+                 "round-robin over %llu indices named %s (0-based {i})", ix,
+                 (unsigned long long)count, index_name);
+            index_count = count;
+        } else {
+            index_name = bf_strdup(ce);
+        }
+        free(ce);
+    } else if (url_index) {
+        index_name = bf_strdup(url_index);
+    } else {
+        rc = ierr(I, body_node, "no index: neither the action line's _index nor the URL names "
+                  "one");
+        goto done;
+    }
+    /* variables referenced, aliases resolved */
+    const bf__ynode_t *rv = bf__y_get(req, "runtime_variables"),
+                      *rbl = bf__y_get(req, "runtime_body_line_variables");
+    collect_refs(lines[0], &refs, &nrefs);
+    collect_refs(lines[1], &refs, &nrefs);
+    for (size_t i = 0; i < nrefs; i++) {
+        const char *alias_src = NULL, *scope = NULL;
+        if (rv && (alias_src = sval(rv, refs[i])) != NULL)
+            scope = "request";
+        else if (rbl && (alias_src = sval(rbl, refs[i])) != NULL)
+            scope = "document";
+        const bf__ynode_t *src = find_var(vars, alias_src ? alias_src : refs[i]);
+        if (src == NULL) {
+            if (alias_src)
+                rc = ierr(I, body_node, "$[[%s]] in the body is an alias of '%s', which names "
+                          "no variable", refs[i], alias_src);
+            else
+                rc = ierr(I, body_node, "$[[%s]] in the body names no variable", refs[i]);
+            goto done;
+        }
+        vo = bf_realloc(vo, (nvo + 2) * sizeof *vo);
+        vo[nvo++] = (var_out){.name = refs[i], .src = src, .scope = scope};
+        const char *st = sval(src, "type");
+        if (st && !strcmp(st, "random_array")) {
+            const char *key = sval(src, "variable_key");
+            int have = 0;
+            for (size_t k = 0; k < nrefs && key; k++)
+                have |= strcmp(refs[k], key) == 0;
+            if (key && !have) {
+                refs = bf_realloc(refs, (nrefs + 1) * sizeof *refs);
+                refs[nrefs++] = bf_strdup(key);
+            }
+        }
+    }
+    if (vars && vars->kind == BF__Y_SEQ) {
+        bf_buf_t dropped;
+        bf_buf_init(&dropped, 0);
+        for (size_t i = 0; i < vars->n; i++) {
+            const char *n = sval(vars->items[i], "name");
+            int used = 0;
+            for (size_t k = 0; k < nvo && n && !used; k++)
+                used = vo[k].src == vars->items[i] && strcmp(vo[k].name, n) == 0;
+            if (n && !used)
+                bf_buf_appendf(&dropped, "%s%s", dropped.len ? ", " : "", n);
+        }
+        if (dropped.len)
+            note(I, "variables not used by the body were left out: %s", dropped.data);
+        bf_buf_cleanup(&dropped);
+    }
+    /* numbers */
+    uint64_t repeat = 1;
+    const char *brt = sval(req, "body_repeat_times");
+    if (brt && (bf_units_parse_count(brt, &repeat) != BF_OK || repeat == 0)) {
+        rc = ierr(I, bf__y_get(req, "body_repeat_times"), "body_repeat_times must be a "
+                  "positive number");
+        goto done;
+    }
+    uint64_t batch = repeat * actions;
+    uint32_t conc = o && o->concurrency ? o->concurrency : 1;
+    uint32_t dur = o && o->duration_s ? o->duration_s : 5;
+    if (sval(req, "execute_repeat_times"))
+        note(I, "execute_repeat_times (resending the same body) is not imported; bulkfleet "
+             "renders a fresh body per request");
+    if (runner && bf__y_get(runner, "total_rounds"))
+        note(I, "runner.total_rounds is not imported; the run is bounded by run.duration");
+    /* ---- write ---- */
+    char *name = NULL;
+    if (o && o->name) {
+        name = bf_strdup(o->name);
+    } else {
+        const char *slash = strrchr(I->origin, '/');
+        const char *fn = slash ? slash + 1 : I->origin;
+        const char *dot = strrchr(fn, '.');
+        name = bf_strndup(fn, dot && dot > fn ? (size_t)(dot - fn) : strlen(fn));
+        for (char *p = name; *p; p++)
+            if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+                  (*p >= '0' && *p <= '9') || *p == '-' || *p == '_' || *p == '.'))
+                *p = '-';
+        if (name[0] == '\0' || name[0] == '.' || name[0] == '-') {
+            char *n2 = bf_asprintf("imported%s", name);
+            free(name);
+            name = n2;
+        }
+    }
+    bf_buf_appendz(out, "name: ");
+    put_scalar(out, name);
+    free(name);
+    bf_buf_appendz(out, "\ntarget:\n  hosts: [");
+    put_scalar(out, base);
+    bf_buf_appendz(out, "]\n");
+    const bf__ynode_t *ba = bf__y_get(req, "basic_auth");
+    if (ba == NULL && runner)
+        ba = bf__y_get(runner, "default_basic_auth");
+    if (ba && ba->kind == BF__Y_MAP && sval(ba, "username")) {
+        char *user = conv_env(I, sval(ba, "username"));
+        const char *pw = sval(ba, "password");
+        char *pwc = pw && strstr(pw, "$[[env.") ? conv_env(I, pw) : bf_strdup("${ES_PASSWORD}");
+        bf_buf_appendz(out, "  auth: {username: ");
+        put_scalar(out, user);
+        bf_buf_appendz(out, ", password: ");
+        put_scalar(out, pwc);
+        bf_buf_appendz(out, "}\n");
+        if (strcmp(pwc, "${ES_PASSWORD}") == 0)
+            note(I, "the password is not copied: export ES_PASSWORD before running");
+        free(user);
+        free(pwc);
+    }
+    const bf__ynode_t *hd = bf__y_get(req, "headers");
+    if (hd && hd->kind == BF__Y_SEQ && hd->n) {
+        bf_buf_appendz(out, "  headers:\n");
+        for (size_t i = 0; i < hd->n; i++) {
+            const bf__ynode_t *h = hd->items[i];
+            if (h->kind != BF__Y_MAP)
+                continue;
+            for (size_t k = 0; k < h->n; k++) {
+                char *hv = conv_env(I, h->items[2 * k + 1]->value ? h->items[2 * k + 1]->value
+                                                                   : "");
+                bf_buf_appendz(out, "    ");
+                put_scalar(out, h->items[2 * k]->value);
+                bf_buf_appendz(out, ": ");
+                put_scalar(out, hv);
+                bf_buf_appendz(out, "\n");
+                free(hv);
+            }
+        }
+    }
+    if (base && strncmp(base, "https://", 8) == 0)
+        bf_buf_appendz(out, "  tls: {insecure: true}   # loadgen never verifies certificates; "
+                            "prefer ca_file: ...\n");
+    bf_buf_appendz(out, "index:\n  name: ");
+    put_scalar(out, index_name);
+    bf_buf_appendz(out, "\n");
+    if (index_count > 1)
+        bf_buf_appendf(out, "  count: %llu\n", (unsigned long long)index_count);
+    bf_buf_appendz(out, "  recreate: false\n");
+    if (nvo) {
+        bf_buf_appendz(out, "variables:\n");
+        for (size_t i = 0; i < nvo && rc == BF_OK; i++)
+            rc = put_variable(I, out, &vo[i]);
+        /* random_array sources not referenced directly */
+        for (size_t i = 0; i < nrefs && rc == BF_OK; i++) {
+            int have = 0;
+            for (size_t k = 0; k < nvo && !have; k++)
+                have = strcmp(vo[k].name, refs[i]) == 0;
+            const bf__ynode_t *src = find_var(vars, refs[i]);
+            if (!have && src) {
+                var_out extra = {.name = refs[i], .src = src};
+                rc = put_variable(I, out, &extra);
+            }
+        }
+        if (rc != BF_OK)
+            goto done;
+    }
+    bf_buf_appendf(out, "document:\n  action: %s\n", act);
+    const char *fields[] = {"id", "routing", "pipeline"};
+    const char *fvals[] = {id, routing, pipeline};
+    for (int k = 0; k < 3; k++) {
+        if (fvals[k] == NULL)
+            continue;
+        char *cv = conv_env(I, fvals[k]);
+        bf_buf_appendf(out, "  %s: ", fields[k]);
+        put_scalar(out, cv);
+        bf_buf_appendz(out, "\n");
+        free(cv);
+    }
+    char *src = conv_env(I, lines[1]);
+    bf_buf_appendz(out, "  source: ");
+    put_scalar(out, src);
+    bf_buf_appendz(out, "\n");
+    free(src);
+    bf_buf_appendf(out, "request:\n  compression: %s\n", o && o->compress ? "gzip" : "none");
+    if (o && o->compress)
+        bf_buf_appendz(out, "  gzip_level: 1   # loadgen compresses at level 9 (CPU-heavy on "
+                            "the client)\n");
+    bf_buf_appendf(out, "run:\n  warmup: 10s\n  duration: %us\n", dur);
+    if (o && o->qps > 0)
+        bf_buf_appendf(out, "  target_rate: %.0f   # -r %.0f requests/s x %llu documents\n",
+                       o->qps * (double)batch, o->qps, (unsigned long long)batch);
+    bf_buf_appendf(out, "matrix:\n  batch_size: [%llu]\n  concurrency: [%u]\n",
+                   (unsigned long long)batch, conc);
+    /* header: origin and notes (collected while writing the body) */
+    bf_buf_appendf(head, "# Imported from %s by bulkfleet-coordinator import-loadgen.\n",
+                   I->origin);
+    bf_buf_appendz(head, "# Notes:\n");
+    bf_buf_appendz(head, "#  - the index belongs to you: recreate is false, so bulkfleet writes "
+                         "into it as loadgen did; set recreate: true and add shards / replicas "
+                         "axes under matrix: to let bulkfleet create one index per cell.\n");
+    bf_buf_appendz(head, "#  - warmup: 10s is added before the measured duration (loadgen only "
+                         "sends one warm-up request).\n");
+    for (size_t i = 0; i < I->nnotes; i++)
+        bf_buf_appendf(head, "#  - %s\n", I->notes[i]);
+    bf_buf_append(head, body_out.data ? body_out.data : "", body_out.len);
+done:
+    bf_buf_cleanup(&body_out);
+    for (size_t i = 0; i < nlines; i++)
+        free(lines[i]);
+    json_decref(action);
+    free(base);
+    free(url_index);
+    free(index_name);
+    for (size_t i = 0; i < nrefs; i++)
+        free(refs[i]);
+    free(refs);
+    free(vo);
+    return rc;
+}
+
+int bf_scenario_import_loadgen(const char *text, size_t len, const char *origin,
+                               const bf_import_opts_t *opts, char **yaml_out, bf_diag_t *diag)
+{
+    *yaml_out = NULL;
+    imp I = {.origin = origin ? origin : "loadgen.yml", .diag = diag};
+    int rc = bf__ydoc_parse(&I.doc, text, len, I.origin, diag);
+    bf_buf_t out;
+    bf_buf_init(&out, 0);
+    if (rc == BF_OK)
+        rc = import(&I, opts, &out);
+    bf__ydoc_cleanup(&I.doc);
+    for (size_t i = 0; i < I.nnotes; i++)
+        free(I.notes[i]);
+    if (rc != BF_OK) {
+        bf_buf_cleanup(&out);
+        return rc;
+    }
+    *yaml_out = bf_buf_steal(&out);
+    return BF_OK;
+}

@@ -1,0 +1,359 @@
+/* bf_scenario_int.h — internals shared by the scenario loader's files and the template compiler.
+ *
+ * Directory-internal (bf__ prefix): the YAML tree with source positions (bf_scenario_yaml.c),
+ * the one table of scenario keys (bf_scenario_keys.c), the scenario struct and the loader's
+ * working state (bf_scenario.c, bf_scenario_matrix.c), and the hooks the loader uses to check a
+ * template with exact file positions (bf_template.c). Nothing outside common/ includes this.
+ */
+#ifndef BF_SCENARIO_INT_H
+#define BF_SCENARIO_INT_H
+
+#include "bf_buf.h"
+#include "bf_error.h"
+#include "bf_scenario.h"
+#include "bf_template.h"
+#include "bf_vars.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define BF__YAML_MAX_DEPTH 64        /* nesting deeper than this is refused (stack safety) */
+#define BF__YAML_MAX_NODES 2000000u  /* nodes in one scenario document */
+#define BF__MAX_DICT_LINE (1u << 20) /* one dictionary line, bytes */
+#define BF__MAX_VARIABLES 1024u      /* variables in one scenario */
+#define BF__MAX_AXES 32u             /* matrix axes */
+
+/* ---- YAML tree (bf_scenario_yaml.c) -------------------------------------------------------- */
+
+enum bf__ykind { BF__Y_SCALAR = 0, BF__Y_SEQ, BF__Y_MAP };
+
+typedef struct bf__ynode bf__ynode_t;
+struct bf__ynode {
+    enum bf__ykind kind;
+    uint32_t line, col;       /* 1-based position of the node's first character */
+    size_t start_char;        /* libyaml character index of the start (BOM excluded) */
+    size_t end_char;          /* ... and of the end */
+    /* scalars */
+    char *value;              /* after ${VAR} resolution; NUL-terminated */
+    size_t len;
+    int style;                /* yaml_scalar_style_t as parsed */
+    int quoted;               /* written quoted or as a block, or tagged !!str: never typed */
+    int env;                  /* the value had ${...} substitutions */
+    int secret;               /* redact in bf_scenario_redacted_text (set by the walker) */
+    int url_userinfo;         /* a URL: redact the password in user:password@ */
+    /* collections */
+    int flow;                 /* written in flow style ([...] / {...}) */
+    bf__ynode_t **items;      /* sequence items; maps: key at 2i, value at 2i+1 */
+    size_t n;                 /* sequence items / map pairs */
+};
+
+typedef struct bf__yarena bf__yarena_t;
+
+typedef struct bf__ydoc {
+    const char *origin;       /* file name for messages (borrowed) */
+    const char *text;         /* the raw text (borrowed while loading) */
+    size_t len;
+    bf__ynode_t *root;
+    bf__yarena_t *arena;      /* owns every node and string */
+} bf__ydoc_t;
+
+/* Parse one YAML document into a tree. 0, or BF_E_PARSE / BF_E_TOOBIG / BF_E_INVAL with diag
+ * "origin:line:col: ...". Cleanup with bf__ydoc_cleanup in every case. */
+int bf__ydoc_parse(bf__ydoc_t *doc, const char *text, size_t len, const char *origin,
+                   bf_diag_t *diag);
+void bf__ydoc_cleanup(bf__ydoc_t *doc);
+/* Resolve ${VAR} and ${VAR:-default} in every scalar value ($${ is a literal ${). */
+int bf__ydoc_resolve_env(bf__ydoc_t *doc, bf_diag_t *diag);
+/* Emit the tree as YAML (caller frees). redact: secrets become "<redacted>". */
+char *bf__ydoc_emit(const bf__ydoc_t *doc, int redact);
+/* Map a byte offset inside scalar n's value to a file position. Exact when the value is the raw
+ * text (plain or single-line quoted without escapes); otherwise the occurrence of `anchor`
+ * (e.g. "$[[") preceding the offset is searched in the raw text; else the node start. */
+void bf__ydoc_locate(const bf__ydoc_t *doc, const bf__ynode_t *n, size_t offset,
+                     const char *anchor, uint32_t *line, uint32_t *col);
+/* Arena string copy (lives as long as the doc). */
+char *bf__ydoc_strdup(bf__ydoc_t *doc, const char *s, size_t len);
+
+/* Scalar typing after YAML 1.2's core schema (plain scalars only; quoted are strings). */
+int bf__y_is_null(const bf__ynode_t *n);
+/* Returns 1 and sets *b for true/false/yes/no/on/off (any case), else 0. */
+int bf__y_bool(const bf__ynode_t *n, int *b);
+/* Map lookup by key; NULL if absent or n is not a map. */
+const bf__ynode_t *bf__y_get(const bf__ynode_t *map, const char *key);
+const char *bf__y_kind_name(const bf__ynode_t *n);
+
+/* ---- the key table (bf_scenario_keys.c) ---------------------------------------------------- */
+
+enum bf__ktype {
+    BF__T_SECTION = 0, /* mapping of keys that are in the table */
+    BF__T_STR,         /* string scalar */
+    BF__T_BOOL,
+    BF__T_U32,         /* bounded by min..max */
+    BF__T_U64,
+    BF__T_I64,
+    BF__T_COUNT,       /* "10k", "2M" (bf_units_parse_count), bounded */
+    BF__T_DURATION,    /* "30s" (bf_units_parse_duration_ms), bounded, in ms */
+    BF__T_ENUM,        /* one of `extra` ("a|b|c") */
+    BF__T_STRLIST,     /* list of strings (a single string is a list of one) */
+    BF__T_SCALARLIST,  /* list of scalars (variables[].data) */
+    BF__T_STRMAP,      /* mapping name -> string */
+    BF__T_JSONMAP,     /* any mapping, converted to a JSON object */
+    BF__T_FILTER,      /* string or true/false (request.filter_path) */
+    BF__T_VARLIST,     /* the variables list: each item is a mapping of variables[].* keys */
+    BF__T_MATRIX,      /* the matrix: axes (matrix.* rows) plus include / exclude */
+    BF__T_AXIS_U32,    /* matrix axis of integers: a list, or one scalar (fixed value) */
+    BF__T_AXIS_ENUM,   /* matrix axis of one of `extra` */
+    BF__T_AXIS_COUNT,  /* matrix axis of counts ("10k") */
+};
+
+#define BF__F_REQUIRED 1u /* must be present when its parent is */
+#define BF__F_SECRET 2u   /* redacted (map: every value) */
+
+/* Which variable types a variables[].* key applies to (bit = 1 << bf_var_type). */
+#define BF__VM(t) (1u << (t))
+#define BF__VM_ALL 0u
+
+struct bf__load;
+typedef struct bf__kval bf__kval_t;
+/* Extra check of a converted value; returns 0 or a diag error at n. */
+typedef int (*bf__kvalidate_fn)(struct bf__load *L, const bf__ynode_t *n, const char *path,
+                                bf__kval_t *v);
+
+int bf__v_filename(struct bf__load *L, const bf__ynode_t *n, const char *path, bf__kval_t *v);
+int bf__v_urls(struct bf__load *L, const bf__ynode_t *n, const char *path, bf__kval_t *v);
+int bf__v_varname(struct bf__load *L, const bf__ynode_t *n, const char *path, bf__kval_t *v);
+int bf__v_filter_path(struct bf__load *L, const bf__ynode_t *n, const char *path,
+                      bf__kval_t *v);
+int bf__v_nonempty(struct bf__load *L, const bf__ynode_t *n, const char *path, bf__kval_t *v);
+
+#define BF__DUR_DAY 86400000.0
+
+/* X(id, path, type, default, min, max, flags, variable-type mask, extra, validator) */
+#define BF__KEYS(X)                                                                               \
+    X(NAME, "name", BF__T_STR, NULL, 0, 0, BF__F_REQUIRED, 0, NULL, bf__v_filename)              \
+    X(TARGET, "target", BF__T_SECTION, NULL, 0, 0, BF__F_REQUIRED, 0, NULL, NULL)                 \
+    X(TARGET_HOSTS, "target.hosts", BF__T_STRLIST, NULL, 0, 0, BF__F_REQUIRED, 0, NULL,           \
+      bf__v_urls)                                                                                 \
+    X(TARGET_AUTH, "target.auth", BF__T_SECTION, NULL, 0, 0, 0, 0, NULL, NULL)                    \
+    X(AUTH_USERNAME, "target.auth.username", BF__T_STR, NULL, 0, 0, 0, 0, NULL, bf__v_nonempty)  \
+    X(AUTH_PASSWORD, "target.auth.password", BF__T_STR, NULL, 0, 0, BF__F_SECRET, 0, NULL, NULL)  \
+    X(AUTH_API_KEY, "target.auth.api_key", BF__T_STR, NULL, 0, 0, BF__F_SECRET, 0, NULL,          \
+      bf__v_nonempty)                                                                             \
+    X(AUTH_BEARER, "target.auth.bearer", BF__T_STR, NULL, 0, 0, BF__F_SECRET, 0, NULL,            \
+      bf__v_nonempty)                                                                             \
+    X(TARGET_TLS, "target.tls", BF__T_SECTION, NULL, 0, 0, 0, 0, NULL, NULL)                      \
+    X(TLS_CA_FILE, "target.tls.ca_file", BF__T_STR, NULL, 0, 0, 0, 0, NULL, bf__v_nonempty)      \
+    X(TLS_CERT_FILE, "target.tls.cert_file", BF__T_STR, NULL, 0, 0, 0, 0, NULL, bf__v_nonempty)  \
+    X(TLS_KEY_FILE, "target.tls.key_file", BF__T_STR, NULL, 0, 0, 0, 0, NULL, bf__v_nonempty)    \
+    X(TLS_INSECURE, "target.tls.insecure", BF__T_BOOL, "false", 0, 0, 0, 0, NULL, NULL)           \
+    X(TARGET_HEADERS, "target.headers", BF__T_STRMAP, NULL, 0, 0, BF__F_SECRET, 0, NULL, NULL)    \
+    X(INDEX, "index", BF__T_SECTION, NULL, 0, 0, 0, 0, NULL, NULL)                                \
+    X(INDEX_NAME, "index.name", BF__T_STR, NULL, 0, 0, 0, 0, NULL, bf__v_nonempty)               \
+    X(INDEX_COUNT, "index.count", BF__T_U32, "1", 1, 10000, 0, 0, NULL, NULL)                     \
+    X(INDEX_RECREATE, "index.recreate", BF__T_BOOL, "true", 0, 0, 0, 0, NULL, NULL)               \
+    X(INDEX_SETTINGS, "index.settings", BF__T_JSONMAP, NULL, 0, 0, 0, 0, NULL, NULL)              \
+    X(INDEX_MAPPINGS, "index.mappings", BF__T_JSONMAP, NULL, 0, 0, 0, 0, NULL, NULL)              \
+    X(INDEX_MAPPINGS_FILE, "index.mappings_file", BF__T_STR, NULL, 0, 0, 0, 0, NULL,              \
+      bf__v_nonempty)                                                                             \
+    X(INDEX_TEMPLATE, "index.template", BF__T_SECTION, NULL, 0, 0, 0, 0, NULL, NULL)              \
+    X(TEMPLATE_NAME, "index.template.name", BF__T_STR, NULL, 0, 0, 0, 0, NULL, bf__v_nonempty)   \
+    X(TEMPLATE_BODY, "index.template.body", BF__T_JSONMAP, NULL, 0, 0, 0, 0, NULL, NULL)          \
+    X(TEMPLATE_BODY_FILE, "index.template.body_file", BF__T_STR, NULL, 0, 0, 0, 0, NULL,          \
+      bf__v_nonempty)                                                                             \
+    X(VARIABLES, "variables", BF__T_VARLIST, NULL, 0, 0, 0, 0, NULL, NULL)                        \
+    X(VAR_NAME, "variables[].name", BF__T_STR, NULL, 0, 0, BF__F_REQUIRED, 0, NULL,               \
+      bf__v_varname)                                                                              \
+    X(VAR_TYPE, "variables[].type", BF__T_ENUM, NULL, 0, 0, BF__F_REQUIRED, 0,                    \
+      "file|list|sequence|sequence64|range|uuid|xid|sortable_id|now_local|now_utc|"               \
+      "now_utc_lite|now_unix|now_unix_ms|now_unix_in_ms|now_unix_us|now_unix_in_micro|"           \
+      "now_unix_ns|now_unix_in_nano|now_with_format|random_array",                                \
+      NULL)                                                                                       \
+    X(VAR_SCOPE, "variables[].scope", BF__T_ENUM, "document", 0, 0, 0, 0, "document|request",     \
+      NULL)                                                                                       \
+    X(VAR_PATH, "variables[].path", BF__T_STR, NULL, 0, 0, 0, BF__VM(BF_VAR_FILE), NULL,          \
+      bf__v_nonempty)                                                                             \
+    X(VAR_DATA, "variables[].data", BF__T_SCALARLIST, NULL, 0, 0, 0,                              \
+      BF__VM(BF_VAR_FILE) | BF__VM(BF_VAR_LIST), NULL, NULL)                                      \
+    X(VAR_FROM, "variables[].from", BF__T_I64, NULL, 0, 0, 0,                                     \
+      BF__VM(BF_VAR_SEQUENCE) | BF__VM(BF_VAR_RANGE), NULL, NULL)                                 \
+    X(VAR_TO, "variables[].to", BF__T_I64, NULL, 0, 0, 0,                                         \
+      BF__VM(BF_VAR_SEQUENCE) | BF__VM(BF_VAR_RANGE), NULL, NULL)                                 \
+    X(VAR_WRAP, "variables[].wrap", BF__T_BOOL, "true", 0, 0, 0, BF__VM(BF_VAR_SEQUENCE), NULL,   \
+      NULL)                                                                                       \
+    X(VAR_FORMAT, "variables[].format", BF__T_STR, NULL, 0, 0, 0,                                 \
+      BF__VM(BF_VAR_NOW_WITH_FORMAT), NULL, bf__v_nonempty)                                       \
+    X(VAR_KEY, "variables[].variable_key", BF__T_STR, NULL, 0, 0, 0,                              \
+      BF__VM(BF_VAR_RANDOM_ARRAY), NULL, bf__v_nonempty)                                          \
+    X(VAR_SIZE, "variables[].size", BF__T_U32, "1", 1, 100000, 0, BF__VM(BF_VAR_RANDOM_ARRAY),    \
+      NULL, NULL)                                                                                 \
+    X(VAR_ITEM_TYPE, "variables[].variable_type", BF__T_ENUM, "number", 0, 0, 0,                  \
+      BF__VM(BF_VAR_RANDOM_ARRAY), "number|string", NULL)                                         \
+    X(VAR_SQUARE_BRACKET, "variables[].square_bracket", BF__T_BOOL, "false", 0, 0, 0,             \
+      BF__VM(BF_VAR_RANDOM_ARRAY), NULL, NULL)                                                    \
+    X(VAR_STRING_BRACKET, "variables[].string_bracket", BF__T_STR, "\"", 0, 0, 0,                 \
+      BF__VM(BF_VAR_RANDOM_ARRAY), NULL, NULL)                                                    \
+    X(DOCUMENT, "document", BF__T_SECTION, NULL, 0, 0, BF__F_REQUIRED, 0, NULL, NULL)             \
+    X(DOC_ACTION, "document.action", BF__T_ENUM, "index", 0, 0, 0, 0, "index|create", NULL)       \
+    X(DOC_ID, "document.id", BF__T_STR, NULL, 0, 0, 0, 0, NULL, bf__v_nonempty)                   \
+    X(DOC_ROUTING, "document.routing", BF__T_STR, NULL, 0, 0, 0, 0, NULL, bf__v_nonempty)         \
+    X(DOC_PIPELINE, "document.pipeline", BF__T_STR, NULL, 0, 0, 0, 0, NULL, bf__v_nonempty)       \
+    X(DOC_SOURCE, "document.source", BF__T_STR, NULL, 0, 0, 0, 0, NULL, bf__v_nonempty)           \
+    X(DOC_SOURCE_FILE, "document.source_file", BF__T_STR, NULL, 0, 0, 0, 0, NULL,                 \
+      bf__v_nonempty)                                                                             \
+    X(REQUEST, "request", BF__T_SECTION, NULL, 0, 0, 0, 0, NULL, NULL)                            \
+    X(REQ_COMPRESSION, "request.compression", BF__T_ENUM, "none", 0, 0, 0, 0, "none|gzip", NULL)  \
+    X(REQ_GZIP_LEVEL, "request.gzip_level", BF__T_U32, "1", 1, 9, 0, 0, NULL, NULL)               \
+    X(REQ_TIMEOUT, "request.timeout", BF__T_DURATION, "60s", 1, BF__DUR_DAY, 0, 0, NULL, NULL)    \
+    X(REQ_FILTER_PATH, "request.filter_path", BF__T_FILTER, NULL, 0, 0, 0, 0, NULL,               \
+      bf__v_filter_path)                                                                          \
+    X(REQ_RETRY, "request.retry", BF__T_SECTION, NULL, 0, 0, 0, 0, NULL, NULL)                    \
+    X(RETRY_MAX, "request.retry.max", BF__T_U32, "0", 0, 1000, 0, 0, NULL, NULL)                  \
+    X(RETRY_BACKOFF, "request.retry.backoff", BF__T_DURATION, "100ms", 0, 3600000, 0, 0, NULL,    \
+      NULL)                                                                                       \
+    X(RUN, "run", BF__T_SECTION, NULL, 0, 0, 0, 0, NULL, NULL)                                    \
+    X(RUN_WARMUP, "run.warmup", BF__T_DURATION, "10s", 0, BF__DUR_DAY, 0, 0, NULL, NULL)          \
+    X(RUN_DURATION, "run.duration", BF__T_DURATION, "60s", 1000, 30 * BF__DUR_DAY, 0, 0, NULL,    \
+      NULL)                                                                                       \
+    X(RUN_REPEAT, "run.repeat", BF__T_U32, "1", 1, 1000, 0, 0, NULL, NULL)                        \
+    X(RUN_TARGET_RATE, "run.target_rate", BF__T_COUNT, "0", 0, 1e12, 0, 0, NULL, NULL)            \
+    X(RUN_AGENTS, "run.agents", BF__T_U32, "0", 0, 100000, 0, 0, NULL, NULL)                      \
+    X(RUN_SEED, "run.seed", BF__T_U64, NULL, 0, 0, 0, 0, NULL, NULL)                              \
+    X(MATRIX, "matrix", BF__T_MATRIX, NULL, 0, 0, 0, 0, NULL, NULL)                               \
+    X(AX_INDICES, "matrix.indices", BF__T_AXIS_U32, NULL, 1, 10000, 0, 0, NULL, NULL)             \
+    X(AX_SHARDS, "matrix.shards", BF__T_AXIS_U32, "1", 1, 1024, 0, 0, NULL, NULL)                 \
+    X(AX_REPLICAS, "matrix.replicas", BF__T_AXIS_U32, "0", 0, 1000, 0, 0, NULL, NULL)             \
+    X(AX_BATCH_SIZE, "matrix.batch_size", BF__T_AXIS_U32, "1000", 1, 10000000, 0, 0, NULL, NULL)  \
+    X(AX_CONCURRENCY, "matrix.concurrency", BF__T_AXIS_U32, "1", 1, 1000000, 0, 0, NULL, NULL)    \
+    X(AX_COMPRESSION, "matrix.compression", BF__T_AXIS_ENUM, NULL, 0, 0, 0, 0, "none|gzip", NULL) \
+    X(AX_TARGET_RATE, "matrix.target_rate", BF__T_AXIS_COUNT, NULL, 0, 1e12, 0, 0, NULL, NULL)    \
+    X(AX_INCLUDE, "matrix.include", BF__T_VARLIST, NULL, 0, 0, 0, 0, NULL, NULL)                  \
+    X(AX_EXCLUDE, "matrix.exclude", BF__T_VARLIST, NULL, 0, 0, 0, 0, NULL, NULL)
+
+#define BF__KEY_ID(id, ...) BF__K_##id,
+enum bf__key_id { BF__KEYS(BF__KEY_ID) BF__K_COUNT_ };
+#undef BF__KEY_ID
+
+typedef struct bf__key {
+    const char *path;         /* "target.auth.username"; list items use "variables[]." */
+    enum bf__ktype type;
+    const char *def;          /* default, as text through the same conversion; NULL: none */
+    double min, max;          /* bounds of numbers (durations in ms); both 0: unbounded */
+    unsigned flags;           /* BF__F_* */
+    unsigned var_types;       /* variables[].*: types it applies to; 0 = all */
+    const char *extra;        /* enum values "a|b|c" */
+    bf__kvalidate_fn validate;
+} bf__key_t;
+
+extern const bf__key_t bf__keys[BF__K_COUNT_];
+
+/* A key's value as found by the walker (or its default). */
+struct bf__kval {
+    const bf__ynode_t *key;   /* key node, NULL if absent */
+    const bf__ynode_t *node;  /* value node, NULL if absent (default applied) */
+    int set;                  /* present or defaulted */
+    const char *s;            /* string value (node's or the default text) */
+    uint64_t u;
+    int64_t i;
+    double d;
+    int b;
+    int e;                    /* enum: index into extra */
+};
+
+/* Table row for a path, or -1. */
+int bf__key_find(const char *path);
+/* Parent path of a row ("target.auth" for "target.auth.username"; "" for top level). */
+size_t bf__key_parent_len(const char *path);
+/* Levenshtein (optimal string alignment) distance, capped at 64 characters per side. */
+size_t bf__edit_distance(const char *a, const char *b);
+/* The candidate closest to `word` if it is close enough to be a likely typo, else NULL.
+ * candidates: `n` strings. */
+const char *bf__did_you_mean(const char *word, const char *const *candidates, size_t n);
+/* Did-you-mean among the "a|b|c" alternatives of an enum. Writes into buf, returns buf or NULL. */
+const char *bf__did_you_mean_alt(const char *word, const char *alts, char *buf, size_t size);
+/* Did-you-mean among the table rows whose parent is `parent` (table path). */
+const char *bf__did_you_mean_key(const char *word, const char *parent, char *buf, size_t size);
+/* Index of `word` among "a|b|c", or -1. */
+int bf__enum_index(const char *alts, const char *word);
+
+/* ---- the scenario (bf_scenario.c) ---------------------------------------------------------- */
+
+struct bf_scenario {
+    char *origin;
+    char *name;
+    bf_target_t target;
+    bf_index_spec_t index;
+    bf_request_spec_t request;
+    bf_run_spec_t run;
+    bf_document_spec_t document;
+    bf_var_spec_t *vars;
+    size_t nvars;
+    char **axis_names;
+    size_t naxes;
+    bf_cell_t *cells;
+    size_t ncells;
+    bf_axis_value_t *cell_axes; /* ncells * naxes, cells point into it */
+    char **strings;             /* axis value texts owned by the scenario */
+    size_t nstrings, cap_strings;
+    bf_scenario_file_t *files;
+    size_t nfiles;
+    char **warnings;
+    size_t nwarnings;
+    char *resolved_text;
+    char *redacted_text;
+    size_t est_doc_bytes;       /* mean bytes per document (both lines) for cell 0 */
+};
+
+/* The loader's working state. */
+typedef struct bf__load {
+    const bf_load_opts_t *opts;
+    bf_diag_t *diag;
+    bf__ydoc_t doc;
+    const char *origin;
+    char *base_dir;             /* for relative paths (owned) */
+    bf__kval_t top[BF__K_COUNT_];
+    bf__kval_t (*var_vals)[BF__K_COUNT_];
+    const bf__ynode_t **var_nodes;
+    size_t nvars;
+    bf_scenario_t *sc;
+    /* document template texts as found, for mapping errors back to positions */
+    const bf__ynode_t *source_node;  /* document.source, or NULL */
+    const char *source_file_text;    /* content of source_file, or NULL */
+    const bf__ynode_t *source_file_node;
+    /* per-cell provenance of batch_size (for the body-size error) */
+    const bf__ynode_t **cell_batch_node;
+} bf__load_t;
+
+/* Error at node n: "origin:line:col: " + message. Returns `code`. */
+int bf__err(bf__load_t *L, const bf__ynode_t *n, int code, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+/* Warning at node n (may be NULL: no position). */
+void bf__warn(bf__load_t *L, const bf__ynode_t *n, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* Keep a string for the scenario's lifetime; returns the kept copy. */
+const char *bf__keep(bf_scenario_t *sc, const char *s);
+/* YAML node -> JSON text (caller frees) / JSON value (caller decrefs). */
+struct json_t;
+struct json_t *bf__y_to_json(const bf__ynode_t *n);
+struct json_t *bf__y_scalar_to_json(const bf__ynode_t *n);
+
+/* Matrix expansion (bf_scenario_matrix.c): axes, cells, index names, settings. */
+int bf__matrix_expand(bf__load_t *L);
+
+/* ---- template checks (bf_template.c) ------------------------------------------------------- */
+
+/* Which template text an offset belongs to. */
+enum bf__tfield { BF__TF_SOURCE = 0, BF__TF_ID, BF__TF_ROUTING, BF__TF_PIPELINE };
+
+/* Writes "origin:line:col" for an offset into a template field. */
+typedef void (*bf__tmpl_locate_fn)(void *ctx, enum bf__tfield field, size_t offset, char *buf,
+                                   size_t size);
+
+/* bf__tmpl_compile_loc — bf_tmpl_compile whose messages carry positions from `loc`. */
+int bf__tmpl_compile_loc(const bf_scenario_t *sc, bf__tmpl_locate_fn loc, void *loc_ctx,
+                         bf_tmpl_t **out, bf_diag_t *diag);
+/* bf__tmpl_check — render `ndocs` documents of `cell` and parse each line with jansson; an
+ * invalid line is reported at the template position that produced the offending byte. */
+int bf__tmpl_check(const bf_tmpl_t *t, const bf_cell_t *cell, unsigned ndocs,
+                   bf__tmpl_locate_fn loc, void *loc_ctx, bf_diag_t *diag);
+
+#endif

@@ -1,0 +1,871 @@
+/* bf_scenario_matrix.c — expand a scenario's matrix into cells in run order.
+ *
+ * Axes are `indices`, `shards`, `replicas`, `batch_size`, `concurrency`, `compression`,
+ * `target_rate` (rows matrix.* of the key table) and `settings.<path>` (any index setting, e.g.
+ * settings.refresh_interval; also written as a nested `settings:` mapping). A list makes an
+ * axis; a single value fixes the parameter for every cell without making an axis.
+ *
+ * Run order: the full factorial of the list axes with the FIRST axis written OUTERMOST (it
+ * changes slowest, the last axis changes fastest), minus every cell matching all keys of an
+ * `exclude` entry, then one cell per `include` entry in the order written. An include entry
+ * sets the parameters it names; the rest take their base value (below), not the list values.
+ * A key that only appears in include entries becomes an axis too (after the others).
+ *
+ * Base values (cells that do not set a parameter): the matrix's single value if given, else
+ * indices = index.count, shards / replicas = index.settings number_of_shards /
+ * number_of_replicas if written there, else 1 / 0; batch_size 1000; concurrency 1;
+ * compression = request.compression; target_rate = run.target_rate; settings.* unset.
+ *
+ * Cell id: "i<indices>-s<shards>-r<replicas>-b<batch_size>-c<concurrency>", then "-<none|gzip>"
+ * when compression is an axis, "-t<rate>" when target_rate is, and "-<name>_<value>" for each
+ * settings axis with a value, <name> being the setting's last path component; characters other
+ * than letters, digits and '.' become '_'. A collision gets "-x<position>" appended.
+ *
+ * Index names: index.name with {shards} {replicas} {batch_size} {concurrency} {indices}
+ * {compression} {target_rate} {i} and {settings.<path>} — or just {<last component>}, e.g.
+ * {refresh_interval} — replaced by the cell's values (lowercased; characters an index name
+ * cannot hold become '_'). With indices > 1 and no {i}, names are "<name>-0" .. "<name>-(n-1)".
+ *
+ * Settings: the cell's settings_json is {"index": {...}}: index.settings (nested or dotted keys,
+ * with or without the "index." prefix), then number_of_shards and number_of_replicas, then the
+ * cell's settings.* values; valid as the "settings" of PUT /<index>.
+ */
+#include "bf_scenario_int.h"
+
+#include "bf_mem.h"
+#include "bf_units.h"
+
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { P_INDICES = 0, P_SHARDS, P_REPLICAS, P_BATCH, P_CONC, P_COMP, P_RATE, P_CORE };
+
+static const int core_row[P_CORE] = {
+    BF__K_AX_INDICES, BF__K_AX_SHARDS,      BF__K_AX_REPLICAS,    BF__K_AX_BATCH_SIZE,
+    BF__K_AX_CONCURRENCY, BF__K_AX_COMPRESSION, BF__K_AX_TARGET_RATE,
+};
+
+typedef struct cval {
+    const char *text;          /* kept by the scenario; NULL = unset (settings only) */
+    const bf__ynode_t *node;   /* where it was written, NULL for defaults */
+} cval;
+
+typedef struct param {
+    const char *name;          /* "shards", "settings.refresh_interval" (kept) */
+    int row;                   /* key table row, -1 for settings.* */
+    const bf__ynode_t *list;   /* list of values (an axis) */
+    cval *values;              /* the list's values */
+    size_t nvalues;
+    cval base;                 /* value for cells that do not set it */
+    const bf__ynode_t *fixed;  /* single value written in the matrix */
+    int is_axis;
+} param;
+
+typedef struct mx {
+    bf__load_t *L;
+    param *p;
+    size_t np, capp;
+    size_t *axis;              /* param indices of axes, in column order */
+    size_t naxes;
+    json_t *settings;          /* scenario settings {"index": {...}} */
+    const bf__ynode_t *include, *exclude;
+    /* id set */
+    char **ids;
+    size_t ids_cap;
+} mx;
+
+/* ---- small helpers ------------------------------------------------------------------------- */
+
+static size_t find_param(mx *m, const char *name)
+{
+    for (size_t i = 0; i < m->np; i++)
+        if (strcmp(m->p[i].name, name) == 0)
+            return i;
+    return (size_t)-1;
+}
+
+static size_t add_param(mx *m, const char *name, int row)
+{
+    if (m->np == m->capp) {
+        m->capp = m->capp ? m->capp * 2 : 16;
+        m->p = bf_realloc(m->p, m->capp * sizeof *m->p);
+    }
+    param *p = &m->p[m->np];
+    memset(p, 0, sizeof *p);
+    p->name = bf__keep(m->L->sc, name);
+    p->row = row;
+    return m->np++;
+}
+
+static void add_axis(mx *m, size_t pi)
+{
+    if (m->p[pi].is_axis)
+        return;
+    m->p[pi].is_axis = 1;
+    m->axis = bf_realloc(m->axis, (m->naxes + 1) * sizeof *m->axis);
+    m->axis[m->naxes++] = pi;
+}
+
+/* Checks one value of parameter p; writes the canonical number for numeric rows. */
+static int check_value(mx *m, const param *p, const bf__ynode_t *n, const char *where,
+                       uint64_t *num)
+{
+    bf__load_t *L = m->L;
+    if (n->kind != BF__Y_SCALAR || bf__y_is_null(n))
+        return bf__err(L, n, BF_E_INVAL, "%s: expected a single value, got a %s", where,
+                       bf__y_kind_name(n));
+    *num = 0;
+    if (p->row < 0)
+        return BF_OK;
+    const bf__key_t *k = &bf__keys[p->row];
+    if (k->type == BF__T_AXIS_ENUM) {
+        if (bf__enum_index(k->extra, n->value) < 0) {
+            char sug[32];
+            const char *dym = bf__did_you_mean_alt(n->value, k->extra, sug, sizeof sug);
+            return bf__err(L, n, BF_E_INVAL, "%s: '%.80s' is not one of none, gzip%s%s%s", where,
+                           n->value, dym ? "; did you mean '" : "", dym ? dym : "",
+                           dym ? "'?" : "");
+        }
+        return BF_OK;
+    }
+    uint64_t u;
+    if (bf_units_parse_count(n->value, &u) != BF_OK || (double)u < k->min ||
+        (k->max > 0 && (double)u > k->max)) {
+        if (k->type == BF__T_AXIS_COUNT)
+            return bf__err(L, n, BF_E_INVAL, "%s: expected a rate in documents per second like "
+                           "5000 or 10k, got '%.80s'", where, n->value);
+        return bf__err(L, n, BF_E_INVAL, "%s: expected a whole number from %.0f to %.0f, got "
+                       "'%.80s'", where, k->min, k->max, n->value);
+    }
+    *num = u;
+    return BF_OK;
+}
+
+/* Are two values of p the same (numbers compared as numbers: 5k == 5000)? */
+static int same_value(const param *p, const char *a, const char *b)
+{
+    if (a == NULL || b == NULL)
+        return a == b;
+    if (p->row >= 0 && bf__keys[p->row].type != BF__T_AXIS_ENUM) {
+        uint64_t x, y;
+        if (bf_units_parse_count(a, &x) == BF_OK && bf_units_parse_count(b, &y) == BF_OK)
+            return x == y;
+    }
+    return strcmp(a, b) == 0;
+}
+
+/* Settings: put value at a dotted path under {"index": ...}; takes the value's reference. */
+static int settings_put(json_t *root, const char *dotted, json_t *val, char *err, size_t errsz)
+{
+    const char *path = dotted;
+    if (strncmp(path, "index.", 6) == 0)
+        path += 6;
+    json_t *cur = json_object_get(root, "index");
+    if (cur == NULL) {
+        cur = json_object();
+        json_object_set_new(root, "index", cur);
+    }
+    if (strcmp(dotted, "index") == 0 || path[0] == '\0' || path[strlen(path) - 1] == '.' ||
+        strstr(path, "..") || path[0] == '.') {
+        snprintf(err, errsz, "'%s' is not a setting name", dotted);
+        json_decref(val);
+        return BF_E_INVAL;
+    }
+    char seg[256];
+    const char *s = path;
+    for (;;) {
+        const char *dot = strchr(s, '.');
+        size_t l = dot ? (size_t)(dot - s) : strlen(s);
+        if (l >= sizeof seg) {
+            snprintf(err, errsz, "setting name too long");
+            json_decref(val);
+            return BF_E_INVAL;
+        }
+        memcpy(seg, s, l);
+        seg[l] = '\0';
+        json_t *child = json_object_get(cur, seg);
+        if (dot == NULL) {
+            if (json_is_object(child) && !json_is_object(val)) {
+                snprintf(err, errsz, "'%s' is both a value and a group of settings", dotted);
+                json_decref(val);
+                return BF_E_INVAL;
+            }
+            json_object_set_new(cur, seg, val);
+            return BF_OK;
+        }
+        if (child == NULL) {
+            child = json_object();
+            json_object_set_new(cur, seg, child);
+        } else if (!json_is_object(child)) {
+            snprintf(err, errsz, "'%s' is both a value and a group of settings", dotted);
+            json_decref(val);
+            return BF_E_INVAL;
+        }
+        cur = child;
+        s = dot + 1;
+    }
+}
+
+/* index.settings (a YAML mapping, nested or with dotted keys) into m->settings. */
+static int flatten_settings(mx *m, const bf__ynode_t *n, const char *prefix)
+{
+    for (size_t i = 0; i < n->n; i++) {
+        const bf__ynode_t *k = n->items[2 * i], *v = n->items[2 * i + 1];
+        char path[512];
+        int w = prefix[0] ? snprintf(path, sizeof path, "%s.%s", prefix, k->value)
+                          : snprintf(path, sizeof path, "%s", k->value);
+        if (w < 0 || (size_t)w >= sizeof path)
+            return bf__err(m->L, k, BF_E_INVAL, "index.settings: setting name too long");
+        if (v->kind == BF__Y_MAP) {
+            int rc = flatten_settings(m, v, path);
+            if (rc != BF_OK)
+                return rc;
+            continue;
+        }
+        char err[300];
+        if (settings_put(m->settings, path, bf__y_to_json(v), err, sizeof err) != BF_OK)
+            return bf__err(m->L, k, BF_E_INVAL, "index.settings: %s", err);
+    }
+    return BF_OK;
+}
+
+/* Flattens matrix `settings:` (nested) into settings.<path> parameters. */
+static int matrix_settings(mx *m, const bf__ynode_t *n, const char *prefix);
+
+static int add_matrix_param(mx *m, const char *name, int row, const bf__ynode_t *key,
+                            const bf__ynode_t *val)
+{
+    bf__load_t *L = m->L;
+    char where[300];
+    snprintf(where, sizeof where, "matrix.%s", name);
+    size_t pi = find_param(m, name);
+    if (pi != (size_t)-1 && (m->p[pi].list || m->p[pi].fixed))
+        return bf__err(L, key, BF_E_INVAL, "%s: given twice", where);
+    if (pi == (size_t)-1)
+        pi = add_param(m, name, row);
+    param *p = &m->p[pi];
+    if (val->kind == BF__Y_SEQ) {
+        if (val->n == 0)
+            return bf__err(L, val, BF_E_INVAL, "%s: empty list; give at least one value or "
+                           "remove the axis", where);
+        p->list = val;
+        p->values = bf_calloc(val->n, sizeof *p->values);
+        p->nvalues = val->n;
+        for (size_t i = 0; i < val->n; i++) {
+            const bf__ynode_t *it = val->items[i];
+            uint64_t num;
+            int rc = check_value(m, p, it, where, &num);
+            if (rc != BF_OK)
+                return rc;
+            for (size_t j = 0; j < i; j++)
+                if (same_value(p, p->values[j].text, it->value))
+                    return bf__err(L, it, BF_E_INVAL, "%s: value '%s' is listed twice", where,
+                                   it->value);
+            p->values[i].text = bf__keep(L->sc, it->value);
+            p->values[i].node = it;
+        }
+        add_axis(m, pi);
+        return BF_OK;
+    }
+    if (val->kind == BF__Y_SCALAR && bf__y_is_null(val))
+        return bf__err(L, val, BF_E_INVAL, "%s: empty; give a list of values (an axis) or one "
+                       "value", where);
+    uint64_t num;
+    int rc = check_value(m, p, val, where, &num);
+    if (rc != BF_OK)
+        return rc;
+    p->fixed = val;
+    return BF_OK;
+}
+
+static int matrix_settings(mx *m, const bf__ynode_t *n, const char *prefix)
+{
+    for (size_t i = 0; i < n->n; i++) {
+        const bf__ynode_t *k = n->items[2 * i], *v = n->items[2 * i + 1];
+        char path[512];
+        int w = snprintf(path, sizeof path, "%s.%s", prefix, k->value);
+        if (w < 0 || (size_t)w >= sizeof path)
+            return bf__err(m->L, k, BF_E_INVAL, "matrix.%s: name too long", prefix);
+        int rc = v->kind == BF__Y_MAP ? matrix_settings(m, v, path)
+                                      : add_matrix_param(m, path, -1, k, v);
+        if (rc != BF_OK)
+            return rc;
+    }
+    return BF_OK;
+}
+
+/* Resolves a parameter name used by include/exclude: a core axis or settings.<path>. */
+static int lookup_param_name(mx *m, const bf__ynode_t *key, const char *where, size_t *pi,
+                             int create)
+{
+    const char *name = key->value;
+    *pi = find_param(m, name);
+    if (*pi != (size_t)-1)
+        return BF_OK;
+    if (strncmp(name, "settings.", 9) == 0 && name[9] && create) {
+        *pi = add_param(m, name, -1);
+        return BF_OK;
+    }
+    char sug[64];
+    const char *dym = bf__did_you_mean_key(name, "matrix", sug, sizeof sug);
+    if (dym && (strcmp(dym, "include") == 0 || strcmp(dym, "exclude") == 0))
+        dym = NULL;
+    return bf__err(m->L, key, BF_E_INVAL, "%s: '%s' is not an axis%s%s%s", where, name,
+                   dym ? "; did you mean '" : " (axes: indices, shards, replicas, batch_size, "
+                                              "concurrency, compression, target_rate, "
+                                              "settings.<name>)",
+                   dym ? dym : "", dym ? "'?" : "");
+}
+
+/* ---- parsing the matrix -------------------------------------------------------------------- */
+
+static int parse_matrix(mx *m)
+{
+    bf__load_t *L = m->L;
+    const bf__ynode_t *mat = L->top[BF__K_MATRIX].node;
+    if (mat == NULL || mat->kind != BF__Y_MAP)
+        return BF_OK;
+    for (size_t i = 0; i < mat->n; i++) {
+        const bf__ynode_t *k = mat->items[2 * i], *v = mat->items[2 * i + 1];
+        const char *name = k->value;
+        int rc;
+        if (strcmp(name, "include") == 0 || strcmp(name, "exclude") == 0) {
+            if (!(v->kind == BF__Y_SCALAR && bf__y_is_null(v)) && v->kind != BF__Y_SEQ)
+                return bf__err(L, v, BF_E_INVAL, "matrix.%s: expected a list of mappings like "
+                               "{shards: 2, batch_size: 500}", name);
+            if (name[0] == 'i')
+                m->include = v->kind == BF__Y_SEQ ? v : NULL;
+            else
+                m->exclude = v->kind == BF__Y_SEQ ? v : NULL;
+            continue;
+        }
+        if (strcmp(name, "settings") == 0) {
+            if (v->kind != BF__Y_MAP)
+                return bf__err(L, v, BF_E_INVAL, "matrix.settings: expected a mapping of "
+                               "setting names to lists, e.g. {refresh_interval: [1s, -1]}");
+            rc = matrix_settings(m, v, "settings");
+        } else if (strncmp(name, "settings.", 9) == 0 && name[9]) {
+            rc = add_matrix_param(m, name, -1, k, v);
+        } else {
+            char path[160];
+            snprintf(path, sizeof path, "matrix.%s", name);
+            int row = strlen(name) < 100 ? bf__key_find(path) : -1;
+            if (row < 0) {
+                char sug[64];
+                const char *dym = bf__did_you_mean_key(name, "matrix", sug, sizeof sug);
+                if (dym)
+                    return bf__err(L, k, BF_E_INVAL, "matrix.%s: unknown axis; did you mean "
+                                   "'%s'?", name, dym);
+                return bf__err(L, k, BF_E_INVAL, "matrix.%s: unknown axis; axes are indices, "
+                               "shards, replicas, batch_size, concurrency, compression, "
+                               "target_rate and settings.<name>", name);
+            }
+            rc = add_matrix_param(m, name, row, k, v);
+        }
+        if (rc != BF_OK)
+            return rc;
+        if (m->naxes > BF__MAX_AXES)
+            return bf__err(L, k, BF_E_TOOBIG, "matrix: more than %u axes", BF__MAX_AXES);
+    }
+    return BF_OK;
+}
+
+/* Base values of every parameter (see the file comment). */
+static void set_bases(mx *m)
+{
+    bf__load_t *L = m->L;
+    bf_scenario_t *sc = L->sc;
+    json_t *ix = json_object_get(m->settings, "index");
+    for (size_t i = 0; i < m->np; i++) {
+        param *p = &m->p[i];
+        if (p->fixed) {
+            p->base.text = bf__keep(sc, p->fixed->value);
+            p->base.node = p->fixed;
+            continue;
+        }
+        char buf[64];
+        const char *t = NULL;
+        const bf__ynode_t *node = NULL;
+        json_t *j;
+        switch (i < P_CORE ? (int)i : -1) {
+        case P_INDICES:
+            snprintf(buf, sizeof buf, "%llu", (unsigned long long)L->top[BF__K_INDEX_COUNT].u);
+            t = buf;
+            node = L->top[BF__K_INDEX_COUNT].node;
+            break;
+        case P_SHARDS:
+        case P_REPLICAS:
+            j = json_object_get(ix, i == P_SHARDS ? "number_of_shards" : "number_of_replicas");
+            if (json_is_integer(j))
+                snprintf(buf, sizeof buf, "%lld", (long long)json_integer_value(j));
+            else if (json_is_string(j))
+                snprintf(buf, sizeof buf, "%s", json_string_value(j));
+            else
+                snprintf(buf, sizeof buf, "%s", i == P_SHARDS ? "1" : "0");
+            t = buf;
+            node = j ? L->top[BF__K_INDEX_SETTINGS].node : NULL;
+            break;
+        case P_BATCH: t = "1000"; break;
+        case P_CONC: t = "1"; break;
+        case P_COMP:
+            t = sc->request.compression == BF_COMPRESS_GZIP ? "gzip" : "none";
+            node = L->top[BF__K_REQ_COMPRESSION].node;
+            break;
+        case P_RATE:
+            t = L->top[BF__K_RUN_TARGET_RATE].s ? L->top[BF__K_RUN_TARGET_RATE].s : "0";
+            node = L->top[BF__K_RUN_TARGET_RATE].node;
+            break;
+        default: t = NULL; break;
+        }
+        p->base.text = t ? bf__keep(sc, t) : NULL;
+        p->base.node = node;
+    }
+}
+
+/* ---- one cell ------------------------------------------------------------------------------ */
+
+static void sanitize_id(bf_buf_t *b, const char *s)
+{
+    for (; *s; s++) {
+        char c = *s;
+        int ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                 c == '.';
+        bf_buf_append(b, ok ? &c : "_", 1);
+    }
+}
+
+static const char *last_component(const char *name)
+{
+    const char *dot = strrchr(name, '.');
+    return dot ? dot + 1 : name;
+}
+
+/* FNV-1a */
+static size_t hash_str(const char *s)
+{
+    uint64_t h = 1469598103934665603ull;
+    for (; *s; s++) {
+        h ^= (unsigned char)*s;
+        h *= 1099511628211ull;
+    }
+    return (size_t)h;
+}
+
+/* Inserts id into the set; returns 0 if it was already there. */
+static int id_insert(mx *m, const char *id)
+{
+    size_t mask = m->ids_cap - 1, h = hash_str(id) & mask;
+    while (m->ids[h]) {
+        if (strcmp(m->ids[h], id) == 0)
+            return 0;
+        h = (h + 1) & mask;
+    }
+    m->ids[h] = (char *)id;
+    return 1;
+}
+
+/* Resolves {placeholder} in the index name pattern for one cell; k = index number. */
+static int render_index_name(mx *m, const cval *cv, uint32_t k, uint32_t indices, char **out)
+{
+    bf__load_t *L = m->L;
+    const char *pat = L->sc->index.name;
+    const bf__ynode_t *pn = L->top[BF__K_INDEX_NAME].node;
+    bf_buf_t b;
+    bf_buf_init(&b, 4096);
+    int has_i = 0;
+    const char *s = pat;
+    while (*s) {
+        if (*s != '{') {
+            bf_buf_append(&b, s, 1);
+            s++;
+            continue;
+        }
+        const char *close = strchr(s, '}');
+        uint32_t line = pn ? pn->line : 0, col = pn ? pn->col : 0;
+        if (pn)
+            bf__ydoc_locate(&L->doc, pn, (size_t)(s - pat), "{", &line, &col);
+        if (close == NULL || close == s + 1 || close - s > 200) {
+            bf_buf_cleanup(&b);
+            return bf_diag_set(L->diag, BF_E_INVAL, "%s:%u:%u: index.name: '{' without a name "
+                               "and '}'; placeholders look like {shards}", L->origin, line, col);
+        }
+        char key[256];
+        memcpy(key, s + 1, (size_t)(close - s - 1));
+        key[close - s - 1] = '\0';
+        const char *val = NULL;
+        char num[24];
+        if (strcmp(key, "i") == 0) {
+            snprintf(num, sizeof num, "%u", k);
+            val = num;
+            has_i = 1;
+        } else {
+            size_t pi = find_param(m, key);
+            if (pi == (size_t)-1) {
+                /* a settings axis by its last component, if unambiguous */
+                size_t found = (size_t)-1, hits = 0;
+                for (size_t j = P_CORE; j < m->np; j++)
+                    if (strcmp(last_component(m->p[j].name), key) == 0) {
+                        found = j;
+                        hits++;
+                    }
+                if (hits == 1)
+                    pi = found;
+            }
+            if (pi == (size_t)-1) {
+                bf_buf_cleanup(&b);
+                return bf_diag_set(L->diag, BF_E_INVAL, "%s:%u:%u: index.name: unknown "
+                                   "placeholder {%s}; use {shards}, {replicas}, {batch_size}, "
+                                   "{concurrency}, {indices}, {i} or another axis name",
+                                   L->origin, line, col, key);
+            }
+            val = cv[pi].text ? cv[pi].text : "";
+        }
+        for (const char *v = val; *v; v++) {
+            char c = *v;
+            if (c >= 'A' && c <= 'Z')
+                c = (char)(c - 'A' + 'a');
+            if (strchr("\\/*?\"<>| ,#:", c) || (unsigned char)c < 0x20)
+                c = '_';
+            bf_buf_append(&b, &c, 1);
+        }
+        s = close + 1;
+    }
+    if (!has_i && indices > 1)
+        bf_buf_appendf(&b, "-%u", k);
+    char *name = bf_buf_steal(&b);
+    const char *bad = NULL;
+    size_t nl = strlen(name);
+    if (nl == 0 || nl > 255)
+        bad = "must have 1 to 255 characters";
+    else if (name[0] == '-' || name[0] == '_' || name[0] == '+')
+        bad = "cannot start with '-', '_' or '+'";
+    else if (strcmp(name, ".") == 0 || strcmp(name, "..") == 0)
+        bad = "cannot be '.' or '..'";
+    for (const char *c = name; !bad && *c; c++) {
+        if (*c >= 'A' && *c <= 'Z')
+            bad = "must be lowercase";
+        else if (strchr("\\/*?\"<>| ,#:", *c) || (unsigned char)*c < 0x20)
+            bad = "cannot contain \\ / * ? \" < > | space , # or :";
+    }
+    if (bad) {
+        int rc = bf__err(L, pn ? pn : L->top[BF__K_NAME].node, BF_E_INVAL, "index.name: '%s' "
+                         "%s (OpenSearch index name rules)", name, bad);
+        free(name);
+        return rc;
+    }
+    *out = name;
+    return BF_OK;
+}
+
+static uint32_t as_u32(const char *t)
+{
+    uint64_t u = 0;
+    bf_units_parse_count(t, &u);
+    return (uint32_t)u;
+}
+
+static int make_cell(mx *m, const cval *cv, size_t *ncells)
+{
+    bf__load_t *L = m->L;
+    bf_scenario_t *sc = L->sc;
+    size_t c = *ncells;
+    bf_cell_t *cell = &sc->cells[c];
+    memset(cell, 0, sizeof *cell);
+    cell->index = c;
+    cell->indices = as_u32(cv[P_INDICES].text);
+    cell->shards = as_u32(cv[P_SHARDS].text);
+    cell->replicas = as_u32(cv[P_REPLICAS].text);
+    cell->batch_size = as_u32(cv[P_BATCH].text);
+    cell->concurrency = as_u32(cv[P_CONC].text);
+    cell->compression = strcmp(cv[P_COMP].text, "gzip") == 0 ? BF_COMPRESS_GZIP
+                                                             : BF_COMPRESS_NONE;
+    uint64_t rate = 0;
+    bf_units_parse_count(cv[P_RATE].text, &rate);
+    cell->target_rate = (double)rate;
+    if (cell->indices == 0)
+        cell->indices = 1;
+    /* id */
+    bf_buf_t b;
+    bf_buf_init(&b, 0);
+    bf_buf_appendf(&b, "i%u-s%u-r%u-b%u-c%u", cell->indices, cell->shards, cell->replicas,
+                   cell->batch_size, cell->concurrency);
+    if (m->p[P_COMP].is_axis)
+        bf_buf_appendf(&b, "-%s", cv[P_COMP].text);
+    if (m->p[P_RATE].is_axis) {
+        bf_buf_appendz(&b, "-t");
+        sanitize_id(&b, cv[P_RATE].text);
+    }
+    for (size_t a = 0; a < m->naxes; a++) {
+        size_t pi = m->axis[a];
+        if (pi < P_CORE || cv[pi].text == NULL)
+            continue;
+        bf_buf_appendz(&b, "-");
+        sanitize_id(&b, last_component(m->p[pi].name));
+        bf_buf_appendz(&b, "_");
+        sanitize_id(&b, cv[pi].text);
+    }
+    if (b.len > 200) {
+        b.len = 180;
+        b.data[b.len] = '\0';
+        bf_buf_appendf(&b, "-x%zu", c);
+    }
+    char *id = bf_buf_steal(&b);
+    if (!id_insert(m, id)) {
+        char *id2 = bf_asprintf("%s-x%zu", id, c);
+        free(id);
+        id = id2;
+        id_insert(m, id);
+    }
+    cell->id = id;
+    (*ncells)++; /* from here on the cell is owned by the scenario (freed by destroy) */
+    /* index names */
+    cell->index_names = bf_calloc(cell->indices, sizeof *cell->index_names);
+    for (uint32_t k = 0; k < cell->indices; k++) {
+        int rc = render_index_name(m, cv, k, cell->indices, &cell->index_names[k]);
+        if (rc != BF_OK) {
+            cell->indices = k;
+            return rc;
+        }
+    }
+    /* settings */
+    json_t *st = json_deep_copy(m->settings);
+    json_t *ix = json_object_get(st, "index");
+    json_object_set_new(ix, "number_of_shards", json_integer(cell->shards));
+    json_object_set_new(ix, "number_of_replicas", json_integer(cell->replicas));
+    for (size_t pi = P_CORE; pi < m->np; pi++) {
+        if (cv[pi].text == NULL)
+            continue;
+        char err[300];
+        json_t *v = cv[pi].node ? bf__y_scalar_to_json(cv[pi].node) : json_string(cv[pi].text);
+        if (settings_put(st, m->p[pi].name + 9, v, err, sizeof err) != BF_OK) {
+            json_decref(st);
+            return bf__err(L, cv[pi].node, BF_E_INVAL, "matrix.%s: %s", m->p[pi].name, err);
+        }
+    }
+    cell->settings_json = json_dumps(st, JSON_COMPACT);
+    json_decref(st);
+    /* axes */
+    bf_axis_value_t *ax = &sc->cell_axes[c * m->naxes];
+    for (size_t a = 0; a < m->naxes; a++) {
+        size_t pi = m->axis[a];
+        ax[a].axis = sc->axis_names[a];
+        ax[a].value = cv[pi].text ? cv[pi].text : bf__keep(sc, "");
+    }
+    cell->axes = m->naxes ? ax : NULL;
+    cell->naxes = m->naxes;
+    L->cell_batch_node[c] = cv[P_BATCH].node;
+    return BF_OK;
+}
+
+/* Does cell value vector cv match every key of an exclude entry? */
+static int excluded(mx *m, const cval *cv)
+{
+    if (m->exclude == NULL)
+        return 0;
+    for (size_t e = 0; e < m->exclude->n; e++) {
+        const bf__ynode_t *ent = m->exclude->items[e];
+        int all = ent->n > 0;
+        for (size_t i = 0; i < ent->n && all; i++) {
+            size_t pi = find_param(m, ent->items[2 * i]->value);
+            if (!same_value(&m->p[pi], cv[pi].text, ent->items[2 * i + 1]->value))
+                all = 0;
+        }
+        if (all)
+            return 1;
+    }
+    return 0;
+}
+
+static int check_include_exclude(mx *m)
+{
+    bf__load_t *L = m->L;
+    if (m->exclude) {
+        for (size_t e = 0; e < m->exclude->n; e++) {
+            const bf__ynode_t *ent = m->exclude->items[e];
+            char where[64];
+            snprintf(where, sizeof where, "matrix.exclude[%zu]", e);
+            if (ent->kind != BF__Y_MAP || ent->n == 0)
+                return bf__err(L, ent, BF_E_INVAL, "%s: expected a mapping of axis values like "
+                               "{shards: 2, concurrency: 8}", where);
+            for (size_t i = 0; i < ent->n; i++) {
+                const bf__ynode_t *k = ent->items[2 * i], *v = ent->items[2 * i + 1];
+                size_t pi;
+                int rc = lookup_param_name(m, k, where, &pi, 0);
+                if (rc != BF_OK)
+                    return rc;
+                param *p = &m->p[pi];
+                if (p->list == NULL)
+                    return bf__err(L, k, BF_E_INVAL, "%s: '%s' is not a list axis of the "
+                                   "matrix, so there is nothing to exclude", where, k->value);
+                uint64_t num;
+                rc = check_value(m, p, v, where, &num);
+                if (rc != BF_OK)
+                    return rc;
+                int found = 0;
+                for (size_t j = 0; j < p->nvalues && !found; j++)
+                    found = same_value(p, p->values[j].text, v->value);
+                if (!found)
+                    return bf__err(L, v, BF_E_INVAL, "%s: %s '%s' is not among the axis values",
+                                   where, k->value, v->value);
+            }
+        }
+    }
+    if (m->include) {
+        for (size_t e = 0; e < m->include->n; e++) {
+            const bf__ynode_t *ent = m->include->items[e];
+            char where[64];
+            snprintf(where, sizeof where, "matrix.include[%zu]", e);
+            if (ent->kind != BF__Y_MAP || ent->n == 0)
+                return bf__err(L, ent, BF_E_INVAL, "%s: expected a mapping of axis values like "
+                               "{shards: 2, batch_size: 500}", where);
+            for (size_t i = 0; i < ent->n; i++) {
+                const bf__ynode_t *k = ent->items[2 * i], *v = ent->items[2 * i + 1];
+                size_t pi;
+                int rc = lookup_param_name(m, k, where, &pi, 1);
+                if (rc != BF_OK)
+                    return rc;
+                uint64_t num;
+                rc = check_value(m, &m->p[pi], v, where, &num);
+                if (rc != BF_OK)
+                    return rc;
+                add_axis(m, pi);
+            }
+        }
+    }
+    return BF_OK;
+}
+
+int bf__matrix_expand(bf__load_t *L)
+{
+    bf_scenario_t *sc = L->sc;
+    mx m = {.L = L};
+    int rc = BF_OK;
+    cval *cv = NULL;
+    m.settings = json_object();
+    json_object_set_new(m.settings, "index", json_object());
+    const bf__ynode_t *sn = L->top[BF__K_INDEX_SETTINGS].node;
+    if (sn && sn->kind == BF__Y_MAP && (rc = flatten_settings(&m, sn, "")) != BF_OK)
+        goto error;
+    sc->index.settings_json = json_dumps(m.settings, JSON_COMPACT);
+    for (int i = 0; i < P_CORE; i++) {
+        const char *nm = bf__keys[core_row[i]].path + 7;
+        add_param(&m, nm, core_row[i]);
+    }
+    if ((rc = parse_matrix(&m)) != BF_OK || (rc = check_include_exclude(&m)) != BF_OK)
+        goto error;
+    if (m.naxes > BF__MAX_AXES) {
+        rc = bf__err(L, L->top[BF__K_MATRIX].node, BF_E_TOOBIG, "matrix: more than %u axes",
+                     BF__MAX_AXES);
+        goto error;
+    }
+    set_bases(&m);
+    json_t *ix = json_object_get(m.settings, "index");
+    if (json_object_get(ix, "number_of_shards") && m.p[P_SHARDS].list)
+        bf__warn(L, m.p[P_SHARDS].list, "index.settings number_of_shards is replaced by the "
+                 "matrix's shards in every cell");
+    if (json_object_get(ix, "number_of_replicas") && m.p[P_REPLICAS].list)
+        bf__warn(L, m.p[P_REPLICAS].list, "index.settings number_of_replicas is replaced by "
+                 "the matrix's replicas in every cell");
+    /* size of the factorial */
+    uint64_t total = 1;
+    for (size_t a = 0; a < m.naxes; a++) {
+        const param *p = &m.p[m.axis[a]];
+        if (p->list == NULL)
+            continue;
+        total *= p->nvalues;
+        if (total > BF_MAX_CELLS) {
+            rc = bf__err(L, L->top[BF__K_MATRIX].node, BF_E_TOOBIG, "matrix: more than %u "
+                         "cells; remove axis values or use include for the cells you need",
+                         BF_MAX_CELLS);
+            goto error;
+        }
+    }
+    size_t ninclude = m.include ? m.include->n : 0;
+    size_t cap = (size_t)total + ninclude;
+    if (cap > BF_MAX_CELLS) {
+        rc = bf__err(L, L->top[BF__K_MATRIX].node, BF_E_TOOBIG, "matrix: more than %u cells",
+                     BF_MAX_CELLS);
+        goto error;
+    }
+    sc->naxes = m.naxes;
+    sc->axis_names = bf_calloc(m.naxes ? m.naxes : 1, sizeof *sc->axis_names);
+    for (size_t a = 0; a < m.naxes; a++)
+        sc->axis_names[a] = bf_strdup(m.p[m.axis[a]].name);
+    sc->cells = bf_calloc(cap, sizeof *sc->cells);
+    sc->cell_axes = bf_calloc(cap * (m.naxes ? m.naxes : 1), sizeof *sc->cell_axes);
+    L->cell_batch_node = bf_calloc(cap, sizeof *L->cell_batch_node);
+    m.ids_cap = 16;
+    while (m.ids_cap < cap * 2)
+        m.ids_cap *= 2;
+    m.ids = bf_calloc(m.ids_cap, sizeof *m.ids);
+    cv = bf_calloc(m.np, sizeof *cv);
+    size_t ncells = 0;
+    for (uint64_t k = 0; k < total; k++) {
+        for (size_t pi = 0; pi < m.np; pi++)
+            cv[pi] = m.p[pi].base;
+        /* mixed radix, first axis most significant */
+        uint64_t rest = k;
+        for (size_t a = m.naxes; a-- > 0;) {
+            const param *p = &m.p[m.axis[a]];
+            if (p->list == NULL)
+                continue;
+            cv[m.axis[a]] = p->values[rest % p->nvalues];
+            rest /= p->nvalues;
+        }
+        if (excluded(&m, cv))
+            continue;
+        rc = make_cell(&m, cv, &ncells);
+        sc->ncells = ncells;
+        if (rc != BF_OK)
+            goto error;
+    }
+    for (size_t e = 0; e < ninclude; e++) {
+        const bf__ynode_t *ent = m.include->items[e];
+        for (size_t pi = 0; pi < m.np; pi++)
+            cv[pi] = m.p[pi].base;
+        for (size_t i = 0; i < ent->n; i++) {
+            size_t pi = find_param(&m, ent->items[2 * i]->value);
+            cv[pi].text = bf__keep(sc, ent->items[2 * i + 1]->value);
+            cv[pi].node = ent->items[2 * i + 1];
+        }
+        /* an include equal to a cell already there adds nothing */
+        int dup = 0;
+        for (size_t c = 0; c < ncells && !dup; c++) {
+            const bf_cell_t *o = &sc->cells[c];
+            dup = o->indices == as_u32(cv[P_INDICES].text) && o->shards == as_u32(cv[P_SHARDS].text) &&
+                  o->replicas == as_u32(cv[P_REPLICAS].text) &&
+                  o->batch_size == as_u32(cv[P_BATCH].text) &&
+                  o->concurrency == as_u32(cv[P_CONC].text);
+            for (size_t a = 0; a < m.naxes && dup; a++) {
+                size_t pi = m.axis[a];
+                const char *t = cv[pi].text ? cv[pi].text : "";
+                if (!same_value(&m.p[pi], o->axes[a].value, t))
+                    dup = 0;
+            }
+        }
+        if (dup) {
+            bf__warn(L, ent, "matrix.include[%zu] repeats a cell of the matrix; ignored", e);
+            continue;
+        }
+        rc = make_cell(&m, cv, &ncells);
+        sc->ncells = ncells;
+        if (rc != BF_OK)
+            goto error;
+    }
+    if (ncells == 0) {
+        rc = bf__err(L, L->top[BF__K_MATRIX].node, BF_E_INVAL, "matrix: exclude removes every "
+                     "cell; nothing would run");
+        goto error;
+    }
+error:
+    free(cv);
+    for (size_t i = 0; i < m.np; i++)
+        free(m.p[i].values);
+    free(m.p);
+    free(m.axis);
+    free(m.ids);
+    json_decref(m.settings);
+    return rc;
+}

@@ -1,0 +1,642 @@
+/* bf_template.c — compile document templates; render bulk bodies (the agent's hot path).
+ *
+ * Compilation turns document.id / routing / pipeline and document.source into one list of
+ * operations per document: copy a literal, copy a variable's value, or copy it escaped. The
+ * `_index` prefix of the action line is per index of the cell and prepended at render time.
+ * Rendering makes no allocation, no printf and no lock: each worker's bf_gen_t keeps one value
+ * slot per variable (stamped per document / per request, so a document-scope value is drawn once
+ * and shared by every placeholder of that document), reserves the document's worst-case size
+ * once and writes with memcpy.
+ *
+ * Placeholder rendering (decided here, documented in bf_template.h):
+ *   inside a JSON string  -> the value's text (already JSON-escaped); a random_array is escaped
+ *                            again so its quotes stay inside the string;
+ *   outside JSON strings  -> numbers (sequence, range, now_unix*) bare; list/file values bare
+ *                            when every value is a JSON literal (number, true, false, null);
+ *                            other strings (uuid, ids, times, dictionary lines) quoted, so
+ *                            `"msg": $[[line]]` renders the same as `"msg": "$[[line]]"`;
+ *                            random_array as written (its own brackets and quotes).
+ * Line breaks outside JSON strings (and the indentation after them) are removed, so a
+ * pretty-printed source_file renders as one NDJSON line.
+ */
+#include "bf_template.h"
+
+#include "bf_jsonesc.h"
+#include "bf_mem.h"
+#include "bf_scenario_int.h"
+#include "bf_vars.h"
+
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum op_kind { OP_LIT = 0, OP_VAL, OP_ESC };
+
+typedef struct op {
+    uint8_t kind;
+    uint8_t field;      /* enum bf__tfield, for mapping errors back */
+    uint8_t verbatim;   /* OP_LIT copied unchanged from the template text */
+    uint32_t var;       /* OP_VAL, OP_ESC */
+    size_t off, len;    /* OP_LIT: bytes in t->lit */
+    size_t src_off;     /* offset in the field's template text */
+} op;
+
+struct bf_tmpl {
+    const bf_scenario_t *sc;
+    const bf_var_spec_t *vars;
+    size_t nvars;
+    size_t *var_max;    /* bf_var_max_len per variable */
+    size_t scratch_total;
+    bf_buf_t lit;       /* literal pool, in op order */
+    op *dops;           /* one op per piece, with positions (checks) */
+    size_t ndops;
+    op *ops;            /* adjacent literals merged (rendering) */
+    size_t nops;
+    size_t max_bytes;   /* worst case of one document, without the _index prefix */
+    const char *action; /* "index" | "create" */
+    size_t esc_max;     /* largest OP_ESC value (slow-path scratch) */
+};
+
+/* ---- compilation --------------------------------------------------------------------------- */
+
+typedef struct compiler {
+    bf_tmpl_t *t;
+    size_t cap;
+    bf__tmpl_locate_fn loc;
+    void *loc_ctx;
+    bf_diag_t *diag;
+} compiler;
+
+static void push_op(compiler *c, op o)
+{
+    bf_tmpl_t *t = c->t;
+    if (t->ndops == c->cap) {
+        c->cap = c->cap ? c->cap * 2 : 32;
+        t->dops = bf_realloc(t->dops, c->cap * sizeof *t->dops);
+    }
+    t->dops[t->ndops++] = o;
+}
+
+static void push_lit(compiler *c, const char *s, size_t n, enum bf__tfield field, size_t src_off,
+                     int verbatim)
+{
+    if (n == 0)
+        return;
+    op o = {.kind = OP_LIT, .field = (uint8_t)field, .verbatim = (uint8_t)verbatim,
+            .off = c->t->lit.len, .len = n, .src_off = src_off};
+    bf_buf_append(&c->t->lit, s, n);
+    push_op(c, o);
+}
+
+static void where(compiler *c, enum bf__tfield field, size_t offset, char *buf, size_t size)
+{
+    if (c->loc) {
+        c->loc(c->loc_ctx, field, offset, buf, size);
+        return;
+    }
+    static const char *names[] = {"document.source", "document.id", "document.routing",
+                                  "document.pipeline"};
+    snprintf(buf, size, "%s: %s, byte %zu", bf_scenario_origin(c->t->sc), names[field], offset);
+}
+
+static const char *field_name(enum bf__tfield f)
+{
+    switch (f) {
+    case BF__TF_SOURCE: return "document.source";
+    case BF__TF_ID: return "document.id";
+    case BF__TF_ROUTING: return "document.routing";
+    case BF__TF_PIPELINE: return "document.pipeline";
+    }
+    return "document";
+}
+
+/* Parses "$[[name]]" at s[i]; returns the variable index via *var and the end via *end. */
+static int placeholder(compiler *c, const char *s, size_t len, size_t i, enum bf__tfield field,
+                       size_t *var, size_t *end)
+{
+    char pos[400];
+    size_t j = i + 3;
+    while (j + 1 < len && !(s[j] == ']' && s[j + 1] == ']') && s[j] != '\n' && j - i < 200)
+        j++;
+    if (j + 1 >= len || s[j] != ']' || s[j + 1] != ']') {
+        where(c, field, i, pos, sizeof pos);
+        return bf_diag_set(c->diag, BF_E_INVAL, "%s: %s: '$[[' without a closing ']]'; "
+                           "placeholders look like $[[name]]", pos, field_name(field));
+    }
+    size_t nl = j - (i + 3);
+    char name[256];
+    memcpy(name, s + i + 3, nl);
+    name[nl] = '\0';
+    long v = nl ? bf_scenario_variable_find(c->t->sc, name) : -1;
+    if (v < 0) {
+        where(c, field, i, pos, sizeof pos);
+        if (strncmp(name, "env.", 4) == 0)
+            return bf_diag_set(c->diag, BF_E_INVAL, "%s: %s: $[[%s]] is loadgen's environment "
+                               "syntax; write ${%s} instead", pos, field_name(field), name,
+                               name + 4);
+        const char *names[BF__MAX_VARIABLES];
+        size_t n = c->t->nvars < BF__MAX_VARIABLES ? c->t->nvars : BF__MAX_VARIABLES;
+        for (size_t k = 0; k < n; k++)
+            names[k] = c->t->vars[k].name;
+        const char *dym = nl ? bf__did_you_mean(name, names, n) : NULL;
+        if (dym)
+            return bf_diag_set(c->diag, BF_E_INVAL, "%s: %s: $[[%s]] names no variable; did "
+                               "you mean $[[%s]]?", pos, field_name(field), name, dym);
+        return bf_diag_set(c->diag, BF_E_INVAL, "%s: %s: $[[%s]] names no variable; declare "
+                           "it under variables:", pos, field_name(field), name);
+    }
+    *var = (size_t)v;
+    *end = j + 2;
+    return BF_OK;
+}
+
+/* Adds the ops for variable v at template offset src_off, inside or outside a JSON string. */
+static void push_var(compiler *c, size_t v, int in_string, enum bf__tfield field, size_t src_off)
+{
+    const bf_var_spec_t *s = &c->t->vars[v];
+    op o = {.kind = OP_VAL, .field = (uint8_t)field, .var = (uint32_t)v, .src_off = src_off};
+    if (in_string) {
+        if (s->kind == BF_VAR_KIND_FRAGMENT) {
+            o.kind = OP_ESC;
+            if (c->t->var_max[v] > c->t->esc_max)
+                c->t->esc_max = c->t->var_max[v];
+        }
+        push_op(c, o);
+        return;
+    }
+    if (s->kind == BF_VAR_KIND_STRING) {
+        push_lit(c, "\"", 1, field, src_off, 0);
+        push_op(c, o);
+        push_lit(c, "\"", 1, field, src_off, 0);
+        return;
+    }
+    push_op(c, o);
+}
+
+/* An action-line value (id, routing, pipeline): a JSON string; literals are escaped here. */
+static int compile_string_field(compiler *c, const char *s, enum bf__tfield field)
+{
+    size_t len = strlen(s), i = 0, lit_start = 0;
+    while (i <= len) {
+        int at_ph = i + 2 < len && s[i] == '$' && s[i + 1] == '[' && s[i + 2] == '[';
+        if (i == len || at_ph) {
+            if (i > lit_start) {
+                const char *p = s + lit_start;
+                size_t n = i - lit_start;
+                if (bf_jsonesc_needed(p, n)) {
+                    char *e = bf_malloc(bf_jsonesc_bound(n));
+                    size_t el = bf_jsonesc_write(e, p, n);
+                    push_lit(c, e, el, field, lit_start, 0);
+                    free(e);
+                } else {
+                    push_lit(c, p, n, field, lit_start, 1);
+                }
+            }
+            if (i == len)
+                break;
+            size_t v, end;
+            int rc = placeholder(c, s, len, i, field, &v, &end);
+            if (rc != BF_OK)
+                return rc;
+            push_var(c, v, 1, field, i);
+            i = lit_start = end;
+            continue;
+        }
+        i++;
+    }
+    return BF_OK;
+}
+
+/* The source: JSON text with placeholders. Tracks whether each placeholder sits inside a JSON
+ * string; drops line breaks (and the indentation after them) outside strings. */
+static int compile_source(compiler *c, const char *s)
+{
+    size_t len = strlen(s), i = 0, lit_start = 0;
+    int in_str = 0, esc = 0;
+    while (i < len) {
+        char ch = s[i];
+        if (ch == '$' && i + 2 < len && s[i + 1] == '[' && s[i + 2] == '[') {
+            push_lit(c, s + lit_start, i - lit_start, BF__TF_SOURCE, lit_start, 1);
+            size_t v, end;
+            int rc = placeholder(c, s, len, i, BF__TF_SOURCE, &v, &end);
+            if (rc != BF_OK)
+                return rc;
+            push_var(c, v, in_str, BF__TF_SOURCE, i);
+            i = lit_start = end;
+            esc = 0;
+            continue;
+        }
+        if (in_str) {
+            if (esc)
+                esc = 0;
+            else if (ch == '\\')
+                esc = 1;
+            else if (ch == '"')
+                in_str = 0;
+            i++;
+            continue;
+        }
+        if (ch == '"') {
+            in_str = 1;
+            i++;
+            continue;
+        }
+        if (ch == '\n' || ch == '\r') {
+            push_lit(c, s + lit_start, i - lit_start, BF__TF_SOURCE, lit_start, 1);
+            while (i < len && (s[i] == '\n' || s[i] == '\r' || s[i] == ' ' || s[i] == '\t'))
+                i++;
+            lit_start = i;
+            continue;
+        }
+        i++;
+    }
+    push_lit(c, s + lit_start, len - lit_start, BF__TF_SOURCE, lit_start, 1);
+    return BF_OK;
+}
+
+static size_t op_max(const bf_tmpl_t *t, const op *o)
+{
+    switch ((enum op_kind)o->kind) {
+    case OP_LIT: return o->len;
+    case OP_VAL: return t->var_max[o->var];
+    case OP_ESC: return 2 * t->var_max[o->var];
+    }
+    return 0;
+}
+
+int bf__tmpl_compile_loc(const bf_scenario_t *sc, bf__tmpl_locate_fn loc, void *loc_ctx,
+                         bf_tmpl_t **out, bf_diag_t *diag)
+{
+    *out = NULL;
+    bf_tmpl_t *t = bf_calloc(1, sizeof *t);
+    t->sc = sc;
+    t->vars = bf_scenario_variables(sc);
+    t->nvars = bf_scenario_variable_count(sc);
+    t->var_max = bf_calloc(t->nvars ? t->nvars : 1, sizeof *t->var_max);
+    for (size_t i = 0; i < t->nvars; i++) {
+        t->var_max[i] = bf_var_max_len(t->vars, i);
+        t->scratch_total += t->var_max[i];
+    }
+    bf_buf_init(&t->lit, 0);
+    const bf_document_spec_t *d = bf_scenario_document(sc);
+    t->action = d->action == BF_ACTION_CREATE ? "create" : "index";
+    compiler c = {.t = t, .loc = loc, .loc_ctx = loc_ctx, .diag = diag};
+    int rc = BF_OK;
+    const char *names[] = {",\"_id\":\"", ",\"routing\":\"", ",\"pipeline\":\""};
+    const char *vals[] = {d->id, d->routing, d->pipeline};
+    enum bf__tfield fields[] = {BF__TF_ID, BF__TF_ROUTING, BF__TF_PIPELINE};
+    for (int k = 0; k < 3 && rc == BF_OK; k++) {
+        if (vals[k] == NULL)
+            continue;
+        push_lit(&c, names[k], strlen(names[k]), fields[k], 0, 0);
+        rc = compile_string_field(&c, vals[k], fields[k]);
+        push_lit(&c, "\"", 1, fields[k], strlen(vals[k]), 0);
+    }
+    if (rc == BF_OK) {
+        push_lit(&c, "}}\n", 3, BF__TF_SOURCE, 0, 0);
+        rc = compile_source(&c, d->source ? d->source : "");
+        push_lit(&c, "\n", 1, BF__TF_SOURCE, d->source ? strlen(d->source) : 0, 0);
+    }
+    if (rc != BF_OK) {
+        bf_tmpl_destroy(&t);
+        return rc;
+    }
+    /* merged list for rendering: literal pieces are contiguous in the pool, in op order */
+    t->ops = bf_malloc((t->ndops ? t->ndops : 1) * sizeof *t->ops);
+    for (size_t i = 0; i < t->ndops; i++) {
+        const op *o = &t->dops[i];
+        t->max_bytes += op_max(t, o);
+        if (o->kind == OP_LIT && t->nops > 0 && t->ops[t->nops - 1].kind == OP_LIT &&
+            t->ops[t->nops - 1].off + t->ops[t->nops - 1].len == o->off) {
+            t->ops[t->nops - 1].len += o->len;
+            continue;
+        }
+        t->ops[t->nops++] = *o;
+    }
+    *out = t;
+    return BF_OK;
+}
+
+int bf_tmpl_compile(const bf_scenario_t *sc, bf_tmpl_t **out, bf_diag_t *diag)
+{
+    return bf__tmpl_compile_loc(sc, NULL, NULL, out, diag);
+}
+
+void bf_tmpl_destroy(bf_tmpl_t **t_p)
+{
+    if (t_p == NULL || *t_p == NULL)
+        return;
+    bf_tmpl_t *t = *t_p;
+    free(t->var_max);
+    bf_buf_cleanup(&t->lit);
+    free(t->dops);
+    free(t->ops);
+    free(t);
+    *t_p = NULL;
+}
+
+/* ---- generators ---------------------------------------------------------------------------- */
+
+typedef struct slot {
+    uint64_t stamp;     /* doc or request stamp the value belongs to; 0 = none */
+    const char *val;
+    size_t len;
+    char *scratch;      /* bf_var_max_len bytes */
+} slot;
+
+struct bf_gen {
+    const bf_tmpl_t *t;
+    bf_vars_t *vars;
+    slot *slots;
+    char *scratch;
+    char *esc_tmp;      /* slow path of OP_ESC */
+    uint64_t doc_stamp;
+    uint64_t req_stamp;
+    uint64_t rr;        /* documents rendered: round-robin over the cell's indices */
+    const bf_cell_t *cell;
+    char *prefix_mem;   /* {"<action>":{"_index":"<name>" for each index of the cell */
+    size_t *prefix_off; /* indices + 1 offsets */
+    size_t prefix_max;
+};
+
+bf_gen_t *bf_gen_new(const bf_tmpl_t *t, const bf_partition_t *part)
+{
+    bf_gen_t *g = bf_calloc(1, sizeof *g);
+    g->t = t;
+    bf_partition_t p = part ? *part : (bf_partition_t){0, 1, 0};
+    g->vars = bf_vars_new(t->vars, t->nvars, p.stream_index, p.stream_count, p.seed);
+    g->slots = bf_calloc(t->nvars ? t->nvars : 1, sizeof *g->slots);
+    g->scratch = bf_malloc(t->scratch_total ? t->scratch_total : 1);
+    size_t off = 0;
+    for (size_t i = 0; i < t->nvars; i++) {
+        g->slots[i].scratch = g->scratch + off;
+        off += t->var_max[i];
+    }
+    g->esc_tmp = bf_malloc(2 * t->esc_max + 1);
+    g->doc_stamp = 1; /* slots start at 0: never current */
+    g->req_stamp = 1u << 31;
+    return g;
+}
+
+void bf_gen_destroy(bf_gen_t **g_p)
+{
+    if (g_p == NULL || *g_p == NULL)
+        return;
+    bf_gen_t *g = *g_p;
+    bf_vars_destroy(&g->vars);
+    free(g->slots);
+    free(g->scratch);
+    free(g->esc_tmp);
+    free(g->prefix_mem);
+    free(g->prefix_off);
+    free(g);
+    *g_p = NULL;
+}
+
+static void set_cell(bf_gen_t *g, const bf_cell_t *cell)
+{
+    free(g->prefix_mem);
+    free(g->prefix_off);
+    bf_buf_t b;
+    bf_buf_init(&b, 0);
+    uint32_t n = cell->indices ? cell->indices : 1;
+    g->prefix_off = bf_malloc((n + 1) * sizeof *g->prefix_off);
+    g->prefix_max = 0;
+    for (uint32_t k = 0; k < n; k++) {
+        g->prefix_off[k] = b.len;
+        bf_buf_appendf(&b, "{\"%s\":{\"_index\":\"", g->t->action);
+        const char *name = cell->index_names ? cell->index_names[k] : "";
+        bf_jsonesc_append(&b, name, strlen(name));
+        bf_buf_appendz(&b, "\"");
+        size_t l = b.len - g->prefix_off[k];
+        if (l > g->prefix_max)
+            g->prefix_max = l;
+    }
+    g->prefix_off[n] = b.len;
+    g->prefix_mem = bf_buf_steal(&b);
+    g->cell = cell;
+}
+
+/* The current value of variable v (drawn once per document / request per its scope). */
+static inline int value(bf_gen_t *g, uint32_t v, const char **p, size_t *n)
+{
+    slot *s = &g->slots[v];
+    uint64_t want = g->t->vars[v].scope == BF_VAR_SCOPE_REQUEST ? g->req_stamp : g->doc_stamp;
+    if (s->stamp != want) {
+        int rc = bf_vars_eval(g->vars, v, s->scratch, &s->val, &s->len);
+        if (rc != BF_OK)
+            return rc;
+        s->stamp = want;
+    }
+    *p = s->val;
+    *n = s->len;
+    return BF_OK;
+}
+
+/* Escapes already-escaped text so it can sit inside another JSON string: at most 2x. */
+static size_t esc_again(char *dst, const char *src, size_t n)
+{
+    char *d = dst;
+    for (size_t i = 0; i < n; i++) {
+        char ch = src[i];
+        if (ch == '"' || ch == '\\') {
+            *d++ = '\\';
+            *d++ = ch;
+        } else {
+            *d++ = (unsigned char)ch < 0x20 ? ' ' : ch;
+        }
+    }
+    return (size_t)(d - dst);
+}
+
+/* Output positions of each op, for bf__tmpl_check. */
+typedef struct trace {
+    size_t *start; /* per op, relative to the document's first byte */
+} trace;
+
+/* Renders one document with ops[0..nops). Fast path: capacity was reserved, plain memcpy.
+ * Slow path (near the buffer's cap): bf_buf_append per piece, exact sizes. */
+static int render_doc(bf_gen_t *g, const op *ops, size_t nops, uint32_t k, bf_buf_t *out,
+                      int slow, trace *tr)
+{
+    const bf_tmpl_t *t = g->t;
+    const char *lit = t->lit.data;
+    size_t doc_start = out->len;
+    const char *pre = g->prefix_mem + g->prefix_off[k];
+    size_t pre_len = g->prefix_off[k + 1] - g->prefix_off[k];
+    if (!slow) {
+        char *p = out->data + out->len;
+        memcpy(p, pre, pre_len);
+        p += pre_len;
+        for (size_t i = 0; i < nops; i++) {
+            const op *o = &ops[i];
+            if (tr)
+                tr->start[i] = (size_t)(p - out->data) - doc_start;
+            if (o->kind == OP_LIT) {
+                memcpy(p, lit + o->off, o->len);
+                p += o->len;
+                continue;
+            }
+            const char *v;
+            size_t n;
+            int rc = value(g, o->var, &v, &n);
+            if (rc != BF_OK)
+                return rc;
+            if (o->kind == OP_VAL) {
+                memcpy(p, v, n);
+                p += n;
+            } else {
+                p += esc_again(p, v, n);
+            }
+        }
+        out->len = (size_t)(p - out->data);
+        out->data[out->len] = '\0';
+        return BF_OK;
+    }
+    int rc = bf_buf_append(out, pre, pre_len);
+    for (size_t i = 0; i < nops && rc == BF_OK; i++) {
+        const op *o = &ops[i];
+        if (tr)
+            tr->start[i] = out->len - doc_start;
+        if (o->kind == OP_LIT) {
+            rc = bf_buf_append(out, lit + o->off, o->len);
+            continue;
+        }
+        const char *v;
+        size_t n;
+        rc = value(g, o->var, &v, &n);
+        if (rc != BF_OK)
+            return rc;
+        if (o->kind == OP_VAL) {
+            rc = bf_buf_append(out, v, n);
+        } else {
+            size_t e = esc_again(g->esc_tmp, v, n);
+            rc = bf_buf_append(out, g->esc_tmp, e);
+        }
+    }
+    return rc;
+}
+
+int bf_tmpl_render_bulk(const bf_tmpl_t *t, bf_gen_t *g, const bf_cell_t *cell, uint32_t ndocs,
+                        bf_buf_t *out)
+{
+    if (g->cell != cell)
+        set_cell(g, cell);
+    uint32_t nidx = cell->indices ? cell->indices : 1;
+    size_t worst = g->prefix_max + t->max_bytes;
+    g->req_stamp++;
+    for (uint32_t d = 0; d < ndocs; d++) {
+        g->doc_stamp++;
+        uint32_t k = (uint32_t)(g->rr++ % nidx);
+        int slow = bf_buf_reserve(out, worst) != BF_OK;
+        int rc = render_doc(g, t->ops, t->nops, k, out, slow, NULL);
+        if (rc != BF_OK)
+            return rc;
+    }
+    return BF_OK;
+}
+
+size_t bf_tmpl_estimate_doc_bytes(const bf_tmpl_t *t, const bf_cell_t *cell)
+{
+    enum { N = 64 };
+    bf_partition_t part = {0, 1, 0x5EEDull};
+    bf_gen_t *g = bf_gen_new(t, &part);
+    bf_buf_t b;
+    bf_buf_init(&b, 0);
+    size_t total = 0;
+    if (bf_tmpl_render_bulk(t, g, cell, N, &b) == BF_OK)
+        total = b.len;
+    bf_buf_cleanup(&b);
+    bf_gen_destroy(&g);
+    return (total + N - 1) / N;
+}
+
+/* ---- checks at load time ------------------------------------------------------------------- */
+
+int bf__tmpl_check(const bf_tmpl_t *t, const bf_cell_t *cell, unsigned ndocs,
+                   bf__tmpl_locate_fn loc, void *loc_ctx, bf_diag_t *diag)
+{
+    bf_partition_t part = {0, 1, 0xC4EC4ull};
+    bf_gen_t *g = bf_gen_new(t, &part);
+    set_cell(g, cell);
+    trace tr = {.start = bf_malloc((t->ndops ? t->ndops : 1) * sizeof *tr.start)};
+    bf_buf_t doc;
+    bf_buf_init(&doc, 0);
+    int rc = BF_OK;
+    compiler c = {.t = (bf_tmpl_t *)t, .loc = loc, .loc_ctx = loc_ctx, .diag = diag};
+    for (unsigned d = 0; d < ndocs && rc == BF_OK; d++) {
+        bf_buf_reset(&doc);
+        g->doc_stamp++;
+        g->req_stamp++;
+        rc = render_doc(g, t->dops, t->ndops, (uint32_t)(d % (cell->indices ? cell->indices : 1)),
+                        &doc, 1, &tr);
+        if (rc == BF_E_RANGE) {
+            rc = bf_diag_set(diag, BF_E_RANGE, "%s: a sequence with wrap: false is exhausted "
+                             "within the first documents; widen from/to",
+                             bf_scenario_origin(t->sc));
+            break;
+        }
+        if (rc != BF_OK)
+            break;
+        const char *nl = memchr(doc.data, '\n', doc.len);
+        size_t l1 = nl ? (size_t)(nl - doc.data) : doc.len;
+        for (int line = 0; line < 2 && rc == BF_OK; line++) {
+            const char *s = line == 0 ? doc.data : doc.data + l1 + 1;
+            size_t n = line == 0 ? l1 : doc.len - l1 - 2; /* without the final '\n' */
+            size_t base = line == 0 ? 0 : l1 + 1;
+            json_error_t je;
+            json_t *j = json_loadb(s, n, JSON_DECODE_ANY, &je);
+            const char *why = NULL;
+            size_t pos = 0;
+            char why_buf[200];
+            if (j == NULL) {
+                why = je.text;
+                pos = base + (je.position > 0 ? (size_t)je.position - 1 : 0);
+                if (line == 1 && memchr(s, '\n', n)) {
+                    pos = (size_t)((const char *)memchr(s, '\n', n) - doc.data);
+                    why = "a line break inside a JSON string (write \\n)";
+                }
+            } else if (!json_is_object(j)) {
+                why = line == 0 ? "the action line is not a JSON object"
+                                : "the source must be a JSON object ({...})";
+                pos = base;
+            }
+            json_decref(j);
+            if (why == NULL)
+                continue;
+            snprintf(why_buf, sizeof why_buf, "%s", why);
+            /* which op wrote the byte at pos? */
+            size_t oi = 0;
+            for (size_t i = 0; i < t->ndops; i++)
+                if (tr.start[i] <= pos)
+                    oi = i;
+            const op *o = &t->dops[oi];
+            size_t src = o->src_off;
+            if (o->kind == OP_LIT && o->verbatim && pos >= tr.start[oi])
+                src += pos - tr.start[oi];
+            char at[400];
+            where(&c, (enum bf__tfield)o->field, src, at, sizeof at);
+            size_t from = pos > 30 ? pos - 30 : 0, to = pos + 30 < doc.len ? pos + 30 : doc.len;
+            char excerpt[200];
+            size_t e = 0;
+            for (size_t i = from; i < to && e + 4 < sizeof excerpt; i++) {
+                char ch = doc.data[i];
+                if (ch == '\n') {
+                    excerpt[e++] = '\\';
+                    excerpt[e++] = 'n';
+                } else {
+                    excerpt[e++] = (unsigned char)ch < 0x20 ? '?' : ch;
+                }
+            }
+            excerpt[e] = '\0';
+            rc = bf_diag_set(diag, BF_E_INVAL, "%s: %s does not render valid JSON: %s (rendered: "
+                             "...%s...)", at, field_name((enum bf__tfield)o->field), why_buf,
+                             excerpt);
+        }
+    }
+    bf_buf_cleanup(&doc);
+    free(tr.start);
+    bf_gen_destroy(&g);
+    return rc;
+}

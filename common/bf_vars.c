@@ -1,0 +1,481 @@
+/* bf_vars.c — per-thread variable generators (loadgen-compatible types, reproducible RNG).
+ *
+ * Everything here runs on the agent's hot path: no allocation after bf_vars_new, no locks, no
+ * printf. Integers and hex are written by hand; time strings are rebuilt once per second and
+ * only the sub-second digits are written per value.
+ */
+#include "bf_vars.h"
+
+#include "bf_error.h"
+#include "bf_mem.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define NOW_FORMAT_MAX 256 /* bytes of one now_with_format value */
+
+/* ---- RNG: splitmix64 for seeding, xoshiro256** for values ---------------------------------- */
+
+static uint64_t splitmix64(uint64_t *x)
+{
+    uint64_t z = (*x += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+void bf_rng_seed(bf_rng_t *r, uint64_t seed, uint64_t stream)
+{
+    uint64_t a = seed, b = stream ^ 0x6A09E667F3BCC909ull;
+    uint64_t x = splitmix64(&a) ^ splitmix64(&b) * 0xD1B54A32D192ED03ull;
+    for (int i = 0; i < 4; i++)
+        r->s[i] = splitmix64(&x);
+    if ((r->s[0] | r->s[1] | r->s[2] | r->s[3]) == 0)
+        r->s[0] = 1; /* the all-zero state is a fixed point */
+}
+
+static inline uint64_t rotl(uint64_t x, int k)
+{
+    return (x << k) | (x >> (64 - k));
+}
+
+uint64_t bf_rng_next(bf_rng_t *r)
+{
+    uint64_t *s = r->s;
+    uint64_t result = rotl(s[1] * 5, 7) * 9;
+    uint64_t t = s[1] << 17;
+    s[2] ^= s[0];
+    s[3] ^= s[1];
+    s[1] ^= s[2];
+    s[0] ^= s[3];
+    s[2] ^= t;
+    s[3] = rotl(s[3], 45);
+    return result;
+}
+
+uint64_t bf_rng_below(bf_rng_t *r, uint64_t n)
+{
+    uint64_t x = bf_rng_next(r);
+    if (n == 0)
+        return x;
+    __uint128_t m = (__uint128_t)x * n;
+    uint64_t l = (uint64_t)m;
+    if (l < n) {
+        uint64_t t = (0 - n) % n;
+        while (l < t) {
+            x = bf_rng_next(r);
+            m = (__uint128_t)x * n;
+            l = (uint64_t)m;
+        }
+    }
+    return (uint64_t)(m >> 64);
+}
+
+/* ---- integer and hex formatting ------------------------------------------------------------ */
+
+static const char digits2[201] = "00010203040506070809101112131415161718192021222324"
+                                 "25262728293031323334353637383940414243444546474849"
+                                 "50515253545556575859606162636465666768697071727374"
+                                 "75767778798081828384858687888990919293949596979899";
+
+size_t bf_fmt_u64(char *dst, uint64_t v)
+{
+    char tmp[20];
+    char *p = tmp + sizeof tmp;
+    while (v >= 100) {
+        unsigned k = (unsigned)(v % 100) * 2;
+        v /= 100;
+        *--p = digits2[k + 1];
+        *--p = digits2[k];
+    }
+    if (v >= 10) {
+        unsigned k = (unsigned)v * 2;
+        *--p = digits2[k + 1];
+        *--p = digits2[k];
+    } else {
+        *--p = (char)('0' + v);
+    }
+    size_t n = (size_t)(tmp + sizeof tmp - p);
+    memcpy(dst, p, n);
+    return n;
+}
+
+size_t bf_fmt_i64(char *dst, int64_t v)
+{
+    if (v < 0) {
+        dst[0] = '-';
+        return 1 + bf_fmt_u64(dst + 1, (uint64_t)0 - (uint64_t)v);
+    }
+    return bf_fmt_u64(dst, (uint64_t)v);
+}
+
+/* Fixed-width zero-padded decimal. */
+static void fmt_fixed(char *dst, uint64_t v, int width)
+{
+    for (int i = width - 1; i >= 0; i--) {
+        dst[i] = (char)('0' + v % 10);
+        v /= 10;
+    }
+}
+
+static const char hex_lower[] = "0123456789abcdef";
+static const char base32hex[] = "0123456789abcdefghijklmnopqrstuv";
+
+/* ---- type names and sizes ------------------------------------------------------------------ */
+
+const char *bf_var_type_name(enum bf_var_type type)
+{
+    switch (type) {
+    case BF_VAR_FILE: return "file";
+    case BF_VAR_LIST: return "list";
+    case BF_VAR_SEQUENCE: return "sequence";
+    case BF_VAR_RANGE: return "range";
+    case BF_VAR_UUID: return "uuid";
+    case BF_VAR_SORTABLE_ID: return "sortable_id";
+    case BF_VAR_NOW_LOCAL: return "now_local";
+    case BF_VAR_NOW_UTC: return "now_utc";
+    case BF_VAR_NOW_UTC_LITE: return "now_utc_lite";
+    case BF_VAR_NOW_UNIX: return "now_unix";
+    case BF_VAR_NOW_UNIX_MS: return "now_unix_ms";
+    case BF_VAR_NOW_UNIX_US: return "now_unix_us";
+    case BF_VAR_NOW_UNIX_NS: return "now_unix_ns";
+    case BF_VAR_NOW_WITH_FORMAT: return "now_with_format";
+    case BF_VAR_RANDOM_ARRAY: return "random_array";
+    }
+    return "?";
+}
+
+size_t bf_var_max_len(const bf_var_spec_t *specs, size_t i)
+{
+    const bf_var_spec_t *s = &specs[i];
+    switch (s->type) {
+    case BF_VAR_FILE:
+    case BF_VAR_LIST: return s->max_value_len;
+    case BF_VAR_SEQUENCE:
+    case BF_VAR_RANGE: return 21;
+    case BF_VAR_UUID: return 36;
+    case BF_VAR_SORTABLE_ID: return 20;
+    case BF_VAR_NOW_LOCAL:
+    case BF_VAR_NOW_UTC: return 96; /* date, 9 digits, offset and an escaped zone name */
+    case BF_VAR_NOW_UTC_LITE: return 23;
+    case BF_VAR_NOW_UNIX:
+    case BF_VAR_NOW_UNIX_MS:
+    case BF_VAR_NOW_UNIX_US:
+    case BF_VAR_NOW_UNIX_NS: return 21;
+    case BF_VAR_NOW_WITH_FORMAT: return NOW_FORMAT_MAX;
+    case BF_VAR_RANDOM_ARRAY: {
+        /* The loader forbids random_array of random_array, so this does not recurse twice. */
+        size_t item = s->ref != i ? bf_var_max_len(specs, s->ref) : 0;
+        size_t quote = s->item_string && s->string_bracket ? strlen(s->string_bracket) : 0;
+        return 2 + (size_t)s->size * (item + 2 * quote + 1);
+    }
+    }
+    return 0;
+}
+
+void bf_var_spec_cleanup(bf_var_spec_t *spec)
+{
+    if (spec == NULL)
+        return;
+    free(spec->name);
+    free(spec->path);
+    free(spec->values);
+    free(spec->value_off);
+    free(spec->format);
+    free(spec->variable_key);
+    free(spec->string_bracket);
+    memset(spec, 0, sizeof *spec);
+}
+
+/* ---- generator state ----------------------------------------------------------------------- */
+
+typedef struct var_state {
+    uint64_t n;           /* values drawn so far (sequence) / id counter (sortable_id) */
+    int64_t cached_sec;   /* time types: second of the cached text, INT64_MIN if none */
+    char head[64];        /* time text up to the seconds */
+    size_t head_len;
+    char tail[48];        /* time text after the fraction (zone) */
+    size_t tail_len;
+} var_state;
+
+struct bf_vars {
+    const bf_var_spec_t *specs;
+    size_t n;
+    uint32_t stream_index;
+    uint32_t stream_count;
+    uint8_t id_salt;      /* sortable_id: one byte of the seed, so runs of one stream differ */
+    bf_rng_t rng;
+    var_state *st;
+};
+
+bf_vars_t *bf_vars_new(const bf_var_spec_t *specs, size_t n, uint32_t stream_index,
+                       uint32_t stream_count, uint64_t seed)
+{
+    bf_vars_t *v = bf_calloc(1, sizeof *v);
+    v->specs = specs;
+    v->n = n;
+    v->stream_count = stream_count ? stream_count : 1;
+    v->stream_index = stream_index % v->stream_count;
+    bf_rng_seed(&v->rng, seed, stream_index);
+    uint64_t salt = seed;
+    v->id_salt = (uint8_t)(splitmix64(&salt) >> 56);
+    v->st = bf_calloc(n ? n : 1, sizeof *v->st);
+    for (size_t i = 0; i < n; i++) {
+        v->st[i].cached_sec = INT64_MIN;
+        if (specs[i].type == BF_VAR_SORTABLE_ID)
+            v->st[i].n = bf_rng_next(&v->rng) & 0xFFFFFF;
+    }
+    return v;
+}
+
+void bf_vars_destroy(bf_vars_t **v_p)
+{
+    if (v_p == NULL || *v_p == NULL)
+        return;
+    free((*v_p)->st);
+    free(*v_p);
+    *v_p = NULL;
+}
+
+static size_t gen_uuid(bf_vars_t *v, char *dst)
+{
+    uint64_t a = bf_rng_next(&v->rng), b = bf_rng_next(&v->rng);
+    unsigned char u[16];
+    for (int i = 0; i < 8; i++) {
+        u[i] = (unsigned char)(a >> (56 - 8 * i));
+        u[8 + i] = (unsigned char)(b >> (56 - 8 * i));
+    }
+    u[6] = (unsigned char)((u[6] & 0x0F) | 0x40); /* version 4 */
+    u[8] = (unsigned char)((u[8] & 0x3F) | 0x80); /* variant 10 (RFC 4122) */
+    char *p = dst;
+    for (int i = 0; i < 16; i++) {
+        if (i == 4 || i == 6 || i == 8 || i == 10)
+            *p++ = '-';
+        *p++ = hex_lower[u[i] >> 4];
+        *p++ = hex_lower[u[i] & 15];
+    }
+    return 36;
+}
+
+/* xid layout (github.com/rs/xid, what loadgen calls uuid): 4 bytes big-endian Unix seconds,
+ * 5 bytes of "machine and process" — here the global stream number and a seed byte, so ids are
+ * unique across threads and agents by construction — and a 3-byte counter; base32hex encoded
+ * (0-9a-v) as 20 characters, so ids sort by time. */
+static size_t gen_sortable_id(bf_vars_t *v, var_state *st, char *dst)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    uint32_t sec = (uint32_t)ts.tv_sec;
+    uint32_t counter = (uint32_t)(st->n++ & 0xFFFFFF);
+    unsigned char id[12] = {
+        (unsigned char)(sec >> 24), (unsigned char)(sec >> 16), (unsigned char)(sec >> 8),
+        (unsigned char)sec,
+        (unsigned char)(v->stream_index >> 24), (unsigned char)(v->stream_index >> 16),
+        (unsigned char)(v->stream_index >> 8), (unsigned char)v->stream_index, v->id_salt,
+        (unsigned char)(counter >> 16), (unsigned char)(counter >> 8), (unsigned char)counter,
+    };
+    /* 96 bits, big-endian, 5 bits per character, 4 zero bits of padding at the end. */
+    uint32_t acc = 0;
+    int bits = 0, o = 0;
+    for (int i = 0; i < 12; i++) {
+        acc = (acc << 8) | id[i];
+        bits += 8;
+        while (bits >= 5) {
+            bits -= 5;
+            dst[o++] = base32hex[(acc >> bits) & 31];
+        }
+    }
+    dst[o++] = base32hex[(acc << (5 - bits)) & 31];
+    return (size_t)o;
+}
+
+/* Go's time.String(): "2006-01-02 15:04:05.999999999 -0700 MST" (fraction without trailing
+ * zeros, omitted when zero). The date part and the zone are cached per second. */
+static size_t gen_go_time(var_state *st, char *dst, int utc)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    if (st->cached_sec != (int64_t)ts.tv_sec) {
+        struct tm tm;
+        time_t t = ts.tv_sec;
+        if (utc)
+            gmtime_r(&t, &tm);
+        else
+            localtime_r(&t, &tm);
+        st->head_len = strftime(st->head, sizeof st->head, "%Y-%m-%d %H:%M:%S", &tm);
+        if (utc) {
+            memcpy(st->tail, " +0000 UTC", 10);
+            st->tail_len = 10;
+        } else {
+            char z[40];
+            size_t zl = strftime(z, sizeof z, " %z %Z", &tm);
+            /* zone names are plain letters, but never trust the environment (TZ) */
+            size_t k = 0;
+            for (size_t i = 0; i < zl && k < sizeof st->tail; i++)
+                if ((unsigned char)z[i] >= 0x20 && z[i] != '"' && z[i] != '\\' &&
+                    (unsigned char)z[i] < 0x7F)
+                    st->tail[k++] = z[i];
+            st->tail_len = k;
+        }
+        st->cached_sec = (int64_t)ts.tv_sec;
+    }
+    char *p = dst;
+    memcpy(p, st->head, st->head_len);
+    p += st->head_len;
+    if (ts.tv_nsec != 0) {
+        char frac[9];
+        fmt_fixed(frac, (uint64_t)ts.tv_nsec, 9);
+        int n = 9;
+        while (n > 0 && frac[n - 1] == '0')
+            n--;
+        *p++ = '.';
+        memcpy(p, frac, (size_t)n);
+        p += n;
+    }
+    memcpy(p, st->tail, st->tail_len);
+    p += st->tail_len;
+    return (size_t)(p - dst);
+}
+
+static size_t gen_utc_lite(var_state *st, char *dst)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    if (st->cached_sec != (int64_t)ts.tv_sec) {
+        struct tm tm;
+        time_t t = ts.tv_sec;
+        gmtime_r(&t, &tm);
+        st->head_len = strftime(st->head, sizeof st->head, "%Y-%m-%dT%H:%M:%S", &tm);
+        st->cached_sec = (int64_t)ts.tv_sec;
+    }
+    memcpy(dst, st->head, st->head_len);
+    dst[st->head_len] = '.';
+    fmt_fixed(dst + st->head_len + 1, (uint64_t)ts.tv_nsec / 1000000u, 3);
+    return st->head_len + 4;
+}
+
+static size_t gen_with_format(const bf_var_spec_t *s, var_state *st, char *dst)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    if (st->cached_sec != (int64_t)ts.tv_sec) {
+        /* strftime has no sub-second directive, so one rendering per second is exact. */
+        struct tm tm;
+        time_t t = ts.tv_sec;
+        localtime_r(&t, &tm);
+        char tmp[NOW_FORMAT_MAX];
+        /* the format is the user's by design (validated text, JSON-escaped at load) */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wformat-nonliteral"
+        size_t n = strftime(tmp, sizeof tmp, s->format ? s->format : "", &tm);
+#pragma GCC diagnostic pop
+        memcpy(st->head, tmp, n < sizeof st->head ? n : 0);
+        st->head_len = n < sizeof st->head ? n : 0;
+        st->cached_sec = (int64_t)ts.tv_sec;
+        if (n >= sizeof st->head) {
+            /* long formats are rendered every time (rare) */
+            memcpy(dst, tmp, n);
+            st->cached_sec = INT64_MIN;
+            return n;
+        }
+    }
+    memcpy(dst, st->head, st->head_len);
+    return st->head_len;
+}
+
+static size_t gen_unix(enum bf_var_type type, char *dst)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    uint64_t sec = (uint64_t)ts.tv_sec, ns = (uint64_t)ts.tv_nsec;
+    uint64_t v;
+    switch (type) {
+    case BF_VAR_NOW_UNIX_MS: v = sec * 1000u + ns / 1000000u; break;
+    case BF_VAR_NOW_UNIX_US: v = sec * 1000000u + ns / 1000u; break;
+    case BF_VAR_NOW_UNIX_NS: v = sec * 1000000000u + ns; break;
+    default: v = sec; break;
+    }
+    return bf_fmt_u64(dst, v);
+}
+
+int bf_vars_eval(bf_vars_t *v, size_t i, char *scratch, const char **val, size_t *len)
+{
+    const bf_var_spec_t *s = &v->specs[i];
+    var_state *st = &v->st[i];
+    *val = scratch;
+    switch (s->type) {
+    case BF_VAR_FILE:
+    case BF_VAR_LIST: {
+        size_t k = s->nvalues > 1 ? (size_t)bf_rng_below(&v->rng, s->nvalues) : 0;
+        *val = s->values + s->value_off[k];
+        *len = s->value_off[k + 1] - s->value_off[k];
+        return BF_OK;
+    }
+    case BF_VAR_SEQUENCE: {
+        uint64_t span = (uint64_t)s->to - (uint64_t)s->from + 1u; /* 0 means 2^64 */
+        uint64_t k = st->n * v->stream_count + v->stream_index;
+        if (span != 0 && k >= span) {
+            if (!s->wrap)
+                return BF_E_RANGE;
+            k %= span;
+        }
+        st->n++;
+        *len = bf_fmt_i64(scratch, (int64_t)((uint64_t)s->from + k));
+        return BF_OK;
+    }
+    case BF_VAR_RANGE: {
+        uint64_t span = (uint64_t)s->to - (uint64_t)s->from + 1u;
+        uint64_t k = bf_rng_below(&v->rng, span);
+        *len = bf_fmt_i64(scratch, (int64_t)((uint64_t)s->from + k));
+        return BF_OK;
+    }
+    case BF_VAR_UUID: *len = gen_uuid(v, scratch); return BF_OK;
+    case BF_VAR_SORTABLE_ID: *len = gen_sortable_id(v, st, scratch); return BF_OK;
+    case BF_VAR_NOW_LOCAL: *len = gen_go_time(st, scratch, 0); return BF_OK;
+    case BF_VAR_NOW_UTC: *len = gen_go_time(st, scratch, 1); return BF_OK;
+    case BF_VAR_NOW_UTC_LITE: *len = gen_utc_lite(st, scratch); return BF_OK;
+    case BF_VAR_NOW_UNIX:
+    case BF_VAR_NOW_UNIX_MS:
+    case BF_VAR_NOW_UNIX_US:
+    case BF_VAR_NOW_UNIX_NS: *len = gen_unix(s->type, scratch); return BF_OK;
+    case BF_VAR_NOW_WITH_FORMAT: *len = gen_with_format(s, st, scratch); return BF_OK;
+    case BF_VAR_RANDOM_ARRAY: {
+        char *p = scratch;
+        size_t ql = s->item_string && s->string_bracket ? strlen(s->string_bracket) : 0;
+        if (s->square_bracket)
+            *p++ = '[';
+        for (uint32_t k = 0; k < s->size; k++) {
+            if (k)
+                *p++ = ',';
+            if (ql) {
+                memcpy(p, s->string_bracket, ql);
+                p += ql;
+            }
+            const char *iv;
+            size_t il;
+            if (s->ref == i || v->specs[s->ref].type == BF_VAR_RANDOM_ARRAY) {
+                il = 0; /* the loader rejects this; never recurse */
+                iv = p;
+            } else {
+                int rc = bf_vars_eval(v, s->ref, p, &iv, &il);
+                if (rc != BF_OK)
+                    return rc;
+            }
+            if (iv != p)
+                memmove(p, iv, il);
+            p += il;
+            if (ql) {
+                memcpy(p, s->string_bracket, ql);
+                p += ql;
+            }
+        }
+        if (s->square_bracket)
+            *p++ = ']';
+        *len = (size_t)(p - scratch);
+        return BF_OK;
+    }
+    }
+    *len = 0;
+    return BF_OK;
+}

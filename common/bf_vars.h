@@ -1,0 +1,124 @@
+/* bf_vars.h — variable specifications and their per-thread generators.
+ *
+ * A scenario's `variables:` list (DESIGN §5) becomes an array of bf_var_spec_t owned by the
+ * scenario (immutable after load). Each worker thread owns one bf_vars_t holding the RNG,
+ * sequence counters and time caches of every variable, so drawing a value takes no lock and no
+ * allocation. Types follow INFINI loadgen (reference/loadgen-compat.md §1.4), with these
+ * deliberate differences, all documented per type below:
+ *   - values are reproducible: the RNG is xoshiro256** seeded by splitmix64 from the run seed
+ *     and the thread's global stream number (Blackman & Vigna, https://prng.di.unimi.it/);
+ *   - `sequence` is partitioned over the fleet's streams so values are unique across threads and
+ *     agents: the n-th value drawn by stream s of S is from + n*S + s;
+ *   - `uuid` is a real RFC 4122 version 4 UUID; loadgen's time-ordered "uuid" (an xid) is
+ *     `sortable_id` (alias `xid`).
+ * Every value is JSON-string-safe: it can be copied between quotes without escaping.
+ */
+#ifndef BF_VARS_H
+#define BF_VARS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+enum bf_var_type {
+    BF_VAR_FILE = 0,     /* a random line of a dictionary file (+ `data` items) */
+    BF_VAR_LIST,         /* a random item of `data` */
+    BF_VAR_SEQUENCE,     /* partitioned counter in [from, to] (loadgen sequence/sequence64) */
+    BF_VAR_RANGE,        /* uniform random integer in [from, to] */
+    BF_VAR_UUID,         /* RFC 4122 v4, 36 characters */
+    BF_VAR_SORTABLE_ID,  /* xid layout: 20 base32hex characters, time-ordered (alias xid) */
+    BF_VAR_NOW_LOCAL,    /* "2022-06-14 17:39:39.420724895 +0800 CST" (Go's time.String) */
+    BF_VAR_NOW_UTC,      /* the same in UTC: "... +0000 UTC" */
+    BF_VAR_NOW_UTC_LITE, /* "2022-06-14T09:39:39.420" */
+    BF_VAR_NOW_UNIX,     /* epoch seconds */
+    BF_VAR_NOW_UNIX_MS,  /* epoch milliseconds (alias now_unix_in_ms) */
+    BF_VAR_NOW_UNIX_US,  /* epoch microseconds (alias now_unix_in_micro) */
+    BF_VAR_NOW_UNIX_NS,  /* epoch nanoseconds (alias now_unix_in_nano) */
+    BF_VAR_NOW_WITH_FORMAT, /* strftime(3) of local time with `format` */
+    BF_VAR_RANDOM_ARRAY, /* `size` values of `variable_key` joined by commas */
+};
+
+/* How a variable's value is re-used (loadgen: runtime_variables / runtime_body_line_variables). */
+enum bf_var_scope {
+    BF_VAR_SCOPE_DOCUMENT = 0, /* one value per document, shared by all its placeholders */
+    BF_VAR_SCOPE_REQUEST,      /* one value per bulk request, shared by all its documents */
+};
+
+/* What a value is in JSON terms; decides how a placeholder outside a JSON string renders. */
+enum bf_var_kind {
+    BF_VAR_KIND_NUMBER = 0, /* digits (and '-'): rendered bare everywhere */
+    BF_VAR_KIND_STRING,     /* escaped string content: quoted when outside a JSON string */
+    BF_VAR_KIND_LITERAL,    /* list/file whose items are all JSON literals: bare */
+    BF_VAR_KIND_FRAGMENT,   /* random_array: JSON text; escaped again inside a JSON string */
+};
+
+typedef struct bf_var_spec {
+    char *name;               /* [A-Za-z0-9_.-]+, unique in the scenario */
+    enum bf_var_type type;
+    enum bf_var_scope scope;
+    enum bf_var_kind kind;    /* set by the loader from type and values */
+    /* file, list: every value JSON-escaped (no quotes), concatenated; value i is
+     * values[value_off[i] .. value_off[i+1]). Empty lines are skipped. */
+    char *path;               /* file: as written in the scenario */
+    char *values;
+    size_t *value_off;        /* nvalues + 1 offsets */
+    size_t nvalues;           /* >= 1 */
+    size_t max_value_len;     /* longest escaped value in bytes */
+    size_t total_value_len;   /* sum of escaped value lengths (mean = total / nvalues) */
+    /* sequence, range: inclusive bounds. Sequence defaults 0 .. INT64_MAX, range 0 .. 100. */
+    int64_t from;
+    int64_t to;
+    int wrap;                 /* sequence: 1 = restart at `from` after `to`; 0 = exhausted */
+    /* now_with_format: strftime format, already JSON-escaped outside its %-directives */
+    char *format;
+    /* random_array */
+    char *variable_key;       /* name of the variable the items come from */
+    size_t ref;               /* its index in the scenario's variable array */
+    uint32_t size;            /* items per value, >= 1 */
+    int item_string;          /* 1: variable_type string (items quoted), 0: number (bare) */
+    int square_bracket;       /* 1: wrap in [ ] */
+    char *string_bracket;     /* quote around string items, JSON-escaped; default "\"" */
+} bf_var_spec_t;
+
+/* bf_var_type_name — canonical name of a type ("sequence"), static string. */
+const char *bf_var_type_name(enum bf_var_type type);
+
+/* bf_var_max_len — the most bytes one value of specs[i] can have (for buffer sizing). specs is
+ * the whole variable array (random_array sizes its items from the variable it refers to). */
+size_t bf_var_max_len(const bf_var_spec_t *specs, size_t i);
+
+/* bf_var_spec_cleanup — free what a spec owns (the loader's destructor). NULL-safe. */
+void bf_var_spec_cleanup(bf_var_spec_t *spec);
+
+/* xoshiro256** state. */
+typedef struct bf_rng {
+    uint64_t s[4];
+} bf_rng_t;
+
+/* bf_rng_seed — seed from (seed, stream) through splitmix64, so streams of one seed differ. */
+void bf_rng_seed(bf_rng_t *r, uint64_t seed, uint64_t stream);
+/* bf_rng_next — next 64 random bits. */
+uint64_t bf_rng_next(bf_rng_t *r);
+/* bf_rng_below — uniform integer in [0, n) without modulo bias (Lemire 2019); n = 0 means 2^64. */
+uint64_t bf_rng_below(bf_rng_t *r, uint64_t n);
+
+/* bf_fmt_u64 / bf_fmt_i64 — decimal digits into dst (room for 20 / 21 bytes), no NUL.
+ * Return the length. */
+size_t bf_fmt_u64(char *dst, uint64_t v);
+size_t bf_fmt_i64(char *dst, int64_t v);
+
+typedef struct bf_vars bf_vars_t;
+
+/* bf_vars_new — generator state for variables specs[0..n) (borrowed; must outlive it) for one
+ * stream (thread) of a fleet of stream_count streams. Caller owns; bf_vars_destroy. Not
+ * thread-safe: one thread at a time. */
+bf_vars_t *bf_vars_new(const bf_var_spec_t *specs, size_t n, uint32_t stream_index,
+                       uint32_t stream_count, uint64_t seed);
+void bf_vars_destroy(bf_vars_t **v_p);
+
+/* bf_vars_eval — draw a fresh value of variable i. `scratch` has room for
+ * bf_var_max_len(specs, i) bytes; *val is set to the value (in scratch, or borrowed from the
+ * spec's dictionary) and *len to its length. Returns 0, or BF_E_RANGE when a sequence with
+ * wrap: false is exhausted. */
+int bf_vars_eval(bf_vars_t *v, size_t i, char *scratch, const char **val, size_t *len);
+
+#endif

@@ -1,0 +1,336 @@
+/* bf_cmd_scenario.c — validate, plan and import-loadgen: scenario files without a cluster.
+ *
+ * These are the commands a user runs before a campaign: is the file right (validate), what will
+ * it do and cost (plan), and how do I get here from a loadgen config (import-loadgen).
+ */
+#include "bf_cmd_scenario.h"
+
+#include "bf_error.h"
+#include "bf_mem.h"
+#include "bf_scenario.h"
+#include "bf_scenario_import.h"
+#include "bf_template.h"
+#include "bf_units.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define EXIT_OK 0
+#define EXIT_INPUT 2
+#define EXIT_ENV 3
+#define SETUP_MS 5000u      /* per cell: delete + create index, prepare agents (estimate) */
+#define AGENT_BASE_BYTES (64ull << 20) /* DESIGN §8: agent memory budget above the bodies */
+
+static int exit_code_of(int rc)
+{
+    return rc == BF_E_IO ? EXIT_ENV : EXIT_INPUT;
+}
+
+static int parse_u32_opt(const char *cmd, const char *opt, const char *arg, uint32_t *out)
+{
+    uint64_t v;
+    if (arg == NULL || bf_units_parse_count(arg, &v) != BF_OK || v > UINT32_MAX) {
+        fprintf(stderr, "%s: %s needs a whole number, got '%s'\n", cmd, opt, arg ? arg : "");
+        return -1;
+    }
+    *out = (uint32_t)v;
+    return 0;
+}
+
+/* Common options of validate and plan. Returns the scenario path or NULL (usage error). */
+static const char *parse_common(int argc, char **argv, uint32_t *agents, uint32_t *nodes,
+                                const char *usage)
+{
+    static const struct option longopts[] = {
+        {"agents", required_argument, NULL, 'a'},
+        {"cluster-nodes", required_argument, NULL, 'n'},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    const char *cmd = argv[0];
+    optind = 0; /* GNU: restart scanning (main may have used getopt) */
+    opterr = 1;
+    int ch;
+    while ((ch = getopt_long(argc, argv, "a:n:h", longopts, NULL)) != -1) {
+        switch (ch) {
+        case 'a':
+            if (parse_u32_opt(cmd, "--agents", optarg, agents) != 0)
+                return NULL;
+            break;
+        case 'n':
+            if (parse_u32_opt(cmd, "--cluster-nodes", optarg, nodes) != 0)
+                return NULL;
+            break;
+        case 'h': fprintf(stdout, "usage: bulkfleet-coordinator %s\n", usage); exit(EXIT_OK);
+        default: fprintf(stderr, "usage: bulkfleet-coordinator %s\n", usage); return NULL;
+        }
+    }
+    if (optind != argc - 1) {
+        fprintf(stderr, "usage: bulkfleet-coordinator %s\n", usage);
+        return NULL;
+    }
+    return argv[optind];
+}
+
+static int load(const char *cmd, const char *path, uint32_t nodes, bf_scenario_t **sc)
+{
+    bf_load_opts_t opts = {.cluster_nodes = nodes};
+    bf_diag_t diag = {0};
+    int rc = bf_scenario_load_file(path, &opts, sc, &diag);
+    if (rc != BF_OK) {
+        fprintf(stderr, "%s\n", diag.msg[0] ? diag.msg : bf_strerror(rc));
+        fprintf(stderr, "%s: %s is not a valid scenario\n", cmd, path);
+        return exit_code_of(rc);
+    }
+    for (size_t i = 0; i < bf_scenario_warning_count(*sc); i++)
+        fprintf(stderr, "%s\n", bf_scenario_warning(*sc, i));
+    return EXIT_OK;
+}
+
+/* "shards(2) batch_size(3)" — each axis with its number of distinct values. */
+static void axes_summary(const bf_scenario_t *sc, char *buf, size_t size)
+{
+    size_t n = bf_scenario_axis_count(sc), used = 0, cells = bf_scenario_cell_count(sc);
+    buf[0] = '\0';
+    if (n == 0) {
+        snprintf(buf, size, "none");
+        return;
+    }
+    for (size_t a = 0; a < n; a++) {
+        size_t distinct = 0;
+        for (size_t c = 0; c < cells; c++) {
+            const char *v = bf_scenario_cell(sc, c)->axes[a].value;
+            int seen = 0;
+            for (size_t d = 0; d < c && !seen; d++)
+                seen = strcmp(bf_scenario_cell(sc, d)->axes[a].value, v) == 0;
+            distinct += !seen;
+        }
+        int w = snprintf(buf + used, size - used, "%s%s(%zu)", a ? " " : "",
+                         bf_scenario_axis_name(sc, a), distinct);
+        if (w < 0 || (size_t)w >= size - used)
+            break;
+        used += (size_t)w;
+    }
+}
+
+int bf_cmd_validate(int argc, char **argv)
+{
+    uint32_t agents = 1, nodes = 0;
+    const char *path = parse_common(argc, argv, &agents, &nodes,
+                                    "validate FILE [--cluster-nodes N]");
+    if (path == NULL)
+        return EXIT_INPUT;
+    bf_scenario_t *sc = NULL;
+    int rc = load(argv[0], path, nodes, &sc);
+    if (rc != EXIT_OK)
+        return rc;
+    char axes[1024];
+    axes_summary(sc, axes, sizeof axes);
+    size_t cells = bf_scenario_cell_count(sc);
+    printf("ok: %s: %zu cell%s; axes: %s; ~%zu bytes per document; %zu warning%s\n",
+           bf_scenario_name(sc), cells, cells == 1 ? "" : "s", axes, bf_scenario_doc_bytes(sc),
+           bf_scenario_warning_count(sc), bf_scenario_warning_count(sc) == 1 ? "" : "s");
+    bf_scenario_destroy(&sc);
+    return EXIT_OK;
+}
+
+static uint64_t ceil_div(uint64_t a, uint64_t b)
+{
+    return b ? (a + b - 1) / b : a;
+}
+
+int bf_cmd_plan(int argc, char **argv)
+{
+    uint32_t agents = 1, nodes = 0;
+    const char *path = parse_common(argc, argv, &agents, &nodes,
+                                    "plan FILE [--agents N] [--cluster-nodes N]");
+    if (path == NULL)
+        return EXIT_INPUT;
+    if (agents == 0) {
+        fprintf(stderr, "%s: --agents must be at least 1\n", argv[0]);
+        return EXIT_INPUT;
+    }
+    bf_scenario_t *sc = NULL;
+    int rc = load(argv[0], path, nodes, &sc);
+    if (rc != EXIT_OK)
+        return rc;
+    bf_tmpl_t *t = NULL;
+    bf_diag_t diag = {0};
+    if (bf_tmpl_compile(sc, &t, &diag) != BF_OK) {
+        fprintf(stderr, "%s\n", diag.msg);
+        bf_scenario_destroy(&sc);
+        return EXIT_INPUT;
+    }
+    const bf_run_spec_t *run = bf_scenario_run(sc);
+    size_t ncells = bf_scenario_cell_count(sc), naxes = bf_scenario_axis_count(sc);
+    uint32_t fleet = run->agents && run->agents < agents ? run->agents : agents;
+    uint64_t dict_bytes = 0;
+    for (size_t i = 0; i < bf_scenario_file_count(sc); i++)
+        dict_bytes += bf_scenario_file(sc, i)->len;
+    dict_bytes *= 2; /* raw copy + escaped values */
+    char axes[1024];
+    axes_summary(sc, axes, sizeof axes);
+    printf("scenario %s (%s): %zu cell%s, axes: %s\n", bf_scenario_name(sc), path, ncells,
+           ncells == 1 ? "" : "s", axes);
+    printf("document: ~%zu bytes (action + source line); agents: %u\n\n",
+           bf_scenario_doc_bytes(sc), fleet);
+    printf("%5s  %-28s %7s %6s %8s %10s %11s", "#", "cell", "indices", "shards", "replicas",
+           "batch_size", "concurrency");
+    for (size_t a = 0; a < naxes; a++) {
+        const char *an = bf_scenario_axis_name(sc, a);
+        if (strcmp(an, "indices") && strcmp(an, "shards") && strcmp(an, "replicas") &&
+            strcmp(an, "batch_size") && strcmp(an, "concurrency"))
+            printf(" %12s", an);
+    }
+    printf(" %10s %12s\n", "body", "mem/agent");
+    uint64_t peak_mem = 0;
+    size_t peak_cell = 0;
+    for (size_t c = 0; c < ncells; c++) {
+        const bf_cell_t *cell = bf_scenario_cell(sc, c);
+        uint64_t doc = bf_tmpl_estimate_doc_bytes(t, cell);
+        uint64_t body = doc * cell->batch_size;
+        uint64_t share = ceil_div(cell->concurrency, fleet);
+        uint64_t mem = share * body * (cell->compression == BF_COMPRESS_GZIP ? 2 : 1) +
+                       dict_bytes + AGENT_BASE_BYTES;
+        if (mem > peak_mem) {
+            peak_mem = mem;
+            peak_cell = c;
+        }
+        char b1[32], b2[32];
+        printf("%5zu  %-28s %7u %6u %8u %10u %11u", c + 1, cell->id, cell->indices, cell->shards,
+               cell->replicas, cell->batch_size, cell->concurrency);
+        for (size_t a = 0; a < naxes; a++) {
+            const char *an = cell->axes[a].axis;
+            if (strcmp(an, "indices") && strcmp(an, "shards") && strcmp(an, "replicas") &&
+                strcmp(an, "batch_size") && strcmp(an, "concurrency"))
+                printf(" %12s", cell->axes[a].value[0] ? cell->axes[a].value : "-");
+        }
+        printf(" %10s %12s\n", bf_units_format_bytes(body, b1, sizeof b1),
+               bf_units_format_bytes(mem, b2, sizeof b2));
+    }
+    uint64_t per_cell = run->warmup_ms + run->duration_ms + SETUP_MS;
+    uint64_t total = (uint64_t)ncells * run->repeat * per_cell;
+    char d1[32], d2[32], d3[32], d4[32], m1[32];
+    printf("\nestimated duration: %zu cell%s x %u repeat x (%s warmup + %s + ~%s setup) = %s\n",
+           ncells, ncells == 1 ? "" : "s", run->repeat,
+           bf_units_format_duration_ms(run->warmup_ms, d1, sizeof d1),
+           bf_units_format_duration_ms(run->duration_ms, d2, sizeof d2),
+           bf_units_format_duration_ms(SETUP_MS, d3, sizeof d3),
+           bf_units_format_duration_ms(total, d4, sizeof d4));
+    printf("peak memory per agent: %s in cell %s (its concurrency share x body%s + "
+           "dictionaries + 64 MiB)\n", bf_units_format_bytes(peak_mem, m1, sizeof m1),
+           bf_scenario_cell(sc, peak_cell)->id,
+           bf_scenario_cell(sc, peak_cell)->compression == BF_COMPRESS_GZIP ? " x 2 (gzip)" : "");
+    bf_tmpl_destroy(&t);
+    bf_scenario_destroy(&sc);
+    return EXIT_OK;
+}
+
+static int read_all(const char *path, char **data, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (f == NULL)
+        return errno == ENOENT ? BF_E_NOTFOUND : BF_E_IO;
+    bf_buf_t b;
+    bf_buf_init(&b, BF_MAX_SCENARIO_BYTES);
+    char chunk[65536];
+    size_t n;
+    int rc = BF_OK;
+    while (rc == BF_OK && (n = fread(chunk, 1, sizeof chunk, f)) > 0)
+        rc = bf_buf_append(&b, chunk, n);
+    if (rc == BF_OK && ferror(f))
+        rc = BF_E_IO;
+    fclose(f);
+    if (rc != BF_OK) {
+        bf_buf_cleanup(&b);
+        return rc;
+    }
+    *len = b.len;
+    *data = bf_buf_steal(&b);
+    return BF_OK;
+}
+
+int bf_cmd_import_loadgen(int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        {"concurrency", required_argument, NULL, 'c'},
+        {"duration", required_argument, NULL, 'd'},
+        {"rate", required_argument, NULL, 'r'},
+        {"compress", no_argument, NULL, 'z'},
+        {"name", required_argument, NULL, 'N'},
+        {"output", required_argument, NULL, 'o'},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    const char *usage = "import-loadgen LOADGEN.yml [-c N] [-d SECONDS] [-r QPS] [--compress] "
+                        "[--name NAME] [-o OUT.yaml]";
+    const char *cmd = argv[0], *out_path = NULL;
+    bf_import_opts_t o = {0};
+    optind = 0;
+    opterr = 1;
+    int ch;
+    while ((ch = getopt_long(argc, argv, "c:d:r:zN:o:h", longopts, NULL)) != -1) {
+        uint32_t v;
+        switch (ch) {
+        case 'c':
+            if (parse_u32_opt(cmd, "-c", optarg, &v) != 0 || v == 0)
+                return EXIT_INPUT;
+            o.concurrency = v;
+            break;
+        case 'd':
+            if (parse_u32_opt(cmd, "-d", optarg, &v) != 0 || v == 0)
+                return EXIT_INPUT;
+            o.duration_s = v;
+            break;
+        case 'r':
+            if (parse_u32_opt(cmd, "-r", optarg, &v) != 0)
+                return EXIT_INPUT;
+            o.qps = v;
+            break;
+        case 'z': o.compress = 1; break;
+        case 'N': o.name = optarg; break;
+        case 'o': out_path = optarg; break;
+        case 'h': printf("usage: bulkfleet-coordinator %s\n", usage); return EXIT_OK;
+        default: fprintf(stderr, "usage: bulkfleet-coordinator %s\n", usage); return EXIT_INPUT;
+        }
+    }
+    if (optind != argc - 1) {
+        fprintf(stderr, "usage: bulkfleet-coordinator %s\n", usage);
+        return EXIT_INPUT;
+    }
+    const char *path = argv[optind];
+    char *text = NULL;
+    size_t len = 0;
+    int rc = read_all(path, &text, &len);
+    if (rc != BF_OK) {
+        fprintf(stderr, "%s: cannot read %s: %s\n", cmd, path,
+                rc == BF_E_TOOBIG ? "too large" : strerror(errno));
+        return rc == BF_E_IO ? EXIT_ENV : EXIT_INPUT;
+    }
+    char *yaml = NULL;
+    bf_diag_t diag = {0};
+    rc = bf_scenario_import_loadgen(text, len, path, &o, &yaml, &diag);
+    free(text);
+    if (rc != BF_OK) {
+        fprintf(stderr, "%s\n", diag.msg[0] ? diag.msg : bf_strerror(rc));
+        return EXIT_INPUT;
+    }
+    int code = EXIT_OK;
+    if (out_path) {
+        FILE *f = fopen(out_path, "wb");
+        if (f == NULL || fputs(yaml, f) == EOF || fclose(f) != 0) {
+            fprintf(stderr, "%s: cannot write %s: %s\n", cmd, out_path, strerror(errno));
+            code = EXIT_ENV;
+        } else {
+            fprintf(stderr, "%s: wrote %s; check it with: bulkfleet-coordinator validate %s\n",
+                    cmd, out_path, out_path);
+        }
+    } else {
+        fputs(yaml, stdout);
+    }
+    free(yaml);
+    return code;
+}
