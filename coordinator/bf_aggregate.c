@@ -163,6 +163,12 @@ void bf_cellagg_row(const bf_cellagg_t *a, bf_row_t *row)
     row->repetition = a->repetition;
     row->agents = a->nagents;
     row->docs_counted = -1;
+    row->write_queue_max = -1;
+    row->write_rejected = -1;
+    row->hot_spot_ratio = NAN;
+    row->cluster_docs_per_s = NAN;
+    row->warmup_s = a->warmup_s;
+    row->duration_s = a->duration_s;
     uint32_t W = a->warmup_s, D = a->duration_s ? a->duration_s : 1;
     bf_counters_t win;
     memset(&win, 0, sizeof win);

@@ -47,6 +47,12 @@ typedef struct bf_row {
     char reason[512];        /* why failed / degraded */
     double cv;               /* coefficient of variation over repetitions (aggregate rows) */
     uint32_t repeat;         /* repetitions aggregated (median rows) */
+    /* cluster side (bf_telemetry) over the measurement window; -1 / NAN = unknown */
+    int64_t write_queue_max; /* highest write-pool queue on any node */
+    int64_t write_rejected;  /* write-pool rejected delta summed over nodes */
+    double hot_spot_ratio;   /* busiest data node's indexing rate / mean */
+    double cluster_docs_per_s; /* primaries' index_total delta / window */
+    uint32_t warmup_s, duration_s; /* the row's window is [warmup_s, warmup_s + duration_s) */
 } bf_row_t;
 
 typedef struct bf_cellagg bf_cellagg_t;

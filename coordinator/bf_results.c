@@ -4,6 +4,7 @@
 #include "bf_buf.h"
 #include "bf_clock.h"
 #include "bf_error.h"
+#include "bf_findings.h"
 #include "bf_log.h"
 #include "bf_mem.h"
 
@@ -34,6 +35,11 @@ typedef struct field {
 } field;
 
 #define FD(n, m, t, c) {n, offsetof(bf_row_t, m), t, c}
+/* Column order of matrix.csv and key order of matrix.json (DESIGN §6): the seed report's
+ * columns come first (indices, shards, replicas, batch_size, concurrency are written from the
+ * cell, then docs_per_s), then the per-second spread, throughput in bytes, service time and
+ * latency (empty when too few samples: p90 needs 10, p99 100, p99.9 1000), errors and 429s,
+ * what the cluster said, the load generator's health, the flags, and repetitions. */
 static const field fields[] = {
     FD("docs_per_s", docs_per_s, F_DBL, 1),
     FD("docs_per_s_min", docs_per_s_min, F_DBL, 1),
@@ -44,6 +50,22 @@ static const field fields[] = {
     FD("attempted_docs_per_s", attempted_docs_per_s, F_DBL, 1),
     FD("mb_per_s_payload", mb_per_s_payload, F_DBL, 1),
     FD("mb_per_s_wire", mb_per_s_wire, F_DBL, 1),
+    FD("service_count", service.count, F_U64, 1),
+    FD("service_p50_ms", service.p50_ms, F_DBL, 1),
+    FD("service_p90_ms", service.p90_ms, F_DBL, 1),
+    FD("service_p99_ms", service.p99_ms, F_DBL, 1),
+    FD("service_p99_9_ms", service.p999_ms, F_DBL, 1),
+    FD("service_max_ms", service.max_ms, F_DBL, 1),
+    FD("service_mean_ms", service.mean_ms, F_DBL, 0),
+    FD("latency_count", latency.count, F_U64, 1),
+    FD("latency_p50_ms", latency.p50_ms, F_DBL, 1),
+    FD("latency_p90_ms", latency.p90_ms, F_DBL, 1),
+    FD("latency_p99_ms", latency.p99_ms, F_DBL, 1),
+    FD("latency_p99_9_ms", latency.p999_ms, F_DBL, 1),
+    FD("latency_max_ms", latency.max_ms, F_DBL, 1),
+    FD("latency_mean_ms", latency.mean_ms, F_DBL, 0),
+    FD("doc_error_rate", doc_error_rate, F_DBL, 1),
+    FD("request_error_rate", request_error_rate, F_DBL, 1),
     FD("docs_sent", docs_sent, F_U64, 1),
     FD("docs_ok", docs_ok, F_U64, 1),
     FD("docs_rejected", docs_rejected, F_U64, 1),
@@ -58,33 +80,25 @@ static const field fields[] = {
     FD("req_http_error", req_http_error, F_U64, 1),
     FD("req_transport_error", req_transport_error, F_U64, 1),
     FD("http_429", http_429, F_U64, 1),
-    FD("doc_error_rate", doc_error_rate, F_DBL, 1),
-    FD("request_error_rate", request_error_rate, F_DBL, 1),
-    FD("service_count", service.count, F_U64, 0),
-    FD("service_p50_ms", service.p50_ms, F_DBL, 1),
-    FD("service_p90_ms", service.p90_ms, F_DBL, 1),
-    FD("service_p99_ms", service.p99_ms, F_DBL, 1),
-    FD("service_p99_9_ms", service.p999_ms, F_DBL, 1),
-    FD("service_max_ms", service.max_ms, F_DBL, 1),
-    FD("service_mean_ms", service.mean_ms, F_DBL, 0),
-    FD("latency_p50_ms", latency.p50_ms, F_DBL, 1),
-    FD("latency_p90_ms", latency.p90_ms, F_DBL, 0),
-    FD("latency_p99_ms", latency.p99_ms, F_DBL, 1),
-    FD("latency_p99_9_ms", latency.p999_ms, F_DBL, 0),
-    FD("latency_max_ms", latency.max_ms, F_DBL, 0),
-    FD("docs_counted", docs_counted, F_I64, 1),
-    FD("docs_ok_all", docs_ok_all, F_U64, 1),
-    FD("verified", verified, F_INT, 1),
+    FD("write_queue_max", write_queue_max, F_I64, 1),
+    FD("write_rejected", write_rejected, F_I64, 1),
+    FD("hot_spot_ratio", hot_spot_ratio, F_DBL, 1),
+    FD("cluster_docs_per_s", cluster_docs_per_s, F_DBL, 1),
     FD("agents", agents, F_U32, 1),
     FD("agent_cpu_pct", agent_cpu_pct, F_DBL, 1),
     FD("late_seconds", late_seconds, F_U64, 0),
-    FD("yellow", yellow, F_INT, 1),
+    FD("docs_counted", docs_counted, F_I64, 1),
+    FD("docs_ok_all", docs_ok_all, F_U64, 1),
+    FD("verified", verified, F_INT, 1),
     FD("degraded", degraded, F_INT, 1),
     FD("client_bound", client_bound, F_INT, 1),
+    FD("yellow", yellow, F_INT, 1),
     FD("failed", failed, F_INT, 1),
     FD("aborted", aborted, F_INT, 1),
     FD("repeat", repeat, F_U32, 1),
     FD("cv", cv, F_DBL, 1),
+    FD("warmup_s", warmup_s, F_U32, 1),
+    FD("duration_s", duration_s, F_U32, 1),
 };
 #define NFIELDS (sizeof fields / sizeof fields[0])
 
@@ -97,7 +111,10 @@ static json_t *field_json(const bf_row_t *row, const field *f)
         return isfinite(d) ? json_real(d) : json_null();
     }
     case F_U64: return json_integer((json_int_t) * (const uint64_t *)p);
-    case F_I64: return json_integer((json_int_t) * (const int64_t *)p);
+    case F_I64: { /* negative = unknown (count failed, no telemetry) */
+        int64_t v = *(const int64_t *)p;
+        return v >= 0 ? json_integer((json_int_t)v) : json_null();
+    }
     case F_INT: return json_boolean(*(const int *)p);
     case F_U32: return json_integer((json_int_t) * (const uint32_t *)p);
     }
@@ -110,7 +127,7 @@ static void field_load(bf_row_t *row, const field *f, json_t *v)
     switch (f->type) {
     case F_DBL: *(double *)p = json_is_number(v) ? json_number_value(v) : NAN; break;
     case F_U64: *(uint64_t *)p = (uint64_t)json_integer_value(v); break;
-    case F_I64: *(int64_t *)p = (int64_t)json_integer_value(v); break;
+    case F_I64: *(int64_t *)p = json_is_integer(v) ? (int64_t)json_integer_value(v) : -1; break;
     case F_INT: *(int *)p = json_is_true(v); break;
     case F_U32: *(uint32_t *)p = (uint32_t)json_integer_value(v); break;
     }
@@ -219,6 +236,11 @@ void bf_results_close(bf_results_t **r_p)
     free(r->dir);
     free(r);
     *r_p = NULL;
+}
+
+int bf_results_write_file(bf_results_t *r, const char *relpath, const char *data, size_t len)
+{
+    return write_atomic(r->dir, relpath, data ? data : "", len);
 }
 
 const char *bf_results_dir(const bf_results_t *r)
@@ -375,13 +397,44 @@ static const char *flags_text(const bf_row_t *row, char *buf, size_t n)
     return buf;
 }
 
+/* one CSV cell (",value"): numbers with 3 decimals, unknown (NaN / null) empty */
+static void csv_field(bf_buf_t *csv, const bf_row_t *row, const field *f)
+{
+    json_t *v = field_json(row, f);
+    char num[64] = "";
+    if (json_is_real(v))
+        fmt_num(num, sizeof num, json_real_value(v), 3);
+    else if (json_is_integer(v))
+        snprintf(num, sizeof num, "%lld", (long long)json_integer_value(v));
+    else if (json_is_boolean(v))
+        snprintf(num, sizeof num, "%s", json_is_true(v) ? "true" : "false");
+    json_decref(v);
+    bf_buf_appendf(csv, ",%s", num);
+}
+
+/* text as a CSV cell, quoted (RFC 4180) when it holds a comma, quote or line break */
+static void csv_text(bf_buf_t *csv, const char *s)
+{
+    if (strpbrk(s, ",\"\r\n") == NULL) {
+        bf_buf_appendz(csv, s);
+        return;
+    }
+    bf_buf_append(csv, "\"", 1);
+    for (const char *p = s; *p; p++) {
+        if (*p == '"')
+            bf_buf_append(csv, "\"", 1);
+        bf_buf_append(csv, p, 1);
+    }
+    bf_buf_append(csv, "\"", 1);
+}
+
 int bf_results_write_matrix(bf_results_t *r, const bf_scenario_t *sc, const bf_row_t *rows,
                             size_t nrows)
 {
     /* CSV: the seed report's columns, extra axes, then the measured fields */
     bf_buf_t csv;
     bf_buf_init(&csv, 0);
-    bf_buf_appendz(&csv, "cell,indices,shards,replicas,batch_size,concurrency");
+    bf_buf_appendz(&csv, "indices,shards,replicas,batch_size,concurrency,docs_per_s");
     size_t naxes = bf_scenario_axis_count(sc);
     static const char *seed_axes[] = {"indices", "shards", "replicas", "batch_size", "concurrency"};
     int *extra = bf_calloc(naxes + 1, sizeof *extra);
@@ -391,18 +444,21 @@ int bf_results_write_matrix(bf_results_t *r, const bf_scenario_t *sc, const bf_r
         for (size_t k = 0; k < 5; k++)
             if (strcmp(ax, seed_axes[k]) == 0)
                 extra[i] = 0;
-        if (extra[i])
-            bf_buf_appendf(&csv, ",%s", ax);
+        if (extra[i]) {
+            bf_buf_append(&csv, ",", 1);
+            csv_text(&csv, ax);
+        }
     }
-    for (size_t i = 0; i < NFIELDS; i++)
+    for (size_t i = 1; i < NFIELDS; i++) /* fields[0] is docs_per_s, written above */
         if (fields[i].csv)
             bf_buf_appendf(&csv, ",%s", fields[i].name);
-    bf_buf_appendz(&csv, ",reason\n");
+    bf_buf_appendz(&csv, ",cell,reason\n");
     for (size_t k = 0; k < nrows; k++) {
         const bf_row_t *row = &rows[k];
         const bf_cell_t *c = row->cell;
-        bf_buf_appendf(&csv, "%s,%u,%u,%u,%u,%u", c->id, c->indices, c->shards, c->replicas,
+        bf_buf_appendf(&csv, "%u,%u,%u,%u,%u", c->indices, c->shards, c->replicas,
                        c->batch_size, c->concurrency);
+        csv_field(&csv, row, &fields[0]);
         for (size_t i = 0; i < naxes; i++) {
             if (!extra[i])
                 continue;
@@ -410,30 +466,17 @@ int bf_results_write_matrix(bf_results_t *r, const bf_scenario_t *sc, const bf_r
             for (size_t a = 0; a < c->naxes; a++)
                 if (strcmp(c->axes[a].axis, bf_scenario_axis_name(sc, i)) == 0)
                     v = c->axes[a].value;
-            bf_buf_appendf(&csv, ",%s", v);
+            bf_buf_append(&csv, ",", 1);
+            csv_text(&csv, v);
         }
-        for (size_t i = 0; i < NFIELDS; i++) {
-            if (!fields[i].csv)
-                continue;
-            json_t *v = field_json(row, &fields[i]);
-            char num[64] = "";
-            if (json_is_real(v))
-                fmt_num(num, sizeof num, json_real_value(v), 3);
-            else if (json_is_integer(v))
-                snprintf(num, sizeof num, "%lld", (long long)json_integer_value(v));
-            else if (json_is_boolean(v))
-                snprintf(num, sizeof num, "%s", json_is_true(v) ? "true" : "false");
-            json_decref(v);
-            bf_buf_appendf(&csv, ",%s", num);
-        }
-        /* reason may hold commas: quote it (RFC 4180) */
-        bf_buf_appendz(&csv, ",\"");
-        for (const char *p = row->reason; *p; p++) {
-            if (*p == '"')
-                bf_buf_append(&csv, "\"", 1);
-            bf_buf_append(&csv, p, 1);
-        }
-        bf_buf_appendz(&csv, "\"\n");
+        for (size_t i = 1; i < NFIELDS; i++)
+            if (fields[i].csv)
+                csv_field(&csv, row, &fields[i]);
+        bf_buf_append(&csv, ",", 1);
+        csv_text(&csv, c->id);
+        bf_buf_append(&csv, ",", 1);
+        csv_text(&csv, row->reason);
+        bf_buf_append(&csv, "\n", 1);
     }
     free(extra);
     int rc = write_atomic(r->dir, "matrix.csv", csv.data, csv.len);
@@ -474,26 +517,103 @@ int bf_results_write_matrix(bf_results_t *r, const bf_scenario_t *sc, const bf_r
     return rc;
 }
 
+/* a Markdown cell: the number with `decimals`, or "-" when unknown */
+static const char *md_num(char *buf, size_t n, double v, int decimals)
+{
+    fmt_num(buf, n, v, decimals);
+    if (buf[0] == '\0')
+        snprintf(buf, n, "-");
+    return buf;
+}
+
+static const char *md_i64(char *buf, size_t n, int64_t v)
+{
+    if (v < 0)
+        snprintf(buf, n, "-");
+    else
+        snprintf(buf, n, "%lld", (long long)v);
+    return buf;
+}
+
 void bf_results_print_md(FILE *f, const bf_scenario_t *sc, const bf_row_t *rows, size_t nrows)
 {
-    fprintf(f, "| indices | shards | replicas | batch size | concurrency | docs/s | min | median | "
-               "max | MB/s | service p50 ms | p99 ms | rejected | failed | docs counted | "
-               "verified | agent CPU %% | flags |\n");
-    fprintf(f, "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|:---:|---:|---|\n");
+    static const char *seed_axes[] = {"indices", "shards", "replicas", "batch_size", "concurrency"};
+    size_t naxes = bf_scenario_axis_count(sc);
+    int *extra = bf_calloc(naxes + 1, sizeof *extra);
+    int target_rate = 0, repeats = 0;
+    for (size_t k = 0; k < nrows; k++) {
+        target_rate |= rows[k].cell->target_rate > 0;
+        repeats |= rows[k].repeat > 1;
+    }
+    /* the seed report's columns first (DESIGN §6), then the other axes, then the rest */
+    fprintf(f, "| indices | shards | replicas | batch size | concurrency | docs/s |");
+    for (size_t i = 0; i < naxes; i++) {
+        const char *ax = bf_scenario_axis_name(sc, i);
+        extra[i] = 1;
+        for (size_t k = 0; k < 5; k++)
+            if (strcmp(ax, seed_axes[k]) == 0)
+                extra[i] = 0;
+        if (extra[i])
+            fprintf(f, " %s |", ax);
+    }
+    fprintf(f, " min | median | max | MB/s | service p50 ms | p90 | p99 | p99.9 | max |");
+    if (target_rate)
+        fprintf(f, " latency p50 ms | p90 | p99 | p99.9 | max |");
+    fprintf(f, " doc errors %% | 429 | write queue max | write rejected | hot spot | cluster docs/s |"
+               " agent CPU %% |");
+    if (repeats)
+        fprintf(f, " runs | CV %% |");
+    fprintf(f, " verified | flags |\n|");
+    size_t ncols = 6 + 5 + 5 + (target_rate ? 5 : 0) + 7 + (repeats ? 2 : 0);
+    for (size_t i = 0; i < naxes; i++)
+        ncols += (size_t)extra[i];
+    for (size_t i = 0; i < ncols; i++)
+        fprintf(f, "---:|");
+    fprintf(f, ":---:|---|\n");
     for (size_t k = 0; k < nrows; k++) {
         const bf_row_t *r = &rows[k];
         const bf_cell_t *c = r->cell;
-        char p50[32], p99[32], flags[128];
-        fmt_num(p50, sizeof p50, r->service.p50_ms, 1);
-        fmt_num(p99, sizeof p99, r->service.p99_ms, 1);
-        fprintf(f, "| %u | %u | %u | %u | %u | %.0f | %.0f | %.0f | %.0f | %.1f | %s | %s | %llu | "
-                   "%llu | %lld | %s | %.0f | %s |\n",
-                c->indices, c->shards, c->replicas, c->batch_size, c->concurrency, r->docs_per_s,
-                r->docs_per_s_min, r->docs_per_s_median, r->docs_per_s_max, r->mb_per_s_payload,
-                p50[0] ? p50 : "-", p99[0] ? p99 : "-", (unsigned long long)r->docs_rejected,
-                (unsigned long long)r->docs_failed, (long long)r->docs_counted,
-                r->verified ? "yes" : "NO", r->agent_cpu_pct, flags_text(r, flags, sizeof flags));
+        char b[16][32], flags[128];
+        fprintf(f, "| %u | %u | %u | %u | %u | %.0f |", c->indices, c->shards, c->replicas,
+                c->batch_size, c->concurrency, r->docs_per_s);
+        for (size_t i = 0; i < naxes; i++) {
+            if (!extra[i])
+                continue;
+            const char *v = "";
+            for (size_t a = 0; a < c->naxes; a++)
+                if (strcmp(c->axes[a].axis, bf_scenario_axis_name(sc, i)) == 0)
+                    v = c->axes[a].value;
+            fprintf(f, " %s |", v);
+        }
+        fprintf(f, " %.0f | %.0f | %.0f | %.1f | %s | %s | %s | %s | %s |", r->docs_per_s_min,
+                r->docs_per_s_median, r->docs_per_s_max, r->mb_per_s_payload,
+                md_num(b[0], 32, r->service.p50_ms, 1), md_num(b[1], 32, r->service.p90_ms, 1),
+                md_num(b[2], 32, r->service.p99_ms, 1), md_num(b[3], 32, r->service.p999_ms, 1),
+                md_num(b[4], 32, r->service.max_ms, 1));
+        if (target_rate)
+            fprintf(f, " %s | %s | %s | %s | %s |", md_num(b[5], 32, r->latency.p50_ms, 1),
+                    md_num(b[6], 32, r->latency.p90_ms, 1), md_num(b[7], 32, r->latency.p99_ms, 1),
+                    md_num(b[8], 32, r->latency.p999_ms, 1), md_num(b[9], 32, r->latency.max_ms, 1));
+        fprintf(f, " %.2f | %llu | %s | %s | %s | %s | %.0f |", r->doc_error_rate * 100.0,
+                (unsigned long long)r->http_429, md_i64(b[10], 32, r->write_queue_max),
+                md_i64(b[11], 32, r->write_rejected), md_num(b[12], 32, r->hot_spot_ratio, 2),
+                md_num(b[13], 32, r->cluster_docs_per_s, 0), r->agent_cpu_pct);
+        if (repeats)
+            fprintf(f, " %u | %s |", r->repeat,
+                    r->repeat > 1 ? md_num(b[14], 32, r->cv * 100.0, 1) : "-");
+        fprintf(f, " %s | %s |\n", r->verified ? "yes" : "NO", flags_text(r, flags, sizeof flags));
     }
+    free(extra);
+    fprintf(f, "\n- = not measured: too few samples for the percentile (p90 needs 10, p99 100, "
+               "p99.9 1000) or no cluster telemetry.%s\n",
+            target_rate ? "" : " Latency equals service time in closed-loop cells (see matrix.csv).");
+    bf_finding_point_t *pts = bf_calloc(nrows + 1, sizeof *pts);
+    for (size_t k = 0; k < nrows; k++)
+        bf_finding_point_from_row(&rows[k], &pts[k]);
+    bf_findings_t *fd = bf_findings_compute(pts, nrows);
+    bf_findings_print_md(fd, f);
+    bf_findings_destroy(&fd);
+    free(pts);
 }
 
 int bf_results_cell_finished(const bf_results_t *r, const char *name)

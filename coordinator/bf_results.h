@@ -38,6 +38,10 @@ int bf_results_sample_line(FILE *f, const char *agent_id, const Bf__Sample *s);
 int bf_results_cell_done(bf_results_t *r, const char *name, const bf_cellagg_t *agg,
                          const char *const *agent_ids, uint32_t nagents, const bf_row_t *row);
 
+/* bf_results_write_file — write data to DIR/relpath atomically (temp file + rename), e.g.
+ * "telemetry/<cell>.ndjson" or "report.html". relpath's directory must exist. 0 or BF_E_IO. */
+int bf_results_write_file(bf_results_t *r, const char *relpath, const char *data, size_t len);
+
 /* bf_results_write_matrix — (re)write matrix.csv, matrix.md and matrix.json from `rows` (one
  * per finished cell, repetitions already folded by bf_rows_median). 0 or BF_E_IO. */
 int bf_results_write_matrix(bf_results_t *r, const bf_scenario_t *sc, const bf_row_t *rows,

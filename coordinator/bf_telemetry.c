@@ -544,7 +544,7 @@ static void summarize(bf_telemetry_t *t, bf_telemetry_summary_t *sum, bf_buf_t *
         double tt = tick_t(t, k);
         o = json_object();
         json_object_set_new(o, "type", json_string("tick"));
-        json_object_set_new(o, "t", json_real(round(tt * 1000.0) / 1000.0));
+        json_object_set_new(o, "t_ms", json_integer((json_int_t)llround(tt * 1000.0)));
         json_object_set_new(o, "second", json_integer((json_int_t)floor(tt)));
         json_object_set_new(o, "primaries_index_total", i64_or_null(k->primaries_total));
         if (k->nodes == NULL) {
@@ -604,8 +604,8 @@ static void summarize(bf_telemetry_t *t, bf_telemetry_summary_t *sum, bf_buf_t *
     json_object_set_new(o, "cluster_docs_per_s", num_or_null(sum->cluster_docs_per_s));
     json_object_set_new(o, "ticks", json_integer(sum->ticks));
     json_object_set_new(o, "ticks_failed", json_integer(sum->ticks_failed));
-    json_object_set_new(o, "window_from_t", b >= 0 ? json_real(round(tick_t(t, &t->ticks[b]) * 1000.0) / 1000.0) : json_null());
-    json_object_set_new(o, "window_to_t", e >= 0 ? json_real(round(tick_t(t, &t->ticks[e]) * 1000.0) / 1000.0) : json_null());
+    json_object_set_new(o, "window_from_ms", b >= 0 ? json_integer((json_int_t)llround(tick_t(t, &t->ticks[b]) * 1000.0)) : json_null());
+    json_object_set_new(o, "window_to_ms", e >= 0 ? json_integer((json_int_t)llround(tick_t(t, &t->ticks[e]) * 1000.0)) : json_null());
     append_line(out, o);
 }
 

@@ -35,12 +35,14 @@
  * telemetry/<cell>.ndjson, one JSON object a line:
  *   {"type":"info","distribution":..,"version":..,"compat_mode":bool,"indices":"a,b",
  *    "warmup_s":W,"duration_s":D,"interval_ms":1000}
- *   {"type":"tick","t":-0.98,"second":-1,"primaries_index_total":N|null,"nodes":[{"id","name",
+ *   {"type":"tick","t_ms":-980,"second":-1,"primaries_index_total":N|null,"nodes":[{"id","name",
  *    "data":bool,"queue","active","rejected","rejected_delta","index_total","index_time_ms",
  *    "index_docs_per_s","wc_queue","wc_rejected"}]}          (or "error":"..." instead of nodes)
  *   {"type":"node","id","name","data","write_queue_max","write_rejected","index_docs_per_s"}
  *   {"type":"summary","write_queue_max","write_rejected","hot_spot_ratio","cluster_docs_per_s",
- *    "ticks","ticks_failed","window_from_t","window_to_t"}
+ *    "ticks","ticks_failed","window_from_ms","window_to_ms"}
+ * t_ms is the tick's time in milliseconds since t = 0; second = floor(t_ms / 1000), the bucket
+ * it shares with the agents' per-second samples.
  * Numbers that are unknown are JSON null.
  */
 #ifndef BF_TELEMETRY_H

@@ -1,0 +1,762 @@
+/* test_results.c — bf_results and bf_aggregate from fixed sample streams to files.
+ *
+ * Hand-made Bf__Sample streams (two agents; a steady cell, a cell with an empty second, a cell
+ * that loses an agent, a cell repeated three times) go through bf_cellagg into rows and through
+ * bf_results into a temporary results directory; matrix.csv, matrix.md, matrix.json and one
+ * cells/<cell>.ndjson are compared byte for byte with tests/fixtures/results/golden/. Merged
+ * percentiles are checked against the raw values. The same machinery generates the two
+ * results directories tests/fixtures/results/shard-study-{base,contender}/ that the report,
+ * compare and integration tests read, and checks they are current.
+ *
+ * BF_UPDATE_GOLDEN=1 rewrites the golden files and fixture directories instead of comparing
+ * (review the diff before committing it).
+ */
+#include "bf_aggregate.h"
+#include "bf_buf.h"
+#include "bf_error.h"
+#include "bf_hist.h"
+#include "bf_mem.h"
+#include "bf_results.h"
+#include "bf_sample.h"
+#include "bf_scenario.h"
+#include "bf_telemetry.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <jansson.h>
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#define FIXTURES BF_SOURCE_DIR "/tests/fixtures/results"
+
+static int updating(void)
+{
+    const char *u = getenv("BF_UPDATE_GOLDEN");
+    return u && strcmp(u, "1") == 0;
+}
+
+static bf_scenario_t *load_scenario(const char *yaml)
+{
+    bf_scenario_t *sc = NULL;
+    bf_diag_t d = {0};
+    bf_load_opts_t o;
+    memset(&o, 0, sizeof o);
+    o.no_env = 1;
+    int rc = bf_scenario_load_text(yaml, strlen(yaml), "test.yaml", &o, &sc, &d);
+    if (rc != BF_OK)
+        fprintf(stderr, "scenario: %s\n", d.msg);
+    assert_int_equal(rc, BF_OK);
+    return sc;
+}
+
+static char *read_file(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (f == NULL)
+        return NULL;
+    bf_buf_t b;
+    bf_buf_init(&b, 0);
+    char chunk[65536];
+    size_t n;
+    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
+        bf_buf_append(&b, chunk, n);
+    fclose(f);
+    bf_buf_append(&b, "", 0);
+    if (len)
+        *len = b.len;
+    return bf_buf_steal(&b);
+}
+
+static void write_file(const char *path, const char *data, size_t len)
+{
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    assert_int_equal(fwrite(data, 1, len, f), len);
+    assert_int_equal(fclose(f), 0);
+}
+
+static void mkdirs(const char *path)
+{
+    char tmp[4096];
+    bf_strlcpy(tmp, path, sizeof tmp);
+    for (char *p = tmp + 1; *p; p++) {
+        if (*p == '/') {
+            *p = '\0';
+            mkdir(tmp, 0755);
+            *p = '/';
+        }
+    }
+    mkdir(tmp, 0755);
+}
+
+/* compare (or, when updating, copy) one produced file with its golden */
+static void check_golden(const char *produced, const char *golden)
+{
+    size_t n = 0, m = 0;
+    char *got = read_file(produced, &n);
+    assert_non_null(got);
+    if (updating()) {
+        write_file(golden, got, n);
+        printf("updated %s\n", golden);
+        free(got);
+        return;
+    }
+    char *want = read_file(golden, &m);
+    if (want == NULL || n != m || memcmp(got, want, n) != 0) {
+        fprintf(stderr, "%s differs from the golden %s\n  diff -u %s %s\n  (BF_UPDATE_GOLDEN=1 "
+                "rewrites it)\n", produced, golden, golden, produced);
+        fail();
+    }
+    free(got);
+    free(want);
+}
+
+static char *make_tmpdir(void)
+{
+    char *t = bf_asprintf("%s/bf-results-test.XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+    assert_non_null(mkdtemp(t));
+    return t;
+}
+
+static void rm_rf(const char *path)
+{
+    DIR *d = opendir(path);
+    if (d) {
+        struct dirent *e;
+        while ((e = readdir(d)) != NULL) {
+            if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+                continue;
+            char *p = bf_asprintf("%s/%s", path, e->d_name);
+            rm_rf(p);
+            free(p);
+        }
+        closedir(d);
+        rmdir(path);
+    } else {
+        unlink(path);
+    }
+}
+
+/* ---- sample streams ----------------------------------------------------------------------- */
+
+typedef struct raw {
+    uint64_t *v;
+    size_t n, cap;
+} raw;
+
+static void raw_add(raw *r, uint64_t v)
+{
+    if (r->n == r->cap) {
+        r->cap = r->cap ? r->cap * 2 : 1024;
+        r->v = bf_realloc(r->v, r->cap * sizeof *r->v);
+    }
+    r->v[r->n++] = v;
+}
+
+/* deterministic pseudo-random in [0, 1) */
+static double frac(uint64_t *state)
+{
+    *state = *state * 6364136223846793005ull + 1442695040888963407ull;
+    return (double)(*state >> 11) / 9007199254740992.0;
+}
+
+/* One agent's second: the counters, `nreq` service times around mean_us (recorded into the
+ * sample's histogram and, when raw != NULL, into raw), then through the wire form into agg. */
+typedef struct second_spec {
+    uint64_t docs_ok, docs_rejected, docs_mapping;
+    uint64_t nreq, req_429;
+    double mean_us;
+    uint64_t cpu_ms;
+} second_spec;
+
+static void feed(bf_cellagg_t *agg, uint32_t agent, const char *cell_id, int32_t second,
+                 const second_spec *sp, uint64_t seed, raw *r)
+{
+    bf_counters_t c;
+    memset(&c, 0, sizeof c);
+    c.docs_ok = sp->docs_ok;
+    c.docs_rejected = sp->docs_rejected;
+    c.docs_mapping = sp->docs_mapping;
+    c.docs_sent = sp->docs_ok + sp->docs_rejected + sp->docs_mapping;
+    c.req_partial = sp->docs_rejected || sp->docs_mapping ? 1 : 0;
+    c.req_ok = sp->nreq - c.req_partial - sp->req_429;
+    c.http_status[429] = sp->req_429;
+    c.bytes_payload = c.docs_sent * 180;
+    c.bytes_wire = c.bytes_payload / 5;
+    c.inflight = 2;
+    c.cpu_user_ms = sp->cpu_ms * 4 / 5;
+    c.cpu_sys_ms = sp->cpu_ms / 5;
+    bf_hist_t *svc = bf_hist_new(), *lat = bf_hist_new();
+    uint64_t st = seed;
+    for (uint64_t i = 0; i < sp->nreq; i++) {
+        uint64_t v = (uint64_t)(sp->mean_us * (0.5 + frac(&st)));
+        bf_hist_record(svc, v);
+        bf_hist_record(lat, v);
+        if (r)
+            raw_add(r, v);
+    }
+    Bf__Sample s;
+    Bf__Hist hs, hl;
+    bf_sample_pack(&s, &hs, &hl, cell_id, (uint64_t)second + 1, second, &c, svc, lat);
+    assert_int_equal(bf_cellagg_add(agg, agent, &s), BF_OK);
+    bf_sample_pack_cleanup(&s);
+    bf_hist_destroy(&svc);
+    bf_hist_destroy(&lat);
+}
+
+/* ---- the golden campaign ------------------------------------------------------------------ */
+
+static const char golden_yaml[] =
+    "name: golden\n"
+    "target:\n  hosts: [http://127.0.0.1:9200]\n"
+    "index:\n  name: golden-{shards}s\n"
+    "variables:\n  - {name: n, type: range, from: 1, to: 9}\n"
+    "document:\n  source: '{\"n\": $[[n]]}'\n"
+    "run: {warmup: 2s, duration: 5s}\n"
+    "matrix:\n  shards: [1, 2]\n  batch_size: [100]\n  concurrency: [2, 4]\n"
+    "  settings.refresh_interval: [1s]\n";
+
+#define W 2
+#define D 5
+static const char *const agent_ids[] = {"agent-a", "agent-b"};
+static const uint32_t agent_cores[] = {4, 4};
+
+typedef struct golden_run {
+    bf_scenario_t *sc;
+    char *dir;
+    bf_results_t *res;
+    bf_row_t rows[4];
+    raw steady_raw;               /* service times of the steady cell's window */
+    bf_row_t reps[3];
+} golden_run;
+
+/* cell 0: steady, some 429s and rejected docs, telemetry
+ * cell 1: second 4 is empty (neither agent sent a sample for it)
+ * cell 2: agent-b is lost after second 3
+ * cell 3: repeated three times (900, 1000, 1200 docs/s an agent) */
+static void run_golden(golden_run *g)
+{
+    memset(g, 0, sizeof *g);
+    g->sc = load_scenario(golden_yaml);
+    g->dir = make_tmpdir();
+    bf_diag_t d = {0};
+    g->res = bf_results_open("unused", g->dir, g->sc, &d);
+    assert_non_null(g->res);
+    bf_cluster_info_t ci;
+    memset(&ci, 0, sizeof ci);
+    bf_strlcpy(ci.distribution, "opensearch", sizeof ci.distribution);
+    bf_strlcpy(ci.version, "2.19.6", sizeof ci.version);
+    ci.nodes = 3;
+    bf_results_set_cluster(g->res, &ci);
+    assert_int_equal(bf_scenario_cell_count(g->sc), 4);
+
+    for (size_t k = 0; k < 4; k++) {
+        const bf_cell_t *cell = bf_scenario_cell(g->sc, k);
+        uint32_t nreps = k == 3 ? 3 : 1;
+        for (uint32_t rep = 1; rep <= nreps; rep++) {
+            bf_cellagg_t *agg = bf_cellagg_new(cell, rep, 2, agent_cores, W, D);
+            for (int32_t s = 0; s < W + D + 1; s++) {
+                for (uint32_t a = 0; a < 2; a++) {
+                    if (k == 1 && s == 4)
+                        continue; /* the empty second */
+                    if (k == 2 && a == 1 && s > 3)
+                        continue; /* agent-b lost */
+                    second_spec sp = {.docs_ok = 1000 + 100 * a + 10 * (uint64_t)s, .nreq = 120,
+                                      .mean_us = 20000 + 5000.0 * k, .cpu_ms = 400};
+                    if (s < W)
+                        sp.docs_ok /= 2; /* ramp-up in the warmup */
+                    if (s == W + D) {
+                        sp.docs_ok = 30; /* tail */
+                        sp.nreq = 3;
+                    }
+                    if (k == 0 && s == 3) {
+                        sp.docs_rejected = 40;
+                        sp.req_429 = 2;
+                        sp.docs_mapping = 1;
+                    }
+                    if (k == 3)
+                        sp.docs_ok = sp.docs_ok * (rep == 1 ? 9 : rep == 2 ? 10 : 12) / 10;
+                    int in_window = s >= W && s < W + D;
+                    feed(agg, a, cell->id, s, &sp, k * 1000 + s * 10 + a,
+                         k == 0 && in_window ? &g->steady_raw : NULL);
+                }
+            }
+            if (k == 2)
+                bf_cellagg_mark_lost(agg, 1, "agent-b", 4);
+            bf_row_t *row = k == 3 ? &g->reps[rep - 1] : &g->rows[k];
+            bf_cellagg_row(agg, row);
+            row->docs_counted = (int64_t)row->docs_ok_all;
+            row->verified = 1;
+            char name[256];
+            bf_results_cell_name(cell, rep, nreps, name, sizeof name);
+            if (k == 0) {
+                /* what the cluster said, recorded answers of three nodes */
+                bf_telemetry_t *t = bf_telemetry_new(NULL);
+                bf__telemetry_begin(t, "golden-1s", 1000000000ull, W, D);
+                for (int s = -1; s <= W + D; s++) {
+                    char *nb = bf_asprintf(
+                        "{\"nodes\":{\"a\":{\"name\":\"n1\",\"thread_pool\":{\"write\":{\"queue\":%d,"
+                        "\"active\":1,\"rejected\":%d}},\"indices\":{\"indexing\":{\"index_total\":%d}}},"
+                        "\"b\":{\"name\":\"n2\",\"thread_pool\":{\"write\":{\"queue\":0,\"active\":1,"
+                        "\"rejected\":0}},\"indices\":{\"indexing\":{\"index_total\":%d}}}}}",
+                        s == 3 ? 57 : 1, s >= 3 ? 40 : 0, 1000 + 1500 * (s + 1), 1000 + 700 * (s + 1));
+                    char *pb = bf_asprintf("{\"_all\":{\"primaries\":{\"indexing\":{\"index_total\":%d}}}}",
+                                           2200 * (s + 1));
+                    bf__telemetry_ingest(t, 1000000000ull + (uint64_t)((int64_t)s * 1000000 + 10000),
+                                         nb, pb, NULL);
+                    free(nb);
+                    free(pb);
+                }
+                bf_telemetry_summary_t sum;
+                bf_buf_t nd;
+                bf_buf_init(&nd, 0);
+                bf_telemetry_stop(t, &sum, &nd);
+                bf_telemetry_destroy(&t);
+                row->write_queue_max = sum.write_queue_max;
+                row->write_rejected = sum.write_rejected;
+                row->hot_spot_ratio = sum.hot_spot_ratio;
+                row->cluster_docs_per_s = sum.cluster_docs_per_s;
+                char *rel = bf_asprintf("telemetry/%s.ndjson", name);
+                assert_int_equal(bf_results_write_file(g->res, rel, nd.data, nd.len), BF_OK);
+                free(rel);
+                bf_buf_cleanup(&nd);
+            }
+            assert_int_equal(bf_results_cell_done(g->res, name, agg, agent_ids, 2, row), BF_OK);
+            bf_cellagg_destroy(&agg);
+        }
+        if (k == 3)
+            bf_rows_median(g->reps, 3, &g->rows[3]);
+        else
+            g->rows[k].repeat = 1;
+    }
+    assert_int_equal(bf_results_write_matrix(g->res, g->sc, g->rows, 4), BF_OK);
+}
+
+static void free_golden(golden_run *g)
+{
+    bf_results_close(&g->res);
+    rm_rf(g->dir);
+    free(g->dir);
+    free(g->steady_raw.v);
+    bf_scenario_destroy(&g->sc);
+}
+
+static void test_golden_files(void **state)
+{
+    (void)state;
+    golden_run g;
+    run_golden(&g);
+    mkdirs(FIXTURES "/golden/cells");
+    static const char *const files[] = {"matrix.csv", "matrix.md", "matrix.json",
+                                        "cells/i1-s1-r0-b100-c4-refresh_interval_1s.ndjson",
+                                        "telemetry/i1-s1-r0-b100-c2-refresh_interval_1s.ndjson"};
+    mkdirs(FIXTURES "/golden/telemetry");
+    for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
+        char *p = bf_asprintf("%s/%s", g.dir, files[i]);
+        char *q = bf_asprintf("%s/golden/%s", FIXTURES, files[i]);
+        check_golden(p, q);
+        free(p);
+        free(q);
+    }
+    free_golden(&g);
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* nearest rank, as bf_hist_percentile: the ceil(p/100 * n)-th smallest value */
+static uint64_t exact_rank(const raw *r, double p)
+{
+    size_t k = (size_t)ceil(p / 100.0 * (double)r->n);
+    return r->v[(k ? k : 1) - 1];
+}
+
+static void test_merged_percentiles_match_raw_values(void **state)
+{
+    (void)state;
+    golden_run g;
+    run_golden(&g);
+    raw *r = &g.steady_raw;
+    assert_int_equal(r->n, 2 * D * 120);
+    qsort(r->v, r->n, sizeof *r->v, cmp_u64);
+    const bf_latency_stats_t *st = &g.rows[0].service;
+    assert_int_equal(st->count, r->n);
+    /* merged by adding counts across agents and seconds: each percentile is the histogram
+     * bucket (3 significant figures) of the exact value of the raw series */
+    struct {
+        double p, got_ms;
+    } cases[] = {{50, st->p50_ms}, {90, st->p90_ms}, {99, st->p99_ms}, {99.9, st->p999_ms}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        uint64_t exact = exact_rank(r, cases[i].p);
+        double want_ms = (double)bf_hist_highest_equivalent(exact) / 1000.0;
+        assert_true(fabs(cases[i].got_ms - want_ms) < 1e-9);
+        assert_true(cases[i].got_ms * 1000.0 >= (double)exact);
+        assert_true(cases[i].got_ms * 1000.0 - (double)exact <= (double)exact / 1000.0 + 1);
+    }
+    assert_true(fabs(st->max_ms - (double)bf_hist_highest_equivalent(r->v[r->n - 1]) / 1000.0) < 1e-9);
+    /* closed loop: latency is service time */
+    assert_true(g.rows[0].latency.p99_ms == st->p99_ms);
+    free_golden(&g);
+}
+
+static void test_empty_second_counts_as_zero(void **state)
+{
+    (void)state;
+    golden_run g;
+    run_golden(&g);
+    const bf_row_t *r = &g.rows[1];
+    assert_true(r->docs_per_s_min == 0);
+    assert_int_equal(r->late_seconds, 2); /* both agents missed second 4 */
+    /* window seconds 2,3,(4 empty),5,6: Σ docs_ok / D */
+    uint64_t sum = 0;
+    for (int s = W; s < W + D; s++)
+        if (s != 4)
+            sum += (1000 + 10 * (uint64_t)s) + (1100 + 10 * (uint64_t)s);
+    assert_true(r->docs_per_s == (double)sum / D);
+    assert_false(r->degraded);
+    assert_non_null(strstr(r->reason, "2 agent-seconds missing"));
+    free_golden(&g);
+}
+
+static void test_lost_agent_degrades_the_cell(void **state)
+{
+    (void)state;
+    golden_run g;
+    run_golden(&g);
+    const bf_row_t *r = &g.rows[2];
+    assert_true(r->degraded);
+    assert_string_equal(r->reason, "agent agent-b lost from second 4");
+    assert_int_equal(r->late_seconds, 0); /* a lost agent's seconds are not "late" */
+    free_golden(&g);
+}
+
+static void test_repeated_cell_median_and_cv(void **state)
+{
+    (void)state;
+    golden_run g;
+    run_golden(&g);
+    const bf_row_t *r = &g.rows[3];
+    assert_int_equal(r->repeat, 3);
+    assert_true(r->docs_per_s == g.reps[1].docs_per_s); /* the 1.0x repetition is the median */
+    double m = (g.reps[0].docs_per_s + g.reps[1].docs_per_s + g.reps[2].docs_per_s) / 3;
+    double var = 0;
+    for (int i = 0; i < 3; i++)
+        var += (g.reps[i].docs_per_s - m) * (g.reps[i].docs_per_s - m);
+    assert_true(fabs(r->cv - sqrt(var / 2) / m) < 1e-12);
+    free_golden(&g);
+}
+
+static void test_csv_seed_columns_first_and_unknowns_empty(void **state)
+{
+    (void)state;
+    golden_run g;
+    run_golden(&g);
+    char *p = bf_asprintf("%s/matrix.csv", g.dir);
+    char *csv = read_file(p, NULL);
+    free(p);
+    assert_non_null(csv);
+    static const char head[] = "indices,shards,replicas,batch_size,concurrency,docs_per_s,"
+                               "settings.refresh_interval,docs_per_s_min,docs_per_s_median,";
+    assert_true(strncmp(csv, head, sizeof head - 1) == 0);
+    assert_non_null(strstr(csv, ",write_queue_max,write_rejected,hot_spot_ratio,cluster_docs_per_s,"));
+    /* row 2 (no telemetry): write_queue_max and the rest are empty, not -1 */
+    assert_null(strstr(csv, ",-1,"));
+    free(csv);
+    p = bf_asprintf("%s/matrix.md", g.dir);
+    char *md = read_file(p, NULL);
+    free(p);
+    static const char mdhead[] = "| indices | shards | replicas | batch size | concurrency | docs/s |";
+    assert_true(strncmp(md, mdhead, sizeof mdhead - 1) == 0);
+    assert_non_null(strstr(md, "\n## Findings\n\n- 1 shards: best without rejections is"));
+    free(md);
+    free_golden(&g);
+}
+
+static void test_load_row_roundtrip(void **state)
+{
+    (void)state;
+    golden_run g;
+    run_golden(&g);
+    for (size_t k = 0; k < 2; k++) {
+        const bf_cell_t *cell = bf_scenario_cell(g.sc, k);
+        bf_row_t back;
+        assert_int_equal(bf_results_load_row(g.res, cell->id, cell, &back), BF_OK);
+        const bf_row_t *r = &g.rows[k];
+        assert_true(back.docs_per_s == r->docs_per_s);
+        assert_int_equal(back.write_queue_max, r->write_queue_max);
+        assert_int_equal(back.write_rejected, r->write_rejected);
+        assert_int_equal(back.warmup_s, W);
+        assert_int_equal(back.duration_s, D);
+        assert_int_equal(back.service.count, r->service.count);
+        if (k == 0) {
+            assert_int_equal(back.write_queue_max, 57);
+            assert_int_equal(back.write_rejected, 40);
+            assert_true(fabs(back.cluster_docs_per_s - 2200.0) < 1e-9);
+            assert_true(back.hot_spot_ratio == r->hot_spot_ratio);
+        } else {
+            assert_int_equal(back.write_queue_max, -1);
+            assert_true(isnan(back.hot_spot_ratio));
+        }
+    }
+    free_golden(&g);
+}
+
+/* ---- fixture results directories ---------------------------------------------------------- */
+
+/* The seed shard study in miniature: 50 and 850 shards, batch 50 and 5000, concurrency 100,
+ * 200, 400, replicas 1; two agents; a 3-node cluster. docs/s follow the seed's table
+ * (shared/seeds/000_*), service time follows Little's law (concurrency x batch / docs/s). */
+static const char study_base_yaml[] =
+    "name: shard-study\n"
+    "target:\n  hosts: [http://127.0.0.1:9200]\n"
+    "index:\n  name: idx-{shards}s\n"
+    "variables:\n  - {name: uuid, type: uuid}\n"
+    "document:\n  action: create\n  id: $[[uuid]]\n  source: '{\"owner\": \"$[[uuid]]\"}'\n"
+    "run: {warmup: 2s, duration: 5s}\n"
+    "matrix:\n  shards: [50, 850]\n  replicas: [1]\n  batch_size: [50, 5000]\n"
+    "  concurrency: [100, 200, 400]\n";
+
+static const char study_contender_yaml[] =
+    "name: shard-study\n"
+    "target:\n  hosts: [http://127.0.0.1:9200]\n"
+    "index:\n  name: idx-{shards}s\n"
+    "variables:\n  - {name: uuid, type: uuid}\n"
+    "document:\n  action: create\n  id: $[[uuid]]\n  source: '{\"owner\": \"$[[uuid]]\"}'\n"
+    "run: {warmup: 2s, duration: 5s, repeat: 3}\n"
+    "matrix:\n  shards: [50, 850]\n  replicas: [1]\n  batch_size: [5000]\n"
+    "  concurrency: [100, 200]\n";
+
+/* docs/s of the seed-like model, and whether the cell sees rejections */
+static double study_rate(uint32_t shards, uint32_t batch, uint32_t conc, int contender, int *rej)
+{
+    double r;
+    *rej = 0;
+    if (shards == 850) {
+        if (batch == 50)
+            r = conc == 100 ? 10000 : conc == 200 ? 18000 : 27500;
+        else
+            r = conc == 100 ? 98915 : conc == 200 ? 78462 : 70100;
+        *rej = (batch == 5000 && conc >= 200) || (batch == 50 && conc == 400);
+        if (contender && batch == 5000) {
+            r *= conc == 100 ? 1.18 : 1.45; /* the tuned cluster: no more rejections */
+            *rej = 0;
+        }
+    } else {
+        if (batch == 50)
+            r = conc == 100 ? 32987 : conc == 200 ? 51500 : 60200;
+        else
+            r = conc == 100 ? 156961 : conc == 200 ? 163000 : 158800;
+        if (contender)
+            r *= 1.01;
+    }
+    return r;
+}
+
+static void gen_study(const char *yaml, const char *dir, int contender)
+{
+    bf_scenario_t *sc = load_scenario(yaml);
+    bf_diag_t d = {0};
+    mkdirs(dir);
+    bf_results_t *res = bf_results_open("unused", dir, sc, &d);
+    assert_non_null(res);
+    bf_cluster_info_t ci;
+    memset(&ci, 0, sizeof ci);
+    bf_strlcpy(ci.distribution, "opensearch", sizeof ci.distribution);
+    bf_strlcpy(ci.version, "2.19.6", sizeof ci.version);
+    ci.nodes = 3;
+    bf_results_set_cluster(res, &ci);
+    size_t ncells = bf_scenario_cell_count(sc);
+    uint32_t repeat = bf_scenario_run(sc)->repeat;
+    bf_row_t *rows = bf_calloc(ncells, sizeof *rows);
+    bf_row_t reps[3];
+    static const double rep_factor[] = {0.985, 1.0, 1.02};
+    for (size_t k = 0; k < ncells; k++) {
+        const bf_cell_t *cell = bf_scenario_cell(sc, k);
+        int rej = 0;
+        double rate = study_rate(cell->shards, cell->batch_size, cell->concurrency, contender, &rej);
+        for (uint32_t rep = 1; rep <= repeat; rep++) {
+            double rr = rate * (repeat > 1 ? rep_factor[rep - 1] : 1.0);
+            bf_cellagg_t *agg = bf_cellagg_new(cell, rep, 2, agent_cores, W, D);
+            uint64_t st = k * 7 + rep;
+            for (int32_t s = 0; s < W + D + 1; s++) {
+                for (uint32_t a = 0; a < 2; a++) {
+                    double jitter = 0.97 + 0.06 * frac(&st);
+                    double per_agent = rr / 2 * jitter * (s == 0 ? 0.4 : s == 1 ? 0.8 : 1.0);
+                    second_spec sp;
+                    memset(&sp, 0, sizeof sp);
+                    sp.docs_ok = (uint64_t)per_agent;
+                    sp.nreq = sp.docs_ok / cell->batch_size ? sp.docs_ok / cell->batch_size : 1;
+                    sp.mean_us = 1e6 * cell->concurrency * cell->batch_size / rr;
+                    sp.cpu_ms = 250 + (uint64_t)(per_agent / 1000);
+                    if (rej) {
+                        sp.docs_rejected = sp.docs_ok / 50;
+                        sp.req_429 = 1;
+                        sp.nreq += 1;
+                    }
+                    if (s == W + D) { /* the tail: requests that completed after the window */
+                        sp.docs_ok = cell->batch_size * 2;
+                        sp.docs_rejected = 0;
+                        sp.req_429 = 0;
+                        sp.nreq = 2;
+                    }
+                    feed(agg, a, cell->id, s, &sp, st, NULL);
+                }
+            }
+            bf_row_t *row = repeat > 1 ? &reps[rep - 1] : &rows[k];
+            bf_cellagg_row(agg, row);
+            row->docs_counted = (int64_t)row->docs_ok_all;
+            row->verified = 1;
+            char name[256];
+            bf_results_cell_name(cell, rep, repeat, name, sizeof name);
+            /* telemetry: three nodes; 850 shards spread evenly, 50 shards a bit hot on node-0 */
+            bf_telemetry_t *t = bf_telemetry_new(NULL);
+            bf_product_t prod;
+            bf_telemetry_parse_product("{\"version\":{\"distribution\":\"opensearch\",\"number\":\"2.19.6\"}}", &prod);
+            bf__telemetry_set_product(t, &prod);
+            bf__telemetry_begin(t, cell->index_names[0], 1000000000ull, W, D);
+            double share[3] = {1, 1, 1};
+            if (cell->shards == 50) {
+                share[0] = 1.3;
+                share[2] = 0.8;
+            }
+            int64_t itot[3] = {5000, 5000, 5000}, rejd[3] = {0, 0, 0}, prim = 0;
+            for (int s = -1; s <= W + D; s++) {
+                /* the tick at the start of second s has seen seconds 0 .. s-1 */
+                int done = s - 1;
+                double f = done < 0 ? 0 : done == 0 ? 0.4 : done == 1 ? 0.8 : done >= W + D ? 0.05 : 1.0;
+                int64_t q[3];
+                for (int n = 0; n < 3; n++) {
+                    itot[n] += (int64_t)(rr * f * 2 / 3 * share[n]); /* primaries + replicas */
+                    q[n] = rej ? 150 + 37 * n + 11 * s : (int64_t)(cell->concurrency / 40) + n;
+                    if (rej && s >= 1 && s < W + D)
+                        rejd[n] += 3 + n;
+                }
+                prim += (int64_t)(rr * f);
+                char *nb = bf_asprintf(
+                    "{\"nodes\":{"
+                    "\"id0\":{\"name\":\"node-0\",\"roles\":[\"data\"],\"indices\":{\"indexing\":{\"index_total\":%lld}},"
+                    "\"thread_pool\":{\"write\":{\"queue\":%lld,\"active\":4,\"rejected\":%lld}}},"
+                    "\"id1\":{\"name\":\"node-1\",\"roles\":[\"data\"],\"indices\":{\"indexing\":{\"index_total\":%lld}},"
+                    "\"thread_pool\":{\"write\":{\"queue\":%lld,\"active\":4,\"rejected\":%lld}}},"
+                    "\"id2\":{\"name\":\"node-2\",\"roles\":[\"data\"],\"indices\":{\"indexing\":{\"index_total\":%lld}},"
+                    "\"thread_pool\":{\"write\":{\"queue\":%lld,\"active\":4,\"rejected\":%lld}}}}}",
+                    (long long)itot[0], (long long)q[0], (long long)rejd[0], (long long)itot[1],
+                    (long long)q[1], (long long)rejd[1], (long long)itot[2], (long long)q[2],
+                    (long long)rejd[2]);
+                char *pb = bf_asprintf("{\"_all\":{\"primaries\":{\"indexing\":{\"index_total\":%lld}}}}",
+                                       (long long)prim);
+                uint64_t at = 1000000000ull + (uint64_t)((int64_t)s * 1000000 + 15000 + 2000 * (s & 3));
+                bf__telemetry_ingest(t, at, nb, pb, NULL);
+                free(nb);
+                free(pb);
+            }
+            bf_telemetry_summary_t sum;
+            bf_buf_t nd;
+            bf_buf_init(&nd, 0);
+            bf_telemetry_stop(t, &sum, &nd);
+            bf_telemetry_destroy(&t);
+            row->write_queue_max = sum.write_queue_max;
+            row->write_rejected = sum.write_rejected;
+            row->hot_spot_ratio = sum.hot_spot_ratio;
+            row->cluster_docs_per_s = sum.cluster_docs_per_s;
+            char *rel = bf_asprintf("telemetry/%s.ndjson", name);
+            assert_int_equal(bf_results_write_file(res, rel, nd.data, nd.len), BF_OK);
+            free(rel);
+            bf_buf_cleanup(&nd);
+            assert_int_equal(bf_results_cell_done(res, name, agg, agent_ids, 2, row), BF_OK);
+            bf_cellagg_destroy(&agg);
+        }
+        if (repeat > 1)
+            bf_rows_median(reps, repeat, &rows[k]);
+        else
+            rows[k].repeat = 1;
+    }
+    assert_int_equal(bf_results_write_matrix(res, sc, rows, ncells), BF_OK);
+    bf_results_close(&res);
+    free(rows);
+    bf_scenario_destroy(&sc);
+}
+
+/* every file under `sub` of the produced dir equals the fixture's (and no file is missing) */
+static void compare_tree(const char *produced, const char *fixture, const char *sub)
+{
+    char *pd = bf_asprintf("%s%s%s", produced, sub[0] ? "/" : "", sub);
+    DIR *d = opendir(pd);
+    assert_non_null(d);
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        if (e->d_name[0] == '.')
+            continue;
+        char *rel = bf_asprintf("%s%s%s", sub, sub[0] ? "/" : "", e->d_name);
+        char *p = bf_asprintf("%s/%s", produced, rel);
+        struct stat st;
+        assert_int_equal(stat(p, &st), 0);
+        if (S_ISDIR(st.st_mode)) {
+            if (updating()) {
+                char *q = bf_asprintf("%s/%s", fixture, rel);
+                mkdirs(q);
+                free(q);
+            }
+            compare_tree(produced, fixture, rel);
+        } else {
+            char *q = bf_asprintf("%s/%s", fixture, rel);
+            check_golden(p, q);
+            free(q);
+        }
+        free(p);
+        free(rel);
+    }
+    closedir(d);
+    free(pd);
+}
+
+static void test_fixture_dirs_are_current(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *name, *yaml;
+        int contender;
+    } dirs[] = {{"shard-study-base", study_base_yaml, 0},
+                {"shard-study-contender", study_contender_yaml, 1}};
+    for (size_t i = 0; i < 2; i++) {
+        char *tmp = make_tmpdir();
+        char *out = bf_asprintf("%s/%s", tmp, dirs[i].name);
+        gen_study(dirs[i].yaml, out, dirs[i].contender);
+        char *fix = bf_asprintf("%s/%s", FIXTURES, dirs[i].name);
+        if (updating())
+            mkdirs(fix);
+        compare_tree(out, fix, "");
+        free(fix);
+        rm_rf(tmp);
+        free(out);
+        free(tmp);
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_golden_files),
+        cmocka_unit_test(test_merged_percentiles_match_raw_values),
+        cmocka_unit_test(test_empty_second_counts_as_zero),
+        cmocka_unit_test(test_lost_agent_degrades_the_cell),
+        cmocka_unit_test(test_repeated_cell_median_and_cv),
+        cmocka_unit_test(test_csv_seed_columns_first_and_unknowns_empty),
+        cmocka_unit_test(test_load_row_roundtrip),
+        cmocka_unit_test(test_fixture_dirs_are_current),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
