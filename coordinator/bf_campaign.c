@@ -10,9 +10,11 @@
 #include "bf_local.h"
 #include "bf_log.h"
 #include "bf_mem.h"
+#include "bf_report.h"
 #include "bf_results.h"
 #include "bf_scenario.h"
 #include "bf_split.h"
+#include "bf_telemetry.h"
 #include "bf_units.h"
 #include "bf_wire.h"
 
@@ -46,6 +48,7 @@ typedef struct campaign {
     bf_fleet_t *fleet;
     bf_results_t *res;
     bf_es_t *es;
+    bf_telemetry_t *tele;  /* cluster telemetry: a thread with its own curl handle per cell */
     bf_cluster_info_t cluster;
 
     /* current cell */
@@ -382,6 +385,9 @@ static int run_cell(campaign *c, const bf_cell_t *cell, uint32_t repetition, bf_
         agents[i]->session = BF_AS_RUNNING;
     }
     uint64_t start_us = bf_clock_mono_us() + START_DELAY_MS * 1000u;
+    /* what the cluster says, every second of the cell, without blocking this loop */
+    bf_telemetry_start(c->tele, cell, start_us, (uint32_t)(run->warmup_ms / 1000),
+                       (uint32_t)(run->duration_ms / 1000));
     uint64_t load_ms = run->warmup_ms + run->duration_ms;
     uint64_t deadline = start_us + (load_ms + rq->timeout_ms + DONE_GRACE_MS) * 1000u;
     int stop_sent = 0;
@@ -431,6 +437,26 @@ static int run_cell(campaign *c, const bf_cell_t *cell, uint32_t repetition, bf_
 
 finish:
     bf_cellagg_row(c->agg, row);
+    {
+        /* stopped before _refresh/_count so those do not show up as indexing */
+        bf_telemetry_summary_t ts;
+        bf_buf_t tnd;
+        bf_buf_init(&tnd, 0);
+        bf_telemetry_stop(c->tele, &ts, &tnd);
+        row->write_queue_max = ts.write_queue_max;
+        row->write_rejected = ts.write_rejected;
+        row->hot_spot_ratio = ts.hot_spot_ratio;
+        row->cluster_docs_per_s = ts.cluster_docs_per_s;
+        if (tnd.len) {
+            char *rel = bf_asprintf("telemetry/%s%s.ndjson", c->cell_name, interrupted ? ".aborted" : "");
+            bf_results_write_file(c->res, rel, tnd.data, tnd.len);
+            free(rel);
+        }
+        if (ts.ticks_failed)
+            bf_warn("cell %s: %u of %u telemetry samples got no answer", cell->id, ts.ticks_failed,
+                    ts.ticks);
+        bf_buf_cleanup(&tnd);
+    }
     row->yellow = yellow;
     row->aborted = interrupted;
     if (c->cell_failed) {
@@ -539,6 +565,18 @@ int bf_campaign_run(const bf_campaign_opts_t *opts)
         fprintf(stderr, "bulkfleet-coordinator: the target cluster is not reachable: %s\n", diag.msg);
         code = 3;
         goto out;
+    }
+    c.tele = bf_telemetry_new(target);
+    {
+        bf_product_t prod;
+        bf_diag_t td = {0};
+        if (bf_telemetry_probe(c.tele, &prod, &td) != BF_OK) {
+            bf_warn("telemetry: %s", td.msg);
+        } else if (prod.compat_mode) {
+            /* OpenSearch answering GET / as Elasticsearch 7.10.2 (reference/es-api.md §3.1) */
+            bf_strlcpy(c.cluster.distribution, prod.distribution, sizeof c.cluster.distribution);
+            bf_strlcpy(c.cluster.version, prod.version, sizeof c.cluster.version);
+        }
     }
     bf_info("target: %s %s, %u nodes (%s)", c.cluster.distribution, c.cluster.version,
             c.cluster.nodes, target->hosts[0]);
@@ -727,6 +765,10 @@ int bf_campaign_run(const bf_campaign_opts_t *opts)
     }
     free(reps);
     if (nrows > 0) {
+        /* report.html from what is on disk, also after an interruption */
+        bf_diag_t rd = {0};
+        if (bf_report_write(bf_results_dir(c.res), &rd) != BF_OK)
+            bf_warn("report: %s", rd.msg);
         printf("\n");
         bf_results_print_md(stdout, c.sc, rows, nrows);
         printf("\nresults: %s\n", bf_results_dir(c.res));
@@ -753,6 +795,7 @@ out:
     }
     bf_results_close(&c.res);
     bf_fleet_destroy(&c.fleet);
+    bf_telemetry_destroy(&c.tele);
     bf_es_destroy(&c.es);
     bf_scenario_destroy(&c.sc);
     return code;

@@ -168,6 +168,12 @@ static void add_line(bf_findings_t *f, const char *fmt, ...)
     f->lines[f->nlines++] = s;
 }
 
+/* "shards" or "shard" for a count of 1 */
+static const char *shards_word(uint32_t n)
+{
+    return n == 1 ? "shard" : "shards";
+}
+
 /* 12345.6 -> "12,346" */
 static const char *grouped(double v, char *buf, size_t n)
 {
@@ -276,12 +282,12 @@ static void find_best(bf_findings_t *f, const uint32_t *shards, size_t ns)
         json_array_append_new(f->best, o);
         bf_findings_line_label(f->pts, f->n, p, label, sizeof label);
         if (rejected)
-            add_line(f, "%u shards: every cell saw rejections; the highest was %s docs/s with %s "
-                     "at concurrency %u.", p->shards, grouped(p->docs_per_s, num, sizeof num),
+            add_line(f, "%u %s: every cell saw rejections; the highest was %s docs/s with %s "
+                     "at concurrency %u.", p->shards, shards_word(p->shards), grouped(p->docs_per_s, num, sizeof num),
                      label, p->concurrency);
         else
-            add_line(f, "%u shards: best without rejections is %s docs/s with %s at concurrency %u.",
-                     p->shards, grouped(p->docs_per_s, num, sizeof num), label, p->concurrency);
+            add_line(f, "%u %s: best without rejections is %s docs/s with %s at concurrency %u.",
+                     p->shards, shards_word(p->shards), grouped(p->docs_per_s, num, sizeof num), label, p->concurrency);
     }
 }
 
@@ -334,8 +340,8 @@ static void find_knees(bf_findings_t *f, const uint32_t *shards, size_t ns)
                 json_object_set_new(o, "next_concurrency", json_integer(b->concurrency));
                 json_object_set_new(o, "gain", json_real(gain));
                 json_object_set_new(o, "growing", json_false());
-                add_line(f, "%u shards, %s: docs/s stops growing at concurrency %u (%s docs/s); "
-                         "going to %u changes it by %+.0f%%.", shards[k], label, a->concurrency,
+                add_line(f, "%u %s, %s: docs/s stops growing at concurrency %u (%s docs/s); "
+                         "going to %u changes it by %+.0f%%.", shards[k], shards_word(shards[k]), label, a->concurrency,
                          grouped(a->docs_per_s, num, sizeof num), b->concurrency, gain * 100.0);
             } else {
                 const bf_finding_point_t *a = line[m - 2], *b = line[m - 1];
@@ -343,8 +349,8 @@ static void find_knees(bf_findings_t *f, const uint32_t *shards, size_t ns)
                 json_object_set_new(o, "next_concurrency", json_null());
                 json_object_set_new(o, "gain", json_real(gain));
                 json_object_set_new(o, "growing", json_true());
-                add_line(f, "%u shards, %s: no knee up to concurrency %u; the last step from %u "
-                         "still added %+.0f%%.", shards[k], label, b->concurrency, a->concurrency,
+                add_line(f, "%u %s, %s: no knee up to concurrency %u; the last step from %u "
+                         "still added %+.0f%%.", shards[k], shards_word(shards[k]), label, b->concurrency, a->concurrency,
                          gain * 100.0);
             }
             json_array_append_new(f->knees, o);
@@ -388,8 +394,8 @@ static void find_shard_ratios(bf_findings_t *f, const uint32_t *shards, size_t n
         json_object_set_new(o, "like_for_like", ratios_json(&r));
         json_array_append_new(f->shards, o);
         ratios_text(&r, text, sizeof text);
-        add_line(f, "%u shards vs %u shards: best %s vs %s docs/s (%.2fx); like for like %s.",
-                 few, many, grouped(f->pts[bf_].docs_per_s, a, sizeof a),
+        add_line(f, "%u %s vs %u %s: best %s vs %s docs/s (%.2fx); like for like %s.",
+                 few, shards_word(few), many, shards_word(many), grouped(f->pts[bf_].docs_per_s, a, sizeof a),
                  grouped(f->pts[bm].docs_per_s, b, sizeof b), best_ratio, text);
         free(r.v);
     }
@@ -434,7 +440,8 @@ static void find_batch_gain(bf_findings_t *f, const uint32_t *shards, size_t ns)
         json_object_set_new(o, "gain", ratios_json(&r));
         json_array_append_new(f->batch, o);
         ratios_text(&r, text, sizeof text);
-        add_line(f, "%u shards: batch %u over batch %u: %s.", shards[k], large, small, text);
+        add_line(f, "%u %s: batch %u over batch %u: %s.", shards[k], shards_word(shards[k]), large,
+                 small, text);
         free(r.v);
     }
     free(batches);

@@ -4,10 +4,14 @@
  *   bulkfleet-coordinator validate SCENARIO
  *   bulkfleet-coordinator plan SCENARIO [--agents N]
  *   bulkfleet-coordinator import-loadgen loadgen.yml [-c N] [-d SECONDS]
+ *   bulkfleet-coordinator report DIR
+ *   bulkfleet-coordinator compare BASE_DIR CONTENDER_DIR [--csv]
  */
 #include "bf_campaign.h"
 #include "bf_keys.h"
 #include "bf_cmd_scenario.h"
+#include "bf_compare.h"
+#include "bf_report.h"
 #include "bf_log.h"
 #include "bf_units.h"
 
@@ -34,6 +38,8 @@ static void usage(FILE *f)
           "  plan SCENARIO         cells in run order, total duration, memory per agent\n"
           "  import-loadgen FILE   print a scenario equivalent to an INFINI loadgen config\n"
           "  keygen DIR            create DIR/coordinator.key and .pub, and DIR/agents/\n"
+          "  report DIR            write DIR/report.html (charts) from a results directory\n"
+          "  compare BASE NEW      docs/s of two results directories cell by cell [--csv]\n"
           "\n"
           "run options:\n"
           "  --local-agents N      start N agent processes on this host\n"
@@ -173,6 +179,10 @@ int main(int argc, char **argv)
         rc = cmd_keygen(argc - 1, argv + 1);
     else if (strcmp(cmd, "import-loadgen") == 0)
         rc = bf_cmd_import_loadgen(argc - 1, argv + 1);
+    else if (strcmp(cmd, "report") == 0)
+        rc = bf_report_cmd(argc - 1, argv + 1);
+    else if (strcmp(cmd, "compare") == 0)
+        rc = bf_compare_cmd(argc - 1, argv + 1);
     else if (strcmp(cmd, "-h") == 0 || strcmp(cmd, "--help") == 0 || strcmp(cmd, "help") == 0) {
         usage(stdout);
         rc = 0;

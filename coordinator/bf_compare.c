@@ -1,0 +1,331 @@
+/* bf_compare.c — baseline vs contender results, matched by cell id. */
+#include "bf_compare.h"
+
+#include "bf_mem.h"
+
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+struct bf_compare {
+    char *base_dir, *contender_dir;
+    char base_desc[256], contender_desc[256];
+    bf_compare_row_t *rows;
+    size_t n;
+    char **only_base, **only_contender;
+    size_t n_only_base, n_only_contender;
+};
+
+static json_t *load_matrix(const char *dir, char *desc, size_t desc_size, bf_diag_t *diag)
+{
+    char *path = bf_asprintf("%s/matrix.json", dir);
+    struct stat st;
+    if (stat(path, &st) != 0) {
+        bf_diag_set(diag, BF_E_NOTFOUND, "%s: no such file; is %s a results directory?", path, dir);
+        free(path);
+        return NULL;
+    }
+    json_error_t e;
+    json_t *m = json_load_file(path, 0, &e);
+    if (!json_is_array(json_object_get(m, "rows"))) {
+        bf_diag_set(diag, BF_E_PARSE, "%s:%d:%d: %s", path, e.line, e.column,
+                    m ? "no \"rows\" array" : e.text);
+        json_decref(m);
+        free(path);
+        return NULL;
+    }
+    free(path);
+    json_t *cl = json_object_get(m, "cluster");
+    const char *name = json_string_value(json_object_get(m, "scenario"));
+    if (json_is_object(cl))
+        snprintf(desc, desc_size, "%s on %s %s, %lld nodes", name ? name : "?",
+                 json_string_value(json_object_get(cl, "distribution")) ?: "?",
+                 json_string_value(json_object_get(cl, "version")) ?: "?",
+                 (long long)json_integer_value(json_object_get(cl, "nodes")));
+    else
+        snprintf(desc, desc_size, "%s", name ? name : "?");
+    return m;
+}
+
+static double num(json_t *row, const char *k)
+{
+    json_t *v = json_object_get(row, k);
+    return json_is_number(v) ? json_number_value(v) : NAN;
+}
+
+static json_t *find_cell(json_t *rows, const char *cell)
+{
+    size_t i;
+    json_t *r;
+    json_array_foreach(rows, i, r) {
+        const char *c = json_string_value(json_object_get(r, "cell"));
+        if (c && strcmp(c, cell) == 0)
+            return r;
+    }
+    return NULL;
+}
+
+static int bad(json_t *row)
+{
+    return json_is_true(json_object_get(row, "failed")) || json_is_true(json_object_get(row, "aborted"));
+}
+
+/* the noise band of a pair: the larger CV of the rows that ran repetitions, else the default */
+static void noise_of(json_t *b, json_t *c, double *noise, int *from_cv)
+{
+    double cvs[2] = {NAN, NAN};
+    json_t *rs[2] = {b, c};
+    for (int i = 0; i < 2; i++)
+        if (json_integer_value(json_object_get(rs[i], "repeat")) > 1)
+            cvs[i] = num(rs[i], "cv");
+    *from_cv = isfinite(cvs[0]) || isfinite(cvs[1]);
+    if (!*from_cv) {
+        *noise = BF_COMPARE_DEFAULT_NOISE;
+        return;
+    }
+    *noise = isfinite(cvs[0]) ? cvs[0] : 0;
+    if (isfinite(cvs[1]) && cvs[1] > *noise)
+        *noise = cvs[1];
+}
+
+int bf_compare_dirs(const char *base_dir, const char *contender_dir, bf_compare_t **out,
+                    bf_diag_t *diag)
+{
+    *out = NULL;
+    bf_compare_t *c = bf_calloc(1, sizeof *c);
+    json_t *mb = load_matrix(base_dir, c->base_desc, sizeof c->base_desc, diag);
+    json_t *mc = mb ? load_matrix(contender_dir, c->contender_desc, sizeof c->contender_desc, diag) : NULL;
+    if (mb == NULL || mc == NULL) {
+        json_decref(mb);
+        int rc = diag ? diag->code : BF_E_PARSE;
+        bf_compare_destroy(&c);
+        return rc ? rc : BF_E_PARSE;
+    }
+    c->base_dir = bf_strdup(base_dir);
+    c->contender_dir = bf_strdup(contender_dir);
+    json_t *rb = json_object_get(mb, "rows"), *rc_ = json_object_get(mc, "rows");
+    c->rows = bf_calloc(json_array_size(rb) + 1, sizeof *c->rows);
+    c->only_base = bf_calloc(json_array_size(rb) + 1, sizeof *c->only_base);
+    c->only_contender = bf_calloc(json_array_size(rc_) + 1, sizeof *c->only_contender);
+    size_t i;
+    json_t *b;
+    json_array_foreach(rb, i, b) {
+        const char *cell = json_string_value(json_object_get(b, "cell"));
+        if (cell == NULL)
+            continue;
+        json_t *k = find_cell(rc_, cell);
+        if (k == NULL) {
+            c->only_base[c->n_only_base++] = bf_strdup(cell);
+            continue;
+        }
+        bf_compare_row_t *r = &c->rows[c->n++];
+        bf_strlcpy(r->cell, cell, sizeof r->cell);
+        r->shards = (uint32_t)json_integer_value(json_object_get(b, "shards"));
+        r->replicas = (uint32_t)json_integer_value(json_object_get(b, "replicas"));
+        r->batch_size = (uint32_t)json_integer_value(json_object_get(b, "batch_size"));
+        r->concurrency = (uint32_t)json_integer_value(json_object_get(b, "concurrency"));
+        r->base = num(b, "docs_per_s");
+        r->contender = num(k, "docs_per_s");
+        r->diff = r->contender - r->base;
+        r->diff_pct = r->base > 0 ? 100.0 * r->diff / r->base : NAN;
+        noise_of(b, k, &r->noise, &r->noise_from_cv);
+        r->within_noise = isfinite(r->diff_pct) ? fabs(r->diff_pct) <= 100.0 * r->noise + 1e-9
+                                                : r->diff == 0;
+        r->failed = bad(b) || bad(k);
+        r->base_p99_ms = num(b, "service_p99_ms");
+        r->contender_p99_ms = num(k, "service_p99_ms");
+    }
+    json_array_foreach(rc_, i, b) {
+        const char *cell = json_string_value(json_object_get(b, "cell"));
+        if (cell && find_cell(rb, cell) == NULL)
+            c->only_contender[c->n_only_contender++] = bf_strdup(cell);
+    }
+    json_decref(mb);
+    json_decref(mc);
+    *out = c;
+    return BF_OK;
+}
+
+void bf_compare_destroy(bf_compare_t **c_p)
+{
+    if (c_p == NULL || *c_p == NULL)
+        return;
+    bf_compare_t *c = *c_p;
+    for (size_t i = 0; i < c->n_only_base; i++)
+        free(c->only_base[i]);
+    for (size_t i = 0; i < c->n_only_contender; i++)
+        free(c->only_contender[i]);
+    free(c->only_base);
+    free(c->only_contender);
+    free(c->rows);
+    free(c->base_dir);
+    free(c->contender_dir);
+    free(c);
+    *c_p = NULL;
+}
+
+size_t bf_compare_count(const bf_compare_t *c)
+{
+    return c->n;
+}
+
+const bf_compare_row_t *bf_compare_row(const bf_compare_t *c, size_t i)
+{
+    return i < c->n ? &c->rows[i] : NULL;
+}
+
+size_t bf_compare_only_base_count(const bf_compare_t *c)
+{
+    return c->n_only_base;
+}
+
+const char *bf_compare_only_base(const bf_compare_t *c, size_t i)
+{
+    return i < c->n_only_base ? c->only_base[i] : NULL;
+}
+
+size_t bf_compare_only_contender_count(const bf_compare_t *c)
+{
+    return c->n_only_contender;
+}
+
+const char *bf_compare_only_contender(const bf_compare_t *c, size_t i)
+{
+    return i < c->n_only_contender ? c->only_contender[i] : NULL;
+}
+
+static const char *verdict(const bf_compare_row_t *r)
+{
+    if (r->failed)
+        return "failed";
+    if (r->within_noise)
+        return "within noise";
+    return r->diff > 0 ? "faster" : "slower";
+}
+
+/* number or empty (CSV) / "-" (Markdown) */
+static const char *fmt(char *buf, size_t n, double v, int decimals, const char *unknown)
+{
+    if (isfinite(v))
+        snprintf(buf, n, "%.*f", decimals, v);
+    else
+        snprintf(buf, n, "%s", unknown);
+    return buf;
+}
+
+void bf_compare_format(const bf_compare_t *c, enum bf_compare_format format, bf_buf_t *out)
+{
+    char a[8][48];
+    if (format == BF_COMPARE_CSV) {
+        bf_buf_appendz(out, "cell,shards,replicas,batch_size,concurrency,base_docs_per_s,"
+                            "contender_docs_per_s,diff_docs_per_s,diff_pct,noise_pct,noise_source,"
+                            "within_noise,verdict,base_service_p99_ms,contender_service_p99_ms\n");
+        for (size_t i = 0; i < c->n; i++) {
+            const bf_compare_row_t *r = &c->rows[i];
+            bf_buf_appendf(out, "%s,%u,%u,%u,%u,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s\n", r->cell, r->shards,
+                           r->replicas, r->batch_size, r->concurrency, fmt(a[0], 48, r->base, 3, ""),
+                           fmt(a[1], 48, r->contender, 3, ""), fmt(a[2], 48, r->diff, 3, ""),
+                           fmt(a[3], 48, r->diff_pct, 2, ""), fmt(a[4], 48, r->noise * 100.0, 2, ""),
+                           r->noise_from_cv ? "cv" : "default", r->within_noise ? "true" : "false",
+                           verdict(r), fmt(a[5], 48, r->base_p99_ms, 3, ""),
+                           fmt(a[6], 48, r->contender_p99_ms, 3, ""));
+        }
+        return;
+    }
+    bf_buf_appendf(out, "## Comparison\n\n- baseline: `%s` (%s)\n- contender: `%s` (%s)\n\n",
+                   c->base_dir, c->base_desc, c->contender_dir, c->contender_desc);
+    bf_buf_appendz(out, "| cell | shards | replicas | batch size | concurrency | baseline docs/s | "
+                        "contender docs/s | diff | diff % | noise ± | verdict | p99 ms baseline | "
+                        "p99 ms contender |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|"
+                        "---:|---:|\n");
+    size_t faster = 0, slower = 0, same = 0, failed = 0;
+    double logsum = 0;
+    size_t nlog = 0;
+    for (size_t i = 0; i < c->n; i++) {
+        const bf_compare_row_t *r = &c->rows[i];
+        bf_buf_appendf(out, "| %s | %u | %u | %u | %u | %s | %s | %s%s | %s%s | %s%%%s | %s | %s | %s |\n",
+                       r->cell, r->shards, r->replicas, r->batch_size, r->concurrency,
+                       fmt(a[0], 48, r->base, 0, "-"), fmt(a[1], 48, r->contender, 0, "-"),
+                       r->diff > 0 ? "+" : "", fmt(a[2], 48, r->diff, 0, "-"),
+                       r->diff_pct > 0 ? "+" : "", fmt(a[3], 48, r->diff_pct, 1, "-"),
+                       fmt(a[4], 48, r->noise * 100.0, 1, "-"), r->noise_from_cv ? " (CV)" : "",
+                       verdict(r), fmt(a[5], 48, r->base_p99_ms, 1, "-"),
+                       fmt(a[6], 48, r->contender_p99_ms, 1, "-"));
+        if (r->failed) {
+            failed++;
+            continue;
+        }
+        if (r->within_noise)
+            same++;
+        else if (r->diff > 0)
+            faster++;
+        else
+            slower++;
+        if (r->base > 0 && r->contender > 0) {
+            logsum += log(r->contender / r->base);
+            nlog++;
+        }
+    }
+    bf_buf_appendf(out, "\n%zu cells matched: %zu faster, %zu slower, %zu within noise", c->n,
+                   faster, slower, same);
+    if (failed)
+        bf_buf_appendf(out, ", %zu failed", failed);
+    if (nlog)
+        bf_buf_appendf(out, "; contender / baseline docs/s, geometric mean %.3fx", exp(logsum / (double)nlog));
+    bf_buf_appendz(out, ".\nNoise: the larger CV of the two cells when either ran repetitions, else ±5%.\n");
+    if (c->n_only_base) {
+        bf_buf_appendz(out, "\nOnly in the baseline:");
+        for (size_t i = 0; i < c->n_only_base; i++)
+            bf_buf_appendf(out, " %s", c->only_base[i]);
+        bf_buf_appendz(out, "\n");
+    }
+    if (c->n_only_contender) {
+        bf_buf_appendz(out, "\nOnly in the contender:");
+        for (size_t i = 0; i < c->n_only_contender; i++)
+            bf_buf_appendf(out, " %s", c->only_contender[i]);
+        bf_buf_appendz(out, "\n");
+    }
+}
+
+int bf_compare_cmd(int argc, char **argv)
+{
+    const char *dirs[2] = {NULL, NULL};
+    int nd = 0;
+    enum bf_compare_format f = BF_COMPARE_MARKDOWN;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--csv") == 0) {
+            f = BF_COMPARE_CSV;
+        } else if (strcmp(argv[i], "--markdown") == 0 || strcmp(argv[i], "--md") == 0) {
+            f = BF_COMPARE_MARKDOWN;
+        } else if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
+            printf("usage: bulkfleet-coordinator compare BASE_DIR CONTENDER_DIR [--csv]\n");
+            return 0;
+        } else if (argv[i][0] == '-' || nd == 2) {
+            fprintf(stderr, "bulkfleet-coordinator compare: unexpected '%s'\nusage: "
+                            "bulkfleet-coordinator compare BASE_DIR CONTENDER_DIR [--csv]\n", argv[i]);
+            return 2;
+        } else {
+            dirs[nd++] = argv[i];
+        }
+    }
+    if (nd != 2) {
+        fprintf(stderr, "usage: bulkfleet-coordinator compare BASE_DIR CONTENDER_DIR [--csv]\n");
+        return 2;
+    }
+    bf_diag_t d = {0};
+    bf_compare_t *c = NULL;
+    if (bf_compare_dirs(dirs[0], dirs[1], &c, &d) != BF_OK) {
+        fprintf(stderr, "bulkfleet-coordinator compare: %s\n", d.msg);
+        return 2;
+    }
+    bf_buf_t out;
+    bf_buf_init(&out, 0);
+    bf_compare_format(c, f, &out);
+    fwrite(out.data ? out.data : "", 1, out.len, stdout);
+    bf_buf_cleanup(&out);
+    bf_compare_destroy(&c);
+    return 0;
+}

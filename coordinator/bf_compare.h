@@ -1,0 +1,61 @@
+/* bf_compare.h — two results directories side by side, cell by cell.
+ *
+ * `bulkfleet-coordinator compare BASE_DIR CONTENDER_DIR [--csv]` reads both matrix.json files
+ * and, for every cell id present in both, prints baseline, contender, difference and
+ * difference in % of docs/s (plus service p99), and whether the difference is within the
+ * cells' noise: the larger coefficient of variation of the two rows when either ran with
+ * repeat > 1, else BF_COMPARE_DEFAULT_NOISE (5%). Cells found in only one directory are
+ * listed after the table. Markdown by default, CSV with --csv. Pure functions of the two
+ * directories; no global state.
+ */
+#ifndef BF_COMPARE_H
+#define BF_COMPARE_H
+
+#include "bf_buf.h"
+#include "bf_error.h"
+
+#include <stdint.h>
+
+#define BF_COMPARE_DEFAULT_NOISE 0.05 /* noise band without repetitions: ±5% */
+
+enum bf_compare_format { BF_COMPARE_MARKDOWN = 0, BF_COMPARE_CSV };
+
+/* One matched cell. */
+typedef struct bf_compare_row {
+    char cell[256];
+    uint32_t shards, replicas, batch_size, concurrency;
+    double base, contender;       /* docs/s */
+    double diff, diff_pct;        /* contender - base; 100 * diff / base (NAN when base is 0) */
+    double noise;                 /* noise band as a fraction (0.05 = 5%) */
+    int noise_from_cv;            /* 1: the band is a CV from repetitions */
+    int within_noise;             /* |diff_pct| <= 100 * noise */
+    int failed;                   /* either side failed or was aborted: no verdict */
+    double base_p99_ms, contender_p99_ms; /* service p99, NAN when not measured */
+} bf_compare_row_t;
+
+typedef struct bf_compare bf_compare_t;
+
+/* bf_compare_dirs — match the rows of BASE/matrix.json and CONTENDER/matrix.json by cell id
+ * (order of the baseline). Returns 0 and *out (caller owns: bf_compare_destroy), or
+ * BF_E_NOTFOUND / BF_E_PARSE with diag naming the file. */
+int bf_compare_dirs(const char *base_dir, const char *contender_dir, bf_compare_t **out,
+                    bf_diag_t *diag);
+void bf_compare_destroy(bf_compare_t **c_p);
+
+size_t bf_compare_count(const bf_compare_t *c);
+/* bf_compare_row — matched row i (borrowed), or NULL. */
+const bf_compare_row_t *bf_compare_row(const bf_compare_t *c, size_t i);
+/* Cells only in the baseline / only in the contender (borrowed strings). */
+size_t bf_compare_only_base_count(const bf_compare_t *c);
+const char *bf_compare_only_base(const bf_compare_t *c, size_t i);
+size_t bf_compare_only_contender_count(const bf_compare_t *c);
+const char *bf_compare_only_contender(const bf_compare_t *c, size_t i);
+
+/* bf_compare_format — append the comparison as Markdown or CSV to *out. */
+void bf_compare_format(const bf_compare_t *c, enum bf_compare_format fmt, bf_buf_t *out);
+
+/* bf_compare_cmd — `compare BASE CONTENDER [--csv]`; argv[0] is "compare". Prints to stdout.
+ * Returns the exit code: 0, or 2 for usage errors and unreadable directories. */
+int bf_compare_cmd(int argc, char **argv);
+
+#endif

@@ -1,0 +1,966 @@
+/* bf_report.c — report.html from a results directory: inline SVG charts, embedded data.
+ *
+ * Reading: matrix.json (the rows), cells/<cell>[-r<rep>].ndjson ("row" and "second" lines),
+ * telemetry/<cell>[-r<rep>].ndjson ("info" and "tick" lines). Drawing: a small generic line
+ * plot (linear or log2 x, linear y from 0, shaded warmup, hatched tail, legend) and a dot
+ * plot for percentiles. Every number drawn is also put into the bf-data JSON block.
+ */
+#include "bf_report.h"
+
+#include "bf_findings.h"
+#include "bf_log.h"
+#include "bf_mem.h"
+
+#include <errno.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static const char *const palette[] = {"#4e79a7", "#f28e2b", "#59a14f", "#e15759", "#76b7b2",
+                                      "#edc948", "#b07aa1", "#ff9da7", "#9c755f", "#bab0ac"};
+#define NPALETTE (sizeof palette / sizeof palette[0])
+
+/* ---- text helpers ------------------------------------------------------------------------- */
+
+static void html_esc(bf_buf_t *b, const char *s)
+{
+    for (const char *p = s ? s : ""; *p; p++) {
+        switch (*p) {
+        case '&': bf_buf_appendz(b, "&amp;"); break;
+        case '<': bf_buf_appendz(b, "&lt;"); break;
+        case '>': bf_buf_appendz(b, "&gt;"); break;
+        case '"': bf_buf_appendz(b, "&quot;"); break;
+        case '\'': bf_buf_appendz(b, "&#39;"); break;
+        default: bf_buf_append(b, p, 1); break;
+        }
+    }
+}
+
+/* 1234 -> "1.23k", 1500000 -> "1.5M" (axis ticks) */
+static const char *si(double v, char *buf, size_t n)
+{
+    double a = fabs(v);
+    if (a < 1e-9)
+        v = 0; /* never "-0" */
+    if (a >= 1e6)
+        snprintf(buf, n, "%.3gM", v / 1e6);
+    else if (a >= 1e3)
+        snprintf(buf, n, "%.3gk", v / 1e3);
+    else
+        snprintf(buf, n, "%.3g", v);
+    return buf;
+}
+
+static const char *num_or_dash(json_t *v, int decimals, char *buf, size_t n)
+{
+    if (json_is_integer(v))
+        snprintf(buf, n, "%lld", (long long)json_integer_value(v));
+    else if (json_is_real(v))
+        snprintf(buf, n, "%.*f", decimals, json_real_value(v));
+    else
+        snprintf(buf, n, "-");
+    return buf;
+}
+
+static double jnum(json_t *o, const char *k)
+{
+    json_t *v = json_object_get(o, k);
+    return json_is_number(v) ? json_number_value(v) : NAN;
+}
+
+/* ---- the generic line plot ---------------------------------------------------------------- */
+
+typedef struct pseries {
+    char label[300];
+    double *x, *y;
+    char **cell;     /* data-cell per point (owned strings) or NULL */
+    uint8_t *flag;   /* 1 = rejections: red ring */
+    size_t n, cap;
+    int markers;
+} pseries;
+
+typedef struct plot {
+    int w, h;                /* plot area + axes; the legend adds below */
+    const char *title, *xlabel, *ylabel, *kind;
+    int xlog2;               /* log2 x axis (concurrency) */
+    int xticks_at_data;      /* ticks at the distinct x values of the data */
+    int fixed_x;             /* use xmin/xmax as given */
+    double ymax;             /* > 0: the y axis reaches at least this (panels share a scale) */
+    double xmin, xmax;
+    double shade_to;         /* warmup [xmin, shade_to) shaded when > xmin */
+    double tail_from;        /* hatched [tail_from, xmax] when < xmax */
+    pseries *s;
+    size_t ns;
+} plot;
+
+static pseries *plot_add_series(plot *p, const char *label, int markers)
+{
+    p->s = bf_realloc(p->s, (p->ns + 1) * sizeof *p->s);
+    pseries *s = &p->s[p->ns++];
+    memset(s, 0, sizeof *s);
+    bf_strlcpy(s->label, label ? label : "", sizeof s->label);
+    s->markers = markers;
+    return s;
+}
+
+static void series_add(pseries *s, double x, double y, const char *cell, int flag)
+{
+    if (s->n == s->cap) {
+        s->cap = s->cap ? s->cap * 2 : 16;
+        s->x = bf_realloc(s->x, s->cap * sizeof *s->x);
+        s->y = bf_realloc(s->y, s->cap * sizeof *s->y);
+        s->cell = bf_realloc(s->cell, s->cap * sizeof *s->cell);
+        s->flag = bf_realloc(s->flag, s->cap);
+    }
+    s->x[s->n] = x;
+    s->y[s->n] = y;
+    s->cell[s->n] = cell ? bf_strdup(cell) : NULL;
+    s->flag[s->n] = (uint8_t)flag;
+    s->n++;
+}
+
+static void plot_free(plot *p)
+{
+    for (size_t i = 0; i < p->ns; i++) {
+        for (size_t k = 0; k < p->s[i].n; k++)
+            free(p->s[i].cell[k]);
+        free(p->s[i].cell);
+        free(p->s[i].x);
+        free(p->s[i].y);
+        free(p->s[i].flag);
+    }
+    free(p->s);
+    p->s = NULL;
+    p->ns = 0;
+}
+
+static double nice_step(double range, int nticks)
+{
+    if (!(range > 0))
+        return 1;
+    double raw = range / nticks;
+    double mag = pow(10.0, floor(log10(raw)));
+    double f = raw / mag;
+    double m = f <= 1 ? 1 : f <= 2 ? 2 : f <= 5 ? 5 : 10;
+    return m * mag;
+}
+
+static int cmp_dbl(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+#define PL 70 /* plot margins in px */
+#define PR 18
+#define PT 30
+#define PB 44
+
+static void plot_draw(bf_buf_t *b, const plot *p)
+{
+    int legend_rows = p->ns > 1 ? (int)((p->ns + 2) / 3) : 0;
+    int H = p->h + legend_rows * 16 + (legend_rows ? 6 : 0);
+    double xmin = INFINITY, xmax = -INFINITY, ymax = 0;
+    size_t npts = 0;
+    for (size_t i = 0; i < p->ns; i++) {
+        for (size_t k = 0; k < p->s[i].n; k++) {
+            double x = p->s[i].x[k], y = p->s[i].y[k];
+            if (!isfinite(x) || (p->xlog2 && x <= 0))
+                continue;
+            npts++;
+            if (x < xmin)
+                xmin = x;
+            if (x > xmax)
+                xmax = x;
+            if (isfinite(y) && y > ymax)
+                ymax = y;
+        }
+    }
+    if (p->ymax > ymax)
+        ymax = p->ymax;
+    if (p->fixed_x) {
+        xmin = p->xmin;
+        xmax = p->xmax;
+    }
+    bf_buf_appendf(b, "<svg class=\"chart\" data-chart=\"%s\" xmlns=\"http://www.w3.org/2000/svg\" "
+                   "width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" role=\"img\">",
+                   p->kind, p->w, H, p->w, H);
+    bf_buf_appendz(b, "<title>");
+    html_esc(b, p->title);
+    bf_buf_appendz(b, "</title><text class=\"ct\" x=\"8\" y=\"18\">");
+    html_esc(b, p->title);
+    bf_buf_appendz(b, "</text>");
+    double pw = p->w - PL - PR, ph = p->h - PT - PB;
+    if (npts == 0 && !p->fixed_x) {
+        bf_buf_appendf(b, "<text class=\"na\" x=\"%d\" y=\"%d\">no data</text></svg>", p->w / 2 - 24,
+                       p->h / 2);
+        return;
+    }
+    double lx0 = p->xlog2 ? log2(xmin) : xmin, lx1 = p->xlog2 ? log2(xmax) : xmax;
+    double step = nice_step(ymax > 0 ? ymax : 1, 5);
+    double ytop = ceil((ymax > 0 ? ymax : 1) / step) * step;
+#define XP(x) (lx1 > lx0 ? PL + ((p->xlog2 ? log2(x) : (x)) - lx0) / (lx1 - lx0) * pw : PL + pw / 2)
+#define YP(y) (PT + ph - (y) / ytop * ph)
+    /* warmup shading and tail hatching first, under everything */
+    if (p->shade_to > xmin) {
+        double x1 = p->shade_to < xmax ? p->shade_to : xmax;
+        bf_buf_appendf(b, "<rect class=\"warmup\" x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"%.1f\">"
+                       "<title>warmup: not measured</title></rect>"
+                       "<text class=\"sl\" x=\"%.1f\" y=\"%d\">warmup</text>",
+                       XP(xmin), PT, XP(x1) - XP(xmin), ph, XP(xmin) + 3, PT + 11);
+    }
+    if (p->tail_from < xmax && p->tail_from > xmin) {
+        bf_buf_appendf(b, "<rect class=\"tail\" x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"%.1f\">"
+                       "<title>tail: completed after the window, not measured</title></rect>",
+                       XP(p->tail_from), PT, XP(xmax) - XP(p->tail_from), ph);
+    }
+    /* axes, grid and ticks */
+    char t[64];
+    for (double y = 0; y <= ytop + step / 2; y += step) {
+        bf_buf_appendf(b, "<line class=\"grid\" x1=\"%d\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>"
+                       "<text class=\"yt\" x=\"%d\" y=\"%.1f\">%s</text>",
+                       PL, YP(y), PL + pw, YP(y), PL - 5, YP(y) + 4, si(y, t, sizeof t));
+    }
+    if (p->xticks_at_data) {
+        double *xs = bf_calloc(npts + 1, sizeof *xs);
+        size_t nx = 0;
+        for (size_t i = 0; i < p->ns; i++)
+            for (size_t k = 0; k < p->s[i].n; k++)
+                if (isfinite(p->s[i].x[k]))
+                    xs[nx++] = p->s[i].x[k];
+        qsort(xs, nx, sizeof *xs, cmp_dbl);
+        for (size_t i = 0; i < nx; i++) {
+            if (i > 0 && xs[i] == xs[i - 1])
+                continue;
+            bf_buf_appendf(b, "<line class=\"tick\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>"
+                           "<text class=\"xt\" x=\"%.1f\" y=\"%.1f\">%s</text>",
+                           XP(xs[i]), PT + ph, XP(xs[i]), PT + ph + 4, XP(xs[i]), PT + ph + 16,
+                           si(xs[i], t, sizeof t));
+        }
+        free(xs);
+    } else {
+        double xs = nice_step(xmax - xmin, 6);
+        for (double x = ceil(xmin / xs) * xs; x <= xmax + xs / 1000; x += xs)
+            bf_buf_appendf(b, "<line class=\"tick\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>"
+                           "<text class=\"xt\" x=\"%.1f\" y=\"%.1f\">%s</text>",
+                           XP(x), PT + ph, XP(x), PT + ph + 4, XP(x), PT + ph + 16, si(x, t, sizeof t));
+    }
+    bf_buf_appendf(b, "<line class=\"axis\" x1=\"%d\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>"
+                   "<line class=\"axis\" x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%.1f\"/>",
+                   PL, PT + ph, PL + pw, PT + ph, PL, PT, PL, PT + ph);
+    bf_buf_appendf(b, "<text class=\"xl\" x=\"%.1f\" y=\"%.1f\">", PL + pw / 2, PT + ph + 34);
+    html_esc(b, p->xlabel);
+    bf_buf_appendf(b, "</text><text class=\"yl\" transform=\"translate(14 %.1f) rotate(-90)\">",
+                   PT + ph / 2);
+    html_esc(b, p->ylabel);
+    bf_buf_appendz(b, "</text>");
+    /* the series */
+    for (size_t i = 0; i < p->ns; i++) {
+        const pseries *s = &p->s[i];
+        const char *col = palette[i % NPALETTE];
+        bf_buf_appendz(b, "<g class=\"series\" data-label=\"");
+        html_esc(b, s->label);
+        bf_buf_appendf(b, "\"><polyline fill=\"none\" stroke=\"%s\" stroke-width=\"%s\" points=\"", col,
+                       s->markers ? "2" : "1.5");
+        for (size_t k = 0; k < s->n; k++)
+            if (isfinite(s->x[k]) && isfinite(s->y[k]) && !(p->xlog2 && s->x[k] <= 0))
+                bf_buf_appendf(b, "%.1f,%.1f ", XP(s->x[k]), YP(s->y[k]));
+        bf_buf_appendz(b, "\"/>");
+        for (size_t k = 0; s->markers && k < s->n; k++) {
+            if (!isfinite(s->x[k]) || !isfinite(s->y[k]) || (p->xlog2 && s->x[k] <= 0))
+                continue;
+            bf_buf_appendf(b, "<circle class=\"pt%s\" cx=\"%.1f\" cy=\"%.1f\" r=\"4\" fill=\"%s\" "
+                           "data-cell=\"", s->flag[k] ? " rej" : "", XP(s->x[k]), YP(s->y[k]), col);
+            html_esc(b, s->cell[k]);
+            bf_buf_appendf(b, "\" data-x=\"%.17g\" data-y=\"%.17g\"><title>", s->x[k], s->y[k]);
+            html_esc(b, s->cell[k]);
+            bf_buf_appendf(b, ": %s %.0f%s</title></circle>", p->ylabel, s->y[k],
+                           s->flag[k] ? " (rejections)" : "");
+        }
+        bf_buf_appendz(b, "</g>");
+    }
+    /* legend */
+    for (size_t i = 0; legend_rows && i < p->ns; i++) {
+        double lx = 10 + (double)(i % 3) * ((p->w - 20) / 3.0);
+        double ly = p->h + 4 + (double)(i / 3) * 16;
+        bf_buf_appendf(b, "<rect x=\"%.1f\" y=\"%.1f\" width=\"14\" height=\"4\" fill=\"%s\"/>"
+                       "<text class=\"lg\" x=\"%.1f\" y=\"%.1f\">", lx, ly + 4, palette[i % NPALETTE],
+                       lx + 18, ly + 9);
+        html_esc(b, p->s[i].label);
+        bf_buf_appendz(b, "</text>");
+    }
+    bf_buf_appendz(b, "</svg>\n");
+#undef XP
+#undef YP
+}
+
+/* ---- reading the directory ---------------------------------------------------------------- */
+
+typedef struct run {
+    char stem[300];          /* cells/<stem>.ndjson */
+    uint32_t repetition;
+    uint32_t warmup_s, duration_s;
+    json_t *docs_ok;         /* array of integers, one per second */
+    json_t *tele;            /* {"file","nodes":{name:{t_ms,queue,rejected_delta}},"summary"} or NULL */
+    char note[200];
+} run;
+
+typedef struct rowinfo {
+    json_t *row;             /* borrowed from matrix.json */
+    const char *cell;
+    bf_finding_point_t pt;
+    run *runs;
+    size_t nruns;
+} rowinfo;
+
+static int file_exists(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+static FILE *open_capped(const char *path, char *note, size_t note_size)
+{
+    struct stat st;
+    if (stat(path, &st) != 0)
+        return NULL;
+    if ((uint64_t)st.st_size > BF_MAX_REPORT_FILE_BYTES) {
+        snprintf(note, note_size, "%s is larger than %u MiB; not drawn", path,
+                 BF_MAX_REPORT_FILE_BYTES >> 20);
+        return NULL;
+    }
+    return fopen(path, "r");
+}
+
+static void load_cell_file(const char *dir, run *r)
+{
+    char *path = bf_asprintf("%s/cells/%s.ndjson", dir, r->stem);
+    FILE *f = open_capped(path, r->note, sizeof r->note);
+    free(path);
+    r->docs_ok = json_array();
+    if (f == NULL)
+        return;
+    char *line = NULL;
+    size_t cap = 0;
+    ssize_t n;
+    int first = 1;
+    while ((n = getline(&line, &cap, f)) > 0) {
+        int is_row = first && strstr(line, "\"type\":\"row\"") != NULL;
+        first = 0;
+        if (!is_row && strstr(line, "\"type\":\"second\"") == NULL)
+            continue; /* agent_second and raw sample lines */
+        json_t *o = json_loads(line, 0, NULL);
+        if (!json_is_object(o)) {
+            json_decref(o);
+            continue;
+        }
+        if (is_row) {
+            r->warmup_s = (uint32_t)json_integer_value(json_object_get(o, "warmup_s"));
+            r->duration_s = (uint32_t)json_integer_value(json_object_get(o, "duration_s"));
+            r->repetition = (uint32_t)json_integer_value(json_object_get(o, "repetition"));
+        } else {
+            json_int_t s = json_integer_value(json_object_get(o, "second"));
+            if (s >= 0 && s < 1000000) {
+                while ((json_int_t)json_array_size(r->docs_ok) <= s)
+                    json_array_append_new(r->docs_ok, json_integer(0));
+                json_array_set(r->docs_ok, (size_t)s, json_object_get(o, "docs_ok"));
+            }
+        }
+        json_decref(o);
+    }
+    free(line);
+    fclose(f);
+}
+
+static void load_tele_file(const char *dir, run *r)
+{
+    char *path = bf_asprintf("%s/telemetry/%s.ndjson", dir, r->stem);
+    FILE *f = open_capped(path, r->note, sizeof r->note);
+    free(path);
+    if (f == NULL)
+        return;
+    r->tele = json_object();
+    json_t *nodes = json_object();
+    json_object_set_new(r->tele, "file", json_sprintf("telemetry/%s.ndjson", r->stem));
+    json_object_set_new(r->tele, "nodes", nodes);
+    char *line = NULL;
+    size_t cap = 0;
+    while (getline(&line, &cap, f) > 0) {
+        json_t *o = json_loads(line, 0, NULL);
+        const char *type = json_string_value(json_object_get(o, "type"));
+        if (type && strcmp(type, "tick") == 0) {
+            json_t *t = json_object_get(o, "t_ms");
+            size_t i;
+            json_t *nd;
+            json_array_foreach(json_object_get(o, "nodes"), i, nd) {
+                const char *name = json_string_value(json_object_get(nd, "name"));
+                if (name == NULL)
+                    continue;
+                json_t *ns = json_object_get(nodes, name);
+                if (ns == NULL) {
+                    ns = json_pack("{s:[],s:[],s:[]}", "t_ms", "queue", "rejected_delta");
+                    json_object_set_new(nodes, name, ns);
+                }
+                json_array_append(json_object_get(ns, "t_ms"), t ? t : json_null());
+                json_array_append(json_object_get(ns, "queue"), json_object_get(nd, "queue") ?: json_null());
+                json_array_append(json_object_get(ns, "rejected_delta"),
+                                  json_object_get(nd, "rejected_delta") ?: json_null());
+            }
+        } else if (type && strcmp(type, "summary") == 0) {
+            json_object_del(o, "type");
+            json_object_set(r->tele, "summary", o);
+        }
+        json_decref(o);
+    }
+    free(line);
+    fclose(f);
+}
+
+static void find_runs(const char *dir, rowinfo *ri)
+{
+    char *path = bf_asprintf("%s/cells/%s.ndjson", dir, ri->cell);
+    int single = file_exists(path);
+    free(path);
+    size_t want = single ? 1 : BF_MAX_REPORT_REPS;
+    for (size_t k = 0; k < want; k++) {
+        char stem[300];
+        if (single)
+            snprintf(stem, sizeof stem, "%s", ri->cell);
+        else
+            snprintf(stem, sizeof stem, "%s-r%zu", ri->cell, k + 1);
+        if (!single) {
+            char *p = bf_asprintf("%s/cells/%s.ndjson", dir, stem);
+            int ok = file_exists(p);
+            free(p);
+            if (!ok)
+                break;
+        }
+        ri->runs = bf_realloc(ri->runs, (ri->nruns + 1) * sizeof *ri->runs);
+        run *r = &ri->runs[ri->nruns++];
+        memset(r, 0, sizeof *r);
+        bf_strlcpy(r->stem, stem, sizeof r->stem);
+        r->repetition = single ? 1 : (uint32_t)(k + 1);
+        r->warmup_s = (uint32_t)json_integer_value(json_object_get(ri->row, "warmup_s"));
+        r->duration_s = (uint32_t)json_integer_value(json_object_get(ri->row, "duration_s"));
+        load_cell_file(dir, r);
+        load_tele_file(dir, r);
+    }
+}
+
+/* ---- sections ----------------------------------------------------------------------------- */
+
+static int cmp_u32(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return (x > y) - (x < y);
+}
+
+static int same_line(const bf_finding_point_t *a, const bf_finding_point_t *b)
+{
+    return a->indices == b->indices && a->replicas == b->replicas &&
+           a->batch_size == b->batch_size && strcmp(a->extra, b->extra) == 0;
+}
+
+static void section_throughput(bf_buf_t *b, rowinfo *ri, size_t n, const bf_finding_point_t *pts,
+                               json_t *charts)
+{
+    json_t *panels = json_array();
+    json_object_set_new(charts, "throughput", panels);
+    uint32_t *shards = bf_calloc(n + 1, sizeof *shards);
+    size_t ns = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (ri[i].pt.excluded)
+            continue;
+        size_t k = 0;
+        while (k < ns && shards[k] != ri[i].pt.shards)
+            k++;
+        if (k == ns)
+            shards[ns++] = ri[i].pt.shards;
+    }
+    qsort(shards, ns, sizeof *shards, cmp_u32);
+    double ymax = 0; /* one y scale for every panel: shard counts compare at a glance */
+    for (size_t i = 0; i < n; i++)
+        if (!ri[i].pt.excluded && isfinite(ri[i].pt.docs_per_s) && ri[i].pt.docs_per_s > ymax)
+            ymax = ri[i].pt.docs_per_s;
+    bf_buf_appendz(b, "<h2 id=\"throughput\">docs/s against concurrency</h2>\n<p class=\"note\">"
+                      "One panel per shard count, one line per batch size (and per other axis that "
+                      "varies). A red ring marks a cell with rejections (429s, rejected documents "
+                      "or write-pool rejections).</p>\n<div class=\"charts\">\n");
+    uint8_t *used = bf_calloc(n + 1, 1);
+    size_t *order = bf_calloc(n + 1, sizeof *order);
+    for (size_t k = 0; k < ns; k++) {
+        json_t *panel = json_object();
+        json_t *lines = json_array();
+        json_object_set_new(panel, "shards", json_integer(shards[k]));
+        json_object_set_new(panel, "lines", lines);
+        json_array_append_new(panels, panel);
+        char title[64];
+        snprintf(title, sizeof title, "%u shard%s", shards[k], shards[k] == 1 ? "" : "s");
+        plot p = {.w = 430, .h = 300, .title = title, .xlabel = "concurrency (bulk requests in flight)",
+                  .ylabel = "docs/s", .kind = "throughput", .xlog2 = 1, .xticks_at_data = 1,
+                  .ymax = ymax};
+        memset(used, 0, n);
+        /* lines in order of batch size, then label */
+        for (;;) {
+            long head = -1;
+            for (size_t i = 0; i < n; i++) {
+                if (used[i] || ri[i].pt.excluded || ri[i].pt.shards != shards[k])
+                    continue;
+                if (head < 0 || ri[i].pt.batch_size < ri[head].pt.batch_size)
+                    head = (long)i;
+            }
+            if (head < 0)
+                break;
+            size_t m = 0;
+            for (size_t i = 0; i < n; i++)
+                if (!used[i] && !ri[i].pt.excluded && ri[i].pt.shards == shards[k] &&
+                    same_line(&ri[head].pt, &ri[i].pt)) {
+                    used[i] = 1;
+                    order[m++] = i;
+                }
+            /* by concurrency */
+            for (size_t a = 1; a < m; a++)
+                for (size_t c = a; c > 0 && ri[order[c]].pt.concurrency < ri[order[c - 1]].pt.concurrency; c--) {
+                    size_t tmp = order[c];
+                    order[c] = order[c - 1];
+                    order[c - 1] = tmp;
+                }
+            char label[300];
+            bf_findings_line_label(pts, n, &ri[head].pt, label, sizeof label);
+            pseries *s = plot_add_series(&p, label, 1);
+            json_t *line = json_object();
+            json_t *points = json_array();
+            json_object_set_new(line, "label", json_string(label));
+            json_object_set_new(line, "points", points);
+            json_array_append_new(lines, line);
+            for (size_t a = 0; a < m; a++) {
+                const bf_finding_point_t *q = &ri[order[a]].pt;
+                series_add(s, q->concurrency, q->docs_per_s, q->cell, q->rejections);
+                json_t *pt = json_object();
+                json_object_set_new(pt, "cell", json_string(q->cell));
+                json_object_set_new(pt, "concurrency", json_integer(q->concurrency));
+                json_object_set_new(pt, "docs_per_s", json_real(q->docs_per_s));
+                json_object_set_new(pt, "rejections", json_boolean(q->rejections));
+                json_array_append_new(points, pt);
+            }
+        }
+        plot_draw(b, &p);
+        plot_free(&p);
+    }
+    if (ns == 0)
+        bf_buf_appendz(b, "<p class=\"na\">No finished cell.</p>");
+    bf_buf_appendz(b, "</div>\n");
+    free(order);
+    free(used);
+    free(shards);
+}
+
+static void section_per_second(bf_buf_t *b, rowinfo *ri, size_t n, json_t *charts)
+{
+    json_t *arr = json_array();
+    json_object_set_new(charts, "per_second", arr);
+    bf_buf_appendz(b, "<h2 id=\"per-second\">docs/s each second, per cell</h2>\n<p class=\"note\">"
+                      "Acknowledged documents per second, all agents merged. Grey: warmup (not "
+                      "measured); hatched: tail after the measurement window. An empty second is "
+                      "0.</p>\n<div class=\"charts\">\n");
+    for (size_t i = 0; i < n; i++) {
+        if (ri[i].nruns == 0)
+            continue;
+        char title[400];
+        snprintf(title, sizeof title, "%s", ri[i].cell);
+        uint32_t W = ri[i].runs[0].warmup_s, D = ri[i].runs[0].duration_s;
+        size_t nsec = 0;
+        for (size_t r = 0; r < ri[i].nruns; r++)
+            if (json_array_size(ri[i].runs[r].docs_ok) > nsec)
+                nsec = json_array_size(ri[i].runs[r].docs_ok);
+        double xmax = (double)nsec > (double)(W + D) ? (double)nsec : (double)(W + D);
+        plot p = {.w = 430, .h = 210, .title = title, .xlabel = "second of the cell", .ylabel = "docs/s",
+                  .kind = "per_second", .fixed_x = 1, .xmin = 0, .xmax = xmax > 0 ? xmax : 1,
+                  .shade_to = W, .tail_from = (double)(W + D)};
+        for (size_t r = 0; r < ri[i].nruns; r++) {
+            run *rn = &ri[i].runs[r];
+            char label[64];
+            snprintf(label, sizeof label, "run %u", rn->repetition);
+            pseries *s = plot_add_series(&p, ri[i].nruns > 1 ? label : "", 0);
+            size_t k;
+            json_t *v;
+            json_array_foreach(rn->docs_ok, k, v)
+                series_add(s, (double)k + 0.5, (double)json_integer_value(v), NULL, 0);
+            json_t *o = json_object();
+            json_object_set_new(o, "cell", json_string(ri[i].cell));
+            json_object_set_new(o, "file", json_sprintf("cells/%s.ndjson", rn->stem));
+            json_object_set_new(o, "repetition", json_integer(rn->repetition));
+            json_object_set_new(o, "warmup_s", json_integer(rn->warmup_s));
+            json_object_set_new(o, "duration_s", json_integer(rn->duration_s));
+            json_object_set(o, "docs_ok", rn->docs_ok);
+            json_array_append_new(arr, o);
+        }
+        plot_draw(b, &p);
+        plot_free(&p);
+    }
+    bf_buf_appendz(b, "</div>\n");
+}
+
+static const char *const pct_keys[] = {"service_p50_ms", "service_p90_ms", "service_p99_ms",
+                                       "service_p99_9_ms", "service_max_ms"};
+static const char *const pct_names[] = {"p50", "p90", "p99", "p99.9", "max"};
+
+static void section_latency(bf_buf_t *b, rowinfo *ri, size_t n, json_t *charts)
+{
+    json_t *arr = json_array();
+    json_object_set_new(charts, "latency", arr);
+    bf_buf_appendz(b, "<h2 id=\"latency\">Service time per cell</h2>\n<p class=\"note\">Send to "
+                      "response of each bulk request, histograms of all agents merged; log scale. A "
+                      "percentile is drawn only with enough requests (p90 needs 10, p99 100, p99.9 "
+                      "1000).</p>\n");
+    double lo = INFINITY, hi = 0;
+    for (size_t i = 0; i < n; i++) {
+        json_t *o = json_object();
+        json_object_set_new(o, "cell", json_string(ri[i].cell));
+        for (size_t k = 0; k < 5; k++) {
+            json_t *v = json_object_get(ri[i].row, pct_keys[k]);
+            json_object_set(o, pct_keys[k], v ? v : json_null());
+            double d = jnum(ri[i].row, pct_keys[k]);
+            if (isfinite(d) && d > 0) {
+                lo = d < lo ? d : lo;
+                hi = d > hi ? d : hi;
+            }
+        }
+        json_array_append_new(arr, o);
+    }
+    int W = 1330, L = 230, R = 30, T = 40, rowh = 18;
+    int H = T + rowh * (int)(n ? n : 1) + 40;
+    bf_buf_appendf(b, "<svg class=\"chart\" data-chart=\"latency\" xmlns=\"http://www.w3.org/2000/svg\" "
+                   "width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" role=\"img\"><title>service "
+                   "time percentiles per cell</title>", W, H, W, H);
+    if (!(hi > 0)) {
+        bf_buf_appendz(b, "<text class=\"na\" x=\"20\" y=\"40\">no service-time data</text></svg>\n");
+        return;
+    }
+    double l0 = floor(log10(lo)), l1 = ceil(log10(hi));
+    if (l1 <= l0)
+        l1 = l0 + 1;
+    double pw = W - L - R;
+#define LX(v) (L + (log10(v) - l0) / (l1 - l0) * pw)
+    for (double e = l0; e <= l1; e += 1) {
+        double v = pow(10, e);
+        char t[32];
+        snprintf(t, sizeof t, v < 1 ? "%.3g ms" : "%.0f ms", v);
+        bf_buf_appendf(b, "<line class=\"grid\" x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\"/>"
+                       "<text class=\"xt\" x=\"%.1f\" y=\"%d\">%s</text>",
+                       LX(v), T - 6, LX(v), H - 34, LX(v), H - 20, t);
+    }
+    for (size_t k = 0; k < 5; k++)
+        bf_buf_appendf(b, "<circle cx=\"%d\" cy=\"14\" r=\"5\" fill=\"%s\"/><text class=\"lg\" "
+                       "x=\"%d\" y=\"18\">%s</text>", L + 10 + (int)k * 80, palette[k], L + 20 + (int)k * 80,
+                       pct_names[k]);
+    for (size_t i = 0; i < n; i++) {
+        int y = T + rowh * (int)i + rowh / 2;
+        bf_buf_appendf(b, "<text class=\"rl\" x=\"%d\" y=\"%d\">", L - 8, y + 4);
+        html_esc(b, ri[i].cell);
+        bf_buf_appendz(b, "</text>");
+        double first = NAN, last = NAN;
+        for (size_t k = 0; k < 5; k++) {
+            double d = jnum(ri[i].row, pct_keys[k]);
+            if (isfinite(d) && d > 0) {
+                if (!isfinite(first))
+                    first = d;
+                last = d;
+            }
+        }
+        if (isfinite(first) && last > first)
+            bf_buf_appendf(b, "<line class=\"range\" x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\"/>",
+                           LX(first), y, LX(last), y);
+        for (size_t k = 0; k < 5; k++) {
+            double d = jnum(ri[i].row, pct_keys[k]);
+            if (!(isfinite(d) && d > 0))
+                continue;
+            bf_buf_appendf(b, "<circle class=\"pt\" cx=\"%.1f\" cy=\"%d\" r=\"4.5\" fill=\"%s\" "
+                           "data-cell=\"", LX(d), y, palette[k]);
+            html_esc(b, ri[i].cell);
+            bf_buf_appendf(b, "\" data-pct=\"%s\" data-y=\"%.17g\"><title>", pct_keys[k], d);
+            html_esc(b, ri[i].cell);
+            bf_buf_appendf(b, ": %s %.2f ms</title></circle>", pct_names[k], d);
+        }
+    }
+#undef LX
+    bf_buf_appendf(b, "<text class=\"xl\" x=\"%.1f\" y=\"%d\">service time (ms, log scale)</text></svg>\n",
+                   L + pw / 2, H - 4);
+}
+
+static void section_telemetry(bf_buf_t *b, rowinfo *ri, size_t n, json_t *charts)
+{
+    json_t *arr = json_array();
+    json_object_set_new(charts, "telemetry", arr);
+    bf_buf_appendz(b, "<h2 id=\"telemetry\">Write thread pool per node</h2>\n<p class=\"note\">What "
+                      "the cluster reported every second (_nodes/stats): the write pool's queue, "
+                      "and rejections since the previous sample, per node. Grey: warmup.</p>\n"
+                      "<div class=\"charts\">\n");
+    size_t shown = 0;
+    for (size_t i = 0; i < n; i++) {
+        for (size_t r = 0; r < ri[i].nruns; r++) {
+            run *rn = &ri[i].runs[r];
+            if (rn->tele == NULL)
+                continue;
+            shown++;
+            json_t *o = json_object();
+            json_object_set_new(o, "cell", json_string(ri[i].cell));
+            json_object_set_new(o, "repetition", json_integer(rn->repetition));
+            json_object_update(o, rn->tele);
+            json_array_append_new(arr, o);
+            json_t *nodes = json_object_get(rn->tele, "nodes");
+            bf_buf_appendz(b, "<div class=\"pair\">");
+            for (int which = 0; which < 2; which++) {
+                char title[400];
+                snprintf(title, sizeof title, "%s%s: %s", ri[i].cell, ri[i].nruns > 1 ? " run" : "",
+                         which == 0 ? "write queue" : "write rejections");
+                if (ri[i].nruns > 1)
+                    snprintf(title, sizeof title, "%s run %u: %s", ri[i].cell, rn->repetition,
+                             which == 0 ? "write queue" : "write rejections");
+                plot p = {.w = 430, .h = 190, .title = title, .xlabel = "second of the cell",
+                          .ylabel = which == 0 ? "queued" : "rejected/s",
+                          .kind = which == 0 ? "write_queue" : "write_rejected",
+                          .shade_to = rn->warmup_s, .tail_from = INFINITY};
+                const char *name;
+                json_t *ns;
+                double tmin = INFINITY, tmax = -INFINITY;
+                json_object_foreach(nodes, name, ns) {
+                    pseries *s = plot_add_series(&p, name, 0);
+                    json_t *ts = json_object_get(ns, "t_ms");
+                    json_t *ys = json_object_get(ns, which == 0 ? "queue" : "rejected_delta");
+                    for (size_t k = 0; k < json_array_size(ts); k++) {
+                        double t = json_number_value(json_array_get(ts, k)) / 1000.0;
+                        json_t *y = json_array_get(ys, k);
+                        series_add(s, t, json_is_number(y) ? json_number_value(y) : NAN, NULL, 0);
+                        tmin = t < tmin ? t : tmin;
+                        tmax = t > tmax ? t : tmax;
+                    }
+                }
+                if (isfinite(tmin)) {
+                    p.fixed_x = 1;
+                    p.xmin = tmin;
+                    p.xmax = tmax > tmin ? tmax : tmin + 1;
+                }
+                plot_draw(b, &p);
+                plot_free(&p);
+            }
+            bf_buf_appendz(b, "</div>\n");
+        }
+    }
+    if (shown == 0)
+        bf_buf_appendz(b, "<p class=\"na\">No telemetry in this results directory.</p>");
+    bf_buf_appendz(b, "</div>\n");
+}
+
+static void section_table(bf_buf_t *b, rowinfo *ri, size_t n)
+{
+    static const struct {
+        const char *key, *head;
+        int decimals;
+    } cols[] = {
+        {"indices", "indices", 0}, {"shards", "shards", 0}, {"replicas", "replicas", 0},
+        {"batch_size", "batch size", 0}, {"concurrency", "concurrency", 0},
+        {"docs_per_s", "docs/s", 0}, {"docs_per_s_min", "min", 0},
+        {"docs_per_s_median", "median", 0}, {"docs_per_s_max", "max", 0},
+        {"mb_per_s_payload", "MB/s", 1}, {"service_p50_ms", "p50 ms", 1},
+        {"service_p99_ms", "p99 ms", 1}, {"http_429", "429", 0},
+        {"docs_rejected", "rejected docs", 0}, {"write_queue_max", "write queue max", 0},
+        {"write_rejected", "write rejected", 0}, {"hot_spot_ratio", "hot spot", 2},
+        {"cluster_docs_per_s", "cluster docs/s", 0}, {"agent_cpu_pct", "agent CPU %", 0},
+        {"cv", "CV", 3},
+    };
+    bf_buf_appendz(b, "<h2 id=\"matrix\">The matrix</h2>\n<table><thead><tr>");
+    for (size_t c = 0; c < sizeof cols / sizeof cols[0]; c++)
+        bf_buf_appendf(b, "<th>%s</th>", cols[c].head);
+    bf_buf_appendz(b, "<th>flags</th></tr></thead><tbody>\n");
+    for (size_t i = 0; i < n; i++) {
+        bf_buf_appendz(b, "<tr>");
+        for (size_t c = 0; c < sizeof cols / sizeof cols[0]; c++) {
+            char t[64];
+            bf_buf_appendf(b, "<td>%s</td>", num_or_dash(json_object_get(ri[i].row, cols[c].key),
+                                                         cols[c].decimals, t, sizeof t));
+        }
+        bf_buf_appendz(b, "<td>");
+        static const char *const flags[] = {"failed", "aborted", "degraded", "yellow", "client_bound"};
+        for (size_t k = 0; k < sizeof flags / sizeof flags[0]; k++)
+            if (json_is_true(json_object_get(ri[i].row, flags[k])))
+                bf_buf_appendf(b, "<span class=\"flag\">%s</span> ", flags[k]);
+        if (!json_is_true(json_object_get(ri[i].row, "verified")))
+            bf_buf_appendz(b, "<span class=\"flag\">unverified</span>");
+        bf_buf_appendz(b, "</td></tr>\n");
+    }
+    bf_buf_appendz(b, "</tbody></table>\n");
+}
+
+static const char css[] =
+    "body{font:14px/1.4 -apple-system,'Segoe UI',Helvetica,Arial,sans-serif;margin:24px;color:#222;"
+    "background:#fff}h1{font-size:22px;margin:0 0 4px}h2{font-size:18px;margin:28px 0 6px;"
+    "border-bottom:1px solid #ddd}.meta,.note{color:#555}.charts{display:flex;flex-wrap:wrap;gap:10px}"
+    ".pair{display:flex;gap:6px}"
+    "svg.chart{background:#fcfcfc;border:1px solid #e3e3e3;max-width:100%;height:auto}.ct{font-weight:600;font-size:13px}"
+    "line.grid{stroke:#e6e6e6}line.axis{stroke:#555}line.tick{stroke:#555}"
+    ".yt{font-size:11px;text-anchor:end;fill:#444}.xt{font-size:11px;text-anchor:middle;fill:#444}"
+    ".xl{font-size:12px;text-anchor:middle;fill:#333}.yl{font-size:12px;text-anchor:middle;fill:#333}"
+    ".lg{font-size:11px;fill:#333}.rl{font-size:11px;text-anchor:end;fill:#333}"
+    ".sl{font-size:10px;fill:#666}.na{fill:#999;color:#999}rect.warmup{fill:#000;fill-opacity:.07}"
+    "rect.tail{fill:url(#hatch)}circle.rej{stroke:#d62728;stroke-width:2.5}line.range{stroke:#bbb;"
+    "stroke-width:2}table{border-collapse:collapse;font-size:12px}td,th{border:1px solid #ddd;"
+    "padding:3px 6px;text-align:right}th{background:#f3f3f3}.flag{color:#b00;font-weight:600}"
+    "ul.findings li{margin:3px 0}";
+
+int bf_report_render(const char *dir, bf_buf_t *html, bf_diag_t *diag)
+{
+    char *mpath = bf_asprintf("%s/matrix.json", dir);
+    if (!file_exists(mpath)) {
+        int rc = bf_diag_set(diag, BF_E_NOTFOUND, "%s: no such file; is %s a results directory "
+                             "(results/<name>-<time>/)?", mpath, dir);
+        free(mpath);
+        return rc;
+    }
+    json_error_t jerr;
+    json_t *m = json_load_file(mpath, 0, &jerr);
+    json_t *rows = json_object_get(m, "rows");
+    if (!json_is_array(rows)) {
+        int rc = bf_diag_set(diag, BF_E_PARSE, "%s:%d:%d: %s", mpath, jerr.line, jerr.column,
+                             m ? "no \"rows\" array" : jerr.text);
+        json_decref(m);
+        free(mpath);
+        return rc;
+    }
+    free(mpath);
+    size_t n = json_array_size(rows);
+    rowinfo *ri = bf_calloc(n + 1, sizeof *ri);
+    bf_finding_point_t *pts = bf_calloc(n + 1, sizeof *pts);
+    size_t np = 0;
+    for (size_t i = 0; i < n; i++) {
+        json_t *row = json_array_get(rows, i);
+        ri[np].row = row;
+        ri[np].cell = json_string_value(json_object_get(row, "cell"));
+        if (ri[np].cell == NULL || bf_finding_point_from_json(row, &ri[np].pt) != BF_OK) {
+            bf_warn("%s/matrix.json: row %zu has no cell id or axes; left out of the report", dir, i);
+            continue;
+        }
+        pts[np] = ri[np].pt;
+        find_runs(dir, &ri[np]);
+        np++;
+    }
+    n = np;
+    bf_findings_t *fd = bf_findings_compute(pts, n);
+    json_t *data = json_object();
+    json_t *charts = json_object();
+    json_object_set(data, "matrix", m);
+    json_object_set_new(data, "findings", bf_findings_json(fd));
+    json_object_set_new(data, "charts", charts);
+
+    const char *name = json_string_value(json_object_get(m, "scenario"));
+    json_t *cl = json_object_get(m, "cluster");
+    bf_buf_appendz(html, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+                         "<meta name=\"generator\" content=\"bulkfleet " BF_VERSION "\"><title>");
+    html_esc(html, name ? name : "bulkfleet results");
+    bf_buf_appendf(html, " — bulkfleet report</title><style>%s</style></head><body>\n", css);
+    /* the tail hatch pattern, defined once for every chart */
+    bf_buf_appendz(html, "<svg width=\"0\" height=\"0\" style=\"position:absolute\" aria-hidden=\"true\">"
+                         "<defs><pattern id=\"hatch\" width=\"6\" height=\"6\" patternUnits=\"userSpaceOnUse\" "
+                         "patternTransform=\"rotate(45)\"><rect width=\"6\" height=\"6\" fill=\"#fff\" "
+                         "fill-opacity=\"0\"/><line x1=\"0\" y1=\"0\" x2=\"0\" y2=\"6\" stroke=\"#bbb\" "
+                         "stroke-width=\"2\"/></pattern></defs></svg>\n<h1>");
+    html_esc(html, name ? name : "bulkfleet results");
+    bf_buf_appendz(html, "</h1>\n<p class=\"meta\">");
+    if (json_is_object(cl)) {
+        html_esc(html, json_string_value(json_object_get(cl, "distribution")));
+        bf_buf_appendz(html, " ");
+        html_esc(html, json_string_value(json_object_get(cl, "version")));
+        bf_buf_appendf(html, ", %lld nodes · ", (long long)json_integer_value(json_object_get(cl, "nodes")));
+    }
+    bf_buf_appendf(html, "%zu cells · results directory <code>", n);
+    html_esc(html, dir);
+    bf_buf_appendz(html, "</code></p>\n<h2 id=\"findings\">Findings</h2>\n<ul class=\"findings\">\n");
+    for (size_t i = 0; i < bf_findings_count(fd); i++) {
+        bf_buf_appendz(html, "<li>");
+        html_esc(html, bf_findings_line(fd, i));
+        bf_buf_appendz(html, "</li>\n");
+    }
+    bf_buf_appendz(html, "</ul>\n");
+    section_throughput(html, ri, n, pts, charts);
+    section_per_second(html, ri, n, charts);
+    section_latency(html, ri, n, charts);
+    section_telemetry(html, ri, n, charts);
+    section_table(html, ri, n);
+    /* '<' only occurs inside JSON strings: as \u003c no "</script>" or "<!--" can end or
+     * confuse the block, and the JSON still parses to the same values */
+    char *js = json_dumps(data, JSON_COMPACT);
+    bf_buf_appendz(html, "<script type=\"application/json\" id=\"bf-data\">");
+    for (const char *p = js ? js : "{}"; *p; p++) {
+        if (*p == '<')
+            bf_buf_appendz(html, "\\u003c");
+        else
+            bf_buf_append(html, p, 1);
+    }
+    bf_buf_appendz(html, "</script>\n</body></html>\n");
+    free(js);
+    json_decref(data);
+    bf_findings_destroy(&fd);
+    for (size_t i = 0; i < n; i++) {
+        for (size_t r = 0; r < ri[i].nruns; r++) {
+            json_decref(ri[i].runs[r].docs_ok);
+            json_decref(ri[i].runs[r].tele);
+        }
+        free(ri[i].runs);
+    }
+    free(ri);
+    free(pts);
+    json_decref(m);
+    return BF_OK;
+}
+
+int bf_report_write(const char *dir, bf_diag_t *diag)
+{
+    bf_buf_t html;
+    bf_buf_init(&html, 0);
+    int rc = bf_report_render(dir, &html, diag);
+    if (rc != BF_OK) {
+        bf_buf_cleanup(&html);
+        return rc;
+    }
+    char *path = bf_asprintf("%s/report.html", dir);
+    char *tmp = bf_asprintf("%s.tmp.%ld", path, (long)getpid());
+    rc = BF_E_IO;
+    FILE *f = fopen(tmp, "w");
+    if (f != NULL) {
+        int ok = fwrite(html.data, 1, html.len, f) == html.len && fflush(f) == 0;
+        ok &= fclose(f) == 0;
+        if (ok && rename(tmp, path) == 0)
+            rc = BF_OK;
+        else
+            unlink(tmp);
+    }
+    if (rc != BF_OK)
+        bf_diag_set(diag, BF_E_IO, "cannot write %s: %s", path, strerror(errno));
+    free(tmp);
+    free(path);
+    bf_buf_cleanup(&html);
+    return rc;
+}
+
+int bf_report_cmd(int argc, char **argv)
+{
+    if (argc != 2 || argv[1][0] == '-') {
+        fprintf(stderr, "usage: bulkfleet-coordinator report DIR\n"
+                        "  writes DIR/report.html from a results directory (matrix.json, cells/, "
+                        "telemetry/)\n");
+        return argc == 2 && (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0) ? 0 : 2;
+    }
+    bf_diag_t d = {0};
+    int rc = bf_report_write(argv[1], &d);
+    if (rc != BF_OK) {
+        fprintf(stderr, "bulkfleet-coordinator report: %s\n", d.msg);
+        return rc == BF_E_IO ? 3 : 2;
+    }
+    printf("%s/report.html\n", argv[1]);
+    return 0;
+}

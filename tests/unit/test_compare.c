@@ -1,0 +1,181 @@
+/* test_compare.c — unit tests for bf_compare on the two fixture results directories
+ * (shard-study-base: 12 cells, repeat 1; shard-study-contender: 4 of those cells, repeat 3). */
+#include "bf_buf.h"
+#include "bf_compare.h"
+#include "bf_error.h"
+#include "bf_mem.h"
+
+#include <jansson.h>
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#define BASE BF_SOURCE_DIR "/tests/fixtures/results/shard-study-base"
+#define CONT BF_SOURCE_DIR "/tests/fixtures/results/shard-study-contender"
+
+static json_t *row_of(const char *dir, const char *cell)
+{
+    char *p = bf_asprintf("%s/matrix.json", dir);
+    json_t *m = json_load_file(p, 0, NULL);
+    free(p);
+    assert_non_null(m);
+    size_t i;
+    json_t *r;
+    json_array_foreach(json_object_get(m, "rows"), i, r) {
+        if (strcmp(json_string_value(json_object_get(r, "cell")), cell) == 0) {
+            json_incref(r);
+            json_decref(m);
+            return r;
+        }
+    }
+    json_decref(m);
+    return NULL;
+}
+
+static const bf_compare_row_t *find(const bf_compare_t *c, const char *cell)
+{
+    for (size_t i = 0; i < bf_compare_count(c); i++)
+        if (strcmp(bf_compare_row(c, i)->cell, cell) == 0)
+            return bf_compare_row(c, i);
+    return NULL;
+}
+
+static void test_match_by_cell_id(void **state)
+{
+    (void)state;
+    bf_compare_t *c = NULL;
+    bf_diag_t d = {0};
+    assert_int_equal(bf_compare_dirs(BASE, CONT, &c, &d), BF_OK);
+    assert_int_equal(bf_compare_count(c), 4);
+    assert_int_equal(bf_compare_only_base_count(c), 8);
+    assert_int_equal(bf_compare_only_contender_count(c), 0);
+    assert_string_equal(bf_compare_only_base(c, 0), "i1-s50-r1-b50-c100");
+    assert_null(bf_compare_only_base(c, 8));
+    /* baseline order */
+    assert_string_equal(bf_compare_row(c, 0)->cell, "i1-s50-r1-b5000-c100");
+    assert_null(bf_compare_row(c, 4));
+    /* values straight from the two matrix.json files */
+    const bf_compare_row_t *r = find(c, "i1-s850-r1-b5000-c100");
+    json_t *b = row_of(BASE, r->cell), *k = row_of(CONT, r->cell);
+    assert_true(r->base == json_real_value(json_object_get(b, "docs_per_s")));
+    assert_true(r->contender == json_real_value(json_object_get(k, "docs_per_s")));
+    assert_true(r->diff == r->contender - r->base);
+    assert_true(fabs(r->diff_pct - 100.0 * (r->contender - r->base) / r->base) < 1e-12);
+    assert_int_equal(r->shards, 850);
+    assert_int_equal(r->batch_size, 5000);
+    assert_int_equal(r->concurrency, 100);
+    /* the contender ran 3 repetitions: its CV is the noise band */
+    assert_true(r->noise_from_cv);
+    assert_true(r->noise == json_real_value(json_object_get(k, "cv")));
+    assert_false(r->within_noise); /* +18% */
+    assert_true(isnan(r->base_p99_ms)); /* 99 requests: too few for p99 */
+    json_decref(b);
+    json_decref(k);
+    r = find(c, "i1-s50-r1-b5000-c100");
+    assert_true(r->within_noise); /* +1.2% against a 2% CV */
+    bf_compare_destroy(&c);
+    assert_null(c);
+}
+
+static void test_markdown(void **state)
+{
+    (void)state;
+    bf_compare_t *c = NULL;
+    assert_int_equal(bf_compare_dirs(BASE, CONT, &c, NULL), BF_OK);
+    bf_buf_t out;
+    bf_buf_init(&out, 0);
+    bf_compare_format(c, BF_COMPARE_MARKDOWN, &out);
+    printf("%s", out.data);
+    assert_non_null(strstr(out.data, "| cell | shards | replicas | batch size | concurrency | "
+                                     "baseline docs/s | contender docs/s | diff | diff % |"));
+    assert_non_null(strstr(out.data, "| i1-s50-r1-b5000-c100 | 50 | 1 | 5000 | 100 | 156833 | 158737 "
+                                     "| +1904 | +1.2 | 2.0% (CV) | within noise |"));
+    assert_non_null(strstr(out.data, "| i1-s850-r1-b5000-c200 | 850 | 1 | 5000 | 200 | 78979 | "
+                                     "113597 | +34618 | +43.8 | 1.4% (CV) | faster |"));
+    assert_non_null(strstr(out.data, "4 cells matched: 2 faster, 0 slower, 2 within noise"));
+    assert_non_null(strstr(out.data, "Only in the baseline: i1-s50-r1-b50-c100 "));
+    assert_null(strstr(out.data, "Only in the contender"));
+    bf_buf_cleanup(&out);
+    bf_compare_destroy(&c);
+}
+
+static void test_csv(void **state)
+{
+    (void)state;
+    bf_compare_t *c = NULL;
+    assert_int_equal(bf_compare_dirs(BASE, CONT, &c, NULL), BF_OK);
+    bf_buf_t out;
+    bf_buf_init(&out, 0);
+    bf_compare_format(c, BF_COMPARE_CSV, &out);
+    const char *head = "cell,shards,replicas,batch_size,concurrency,base_docs_per_s,"
+                       "contender_docs_per_s,diff_docs_per_s,diff_pct,noise_pct,noise_source,"
+                       "within_noise,verdict,base_service_p99_ms,contender_service_p99_ms\n";
+    assert_true(strncmp(out.data, head, strlen(head)) == 0);
+    size_t lines = 0;
+    for (const char *p = out.data; *p; p++)
+        lines += *p == '\n';
+    assert_int_equal(lines, 5);
+    /* unknown p99 is an empty field */
+    const char *l = strstr(out.data, "\ni1-s850-r1-b5000-c100,850,1,5000,100,");
+    assert_non_null(l);
+    assert_non_null(strstr(l, ",cv,false,faster,,"));
+    bf_buf_cleanup(&out);
+    bf_compare_destroy(&c);
+}
+
+static void test_same_dir_without_repeats_uses_five_percent(void **state)
+{
+    (void)state;
+    bf_compare_t *c = NULL;
+    assert_int_equal(bf_compare_dirs(BASE, BASE, &c, NULL), BF_OK);
+    assert_int_equal(bf_compare_count(c), 12);
+    for (size_t i = 0; i < 12; i++) {
+        const bf_compare_row_t *r = bf_compare_row(c, i);
+        assert_false(r->noise_from_cv);
+        assert_true(r->noise == 0.05);
+        assert_true(r->within_noise);
+        assert_true(r->diff == 0);
+    }
+    bf_compare_destroy(&c);
+}
+
+static void test_errors(void **state)
+{
+    (void)state;
+    bf_compare_t *c = NULL;
+    bf_diag_t d = {0};
+    assert_int_equal(bf_compare_dirs("/nonexistent", BASE, &c, &d), BF_E_NOTFOUND);
+    assert_null(c);
+    assert_non_null(strstr(d.msg, "/nonexistent/matrix.json"));
+    bf_diag_t d2 = {0};
+    assert_int_equal(bf_compare_dirs(BASE, "/nonexistent2", &c, &d2), BF_E_NOTFOUND);
+    assert_non_null(strstr(d2.msg, "/nonexistent2/matrix.json"));
+    /* the command: usage errors are exit code 2 */
+    char *a1[] = {"compare", BASE, NULL};
+    assert_int_equal(bf_compare_cmd(2, a1), 2);
+    char *a2[] = {"compare", BASE, "/nonexistent", NULL};
+    assert_int_equal(bf_compare_cmd(3, a2), 2);
+    char *a3[] = {"compare", BASE, BASE, "--bogus", NULL};
+    assert_int_equal(bf_compare_cmd(4, a3), 2);
+    char *a4[] = {"compare", BASE, CONT, "--csv", NULL};
+    assert_int_equal(bf_compare_cmd(4, a4), 0);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_match_by_cell_id),
+        cmocka_unit_test(test_markdown),
+        cmocka_unit_test(test_csv),
+        cmocka_unit_test(test_same_dir_without_repeats_uses_five_percent),
+        cmocka_unit_test(test_errors),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,277 @@
+/* test_report.c — unit tests for bf_report on the fixture results directories: the page is
+ * self-contained, has every chart, and the data drawn (embedded JSON and SVG attributes)
+ * equals matrix.json. */
+#include "bf_buf.h"
+#include "bf_error.h"
+#include "bf_mem.h"
+#include "bf_report.h"
+
+#include <jansson.h>
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#define FIXTURES BF_SOURCE_DIR "/tests/fixtures/results"
+
+static char *render(const char *dir)
+{
+    bf_buf_t b;
+    bf_buf_init(&b, 0);
+    bf_diag_t d = {0};
+    int rc = bf_report_render(dir, &b, &d);
+    if (rc != BF_OK)
+        fprintf(stderr, "%s\n", d.msg);
+    assert_int_equal(rc, BF_OK);
+    return bf_buf_steal(&b);
+}
+
+static size_t count(const char *hay, const char *needle)
+{
+    size_t n = 0;
+    for (const char *p = strstr(hay, needle); p; p = strstr(p + 1, needle))
+        n++;
+    return n;
+}
+
+static json_t *embedded_data(const char *html)
+{
+    static const char open[] = "<script type=\"application/json\" id=\"bf-data\">";
+    const char *s = strstr(html, open);
+    assert_non_null(s);
+    s += sizeof open - 1;
+    const char *e = strstr(s, "</script>");
+    assert_non_null(e);
+    json_error_t err;
+    json_t *j = json_loadb(s, (size_t)(e - s), 0, &err);
+    if (j == NULL)
+        fprintf(stderr, "bf-data: %s at %d\n", err.text, err.position);
+    assert_non_null(j);
+    return j;
+}
+
+static json_t *row_of(json_t *matrix, const char *cell)
+{
+    size_t i;
+    json_t *r;
+    json_array_foreach(json_object_get(matrix, "rows"), i, r) {
+        if (strcmp(json_string_value(json_object_get(r, "cell")), cell) == 0)
+            return r;
+    }
+    return NULL;
+}
+
+static void test_self_contained_page(void **state)
+{
+    (void)state;
+    char *html = render(FIXTURES "/shard-study-base");
+    assert_true(strncmp(html, "<!DOCTYPE html>", 15) == 0);
+    /* no network: nothing is loaded from anywhere (the SVG namespace is a name, not a fetch) */
+    assert_int_equal(count(html, "src="), 0);
+    assert_int_equal(count(html, "<link"), 0);
+    assert_int_equal(count(html, "url(http"), 0);
+    assert_int_equal(count(html, "@import"), 0);
+    assert_int_equal(count(html, "http://") , count(html, "xmlns=\"http://www.w3.org/2000/svg\""));
+    assert_int_equal(count(html, "https://"), 0);
+    /* no JavaScript: the one script element is data */
+    assert_int_equal(count(html, "<script"), 1);
+    assert_int_equal(count(html, "<script type=\"application/json\" id=\"bf-data\">"), 1);
+    /* charts: 2 throughput panels (50, 850 shards), 12 per-second, 1 latency, 12 x 2 telemetry */
+    assert_int_equal(count(html, "data-chart=\"throughput\""), 2);
+    assert_int_equal(count(html, "data-chart=\"per_second\""), 12);
+    assert_int_equal(count(html, "data-chart=\"latency\""), 1);
+    assert_int_equal(count(html, "data-chart=\"write_queue\""), 12);
+    assert_int_equal(count(html, "data-chart=\"write_rejected\""), 12);
+    assert_non_null(strstr(html, "<rect class=\"warmup\""));
+    assert_non_null(strstr(html, "<li>850 shards: best without rejections is 98,869 docs/s with batch "
+                                 "5000 at concurrency 100.</li>"));
+    free(html);
+}
+
+static void test_embedded_data_equals_matrix(void **state)
+{
+    (void)state;
+    char *html = render(FIXTURES "/shard-study-base");
+    json_t *data = embedded_data(html);
+    json_t *m = json_load_file(FIXTURES "/shard-study-base/matrix.json", 0, NULL);
+    assert_non_null(m);
+    assert_true(json_equal(json_object_get(data, "matrix"), m));
+    json_t *charts = json_object_get(data, "charts");
+
+    /* docs/s against concurrency: every point is its row's docs/s */
+    size_t i, k, npts = 0;
+    json_t *panel, *line, *pt;
+    json_array_foreach(json_object_get(charts, "throughput"), i, panel) {
+        json_array_foreach(json_object_get(panel, "lines"), k, line) {
+            size_t q;
+            json_array_foreach(json_object_get(line, "points"), q, pt) {
+                json_t *r = row_of(m, json_string_value(json_object_get(pt, "cell")));
+                assert_non_null(r);
+                assert_true(json_equal(json_object_get(pt, "docs_per_s"), json_object_get(r, "docs_per_s")));
+                assert_true(json_equal(json_object_get(pt, "concurrency"), json_object_get(r, "concurrency")));
+                assert_true(json_equal(json_object_get(panel, "shards"), json_object_get(r, "shards")));
+                npts++;
+            }
+        }
+    }
+    assert_int_equal(npts, json_array_size(json_object_get(m, "rows")));
+
+    /* per-second: the window's mean is the row's docs/s (repeat 1: one series per cell) */
+    json_t *ps;
+    json_array_foreach(json_object_get(charts, "per_second"), i, ps) {
+        json_t *r = row_of(m, json_string_value(json_object_get(ps, "cell")));
+        json_int_t W = json_integer_value(json_object_get(ps, "warmup_s"));
+        json_int_t D = json_integer_value(json_object_get(ps, "duration_s"));
+        assert_true(json_equal(json_object_get(ps, "warmup_s"), json_object_get(r, "warmup_s")));
+        double sum = 0;
+        for (json_int_t s = W; s < W + D; s++)
+            sum += (double)json_integer_value(json_array_get(json_object_get(ps, "docs_ok"), (size_t)s));
+        assert_true(sum / (double)D == json_real_value(json_object_get(r, "docs_per_s")));
+    }
+    assert_int_equal(json_array_size(json_object_get(charts, "per_second")), 12);
+
+    /* latency: the row's percentiles, nulls included */
+    json_t *lat;
+    json_array_foreach(json_object_get(charts, "latency"), i, lat) {
+        json_t *r = row_of(m, json_string_value(json_object_get(lat, "cell")));
+        static const char *keys[] = {"service_p50_ms", "service_p90_ms", "service_p99_ms",
+                                     "service_p99_9_ms", "service_max_ms"};
+        for (k = 0; k < 5; k++)
+            assert_true(json_equal(json_object_get(lat, keys[k]), json_object_get(r, keys[k])));
+    }
+    /* telemetry: the file's summary is what the row says */
+    json_t *te;
+    json_array_foreach(json_object_get(charts, "telemetry"), i, te) {
+        json_t *r = row_of(m, json_string_value(json_object_get(te, "cell")));
+        json_t *sum = json_object_get(te, "summary");
+        static const char *keys[] = {"write_queue_max", "write_rejected", "hot_spot_ratio",
+                                     "cluster_docs_per_s"};
+        for (k = 0; k < 4; k++)
+            assert_true(json_equal(json_object_get(sum, keys[k]), json_object_get(r, keys[k])));
+        assert_int_equal(json_object_size(json_object_get(te, "nodes")), 3);
+    }
+    assert_int_equal(json_array_size(json_object_get(charts, "telemetry")), 12);
+    json_decref(m);
+    json_decref(data);
+    free(html);
+}
+
+/* every throughput marker's data-y equals its row's docs/s exactly (%.17g round trip) */
+static void test_svg_markers_carry_exact_values(void **state)
+{
+    (void)state;
+    char *html = render(FIXTURES "/shard-study-base");
+    json_t *m = json_load_file(FIXTURES "/shard-study-base/matrix.json", 0, NULL);
+    size_t markers = 0;
+    const char *chart = strstr(html, "data-chart=\"throughput\"");
+    const char *end = strstr(html, "data-chart=\"per_second\"");
+    for (const char *p = strstr(chart, "<circle"); p && p < end; p = strstr(p + 1, "<circle")) {
+        const char *c = strstr(p, "data-cell=\"");
+        const char *y = strstr(p, "data-y=\"");
+        assert_non_null(c);
+        assert_non_null(y);
+        char cell[256];
+        const char *q = strchr(c + 11, '"');
+        snprintf(cell, sizeof cell, "%.*s", (int)(q - (c + 11)), c + 11);
+        double v = strtod(y + 8, NULL);
+        json_t *r = row_of(m, cell);
+        assert_non_null(r);
+        assert_true(v == json_real_value(json_object_get(r, "docs_per_s")));
+        int rej = strstr(p, "class=\"pt rej\"") == p + 8;
+        int want = json_integer_value(json_object_get(r, "http_429")) > 0 ||
+                   json_integer_value(json_object_get(r, "docs_rejected")) > 0 ||
+                   json_integer_value(json_object_get(r, "write_rejected")) > 0;
+        assert_int_equal(rej, want);
+        markers++;
+    }
+    assert_int_equal(markers, 12);
+    json_decref(m);
+    free(html);
+}
+
+static void test_repeated_cells_draw_every_run(void **state)
+{
+    (void)state;
+    char *html = render(FIXTURES "/shard-study-contender");
+    json_t *data = embedded_data(html);
+    json_t *charts = json_object_get(data, "charts");
+    /* 4 cells x 3 repetitions */
+    assert_int_equal(json_array_size(json_object_get(charts, "per_second")), 12);
+    assert_int_equal(json_array_size(json_object_get(charts, "telemetry")), 12);
+    assert_int_equal(count(html, "data-chart=\"per_second\""), 4);
+    assert_non_null(strstr(html, "cells/i1-s850-r1-b5000-c200-r3.ndjson"));
+    assert_non_null(strstr(html, ">run 3</text>"));
+    json_decref(data);
+    free(html);
+}
+
+static void test_errors_and_escaping(void **state)
+{
+    (void)state;
+    bf_buf_t b;
+    bf_buf_init(&b, 0);
+    bf_diag_t d = {0};
+    assert_int_equal(bf_report_render("/nonexistent/results-dir", &b, &d), BF_E_NOTFOUND);
+    assert_non_null(strstr(d.msg, "/nonexistent/results-dir/matrix.json"));
+
+    char tmpl[] = "/tmp/bf-report-test.XXXXXX";
+    char *dir = mkdtemp(tmpl);
+    assert_non_null(dir);
+    char *path = bf_asprintf("%s/matrix.json", dir);
+    FILE *f = fopen(path, "w");
+    fputs("{\"scenario\":", f);
+    fclose(f);
+    bf_diag_t d2 = {0};
+    assert_int_equal(bf_report_render(dir, &b, &d2), BF_E_PARSE);
+    /* a matrix without cell files: the page still renders, markup in names is escaped */
+    f = fopen(path, "w");
+    fputs("{\"scenario\":\"a<b>&\\\"</script>\",\"rows\":[{\"cell\":\"c<1>\",\"indices\":1,"
+          "\"shards\":2,\"replicas\":0,\"batch_size\":10,\"concurrency\":4,\"docs_per_s\":12.5,"
+          "\"service_p50_ms\":3.5,\"service_p99_ms\":null}]}", f);
+    fclose(f);
+    bf_diag_t d3 = {0};
+    assert_int_equal(bf_report_write(dir, &d3), BF_OK);
+    char *out = bf_asprintf("%s/report.html", dir);
+    f = fopen(out, "r");
+    assert_non_null(f);
+    char *html = bf_calloc(1, 1 << 20);
+    size_t n = fread(html, 1, (1 << 20) - 1, f);
+    fclose(f);
+    assert_true(n > 0);
+    assert_non_null(strstr(html, "<h1>a&lt;b&gt;&amp;&quot;&lt;/script&gt;</h1>"));
+    assert_null(strstr(html, "<b>"));
+    assert_int_equal(count(html, "</script>"), 1); /* the data block escapes '<' */
+    json_t *data = embedded_data(html);
+    assert_string_equal(json_string_value(json_object_get(json_object_get(data, "matrix"), "scenario")),
+                        "a<b>&\"</script>");
+    json_decref(data);
+    assert_non_null(strstr(html, "data-cell=\"c&lt;1&gt;\""));
+    assert_non_null(strstr(html, "No telemetry in this results directory."));
+    free(html);
+    unlink(out);
+    unlink(path);
+    rmdir(dir);
+    free(out);
+    free(path);
+    bf_buf_cleanup(&b);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_self_contained_page),
+        cmocka_unit_test(test_embedded_data_equals_matrix),
+        cmocka_unit_test(test_svg_markers_carry_exact_values),
+        cmocka_unit_test(test_repeated_cells_draw_every_run),
+        cmocka_unit_test(test_errors_and_escaping),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
