@@ -765,10 +765,11 @@ static int build_target(bf__load_t *L)
             }
             if (k->len == 0)
                 return bf__err(L, k, BF_E_INVAL, "target.headers: empty header name");
-            if (strpbrk(v->value, "\r\n") || strlen(v->value) != v->len)
+            const char *hv = bf__y_is_null(v) ? "" : v->value; /* "X-A:" is an empty value */
+            if (strpbrk(hv, "\r\n") || strlen(v->value) != v->len)
                 return bf__err(L, v, BF_E_INVAL, "target.headers.%s: a header value cannot "
                                "contain line breaks", k->value);
-            t->headers[t->nheaders++] = bf_asprintf("%s: %s", k->value, v->value);
+            t->headers[t->nheaders++] = bf_asprintf("%s: %s", k->value, hv);
         }
     }
     return BF_OK;
@@ -1244,7 +1245,7 @@ static void warn_replicas(bf__load_t *L)
     for (size_t c = 0; c < sc->ncells; c++) {
         uint32_t r = sc->cells[c].replicas;
         if (r + 1 > nodes && r != warned) {
-            bf__warn(L, NULL, "cell %s: %u replica%s need%s %u data nodes but the cluster has "
+            bf__warn(L, L->cell_replicas_node[c], "cell %s: %u replica%s need%s %u data nodes but the cluster has "
                      "%u; the replicas stay unassigned (health yellow) and the cell measures "
                      "fewer copies than it says", sc->cells[c].id, r, r == 1 ? "" : "s",
                      r == 1 ? "s" : "", r + 1, nodes);
@@ -1334,6 +1335,7 @@ int bf_scenario_load_text(const char *text, size_t len, const char *origin,
     free(L->var_vals);
     free(L->var_nodes);
     free(L->cell_batch_node);
+    free(L->cell_replicas_node);
     free(L->base_dir);
     free(L);
     return rc;

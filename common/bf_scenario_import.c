@@ -561,6 +561,19 @@ static int import(imp *I, const bf_import_opts_t *o, bf_buf_t *head)
             }
         }
     }
+    /* loadgen's order: each variable, then the aliases drawn from it */
+    if (vars && vars->kind == BF__Y_SEQ && nvo > 1) {
+        var_out *sorted = bf_malloc(nvo * sizeof *sorted);
+        size_t k = 0;
+        for (size_t i = 0; i < vars->n; i++)
+            for (int alias = 0; alias < 2; alias++)
+                for (size_t j = 0; j < nvo; j++)
+                    if (vo[j].src == vars->items[i] && (vo[j].scope != NULL) == alias)
+                        sorted[k++] = vo[j];
+        if (k == nvo)
+            memcpy(vo, sorted, nvo * sizeof *vo);
+        free(sorted);
+    }
     if (vars && vars->kind == BF__Y_SEQ) {
         bf_buf_t dropped;
         bf_buf_init(&dropped, 0);
@@ -568,7 +581,7 @@ static int import(imp *I, const bf_import_opts_t *o, bf_buf_t *head)
             const char *n = sval(vars->items[i], "name");
             int used = 0;
             for (size_t k = 0; k < nvo && n && !used; k++)
-                used = vo[k].src == vars->items[i] && strcmp(vo[k].name, n) == 0;
+                used = vo[k].src == vars->items[i];
             if (n && !used)
                 bf_buf_appendf(&dropped, "%s%s", dropped.len ? ", " : "", n);
         }

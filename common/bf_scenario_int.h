@@ -319,8 +319,9 @@ typedef struct bf__load {
     const bf__ynode_t *source_node;  /* document.source, or NULL */
     const char *source_file_text;    /* content of source_file, or NULL */
     const bf__ynode_t *source_file_node;
-    /* per-cell provenance of batch_size (for the body-size error) */
+    /* per-cell provenance of batch_size and replicas (body-size error, replicas warning) */
     const bf__ynode_t **cell_batch_node;
+    const bf__ynode_t **cell_replicas_node;
 } bf__load_t;
 
 /* Error at node n: "origin:line:col: " + message. Returns `code`. */

@@ -70,6 +70,8 @@ static int is_close(const char *word, const char *cand, size_t dist)
         limit = 1;
     if (limit > 3)
         limit = 3;
+    if (dist >= lw || dist >= lc)
+        return 0; /* everything replaced: not a typo */
     if (dist <= limit)
         return 1;
     size_t shorter = lw < lc ? lw : lc;

@@ -472,6 +472,16 @@ static int render_index_name(mx *m, const cval *cv, uint32_t k, uint32_t indices
     bf__load_t *L = m->L;
     const char *pat = L->sc->index.name;
     const bf__ynode_t *pn = L->top[BF__K_INDEX_NAME].node;
+    const char *ph = strstr(pat, "$[[");
+    if (ph) {
+        uint32_t line = pn ? pn->line : 0, col = pn ? pn->col : 0;
+        if (pn)
+            bf__ydoc_locate(&L->doc, pn, (size_t)(ph - pat), "$[[", &line, &col);
+        return bf_diag_set(L->diag, BF_E_INVAL, "%s:%u:%u: index.name: $[[...]] placeholders "
+                           "are for documents; index names use {axis} placeholders, and several "
+                           "indices per cell come from index.count (names <name>-0.. or {i})",
+                           L->origin, line, col);
+    }
     bf_buf_t b;
     bf_buf_init(&b, 4096);
     int has_i = 0;
@@ -656,6 +666,7 @@ static int make_cell(mx *m, const cval *cv, size_t *ncells)
     cell->axes = m->naxes ? ax : NULL;
     cell->naxes = m->naxes;
     L->cell_batch_node[c] = cv[P_BATCH].node;
+    L->cell_replicas_node[c] = cv[P_REPLICAS].node;
     return BF_OK;
 }
 
@@ -796,6 +807,7 @@ int bf__matrix_expand(bf__load_t *L)
     sc->cells = bf_calloc(cap, sizeof *sc->cells);
     sc->cell_axes = bf_calloc(cap * (m.naxes ? m.naxes : 1), sizeof *sc->cell_axes);
     L->cell_batch_node = bf_calloc(cap, sizeof *L->cell_batch_node);
+    L->cell_replicas_node = bf_calloc(cap, sizeof *L->cell_replicas_node);
     m.ids_cap = 16;
     while (m.ids_cap < cap * 2)
         m.ids_cap *= 2;

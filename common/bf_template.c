@@ -544,12 +544,13 @@ size_t bf_tmpl_estimate_doc_bytes(const bf_tmpl_t *t, const bf_cell_t *cell)
     bf_gen_t *g = bf_gen_new(t, &part);
     bf_buf_t b;
     bf_buf_init(&b, 0);
-    size_t total = 0;
-    if (bf_tmpl_render_bulk(t, g, cell, N, &b) == BF_OK)
-        total = b.len;
+    size_t docs = 0;
+    while (docs < N && bf_tmpl_render_bulk(t, g, cell, 1, &b) == BF_OK)
+        docs++; /* one at a time: a short sequence without wrap may end early */
+    size_t total = b.len;
     bf_buf_cleanup(&b);
     bf_gen_destroy(&g);
-    return (total + N - 1) / N;
+    return docs ? (total + docs - 1) / docs : 0;
 }
 
 /* ---- checks at load time ------------------------------------------------------------------- */
@@ -572,9 +573,7 @@ int bf__tmpl_check(const bf_tmpl_t *t, const bf_cell_t *cell, unsigned ndocs,
         rc = render_doc(g, t->dops, t->ndops, (uint32_t)(d % (cell->indices ? cell->indices : 1)),
                         &doc, 1, &tr);
         if (rc == BF_E_RANGE) {
-            rc = bf_diag_set(diag, BF_E_RANGE, "%s: a sequence with wrap: false is exhausted "
-                             "within the first documents; widen from/to",
-                             bf_scenario_origin(t->sc));
+            rc = BF_OK; /* a short sequence without wrap: the documents so far were checked */
             break;
         }
         if (rc != BF_OK)
@@ -586,13 +585,22 @@ int bf__tmpl_check(const bf_tmpl_t *t, const bf_cell_t *cell, unsigned ndocs,
             size_t n = line == 0 ? l1 : doc.len - l1 - 2; /* without the final '\n' */
             size_t base = line == 0 ? 0 : l1 + 1;
             json_error_t je;
-            json_t *j = json_loadb(s, n, JSON_DECODE_ANY, &je);
+            /* OpenSearch rejects duplicate keys (strict duplicate detection), so do we */
+            json_t *j = json_loadb(s, n, JSON_DECODE_ANY | JSON_REJECT_DUPLICATES, &je);
             const char *why = NULL;
             size_t pos = 0;
             char why_buf[200];
             if (j == NULL) {
                 why = je.text;
                 pos = base + (je.position > 0 ? (size_t)je.position - 1 : 0);
+                /* jansson reports the end of the token it names ("... near 'TOKEN'"): point at
+                 * its first byte instead */
+                const char *near = strstr(je.text, "near '");
+                const char *q = near ? strrchr(near + 6, '\'') : NULL;
+                size_t tl = q ? (size_t)(q - (near + 6)) : 0;
+                if (tl > 1 && pos + 1 >= tl && pos + 1 <= doc.len &&
+                    memcmp(doc.data + pos + 1 - tl, near + 6, tl) == 0)
+                    pos = pos + 1 - tl;
                 if (line == 1 && memchr(s, '\n', n)) {
                     pos = (size_t)((const char *)memchr(s, '\n', n) - doc.data);
                     why = "a line break inside a JSON string (write \\n)";

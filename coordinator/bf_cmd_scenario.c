@@ -177,7 +177,13 @@ int bf_cmd_plan(int argc, char **argv)
            ncells == 1 ? "" : "s", axes);
     printf("document: ~%zu bytes (action + source line); agents: %u\n\n",
            bf_scenario_doc_bytes(sc), fleet);
-    printf("%5s  %-28s %7s %6s %8s %10s %11s", "#", "cell", "indices", "shards", "replicas",
+    int idw = 4;
+    for (size_t c = 0; c < ncells; c++) {
+        int l = (int)strlen(bf_scenario_cell(sc, c)->id);
+        if (l > idw)
+            idw = l;
+    }
+    printf("%5s  %-*s %7s %6s %8s %10s %11s", "#", idw, "cell", "indices", "shards", "replicas",
            "batch_size", "concurrency");
     for (size_t a = 0; a < naxes; a++) {
         const char *an = bf_scenario_axis_name(sc, a);
@@ -200,7 +206,7 @@ int bf_cmd_plan(int argc, char **argv)
             peak_cell = c;
         }
         char b1[32], b2[32];
-        printf("%5zu  %-28s %7u %6u %8u %10u %11u", c + 1, cell->id, cell->indices, cell->shards,
+        printf("%5zu  %-*s %7u %6u %8u %10u %11u", c + 1, idw, cell->id, cell->indices, cell->shards,
                cell->replicas, cell->batch_size, cell->concurrency);
         for (size_t a = 0; a < naxes; a++) {
             const char *an = cell->axes[a].axis;
@@ -321,7 +327,10 @@ int bf_cmd_import_loadgen(int argc, char **argv)
     int code = EXIT_OK;
     if (out_path) {
         FILE *f = fopen(out_path, "wb");
-        if (f == NULL || fputs(yaml, f) == EOF || fclose(f) != 0) {
+        int bad = f == NULL || fputs(yaml, f) == EOF;
+        if (f && fclose(f) != 0)
+            bad = 1;
+        if (bad) {
             fprintf(stderr, "%s: cannot write %s: %s\n", cmd, out_path, strerror(errno));
             code = EXIT_ENV;
         } else {

@@ -1,0 +1,327 @@
+/* test_import.c — import-loadgen on the seed studies' loadgen configs (000, 003): the output
+ * loads as a scenario with the same workload; plus the CLI commands end to end. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "bf_buf.h"
+#include "bf_cmd_scenario.h"
+#include "bf_mem.h"
+#include "bf_scenario.h"
+#include "bf_scenario_import.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define LGDIR BF_SOURCE_DIR "/tests/fixtures/loadgen"
+
+static char *slurp(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    assert_non_null(f);
+    bf_buf_t b;
+    bf_buf_init(&b, 0);
+    char chunk[4096];
+    size_t n;
+    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
+        bf_buf_append(&b, chunk, n);
+    fclose(f);
+    return bf_buf_steal(&b);
+}
+
+static char *import_file(const char *name, const bf_import_opts_t *o)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s", LGDIR, name);
+    char *text = slurp(path), *yaml = NULL;
+    bf_diag_t d = {0};
+    int rc = bf_scenario_import_loadgen(text, strlen(text), name, o, &yaml, &d);
+    free(text);
+    if (rc != 0)
+        fail_msg("import %s: %s", name, d.msg);
+    return yaml;
+}
+
+static bf_scenario_t *load_yaml(const char *yaml, bf_diag_t *d)
+{
+    bf_load_opts_t lo = {.base_dir = LGDIR};
+    bf_scenario_t *sc = NULL;
+    bf_scenario_load_text(yaml, strlen(yaml), "imported.yaml", &lo, &sc, d);
+    return sc;
+}
+
+static const bf_var_spec_t *var(const bf_scenario_t *sc, const char *name)
+{
+    long i = bf_scenario_variable_find(sc, name);
+    assert_true(i >= 0);
+    return &bf_scenario_variables(sc)[i];
+}
+
+static void test_seed000_dedup_validates(void **state)
+{
+    (void)state;
+    setenv("ES_PASSWORD", "from-the-environment", 1);
+    bf_import_opts_t o = {.concurrency = 100, .duration_s = 6000, .compress = 1};
+    char *yaml = import_file("000-loadgen-dedup.yml", &o);
+    /* the literal password of the config is never copied */
+    assert_null(strstr(yaml, "REPLACED-not-the-real-password"));
+    assert_non_null(strstr(yaml, "${ES_PASSWORD}"));
+    bf_diag_t d = {0};
+    bf_scenario_t *sc = load_yaml(yaml, &d);
+    if (sc == NULL)
+        fail_msg("%s\n%s", d.msg, yaml);
+    assert_string_equal(bf_scenario_name(sc), "000-loadgen-dedup");
+    const bf_target_t *t = bf_scenario_target(sc);
+    assert_string_equal(t->hosts[0], "https://xxx.elasticsearch.xxx.cn:9243");
+    assert_int_equal(t->auth, BF_AUTH_BASIC);
+    assert_string_equal(t->username, "elastic");
+    assert_string_equal(t->password, "from-the-environment");
+    assert_int_equal(t->tls_insecure, 1);
+    assert_string_equal(bf_scenario_index(sc)->name, "idx-xxxxxx-xxxxxx");
+    assert_int_equal(bf_scenario_index(sc)->recreate, 0);
+    assert_int_equal(bf_scenario_cell_count(sc), 1);
+    const bf_cell_t *c = bf_scenario_cell(sc, 0);
+    assert_int_equal(c->batch_size, 50);
+    assert_int_equal(c->concurrency, 100);
+    assert_int_equal(c->compression, BF_COMPRESS_GZIP);
+    assert_int_equal(bf_scenario_run(sc)->duration_ms, 6000000);
+    const bf_document_spec_t *doc = bf_scenario_document(sc);
+    assert_int_equal(doc->action, BF_ACTION_CREATE);
+    assert_string_equal(doc->id, "$[[uuid]]");
+    assert_string_equal(doc->routing, "$[[routing_no]]");
+    assert_int_equal(var(sc, "uuid")->type, BF_VAR_SORTABLE_ID);
+    assert_int_equal(var(sc, "routing_no")->type, BF_VAR_SORTABLE_ID);
+    assert_int_equal(var(sc, "routing_no")->scope, BF_VAR_SCOPE_DOCUMENT);
+    assert_int_equal(var(sc, "id")->type, BF_VAR_SEQUENCE);
+    assert_int_equal(var(sc, "id")->from, 1); /* loadgen's first value is from + 1 */
+    assert_int_equal(var(sc, "bool")->type, BF_VAR_RANGE);
+    assert_int_equal(bf_scenario_variable_find(sc, "message"), -1); /* unused: left out */
+    assert_true(bf_scenario_doc_bytes(sc) > 1500);
+    bf_scenario_destroy(&sc);
+    free(yaml);
+    unsetenv("ES_PASSWORD");
+}
+
+static void test_seed000_verbatim_duplicate_keys_caught(void **state)
+{
+    (void)state;
+    setenv("ES_PASSWORD", "x", 1);
+    bf_import_opts_t o = {.concurrency = 100, .duration_s = 6000, .compress = 1};
+    char *yaml = import_file("000-loadgen.yml", &o);
+    bf_diag_t d = {0};
+    bf_scenario_t *sc = load_yaml(yaml, &d);
+    /* the report's x-masked field names collide; OpenSearch would reject every document */
+    assert_null(sc);
+    assert_non_null(strstr(d.msg, "duplicate object key near '\"conxxxxxx\"'"));
+    /* the position is that of the second "conxxxxxx" in the source line of the output */
+    const char *src = strstr(yaml, "  source: ");
+    assert_non_null(src);
+    int line = 1;
+    for (const char *p = yaml; p < src; p++)
+        line += *p == '\n';
+    const char *first = strstr(src, "\"conxxxxxx\"");
+    const char *second = strstr(first + 1, "\"conxxxxxx\"");
+    char want[64];
+    snprintf(want, sizeof want, "imported.yaml:%d:%d: ", line, (int)(second - src) + 1);
+    assert_memory_equal(d.msg, want, strlen(want));
+    free(yaml);
+    unsetenv("ES_PASSWORD");
+}
+
+static void test_seed003_validates(void **state)
+{
+    (void)state;
+    setenv("ES_PASSWORD", "x", 1);
+    unsetenv("BF_TARGET");
+    bf_import_opts_t o = {.concurrency = 200, .duration_s = 60000, .compress = 1};
+    char *yaml = import_file("003-loadgen.yml", &o);
+    bf_diag_t d = {0};
+    bf_scenario_t *sc = load_yaml(yaml, &d);
+    if (sc == NULL)
+        fail_msg("%s\n%s", d.msg, yaml);
+    assert_string_equal(bf_scenario_target(sc)->hosts[0], "http://127.0.0.1:9200");
+    const bf_cell_t *c = bf_scenario_cell(sc, 0);
+    assert_int_equal(c->batch_size, 5000);
+    assert_int_equal(c->concurrency, 200);
+    assert_int_equal(c->indices, 4); /* test-$[[suffix]] with suffix 10..13 */
+    assert_string_equal(c->index_names[0], "test-0");
+    assert_string_equal(c->index_names[3], "test-3");
+    assert_int_equal(var(sc, "batch_no")->scope, BF_VAR_SCOPE_REQUEST);
+    assert_int_equal(var(sc, "batch_no")->type, BF_VAR_SEQUENCE);
+    assert_int_equal(var(sc, "routing_no")->scope, BF_VAR_SCOPE_DOCUMENT);
+    assert_int_equal(var(sc, "message")->type, BF_VAR_FILE);
+    assert_string_equal(var(sc, "message")->path, "nginx.log");
+    assert_int_equal(var(sc, "suffix")->from, 10);
+    assert_int_equal(var(sc, "suffix")->to, 13);
+    assert_int_equal(bf_scenario_variable_find(sc, "user"), -1);
+    /* variables keep loadgen's order */
+    assert_string_equal(bf_scenario_variables(sc)[0].name, "ip");
+    assert_null(bf_scenario_document(sc)->routing);
+    bf_scenario_destroy(&sc);
+    free(yaml);
+    /* the second host's config: 10000 per bulk */
+    bf_import_opts_t o2 = {.concurrency = 100, .duration_s = 66000};
+    yaml = import_file("003-loadgen2.yml", &o2);
+    sc = load_yaml(yaml, &d);
+    if (sc == NULL)
+        fail_msg("%s\n%s", d.msg, yaml);
+    assert_int_equal(bf_scenario_cell(sc, 0)->batch_size, 10000);
+    assert_int_equal(bf_scenario_cell(sc, 0)->compression, BF_COMPRESS_NONE);
+    assert_int_equal(bf_scenario_run(sc)->duration_ms, 66000000);
+    bf_scenario_destroy(&sc);
+    free(yaml);
+    unsetenv("ES_PASSWORD");
+}
+
+static char *import_text(const char *text, const bf_import_opts_t *o, bf_diag_t *d)
+{
+    char *yaml = NULL;
+    bf_scenario_import_loadgen(text, strlen(text), "lg.yml", o, &yaml, d);
+    return yaml;
+}
+
+static void test_import_env_formats_and_rate(void **state)
+{
+    (void)state;
+    const char *text =
+        "env:\n  ES_ENDPOINT: http://127.0.0.1:9200\n"
+        "variables:\n"
+        "  - {name: ts, type: now_with_format, format: \"2006-01-02T15:04:05.000Z07:00\"}\n"
+        "  - {name: ms, type: now_unix_in_ms}\n"
+        "  - {name: tags, type: list, data: [a, b]}\n"
+        "  - {name: arr, type: random_array, variable_key: tags, size: 2, variable_type: string, "
+        "square_bracket: true}\n"
+        "  - {name: n, type: sequence64, from: 10, to: 99}\n"
+        "requests:\n"
+        "  - request:\n"
+        "      method: GET\n      url: $[[env.ES_ENDPOINT]]/_cluster/health\n"
+        "  - request:\n"
+        "      method: POST\n      url: $[[env.ES_ENDPOINT]]/logs/_bulk\n"
+        "      headers:\n        - X-Tenant: $[[env.TENANT]]\n"
+        "      basic_auth:\n        username: bench\n        password: $[[env.BENCH_PW]]\n"
+        "      body_repeat_times: 20\n"
+        "      body: |\n"
+        "        {\"index\": {\"_id\": \"$[[n]]\"}}\n"
+        "        {\"ts\": \"$[[ts]]\", \"ms\": $[[ms]], \"tags\": $[[arr]], \"cost\": \"${x}\"}\n";
+    bf_import_opts_t o = {.qps = 5};
+    bf_diag_t d = {0};
+    char *yaml = import_text(text, &o, &d);
+    if (yaml == NULL)
+        fail_msg("%s", d.msg);
+    assert_non_null(strstr(yaml, "hosts: ['${ES_ENDPOINT:-http://127.0.0.1:9200}']"));
+    assert_non_null(strstr(yaml, "password: '${BENCH_PW}'"));
+    assert_non_null(strstr(yaml, "format: '%Y-%m-%dT%H:%M:%S%z'"));
+    assert_non_null(strstr(yaml, "fractional seconds"));
+    assert_non_null(strstr(yaml, "type: now_unix_ms"));
+    assert_non_null(strstr(yaml, "target_rate: 100"));
+    setenv("BENCH_PW", "pw", 1);
+    setenv("TENANT", "t1", 1);
+    unsetenv("ES_ENDPOINT");
+    bf_scenario_t *sc = load_yaml(yaml, &d);
+    if (sc == NULL)
+        fail_msg("%s\n%s", d.msg, yaml);
+    assert_string_equal(bf_scenario_index(sc)->name, "logs");
+    assert_string_equal(bf_scenario_target(sc)->headers[0], "X-Tenant: t1");
+    assert_string_equal(bf_scenario_target(sc)->password, "pw");
+    assert_true(bf_scenario_run(sc)->target_rate == 100.0);
+    assert_int_equal(bf_scenario_cell(sc, 0)->batch_size, 20);
+    /* "${x}" in the loadgen body is text, not an environment variable */
+    assert_non_null(strstr(bf_scenario_document(sc)->source, "\"cost\": \"${x}\""));
+    assert_int_equal(var(sc, "n")->from, 11);
+    assert_int_equal(var(sc, "n")->to, 99);
+    bf_scenario_destroy(&sc);
+    free(yaml);
+    unsetenv("BENCH_PW");
+    unsetenv("TENANT");
+}
+
+static void expect_import_error(const char *text, const char *prefix, const char *sub)
+{
+    bf_diag_t d = {0};
+    char *yaml = import_text(text, NULL, &d);
+    assert_null(yaml);
+    if (strncmp(d.msg, prefix, strlen(prefix)) != 0 || !strstr(d.msg, sub))
+        fail_msg("got '%s', want '%s' ... '%s'", d.msg, prefix, sub);
+}
+
+static void test_import_errors(void **state)
+{
+    (void)state;
+    expect_import_error("variables: []\n", "lg.yml:1:1: ", "no requests");
+    expect_import_error("requests:\n  - request: {method: GET, url: 'http://h/_cat/indices'}\n",
+                        "lg.yml:2:", "no bulk request");
+    expect_import_error("requests:\n  - request: {url: 'http://h/_bulk', body: '{\"index\":{}}'}\n",
+                        "lg.yml:2:", "action line and a source line");
+    expect_import_error("requests:\n  - request: {url: 'http://h/i/_bulk', body: "
+                        "\"{\\\"delete\\\":{}}\\n{}\\n\"}\n",
+                        "lg.yml:2:", "not an index or create action");
+    expect_import_error("requests:\n  - request: {url: 'http://h/i/_bulk', body: "
+                        "\"{\\\"index\\\":{}}\\n{\\\"a\\\": \\\"$[[nope]]\\\"}\\n\"}\n",
+                        "lg.yml:2:", "$[[nope]] in the body names no variable");
+    expect_import_error("variables:\n  - {name: bm, type: int_array_bitmap, from: 1, to: 9, size: 3}\n"
+                        "requests:\n  - request: {url: 'http://h/i/_bulk', body: "
+                        "\"{\\\"index\\\":{}}\\n{\\\"a\\\": \\\"$[[bm]]\\\"}\\n\"}\n",
+                        "lg.yml:2:", "int_array_bitmap");
+    expect_import_error("requests: [\n", "lg.yml:", "YAML syntax error");
+}
+
+/* ---- the CLI ------------------------------------------------------------------------------- */
+
+static int run_cmd(int (*fn)(int, char **), const char *const *args, int n)
+{
+    char *argv[16];
+    for (int i = 0; i < n; i++)
+        argv[i] = (char *)args[i];
+    argv[n] = NULL;
+    fflush(stdout);
+    return fn(n, argv);
+}
+
+static void test_cli_commands(void **state)
+{
+    (void)state;
+    setenv("ES_PASSWORD", "x", 1);
+    char out[] = LGDIR "/tmp-import-XXXXXX.yaml";
+    int fd = mkstemps(out, 5);
+    assert_true(fd >= 0);
+    close(fd);
+    const char *imp[] = {"import-loadgen", LGDIR "/003-loadgen.yml", "-c", "200", "-d", "60000",
+                         "--compress", "-o", out};
+    assert_int_equal(run_cmd(bf_cmd_import_loadgen, imp, 9), 0);
+    const char *val[] = {"validate", out};
+    assert_int_equal(run_cmd(bf_cmd_validate, val, 2), 0);
+    const char *plan[] = {"plan", out, "--agents", "2"};
+    assert_int_equal(run_cmd(bf_cmd_plan, plan, 4), 0);
+    unlink(out);
+    const char *ex[] = {"plan", BF_SOURCE_DIR "/examples/shard-study.yaml", "--agents", "4",
+                        "--cluster-nodes", "1"};
+    assert_int_equal(run_cmd(bf_cmd_plan, ex, 6), 0);
+    const char *bad[] = {"validate", BF_SOURCE_DIR "/tests/fixtures/scenarios/err_enum.yaml"};
+    assert_int_equal(run_cmd(bf_cmd_validate, bad, 2), 2);
+    const char *missing[] = {"validate", "/nonexistent/scenario.yaml"};
+    assert_int_equal(run_cmd(bf_cmd_validate, missing, 2), 2);
+    const char *usage[] = {"plan"};
+    assert_int_equal(run_cmd(bf_cmd_plan, usage, 1), 2);
+    const char *badopt[] = {"plan", BF_SOURCE_DIR "/examples/quickstart.yaml", "--agents", "x"};
+    assert_int_equal(run_cmd(bf_cmd_plan, badopt, 4), 2);
+    const char *noimp[] = {"import-loadgen", LGDIR "/does-not-exist.yml"};
+    assert_int_equal(run_cmd(bf_cmd_import_loadgen, noimp, 2), 2);
+    unsetenv("ES_PASSWORD");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_seed000_dedup_validates),
+        cmocka_unit_test(test_seed000_verbatim_duplicate_keys_caught),
+        cmocka_unit_test(test_seed003_validates),
+        cmocka_unit_test(test_import_env_formats_and_rate),
+        cmocka_unit_test(test_import_errors),
+        cmocka_unit_test(test_cli_commands),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,725 @@
+/* test_scenario.c — the scenario loader: every example validates, one test per mistake kind
+ * with its exact file:line:column, ${VAR} substitution, matrix expansion, resolved-text round
+ * trip (what agents load) and redaction (what is kept with results). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "bf_mem.h"
+#include "bf_scenario.h"
+#include "bf_sha256.h"
+
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define FIXDIR BF_SOURCE_DIR "/tests/fixtures/scenarios"
+#define EXDIR BF_SOURCE_DIR "/examples"
+
+static bf_scenario_t *load_ok(const char *path, const bf_load_opts_t *opts)
+{
+    bf_scenario_t *sc = NULL;
+    bf_diag_t d = {0};
+    int rc = bf_scenario_load_file(path, opts, &sc, &d);
+    if (rc != 0)
+        fail_msg("%s: %s", path, d.msg);
+    assert_non_null(sc);
+    return sc;
+}
+
+static bf_scenario_t *load_text_ok(const char *text, const bf_load_opts_t *opts)
+{
+    bf_scenario_t *sc = NULL;
+    bf_diag_t d = {0};
+    bf_load_opts_t o = {.base_dir = FIXDIR};
+    int rc = bf_scenario_load_text(text, strlen(text), "inline.yaml", opts ? opts : &o, &sc, &d);
+    if (rc != 0)
+        fail_msg("inline: %s", d.msg);
+    return sc;
+}
+
+static void load_text_err(const char *text, const char *want_prefix, const char *want_sub)
+{
+    bf_scenario_t *sc = NULL;
+    bf_diag_t d = {0};
+    bf_load_opts_t o = {.base_dir = FIXDIR};
+    int rc = bf_scenario_load_text(text, strlen(text), "inline.yaml", &o, &sc, &d);
+    assert_int_not_equal(rc, 0);
+    assert_null(sc);
+    if (strncmp(d.msg, want_prefix, strlen(want_prefix)) != 0 || !strstr(d.msg, want_sub))
+        fail_msg("got '%s', want prefix '%s' and '%s'", d.msg, want_prefix, want_sub);
+}
+
+/* ---- examples ------------------------------------------------------------------------------ */
+
+static void test_examples_validate(void **state)
+{
+    (void)state;
+    setenv("ES_PASSWORD", "example-secret", 1);
+    const char *ex[] = {"quickstart.yaml", "shard-study.yaml", "nginx-logs.yaml"};
+    for (size_t i = 0; i < 3; i++) {
+        char path[512];
+        snprintf(path, sizeof path, "%s/%s", EXDIR, ex[i]);
+        bf_scenario_t *sc = load_ok(path, NULL);
+        assert_true(bf_scenario_cell_count(sc) >= 1);
+        assert_int_equal(bf_scenario_warning_count(sc), 0);
+        bf_scenario_destroy(&sc);
+        assert_null(sc);
+    }
+    unsetenv("ES_PASSWORD");
+}
+
+static void test_quickstart_shape(void **state)
+{
+    (void)state;
+    unsetenv("BF_TARGET");
+    bf_scenario_t *sc = load_ok(EXDIR "/quickstart.yaml", NULL);
+    /* shards {1,2} x batch_size {500,2000} x concurrency {2,4}; first axis outermost */
+    static const char *ids[] = {
+        "i1-s1-r0-b500-c2",  "i1-s1-r0-b500-c4",  "i1-s1-r0-b2000-c2", "i1-s1-r0-b2000-c4",
+        "i1-s2-r0-b500-c2",  "i1-s2-r0-b500-c4",  "i1-s2-r0-b2000-c2", "i1-s2-r0-b2000-c4",
+    };
+    assert_int_equal(bf_scenario_cell_count(sc), 8);
+    assert_int_equal(bf_scenario_axis_count(sc), 3);
+    assert_string_equal(bf_scenario_axis_name(sc, 0), "shards");
+    assert_string_equal(bf_scenario_axis_name(sc, 1), "batch_size");
+    assert_string_equal(bf_scenario_axis_name(sc, 2), "concurrency");
+    for (size_t i = 0; i < 8; i++) {
+        const bf_cell_t *c = bf_scenario_cell(sc, i);
+        assert_string_equal(c->id, ids[i]);
+        assert_int_equal(c->index, i);
+        assert_int_equal(c->replicas, 0);
+        assert_ptr_equal(bf_scenario_find_cell(sc, ids[i]), c);
+    }
+    assert_null(bf_scenario_cell(sc, 8));
+    const bf_target_t *t = bf_scenario_target(sc);
+    assert_int_equal(t->nhosts, 1);
+    assert_string_equal(t->hosts[0], "http://127.0.0.1:9200");
+    const bf_document_spec_t *d = bf_scenario_document(sc);
+    assert_int_equal(d->action, BF_ACTION_CREATE);
+    assert_string_equal(d->id, "$[[id]]");
+    const bf_run_spec_t *r = bf_scenario_run(sc);
+    assert_int_equal(r->warmup_ms, 5000);
+    assert_int_equal(r->duration_ms, 10000);
+    assert_int_equal(r->seed, 42);
+    assert_int_equal(r->seed_set, 1);
+    size_t doc = bf_scenario_doc_bytes(sc);
+    assert_true(doc >= 300 && doc <= 600);
+    /* files: the dictionary and the mappings, content-addressed */
+    assert_int_equal(bf_scenario_file_count(sc), 2);
+    for (size_t i = 0; i < 2; i++) {
+        const bf_scenario_file_t *f = bf_scenario_file(sc, i);
+        char hex[65];
+        bf_sha256_hex(f->data, f->len, hex);
+        assert_string_equal(hex, f->sha256_hex);
+    }
+    bf_scenario_destroy(&sc);
+}
+
+static void test_sha256_known(void **state)
+{
+    (void)state;
+    char hex[65];
+    bf_sha256_hex("abc", 3, hex);
+    assert_string_equal(hex, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+}
+
+static void test_target_env_override(void **state)
+{
+    (void)state;
+    setenv("BF_TARGET", "https://search.example:9243/", 1);
+    bf_scenario_t *sc = load_ok(EXDIR "/quickstart.yaml", NULL);
+    assert_string_equal(bf_scenario_target(sc)->hosts[0], "https://search.example:9243");
+    bf_scenario_destroy(&sc);
+    setenv("BF_TARGET", "", 1); /* empty counts as unset for ${VAR:-default} */
+    sc = load_ok(EXDIR "/quickstart.yaml", NULL);
+    assert_string_equal(bf_scenario_target(sc)->hosts[0], "http://127.0.0.1:9200");
+    bf_scenario_destroy(&sc);
+    unsetenv("BF_TARGET");
+}
+
+/* ---- one test per mistake kind: exact file:line:column -------------------------------------- */
+
+static void expect_error(const char *file, const char *loc, const char *sub)
+{
+    char path[512], want[600];
+    snprintf(path, sizeof path, "%s/%s", FIXDIR, file);
+    if (loc[0] == '@')
+        snprintf(want, sizeof want, "%s: ", loc + 1); /* another file, as written */
+    else
+        snprintf(want, sizeof want, "%s:%s: ", path, loc);
+    bf_scenario_t *sc = NULL;
+    bf_diag_t d = {0};
+    int rc = bf_scenario_load_file(path, NULL, &sc, &d);
+    assert_int_not_equal(rc, 0);
+    assert_null(sc);
+    assert_int_equal(d.code, rc);
+    if (strncmp(d.msg, want, strlen(want)) != 0 || strstr(d.msg, sub) == NULL)
+        fail_msg("%s: got '%s'\nwant prefix '%s' and '%s'", file, d.msg, want, sub);
+}
+
+#define ERROR_TEST(name, file, loc, sub)                                                          \
+    static void test_err_##name(void **state)                                                     \
+    {                                                                                             \
+        (void)state;                                                                              \
+        expect_error(file, loc, sub);                                                             \
+    }
+
+ERROR_TEST(unknown_key, "err_unknown_key.yaml", "6:3", "index.setings: unknown key; did you mean 'settings'?")
+ERROR_TEST(wrong_type, "err_wrong_type.yaml", "5:13", "index.recreate: expected true or false, got 'maybe'")
+ERROR_TEST(bad_duration, "err_bad_duration.yaml", "11:13", "run.duration: expected a duration")
+ERROR_TEST(bad_count, "err_bad_count.yaml", "9:20", "run.target_rate: expected a rate")
+ERROR_TEST(empty_axis, "err_empty_axis.yaml", "11:15", "matrix.batch_size: empty list")
+ERROR_TEST(missing_dict, "err_missing_dict.yaml", "7:11", "cannot read dictionary")
+ERROR_TEST(missing_mappings, "err_missing_mappings.yaml", "5:18", "cannot read mappings file")
+ERROR_TEST(unknown_placeholder, "err_unknown_placeholder.yaml", "8:37",
+           "$[[lines]] names no variable; did you mean $[[line]]?")
+ERROR_TEST(invalid_json, "err_invalid_json.yaml", "9:48", "does not render valid JSON")
+ERROR_TEST(duplicate_json_key, "err_duplicate_json_key.yaml", "8:49", "duplicate object key")
+ERROR_TEST(body_too_big, "err_body_too_big.yaml", "9:22", "over the 100.0 MiB")
+ERROR_TEST(env_missing, "err_env_missing.yaml", "6:18",
+           "environment variable BF_TEST_SURELY_UNSET_VAR is not set")
+ERROR_TEST(yaml_syntax, "err_yaml_syntax.yaml", "6:10", "YAML syntax error")
+ERROR_TEST(missing_required, "err_missing_required.yaml", "1:1", "missing required key 'target'")
+ERROR_TEST(bad_enum, "err_enum.yaml", "10:16", "did you mean 'gzip'?")
+ERROR_TEST(filter_path, "err_filter_path.yaml", "10:16", "drops items.*.status")
+ERROR_TEST(mappings_json, "err_mappings_json.yaml", "@mappings/bad.json:3:30",
+           "invalid JSON")
+ERROR_TEST(duplicate_variable, "err_duplicate_var.yaml", "7:12", "variable 'id' is already defined")
+ERROR_TEST(exclude_value, "err_exclude_value.yaml", "13:16", "is not among the axis values")
+ERROR_TEST(unknown_axis, "err_unknown_axis.yaml", "10:3", "unknown axis; did you mean 'shards'?")
+ERROR_TEST(index_name_rules, "err_index_name.yaml", "5:9", "must be lowercase")
+ERROR_TEST(index_placeholder, "err_index_placeholder.yaml", "5:15", "unknown placeholder {shard}")
+ERROR_TEST(key_not_for_type, "err_var_key_type.yaml", "5:32", "not used by type sequence")
+ERROR_TEST(duplicate_yaml_key, "err_duplicate_yaml_key.yaml", "11:3", "duplicate key 'duration'")
+ERROR_TEST(source_file_json, "err_source_file_json.yaml", "@bad-source.json:4:3",
+           "does not render valid JSON")
+ERROR_TEST(range_bounds, "err_range_bounds.yaml", "7:42", "from (10) is greater than to (5)")
+ERROR_TEST(bad_url, "err_bad_url.yaml", "5:7", "is not a URL")
+
+static void test_warn_replicas(void **state)
+{
+    (void)state;
+    bf_load_opts_t o = {.cluster_nodes = 1};
+    bf_scenario_t *sc = load_ok(FIXDIR "/warn_replicas.yaml", &o);
+    assert_int_equal(bf_scenario_warning_count(sc), 1);
+    const char *w = bf_scenario_warning(sc, 0);
+    char want[512];
+    snprintf(want, sizeof want, "%s/warn_replicas.yaml:10:17: warning: ", FIXDIR);
+    assert_memory_equal(w, want, strlen(want));
+    assert_non_null(strstr(w, "1 replica needs 2 data nodes"));
+    bf_scenario_destroy(&sc);
+    /* enough nodes, or unknown: no warning */
+    o.cluster_nodes = 2;
+    sc = load_ok(FIXDIR "/warn_replicas.yaml", &o);
+    assert_int_equal(bf_scenario_warning_count(sc), 0);
+    bf_scenario_destroy(&sc);
+    sc = load_ok(FIXDIR "/warn_replicas.yaml", NULL);
+    assert_int_equal(bf_scenario_warning_count(sc), 0);
+    bf_scenario_destroy(&sc);
+}
+
+static void test_inline_errors(void **state)
+{
+    (void)state;
+    load_text_err("", "inline.yaml:1:1: ", "empty");
+    load_text_err("- a\n- b\n", "inline.yaml:1:1: ", "mapping");
+    load_text_err("name: x\n---\nname: y\n", "inline.yaml:2:1: ", "one YAML document");
+    load_text_err("name: &a x\nother: *a\n", "inline.yaml:2:8: ", "aliases");
+    load_text_err("name: x\ntarget: {hosts: [http://h:9200], auth: {username: u, password: "
+                  "\"${BF_NOPE_X}\"}}\n",
+                  "inline.yaml:2:", "BF_NOPE_X is not set");
+    /* unquoted ${...} in a flow mapping: YAML syntax, with a hint */
+    load_text_err("name: x\ntarget: {hosts: [http://h:9200], auth: {username: u, password: "
+                  "${BF_NOPE_X}}}\n",
+                  "inline.yaml:2:", "quote values holding ${VAR}");
+    load_text_err("name: x y\n", "inline.yaml:1:7: ", "not file-name safe");
+    load_text_err("name: x\ntarget: {hosts: [http://h:9200], auth: {username: u}}\n"
+                  "document: {source: '{}'}\n",
+                  "inline.yaml:2:", "username and password go together");
+    load_text_err("name: x\ntarget: {hosts: [http://h:9200], auth: {api_key: k, bearer: b}}\n"
+                  "document: {source: '{}'}\n",
+                  "inline.yaml:2:", "only one of them");
+    load_text_err("name: x\ntarget: {hosts: [http://h:9200]}\ndocument: {source: '[1, 2]'}\n",
+                  "inline.yaml:3:", "must be a JSON object");
+    load_text_err("name: x\ntarget: {hosts: [http://h:9200]}\ndocument: {}\n", "inline.yaml:3:11: ",
+                  "needs source");
+    load_text_err("name: x\ntarget: {hosts: [http://h:9200]}\ndocument: {source: '{}'}\n"
+                  "variables:\n  - {name: a, type: sequense}\n",
+                  "inline.yaml:5:21: ", "did you mean 'sequence'?");
+    load_text_err("name: x\ntarget: {hosts: [http://h:9200]}\ndocument: {source: '{}'}\n"
+                  "variables:\n  - {name: a, type: random_array, variable_key: b}\n",
+                  "inline.yaml:5:49: ", "no variable named 'b'");
+    load_text_err("name: x\ntarget: {hosts: [http://h:9200]}\n"
+                  "document: {source: '{\"a\": $[[env.HOME]]}'}\n",
+                  "inline.yaml:3:", "write ${HOME} instead");
+    load_text_err("name: x\ntarget: {hosts: [http://h:9200]}\ndocument: {source: '{}'}\n"
+                  "index: {name: 'bench-$[[x]]'}\n",
+                  "inline.yaml:4:", "$[[...]] placeholders are for documents");
+    load_text_err("name: x\ntarget: {hosts: [http://h:9200]}\ndocument: {source: '{}'}\n"
+                  "matrix: {shards: [1, 2], include: [{shardz: 3}]}\n",
+                  "inline.yaml:4:37: ", "did you mean 'shards'?");
+    load_text_err("name: x\ntarget: {hosts: [http://h:9200]}\ndocument: {source: '{}'}\n"
+                  "matrix: {shards: [1, 1]}\n",
+                  "inline.yaml:4:22: ", "listed twice");
+    load_text_err("name: x\ntarget: {hosts: [http://h:9200]}\ndocument: {source: '{}'}\n"
+                  "matrix: {shards: [0]}\n",
+                  "inline.yaml:4:19: ", "from 1 to 1024");
+    load_text_err("name: x\ntarget: {hosts: [http://h:9200]}\ndocument: {source: '{}'}\n"
+                  "matrix: {shards: [1, 2], exclude: [{shards: 1}, {shards: 2}]}\n",
+                  "inline.yaml:4:", "removes every cell");
+    load_text_err("name: x\ntarget: {hosts: [http://h:9200]}\ndocument: {source: '{}'}\n"
+                  "variables:\n  - {name: s, type: sequence, from: 0, to: 1, wrap: false}\n"
+                  "  - {name: t, type: list, data: []}\n",
+                  "inline.yaml:6:", "data is empty");
+}
+
+/* ---- ${VAR} ---------------------------------------------------------------------------------- */
+
+static const char *ENV_SCN =
+    "name: ${BF_T_NAME}\n"
+    "target:\n"
+    "  hosts: [\"${BF_T_HOST:-http://127.0.0.1:9200}\"]\n"
+    "  auth: {username: \"${BF_T_USER:-admin}\", password: \"${BF_T_PW}\"}\n"
+    "index: {name: 'idx-${BF_T_SUFFIX:-}x'}\n"
+    "document: {source: '{\"price\": \"$${notenv}\"}'}\n"
+    "run: {duration: \"${BF_T_DUR:-60s}\"}\n";
+
+static void test_env_set_and_defaults(void **state)
+{
+    (void)state;
+    setenv("BF_T_NAME", "env-test", 1);
+    setenv("BF_T_PW", "s3cr3t", 1);
+    unsetenv("BF_T_HOST");
+    unsetenv("BF_T_USER");
+    setenv("BF_T_DUR", "2m", 1);
+    bf_scenario_t *sc = load_text_ok(ENV_SCN, NULL);
+    assert_string_equal(bf_scenario_name(sc), "env-test");
+    const bf_target_t *t = bf_scenario_target(sc);
+    assert_string_equal(t->hosts[0], "http://127.0.0.1:9200");
+    assert_int_equal(t->auth, BF_AUTH_BASIC);
+    assert_string_equal(t->username, "admin");
+    assert_string_equal(t->password, "s3cr3t");
+    assert_string_equal(bf_scenario_index(sc)->name, "idx-x");
+    assert_string_equal(bf_scenario_document(sc)->source, "{\"price\": \"${notenv}\"}");
+    assert_int_equal(bf_scenario_run(sc)->duration_ms, 120000);
+    bf_scenario_destroy(&sc);
+    unsetenv("BF_T_DUR");
+}
+
+static void test_env_missing_position(void **state)
+{
+    (void)state;
+    setenv("BF_T_NAME", "env-test", 1);
+    unsetenv("BF_T_PW");
+    load_text_err(ENV_SCN, "inline.yaml:4:54: ", "environment variable BF_T_PW is not set");
+    setenv("BF_T_PW", "x", 1);
+    load_text_err("name: a\nother: '${1BAD}'\n", "inline.yaml:2:9: ", "must be followed by");
+    load_text_err("name: a\nother: 'x ${UNTERMINATED'\n", "inline.yaml:2:11: ", "unterminated");
+}
+
+static void test_env_no_env_keeps_text(void **state)
+{
+    (void)state;
+    unsetenv("BF_T_UNSET_FOR_NO_ENV");
+    const char *text = "name: ne\ntarget:\n  hosts: [http://127.0.0.1:9200]\n"
+                       "  auth: {username: u, password: \"${BF_T_UNSET_FOR_NO_ENV}\"}\n"
+                       "document: {source: '{}'}\n";
+    bf_load_opts_t o = {.no_env = 1};
+    bf_scenario_t *sc = load_text_ok(text, &o);
+    assert_string_equal(bf_scenario_target(sc)->password, "${BF_T_UNSET_FOR_NO_ENV}");
+    bf_scenario_destroy(&sc);
+}
+
+/* ---- matrix -------------------------------------------------------------------------------- */
+
+static void test_matrix_include_exclude_settings(void **state)
+{
+    (void)state;
+    const char *text =
+        "name: m\ntarget: {hosts: [http://127.0.0.1:9200]}\n"
+        "index:\n  name: b-{shards}-{refresh_interval}-{i}\n  count: 2\n"
+        "  settings: {index: {refresh_interval: 30s}, number_of_replicas: 1, "
+        "index.translog.durability: async, analysis: {analyzer: {a: {type: standard}}}}\n"
+        "document: {source: '{}'}\n"
+        "request: {compression: gzip}\n"
+        "matrix:\n"
+        "  shards: [1, 2]\n"
+        "  settings.refresh_interval: [1s, \"-1\"]\n"
+        "  batch_size: 500\n"
+        "  exclude:\n    - {shards: 2, settings.refresh_interval: \"-1\"}\n"
+        "  include:\n    - {shards: 4, concurrency: 16, compression: none}\n"
+        "    - {shards: 1, settings.refresh_interval: 1s}\n"; /* repeats cell 0: ignored */
+    bf_scenario_t *sc = load_text_ok(text, NULL);
+    assert_int_equal(bf_scenario_cell_count(sc), 4);
+    assert_int_equal(bf_scenario_warning_count(sc), 1); /* the repeated include */
+    assert_int_equal(bf_scenario_axis_count(sc), 4);
+    assert_string_equal(bf_scenario_axis_name(sc, 0), "shards");
+    assert_string_equal(bf_scenario_axis_name(sc, 1), "settings.refresh_interval");
+    assert_string_equal(bf_scenario_axis_name(sc, 2), "concurrency");
+    assert_string_equal(bf_scenario_axis_name(sc, 3), "compression");
+    const bf_cell_t *c0 = bf_scenario_cell(sc, 0), *c1 = bf_scenario_cell(sc, 1),
+                    *c2 = bf_scenario_cell(sc, 2), *c3 = bf_scenario_cell(sc, 3);
+    assert_string_equal(c0->id, "i2-s1-r1-b500-c1-gzip-refresh_interval_1s");
+    assert_string_equal(c1->id, "i2-s1-r1-b500-c1-gzip-refresh_interval__1");
+    assert_string_equal(c2->id, "i2-s2-r1-b500-c1-gzip-refresh_interval_1s");
+    assert_string_equal(c3->id, "i2-s4-r1-b500-c16-none");
+    assert_int_equal(c0->indices, 2);
+    assert_string_equal(c0->index_names[0], "b-1-1s-0");
+    assert_string_equal(c0->index_names[1], "b-1-1s-1");
+    assert_string_equal(c3->index_names[1], "b-4--1");
+    assert_int_equal(c3->compression, BF_COMPRESS_NONE);
+    assert_int_equal(c0->compression, BF_COMPRESS_GZIP);
+    assert_int_equal(c3->concurrency, 16);
+    assert_int_equal(c0->batch_size, 500);
+    assert_int_equal(c0->replicas, 1); /* from index.settings number_of_replicas */
+    assert_string_equal(c3->axes[1].value, "");
+    assert_string_equal(c1->axes[1].value, "-1");
+    /* settings: merged, nested under "index", valid for PUT /<index> */
+    json_error_t je;
+    json_t *s = json_loads(c1->settings_json, 0, &je);
+    assert_non_null(s);
+    json_t *ix = json_object_get(s, "index");
+    assert_int_equal(json_integer_value(json_object_get(ix, "number_of_shards")), 1);
+    assert_int_equal(json_integer_value(json_object_get(ix, "number_of_replicas")), 1);
+    assert_string_equal(json_string_value(json_object_get(ix, "refresh_interval")), "-1");
+    assert_string_equal(
+        json_string_value(json_object_get(json_object_get(ix, "translog"), "durability")), "async");
+    assert_non_null(json_object_get(json_object_get(ix, "analysis"), "analyzer"));
+    json_decref(s);
+    s = json_loads(c3->settings_json, 0, &je);
+    ix = json_object_get(s, "index");
+    assert_string_equal(json_string_value(json_object_get(ix, "refresh_interval")), "30s");
+    assert_int_equal(json_integer_value(json_object_get(ix, "number_of_shards")), 4);
+    json_decref(s);
+    bf_scenario_destroy(&sc);
+}
+
+static void test_matrix_defaults_no_matrix(void **state)
+{
+    (void)state;
+    bf_scenario_t *sc = load_text_ok("name: d\ntarget: {hosts: http://127.0.0.1:9200/}\n"
+                                     "document: {source: '{}'}\n", NULL);
+    assert_int_equal(bf_scenario_cell_count(sc), 1);
+    assert_int_equal(bf_scenario_axis_count(sc), 0);
+    const bf_cell_t *c = bf_scenario_cell(sc, 0);
+    assert_string_equal(c->id, "i1-s1-r0-b1000-c1");
+    assert_string_equal(c->index_names[0], "d");
+    assert_int_equal(c->shards, 1);
+    assert_int_equal(c->batch_size, 1000);
+    assert_int_equal(c->concurrency, 1);
+    assert_null(c->axes);
+    const bf_request_spec_t *r = bf_scenario_request(sc);
+    assert_int_equal(r->timeout_ms, 60000);
+    assert_int_equal(r->gzip_level, 1);
+    assert_null(r->filter_path);
+    assert_int_equal(bf_scenario_run(sc)->warmup_ms, 10000);
+    assert_int_equal(bf_scenario_run(sc)->duration_ms, 60000);
+    assert_int_equal(bf_scenario_run(sc)->repeat, 1);
+    assert_int_equal(bf_scenario_run(sc)->seed_set, 0);
+    assert_true(bf_scenario_index(sc)->recreate);
+    assert_string_equal(bf_scenario_target(sc)->hosts[0], "http://127.0.0.1:9200");
+    bf_scenario_destroy(&sc);
+}
+
+static void test_request_and_target_options(void **state)
+{
+    (void)state;
+    bf_scenario_t *sc = load_text_ok(
+        "name: r\ntarget:\n  hosts: [https://a:9200, https://b:9200]\n  auth: {api_key: "
+        "\"aWQ6a2V5\"}\n  tls: {ca_file: ca.pem, insecure: true}\n  headers: {X-Opaque-Id: bench}\n"
+        "document: {source: '{}', action: index, pipeline: p1}\n"
+        "request: {filter_path: true, retry: {max: 3, backoff: 250ms}, gzip_level: 6, timeout: 5s}\n"
+        "run: {target_rate: 10k, agents: 3, seed: 7, repeat: 2}\n"
+        "index:\n  mappings_file: mappings/ok.json\n  template: {name: tpl, body: {index_patterns: "
+        "[\"r*\"], template: {settings: {number_of_replicas: 0}}}}\n", NULL);
+    const bf_target_t *t = bf_scenario_target(sc);
+    assert_int_equal(t->nhosts, 2);
+    assert_int_equal(t->auth, BF_AUTH_APIKEY);
+    assert_string_equal(t->api_key, "aWQ6a2V5");
+    assert_string_equal(t->ca_file, "ca.pem");
+    assert_int_equal(t->tls_insecure, 1);
+    assert_int_equal(t->nheaders, 1);
+    assert_string_equal(t->headers[0], "X-Opaque-Id: bench");
+    const bf_request_spec_t *r = bf_scenario_request(sc);
+    assert_string_equal(r->filter_path,
+                        "errors,items.*.status,items.*.error.type,items.*.error.reason");
+    assert_int_equal(r->retry_429_max, 3);
+    assert_int_equal(r->retry_backoff_ms, 250);
+    assert_int_equal(r->gzip_level, 6);
+    assert_int_equal(r->timeout_ms, 5000);
+    const bf_run_spec_t *run = bf_scenario_run(sc);
+    assert_true(run->target_rate == 10000.0);
+    assert_int_equal(run->agents, 3);
+    assert_int_equal(run->repeat, 2);
+    assert_int_equal(bf_scenario_cell(sc, 0)->target_rate, 10000);
+    const bf_index_spec_t *ix = bf_scenario_index(sc);
+    /* {"mappings": {...}} in a file is unwrapped */
+    assert_string_equal(ix->mappings_json,
+                        "{\"properties\":{\"id\":{\"type\":\"long\"},\"line\":{\"type\":\"text\"}}}");
+    assert_string_equal(ix->template_name, "tpl");
+    assert_non_null(strstr(ix->template_json, "\"index_patterns\":[\"r*\"]"));
+    assert_string_equal(bf_scenario_document(sc)->pipeline, "p1");
+    bf_scenario_destroy(&sc);
+}
+
+static void test_filter_path_patterns(void **state)
+{
+    (void)state;
+    const char *ok[] = {"items.*.status", "took,items.*.status", "items", "items.**",
+                        "**.status", "errors,items.*.*", "items.*"};
+    const char *bad[] = {"took", "items.*.error", "items.*.status,-items.*.status",
+                         "items,-items.*.status", "errors,items.index.status"};
+    for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++) {
+        char text[512];
+        snprintf(text, sizeof text, "name: f\ntarget: {hosts: [http://h:9200]}\n"
+                 "document: {source: '{}'}\nrequest: {filter_path: \"%s\"}\n", ok[i]);
+        bf_scenario_t *sc = load_text_ok(text, NULL);
+        assert_string_equal(bf_scenario_request(sc)->filter_path, ok[i]);
+        bf_scenario_destroy(&sc);
+    }
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        char text[512];
+        snprintf(text, sizeof text, "name: f\ntarget: {hosts: [http://h:9200]}\n"
+                 "document: {source: '{}'}\nrequest: {filter_path: \"%s\"}\n", bad[i]);
+        load_text_err(text, "inline.yaml:4:", "drops items.*.status");
+    }
+}
+
+/* ---- resolved text round trip and redaction ------------------------------------------------- */
+
+/* Serves the files of a loaded scenario (what the coordinator ships in Prepare). */
+static int serve_files(void *ctx, const char *path, char **data, size_t *len)
+{
+    const bf_scenario_t *sc = ctx;
+    for (size_t i = 0; i < bf_scenario_file_count(sc); i++) {
+        const bf_scenario_file_t *f = bf_scenario_file(sc, i);
+        if (strcmp(f->path, path) == 0) {
+            *data = bf_malloc(f->len ? f->len : 1);
+            memcpy(*data, f->data, f->len);
+            *len = f->len;
+            return 0;
+        }
+    }
+    return BF_E_NOTFOUND;
+}
+
+static void assert_same_scenario(const bf_scenario_t *a, const bf_scenario_t *b)
+{
+    assert_string_equal(bf_scenario_name(a), bf_scenario_name(b));
+    assert_int_equal(bf_scenario_cell_count(a), bf_scenario_cell_count(b));
+    assert_int_equal(bf_scenario_axis_count(a), bf_scenario_axis_count(b));
+    for (size_t i = 0; i < bf_scenario_cell_count(a); i++) {
+        const bf_cell_t *x = bf_scenario_cell(a, i), *y = bf_scenario_cell(b, i);
+        assert_string_equal(x->id, y->id);
+        assert_string_equal(x->settings_json, y->settings_json);
+        assert_int_equal(x->indices, y->indices);
+        for (uint32_t k = 0; k < x->indices; k++)
+            assert_string_equal(x->index_names[k], y->index_names[k]);
+        assert_int_equal(x->batch_size, y->batch_size);
+        assert_int_equal(x->concurrency, y->concurrency);
+        for (size_t k = 0; k < x->naxes; k++)
+            assert_string_equal(x->axes[k].value, y->axes[k].value);
+    }
+    const bf_target_t *ta = bf_scenario_target(a), *tb = bf_scenario_target(b);
+    assert_int_equal(ta->nhosts, tb->nhosts);
+    assert_string_equal(ta->hosts[0], tb->hosts[0]);
+    assert_int_equal(ta->auth, tb->auth);
+    if (ta->password)
+        assert_string_equal(ta->password, tb->password);
+    const bf_document_spec_t *da = bf_scenario_document(a), *db = bf_scenario_document(b);
+    assert_string_equal(da->source, db->source);
+    assert_int_equal(da->action, db->action);
+    assert_int_equal(bf_scenario_variable_count(a), bf_scenario_variable_count(b));
+    for (size_t i = 0; i < bf_scenario_variable_count(a); i++) {
+        const bf_var_spec_t *va = &bf_scenario_variables(a)[i], *vb = &bf_scenario_variables(b)[i];
+        assert_string_equal(va->name, vb->name);
+        assert_int_equal(va->type, vb->type);
+        assert_int_equal(va->scope, vb->scope);
+        assert_int_equal(va->nvalues, vb->nvalues);
+    }
+    const bf_index_spec_t *ia = bf_scenario_index(a), *ib = bf_scenario_index(b);
+    assert_string_equal(ia->settings_json, ib->settings_json);
+    if (ia->mappings_json)
+        assert_string_equal(ia->mappings_json, ib->mappings_json);
+    if (ia->template_json)
+        assert_string_equal(ia->template_json, ib->template_json);
+    assert_int_equal(bf_scenario_doc_bytes(a) > 0, 1);
+    assert_string_equal(bf_scenario_resolved_text(a), bf_scenario_resolved_text(b));
+    assert_string_equal(bf_scenario_redacted_text(a), bf_scenario_redacted_text(b));
+}
+
+static void round_trip(const char *path)
+{
+    bf_scenario_t *a = load_ok(path, NULL);
+    const char *text = bf_scenario_resolved_text(a);
+    assert_null(strstr(text, "${ES_PASSWORD}"));
+    bf_load_opts_t o = {.file_provider = serve_files, .file_provider_ctx = a, .no_env = 1};
+    bf_scenario_t *b = NULL;
+    bf_diag_t d = {0};
+    /* agents: no environment, no disk, only the shipped files */
+    setenv("ES_PASSWORD", "a-different-one", 1);
+    int rc = bf_scenario_load_text(text, strlen(text), "prepare", &o, &b, &d);
+    if (rc != 0)
+        fail_msg("%s: resolved text does not load: %s\n%s", path, d.msg, text);
+    assert_same_scenario(a, b);
+    bf_scenario_destroy(&b);
+    bf_scenario_destroy(&a);
+}
+
+static void test_resolved_round_trip(void **state)
+{
+    (void)state;
+    setenv("ES_PASSWORD", "pa'ss\"w:rd {x}", 1);
+    round_trip(EXDIR "/quickstart.yaml");
+    setenv("ES_PASSWORD", "pa'ss\"w:rd {x}", 1);
+    round_trip(EXDIR "/nginx-logs.yaml");
+    setenv("ES_PASSWORD", "#not a comment", 1);
+    round_trip(EXDIR "/shard-study.yaml");
+    unsetenv("ES_PASSWORD");
+    round_trip(FIXDIR "/valid.yaml");
+}
+
+static void test_resolved_round_trip_env_edge_values(void **state)
+{
+    (void)state;
+    /* values from the environment that YAML would read differently if written plain */
+    const char *vals[] = {"true", "123", "", "- a", "a: b", "~", "'q'", "[x]", "#c", "@at",
+                          "multi\nline", "tab\there", "  spaced  "};
+    for (size_t i = 0; i < sizeof vals / sizeof vals[0]; i++) {
+        setenv("BF_T_EDGE", vals[i], 1);
+        const char *text = "name: edge\ntarget:\n  hosts: [http://127.0.0.1:9200]\n  headers:\n"
+                           "    X-A: ${BF_T_EDGE}\n    X-B: \"${BF_T_EDGE}\"\n"
+                           "document:\n  source: '{\"v\": \"x\"}'\n  pipeline: p${BF_T_EDGE}\n";
+        bf_scenario_t *a = NULL;
+        bf_diag_t d = {0};
+        int rc = bf_scenario_load_text(text, strlen(text), "edge.yaml", NULL, &a, &d);
+        if (strchr(vals[i], '\n')) {
+            /* a header value cannot hold a line break: refused, not smuggled */
+            assert_int_not_equal(rc, 0);
+            continue;
+        }
+        if (rc != 0)
+            fail_msg("value '%s': %s", vals[i], d.msg);
+        bf_load_opts_t o = {.no_env = 1};
+        bf_scenario_t *b = NULL;
+        const char *rt = bf_scenario_resolved_text(a);
+        rc = bf_scenario_load_text(rt, strlen(rt), "prepare", &o, &b, &d);
+        if (rc != 0)
+            fail_msg("value '%s': %s\n%s", vals[i], d.msg, rt);
+        const bf_target_t *ta = bf_scenario_target(a), *tb = bf_scenario_target(b);
+        assert_int_equal(ta->nheaders, tb->nheaders);
+        for (size_t k = 0; k < ta->nheaders; k++)
+            assert_string_equal(ta->headers[k], tb->headers[k]);
+        assert_string_equal(bf_scenario_document(a)->pipeline, bf_scenario_document(b)->pipeline);
+        assert_string_equal(rt, bf_scenario_resolved_text(b));
+        bf_scenario_destroy(&a);
+        bf_scenario_destroy(&b);
+    }
+    unsetenv("BF_T_EDGE");
+}
+
+static void test_redaction(void **state)
+{
+    (void)state;
+    setenv("BF_T_PW", "hunter2-pw", 1);
+    setenv("BF_T_KEY", "c2VjcmV0LWtleQ==", 1);
+    const char *basic = "name: red\ntarget:\n  hosts: [\"https://user:urlpw99@h:9200\"]\n"
+                        "  auth: {username: elastic, password: \"${BF_T_PW}\"}\n"
+                        "  headers: {X-Token: tok-777, X-Other: \"${BF_T_KEY}\"}\n"
+                        "document: {source: '{}'}\n";
+    bf_scenario_t *sc = load_text_ok(basic, NULL);
+    const char *res = bf_scenario_resolved_text(sc), *red = bf_scenario_redacted_text(sc);
+    assert_non_null(strstr(res, "hunter2-pw"));
+    assert_non_null(strstr(res, "tok-777"));
+    assert_non_null(strstr(res, "urlpw99"));
+    const char *secrets[] = {"hunter2-pw", "tok-777", "c2VjcmV0LWtleQ==", "urlpw99", "BF_T_PW"};
+    for (size_t i = 0; i < 5; i++)
+        if (strstr(red, secrets[i]))
+            fail_msg("redacted text holds '%s':\n%s", secrets[i], red);
+    assert_non_null(strstr(red, "<redacted>"));
+    assert_non_null(strstr(red, "elastic")); /* user names are not secrets */
+    assert_non_null(strstr(red, "https://user:<redacted>@h:9200"));
+    bf_scenario_destroy(&sc);
+    const char *keys[] = {"api_key: \"${BF_T_KEY}\"", "bearer: \"${BF_T_KEY}\""};
+    for (size_t i = 0; i < 2; i++) {
+        char text[512];
+        snprintf(text, sizeof text, "name: red\ntarget:\n  hosts: [http://h:9200]\n  auth: {%s}\n"
+                 "document: {source: '{}'}\n", keys[i]);
+        sc = load_text_ok(text, NULL);
+        assert_null(strstr(bf_scenario_redacted_text(sc), "c2VjcmV0LWtleQ=="));
+        assert_non_null(strstr(bf_scenario_resolved_text(sc), "c2VjcmV0LWtleQ=="));
+        assert_int_equal(bf_scenario_target(sc)->auth, i == 0 ? BF_AUTH_APIKEY : BF_AUTH_BEARER);
+        bf_scenario_destroy(&sc);
+    }
+    unsetenv("BF_T_PW");
+    unsetenv("BF_T_KEY");
+}
+
+static void test_load_file_errors(void **state)
+{
+    (void)state;
+    bf_scenario_t *sc = NULL;
+    bf_diag_t d = {0};
+    assert_int_equal(bf_scenario_load_file(FIXDIR "/does-not-exist.yaml", NULL, &sc, &d),
+                     BF_E_NOTFOUND);
+    assert_non_null(strstr(d.msg, "does-not-exist.yaml"));
+    bf_diag_t d2 = {0};
+    assert_int_not_equal(bf_scenario_load_file(FIXDIR, NULL, &sc, &d2), 0); /* a directory */
+    bf_scenario_destroy(&sc); /* NULL-safe */
+    bf_scenario_destroy(NULL);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_examples_validate),
+        cmocka_unit_test(test_quickstart_shape),
+        cmocka_unit_test(test_sha256_known),
+        cmocka_unit_test(test_target_env_override),
+        cmocka_unit_test(test_err_unknown_key),
+        cmocka_unit_test(test_err_wrong_type),
+        cmocka_unit_test(test_err_bad_duration),
+        cmocka_unit_test(test_err_bad_count),
+        cmocka_unit_test(test_err_empty_axis),
+        cmocka_unit_test(test_err_missing_dict),
+        cmocka_unit_test(test_err_missing_mappings),
+        cmocka_unit_test(test_err_unknown_placeholder),
+        cmocka_unit_test(test_err_invalid_json),
+        cmocka_unit_test(test_err_duplicate_json_key),
+        cmocka_unit_test(test_err_body_too_big),
+        cmocka_unit_test(test_err_env_missing),
+        cmocka_unit_test(test_err_yaml_syntax),
+        cmocka_unit_test(test_err_missing_required),
+        cmocka_unit_test(test_err_bad_enum),
+        cmocka_unit_test(test_err_filter_path),
+        cmocka_unit_test(test_err_mappings_json),
+        cmocka_unit_test(test_err_duplicate_variable),
+        cmocka_unit_test(test_err_exclude_value),
+        cmocka_unit_test(test_err_unknown_axis),
+        cmocka_unit_test(test_err_index_name_rules),
+        cmocka_unit_test(test_err_index_placeholder),
+        cmocka_unit_test(test_err_key_not_for_type),
+        cmocka_unit_test(test_err_duplicate_yaml_key),
+        cmocka_unit_test(test_err_source_file_json),
+        cmocka_unit_test(test_err_range_bounds),
+        cmocka_unit_test(test_err_bad_url),
+        cmocka_unit_test(test_warn_replicas),
+        cmocka_unit_test(test_inline_errors),
+        cmocka_unit_test(test_env_set_and_defaults),
+        cmocka_unit_test(test_env_missing_position),
+        cmocka_unit_test(test_env_no_env_keeps_text),
+        cmocka_unit_test(test_matrix_include_exclude_settings),
+        cmocka_unit_test(test_matrix_defaults_no_matrix),
+        cmocka_unit_test(test_request_and_target_options),
+        cmocka_unit_test(test_filter_path_patterns),
+        cmocka_unit_test(test_resolved_round_trip),
+        cmocka_unit_test(test_resolved_round_trip_env_edge_values),
+        cmocka_unit_test(test_redaction),
+        cmocka_unit_test(test_load_file_errors),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
