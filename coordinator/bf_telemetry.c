@@ -315,6 +315,14 @@ int bf__telemetry_ingest(bf_telemetry_t *t, uint64_t mono_us, const char *nodes_
     "nodes.*.indices.indexing.index_time_in_millis,nodes.*.thread_pool.write,"                 \
     "nodes.*.thread_pool.bulk,nodes.*.thread_pool.write_coordination"
 
+static int stopping(bf_telemetry_t *t)
+{
+    pthread_mutex_lock(&t->mu);
+    int s = t->stop;
+    pthread_mutex_unlock(&t->mu);
+    return s;
+}
+
 static void take_tick(bf_telemetry_t *t)
 {
     uint64_t t0 = bf_clock_mono_us();
@@ -330,7 +338,8 @@ static void take_tick(bf_telemetry_t *t)
     else
         nodes_body = bf_strdup(body);
     char *index_body = NULL;
-    if (t->index_list[0] && strlen(t->index_list) < BF_MAX_TELEMETRY_URL) {
+    /* a stop during a slow first answer must not wait for a second one */
+    if (t->index_list[0] && strlen(t->index_list) < BF_MAX_TELEMETRY_URL && !stopping(t)) {
         char *path = bf_asprintf("/%s/_stats/indexing?level=indices&filter_path="
                                  "_all.primaries.indexing.index_total", t->index_list);
         if (bf_es_request(t->es, "GET", path, NULL, &status, &body, NULL) == BF_OK && status == 200)

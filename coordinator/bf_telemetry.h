@@ -121,8 +121,8 @@ int bf_telemetry_probe(bf_telemetry_t *t, bf_product_t *out, bf_diag_t *diag);
 int bf_telemetry_start(bf_telemetry_t *t, const bf_cell_t *cell, uint64_t start_mono_us,
                        uint32_t warmup_s, uint32_t duration_s);
 
-/* bf_telemetry_stop — stop the thread (waits for an in-flight request, at most
- * BF_TELEMETRY_TIMEOUT_MS), compute the summary into *sum and append the ndjson file content
+/* bf_telemetry_stop — stop the thread (waits for the request in flight, at most
+ * BF_TELEMETRY_TIMEOUT_MS; a stop between the two requests of a tick skips the second), compute the summary into *sum and append the ndjson file content
  * to *ndjson (may be NULL). Safe to call when nothing runs: *sum then says unknown and nothing
  * is appended. Resets the sampler for the next cell. */
 void bf_telemetry_stop(bf_telemetry_t *t, bf_telemetry_summary_t *sum, bf_buf_t *ndjson);
