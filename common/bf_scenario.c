@@ -1083,8 +1083,9 @@ static int build_variables(bf__load_t *L)
                            "draws from a plain variable, not from a random_array", i);
         v->ref = (size_t)r;
         if (sc->vars[r].kind == BF_VAR_KIND_STRING && !v->item_string)
-            bf__warn(L, kn, "variables[%zu]: variable_type number with string items from '%s' "
-                     "renders unquoted strings", i, v->variable_key);
+            return bf__err(L, L->var_vals[i][BF__K_VAR_ITEM_TYPE].node ? L->var_vals[i][BF__K_VAR_ITEM_TYPE].node : kn,
+                           BF_E_INVAL, "variables[%zu]: variable_type number needs numbers, but "
+                           "'%s' gives strings; write variable_type: string", i, v->variable_key);
         if ((uint64_t)bf_var_max_len(sc->vars, i) > BF_MAX_BODY_BYTES)
             return bf__err(L, L->var_vals[i][BF__K_VAR_SIZE].node ? L->var_vals[i][BF__K_VAR_SIZE].node : kn,
                            BF_E_TOOBIG, "variables[%zu]: one random_array value could exceed "

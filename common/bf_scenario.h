@@ -9,6 +9,46 @@
  * The coordinator loads the file; agents load the resolved text it ships in Prepare
  * (bf_scenario_load_text with a file provider that serves the shipped dictionary files).
  * A loaded scenario is immutable and may be read from many threads at once.
+ *
+ * Scenario file reference (the one key table is BF__KEYS in bf_scenario_int.h):
+ *   name            required; letters, digits, '-', '_', '.' (names the results folder)
+ *   target.hosts    required; list of http(s)://host:port URLs (one string is a list of one)
+ *   target.auth     {username, password} | {api_key} (sent as "ApiKey <value>") | {bearer};
+ *                   password, api_key, bearer and every target.headers value are secrets
+ *   target.tls      {ca_file, cert_file, key_file, insecure}; target.headers {Name: value}
+ *   index.name      pattern, default the scenario name lowercased; placeholders {shards}
+ *                   {replicas} {batch_size} {concurrency} {indices} {compression}
+ *                   {target_rate} {i} and {settings.<path>} or just {<last component>}
+ *                   (e.g. {refresh_interval}); see bf_scenario_matrix.c for the rules
+ *   index.count     indices per cell (default 1; also the matrix axis `indices`)
+ *   index.recreate  default true; index.settings (YAML mapping, nested or dotted keys, with
+ *                   or without "index."); index.mappings (mapping) or index.mappings_file
+ *                   (JSON; a {"mappings": ...} wrapper is unwrapped); index.template
+ *                   {name, body | body_file} — a composable index template (index_patterns)
+ *   variables       list of {name, type, scope: document|request (default document), ...}:
+ *                   file {path, data}, list {data}, sequence|sequence64 {from, to, wrap},
+ *                   range {from, to}, uuid, sortable_id|xid, now_local, now_utc,
+ *                   now_utc_lite, now_unix, now_unix_ms|now_unix_in_ms, now_unix_us,
+ *                   now_unix_ns, now_with_format {format: strftime}, random_array
+ *                   {variable_key, size, variable_type: number|string, square_bracket,
+ *                   string_bracket}; see bf_vars.h. A key that does not apply to the type is
+ *                   an error.
+ *   document        action index|create (default index), id, routing, pipeline (templates),
+ *                   source (inline JSON template) or source_file; placeholders $[[name]]
+ *   request         compression none|gzip (default none), gzip_level 1-9 (1), timeout (60s),
+ *                   filter_path (string that keeps items.*.status, or true for
+ *                   "errors,items.*.status,items.*.error.type,items.*.error.reason"),
+ *                   retry {max (0), backoff (100ms)}
+ *   run             warmup (10s), duration (60s), repeat (1), target_rate (docs/s, "10k"),
+ *                   agents (0 = all), seed
+ *   matrix          axes (see bf_scenario_matrix.c): a list is an axis, one value fixes the
+ *                   parameter; include / exclude; the first axis is the outermost of the run
+ *                   order
+ * Every scalar may hold ${VAR} or ${VAR:-default} (default when VAR is unset or empty); $${ is
+ * a literal ${. In YAML flow collections ([...] / {...}) such values must be quoted, because
+ * braces are flow syntax: hosts: ["${BF_TARGET:-http://127.0.0.1:9200}"].
+ * Durations: "250ms", "30s", "5m", "1h30m", or a bare number of seconds. Counts: "5000",
+ * "10k", "2M".
  */
 #ifndef BF_SCENARIO_H
 #define BF_SCENARIO_H

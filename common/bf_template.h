@@ -5,6 +5,20 @@
  * thread owns a bf_gen_t with its own RNG and sequence state, so rendering takes no lock.
  * Variable types follow INFINI loadgen (reference/loadgen-compat.md §1.4); values from
  * dictionaries are JSON-escaped once at load, so every rendered source line is valid JSON.
+ *
+ * Rendering rules (also in bf_template.c):
+ *   - a document-scope variable is drawn once per document and shared by every placeholder of
+ *     that document, action line included (loadgen's runtime_body_line_variables); a
+ *     request-scope one once per bf_tmpl_render_bulk call (loadgen's runtime_variables);
+ *   - inside a JSON string a placeholder renders the value's escaped text; outside strings
+ *     numbers render bare, list/file values bare when all of them are JSON literals, other
+ *     strings quoted; random_array renders its own brackets and quotes (escaped once more
+ *     inside a string);
+ *   - line breaks outside JSON strings (and the indentation after them) are removed, so each
+ *     document is exactly two lines: {"index"|"create":{"_index":..,"_id":..,"routing":..,
+ *     "pipeline":..}} (fields only when set) and the source.
+ * The loader renders a few documents and parses them with jansson (duplicate keys rejected,
+ * as OpenSearch does), so a template that loaded renders valid JSON for any seed.
  */
 #ifndef BF_TEMPLATE_H
 #define BF_TEMPLATE_H
@@ -20,7 +34,12 @@ typedef struct bf_gen bf_gen_t;
 
 /* Where one generator stands in the fleet, so ids and sequences are disjoint and seeds differ.
  * The coordinator numbers every worker thread of every agent: streams [stream_base,
- * stream_base + threads) belong to one agent; stream_count is the fleet's total. */
+ * stream_base + threads) belong to one agent; stream_count is the fleet's total.
+ * Sequences: stream s of S draws from + n*S + s for its n-th value (n = 0, 1, ...), so values
+ * are unique across the fleet until `to`; then wrap: true restarts at `from` (values repeat)
+ * and wrap: false makes rendering fail with BF_E_RANGE. uuid and random values come from a
+ * xoshiro256** generator seeded from (seed, stream_index); sortable_id embeds stream_index,
+ * so it is unique across the fleet by construction. */
 typedef struct bf_partition {
     uint32_t stream_index; /* this thread's global stream number, < stream_count */
     uint32_t stream_count; /* total worker threads across all agents of the cell */
@@ -41,7 +60,9 @@ void bf_gen_destroy(bf_gen_t **g_p);
 /* bf_tmpl_render_bulk — append `ndocs` documents of cell `cell` to `out` as bulk NDJSON
  * (action-and-metadata line + source line per document, each ending in '\n'). Documents are
  * spread round-robin over the cell's indices. Returns 0, or BF_E_TOOBIG when out's cap is hit
- * (out is then left with a partial body the caller discards). */
+ * (out is then left with a partial body the caller discards), or BF_E_RANGE when a sequence
+ * with wrap: false has no values left for this stream. No allocation once `out` and the
+ * generator have grown to size (the first call for a new cell builds the _index prefixes). */
 int bf_tmpl_render_bulk(const bf_tmpl_t *t, bf_gen_t *g, const bf_cell_t *cell, uint32_t ndocs,
                         bf_buf_t *out);
 

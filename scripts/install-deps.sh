@@ -11,8 +11,8 @@ libzmq3-dev libcurl4-openssl-dev libprotobuf-c-dev protobuf-c-compiler
 libyaml-dev zlib1g-dev libjansson-dev libcmocka-dev libssl-dev
 openjdk-17-jdk-headless maven
 nginx-light wrk python3 curl iproute2 procps
-clang llvm
-ansible ansible-lint openssh-server openssh-client sshpass
+clang llvm libclang-rt-14-dev
+ansible ansible-lint openssh-server openssh-client sshpass socat sudo python3-apt
 chromium"
 
 if [ "${BF_SKIP_DEPS:-0}" = 1 ]; then

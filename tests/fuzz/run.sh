@@ -1,0 +1,58 @@
+#!/bin/sh
+# run.sh SECONDS — build the libFuzzer targets with clang into build-fuzz/ and fuzz each one for
+# SECONDS (default 60) starting from tests/fuzz/corpus/<target>/.
+#
+# New interesting inputs go to build-fuzz/corpus/<target>/ (the committed corpus stays as it is);
+# a crash, leak or timeout leaves build-fuzz/artifacts/<target>/crash-* and makes the script fail:
+# copy that file into tests/fuzz/corpus/<target>/ (named after what broke) so every later run —
+# and `ctest -L fuzz` — replays it as a regression test.
+set -eu
+
+secs=${1:-60}
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+build="$root/build-fuzz"
+san="-fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer"
+
+if grep -q 'add_subdirectory(tests/fuzz)' "$root/CMakeLists.txt"; then
+    src="$root"
+    bin="$build/tests/fuzz"
+else
+    # The top level does not include tests/fuzz yet: wrap it in a tiny project that does.
+    src="$build/wrapper"
+    bin="$build/fuzz"
+    mkdir -p "$src"
+    cat > "$src/CMakeLists.txt" <<EOT
+cmake_minimum_required(VERSION 3.18)
+project(bulkfleet_fuzz_wrapper C)
+add_subdirectory("$root" bulkfleet)
+add_subdirectory("$root/tests/fuzz" fuzz)
+EOT
+fi
+
+mkdir -p "$build"
+if ! { cmake -S "$src" -B "$build" -DCMAKE_C_COMPILER=clang -DBF_FUZZ=ON \
+           -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_C_FLAGS="$san" &&
+       cmake --build "$build" -j"$(nproc)" --target fuzz_scenario fuzz_template; } \
+       >"$build/build.log" 2>&1; then
+    tail -40 "$build/build.log" >&2
+    echo "run.sh: build failed (needs clang and libclang-rt-14-dev); see $build/build.log" >&2
+    exit 3
+fi
+
+status=0
+for t in fuzz_scenario fuzz_template; do
+    mkdir -p "$build/corpus/$t" "$build/artifacts/$t"
+    echo "run.sh: $t for ${secs}s" >&2
+    if ! "$bin/$t" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 -max_len=16384 \
+            -print_final_stats=1 -artifact_prefix="$build/artifacts/$t/" \
+            -dict="${BF_FUZZ_DICT:-$here/$t.dict}" \
+            "$build/corpus/$t" "$here/corpus/$t" 2>"$build/$t.log"; then
+        echo "run.sh: $t FAILED; see $build/$t.log and $build/artifacts/$t/" >&2
+        tail -30 "$build/$t.log" >&2
+        status=1
+    else
+        grep -E "stat::number_of_executed_units|stat::new_units_added" "$build/$t.log" >&2 || true
+    fi
+done
+exit $status
