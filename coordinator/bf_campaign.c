@@ -22,6 +22,7 @@
 #include <inttypes.h>
 #include <stdarg.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -422,8 +423,12 @@ static int run_cell(campaign *c, const bf_cell_t *cell, uint32_t repetition, bf_
             }
             break;
         }
-        int32_t sec = now > start_us ? (int32_t)((now - start_us) / 1000000u) - 1 : -1;
-        if (sec >= 0 && sec != shown) {
+        /* show the latest second every live agent has reported: its numbers are complete */
+        int32_t sec = INT32_MAX;
+        for (uint32_t i = 0; i < nagents; i++)
+            if (!c->members[i].lost && c->members[i].last_second < sec)
+                sec = c->members[i].last_second;
+        if (sec != INT32_MAX && sec >= 0 && sec > shown) {
             shown = sec;
             uint64_t elapsed_ms = (now - campaign_start_us) / 1000u;
             uint64_t per_cell_ms = load_ms + 5000;

@@ -11,6 +11,7 @@
 #include "bf_split.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* a packed-and-unpacked sample, as the coordinator receives it */
