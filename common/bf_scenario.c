@@ -475,7 +475,9 @@ static int convert_scalar(bf__load_t *L, const bf__key_t *k, const char *dpath,
     case BF__T_U64:
     case BF__T_AXIS_U32: {
         uint64_t u;
-        uint64_t max = k->type == BF__T_U64 ? UINT64_MAX : (k->max > 0 ? (uint64_t)k->max : UINT32_MAX);
+        uint64_t max = k->type == BF__T_U64 ? UINT64_MAX
+                       : k->max > 0         ? (uint64_t)k->max
+                                            : UINT32_MAX;
         if (bf_units_parse_count(text, &u) != BF_OK || u < (uint64_t)k->min || u > max) {
             if (k->max > 0) {
                 snprintf(buf, sizeof buf, "a whole number from %.0f to %.0f", k->min, k->max);
@@ -1082,14 +1084,15 @@ static int build_variables(bf__load_t *L)
             return bf__err(L, kn, BF_E_INVAL, "variables[%zu].variable_key: a random_array "
                            "draws from a plain variable, not from a random_array", i);
         v->ref = (size_t)r;
+        const bf__ynode_t *tn = L->var_vals[i][BF__K_VAR_ITEM_TYPE].node;
+        const bf__ynode_t *sn = L->var_vals[i][BF__K_VAR_SIZE].node;
         if (sc->vars[r].kind == BF_VAR_KIND_STRING && !v->item_string)
-            return bf__err(L, L->var_vals[i][BF__K_VAR_ITEM_TYPE].node ? L->var_vals[i][BF__K_VAR_ITEM_TYPE].node : kn,
-                           BF_E_INVAL, "variables[%zu]: variable_type number needs numbers, but "
-                           "'%s' gives strings; write variable_type: string", i, v->variable_key);
+            return bf__err(L, tn ? tn : kn, BF_E_INVAL, "variables[%zu]: variable_type number "
+                           "needs numbers, but '%s' gives strings; write variable_type: string",
+                           i, v->variable_key);
         if ((uint64_t)bf_var_max_len(sc->vars, i) > BF_MAX_BODY_BYTES)
-            return bf__err(L, L->var_vals[i][BF__K_VAR_SIZE].node ? L->var_vals[i][BF__K_VAR_SIZE].node : kn,
-                           BF_E_TOOBIG, "variables[%zu]: one random_array value could exceed "
-                           "%u bytes; lower size", i, BF_MAX_BODY_BYTES);
+            return bf__err(L, sn ? sn : kn, BF_E_TOOBIG, "variables[%zu]: one random_array "
+                           "value could exceed %u bytes; lower size", i, BF_MAX_BODY_BYTES);
     }
     return BF_OK;
 }
@@ -1246,10 +1249,10 @@ static void warn_replicas(bf__load_t *L)
     for (size_t c = 0; c < sc->ncells; c++) {
         uint32_t r = sc->cells[c].replicas;
         if (r + 1 > nodes && r != warned) {
-            bf__warn(L, L->cell_replicas_node[c], "cell %s: %u replica%s need%s %u data nodes but the cluster has "
-                     "%u; the replicas stay unassigned (health yellow) and the cell measures "
-                     "fewer copies than it says", sc->cells[c].id, r, r == 1 ? "" : "s",
-                     r == 1 ? "s" : "", r + 1, nodes);
+            bf__warn(L, L->cell_replicas_node[c], "cell %s: %u replica%s need%s %u data nodes "
+                     "but the cluster has %u; the replicas stay unassigned (health yellow) and "
+                     "the cell measures fewer copies than it says", sc->cells[c].id, r,
+                     r == 1 ? "" : "s", r == 1 ? "s" : "", r + 1, nodes);
             warned = r;
         }
     }

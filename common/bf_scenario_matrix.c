@@ -846,7 +846,8 @@ int bf__matrix_expand(bf__load_t *L)
         int dup = 0;
         for (size_t c = 0; c < ncells && !dup; c++) {
             const bf_cell_t *o = &sc->cells[c];
-            dup = o->indices == as_u32(cv[P_INDICES].text) && o->shards == as_u32(cv[P_SHARDS].text) &&
+            dup = o->indices == as_u32(cv[P_INDICES].text) &&
+                  o->shards == as_u32(cv[P_SHARDS].text) &&
                   o->replicas == as_u32(cv[P_REPLICAS].text) &&
                   o->batch_size == as_u32(cv[P_BATCH].text) &&
                   o->concurrency == as_u32(cv[P_CONC].text);

@@ -711,7 +711,8 @@ char *bf__ydoc_emit(const bf__ydoc_t *doc, int redact)
         if (!st[d - 1].started) {
             if (n->kind == BF__Y_MAP)
                 ok = yaml_mapping_start_event_initialize(
-                    &ev, NULL, NULL, 1, n->flow ? YAML_FLOW_MAPPING_STYLE : YAML_BLOCK_MAPPING_STYLE);
+                    &ev, NULL, NULL, 1,
+                    n->flow ? YAML_FLOW_MAPPING_STYLE : YAML_BLOCK_MAPPING_STYLE);
             else
                 ok = yaml_sequence_start_event_initialize(
                     &ev, NULL, NULL, 1,

@@ -98,7 +98,8 @@ typedef struct bf_rng {
 void bf_rng_seed(bf_rng_t *r, uint64_t seed, uint64_t stream);
 /* bf_rng_next — next 64 random bits. */
 uint64_t bf_rng_next(bf_rng_t *r);
-/* bf_rng_below — uniform integer in [0, n) without modulo bias (Lemire 2019); n = 0 means 2^64. */
+/* bf_rng_below — uniform integer in [0, n) without modulo bias (Lemire 2019); n = 0 means
+ * 2^64. */
 uint64_t bf_rng_below(bf_rng_t *r, uint64_t n);
 
 /* bf_fmt_u64 / bf_fmt_i64 — decimal digits into dst (room for 20 / 21 bytes), no NUL.

@@ -206,8 +206,8 @@ int bf_cmd_plan(int argc, char **argv)
             peak_cell = c;
         }
         char b1[32], b2[32];
-        printf("%5zu  %-*s %7u %6u %8u %10u %11u", c + 1, idw, cell->id, cell->indices, cell->shards,
-               cell->replicas, cell->batch_size, cell->concurrency);
+        printf("%5zu  %-*s %7u %6u %8u %10u %11u", c + 1, idw, cell->id, cell->indices,
+               cell->shards, cell->replicas, cell->batch_size, cell->concurrency);
         for (size_t a = 0; a < naxes; a++) {
             const char *an = cell->axes[a].axis;
             if (strcmp(an, "indices") && strcmp(an, "shards") && strcmp(an, "replicas") &&
