@@ -1467,6 +1467,15 @@ const bf_request_spec_t *bf_scenario_request(const bf_scenario_t *sc)
     return &sc->request;
 }
 
+void bf_scenario_override_run(bf_scenario_t *sc, const uint64_t *warmup_ms,
+                              const uint64_t *duration_ms)
+{
+    if (warmup_ms)
+        sc->run.warmup_ms = *warmup_ms;
+    if (duration_ms)
+        sc->run.duration_ms = *duration_ms;
+}
+
 const bf_run_spec_t *bf_scenario_run(const bf_scenario_t *sc)
 {
     return &sc->run;

@@ -186,6 +186,11 @@ const bf_target_t *bf_scenario_target(const bf_scenario_t *sc);
 const bf_index_spec_t *bf_scenario_index(const bf_scenario_t *sc);
 const bf_request_spec_t *bf_scenario_request(const bf_scenario_t *sc);
 const bf_run_spec_t *bf_scenario_run(const bf_scenario_t *sc);
+/* bf_scenario_override_run — replace warmup and/or duration (NULL = keep) after loading, for a
+ * scaled-down smoke run (`run --warmup 1s --duration 3s`). Call before the scenario is shared
+ * with other threads. Agents take both from Prepare, so the shipped text need not change. */
+void bf_scenario_override_run(bf_scenario_t *sc, const uint64_t *warmup_ms,
+                              const uint64_t *duration_ms);
 size_t bf_scenario_cell_count(const bf_scenario_t *sc);
 /* bf_scenario_cell — cell i (0-based, run order), borrowed, valid while sc lives; NULL if out
  * of range. */

@@ -514,6 +514,35 @@ finish:
 
 /* ---- the campaign ------------------------------------------------------------------------- */
 
+/* --cells "i1-s2-r0-b500-c4,3": ids or 1-based numbers. *sel gets one flag per cell (caller
+ * frees). Returns 0, or BF_E_NOTFOUND after printing which entry matched nothing. */
+static int select_cells(const bf_scenario_t *sc, const char *list, uint8_t **sel)
+{
+    size_t n = bf_scenario_cell_count(sc);
+    *sel = bf_calloc(n + 1, 1);
+    char *copy = bf_strdup(list), *save = NULL;
+    int rc = BF_OK;
+    for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+        const bf_cell_t *cell = bf_scenario_find_cell(sc, tok);
+        uint64_t num;
+        if (cell == NULL && bf_units_parse_u64(tok, &num) == BF_OK && num >= 1 && num <= n)
+            cell = bf_scenario_cell(sc, (size_t)num - 1);
+        if (cell == NULL) {
+            fprintf(stderr, "bulkfleet-coordinator: --cells: '%s' is neither a cell id nor a number "
+                    "1..%zu; `bulkfleet-coordinator plan` lists them\n", tok, n);
+            rc = BF_E_NOTFOUND;
+            break;
+        }
+        (*sel)[cell->index] = 1;
+    }
+    free(copy);
+    if (rc != BF_OK) {
+        free(*sel);
+        *sel = NULL;
+    }
+    return rc;
+}
+
 static int wait_for_agents(campaign *c, uint32_t want, uint64_t wait_ms)
 {
     uint64_t t0 = bf_clock_mono_us();
@@ -562,6 +591,17 @@ int bf_campaign_run(const bf_campaign_opts_t *opts)
     }
     for (size_t i = 0; i < bf_scenario_warning_count(c.sc); i++)
         bf_warn("%s", bf_scenario_warning(c.sc, i));
+    bf_scenario_override_run(c.sc, opts->warmup_ms, opts->duration_ms);
+    if (opts->duration_ms && *opts->duration_ms < 1000) {
+        fprintf(stderr, "bulkfleet-coordinator: --duration must be at least 1s\n");
+        bf_scenario_destroy(&c.sc);
+        return 2;
+    }
+    uint8_t *selected = NULL;
+    if (opts->cells && select_cells(c.sc, opts->cells, &selected) != BF_OK) {
+        bf_scenario_destroy(&c.sc);
+        return 2;
+    }
     const bf_run_spec_t *run = bf_scenario_run(c.sc);
     const bf_target_t *target = bf_scenario_target(c.sc);
 
@@ -719,6 +759,8 @@ int bf_campaign_run(const bf_campaign_opts_t *opts)
     for (size_t k = 0; k < ncells && code == 0; k++) {
         const bf_cell_t *cell = bf_scenario_cell(c.sc, k);
         uint32_t nreps = 0;
+        if (selected && !selected[k])
+            continue;
         for (uint32_t rep = 1; rep <= repeat; rep++) {
             char name[256];
             bf_results_cell_name(cell, rep, repeat, name, sizeof name);
@@ -786,6 +828,7 @@ out:
     if (npids)
         bf_local_stop(pids, npids);
     free(pids);
+    free(selected);
     free(rows);
     free(data_bind);
     free(allow);

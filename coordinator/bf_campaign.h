@@ -26,6 +26,9 @@ typedef struct bf_campaign_opts {
     const char *keys_dir;        /* CURVE: DIR/coordinator.key; allow-list DIR/agents/ */
     const char *allow_dir;       /* allow-list directory of agent *.pub (overrides DIR/agents) */
     int quiet;                   /* no progress line */
+    const char *cells;           /* --cells: comma-separated cell ids or 1-based numbers; NULL = all */
+    const uint64_t *warmup_ms;   /* --warmup override, NULL = the scenario's */
+    const uint64_t *duration_ms; /* --duration override, NULL = the scenario's */
 } bf_campaign_opts_t;
 
 /* bf_campaign_run — run the whole campaign. Returns the exit code of DESIGN §6: 0 all cells

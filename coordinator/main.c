@@ -49,6 +49,9 @@ static void usage(FILE *f)
           "  --bind URL            control endpoint to bind (tcp://127.0.0.1:7100; data = port + 1)\n"
           "  --results DIR         where results/<name>-<time>/ goes (default ./results)\n"
           "  --resume DIR          continue an interrupted campaign in DIR, keeping finished cells\n"
+          "  --cells LIST          run only these cells (ids or numbers from `plan`, comma-separated)\n"
+          "  --warmup DURATION     override run.warmup (e.g. 1s for a smoke run)\n"
+          "  --duration DURATION   override run.duration\n"
           "  --wait DURATION       how long to wait for agents (60s)\n"
           "  --lost DURATION       silence after which an agent is lost (10s)\n"
           "  --keys DIR            CURVE: DIR/coordinator.key; agents admitted from DIR/agents/*.pub\n"
@@ -94,11 +97,14 @@ static int cmd_run(int argc, char **argv)
         {"wait", required_argument, NULL, 'w'},         {"lost", required_argument, NULL, 'l'},
         {"insecure", no_argument, NULL, 'I'},           {"quiet", no_argument, NULL, 'q'},
         {"keys", required_argument, NULL, 'k'},         {"allow", required_argument, NULL, 'A'},
+        {"cells", required_argument, NULL, 'C'},        {"warmup", required_argument, NULL, 'W'},
+        {"duration", required_argument, NULL, 'D'},
         {"verbose", no_argument, NULL, 'v'},            {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
     int ch;
     uint64_t ms;
+    static uint64_t warmup_ms, duration_ms;
     optind = 1;
     while ((ch = getopt_long(argc, argv, "qvh", longopts, NULL)) != -1) {
         switch (ch) {
@@ -117,6 +123,15 @@ static int cmd_run(int argc, char **argv)
             break;
         case 'I': o.insecure = 1; break;
         case 'k': o.keys_dir = optarg; break;
+        case 'C': o.cells = optarg; break;
+        case 'W':
+            if (parse_ms("--warmup", optarg, &warmup_ms)) return 2;
+            o.warmup_ms = &warmup_ms;
+            break;
+        case 'D':
+            if (parse_ms("--duration", optarg, &duration_ms)) return 2;
+            o.duration_ms = &duration_ms;
+            break;
         case 'A': o.allow_dir = optarg; break;
         case 'q': o.quiet = 1; break;
         case 'v': bf_log_set_level(BF_LOG_DEBUG); break;
