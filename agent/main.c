@@ -1,7 +1,8 @@
 /* main.c — bulkfleet-agent: connects out to its coordinator and generates bulk load.
  *
  *   bulkfleet-agent --coordinator tcp://HOST:7100 [--threads N] [--id ID] [--insecure]
- *   bulkfleet-agent run SCENARIO [--cell ID|N] [--threads N]   (standalone, no coordinator)
+ *   bulkfleet-agent run SCENARIO [--cell ID|N] [--threads N] [--results DIR]   (standalone)
+ *   bulkfleet-agent render SCENARIO [--cell ID|N] [--requests N]   (bulk bodies to stdout)
  */
 #include "bf_agent.h"
 #include "bf_keys.h"
@@ -25,7 +26,8 @@ static void on_signal(int sig)
 static void usage(FILE *f)
 {
     fputs("usage: bulkfleet-agent --coordinator tcp://HOST:7100 [options]\n"
-          "       bulkfleet-agent run SCENARIO [--cell ID|N] [--threads N]\n"
+          "       bulkfleet-agent run SCENARIO [--cell ID|N] [--threads N] [--results DIR]\n"
+          "       bulkfleet-agent render SCENARIO [--cell ID|N] [--requests N]\n"
           "       bulkfleet-agent keygen DIR\n"
           "\n"
           "options:\n"
@@ -38,7 +40,8 @@ static void usage(FILE *f)
           "  --allow-target HOST|CIDR  only load these cluster hosts (repeatable)\n"
           "  --insecure          plain TCP without CURVE (trusted networks only)\n"
           "  --exit-after-cells N  exit after N cells (tests)\n"
-          "  -v, --verbose       debug logging\n",
+          "  -v, --verbose       debug logging\n"
+          "  -q, --quiet         warnings and errors only\n",
           f);
 }
 
@@ -55,6 +58,8 @@ int main(int argc, char **argv)
 
     if (argc >= 2 && strcmp(argv[1], "run") == 0)
         return bf_standalone_main(argc - 1, argv + 1);
+    if (argc >= 2 && strcmp(argv[1], "render") == 0)
+        return bf_standalone_render_main(argc - 1, argv + 1);
     if (argc >= 2 && strcmp(argv[1], "keygen") == 0) {
         if (argc != 3) {
             fprintf(stderr, "usage: bulkfleet-agent keygen DIR   (writes DIR/agent.key and "
@@ -85,6 +90,7 @@ int main(int argc, char **argv)
         {"allow-target", required_argument, NULL, 'A'},
         {"exit-after-cells", required_argument, NULL, 'x'},
         {"verbose", no_argument, NULL, 'v'},
+        {"quiet", no_argument, NULL, 'q'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -92,7 +98,7 @@ int main(int argc, char **argv)
     uint64_t v;
     static const char *allow[65];
     size_t nallow = 0;
-    while ((ch = getopt_long(argc, argv, "c:t:vh", longopts, NULL)) != -1) {
+    while ((ch = getopt_long(argc, argv, "c:t:vqh", longopts, NULL)) != -1) {
         switch (ch) {
         case 'c': o.control_endpoint = optarg; break;
         case 'D': o.data_endpoint = optarg; break;
@@ -130,6 +136,7 @@ int main(int argc, char **argv)
             o.exit_after_cells = (int)v;
             break;
         case 'v': bf_log_set_level(BF_LOG_DEBUG); break;
+        case 'q': bf_log_set_level(BF_LOG_WARN); break;
         case 'h': usage(stdout); return 0;
         default: usage(stderr); return 2;
         }

@@ -46,11 +46,12 @@ int bf_local_spawn(const char *agent_path, const char *control_endpoint, uint32_
             return BF_E_IO;
         }
         if (pid == 0) {
-            char *argv[12];
+            char *argv[14];
             int k = 0;
             argv[k++] = (char *)agent_path;
             argv[k++] = "--coordinator";
             argv[k++] = (char *)control_endpoint;
+            argv[k++] = "--quiet"; /* the coordinator reports progress; agents only warn */
             argv[k++] = "--id";
             argv[k++] = id;
             if (keys_dir) {

@@ -594,7 +594,7 @@ void bf_results_print_md(FILE *f, const bf_scenario_t *sc, const bf_row_t *rows,
             fprintf(f, " %s | %s | %s | %s | %s |", md_num(b[5], 32, r->latency.p50_ms, 1),
                     md_num(b[6], 32, r->latency.p90_ms, 1), md_num(b[7], 32, r->latency.p99_ms, 1),
                     md_num(b[8], 32, r->latency.p999_ms, 1), md_num(b[9], 32, r->latency.max_ms, 1));
-        fprintf(f, " %.2f | %llu | %s | %s | %s | %s | %.0f |", r->doc_error_rate * 100.0,
+        fprintf(f, " %.2f | %llu | %s | %s | %s | %s | %.1f |", r->doc_error_rate * 100.0,
                 (unsigned long long)r->http_429, md_i64(b[10], 32, r->write_queue_max),
                 md_i64(b[11], 32, r->write_rejected), md_num(b[12], 32, r->hot_spot_ratio, 2),
                 md_num(b[13], 32, r->cluster_docs_per_s, 0), r->agent_cpu_pct);
