@@ -81,3 +81,19 @@ size_t bf_strlcpy(char *dst, const char *src, size_t dst_size)
     }
     return n;
 }
+
+int bf_str_field(const char **cursor, char sep, char *out, size_t out_size)
+{
+    const char *p = *cursor;
+    if (p == NULL || *p == '\0')
+        return 0;
+    const char *end = strchr(p, sep);
+    size_t n = end ? (size_t)(end - p) : strlen(p);
+    if (out_size > 0) {
+        size_t c = n < out_size - 1 ? n : out_size - 1;
+        memcpy(out, p, c);
+        out[c] = '\0';
+    }
+    *cursor = end ? end + 1 : p + n;
+    return 1;
+}

@@ -28,4 +28,9 @@ char *bf_asprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  * Returns strlen(src); truncation happened when the result >= dst_size. */
 size_t bf_strlcpy(char *dst, const char *src, size_t dst_size);
 
+/* bf_str_field — copy the next `sep`-separated field of *cursor into out (size out_size,
+ * truncated, NUL-terminated) and advance *cursor past it. Returns 1 while a field was read,
+ * 0 at the end (*cursor at NUL). Empty fields are returned as "". Reentrant. */
+int bf_str_field(const char **cursor, char sep, char *out, size_t out_size);
+
 #endif

@@ -520,9 +520,10 @@ static int select_cells(const bf_scenario_t *sc, const char *list, uint8_t **sel
 {
     size_t n = bf_scenario_cell_count(sc);
     *sel = bf_calloc(n + 1, 1);
-    char *copy = bf_strdup(list), *save = NULL;
+    const char *cur = list;
+    char tok[256];
     int rc = BF_OK;
-    for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+    while (bf_str_field(&cur, ',', tok, sizeof tok)) {
         const bf_cell_t *cell = bf_scenario_find_cell(sc, tok);
         uint64_t num;
         if (cell == NULL && bf_units_parse_u64(tok, &num) == BF_OK && num >= 1 && num <= n)
@@ -535,7 +536,6 @@ static int select_cells(const bf_scenario_t *sc, const char *list, uint8_t **sel
         }
         (*sel)[cell->index] = 1;
     }
-    free(copy);
     if (rc != BF_OK) {
         free(*sel);
         *sel = NULL;
