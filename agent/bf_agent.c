@@ -1,4 +1,10 @@
-/* bf_agent.c — the agent's session with its coordinator (see bf_agent.h for the states). */
+/* bf_agent.c — the agent's session with its coordinator (see bf_agent.h for the states).
+ *
+ * One control thread: it polls both DEALERs every 100 ms at most, feeds each message to the
+ * state machines as an event, and runs the timers (heartbeat, suspect, dead-man, back-off,
+ * sample retransmission) in tick(). Worker threads never touch a socket: bf_run_poll hands
+ * sealed seconds to this thread.
+ */
 #include "bf_agent.h"
 
 #include "bf_allow.h"
@@ -9,6 +15,7 @@
 #include "bf_run.h"
 #include "bf_sample.h"
 #include "bf_scenario.h"
+#include "bf_sha256.h"
 #include "bf_wire.h"
 
 #include <errno.h>
@@ -20,12 +27,23 @@
 
 volatile int bf_agent_stop_flag = 0;
 
-enum agent_state { ST_HELLO = 0, ST_IDLE, ST_PREPARED, ST_RUNNING };
+#define BACKOFF_MIN_MS 1000u
+#define BACKOFF_MAX_MS 8000u
+#define RETRANSMIT_MS 3000u  /* an unacked sample is sent again after this long */
+#define SUSPECT_MS 3000u     /* until Welcome says otherwise */
+#define LOST_MS 10000u
+
+enum link_state { LINK_HELLO = 0, LINK_UP };
+enum cell_state { CELL_IDLE = 0, CELL_PREPARED, CELL_RUNNING, CELL_DRAINING };
+
+static const char *const link_names[] = {"HELLO", "UP"};
+static const char *const cell_names[] = {"IDLE", "PREPARED", "RUNNING", "DRAINING"};
 
 typedef struct pending {  /* a packed Sample envelope kept until acknowledged */
     uint64_t seq;
     uint8_t *data;
     size_t len;
+    uint64_t sent_us;     /* last time it went out (monotonic) */
 } pending;
 
 typedef struct file_cache {  /* dictionary files shipped by content hash */
@@ -39,36 +57,54 @@ typedef struct agent {
     char secret_z85[41], public_z85[41], server_z85[41];
     char id[128];
     char hostname[128];
+    char data_ep[512];
     uint32_t threads;
     void *zctx, *ctrl, *data;
-    enum agent_state state;
-    uint64_t last_heard_us, last_sent_us, last_hello_us;
-    uint32_t heartbeat_ms, lost_ms, deadman_ms;
 
-    /* current cell */
+    enum link_state link;
+    enum cell_state cell_st;
+    uint64_t last_heard_us, last_sent_us, last_hello_us;
+    uint32_t backoff_ms;
+    uint32_t heartbeat_ms, suspect_ms, lost_ms, deadman_ms;
+    int64_t clock_offset_us;
+
+    /* current cell (or the last one, while its samples are unacknowledged) */
     bf_scenario_t *sc;
     const bf_cell_t *cell;
     bf_run_t *run;
     char cell_id[128];
-    uint64_t prepare_cmd, start_cmd;
-    Bf__Envelope *last_answer_env; /* not kept: we rebuild answers */
+    uint64_t prepare_cmd, start_cmd, stop_cmd;
     int last_prepare_ok;
     char last_prepare_reason[1024];
     uint64_t seq;
-    int aborted;
-    char fatal_sent;
+    int fatal_sent;
     uint64_t docs_ok_total, docs_sent_total;
 
     pending *unacked;
     size_t nunacked, capunacked;
-    uint64_t acked;
+    uint64_t acked, overflowed;
 
     Bf__FileBlob **blobs; /* files of the current Prepare (borrowed from the unpacked env) */
     size_t nblobs;
+    int blob_error;
     file_cache *cache;
     size_t ncache;
     int cells_done;
 } agent;
+
+static void set_link(agent *a, enum link_state next, const char *why)
+{
+    if (a->link != next)
+        bf_debug("link %s -> %s (%s)", link_names[a->link], link_names[next], why);
+    a->link = next;
+}
+
+static void set_cell(agent *a, enum cell_state next, const char *why)
+{
+    if (a->cell_st != next)
+        bf_debug("cell %s: %s -> %s (%s)", a->cell_id, cell_names[a->cell_st], cell_names[next], why);
+    a->cell_st = next;
+}
 
 /* ---- sending ------------------------------------------------------------------------------ */
 
@@ -81,17 +117,31 @@ static void send_ctrl(agent *a, Bf__Envelope *env)
 
 static void send_hello(agent *a, void *sock, int data_socket)
 {
+    static const uint32_t states[] = {
+        [CELL_IDLE] = BF__AGENT_STATE__AGENT_IDLE,
+        [CELL_PREPARED] = BF__AGENT_STATE__AGENT_PREPARED,
+        [CELL_RUNNING] = BF__AGENT_STATE__AGENT_RUNNING,
+        [CELL_DRAINING] = BF__AGENT_STATE__AGENT_DRAINING,
+    };
     Bf__Hello h = BF__HELLO__INIT;
+    char *cached[64];
     h.agent_id = a->id;
     h.hostname = a->hostname;
     h.cores = (uint32_t)sysconf(_SC_NPROCESSORS_ONLN);
     h.threads = a->threads;
     h.version = BF_VERSION;
-    h.state = a->state == ST_RUNNING ? BF__AGENT_STATE__AGENT_RUNNING : BF__AGENT_STATE__AGENT_IDLE;
+    /* idle with unacknowledged samples is DRAINING too: the coordinator decides their fate */
+    h.state = a->cell_st == CELL_IDLE && a->nunacked ? BF__AGENT_STATE__AGENT_DRAINING
+                                                       : states[a->cell_st];
     h.wall_us = bf_clock_wall_us();
-    h.cell_id = a->cell_id;
+    h.cell_id = a->cell_st != CELL_IDLE || a->nunacked ? a->cell_id : "";
     h.last_seq = a->seq;
     h.data_socket = data_socket;
+    if (!data_socket) {
+        for (size_t i = 0; i < a->ncache && h.n_cached_files < 64; i++)
+            cached[h.n_cached_files++] = a->cache[i].sha256;
+        h.cached_files = cached;
+    }
     Bf__Envelope env;
     bf_wire_init(&env);
     env.body_case = BF__ENVELOPE__BODY_HELLO;
@@ -125,6 +175,18 @@ static void send_ready(agent *a, uint64_t cmd)
     send_ctrl(a, &env);
 }
 
+static void send_ack(agent *a, uint64_t cmd, const char *cell_id)
+{
+    Bf__Ack k = BF__ACK__INIT;
+    k.command_id = cmd;
+    k.cell_id = (char *)cell_id;
+    Bf__Envelope env;
+    bf_wire_init(&env);
+    env.body_case = BF__ENVELOPE__BODY_ACK;
+    env.ack = &k;
+    send_ctrl(a, &env);
+}
+
 static void send_done(agent *a)
 {
     Bf__Done d = BF__DONE__INIT;
@@ -140,10 +202,16 @@ static void send_done(agent *a)
     send_ctrl(a, &env);
 }
 
+/* Sends every unacknowledged sample again, oldest first (go-back-N: the coordinator takes
+ * only the next seq it expects, so a gap is filled by this and nothing is written twice). */
 static void resend_unacked(agent *a)
 {
-    for (size_t i = 0; i < a->nunacked; i++)
-        zmq_send(a->data, a->unacked[i].data, a->unacked[i].len, ZMQ_DONTWAIT);
+    uint64_t now = bf_clock_mono_us();
+    for (size_t i = 0; i < a->nunacked; i++) {
+        if (zmq_send(a->data, a->unacked[i].data, a->unacked[i].len, ZMQ_DONTWAIT) < 0)
+            break;
+        a->unacked[i].sent_us = now;
+    }
 }
 
 /* Packs one Sample, keeps it until acknowledged, and sends it on the data socket. */
@@ -163,11 +231,22 @@ static void push_sample(agent *a, int32_t second, const bf_counters_t *c, const 
     uint8_t *buf = bf_malloc(n);
     bf__envelope__pack(&env, buf);
     bf_sample_pack_cleanup(&s);
+    if (a->nunacked == BF_MAX_UNACKED_SAMPLES) {
+        /* never silently: the coordinator sees the gap as missing seconds, the log says why */
+        a->overflowed++;
+        bf_error("cell %s: %d unacknowledged samples queued; dropping the oldest (seq %llu, %llu "
+                 "dropped so far)", a->cell_id, BF_MAX_UNACKED_SAMPLES,
+                 (unsigned long long)a->unacked[0].seq, (unsigned long long)a->overflowed);
+        free(a->unacked[0].data);
+        memmove(a->unacked, a->unacked + 1, (a->nunacked - 1) * sizeof *a->unacked);
+        a->nunacked--;
+    }
     if (a->nunacked == a->capunacked) {
         a->capunacked = a->capunacked ? a->capunacked * 2 : 64;
         a->unacked = bf_realloc(a->unacked, a->capunacked * sizeof *a->unacked);
     }
-    a->unacked[a->nunacked++] = (pending){.seq = a->seq, .data = buf, .len = n};
+    a->unacked[a->nunacked++] = (pending){.seq = a->seq, .data = buf, .len = n,
+                                          .sent_us = bf_clock_mono_us()};
     if (zmq_send(a->data, buf, n, ZMQ_DONTWAIT) < 0 && errno != EAGAIN)
         bf_warn("sample %llu not sent now (%s); kept for resend", (unsigned long long)a->seq,
                 zmq_strerror(errno));
@@ -195,14 +274,24 @@ static void drop_acked(agent *a, uint64_t seq)
         a->acked = seq;
 }
 
-static void drop_all_unacked(agent *a)
+static void drop_all_unacked(agent *a, const char *why)
 {
+    if (a->nunacked)
+        bf_warn("cell %s: discarding %zu unacknowledged samples (%s)", a->cell_id, a->nunacked, why);
     for (size_t i = 0; i < a->nunacked; i++)
         free(a->unacked[i].data);
     a->nunacked = 0;
 }
 
-/* ---- cells -------------------------------------------------------------------------------- */
+/* ---- dictionary files by content hash ----------------------------------------------------- */
+
+static const file_cache *cache_find(const agent *a, const char *sha)
+{
+    for (size_t k = 0; k < a->ncache; k++)
+        if (strcmp(a->cache[k].sha256, sha) == 0)
+            return &a->cache[k];
+    return NULL;
+}
 
 static int serve_file(void *ctx, const char *path, char **data, size_t *len)
 {
@@ -211,80 +300,59 @@ static int serve_file(void *ctx, const char *path, char **data, size_t *len)
         Bf__FileBlob *b = a->blobs[i];
         if (strcmp(b->path, path) != 0)
             continue;
-        if (b->content.len > 0) {
-            *data = bf_malloc(b->content.len + 1);
-            memcpy(*data, b->content.data, b->content.len);
-            (*data)[b->content.len] = '\0';
-            *len = b->content.len;
-            /* cache by content hash so the next Prepare can omit it */
-            int cached = 0;
-            for (size_t k = 0; k < a->ncache; k++)
-                cached |= strcmp(a->cache[k].sha256, b->sha256) == 0;
-            if (!cached) {
-                a->cache = bf_realloc(a->cache, (a->ncache + 1) * sizeof *a->cache);
-                file_cache *fc = &a->cache[a->ncache++];
-                bf_strlcpy(fc->sha256, b->sha256, sizeof fc->sha256);
-                fc->data = bf_malloc(b->content.len + 1);
-                memcpy(fc->data, b->content.data, b->content.len);
-                fc->len = b->content.len;
+        const file_cache *fc = cache_find(a, b->sha256);
+        if (fc == NULL && b->content.len > 0) {
+            char got[65];
+            bf_sha256_hex(b->content.data, b->content.len, got);
+            if (strcmp(got, b->sha256) != 0) {
+                a->blob_error = 1;
+                return BF_E_INVAL;
             }
-            return BF_OK;
+            a->cache = bf_realloc(a->cache, (a->ncache + 1) * sizeof *a->cache);
+            file_cache *nc = &a->cache[a->ncache++];
+            bf_strlcpy(nc->sha256, b->sha256, sizeof nc->sha256);
+            nc->data = bf_malloc(b->content.len + 1);
+            memcpy(nc->data, b->content.data, b->content.len);
+            nc->len = b->content.len;
+            fc = nc;
         }
-        for (size_t k = 0; k < a->ncache; k++) {
-            if (strcmp(a->cache[k].sha256, b->sha256) == 0) {
-                *data = bf_malloc(a->cache[k].len + 1);
-                memcpy(*data, a->cache[k].data, a->cache[k].len);
-                (*data)[a->cache[k].len] = '\0';
-                *len = a->cache[k].len;
-                return BF_OK;
-            }
+        if (fc == NULL) {
+            a->blob_error = 1;
+            return BF_E_NOTFOUND;
         }
+        *data = bf_malloc(fc->len + 1);
+        memcpy(*data, fc->data, fc->len);
+        (*data)[fc->len] = '\0';
+        *len = fc->len;
+        return BF_OK;
     }
     return BF_E_NOTFOUND;
 }
 
-static void end_cell(agent *a)
+/* ---- the cell state machine --------------------------------------------------------------- */
+
+static void drop_run(agent *a)
 {
     bf_run_destroy(&a->run);
     bf_scenario_destroy(&a->sc);
     a->cell = NULL;
-    a->state = ST_IDLE;
-    a->cells_done++;
 }
 
-static void on_prepare(agent *a, const Bf__Prepare *p)
+/* Builds the run of a Prepare; 0, or an error with the reason in a->last_prepare_reason. */
+static int build_cell(agent *a, const Bf__Prepare *p)
 {
-    if (p->command_id == a->prepare_cmd && a->prepare_cmd != 0) {
-        /* a resend of the Prepare we already answered */
-        if (a->last_prepare_ok)
-            send_ready(a, p->command_id);
-        else
-            send_failed(a, p->command_id, p->cell_id, a->last_prepare_reason);
-        return;
-    }
-    if (a->state == ST_RUNNING) {
-        send_failed(a, p->command_id, p->cell_id, "agent is still running another cell");
-        return;
-    }
-    if (a->state == ST_PREPARED)
-        end_cell(a);
-    a->prepare_cmd = p->command_id;
-    bf_strlcpy(a->cell_id, p->cell_id, sizeof a->cell_id);
-    a->seq = 0;
-    a->aborted = 0;
-    a->fatal_sent = 0;
-    a->docs_ok_total = a->docs_sent_total = 0;
-    drop_all_unacked(a);
-    a->acked = 0;
-
     bf_diag_t diag = {0};
     a->blobs = p->files;
     a->nblobs = p->n_files;
+    a->blob_error = 0;
     bf_load_opts_t lo = {.file_provider = serve_file, .file_provider_ctx = a, .no_env = 1};
     int rc = bf_scenario_load_text((const char *)p->scenario_yaml.data, p->scenario_yaml.len,
                                    p->scenario_origin, &lo, &a->sc, &diag);
     a->blobs = NULL;
     a->nblobs = 0;
+    if (rc != BF_OK && a->blob_error)
+        rc = bf_diag_set(&diag, BF_E_NOTFOUND, "a dictionary file of the Prepare is neither "
+                         "shipped intact nor cached here (%s)", diag.msg);
     if (rc == BF_OK) {
         /* --allow-target: refuse a cell aimed at a host this agent may not load */
         const bf_target_t *t = bf_scenario_target(a->sc);
@@ -319,16 +387,51 @@ static void on_prepare(agent *a, const Bf__Prepare *p)
             rc = diag.code ? diag.code : BF_E_INVAL;
     }
     if (rc != BF_OK) {
-        a->last_prepare_ok = 0;
         snprintf(a->last_prepare_reason, sizeof a->last_prepare_reason, "agent %s: %s", a->id,
                  diag.msg[0] ? diag.msg : bf_strerror(rc));
+        drop_run(a);
+    }
+    return rc;
+}
+
+static void on_prepare(agent *a, const Bf__Prepare *p)
+{
+    if (p->command_id == a->prepare_cmd && a->prepare_cmd != 0) {
+        /* a resend of the Prepare we already answered: repeat the answer */
+        if (a->last_prepare_ok)
+            send_ready(a, p->command_id);
+        else
+            send_failed(a, p->command_id, p->cell_id, a->last_prepare_reason);
+        return;
+    }
+    switch (a->cell_st) {
+    case CELL_RUNNING:
+    case CELL_DRAINING:
+        send_failed(a, p->command_id, p->cell_id, "agent is still running another cell");
+        return;
+    case CELL_PREPARED:
+        drop_run(a); /* the coordinator moved on: the new cell replaces the prepared one */
+        break;
+    case CELL_IDLE:
+        break;
+    }
+    /* samples of an earlier cell the coordinator has not asked for are of no use now */
+    drop_all_unacked(a, "a new cell was prepared");
+    a->prepare_cmd = p->command_id;
+    a->start_cmd = a->stop_cmd = 0;
+    bf_strlcpy(a->cell_id, p->cell_id, sizeof a->cell_id);
+    a->seq = a->acked = 0;
+    a->fatal_sent = 0;
+    a->docs_ok_total = a->docs_sent_total = 0;
+    if (build_cell(a, p) != BF_OK) {
+        a->last_prepare_ok = 0;
         bf_error("prepare %s failed: %s", p->cell_id, a->last_prepare_reason);
-        bf_scenario_destroy(&a->sc);
+        set_cell(a, CELL_IDLE, "prepare failed");
         send_failed(a, p->command_id, p->cell_id, a->last_prepare_reason);
         return;
     }
     a->last_prepare_ok = 1;
-    a->state = ST_PREPARED;
+    set_cell(a, CELL_PREPARED, "Prepare");
     bf_info("prepared cell %s: %u bulk requests in flight on %u threads", a->cell_id,
             p->concurrency, bf_run_threads(a->run));
     send_ready(a, p->command_id);
@@ -336,22 +439,230 @@ static void on_prepare(agent *a, const Bf__Prepare *p)
 
 static void on_start(agent *a, const Bf__Start *s)
 {
-    if (s->command_id == a->start_cmd && a->start_cmd != 0)
-        return; /* repeat: already started */
-    if (a->state != ST_PREPARED || strcmp(s->cell_id, a->cell_id) != 0) {
+    int same_cell = strcmp(s->cell_id, a->cell_id) == 0;
+    if (s->command_id == a->start_cmd && a->start_cmd != 0 && same_cell) {
+        send_ack(a, s->command_id, s->cell_id); /* repeat: already started */
+        return;
+    }
+    switch (a->cell_st) {
+    case CELL_PREPARED:
+        if (same_cell)
+            break;
+        /* fall through */
+    case CELL_IDLE:
+    case CELL_RUNNING:
+    case CELL_DRAINING:
         send_failed(a, s->command_id, s->cell_id, "Start without a matching Prepare");
         return;
     }
     a->start_cmd = s->command_id;
-    uint64_t start = bf_clock_mono_us() + (uint64_t)s->start_in_ms * 1000u;
+    /* t = 0 is the coordinator's moment, whether this Start is the first or a late resend */
+    uint64_t now = bf_clock_mono_us();
+    uint64_t start = now + (uint64_t)s->start_in_ms * 1000u;
+    if (s->late_ms && (uint64_t)s->late_ms * 1000u < now)
+        start = now - (uint64_t)s->late_ms * 1000u;
     if (bf_run_start(a->run, start) != BF_OK) {
         send_failed(a, s->command_id, s->cell_id, "could not start worker threads");
-        end_cell(a);
+        drop_run(a);
+        set_cell(a, CELL_IDLE, "start failed");
         return;
     }
-    a->state = ST_RUNNING;
-    bf_info("cell %s starts in %u ms", a->cell_id, s->start_in_ms);
+    set_cell(a, CELL_RUNNING, "Start");
+    send_ack(a, s->command_id, s->cell_id);
+    if (s->late_ms)
+        bf_warn("cell %s started %u ms late (Start was resent)", a->cell_id, s->late_ms);
+    else
+        bf_info("cell %s starts in %u ms", a->cell_id, s->start_in_ms);
 }
+
+static void on_stop(agent *a, const Bf__Stop *s)
+{
+    if (strcmp(s->cell_id, a->cell_id) != 0 || (s->command_id == a->stop_cmd && a->stop_cmd)) {
+        send_ack(a, s->command_id, s->cell_id); /* not ours, or a repeat: nothing to do */
+        return;
+    }
+    a->stop_cmd = s->command_id;
+    switch (a->cell_st) {
+    case CELL_PREPARED:
+        drop_run(a);
+        set_cell(a, CELL_IDLE, "Stop");
+        break;
+    case CELL_RUNNING:
+        bf_warn("coordinator stopped cell %s: %s", a->cell_id, s->reason);
+        bf_run_abort(a->run);
+        set_cell(a, CELL_DRAINING, "Stop");
+        break;
+    case CELL_IDLE:
+    case CELL_DRAINING:
+        break;
+    }
+    send_ack(a, s->command_id, s->cell_id);
+}
+
+static void end_cell(agent *a)
+{
+    const char *fatal = bf_run_fatal(a->run);
+    bf_counters_t zero;
+    memset(&zero, 0, sizeof zero);
+    push_sample(a, -1, &zero, NULL, NULL, 1, fatal[0] ? fatal : NULL);
+    send_done(a);
+    bf_info("cell %s done: %llu docs acknowledged", a->cell_id,
+            (unsigned long long)a->docs_ok_total);
+    drop_run(a);
+    set_cell(a, CELL_IDLE, "run over");
+    a->cells_done++;
+}
+
+/* Timers of the cell: fatal errors, the dead-man switch, sealed seconds, the end of the run. */
+static void cell_tick(agent *a, uint64_t now)
+{
+    switch (a->cell_st) {
+    case CELL_IDLE:
+    case CELL_PREPARED:
+        return;
+    case CELL_RUNNING: {
+        const char *fatal = bf_run_fatal(a->run);
+        if (fatal[0] && !a->fatal_sent) {
+            bf_error("%s", fatal);
+            a->fatal_sent = 1;
+            send_failed(a, a->start_cmd, a->cell_id, fatal);
+            bf_run_abort(a->run);
+            set_cell(a, CELL_DRAINING, "fatal");
+        } else if (now - a->last_heard_us > (uint64_t)a->deadman_ms * 1000u) {
+            bf_error("dead-man switch: nothing heard from the coordinator for %u ms; stopping "
+                     "the load of cell %s and keeping its samples", a->deadman_ms, a->cell_id);
+            bf_run_abort(a->run);
+            set_cell(a, CELL_DRAINING, "dead-man");
+        }
+        break;
+    }
+    case CELL_DRAINING:
+        break;
+    }
+    if (bf_run_poll(a->run, on_sample, a))
+        end_cell(a);
+}
+
+/* ---- the link state machine --------------------------------------------------------------- */
+
+static void *open_socket(agent *a, const char *endpoint, const char *what)
+{
+    void *s = zmq_socket(a->zctx, ZMQ_DEALER);
+    bf_wire_socket_setup(s, 0, 0);
+    zmq_setsockopt(s, ZMQ_ROUTING_ID, a->id, strlen(a->id));
+    if (!a->opts->insecure) {
+        /* CURVE client: pin the coordinator's public key */
+        zmq_setsockopt(s, ZMQ_CURVE_SERVERKEY, a->server_z85, BF_Z85_KEY_LEN + 1);
+        zmq_setsockopt(s, ZMQ_CURVE_PUBLICKEY, a->public_z85, BF_Z85_KEY_LEN + 1);
+        zmq_setsockopt(s, ZMQ_CURVE_SECRETKEY, a->secret_z85, BF_Z85_KEY_LEN + 1);
+    }
+    /* transport: retry connects quickly and bounded (a SYN lost in a cut link must not wait for
+     * the kernel's minutes), and let ZMTP heartbeats close a connection whose peer went quiet */
+    int ivl = 250, ivl_max = 2000, connect_timeout = 2000, hb_ivl = 1000, hb_timeout = 5000;
+    zmq_setsockopt(s, ZMQ_RECONNECT_IVL, &ivl, sizeof ivl);
+    zmq_setsockopt(s, ZMQ_RECONNECT_IVL_MAX, &ivl_max, sizeof ivl_max);
+    zmq_setsockopt(s, ZMQ_CONNECT_TIMEOUT, &connect_timeout, sizeof connect_timeout);
+    zmq_setsockopt(s, ZMQ_HEARTBEAT_IVL, &hb_ivl, sizeof hb_ivl);
+    zmq_setsockopt(s, ZMQ_HEARTBEAT_TIMEOUT, &hb_timeout, sizeof hb_timeout);
+    if (zmq_connect(s, endpoint) != 0) {
+        bf_error("cannot connect the %s socket to %s: %s; give --coordinator tcp://HOST:PORT", what,
+                 endpoint, zmq_strerror(errno));
+        zmq_close(s);
+        return NULL;
+    }
+    return s;
+}
+
+/* Paranoid Pirate: after a long silence, start over with fresh sockets (and connections). */
+static int reopen_sockets(agent *a)
+{
+    if (a->ctrl)
+        zmq_close(a->ctrl);
+    if (a->data)
+        zmq_close(a->data);
+    a->data = NULL;
+    a->ctrl = open_socket(a, a->opts->control_endpoint, "control");
+    if (a->ctrl)
+        a->data = open_socket(a, a->data_ep, "data");
+    return a->data ? BF_OK : BF_E_IO;
+}
+
+static void on_welcome(agent *a, const Bf__Welcome *w)
+{
+    a->heartbeat_ms = w->heartbeat_ms ? w->heartbeat_ms : 1000;
+    a->suspect_ms = w->suspect_ms ? w->suspect_ms : SUSPECT_MS;
+    a->lost_ms = w->lost_ms ? w->lost_ms : LOST_MS;
+    if (w->deadman_ms && !a->opts->deadman_ms)
+        a->deadman_ms = w->deadman_ms;
+    a->clock_offset_us = w->clock_offset_us;
+    switch (a->link) {
+    case LINK_HELLO:
+        set_link(a, LINK_UP, "Welcome");
+        a->backoff_ms = BACKOFF_MIN_MS;
+        if (w->resend_samples) {
+            if (a->nunacked)
+                bf_info("resending %zu samples of cell %s from seq %llu", a->nunacked, a->cell_id,
+                        (unsigned long long)a->unacked[0].seq);
+            resend_unacked(a);
+        } else if (a->cell_st == CELL_IDLE) {
+            drop_all_unacked(a, "the coordinator does not want them");
+        }
+        bf_info("welcomed by the coordinator (clock offset %+lld us)",
+                (long long)a->clock_offset_us);
+        break;
+    case LINK_UP:
+        if (w->resend_samples)
+            resend_unacked(a);
+        break;
+    }
+}
+
+static void link_tick(agent *a, uint64_t now)
+{
+    uint64_t silent_us = now - a->last_heard_us;
+    switch (a->link) {
+    case LINK_UP:
+        if (silent_us > (uint64_t)a->suspect_ms * 1000u) {
+            bf_warn("nothing heard from the coordinator for %llu ms; saying hello again",
+                    (unsigned long long)(silent_us / 1000u));
+            set_link(a, LINK_HELLO, "silence");
+            a->backoff_ms = BACKOFF_MIN_MS;
+            a->last_hello_us = now; /* first hello after one back-off step */
+            break;
+        }
+        if (now - a->last_sent_us > (uint64_t)a->heartbeat_ms * 1000u) {
+            Bf__Ping ping = BF__PING__INIT;
+            ping.wall_us = bf_clock_wall_us();
+            Bf__Envelope env;
+            bf_wire_init(&env);
+            env.body_case = BF__ENVELOPE__BODY_PING;
+            env.ping = &ping;
+            send_ctrl(a, &env);
+        }
+        /* go-back-N: an unacked sample older than RETRANSMIT_MS → everything from the last ack */
+        if (a->nunacked && now - a->unacked[0].sent_us > RETRANSMIT_MS * 1000u)
+            resend_unacked(a);
+        break;
+    case LINK_HELLO:
+        if (now - a->last_hello_us < (uint64_t)a->backoff_ms * 1000u)
+            break;
+        if (silent_us > (uint64_t)a->lost_ms * 1000u) {
+            bf_info("reconnecting to %s with fresh sockets (next try in %u ms)",
+                    a->opts->control_endpoint, a->backoff_ms * 2 > BACKOFF_MAX_MS ? BACKOFF_MAX_MS
+                                                                              : a->backoff_ms * 2);
+            if (reopen_sockets(a) != BF_OK) {
+                bf_agent_stop_flag = 3;
+                return;
+            }
+        }
+        send_hello(a, a->ctrl, 0);
+        send_hello(a, a->data, 1);
+        a->backoff_ms = a->backoff_ms * 2 > BACKOFF_MAX_MS ? BACKOFF_MAX_MS : a->backoff_ms * 2;
+        break;
+    }
+}
+
+/* ---- events from the coordinator ---------------------------------------------------------- */
 
 static void on_ctrl(agent *a, Bf__Envelope *env)
 {
@@ -362,16 +673,7 @@ static void on_ctrl(agent *a, Bf__Envelope *env)
     }
     switch (env->body_case) {
     case BF__ENVELOPE__BODY_WELCOME:
-        if (a->state == ST_HELLO)
-            a->state = ST_IDLE;
-        a->heartbeat_ms = env->welcome->heartbeat_ms ? env->welcome->heartbeat_ms : 1000;
-        if (env->welcome->deadman_ms)
-            a->deadman_ms = env->welcome->deadman_ms;
-        if (env->welcome->resend_samples)
-            resend_unacked(a);
-        else if (a->state != ST_RUNNING)
-            drop_all_unacked(a);
-        bf_info("welcomed by the coordinator");
+        on_welcome(a, env->welcome);
         break;
     case BF__ENVELOPE__BODY_REJECT:
         bf_error("the coordinator refused this agent: %s", env->reject->reason);
@@ -384,13 +686,7 @@ static void on_ctrl(agent *a, Bf__Envelope *env)
         on_start(a, env->start);
         break;
     case BF__ENVELOPE__BODY_STOP:
-        if (a->run && strcmp(env->stop->cell_id, a->cell_id) == 0) {
-            bf_warn("coordinator stopped cell %s: %s", a->cell_id, env->stop->reason);
-            bf_run_abort(a->run);
-            a->aborted = 1;
-            if (a->state == ST_PREPARED)
-                end_cell(a);
-        }
+        on_stop(a, env->stop);
         break;
     case BF__ENVELOPE__BODY_PING: {
         Bf__Pong pong = BF__PONG__INIT;
@@ -415,73 +711,6 @@ static void on_data(agent *a, Bf__Envelope *env)
         drop_acked(a, env->sample_ack->seq);
 }
 
-static void tick(agent *a)
-{
-    uint64_t now = bf_clock_mono_us();
-    if (a->state == ST_RUNNING) {
-        const char *fatal = bf_run_fatal(a->run);
-        if (fatal[0] && !a->fatal_sent) {
-            bf_error("%s", fatal);
-            a->fatal_sent = 1;
-            send_failed(a, a->start_cmd, a->cell_id, fatal);
-        }
-        if (!a->aborted && now - a->last_heard_us > (uint64_t)a->deadman_ms * 1000u) {
-            bf_error("dead-man switch: nothing heard from the coordinator for %u ms; stopping "
-                     "the load of cell %s and keeping its samples", a->deadman_ms, a->cell_id);
-            bf_run_abort(a->run);
-            a->aborted = 1;
-        }
-        if (bf_run_poll(a->run, on_sample, a)) {
-            bf_counters_t zero;
-            memset(&zero, 0, sizeof zero);
-            push_sample(a, -1, &zero, NULL, NULL, 1, fatal[0] ? fatal : NULL);
-            send_done(a);
-            bf_info("cell %s done: %llu docs acknowledged", a->cell_id,
-                    (unsigned long long)a->docs_ok_total);
-            end_cell(a);
-        }
-    }
-    /* heartbeats: any message counts; silence from the coordinator → say hello again */
-    uint32_t hb = a->heartbeat_ms ? a->heartbeat_ms : 1000;
-    if (now - a->last_sent_us > (uint64_t)hb * 1000u) {
-        Bf__Ping ping = BF__PING__INIT;
-        ping.wall_us = bf_clock_wall_us();
-        Bf__Envelope env;
-        bf_wire_init(&env);
-        env.body_case = BF__ENVELOPE__BODY_PING;
-        env.ping = &ping;
-        send_ctrl(a, &env);
-    }
-    if ((a->state == ST_HELLO || now - a->last_heard_us > 3000000u) &&
-        now - a->last_hello_us > 2000000u) {
-        send_hello(a, a->ctrl, 0);
-        send_hello(a, a->data, 1);
-    }
-}
-
-static void *open_socket(agent *a, const char *endpoint, const char *what)
-{
-    void *s = zmq_socket(a->zctx, ZMQ_DEALER);
-    bf_wire_socket_setup(s, 0, 0);
-    zmq_setsockopt(s, ZMQ_ROUTING_ID, a->id, strlen(a->id));
-    if (!a->opts->insecure) {
-        /* CURVE client: pin the coordinator's public key */
-        zmq_setsockopt(s, ZMQ_CURVE_SERVERKEY, a->server_z85, BF_Z85_KEY_LEN + 1);
-        zmq_setsockopt(s, ZMQ_CURVE_PUBLICKEY, a->public_z85, BF_Z85_KEY_LEN + 1);
-        zmq_setsockopt(s, ZMQ_CURVE_SECRETKEY, a->secret_z85, BF_Z85_KEY_LEN + 1);
-    }
-    int ivl = 100, ivl_max = 5000;
-    zmq_setsockopt(s, ZMQ_RECONNECT_IVL, &ivl, sizeof ivl);
-    zmq_setsockopt(s, ZMQ_RECONNECT_IVL_MAX, &ivl_max, sizeof ivl_max);
-    if (zmq_connect(s, endpoint) != 0) {
-        bf_error("cannot connect the %s socket to %s: %s; give --coordinator tcp://HOST:PORT", what,
-                 endpoint, zmq_strerror(errno));
-        zmq_close(s);
-        return NULL;
-    }
-    return s;
-}
-
 int bf_agent_main(const bf_agent_opts_t *opts)
 {
     agent a;
@@ -495,9 +724,12 @@ int bf_agent_main(const bf_agent_opts_t *opts)
     long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
     a.threads = opts->threads ? opts->threads : (uint32_t)(ncpu > 0 ? ncpu : 1);
     a.deadman_ms = opts->deadman_ms ? opts->deadman_ms : 15000;
-    char data_ep[512];
+    a.heartbeat_ms = 1000;
+    a.suspect_ms = SUSPECT_MS;
+    a.lost_ms = LOST_MS;
+    a.backoff_ms = BACKOFF_MIN_MS;
     if (opts->data_endpoint) {
-        bf_strlcpy(data_ep, opts->data_endpoint, sizeof data_ep);
+        bf_strlcpy(a.data_ep, opts->data_endpoint, sizeof a.data_ep);
     } else {
         const char *colon = strrchr(opts->control_endpoint, ':');
         long port = colon ? strtol(colon + 1, NULL, 10) : 0;
@@ -505,7 +737,7 @@ int bf_agent_main(const bf_agent_opts_t *opts)
             bf_error("--coordinator %s: expected tcp://HOST:PORT", opts->control_endpoint);
             return 2;
         }
-        snprintf(data_ep, sizeof data_ep, "%.*s:%ld", (int)(colon - opts->control_endpoint),
+        snprintf(a.data_ep, sizeof a.data_ep, "%.*s:%ld", (int)(colon - opts->control_endpoint),
                  opts->control_endpoint, port + 1);
     }
     if (opts->insecure) {
@@ -525,16 +757,15 @@ int bf_agent_main(const bf_agent_opts_t *opts)
         }
     }
     a.zctx = zmq_ctx_new();
-    a.ctrl = open_socket(&a, opts->control_endpoint, "control");
-    a.data = a.ctrl ? open_socket(&a, data_ep, "data") : NULL;
-    if (a.data == NULL) {
+    if (reopen_sockets(&a) != BF_OK) {
         if (a.ctrl)
             zmq_close(a.ctrl);
         zmq_ctx_term(a.zctx);
+        explicit_bzero(a.secret_z85, sizeof a.secret_z85);
         return 3;
     }
     bf_info("agent %s (%u threads) connecting to %s and %s", a.id, a.threads,
-            opts->control_endpoint, data_ep);
+            opts->control_endpoint, a.data_ep);
     a.last_heard_us = bf_clock_mono_us();
     send_hello(&a, a.ctrl, 0);
     send_hello(&a, a.data, 1);
@@ -564,16 +795,19 @@ int bf_agent_main(const bf_agent_opts_t *opts)
                 bf__envelope__free_unpacked(env, NULL);
             }
         }
-        tick(&a);
+        uint64_t now = bf_clock_mono_us();
+        cell_tick(&a, now);
+        link_tick(&a, now);
         if (opts->exit_after_cells > 0 && a.cells_done >= opts->exit_after_cells && a.nunacked == 0)
             break;
     }
     int code = bf_agent_stop_flag == 3 ? 3 : 0;
     if (a.run) {
         bf_run_abort(a.run);
-        end_cell(&a);
+        drop_run(&a);
     }
-    drop_all_unacked(&a);
+    for (size_t i = 0; i < a.nunacked; i++)
+        free(a.unacked[i].data);
     free(a.unacked);
     for (size_t i = 0; i < a.ncache; i++)
         free(a.cache[i].data);

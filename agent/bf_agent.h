@@ -1,23 +1,46 @@
 /* bf_agent.h — the agent's control thread: the fleet session with the coordinator.
  *
  * Owns both ZeroMQ sockets (control and data DEALERs; a socket is never shared between
- * threads) and at most one bf_run. The session is a state machine (STYLE §11):
+ * threads) and at most one bf_run. The session is two small state machines (STYLE §11),
+ * written as a switch on (state, event) in bf_agent.c.
  *
- *   state      event                      action                              next
- *   HELLO      Welcome                    -                                   IDLE
- *   HELLO      Reject                     log the reason, exit 3              -
- *   IDLE       Prepare(cell)              build run; Ready | Failed           PREPARED | IDLE
- *   PREPARED   Start(start_in_ms)         start workers at now + start_in_ms  RUNNING
- *   RUNNING    second sealed              Sample on data, kept until acked    RUNNING
- *   RUNNING    run over                   final Sample, Done                  IDLE
- *   RUNNING    Stop | fatal | dead-man    abort workers                       RUNNING (drains)
- *   any        repeated command id        repeat the earlier answer           same
- *   any        Ping                       Pong                                same
+ * The link with the coordinator:
+ *
+ *   state   event                         action                                   next
+ *   HELLO   start | back-off timer        Hello on both sockets (state, cell, last  HELLO
+ *                                         seq, cached files); back-off 1,2,4,8 s;
+ *                                         silent > lost: fresh sockets first
+ *   HELLO   Welcome                       resend unacked samples, or discard them  UP
+ *   any     Reject                        log the reason, exit 3                   -
+ *   UP      silence > suspect (3 s)       -                                        HELLO
+ *   UP      nothing sent for heartbeat    Ping                                     UP
+ *
+ * The cell:
+ *
+ *   state     event                       action                                   next
+ *   IDLE      Prepare(cell)               build run; Ready | Failed                PREPARED | IDLE
+ *   PREPARED  Prepare(other cell)         drop the run, build the new one          PREPARED | IDLE
+ *   PREPARED  Start(in, late)             workers start at now + in - late; Ack    RUNNING
+ *   PREPARED  Stop                        drop the run; Ack                        IDLE
+ *   RUNNING   second sealed               Sample on data, kept until acked         RUNNING
+ *   RUNNING   Stop | fatal | dead-man     abort the workers; Ack (Stop)            DRAINING
+ *   RUNNING   run over                    final Sample, Done                       IDLE
+ *   DRAINING  run over                    final Sample, Done                       IDLE
+ *   RUNNING+  Prepare                     Failed ("still running")                 same
+ *   any       repeated command id         repeat the earlier answer (no-op)        same
+ *   any       SampleAck(seq)              drop samples <= seq                      same
+ *   any       unacked sample older 3 s    resend from the last ack (go-back-N)     same
+ *
+ * Dead-man: nothing heard from the coordinator for deadman_ms (15 s) while RUNNING stops the
+ * load; its samples stay queued (at most BF_MAX_UNACKED_SAMPLES, an overflow is logged as an
+ * error) and are resent after the next Welcome that asks for them.
  */
 #ifndef BF_AGENT_H
 #define BF_AGENT_H
 
 #include <stdint.h>
+
+#define BF_MAX_UNACKED_SAMPLES 7200 /* two hours of seconds; older ones are dropped, loudly */
 
 typedef struct bf_agent_opts {
     const char *control_endpoint;  /* tcp://HOST:7100 */

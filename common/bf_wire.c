@@ -128,6 +128,7 @@ const char *bf_wire_body_name(const Bf__Envelope *env)
     case BF__ENVELOPE__BODY_DONE: return "Done";
     case BF__ENVELOPE__BODY_PING: return "Ping";
     case BF__ENVELOPE__BODY_PONG: return "Pong";
+    case BF__ENVELOPE__BODY_ACK: return "Ack";
     case BF__ENVELOPE__BODY__NOT_SET: return "(empty)";
     case _BF__ENVELOPE__BODY__CASE_IS_INT_SIZE: break;
     }

@@ -31,16 +31,22 @@
 volatile int bf_campaign_signal = 0;
 
 #define PREPARE_TIMEOUT_MS 60000
-#define RESEND_MS 5000
+#define RESEND_MS 5000          /* Prepare: resent to agents that have not answered */
+#define COMMAND_RESEND_MS 1000  /* Start and Stop: resent until acknowledged */
 #define START_DELAY_MS 1000
 #define DONE_GRACE_MS 30000
+#define CELL_RETRY 1            /* run_cell: an agent was lost before Start; run it again */
+#define MAX_CELL_RETRIES 3
 
 typedef struct member {  /* one agent's part in the current cell */
     bf_fleet_agent_t *agent;
     uint32_t index;
     int ready, failed, done, lost, final_seen;
-    uint64_t last_seq;
+    int returned;        /* lost, then back in time to resend its samples: wait for its final */
+    int start_acked, stop_acked;
+    uint64_t last_seq;   /* samples are taken in order only: every seq <= this is on disk */
     int32_t last_second;
+    uint64_t last_command_us;
 } member;
 
 typedef struct campaign {
@@ -64,6 +70,11 @@ typedef struct campaign {
     char reason[1024];
     uint64_t bad_samples;
     uint64_t next_cmd;
+    uint64_t stop_cmd;      /* the Stop of the current cell, once sent */
+    char stop_reason[256];
+    int32_t load_s;         /* warmup + duration of the current cell, in seconds */
+    uint64_t gaps;          /* samples that arrived ahead of a missing one (resent later) */
+    int no_retry;           /* the cell was prepared again too often: a loss fails it */
 } campaign;
 
 static member *member_of(campaign *c, const bf_fleet_agent_t *a)
@@ -118,6 +129,13 @@ static void on_sample(campaign *c, bf_fleet_agent_t *a, const Bf__Sample *s)
         send_ack(c, m);
         return;
     }
+    if (s->seq != m->last_seq + 1) {
+        /* one went missing (a connection broke under it): take nothing out of order; the
+         * cumulative ack tells the agent where to resend from (go-back-N) */
+        c->gaps++;
+        send_ack(c, m);
+        return;
+    }
     /* written to disk first, acknowledged after (DESIGN §3) */
     if (bf_results_sample_line(c->samples, a->id, s) != BF_OK) {
         fail_cell(c, "cell %s: cannot write samples to %s: %s", c->cell->id,
@@ -129,8 +147,17 @@ static void on_sample(campaign *c, bf_fleet_agent_t *a, const Bf__Sample *s)
     m->last_seq = s->seq;
     if (s->second > m->last_second)
         m->last_second = s->second;
-    if (s->final)
+    if (s->final) {
         m->final_seen = 1;
+        /* an agent that stopped before the end on its own (dead-man switch) leaves seconds
+         * without its load: the cell is degraded from there on */
+        if (!c->stop_cmd && !m->lost && m->last_second + 1 < c->load_s &&
+            !(s->fatal && s->fatal[0])) {
+            bf_warn("cell %s: agent %s stopped its load after second %d of %d", c->cell->id,
+                    a->id, m->last_second, c->load_s);
+            bf_cellagg_mark_lost(c->agg, m->index, a->id, m->last_second + 1);
+        }
+    }
     if (s->fatal && s->fatal[0])
         fail_cell(c, "%s", s->fatal);
     send_ack(c, m);
@@ -148,7 +175,16 @@ static void on_message(void *ctx, bf_fleet_agent_t *a, const Bf__Envelope *env, 
         if (m && env->ready->command_id == c->prepare_cmd) {
             m->ready = 1;
             a->session = BF_AS_PREPARED;
+            /* Ready means the scenario loaded: every dictionary file is now cached there */
+            for (size_t i = 0; i < bf_scenario_file_count(c->sc); i++)
+                bf_fleet_agent_add_file(a, bf_scenario_file(c->sc, i)->sha256_hex);
         }
+        break;
+    case BF__ENVELOPE__BODY_ACK:
+        if (m && c->start_cmd && env->ack->command_id == c->start_cmd)
+            m->start_acked = 1;
+        if (m && c->stop_cmd && env->ack->command_id == c->stop_cmd)
+            m->stop_acked = 1;
         break;
     case BF__ENVELOPE__BODY_FAILED:
         if (m && c->cell && strcmp(env->failed->cell_id, c->cell->id) == 0) {
@@ -174,30 +210,107 @@ static void on_event(void *ctx, bf_fleet_agent_t *a, int lost)
     member *m = member_of(c, a);
     if (m == NULL || c->agg == NULL)
         return;
-    if (lost && !m->done) {
+    if (lost && !m->final_seen) {
         m->lost = 1;
+        m->returned = 0;
         bf_cellagg_mark_lost(c->agg, m->index, a->id, m->last_second + 1);
+    } else if (!lost && m->lost && !m->final_seen) {
+        /* back while the cell still runs: its seconds are gone (degraded stays), but the samples
+         * it holds are wanted, so the cell waits for its final one */
+        m->returned = 1;
     }
 }
 
-static int want_resend(void *ctx, const bf_fleet_agent_t *a)
-{
-    campaign *c = ctx;
-    return c->cell != NULL && strcmp(a->held_cell, c->cell->id) == 0;
-}
-
-static void send_stop(campaign *c, const char *reason)
+static void send_stop_to(campaign *c, const bf_fleet_agent_t *a, uint64_t cmd, const char *cell_id,
+                         const char *reason)
 {
     Bf__Stop st = BF__STOP__INIT;
-    st.command_id = ++c->next_cmd;
-    st.cell_id = (char *)c->cell->id;
+    st.command_id = cmd;
+    st.cell_id = (char *)cell_id;
     st.reason = (char *)reason;
     Bf__Envelope env;
     bf_wire_init(&env);
     env.body_case = BF__ENVELOPE__BODY_STOP;
     env.stop = &st;
-    for (uint32_t i = 0; i < c->nmembers; i++)
-        bf_fleet_send(c->fleet, c->members[i].agent, &env, 0);
+    bf_fleet_send(c->fleet, a, &env, 0);
+}
+
+/* Called at every control Hello, before the Welcome: reconcile what the agent says it is doing
+ * with what this coordinator expects (fleet-protocol.md §2.8, "coordinator restart"). */
+static int want_resend(void *ctx, const bf_fleet_agent_t *a)
+{
+    campaign *c = ctx;
+    member *m = member_of(c, a);
+    int current = c->cell != NULL && m != NULL && strcmp(a->held_cell, c->cell->id) == 0;
+    int busy = a->held_state == BF__AGENT_STATE__AGENT_RUNNING ||
+               a->held_state == BF__AGENT_STATE__AGENT_PREPARED;
+    if (busy && !current && a->held_cell[0]) {
+        /* e.g. loading a cell of the coordinator that ran before us: stop it now */
+        bf_warn("agent %s is still %s cell %s, which is not running here; stopping it", a->id,
+                a->held_state == BF__AGENT_STATE__AGENT_RUNNING ? "running" : "prepared for",
+                a->held_cell);
+        send_stop_to(c, a, ++c->next_cmd, a->held_cell, "not a cell of this coordinator run");
+    }
+    if (m != NULL && !current && !m->final_seen && !m->failed) {
+        /* a member that forgot the cell (restarted process): it will never finish it */
+        if (!m->lost) {
+            bf_warn("cell %s: agent %s came back without the cell", c->cell->id, a->id);
+            m->lost = 1;
+            bf_cellagg_mark_lost(c->agg, m->index, a->id, m->last_second + 1);
+        }
+        m->returned = 0;
+    }
+    if (!current && a->held_cell[0] && a->held_last_seq)
+        bf_info("agent %s holds samples of cell %s that this run does not need: discarded",
+                a->id, a->held_cell);
+    return current;
+}
+
+/* Stop to every member of the cell; resend_stops repeats it (same id) until acknowledged. */
+static void send_stop(campaign *c, const char *reason)
+{
+    c->stop_cmd = ++c->next_cmd;
+    bf_strlcpy(c->stop_reason, reason, sizeof c->stop_reason);
+    uint64_t now = bf_clock_mono_us();
+    for (uint32_t i = 0; i < c->nmembers; i++) {
+        send_stop_to(c, c->members[i].agent, c->stop_cmd, c->cell->id, reason);
+        c->members[i].last_command_us = now;
+    }
+}
+
+static void resend_stops(campaign *c, uint64_t now)
+{
+    for (uint32_t i = 0; i < c->nmembers; i++) {
+        member *m = &c->members[i];
+        if (m->stop_acked || m->final_seen || now - m->last_command_us < COMMAND_RESEND_MS * 1000u)
+            continue;
+        send_stop_to(c, m->agent, c->stop_cmd, c->cell->id, c->stop_reason);
+        m->last_command_us = now;
+    }
+}
+
+/* Start to every member that has not acknowledged it: t = 0 is the same moment for all, so a
+ * resend carries the time left, or how late it is (Start.late_ms). */
+static void send_starts(campaign *c, uint64_t start_us, uint64_t now)
+{
+    Bf__Start st = BF__START__INIT;
+    st.command_id = c->start_cmd;
+    st.cell_id = (char *)c->cell->id;
+    st.start_in_ms = start_us > now ? (uint32_t)((start_us - now) / 1000u) : 0;
+    st.late_ms = start_us > now ? 0 : (uint32_t)((now - start_us) / 1000u);
+    for (uint32_t i = 0; i < c->nmembers; i++) {
+        member *m = &c->members[i];
+        if (m->start_acked || m->last_seq > 0 || m->lost ||
+            (m->last_command_us && now - m->last_command_us < COMMAND_RESEND_MS * 1000u))
+            continue;
+        Bf__Envelope env;
+        bf_wire_init(&env);
+        env.body_case = BF__ENVELOPE__BODY_START;
+        env.start = &st;
+        bf_fleet_send(c->fleet, m->agent, &env, 0);
+        m->agent->session = BF_AS_RUNNING;
+        m->last_command_us = now;
+    }
 }
 
 /* ---- one cell ----------------------------------------------------------------------------- */
@@ -235,9 +348,18 @@ static void send_prepares(campaign *c, uint32_t repetition, const uint64_t *conc
         p.target_rate = (double)rate_milli[i] / 1000.0;
         p.stream_base = stream_base[i];
         p.stream_count = streams;
-        p.seed = run->seed + c->cell->index * 1000003u + repetition;
+        /* each agent its own seed (streams are disjoint anyway: the RNG mixes in the stream) */
+        p.seed = run->seed + c->cell->index * 1000003u + repetition +
+                 0x9E3779B97F4A7C15ull * (uint64_t)(i + 1);
         p.warmup_ms = (uint32_t)run->warmup_ms;
         p.duration_ms = (uint32_t)run->duration_ms;
+        /* content only for the files this agent has not cached (DESIGN §3) */
+        for (size_t f = 0; f < nfiles; f++) {
+            const bf_scenario_file_t *sf = bf_scenario_file(c->sc, f);
+            int cached = bf_fleet_agent_has_file(m->agent, sf->sha256_hex);
+            blobs[f].content.data = cached ? NULL : (uint8_t *)sf->data;
+            blobs[f].content.len = cached ? 0 : sf->len;
+        }
         p.files = blobp;
         p.n_files = nfiles;
         p.agent_index = i;
@@ -291,6 +413,11 @@ static int run_cell(campaign *c, const bf_cell_t *cell, uint32_t repetition, bf_
     c->cell = cell;
     c->cell_failed = 0;
     c->reason[0] = '\0';
+    c->stop_cmd = 0;
+    c->start_cmd = 0;
+    c->gaps = 0;
+    c->load_s = (int32_t)((run->warmup_ms + run->duration_ms + 999) / 1000);
+    int retry = 0;
     bf_results_cell_name(cell, repetition, repeat, c->cell_name, sizeof c->cell_name);
     bf_info("cell %zu/%zu %s (shards %u, replicas %u, batch %u, concurrency %u%s)", k + 1, ncells,
             c->cell_name, cell->shards, cell->replicas, cell->batch_size, cell->concurrency,
@@ -356,8 +483,16 @@ static int run_cell(campaign *c, const bf_cell_t *cell, uint32_t repetition, bf_
         }
         if (c->cell_failed || ready == nagents)
             break;
+        if (lost && c->no_retry) {
+            fail_cell(c, "cell %s: agents were lost while preparing, %d times", cell->id,
+                      MAX_CELL_RETRIES + 1);
+            break;
+        }
         if (lost) {
-            fail_cell(c, "cell %s: an agent was lost while preparing", cell->id);
+            /* nothing measured yet: run the cell again with the agents that are left */
+            bf_warn("cell %s: an agent was lost while preparing; preparing again without it",
+                    cell->id);
+            retry = 1;
             break;
         }
         if (now - t0 > PREPARE_TIMEOUT_MS * 1000u) {
@@ -366,26 +501,19 @@ static int run_cell(campaign *c, const bf_cell_t *cell, uint32_t repetition, bf_
             break;
         }
     }
-    if (c->cell_failed || interrupted) {
-        send_stop(c, c->cell_failed ? "cell failed while preparing" : "interrupted");
+    if (c->cell_failed || interrupted || retry) {
+        send_stop(c, c->cell_failed ? "cell failed while preparing" : interrupted ? "interrupted"
+                                                                                : "preparing again");
         goto finish;
     }
 
-    /* Start: every agent starts START_DELAY_MS after receipt, on its own monotonic clock */
+    /* Start: every agent starts START_DELAY_MS after receipt, on its own monotonic clock;
+     * resent (same id, with the time left or how late) until acknowledged */
     c->start_cmd = ++c->next_cmd;
-    Bf__Start st = BF__START__INIT;
-    st.command_id = c->start_cmd;
-    st.cell_id = (char *)cell->id;
-    st.start_in_ms = START_DELAY_MS;
-    Bf__Envelope env;
-    bf_wire_init(&env);
-    env.body_case = BF__ENVELOPE__BODY_START;
-    env.start = &st;
-    for (uint32_t i = 0; i < nagents; i++) {
-        bf_fleet_send(c->fleet, agents[i], &env, 0);
-        agents[i]->session = BF_AS_RUNNING;
-    }
     uint64_t start_us = bf_clock_mono_us() + START_DELAY_MS * 1000u;
+    for (uint32_t i = 0; i < nagents; i++)
+        c->members[i].last_command_us = 0;
+    send_starts(c, start_us, bf_clock_mono_us());
     /* what the cluster says, every second of the cell, without blocking this loop */
     bf_telemetry_start(c->tele, cell, start_us, (uint32_t)(run->warmup_ms / 1000),
                        (uint32_t)(run->duration_ms / 1000));
@@ -396,6 +524,10 @@ static int run_cell(campaign *c, const bf_cell_t *cell, uint32_t repetition, bf_
     for (;;) {
         bf_fleet_poll(c->fleet, 100);
         uint64_t now = bf_clock_mono_us();
+        if (stop_sent)
+            resend_stops(c, now);
+        else
+            send_starts(c, start_us, now);
         if (bf_campaign_signal && !stop_sent) {
             interrupted = 1;
             send_stop(c, "coordinator interrupted");
@@ -407,15 +539,17 @@ static int run_cell(campaign *c, const bf_cell_t *cell, uint32_t repetition, bf_
             stop_sent = 1;
             deadline = now + (rq->timeout_ms + 5000u) * 1000u;
         }
+        /* an agent is finished with its final sample on disk (Done only adds totals), or when
+         * lost and not back to resend what it holds */
         uint32_t finished = 0;
         for (uint32_t i = 0; i < nagents; i++)
-            finished += (c->members[i].done && c->members[i].final_seen) || c->members[i].lost;
+            finished += c->members[i].final_seen || (c->members[i].lost && !c->members[i].returned);
         if (finished == nagents)
             break;
         if (now > deadline) {
             for (uint32_t i = 0; i < nagents; i++) {
                 member *m = &c->members[i];
-                if (!(m->done && m->final_seen) && !m->lost) {
+                if (!m->final_seen && (!m->lost || m->returned)) {
                     m->lost = 1;
                     bf_cellagg_mark_lost(c->agg, i, agents[i]->id, m->last_second + 1);
                     bf_warn("agent %s did not finish cell %s in time", agents[i]->id, cell->id);
@@ -441,6 +575,8 @@ static int run_cell(campaign *c, const bf_cell_t *cell, uint32_t repetition, bf_
         fputs("\r\033[K", stderr);
 
 finish:
+    if (retry)
+        goto cleanup;
     bf_cellagg_row(c->agg, row);
     {
         /* stopped before _refresh/_count so those do not show up as indexing */
@@ -496,6 +632,10 @@ finish:
         bf_results_cell_done(c->res, c->cell_name, c->agg, ids, nagents, row);
     }
     free(ids);
+    if (c->gaps)
+        bf_info("cell %s: %llu samples arrived ahead of a missing one and were taken when resent",
+                cell->id, (unsigned long long)c->gaps);
+cleanup:
     for (uint32_t i = 0; i < nagents; i++)
         if (agents[i]->session != BF_AS_LOST)
             agents[i]->session = BF_AS_IDLE;
@@ -509,7 +649,7 @@ finish:
     free(stream_base);
     free(conc);
     free(rate);
-    return interrupted ? BF_E_INTR : BF_OK;
+    return retry ? CELL_RETRY : interrupted ? BF_E_INTR : BF_OK;
 }
 
 /* ---- the campaign ------------------------------------------------------------------------- */
@@ -758,7 +898,7 @@ int bf_campaign_run(const bf_campaign_opts_t *opts)
     int any_bad = 0;
     for (size_t k = 0; k < ncells && code == 0; k++) {
         const bf_cell_t *cell = bf_scenario_cell(c.sc, k);
-        uint32_t nreps = 0;
+        uint32_t nreps = 0, retries = 0;
         if (selected && !selected[k])
             continue;
         for (uint32_t rep = 1; rep <= repeat; rep++) {
@@ -795,6 +935,13 @@ int bf_campaign_run(const bf_campaign_opts_t *opts)
             }
             int rc = run_cell(&c, cell, rep, agents, na, k, ncells, campaign_start, &reps[nreps]);
             free(agents);
+            if (rc == CELL_RETRY) {
+                c.no_retry = ++retries >= MAX_CELL_RETRIES;
+                rep--;
+                continue;
+            }
+            retries = 0;
+            c.no_retry = 0;
             nreps++;
             if (rc == BF_E_INTR) {
                 code = 128 + bf_campaign_signal;

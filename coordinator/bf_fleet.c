@@ -25,7 +25,7 @@ struct bf_fleet {
     bf_fleet_event_fn event;
     bf_fleet_resend_fn resend;
     void *ctx;
-    uint64_t bad_frames, rejects;
+    uint64_t bad_frames, rejects, strangers;
     uint64_t last_ping_us;
 };
 
@@ -33,6 +33,15 @@ static void *bind_router(bf_fleet_t *f, const char *ep, char *diag, size_t diag_
 {
     void *s = zmq_socket(f->zctx, ZMQ_ROUTER);
     bf_wire_socket_setup(s, 1, 0);
+    /* ZMTP heartbeats close a connection whose agent went quiet (cut link), so a reconnecting
+     * agent's new connection takes its routing id over cleanly (HANDOVER); 200 agents x a few
+     * messages per second stay far below these high-water marks */
+    int hb_ivl = 1000, hb_timeout = 5000, hwm = 10000, keepalive = 1;
+    zmq_setsockopt(s, ZMQ_HEARTBEAT_IVL, &hb_ivl, sizeof hb_ivl);
+    zmq_setsockopt(s, ZMQ_HEARTBEAT_TIMEOUT, &hb_timeout, sizeof hb_timeout);
+    zmq_setsockopt(s, ZMQ_SNDHWM, &hwm, sizeof hwm);
+    zmq_setsockopt(s, ZMQ_RCVHWM, &hwm, sizeof hwm);
+    zmq_setsockopt(s, ZMQ_TCP_KEEPALIVE, &keepalive, sizeof keepalive);
     if (f->opts.curve_secret_z85) {
         /* CURVE server; every client handshake goes through the ZAP allow-list (bf_zap) */
         int one = 1;
@@ -96,8 +105,10 @@ void bf_fleet_destroy(bf_fleet_t **f_p)
         zmq_close(f->data);
     zmq_ctx_term(f->zctx);
     bf_zap_join(&f->zap);
-    for (size_t i = 0; i < f->nagents; i++)
+    for (size_t i = 0; i < f->nagents; i++) {
+        free(f->agents[i]->files);
         free(f->agents[i]);
+    }
     free(f->agents);
     free(f);
     *f_p = NULL;
@@ -152,6 +163,23 @@ int bf_fleet_send(bf_fleet_t *f, const bf_fleet_agent_t *a, Bf__Envelope *env, i
     return bf_wire_send(s, a->id, a->id_len, env, ZMQ_DONTWAIT);
 }
 
+int bf_fleet_agent_has_file(const bf_fleet_agent_t *a, const char *sha256_hex)
+{
+    for (size_t i = 0; i < a->nfiles; i++)
+        if (strcmp(a->files[i], sha256_hex) == 0)
+            return 1;
+    return 0;
+}
+
+void bf_fleet_agent_add_file(bf_fleet_agent_t *a, const char *sha256_hex)
+{
+    if (strlen(sha256_hex) != 64 || bf_fleet_agent_has_file(a, sha256_hex) ||
+        a->nfiles >= BF_MAX_AGENT_FILES)
+        return;
+    a->files = bf_realloc(a->files, (a->nfiles + 1) * sizeof *a->files);
+    bf_strlcpy(a->files[a->nfiles++], sha256_hex, sizeof a->files[0]);
+}
+
 static bf_fleet_agent_t *find(bf_fleet_t *f, const char *route, size_t route_len)
 {
     for (size_t i = 0; i < f->nagents; i++)
@@ -176,7 +204,7 @@ static void on_hello(bf_fleet_t *f, void *sock, const char *route, size_t route_
                      const Bf__Hello *h, int is_data)
 {
     bf_fleet_agent_t *a = find(f, route, route_len);
-    int was_lost = a && a->session == BF_AS_LOST;
+    int was_lost = a && a->session == BF_AS_LOST, is_new = a == NULL;
     if (a == NULL) {
         if (route_len >= sizeof a->id) {
             reject(f, sock, route, route_len, "agent id longer than 127 bytes");
@@ -193,12 +221,19 @@ static void on_hello(bf_fleet_t *f, void *sock, const char *route, size_t route_
     a->threads = h->threads ? h->threads : a->cores;
     a->last_seen_us = bf_clock_mono_us();
     a->suspect = 0;
-    a->clock_offset_us = (int64_t)bf_clock_wall_us() - (int64_t)h->wall_us;
     if (is_data) {
         a->has_data_route = 1;
     } else {
+        /* one-way estimate (includes the network delay); Ping/Pong round trips refine it */
+        a->clock_offset_us = (int64_t)bf_clock_wall_us() - (int64_t)h->wall_us;
+        a->clock_rtt_us = 0;
         bf_strlcpy(a->held_cell, h->cell_id ? h->cell_id : "", sizeof a->held_cell);
         a->held_last_seq = h->last_seq;
+        a->held_state = h->state;
+        /* what the agent has cached is what this Hello says: a restarted agent has nothing */
+        a->nfiles = 0;
+        for (size_t i = 0; i < h->n_cached_files; i++)
+            bf_fleet_agent_add_file(a, h->cached_files[i]);
         if (a->session == BF_AS_CONNECTED || a->session == BF_AS_LOST)
             a->session = BF_AS_IDLE;
         Bf__Welcome w = BF__WELCOME__INIT;
@@ -213,8 +248,9 @@ static void on_hello(bf_fleet_t *f, void *sock, const char *route, size_t route_
         env.body_case = BF__ENVELOPE__BODY_WELCOME;
         env.welcome = &w;
         bf_wire_send(sock, route, route_len, &env, ZMQ_DONTWAIT);
-        bf_info("agent %s (%s, %u cores, %u threads) %s", a->id, a->hostname, a->cores,
-                a->threads, was_lost ? "is back" : "joined");
+        bf_info("agent %s (%s, %u cores, %u threads, clock offset %+lld ms) %s", a->id,
+                a->hostname, a->cores, a->threads, (long long)(a->clock_offset_us / 1000),
+                is_new ? "joined" : was_lost ? "is back" : "said hello again");
         if (was_lost && f->event)
             f->event(f->ctx, a, 0);
     }
@@ -247,8 +283,11 @@ static void drain(bf_fleet_t *f, void *sock, int is_data)
         } else {
             bf_fleet_agent_t *a = find(f, route, route_len);
             if (a == NULL) {
-                /* a peer that never said hello (e.g. we restarted): ask it to say hello */
-                reject(f, sock, route, route_len, "unknown agent: send Hello first");
+                /* a peer that never said hello (we restarted): it says Hello by itself once it
+                 * hears nothing from us; a Reject here would end a perfectly good agent */
+                if (f->strangers++ % 100 == 0)
+                    bf_debug("ignored a %s from an agent that has not said Hello",
+                             bf_wire_body_name(env));
             } else {
                 int was_lost = a->session == BF_AS_LOST;
                 a->last_seen_us = bf_clock_mono_us();
@@ -267,7 +306,16 @@ static void drain(bf_fleet_t *f, void *sock, int is_data)
                     out.body_case = BF__ENVELOPE__BODY_PONG;
                     out.pong = &p;
                     bf_wire_send(sock, route, route_len, &out, ZMQ_DONTWAIT);
-                } else if (env->body_case != BF__ENVELOPE__BODY_PONG && f->handler) {
+                } else if (env->body_case == BF__ENVELOPE__BODY_PONG) {
+                    /* clock offset = midpoint of the round trip - the agent's clock then */
+                    uint64_t now_wall = bf_clock_wall_us(), sent = env->pong->echo_wall_us;
+                    if (sent && sent <= now_wall && env->pong->wall_us &&
+                        (a->clock_rtt_us == 0 || now_wall - sent < a->clock_rtt_us)) {
+                        a->clock_rtt_us = now_wall - sent;
+                        a->clock_offset_us = (int64_t)(sent + (now_wall - sent) / 2) -
+                                             (int64_t)env->pong->wall_us;
+                    }
+                } else if (f->handler) {
                     f->handler(f->ctx, a, env, is_data);
                 }
             }

@@ -4,6 +4,10 @@
  * whose routing id is the agent id (DESIGN §3). The fleet answers Hello (Welcome, or Reject
  * with a reason on a protocol major mismatch), Ping, and tracks liveness: an agent silent for
  * suspect_ms is suspect, for lost_ms lost. Every other message goes to the handler.
+ * A message from a peer that never said Hello (after a coordinator restart) is ignored, not
+ * rejected: the agent says Hello again when it hears nothing, and a Reject would end it.
+ * The clock offset of each agent is estimated at Hello and refined by the midpoint of each
+ * Ping/Pong round trip (the one with the smallest round trip wins).
  * Not thread-safe: the coordinator's main thread owns it.
  */
 #ifndef BF_FLEET_H
@@ -34,10 +38,22 @@ typedef struct bf_fleet_agent {
     uint64_t last_seen_us;   /* monotonic */
     int suspect;
     int64_t clock_offset_us; /* coordinator wall - agent wall at Hello */
+    uint64_t clock_rtt_us;   /* round trip of the best offset estimate (0: Hello only) */
     char held_cell[128];     /* cell the agent said it still holds samples for */
     uint64_t held_last_seq;
+    uint32_t held_state;     /* Bf__AgentState of its last Hello */
+    char (*files)[65];       /* sha256 of dictionary files the agent has cached */
+    size_t nfiles;
     void *user;              /* campaign's per-agent state */
 } bf_fleet_agent_t;
+
+#define BF_MAX_AGENT_FILES 1024 /* cached-file hashes remembered per agent */
+
+/* bf_fleet_agent_has_file — 1 if the agent reported (Hello) or acknowledged (Ready to a Prepare
+ * that carried it) the dictionary file with this sha256, so a Prepare may omit its content. */
+int bf_fleet_agent_has_file(const bf_fleet_agent_t *a, const char *sha256_hex);
+/* bf_fleet_agent_add_file — remember that the agent holds this file (no-op when known). */
+void bf_fleet_agent_add_file(bf_fleet_agent_t *a, const char *sha256_hex);
 
 typedef struct bf_fleet bf_fleet_t;
 
