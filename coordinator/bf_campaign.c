@@ -419,9 +419,9 @@ static int run_cell(campaign *c, const bf_cell_t *cell, uint32_t repetition, bf_
     c->load_s = (int32_t)((run->warmup_ms + run->duration_ms + 999) / 1000);
     int retry = 0;
     bf_results_cell_name(cell, repetition, repeat, c->cell_name, sizeof c->cell_name);
-    bf_info("cell %zu/%zu %s (shards %u, replicas %u, batch %u, concurrency %u%s)", k + 1, ncells,
-            c->cell_name, cell->shards, cell->replicas, cell->batch_size, cell->concurrency,
-            cell->target_rate > 0 ? ", target rate" : "");
+    bf_info("cell %zu/%zu %s (shards %u, replicas %u, batch %u, concurrency %u%s) on %u agents",
+            k + 1, ncells, c->cell_name, cell->shards, cell->replicas, cell->batch_size,
+            cell->concurrency, cell->target_rate > 0 ? ", target rate" : "", nagents);
 
     int yellow = 0;
     bf_diag_t diag = {0};

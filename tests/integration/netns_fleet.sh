@@ -22,7 +22,7 @@ FWD=$(netns_fwd_addr)
 CTRL="tcp://$(netns_coord_addr):7100"
 
 # ---- (a) (e) (f) ------------------------------------------------------------------------------
-timeout 120 "$COORD" run "$TMP/fleet.yaml" --agents 3 --bind "$CTRL" --keys "$TMP/keys/coord" \
+"$COORD" run "$TMP/fleet.yaml" --agents 3 --bind "$CTRL" --keys "$TMP/keys/coord" \
     --wait 30s --results "$TMP/results" -q > "$TMP/coord.out" 2> "$TMP/coord.log" &
 COORD_PID=$!
 netns_track $COORD_PID
@@ -37,8 +37,8 @@ ip netns exec bfn1-a1 "$PROBE" --coordinator "$CTRL" --keys "$TMP/keys/a1" --maj
 grep -q "^REJECT protocol major 99" "$TMP/probe.out" || { cat "$TMP/probe.out"; fail "(f) no Reject for major 99"; }
 pass "(f) protocol major 99: $(cat "$TMP/probe.out")"
 
-rc=0
-wait $COORD_PID || rc=$?
+netns_wait $COORD_PID 120
+rc=$WAIT_RC
 [ $rc = 0 ] || fail "(a) coordinator exited with $rc"
 DIR=$(ls -d "$TMP"/results/fleet-*)
 python3 - "$DIR" "$ES" "$(netns_ip 1) $(netns_ip 2) $(netns_ip 3)" "$TMP/fwd.ndjson" <<'PY' || fail "(a) results"
@@ -83,13 +83,13 @@ for i in 1 2 3 4; do eval "kill -TERM \$AGENT_PID_$i" 2> /dev/null || true; done
 netns_scenario refuse ng 3s "  shards: [1]
   batch_size: [100]
   concurrency: [1]"
-timeout 60 "$COORD" run "$TMP/refuse.yaml" --agents 1 --bind "$CTRL" --keys "$TMP/keys/coord" \
+"$COORD" run "$TMP/refuse.yaml" --agents 1 --bind "$CTRL" --keys "$TMP/keys/coord" \
     --wait 30s --results "$TMP/results2" -q > "$TMP/coord2.out" 2> "$TMP/coord2.log" &
 COORD_PID=$!
 netns_track $COORD_PID
 netns_agent 5 --allow-target 127.0.0.1
-rc=0
-wait $COORD_PID || rc=$?
+netns_wait $COORD_PID 120
+rc=$WAIT_RC
 [ $rc = 1 ] || fail "(g) coordinator exited with $rc, expected 1 (cell failed)"
 grep -q "not in this agent's --allow-target list" "$TMP/coord2.log" || fail "(g) no refusal reason in the coordinator log"
 grep -q "refusing the cell" "$TMP/a5.log" || fail "(g) the agent did not say it refused"

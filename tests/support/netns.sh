@@ -190,6 +190,24 @@ YAML
     printf 'alpha\nbravo\ncharlie\ndelta\necho\n' > "$TMP/words.txt"
 }
 
+# netns_wait PID SECONDS — wait for a background process (never `timeout CMD &`: killing the
+# timeout process would leave CMD running); past SECONDS it is killed. Sets WAIT_RC.
+netns_wait() {
+    local i
+    for i in $(seq 1 $(($2 * 10))); do
+        kill -0 "$1" 2> /dev/null || break
+        sleep 0.1
+    done
+    if kill -0 "$1" 2> /dev/null; then
+        kill -TERM "$1"; sleep 1; kill -KILL "$1" 2> /dev/null
+        WAIT_RC=124
+        wait "$1" 2> /dev/null || true
+        return 0
+    fi
+    WAIT_RC=0
+    wait "$1" || WAIT_RC=$?
+}
+
 # now — wall clock in seconds (float), the forwarder log's time base
 now() { python3 -c 'import time; print(f"{time.time():.3f}")'; }
 
