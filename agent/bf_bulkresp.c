@@ -1,40 +1,91 @@
 /* bf_bulkresp.c — judge a _bulk response: acknowledged, rejected and failed documents.
  *
- * Two paths. Every body first goes through a structural scan (strings, brackets, top-level
- * keys; no allocation, no number or UTF-8 decoding) that finds the top-level "errors" flag,
- * counts the elements of the top-level "items" array and checks that the body is one complete
- * object. With "errors":false — nearly every response of a healthy run — that is all: the items
- * are counted, never parsed. With "errors":true the body is parsed with jansson and each item is
- * judged (es-api.md §1.6, §1.7). Because the scan follows string and nesting boundaries, text
- * such as "errors":false inside an item's error reason, or a top-level key named like an item
- * field, cannot fool it.
+ * One pass, incremental: the worker feeds the body as curl receives it, so the response is never
+ * stored (a 5000-item answer is about 1 MB, several MB when items fail) and is judged while
+ * the rest is still in flight. The tokenizer is a push-down state machine over JSON (strings,
+ * brackets, literals; keys and the few values that matter are captured, bounded; nothing is
+ * allocated). It knows where it stands — top-level object, the "items" array, an item, its
+ * action object, the item's "error" — and judges each item when it closes (es-api.md §1.6,
+ * §1.7). Because it follows string and nesting boundaries, text such as "errors":false inside
+ * an item's error reason, or a top-level key named like an item field, cannot fool it.
  *
- * Elasticsearch's failure store (8.19/9.1+ data streams) answers "errors":false while items
- * carry "failure_store":"used" — the document went to the failure index, not the stream. The
- * scan notices such a key and takes the slow path, which counts those items as mapping
- * failures (es-api.md §1.6: "Count it as a failure").
+ * The verdict is decided at the end, because "errors" may come after "items":
+ *   - "errors":false (nearly every response of a healthy run): every document is ok; the items
+ *     are only counted (their number must equal the documents sent). The filter_path form
+ *     {"errors":false} without items is accepted too.
+ *   - "errors":true: the per-item verdicts, and every item must be {"<op>":{...}} with an
+ *     integer status.
+ *   - Elasticsearch's failure store (8.19/9.1+ data streams) answers "errors":false while items
+ *     carry "failure_store":"used": the document went to the failure index, not the stream. A
+ *     "failure_store" string anywhere below the top level selects the per-item verdicts, which
+ *     count such items as mapping failures (es-api.md §1.6: "Count it as a failure").
  */
 #include "bf_bulkresp.h"
 
 #include "bf_error.h"
 
 #include <inttypes.h>
-#include <jansson.h>
 #include <stdarg.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
-/* What the structural scan learned about the top-level object. */
-typedef struct scan {
-    bool has_errors;          /* a top-level "errors" key with a boolean value */
-    bool errors;              /* its value (true if any of several was true) */
-    bool has_items;           /* a top-level "items" key holding an array */
-    size_t items;             /* number of elements in that array */
-    bool failure_store;       /* a "failure_store" key somewhere inside a value */
-    const char *why;          /* on failure: what was wrong */
-    size_t at;                /* on failure: byte offset */
-} scan_t;
+enum state {
+    S_VALUE = 0, /* a value is expected */
+    S_OBJ_FIRST, /* after '{': a key or '}' */
+    S_OBJ_KEY,   /* after ',' in an object: a key */
+    S_COLON,     /* after a key */
+    S_AFTER,     /* after a value: ',' or the closing bracket */
+    S_ARR_FIRST, /* after '[': a value or ']' */
+    S_STRING,
+    S_STRING_ESC, /* after a backslash inside a string */
+    S_LITERAL,    /* number, true, false, null */
+    S_DONE,       /* the top-level object is closed */
+    S_ERROR,
+};
+
+/* What an open container is. */
+enum role { R_OTHER = 0, R_TOP, R_ITEMS, R_ITEM, R_ACTION, R_ERROR, R_ARRAY };
+
+/* A key that matters, in the object where it matters. */
+enum key { K_NONE = 0, K_ERRORS, K_ITEMS, K_OP, K_BAD_OP, K_STATUS, K_ERROR, K_FS, K_TYPE, K_REASON };
+
+/* What the value being read is, from its container and key. */
+enum vctx { V_OTHER = 0, V_TOP, V_ERRORS, V_ITEMS, V_ITEM, V_OP, V_BAD_OP, V_STATUS, V_ERROR,
+            V_FS, V_TYPE, V_REASON };
+
+enum capture { C_NONE = 0, C_TYPE, C_REASON };
+
+/* Bytes that end a literal's run, and bytes that end a string's run. */
+static bool is_literal_byte(char c)
+{
+    return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+           c == '-' || c == '+' || c == '.';
+}
+
+/* The first '"' or '\\' in [p, end), or end. Strings are most of a response: 16 bytes at a
+ * time where SSE2 is there (every x86-64). */
+static inline const char *string_stop(const char *p, const char *end)
+{
+#ifdef __SSE2__
+    const __m128i quote = _mm_set1_epi8('"'), bslash = _mm_set1_epi8('\\');
+    while (end - p >= 16) {
+        __m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
+        int m = _mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, bslash)));
+        if (m != 0)
+            return p + __builtin_ctz((unsigned)m);
+        p += 16;
+    }
+#endif
+    while (p < end && *p != '"' && *p != '\\')
+        p++;
+    return p;
+}
 
 /* Writes "not a bulk response: <message>" for the caller's log. buf may be NULL. */
 __attribute__((format(printf, 3, 4))) static void why(char *buf, size_t size, const char *fmt,
@@ -51,205 +102,159 @@ __attribute__((format(printf, 3, 4))) static void why(char *buf, size_t size, co
     va_end(ap);
 }
 
-static const char *skip_ws(const char *p, const char *end)
-{
-    while (p < end && (*p == ' ' || *p == '\n' || *p == '\r' || *p == '\t'))
-        p++;
-    return p;
-}
-
-/* p at the opening quote. Returns the byte after the closing quote, or NULL if unterminated. */
-static const char *skip_string(const char *p, const char *end)
-{
-    const char *start = ++p;
-    for (;;) {
-        const char *q = memchr(p, '"', (size_t)(end - p));
-        if (q == NULL)
-            return NULL;
-        /* The quote is escaped when an odd number of backslashes precede it. */
-        size_t bs = 0;
-        while (q - bs > start && q[-1 - (ptrdiff_t)bs] == '\\')
-            bs++;
-        if (bs % 2 == 0)
-            return q + 1;
-        p = q + 1;
-    }
-}
-
-static bool is_key(const char *s, size_t len, const char *key)
-{
-    size_t klen = strlen(key);
-    return len == klen && memcmp(s, key, klen) == 0;
-}
-
-/* p at '{' or '['. Skips to the byte after the matching bracket, noting a "failure_store" string
- * on the way. Returns NULL if the body ends first. */
-static const char *skip_nested(const char *p, const char *end, scan_t *sc)
-{
-    size_t depth = 0;
-    while (p < end) {
-        switch (*p) {
-        case '"': {
-            const char *q = skip_string(p, end);
-            if (q == NULL)
-                return NULL;
-            if (is_key(p + 1, (size_t)(q - p - 2), "failure_store"))
-                sc->failure_store = true;
-            p = q;
-            continue;
-        }
-        case '{':
-        case '[':
-            depth++;
-            break;
-        case '}':
-        case ']':
-            if (--depth == 0)
-                return p + 1;
-            break;
-        default:
-            break;
-        }
-        p++;
-    }
-    return NULL;
-}
-
-/* Skips one JSON value of any kind. Returns NULL if it is missing or unterminated. */
-static const char *skip_value(const char *p, const char *end, scan_t *sc)
-{
-    if (p >= end)
-        return NULL;
-    if (*p == '"')
-        return skip_string(p, end);
-    if (*p == '{' || *p == '[')
-        return skip_nested(p, end, sc);
-    if (strchr("-0123456789tfn", *p) == NULL || *p == '\0')
-        return NULL;
-    while (p < end && strchr(",}] \t\r\n", *p) == NULL)
-        p++;
-    return p;
-}
-
-/* p at '['. Counts the elements of the array; returns the byte after ']' or NULL. */
-static const char *count_array(const char *p, const char *end, scan_t *sc, size_t *n)
-{
-    *n = 0;
-    p = skip_ws(p + 1, end);
-    if (p < end && *p == ']')
-        return p + 1;
-    for (;;) {
-        p = skip_value(p, end, sc);
-        if (p == NULL)
-            return NULL;
-        (*n)++;
-        p = skip_ws(p, end);
-        if (p >= end)
-            return NULL;
-        if (*p == ']')
-            return p + 1;
-        if (*p != ',')
-            return NULL;
-        p = skip_ws(p + 1, end);
-    }
-}
-
-/* Walks the top-level object: returns 0, or BF_E_PARSE with sc->why and sc->at set. */
-static int scan_top(const char *body, size_t len, scan_t *sc)
-{
-    const char *end = body + len, *p = skip_ws(body, end);
-    memset(sc, 0, sizeof *sc);
-    if (p >= end || *p != '{') {
-        sc->why = "not a JSON object";
-        goto error;
-    }
-    p = skip_ws(p + 1, end);
-    if (p < end && *p == '}') {
-        p++;
-    } else {
-        for (;;) {
-            if (p >= end || *p != '"') {
-                sc->why = "expected a key";
-                goto error;
-            }
-            const char *key = p + 1;
-            p = skip_string(p, end);
-            if (p == NULL) {
-                sc->why = "unterminated string";
-                p = end;
-                goto error;
-            }
-            size_t key_len = (size_t)(p - key - 1);
-            p = skip_ws(p, end);
-            if (p >= end || *p != ':') {
-                sc->why = "expected ':'";
-                goto error;
-            }
-            p = skip_ws(p + 1, end);
-            const char *value = p;
-            if (is_key(key, key_len, "errors")) {
-                if ((size_t)(end - p) >= 4 && memcmp(p, "true", 4) == 0) {
-                    sc->errors = true;
-                    p += 4;
-                } else if ((size_t)(end - p) >= 5 && memcmp(p, "false", 5) == 0) {
-                    p += 5;
-                } else {
-                    sc->why = "\"errors\" is not a boolean";
-                    goto error;
-                }
-                sc->has_errors = true;
-            } else if (is_key(key, key_len, "items") && p < end && *p == '[') {
-                sc->has_items = true;
-                p = count_array(p, end, sc, &sc->items);
-            } else {
-                p = skip_value(p, end, sc);
-            }
-            if (p == NULL) {
-                sc->why = "truncated or malformed value";
-                p = value;
-                goto error;
-            }
-            p = skip_ws(p, end);
-            if (p < end && *p == ',') {
-                p = skip_ws(p + 1, end);
-                continue;
-            }
-            if (p < end && *p == '}') {
-                p++;
-                break;
-            }
-            sc->why = p < end ? "expected ',' or '}'" : "truncated";
-            goto error;
-        }
-    }
-    if (skip_ws(p, end) != end) {
-        sc->why = "data after the object";
-        goto error;
-    }
-    if (!sc->has_errors) {
-        sc->why = "no top-level \"errors\"";
-        goto error;
-    }
-    return BF_OK;
-error:
-    sc->at = (size_t)(p - body);
-    return BF_E_PARSE;
-}
-
 static bool ends_with(const char *s, const char *suffix)
 {
     size_t n = strlen(s), m = strlen(suffix);
     return n >= m && memcmp(s + n - m, suffix, m) == 0;
 }
 
+/* JSON number: -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)? ; *integer says no fraction or
+ * exponent. */
+static bool is_number(const char *s, size_t n, bool *integer)
+{
+    size_t i = 0;
+    *integer = true;
+    if (i < n && s[i] == '-')
+        i++;
+    if (i >= n)
+        return false;
+    if (s[i] == '0') {
+        i++;
+    } else if (s[i] >= '1' && s[i] <= '9') {
+        while (i < n && s[i] >= '0' && s[i] <= '9')
+            i++;
+    } else {
+        return false;
+    }
+    if (i < n && s[i] == '.') {
+        *integer = false;
+        size_t d = ++i;
+        while (i < n && s[i] >= '0' && s[i] <= '9')
+            i++;
+        if (i == d)
+            return false;
+    }
+    if (i < n && (s[i] == 'e' || s[i] == 'E')) {
+        *integer = false;
+        i++;
+        if (i < n && (s[i] == '+' || s[i] == '-'))
+            i++;
+        size_t d = i;
+        while (i < n && s[i] >= '0' && s[i] <= '9')
+            i++;
+        if (i == d)
+            return false;
+    }
+    return i == n;
+}
+
+/* Decodes JSON string escapes of raw (n bytes, possibly cut inside an escape) into out. */
+static void unescape(const char *raw, size_t n, char *out, size_t out_size)
+{
+    size_t o = 0;
+    for (size_t i = 0; i < n && o + 1 < out_size; i++) {
+        char c = raw[i];
+        if (c != '\\') {
+            out[o++] = c;
+            continue;
+        }
+        if (++i >= n)
+            break;
+        switch (raw[i]) {
+        case 'b': out[o++] = '\b'; break;
+        case 'f': out[o++] = '\f'; break;
+        case 'n': out[o++] = '\n'; break;
+        case 'r': out[o++] = '\r'; break;
+        case 't': out[o++] = '\t'; break;
+        case 'u': {
+            if (i + 4 >= n)
+                goto done;
+            unsigned cp = 0;
+            for (int k = 1; k <= 4; k++) {
+                char h = raw[i + (size_t)k];
+                cp = cp * 16u + (unsigned)(h >= '0' && h <= '9'   ? h - '0'
+                                           : h >= 'a' && h <= 'f' ? h - 'a' + 10
+                                           : h >= 'A' && h <= 'F' ? h - 'A' + 10
+                                                                  : 0);
+            }
+            i += 4;
+            if (cp >= 0xD800 && cp < 0xDC00 && i + 6 < n && raw[i + 1] == '\\' &&
+                raw[i + 2] == 'u') {
+                unsigned lo = 0;
+                for (int k = 3; k <= 6; k++) {
+                    char h = raw[i + (size_t)k];
+                    lo = lo * 16u + (unsigned)(h >= '0' && h <= '9'   ? h - '0'
+                                               : h >= 'a' && h <= 'f' ? h - 'a' + 10
+                                               : h >= 'A' && h <= 'F' ? h - 'A' + 10
+                                                                      : 0);
+                }
+                if (lo >= 0xDC00 && lo < 0xE000) {
+                    cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
+                    i += 6;
+                }
+            }
+            char u[4];
+            size_t un;
+            if (cp < 0x80) {
+                u[0] = (char)cp;
+                un = 1;
+            } else if (cp < 0x800) {
+                u[0] = (char)(0xC0 | (cp >> 6));
+                u[1] = (char)(0x80 | (cp & 0x3F));
+                un = 2;
+            } else if (cp < 0x10000) {
+                u[0] = (char)(0xE0 | (cp >> 12));
+                u[1] = (char)(0x80 | ((cp >> 6) & 0x3F));
+                u[2] = (char)(0x80 | (cp & 0x3F));
+                un = 3;
+            } else {
+                u[0] = (char)(0xF0 | (cp >> 18));
+                u[1] = (char)(0x80 | ((cp >> 12) & 0x3F));
+                u[2] = (char)(0x80 | ((cp >> 6) & 0x3F));
+                u[3] = (char)(0x80 | (cp & 0x3F));
+                un = 4;
+            }
+            if (o + un >= out_size)
+                goto done;
+            memcpy(out + o, u, un);
+            o += un;
+            break;
+        }
+        default: out[o++] = raw[i]; break; /* \" \\ \/ */
+        }
+    }
+done:
+    out[o] = '\0';
+}
+
+static void fail(bf_bulkresp_stream_t *st, const char *what, uint64_t at)
+{
+    st->why = what;
+    st->why_at = at;
+    st->state = S_ERROR;
+}
+
+static void item_bad(bf_bulkresp_stream_t *st, const char *what)
+{
+    st->item_bad_now = 1;
+    if (st->item_bad == NULL) {
+        st->item_bad = what;
+        st->item_bad_index = st->items;
+    }
+}
+
 /* es-api.md §1.7: success is decided by the presence of "error", not by the status (a delete
  * of a missing document is 404 without error). Rejections are recognized by status or by type,
  * since a 429 is not the only way they are reported. */
-static enum bf_item_class classify(json_int_t status, const char *type, bool has_error,
+static enum bf_item_class classify(int64_t status, const char *type, bool has_error,
                                    bool failure_store_used)
 {
     if (!has_error)
         return failure_store_used ? BF_ITEM_MAPPING : BF_ITEM_OK;
+    /* es-api.md appendix A: a 429 cluster_block_exception (flood-stage disk watermark) is
+     * not a transient rejection: it is an index block, failed like the 403 form */
+    if (status == 429 && strcmp(type, "cluster_block_exception") == 0)
+        return BF_ITEM_4XX;
     if (status == 429 || ends_with(type, "rejected_execution_exception"))
         return BF_ITEM_REJECTED;
     if (status == 409)
@@ -273,118 +278,562 @@ static void count_class(bf_bulk_counts_t *c, enum bf_item_class cls)
     }
 }
 
-/* The slow path: judge every item. Returns 0 or BF_E_PARSE (why in msg). */
-static int judge_items(const char *body, size_t len, uint32_t ndocs, bf_bulk_counts_t *counts,
-                       uint8_t *item_class, char *first_error, size_t first_error_size)
+static void item_begin(bf_bulkresp_stream_t *st)
 {
-    json_error_t jerr;
-    int rc = BF_E_PARSE;
-    bool have_first = false;
-    json_t *root = json_loadb(body, len, 0, &jerr);
-    if (root == NULL) {
-        why(first_error, first_error_size, "%s at byte %zu", jerr.text, (size_t)jerr.position);
+    st->item_keys = 0;
+    st->item_bad_now = 0;
+    st->item_has_status = 0;
+    st->item_has_error = 0;
+    st->item_fs_used = 0;
+    st->item_action = 0;
+    st->item_status = 0;
+    st->type_len = 0;
+    st->reason_len = 0;
+}
+
+/* An element of the items array is complete; `object` says whether it was an object. */
+static void item_end(bf_bulkresp_stream_t *st, bool object)
+{
+    if (!object)
+        item_bad(st, "item is not {\"index|create|update|delete\":{...}}");
+    else if (st->item_keys != 1 || !st->item_action)
+        item_bad(st, "item is not {\"index|create|update|delete\":{...}}");
+    if (!st->item_bad_now) {
+        st->type[st->type_len < sizeof st->type ? st->type_len : sizeof st->type - 1] = '\0';
+        enum bf_item_class cls = classify(st->item_status, st->type, st->item_has_error,
+                                          st->item_fs_used);
+        count_class(&st->judged, cls);
+        if (st->item_class != NULL && st->items < st->ndocs)
+            st->item_class[st->items] = (uint8_t)cls;
+        if (!st->have_first && cls != BF_ITEM_OK) {
+            st->have_first = 1;
+            memcpy(st->first_type, st->type, st->type_len);
+            st->first_type[st->type_len] = '\0';
+            memcpy(st->first_reason, st->reason, st->reason_len);
+            st->first_reason[st->reason_len] = '\0';
+            st->first_status = st->item_status;
+            st->first_has_error = st->item_has_error;
+        }
+    }
+    st->items++;
+}
+
+/* The context of a value about to start in the open container. */
+static inline enum vctx value_ctx(const bf_bulkresp_stream_t *st)
+{
+    if (st->depth == 0)
+        return V_TOP;
+    switch (st->role[st->depth - 1]) {
+    case R_TOP:
+        return st->key == K_ERRORS ? V_ERRORS : st->key == K_ITEMS ? V_ITEMS : V_OTHER;
+    case R_ITEMS: return V_ITEM;
+    case R_ITEM: return st->key == K_OP ? V_OP : V_BAD_OP;
+    case R_ACTION:
+        return st->key == K_STATUS ? V_STATUS
+               : st->key == K_ERROR ? V_ERROR
+               : st->key == K_FS    ? V_FS
+                                    : V_OTHER;
+    case R_ERROR:
+        return st->key == K_TYPE ? V_TYPE : st->key == K_REASON ? V_REASON : V_OTHER;
+    default: return V_OTHER;
+    }
+}
+
+/* A value (scalar or container) has been read completely; its container is role[depth-1]. */
+static void value_done(bf_bulkresp_stream_t *st, bool object)
+{
+    if (st->depth == 0) {
+        st->state = S_DONE;
+        return;
+    }
+    if (st->role[st->depth - 1] == R_ITEMS)
+        item_end(st, object);
+    st->state = S_AFTER;
+}
+
+static void push(bf_bulkresp_stream_t *st, enum role r, uint64_t at)
+{
+    if (st->depth >= BF_BULKRESP_MAX_DEPTH) {
+        fail(st, "nested too deep", at);
+        return;
+    }
+    st->role[st->depth++] = (uint8_t)r;
+}
+
+/* '{' or '[' starts a value. */
+static void open_container(bf_bulkresp_stream_t *st, char c, uint64_t at)
+{
+    enum vctx v = value_ctx(st);
+    bool obj = c == '{';
+    enum role r = obj ? R_OTHER : R_ARRAY;
+    switch (v) {
+    case V_TOP:
+        if (!obj) {
+            fail(st, "not a JSON object", at);
+            return;
+        }
+        r = R_TOP;
+        break;
+    case V_ERRORS: fail(st, "\"errors\" is not a boolean", at); return;
+    case V_ITEMS:
+        if (!obj) {
+            r = R_ITEMS;
+            st->has_items = 1;
+            st->items = 0;
+            memset(&st->judged, 0, sizeof st->judged);
+        }
+        break;
+    case V_ITEM:
+        if (obj) {
+            r = R_ITEM;
+            item_begin(st);
+        }
+        break;
+    case V_OP:
+        if (obj) {
+            r = R_ACTION;
+            st->item_action = 1;
+        } else {
+            item_bad(st, "item is not {\"index|create|update|delete\":{...}}");
+        }
+        break;
+    case V_BAD_OP: break;
+    case V_STATUS: item_bad(st, "\"status\" of an item is not an integer"); break;
+    case V_ERROR:
+        st->item_has_error = 1;
+        st->type_len = 0;
+        st->reason_len = 0;
+        if (obj)
+            r = R_ERROR;
+        break;
+    case V_OTHER:
+    case V_FS:
+    case V_TYPE:
+    case V_REASON: break;
+    }
+    push(st, r, at);
+    if (st->state != S_ERROR)
+        st->state = obj ? S_OBJ_FIRST : S_ARR_FIRST;
+}
+
+static void close_container(bf_bulkresp_stream_t *st, char c, uint64_t at)
+{
+    enum role r = (enum role)st->role[st->depth - 1];
+    bool obj = r != R_ARRAY && r != R_ITEMS;
+    if ((c == '}') != obj) {
+        fail(st, obj ? "expected ',' or '}'" : "expected ',' or ']'", at);
+        return;
+    }
+    st->depth--;
+    value_done(st, r == R_ITEM);
+}
+
+/* A token (string or literal) is read in place from the chunk it lies in; only one that spans
+ * two chunks is copied, bounded, into st->tok. Captured values (error type and reason) are
+ * copied into their own bounded buffers. */
+static void capture(bf_bulkresp_stream_t *st, const char *p, size_t n)
+{
+    if (st->capture == C_TYPE) {
+        size_t room = sizeof st->type - 1 - st->type_len;
+        size_t k = n < room ? n : room;
+        memcpy(st->type + st->type_len, p, k);
+        st->type_len += (uint32_t)k;
+    } else {
+        size_t room = sizeof st->reason - 1 - st->reason_len;
+        size_t k = n < room ? n : room;
+        memcpy(st->reason + st->reason_len, p, k);
+        st->reason_len += (uint32_t)k;
+    }
+}
+
+/* The part of the open token in this chunk, [p, q), is kept for the next chunk. */
+static void tok_save(bf_bulkresp_stream_t *st, const char *p, const char *q)
+{
+    size_t n = (size_t)(q - p);
+    size_t room = sizeof st->tok - st->tok_len;
+    size_t k = n < room ? n : room;
+    memcpy(st->tok + st->tok_len, p, k);
+    st->tok_len += (uint32_t)k;
+    if (n > room)
+        st->tok_long = 1;
+    if (st->capture != C_NONE)
+        capture(st, p, n);
+    st->tok_partial = 1;
+}
+
+/* The whole token: [p, q) of this chunk after what earlier chunks held. *n is SIZE_MAX when
+ * it is longer than st->tok could hold (then it matches no key). */
+static inline const char *tok_whole(bf_bulkresp_stream_t *st, const char *p, const char *q,
+                                    size_t *n)
+{
+    if (st->capture != C_NONE)
+        capture(st, p, (size_t)(q - p));
+    if (!st->tok_partial) {
+        *n = (size_t)(q - p);
+        return p;
+    }
+    st->tok_partial = 0;
+    size_t m = (size_t)(q - p), room = sizeof st->tok - st->tok_len;
+    if (m > room || st->tok_long) {
+        *n = SIZE_MAX;
+        return st->tok;
+    }
+    memcpy(st->tok + st->tok_len, p, m);
+    *n = st->tok_len + m;
+    return st->tok;
+}
+
+#define IS(s, n, lit) ((n) == sizeof(lit) - 1 && memcmp((s), (lit), sizeof(lit) - 1) == 0)
+
+/* A string value starts (the opening quote has been read). */
+static void string_value_begin(bf_bulkresp_stream_t *st, uint64_t at)
+{
+    enum vctx v = value_ctx(st);
+    st->value_key = (uint8_t)v;
+    st->string_is_key = 0;
+    st->capture = C_NONE;
+    switch (v) {
+    case V_TOP: fail(st, "not a JSON object", at); return;
+    case V_ERRORS: fail(st, "\"errors\" is not a boolean", at); return;
+    case V_OP: item_bad(st, "item is not {\"index|create|update|delete\":{...}}"); break;
+    case V_STATUS: item_bad(st, "\"status\" of an item is not an integer"); break;
+    case V_ERROR:
+        /* "error":"text" — an error without a type */
+        st->item_has_error = 1;
+        st->type_len = 0;
+        st->reason_len = 0;
+        if (!st->have_first)
+            st->capture = C_REASON;
+        break;
+    case V_TYPE: /* always kept: the class may depend on it */
+        st->type_len = 0;
+        st->capture = C_TYPE;
+        break;
+    case V_REASON:
+        st->reason_len = 0;
+        if (!st->have_first)
+            st->capture = C_REASON;
+        break;
+    case V_ITEMS:
+    case V_ITEM:
+    case V_BAD_OP:
+    case V_FS:
+    case V_OTHER: break;
+    }
+    st->state = S_STRING;
+}
+
+static void string_end(bf_bulkresp_stream_t *st, const char *s, size_t n)
+{
+    st->capture = C_NONE;
+    if (n == 13 && st->depth >= 2 && memcmp(s, "failure_store", 13) == 0)
+        st->failure_store = 1;
+    if (st->string_is_key) {
+        enum key k = K_NONE;
+        switch (st->role[st->depth - 1]) {
+        case R_TOP: k = IS(s, n, "errors") ? K_ERRORS : IS(s, n, "items") ? K_ITEMS : K_NONE; break;
+        case R_ITEM:
+            st->item_keys++;
+            if (st->item_keys == 1 && (IS(s, n, "create") || IS(s, n, "index") ||
+                                       IS(s, n, "update") || IS(s, n, "delete"))) {
+                k = K_OP;
+            } else {
+                k = K_BAD_OP;
+                item_bad(st, "item is not {\"index|create|update|delete\":{...}}");
+            }
+            break;
+        case R_ACTION:
+            k = IS(s, n, "status")          ? K_STATUS
+                : IS(s, n, "error")         ? K_ERROR
+                : IS(s, n, "failure_store") ? K_FS
+                                            : K_NONE;
+            break;
+        case R_ERROR: k = IS(s, n, "type") ? K_TYPE : IS(s, n, "reason") ? K_REASON : K_NONE; break;
+        default: break;
+        }
+        st->key = (uint8_t)k;
+        st->state = S_COLON;
+        return;
+    }
+    if (st->value_key == V_FS && IS(s, n, "used"))
+        st->item_fs_used = 1;
+    value_done(st, false);
+}
+
+/* A literal [s, s+n) ended (the delimiter is not consumed). */
+static void literal_end(bf_bulkresp_stream_t *st, const char *s, size_t n, uint64_t at)
+{
+    enum vctx v = (enum vctx)st->value_key;
+    bool integer = false;
+    bool is_true = IS(s, n, "true"), is_false = IS(s, n, "false"), is_null = IS(s, n, "null");
+    if (!is_true && !is_false && !is_null && (n == SIZE_MAX || !is_number(s, n, &integer))) {
+        fail(st, v == V_ERRORS ? "\"errors\" is not a boolean" : "truncated or malformed value",
+             at);
+        return;
+    }
+    switch (v) {
+    case V_TOP: fail(st, "not a JSON object", at); return;
+    case V_ERRORS:
+        if (!is_true && !is_false) {
+            fail(st, "\"errors\" is not a boolean", at);
+            return;
+        }
+        st->has_errors = 1;
+        if (is_true)
+            st->errors = 1;
+        break;
+    case V_STATUS:
+        if (is_true || is_false || is_null || !integer || n > 18) {
+            item_bad(st, "\"status\" of an item is not an integer");
+        } else {
+            int64_t v10 = 0;
+            for (size_t i = s[0] == '-' ? 1 : 0; i < n; i++)
+                v10 = v10 * 10 + (s[i] - '0');
+            st->item_status = s[0] == '-' ? -v10 : v10;
+            st->item_has_status = 1;
+        }
+        break;
+    case V_ERROR:
+        st->item_has_error = !is_null;
+        st->type_len = 0;
+        st->reason_len = 0;
+        break;
+    case V_OP: item_bad(st, "item is not {\"index|create|update|delete\":{...}}"); break;
+    case V_ITEMS:
+    case V_ITEM:
+    case V_BAD_OP:
+    case V_FS:
+    case V_TYPE:
+    case V_REASON:
+    case V_OTHER: break;
+    }
+    value_done(st, false);
+}
+
+void bf_bulkresp_stream_init(bf_bulkresp_stream_t *st, uint32_t ndocs, uint8_t *item_class)
+{
+    memset(st, 0, offsetof(bf_bulkresp_stream_t, tok));
+    st->tok_len = 0;
+    st->tok_long = 0;
+    st->tok_partial = 0;
+    st->type_len = 0;
+    st->reason_len = 0;
+    st->capture = C_NONE;
+    st->have_first = 0;
+    st->ndocs = ndocs;
+    st->item_class = item_class;
+    st->state = S_VALUE;
+}
+
+int bf_bulkresp_stream_failed(const bf_bulkresp_stream_t *st)
+{
+    return st->state == S_ERROR;
+}
+
+void bf_bulkresp_stream_feed(bf_bulkresp_stream_t *st, const char *buf, size_t len)
+{
+    if (st->state == S_ERROR)
+        return;
+    if (len > BF_MAX_RESPONSE_BYTES - st->offset) {
+        fail(st, "larger than BF_MAX_RESPONSE_BYTES", st->offset);
+        return;
+    }
+    const char *p = buf, *end = buf + len;
+    const char *ts = buf; /* where the open token's bytes start in this chunk */
+    while (p < end && st->state != S_ERROR) {
+        switch (st->state) {
+        case S_STRING_ESC:
+            p++; /* the escaped byte */
+            st->state = S_STRING;
+            break;
+        case S_STRING:
+            p = string_stop(p, end);
+            if (p == end)
+                break;
+            if (*p == '\\') {
+                p++;
+                if (p == end) {
+                    st->state = S_STRING_ESC;
+                    break;
+                }
+                p++;
+                break;
+            }
+            {
+                size_t n;
+                const char *s = tok_whole(st, ts, p, &n);
+                p++; /* the closing quote */
+                string_end(st, s, n);
+            }
+            break;
+        case S_LITERAL:
+            while (p < end && is_literal_byte(*p))
+                p++;
+            if (p < end) {
+                size_t n;
+                const char *s = tok_whole(st, ts, p, &n);
+                literal_end(st, s, n, st->offset + (uint64_t)(p - buf));
+            }
+            break;
+        default: {
+            char c = *p;
+            uint64_t at = st->offset + (uint64_t)(p - buf);
+            if (c == ' ' || c == '\n' || c == '\r' || c == '\t') {
+                p++;
+                break;
+            }
+            p++;
+            switch (st->state) {
+            case S_DONE: fail(st, "data after the object", at); break;
+            case S_COLON:
+                if (c == ':')
+                    st->state = S_VALUE;
+                else
+                    fail(st, "expected ':'", at);
+                break;
+            case S_OBJ_FIRST:
+                if (c == '}') {
+                    st->depth--;
+                    value_done(st, st->role[st->depth] == R_ITEM);
+                    break;
+                }
+                /* fall through */
+            case S_OBJ_KEY:
+                if (c == '"') {
+                    ts = p;
+                    st->tok_len = 0;
+                    st->tok_long = 0;
+                    st->string_is_key = 1;
+                    st->capture = C_NONE;
+                    st->state = S_STRING;
+                } else {
+                    fail(st, "expected a key", at);
+                }
+                break;
+            case S_AFTER:
+                if (c == ',') {
+                    enum role r = (enum role)st->role[st->depth - 1];
+                    st->state = (r == R_ARRAY || r == R_ITEMS) ? S_VALUE : S_OBJ_KEY;
+                } else if (c == '}' || c == ']') {
+                    close_container(st, c, at);
+                } else {
+                    fail(st, st->depth == 1 ? "expected ',' or '}'" : "truncated or malformed value",
+                         at);
+                }
+                break;
+            case S_ARR_FIRST:
+                if (c == ']') {
+                    st->depth--;
+                    value_done(st, false);
+                    break;
+                }
+                /* fall through */
+            case S_VALUE:
+                if (c == '{' || c == '[') {
+                    open_container(st, c, at);
+                } else if (c == '"') {
+                    ts = p;
+                    st->tok_len = 0;
+                    st->tok_long = 0;
+                    string_value_begin(st, at);
+                } else if (is_literal_byte(c)) {
+                    st->value_key = (uint8_t)value_ctx(st);
+                    if (st->value_key == V_TOP) {
+                        fail(st, "not a JSON object", at);
+                        break;
+                    }
+                    ts = p - 1;
+                    st->tok_len = 0;
+                    st->tok_long = 0;
+                    st->capture = C_NONE;
+                    st->state = S_LITERAL;
+                } else {
+                    fail(st, st->depth == 0 ? "not a JSON object" : "truncated or malformed value",
+                         at);
+                }
+                break;
+            default: fail(st, "internal state", at); break;
+            }
+            break;
+        }
+        }
+    }
+    if (st->state == S_STRING || st->state == S_STRING_ESC || st->state == S_LITERAL)
+        tok_save(st, ts, end);
+    st->offset += len;
+}
+
+int bf_bulkresp_stream_finish(bf_bulkresp_stream_t *st, bf_bulk_counts_t *counts,
+                              char *first_error, size_t first_error_size)
+{
+    memset(counts, 0, sizeof *counts);
+    if (first_error != NULL && first_error_size > 0)
+        first_error[0] = '\0';
+    if (st->state == S_ERROR) {
+        if (strcmp(st->why, "larger than BF_MAX_RESPONSE_BYTES") == 0)
+            why(first_error, first_error_size, "larger than BF_MAX_RESPONSE_BYTES (%" PRIu64
+                " bytes and more)", st->offset);
+        else
+            why(first_error, first_error_size, "%s at byte %" PRIu64, st->why, st->why_at);
         return BF_E_PARSE;
     }
-    json_t *items = json_object_get(root, "items");
-    if (!json_is_array(items)) {
+    if (st->state != S_DONE) {
+        why(first_error, first_error_size, "%s at byte %" PRIu64,
+            st->offset == 0 ? "not a JSON object" : "truncated", st->offset);
+        return BF_E_PARSE;
+    }
+    if (!st->has_errors) {
+        why(first_error, first_error_size, "no top-level \"errors\"");
+        return BF_E_PARSE;
+    }
+    if (st->has_items && st->items != st->ndocs) {
+        why(first_error, first_error_size, "%" PRIu64 " items for %" PRIu32 " documents",
+            st->items, st->ndocs);
+        return BF_E_PARSE;
+    }
+    if (!st->errors && !st->failure_store) {
+        /* Fast path. Also the filter_path form {"errors":false} without items. */
+        counts->ok = st->ndocs;
+        if (st->item_class != NULL)
+            memset(st->item_class, BF_ITEM_OK, st->ndocs);
+        return BF_OK;
+    }
+    if (!st->has_items) {
         why(first_error, first_error_size, "\"errors\":true without an \"items\" array");
-        goto error;
+        return BF_E_PARSE;
     }
-    if (json_array_size(items) != ndocs) {
-        why(first_error, first_error_size, "%zu items for %" PRIu32 " documents",
-            json_array_size(items), ndocs);
-        goto error;
+    if (st->item_bad != NULL) {
+        why(first_error, first_error_size, "item %" PRIu64 ": %s", st->item_bad_index,
+            st->item_bad);
+        return BF_E_PARSE;
     }
-    for (size_t i = 0; i < ndocs; i++) {
-        json_t *item = json_array_get(items, i);
-        void *it = json_object_iter(item);
-        json_t *res = it ? json_object_iter_value(it) : NULL;
-        const char *op = it ? json_object_iter_key(it) : "";
-        if (!json_is_object(item) || json_object_size(item) != 1 || !json_is_object(res) ||
-            (strcmp(op, "index") && strcmp(op, "create") && strcmp(op, "update") &&
-             strcmp(op, "delete"))) {
-            why(first_error, first_error_size,
-                "item %zu is not {\"index|create|update|delete\":{...}}", i);
-            goto error;
-        }
-        json_t *jstatus = json_object_get(res, "status");
-        if (jstatus != NULL && !json_is_integer(jstatus)) {
-            why(first_error, first_error_size, "\"status\" of item %zu is not an integer", i);
-            goto error;
-        }
-        json_int_t status = jstatus ? json_integer_value(jstatus) : 0;
-        json_t *err = json_object_get(res, "error");
-        bool has_error = err != NULL && !json_is_null(err);
-        const char *type = "", *reason = "";
-        if (json_is_object(err)) {
-            const char *t = json_string_value(json_object_get(err, "type"));
-            const char *r = json_string_value(json_object_get(err, "reason"));
-            type = t ? t : "";
-            reason = r ? r : "";
-        } else if (json_is_string(err)) {
-            reason = json_string_value(err);
-        }
-        const char *fs = json_string_value(json_object_get(res, "failure_store"));
-        bool fs_used = fs != NULL && strcmp(fs, "used") == 0;
-        enum bf_item_class cls = classify(status, type, has_error, fs_used);
-        count_class(counts, cls);
-        if (item_class != NULL)
-            item_class[i] = (uint8_t)cls;
-        if (!have_first && cls != BF_ITEM_OK) {
-            have_first = true;
-            if (first_error != NULL && first_error_size > 0) {
-                if (has_error)
-                    snprintf(first_error, first_error_size, "%s: %s", type[0] ? type : "error",
-                             reason);
-                else
-                    snprintf(first_error, first_error_size,
-                             "failure_store: document stored in the failure store (status %d)",
-                             (int)status);
-            }
+    *counts = st->judged;
+    if (st->have_first && first_error != NULL && first_error_size > 0) {
+        if (st->first_has_error) {
+            char type[BF_BULKRESP_TYPE_CAP], reason[BF_BULKRESP_REASON_CAP];
+            unescape(st->first_type, strlen(st->first_type), type, sizeof type);
+            unescape(st->first_reason, strlen(st->first_reason), reason, sizeof reason);
+            snprintf(first_error, first_error_size, "%s: %s", type[0] ? type : "error", reason);
+        } else {
+            snprintf(first_error, first_error_size,
+                     "failure_store: document stored in the failure store (status %d)",
+                     (int)st->first_status);
         }
     }
-    rc = BF_OK;
-error:
-    json_decref(root);
-    return rc;
+    return BF_OK;
 }
 
 int bf_bulkresp_parse(const char *body, size_t len, uint32_t ndocs, bf_bulk_counts_t *counts,
                       uint8_t *item_class, char *first_error, size_t first_error_size)
 {
-    scan_t sc;
-    int rc;
-    memset(counts, 0, sizeof *counts);
-    if (first_error != NULL && first_error_size > 0)
-        first_error[0] = '\0';
     if (body == NULL || len > BF_MAX_RESPONSE_BYTES) {
+        memset(counts, 0, sizeof *counts);
         why(first_error, first_error_size, "%s (%zu bytes)",
             body ? "larger than BF_MAX_RESPONSE_BYTES" : "no body", len);
         return BF_E_PARSE;
     }
-    rc = scan_top(body, len, &sc);
-    if (rc != BF_OK) {
-        why(first_error, first_error_size, "%s at byte %zu", sc.why, sc.at);
-        return rc;
-    }
-    if (sc.has_items && sc.items != ndocs) {
-        why(first_error, first_error_size, "%zu items for %" PRIu32 " documents", sc.items,
-            ndocs);
-        return BF_E_PARSE;
-    }
-    if (!sc.errors && !sc.failure_store) {
-        /* Fast path. Also the filter_path form {"errors":false} without items. */
-        counts->ok = ndocs;
-        if (item_class != NULL)
-            memset(item_class, BF_ITEM_OK, ndocs);
-        return BF_OK;
-    }
-    if (!sc.has_items) {
-        why(first_error, first_error_size, "\"errors\":true without an \"items\" array");
-        return BF_E_PARSE;
-    }
-    rc = judge_items(body, len, ndocs, counts, item_class, first_error, first_error_size);
-    if (rc != BF_OK)
-        memset(counts, 0, sizeof *counts);
-    return rc;
+    bf_bulkresp_stream_t st;
+    bf_bulkresp_stream_init(&st, ndocs, item_class);
+    bf_bulkresp_stream_feed(&st, body, len);
+    return bf_bulkresp_stream_finish(&st, counts, first_error, first_error_size);
 }

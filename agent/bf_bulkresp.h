@@ -6,11 +6,17 @@
  * is judged by the presence of "error" and its "status": 429 or an error type ending in
  * "rejected_execution_exception" (Elasticsearch's es_rejected_execution_exception and
  * OpenSearch's rejected_execution_exception) is rejected; 409 conflict; 400 mapping/parsing;
- * other 4xx; 5xx. An item without "error" and with a 2xx status is ok.
+ * other 4xx; 5xx. An item without "error" and with a 2xx status is ok. A 429 whose type is
+ * cluster_block_exception (flood-stage read-only block) is an index block, not a rejection:
+ * other 4xx, never retried (es-api.md appendix A).
  * Details (es-api.md §1.6): an item without "error" is ok whatever its status (a delete of a
  * missing document is 404 without error, and "errors" stays false); an item with "error" and a
  * status outside 4xx counts as 5xx; an item with "failure_store":"used" (ES data streams) went
  * to the failure index and counts as mapping although "errors" is false.
+ * The judge is incremental: bf_bulkresp_stream_* takes the body in pieces as they come off
+ * the socket, so a multi-megabyte response is judged in a few hundred bytes of state (plus
+ * one class byte per document) and never held in memory (STYLE §7). bf_bulkresp_parse is the
+ * same judge over a whole body.
  * Thread-safe: no shared state.
  */
 #ifndef BF_BULKRESP_H
@@ -20,6 +26,9 @@
 #include <stdint.h>
 
 #define BF_MAX_RESPONSE_BYTES (256u << 20) /* a bulk response larger than this is refused */
+#define BF_BULKRESP_MAX_DEPTH 128           /* JSON nesting deeper than this is refused */
+#define BF_BULKRESP_TYPE_CAP 128            /* bytes of an item's error type kept (escaped) */
+#define BF_BULKRESP_REASON_CAP 512          /* bytes of an item's error reason kept (escaped) */
 
 typedef struct bf_bulk_counts {
     uint64_t ok;
@@ -50,5 +59,60 @@ enum bf_item_class {
  * counted (not parsed) on the "errors":false path too. */
 int bf_bulkresp_parse(const char *body, size_t len, uint32_t ndocs, bf_bulk_counts_t *counts,
                       uint8_t *item_class, char *first_error, size_t first_error_size);
+
+/* The incremental judge. Embedded struct (bf_bulkresp_stream_init, no cleanup: it owns no
+ * memory); its fields are private to bf_bulkresp.c. */
+typedef struct bf_bulkresp_stream {
+    uint64_t offset;          /* bytes fed so far */
+    uint32_t ndocs;
+    uint8_t *item_class;      /* borrowed, ndocs bytes, or NULL */
+    int state;                /* tokenizer state */
+    uint8_t string_is_key;    /* the open string is a key (else a value) */
+    uint32_t depth;           /* open containers */
+    uint8_t role[BF_BULKRESP_MAX_DEPTH]; /* what each open container is (top, items, item...) */
+    uint8_t key;              /* the known key whose value comes next in the open object */
+    uint8_t value_key;        /* key of the value being read (strings and literals) */
+    const char *why;          /* first error, or NULL */
+    uint64_t why_at;
+    /* top level */
+    uint8_t has_errors, errors, has_items, failure_store;
+    uint64_t items;
+    /* the item being read */
+    uint32_t item_keys;
+    uint8_t item_bad_now, item_has_status, item_has_error, item_fs_used, item_action;
+    int64_t item_status;
+    const char *item_bad;     /* first structural problem of any item (slow path refuses) */
+    uint64_t item_bad_index;
+    bf_bulk_counts_t judged;  /* per-item verdicts, used when errors:true */
+    /* the string or literal being read (first bytes, for keys and small values) */
+    char tok[32];
+    uint32_t tok_len;
+    uint8_t tok_long;
+    uint8_t tok_partial;      /* tok holds the start of a token continued in the next chunk */
+    /* error type and reason of the current item, until the first failed item is found */
+    char type[BF_BULKRESP_TYPE_CAP];
+    uint32_t type_len;
+    char reason[BF_BULKRESP_REASON_CAP];
+    uint32_t reason_len;
+    uint8_t capture;          /* 0, or which of type/reason the open string is */
+    uint8_t have_first;
+    char first_type[BF_BULKRESP_TYPE_CAP];
+    char first_reason[BF_BULKRESP_REASON_CAP];
+    int64_t first_status;
+    uint8_t first_has_error;
+} bf_bulkresp_stream_t;
+
+/* bf_bulkresp_stream_init — start judging the response to a request of ndocs documents.
+ * item_class (may be NULL; else ndocs bytes, borrowed until finish) receives the classes. */
+void bf_bulkresp_stream_init(bf_bulkresp_stream_t *st, uint32_t ndocs, uint8_t *item_class);
+/* bf_bulkresp_stream_feed — the next len bytes of the body. Once the body is known not to be
+ * a bulk response, further bytes are ignored (the verdict comes from finish). */
+void bf_bulkresp_stream_feed(bf_bulkresp_stream_t *st, const char *p, size_t len);
+/* bf_bulkresp_stream_failed — 1 when the body is already known not to be a bulk response. */
+int bf_bulkresp_stream_failed(const bf_bulkresp_stream_t *st);
+/* bf_bulkresp_stream_finish — the body is complete: the verdict, exactly as bf_bulkresp_parse
+ * gives it for the whole body (same counts, classes, first_error and return codes). */
+int bf_bulkresp_stream_finish(bf_bulkresp_stream_t *st, bf_bulk_counts_t *counts,
+                              char *first_error, size_t first_error_size);
 
 #endif

@@ -39,19 +39,26 @@ bf_run_t *bf_run_new(const bf_run_cfg_t *cfg, bf_diag_t *diag)
     run->workers = bf_calloc(n, sizeof *run->workers);
     run->svc = bf_hist_new();
     run->lat = bf_hist_new();
+    size_t body_est = bf_tmpl_estimate_doc_bytes(run->tmpl, cfg->cell) * cfg->cell->batch_size;
+    uint32_t conn_base = cfg->stream_base; /* agents start on different hosts */
     for (uint32_t i = 0; i < n; i++) {
+        uint32_t conns = conc / n + (i < conc % n ? 1 : 0);
         bf_worker_cfg_t wc = {
             .sc = cfg->sc,
             .cell = cfg->cell,
             .tmpl = run->tmpl,
             .thread_index = i,
-            .connections = conc / n + (i < conc % n ? 1 : 0),
-            .target_rate = cfg->target_rate > 0 ? cfg->target_rate / n : 0,
+            .connections = conns,
+            .conn_base = conn_base,
+            .body_bytes_est = body_est,
+            /* a thread's share of the rate follows its share of the connections */
+            .target_rate = cfg->target_rate > 0 ? cfg->target_rate * conns / conc : 0,
             .part = {.stream_index = cfg->stream_base + i,
                      .stream_count = cfg->stream_count ? cfg->stream_count : n,
                      .seed = cfg->seed},
             .load_ms = cfg->warmup_ms + cfg->duration_ms,
         };
+        conn_base += conns;
         run->workers[i] = bf_worker_new(&wc, diag);
         if (run->workers[i] == NULL) {
             bf_run_destroy(&run);

@@ -1,7 +1,11 @@
 /* bf_standalone.c — `bulkfleet-agent run SCENARIO [--cell ID|N]`: the single-host loadgen use
  * case. Prepares each cell's indices itself (there is no coordinator), runs the cell with the
  * same workers and sampler as in fleet mode, aggregates with the same code, and prints the same
- * Markdown row as the coordinator. Nothing is written to disk unless --results is given.
+ * Markdown row as the coordinator. Nothing is written to disk unless --results is given; then
+ * the results directory is the coordinator's (matrix.*, cells/<cell>.ndjson with every sample).
+ *
+ * `bulkfleet-agent render SCENARIO` writes bulk bodies exactly as a worker builds them, to see
+ * what a template produces and to give benchmarks (bench/) the same bytes the agent sends.
  */
 #include "bf_standalone.h"
 
@@ -13,6 +17,7 @@
 #include "bf_results.h"
 #include "bf_run.h"
 #include "bf_scenario.h"
+#include "bf_template.h"
 #include "bf_units.h"
 
 #include <getopt.h>
@@ -28,6 +33,7 @@ typedef struct collect {
     const char *cell_id;
     uint64_t seq;
     int32_t last_shown;
+    FILE *samples; /* raw samples file of --results, or NULL */
 } collect;
 
 static void on_second(void *ctx, int32_t second, const bf_counters_t *c, const bf_hist_t *svc,
@@ -38,6 +44,8 @@ static void on_second(void *ctx, int32_t second, const bf_counters_t *c, const b
     Bf__Hist hs, hl;
     bf_sample_pack(&s, &hs, &hl, k->cell_id, ++k->seq, second, c, svc, lat);
     bf_cellagg_add(k->agg, 0, &s);
+    if (k->samples)
+        bf_results_sample_line(k->samples, "standalone", &s);
     bf_sample_pack_cleanup(&s);
     if (isatty(STDERR_FILENO))
         fprintf(stderr, "\r\033[Kcell %s t=%ds %llu docs/s, %llu rejected, %llu failed", k->cell_id,
@@ -45,22 +53,49 @@ static void on_second(void *ctx, int32_t second, const bf_counters_t *c, const b
                 (unsigned long long)bf_counters_docs_failed(c));
 }
 
+#define RUN_USAGE "usage: bulkfleet-agent run SCENARIO [--cell ID|N] [--threads N] [--results DIR]\n"
+
+/* The cell chosen by --cell (id or 1-based number): [*first, *last) of the scenario's cells.
+ * Returns 0, or 2 after printing why. */
+static int select_cells(const bf_scenario_t *sc, const char *cell_sel, const char *cmd,
+                        size_t *first, size_t *last)
+{
+    *first = 0;
+    *last = bf_scenario_cell_count(sc);
+    if (cell_sel == NULL)
+        return 0;
+    const bf_cell_t *c = bf_scenario_find_cell(sc, cell_sel);
+    uint64_t n;
+    if (c == NULL && bf_units_parse_u64(cell_sel, &n) == 0 && n >= 1 && n <= *last)
+        c = bf_scenario_cell(sc, (size_t)n - 1);
+    if (c == NULL) {
+        fprintf(stderr, "bulkfleet-agent %s: --cell %s: no such cell (give its id as printed by "
+                "`bulkfleet-coordinator plan`, or its number 1..%zu)\n", cmd, cell_sel, *last);
+        return 2;
+    }
+    *first = c->index;
+    *last = c->index + 1;
+    return 0;
+}
+
 int bf_standalone_main(int argc, char **argv)
 {
-    const char *cell_sel = NULL;
+    const char *cell_sel = NULL, *results_base = NULL;
     uint32_t threads = 0;
     static const struct option longopts[] = {
         {"cell", required_argument, NULL, 'c'},
         {"threads", required_argument, NULL, 't'},
+        {"results", required_argument, NULL, 'r'},
         {"verbose", no_argument, NULL, 'v'},
         {NULL, 0, NULL, 0},
     };
     int ch;
     uint64_t v;
     optind = 1;
-    while ((ch = getopt_long(argc, argv, "c:t:v", longopts, NULL)) != -1) {
+    while ((ch = getopt_long(argc, argv, "c:t:r:v", longopts, NULL)) != -1) {
         switch (ch) {
         case 'c': cell_sel = optarg; break;
+        case 'r': results_base = optarg; break;
         case 't':
             if (bf_units_parse_u64(optarg, &v) != 0 || v == 0 || v > 1024) {
                 fprintf(stderr, "bulkfleet-agent run: --threads %s: expected 1..1024\n", optarg);
@@ -70,12 +105,12 @@ int bf_standalone_main(int argc, char **argv)
             break;
         case 'v': bf_log_set_level(BF_LOG_DEBUG); break;
         default:
-            fprintf(stderr, "usage: bulkfleet-agent run SCENARIO [--cell ID|N] [--threads N]\n");
+            fputs(RUN_USAGE, stderr);
             return 2;
         }
     }
     if (optind != argc - 1) {
-        fprintf(stderr, "usage: bulkfleet-agent run SCENARIO [--cell ID|N] [--threads N]\n");
+        fputs(RUN_USAGE, stderr);
         return 2;
     }
     bf_diag_t diag = {0};
@@ -84,20 +119,10 @@ int bf_standalone_main(int argc, char **argv)
         fprintf(stderr, "%s\n", diag.msg);
         return 2;
     }
-    size_t first = 0, last = bf_scenario_cell_count(sc);
-    if (cell_sel) {
-        const bf_cell_t *c = bf_scenario_find_cell(sc, cell_sel);
-        uint64_t n;
-        if (c == NULL && bf_units_parse_u64(cell_sel, &n) == 0 && n >= 1 && n <= last)
-            c = bf_scenario_cell(sc, (size_t)n - 1);
-        if (c == NULL) {
-            fprintf(stderr, "bulkfleet-agent run: --cell %s: no such cell (give its id as "
-                    "printed by `bulkfleet-coordinator plan`, or its number 1..%zu)\n", cell_sel, last);
-            bf_scenario_destroy(&sc);
-            return 2;
-        }
-        first = c->index;
-        last = c->index + 1;
+    size_t first, last;
+    if (select_cells(sc, cell_sel, "run", &first, &last) != 0) {
+        bf_scenario_destroy(&sc);
+        return 2;
     }
     long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
     if (threads == 0)
@@ -105,11 +130,21 @@ int bf_standalone_main(int argc, char **argv)
     const bf_run_spec_t *run = bf_scenario_run(sc);
     bf_es_t *es = bf_es_new(bf_scenario_target(sc), 0, 130000);
     bf_cluster_info_t info;
+    bf_results_t *res = NULL;
     int code = 0;
     if (bf_cluster_info(es, &info, &diag) != BF_OK) {
         fprintf(stderr, "bulkfleet-agent run: the target cluster is not reachable: %s\n", diag.msg);
         code = 3;
         goto out;
+    }
+    if (results_base) {
+        res = bf_results_open(results_base, NULL, sc, &diag);
+        if (res == NULL) {
+            fprintf(stderr, "bulkfleet-agent run: %s\n", diag.msg);
+            code = 3;
+            goto out;
+        }
+        bf_results_set_cluster(res, &info);
     }
     bf_row_t *rows = bf_calloc(last - first + 1, sizeof *rows);
     size_t nrows = 0;
@@ -135,9 +170,13 @@ int bf_standalone_main(int argc, char **argv)
             bf_strlcpy(row->reason, diag.msg, sizeof row->reason);
             bf_error("%s", diag.msg);
             bf_cellagg_destroy(&agg);
+            code |= 1;
             continue;
         }
-        collect k = {.agg = agg, .cell_id = cell->id, .last_shown = -1};
+        char cell_name[256];
+        bf_results_cell_name(cell, 1, 1, cell_name, sizeof cell_name);
+        collect k = {.agg = agg, .cell_id = cell->id, .last_shown = -1,
+                     .samples = res ? bf_results_samples_open(res, cell_name) : NULL};
         bf_run_start(r, bf_clock_mono_us() + 200000u);
         int aborted = 0;
         while (!bf_run_poll(r, on_second, &k)) {
@@ -156,21 +195,107 @@ int bf_standalone_main(int argc, char **argv)
         if (fatal[0]) {
             row->failed = 1;
             bf_strlcpy(row->reason, fatal, sizeof row->reason);
+            fprintf(stderr, "bulkfleet-agent run: %s\n", fatal);
         }
+        row->docs_counted = -1;
         if (!row->failed && bf_cluster_count(es, cell, &row->docs_counted, &diag) == BF_OK)
             row->verified = (uint64_t)row->docs_counted == row->docs_ok_all;
         code |= row->failed || !row->verified;
+        if (res) {
+            const char *ids[] = {"standalone"};
+            bf_results_cell_done(res, cell_name, agg, ids, 1, row);
+            bf_results_write_matrix(res, sc, rows, nrows);
+        }
         bf_run_destroy(&r);
         bf_cellagg_destroy(&agg);
     }
     printf("\n");
     /* the same table as the coordinator prints */
     bf_results_print_md(stdout, sc, rows, nrows);
+    if (res)
+        printf("\nresults: %s\n", bf_results_dir(res));
     free(rows);
     if (bf_standalone_stop_flag)
         code = bf_standalone_stop_flag;
 out:
+    bf_results_close(&res);
     bf_es_destroy(&es);
+    bf_scenario_destroy(&sc);
+    return code;
+}
+
+#define RENDER_USAGE "usage: bulkfleet-agent render SCENARIO [--cell ID|N] [--requests N]\n"
+
+int bf_standalone_render_main(int argc, char **argv)
+{
+    const char *cell_sel = NULL;
+    uint64_t requests = 1, v;
+    static const struct option longopts[] = {
+        {"cell", required_argument, NULL, 'c'},
+        {"requests", required_argument, NULL, 'n'},
+        {NULL, 0, NULL, 0},
+    };
+    int ch;
+    optind = 1;
+    while ((ch = getopt_long(argc, argv, "c:n:", longopts, NULL)) != -1) {
+        switch (ch) {
+        case 'c': cell_sel = optarg; break;
+        case 'n':
+            if (bf_units_parse_u64(optarg, &v) != 0 || v == 0 || v > 1000000) {
+                fprintf(stderr, "bulkfleet-agent render: --requests %s: expected 1..1000000\n",
+                        optarg);
+                return 2;
+            }
+            requests = v;
+            break;
+        default: fputs(RENDER_USAGE, stderr); return 2;
+        }
+    }
+    if (optind != argc - 1) {
+        fputs(RENDER_USAGE, stderr);
+        return 2;
+    }
+    bf_diag_t diag = {0};
+    bf_scenario_t *sc = NULL;
+    bf_tmpl_t *tmpl = NULL;
+    bf_gen_t *gen = NULL;
+    bf_buf_t body;
+    size_t first, last;
+    int code = 2;
+    bf_buf_init(&body, BF_MAX_BODY_BYTES);
+    if (bf_scenario_load_file(argv[optind], NULL, &sc, &diag) != BF_OK) {
+        fprintf(stderr, "%s\n", diag.msg);
+        goto out;
+    }
+    if (select_cells(sc, cell_sel, "render", &first, &last) != 0)
+        goto out;
+    if (bf_tmpl_compile(sc, &tmpl, &diag) != BF_OK) {
+        fprintf(stderr, "%s\n", diag.msg);
+        goto out;
+    }
+    const bf_cell_t *cell = bf_scenario_cell(sc, first);
+    /* the first worker of a one-thread standalone run of this cell */
+    bf_partition_t part = {.stream_index = 0, .stream_count = 1,
+                           .seed = bf_scenario_run(sc)->seed + first};
+    gen = bf_gen_new(tmpl, &part);
+    code = 0;
+    for (uint64_t i = 0; i < requests && code == 0; i++) {
+        bf_buf_reset(&body);
+        int rc = bf_tmpl_render_bulk(tmpl, gen, cell, cell->batch_size, &body);
+        if (rc != BF_OK) {
+            fprintf(stderr, "bulkfleet-agent render: cell %s, request %llu: %s\n", cell->id,
+                    (unsigned long long)i + 1, bf_strerror(rc));
+            code = 1;
+        } else if (fwrite(body.data, 1, body.len, stdout) != body.len) {
+            code = 3;
+        }
+    }
+    if (fflush(stdout) != 0)
+        code = 3;
+out:
+    bf_buf_cleanup(&body);
+    bf_gen_destroy(&gen);
+    bf_tmpl_destroy(&tmpl);
     bf_scenario_destroy(&sc);
     return code;
 }

@@ -1,9 +1,26 @@
 /* bf_worker.c — one load thread: libcurl multi, bulk bodies, outcomes per second.
  *
- * Each connection slot owns its body, gzip and response buffers and reuses them for every
- * request (STYLE §7). Closed loop: a slot that completes sends again at once. Open loop
- * (target_rate > 0): requests are due at fixed intervals; latency is measured from the due
- * time (coordinated omission, after wrk2), service time from the actual send.
+ * Each connection slot owns its buffers and reuses them for every request (STYLE §7): the
+ * NDJSON body (or, with gzip and no retries, only the compressed body: the NDJSON is then
+ * rendered into one scratch buffer per thread), and an incremental response judge
+ * (bf_bulkresp_stream), so responses are judged as they arrive and never stored. Closed loop:
+ * a slot that completes sends again at once. Open loop (target_rate > 0): requests are due at
+ * fixed intervals; latency is measured from the due time (coordinated omission, after wrk2),
+ * service time from the actual send; a request sent more than LATE_US after its due time counts
+ * in rate_behind, and one that found every connection busy at its due time in conn_wait.
+ *
+ * Outcomes (DESIGN §4, es-api.md §1.6, §1.7), counted in the second the response completed:
+ *   - 2xx: the judge's per-class item counts; a body that is not a bulk response (or whose item
+ *     count differs from the documents sent) makes every document unknown (req_bad_response).
+ *   - non-2xx: http_status[status]; 429 rejects every document (retried whole when retries are
+ *     on and the rejection is transient); 502/504 come from a proxy whose upstream may have
+ *     indexed the documents: unknown; other 5xx failed_5xx; 4xx failed_4xx. 401/403, 404 and
+ *     413 fail the cell at once with what to do; so does an index block
+ *     (cluster_block_exception).
+ *   - transport: connect failed (nothing was sent: the same body is sent again after a
+ *     back-off, no document is counted), timeout (outcome unknown), reset (unknown).
+ * Every document sent ends in exactly one of ok, rejected, failed (by class) or unknown;
+ * docs_retried counts resends of rejected documents, whose final verdict is what counts.
  */
 #include "bf_worker.h"
 
@@ -14,6 +31,7 @@
 #include "bf_mem.h"
 
 #include <curl/curl.h>
+#include <jansson.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdatomic.h>
@@ -23,7 +41,13 @@
 #include <zlib.h>
 
 #define RING 8
-#define LATE_US 10000 /* open loop: a request sent this late counts as "behind the target" */
+#define LATE_US 10000                   /* open loop: sent this late = behind the target */
+#define HEAD_BYTES 2048                 /* first bytes of a response kept for messages */
+#define CONNECT_BACKOFF_MIN_US 100000u  /* after a failed connect; doubled up to the max */
+#define CONNECT_BACKOFF_MAX_US 2000000u
+#define IDLE_POLL_MS 100                /* longest wait in curl_multi_poll */
+#define UPLOAD_BUFFER_MIN 65536L        /* libcurl's default and its floor for us */
+#define UPLOAD_BUFFER_MAX (2L << 20)    /* libcurl's maximum */
 
 typedef struct bucket {
     int32_t second; /* -1: empty */
@@ -32,21 +56,29 @@ typedef struct bucket {
     bf_hist_t *lat;
 } bucket;
 
-enum slot_state { SLOT_IDLE = 0, SLOT_BUSY, SLOT_RETRY_WAIT };
+enum slot_state { SLOT_IDLE = 0, SLOT_BUSY, SLOT_RETRY_WAIT, SLOT_CONNECT_WAIT };
 
 typedef struct slot {
+    bf_worker_t *w;
     CURL *h;
     enum slot_state state;
-    bf_buf_t body;  /* uncompressed NDJSON */
-    bf_buf_t gz;    /* gzip of body */
-    bf_buf_t resp;
+    bf_buf_t body;          /* uncompressed NDJSON (unused when rendered into the scratch) */
+    bf_buf_t gz;            /* gzip of the body */
+    size_t payload_len;     /* uncompressed bytes of the request */
+    size_t wire_len;        /* body bytes on the wire */
     uint32_t ndocs;
-    uint32_t retries;
-    uint64_t intended_us;
+    uint32_t retries;       /* resends of rejected documents so far */
+    uint32_t connect_failures; /* consecutive */
+    int gz_valid;           /* s->gz is the gzip of s->body as it is now */
+    uint64_t intended_us;   /* due time (open loop) or first build time */
     uint64_t retry_due_us;
+    uint64_t proc_us;       /* client-side time of this request outside the service time */
     uint8_t *item_class;
     uint32_t item_class_cap;
-    long connects_seen;
+    bf_bulkresp_stream_t judge;
+    long status;            /* known once the headers are in */
+    char head[HEAD_BYTES];  /* first bytes of the response body, for messages */
+    size_t head_len;
 } slot;
 
 struct bf_worker {
@@ -65,14 +97,21 @@ struct bf_worker {
     slot *slots;
     struct curl_slist *hdr_plain;
     struct curl_slist *hdr_gzip;
-    char *url;
+    int gzip;
+    int shared_render;      /* gzip without retries: NDJSON rendered into `scratch` */
+    uint32_t retry_max;
     bf_gen_t *gen;
     z_stream z;
     int z_ready;
-    bf_buf_t retry_tmp;
+    bf_buf_t scratch;       /* render target (shared_render) and retry builder */
+    uint64_t last_blocked_us; /* open loop: last time a due request found no free slot */
+    unsigned warned;        /* kinds of problems already logged by this thread */
     char fatal[512];
     atomic_int fatal_set;
 };
+
+enum { WARN_BAD_RESPONSE = 1, WARN_HTTP = 2, WARN_ITEMS = 4, WARN_CONNECT = 8, WARN_TIMEOUT = 16,
+       WARN_RESET = 32 };
 
 /* ---- buckets ------------------------------------------------------------------------------ */
 
@@ -140,83 +179,157 @@ const char *bf_worker_fatal(bf_worker_t *w)
     return atomic_load(&w->fatal_set) ? w->fatal : "";
 }
 
-/* ---- requests ----------------------------------------------------------------------------- */
+/* ---- responses ---------------------------------------------------------------------------- */
 
 static size_t on_body(char *p, size_t size, size_t n, void *ud)
 {
-    bf_buf_t *b = ud;
-    return bf_buf_append(b, p, size * n) == BF_OK ? size * n : 0;
+    slot *s = ud;
+    size_t len = size * n;
+    if (s->status == 0)
+        curl_easy_getinfo(s->h, CURLINFO_RESPONSE_CODE, &s->status);
+    if (s->head_len < sizeof s->head - 1) {
+        size_t k = sizeof s->head - 1 - s->head_len;
+        k = k < len ? k : len;
+        memcpy(s->head + s->head_len, p, k);
+        s->head_len += k;
+        s->head[s->head_len] = '\0';
+    }
+    /* only a 2xx body is a bulk response; the judge stops reading one that is not */
+    if (s->status >= 200 && s->status < 300)
+        bf_bulkresp_stream_feed(&s->judge, p, len);
+    return len;
 }
 
-static int gzip_body(bf_worker_t *w, slot *s)
+/* From an error body (es-api.md §1.7 shapes: structured, simple, empty, not JSON): the error
+ * type (may be "") and a one-line reason for messages. */
+static void error_of(const slot *s, char *type, size_t type_size, char *reason, size_t reason_size)
+{
+    type[0] = '\0';
+    reason[0] = '\0';
+    json_t *j = json_loadb(s->head, s->head_len, 0, NULL);
+    json_t *err = json_object_get(j, "error");
+    if (json_is_object(err)) {
+        const char *t = json_string_value(json_object_get(err, "type"));
+        const char *r = json_string_value(json_object_get(err, "reason"));
+        snprintf(type, type_size, "%s", t ? t : "");
+        snprintf(reason, reason_size, "%s", r ? r : "");
+        if (t && strcmp(t, "circuit_breaking_exception") == 0) {
+            const char *d = json_string_value(json_object_get(err, "durability"));
+            if (d && strcmp(d, "PERMANENT") == 0)
+                snprintf(type, type_size, "%s", "circuit_breaking_exception/PERMANENT");
+        }
+    } else if (json_is_string(err)) {
+        snprintf(reason, reason_size, "%s", json_string_value(err));
+    } else if (s->head_len == 0) {
+        snprintf(reason, reason_size, "(empty body)");
+    } else {
+        /* not JSON (a proxy, OpenSearch's 401): the first line, printable bytes only */
+        size_t o = 0;
+        for (size_t i = 0; i < s->head_len && o + 1 < reason_size && o < 160; i++) {
+            char c = s->head[i];
+            if (c == '\n' || c == '\r')
+                break;
+            reason[o++] = (c >= 0x20 && c < 0x7f) ? c : '?';
+        }
+        reason[o] = '\0';
+    }
+    json_decref(j);
+}
+
+static const char *err_text(const char *type, const char *reason)
+{
+    static _Thread_local char buf[600];
+    snprintf(buf, sizeof buf, "%s%s%s", type, type[0] && reason[0] ? ": " : "", reason);
+    return buf;
+}
+
+/* ---- requests ----------------------------------------------------------------------------- */
+
+static int gzip_into(bf_worker_t *w, const bf_buf_t *in, bf_buf_t *out)
 {
     z_stream *z = &w->z;
     deflateReset(z);
-    bf_buf_reset(&s->gz);
-    size_t bound = deflateBound(z, (uLong)s->body.len) + 32;
-    if (bf_buf_reserve(&s->gz, bound) != BF_OK)
+    bf_buf_reset(out);
+    size_t bound = deflateBound(z, (uLong)in->len) + 32;
+    if (bf_buf_reserve(out, bound) != BF_OK)
         return BF_E_TOOBIG;
-    z->next_in = (Bytef *)s->body.data;
-    z->avail_in = (uInt)s->body.len;
-    z->next_out = (Bytef *)s->gz.data;
-    z->avail_out = (uInt)(s->gz.cap - 1);
+    z->next_in = (Bytef *)in->data;
+    z->avail_in = (uInt)in->len;
+    z->next_out = (Bytef *)out->data;
+    z->avail_out = (uInt)(out->cap - 1);
     if (deflate(z, Z_FINISH) != Z_STREAM_END)
         return BF_E_IO;
-    s->gz.len = (s->gz.cap - 1) - z->avail_out;
+    out->len = (out->cap - 1) - z->avail_out;
     return BF_OK;
 }
 
-/* Sends s->body (already built) on slot s. */
-static void send_body(bf_worker_t *w, slot *s, uint64_t intended_us)
+/* Puts slot s on the wire with its body (s->body, or s->gz already compressed). */
+static void send_prepared(bf_worker_t *w, slot *s)
 {
-    int gzip = w->cfg.cell->compression == BF_COMPRESS_GZIP;
-    const bf_buf_t *wire = &s->body;
-    if (gzip) {
-        uint64_t t0 = bf_clock_mono_us();
-        if (gzip_body(w, s) != BF_OK) {
-            set_fatal(w, "cell %s: could not gzip a %zu-byte body", w->cfg.cell->id, s->body.len);
-            return;
-        }
-        wire = &s->gz;
-        pthread_mutex_lock(&w->lock);
-        bucket_now(w)->c.processing_us += bf_clock_mono_us() - t0;
-        pthread_mutex_unlock(&w->lock);
+    const bf_buf_t *wire = w->gzip ? &s->gz : &s->body;
+    s->wire_len = wire->len;
+    s->status = 0;
+    s->head_len = 0;
+    s->head[0] = '\0';
+    if (s->item_class_cap < s->ndocs) {
+        s->item_class = bf_realloc(s->item_class, s->ndocs);
+        s->item_class_cap = s->ndocs;
     }
-    bf_buf_reset(&s->resp);
+    bf_bulkresp_stream_init(&s->judge, s->ndocs, s->item_class);
     curl_easy_setopt(s->h, CURLOPT_POSTFIELDS, wire->data);
     curl_easy_setopt(s->h, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)wire->len);
-    curl_easy_setopt(s->h, CURLOPT_HTTPHEADER, gzip ? w->hdr_gzip : w->hdr_plain);
-    s->intended_us = intended_us;
     s->state = SLOT_BUSY;
     atomic_fetch_add(&w->inflight, 1);
     curl_multi_add_handle(w->multi, s->h);
 }
 
-/* Builds a fresh body of batch_size documents and sends it. */
+/* Compresses src into s->gz when gzip is on. Returns 0 or sets the fatal reason. */
+static int compress_body(bf_worker_t *w, slot *s, const bf_buf_t *src)
+{
+    if (!w->gzip)
+        return BF_OK;
+    if (gzip_into(w, src, &s->gz) != BF_OK) {
+        set_fatal(w, "cell %s: could not gzip a %zu-byte body", w->cfg.cell->id, src->len);
+        return BF_E_IO;
+    }
+    s->gz_valid = 1;
+    return BF_OK;
+}
+
+/* Builds a fresh body of batch_size documents and sends it; intended_us is its due time. */
 static void send_new(bf_worker_t *w, slot *s, uint64_t intended_us)
 {
     uint64_t t0 = bf_clock_mono_us();
-    bf_buf_reset(&s->body);
-    int rc = bf_tmpl_render_bulk(w->cfg.tmpl, w->gen, w->cfg.cell, w->cfg.cell->batch_size, &s->body);
+    bf_buf_t *dst = w->shared_render ? &w->scratch : &s->body;
+    bf_buf_reset(dst);
+    int rc = bf_tmpl_render_bulk(w->cfg.tmpl, w->gen, w->cfg.cell, w->cfg.cell->batch_size, dst);
+    if (rc == BF_E_RANGE) {
+        set_fatal(w, "cell %s: a sequence variable with wrap: false has no values left for this "
+                  "thread; widen its range or set wrap: true", w->cfg.cell->id);
+        return;
+    }
     if (rc != BF_OK) {
         set_fatal(w, "cell %s: a bulk body of %u documents exceeds %u bytes "
                   "(http.max_content_length); lower batch_size", w->cfg.cell->id,
                   w->cfg.cell->batch_size, BF_MAX_BODY_BYTES);
         return;
     }
+    if (compress_body(w, s, dst) != BF_OK)
+        return;
     s->ndocs = w->cfg.cell->batch_size;
+    s->payload_len = dst->len;
     s->retries = 0;
-    pthread_mutex_lock(&w->lock);
-    bucket_now(w)->c.processing_us += bf_clock_mono_us() - t0;
-    pthread_mutex_unlock(&w->lock);
-    send_body(w, s, intended_us);
+    s->connect_failures = 0;
+    s->intended_us = intended_us;
+    s->proc_us = bf_clock_mono_us() - t0;
+    send_prepared(w, s);
 }
 
-/* Keeps only the documents whose item was rejected (429) in s->body, for a retry.
- * Bulk NDJSON has exactly two lines per document (action + source) as we render it. */
+/* Keeps only the documents whose item was rejected (429) in s->body, for a retry. Bulk NDJSON
+ * has exactly two lines per document (action + source) as bf_template renders it. */
 static uint32_t keep_rejected(bf_worker_t *w, slot *s)
 {
-    bf_buf_t *out = &w->retry_tmp;
+    bf_buf_t *out = &w->scratch;
     bf_buf_reset(out);
     const char *p = s->body.data, *end = s->body.data + s->body.len;
     uint32_t kept = 0;
@@ -237,7 +350,37 @@ static uint32_t keep_rejected(bf_worker_t *w, slot *s)
     s->body = *out;
     *out = tmp;
     s->ndocs = kept;
+    s->payload_len = s->body.len;
+    s->gz_valid = 0;
     return kept;
+}
+
+/* Docs of a slot whose retry will not happen (load over, or aborted) end as rejected. */
+static void give_up_retry(bf_worker_t *w, slot *s)
+{
+    if (s->state == SLOT_RETRY_WAIT) {
+        pthread_mutex_lock(&w->lock);
+        bucket_now(w)->c.docs_rejected += s->ndocs;
+        pthread_mutex_unlock(&w->lock);
+    }
+    /* SLOT_CONNECT_WAIT: the body never left, nothing was counted */
+    s->state = SLOT_IDLE;
+}
+
+static void warn_once(bf_worker_t *w, unsigned kind, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static void warn_once(bf_worker_t *w, unsigned kind, const char *fmt, ...)
+{
+    if (w->warned & kind)
+        return;
+    w->warned |= kind;
+    char msg[768];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    bf_warn("cell %s, thread %u: %s (further ones are counted, not logged)", w->cfg.cell->id,
+            w->cfg.thread_index, msg);
 }
 
 static void on_done(bf_worker_t *w, slot *s, CURLcode cc)
@@ -245,30 +388,53 @@ static void on_done(bf_worker_t *w, slot *s, CURLcode cc)
     curl_multi_remove_handle(w->multi, s->h);
     atomic_fetch_sub(&w->inflight, 1);
     s->state = SLOT_IDLE;
+    uint64_t t0 = bf_clock_mono_us();
 
-    curl_off_t total_us = 0, up = 0, down = 0;
-    long status = 0, connects = 0;
+    curl_off_t total_us = 0, connect_us = 0, up = 0, down = 0;
+    long status = 0, connects = 0, req_hdr = 0, resp_hdr = 0;
     curl_easy_getinfo(s->h, CURLINFO_TOTAL_TIME_T, &total_us);
+    curl_easy_getinfo(s->h, CURLINFO_CONNECT_TIME_T, &connect_us);
     curl_easy_getinfo(s->h, CURLINFO_SIZE_UPLOAD_T, &up);
     curl_easy_getinfo(s->h, CURLINFO_SIZE_DOWNLOAD_T, &down);
     curl_easy_getinfo(s->h, CURLINFO_RESPONSE_CODE, &status);
     curl_easy_getinfo(s->h, CURLINFO_NUM_CONNECTS, &connects);
+    curl_easy_getinfo(s->h, CURLINFO_REQUEST_SIZE, &req_hdr);
+    curl_easy_getinfo(s->h, CURLINFO_HEADER_SIZE, &resp_hdr);
+    uint32_t nd = s->ndocs;
+    const bf_cell_t *cell = w->cfg.cell;
+
+    /* a connection that never came up: nothing was sent; send the same body again later */
+    int connect_failed = cc == CURLE_COULDNT_CONNECT || cc == CURLE_COULDNT_RESOLVE_HOST ||
+                         cc == CURLE_COULDNT_RESOLVE_PROXY ||
+                         (cc == CURLE_OPERATION_TIMEDOUT && connect_us == 0);
+    if (connect_failed) {
+        pthread_mutex_lock(&w->lock);
+        bucket *b = bucket_now(w);
+        b->c.req_connect_error++;
+        b->c.connections_opened += (uint64_t)connects;
+        pthread_mutex_unlock(&w->lock);
+        warn_once(w, WARN_CONNECT, "cannot connect: %s", curl_easy_strerror(cc));
+        uint64_t backoff = CONNECT_BACKOFF_MIN_US << (s->connect_failures < 5 ? s->connect_failures : 5);
+        s->connect_failures++;
+        s->retry_due_us = t0 + (backoff < CONNECT_BACKOFF_MAX_US ? backoff : CONNECT_BACKOFF_MAX_US);
+        s->state = SLOT_CONNECT_WAIT;
+        return;
+    }
+    s->connect_failures = 0;
 
     bf_bulk_counts_t bc;
     memset(&bc, 0, sizeof bc);
     int parsed = BF_E_PARSE;
     char first_error[256] = "";
-    uint32_t nd = s->ndocs;
-    if (cc == CURLE_OK && status >= 200 && status < 300) {
-        if (s->item_class_cap < nd) {
-            s->item_class = bf_realloc(s->item_class, nd);
-            s->item_class_cap = nd;
-        }
-        parsed = bf_bulkresp_parse(s->resp.data ? s->resp.data : "", s->resp.len, nd, &bc,
-                                   s->item_class, first_error, sizeof first_error);
-    }
+    char etype[128] = "", ereason[400] = "";
+    if (cc == CURLE_OK && status >= 200 && status < 300)
+        parsed = bf_bulkresp_stream_finish(&s->judge, &bc, first_error, sizeof first_error);
+    else if (cc == CURLE_OK)
+        error_of(s, etype, sizeof etype, ereason, sizeof ereason);
 
+    const bf_request_spec_t *rq = bf_scenario_request(w->cfg.sc);
     uint32_t retry_n = 0;
+    int retry_whole = 0;
     pthread_mutex_lock(&w->lock);
     bucket *b = bucket_now(w);
     bf_counters_t *c = &b->c;
@@ -277,15 +443,13 @@ static void on_done(bf_worker_t *w, slot *s, CURLcode cc)
         c->docs_sent += nd;
     else
         c->docs_retried += nd;
-    c->bytes_payload += s->body.len;
-    c->bytes_wire += (uint64_t)up + (uint64_t)down;
+    c->bytes_payload += s->payload_len;
+    c->bytes_wire += (uint64_t)up + (uint64_t)down + (uint64_t)req_hdr + (uint64_t)resp_hdr;
     c->connections_opened += (uint64_t)connects;
     if (cc != CURLE_OK) {
         c->docs_unknown += nd;
         if (cc == CURLE_OPERATION_TIMEDOUT)
             c->req_timeout++;
-        else if (cc == CURLE_COULDNT_CONNECT || cc == CURLE_COULDNT_RESOLVE_HOST)
-            c->req_connect_error++;
         else if (cc == CURLE_RECV_ERROR || cc == CURLE_SEND_ERROR || cc == CURLE_GOT_NOTHING ||
                  cc == CURLE_PARTIAL_FILE)
             c->req_reset++;
@@ -305,42 +469,82 @@ static void on_done(bf_worker_t *w, slot *s, CURLcode cc)
                 c->req_ok++;
             else
                 c->req_partial++;
-            if (bc.rejected && s->retries < bf_scenario_request(w->cfg.sc)->retry_429_max)
+            if (bc.rejected && s->retries < rq->retry_429_max && now < w->cfg.start_mono_us +
+                                                                      w->cfg.load_ms * 1000u)
                 retry_n = (uint32_t)bc.rejected;
             else
                 c->docs_rejected += bc.rejected;
         }
     } else {
         c->http_status[status > 0 && status < BF_HTTP_STATUS_MAX ? status : 0]++;
-        if (status == 429)
-            c->docs_rejected += nd;
-        else if (status >= 500)
+        if (status == 429) {
+            int transient = strcmp(etype, "cluster_block_exception") != 0 &&
+                            strcmp(etype, "circuit_breaking_exception/PERMANENT") != 0;
+            if (transient && s->retries < rq->retry_429_max &&
+                now < w->cfg.start_mono_us + w->cfg.load_ms * 1000u)
+                retry_whole = 1;
+            else
+                c->docs_rejected += nd;
+        } else if (status == 502 || status == 504) {
+            c->docs_unknown += nd;
+        } else if (status >= 500) {
             c->docs_failed_5xx += nd;
-        else
+        } else if (status >= 400) {
             c->docs_failed_4xx += nd;
+        } else {
+            c->docs_unknown += nd; /* 1xx/3xx: not an answer to a bulk request */
+        }
     }
-    if (cc == CURLE_OK || cc == CURLE_OPERATION_TIMEDOUT || cc == CURLE_RECV_ERROR) {
-        uint64_t svc_us = (uint64_t)total_us;
-        bf_hist_record(b->svc, svc_us);
-        uint64_t lat_us = now - s->intended_us;
-        bf_hist_record(b->lat, lat_us > svc_us ? lat_us : svc_us);
-    }
+    uint64_t svc_us = (uint64_t)total_us;
+    bf_hist_record(b->svc, svc_us);
+    uint64_t lat_us = now > s->intended_us ? now - s->intended_us : 0;
+    bf_hist_record(b->lat, lat_us > svc_us ? lat_us : svc_us);
+    c->processing_us += s->proc_us + (bf_clock_mono_us() - t0);
     pthread_mutex_unlock(&w->lock);
 
-    if (cc == CURLE_OK && (status == 401 || status == 403))
-        set_fatal(w, "cell %s: the cluster answered HTTP %ld to _bulk: check target.auth "
-                  "(user, password or API key) and the user's index privileges",
-                  w->cfg.cell->id, status);
-    else if (cc == CURLE_OK && status == 413)
-        set_fatal(w, "cell %s: HTTP 413 Request Entity Too Large for a bulk body of %u documents "
-                  "and %zu bytes: lower batch_size or raise http.max_content_length",
-                  w->cfg.cell->id, nd, s->body.len);
-    else if (cc == CURLE_OK && status == 404)
-        set_fatal(w, "cell %s: HTTP 404 from _bulk: the index is missing and auto-creation is "
-                  "off; set index.recreate: true", w->cfg.cell->id);
+    /* what cannot get better by itself ends the cell at once; the rest is logged once */
+    if (cc != CURLE_OK) {
+        warn_once(w, cc == CURLE_OPERATION_TIMEDOUT ? WARN_TIMEOUT : WARN_RESET,
+                  "bulk request of %u documents: %s after %.1f s (outcome unknown)", nd,
+                  curl_easy_strerror(cc), (double)total_us / 1e6);
+    } else if (status == 401 || status == 403) {
+        set_fatal(w, "cell %s: the cluster answered HTTP %ld to _bulk (%s): check target.auth "
+                  "(user, password or API key) and the user's write privileges on the index",
+                  cell->id, status, err_text(etype, ereason));
+    } else if (status == 413) {
+        set_fatal(w, "cell %s: HTTP 413 Request Entity Too Large for a bulk request of %u "
+                  "documents (batch_size %u) and %zu bytes uncompressed (%zu on the wire): lower "
+                  "batch_size or raise the cluster's http.max_content_length", cell->id, nd,
+                  cell->batch_size, s->payload_len, s->wire_len);
+    } else if (status == 404) {
+        set_fatal(w, "cell %s: HTTP 404 from _bulk (%s): the index is missing and automatic "
+                  "creation is off; set index.recreate: true", cell->id, err_text(etype, ereason));
+    } else if (strcmp(etype, "cluster_block_exception") == 0) {
+        set_fatal(w, "cell %s: HTTP %ld from _bulk: the index is blocked (%s): free disk space "
+                  "(flood-stage watermark) or remove the write block", cell->id, status, ereason);
+    } else if (status < 200 || status >= 300) {
+        warn_once(w, WARN_HTTP, "HTTP %ld from _bulk: %s", status, err_text(etype, ereason));
+    } else if (parsed != BF_OK) {
+        warn_once(w, WARN_BAD_RESPONSE, "%s; %u documents counted as unknown", first_error, nd);
+    } else if (bc.ok != nd) {
+        if (strncmp(first_error, "cluster_block_exception", 23) == 0)
+            set_fatal(w, "cell %s: the index is blocked (%s): free disk space (flood-stage "
+                      "watermark) or remove the write block", cell->id, first_error);
+        else
+            warn_once(w, WARN_ITEMS, "%u of %u documents not acknowledged, first: %s",
+                      nd - (uint32_t)bc.ok, nd, first_error);
+    }
 
-    if (retry_n > 0 && keep_rejected(w, s) > 0) {
-        const bf_request_spec_t *rq = bf_scenario_request(w->cfg.sc);
+    if (retry_whole || retry_n > 0) {
+        /* the rejected documents are sent again after a back-off; if that cannot happen
+         * (the cell is being aborted), their verdict is rejected now */
+        uint32_t again = atomic_load(&w->abort_flag) ? 0 : retry_whole ? nd : keep_rejected(w, s);
+        if (again == 0) {
+            pthread_mutex_lock(&w->lock);
+            bucket_now(w)->c.docs_rejected += retry_whole ? nd : retry_n;
+            pthread_mutex_unlock(&w->lock);
+            return;
+        }
         s->retries++;
         s->retry_due_us = bf_clock_mono_us() + (rq->retry_backoff_ms * 1000u << (s->retries - 1));
         s->state = SLOT_RETRY_WAIT;
@@ -353,6 +557,10 @@ static void abandon_all(bf_worker_t *w)
 {
     for (uint32_t i = 0; i < w->cfg.connections; i++) {
         slot *s = &w->slots[i];
+        if (s->state == SLOT_RETRY_WAIT || s->state == SLOT_CONNECT_WAIT) {
+            give_up_retry(w, s);
+            continue;
+        }
         if (s->state != SLOT_BUSY)
             continue;
         curl_multi_remove_handle(w->multi, s->h);
@@ -360,10 +568,21 @@ static void abandon_all(bf_worker_t *w)
         s->state = SLOT_IDLE;
         pthread_mutex_lock(&w->lock);
         bucket *b = bucket_now(w);
-        b->c.docs_sent += s->retries ? 0 : s->ndocs;
+        if (s->retries)
+            b->c.docs_retried += s->ndocs;
+        else
+            b->c.docs_sent += s->ndocs;
         b->c.docs_unknown += s->ndocs;
         pthread_mutex_unlock(&w->lock);
     }
+}
+
+static slot *free_slot(bf_worker_t *w)
+{
+    for (uint32_t i = 0; i < w->cfg.connections; i++)
+        if (w->slots[i].state == SLOT_IDLE)
+            return &w->slots[i];
+    return NULL;
 }
 
 static void *run(void *arg)
@@ -376,7 +595,6 @@ static void *run(void *arg)
     uint64_t hard_end = load_end + timeout_us + 2000000u;
     double interval_us = cfg->target_rate > 0 ? 1e6 * cfg->cell->batch_size / cfg->target_rate : 0;
     double next_due = (double)start;
-    int waiting_counted = 0;
 
     uint64_t now = bf_clock_mono_us();
     while (now < start && !atomic_load(&w->abort_flag)) {
@@ -392,55 +610,74 @@ static void *run(void *arg)
             break;
         }
         int loading = now < load_end;
-        /* issue */
+        uint64_t wake_us = now + IDLE_POLL_MS * 1000u;
+        /* back-offs: rejected documents and bodies whose connection failed; no request
+         * starts after the load time */
         for (uint32_t i = 0; i < cfg->connections; i++) {
             slot *s = &w->slots[i];
-            if (s->state == SLOT_RETRY_WAIT && now >= s->retry_due_us)
-                send_body(w, s, now);
+            if (s->state != SLOT_RETRY_WAIT && s->state != SLOT_CONNECT_WAIT)
+                continue;
+            if (!loading) {
+                give_up_retry(w, s);
+            } else if (now >= s->retry_due_us) {
+                if (w->gzip && !s->gz_valid) {
+                    uint64_t t0 = bf_clock_mono_us();
+                    if (compress_body(w, s, &s->body) != BF_OK)
+                        break;
+                    s->proc_us = bf_clock_mono_us() - t0;
+                } else {
+                    s->proc_us = 0;
+                }
+                send_prepared(w, s);
+            } else if (s->retry_due_us < wake_us) {
+                wake_us = s->retry_due_us;
+            }
         }
         if (loading && interval_us == 0) {
             for (uint32_t i = 0; i < cfg->connections && !atomic_load(&w->abort_flag); i++)
                 if (w->slots[i].state == SLOT_IDLE)
                     send_new(w, &w->slots[i], bf_clock_mono_us());
         } else if (loading) {
-            while (next_due <= (double)now && next_due < (double)load_end) {
-                slot *free_slot = NULL;
-                for (uint32_t i = 0; i < cfg->connections; i++)
-                    if (w->slots[i].state == SLOT_IDLE) {
-                        free_slot = &w->slots[i];
-                        break;
-                    }
-                if (free_slot == NULL) {
-                    if (!waiting_counted) {
-                        pthread_mutex_lock(&w->lock);
-                        bucket_now(w)->c.conn_wait++;
-                        pthread_mutex_unlock(&w->lock);
-                        waiting_counted = 1;
-                    }
+            while (next_due <= (double)now && next_due < (double)load_end &&
+                   !atomic_load(&w->abort_flag)) {
+                slot *s = free_slot(w);
+                if (s == NULL) {
+                    w->last_blocked_us = now;
                     break;
                 }
-                waiting_counted = 0;
-                if ((double)now - next_due > LATE_US) {
+                uint64_t due = (uint64_t)next_due;
+                uint64_t t = bf_clock_mono_us();
+                if (t - due > LATE_US || w->last_blocked_us >= due) {
                     pthread_mutex_lock(&w->lock);
-                    bucket_now(w)->c.rate_behind++;
+                    bucket *b = bucket_now(w);
+                    if (t - due > LATE_US)
+                        b->c.rate_behind++;
+                    if (w->last_blocked_us >= due)
+                        b->c.conn_wait++;
                     pthread_mutex_unlock(&w->lock);
                 }
-                send_new(w, free_slot, (uint64_t)next_due);
+                send_new(w, s, due);
                 next_due += interval_us;
             }
+            if (next_due < (double)load_end && (uint64_t)next_due < wake_us)
+                wake_us = next_due > (double)now ? (uint64_t)next_due : now;
         }
         int still = 0;
         curl_multi_perform(w->multi, &still);
         CURLMsg *m;
-        int left;
+        int left, completed = 0;
         while ((m = curl_multi_info_read(w->multi, &left)) != NULL) {
             if (m->msg != CURLMSG_DONE)
                 continue;
             slot *s = NULL;
             curl_easy_getinfo(m->easy_handle, CURLINFO_PRIVATE, (char **)&s);
             on_done(w, s, m->data.result);
+            completed = 1;
         }
         now = bf_clock_mono_us();
+        /* closed loop: a slot that completed is refilled before anything waits */
+        if (completed && interval_us == 0 && now < load_end)
+            continue;
         int busy = 0;
         for (uint32_t i = 0; i < cfg->connections; i++)
             busy |= w->slots[i].state != SLOT_IDLE;
@@ -450,13 +687,14 @@ static void *run(void *arg)
             abandon_all(w);
             break;
         }
-        int wait_ms = 50;
-        if (interval_us > 0 && now < load_end) {
-            double d = (next_due - (double)now) / 1000.0;
-            wait_ms = d <= 0 ? 0 : (d < 50 ? (int)d + 1 : 50);
+        if (now < load_end && load_end < wake_us)
+            wake_us = load_end;
+        if (hard_end < wake_us)
+            wake_us = hard_end;
+        if (wake_us > now) {
+            uint64_t wait_us = wake_us - now;
+            curl_multi_poll(w->multi, NULL, 0, (int)((wait_us + 999) / 1000), NULL);
         }
-        if (wait_ms > 0)
-            curl_multi_poll(w->multi, NULL, 0, wait_ms, NULL);
     }
     atomic_store(&w->finished, 1);
     return NULL;
@@ -479,11 +717,14 @@ bf_worker_t *bf_worker_new(const bf_worker_cfg_t *cfg, bf_diag_t *diag)
     }
     const bf_target_t *t = bf_scenario_target(cfg->sc);
     const bf_request_spec_t *rq = bf_scenario_request(cfg->sc);
+    w->gzip = cfg->cell->compression == BF_COMPRESS_GZIP;
+    w->retry_max = rq->retry_429_max;
+    w->shared_render = w->gzip && w->retry_max == 0;
     w->multi = curl_multi_init();
     curl_multi_setopt(w->multi, CURLMOPT_MAX_HOST_CONNECTIONS, (long)w->cfg.connections);
     w->gen = bf_gen_new(cfg->tmpl, &cfg->part);
-    bf_buf_init(&w->retry_tmp, BF_MAX_BODY_BYTES);
-    if (cfg->cell->compression == BF_COMPRESS_GZIP) {
+    bf_buf_init(&w->scratch, BF_MAX_BODY_BYTES);
+    if (w->gzip) {
         if (deflateInit2(&w->z, rq->gzip_level ? rq->gzip_level : 1, Z_DEFLATED, 15 + 16, 8,
                          Z_DEFAULT_STRATEGY) != Z_OK) {
             bf_diag_set(diag, BF_E_IO, "zlib deflateInit2 failed");
@@ -492,28 +733,37 @@ bf_worker_t *bf_worker_new(const bf_worker_cfg_t *cfg, bf_diag_t *diag)
         }
         w->z_ready = 1;
     }
+    /* libcurl copies a POST body through its upload buffer, one buffer per transfer step:
+     * a buffer near a quarter of the body keeps the steps few without doubling memory */
+    size_t body_est = cfg->body_bytes_est ? cfg->body_bytes_est : 65536;
+    size_t wire_est = w->gzip ? body_est / 4 : body_est;
+    long ulbuf = UPLOAD_BUFFER_MIN;
+    while (ulbuf < UPLOAD_BUFFER_MAX && (size_t)ulbuf * 4 < wire_est)
+        ulbuf *= 2;
     w->slots = bf_calloc(w->cfg.connections, sizeof *w->slots);
     for (uint32_t i = 0; i < w->cfg.connections; i++) {
         slot *s = &w->slots[i];
+        s->w = w;
         bf_buf_init(&s->body, BF_MAX_BODY_BYTES);
         bf_buf_init(&s->gz, BF_MAX_BODY_BYTES + 65536);
-        bf_buf_init(&s->resp, BF_MAX_RESPONSE_BYTES);
         s->h = curl_easy_init();
-        /* connections are spread over all hosts: slot i of thread k uses host (k + i) mod n */
-        const char *host = t->hosts[(cfg->thread_index + i) % t->nhosts];
+        /* connections are spread round-robin over all hosts, counting across threads */
+        const char *host = t->hosts[(cfg->conn_base + i) % t->nhosts];
         char *url = rq->filter_path ? bf_asprintf("%s/_bulk?filter_path=%s", host, rq->filter_path)
                                     : bf_asprintf("%s/_bulk", host);
         curl_easy_setopt(s->h, CURLOPT_URL, url);
         free(url);
         curl_easy_setopt(s->h, CURLOPT_POST, 1L);
+        curl_easy_setopt(s->h, CURLOPT_HTTP_VERSION, (long)CURL_HTTP_VERSION_1_1);
         curl_easy_setopt(s->h, CURLOPT_NOSIGNAL, 1L);
         curl_easy_setopt(s->h, CURLOPT_TIMEOUT_MS, (long)rq->timeout_ms);
         curl_easy_setopt(s->h, CURLOPT_CONNECTTIMEOUT_MS, 10000L);
         curl_easy_setopt(s->h, CURLOPT_WRITEFUNCTION, on_body);
-        curl_easy_setopt(s->h, CURLOPT_WRITEDATA, &s->resp);
+        curl_easy_setopt(s->h, CURLOPT_WRITEDATA, s);
         curl_easy_setopt(s->h, CURLOPT_PRIVATE, (char *)s);
         curl_easy_setopt(s->h, CURLOPT_TCP_NODELAY, 1L);
         curl_easy_setopt(s->h, CURLOPT_TCP_KEEPALIVE, 1L);
+        curl_easy_setopt(s->h, CURLOPT_UPLOAD_BUFFERSIZE, ulbuf);
         struct curl_slist *unused = NULL;
         bf_es_apply_target(s->h, t, &unused); /* auth and TLS; headers are built below */
         curl_slist_free_all(unused);
@@ -521,14 +771,18 @@ bf_worker_t *bf_worker_new(const bf_worker_cfg_t *cfg, bf_diag_t *diag)
     struct curl_slist *h = NULL;
     bf_es_apply_target(w->slots[0].h, t, &h);
     h = curl_slist_append(h, "Content-Type: application/x-ndjson");
+    h = curl_slist_append(h, "Accept: application/json");
     h = curl_slist_append(h, "Expect:");
     w->hdr_plain = h;
     h = NULL;
     bf_es_apply_target(w->slots[0].h, t, &h);
     h = curl_slist_append(h, "Content-Type: application/x-ndjson");
+    h = curl_slist_append(h, "Accept: application/json");
     h = curl_slist_append(h, "Content-Encoding: gzip");
     h = curl_slist_append(h, "Expect:");
     w->hdr_gzip = h;
+    for (uint32_t i = 0; i < w->cfg.connections; i++)
+        curl_easy_setopt(w->slots[i].h, CURLOPT_HTTPHEADER, w->gzip ? w->hdr_gzip : w->hdr_plain);
     return w;
 }
 
@@ -573,7 +827,6 @@ void bf_worker_destroy(bf_worker_t **w_p)
         curl_easy_cleanup(s->h);
         bf_buf_cleanup(&s->body);
         bf_buf_cleanup(&s->gz);
-        bf_buf_cleanup(&s->resp);
         free(s->item_class);
     }
     free(w->slots);
@@ -584,13 +837,12 @@ void bf_worker_destroy(bf_worker_t **w_p)
     if (w->z_ready)
         deflateEnd(&w->z);
     bf_gen_destroy(&w->gen);
-    bf_buf_cleanup(&w->retry_tmp);
+    bf_buf_cleanup(&w->scratch);
     for (int i = 0; i < RING; i++) {
         bf_hist_destroy(&w->ring[i].svc);
         bf_hist_destroy(&w->ring[i].lat);
     }
     pthread_mutex_destroy(&w->lock);
-    free(w->url);
     free(w);
     *w_p = NULL;
 }

@@ -24,6 +24,11 @@ typedef struct bf_worker_cfg {
     const bf_tmpl_t *tmpl;     /* borrowed */
     uint32_t thread_index;     /* within this agent */
     uint32_t connections;      /* bulk requests in flight, >= 1 */
+    uint32_t conn_base;        /* this worker's first connection counted across the agent's
+                                  threads (and agents): connection i goes to host
+                                  (conn_base + i) mod nhosts */
+    size_t body_bytes_est;     /* expected uncompressed body bytes (sizes curl's upload
+                                  buffer); 0 = unknown */
     double target_rate;        /* docs/s for this worker, 0 = closed loop */
     bf_partition_t part;       /* ids, sequences and seed */
     uint64_t start_mono_us;    /* t = 0 of the cell */
@@ -49,7 +54,8 @@ int bf_worker_collect(bf_worker_t *w, int32_t second, bf_counters_t *c, bf_hist_
                       bf_hist_t *lat);
 /* bf_worker_last_second — highest second written so far, -1 if none. Thread-safe. */
 int32_t bf_worker_last_second(bf_worker_t *w);
-/* bf_worker_fatal — non-empty when the cell must fail (401/403/404/413), with the reason.
+/* bf_worker_fatal — non-empty when the cell must fail (401/403, 404, 413, an index block,
+ * a body that cannot be built), with the reason and what to do.
  * Borrowed; valid until destroy. Thread-safe once set (set once). */
 const char *bf_worker_fatal(bf_worker_t *w);
 /* bf__worker_set_start — directory-internal: set t = 0 (start_mono_us) before
