@@ -204,7 +204,8 @@ static void on_hello(bf_fleet_t *f, void *sock, const char *route, size_t route_
                      const Bf__Hello *h, int is_data)
 {
     bf_fleet_agent_t *a = find(f, route, route_len);
-    int was_lost = a && a->session == BF_AS_LOST, is_new = a == NULL;
+    int was_lost = a && a->session == BF_AS_LOST;
+    int is_new = a == NULL || a->session == BF_AS_CONNECTED; /* not yet welcomed */
     if (a == NULL) {
         if (route_len >= sizeof a->id) {
             reject(f, sock, route, route_len, "agent id longer than 127 bytes");

@@ -1,0 +1,229 @@
+/* test_fleet.c — bf_fleet against a real DEALER on loopback: Hello/Welcome, Reject on a major
+ * mismatch, liveness (suspect, lost, back), cached dictionary files, and the regression where a
+ * restarted coordinator rejected (and so ended) agents that had not said Hello to it yet. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "bf_clock.h"
+#include "bf_error.h"
+#include "bf_fleet.h"
+#include "bf_wire.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <zmq.h>
+
+static const char SHA_A[] = "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa";
+static const char SHA_B[] = "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb";
+
+typedef struct fixture {
+    bf_fleet_t *fleet;
+    void *zctx, *ctrl, *data;
+    char ctrl_ep[64], data_ep[64];
+    int lost_events, back_events, handled;
+} fixture;
+
+static void on_msg(void *ctx, bf_fleet_agent_t *a, const Bf__Envelope *env, int is_data)
+{
+    ((fixture *)ctx)->handled++;
+}
+
+static void on_event(void *ctx, bf_fleet_agent_t *a, int lost)
+{
+    fixture *fx = ctx;
+    if (lost)
+        fx->lost_events++;
+    else
+        fx->back_events++;
+}
+
+static int setup(void **state)
+{
+    fixture *fx = calloc(1, sizeof *fx);
+    char diag[256];
+    for (int attempt = 0; attempt < 50 && fx->fleet == NULL; attempt++) {
+        int port = 20000 + (int)((getpid() * 7 + attempt * 131) % 30000);
+        snprintf(fx->ctrl_ep, sizeof fx->ctrl_ep, "tcp://127.0.0.1:%d", port);
+        snprintf(fx->data_ep, sizeof fx->data_ep, "tcp://127.0.0.1:%d", port + 1);
+        bf_fleet_opts_t o = {.control_bind = fx->ctrl_ep, .data_bind = fx->data_ep,
+                             .heartbeat_ms = 100, .suspect_ms = 150, .lost_ms = 300};
+        fx->fleet = bf_fleet_new(&o, diag, sizeof diag);
+    }
+    assert_non_null(fx->fleet);
+    bf_fleet_set_handler(fx->fleet, on_msg, on_event, fx);
+    fx->zctx = zmq_ctx_new();
+    fx->ctrl = zmq_socket(fx->zctx, ZMQ_DEALER);
+    fx->data = zmq_socket(fx->zctx, ZMQ_DEALER);
+    bf_wire_socket_setup(fx->ctrl, 0, 0);
+    bf_wire_socket_setup(fx->data, 0, 0);
+    zmq_setsockopt(fx->ctrl, ZMQ_ROUTING_ID, "t1", 2);
+    zmq_setsockopt(fx->data, ZMQ_ROUTING_ID, "t1", 2);
+    assert_int_equal(zmq_connect(fx->ctrl, fx->ctrl_ep), 0);
+    assert_int_equal(zmq_connect(fx->data, fx->data_ep), 0);
+    *state = fx;
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    fixture *fx = *state;
+    zmq_close(fx->ctrl);
+    zmq_close(fx->data);
+    zmq_ctx_term(fx->zctx);
+    bf_fleet_destroy(&fx->fleet);
+    assert_null(fx->fleet);
+    free(fx);
+    return 0;
+}
+
+static void send_hello(void *sock, uint32_t major, int data, const char *const *files, size_t nfiles)
+{
+    Bf__Hello h = BF__HELLO__INIT;
+    h.agent_id = (char *)"t1";
+    h.hostname = (char *)"unit";
+    h.cores = 4;
+    h.wall_us = bf_clock_wall_us() - 2000000u; /* agent clock 2 s behind */
+    h.data_socket = data;
+    h.cached_files = (char **)files;
+    h.n_cached_files = nfiles;
+    h.state = BF__AGENT_STATE__AGENT_DRAINING;
+    h.cell_id = (char *)"c1";
+    h.last_seq = 7;
+    Bf__Envelope env;
+    bf_wire_init(&env);
+    env.major = major;
+    env.body_case = BF__ENVELOPE__BODY_HELLO;
+    env.hello = &h;
+    assert_int_equal(bf_wire_send(sock, NULL, 0, &env, 0), BF_OK);
+}
+
+static void send_ping(void *sock)
+{
+    Bf__Ping p = BF__PING__INIT;
+    p.wall_us = bf_clock_wall_us();
+    Bf__Envelope env;
+    bf_wire_init(&env);
+    env.body_case = BF__ENVELOPE__BODY_PING;
+    env.ping = &p;
+    assert_int_equal(bf_wire_send(sock, NULL, 0, &env, 0), BF_OK);
+}
+
+/* Polls the fleet for ms and returns the first message of type `want` the DEALER got (or NULL).
+ * Caller frees with bf__envelope__free_unpacked. */
+static Bf__Envelope *pump(fixture *fx, int ms, Bf__Envelope__BodyCase want)
+{
+    uint64_t end = bf_clock_mono_us() + (uint64_t)ms * 1000u;
+    Bf__Envelope *found = NULL;
+    while (bf_clock_mono_us() < end) {
+        bf_fleet_poll(fx->fleet, 10);
+        Bf__Envelope *env = NULL;
+        while (bf_wire_recv(fx->ctrl, NULL, NULL, &env, ZMQ_DONTWAIT) == BF_OK) {
+            if (found == NULL && env->body_case == want)
+                found = env;
+            else
+                bf__envelope__free_unpacked(env, NULL);
+        }
+        if (found)
+            break;
+    }
+    return found;
+}
+
+static void test_hello_welcome_and_cached_files(void **state)
+{
+    fixture *fx = *state;
+    const char *files[] = {SHA_A, "not-a-hash"};
+    send_hello(fx->data, BF_PROTO_MAJOR, 1, NULL, 0);
+    send_hello(fx->ctrl, BF_PROTO_MAJOR, 0, files, 2);
+    Bf__Envelope *w = pump(fx, 2000, BF__ENVELOPE__BODY_WELCOME);
+    assert_non_null(w);
+    assert_int_equal(w->welcome->lost_ms, 300);
+    /* the agent's clock is 2 s behind: offset ~ +2 s (one-way estimate on loopback) */
+    assert_true(w->welcome->clock_offset_us > 1900000 && w->welcome->clock_offset_us < 2200000);
+    bf__envelope__free_unpacked(w, NULL);
+    assert_int_equal(bf_fleet_count(fx->fleet), 1);
+    assert_int_equal(bf_fleet_ready_count(fx->fleet), 1);
+    bf_fleet_agent_t *a = bf_fleet_agent(fx->fleet, 0);
+    assert_string_equal(a->id, "t1");
+    assert_int_equal(a->cores, 4);
+    assert_string_equal(a->held_cell, "c1");
+    assert_int_equal(a->held_state, BF__AGENT_STATE__AGENT_DRAINING);
+    assert_true(bf_fleet_agent_has_file(a, SHA_A));
+    assert_false(bf_fleet_agent_has_file(a, "not-a-hash")); /* not a sha256: ignored */
+    bf_fleet_agent_add_file(a, SHA_B);
+    bf_fleet_agent_add_file(a, SHA_B);
+    assert_int_equal(a->nfiles, 2);
+    /* a new Hello (a restarted agent) says what it has now: nothing */
+    send_hello(fx->ctrl, BF_PROTO_MAJOR, 0, NULL, 0);
+    w = pump(fx, 2000, BF__ENVELOPE__BODY_WELCOME);
+    assert_non_null(w);
+    bf__envelope__free_unpacked(w, NULL);
+    assert_false(bf_fleet_agent_has_file(a, SHA_A));
+    assert_int_equal(a->nfiles, 0);
+}
+
+static void test_major_mismatch_rejected_with_reason(void **state)
+{
+    fixture *fx = *state;
+    send_hello(fx->ctrl, BF_PROTO_MAJOR + 6, 0, NULL, 0);
+    Bf__Envelope *r = pump(fx, 2000, BF__ENVELOPE__BODY_REJECT);
+    assert_non_null(r);
+    assert_non_null(strstr(r->reject->reason, "protocol major 7"));
+    bf__envelope__free_unpacked(r, NULL);
+    assert_int_equal(bf_fleet_count(fx->fleet), 0);
+    uint64_t bad = 0, rejects = 0;
+    bf_fleet_stats(fx->fleet, &bad, &rejects);
+    assert_int_equal(rejects, 1);
+}
+
+/* Regression: a coordinator that restarted answered the Pings of agents it did not know with a
+ * Reject, and an agent exits on Reject; the whole fleet died with the coordinator. */
+static void test_unknown_peer_is_not_rejected(void **state)
+{
+    fixture *fx = *state;
+    send_ping(fx->ctrl);
+    Bf__Envelope *r = pump(fx, 400, BF__ENVELOPE__BODY_REJECT);
+    assert_null(r);
+    assert_int_equal(bf_fleet_count(fx->fleet), 0);
+    assert_int_equal(fx->handled, 0);
+}
+
+static void test_lost_then_back(void **state)
+{
+    fixture *fx = *state;
+    send_hello(fx->data, BF_PROTO_MAJOR, 1, NULL, 0);
+    send_hello(fx->ctrl, BF_PROTO_MAJOR, 0, NULL, 0);
+    Bf__Envelope *w = pump(fx, 2000, BF__ENVELOPE__BODY_WELCOME);
+    assert_non_null(w);
+    bf__envelope__free_unpacked(w, NULL);
+    bf_fleet_agent_t *a = bf_fleet_agent(fx->fleet, 0);
+    /* silent (the DEALER does not answer the fleet's Pings): suspect, then lost */
+    Bf__Envelope *none = pump(fx, 600, BF__ENVELOPE__BODY__NOT_SET);
+    assert_null(none);
+    assert_int_equal(a->session, BF_AS_LOST);
+    assert_int_equal(fx->lost_events, 1);
+    assert_int_equal(bf_fleet_ready_count(fx->fleet), 0);
+    /* any message brings it back */
+    send_ping(fx->ctrl);
+    Bf__Envelope *pong = pump(fx, 2000, BF__ENVELOPE__BODY_PONG);
+    assert_non_null(pong);
+    bf__envelope__free_unpacked(pong, NULL);
+    assert_int_equal(fx->back_events, 1);
+    assert_int_not_equal(a->session, BF_AS_LOST);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_hello_welcome_and_cached_files, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_major_mismatch_rejected_with_reason, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_unknown_peer_is_not_rejected, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_lost_then_back, setup, teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
