@@ -396,7 +396,8 @@ static int build_cell(agent *a, const Bf__Prepare *p)
 
 static void on_prepare(agent *a, const Bf__Prepare *p)
 {
-    if (p->command_id == a->prepare_cmd && a->prepare_cmd != 0) {
+    if (p->command_id == a->prepare_cmd && a->prepare_cmd != 0 &&
+        strcmp(p->cell_id, a->cell_id) == 0) {
         /* a resend of the Prepare we already answered: repeat the answer */
         if (a->last_prepare_ok)
             send_ready(a, p->command_id);

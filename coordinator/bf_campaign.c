@@ -716,6 +716,10 @@ int bf_campaign_run(const bf_campaign_opts_t *opts)
     campaign c;
     memset(&c, 0, sizeof c);
     c.opts = opts;
+    /* command ids unique across coordinator runs: an agent takes a repeated id as a resend, so
+     * a restarted (or --resume'd) coordinator counting from 1 again would be answered from the
+     * agent's memory of the previous run instead of being obeyed */
+    c.next_cmd = bf_clock_wall_us();
     int code = 0;
     pid_t *pids = NULL;
     uint32_t npids = 0;

@@ -7,6 +7,8 @@
 #   (f) a Hello with protocol major 99 gets a Reject with the reason
 #   (g) an agent with --allow-target 127.0.0.1 refuses a Prepare aimed at the bridge address:
 #       the cell fails with that reason and the target never sees the agent
+#   (i) SIGTERM to the coordinator mid-cell: it stops every agent (their load ends at the target
+#       within 2 s), keeps what was measured as an aborted cell, and exits 143
 source "$(dirname "$0")/lib.sh"
 source "$SRC/tests/support/netns.sh"
 netns_require
@@ -77,6 +79,41 @@ if grep -q "prepared cell" "$TMP/a4.log"; then fail "(e) the stranger prepared a
 if grep -q '"agent":"a4"' "$DIR"/cells/*.ndjson; then fail "(e) the stranger is in the results"; fi
 if grep -q "\"src\": \"$A4\"" "$TMP/fwd.ndjson"; then fail "(e) the stranger loaded the target"; fi
 pass "(e) the agent with a key outside the allow-list was refused and never saw a cell"
+
+# ---- (i) interrupt: the same three agents join the next coordinator ----------------------------
+netns_scenario interrupt ni 10s "  shards: [1]
+  batch_size: [100]
+  concurrency: [3]"
+"$COORD" run "$TMP/interrupt.yaml" --agents 3 --bind "$CTRL" --keys "$TMP/keys/coord" \
+    --wait 30s --results "$TMP/results3" -q > "$TMP/coord3.out" 2> "$TMP/coord3.log" &
+COORD_PID=$!
+netns_track $COORD_PID
+wait_log "$TMP/coord3.log" "cell 1/1 .* on 3 agents" 30 || fail "(i) the cell did not start on 3 agents"
+sleep 4
+TERMED=$(now)
+kill -TERM $COORD_PID
+netns_wait $COORD_PID 30
+[ $WAIT_RC = 143 ] || fail "(i) coordinator exited with $WAIT_RC after SIGTERM, expected 143"
+for i in 1 2 3; do
+    grep -q "coordinator stopped cell" "$TMP/a$i.log" || fail "(i) a$i was not stopped"
+done
+ls "$TMP"/results3/interrupt-*/cells/*.aborted.ndjson > /dev/null || fail "(i) no aborted cell kept"
+python3 - "$TMP/fwd.ndjson" "$TERMED" "$(netns_ip 1) $(netns_ip 2) $(netns_ip 3)" \
+    "$TMP"/results3/interrupt-*/matrix.csv <<'PY' || fail "(i) load after SIGTERM"
+import csv, json, sys
+path, termed, ips, matrix = sys.argv[1], float(sys.argv[2]), sys.argv[3].split(), sys.argv[4]
+last = {ip: 0.0 for ip in ips}
+for line in open(path):
+    r = json.loads(line)
+    if r["src"] in last and r["bytes"] > 0:
+        last[r["src"]] = max(last[r["src"]], r["t"])
+for ip in ips:
+    print(f"{ip}: last bytes at the target {last[ip] - termed:+.1f} s after SIGTERM")
+    assert last[ip] - termed <= 2.0, f"{ip} kept loading after SIGTERM"
+row = list(csv.DictReader(open(matrix)))[0]
+assert row["aborted"] == "true", row
+PY
+pass "(i) SIGTERM stopped every agent, kept the aborted cell, exit 143"
 for i in 1 2 3 4; do eval "kill -TERM \$AGENT_PID_$i" 2> /dev/null || true; done
 
 # ---- (g) --allow-target -----------------------------------------------------------------------
