@@ -9,6 +9,13 @@
  * §1.7). Because it follows string and nesting boundaries, text such as "errors":false inside
  * an item's error reason, or a top-level key named like an item field, cannot fool it.
  *
+ * Most of a response does not need that much attention. A container whose content does not
+ * matter (an item's "_shards", an error's "caused_by") and, once "errors":false has been read
+ * (ES and OpenSearch write it before "items"), the whole items array are skipped by a tight
+ * loop that follows only strings and brackets, counting the items. An item that turns out to
+ * hold a "failure_store" string is judged again in full from its bytes (kept when a read splits
+ * it), and the rest of the response is read in full.
+ *
  * The verdict is decided at the end, because "errors" may come after "items":
  *   - "errors":false (nearly every response of a healthy run): every document is ok; the items
  *     are only counted (their number must equal the documents sent). The filter_path form
@@ -45,6 +52,7 @@ enum state {
     S_STRING,
     S_STRING_ESC, /* after a backslash inside a string */
     S_LITERAL,    /* number, true, false, null */
+    S_SKIP,       /* inside a skipped region (skip says which kind) */
     S_DONE,       /* the top-level object is closed */
     S_ERROR,
 };
@@ -60,6 +68,8 @@ enum vctx { V_OTHER = 0, V_TOP, V_ERRORS, V_ITEMS, V_ITEM, V_OP, V_BAD_OP, V_STA
             V_FS, V_TYPE, V_REASON };
 
 enum capture { C_NONE = 0, C_TYPE, C_REASON };
+
+enum skip { SKIP_NONE = 0, SKIP_OTHER, SKIP_ITEMS };
 
 /* Bytes that end a literal's run, and bytes that end a string's run. */
 static bool is_literal_byte(char c)
@@ -85,6 +95,11 @@ static inline const char *string_stop(const char *p, const char *end)
     while (p < end && *p != '"' && *p != '\\')
         p++;
     return p;
+}
+
+static inline bool is_skip_stop(char c)
+{
+    return c == '"' || c == '{' || c == '}' || c == '[' || c == ']';
 }
 
 /* Writes "not a bulk response: <message>" for the caller's log. buf may be NULL. */
@@ -411,9 +426,26 @@ static void open_container(bf_bulkresp_stream_t *st, char c, uint64_t at)
     case V_TYPE:
     case V_REASON: break;
     }
+    if (r == R_OTHER || r == R_ARRAY) {
+        st->skip = SKIP_OTHER;
+        st->skip_depth = 1;
+        st->skip_in_string = 0;
+        st->skip_escape = 0;
+        st->state = S_SKIP;
+        return;
+    }
     push(st, r, at);
-    if (st->state != S_ERROR)
-        st->state = obj ? S_OBJ_FIRST : S_ARR_FIRST;
+    if (st->state == S_ERROR)
+        return;
+    if (r == R_ITEMS && st->has_errors && !st->errors && !st->failure_store) {
+        st->skip = SKIP_ITEMS;
+        st->skip_depth = 0;
+        st->skip_in_string = 0;
+        st->skip_escape = 0;
+        st->state = S_SKIP;
+        return;
+    }
+    st->state = obj ? S_OBJ_FIRST : S_ARR_FIRST;
 }
 
 static void close_container(bf_bulkresp_stream_t *st, char c, uint64_t at)
@@ -620,6 +652,13 @@ void bf_bulkresp_stream_init(bf_bulkresp_stream_t *st, uint32_t ndocs, uint8_t *
     st->reason_len = 0;
     st->capture = C_NONE;
     st->have_first = 0;
+    st->skip = SKIP_NONE;
+    st->skip_in_string = 0;
+    st->skip_escape = 0;
+    st->skip_depth = 0;
+    st->item_saved = 0;
+    st->item_fs = 0;
+    st->tail_len = 0;
     st->ndocs = ndocs;
     st->item_class = item_class;
     st->state = S_VALUE;
@@ -630,18 +669,234 @@ int bf_bulkresp_stream_failed(const bf_bulkresp_stream_t *st)
     return st->state == S_ERROR;
 }
 
-void bf_bulkresp_stream_feed(bf_bulkresp_stream_t *st, const char *buf, size_t len)
+static void feed_bytes(bf_bulkresp_stream_t *st, const char *buf, size_t len);
+
+#ifdef __SSE2__
+/* Bit i of each mask describes byte p[i]: '"', '\\', '{' or '[', '}' or ']'. */
+static inline void block_masks(const char *p, uint64_t *quote, uint64_t *bslash, uint64_t *open,
+                               uint64_t *close)
 {
-    if (st->state == S_ERROR)
-        return;
-    if (len > BF_MAX_RESPONSE_BYTES - st->offset) {
-        fail(st, "larger than BF_MAX_RESPONSE_BYTES", st->offset);
-        return;
+    const __m128i q = _mm_set1_epi8('"'), b = _mm_set1_epi8('\\'), low = _mm_set1_epi8(0x20),
+                  ob = _mm_set1_epi8('{'), cb = _mm_set1_epi8('}');
+    uint64_t mq = 0, mb = 0, mo = 0, mc = 0;
+    for (int i = 0; i < 4; i++) {
+        __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(p + 16 * i));
+        __m128i f = _mm_or_si128(v, low); /* '[' -> '{', ']' -> '}' */
+        mq |= (uint64_t)(uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(v, q)) << (16 * i);
+        mb |= (uint64_t)(uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(v, b)) << (16 * i);
+        mo |= (uint64_t)(uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(f, ob)) << (16 * i);
+        mc |= (uint64_t)(uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(f, cb)) << (16 * i);
     }
+    *quote = mq;
+    *bslash = mb;
+    *open = mo;
+    *close = mc;
+}
+
+/* Bit i = xor of bits 0..i: with quote bits, 1 from an opening quote to before its closing one. */
+static inline uint64_t prefix_xor(uint64_t x)
+{
+    x ^= x << 1;
+    x ^= x << 2;
+    x ^= x << 4;
+    x ^= x << 8;
+    x ^= x << 16;
+    x ^= x << 32;
+    return x;
+}
+
+/* SKIP_ITEMS over whole 64-byte blocks of a read that holds no "failure_store": the brackets
+ * outside strings are found 64 bytes at a time (after simdjson's stage 1) and counted. Enter
+ * outside a string. Returns the new position: before a block holding a backslash (escapes
+ * are left to the byte loop), at the ']' that closes the items array, or where fewer than 64
+ * bytes are left; the string state is in st->skip_in_string (and *ts when inside one). */
+static const char *skip_items_blocks(bf_bulkresp_stream_t *st, const char *p, const char *end,
+                                     const char **is, const char **ts)
+{
+    uint64_t carry = 0; /* all ones when a string is open at the block start */
+    const char *last_open = NULL;
+    while (end - p >= 64) {
+        uint64_t q, b, o, c;
+        block_masks(p, &q, &b, &o, &c);
+        if (b != 0)
+            break;
+        uint64_t in = prefix_xor(q) ^ carry;
+        uint64_t opening = q & in;
+        if (opening != 0)
+            last_open = p + 63 - __builtin_clzll(opening);
+        uint64_t structural = (o | c) & ~in;
+        while (structural != 0) {
+            int i = __builtin_ctzll(structural);
+            structural &= structural - 1;
+            if ((o >> i) & 1) {
+                if (st->skip_depth == 0) {
+                    *is = p + i;
+                    st->item_saved = 0;
+                    st->item_overflow = 0;
+                }
+                st->skip_depth++;
+            } else if (st->skip_depth == 0) {
+                st->skip_in_string = 0;
+                return p + i; /* the array's ']': the byte loop closes it */
+            } else if (--st->skip_depth == 0) {
+                if (st->item_class != NULL && st->items < st->ndocs)
+                    st->item_class[st->items] = BF_ITEM_OK;
+                st->judged.ok++;
+                st->items++;
+            }
+        }
+        carry = (uint64_t)((int64_t)in >> 63);
+        p += 64;
+    }
+    st->skip_in_string = carry != 0;
+    if (st->skip_in_string) {
+        *ts = last_open + 1;
+        st->tok_len = 0;
+        st->tok_long = 0;
+        st->tok_partial = 0;
+    }
+    return p;
+}
+#endif
+
+/* Skipped region, from p: strings and brackets only. Returns where it stopped: end, or where
+ * the full reading takes over (st->state is then no longer S_SKIP). *ts is where the open
+ * string's bytes start in this read, *is where the current item's. */
+static const char *skip_run(bf_bulkresp_stream_t *st, const char *p, const char *end,
+                            const char **ts, const char **is, uint64_t base, const char *buf)
+{
+#ifdef __SSE2__
+    const char *blocks_from = p; /* not before: the last attempt met a backslash */
+#endif
+    while (p < end) {
+#ifdef __SSE2__
+        if (st->skip == SKIP_ITEMS && st->chunk_fs_free && !st->skip_in_string &&
+            !st->item_fs && p >= blocks_from && end - p >= 64) {
+            const char *q = skip_items_blocks(st, p, end, is, ts);
+            if (q == p) {
+                blocks_from = p + 64;
+            } else {
+                p = q;
+                continue;
+            }
+        }
+#endif
+        if (st->skip_in_string) {
+            if (st->skip_escape) {
+                st->skip_escape = 0;
+                p++;
+                continue;
+            }
+            const char *q = string_stop(p, end);
+            if (q == end)
+                return end;
+            if (*q == '\\') {
+                p = q + 1;
+                if (p == end) {
+                    st->skip_escape = 1;
+                    return end;
+                }
+                p++;
+                continue;
+            }
+            size_t n;
+            const char *sv = tok_whole(st, *ts, q, &n);
+            if (n == 13 && memcmp(sv, "failure_store", 13) == 0) {
+                st->failure_store = 1;
+                st->item_fs = 1;
+            }
+            st->skip_in_string = 0;
+            p = q + 1;
+            continue;
+        }
+        if (st->skip_depth > 0) {
+            /* inside a container: only quotes and brackets matter */
+            while (p < end && !is_skip_stop(*p))
+                p++;
+            if (p == end)
+                return end;
+        }
+        char c = *p;
+        switch (c) {
+        case '"':
+            st->skip_in_string = 1;
+            st->tok_len = 0;
+            st->tok_long = 0;
+            st->tok_partial = 0;
+            *ts = ++p;
+            break;
+        case '{':
+        case '[':
+            if (st->skip == SKIP_ITEMS && st->skip_depth == 0) {
+                *is = p;
+                st->item_fs = 0;
+                st->item_saved = 0;
+                st->item_overflow = 0;
+            }
+            st->skip_depth++;
+            p++;
+            break;
+        case '}':
+        case ']':
+            if (st->skip_depth == 0) { /* SKIP_ITEMS: the items array ends */
+                if (c != ']') {
+                    fail(st, "expected ',' or ']'", base + (uint64_t)(p - buf));
+                    return end;
+                }
+                st->skip = SKIP_NONE;
+                st->depth--;
+                value_done(st, false);
+                return p + 1;
+            }
+            p++;
+            if (--st->skip_depth > 0)
+                break;
+            if (st->skip == SKIP_OTHER) {
+                st->skip = SKIP_NONE;
+                value_done(st, false);
+                return p;
+            }
+            if (!st->item_fs) { /* an item of an "errors":false response */
+                if (st->item_class != NULL && st->items < st->ndocs)
+                    st->item_class[st->items] = BF_ITEM_OK;
+                st->judged.ok++;
+                st->items++;
+                break;
+            }
+            /* a "failure_store" item: judge it in full, and the rest of the response too */
+            st->skip = SKIP_NONE;
+            st->state = S_VALUE;
+            if (st->item_overflow) {
+                fail(st, "an item too large to judge", base + (uint64_t)(p - buf));
+                return end;
+            }
+            feed_bytes(st, st->item_buf, st->item_saved);
+            feed_bytes(st, *is, (size_t)(p - *is));
+            return p;
+        default:
+            if (st->skip == SKIP_ITEMS && st->skip_depth == 0 && c != ',' && c != ' ' &&
+                c != '\n' && c != '\r' && c != '\t') {
+                /* an item that is not an object: the full reading judges it */
+                st->skip = SKIP_NONE;
+                st->state = S_VALUE;
+                return p;
+            }
+            p++;
+            break;
+        }
+    }
+    return end;
+}
+
+/* Reads len bytes; st->offset is the position of buf (error messages). */
+static void feed_bytes(bf_bulkresp_stream_t *st, const char *buf, size_t len)
+{
     const char *p = buf, *end = buf + len;
     const char *ts = buf; /* where the open token's bytes start in this chunk */
+    const char *is = buf; /* where the current skipped item's bytes start in this chunk */
     while (p < end && st->state != S_ERROR) {
         switch (st->state) {
+        case S_SKIP: p = skip_run(st, p, end, &ts, &is, st->offset, buf); break;
         case S_STRING_ESC:
             p++; /* the escaped byte */
             st->state = S_STRING;
@@ -758,8 +1013,47 @@ void bf_bulkresp_stream_feed(bf_bulkresp_stream_t *st, const char *buf, size_t l
         }
         }
     }
-    if (st->state == S_STRING || st->state == S_STRING_ESC || st->state == S_LITERAL)
+    if (st->state == S_STRING || st->state == S_STRING_ESC || st->state == S_LITERAL ||
+        (st->state == S_SKIP && st->skip_in_string))
         tok_save(st, ts, end);
+    if (st->state == S_SKIP && st->skip == SKIP_ITEMS && st->skip_depth > 0) {
+        /* an item goes on in the next read: keep its bytes in case it must be judged again */
+        size_t n = (size_t)(end - is), room = sizeof st->item_buf - st->item_saved;
+        if (n > room) {
+            n = room;
+            st->item_overflow = 1;
+        }
+        memcpy(st->item_buf + st->item_saved, is, n);
+        st->item_saved += (uint32_t)n;
+    }
+}
+
+void bf_bulkresp_stream_feed(bf_bulkresp_stream_t *st, const char *buf, size_t len)
+{
+    if (st->state == S_ERROR)
+        return;
+    if (len > BF_MAX_RESPONSE_BYTES - st->offset) {
+        fail(st, "larger than BF_MAX_RESPONSE_BYTES", st->offset);
+        return;
+    }
+    /* Is there a "failure_store" in this read, or across its seam with the last one? Only
+     * reads without one may be skipped 64 bytes at a time (strings are not looked into). */
+    char seam[24];
+    size_t head = len < 12 ? len : 12;
+    memcpy(seam, st->tail, st->tail_len);
+    memcpy(seam + st->tail_len, buf, head);
+    st->chunk_fs_free = memmem(seam, st->tail_len + head, "failure_store", 13) == NULL &&
+                        memmem(buf, len, "failure_store", 13) == NULL;
+    if (len >= 12) {
+        memcpy(st->tail, buf + len - 12, 12);
+        st->tail_len = 12;
+    } else {
+        size_t keep = st->tail_len + len > 12 ? 12 - len : st->tail_len;
+        memmove(st->tail, st->tail + st->tail_len - keep, keep);
+        memcpy(st->tail + keep, buf, len);
+        st->tail_len = (uint8_t)(keep + len);
+    }
+    feed_bytes(st, buf, len);
     st->offset += len;
 }
 

@@ -29,6 +29,7 @@
 #define BF_BULKRESP_MAX_DEPTH 128           /* JSON nesting deeper than this is refused */
 #define BF_BULKRESP_TYPE_CAP 128            /* bytes of an item's error type kept (escaped) */
 #define BF_BULKRESP_REASON_CAP 512          /* bytes of an item's error reason kept (escaped) */
+#define BF_BULKRESP_ITEM_CAP 4096           /* an item split over reads, kept to judge it again */
 
 typedef struct bf_bulk_counts {
     uint64_t ok;
@@ -100,6 +101,14 @@ typedef struct bf_bulkresp_stream {
     char first_reason[BF_BULKRESP_REASON_CAP];
     int64_t first_status;
     uint8_t first_has_error;
+    /* skipping: a container whose content does not matter, or the items after "errors":false */
+    uint8_t skip, skip_in_string, skip_escape, item_fs, item_overflow;
+    uint32_t skip_depth;
+    uint32_t item_saved;      /* bytes of the current item from earlier reads, in item_buf */
+    uint8_t chunk_fs_free;    /* this read (and its seam with the last) has no "failure_store" */
+    uint8_t tail_len;
+    char tail[12];            /* the last bytes of the previous read */
+    char item_buf[BF_BULKRESP_ITEM_CAP];
 } bf_bulkresp_stream_t;
 
 /* bf_bulkresp_stream_init — start judging the response to a request of ndocs documents.

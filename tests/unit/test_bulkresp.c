@@ -1,5 +1,7 @@
 /* test_bulkresp.c — unit tests for bf_bulkresp: fast path, item classes, filter_path forms,
- * malformed and truncated bodies. */
+ * malformed and truncated bodies; the incremental judge against the whole-body one for every
+ * way of cutting a body into reads, and both against a jansson reference on generated
+ * responses. */
 #include "bf_buf.h"
 #include "bf_bulkresp.h"
 #include "bf_clock.h"
@@ -9,6 +11,7 @@
 #include <inttypes.h>
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -17,11 +20,62 @@
 #include <time.h>
 
 #include <cmocka.h>
+#include <jansson.h>
 
 #define ERRBUF 256
+#define MAXCLS 20000
+
+/* The judge fed in pieces of `step` bytes (step 0: random sizes from seed). */
+static int parse_stream(const char *body, size_t len, uint32_t ndocs, size_t step, unsigned seed,
+                        bf_bulk_counts_t *c, uint8_t *cls, char *err, size_t err_size)
+{
+    bf_bulkresp_stream_t *st = bf_malloc(sizeof *st);
+    bf_bulkresp_stream_init(st, ndocs, cls);
+    size_t off = 0;
+    while (off < len) {
+        size_t n = step ? step : 1 + (size_t)(rand_r(&seed) % 300);
+        if (n > len - off)
+            n = len - off;
+        /* a heap copy of exactly n bytes so ASan sees any read past the piece */
+        char *piece = bf_malloc(n);
+        memcpy(piece, body + off, n);
+        bf_bulkresp_stream_feed(st, piece, n);
+        free(piece);
+        off += n;
+    }
+    int rc = bf_bulkresp_stream_finish(st, c, err, err_size);
+    free(st);
+    return rc;
+}
+
+/* Every cut gives the whole-body verdict: same code, counts, classes and message. */
+static void assert_cuts_agree(const char *body, size_t len, uint32_t ndocs)
+{
+    static uint8_t want_cls[MAXCLS], cls[MAXCLS];
+    bf_bulk_counts_t want, c;
+    char want_err[ERRBUF], err[ERRBUF];
+    uint32_t ncls = ndocs < MAXCLS ? ndocs : 0;
+    memset(want_cls, 0xEE, sizeof want_cls);
+    int want_rc = bf_bulkresp_parse(body, len, ndocs, &want, ncls ? want_cls : NULL, want_err,
+                                    sizeof want_err);
+    const size_t steps[] = {1, 2, 3, 7, 13, 63, 64, 65, 127, 4096, 0, 0, 0};
+    for (size_t k = 0; k < sizeof steps / sizeof steps[0]; k++) {
+        if (steps[k] == 1 && len > 200000)
+            continue;
+        memset(cls, 0xEE, sizeof cls);
+        int rc = parse_stream(body, len, ndocs, steps[k], (unsigned)k, &c, ncls ? cls : NULL, err,
+                              sizeof err);
+        if (rc != want_rc || memcmp(&c, &want, sizeof c) != 0 || strcmp(err, want_err) != 0 ||
+            (ncls && memcmp(cls, want_cls, ncls) != 0))
+            fail_msg("pieces of %zu bytes: rc %d (want %d), ok %llu (want %llu), err \"%s\" "
+                     "(want \"%s\") for %.200s", steps[k], rc, want_rc,
+                     (unsigned long long)c.ok, (unsigned long long)want.ok, err, want_err, body);
+    }
+}
 
 static int parse(const char *body, uint32_t ndocs, bf_bulk_counts_t *c, uint8_t *cls, char *err)
 {
+    assert_cuts_agree(body, strlen(body), ndocs);
     return bf_bulkresp_parse(body, strlen(body), ndocs, c, cls, err, err ? ERRBUF : 0);
 }
 
@@ -450,6 +504,248 @@ static void test_failure_store_counts_as_failure(void **state)
     assert_counts(&c, 1, 0, 0, 0, 0, 0);
 }
 
+
+/* ---- generated responses against a jansson reference ------------------------------------- */
+
+/* The old whole-body judge, on jansson: the reference for valid JSON bodies. */
+static bool ref_has_fs(json_t *v, int depth)
+{
+    if (json_is_string(v))
+        return depth >= 2 && strcmp(json_string_value(v), "failure_store") == 0;
+    if (json_is_object(v)) {
+        const char *k;
+        json_t *x;
+        json_object_foreach(v, k, x) {
+            if (depth + 1 >= 2 && strcmp(k, "failure_store") == 0)
+                return true;
+            if (ref_has_fs(x, depth + 1))
+                return true;
+        }
+    } else if (json_is_array(v)) {
+        size_t i;
+        json_t *x;
+        json_array_foreach(v, i, x) {
+            if (ref_has_fs(x, depth + 1))
+                return true;
+        }
+    }
+    return false;
+}
+
+static void ref_judge(const char *body, size_t len, uint32_t ndocs, bf_bulk_counts_t *c,
+                      uint8_t *cls)
+{
+    memset(c, 0, sizeof *c);
+    json_t *root = json_loadb(body, len, 0, NULL);
+    assert_non_null(root);
+    json_t *items = json_object_get(root, "items");
+    bool errors = json_is_true(json_object_get(root, "errors"));
+    bool fs = false;
+    const char *k;
+    json_t *x;
+    json_object_foreach(root, k, x) {
+        if ((json_is_object(x) || json_is_array(x)) && ref_has_fs(x, 1))
+            fs = true;
+    }
+    assert_int_equal(json_array_size(items), ndocs);
+    for (size_t i = 0; i < ndocs; i++) {
+        json_t *res = json_object_iter_value(json_object_iter(json_array_get(items, i)));
+        json_int_t status = json_integer_value(json_object_get(res, "status"));
+        json_t *err = json_object_get(res, "error");
+        bool has_error = err != NULL && !json_is_null(err);
+        const char *type = json_string_value(json_object_get(err, "type"));
+        type = type ? type : "";
+        const char *fsv = json_string_value(json_object_get(res, "failure_store"));
+        bool used = fsv && strcmp(fsv, "used") == 0;
+        uint8_t k8;
+        if (!errors && !fs)
+            k8 = BF_ITEM_OK;
+        else if (!has_error)
+            k8 = used ? BF_ITEM_MAPPING : BF_ITEM_OK;
+        else if (status == 429 && strcmp(type, "cluster_block_exception") == 0)
+            k8 = BF_ITEM_4XX;
+        else if (status == 429 || (strlen(type) >= 28 &&
+                                   strcmp(type + strlen(type) - 28, "rejected_execution_exception") == 0))
+            k8 = BF_ITEM_REJECTED;
+        else if (status == 409)
+            k8 = BF_ITEM_CONFLICT;
+        else if (status == 400)
+            k8 = BF_ITEM_MAPPING;
+        else if (status > 400 && status < 500)
+            k8 = BF_ITEM_4XX;
+        else
+            k8 = BF_ITEM_5XX;
+        cls[i] = k8;
+        switch (k8) {
+        case BF_ITEM_OK: c->ok++; break;
+        case BF_ITEM_REJECTED: c->rejected++; break;
+        case BF_ITEM_CONFLICT: c->conflict++; break;
+        case BF_ITEM_MAPPING: c->mapping++; break;
+        case BF_ITEM_4XX: c->failed_4xx++; break;
+        default: c->failed_5xx++; break;
+        }
+    }
+    json_decref(root);
+}
+
+/* An id with JSON punctuation, escapes, and now and then text that looks like the keys. */
+static void gen_id(bf_buf_t *b, unsigned *seed, int i)
+{
+    static const char *odd[] = {"a\\\\\\\"}]{[\\\\", "\\\"errors\\\":true", "failure\\\\store",
+                                "x\\u00e9\\ud83d\\ude00y", "},{\\\"index\\\":{", "\\\\\\\\"};
+    if (rand_r(seed) % 9 == 0)
+        bf_buf_appendf(b, "%s%d", odd[rand_r(seed) % 6], i);
+    else
+        bf_buf_appendf(b, "id-%020d", i);
+}
+
+/* One response of n items. Returns with *errors_flag as written. */
+static void gen_response(bf_buf_t *b, unsigned seed, uint32_t n, int errors, int with_fs,
+                         int pretty, int errors_last)
+{
+    static const char *types[] = {"es_rejected_execution_exception", "rejected_execution_exception",
+                                  "version_conflict_engine_exception", "mapper_parsing_exception",
+                                  "index_not_found_exception", "unavailable_shards_exception",
+                                  "cluster_block_exception", "circuit_breaking_exception"};
+    static const int statuses[] = {429, 429, 409, 400, 404, 503, 429, 429};
+    const char *sp = pretty ? " \n  " : "";
+    bf_buf_reset(b);
+    bf_buf_appendf(b, "{%s\"took\":%s%u,", sp, sp, seed % 1000);
+    if (!errors_last)
+        bf_buf_appendf(b, "%s\"errors\"%s:%s%s,", sp, sp, sp, errors ? "true" : "false");
+    bf_buf_appendf(b, "\"items\":%s[", sp);
+    for (uint32_t i = 0; i < n; i++) {
+        const char *op = (const char *[]){"index", "create", "update", "delete"}[rand_r(&seed) % 4];
+        bf_buf_appendf(b, "%s%s{\"%s\":%s{\"_index\":\"bench-%u\",\"_id\":\"", i ? "," : "", sp,
+                       op, sp, i % 3);
+        gen_id(b, &seed, (int)i);
+        int fail = errors && rand_r(&seed) % 4 == 0;
+        if (fail) {
+            int t = rand_r(&seed) % 8;
+            bf_buf_appendf(b, "\",\"status\":%d,\"error\":{\"type\":\"%s\",\"reason\":\"reason "
+                           "\\\"%u\\\" [x]\\n\\u00e9\",\"caused_by\":{\"type\":\"x\",\"reason\":"
+                           "\"{[\\\"]}\",\"caused_by\":{\"type\":\"y\"}}}}}",
+                           (rand_r(&seed) % 5 == 0) ? 503 : statuses[t], types[t], i);
+        } else {
+            bf_buf_appendf(b, "\",%s\"_version\":1,\"result\":\"created\",\"_shards\":{\"total\":2,"
+                           "\"successful\":1,\"failed\":0},\"_seq_no\":%u,\"_primary_term\":1,"
+                           "\"status\":%s201", sp, i, sp);
+            if (with_fs && rand_r(&seed) % 5 == 0)
+                bf_buf_appendf(b, ",\"failure_store\":\"%s\"",
+                               rand_r(&seed) % 2 ? "used" : "not_enabled");
+            bf_buf_appendz(b, "}}");
+        }
+    }
+    bf_buf_appendf(b, "%s]", sp);
+    if (errors_last)
+        bf_buf_appendf(b, ",\"errors\":%s", errors ? "true" : "false");
+    bf_buf_appendf(b, "%s}%s", sp, pretty ? "\n" : "");
+}
+
+static void test_generated_against_reference(void **state)
+{
+    (void)state;
+    bf_buf_t b;
+    bf_buf_init(&b, 0);
+    static uint8_t cls[MAXCLS], want_cls[MAXCLS];
+    const uint32_t sizes[] = {1, 2, 5, 40, 333, 5000};
+    unsigned runs = 0;
+    for (size_t z = 0; z < sizeof sizes / sizeof sizes[0]; z++) {
+        for (unsigned v = 0; v < 32; v++) {
+            uint32_t n = sizes[z];
+            int errors = v & 1, with_fs = (v >> 1) & 1, pretty = (v >> 2) & 1,
+                errors_last = (v >> 3) & 1;
+            gen_response(&b, v * 7919u + n, n, errors, with_fs, pretty, errors_last);
+            bf_bulk_counts_t want, c;
+            char err[ERRBUF];
+            ref_judge(b.data, b.len, n, &want, want_cls);
+            memset(cls, 0xEE, n);
+            int rc = bf_bulkresp_parse(b.data, b.len, n, &c, cls, err, sizeof err);
+            if (rc != BF_OK)
+                fail_msg("n=%u v=%u: %s", n, v, err);
+            if (memcmp(&c, &want, sizeof c) != 0 || memcmp(cls, want_cls, n) != 0)
+                fail_msg("n=%u v=%u: ok %llu/%llu rejected %llu/%llu mapping %llu/%llu", n, v,
+                         (unsigned long long)c.ok, (unsigned long long)want.ok,
+                         (unsigned long long)c.rejected, (unsigned long long)want.rejected,
+                         (unsigned long long)c.mapping, (unsigned long long)want.mapping);
+            if (n <= 333 || v % 4 == 0)
+                assert_cuts_agree(b.data, b.len, n);
+            /* one item fewer or more is never accepted */
+            assert_int_equal(bf_bulkresp_parse(b.data, b.len, n + 1, &c, NULL, NULL, 0),
+                             BF_E_PARSE);
+            /* truncated anywhere: refused */
+            for (int cut = 0; cut < 20; cut++) {
+                size_t at = (size_t)((b.len * (unsigned)cut) / 20 + (unsigned)cut);
+                if (at < b.len)
+                    assert_int_equal(bf_bulkresp_parse(b.data, at, n, &c, NULL, NULL, 0),
+                                     BF_E_PARSE);
+            }
+            runs++;
+        }
+    }
+    print_message("%u generated responses agree with the reference\n", runs);
+    bf_buf_cleanup(&b);
+}
+
+/* failure_store in an item that a read splits, inside a response read 64 bytes at a time: the
+ * item is judged again from its kept bytes. */
+static void test_failure_store_split_item(void **state)
+{
+    (void)state;
+    bf_buf_t b;
+    bf_buf_init(&b, 0);
+    bf_buf_appendz(&b, "{\"took\":1,\"errors\":false,\"items\":[");
+    enum { N = 400 };
+    for (int i = 0; i < N; i++)
+        bf_buf_appendf(&b, "%s{\"create\":{\"_index\":\"logs\",\"_id\":\"%06d\",\"_shards\":"
+                       "{\"total\":1,\"successful\":1,\"failed\":0},\"status\":201%s}}",
+                       i ? "," : "", i, i == 300 ? ",\"failure_store\":\"used\"" : "");
+    bf_buf_appendz(&b, "]}");
+    uint8_t cls[N];
+    bf_bulk_counts_t c;
+    char err[ERRBUF];
+    assert_int_equal(bf_bulkresp_parse(b.data, b.len, N, &c, cls, err, sizeof err), BF_OK);
+    assert_counts(&c, N - 1, 0, 0, 1, 0, 0);
+    assert_int_equal(cls[300], BF_ITEM_MAPPING);
+    assert_string_equal(err, "failure_store: document stored in the failure store (status 201)");
+    assert_cuts_agree(b.data, b.len, N);
+    /* every seam position around the key */
+    const char *key = strstr(b.data, "failure_store");
+    size_t at = (size_t)(key - b.data);
+    for (size_t cut = at - 200; cut < at + 40; cut++) {
+        bf_bulkresp_stream_t *st = bf_malloc(sizeof *st);
+        bf_bulkresp_stream_init(st, N, cls);
+        bf_bulkresp_stream_feed(st, b.data, cut);
+        bf_bulkresp_stream_feed(st, b.data + cut, b.len - cut);
+        assert_int_equal(bf_bulkresp_stream_finish(st, &c, NULL, 0), BF_OK);
+        assert_counts(&c, N - 1, 0, 0, 1, 0, 0);
+        free(st);
+    }
+    bf_buf_cleanup(&b);
+}
+
+/* Bounded memory: a 20 MB response is judged in the fixed-size state, a read at a time. */
+static void test_large_response_bounded(void **state)
+{
+    (void)state;
+    enum { N = 100000 };
+    bf_buf_t b;
+    bf_buf_init(&b, 0);
+    gen_response(&b, 42, N, 1, 0, 0, 0);
+    assert_true(b.len > (10u << 20));
+    assert_true(sizeof(bf_bulkresp_stream_t) < 8192);
+    uint8_t *cls = bf_malloc(N);
+    bf_bulk_counts_t c;
+    uint64_t t0 = bf_clock_mono_us();
+    assert_int_equal(parse_stream(b.data, b.len, N, 16384, 0, &c, cls, NULL, 0), BF_OK);
+    uint64_t us = bf_clock_mono_us() - t0;
+    assert_int_equal(c.ok + c.rejected + c.conflict + c.mapping + c.failed_4xx + c.failed_5xx, N);
+    print_message("%zu bytes (errors:true) judged in %zu-byte state in %" PRIu64 " us\n", b.len,
+                  sizeof(bf_bulkresp_stream_t), us);
+    free(cls);
+    bf_buf_cleanup(&b);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -464,6 +760,9 @@ int main(void)
         cmocka_unit_test(test_5000_items_with_errors),
         cmocka_unit_test(test_errors_false_inside_item_is_not_the_flag),
         cmocka_unit_test(test_failure_store_counts_as_failure),
+        cmocka_unit_test(test_generated_against_reference),
+        cmocka_unit_test(test_failure_store_split_item),
+        cmocka_unit_test(test_large_response_bounded),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
