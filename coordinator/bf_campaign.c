@@ -782,6 +782,9 @@ int bf_campaign_run(const bf_campaign_opts_t *opts)
     char secret[41] = "", public_key[41] = "";
     if (opts->insecure) {
         bf_warn("--insecure: fleet traffic is plain TCP and any agent may join");
+        if (target->auth != BF_AUTH_NONE)
+            bf_warn("--insecure: the cluster credentials of the scenario travel to the agents in "
+                    "plain text; use CURVE keys (--keys DIR) on any network you do not own");
     } else {
         bf_diag_t kd = {0};
         if (opts->keys_dir) {

@@ -15,6 +15,8 @@
 #include <string.h>
 #include <zmq.h>
 
+#define BF_MAX_AGENT_MSG_BYTES (4 << 20) /* cap of one message from an agent */
+
 struct bf_fleet {
     bf_fleet_opts_t opts;
     void *zctx, *ctrl, *data;
@@ -37,6 +39,9 @@ static void *bind_router(bf_fleet_t *f, const char *ep, char *diag, size_t diag_
      * agent's new connection takes its routing id over cleanly (HANDOVER); 200 agents x a few
      * messages per second stay far below these high-water marks */
     int hb_ivl = 1000, hb_timeout = 5000, hwm = 10000, keepalive = 1;
+    /* agents send small messages (a Sample is a few KiB): a peer cannot make us buffer more */
+    int64_t maxmsg = BF_MAX_AGENT_MSG_BYTES;
+    zmq_setsockopt(s, ZMQ_MAXMSGSIZE, &maxmsg, sizeof maxmsg);
     zmq_setsockopt(s, ZMQ_HEARTBEAT_IVL, &hb_ivl, sizeof hb_ivl);
     zmq_setsockopt(s, ZMQ_HEARTBEAT_TIMEOUT, &hb_timeout, sizeof hb_timeout);
     zmq_setsockopt(s, ZMQ_SNDHWM, &hwm, sizeof hwm);
