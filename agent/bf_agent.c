@@ -60,6 +60,9 @@ typedef struct agent {
     char data_ep[512];
     uint32_t threads;
     void *zctx, *ctrl, *data;
+    void *mon;              /* PAIR: CURVE handshake failures of the control socket */
+    unsigned mon_n;
+    uint64_t refusals;
 
     enum link_state link;
     enum cell_state cell_st;
@@ -574,17 +577,69 @@ static void *open_socket(agent *a, const char *endpoint, const char *what)
     return s;
 }
 
+/* Watches the control socket's CURVE handshakes, so a refused key or a wrong pinned
+ * coordinator key is said in the log instead of looking like a coordinator that is down. */
+static void watch_handshakes(agent *a)
+{
+    if (a->mon)
+        zmq_close(a->mon);
+    a->mon = NULL;
+    if (a->opts->insecure)
+        return;
+    char ep[64];
+    snprintf(ep, sizeof ep, "inproc://bf-agent-handshake-%u", ++a->mon_n);
+    if (zmq_socket_monitor(a->ctrl, ep, ZMQ_EVENT_HANDSHAKE_FAILED_AUTH |
+                                            ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL |
+                                            ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL) != 0)
+        return;
+    a->mon = zmq_socket(a->zctx, ZMQ_PAIR);
+    int linger = 0;
+    zmq_setsockopt(a->mon, ZMQ_LINGER, &linger, sizeof linger);
+    if (zmq_connect(a->mon, ep) != 0) {
+        zmq_close(a->mon);
+        a->mon = NULL;
+    }
+}
+
+static void on_handshake_event(agent *a)
+{
+    uint8_t ev[6];
+    char addr[256];
+    int n = zmq_recv(a->mon, ev, sizeof ev, ZMQ_DONTWAIT);
+    int m = zmq_recv(a->mon, addr, sizeof addr - 1, ZMQ_DONTWAIT);
+    if (n < 6 || m < 0)
+        return;
+    addr[m < (int)sizeof addr - 1 ? m : (int)sizeof addr - 1] = '\0';
+    uint16_t event;
+    uint32_t value;
+    memcpy(&event, ev, sizeof event);
+    memcpy(&value, ev + 2, sizeof value);
+    if (a->refusals++ % 10 != 0) /* it retries every few seconds: say it, not flood it */
+        return;
+    if (event == ZMQ_EVENT_HANDSHAKE_FAILED_AUTH)
+        bf_error("the coordinator at %s refused this agent's key (ZAP status %u): copy %s/agent.pub "
+                 "into the coordinator's allow-list directory", addr, value, a->opts->keys_dir);
+    else
+        bf_error("CURVE handshake with %s failed: is %s/coordinator.pub the key of this "
+                 "coordinator?", addr, a->opts->keys_dir);
+}
+
 /* Paranoid Pirate: after a long silence, start over with fresh sockets (and connections). */
 static int reopen_sockets(agent *a)
 {
+    if (a->mon)
+        zmq_close(a->mon);
+    a->mon = NULL;
     if (a->ctrl)
         zmq_close(a->ctrl);
     if (a->data)
         zmq_close(a->data);
     a->data = NULL;
     a->ctrl = open_socket(a, a->opts->control_endpoint, "control");
-    if (a->ctrl)
+    if (a->ctrl) {
+        watch_handshakes(a);
         a->data = open_socket(a, a->data_ep, "data");
+    }
     return a->data ? BF_OK : BF_E_IO;
 }
 
@@ -759,6 +814,8 @@ int bf_agent_main(const bf_agent_opts_t *opts)
     }
     a.zctx = zmq_ctx_new();
     if (reopen_sockets(&a) != BF_OK) {
+        if (a.mon)
+            zmq_close(a.mon);
         if (a.ctrl)
             zmq_close(a.ctrl);
         zmq_ctx_term(a.zctx);
@@ -772,10 +829,13 @@ int bf_agent_main(const bf_agent_opts_t *opts)
     send_hello(&a, a.data, 1);
 
     while (!bf_agent_stop_flag) {
-        zmq_pollitem_t items[2] = {{a.ctrl, 0, ZMQ_POLLIN, 0}, {a.data, 0, ZMQ_POLLIN, 0}};
-        int n = zmq_poll(items, 2, 100);
+        zmq_pollitem_t items[3] = {{a.ctrl, 0, ZMQ_POLLIN, 0}, {a.data, 0, ZMQ_POLLIN, 0},
+                                   {a.mon, 0, ZMQ_POLLIN, 0}};
+        int n = zmq_poll(items, a.mon ? 3 : 2, 100);
         if (n < 0 && errno != EINTR)
             break;
+        if (a.mon && (items[2].revents & ZMQ_POLLIN))
+            on_handshake_event(&a);
         for (int i = 0; i < 2 && n > 0; i++) {
             if (!(items[i].revents & ZMQ_POLLIN))
                 continue;
@@ -813,6 +873,8 @@ int bf_agent_main(const bf_agent_opts_t *opts)
     for (size_t i = 0; i < a.ncache; i++)
         free(a.cache[i].data);
     free(a.cache);
+    if (a.mon)
+        zmq_close(a.mon);
     zmq_close(a.ctrl);
     zmq_close(a.data);
     zmq_ctx_term(a.zctx);

@@ -75,6 +75,7 @@ pass "(a) 3 agent hosts: sum of docs_ok == _count"
 
 A4=$(netns_ip 4)
 grep -q "refused an agent from $A4" "$TMP/coord.log" || fail "(e) no ZAP refusal of $A4 in the coordinator log"
+grep -q "refused this agent's key" "$TMP/a4.log" || fail "(e) the stranger was not told it was refused"
 if grep -q "prepared cell" "$TMP/a4.log"; then fail "(e) the stranger prepared a cell"; fi
 if grep -q '"agent":"a4"' "$DIR"/cells/*.ndjson; then fail "(e) the stranger is in the results"; fi
 if grep -q "\"src\": \"$A4\"" "$TMP/fwd.ndjson"; then fail "(e) the stranger loaded the target"; fi
