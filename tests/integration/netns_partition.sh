@@ -47,7 +47,7 @@ python3 - "$DIR" "$TMP/fwd.ndjson" "$CUT" "$HEALED" "$(netns_ip 2)" <<'PY' || fa
 import csv, json, os, sys
 d, fwd, cut, healed, ip = sys.argv[1], sys.argv[2], float(sys.argv[3]), float(sys.argv[4]), sys.argv[5]
 # load of a2 at the target: still going after the cut (the dead-man switch stops it, not the
-# cut), and stopped within 15 s of the cut (+1 s accounting tick, +1 s slack)
+# cut), and stopped within 15 s of the cut (+0.25 s accounting tick, +1.75 s slack)
 last, after_heal = 0.0, 0
 for line in open(fwd):
     r = json.loads(line)

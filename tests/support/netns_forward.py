@@ -2,7 +2,7 @@
 """netns_forward.py — TCP forwarder for the multi-host tests, with per-source byte accounting.
 
 Agents in network namespaces cannot reach the test cluster on 127.0.0.1 of the root namespace;
-this listens on the bridge address and forwards every connection to the cluster. Each second
+this listens on the bridge address and forwards every connection to the cluster. Every 250 ms
 it appends one JSON line per source address that sent bytes towards the cluster:
 
     {"t": 1700000000.0, "src": "10.213.1.11", "bytes": 123456}
@@ -63,7 +63,7 @@ async def main():
         log.write(json.dumps({"t": time.time(), "src": "-", "bytes": 0, "listening": args.listen}) + "\n")
         async with server:
             while True:
-                await asyncio.sleep(1.0)
+                await asyncio.sleep(0.25)
                 now = time.time()
                 for src, n in sorted(counts.items()):
                     log.write(json.dumps({"t": now, "src": src, "bytes": n}) + "\n")
