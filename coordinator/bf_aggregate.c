@@ -19,7 +19,9 @@ struct bf_cellagg {
     uint8_t **seen;            /* [nagents][cap]: a sample arrived for that second */
     bf_hist_t *svc, *lat;      /* measurement window only */
     int32_t *lost_from;        /* -1 if not lost */
-    char degraded_reason[512];
+    char (*lost_id)[128];      /* agent id of each lost agent, for the reason */
+    uint32_t *lost_order;      /* agents in the order they were lost */
+    uint32_t nlost;
 };
 
 bf_cellagg_t *bf_cellagg_new(const bf_cell_t *cell, uint32_t repetition, uint32_t nagents,
@@ -39,6 +41,8 @@ bf_cellagg_t *bf_cellagg_new(const bf_cell_t *cell, uint32_t repetition, uint32_
     a->lost_from = bf_malloc(nagents * sizeof *a->lost_from + 1);
     for (uint32_t i = 0; i < nagents; i++)
         a->lost_from[i] = -1;
+    a->lost_id = bf_calloc(nagents + 1, sizeof *a->lost_id);
+    a->lost_order = bf_calloc(nagents + 1, sizeof *a->lost_order);
     a->svc = bf_hist_new();
     a->lat = bf_hist_new();
     return a;
@@ -58,6 +62,8 @@ void bf_cellagg_destroy(bf_cellagg_t **a_p)
     free(a->merged);
     free(a->cores);
     free(a->lost_from);
+    free(a->lost_id);
+    free(a->lost_order);
     bf_hist_destroy(&a->svc);
     bf_hist_destroy(&a->lat);
     free(a);
@@ -107,9 +113,28 @@ void bf_cellagg_mark_lost(bf_cellagg_t *a, uint32_t agent, const char *agent_id,
     if (agent >= a->nagents || a->lost_from[agent] >= 0)
         return;
     a->lost_from[agent] = from_second < 0 ? 0 : from_second;
-    size_t used = strlen(a->degraded_reason);
-    snprintf(a->degraded_reason + used, sizeof a->degraded_reason - used, "%sagent %s lost from second %d",
-             used ? "; " : "", agent_id, a->lost_from[agent]);
+    bf_strlcpy(a->lost_id[agent], agent_id, sizeof a->lost_id[agent]);
+    a->lost_order[a->nlost++] = agent;
+}
+
+/* "agent a3 lost from second 4[, reporting again from second 9]; ..." — whether a lost agent
+ * came back is only known once its later samples are in, so the reason is built per row. */
+static void degraded_reason(const bf_cellagg_t *a, char *out, size_t out_size)
+{
+    size_t used = 0;
+    out[0] = '\0';
+    for (uint32_t k = 0; k < a->nlost && used < out_size; k++) {
+        uint32_t ag = a->lost_order[k];
+        int32_t back = -1;
+        for (size_t sec = (size_t)a->lost_from[ag]; sec < a->nsec && back < 0; sec++)
+            if (a->seen[ag][sec])
+                back = (int32_t)sec;
+        used += (size_t)snprintf(out + used, out_size - used, "%sagent %s lost from second %d",
+                                 k ? "; " : "", a->lost_id[ag], a->lost_from[ag]);
+        if (back >= 0 && used < out_size)
+            used += (size_t)snprintf(out + used, out_size - used,
+                                     ", reporting again from second %d", back);
+    }
 }
 
 size_t bf_cellagg_seconds(const bf_cellagg_t *a)
@@ -226,7 +251,7 @@ void bf_cellagg_row(const bf_cellagg_t *a, bf_row_t *row)
         if (a->lost_from[i] >= 0)
             row->degraded = 1;
     if (row->degraded)
-        bf_strlcpy(row->reason, a->degraded_reason, sizeof row->reason);
+        degraded_reason(a, row->reason, sizeof row->reason);
     else if (row->late_seconds)
         snprintf(row->reason, sizeof row->reason, "%llu agent-seconds missing in the window",
                  (unsigned long long)row->late_seconds);

@@ -147,6 +147,10 @@ static void test_hello_welcome_and_cached_files(void **state)
     assert_true(w->welcome->clock_offset_us > 1900000 && w->welcome->clock_offset_us < 2200000);
     bf__envelope__free_unpacked(w, NULL);
     assert_int_equal(bf_fleet_count(fx->fleet), 1);
+    /* the data socket's Hello travels on its own connection: it may arrive after the Welcome */
+    uint64_t until = bf_clock_mono_us() + 2000000u;
+    while (bf_fleet_ready_count(fx->fleet) < 1 && bf_clock_mono_us() < until)
+        bf_fleet_poll(fx->fleet, 10);
     assert_int_equal(bf_fleet_ready_count(fx->fleet), 1);
     bf_fleet_agent_t *a = bf_fleet_agent(fx->fleet, 0);
     assert_string_equal(a->id, "t1");
