@@ -141,6 +141,22 @@ static void test_lost_agent_degrades(void **state)
     bf_cellagg_destroy(&agg);
 }
 
+/* an agent lost and back (link cut, then reconnected and resent) says both in the reason */
+static void test_lost_agent_back(void **state)
+{
+    bf_cell_t cell = test_cell();
+    bf_cellagg_t *agg = bf_cellagg_new(&cell, 1, 2, NULL, 0, 4);
+    uint64_t svc[] = {1000};
+    add_sample(agg, 1, 0, 10, 10, 0, svc, 1);
+    bf_cellagg_mark_lost(agg, 1, "agent-b", 1);
+    add_sample(agg, 1, 3, 10, 10, 0, svc, 1);
+    bf_row_t row;
+    bf_cellagg_row(agg, &row);
+    assert_true(row.degraded);
+    assert_string_equal(row.reason, "agent agent-b lost from second 1, reporting again from second 3");
+    bf_cellagg_destroy(&agg);
+}
+
 static void test_out_of_range_second_refused(void **state)
 {
     bf_cell_t cell = test_cell();
@@ -203,6 +219,7 @@ int main(void)
         cmocka_unit_test(test_merged_percentiles),
         cmocka_unit_test(test_percentile_needs_samples),
         cmocka_unit_test(test_lost_agent_degrades),
+        cmocka_unit_test(test_lost_agent_back),
         cmocka_unit_test(test_out_of_range_second_refused),
         cmocka_unit_test(test_repetitions_median_cv),
         cmocka_unit_test(test_split),
