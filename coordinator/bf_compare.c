@@ -40,11 +40,11 @@ static json_t *load_matrix(const char *dir, char *desc, size_t desc_size, bf_dia
     free(path);
     json_t *cl = json_object_get(m, "cluster");
     const char *name = json_string_value(json_object_get(m, "scenario"));
+    long long nn = (long long)json_integer_value(json_object_get(cl, "nodes"));
     if (json_is_object(cl))
-        snprintf(desc, desc_size, "%s on %s %s, %lld nodes", name ? name : "?",
+        snprintf(desc, desc_size, "%s on %s %s, %lld node%s", name ? name : "?",
                  json_string_value(json_object_get(cl, "distribution")) ?: "?",
-                 json_string_value(json_object_get(cl, "version")) ?: "?",
-                 (long long)json_integer_value(json_object_get(cl, "nodes")));
+                 json_string_value(json_object_get(cl, "version")) ?: "?", nn, nn == 1 ? "" : "s");
     else
         snprintf(desc, desc_size, "%s", name ? name : "?");
     return m;

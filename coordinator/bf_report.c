@@ -875,7 +875,8 @@ int bf_report_render(const char *dir, bf_buf_t *html, bf_diag_t *diag)
         html_esc(html, json_string_value(json_object_get(cl, "distribution")));
         bf_buf_appendz(html, " ");
         html_esc(html, json_string_value(json_object_get(cl, "version")));
-        bf_buf_appendf(html, ", %lld nodes · ", (long long)json_integer_value(json_object_get(cl, "nodes")));
+        long long nn = (long long)json_integer_value(json_object_get(cl, "nodes"));
+        bf_buf_appendf(html, ", %lld node%s · ", nn, nn == 1 ? "" : "s");
     }
     bf_buf_appendf(html, "%zu cells · results directory <code>", n);
     html_esc(html, dir);
