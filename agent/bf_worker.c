@@ -47,7 +47,9 @@
 #define CONNECT_BACKOFF_MAX_US 2000000u
 #define IDLE_POLL_MS 100                /* longest wait in curl_multi_poll */
 #define UPLOAD_BUFFER_MIN 65536L        /* libcurl's default and its floor for us */
-#define UPLOAD_BUFFER_MAX (2L << 20)    /* libcurl's maximum */
+#define UPLOAD_BUFFER_MAX (256L << 10)  /* enough with a turn of the loop every slice; each
+                                           connection holds one while it sends */
+#define SLICE_BYTES (128u << 10)        /* a body is built this much at a time (see send_new) */
 
 typedef struct bucket {
     int32_t second; /* -1: empty */
@@ -100,6 +102,7 @@ struct bf_worker {
     int gzip;
     int shared_render;      /* gzip without retries: NDJSON rendered into `scratch` */
     uint32_t retry_max;
+    uint32_t slice_docs;    /* documents rendered between two turns of the I/O loop */
     bf_gen_t *gen;
     z_stream z;
     int z_ready;
@@ -245,21 +248,63 @@ static const char *err_text(const char *type, const char *reason)
 
 /* ---- requests ----------------------------------------------------------------------------- */
 
-static int gzip_into(bf_worker_t *w, const bf_buf_t *in, bf_buf_t *out)
+/* Deflates n bytes at p onto out (growing it); flush Z_NO_FLUSH for a piece, Z_FINISH for the
+ * last. Returns 0, BF_E_TOOBIG or BF_E_IO. */
+static int deflate_piece(bf_worker_t *w, bf_buf_t *out, const char *p, size_t n, int flush)
 {
     z_stream *z = &w->z;
-    deflateReset(z);
-    bf_buf_reset(out);
-    size_t bound = deflateBound(z, (uLong)in->len) + 32;
-    if (bf_buf_reserve(out, bound) != BF_OK)
-        return BF_E_TOOBIG;
-    z->next_in = (Bytef *)in->data;
-    z->avail_in = (uInt)in->len;
-    z->next_out = (Bytef *)out->data;
-    z->avail_out = (uInt)(out->cap - 1);
-    if (deflate(z, Z_FINISH) != Z_STREAM_END)
-        return BF_E_IO;
-    out->len = (out->cap - 1) - z->avail_out;
+    z->next_in = (Bytef *)p;
+    z->avail_in = (uInt)n;
+    for (;;) {
+        if (bf_buf_reserve(out, 65536) != BF_OK)
+            return BF_E_TOOBIG;
+        size_t room = out->cap - 1 - out->len;
+        z->next_out = (Bytef *)out->data + out->len;
+        z->avail_out = (uInt)room;
+        int zr = deflate(z, flush);
+        out->len += room - z->avail_out;
+        if (zr == Z_STREAM_END)
+            return BF_OK;
+        if (zr != Z_OK && zr != Z_BUF_ERROR)
+            return BF_E_IO;
+        if (flush != Z_FINISH && z->avail_in == 0 && z->avail_out != 0)
+            return BF_OK;
+    }
+}
+
+/* Lets the transfers of the other connections move on while this thread builds a body, so a
+ * body being built never shows up in another request's service time. Returns the time spent
+ * (not the builder's processing time). */
+static uint64_t io_turn(bf_worker_t *w)
+{
+    if (atomic_load(&w->inflight) == 0)
+        return 0;
+    uint64_t t0 = bf_clock_mono_us();
+    int still = 0;
+    curl_multi_perform(w->multi, &still);
+    return bf_clock_mono_us() - t0;
+}
+
+/* Compresses s->body into s->gz in slices (a retry's body). Returns 0 or sets the fatal
+ * reason. *io_us gets the time given to other transfers. */
+static int compress_body(bf_worker_t *w, slot *s, uint64_t *io_us)
+{
+    deflateReset(&w->z);
+    bf_buf_reset(&s->gz);
+    size_t off = 0;
+    do {
+        size_t n = s->body.len - off < SLICE_BYTES ? s->body.len - off : SLICE_BYTES;
+        int last = off + n == s->body.len;
+        if (deflate_piece(w, &s->gz, s->body.data + off, n, last ? Z_FINISH : Z_NO_FLUSH) !=
+            BF_OK) {
+            set_fatal(w, "cell %s: could not gzip a %zu-byte body", w->cfg.cell->id, s->body.len);
+            return BF_E_IO;
+        }
+        off += n;
+        if (!last)
+            *io_us += io_turn(w);
+    } while (off < s->body.len);
+    s->gz_valid = 1;
     return BF_OK;
 }
 
@@ -283,45 +328,60 @@ static void send_prepared(bf_worker_t *w, slot *s)
     curl_multi_add_handle(w->multi, s->h);
 }
 
-/* Compresses src into s->gz when gzip is on. Returns 0 or sets the fatal reason. */
-static int compress_body(bf_worker_t *w, slot *s, const bf_buf_t *src)
-{
-    if (!w->gzip)
-        return BF_OK;
-    if (gzip_into(w, src, &s->gz) != BF_OK) {
-        set_fatal(w, "cell %s: could not gzip a %zu-byte body", w->cfg.cell->id, src->len);
-        return BF_E_IO;
-    }
-    s->gz_valid = 1;
-    return BF_OK;
-}
-
-/* Builds a fresh body of batch_size documents and sends it; intended_us is its due time. */
+/* Builds a fresh body of batch_size documents and sends it; intended_us is its due time.
+ * The body is built slice_docs documents at a time (about SLICE_BYTES), each slice deflated as
+ * soon as it is rendered when gzip is on, with a turn of the other transfers in between. With
+ * gzip and no retries the NDJSON is rendered into the thread's scratch buffer one slice at a
+ * time, so a connection holds only the compressed body. */
 static void send_new(bf_worker_t *w, slot *s, uint64_t intended_us)
 {
-    uint64_t t0 = bf_clock_mono_us();
+    const bf_cell_t *cell = w->cfg.cell;
+    uint64_t t0 = bf_clock_mono_us(), io_us = 0;
     bf_buf_t *dst = w->shared_render ? &w->scratch : &s->body;
     bf_buf_reset(dst);
-    int rc = bf_tmpl_render_bulk(w->cfg.tmpl, w->gen, w->cfg.cell, w->cfg.cell->batch_size, dst);
-    if (rc == BF_E_RANGE) {
-        set_fatal(w, "cell %s: a sequence variable with wrap: false has no values left for this "
-                  "thread; widen its range or set wrap: true", w->cfg.cell->id);
-        return;
+    if (w->gzip) {
+        deflateReset(&w->z);
+        bf_buf_reset(&s->gz);
     }
-    if (rc != BF_OK) {
-        set_fatal(w, "cell %s: a bulk body of %u documents exceeds %u bytes "
-                  "(http.max_content_length); lower batch_size", w->cfg.cell->id,
-                  w->cfg.cell->batch_size, BF_MAX_BODY_BYTES);
-        return;
+    uint32_t batch = cell->batch_size, done = 0;
+    size_t payload = 0;
+    while (done < batch) {
+        uint32_t n = batch - done < w->slice_docs ? batch - done : w->slice_docs;
+        size_t from = dst->len;
+        int rc = done == 0 ? bf_tmpl_render_bulk(w->cfg.tmpl, w->gen, cell, n, dst)
+                           : bf_tmpl_render_bulk_more(w->cfg.tmpl, w->gen, cell, n, dst);
+        if (rc == BF_E_RANGE) {
+            set_fatal(w, "cell %s: a sequence variable with wrap: false has no values left for "
+                      "this thread; widen its range or set wrap: true", cell->id);
+            return;
+        }
+        if (rc != BF_OK || payload + (dst->len - from) > BF_MAX_BODY_BYTES) {
+            set_fatal(w, "cell %s: a bulk body of %u documents exceeds %u bytes "
+                      "(http.max_content_length); lower batch_size", cell->id, batch,
+                      BF_MAX_BODY_BYTES);
+            return;
+        }
+        done += n;
+        payload += dst->len - from;
+        if (w->gzip) {
+            if (deflate_piece(w, &s->gz, dst->data + from, dst->len - from,
+                              done == batch ? Z_FINISH : Z_NO_FLUSH) != BF_OK) {
+                set_fatal(w, "cell %s: could not gzip a %zu-byte body", cell->id, payload);
+                return;
+            }
+            if (w->shared_render)
+                bf_buf_reset(dst);
+        }
+        if (done < batch)
+            io_us += io_turn(w);
     }
-    if (compress_body(w, s, dst) != BF_OK)
-        return;
-    s->ndocs = w->cfg.cell->batch_size;
-    s->payload_len = dst->len;
+    s->gz_valid = w->gzip;
+    s->ndocs = batch;
+    s->payload_len = payload;
     s->retries = 0;
     s->connect_failures = 0;
     s->intended_us = intended_us;
-    s->proc_us = bf_clock_mono_us() - t0;
+    s->proc_us = bf_clock_mono_us() - t0 - io_us;
     send_prepared(w, s);
 }
 
@@ -621,10 +681,10 @@ static void *run(void *arg)
                 give_up_retry(w, s);
             } else if (now >= s->retry_due_us) {
                 if (w->gzip && !s->gz_valid) {
-                    uint64_t t0 = bf_clock_mono_us();
-                    if (compress_body(w, s, &s->body) != BF_OK)
+                    uint64_t t0 = bf_clock_mono_us(), io_us = 0;
+                    if (compress_body(w, s, &io_us) != BF_OK)
                         break;
-                    s->proc_us = bf_clock_mono_us() - t0;
+                    s->proc_us = bf_clock_mono_us() - t0 - io_us;
                 } else {
                     s->proc_us = 0;
                 }
@@ -734,8 +794,13 @@ bf_worker_t *bf_worker_new(const bf_worker_cfg_t *cfg, bf_diag_t *diag)
         w->z_ready = 1;
     }
     /* libcurl copies a POST body through its upload buffer, one buffer per transfer step:
-     * a buffer near a quarter of the body keeps the steps few without doubling memory */
+     * a buffer near a quarter of the body (at most UPLOAD_BUFFER_MAX) keeps the steps few
+     * without much memory */
     size_t body_est = cfg->body_bytes_est ? cfg->body_bytes_est : 65536;
+    size_t doc_est = cfg->body_bytes_est ? cfg->body_bytes_est / cfg->cell->batch_size : 512;
+    w->slice_docs = (uint32_t)(SLICE_BYTES / (doc_est ? doc_est : 1));
+    if (w->slice_docs == 0)
+        w->slice_docs = 1;
     size_t wire_est = w->gzip ? body_est / 4 : body_est;
     long ulbuf = UPLOAD_BUFFER_MIN;
     while (ulbuf < UPLOAD_BUFFER_MAX && (size_t)ulbuf * 4 < wire_est)

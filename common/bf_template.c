@@ -518,14 +518,11 @@ static int render_doc(bf_gen_t *g, const op *ops, size_t nops, uint32_t k, bf_bu
     return rc;
 }
 
-int bf_tmpl_render_bulk(const bf_tmpl_t *t, bf_gen_t *g, const bf_cell_t *cell, uint32_t ndocs,
-                        bf_buf_t *out)
+static int render_docs(const bf_tmpl_t *t, bf_gen_t *g, const bf_cell_t *cell, uint32_t ndocs,
+                       bf_buf_t *out)
 {
-    if (g->cell != cell)
-        set_cell(g, cell);
     uint32_t nidx = cell->indices ? cell->indices : 1;
     size_t worst = g->prefix_max + t->max_bytes;
-    g->req_stamp++;
     for (uint32_t d = 0; d < ndocs; d++) {
         g->doc_stamp++;
         uint32_t k = (uint32_t)(g->rr++ % nidx);
@@ -535,6 +532,23 @@ int bf_tmpl_render_bulk(const bf_tmpl_t *t, bf_gen_t *g, const bf_cell_t *cell, 
             return rc;
     }
     return BF_OK;
+}
+
+int bf_tmpl_render_bulk(const bf_tmpl_t *t, bf_gen_t *g, const bf_cell_t *cell, uint32_t ndocs,
+                        bf_buf_t *out)
+{
+    if (g->cell != cell)
+        set_cell(g, cell);
+    g->req_stamp++;
+    return render_docs(t, g, cell, ndocs, out);
+}
+
+int bf_tmpl_render_bulk_more(const bf_tmpl_t *t, bf_gen_t *g, const bf_cell_t *cell,
+                             uint32_t ndocs, bf_buf_t *out)
+{
+    if (g->cell != cell)
+        set_cell(g, cell);
+    return render_docs(t, g, cell, ndocs, out);
 }
 
 size_t bf_tmpl_estimate_doc_bytes(const bf_tmpl_t *t, const bf_cell_t *cell)

@@ -66,6 +66,13 @@ void bf_gen_destroy(bf_gen_t **g_p);
 int bf_tmpl_render_bulk(const bf_tmpl_t *t, bf_gen_t *g, const bf_cell_t *cell, uint32_t ndocs,
                         bf_buf_t *out);
 
+/* bf_tmpl_render_bulk_more — append `ndocs` more documents to the same bulk request as the
+ * last bf_tmpl_render_bulk call (request-scope variables keep their values), so a caller can
+ * build one body in pieces and do other work in between (the agent's I/O loop). Same return
+ * codes. */
+int bf_tmpl_render_bulk_more(const bf_tmpl_t *t, bf_gen_t *g, const bf_cell_t *cell,
+                             uint32_t ndocs, bf_buf_t *out);
+
 /* bf_tmpl_estimate_doc_bytes — mean bytes of one rendered document (both lines), from
  * rendering a few samples with a throw-away generator. For plan and body-size checks. */
 size_t bf_tmpl_estimate_doc_bytes(const bf_tmpl_t *t, const bf_cell_t *cell);
