@@ -1,6 +1,7 @@
 /* test_template.c — template compilation and bulk rendering: escaping of hostile dictionaries
  * (every rendered line parses with jansson), placeholder rendering inside and outside JSON
- * strings, scopes, action lines, index round-robin, size caps and the JSON escaper itself. */
+ * strings, scopes, bodies built in pieces, action lines, index round-robin, size caps and the
+ * JSON escaper itself. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -203,6 +204,41 @@ static void test_scopes(void **state)
     teardown_fx(&f);
 }
 
+/* A body built in pieces (bf_tmpl_render_bulk_more, as the agent's worker does) is the body
+ * built at once: request-scope values stay, document values go on. */
+static void test_render_in_pieces(void **state)
+{
+    (void)state;
+    char text[1024];
+    snprintf(text, sizeof text,
+             "%svariables:\n"
+             "  - {name: d, type: sequence}\n"
+             "  - {name: u, type: uuid}\n"
+             "  - {name: r, type: sequence, from: 100, scope: request}\n"
+             "document:\n  action: create\n  id: $[[d]]\n  routing: r$[[r]]\n"
+             "  source: '{\"d\": $[[d]], \"u\": \"$[[u]]\", \"r\": $[[r]]}'\n",
+             HEAD);
+    fx whole, pieces;
+    setup_text(&whole, text);
+    setup_text(&pieces, text);
+    const bf_cell_t *c = bf_scenario_cell(whole.sc, 0);
+    const bf_cell_t *cp = bf_scenario_cell(pieces.sc, 0);
+    for (int req = 0; req < 3; req++) {
+        bf_buf_reset(&whole.out);
+        bf_buf_reset(&pieces.out);
+        assert_int_equal(bf_tmpl_render_bulk(whole.t, whole.g, c, 10, &whole.out), 0);
+        assert_int_equal(bf_tmpl_render_bulk(pieces.t, pieces.g, cp, 4, &pieces.out), 0);
+        assert_int_equal(bf_tmpl_render_bulk_more(pieces.t, pieces.g, cp, 1, &pieces.out), 0);
+        assert_int_equal(bf_tmpl_render_bulk_more(pieces.t, pieces.g, cp, 5, &pieces.out), 0);
+        assert_string_equal(pieces.out.data, whole.out.data);
+        char want[32];
+        snprintf(want, sizeof want, "\"r\": %d}", 100 + req);
+        assert_non_null(strstr(pieces.out.data, want));
+    }
+    teardown_fx(&whole);
+    teardown_fx(&pieces);
+}
+
 static void test_action_line_and_round_robin(void **state)
 {
     (void)state;
@@ -376,6 +412,7 @@ int main(void)
         cmocka_unit_test(test_escaping_hostile_dictionary),
         cmocka_unit_test(test_placeholder_contexts),
         cmocka_unit_test(test_scopes),
+        cmocka_unit_test(test_render_in_pieces),
         cmocka_unit_test(test_action_line_and_round_robin),
         cmocka_unit_test(test_source_file_pretty_printed),
         cmocka_unit_test(test_body_cap_and_exhausted_sequence),
