@@ -820,6 +820,7 @@ bf_worker_t *bf_worker_new(const bf_worker_cfg_t *cfg, bf_diag_t *diag)
         free(url);
         curl_easy_setopt(s->h, CURLOPT_POST, 1L);
         curl_easy_setopt(s->h, CURLOPT_HTTP_VERSION, (long)CURL_HTTP_VERSION_1_1);
+        curl_easy_setopt(s->h, CURLOPT_USERAGENT, "bulkfleet-agent/" BF_VERSION);
         curl_easy_setopt(s->h, CURLOPT_NOSIGNAL, 1L);
         curl_easy_setopt(s->h, CURLOPT_TIMEOUT_MS, (long)rq->timeout_ms);
         curl_easy_setopt(s->h, CURLOPT_CONNECTTIMEOUT_MS, 10000L);

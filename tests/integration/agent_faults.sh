@@ -1,0 +1,321 @@
+#!/usr/bin/env bash
+# agent_faults — the agent engine against tests/support/fault_server.py, mostly through the
+# standalone mode (`bulkfleet-agent run`, warmup 1 s + 3 s, request.timeout 2 s): every outcome
+# is counted exactly as the server saw it (its log has one line per request with the item
+# statuses, the headers and every _id), nothing hangs, the cells that must fail fail at once
+# with a message that says what to do. Then the same scenario from the coordinator with two
+# local agents: _ids unique across threads and agents, _count verified.
+source "$(dirname "$0")/lib.sh"
+
+FS="$SRC/tests/support/fault_server.py"
+FS_PID=""
+stop_fs() {
+    if [ -n "$FS_PID" ]; then
+        kill "$FS_PID" 2>/dev/null || true
+        wait "$FS_PID" 2>/dev/null || true
+        FS_PID=""
+    fi
+}
+trap 'stop_fs; cleanup_tmp' EXIT
+
+# start_fs MODE NAME — fault server on a free port; sets FS_PORT, FS_LOG
+start_fs() {
+    stop_fs
+    FS_LOG="$TMP/$2.log"
+    : > "$FS_LOG"
+    python3 "$FS" --port 0 --mode "$1" --log "$FS_LOG" --max-lifetime 120 > "$TMP/$2.fs.out" 2>&1 &
+    FS_PID=$!
+    for _ in $(seq 1 100); do
+        FS_PORT=$(awk '/^READY/{print $2}' "$TMP/$2.fs.out")
+        [ -n "$FS_PORT" ] && return 0
+        sleep 0.1
+    done
+    fail "fault server ($1) did not start"
+}
+
+# scenario NAME [extra YAML appended under request:] — a small scenario aimed at the fault
+# server: 100 documents per request, 4 in flight, _id from sortable_id.
+scenario() {
+    local name=$1 request_extra=${2:-} hosts=${3:-"http://127.0.0.1:$FS_PORT"} run_extra=${4:-}
+    cat > "$TMP/$name.yaml" <<YAML
+name: $name
+target:
+  hosts: [$hosts]
+index:
+  name: faults-$name
+  recreate: true
+variables:
+  - {name: id, type: sortable_id}
+  - {name: n, type: range, from: 1, to: 1000}
+  - {name: word, type: list, data: [alpha, "quote \" and \\\\ backslash", "{[brackets]}"]}
+document:
+  action: create
+  id: \$[[id]]
+  source: '{"n": \$[[n]], "word": "\$[[word]]"}'
+request:
+  timeout: 2s
+$request_extra
+run: {warmup: 1s, duration: 3s$run_extra}
+matrix:
+  batch_size: [100]
+  concurrency: [4]
+YAML
+}
+
+# run_agent NAME — standalone run with 2 threads; sets RC, ELAPSED (s), RES (results dir)
+run_agent() {
+    local name=$1 t0 t1
+    rm -rf "$TMP/res-$name"
+    t0=$(date +%s.%N)
+    set +e
+    timeout 60 "$AGENT" run "$TMP/$name.yaml" --threads 2 --results "$TMP/res-$name" \
+        > "$TMP/$name.out" 2> "$TMP/$name.err"
+    RC=$?
+    set -e
+    t1=$(date +%s.%N)
+    ELAPSED=$(python3 -c "print(round($t1 - $t0, 1))")
+    [ "$RC" -ne 124 ] || { cat "$TMP/$name.err" >&2; fail "$name: the agent hung (killed after 60 s)"; }
+    RES=$(ls -d "$TMP/res-$name"/*/ 2>/dev/null | head -1)
+}
+
+# check NAME PYTHON — run PYTHON with A (the agent's totals over every sample), L (the server's
+# bulk requests), ROW (the results row), ERR (the agent's stderr), RC, ELAPSED
+check() {
+    local name=$1
+    python3 - "$RES" "$FS_LOG" "$TMP/$name.err" "$RC" "$ELAPSED" "$2" <<'PY' || { cat "$TMP/$name.err" >&2; fail "$name"; }
+import glob, json, sys
+res, log, errf, rc, elapsed, code = sys.argv[1:7]
+rc, elapsed = int(rc), float(elapsed)
+A, ROW = {}, {}
+for f in glob.glob(res + "cells/*.ndjson"):
+    for line in open(f):
+        j = json.loads(line)
+        if j["type"] == "row":
+            ROW = j
+        if j["type"] != "sample":
+            continue
+        for k, v in j.items():
+            if isinstance(v, int) and not isinstance(v, bool) and k not in ("seq", "second"):
+                A[k] = A.get(k, 0) + v
+        for k, v in j.get("http_status", {}).items():
+            A["http_" + k] = A.get("http_" + k, 0) + v
+L = [json.loads(l) for l in open(log) if l.strip()]
+L = [r for r in L if r.get("bulk")]
+ERR = open(errf).read()
+def items(status):
+    return sum(r.get("item_status", {}).get(str(status), 0) for r in L)
+def eq(what, got, want):
+    assert got == want, f"{what}: agent {got}, want {want} (agent {A})"
+exec(code)
+keys = ("docs_sent", "docs_ok", "docs_rejected", "docs_mapping", "docs_conflict", "docs_unknown",
+        "docs_retried", "req_timeout", "req_reset", "req_bad_response", "req_connect_error",
+        "connections_opened", "rate_behind", "conn_wait")
+print(f"  {len(L)} bulk requests at the server; exit {rc} after {elapsed} s; agent: "
+      + ", ".join(f"{k} {A.get(k, 0)}" for k in keys if A.get(k, 0)))
+PY
+    pass "$name"
+}
+
+# ---- item classes, exactly as the server answered -------------------------------------------
+start_fs mixed mixed
+scenario mixed
+run_agent mixed
+check mixed '
+assert rc == 0, f"exit {rc}"
+assert len(L) > 10, "too few requests"
+eq("docs_sent", A["docs_sent"], sum(r["docs"] for r in L))
+eq("docs_ok", A["docs_ok"], items(201))
+eq("docs_rejected (429 items)", A["docs_rejected"], items(429))
+eq("docs_mapping (400 items)", A["docs_mapping"], items(400))
+eq("docs_conflict (409 items)", A["docs_conflict"], items(409))
+eq("docs_unknown", A["docs_unknown"], 0)
+eq("req_partial", A["req_partial"], len(L))
+eq("connections_opened", A["connections_opened"], len({r["conn"] for r in L}))
+assert A["connections_opened"] == 4, A["connections_opened"]
+assert ROW["verified"], "the server counts what the agent saw acknowledged"
+assert "es_rejected_execution_exception" in ERR, "the first item error is logged"
+'
+
+# ---- 429 items retried (max 2): every rejection is either retried or final ------------------
+start_fs mixed retry
+scenario retry "  retry: {max: 2, backoff: 50ms}"
+run_agent retry
+check retry '
+assert rc == 0, f"exit {rc}"
+eq("documents the server received", A["docs_sent"] + A["docs_retried"], sum(r["docs"] for r in L))
+eq("429 items seen", A["docs_rejected"] + A["docs_retried"], items(429))
+eq("docs_ok", A["docs_ok"], items(201))
+eq("docs_mapping", A["docs_mapping"], items(400))
+eq("docs_conflict", A["docs_conflict"], items(409))
+assert A["docs_retried"] > 0
+sizes = sorted({r["docs"] for r in L})
+assert sizes[0] < 100 and 100 in sizes, f"retries carry only the rejected documents: {sizes}"
+eq("every document has one verdict", A["docs_ok"] + A["docs_rejected"] + A["docs_mapping"]
+   + A["docs_conflict"] + A["docs_unknown"], A["docs_sent"])
+'
+
+# ---- whole-request 429 ---------------------------------------------------------------------
+start_fs reject429 r429
+scenario r429
+run_agent r429
+check r429 '
+assert rc == 0, f"exit {rc}"
+eq("HTTP 429", A["http_429"], len(L))
+eq("docs_rejected", A["docs_rejected"], sum(r["docs"] for r in L))
+eq("docs_sent", A["docs_sent"], A["docs_rejected"])
+eq("docs_ok", A["docs_ok"], 0)
+assert ROW["http_429"] > 0 and ROW["docs_rejected"] > 0, ROW
+assert "HTTP 429" in ERR and "rejected execution" in ERR, ERR
+'
+
+# ---- 413: the cell fails at once and says why -----------------------------------------------
+start_fs too_large large
+scenario large
+run_agent large
+check large '
+assert rc == 1, f"exit {rc}"
+assert "HTTP 413" in ERR and "batch_size 100" in ERR and "bytes uncompressed" in ERR, ERR
+assert ROW["failed"], ROW
+assert elapsed < 4, f"a 413 must end the cell at once, took {elapsed} s"
+assert A["http_413"] >= 1, A
+'
+
+# ---- 401: fails fast with the message ------------------------------------------------------
+start_fs unauthorized auth
+scenario auth
+run_agent auth
+check auth '
+assert rc == 1, f"exit {rc}"
+assert "HTTP 401" in ERR and "target.auth" in ERR and "missing authentication" in ERR, ERR
+assert ROW["failed"] and "401" in ROW.get("reason", "401"), ROW
+assert elapsed < 4, f"401 must end the cell at once, took {elapsed} s"
+'
+
+# ---- reset mid-request: outcome unknown, a new connection each time --------------------------
+start_fs reset reset
+scenario reset
+run_agent reset
+check reset '
+assert rc == 0, f"exit {rc}"
+eq("req_reset", A["req_reset"], len(L))
+eq("docs_unknown", A["docs_unknown"], A["docs_sent"])
+eq("docs_sent", A["docs_sent"], sum(r["docs"] for r in L))
+eq("docs_ok", A["docs_ok"], 0)
+eq("connections_opened", A["connections_opened"], len({r["conn"] for r in L}))
+assert A["connections_opened"] > 4, "a connection the server closed is opened again"
+'
+
+# ---- stall: timeouts counted, outcome unknown, the cell ends on time -----------------------
+start_fs stall stall
+scenario stall
+run_agent stall
+check stall '
+assert rc == 0, f"exit {rc}"
+eq("req_timeout", A["req_timeout"], len(L))
+eq("docs_unknown", A["docs_unknown"], A["docs_sent"])
+eq("docs_ok", A["docs_ok"], 0)
+assert A["req_timeout"] >= 8, A
+# warmup 1 s + duration 3 s + request.timeout 2 s, plus preparing and counting
+assert elapsed < 9, f"the cell must end on time, took {elapsed} s"
+'
+
+# ---- not JSON: unknown, counted, no crash --------------------------------------------------
+start_fs notjson notjson
+scenario notjson
+run_agent notjson
+check notjson '
+assert rc == 0, f"exit {rc}"
+eq("req_bad_response", A["req_bad_response"], len(L))
+eq("docs_unknown", A["docs_unknown"], A["docs_sent"])
+eq("docs_ok", A["docs_ok"], 0)
+assert "not a bulk response" in ERR, ERR
+'
+
+# ---- connect refused on one of two hosts: counted, nothing lost or counted twice ------------
+start_fs ok refused
+DEAD=$(free_port)
+scenario refused "" "http://127.0.0.1:$FS_PORT, http://127.0.0.1:$DEAD"
+run_agent refused
+check refused '
+assert rc == 0, f"exit {rc}"
+assert A["req_connect_error"] > 0, A
+eq("docs_sent", A["docs_sent"], sum(r["docs"] for r in L))
+eq("docs_ok", A["docs_ok"], items(201) + items(200))
+assert ROW["verified"], ROW
+assert "cannot connect" in ERR, ERR
+'
+
+# ---- on the wire: framing and headers, uncompressed and gzip --------------------------------
+for comp in none gzip; do
+    start_fs ok "wire-$comp"
+    scenario "wire-$comp" "  compression: $comp"
+    run_agent "wire-$comp"
+    check "wire-$comp" '
+comp = "'$comp'"
+assert rc == 0, f"exit {rc}"
+assert len(L) > 10
+for r in L:
+    assert r["method"] == "POST" and r["path"] == "/_bulk", r
+    assert r["content_type_count"] == 1 and r["content_type"] == ["application/x-ndjson"], r
+    assert r["content_length_present"] and r["transfer_encoding"] is None, r
+    assert not r["expect_present"], r
+    assert r["body_ends_with_newline"] is True, r
+    assert r["status"] == 200, r
+    assert r["content_encoding"] == ("gzip" if comp == "gzip" else None), r
+    assert r["content_length"] == r["body_bytes_wire"], r
+    assert r["user_agent"].startswith("bulkfleet-agent/"), r
+ids = [i for r in L for i in r["ids"]]
+assert len(ids) == len(set(ids)), "ids repeat across threads"
+eq("docs_ok", A["docs_ok"], len(ids))
+eq("bytes_payload", A["bytes_payload"], sum(r["body_bytes"] for r in L))
+assert A["bytes_wire"] > sum(r["body_bytes_wire"] for r in L)
+if comp == "gzip":
+    assert A["bytes_payload"] > 2 * sum(r["body_bytes_wire"] for r in L), "gzip compresses"
+assert ROW["verified"], ROW
+'
+done
+
+# ---- open loop: the target is met, or the sample says it was not ---------------------------
+start_fs ok rate-met
+scenario rate-met "" "http://127.0.0.1:$FS_PORT" ", target_rate: 2000"
+run_agent rate-met
+check rate-met '
+assert rc == 0, f"exit {rc}"
+assert abs(ROW["docs_per_s"] - 2000) < 200, ROW["docs_per_s"]
+requests = A["req_ok"] + A["req_partial"]
+# a loaded test host may wake the loop late now and then; a met target is late rarely
+assert A["rate_behind"] <= requests // 20, (A["rate_behind"], requests)
+eq("conn_wait", A["conn_wait"], 0)
+'
+start_fs ok rate-missed
+scenario rate-missed "" "http://127.0.0.1:$FS_PORT" ", target_rate: 200k"
+run_agent rate-missed
+check rate-missed '
+assert rc == 0, f"exit {rc}"
+assert ROW["docs_per_s"] < 100000, ROW["docs_per_s"]
+assert A["rate_behind"] > 0 and A["conn_wait"] > 0, A
+assert ROW["latency_p50_ms"] > 5 * ROW["service_p50_ms"], (ROW["latency_p50_ms"], ROW["service_p50_ms"])
+'
+
+# ---- two agents from the coordinator: ids unique across threads and agents -----------------
+start_fs ok fleet
+scenario fleet
+PORT=$(free_port)
+"$COORD" run "$TMP/fleet.yaml" --local-agents 2 --threads 2 --insecure \
+    --bind "tcp://127.0.0.1:$PORT" --results "$TMP/res-fleet" -q > "$TMP/fleet.out" 2> "$TMP/fleet.err" || {
+    cat "$TMP/fleet.err" >&2; fail "coordinator exited with $?"; }
+python3 - "$FS_LOG" "$TMP/res-fleet" <<'PY' || fail "fleet ids"
+import csv, glob, json, sys
+L = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
+L = [r for r in L if r.get("bulk")]
+ids = [i for r in L for i in r["ids"]]
+assert len(ids) > 1000 and len(ids) == len(set(ids)), f"{len(ids) - len(set(ids))} repeated ids"
+clients = {r["client"].split(":")[0] for r in L}
+conns = {r["conn"] for r in L}
+assert len(conns) == 4, f"4 connections in all (2 agents x concurrency share), got {len(conns)}"
+row = list(csv.DictReader(open(glob.glob(sys.argv[2] + "/*/matrix.csv")[0])))[0]
+assert row["verified"] == "true" and int(row["docs_counted"]) == len(ids), row
+assert row["agents"] == "2", row
+print(f"{len(ids)} unique ids from 2 agents over {len(conns)} connections")
+PY
+pass "fleet: ids unique across threads and agents, _count verified"
