@@ -450,6 +450,44 @@ static size_t esc_again(char *dst, const char *src, size_t n)
     return (size_t)(d - dst);
 }
 
+/* memcpy for the short pieces a document is made of (literals, values: mostly under 64
+ * bytes): overlapping unaligned moves inline instead of a library call per piece, measured
+ * at about a quarter of rendering time (bench/RESULTS.md). Reads and writes exactly n bytes. */
+static inline void copy_piece(char *dst, const char *src, size_t n)
+{
+    uint64_t a, b;
+    if (n >= 16) {
+        if (n > 64) {
+            memcpy(dst, src, n);
+            return;
+        }
+        for (size_t i = 0; i + 16 < n; i += 16) {
+            memcpy(&a, src + i, 8);
+            memcpy(&b, src + i + 8, 8);
+            memcpy(dst + i, &a, 8);
+            memcpy(dst + i + 8, &b, 8);
+        }
+        memcpy(&a, src + n - 16, 8);
+        memcpy(&b, src + n - 8, 8);
+        memcpy(dst + n - 16, &a, 8);
+        memcpy(dst + n - 8, &b, 8);
+    } else if (n >= 8) {
+        memcpy(&a, src, 8);
+        memcpy(&b, src + n - 8, 8);
+        memcpy(dst, &a, 8);
+        memcpy(dst + n - 8, &b, 8);
+    } else if (n >= 4) {
+        uint32_t x, y;
+        memcpy(&x, src, 4);
+        memcpy(&y, src + n - 4, 4);
+        memcpy(dst, &x, 4);
+        memcpy(dst + n - 4, &y, 4);
+    } else {
+        for (size_t i = 0; i < n; i++)
+            dst[i] = src[i];
+    }
+}
+
 /* Output positions of each op, for bf__tmpl_check. */
 typedef struct trace {
     size_t *start; /* per op, relative to the document's first byte */
@@ -467,14 +505,14 @@ static int render_doc(bf_gen_t *g, const op *ops, size_t nops, uint32_t k, bf_bu
     size_t pre_len = g->prefix_off[k + 1] - g->prefix_off[k];
     if (!slow) {
         char *p = out->data + out->len;
-        memcpy(p, pre, pre_len);
+        copy_piece(p, pre, pre_len);
         p += pre_len;
         for (size_t i = 0; i < nops; i++) {
             const op *o = &ops[i];
             if (tr)
                 tr->start[i] = (size_t)(p - out->data) - doc_start;
             if (o->kind == OP_LIT) {
-                memcpy(p, lit + o->off, o->len);
+                copy_piece(p, lit + o->off, o->len);
                 p += o->len;
                 continue;
             }
@@ -484,7 +522,7 @@ static int render_doc(bf_gen_t *g, const op *ops, size_t nops, uint32_t k, bf_bu
             if (rc != BF_OK)
                 return rc;
             if (o->kind == OP_VAL) {
-                memcpy(p, v, n);
+                copy_piece(p, v, n);
                 p += n;
             } else {
                 p += esc_again(p, v, n);
