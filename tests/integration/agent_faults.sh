@@ -246,9 +246,13 @@ assert "cannot connect" in ERR, ERR
 '
 
 # ---- on the wire: framing and headers, uncompressed and gzip --------------------------------
+# (gzip with filter_path: the query asks for small responses and keeps every item's status)
 for comp in none gzip; do
     start_fs ok "wire-$comp"
-    scenario "wire-$comp" "  compression: $comp"
+    extra="  compression: $comp"
+    [ "$comp" = gzip ] && extra="$extra
+  filter_path: true"
+    scenario "wire-$comp" "$extra"
     run_agent "wire-$comp"
     check "wire-$comp" '
 comp = "'$comp'"
@@ -264,6 +268,10 @@ for r in L:
     assert r["content_encoding"] == ("gzip" if comp == "gzip" else None), r
     assert r["content_length"] == r["body_bytes_wire"], r
     assert r["user_agent"].startswith("bulkfleet-agent/"), r
+    if comp == "gzip":
+        assert "filter_path=" in r["query"] and "items.*.status" in r["query"], r["query"]
+    else:
+        assert r["query"] == "", r["query"]
 ids = [i for r in L for i in r["ids"]]
 assert len(ids) == len(set(ids)), "ids repeat across threads"
 eq("docs_ok", A["docs_ok"], len(ids))
