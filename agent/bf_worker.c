@@ -698,11 +698,13 @@ static void *run(void *arg)
                 if (w->slots[i].state == SLOT_IDLE)
                     send_new(w, &w->slots[i], bf_clock_mono_us());
         } else if (loading) {
+            int blocked = 0;
             while (next_due <= (double)now && next_due < (double)load_end &&
                    !atomic_load(&w->abort_flag)) {
                 slot *s = free_slot(w);
                 if (s == NULL) {
                     w->last_blocked_us = now;
+                    blocked = 1;
                     break;
                 }
                 uint64_t due = (uint64_t)next_due;
@@ -719,7 +721,8 @@ static void *run(void *arg)
                 send_new(w, s, due);
                 next_due += interval_us;
             }
-            if (next_due < (double)load_end && (uint64_t)next_due < wake_us)
+            /* behind with every connection busy: the next completion wakes the loop */
+            if (!blocked && next_due < (double)load_end && (uint64_t)next_due < wake_us)
                 wake_us = next_due > (double)now ? (uint64_t)next_due : now;
         }
         int still = 0;

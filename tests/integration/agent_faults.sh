@@ -303,6 +303,9 @@ assert rc == 0, f"exit {rc}"
 assert ROW["docs_per_s"] < 100000, ROW["docs_per_s"]
 assert A["rate_behind"] > 0 and A["conn_wait"] > 0, A
 assert ROW["latency_p50_ms"] > 5 * ROW["service_p50_ms"], (ROW["latency_p50_ms"], ROW["service_p50_ms"])
+# regression: behind the target with every connection busy, the loop waits for a completion
+# instead of spinning (it used a whole core)
+assert ROW["agent_cpu_pct"] < 25, ROW["agent_cpu_pct"]
 '
 
 # ---- two agents from the coordinator: ids unique across threads and agents -----------------
