@@ -49,6 +49,8 @@
 #define UPLOAD_BUFFER_MIN 65536L        /* libcurl's default and its floor for us */
 #define UPLOAD_BUFFER_MAX (256L << 10)  /* enough with a turn of the loop every slice; each
                                            connection holds one while it sends */
+#define RECV_BUFFER_MIN 16384L         /* libcurl's default receive buffer */
+#define RECV_BUFFER_MAX (128L << 10)
 #define SLICE_BYTES (128u << 10)        /* a body is built this much at a time (see send_new) */
 
 typedef struct bucket {
@@ -808,6 +810,11 @@ bf_worker_t *bf_worker_new(const bf_worker_cfg_t *cfg, bf_diag_t *diag)
     long ulbuf = UPLOAD_BUFFER_MIN;
     while (ulbuf < UPLOAD_BUFFER_MAX && (size_t)ulbuf * 4 < wire_est)
         ulbuf *= 2;
+    /* responses are read into curl's buffer: about 200 bytes an item without filter_path,
+     * so fewer reads for big batches, little memory for small ones */
+    long rcvbuf = RECV_BUFFER_MIN;
+    while (rcvbuf < RECV_BUFFER_MAX && (uint64_t)rcvbuf * 8 < (uint64_t)cfg->cell->batch_size * 200)
+        rcvbuf *= 2;
     w->slots = bf_calloc(w->cfg.connections, sizeof *w->slots);
     for (uint32_t i = 0; i < w->cfg.connections; i++) {
         slot *s = &w->slots[i];
@@ -833,6 +840,7 @@ bf_worker_t *bf_worker_new(const bf_worker_cfg_t *cfg, bf_diag_t *diag)
         curl_easy_setopt(s->h, CURLOPT_TCP_NODELAY, 1L);
         curl_easy_setopt(s->h, CURLOPT_TCP_KEEPALIVE, 1L);
         curl_easy_setopt(s->h, CURLOPT_UPLOAD_BUFFERSIZE, ulbuf);
+        curl_easy_setopt(s->h, CURLOPT_BUFFERSIZE, rcvbuf);
         struct curl_slist *unused = NULL;
         bf_es_apply_target(s->h, t, &unused); /* auth and TLS; headers are built below */
         curl_slist_free_all(unused);
