@@ -363,8 +363,8 @@ static int build_cell(agent *a, const Bf__Prepare *p)
             char host[256];
             if (bf_allow_url_host(t->hosts[i], host, sizeof host) != 0 ||
                 !bf_allow_match(a->opts->allow_targets, host))
-                rc = bf_diag_set(&diag, BF_E_INVAL, "target %s is not in this agent's "
-                                 "--allow-target list; refusing the cell", t->hosts[i]);
+                rc = bf_diag_set(&diag, BF_E_INVAL, "target host %s is not in this agent's "
+                                 "--allow-target list; refusing the cell", host);
         }
     }
     if (rc == BF_OK) {

@@ -157,7 +157,7 @@ int bf_standalone_main(int argc, char **argv)
         bf_cellagg_t *agg = bf_cellagg_new(cell, 1, 1, &cores, (uint32_t)(run->warmup_ms / 1000),
                                            (uint32_t)(run->duration_ms / 1000));
         bf_run_t *r = NULL;
-        if (bf_cluster_prepare_cell(es, sc, cell, 120000, &yellow, &diag) == BF_OK) {
+        if (bf_cluster_prepare_cell(es, sc, cell, info.data_nodes, 120000, &yellow, &diag) == BF_OK) {
             bf_run_cfg_t cfg = {.sc = sc, .cell = cell, .threads = threads,
                                 .concurrency = cell->concurrency, .target_rate = cell->target_rate,
                                 .stream_base = 0, .stream_count = threads, .seed = run->seed + i,

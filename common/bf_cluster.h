@@ -27,11 +27,12 @@ int bf_cluster_info(bf_es_t *es, bf_cluster_info_t *info, bf_diag_t *diag);
 
 /* bf_cluster_prepare_cell — (re)create the cell's indices: the composable template (if any),
  * DELETE each index when recreate, PUT it with the cell's settings and the mappings, then wait
- * up to wait_ms for green. *yellow = 1 when the indices stayed yellow (replicas that cannot be
+ * up to wait_ms for green — or, when data_nodes > 0 and the replicas need more nodes than that
+ * (replicas + 1 > data_nodes), for yellow only, since green can never come. *yellow = 1 when the indices stayed yellow (replicas that cannot be
  * allocated on this many nodes): the caller records it. Returns 0, or BF_E_HTTP /
  * BF_E_TRANSPORT / BF_E_TIMEOUT (red) with diag. */
 int bf_cluster_prepare_cell(bf_es_t *es, const bf_scenario_t *sc, const bf_cell_t *cell,
-                            uint64_t wait_ms, int *yellow, bf_diag_t *diag);
+                            uint32_t data_nodes, uint64_t wait_ms, int *yellow, bf_diag_t *diag);
 
 /* bf_cluster_count — POST _refresh then GET _count over the cell's indices.
  * *count = the number of documents. 0 or an error with diag. */

@@ -10,9 +10,25 @@ struct bf_es {
     CURL *h;
     const bf_target_t *target;
     const char *host;
+    char *display_host; /* host with any password in the URL redacted: what messages show */
     long timeout_ms;
     bf_buf_t resp;
 };
+
+char *bf_url_redact_userinfo(const char *url)
+{
+    const char *s = strstr(url, "://");
+    if (s == NULL)
+        return NULL;
+    s += 3;
+    const char *at = strchr(s, '@'), *slash = strchr(s, '/');
+    if (at == NULL || (slash && slash < at))
+        return NULL;
+    const char *colon = memchr(s, ':', (size_t)(at - s));
+    if (colon == NULL)
+        return NULL;
+    return bf_asprintf("%.*s<redacted>%s", (int)(colon + 1 - url), url, at);
+}
 
 int bf_es_apply_target(CURL *h, const bf_target_t *t, struct curl_slist **headers)
 {
@@ -65,6 +81,9 @@ bf_es_t *bf_es_new(const bf_target_t *target, size_t host_index, long timeout_ms
     bf_es_t *es = bf_calloc(1, sizeof *es);
     es->target = target;
     es->host = target->hosts[host_index % target->nhosts];
+    es->display_host = bf_url_redact_userinfo(es->host);
+    if (es->display_host == NULL)
+        es->display_host = bf_strdup(es->host);
     es->timeout_ms = timeout_ms;
     es->h = curl_easy_init();
     bf_buf_init(&es->resp, BF_MAX_API_RESPONSE_BYTES);
@@ -78,13 +97,14 @@ void bf_es_destroy(bf_es_t **es_p)
     bf_es_t *es = *es_p;
     curl_easy_cleanup(es->h);
     bf_buf_cleanup(&es->resp);
+    free(es->display_host);
     free(es);
     *es_p = NULL;
 }
 
 const char *bf_es_host(const bf_es_t *es)
 {
-    return es->host;
+    return es->display_host;
 }
 
 int bf_es_request(bf_es_t *es, const char *method, const char *path, const char *json_body,
@@ -117,10 +137,10 @@ int bf_es_request(bf_es_t *es, const char *method, const char *path, const char 
     int rc = BF_OK;
     if (cc == CURLE_WRITE_ERROR) {
         rc = bf_diag_set(diag, BF_E_TOOBIG, "%s %s%s: response larger than %u bytes", method,
-                         es->host, path, BF_MAX_API_RESPONSE_BYTES);
+                         es->display_host, path, BF_MAX_API_RESPONSE_BYTES);
     } else if (cc != CURLE_OK) {
         rc = bf_diag_set(diag, BF_E_TRANSPORT, "%s %s%s: %s; is the cluster running and is "
-                         "target.hosts right?", method, es->host, path, curl_easy_strerror(cc));
+                         "target.hosts right?", method, es->display_host, path, curl_easy_strerror(cc));
     } else {
         curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, status);
         *body_out = es->resp.data;

@@ -17,6 +17,10 @@
 
 typedef struct bf_es bf_es_t;
 
+/* bf_url_redact_userinfo — "scheme://user:password@host..." -> "scheme://user:<redacted>@host...".
+ * Returns a new string (caller frees), or NULL when url holds no password. Thread-safe. */
+char *bf_url_redact_userinfo(const char *url);
+
 /* bf_es_apply_target — set auth (basic / ApiKey / Bearer), TLS options and the target's extra
  * headers on a curl easy handle. *headers is appended to (caller frees with
  * curl_slist_free_all after the handle is done). Target is borrowed. Returns 0. */
@@ -26,7 +30,7 @@ int bf_es_apply_target(CURL *h, const bf_target_t *target, struct curl_slist **h
  * client). timeout_ms bounds every request. Caller owns: bf_es_destroy. */
 bf_es_t *bf_es_new(const bf_target_t *target, size_t host_index, long timeout_ms);
 void bf_es_destroy(bf_es_t **es_p);
-/* bf_es_host — the base URL this client talks to (borrowed). */
+/* bf_es_host — the base URL this client talks to, password redacted, for messages (borrowed). */
 const char *bf_es_host(const bf_es_t *es);
 
 /* bf_es_request — METHOD host+path with an optional JSON body. The response body is in

@@ -9,6 +9,7 @@
 #include "bf_scenario_int.h"
 
 #include "bf_jsonesc.h"
+#include "bf_es.h"
 #include "bf_mem.h"
 
 #include <stdarg.h>
@@ -624,20 +625,10 @@ static int write_handler(void *data, unsigned char *buffer, size_t size)
     return bf_buf_append((bf_buf_t *)data, buffer, size) == BF_OK;
 }
 
-/* "scheme://user:password@host" -> "scheme://user:<redacted>@host" */
+/* "scheme://user:password@host" -> "scheme://user:<redacted>@host": bf_es.h */
 static char *redact_userinfo(const char *url)
 {
-    const char *s = strstr(url, "://");
-    if (s == NULL)
-        return NULL;
-    s += 3;
-    const char *at = strchr(s, '@'), *slash = strchr(s, '/');
-    if (at == NULL || (slash && slash < at))
-        return NULL;
-    const char *colon = memchr(s, ':', (size_t)(at - s));
-    if (colon == NULL)
-        return NULL;
-    return bf_asprintf("%.*s<redacted>%s", (int)(colon + 1 - url), url, at);
+    return bf_url_redact_userinfo(url);
 }
 
 static int emit_scalar(yaml_emitter_t *e, const bf__ynode_t *n, int redact)

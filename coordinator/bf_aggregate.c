@@ -240,7 +240,9 @@ void bf_cellagg_row(const bf_cellagg_t *a, bf_row_t *row)
     row->req_partial = win.req_partial;
     row->req_total = win.req_ok + win.req_partial + row->req_http_error + row->req_transport_error;
     row->http_429 = win.http_status[429];
-    row->doc_error_rate = win.docs_sent ? (double)(row->docs_failed + row->docs_rejected) / (double)win.docs_sent : 0;
+    /* unknown outcomes (timeouts, resets, unreadable responses) are errors too: never ok */
+    row->doc_error_rate = win.docs_sent ? (double)(row->docs_failed + row->docs_rejected +
+                                                   row->docs_unknown) / (double)win.docs_sent : 0;
     row->request_error_rate = row->req_total ? (double)(row->req_http_error + row->req_transport_error) / (double)row->req_total : 0;
     latency_stats(a->svc, &row->service);
     latency_stats(a->lat, &row->latency);
@@ -267,6 +269,12 @@ void bf_cellagg_live(const bf_cellagg_t *a, int32_t second, uint64_t *docs_ok, u
     *docs_ok = c->docs_ok;
     *errors = bf_counters_docs_failed(c) + c->docs_unknown;
     *rejected = c->docs_rejected;
+}
+
+int bf_row_has_errors(const bf_row_t *row)
+{
+    return row->docs_failed > 0 || row->docs_unknown > 0 || row->req_transport_error > 0 ||
+           row->req_http_error > row->http_429;
 }
 
 static int cmp_row(const void *x, const void *y)

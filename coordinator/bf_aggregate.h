@@ -36,7 +36,8 @@ typedef struct bf_row {
     uint64_t docs_conflict, docs_mapping;
     uint64_t req_total, req_ok, req_partial, req_http_error, req_transport_error;
     uint64_t http_429;
-    double doc_error_rate, request_error_rate;
+    double doc_error_rate;   /* (failed + rejected + unknown) / sent */
+    double request_error_rate;
     bf_latency_stats_t service, latency;
     int64_t docs_counted;    /* -1 when the count failed */
     int verified;            /* docs_counted == docs_ok (all documents, warmup and tail too) */
@@ -79,6 +80,10 @@ void bf_cellagg_row(const bf_cellagg_t *a, bf_row_t *row);
 /* bf_cellagg_live — docs/s, errors and 429s of the latest complete second, for progress. */
 void bf_cellagg_live(const bf_cellagg_t *a, int32_t second, uint64_t *docs_ok, uint64_t *errors,
                      uint64_t *rejected);
+
+/* bf_row_has_errors — 1 when documents failed or their outcome is unknown, or requests failed
+ * (HTTP or transport) other than with 429: the number is not a clean measurement. */
+int bf_row_has_errors(const bf_row_t *row);
 
 /* bf_rows_median — a row summarising repetitions: the repetition whose docs/s is the median
  * (lower median for even n), with cv = stddev/mean of docs/s. */

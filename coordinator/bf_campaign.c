@@ -2,6 +2,7 @@
 #include "bf_campaign.h"
 
 #include "bf_aggregate.h"
+#include "bf_buf.h"
 #include "bf_clock.h"
 #include "bf_cluster.h"
 #include "bf_es.h"
@@ -425,7 +426,8 @@ static int run_cell(campaign *c, const bf_cell_t *cell, uint32_t repetition, bf_
 
     int yellow = 0;
     bf_diag_t diag = {0};
-    int rc = bf_cluster_prepare_cell(c->es, c->sc, cell, 120000, &yellow, &diag);
+    int rc = bf_cluster_prepare_cell(c->es, c->sc, cell, c->cluster.data_nodes, 120000, &yellow,
+                                     &diag);
 
     c->nmembers = nagents;
     c->members = bf_calloc(nagents, sizeof *c->members);
@@ -654,6 +656,37 @@ cleanup:
 
 /* ---- the campaign ------------------------------------------------------------------------- */
 
+/* --resume DIR with a scenario that differs from the one the campaign started with would mix
+ * rows measured under two definitions. Returns 1 (after saying why) when DIR/scenario.yaml is
+ * missing or differs from this scenario's redacted text. */
+static int resume_mismatch(const char *dir, const bf_scenario_t *sc)
+{
+    char *path = bf_asprintf("%s/scenario.yaml", dir);
+    FILE *f = fopen(path, "r");
+    int differs = 1;
+    if (f == NULL) {
+        fprintf(stderr, "bulkfleet-coordinator: --resume %s: %s: %s; give the results directory "
+                "of the campaign to continue\n", dir, path, strerror(errno));
+    } else {
+        bf_buf_t b;
+        bf_buf_init(&b, BF_MAX_SCENARIO_BYTES);
+        char chunk[8192];
+        size_t n;
+        while ((n = fread(chunk, 1, sizeof chunk, f)) > 0 && bf_buf_append(&b, chunk, n) == BF_OK)
+            ;
+        fclose(f);
+        const char *now = bf_scenario_redacted_text(sc);
+        differs = b.data == NULL || strcmp(b.data, now) != 0;
+        if (differs)
+            fprintf(stderr, "bulkfleet-coordinator: --resume %s: the scenario differs from the one "
+                    "this campaign started with (%s); resume with the same scenario file and "
+                    "environment, or start a new campaign\n", dir, path);
+        bf_buf_cleanup(&b);
+    }
+    free(path);
+    return differs;
+}
+
 /* --cells "i1-s2-r0-b500-c4,3": ids or 1-based numbers. *sel gets one flag per cell (caller
  * frees). Returns 0, or BF_E_NOTFOUND after printing which entry matched nothing. */
 static int select_cells(const bf_scenario_t *sc, const char *list, uint8_t **sel)
@@ -768,7 +801,7 @@ int bf_campaign_run(const bf_campaign_opts_t *opts)
         }
     }
     bf_info("target: %s %s, %u nodes (%s)", c.cluster.distribution, c.cluster.version,
-            c.cluster.nodes, target->hosts[0]);
+            c.cluster.nodes, bf_es_host(c.es));
 
     const char *control = opts->control_bind ? opts->control_bind : "tcp://127.0.0.1:7100";
     data_bind = opts->data_bind ? bf_strdup(opts->data_bind) : data_bind_for(control);
@@ -850,6 +883,10 @@ int bf_campaign_run(const bf_campaign_opts_t *opts)
     bf_fleet_set_handler(c.fleet, on_message, on_event, &c);
     bf_fleet_set_resend(c.fleet, want_resend);
 
+    if (opts->resume_dir && resume_mismatch(opts->resume_dir, c.sc)) {
+        code = 2;
+        goto out;
+    }
     c.res = bf_results_open(opts->results_base ? opts->results_base : "results", opts->resume_dir,
                             c.sc, &diag);
     if (c.res == NULL) {
@@ -882,6 +919,12 @@ int bf_campaign_run(const bf_campaign_opts_t *opts)
     }
     uint32_t want = opts->agents ? opts->agents : (opts->local_agents ? opts->local_agents : 1);
     uint32_t min_agents = opts->min_agents ? opts->min_agents : want;
+    if (run->agents && min_agents > run->agents) {
+        /* a cell never runs on more than run.agents: waiting for more would never end */
+        bf_info("scenario run.agents is %u: cells run on %u of the %u agents", run->agents,
+                run->agents, want);
+        min_agents = run->agents;
+    }
     uint64_t wait_ms = opts->agent_wait_ms ? opts->agent_wait_ms : 60000;
     int wr = wait_for_agents(&c, want, wait_ms);
     if (wr == BF_E_INTR) {
@@ -903,20 +946,28 @@ int bf_campaign_run(const bf_campaign_opts_t *opts)
     bf_row_t *reps = bf_calloc(repeat, sizeof *reps);
     uint64_t campaign_start = bf_clock_mono_us();
     int any_bad = 0;
+    /* progress counts the cells this run executes (--cells picks some) */
+    size_t nsel = 0, pos = 0;
+    for (size_t k = 0; k < ncells; k++)
+        nsel += !selected || selected[k];
     for (size_t k = 0; k < ncells && code == 0; k++) {
         const bf_cell_t *cell = bf_scenario_cell(c.sc, k);
+        if (k > 0 && (!selected || selected[k - 1]))
+            pos++;
         uint32_t nreps = 0, retries = 0;
-        if (selected && !selected[k])
-            continue;
+        int skip = selected && !selected[k];
         for (uint32_t rep = 1; rep <= repeat; rep++) {
             char name[256];
             bf_results_cell_name(cell, rep, repeat, name, sizeof name);
             if (opts->resume_dir && bf_results_cell_finished(c.res, name) &&
                 bf_results_load_row(c.res, name, cell, &reps[nreps]) == BF_OK) {
-                bf_info("cell %s already finished in %s; kept", name, opts->resume_dir);
+                if (!skip)
+                    bf_info("cell %s already finished in %s; kept", name, opts->resume_dir);
                 nreps++;
                 continue;
             }
+            if (skip)
+                break; /* not selected with --cells: neither run nor (unless finished) reported */
             /* the cell's agents: every live agent (a late joiner waits for the next cell) */
             bf_fleet_agent_t **agents = bf_calloc(bf_fleet_count(c.fleet) + 1, sizeof *agents);
             uint32_t na = 0;
@@ -930,6 +981,10 @@ int bf_campaign_run(const bf_campaign_opts_t *opts)
                 bf_info("cell %s: %u agents connected, need %u; waiting up to %llu s", name, na,
                         min_agents, (unsigned long long)(wait_ms / 1000));
                 free(agents);
+                if (bf_campaign_signal) {
+                    code = 128 + bf_campaign_signal;
+                    break;
+                }
                 if (wait_for_agents(&c, min_agents, wait_ms) != BF_OK) {
                     fprintf(stderr, "bulkfleet-coordinator: cell %s: fewer than --min-agents %u "
                             "agents; stopping the campaign (finished cells are in %s)\n",
@@ -940,7 +995,7 @@ int bf_campaign_run(const bf_campaign_opts_t *opts)
                 rep--;
                 continue;
             }
-            int rc = run_cell(&c, cell, rep, agents, na, k, ncells, campaign_start, &reps[nreps]);
+            int rc = run_cell(&c, cell, rep, agents, na, pos, nsel, campaign_start, &reps[nreps]);
             free(agents);
             if (rc == CELL_RETRY) {
                 c.no_retry = ++retries >= MAX_CELL_RETRIES;
@@ -959,7 +1014,8 @@ int bf_campaign_run(const bf_campaign_opts_t *opts)
             bf_rows_median(reps, nreps, &rows[nrows]);
             if (nreps == 1)
                 rows[nrows].repeat = 1;
-            any_bad |= rows[nrows].failed || rows[nrows].degraded || !rows[nrows].verified;
+            any_bad |= rows[nrows].failed || rows[nrows].degraded || !rows[nrows].verified ||
+                       bf_row_has_errors(&rows[nrows]);
             nrows++;
             bf_results_write_matrix(c.res, c.sc, rows, nrows);
         }

@@ -50,7 +50,9 @@ void bf_finding_point_from_row(const bf_row_t *row, bf_finding_point_t *p)
         used += (size_t)w;
     }
     p->docs_per_s = row->docs_per_s;
-    p->rejections = row->docs_rejected > 0 || row->http_429 > 0 || row->write_rejected > 0;
+    /* a cell with failed or unknown documents is no candidate for "best" either */
+    p->rejections = row->docs_rejected > 0 || row->http_429 > 0 || row->write_rejected > 0 ||
+                    bf_row_has_errors(row);
     p->excluded = row->failed || row->aborted;
 }
 
@@ -89,7 +91,9 @@ int bf_finding_point_from_json(json_t *row, bf_finding_point_t *p)
     json_t *d = json_object_get(row, "docs_per_s");
     p->docs_per_s = json_is_number(d) ? json_number_value(d) : NAN;
     p->rejections = jint(row, "docs_rejected") > 0 || jint(row, "http_429") > 0 ||
-                    jint(row, "write_rejected") > 0;
+                    jint(row, "write_rejected") > 0 || jint(row, "docs_failed") > 0 ||
+                    jint(row, "docs_unknown") > 0 || jint(row, "req_transport_error") > 0 ||
+                    jint(row, "req_http_error") > jint(row, "http_429");
     p->excluded = json_is_true(json_object_get(row, "failed")) ||
                   json_is_true(json_object_get(row, "aborted")) || !isfinite(p->docs_per_s);
     return BF_OK;
@@ -286,7 +290,7 @@ static void find_best(bf_findings_t *f, const uint32_t *shards, size_t ns)
                      "at concurrency %u.", p->shards, shards_word(p->shards), grouped(p->docs_per_s, num, sizeof num),
                      label, p->concurrency);
         else
-            add_line(f, "%u %s: best without rejections is %s docs/s with %s at concurrency %u.",
+            add_line(f, "%u %s: best without rejections or errors is %s docs/s with %s at concurrency %u.",
                      p->shards, shards_word(p->shards), grouped(p->docs_per_s, num, sizeof num), label, p->concurrency);
     }
 }

@@ -392,6 +392,8 @@ static const char *flags_text(const bf_row_t *row, char *buf, size_t n)
     FLAG(row->degraded, "degraded");
     FLAG(row->yellow, "yellow");
     FLAG(row->client_bound, "client-bound");
+    FLAG(bf_row_has_errors(row), "ERRORS");
+    FLAG(row->docs_rejected > 0, "rejections");
     FLAG(!row->verified && !row->failed && !row->aborted, "UNVERIFIED");
 #undef FLAG
     return buf;
@@ -559,7 +561,7 @@ void bf_results_print_md(FILE *f, const bf_scenario_t *sc, const bf_row_t *rows,
     fprintf(f, " min | median | max | MB/s | service p50 ms | p90 | p99 | p99.9 | max |");
     if (target_rate)
         fprintf(f, " latency p50 ms | p90 | p99 | p99.9 | max |");
-    fprintf(f, " doc errors %% | 429 | write queue max | write rejected | hot spot | cluster docs/s |"
+    fprintf(f, " doc errors %% | rejected (429) | write queue max | write rejected | hot spot | cluster docs/s |"
                " agent CPU %% |");
     if (repeats)
         fprintf(f, " runs | CV %% |");
@@ -595,7 +597,7 @@ void bf_results_print_md(FILE *f, const bf_scenario_t *sc, const bf_row_t *rows,
                     md_num(b[6], 32, r->latency.p90_ms, 1), md_num(b[7], 32, r->latency.p99_ms, 1),
                     md_num(b[8], 32, r->latency.p999_ms, 1), md_num(b[9], 32, r->latency.max_ms, 1));
         fprintf(f, " %.2f | %llu | %s | %s | %s | %s | %.1f |", r->doc_error_rate * 100.0,
-                (unsigned long long)r->http_429, md_i64(b[10], 32, r->write_queue_max),
+                (unsigned long long)r->docs_rejected, md_i64(b[10], 32, r->write_queue_max),
                 md_i64(b[11], 32, r->write_rejected), md_num(b[12], 32, r->hot_spot_ratio, 2),
                 md_num(b[13], 32, r->cluster_docs_per_s, 0), r->agent_cpu_pct);
         if (repeats)

@@ -102,7 +102,7 @@ static void test_best_per_shard_count_without_rejections(void **state)
     assert_true(json_is_false(json_object_get(b850, "all_rejected")));
     json_t *b50 = find_obj(best, "shards", 50, NULL, 0);
     assert_true(json_number_value(json_object_get(b50, "docs_per_s")) == 156961);
-    assert_true(has_line(f, "850 shards: best without rejections is 98,915 docs/s with batch 5000, "
+    assert_true(has_line(f, "850 shards: best without rejections or errors is 98,915 docs/s with batch 5000, "
                             "replicas 1 at concurrency 100."));
     json_decref(j);
     bf_findings_destroy(&f);

@@ -91,7 +91,7 @@ static void test_self_contained_page(void **state)
     assert_int_equal(count(html, "data-chart=\"write_queue\""), 12);
     assert_int_equal(count(html, "data-chart=\"write_rejected\""), 12);
     assert_non_null(strstr(html, "<rect class=\"warmup\""));
-    assert_non_null(strstr(html, "<li>850 shards: best without rejections is 98,869 docs/s with batch "
+    assert_non_null(strstr(html, "<li>850 shards: best without rejections or errors is 98,869 docs/s with batch "
                                  "5000 at concurrency 100.</li>"));
     free(html);
 }
