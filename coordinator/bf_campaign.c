@@ -802,6 +802,20 @@ int bf_campaign_run(const bf_campaign_opts_t *opts)
     }
     bf_info("target: %s %s, %u nodes (%s)", c.cluster.distribution, c.cluster.version,
             c.cluster.nodes, bf_es_host(c.es));
+    /* every host agents will load must answer now, not fail a third of the requests later */
+    for (size_t i = 1; i < target->nhosts; i++) {
+        bf_es_t *es_i = bf_es_new(target, i, 10000);
+        bf_cluster_info_t info_i;
+        bf_diag_t d_i = {0};
+        int rc_i = bf_cluster_info(es_i, &info_i, &d_i);
+        bf_es_destroy(&es_i);
+        if (rc_i != BF_OK) {
+            fprintf(stderr, "bulkfleet-coordinator: target.hosts[%zu] is not usable: %s\n", i,
+                    d_i.msg);
+            code = 3;
+            goto out;
+        }
+    }
 
     const char *control = opts->control_bind ? opts->control_bind : "tcp://127.0.0.1:7100";
     data_bind = opts->data_bind ? bf_strdup(opts->data_bind) : data_bind_for(control);
