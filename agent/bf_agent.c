@@ -67,6 +67,7 @@ typedef struct agent {
     enum link_state link;
     enum cell_state cell_st;
     uint64_t last_heard_us, last_sent_us, last_hello_us;
+    uint64_t last_nag_us; /* last "no answer from the coordinator" warning */
     uint32_t backoff_ms;
     uint32_t heartbeat_ms, suspect_ms, lost_ms, deadman_ms;
     int64_t clock_offset_us;
@@ -700,6 +701,15 @@ static void link_tick(agent *a, uint64_t now)
             resend_unacked(a);
         break;
     case LINK_HELLO:
+        if (now - a->last_nag_us > 30000000u && silent_us > 10000000u) {
+            /* say why nothing happens: the usual causes, once every 30 s */
+            a->last_nag_us = now;
+            bf_warn("no answer from the coordinator at %s for %llu s; check --coordinator, that "
+                    "the coordinator is running and reachable (ports %s and the next one), and "
+                    "with CURVE that this agent's agent.pub is in its allow-list and "
+                    "coordinator.pub is the coordinator's", a->opts->control_endpoint,
+                    (unsigned long long)(silent_us / 1000000u), strrchr(a->opts->control_endpoint, ':') ? strrchr(a->opts->control_endpoint, ':') + 1 : "?");
+        }
         if (now - a->last_hello_us < (uint64_t)a->backoff_ms * 1000u)
             break;
         if (silent_us > (uint64_t)a->lost_ms * 1000u) {

@@ -458,8 +458,10 @@ static int run_cell(campaign *c, const bf_cell_t *cell, uint32_t repetition, bf_
     }
     for (uint32_t i = 0; i < nagents; i++) {
         if (conc[i] == 0) {
-            fail_cell(c, "cell %s: concurrency %u is less than the %u agents; lower run.agents "
-                      "or raise concurrency", cell->id, cell->concurrency, nagents);
+            fail_cell(c, "cell %s: concurrency %u is less than the %u agents (each needs at "
+                      "least one bulk request in flight); run fewer agents (--local-agents, "
+                      "--agents or run.agents in the scenario) or raise concurrency", cell->id,
+                      cell->concurrency, nagents);
             goto finish;
         }
     }
