@@ -276,6 +276,13 @@ void bf_compare_format(const bf_compare_t *c, enum bf_compare_format format, bf_
     if (nlog)
         bf_buf_appendf(out, "; contender / baseline docs/s, geometric mean %.3fx", exp(logsum / (double)nlog));
     bf_buf_appendz(out, ".\nNoise: the larger CV of the two cells when either ran repetitions, else ±5%.\n");
+    int assumed = 0;
+    for (size_t i = 0; i < c->n; i++)
+        assumed |= !c->rows[i].noise_from_cv;
+    if (assumed)
+        bf_buf_appendz(out, "Cells without repetitions use the ±5% band as an assumption, not a "
+                            "measurement: on a busy or shared machine the noise can be far larger. "
+                            "Run both campaigns with `run: {repeat: 3}` or more for a measured band.\n");
     if (c->n_only_base) {
         bf_buf_appendz(out, "\nOnly in the baseline:");
         for (size_t i = 0; i < c->n_only_base; i++)
