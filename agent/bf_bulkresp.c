@@ -952,7 +952,7 @@ static void feed_bytes(bf_bulkresp_stream_t *st, const char *buf, size_t len)
                     value_done(st, st->role[st->depth] == R_ITEM);
                     break;
                 }
-                /* fall through */
+                __attribute__((fallthrough)); /* both compilers see it */
             case S_OBJ_KEY:
                 if (c == '"') {
                     ts = p;
@@ -982,7 +982,7 @@ static void feed_bytes(bf_bulkresp_stream_t *st, const char *buf, size_t len)
                     value_done(st, false);
                     break;
                 }
-                /* fall through */
+                __attribute__((fallthrough)); /* both compilers see it */
             case S_VALUE:
                 if (c == '{' || c == '[') {
                     open_container(st, c, at);
