@@ -61,7 +61,9 @@ enum state {
 enum role { R_OTHER = 0, R_TOP, R_ITEMS, R_ITEM, R_ACTION, R_ERROR, R_ARRAY };
 
 /* A key that matters, in the object where it matters. */
-enum key { K_NONE = 0, K_ERRORS, K_ITEMS, K_OP, K_BAD_OP, K_STATUS, K_ERROR, K_FS, K_TYPE, K_REASON };
+enum key {
+    K_NONE = 0, K_ERRORS, K_ITEMS, K_OP, K_BAD_OP, K_STATUS, K_ERROR, K_FS, K_TYPE, K_REASON
+};
 
 /* What the value being read is, from its container and key. */
 enum vctx { V_OTHER = 0, V_TOP, V_ERRORS, V_ITEMS, V_ITEM, V_OP, V_BAD_OP, V_STATUS, V_ERROR,
@@ -86,7 +88,8 @@ static inline const char *string_stop(const char *p, const char *end)
     const __m128i quote = _mm_set1_epi8('"'), bslash = _mm_set1_epi8('\\');
     while (end - p >= 16) {
         __m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
-        int m = _mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, bslash)));
+        __m128i hit = _mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, bslash));
+        int m = _mm_movemask_epi8(hit);
         if (m != 0)
             return p + __builtin_ctz((unsigned)m);
         p += 16;
@@ -972,7 +975,8 @@ static void feed_bytes(bf_bulkresp_stream_t *st, const char *buf, size_t len)
                 } else if (c == '}' || c == ']') {
                     close_container(st, c, at);
                 } else {
-                    fail(st, st->depth == 1 ? "expected ',' or '}'" : "truncated or malformed value",
+                    fail(st,
+                         st->depth == 1 ? "expected ',' or '}'" : "truncated or malformed value",
                          at);
                 }
                 break;

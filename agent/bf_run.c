@@ -105,7 +105,8 @@ int bf_run_poll(bf_run_t *run, bf_run_sample_fn fn, void *ctx)
     if (!run->started)
         return 0;
     uint64_t now = bf_clock_mono_us();
-    while (now >= run->start_mono_us + (uint64_t)(run->next_second + 1) * 1000000u + BF_SAMPLE_GRACE_US) {
+    while (now >= run->start_mono_us + (uint64_t)(run->next_second + 1) * 1000000u +
+                      BF_SAMPLE_GRACE_US) {
         emit(run, run->next_second, fn, ctx);
         run->next_second++;
     }

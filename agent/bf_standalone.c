@@ -53,7 +53,8 @@ static void on_second(void *ctx, int32_t second, const bf_counters_t *c, const b
                 (unsigned long long)bf_counters_docs_failed(c));
 }
 
-#define RUN_USAGE "usage: bulkfleet-agent run SCENARIO [--cell ID|N] [--threads N] [--results DIR]\n"
+#define RUN_USAGE \
+    "usage: bulkfleet-agent run SCENARIO [--cell ID|N] [--threads N] [--results DIR]\n"
 
 /* The cell chosen by --cell (id or 1-based number): [*first, *last) of the scenario's cells.
  * Returns 0, or 2 after printing why. */
@@ -157,7 +158,8 @@ int bf_standalone_main(int argc, char **argv)
         bf_cellagg_t *agg = bf_cellagg_new(cell, 1, 1, &cores, (uint32_t)(run->warmup_ms / 1000),
                                            (uint32_t)(run->duration_ms / 1000));
         bf_run_t *r = NULL;
-        if (bf_cluster_prepare_cell(es, sc, cell, info.data_nodes, 120000, &yellow, &diag) == BF_OK) {
+        if (bf_cluster_prepare_cell(es, sc, cell, info.data_nodes, 120000, &yellow, &diag) ==
+            BF_OK) {
             bf_run_cfg_t cfg = {.sc = sc, .cell = cell, .threads = threads,
                                 .concurrency = cell->concurrency, .target_rate = cell->target_rate,
                                 .stream_base = 0, .stream_count = threads, .seed = run->seed + i,

@@ -124,7 +124,8 @@ enum { WARN_BAD_RESPONSE = 1, WARN_HTTP = 2, WARN_ITEMS = 4, WARN_CONNECT = 8, W
 static bucket *bucket_now(bf_worker_t *w)
 {
     uint64_t now = bf_clock_mono_us();
-    int32_t sec = now > w->cfg.start_mono_us ? (int32_t)((now - w->cfg.start_mono_us) / 1000000u) : 0;
+    uint64_t start = w->cfg.start_mono_us;
+    int32_t sec = now > start ? (int32_t)((now - start) / 1000000u) : 0;
     bucket *b = &w->ring[sec % RING];
     if (b->second != sec) {
         if (b->second >= 0) {
@@ -476,9 +477,12 @@ static void on_done(bf_worker_t *w, slot *s, CURLcode cc)
         b->c.connections_opened += (uint64_t)connects;
         pthread_mutex_unlock(&w->lock);
         warn_once(w, WARN_CONNECT, "cannot connect: %s", curl_easy_strerror(cc));
-        uint64_t backoff = CONNECT_BACKOFF_MIN_US << (s->connect_failures < 5 ? s->connect_failures : 5);
+        uint64_t backoff = CONNECT_BACKOFF_MIN_US << (s->connect_failures < 5 ? s->connect_failures
+                                                                               : 5);
         s->connect_failures++;
-        s->retry_due_us = t0 + (backoff < CONNECT_BACKOFF_MAX_US ? backoff : CONNECT_BACKOFF_MAX_US);
+        if (backoff > CONNECT_BACKOFF_MAX_US)
+            backoff = CONNECT_BACKOFF_MAX_US;
+        s->retry_due_us = t0 + backoff;
         s->state = SLOT_CONNECT_WAIT;
         return;
     }

@@ -261,7 +261,8 @@ static void test_filter_path_forms(void **state)
     assert_counts(&c, 2, 0, 0, 0, 0, 0);
 
     const char *both = "{\"errors\":true,\"items\":[{\"create\":{\"status\":201}},{\"create\":"
-                       "{\"status\":429,\"error\":{\"type\":\"es_rejected_execution_exception\"}}}]}";
+                       "{\"status\":429,\"error\":{\"type\":"
+                       "\"es_rejected_execution_exception\"}}}]}";
     memset(cls, 0xFF, sizeof cls);
     assert_int_equal(parse(both, 2, &c, cls, err), BF_OK);
     assert_counts(&c, 1, 1, 0, 0, 0, 0);
@@ -564,8 +565,9 @@ static void ref_judge(const char *body, size_t len, uint32_t ndocs, bf_bulk_coun
             k8 = used ? BF_ITEM_MAPPING : BF_ITEM_OK;
         else if (status == 429 && strcmp(type, "cluster_block_exception") == 0)
             k8 = BF_ITEM_4XX;
-        else if (status == 429 || (strlen(type) >= 28 &&
-                                   strcmp(type + strlen(type) - 28, "rejected_execution_exception") == 0))
+        else if (status == 429 ||
+                 (strlen(type) >= 28 &&
+                  strcmp(type + strlen(type) - 28, "rejected_execution_exception") == 0))
             k8 = BF_ITEM_REJECTED;
         else if (status == 409)
             k8 = BF_ITEM_CONFLICT;
