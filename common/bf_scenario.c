@@ -1141,10 +1141,16 @@ static int build_request_run(bf__load_t *L)
     r->timeout_ms = TOP(REQ_TIMEOUT)->u;
     const bf__kval_t *fp = TOP(REQ_FILTER_PATH);
     if (fp->set) {
-        if (fp->b == 1)
+        /* a quoted "true"/"false" is the validator's boolean too: never send ?filter_path=true */
+        int as_bool = fp->b;
+        if (fp->b == -1 && fp->s && strcmp(fp->s, "true") == 0)
+            as_bool = 1;
+        else if (fp->b == -1 && fp->s && strcmp(fp->s, "false") == 0)
+            as_bool = 0;
+        if (as_bool == 1)
             r->filter_path = bf_strdup("errors,items.*.status,items.*.error.type,"
                                        "items.*.error.reason");
-        else if (fp->b == -1 && fp->s[0])
+        else if (as_bool == -1 && fp->s[0])
             r->filter_path = bf_strdup(fp->s);
     }
     r->retry_429_max = (uint32_t)TOP(RETRY_MAX)->u;
@@ -1474,6 +1480,12 @@ void bf_scenario_override_run(bf_scenario_t *sc, const uint64_t *warmup_ms,
         sc->run.warmup_ms = *warmup_ms;
     if (duration_ms)
         sc->run.duration_ms = *duration_ms;
+}
+
+void bf_scenario_set_seed(bf_scenario_t *sc, uint64_t seed)
+{
+    sc->run.seed = seed;
+    sc->run.seed_set = 1;
 }
 
 const bf_run_spec_t *bf_scenario_run(const bf_scenario_t *sc)

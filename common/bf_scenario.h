@@ -191,6 +191,9 @@ const bf_run_spec_t *bf_scenario_run(const bf_scenario_t *sc);
  * with other threads. Agents take both from Prepare, so the shipped text need not change. */
 void bf_scenario_override_run(bf_scenario_t *sc, const uint64_t *warmup_ms,
                               const uint64_t *duration_ms);
+/* bf_scenario_set_seed — set run.seed (and seed_set) when the file left it out, so the
+ * campaign picks a fresh seed and records it. Same threading rule as above. */
+void bf_scenario_set_seed(bf_scenario_t *sc, uint64_t seed);
 size_t bf_scenario_cell_count(const bf_scenario_t *sc);
 /* bf_scenario_cell — cell i (0-based, run order), borrowed, valid while sc lives; NULL if out
  * of range. */

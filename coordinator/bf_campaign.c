@@ -445,7 +445,15 @@ static int run_cell(campaign *c, const bf_cell_t *cell, uint32_t repetition, bf_
         streams += agents[i]->threads;
     }
     /* shares weighted by cores, largest remainder (DESIGN §3); rate in milli-docs/s */
-    bf_split_largest_remainder(cell->concurrency, cores, nagents, conc);
+    /* every agent gets at least one request in flight when there are enough to go round: the
+     * rest is split by cores (an agent with 0 would sit idle and fail the cell) */
+    if (cell->concurrency >= nagents) {
+        bf_split_largest_remainder(cell->concurrency - nagents, cores, nagents, conc);
+        for (uint32_t i = 0; i < nagents; i++)
+            conc[i]++;
+    } else {
+        bf_split_largest_remainder(cell->concurrency, cores, nagents, conc);
+    }
     bf_split_largest_remainder((uint64_t)llround(cell->target_rate * 1000.0), cores, nagents, rate);
     c->agg = bf_cellagg_new(cell, repetition, nagents, cores, (uint32_t)(run->warmup_ms / 1000),
                             (uint32_t)(run->duration_ms / 1000));
@@ -771,6 +779,14 @@ int bf_campaign_run(const bf_campaign_opts_t *opts)
     for (size_t i = 0; i < bf_scenario_warning_count(c.sc); i++)
         bf_warn("%s", bf_scenario_warning(c.sc, i));
     bf_scenario_override_run(c.sc, opts->warmup_ms, opts->duration_ms);
+    if (!bf_scenario_run(c.sc)->seed_set) {
+        /* no run.seed: a fresh one per campaign (ids differ between campaigns), recorded in
+         * matrix.json and here so the campaign can be repeated exactly */
+        uint64_t seed = (bf_clock_wall_us() ^ ((uint64_t)getpid() << 32)) & 0x7fffffffffffffffull;
+        bf_scenario_set_seed(c.sc, seed);
+        bf_info("run.seed not set: this campaign uses seed %llu (write run.seed: %llu to repeat "
+                "its documents exactly)", (unsigned long long)seed, (unsigned long long)seed);
+    }
     if (opts->duration_ms && *opts->duration_ms < 1000) {
         fprintf(stderr, "bulkfleet-coordinator: --duration must be at least 1s\n");
         bf_scenario_destroy(&c.sc);

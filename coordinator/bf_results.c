@@ -486,6 +486,8 @@ int bf_results_write_matrix(bf_results_t *r, const bf_scenario_t *sc, const bf_r
 
     json_t *root = json_object();
     json_object_set_new(root, "scenario", json_string(bf_scenario_name(sc)));
+    /* the seed that makes the generated documents repeatable (run.seed) */
+    json_object_set_new(root, "seed", json_integer((json_int_t)bf_scenario_run(sc)->seed));
     if (r->have_cluster) {
         json_t *cl = json_object();
         json_object_set_new(cl, "distribution", json_string(r->cluster.distribution));
