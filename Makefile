@@ -23,9 +23,9 @@ FUZZ_SECONDS ?= 30
 
 check: build
 	@scripts/devcluster.sh build
-	@cd $(BUILD) && ctest --output-on-failure -j 1 $(CTEST_ARGS)
 	@echo "fuzzing the scenario loader and the template compiler for $(FUZZ_SECONDS) s each"
 	@tests/fuzz/run.sh $(FUZZ_SECONDS)
+	@cd $(BUILD) && ctest --output-on-failure -j 1 $(CTEST_ARGS)
 
 unit: build
 	@cd $(BUILD) && ctest --output-on-failure -L unit
