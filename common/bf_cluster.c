@@ -2,6 +2,7 @@
 #include "bf_cluster.h"
 
 #include "bf_buf.h"
+#include "bf_clock.h"
 #include "bf_log.h"
 #include "bf_mem.h"
 
@@ -74,8 +75,9 @@ int bf_cluster_info(bf_es_t *es, bf_cluster_info_t *info, bf_diag_t *diag)
     return BF_OK;
 }
 
-int bf_cluster_prepare_cell(bf_es_t *es, const bf_scenario_t *sc, const bf_cell_t *cell,
-                            uint32_t data_nodes, uint64_t wait_ms, int *yellow, bf_diag_t *diag)
+int bf_cluster_prepare_cell_tick(bf_es_t *es, const bf_scenario_t *sc, const bf_cell_t *cell,
+                                 uint32_t data_nodes, uint64_t wait_ms, int *yellow,
+                                 void (*tick)(void *ctx), void *tick_ctx, bf_diag_t *diag)
 {
     const bf_index_spec_t *ix = bf_scenario_index(sc);
     long status = 0;
@@ -128,13 +130,31 @@ int bf_cluster_prepare_cell(bf_es_t *es, const bf_scenario_t *sc, const bf_cell_
         bf_warn("cell %s: %u replicas need %u data nodes, the cluster has %u: the indices will be "
                 "yellow (unassigned replicas); the cell runs and is flagged yellow", cell->id,
                 cell->replicas, cell->replicas + 1, data_nodes);
-    char *path = bf_asprintf("/_cluster/health/%s?wait_for_status=%s&timeout=%llums", names,
-                             never_green ? "yellow" : "green", (unsigned long long)wait_ms);
-    rc = bf_es_request(es, "GET", path, NULL, &status, &body, diag);
-    free(path);
+    /* wait in steps of at most 1 s so the caller's tick (the coordinator's fleet loop) keeps
+     * heartbeats flowing while a large index allocates */
+    uint64_t waited_ms = 0;
+    json_t *j = NULL;
+    const char *st = NULL;
+    for (;;) {
+        uint64_t step_ms = wait_ms - waited_ms < 1000 ? wait_ms - waited_ms : 1000;
+        char *path = bf_asprintf("/_cluster/health/%s?wait_for_status=%s&timeout=%llums", names,
+                                 never_green ? "yellow" : "green", (unsigned long long)step_ms);
+        uint64_t t0 = bf_clock_mono_us();
+        rc = bf_es_request(es, "GET", path, NULL, &status, &body, diag);
+        free(path);
+        if (rc != BF_OK)
+            break;
+        json_decref(j);
+        j = json_loads(body, 0, NULL);
+        st = json_string_value(json_object_get(j, "status"));
+        int timed_out = json_is_true(json_object_get(j, "timed_out"));
+        waited_ms += (bf_clock_mono_us() - t0) / 1000u + 1;
+        if (!timed_out || waited_ms >= wait_ms)
+            break;
+        if (tick)
+            tick(tick_ctx);
+    }
     if (rc == BF_OK) {
-        json_t *j = json_loads(body, 0, NULL);
-        const char *st = json_string_value(json_object_get(j, "status"));
         if (st && strcmp(st, "green") == 0) {
             *yellow = 0;
         } else if (st && strcmp(st, "yellow") == 0 && never_green) {
@@ -149,10 +169,16 @@ int bf_cluster_prepare_cell(bf_es_t *es, const bf_scenario_t *sc, const bf_cell_
                              "the cluster's disk and shard limits", cell->id, names,
                              st ? st : "unknown", (unsigned long long)wait_ms);
         }
-        json_decref(j);
     }
+    json_decref(j);
     free(names);
     return rc;
+}
+
+int bf_cluster_prepare_cell(bf_es_t *es, const bf_scenario_t *sc, const bf_cell_t *cell,
+                            uint32_t data_nodes, uint64_t wait_ms, int *yellow, bf_diag_t *diag)
+{
+    return bf_cluster_prepare_cell_tick(es, sc, cell, data_nodes, wait_ms, yellow, NULL, NULL, diag);
 }
 
 int bf_cluster_count(bf_es_t *es, const bf_cell_t *cell, int64_t *count, bf_diag_t *diag)

@@ -33,6 +33,11 @@ int bf_cluster_info(bf_es_t *es, bf_cluster_info_t *info, bf_diag_t *diag);
  * BF_E_TRANSPORT / BF_E_TIMEOUT (red) with diag. */
 int bf_cluster_prepare_cell(bf_es_t *es, const bf_scenario_t *sc, const bf_cell_t *cell,
                             uint32_t data_nodes, uint64_t wait_ms, int *yellow, bf_diag_t *diag);
+/* bf_cluster_prepare_cell_tick — the same, calling tick(tick_ctx) about once a second while it
+ * waits for the health status (the coordinator keeps its fleet loop going meanwhile). */
+int bf_cluster_prepare_cell_tick(bf_es_t *es, const bf_scenario_t *sc, const bf_cell_t *cell,
+                                 uint32_t data_nodes, uint64_t wait_ms, int *yellow,
+                                 void (*tick)(void *ctx), void *tick_ctx, bf_diag_t *diag);
 
 /* bf_cluster_count — POST _refresh then GET _count over the cell's indices.
  * *count = the number of documents. 0 or an error with diag. */

@@ -314,6 +314,13 @@ static void send_starts(campaign *c, uint64_t start_us, uint64_t now)
     }
 }
 
+/* keeps heartbeats and Hellos answered while the cluster call blocks the loop */
+static void fleet_tick(void *ctx)
+{
+    campaign *c = ctx;
+    bf_fleet_poll(c->fleet, 0);
+}
+
 /* ---- one cell ----------------------------------------------------------------------------- */
 
 static void send_prepares(campaign *c, uint32_t repetition, const uint64_t *conc,
@@ -426,8 +433,8 @@ static int run_cell(campaign *c, const bf_cell_t *cell, uint32_t repetition, bf_
 
     int yellow = 0;
     bf_diag_t diag = {0};
-    int rc = bf_cluster_prepare_cell(c->es, c->sc, cell, c->cluster.data_nodes, 120000, &yellow,
-                                     &diag);
+    int rc = bf_cluster_prepare_cell_tick(c->es, c->sc, cell, c->cluster.data_nodes, 120000,
+                                          &yellow, fleet_tick, c, &diag);
 
     c->nmembers = nagents;
     c->members = bf_calloc(nagents, sizeof *c->members);
@@ -818,8 +825,8 @@ int bf_campaign_run(const bf_campaign_opts_t *opts)
             bf_strlcpy(c.cluster.version, prod.version, sizeof c.cluster.version);
         }
     }
-    bf_info("target: %s %s, %u nodes (%s)", c.cluster.distribution, c.cluster.version,
-            c.cluster.nodes, bf_es_host(c.es));
+    bf_info("target: %s %s, %u node%s (%s)", c.cluster.distribution, c.cluster.version,
+            c.cluster.nodes, c.cluster.nodes == 1 ? "" : "s", bf_es_host(c.es));
     /* every host agents will load must answer now, not fail a third of the requests later */
     for (size_t i = 1; i < target->nhosts; i++) {
         bf_es_t *es_i = bf_es_new(target, i, 10000);
