@@ -68,6 +68,7 @@ typedef struct agent {
     enum cell_state cell_st;
     uint64_t last_heard_us, last_sent_us, last_hello_us;
     uint64_t last_nag_us; /* last "no answer from the coordinator" warning */
+    int bad_endpoint;     /* zmq_connect refused the endpoint's syntax */
     uint32_t backoff_ms;
     uint32_t heartbeat_ms, suspect_ms, lost_ms, deadman_ms;
     int64_t clock_offset_us;
@@ -570,6 +571,7 @@ static void *open_socket(agent *a, const char *endpoint, const char *what)
     zmq_setsockopt(s, ZMQ_HEARTBEAT_IVL, &hb_ivl, sizeof hb_ivl);
     zmq_setsockopt(s, ZMQ_HEARTBEAT_TIMEOUT, &hb_timeout, sizeof hb_timeout);
     if (zmq_connect(s, endpoint) != 0) {
+        a->bad_endpoint = errno == EINVAL || errno == EPROTONOSUPPORT;
         bf_error("cannot connect the %s socket to %s: %s; give --coordinator tcp://HOST:PORT", what,
                  endpoint, zmq_strerror(errno));
         zmq_close(s);
@@ -830,7 +832,7 @@ int bf_agent_main(const bf_agent_opts_t *opts)
             zmq_close(a.ctrl);
         zmq_ctx_term(a.zctx);
         explicit_bzero(a.secret_z85, sizeof a.secret_z85);
-        return 3;
+        return a.bad_endpoint ? 2 : 3; /* a malformed URL is bad input */
     }
     bf_info("agent %s (%u threads) connecting to %s and %s", a.id, a.threads,
             opts->control_endpoint, a.data_ep);
