@@ -757,14 +757,8 @@ static void on_ctrl(agent *a, Bf__Envelope *env)
         on_stop(a, env->stop);
         break;
     case BF__ENVELOPE__BODY_PING: {
-        Bf__Pong pong = BF__PONG__INIT;
-        pong.wall_us = bf_clock_wall_us();
-        pong.echo_wall_us = env->ping->wall_us;
-        Bf__Envelope out;
-        bf_wire_init(&out);
-        out.body_case = BF__ENVELOPE__BODY_PONG;
-        out.pong = &pong;
-        send_ctrl(a, &out);
+        bf_wire_send_pong(a->ctrl, NULL, 0, env->ping, ZMQ_DONTWAIT);
+        a->last_sent_us = bf_clock_mono_us();
         break;
     }
     default:

@@ -210,17 +210,9 @@ static void on_ctrl(sim *s, const Bf__Envelope *env, int *load_started)
             s->load_s = s->next_second; /* the final goes out at the next tick */
         ack_cmd(s, env->stop->command_id, env->stop->cell_id);
         break;
-    case BF__ENVELOPE__BODY_PING: {
-        Bf__Pong p = BF__PONG__INIT;
-        p.wall_us = bf_clock_wall_us();
-        p.echo_wall_us = env->ping->wall_us;
-        Bf__Envelope out;
-        bf_wire_init(&out);
-        out.body_case = BF__ENVELOPE__BODY_PONG;
-        out.pong = &p;
-        send_env(s->ctrl, &out);
+    case BF__ENVELOPE__BODY_PING:
+        bf_wire_send_pong(s->ctrl, NULL, 0, env->ping, ZMQ_DONTWAIT);
         break;
-    }
     default:
         break;
     }

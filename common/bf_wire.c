@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <zmq.h>
 
 static atomic_uint_fast64_t next_msg_id = 1;
@@ -99,6 +100,21 @@ int bf_wire_recv(void *sock, void *route, size_t *route_len, Bf__Envelope **out,
     *out = bf__envelope__unpack(NULL, zmq_msg_size(&msg), zmq_msg_data(&msg));
     zmq_msg_close(&msg);
     return *out ? BF_OK : BF_E_PROTO;
+}
+
+int bf_wire_send_pong(void *sock, const void *route, size_t route_len, const Bf__Ping *ping,
+                      int flags)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    Bf__Pong pong = BF__PONG__INIT;
+    pong.wall_us = (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
+    pong.echo_wall_us = ping ? ping->wall_us : 0;
+    Bf__Envelope env;
+    bf_wire_init(&env);
+    env.body_case = BF__ENVELOPE__BODY_PONG;
+    env.pong = &pong;
+    return bf_wire_send(sock, route, route_len, &env, flags);
 }
 
 int bf_wire_check_version(const Bf__Envelope *env, char *reason, size_t reason_size)

@@ -43,6 +43,11 @@ int bf_wire_send(void *sock, const void *route, size_t route_len, const Bf__Enve
  * is not an envelope (frames consumed, *out NULL). */
 int bf_wire_recv(void *sock, void *route, size_t *route_len, Bf__Envelope **out, int flags);
 
+/* bf_wire_send_pong — answer a Ping: a Pong with this host's wall clock that echoes
+ * ping->wall_us (for the round trip and clock offset), sent like bf_wire_send. */
+int bf_wire_send_pong(void *sock, const void *route, size_t route_len, const Bf__Ping *ping,
+                      int flags);
+
 /* bf_wire_check_version — 0 if env's major equals BF_PROTO_MAJOR, else BF_E_PROTO with a
  * reason ("protocol major 2, this coordinator speaks 1; upgrade ...") in reason. */
 int bf_wire_check_version(const Bf__Envelope *env, char *reason, size_t reason_size);

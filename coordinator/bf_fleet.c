@@ -304,14 +304,7 @@ static void drain(bf_fleet_t *f, void *sock, int is_data)
                         f->event(f->ctx, a, 0);
                 }
                 if (env->body_case == BF__ENVELOPE__BODY_PING && !is_data) {
-                    Bf__Pong p = BF__PONG__INIT;
-                    p.wall_us = bf_clock_wall_us();
-                    p.echo_wall_us = env->ping->wall_us;
-                    Bf__Envelope out;
-                    bf_wire_init(&out);
-                    out.body_case = BF__ENVELOPE__BODY_PONG;
-                    out.pong = &p;
-                    bf_wire_send(sock, route, route_len, &out, ZMQ_DONTWAIT);
+                    bf_wire_send_pong(sock, route, route_len, env->ping, ZMQ_DONTWAIT);
                 } else if (env->body_case == BF__ENVELOPE__BODY_PONG) {
                     /* clock offset = midpoint of the round trip - the agent's clock then */
                     uint64_t now_wall = bf_clock_wall_us(), sent = env->pong->echo_wall_us;
