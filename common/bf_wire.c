@@ -77,7 +77,15 @@ static void drain_more(void *sock)
 
 int bf_wire_recv(void *sock, void *route, size_t *route_len, Bf__Envelope **out, int flags)
 {
+    return bf_wire_recv_user(sock, route, route_len, NULL, 0, out, flags);
+}
+
+int bf_wire_recv_user(void *sock, void *route, size_t *route_len, char *user_id,
+                      size_t user_id_size, Bf__Envelope **out, int flags)
+{
     *out = NULL;
+    if (user_id && user_id_size)
+        user_id[0] = '\0';
     if (route != NULL) {
         int n = zmq_recv(sock, route, BF_MAX_ROUTE_BYTES, flags);
         if (n < 0)
@@ -97,6 +105,11 @@ int bf_wire_recv(void *sock, void *route, size_t *route_len, Bf__Envelope **out,
         return BF_E_IO;
     }
     drain_more(sock);
+    if (user_id && user_id_size) {
+        const char *uid = zmq_msg_gets(&msg, "User-Id");
+        if (uid)
+            snprintf(user_id, user_id_size, "%s", uid);
+    }
     *out = bf__envelope__unpack(NULL, zmq_msg_size(&msg), zmq_msg_data(&msg));
     zmq_msg_close(&msg);
     return *out ? BF_OK : BF_E_PROTO;

@@ -48,6 +48,12 @@ int bf_wire_recv(void *sock, void *route, size_t *route_len, Bf__Envelope **out,
 int bf_wire_send_pong(void *sock, const void *route, size_t route_len, const Bf__Ping *ping,
                       int flags);
 
+/* bf_wire_recv_user — bf_wire_recv that also copies the ZAP User-Id of the message (the name
+ * of the allow-listed key file that admitted the peer; "" without CURVE) into user_id
+ * (user_id_size bytes, NUL-terminated). */
+int bf_wire_recv_user(void *sock, void *route, size_t *route_len, char *user_id,
+                      size_t user_id_size, Bf__Envelope **out, int flags);
+
 /* bf_wire_check_version — 0 if env's major equals BF_PROTO_MAJOR, else BF_E_PROTO with a
  * reason ("protocol major 2, this coordinator speaks 1; upgrade ...") in reason. */
 int bf_wire_check_version(const Bf__Envelope *env, char *reason, size_t reason_size);

@@ -28,6 +28,7 @@ struct bf_fleet {
     bf_fleet_resend_fn resend;
     void *ctx;
     uint64_t bad_frames, rejects, strangers;
+    uint64_t hijacks; /* messages for an agent id from a key other than its own */
     uint64_t last_ping_us;
 };
 
@@ -268,7 +269,8 @@ static void drain(bf_fleet_t *f, void *sock, int is_data)
         char route[BF_MAX_ROUTE_BYTES];
         size_t route_len = 0;
         Bf__Envelope *env = NULL;
-        int rc = bf_wire_recv(sock, route, &route_len, &env, ZMQ_DONTWAIT);
+        char user[128];
+        int rc = bf_wire_recv_user(sock, route, &route_len, user, sizeof user, &env, ZMQ_DONTWAIT);
         if (rc == BF_E_IO)
             return;
         if (rc == BF_E_PROTO) {
@@ -284,8 +286,22 @@ static void drain(bf_fleet_t *f, void *sock, int is_data)
             bf__envelope__free_unpacked(env, NULL);
             continue;
         }
+        /* an agent id belongs to the key that first brought it in: another allow-listed key
+         * cannot take it over (ROUTER_HANDOVER would otherwise hand it the route) */
+        bf_fleet_agent_t *owner = user[0] ? find(f, route, route_len) : NULL;
+        if (owner && owner->key_name[0] && strcmp(owner->key_name, user) != 0) {
+            if (f->hijacks++ % 100 == 0)
+                bf_warn("ignored a %s for agent %s from key '%s': that agent id belongs to key "
+                        "'%s'; give each agent its own id", bf_wire_body_name(env), owner->id,
+                        user, owner->key_name);
+            bf__envelope__free_unpacked(env, NULL);
+            continue;
+        }
         if (env->body_case == BF__ENVELOPE__BODY_HELLO) {
             on_hello(f, sock, route, route_len, env->hello, is_data);
+            bf_fleet_agent_t *a = find(f, route, route_len);
+            if (a && !a->key_name[0] && user[0])
+                bf_strlcpy(a->key_name, user, sizeof a->key_name);
         } else {
             bf_fleet_agent_t *a = find(f, route, route_len);
             if (a == NULL) {

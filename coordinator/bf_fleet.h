@@ -39,6 +39,8 @@ typedef struct bf_fleet_agent {
     int suspect;
     int64_t clock_offset_us; /* coordinator wall - agent wall at Hello */
     uint64_t clock_rtt_us;   /* round trip of the best offset estimate (0: Hello only) */
+    char key_name[128];      /* allow-list key that admitted its first Hello ("" = insecure);
+                                later messages for this id from another key are ignored */
     char held_cell[128];     /* cell the agent said it still holds samples for */
     uint64_t held_last_seq;
     uint32_t held_state;     /* Bf__AgentState of its last Hello */
