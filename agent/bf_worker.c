@@ -453,16 +453,13 @@ static void on_done(bf_worker_t *w, slot *s, CURLcode cc)
     s->state = SLOT_IDLE;
     uint64_t t0 = bf_clock_mono_us();
 
-    curl_off_t total_us = 0, connect_us = 0, up = 0, down = 0;
-    long status = 0, connects = 0, req_hdr = 0, resp_hdr = 0;
+    curl_off_t total_us = 0, connect_us = 0, up = 0;
+    long status = 0, connects = 0;
     curl_easy_getinfo(s->h, CURLINFO_TOTAL_TIME_T, &total_us);
     curl_easy_getinfo(s->h, CURLINFO_CONNECT_TIME_T, &connect_us);
     curl_easy_getinfo(s->h, CURLINFO_SIZE_UPLOAD_T, &up);
-    curl_easy_getinfo(s->h, CURLINFO_SIZE_DOWNLOAD_T, &down);
     curl_easy_getinfo(s->h, CURLINFO_RESPONSE_CODE, &status);
     curl_easy_getinfo(s->h, CURLINFO_NUM_CONNECTS, &connects);
-    curl_easy_getinfo(s->h, CURLINFO_REQUEST_SIZE, &req_hdr);
-    curl_easy_getinfo(s->h, CURLINFO_HEADER_SIZE, &resp_hdr);
     uint32_t nd = s->ndocs;
     const bf_cell_t *cell = w->cfg.cell;
 
@@ -514,9 +511,6 @@ static void on_done(bf_worker_t *w, slot *s, CURLcode cc)
      * by curl; compared with bytes_payload it shows what gzip saved. Headers and responses are
      * not included (curl's request size mixes headers with part of the body). */
     c->bytes_wire += (uint64_t)up;
-    (void)down;
-    (void)req_hdr;
-    (void)resp_hdr;
     c->connections_opened += (uint64_t)connects;
     if (cc != CURLE_OK) {
         c->docs_unknown += nd;
