@@ -4,8 +4,40 @@
 #include "bf_error.h"
 #include "bf_mem.h"
 
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* The one list of scalar counters: wire form, merge and results files all walk it. */
+#define F(name, u32) {#name, offsetof(bf_counters_t, name), offsetof(Bf__Sample, name), u32}
+const bf_counter_field_t bf_counter_fields[] = {
+    F(docs_sent, 0),
+    F(docs_ok, 0),
+    F(docs_rejected, 0),
+    F(docs_conflict, 0),
+    F(docs_mapping, 0),
+    F(docs_failed_4xx, 0),
+    F(docs_failed_5xx, 0),
+    F(docs_unknown, 0),
+    F(docs_retried, 0),
+    F(req_ok, 0),
+    F(req_partial, 0),
+    F(req_connect_error, 0),
+    F(req_timeout, 0),
+    F(req_reset, 0),
+    F(req_bad_response, 0),
+    F(bytes_payload, 0),
+    F(bytes_wire, 0),
+    F(inflight, 1),
+    F(cpu_user_ms, 0),
+    F(cpu_sys_ms, 0),
+    F(processing_us, 0),
+    F(conn_wait, 0),
+    F(rate_behind, 0),
+    F(connections_opened, 0),
+};
+#undef F
+const size_t bf_counter_nfields = sizeof bf_counter_fields / sizeof bf_counter_fields[0];
 
 void bf_counters_add(bf_counters_t *dst, const bf_counters_t *src)
 {
@@ -47,30 +79,15 @@ void bf_sample_pack(Bf__Sample *s, Bf__Hist *svc_pb, Bf__Hist *lat_pb, const cha
     s->cell_id = (char *)cell_id;
     s->seq = seq;
     s->second = second;
-    s->docs_sent = c->docs_sent;
-    s->docs_ok = c->docs_ok;
-    s->docs_rejected = c->docs_rejected;
-    s->docs_conflict = c->docs_conflict;
-    s->docs_mapping = c->docs_mapping;
-    s->docs_failed_4xx = c->docs_failed_4xx;
-    s->docs_failed_5xx = c->docs_failed_5xx;
-    s->docs_unknown = c->docs_unknown;
-    s->docs_retried = c->docs_retried;
-    s->req_ok = c->req_ok;
-    s->req_partial = c->req_partial;
-    s->req_connect_error = c->req_connect_error;
-    s->req_timeout = c->req_timeout;
-    s->req_reset = c->req_reset;
-    s->req_bad_response = c->req_bad_response;
-    s->bytes_payload = c->bytes_payload;
-    s->bytes_wire = c->bytes_wire;
-    s->inflight = (uint32_t)c->inflight;
-    s->cpu_user_ms = c->cpu_user_ms;
-    s->cpu_sys_ms = c->cpu_sys_ms;
-    s->processing_us = c->processing_us;
-    s->conn_wait = c->conn_wait;
-    s->rate_behind = c->rate_behind;
-    s->connections_opened = c->connections_opened;
+    for (size_t i = 0; i < bf_counter_nfields; i++) {
+        const bf_counter_field_t *f = &bf_counter_fields[i];
+        uint64_t v = *(const uint64_t *)((const char *)c + f->counters_off);
+        char *dst = (char *)s + f->sample_off;
+        if (f->sample_u32)
+            *(uint32_t *)dst = (uint32_t)v;
+        else
+            *(uint64_t *)dst = v;
+    }
     size_t nstatus = 0;
     for (int i = 0; i < BF_HTTP_STATUS_MAX; i++)
         nstatus += c->http_status[i] != 0;
@@ -123,30 +140,12 @@ static int unpack_hist(const Bf__Hist *pb, bf_hist_t *h)
 
 int bf_sample_unpack_add(const Bf__Sample *s, bf_counters_t *c, bf_hist_t *svc, bf_hist_t *lat)
 {
-    c->docs_sent += s->docs_sent;
-    c->docs_ok += s->docs_ok;
-    c->docs_rejected += s->docs_rejected;
-    c->docs_conflict += s->docs_conflict;
-    c->docs_mapping += s->docs_mapping;
-    c->docs_failed_4xx += s->docs_failed_4xx;
-    c->docs_failed_5xx += s->docs_failed_5xx;
-    c->docs_unknown += s->docs_unknown;
-    c->docs_retried += s->docs_retried;
-    c->req_ok += s->req_ok;
-    c->req_partial += s->req_partial;
-    c->req_connect_error += s->req_connect_error;
-    c->req_timeout += s->req_timeout;
-    c->req_reset += s->req_reset;
-    c->req_bad_response += s->req_bad_response;
-    c->bytes_payload += s->bytes_payload;
-    c->bytes_wire += s->bytes_wire;
-    c->inflight += s->inflight;
-    c->cpu_user_ms += s->cpu_user_ms;
-    c->cpu_sys_ms += s->cpu_sys_ms;
-    c->processing_us += s->processing_us;
-    c->conn_wait += s->conn_wait;
-    c->rate_behind += s->rate_behind;
-    c->connections_opened += s->connections_opened;
+    for (size_t i = 0; i < bf_counter_nfields; i++) {
+        const bf_counter_field_t *f = &bf_counter_fields[i];
+        const char *src = (const char *)s + f->sample_off;
+        *(uint64_t *)((char *)c + f->counters_off) +=
+            f->sample_u32 ? *(const uint32_t *)src : *(const uint64_t *)src;
+    }
     for (size_t i = 0; i < s->n_req_http_error; i++) {
         const Bf__StatusCount *sc = s->req_http_error[i];
         uint32_t st = sc->status < BF_HTTP_STATUS_MAX ? sc->status : 0;

@@ -9,6 +9,7 @@
 #include "bf_hist.h"
 #include "bulkfleet.pb-c.h"
 
+#include <stddef.h>
 #include <stdint.h>
 
 #define BF_HTTP_STATUS_MAX 600
@@ -22,6 +23,18 @@ typedef struct bf_counters {
     uint64_t inflight;     /* gauge: summed over agents when merged */
     uint64_t cpu_user_ms, cpu_sys_ms, processing_us, conn_wait, rate_behind, connections_opened;
 } bf_counters_t;
+
+/* One scalar counter: its name (results files), where it lives in bf_counters_t and in
+ * Bf__Sample (uint32 there when sample_u32). bf_counter_fields lists every scalar counter
+ * once, in results-file order; http_status[] is handled apart. */
+typedef struct bf_counter_field {
+    const char *name;
+    size_t counters_off;
+    size_t sample_off;
+    int sample_u32;
+} bf_counter_field_t;
+extern const bf_counter_field_t bf_counter_fields[];
+extern const size_t bf_counter_nfields;
 
 /* bf_counters_add — dst += src for every counter. */
 void bf_counters_add(bf_counters_t *dst, const bf_counters_t *src);

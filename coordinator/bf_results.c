@@ -277,13 +277,11 @@ FILE *bf_results_samples_open(bf_results_t *r, const char *name)
 static json_t *counters_json(const bf_counters_t *c)
 {
     json_t *o = json_object();
-#define C(name) json_object_set_new(o, #name, json_integer((json_int_t)c->name))
-    C(docs_sent); C(docs_ok); C(docs_rejected); C(docs_conflict); C(docs_mapping);
-    C(docs_failed_4xx); C(docs_failed_5xx); C(docs_unknown); C(docs_retried);
-    C(req_ok); C(req_partial); C(req_connect_error); C(req_timeout); C(req_reset);
-    C(req_bad_response); C(bytes_payload); C(bytes_wire); C(inflight); C(cpu_user_ms);
-    C(cpu_sys_ms); C(processing_us); C(conn_wait); C(rate_behind); C(connections_opened);
-#undef C
+    for (size_t i = 0; i < bf_counter_nfields; i++)
+        json_object_set_new(o, bf_counter_fields[i].name,
+                            json_integer((json_int_t) *
+                                         (const uint64_t *)((const char *)c +
+                                                            bf_counter_fields[i].counters_off)));
     json_t *st = json_object();
     for (int i = 0; i < BF_HTTP_STATUS_MAX; i++) {
         if (c->http_status[i]) {
