@@ -391,7 +391,8 @@ int bf__v_filter_path(bf__load_t *L, const bf__ynode_t *n, const char *path, bf_
     if (n->kind != BF__Y_SCALAR || v->s == NULL)
         return BF_OK;
     int b;
-    if (bf__y_bool(n, &b))
+    /* the same rule as the parser (BF__T_FILTER): only an unquoted true/false is the boolean */
+    if (bf__y_bool(n, &b) && !n->quoted)
         return BF_OK;
     const char *s = v->s;
     static const char *actions[] = {"index", "create"};
@@ -1141,16 +1142,10 @@ static int build_request_run(bf__load_t *L)
     r->timeout_ms = TOP(REQ_TIMEOUT)->u;
     const bf__kval_t *fp = TOP(REQ_FILTER_PATH);
     if (fp->set) {
-        /* a quoted "true"/"false" is the validator's boolean too: never send ?filter_path=true */
-        int as_bool = fp->b;
-        if (fp->b == -1 && fp->s && strcmp(fp->s, "true") == 0)
-            as_bool = 1;
-        else if (fp->b == -1 && fp->s && strcmp(fp->s, "false") == 0)
-            as_bool = 0;
-        if (as_bool == 1)
+        if (fp->b == 1)
             r->filter_path = bf_strdup("errors,items.*.status,items.*.error.type,"
                                        "items.*.error.reason");
-        else if (as_bool == -1 && fp->s[0])
+        else if (fp->b == -1 && fp->s[0])
             r->filter_path = bf_strdup(fp->s);
     }
     r->retry_429_max = (uint32_t)TOP(RETRY_MAX)->u;

@@ -673,6 +673,21 @@ static void test_load_file_errors(void **state)
     bf_scenario_destroy(NULL);
 }
 
+/* regression: a quoted "true" passed validation as the boolean but was sent as
+ * ?filter_path=true, dropping items.*.status; quoted means the literal filter, like the parser */
+static void test_quoted_filter_path_true_is_a_string(void **state)
+{
+    (void)state;
+    load_text_err("name: fp\ntarget: {hosts: [http://127.0.0.1:9200]}\n"
+                  "document: {source: '{\"a\": 1}'}\nrequest: {filter_path: \"true\"}\n",
+                  "inline.yaml:4:", "drops items.*.status");
+    bf_scenario_t *sc = load_text_ok("name: fp\ntarget: {hosts: [http://127.0.0.1:9200]}\n"
+                                     "document: {source: '{\"a\": 1}'}\n"
+                                     "request: {filter_path: true}\n", NULL);
+    assert_non_null(strstr(bf_scenario_request(sc)->filter_path, "items.*.status"));
+    bf_scenario_destroy(&sc);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -720,6 +735,7 @@ int main(void)
         cmocka_unit_test(test_resolved_round_trip_env_edge_values),
         cmocka_unit_test(test_redaction),
         cmocka_unit_test(test_load_file_errors),
+        cmocka_unit_test(test_quoted_filter_path_true_is_a_string),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
