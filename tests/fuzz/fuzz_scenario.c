@@ -9,8 +9,37 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+int LLVMFuzzerInitialize(int *argc, char ***argv);
+
+/* The loader substitutes ${VAR} from the environment, so the environment is part of the input:
+ * fix it, or a run is not repeatable (a CI machine's variables are not this machine's). The
+ * values are the awkward ones a real environment holds: YAML indicators, quotes, a newline,
+ * words YAML would type (true, null, 12), empty, and long. */
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+    (void)argc;
+    (void)argv;
+    static char long_value[5000];
+    memset(long_value, 'v', sizeof long_value - 1);
+    clearenv();
+    setenv("HOME", "/root", 1);
+    setenv("X", "x", 1);
+    setenv("E", "", 1);
+    setenv("T", "true", 1);
+    setenv("N", "12", 1);
+    setenv("Z", "null", 1);
+    setenv("Q", "a\"b'c\\d", 1);
+    setenv("C", "a: b # c", 1);
+    setenv("L", "line1\nline2", 1);
+    setenv("B", "[1, {x: 2}]", 1);
+    setenv("D", "${X}", 1);
+    setenv("S", " spaced ", 1);
+    setenv("LONG", long_value, 1);
+    return 0;
+}
 
 static int serve(void *ctx, const char *path, char **out, size_t *len)
 {

@@ -1,6 +1,6 @@
 #!/bin/sh
 # run.sh SECONDS — build the libFuzzer targets with clang into build-fuzz/ and fuzz each one for
-# SECONDS (default 60) starting from tests/fuzz/corpus/<target>/.
+# SECONDS (default 60) starting from tests/fuzz/corpus/<target>/ (env BF_FUZZ_SEED, default 1).
 #
 # New interesting inputs go to build-fuzz/corpus/<target>/ (the committed corpus stays as it is);
 # a crash, leak or timeout leaves build-fuzz/artifacts/<target>/crash-* and makes the script fail:
@@ -9,6 +9,9 @@
 set -eu
 
 secs=${1:-60}
+# A fixed seed makes a run repeatable: the same binary and corpus mutate the same way, so a
+# failure in CI reproduces here with the same BF_FUZZ_SEED. Use another seed to explore.
+seed=${BF_FUZZ_SEED:-1}
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 build="$root/build-fuzz"
@@ -44,12 +47,21 @@ status=0
 for t in fuzz_scenario fuzz_template; do
     mkdir -p "$build/corpus/$t" "$build/artifacts/$t"
     echo "run.sh: $t for ${secs}s" >&2
-    if ! "$bin/$t" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 -max_len=16384 \
+    if ! "$bin/$t" -seed="$seed" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 -max_len=16384 \
             -print_final_stats=1 -artifact_prefix="$build/artifacts/$t/" \
             -dict="${BF_FUZZ_DICT:-$here/$t.dict}" \
             "$build/corpus/$t" "$here/corpus/$t" 2>"$build/$t.log"; then
         echo "run.sh: $t FAILED; see $build/$t.log and $build/artifacts/$t/" >&2
-        tail -30 "$build/$t.log" >&2
+        # The report's first lines say what broke (the property or the sanitizer's error and
+        # its top frames); the tail names the input that did it.
+        grep -n -m1 -A24 -E "fuzz property violated|ERROR: |runtime error|deadly signal" \
+            "$build/$t.log" >&2 || true
+        tail -8 "$build/$t.log" >&2
+        for a in "$build/artifacts/$t"/*; do
+            [ -f "$a" ] || continue
+            echo "run.sh: input $a (base64):" >&2
+            head -c 4096 "$a" | base64 >&2
+        done
         status=1
     else
         grep -E "stat::number_of_executed_units|stat::new_units_added" "$build/$t.log" >&2 || true
