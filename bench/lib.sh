@@ -18,6 +18,13 @@ AGENT="$BUILD/agent/bulkfleet-agent"
 SCENARIO="$BENCH_DIR/scenarios/sink-nginx.yaml"
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/bf-bench.XXXXXX")
 SINK_PID=""
+# Optional CPU pinning (taskset lists, e.g. SINK_CPUS=0 LOAD_CPUS=1-3): the sink on its own
+# cores and the load generator (wrk or the agent) on others, so a host with enough cores
+# measures the generator instead of the generator and the sink fighting for the same ones.
+SINK_PIN=()
+LOAD_PIN=()
+[ -n "${SINK_CPUS:-}" ] && SINK_PIN=(taskset -c "$SINK_CPUS")
+[ -n "${LOAD_CPUS:-}" ] && LOAD_PIN=(taskset -c "$LOAD_CPUS")
 
 bench_cleanup() {
     if [ -n "$SINK_PID" ]; then
@@ -111,7 +118,7 @@ http {
     }
 }
 CONF
-    nginx -p "$d" -c "$d/nginx.conf" -e "$d/error.log" &
+    "${SINK_PIN[@]}" nginx -p "$d" -c "$d/nginx.conf" -e "$d/error.log" &
     SINK_PID=$!
     for _ in $(seq 1 50); do
         if curl -sf -o /dev/null "http://127.0.0.1:$port/"; then
@@ -142,7 +149,7 @@ agent_run() {
     shift
     rm -rf "$WORK/res-$name"
     /usr/bin/time -f "%U %S %M" -o "$WORK/$name.time" \
-        "$AGENT" run "$SCENARIO" --results "$WORK/res-$name" "$@" \
+        "${LOAD_PIN[@]}" "$AGENT" run "$SCENARIO" --results "$WORK/res-$name" "$@" \
         > "$WORK/$name.out" 2> "$WORK/$name.err" || true
     python3 - "$WORK" "$name" <<'PY'
 import glob, json, sys
@@ -181,7 +188,7 @@ f:close()
 wrk.headers["Content-Type"] = "application/x-ndjson"
 LUA
     /usr/bin/time -f "%U %S %M" -o "$WORK/$name.time" \
-        wrk -t"$threads" -c"$conns" -d"$dur" -s "$WORK/$name.lua" "$url" > "$WORK/$name.out"
+        "${LOAD_PIN[@]}" wrk -t"$threads" -c"$conns" -d"$dur" -s "$WORK/$name.lua" "$url" > "$WORK/$name.out"
     python3 - "$WORK" "$name" <<'PY'
 import json, re, sys
 work, name = sys.argv[1:3]

@@ -5,7 +5,9 @@
 #
 #   bench/sink-ceiling.sh [ROUNDS]      (default 3; each round runs wrk, then the agent)
 #   env: BF_BATCH (5000), BF_CONC (8), BF_DURATION (10s), BF_WARMUP (2s), THREADS (nproc),
-#        BF_BUILD_DIR (an existing build instead of build-bench/)
+#        BF_BUILD_DIR (an existing build instead of build-bench/), SINK_CPUS and LOAD_CPUS
+#        (taskset CPU lists: the nginx sink on some cores, wrk and the agent on the others;
+#        THREADS then defaults to the number of LOAD_CPUS)
 #
 # Documents: bench/scenarios/sink-nginx.yaml (nginx access-log events, ~585 bytes a document
 # with its action line). The agent runs standalone (`bulkfleet-agent run`), renders every body
@@ -17,7 +19,7 @@ source "$(dirname "$0")/lib.sh"
 ROUNDS=${1:-3}
 export BF_BATCH=${BF_BATCH:-5000} BF_CONC=${BF_CONC:-8} BF_COMPRESSION=none
 export BF_WARMUP=${BF_WARMUP:-2s} BF_DURATION=${BF_DURATION:-10s}
-THREADS=${THREADS:-$(nproc)}
+THREADS=${THREADS:-$(if [ -n "${LOAD_CPUS:-}" ]; then taskset -c "$LOAD_CPUS" nproc; else nproc; fi)}
 bench_build
 PORT=$(free_port)
 sink_start "$PORT" "$BF_BATCH"
@@ -49,8 +51,10 @@ for r in range(1, rounds + 1):
 ratio = statistics.median(ratios)
 budget_mib = conc * body / 2**20 + 64
 print(f"machine: {machine}")
+pin = (f"; sink on CPUs {os.environ.get('SINK_CPUS', 'any')}, load on CPUs "
+       f"{os.environ.get('LOAD_CPUS', 'any')}") if os.environ.get('SINK_CPUS') or os.environ.get('LOAD_CPUS') else ""
 print(f"sink-ceiling: batch {batch} (body {body / 2**20:.2f} MiB), concurrency {conc}, {threads} "
-      f"threads: agent {statistics.median(agents):,.0f} docs/s, wrk {statistics.median(wrks):,.0f} "
+      f"threads{pin}: agent {statistics.median(agents):,.0f} docs/s, wrk {statistics.median(wrks):,.0f} "
       f"docs/s, ratio {ratio:.2f} (median of {rounds}; min {min(ratios):.2f}, max {max(ratios):.2f}; "
       f"budget >= 0.80: {'PASS' if ratio >= 0.8 else 'FAIL'}); agent peak RSS {max(rss):.0f} MiB "
       f"vs concurrency x body + 64 MiB = {budget_mib:.0f} MiB "
