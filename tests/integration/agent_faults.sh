@@ -191,6 +191,54 @@ assert ROW["failed"] and "401" in ROW.get("reason", "401"), ROW
 assert elapsed < 4, f"401 must end the cell at once, took {elapsed} s"
 '
 
+# ---- whole-request 400: every document failed (4xx), never ok, never unknown -------------
+start_fs bad_request r400
+scenario r400
+run_agent r400
+check r400 '
+eq("HTTP 400", A["http_400"], len(L))
+eq("docs_failed_4xx", A["docs_failed_4xx"], sum(r["docs"] for r in L))
+eq("docs_ok", A["docs_ok"], 0)
+eq("docs_unknown", A["docs_unknown"], 0)
+assert ROW["docs_failed"] > 0 and ROW["doc_error_rate"] == 1.0, ROW
+assert "HTTP 400" in ERR and "Malformed action/metadata line" in ERR, ERR
+'
+
+# ---- whole-request 503 from the cluster: failed (5xx); 502 from a proxy: unknown ------------
+start_fs unavailable r503
+scenario r503
+run_agent r503
+check r503 '
+eq("HTTP 503", A["http_503"], len(L))
+eq("docs_failed_5xx", A["docs_failed_5xx"], sum(r["docs"] for r in L))
+eq("docs_ok", A["docs_ok"], 0)
+eq("docs_unknown", A["docs_unknown"], 0)
+assert "HTTP 503" in ERR and "cluster_manager_not_discovered_exception" in ERR, ERR
+'
+start_fs bad_gateway r502
+scenario r502
+run_agent r502
+check r502 '
+eq("HTTP 502", A["http_502"], len(L))
+eq("docs_unknown (a proxy answered: the upstream may have indexed them)", A["docs_unknown"],
+   sum(r["docs"] for r in L))
+eq("docs_ok", A["docs_ok"], 0)
+eq("docs_failed_5xx", A.get("docs_failed_5xx", 0), 0)
+assert ROW["docs_unknown"] > 0 and ROW["doc_error_rate"] == 1.0, ROW
+assert "HTTP 502" in ERR, ERR
+'
+
+# ---- 404 (index gone, auto-create off): fails fast with what to do --------------------------
+start_fs not_found r404
+scenario r404
+run_agent r404
+check r404 '
+assert rc == 1, f"exit {rc}"
+assert "HTTP 404" in ERR and "index_not_found_exception" in ERR and "recreate" in ERR, ERR
+assert ROW["failed"], ROW
+assert elapsed < 4, f"404 must end the cell at once, took {elapsed} s"
+'
+
 # ---- reset mid-request: outcome unknown, a new connection each time --------------------------
 start_fs reset reset
 scenario reset

@@ -36,7 +36,8 @@ import zlib
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import unquote, urlsplit
 
-MODES = ("ok", "mixed", "reject429", "too_large", "reset", "stall", "notjson", "unauthorized")
+MODES = ("ok", "mixed", "reject429", "too_large", "reset", "stall", "notjson", "unauthorized",
+         "bad_request", "unavailable", "bad_gateway", "not_found")
 BULK_ACTIONS = ("index", "create", "update", "delete")
 # Metadata keys OpenSearch 2.x accepts in an action line; anything else fails the request.
 META_KEYS = {"_index", "_id", "routing", "pipeline", "require_alias", "if_seq_no",
@@ -550,6 +551,34 @@ class Handler(BaseHTTPRequestHandler):
             rec["status"] = 200
             self._send(200, b"<html><body>this is not JSON</body></html>\n",
                        content_type="text/html")
+            return
+        if mode == "bad_request":
+            # what a cluster answers to a body it cannot parse at all (es-api.md §1.6)
+            rec["status"] = 400
+            self._send_json(400, error_body(
+                400, "illegal_argument_exception",
+                "Malformed action/metadata line [1], expected START_OBJECT but found "
+                "[VALUE_STRING]"))
+            return
+        if mode == "unavailable":
+            # a coordinating node that lost its cluster manager: nothing was indexed
+            rec["status"] = 503
+            self._send_json(503, error_body(
+                503, "cluster_manager_not_discovered_exception",
+                "ClusterManagerNotDiscoveredException[null]"))
+            return
+        if mode == "bad_gateway":
+            # a proxy in front of the cluster: its upstream may or may not have indexed them
+            rec["status"] = 502
+            self._send(502, b"<html><body><h1>502 Bad Gateway</h1></body></html>\n",
+                       content_type="text/html")
+            return
+        if mode == "not_found":
+            # the index is gone and action.auto_create_index is false
+            index = url_index or "unknown"
+            rec["status"] = 404
+            self._send_json(404, error_body(
+                404, "index_not_found_exception", "no such index [%s]" % index))
             return
         if mode == "unauthorized":
             rec["status"] = 401
