@@ -30,6 +30,42 @@ char *bf_url_redact_userinfo(const char *url)
     return bf_asprintf("%.*s<redacted>%s", (int)(colon + 1 - url), url, at);
 }
 
+const char *bf_es_transport_hint(CURLcode cc, const char *detail, const char *url,
+                                 const bf_target_t *t)
+{
+    switch (cc) {
+    case CURLE_PEER_FAILED_VERIFICATION:
+        return "the cluster's TLS certificate is not trusted: set target.tls.ca_file to the CA "
+               "that signed it (or target.tls.insecure: true to skip verification)";
+    case CURLE_SSL_CERTPROBLEM:
+        return "the client certificate or key could not be used: check target.tls.cert_file "
+               "and key_file (PEM, belonging together, key not encrypted)";
+    case CURLE_SSL_CACERT_BADFILE:
+        return "the CA bundle could not be read: check target.tls.ca_file (PEM)";
+    default:
+        break;
+    }
+    if (detail && (strstr(detail, "certificate required") || strstr(detail, "handshake failure") ||
+                   strstr(detail, "bad certificate") || strstr(detail, "unknown ca")))
+        return "the cluster refused the TLS handshake: if it requires a client certificate, set "
+               "target.tls.cert_file and key_file to one signed by a CA it trusts";
+    int https = url && strncmp(url, "https://", 8) == 0;
+    if (https && (cc == CURLE_SEND_ERROR || cc == CURLE_RECV_ERROR || cc == CURLE_GOT_NOTHING ||
+                  cc == CURLE_SSL_CONNECT_ERROR)) {
+        /* TLS 1.3: a server that refuses the client's certificate (or its absence) says so
+         * after the client thinks the handshake is done, so the error is a send or receive */
+        if (t == NULL || t->cert_pem.data == NULL)
+            return "the cluster closed the TLS connection: if it requires a client certificate, "
+                   "set target.tls.cert_file and key_file; if the port is not TLS, write http://";
+        return "the cluster closed the TLS connection: does it trust the CA that signed "
+               "target.tls.cert_file?";
+    }
+    if (cc == CURLE_SSL_CONNECT_ERROR)
+        return "the TLS handshake failed: is the URL's scheme right (https:// for a TLS port, "
+               "http:// for a plain one)?";
+    return "is the cluster running and is target.hosts right?";
+}
+
 int bf_es_apply_target(CURL *h, const bf_target_t *t, struct curl_slist **headers)
 {
     switch (t->auth) {
@@ -53,12 +89,30 @@ int bf_es_apply_target(CURL *h, const bf_target_t *t, struct curl_slist **header
         break;
     }
     }
-    if (t->ca_file)
-        curl_easy_setopt(h, CURLOPT_CAINFO, t->ca_file);
-    if (t->cert_file)
-        curl_easy_setopt(h, CURLOPT_SSLCERT, t->cert_file);
-    if (t->key_file)
-        curl_easy_setopt(h, CURLOPT_SSLKEY, t->key_file);
+    /* The files' contents as loaded with the scenario (on an agent: as shipped by the
+     * coordinator), never the paths: a path means nothing on another host. CURL_BLOB_COPY:
+     * the handle keeps its own copy (libcurl >= 7.77 for CAINFO_BLOB, 7.71 for the others). */
+    struct curl_blob blob = {.flags = CURL_BLOB_COPY};
+    if (t->ca_pem.data) {
+        blob.data = (void *)t->ca_pem.data;
+        blob.len = t->ca_pem.len;
+        if (curl_easy_setopt(h, CURLOPT_CAINFO_BLOB, &blob) != CURLE_OK)
+            return BF_E_INVAL;
+    }
+    if (t->cert_pem.data) {
+        blob.data = (void *)t->cert_pem.data;
+        blob.len = t->cert_pem.len;
+        curl_easy_setopt(h, CURLOPT_SSLCERTTYPE, "PEM");
+        if (curl_easy_setopt(h, CURLOPT_SSLCERT_BLOB, &blob) != CURLE_OK)
+            return BF_E_INVAL;
+    }
+    if (t->key_pem.data) {
+        blob.data = (void *)t->key_pem.data;
+        blob.len = t->key_pem.len;
+        curl_easy_setopt(h, CURLOPT_SSLKEYTYPE, "PEM");
+        if (curl_easy_setopt(h, CURLOPT_SSLKEY_BLOB, &blob) != CURLE_OK)
+            return BF_E_INVAL;
+    }
     if (t->tls_insecure) {
         curl_easy_setopt(h, CURLOPT_SSL_VERIFYPEER, 0L);
         curl_easy_setopt(h, CURLOPT_SSL_VERIFYHOST, 0L);
@@ -133,14 +187,18 @@ int bf_es_request(bf_es_t *es, const char *method, const char *path, const char 
     }
     headers = curl_slist_append(headers, "Expect:");
     curl_easy_setopt(h, CURLOPT_HTTPHEADER, headers);
+    char errbuf[CURL_ERROR_SIZE] = "";
+    curl_easy_setopt(h, CURLOPT_ERRORBUFFER, errbuf);
     CURLcode cc = curl_easy_perform(h);
+    curl_easy_setopt(h, CURLOPT_ERRORBUFFER, NULL);
     int rc = BF_OK;
     if (cc == CURLE_WRITE_ERROR) {
         rc = bf_diag_set(diag, BF_E_TOOBIG, "%s %s%s: response larger than %u bytes", method,
                          es->display_host, path, BF_MAX_API_RESPONSE_BYTES);
     } else if (cc != CURLE_OK) {
-        rc = bf_diag_set(diag, BF_E_TRANSPORT, "%s %s%s: %s; is the cluster running and is "
-                         "target.hosts right?", method, es->display_host, path, curl_easy_strerror(cc));
+        rc = bf_diag_set(diag, BF_E_TRANSPORT, "%s %s%s: %s%s%s; %s", method, es->display_host,
+                         path, curl_easy_strerror(cc), errbuf[0] ? ": " : "", errbuf,
+                         bf_es_transport_hint(cc, errbuf, url, es->target));
     } else {
         curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, status);
         *body_out = es->resp.data;

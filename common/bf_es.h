@@ -21,9 +21,22 @@ typedef struct bf_es bf_es_t;
  * Returns a new string (caller frees), or NULL when url holds no password. Thread-safe. */
 char *bf_url_redact_userinfo(const char *url);
 
+/* bf_es_transport_hint — what to do about a failed transfer: cc is libcurl's result, detail
+ * its error buffer (CURLOPT_ERRORBUFFER; may be NULL or empty), url the request's URL (its
+ * scheme matters), target the scenario's target (may be NULL; whether a client certificate is
+ * configured). Returns a static sentence naming the scenario key to check (TLS trust, client
+ * certificate, URL scheme, or whether the cluster runs at target.hosts). Thread-safe. */
+const char *bf_es_transport_hint(CURLcode cc, const char *detail, const char *url,
+                                 const bf_target_t *target);
+
 /* bf_es_apply_target — set auth (basic / ApiKey / Bearer), TLS options and the target's extra
- * headers on a curl easy handle. *headers is appended to (caller frees with
- * curl_slist_free_all after the handle is done). Target is borrowed. Returns 0. */
+ * headers on a curl easy handle. TLS files go in as their in-memory PEM contents
+ * (target->ca_pem, cert_pem, key_pem; copied into the handle), never as paths. *headers is
+ * appended to (caller frees with curl_slist_free_all after the handle is done). Target is
+ * borrowed. Returns 0, or BF_E_INVAL when this libcurl's TLS backend refuses in-memory PEM
+ * (libcurl < 7.77 or a backend without it): the handle then verifies against the system CAs,
+ * so a TLS connection fails with libcurl's certificate error rather than passing unverified.
+ * Thread-safe for distinct handles. */
 int bf_es_apply_target(CURL *h, const bf_target_t *target, struct curl_slist **headers);
 
 /* bf_es_new — client for host number host_index of target (borrowed; must outlive the

@@ -755,6 +755,32 @@ static int build_target(bf__load_t *L)
     if (TOP(TLS_CERT_FILE)->set != TOP(TLS_KEY_FILE)->set)
         return bf__err(L, TOP(TARGET_TLS)->node, BF_E_INVAL, "target.tls: cert_file and "
                        "key_file go together (client certificate and its key)");
+    /* Like every file a scenario names: read now (relative to the scenario's folder), checked
+     * by validate, shipped to the agents, handed to libcurl as in-memory PEM. */
+    static const struct {
+        int id;
+        const char *key, *what;
+        size_t off;
+    } tls[] = {
+        {BF__K_TLS_CA_FILE, "target.tls.ca_file", "CA bundle", offsetof(bf_target_t, ca_pem)},
+        {BF__K_TLS_CERT_FILE, "target.tls.cert_file", "client certificate",
+         offsetof(bf_target_t, cert_pem)},
+        {BF__K_TLS_KEY_FILE, "target.tls.key_file", "client key", offsetof(bf_target_t, key_pem)},
+    };
+    for (size_t i = 0; i < sizeof tls / sizeof tls[0]; i++) {
+        const bf__kval_t *v = &L->top[tls[i].id];
+        if (!v->set || v->s == NULL)
+            continue;
+        bf_pem_t *pem = (bf_pem_t *)((char *)t + tls[i].off);
+        int rc = read_ref(L, v->node, tls[i].key, tls[i].what, v->s, BF_MAX_PEM_BYTES,
+                          &pem->data, &pem->len);
+        if (rc != BF_OK)
+            return rc;
+        if (pem->len == 0 || memmem(pem->data, pem->len, "-----BEGIN ", 11) == NULL)
+            return bf__err(L, v->node, BF_E_INVAL, "%s: '%s' is not a PEM file (no "
+                           "\"-----BEGIN\" line); give the %s in PEM format", tls[i].key, v->s,
+                           tls[i].what);
+    }
     const bf__ynode_t *hd = TOP(TARGET_HEADERS)->node;
     if (hd && hd->kind == BF__Y_MAP) {
         t->headers = bf_calloc(hd->n ? hd->n : 1, sizeof *t->headers);

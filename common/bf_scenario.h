@@ -61,12 +61,19 @@
 
 #define BF_MAX_SCENARIO_BYTES (16u << 20)  /* a scenario file larger than this is refused */
 #define BF_MAX_DICT_BYTES (512u << 20)     /* one dictionary (type: file) file */
+#define BF_MAX_PEM_BYTES (4u << 20)        /* one TLS file (CA bundle, certificate, key) */
 #define BF_MAX_CELLS 100000u               /* cells after expansion */
 #define BF_MAX_BODY_BYTES (100u << 20)     /* OpenSearch default http.max_content_length */
 
 enum bf_auth_type { BF_AUTH_NONE = 0, BF_AUTH_BASIC, BF_AUTH_APIKEY, BF_AUTH_BEARER };
 enum bf_action { BF_ACTION_INDEX = 0, BF_ACTION_CREATE };
 enum bf_compression { BF_COMPRESS_NONE = 0, BF_COMPRESS_GZIP };
+
+/* One PEM file's content (borrowed; not NUL-terminated as far as users should assume). */
+typedef struct bf_pem {
+    const char *data;
+    size_t len;
+} bf_pem_t;
 
 typedef struct bf_target {
     char **hosts;          /* base URLs "http://127.0.0.1:9200", no trailing slash; nhosts >= 1 */
@@ -76,9 +83,14 @@ typedef struct bf_target {
     char *password;        /* basic; SECRET */
     char *api_key;         /* the value after "ApiKey " (base64 of id:key); SECRET */
     char *bearer;          /* token; SECRET */
-    char *ca_file;         /* TLS CA bundle path or NULL */
-    char *cert_file;       /* TLS client certificate or NULL */
-    char *key_file;        /* TLS client key or NULL */
+    char *ca_file;         /* TLS CA bundle path as written, or NULL */
+    char *cert_file;       /* TLS client certificate path as written, or NULL */
+    char *key_file;        /* TLS client key path as written, or NULL */
+    bf_pem_t ca_pem;       /* their contents, read at load like every file the scenario names
+                              (relative to its folder; shipped to agents): borrowed from the
+                              scenario's file list, {NULL, 0} when the path is not set */
+    bf_pem_t cert_pem;
+    bf_pem_t key_pem;      /* SECRET (never written to results; shipped over CURVE) */
     int tls_insecure;      /* 1: do not verify the server certificate */
     char **headers;        /* extra request headers "Name: value" */
     size_t nheaders;

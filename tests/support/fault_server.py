@@ -16,6 +16,7 @@ template paths ({"acknowledged":true}), _refresh, _count (documents acknowledged
 index; DELETE of the index forgets them), _cluster/health (green).
 
 Usage: fault_server.py --port P --mode MODE [--log FILE] [--host H] [--max-lifetime S]
+                       [--tls-cert PEM --tls-key PEM [--tls-client-ca PEM]]
 Prints "READY <port>" on stdout once listening (--port 0 picks a free port). Exits by itself
 after --max-lifetime seconds (default 600), or on SIGTERM/SIGINT. Python 3 stdlib only.
 """
@@ -27,6 +28,7 @@ import json
 import random
 import signal
 import socket
+import ssl
 import string
 import struct
 import sys
@@ -687,9 +689,20 @@ def main(argv=None):
                     help="bodies larger than this get 413 (default 100 MiB, a cluster's default)")
     ap.add_argument("--no-compress", action="store_true",
                     help="never gzip responses (default: gzip when the client accepts it)")
+    ap.add_argument("--tls-cert", help="serve HTTPS with this PEM certificate (chain)")
+    ap.add_argument("--tls-key", help="the certificate's PEM key (with --tls-cert)")
+    ap.add_argument("--tls-client-ca", help="require a client certificate signed by this CA")
     args = ap.parse_args(argv)
 
     server = Server((args.host, args.port), Handler)
+    if args.tls_cert:
+        ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        ctx.load_cert_chain(args.tls_cert, args.tls_key)
+        if args.tls_client_ca:
+            ctx.verify_mode = ssl.CERT_REQUIRED
+            ctx.load_verify_locations(args.tls_client_ca)
+        # the handshake runs in accept(); one that fails is dropped (ssl.SSLError is an OSError)
+        server.socket = ctx.wrap_socket(server.socket, server_side=True)
     server.state = State(args.mode, args.log, args.max_content_length)
     server.compress = not args.no_compress
 

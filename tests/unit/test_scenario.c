@@ -175,6 +175,7 @@ ERROR_TEST(bad_count, "err_bad_count.yaml", "9:20", "run.target_rate: expected a
 ERROR_TEST(empty_axis, "err_empty_axis.yaml", "11:15", "matrix.batch_size: empty list")
 ERROR_TEST(missing_dict, "err_missing_dict.yaml", "7:11", "cannot read dictionary")
 ERROR_TEST(missing_mappings, "err_missing_mappings.yaml", "5:18", "cannot read mappings file")
+ERROR_TEST(tls_not_pem, "err_tls_not_pem.yaml", "4:18", "is not a PEM file")
 ERROR_TEST(unknown_placeholder, "err_unknown_placeholder.yaml", "8:37",
            "$[[lines]] names no variable; did you mean $[[line]]?")
 ERROR_TEST(invalid_json, "err_invalid_json.yaml", "9:48", "does not render valid JSON")
@@ -441,6 +442,10 @@ static void test_request_and_target_options(void **state)
     assert_int_equal(t->auth, BF_AUTH_APIKEY);
     assert_string_equal(t->api_key, "aWQ6a2V5");
     assert_string_equal(t->ca_file, "ca.pem");
+    /* the file's content is loaded (relative to the scenario's folder) for libcurl and the agents */
+    assert_non_null(t->ca_pem.data);
+    assert_true(t->ca_pem.len > 100);
+    assert_memory_equal(t->ca_pem.data, "-----BEGIN CERTIFICATE-----", 27);
     assert_int_equal(t->tls_insecure, 1);
     assert_int_equal(t->nheaders, 1);
     assert_string_equal(t->headers[0], "X-Opaque-Id: bench");
@@ -702,6 +707,7 @@ int main(void)
         cmocka_unit_test(test_err_empty_axis),
         cmocka_unit_test(test_err_missing_dict),
         cmocka_unit_test(test_err_missing_mappings),
+        cmocka_unit_test(test_err_tls_not_pem),
         cmocka_unit_test(test_err_unknown_placeholder),
         cmocka_unit_test(test_err_invalid_json),
         cmocka_unit_test(test_err_duplicate_json_key),
