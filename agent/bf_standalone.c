@@ -125,6 +125,10 @@ int bf_standalone_main(int argc, char **argv)
         bf_scenario_destroy(&sc);
         return 2;
     }
+    uint64_t seed;
+    if (bf_scenario_seed_fresh(sc, &seed))
+        bf_info("run.seed not set: this run uses seed %llu (write run.seed: %llu to repeat its "
+                "documents exactly)", (unsigned long long)seed, (unsigned long long)seed);
     long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
     if (threads == 0)
         threads = ncpu > 0 ? (uint32_t)ncpu : 1;

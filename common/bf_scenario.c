@@ -30,6 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 #include <yaml.h>
 
@@ -505,8 +506,13 @@ static int convert_scalar(bf__load_t *L, const bf__key_t *k, const char *dpath,
     }
     case BF__T_DURATION: {
         uint64_t ms;
-        if (bf_units_parse_duration_ms(text, &ms) != BF_OK)
+        if (bf_units_parse_duration_ms(text, &ms) != BF_OK) {
+            char sug[64];
+            if (n && bf_units_suggest_duration(text, sug, sizeof sug))
+                return bf__err(L, n, BF_E_INVAL, "%s: expected a duration like 30s, 5m, 1h30m "
+                               "or 250ms, got '%.80s'; did you mean %s?", dpath, text, sug);
             return bad_type(L, n, dpath, "a duration like 30s, 5m, 1h30m or 250ms");
+        }
         if ((double)ms < k->min || (k->max > 0 && (double)ms > k->max)) {
             char lo[32], hi[32];
             bf_units_format_duration_ms((uint64_t)k->min, lo, sizeof lo);
@@ -1507,6 +1513,25 @@ void bf_scenario_set_seed(bf_scenario_t *sc, uint64_t seed)
 {
     sc->run.seed = seed;
     sc->run.seed_set = 1;
+}
+
+int bf_scenario_seed_fresh(bf_scenario_t *sc, uint64_t *seed)
+{
+    if (sc->run.seed_set) {
+        *seed = sc->run.seed;
+        return 0;
+    }
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    uint64_t x = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+    x ^= (uint64_t)getpid() << 32;
+    /* splitmix64 finalizer (Steele, Lea, Flood 2014): close clocks give unrelated seeds */
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+    x ^= x >> 31;
+    bf_scenario_set_seed(sc, x & 0x7fffffffffffffffull);
+    *seed = sc->run.seed;
+    return 1;
 }
 
 const bf_run_spec_t *bf_scenario_run(const bf_scenario_t *sc)

@@ -206,6 +206,12 @@ void bf_scenario_override_run(bf_scenario_t *sc, const uint64_t *warmup_ms,
 /* bf_scenario_set_seed — set run.seed (and seed_set) when the file left it out, so the
  * campaign picks a fresh seed and records it. Same threading rule as above. */
 void bf_scenario_set_seed(bf_scenario_t *sc, uint64_t seed);
+/* bf_scenario_seed_fresh — what a run does when the file has no run.seed: pick a fresh seed
+ * (wall clock in ns and pid, mixed by splitmix64; < 2^63 so it reads back as YAML) so ids
+ * differ between runs, and set it. *seed receives the seed in use either way. Returns 1 when
+ * a fresh seed was picked (the caller says so, with the seed, so the run can be repeated),
+ * 0 when the file gave one. Same threading rule as above. */
+int bf_scenario_seed_fresh(bf_scenario_t *sc, uint64_t *seed);
 size_t bf_scenario_cell_count(const bf_scenario_t *sc);
 /* bf_scenario_cell — cell i (0-based, run order), borrowed, valid while sc lives; NULL if out
  * of range. */

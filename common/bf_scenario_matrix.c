@@ -260,9 +260,16 @@ static int add_matrix_param(mx *m, const char *name, int row, const bf__ynode_t 
             if (rc != BF_OK)
                 return rc;
             for (size_t j = 0; j < i; j++)
-                if (same_value(p, p->values[j].text, it->value))
-                    return bf__err(L, it, BF_E_INVAL, "%s: value '%s' is listed twice", where,
-                                   it->value);
+                if (same_value(p, p->values[j].text, it->value)) {
+                    const bf__ynode_t *first = val->items[j];
+                    if (strcmp(first->value, it->value) == 0)
+                        return bf__err(L, it, BF_E_INVAL, "%s: value '%s' is listed twice "
+                                       "(first at %u:%u); remove one", where, it->value,
+                                       first->line, first->col);
+                    return bf__err(L, it, BF_E_INVAL, "%s: value '%s' is listed twice: it "
+                                   "equals '%s' at %u:%u; remove one", where, it->value,
+                                   first->value, first->line, first->col);
+                }
             p->values[i].text = bf__keep(L->sc, it->value);
             p->values[i].node = it;
         }

@@ -193,6 +193,8 @@ int bf__ydoc_parse(bf__ydoc_t *doc, const char *text, size_t len, const char *or
             if (env && ctx && strstr(ctx, "flow"))
                 hint = "; quote values holding ${VAR} inside [...] or {...}, e.g. "
                        "password: \"${ES_PASSWORD}\"";
+            else if (p.problem_mark.index < len && text[p.problem_mark.index] == '\t')
+                hint = "; this is a tab: YAML indents with spaces only";
             rc = perr(diag, origin, p.problem_mark.line + 1, p.problem_mark.column + 1,
                       BF_E_PARSE, "YAML syntax error: %s%s%s%s", p.problem ? p.problem : "invalid",
                       ctx ? " " : "", ctx ? ctx : "", hint);

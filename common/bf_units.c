@@ -181,3 +181,55 @@ char *bf_units_format_bytes(uint64_t bytes, char *buf, size_t buf_size)
         snprintf(buf, buf_size, "%.1f %s", v, names[i]);
     return buf;
 }
+
+int bf_units_suggest_duration(const char *s, char *out, size_t out_size)
+{
+    static const struct {
+        const char *word, *unit;
+    } words[] = {
+        {"milliseconds", "ms"}, {"millisecond", "ms"}, {"millis", "ms"}, {"msecs", "ms"},
+        {"msec", "ms"}, {"seconds", "s"}, {"second", "s"}, {"secs", "s"}, {"sec", "s"},
+        {"minutes", "m"}, {"minute", "m"}, {"mins", "m"}, {"min", "m"}, {"hours", "h"},
+        {"hour", "h"}, {"hrs", "h"}, {"hr", "h"},
+    };
+    char low[64], norm[64];
+    size_t n = 0;
+    for (const char *p = s; *p; p++) {
+        if (*p == ' ' || *p == '\t')
+            continue;
+        if (n + 1 >= sizeof low)
+            return 0;
+        low[n++] = (char)((*p >= 'A' && *p <= 'Z') ? *p - 'A' + 'a' : *p);
+    }
+    low[n] = '\0';
+    /* replace each unit word by its letter: digits pass, letters must spell a known unit */
+    size_t o = 0;
+    for (size_t i = 0; i < n;) {
+        if ((low[i] >= '0' && low[i] <= '9') || low[i] == '.') {
+            norm[o++] = low[i++];
+            continue;
+        }
+        size_t j = i;
+        while (j < n && low[j] >= 'a' && low[j] <= 'z')
+            j++;
+        if (j == i)
+            return 0;
+        const char *unit = NULL;
+        for (size_t w = 0; w < sizeof words / sizeof words[0] && unit == NULL; w++)
+            if (strlen(words[w].word) == j - i && memcmp(low + i, words[w].word, j - i) == 0)
+                unit = words[w].unit;
+        /* no word matched: the letters stay (a unit letter already, or a parse failure) */
+        size_t ul = unit ? strlen(unit) : j - i;
+        if (o + ul + 1 >= sizeof norm)
+            return 0;
+        memcpy(norm + o, unit ? unit : low + i, ul);
+        o += ul;
+        i = j;
+    }
+    norm[o] = '\0';
+    uint64_t ms;
+    if (strcmp(norm, s) == 0 || bf_units_parse_duration_ms(norm, &ms) != 0)
+        return 0;
+    snprintf(out, out_size, "%s", norm);
+    return 1;
+}

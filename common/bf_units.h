@@ -11,6 +11,12 @@
 /* bf_units_parse_duration_ms — "250ms", "30s", "5m", "1h", "1h30m", or a bare number of
  * seconds ("60") into milliseconds. Returns 0, BF_E_PARSE (not a duration) or BF_E_RANGE. */
 int bf_units_parse_duration_ms(const char *s, uint64_t *out_ms);
+
+/* bf_units_suggest_duration — for text bf_units_parse_duration_ms refused, the spelling it
+ * would take when the mistake is a usual one: spaces ("10 s"), capitals ("10S"), unit words
+ * ("10 sec", "5 minutes", "2 hours", "250 millis"). Writes the suggestion (NUL-terminated) to
+ * out (out_size bytes) and returns 1, or returns 0 when there is none. */
+int bf_units_suggest_duration(const char *s, char *out, size_t out_size);
 /* bf_units_parse_size — "512", "10KiB", "10KB", "4MiB", "1GiB", "2k" (binary multiples for
  * KiB/MiB/GiB and k/m/g written after a size; KB/MB/GB are decimal) into bytes.
  * Returns 0, BF_E_PARSE or BF_E_RANGE. */

@@ -786,14 +786,6 @@ int bf_campaign_run(const bf_campaign_opts_t *opts)
     for (size_t i = 0; i < bf_scenario_warning_count(c.sc); i++)
         bf_warn("%s", bf_scenario_warning(c.sc, i));
     bf_scenario_override_run(c.sc, opts->warmup_ms, opts->duration_ms);
-    if (!bf_scenario_run(c.sc)->seed_set) {
-        /* no run.seed: a fresh one per campaign (ids differ between campaigns), recorded in
-         * matrix.json and here so the campaign can be repeated exactly */
-        uint64_t seed = (bf_clock_wall_us() ^ ((uint64_t)getpid() << 32)) & 0x7fffffffffffffffull;
-        bf_scenario_set_seed(c.sc, seed);
-        bf_info("run.seed not set: this campaign uses seed %llu (write run.seed: %llu to repeat "
-                "its documents exactly)", (unsigned long long)seed, (unsigned long long)seed);
-    }
     if (opts->duration_ms && *opts->duration_ms < 1000) {
         fprintf(stderr, "bulkfleet-coordinator: --duration must be at least 1s\n");
         bf_scenario_destroy(&c.sc);
@@ -803,6 +795,13 @@ int bf_campaign_run(const bf_campaign_opts_t *opts)
     if (opts->cells && select_cells(c.sc, opts->cells, &selected) != BF_OK) {
         bf_scenario_destroy(&c.sc);
         return 2;
+    }
+    uint64_t seed;
+    if (bf_scenario_seed_fresh(c.sc, &seed)) {
+        /* no run.seed: a fresh one per campaign (ids differ between campaigns), recorded in
+         * matrix.json and here so the campaign can be repeated exactly */
+        bf_info("run.seed not set: this campaign uses seed %llu (write run.seed: %llu to repeat "
+                "its documents exactly)", (unsigned long long)seed, (unsigned long long)seed);
     }
     const bf_run_spec_t *run = bf_scenario_run(c.sc);
     const bf_target_t *target = bf_scenario_target(c.sc);

@@ -26,4 +26,7 @@ set -e
 if [ $rc -ne 0 ]; then
     echo "demo: the campaign exited with $rc (see the messages above)" >&2
 fi
+echo "demo: stopping the cluster (its data goes with it). To keep one running for your own" \
+     "runs: scripts/devcluster.sh start --nodes 1 --http-port $PORT --state-dir .state/mine" \
+     "(stop: scripts/devcluster.sh stop --state-dir .state/mine)" >&2
 exit $rc

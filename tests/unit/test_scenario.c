@@ -265,7 +265,15 @@ static void test_inline_errors(void **state)
                   "inline.yaml:4:37: ", "did you mean 'shards'?");
     load_text_err("name: x\ntarget: {hosts: [http://h:9200]}\ndocument: {source: '{}'}\n"
                   "matrix: {shards: [1, 1]}\n",
-                  "inline.yaml:4:22: ", "listed twice");
+                  "inline.yaml:4:22: ", "listed twice (first at 4:19)");
+    load_text_err("name: x\ntarget: {hosts: [http://h:9200]}\ndocument: {source: '{}'}\n"
+                  "matrix: {batch_size: [500, 2k, 2000]}\n",
+                  "inline.yaml:4:32: ", "'2000' is listed twice: it equals '2k' at 4:28");
+    load_text_err("name: x\ntarget: {hosts: [http://h:9200]}\ndocument: {source: '{}'}\n"
+                  "run: {duration: 10 sec}\n",
+                  "inline.yaml:4:17: ", "got '10 sec'; did you mean 10s?");
+    load_text_err("name: x\ntarget:\n\thosts: [http://h:9200]\n",
+                  "inline.yaml:3:1: ", "this is a tab: YAML indents with spaces only");
     load_text_err("name: x\ntarget: {hosts: [http://h:9200]}\ndocument: {source: '{}'}\n"
                   "matrix: {shards: [0]}\n",
                   "inline.yaml:4:19: ", "from 1 to 1024");

@@ -27,6 +27,25 @@ static void test_durations(void **state)
     assert_int_equal(bf_units_parse_duration_ms("-5s", &ms), BF_E_PARSE);
 }
 
+static void test_duration_suggestions(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *in, *want;
+    } ok[] = {{"10 sec", "10s"}, {"10sec", "10s"}, {"10S", "10s"}, {"10 s", "10s"},
+              {"5 minutes", "5m"}, {"1h 30m", "1h30m"}, {"2 Hours", "2h"},
+              {"250 millis", "250ms"}, {"1 min 30 secs", "1m30s"}};
+    char out[64];
+    for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++) {
+        assert_int_equal(bf_units_suggest_duration(ok[i].in, out, sizeof out), 1);
+        assert_string_equal(out, ok[i].want);
+    }
+    /* nothing to suggest: not a duration, or already one */
+    static const char *none[] = {"abc", "10 parsecs", "", "30s", "s10", "10 seconds ago"};
+    for (size_t i = 0; i < sizeof none / sizeof none[0]; i++)
+        assert_int_equal(bf_units_suggest_duration(none[i], out, sizeof out), 0);
+}
+
 static void test_sizes(void **state)
 {
     uint64_t b;
@@ -68,6 +87,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_durations),
+        cmocka_unit_test(test_duration_suggestions),
         cmocka_unit_test(test_sizes),
         cmocka_unit_test(test_counts),
         cmocka_unit_test(test_format),
