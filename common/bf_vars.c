@@ -271,26 +271,23 @@ static size_t gen_sortable_id(bf_vars_t *v, var_state *st, char *dst)
     clock_gettime(CLOCK_REALTIME_COARSE, &ts);
     uint32_t sec = (uint32_t)ts.tv_sec;
     uint32_t counter = (uint32_t)(st->n++ & 0xFFFFFF);
-    unsigned char id[12] = {
-        (unsigned char)(sec >> 24), (unsigned char)(sec >> 16), (unsigned char)(sec >> 8),
-        (unsigned char)sec,
-        (unsigned char)(v->stream_index >> 24), (unsigned char)(v->stream_index >> 16),
-        (unsigned char)(v->stream_index >> 8), (unsigned char)v->stream_index, v->id_salt,
-        (unsigned char)(counter >> 16), (unsigned char)(counter >> 8), (unsigned char)counter,
-    };
-    /* 96 bits, big-endian, 5 bits per character, 4 zero bits of padding at the end. */
-    uint32_t acc = 0;
-    int bits = 0, o = 0;
-    for (int i = 0; i < 12; i++) {
-        acc = (acc << 8) | id[i];
-        bits += 8;
-        while (bits >= 5) {
-            bits -= 5;
-            dst[o++] = base32hex[(acc >> bits) & 31];
-        }
+    /* The 12 bytes are 96 bits, big-endian, 5 bits per character with 4 zero bits of padding
+     * at the end. Taken as groups of 40, 40 and 16 (+4) bits, each character is one shift and
+     * mask of a register (no byte array and bit accumulator: a loop-carried chain per
+     * character, which perf showed in bf_vars_eval). */
+    /* bytes 0-4: seconds, stream >> 24; 5-9: stream & 0xFFFFFF, salt, counter >> 16;
+     * 10-11: counter & 0xFFFF, then the padding */
+    uint64_t g0 = ((uint64_t)sec << 8) | (v->stream_index >> 24);
+    uint64_t g1 = ((uint64_t)(v->stream_index & 0xFFFFFF) << 16) | ((uint64_t)v->id_salt << 8) |
+                  (counter >> 16);
+    uint32_t g2 = (counter & 0xFFFF) << 4;
+    for (int k = 0; k < 8; k++) {
+        dst[k] = base32hex[(g0 >> (35 - 5 * k)) & 31];
+        dst[8 + k] = base32hex[(g1 >> (35 - 5 * k)) & 31];
     }
-    dst[o++] = base32hex[(acc << (5 - bits)) & 31];
-    return (size_t)o;
+    for (int k = 0; k < 4; k++)
+        dst[16 + k] = base32hex[(g2 >> (15 - 5 * k)) & 31];
+    return 20;
 }
 
 /* Go's time.String(): "2006-01-02 15:04:05.999999999 -0700 MST" (fraction without trailing
