@@ -99,8 +99,12 @@ json_t *bf__y_scalar_to_json(const bf__ynode_t *n)
             return json_false();
         size_t sign = (v[0] == '-' || v[0] == '+') ? 1 : 0;
         if (all_digits(v, sign)) {
-            if (n->len - sign <= 18)
-                return json_integer(strtoll(v, NULL, 10));
+            /* every int64 (19 digits) exactly; beyond that jansson has no integer type, so
+             * the text stays a string rather than a rounded double */
+            errno = 0;
+            long long x = strtoll(v, NULL, 10);
+            if (errno != ERANGE)
+                return json_integer(x);
         } else if (bf_json_is_literal(v + (v[0] == '+'), n->len - (v[0] == '+'))) {
             double d;
             if (bf_units_parse_double(v, &d) == BF_OK)

@@ -124,30 +124,55 @@ int bf_units_parse_size(const char *s, uint64_t *out_bytes)
 
 int bf_units_parse_count(const char *s, uint64_t *out)
 {
+    /* Exact integer arithmetic, never a double: "9223372036854775807" keeps every digit (strtod
+     * would round it to 2^53 precision), and "1e3" or "0x10" are not counts. */
     if (s == NULL)
         return BF_E_PARSE;
     const char *p = s;
-    double num;
-    char unit[4];
-    if (number_and_unit(&p, &num, unit, sizeof unit) != BF_OK || *p != '\0')
+    uint64_t whole = 0, frac = 0, scale = 1;
+    int nd = 0, nf = 0;
+    for (; isdigit((unsigned char)*p); p++, nd++) {
+        uint64_t d = (uint64_t)(*p - '0');
+        if (whole > (UINT64_MAX - d) / 10)
+            return BF_E_RANGE;
+        whole = whole * 10 + d;
+    }
+    if (*p == '.') {
+        for (p++; isdigit((unsigned char)*p); p++, nf++) {
+            if (nf < 9) {
+                frac = frac * 10 + (uint64_t)(*p - '0');
+                scale *= 10;
+            } else if (*p != '0') {
+                return BF_E_PARSE; /* finer than any unit: not a whole count */
+            }
+        }
+    }
+    if (nd == 0 && nf == 0)
         return BF_E_PARSE;
-    double mult;
-    if (unit[0] == '\0')
-        mult = 1;
-    else if (strcmp(unit, "k") == 0 || strcmp(unit, "K") == 0)
-        mult = 1e3;
-    else if (strcmp(unit, "M") == 0 || strcmp(unit, "m") == 0)
-        mult = 1e6;
-    else if (strcmp(unit, "G") == 0 || strcmp(unit, "g") == 0)
-        mult = 1e9;
-    else
+    uint64_t mult = 1;
+    switch (*p) {
+    case '\0': break;
+    case 'k':
+    case 'K': mult = 1000u; break;
+    case 'm':
+    case 'M': mult = 1000000u; break;
+    case 'g':
+    case 'G': mult = 1000000000u; break;
+    default: return BF_E_PARSE;
+    }
+    if (*p != '\0' && p[1] != '\0')
         return BF_E_PARSE;
-    double v = num * mult;
-    if (v > 1.8e19)
+    if (whole > UINT64_MAX / mult)
         return BF_E_RANGE;
-    if (v != floor(v))
-        return BF_E_PARSE;
-    *out = (uint64_t)v;
+    uint64_t v = whole * mult;
+    /* frac < 10^9 and mult <= 10^9: the product fits in 64 bits */
+    uint64_t f = frac * mult;
+    if (f % scale != 0)
+        return BF_E_PARSE; /* "1.5" or "1.0005k": not a whole number of documents */
+    f /= scale;
+    if (v > UINT64_MAX - f)
+        return BF_E_RANGE;
+    *out = v + f;
     return BF_OK;
 }
 

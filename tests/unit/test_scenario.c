@@ -407,6 +407,29 @@ static void test_matrix_include_exclude_settings(void **state)
     bf_scenario_destroy(&sc);
 }
 
+/* YAML integers become JSON integers with every digit across the whole int64 range (they
+ * stopped at 18 digits and then turned into strings); beyond int64 the text stays a string,
+ * never a rounded double. */
+static void test_big_integers(void **state)
+{
+    (void)state;
+    bf_scenario_t *sc = load_text_ok(
+        "name: big\ntarget: {hosts: [http://h:9200]}\ndocument: {source: '{}'}\n"
+        "index:\n  settings: {a: 9223372036854775807, b: -9223372036854775808, "
+        "c: 1234567890123456789, d: 99999999999999999999}\n", NULL);
+    json_error_t je;
+    json_t *s = json_loads(bf_scenario_cell(sc, 0)->settings_json, 0, &je);
+    assert_non_null(s);
+    json_t *ix = json_object_get(s, "index");
+    assert_true(json_is_integer(json_object_get(ix, "a")));
+    assert_true(json_integer_value(json_object_get(ix, "a")) == INT64_MAX);
+    assert_true(json_integer_value(json_object_get(ix, "b")) == INT64_MIN);
+    assert_true(json_integer_value(json_object_get(ix, "c")) == 1234567890123456789LL);
+    assert_string_equal(json_string_value(json_object_get(ix, "d")), "99999999999999999999");
+    json_decref(s);
+    bf_scenario_destroy(&sc);
+}
+
 static void test_matrix_defaults_no_matrix(void **state)
 {
     (void)state;
@@ -716,6 +739,7 @@ int main(void)
         cmocka_unit_test(test_err_missing_dict),
         cmocka_unit_test(test_err_missing_mappings),
         cmocka_unit_test(test_err_tls_not_pem),
+        cmocka_unit_test(test_big_integers),
         cmocka_unit_test(test_err_unknown_placeholder),
         cmocka_unit_test(test_err_invalid_json),
         cmocka_unit_test(test_err_duplicate_json_key),

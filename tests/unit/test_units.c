@@ -70,6 +70,26 @@ static void test_counts(void **state)
     assert_int_equal(bf_units_parse_count("2M", &n), 0);
     assert_int_equal(n, 2000000);
     assert_int_equal(bf_units_parse_count("1.5", &n), BF_E_PARSE);
+    /* exact at 64 bits: no trip through a double (999999999999999000 came back as ...976) */
+    assert_int_equal(bf_units_parse_count("999999999999999000", &n), 0);
+    assert_true(n == 999999999999999000ull);
+    assert_int_equal(bf_units_parse_count("9223372036854775807", &n), 0);
+    assert_true(n == 9223372036854775807ull);
+    assert_int_equal(bf_units_parse_count("18446744073709551615", &n), 0);
+    assert_true(n == UINT64_MAX);
+    assert_int_equal(bf_units_parse_count("18446744073709551616", &n), BF_E_RANGE);
+    assert_int_equal(bf_units_parse_count("18446744073709552k", &n), BF_E_RANGE);
+    assert_int_equal(bf_units_parse_count("2.5G", &n), 0);
+    assert_true(n == 2500000000ull);
+    assert_int_equal(bf_units_parse_count("1.0005k", &n), BF_E_PARSE);
+    assert_int_equal(bf_units_parse_count("1.50000000000k", &n), 0);
+    assert_true(n == 1500);
+    assert_int_equal(bf_units_parse_count(".5k", &n), 0);
+    assert_true(n == 500);
+    /* not counts */
+    static const char *bad[] = {"1e3", "0x10", "", ".", "k", "10kk", "10 k", "-1", "+1", "1k5"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+        assert_int_not_equal(bf_units_parse_count(bad[i], &n), 0);
     assert_int_equal(bf_units_parse_u64("12a", &n), BF_E_PARSE);
     assert_int_equal(bf_units_parse_u64("99999999999999999999999", &n), BF_E_RANGE);
 }
