@@ -549,8 +549,11 @@ static void string_value_begin(bf_bulkresp_stream_t *st, uint64_t at)
         if (!st->have_first)
             st->capture = C_REASON;
         break;
-    case V_ITEMS:
     case V_ITEM:
+        /* "items": [..., "text", ...]: no document's verdict can be read from it */
+        fail(st, "an item is not an object", at);
+        return;
+    case V_ITEMS:
     case V_BAD_OP:
     case V_FS:
     case V_OTHER: break;
@@ -600,6 +603,11 @@ static void literal_end(bf_bulkresp_stream_t *st, const char *s, size_t n, uint6
 {
     enum vctx v = (enum vctx)st->value_key;
     bool integer = false;
+    /* A literal longer than st->tok cannot be checked once it is split across reads, so none
+     * is accepted, split or not: the verdict must not depend on where reads end (no number in
+     * a bulk response comes near 32 characters). */
+    if (n > sizeof st->tok)
+        n = SIZE_MAX;
     bool is_true = IS(s, n, "true"), is_false = IS(s, n, "false"), is_null = IS(s, n, "null");
     if (!is_true && !is_false && !is_null && (n == SIZE_MAX || !is_number(s, n, &integer))) {
         fail(st, v == V_ERRORS ? "\"errors\" is not a boolean" : "truncated or malformed value",
@@ -634,8 +642,8 @@ static void literal_end(bf_bulkresp_stream_t *st, const char *s, size_t n, uint6
         st->reason_len = 0;
         break;
     case V_OP: item_bad(st, "item is not {\"index|create|update|delete\":{...}}"); break;
+    case V_ITEM: fail(st, "an item is not an object", at); return;
     case V_ITEMS:
-    case V_ITEM:
     case V_BAD_OP:
     case V_FS:
     case V_TYPE:
@@ -696,6 +704,16 @@ static inline void block_masks(const char *p, uint64_t *quote, uint64_t *bslash,
     *close = mc;
 }
 
+/* 1 when bytes [from, to) of p hold only the blanks and commas that may sit between items.
+ * Scalar: the gap is almost always the single ',' between two items. */
+static inline int gap_is_blank(const char *p, int from, int to)
+{
+    for (int k = from; k < to; k++)
+        if (p[k] != ',' && p[k] != ' ' && p[k] != '\n' && p[k] != '\r' && p[k] != '\t')
+            return 0;
+    return 1;
+}
+
 /* Bit i = xor of bits 0..i: with quote bits, 1 from an opening quote to before its closing one. */
 static inline uint64_t prefix_xor(uint64_t x)
 {
@@ -728,9 +746,18 @@ static const char *skip_items_blocks(bf_bulkresp_stream_t *st, const char *p, co
         if (opening != 0)
             last_open = p + 63 - __builtin_clzll(opening);
         uint64_t structural = (o | c) & ~in;
+        /* Between items (depth 0) only blanks and commas may appear; anything else (a string or
+         * a stray byte) is for the byte loop, which refuses it or judges it in full, so the
+         * verdict never depends on where a read happens to start (fuzz_bulkresp). */
+        int from = 0; /* bytes before this one are accounted for */
         while (structural != 0) {
             int i = __builtin_ctzll(structural);
+            if (st->skip_depth == 0 && !gap_is_blank(p, from, i)) {
+                st->skip_in_string = 0;
+                return p + from;
+            }
             structural &= structural - 1;
+            from = i + 1;
             if ((o >> i) & 1) {
                 if (st->skip_depth == 0) {
                     *is = p + i;
@@ -747,6 +774,10 @@ static const char *skip_items_blocks(bf_bulkresp_stream_t *st, const char *p, co
                 st->judged.ok++;
                 st->items++;
             }
+        }
+        if (st->skip_depth == 0 && !gap_is_blank(p, from, 64)) {
+            st->skip_in_string = 0;
+            return p + from;
         }
         carry = (uint64_t)((int64_t)in >> 63);
         p += 64;
@@ -822,6 +853,12 @@ static const char *skip_run(bf_bulkresp_stream_t *st, const char *p, const char 
         char c = *p;
         switch (c) {
         case '"':
+            if (st->skip == SKIP_ITEMS && st->skip_depth == 0) {
+                /* a string where an item belongs: the full reading refuses it */
+                st->skip = SKIP_NONE;
+                st->state = S_VALUE;
+                return p;
+            }
             st->skip_in_string = 1;
             st->tok_len = 0;
             st->tok_long = 0;

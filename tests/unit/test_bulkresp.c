@@ -691,6 +691,40 @@ static void test_generated_against_reference(void **state)
 
 /* failure_store in an item that a read splits, inside a response read 64 bytes at a time: the
  * item is judged again from its kept bytes. */
+/* Found by fuzz_bulkresp: the verdict on a malformed body depended on where reads ended.
+ * Garbage between two items of an errors:false response was skipped by the 64-byte block path
+ * (whole body: accepted) but refused byte by byte (small reads); a literal longer than the
+ * token buffer was accepted in one read and refused when split. Both are refused now, however
+ * the body is cut. */
+static void test_malformed_refused_whatever_the_cut(void **state)
+{
+    (void)state;
+    bf_bulk_counts_t c;
+    char err[ERRBUF];
+    static const char garbage[] =
+        "{\"took\": 3, \"errors\": false, \"items\": [{\"create\": {\"_index\": \"i\", \"_id\": "
+        "\"x\", \"status\": 201}}, {\"create\": {\"_index\": \"i\", \"_id\": \"x\", \"status\": "
+        "201}}, {\"create\": {\"_index\": \"i\", \"_id\": \"x\", \"status\": 201}}x\x01yz, "
+        "{\"create\": {\"_index\": \"i\", \"_id\": \"x\", \"status\": 201}}]}";
+    assert_int_equal(parse(garbage, 4, &c, NULL, err), BF_E_PARSE);
+    static const char stray_string[] =
+        "{\"took\": 3, \"errors\": false, \"items\": [{\"create\": {\"_index\": \"i\", \"_id\": "
+        "\"x\", \"status\": 201}}, \"not an item\", {\"create\": {\"_index\": \"i\", \"_id\": "
+        "\"x\", \"status\": 201}}, {\"create\": {\"_index\": \"i\", \"status\": 201}}]}";
+    assert_int_equal(parse(stray_string, 3, &c, NULL, err), BF_E_PARSE);
+    static const char long_literal[] =
+        "{\"errors\":true,\"items\":[{\"index\":{\"status\":201}},{\"index\":{\"status\":429,"
+        "\"error\":{\"type\":\"es_rejected_execution_exception\",\"reason\":\"r\"}}},"
+        "{\"index\":{\"stat\":2018888888888888888888888888888888888888888}}]}";
+    assert_int_equal(parse(long_literal, 3, &c, NULL, err), BF_E_PARSE);
+    /* a 32-character number is still a number */
+    static const char max_literal[] =
+        "{\"errors\":false,\"took\":12345678901234567890123456789012,\"items\":["
+        "{\"index\":{\"status\":201}}]}";
+    assert_int_equal(parse(max_literal, 1, &c, NULL, err), 0);
+    assert_int_equal(c.ok, 1);
+}
+
 static void test_failure_store_split_item(void **state)
 {
     (void)state;
@@ -764,6 +798,7 @@ int main(void)
         cmocka_unit_test(test_failure_store_counts_as_failure),
         cmocka_unit_test(test_generated_against_reference),
         cmocka_unit_test(test_failure_store_split_item),
+        cmocka_unit_test(test_malformed_refused_whatever_the_cut),
         cmocka_unit_test(test_large_response_bounded),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# judge-cost — CPU time of the bulk response judge (agent/bf_bulkresp.c) over a 5000-item
+# errors:false response, this tree against BASE (default HEAD~1), interleaved ROUNDS times
+# (default 5); prints each round and the median ratio this/BASE.
+#
+#   bench/judge-cost.sh [BASE] [ROUNDS]
+set -euo pipefail
+BENCH_DIR=$(cd "$(dirname "$0")" && pwd)
+SRC=$(cd "$BENCH_DIR/.." && pwd)
+BASE=${1:-HEAD~1}
+ROUNDS=${2:-5}
+W=$(mktemp -d "${TMPDIR:-/tmp}/bf-judge.XXXXXX")
+trap 'rm -rf "$W"' EXIT
+git -C "$SRC" show "$BASE:agent/bf_bulkresp.c" > "$W/base.c"
+for v in base this; do
+    f="$W/base.c"
+    [ $v = this ] && f="$SRC/agent/bf_bulkresp.c"
+    gcc -O2 -D_GNU_SOURCE -I"$SRC/agent" -I"$SRC/common" "$BENCH_DIR/bf_judgebench.c" "$f" \
+        -o "$W/$v"
+done
+python3 - "$W" "$ROUNDS" "$BASE" <<'PY'
+import re, statistics, subprocess, sys
+w, rounds, base = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+ratios = []
+for r in range(rounds):
+    t = {}
+    for v in ("base", "this"):
+        out = subprocess.run([f"{w}/{v}"], capture_output=True, text=True, check=True).stdout
+        t[v] = float(re.search(r"best ([0-9.]+) ms", out).group(1))
+    ratios.append(t["this"] / t["base"])
+    print(f"round {r + 1}: {base} {t['base']:.3f} ms, this tree {t['this']:.3f} ms, ratio {ratios[-1]:.3f}")
+print(f"judge-cost: this tree / {base} = {statistics.median(ratios):.3f} (median of {rounds})")
+PY
