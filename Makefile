@@ -23,7 +23,7 @@ FUZZ_SECONDS ?= 30
 
 check: build
 	@scripts/devcluster.sh build
-	@echo "fuzzing the scenario loader, the template compiler and the bulk response judge for $(FUZZ_SECONDS) s each"
+	@echo "fuzzing the scenario loader, the template compiler, the bulk response judge and sample merging for $(FUZZ_SECONDS) s each"
 	@tests/fuzz/run.sh $(FUZZ_SECONDS)
 	@cd $(BUILD) && ctest --output-on-failure -j 1 $(CTEST_ARGS)
 

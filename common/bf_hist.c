@@ -228,6 +228,22 @@ size_t bf_hist_export(const bf_hist_t *h, uint32_t *index, uint64_t *count, size
     return n;
 }
 
+int bf_hist_import_check(const bf_hist_t *h, const uint32_t *index, const uint64_t *count,
+                         size_t n, uint64_t clamped)
+{
+    uint64_t sum = 0;
+    for (size_t k = 0; k < n; k++) {
+        if (index[k] >= COUNTS_LEN)
+            return BF_E_RANGE;
+        if (count[k] > UINT64_MAX - sum)
+            return BF_E_RANGE;
+        sum += count[k];
+    }
+    if (sum > UINT64_MAX - h->total || clamped > UINT64_MAX - h->clamped)
+        return BF_E_RANGE;
+    return BF_OK;
+}
+
 int bf_hist_import_add(bf_hist_t *h, const uint32_t *index, const uint64_t *count, size_t n,
                        uint64_t clamped)
 {

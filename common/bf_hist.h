@@ -50,6 +50,10 @@ size_t bf_hist_export(const bf_hist_t *h, uint32_t *index, uint64_t *count, size
  * is outside the layout (input from the network is never trusted). */
 int bf_hist_import_add(bf_hist_t *h, const uint32_t *index, const uint64_t *count, size_t n,
                        uint64_t clamped);
+/* bf_hist_import_check — 0 when bf_hist_import_add would take these pairs into h, else
+ * BF_E_RANGE; changes nothing (to validate several histograms before adding any). */
+int bf_hist_import_check(const bf_hist_t *h, const uint32_t *index, const uint64_t *count,
+                         size_t n, uint64_t clamped);
 /* bf_hist_counts_len — number of buckets in the layout (valid indexes are < this). */
 size_t bf_hist_counts_len(void);
 

@@ -129,12 +129,19 @@ void bf_sample_pack_cleanup(Bf__Sample *s)
     s->service_time = s->latency = NULL;
 }
 
-static int unpack_hist(const Bf__Hist *pb, bf_hist_t *h)
+static int check_hist(const Bf__Hist *pb, const bf_hist_t *h)
 {
     if (pb == NULL || h == NULL)
         return BF_OK;
     if (pb->n_index != pb->n_count)
         return BF_E_RANGE;
+    return bf_hist_import_check(h, pb->index, pb->count, pb->n_index, pb->clamped);
+}
+
+static int unpack_hist(const Bf__Hist *pb, bf_hist_t *h)
+{
+    if (pb == NULL || h == NULL)
+        return BF_OK;
     return bf_hist_import_add(h, pb->index, pb->count, pb->n_index, pb->clamped);
 }
 
@@ -151,7 +158,13 @@ int bf_sample_unpack_add(const Bf__Sample *s, bf_counters_t *c, bf_hist_t *svc, 
         uint32_t st = sc->status < BF_HTTP_STATUS_MAX ? sc->status : 0;
         c->http_status[st] += sc->count;
     }
-    int rc = unpack_hist(s->service_time, svc);
+    /* both histograms are checked before either is added (a sample is taken whole or its
+     * histograms not at all; found by tests/fuzz/fuzz_sample.c) */
+    int rc = check_hist(s->service_time, svc);
+    if (rc == BF_OK)
+        rc = check_hist(s->latency, lat);
+    if (rc == BF_OK)
+        rc = unpack_hist(s->service_time, svc);
     if (rc == BF_OK)
         rc = unpack_hist(s->latency, lat);
     return rc;

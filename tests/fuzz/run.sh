@@ -36,7 +36,7 @@ fi
 mkdir -p "$build"
 if ! { cmake -S "$src" -B "$build" -DCMAKE_C_COMPILER=clang -DBF_FUZZ=ON \
            -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_C_FLAGS="$san" &&
-       cmake --build "$build" -j"$(nproc)" --target fuzz_scenario fuzz_template fuzz_bulkresp; } \
+       cmake --build "$build" -j"$(nproc)" --target fuzz_scenario fuzz_template fuzz_bulkresp fuzz_sample; } \
        >"$build/build.log" 2>&1; then
     tail -40 "$build/build.log" >&2
     echo "run.sh: build failed (needs clang and libclang-rt-14-dev); see $build/build.log" >&2
@@ -44,12 +44,12 @@ if ! { cmake -S "$src" -B "$build" -DCMAKE_C_COMPILER=clang -DBF_FUZZ=ON \
 fi
 
 status=0
-for t in fuzz_scenario fuzz_template fuzz_bulkresp; do
+for t in fuzz_scenario fuzz_template fuzz_bulkresp fuzz_sample; do
     mkdir -p "$build/corpus/$t" "$build/artifacts/$t"
     echo "run.sh: $t for ${secs}s" >&2
     if ! "$bin/$t" -seed="$seed" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 -max_len=16384 \
             -print_final_stats=1 -artifact_prefix="$build/artifacts/$t/" \
-            -dict="${BF_FUZZ_DICT:-$here/$t.dict}" \
+            $( [ -f "$here/$t.dict" ] && echo "-dict=${BF_FUZZ_DICT:-$here/$t.dict}" ) \
             "$build/corpus/$t" "$here/corpus/$t" 2>"$build/$t.log"; then
         echo "run.sh: $t FAILED; see $build/$t.log and $build/artifacts/$t/" >&2
         # The report's first lines say what broke (the property or the sanitizer's error and

@@ -212,6 +212,39 @@ static void test_split(void **state)
     }
 }
 
+/* Found by fuzz_sample: a sample whose latency histogram was refused still added its service
+ * histogram. A sample's histograms are now taken together or not at all. */
+static void test_bad_histogram_adds_nothing(void **state)
+{
+    (void)state;
+    bf_counters_t c;
+    memset(&c, 0, sizeof c);
+    c.docs_ok = 10;
+    bf_hist_t *s = bf_hist_new(), *l = bf_hist_new();
+    bf_hist_record(s, 1500);
+    bf_hist_record(l, 2500);
+    Bf__Sample m;
+    Bf__Hist hs, hl;
+    bf_sample_pack(&m, &hs, &hl, "c", 1, 0, &c, s, l);
+    uint32_t bad = (uint32_t)bf_hist_counts_len(); /* one past the layout */
+    uint32_t *keep = hl.index;
+    hl.index = &bad;
+    hl.n_index = hl.n_count = 1;
+    bf_counters_t got;
+    memset(&got, 0, sizeof got);
+    bf_hist_t *svc = bf_hist_new(), *lat = bf_hist_new();
+    assert_int_equal(bf_sample_unpack_add(&m, &got, svc, lat), BF_E_RANGE);
+    assert_int_equal(bf_hist_count(svc), 0);
+    assert_int_equal(bf_hist_count(lat), 0);
+    assert_int_equal(got.docs_ok, 10); /* the counters are still counted */
+    hl.index = keep;
+    bf_sample_pack_cleanup(&m);
+    bf_hist_destroy(&svc);
+    bf_hist_destroy(&lat);
+    bf_hist_destroy(&s);
+    bf_hist_destroy(&l);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -221,6 +254,7 @@ int main(void)
         cmocka_unit_test(test_lost_agent_degrades),
         cmocka_unit_test(test_lost_agent_back),
         cmocka_unit_test(test_out_of_range_second_refused),
+        cmocka_unit_test(test_bad_histogram_adds_nothing),
         cmocka_unit_test(test_repetitions_median_cv),
         cmocka_unit_test(test_split),
     };
