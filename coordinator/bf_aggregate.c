@@ -9,13 +9,54 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* One agent's second, compact: the scalar counters and only the HTTP statuses that came. A full
+ * bf_counters_t carries 600 status slots (~5 KB), which made 200 agents x 10 min cost 982 MiB
+ * of coordinator memory (bench/RESULTS.md, coordinator memory). */
+#define AGENT_SEC_SCALARS 32
+typedef struct status_count {
+    uint32_t status;
+    uint64_t count;
+} status_count;
+typedef struct agent_sec {
+    uint64_t v[AGENT_SEC_SCALARS]; /* bf_counter_fields order */
+    uint32_t nst;
+    status_count *st;              /* nst entries (malloc), NULL when none */
+} agent_sec;
+
+static void agent_sec_add(agent_sec *d, const bf_counters_t *c)
+{
+    for (size_t i = 0; i < bf_counter_nfields; i++)
+        d->v[i] += *(const uint64_t *)((const char *)c + bf_counter_fields[i].counters_off);
+    for (uint32_t k = 0; k < BF_HTTP_STATUS_MAX; k++) {
+        if (c->http_status[k] == 0)
+            continue;
+        uint32_t j = 0;
+        while (j < d->nst && d->st[j].status != k)
+            j++;
+        if (j == d->nst) {
+            d->st = bf_realloc(d->st, (d->nst + 1) * sizeof *d->st);
+            d->st[d->nst++] = (status_count){k, 0};
+        }
+        d->st[j].count += c->http_status[k];
+    }
+}
+
+static void agent_sec_expand(const agent_sec *d, bf_counters_t *out)
+{
+    memset(out, 0, sizeof *out);
+    for (size_t i = 0; i < bf_counter_nfields; i++)
+        *(uint64_t *)((char *)out + bf_counter_fields[i].counters_off) = d->v[i];
+    for (uint32_t j = 0; j < d->nst; j++)
+        out->http_status[d->st[j].status] = d->st[j].count;
+}
+
 struct bf_cellagg {
     const bf_cell_t *cell;
     uint32_t repetition, nagents, warmup_s, duration_s;
     uint32_t *cores;
     size_t nsec, cap;
     bf_counters_t *merged;     /* [cap] */
-    bf_counters_t **per_agent; /* [nagents][cap] */
+    agent_sec **per_agent;     /* [nagents][cap] */
     uint8_t **seen;            /* [nagents][cap]: a sample arrived for that second */
     bf_hist_t *svc, *lat;      /* measurement window only */
     int32_t *lost_from;        /* -1 if not lost */
@@ -27,6 +68,12 @@ struct bf_cellagg {
 bf_cellagg_t *bf_cellagg_new(const bf_cell_t *cell, uint32_t repetition, uint32_t nagents,
                              const uint32_t *agent_cores, uint32_t warmup_s, uint32_t duration_s)
 {
+    if (bf_counter_nfields > AGENT_SEC_SCALARS) {
+        /* a counter was added to bf_counter_fields: raise AGENT_SEC_SCALARS */
+        fprintf(stderr, "bf_cellagg_new: %zu counters, room for %d\n", bf_counter_nfields,
+                AGENT_SEC_SCALARS);
+        abort();
+    }
     bf_cellagg_t *a = bf_calloc(1, sizeof *a);
     a->cell = cell;
     a->repetition = repetition;
@@ -54,6 +101,8 @@ void bf_cellagg_destroy(bf_cellagg_t **a_p)
         return;
     bf_cellagg_t *a = *a_p;
     for (uint32_t i = 0; i < a->nagents; i++) {
+        for (size_t k = 0; a->per_agent[i] && k < a->cap; k++)
+            free(a->per_agent[i][k].st);
         free(a->per_agent[i]);
         free(a->seen[i]);
     }
@@ -103,7 +152,7 @@ int bf_cellagg_add(bf_cellagg_t *a, uint32_t agent, const Bf__Sample *s)
     memset(&c, 0, sizeof c);
     int rc = bf_sample_unpack_add(s, &c, in_window ? a->svc : NULL, in_window ? a->lat : NULL);
     bf_counters_add(&a->merged[sec], &c);
-    bf_counters_add(&a->per_agent[agent][sec], &c);
+    agent_sec_add(&a->per_agent[agent][sec], &c);
     a->seen[agent][sec] = 1;
     return rc;
 }
@@ -147,9 +196,12 @@ const bf_counters_t *bf_cellagg_second(const bf_cellagg_t *a, size_t i)
     return i < a->nsec ? &a->merged[i] : NULL;
 }
 
-const bf_counters_t *bf_cellagg_agent_second(const bf_cellagg_t *a, uint32_t agent, size_t i)
+int bf_cellagg_agent_second(const bf_cellagg_t *a, uint32_t agent, size_t i, bf_counters_t *out)
 {
-    return agent < a->nagents && i < a->nsec ? &a->per_agent[agent][i] : NULL;
+    if (agent >= a->nagents || i >= a->nsec)
+        return BF_E_RANGE;
+    agent_sec_expand(&a->per_agent[agent][i], out);
+    return BF_OK;
 }
 
 static int cmp_double(const void *x, const void *y)

@@ -72,8 +72,9 @@ void bf_cellagg_mark_lost(bf_cellagg_t *a, uint32_t agent, const char *agent_id,
 size_t bf_cellagg_seconds(const bf_cellagg_t *a);
 /* bf_cellagg_second — merged counters of second i (borrowed), or NULL. */
 const bf_counters_t *bf_cellagg_second(const bf_cellagg_t *a, size_t i);
-/* bf_cellagg_agent_second — agent's counters of second i (borrowed), or NULL. */
-const bf_counters_t *bf_cellagg_agent_second(const bf_cellagg_t *a, uint32_t agent, size_t i);
+/* bf_cellagg_agent_second — agent's counters of second i, written to *out (the aggregate keeps
+ * them compact). Returns 0, or BF_E_RANGE (out untouched) for an unknown agent or second. */
+int bf_cellagg_agent_second(const bf_cellagg_t *a, uint32_t agent, size_t i, bf_counters_t *out);
 /* bf_cellagg_row — compute the row (cell flags like yellow/failed are set by the caller
  * afterwards). */
 void bf_cellagg_row(const bf_cellagg_t *a, bf_row_t *row);

@@ -337,8 +337,11 @@ int bf_results_cell_done(bf_results_t *r, const char *name, const bf_cellagg_t *
         bf_buf_appendf(&b, "%s\n", line);
         free(line);
         json_decref(o);
+        bf_counters_t ac;
         for (uint32_t a = 0; a < nagents; a++) {
-            o = counters_json(bf_cellagg_agent_second(agg, a, s));
+            if (bf_cellagg_agent_second(agg, a, s, &ac) != BF_OK)
+                continue;
+            o = counters_json(&ac);
             json_object_set_new(o, "type", json_string("agent_second"));
             json_object_set_new(o, "agent", json_string(agent_ids[a]));
             json_object_set_new(o, "second", json_integer((json_int_t)s));
