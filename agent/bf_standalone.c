@@ -162,8 +162,10 @@ int bf_standalone_main(int argc, char **argv)
         bf_cellagg_t *agg = bf_cellagg_new(cell, 1, 1, &cores, (uint32_t)(run->warmup_ms / 1000),
                                            (uint32_t)(run->duration_ms / 1000));
         bf_run_t *r = NULL;
+        int64_t baseline = 0;
         if (bf_cluster_prepare_cell(es, sc, cell, info.data_nodes, 120000, &yellow, &diag) ==
             BF_OK) {
+            baseline = bf_cell_baseline(es, sc, cell);
             bf_run_cfg_t cfg = {.sc = sc, .cell = cell, .threads = threads,
                                 .concurrency = cell->concurrency, .target_rate = cell->target_rate,
                                 .stream_base = 0, .stream_count = threads, .seed = run->seed + i,
@@ -203,9 +205,7 @@ int bf_standalone_main(int argc, char **argv)
             bf_strlcpy(row->reason, fatal, sizeof row->reason);
             fprintf(stderr, "bulkfleet-agent run: %s\n", fatal);
         }
-        row->docs_counted = -1;
-        if (!row->failed && bf_cluster_count(es, cell, &row->docs_counted, &diag) == BF_OK)
-            row->verified = (uint64_t)row->docs_counted == row->docs_ok_all;
+        bf_row_verify(row, es, cell, baseline);
         code |= row->failed || !row->verified;
         if (res) {
             const char *ids[] = {"standalone"};

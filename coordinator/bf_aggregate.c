@@ -1,7 +1,9 @@
 /* bf_aggregate.c — merging samples and computing a cell's row. */
 #include "bf_aggregate.h"
 
+#include "bf_cluster.h"
 #include "bf_error.h"
+#include "bf_log.h"
 #include "bf_mem.h"
 
 #include <math.h>
@@ -357,4 +359,63 @@ void bf_rows_median(const bf_row_t *reps, size_t n, bf_row_t *out)
         out->verified = out->verified && reps[i].verified;
     }
     free(sorted);
+}
+
+int64_t bf_cell_baseline(bf_es_t *es, const bf_scenario_t *sc, const bf_cell_t *cell)
+{
+    if (bf_scenario_index(sc)->recreate)
+        return 0;
+    int64_t n = 0;
+    bf_diag_t d = {0};
+    if (bf_cluster_count(es, cell, &n, &d) != BF_OK) {
+        bf_warn("cell %s: could not count the documents already in its indices (%s): the cell "
+                "will not be verified", cell->id, d.msg);
+        return -1;
+    }
+    if (n > 0)
+        bf_info("cell %s: its indices already hold %lld documents (index.recreate is false); "
+                "the cell is verified against the documents it adds", cell->id, (long long)n);
+    return n;
+}
+
+static void add_reason(bf_row_t *row, const char *text)
+{
+    size_t l = strlen(row->reason);
+    snprintf(row->reason + l, sizeof row->reason - l, "%s%s", l ? "; " : "", text);
+}
+
+void bf_row_verify(bf_row_t *row, bf_es_t *es, const bf_cell_t *cell, int64_t baseline)
+{
+    row->docs_counted = -1;
+    row->verified = 0;
+    if (row->failed)
+        return;
+    char why[400];
+    int64_t n = 0;
+    bf_diag_t d = {0};
+    if (bf_cluster_count(es, cell, &n, &d) != BF_OK) {
+        snprintf(why, sizeof why, "not verified: the documents could not be counted (%s)", d.msg);
+        bf_warn("cell %s: %s", cell->id, why);
+        add_reason(row, why);
+        return;
+    }
+    if (baseline < 0) {
+        add_reason(row, "not verified: the indices' document count before the cell is unknown");
+        return;
+    }
+    row->docs_counted = n - baseline;
+    row->verified = row->docs_counted >= 0 && (uint64_t)row->docs_counted == row->docs_ok_all;
+    if (!row->verified) {
+        if (baseline > 0)
+            snprintf(why, sizeof why, "not verified: the cluster counts %lld documents added "
+                     "(%lld now, %lld before the cell) but the agents report %llu acknowledged",
+                     (long long)row->docs_counted, (long long)n, (long long)baseline,
+                     (unsigned long long)row->docs_ok_all);
+        else
+            snprintf(why, sizeof why, "not verified: the cluster counts %lld documents but the "
+                     "agents report %llu acknowledged", (long long)n,
+                     (unsigned long long)row->docs_ok_all);
+        bf_warn("cell %s: %s", cell->id, why);
+        add_reason(row, why);
+    }
 }

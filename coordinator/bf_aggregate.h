@@ -9,6 +9,7 @@
 #define BF_AGGREGATE_H
 
 #include "bf_hist.h"
+#include "bf_es.h"
 #include "bf_sample.h"
 #include "bf_scenario.h"
 
@@ -75,6 +76,19 @@ const bf_counters_t *bf_cellagg_second(const bf_cellagg_t *a, size_t i);
 /* bf_cellagg_agent_second — agent's counters of second i, written to *out (the aggregate keeps
  * them compact). Returns 0, or BF_E_RANGE (out untouched) for an unknown agent or second. */
 int bf_cellagg_agent_second(const bf_cellagg_t *a, uint32_t agent, size_t i, bf_counters_t *out);
+/* bf_cell_baseline — documents already in the cell's indices before its load (recreated
+ * indices: 0 without asking). Call after the indices are prepared, before the load starts.
+ * Returns the count, or -1 when it could not be read (a warning is logged; the row will then
+ * not be verified). es and cell are borrowed. */
+int64_t bf_cell_baseline(bf_es_t *es, const bf_scenario_t *sc, const bf_cell_t *cell);
+
+/* bf_row_verify — after the load: _refresh + _count over the cell's indices; docs_counted =
+ * that count minus baseline (the documents this cell added); verified when it equals the
+ * agents' acknowledged documents (docs_ok_all). A failed row is not counted. When the count
+ * cannot be read or does not match, row->reason says so (appended to a reason already there)
+ * and a warning is logged. */
+void bf_row_verify(bf_row_t *row, bf_es_t *es, const bf_cell_t *cell, int64_t baseline);
+
 /* bf_cellagg_row — compute the row (cell flags like yellow/failed are set by the caller
  * afterwards). */
 void bf_cellagg_row(const bf_cellagg_t *a, bf_row_t *row);

@@ -435,6 +435,7 @@ static int run_cell(campaign *c, const bf_cell_t *cell, uint32_t repetition, bf_
     bf_diag_t diag = {0};
     int rc = bf_cluster_prepare_cell_tick(c->es, c->sc, cell, c->cluster.data_nodes, 120000,
                                           &yellow, fleet_tick, c, &diag);
+    int64_t baseline = rc == BF_OK ? bf_cell_baseline(c->es, c->sc, cell) : 0;
 
     c->nmembers = nagents;
     c->members = bf_calloc(nagents, sizeof *c->members);
@@ -623,19 +624,7 @@ finish:
         row->failed = 1;
         bf_strlcpy(row->reason, c->reason, sizeof row->reason);
     }
-    if (!row->failed) {
-        bf_diag_t d2 = {0};
-        if (bf_cluster_count(c->es, cell, &row->docs_counted, &d2) != BF_OK) {
-            bf_warn("cell %s: %s", cell->id, d2.msg);
-            row->docs_counted = -1;
-        }
-    }
-    row->verified = !row->failed && row->docs_counted >= 0 &&
-                    (uint64_t)row->docs_counted == row->docs_ok_all;
-    if (!row->failed && !row->verified && row->docs_counted >= 0)
-        bf_warn("cell %s: the cluster counts %lld documents but the agents report %llu "
-                "acknowledged", cell->id, (long long)row->docs_counted,
-                (unsigned long long)row->docs_ok_all);
+    bf_row_verify(row, c->es, cell, baseline);
     if (c->bad_samples)
         bf_warn("cell %s: %llu samples had invalid histograms (counted, histograms dropped)",
                 cell->id, (unsigned long long)c->bad_samples);
