@@ -163,9 +163,12 @@ int bf_standalone_main(int argc, char **argv)
                                            (uint32_t)(run->duration_ms / 1000));
         bf_run_t *r = NULL;
         int64_t baseline = 0;
+        char mismatch[400] = "";
         if (bf_cluster_prepare_cell(es, sc, cell, info.data_nodes, 120000, &yellow, &diag) ==
             BF_OK) {
             baseline = bf_cell_baseline(es, sc, cell);
+            if (bf_cell_existing_mismatch(es, sc, cell, mismatch, sizeof mismatch))
+                bf_warn("cell %s: %s", cell->id, mismatch);
             bf_run_cfg_t cfg = {.sc = sc, .cell = cell, .threads = threads,
                                 .concurrency = cell->concurrency, .target_rate = cell->target_rate,
                                 .stream_base = 0, .stream_count = threads, .seed = run->seed + i,
@@ -206,6 +209,10 @@ int bf_standalone_main(int argc, char **argv)
             fprintf(stderr, "bulkfleet-agent run: %s\n", fatal);
         }
         bf_row_verify(row, es, cell, baseline);
+        if (mismatch[0]) {
+            row->index_mismatch = 1;
+            bf_row_add_reason(row, mismatch);
+        }
         code |= row->failed || !row->verified;
         if (res) {
             const char *ids[] = {"standalone"};

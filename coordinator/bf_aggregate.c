@@ -6,6 +6,7 @@
 #include "bf_log.h"
 #include "bf_mem.h"
 
+#include <jansson.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -378,7 +379,42 @@ int64_t bf_cell_baseline(bf_es_t *es, const bf_scenario_t *sc, const bf_cell_t *
     return n;
 }
 
-static void add_reason(bf_row_t *row, const char *text)
+int bf_cell_existing_mismatch(bf_es_t *es, const bf_scenario_t *sc, const bf_cell_t *cell,
+                              char *why, size_t why_size)
+{
+    if (bf_scenario_index(sc)->recreate)
+        return 0;
+    int found = 0;
+    for (uint32_t i = 0; i < cell->indices && !found; i++) {
+        const char *name = cell->index_names[i];
+        char *path = bf_asprintf("/%s/_settings/index.number_of_shards,index.number_of_replicas",
+                                 name);
+        long status = 0;
+        const char *body = NULL;
+        bf_diag_t d = {0};
+        int rc = bf_es_request(es, "GET", path, NULL, &status, &body, &d);
+        free(path);
+        if (rc != BF_OK || status != 200 || body == NULL)
+            continue;
+        json_t *j = json_loads(body, 0, NULL);
+        json_t *ix = json_object_get(json_object_get(json_object_get(j, name), "settings"),
+                                     "index");
+        const char *sh = json_string_value(json_object_get(ix, "number_of_shards"));
+        const char *re = json_string_value(json_object_get(ix, "number_of_replicas"));
+        if (sh && re && (strtoul(sh, NULL, 10) != cell->shards ||
+                         strtoul(re, NULL, 10) != cell->replicas)) {
+            snprintf(why, why_size, "index %s already existed with %s shards and %s replicas "
+                     "(index.recreate is false, so it was kept); this row's shards %u / replicas "
+                     "%u are the scenario's, not the index's", name, sh, re, cell->shards,
+                     cell->replicas);
+            found = 1;
+        }
+        json_decref(j);
+    }
+    return found;
+}
+
+void bf_row_add_reason(bf_row_t *row, const char *text)
 {
     size_t l = strlen(row->reason);
     snprintf(row->reason + l, sizeof row->reason - l, "%s%s", l ? "; " : "", text);
@@ -396,11 +432,11 @@ void bf_row_verify(bf_row_t *row, bf_es_t *es, const bf_cell_t *cell, int64_t ba
     if (bf_cluster_count(es, cell, &n, &d) != BF_OK) {
         snprintf(why, sizeof why, "not verified: the documents could not be counted (%s)", d.msg);
         bf_warn("cell %s: %s", cell->id, why);
-        add_reason(row, why);
+        bf_row_add_reason(row, why);
         return;
     }
     if (baseline < 0) {
-        add_reason(row, "not verified: the indices' document count before the cell is unknown");
+        bf_row_add_reason(row, "not verified: the indices' document count before the cell is unknown");
         return;
     }
     row->docs_counted = n - baseline;
@@ -416,6 +452,6 @@ void bf_row_verify(bf_row_t *row, bf_es_t *es, const bf_cell_t *cell, int64_t ba
                      "agents report %llu acknowledged", (long long)n,
                      (unsigned long long)row->docs_ok_all);
         bf_warn("cell %s: %s", cell->id, why);
-        add_reason(row, why);
+        bf_row_add_reason(row, why);
     }
 }

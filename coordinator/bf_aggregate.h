@@ -46,6 +46,7 @@ typedef struct bf_row {
     double agent_cpu_pct;    /* mean agent CPU over the window, % of the agents' cores */
     uint64_t late_seconds;   /* seconds with no sample from some agent */
     int yellow, degraded, client_bound, failed, aborted;
+    int index_mismatch;      /* recreate false: an index's shards/replicas differ from the cell's */
     char reason[512];        /* why failed / degraded */
     double cv;               /* coefficient of variation over repetitions (aggregate rows) */
     uint32_t repeat;         /* repetitions aggregated (median rows) */
@@ -81,6 +82,17 @@ int bf_cellagg_agent_second(const bf_cellagg_t *a, uint32_t agent, size_t i, bf_
  * Returns the count, or -1 when it could not be read (a warning is logged; the row will then
  * not be verified). es and cell are borrowed. */
 int64_t bf_cell_baseline(bf_es_t *es, const bf_scenario_t *sc, const bf_cell_t *cell);
+
+/* bf_cell_existing_mismatch — with index.recreate false the indices may be the user's, made
+ * with other settings than the cell's: 1 when one of them has another number_of_shards or
+ * number_of_replicas than the cell's shards / replicas (what the row's columns show), with
+ * the first difference in why (why_size bytes); 0 when they match, when recreate is true, or
+ * when the settings cannot be read. */
+int bf_cell_existing_mismatch(bf_es_t *es, const bf_scenario_t *sc, const bf_cell_t *cell,
+                              char *why, size_t why_size);
+
+/* bf_row_add_reason — append text to row->reason ("; " between reasons; truncated to fit). */
+void bf_row_add_reason(bf_row_t *row, const char *text);
 
 /* bf_row_verify — after the load: _refresh + _count over the cell's indices; docs_counted =
  * that count minus baseline (the documents this cell added); verified when it equals the

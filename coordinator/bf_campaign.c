@@ -436,6 +436,9 @@ static int run_cell(campaign *c, const bf_cell_t *cell, uint32_t repetition, bf_
     int rc = bf_cluster_prepare_cell_tick(c->es, c->sc, cell, c->cluster.data_nodes, 120000,
                                           &yellow, fleet_tick, c, &diag);
     int64_t baseline = rc == BF_OK ? bf_cell_baseline(c->es, c->sc, cell) : 0;
+    char mismatch[400] = "";
+    if (rc == BF_OK && bf_cell_existing_mismatch(c->es, c->sc, cell, mismatch, sizeof mismatch))
+        bf_warn("cell %s: %s", cell->id, mismatch);
 
     c->nmembers = nagents;
     c->members = bf_calloc(nagents, sizeof *c->members);
@@ -625,6 +628,10 @@ finish:
         bf_strlcpy(row->reason, c->reason, sizeof row->reason);
     }
     bf_row_verify(row, c->es, cell, baseline);
+    if (mismatch[0]) {
+        row->index_mismatch = 1;
+        bf_row_add_reason(row, mismatch);
+    }
     if (c->bad_samples)
         bf_warn("cell %s: %llu samples had invalid histograms (counted, histograms dropped)",
                 cell->id, (unsigned long long)c->bad_samples);

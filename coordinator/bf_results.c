@@ -392,6 +392,7 @@ static const char *flags_text(const bf_row_t *row, char *buf, size_t n)
     FLAG(row->aborted, "aborted");
     FLAG(row->degraded, "degraded");
     FLAG(row->yellow, "yellow");
+    FLAG(row->index_mismatch, "index-mismatch");
     FLAG(row->client_bound, "client-bound");
     FLAG(bf_row_has_errors(row), "ERRORS");
     FLAG(row->docs_rejected > 0, "rejections");
