@@ -649,6 +649,39 @@ static int convert(bf__load_t *L, int id, const char *dpath, const bf__ynode_t *
 }
 
 /* Walks one mapping against the rows whose parent is tpath. */
+/* Keys of an INFINI loadgen config that users bring along, and where bulkfleet has them
+ * (docs/scenario.md, "Coming from loadgen"). tp is the key's path without list indexes. */
+static const char *loadgen_key_hint(const char *tp)
+{
+    static const struct {
+        const char *path, *hint;
+    } map[] = {
+        {"runner", "run: (warmup, duration) and matrix: concurrency: replace runner:, or convert "
+                   "the whole file with bulkfleet-coordinator import-loadgen"},
+        {"requests", "document: (the bulk action and source) and target: (the URL) replace "
+                     "requests:; bulkfleet-coordinator import-loadgen converts a loadgen file"},
+        {"statsd", "bulkfleet keeps its own per-second samples and cluster telemetry in the "
+                   "results directory; remove statsd:"},
+        {"env", "write ${NAME} (or ${NAME:-default}) where the value is used; remove env:"},
+        {"document.body_repeat_times", "the number of documents per bulk request is "
+                                       "matrix: batch_size:"},
+        {"run.concurrency", "concurrency is a matrix axis: matrix: concurrency: [N]"},
+        {"run.batch_size", "batch size is a matrix axis: matrix: batch_size: [N]"},
+        {"run.total_rounds", "a run is bounded by time: run: duration:"},
+        {"run.no_warm", "run: warmup: 0s"},
+        {"run.default_endpoint", "the URL is target: hosts:"},
+        {"run.valid_status_codes_during_warmup", "every answer is counted by class, also during "
+                                                 "the warmup; remove it"},
+        {"run.reset_context", "every cell starts its variables afresh; remove reset_context:"},
+        {"run.assert_invalid", "bulkfleet counts every outcome by class; remove assert_invalid:"},
+        {"run.assert_error", "bulkfleet counts every outcome by class; remove assert_error:"},
+    };
+    for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
+        if (strcmp(tp, map[i].path) == 0)
+            return map[i].hint;
+    return NULL;
+}
+
 static int walk_map(bf__load_t *L, const bf__ynode_t *map, const char *tpath, const char *dpath,
                     bf__kval_t *vals, unsigned var_type_mask_ok)
 {
@@ -667,6 +700,10 @@ static int walk_map(bf__load_t *L, const bf__ynode_t *map, const char *tpath, co
         int id = strlen(key->value) < 128 ? bf__key_find(tp) : -1;
         /* matrix axes are keys of the matrix, handled by the expander */
         if (id < 0 || strchr(key->value, '.') != NULL) {
+            const char *lg = loadgen_key_hint(tp);
+            if (lg)
+                return bf__err(L, key, BF_E_INVAL, "%s: unknown key (it is loadgen's); %s", dp,
+                               lg);
             char sug[64];
             const char *dym = bf__did_you_mean_key(key->value, tpath, sug, sizeof sug);
             if (dym)

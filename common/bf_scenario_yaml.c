@@ -396,6 +396,20 @@ static int resolve_scalar(bf__ydoc_t *doc, bf__ynode_t *n, bf_diag_t *diag)
 {
     if (strchr(n->value, '$') == NULL)
         return BF_OK;
+    /* loadgen's environment syntax, anywhere (a password, a URL, an index name): it would be
+     * sent as written */
+    const char *lg = memmem(n->value, n->len, "$[[env.", 7);
+    if (lg) {
+        const char *name = lg + 7, *e = name;
+        while (e < n->value + n->len && is_name_char(*e))
+            e++;
+        uint32_t line = n->line, col = n->col;
+        raw_find(doc, n, "$[[env.", 0, &line, &col);
+        return bf_diag_set(diag, BF_E_INVAL, "%s:%u:%u: $[[env.%.*s]] is loadgen's environment "
+                           "syntax; write ${%.*s} instead (${%.*s:-default} for a default)",
+                           doc->origin, line, col, (int)(e - name), name, (int)(e - name), name,
+                           (int)(e - name), name);
+    }
     bf_buf_t out;
     bf_buf_init(&out, BF_MAX_SCENARIO_BYTES);
     const char *s = n->value, *end = n->value + n->len;

@@ -272,6 +272,15 @@ static void test_inline_errors(void **state)
     load_text_err("name: x\ntarget: {hosts: [http://h:9200]}\ndocument: {source: '{}'}\n"
                   "run: {duration: 10 sec}\n",
                   "inline.yaml:4:17: ", "got '10 sec'; did you mean 10s?");
+    load_text_err("name: x\ntarget: {hosts: [http://h:9200]}\ndocument: {source: '{}'}\n"
+                  "run: {concurrency: 4}\n",
+                  "inline.yaml:4:7: ", "unknown key (it is loadgen's); concurrency is a matrix axis");
+    load_text_err("name: x\ntarget: {hosts: [http://h:9200]}\ndocument: {source: '{}'}\n"
+                  "runner: {total_rounds: 1}\n",
+                  "inline.yaml:4:1: ", "replace runner:");
+    load_text_err("name: x\ntarget: {hosts: [http://h:9200], auth: {username: u, password: "
+                  "'$[[env.ES_PASSWORD]]'}}\ndocument: {source: '{}'}\n",
+                  "inline.yaml:2:65: ", "write ${ES_PASSWORD} instead");
     load_text_err("name: x\ntarget:\n\thosts: [http://h:9200]\n",
                   "inline.yaml:3:1: ", "this is a tab: YAML indents with spaces only");
     load_text_err("name: x\ntarget: {hosts: [http://h:9200]}\ndocument: {source: '{}'}\n"
