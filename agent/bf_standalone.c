@@ -54,7 +54,8 @@ static void on_second(void *ctx, int32_t second, const bf_counters_t *c, const b
 }
 
 #define RUN_USAGE \
-    "usage: bulkfleet-agent run SCENARIO [--cell ID|N] [--threads N] [--results DIR]\n"
+    "usage: bulkfleet-agent run SCENARIO [--cell ID|N] [--threads N] [--results DIR]\n" \
+    "                              [--warmup DURATION] [--duration DURATION]\n"
 
 /* The cell chosen by --cell (id or 1-based number): [*first, *last) of the scenario's cells.
  * Returns 0, or 2 after printing why. */
@@ -83,8 +84,12 @@ int bf_standalone_main(int argc, char **argv)
 {
     const char *cell_sel = NULL, *results_base = NULL;
     uint32_t threads = 0;
+    uint64_t warmup_ms = 0, duration_ms = 0;
+    int have_warmup = 0, have_duration = 0;
     static const struct option longopts[] = {
         {"cell", required_argument, NULL, 'c'},
+        {"warmup", required_argument, NULL, 'w'},
+        {"duration", required_argument, NULL, 'd'},
         {"threads", required_argument, NULL, 't'},
         {"results", required_argument, NULL, 'r'},
         {"verbose", no_argument, NULL, 'v'},
@@ -93,9 +98,27 @@ int bf_standalone_main(int argc, char **argv)
     int ch;
     uint64_t v;
     optind = 1;
-    while ((ch = getopt_long(argc, argv, "c:t:r:v", longopts, NULL)) != -1) {
+    while ((ch = getopt_long(argc, argv, "c:t:r:vw:d:", longopts, NULL)) != -1) {
         switch (ch) {
         case 'c': cell_sel = optarg; break;
+        case 'w':
+        case 'd': {
+            uint64_t ms;
+            if (bf_units_parse_duration_ms(optarg, &ms) != 0 || (ch == 'd' && ms < 1000)) {
+                fprintf(stderr, "bulkfleet-agent run: --%s %s: expected a duration like %s\n",
+                        ch == 'w' ? "warmup" : "duration", optarg,
+                        ch == 'w' ? "2s (0s for none)" : "30s (at least 1s)");
+                return 2;
+            }
+            if (ch == 'w') {
+                warmup_ms = ms;
+                have_warmup = 1;
+            } else {
+                duration_ms = ms;
+                have_duration = 1;
+            }
+            break;
+        }
         case 'r': results_base = optarg; break;
         case 't':
             if (bf_units_parse_u64(optarg, &v) != 0 || v == 0 || v > 1024) {
@@ -125,6 +148,9 @@ int bf_standalone_main(int argc, char **argv)
         bf_scenario_destroy(&sc);
         return 2;
     }
+    /* a scaled-down run of the same scenario, as `bulkfleet-coordinator run --warmup --duration` */
+    bf_scenario_override_run(sc, have_warmup ? &warmup_ms : NULL,
+                             have_duration ? &duration_ms : NULL);
     uint64_t seed;
     if (bf_scenario_seed_fresh(sc, &seed))
         bf_info("run.seed not set: this run uses seed %llu (write run.seed: %llu to repeat its "

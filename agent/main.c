@@ -1,7 +1,8 @@
 /* main.c — bulkfleet-agent: connects out to its coordinator and generates bulk load.
  *
  *   bulkfleet-agent --coordinator tcp://HOST:7100 [--threads N] [--id ID] [--insecure]
- *   bulkfleet-agent run SCENARIO [--cell ID|N] [--threads N] [--results DIR]   (standalone)
+ *   bulkfleet-agent run SCENARIO [--cell ID|N] [--threads N] [--results DIR]
+ *                                [--warmup DURATION] [--duration DURATION]   (standalone)
  *   bulkfleet-agent render SCENARIO [--cell ID|N] [--requests N]   (bulk bodies to stdout)
  */
 #include "bf_agent.h"
@@ -27,6 +28,7 @@ static void usage(FILE *f)
 {
     fputs("usage: bulkfleet-agent --coordinator tcp://HOST:7100 [options]\n"
           "       bulkfleet-agent run SCENARIO [--cell ID|N] [--threads N] [--results DIR]\n"
+          "                               [--warmup DURATION] [--duration DURATION]\n"
           "       bulkfleet-agent render SCENARIO [--cell ID|N] [--requests N]\n"
           "       bulkfleet-agent keygen DIR\n"
           "\n"
