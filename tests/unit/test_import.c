@@ -292,6 +292,15 @@ static void test_cli_commands(void **state)
     const char *imp[] = {"import-loadgen", LGDIR "/003-loadgen.yml", "-c", "200", "-d", "60000",
                          "--compress", "-o", out};
     assert_int_equal(run_cmd(bf_cmd_import_loadgen, imp, 9), 0);
+    /* seed 000's config has duplicate keys in its body (masked field names): loadgen sent it,
+     * bulkfleet refuses it, and the import says so at once (exit 2) instead of at the run */
+    char out0[] = LGDIR "/tmp-import0-XXXXXX.yaml";
+    int fd0 = mkstemps(out0, 5);
+    assert_true(fd0 >= 0);
+    close(fd0);
+    const char *imp0[] = {"import-loadgen", LGDIR "/000-loadgen.yml", "-o", out0};
+    assert_int_equal(run_cmd(bf_cmd_import_loadgen, imp0, 4), 2);
+    unlink(out0);
     const char *val[] = {"validate", out};
     assert_int_equal(run_cmd(bf_cmd_validate, val, 2), 0);
     const char *plan[] = {"plan", out, "--agents", "2"};
