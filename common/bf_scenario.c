@@ -1340,6 +1340,7 @@ static int load(bf__load_t *L, const char *text, size_t len)
     if (rc != BF_OK)
         return rc;
     if (!(L->opts && L->opts->no_env)) {
+        L->doc.env_unset = L->opts ? L->opts->env_unset : NULL;
         rc = bf__ydoc_resolve_env(&L->doc, L->diag);
         if (rc != BF_OK)
             return rc;

@@ -177,6 +177,9 @@ typedef struct bf_load_opts {
     void *file_provider_ctx;
     const char *base_dir;  /* for relative paths when reading from disk; NULL = file's dir / cwd */
     int no_env;            /* 1: do not resolve ${VAR} (text already resolved by the coordinator) */
+    const char *env_unset; /* non-NULL: the value of a ${VAR} that is not set and has no default
+                              (instead of an error); for checking a file before the user exports
+                              its secrets (import-loadgen) */
     uint32_t cluster_nodes;/* >0: warn when replicas need more nodes than this */
 } bf_load_opts_t;
 

@@ -55,6 +55,7 @@ typedef struct bf__ydoc {
     size_t len;
     bf__ynode_t *root;
     bf__yarena_t *arena;      /* owns every node and string */
+    const char *env_unset;    /* value of an unset ${VAR} without default; NULL: an error */
 } bf__ydoc_t;
 
 /* Parse one YAML document into a tree. 0, or BF_E_PARSE / BF_E_TOOBIG / BF_E_INVAL with diag

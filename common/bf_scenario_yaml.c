@@ -474,6 +474,8 @@ static int resolve_scalar(bf__ydoc_t *doc, bf__ynode_t *n, bf_diag_t *diag)
         const char *val = getenv(vname);
         if (def && (val == NULL || *val == '\0')) {
             rc = bf_buf_append(&out, def, (size_t)(def_end - def));
+        } else if (val == NULL && doc->env_unset) {
+            rc = bf_buf_appendz(&out, doc->env_unset);
         } else if (val == NULL) {
             rc = env_error(doc, n, occurrence, diag,
                            "environment variable %s is not set; export it, or write "

@@ -334,25 +334,12 @@ int bf_cmd_import_loadgen(int argc, char **argv)
         char *slash = strrchr(dir_src, '/');
         if (slash)
             *slash = '\0';
-        bf_load_opts_t lo = {.base_dir = slash ? dir_src : "."};
+        bf_load_opts_t lo = {.base_dir = slash ? dir_src : ".",
+                             .env_unset = "bulkfleet-import-check"};
         bf_scenario_t *check = NULL;
         bf_diag_t cd = {0};
         const char *origin = out_path ? out_path : "(the converted scenario)";
-        int lrc;
-        for (int tries = 0;; tries++) {
-            lrc = bf_scenario_load_text(yaml, strlen(yaml), origin, &lo, &check, &cd);
-            /* a variable the user will export (ES_PASSWORD): give it a stand-in in this
-             * process only, and check the rest */
-            const char *m = strstr(cd.msg, "environment variable ");
-            if (lrc == BF_OK || tries >= 16 || m == NULL || strstr(m, " is not set") == NULL)
-                break;
-            char name[128];
-            if (sscanf(m, "environment variable %127[A-Za-z0-9_] is not set", name) != 1)
-                break;
-            setenv(name, "bulkfleet-import-check", 0);
-            memset(&cd, 0, sizeof cd);
-        }
-        if (lrc != BF_OK) {
+        if (bf_scenario_load_text(yaml, strlen(yaml), origin, &lo, &check, &cd) != BF_OK) {
             fprintf(stderr, "%s: the converted scenario does not validate yet; fix it before "
                     "running it:\n  %s\n", cmd, cd.msg);
             code = EXIT_INPUT;

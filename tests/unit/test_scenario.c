@@ -439,6 +439,21 @@ static void test_big_integers(void **state)
     bf_scenario_destroy(&sc);
 }
 
+/* opts.env_unset: an unset ${VAR} without default takes that value instead of failing (what
+ * import-loadgen uses to check a file before the user exports its password) */
+static void test_env_unset_stand_in(void **state)
+{
+    (void)state;
+    unsetenv("BF_TEST_NEVER_SET");
+    const char *text = "name: x\ntarget: {hosts: [http://h:9200], auth: {username: u, password: "
+                       "'${BF_TEST_NEVER_SET}'}}\ndocument: {source: '{}'}\n";
+    load_text_err(text, "inline.yaml:2:", "BF_TEST_NEVER_SET is not set");
+    bf_load_opts_t o = {.base_dir = FIXDIR, .env_unset = "stand-in"};
+    bf_scenario_t *sc = load_text_ok(text, &o);
+    assert_string_equal(bf_scenario_target(sc)->password, "stand-in");
+    bf_scenario_destroy(&sc);
+}
+
 static void test_matrix_defaults_no_matrix(void **state)
 {
     (void)state;
@@ -749,6 +764,7 @@ int main(void)
         cmocka_unit_test(test_err_missing_mappings),
         cmocka_unit_test(test_err_tls_not_pem),
         cmocka_unit_test(test_big_integers),
+        cmocka_unit_test(test_env_unset_stand_in),
         cmocka_unit_test(test_err_unknown_placeholder),
         cmocka_unit_test(test_err_invalid_json),
         cmocka_unit_test(test_err_duplicate_json_key),
