@@ -166,6 +166,20 @@ static bool is_number(const char *s, size_t n, bool *integer)
     return i == n;
 }
 
+/* The value of 4 hex digits (a non-hex digit counts as 0: the text is only for messages). */
+static unsigned hex4(const char *h)
+{
+    unsigned v = 0;
+    for (int k = 0; k < 4; k++) {
+        char c = h[k];
+        v = v * 16u + (unsigned)(c >= '0' && c <= '9'   ? c - '0'
+                                 : c >= 'a' && c <= 'f' ? c - 'a' + 10
+                                 : c >= 'A' && c <= 'F' ? c - 'A' + 10
+                                                        : 0);
+    }
+    return v;
+}
+
 /* Decodes JSON string escapes of raw (n bytes, possibly cut inside an escape) into out. */
 static void unescape(const char *raw, size_t n, char *out, size_t out_size)
 {
@@ -187,25 +201,11 @@ static void unescape(const char *raw, size_t n, char *out, size_t out_size)
         case 'u': {
             if (i + 4 >= n)
                 goto done;
-            unsigned cp = 0;
-            for (int k = 1; k <= 4; k++) {
-                char h = raw[i + (size_t)k];
-                cp = cp * 16u + (unsigned)(h >= '0' && h <= '9'   ? h - '0'
-                                           : h >= 'a' && h <= 'f' ? h - 'a' + 10
-                                           : h >= 'A' && h <= 'F' ? h - 'A' + 10
-                                                                  : 0);
-            }
+            unsigned cp = hex4(raw + i + 1);
             i += 4;
             if (cp >= 0xD800 && cp < 0xDC00 && i + 6 < n && raw[i + 1] == '\\' &&
                 raw[i + 2] == 'u') {
-                unsigned lo = 0;
-                for (int k = 3; k <= 6; k++) {
-                    char h = raw[i + (size_t)k];
-                    lo = lo * 16u + (unsigned)(h >= '0' && h <= '9'   ? h - '0'
-                                               : h >= 'a' && h <= 'f' ? h - 'a' + 10
-                                               : h >= 'A' && h <= 'F' ? h - 'A' + 10
-                                                                      : 0);
-                }
+                unsigned lo = hex4(raw + i + 3);
                 if (lo >= 0xDC00 && lo < 0xE000) {
                     cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
                     i += 6;

@@ -248,19 +248,13 @@ int bf_hist_import_add(bf_hist_t *h, const uint32_t *index, const uint64_t *coun
                        uint64_t clamped)
 {
     /* Validate everything first so that a bad message changes nothing. */
-    uint64_t sum = 0;
+    int rc = bf_hist_import_check(h, index, count, n, clamped);
+    if (rc != BF_OK)
+        return rc;
     for (size_t k = 0; k < n; k++) {
-        if (index[k] >= COUNTS_LEN)
-            return BF_E_RANGE;
-        if (count[k] > UINT64_MAX - sum)
-            return BF_E_RANGE;
-        sum += count[k];
-    }
-    if (sum > UINT64_MAX - h->total || clamped > UINT64_MAX - h->clamped)
-        return BF_E_RANGE;
-    for (size_t k = 0; k < n; k++)
         h->counts[index[k]] += count[k];
-    h->total += sum;
+        h->total += count[k];
+    }
     h->clamped += clamped;
     return BF_OK;
 }
