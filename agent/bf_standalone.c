@@ -192,8 +192,8 @@ int bf_standalone_main(int argc, char **argv)
         char mismatch[400] = "";
         if (bf_cluster_prepare_cell(es, sc, cell, info.data_nodes, 120000, &yellow, &diag) ==
             BF_OK) {
-            baseline = bf_cell_baseline(es, sc, cell);
-            if (bf_cell_existing_mismatch(es, sc, cell, mismatch, sizeof mismatch))
+            baseline = bf_cluster_baseline(es, sc, cell);
+            if (bf_cluster_existing_mismatch(es, sc, cell, mismatch, sizeof mismatch))
                 bf_warn("cell %s: %s", cell->id, mismatch);
             bf_run_cfg_t cfg = {.sc = sc, .cell = cell, .threads = threads,
                                 .concurrency = cell->concurrency, .target_rate = cell->target_rate,

@@ -225,3 +225,55 @@ int bf_cluster_delete_cell(bf_es_t *es, const bf_cell_t *cell, bf_diag_t *diag)
     free(names);
     return rc;
 }
+
+int64_t bf_cluster_baseline(bf_es_t *es, const bf_scenario_t *sc, const bf_cell_t *cell)
+{
+    if (bf_scenario_index(sc)->recreate)
+        return 0;
+    int64_t n = 0;
+    bf_diag_t d = {0};
+    if (bf_cluster_count(es, cell, &n, &d) != BF_OK) {
+        bf_warn("cell %s: could not count the documents already in its indices (%s): the cell "
+                "will not be verified", cell->id, d.msg);
+        return -1;
+    }
+    if (n > 0)
+        bf_info("cell %s: its indices already hold %lld documents (index.recreate is false); "
+                "the cell is verified against the documents it adds", cell->id, (long long)n);
+    return n;
+}
+
+int bf_cluster_existing_mismatch(bf_es_t *es, const bf_scenario_t *sc, const bf_cell_t *cell,
+                              char *why, size_t why_size)
+{
+    if (bf_scenario_index(sc)->recreate)
+        return 0;
+    int found = 0;
+    for (uint32_t i = 0; i < cell->indices && !found; i++) {
+        const char *name = cell->index_names[i];
+        char *path = bf_asprintf("/%s/_settings/index.number_of_shards,index.number_of_replicas",
+                                 name);
+        long status = 0;
+        const char *body = NULL;
+        bf_diag_t d = {0};
+        int rc = bf_es_request(es, "GET", path, NULL, &status, &body, &d);
+        free(path);
+        if (rc != BF_OK || status != 200 || body == NULL)
+            continue;
+        json_t *j = json_loads(body, 0, NULL);
+        json_t *ix = json_object_get(json_object_get(json_object_get(j, name), "settings"),
+                                     "index");
+        const char *sh = json_string_value(json_object_get(ix, "number_of_shards"));
+        const char *re = json_string_value(json_object_get(ix, "number_of_replicas"));
+        if (sh && re && (strtoul(sh, NULL, 10) != cell->shards ||
+                         strtoul(re, NULL, 10) != cell->replicas)) {
+            snprintf(why, why_size, "index %s already existed with %s shards and %s replicas "
+                     "(index.recreate is false, so it was kept); this row's shards %u / replicas "
+                     "%u are the scenario's, not the index's", name, sh, re, cell->shards,
+                     cell->replicas);
+            found = 1;
+        }
+        json_decref(j);
+    }
+    return found;
+}

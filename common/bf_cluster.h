@@ -43,6 +43,20 @@ int bf_cluster_prepare_cell_tick(bf_es_t *es, const bf_scenario_t *sc, const bf_
  * *count = the number of documents. 0 or an error with diag. */
 int bf_cluster_count(bf_es_t *es, const bf_cell_t *cell, int64_t *count, bf_diag_t *diag);
 
+/* bf_cluster_baseline — documents already in the cell's indices before its load (recreated
+ * indices: 0 without asking). Call after the indices are prepared, before the load starts.
+ * Returns the count, or -1 when it could not be read (a warning is logged; the row will then
+ * not be verified). es and cell are borrowed. */
+int64_t bf_cluster_baseline(bf_es_t *es, const bf_scenario_t *sc, const bf_cell_t *cell);
+
+/* bf_cluster_existing_mismatch — with index.recreate false the indices may be the user's, made
+ * with other settings than the cell's: 1 when one of them has another number_of_shards or
+ * number_of_replicas than the cell's shards / replicas (what the row's columns show), with
+ * the first difference in why (why_size bytes); 0 when they match, when recreate is true, or
+ * when the settings cannot be read. */
+int bf_cluster_existing_mismatch(bf_es_t *es, const bf_scenario_t *sc, const bf_cell_t *cell,
+                              char *why, size_t why_size);
+
 /* bf_cluster_delete_cell — DELETE the cell's indices (used by --cleanup). */
 int bf_cluster_delete_cell(bf_es_t *es, const bf_cell_t *cell, bf_diag_t *diag);
 

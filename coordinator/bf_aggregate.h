@@ -77,20 +77,6 @@ const bf_counters_t *bf_cellagg_second(const bf_cellagg_t *a, size_t i);
 /* bf_cellagg_agent_second — agent's counters of second i, written to *out (the aggregate keeps
  * them compact). Returns 0, or BF_E_RANGE (out untouched) for an unknown agent or second. */
 int bf_cellagg_agent_second(const bf_cellagg_t *a, uint32_t agent, size_t i, bf_counters_t *out);
-/* bf_cell_baseline — documents already in the cell's indices before its load (recreated
- * indices: 0 without asking). Call after the indices are prepared, before the load starts.
- * Returns the count, or -1 when it could not be read (a warning is logged; the row will then
- * not be verified). es and cell are borrowed. */
-int64_t bf_cell_baseline(bf_es_t *es, const bf_scenario_t *sc, const bf_cell_t *cell);
-
-/* bf_cell_existing_mismatch — with index.recreate false the indices may be the user's, made
- * with other settings than the cell's: 1 when one of them has another number_of_shards or
- * number_of_replicas than the cell's shards / replicas (what the row's columns show), with
- * the first difference in why (why_size bytes); 0 when they match, when recreate is true, or
- * when the settings cannot be read. */
-int bf_cell_existing_mismatch(bf_es_t *es, const bf_scenario_t *sc, const bf_cell_t *cell,
-                              char *why, size_t why_size);
-
 /* bf_row_add_reason — append text to row->reason ("; " between reasons; truncated to fit). */
 void bf_row_add_reason(bf_row_t *row, const char *text);
 

@@ -435,9 +435,9 @@ static int run_cell(campaign *c, const bf_cell_t *cell, uint32_t repetition, bf_
     bf_diag_t diag = {0};
     int rc = bf_cluster_prepare_cell_tick(c->es, c->sc, cell, c->cluster.data_nodes, 120000,
                                           &yellow, fleet_tick, c, &diag);
-    int64_t baseline = rc == BF_OK ? bf_cell_baseline(c->es, c->sc, cell) : 0;
+    int64_t baseline = rc == BF_OK ? bf_cluster_baseline(c->es, c->sc, cell) : 0;
     char mismatch[400] = "";
-    if (rc == BF_OK && bf_cell_existing_mismatch(c->es, c->sc, cell, mismatch, sizeof mismatch))
+    if (rc == BF_OK && bf_cluster_existing_mismatch(c->es, c->sc, cell, mismatch, sizeof mismatch))
         bf_warn("cell %s: %s", cell->id, mismatch);
 
     c->nmembers = nagents;
