@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* bf_agent.c — the agent's session with its coordinator (see bf_agent.h for the states).
  *
  * One control thread: it polls both DEALERs every 100 ms at most, feeds each message to the

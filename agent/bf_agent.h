@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* bf_agent.h — the agent's control thread: the fleet session with the coordinator.
  *
  * Owns both ZeroMQ sockets (control and data DEALERs; a socket is never shared between

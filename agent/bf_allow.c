@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* bf_allow.c — target allow-list. */
 #include "bf_allow.h"
 

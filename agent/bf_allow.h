@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* bf_allow.h — the agent's --allow-target list: which cluster hosts a Prepare may aim it at,
  * so a stolen coordinator key cannot point the fleet anywhere (DESIGN §3 Security).
  * Pure functions; thread-safe.

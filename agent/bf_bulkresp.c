@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* bf_bulkresp.c — judge a _bulk response: acknowledged, rejected and failed documents.
  *
  * One pass, incremental: the worker feeds the body as curl receives it, so the response is never

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* bf_bulkresp.h — judge a _bulk response: how many documents were acknowledged, rejected,
  * failed, by class.
  *

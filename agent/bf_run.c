@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* bf_run.c — workers of one cell and the sampler that seals their seconds. */
 #include "bf_run.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* bf_run.h — one cell on one agent: its worker threads and the per-second sampler.
  *
  * Used by the agent's control thread (fleet mode) and by `bulkfleet-agent run` (standalone).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* bf_standalone.c — `bulkfleet-agent run SCENARIO [--cell ID|N]`: the single-host loadgen use
  * case. Prepares each cell's indices itself (there is no coordinator), runs the cell with the
  * same workers and sampler as in fleet mode, aggregates with the same code, and prints the same

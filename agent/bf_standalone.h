@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* bf_standalone.h — `bulkfleet-agent run SCENARIO`: cells on one host without a coordinator,
  * the single-host loadgen use case. Prints the same per-cell summary as the coordinator. */
 #ifndef BF_STANDALONE_H

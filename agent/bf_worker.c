@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* bf_worker.c — one load thread: libcurl multi, bulk bodies, outcomes per second.
  *
  * Each connection slot owns its buffers and reuses them for every request (STYLE §7): the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* bf_worker.h — one load thread: a libcurl multi loop keeping its share of bulk requests in
  * flight, counting every outcome into per-second buckets.
  *

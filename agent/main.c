@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* main.c — bulkfleet-agent: connects out to its coordinator and generates bulk load.
  *
  *   bulkfleet-agent --coordinator tcp://HOST:7100 [--threads N] [--id ID] [--insecure]

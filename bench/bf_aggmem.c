@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* bf_aggmem.c — the coordinator's aggregate of one cell: 200 agents x 600 s of samples (one per
  * agent per second, each with two ~50-bucket histograms and a 429 status), then the row.
  * Prints peak RSS and CPU. Build: cmake --build build --target bf_aggmem; run

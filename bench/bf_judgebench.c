@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* bf_judgebench.c — the bulk response judge alone: the best of 400 runs over one errors:false
  * response of 5000 OpenSearch-like "created" items (~950 KB), fed in 16 KiB reads as curl
  * delivers them. Prints "BYTES bytes, best MS ms"; exits 1 if the judge does not accept it.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* bf_simagents.c — many simulated agents in one process, speaking the real fleet protocol.
  *
  * For bench/coordinator-scale.sh (DESIGN §8: "the coordinator aggregates 200 agents' samples

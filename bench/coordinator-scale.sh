@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # coordinator-scale.sh — DESIGN §8: "the coordinator aggregates 200 agents' samples at 1/s using
 # < 5% of one core". 200 simulated agents (bench/bf_simagents.c: real protocol, CURVE, one
 # control + one data connection each) run one 60 s cell against the real coordinator, which

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # gzip-cost — DESIGN §8: with gzip, the agent's CPU per document is <= 1.25x the cost of
 # compressing the same bytes alone (same zlib, same level, same gzip framing).
 #

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # bench/lib.sh — helpers for the benchmark scripts (sourced): the release build, an nginx null
 # sink on 127.0.0.1, the agent in standalone mode with its CPU and memory measured, wrk, and the
 # machine description.

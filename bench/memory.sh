@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # memory — DESIGN §8: agent memory stays <= concurrency x body size + 64 MiB.
 #
 #   bench/memory.sh                    env: CONCS ("8 64"), BF_BATCH (5000), BF_DURATION (6s),

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Packaging.cmake — install layout beyond the two programs, and the Debian package (CPack DEB).
 #
 # `cmake --install build [--prefix P]` installs P/bin/bulkfleet-{agent,coordinator} (top-level

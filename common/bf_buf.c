@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* bf_buf.c — growable byte buffer with a hard cap. */
 #include "bf_buf.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* bf_buf.h — growable byte buffer with a hard cap (after curl's dynbuf).
  *
  * Embedded struct: bf_buf_init / bf_buf_cleanup. Hot paths call bf_buf_reset and reuse the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* bf_clock.c — clocks. */
 #include "bf_clock.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* bf_clock.h — monotonic and wall clocks in microseconds, and process CPU time.
  * All functions are thread-safe. */
 #ifndef BF_CLOCK_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* bf_cluster.c — cluster APIs used around each cell. */
 #include "bf_cluster.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* bf_cluster.h — what the coordinator (and standalone agent) asks of the target cluster:
  * who it is, preparing a cell's indices, health, refresh and count.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* bf_error.c — error codes to text, and the diagnostic record. */
 #include "bf_error.h"
 

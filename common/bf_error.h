@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* bf_error.h — the one error vocabulary of bulkfleet.
  *
  * Functions return 0 (BF_OK) or a negative bf_err code. User-facing detail (file:line:column,

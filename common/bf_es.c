@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* bf_es.c — REST client on libcurl easy. */
 #include "bf_es.h"
 

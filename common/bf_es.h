@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* bf_es.h — small Elasticsearch/OpenSearch REST client (libcurl easy) for cluster APIs.
  *
  * Used by the coordinator to prepare indices and read telemetry, and by agents to apply a

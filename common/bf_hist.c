@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* bf_hist.c — log-linear latency histogram in HdrHistogram's layout.
  *
  * The layout is HdrHistogram_c's (src/hdr_histogram.c) for lowest 1, highest 3,600,000,000 and

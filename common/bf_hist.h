@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* bf_hist.h — log-linear latency histogram in HdrHistogram's layout.
  *
  * Fixed range 1 us .. 1 h (3,600,000,000 us), 3 significant figures, 64-bit counts.

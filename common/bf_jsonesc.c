@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* bf_jsonesc.c — JSON string escaping with UTF-8 repair.
  *
  * One pass over the input: ASCII is copied or escaped, multi-byte sequences are validated with

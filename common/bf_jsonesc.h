@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* bf_jsonesc.h — JSON string escaping and UTF-8 repair for dictionary values and templates.
  *
  * Values from dictionaries (type: file, list) are escaped once, when the scenario is loaded, so

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* bf_keys.c — CURVE key files. */
 #include "bf_keys.h"
 

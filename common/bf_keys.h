@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* bf_keys.h — CURVE key files and the allow-list of agent public keys (DESIGN §3 Security).
  *
  * Files: NAME.key holds the secret key as one Z85 line (40 characters) and must not be

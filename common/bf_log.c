@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* bf_log.c — leveled logging to stderr. */
 #include "bf_log.h"
 

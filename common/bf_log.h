@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* bf_log.h — leveled logging to stderr, one line per call, thread-safe.
  *
  * Never log secrets: callers pass values through the scenario's redaction, not raw.

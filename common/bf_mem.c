@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* bf_mem.c — allocation wrappers that abort on exhaustion. */
 #include "bf_mem.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* bf_mem.h — allocation that never returns NULL.
  *
  * bf_malloc and friends abort with file:line on exhaustion, so callers need not check

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* bf_sample.c — counters and their protobuf form. */
 #include "bf_sample.h"
 

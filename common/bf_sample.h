@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* bf_sample.h — per-second counters of one agent (or merged), and their wire form bf.Sample.
  *
  * Counter names and meanings are DESIGN §4. Counters are merged by addition; histograms by

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* bf_scenario.c — load, validate and expand a scenario matrix file (DESIGN §5).
  *
  * Steps, each reporting the first mistake as "file:line:column: key: message; what to do":

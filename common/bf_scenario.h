@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* bf_scenario.h — the scenario matrix model and its YAML loader.
  *
  * A scenario file (YAML, DESIGN §5) describes the target cluster, the index, the variables,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* bf_scenario_import.c — INFINI loadgen config -> bulkfleet scenario (see the header for the
  * mapping). The loadgen YAML is read with the scenario loader's YAML tree (positions for
  * errors); the scenario is written as text so it can carry comments (origin, notes).

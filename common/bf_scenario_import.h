@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* bf_scenario_import.h — turn an INFINI loadgen config (loadgen.yml) into a bulkfleet scenario.
  *
  * Mapping (reference/loadgen-compat.md §1.2-§1.6):

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* bf_scenario_int.h — internals shared by the scenario loader's files and the template compiler.
  *
  * Directory-internal (bf__ prefix): the YAML tree with source positions (bf_scenario_yaml.c),

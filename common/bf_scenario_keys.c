@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* bf_scenario_keys.c — the one table of scenario keys, and did-you-mean for mistakes.
  *
  * Every key a scenario may contain is one row of BF__KEYS (bf_scenario_int.h): path, type,

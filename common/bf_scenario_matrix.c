@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* bf_scenario_matrix.c — expand a scenario's matrix into cells in run order.
  *
  * Axes are `indices`, `shards`, `replicas`, `batch_size`, `concurrency`, `compression`,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* bf_scenario_yaml.c — the scenario's YAML document as a tree with source positions.
  *
  * libyaml's event parser feeds an explicit stack (no recursion, depth capped), so any input is

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* bf_sha256.c — SHA-256 hex digests through libcrypto's EVP interface. */
 #include "bf_sha256.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* bf_sha256.h — SHA-256 of a buffer as lowercase hex (content addresses of shipped files).
  *
  * DESIGN §3: dictionary files are shipped to agents content-addressed by sha256. Uses

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* bf_template.c — compile document templates; render bulk bodies (the agent's hot path).
  *
  * Compilation turns document.id / routing / pipeline and document.source into one list of

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* bf_template.h — document templates, variable generators and bulk body rendering.
  *
  * A scenario's `document` (action, id, routing, pipeline, source with $[[name]] placeholders)

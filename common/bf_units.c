@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* bf_units.c — durations, sizes and counts. */
 #include "bf_units.h"
 

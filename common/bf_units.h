@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* bf_units.h — parse and format durations, sizes and counts ("30s", "512KiB", "10k").
  *
  * After wg/wrk src/units.c. All functions are pure and thread-safe.

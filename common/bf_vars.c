@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* bf_vars.c — per-thread variable generators (loadgen-compatible types, reproducible RNG).
  *
  * Everything here runs on the agent's hot path: no allocation after bf_vars_new, no locks, no

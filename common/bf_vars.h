@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* bf_vars.h — variable specifications and their per-thread generators.
  *
  * A scenario's `variables:` list (DESIGN §5) becomes an array of bf_var_spec_t owned by the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* bf_wire.c — protobuf-c envelopes over ZeroMQ frames. */
 #include "bf_wire.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* bf_wire.h — fleet protocol framing: bf.Envelope (protobuf-c) over ZeroMQ.
  *
  * A message on a ROUTER socket is [routing id][envelope]; on a DEALER it is [envelope].

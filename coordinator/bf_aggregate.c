@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* bf_aggregate.c — merging samples and computing a cell's row. */
 #include "bf_aggregate.h"
 

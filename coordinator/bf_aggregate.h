@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* bf_aggregate.h — one cell's samples from every agent, merged into the per-second series and
  * the cell's results row (metric definitions: DESIGN §4).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* bf_campaign.c — the campaign runner: cells in order across the fleet. */
 #include "bf_campaign.h"
 

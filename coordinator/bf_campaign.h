@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* bf_campaign.h — `bulkfleet-coordinator run`: every cell of the matrix, in order, across the
  * fleet, into the results directory.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* bf_cmd_scenario.c — validate, plan and import-loadgen: scenario files without a cluster.
  *
  * These are the commands a user runs before a campaign: is the file right (validate), what will

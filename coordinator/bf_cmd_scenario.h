@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* bf_cmd_scenario.h — the scenario subcommands of bulkfleet-coordinator.
  *
  *   bulkfleet-coordinator validate FILE [--cluster-nodes N]

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* bf_compare.c — baseline vs contender results, matched by cell id. */
 #include "bf_compare.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* bf_compare.h — two results directories side by side, cell by cell.
  *
  * `bulkfleet-coordinator compare BASE_DIR CONTENDER_DIR [--csv]` reads both matrix.json files

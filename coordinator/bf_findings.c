@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* bf_findings.c — best cell, knee, shard and batch ratios from the results matrix. */
 #include "bf_findings.h"
 

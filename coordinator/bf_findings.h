@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* bf_findings.h — the answers a reader of a shard/batch study looks for first, computed from
  * the results matrix.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* bf_fleet.c — agent registry, ROUTER sockets, Hello/Welcome/Reject and liveness. */
 #include "bf_fleet.h"
 

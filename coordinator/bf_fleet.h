@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* bf_fleet.h — the coordinator's registry of agents and its two ROUTER sockets.
  *
  * Control ROUTER (default tcp://0.0.0.0:7100) and data ROUTER (7101); agents connect with DEALERs

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* bf_local.c — local agent processes. */
 #include "bf_local.h"
 

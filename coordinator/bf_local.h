@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* bf_local.h — start and stop agent processes on this host (`run --local-agents N`). */
 #ifndef BF_LOCAL_H
 #define BF_LOCAL_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* bf_report.c — report.html from a results directory: inline SVG charts, embedded data.
  *
  * Reading: matrix.json (the rows), cells/<cell>[-r<rep>].ndjson ("row" and "second" lines),

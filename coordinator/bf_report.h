@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* bf_report.h — report.html: the results directory as one page of charts.
  *
  * Reads a results directory (DESIGN §6) and writes DIR/report.html, one self-contained file:

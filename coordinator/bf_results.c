@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* bf_results.c — results directory writers. */
 #include "bf_results.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* bf_results.h — the results directory (DESIGN §6): matrix.csv, matrix.md, matrix.json,
  * cells/<cell>.ndjson, telemetry/, scenario.yaml (redacted).
  *

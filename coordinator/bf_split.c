@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* bf_split.c — largest-remainder apportionment. */
 #include "bf_split.h"
 

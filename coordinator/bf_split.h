@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* bf_split.h — split a whole number over agents by the largest-remainder method.
  *
  * Used for concurrency (and target rate in docs/s) per DESIGN §3: shares add up exactly to

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* bf_telemetry.c — per-second cluster telemetry for a cell, on its own thread.
  *
  * The thread only does HTTP and parsing into tick records; everything derived (deltas, the

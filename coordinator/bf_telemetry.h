@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* bf_telemetry.h — what the cluster itself says during a cell, sampled once a second.
  *
  * The coordinator asks the target cluster, every second of a cell, for the write thread pool

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* bf_zap.c — ZAP handler thread. */
 #include "bf_zap.h"
 

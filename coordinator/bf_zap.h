@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* bf_zap.h — ZAP handler (ZeroMQ RFC 27) admitting only CURVE clients whose public key is in
  * the allow-list directory. Runs on its own thread with a REP socket on
  * inproc://zeromq.zap.01 in the coordinator's ZeroMQ context; the thread ends when the context

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* main.c — bulkfleet-coordinator: runs a scenario matrix across the fleet.
  *
  *   bulkfleet-coordinator run SCENARIO [--local-agents N | --agents N] [options]

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # demo.sh — what `make demo` runs: start a 1-node OpenSearch dev cluster on 127.0.0.1, run
 # examples/quickstart.yaml across 2 local agents, print the results matrix, stop the cluster.
 #

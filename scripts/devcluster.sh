@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # devcluster.sh - build / start / stop a local OpenSearch 2.19.6 dev cluster (N nodes in one JVM,
 # all on 127.0.0.1). See deploy/devcluster/README.md.
 #

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # install-deps.sh — install every Debian package bulkfleet needs to build, test and demo.
 #
 # Idempotent: checks each package with dpkg-query first and only runs apt-get when something is

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """unit_exec.py — run a systemd service's ExecStart as systemd would, where systemd cannot run.
 
 The deploy test's "hosts" are network namespaces without their own systemd, so the installed

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fuzz_bulkresp.c — libFuzzer target: any bytes as a _bulk response body.
  *
  * The judge reads what a cluster, or a proxy in front of it, sends back: untrusted bytes that

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fuzz_common.h — shared helpers of the libFuzzer targets (header-only, test code).
  *
  * check_rendering() is the property both targets assert: a scenario the loader accepted renders

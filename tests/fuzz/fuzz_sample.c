@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fuzz_sample.c — libFuzzer target: any bytes as a Sample message from an agent.
  *
  * The coordinator merges what agents send (protobuf-c, DESIGN §3): a buggy or hostile

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fuzz_scenario.c — libFuzzer target: any bytes as a scenario file.
  *
  * The loader must never crash, leak or hang; what it accepts must render valid JSON and survive

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fuzz_template.c — libFuzzer target: any bytes as the document template (source_file).
  *
  * A fixed scenario declares one variable of most types (numbers, strings from a hostile

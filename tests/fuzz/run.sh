@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # run.sh SECONDS — build the libFuzzer targets with clang into build-fuzz/ and fuzz each one for
 # SECONDS (default 60) starting from tests/fuzz/corpus/<target>/ (env BF_FUZZ_SEED, default 1).
 #

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # agent_faults — the agent engine against tests/support/fault_server.py, mostly through the
 # standalone mode (`bulkfleet-agent run`, warmup 1 s + 3 s, request.timeout 2 s): every outcome
 # is counted exactly as the server saw it (its log has one line per request with the item

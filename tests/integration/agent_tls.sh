@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # agent_tls — HTTPS targets: the scenario's TLS files (target.tls.ca_file, cert_file, key_file)
 # are read like every other file it names — relative to the scenario's folder, checked by
 # validate, shipped to the agents — and handed to libcurl in memory, so an agent whose working

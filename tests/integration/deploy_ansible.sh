@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # deploy_ansible — the Ansible deployment applied over SSH to real hosts: three network namespaces
 # (coordinator 192.168.237.10, agents .11 and .12) on a test bridge (.1), each with its own sshd.
 #

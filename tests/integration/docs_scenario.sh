@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # docs_scenario — every complete scenario in docs/scenario.md (a ```yaml block with both `name:`
 # and `document:` at the top level) passes `bulkfleet-coordinator validate`, so the reference
 # never shows a file the program refuses. The blocks run in a folder holding the files they

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # integration_campaign — the walking skeleton end to end: real OpenSearch (1 node) +
 # coordinator + 2 agent processes on loopback; shards {1,2} x batch_size {100,1000} x
 # concurrency {2}, warmup 2 s, duration 5 s -> 4 rows, each with docs/s > 0 and

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # integration_examples — every scenario in examples/ runs for real, scaled down for one machine:
 # the same file with a one-cell matrix (fewest shards, smallest batch, concurrency 4 at most),
 # warmup 1 s and duration 3 s, against the test OpenSearch. Each row must be verified.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # integration_keyid — an agent id belongs to the CURVE key that first brought it in: a second
 # allow-listed key claiming the same id is ignored (ROUTER_HANDOVER would otherwise give it the
 # route), and the campaign completes with the first agent. Loopback only; the cluster is the

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # integration_report — `report DIR` on the shard-study fixture, looked at by a real browser:
 # Debian's chromium (headless) renders report.html to a PNG that must exist and not be blank,
 # and its DOM (--dump-dom, i.e. after parsing) must hold every chart as SVG and a bf-data

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # integration_rerun — index.recreate: false (what import-loadgen writes: the index is the
 # user's) against the real test cluster: the second and third runs write into an index that
 # already holds documents. Each run is verified against the documents it added (the count before

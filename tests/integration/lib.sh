@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # lib.sh — helpers shared by the integration tests (sourced, not run).
 set -euo pipefail
 BUILD=${BF_BUILD_DIR:?run through ctest (BF_BUILD_DIR)}

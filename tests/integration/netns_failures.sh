@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # netns_failures — hosts and the coordinator dying mid-cell (net 10.213.2.0/24).
 #
 #   (b) kill -9 one of 3 agents in the middle of cell 1: cell 1 is marked degraded (which agent,

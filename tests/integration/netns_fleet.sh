@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # netns_fleet — a fleet of agent hosts in network namespaces, closed to strangers (net 10.213.1.0/24).
 #
 #   (a) 3 agents (CURVE, keys in the allow-list) run a cell: the sum of their docs_ok equals the

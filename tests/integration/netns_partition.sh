@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # netns_partition — one agent host cut off from the coordinator for 20 s mid-cell (net 10.213.3.0/24).
 #
 #   (c) the fleet traffic (both ways) between agent host a2 and the coordinator is dropped for

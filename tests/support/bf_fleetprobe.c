@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* bf_fleetprobe.c — a tiny fleet client for tests: says Hello with a chosen protocol major and
  * prints what the coordinator answers.
  *

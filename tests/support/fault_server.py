@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """fault_server.py — a scripted OpenSearch-like _bulk server for bulkfleet's integration tests.
 
 It answers every _bulk request the way --mode says (success, item errors, whole-request errors,

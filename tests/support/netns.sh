@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # netns.sh — multi-host fleet tests on one machine (sourced after tests/integration/lib.sh).
 #
 # Layout of net N (N = 1..9; each test script takes its own N, so scripts may run in parallel):

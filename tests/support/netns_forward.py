@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """netns_forward.py — TCP forwarder for the multi-host tests, with per-source byte accounting.
 
 Agents in network namespaces cannot reach the test cluster on 127.0.0.1 of the root namespace;

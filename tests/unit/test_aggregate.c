@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_aggregate.c — merging samples from several agents into a cell's row (DESIGN §4). */
 #include <setjmp.h>
 #include <stdarg.h>

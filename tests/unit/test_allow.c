@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_allow.c — the agent's --allow-target rules and CURVE key files. */
 #include <setjmp.h>
 #include <stdarg.h>

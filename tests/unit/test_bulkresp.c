@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_bulkresp.c — unit tests for bf_bulkresp: fast path, item classes, filter_path forms,
  * malformed and truncated bodies; the incremental judge against the whole-body one for every
  * way of cutting a body into reads, and both against a jansson reference on generated

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_compare.c — unit tests for bf_compare on the two fixture results directories
  * (shard-study-base: 12 cells, repeat 1; shard-study-contender: 4 of those cells, repeat 3). */
 #include "bf_buf.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_findings.c — unit tests for bf_findings on the seed shard study's own table
  * (shared/seeds/000_*: 850 / 425 / 50 shards, batch 50..5000, concurrency 100..800). */
 #include "bf_error.h"

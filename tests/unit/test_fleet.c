@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_fleet.c — bf_fleet against a real DEALER on loopback: Hello/Welcome, Reject on a major
  * mismatch, liveness (suspect, lost, back), cached dictionary files, and the regression where a
  * restarted coordinator rejected (and so ended) agents that had not said Hello to it yet. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_hist.c — unit tests for bf_hist: layout, percentiles, merge, sparse form, clamping. */
 #include "bf_error.h"
 #include "bf_hist.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_import.c — import-loadgen on the seed studies' loadgen configs (000, 003): the output
  * loads as a scenario with the same workload; plus the CLI commands end to end. */
 #include <setjmp.h>

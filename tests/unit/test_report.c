@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_report.c — unit tests for bf_report on the fixture results directories: the page is
  * self-contained, has every chart, and the data drawn (embedded JSON and SVG attributes)
  * equals matrix.json. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_results.c — bf_results and bf_aggregate from fixed sample streams to files.
  *
  * Hand-made Bf__Sample streams (two agents; a steady cell, a cell with an empty second, a cell

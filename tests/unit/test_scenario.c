@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_scenario.c — the scenario loader: every example validates, one test per mistake kind
  * with its exact file:line:column, ${VAR} substitution, matrix expansion, resolved-text round
  * trip (what agents load) and redaction (what is kept with results). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_telemetry.c — unit tests for bf_telemetry: product detection, _nodes/stats parsing,
  * the window summary (queue max, rejected delta, hot-spot ratio, cluster docs/s) and the
  * telemetry ndjson, from recorded answers fed through bf__telemetry_ingest. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_template.c — template compilation and bulk rendering: escaping of hostile dictionaries
  * (every rendered line parses with jansson), placeholder rendering inside and outside JSON
  * strings, scopes, bodies built in pieces, action lines, index round-robin, size caps and the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_units.c — durations, sizes and counts. */
 #include <setjmp.h>
 #include <stdarg.h>

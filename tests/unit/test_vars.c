@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_vars.c — variable generators: bounds, rough uniformity, wrap, formats, reproducibility,
  * and ids unique across 4 threads x 3 agents through partitions (real threads). */
 #include <setjmp.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_wire.c — envelopes over real ZeroMQ sockets (inproc): round trip, version check,
  * garbage frames. */
 #include <setjmp.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 package io.bulkfleet.devcluster;
 
 import java.util.Collection;
