@@ -1,0 +1,165 @@
+/* SPDX-License-Identifier: MIT */
+/* bf_findmax.h — the find-max search controller: which step runs next, and what a step's
+ * outcome means (policy only; STYLE 16).
+ *
+ * The method is seed 004's (Elastic's sizing blog, /work/shared/seeds/004_*): with one bulk
+ * request in flight, double the batch size from a start value until docs/s stops growing; then,
+ * at that batch size, double the concurrency until it stops growing; bisect between the last
+ * good and the first bad concurrency; then prove the peak can be held. A closed-loop peak is
+ * not a sustainable rate (the cluster's queues absorb bursts that an open-loop client would
+ * overflow), so the last phase runs open loop at the peak rate for a longer window and steps
+ * down (10 % at a time by default) until a rate holds: target met, nothing rejected or failed,
+ * latency p99 under the bound and not growing through the window.
+ *
+ * This module never touches a cluster or the fleet: the caller runs each step as an ordinary
+ * cell and feeds back what was measured (bf_fm_obs_t). All functions are pure over the plain
+ * values given; a bf_fm_t is owned by one caller and is not thread-safe. No allocation.
+ */
+#ifndef BF_FINDMAX_H
+#define BF_FINDMAX_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Defaults of the find_max: scenario section (docs/scenario.md). */
+#define BF_FM_BATCH_START 100           /* docs; seed 004 starts at 100 */
+#define BF_FM_BATCH_MAX 65536           /* docs */
+#define BF_FM_BODY_MAX_BYTES (90ull << 20) /* uncompressed body cap; below the default
+                                            * http.max_content_length of 100mb */
+#define BF_FM_GAIN_MIN 0.05             /* a doubling must add 5 % docs/s */
+#define BF_FM_CONCURRENCY_START 1
+#define BF_FM_CONCURRENCY_MAX 1024
+#define BF_FM_STEP_DOWN 0.10            /* sustain: lower the rate by 10 % after a miss */
+#define BF_FM_SUSTAIN_TRIES 5
+#define BF_FM_RATE_TOLERANCE 0.03       /* sustain: docs/s >= 97 % of the target counts as met */
+#define BF_FM_P99_GROWTH_MAX 0.5        /* sustain: p99 may grow by half its median over the window */
+#define BF_FM_SUSTAIN_HEADROOM 2        /* sustain concurrency = found concurrency x this */
+
+typedef struct bf_fm_cfg {
+    uint32_t batch_start;        /* docs per bulk request of the first step (>= 1) */
+    uint32_t batch_max;          /* docs; the batch phase never exceeds it */
+    uint64_t body_max_bytes;     /* uncompressed bulk body cap in bytes: a doubling whose body
+                                  * would exceed it is not tried (413 avoidance) */
+    double gain_min;             /* fraction (0.05 = 5 %) a doubling must add to docs/s */
+    uint32_t concurrency_start;  /* bulk requests in flight of the batch phase (1) */
+    uint32_t concurrency_max;    /* the concurrency phase never exceeds it */
+    double latency_max_ms;       /* latency p99 bound in ms; 0 = no bound */
+    double step_down;            /* fraction the sustain rate is lowered by after a miss */
+    uint32_t sustain_tries;      /* open-loop runs at most (the first at the peak rate) */
+    double rate_tolerance;       /* fraction below the target rate still counted as met */
+    double p99_growth_max;       /* largest allowed rise of p99 across the sustain window, as a
+                                  * fraction of the window's median p99 (see bf_fm_growth) */
+    uint32_t sustain_headroom;   /* sustain steps run with concurrency x this, so an open-loop
+                                  * client can catch up after a slow second */
+} bf_fm_cfg_t;
+
+/* bf_fm_cfg_defaults — fill cfg with the defaults above. Thread-safe. */
+void bf_fm_cfg_defaults(bf_fm_cfg_t *cfg);
+
+enum bf_fm_phase {
+    BF_FM_BATCH = 0,  /* one request in flight, batch size doubling */
+    BF_FM_CONCURRENCY,/* best batch size, concurrency doubling */
+    BF_FM_BISECT,     /* between the last good and the first bad concurrency */
+    BF_FM_SUSTAIN,    /* open loop at the found rate, stepping down */
+    BF_FM_DONE,
+};
+
+/* One step to run: an ordinary cell with these values. */
+typedef struct bf_fm_step {
+    enum bf_fm_phase phase;
+    uint32_t n;             /* 1-based step number */
+    uint32_t batch_size;    /* docs per bulk request */
+    uint32_t concurrency;   /* bulk requests in flight across the fleet */
+    double target_rate;     /* docs/s across the fleet; 0 = closed loop */
+} bf_fm_step_t;
+
+/* What one step measured (from its results row). */
+typedef struct bf_fm_obs {
+    int ran;                  /* 0: the cell failed, was degraded or unverified (counts as bad) */
+    double docs_per_s;        /* acknowledged docs/s in the measurement window */
+    double p50_ms, p99_ms;    /* latency percentiles in ms; < 0 = not measured */
+    uint64_t docs_rejected;   /* items answered 429 */
+    uint64_t docs_failed;     /* items failed for any other reason */
+    uint64_t req_too_large;   /* requests answered 413 */
+    double bytes_per_doc;     /* uncompressed payload bytes per document; 0 = unknown */
+    double p99_growth;        /* sustain steps: bf_fm_growth of the per-second p99 series */
+} bf_fm_obs_t;
+
+/* What a step's outcome was judged to be; one per row of the report's path table. */
+enum bf_fm_verdict {
+    BF_FM_V_GAIN = 0,   /* good, and docs/s grew by at least gain_min: keep going */
+    BF_FM_V_KNEE,       /* good but docs/s grew less than gain_min: the previous value is best */
+    BF_FM_V_CAP,        /* good, and the next doubling would pass a cap (batch, bytes, conc.) */
+    BF_FM_V_REJECTED,   /* 429 items */
+    BF_FM_V_TOO_LARGE,  /* 413: the body is over http.max_content_length */
+    BF_FM_V_FAILED,     /* items failed, or the cell did not run cleanly */
+    BF_FM_V_LATENCY,    /* latency p99 above the bound */
+    BF_FM_V_HELD,       /* sustain: the rate held */
+    BF_FM_V_MISSED,     /* sustain: docs/s stayed below the target */
+    BF_FM_V_GROWING,    /* sustain: p99 rose through the window (queues filling) */
+};
+
+typedef struct bf_fm {
+    bf_fm_cfg_t cfg;
+    enum bf_fm_phase phase;
+    uint32_t steps;          /* steps recorded so far */
+    uint32_t next_value;     /* batch or concurrency of the next step (batch / conc. phases) */
+    /* best batch size found by the batch phase, its docs/s and latency at one request */
+    uint32_t batch;
+    int have_batch;
+    /* concurrency: last good (lo) and first bad (hi); lo's measurements */
+    uint32_t lo, hi;
+    double lo_dps, lo_p50_ms, lo_p99_ms;
+    /* sustain */
+    double peak_rate;        /* docs/s of the best closed-loop step (the knee) */
+    double rate;             /* target of the next sustain step */
+    uint32_t tries;
+    /* result, valid when found */
+    int found;
+    double sustained_rate;   /* docs/s target that held */
+    double sustained_dps;    /* docs/s measured in that step */
+    double sustained_p50_ms, sustained_p99_ms;
+    uint32_t sustained_concurrency;
+    const char *end_reason;  /* static text: why the search ended */
+} bf_fm_t;
+
+/* bf_fm_init — start a search with cfg (copied; zero fields take their defaults).
+ * Thread-safe (touches only *fm). */
+void bf_fm_init(bf_fm_t *fm, const bf_fm_cfg_t *cfg);
+
+/* bf_fm_next — the step to run next. Returns 1 and fills *step, or 0 when the search is done
+ * (fm->found says whether a sustainable rate was found, fm->end_reason why it ended). Calling
+ * it twice without bf_fm_record gives the same step. */
+int bf_fm_next(const bf_fm_t *fm, bf_fm_step_t *step);
+
+/* bf_fm_record — judge what the step from bf_fm_next measured and advance the search.
+ * Returns the verdict. Batch phase: 413, 429, failures or a broken latency bound end it (the
+ * previous size is best; none before it ends the search with nothing found); a gain under
+ * gain_min ends it at the previous size; a cap ends it at this size. Concurrency phase: the
+ * same judgement, and any end goes to bisection between the last good (lo) and first bad (hi)
+ * value, where a midpoint is good when it is clean and adds gain_min x (mid - lo) / lo over
+ * lo's docs/s (the threshold per doubling, scaled to the step), until hi - lo <= max(1, lo/8).
+ * Sustain: held when ran, nothing rejected or failed, docs/s >= target x (1 - rate_tolerance),
+ * p99 within the bound and p99_growth <= p99_growth_max; otherwise the target is lowered by
+ * step_down, at most sustain_tries runs. */
+enum bf_fm_verdict bf_fm_record(bf_fm_t *fm, const bf_fm_step_t *step, const bf_fm_obs_t *obs);
+
+/* bf_fm_skip_to_sustain — the time budget is running out: end the closed-loop search with the
+ * best point so far and go to the sustain phase (or end, with nothing found, when there is no
+ * good point yet). No-op in the sustain phase or when done. */
+void bf_fm_skip_to_sustain(bf_fm_t *fm);
+
+/* bf_fm_stop — end the search now with `reason` (static text), keeping a result found so far. */
+void bf_fm_stop(bf_fm_t *fm, const char *reason);
+
+/* bf_fm_growth — the slope test of the sustain phase: least-squares slope of y (ms per second,
+ * one value per second of the measurement window, < 0 = not measured and skipped) times the
+ * window length, divided by the median of y. 0.5 means p99 rose by half its median from the
+ * first to the last second. Returns 0 with fewer than 3 measured seconds or a zero median.
+ * Thread-safe; y is only read. */
+double bf_fm_growth(const double *y, size_t n);
+
+const char *bf_fm_phase_name(enum bf_fm_phase p);     /* "batch", "concurrency", ... */
+const char *bf_fm_verdict_name(enum bf_fm_verdict v); /* "gain", "knee", "rejected", ... */
+
+#endif

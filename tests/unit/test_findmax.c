@@ -1,0 +1,359 @@
+/* SPDX-License-Identifier: MIT */
+/* test_findmax.c — unit tests for the find-max search controller (bf_findmax) against a
+ * simulated cluster with a known capacity, write-queue size and knee. */
+#include "bf_findmax.h"
+
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+/* A simulated cluster. One bulk request of B documents takes overhead_ms + B / docs_per_ms of
+ * service time on an idle cluster; the cluster as a whole indexes at most capacity docs/s; it
+ * runs `threads` requests at once and queues `queue` more; beyond that requests are rejected
+ * (429). Closed loop: offered = C x one connection's docs/s, docs/s = min(offered, capacity),
+ * latency grows with offered / capacity (the queue). Open loop at rate R: holds while
+ * R / capacity <= knee_util; above it the queue grows through the window; above capacity the
+ * target is missed. */
+typedef struct sim {
+    double overhead_ms, docs_per_ms, capacity;
+    uint32_t threads, queue;
+    double bytes_per_doc;
+    double max_content_bytes;
+    double knee_util;
+    int all_fail;
+    uint32_t runs;
+} sim;
+
+static double service_ms(const sim *s, uint32_t batch)
+{
+    return s->overhead_ms + batch / s->docs_per_ms;
+}
+
+static void sim_run(sim *s, const bf_fm_step_t *st, bf_fm_obs_t *o)
+{
+    memset(o, 0, sizeof *o);
+    s->runs++;
+    o->ran = 1;
+    o->bytes_per_doc = s->bytes_per_doc;
+    double svc = service_ms(s, st->batch_size);
+    double per_conn = 1000.0 * st->batch_size / svc;
+    if (s->all_fail) {
+        o->docs_failed = 100;
+        o->docs_per_s = 0;
+        return;
+    }
+    if (st->batch_size * s->bytes_per_doc > s->max_content_bytes) {
+        o->req_too_large = 10;
+        return;
+    }
+    if (st->target_rate <= 0) {
+        double offered = st->concurrency * per_conn;
+        o->docs_per_s = offered < s->capacity ? offered : s->capacity;
+        double q = offered / s->capacity > 1 ? offered / s->capacity : 1;
+        o->p50_ms = svc * q;
+        o->p99_ms = svc * q * 1.2;
+        if (st->concurrency > s->threads + s->queue)
+            o->docs_rejected = (uint64_t)(st->concurrency - s->threads - s->queue) * st->batch_size;
+        return;
+    }
+    double util = st->target_rate / s->capacity;
+    double reach = st->concurrency * per_conn;
+    double got = st->target_rate;
+    if (got > s->capacity) got = s->capacity;
+    if (got > reach) got = reach;
+    o->docs_per_s = got;
+    o->p50_ms = svc;
+    o->p99_ms = svc * 1.5;
+    o->p99_growth = util > s->knee_util ? 1.5 : 0.05;
+}
+
+/* runs the whole search; returns the number of steps */
+static uint32_t search(bf_fm_t *fm, const bf_fm_cfg_t *cfg, sim *s)
+{
+    bf_fm_init(fm, cfg);
+    bf_fm_step_t st;
+    uint32_t n = 0;
+    while (bf_fm_next(fm, &st)) {
+        bf_fm_obs_t o;
+        sim_run(s, &st, &o);
+        bf_fm_record(fm, &st, &o);
+        n++;
+        assert_true(n < 200); /* bounded */
+    }
+    return n;
+}
+
+static sim knee_cluster(void)
+{
+    sim s = {.overhead_ms = 20, .docs_per_ms = 5, .capacity = 30000, .threads = 8, .queue = 16,
+             .bytes_per_doc = 500, .max_content_bytes = 100e6, .knee_util = 0.92};
+    return s;
+}
+
+/* Batch: 100..1600 gain (>= 5 %), 3200 adds 3 % -> knee, best 1600 (4706 docs/s at one
+ * request). Concurrency: 2, 4, 8 gain, 16 is capped by capacity -> knee; bisection 12, 10, 9
+ * find nothing better than 8. Sustain: 30000 docs/s (util 1.0) grows, 27000 (0.9) holds. */
+static void test_knee_and_capacity(void **state)
+{
+    (void)state;
+    sim s = knee_cluster();
+    bf_fm_t fm;
+    uint32_t n = search(&fm, NULL, &s);
+    assert_int_equal(fm.phase, BF_FM_DONE);
+    assert_true(fm.found);
+    assert_int_equal(fm.batch, 1600);
+    assert_int_equal(fm.lo, 8);
+    assert_true(fabs(fm.peak_rate - 30000) < 1e-6);
+    assert_true(fabs(fm.sustained_rate - 27000) < 1e-6);
+    assert_int_equal(fm.sustained_concurrency, 16);
+    /* within 10 % of the simulated capacity, and never above it */
+    assert_true(fm.sustained_rate >= 0.9 * s.capacity - 1e-6);
+    assert_true(fm.sustained_rate <= s.capacity);
+    /* 6 batch steps (100..3200), 3 doublings + 16, 3 bisections, 2 sustain */
+    assert_int_equal(n, 6 + 4 + 3 + 2);
+    assert_int_equal(fm.steps, n);
+}
+
+/* The write queue overflows beyond 6 in flight: 8 gets 429s; bisection 6 (clean, +50 %) and 7
+ * (429) leave 6; sustain at 6's docs/s with 12 connections holds at once. */
+static void test_rejections_bisect(void **state)
+{
+    (void)state;
+    sim s = knee_cluster();
+    s.capacity = 200000;
+    s.threads = 2;
+    s.queue = 4;
+    bf_fm_t fm;
+    search(&fm, NULL, &s);
+    assert_true(fm.found);
+    assert_int_equal(fm.batch, 1600);
+    assert_int_equal(fm.lo, 6);
+    assert_int_equal(fm.hi, 7);
+    double per_conn = 1000.0 * 1600 / service_ms(&s, 1600);
+    assert_true(fabs(fm.sustained_rate - 6 * per_conn) < 1e-6);
+    assert_int_equal(fm.sustained_concurrency, 12);
+}
+
+/* p99 bound 300 ms: batch 1600 (p99 408 ms) breaks it, so 800 is best; at 800 the bound
+ * also stops concurrency once the queue adds latency. */
+static void test_latency_bound(void **state)
+{
+    (void)state;
+    sim s = knee_cluster();
+    bf_fm_cfg_t cfg;
+    bf_fm_cfg_defaults(&cfg);
+    cfg.latency_max_ms = 300;
+    bf_fm_t fm;
+    search(&fm, &cfg, &s);
+    assert_true(fm.found);
+    assert_int_equal(fm.batch, 800);
+    assert_true(fm.lo_p99_ms <= 300);
+    assert_true(fm.sustained_p99_ms <= 300);
+    /* at batch 800 one connection does 4444 docs/s; 30000 docs/s needs 6.75 of them; the
+     * latency grows past 300 ms at offered > 30000 x 300 / 216 */
+    assert_true(fm.lo >= 6 && fm.lo <= 9);
+}
+
+/* A body cap of 500 kB at 500 bytes a document: 1600 would be 800 kB, so 800 is the last
+ * size tried (verdict cap) and no 413 is ever provoked. */
+static void test_body_cap(void **state)
+{
+    (void)state;
+    sim s = knee_cluster();
+    s.max_content_bytes = 600e3;
+    bf_fm_cfg_t cfg;
+    bf_fm_cfg_defaults(&cfg);
+    cfg.body_max_bytes = 500000;
+    bf_fm_t fm;
+    bf_fm_init(&fm, &cfg);
+    bf_fm_step_t st;
+    enum bf_fm_verdict last = BF_FM_V_GAIN;
+    while (bf_fm_next(&fm, &st) && st.phase == BF_FM_BATCH) {
+        bf_fm_obs_t o;
+        sim_run(&s, &st, &o);
+        assert_int_equal(o.req_too_large, 0);
+        last = bf_fm_record(&fm, &st, &o);
+    }
+    assert_int_equal(last, BF_FM_V_CAP);
+    assert_int_equal(fm.batch, 800);
+    assert_int_equal(fm.phase, BF_FM_CONCURRENCY);
+}
+
+/* Without the cap, the cluster's own 413 ends the batch phase at the previous size. */
+static void test_413_ends_batch_phase(void **state)
+{
+    (void)state;
+    sim s = knee_cluster();
+    s.max_content_bytes = 600e3;
+    s.docs_per_ms = 1000; /* so that every doubling still gains */
+    bf_fm_t fm;
+    bf_fm_init(&fm, NULL);
+    bf_fm_step_t st;
+    enum bf_fm_verdict last = BF_FM_V_GAIN;
+    while (bf_fm_next(&fm, &st) && st.phase == BF_FM_BATCH) {
+        bf_fm_obs_t o;
+        sim_run(&s, &st, &o);
+        o.bytes_per_doc = 0; /* unknown: the cap cannot be applied */
+        last = bf_fm_record(&fm, &st, &o);
+    }
+    assert_int_equal(last, BF_FM_V_TOO_LARGE);
+    assert_int_equal(fm.batch, 800);
+}
+
+static void test_nothing_runs(void **state)
+{
+    (void)state;
+    sim s = knee_cluster();
+    s.all_fail = 1;
+    bf_fm_t fm;
+    uint32_t n = search(&fm, NULL, &s);
+    assert_int_equal(n, 1);
+    assert_false(fm.found);
+    assert_non_null(fm.end_reason);
+}
+
+/* a cluster whose queue always grows open loop: sustain_tries runs, then nothing found */
+static void test_sustain_never_holds(void **state)
+{
+    (void)state;
+    sim s = knee_cluster();
+    s.knee_util = 0.0;
+    bf_fm_cfg_t cfg;
+    bf_fm_cfg_defaults(&cfg);
+    cfg.sustain_tries = 3;
+    bf_fm_t fm;
+    search(&fm, &cfg, &s);
+    assert_false(fm.found);
+    assert_int_equal(fm.tries, 3);
+    /* 30000, 27000, 24300 */
+    assert_true(fabs(fm.rate - 24300) < 1e-6);
+}
+
+/* the time budget ends the closed-loop search early with the best point so far */
+static void test_skip_to_sustain(void **state)
+{
+    (void)state;
+    sim s = knee_cluster();
+    bf_fm_t fm;
+    bf_fm_init(&fm, NULL);
+    bf_fm_step_t st;
+    for (int i = 0; i < 3; i++) { /* batches 100, 200, 400 */
+        assert_true(bf_fm_next(&fm, &st));
+        bf_fm_obs_t o;
+        sim_run(&s, &st, &o);
+        bf_fm_record(&fm, &st, &o);
+    }
+    bf_fm_skip_to_sustain(&fm);
+    assert_true(bf_fm_next(&fm, &st));
+    assert_int_equal(st.phase, BF_FM_SUSTAIN);
+    assert_int_equal(st.batch_size, 400);
+    assert_int_equal(st.concurrency, 2);
+    assert_true(st.target_rate > 0);
+    bf_fm_t empty;
+    bf_fm_init(&empty, NULL);
+    bf_fm_skip_to_sustain(&empty);
+    assert_false(bf_fm_next(&empty, &st));
+    assert_false(empty.found);
+}
+
+/* Every verdict, phase by phase: a table of (phase setup, observation) -> verdict. */
+typedef struct vcase {
+    enum bf_fm_phase phase;
+    bf_fm_obs_t obs;
+    enum bf_fm_verdict want;
+} vcase;
+
+static void test_verdict_table(void **state)
+{
+    (void)state;
+    const bf_fm_obs_t clean = {.ran = 1, .docs_per_s = 2000, .p50_ms = 10, .p99_ms = 20};
+    vcase cases[] = {
+        {BF_FM_BATCH, clean, BF_FM_V_GAIN},
+        {BF_FM_BATCH, {.ran = 1, .docs_per_s = 1040, .p99_ms = 20}, BF_FM_V_KNEE},
+        {BF_FM_BATCH, {.ran = 1, .docs_per_s = 2000, .docs_rejected = 1}, BF_FM_V_REJECTED},
+        {BF_FM_BATCH, {.ran = 1, .docs_per_s = 2000, .req_too_large = 1}, BF_FM_V_TOO_LARGE},
+        {BF_FM_BATCH, {.ran = 1, .docs_per_s = 2000, .docs_failed = 1}, BF_FM_V_FAILED},
+        {BF_FM_BATCH, {.ran = 0, .docs_per_s = 2000}, BF_FM_V_FAILED},
+        {BF_FM_BATCH, {.ran = 1, .docs_per_s = 2000, .p99_ms = 501}, BF_FM_V_LATENCY},
+        {BF_FM_BATCH, {.ran = 1, .docs_per_s = 2000, .bytes_per_doc = 1e6}, BF_FM_V_CAP},
+        {BF_FM_CONCURRENCY, clean, BF_FM_V_GAIN},
+        {BF_FM_CONCURRENCY, {.ran = 1, .docs_per_s = 1049}, BF_FM_V_KNEE},
+        {BF_FM_CONCURRENCY, {.ran = 1, .docs_per_s = 3000, .docs_rejected = 5}, BF_FM_V_REJECTED},
+        {BF_FM_CONCURRENCY, {.ran = 1, .docs_per_s = 3000, .p99_ms = 900}, BF_FM_V_LATENCY},
+        {BF_FM_SUSTAIN, {.ran = 1, .docs_per_s = 990}, BF_FM_V_HELD},
+        {BF_FM_SUSTAIN, {.ran = 1, .docs_per_s = 960}, BF_FM_V_MISSED},
+        {BF_FM_SUSTAIN, {.ran = 1, .docs_per_s = 1000, .p99_growth = 0.6}, BF_FM_V_GROWING},
+        {BF_FM_SUSTAIN, {.ran = 1, .docs_per_s = 1000, .docs_rejected = 1}, BF_FM_V_REJECTED},
+        {BF_FM_SUSTAIN, {.ran = 1, .docs_per_s = 1000, .docs_failed = 1}, BF_FM_V_FAILED},
+        {BF_FM_SUSTAIN, {.ran = 1, .docs_per_s = 1000, .p99_ms = 600}, BF_FM_V_LATENCY},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        bf_fm_cfg_t cfg;
+        bf_fm_cfg_defaults(&cfg);
+        cfg.latency_max_ms = 500;
+        cfg.body_max_bytes = 1000000;
+        bf_fm_t fm;
+        bf_fm_init(&fm, &cfg);
+        /* a first clean point: batch 100 at 1000 docs/s */
+        bf_fm_step_t st;
+        bf_fm_obs_t first = {.ran = 1, .docs_per_s = 1000, .p50_ms = 5, .p99_ms = 10};
+        bf_fm_next(&fm, &st);
+        bf_fm_record(&fm, &st, &first);
+        if (cases[i].phase != BF_FM_BATCH) {
+            bf_fm_obs_t stop = {.ran = 1, .docs_per_s = 1000}; /* knee: batch phase over */
+            bf_fm_next(&fm, &st);
+            bf_fm_record(&fm, &st, &stop);
+            assert_int_equal(fm.phase, BF_FM_CONCURRENCY);
+        }
+        if (cases[i].phase == BF_FM_SUSTAIN)
+            bf_fm_skip_to_sustain(&fm);
+        assert_int_equal(fm.phase, cases[i].phase);
+        assert_true(bf_fm_next(&fm, &st));
+        enum bf_fm_verdict v = bf_fm_record(&fm, &st, &cases[i].obs);
+        if (v != cases[i].want)
+            fail_msg("case %zu (%s): got %s, want %s", i, bf_fm_phase_name(cases[i].phase),
+                     bf_fm_verdict_name(v), bf_fm_verdict_name(cases[i].want));
+    }
+}
+
+static void test_growth(void **state)
+{
+    (void)state;
+    double flat[] = {10, 11, 10, 9, 10, 11, 10, 9, 10, 10};
+    assert_true(fabs(bf_fm_growth(flat, 10)) < 0.1);
+    double rising[] = {10, 12, 14, 16, 18, 20, 22, 24, 26, 28}; /* +18 over median 19 */
+    assert_true(fabs(bf_fm_growth(rising, 10) - 18.0 / 19.0) < 1e-9);
+    double gaps[] = {10, -1, 14, -1, 18};
+    assert_true(fabs(bf_fm_growth(gaps, 5) - 8.0 / 14.0) < 1e-9);
+    double few[] = {10, 100};
+    assert_true(bf_fm_growth(few, 2) == 0);
+    assert_true(bf_fm_growth(NULL, 0) == 0);
+}
+
+static void test_names(void **state)
+{
+    (void)state;
+    for (int v = BF_FM_V_GAIN; v <= BF_FM_V_GROWING; v++)
+        assert_string_not_equal(bf_fm_verdict_name((enum bf_fm_verdict)v), "?");
+    for (int p = BF_FM_BATCH; p <= BF_FM_DONE; p++)
+        assert_string_not_equal(bf_fm_phase_name((enum bf_fm_phase)p), "?");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_knee_and_capacity), cmocka_unit_test(test_rejections_bisect),
+        cmocka_unit_test(test_latency_bound),     cmocka_unit_test(test_body_cap),
+        cmocka_unit_test(test_413_ends_batch_phase), cmocka_unit_test(test_nothing_runs),
+        cmocka_unit_test(test_sustain_never_holds), cmocka_unit_test(test_skip_to_sustain),
+        cmocka_unit_test(test_verdict_table),     cmocka_unit_test(test_growth),
+        cmocka_unit_test(test_names),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
