@@ -13,6 +13,7 @@
 #include "bf_cmd_scenario.h"
 #include "bf_compare.h"
 #include "bf_report.h"
+#include "bf_sizing.h"
 #include "bf_log.h"
 #include "bf_units.h"
 
@@ -41,6 +42,8 @@ static void usage(FILE *f)
           "  keygen DIR            create DIR/coordinator.key and .pub, and DIR/agents/\n"
           "  report DIR            write DIR/report.html (charts) from a results directory\n"
           "  compare BASE NEW      docs/s of two results directories cell by cell [--csv]\n"
+          "  size --daily-gb GB --days N --ram-gb GB ...\n"
+          "                        data nodes by storage (seed 004's method) and by ingest\n"
           "\n"
           "run options:\n"
           "  --local-agents N      start N agent processes on this host\n"
@@ -199,6 +202,8 @@ int main(int argc, char **argv)
         rc = bf_report_cmd(argc - 1, argv + 1);
     else if (strcmp(cmd, "compare") == 0)
         rc = bf_compare_cmd(argc - 1, argv + 1);
+    else if (strcmp(cmd, "size") == 0)
+        rc = bf_size_cmd(argc - 1, argv + 1);
     else if (strcmp(cmd, "-h") == 0 || strcmp(cmd, "--help") == 0 || strcmp(cmd, "help") == 0) {
         usage(stdout);
         rc = 0;

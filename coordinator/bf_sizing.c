@@ -1,0 +1,322 @@
+/* SPDX-License-Identifier: MIT */
+/* bf_sizing.c — seed 004's sizing formulas, and the `size` command around them.
+ *
+ * The computation is pure (bf_size_compute); the command only parses flags and reads the two
+ * figures a results directory can give: the raw-to-disk factor (median of the rows'
+ * store_bytes_per_payload_byte) and, from a find-max run, the sustained docs/s per data node.
+ */
+#include "bf_sizing.h"
+
+#include <getopt.h>
+#include <inttypes.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+void bf_size_defaults(bf_size_in_t *in)
+{
+    memset(in, 0, sizeof *in);
+    in->replicas = 1;
+    in->watermark = BF_SIZE_WATERMARK;
+    in->margin = BF_SIZE_MARGIN;
+    in->raw_to_disk = 1.0;
+    in->hot.ram_data_ratio = BF_SIZE_HOT_RATIO;
+    in->warm.ram_data_ratio = BF_SIZE_WARM_RATIO;
+}
+
+/* ROUNDUP of the seed's spreadsheet formula; 7500 / 64 / 30 must stay 3.90625 -> 4, and an
+ * exact 3.0000000000004 from binary rounding must stay 3 */
+static uint32_t roundup(double x)
+{
+    double c = ceil(x - 1e-9);
+    return c < 0 ? 0 : (uint32_t)c;
+}
+
+static void tier(const bf_size_in_t *in, const bf_size_tier_in_t *t, bf_size_tier_out_t *o)
+{
+    memset(o, 0, sizeof *o);
+    if (t->days <= 0)
+        return;
+    o->data_gb = in->daily_gb * t->days * (in->replicas + 1) * in->raw_to_disk;
+    o->storage_gb = o->data_gb * (1.0 + in->watermark + in->margin);
+    o->nodes_exact = o->storage_gb / in->ram_gb / t->ram_data_ratio;
+    o->nodes = roundup(o->nodes_exact) + (in->failover ? 1 : 0);
+}
+
+int bf_size_compute(const bf_size_in_t *in, bf_size_out_t *out, bf_diag_t *diag)
+{
+    memset(out, 0, sizeof *out);
+    if (!(in->daily_gb > 0))
+        return bf_diag_set(diag, BF_E_INVAL, "--daily-gb: the raw data indexed per day must be "
+                           "given and > 0 (GB)");
+    if (!(in->hot.days > 0))
+        return bf_diag_set(diag, BF_E_INVAL, "--days: the retention (days, > 0) must be given; "
+                           "with a warm tier it is the days kept hot");
+    if (!(in->ram_gb > 0))
+        return bf_diag_set(diag, BF_E_INVAL, "--ram-gb: the RAM of one data node (GB, > 0) must "
+                           "be given");
+    if (!(in->hot.ram_data_ratio > 0) || (in->warm.days > 0 && !(in->warm.ram_data_ratio > 0)))
+        return bf_diag_set(diag, BF_E_INVAL, "--ratio/--warm-ratio: the RAM:data ratio must be "
+                           "> 0 (30 means 1 GB of RAM per 30 GB of data)");
+    if (in->warm.days < 0 || in->watermark < 0 || in->margin < 0 || !(in->raw_to_disk > 0))
+        return bf_diag_set(diag, BF_E_INVAL, "--warm-days, --watermark and --margin must be >= 0 "
+                           "and the raw-to-disk factor > 0");
+    if (in->peak_docs_s < 0 || (in->peak_docs_s > 0 && !(in->docs_s_per_node > 0)))
+        return bf_diag_set(diag, BF_E_INVAL, "--peak-docs-s needs the docs/s one data node "
+                           "sustains: --find-max DIR (a find-max results directory) or "
+                           "--docs-per-node N");
+    tier(in, &in->hot, &out->hot);
+    tier(in, &in->warm, &out->warm);
+    out->hot_nodes = out->hot.nodes;
+    out->decides = "storage";
+    if (in->peak_docs_s > 0) {
+        out->ingest_exact = in->peak_docs_s / in->docs_s_per_node;
+        out->ingest_nodes = roundup(out->ingest_exact) + (in->failover ? 1 : 0);
+        if (out->ingest_nodes > out->hot.nodes) {
+            out->hot_nodes = out->ingest_nodes;
+            out->decides = "ingest";
+        } else if (out->ingest_nodes == out->hot.nodes) {
+            out->decides = "storage and ingest alike";
+        }
+    }
+    return BF_OK;
+}
+
+static void print_tier(FILE *f, const char *label, const bf_size_in_t *in,
+                       const bf_size_tier_in_t *t, const bf_size_tier_out_t *o)
+{
+    if (in->raw_to_disk != 1.0)
+        fprintf(f, "total data%s (GB)    = %g GB x %g days x (%u + 1) x %.3f raw-to-disk = %.1f GB\n",
+                label, in->daily_gb, t->days, in->replicas, in->raw_to_disk, o->data_gb);
+    else
+        fprintf(f, "total data%s (GB)    = %g GB x %g days x (%u + 1) = %.1f GB\n", label,
+                in->daily_gb, t->days, in->replicas, o->data_gb);
+    fprintf(f, "total storage%s (GB) = %.1f GB x (1 + %.2f watermark + %.2f margin) = %.1f GB\n",
+            label, o->data_gb, in->watermark, in->margin, o->storage_gb);
+    fprintf(f, "data nodes%s         = ROUNDUP(%.1f GB / %g GB RAM / %g RAM:data)%s = %u"
+            " (%.2f before rounding)\n", label, o->storage_gb, in->ram_gb, t->ram_data_ratio,
+            in->failover ? " + 1 failover" : "", o->nodes, o->nodes_exact);
+}
+
+void bf_size_print(FILE *f, const bf_size_in_t *in, const bf_size_out_t *out)
+{
+    int warm = in->warm.days > 0;
+    print_tier(f, warm ? " hot" : "", in, &in->hot, &out->hot);
+    if (warm)
+        print_tier(f, " warm", in, &in->warm, &out->warm);
+    if (in->peak_docs_s > 0) {
+        fprintf(f, "ingest nodes          = ROUNDUP(%.0f docs/s / %.0f docs/s per data node)%s = %u"
+                " (%.2f before rounding)\n", in->peak_docs_s, in->docs_s_per_node,
+                in->failover ? " + 1 failover" : "", out->ingest_nodes, out->ingest_exact);
+        fprintf(f, "%sdata nodes: %u (%s decides: storage %u, ingest %u)\n", warm ? "hot " : "",
+                out->hot_nodes, out->decides, out->hot.nodes, out->ingest_nodes);
+    } else {
+        fprintf(f, "%sdata nodes: %u\n", warm ? "hot " : "", out->hot_nodes);
+    }
+    if (warm)
+        fprintf(f, "warm data nodes: %u\n", out->warm.nodes);
+}
+
+/* ---- the command ------------------------------------------------------------------------- */
+
+static void size_usage(FILE *f)
+{
+    fputs("usage: bulkfleet-coordinator size --daily-gb GB --days N --ram-gb GB [options]\n"
+          "  storage (seed 004): data = daily GB x days x (replicas + 1);\n"
+          "  storage = data x (1 + watermark + margin); nodes = ROUNDUP(storage / RAM / ratio)\n"
+          "  --daily-gb GB       raw data indexed per day\n"
+          "  --days N            retention in days (with --warm-days: the days kept hot)\n"
+          "  --ram-gb GB         RAM of one data node\n"
+          "  --replicas N        replica shards (1)\n"
+          "  --ratio R           hot RAM:data ratio, 30 = 1:30 (30)\n"
+          "  --warm-days N       days in a warm tier (none)\n"
+          "  --warm-ratio R      warm RAM:data ratio (160)\n"
+          "  --failover          + 1 node per tier for hardware failure\n"
+          "  --watermark F       disk watermark headroom (0.15)\n"
+          "  --margin F          margin of error (0.10)\n"
+          "  --raw-to-disk F     disk bytes per raw byte (1, the seed's assumption)\n"
+          "  --results DIR       take the raw-to-disk factor measured in DIR (median of the\n"
+          "                      rows' store_bytes_per_payload_byte)\n"
+          "  ingest:\n"
+          "  --peak-docs-s N     required peak docs/s\n"
+          "  --find-max DIR      a find-max results directory: max sustainable docs/s / data nodes\n"
+          "  --docs-per-node N   or the sustained docs/s of one data node, given directly\n",
+          f);
+}
+
+static int parse_num(const char *opt, const char *s, double *out)
+{
+    char *end = NULL;
+    double v = strtod(s, &end);
+    if (end == s || *end != '\0' || !isfinite(v) || v < 0) {
+        fprintf(stderr, "bulkfleet-coordinator size: %s %s: expected a number >= 0\n", opt, s);
+        return -1;
+    }
+    *out = v;
+    return 0;
+}
+
+static int cmp_dbl(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static json_t *load_json(const char *dir, const char *name)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    json_error_t err;
+    json_t *j = json_load_file(path, 0, &err);
+    if (j == NULL)
+        fprintf(stderr, "bulkfleet-coordinator size: %s: %s (line %d); give a results directory "
+                "written by `run` or `find-max`\n", path, err.text, err.line);
+    return j;
+}
+
+#define MAX_FACTOR_ROWS 100000
+
+/* median store_bytes_per_payload_byte of DIR's rows; 0 and a message when there is none */
+static int results_factor(const char *dir, double *factor, size_t *nrows)
+{
+    json_t *j = load_json(dir, "matrix.json");
+    if (j == NULL)
+        return 3;
+    json_t *rows = json_object_get(j, "rows");
+    size_t n = 0, cap = json_array_size(rows);
+    if (cap > MAX_FACTOR_ROWS)
+        cap = MAX_FACTOR_ROWS;
+    double *v = calloc(cap + 1, sizeof *v);
+    for (size_t i = 0; v != NULL && i < cap; i++) {
+        json_t *f = json_object_get(json_array_get(rows, i), "store_bytes_per_payload_byte");
+        if (json_is_number(f) && json_number_value(f) > 0)
+            v[n++] = json_number_value(f);
+    }
+    json_decref(j);
+    if (n == 0) {
+        free(v);
+        fprintf(stderr, "bulkfleet-coordinator size: %s/matrix.json: no row has "
+                "store_bytes_per_payload_byte (a run before it was measured, or every cell "
+                "failed); give --raw-to-disk instead\n", dir);
+        return 2;
+    }
+    qsort(v, n, sizeof *v, cmp_dbl);
+    *factor = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+    *nrows = n;
+    free(v);
+    return 0;
+}
+
+/* the best max sustainable docs/s of DIR/findmax.json divided by the tested data nodes */
+static int findmax_per_node(const char *dir, double *per_node, double *dps, int64_t *nodes)
+{
+    json_t *j = load_json(dir, "findmax.json");
+    if (j == NULL)
+        return 3;
+    json_t *combos = json_object_get(j, "combinations");
+    double best = 0;
+    for (size_t i = 0; i < json_array_size(combos); i++) {
+        json_t *v = json_object_get(json_array_get(combos, i), "max_sustainable_docs_per_s");
+        if (json_is_number(v) && json_number_value(v) > best)
+            best = json_number_value(v);
+    }
+    json_t *dn = json_object_get(j, "data_nodes");
+    *nodes = json_is_integer(dn) ? json_integer_value(dn) : 0;
+    json_decref(j);
+    if (!(best > 0) || *nodes <= 0) {
+        fprintf(stderr, "bulkfleet-coordinator size: %s/findmax.json: no sustained rate or no "
+                "data node count (the search found no rate that held); give --docs-per-node\n",
+                dir);
+        return 2;
+    }
+    *dps = best;
+    *per_node = best / (double)*nodes;
+    return 0;
+}
+
+int bf_size_cmd(int argc, char **argv)
+{
+    bf_size_in_t in;
+    bf_size_defaults(&in);
+    const char *results = NULL, *findmax = NULL;
+    int have_factor = 0;
+    static const struct option longopts[] = {
+        {"daily-gb", required_argument, NULL, 'g'},  {"days", required_argument, NULL, 'd'},
+        {"ram-gb", required_argument, NULL, 'm'},    {"replicas", required_argument, NULL, 'r'},
+        {"ratio", required_argument, NULL, 'o'},     {"warm-days", required_argument, NULL, 'w'},
+        {"warm-ratio", required_argument, NULL, 'O'},{"failover", no_argument, NULL, 'f'},
+        {"watermark", required_argument, NULL, 'W'}, {"margin", required_argument, NULL, 'M'},
+        {"raw-to-disk", required_argument, NULL, 'x'},{"results", required_argument, NULL, 'R'},
+        {"peak-docs-s", required_argument, NULL, 'p'},{"find-max", required_argument, NULL, 'F'},
+        {"docs-per-node", required_argument, NULL, 'n'},{"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    int ch;
+    double v;
+    optind = 1;
+    while ((ch = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+        switch (ch) {
+        case 'g': if (parse_num("--daily-gb", optarg, &in.daily_gb)) return 2; break;
+        case 'd': if (parse_num("--days", optarg, &in.hot.days)) return 2; break;
+        case 'm': if (parse_num("--ram-gb", optarg, &in.ram_gb)) return 2; break;
+        case 'r':
+            if (parse_num("--replicas", optarg, &v) || v != floor(v) || v > 1000) {
+                fprintf(stderr, "bulkfleet-coordinator size: --replicas: a whole number 0..1000\n");
+                return 2;
+            }
+            in.replicas = (uint32_t)v;
+            break;
+        case 'o': if (parse_num("--ratio", optarg, &in.hot.ram_data_ratio)) return 2; break;
+        case 'w': if (parse_num("--warm-days", optarg, &in.warm.days)) return 2; break;
+        case 'O': if (parse_num("--warm-ratio", optarg, &in.warm.ram_data_ratio)) return 2; break;
+        case 'f': in.failover = 1; break;
+        case 'W': if (parse_num("--watermark", optarg, &in.watermark)) return 2; break;
+        case 'M': if (parse_num("--margin", optarg, &in.margin)) return 2; break;
+        case 'x':
+            if (parse_num("--raw-to-disk", optarg, &in.raw_to_disk)) return 2;
+            have_factor = 1;
+            break;
+        case 'R': results = optarg; break;
+        case 'p': if (parse_num("--peak-docs-s", optarg, &in.peak_docs_s)) return 2; break;
+        case 'F': findmax = optarg; break;
+        case 'n': if (parse_num("--docs-per-node", optarg, &in.docs_s_per_node)) return 2; break;
+        case 'h': size_usage(stdout); return 0;
+        default: size_usage(stderr); return 2;
+        }
+    }
+    if (optind != argc) {
+        fprintf(stderr, "bulkfleet-coordinator size: unexpected argument '%s'\n", argv[optind]);
+        size_usage(stderr);
+        return 2;
+    }
+    if (results != NULL && have_factor) {
+        fprintf(stderr, "bulkfleet-coordinator size: give --results or --raw-to-disk, not both\n");
+        return 2;
+    }
+    if (results != NULL) {
+        size_t n = 0;
+        int rc = results_factor(results, &in.raw_to_disk, &n);
+        if (rc != 0)
+            return rc;
+        printf("raw-to-disk factor %.3f: median store_bytes_per_payload_byte of %zu rows in %s\n",
+               in.raw_to_disk, n, results);
+    }
+    if (findmax != NULL) {
+        double dps = 0;
+        int64_t nodes = 0;
+        int rc = findmax_per_node(findmax, &in.docs_s_per_node, &dps, &nodes);
+        if (rc != 0)
+            return rc;
+        printf("ingest per data node %.0f docs/s: max sustainable %.0f docs/s on %" PRId64
+               " data node(s) in %s\n", in.docs_s_per_node, dps, nodes, findmax);
+    }
+    bf_diag_t d = {0};
+    bf_size_out_t out;
+    if (bf_size_compute(&in, &out, &d) != BF_OK) {
+        fprintf(stderr, "bulkfleet-coordinator size: %s\n", d.msg);
+        return 2;
+    }
+    bf_size_print(stdout, &in, &out);
+    return 0;
+}
