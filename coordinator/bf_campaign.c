@@ -79,12 +79,15 @@ typedef struct campaign {
     int no_retry;           /* the cell was prepared again too often: a loss fails it */
 } campaign;
 
+/* the cell's member for an agent, O(1): the cell setup leaves the member's index in the agent's
+ * `user` slot (index + 1; 0 = not in this cell), checked against the members array so a stale
+ * slot can never point at another agent's member */
 static member *member_of(campaign *c, const bf_fleet_agent_t *a)
 {
-    for (uint32_t i = 0; i < c->nmembers; i++)
-        if (c->members[i].agent == a)
-            return &c->members[i];
-    return NULL;
+    uintptr_t slot = (uintptr_t)a->user;
+    if (slot == 0 || slot > c->nmembers || c->members[slot - 1].agent != a)
+        return NULL;
+    return &c->members[slot - 1];
 }
 
 static void fail_cell(campaign *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -451,6 +454,7 @@ static int run_cell(campaign *c, const bf_cell_t *cell, uint32_t repetition, bf_
     for (uint32_t i = 0; i < nagents; i++) {
         c->members[i].agent = agents[i];
         c->members[i].index = i;
+        agents[i]->user = (void *)(uintptr_t)(i + 1);
         c->members[i].last_second = -1;
         cores[i] = agents[i]->cores;
         stream_base[i] = streams;
@@ -652,9 +656,11 @@ finish:
         bf_info("cell %s: %llu samples arrived ahead of a missing one and were taken when resent",
                 cell->id, (unsigned long long)c->gaps);
 cleanup:
-    for (uint32_t i = 0; i < nagents; i++)
+    for (uint32_t i = 0; i < nagents; i++) {
         if (agents[i]->session != BF_AS_LOST)
             agents[i]->session = BF_AS_IDLE;
+        agents[i]->user = NULL;
+    }
     bf_cellagg_destroy(&c->agg);
     c->samples = NULL;
     free(c->members);

@@ -7,6 +7,7 @@
 #include "bf_keys.h"
 #include "bf_log.h"
 #include "bf_mem.h"
+#include "bf_strmap.h"
 #include "bf_wire.h"
 #include "bf_zap.h"
 
@@ -17,6 +18,8 @@
 #include <zmq.h>
 
 #define BF_MAX_AGENT_MSG_BYTES (4 << 20) /* cap of one message from an agent */
+/* period of the suspect/lost scan and of the Ping round; far below suspect_ms (3 s) */
+#define BF_FLEET_SCAN_MS 100
 
 struct bf_fleet {
     bf_fleet_opts_t opts;
@@ -24,6 +27,7 @@ struct bf_fleet {
     bf_zap_t *zap;
     bf_fleet_agent_t **agents;
     size_t nagents;
+    bf_strmap_t by_id;   /* agent id (routing id bytes) -> agent: O(1) per message */
     bf_fleet_handler_fn handler;
     bf_fleet_event_fn event;
     bf_fleet_resend_fn resend;
@@ -31,24 +35,35 @@ struct bf_fleet {
     uint64_t bad_frames, rejects, strangers;
     uint64_t hijacks; /* messages for an agent id from a key other than its own */
     uint64_t last_ping_us;
+    uint64_t last_scan_us; /* last liveness scan over the agents */
 };
 
 static void *bind_router(bf_fleet_t *f, const char *ep, char *diag, size_t diag_size)
 {
     void *s = zmq_socket(f->zctx, ZMQ_ROUTER);
     bf_wire_socket_setup(s, 1, 0);
-    /* ZMTP heartbeats close a connection whose agent went quiet (cut link), so a reconnecting
-     * agent's new connection takes its routing id over cleanly (HANDOVER); 200 agents x a few
-     * messages per second stay far below these high-water marks */
-    int hb_ivl = 1000, hb_timeout = 5000, hwm = 10000, keepalive = 1;
+    /* No ZMTP heartbeats on the coordinator's ROUTERs (ZMQ_HEARTBEAT_IVL/TIMEOUT): libzmq arms
+     * and cancels a timer per heartbeat per connection, and poller_base_t::cancel_timer walks
+     * every timer of the I/O thread (O(n), "we assume it is rarely used"), so their cost grew
+     * with the square of the fleet (33 % of the coordinator's CPU at 1000 agents, issue #19).
+     * Liveness is the fleet's own Ping/Pong with its suspect/lost clock (O(1) per message); the
+     * agents' DEALERs keep their heartbeats (answered by the engine without a timer here,
+     * because they send no TTL) to notice a dead coordinator. A connection whose peer vanished
+     * (cut link) is closed by the kernel instead: keepalive probes after 10 s idle, and
+     * TCP_USER_TIMEOUT (ZMQ_TCP_MAXRT) for data left unacknowledged 10 s; a reconnecting
+     * agent's new connection takes its routing id over (ROUTER_HANDOVER) before that anyway.
+     * 1000 agents x a few messages per second stay far below these high-water marks. */
+    int hwm = 10000, keepalive = 1, ka_idle_s = 10, ka_intvl_s = 2, ka_cnt = 3, maxrt_ms = 10000;
     /* agents send small messages (a Sample is a few KiB): a peer cannot make us buffer more */
     int64_t maxmsg = BF_MAX_AGENT_MSG_BYTES;
     zmq_setsockopt(s, ZMQ_MAXMSGSIZE, &maxmsg, sizeof maxmsg);
-    zmq_setsockopt(s, ZMQ_HEARTBEAT_IVL, &hb_ivl, sizeof hb_ivl);
-    zmq_setsockopt(s, ZMQ_HEARTBEAT_TIMEOUT, &hb_timeout, sizeof hb_timeout);
     zmq_setsockopt(s, ZMQ_SNDHWM, &hwm, sizeof hwm);
     zmq_setsockopt(s, ZMQ_RCVHWM, &hwm, sizeof hwm);
     zmq_setsockopt(s, ZMQ_TCP_KEEPALIVE, &keepalive, sizeof keepalive);
+    zmq_setsockopt(s, ZMQ_TCP_KEEPALIVE_IDLE, &ka_idle_s, sizeof ka_idle_s);
+    zmq_setsockopt(s, ZMQ_TCP_KEEPALIVE_INTVL, &ka_intvl_s, sizeof ka_intvl_s);
+    zmq_setsockopt(s, ZMQ_TCP_KEEPALIVE_CNT, &ka_cnt, sizeof ka_cnt);
+    zmq_setsockopt(s, ZMQ_TCP_MAXRT, &maxrt_ms, sizeof maxrt_ms);
     if (f->opts.curve_secret_z85) {
         /* CURVE server; every client handshake goes through the ZAP allow-list (bf_zap) */
         int one = 1;
@@ -77,6 +92,7 @@ bf_fleet_t *bf_fleet_new(const bf_fleet_opts_t *opts, char *diag, size_t diag_si
         f->opts.lost_ms = 10000;
     if (!f->opts.deadman_ms)
         f->opts.deadman_ms = 15000;
+    bf_strmap_init(&f->by_id);
     f->zctx = zmq_ctx_new();
     if (opts->curve_secret_z85) {
         if (!zmq_has("curve")) {
@@ -117,6 +133,7 @@ void bf_fleet_destroy(bf_fleet_t **f_p)
         free(f->agents[i]);
     }
     free(f->agents);
+    bf_strmap_cleanup(&f->by_id);
     free(f);
     *f_p = NULL;
 }
@@ -187,12 +204,11 @@ void bf_fleet_agent_add_file(bf_fleet_agent_t *a, const char *sha256_hex)
     bf_strlcpy(a->files[a->nfiles++], sha256_hex, sizeof a->files[0]);
 }
 
+/* the agent of a routing id: a hash lookup, because it runs for every message (a scan over the
+ * fleet here made the coordinator's cost per sample grow with the number of agents) */
 static bf_fleet_agent_t *find(bf_fleet_t *f, const char *route, size_t route_len)
 {
-    for (size_t i = 0; i < f->nagents; i++)
-        if (f->agents[i]->id_len == route_len && memcmp(f->agents[i]->id, route, route_len) == 0)
-            return f->agents[i];
-    return NULL;
+    return bf_strmap_get(&f->by_id, route, route_len);
 }
 
 static void reject(bf_fleet_t *f, void *sock, const char *route, size_t route_len, const char *reason)
@@ -223,6 +239,7 @@ static void on_hello(bf_fleet_t *f, void *sock, const char *route, size_t route_
         a->id_len = route_len;
         f->agents = bf_realloc(f->agents, (f->nagents + 1) * sizeof *f->agents);
         f->agents[f->nagents++] = a;
+        bf_strmap_put(&f->by_id, a->id, a->id_len, a); /* id_len < 128: cannot fail */
     }
     bf_strlcpy(a->hostname, h->hostname ? h->hostname : "", sizeof a->hostname);
     a->cores = h->cores ? h->cores : 1;
@@ -351,6 +368,11 @@ int bf_fleet_poll(bf_fleet_t *f, int timeout_ms)
     if (items[0].revents & ZMQ_POLLIN)
         drain(f, f->ctrl, 0);
     uint64_t now = bf_clock_mono_us();
+    /* the liveness scan is O(agents): run it at most every BF_FLEET_SCAN_MS, not on every
+     * wake-up (with 1000 agents the poll wakes for nearly every sample) */
+    if (now - f->last_scan_us < (uint64_t)BF_FLEET_SCAN_MS * 1000u)
+        return BF_OK;
+    f->last_scan_us = now;
     for (size_t i = 0; i < f->nagents; i++) {
         bf_fleet_agent_t *a = f->agents[i];
         if (a->session == BF_AS_LOST)

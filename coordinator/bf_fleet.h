@@ -47,7 +47,7 @@ typedef struct bf_fleet_agent {
     uint32_t held_state;     /* Bf__AgentState of its last Hello */
     char (*files)[65];       /* sha256 of dictionary files the agent has cached */
     size_t nfiles;
-    void *user;              /* campaign's per-agent state */
+    void *user;              /* the campaign's: index + 1 of its member in the running cell, or NULL */
 } bf_fleet_agent_t;
 
 #define BF_MAX_AGENT_FILES 1024 /* cached-file hashes remembered per agent */
