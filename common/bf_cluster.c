@@ -76,6 +76,147 @@ int bf_cluster_info(bf_es_t *es, bf_cluster_info_t *info, bf_diag_t *diag)
     return BF_OK;
 }
 
+/* Settings as flat dotted keys with the "index." prefix ({"index":{"a":1}} and {"a":1} both
+ * give {"index.a":1}) added to out (later calls override earlier ones). */
+static void flatten_settings(json_t *out, const char *prefix, json_t *obj)
+{
+    const char *k;
+    json_t *v;
+    json_object_foreach(obj, k, v) {
+        char *key = prefix[0] ? bf_asprintf("%s.%s", prefix, k)
+                              : (strncmp(k, "index", 5) == 0 && (k[5] == '\0' || k[5] == '.')
+                                     ? bf_strdup(k)
+                                     : bf_asprintf("index.%s", k));
+        if (json_is_object(v))
+            flatten_settings(out, key, v);
+        else
+            json_object_set(out, key, v);
+        free(key);
+    }
+}
+
+/* The shipped template body of a data stream with the cell's settings (shards, replicas,
+ * settings.* axes) put into template.settings, so the backing index gets them (a data stream
+ * has no PUT /<index> of its own to carry them). Caller frees. */
+static char *ds_template_body(const bf_index_spec_t *ix, const bf_cell_t *cell)
+{
+    json_t *body = json_loads(ix->template_json, 0, NULL);
+    if (!json_is_object(body)) {
+        json_decref(body);
+        return bf_strdup(ix->template_json);
+    }
+    json_t *tmpl = json_object_get(body, "template");
+    if (!json_is_object(tmpl)) {
+        tmpl = json_object();
+        json_object_set_new(body, "template", tmpl);
+    }
+    json_t *flat = json_object();
+    flatten_settings(flat, "", json_object_get(tmpl, "settings"));
+    json_t *cs = json_loads(cell->settings_json ? cell->settings_json : "{}", 0, NULL);
+    flatten_settings(flat, "", cs);
+    json_decref(cs);
+    json_object_set_new(tmpl, "settings", flat);
+    char *out = json_dumps(body, JSON_COMPACT);
+    json_decref(body);
+    return out;
+}
+
+/* What the cluster has under a data stream name: *kind 0 nothing, 1 a data stream, 2 an index
+ * or alias; *ours 1 when a backing index carries bulkfleet's _meta mark (BF_DS_MARK). */
+#define BF_DS_MARK "bulkfleet_created"
+static int ds_probe(bf_es_t *es, const char *name, int *kind, int *ours, bf_diag_t *diag)
+{
+    *kind = 0;
+    *ours = 0;
+    long status = 0;
+    const char *body = NULL;
+    char *path = bf_asprintf("/_data_stream/%s", name);
+    int rc = bf_es_request(es, "GET", path, NULL, &status, &body, diag);
+    free(path);
+    if (rc != BF_OK)
+        return rc;
+    if (status == 404) {
+        path = bf_asprintf("/%s", name);
+        rc = bf_es_request(es, "HEAD", path, NULL, &status, &body, diag);
+        free(path);
+        if (rc == BF_OK && status == 200)
+            *kind = 2;
+        return rc;
+    }
+    if (status != 200)
+        return http_error(diag, "GET _data_stream", es, status, body);
+    *kind = 1;
+    path = bf_asprintf("/%s/_mapping", name);
+    rc = bf_es_request(es, "GET", path, NULL, &status, &body, diag);
+    free(path);
+    if (rc != BF_OK)
+        return rc;
+    json_t *j = status == 200 ? json_loads(body, 0, NULL) : NULL;
+    const char *k;
+    json_t *v;
+    json_object_foreach(j, k, v) {
+        json_t *meta = json_object_get(json_object_get(v, "mappings"), "_meta");
+        if (json_is_true(json_object_get(meta, BF_DS_MARK)))
+            *ours = 1;
+    }
+    json_decref(j);
+    return BF_OK;
+}
+
+/* Prepare data stream `name`: with recreate, delete it when bulkfleet made it (refuse when it
+ * did not); create it when missing (PUT /_data_stream) and mark it as bulkfleet's. */
+static int ds_prepare(bf_es_t *es, const bf_index_spec_t *ix, const bf_cell_t *cell,
+                      const char *name, bf_diag_t *diag)
+{
+    int kind, ours;
+    int rc = ds_probe(es, name, &kind, &ours, diag);
+    if (rc != BF_OK)
+        return rc;
+    long status = 0;
+    const char *body = NULL;
+    if (kind == 2)
+        return bf_diag_set(diag, BF_E_INVAL, "cell %s: %s on %s is an index or alias, not a data "
+                           "stream (index.data_stream): it is not deleted; delete it yourself "
+                           "or choose another index.name", cell->id, name, bf_es_host(es));
+    if (kind == 1 && ix->recreate) {
+        if (!ours)
+            return bf_diag_set(diag, BF_E_INVAL, "cell %s: data stream %s on %s was not created "
+                               "by bulkfleet, so index.recreate does not delete it; delete it "
+                               "yourself (DELETE /_data_stream/%s), set index.recreate: false to "
+                               "write into it, or choose another index.name", cell->id, name,
+                               bf_es_host(es), name);
+        char *path = bf_asprintf("/_data_stream/%s", name);
+        rc = bf_es_request(es, "DELETE", path, NULL, &status, &body, diag);
+        free(path);
+        if (rc == BF_OK && status != 200 && status != 404)
+            rc = http_error(diag, "DELETE _data_stream", es, status, body);
+        if (rc != BF_OK)
+            return rc;
+        kind = 0;
+    }
+    if (kind == 1)
+        return BF_OK; /* recreate: false: write into the existing stream */
+    char *path = bf_asprintf("/_data_stream/%s", name);
+    rc = bf_es_request(es, "PUT", path, NULL, &status, &body, diag);
+    free(path);
+    if (rc != BF_OK)
+        return rc;
+    if (status != 200) {
+        char what[300];
+        snprintf(what, sizeof what, "cell %s: creating data stream %s (it needs an index "
+                 "template with \"data_stream\": {} whose index_patterns match it; "
+                 "index.template ships one)", cell->id, name);
+        return http_error(diag, what, es, status, body);
+    }
+    path = bf_asprintf("/%s/_mapping", name);
+    rc = bf_es_request(es, "PUT", path, "{\"_meta\":{\"" BF_DS_MARK "\":true}}", &status,
+                       &body, diag);
+    free(path);
+    if (rc == BF_OK && status != 200)
+        rc = http_error(diag, "marking the data stream (PUT _mapping _meta)", es, status, body);
+    return rc;
+}
+
 int bf_cluster_prepare_cell_tick(bf_es_t *es, const bf_scenario_t *sc, const bf_cell_t *cell,
                                  uint32_t data_nodes, uint64_t wait_ms, int *yellow,
                                  void (*tick)(void *ctx), void *tick_ctx, bf_diag_t *diag)
@@ -87,7 +228,9 @@ int bf_cluster_prepare_cell_tick(bf_es_t *es, const bf_scenario_t *sc, const bf_
     *yellow = 0;
     if (ix->template_json && ix->template_name) {
         char *path = bf_asprintf("/_index_template/%s", ix->template_name);
-        rc = bf_es_request(es, "PUT", path, ix->template_json, &status, &body, diag);
+        char *tb = ix->data_stream ? ds_template_body(ix, cell) : NULL;
+        rc = bf_es_request(es, "PUT", path, tb ? tb : ix->template_json, &status, &body, diag);
+        free(tb);
         free(path);
         if (rc != BF_OK)
             return rc;
@@ -96,6 +239,12 @@ int bf_cluster_prepare_cell_tick(bf_es_t *es, const bf_scenario_t *sc, const bf_
     }
     for (uint32_t i = 0; i < cell->indices; i++) {
         const char *name = cell->index_names[i];
+        if (ix->data_stream) {
+            rc = ds_prepare(es, ix, cell, name, diag);
+            if (rc != BF_OK)
+                return rc;
+            continue;
+        }
         char *path = bf_asprintf("/%s", name);
         if (ix->recreate) {
             rc = bf_es_request(es, "DELETE", path, NULL, &status, &body, diag);
@@ -119,6 +268,11 @@ int bf_cluster_prepare_cell_tick(bf_es_t *es, const bf_scenario_t *sc, const bf_
             return rc;
         if (status == 400 && !ix->recreate && body && strstr(body, "resource_already_exists"))
             continue;
+        if (status == 400 && body && strstr(body, "creates data streams only"))
+            return bf_diag_set(diag, BF_E_INVAL, "cell %s: %s on %s matches an index template "
+                               "that creates data streams only; set index.data_stream: true "
+                               "(bulkfleet then creates the data stream and sends action "
+                               "create)", cell->id, name, bf_es_host(es));
         if (status != 200) {
             char what[300];
             snprintf(what, sizeof what, "cell %s: creating index %s", cell->id, name);
@@ -215,11 +369,32 @@ int bf_cluster_count(bf_es_t *es, const bf_cell_t *cell, int64_t *count, bf_diag
 
 int bf_cluster_delete_cell(bf_es_t *es, const bf_cell_t *cell, bf_diag_t *diag)
 {
+    int rc = BF_OK;
+    for (uint32_t i = 0; i < cell->indices && rc == BF_OK; i++) {
+        int kind, ours;
+        rc = ds_probe(es, cell->index_names[i], &kind, &ours, diag);
+        if (rc != BF_OK || kind != 1)
+            continue;
+        if (!ours) {
+            bf_warn("cell %s: data stream %s was not created by bulkfleet: left in place",
+                    cell->id, cell->index_names[i]);
+            continue;
+        }
+        char *path = bf_asprintf("/_data_stream/%s", cell->index_names[i]);
+        long status = 0;
+        const char *body = NULL;
+        rc = bf_es_request(es, "DELETE", path, NULL, &status, &body, diag);
+        free(path);
+        if (rc == BF_OK && status != 200 && status != 404)
+            rc = http_error(diag, "DELETE _data_stream", es, status, body);
+    }
+    if (rc != BF_OK)
+        return rc;
     char *names = index_list(cell);
     char *path = bf_asprintf("/%s", names);
     long status = 0;
     const char *body = NULL;
-    int rc = bf_es_request(es, "DELETE", path, NULL, &status, &body, diag);
+    rc = bf_es_request(es, "DELETE", path, NULL, &status, &body, diag);
     if (rc == BF_OK && status != 200 && status != 404)
         rc = http_error(diag, "DELETE index", es, status, body);
     free(path);
@@ -247,7 +422,8 @@ int64_t bf_cluster_baseline(bf_es_t *es, const bf_scenario_t *sc, const bf_cell_
 int bf_cluster_existing_mismatch(bf_es_t *es, const bf_scenario_t *sc, const bf_cell_t *cell,
                               char *why, size_t why_size)
 {
-    if (bf_scenario_index(sc)->recreate)
+    const bf_index_spec_t *spec = bf_scenario_index(sc);
+    if (spec->recreate && !spec->data_stream)
         return 0;
     int found = 0;
     for (uint32_t i = 0; i < cell->indices && !found; i++) {
@@ -262,12 +438,29 @@ int bf_cluster_existing_mismatch(bf_es_t *es, const bf_scenario_t *sc, const bf_
         if (rc != BF_OK || status != 200 || body == NULL)
             continue;
         json_t *j = json_loads(body, 0, NULL);
-        json_t *ix = json_object_get(json_object_get(json_object_get(j, name), "settings"),
-                                     "index");
+        json_t *entry = json_object_get(j, name);
+        const char *bk = name;
+        if (entry == NULL && spec->data_stream) { /* keyed by the backing indices */
+            const char *k;
+            json_t *v;
+            json_object_foreach(j, k, v) {
+                entry = v;
+                bk = k;
+            }
+        }
+        json_t *ix = json_object_get(json_object_get(entry, "settings"), "index");
         const char *sh = json_string_value(json_object_get(ix, "number_of_shards"));
         const char *re = json_string_value(json_object_get(ix, "number_of_replicas"));
-        if (sh && re && (strtoul(sh, NULL, 10) != cell->shards ||
-                         strtoul(re, NULL, 10) != cell->replicas)) {
+        if (sh && re && spec->data_stream && (strtoul(sh, NULL, 10) != cell->shards ||
+                                              strtoul(re, NULL, 10) != cell->replicas)) {
+            snprintf(why, why_size, "data stream %s's backing index %s has %s shards and %s "
+                     "replicas (from the cluster's index template: bulkfleet applies the cell's "
+                     "settings only to a template it ships in index.template); this row's shards "
+                     "%u / replicas %u are the scenario's, not the index's", name, bk, sh, re,
+                     cell->shards, cell->replicas);
+            found = 1;
+        } else if (sh && re && (strtoul(sh, NULL, 10) != cell->shards ||
+                                strtoul(re, NULL, 10) != cell->replicas)) {
             snprintf(why, why_size, "index %s already existed with %s shards and %s replicas "
                      "(index.recreate is false, so it was kept); this row's shards %u / replicas "
                      "%u are the scenario's, not the index's", name, sh, re, cell->shards,

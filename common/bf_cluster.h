@@ -31,7 +31,15 @@ int bf_cluster_info(bf_es_t *es, bf_cluster_info_t *info, bf_diag_t *diag);
  * up to wait_ms for green — or, when data_nodes > 0 and the replicas need more nodes than that
  * (replicas + 1 > data_nodes), for yellow only, since green can never come. *yellow = 1 when the indices stayed yellow (replicas that cannot be
  * allocated on this many nodes): the caller records it. Returns 0, or BF_E_HTTP /
- * BF_E_TRANSPORT / BF_E_TIMEOUT (red) with diag. */
+ * BF_E_TRANSPORT / BF_E_TIMEOUT (red) with diag.
+ * Data streams (index.data_stream): the shipped template is PUT with the cell's settings in its
+ * template.settings (flat "index.*" keys, the cell's override the template's); each name is
+ * probed (GET /_data_stream/<name>); with recreate an existing stream is deleted
+ * (DELETE /_data_stream/<name>) only when it carries bulkfleet's mark (mapping _meta
+ * "bulkfleet_created": true, set right after bulkfleet creates it), otherwise the cell fails
+ * with BF_E_INVAL naming it; a missing stream is created with PUT /_data_stream/<name> and
+ * marked. A name that is an index or alias is BF_E_INVAL. A plain index name that a
+ * data-stream-only template matches is BF_E_INVAL saying to set index.data_stream: true. */
 int bf_cluster_prepare_cell(bf_es_t *es, const bf_scenario_t *sc, const bf_cell_t *cell,
                             uint32_t data_nodes, uint64_t wait_ms, int *yellow, bf_diag_t *diag);
 /* bf_cluster_prepare_cell_tick — the same, calling tick(tick_ctx) about once a second while it
@@ -51,14 +59,16 @@ int bf_cluster_count(bf_es_t *es, const bf_cell_t *cell, int64_t *count, bf_diag
 int64_t bf_cluster_baseline(bf_es_t *es, const bf_scenario_t *sc, const bf_cell_t *cell);
 
 /* bf_cluster_existing_mismatch — with index.recreate false the indices may be the user's, made
- * with other settings than the cell's: 1 when one of them has another number_of_shards or
+ * with other settings than the cell's (data streams: always checked, on the backing index,
+ * since a template in the cluster rather than the scenario decides their settings): 1 when one of them has another number_of_shards or
  * number_of_replicas than the cell's shards / replicas (what the row's columns show), with
  * the first difference in why (why_size bytes); 0 when they match, when recreate is true, or
  * when the settings cannot be read. */
 int bf_cluster_existing_mismatch(bf_es_t *es, const bf_scenario_t *sc, const bf_cell_t *cell,
                               char *why, size_t why_size);
 
-/* bf_cluster_delete_cell — DELETE the cell's indices (used by --cleanup). */
+/* bf_cluster_delete_cell — DELETE the cell's indices (used by --cleanup); data streams with
+ * DELETE /_data_stream/<name>, and only those bulkfleet created (others: a warning, kept). */
 int bf_cluster_delete_cell(bf_es_t *es, const bf_cell_t *cell, bf_diag_t *diag);
 
 #endif

@@ -852,6 +852,94 @@ static int build_target(bf__load_t *L)
     return BF_OK;
 }
 
+/* index.data_stream, or a template body with "data_stream": the index names are data streams
+ * (reference/es-api.md: PUT /_data_stream/<name>; only op_type create is accepted). */
+static int build_data_stream(bf__load_t *L)
+{
+    bf_index_spec_t *ix = &L->sc->index;
+    const bf__kval_t *ds = TOP(INDEX_DATA_STREAM);
+    json_t *body = ix->template_json ? json_loads(ix->template_json, 0, NULL) : NULL;
+    json_t *tds = json_object_get(body, "data_stream");
+    if (ds->set && !ds->b && tds) {
+        json_decref(body);
+        return bf__err(L, ds->node, BF_E_INVAL, "index.data_stream: false, but index.template's "
+                       "body has \"data_stream\": its names can only be data streams; remove "
+                       "one of the two");
+    }
+    if (tds && !json_is_object(tds)) {
+        json_decref(body);
+        return bf__err(L, TOP(INDEX_TEMPLATE)->node, BF_E_INVAL, "index.template: "
+                       "\"data_stream\" must be an object (write data_stream: {})");
+    }
+    ix->data_stream = (ds->set && ds->b) || tds != NULL;
+    if (ix->data_stream) {
+        const char *ts = json_string_value(
+            json_object_get(json_object_get(tds, "timestamp_field"), "name"));
+        ix->timestamp_field = bf_strdup(ts ? ts : "@timestamp");
+    }
+    json_decref(body);
+    return BF_OK;
+}
+
+/* "logs-*" against "logs-bench": the wildcard rule of index_patterns ('*' = any run). */
+static int glob_match(const char *pat, const char *s)
+{
+    if (*pat == '\0')
+        return *s == '\0';
+    if (*pat == '*')
+        return glob_match(pat + 1, s) || (*s && glob_match(pat, s + 1));
+    return *s == *pat && glob_match(pat + 1, s + 1);
+}
+
+/* Data streams: every cell's names must match the shipped template's index_patterns (else
+ * PUT /_data_stream fails at the first cell), and the source should carry the timestamp
+ * field (else every document fails with a 400). */
+static int check_data_stream(bf__load_t *L)
+{
+    bf_scenario_t *sc = L->sc;
+    bf_index_spec_t *ix = &sc->index;
+    if (!ix->data_stream)
+        return BF_OK;
+    const bf__ynode_t *where = TOP(INDEX_TEMPLATE)->node ? TOP(INDEX_TEMPLATE)->node
+                                                         : TOP(INDEX_DATA_STREAM)->node;
+    if (ix->template_json) {
+        json_t *body = json_loads(ix->template_json, 0, NULL);
+        json_t *pat = json_object_get(body, "index_patterns");
+        for (size_t c = 0; c < sc->ncells; c++) {
+            for (uint32_t k = 0; k < sc->cells[c].indices; k++) {
+                const char *name = sc->cells[c].index_names[k];
+                int ok = json_is_string(pat) && glob_match(json_string_value(pat), name);
+                for (size_t j = 0; !ok && json_is_array(pat) && j < json_array_size(pat); j++) {
+                    const char *p = json_string_value(json_array_get(pat, j));
+                    ok = p && glob_match(p, name);
+                }
+                if (!ok) {
+                    json_decref(body);
+                    return bf__err(L, where, BF_E_INVAL, "index.template: cell %s writes to "
+                                   "data stream '%s', which the template's index_patterns do "
+                                   "not match: it could not be created; add a pattern such as "
+                                   "\"%s*\" or change index.name", sc->cells[c].id, name,
+                                   name);
+                }
+            }
+        }
+        json_decref(body);
+    }
+    const bf__kval_t *act = TOP(DOC_ACTION);
+    if (act->node && act->e == 0)
+        bf__warn(L, act->node, "document.action: index: a data stream accepts only create; "
+                 "create is used (index.data_stream)");
+    sc->document.action = BF_ACTION_CREATE;
+    char quoted[300];
+    snprintf(quoted, sizeof quoted, "\"%s\"", ix->timestamp_field);
+    if (sc->document.source && strstr(sc->document.source, quoted) == NULL)
+        bf__warn(L, L->source_node ? L->source_node : L->source_file_node, "document: the "
+                 "source has no \"%s\" field: a data stream refuses every document without it "
+                 "(400); add e.g. \"%s\": \"$[[ts]]\" with {name: ts, type: now_utc_lite}",
+                 ix->timestamp_field, ix->timestamp_field);
+    return BF_OK;
+}
+
 static int build_index(bf__load_t *L)
 {
     bf_scenario_t *sc = L->sc;
@@ -933,7 +1021,7 @@ static int build_index(bf__load_t *L)
                     *p = (char)(*p - 'A' + 'a');
         }
     }
-    return BF_OK;
+    return build_data_stream(L);
 }
 
 /* Type names in the order of the VAR_TYPE row's alternatives. */
@@ -1382,7 +1470,7 @@ static int load(bf__load_t *L, const char *text, size_t len)
     if ((rc = build_target(L)) != BF_OK || (rc = build_index(L)) != BF_OK ||
         (rc = build_variables(L)) != BF_OK || (rc = build_document(L)) != BF_OK ||
         (rc = build_request_run(L)) != BF_OK || (rc = bf__matrix_expand(L)) != BF_OK ||
-        (rc = check_template(L)) != BF_OK)
+        (rc = check_data_stream(L)) != BF_OK || (rc = check_template(L)) != BF_OK)
         return rc;
     warn_replicas(L);
     sc->resolved_text = bf__ydoc_emit(&L->doc, 0);
@@ -1476,6 +1564,7 @@ void bf_scenario_destroy(bf_scenario_t **sc_p)
     free(sc->index.mappings_json);
     free(sc->index.template_json);
     free(sc->index.template_name);
+    free(sc->index.timestamp_field);
     free(sc->request.filter_path);
     free(sc->document.id);
     free(sc->document.routing);

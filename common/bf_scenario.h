@@ -22,6 +22,8 @@
  *                   {target_rate} {i} and {settings.<path>} or just {<last component>}
  *                   (e.g. {refresh_interval}); see bf_scenario_matrix.c for the rules
  *   index.count     indices per cell (default 1; also the matrix axis `indices`)
+ *   index.data_stream  true: the index names are data streams (default: true when the
+ *                   template body has "data_stream"); forces document.action create
  *   index.recreate  default true; index.settings (YAML mapping, nested or dotted keys, with
  *                   or without "index."); index.mappings (mapping) or index.mappings_file
  *                   (JSON; a {"mappings": ...} wrapper is unwrapped); index.template
@@ -106,6 +108,11 @@ typedef struct bf_index_spec {
     char *mappings_json;   /* JSON object text of the mappings (inline or mappings_file), or NULL */
     char *template_json;   /* composable index template body (JSON) or NULL */
     char *template_name;   /* name of that template or NULL */
+    int data_stream;       /* 1: every index name is a data stream (index.data_stream: true, or
+                              the template body has "data_stream"): created with
+                              PUT /_data_stream/<name>, written with action create only */
+    char *timestamp_field; /* data streams: the field every document needs ("@timestamp", or
+                              the template's data_stream.timestamp_field.name); else NULL */
 } bf_index_spec_t;
 
 typedef struct bf_request_spec {

@@ -157,6 +157,7 @@ int bf__v_nonempty(struct bf__load *L, const bf__ynode_t *n, const char *path, b
     X(INDEX_MAPPINGS, "index.mappings", BF__T_JSONMAP, NULL, 0, 0, 0, 0, NULL, NULL)              \
     X(INDEX_MAPPINGS_FILE, "index.mappings_file", BF__T_STR, NULL, 0, 0, 0, 0, NULL,              \
       bf__v_nonempty)                                                                             \
+    X(INDEX_DATA_STREAM, "index.data_stream", BF__T_BOOL, NULL, 0, 0, 0, 0, NULL, NULL)           \
     X(INDEX_TEMPLATE, "index.template", BF__T_SECTION, NULL, 0, 0, 0, 0, NULL, NULL)              \
     X(TEMPLATE_NAME, "index.template.name", BF__T_STR, NULL, 0, 0, 0, 0, NULL, bf__v_nonempty)   \
     X(TEMPLATE_BODY, "index.template.body", BF__T_JSONMAP, NULL, 0, 0, 0, 0, NULL, NULL)          \

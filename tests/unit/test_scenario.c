@@ -749,6 +749,57 @@ static void test_quoted_filter_path_true_is_a_string(void **state)
     bf_scenario_destroy(&sc);
 }
 
+/* ---- data streams -------------------------------------------------------------------------- */
+
+#define DS_HEAD "name: ds\ntarget: {hosts: [\"http://127.0.0.1:9200\"]}\n"
+
+static void test_data_stream(void **state)
+{
+    (void)state;
+    /* a template body with data_stream: action index becomes create, with a warning */
+    bf_scenario_t *sc = load_text_ok(
+        DS_HEAD "index:\n  name: logs-a\n  template:\n    body: {index_patterns: [\"logs-*\"], "
+        "data_stream: {timestamp_field: {name: ts}}}\n"
+        "variables: [{name: t, type: now_utc_lite}]\n"
+        "document: {action: index, source: '{\"ts\": \"$[[t]]\"}'}\n", NULL);
+    assert_non_null(sc);
+    assert_int_equal(bf_scenario_index(sc)->data_stream, 1);
+    assert_string_equal(bf_scenario_index(sc)->timestamp_field, "ts");
+    assert_int_equal(bf_scenario_document(sc)->action, BF_ACTION_CREATE);
+    assert_int_equal(bf_scenario_warning_count(sc), 1);
+    assert_non_null(strstr(bf_scenario_warning(sc, 0), "inline.yaml:8:20: warning: "
+                                                      "document.action: index"));
+    bf_scenario_destroy(&sc);
+    /* index.data_stream: true (the template is in the cluster); no @timestamp: a warning */
+    sc = load_text_ok(DS_HEAD "index: {name: logs-a, data_stream: true}\n"
+                      "document: {source: '{\"a\": 1}'}\n", NULL);
+    assert_non_null(sc);
+    assert_int_equal(bf_scenario_document(sc)->action, BF_ACTION_CREATE);
+    assert_int_equal(bf_scenario_warning_count(sc), 1);
+    assert_non_null(strstr(bf_scenario_warning(sc, 0), "no \"@timestamp\" field"));
+    bf_scenario_destroy(&sc);
+    /* a plain index: nothing changes */
+    sc = load_text_ok(DS_HEAD "document: {source: '{\"a\": 1}'}\n", NULL);
+    assert_int_equal(bf_scenario_index(sc)->data_stream, 0);
+    assert_null(bf_scenario_index(sc)->timestamp_field);
+    assert_int_equal(bf_scenario_document(sc)->action, BF_ACTION_INDEX);
+    bf_scenario_destroy(&sc);
+    /* a cell whose name the template's patterns do not match */
+    load_text_err(DS_HEAD "index:\n  name: bench-{shards}\n  template:\n    body: {index_patterns: "
+                  "[\"logs-*\", \"bench-1\"], data_stream: {}}\n"
+                  "document: {source: '{\"@timestamp\": 1}'}\nmatrix: {shards: [1, 2]}\n",
+                  "inline.yaml:6:5: index.template: cell ", "writes to data stream 'bench-2'");
+    /* data_stream: false contradicts the template */
+    load_text_err(DS_HEAD "index:\n  name: logs-a\n  data_stream: false\n  template:\n    body: "
+                  "{index_patterns: [\"logs-*\"], data_stream: {}}\n"
+                  "document: {source: '{\"@timestamp\": 1}'}\n",
+                  "inline.yaml:5:16: index.data_stream: false", "remove one of the two");
+    load_text_err(DS_HEAD "index:\n  name: logs-a\n  template:\n    body: "
+                  "{index_patterns: [\"logs-*\"], data_stream: true}\n"
+                  "document: {source: '{\"@timestamp\": 1}'}\n",
+                  "inline.yaml:6:5: index.template: \"data_stream\" must be an object", "{}");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -800,6 +851,7 @@ int main(void)
         cmocka_unit_test(test_redaction),
         cmocka_unit_test(test_load_file_errors),
         cmocka_unit_test(test_quoted_filter_path_true_is_a_string),
+        cmocka_unit_test(test_data_stream),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
