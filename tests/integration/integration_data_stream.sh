@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # integration_data_stream — index templates with "data_stream": {} (the default for logs and
 # metrics) against the real test cluster: bulkfleet creates the data stream (PUT /_data_stream),
 # gives its backing index the cell's shards, sends action create (index is refused by a data
