@@ -9,7 +9,7 @@ set -eu
 
 PKGS="build-essential cmake pkg-config git
 libzmq3-dev libcurl4-openssl-dev libprotobuf-c-dev protobuf-c-compiler
-libyaml-dev zlib1g-dev libjansson-dev libcmocka-dev libssl-dev
+libyaml-dev zlib1g-dev libdeflate-dev libbz2-dev libzstd-dev libjansson-dev libcmocka-dev libssl-dev
 openjdk-17-jdk-headless maven
 nginx-light wrk time linux-perf python3 curl iproute2 procps
 clang llvm libclang-rt-14-dev
