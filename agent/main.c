@@ -5,10 +5,12 @@
  *   bulkfleet-agent run SCENARIO [--cell ID|N] [--threads N] [--results DIR]
  *                                [--warmup DURATION] [--duration DURATION]   (standalone)
  *   bulkfleet-agent render SCENARIO [--cell ID|N] [--requests N]   (bulk bodies to stdout)
+ *   bulkfleet-agent shard-of --shards N [--routing-shards R] [--partition-size P] ID [ROUTING]
  */
 #include "bf_agent.h"
 #include "bf_keys.h"
 #include "bf_log.h"
+#include "bf_shardof.h"
 #include "bf_standalone.h"
 #include "bf_units.h"
 
@@ -32,6 +34,8 @@ static void usage(FILE *f)
           "                               [--warmup DURATION] [--duration DURATION]\n"
           "       bulkfleet-agent render SCENARIO [--cell ID|N] [--requests N]\n"
           "       bulkfleet-agent keygen DIR\n"
+          "       bulkfleet-agent shard-of --shards N [--routing-shards R] [--partition-size P]"
+          " ID [ROUTING]\n"
           "\n"
           "options:\n"
           "  --coordinator URL   control endpoint of the coordinator (data is port + 1)\n"
@@ -63,6 +67,8 @@ int main(int argc, char **argv)
         return bf_standalone_main(argc - 1, argv + 1);
     if (argc >= 2 && strcmp(argv[1], "render") == 0)
         return bf_standalone_render_main(argc - 1, argv + 1);
+    if (argc >= 2 && strcmp(argv[1], "shard-of") == 0)
+        return bf_shardof_main(argc - 1, argv + 1);
     if (argc >= 2 && strcmp(argv[1], "keygen") == 0) {
         if (argc != 3) {
             fprintf(stderr, "usage: bulkfleet-agent keygen DIR   (writes DIR/agent.key and "

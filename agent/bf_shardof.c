@@ -1,0 +1,146 @@
+/* SPDX-License-Identifier: MIT */
+/* bf_shardof.c — `bulkfleet-agent shard-of`: document ids in, shard numbers out. */
+#include "bf_shardof.h"
+
+#include "bf_routing.h"
+#include "bf_units.h"
+
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Longest input line (an _id is at most 512 bytes in OpenSearch; routing has no cap there). */
+#define BF_MAX_SHARDOF_LINE (1u << 20)
+
+static void usage(FILE *f)
+{
+    fputs("usage: bulkfleet-agent shard-of --shards N [--routing-shards R] [--partition-size P]"
+          " ID [ROUTING]\n"
+          "       bulkfleet-agent shard-of --shards N ... < lines of ID or ID<TAB>ROUTING\n"
+          "prints the shard OpenSearch/Elasticsearch routes each document to (one per line).\n"
+          "  --shards N          index.number_of_shards\n"
+          "  --routing-shards R  routing_num_shards from the index metadata (default: the one\n"
+          "                      OpenSearch derives from N)\n"
+          "  --partition-size P  index.routing_partition_size (default 1; >1 needs ROUTING)\n",
+          f);
+}
+
+static int parse_count(const char *opt, const char *arg, uint32_t *out)
+{
+    uint64_t v;
+    if (bf_units_parse_u64(arg, &v) != 0 || v > BF_ROUTING_MAX_SHARDS * 2ull) {
+        fprintf(stderr, "bulkfleet-agent shard-of: %s %s: expected a whole number up to %u\n", opt,
+                arg, BF_ROUTING_MAX_SHARDS * 2);
+        return -1;
+    }
+    *out = (uint32_t)v;
+    return 0;
+}
+
+static int print_one(const bf_routing_index_t *ix, const char *id, size_t id_len,
+                     const char *routing, size_t routing_len, const char *where)
+{
+    uint32_t shard;
+    bf_diag_t d = {0};
+    if (bf_routing_shard_utf8(ix, id, id_len, routing, routing_len, &shard, &d) != 0) {
+        fprintf(stderr, "bulkfleet-agent shard-of: %s: %s\n", where, d.msg);
+        return 2;
+    }
+    if (printf("%u\n", shard) < 0)
+        return 3;
+    return 0;
+}
+
+int bf_shardof_main(int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        {"shards", required_argument, NULL, 's'},
+        {"routing-shards", required_argument, NULL, 'r'},
+        {"partition-size", required_argument, NULL, 'p'},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    uint32_t shards = 0, routing_shards = 0, partition = 0;
+    int ch;
+    optind = 1;
+    while ((ch = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+        switch (ch) {
+        case 's':
+            if (parse_count("--shards", optarg, &shards) != 0)
+                return 2;
+            break;
+        case 'r':
+            if (parse_count("--routing-shards", optarg, &routing_shards) != 0)
+                return 2;
+            break;
+        case 'p':
+            if (parse_count("--partition-size", optarg, &partition) != 0)
+                return 2;
+            break;
+        case 'h': usage(stdout); return 0;
+        default: usage(stderr); return 2;
+        }
+    }
+    if (shards == 0) {
+        fprintf(stderr, "bulkfleet-agent shard-of: --shards N (N >= 1) is required\n");
+        usage(stderr);
+        return 2;
+    }
+    bf_routing_index_t ix;
+    bf_diag_t d = {0};
+    if (bf_routing_index_init(&ix, shards, routing_shards, partition, &d) != 0) {
+        fprintf(stderr, "bulkfleet-agent shard-of: %s\n", d.msg);
+        return 2;
+    }
+    int nargs = argc - optind;
+    if (nargs > 2) {
+        fprintf(stderr, "bulkfleet-agent shard-of: expected ID [ROUTING], got %d arguments\n",
+                nargs);
+        return 2;
+    }
+    if (nargs >= 1) {
+        const char *id = argv[optind];
+        const char *routing = nargs == 2 ? argv[optind + 1] : NULL;
+        int rc = print_one(&ix, id, strlen(id), routing, routing ? strlen(routing) : 0,
+                           "argument");
+        return rc != 0 ? rc : (fflush(stdout) != 0 ? 3 : 0);
+    }
+    char *line = NULL;
+    size_t cap = 0;
+    ssize_t n;
+    unsigned long lineno = 0;
+    int rc = 0;
+    while ((n = getline(&line, &cap, stdin)) >= 0) {
+        lineno++;
+        size_t len = (size_t)n;
+        if (len > BF_MAX_SHARDOF_LINE) {
+            fprintf(stderr, "bulkfleet-agent shard-of: stdin:%lu: line longer than %u bytes\n",
+                    lineno, BF_MAX_SHARDOF_LINE);
+            rc = 2;
+            break;
+        }
+        if (len > 0 && line[len - 1] == '\n')
+            len--;
+        if (len > 0 && line[len - 1] == '\r')
+            len--;
+        char *tab = memchr(line, '\t', len);
+        char where[48];
+        snprintf(where, sizeof where, "stdin:%lu", lineno);
+        if (tab != NULL && memchr(tab + 1, '\t', len - (size_t)(tab + 1 - line)) != NULL) {
+            fprintf(stderr, "bulkfleet-agent shard-of: %s: more than one tab; expected ID or "
+                            "ID<TAB>ROUTING\n", where);
+            rc = 2;
+            break;
+        }
+        size_t id_len = tab ? (size_t)(tab - line) : len;
+        rc = print_one(&ix, line, id_len, tab ? tab + 1 : NULL,
+                       tab ? len - id_len - 1 : 0, where);
+        if (rc != 0)
+            break;
+    }
+    free(line);
+    if (fflush(stdout) != 0 && rc == 0)
+        rc = 3;
+    return rc;
+}

@@ -1,0 +1,91 @@
+/* SPDX-License-Identifier: MIT */
+/* bf_routing.h — the shard of a document, computed exactly as OpenSearch and Elasticsearch do.
+ *
+ * A bulk request sent to the node that holds the primary of each of its documents saves the
+ * coordinating node a transport hop per document (seed 003: INFINI gateway's bulk_reshuffle).
+ * That only works if the client computes the same shard as the cluster. The formula is
+ * OpenSearch's OperationRouting.generateShardId / calculateScaledShardId (1.x-3.x; the same in
+ * Elasticsearch 7.0+ IndexRouting for regular indices):
+ *
+ *   effective   = routing if the action has one, else _id
+ *   hash(s)     = MurmurHash3 x86_32, seed 0, over the UTF-16 code units of s, each written as
+ *                 2 bytes little-endian (Murmur3HashFunction.hash -> Lucene
+ *                 StringHelper.murmurhash3_x86_32), read as a signed 32-bit int
+ *   offset      = routing_partition_size > 1 ? floorMod(hash(_id), routing_partition_size) : 0
+ *   shard       = floorMod(hash(effective) + offset, routing_num_shards) / routing_factor
+ *                 (the addition wraps as a Java int; routing_factor = routing_num_shards / shards)
+ *
+ * routing_num_shards defaults to MetadataCreateIndexService.calculateNumRoutingShards (the largest
+ * shards * 2^k <= 1024, k >= 1); always prefer the value from the index metadata
+ * (`routing_num_shards` in _cluster/state), since shrink/split targets inherit theirs.
+ * Reference: ../shared/reference/devcluster.md §7.
+ *
+ * All functions are pure and thread-safe; nothing here allocates.
+ */
+#ifndef BF_ROUTING_H
+#define BF_ROUTING_H
+
+#include "bf_error.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Largest number_of_shards / number_of_routing_shards accepted (OpenSearch caps shards at 1024
+ * per index by default, `index.number_of_routing_shards` is an int). */
+#define BF_ROUTING_MAX_SHARDS 1048576u
+
+/* bf_routing_murmur3_32 — MurmurHash3 x86_32 (Austin Appleby's public-domain reference,
+ * MurmurHash3.cpp) of data[0..len) with `seed`. Returns the 32-bit hash. */
+uint32_t bf_routing_murmur3_32(const void *data, size_t len, uint32_t seed);
+
+/* bf_routing_hash_utf8 — the routing hash of a UTF-8 string: murmur3 x86_32, seed 0, over its
+ * UTF-16LE code units (a character above U+FFFF is a surrogate pair, 4 bytes), as a signed int.
+ * s need not be NUL-terminated. Returns 0 and *hash_out, or BF_E_INVAL when s is not valid UTF-8
+ * (diag d says at which byte; d may be NULL). */
+int bf_routing_hash_utf8(const char *s, size_t len, int32_t *hash_out, bf_diag_t *d);
+
+/* bf_routing_hash_json — the same hash for a JSON string body as it appears between the quotes
+ * of a bulk action line (RFC 8259 §7 escapes: \" \\ \/ \b \f \n \r \t \uXXXX; a \uXXXX may be a
+ * lone surrogate, which Java keeps as one code unit, so it is hashed as such). Returns 0, or
+ * BF_E_INVAL for a bad escape or invalid UTF-8 (diag d, may be NULL). */
+int bf_routing_hash_json(const char *s, size_t len, int32_t *hash_out, bf_diag_t *d);
+
+/* Routing inputs of one index, from its metadata. Plain values; copy freely. */
+typedef struct bf_routing_index {
+    uint32_t shards;         /* number_of_shards, >= 1 */
+    uint32_t routing_shards; /* routing_num_shards, a multiple of shards */
+    uint32_t factor;         /* routing_shards / shards */
+    uint32_t partition_size; /* routing_partition_size, 1 = not partitioned */
+} bf_routing_index_t;
+
+/* bf_routing_default_routing_shards — MetadataCreateIndexService.calculateNumRoutingShards:
+ * shards << max(1, 10 - ceil(log2 shards)) (ES 7+ / OpenSearch indices created without
+ * index.number_of_routing_shards). shards 1..BF_ROUTING_MAX_SHARDS; returns 0 outside that. */
+uint32_t bf_routing_default_routing_shards(uint32_t shards);
+
+/* bf_routing_index_init — fill *ix. routing_shards 0 = the default for `shards`;
+ * partition_size 0 or 1 = not partitioned. Returns 0, or BF_E_RANGE (diag says which value and
+ * the rule: shards >= 1, routing_shards a multiple of shards, partition_size < routing_shards
+ * as OpenSearch's IndexMetadata requires; index creation also wants it < shards). */
+int bf_routing_index_init(bf_routing_index_t *ix, uint32_t shards, uint32_t routing_shards,
+                          uint32_t partition_size, bf_diag_t *d);
+
+/* bf_routing_shard_of_hash — the shard given the hash of the effective routing value and, for a
+ * partitioned index, the hash of the _id (ignored when ix->partition_size == 1). Returns the
+ * shard number in [0, ix->shards). */
+uint32_t bf_routing_shard_of_hash(const bf_routing_index_t *ix, int32_t routing_hash,
+                                  int32_t id_hash);
+
+/* bf_routing_shard_utf8 — the shard of a document with UTF-8 `id` (id_len bytes) and optional
+ * UTF-8 `routing` (NULL = none). Returns 0 and *shard_out, or BF_E_INVAL (invalid UTF-8, or a
+ * partitioned index without routing, which OpenSearch refuses: routing is required there). */
+int bf_routing_shard_utf8(const bf_routing_index_t *ix, const char *id, size_t id_len,
+                          const char *routing, size_t routing_len, uint32_t *shard_out,
+                          bf_diag_t *d);
+
+/* bf_routing_shard_json — the same for JSON-escaped string bodies (as in an action line). */
+int bf_routing_shard_json(const bf_routing_index_t *ix, const char *id, size_t id_len,
+                          const char *routing, size_t routing_len, uint32_t *shard_out,
+                          bf_diag_t *d);
+
+#endif
