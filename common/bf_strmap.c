@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* bf_strmap.c — open-addressing hash map from byte strings to borrowed pointers.
  *
  * Linear probing keeps a probe sequence in one or two cache lines; deletion shifts the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* bf_strmap.h — hash map from byte-string keys to borrowed pointers (open addressing).
  *
  * For lookups that run once per network message and must not grow with the fleet: agent ids

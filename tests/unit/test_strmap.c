@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_strmap.c — the hash map behind the fleet's O(1) lookups, against a plain array model. */
 #include <setjmp.h>
 #include <stdarg.h>
