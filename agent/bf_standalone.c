@@ -13,6 +13,7 @@
 #include "bf_aggregate.h"
 #include "bf_clock.h"
 #include "bf_cluster.h"
+#include "bf_finish.h"
 #include "bf_log.h"
 #include "bf_mem.h"
 #include "bf_results.h"
@@ -79,6 +80,68 @@ static int select_cells(const bf_scenario_t *sc, const char *cell_sel, const cha
     *first = c->index;
     *last = c->index + 1;
     return 0;
+}
+
+/* One repetition of one cell: prepare its indices, run it on `threads` workers, and end it
+ * through bf_finish_cell (the coordinator's path: verified, flagged, written to res if any). */
+static void run_repetition(bf_scenario_t *sc, const bf_cell_t *cell, uint32_t rep, uint32_t repeat,
+                           uint32_t threads, bf_es_t *es, const bf_cluster_info_t *info,
+                           bf_results_t *res, bf_row_t *row)
+{
+    const bf_run_spec_t *run = bf_scenario_run(sc);
+    bf_diag_t diag = {0};
+    int yellow = 0;
+    uint32_t cores = threads;
+    bf_cellagg_t *agg = bf_cellagg_new(cell, rep, 1, &cores, (uint32_t)(run->warmup_ms / 1000),
+                                       (uint32_t)(run->duration_ms / 1000));
+    bf_run_t *r = NULL;
+    char mismatch[400] = "";
+    bf_cell_end_t end = {0};
+    char cell_name[256];
+    bf_results_cell_name(cell, rep, repeat, cell_name, sizeof cell_name);
+    if (bf_cluster_prepare_cell(es, sc, cell, info->data_nodes, 120000, &yellow, &diag) == BF_OK) {
+        end.baseline = bf_cluster_baseline(es, sc, cell);
+        if (bf_cluster_existing_mismatch(es, sc, cell, mismatch, sizeof mismatch))
+            bf_warn("cell %s: %s", cell->id, mismatch);
+        /* repetition 1 keeps the seed a run without run.repeat has */
+        bf_run_cfg_t cfg = {.sc = sc, .cell = cell, .threads = threads,
+                            .concurrency = cell->concurrency, .target_rate = cell->target_rate,
+                            .stream_base = 0, .stream_count = threads,
+                            .seed = run->seed + cell->index + (uint64_t)(rep - 1) * 1000003u,
+                            .warmup_ms = run->warmup_ms, .duration_ms = run->duration_ms};
+        r = bf_run_new(&cfg, &diag);
+    }
+    const char *ids[] = {"standalone"};
+    if (r == NULL) {
+        bf_error("%s", diag.msg);
+        end.failure = diag.msg;
+        bf_finish_cell(res, es, cell, cell_name, agg, ids, 1, &end, row);
+        bf_cellagg_destroy(&agg);
+        return;
+    }
+    collect k = {.agg = agg, .cell_id = cell->id, .last_shown = -1,
+                 .samples = res ? bf_results_samples_open(res, cell_name) : NULL};
+    bf_run_start(r, bf_clock_mono_us() + 200000u);
+    int aborted = 0;
+    while (!bf_run_poll(r, on_second, &k)) {
+        if (bf_standalone_stop_flag && !aborted) {
+            bf_run_abort(r);
+            aborted = 1;
+        }
+        bf_clock_sleep_us(100000);
+    }
+    if (isatty(STDERR_FILENO))
+        fputs("\r\033[K", stderr);
+    const char *fatal = bf_run_fatal(r);
+    if (fatal[0])
+        fprintf(stderr, "bulkfleet-agent run: %s\n", fatal);
+    end.yellow = yellow;
+    end.aborted = aborted;
+    end.failure = fatal;
+    end.mismatch = mismatch;
+    bf_finish_cell(res, es, cell, cell_name, agg, ids, 1, &end, row);
+    bf_run_destroy(&r);
+    bf_cellagg_destroy(&agg);
 }
 
 int bf_standalone_main(int argc, char **argv)
@@ -178,77 +241,23 @@ int bf_standalone_main(int argc, char **argv)
         }
         bf_results_set_cluster(res, &info);
     }
+    uint32_t repeat = run->repeat ? run->repeat : 1;
     bf_row_t *rows = bf_calloc(last - first + 1, sizeof *rows);
+    bf_row_t *reps = bf_calloc(repeat, sizeof *reps);
     size_t nrows = 0;
     for (size_t i = first; i < last && !bf_standalone_stop_flag; i++) {
         const bf_cell_t *cell = bf_scenario_cell(sc, i);
-        bf_row_t *row = &rows[nrows++];
-        int yellow = 0;
-        memset(&diag, 0, sizeof diag);
-        uint32_t cores = threads;
-        bf_cellagg_t *agg = bf_cellagg_new(cell, 1, 1, &cores, (uint32_t)(run->warmup_ms / 1000),
-                                           (uint32_t)(run->duration_ms / 1000));
-        bf_run_t *r = NULL;
-        int64_t baseline = 0;
-        char mismatch[400] = "";
-        if (bf_cluster_prepare_cell(es, sc, cell, info.data_nodes, 120000, &yellow, &diag) ==
-            BF_OK) {
-            baseline = bf_cluster_baseline(es, sc, cell);
-            if (bf_cluster_existing_mismatch(es, sc, cell, mismatch, sizeof mismatch))
-                bf_warn("cell %s: %s", cell->id, mismatch);
-            bf_run_cfg_t cfg = {.sc = sc, .cell = cell, .threads = threads,
-                                .concurrency = cell->concurrency, .target_rate = cell->target_rate,
-                                .stream_base = 0, .stream_count = threads, .seed = run->seed + i,
-                                .warmup_ms = run->warmup_ms, .duration_ms = run->duration_ms};
-            r = bf_run_new(&cfg, &diag);
+        uint32_t nreps = 0;
+        for (uint32_t rep = 1; rep <= repeat && !bf_standalone_stop_flag; rep++) {
+            bf_row_t *row = &reps[nreps++];
+            memset(row, 0, sizeof *row);
+            run_repetition(sc, cell, rep, repeat, threads, es, &info, res, row);
         }
-        if (r == NULL) {
-            bf_cellagg_row(agg, row);
-            row->failed = 1;
-            bf_strlcpy(row->reason, diag.msg, sizeof row->reason);
-            bf_error("%s", diag.msg);
-            bf_cellagg_destroy(&agg);
-            code |= 1;
-            continue;
-        }
-        char cell_name[256];
-        bf_results_cell_name(cell, 1, 1, cell_name, sizeof cell_name);
-        collect k = {.agg = agg, .cell_id = cell->id, .last_shown = -1,
-                     .samples = res ? bf_results_samples_open(res, cell_name) : NULL};
-        bf_run_start(r, bf_clock_mono_us() + 200000u);
-        int aborted = 0;
-        while (!bf_run_poll(r, on_second, &k)) {
-            if (bf_standalone_stop_flag && !aborted) {
-                bf_run_abort(r);
-                aborted = 1;
-            }
-            bf_clock_sleep_us(100000);
-        }
-        if (isatty(STDERR_FILENO))
-            fputs("\r\033[K", stderr);
-        const char *fatal = bf_run_fatal(r);
-        bf_cellagg_row(agg, row);
-        row->yellow = yellow;
-        row->aborted = aborted;
-        if (fatal[0]) {
-            row->failed = 1;
-            bf_strlcpy(row->reason, fatal, sizeof row->reason);
-            fprintf(stderr, "bulkfleet-agent run: %s\n", fatal);
-        }
-        bf_row_verify(row, es, cell, baseline);
-        if (mismatch[0]) {
-            row->index_mismatch = 1;
-            bf_row_add_reason(row, mismatch);
-        }
-        code |= row->failed || !row->verified;
-        if (res) {
-            const char *ids[] = {"standalone"};
-            bf_results_cell_done(res, cell_name, agg, ids, 1, row);
-            bf_results_write_matrix(res, sc, rows, nrows);
-        }
-        bf_run_destroy(&r);
-        bf_cellagg_destroy(&agg);
+        const bf_row_t *folded = bf_finish_fold(res, sc, reps, nreps, rows, &nrows, NULL);
+        if (folded)
+            code |= folded->failed || !folded->verified;
     }
+    free(reps);
     printf("\n");
     /* the same table as the coordinator prints */
     bf_results_print_md(stdout, sc, rows, nrows);

@@ -204,6 +204,17 @@ void bf_fleet_agent_add_file(bf_fleet_agent_t *a, const char *sha256_hex)
     bf_strlcpy(a->files[a->nfiles++], sha256_hex, sizeof a->files[0]);
 }
 
+void bf_fleet_agent_cell(bf_fleet_agent_t *a, enum bf_fleet_cell_event ev)
+{
+    if (a->session == BF_AS_LOST || a->session == BF_AS_CONNECTED)
+        return;
+    switch (ev) {
+    case BF_FC_READY: a->session = BF_AS_PREPARED; break;
+    case BF_FC_STARTED: a->session = BF_AS_RUNNING; break;
+    case BF_FC_RELEASED: a->session = BF_AS_IDLE; break;
+    }
+}
+
 /* the agent of a routing id: a hash lookup, because it runs for every message (a scan over the
  * fleet here made the coordinator's cost per sample grow with the number of agents) */
 static bf_fleet_agent_t *find(bf_fleet_t *f, const char *route, size_t route_len)

@@ -58,6 +58,18 @@ int bf_fleet_agent_has_file(const bf_fleet_agent_t *a, const char *sha256_hex);
 /* bf_fleet_agent_add_file — remember that the agent holds this file (no-op when known). */
 void bf_fleet_agent_add_file(bf_fleet_agent_t *a, const char *sha256_hex);
 
+/* What the campaign tells the fleet about an agent's part in the current cell. */
+enum bf_fleet_cell_event {
+    BF_FC_READY,    /* it answered Prepare with Ready            -> PREPARED */
+    BF_FC_STARTED,  /* a Start was sent to it                   -> RUNNING */
+    BF_FC_RELEASED, /* Done, or the cell is over for it         -> IDLE */
+};
+
+/* bf_fleet_agent_cell — the one way agent session state changes outside the fleet's own
+ * Hello and liveness handling (STYLE 18: the fleet owns it). A lost or not yet welcomed agent
+ * keeps its state: only a Hello or a message brings it back. */
+void bf_fleet_agent_cell(bf_fleet_agent_t *a, enum bf_fleet_cell_event ev);
+
 typedef struct bf_fleet bf_fleet_t;
 
 typedef struct bf_fleet_opts {

@@ -1,0 +1,103 @@
+/* SPDX-License-Identifier: MIT */
+/* bf_campaign_int.h — what the campaign loop (bf_campaign.c), cell setup (bf_cellsetup.c) and
+ * the per-cell run (bf_cellrun.c) share; directory-internal (bf__ names), not for other code.
+ *
+ * One campaign per process, on the coordinator's main thread: nothing here is thread-safe.
+ */
+#ifndef BF_CAMPAIGN_INT_H
+#define BF_CAMPAIGN_INT_H
+
+#include "bf_aggregate.h"
+#include "bf_campaign.h"
+#include "bf_cellrun.h"
+#include "bf_cluster.h"
+#include "bf_es.h"
+#include "bf_fleet.h"
+#include "bf_results.h"
+#include "bf_scenario.h"
+#include "bf_telemetry.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/types.h>
+
+#define BF__CELL_RETRY 1        /* bf__cellrun_run: an agent was lost before Start; run again */
+#define BF__MAX_CELL_RETRIES 3  /* preparing again this often; then a loss fails the cell */
+
+typedef struct bf__campaign {
+    const bf_campaign_opts_t *opts; /* borrowed from the caller of bf_campaign_run */
+    bf_scenario_t *sc;
+    bf_fleet_t *fleet;
+    bf_results_t *res;
+    bf_es_t *es;
+    bf_telemetry_t *tele;  /* cluster telemetry: a thread with its own curl handle per cell */
+    bf_cluster_info_t cluster;
+    uint64_t next_cmd;     /* command ids: from the wall clock, unique across coordinator runs */
+    int no_retry;          /* the cell was prepared again too often: a loss fails it */
+
+    /* the current cell (bf_cellrun.c); members[i] is agents[i]'s part, NULL between cells */
+    const bf_cell_t *cell;
+    char cell_name[256];
+    uint64_t prepare_cmd, start_cmd;
+    bf_member_t *members;
+    uint32_t nmembers;
+    bf_cellagg_t *agg;
+    FILE *samples;
+    int cell_failed;
+    char reason[1024];
+    uint64_t bad_samples;
+    uint64_t stop_cmd;      /* the Stop of the current cell, once sent */
+    char stop_reason[256];
+    int32_t load_s;         /* warmup + duration of the current cell, in seconds */
+    uint64_t gaps;          /* samples that arrived ahead of a missing one (resent later) */
+} bf__campaign_t;
+
+/* ---- bf_cellrun.c ---- */
+
+/* bf__cellrun_attach — install the per-cell message, liveness and resend handlers on c->fleet. */
+void bf__cellrun_attach(bf__campaign_t *c);
+
+/* bf__cellrun_run — one repetition of one cell on agents[0..nagents) (borrowed): prepare the
+ * index (bf__cellsetup_index), Prepare → Ready → Start → samples → final samples, then the row
+ * through bf_finish_cell. k/ncells are for the progress line. Returns 0, BF__CELL_RETRY (an
+ * agent was lost before Start: nothing measured, row untouched) or BF_E_INTR (interrupted;
+ * the row is kept as aborted). */
+int bf__cellrun_run(bf__campaign_t *c, const bf_cell_t *cell, uint32_t repetition,
+                    bf_fleet_agent_t **agents, uint32_t nagents, size_t k, size_t ncells,
+                    uint64_t campaign_start_us, bf_row_t *row);
+
+/* ---- bf_cellsetup.c ---- */
+
+/* What preparing a cell's indices found. */
+typedef struct bf__cell_index {
+    int rc;               /* 0, or the error of preparing (diag says why) */
+    bf_diag_t diag;
+    int yellow;           /* health reached yellow, not green */
+    int64_t baseline;     /* documents before the load (recreate: false) */
+    char mismatch[400];   /* recreate: false and the index differs from the cell; "" if not */
+} bf__cell_index_t;
+
+/* bf__cellsetup_index — delete/create the cell's indices and wait for health (keeping the
+ * fleet answered meanwhile), then read the baseline count and compare an existing index. */
+void bf__cellsetup_index(bf__campaign_t *c, const bf_cell_t *cell, bf__cell_index_t *out);
+
+/* The fleet side of a campaign: binds, CURVE keys, local agents. Owned strings are freed by
+ * bf__cellsetup_cleanup. */
+typedef struct bf__fleet_setup {
+    char *data_bind;    /* owned */
+    char *allow;        /* owned: allow-list directories, ':'-separated */
+    char *local_keys;   /* owned: ephemeral key directory of local agents, or NULL */
+    pid_t *pids;        /* owned: local agent processes */
+    uint32_t npids;
+} bf__fleet_setup_t;
+
+/* bf__cellsetup_fleet — bind the fleet's sockets (c->fleet) with the keys the options ask for.
+ * Returns 0, or the exit code (2 bad input, 3 environment) after printing why. */
+int bf__cellsetup_fleet(bf__campaign_t *c, bf__fleet_setup_t *fs);
+/* bf__cellsetup_local_agents — start opts->local_agents agent processes connecting to the
+ * control bind. Returns 0, or 3 after printing why. */
+int bf__cellsetup_local_agents(bf__campaign_t *c, bf__fleet_setup_t *fs);
+/* bf__cellsetup_cleanup — stop local agents, remove ephemeral keys, free fs's strings. */
+void bf__cellsetup_cleanup(bf__fleet_setup_t *fs);
+
+#endif

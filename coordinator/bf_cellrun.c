@@ -1,0 +1,676 @@
+/* SPDX-License-Identifier: MIT */
+/* bf_cellrun.c — the per-cell run: Prepare → Ready → Start → samples → the row. */
+#include "bf_campaign_int.h"
+
+#include "bf_buf.h"
+#include "bf_clock.h"
+#include "bf_finish.h"
+#include "bf_log.h"
+#include "bf_mem.h"
+#include "bf_split.h"
+#include "bf_units.h"
+#include "bf_wire.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define PREPARE_TIMEOUT_MS 60000
+#define RESEND_MS 5000          /* Prepare: resent to agents that have not answered */
+#define COMMAND_RESEND_MS 1000  /* Start and Stop: resent until acknowledged */
+#define START_DELAY_MS 1000
+#define DONE_GRACE_MS 30000
+
+/* ---- the member state table (bf_cellrun.h) ----------------------------------------------- */
+
+#define S(n, a) {BF_MS_##n, a}
+#define NO {BF_MS_COUNT, 0} /* no change */
+static const bf_member_step_t table[BF_MS_COUNT][BF_ME_COUNT] = {
+    /*               READY     FAILED     SAMPLE       FINAL                           LOST
+                     BACK      FORGOT                              DEADLINE */
+    /* PREPARING + FORGOT: a Hello that crossed the Prepare (the agent has not read it yet);
+     * the Prepare is resent, nothing is lost */
+    [BF_MS_PREPARING] = {S(READY, 0), S(FAILED, 0), NO, NO, S(LOST, BF_MA_MARK_LOST), NO, NO,
+                         S(LOST, BF_MA_MARK_LOST | BF_MA_WARN)},
+    [BF_MS_READY] = {NO, S(FAILED, 0), S(RUNNING, 0), S(FINISHED, BF_MA_CHECK_EARLY),
+                     S(LOST, BF_MA_MARK_LOST), NO, S(LOST, BF_MA_MARK_LOST | BF_MA_WARN),
+                     S(LOST, BF_MA_MARK_LOST | BF_MA_WARN)},
+    [BF_MS_RUNNING] = {NO, S(FAILED, 0), NO, S(FINISHED, BF_MA_CHECK_EARLY),
+                       S(LOST, BF_MA_MARK_LOST), NO, S(LOST, BF_MA_MARK_LOST | BF_MA_WARN),
+                       S(LOST, BF_MA_MARK_LOST | BF_MA_WARN)},
+    [BF_MS_FAILED] = {NO, NO, NO, S(FINISHED, 0), S(LOST, BF_MA_MARK_LOST), NO, NO,
+                      S(LOST, BF_MA_MARK_LOST | BF_MA_WARN)},
+    [BF_MS_LOST] = {NO, NO, NO, NO, NO, S(RETURNED, 0), NO, NO},
+    [BF_MS_RETURNED] = {NO, NO, NO, S(FINISHED, 0), S(LOST, BF_MA_MARK_LOST), NO, S(LOST, 0),
+                        S(LOST, BF_MA_MARK_LOST | BF_MA_WARN)},
+    [BF_MS_FINISHED] = {NO, NO, NO, NO, NO, NO, NO, NO},
+};
+#undef S
+#undef NO
+
+bf_member_step_t bf_member_step(enum bf_member_state state, enum bf_member_event ev)
+{
+    bf_member_step_t none = {state, 0};
+    if ((unsigned)state >= BF_MS_COUNT || (unsigned)ev >= BF_ME_COUNT)
+        return none;
+    bf_member_step_t t = table[state][ev];
+    if (t.next == BF_MS_COUNT)
+        return none;
+    return t;
+}
+
+const char *bf_member_state_name(enum bf_member_state state)
+{
+    switch (state) {
+    case BF_MS_PREPARING: return "PREPARING";
+    case BF_MS_READY: return "READY";
+    case BF_MS_RUNNING: return "RUNNING";
+    case BF_MS_FAILED: return "FAILED";
+    case BF_MS_LOST: return "LOST";
+    case BF_MS_RETURNED: return "RETURNED";
+    case BF_MS_FINISHED: return "FINISHED";
+    case BF_MS_COUNT: break;
+    }
+    return "?";
+}
+
+const char *bf_member_event_name(enum bf_member_event ev)
+{
+    switch (ev) {
+    case BF_ME_READY: return "READY";
+    case BF_ME_FAILED: return "FAILED";
+    case BF_ME_SAMPLE: return "SAMPLE";
+    case BF_ME_FINAL: return "FINAL";
+    case BF_ME_LOST: return "LOST";
+    case BF_ME_BACK: return "BACK";
+    case BF_ME_FORGOT: return "FORGOT";
+    case BF_ME_DEADLINE: return "DEADLINE";
+    case BF_ME_COUNT: break;
+    }
+    return "?";
+}
+
+int bf_member_done(enum bf_member_state state)
+{
+    return state == BF_MS_FINISHED || state == BF_MS_LOST;
+}
+
+int bf_member_lost(enum bf_member_state state)
+{
+    return state == BF_MS_LOST || state == BF_MS_RETURNED;
+}
+
+/* ---- the run ------------------------------------------------------------------------------ */
+
+/* the cell's member for an agent, O(1): the cell setup leaves the member's index in the agent's
+ * `user` slot (index + 1; 0 = not in this cell), checked against the members array so a stale
+ * slot can never point at another agent's member */
+static bf_member_t *member_of(bf__campaign_t *c, const bf_fleet_agent_t *a)
+{
+    uintptr_t slot = (uintptr_t)a->user;
+    if (slot == 0 || slot > c->nmembers || c->members[slot - 1].agent != a)
+        return NULL;
+    return &c->members[slot - 1];
+}
+
+static void fail_cell(bf__campaign_t *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void fail_cell(bf__campaign_t *c, const char *fmt, ...)
+{
+    if (c->cell_failed)
+        return;
+    c->cell_failed = 1;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(c->reason, sizeof c->reason, fmt, ap);
+    va_end(ap);
+    bf_error("%s", c->reason);
+}
+
+static void send_ack(bf__campaign_t *c, bf_member_t *m)
+{
+    Bf__SampleAck ack = BF__SAMPLE_ACK__INIT;
+    ack.cell_id = (char *)c->cell->id;
+    ack.seq = m->last_seq;
+    Bf__Envelope env;
+    bf_wire_init(&env);
+    env.body_case = BF__ENVELOPE__BODY_SAMPLE_ACK;
+    env.sample_ack = &ack;
+    bf_fleet_send(c->fleet, m->agent, &env, 1);
+}
+
+/* Apply the member table to m for ev: the new state, and the seconds marked lost when the
+ * table says so. Returns the actions (BF_MA_*) for the caller's messages. */
+static unsigned step(bf__campaign_t *c, bf_member_t *m, enum bf_member_event ev)
+{
+    bf_member_step_t t = bf_member_step(m->state, ev);
+    if (t.next != m->state)
+        bf_debug("cell %s: agent %s %s --%s--> %s", c->cell ? c->cell->id : "-", m->agent->id,
+                 bf_member_state_name(m->state), bf_member_event_name(ev),
+                 bf_member_state_name(t.next));
+    m->state = t.next;
+    if ((t.actions & BF_MA_MARK_LOST) && c->agg)
+        bf_cellagg_mark_lost(c->agg, m->index, m->agent->id, m->last_second + 1);
+    return t.actions;
+}
+
+static void on_sample(bf__campaign_t *c, bf_fleet_agent_t *a, const Bf__Sample *s)
+{
+    bf_member_t *m = member_of(c, a);
+    if (c->cell == NULL || m == NULL || strcmp(s->cell_id, c->cell->id) != 0) {
+        /* a sample of an earlier cell resent after a reconnect: acknowledge so the agent drops it */
+        Bf__SampleAck ack = BF__SAMPLE_ACK__INIT;
+        ack.cell_id = s->cell_id;
+        ack.seq = s->seq;
+        Bf__Envelope env;
+        bf_wire_init(&env);
+        env.body_case = BF__ENVELOPE__BODY_SAMPLE_ACK;
+        env.sample_ack = &ack;
+        bf_fleet_send(c->fleet, a, &env, 1);
+        return;
+    }
+    if (s->seq <= m->last_seq) { /* duplicate (agent, cell, seq): drop, re-acknowledge */
+        send_ack(c, m);
+        return;
+    }
+    if (s->seq != m->last_seq + 1) {
+        /* one went missing (a connection broke under it): take nothing out of order; the
+         * cumulative ack tells the agent where to resend from (go-back-N) */
+        c->gaps++;
+        send_ack(c, m);
+        return;
+    }
+    /* written to disk first, acknowledged after (DESIGN §3) */
+    if (bf_results_sample_line(c->samples, a->id, s) != BF_OK) {
+        fail_cell(c, "cell %s: cannot write samples to %s: %s", c->cell->id,
+                  bf_results_dir(c->res), strerror(errno));
+        return;
+    }
+    if (bf_cellagg_add(c->agg, m->index, s) != BF_OK)
+        c->bad_samples++;
+    m->last_seq = s->seq;
+    if (s->second > m->last_second)
+        m->last_second = s->second;
+    int fatal = s->fatal && s->fatal[0];
+    unsigned act = step(c, m, s->final ? BF_ME_FINAL : BF_ME_SAMPLE);
+    /* an agent that stopped before the end on its own (dead-man switch) leaves seconds
+     * without its load: the cell is degraded from there on */
+    if ((act & BF_MA_CHECK_EARLY) && !c->stop_cmd && m->last_second + 1 < c->load_s && !fatal) {
+        bf_warn("cell %s: agent %s stopped its load after second %d of %d", c->cell->id, a->id,
+                m->last_second, c->load_s);
+        bf_cellagg_mark_lost(c->agg, m->index, a->id, m->last_second + 1);
+    }
+    if (fatal)
+        fail_cell(c, "%s", s->fatal);
+    send_ack(c, m);
+}
+
+static void on_message(void *ctx, bf_fleet_agent_t *a, const Bf__Envelope *env, int is_data)
+{
+    bf__campaign_t *c = ctx;
+    bf_member_t *m = member_of(c, a);
+    switch (env->body_case) {
+    case BF__ENVELOPE__BODY_SAMPLE:
+        on_sample(c, a, env->sample);
+        break;
+    case BF__ENVELOPE__BODY_READY:
+        if (m && env->ready->command_id == c->prepare_cmd) {
+            step(c, m, BF_ME_READY);
+            bf_fleet_agent_cell(a, BF_FC_READY);
+            /* Ready means the scenario loaded: every dictionary file is now cached there */
+            for (size_t i = 0; i < bf_scenario_file_count(c->sc); i++)
+                bf_fleet_agent_add_file(a, bf_scenario_file(c->sc, i)->sha256_hex);
+        }
+        break;
+    case BF__ENVELOPE__BODY_ACK:
+        if (m && c->start_cmd && env->ack->command_id == c->start_cmd)
+            m->start_acked = 1;
+        if (m && c->stop_cmd && env->ack->command_id == c->stop_cmd)
+            m->stop_acked = 1;
+        break;
+    case BF__ENVELOPE__BODY_FAILED:
+        if (m && c->cell && strcmp(env->failed->cell_id, c->cell->id) == 0) {
+            step(c, m, BF_ME_FAILED);
+            fail_cell(c, "cell %s: agent %s (%s): %s", c->cell->id, a->id, a->hostname,
+                      env->failed->reason);
+        }
+        break;
+    case BF__ENVELOPE__BODY_DONE:
+        if (m && c->cell && strcmp(env->done->cell_id, c->cell->id) == 0)
+            bf_fleet_agent_cell(a, BF_FC_RELEASED);
+        break;
+    default:
+        break;
+    }
+}
+
+static void on_event(void *ctx, bf_fleet_agent_t *a, int lost)
+{
+    bf__campaign_t *c = ctx;
+    bf_member_t *m = member_of(c, a);
+    if (m == NULL || c->agg == NULL)
+        return;
+    /* back while the cell still runs: its seconds are gone (degraded stays), but the samples
+     * it holds are wanted, so the cell waits for its final one (RETURNED) */
+    step(c, m, lost ? BF_ME_LOST : BF_ME_BACK);
+}
+
+static void send_stop_to(bf__campaign_t *c, const bf_fleet_agent_t *a, uint64_t cmd, const char *cell_id,
+                         const char *reason)
+{
+    Bf__Stop st = BF__STOP__INIT;
+    st.command_id = cmd;
+    st.cell_id = (char *)cell_id;
+    st.reason = (char *)reason;
+    Bf__Envelope env;
+    bf_wire_init(&env);
+    env.body_case = BF__ENVELOPE__BODY_STOP;
+    env.stop = &st;
+    bf_fleet_send(c->fleet, a, &env, 0);
+}
+
+/* Called at every control Hello, before the Welcome: reconcile what the agent says it is doing
+ * with what this coordinator expects (fleet-protocol.md §2.8, "coordinator restart"). */
+static int want_resend(void *ctx, const bf_fleet_agent_t *a)
+{
+    bf__campaign_t *c = ctx;
+    bf_member_t *m = member_of(c, a);
+    int current = c->cell != NULL && m != NULL && strcmp(a->held_cell, c->cell->id) == 0;
+    int busy = a->held_state == BF__AGENT_STATE__AGENT_RUNNING ||
+               a->held_state == BF__AGENT_STATE__AGENT_PREPARED;
+    if (busy && !current && a->held_cell[0]) {
+        /* e.g. loading a cell of the coordinator that ran before us: stop it now */
+        bf_warn("agent %s is still %s cell %s, which is not running here; stopping it", a->id,
+                a->held_state == BF__AGENT_STATE__AGENT_RUNNING ? "running" : "prepared for",
+                a->held_cell);
+        send_stop_to(c, a, ++c->next_cmd, a->held_cell, "not a cell of this coordinator run");
+    }
+    if (m != NULL && !current) {
+        /* a member that forgot the cell (restarted process): it will never finish it */
+        if (step(c, m, BF_ME_FORGOT) & BF_MA_WARN)
+            bf_warn("cell %s: agent %s came back without the cell", c->cell->id, a->id);
+    }
+    if (!current && a->held_cell[0] && a->held_last_seq)
+        bf_info("agent %s holds samples of cell %s that this run does not need: discarded",
+                a->id, a->held_cell);
+    return current;
+}
+
+/* Stop to every member of the cell; resend_stops repeats it (same id) until acknowledged. */
+static void send_stop(bf__campaign_t *c, const char *reason)
+{
+    c->stop_cmd = ++c->next_cmd;
+    bf_strlcpy(c->stop_reason, reason, sizeof c->stop_reason);
+    uint64_t now = bf_clock_mono_us();
+    for (uint32_t i = 0; i < c->nmembers; i++) {
+        send_stop_to(c, c->members[i].agent, c->stop_cmd, c->cell->id, reason);
+        c->members[i].last_command_us = now;
+    }
+}
+
+static void resend_stops(bf__campaign_t *c, uint64_t now)
+{
+    for (uint32_t i = 0; i < c->nmembers; i++) {
+        bf_member_t *m = &c->members[i];
+        if (m->stop_acked || m->state == BF_MS_FINISHED || now - m->last_command_us < COMMAND_RESEND_MS * 1000u)
+            continue;
+        send_stop_to(c, m->agent, c->stop_cmd, c->cell->id, c->stop_reason);
+        m->last_command_us = now;
+    }
+}
+
+/* Start to every member that has not acknowledged it: t = 0 is the same moment for all, so a
+ * resend carries the time left, or how late it is (Start.late_ms). */
+static void send_starts(bf__campaign_t *c, uint64_t start_us, uint64_t now)
+{
+    Bf__Start st = BF__START__INIT;
+    st.command_id = c->start_cmd;
+    st.cell_id = (char *)c->cell->id;
+    st.start_in_ms = start_us > now ? (uint32_t)((start_us - now) / 1000u) : 0;
+    st.late_ms = start_us > now ? 0 : (uint32_t)((now - start_us) / 1000u);
+    for (uint32_t i = 0; i < c->nmembers; i++) {
+        bf_member_t *m = &c->members[i];
+        if (m->start_acked || m->last_seq > 0 || bf_member_lost(m->state) ||
+            (m->last_command_us && now - m->last_command_us < COMMAND_RESEND_MS * 1000u))
+            continue;
+        Bf__Envelope env;
+        bf_wire_init(&env);
+        env.body_case = BF__ENVELOPE__BODY_START;
+        env.start = &st;
+        bf_fleet_send(c->fleet, m->agent, &env, 0);
+        bf_fleet_agent_cell(m->agent, BF_FC_STARTED);
+        m->last_command_us = now;
+    }
+}
+
+/* ---- one cell ----------------------------------------------------------------------------- */
+
+static void send_prepares(bf__campaign_t *c, uint32_t repetition, const uint64_t *conc,
+                          const uint64_t *rate_milli, const uint32_t *stream_base, uint32_t streams)
+{
+    const bf_run_spec_t *run = bf_scenario_run(c->sc);
+    const char *text = bf_scenario_resolved_text(c->sc);
+    size_t nfiles = bf_scenario_file_count(c->sc);
+    Bf__FileBlob *blobs = bf_calloc(nfiles + 1, sizeof *blobs);
+    Bf__FileBlob **blobp = bf_calloc(nfiles + 1, sizeof *blobp);
+    for (size_t i = 0; i < nfiles; i++) {
+        const bf_scenario_file_t *f = bf_scenario_file(c->sc, i);
+        bf__file_blob__init(&blobs[i]);
+        blobs[i].path = (char *)f->path;
+        blobs[i].sha256 = (char *)f->sha256_hex;
+        blobs[i].content.data = (uint8_t *)f->data;
+        blobs[i].content.len = f->len;
+        blobp[i] = &blobs[i];
+    }
+    for (uint32_t i = 0; i < c->nmembers; i++) {
+        bf_member_t *m = &c->members[i];
+        if (m->state != BF_MS_PREPARING)
+            continue;
+        Bf__Prepare p = BF__PREPARE__INIT;
+        p.command_id = c->prepare_cmd;
+        p.cell_id = (char *)c->cell->id;
+        p.cell_index = (uint32_t)c->cell->index;
+        p.repetition = repetition;
+        p.scenario_yaml.data = (uint8_t *)text;
+        p.scenario_yaml.len = strlen(text);
+        p.scenario_origin = (char *)c->opts->scenario_path;
+        p.concurrency = (uint32_t)conc[i];
+        p.target_rate = (double)rate_milli[i] / 1000.0;
+        p.stream_base = stream_base[i];
+        p.stream_count = streams;
+        /* each agent its own seed (streams are disjoint anyway: the RNG mixes in the stream) */
+        p.seed = run->seed + c->cell->index * 1000003u + repetition +
+                 0x9E3779B97F4A7C15ull * (uint64_t)(i + 1);
+        p.warmup_ms = (uint32_t)run->warmup_ms;
+        p.duration_ms = (uint32_t)run->duration_ms;
+        /* content only for the files this agent has not cached (DESIGN §3) */
+        for (size_t f = 0; f < nfiles; f++) {
+            const bf_scenario_file_t *sf = bf_scenario_file(c->sc, f);
+            int cached = bf_fleet_agent_has_file(m->agent, sf->sha256_hex);
+            blobs[f].content.data = cached ? NULL : (uint8_t *)sf->data;
+            blobs[f].content.len = cached ? 0 : sf->len;
+        }
+        p.files = blobp;
+        p.n_files = nfiles;
+        p.agent_index = i;
+        p.agent_count = c->nmembers;
+        Bf__Envelope env;
+        bf_wire_init(&env);
+        env.body_case = BF__ENVELOPE__BODY_PREPARE;
+        env.prepare = &p;
+        if (bf_fleet_send(c->fleet, m->agent, &env, 0) != BF_OK)
+            bf_warn("Prepare to agent %s not sent now: %s", m->agent->id, strerror(errno));
+    }
+    free(blobp);
+    free(blobs);
+}
+
+static void progress(bf__campaign_t *c, size_t k, size_t ncells, int32_t second, uint64_t elapsed_ms,
+                     uint64_t remaining_ms)
+{
+    if (c->opts->quiet)
+        return;
+    uint64_t ok = 0, err = 0, rej = 0;
+    bf_cellagg_live(c->agg, second, &ok, &err, &rej);
+    uint32_t lost = 0;
+    for (uint32_t i = 0; i < c->nmembers; i++)
+        lost += bf_member_lost(c->members[i].state);
+    const bf_run_spec_t *run = bf_scenario_run(c->sc);
+    const char *phase = (uint64_t)second * 1000u < run->warmup_ms ? "warmup" : "measure";
+    char el[32], rem[32];
+    bf_units_format_duration_ms(elapsed_ms, el, sizeof el);
+    bf_units_format_duration_ms(remaining_ms, rem, sizeof rem);
+    if (isatty(STDERR_FILENO)) {
+        fprintf(stderr, "\r\033[Kcell %zu/%zu %s  %s t=%ds  %" PRIu64 " docs/s  errors %" PRIu64
+                "  429 %" PRIu64 "  lost %u  elapsed %s  left ~%s",
+                k + 1, ncells, c->cell->id, phase, second, ok, err, rej, lost, el, rem);
+        fflush(stderr);
+    } else if (second % 5 == 4) {
+        bf_info("cell %zu/%zu %s %s t=%ds: %" PRIu64 " docs/s, errors %" PRIu64 ", 429 %" PRIu64
+                ", lost agents %u, elapsed %s, left ~%s",
+                k + 1, ncells, c->cell->id, phase, second, ok, err, rej, lost, el, rem);
+    }
+}
+
+int bf__cellrun_run(bf__campaign_t *c, const bf_cell_t *cell, uint32_t repetition, bf_fleet_agent_t **agents,
+                    uint32_t nagents, size_t k, size_t ncells, uint64_t campaign_start_us,
+                    bf_row_t *row)
+{
+    const bf_run_spec_t *run = bf_scenario_run(c->sc);
+    const bf_request_spec_t *rq = bf_scenario_request(c->sc);
+    uint32_t repeat = run->repeat ? run->repeat : 1;
+    c->cell = cell;
+    c->cell_failed = 0;
+    c->reason[0] = '\0';
+    c->stop_cmd = 0;
+    c->start_cmd = 0;
+    c->gaps = 0;
+    c->load_s = (int32_t)((run->warmup_ms + run->duration_ms + 999) / 1000);
+    int retry = 0;
+    bf_results_cell_name(cell, repetition, repeat, c->cell_name, sizeof c->cell_name);
+    bf_info("cell %zu/%zu %s (shards %u, replicas %u, batch %u, concurrency %u%s) on %u agents",
+            k + 1, ncells, c->cell_name, cell->shards, cell->replicas, cell->batch_size,
+            cell->concurrency, cell->target_rate > 0 ? ", target rate" : "", nagents);
+
+    bf__cell_index_t ix;
+    bf__cellsetup_index(c, cell, &ix);
+
+    c->nmembers = nagents;
+    c->members = bf_calloc(nagents, sizeof *c->members);
+    uint32_t *cores = bf_calloc(nagents, sizeof *cores);
+    uint32_t *stream_base = bf_calloc(nagents, sizeof *stream_base);
+    uint64_t *conc = bf_calloc(nagents, sizeof *conc);
+    uint64_t *rate = bf_calloc(nagents, sizeof *rate);
+    uint32_t streams = 0;
+    for (uint32_t i = 0; i < nagents; i++) {
+        c->members[i].agent = agents[i];
+        c->members[i].index = i;
+        agents[i]->user = (void *)(uintptr_t)(i + 1);
+        c->members[i].last_second = -1;
+        cores[i] = agents[i]->cores;
+        stream_base[i] = streams;
+        streams += agents[i]->threads;
+    }
+    /* shares weighted by cores, largest remainder (DESIGN §3); rate in milli-docs/s */
+    /* every agent gets at least one request in flight when there are enough to go round: the
+     * rest is split by cores (an agent with 0 would sit idle and fail the cell) */
+    if (cell->concurrency >= nagents) {
+        bf_split_largest_remainder(cell->concurrency - nagents, cores, nagents, conc);
+        for (uint32_t i = 0; i < nagents; i++)
+            conc[i]++;
+    } else {
+        bf_split_largest_remainder(cell->concurrency, cores, nagents, conc);
+    }
+    bf_split_largest_remainder((uint64_t)llround(cell->target_rate * 1000.0), cores, nagents, rate);
+    c->agg = bf_cellagg_new(cell, repetition, nagents, cores, (uint32_t)(run->warmup_ms / 1000),
+                            (uint32_t)(run->duration_ms / 1000));
+    c->samples = bf_results_samples_open(c->res, c->cell_name);
+    int interrupted = 0;
+
+    if (ix.rc != BF_OK) {
+        fail_cell(c, "%s", ix.diag.msg);
+        goto finish;
+    }
+    for (uint32_t i = 0; i < nagents; i++) {
+        if (conc[i] == 0) {
+            fail_cell(c, "cell %s: concurrency %u is less than the %u agents (each needs at "
+                      "least one bulk request in flight); run fewer agents (--local-agents, "
+                      "--agents or run.agents in the scenario) or raise concurrency", cell->id,
+                      cell->concurrency, nagents);
+            goto finish;
+        }
+    }
+
+    /* Prepare → all Ready, resending on timeout (a repeated command id is a no-op) */
+    c->prepare_cmd = ++c->next_cmd;
+    uint64_t t0 = bf_clock_mono_us(), last_send = 0;
+    for (;;) {
+        uint64_t now = bf_clock_mono_us();
+        if (now - last_send > RESEND_MS * 1000u) {
+            send_prepares(c, repetition, conc, rate, stream_base, streams);
+            last_send = now;
+        }
+        bf_fleet_poll(c->fleet, 100);
+        if (bf_campaign_signal) {
+            interrupted = 1;
+            break;
+        }
+        uint32_t ready = 0, lost = 0;
+        for (uint32_t i = 0; i < nagents; i++) {
+            ready += c->members[i].state != BF_MS_PREPARING && c->members[i].state != BF_MS_FAILED;
+            lost += agents[i]->session == BF_AS_LOST;
+        }
+        if (c->cell_failed || ready == nagents)
+            break;
+        if (lost && c->no_retry) {
+            fail_cell(c, "cell %s: agents were lost while preparing, %d times", cell->id,
+                      BF__MAX_CELL_RETRIES + 1);
+            break;
+        }
+        if (lost) {
+            /* nothing measured yet: run the cell again with the agents that are left */
+            bf_warn("cell %s: an agent was lost while preparing; preparing again without it",
+                    cell->id);
+            retry = 1;
+            break;
+        }
+        if (now - t0 > PREPARE_TIMEOUT_MS * 1000u) {
+            fail_cell(c, "cell %s: only %u of %u agents were ready after %d s", cell->id, ready,
+                      nagents, PREPARE_TIMEOUT_MS / 1000);
+            break;
+        }
+    }
+    if (c->cell_failed || interrupted || retry) {
+        send_stop(c, c->cell_failed ? "cell failed while preparing" : interrupted ? "interrupted"
+                                                                                : "preparing again");
+        goto finish;
+    }
+
+    /* Start: every agent starts START_DELAY_MS after receipt, on its own monotonic clock;
+     * resent (same id, with the time left or how late) until acknowledged */
+    c->start_cmd = ++c->next_cmd;
+    uint64_t start_us = bf_clock_mono_us() + START_DELAY_MS * 1000u;
+    for (uint32_t i = 0; i < nagents; i++)
+        c->members[i].last_command_us = 0;
+    send_starts(c, start_us, bf_clock_mono_us());
+    /* what the cluster says, every second of the cell, without blocking this loop */
+    bf_telemetry_start(c->tele, cell, start_us, (uint32_t)(run->warmup_ms / 1000),
+                       (uint32_t)(run->duration_ms / 1000));
+    uint64_t load_ms = run->warmup_ms + run->duration_ms;
+    uint64_t deadline = start_us + (load_ms + rq->timeout_ms + DONE_GRACE_MS) * 1000u;
+    int stop_sent = 0;
+    int32_t shown = -1;
+    for (;;) {
+        bf_fleet_poll(c->fleet, 100);
+        uint64_t now = bf_clock_mono_us();
+        if (stop_sent)
+            resend_stops(c, now);
+        else
+            send_starts(c, start_us, now);
+        if (bf_campaign_signal && !stop_sent) {
+            interrupted = 1;
+            send_stop(c, "coordinator interrupted");
+            stop_sent = 1;
+            deadline = now + 5000000u;
+        }
+        if (c->cell_failed && !stop_sent) {
+            send_stop(c, c->reason);
+            stop_sent = 1;
+            deadline = now + (rq->timeout_ms + 5000u) * 1000u;
+        }
+        /* an agent is finished with its final sample on disk (Done only adds totals), or when
+         * lost and not back to resend what it holds */
+        uint32_t finished = 0;
+        for (uint32_t i = 0; i < nagents; i++)
+            finished += bf_member_done(c->members[i].state);
+        if (finished == nagents)
+            break;
+        if (now > deadline) {
+            for (uint32_t i = 0; i < nagents; i++) {
+                bf_member_t *m = &c->members[i];
+                if (step(c, m, BF_ME_DEADLINE) & BF_MA_WARN)
+                    bf_warn("agent %s did not finish cell %s in time", agents[i]->id, cell->id);
+            }
+            break;
+        }
+        /* show the latest second every live agent has reported: its numbers are complete */
+        int32_t sec = INT32_MAX;
+        for (uint32_t i = 0; i < nagents; i++)
+            if (!bf_member_lost(c->members[i].state) && c->members[i].last_second < sec)
+                sec = c->members[i].last_second;
+        if (sec != INT32_MAX && sec >= 0 && sec > shown) {
+            shown = sec;
+            uint64_t elapsed_ms = (now - campaign_start_us) / 1000u;
+            uint64_t per_cell_ms = load_ms + 5000;
+            uint64_t left_ms = (uint64_t)(ncells - k - 1) * per_cell_ms +
+                               (load_ms > (uint64_t)sec * 1000u ? load_ms - (uint64_t)sec * 1000u : 0);
+            progress(c, k, ncells, sec, elapsed_ms, left_ms);
+        }
+    }
+    if (!c->opts->quiet && isatty(STDERR_FILENO))
+        fputs("\r\033[K", stderr);
+
+finish:
+    if (retry)
+        goto cleanup;
+    /* telemetry stopped before _refresh/_count so those do not show up as indexing */
+    bf_telemetry_summary_t ts;
+    bf_buf_t tnd;
+    bf_buf_init(&tnd, 0);
+    bf_telemetry_stop(c->tele, &ts, &tnd);
+    if (tnd.len) {
+        char *rel = bf_asprintf("telemetry/%s%s.ndjson", c->cell_name, interrupted ? ".aborted" : "");
+        bf_results_write_file(c->res, rel, tnd.data, tnd.len);
+        free(rel);
+    }
+    if (ts.ticks_failed)
+        bf_warn("cell %s: %u of %u telemetry samples got no answer", cell->id, ts.ticks_failed,
+                ts.ticks);
+    bf_buf_cleanup(&tnd);
+    if (c->bad_samples)
+        bf_warn("cell %s: %llu samples had invalid histograms (counted, histograms dropped)",
+                cell->id, (unsigned long long)c->bad_samples);
+    bf_cluster_side_t side = {.write_queue_max = ts.write_queue_max,
+                              .write_rejected = ts.write_rejected,
+                              .hot_spot_ratio = ts.hot_spot_ratio,
+                              .cluster_docs_per_s = ts.cluster_docs_per_s};
+    bf_cell_end_t end = {.yellow = ix.yellow, .aborted = interrupted,
+                         .failure = c->cell_failed ? c->reason : NULL,
+                         .baseline = ix.baseline, .mismatch = ix.mismatch, .cluster = &side};
+    const char **ids = bf_calloc(nagents + 1, sizeof *ids);
+    for (uint32_t i = 0; i < nagents; i++)
+        ids[i] = agents[i]->id;
+    bf_finish_cell(c->res, c->es, cell, c->cell_name, c->agg, ids, nagents, &end, row);
+    free(ids);
+    if (c->gaps)
+        bf_info("cell %s: %llu samples arrived ahead of a missing one and were taken when resent",
+                cell->id, (unsigned long long)c->gaps);
+cleanup:
+    for (uint32_t i = 0; i < nagents; i++) {
+        bf_fleet_agent_cell(agents[i], BF_FC_RELEASED);
+        agents[i]->user = NULL;
+    }
+    bf_cellagg_destroy(&c->agg);
+    c->samples = NULL;
+    free(c->members);
+    c->members = NULL;
+    c->nmembers = 0;
+    c->cell = NULL;
+    free(cores);
+    free(stream_base);
+    free(conc);
+    free(rate);
+    return retry ? BF__CELL_RETRY : interrupted ? BF_E_INTR : BF_OK;
+}
+
+
+void bf__cellrun_attach(bf__campaign_t *c)
+{
+    bf_fleet_set_handler(c->fleet, on_message, on_event, c);
+    bf_fleet_set_resend(c->fleet, want_resend);
+}

@@ -1,0 +1,174 @@
+/* SPDX-License-Identifier: MIT */
+/* bf_cellsetup.c — what a campaign sets up before cells run (binds, CURVE keys, local agents)
+ * and before each cell (its indices). */
+#include "bf_campaign_int.h"
+
+#include "bf_keys.h"
+#include "bf_local.h"
+#include "bf_log.h"
+#include "bf_mem.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* keeps heartbeats and Hellos answered while the cluster call blocks the loop */
+static void fleet_tick(void *ctx)
+{
+    bf__campaign_t *c = ctx;
+    bf_fleet_poll(c->fleet, 0);
+}
+
+void bf__cellsetup_index(bf__campaign_t *c, const bf_cell_t *cell, bf__cell_index_t *out)
+{
+    memset(out, 0, sizeof *out);
+    out->rc = bf_cluster_prepare_cell_tick(c->es, c->sc, cell, c->cluster.data_nodes, 120000,
+                                           &out->yellow, fleet_tick, c, &out->diag);
+    if (out->rc != BF_OK)
+        return;
+    out->baseline = bf_cluster_baseline(c->es, c->sc, cell);
+    if (bf_cluster_existing_mismatch(c->es, c->sc, cell, out->mismatch, sizeof out->mismatch))
+        bf_warn("cell %s: %s", cell->id, out->mismatch);
+}
+
+static char *data_bind_for(const char *control)
+{
+    const char *colon = strrchr(control, ':');
+    long port = colon ? strtol(colon + 1, NULL, 10) : 0;
+    if (colon == NULL || port <= 0 || port >= 65535)
+        return NULL;
+    return bf_asprintf("%.*s:%ld", (int)(colon - control), control, port + 1);
+}
+
+static const char *control_of(const bf_campaign_opts_t *opts)
+{
+    return opts->control_bind ? opts->control_bind : "tcp://127.0.0.1:7100";
+}
+
+int bf__cellsetup_fleet(bf__campaign_t *c, bf__fleet_setup_t *fs)
+{
+    const bf_campaign_opts_t *opts = c->opts;
+    const bf_target_t *target = bf_scenario_target(c->sc);
+    const char *control = control_of(opts);
+    fs->data_bind = opts->data_bind ? bf_strdup(opts->data_bind) : data_bind_for(control);
+    if (fs->data_bind == NULL) {
+        fprintf(stderr, "bulkfleet-coordinator: --bind %s: expected tcp://HOST:PORT\n", control);
+        return 2;
+    }
+    bf_fleet_opts_t fo = {.control_bind = control, .data_bind = fs->data_bind,
+                          .lost_ms = opts->lost_ms};
+    char msg[512];
+    char secret[41] = "", public_key[41] = "";
+    if (opts->insecure) {
+        bf_warn("--insecure: fleet traffic is plain TCP and any agent may join");
+        if (target->auth != BF_AUTH_NONE)
+            bf_warn("--insecure: the cluster credentials of the scenario travel to the agents in "
+                    "plain text; use CURVE keys (--keys DIR) on any network you do not own");
+    } else {
+        bf_diag_t kd = {0};
+        if (opts->keys_dir) {
+            if (bf_keys_load_secret(opts->keys_dir, "coordinator", secret, public_key, &kd) != BF_OK) {
+                fprintf(stderr, "bulkfleet-coordinator: %s\n", kd.msg);
+                return 3;
+            }
+            fs->allow = opts->allow_dir ? bf_strdup(opts->allow_dir)
+                                        : bf_asprintf("%s/agents", opts->keys_dir);
+        } else if (!opts->local_agents) {
+            fprintf(stderr, "bulkfleet-coordinator: CURVE keys are required: give --keys DIR "
+                    "(create it with `bulkfleet-coordinator keygen DIR`, then put each agent's "
+                    "agent.pub into DIR/agents/), or --insecure on a trusted network\n");
+            return 3;
+        }
+        if (opts->local_agents) {
+            /* local agents get ephemeral keys in a private temporary directory */
+            char tmpl[] = "/tmp/bulkfleet-keys.XXXXXX";
+            if (mkdtemp(tmpl) == NULL) {
+                fprintf(stderr, "bulkfleet-coordinator: cannot create a key directory: %s\n",
+                        strerror(errno));
+                return 3;
+            }
+            fs->local_keys = bf_strdup(tmpl);
+            char agent_sec[41], agent_pub[41];
+            int krc = bf_keys_generate(fs->local_keys, "agent", &kd);
+            if (krc == BF_OK && !opts->keys_dir) {
+                krc = bf_keys_generate(fs->local_keys, "coordinator", &kd);
+                if (krc == BF_OK)
+                    krc = bf_keys_load_secret(fs->local_keys, "coordinator", secret, public_key,
+                                              &kd);
+            } else if (krc == BF_OK) {
+                char *pubpath = bf_asprintf("%s/coordinator.pub", fs->local_keys);
+                FILE *pf = fopen(pubpath, "w");
+                krc = pf && fprintf(pf, "%s\n", public_key) > 0 ? BF_OK : BF_E_IO;
+                if (pf)
+                    fclose(pf);
+                free(pubpath);
+            }
+            if (krc == BF_OK)
+                krc = bf_keys_load_secret(fs->local_keys, "agent", agent_sec, agent_pub, &kd);
+            explicit_bzero(agent_sec, sizeof agent_sec);
+            if (krc != BF_OK) {
+                fprintf(stderr, "bulkfleet-coordinator: local agent keys: %s\n", kd.msg);
+                return 3;
+            }
+            char *both = fs->allow ? bf_asprintf("%s:%s", fs->allow, fs->local_keys)
+                                   : bf_strdup(fs->local_keys);
+            free(fs->allow);
+            fs->allow = both;
+        }
+        fo.curve_secret_z85 = secret;
+        fo.allow_dir = fs->allow;
+    }
+    c->fleet = bf_fleet_new(&fo, msg, sizeof msg);
+    explicit_bzero(secret, sizeof secret);
+    if (c->fleet == NULL) {
+        fprintf(stderr, "bulkfleet-coordinator: %s\n", msg);
+        return 3;
+    }
+    return 0;
+}
+
+int bf__cellsetup_local_agents(bf__campaign_t *c, bf__fleet_setup_t *fs)
+{
+    const bf_campaign_opts_t *opts = c->opts;
+    if (!opts->local_agents)
+        return 0;
+    char *agent = bf_local_agent_path();
+    if (agent == NULL) {
+        fprintf(stderr, "bulkfleet-coordinator: bulkfleet-agent not found next to this "
+                        "program; build it (make) or install both programs\n");
+        return 3;
+    }
+    /* local agents connect to loopback on the control port we bound */
+    const char *colon = strrchr(control_of(opts), ':');
+    char *ep = bf_asprintf("tcp://127.0.0.1%s", colon);
+    fs->pids = bf_calloc(opts->local_agents, sizeof *fs->pids);
+    fs->npids = opts->local_agents;
+    int rc = bf_local_spawn(agent, ep, fs->npids, opts->local_threads, fs->local_keys, fs->pids);
+    free(ep);
+    free(agent);
+    return rc == BF_OK ? 0 : 3;
+}
+
+void bf__cellsetup_cleanup(bf__fleet_setup_t *fs)
+{
+    if (fs->npids)
+        bf_local_stop(fs->pids, fs->npids);
+    free(fs->pids);
+    free(fs->data_bind);
+    free(fs->allow);
+    if (fs->local_keys) {
+        /* ephemeral keys die with the campaign */
+        static const char *const names[] = {"agent.key", "agent.pub", "coordinator.key",
+                                            "coordinator.pub"};
+        for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+            char *p = bf_asprintf("%s/%s", fs->local_keys, names[i]);
+            unlink(p);
+            free(p);
+        }
+        rmdir(fs->local_keys);
+        free(fs->local_keys);
+    }
+    memset(fs, 0, sizeof *fs);
+}

@@ -1,0 +1,68 @@
+/* SPDX-License-Identifier: MIT */
+/* bf_finish.c — the end of a cell, shared by the campaign and standalone mode. */
+#include "bf_finish.h"
+
+#include "bf_error.h"
+#include "bf_log.h"
+#include "bf_mem.h"
+
+#include <stdio.h>
+#include <string.h>
+
+int bf_finish_cell(bf_results_t *res, bf_es_t *es, const bf_cell_t *cell, const char *name,
+                   const bf_cellagg_t *agg, const char *const *agent_ids, uint32_t nagents,
+                   const bf_cell_end_t *end, bf_row_t *row)
+{
+    bf_cellagg_row(agg, row);
+    if (end->cluster) {
+        row->write_queue_max = end->cluster->write_queue_max;
+        row->write_rejected = end->cluster->write_rejected;
+        row->hot_spot_ratio = end->cluster->hot_spot_ratio;
+        row->cluster_docs_per_s = end->cluster->cluster_docs_per_s;
+    }
+    row->yellow = end->yellow;
+    row->aborted = end->aborted;
+    if (end->failure && end->failure[0]) {
+        row->failed = 1;
+        bf_strlcpy(row->reason, end->failure, sizeof row->reason);
+    }
+    bf_row_verify(row, es, cell, end->baseline);
+    if (end->mismatch && end->mismatch[0]) {
+        row->index_mismatch = 1;
+        bf_row_add_reason(row, end->mismatch);
+    }
+    if (res == NULL)
+        return BF_OK;
+    if (end->aborted) {
+        /* kept, but under a name --resume does not take as finished: the cell runs again */
+        char aborted_name[300];
+        snprintf(aborted_name, sizeof aborted_name, "%s.aborted", name);
+        return bf_results_cell_done(res, aborted_name, agg, agent_ids, nagents, row);
+    }
+    return bf_results_cell_done(res, name, agg, agent_ids, nagents, row);
+}
+
+const bf_row_t *bf_finish_fold(bf_results_t *res, const bf_scenario_t *sc, const bf_row_t *reps,
+                               uint32_t nreps, bf_row_t *rows, size_t *nrows, int *io_rc)
+{
+    if (io_rc)
+        *io_rc = BF_OK;
+    if (nreps == 0)
+        return NULL;
+    bf_row_t *out = &rows[*nrows];
+    bf_rows_median(reps, nreps, out);
+    if (nreps == 1)
+        out->repeat = 1;
+    (*nrows)++;
+    if (res) {
+        int rc = bf_results_write_matrix(res, sc, rows, *nrows);
+        if (io_rc)
+            *io_rc = rc;
+    }
+    return out;
+}
+
+int bf_row_is_clean(const bf_row_t *row)
+{
+    return !row->failed && !row->degraded && row->verified && !bf_row_has_errors(row);
+}

@@ -1,0 +1,63 @@
+/* SPDX-License-Identifier: MIT */
+/* bf_finish.h — the end of a cell: one repetition's row from its samples, then the cell's row
+ * from its repetitions. The one path for the coordinator's campaign and the agent's standalone
+ * mode, so both verify, flag, name and fold repetitions (run.repeat) the same way.
+ *
+ * A repetition ends as: the row from the merged samples (bf_cellagg_row) → the cluster's side
+ * (telemetry, when there is one) → flags (yellow, aborted, failed + reason) → verification by
+ * _refresh + _count (bf_row_verify) → the index-mismatch flag → cells/<name>.ndjson (or
+ * cells/<name>.aborted.ndjson, which `run --resume` does not take as finished).
+ * A cell ends as: the median repetition (bf_rows_median) appended to the matrix, and matrix.*
+ * rewritten. Not thread-safe.
+ */
+#ifndef BF_FINISH_H
+#define BF_FINISH_H
+
+#include "bf_aggregate.h"
+#include "bf_results.h"
+
+#include <stdint.h>
+
+/* What the cluster said over the measurement window (bf_telemetry's summary); -1 / NAN =
+ * unknown, as in bf_row_t. */
+typedef struct bf_cluster_side {
+    int64_t write_queue_max;
+    int64_t write_rejected;
+    double hot_spot_ratio;
+    double cluster_docs_per_s;
+} bf_cluster_side_t;
+
+/* How one repetition of a cell ended, besides its samples. Strings are borrowed for the call. */
+typedef struct bf_cell_end {
+    int yellow;                       /* health was yellow when the load started */
+    int aborted;                      /* interrupted (Ctrl-C, SIGTERM) */
+    const char *failure;              /* why the cell failed; NULL or "" = it did not */
+    int64_t baseline;                 /* documents in the cell's indices before the load */
+    const char *mismatch;             /* recreate: false and the index differs; NULL or "" */
+    const bf_cluster_side_t *cluster; /* telemetry summary, or NULL (standalone) */
+} bf_cell_end_t;
+
+/* bf_finish_cell — compute the row of one repetition from agg and end, verify it against the
+ * cluster with es (HTTP: _refresh + _count over the cell's indices), and when res is not NULL
+ * write cells/<name>.ndjson (or <name>.aborted.ndjson) atomically with agent_ids[0..nagents)
+ * naming agg's agents. row is filled in place (row->cell borrows cell).
+ * Returns 0, or BF_E_IO when the cell file could not be written (the row is still filled).
+ * Not thread-safe (res, es). */
+int bf_finish_cell(bf_results_t *res, bf_es_t *es, const bf_cell_t *cell, const char *name,
+                   const bf_cellagg_t *agg, const char *const *agent_ids, uint32_t nagents,
+                   const bf_cell_end_t *end, bf_row_t *row);
+
+/* bf_finish_fold — the cell's matrix row from its nreps (>= 1) repetitions: the median
+ * repetition by docs/s (bf_rows_median; repeat = 1 for one), appended at rows[*nrows] (the
+ * caller sizes rows for every cell) and *nrows incremented; when res is not NULL matrix.csv,
+ * matrix.md and matrix.json are rewritten from rows[0..*nrows). Returns the appended row
+ * (borrowed from rows), or NULL when nreps is 0 (nothing appended). *io_rc (when not NULL) gets
+ * 0 or BF_E_IO from writing the matrix. */
+const bf_row_t *bf_finish_fold(bf_results_t *res, const bf_scenario_t *sc, const bf_row_t *reps,
+                               uint32_t nreps, bf_row_t *rows, size_t *nrows, int *io_rc);
+
+/* bf_row_is_clean — 1 when the row is a clean measurement: not failed, not degraded, verified,
+ * and without errors (bf_row_has_errors). The campaign exits 1 when some row is not. */
+int bf_row_is_clean(const bf_row_t *row);
+
+#endif
