@@ -324,6 +324,9 @@ static void item_end(bf_bulkresp_stream_t *st, bool object)
         count_class(&st->judged, cls);
         if (st->item_class != NULL && st->items < st->ndocs)
             st->item_class[st->items] = (uint8_t)cls;
+        if (st->have_first && cls != BF_ITEM_OK && !st->types_differ &&
+            strcmp(st->first_type, st->type) != 0)
+            st->types_differ = 1;
         if (!st->have_first && cls != BF_ITEM_OK) {
             st->have_first = 1;
             memcpy(st->first_type, st->type, st->type_len);
@@ -664,6 +667,7 @@ void bf_bulkresp_stream_init(bf_bulkresp_stream_t *st, uint32_t ndocs, uint8_t *
     st->reason_len = 0;
     st->capture = C_NONE;
     st->have_first = 0;
+    st->types_differ = 0;
     st->skip = SKIP_NONE;
     st->skip_in_string = 0;
     st->skip_escape = 0;
@@ -1157,6 +1161,18 @@ int bf_bulkresp_stream_finish(bf_bulkresp_stream_t *st, bf_bulk_counts_t *counts
         }
     }
     return BF_OK;
+}
+
+int bf_bulkresp_stream_first_type(const bf_bulkresp_stream_t *st, char *type, size_t size)
+{
+    if (size == 0)
+        return 0;
+    type[0] = '\0';
+    if (!st->have_first)
+        return 1;
+    if (st->first_has_error)
+        unescape(st->first_type, strlen(st->first_type), type, size);
+    return !st->types_differ;
 }
 
 int bf_bulkresp_parse(const char *body, size_t len, uint32_t ndocs, bf_bulk_counts_t *counts,

@@ -98,6 +98,7 @@ typedef struct bf_bulkresp_stream {
     uint32_t reason_len;
     uint8_t capture;          /* 0, or which of type/reason the open string is */
     uint8_t have_first;
+    uint8_t types_differ;     /* a failed item's error type differs from the first's */
     char first_type[BF_BULKRESP_TYPE_CAP];
     char first_reason[BF_BULKRESP_REASON_CAP];
     int64_t first_status;
@@ -124,5 +125,10 @@ int bf_bulkresp_stream_failed(const bf_bulkresp_stream_t *st);
  * gives it for the whole body (same counts, classes, first_error and return codes). */
 int bf_bulkresp_stream_finish(bf_bulkresp_stream_t *st, bf_bulk_counts_t *counts,
                               char *first_error, size_t first_error_size);
+
+/* bf_bulkresp_stream_first_type — after finish returned BF_OK: the first failed item's error
+ * type, unescaped, into type (size bytes; "" when no item failed or it had no type). Returns 1
+ * when every failed item had that same type, else 0. */
+int bf_bulkresp_stream_first_type(const bf_bulkresp_stream_t *st, char *type, size_t size);
 
 #endif

@@ -10,18 +10,12 @@
  * service time from the actual send; a request sent more than LATE_US after its due time counts
  * in rate_behind, and one that found every connection busy at its due time in conn_wait.
  *
- * Outcomes (DESIGN §4, es-api.md §1.6, §1.7), counted in the second the response completed:
- *   - 2xx: the judge's per-class item counts; a body that is not a bulk response (or whose item
- *     count differs from the documents sent) makes every document unknown (req_bad_response).
- *   - non-2xx: http_status[status]; 429 rejects every document (retried whole when retries are
- *     on and the rejection is transient); 502/504 come from a proxy whose upstream may have
- *     indexed the documents: unknown; other 5xx failed_5xx; 4xx failed_4xx. 401/403, 404 and
- *     413 fail the cell at once with what to do; so does an index block
- *     (cluster_block_exception).
- *   - transport: connect failed (nothing was sent: the same body is sent again after a
- *     back-off, no document is counted), timeout (outcome unknown), reset (unknown).
- * Every document sent ends in exactly one of ok, rejected, failed (by class) or unknown;
- * docs_retried counts resends of rejected documents, whose final verdict is what counts.
+ * Outcomes: what a finished request counts as (per item, per whole-request status, per
+ * transport outcome; retry or not; fail the cell or not) is decided by bf_verdict_judge (the
+ * table is in bf_verdict.h); on_done only gathers the facts from libcurl and executes the
+ * verdict, counting in the second the response completed. Every document sent ends in exactly
+ * one of ok, rejected, failed (by class) or unknown; docs_retried counts resends of rejected
+ * documents, whose final verdict is what counts.
  */
 #include "bf_worker.h"
 
@@ -30,9 +24,9 @@
 #include "bf_es.h"
 #include "bf_log.h"
 #include "bf_mem.h"
+#include "bf_verdict.h"
 
 #include <curl/curl.h>
-#include <jansson.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdatomic.h>
@@ -114,9 +108,6 @@ struct bf_worker {
     char fatal[512];
     atomic_int fatal_set;
 };
-
-enum { WARN_BAD_RESPONSE = 1, WARN_HTTP = 2, WARN_ITEMS = 4, WARN_CONNECT = 8, WARN_TIMEOUT = 16,
-       WARN_RESET = 32 };
 
 /* ---- buckets ------------------------------------------------------------------------------ */
 
@@ -204,49 +195,6 @@ static size_t on_body(char *p, size_t size, size_t n, void *ud)
     if (s->status >= 200 && s->status < 300)
         bf_bulkresp_stream_feed(&s->judge, p, len);
     return len;
-}
-
-/* From an error body (es-api.md §1.7 shapes: structured, simple, empty, not JSON): the error
- * type (may be "") and a one-line reason for messages. */
-static void error_of(const slot *s, char *type, size_t type_size, char *reason, size_t reason_size)
-{
-    type[0] = '\0';
-    reason[0] = '\0';
-    json_t *j = json_loadb(s->head, s->head_len, 0, NULL);
-    json_t *err = json_object_get(j, "error");
-    if (json_is_object(err)) {
-        const char *t = json_string_value(json_object_get(err, "type"));
-        const char *r = json_string_value(json_object_get(err, "reason"));
-        snprintf(type, type_size, "%s", t ? t : "");
-        snprintf(reason, reason_size, "%s", r ? r : "");
-        if (t && strcmp(t, "circuit_breaking_exception") == 0) {
-            const char *d = json_string_value(json_object_get(err, "durability"));
-            if (d && strcmp(d, "PERMANENT") == 0)
-                snprintf(type, type_size, "%s", "circuit_breaking_exception/PERMANENT");
-        }
-    } else if (json_is_string(err)) {
-        snprintf(reason, reason_size, "%s", json_string_value(err));
-    } else if (s->head_len == 0) {
-        snprintf(reason, reason_size, "(empty body)");
-    } else {
-        /* not JSON (a proxy, OpenSearch's 401): the first line, printable bytes only */
-        size_t o = 0;
-        for (size_t i = 0; i < s->head_len && o + 1 < reason_size && o < 160; i++) {
-            char c = s->head[i];
-            if (c == '\n' || c == '\r')
-                break;
-            reason[o++] = (c >= 0x20 && c < 0x7f) ? c : '?';
-        }
-        reason[o] = '\0';
-    }
-    json_decref(j);
-}
-
-static const char *err_text(const char *type, const char *reason)
-{
-    static _Thread_local char buf[600];
-    snprintf(buf, sizeof buf, "%s%s%s", type, type[0] && reason[0] ? ": " : "", reason);
-    return buf;
 }
 
 /* ---- requests ----------------------------------------------------------------------------- */
@@ -419,34 +367,120 @@ static void warn_once(bf_worker_t *w, unsigned kind, const char *fmt, ...)
             w->cfg.thread_index, msg);
 }
 
+/* Adds what v says about this request's documents into c. */
+static void count_verdict(bf_counters_t *c, const bf_verdict_t *v, long status)
+{
+    switch (v->req) {
+    case BF_REQ_OK: c->req_ok++; break;
+    case BF_REQ_PARTIAL: c->req_partial++; break;
+    case BF_REQ_HTTP_ERROR:
+        c->http_status[status > 0 && status < BF_HTTP_STATUS_MAX ? status : 0]++;
+        break;
+    case BF_REQ_CONNECT: c->req_connect_error++; break;
+    case BF_REQ_TIMEOUT: c->req_timeout++; break;
+    case BF_REQ_RESET: c->req_reset++; break;
+    case BF_REQ_BAD: c->req_bad_response++; break;
+    }
+    c->docs_ok += v->docs.ok;
+    c->docs_rejected += v->docs.rejected;
+    c->docs_conflict += v->docs.conflict;
+    c->docs_mapping += v->docs.mapping;
+    c->docs_failed_4xx += v->docs.failed_4xx;
+    c->docs_failed_5xx += v->docs.failed_5xx;
+    c->docs_unknown += v->unknown;
+}
+
+/* A request finished: gathers the facts, asks bf_verdict_judge what they count as, and
+ * executes the verdict (counters, log, fail the cell, send again). */
 static void on_done(bf_worker_t *w, slot *s, CURLcode cc)
 {
     curl_multi_remove_handle(w->multi, s->h);
     atomic_fetch_sub(&w->inflight, 1);
     s->state = SLOT_IDLE;
     uint64_t t0 = bf_clock_mono_us();
+    const bf_cell_t *cell = w->cfg.cell;
+    const bf_request_spec_t *rq = bf_scenario_request(w->cfg.sc);
 
-    curl_off_t total_us = 0, connect_us = 0, up = 0;
-    long status = 0, connects = 0;
+    curl_off_t total_us = 0, up = 0;
+    long status = 0, connects = 0, request_bytes = 0;
     curl_easy_getinfo(s->h, CURLINFO_TOTAL_TIME_T, &total_us);
-    curl_easy_getinfo(s->h, CURLINFO_CONNECT_TIME_T, &connect_us);
     curl_easy_getinfo(s->h, CURLINFO_SIZE_UPLOAD_T, &up);
     curl_easy_getinfo(s->h, CURLINFO_RESPONSE_CODE, &status);
     curl_easy_getinfo(s->h, CURLINFO_NUM_CONNECTS, &connects);
-    uint32_t nd = s->ndocs;
-    const bf_cell_t *cell = w->cfg.cell;
+    curl_easy_getinfo(s->h, CURLINFO_REQUEST_SIZE, &request_bytes);
 
-    /* a connection that never came up: nothing was sent; send the same body again later */
-    int connect_failed = cc == CURLE_COULDNT_CONNECT || cc == CURLE_COULDNT_RESOLVE_HOST ||
-                         cc == CURLE_COULDNT_RESOLVE_PROXY ||
-                         (cc == CURLE_OPERATION_TIMEDOUT && connect_us == 0);
-    if (connect_failed) {
-        pthread_mutex_lock(&w->lock);
-        bucket *b = bucket_now(w);
-        b->c.req_connect_error++;
-        b->c.connections_opened += (uint64_t)connects;
-        pthread_mutex_unlock(&w->lock);
-        warn_once(w, WARN_CONNECT, "cannot connect: %s", curl_easy_strerror(cc));
+    bf_verdict_in_t in;
+    memset(&in, 0, sizeof in);
+    char first_error[256] = "", item_type[BF_BULKRESP_TYPE_CAP] = "";
+    char etype[128] = "", ereason[400] = "";
+    in.xfer = bf_verdict_xfer((int)cc, (uint64_t)request_bytes + (uint64_t)up);
+    in.status = in.xfer == BF_XFER_RESPONSE ? status : 0;
+    in.ndocs = s->ndocs;
+    in.item_type = item_type;
+    in.error_type = etype;
+    if (in.xfer == BF_XFER_RESPONSE && status >= 200 && status < 300) {
+        in.parsed = bf_bulkresp_stream_finish(&s->judge, &in.items, first_error,
+                                              sizeof first_error) == BF_OK;
+        if (in.parsed)
+            in.items_one_type = bf_bulkresp_stream_first_type(&s->judge, item_type,
+                                                              sizeof item_type);
+    } else if (in.xfer == BF_XFER_RESPONSE) {
+        bf_verdict_error_body(s->head, s->head_len, etype, sizeof etype, ereason,
+                              sizeof ereason);
+    }
+    uint64_t now = bf_clock_mono_us();
+    in.retry_left = s->retries < rq->retry_429_max &&
+                    now < w->cfg.start_mono_us + w->cfg.load_ms * 1000u;
+    bf_verdict_t v;
+    bf_verdict_judge(&in, &v);
+
+    pthread_mutex_lock(&w->lock);
+    bucket *b = bucket_now(w);
+    bf_counters_t *c = &b->c;
+    c->connections_opened += (uint64_t)connects;
+    count_verdict(c, &v, status);
+    if (v.sent) {
+        if (s->retries == 0)
+            c->docs_sent += s->ndocs;
+        else
+            c->docs_retried += s->ndocs;
+        c->bytes_payload += s->payload_len;
+        /* wire = the bulk body as it went on the network (compressed with gzip), counted
+         * exactly by curl; compared with bytes_payload it shows what gzip saved. Headers and
+         * responses are not included. */
+        c->bytes_wire += (uint64_t)up;
+    }
+    if (v.latency) {
+        uint64_t svc_us = (uint64_t)total_us;
+        bf_hist_record(b->svc, svc_us);
+        uint64_t lat_us = now > s->intended_us ? now - s->intended_us : 0;
+        bf_hist_record(b->lat, lat_us > svc_us ? lat_us : svc_us);
+        c->processing_us += s->proc_us + (bf_clock_mono_us() - t0);
+    }
+    pthread_mutex_unlock(&w->lock);
+
+    bf_verdict_ctx_t ctx = {
+        .cell_id = cell->id,
+        .batch_size = cell->batch_size,
+        .payload_bytes = s->payload_len,
+        .wire_bytes = s->wire_len,
+        .error_reason = ereason,
+        .first_error = first_error,
+        .transport = curl_easy_strerror(cc),
+        .total_s = (double)total_us / 1e6,
+    };
+    char msg[768];
+    if (v.fatal != BF_FATAL_NONE)
+        set_fatal(w, "%s", bf_verdict_describe(&in, &v, &ctx, msg, sizeof msg));
+    else if (v.warn != BF_WARN_NONE && !(w->warned & v.warn))
+        warn_once(w, v.warn, "%s", bf_verdict_describe(&in, &v, &ctx, msg, sizeof msg));
+
+    switch (v.next) {
+    case BF_NEXT_DONE:
+        s->connect_failures = 0;
+        break;
+    case BF_NEXT_RESEND: {
+        /* nothing was sent: the same body again after a back-off */
         uint64_t backoff = CONNECT_BACKOFF_MIN_US << (s->connect_failures < 5 ? s->connect_failures
                                                                                : 5);
         s->connect_failures++;
@@ -454,139 +488,27 @@ static void on_done(bf_worker_t *w, slot *s, CURLcode cc)
             backoff = CONNECT_BACKOFF_MAX_US;
         s->retry_due_us = t0 + backoff;
         s->state = SLOT_CONNECT_WAIT;
-        return;
+        break;
     }
-    s->connect_failures = 0;
-
-    bf_bulk_counts_t bc;
-    memset(&bc, 0, sizeof bc);
-    int parsed = BF_E_PARSE;
-    char first_error[256] = "";
-    char etype[128] = "", ereason[400] = "";
-    if (cc == CURLE_OK && status >= 200 && status < 300)
-        parsed = bf_bulkresp_stream_finish(&s->judge, &bc, first_error, sizeof first_error);
-    else if (cc == CURLE_OK)
-        error_of(s, etype, sizeof etype, ereason, sizeof ereason);
-
-    const bf_request_spec_t *rq = bf_scenario_request(w->cfg.sc);
-    uint32_t retry_n = 0;
-    int retry_whole = 0;
-    pthread_mutex_lock(&w->lock);
-    bucket *b = bucket_now(w);
-    bf_counters_t *c = &b->c;
-    uint64_t now = bf_clock_mono_us();
-    if (s->retries == 0)
-        c->docs_sent += nd;
-    else
-        c->docs_retried += nd;
-    c->bytes_payload += s->payload_len;
-    /* wire = the bulk body as it went on the network (compressed with gzip), counted exactly
-     * by curl; compared with bytes_payload it shows what gzip saved. Headers and responses are
-     * not included (curl's request size mixes headers with part of the body). */
-    c->bytes_wire += (uint64_t)up;
-    c->connections_opened += (uint64_t)connects;
-    if (cc != CURLE_OK) {
-        c->docs_unknown += nd;
-        if (cc == CURLE_OPERATION_TIMEDOUT)
-            c->req_timeout++;
-        else if (cc == CURLE_RECV_ERROR || cc == CURLE_SEND_ERROR || cc == CURLE_GOT_NOTHING ||
-                 cc == CURLE_PARTIAL_FILE)
-            c->req_reset++;
-        else
-            c->req_bad_response++;
-    } else if (status >= 200 && status < 300) {
-        if (parsed != BF_OK) {
-            c->req_bad_response++;
-            c->docs_unknown += nd;
-        } else {
-            c->docs_ok += bc.ok;
-            c->docs_conflict += bc.conflict;
-            c->docs_mapping += bc.mapping;
-            c->docs_failed_4xx += bc.failed_4xx;
-            c->docs_failed_5xx += bc.failed_5xx;
-            if (bc.ok == nd)
-                c->req_ok++;
-            else
-                c->req_partial++;
-            if (bc.rejected && s->retries < rq->retry_429_max && now < w->cfg.start_mono_us +
-                                                                      w->cfg.load_ms * 1000u)
-                retry_n = (uint32_t)bc.rejected;
-            else
-                c->docs_rejected += bc.rejected;
-        }
-    } else {
-        c->http_status[status > 0 && status < BF_HTTP_STATUS_MAX ? status : 0]++;
-        if (status == 429) {
-            int transient = strcmp(etype, "cluster_block_exception") != 0 &&
-                            strcmp(etype, "circuit_breaking_exception/PERMANENT") != 0;
-            if (transient && s->retries < rq->retry_429_max &&
-                now < w->cfg.start_mono_us + w->cfg.load_ms * 1000u)
-                retry_whole = 1;
-            else
-                c->docs_rejected += nd;
-        } else if (status == 502 || status == 504) {
-            c->docs_unknown += nd;
-        } else if (status >= 500) {
-            c->docs_failed_5xx += nd;
-        } else if (status >= 400) {
-            c->docs_failed_4xx += nd;
-        } else {
-            c->docs_unknown += nd; /* 1xx/3xx: not an answer to a bulk request */
-        }
-    }
-    uint64_t svc_us = (uint64_t)total_us;
-    bf_hist_record(b->svc, svc_us);
-    uint64_t lat_us = now > s->intended_us ? now - s->intended_us : 0;
-    bf_hist_record(b->lat, lat_us > svc_us ? lat_us : svc_us);
-    c->processing_us += s->proc_us + (bf_clock_mono_us() - t0);
-    pthread_mutex_unlock(&w->lock);
-
-    /* what cannot get better by itself ends the cell at once; the rest is logged once */
-    if (cc != CURLE_OK) {
-        warn_once(w, cc == CURLE_OPERATION_TIMEDOUT ? WARN_TIMEOUT : WARN_RESET,
-                  "bulk request of %u documents: %s after %.1f s (outcome unknown)", nd,
-                  curl_easy_strerror(cc), (double)total_us / 1e6);
-    } else if (status == 401 || status == 403) {
-        set_fatal(w, "cell %s: the cluster answered HTTP %ld to _bulk (%s): check target.auth "
-                  "(user, password or API key) and the user's write privileges on the index",
-                  cell->id, status, err_text(etype, ereason));
-    } else if (status == 413) {
-        set_fatal(w, "cell %s: HTTP 413 Request Entity Too Large for a bulk request of %u "
-                  "documents (batch_size %u) and %zu bytes uncompressed (%zu on the wire): lower "
-                  "batch_size or raise the cluster's http.max_content_length", cell->id, nd,
-                  cell->batch_size, s->payload_len, s->wire_len);
-    } else if (status == 404) {
-        set_fatal(w, "cell %s: HTTP 404 from _bulk (%s): the index is missing and automatic "
-                  "creation is off; set index.recreate: true", cell->id, err_text(etype, ereason));
-    } else if (strcmp(etype, "cluster_block_exception") == 0) {
-        set_fatal(w, "cell %s: HTTP %ld from _bulk: the index is blocked (%s): free disk space "
-                  "(flood-stage watermark) or remove the write block", cell->id, status, ereason);
-    } else if (status < 200 || status >= 300) {
-        warn_once(w, WARN_HTTP, "HTTP %ld from _bulk: %s", status, err_text(etype, ereason));
-    } else if (parsed != BF_OK) {
-        warn_once(w, WARN_BAD_RESPONSE, "%s; %u documents counted as unknown", first_error, nd);
-    } else if (bc.ok != nd) {
-        if (strncmp(first_error, "cluster_block_exception", 23) == 0)
-            set_fatal(w, "cell %s: the index is blocked (%s): free disk space (flood-stage "
-                      "watermark) or remove the write block", cell->id, first_error);
-        else
-            warn_once(w, WARN_ITEMS, "%u of %u documents not acknowledged, first: %s",
-                      nd - (uint32_t)bc.ok, nd, first_error);
-    }
-
-    if (retry_whole || retry_n > 0) {
+    case BF_NEXT_RETRY_WHOLE:
+    case BF_NEXT_RETRY_ITEMS: {
+        s->connect_failures = 0;
         /* the rejected documents are sent again after a back-off; if that cannot happen
          * (the cell is being aborted), their verdict is rejected now */
-        uint32_t again = atomic_load(&w->abort_flag) ? 0 : retry_whole ? nd : keep_rejected(w, s);
+        uint32_t again = atomic_load(&w->abort_flag) ? 0
+                         : v.next == BF_NEXT_RETRY_WHOLE ? s->ndocs
+                                                         : keep_rejected(w, s);
         if (again == 0) {
             pthread_mutex_lock(&w->lock);
-            bucket_now(w)->c.docs_rejected += retry_whole ? nd : retry_n;
+            bucket_now(w)->c.docs_rejected += v.retry;
             pthread_mutex_unlock(&w->lock);
-            return;
+            break;
         }
         s->retries++;
         s->retry_due_us = bf_clock_mono_us() + (rq->retry_backoff_ms * 1000u << (s->retries - 1));
         s->state = SLOT_RETRY_WAIT;
+        break;
+    }
     }
 }
 

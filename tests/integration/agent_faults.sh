@@ -197,12 +197,18 @@ start_fs bad_request r400
 scenario r400
 run_agent r400
 check r400 '
-eq("HTTP 400", A["http_400"], len(L))
-eq("docs_failed_4xx", A["docs_failed_4xx"], sum(r["docs"] for r in L))
+# a whole-request 400 is a configuration error: the cell ends at once, naming what to fix
+assert rc == 1, f"exit {rc}"
+assert ROW["failed"], ROW
+assert elapsed < 4, f"a 400 must end the cell at once, took {elapsed} s"
+assert A["http_400"] >= 1, A
+# the requests in flight when the cell ended are abandoned: their documents are unknown
+eq("docs failed or abandoned", A["docs_failed_4xx"] + A.get("docs_unknown", 0),
+   sum(r["docs"] for r in L))
+eq("docs_failed_4xx", A["docs_failed_4xx"], 100 * A["http_400"])
 eq("docs_ok", A["docs_ok"], 0)
-eq("docs_unknown", A["docs_unknown"], 0)
-assert ROW["docs_failed"] > 0 and ROW["doc_error_rate"] == 1.0, ROW
 assert "HTTP 400" in ERR and "Malformed action/metadata line" in ERR, ERR
+assert "document.source" in ERR, ERR
 '
 
 # ---- whole-request 503 from the cluster: failed (5xx); 502 from a proxy: unknown ------------

@@ -783,6 +783,40 @@ static void test_large_response_bounded(void **state)
     bf_buf_cleanup(&b);
 }
 
+/* The first failed item's type, and whether every failed item had it (fail fast on one
+ * configuration error, bf_verdict). */
+static int first_type_of(const char *body, uint32_t ndocs, char *type, size_t size)
+{
+    bf_bulkresp_stream_t *st = bf_malloc(sizeof *st);
+    bf_bulk_counts_t c;
+    bf_bulkresp_stream_init(st, ndocs, NULL);
+    bf_bulkresp_stream_feed(st, body, strlen(body));
+    assert_int_equal(bf_bulkresp_stream_finish(st, &c, NULL, 0), BF_OK);
+    int one = bf_bulkresp_stream_first_type(st, type, size);
+    free(st);
+    return one;
+}
+
+static void test_first_type_uniform(void **state)
+{
+    (void)state;
+    char t[BF_BULKRESP_TYPE_CAP];
+    const char *same = "{\"errors\":true,\"items\":["
+        "{\"create\":{\"status\":400,\"error\":{\"type\":\"routing_missing_exception\",\"reason\":\"a\"}}},"
+        "{\"create\":{\"status\":201}},"
+        "{\"create\":{\"status\":400,\"error\":{\"type\":\"routing_missing_exception\",\"reason\":\"b\"}}}]}";
+    assert_int_equal(first_type_of(same, 3, t, sizeof t), 1);
+    assert_string_equal(t, "routing_missing_exception");
+    const char *two = "{\"errors\":true,\"items\":["
+        "{\"index\":{\"status\":400,\"error\":{\"type\":\"mapper_parsing_exception\",\"reason\":\"a\"}}},"
+        "{\"index\":{\"status\":400,\"error\":{\"type\":\"mapper_parsing_exceptio\",\"reason\":\"b\"}}}]}";
+    assert_int_equal(first_type_of(two, 2, t, sizeof t), 0);
+    assert_string_equal(t, "mapper_parsing_exception");
+    const char *none = "{\"errors\":false,\"items\":[{\"index\":{\"status\":201}}]}";
+    assert_int_equal(first_type_of(none, 1, t, sizeof t), 1);
+    assert_string_equal(t, "");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -801,6 +835,7 @@ int main(void)
         cmocka_unit_test(test_failure_store_split_item),
         cmocka_unit_test(test_malformed_refused_whatever_the_cut),
         cmocka_unit_test(test_large_response_bounded),
+        cmocka_unit_test(test_first_type_uniform),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,347 @@
+/* SPDX-License-Identifier: MIT */
+/* bf_verdict.c — what a finished bulk request counts as (the table is in bf_verdict.h).
+ *
+ * No I/O, no clock, no globals: the worker passes facts, gets decisions. Error types that make
+ * a cell fail at once are the ones that cannot get better by themselves while the cell runs:
+ * they come from the scenario (template, mapping, index, auth, headers), not from load.
+ */
+#include "bf_verdict.h"
+
+#include <curl/curl.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <string.h>
+
+enum bf_xfer bf_verdict_xfer(int curl_code, uint64_t request_bytes)
+{
+    switch ((CURLcode)curl_code) {
+    case CURLE_OK:
+        return BF_XFER_RESPONSE;
+    case CURLE_COULDNT_CONNECT:
+    case CURLE_COULDNT_RESOLVE_HOST:
+    case CURLE_COULDNT_RESOLVE_PROXY:
+        return BF_XFER_NOT_SENT;
+    case CURLE_PEER_FAILED_VERIFICATION:
+    case CURLE_SSL_CACERT_BADFILE:
+    case CURLE_SSL_CERTPROBLEM:
+    case CURLE_SSL_ISSUER_ERROR:
+    case CURLE_SSL_PINNEDPUBKEYNOTMATCH:
+        return request_bytes == 0 ? BF_XFER_TLS_CONFIG : BF_XFER_BAD;
+    case CURLE_UNSUPPORTED_PROTOCOL: /* "Received HTTP/0.9 when not allowed": TLS bytes */
+    case CURLE_WEIRD_SERVER_REPLY:
+        return BF_XFER_NOT_HTTP;
+    default:
+        break;
+    }
+    /* a timeout, reset or TLS failure before a single byte of the request was written is a
+     * connection that never came up; once anything was written the server may act on it */
+    if (request_bytes == 0 &&
+        (curl_code == CURLE_OPERATION_TIMEDOUT || curl_code == CURLE_SSL_CONNECT_ERROR ||
+         curl_code == CURLE_SEND_ERROR || curl_code == CURLE_RECV_ERROR ||
+         curl_code == CURLE_GOT_NOTHING))
+        return BF_XFER_NOT_SENT;
+    switch ((CURLcode)curl_code) {
+    case CURLE_OPERATION_TIMEDOUT:
+        return BF_XFER_TIMEOUT;
+    case CURLE_SEND_ERROR:
+    case CURLE_RECV_ERROR:
+    case CURLE_GOT_NOTHING:
+    case CURLE_PARTIAL_FILE:
+    case CURLE_SEND_FAIL_REWIND:
+        return BF_XFER_RESET;
+    default:
+        return BF_XFER_BAD;
+    }
+}
+
+/* Item error types that say the scenario is wrong, whatever the load (es-api.md §1.6). A 409
+ * is not one (a workload may measure conflicts); 429 and 5xx are load. */
+static int config_item_type(const char *type)
+{
+    static const char *const types[] = {
+        "index_not_found_exception",      "routing_missing_exception",
+        "strict_dynamic_mapping_exception", "mapper_parsing_exception",
+        "document_parsing_exception",     "illegal_argument_exception",
+        "action_request_validation_exception", "invalid_index_name_exception",
+        "document_missing_exception",     "mapper_exception",
+        "security_exception",             "type_missing_exception",
+    };
+    for (size_t i = 0; i < sizeof types / sizeof types[0]; i++)
+        if (strcmp(type, types[i]) == 0)
+            return 1;
+    return 0;
+}
+
+static void all_docs(bf_verdict_t *v, enum bf_item_class cls, uint64_t n)
+{
+    switch (cls) {
+    case BF_ITEM_OK: v->docs.ok = n; break;
+    case BF_ITEM_REJECTED: v->docs.rejected = n; break;
+    case BF_ITEM_CONFLICT: v->docs.conflict = n; break;
+    case BF_ITEM_MAPPING: v->docs.mapping = n; break;
+    case BF_ITEM_4XX: v->docs.failed_4xx = n; break;
+    case BF_ITEM_5XX: v->docs.failed_5xx = n; break;
+    }
+}
+
+static void judge_2xx(const bf_verdict_in_t *in, bf_verdict_t *v)
+{
+    if (!in->parsed) {
+        v->req = BF_REQ_BAD;
+        v->unknown = in->ndocs;
+        v->warn = BF_WARN_BAD_RESPONSE;
+        return;
+    }
+    v->docs = in->items;
+    if (in->items.ok == in->ndocs) {
+        v->req = BF_REQ_OK;
+        return;
+    }
+    v->req = BF_REQ_PARTIAL;
+    v->warn = BF_WARN_ITEMS;
+    if (in->items.rejected && in->retry_left) {
+        v->retry = in->items.rejected;
+        v->docs.rejected = 0;
+        v->next = BF_NEXT_RETRY_ITEMS;
+    }
+    if (strcmp(in->item_type, "cluster_block_exception") == 0)
+        v->fatal = BF_FATAL_BLOCK;
+    else if (in->items.ok == 0 && in->items_one_type && in->items.rejected == 0 &&
+             in->items.conflict == 0 && in->items.failed_5xx == 0 &&
+             config_item_type(in->item_type))
+        v->fatal = BF_FATAL_ITEMS;
+}
+
+static void judge_status(const bf_verdict_in_t *in, bf_verdict_t *v)
+{
+    long st = in->status;
+    const char *et = in->error_type;
+    v->req = BF_REQ_HTTP_ERROR;
+    v->warn = BF_WARN_HTTP;
+    if (strcmp(et, "cluster_block_exception") == 0) {
+        all_docs(v, BF_ITEM_4XX, in->ndocs);
+        v->fatal = BF_FATAL_BLOCK;
+    } else if (st == 429) {
+        if (strcmp(et, "circuit_breaking_exception/PERMANENT") != 0 && in->retry_left) {
+            v->retry = in->ndocs;
+            v->next = BF_NEXT_RETRY_WHOLE;
+        } else {
+            all_docs(v, BF_ITEM_REJECTED, in->ndocs);
+        }
+    } else if (st == 502 || st == 504) {
+        v->unknown = in->ndocs;
+    } else if (st >= 500) {
+        all_docs(v, BF_ITEM_5XX, in->ndocs);
+        if (st == 500 && strcmp(et, "json_parse_exception") == 0)
+            v->fatal = BF_FATAL_JSON_PARSE;
+    } else if (st >= 400) {
+        all_docs(v, BF_ITEM_4XX, in->ndocs);
+        if (st == 401 || st == 403)
+            v->fatal = BF_FATAL_AUTH;
+        else if (st == 404)
+            v->fatal = BF_FATAL_NOT_FOUND;
+        else if (st == 413)
+            v->fatal = BF_FATAL_TOO_LARGE;
+        else if (st == 400)
+            v->fatal = BF_FATAL_BAD_REQUEST;
+        else if (st == 406)
+            v->fatal = BF_FATAL_MEDIA_TYPE;
+        else if (st == 411)
+            v->fatal = BF_FATAL_LENGTH;
+    } else {
+        v->unknown = in->ndocs; /* 1xx, 3xx: not an answer to a bulk request */
+    }
+}
+
+void bf_verdict_judge(const bf_verdict_in_t *in, bf_verdict_t *v)
+{
+    memset(v, 0, sizeof *v);
+    v->sent = 1;
+    v->latency = 1;
+    switch (in->xfer) {
+    case BF_XFER_NOT_SENT:
+        v->req = BF_REQ_CONNECT;
+        v->sent = 0;
+        v->latency = 0;
+        v->next = BF_NEXT_RESEND;
+        v->warn = BF_WARN_CONNECT;
+        return;
+    case BF_XFER_TLS_CONFIG:
+        v->req = BF_REQ_CONNECT;
+        v->sent = 0;
+        v->latency = 0;
+        v->fatal = BF_FATAL_TLS;
+        return;
+    case BF_XFER_TIMEOUT:
+        v->req = BF_REQ_TIMEOUT;
+        v->unknown = in->ndocs;
+        v->warn = BF_WARN_TIMEOUT;
+        return;
+    case BF_XFER_RESET:
+        v->req = BF_REQ_RESET;
+        v->unknown = in->ndocs;
+        v->warn = BF_WARN_RESET;
+        return;
+    case BF_XFER_BAD:
+        v->req = BF_REQ_BAD;
+        v->unknown = in->ndocs;
+        v->warn = BF_WARN_BAD_RESPONSE;
+        return;
+    case BF_XFER_NOT_HTTP:
+        v->req = BF_REQ_BAD;
+        v->unknown = in->ndocs;
+        v->fatal = BF_FATAL_NOT_HTTP;
+        return;
+    case BF_XFER_RESPONSE:
+        break;
+    }
+    if (in->status >= 200 && in->status < 300)
+        judge_2xx(in, v);
+    else
+        judge_status(in, v);
+}
+
+static const char *both(char *buf, size_t size, const char *type, const char *reason)
+{
+    snprintf(buf, size, "%s%s%s", type, type[0] && reason[0] ? ": " : "", reason);
+    return buf;
+}
+
+char *bf_verdict_describe(const bf_verdict_in_t *in, const bf_verdict_t *v,
+                          const bf_verdict_ctx_t *c, char *buf, size_t size)
+{
+    char e[640];
+    const char *id = c->cell_id;
+    long st = in->status;
+    both(e, sizeof e, in->error_type, c->error_reason);
+    buf[0] = '\0';
+    switch (v->fatal) {
+    case BF_FATAL_AUTH:
+        snprintf(buf, size, "cell %s: the cluster answered HTTP %ld to _bulk (%s): check "
+                 "target.auth (user, password or API key) and the user's write privileges on "
+                 "the index", id, st, e);
+        return buf;
+    case BF_FATAL_NOT_FOUND:
+        snprintf(buf, size, "cell %s: HTTP 404 from _bulk (%s): the index is missing and "
+                 "automatic creation is off; set index.recreate: true", id, e);
+        return buf;
+    case BF_FATAL_TOO_LARGE:
+        snprintf(buf, size, "cell %s: HTTP 413 Request Entity Too Large for a bulk request of "
+                 "%u documents (batch_size %u) and %zu bytes uncompressed (%zu on the wire): "
+                 "lower batch_size or raise the cluster's http.max_content_length", id,
+                 in->ndocs, c->batch_size, c->payload_bytes, c->wire_bytes);
+        return buf;
+    case BF_FATAL_BAD_REQUEST:
+        snprintf(buf, size, "cell %s: HTTP 400 from _bulk for the whole request (%s): the "
+                 "bulk body is not valid; check document.action, document.id, "
+                 "document.routing and document.source (bulkfleet-agent render shows the "
+                 "body)", id, e);
+        return buf;
+    case BF_FATAL_MEDIA_TYPE:
+        snprintf(buf, size, "cell %s: HTTP 406 from _bulk (%s): the cluster does not accept "
+                 "the Content-Type or Accept bulkfleet sent; check request.headers", id, e);
+        return buf;
+    case BF_FATAL_LENGTH:
+        snprintf(buf, size, "cell %s: HTTP 411 from _bulk (%s): a proxy or the cluster wants "
+                 "a Content-Length; remove Transfer-Encoding from request.headers", id, e);
+        return buf;
+    case BF_FATAL_JSON_PARSE:
+        snprintf(buf, size, "cell %s: HTTP 500 json_parse_exception from _bulk (%s): the "
+                 "cluster could not read the body as JSON; check document.source (bulkfleet-"
+                 "agent render shows the body) and request.compression (a gateway that does "
+                 "not inflate gzip)", id, e);
+        return buf;
+    case BF_FATAL_BLOCK:
+        snprintf(buf, size, "cell %s: the index is blocked (%s): free disk space (flood-stage "
+                 "watermark) or remove the write block (index.blocks.write)", id,
+                 st >= 200 && st < 300 ? c->first_error : e);
+        return buf;
+    case BF_FATAL_ITEMS:
+        snprintf(buf, size, "cell %s: every document of a bulk request failed with %s: %s",
+                 id, c->first_error,
+                 strcmp(in->item_type, "index_not_found_exception") == 0
+                     ? "the index does not exist; set index.recreate: true or fix index.name"
+                 : strcmp(in->item_type, "routing_missing_exception") == 0
+                     ? "the mapping requires routing; set document.routing"
+                 : strcmp(in->item_type, "strict_dynamic_mapping_exception") == 0
+                     ? "the mapping is strict; add the fields to index.mappings or change "
+                       "document.source"
+                     : "fix document.source, document.action or index.mappings (bulkfleet-"
+                       "agent render shows the body)");
+        return buf;
+    case BF_FATAL_TLS:
+        snprintf(buf, size, "cell %s: TLS refused the connection (%s): set target.tls.ca_file "
+                 "to the cluster's CA (or tls.insecure: true for a test cluster)", id,
+                 c->transport);
+        return buf;
+    case BF_FATAL_NOT_HTTP:
+        snprintf(buf, size, "cell %s: the answer to _bulk is not HTTP (%s): the port speaks "
+                 "TLS; use https:// in target.hosts", id, c->transport);
+        return buf;
+    case BF_FATAL_NONE:
+        break;
+    }
+    switch (v->warn) {
+    case BF_WARN_CONNECT:
+        snprintf(buf, size, "cannot connect: %s", c->transport);
+        break;
+    case BF_WARN_TIMEOUT:
+    case BF_WARN_RESET:
+        snprintf(buf, size, "bulk request of %u documents: %s after %.1f s (outcome unknown)",
+                 in->ndocs, c->transport, c->total_s);
+        break;
+    case BF_WARN_BAD_RESPONSE:
+        if (in->xfer == BF_XFER_RESPONSE)
+            snprintf(buf, size, "%s; %u documents counted as unknown", c->first_error,
+                     in->ndocs);
+        else
+            snprintf(buf, size, "bulk request of %u documents: %s (outcome unknown)",
+                     in->ndocs, c->transport);
+        break;
+    case BF_WARN_HTTP:
+        snprintf(buf, size, "HTTP %ld from _bulk: %s", st, e);
+        break;
+    case BF_WARN_ITEMS:
+        snprintf(buf, size, "%u of %u documents not acknowledged, first: %s",
+                 in->ndocs - (uint32_t)in->items.ok, in->ndocs, c->first_error);
+        break;
+    case BF_WARN_NONE:
+        break;
+    }
+    return buf;
+}
+
+void bf_verdict_error_body(const char *body, size_t len, char *type, size_t type_size,
+                           char *reason, size_t reason_size)
+{
+    type[0] = '\0';
+    reason[0] = '\0';
+    json_t *j = json_loadb(body, len, 0, NULL);
+    json_t *err = json_object_get(j, "error");
+    if (json_is_object(err)) {
+        const char *t = json_string_value(json_object_get(err, "type"));
+        const char *r = json_string_value(json_object_get(err, "reason"));
+        snprintf(type, type_size, "%s", t ? t : "");
+        snprintf(reason, reason_size, "%s", r ? r : "");
+        if (t && strcmp(t, "circuit_breaking_exception") == 0) {
+            const char *d = json_string_value(json_object_get(err, "durability"));
+            if (d && strcmp(d, "PERMANENT") == 0)
+                snprintf(type, type_size, "%s", "circuit_breaking_exception/PERMANENT");
+        }
+    } else if (json_is_string(err)) {
+        snprintf(reason, reason_size, "%s", json_string_value(err));
+    } else if (len == 0) {
+        snprintf(reason, reason_size, "(empty body)");
+    } else {
+        /* not JSON (a proxy, OpenSearch's 401): the first line, printable bytes only */
+        size_t o = 0;
+        for (size_t i = 0; i < len && o + 1 < reason_size && o < 160; i++) {
+            char ch = body[i];
+            if (ch == '\n' || ch == '\r')
+                break;
+            reason[o++] = (ch >= 0x20 && ch < 0x7f) ? ch : '?';
+        }
+        reason[o] = '\0';
+    }
+    json_decref(j);
+}
