@@ -336,6 +336,43 @@ int bf_cluster_prepare_cell(bf_es_t *es, const bf_scenario_t *sc, const bf_cell_
     return bf_cluster_prepare_cell_tick(es, sc, cell, data_nodes, wait_ms, yellow, NULL, NULL, diag);
 }
 
+int bf_cluster_store_bytes(bf_es_t *es, const bf_cell_t *cell, int64_t *bytes, bf_diag_t *diag)
+{
+    static const char *const steps[] = {"_refresh", "_flush"};
+    char *names = index_list(cell);
+    long status = 0;
+    const char *body = NULL;
+    int rc = BF_OK;
+    for (size_t i = 0; i < sizeof steps / sizeof steps[0] && rc == BF_OK; i++) {
+        char *path = bf_asprintf("/%s/%s", names, steps[i]);
+        rc = bf_es_request(es, "POST", path, NULL, &status, &body, diag);
+        free(path);
+        if (rc == BF_OK && status != 200)
+            rc = http_error(diag, steps[i], es, status, body);
+    }
+    if (rc == BF_OK) {
+        char *path = bf_asprintf("/%s/_stats/store", names);
+        rc = bf_es_request(es, "GET", path, NULL, &status, &body, diag);
+        free(path);
+        if (rc == BF_OK && status != 200)
+            rc = http_error(diag, "_stats/store", es, status, body);
+    }
+    if (rc == BF_OK) {
+        json_t *j = json_loads(body, 0, NULL);
+        json_t *store = json_object_get(json_object_get(json_object_get(j, "_all"), "primaries"),
+                                        "store");
+        json_t *size = json_object_get(store, "size_in_bytes");
+        if (json_is_integer(size) && json_integer_value(size) >= 0)
+            *bytes = (int64_t)json_integer_value(size);
+        else
+            rc = bf_diag_set(diag, BF_E_PARSE, "_stats/store on %s: no "
+                             "_all.primaries.store.size_in_bytes in the response", bf_es_host(es));
+        json_decref(j);
+    }
+    free(names);
+    return rc;
+}
+
 int bf_cluster_count(bf_es_t *es, const bf_cell_t *cell, int64_t *count, bf_diag_t *diag)
 {
     char *names = index_list(cell);

@@ -52,6 +52,12 @@ int bf_cluster_prepare_cell_tick(bf_es_t *es, const bf_scenario_t *sc, const bf_
  * *count = the number of documents. 0 or an error with diag. */
 int bf_cluster_count(bf_es_t *es, const bf_cell_t *cell, int64_t *count, bf_diag_t *diag);
 
+/* bf_cluster_store_bytes — the disk cost of the cell's indices: POST _refresh and _flush, then
+ * GET <indices>/_stats/store; *bytes = _all.primaries.store.size_in_bytes (primaries only, so
+ * replicas do not count; es-api.md, OpenSearch index stats API). 0 or an error with diag
+ * (HTTP status, no such field). es and cell are borrowed; not thread-safe (one es per thread). */
+int bf_cluster_store_bytes(bf_es_t *es, const bf_cell_t *cell, int64_t *bytes, bf_diag_t *diag);
+
 /* bf_cluster_baseline — documents already in the cell's indices before its load (recreated
  * indices: 0 without asking). Call after the indices are prepared, before the load starts.
  * Returns the count, or -1 when it could not be read (a warning is logged; the row will then

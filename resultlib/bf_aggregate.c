@@ -247,6 +247,8 @@ void bf_cellagg_row(const bf_cellagg_t *a, bf_row_t *row)
     row->write_rejected = -1;
     row->hot_spot_ratio = NAN;
     row->cluster_docs_per_s = NAN;
+    row->store_bytes = -1;
+    row->store_bytes_per_payload_byte = NAN;
     row->warmup_s = a->warmup_s;
     row->duration_s = a->duration_s;
     uint32_t W = a->warmup_s, D = a->duration_s ? a->duration_s : 1;
@@ -268,8 +270,13 @@ void bf_cellagg_row(const bf_cellagg_t *a, bf_row_t *row)
             row->late_seconds += a->nagents;
         }
     }
-    for (size_t sec = 0; sec < a->nsec; sec++)
-        row->docs_ok_all += a->merged[sec].docs_ok;
+    for (size_t sec = 0; sec < a->nsec; sec++) {
+        const bf_counters_t *m = &a->merged[sec];
+        row->docs_ok_all += m->docs_ok;
+        if (m->docs_sent > 0)
+            row->bytes_payload_ok_all += (uint64_t)((double)m->bytes_payload *
+                                                    (double)m->docs_ok / (double)m->docs_sent);
+    }
     row->docs_per_s = (double)win.docs_ok / D;
     qsort(series, D, sizeof *series, cmp_double);
     row->docs_per_s_min = series[0];
@@ -404,4 +411,15 @@ void bf_row_verify(bf_row_t *row, bf_es_t *es, const bf_cell_t *cell, int64_t ba
         bf_warn("cell %s: %s", cell->id, why);
         bf_row_add_reason(row, why);
     }
+}
+
+void bf_row_store_cost(bf_row_t *row, int64_t store_bytes, int64_t baseline)
+{
+    row->store_bytes = -1;
+    row->store_bytes_per_payload_byte = NAN;
+    if (store_bytes < 0 || row->failed || !row->verified || baseline != 0 ||
+        row->bytes_payload_ok_all == 0)
+        return;
+    row->store_bytes = store_bytes;
+    row->store_bytes_per_payload_byte = (double)store_bytes / (double)row->bytes_payload_ok_all;
 }

@@ -57,6 +57,13 @@ typedef struct bf_row {
     double hot_spot_ratio;   /* busiest data node's indexing rate / mean */
     double cluster_docs_per_s; /* primaries' index_total delta / window */
     uint32_t warmup_s, duration_s; /* the row's window is [warmup_s, warmup_s + duration_s) */
+    /* disk cost: uncompressed payload bytes of the acknowledged documents over every second
+     * (each second's bytes_payload x docs_ok / docs_sent), and the indices' primary store
+     * size after _refresh + _flush (_stats/store, es-api.md); -1 / NAN = not measured (the
+     * cell failed, did not verify, or its indices held documents before it) */
+    uint64_t bytes_payload_ok_all;
+    int64_t store_bytes;
+    double store_bytes_per_payload_byte; /* store_bytes / bytes_payload_ok_all */
 } bf_row_t;
 
 typedef struct bf_cellagg bf_cellagg_t;
@@ -87,6 +94,12 @@ void bf_row_add_reason(bf_row_t *row, const char *text);
  * cannot be read or does not match, row->reason says so (appended to a reason already there)
  * and a warning is logged. */
 void bf_row_verify(bf_row_t *row, bf_es_t *es, const bf_cell_t *cell, int64_t baseline);
+
+/* bf_row_store_cost — fill store_bytes and store_bytes_per_payload_byte from the primary store
+ * size the cluster reported (bytes, < 0 = not read). Only a clean row is measured: not failed,
+ * verified, baseline 0 (nothing in the indices before the cell) and payload acknowledged;
+ * otherwise both stay unknown. Pure. */
+void bf_row_store_cost(bf_row_t *row, int64_t store_bytes, int64_t baseline);
 
 /* bf_cellagg_row — compute the row (cell flags like yellow/failed are set by the caller
  * afterwards). */

@@ -2,6 +2,7 @@
 /* bf_finish.c — the end of a cell, shared by the campaign and standalone mode. */
 #include "bf_finish.h"
 
+#include "bf_cluster.h"
 #include "bf_error.h"
 #include "bf_log.h"
 #include "bf_mem.h"
@@ -27,6 +28,14 @@ int bf_finish_cell(bf_results_t *res, bf_es_t *es, const bf_cell_t *cell, const 
         bf_strlcpy(row->reason, end->failure, sizeof row->reason);
     }
     bf_row_verify(row, es, cell, end->baseline);
+    if (!row->failed && row->verified && end->baseline == 0) {
+        /* disk cost (issue #14): primary store bytes per acknowledged payload byte */
+        int64_t store = -1;
+        bf_diag_t sd = {0};
+        if (bf_cluster_store_bytes(es, cell, &store, &sd) != BF_OK)
+            bf_warn("cell %s: store size not measured: %s", cell->id, sd.msg);
+        bf_row_store_cost(row, store, end->baseline);
+    }
     if (end->mismatch && end->mismatch[0]) {
         row->index_mismatch = 1;
         bf_row_add_reason(row, end->mismatch);

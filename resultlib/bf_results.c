@@ -100,6 +100,9 @@ static const field fields[] = {
     FD("cv", cv, F_DBL, 1),
     FD("warmup_s", warmup_s, F_U32, 1),
     FD("duration_s", duration_s, F_U32, 1),
+    FD("bytes_payload_ok_all", bytes_payload_ok_all, F_U64, 0),
+    FD("store_bytes", store_bytes, F_I64, 1),
+    FD("store_bytes_per_payload_byte", store_bytes_per_payload_byte, F_DBL, 1),
 };
 #define NFIELDS (sizeof fields / sizeof fields[0])
 

@@ -16,7 +16,19 @@ Also served, so that a whole run can target it: GET / (version), HEAD/PUT/DELETE
 template paths ({"acknowledged":true}), _refresh, _count (documents acknowledged 2xx so far, per
 index; DELETE of the index forgets them), _cluster/health (green).
 
+Capacity mode (--mode capacity --capacity DOCS_PER_S [--queue-ms MS] [--base-ms MS]) is a
+cluster with a known limit, for find-max: one virtual write pool shared by every connection
+indexes --capacity documents a second, a request's documents wait behind the work queued
+before them (service time grows with the queue), and the documents that would wait more than
+--queue-ms of work are answered 429 item by item (a token bucket --capacity x --queue-ms deep,
+refilled at --capacity/s). Every request also takes --base-ms on its own (parsing, the round
+trip), so larger batches pay off up to a knee, as on a real cluster.
+
+GET <index>/_stats/store answers a primary store size of --store-bytes-per-doc (default 200)
+per acknowledged document; POST <index>/_flush is acknowledged.
+
 Usage: fault_server.py --port P --mode MODE [--log FILE] [--host H] [--max-lifetime S]
+                       [--capacity N --queue-ms MS --base-ms MS] [--store-bytes-per-doc N]
                        [--tls-cert PEM --tls-key PEM [--tls-client-ca PEM]]
 Prints "READY <port>" on stdout once listening (--port 0 picks a free port). Exits by itself
 after --max-lifetime seconds (default 600), or on SIGTERM/SIGINT. Python 3 stdlib only.
@@ -40,7 +52,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import unquote, urlsplit
 
 MODES = ("ok", "mixed", "reject429", "too_large", "reset", "stall", "notjson", "unauthorized",
-         "bad_request", "unavailable", "bad_gateway", "not_found")
+         "bad_request", "unavailable", "bad_gateway", "not_found", "capacity")
 BULK_ACTIONS = ("index", "create", "update", "delete")
 # Metadata keys OpenSearch 2.x accepts in an action line; anything else fails the request.
 META_KEYS = {"_index", "_id", "routing", "pipeline", "require_alias", "if_seq_no",
@@ -186,6 +198,23 @@ class State:
         self.ok_docs = {}  # index -> documents acknowledged 2xx (index/create)
         self.log = open(log_path, "a", encoding="utf-8") if log_path else None
         self.stop = threading.Event()
+        # capacity mode: the virtual write pool is busy until busy_until (monotonic seconds)
+        self.capacity = 0.0
+        self.queue_s = 0.5
+        self.base_s = 0.005
+        self.busy_until = 0.0
+        self.store_bytes_per_doc = 200
+
+    def admit(self, n):
+        """Capacity mode: how many of n documents the write pool takes now, and when their work
+        is done (monotonic seconds). The rest would wait more than queue_s: rejected."""
+        with self.lock:
+            now = time.monotonic()
+            start = max(now, self.busy_until)
+            room = (now + self.queue_s - start) * self.capacity
+            accepted = max(0, min(n, int(room)))
+            self.busy_until = start + accepted / self.capacity
+            return accepted, self.busy_until
 
     def write_log(self, record):
         with self.lock:
@@ -481,6 +510,15 @@ class Handler(BaseHTTPRequestHandler):
             obj = {"count": state.count(index),
                    "_shards": {"total": 1, "successful": 1, "skipped": 0, "failed": 0}}
             rec["count"] = obj["count"]
+        elif segs[-1] == "_flush":
+            obj = {"_shards": {"total": 1, "successful": 1, "failed": 0}}
+        elif len(segs) >= 2 and segs[-2] == "_stats" and segs[-1] == "store" or \
+                len(segs) == 2 and segs[-1] == "_stats":
+            index = segs[0] if not segs[0].startswith("_") else None
+            size = state.count(index) * state.store_bytes_per_doc
+            store = {"store": {"size_in_bytes": size, "reserved_in_bytes": 0}}
+            obj = {"_shards": {"total": 1, "successful": 1, "failed": 0},
+                   "_all": {"primaries": store, "total": store}}
         elif segs[0] == "_cluster" and len(segs) >= 2 and segs[1] == "health":
             obj = {"cluster_name": "bulkfleet-fault", "status": "green", "timed_out": False,
                    "number_of_nodes": 1, "number_of_data_nodes": 1,
@@ -610,13 +648,22 @@ class Handler(BaseHTTPRequestHandler):
                             error_body(problem.status, problem.etype, problem.reason))
             return
 
+        accepted, done_at = len(actions), None
+        if mode == "capacity":
+            accepted, done_at = state.admit(len(actions))
         first_seq = state.take_seq_nos(len(actions))
         items = []
         errors = False
         ok_by_index = {}
         statuses = {}
         for i, act in enumerate(actions):
-            item = self._item(i, act, first_seq + i, mode)
+            if i >= accepted:
+                item = {"_index": act["index"], "_id": act["id"] or new_id(), "status": 429,
+                        "error": {"type": "es_rejected_execution_exception",
+                                  "reason": "rejected execution of primary operation: the "
+                                            "write queue of fault_server.py --capacity is full"}}
+            else:
+                item = self._item(i, act, first_seq + i, mode)
             status = item["status"]
             statuses[status] = statuses.get(status, 0) + 1
             if "error" in item:
@@ -627,6 +674,10 @@ class Handler(BaseHTTPRequestHandler):
         for index, n in ok_by_index.items():
             state.add_ok(index, n)
         rec["item_status"] = {str(k): v for k, v in sorted(statuses.items())}
+        if done_at is not None:  # the documents' work, then the request's own time
+            wait = done_at - time.monotonic() + state.base_s
+            if wait > 0:
+                state.stop.wait(wait)
         took = int((time.monotonic() - started) * 1000)
         rec["status"] = 200
         rec["response_bytes"] = self._send_json(200, {"took": took, "errors": errors,
@@ -690,6 +741,14 @@ def main(argv=None):
                     help="bodies larger than this get 413 (default 100 MiB, a cluster's default)")
     ap.add_argument("--no-compress", action="store_true",
                     help="never gzip responses (default: gzip when the client accepts it)")
+    ap.add_argument("--capacity", type=float, default=0.0,
+                    help="capacity mode: documents indexed per second across all connections")
+    ap.add_argument("--queue-ms", type=float, default=500.0,
+                    help="capacity mode: work (ms) queued before documents get 429 (500)")
+    ap.add_argument("--base-ms", type=float, default=5.0,
+                    help="capacity mode: time every request takes on its own (5 ms)")
+    ap.add_argument("--store-bytes-per-doc", type=int, default=200,
+                    help="primary store bytes per acknowledged document in _stats/store (200)")
     ap.add_argument("--tls-cert", help="serve HTTPS with this PEM certificate (chain)")
     ap.add_argument("--tls-key", help="the certificate's PEM key (with --tls-cert)")
     ap.add_argument("--tls-client-ca", help="require a client certificate signed by this CA")
@@ -704,7 +763,13 @@ def main(argv=None):
             ctx.load_verify_locations(args.tls_client_ca)
         # the handshake runs in accept(); one that fails is dropped (ssl.SSLError is an OSError)
         server.socket = ctx.wrap_socket(server.socket, server_side=True)
+    if args.mode == "capacity" and args.capacity <= 0:
+        ap.error("--mode capacity needs --capacity DOCS_PER_S > 0")
     server.state = State(args.mode, args.log, args.max_content_length)
+    server.state.capacity = args.capacity
+    server.state.queue_s = args.queue_ms / 1000.0
+    server.state.base_s = args.base_ms / 1000.0
+    server.state.store_bytes_per_doc = args.store_bytes_per_doc
     server.compress = not args.no_compress
 
     def stop(reason):

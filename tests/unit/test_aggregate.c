@@ -16,6 +16,9 @@
 #include <string.h>
 
 /* a packed-and-unpacked sample, as the coordinator receives it */
+/* uncompressed payload bytes of each document sent in add_sample's seconds */
+static uint64_t payload_bytes_per_doc = 0;
+
 static void add_sample(bf_cellagg_t *agg, uint32_t agent, int32_t second, uint64_t ok,
                        uint64_t sent, uint64_t rejected, const uint64_t *svc_us, size_t nsvc)
 {
@@ -24,6 +27,7 @@ static void add_sample(bf_cellagg_t *agg, uint32_t agent, int32_t second, uint64
     c.docs_ok = ok;
     c.docs_sent = sent;
     c.docs_rejected = rejected;
+    c.bytes_payload = sent * payload_bytes_per_doc;
     c.req_ok = 1;
     c.cpu_user_ms = 100;
     bf_hist_t *h = bf_hist_new();
@@ -82,6 +86,43 @@ static void test_docs_per_s_window(void **state)
     assert_int_equal(row.docs_ok_all, 999 + 999 + 1000 + 7777);
     assert_true(fabs(row.doc_error_rate - 100.0 / 1100.0) < 1e-9);
     assert_int_equal(row.late_seconds, 4); /* agent 1 silent in 3 and 4, agent 0 in 4 and 5 */
+    bf_cellagg_destroy(&agg);
+}
+
+/* disk cost: payload of acknowledged documents over every second (warmup and tail too, as the
+ * store holds them all), each second's bytes scaled by ok / sent; only a clean row is costed */
+static void test_store_cost(void **state)
+{
+    (void)state;
+    bf_cell_t cell = test_cell();
+    bf_cellagg_t *agg = bf_cellagg_new(&cell, 1, 1, NULL, 1, 2);
+    uint64_t svc[] = {1000};
+    payload_bytes_per_doc = 200;
+    add_sample(agg, 0, 0, 100, 100, 0, svc, 1);  /* warmup: 20000 bytes */
+    add_sample(agg, 0, 1, 150, 200, 50, svc, 1); /* 40000 sent, 3/4 ok: 30000 */
+    add_sample(agg, 0, 3, 10, 10, 0, svc, 1);    /* tail: 2000 */
+    payload_bytes_per_doc = 0;
+    bf_row_t row;
+    bf_cellagg_row(agg, &row);
+    assert_int_equal(row.bytes_payload_ok_all, 20000 + 30000 + 2000);
+    assert_int_equal(row.store_bytes, -1);
+    assert_true(isnan(row.store_bytes_per_payload_byte));
+    row.verified = 1;
+    bf_row_store_cost(&row, 78000, 0);
+    assert_int_equal(row.store_bytes, 78000);
+    assert_true(fabs(row.store_bytes_per_payload_byte - 1.5) < 1e-12);
+    /* not measured: unknown store, documents there before the cell, unverified, failed */
+    bf_row_store_cost(&row, -1, 0);
+    assert_true(isnan(row.store_bytes_per_payload_byte));
+    bf_row_store_cost(&row, 78000, 5);
+    assert_true(isnan(row.store_bytes_per_payload_byte));
+    row.verified = 0;
+    bf_row_store_cost(&row, 78000, 0);
+    assert_int_equal(row.store_bytes, -1);
+    row.verified = 1;
+    row.failed = 1;
+    bf_row_store_cost(&row, 78000, 0);
+    assert_true(isnan(row.store_bytes_per_payload_byte));
     bf_cellagg_destroy(&agg);
 }
 
@@ -258,6 +299,7 @@ int main(void)
         cmocka_unit_test(test_bad_histogram_adds_nothing),
         cmocka_unit_test(test_repetitions_median_cv),
         cmocka_unit_test(test_split),
+        cmocka_unit_test(test_store_cost),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
