@@ -724,8 +724,12 @@ bf_worker_t *bf_worker_new(const bf_worker_cfg_t *cfg, bf_diag_t *diag)
         s->h = curl_easy_init();
         /* connections are spread round-robin over all hosts, counting across threads */
         const char *host = t->hosts[(cfg->conn_base + i) % t->nhosts];
-        char *url = rq->filter_path ? bf_asprintf("%s/_bulk?filter_path=%s", host, rq->filter_path)
-                                    : bf_asprintf("%s/_bulk", host);
+        /* request.pipeline: every document of the request goes through it */
+        char *url = bf_asprintf("%s/_bulk%s%s%s%s%s", host, rq->filter_path || rq->pipeline ? "?" : "",
+                                rq->filter_path ? "filter_path=" : "",
+                                rq->filter_path ? rq->filter_path : "",
+                                rq->pipeline ? (rq->filter_path ? "&pipeline=" : "pipeline=") : "",
+                                rq->pipeline ? rq->pipeline : "");
         curl_easy_setopt(s->h, CURLOPT_URL, url);
         free(url);
         curl_easy_setopt(s->h, CURLOPT_POST, 1L);

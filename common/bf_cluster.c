@@ -217,6 +217,62 @@ static int ds_prepare(bf_es_t *es, const bf_index_spec_t *ix, const bf_cell_t *c
     return rc;
 }
 
+/* The cell's ingest pipelines: index.pipeline(_file) put under request.pipeline (deleted
+ * first with recreate, like the index), then request.pipeline and a document.pipeline without
+ * placeholders must exist (GET /_ingest/pipeline/<name>), so a typo fails the cell at once
+ * instead of failing every document. */
+static int prepare_pipelines(bf_es_t *es, const bf_scenario_t *sc, const bf_cell_t *cell,
+                             bf_diag_t *diag)
+{
+    const bf_index_spec_t *ix = bf_scenario_index(sc);
+    const char *req = bf_scenario_request(sc)->pipeline;
+    const char *doc = bf_scenario_document(sc)->pipeline;
+    long status = 0;
+    const char *body = NULL;
+    int rc;
+    if (ix->pipeline_json && req) {
+        char *path = bf_asprintf("/_ingest/pipeline/%s", req);
+        if (ix->recreate) {
+            rc = bf_es_request(es, "DELETE", path, NULL, &status, &body, diag);
+            if (rc == BF_OK && status != 200 && status != 404)
+                rc = http_error(diag, "DELETE _ingest/pipeline", es, status, body);
+            if (rc != BF_OK) {
+                free(path);
+                return rc;
+            }
+        }
+        rc = bf_es_request(es, "PUT", path, ix->pipeline_json, &status, &body, diag);
+        free(path);
+        if (rc != BF_OK)
+            return rc;
+        if (status != 200) {
+            char what[300];
+            snprintf(what, sizeof what, "cell %s: creating ingest pipeline %s from "
+                     "index.pipeline(_file)", cell->id, req);
+            return http_error(diag, what, es, status, body);
+        }
+    }
+    const char *names[2] = {req, doc && !strstr(doc, "$[[") ? doc : NULL};
+    const char *keys[2] = {"request.pipeline", "document.pipeline"};
+    for (int i = 0; i < 2; i++) {
+        if (names[i] == NULL)
+            continue;
+        char *path = bf_asprintf("/_ingest/pipeline/%s", names[i]);
+        rc = bf_es_request(es, "GET", path, NULL, &status, &body, diag);
+        free(path);
+        if (rc != BF_OK)
+            return rc;
+        if (status == 404)
+            return bf_diag_set(diag, BF_E_INVAL, "cell %s: %s '%s' does not exist on %s: every "
+                               "document would fail; create it (PUT /_ingest/pipeline/%s), ship "
+                               "its definition in index.pipeline_file, or fix the name",
+                               cell->id, keys[i], names[i], bf_es_host(es), names[i]);
+        if (status != 200)
+            return http_error(diag, "GET _ingest/pipeline", es, status, body);
+    }
+    return BF_OK;
+}
+
 int bf_cluster_prepare_cell_tick(bf_es_t *es, const bf_scenario_t *sc, const bf_cell_t *cell,
                                  uint32_t data_nodes, uint64_t wait_ms, int *yellow,
                                  void (*tick)(void *ctx), void *tick_ctx, bf_diag_t *diag)
@@ -226,6 +282,9 @@ int bf_cluster_prepare_cell_tick(bf_es_t *es, const bf_scenario_t *sc, const bf_
     const char *body = NULL;
     int rc;
     *yellow = 0;
+    rc = prepare_pipelines(es, sc, cell, diag);
+    if (rc != BF_OK)
+        return rc;
     if (ix->template_json && ix->template_name) {
         char *path = bf_asprintf("/_index_template/%s", ix->template_name);
         char *tb = ix->data_stream ? ds_template_body(ix, cell) : NULL;

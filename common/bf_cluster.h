@@ -39,7 +39,10 @@ int bf_cluster_info(bf_es_t *es, bf_cluster_info_t *info, bf_diag_t *diag);
  * "bulkfleet_created": true, set right after bulkfleet creates it), otherwise the cell fails
  * with BF_E_INVAL naming it; a missing stream is created with PUT /_data_stream/<name> and
  * marked. A name that is an index or alias is BF_E_INVAL. A plain index name that a
- * data-stream-only template matches is BF_E_INVAL saying to set index.data_stream: true. */
+ * data-stream-only template matches is BF_E_INVAL saying to set index.data_stream: true.
+ * Ingest pipelines, first of all: index.pipeline(_file) is PUT as /_ingest/pipeline/<request.
+ * pipeline> (DELETE first with recreate); request.pipeline and a document.pipeline without
+ * $[[...]] must then exist (GET), else BF_E_INVAL naming the key and the pipeline. */
 int bf_cluster_prepare_cell(bf_es_t *es, const bf_scenario_t *sc, const bf_cell_t *cell,
                             uint32_t data_nodes, uint64_t wait_ms, int *yellow, bf_diag_t *diag);
 /* bf_cluster_prepare_cell_tick — the same, calling tick(tick_ctx) about once a second while it

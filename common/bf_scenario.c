@@ -1310,6 +1310,46 @@ static int build_request_run(bf__load_t *L)
         else if (fp->b == -1 && fp->s[0])
             r->filter_path = bf_strdup(fp->s);
     }
+    /* an ingest pipeline: named by request.pipeline, shipped by index.pipeline(_file) */
+    const bf__kval_t *pj = TOP(INDEX_PIPELINE), *pf = TOP(INDEX_PIPELINE_FILE);
+    if (pj->node && pf->set)
+        return bf__err(L, pf->key, BF_E_INVAL, "index: give pipeline or pipeline_file, not both");
+    json_t *pbody = NULL;
+    if (pj->node) {
+        if (pj->node->kind != BF__Y_MAP)
+            return bf__err(L, pj->node, BF_E_INVAL, "index.pipeline: expected a mapping "
+                           "(the body of PUT /_ingest/pipeline/<name>)");
+        pbody = bf__y_to_json(pj->node);
+    } else if (pf->set) {
+        int rc = read_json_file(L, pf->node, "index.pipeline_file", "ingest pipeline", pf->s,
+                                &pbody);
+        if (rc != BF_OK)
+            return rc;
+    }
+    if (pbody && !json_is_array(json_object_get(pbody, "processors"))) {
+        json_decref(pbody);
+        return bf__err(L, pj->node ? pj->node : pf->node, BF_E_INVAL, "%s: an ingest pipeline "
+                       "needs \"processors\" (a list, e.g. [{\"set\": {\"field\": \"f\", "
+                       "\"value\": 1}}])", pj->node ? "index.pipeline" : "index.pipeline_file");
+    }
+    if (pbody) {
+        sc->index.pipeline_json = json_dumps(pbody, JSON_COMPACT);
+        json_decref(pbody);
+    }
+    if (TOP(REQ_PIPELINE)->set) {
+        const char *pn = TOP(REQ_PIPELINE)->s;
+        if (strstr(pn, "$[[") || strpbrk(pn, "/?#&% \"\\,*"))
+            return bf__err(L, TOP(REQ_PIPELINE)->node, BF_E_INVAL, "request.pipeline: '%s' is "
+                           "not a pipeline name (one name for every request: no $[[...]], '/', "
+                           "'?', '&', ',', '*', spaces or quotes; a name per document is "
+                           "document.pipeline)", pn);
+        r->pipeline = bf_strdup(pn);
+    } else if (sc->index.pipeline_json) {
+        r->pipeline = bf_asprintf("bulkfleet-%s", sc->name);
+        for (char *p = r->pipeline; *p; p++)
+            if (*p >= 'A' && *p <= 'Z')
+                *p = (char)(*p - 'A' + 'a');
+    }
     r->retry_429_max = (uint32_t)TOP(RETRY_MAX)->u;
     r->retry_backoff_ms = TOP(RETRY_BACKOFF)->u;
     bf_run_spec_t *run = &sc->run;
@@ -1565,6 +1605,8 @@ void bf_scenario_destroy(bf_scenario_t **sc_p)
     free(sc->index.template_json);
     free(sc->index.template_name);
     free(sc->index.timestamp_field);
+    free(sc->index.pipeline_json);
+    free(sc->request.pipeline);
     free(sc->request.filter_path);
     free(sc->document.id);
     free(sc->document.routing);

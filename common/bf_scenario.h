@@ -41,7 +41,8 @@
  *   request         compression none|gzip (default none), gzip_level 1-9 (1), timeout (60s),
  *                   filter_path (string that keeps items.*.status, or true for
  *                   "errors,items.*.status,items.*.error.type,items.*.error.reason"),
- *                   retry {max (0), backoff (100ms)}
+ *                   retry {max (0), backoff (100ms)}, pipeline (name of an ingest pipeline,
+ *                   checked at prepare; index.pipeline / index.pipeline_file ship its body)
  *   run             warmup (10s), duration (60s), repeat (1), target_rate (docs/s, "10k"),
  *                   agents (0 = all), seed
  *   matrix          axes (see bf_scenario_matrix.c): a list is an axis, one value fixes the
@@ -111,6 +112,8 @@ typedef struct bf_index_spec {
     int data_stream;       /* 1: every index name is a data stream (index.data_stream: true, or
                               the template body has "data_stream"): created with
                               PUT /_data_stream/<name>, written with action create only */
+    char *pipeline_json;   /* ingest pipeline body (index.pipeline / index.pipeline_file), put
+                              as request.pipeline before every cell, or NULL */
     char *timestamp_field; /* data streams: the field every document needs ("@timestamp", or
                               the template's data_stream.timestamp_field.name); else NULL */
 } bf_index_spec_t;
@@ -121,6 +124,8 @@ typedef struct bf_request_spec {
     uint64_t timeout_ms;   /* whole-request timeout, default 60000 */
     char *filter_path;     /* appended to /_bulk?filter_path=..., NULL for none; must keep
                               items.*.status (the loader checks) */
+    char *pipeline;        /* ingest pipeline of every bulk request (/_bulk?pipeline=), or NULL;
+                              "bulkfleet-<name>" when index.pipeline(_file) ships one unnamed */
     uint32_t retry_429_max;      /* 0 = never retry rejected items */
     uint64_t retry_backoff_ms;   /* first backoff, doubled per retry */
 } bf_request_spec_t;

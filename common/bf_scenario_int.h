@@ -158,6 +158,9 @@ int bf__v_nonempty(struct bf__load *L, const bf__ynode_t *n, const char *path, b
     X(INDEX_MAPPINGS_FILE, "index.mappings_file", BF__T_STR, NULL, 0, 0, 0, 0, NULL,              \
       bf__v_nonempty)                                                                             \
     X(INDEX_DATA_STREAM, "index.data_stream", BF__T_BOOL, NULL, 0, 0, 0, 0, NULL, NULL)           \
+    X(INDEX_PIPELINE, "index.pipeline", BF__T_JSONMAP, NULL, 0, 0, 0, 0, NULL, NULL)              \
+    X(INDEX_PIPELINE_FILE, "index.pipeline_file", BF__T_STR, NULL, 0, 0, 0, 0, NULL,              \
+      bf__v_nonempty)                                                                             \
     X(INDEX_TEMPLATE, "index.template", BF__T_SECTION, NULL, 0, 0, 0, 0, NULL, NULL)              \
     X(TEMPLATE_NAME, "index.template.name", BF__T_STR, NULL, 0, 0, 0, 0, NULL, bf__v_nonempty)   \
     X(TEMPLATE_BODY, "index.template.body", BF__T_JSONMAP, NULL, 0, 0, 0, 0, NULL, NULL)          \
@@ -209,6 +212,7 @@ int bf__v_nonempty(struct bf__load *L, const bf__ynode_t *n, const char *path, b
     X(REQ_TIMEOUT, "request.timeout", BF__T_DURATION, "60s", 1, BF__DUR_DAY, 0, 0, NULL, NULL)    \
     X(REQ_FILTER_PATH, "request.filter_path", BF__T_FILTER, NULL, 0, 0, 0, 0, NULL,               \
       bf__v_filter_path)                                                                          \
+    X(REQ_PIPELINE, "request.pipeline", BF__T_STR, NULL, 0, 0, 0, 0, NULL, bf__v_nonempty)       \
     X(REQ_RETRY, "request.retry", BF__T_SECTION, NULL, 0, 0, 0, 0, NULL, NULL)                    \
     X(RETRY_MAX, "request.retry.max", BF__T_U32, "0", 0, 1000, 0, 0, NULL, NULL)                  \
     X(RETRY_BACKOFF, "request.retry.backoff", BF__T_DURATION, "100ms", 0, 3600000, 0, 0, NULL,    \

@@ -800,6 +800,33 @@ static void test_data_stream(void **state)
                   "inline.yaml:6:5: index.template: \"data_stream\" must be an object", "{}");
 }
 
+static void test_pipeline(void **state)
+{
+    (void)state;
+    /* a shipped pipeline without request.pipeline: named bulkfleet-<name> */
+    bf_scenario_t *sc = load_text_ok(
+        "name: Pl\ntarget: {hosts: [\"http://127.0.0.1:9200\"]}\n"
+        "index: {pipeline: {processors: [{set: {field: a, value: 1}}]}}\n"
+        "document: {source: '{\"a\": 1}'}\n", NULL);
+    assert_non_null(sc);
+    assert_string_equal(bf_scenario_request(sc)->pipeline, "bulkfleet-pl");
+    assert_string_equal(bf_scenario_index(sc)->pipeline_json,
+                        "{\"processors\":[{\"set\":{\"field\":\"a\",\"value\":1}}]}");
+    bf_scenario_destroy(&sc);
+    sc = load_text_ok("name: pl\ntarget: {hosts: [\"http://127.0.0.1:9200\"]}\n"
+                      "request: {pipeline: my-pipe}\ndocument: {source: '{\"a\": 1}'}\n", NULL);
+    assert_string_equal(bf_scenario_request(sc)->pipeline, "my-pipe");
+    assert_null(bf_scenario_index(sc)->pipeline_json);
+    bf_scenario_destroy(&sc);
+    load_text_err("name: pl\ntarget: {hosts: [\"http://127.0.0.1:9200\"]}\n"
+                  "index: {pipeline: {description: x}}\ndocument: {source: '{\"a\": 1}'}\n",
+                  "inline.yaml:3:19: index.pipeline: an ingest pipeline needs \"processors\"",
+                  "a list");
+    load_text_err("name: pl\ntarget: {hosts: [\"http://127.0.0.1:9200\"]}\n"
+                  "request: {pipeline: 'a&b'}\ndocument: {source: '{\"a\": 1}'}\n",
+                  "inline.yaml:3:21: request.pipeline: 'a&b' is not a pipeline name", "");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -852,6 +879,7 @@ int main(void)
         cmocka_unit_test(test_load_file_errors),
         cmocka_unit_test(test_quoted_filter_path_true_is_a_string),
         cmocka_unit_test(test_data_stream),
+        cmocka_unit_test(test_pipeline),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
