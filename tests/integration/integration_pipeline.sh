@@ -3,8 +3,8 @@
 # integration_pipeline — ingest pipelines against the real test cluster: a pipeline the
 # scenario ships (index.pipeline) is created before the cell and every bulk request names it
 # (/_bulk?pipeline=); a request.pipeline that does not exist fails the cell at prepare, naming
-# it, before any document is sent; a pipeline that disappears mid-cell fails the documents
-# (which proves they went through it). The dev cluster has no ingest-common processors, so the
+# it, before any document is sent; a pipeline that disappears mid-cell fails every document
+# (which proves they went through it) and so fails the cell at once, naming request.pipeline. The dev cluster has no ingest-common processors, so the
 # shipped pipeline has an empty processor list.
 source "$(dirname "$0")/lib.sh"
 cd "$TMP"
@@ -52,8 +52,11 @@ grep -q "request.pipeline 'nosuch-$P' does not exist" e2 || { cat e2 >&2; fail "
 [ $((t1 - t0)) -lt 10 ] || fail "the cell took $((t1 - t0)) s to fail (should fail at prepare)"
 [ "$(curl -s -o /dev/null -w '%{http_code}' "$ES/$P-missing")" = 404 ] || fail "the index was created although the cell failed at prepare"
 
-# 3. the pipeline deleted during the cell: documents fail, so they were sent through it
-sed -i "s/run: {warmup: 1s, duration: 2s}/run: {warmup: 1s, duration: 4s}/" pl.yaml
+# 3. the pipeline deleted during the cell: every document fails, so they were sent through
+# it, and the cell fails at once (a pipeline failing every document), naming the key
+sed -i "s/run: {warmup: 1s, duration: 2s}/run: {warmup: 1s, duration: 20s}/" pl.yaml
+curl -sf -X DELETE "$ES/$P" > /dev/null || fail "could not delete the index of the first run"
+t0=$(date +%s)
 timeout 120 "$AGENT" run pl.yaml --cell 1 --threads 1 --results r3 > o3 2> e3 &
 apid=$!
 for _ in $(seq 1 50); do
@@ -64,11 +67,16 @@ curl -s "$ES/$P/_refresh" > /dev/null
 curl -sf -X DELETE "$ES/_ingest/pipeline/bulkfleet-$P" > /dev/null || fail "could not delete the pipeline"
 set +e
 wait $apid
+rc=$?
 set -e
+t1=$(date +%s)
+[ "$rc" != 0 ] || fail "the cell did not fail when its pipeline failed every document"
+[ $((t1 - t0)) -lt 15 ] || fail "the cell took $((t1 - t0)) s of its 21 to fail"
 python3 - "$(row r3)" <<'PY' || { cat e3 >&2; fail "documents sent after the pipeline was deleted did not fail"; }
 import json, sys
 r = json.loads(sys.argv[1])
-assert r["docs_failed"] > 0, r
+assert r["docs_failed"] > 0 and r["failed"] is True, r
+assert "fix request.pipeline" in r["reason"], r
 print("after the pipeline was deleted:", r["docs_failed"], "documents failed;", r["docs_ok_all"], "acknowledged before")
 PY
 grep -q "pipeline with id \[bulkfleet-$P\] does not exist" e3 || { cat e3 >&2; fail "the failure does not name the pipeline"; }
