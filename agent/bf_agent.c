@@ -720,7 +720,7 @@ static void link_tick(agent *a, uint64_t now)
                     a->opts->control_endpoint, a->backoff_ms * 2 > BACKOFF_MAX_MS ? BACKOFF_MAX_MS
                                                                               : a->backoff_ms * 2);
             if (reopen_sockets(a) != BF_OK) {
-                bf_agent_stop_flag = 3;
+                bf_agent_stop_flag = BF_EXIT_ENV;
                 return;
             }
         }
@@ -746,7 +746,7 @@ static void on_ctrl(agent *a, Bf__Envelope *env)
         break;
     case BF__ENVELOPE__BODY_REJECT:
         bf_error("the coordinator refused this agent: %s", env->reject->reason);
-        bf_agent_stop_flag = 3;
+        bf_agent_stop_flag = BF_EXIT_ENV;
         break;
     case BF__ENVELOPE__BODY_PREPARE:
         on_prepare(a, env->prepare);
@@ -798,7 +798,7 @@ int bf_agent_main(const bf_agent_opts_t *opts)
         long port = colon ? strtol(colon + 1, NULL, 10) : 0;
         if (colon == NULL || port <= 0 || port >= 65535) {
             bf_error("--coordinator %s: expected tcp://HOST:PORT", opts->control_endpoint);
-            return 2;
+            return BF_EXIT_INPUT;
         }
         snprintf(a.data_ep, sizeof a.data_ep, "%.*s:%ld", (int)(colon - opts->control_endpoint),
                  opts->control_endpoint, port + 1);
@@ -811,12 +811,12 @@ int bf_agent_main(const bf_agent_opts_t *opts)
             bf_error("CURVE keys are required: give --keys DIR (with agent.key and "
                      "coordinator.pub; create them with `bulkfleet-agent keygen DIR`), or "
                      "--insecure on a trusted network");
-            return 3;
+            return BF_EXIT_ENV;
         }
         if (bf_keys_load_secret(opts->keys_dir, "agent", a.secret_z85, a.public_z85, &kd) != BF_OK ||
             bf_keys_load_public(opts->keys_dir, "coordinator", a.server_z85, &kd) != BF_OK) {
             bf_error("%s", kd.msg);
-            return 3;
+            return BF_EXIT_ENV;
         }
     }
     a.zctx = zmq_ctx_new();
@@ -827,7 +827,7 @@ int bf_agent_main(const bf_agent_opts_t *opts)
             zmq_close(a.ctrl);
         zmq_ctx_term(a.zctx);
         explicit_bzero(a.secret_z85, sizeof a.secret_z85);
-        return a.bad_endpoint ? 2 : 3; /* a malformed URL is bad input */
+        return a.bad_endpoint ? BF_EXIT_INPUT : BF_EXIT_ENV; /* a malformed URL is bad input */
     }
     bf_info("agent %s (%u threads) connecting to %s and %s", a.id, a.threads,
             opts->control_endpoint, a.data_ep);
@@ -869,7 +869,7 @@ int bf_agent_main(const bf_agent_opts_t *opts)
         if (opts->exit_after_cells > 0 && a.cells_done >= opts->exit_after_cells && a.nunacked == 0)
             break;
     }
-    int code = bf_agent_stop_flag == 3 ? 3 : 0;
+    int code = bf_agent_stop_flag == BF_EXIT_ENV ? BF_EXIT_ENV : BF_EXIT_OK;
     if (a.run) {
         bf_run_abort(a.run);
         drop_run(&a);

@@ -56,7 +56,8 @@ typedef struct bf_agent_opts {
 } bf_agent_opts_t;
 
 /* bf_agent_main — run the session until SIGINT/SIGTERM or a Reject.
- * Returns the process exit code: 0 on a signal, 3 when rejected or unable to start. */
+ * Returns the process exit code (enum bf_exit): 0 on a signal, 3 when rejected or unable to
+ * start. */
 int bf_agent_main(const bf_agent_opts_t *opts);
 
 /* bf_agent_stop_flag — set by the signal handler; the loop exits within 100 ms. */

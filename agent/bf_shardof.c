@@ -45,11 +45,11 @@ static int print_one(const bf_routing_index_t *ix, const char *id, size_t id_len
     bf_diag_t d = {0};
     if (bf_routing_shard_utf8(ix, id, id_len, routing, routing_len, &shard, &d) != 0) {
         fprintf(stderr, "bulkfleet-agent shard-of: %s: %s\n", where, d.msg);
-        return 2;
+        return BF_EXIT_INPUT;
     }
     if (printf("%u\n", shard) < 0)
-        return 3;
-    return 0;
+        return BF_EXIT_ENV;
+    return BF_EXIT_OK;
 }
 
 int bf_shardof_main(int argc, char **argv)
@@ -68,36 +68,36 @@ int bf_shardof_main(int argc, char **argv)
         switch (ch) {
         case 's':
             if (parse_count("--shards", optarg, &shards) != 0)
-                return 2;
+                return BF_EXIT_INPUT;
             break;
         case 'r':
             if (parse_count("--routing-shards", optarg, &routing_shards) != 0)
-                return 2;
+                return BF_EXIT_INPUT;
             break;
         case 'p':
             if (parse_count("--partition-size", optarg, &partition) != 0)
-                return 2;
+                return BF_EXIT_INPUT;
             break;
-        case 'h': usage(stdout); return 0;
-        default: usage(stderr); return 2;
+        case 'h': usage(stdout); return BF_EXIT_OK;
+        default: usage(stderr); return BF_EXIT_INPUT;
         }
     }
     if (shards == 0) {
         fprintf(stderr, "bulkfleet-agent shard-of: --shards N (N >= 1) is required\n");
         usage(stderr);
-        return 2;
+        return BF_EXIT_INPUT;
     }
     bf_routing_index_t ix;
     bf_diag_t d = {0};
     if (bf_routing_index_init(&ix, shards, routing_shards, partition, &d) != 0) {
         fprintf(stderr, "bulkfleet-agent shard-of: %s\n", d.msg);
-        return 2;
+        return BF_EXIT_INPUT;
     }
     int nargs = argc - optind;
     if (nargs > 2) {
         fprintf(stderr, "bulkfleet-agent shard-of: expected ID [ROUTING], got %d arguments\n",
                 nargs);
-        return 2;
+        return BF_EXIT_INPUT;
     }
     if (nargs >= 1) {
         const char *id = argv[optind];
@@ -110,14 +110,14 @@ int bf_shardof_main(int argc, char **argv)
     size_t cap = 0;
     ssize_t n;
     unsigned long lineno = 0;
-    int rc = 0;
+    int rc = BF_EXIT_OK;
     while ((n = getline(&line, &cap, stdin)) >= 0) {
         lineno++;
         size_t len = (size_t)n;
         if (len > BF_MAX_SHARDOF_LINE) {
             fprintf(stderr, "bulkfleet-agent shard-of: stdin:%lu: line longer than %u bytes\n",
                     lineno, BF_MAX_SHARDOF_LINE);
-            rc = 2;
+            rc = BF_EXIT_INPUT;
             break;
         }
         if (len > 0 && line[len - 1] == '\n')
@@ -130,7 +130,7 @@ int bf_shardof_main(int argc, char **argv)
         if (tab != NULL && memchr(tab + 1, '\t', len - (size_t)(tab + 1 - line)) != NULL) {
             fprintf(stderr, "bulkfleet-agent shard-of: %s: more than one tab; expected ID or "
                             "ID<TAB>ROUTING\n", where);
-            rc = 2;
+            rc = BF_EXIT_INPUT;
             break;
         }
         size_t id_len = tab ? (size_t)(tab - line) : len;
@@ -141,6 +141,6 @@ int bf_shardof_main(int argc, char **argv)
     }
     free(line);
     if (fflush(stdout) != 0 && rc == 0)
-        rc = 3;
+        rc = BF_EXIT_ENV;
     return rc;
 }

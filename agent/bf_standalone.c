@@ -67,7 +67,7 @@ static int select_cells(const bf_scenario_t *sc, const char *cell_sel, const cha
     *first = 0;
     *last = bf_scenario_cell_count(sc);
     if (cell_sel == NULL)
-        return 0;
+        return BF_EXIT_OK;
     const bf_cell_t *c = bf_scenario_find_cell(sc, cell_sel);
     uint64_t n;
     if (c == NULL && bf_units_parse_u64(cell_sel, &n) == 0 && n >= 1 && n <= *last)
@@ -75,11 +75,11 @@ static int select_cells(const bf_scenario_t *sc, const char *cell_sel, const cha
     if (c == NULL) {
         fprintf(stderr, "bulkfleet-agent %s: --cell %s: no such cell (give its id as printed by "
                 "`bulkfleet-coordinator plan`, or its number 1..%zu)\n", cmd, cell_sel, *last);
-        return 2;
+        return BF_EXIT_INPUT;
     }
     *first = c->index;
     *last = c->index + 1;
-    return 0;
+    return BF_EXIT_OK;
 }
 
 /* One repetition of one cell: prepare its indices, run it on `threads` workers, and end it
@@ -172,7 +172,7 @@ int bf_standalone_main(int argc, char **argv)
                 fprintf(stderr, "bulkfleet-agent run: --%s %s: expected a duration like %s\n",
                         ch == 'w' ? "warmup" : "duration", optarg,
                         ch == 'w' ? "2s (0s for none)" : "30s (at least 1s)");
-                return 2;
+                return BF_EXIT_INPUT;
             }
             if (ch == 'w') {
                 warmup_ms = ms;
@@ -187,30 +187,30 @@ int bf_standalone_main(int argc, char **argv)
         case 't':
             if (bf_units_parse_u64(optarg, &v) != 0 || v == 0 || v > 1024) {
                 fprintf(stderr, "bulkfleet-agent run: --threads %s: expected 1..1024\n", optarg);
-                return 2;
+                return BF_EXIT_INPUT;
             }
             threads = (uint32_t)v;
             break;
         case 'v': bf_log_set_level(BF_LOG_DEBUG); break;
         default:
             fputs(RUN_USAGE, stderr);
-            return 2;
+            return BF_EXIT_INPUT;
         }
     }
     if (optind != argc - 1) {
         fputs(RUN_USAGE, stderr);
-        return 2;
+        return BF_EXIT_INPUT;
     }
     bf_diag_t diag = {0};
     bf_scenario_t *sc = NULL;
     if (bf_scenario_load_file(argv[optind], NULL, &sc, &diag) != BF_OK) {
         fprintf(stderr, "%s\n", diag.msg);
-        return 2;
+        return BF_EXIT_INPUT;
     }
     size_t first, last;
     if (select_cells(sc, cell_sel, "run", &first, &last) != 0) {
         bf_scenario_destroy(&sc);
-        return 2;
+        return BF_EXIT_INPUT;
     }
     /* a scaled-down run of the same scenario, as `bulkfleet-coordinator run --warmup --duration` */
     bf_scenario_override_run(sc, have_warmup ? &warmup_ms : NULL,
@@ -226,17 +226,17 @@ int bf_standalone_main(int argc, char **argv)
     bf_es_t *es = bf_es_new(bf_scenario_target(sc), 0, 130000);
     bf_cluster_info_t info;
     bf_results_t *res = NULL;
-    int code = 0;
+    int code = BF_EXIT_OK;
     if (bf_cluster_info(es, &info, &diag) != BF_OK) {
         fprintf(stderr, "bulkfleet-agent run: the target cluster is not reachable: %s\n", diag.msg);
-        code = 3;
+        code = BF_EXIT_ENV;
         goto out;
     }
     if (results_base) {
         res = bf_results_open(results_base, NULL, sc, &diag);
         if (res == NULL) {
             fprintf(stderr, "bulkfleet-agent run: %s\n", diag.msg);
-            code = 3;
+            code = BF_EXIT_ENV;
             goto out;
         }
         bf_results_set_cluster(res, &info);
@@ -255,7 +255,8 @@ int bf_standalone_main(int argc, char **argv)
         }
         const bf_row_t *folded = bf_finish_fold(res, sc, reps, nreps, rows, &nrows, NULL);
         if (folded)
-            code |= folded->failed || !folded->verified;
+            if (folded->failed || !folded->verified)
+                code = BF_EXIT_FAILED;
     }
     free(reps);
     printf("\n");
@@ -293,16 +294,16 @@ int bf_standalone_render_main(int argc, char **argv)
             if (bf_units_parse_u64(optarg, &v) != 0 || v == 0 || v > 1000000) {
                 fprintf(stderr, "bulkfleet-agent render: --requests %s: expected 1..1000000\n",
                         optarg);
-                return 2;
+                return BF_EXIT_INPUT;
             }
             requests = v;
             break;
-        default: fputs(RENDER_USAGE, stderr); return 2;
+        default: fputs(RENDER_USAGE, stderr); return BF_EXIT_INPUT;
         }
     }
     if (optind != argc - 1) {
         fputs(RENDER_USAGE, stderr);
-        return 2;
+        return BF_EXIT_INPUT;
     }
     bf_diag_t diag = {0};
     bf_scenario_t *sc = NULL;
@@ -310,7 +311,7 @@ int bf_standalone_render_main(int argc, char **argv)
     bf_gen_t *gen = NULL;
     bf_buf_t body;
     size_t first, last;
-    int code = 2;
+    int code = BF_EXIT_INPUT;
     bf_buf_init(&body, BF_MAX_BODY_BYTES);
     if (bf_scenario_load_file(argv[optind], NULL, &sc, &diag) != BF_OK) {
         fprintf(stderr, "%s\n", diag.msg);
@@ -327,20 +328,20 @@ int bf_standalone_render_main(int argc, char **argv)
     bf_partition_t part = {.stream_index = 0, .stream_count = 1,
                            .seed = bf_scenario_run(sc)->seed + first};
     gen = bf_gen_new(tmpl, &part);
-    code = 0;
+    code = BF_EXIT_OK;
     for (uint64_t i = 0; i < requests && code == 0; i++) {
         bf_buf_reset(&body);
         int rc = bf_tmpl_render_bulk(tmpl, gen, cell, cell->batch_size, &body);
         if (rc != BF_OK) {
             fprintf(stderr, "bulkfleet-agent render: cell %s, request %llu: %s\n", cell->id,
                     (unsigned long long)i + 1, bf_strerror(rc));
-            code = 1;
+            code = BF_EXIT_FAILED;
         } else if (fwrite(body.data, 1, body.len, stdout) != body.len) {
-            code = 3;
+            code = BF_EXIT_ENV;
         }
     }
     if (fflush(stdout) != 0)
-        code = 3;
+        code = BF_EXIT_ENV;
 out:
     bf_buf_cleanup(&body);
     bf_gen_destroy(&gen);

@@ -5,7 +5,7 @@
 #define BF_STANDALONE_H
 
 /* bf_standalone_main — argv[0] is "run"; --results DIR writes the coordinator's results
- * directory under DIR. Returns the exit code (0, 1 cells failed, 2 bad
+ * directory under DIR. Returns the exit code (enum bf_exit: 0, 1 cells failed, 2 bad
  * input, 3 environment, 130/143 interrupted). */
 int bf_standalone_main(int argc, char **argv);
 

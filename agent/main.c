@@ -23,7 +23,7 @@
 
 static void on_signal(int sig)
 {
-    bf_agent_stop_flag = sig == SIGINT ? 130 : 143;
+    bf_agent_stop_flag = bf_exit_of_signal(sig);
     bf_standalone_stop_flag = bf_agent_stop_flag;
 }
 
@@ -73,17 +73,17 @@ int main(int argc, char **argv)
         if (argc != 3) {
             fprintf(stderr, "usage: bulkfleet-agent keygen DIR   (writes DIR/agent.key and "
                             "DIR/agent.pub)\n");
-            return 2;
+            return BF_EXIT_INPUT;
         }
         bf_diag_t d = {0};
         if (bf_keys_generate(argv[2], "agent", &d) != 0) {
             fprintf(stderr, "bulkfleet-agent keygen: %s\n", d.msg);
-            return 3;
+            return BF_EXIT_ENV;
         }
         printf("wrote %s/agent.key (secret, 0600) and %s/agent.pub\n"
                "next: copy agent.pub into the coordinator's allow-list directory, and the\n"
                "coordinator's coordinator.pub into %s/\n", argv[2], argv[2], argv[2]);
-        return 0;
+        return BF_EXIT_OK;
     }
 
     bf_agent_opts_t o;
@@ -115,14 +115,14 @@ int main(int argc, char **argv)
         case 't':
             if (bf_units_parse_u64(optarg, &v) != 0 || v == 0 || v > 1024) {
                 fprintf(stderr, "bulkfleet-agent: --threads %s: expected 1..1024\n", optarg);
-                return 2;
+                return BF_EXIT_INPUT;
             }
             o.threads = (uint32_t)v;
             break;
         case 'd':
             if (bf_units_parse_duration_ms(optarg, &v) != 0 || v < 1000) {
                 fprintf(stderr, "bulkfleet-agent: --deadman %s: expected a duration >= 1s\n", optarg);
-                return 2;
+                return BF_EXIT_INPUT;
             }
             o.deadman_ms = (uint32_t)v;
             break;
@@ -131,7 +131,7 @@ int main(int argc, char **argv)
         case 'A':
             if (nallow + 1 >= sizeof allow / sizeof allow[0]) {
                 fprintf(stderr, "bulkfleet-agent: too many --allow-target rules\n");
-                return 2;
+                return BF_EXIT_INPUT;
             }
             allow[nallow++] = optarg;
             allow[nallow] = NULL;
@@ -140,20 +140,20 @@ int main(int argc, char **argv)
         case 'x':
             if (bf_units_parse_u64(optarg, &v) != 0) {
                 fprintf(stderr, "bulkfleet-agent: --exit-after-cells %s: expected a number\n", optarg);
-                return 2;
+                return BF_EXIT_INPUT;
             }
             o.exit_after_cells = (int)v;
             break;
         case 'v': bf_log_set_level(BF_LOG_DEBUG); break;
         case 'q': bf_log_set_level(BF_LOG_WARN); break;
-        case 'h': usage(stdout); return 0;
-        default: usage(stderr); return 2;
+        case 'h': usage(stdout); return BF_EXIT_OK;
+        default: usage(stderr); return BF_EXIT_INPUT;
         }
     }
     if (o.control_endpoint == NULL) {
         fprintf(stderr, "bulkfleet-agent: --coordinator tcp://HOST:7100 is required\n");
         usage(stderr);
-        return 2;
+        return BF_EXIT_INPUT;
     }
     int rc = bf_agent_main(&o);
     curl_global_cleanup();

@@ -2,8 +2,18 @@
 /* bf_error.c — error codes to text, and the diagnostic record. */
 #include "bf_error.h"
 
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
+
+int bf_exit_of_signal(int sig)
+{
+    if (sig == SIGINT)
+        return BF_EXIT_SIGINT;
+    if (sig == SIGTERM)
+        return BF_EXIT_SIGTERM;
+    return 128 + sig;
+}
 
 const char *bf_strerror(int err)
 {

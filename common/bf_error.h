@@ -26,6 +26,21 @@ enum bf_err {
     BF_E_INTR = -13,     /* interrupted by a signal (Ctrl-C, SIGTERM) */
 };
 
+/* Process exit codes of both programs (DESIGN §6), the only values main() returns.
+ * 130 and 143 follow the shell's 128 + signal number convention (POSIX XCU 2.8.2). */
+enum bf_exit {
+    BF_EXIT_OK = 0,        /* every cell ok (or the command did what it was asked) */
+    BF_EXIT_FAILED = 1,    /* some cells failed, were degraded, unverified or flagged */
+    BF_EXIT_INPUT = 2,     /* bad input: usage, scenario file, results directory */
+    BF_EXIT_ENV = 3,       /* environment: cluster unreachable, too few agents, I/O, keys */
+    BF_EXIT_SIGINT = 130,  /* interrupted by SIGINT (Ctrl-C): 128 + 2 */
+    BF_EXIT_SIGTERM = 143, /* terminated by SIGTERM: 128 + 15 */
+};
+
+/* bf_exit_of_signal — the exit code for a run stopped by signal `sig`: BF_EXIT_SIGINT,
+ * BF_EXIT_SIGTERM, else 128 + sig. Async-signal-safe (a pure function), thread-safe. */
+int bf_exit_of_signal(int sig);
+
 /* bf_strerror — a short English text for an error code.
  * Returns a static string, never NULL; thread-safe. */
 const char *bf_strerror(int err);

@@ -115,7 +115,7 @@ int bf_campaign_run(const bf_campaign_opts_t *opts)
      * a restarted (or --resume'd) coordinator counting from 1 again would be answered from the
      * agent's memory of the previous run instead of being obeyed */
     c.next_cmd = bf_clock_wall_us();
-    int code = 0;
+    int code = BF_EXIT_OK;
     bf__fleet_setup_t fs = {0};
     bf_row_t *rows = NULL;
     size_t nrows = 0;
@@ -123,7 +123,7 @@ int bf_campaign_run(const bf_campaign_opts_t *opts)
     bf_diag_t diag = {0};
     if (bf_scenario_load_file(opts->scenario_path, NULL, &c.sc, &diag) != BF_OK) {
         fprintf(stderr, "%s\n", diag.msg);
-        return 2;
+        return BF_EXIT_INPUT;
     }
     for (size_t i = 0; i < bf_scenario_warning_count(c.sc); i++)
         bf_warn("%s", bf_scenario_warning(c.sc, i));
@@ -131,12 +131,12 @@ int bf_campaign_run(const bf_campaign_opts_t *opts)
     if (opts->duration_ms && *opts->duration_ms < 1000) {
         fprintf(stderr, "bulkfleet-coordinator: --duration must be at least 1s\n");
         bf_scenario_destroy(&c.sc);
-        return 2;
+        return BF_EXIT_INPUT;
     }
     uint8_t *selected = NULL;
     if (opts->cells && select_cells(c.sc, opts->cells, &selected) != BF_OK) {
         bf_scenario_destroy(&c.sc);
-        return 2;
+        return BF_EXIT_INPUT;
     }
     uint64_t seed;
     if (bf_scenario_seed_fresh(c.sc, &seed)) {
@@ -151,7 +151,7 @@ int bf_campaign_run(const bf_campaign_opts_t *opts)
     c.es = bf_es_new(target, 0, 130000);
     if (bf_cluster_info(c.es, &c.cluster, &diag) != BF_OK) {
         fprintf(stderr, "bulkfleet-coordinator: the target cluster is not reachable: %s\n", diag.msg);
-        code = 3;
+        code = BF_EXIT_ENV;
         goto out;
     }
     c.tele = bf_telemetry_new(target);
@@ -178,7 +178,7 @@ int bf_campaign_run(const bf_campaign_opts_t *opts)
         if (rc_i != BF_OK) {
             fprintf(stderr, "bulkfleet-coordinator: target.hosts[%zu] is not usable: %s\n", i,
                     d_i.msg);
-            code = 3;
+            code = BF_EXIT_ENV;
             goto out;
         }
     }
@@ -190,14 +190,14 @@ int bf_campaign_run(const bf_campaign_opts_t *opts)
     bf__cellrun_attach(&c);
 
     if (opts->resume_dir && resume_mismatch(opts->resume_dir, c.sc)) {
-        code = 2;
+        code = BF_EXIT_INPUT;
         goto out;
     }
     c.res = bf_results_open(opts->results_base ? opts->results_base : "results", opts->resume_dir,
                             c.sc, &diag);
     if (c.res == NULL) {
         fprintf(stderr, "bulkfleet-coordinator: %s\n", diag.msg);
-        code = 3;
+        code = BF_EXIT_ENV;
         goto out;
     }
     bf_results_set_cluster(c.res, &c.cluster);
@@ -216,7 +216,7 @@ int bf_campaign_run(const bf_campaign_opts_t *opts)
     uint64_t wait_ms = opts->agent_wait_ms ? opts->agent_wait_ms : 60000;
     int wr = wait_for_agents(&c, want, wait_ms);
     if (wr == BF_E_INTR) {
-        code = 128 + bf_campaign_signal;
+        code = bf_exit_of_signal(bf_campaign_signal);
         goto out;
     }
     if (wr != BF_OK) {
@@ -224,7 +224,7 @@ int bf_campaign_run(const bf_campaign_opts_t *opts)
                 "start agents with: bulkfleet-agent --coordinator tcp://<this host>%s\n",
                 bf_fleet_ready_count(c.fleet), want, (unsigned long long)(wait_ms / 1000),
                 strrchr(control, ':'));
-        code = 3;
+        code = BF_EXIT_ENV;
         goto out;
     }
 
@@ -270,14 +270,14 @@ int bf_campaign_run(const bf_campaign_opts_t *opts)
                         min_agents, (unsigned long long)(wait_ms / 1000));
                 free(agents);
                 if (bf_campaign_signal) {
-                    code = 128 + bf_campaign_signal;
+                    code = bf_exit_of_signal(bf_campaign_signal);
                     break;
                 }
                 if (wait_for_agents(&c, min_agents, wait_ms) != BF_OK) {
                     fprintf(stderr, "bulkfleet-coordinator: cell %s: fewer than --min-agents %u "
                             "agents; stopping the campaign (finished cells are in %s)\n",
                             name, min_agents, bf_results_dir(c.res));
-                    code = bf_campaign_signal ? 128 + bf_campaign_signal : 3;
+                    code = bf_campaign_signal ? bf_exit_of_signal(bf_campaign_signal) : BF_EXIT_ENV;
                     break;
                 }
                 rep--;
@@ -294,7 +294,7 @@ int bf_campaign_run(const bf_campaign_opts_t *opts)
             c.no_retry = 0;
             nreps++;
             if (rc == BF_E_INTR) {
-                code = 128 + bf_campaign_signal;
+                code = bf_exit_of_signal(bf_campaign_signal);
                 break;
             }
         }
@@ -313,8 +313,8 @@ int bf_campaign_run(const bf_campaign_opts_t *opts)
         printf("\nresults: %s\n", bf_results_dir(c.res));
         fflush(stdout);
     }
-    if (code == 0 && any_bad)
-        code = 1;
+    if (code == BF_EXIT_OK && any_bad)
+        code = BF_EXIT_FAILED;
 
 out:
     bf__cellsetup_cleanup(&fs);

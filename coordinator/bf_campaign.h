@@ -32,8 +32,9 @@ typedef struct bf_campaign_opts {
     const uint64_t *duration_ms; /* --duration override, NULL = the scenario's */
 } bf_campaign_opts_t;
 
-/* bf_campaign_run — run the whole campaign. Returns the exit code of DESIGN §6: 0 all cells
- * ok, 1 some failed/degraded/unverified, 2 bad input, 3 environment, 130/143 interrupted. */
+/* bf_campaign_run — run the whole campaign. Returns the exit code (enum bf_exit, DESIGN §6):
+ * 0 all cells ok, 1 some failed/degraded/unverified, 2 bad input, 3 environment, 130/143
+ * interrupted. */
 int bf_campaign_run(const bf_campaign_opts_t *opts);
 
 /* Set by SIGINT/SIGTERM handlers (signal number); the campaign stops every agent, writes what

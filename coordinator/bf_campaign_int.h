@@ -92,10 +92,10 @@ typedef struct bf__fleet_setup {
 } bf__fleet_setup_t;
 
 /* bf__cellsetup_fleet — bind the fleet's sockets (c->fleet) with the keys the options ask for.
- * Returns 0, or the exit code (2 bad input, 3 environment) after printing why. */
+ * Returns BF_EXIT_OK, or BF_EXIT_INPUT / BF_EXIT_ENV (enum bf_exit) after printing why. */
 int bf__cellsetup_fleet(bf__campaign_t *c, bf__fleet_setup_t *fs);
 /* bf__cellsetup_local_agents — start opts->local_agents agent processes connecting to the
- * control bind. Returns 0, or 3 after printing why. */
+ * control bind. Returns BF_EXIT_OK, or BF_EXIT_ENV after printing why. */
 int bf__cellsetup_local_agents(bf__campaign_t *c, bf__fleet_setup_t *fs);
 /* bf__cellsetup_cleanup — stop local agents, remove ephemeral keys, free fs's strings. */
 void bf__cellsetup_cleanup(bf__fleet_setup_t *fs);

@@ -55,7 +55,7 @@ int bf__cellsetup_fleet(bf__campaign_t *c, bf__fleet_setup_t *fs)
     fs->data_bind = opts->data_bind ? bf_strdup(opts->data_bind) : data_bind_for(control);
     if (fs->data_bind == NULL) {
         fprintf(stderr, "bulkfleet-coordinator: --bind %s: expected tcp://HOST:PORT\n", control);
-        return 2;
+        return BF_EXIT_INPUT;
     }
     bf_fleet_opts_t fo = {.control_bind = control, .data_bind = fs->data_bind,
                           .lost_ms = opts->lost_ms};
@@ -71,7 +71,7 @@ int bf__cellsetup_fleet(bf__campaign_t *c, bf__fleet_setup_t *fs)
         if (opts->keys_dir) {
             if (bf_keys_load_secret(opts->keys_dir, "coordinator", secret, public_key, &kd) != BF_OK) {
                 fprintf(stderr, "bulkfleet-coordinator: %s\n", kd.msg);
-                return 3;
+                return BF_EXIT_ENV;
             }
             fs->allow = opts->allow_dir ? bf_strdup(opts->allow_dir)
                                         : bf_asprintf("%s/agents", opts->keys_dir);
@@ -79,7 +79,7 @@ int bf__cellsetup_fleet(bf__campaign_t *c, bf__fleet_setup_t *fs)
             fprintf(stderr, "bulkfleet-coordinator: CURVE keys are required: give --keys DIR "
                     "(create it with `bulkfleet-coordinator keygen DIR`, then put each agent's "
                     "agent.pub into DIR/agents/), or --insecure on a trusted network\n");
-            return 3;
+            return BF_EXIT_ENV;
         }
         if (opts->local_agents) {
             /* local agents get ephemeral keys in a private temporary directory */
@@ -87,7 +87,7 @@ int bf__cellsetup_fleet(bf__campaign_t *c, bf__fleet_setup_t *fs)
             if (mkdtemp(tmpl) == NULL) {
                 fprintf(stderr, "bulkfleet-coordinator: cannot create a key directory: %s\n",
                         strerror(errno));
-                return 3;
+                return BF_EXIT_ENV;
             }
             fs->local_keys = bf_strdup(tmpl);
             char agent_sec[41], agent_pub[41];
@@ -110,7 +110,7 @@ int bf__cellsetup_fleet(bf__campaign_t *c, bf__fleet_setup_t *fs)
             explicit_bzero(agent_sec, sizeof agent_sec);
             if (krc != BF_OK) {
                 fprintf(stderr, "bulkfleet-coordinator: local agent keys: %s\n", kd.msg);
-                return 3;
+                return BF_EXIT_ENV;
             }
             char *both = fs->allow ? bf_asprintf("%s:%s", fs->allow, fs->local_keys)
                                    : bf_strdup(fs->local_keys);
@@ -124,21 +124,21 @@ int bf__cellsetup_fleet(bf__campaign_t *c, bf__fleet_setup_t *fs)
     explicit_bzero(secret, sizeof secret);
     if (c->fleet == NULL) {
         fprintf(stderr, "bulkfleet-coordinator: %s\n", msg);
-        return 3;
+        return BF_EXIT_ENV;
     }
-    return 0;
+    return BF_EXIT_OK;
 }
 
 int bf__cellsetup_local_agents(bf__campaign_t *c, bf__fleet_setup_t *fs)
 {
     const bf_campaign_opts_t *opts = c->opts;
     if (!opts->local_agents)
-        return 0;
+        return BF_EXIT_OK;
     char *agent = bf_local_agent_path();
     if (agent == NULL) {
         fprintf(stderr, "bulkfleet-coordinator: bulkfleet-agent not found next to this "
                         "program; build it (make) or install both programs\n");
-        return 3;
+        return BF_EXIT_ENV;
     }
     /* local agents connect to loopback on the control port we bound */
     const char *colon = strrchr(control_of(opts), ':');
@@ -148,7 +148,7 @@ int bf__cellsetup_local_agents(bf__campaign_t *c, bf__fleet_setup_t *fs)
     int rc = bf_local_spawn(agent, ep, fs->npids, opts->local_threads, fs->local_keys, fs->pids);
     free(ep);
     free(agent);
-    return rc == BF_OK ? 0 : 3;
+    return rc == BF_OK ? BF_EXIT_OK : BF_EXIT_ENV;
 }
 
 void bf__cellsetup_cleanup(bf__fleet_setup_t *fs)

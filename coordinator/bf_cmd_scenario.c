@@ -19,15 +19,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define EXIT_OK 0
-#define EXIT_INPUT 2
-#define EXIT_ENV 3
 #define SETUP_MS 5000u      /* per cell: delete + create index, prepare agents (estimate) */
 #define AGENT_BASE_BYTES (64ull << 20) /* DESIGN §8: agent memory budget above the bodies */
 
 static int exit_code_of(int rc)
 {
-    return rc == BF_E_IO ? EXIT_ENV : EXIT_INPUT;
+    return rc == BF_E_IO ? BF_EXIT_ENV : BF_EXIT_INPUT;
 }
 
 static int parse_u32_opt(const char *cmd, const char *opt, const char *arg, uint32_t *out)
@@ -65,7 +62,7 @@ static const char *parse_common(int argc, char **argv, uint32_t *agents, uint32_
             if (parse_u32_opt(cmd, "--cluster-nodes", optarg, nodes) != 0)
                 return NULL;
             break;
-        case 'h': fprintf(stdout, "usage: bulkfleet-coordinator %s\n", usage); exit(EXIT_OK);
+        case 'h': fprintf(stdout, "usage: bulkfleet-coordinator %s\n", usage); exit(BF_EXIT_OK);
         default: fprintf(stderr, "usage: bulkfleet-coordinator %s\n", usage); return NULL;
         }
     }
@@ -88,7 +85,7 @@ static int load(const char *cmd, const char *path, uint32_t nodes, bf_scenario_t
     }
     for (size_t i = 0; i < bf_scenario_warning_count(*sc); i++)
         fprintf(stderr, "%s\n", bf_scenario_warning(*sc, i));
-    return EXIT_OK;
+    return BF_EXIT_OK;
 }
 
 /* "shards(2) batch_size(3)" — each axis with its number of distinct values. */
@@ -123,10 +120,10 @@ int bf_cmd_validate(int argc, char **argv)
     const char *path = parse_common(argc, argv, &agents, &nodes,
                                     "validate FILE [--cluster-nodes N]");
     if (path == NULL)
-        return EXIT_INPUT;
+        return BF_EXIT_INPUT;
     bf_scenario_t *sc = NULL;
     int rc = load(argv[0], path, nodes, &sc);
-    if (rc != EXIT_OK)
+    if (rc != BF_EXIT_OK)
         return rc;
     char axes[1024];
     axes_summary(sc, axes, sizeof axes);
@@ -135,7 +132,7 @@ int bf_cmd_validate(int argc, char **argv)
            bf_scenario_name(sc), cells, cells == 1 ? "" : "s", axes, bf_scenario_doc_bytes(sc),
            bf_scenario_warning_count(sc), bf_scenario_warning_count(sc) == 1 ? "" : "s");
     bf_scenario_destroy(&sc);
-    return EXIT_OK;
+    return BF_EXIT_OK;
 }
 
 static uint64_t ceil_div(uint64_t a, uint64_t b)
@@ -149,21 +146,21 @@ int bf_cmd_plan(int argc, char **argv)
     const char *path = parse_common(argc, argv, &agents, &nodes,
                                     "plan FILE [--agents N] [--cluster-nodes N]");
     if (path == NULL)
-        return EXIT_INPUT;
+        return BF_EXIT_INPUT;
     if (agents == 0) {
         fprintf(stderr, "%s: --agents must be at least 1\n", argv[0]);
-        return EXIT_INPUT;
+        return BF_EXIT_INPUT;
     }
     bf_scenario_t *sc = NULL;
     int rc = load(argv[0], path, nodes, &sc);
-    if (rc != EXIT_OK)
+    if (rc != BF_EXIT_OK)
         return rc;
     bf_tmpl_t *t = NULL;
     bf_diag_t diag = {0};
     if (bf_tmpl_compile(sc, &t, &diag) != BF_OK) {
         fprintf(stderr, "%s\n", diag.msg);
         bf_scenario_destroy(&sc);
-        return EXIT_INPUT;
+        return BF_EXIT_INPUT;
     }
     const bf_run_spec_t *run = bf_scenario_run(sc);
     size_t ncells = bf_scenario_cell_count(sc), naxes = bf_scenario_axis_count(sc);
@@ -233,7 +230,7 @@ int bf_cmd_plan(int argc, char **argv)
            bf_scenario_cell(sc, peak_cell)->compression == BF_COMPRESS_GZIP ? " x 2 (gzip)" : "");
     bf_tmpl_destroy(&t);
     bf_scenario_destroy(&sc);
-    return EXIT_OK;
+    return BF_EXIT_OK;
 }
 
 static int read_all(const char *path, char **data, size_t *len)
@@ -284,29 +281,29 @@ int bf_cmd_import_loadgen(int argc, char **argv)
         switch (ch) {
         case 'c':
             if (parse_u32_opt(cmd, "-c", optarg, &v) != 0 || v == 0)
-                return EXIT_INPUT;
+                return BF_EXIT_INPUT;
             o.concurrency = v;
             break;
         case 'd':
             if (parse_u32_opt(cmd, "-d", optarg, &v) != 0 || v == 0)
-                return EXIT_INPUT;
+                return BF_EXIT_INPUT;
             o.duration_s = v;
             break;
         case 'r':
             if (parse_u32_opt(cmd, "-r", optarg, &v) != 0)
-                return EXIT_INPUT;
+                return BF_EXIT_INPUT;
             o.qps = v;
             break;
         case 'z': o.compress = 1; break;
         case 'N': o.name = optarg; break;
         case 'o': out_path = optarg; break;
-        case 'h': printf("usage: bulkfleet-coordinator %s\n", usage); return EXIT_OK;
-        default: fprintf(stderr, "usage: bulkfleet-coordinator %s\n", usage); return EXIT_INPUT;
+        case 'h': printf("usage: bulkfleet-coordinator %s\n", usage); return BF_EXIT_OK;
+        default: fprintf(stderr, "usage: bulkfleet-coordinator %s\n", usage); return BF_EXIT_INPUT;
         }
     }
     if (optind != argc - 1) {
         fprintf(stderr, "usage: bulkfleet-coordinator %s\n", usage);
-        return EXIT_INPUT;
+        return BF_EXIT_INPUT;
     }
     const char *path = argv[optind];
     char *text = NULL;
@@ -315,7 +312,7 @@ int bf_cmd_import_loadgen(int argc, char **argv)
     if (rc != BF_OK) {
         fprintf(stderr, "%s: cannot read %s: %s\n", cmd, path,
                 rc == BF_E_TOOBIG ? "too large" : strerror(errno));
-        return rc == BF_E_IO ? EXIT_ENV : EXIT_INPUT;
+        return rc == BF_E_IO ? BF_EXIT_ENV : BF_EXIT_INPUT;
     }
     char *yaml = NULL;
     bf_diag_t diag = {0};
@@ -323,9 +320,9 @@ int bf_cmd_import_loadgen(int argc, char **argv)
     free(text);
     if (rc != BF_OK) {
         fprintf(stderr, "%s\n", diag.msg[0] ? diag.msg : bf_strerror(rc));
-        return EXIT_INPUT;
+        return BF_EXIT_INPUT;
     }
-    int code = EXIT_OK;
+    int code = BF_EXIT_OK;
     /* Does the result load? Relative paths as the output will see them; an environment
      * variable not set yet (the password the user exports later) is not a mistake. What loadgen
      * tolerated and bulkfleet refuses (duplicate keys in a body, say) is said now, not at the
@@ -343,7 +340,7 @@ int bf_cmd_import_loadgen(int argc, char **argv)
         if (bf_scenario_load_text(yaml, strlen(yaml), origin, &lo, &check, &cd) != BF_OK) {
             fprintf(stderr, "%s: the converted scenario does not validate yet; fix it before "
                     "running it:\n  %s\n", cmd, cd.msg);
-            code = EXIT_INPUT;
+            code = BF_EXIT_INPUT;
         }
         bf_scenario_destroy(&check);
         free(dir_src);
@@ -355,8 +352,8 @@ int bf_cmd_import_loadgen(int argc, char **argv)
             bad = 1;
         if (bad) {
             fprintf(stderr, "%s: cannot write %s: %s\n", cmd, out_path, strerror(errno));
-            code = EXIT_ENV;
-        } else if (code == EXIT_OK) {
+            code = BF_EXIT_ENV;
+        } else if (code == BF_EXIT_OK) {
             fprintf(stderr, "%s: wrote %s; check it with: bulkfleet-coordinator validate %s\n",
                     cmd, out_path, out_path);
         } else {

@@ -7,8 +7,9 @@
  *                                        [--name NAME] [-o OUT.yaml]
  *
  * Each takes argv[0] = the subcommand name, prints to stdout (results) and stderr (errors,
- * warnings) and returns the process exit code: 0 ok, 2 bad input (usage, invalid scenario),
- * 3 environment (a file that cannot be read or written for reasons other than not existing).
+ * warnings) and returns the process exit code (enum bf_exit): 0 ok, 2 bad input (usage,
+ * invalid scenario), 3 environment (a file that cannot be read or written for reasons other
+ * than not existing).
  * Nothing here touches a cluster. Not thread-safe (getopt).
  */
 #ifndef BF_CMD_SCENARIO_H

@@ -68,7 +68,7 @@ int bf_local_spawn(const char *agent_path, const char *control_endpoint, uint32_
             argv[k] = NULL;
             execv(agent_path, argv);
             fprintf(stderr, "bulkfleet-coordinator: cannot run %s: %s\n", agent_path, strerror(errno));
-            _exit(127);
+            _exit(127); /* the shell's "command not found", only seen by waitpid */
         }
         pids[i] = pid;
     }

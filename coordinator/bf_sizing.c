@@ -182,7 +182,7 @@ static int results_factor(const char *dir, double *factor, size_t *nrows)
 {
     json_t *j = load_json(dir, "matrix.json");
     if (j == NULL)
-        return 3;
+        return BF_EXIT_ENV;
     json_t *rows = json_object_get(j, "rows");
     size_t n = 0, cap = json_array_size(rows);
     if (cap > MAX_FACTOR_ROWS)
@@ -199,13 +199,13 @@ static int results_factor(const char *dir, double *factor, size_t *nrows)
         fprintf(stderr, "bulkfleet-coordinator size: %s/matrix.json: no row has "
                 "store_bytes_per_payload_byte (a run before it was measured, or every cell "
                 "failed); give --raw-to-disk instead\n", dir);
-        return 2;
+        return BF_EXIT_INPUT;
     }
     qsort(v, n, sizeof *v, cmp_dbl);
     *factor = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
     *nrows = n;
     free(v);
-    return 0;
+    return BF_EXIT_OK;
 }
 
 /* the best max sustainable docs/s of DIR/findmax.json divided by the tested data nodes */
@@ -213,7 +213,7 @@ static int findmax_per_node(const char *dir, double *per_node, double *dps, int6
 {
     json_t *j = load_json(dir, "findmax.json");
     if (j == NULL)
-        return 3;
+        return BF_EXIT_ENV;
     json_t *combos = json_object_get(j, "combinations");
     double best = 0;
     for (size_t i = 0; i < json_array_size(combos); i++) {
@@ -228,11 +228,11 @@ static int findmax_per_node(const char *dir, double *per_node, double *dps, int6
         fprintf(stderr, "bulkfleet-coordinator size: %s/findmax.json: no sustained rate or no "
                 "data node count (the search found no rate that held); give --docs-per-node\n",
                 dir);
-        return 2;
+        return BF_EXIT_INPUT;
     }
     *dps = best;
     *per_node = best / (double)*nodes;
-    return 0;
+    return BF_EXIT_OK;
 }
 
 int bf_size_cmd(int argc, char **argv)
@@ -257,42 +257,54 @@ int bf_size_cmd(int argc, char **argv)
     optind = 1;
     while ((ch = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
         switch (ch) {
-        case 'g': if (parse_num("--daily-gb", optarg, &in.daily_gb)) return 2; break;
-        case 'd': if (parse_num("--days", optarg, &in.hot.days)) return 2; break;
-        case 'm': if (parse_num("--ram-gb", optarg, &in.ram_gb)) return 2; break;
+        case 'g': if (parse_num("--daily-gb", optarg, &in.daily_gb)) return BF_EXIT_INPUT; break;
+        case 'd': if (parse_num("--days", optarg, &in.hot.days)) return BF_EXIT_INPUT; break;
+        case 'm': if (parse_num("--ram-gb", optarg, &in.ram_gb)) return BF_EXIT_INPUT; break;
         case 'r':
             if (parse_num("--replicas", optarg, &v) || v != floor(v) || v > 1000) {
                 fprintf(stderr, "bulkfleet-coordinator size: --replicas: a whole number 0..1000\n");
-                return 2;
+                return BF_EXIT_INPUT;
             }
             in.replicas = (uint32_t)v;
             break;
-        case 'o': if (parse_num("--ratio", optarg, &in.hot.ram_data_ratio)) return 2; break;
-        case 'w': if (parse_num("--warm-days", optarg, &in.warm.days)) return 2; break;
-        case 'O': if (parse_num("--warm-ratio", optarg, &in.warm.ram_data_ratio)) return 2; break;
+        case 'o':
+            if (parse_num("--ratio", optarg, &in.hot.ram_data_ratio))
+                return BF_EXIT_INPUT;
+            break;
+        case 'w': if (parse_num("--warm-days", optarg, &in.warm.days)) return BF_EXIT_INPUT; break;
+        case 'O':
+            if (parse_num("--warm-ratio", optarg, &in.warm.ram_data_ratio))
+                return BF_EXIT_INPUT;
+            break;
         case 'f': in.failover = 1; break;
-        case 'W': if (parse_num("--watermark", optarg, &in.watermark)) return 2; break;
-        case 'M': if (parse_num("--margin", optarg, &in.margin)) return 2; break;
+        case 'W': if (parse_num("--watermark", optarg, &in.watermark)) return BF_EXIT_INPUT; break;
+        case 'M': if (parse_num("--margin", optarg, &in.margin)) return BF_EXIT_INPUT; break;
         case 'x':
-            if (parse_num("--raw-to-disk", optarg, &in.raw_to_disk)) return 2;
+            if (parse_num("--raw-to-disk", optarg, &in.raw_to_disk)) return BF_EXIT_INPUT;
             have_factor = 1;
             break;
         case 'R': results = optarg; break;
-        case 'p': if (parse_num("--peak-docs-s", optarg, &in.peak_docs_s)) return 2; break;
+        case 'p':
+            if (parse_num("--peak-docs-s", optarg, &in.peak_docs_s))
+                return BF_EXIT_INPUT;
+            break;
         case 'F': findmax = optarg; break;
-        case 'n': if (parse_num("--docs-per-node", optarg, &in.docs_s_per_node)) return 2; break;
-        case 'h': size_usage(stdout); return 0;
-        default: size_usage(stderr); return 2;
+        case 'n':
+            if (parse_num("--docs-per-node", optarg, &in.docs_s_per_node))
+                return BF_EXIT_INPUT;
+            break;
+        case 'h': size_usage(stdout); return BF_EXIT_OK;
+        default: size_usage(stderr); return BF_EXIT_INPUT;
         }
     }
     if (optind != argc) {
         fprintf(stderr, "bulkfleet-coordinator size: unexpected argument '%s'\n", argv[optind]);
         size_usage(stderr);
-        return 2;
+        return BF_EXIT_INPUT;
     }
     if (results != NULL && have_factor) {
         fprintf(stderr, "bulkfleet-coordinator size: give --results or --raw-to-disk, not both\n");
-        return 2;
+        return BF_EXIT_INPUT;
     }
     if (results != NULL) {
         size_t n = 0;
@@ -315,8 +327,8 @@ int bf_size_cmd(int argc, char **argv)
     bf_size_out_t out;
     if (bf_size_compute(&in, &out, &d) != BF_OK) {
         fprintf(stderr, "bulkfleet-coordinator size: %s\n", d.msg);
-        return 2;
+        return BF_EXIT_INPUT;
     }
     bf_size_print(stdout, &in, &out);
-    return 0;
+    return BF_EXIT_OK;
 }

@@ -112,41 +112,44 @@ static int cmd_run(int argc, char **argv)
     optind = 1;
     while ((ch = getopt_long(argc, argv, "qvh", longopts, NULL)) != -1) {
         switch (ch) {
-        case 'L': if (parse_u32("--local-agents", optarg, &o.local_agents)) return 2; break;
-        case 'a': if (parse_u32("--agents", optarg, &o.agents)) return 2; break;
-        case 'm': if (parse_u32("--min-agents", optarg, &o.min_agents)) return 2; break;
-        case 't': if (parse_u32("--threads", optarg, &o.local_threads)) return 2; break;
+        case 'L':
+            if (parse_u32("--local-agents", optarg, &o.local_agents))
+                return BF_EXIT_INPUT;
+            break;
+        case 'a': if (parse_u32("--agents", optarg, &o.agents)) return BF_EXIT_INPUT; break;
+        case 'm': if (parse_u32("--min-agents", optarg, &o.min_agents)) return BF_EXIT_INPUT; break;
+        case 't': if (parse_u32("--threads", optarg, &o.local_threads)) return BF_EXIT_INPUT; break;
         case 'b': o.control_bind = optarg; break;
         case 'B': o.data_bind = optarg; break;
         case 'r': o.results_base = optarg; break;
         case 'R': o.resume_dir = optarg; break;
-        case 'w': if (parse_ms("--wait", optarg, &o.agent_wait_ms)) return 2; break;
+        case 'w': if (parse_ms("--wait", optarg, &o.agent_wait_ms)) return BF_EXIT_INPUT; break;
         case 'l':
-            if (parse_ms("--lost", optarg, &ms)) return 2;
+            if (parse_ms("--lost", optarg, &ms)) return BF_EXIT_INPUT;
             o.lost_ms = (uint32_t)ms;
             break;
         case 'I': o.insecure = 1; break;
         case 'k': o.keys_dir = optarg; break;
         case 'C': o.cells = optarg; break;
         case 'W':
-            if (parse_ms("--warmup", optarg, &warmup_ms)) return 2;
+            if (parse_ms("--warmup", optarg, &warmup_ms)) return BF_EXIT_INPUT;
             o.warmup_ms = &warmup_ms;
             break;
         case 'D':
-            if (parse_ms("--duration", optarg, &duration_ms)) return 2;
+            if (parse_ms("--duration", optarg, &duration_ms)) return BF_EXIT_INPUT;
             o.duration_ms = &duration_ms;
             break;
         case 'A': o.allow_dir = optarg; break;
         case 'q': o.quiet = 1; break;
         case 'v': bf_log_set_level(BF_LOG_DEBUG); break;
-        case 'h': usage(stdout); return 0;
-        default: usage(stderr); return 2;
+        case 'h': usage(stdout); return BF_EXIT_OK;
+        default: usage(stderr); return BF_EXIT_INPUT;
         }
     }
     if (optind != argc - 1) {
         fprintf(stderr, "bulkfleet-coordinator run: expected one SCENARIO file\n");
         usage(stderr);
-        return 2;
+        return BF_EXIT_INPUT;
     }
     o.scenario_path = argv[optind];
     return bf_campaign_run(&o);
@@ -156,12 +159,12 @@ static int cmd_keygen(int argc, char **argv)
 {
     if (argc != 2) {
         fprintf(stderr, "usage: bulkfleet-coordinator keygen DIR\n");
-        return 2;
+        return BF_EXIT_INPUT;
     }
     bf_diag_t d = {0};
     if (bf_keys_generate(argv[1], "coordinator", &d) != 0) {
         fprintf(stderr, "bulkfleet-coordinator keygen: %s\n", d.msg);
-        return 3;
+        return BF_EXIT_ENV;
     }
     char agents[4096];
     snprintf(agents, sizeof agents, "%s/agents", argv[1]);
@@ -169,7 +172,7 @@ static int cmd_keygen(int argc, char **argv)
     printf("wrote %s/coordinator.key (secret, 0600) and %s/coordinator.pub\n"
            "next: copy coordinator.pub to every agent's key directory, and each agent's\n"
            "agent.pub into %s/ (name it <agent>.pub)\n", argv[1], argv[1], agents);
-    return 0;
+    return BF_EXIT_OK;
 }
 
 int main(int argc, char **argv)
@@ -177,7 +180,7 @@ int main(int argc, char **argv)
     bf_log_set_prefix("bulkfleet-coordinator");
     if (argc < 2) {
         usage(stderr);
-        return 2;
+        return BF_EXIT_INPUT;
     }
     curl_global_init(CURL_GLOBAL_ALL);
     struct sigaction sa;
@@ -206,11 +209,11 @@ int main(int argc, char **argv)
         rc = bf_size_cmd(argc - 1, argv + 1);
     else if (strcmp(cmd, "-h") == 0 || strcmp(cmd, "--help") == 0 || strcmp(cmd, "help") == 0) {
         usage(stdout);
-        rc = 0;
+        rc = BF_EXIT_OK;
     } else {
         fprintf(stderr, "bulkfleet-coordinator: unknown command '%s'\n", cmd);
         usage(stderr);
-        rc = 2;
+        rc = BF_EXIT_INPUT;
     }
     curl_global_cleanup();
     return rc;

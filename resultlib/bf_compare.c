@@ -310,24 +310,24 @@ int bf_compare_cmd(int argc, char **argv)
             f = BF_COMPARE_MARKDOWN;
         } else if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
             printf("usage: bulkfleet-coordinator compare BASE_DIR CONTENDER_DIR [--csv]\n");
-            return 0;
+            return BF_EXIT_OK;
         } else if (argv[i][0] == '-' || nd == 2) {
             fprintf(stderr, "bulkfleet-coordinator compare: unexpected '%s'\nusage: "
                             "bulkfleet-coordinator compare BASE_DIR CONTENDER_DIR [--csv]\n", argv[i]);
-            return 2;
+            return BF_EXIT_INPUT;
         } else {
             dirs[nd++] = argv[i];
         }
     }
     if (nd != 2) {
         fprintf(stderr, "usage: bulkfleet-coordinator compare BASE_DIR CONTENDER_DIR [--csv]\n");
-        return 2;
+        return BF_EXIT_INPUT;
     }
     bf_diag_t d = {0};
     bf_compare_t *c = NULL;
     if (bf_compare_dirs(dirs[0], dirs[1], &c, &d) != BF_OK) {
         fprintf(stderr, "bulkfleet-coordinator compare: %s\n", d.msg);
-        return 2;
+        return BF_EXIT_INPUT;
     }
     bf_buf_t out;
     bf_buf_init(&out, 0);
@@ -335,5 +335,5 @@ int bf_compare_cmd(int argc, char **argv)
     fwrite(out.data ? out.data : "", 1, out.len, stdout);
     bf_buf_cleanup(&out);
     bf_compare_destroy(&c);
-    return 0;
+    return BF_EXIT_OK;
 }

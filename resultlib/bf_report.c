@@ -955,14 +955,15 @@ int bf_report_cmd(int argc, char **argv)
         fprintf(stderr, "usage: bulkfleet-coordinator report DIR\n"
                         "  writes DIR/report.html from a results directory (matrix.json, cells/, "
                         "telemetry/)\n");
-        return argc == 2 && (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0) ? 0 : 2;
+        int help = argc == 2 && (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0);
+        return help ? BF_EXIT_OK : BF_EXIT_INPUT;
     }
     bf_diag_t d = {0};
     int rc = bf_report_write(argv[1], &d);
     if (rc != BF_OK) {
         fprintf(stderr, "bulkfleet-coordinator report: %s\n", d.msg);
-        return rc == BF_E_IO ? 3 : 2;
+        return rc == BF_E_IO ? BF_EXIT_ENV : BF_EXIT_INPUT;
     }
     printf("%s/report.html\n", argv[1]);
-    return 0;
+    return BF_EXIT_OK;
 }

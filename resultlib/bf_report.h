@@ -40,7 +40,7 @@ int bf_report_render(const char *dir, bf_buf_t *html, bf_diag_t *diag);
 int bf_report_write(const char *dir, bf_diag_t *diag);
 
 /* bf_report_cmd — `bulkfleet-coordinator report DIR`: argv[0] is "report". Prints the path
- * of the written file. Returns the exit code: 0, 2 (usage, or DIR is not a results
+ * of the written file. Returns the exit code (enum bf_exit): 0, 2 (usage, or DIR is not a results
  * directory), 3 (cannot write). */
 int bf_report_cmd(int argc, char **argv);
 
