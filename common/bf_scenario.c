@@ -738,7 +738,8 @@ static int apply_defaults(bf__load_t *L, bf__kval_t *vals, int items)
 {
     for (int id = 0; id < BF__K_COUNT_; id++) {
         const bf__key_t *k = &bf__keys[id];
-        int is_item = strncmp(k->path, "variables[].", 12) == 0;
+        int is_item = strncmp(k->path, "variables[].", 12) == 0 ? 1
+                      : strncmp(k->path, "search.queries[].", 17) == 0 ? 2 : 0;
         if (is_item != items || vals[id].set || k->def == NULL)
             continue;
         if (strncmp(k->path, "matrix.", 7) == 0)
@@ -1461,6 +1462,91 @@ static void warn_replicas(bf__load_t *L)
     }
 }
 
+/* ---- the search section (issue #15) -------------------------------------------------------- */
+
+static int build_search(bf__load_t *L)
+{
+    bf_search_spec_t *s = &L->sc->search;
+    if (!TOP(SEARCH)->set || TOP(SEARCH)->node == NULL)
+        return BF_OK;
+    s->enabled = 1;
+    s->clients = (uint32_t)TOP(SEARCH_CLIENTS)->u;
+    s->target_rate = TOP(SEARCH_RATE)->d;
+    s->prefill = TOP(SEARCH_PREFILL)->u;
+    s->recreate = TOP(SEARCH_RECREATE)->b;
+    s->queries = bf_calloc(L->nq ? L->nq : 1, sizeof *s->queries);
+    for (size_t i = 0; i < L->nq; i++) {
+        bf__kval_t *qv = L->q_vals[i];
+        bf_query_spec_t *q = &s->queries[i];
+        s->nqueries = i + 1;
+        q->name = dup_str(&qv[BF__K_Q_NAME]);
+        if (strlen(q->name) >= BF_MAX_QUERY_NAME)
+            return bf__err(L, qv[BF__K_Q_NAME].node, BF_E_INVAL, "search.queries[%zu].name: "
+                           "at most %u characters", i, BF_MAX_QUERY_NAME - 1);
+        for (size_t j = 0; j < i; j++)
+            if (strcmp(s->queries[j].name, q->name) == 0)
+                return bf__err(L, qv[BF__K_Q_NAME].node, BF_E_INVAL, "search.queries[%zu].name: "
+                               "'%s' is already the name of search.queries[%zu]; names label "
+                               "the results rows, give each query its own", i, q->name, j);
+        q->post = qv[BF__K_Q_METHOD].e == 0;
+        q->path = dup_str(&qv[BF__K_Q_PATH]);
+        if (q->path[0] != '/')
+            return bf__err(L, qv[BF__K_Q_PATH].node, BF_E_INVAL, "search.queries[%zu].path: "
+                           "'%s' must start with '/', e.g. /{index}/_search", i, q->path);
+        q->body = dup_str(&qv[BF__K_Q_BODY]);
+        q->weight = (uint32_t)qv[BF__K_Q_WEIGHT].u;
+    }
+    return BF_OK;
+}
+
+/* Locates a byte of query qi's body template (the loader's positions, as for document.source). */
+typedef struct qloc {
+    bf__load_t *L;
+    size_t qi;
+} qloc;
+
+static void locate_query(void *ctx, enum bf__tfield field, size_t offset, char *buf, size_t size)
+{
+    qloc *q = ctx;
+    (void)field;
+    const bf__ynode_t *n = q->L->q_vals[q->qi][BF__K_Q_BODY].node;
+    uint32_t line = 0, col = 0;
+    if (n)
+        bf__ydoc_locate(&q->L->doc, n, offset, "$[[", &line, &col);
+    snprintf(buf, size, "%s:%u:%u", q->L->origin, line, col);
+}
+
+/* Every query body compiles against the variables and renders valid JSON; cells with nothing
+ * to send are refused. */
+static int check_search(bf__load_t *L)
+{
+    bf_scenario_t *sc = L->sc;
+    for (size_t c = 0; c < sc->ncells; c++) {
+        const bf_cell_t *cell = &sc->cells[c];
+        if (cell->concurrency == 0 && cell->search_clients == 0)
+            return bf__err(L, TOP(MATRIX)->node, BF_E_INVAL, "cell %s: concurrency 0 and no "
+                           "search clients: nothing to send; exclude it (matrix.exclude: "
+                           "[{concurrency: 0, search_clients: 0}]) or add a search section",
+                           cell->id);
+    }
+    for (size_t i = 0; i < sc->search.nqueries; i++) {
+        const bf_query_spec_t *q = &sc->search.queries[i];
+        if (q->body == NULL)
+            continue;
+        char what[96];
+        snprintf(what, sizeof what, "search.queries[%zu].body", i);
+        qloc ql = {L, i};
+        bf_tmpl_t *t = NULL;
+        int rc = bf__tmpl_compile_body_loc(sc, q->body, what, locate_query, &ql, &t, L->diag);
+        if (rc == BF_OK && sc->ncells > 0)
+            rc = bf__tmpl_check_body(t, 8, locate_query, &ql, L->diag);
+        bf_tmpl_destroy(&t);
+        if (rc != BF_OK)
+            return rc;
+    }
+    return BF_OK;
+}
+
 /* ---- load ---------------------------------------------------------------------------------- */
 
 static int load(bf__load_t *L, const char *text, size_t len)
@@ -1502,6 +1588,27 @@ static int load(bf__load_t *L, const char *text, size_t len)
                 return rc;
         }
     }
+    const bf__ynode_t *qs = L->top[BF__K_SEARCH_QUERIES].node;
+    if (qs && qs->kind == BF__Y_SEQ) {
+        if (qs->n == 0 || qs->n > BF_MAX_QUERIES)
+            return bf__err(L, qs, BF_E_INVAL, "search.queries: give 1 to %u queries like {name: "
+                           "all, body: '{\"query\": {\"match_all\": {}}}'}", BF_MAX_QUERIES);
+        L->nq = qs->n;
+        L->q_vals = bf_calloc(qs->n, sizeof *L->q_vals);
+        for (size_t i = 0; i < qs->n; i++) {
+            char dp[64];
+            snprintf(dp, sizeof dp, "search.queries[%zu]", i);
+            const bf__ynode_t *item = qs->items[i];
+            if (item->kind != BF__Y_MAP)
+                return bf__err(L, item, BF_E_INVAL, "%s: expected a mapping like {name: all, "
+                               "body: '{\"query\": {\"match_all\": {}}}'}", dp);
+            rc = walk_map(L, item, "search.queries[]", dp, L->q_vals[i], 0);
+            if (rc == BF_OK)
+                rc = apply_defaults(L, L->q_vals[i], 2);
+            if (rc != BF_OK)
+                return rc;
+        }
+    }
     rc = apply_defaults(L, L->top, 0);
     if (rc != BF_OK)
         return rc;
@@ -1509,8 +1616,9 @@ static int load(bf__load_t *L, const char *text, size_t len)
     sc->name = bf_strdup(L->top[BF__K_NAME].s);
     if ((rc = build_target(L)) != BF_OK || (rc = build_index(L)) != BF_OK ||
         (rc = build_variables(L)) != BF_OK || (rc = build_document(L)) != BF_OK ||
-        (rc = build_request_run(L)) != BF_OK || (rc = bf__matrix_expand(L)) != BF_OK ||
-        (rc = check_data_stream(L)) != BF_OK || (rc = check_template(L)) != BF_OK)
+        (rc = build_request_run(L)) != BF_OK || (rc = build_search(L)) != BF_OK ||
+        (rc = bf__matrix_expand(L)) != BF_OK || (rc = check_data_stream(L)) != BF_OK ||
+        (rc = check_template(L)) != BF_OK || (rc = check_search(L)) != BF_OK)
         return rc;
     warn_replicas(L);
     sc->resolved_text = bf__ydoc_emit(&L->doc, 0);
@@ -1541,6 +1649,7 @@ int bf_scenario_load_text(const char *text, size_t len, const char *origin,
         bf_scenario_destroy(&L->sc);
     bf__ydoc_cleanup(&L->doc);
     free(L->var_vals);
+    free(L->q_vals);
     free(L->var_nodes);
     free(L->cell_batch_node);
     free(L->cell_replicas_node);
@@ -1613,6 +1722,12 @@ void bf_scenario_destroy(bf_scenario_t **sc_p)
     free(sc->document.pipeline);
     free(sc->document.source);
     free(sc->document.source_file);
+    for (size_t i = 0; i < sc->search.nqueries; i++) {
+        free(sc->search.queries[i].name);
+        free(sc->search.queries[i].path);
+        free(sc->search.queries[i].body);
+    }
+    free(sc->search.queries);
     for (size_t i = 0; i < sc->nvars; i++)
         bf_var_spec_cleanup(&sc->vars[i]);
     free(sc->vars);
@@ -1711,6 +1826,11 @@ int bf_scenario_seed_fresh(bf_scenario_t *sc, uint64_t *seed)
 const bf_run_spec_t *bf_scenario_run(const bf_scenario_t *sc)
 {
     return &sc->run;
+}
+
+const bf_search_spec_t *bf_scenario_search(const bf_scenario_t *sc)
+{
+    return &sc->search;
 }
 
 const bf_document_spec_t *bf_scenario_document(const bf_scenario_t *sc)

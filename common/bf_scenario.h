@@ -45,6 +45,12 @@
  *                   checked at prepare; index.pipeline / index.pipeline_file ship its body)
  *   run             warmup (10s), duration (60s), repeat (1), target_rate (docs/s, "10k"),
  *                   agents (0 = all), seed
+ *   search          optional: queries sent beside (or instead of) the bulk load, see
+ *                   bf_search_spec_t: clients (1; axis search_clients), target_rate (ops/s,
+ *                   0 = closed loop; axis search_rate), prefill (documents indexed before the
+ *                   cell when it creates its index), recreate (search-only cells: false),
+ *                   queries [{name, method GET|POST, path ("/{index}/_search"), body
+ *                   (JSON template with $[[name]] placeholders), weight (1)}]
  *   matrix          axes (see bf_scenario_matrix.c): a list is an axis, one value fixes the
  *                   parameter; include / exclude; the first axis is the outermost of the run
  *                   order
@@ -152,6 +158,32 @@ typedef struct bf_document_spec {
     char *source_file;     /* path as written, or NULL when the source is inline */
 } bf_document_spec_t;
 
+#define BF_MAX_QUERIES 16u          /* named queries in search.queries */
+#define BF_MAX_QUERY_NAME 64u       /* bytes of a query name */
+
+/* One named query of the `search` section. */
+typedef struct bf_query_spec {
+    char *name;            /* letters, digits, '_', '-', '.'; names the query's results row */
+    int post;              /* 1: POST (default), 0: GET (still with the body when there is one) */
+    char *path;            /* "/{index}/_search": {index} becomes the cell's index names joined
+                              by ','; must start with '/' */
+    char *body;            /* JSON template with $[[name]] placeholders (bf_tmpl_compile_body),
+                              or NULL for no body */
+    uint32_t weight;       /* share of the mix: weight / sum of weights, >= 1 */
+} bf_query_spec_t;
+
+/* The `search` section: query clients beside the bulk load (issue #15). */
+typedef struct bf_search_spec {
+    int enabled;           /* the section is present */
+    uint32_t clients;      /* default search clients across the fleet (cell: search_clients) */
+    double target_rate;    /* default ops/s across the fleet, 0 = closed loop (cell: search_rate) */
+    uint64_t prefill;      /* documents indexed (not measured) into an index the cell creates */
+    int recreate;          /* 1: search-only cells recreate their index too; 0 (default): they
+                              reuse it when it exists (created and prefilled by an earlier cell) */
+    bf_query_spec_t *queries;
+    size_t nqueries;       /* 1..BF_MAX_QUERIES */
+} bf_search_spec_t;
+
 /* One axis value of one cell, as text for results ("850", "1s", "gzip"). */
 typedef struct bf_axis_value {
     const char *axis;      /* borrowed from the scenario: "shards", "settings.refresh_interval" */
@@ -167,9 +199,12 @@ typedef struct bf_cell {
     uint32_t shards;
     uint32_t replicas;
     uint32_t batch_size;   /* documents per bulk request */
-    uint32_t concurrency;  /* bulk requests in flight across the fleet */
+    uint32_t concurrency;  /* bulk requests in flight across the fleet; 0 = no indexing (a
+                              search-only cell: needs search_clients > 0) */
     enum bf_compression compression;
     double target_rate;    /* docs/s across the fleet, 0 = closed loop */
+    uint32_t search_clients; /* search clients across the fleet (0 without a search section) */
+    double search_rate;    /* search ops/s across the fleet, 0 = closed loop */
     const char *settings_json; /* complete settings object for index creation: the scenario's
                                   settings merged with the cell's shards, replicas and
                                   settings.* axes, e.g. {"index":{"number_of_shards":2,...}} */
@@ -244,6 +279,9 @@ const char *bf_scenario_resolved_text(const bf_scenario_t *sc);
 /* bf_scenario_redacted_text — the same with every secret replaced by "<redacted>": what is
  * saved with the results and may be logged. Borrowed. */
 const char *bf_scenario_redacted_text(const bf_scenario_t *sc);
+
+/* bf_scenario_search — the search section (enabled 0 when absent). Borrowed. */
+const bf_search_spec_t *bf_scenario_search(const bf_scenario_t *sc);
 
 /* Added: the document section and the variables (in the order written). Borrowed. */
 const bf_document_spec_t *bf_scenario_document(const bf_scenario_t *sc);

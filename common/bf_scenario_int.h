@@ -225,14 +225,30 @@ int bf__v_nonempty(struct bf__load *L, const bf__ynode_t *n, const char *path, b
     X(RUN_TARGET_RATE, "run.target_rate", BF__T_COUNT, "0", 0, 1e12, 0, 0, NULL, NULL)            \
     X(RUN_AGENTS, "run.agents", BF__T_U32, "0", 0, 100000, 0, 0, NULL, NULL)                      \
     X(RUN_SEED, "run.seed", BF__T_U64, NULL, 0, 0, 0, 0, NULL, NULL)                              \
+    X(SEARCH, "search", BF__T_SECTION, NULL, 0, 0, 0, 0, NULL, NULL)                              \
+    X(SEARCH_CLIENTS, "search.clients", BF__T_U32, "1", 0, 100000, 0, 0, NULL, NULL)              \
+    X(SEARCH_RATE, "search.target_rate", BF__T_COUNT, "0", 0, 1e9, 0, 0, NULL, NULL)              \
+    X(SEARCH_PREFILL, "search.prefill", BF__T_COUNT, "0", 0, 1e10, 0, 0, NULL, NULL)              \
+    X(SEARCH_RECREATE, "search.recreate", BF__T_BOOL, "false", 0, 0, 0, 0, NULL, NULL)            \
+    X(SEARCH_QUERIES, "search.queries", BF__T_VARLIST, NULL, 0, 0, BF__F_REQUIRED, 0, NULL, NULL) \
+    X(Q_NAME, "search.queries[].name", BF__T_STR, NULL, 0, 0, BF__F_REQUIRED, 0, NULL,            \
+      bf__v_varname)                                                                              \
+    X(Q_METHOD, "search.queries[].method", BF__T_ENUM, "POST", 0, 0, 0, 0, "POST|GET", NULL)      \
+    X(Q_PATH, "search.queries[].path", BF__T_STR, "/{index}/_search", 0, 0, 0, 0, NULL,           \
+      bf__v_nonempty)                                                                             \
+    X(Q_BODY, "search.queries[].body", BF__T_STR, NULL, 0, 0, 0, 0, NULL, bf__v_nonempty)         \
+    X(Q_WEIGHT, "search.queries[].weight", BF__T_U32, "1", 1, 1000000, 0, 0, NULL, NULL)          \
     X(MATRIX, "matrix", BF__T_MATRIX, NULL, 0, 0, 0, 0, NULL, NULL)                               \
     X(AX_INDICES, "matrix.indices", BF__T_AXIS_U32, NULL, 1, 10000, 0, 0, NULL, NULL)             \
     X(AX_SHARDS, "matrix.shards", BF__T_AXIS_U32, "1", 1, 1024, 0, 0, NULL, NULL)                 \
     X(AX_REPLICAS, "matrix.replicas", BF__T_AXIS_U32, "0", 0, 1000, 0, 0, NULL, NULL)             \
     X(AX_BATCH_SIZE, "matrix.batch_size", BF__T_AXIS_U32, "1000", 1, 10000000, 0, 0, NULL, NULL)  \
-    X(AX_CONCURRENCY, "matrix.concurrency", BF__T_AXIS_U32, "1", 1, 1000000, 0, 0, NULL, NULL)    \
+    X(AX_CONCURRENCY, "matrix.concurrency", BF__T_AXIS_U32, "1", 0, 1000000, 0, 0, NULL, NULL)    \
     X(AX_COMPRESSION, "matrix.compression", BF__T_AXIS_ENUM, NULL, 0, 0, 0, 0, "none|gzip", NULL) \
     X(AX_TARGET_RATE, "matrix.target_rate", BF__T_AXIS_COUNT, NULL, 0, 1e12, 0, 0, NULL, NULL)    \
+    X(AX_SEARCH_CLIENTS, "matrix.search_clients", BF__T_AXIS_U32, NULL, 0, 100000, 0, 0, NULL,    \
+      NULL)                                                                                       \
+    X(AX_SEARCH_RATE, "matrix.search_rate", BF__T_AXIS_COUNT, NULL, 0, 1e9, 0, 0, NULL, NULL)     \
     X(AX_INCLUDE, "matrix.include", BF__T_VARLIST, NULL, 0, 0, 0, 0, NULL, NULL)                  \
     X(AX_EXCLUDE, "matrix.exclude", BF__T_VARLIST, NULL, 0, 0, 0, 0, NULL, NULL)
 
@@ -292,6 +308,7 @@ struct bf_scenario {
     bf_request_spec_t request;
     bf_run_spec_t run;
     bf_document_spec_t document;
+    bf_search_spec_t search;
     bf_var_spec_t *vars;
     size_t nvars;
     char **axis_names;
@@ -319,6 +336,8 @@ typedef struct bf__load {
     char *base_dir;             /* for relative paths (owned) */
     bf__kval_t top[BF__K_COUNT_];
     bf__kval_t (*var_vals)[BF__K_COUNT_];
+    bf__kval_t (*q_vals)[BF__K_COUNT_]; /* search.queries[] items */
+    size_t nq;
     const bf__ynode_t **var_nodes;
     size_t nvars;
     bf_scenario_t *sc;
@@ -363,5 +382,14 @@ int bf__tmpl_compile_loc(const bf_scenario_t *sc, bf__tmpl_locate_fn loc, void *
  * invalid line is reported at the template position that produced the offending byte. */
 int bf__tmpl_check(const bf_tmpl_t *t, const bf_cell_t *cell, unsigned ndocs,
                    bf__tmpl_locate_fn loc, void *loc_ctx, bf_diag_t *diag);
+
+/* bf__tmpl_compile_body_loc — bf_tmpl_compile_body with positions from `loc`. */
+int bf__tmpl_compile_body_loc(const bf_scenario_t *sc, const char *text, const char *what,
+                              bf__tmpl_locate_fn loc, void *loc_ctx, bf_tmpl_t **out,
+                              bf_diag_t *diag);
+/* bf__tmpl_check_body — render `nbodies` bodies and parse each with jansson (duplicate keys
+ * rejected); the first invalid one is reported at the template position of the bad byte. */
+int bf__tmpl_check_body(const bf_tmpl_t *t, unsigned nbodies, bf__tmpl_locate_fn loc,
+                        void *loc_ctx, bf_diag_t *diag);
 
 #endif

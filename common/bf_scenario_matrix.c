@@ -41,11 +41,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { P_INDICES = 0, P_SHARDS, P_REPLICAS, P_BATCH, P_CONC, P_COMP, P_RATE, P_CORE };
+enum {
+    P_INDICES = 0, P_SHARDS, P_REPLICAS, P_BATCH, P_CONC, P_COMP, P_RATE, P_SCLIENTS, P_SRATE,
+    P_CORE
+};
 
 static const int core_row[P_CORE] = {
-    BF__K_AX_INDICES, BF__K_AX_SHARDS,      BF__K_AX_REPLICAS,    BF__K_AX_BATCH_SIZE,
-    BF__K_AX_CONCURRENCY, BF__K_AX_COMPRESSION, BF__K_AX_TARGET_RATE,
+    BF__K_AX_INDICES,     BF__K_AX_SHARDS,      BF__K_AX_REPLICAS,
+    BF__K_AX_BATCH_SIZE,  BF__K_AX_CONCURRENCY, BF__K_AX_COMPRESSION,
+    BF__K_AX_TARGET_RATE, BF__K_AX_SEARCH_CLIENTS, BF__K_AX_SEARCH_RATE,
 };
 
 typedef struct cval {
@@ -425,6 +429,16 @@ static void set_bases(mx *m)
             t = L->top[BF__K_RUN_TARGET_RATE].s ? L->top[BF__K_RUN_TARGET_RATE].s : "0";
             node = L->top[BF__K_RUN_TARGET_RATE].node;
             break;
+        case P_SCLIENTS:
+            snprintf(buf, sizeof buf, "%u", sc->search.enabled ? sc->search.clients : 0u);
+            t = buf;
+            node = L->top[BF__K_SEARCH_CLIENTS].node;
+            break;
+        case P_SRATE:
+            t = sc->search.enabled && L->top[BF__K_SEARCH_RATE].s ? L->top[BF__K_SEARCH_RATE].s
+                                                                   : "0";
+            node = L->top[BF__K_SEARCH_RATE].node;
+            break;
         default: t = NULL; break;
         }
         p->base.text = t ? bf__keep(sc, t) : NULL;
@@ -602,6 +616,10 @@ static int make_cell(mx *m, const cval *cv, size_t *ncells)
     uint64_t rate = 0;
     bf_units_parse_count(cv[P_RATE].text, &rate);
     cell->target_rate = (double)rate;
+    cell->search_clients = as_u32(cv[P_SCLIENTS].text);
+    uint64_t srate = 0;
+    bf_units_parse_count(cv[P_SRATE].text, &srate);
+    cell->search_rate = (double)srate;
     if (cell->indices == 0)
         cell->indices = 1;
     /* id */
@@ -614,6 +632,12 @@ static int make_cell(mx *m, const cval *cv, size_t *ncells)
     if (m->p[P_RATE].is_axis) {
         bf_buf_appendz(&b, "-t");
         sanitize_id(&b, cv[P_RATE].text);
+    }
+    if (sc->search.enabled)
+        bf_buf_appendf(&b, "-q%u", cell->search_clients);
+    if (m->p[P_SRATE].is_axis) {
+        bf_buf_appendz(&b, "-qr");
+        sanitize_id(&b, cv[P_SRATE].text);
     }
     for (size_t a = 0; a < m->naxes; a++) {
         size_t pi = m->axis[a];
@@ -779,6 +803,15 @@ int bf__matrix_expand(bf__load_t *L)
                      BF__MAX_AXES);
         goto error;
     }
+    for (int i = P_SCLIENTS; i <= P_SRATE && !sc->search.enabled; i++) {
+        const param *p = &m.p[i];
+        if (p->list || p->fixed) {
+            rc = bf__err(L, p->list ? p->list : p->fixed, BF_E_INVAL, "matrix.%s: there is no "
+                         "search section; add search: {queries: [...]} (docs/scenario.md, "
+                         "\"Search and mixed workloads\") or remove the axis", p->name);
+            goto error;
+        }
+    }
     set_bases(&m);
     json_t *ix = json_object_get(m.settings, "index");
     if (json_object_get(ix, "number_of_shards") && m.p[P_SHARDS].list)
@@ -858,7 +891,8 @@ int bf__matrix_expand(bf__load_t *L)
                   o->shards == as_u32(cv[P_SHARDS].text) &&
                   o->replicas == as_u32(cv[P_REPLICAS].text) &&
                   o->batch_size == as_u32(cv[P_BATCH].text) &&
-                  o->concurrency == as_u32(cv[P_CONC].text);
+                  o->concurrency == as_u32(cv[P_CONC].text) &&
+                  o->search_clients == as_u32(cv[P_SCLIENTS].text);
             for (size_t a = 0; a < m.naxes && dup; a++) {
                 size_t pi = m.axis[a];
                 const char *t = cv[pi].text ? cv[pi].text : "";

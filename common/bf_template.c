@@ -56,6 +56,8 @@ struct bf_tmpl {
     size_t nops;
     size_t max_bytes;   /* worst case of one document, without the _index prefix */
     const char *action; /* "index" | "create" */
+    char *body_name;    /* a query body (bf_tmpl_compile_body): its key path for messages; NULL
+                           for the document template */
     size_t esc_max;     /* largest OP_ESC value (slow-path scratch) */
 };
 
@@ -90,19 +92,10 @@ static void push_lit(compiler *c, const char *s, size_t n, enum bf__tfield field
     push_op(c, o);
 }
 
-static void where(compiler *c, enum bf__tfield field, size_t offset, char *buf, size_t size)
+static const char *field_name_of(const bf_tmpl_t *t, enum bf__tfield f)
 {
-    if (c->loc) {
-        c->loc(c->loc_ctx, field, offset, buf, size);
-        return;
-    }
-    static const char *names[] = {"document.source", "document.id", "document.routing",
-                                  "document.pipeline"};
-    snprintf(buf, size, "%s: %s, byte %zu", bf_scenario_origin(c->t->sc), names[field], offset);
-}
-
-static const char *field_name(enum bf__tfield f)
-{
+    if (t->body_name)
+        return t->body_name;
     switch (f) {
     case BF__TF_SOURCE: return "document.source";
     case BF__TF_ID: return "document.id";
@@ -110,6 +103,18 @@ static const char *field_name(enum bf__tfield f)
     case BF__TF_PIPELINE: return "document.pipeline";
     }
     return "document";
+}
+
+#define field_name(f) field_name_of(c->t, (f))
+
+static void where(compiler *c, enum bf__tfield field, size_t offset, char *buf, size_t size)
+{
+    if (c->loc) {
+        c->loc(c->loc_ctx, field, offset, buf, size);
+        return;
+    }
+    snprintf(buf, size, "%s: %s, byte %zu", bf_scenario_origin(c->t->sc), field_name(field),
+             offset);
 }
 
 /* Parses "$[[name]]" at s[i]; returns the variable index via *var and the end via *end. */
@@ -266,10 +271,8 @@ static size_t op_max(const bf_tmpl_t *t, const op *o)
     return 0;
 }
 
-int bf__tmpl_compile_loc(const bf_scenario_t *sc, bf__tmpl_locate_fn loc, void *loc_ctx,
-                         bf_tmpl_t **out, bf_diag_t *diag)
+static bf_tmpl_t *tmpl_alloc(const bf_scenario_t *sc)
 {
-    *out = NULL;
     bf_tmpl_t *t = bf_calloc(1, sizeof *t);
     t->sc = sc;
     t->vars = bf_scenario_variables(sc);
@@ -280,6 +283,55 @@ int bf__tmpl_compile_loc(const bf_scenario_t *sc, bf__tmpl_locate_fn loc, void *
         t->scratch_total += t->var_max[i];
     }
     bf_buf_init(&t->lit, 0);
+    return t;
+}
+
+/* merged list for rendering: literal pieces are contiguous in the pool, in op order */
+static void tmpl_merge_ops(bf_tmpl_t *t)
+{
+    t->ops = bf_malloc((t->ndops ? t->ndops : 1) * sizeof *t->ops);
+    for (size_t i = 0; i < t->ndops; i++) {
+        const op *o = &t->dops[i];
+        t->max_bytes += op_max(t, o);
+        if (o->kind == OP_LIT && t->nops > 0 && t->ops[t->nops - 1].kind == OP_LIT &&
+            t->ops[t->nops - 1].off + t->ops[t->nops - 1].len == o->off) {
+            t->ops[t->nops - 1].len += o->len;
+            continue;
+        }
+        t->ops[t->nops++] = *o;
+    }
+}
+
+int bf__tmpl_compile_body_loc(const bf_scenario_t *sc, const char *text, const char *what,
+                              bf__tmpl_locate_fn loc, void *loc_ctx, bf_tmpl_t **out,
+                              bf_diag_t *diag)
+{
+    *out = NULL;
+    bf_tmpl_t *t = tmpl_alloc(sc);
+    t->body_name = bf_strdup(what ? what : "search body");
+    t->action = "";
+    compiler c = {.t = t, .loc = loc, .loc_ctx = loc_ctx, .diag = diag};
+    int rc = compile_source(&c, text ? text : "");
+    if (rc != BF_OK) {
+        bf_tmpl_destroy(&t);
+        return rc;
+    }
+    tmpl_merge_ops(t);
+    *out = t;
+    return BF_OK;
+}
+
+int bf_tmpl_compile_body(const bf_scenario_t *sc, const char *text, const char *what,
+                         bf_tmpl_t **out, bf_diag_t *diag)
+{
+    return bf__tmpl_compile_body_loc(sc, text, what, NULL, NULL, out, diag);
+}
+
+int bf__tmpl_compile_loc(const bf_scenario_t *sc, bf__tmpl_locate_fn loc, void *loc_ctx,
+                         bf_tmpl_t **out, bf_diag_t *diag)
+{
+    *out = NULL;
+    bf_tmpl_t *t = tmpl_alloc(sc);
     const bf_document_spec_t *d = bf_scenario_document(sc);
     t->action = d->action == BF_ACTION_CREATE ? "create" : "index";
     compiler c = {.t = t, .loc = loc, .loc_ctx = loc_ctx, .diag = diag};
@@ -303,18 +355,7 @@ int bf__tmpl_compile_loc(const bf_scenario_t *sc, bf__tmpl_locate_fn loc, void *
         bf_tmpl_destroy(&t);
         return rc;
     }
-    /* merged list for rendering: literal pieces are contiguous in the pool, in op order */
-    t->ops = bf_malloc((t->ndops ? t->ndops : 1) * sizeof *t->ops);
-    for (size_t i = 0; i < t->ndops; i++) {
-        const op *o = &t->dops[i];
-        t->max_bytes += op_max(t, o);
-        if (o->kind == OP_LIT && t->nops > 0 && t->ops[t->nops - 1].kind == OP_LIT &&
-            t->ops[t->nops - 1].off + t->ops[t->nops - 1].len == o->off) {
-            t->ops[t->nops - 1].len += o->len;
-            continue;
-        }
-        t->ops[t->nops++] = *o;
-    }
+    tmpl_merge_ops(t);
     *out = t;
     return BF_OK;
 }
@@ -330,6 +371,7 @@ void bf_tmpl_destroy(bf_tmpl_t **t_p)
         return;
     bf_tmpl_t *t = *t_p;
     free(t->var_max);
+    free(t->body_name);
     bf_buf_cleanup(&t->lit);
     free(t->dops);
     free(t->ops);
@@ -590,6 +632,43 @@ int bf_tmpl_render_bulk_more(const bf_tmpl_t *t, bf_gen_t *g, const bf_cell_t *c
     return render_docs(t, g, cell, ndocs, out);
 }
 
+/* One body: a fresh document and request stamp, so every variable is drawn anew; no prefix. */
+static int render_body_ops(bf_gen_t *g, const op *ops, size_t nops, bf_buf_t *out, trace *tr)
+{
+    const bf_tmpl_t *t = g->t;
+    g->doc_stamp++;
+    g->req_stamp++;
+    int rc = BF_OK;
+    size_t start = out->len;
+    for (size_t i = 0; i < nops && rc == BF_OK; i++) {
+        const op *o = &ops[i];
+        if (tr)
+            tr->start[i] = out->len - start;
+        if (o->kind == OP_LIT) {
+            rc = bf_buf_append(out, t->lit.data + o->off, o->len);
+            continue;
+        }
+        const char *v;
+        size_t n;
+        rc = value(g, o->var, &v, &n);
+        if (rc != BF_OK)
+            return rc;
+        if (o->kind == OP_VAL) {
+            rc = bf_buf_append(out, v, n);
+        } else {
+            size_t e = esc_again(g->esc_tmp, v, n);
+            rc = bf_buf_append(out, g->esc_tmp, e);
+        }
+    }
+    return rc;
+}
+
+int bf_tmpl_render_body(const bf_tmpl_t *t, bf_gen_t *g, bf_buf_t *out)
+{
+    (void)t;
+    return render_body_ops(g, g->t->ops, g->t->nops, out, NULL);
+}
+
 size_t bf_tmpl_estimate_doc_bytes(const bf_tmpl_t *t, const bf_cell_t *cell)
 {
     enum { N = 64 };
@@ -692,11 +771,56 @@ int bf__tmpl_check(const bf_tmpl_t *t, const bf_cell_t *cell, unsigned ndocs,
             }
             excerpt[e] = '\0';
             rc = bf_diag_set(diag, BF_E_INVAL, "%s: %s does not render valid JSON: %s (rendered: "
-                             "...%s...)", at, field_name((enum bf__tfield)o->field), why_buf,
+                             "...%s...)", at, field_name_of(t, (enum bf__tfield)o->field), why_buf,
                              excerpt);
         }
     }
     bf_buf_cleanup(&doc);
+    free(tr.start);
+    bf_gen_destroy(&g);
+    return rc;
+}
+
+int bf__tmpl_check_body(const bf_tmpl_t *t, unsigned nbodies, bf__tmpl_locate_fn loc,
+                        void *loc_ctx, bf_diag_t *diag)
+{
+    bf_partition_t part = {0, 1, 0xC4EC4ull};
+    bf_gen_t *g = bf_gen_new(t, &part);
+    trace tr = {.start = bf_malloc((t->ndops ? t->ndops : 1) * sizeof *tr.start)};
+    bf_buf_t b;
+    bf_buf_init(&b, 0);
+    int rc = BF_OK;
+    compiler c = {.t = (bf_tmpl_t *)t, .loc = loc, .loc_ctx = loc_ctx, .diag = diag};
+    for (unsigned k = 0; k < nbodies && rc == BF_OK; k++) {
+        bf_buf_reset(&b);
+        rc = render_body_ops(g, t->dops, t->ndops, &b, &tr);
+        if (rc == BF_E_RANGE) {
+            rc = BF_OK;
+            break;
+        }
+        if (rc != BF_OK)
+            break;
+        json_error_t je;
+        json_t *j = json_loadb(b.data, b.len, JSON_REJECT_DUPLICATES, &je);
+        if (j) {
+            json_decref(j);
+            continue;
+        }
+        size_t pos = je.position > 0 ? (size_t)je.position - 1 : 0;
+        size_t oi = 0;
+        for (size_t i = 0; i < t->ndops; i++)
+            if (tr.start[i] <= pos)
+                oi = i;
+        const op *o = &t->dops[oi];
+        size_t src = o->src_off;
+        if (o->kind == OP_LIT && o->verbatim && pos >= tr.start[oi])
+            src += pos - tr.start[oi];
+        char at[400];
+        where(&c, (enum bf__tfield)o->field, src, at, sizeof at);
+        rc = bf_diag_set(diag, BF_E_INVAL, "%s: %s does not render a JSON object: %s (rendered: "
+                         "%.120s)", at, t->body_name, je.text, b.data);
+    }
+    bf_buf_cleanup(&b);
     free(tr.start);
     bf_gen_destroy(&g);
     return rc;

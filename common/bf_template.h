@@ -74,6 +74,19 @@ int bf_tmpl_render_bulk(const bf_tmpl_t *t, bf_gen_t *g, const bf_cell_t *cell, 
 int bf_tmpl_render_bulk_more(const bf_tmpl_t *t, bf_gen_t *g, const bf_cell_t *cell,
                              uint32_t ndocs, bf_buf_t *out);
 
+/* bf_tmpl_compile_body — compile a query body (search.queries[].body): JSON text with
+ * $[[name]] placeholders over the scenario's variables, rendered by the same rules as
+ * document.source (inside a string the value's escaped text, outside numbers bare and strings
+ * quoted; line breaks outside strings dropped). `what` names it in messages
+ * ("search.queries[0].body"). Returns 0 and *out (caller owns, bf_tmpl_destroy; the scenario
+ * must outlive it) or BF_E_INVAL with diag (unknown variable, unclosed placeholder). */
+int bf_tmpl_compile_body(const bf_scenario_t *sc, const char *text, const char *what,
+                         bf_tmpl_t **out, bf_diag_t *diag);
+/* bf_tmpl_render_body — append one rendered body to out; every variable is drawn anew (a body
+ * is one document and one request for scopes). g must come from bf_gen_new(t, ...). Returns 0,
+ * BF_E_TOOBIG (out's cap) or BF_E_RANGE (a sequence without wrap ran out). */
+int bf_tmpl_render_body(const bf_tmpl_t *t, bf_gen_t *g, bf_buf_t *out);
+
 /* bf_tmpl_estimate_doc_bytes — mean bytes of one rendered document (both lines), from
  * rendering a few samples with a throw-away generator. For plan and body-size checks. */
 size_t bf_tmpl_estimate_doc_bytes(const bf_tmpl_t *t, const bf_cell_t *cell);

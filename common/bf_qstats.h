@@ -1,0 +1,75 @@
+/* SPDX-License-Identifier: MIT */
+/* bf_qstats.h — one named query's counters and histograms for one second (or merged), and
+ * their wire form bf.QueryStats (issue #15: search and mixed workloads).
+ *
+ * What a search client counts per answer (agent/bf_search.c decides, bf_qstats_judge is the
+ * pure rule): ops_sent when a request starts; then exactly one of ops_ok (HTTP 2xx with a JSON
+ * object) or ops_error (anything else, counted by type: the cluster's error.type such as
+ * "index_not_found_exception", else "http_<status>", or the transport class "timeout",
+ * "connect", "reset", "bad_response"). For 2xx answers also timed_out ("timed_out": true),
+ * shard_failures (_shards.failed), hits (hits.total.value, hits.total as a number, or count
+ * for _count; _msearch sums its responses) and took_ms (the server's "took"). Service time
+ * (send -> response) and latency (intended start -> response; equal in closed loop) go into
+ * HdrHistogram-layout histograms, merged by adding counts like the bulk ones (DESIGN §4).
+ * Not thread-safe: callers lock.
+ */
+#ifndef BF_QSTATS_H
+#define BF_QSTATS_H
+
+#include "bf_hist.h"
+#include "bulkfleet.pb-c.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define BF_QERR_TYPES 8u       /* distinct error types kept per query; more go to "other" */
+#define BF_QERR_TYPE_LEN 64u   /* bytes of one error type name, NUL included */
+
+typedef struct bf_qstats {
+    uint64_t ops_sent, ops_ok, ops_error, timed_out, shard_failures, hits, took_ms, took_count;
+    uint64_t err_count[BF_QERR_TYPES];
+    char err_type[BF_QERR_TYPES][BF_QERR_TYPE_LEN]; /* "" = unused slot */
+    bf_hist_t *svc;            /* owned; service time, us */
+    bf_hist_t *lat;            /* owned; latency, us */
+} bf_qstats_t;
+
+/* bf_qstats_init / bf_qstats_cleanup — embedded struct lifecycle (two histograms of ~190 KiB
+ * each are allocated by init and freed by cleanup; cleanup is idempotent). */
+void bf_qstats_init(bf_qstats_t *q);
+void bf_qstats_cleanup(bf_qstats_t *q);
+/* bf_qstats_reset — zero every counter and histogram, keep the allocations. */
+void bf_qstats_reset(bf_qstats_t *q);
+/* bf_qstats_empty — 1 when nothing was counted. */
+int bf_qstats_empty(const bf_qstats_t *q);
+/* bf_qstats_error — count one error of `type` (truncated to BF_QERR_TYPE_LEN - 1 bytes); the
+ * (BF_QERR_TYPES + 1)-th distinct type and later ones are counted as "other". Also ops_error. */
+void bf_qstats_error(bf_qstats_t *q, const char *type, uint64_t n);
+/* bf_qstats_add — dst += src (counters, error types by name, histograms by adding counts). */
+void bf_qstats_add(bf_qstats_t *dst, const bf_qstats_t *src);
+
+/* What one 2xx search answer said (bf_qstats_parse_answer). */
+typedef struct bf_qanswer {
+    int json_ok;               /* the body was a JSON object */
+    int timed_out;
+    uint64_t shard_failures, hits, took_ms;
+    int has_took;
+    char error_type[BF_QERR_TYPE_LEN];  /* non-2xx: the cluster's error.type, or "" */
+    char error_reason[256];             /* non-2xx: error.reason (root cause first), or "" */
+} bf_qanswer_t;
+
+/* bf_qstats_parse_answer — read an answer body (len bytes, need not be NUL-terminated) of a
+ * search-family API: _search and _count (one object), _msearch ({"responses": [...]}: hits,
+ * took, shard failures summed; a response with "error" counts as timed out = 0 and adds one
+ * shard failure per failed shard it names). Field names: OpenSearch REST API (search
+ * response body). Fills *a; never fails (a body that is not JSON leaves json_ok 0). */
+void bf_qstats_parse_answer(const char *body, size_t len, bf_qanswer_t *a);
+
+/* bf_qstats_pack — fill pb (initialised here) from q for query index qi. Allocates repeated
+ * fields and histograms: release with bf_qstats_pack_cleanup. */
+void bf_qstats_pack(Bf__QueryStats *pb, uint32_t qi, const bf_qstats_t *q);
+void bf_qstats_pack_cleanup(Bf__QueryStats *pb);
+/* bf_qstats_unpack_add — q += pb. Returns 0, or BF_E_RANGE when a histogram is invalid (then
+ * neither histogram is added; the counters are). */
+int bf_qstats_unpack_add(const Bf__QueryStats *pb, bf_qstats_t *q);
+
+#endif
