@@ -227,6 +227,7 @@ static void push_sample(agent *a, int32_t second, const bf_counters_t *c, const 
     Bf__Sample s;
     Bf__Hist hs, hl;
     bf_sample_pack(&s, &hs, &hl, a->cell_id, ++a->seq, second, c, svc, lat);
+    bf_run_pack_queries(a->run, &s); /* search clients' queries of this second, if any */
     s.final = final;
     s.fatal = (char *)(fatal ? fatal : "");
     Bf__Envelope env;
@@ -236,6 +237,7 @@ static void push_sample(agent *a, int32_t second, const bf_counters_t *c, const 
     size_t n = bf__envelope__get_packed_size(&env);
     uint8_t *buf = bf_malloc(n);
     bf__envelope__pack(&env, buf);
+    bf_run_pack_queries_cleanup(&s);
     bf_sample_pack_cleanup(&s);
     if (a->nunacked == BF_MAX_UNACKED_SAMPLES) {
         /* never silently: the coordinator sees the gap as missing seconds, the log says why */
@@ -387,6 +389,8 @@ static int build_cell(agent *a, const Bf__Prepare *p)
             .seed = p->seed,
             .warmup_ms = p->warmup_ms,
             .duration_ms = p->duration_ms,
+            .search_clients = p->search_clients,
+            .search_rate = p->search_rate,
         };
         a->run = bf_run_new(&rc_cfg, &diag);
         if (a->run == NULL)

@@ -4,6 +4,8 @@
 
 #include "bf_clock.h"
 #include "bf_mem.h"
+#include "bf_qstats.h"
+#include "bf_search.h"
 #include "bf_template.h"
 #include "bf_worker.h"
 
@@ -21,6 +23,10 @@ struct bf_run {
     uint64_t cpu_user_ms, cpu_sys_ms;
     bf_hist_t *svc;
     bf_hist_t *lat;
+    bf_search_t *search;       /* NULL without search clients */
+    bf_qstats_t *qs;           /* the second being emitted, per query */
+    size_t nq;
+    int q_pending;             /* inside the sample callback: qs is that second's */
     char fatal[512];
 };
 
@@ -32,14 +38,38 @@ bf_run_t *bf_run_new(const bf_run_cfg_t *cfg, bf_diag_t *diag)
         free(run);
         return NULL;
     }
-    uint32_t conc = cfg->concurrency ? cfg->concurrency : 1;
+    uint32_t conc = cfg->concurrency;
     uint32_t n = cfg->threads ? cfg->threads : 1;
+    if (conc == 0 && cfg->search_clients == 0)
+        conc = 1; /* a share of nothing still needs one bulk request in flight */
     if (n > conc)
-        n = conc;
+        n = conc; /* 0 in a search-only cell: no bulk worker */
     run->nworkers = n;
-    run->workers = bf_calloc(n, sizeof *run->workers);
+    run->workers = bf_calloc(n ? n : 1, sizeof *run->workers);
     run->svc = bf_hist_new();
     run->lat = bf_hist_new();
+    if (cfg->search_clients > 0) {
+        bf_search_cfg_t sc = {
+            .sc = cfg->sc,
+            .cell = cfg->cell,
+            .clients = cfg->search_clients,
+            .host_base = cfg->stream_base,
+            .target_rate = cfg->search_rate,
+            .part = {.stream_index = cfg->stream_base,
+                     .stream_count = cfg->stream_count ? cfg->stream_count : 1,
+                     .seed = cfg->seed},
+            .load_ms = cfg->warmup_ms + cfg->duration_ms,
+        };
+        run->search = bf_search_new(&sc, diag);
+        if (run->search == NULL) {
+            bf_run_destroy(&run);
+            return NULL;
+        }
+        run->nq = bf_search_query_count(run->search);
+        run->qs = bf_calloc(run->nq, sizeof *run->qs);
+        for (size_t i = 0; i < run->nq; i++)
+            bf_qstats_init(&run->qs[i]);
+    }
     size_t body_est = bf_tmpl_estimate_doc_bytes(run->tmpl, cfg->cell) * cfg->cell->batch_size;
     uint32_t conn_base = cfg->stream_base; /* agents start on different hosts */
     for (uint32_t i = 0; i < n; i++) {
@@ -78,6 +108,8 @@ int bf_run_start(bf_run_t *run, uint64_t start_mono_us)
         if (bf_worker_start(run->workers[i]) != BF_OK)
             return BF_E_IO;
     }
+    if (run->search && bf_search_start(run->search, start_mono_us) != BF_OK)
+        return BF_E_IO;
     run->started = 1;
     return BF_OK;
 }
@@ -92,13 +124,50 @@ static void emit(bf_run_t *run, int32_t second, bf_run_sample_fn fn, void *ctx)
         bf_worker_collect(run->workers[i], second, &c, run->svc, run->lat);
         c.inflight += bf_worker_inflight(run->workers[i]);
     }
+    for (size_t i = 0; i < run->nq; i++)
+        bf_qstats_reset(&run->qs[i]);
+    if (run->search)
+        bf_search_collect(run->search, second, run->qs);
     uint64_t u, s;
     bf_clock_cpu_ms(&u, &s);
     c.cpu_user_ms = u - run->cpu_user_ms;
     c.cpu_sys_ms = s - run->cpu_sys_ms;
     run->cpu_user_ms = u;
     run->cpu_sys_ms = s;
+    run->q_pending = 1;
     fn(ctx, second, &c, run->svc, run->lat);
+    run->q_pending = 0;
+}
+
+void bf_run_pack_queries(const bf_run_t *run, Bf__Sample *s)
+{
+    if (run == NULL || !run->q_pending || run->nq == 0)
+        return;
+    size_t n = 0;
+    for (size_t i = 0; i < run->nq; i++)
+        n += !bf_qstats_empty(&run->qs[i]);
+    if (n == 0)
+        return;
+    s->queries = bf_calloc(n, sizeof *s->queries);
+    s->n_queries = 0;
+    for (size_t i = 0; i < run->nq; i++) {
+        if (bf_qstats_empty(&run->qs[i]))
+            continue;
+        Bf__QueryStats *q = bf_malloc(sizeof *q);
+        bf_qstats_pack(q, (uint32_t)i, &run->qs[i]);
+        s->queries[s->n_queries++] = q;
+    }
+}
+
+void bf_run_pack_queries_cleanup(Bf__Sample *s)
+{
+    for (size_t i = 0; i < s->n_queries; i++) {
+        bf_qstats_pack_cleanup(s->queries[i]);
+        free(s->queries[i]);
+    }
+    free(s->queries);
+    s->queries = NULL;
+    s->n_queries = 0;
 }
 
 int bf_run_poll(bf_run_t *run, bf_run_sample_fn fn, void *ctx)
@@ -114,10 +183,12 @@ int bf_run_poll(bf_run_t *run, bf_run_sample_fn fn, void *ctx)
     int all_done = 1;
     for (uint32_t i = 0; i < run->nworkers; i++)
         all_done &= bf_worker_finished(run->workers[i]);
+    if (run->search)
+        all_done &= bf_search_finished(run->search);
     if (!all_done)
         return 0;
     /* flush what the workers wrote after the last sealed second */
-    int32_t last = -1;
+    int32_t last = run->search ? bf_search_last_second(run->search) : -1;
     for (uint32_t i = 0; i < run->nworkers; i++) {
         int32_t l = bf_worker_last_second(run->workers[i]);
         if (l > last)
@@ -134,6 +205,8 @@ void bf_run_abort(bf_run_t *run)
 {
     for (uint32_t i = 0; i < run->nworkers; i++)
         bf_worker_abort(run->workers[i]);
+    if (run->search)
+        bf_search_abort(run->search);
 }
 
 const char *bf_run_fatal(bf_run_t *run)
@@ -144,6 +217,10 @@ const char *bf_run_fatal(bf_run_t *run)
             bf_run_abort(run);
             return f;
         }
+    }
+    if (run->search && bf_search_fatal(run->search)[0]) {
+        bf_run_abort(run);
+        return bf_search_fatal(run->search);
     }
     return "";
 }
@@ -161,6 +238,10 @@ void bf_run_destroy(bf_run_t **run_p)
     for (uint32_t i = 0; run->workers && i < run->nworkers; i++)
         bf_worker_destroy(&run->workers[i]);
     free(run->workers);
+    bf_search_destroy(&run->search);
+    for (size_t i = 0; run->qs && i < run->nq; i++)
+        bf_qstats_cleanup(&run->qs[i]);
+    free(run->qs);
     bf_tmpl_destroy(&run->tmpl);
     bf_hist_destroy(&run->svc);
     bf_hist_destroy(&run->lat);

@@ -28,6 +28,8 @@ typedef struct bf_run_cfg {
     uint32_t stream_count;     /* total streams in the fleet */
     uint64_t seed;
     uint64_t warmup_ms, duration_ms;
+    uint32_t search_clients;   /* this agent's share of the search clients (0: none) */
+    double search_rate;        /* this agent's share of search ops/s, 0 = closed loop */
 } bf_run_cfg_t;
 
 /* Called once per second of the cell, in order, with that second's counters (all threads
@@ -47,6 +49,11 @@ int bf_run_poll(bf_run_t *run, bf_run_sample_fn fn, void *ctx);
 void bf_run_abort(bf_run_t *run);
 /* bf_run_fatal — why the cell must fail ("" if it need not). Borrowed. */
 const char *bf_run_fatal(bf_run_t *run);
+/* bf_run_pack_queries — during a bf_run_sample_fn call: attach that second's named-query
+ * stats (search clients, bf_search.h) to s->queries; nothing outside a call or without search
+ * clients. Allocates: release with bf_run_pack_queries_cleanup before bf_sample_pack_cleanup. */
+void bf_run_pack_queries(const bf_run_t *run, Bf__Sample *s);
+void bf_run_pack_queries_cleanup(Bf__Sample *s);
 /* bf_run_threads — worker threads actually used. */
 uint32_t bf_run_threads(const bf_run_t *run);
 void bf_run_destroy(bf_run_t **run_p);

@@ -16,6 +16,7 @@
 #include "bf_finish.h"
 #include "bf_log.h"
 #include "bf_mem.h"
+#include "bf_prefill.h"
 #include "bf_results.h"
 #include "bf_run.h"
 #include "bf_scenario.h"
@@ -36,6 +37,7 @@ typedef struct collect {
     uint64_t seq;
     int32_t last_shown;
     FILE *samples; /* raw samples file of --results, or NULL */
+    const bf_run_t *run; /* for the named queries of each second */
 } collect;
 
 static void on_second(void *ctx, int32_t second, const bf_counters_t *c, const bf_hist_t *svc,
@@ -45,9 +47,11 @@ static void on_second(void *ctx, int32_t second, const bf_counters_t *c, const b
     Bf__Sample s;
     Bf__Hist hs, hl;
     bf_sample_pack(&s, &hs, &hl, k->cell_id, ++k->seq, second, c, svc, lat);
+    bf_run_pack_queries(k->run, &s);
     bf_cellagg_add(k->agg, 0, &s);
     if (k->samples)
         bf_results_sample_line(k->samples, "standalone", &s);
+    bf_run_pack_queries_cleanup(&s);
     bf_sample_pack_cleanup(&s);
     if (isatty(STDERR_FILENO))
         fprintf(stderr, "\r\033[Kcell %s t=%ds %llu docs/s, %llu rejected, %llu failed", k->cell_id,
@@ -99,7 +103,10 @@ static void run_repetition(bf_scenario_t *sc, const bf_cell_t *cell, uint32_t re
     bf_cell_end_t end = {0};
     char cell_name[256];
     bf_results_cell_name(cell, rep, repeat, cell_name, sizeof cell_name);
-    if (bf_cluster_prepare_cell(es, sc, cell, info->data_nodes, 120000, &yellow, &diag) == BF_OK) {
+    bf_cellagg_set_queries(agg, bf_scenario_search(sc));
+    /* with a search section: prefill, and search-only cells keep their index (bf_prefill.h) */
+    if (bf_prefill_prepare_cell(es, sc, cell, info->data_nodes, 120000, &yellow, NULL, NULL,
+                                &diag) == BF_OK) {
         end.baseline = bf_cluster_baseline(es, sc, cell);
         if (bf_cluster_existing_mismatch(es, sc, cell, mismatch, sizeof mismatch))
             bf_warn("cell %s: %s", cell->id, mismatch);
@@ -108,7 +115,9 @@ static void run_repetition(bf_scenario_t *sc, const bf_cell_t *cell, uint32_t re
                             .concurrency = cell->concurrency, .target_rate = cell->target_rate,
                             .stream_base = 0, .stream_count = threads,
                             .seed = run->seed + cell->index + (uint64_t)(rep - 1) * 1000003u,
-                            .warmup_ms = run->warmup_ms, .duration_ms = run->duration_ms};
+                            .warmup_ms = run->warmup_ms, .duration_ms = run->duration_ms,
+                            .search_clients = cell->search_clients,
+                            .search_rate = cell->search_rate};
         r = bf_run_new(&cfg, &diag);
     }
     const char *ids[] = {"standalone"};
@@ -119,7 +128,7 @@ static void run_repetition(bf_scenario_t *sc, const bf_cell_t *cell, uint32_t re
         bf_cellagg_destroy(&agg);
         return;
     }
-    collect k = {.agg = agg, .cell_id = cell->id, .last_shown = -1,
+    collect k = {.agg = agg, .cell_id = cell->id, .last_shown = -1, .run = r,
                  .samples = res ? bf_results_samples_open(res, cell_name) : NULL};
     bf_run_start(r, bf_clock_mono_us() + 200000u);
     int aborted = 0;

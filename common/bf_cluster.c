@@ -500,7 +500,8 @@ int bf_cluster_delete_cell(bf_es_t *es, const bf_cell_t *cell, bf_diag_t *diag)
 
 int64_t bf_cluster_baseline(bf_es_t *es, const bf_scenario_t *sc, const bf_cell_t *cell)
 {
-    if (bf_scenario_index(sc)->recreate)
+    /* a search section may fill (prefill) or keep (search-only cells) a recreated index */
+    if (bf_scenario_index(sc)->recreate && !bf_scenario_search(sc)->enabled)
         return 0;
     int64_t n = 0;
     bf_diag_t d = {0};
@@ -509,7 +510,7 @@ int64_t bf_cluster_baseline(bf_es_t *es, const bf_scenario_t *sc, const bf_cell_
                 "will not be verified", cell->id, d.msg);
         return -1;
     }
-    if (n > 0)
+    if (n > 0 && !bf_scenario_index(sc)->recreate)
         bf_info("cell %s: its indices already hold %lld documents (index.recreate is false); "
                 "the cell is verified against the documents it adds", cell->id, (long long)n);
     return n;

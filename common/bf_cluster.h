@@ -62,7 +62,8 @@ int bf_cluster_count(bf_es_t *es, const bf_cell_t *cell, int64_t *count, bf_diag
 int bf_cluster_store_bytes(bf_es_t *es, const bf_cell_t *cell, int64_t *bytes, bf_diag_t *diag);
 
 /* bf_cluster_baseline — documents already in the cell's indices before its load (recreated
- * indices: 0 without asking). Call after the indices are prepared, before the load starts.
+ * indices: 0 without asking, unless the scenario has a search section: search.prefill and
+ * search-only cells that keep their index leave documents in them, so they are counted). Call after the indices are prepared, before the load starts.
  * Returns the count, or -1 when it could not be read (a warning is logged; the row will then
  * not be verified). es and cell are borrowed. */
 int64_t bf_cluster_baseline(bf_es_t *es, const bf_scenario_t *sc, const bf_cell_t *cell);

@@ -351,7 +351,9 @@ static void send_starts(bf__campaign_t *c, uint64_t start_us, uint64_t now)
 /* ---- one cell ----------------------------------------------------------------------------- */
 
 static void send_prepares(bf__campaign_t *c, uint32_t repetition, const uint64_t *conc,
-                          const uint64_t *rate_milli, const uint32_t *stream_base, uint32_t streams)
+                          const uint64_t *rate_milli, const uint64_t *sclients,
+                          const uint64_t *srate_milli, const uint32_t *stream_base,
+                          uint32_t streams)
 {
     const bf_run_spec_t *run = bf_scenario_run(c->sc);
     const char *text = bf_scenario_resolved_text(c->sc);
@@ -381,6 +383,8 @@ static void send_prepares(bf__campaign_t *c, uint32_t repetition, const uint64_t
         p.scenario_origin = (char *)c->opts->scenario_path;
         p.concurrency = (uint32_t)conc[i];
         p.target_rate = (double)rate_milli[i] / 1000.0;
+        p.search_clients = (uint32_t)sclients[i];
+        p.search_rate = (double)srate_milli[i] / 1000.0;
         p.stream_base = stream_base[i];
         p.stream_count = streams;
         /* each agent its own seed (streams are disjoint anyway: the RNG mixes in the stream) */
@@ -466,6 +470,8 @@ int bf__cellrun_run(bf__campaign_t *c, const bf_cell_t *cell, uint32_t repetitio
     uint32_t *stream_base = bf_calloc(nagents, sizeof *stream_base);
     uint64_t *conc = bf_calloc(nagents, sizeof *conc);
     uint64_t *rate = bf_calloc(nagents, sizeof *rate);
+    uint64_t *sclients = bf_calloc(nagents, sizeof *sclients);
+    uint64_t *srate = bf_calloc(nagents, sizeof *srate);
     uint32_t streams = 0;
     for (uint32_t i = 0; i < nagents; i++) {
         c->members[i].agent = agents[i];
@@ -487,8 +493,27 @@ int bf__cellrun_run(bf__campaign_t *c, const bf_cell_t *cell, uint32_t repetitio
         bf_split_largest_remainder(cell->concurrency, cores, nagents, conc);
     }
     bf_split_largest_remainder((uint64_t)llround(cell->target_rate * 1000.0), cores, nagents, rate);
+    /* search clients the same way: at least one each when there are enough (issue #15) */
+    if (cell->search_clients >= nagents) {
+        bf_split_largest_remainder(cell->search_clients - nagents, cores, nagents, sclients);
+        for (uint32_t i = 0; i < nagents; i++)
+            sclients[i]++;
+    } else {
+        bf_split_largest_remainder(cell->search_clients, cores, nagents, sclients);
+    }
+    {
+        /* the query rate follows the clients (an agent without clients weighs 1 in the split,
+         * so keep search_clients >= agents for every share to be used) */
+        uint32_t *w = bf_calloc(nagents, sizeof *w);
+        for (uint32_t i = 0; i < nagents; i++)
+            w[i] = (uint32_t)sclients[i];
+        bf_split_largest_remainder((uint64_t)llround(cell->search_rate * 1000.0), w, nagents,
+                                   srate);
+        free(w);
+    }
     c->agg = bf_cellagg_new(cell, repetition, nagents, cores, (uint32_t)(run->warmup_ms / 1000),
                             (uint32_t)(run->duration_ms / 1000));
+    bf_cellagg_set_queries(c->agg, bf_scenario_search(c->sc));
     c->samples = bf_results_samples_open(c->res, c->cell_name);
     int interrupted = 0;
 
@@ -497,7 +522,14 @@ int bf__cellrun_run(bf__campaign_t *c, const bf_cell_t *cell, uint32_t repetitio
         goto finish;
     }
     for (uint32_t i = 0; i < nagents; i++) {
-        if (conc[i] == 0) {
+        if (cell->concurrency == 0 && sclients[i] == 0) {
+            fail_cell(c, "cell %s: search_clients %u is less than the %u agents of a search-only "
+                      "cell (each needs a search client); run fewer agents (--local-agents, "
+                      "--agents or run.agents) or raise search_clients", cell->id,
+                      cell->search_clients, nagents);
+            goto finish;
+        }
+        if (cell->concurrency > 0 && conc[i] == 0) {
             fail_cell(c, "cell %s: concurrency %u is less than the %u agents (each needs at "
                       "least one bulk request in flight); run fewer agents (--local-agents, "
                       "--agents or run.agents in the scenario) or raise concurrency", cell->id,
@@ -512,7 +544,7 @@ int bf__cellrun_run(bf__campaign_t *c, const bf_cell_t *cell, uint32_t repetitio
     for (;;) {
         uint64_t now = bf_clock_mono_us();
         if (now - last_send > RESEND_MS * 1000u) {
-            send_prepares(c, repetition, conc, rate, stream_base, streams);
+            send_prepares(c, repetition, conc, rate, sclients, srate, stream_base, streams);
             last_send = now;
         }
         bf_fleet_poll(c->fleet, 100);
@@ -665,6 +697,8 @@ cleanup:
     free(stream_base);
     free(conc);
     free(rate);
+    free(sclients);
+    free(srate);
     return retry ? BF__CELL_RETRY : interrupted ? BF_E_INTR : BF_OK;
 }
 

@@ -7,6 +7,7 @@
 #include "bf_local.h"
 #include "bf_log.h"
 #include "bf_mem.h"
+#include "bf_prefill.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -24,8 +25,10 @@ static void fleet_tick(void *ctx)
 void bf__cellsetup_index(bf__campaign_t *c, const bf_cell_t *cell, bf__cell_index_t *out)
 {
     memset(out, 0, sizeof *out);
-    out->rc = bf_cluster_prepare_cell_tick(c->es, c->sc, cell, c->cluster.data_nodes, 120000,
-                                           &out->yellow, fleet_tick, c, &out->diag);
+    /* with a search section: a search-only cell may keep its index and an empty one is
+     * prefilled (bf_prefill.h); without one this is bf_cluster_prepare_cell_tick */
+    out->rc = bf_prefill_prepare_cell(c->es, c->sc, cell, c->cluster.data_nodes, 120000,
+                                      &out->yellow, fleet_tick, c, &out->diag);
     if (out->rc != BF_OK)
         return;
     out->baseline = bf_cluster_baseline(c->es, c->sc, cell);

@@ -173,8 +173,24 @@ int bf_cmd_plan(int argc, char **argv)
     axes_summary(sc, axes, sizeof axes);
     printf("scenario %s (%s): %zu cell%s, axes: %s\n", bf_scenario_name(sc), path, ncells,
            ncells == 1 ? "" : "s", axes);
-    printf("document: ~%zu bytes (action + source line); agents: %u\n\n",
+    printf("document: ~%zu bytes (action + source line); agents: %u\n",
            bf_scenario_doc_bytes(sc), fleet);
+    const bf_search_spec_t *ss = bf_scenario_search(sc);
+    if (ss->enabled) {
+        /* the mix as shares of the weights, so a reader sees what each cell will ask */
+        uint64_t wsum = 0;
+        for (size_t q = 0; q < ss->nqueries; q++)
+            wsum += ss->queries[q].weight;
+        printf("search: %zu quer%s (", ss->nqueries, ss->nqueries == 1 ? "y" : "ies");
+        for (size_t q = 0; q < ss->nqueries; q++)
+            printf("%s%s %s %s %.0f%%", q ? ", " : "", ss->queries[q].name,
+                   ss->queries[q].post ? "POST" : "GET", ss->queries[q].path,
+                   100.0 * ss->queries[q].weight / (double)(wsum ? wsum : 1));
+        printf("); prefill %llu documents into each new index (not measured)%s\n",
+               (unsigned long long)ss->prefill,
+               ss->recreate ? "" : "; search-only cells keep an existing index");
+    }
+    printf("\n");
     int idw = 4;
     for (size_t c = 0; c < ncells; c++) {
         int l = (int)strlen(bf_scenario_cell(sc, c)->id);

@@ -6,6 +6,7 @@
 #include "bf_error.h"
 #include "bf_log.h"
 #include "bf_mem.h"
+#include "bf_qstats.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -66,7 +67,28 @@ struct bf_cellagg {
     char (*lost_id)[128];      /* agent id of each lost agent, for the reason */
     uint32_t *lost_order;      /* agents in the order they were lost */
     uint32_t nlost;
+    /* named queries (search clients) */
+    const bf_search_spec_t *search;
+    size_t nq;
+    bf_qstats_t *qwin;         /* [nq] measurement window, with histograms */
+    uint64_t **qok;            /* [nq][cap] ops_ok per second */
+    uint64_t *qok_all;         /* [nq] every second */
 };
+
+void bf_cellagg_set_queries(bf_cellagg_t *a, const bf_search_spec_t *spec)
+{
+    if (a->nq || spec == NULL || !spec->enabled)
+        return;
+    a->search = spec;
+    a->nq = spec->nqueries < BF_MAX_QUERIES ? spec->nqueries : BF_MAX_QUERIES;
+    a->qwin = bf_calloc(a->nq, sizeof *a->qwin);
+    a->qok = bf_calloc(a->nq, sizeof *a->qok);
+    a->qok_all = bf_calloc(a->nq, sizeof *a->qok_all);
+    for (size_t i = 0; i < a->nq; i++) {
+        bf_qstats_init(&a->qwin[i]);
+        a->qok[i] = bf_calloc(a->cap ? a->cap : 1, sizeof **a->qok);
+    }
+}
 
 bf_cellagg_t *bf_cellagg_new(const bf_cell_t *cell, uint32_t repetition, uint32_t nagents,
                              const uint32_t *agent_cores, uint32_t warmup_s, uint32_t duration_s)
@@ -118,6 +140,13 @@ void bf_cellagg_destroy(bf_cellagg_t **a_p)
     free(a->lost_order);
     bf_hist_destroy(&a->svc);
     bf_hist_destroy(&a->lat);
+    for (size_t i = 0; i < a->nq; i++) {
+        bf_qstats_cleanup(&a->qwin[i]);
+        free(a->qok[i]);
+    }
+    free(a->qwin);
+    free(a->qok);
+    free(a->qok_all);
     free(a);
     *a_p = NULL;
 }
@@ -136,6 +165,10 @@ static void grow(bf_cellagg_t *a, size_t need)
         memset(a->per_agent[i] + a->cap, 0, (cap - a->cap) * sizeof **a->per_agent);
         a->seen[i] = bf_realloc(a->seen[i], cap);
         memset(a->seen[i] + a->cap, 0, cap - a->cap);
+    }
+    for (size_t q = 0; q < a->nq; q++) {
+        a->qok[q] = bf_realloc(a->qok[q], cap * sizeof **a->qok);
+        memset(a->qok[q] + a->cap, 0, (cap - a->cap) * sizeof **a->qok);
     }
     a->cap = cap;
 }
@@ -157,6 +190,20 @@ int bf_cellagg_add(bf_cellagg_t *a, uint32_t agent, const Bf__Sample *s)
     bf_counters_add(&a->merged[sec], &c);
     agent_sec_add(&a->per_agent[agent][sec], &c);
     a->seen[agent][sec] = 1;
+    for (size_t i = 0; i < s->n_queries; i++) {
+        const Bf__QueryStats *q = s->queries[i];
+        if (q->query >= a->nq) {
+            rc = BF_E_RANGE; /* a query this scenario does not have */
+            continue;
+        }
+        a->qok[q->query][sec] += q->ops_ok;
+        a->qok_all[q->query] += q->ops_ok;
+        if (!in_window)
+            continue;
+        int qrc = bf_qstats_unpack_add(q, &a->qwin[q->query]);
+        if (qrc != BF_OK)
+            rc = qrc;
+    }
     return rc;
 }
 
@@ -187,6 +234,11 @@ static void degraded_reason(const bf_cellagg_t *a, char *out, size_t out_size)
             used += (size_t)snprintf(out + used, out_size - used,
                                      ", reporting again from second %d", back);
     }
+}
+
+uint64_t bf_cellagg_query_ok(const bf_cellagg_t *a, size_t q, size_t i)
+{
+    return q < a->nq && i < a->nsec ? a->qok[q][i] : 0;
 }
 
 size_t bf_cellagg_seconds(const bf_cellagg_t *a)
@@ -311,6 +363,42 @@ void bf_cellagg_row(const bf_cellagg_t *a, bf_row_t *row)
     double cpu_ms = (double)(win.cpu_user_ms + win.cpu_sys_ms);
     row->agent_cpu_pct = cores ? 100.0 * cpu_ms / (1000.0 * D * (double)cores) : 0;
     row->client_bound = row->agent_cpu_pct >= BF_CLIENT_BOUND_CPU * 100.0;
+    row->nqueries = (uint32_t)a->nq;
+    for (size_t q = 0; q < a->nq; q++) {
+        bf_qrow_t *qr = &row->queries[q];
+        const bf_qstats_t *w = &a->qwin[q];
+        qr->name = a->search->queries[q].name;
+        double *qs = bf_calloc(D, sizeof *qs);
+        uint64_t ok = 0;
+        for (uint32_t k = 0; k < D; k++) {
+            size_t sec = (size_t)W + k;
+            qs[k] = sec < a->nsec ? (double)a->qok[q][sec] : 0;
+            ok += sec < a->nsec ? a->qok[q][sec] : 0;
+        }
+        qsort(qs, D, sizeof *qs, cmp_double);
+        qr->ops_per_s = (double)ok / D;
+        qr->ops_per_s_min = qs[0];
+        qr->ops_per_s_median = rank(qs, D, 50);
+        qr->ops_per_s_max = qs[D - 1];
+        free(qs);
+        qr->ops_sent = w->ops_sent;
+        qr->ops_ok = w->ops_ok;
+        qr->ops_error = w->ops_error;
+        qr->timed_out = w->timed_out;
+        qr->shard_failures = w->shard_failures;
+        qr->ops_ok_all = a->qok_all[q];
+        qr->mean_hits = w->ops_ok ? (double)w->hits / (double)w->ops_ok : NAN;
+        qr->took_mean_ms = w->took_count ? (double)w->took_ms / (double)w->took_count : NAN;
+        latency_stats(w->svc, &qr->service);
+        latency_stats(w->lat, &qr->latency);
+        size_t used = 0;
+        qr->errors[0] = '\0';
+        for (unsigned e = 0; e < BF_QERR_TYPES && used < sizeof qr->errors; e++)
+            if (w->err_type[e][0])
+                used += (size_t)snprintf(qr->errors + used, sizeof qr->errors - used, "%s%s %llu",
+                                         used ? ", " : "", w->err_type[e],
+                                         (unsigned long long)w->err_count[e]);
+    }
     for (uint32_t i = 0; i < a->nagents; i++)
         if (a->lost_from[i] >= 0)
             row->degraded = 1;

@@ -25,6 +25,20 @@ typedef struct bf_latency_stats {
     double p50_ms, p90_ms, p99_ms, p999_ms, max_ms, mean_ms; /* NAN when not enough samples */
 } bf_latency_stats_t;
 
+/* One named query's part of a row (search clients, issue #15); over the measurement window
+ * like the bulk columns. Percentiles from the agents' histograms merged by adding counts. */
+typedef struct bf_qrow {
+    const char *name;        /* borrowed from the scenario (search.queries[].name) */
+    double ops_per_s;        /* ops_ok in the window / D */
+    double ops_per_s_min, ops_per_s_median, ops_per_s_max; /* per-second series, empty = 0 */
+    uint64_t ops_sent, ops_ok, ops_error, timed_out, shard_failures;
+    uint64_t ops_ok_all;     /* every second (warmup and tail too), for verification */
+    double mean_hits;        /* hits / ops_ok; NAN without answers */
+    double took_mean_ms;     /* the server's mean "took" beside the client's service time */
+    bf_latency_stats_t service, latency;
+    char errors[256];        /* "index_not_found_exception 3, timeout 1" ("" = none) */
+} bf_qrow_t;
+
 /* One results row (a cell, or one repetition of a cell). */
 typedef struct bf_row {
     const bf_cell_t *cell;   /* borrowed from the scenario */
@@ -64,6 +78,8 @@ typedef struct bf_row {
     uint64_t bytes_payload_ok_all;
     int64_t store_bytes;
     double store_bytes_per_payload_byte; /* store_bytes / bytes_payload_ok_all */
+    uint32_t nqueries;       /* named queries of the search section (0 without search) */
+    bf_qrow_t queries[BF_MAX_QUERIES];
 } bf_row_t;
 
 typedef struct bf_cellagg bf_cellagg_t;
@@ -76,6 +92,13 @@ void bf_cellagg_destroy(bf_cellagg_t **a_p);
 /* bf_cellagg_add — add one agent's sample for a second (second < 0: final marker, ignored).
  * Returns 0 or BF_E_RANGE (second too large, or a bad histogram). */
 int bf_cellagg_add(bf_cellagg_t *a, uint32_t agent, const Bf__Sample *s);
+/* bf_cellagg_set_queries — the cell's named queries (search section), so samples' query stats
+ * are merged and the row carries one bf_qrow_t per query. Call before the first add; spec is
+ * borrowed and must outlive the aggregate. */
+void bf_cellagg_set_queries(bf_cellagg_t *a, const bf_search_spec_t *spec);
+/* bf_cellagg_query_ok — answered (2xx) requests of named query q in second i across agents;
+ * 0 for an unknown query or second. */
+uint64_t bf_cellagg_query_ok(const bf_cellagg_t *a, size_t q, size_t i);
 /* bf_cellagg_mark_lost — agent lost from second `from_second` on: the cell is degraded. */
 void bf_cellagg_mark_lost(bf_cellagg_t *a, uint32_t agent, const char *agent_id, int32_t from_second);
 /* bf_cellagg_seconds — number of seconds with data (series length). */

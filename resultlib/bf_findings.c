@@ -54,7 +54,8 @@ void bf_finding_point_from_row(const bf_row_t *row, bf_finding_point_t *p)
     /* a cell with failed or unknown documents is no candidate for "best" either */
     p->rejections = row->docs_rejected > 0 || row->http_429 > 0 || row->write_rejected > 0 ||
                     bf_row_has_errors(row);
-    p->excluded = row->failed || row->aborted;
+    /* a search-only cell (concurrency 0) indexes nothing: no point for indexing findings */
+    p->excluded = row->failed || row->aborted || c->concurrency == 0;
 }
 
 static int64_t jint(json_t *o, const char *k)
@@ -96,7 +97,8 @@ int bf_finding_point_from_json(json_t *row, bf_finding_point_t *p)
                     jint(row, "docs_unknown") > 0 || jint(row, "req_transport_error") > 0 ||
                     jint(row, "req_http_error") > jint(row, "http_429");
     p->excluded = json_is_true(json_object_get(row, "failed")) ||
-                  json_is_true(json_object_get(row, "aborted")) || !isfinite(p->docs_per_s);
+                  json_is_true(json_object_get(row, "aborted")) || !isfinite(p->docs_per_s) ||
+                  p->concurrency == 0;
     return BF_OK;
 }
 

@@ -6,6 +6,7 @@
 #include "bf_clock.h"
 #include "bf_error.h"
 #include "bf_findings.h"
+#include "bf_qfindings.h"
 #include "bf_log.h"
 #include "bf_mem.h"
 
@@ -20,6 +21,7 @@
 
 struct bf_results {
     char *dir;
+    const bf_scenario_t *sc; /* borrowed: query names of resumed rows */
     bf_cluster_info_t cluster;
     int have_cluster;
     FILE *samples;
@@ -137,6 +139,50 @@ static void field_load(bf_row_t *row, const field *f, json_t *v)
     }
 }
 
+/* One table of a named query's fields (bf_qrow_t): matrix.json "queries", queries.csv and
+ * resume all come from it. */
+#define QD(n, m, t, c) {n, offsetof(bf_qrow_t, m), t, c}
+static const field qfields[] = {
+    QD("ops_per_s", ops_per_s, F_DBL, 1),
+    QD("ops_per_s_min", ops_per_s_min, F_DBL, 1),
+    QD("ops_per_s_median", ops_per_s_median, F_DBL, 1),
+    QD("ops_per_s_max", ops_per_s_max, F_DBL, 1),
+    QD("service_count", service.count, F_U64, 1),
+    QD("service_p50_ms", service.p50_ms, F_DBL, 1),
+    QD("service_p90_ms", service.p90_ms, F_DBL, 1),
+    QD("service_p99_ms", service.p99_ms, F_DBL, 1),
+    QD("service_p99_9_ms", service.p999_ms, F_DBL, 1),
+    QD("service_max_ms", service.max_ms, F_DBL, 1),
+    QD("service_mean_ms", service.mean_ms, F_DBL, 1),
+    QD("latency_count", latency.count, F_U64, 1),
+    QD("latency_p50_ms", latency.p50_ms, F_DBL, 1),
+    QD("latency_p90_ms", latency.p90_ms, F_DBL, 1),
+    QD("latency_p99_ms", latency.p99_ms, F_DBL, 1),
+    QD("latency_p99_9_ms", latency.p999_ms, F_DBL, 1),
+    QD("latency_max_ms", latency.max_ms, F_DBL, 1),
+    QD("latency_mean_ms", latency.mean_ms, F_DBL, 1),
+    QD("took_mean_ms", took_mean_ms, F_DBL, 1),
+    QD("ops_sent", ops_sent, F_U64, 1),
+    QD("ops_ok", ops_ok, F_U64, 1),
+    QD("ops_error", ops_error, F_U64, 1),
+    QD("timed_out", timed_out, F_U64, 1),
+    QD("shard_failures", shard_failures, F_U64, 1),
+    QD("mean_hits", mean_hits, F_DBL, 1),
+    QD("ops_ok_all", ops_ok_all, F_U64, 1),
+};
+#define NQFIELDS (sizeof qfields / sizeof qfields[0])
+
+static json_t *qrow_json(const bf_qrow_t *q)
+{
+    json_t *o = json_object();
+    json_object_set_new(o, "query", json_string(q->name ? q->name : ""));
+    for (size_t i = 0; i < NQFIELDS; i++)
+        json_object_set_new(o, qfields[i].name, field_json((const bf_row_t *)(const void *)q,
+                                                           &qfields[i]));
+    json_object_set_new(o, "errors", json_string(q->errors));
+    return o;
+}
+
 static json_t *row_json(const bf_row_t *row)
 {
     json_t *o = json_object();
@@ -154,6 +200,14 @@ static json_t *row_json(const bf_row_t *row)
     for (size_t i = 0; i < NFIELDS; i++)
         json_object_set_new(o, fields[i].name, field_json(row, &fields[i]));
     json_object_set_new(o, "reason", json_string(row->reason));
+    if (row->nqueries) {
+        json_object_set_new(o, "search_clients", json_integer(row->cell->search_clients));
+        json_object_set_new(o, "search_rate", json_real(row->cell->search_rate));
+        json_t *qa = json_array(); /* empty in a cell without search clients */
+        for (uint32_t q = 0; row->cell->search_clients > 0 && q < row->nqueries; q++)
+            json_array_append_new(qa, qrow_json(&row->queries[q]));
+        json_object_set_new(o, "queries", qa);
+    }
     return o;
 }
 
@@ -201,6 +255,7 @@ bf_results_t *bf_results_open(const char *base, const char *resume_dir, const bf
                               bf_diag_t *diag)
 {
     bf_results_t *r = bf_calloc(1, sizeof *r);
+    r->sc = sc;
     if (resume_dir) {
         r->dir = bf_strdup(resume_dir);
     } else {
@@ -337,6 +392,14 @@ int bf_results_cell_done(bf_results_t *r, const char *name, const bf_cellagg_t *
         o = counters_json(bf_cellagg_second(agg, s));
         json_object_set_new(o, "type", json_string("second"));
         json_object_set_new(o, "second", json_integer((json_int_t)s));
+        if (row->nqueries) {
+            /* each named query's answered requests this second: the ops/s series */
+            json_t *qo = json_object();
+            for (uint32_t q = 0; q < row->nqueries; q++)
+                json_object_set_new(qo, row->queries[q].name ? row->queries[q].name : "",
+                                    json_integer((json_int_t)bf_cellagg_query_ok(agg, q, s)));
+            json_object_set_new(o, "query_ops", qo);
+        }
         line = json_dumps(o, JSON_COMPACT);
         bf_buf_appendf(&b, "%s\n", line);
         free(line);
@@ -489,6 +552,36 @@ int bf_results_write_matrix(bf_results_t *r, const bf_scenario_t *sc, const bf_r
     free(extra);
     int rc = write_atomic(r->dir, "matrix.csv", csv.data, csv.len);
     bf_buf_cleanup(&csv);
+    int any_queries = 0;
+    for (size_t k = 0; k < nrows; k++)
+        any_queries |= rows[k].nqueries > 0;
+    if (any_queries && rc == BF_OK) {
+        /* queries.csv: one line per cell and named query, beside the cell's bulk headline */
+        bf_buf_init(&csv, 0);
+        bf_buf_appendz(&csv, "cell,concurrency,search_clients,search_rate,docs_per_s,query");
+        for (size_t i = 0; i < NQFIELDS; i++)
+            bf_buf_appendf(&csv, ",%s", qfields[i].name);
+        bf_buf_appendz(&csv, ",errors\n");
+        for (size_t k = 0; k < nrows; k++) {
+            const bf_row_t *row = &rows[k];
+            for (uint32_t q = 0; row->cell->search_clients > 0 && q < row->nqueries; q++) {
+                const bf_qrow_t *qr = &row->queries[q];
+                csv_text(&csv, row->cell->id);
+                bf_buf_appendf(&csv, ",%u,%u,%.0f", row->cell->concurrency,
+                               row->cell->search_clients, row->cell->search_rate);
+                csv_field(&csv, row, &fields[0]);
+                bf_buf_append(&csv, ",", 1);
+                csv_text(&csv, qr->name ? qr->name : "");
+                for (size_t i = 0; i < NQFIELDS; i++)
+                    csv_field(&csv, (const bf_row_t *)(const void *)qr, &qfields[i]);
+                bf_buf_append(&csv, ",", 1);
+                csv_text(&csv, qr->errors);
+                bf_buf_append(&csv, "\n", 1);
+            }
+        }
+        rc = write_atomic(r->dir, "queries.csv", csv.data, csv.len);
+        bf_buf_cleanup(&csv);
+    }
 
     json_t *root = json_object();
     json_object_set_new(root, "scenario", json_string(bf_scenario_name(sc)));
@@ -505,6 +598,11 @@ int bf_results_write_matrix(bf_results_t *r, const bf_scenario_t *sc, const bf_r
     for (size_t k = 0; k < nrows; k++)
         json_array_append_new(arr, row_json(&rows[k]));
     json_object_set_new(root, "rows", arr);
+    json_t *qf = bf_qfindings_compute(arr);
+    if (json_array_size(qf))
+        json_object_set_new(root, "search_findings", qf);
+    else
+        json_decref(qf);
     char *js = json_dumps(root, JSON_INDENT(2));
     json_decref(root);
     if (rc == BF_OK)
@@ -543,6 +641,54 @@ static const char *md_i64(char *buf, size_t n, int64_t v)
     else
         snprintf(buf, n, "%lld", (long long)v);
     return buf;
+}
+
+/* The search rows (issue #15): one line per cell and named query, beside the cell's bulk
+ * headline, then the mutual-cost findings (bf_qfindings). Nothing without queries. */
+static void print_md_queries(FILE *f, const bf_row_t *rows, size_t nrows)
+{
+    json_t *arr = json_array();
+    for (size_t k = 0; k < nrows; k++)
+        if (rows[k].nqueries)
+            json_array_append_new(arr, row_json(&rows[k]));
+    if (json_array_size(arr) == 0) {
+        json_decref(arr);
+        return;
+    }
+    fprintf(f, "\n## Search\n\n| cell | concurrency | search clients | search rate | docs/s | "
+               "query | ops/s | service p50 ms | p90 | p99 | p99.9 | max | latency p90 ms | "
+               "took mean ms | errors | timed out | shard failures | mean hits |\n|---|");
+    for (int i = 0; i < 17; i++)
+        fprintf(f, "---:|");
+    fprintf(f, "\n");
+    for (size_t k = 0; k < nrows; k++) {
+        const bf_row_t *r = &rows[k];
+        for (uint32_t q = 0; r->cell->search_clients > 0 && q < r->nqueries; q++) {
+            const bf_qrow_t *qr = &r->queries[q];
+            char b[10][32];
+            fprintf(f, "| %s | %u | %u | %s | %.0f | %s | %.1f | %s | %s | %s | %s | %s | %s | %s "
+                       "| %s | %llu | %llu | %s |\n",
+                    r->cell->id, r->cell->concurrency, r->cell->search_clients,
+                    r->cell->search_rate > 0 ? md_num(b[0], 32, r->cell->search_rate, 0) : "closed",
+                    r->docs_per_s, qr->name ? qr->name : "", qr->ops_per_s,
+                    md_num(b[1], 32, qr->service.p50_ms, 1), md_num(b[2], 32, qr->service.p90_ms, 1),
+                    md_num(b[3], 32, qr->service.p99_ms, 1), md_num(b[4], 32, qr->service.p999_ms, 1),
+                    md_num(b[5], 32, qr->service.max_ms, 1), md_num(b[6], 32, qr->latency.p90_ms, 1),
+                    md_num(b[7], 32, qr->took_mean_ms, 1), qr->errors[0] ? qr->errors : "0",
+                    (unsigned long long)qr->timed_out, (unsigned long long)qr->shard_failures,
+                    md_num(b[8], 32, qr->mean_hits, 1));
+        }
+    }
+    json_t *lines = bf_qfindings_compute(arr);
+    if (json_array_size(lines)) {
+        fprintf(f, "\n### What indexing and searching cost each other\n\n");
+        size_t i;
+        json_t *l;
+        json_array_foreach(lines, i, l)
+            fprintf(f, "- %s\n", json_string_value(l));
+    }
+    json_decref(lines);
+    json_decref(arr);
 }
 
 void bf_results_print_md(FILE *f, const bf_scenario_t *sc, const bf_row_t *rows, size_t nrows)
@@ -624,6 +770,7 @@ void bf_results_print_md(FILE *f, const bf_scenario_t *sc, const bf_row_t *rows,
     bf_findings_print_md(fd, f);
     bf_findings_destroy(&fd);
     free(pts);
+    print_md_queries(f, rows, nrows);
 }
 
 int bf_results_cell_finished(const bf_results_t *r, const char *name)
@@ -661,6 +808,28 @@ int bf_results_load_row(const bf_results_t *r, const char *name, const bf_cell_t
         field_load(row, &fields[i], json_object_get(o, fields[i].name));
     row->repetition = (uint32_t)json_integer_value(json_object_get(o, "repetition"));
     bf_strlcpy(row->reason, json_string_value(json_object_get(o, "reason")) ?: "", sizeof row->reason);
+    json_t *qa = json_object_get(o, "queries");
+    const bf_search_spec_t *ss = r->sc ? bf_scenario_search(r->sc) : NULL;
+    for (size_t q = 0; json_is_array(qa) && q < json_array_size(qa) && q < BF_MAX_QUERIES; q++) {
+        json_t *qo = json_array_get(qa, q);
+        bf_qrow_t *qr = &row->queries[q];
+        for (size_t i = 0; i < NQFIELDS; i++)
+            field_load((bf_row_t *)(void *)qr, &qfields[i], json_object_get(qo, qfields[i].name));
+        bf_strlcpy(qr->errors, json_string_value(json_object_get(qo, "errors")) ?: "",
+                   sizeof qr->errors);
+        /* names are borrowed from the scenario, as in a fresh row */
+        const char *nm = json_string_value(json_object_get(qo, "query"));
+        for (size_t k = 0; ss && nm && k < ss->nqueries; k++)
+            if (strcmp(ss->queries[k].name, nm) == 0)
+                qr->name = ss->queries[k].name;
+        row->nqueries = (uint32_t)(q + 1);
+    }
+    if (json_is_array(qa) && ss && ss->enabled && row->nqueries == 0) {
+        /* a cell without search clients: the queries are there, with nothing counted */
+        row->nqueries = (uint32_t)(ss->nqueries < BF_MAX_QUERIES ? ss->nqueries : BF_MAX_QUERIES);
+        for (uint32_t q = 0; q < row->nqueries; q++)
+            row->queries[q].name = ss->queries[q].name;
+    }
     json_decref(o);
     return BF_OK;
 }

@@ -825,6 +825,91 @@ static void test_pipeline(void **state)
     load_text_err("name: pl\ntarget: {hosts: [\"http://127.0.0.1:9200\"]}\n"
                   "request: {pipeline: 'a&b'}\ndocument: {source: '{\"a\": 1}'}\n",
                   "inline.yaml:3:21: request.pipeline: 'a&b' is not a pipeline name", "");
+/* ---- the search section (issue #15) ------------------------------------------------------- */
+
+#define SEARCH_BASE                                                                               \
+    "name: s\ntarget: {hosts: [\"http://127.0.0.1:9\"]}\n"                                      \
+    "variables:\n  - {name: st, type: list, data: [200, 404]}\n"                                \
+    "  - {name: w, type: list, data: [alpha, beta]}\n"                                           \
+    "document: {source: '{\"st\": $[[st]]}'}\n"
+
+static void test_search_section(void **state)
+{
+    (void)state;
+    bf_scenario_t *sc = load_text_ok(SEARCH_BASE
+        "search:\n"
+        "  clients: 3\n"
+        "  prefill: 10k\n"
+        "  queries:\n"
+        "    - {name: by_st, body: '{\"query\": {\"term\": {\"st\": $[[st]]}}}', weight: 3}\n"
+        "    - {name: cnt, method: GET, path: \"/{index}/_count\"}\n"
+        "matrix:\n"
+        "  concurrency: [0, 2]\n"
+        "  search_clients: [2, 0]\n"
+        "  search_rate: [0, 50]\n"
+        "  exclude: [{concurrency: 0, search_clients: 0}]\n", NULL);
+    assert_non_null(sc);
+    const bf_search_spec_t *ss = bf_scenario_search(sc);
+    assert_true(ss->enabled);
+    assert_int_equal(ss->clients, 3);
+    assert_int_equal(ss->prefill, 10000);
+    assert_false(ss->recreate);
+    assert_int_equal(ss->nqueries, 2);
+    assert_string_equal(ss->queries[0].name, "by_st");
+    assert_true(ss->queries[0].post);
+    assert_string_equal(ss->queries[0].path, "/{index}/_search"); /* the default */
+    assert_int_equal(ss->queries[0].weight, 3);
+    assert_false(ss->queries[1].post);
+    assert_null(ss->queries[1].body);
+    /* 2 x 2 x 2 minus the two cells with neither */
+    assert_int_equal(bf_scenario_cell_count(sc), 6);
+    const bf_cell_t *c0 = bf_scenario_cell(sc, 0);
+    assert_int_equal(c0->concurrency, 0);
+    assert_int_equal(c0->search_clients, 2);
+    assert_true(c0->search_rate == 0);
+    assert_string_equal(c0->id, "i1-s1-r0-b1000-c0-q2-qr0");
+    const bf_cell_t *c1 = bf_scenario_cell(sc, 1);
+    assert_true(c1->search_rate == 50);
+    /* what an agent loads keeps the section */
+    const char *txt = bf_scenario_resolved_text(sc);
+    bf_scenario_t *again = load_text_ok(txt, NULL);
+    assert_int_equal(bf_scenario_search(again)->nqueries, 2);
+    bf_scenario_destroy(&again);
+    bf_scenario_destroy(&sc);
+    /* without a search section: search_clients 0, ids unchanged */
+    sc = load_text_ok(SEARCH_BASE "matrix: {concurrency: [2]}\n", NULL);
+    assert_false(bf_scenario_search(sc)->enabled);
+    assert_int_equal(bf_scenario_cell(sc, 0)->search_clients, 0);
+    assert_string_equal(bf_scenario_cell(sc, 0)->id, "i1-s1-r0-b1000-c2");
+    bf_scenario_destroy(&sc);
+}
+
+static void test_search_mistakes(void **state)
+{
+    (void)state;
+    /* a query body naming no variable: position of the placeholder */
+    load_text_err(SEARCH_BASE "search:\n  queries:\n    - {name: a, body: '{\"q\": $[[sx]]}'}\n",
+                  "inline.yaml:9:", "search.queries[0].body: $[[sx]] names no variable; did you "
+                  "mean $[[st]]?");
+    /* not JSON once rendered */
+    load_text_err(SEARCH_BASE "search:\n  queries:\n    - {name: a, body: '{\"q\": [1}'}\n",
+                  "inline.yaml:9:", "search.queries[0].body does not render a JSON object");
+    load_text_err(SEARCH_BASE "search:\n  queries:\n    - {name: a}\n    - {name: a}\n",
+                  "inline.yaml:10:", "'a' is already the name of search.queries[0]");
+    load_text_err(SEARCH_BASE "search:\n  queries:\n    - {name: a, path: _search}\n",
+                  "inline.yaml:9:", "must start with '/'");
+    load_text_err(SEARCH_BASE "search:\n  queries:\n    - {name: a, methd: GET}\n",
+                  "inline.yaml:9:", "search.queries[0].methd: unknown key; did you mean 'method'?");
+    load_text_err(SEARCH_BASE "search:\n  queries:\n    - {name: a, method: PUT}\n",
+                  "inline.yaml:9:", "search.queries[0].method");
+    load_text_err(SEARCH_BASE "search: {clients: 2}\n", "inline.yaml:7:",
+                  "missing required key 'queries'");
+    load_text_err(SEARCH_BASE "search:\n  queries: []\n", "inline.yaml:8:",
+                  "search.queries: give 1 to 16 queries");
+    load_text_err(SEARCH_BASE "matrix: {search_clients: [1, 2]}\n", "inline.yaml:7:",
+                  "matrix.search_clients: there is no search section");
+    load_text_err(SEARCH_BASE "matrix: {concurrency: [0, 1]}\n", "inline.yaml:7:",
+                  "concurrency 0 and no search clients: nothing to send");
 }
 
 int main(void)
@@ -880,6 +965,8 @@ int main(void)
         cmocka_unit_test(test_quoted_filter_path_true_is_a_string),
         cmocka_unit_test(test_data_stream),
         cmocka_unit_test(test_pipeline),
+        cmocka_unit_test(test_search_section),
+        cmocka_unit_test(test_search_mistakes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

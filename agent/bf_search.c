@@ -1,0 +1,509 @@
+/* SPDX-License-Identifier: MIT */
+/* bf_search.c — search clients: named queries by weight, open or closed loop, per-query
+ * per-second counters (see bf_search.h for the rules). */
+#include "bf_search.h"
+
+#include "bf_buf.h"
+#include "bf_clock.h"
+#include "bf_es.h"
+#include "bf_mem.h"
+#include "bf_vars.h"
+
+#include <curl/curl.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define QRING 4               /* seconds buffered per query (the sampler seals each second) */
+#define IDLE_POLL_MS 50       /* longest wait in curl_multi_poll */
+#define BODY_CAP (1u << 20)   /* a rendered query body */
+
+typedef struct qbucket {
+    int32_t second;           /* -1: empty */
+    bf_qstats_t *q;           /* one per query */
+} qbucket;
+
+typedef struct qslot {
+    bf_search_t *s;
+    CURL *h;
+    int busy;
+    uint32_t query;
+    uint32_t host;
+    bf_buf_t body;            /* request body */
+    bf_buf_t resp;            /* answer, capped at BF_MAX_SEARCH_RESPONSE_BYTES */
+    int too_large;
+    uint64_t sent_us, intended_us;
+} qslot;
+
+struct bf_search {
+    bf_search_cfg_t cfg;
+    const bf_search_spec_t *spec;
+    size_t nq;
+    pthread_t thread;
+    int started;
+    atomic_int abort_flag;
+    atomic_int finished;
+    atomic_int last_second;
+    atomic_uint inflight;
+    pthread_mutex_t lock;
+    qbucket ring[QRING];
+    CURLM *multi;
+    qslot *slots;
+    struct curl_slist *hdr;
+    bf_tmpl_t **tmpl;         /* per query, NULL without a body */
+    bf_gen_t **gen;
+    char ***urls;             /* [query][host] */
+    uint64_t weight_total;
+    bf_rng_t rng;
+    char fatal[1024];
+    atomic_int fatal_set;
+};
+
+static void set_fatal(bf_search_t *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void set_fatal(bf_search_t *s, const char *fmt, ...)
+{
+    if (atomic_load(&s->fatal_set))
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(s->fatal, sizeof s->fatal, fmt, ap);
+    va_end(ap);
+    atomic_store(&s->fatal_set, 1);
+    atomic_store(&s->abort_flag, 1);
+}
+
+/* The bucket of now for query qi (clock read under the lock, as bf_worker's). */
+static bf_qstats_t *bucket_now(bf_search_t *s, uint32_t qi)
+{
+    uint64_t now = bf_clock_mono_us();
+    uint64_t start = s->cfg.start_mono_us;
+    int32_t sec = now > start ? (int32_t)((now - start) / 1000000u) : 0;
+    qbucket *b = &s->ring[sec % QRING];
+    if (b->second != sec && b->second < 0)
+        b->second = sec;
+    /* else: the sampler fell QRING seconds behind; counted under the older second */
+    if (b->second == sec && sec > atomic_load(&s->last_second))
+        atomic_store(&s->last_second, sec);
+    return &b->q[qi];
+}
+
+static size_t on_body(char *p, size_t size, size_t n, void *ud)
+{
+    qslot *q = ud;
+    size_t len = size * n;
+    if (q->resp.len + len > BF_MAX_SEARCH_RESPONSE_BYTES)
+        q->too_large = 1;
+    else
+        bf_buf_append(&q->resp, p, len);
+    return len;
+}
+
+static const char *transport_type(CURLcode cc)
+{
+    switch (cc) {
+    case CURLE_OPERATION_TIMEDOUT: return "timeout";
+    case CURLE_COULDNT_CONNECT:
+    case CURLE_COULDNT_RESOLVE_HOST: return "connect";
+    case CURLE_RECV_ERROR:
+    case CURLE_SEND_ERROR:
+    case CURLE_GOT_NOTHING: return "reset";
+    default: return "transport";
+    }
+}
+
+/* The query is wrong, not the cluster busy: no point sending it for the rest of the cell. */
+static int status_is_fatal(long status)
+{
+    return status == 400 || status == 401 || status == 403 || status == 404 || status == 405;
+}
+
+static void on_done(bf_search_t *s, qslot *q, CURLcode cc)
+{
+    uint64_t done = bf_clock_mono_us();
+    long status = 0;
+    curl_easy_getinfo(q->h, CURLINFO_RESPONSE_CODE, &status);
+    const bf_query_spec_t *qs = &s->spec->queries[q->query];
+    bf_qanswer_t a;
+    int ok = 0;
+    char type[BF_QERR_TYPE_LEN] = "";
+    if (cc != CURLE_OK) {
+        snprintf(type, sizeof type, "%s", transport_type(cc));
+        memset(&a, 0, sizeof a);
+    } else if (q->too_large) {
+        snprintf(type, sizeof type, "response_too_large");
+        memset(&a, 0, sizeof a);
+    } else {
+        bf_qstats_parse_answer(q->resp.data, q->resp.len, &a);
+        if (status >= 200 && status < 300 && a.json_ok)
+            ok = 1;
+        else if (status >= 200 && status < 300)
+            snprintf(type, sizeof type, "bad_response");
+        else if (a.error_type[0])
+            snprintf(type, sizeof type, "%s", a.error_type);
+        else
+            snprintf(type, sizeof type, "http_%ld", status);
+        if (!ok && status_is_fatal(status)) {
+            const char *path = s->urls[q->query][q->host];
+            set_fatal(s, "search query '%s' (%s %s) failed: HTTP %ld %s%s%s; fix "
+                      "search.queries[%u] (its path or body) or the index it searches",
+                      qs->name, qs->post ? "POST" : "GET", path, status, type,
+                      a.error_reason[0] ? ": " : "", a.error_reason, q->query);
+        }
+    }
+    pthread_mutex_lock(&s->lock);
+    bf_qstats_t *b = bucket_now(s, q->query);
+    if (ok) {
+        b->ops_ok++;
+        b->timed_out += (uint64_t)a.timed_out;
+        b->shard_failures += a.shard_failures;
+        b->hits += a.hits;
+        if (a.has_took) {
+            b->took_ms += a.took_ms;
+            b->took_count++;
+        }
+    } else {
+        bf_qstats_error(b, type, 1);
+    }
+    bf_hist_record(b->svc, done > q->sent_us ? done - q->sent_us : 1);
+    bf_hist_record(b->lat, done > q->intended_us ? done - q->intended_us : 1);
+    pthread_mutex_unlock(&s->lock);
+    q->busy = 0;
+    atomic_fetch_sub(&s->inflight, 1);
+}
+
+static uint32_t pick_query(bf_search_t *s)
+{
+    uint64_t r = bf_rng_below(&s->rng, s->weight_total);
+    for (uint32_t i = 0; i < s->nq; i++) {
+        uint64_t w = s->spec->queries[i].weight;
+        if (r < w)
+            return i;
+        r -= w;
+    }
+    return (uint32_t)s->nq - 1;
+}
+
+/* Starts one query on free slot q; intended_us is when it was due. */
+static void send_query(bf_search_t *s, qslot *q, uint64_t intended_us)
+{
+    uint32_t qi = pick_query(s);
+    const bf_query_spec_t *qs = &s->spec->queries[qi];
+    bf_buf_reset(&q->body);
+    if (s->tmpl[qi]) {
+        int rc = bf_tmpl_render_body(s->tmpl[qi], s->gen[qi], &q->body);
+        if (rc != BF_OK) {
+            set_fatal(s, "search query '%s': its body cannot be rendered (%s); a sequence "
+                      "variable without wrap ran out, or the body is over %u bytes", qs->name,
+                      bf_strerror(rc), BODY_CAP);
+            return;
+        }
+    }
+    bf_buf_reset(&q->resp);
+    q->too_large = 0;
+    q->query = qi;
+    curl_easy_setopt(q->h, CURLOPT_URL, s->urls[qi][q->host]);
+    if (qs->post || q->body.len) {
+        curl_easy_setopt(q->h, CURLOPT_POSTFIELDS, q->body.len ? q->body.data : "");
+        curl_easy_setopt(q->h, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)q->body.len);
+        curl_easy_setopt(q->h, CURLOPT_CUSTOMREQUEST, qs->post ? NULL : "GET");
+    } else {
+        curl_easy_setopt(q->h, CURLOPT_HTTPGET, 1L);
+        curl_easy_setopt(q->h, CURLOPT_CUSTOMREQUEST, NULL);
+    }
+    pthread_mutex_lock(&s->lock);
+    bucket_now(s, qi)->ops_sent++;
+    pthread_mutex_unlock(&s->lock);
+    q->intended_us = intended_us;
+    q->sent_us = bf_clock_mono_us();
+    q->busy = 1;
+    atomic_fetch_add(&s->inflight, 1);
+    curl_multi_add_handle(s->multi, q->h);
+}
+
+static void abandon_all(bf_search_t *s)
+{
+    for (uint32_t i = 0; i < s->cfg.clients; i++) {
+        qslot *q = &s->slots[i];
+        if (!q->busy)
+            continue;
+        curl_multi_remove_handle(s->multi, q->h);
+        pthread_mutex_lock(&s->lock);
+        bf_qstats_error(bucket_now(s, q->query), "aborted", 1);
+        pthread_mutex_unlock(&s->lock);
+        q->busy = 0;
+        atomic_fetch_sub(&s->inflight, 1);
+    }
+}
+
+static void *run(void *arg)
+{
+    bf_search_t *s = arg;
+    const bf_search_cfg_t *cfg = &s->cfg;
+    uint64_t start = cfg->start_mono_us;
+    uint64_t load_end = start + cfg->load_ms * 1000u;
+    uint64_t timeout_us = bf_scenario_request(cfg->sc)->timeout_ms * 1000u;
+    uint64_t hard_end = load_end + timeout_us + 2000000u;
+    double interval_us = cfg->target_rate > 0 ? 1e6 / cfg->target_rate : 0;
+    double next_due = (double)start;
+    uint64_t now = bf_clock_mono_us();
+    while (now < start && !atomic_load(&s->abort_flag)) {
+        uint64_t left = start - now;
+        bf_clock_sleep_us(left < 50000 ? left : 50000);
+        now = bf_clock_mono_us();
+    }
+    for (;;) {
+        now = bf_clock_mono_us();
+        if (atomic_load(&s->abort_flag) || now > hard_end) {
+            abandon_all(s);
+            break;
+        }
+        int loading = now < load_end;
+        uint64_t wake_us = now + IDLE_POLL_MS * 1000u;
+        for (uint32_t i = 0; loading && i < cfg->clients; i++) {
+            qslot *q = &s->slots[i];
+            if (q->busy)
+                continue;
+            if (interval_us == 0) {
+                send_query(s, q, now);
+                continue;
+            }
+            if ((double)now < next_due) {
+                if ((uint64_t)next_due < wake_us)
+                    wake_us = (uint64_t)next_due;
+                break;
+            }
+            uint64_t due = (uint64_t)next_due;
+            next_due += interval_us;
+            if (next_due >= (double)load_end)
+                next_due = (double)load_end; /* nothing is due after the load time */
+            send_query(s, q, due);
+        }
+        if (atomic_load(&s->abort_flag))
+            continue;
+        if (!loading && atomic_load(&s->inflight) == 0)
+            break;
+        int running = 0;
+        curl_multi_perform(s->multi, &running);
+        CURLMsg *m;
+        int left;
+        while ((m = curl_multi_info_read(s->multi, &left)) != NULL) {
+            if (m->msg != CURLMSG_DONE)
+                continue;
+            qslot *q = NULL;
+            curl_easy_getinfo(m->easy_handle, CURLINFO_PRIVATE, (char **)&q);
+            CURLcode cc = m->data.result;
+            curl_multi_remove_handle(s->multi, m->easy_handle);
+            on_done(s, q, cc);
+        }
+        now = bf_clock_mono_us();
+        int wait_ms = wake_us > now ? (int)((wake_us - now + 999) / 1000) : 0;
+        if (wait_ms > IDLE_POLL_MS)
+            wait_ms = IDLE_POLL_MS;
+        curl_multi_poll(s->multi, NULL, 0, wait_ms, NULL);
+    }
+    atomic_store(&s->finished, 1);
+    return NULL;
+}
+
+/* "/{index}/_search" with the cell's index names joined by ',' (index names cannot hold ','). */
+static char *make_url(const char *host, const char *path, const bf_cell_t *cell)
+{
+    bf_buf_t b;
+    bf_buf_init(&b, 0);
+    bf_buf_appendz(&b, host);
+    for (const char *p = path; *p; p++) {
+        if (strncmp(p, "{index}", 7) == 0) {
+            for (uint32_t k = 0; k < cell->indices; k++) {
+                if (k)
+                    bf_buf_appendz(&b, ",");
+                bf_buf_appendz(&b, cell->index_names[k]);
+            }
+            p += 6;
+            continue;
+        }
+        bf_buf_append(&b, p, 1);
+    }
+    return bf_buf_steal(&b);
+}
+
+bf_search_t *bf_search_new(const bf_search_cfg_t *cfg, bf_diag_t *diag)
+{
+    const bf_search_spec_t *spec = bf_scenario_search(cfg->sc);
+    if (!spec->enabled || spec->nqueries == 0 || cfg->clients == 0) {
+        bf_diag_set(diag, BF_E_INVAL, "search clients without a search section or clients");
+        return NULL;
+    }
+    bf_search_t *s = bf_calloc(1, sizeof *s);
+    s->cfg = *cfg;
+    s->spec = spec;
+    s->nq = spec->nqueries;
+    atomic_init(&s->last_second, -1);
+    pthread_mutex_init(&s->lock, NULL);
+    bf_rng_seed(&s->rng, cfg->part.seed ^ 0x5EA4C4ull, cfg->part.stream_index);
+    for (int r = 0; r < QRING; r++) {
+        s->ring[r].second = -1;
+        s->ring[r].q = bf_calloc(s->nq, sizeof *s->ring[r].q);
+        for (size_t i = 0; i < s->nq; i++)
+            bf_qstats_init(&s->ring[r].q[i]);
+    }
+    const bf_target_t *t = bf_scenario_target(cfg->sc);
+    s->tmpl = bf_calloc(s->nq, sizeof *s->tmpl);
+    s->gen = bf_calloc(s->nq, sizeof *s->gen);
+    s->urls = bf_calloc(s->nq, sizeof *s->urls);
+    for (size_t i = 0; i < s->nq; i++) {
+        const bf_query_spec_t *q = &spec->queries[i];
+        s->weight_total += q->weight;
+        s->urls[i] = bf_calloc(t->nhosts, sizeof *s->urls[i]);
+        for (size_t h = 0; h < t->nhosts; h++)
+            s->urls[i][h] = make_url(t->hosts[h], q->path, cfg->cell);
+        if (q->body == NULL)
+            continue;
+        char what[96];
+        snprintf(what, sizeof what, "search.queries[%zu].body", i);
+        if (bf_tmpl_compile_body(cfg->sc, q->body, what, &s->tmpl[i], diag) != BF_OK) {
+            bf_search_destroy(&s);
+            return NULL;
+        }
+        bf_partition_t p = cfg->part;
+        p.seed ^= 0x9E3779B97F4A7C15ull * (i + 1); /* each query its own draws */
+        s->gen[i] = bf_gen_new(s->tmpl[i], &p);
+    }
+    s->multi = curl_multi_init();
+    s->hdr = NULL;
+    s->slots = bf_calloc(cfg->clients, sizeof *s->slots);
+    for (uint32_t i = 0; i < cfg->clients; i++) {
+        qslot *q = &s->slots[i];
+        q->s = s;
+        q->host = (cfg->host_base + i) % (uint32_t)t->nhosts;
+        bf_buf_init(&q->body, BODY_CAP);
+        bf_buf_init(&q->resp, BF_MAX_SEARCH_RESPONSE_BYTES);
+        q->h = curl_easy_init();
+        curl_easy_setopt(q->h, CURLOPT_HTTP_VERSION, (long)CURL_HTTP_VERSION_1_1);
+        curl_easy_setopt(q->h, CURLOPT_USERAGENT, "bulkfleet-agent/" BF_VERSION);
+        curl_easy_setopt(q->h, CURLOPT_NOSIGNAL, 1L);
+        curl_easy_setopt(q->h, CURLOPT_TIMEOUT_MS, (long)bf_scenario_request(cfg->sc)->timeout_ms);
+        curl_easy_setopt(q->h, CURLOPT_CONNECTTIMEOUT_MS, 10000L);
+        curl_easy_setopt(q->h, CURLOPT_WRITEFUNCTION, on_body);
+        curl_easy_setopt(q->h, CURLOPT_WRITEDATA, q);
+        curl_easy_setopt(q->h, CURLOPT_PRIVATE, (char *)q);
+        curl_easy_setopt(q->h, CURLOPT_TCP_NODELAY, 1L);
+        curl_easy_setopt(q->h, CURLOPT_TCP_KEEPALIVE, 1L);
+        if (i == 0) {
+            bf_es_apply_target(q->h, t, &s->hdr);
+            s->hdr = curl_slist_append(s->hdr, "Content-Type: application/json");
+            s->hdr = curl_slist_append(s->hdr, "Accept: application/json");
+            s->hdr = curl_slist_append(s->hdr, "Expect:");
+        } else {
+            struct curl_slist *unused = NULL;
+            bf_es_apply_target(q->h, t, &unused);
+            curl_slist_free_all(unused);
+        }
+    }
+    for (uint32_t i = 0; i < cfg->clients; i++)
+        curl_easy_setopt(s->slots[i].h, CURLOPT_HTTPHEADER, s->hdr);
+    return s;
+}
+
+int bf_search_start(bf_search_t *s, uint64_t start_mono_us)
+{
+    s->cfg.start_mono_us = start_mono_us;
+    if (pthread_create(&s->thread, NULL, run, s) != 0)
+        return BF_E_IO;
+    s->started = 1;
+    return BF_OK;
+}
+
+void bf_search_abort(bf_search_t *s)
+{
+    atomic_store(&s->abort_flag, 1);
+    if (s->multi)
+        curl_multi_wakeup(s->multi);
+}
+
+int bf_search_finished(bf_search_t *s)
+{
+    return !s->started || atomic_load(&s->finished);
+}
+
+size_t bf_search_query_count(const bf_search_t *s)
+{
+    return s->nq;
+}
+
+int bf_search_collect(bf_search_t *s, int32_t second, bf_qstats_t *q)
+{
+    int had = 0;
+    pthread_mutex_lock(&s->lock);
+    qbucket *b = &s->ring[second % QRING];
+    if (b->second == second) {
+        for (size_t i = 0; i < s->nq; i++) {
+            bf_qstats_add(&q[i], &b->q[i]);
+            bf_qstats_reset(&b->q[i]);
+        }
+        b->second = -1;
+        had = 1;
+    }
+    pthread_mutex_unlock(&s->lock);
+    return had;
+}
+
+int32_t bf_search_last_second(bf_search_t *s)
+{
+    return atomic_load(&s->last_second);
+}
+
+uint32_t bf_search_inflight(bf_search_t *s)
+{
+    return atomic_load(&s->inflight);
+}
+
+const char *bf_search_fatal(bf_search_t *s)
+{
+    return atomic_load(&s->fatal_set) ? s->fatal : "";
+}
+
+void bf_search_destroy(bf_search_t **s_p)
+{
+    if (s_p == NULL || *s_p == NULL)
+        return;
+    bf_search_t *s = *s_p;
+    if (s->started) {
+        bf_search_abort(s);
+        pthread_join(s->thread, NULL);
+    }
+    for (uint32_t i = 0; s->slots && i < s->cfg.clients; i++) {
+        qslot *q = &s->slots[i];
+        if (q->busy)
+            curl_multi_remove_handle(s->multi, q->h);
+        curl_easy_cleanup(q->h);
+        bf_buf_cleanup(&q->body);
+        bf_buf_cleanup(&q->resp);
+    }
+    free(s->slots);
+    if (s->multi)
+        curl_multi_cleanup(s->multi);
+    curl_slist_free_all(s->hdr);
+    const bf_target_t *t = bf_scenario_target(s->cfg.sc);
+    for (size_t i = 0; i < s->nq; i++) {
+        bf_gen_destroy(&s->gen[i]);
+        bf_tmpl_destroy(&s->tmpl[i]);
+        for (size_t h = 0; s->urls && s->urls[i] && h < t->nhosts; h++)
+            free(s->urls[i][h]);
+        if (s->urls)
+            free(s->urls[i]);
+    }
+    free(s->gen);
+    free(s->tmpl);
+    free(s->urls);
+    for (int r = 0; r < QRING; r++) {
+        for (size_t i = 0; s->ring[r].q && i < s->nq; i++)
+            bf_qstats_cleanup(&s->ring[r].q[i]);
+        free(s->ring[r].q);
+    }
+    pthread_mutex_destroy(&s->lock);
+    free(s);
+    *s_p = NULL;
+}

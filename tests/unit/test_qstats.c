@@ -1,0 +1,195 @@
+/* SPDX-License-Identifier: MIT */
+/* test_qstats.c — a named query's counters: what an answer says (a table of bodies: _search,
+ * _count, _msearch, errors, not JSON), merging by addition (error types by name, the 9th type
+ * becomes "other"), and the wire form (a round trip keeps every counter and histogram count). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "bf_error.h"
+#include "bf_qstats.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static void test_parse_answer_table(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *body;
+        int json_ok, timed_out, has_took;
+        uint64_t shard_failures, hits, took_ms;
+        const char *type, *reason;
+    } cases[] = {
+        /* OpenSearch 2.x _search: hits.total is an object */
+        {"{\"took\":7,\"timed_out\":false,\"_shards\":{\"total\":2,\"successful\":2,\"failed\":0},"
+         "\"hits\":{\"total\":{\"value\":42,\"relation\":\"eq\"},\"hits\":[]}}",
+         1, 0, 1, 0, 42, 7, "", ""},
+        /* 6.x: hits.total a number; a timed-out answer with a failed shard */
+        {"{\"took\":30,\"timed_out\":true,\"_shards\":{\"failed\":1},\"hits\":{\"total\":5}}", 1, 1,
+         1, 1, 5, 30, "", ""},
+        /* _count */
+        {"{\"count\":2000,\"_shards\":{\"failed\":0}}", 1, 0, 0, 0, 2000, 0, "", ""},
+        /* _msearch: summed; an errored response adds a shard failure */
+        {"{\"took\":9,\"responses\":[{\"took\":4,\"hits\":{\"total\":{\"value\":3}}},"
+         "{\"error\":{\"type\":\"x\"},\"status\":400},{\"took\":5,\"timed_out\":true,"
+         "\"hits\":{\"total\":{\"value\":4}}}]}",
+         1, 1, 1, 1, 7, 9, "", ""},
+        /* an error answer: the root cause names the query's mistake */
+        {"{\"error\":{\"root_cause\":[{\"type\":\"parsing_exception\",\"reason\":\"unknown query "
+         "[x]\"}],\"type\":\"search_phase_execution_exception\",\"reason\":\"all shards "
+         "failed\"},\"status\":400}",
+         1, 0, 0, 0, 0, 0, "parsing_exception", "unknown query [x]"},
+        {"{\"error\":{\"type\":\"index_not_found_exception\",\"reason\":\"no such index [a]\"}}", 1,
+         0, 0, 0, 0, 0, "index_not_found_exception", "no such index [a]"},
+        {"{\"error\":\"simple\"}", 1, 0, 0, 0, 0, 0, "", "simple"},
+        {"<html>502 Bad Gateway</html>", 0, 0, 0, 0, 0, 0, "", ""},
+        {"", 0, 0, 0, 0, 0, 0, "", ""},
+        {"[1,2]", 0, 0, 0, 0, 0, 0, "", ""},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        bf_qanswer_t a;
+        bf_qstats_parse_answer(cases[i].body, strlen(cases[i].body), &a);
+        if (a.json_ok != cases[i].json_ok || a.timed_out != cases[i].timed_out ||
+            a.has_took != cases[i].has_took || a.shard_failures != cases[i].shard_failures ||
+            a.hits != cases[i].hits || a.took_ms != cases[i].took_ms ||
+            strcmp(a.error_type, cases[i].type) != 0 || strcmp(a.error_reason, cases[i].reason) != 0)
+            fail_msg("case %zu: json %d to %d took %d/%llu shards %llu hits %llu type '%s' "
+                     "reason '%s'", i, a.json_ok, a.timed_out, a.has_took,
+                     (unsigned long long)a.took_ms, (unsigned long long)a.shard_failures,
+                     (unsigned long long)a.hits, a.error_type, a.error_reason);
+    }
+}
+
+static void test_error_types_and_other(void **state)
+{
+    (void)state;
+    bf_qstats_t q;
+    bf_qstats_init(&q);
+    char t[32];
+    for (unsigned i = 0; i < BF_QERR_TYPES + 3; i++) {
+        snprintf(t, sizeof t, "type%u", i);
+        bf_qstats_error(&q, t, 1);
+    }
+    bf_qstats_error(&q, "type0", 4);
+    assert_int_equal(q.ops_error, BF_QERR_TYPES + 3 + 4);
+    assert_string_equal(q.err_type[0], "type0");
+    assert_int_equal(q.err_count[0], 5);
+    assert_string_equal(q.err_type[BF_QERR_TYPES - 1], "other");
+    uint64_t sum = 0;
+    for (unsigned i = 0; i < BF_QERR_TYPES; i++)
+        sum += q.err_count[i];
+    assert_int_equal(sum, q.ops_error); /* nothing lost in the overflow */
+    bf_qstats_cleanup(&q);
+    bf_qstats_cleanup(&q); /* idempotent */
+}
+
+static void test_add_and_wire_round_trip(void **state)
+{
+    (void)state;
+    bf_qstats_t a, b, m;
+    bf_qstats_init(&a);
+    bf_qstats_init(&b);
+    bf_qstats_init(&m);
+    a.ops_sent = 10;
+    a.ops_ok = 8;
+    a.hits = 80;
+    a.took_ms = 40;
+    a.took_count = 8;
+    a.timed_out = 1;
+    a.shard_failures = 2;
+    bf_qstats_error(&a, "timeout", 2);
+    for (int i = 0; i < 10; i++) {
+        bf_hist_record(a.svc, 1000 + 100 * (uint64_t)i);
+        bf_hist_record(a.lat, 2000 + 100 * (uint64_t)i);
+    }
+    b.ops_sent = 5;
+    b.ops_ok = 5;
+    bf_qstats_error(&b, "http_503", 1);
+    bf_qstats_error(&b, "timeout", 1);
+    bf_hist_record(b.svc, 500);
+    bf_qstats_add(&m, &a);
+    bf_qstats_add(&m, &b);
+    assert_int_equal(m.ops_sent, 15);
+    assert_int_equal(m.ops_error, 4);
+    assert_int_equal(bf_hist_count(m.svc), 11);
+    /* through the wire and back into an empty one */
+    Bf__QueryStats pb;
+    bf_qstats_pack(&pb, 3, &m);
+    assert_int_equal(pb.query, 3);
+    size_t n = bf__query_stats__get_packed_size(&pb);
+    uint8_t buf[4096];
+    assert_true(n < sizeof buf);
+    bf__query_stats__pack(&pb, buf);
+    bf_qstats_pack_cleanup(&pb);
+    Bf__QueryStats *u = bf__query_stats__unpack(NULL, n, buf);
+    assert_non_null(u);
+    bf_qstats_t r;
+    bf_qstats_init(&r);
+    assert_int_equal(bf_qstats_unpack_add(u, &r), BF_OK);
+    bf__query_stats__free_unpacked(u, NULL);
+    assert_int_equal(r.ops_sent, 15);
+    assert_int_equal(r.ops_ok, 13);
+    assert_int_equal(r.ops_error, 4);
+    assert_int_equal(r.hits, 80);
+    assert_int_equal(r.took_ms, 40);
+    assert_int_equal(r.took_count, 8);
+    assert_int_equal(r.timed_out, 1);
+    assert_int_equal(r.shard_failures, 2);
+    assert_int_equal(bf_hist_count(r.svc), 11);
+    assert_int_equal(bf_hist_count(r.lat), 10);
+    assert_int_equal(bf_hist_percentile(r.svc, 50), bf_hist_percentile(m.svc, 50));
+    uint64_t timeouts = 0;
+    for (unsigned i = 0; i < BF_QERR_TYPES; i++)
+        if (strcmp(r.err_type[i], "timeout") == 0)
+            timeouts = r.err_count[i];
+    assert_int_equal(timeouts, 3);
+    bf_qstats_reset(&r);
+    assert_true(bf_qstats_empty(&r));
+    bf_qstats_cleanup(&a);
+    bf_qstats_cleanup(&b);
+    bf_qstats_cleanup(&m);
+    bf_qstats_cleanup(&r);
+}
+
+/* a histogram index out of range is refused whole: neither histogram, counters kept */
+static void test_unpack_bad_hist(void **state)
+{
+    (void)state;
+    Bf__QueryStats pb = BF__QUERY_STATS__INIT;
+    Bf__Hist h = BF__HIST__INIT, l = BF__HIST__INIT;
+    uint32_t bad_index[] = {0xFFFFFFu};
+    uint64_t cnt[] = {1};
+    h.index = bad_index;
+    h.n_index = 1;
+    h.count = cnt;
+    h.n_count = 1;
+    uint32_t ok_index[] = {5};
+    l.index = ok_index;
+    l.n_index = 1;
+    l.count = cnt;
+    l.n_count = 1;
+    pb.service_time = &l;
+    pb.latency = &h;
+    pb.ops_ok = 1;
+    bf_qstats_t q;
+    bf_qstats_init(&q);
+    assert_int_equal(bf_qstats_unpack_add(&pb, &q), BF_E_RANGE);
+    assert_int_equal(q.ops_ok, 1);
+    assert_int_equal(bf_hist_count(q.svc), 0);
+    assert_int_equal(bf_hist_count(q.lat), 0);
+    bf_qstats_cleanup(&q);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_parse_answer_table),
+        cmocka_unit_test(test_error_types_and_other),
+        cmocka_unit_test(test_add_and_wire_round_trip),
+        cmocka_unit_test(test_unpack_bad_hist),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
