@@ -825,6 +825,8 @@ static void test_pipeline(void **state)
     load_text_err("name: pl\ntarget: {hosts: [\"http://127.0.0.1:9200\"]}\n"
                   "request: {pipeline: 'a&b'}\ndocument: {source: '{\"a\": 1}'}\n",
                   "inline.yaml:3:21: request.pipeline: 'a&b' is not a pipeline name", "");
+}
+
 /* ---- the search section (issue #15) ------------------------------------------------------- */
 
 #define SEARCH_BASE                                                                               \
