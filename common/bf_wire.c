@@ -164,3 +164,26 @@ const char *bf_wire_body_name(const Bf__Envelope *env)
     }
     return "(unknown)";
 }
+
+int bf_wire_channel_ok(Bf__Envelope__BodyCase body, int is_data)
+{
+    switch (body) {
+    case BF__ENVELOPE__BODY_HELLO: return 1;
+    case BF__ENVELOPE__BODY_SAMPLE:
+    case BF__ENVELOPE__BODY_SAMPLE_ACK: return is_data != 0;
+    case BF__ENVELOPE__BODY_WELCOME:
+    case BF__ENVELOPE__BODY_REJECT:
+    case BF__ENVELOPE__BODY_PREPARE:
+    case BF__ENVELOPE__BODY_READY:
+    case BF__ENVELOPE__BODY_FAILED:
+    case BF__ENVELOPE__BODY_START:
+    case BF__ENVELOPE__BODY_STOP:
+    case BF__ENVELOPE__BODY_DONE:
+    case BF__ENVELOPE__BODY_PING:
+    case BF__ENVELOPE__BODY_PONG:
+    case BF__ENVELOPE__BODY_ACK: return is_data == 0;
+    case BF__ENVELOPE__BODY__NOT_SET:
+    case _BF__ENVELOPE__BODY__CASE_IS_INT_SIZE: break;
+    }
+    return 0;
+}

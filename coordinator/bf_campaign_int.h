@@ -50,6 +50,7 @@ typedef struct bf__campaign {
     char stop_reason[256];
     int32_t load_s;         /* warmup + duration of the current cell, in seconds */
     uint64_t gaps;          /* samples that arrived ahead of a missing one (resent later) */
+    uint64_t wrong_channel; /* messages that came on the other socket (bf_wire_channel_ok) */
 } bf__campaign_t;
 
 /* ---- bf_cellrun.c ---- */

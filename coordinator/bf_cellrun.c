@@ -214,6 +214,16 @@ static void on_message(void *ctx, bf_fleet_agent_t *a, const Bf__Envelope *env, 
 {
     bf__campaign_t *c = ctx;
     bf_member_t *m = member_of(c, a);
+    if (!bf_wire_channel_ok(env->body_case, is_data)) {
+        /* our agents never do this: a Sample on control would skip the data channel's
+         * ordering and acks. Counted and dropped, as a malformed message is (STYLE 12). */
+        if (c->wrong_channel++ % 100 == 0)
+            bf_warn("agent %s (%s): ignored a %s on the %s socket (%llu so far): a client "
+                    "that is not bulkfleet-agent %s?", a->id, a->hostname, bf_wire_body_name(env),
+                    is_data ? "data" : "control", (unsigned long long)c->wrong_channel,
+                    BF_VERSION);
+        return;
+    }
     switch (env->body_case) {
     case BF__ENVELOPE__BODY_SAMPLE:
         on_sample(c, a, env->sample);

@@ -64,6 +64,7 @@ static bf_cell_t test_cell(void)
 /* docs/s is Σ docs_ok over [W, W+D) / D; warmup and tail are excluded; an empty second is 0 */
 static void test_docs_per_s_window(void **state)
 {
+    (void)state;
     bf_cell_t cell = test_cell();
     uint32_t cores[2] = {2, 2};
     bf_cellagg_t *agg = bf_cellagg_new(&cell, 1, 2, cores, 2, 4);
@@ -129,6 +130,7 @@ static void test_store_cost(void **state)
 /* percentiles come from histograms merged by adding counts, never averaged */
 static void test_merged_percentiles(void **state)
 {
+    (void)state;
     bf_cell_t cell = test_cell();
     bf_cellagg_t *agg = bf_cellagg_new(&cell, 1, 2, NULL, 0, 1);
     uint64_t fast[1000], slow[10];
@@ -152,6 +154,7 @@ static void test_merged_percentiles(void **state)
 
 static void test_percentile_needs_samples(void **state)
 {
+    (void)state;
     bf_cell_t cell = test_cell();
     bf_cellagg_t *agg = bf_cellagg_new(&cell, 1, 1, NULL, 0, 1);
     uint64_t v[50];
@@ -168,6 +171,7 @@ static void test_percentile_needs_samples(void **state)
 
 static void test_lost_agent_degrades(void **state)
 {
+    (void)state;
     bf_cell_t cell = test_cell();
     bf_cellagg_t *agg = bf_cellagg_new(&cell, 1, 2, NULL, 0, 2);
     uint64_t svc[] = {1000};
@@ -186,6 +190,7 @@ static void test_lost_agent_degrades(void **state)
 /* an agent lost and back (link cut, then reconnected and resent) says both in the reason */
 static void test_lost_agent_back(void **state)
 {
+    (void)state;
     bf_cell_t cell = test_cell();
     bf_cellagg_t *agg = bf_cellagg_new(&cell, 1, 2, NULL, 0, 4);
     uint64_t svc[] = {1000};
@@ -201,6 +206,7 @@ static void test_lost_agent_back(void **state)
 
 static void test_out_of_range_second_refused(void **state)
 {
+    (void)state;
     bf_cell_t cell = test_cell();
     bf_cellagg_t *agg = bf_cellagg_new(&cell, 1, 1, NULL, 0, 1);
     Bf__Sample s = BF__SAMPLE__INIT;
@@ -213,6 +219,7 @@ static void test_out_of_range_second_refused(void **state)
 
 static void test_repetitions_median_cv(void **state)
 {
+    (void)state;
     bf_cell_t cell = test_cell();
     bf_row_t reps[3];
     memset(reps, 0, sizeof reps);
@@ -232,6 +239,7 @@ static void test_repetitions_median_cv(void **state)
 /* largest remainder: shares add up exactly and follow the weights */
 static void test_split(void **state)
 {
+    (void)state;
     uint32_t w[3] = {2, 2, 4};
     uint64_t s[3];
     bf_split_largest_remainder(10, w, 3, s);

@@ -19,6 +19,7 @@
 
 static void test_url_host(void **state)
 {
+    (void)state;
     char h[128];
     assert_int_equal(bf_allow_url_host("http://127.0.0.1:9200", h, sizeof h), 0);
     assert_string_equal(h, "127.0.0.1");
@@ -31,6 +32,7 @@ static void test_url_host(void **state)
 
 static void test_match(void **state)
 {
+    (void)state;
     const char *rules[] = {"127.0.0.0/8", "es-prod.example.org", "fd00::/8", "192.168.7.9", NULL};
     assert_true(bf_allow_match(rules, "127.0.0.1"));
     assert_true(bf_allow_match(rules, "127.255.1.2"));
@@ -48,6 +50,7 @@ static void test_match(void **state)
 
 static void test_keys(void **state)
 {
+    (void)state;
     char dir[] = "/tmp/bf-keys-test.XXXXXX";
     assert_non_null(mkdtemp(dir));
     bf_diag_t d = {0};

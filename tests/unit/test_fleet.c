@@ -31,11 +31,15 @@ typedef struct fixture {
 
 static void on_msg(void *ctx, bf_fleet_agent_t *a, const Bf__Envelope *env, int is_data)
 {
+    (void)a;
+    (void)env;
+    (void)is_data;
     ((fixture *)ctx)->handled++;
 }
 
 static void on_event(void *ctx, bf_fleet_agent_t *a, int lost)
 {
+    (void)a;
     fixture *fx = ctx;
     if (lost)
         fx->lost_events++;

@@ -11,6 +11,7 @@
 
 static void test_durations(void **state)
 {
+    (void)state;
     uint64_t ms;
     assert_int_equal(bf_units_parse_duration_ms("250ms", &ms), 0);
     assert_int_equal(ms, 250);
@@ -49,6 +50,7 @@ static void test_duration_suggestions(void **state)
 
 static void test_sizes(void **state)
 {
+    (void)state;
     uint64_t b;
     assert_int_equal(bf_units_parse_size("512KiB", &b), 0);
     assert_int_equal(b, 512 * 1024);
@@ -63,6 +65,7 @@ static void test_sizes(void **state)
 
 static void test_counts(void **state)
 {
+    (void)state;
     uint64_t n;
     assert_int_equal(bf_units_parse_count("10k", &n), 0);
     assert_int_equal(n, 10000);
@@ -97,6 +100,7 @@ static void test_counts(void **state)
 
 static void test_format(void **state)
 {
+    (void)state;
     char buf[32];
     assert_string_equal(bf_units_format_duration_ms(250, buf, sizeof buf), "250ms");
     assert_string_equal(bf_units_format_duration_ms(4500, buf, sizeof buf), "4.5s");

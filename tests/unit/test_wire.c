@@ -82,6 +82,7 @@ static void test_round_trip(void **state)
 
 static void test_major_mismatch(void **state)
 {
+    (void)state;
     Bf__Envelope env;
     bf_wire_init(&env);
     env.major = BF_PROTO_MAJOR + 1;
@@ -121,6 +122,30 @@ static void test_unknown_route(void **state)
     assert_int_equal(bf_wire_send(p->router, "nobody", 6, &env, ZMQ_DONTWAIT), BF_E_IO);
 }
 
+/* DESIGN §3's channel table, every body case listed: a new message kind must be added here */
+static void test_channel_table(void **state)
+{
+    (void)state;
+    static const struct {
+        Bf__Envelope__BodyCase body;
+        int on_control, on_data;
+    } cases[] = {
+        {BF__ENVELOPE__BODY_HELLO, 1, 1},      {BF__ENVELOPE__BODY_WELCOME, 1, 0},
+        {BF__ENVELOPE__BODY_REJECT, 1, 0},     {BF__ENVELOPE__BODY_PREPARE, 1, 0},
+        {BF__ENVELOPE__BODY_READY, 1, 0},      {BF__ENVELOPE__BODY_FAILED, 1, 0},
+        {BF__ENVELOPE__BODY_START, 1, 0},      {BF__ENVELOPE__BODY_SAMPLE, 0, 1},
+        {BF__ENVELOPE__BODY_SAMPLE_ACK, 0, 1}, {BF__ENVELOPE__BODY_STOP, 1, 0},
+        {BF__ENVELOPE__BODY_DONE, 1, 0},       {BF__ENVELOPE__BODY_PING, 1, 0},
+        {BF__ENVELOPE__BODY_PONG, 1, 0},       {BF__ENVELOPE__BODY_ACK, 1, 0},
+        {BF__ENVELOPE__BODY__NOT_SET, 0, 0},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        assert_int_equal(bf_wire_channel_ok(cases[i].body, 0), cases[i].on_control);
+        assert_int_equal(bf_wire_channel_ok(cases[i].body, 1), cases[i].on_data);
+    }
+    assert_int_equal(bf_wire_channel_ok((Bf__Envelope__BodyCase)999, 0), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -128,6 +153,7 @@ int main(void)
         cmocka_unit_test(test_major_mismatch),
         cmocka_unit_test(test_garbage_frame),
         cmocka_unit_test(test_unknown_route),
+        cmocka_unit_test(test_channel_table),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
