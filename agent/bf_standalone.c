@@ -61,7 +61,9 @@ static void on_second(void *ctx, int32_t second, const bf_counters_t *c, const b
 
 #define RUN_USAGE \
     "usage: bulkfleet-agent run SCENARIO [--cell ID|N] [--threads N] [--results DIR]\n" \
-    "                              [--warmup DURATION] [--duration DURATION]\n"
+    "                              [--warmup DURATION] [--duration DURATION]\n" \
+    "                              [--replace-existing NAME]...\n"
+#define MAX_REPLACE 64 /* --replace-existing names */
 
 /* The cell chosen by --cell (id or 1-based number): [*first, *last) of the scenario's cells.
  * Returns 0, or 2 after printing why. */
@@ -90,7 +92,7 @@ static int select_cells(const bf_scenario_t *sc, const char *cell_sel, const cha
  * through bf_finish_cell (the coordinator's path: verified, flagged, written to res if any). */
 static void run_repetition(bf_scenario_t *sc, const bf_cell_t *cell, uint32_t rep, uint32_t repeat,
                            uint32_t threads, bf_es_t *es, const bf_cluster_info_t *info,
-                           bf_results_t *res, bf_row_t *row)
+                           const bf_owner_t *owner, bf_results_t *res, bf_row_t *row)
 {
     const bf_run_spec_t *run = bf_scenario_run(sc);
     bf_diag_t diag = {0};
@@ -105,7 +107,7 @@ static void run_repetition(bf_scenario_t *sc, const bf_cell_t *cell, uint32_t re
     bf_results_cell_name(cell, rep, repeat, cell_name, sizeof cell_name);
     bf_cellagg_set_queries(agg, bf_scenario_search(sc));
     /* with a search section: prefill, and search-only cells keep their index (bf_prefill.h) */
-    if (bf_prefill_prepare_cell(es, sc, cell, info->data_nodes, 120000, &yellow, NULL, NULL,
+    if (bf_prefill_prepare_cell(es, sc, cell, owner, info->data_nodes, 120000, &yellow, NULL, NULL,
                                 &diag) == BF_OK) {
         end.baseline = bf_cluster_baseline(es, sc, cell);
         if (bf_cluster_existing_mismatch(es, sc, cell, mismatch, sizeof mismatch))
@@ -159,12 +161,15 @@ int bf_standalone_main(int argc, char **argv)
     uint32_t threads = 0;
     uint64_t warmup_ms = 0, duration_ms = 0;
     int have_warmup = 0, have_duration = 0;
+    const char *replace[MAX_REPLACE];
+    size_t nreplace = 0;
     static const struct option longopts[] = {
         {"cell", required_argument, NULL, 'c'},
         {"warmup", required_argument, NULL, 'w'},
         {"duration", required_argument, NULL, 'd'},
         {"threads", required_argument, NULL, 't'},
         {"results", required_argument, NULL, 'r'},
+        {"replace-existing", required_argument, NULL, 'X'},
         {"verbose", no_argument, NULL, 'v'},
         {NULL, 0, NULL, 0},
     };
@@ -193,6 +198,14 @@ int bf_standalone_main(int argc, char **argv)
             break;
         }
         case 'r': results_base = optarg; break;
+        case 'X':
+            if (nreplace >= MAX_REPLACE) {
+                fprintf(stderr, "bulkfleet-agent run: --replace-existing: at most %d names\n",
+                        MAX_REPLACE);
+                return BF_EXIT_INPUT;
+            }
+            replace[nreplace++] = optarg;
+            break;
         case 't':
             if (bf_units_parse_u64(optarg, &v) != 0 || v == 0 || v > 1024) {
                 fprintf(stderr, "bulkfleet-agent run: --threads %s: expected 1..1024\n", optarg);
@@ -241,6 +254,20 @@ int bf_standalone_main(int argc, char **argv)
         code = BF_EXIT_ENV;
         goto out;
     }
+    /* before any load: index.recreate deletes only what bulkfleet made */
+    bf_owner_t owner = {.scenario = bf_scenario_name(sc), .replace = replace, .nreplace = nreplace};
+    {
+        uint8_t *sel = bf_calloc(bf_scenario_cell_count(sc) + 1, 1);
+        for (size_t i = first; i < last; i++)
+            sel[i] = 1;
+        int orc = bf_cluster_check_owned(es, sc, sel, &owner, &diag);
+        free(sel);
+        if (orc != BF_OK) {
+            fprintf(stderr, "bulkfleet-agent run: %s\n", diag.msg);
+            code = BF_EXIT_ENV;
+            goto out;
+        }
+    }
     if (results_base) {
         res = bf_results_open(results_base, NULL, sc, &diag);
         if (res == NULL) {
@@ -249,6 +276,8 @@ int bf_standalone_main(int argc, char **argv)
             goto out;
         }
         bf_results_set_cluster(res, &info);
+        const char *dir = bf_results_dir(res), *slash = strrchr(dir, '/');
+        owner.campaign = slash ? slash + 1 : dir;
     }
     uint32_t repeat = run->repeat ? run->repeat : 1;
     bf_row_t *rows = bf_calloc(last - first + 1, sizeof *rows);
@@ -260,7 +289,7 @@ int bf_standalone_main(int argc, char **argv)
         for (uint32_t rep = 1; rep <= repeat && !bf_standalone_stop_flag; rep++) {
             bf_row_t *row = &reps[nreps++];
             memset(row, 0, sizeof *row);
-            run_repetition(sc, cell, rep, repeat, threads, es, &info, res, row);
+            run_repetition(sc, cell, rep, repeat, threads, es, &info, &owner, res, row);
         }
         const bf_row_t *folded = bf_finish_fold(res, sc, reps, nreps, rows, &nrows, NULL);
         if (folded)

@@ -6,6 +6,7 @@
 #include "bf_clock.h"
 #include "bf_log.h"
 #include "bf_mem.h"
+#include "bf_strmap.h"
 
 #include <jansson.h>
 #include <stdio.h>
@@ -42,6 +43,195 @@ static int http_error(bf_diag_t *diag, const char *what, const bf_es_t *es, long
     }
     json_decref(j);
     return bf_diag_set(diag, BF_E_HTTP, "%s on %s: HTTP %ld: %s", what, bf_es_host(es), status, reason);
+}
+
+/* ---- ownership: bulkfleet's mark in _meta (bf_cluster.h, bf_owner_t) ---------------------- */
+
+#define BF_DS_MARK "bulkfleet_created" /* the data streams' mark before created_by existed */
+#define BF_MARK_BY "created_by"
+#define BF_MARK_BY_VALUE "bulkfleet"
+
+int bf_owner_may_replace(const bf_owner_t *owner, const char *name)
+{
+    if (owner == NULL || name == NULL)
+        return 0;
+    for (size_t i = 0; i < owner->nreplace; i++)
+        if (owner->replace[i] && strcmp(owner->replace[i], name) == 0)
+            return 1;
+    return 0;
+}
+
+static int meta_ours(const json_t *meta)
+{
+    const char *by = json_string_value(json_object_get(meta, BF_MARK_BY));
+    return json_is_true(json_object_get(meta, BF_DS_MARK)) ||
+           (by != NULL && strcmp(by, BF_MARK_BY_VALUE) == 0);
+}
+
+/* the _meta object bulkfleet writes; caller owns the reference */
+static json_t *mark_new(const bf_owner_t *owner)
+{
+    json_t *m = json_object();
+    json_object_set_new(m, BF_MARK_BY, json_string(BF_MARK_BY_VALUE));
+    json_object_set_new(m, BF_DS_MARK, json_true());
+    if (owner && owner->scenario)
+        json_object_set_new(m, "scenario", json_string(owner->scenario));
+    if (owner && owner->campaign)
+        json_object_set_new(m, "campaign", json_string(owner->campaign));
+    return m;
+}
+
+/* obj._meta gets the mark (merged into a _meta already there) */
+static void mark_into(json_t *obj, const bf_owner_t *owner)
+{
+    json_t *meta = json_object_get(obj, "_meta");
+    if (!json_is_object(meta)) {
+        meta = json_object();
+        json_object_set_new(obj, "_meta", meta);
+    }
+    json_t *m = mark_new(owner);
+    json_object_update(meta, m);
+    json_decref(m);
+}
+
+/* the mappings JSON text with the mark in its _meta; caller frees. Mappings that are not an
+ * object are sent as they are (the cluster will say what is wrong with them). */
+static char *mappings_marked(const char *mappings_json, const bf_owner_t *owner)
+{
+    json_t *m = mappings_json ? json_loads(mappings_json, 0, NULL) : json_object();
+    if (!json_is_object(m)) {
+        json_decref(m);
+        return mappings_json ? bf_strdup(mappings_json) : NULL;
+    }
+    mark_into(m, owner);
+    char *out = json_dumps(m, JSON_COMPACT);
+    json_decref(m);
+    return out;
+}
+
+/* What the cluster has under an index name: *state 0 nothing, 1 an index with the mark, 2 an
+ * index without it, 3 an alias (never ours to delete: it names someone's indices). */
+static int index_state(bf_es_t *es, const char *name, int *state, bf_diag_t *diag)
+{
+    *state = 0;
+    long status = 0;
+    const char *body = NULL;
+    char *path = bf_asprintf("/%s/_mapping", name);
+    int rc = bf_es_request(es, "GET", path, NULL, &status, &body, diag);
+    free(path);
+    if (rc != BF_OK)
+        return rc;
+    if (status == 404)
+        return BF_OK;
+    if (status != 200)
+        return http_error(diag, "GET _mapping", es, status, body);
+    json_t *j = json_loads(body ? body : "", 0, NULL);
+    json_t *ix = json_object_get(j, name);
+    if (ix == NULL)
+        *state = json_object_size(j) > 0 ? 3 : 0;
+    else
+        *state = meta_ours(json_object_get(json_object_get(ix, "mappings"), "_meta")) ? 1 : 2;
+    json_decref(j);
+    return BF_OK;
+}
+
+static int refuse_index(bf_diag_t *diag, const bf_es_t *es, const char *cell_id, const char *name,
+                        int state)
+{
+    return bf_diag_set(diag, BF_E_INVAL,
+                       "cell %s: %s %s on %s exists and was not created by bulkfleet (its mappings "
+                       "have no _meta.created_by: bulkfleet), so index.recreate: true will not "
+                       "delete it; set index.recreate: false to load into it, run with "
+                       "--replace-existing %s to delete and recreate it, or choose another "
+                       "index.name", cell_id, state == 3 ? "alias" : "index", name,
+                       bf_es_host(es), name);
+}
+
+/* An existing index template `name` that bulkfleet did not make (nor owner allows) is not
+ * replaced: BF_E_INVAL. */
+static int template_owned(bf_es_t *es, const char *name, const bf_owner_t *owner, bf_diag_t *diag)
+{
+    if (bf_owner_may_replace(owner, name))
+        return BF_OK;
+    long status = 0;
+    const char *body = NULL;
+    char *path = bf_asprintf("/_index_template/%s", name);
+    int rc = bf_es_request(es, "GET", path, NULL, &status, &body, diag);
+    free(path);
+    if (rc != BF_OK || status == 404)
+        return rc;
+    if (status != 200)
+        return http_error(diag, "GET _index_template", es, status, body);
+    json_t *j = json_loads(body ? body : "", 0, NULL);
+    json_t *t = json_array_get(json_object_get(j, "index_templates"), 0);
+    int ours = meta_ours(json_object_get(json_object_get(t, "index_template"), "_meta"));
+    json_decref(j);
+    if (ours)
+        return BF_OK;
+    return bf_diag_set(diag, BF_E_INVAL,
+                       "index template %s on %s exists and was not created by bulkfleet (no "
+                       "_meta.created_by: bulkfleet), so index.template will not replace it; "
+                       "give the template another name, or run with --replace-existing %s to "
+                       "replace it", name, bf_es_host(es), name);
+}
+
+/* A shipped template must not reach indices bulkfleet did not make: "*" is refused, and so is
+ * a pattern that matches an existing index without the mark. */
+static int template_patterns_owned(bf_es_t *es, const bf_index_spec_t *ix,
+                                   const bf_owner_t *owner, bf_diag_t *diag)
+{
+    if (bf_owner_may_replace(owner, ix->template_name))
+        return BF_OK;
+    json_t *body = json_loads(ix->template_json, 0, NULL);
+    json_t *pats = json_object_get(body, "index_patterns");
+    json_t *list = json_is_string(pats) ? json_pack("[O]", pats) : json_incref(pats);
+    int rc = BF_OK;
+    size_t i;
+    json_t *p;
+    json_array_foreach(list, i, p) {
+        const char *pat = json_string_value(p);
+        if (pat == NULL || rc != BF_OK)
+            continue;
+        if (strspn(pat, "*") == strlen(pat)) {
+            rc = bf_diag_set(diag, BF_E_INVAL, "index template %s: index_patterns \"%s\" matches "
+                             "every index on %s, and would change indices bulkfleet did not "
+                             "make; give it a pattern of the campaign's own names (e.g. the "
+                             "index.name prefix followed by *)", ix->template_name, pat,
+                             bf_es_host(es));
+            continue;
+        }
+        long status = 0;
+        const char *rb = NULL;
+        char *path = bf_asprintf("/%s/_mapping?allow_no_indices=true&ignore_unavailable=true", pat);
+        rc = bf_es_request(es, "GET", path, NULL, &status, &rb, diag);
+        free(path);
+        if (rc != BF_OK)
+            continue;
+        if (status == 404)
+            continue;
+        if (status != 200) {
+            rc = http_error(diag, "GET _mapping of the template's index_patterns", es, status, rb);
+            continue;
+        }
+        json_t *j = json_loads(rb ? rb : "", 0, NULL);
+        const char *k;
+        json_t *v;
+        json_object_foreach(j, k, v) {
+            if (meta_ours(json_object_get(json_object_get(v, "mappings"), "_meta")) ||
+                bf_owner_may_replace(owner, k))
+                continue;
+            rc = bf_diag_set(diag, BF_E_INVAL, "index template %s: index_patterns \"%s\" matches "
+                             "index %s on %s, which bulkfleet did not create; narrow the pattern "
+                             "to the campaign's own names, or run with --replace-existing %s if "
+                             "the template may apply to it", ix->template_name, pat, k,
+                             bf_es_host(es), ix->template_name);
+            break;
+        }
+        json_decref(j);
+    }
+    json_decref(list);
+    json_decref(body);
+    return rc;
 }
 
 int bf_cluster_info(bf_es_t *es, bf_cluster_info_t *info, bf_diag_t *diag)
@@ -122,8 +312,7 @@ static char *ds_template_body(const bf_index_spec_t *ix, const bf_cell_t *cell)
 }
 
 /* What the cluster has under a data stream name: *kind 0 nothing, 1 a data stream, 2 an index
- * or alias; *ours 1 when a backing index carries bulkfleet's _meta mark (BF_DS_MARK). */
-#define BF_DS_MARK "bulkfleet_created"
+ * or alias; *ours 1 when a backing index carries bulkfleet's _meta mark. */
 static int ds_probe(bf_es_t *es, const char *name, int *kind, int *ours, bf_diag_t *diag)
 {
     *kind = 0;
@@ -155,8 +344,7 @@ static int ds_probe(bf_es_t *es, const char *name, int *kind, int *ours, bf_diag
     const char *k;
     json_t *v;
     json_object_foreach(j, k, v) {
-        json_t *meta = json_object_get(json_object_get(v, "mappings"), "_meta");
-        if (json_is_true(json_object_get(meta, BF_DS_MARK)))
+        if (meta_ours(json_object_get(json_object_get(v, "mappings"), "_meta")))
             *ours = 1;
     }
     json_decref(j);
@@ -166,7 +354,7 @@ static int ds_probe(bf_es_t *es, const char *name, int *kind, int *ours, bf_diag
 /* Prepare data stream `name`: with recreate, delete it when bulkfleet made it (refuse when it
  * did not); create it when missing (PUT /_data_stream) and mark it as bulkfleet's. */
 static int ds_prepare(bf_es_t *es, const bf_index_spec_t *ix, const bf_cell_t *cell,
-                      const char *name, bf_diag_t *diag)
+                      const char *name, const bf_owner_t *owner, bf_diag_t *diag)
 {
     int kind, ours;
     int rc = ds_probe(es, name, &kind, &ours, diag);
@@ -179,12 +367,13 @@ static int ds_prepare(bf_es_t *es, const bf_index_spec_t *ix, const bf_cell_t *c
                            "stream (index.data_stream): it is not deleted; delete it yourself "
                            "or choose another index.name", cell->id, name, bf_es_host(es));
     if (kind == 1 && ix->recreate) {
-        if (!ours)
+        if (!ours && !bf_owner_may_replace(owner, name))
             return bf_diag_set(diag, BF_E_INVAL, "cell %s: data stream %s on %s was not created "
                                "by bulkfleet, so index.recreate does not delete it; delete it "
-                               "yourself (DELETE /_data_stream/%s), set index.recreate: false to "
-                               "write into it, or choose another index.name", cell->id, name,
-                               bf_es_host(es), name);
+                               "yourself (DELETE /_data_stream/%s) or run with "
+                               "--replace-existing %s, set index.recreate: false to write into "
+                               "it, or choose another index.name", cell->id, name,
+                               bf_es_host(es), name, name);
         char *path = bf_asprintf("/_data_stream/%s", name);
         rc = bf_es_request(es, "DELETE", path, NULL, &status, &body, diag);
         free(path);
@@ -209,8 +398,12 @@ static int ds_prepare(bf_es_t *es, const bf_index_spec_t *ix, const bf_cell_t *c
         return http_error(diag, what, es, status, body);
     }
     path = bf_asprintf("/%s/_mapping", name);
-    rc = bf_es_request(es, "PUT", path, "{\"_meta\":{\"" BF_DS_MARK "\":true}}", &status,
-                       &body, diag);
+    json_t *mk = json_object();
+    mark_into(mk, owner);
+    char *mtext = json_dumps(mk, JSON_COMPACT);
+    json_decref(mk);
+    rc = bf_es_request(es, "PUT", path, mtext, &status, &body, diag);
+    free(mtext);
     free(path);
     if (rc == BF_OK && status != 200)
         rc = http_error(diag, "marking the data stream (PUT _mapping _meta)", es, status, body);
@@ -273,9 +466,39 @@ static int prepare_pipelines(bf_es_t *es, const bf_scenario_t *sc, const bf_cell
     return BF_OK;
 }
 
+/* the template body to PUT: the cell's settings for data streams, and the mark at the top and
+ * in template.mappings; caller frees */
+static char *template_marked(const bf_index_spec_t *ix, const bf_cell_t *cell,
+                             const bf_owner_t *owner)
+{
+    char *text = ix->data_stream ? ds_template_body(ix, cell) : bf_strdup(ix->template_json);
+    json_t *body = json_loads(text, 0, NULL);
+    if (!json_is_object(body)) {
+        json_decref(body);
+        return text;
+    }
+    free(text);
+    mark_into(body, owner);
+    json_t *tmpl = json_object_get(body, "template");
+    if (!json_is_object(tmpl)) {
+        tmpl = json_object();
+        json_object_set_new(body, "template", tmpl);
+    }
+    json_t *mappings = json_object_get(tmpl, "mappings");
+    if (!json_is_object(mappings)) {
+        mappings = json_object();
+        json_object_set_new(tmpl, "mappings", mappings);
+    }
+    mark_into(mappings, owner);
+    char *out = json_dumps(body, JSON_COMPACT);
+    json_decref(body);
+    return out;
+}
+
 int bf_cluster_prepare_cell_tick(bf_es_t *es, const bf_scenario_t *sc, const bf_cell_t *cell,
-                                 uint32_t data_nodes, uint64_t wait_ms, int *yellow,
-                                 void (*tick)(void *ctx), void *tick_ctx, bf_diag_t *diag)
+                                 const bf_owner_t *owner, uint32_t data_nodes, uint64_t wait_ms,
+                                 int *yellow, void (*tick)(void *ctx), void *tick_ctx,
+                                 bf_diag_t *diag)
 {
     const bf_index_spec_t *ix = bf_scenario_index(sc);
     long status = 0;
@@ -286,9 +509,12 @@ int bf_cluster_prepare_cell_tick(bf_es_t *es, const bf_scenario_t *sc, const bf_
     if (rc != BF_OK)
         return rc;
     if (ix->template_json && ix->template_name) {
+        rc = template_owned(es, ix->template_name, owner, diag);
+        if (rc != BF_OK)
+            return rc;
         char *path = bf_asprintf("/_index_template/%s", ix->template_name);
-        char *tb = ix->data_stream ? ds_template_body(ix, cell) : NULL;
-        rc = bf_es_request(es, "PUT", path, tb ? tb : ix->template_json, &status, &body, diag);
+        char *tb = template_marked(ix, cell, owner);
+        rc = bf_es_request(es, "PUT", path, tb, &status, &body, diag);
         free(tb);
         free(path);
         if (rc != BF_OK)
@@ -299,13 +525,22 @@ int bf_cluster_prepare_cell_tick(bf_es_t *es, const bf_scenario_t *sc, const bf_
     for (uint32_t i = 0; i < cell->indices; i++) {
         const char *name = cell->index_names[i];
         if (ix->data_stream) {
-            rc = ds_prepare(es, ix, cell, name, diag);
+            rc = ds_prepare(es, ix, cell, name, owner, diag);
             if (rc != BF_OK)
                 return rc;
             continue;
         }
         char *path = bf_asprintf("/%s", name);
         if (ix->recreate) {
+            /* only what bulkfleet made, or what --replace-existing names */
+            int state = 0;
+            rc = index_state(es, name, &state, diag);
+            if (rc == BF_OK && (state == 2 || state == 3) && !bf_owner_may_replace(owner, name))
+                rc = refuse_index(diag, es, cell->id, name, state);
+            if (rc != BF_OK) {
+                free(path);
+                return rc;
+            }
             rc = bf_es_request(es, "DELETE", path, NULL, &status, &body, diag);
             if (rc == BF_OK && status != 200 && status != 404)
                 rc = http_error(diag, "DELETE index", es, status, body);
@@ -317,8 +552,10 @@ int bf_cluster_prepare_cell_tick(bf_es_t *es, const bf_scenario_t *sc, const bf_
         bf_buf_t b;
         bf_buf_init(&b, 0);
         bf_buf_appendf(&b, "{\"settings\":%s", cell->settings_json ? cell->settings_json : "{}");
-        if (ix->mappings_json)
-            bf_buf_appendf(&b, ",\"mappings\":%s", ix->mappings_json);
+        char *mappings = mappings_marked(ix->mappings_json, owner);
+        if (mappings)
+            bf_buf_appendf(&b, ",\"mappings\":%s", mappings);
+        free(mappings);
         bf_buf_appendz(&b, "}");
         rc = bf_es_request(es, "PUT", path, b.data, &status, &body, diag);
         bf_buf_cleanup(&b);
@@ -390,9 +627,85 @@ int bf_cluster_prepare_cell_tick(bf_es_t *es, const bf_scenario_t *sc, const bf_
 }
 
 int bf_cluster_prepare_cell(bf_es_t *es, const bf_scenario_t *sc, const bf_cell_t *cell,
-                            uint32_t data_nodes, uint64_t wait_ms, int *yellow, bf_diag_t *diag)
+                            const bf_owner_t *owner, uint32_t data_nodes, uint64_t wait_ms,
+                            int *yellow, bf_diag_t *diag)
 {
-    return bf_cluster_prepare_cell_tick(es, sc, cell, data_nodes, wait_ms, yellow, NULL, NULL, diag);
+    return bf_cluster_prepare_cell_tick(es, sc, cell, owner, data_nodes, wait_ms, yellow, NULL,
+                                        NULL, diag);
+}
+
+int bf_cluster_check_owned(bf_es_t *es, const bf_scenario_t *sc, const uint8_t *selected,
+                           const bf_owner_t *owner, bf_diag_t *diag)
+{
+    const bf_index_spec_t *ix = bf_scenario_index(sc);
+    int rc = BF_OK;
+    if (ix->template_json && ix->template_name) {
+        rc = template_owned(es, ix->template_name, owner, diag);
+        if (rc == BF_OK)
+            rc = template_patterns_owned(es, ix, owner, diag);
+        if (rc != BF_OK)
+            return rc;
+    }
+    if (!ix->recreate)
+        return BF_OK; /* nothing is deleted: the documents go into what is there */
+    bf_strmap_t seen;
+    bf_strmap_init(&seen);
+    for (size_t k = 0; k < bf_scenario_cell_count(sc) && rc == BF_OK; k++) {
+        if (selected && !selected[k])
+            continue;
+        const bf_cell_t *cell = bf_scenario_cell(sc, k);
+        for (uint32_t i = 0; i < cell->indices && rc == BF_OK; i++) {
+            const char *name = cell->index_names[i];
+            size_t len = strlen(name);
+            if (bf_strmap_get(&seen, name, len) || bf_owner_may_replace(owner, name))
+                continue;
+            bf_strmap_put(&seen, name, len, (void *)cell);
+            if (ix->data_stream) {
+                int kind, ours;
+                rc = ds_probe(es, name, &kind, &ours, diag);
+                if (rc == BF_OK && kind == 1 && !ours)
+                    rc = bf_diag_set(diag, BF_E_INVAL, "cell %s: data stream %s on %s was not "
+                                     "created by bulkfleet, so index.recreate does not delete "
+                                     "it; set index.recreate: false to write into it, run with "
+                                     "--replace-existing %s, or choose another index.name",
+                                     cell->id, name, bf_es_host(es), name);
+                else if (rc == BF_OK && kind == 2)
+                    rc = bf_diag_set(diag, BF_E_INVAL, "cell %s: %s on %s is an index or alias, "
+                                     "not a data stream (index.data_stream): it is not deleted; "
+                                     "delete it yourself or choose another index.name", cell->id,
+                                     name, bf_es_host(es));
+                continue;
+            }
+            int state = 0;
+            rc = index_state(es, name, &state, diag);
+            if (rc == BF_OK && (state == 2 || state == 3))
+                rc = refuse_index(diag, es, cell->id, name, state);
+        }
+    }
+    bf_strmap_cleanup(&seen);
+    return rc;
+}
+
+int bf_cluster_production_like(const char *name)
+{
+    static const char *const prefixes[] = {"logs", "logstash", "filebeat", "metricbeat",
+                                           "metrics", "traces", "apm", "winlogbeat",
+                                           "auditbeat", "packetbeat", "heartbeat", "kibana",
+                                           "security", "audit"};
+    if (name == NULL || name[0] == '\0')
+        return 0;
+    if (name[0] == '.' || strspn(name, "*") == strlen(name))
+        return 1;
+    if (strstr(name, "prod") != NULL)
+        return 1;
+    for (size_t i = 0; i < sizeof prefixes / sizeof prefixes[0]; i++) {
+        size_t n = strlen(prefixes[i]);
+        if (strncmp(name, prefixes[i], n) == 0 &&
+            (name[n] == '\0' || name[n] == '-' || name[n] == '_' || name[n] == '*' ||
+             name[n] == '.'))
+            return 1;
+    }
+    return 0;
 }
 
 int bf_cluster_store_bytes(bf_es_t *es, const bf_cell_t *cell, int64_t *bytes, bf_diag_t *diag)
@@ -484,17 +797,24 @@ int bf_cluster_delete_cell(bf_es_t *es, const bf_cell_t *cell, bf_diag_t *diag)
         if (rc == BF_OK && status != 200 && status != 404)
             rc = http_error(diag, "DELETE _data_stream", es, status, body);
     }
-    if (rc != BF_OK)
-        return rc;
-    char *names = index_list(cell);
-    char *path = bf_asprintf("/%s", names);
-    long status = 0;
-    const char *body = NULL;
-    rc = bf_es_request(es, "DELETE", path, NULL, &status, &body, diag);
-    if (rc == BF_OK && status != 200 && status != 404)
-        rc = http_error(diag, "DELETE index", es, status, body);
-    free(path);
-    free(names);
+    for (uint32_t i = 0; i < cell->indices && rc == BF_OK; i++) {
+        int state = 0;
+        rc = index_state(es, cell->index_names[i], &state, diag);
+        if (rc != BF_OK || state == 0)
+            continue;
+        if (state != 1) {
+            bf_warn("cell %s: %s was not created by bulkfleet: left in place", cell->id,
+                    cell->index_names[i]);
+            continue;
+        }
+        char *path = bf_asprintf("/%s", cell->index_names[i]);
+        long status = 0;
+        const char *body = NULL;
+        rc = bf_es_request(es, "DELETE", path, NULL, &status, &body, diag);
+        if (rc == BF_OK && status != 200 && status != 404)
+            rc = http_error(diag, "DELETE index", es, status, body);
+        free(path);
+    }
     return rc;
 }
 

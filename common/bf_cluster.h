@@ -26,6 +26,39 @@ typedef struct bf_cluster_info {
  * naming the host and what to check. */
 int bf_cluster_info(bf_es_t *es, bf_cluster_info_t *info, bf_diag_t *diag);
 
+/* What bulkfleet may delete in a cluster, and how it marks what it creates (STYLE 18: the
+ * cluster module owns what bulkfleet creates). Every index, data stream and index template
+ * bulkfleet creates carries `_meta` {"created_by": "bulkfleet", "bulkfleet_created": true,
+ * "scenario": <name>, "campaign": <id>} (indices and streams in their mappings, templates at the
+ * template's top level and in template.mappings). index.recreate deletes only what carries it;
+ * names in `replace` (--replace-existing NAME) may be deleted and replaced without it.
+ * Borrowed by the calls that take it; NULL = nothing unmarked may be replaced, no ids. */
+typedef struct bf_owner {
+    const char *scenario;           /* scenario name, or NULL */
+    const char *campaign;           /* campaign id (results directory name), or NULL */
+    const char *const *replace;     /* index / data stream / template names, borrowed */
+    size_t nreplace;
+} bf_owner_t;
+
+/* bf_owner_may_replace — 1 when name was given with --replace-existing (owner may be NULL). */
+int bf_owner_may_replace(const bf_owner_t *owner, const char *name);
+
+/* bf_cluster_check_owned — before any load: for each cell of sc (only those with selected[i]
+ * set when selected is not NULL) refuse what index.recreate would delete without owning it
+ * (an existing index, alias or data stream without bulkfleet's mark), and a shipped index
+ * template that would replace a template bulkfleet did not make or whose index_patterns are
+ * "*" or match an existing index without the mark. Names in owner->replace are allowed.
+ * Requests: GET /<name>/_mapping, GET /_data_stream/<name>, GET /_index_template/<name>,
+ * GET /<pattern>/_mapping (each name once). Returns 0, BF_E_INVAL with diag naming the first
+ * refused index or template and how to proceed, or a transport/HTTP error. */
+int bf_cluster_check_owned(bf_es_t *es, const bf_scenario_t *sc, const uint8_t *selected,
+                           const bf_owner_t *owner, bf_diag_t *diag);
+
+/* bf_cluster_production_like — 1 when an index name or pattern looks like data someone keeps
+ * (a bare "*", a name starting with "." or with logs / metrics / traces / a Beats or Logstash
+ * prefix, or containing "prod"): `validate` and `plan` warn about it. Pure; thread-safe. */
+int bf_cluster_production_like(const char *name);
+
 /* bf_cluster_prepare_cell — (re)create the cell's indices: the composable template (if any),
  * DELETE each index when recreate, PUT it with the cell's settings and the mappings, then wait
  * up to wait_ms for green — or, when data_nodes > 0 and the replicas need more nodes than that
@@ -42,14 +75,19 @@ int bf_cluster_info(bf_es_t *es, bf_cluster_info_t *info, bf_diag_t *diag);
  * data-stream-only template matches is BF_E_INVAL saying to set index.data_stream: true.
  * Ingest pipelines, first of all: index.pipeline(_file) is PUT as /_ingest/pipeline/<request.
  * pipeline> (DELETE first with recreate); request.pipeline and a document.pipeline without
- * $[[...]] must then exist (GET), else BF_E_INVAL naming the key and the pipeline. */
+ * $[[...]] must then exist (GET), else BF_E_INVAL naming the key and the pipeline.
+ * Ownership (bf_owner_t): with recreate an existing index is deleted only when it carries the
+ * mark or owner allows its name (else BF_E_INVAL naming it, nothing deleted); every index,
+ * stream and template created is marked. */
 int bf_cluster_prepare_cell(bf_es_t *es, const bf_scenario_t *sc, const bf_cell_t *cell,
-                            uint32_t data_nodes, uint64_t wait_ms, int *yellow, bf_diag_t *diag);
+                            const bf_owner_t *owner, uint32_t data_nodes, uint64_t wait_ms,
+                            int *yellow, bf_diag_t *diag);
 /* bf_cluster_prepare_cell_tick — the same, calling tick(tick_ctx) about once a second while it
  * waits for the health status (the coordinator keeps its fleet loop going meanwhile). */
 int bf_cluster_prepare_cell_tick(bf_es_t *es, const bf_scenario_t *sc, const bf_cell_t *cell,
-                                 uint32_t data_nodes, uint64_t wait_ms, int *yellow,
-                                 void (*tick)(void *ctx), void *tick_ctx, bf_diag_t *diag);
+                                 const bf_owner_t *owner, uint32_t data_nodes, uint64_t wait_ms,
+                                 int *yellow, void (*tick)(void *ctx), void *tick_ctx,
+                                 bf_diag_t *diag);
 
 /* bf_cluster_count — POST _refresh then GET _count over the cell's indices.
  * *count = the number of documents. 0 or an error with diag. */
@@ -78,7 +116,7 @@ int bf_cluster_existing_mismatch(bf_es_t *es, const bf_scenario_t *sc, const bf_
                               char *why, size_t why_size);
 
 /* bf_cluster_delete_cell — DELETE the cell's indices (used by --cleanup); data streams with
- * DELETE /_data_stream/<name>, and only those bulkfleet created (others: a warning, kept). */
+ * DELETE /_data_stream/<name>; only what bulkfleet created (others: a warning, kept). */
 int bf_cluster_delete_cell(bf_es_t *es, const bf_cell_t *cell, bf_diag_t *diag);
 
 #endif

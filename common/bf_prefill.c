@@ -124,7 +124,8 @@ int bf_prefill_cell(bf_es_t *es, const bf_scenario_t *sc, const bf_cell_t *cell,
 }
 
 int bf_prefill_prepare_cell(bf_es_t *es, const bf_scenario_t *sc, const bf_cell_t *cell,
-                            uint32_t data_nodes, uint64_t wait_ms, int *yellow,
+                            const bf_owner_t *owner, uint32_t data_nodes, uint64_t wait_ms,
+                            int *yellow,
                             void (*tick)(void *ctx), void *tick_ctx, bf_diag_t *diag)
 {
     const bf_search_spec_t *ss = bf_scenario_search(sc);
@@ -135,7 +136,7 @@ int bf_prefill_prepare_cell(bf_es_t *es, const bf_scenario_t *sc, const bf_cell_
         bf_info("cell %s: searching the existing index %s as it is (search.recreate: false)",
                 cell->id, cell->index_names[0]);
     else
-        rc = bf_cluster_prepare_cell_tick(es, sc, cell, data_nodes, wait_ms, yellow, tick,
+        rc = bf_cluster_prepare_cell_tick(es, sc, cell, owner, data_nodes, wait_ms, yellow, tick,
                                           tick_ctx, diag);
     if (rc != BF_OK || !ss->enabled || ss->prefill == 0)
         return rc;

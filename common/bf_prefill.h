@@ -12,6 +12,7 @@
 #ifndef BF_PREFILL_H
 #define BF_PREFILL_H
 
+#include "bf_cluster.h"
 #include "bf_error.h"
 #include "bf_es.h"
 #include "bf_scenario.h"
@@ -32,10 +33,12 @@ int bf_prefill_cell(bf_es_t *es, const bf_scenario_t *sc, const bf_cell_t *cell,
  * search.recreate is true (they were created and prefilled by an earlier cell or run); other
  * cells go through bf_cluster_prepare_cell_tick. Then, with search.prefill > 0, indices that
  * hold no document are prefilled (bf_prefill_cell; logged with the time it took). Without a
- * search section this is bf_cluster_prepare_cell_tick. Same arguments and return codes, plus
+ * search section this is bf_cluster_prepare_cell_tick (owner: what it may replace, bf_owner_t).
+ * Same arguments and return codes, plus
  * those of bf_prefill_cell. */
 int bf_prefill_prepare_cell(bf_es_t *es, const bf_scenario_t *sc, const bf_cell_t *cell,
-                            uint32_t data_nodes, uint64_t wait_ms, int *yellow,
+                            const bf_owner_t *owner, uint32_t data_nodes, uint64_t wait_ms,
+                            int *yellow,
                             void (*tick)(void *ctx), void *tick_ctx, bf_diag_t *diag);
 
 /* bf_prefill_indices_exist — 1 when every index of the cell exists (HEAD /<index> answers 200),

@@ -183,6 +183,16 @@ int bf_campaign_run(const bf_campaign_opts_t *opts)
         }
     }
 
+    /* before any load: index.recreate deletes only what bulkfleet made (bf_owner_t) */
+    c.owner.scenario = bf_scenario_name(c.sc);
+    c.owner.replace = opts->replace_existing;
+    c.owner.nreplace = opts->nreplace_existing;
+    if (bf_cluster_check_owned(c.es, c.sc, selected, &c.owner, &diag) != BF_OK) {
+        fprintf(stderr, "bulkfleet-coordinator: %s\n", diag.msg);
+        code = BF_EXIT_ENV;
+        goto out;
+    }
+
     const char *control = opts->control_bind ? opts->control_bind : "tcp://127.0.0.1:7100";
     code = bf__cellsetup_fleet(&c, &fs);
     if (code != 0)
@@ -201,6 +211,11 @@ int bf_campaign_run(const bf_campaign_opts_t *opts)
         goto out;
     }
     bf_results_set_cluster(c.res, &c.cluster);
+    {
+        const char *dir = bf_results_dir(c.res), *slash = strrchr(dir, '/');
+        bf_strlcpy(c.campaign_id, slash ? slash + 1 : dir, sizeof c.campaign_id);
+        c.owner.campaign = c.campaign_id;
+    }
 
     code = bf__cellsetup_local_agents(&c, &fs);
     if (code != 0)

@@ -9,6 +9,7 @@
 #ifndef BF_CAMPAIGN_H
 #define BF_CAMPAIGN_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 typedef struct bf_campaign_opts {
@@ -30,7 +31,11 @@ typedef struct bf_campaign_opts {
     const char *cells;           /* --cells: comma-separated cell ids or 1-based numbers; NULL = all */
     const uint64_t *warmup_ms;   /* --warmup override, NULL = the scenario's */
     const uint64_t *duration_ms; /* --duration override, NULL = the scenario's */
+    const char *const *replace_existing; /* --replace-existing NAMEs (borrowed), or NULL */
+    size_t nreplace_existing;
 } bf_campaign_opts_t;
+
+#define BF_MAX_REPLACE_EXISTING 64 /* --replace-existing names per run */
 
 /* bf_campaign_run — run the whole campaign. Returns the exit code (enum bf_exit, DESIGN §6):
  * 0 all cells ok, 1 some failed/degraded/unverified, 2 bad input, 3 environment, 130/143

@@ -34,6 +34,8 @@ typedef struct bf__campaign {
     bf_cluster_info_t cluster;
     uint64_t next_cmd;     /* command ids: from the wall clock, unique across coordinator runs */
     int no_retry;          /* the cell was prepared again too often: a loss fails it */
+    bf_owner_t owner;      /* what index.recreate may delete; the mark's scenario/campaign */
+    char campaign_id[256]; /* the results directory's name, in the mark */
 
     /* the current cell (bf_cellrun.c); members[i] is agents[i]'s part, NULL between cells */
     const bf_cell_t *cell;

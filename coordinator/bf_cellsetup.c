@@ -27,7 +27,8 @@ void bf__cellsetup_index(bf__campaign_t *c, const bf_cell_t *cell, bf__cell_inde
     memset(out, 0, sizeof *out);
     /* with a search section: a search-only cell may keep its index and an empty one is
      * prefilled (bf_prefill.h); without one this is bf_cluster_prepare_cell_tick */
-    out->rc = bf_prefill_prepare_cell(c->es, c->sc, cell, c->cluster.data_nodes, 120000,
+    out->rc = bf_prefill_prepare_cell(c->es, c->sc, cell, &c->owner, c->cluster.data_nodes,
+                                      120000,
                                       &out->yellow, fleet_tick, c, &out->diag);
     if (out->rc != BF_OK)
         return;

@@ -6,6 +6,7 @@
  */
 #include "bf_cmd_scenario.h"
 
+#include "bf_cluster.h"
 #include "bf_error.h"
 #include "bf_mem.h"
 #include "bf_scenario.h"
@@ -15,6 +16,7 @@
 
 #include <errno.h>
 #include <getopt.h>
+#include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -73,6 +75,52 @@ static const char *parse_common(int argc, char **argv, uint32_t *agents, uint32_
     return argv[optind];
 }
 
+static size_t nproduction; /* warnings of production_warnings, for validate's count */
+
+/* Names that look like data someone keeps (bf_cluster_production_like): said before a run
+ * points bulkfleet at them. Each distinct index name once, and the template's patterns. */
+static void production_warnings(const char *path, const bf_scenario_t *sc)
+{
+    nproduction = 0;
+    const bf_index_spec_t *ix = bf_scenario_index(sc);
+    for (size_t k = 0; k < bf_scenario_cell_count(sc); k++) {
+        const bf_cell_t *cell = bf_scenario_cell(sc, k);
+        for (uint32_t i = 0; i < cell->indices; i++) {
+            const char *name = cell->index_names[i];
+            int seen = 0;
+            for (size_t p = 0; p < k && !seen; p++) {
+                const bf_cell_t *prev = bf_scenario_cell(sc, p);
+                for (uint32_t q = 0; q < prev->indices && !seen; q++)
+                    seen = strcmp(prev->index_names[q], name) == 0;
+            }
+            if (seen || !bf_cluster_production_like(name))
+                continue;
+            fprintf(stderr, "%s: warning: index.name: %s looks like a production index; "
+                    "bulkfleet %s, but make sure target.hosts is a test cluster and give the "
+                    "campaign its own names (e.g. bench-{shards}s)\n", path, name,
+                    ix->recreate ? "deletes (index.recreate) only indices it created itself"
+                                 : "writes into it (index.recreate: false)");
+            nproduction++;
+        }
+    }
+    json_t *t = ix->template_json ? json_loads(ix->template_json, 0, NULL) : NULL;
+    json_t *pats = json_object_get(t, "index_patterns");
+    json_t *list = json_is_string(pats) ? json_pack("[O]", pats) : json_incref(pats);
+    size_t i;
+    json_t *p;
+    json_array_foreach(list, i, p) {
+        const char *pat = json_string_value(p);
+        if (pat && bf_cluster_production_like(pat)) {
+            fprintf(stderr, "%s: warning: index.template: index_patterns \"%s\" looks like it "
+                    "covers production indices; a run refuses a template that matches indices "
+                    "bulkfleet did not create\n", path, pat);
+            nproduction++;
+        }
+    }
+    json_decref(list);
+    json_decref(t);
+}
+
 static int load(const char *cmd, const char *path, uint32_t nodes, bf_scenario_t **sc)
 {
     bf_load_opts_t opts = {.cluster_nodes = nodes};
@@ -85,6 +133,7 @@ static int load(const char *cmd, const char *path, uint32_t nodes, bf_scenario_t
     }
     for (size_t i = 0; i < bf_scenario_warning_count(*sc); i++)
         fprintf(stderr, "%s\n", bf_scenario_warning(*sc, i));
+    production_warnings(path, *sc);
     return BF_EXIT_OK;
 }
 
@@ -130,7 +179,8 @@ int bf_cmd_validate(int argc, char **argv)
     size_t cells = bf_scenario_cell_count(sc);
     printf("ok: %s: %zu cell%s; axes: %s; ~%zu bytes per document; %zu warning%s\n",
            bf_scenario_name(sc), cells, cells == 1 ? "" : "s", axes, bf_scenario_doc_bytes(sc),
-           bf_scenario_warning_count(sc), bf_scenario_warning_count(sc) == 1 ? "" : "s");
+           bf_scenario_warning_count(sc) + nproduction,
+           bf_scenario_warning_count(sc) + nproduction == 1 ? "" : "s");
     bf_scenario_destroy(&sc);
     return BF_EXIT_OK;
 }

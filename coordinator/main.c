@@ -56,6 +56,9 @@ static void usage(FILE *f)
           "  --cells LIST          run only these cells (ids or numbers from `plan`, comma-separated)\n"
           "  --warmup DURATION     override run.warmup (e.g. 1s for a smoke run)\n"
           "  --duration DURATION   override run.duration\n"
+          "  --replace-existing NAME  index.recreate may delete and replace this index, data\n"
+          "                        stream or index template although bulkfleet did not create it\n"
+          "                        (repeatable; without it such names are refused, exit 3)\n"
           "  --wait DURATION       how long to wait for agents (60s)\n"
           "  --lost DURATION       silence after which an agent is lost (10s)\n"
           "  --keys DIR            CURVE: DIR/coordinator.key; agents admitted from DIR/agents/*.pub\n"
@@ -103,12 +106,14 @@ static int cmd_run(int argc, char **argv)
         {"keys", required_argument, NULL, 'k'},         {"allow", required_argument, NULL, 'A'},
         {"cells", required_argument, NULL, 'C'},        {"warmup", required_argument, NULL, 'W'},
         {"duration", required_argument, NULL, 'D'},
+        {"replace-existing", required_argument, NULL, 'X'},
         {"verbose", no_argument, NULL, 'v'},            {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
     int ch;
     uint64_t ms;
     static uint64_t warmup_ms, duration_ms;
+    static const char *replace[BF_MAX_REPLACE_EXISTING];
     optind = 1;
     while ((ch = getopt_long(argc, argv, "qvh", longopts, NULL)) != -1) {
         switch (ch) {
@@ -140,6 +145,15 @@ static int cmd_run(int argc, char **argv)
             o.duration_ms = &duration_ms;
             break;
         case 'A': o.allow_dir = optarg; break;
+        case 'X':
+            if (o.nreplace_existing >= BF_MAX_REPLACE_EXISTING) {
+                fprintf(stderr, "bulkfleet-coordinator: --replace-existing: at most %d names\n",
+                        BF_MAX_REPLACE_EXISTING);
+                return 2;
+            }
+            replace[o.nreplace_existing++] = optarg;
+            o.replace_existing = replace;
+            break;
         case 'q': o.quiet = 1; break;
         case 'v': bf_log_set_level(BF_LOG_DEBUG); break;
         case 'h': usage(stdout); return BF_EXIT_OK;

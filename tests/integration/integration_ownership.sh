@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# integration_ownership — index.recreate deletes only what bulkfleet created, against the real
+# test cluster. A hand-made index with documents survives a coordinator run and a standalone
+# run that name it (exit 3 before any load, naming the index and --replace-existing); a shipped
+# template that would replace someone's template, or whose pattern matches someone's index or
+# is "*", is refused the same way; with --replace-existing NAME the index is replaced and
+# marked (_meta.created_by: bulkfleet), and a later run without the flag may recreate it.
+source "$(dirname "$0")/lib.sh"
+cd "$TMP"
+IDX="bf-own-$$"
+TPL="bf-own-tpl-$$"
+cleanup() {
+    curl -sf -X DELETE "$ES/$IDX" > /dev/null 2>&1 || true
+    curl -sf -X DELETE "$ES/_index_template/$TPL" > /dev/null 2>&1 || true
+    cleanup_tmp
+}
+trap cleanup EXIT
+json='Content-Type: application/json'
+curl -sf -X PUT "$ES/$IDX" -H "$json" -d '{"settings": {"number_of_shards": 1, "number_of_replicas": 0}}' > /dev/null || fail "create $IDX"
+for i in 1 2 3; do
+    curl -sf -X PUT "$ES/$IDX/_doc/keep-$i?refresh=true" -H "$json" -d "{\"keep\": $i}" > /dev/null || fail "doc $i"
+done
+count() { curl -sf "$ES/$IDX/_count" | python3 -c 'import json,sys; print(json.load(sys.stdin)["count"])'; }
+scenario() { # scenario FILE [template-yaml-line]
+    cat > "$1" <<YAML
+name: ownership
+target: {hosts: ["$ES"]}
+index: {name: $IDX, recreate: true$2}
+variables: [{name: n, type: range, from: 1, to: 9}]
+document: {source: '{"n": \$[[n]]}'}
+run: {warmup: 0s, duration: 1s}
+matrix: {batch_size: [20], concurrency: [1]}
+YAML
+}
+scenario s.yaml ""
+P=$(free_port)
+rc=0; timeout 60 "$COORD" run s.yaml --local-agents 1 --threads 1 --insecure --bind "tcp://127.0.0.1:$P" \
+    --results r -q > o1 2> e1 || rc=$?
+[ "$rc" = 3 ] || { cat e1 >&2; fail "coordinator: exit $rc, expected 3 (index not made by bulkfleet)"; }
+grep -q "index $IDX .*was not created by bulkfleet" e1 || { cat e1 >&2; fail "coordinator: the message does not name the index"; }
+grep -q -- "--replace-existing $IDX" e1 || { cat e1 >&2; fail "coordinator: the message does not say --replace-existing"; }
+grep -q "recreate: false" e1 || { cat e1 >&2; fail "coordinator: the message does not say recreate: false"; }
+[ "$(count)" = 3 ] || fail "the hand-made index lost documents: $(count)"
+[ ! -d r ] || [ -z "$(ls r)" ] || fail "a results directory was made for a refused campaign"
+rc=0; timeout 60 "$AGENT" run s.yaml --threads 1 > o2 2> e2 || rc=$?
+[ "$rc" = 3 ] || { cat e2 >&2; fail "standalone: exit $rc, expected 3"; }
+grep -q -- "--replace-existing $IDX" e2 || { cat e2 >&2; fail "standalone: no --replace-existing in the message"; }
+[ "$(count)" = 3 ] || fail "standalone: the hand-made index lost documents: $(count)"
+
+# templates: someone's template of the same name; a pattern matching someone's index; "*"
+curl -sf -X PUT "$ES/_index_template/$TPL" -H "$json" -d "{\"index_patterns\": [\"$TPL-x-*\"], \"priority\": 1}" > /dev/null || fail "create $TPL"
+scenario t1.yaml ", template: {name: $TPL, body: {index_patterns: [\"$TPL-y-*\"], priority: 1}}"
+rc=0; timeout 60 "$AGENT" run t1.yaml --threads 1 --replace-existing "$IDX" > o3 2> e3 || rc=$?
+[ "$rc" = 3 ] && grep -q "index template $TPL .*was not created by bulkfleet" e3 || { cat e3 >&2; fail "someone's template: exit $rc"; }
+[ "$(count)" = 3 ] || fail "template refusal: the index lost documents"
+curl -sf -X DELETE "$ES/_index_template/$TPL" > /dev/null
+scenario t2.yaml ", template: {name: $TPL, body: {index_patterns: [\"bf-own-$$*\"], priority: 1}}"
+rc=0; timeout 60 "$AGENT" run t2.yaml --threads 1 > o4 2> e4 || rc=$?
+[ "$rc" = 3 ] && grep -q "matches index $IDX" e4 || { cat e4 >&2; fail "pattern over someone's index: exit $rc"; }
+scenario t3.yaml ", template: {name: $TPL, body: {index_patterns: [\"*\"], priority: 1}}"
+rc=0; timeout 60 "$AGENT" run t3.yaml --threads 1 --replace-existing "$IDX" > o5 2> e5 || rc=$?
+[ "$rc" = 3 ] && grep -q 'index_patterns "\*" matches every index' e5 || { cat e5 >&2; fail "pattern *: exit $rc"; }
+curl -sf "$ES/_index_template/$TPL" > /dev/null 2>&1 && fail "a refused template was created"
+"$COORD" validate t3.yaml > /dev/null 2> e6 || true
+grep -q 'looks like it covers production indices' e6 || { cat e6 >&2; fail "validate does not warn about pattern *"; }
+[ "$(count)" = 3 ] || fail "template refusals: the index lost documents"
+
+# --replace-existing: replaced, marked; then ours without the flag
+timeout 60 "$AGENT" run s.yaml --threads 1 --replace-existing "$IDX" --results r2 > o7 2> e7 || { cat e7 >&2; fail "--replace-existing: exit $?"; }
+curl -sf "$ES/$IDX/_doc/keep-1" > /dev/null 2>&1 && fail "--replace-existing: the old index is still there"
+curl -sf "$ES/$IDX/_mapping" | python3 -c '
+import json, sys
+m = list(json.load(sys.stdin).values())[0]["mappings"]["_meta"]
+assert m["created_by"] == "bulkfleet" and m["scenario"] == "ownership" and m["campaign"].startswith("ownership-"), m
+' || fail "the recreated index is not marked"
+timeout 60 "$AGENT" run s.yaml --threads 1 > o8 2> e8 || { cat e8 >&2; fail "second run into a bulkfleet index: exit $?"; }
+pass "someone's index and templates refused before any load (exit 3, kept); --replace-existing replaces and marks"
