@@ -77,6 +77,8 @@ typedef struct agent {
     /* current cell (or the last one, while its samples are unacknowledged) */
     bf_scenario_t *sc;
     const bf_cell_t *cell;
+    bf_cell_t step_cell;  /* a find-max step: its base cell with the step's id and batch */
+    char step_id[128];
     bf_run_t *run;
     char cell_id[128];
     uint64_t prepare_cmd, start_cmd, stop_cmd;
@@ -372,7 +374,20 @@ static int build_cell(agent *a, const Bf__Prepare *p)
                                  "--allow-target list; refusing the cell", host);
         }
     }
-    if (rc == BF_OK) {
+    if (rc == BF_OK && p->base_cell_id != NULL && p->base_cell_id[0]) {
+        /* a find-max step: the scenario's cell with the step's id and batch size */
+        const bf_cell_t *base = bf_scenario_find_cell(a->sc, p->base_cell_id);
+        if (base == NULL || p->batch_size == 0 || strlen(p->cell_id) >= sizeof a->step_id) {
+            rc = bf_diag_set(&diag, BF_E_NOTFOUND, "find-max step %s: base cell %s not in the "
+                             "scenario, or no batch size", p->cell_id, p->base_cell_id);
+        } else {
+            bf_strlcpy(a->step_id, p->cell_id, sizeof a->step_id);
+            a->step_cell = *base;
+            a->step_cell.id = a->step_id;
+            a->step_cell.batch_size = p->batch_size;
+            a->cell = &a->step_cell;
+        }
+    } else if (rc == BF_OK) {
         a->cell = bf_scenario_find_cell(a->sc, p->cell_id);
         if (a->cell == NULL)
             rc = bf_diag_set(&diag, BF_E_NOTFOUND, "cell %s not in the scenario", p->cell_id);

@@ -1361,6 +1361,25 @@ static int build_request_run(bf__load_t *L)
     run->agents = (uint32_t)TOP(RUN_AGENTS)->u;
     run->seed = TOP(RUN_SEED)->set ? TOP(RUN_SEED)->u : 0;
     run->seed_set = TOP(RUN_SEED)->set;
+    bf_findmax_spec_t *fm = &sc->find_max;
+    fm->batch_start = (uint32_t)TOP(FM_BATCH_START)->u;
+    fm->batch_max = (uint32_t)TOP(FM_BATCH_MAX)->u;
+    fm->max_body_mb = (uint32_t)TOP(FM_MAX_BODY_MB)->u;
+    fm->gain_pct = (uint32_t)TOP(FM_GAIN_PCT)->u;
+    fm->concurrency_start = (uint32_t)TOP(FM_CONC_START)->u;
+    fm->concurrency_max = (uint32_t)TOP(FM_CONC_MAX)->u;
+    fm->latency_p99_max_ms = TOP(FM_LATENCY_MAX)->u;
+    fm->sustain_ms = TOP(FM_SUSTAIN)->u;
+    fm->step_down_pct = (uint32_t)TOP(FM_STEP_DOWN_PCT)->u;
+    fm->sustain_tries = (uint32_t)TOP(FM_SUSTAIN_TRIES)->u;
+    fm->max_time_ms = TOP(FM_MAX_TIME)->u;
+    if (fm->batch_max < fm->batch_start || fm->concurrency_max < fm->concurrency_start) {
+        const bf__kval_t *k = fm->batch_max < fm->batch_start ? TOP(FM_BATCH_MAX) : TOP(FM_CONC_MAX);
+        return bf__err(L, k->node, BF_E_INVAL, "%s: must not be below %s; raise it or lower "
+                       "the start value", fm->batch_max < fm->batch_start ? "find_max.batch_max"
+                       : "find_max.concurrency_max", fm->batch_max < fm->batch_start ?
+                       "find_max.batch_start" : "find_max.concurrency_start");
+    }
     return BF_OK;
 }
 
@@ -1831,6 +1850,11 @@ const bf_run_spec_t *bf_scenario_run(const bf_scenario_t *sc)
 const bf_search_spec_t *bf_scenario_search(const bf_scenario_t *sc)
 {
     return &sc->search;
+}
+
+const bf_findmax_spec_t *bf_scenario_findmax(const bf_scenario_t *sc)
+{
+    return &sc->find_max;
 }
 
 const bf_document_spec_t *bf_scenario_document(const bf_scenario_t *sc)

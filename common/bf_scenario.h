@@ -136,6 +136,22 @@ typedef struct bf_request_spec {
     uint64_t retry_backoff_ms;   /* first backoff, doubled per retry */
 } bf_request_spec_t;
 
+/* The find_max: section (docs/scenario.md "find_max"): the bounds of the find-max search,
+ * every key with a default. Read only by `bulkfleet-coordinator find-max`. */
+typedef struct bf_findmax_spec {
+    uint32_t batch_start;      /* docs per bulk request of the first step (100) */
+    uint32_t batch_max;        /* docs (65536) */
+    uint32_t max_body_mb;      /* uncompressed body cap, MiB (90: below http.max_content_length) */
+    uint32_t gain_pct;         /* a doubling must add this % of docs/s (5) */
+    uint32_t concurrency_start;/* (1) */
+    uint32_t concurrency_max;  /* (1024) */
+    uint64_t latency_p99_max_ms; /* latency p99 bound, 0 = none */
+    uint64_t sustain_ms;       /* the sustain phase's measurement window (2 min) */
+    uint32_t step_down_pct;    /* sustain: lower the rate by this % after a miss (10) */
+    uint32_t sustain_tries;    /* sustain runs at most (5) */
+    uint64_t max_time_ms;      /* the whole search per combination of the other axes (1 h) */
+} bf_findmax_spec_t;
+
 typedef struct bf_run_spec {
     uint64_t warmup_ms;
     uint64_t duration_ms;
@@ -249,6 +265,8 @@ const bf_target_t *bf_scenario_target(const bf_scenario_t *sc);
 const bf_index_spec_t *bf_scenario_index(const bf_scenario_t *sc);
 const bf_request_spec_t *bf_scenario_request(const bf_scenario_t *sc);
 const bf_run_spec_t *bf_scenario_run(const bf_scenario_t *sc);
+/* bf_scenario_findmax — the find_max: section (defaults when absent). Borrowed. */
+const bf_findmax_spec_t *bf_scenario_findmax(const bf_scenario_t *sc);
 /* bf_scenario_override_run — replace warmup and/or duration (NULL = keep) after loading, for a
  * scaled-down smoke run (`run --warmup 1s --duration 3s`). Call before the scenario is shared
  * with other threads. Agents take both from Prepare, so the shipped text need not change. */

@@ -238,6 +238,20 @@ int bf__v_nonempty(struct bf__load *L, const bf__ynode_t *n, const char *path, b
       bf__v_nonempty)                                                                             \
     X(Q_BODY, "search.queries[].body", BF__T_STR, NULL, 0, 0, 0, 0, NULL, bf__v_nonempty)         \
     X(Q_WEIGHT, "search.queries[].weight", BF__T_U32, "1", 1, 1000000, 0, 0, NULL, NULL)          \
+    X(FM, "find_max", BF__T_SECTION, NULL, 0, 0, 0, 0, NULL, NULL)                                \
+    X(FM_BATCH_START, "find_max.batch_start", BF__T_U32, "100", 1, 10000000, 0, 0, NULL, NULL)   \
+    X(FM_BATCH_MAX, "find_max.batch_max", BF__T_U32, "65536", 1, 10000000, 0, 0, NULL, NULL)     \
+    X(FM_MAX_BODY_MB, "find_max.max_body_mb", BF__T_U32, "90", 1, 2047, 0, 0, NULL, NULL)         \
+    X(FM_GAIN_PCT, "find_max.gain_pct", BF__T_U32, "5", 1, 100, 0, 0, NULL, NULL)                 \
+    X(FM_CONC_START, "find_max.concurrency_start", BF__T_U32, "1", 1, 1000000, 0, 0, NULL, NULL)  \
+    X(FM_CONC_MAX, "find_max.concurrency_max", BF__T_U32, "1024", 1, 1000000, 0, 0, NULL, NULL)   \
+    X(FM_LATENCY_MAX, "find_max.latency_p99_max", BF__T_DURATION, "0s", 0, BF__DUR_DAY, 0, 0,     \
+      NULL, NULL)                                                                                 \
+    X(FM_SUSTAIN, "find_max.sustain", BF__T_DURATION, "2m", 1000, BF__DUR_DAY, 0, 0, NULL, NULL)  \
+    X(FM_STEP_DOWN_PCT, "find_max.step_down_pct", BF__T_U32, "10", 1, 90, 0, 0, NULL, NULL)       \
+    X(FM_SUSTAIN_TRIES, "find_max.sustain_tries", BF__T_U32, "5", 1, 100, 0, 0, NULL, NULL)       \
+    X(FM_MAX_TIME, "find_max.max_time", BF__T_DURATION, "1h", 1000, 30 * BF__DUR_DAY, 0, 0, NULL, \
+      NULL)                                                                                       \
     X(MATRIX, "matrix", BF__T_MATRIX, NULL, 0, 0, 0, 0, NULL, NULL)                               \
     X(AX_INDICES, "matrix.indices", BF__T_AXIS_U32, NULL, 1, 10000, 0, 0, NULL, NULL)             \
     X(AX_SHARDS, "matrix.shards", BF__T_AXIS_U32, "1", 1, 1024, 0, 0, NULL, NULL)                 \
@@ -307,6 +321,7 @@ struct bf_scenario {
     bf_index_spec_t index;
     bf_request_spec_t request;
     bf_run_spec_t run;
+    bf_findmax_spec_t find_max;
     bf_document_spec_t document;
     bf_search_spec_t search;
     bf_var_spec_t *vars;

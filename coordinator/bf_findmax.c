@@ -7,7 +7,6 @@
  */
 #include "bf_findmax.h"
 
-#include <stdlib.h>
 #include <string.h>
 
 void bf_fm_cfg_defaults(bf_fm_cfg_t *cfg)
@@ -281,47 +280,6 @@ void bf_fm_stop(bf_fm_t *fm, const char *reason)
 {
     if (fm->phase != BF_FM_DONE)
         end_search(fm, reason);
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-#define GROWTH_MAX_SECONDS 4096
-
-double bf_fm_growth(const double *y, size_t n)
-{
-    double sorted[GROWTH_MAX_SECONDS];
-    double sx = 0, sy = 0, sxx = 0, sxy = 0, first = -1, last = -1;
-    size_t m = 0;
-    if (n > GROWTH_MAX_SECONDS)
-        n = GROWTH_MAX_SECONDS;
-    for (size_t i = 0; i < n; i++) {
-        if (y[i] < 0)
-            continue;
-        double x = (double)i;
-        sx += x;
-        sy += y[i];
-        sxx += x * x;
-        sxy += x * y[i];
-        sorted[m++] = y[i];
-        if (first < 0)
-            first = x;
-        last = x;
-    }
-    if (m < 3)
-        return 0;
-    double den = (double)m * sxx - sx * sx;
-    if (den <= 0)
-        return 0;
-    double slope = ((double)m * sxy - sx * sy) / den; /* ms per second */
-    qsort(sorted, m, sizeof sorted[0], cmp_double);
-    double median = m % 2 ? sorted[m / 2] : (sorted[m / 2 - 1] + sorted[m / 2]) / 2;
-    if (median <= 0)
-        return 0;
-    return slope * (last - first) / median;
 }
 
 const char *bf_fm_phase_name(enum bf_fm_phase p)

@@ -48,7 +48,7 @@ typedef struct bf_fm_cfg {
     uint32_t sustain_tries;      /* open-loop runs at most (the first at the peak rate) */
     double rate_tolerance;       /* fraction below the target rate still counted as met */
     double p99_growth_max;       /* largest allowed rise of p99 across the sustain window, as a
-                                  * fraction of the window's median p99 (see bf_fm_growth) */
+                                  * fraction of the window's median p99 (bf_series_growth) */
     uint32_t sustain_headroom;   /* sustain steps run with concurrency x this, so an open-loop
                                   * client can catch up after a slow second */
 } bf_fm_cfg_t;
@@ -82,7 +82,7 @@ typedef struct bf_fm_obs {
     uint64_t docs_failed;     /* items failed for any other reason */
     uint64_t req_too_large;   /* requests answered 413 */
     double bytes_per_doc;     /* uncompressed payload bytes per document; 0 = unknown */
-    double p99_growth;        /* sustain steps: bf_fm_growth of the per-second p99 series */
+    double p99_growth;        /* sustain steps: bf_series_growth of the per-second p99 */
 } bf_fm_obs_t;
 
 /* What a step's outcome was judged to be; one per row of the report's path table. */
@@ -151,13 +151,6 @@ void bf_fm_skip_to_sustain(bf_fm_t *fm);
 
 /* bf_fm_stop — end the search now with `reason` (static text), keeping a result found so far. */
 void bf_fm_stop(bf_fm_t *fm, const char *reason);
-
-/* bf_fm_growth — the slope test of the sustain phase: least-squares slope of y (ms per second,
- * one value per second of the measurement window, < 0 = not measured and skipped) times the
- * window length, divided by the median of y. 0.5 means p99 rose by half its median from the
- * first to the last second. Returns 0 with fewer than 3 measured seconds or a zero median.
- * Thread-safe; y is only read. */
-double bf_fm_growth(const double *y, size_t n);
 
 const char *bf_fm_phase_name(enum bf_fm_phase p);     /* "batch", "concurrency", ... */
 const char *bf_fm_verdict_name(enum bf_fm_verdict v); /* "gain", "knee", "rejected", ... */

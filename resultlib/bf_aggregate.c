@@ -73,6 +73,10 @@ struct bf_cellagg {
     bf_qstats_t *qwin;         /* [nq] measurement window, with histograms */
     uint64_t **qok;            /* [nq][cap] ops_ok per second */
     uint64_t *qok_all;         /* [nq] every second */
+    /* bf_cellagg_track_p99: per-second latency p99 in ms (highest of the agents'), -1 = none */
+    bf_hist_t *scratch;
+    double *p99_sec;
+    size_t p99_cap;
 };
 
 void bf_cellagg_set_queries(bf_cellagg_t *a, const bf_search_spec_t *spec)
@@ -147,6 +151,8 @@ void bf_cellagg_destroy(bf_cellagg_t **a_p)
     free(a->qwin);
     free(a->qok);
     free(a->qok_all);
+    bf_hist_destroy(&a->scratch);
+    free(a->p99_sec);
     free(a);
     *a_p = NULL;
 }
@@ -204,7 +210,72 @@ int bf_cellagg_add(bf_cellagg_t *a, uint32_t agent, const Bf__Sample *s)
         if (qrc != BF_OK)
             rc = qrc;
     }
+    if (a->scratch && in_window && rc == BF_OK && s->latency && s->latency->n_index > 0 &&
+        s->latency->n_index == s->latency->n_count) {
+        size_t w = sec - a->warmup_s;
+        if (w >= a->p99_cap) {
+            size_t cap = a->p99_cap ? a->p99_cap : 64;
+            while (cap <= w)
+                cap *= 2;
+            a->p99_sec = bf_realloc(a->p99_sec, cap * sizeof *a->p99_sec);
+            for (size_t i = a->p99_cap; i < cap; i++)
+                a->p99_sec[i] = -1;
+            a->p99_cap = cap;
+        }
+        bf_hist_reset(a->scratch);
+        if (bf_hist_import_add(a->scratch, s->latency->index, s->latency->count,
+                               s->latency->n_index, s->latency->clamped) == BF_OK) {
+            double p99 = bf_hist_percentile(a->scratch, 99) / 1000.0;
+            if (p99 > a->p99_sec[w])
+                a->p99_sec[w] = p99;
+        }
+    }
     return rc;
+}
+
+void bf_cellagg_track_p99(bf_cellagg_t *a)
+{
+    if (a->scratch == NULL)
+        a->scratch = bf_hist_new();
+}
+
+static int cmp_growth(const void *x, const void *y)
+{
+    double a = *(const double *)x, b = *(const double *)y;
+    return (a > b) - (a < b);
+}
+
+double bf_series_growth(const double *y, size_t n)
+{
+    double sx = 0, sy = 0, sxx = 0, sxy = 0, first = -1, last = -1;
+    size_t m = 0;
+    if (y == NULL || n == 0)
+        return 0;
+    double *sorted = bf_malloc(n * sizeof *sorted);
+    for (size_t i = 0; i < n; i++) {
+        if (y[i] < 0)
+            continue;
+        double x = (double)i;
+        sx += x;
+        sy += y[i];
+        sxx += x * x;
+        sxy += x * y[i];
+        sorted[m++] = y[i];
+        if (first < 0)
+            first = x;
+        last = x;
+    }
+    double g = 0;
+    double den = (double)m * sxx - sx * sx;
+    if (m >= 3 && den > 0) {
+        double slope = ((double)m * sxy - sx * sy) / den; /* ms per second */
+        qsort(sorted, m, sizeof sorted[0], cmp_growth);
+        double median = m % 2 ? sorted[m / 2] : (sorted[m / 2 - 1] + sorted[m / 2]) / 2;
+        if (median > 0)
+            g = slope * (last - first) / median;
+    }
+    free(sorted);
+    return g;
 }
 
 void bf_cellagg_mark_lost(bf_cellagg_t *a, uint32_t agent, const char *agent_id, int32_t from_second)
@@ -301,6 +372,11 @@ void bf_cellagg_row(const bf_cellagg_t *a, bf_row_t *row)
     row->cluster_docs_per_s = NAN;
     row->store_bytes = -1;
     row->store_bytes_per_payload_byte = NAN;
+    row->latency_p99_growth = NAN;
+    if (a->scratch) {
+        size_t n = a->duration_s < a->p99_cap ? a->duration_s : a->p99_cap;
+        row->latency_p99_growth = bf_series_growth(a->p99_sec, n);
+    }
     row->warmup_s = a->warmup_s;
     row->duration_s = a->duration_s;
     uint32_t W = a->warmup_s, D = a->duration_s ? a->duration_s : 1;

@@ -80,6 +80,9 @@ typedef struct bf_row {
     double store_bytes_per_payload_byte; /* store_bytes / bytes_payload_ok_all */
     uint32_t nqueries;       /* named queries of the search section (0 without search) */
     bf_qrow_t queries[BF_MAX_QUERIES];
+    /* the slope test of find-max's sustain phase: bf_series_growth of the per-second latency
+     * p99 over the window (the highest of the agents' p99 in each second); NAN = not tracked */
+    double latency_p99_growth;
 } bf_row_t;
 
 typedef struct bf_cellagg bf_cellagg_t;
@@ -117,6 +120,17 @@ void bf_row_add_reason(bf_row_t *row, const char *text);
  * cannot be read or does not match, row->reason says so (appended to a reason already there)
  * and a warning is logged. */
 void bf_row_verify(bf_row_t *row, bf_es_t *es, const bf_cell_t *cell, int64_t baseline);
+
+/* bf_cellagg_track_p99 — also keep each window second's latency p99 (ms; the highest of the
+ * agents' own p99 for that second, never an average), for row->latency_p99_growth. Costs one
+ * scratch histogram and one percentile per sample; call before the first sample. */
+void bf_cellagg_track_p99(bf_cellagg_t *a);
+
+/* bf_series_growth — a slope test: the least-squares slope of y (one value per second, < 0 =
+ * not measured and skipped) times the span between the first and last measured second,
+ * divided by the median of y. 0.5 means the fitted line rose by half the median across the
+ * window. Returns 0 with fewer than 3 measured seconds or a zero median. Pure; thread-safe. */
+double bf_series_growth(const double *y, size_t n);
 
 /* bf_row_store_cost — fill store_bytes and store_bytes_per_payload_byte from the primary store
  * size the cluster reported (bytes, < 0 = not read). Only a clean row is measured: not failed,

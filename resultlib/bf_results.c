@@ -105,6 +105,7 @@ static const field fields[] = {
     FD("bytes_payload_ok_all", bytes_payload_ok_all, F_U64, 0),
     FD("store_bytes", store_bytes, F_I64, 1),
     FD("store_bytes_per_payload_byte", store_bytes_per_payload_byte, F_DBL, 1),
+    FD("latency_p99_growth", latency_p99_growth, F_DBL, 0),
 };
 #define NFIELDS (sizeof fields / sizeof fields[0])
 

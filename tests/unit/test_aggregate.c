@@ -127,6 +127,40 @@ static void test_store_cost(void **state)
     bf_cellagg_destroy(&agg);
 }
 
+/* the per-second p99 series of a tracked cell: the highest of the agents' p99 per second; a
+ * latency doubling across the window is growth ~1; a flat one ~0; untracked rows say NAN */
+static void test_p99_growth(void **state)
+{
+    (void)state;
+    bf_cell_t cell = test_cell();
+    bf_cellagg_t *agg = bf_cellagg_new(&cell, 1, 2, NULL, 1, 5);
+    bf_cellagg_track_p99(agg);
+    uint64_t warm[] = {900000};
+    add_sample(agg, 0, 0, 10, 10, 0, warm, 1); /* warmup: not in the series */
+    for (int s = 1; s <= 5; s++) {
+        uint64_t lat[100], low[100];
+        for (int i = 0; i < 100; i++) {
+            lat[i] = (uint64_t)(10000 + 2500 * (s - 1)); /* 10, 12.5, .. 20 ms */
+            low[i] = 1000;
+        }
+        add_sample(agg, 0, s, 10, 10, 0, lat, 100);
+        add_sample(agg, 1, s, 10, 10, 0, low, 100); /* lower: the max is taken */
+    }
+    bf_row_t row;
+    bf_cellagg_row(agg, &row);
+    /* +10 ms over the window, median 15 ms */
+    assert_true(fabs(row.latency_p99_growth - 10.0 / 15.0) < 0.01);
+    bf_cellagg_destroy(&agg);
+
+    agg = bf_cellagg_new(&cell, 1, 1, NULL, 0, 3);
+    uint64_t flat[] = {5000};
+    for (int s = 0; s < 3; s++)
+        add_sample(agg, 0, s, 10, 10, 0, flat, 1);
+    bf_cellagg_row(agg, &row);
+    assert_true(isnan(row.latency_p99_growth)); /* not tracked */
+    bf_cellagg_destroy(&agg);
+}
+
 /* percentiles come from histograms merged by adding counts, never averaged */
 static void test_merged_percentiles(void **state)
 {
@@ -308,6 +342,7 @@ int main(void)
         cmocka_unit_test(test_repetitions_median_cv),
         cmocka_unit_test(test_split),
         cmocka_unit_test(test_store_cost),
+        cmocka_unit_test(test_p99_growth),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* test_findmax.c — unit tests for the find-max search controller (bf_findmax) against a
  * simulated cluster with a known capacity, write-queue size and knee. */
+#include "bf_aggregate.h"
 #include "bf_findmax.h"
 
 #include <math.h>
@@ -326,14 +327,14 @@ static void test_growth(void **state)
 {
     (void)state;
     double flat[] = {10, 11, 10, 9, 10, 11, 10, 9, 10, 10};
-    assert_true(fabs(bf_fm_growth(flat, 10)) < 0.1);
+    assert_true(fabs(bf_series_growth(flat, 10)) < 0.1);
     double rising[] = {10, 12, 14, 16, 18, 20, 22, 24, 26, 28}; /* +18 over median 19 */
-    assert_true(fabs(bf_fm_growth(rising, 10) - 18.0 / 19.0) < 1e-9);
+    assert_true(fabs(bf_series_growth(rising, 10) - 18.0 / 19.0) < 1e-9);
     double gaps[] = {10, -1, 14, -1, 18};
-    assert_true(fabs(bf_fm_growth(gaps, 5) - 8.0 / 14.0) < 1e-9);
+    assert_true(fabs(bf_series_growth(gaps, 5) - 8.0 / 14.0) < 1e-9);
     double few[] = {10, 100};
-    assert_true(bf_fm_growth(few, 2) == 0);
-    assert_true(bf_fm_growth(NULL, 0) == 0);
+    assert_true(bf_series_growth(few, 2) == 0);
+    assert_true(bf_series_growth(NULL, 0) == 0);
 }
 
 static void test_names(void **state)
