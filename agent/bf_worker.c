@@ -74,6 +74,8 @@ typedef struct slot {
     uint64_t proc_us;       /* client-side time of this request outside the service time */
     uint8_t *item_class;
     uint32_t item_class_cap;
+    size_t sent_off;        /* body bytes handed to libcurl so far (on_read) */
+    int resend_refused;     /* libcurl wanted to send this body again by itself (on_seek) */
     bf_bulkresp_stream_t judge;
     long status;            /* known once the headers are in */
     char head[HEAD_BYTES];  /* first bytes of the response body, for messages */
@@ -197,6 +199,34 @@ static size_t on_body(char *p, size_t size, size_t n, void *ud)
     return len;
 }
 
+/* The body goes to libcurl through a read callback, not CURLOPT_POSTFIELDS: when a reused
+ * keep-alive connection dies after the body was written and before any answer, libcurl sends
+ * the request again on a fresh connection by itself (lib/transfer.c Curl_retry_request), and
+ * with CURLOPT_POSTFIELDS it rewinds without asking. Those documents may already be indexed:
+ * sending them again would count them twice (or turn `create` into 409s). With a read callback
+ * the rewind goes through on_seek, which refuses it, so the transfer ends with
+ * CURLE_SEND_FAIL_REWIND and its documents count as unknown (bf_verdict). A resend before any
+ * body byte was read (nothing of the body left) is harmless and allowed. */
+static size_t on_read(char *buf, size_t size, size_t n, void *ud)
+{
+    slot *s = ud;
+    const bf_buf_t *wire = s->w->gzip ? &s->gz : &s->body;
+    size_t left = wire->len - s->sent_off;
+    size_t k = size * n < left ? size * n : left;
+    memcpy(buf, wire->data + s->sent_off, k);
+    s->sent_off += k;
+    return k;
+}
+
+static int on_seek(void *ud, curl_off_t offset, int origin)
+{
+    slot *s = ud;
+    if (origin == SEEK_SET && offset == 0 && s->sent_off == 0)
+        return CURL_SEEKFUNC_OK;
+    s->resend_refused = 1;
+    return CURL_SEEKFUNC_FAIL;
+}
+
 /* ---- requests ----------------------------------------------------------------------------- */
 
 /* Compresses n bytes at p into out (replacing its contents) as one gzip member (RFC 1952)
@@ -254,7 +284,8 @@ static void send_prepared(bf_worker_t *w, slot *s)
         s->item_class_cap = s->ndocs;
     }
     bf_bulkresp_stream_init(&s->judge, s->ndocs, s->item_class);
-    curl_easy_setopt(s->h, CURLOPT_POSTFIELDS, wire->data);
+    s->sent_off = 0;
+    s->resend_refused = 0;
     curl_easy_setopt(s->h, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)wire->len);
     s->state = SLOT_BUSY;
     atomic_fetch_add(&w->inflight, 1);
@@ -466,7 +497,9 @@ static void on_done(bf_worker_t *w, slot *s, CURLcode cc)
         .wire_bytes = s->wire_len,
         .error_reason = ereason,
         .first_error = first_error,
-        .transport = curl_easy_strerror(cc),
+        .transport = s->resend_refused ? "the connection died after the body was sent, "
+                                         "without an answer (libcurl's own resend refused)"
+                                       : curl_easy_strerror(cc),
         .total_s = (double)total_us / 1e6,
     };
     char msg[768];
@@ -733,6 +766,10 @@ bf_worker_t *bf_worker_new(const bf_worker_cfg_t *cfg, bf_diag_t *diag)
         curl_easy_setopt(s->h, CURLOPT_URL, url);
         free(url);
         curl_easy_setopt(s->h, CURLOPT_POST, 1L);
+        curl_easy_setopt(s->h, CURLOPT_READFUNCTION, on_read);
+        curl_easy_setopt(s->h, CURLOPT_READDATA, s);
+        curl_easy_setopt(s->h, CURLOPT_SEEKFUNCTION, on_seek);
+        curl_easy_setopt(s->h, CURLOPT_SEEKDATA, s);
         curl_easy_setopt(s->h, CURLOPT_HTTP_VERSION, (long)CURL_HTTP_VERSION_1_1);
         curl_easy_setopt(s->h, CURLOPT_USERAGENT, "bulkfleet-agent/" BF_VERSION);
         curl_easy_setopt(s->h, CURLOPT_NOSIGNAL, 1L);

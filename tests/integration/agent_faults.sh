@@ -27,7 +27,7 @@ start_fs() {
     python3 "$FS" --port 0 --mode "$1" --log "$FS_LOG" --max-lifetime 120 > "$TMP/$2.fs.out" 2>&1 &
     FS_PID=$!
     for _ in $(seq 1 100); do
-        FS_PORT=$(awk '/^READY/{print $2}' "$TMP/$2.fs.out")
+        FS_PORT=$(awk '/^READY/{print $2}' "$TMP/$2.fs.out" 2>/dev/null || true)
         [ -n "$FS_PORT" ] && return 0
         sleep 0.1
     done
@@ -273,6 +273,33 @@ assert A["req_timeout"] >= 8, A
 # warmup 1 s + duration 3 s + request.timeout 2 s, plus preparing and counting
 assert elapsed < 9, f"the cell must end on time, took {elapsed} s"
 '
+
+# ---- no silent resend: a reused connection that dies after the body, or stalls ---------------
+# The first bulk request of each connection is answered; the next one on the same kept-alive
+# connection is read whole and then the server closes (close_reused) or stalls past
+# request.timeout (stall_reused). libcurl would resend such a body by itself on a fresh
+# connection, and a timeout on a reused connection (connect time 0) looked like a connect
+# failure and was resent: with action create and unique ids, no id may reach the server twice,
+# and exactly the documents the server got but did not answer are unknown.
+for mode in close_reused stall_reused; do
+    start_fs $mode $mode
+    scenario $mode
+    run_agent $mode
+    check $mode '
+assert rc == 0, f"exit {rc}"
+ids = [i for r in L for i in r["ids"]]
+assert len(ids) == len(set(ids)), f"{len(ids) - len(set(ids))} ids reached the server twice"
+unanswered = [r for r in L if r.get("unanswered")]
+assert len(unanswered) >= 4, f"only {len(unanswered)} unanswered requests"
+eq("docs_unknown (read by the server, never answered)", A.get("docs_unknown", 0),
+   sum(r["docs"] for r in unanswered))
+eq("docs_ok", A["docs_ok"], sum(r["docs"] for r in L if r.get("status") == 200))
+eq("docs_sent", A["docs_sent"], sum(r["docs"] for r in L))
+eq("req_connect_error", A.get("req_connect_error", 0), 0)
+eq("req_reset + req_timeout", A.get("req_reset", 0) + A.get("req_timeout", 0), len(unanswered))
+eq("docs_retried", A.get("docs_retried", 0), 0)
+'
+done
 
 # ---- not JSON: unknown, counted, no crash --------------------------------------------------
 start_fs notjson notjson

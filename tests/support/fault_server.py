@@ -52,7 +52,13 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import unquote, urlsplit
 
 MODES = ("ok", "mixed", "reject429", "too_large", "reset", "stall", "notjson", "unauthorized",
-         "bad_request", "unavailable", "bad_gateway", "not_found", "capacity")
+         "bad_request", "unavailable", "bad_gateway", "not_found", "capacity", "close_reused",
+         "stall_reused")
+# close_reused, stall_reused: the first bulk request of each connection is answered as in "ok";
+# every later one on the same (kept-alive, reused) connection is read whole and then the
+# connection is closed without a reply (close_reused: a FIN, what a proxy or a dying node
+# does) or left without a reply for STALL_S seconds (stall_reused). The documents of such a
+# request reached the server: a client must count them unknown, never send them again.
 BULK_ACTIONS = ("index", "create", "update", "delete")
 # Metadata keys OpenSearch 2.x accepts in an action line; anything else fails the request.
 META_KEYS = {"_index", "_id", "routing", "pipeline", "require_alias", "if_seq_no",
@@ -562,6 +568,25 @@ class Handler(BaseHTTPRequestHandler):
             actions, info, problem = parse_bulk(body, url_index)
             rec.update(info)
 
+        if mode in ("close_reused", "stall_reused"):
+            if self.conn_requests > 1 and mode == "close_reused":
+                rec["status"] = None
+                rec["unanswered"] = True
+                rec["note"] = "request %d of this connection: read, closed without a reply" \
+                    % self.conn_requests
+                self.close_connection = True
+                return
+            if self.conn_requests > 1:
+                rec["status"] = None
+                rec["unanswered"] = True
+                rec["note"] = "request %d of this connection: stalling %d s without a reply" \
+                    % (self.conn_requests, STALL_S)
+                state.write_log(rec)
+                self.logged = True
+                state.stop.wait(STALL_S)
+                self._reset()
+                return
+            mode = "ok"
         if mode == "reject429":
             rec["status"] = 429
             self._send_json(429, error_body(
