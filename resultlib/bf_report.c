@@ -307,6 +307,7 @@ typedef struct run {
     uint32_t repetition;
     uint32_t warmup_s, duration_s;
     json_t *docs_ok;         /* array of integers, one per second */
+    json_t *query_ops;       /* {query name: array of answered queries per second} */
     json_t *tele;            /* {"file","nodes":{name:{t_ms,queue,rejected_delta}},"summary"} or NULL */
     char note[200];
 } run;
@@ -344,6 +345,7 @@ static void load_cell_file(const char *dir, run *r)
     FILE *f = open_capped(path, r->note, sizeof r->note);
     free(path);
     r->docs_ok = json_array();
+    r->query_ops = json_object();
     if (f == NULL)
         return;
     char *line = NULL;
@@ -370,6 +372,18 @@ static void load_cell_file(const char *dir, run *r)
                 while ((json_int_t)json_array_size(r->docs_ok) <= s)
                     json_array_append_new(r->docs_ok, json_integer(0));
                 json_array_set(r->docs_ok, (size_t)s, json_object_get(o, "docs_ok"));
+                const char *qn;
+                json_t *qv;
+                json_object_foreach(json_object_get(o, "query_ops"), qn, qv) {
+                    json_t *a = json_object_get(r->query_ops, qn);
+                    if (a == NULL) {
+                        a = json_array();
+                        json_object_set_new(r->query_ops, qn, a);
+                    }
+                    while ((json_int_t)json_array_size(a) <= s)
+                        json_array_append_new(a, json_integer(0));
+                    json_array_set(a, (size_t)s, qv);
+                }
             }
         }
         json_decref(o);
@@ -611,36 +625,27 @@ static const char *const pct_keys[] = {"service_p50_ms", "service_p90_ms", "serv
                                        "service_p99_9_ms", "service_max_ms"};
 static const char *const pct_names[] = {"p50", "p90", "p99", "p99.9", "max"};
 
-static void section_latency(bf_buf_t *b, rowinfo *ri, size_t n, json_t *charts)
+/* A percentile ladder: one line per entry (label, row object with pct_keys), log scale. */
+static void ladder(bf_buf_t *b, const char *const *labels, json_t *const *objs, size_t n,
+                   const char *chart, const char *what, const char *xlabel)
 {
-    json_t *arr = json_array();
-    json_object_set_new(charts, "latency", arr);
-    bf_buf_appendz(b, "<h2 id=\"latency\">Service time per cell</h2>\n<p class=\"note\">Send to "
-                      "response of each bulk request, histograms of all agents merged; log scale. A "
-                      "percentile is drawn only with enough requests (p90 needs 10, p99 100, p99.9 "
-                      "1000).</p>\n");
     double lo = INFINITY, hi = 0;
     for (size_t i = 0; i < n; i++) {
-        json_t *o = json_object();
-        json_object_set_new(o, "cell", json_string(ri[i].cell));
         for (size_t k = 0; k < 5; k++) {
-            json_t *v = json_object_get(ri[i].row, pct_keys[k]);
-            json_object_set(o, pct_keys[k], v ? v : json_null());
-            double d = jnum(ri[i].row, pct_keys[k]);
+            double d = jnum(objs[i], pct_keys[k]);
             if (isfinite(d) && d > 0) {
                 lo = d < lo ? d : lo;
                 hi = d > hi ? d : hi;
             }
         }
-        json_array_append_new(arr, o);
     }
     int W = 1330, L = 230, R = 30, T = 40, rowh = 18;
     int H = T + rowh * (int)(n ? n : 1) + 40;
-    bf_buf_appendf(b, "<svg class=\"chart\" data-chart=\"latency\" xmlns=\"http://www.w3.org/2000/svg\" "
-                   "width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" role=\"img\"><title>service "
-                   "time percentiles per cell</title>", W, H, W, H);
+    bf_buf_appendf(b, "<svg class=\"chart\" data-chart=\"%s\" xmlns=\"http://www.w3.org/2000/svg\" "
+                   "width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" role=\"img\"><title>%s "
+                   "percentiles</title>", chart, W, H, W, H, what);
     if (!(hi > 0)) {
-        bf_buf_appendz(b, "<text class=\"na\" x=\"20\" y=\"40\">no service-time data</text></svg>\n");
+        bf_buf_appendf(b, "<text class=\"na\" x=\"20\" y=\"40\">no %s data</text></svg>\n", what);
         return;
     }
     double l0 = floor(log10(lo)), l1 = ceil(log10(hi));
@@ -663,11 +668,11 @@ static void section_latency(bf_buf_t *b, rowinfo *ri, size_t n, json_t *charts)
     for (size_t i = 0; i < n; i++) {
         int y = T + rowh * (int)i + rowh / 2;
         bf_buf_appendf(b, "<text class=\"rl\" x=\"%d\" y=\"%d\">", L - 8, y + 4);
-        html_esc(b, ri[i].cell);
+        html_esc(b, labels[i]);
         bf_buf_appendz(b, "</text>");
         double first = NAN, last = NAN;
         for (size_t k = 0; k < 5; k++) {
-            double d = jnum(ri[i].row, pct_keys[k]);
+            double d = jnum(objs[i], pct_keys[k]);
             if (isfinite(d) && d > 0) {
                 if (!isfinite(first))
                     first = d;
@@ -678,20 +683,188 @@ static void section_latency(bf_buf_t *b, rowinfo *ri, size_t n, json_t *charts)
             bf_buf_appendf(b, "<line class=\"range\" x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\"/>",
                            LX(first), y, LX(last), y);
         for (size_t k = 0; k < 5; k++) {
-            double d = jnum(ri[i].row, pct_keys[k]);
+            double d = jnum(objs[i], pct_keys[k]);
             if (!(isfinite(d) && d > 0))
                 continue;
             bf_buf_appendf(b, "<circle class=\"pt\" cx=\"%.1f\" cy=\"%d\" r=\"4.5\" fill=\"%s\" "
                            "data-cell=\"", LX(d), y, palette[k]);
-            html_esc(b, ri[i].cell);
+            html_esc(b, labels[i]);
             bf_buf_appendf(b, "\" data-pct=\"%s\" data-y=\"%.17g\"><title>", pct_keys[k], d);
-            html_esc(b, ri[i].cell);
+            html_esc(b, labels[i]);
             bf_buf_appendf(b, ": %s %.2f ms</title></circle>", pct_names[k], d);
         }
     }
 #undef LX
-    bf_buf_appendf(b, "<text class=\"xl\" x=\"%.1f\" y=\"%d\">service time (ms, log scale)</text></svg>\n",
-                   L + pw / 2, H - 4);
+    bf_buf_appendf(b, "<text class=\"xl\" x=\"%.1f\" y=\"%d\">%s</text></svg>\n", L + pw / 2,
+                   H - 4, xlabel);
+}
+
+static void section_latency(bf_buf_t *b, rowinfo *ri, size_t n, json_t *charts)
+{
+    json_t *arr = json_array();
+    json_object_set_new(charts, "latency", arr);
+    bf_buf_appendz(b, "<h2 id=\"latency\">Service time per cell</h2>\n<p class=\"note\">Send to "
+                      "response of each bulk request, histograms of all agents merged; log scale. A "
+                      "percentile is drawn only with enough requests (p90 needs 10, p99 100, p99.9 "
+                      "1000).</p>\n");
+    const char **labels = bf_calloc(n + 1, sizeof *labels);
+    json_t **objs = bf_calloc(n + 1, sizeof *objs);
+    for (size_t i = 0; i < n; i++) {
+        json_t *o = json_object();
+        json_object_set_new(o, "cell", json_string(ri[i].cell));
+        for (size_t k = 0; k < 5; k++) {
+            json_t *v = json_object_get(ri[i].row, pct_keys[k]);
+            json_object_set(o, pct_keys[k], v ? v : json_null());
+        }
+        json_array_append_new(arr, o);
+        labels[i] = ri[i].cell;
+        objs[i] = ri[i].row;
+    }
+    ladder(b, labels, objs, n, "latency", "service-time", "service time (ms, log scale)");
+    free(labels);
+    free(objs);
+}
+
+/* ---- search (issue #15) ------------------------------------------------------------------- */
+
+static int has_queries(json_t *row)
+{
+    return json_array_size(json_object_get(row, "queries")) > 0;
+}
+
+/* Queries answered per second, latency per query, and the mixed-workload charts. */
+static void section_search(bf_buf_t *b, rowinfo *ri, size_t n, json_t *charts)
+{
+    size_t nq = 0;
+    for (size_t i = 0; i < n; i++)
+        nq += json_array_size(json_object_get(ri[i].row, "queries"));
+    if (nq == 0)
+        return;
+    json_t *lat = json_array(), *per = json_array();
+    json_object_set_new(charts, "query_latency", lat);
+    json_object_set_new(charts, "query_per_second", per);
+    /* the ladder: one line per cell and query */
+    bf_buf_appendz(b, "<h2 id=\"query-latency\">Query service time per cell</h2>\n<p class=\"note\">"
+                      "Send to answer of each named query, histograms of all agents merged; log "
+                      "scale (latency from the intended time is in matrix.json).</p>\n");
+    char **labels = bf_calloc(nq + 1, sizeof *labels);
+    json_t **objs = bf_calloc(nq + 1, sizeof *objs);
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++) {
+        size_t j;
+        json_t *q;
+        json_array_foreach(json_object_get(ri[i].row, "queries"), j, q) {
+            const char *qn = json_string_value(json_object_get(q, "query"));
+            labels[k] = bf_asprintf("%s %s", ri[i].cell, qn ? qn : "");
+            objs[k] = q;
+            json_t *o = json_object();
+            json_object_set_new(o, "cell", json_string(ri[i].cell));
+            json_object_set_new(o, "query", json_string(qn ? qn : ""));
+            for (size_t p = 0; p < 5; p++) {
+                json_t *v = json_object_get(q, pct_keys[p]);
+                json_object_set(o, pct_keys[p], v ? v : json_null());
+            }
+            json_array_append_new(lat, o);
+            k++;
+        }
+    }
+    ladder(b, (const char *const *)labels, objs, k, "query_latency", "query service-time",
+           "query service time (ms, log scale)");
+    for (size_t i = 0; i < k; i++)
+        free(labels[i]);
+    free(labels);
+    free(objs);
+    /* answered queries each second, one line per query */
+    bf_buf_appendz(b, "<h2 id=\"query-per-second\">Queries answered each second, per cell</h2>\n"
+                      "<p class=\"note\">2xx answers per second of each named query, all agents "
+                      "merged. Grey: warmup; hatched: tail.</p>\n<div class=\"charts\">\n");
+    for (size_t i = 0; i < n; i++) {
+        if (ri[i].nruns == 0 || !has_queries(ri[i].row))
+            continue;
+        run *rn = &ri[i].runs[0];
+        uint32_t W = rn->warmup_s, D = rn->duration_s;
+        size_t nsec = json_array_size(rn->docs_ok);
+        double xmax = (double)nsec > (double)(W + D) ? (double)nsec : (double)(W + D);
+        plot p = {.w = 430, .h = 210, .title = ri[i].cell, .xlabel = "second of the cell",
+                  .ylabel = "queries/s", .kind = "query_per_second", .fixed_x = 1, .xmin = 0,
+                  .xmax = xmax > 0 ? xmax : 1, .shade_to = W, .tail_from = (double)(W + D)};
+        const char *qn;
+        json_t *arr;
+        json_object_foreach(rn->query_ops, qn, arr) {
+            pseries *sr = plot_add_series(&p, qn, 0);
+            size_t t;
+            json_t *v;
+            json_array_foreach(arr, t, v)
+                series_add(sr, (double)t + 0.5, (double)json_integer_value(v), NULL, 0);
+        }
+        json_t *o = json_object();
+        json_object_set_new(o, "cell", json_string(ri[i].cell));
+        json_object_set(o, "query_ops", rn->query_ops);
+        json_array_append_new(per, o);
+        plot_draw(b, &p);
+        plot_free(&p);
+    }
+    bf_buf_appendz(b, "</div>\n");
+    /* mixed workload: indexing docs/s and query p90 against the measured query rate */
+    json_t *mix = json_array();
+    json_object_set_new(charts, "mixed", mix);
+    bf_buf_appendz(b, "<h2 id=\"mixed\">Indexing and searching together</h2>\n<p class=\"note\">"
+                      "x: queries answered per second in the cell (all named queries, measured); "
+                      "left: docs/s of the cells that index, one line per concurrency; right: "
+                      "service p90 of each query, alone (concurrency 0) and beside indexing.</p>\n"
+                      "<div class=\"charts\">\n");
+    plot pd = {.w = 430, .h = 240, .title = "docs/s against search load", .xlabel = "queries/s",
+               .ylabel = "docs/s", .kind = "mixed_docs"};
+    plot pq = {.w = 430, .h = 240, .title = "query p90 against search load", .xlabel = "queries/s",
+               .ylabel = "service p90 ms", .kind = "mixed_p90"};
+    for (size_t i = 0; i < n; i++) {
+        json_t *row = ri[i].row;
+        if (!json_is_array(json_object_get(row, "queries")) ||
+            json_is_true(json_object_get(row, "failed")))
+            continue;
+        double qps = 0;
+        size_t j;
+        json_t *q;
+        json_array_foreach(json_object_get(row, "queries"), j, q) {
+            double v = jnum(q, "ops_per_s");
+            qps += isfinite(v) ? v : 0;
+        }
+        long long conc = (long long)json_integer_value(json_object_get(row, "concurrency"));
+        char label[300];
+        json_t *o = json_object();
+        json_object_set_new(o, "cell", json_string(ri[i].cell));
+        json_object_set_new(o, "queries_per_s", json_real(qps));
+        json_object_set_new(o, "concurrency", json_integer(conc));
+        json_object_set(o, "docs_per_s", json_object_get(row, "docs_per_s"));
+        json_array_append_new(mix, o);
+        if (conc > 0) {
+            snprintf(label, sizeof label, "concurrency %lld", conc);
+            pseries *sr = NULL;
+            for (size_t s2 = 0; s2 < pd.ns; s2++)
+                if (strcmp(pd.s[s2].label, label) == 0)
+                    sr = &pd.s[s2];
+            if (sr == NULL)
+                sr = plot_add_series(&pd, label, 1);
+            series_add(sr, qps, jnum(row, "docs_per_s"), ri[i].cell, 0);
+        }
+        json_array_foreach(json_object_get(row, "queries"), j, q) {
+            const char *qn = json_string_value(json_object_get(q, "query"));
+            snprintf(label, sizeof label, "%s %s", qn ? qn : "", conc > 0 ? "with indexing"
+                                                                          : "alone");
+            pseries *sr = NULL;
+            for (size_t s2 = 0; s2 < pq.ns; s2++)
+                if (strcmp(pq.s[s2].label, label) == 0)
+                    sr = &pq.s[s2];
+            if (sr == NULL)
+                sr = plot_add_series(&pq, label, 1);
+            series_add(sr, qps, jnum(q, "service_p90_ms"), ri[i].cell, 0);
+        }
+    }
+    plot_draw(b, &pd);
+    plot_draw(b, &pq);
+    plot_free(&pd);
+    plot_free(&pq);
+    bf_buf_appendz(b, "</div>\n");
 }
 
 static void section_telemetry(bf_buf_t *b, rowinfo *ri, size_t n, json_t *charts)
@@ -887,10 +1060,18 @@ int bf_report_render(const char *dir, bf_buf_t *html, bf_diag_t *diag)
         html_esc(html, bf_findings_line(fd, i));
         bf_buf_appendz(html, "</li>\n");
     }
+    size_t fi;
+    json_t *fl;
+    json_array_foreach(json_object_get(m, "search_findings"), fi, fl) {
+        bf_buf_appendz(html, "<li>");
+        html_esc(html, json_string_value(fl));
+        bf_buf_appendz(html, "</li>\n");
+    }
     bf_buf_appendz(html, "</ul>\n");
     section_throughput(html, ri, n, pts, charts);
     section_per_second(html, ri, n, charts);
     section_latency(html, ri, n, charts);
+    section_search(html, ri, n, charts);
     section_telemetry(html, ri, n, charts);
     section_table(html, ri, n);
     /* '<' only occurs inside JSON strings: as \u003c no "</script>" or "<!--" can end or
@@ -910,6 +1091,7 @@ int bf_report_render(const char *dir, bf_buf_t *html, bf_diag_t *diag)
     for (size_t i = 0; i < n; i++) {
         for (size_t r = 0; r < ri[i].nruns; r++) {
             json_decref(ri[i].runs[r].docs_ok);
+            json_decref(ri[i].runs[r].query_ops);
             json_decref(ri[i].runs[r].tele);
         }
         free(ri[i].runs);

@@ -69,6 +69,17 @@ assert "indexing under search (2 search clients" in md, md
 assert "query term_status under indexing (concurrency 4" in md, md
 assert any("indexing under search" in l for l in m["search_findings"]), m.get("search_findings")
 print("findings:", m["search_findings"][0])
+# report.html: the query ladder, queries per second and the mixed-workload charts, with data
+import re
+h = open(d + "report.html").read()
+for chart in ("query_latency", "query_per_second", "mixed_docs", "mixed_p90"):
+    assert 'data-chart="%s"' % chart in h, chart
+data = json.loads(re.search(r'<script type="application/json" id="bf-data">(.*?)</script>', h, re.S).group(1))
+ql = data["charts"]["query_latency"]
+assert len(ql) == 8 and {q["query"] for q in ql} == set(names), ql
+mix = {(x["concurrency"], round(x["queries_per_s"], 3)) for x in data["charts"]["mixed"]}
+assert len(data["charts"]["mixed"]) == 3, data["charts"]["mixed"]
+assert "indexing under search" in h
 PY
 # a bad query fails its cell fast, naming the query and the cluster's reason
 for bad in 'syntax|{"query": {"no_such_query": {}}}|/{index}/_search|parsing_exception' \
