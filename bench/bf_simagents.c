@@ -310,7 +310,13 @@ int main(int argc, char **argv)
     bf_hist_t *svc = bf_hist_new(), *lat = bf_hist_new();
     int load_started = 0, load_ended = 0;
     uint64_t last_hello = bf_clock_mono_us();
+    uint64_t deadline_us = bf_clock_mono_us() + 900u * 1000000u; /* bounded: never runs on */
     while (!stop_flag) {
+        if (bf_clock_mono_us() > deadline_us) {
+            fprintf(stderr, "bf_simagents: 900 s deadline reached; giving up\n");
+            stop_flag = 4;
+            break;
+        }
         zmq_poll(items, 2 * nagents, 50);
         for (int i = 0; i < 2 * nagents; i++) {
             if (!(items[i].revents & ZMQ_POLLIN))
@@ -348,7 +354,10 @@ int main(int argc, char **argv)
             }
             finished += s->finished_cells >= cells && s->nunacked == 0;
         }
-        if (unwelcomed && now - last_hello > 2000000u) {
+        /* a Hello is queued by the DEALER until its connection is up, so one is enough unless
+         * the coordinator restarted; a short interval here only raced the Welcome under load
+         * (a second Hello arriving after Prepare looks like an agent that lost its cell) */
+        if (unwelcomed && now - last_hello > 10000000u) {
             for (int i = 0; i < nagents; i++)
                 if (!sims[i].welcomed) {
                     hello(&sims[i], 0);

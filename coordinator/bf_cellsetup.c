@@ -62,7 +62,9 @@ int bf__cellsetup_fleet(bf__campaign_t *c, bf__fleet_setup_t *fs)
         return BF_EXIT_INPUT;
     }
     bf_fleet_opts_t fo = {.control_bind = control, .data_bind = fs->data_bind,
-                          .lost_ms = opts->lost_ms};
+                          .lost_ms = opts->lost_ms,
+                          .expected_agents = opts->agents > opts->local_agents ? opts->agents
+                                                                               : opts->local_agents};
     char msg[512];
     char secret[41] = "", public_key[41] = "";
     if (opts->insecure) {

@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <zmq.h>
 
 #define BF_MAX_AGENT_MSG_BYTES (4 << 20) /* cap of one message from an agent */
@@ -36,7 +37,44 @@ struct bf_fleet {
     uint64_t hijacks; /* messages for an agent id from a key other than its own */
     uint64_t last_ping_us;
     uint64_t last_scan_us; /* last liveness scan over the agents */
+    uint64_t fd_limit;     /* soft RLIMIT_NOFILE after bf_fleet_new */
+    int fd_warned;         /* the "too many agents for the descriptor limit" warning was given */
 };
+
+static uint64_t fds_needed(uint64_t agents)
+{
+    return agents * BF_FLEET_FDS_PER_AGENT + BF_FLEET_FD_RESERVE;
+}
+
+/* Make room for `agents` agents' connections: raise the soft descriptor limit up to the hard
+ * one when needed. libzmq's accept() failing with EMFILE is silent (the agent only sees its
+ * connection attempts time out), so the limit is checked here, up front. */
+static int reserve_fds(bf_fleet_t *f, uint32_t agents, char *diag, size_t diag_size)
+{
+    struct rlimit rl;
+    f->fd_limit = UINT64_MAX;
+    if (getrlimit(RLIMIT_NOFILE, &rl) != 0)
+        return BF_OK;
+    uint64_t need = fds_needed(agents);
+    if (rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur < need) {
+        rlim_t want = rl.rlim_max == RLIM_INFINITY || rl.rlim_max > need ? (rlim_t)need : rl.rlim_max;
+        struct rlimit raised = {want, rl.rlim_max};
+        if (setrlimit(RLIMIT_NOFILE, &raised) == 0)
+            rl.rlim_cur = want;
+    }
+    f->fd_limit = rl.rlim_cur == RLIM_INFINITY ? UINT64_MAX : (uint64_t)rl.rlim_cur;
+    if (f->fd_limit < need) {
+        snprintf(diag, diag_size, "%u agents need about %llu file descriptors (%d per agent + %d) "
+                 "but this process may open only %llu (hard limit): raise it (ulimit -n %llu in "
+                 "the shell, LimitNOFILE=%llu in a systemd unit, nofile in "
+                 "/etc/security/limits.conf) or use fewer agents per coordinator", agents,
+                 (unsigned long long)need, BF_FLEET_FDS_PER_AGENT, BF_FLEET_FD_RESERVE,
+                 (unsigned long long)f->fd_limit, (unsigned long long)need,
+                 (unsigned long long)need);
+        return BF_E_RANGE;
+    }
+    return BF_OK;
+}
 
 static void *bind_router(bf_fleet_t *f, const char *ep, char *diag, size_t diag_size)
 {
@@ -93,6 +131,10 @@ bf_fleet_t *bf_fleet_new(const bf_fleet_opts_t *opts, char *diag, size_t diag_si
     if (!f->opts.deadman_ms)
         f->opts.deadman_ms = 15000;
     bf_strmap_init(&f->by_id);
+    if (reserve_fds(f, opts->expected_agents, diag, diag_size) != BF_OK) {
+        bf_fleet_destroy(&f);
+        return NULL;
+    }
     f->zctx = zmq_ctx_new();
     if (opts->curve_secret_z85) {
         if (!zmq_has("curve")) {
@@ -251,6 +293,14 @@ static void on_hello(bf_fleet_t *f, void *sock, const char *route, size_t route_
         f->agents = bf_realloc(f->agents, (f->nagents + 1) * sizeof *f->agents);
         f->agents[f->nagents++] = a;
         bf_strmap_put(&f->by_id, a->id, a->id_len, a); /* id_len < 128: cannot fail */
+        if (!f->fd_warned && fds_needed(f->nagents + 1) > f->fd_limit) {
+            f->fd_warned = 1;
+            bf_warn("%zu agents have joined and the descriptor limit is %llu (%d per agent + "
+                    "%d): more agents cannot connect; raise ulimit -n (LimitNOFILE= in a "
+                    "systemd unit) or pass --agents with the fleet's size",
+                    f->nagents, (unsigned long long)f->fd_limit, BF_FLEET_FDS_PER_AGENT,
+                    BF_FLEET_FD_RESERVE);
+        }
     }
     bf_strlcpy(a->hostname, h->hostname ? h->hostname : "", sizeof a->hostname);
     a->cores = h->cores ? h->cores : 1;

@@ -78,7 +78,14 @@ typedef struct bf_fleet_opts {
     uint32_t heartbeat_ms, suspect_ms, lost_ms, deadman_ms;
     const char *curve_secret_z85; /* coordinator secret key; NULL = plain TCP (--insecure) */
     const char *allow_dir;        /* directory of admitted agent *.pub keys (with CURVE) */
+    uint32_t expected_agents;     /* agents the campaign waits for: sizes the descriptor check */
 } bf_fleet_opts_t;
+
+/* Descriptors one coordinator needs: 2 TCP connections per agent (control and data) plus
+ * BF_FLEET_FD_RESERVE for libzmq's own (signalers, I/O threads, ZAP), cluster connections and
+ * results files. */
+#define BF_FLEET_FDS_PER_AGENT 2
+#define BF_FLEET_FD_RESERVE 128
 
 /* Handler for every message the fleet does not answer itself. `is_data`: it came on the data
  * socket. env is borrowed for the call. */
@@ -88,6 +95,12 @@ typedef void (*bf_fleet_handler_fn)(void *ctx, bf_fleet_agent_t *agent, const Bf
 typedef void (*bf_fleet_event_fn)(void *ctx, bf_fleet_agent_t *agent, int lost);
 
 /* bf_fleet_new — bind both sockets. Returns NULL with a message in diag (e.g. address in use). */
+/* bf_fleet_new — bind the control and data ROUTERs (and start ZAP with CURVE). Raises the soft
+ * RLIMIT_NOFILE towards the hard limit when opts->expected_agents needs more descriptors
+ * (BF_FLEET_FDS_PER_AGENT each + BF_FLEET_FD_RESERVE). Returns NULL with a message in diag when a
+ * socket cannot be bound, CURVE is missing, or the hard limit is below what expected_agents
+ * needs (the message names the number and how to raise it). Caller owns the fleet: free with
+ * bf_fleet_destroy. Not thread-safe: one thread owns the fleet and its sockets. */
 bf_fleet_t *bf_fleet_new(const bf_fleet_opts_t *opts, char *diag, size_t diag_size);
 void bf_fleet_destroy(bf_fleet_t **f_p);
 void bf_fleet_set_handler(bf_fleet_t *f, bf_fleet_handler_fn fn, bf_fleet_event_fn ev, void *ctx);
