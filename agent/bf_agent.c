@@ -406,6 +406,7 @@ static int build_cell(agent *a, const Bf__Prepare *p)
             .duration_ms = p->duration_ms,
             .search_clients = p->search_clients,
             .search_rate = p->search_rate,
+            .allow_targets = a->opts->allow_targets,
         };
         a->run = bf_run_new(&rc_cfg, &diag);
         if (a->run == NULL)

@@ -2,15 +2,24 @@
 /* bf_run.c — workers of one cell and the sampler that seals their seconds. */
 #include "bf_run.h"
 
+#include "bf_allow.h"
 #include "bf_clock.h"
+#include "bf_es.h"
+#include "bf_log.h"
 #include "bf_mem.h"
 #include "bf_qstats.h"
 #include "bf_search.h"
+#include "bf_reshuffle.h"
+#include "bf_routetable.h"
 #include "bf_template.h"
 #include "bf_worker.h"
 
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+
+#define MAX_TABLES 4096 /* snapshots kept per run (one per refresh; 5 h at 5 s) */
 
 struct bf_run {
     bf_run_cfg_t cfg;
@@ -28,7 +37,72 @@ struct bf_run {
     size_t nq;
     int q_pending;             /* inside the sample callback: qs is that second's */
     char fatal[512];
+    /* routing_mode node|shard */
+    bf_rt_holder_t routes;
+    bf_routetable_t **tables;  /* every snapshot, freed at destroy (workers may hold any) */
+    size_t ntables;
+    bf_es_t *es;               /* the refresher's client (its thread only, after start) */
+    pthread_t refresher;
+    int refresher_started;
+    atomic_int stop_refresher;
 };
+
+/* Marks nodes whose address the allow-list refuses; warns once per node per table. */
+static void apply_allow(const bf_run_cfg_t *cfg, bf_routetable_t *rt, int warn)
+{
+    for (size_t i = 0; i < rt->nnodes; i++) {
+        bf_rt_node_t *n = &rt->nodes[i];
+        char host[256];
+        if (n->url == NULL || cfg->allow_targets == NULL)
+            continue;
+        if (bf_allow_url_host(n->url, host, sizeof host) != 0 ||
+            !bf_allow_match(cfg->allow_targets, host)) {
+            n->refused = 1;
+            if (warn)
+                bf_warn("cell %s: node %s publishes %s, which is not on this agent's "
+                        "--allow-target list: not loaded directly (its documents go to "
+                        "target.hosts); add it to --allow-target to route to it",
+                        cfg->cell->id, n->name, n->url);
+        }
+    }
+}
+
+static int fetch_table(bf_run_t *run, int warn, bf_diag_t *diag)
+{
+    const bf_cell_t *cell = run->cfg.cell;
+    bf_routetable_t *rt = NULL;
+    if (run->ntables >= MAX_TABLES)
+        return bf_diag_set(diag, BF_E_TOOBIG, "routing table refreshed %d times", MAX_TABLES);
+    int rc = bf_routetable_fetch(run->es, (const char *const *)cell->index_names, cell->indices,
+                                 &rt, diag);
+    if (rc != BF_OK)
+        return rc;
+    apply_allow(&run->cfg, rt, warn);
+    run->tables = bf_realloc(run->tables, (run->ntables + 1) * sizeof *run->tables);
+    run->tables[run->ntables++] = rt;
+    atomic_store(&run->routes.current, rt);
+    atomic_fetch_add(&run->routes.generation, 1);
+    return BF_OK;
+}
+
+static void *refresh_loop(void *arg)
+{
+    bf_run_t *run = arg;
+    uint64_t last = bf_clock_mono_us();
+    while (!atomic_load(&run->stop_refresher)) {
+        bf_clock_sleep_us(100000);
+        uint64_t now = bf_clock_mono_us();
+        int stale = atomic_exchange(&run->routes.stale, 0);
+        if (!stale && now - last < BF_ROUTES_REFRESH_MS * 1000ull)
+            continue;
+        last = now;
+        bf_diag_t d = {0};
+        if (fetch_table(run, 0, &d) != BF_OK)
+            bf_warn("cell %s: routing table not refreshed (the last one is kept): %s",
+                    run->cfg.cell->id, d.msg);
+    }
+    return NULL;
+}
 
 bf_run_t *bf_run_new(const bf_run_cfg_t *cfg, bf_diag_t *diag)
 {
@@ -70,6 +144,19 @@ bf_run_t *bf_run_new(const bf_run_cfg_t *cfg, bf_diag_t *diag)
         for (size_t i = 0; i < run->nq; i++)
             bf_qstats_init(&run->qs[i]);
     }
+    atomic_init(&run->routes.current, NULL);
+    if (cfg->cell->routing_mode != BF_ROUTE_NONE) {
+        run->es = bf_es_new(bf_scenario_target(cfg->sc), 0, 10000);
+        if (fetch_table(run, 1, diag) != BF_OK) {
+            bf_diag_t d2 = *diag;
+            memset(diag, 0, sizeof *diag);
+            bf_diag_set(diag, d2.code ? d2.code : BF_E_IO, "cell %s: routing_mode %s needs the "
+                        "routing table: %s", cfg->cell->id,
+                        cfg->cell->routing_mode == BF_ROUTE_NODE ? "node" : "shard", d2.msg);
+            bf_run_destroy(&run);
+            return NULL;
+        }
+    }
     size_t body_est = bf_tmpl_estimate_doc_bytes(run->tmpl, cfg->cell) * cfg->cell->batch_size;
     uint32_t conn_base = cfg->stream_base; /* agents start on different hosts */
     for (uint32_t i = 0; i < n; i++) {
@@ -88,6 +175,7 @@ bf_run_t *bf_run_new(const bf_run_cfg_t *cfg, bf_diag_t *diag)
                      .stream_count = cfg->stream_count ? cfg->stream_count : n,
                      .seed = cfg->seed},
             .load_ms = cfg->warmup_ms + cfg->duration_ms,
+            .routes = cfg->cell->routing_mode != BF_ROUTE_NONE ? &run->routes : NULL,
         };
         conn_base += conns;
         run->workers[i] = bf_worker_new(&wc, diag);
@@ -110,6 +198,11 @@ int bf_run_start(bf_run_t *run, uint64_t start_mono_us)
     }
     if (run->search && bf_search_start(run->search, start_mono_us) != BF_OK)
         return BF_E_IO;
+    if (run->es) {
+        if (pthread_create(&run->refresher, NULL, refresh_loop, run) != 0)
+            return BF_E_IO;
+        run->refresher_started = 1;
+    }
     run->started = 1;
     return BF_OK;
 }
@@ -235,6 +328,10 @@ void bf_run_destroy(bf_run_t **run_p)
     if (run_p == NULL || *run_p == NULL)
         return;
     bf_run_t *run = *run_p;
+    if (run->refresher_started) {
+        atomic_store(&run->stop_refresher, 1);
+        pthread_join(run->refresher, NULL);
+    }
     for (uint32_t i = 0; run->workers && i < run->nworkers; i++)
         bf_worker_destroy(&run->workers[i]);
     free(run->workers);
@@ -242,6 +339,10 @@ void bf_run_destroy(bf_run_t **run_p)
     for (size_t i = 0; run->qs && i < run->nq; i++)
         bf_qstats_cleanup(&run->qs[i]);
     free(run->qs);
+    for (size_t i = 0; i < run->ntables; i++)
+        bf_routetable_destroy(&run->tables[i]);
+    free(run->tables);
+    bf_es_destroy(&run->es);
     bf_tmpl_destroy(&run->tmpl);
     bf_hist_destroy(&run->svc);
     bf_hist_destroy(&run->lat);

@@ -15,6 +15,7 @@
 #include <stdint.h>
 
 #define BF_SAMPLE_GRACE_US 150000u /* a second is sealed this long after it ended */
+#define BF_ROUTES_REFRESH_MS 5000u /* routing table re-read at least this often */
 
 typedef struct bf_run bf_run_t;
 
@@ -30,6 +31,9 @@ typedef struct bf_run_cfg {
     uint64_t warmup_ms, duration_ms;
     uint32_t search_clients;   /* this agent's share of the search clients (0: none) */
     double search_rate;        /* this agent's share of search ops/s, 0 = closed loop */
+    const char *const *allow_targets; /* --allow-target rules (borrowed, NULL = all): with
+                                         routing_mode node|shard a node whose address is not on
+                                         it is refused (its documents go to target.hosts) */
 } bf_run_cfg_t;
 
 /* Called once per second of the cell, in order, with that second's counters (all threads
@@ -38,6 +42,9 @@ typedef void (*bf_run_sample_fn)(void *ctx, int32_t second, const bf_counters_t 
                                  const bf_hist_t *svc, const bf_hist_t *lat);
 
 /* bf_run_new — compile the template, build the workers (connections opened lazily by curl).
+ * With routing_mode node|shard it first reads the routing table of the cell's indices from
+ * target.hosts[0] (bf_routetable_fetch; the indices must exist); a thread of the run refreshes
+ * it every BF_ROUTES_REFRESH_MS, and at once when a worker finds it stale.
  * Returns NULL with diag set on failure. Caller owns: bf_run_destroy. */
 bf_run_t *bf_run_new(const bf_run_cfg_t *cfg, bf_diag_t *diag);
 /* bf_run_start — t = 0 is start_mono_us (may be in the future: workers wait). 0 or BF_E_IO. */

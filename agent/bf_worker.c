@@ -60,6 +60,8 @@ enum slot_state { SLOT_IDLE = 0, SLOT_BUSY, SLOT_RETRY_WAIT, SLOT_CONNECT_WAIT }
 typedef struct slot {
     bf_worker_t *w;
     CURL *h;
+    uint32_t group;         /* routing: the bulk this sub-bulk belongs to (else = its index) */
+    char *home_url;         /* its target.hosts URL (.../_bulk[?filter_path]) */
     enum slot_state state;
     bf_buf_t body;          /* uncompressed NDJSON (unused when rendered into the scratch) */
     bf_buf_t gz;            /* gzip of the body */
@@ -95,7 +97,14 @@ struct bf_worker {
     bucket ring[RING];
 
     CURLM *multi;
-    slot *slots;
+    slot *slots;            /* nslots = connections x group_size; group g = slots
+                               [g * group_size, (g + 1) * group_size) */
+    uint32_t nslots;
+    uint32_t group_size;    /* 1, or the most parts a split may have (routing) */
+    bf_reshuffle_t rs;      /* routing only */
+    const bf_routetable_t *rt; /* routing: the snapshot of the last split */
+    char **node_urls;       /* routing: <node url>/_bulk[?filter_path] per node of rt */
+    size_t nnode_urls;
     struct curl_slist *hdr_plain;
     struct curl_slist *hdr_gzip;
     int gzip;
@@ -297,11 +306,14 @@ static void send_prepared(bf_worker_t *w, slot *s)
  * other transfers in between; with gzip the whole body is then compressed in one call. With
  * gzip and no retries the NDJSON is rendered into the thread's scratch buffer, so a connection
  * holds only the compressed body. */
+static void send_routed(bf_worker_t *w, slot *s, uint64_t intended_us, uint64_t t0,
+                        uint64_t io_us);
+
 static void send_new(bf_worker_t *w, slot *s, uint64_t intended_us)
 {
     const bf_cell_t *cell = w->cfg.cell;
     uint64_t t0 = bf_clock_mono_us(), io_us = 0;
-    bf_buf_t *dst = w->shared_render ? &w->scratch : &s->body;
+    bf_buf_t *dst = w->shared_render || w->cfg.routes ? &w->scratch : &s->body;
     bf_buf_reset(dst);
     uint32_t batch = cell->batch_size, done = 0;
     size_t payload = 0;
@@ -326,6 +338,10 @@ static void send_new(bf_worker_t *w, slot *s, uint64_t intended_us)
         if (done < batch)
             io_us += io_turn(w);
     }
+    if (w->cfg.routes) {
+        send_routed(w, s, intended_us, t0, io_us);
+        return;
+    }
     if (w->gzip && gzip_whole(w, &s->gz, dst->data, dst->len) != BF_OK) {
         set_fatal(w, "cell %s: could not gzip a %zu-byte body", cell->id, payload);
         return;
@@ -338,6 +354,84 @@ static void send_new(bf_worker_t *w, slot *s, uint64_t intended_us)
     s->intended_us = intended_us;
     s->proc_us = bf_clock_mono_us() - t0 - io_us;
     send_prepared(w, s);
+}
+
+/* <base>/_bulk with the request's query (filter_path; request.pipeline: every document of
+ * the request goes through it). Caller frees. */
+static char *bulk_url(const char *base, const bf_request_spec_t *rq)
+{
+    return bf_asprintf("%s/_bulk%s%s%s%s%s", base, rq->filter_path || rq->pipeline ? "?" : "",
+                       rq->filter_path ? "filter_path=" : "",
+                       rq->filter_path ? rq->filter_path : "",
+                       rq->pipeline ? (rq->filter_path ? "&pipeline=" : "pipeline=") : "",
+                       rq->pipeline ? rq->pipeline : "");
+}
+
+/* The node URLs of snapshot rt (rebuilt when the snapshot changes). */
+static void use_table(bf_worker_t *w, const bf_routetable_t *rt)
+{
+    const bf_request_spec_t *rq = bf_scenario_request(w->cfg.sc);
+    for (size_t i = 0; i < w->nnode_urls; i++)
+        free(w->node_urls[i]);
+    w->node_urls = bf_realloc(w->node_urls, (rt->nnodes ? rt->nnodes : 1) * sizeof *w->node_urls);
+    w->nnode_urls = rt->nnodes;
+    for (size_t i = 0; i < rt->nnodes; i++)
+        w->node_urls[i] = rt->nodes[i].url == NULL ? NULL : bulk_url(rt->nodes[i].url, rq);
+    w->rt = rt;
+}
+
+/* routing_mode node|shard: the bulk just rendered into w->scratch is split by primary node or
+ * shard and each part is sent at once from a slot of s's group, to its node's address. */
+static void send_routed(bf_worker_t *w, slot *s, uint64_t intended_us, uint64_t t0,
+                        uint64_t io_us)
+{
+    const bf_cell_t *cell = w->cfg.cell;
+    bf_rt_holder_t *h = w->cfg.routes;
+    const bf_routetable_t *rt = atomic_load(&h->current);
+    uint64_t moved = 0;
+    if (rt != w->rt) {
+        if (w->rt)
+            moved = bf_reshuffle_moved(&w->rs, w->rt, rt);
+        use_table(w, rt);
+    }
+    bf_diag_t d = {0};
+    if (bf_reshuffle_split(&w->rs, rt, w->scratch.data, w->scratch.len, cell->batch_size, &d) !=
+        BF_OK) {
+        set_fatal(w, "cell %s: %s", cell->id, d.msg);
+        return;
+    }
+    slot *first = &w->slots[s->group * w->group_size];
+    for (uint32_t j = 0; j < w->rs.nparts; j++) {
+        bf_reshuffle_part_t *pt = &w->rs.parts[j];
+        slot *t = &first[j];
+        bf_buf_t tmp = t->body; /* the part's buffer becomes the slot's body, no copy */
+        t->body = pt->body;
+        pt->body = tmp;
+        bf_buf_reset(&pt->body);
+        const char *url = pt->node == BF_RESHUFFLE_FALLBACK ? t->home_url
+                                                            : w->node_urls[pt->node];
+        curl_easy_setopt(t->h, CURLOPT_URL, url ? url : t->home_url);
+        if (w->gzip && gzip_whole(w, &t->gz, t->body.data, t->body.len) != BF_OK) {
+            set_fatal(w, "cell %s: could not gzip a %zu-byte body", cell->id, t->body.len);
+            return;
+        }
+        t->gz_valid = w->gzip;
+        t->ndocs = pt->ndocs;
+        t->payload_len = t->body.len;
+        t->retries = 0;
+        t->connect_failures = 0;
+        t->intended_us = intended_us;
+        t->proc_us = j == 0 ? bf_clock_mono_us() - t0 - io_us : 0;
+    }
+    pthread_mutex_lock(&w->lock);
+    bucket *b = bucket_now(w);
+    b->c.bulks_split++;
+    b->c.subbulks += w->rs.nparts;
+    b->c.docs_unrouted += w->rs.unrouted;
+    b->c.docs_misrouted += moved;
+    pthread_mutex_unlock(&w->lock);
+    for (uint32_t j = 0; j < w->rs.nparts; j++)
+        send_prepared(w, &first[j]);
 }
 
 /* Keeps only the documents whose item was rejected (429) in s->body, for a retry. Bulk NDJSON
@@ -521,6 +615,11 @@ static void on_done(bf_worker_t *w, slot *s, CURLcode cc)
             backoff = CONNECT_BACKOFF_MAX_US;
         s->retry_due_us = t0 + backoff;
         s->state = SLOT_CONNECT_WAIT;
+        if (w->cfg.routes) { /* a learned node went away: new table, and this body goes to
+                                target.hosts */
+            atomic_store(&w->cfg.routes->stale, 1);
+            curl_easy_setopt(s->h, CURLOPT_URL, s->home_url);
+        }
         break;
     }
     case BF_NEXT_RETRY_WHOLE:
@@ -549,7 +648,7 @@ static void on_done(bf_worker_t *w, slot *s, CURLcode cc)
 
 static void abandon_all(bf_worker_t *w)
 {
-    for (uint32_t i = 0; i < w->cfg.connections; i++) {
+    for (uint32_t i = 0; i < w->nslots; i++) {
         slot *s = &w->slots[i];
         if (s->state == SLOT_RETRY_WAIT || s->state == SLOT_CONNECT_WAIT) {
             give_up_retry(w, s);
@@ -571,11 +670,21 @@ static void abandon_all(bf_worker_t *w)
     }
 }
 
+/* A group with every part idle (all sub-bulks answered, none waiting for a retry). */
+static int group_idle(const bf_worker_t *w, uint32_t g)
+{
+    for (uint32_t j = 0; j < w->group_size; j++)
+        if (w->slots[g * w->group_size + j].state != SLOT_IDLE)
+            return 0;
+    return 1;
+}
+
+/* The first slot of an idle group (routing), or an idle slot; NULL if none. */
 static slot *free_slot(bf_worker_t *w)
 {
-    for (uint32_t i = 0; i < w->cfg.connections; i++)
-        if (w->slots[i].state == SLOT_IDLE)
-            return &w->slots[i];
+    for (uint32_t g = 0; g < w->cfg.connections; g++)
+        if (group_idle(w, g))
+            return &w->slots[g * w->group_size];
     return NULL;
 }
 
@@ -607,7 +716,7 @@ static void *run(void *arg)
         uint64_t wake_us = now + IDLE_POLL_MS * 1000u;
         /* back-offs: rejected documents and bodies whose connection failed; no request
          * starts after the load time */
-        for (uint32_t i = 0; i < cfg->connections; i++) {
+        for (uint32_t i = 0; i < w->nslots; i++) {
             slot *s = &w->slots[i];
             if (s->state != SLOT_RETRY_WAIT && s->state != SLOT_CONNECT_WAIT)
                 continue;
@@ -628,9 +737,9 @@ static void *run(void *arg)
             }
         }
         if (loading && interval_us == 0) {
-            for (uint32_t i = 0; i < cfg->connections && !atomic_load(&w->abort_flag); i++)
-                if (w->slots[i].state == SLOT_IDLE)
-                    send_new(w, &w->slots[i], bf_clock_mono_us());
+            for (uint32_t g = 0; g < cfg->connections && !atomic_load(&w->abort_flag); g++)
+                if (group_idle(w, g))
+                    send_new(w, &w->slots[g * w->group_size], bf_clock_mono_us());
         } else if (loading) {
             int blocked = 0;
             while (next_due <= (double)now && next_due < (double)load_end &&
@@ -676,7 +785,7 @@ static void *run(void *arg)
         if (completed && interval_us == 0 && now < load_end)
             continue;
         int busy = 0;
-        for (uint32_t i = 0; i < cfg->connections; i++)
+        for (uint32_t i = 0; i < w->nslots; i++)
             busy |= w->slots[i].state != SLOT_IDLE;
         if (!busy && now >= load_end)
             break;
@@ -717,8 +826,32 @@ bf_worker_t *bf_worker_new(const bf_worker_cfg_t *cfg, bf_diag_t *diag)
     w->gzip = cfg->cell->compression == BF_COMPRESS_GZIP;
     w->retry_max = rq->retry_429_max;
     w->shared_render = w->gzip && w->retry_max == 0;
+    w->group_size = 1;
+    if (cfg->routes) {
+        /* a split has at most one part per node (per shard), plus the unrouted fallback */
+        const bf_routetable_t *rt = atomic_load(&cfg->routes->current);
+        size_t parts = 0;
+        if (cfg->cell->routing_mode == BF_ROUTE_SHARD)
+            for (size_t i = 0; i < rt->nindices; i++)
+                parts += rt->indices[i].routing.shards;
+        else
+            parts = rt->nnodes;
+        w->group_size = (uint32_t)(parts + 1 < cfg->cell->batch_size + 1 ? parts + 1
+                                                                         : cfg->cell->batch_size + 1);
+        if (w->group_size < 2)
+            w->group_size = 2;
+        char prefix[40];
+        /* unique across the fleet (stream) and runs (seed): the ids the agent adds */
+        snprintf(prefix, sizeof prefix, "%llx-%x-", (unsigned long long)(cfg->part.seed & 0xffffffffffull),
+                 cfg->part.stream_index);
+        bf_reshuffle_init(&w->rs, cfg->cell->routing_mode, w->group_size, prefix);
+        w->shared_render = 0; /* every sub-bulk keeps its own body */
+    }
+    w->nslots = w->cfg.connections * w->group_size;
     w->multi = curl_multi_init();
-    curl_multi_setopt(w->multi, CURLMOPT_MAX_HOST_CONNECTIONS, (long)w->cfg.connections);
+    /* routing: one group may send several sub-bulks to one node (shard mode) */
+    curl_multi_setopt(w->multi, CURLMOPT_MAX_HOST_CONNECTIONS,
+                      (long)(cfg->routes ? w->nslots : w->cfg.connections));
     w->gen = bf_gen_new(cfg->tmpl, &cfg->part);
     bf_buf_init(&w->scratch, BF_MAX_BODY_BYTES);
     if (w->gzip) {
@@ -748,23 +881,18 @@ bf_worker_t *bf_worker_new(const bf_worker_cfg_t *cfg, bf_diag_t *diag)
     long rcvbuf = RECV_BUFFER_MIN;
     while (rcvbuf < RECV_BUFFER_MAX && (uint64_t)rcvbuf * 8 < (uint64_t)cfg->cell->batch_size * 200)
         rcvbuf *= 2;
-    w->slots = bf_calloc(w->cfg.connections, sizeof *w->slots);
-    for (uint32_t i = 0; i < w->cfg.connections; i++) {
+    w->slots = bf_calloc(w->nslots, sizeof *w->slots);
+    for (uint32_t i = 0; i < w->nslots; i++) {
         slot *s = &w->slots[i];
         s->w = w;
+        s->group = i / w->group_size;
         bf_buf_init(&s->body, BF_MAX_BODY_BYTES);
         bf_buf_init(&s->gz, BF_MAX_BODY_BYTES + 65536);
         s->h = curl_easy_init();
         /* connections are spread round-robin over all hosts, counting across threads */
-        const char *host = t->hosts[(cfg->conn_base + i) % t->nhosts];
-        /* request.pipeline: every document of the request goes through it */
-        char *url = bf_asprintf("%s/_bulk%s%s%s%s%s", host, rq->filter_path || rq->pipeline ? "?" : "",
-                                rq->filter_path ? "filter_path=" : "",
-                                rq->filter_path ? rq->filter_path : "",
-                                rq->pipeline ? (rq->filter_path ? "&pipeline=" : "pipeline=") : "",
-                                rq->pipeline ? rq->pipeline : "");
-        curl_easy_setopt(s->h, CURLOPT_URL, url);
-        free(url);
+        const char *host = t->hosts[(cfg->conn_base + s->group) % t->nhosts];
+        s->home_url = bulk_url(host, rq);
+        curl_easy_setopt(s->h, CURLOPT_URL, s->home_url);
         curl_easy_setopt(s->h, CURLOPT_POST, 1L);
         curl_easy_setopt(s->h, CURLOPT_READFUNCTION, on_read);
         curl_easy_setopt(s->h, CURLOPT_READDATA, s);
@@ -799,7 +927,7 @@ bf_worker_t *bf_worker_new(const bf_worker_cfg_t *cfg, bf_diag_t *diag)
     h = curl_slist_append(h, "Content-Encoding: gzip");
     h = curl_slist_append(h, "Expect:");
     w->hdr_gzip = h;
-    for (uint32_t i = 0; i < w->cfg.connections; i++)
+    for (uint32_t i = 0; i < w->nslots; i++)
         curl_easy_setopt(w->slots[i].h, CURLOPT_HTTPHEADER, w->gzip ? w->hdr_gzip : w->hdr_plain);
     return w;
 }
@@ -838,16 +966,22 @@ void bf_worker_destroy(bf_worker_t **w_p)
         bf_worker_abort(w);
         pthread_join(w->thread, NULL);
     }
-    for (uint32_t i = 0; w->slots && i < w->cfg.connections; i++) {
+    for (uint32_t i = 0; w->slots && i < w->nslots; i++) {
         slot *s = &w->slots[i];
         if (s->state == SLOT_BUSY)
             curl_multi_remove_handle(w->multi, s->h);
         curl_easy_cleanup(s->h);
+        free(s->home_url);
         bf_buf_cleanup(&s->body);
         bf_buf_cleanup(&s->gz);
         free(s->item_class);
     }
     free(w->slots);
+    for (size_t i = 0; i < w->nnode_urls; i++)
+        free(w->node_urls[i]);
+    free(w->node_urls);
+    if (w->cfg.routes)
+        bf_reshuffle_cleanup(&w->rs);
     if (w->multi)
         curl_multi_cleanup(w->multi);
     curl_slist_free_all(w->hdr_plain);

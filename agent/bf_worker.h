@@ -6,11 +6,19 @@
  * monotonic clock. A worker writes bucket `second` under its own mutex, taking the clock
  * inside the lock, so once the sampler has collected second s (after s has ended) no write for
  * s can follow. The sampler (agent control thread) calls bf_worker_collect.
+ *
+ * routing_mode node|shard (bf_reshuffle): each of the `connections` bulk requests in flight is
+ * a group of sub-bulks. A bulk of batch_size documents is rendered, split by primary node (or
+ * shard) and its parts are sent at once, each to its node's HTTP address; the group takes a new
+ * bulk when all its parts are answered. So concurrency and batch size mean what they mean in
+ * routing_mode none (documents in flight are the same); a sub-bulk is one HTTP request, and
+ * service time is per sub-bulk.
  */
 #ifndef BF_WORKER_H
 #define BF_WORKER_H
 
 #include "bf_hist.h"
+#include "bf_reshuffle.h"
 #include "bf_sample.h"
 #include "bf_scenario.h"
 #include "bf_template.h"
@@ -34,6 +42,8 @@ typedef struct bf_worker_cfg {
     bf_partition_t part;       /* ids, sequences and seed */
     uint64_t start_mono_us;    /* t = 0 of the cell */
     uint64_t load_ms;          /* warmup + duration: no request starts after this */
+    bf_rt_holder_t *routes;    /* routing_mode node|shard: the run's routing table (borrowed;
+                                  current != NULL), else NULL */
 } bf_worker_cfg_t;
 
 /* bf_worker_new — build the worker (curl handles, generator, buffers); no thread yet.

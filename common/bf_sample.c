@@ -36,6 +36,10 @@ const bf_counter_field_t bf_counter_fields[] = {
     F(conn_wait, 0),
     F(rate_behind, 0),
     F(connections_opened, 0),
+    F(bulks_split, 0),
+    F(subbulks, 0),
+    F(docs_unrouted, 0),
+    F(docs_misrouted, 0),
 };
 #undef F
 const size_t bf_counter_nfields = sizeof bf_counter_fields / sizeof bf_counter_fields[0];

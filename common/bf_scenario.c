@@ -1301,6 +1301,7 @@ static int build_request_run(bf__load_t *L)
     bf_scenario_t *sc = L->sc;
     bf_request_spec_t *r = &sc->request;
     r->compression = TOP(REQ_COMPRESSION)->e == 1 ? BF_COMPRESS_GZIP : BF_COMPRESS_NONE;
+    r->routing_mode = (enum bf_routing_mode)TOP(REQ_ROUTING_MODE)->e;
     r->gzip_level = (int)TOP(REQ_GZIP_LEVEL)->u;
     r->timeout_ms = TOP(REQ_TIMEOUT)->u;
     const bf__kval_t *fp = TOP(REQ_FILTER_PATH);

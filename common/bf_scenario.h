@@ -78,6 +78,10 @@
 enum bf_auth_type { BF_AUTH_NONE = 0, BF_AUTH_BASIC, BF_AUTH_APIKEY, BF_AUTH_BEARER };
 enum bf_action { BF_ACTION_INDEX = 0, BF_ACTION_CREATE };
 enum bf_compression { BF_COMPRESS_NONE = 0, BF_COMPRESS_GZIP };
+/* Where a bulk request goes (issue #16, bf_routing): none = to target.hosts as written; node =
+ * split by the node holding each document's primary, one sub-bulk per node sent to that
+ * node's HTTP address; shard = one sub-bulk per shard, sent to its primary's node. */
+enum bf_routing_mode { BF_ROUTE_NONE = 0, BF_ROUTE_NODE, BF_ROUTE_SHARD };
 
 /* One PEM file's content (borrowed; not NUL-terminated as far as users should assume). */
 typedef struct bf_pem {
@@ -126,6 +130,7 @@ typedef struct bf_index_spec {
 
 typedef struct bf_request_spec {
     enum bf_compression compression;
+    enum bf_routing_mode routing_mode; /* request.routing_mode, default none */
     int gzip_level;        /* 1..9, default 1 */
     uint64_t timeout_ms;   /* whole-request timeout, default 60000 */
     char *filter_path;     /* appended to /_bulk?filter_path=..., NULL for none; must keep
@@ -218,6 +223,7 @@ typedef struct bf_cell {
     uint32_t concurrency;  /* bulk requests in flight across the fleet; 0 = no indexing (a
                               search-only cell: needs search_clients > 0) */
     enum bf_compression compression;
+    enum bf_routing_mode routing_mode; /* request.routing_mode or the routing_mode axis */
     double target_rate;    /* docs/s across the fleet, 0 = closed loop */
     uint32_t search_clients; /* search clients across the fleet (0 without a search section) */
     double search_rate;    /* search ops/s across the fleet, 0 = closed loop */

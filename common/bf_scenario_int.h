@@ -208,6 +208,8 @@ int bf__v_nonempty(struct bf__load *L, const bf__ynode_t *n, const char *path, b
       bf__v_nonempty)                                                                             \
     X(REQUEST, "request", BF__T_SECTION, NULL, 0, 0, 0, 0, NULL, NULL)                            \
     X(REQ_COMPRESSION, "request.compression", BF__T_ENUM, "none", 0, 0, 0, 0, "none|gzip", NULL)  \
+    X(REQ_ROUTING_MODE, "request.routing_mode", BF__T_ENUM, "none", 0, 0, 0, 0,                  \
+      "none|node|shard", NULL)                                                                    \
     X(REQ_GZIP_LEVEL, "request.gzip_level", BF__T_U32, "1", 1, 9, 0, 0, NULL, NULL)               \
     X(REQ_TIMEOUT, "request.timeout", BF__T_DURATION, "60s", 1, BF__DUR_DAY, 0, 0, NULL, NULL)    \
     X(REQ_FILTER_PATH, "request.filter_path", BF__T_FILTER, NULL, 0, 0, 0, 0, NULL,               \
@@ -259,6 +261,8 @@ int bf__v_nonempty(struct bf__load *L, const bf__ynode_t *n, const char *path, b
     X(AX_BATCH_SIZE, "matrix.batch_size", BF__T_AXIS_U32, "1000", 1, 10000000, 0, 0, NULL, NULL)  \
     X(AX_CONCURRENCY, "matrix.concurrency", BF__T_AXIS_U32, "1", 0, 1000000, 0, 0, NULL, NULL)    \
     X(AX_COMPRESSION, "matrix.compression", BF__T_AXIS_ENUM, NULL, 0, 0, 0, 0, "none|gzip", NULL) \
+    X(AX_ROUTING_MODE, "matrix.routing_mode", BF__T_AXIS_ENUM, NULL, 0, 0, 0, 0,                 \
+      "none|node|shard", NULL)                                                                    \
     X(AX_TARGET_RATE, "matrix.target_rate", BF__T_AXIS_COUNT, NULL, 0, 1e12, 0, 0, NULL, NULL)    \
     X(AX_SEARCH_CLIENTS, "matrix.search_clients", BF__T_AXIS_U32, NULL, 0, 100000, 0, 0, NULL,    \
       NULL)                                                                                       \

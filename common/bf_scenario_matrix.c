@@ -2,7 +2,7 @@
 /* bf_scenario_matrix.c — expand a scenario's matrix into cells in run order.
  *
  * Axes are `indices`, `shards`, `replicas`, `batch_size`, `concurrency`, `compression`,
- * `target_rate` (rows matrix.* of the key table) and `settings.<path>` (any index setting, e.g.
+ * `target_rate`, `routing_mode` (rows matrix.* of the key table) and `settings.<path>` (any index setting, e.g.
  * settings.refresh_interval; also written as a nested `settings:` mapping). A list makes an
  * axis; a single value fixes the parameter for every cell without making an axis.
  *
@@ -15,7 +15,8 @@
  * Base values (cells that do not set a parameter): the matrix's single value if given, else
  * indices = index.count, shards / replicas = index.settings number_of_shards /
  * number_of_replicas if written there, else 1 / 0; batch_size 1000; concurrency 1;
- * compression = request.compression; target_rate = run.target_rate; settings.* unset.
+ * compression = request.compression; target_rate = run.target_rate; routing_mode =
+ * request.routing_mode; settings.* unset.
  *
  * Cell id: "i<indices>-s<shards>-r<replicas>-b<batch_size>-c<concurrency>", then "-<none|gzip>"
  * when compression is an axis, "-t<rate>" when target_rate is, and "-<name>_<value>" for each
@@ -43,13 +44,14 @@
 
 enum {
     P_INDICES = 0, P_SHARDS, P_REPLICAS, P_BATCH, P_CONC, P_COMP, P_RATE, P_SCLIENTS, P_SRATE,
-    P_CORE
+    P_ROUTE, P_CORE
 };
 
 static const int core_row[P_CORE] = {
     BF__K_AX_INDICES,     BF__K_AX_SHARDS,      BF__K_AX_REPLICAS,
     BF__K_AX_BATCH_SIZE,  BF__K_AX_CONCURRENCY, BF__K_AX_COMPRESSION,
     BF__K_AX_TARGET_RATE, BF__K_AX_SEARCH_CLIENTS, BF__K_AX_SEARCH_RATE,
+    BF__K_AX_ROUTING_MODE,
 };
 
 typedef struct cval {
@@ -129,8 +131,19 @@ static int check_value(mx *m, const param *p, const bf__ynode_t *n, const char *
         if (bf__enum_index(k->extra, n->value) < 0) {
             char sug[32];
             const char *dym = bf__did_you_mean_alt(n->value, k->extra, sug, sizeof sug);
-            return bf__err(L, n, BF_E_INVAL, "%s: '%.80s' is not one of none, gzip%s%s%s", where,
-                           n->value, dym ? "; did you mean '" : "", dym ? dym : "",
+            char alts[96];
+            size_t o = 0;
+            for (const char *c = k->extra; *c && o + 3 < sizeof alts; c++) {
+                if (*c == '|') { /* "none|gzip" -> "none, gzip" */
+                    alts[o++] = ',';
+                    alts[o++] = ' ';
+                } else {
+                    alts[o++] = *c;
+                }
+            }
+            alts[o] = '\0';
+            return bf__err(L, n, BF_E_INVAL, "%s: '%.80s' is not one of %s%s%s%s", where,
+                           n->value, alts, dym ? "; did you mean '" : "", dym ? dym : "",
                            dym ? "'?" : "");
         }
         return BF_OK;
@@ -327,7 +340,7 @@ static int lookup_param_name(mx *m, const bf__ynode_t *key, const char *where, s
     return bf__err(m->L, key, BF_E_INVAL, "%s: '%s' is not an axis%s%s%s", where, name,
                    dym ? "; did you mean '" : " (axes: indices, shards, replicas, batch_size, "
                                               "concurrency, compression, target_rate, "
-                                              "settings.<name>)",
+                                              "routing_mode, settings.<name>)",
                    dym ? dym : "", dym ? "'?" : "");
 }
 
@@ -372,7 +385,7 @@ static int parse_matrix(mx *m)
                                    "'%s'?", name, dym);
                 return bf__err(L, k, BF_E_INVAL, "matrix.%s: unknown axis; axes are indices, "
                                "shards, replicas, batch_size, concurrency, compression, "
-                               "target_rate and settings.<name>", name);
+                               "target_rate, routing_mode and settings.<name>", name);
             }
             rc = add_matrix_param(m, name, row, k, v);
         }
@@ -438,6 +451,12 @@ static void set_bases(mx *m)
             t = sc->search.enabled && L->top[BF__K_SEARCH_RATE].s ? L->top[BF__K_SEARCH_RATE].s
                                                                    : "0";
             node = L->top[BF__K_SEARCH_RATE].node;
+            break;
+        case P_ROUTE:
+            t = sc->request.routing_mode == BF_ROUTE_NODE    ? "node"
+                : sc->request.routing_mode == BF_ROUTE_SHARD ? "shard"
+                                                             : "none";
+            node = L->top[BF__K_REQ_ROUTING_MODE].node;
             break;
         default: t = NULL; break;
         }
@@ -613,6 +632,9 @@ static int make_cell(mx *m, const cval *cv, size_t *ncells)
     cell->concurrency = as_u32(cv[P_CONC].text);
     cell->compression = strcmp(cv[P_COMP].text, "gzip") == 0 ? BF_COMPRESS_GZIP
                                                              : BF_COMPRESS_NONE;
+    cell->routing_mode = strcmp(cv[P_ROUTE].text, "node") == 0    ? BF_ROUTE_NODE
+                         : strcmp(cv[P_ROUTE].text, "shard") == 0 ? BF_ROUTE_SHARD
+                                                                  : BF_ROUTE_NONE;
     uint64_t rate = 0;
     bf_units_parse_count(cv[P_RATE].text, &rate);
     cell->target_rate = (double)rate;
@@ -639,6 +661,8 @@ static int make_cell(mx *m, const cval *cv, size_t *ncells)
         bf_buf_appendz(&b, "-qr");
         sanitize_id(&b, cv[P_SRATE].text);
     }
+    if (m->p[P_ROUTE].is_axis)
+        bf_buf_appendf(&b, "-route_%s", cv[P_ROUTE].text);
     for (size_t a = 0; a < m->naxes; a++) {
         size_t pi = m->axis[a];
         if (pi < P_CORE || cv[pi].text == NULL)

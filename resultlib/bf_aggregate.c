@@ -424,6 +424,12 @@ void bf_cellagg_row(const bf_cellagg_t *a, bf_row_t *row)
     row->docs_failed = bf_counters_docs_failed(&win);
     row->docs_unknown = win.docs_unknown;
     row->docs_retried = win.docs_retried;
+    row->subbulks = win.subbulks;
+    row->docs_unrouted = win.docs_unrouted;
+    row->docs_misrouted = win.docs_misrouted;
+    row->subbulk_docs_mean = win.subbulks ? (double)win.bulks_split * a->cell->batch_size /
+                                                (double)win.subbulks
+                                          : NAN;
     row->req_http_error = bf_counters_http_errors(&win);
     row->req_transport_error = win.req_connect_error + win.req_timeout + win.req_reset + win.req_bad_response;
     row->req_ok = win.req_ok;

@@ -83,6 +83,11 @@ typedef struct bf_row {
     /* the slope test of find-max's sustain phase: bf_series_growth of the per-second latency
      * p99 over the window (the highest of the agents' p99 in each second); NAN = not tracked */
     double latency_p99_growth;
+    /* routing_mode node|shard (issue #16) over the window; NAN / 0 when not routed */
+    double subbulk_docs_mean;  /* batch_size x bulks split / sub-bulk requests sent */
+    uint64_t subbulks;         /* sub-bulk requests sent */
+    uint64_t docs_unrouted;    /* sent to target.hosts (no usable primary node) */
+    uint64_t docs_misrouted;   /* sent to a node that no longer held their primary */
 } bf_row_t;
 
 typedef struct bf_cellagg bf_cellagg_t;

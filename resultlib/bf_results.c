@@ -106,6 +106,10 @@ static const field fields[] = {
     FD("store_bytes", store_bytes, F_I64, 1),
     FD("store_bytes_per_payload_byte", store_bytes_per_payload_byte, F_DBL, 1),
     FD("latency_p99_growth", latency_p99_growth, F_DBL, 0),
+    FD("subbulk_docs_mean", subbulk_docs_mean, F_DBL, 1),
+    FD("subbulks", subbulks, F_U64, 0),
+    FD("docs_unrouted", docs_unrouted, F_U64, 1),
+    FD("docs_misrouted", docs_misrouted, F_U64, 1),
 };
 #define NFIELDS (sizeof fields / sizeof fields[0])
 

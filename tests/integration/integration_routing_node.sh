@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# integration_routing_node — routing_mode node on the real 3-node cluster (replicas 0, 6
+# shards spread over the nodes): every document goes straight to its primary's node, so the
+# cluster's inter-node traffic (_nodes/stats/transport rx bytes, summed over nodes) barely
+# moves, while routing_mode none (all bulks to node 0, which forwards two thirds of the
+# documents) moves it by about the bulk payload it forwards. Both cells verify (_count), the
+# routed row has no unrouted documents and a mean sub-bulk size near batch_size / 3, and
+# documents without an id in the template get one from the agent (their count verifies).
+source "$(dirname "$0")/lib.sh"
+cd "$TMP"
+nodes=$(curl -sf "$ES/_cat/nodes?h=name" | wc -l)
+[ "$nodes" -ge 3 ] || fail "the test cluster has $nodes nodes; integration_routing_* need 3"
+P="bf-rtn-$$"
+trap 'curl -sf -X DELETE "$ES/$P-*" > /dev/null 2>&1 || true; cleanup_tmp' EXIT
+cat > s.yaml <<YAML
+name: routing-node
+target: {hosts: ["$ES"]}
+index: {name: "$P-{routing_mode}", recreate: true}
+variables: [{name: n, type: range, from: 1, to: 1000}]
+document: {source: '{"n": \$[[n]], "msg": "some text to make the document a little bigger than a number"}'}
+run: {warmup: 1s, duration: 2s, seed: 16}
+matrix: {shards: [6], replicas: [0], batch_size: [600], concurrency: [2], routing_mode: [none, node]}
+YAML
+rx() { curl -sf "$ES/_nodes/stats/transport" | python3 -c 'import json,sys; print(sum(n["transport"]["rx_size_in_bytes"] for n in json.load(sys.stdin)["nodes"].values()))'; }
+for cell in 1 2; do
+    before=$(rx)
+    timeout 120 "$AGENT" run s.yaml --cell $cell --threads 1 --results r$cell > o$cell 2> e$cell ||
+        { cat e$cell >&2; fail "cell $cell exit $?"; }
+    after=$(rx)
+    echo $((after - before)) > rx$cell
+done
+python3 - "$(cat rx1)" "$(cat rx2)" r1 r2 <<'PY' || fail "see above"
+import glob, json, sys
+rx_none, rx_node = int(sys.argv[1]), int(sys.argv[2])
+rows = [json.load(open(glob.glob(d + "/*/matrix.json")[0]))["rows"][0] for d in sys.argv[3:5]]
+none, node = rows
+for r in rows:
+    assert r["verified"] is True and r["docs_counted"] == r["docs_ok_all"] > 0, r
+# bytes of bulk payload the coordinating node would forward in mode none: 2/3 of all of it
+per_doc = none["mb_per_s_payload"] * 1e6 / max(none["attempted_docs_per_s"], 1)
+fwd = per_doc * none["docs_ok_all"] * 2 / 3
+print(f"transport rx: none {rx_none} B, node {rx_node} B; none forwards ~{fwd:.0f} B of payload")
+print(f"node row: {node['docs_ok_all']} docs, mean sub-bulk {node['subbulk_docs_mean']:.1f} docs, "
+      f"unrouted {node['docs_unrouted']}, misrouted {node['docs_misrouted']}")
+assert rx_none > 0.5 * fwd, "routing_mode none moved less than the forwarded payload"
+# node mode: what is left is cluster-state and stats chatter, not documents
+assert rx_node < 0.2 * rx_none, (rx_node, rx_none)
+assert node["docs_unrouted"] == 0 and node["docs_misrouted"] == 0, node
+assert 150 <= node["subbulk_docs_mean"] <= 300, node["subbulk_docs_mean"]
+assert none["subbulk_docs_mean"] is None, none["subbulk_docs_mean"]
+PY
+pass "routing_mode node: documents delivered to their primaries' nodes (transport rx $(cat rx2) B vs $(cat rx1) B unrouted), both cells verified"

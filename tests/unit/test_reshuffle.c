@@ -1,0 +1,190 @@
+/* SPDX-License-Identifier: MIT */
+/* test_reshuffle.c — routing table parsing and splitting bulk bodies by node and by shard. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "bf_reshuffle.h"
+#include "bf_routetable.h"
+#include "bf_routing.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* Shapes of OpenSearch 2.19's answers (3 nodes; index "a": 3 shards, shard 1 unassigned;
+ * index "b": 2 shards with routing_num_shards 4, primary of 1 RELOCATING). */
+static const char *nodes_json =
+    "{\"nodes\":{\"N0\":{\"name\":\"node-0\",\"http\":{\"publish_address\":\"127.0.0.1:9200\"}},"
+    "\"N1\":{\"name\":\"node-1\",\"http\":{\"publish_address\":\"host1/127.0.0.1:9201\"}},"
+    "\"N2\":{\"name\":\"node-2\",\"http\":{\"publish_address\":\"127.0.0.1:9202\"}}}}";
+static const char *state_json =
+    "{\"version\":42,\"metadata\":{\"indices\":{"
+    "\"a\":{\"routing_num_shards\":768,\"settings\":{\"index\":{\"number_of_shards\":\"3\"}},"
+    "\"primary_terms\":{\"0\":1,\"1\":1,\"2\":3}},"
+    "\"b\":{\"routing_num_shards\":4,\"settings\":{\"index\":{\"number_of_shards\":\"2\"}}}}},"
+    "\"routing_table\":{\"indices\":{"
+    "\"a\":{\"shards\":{\"0\":[{\"state\":\"STARTED\",\"primary\":true,\"node\":\"N1\"},"
+    "{\"state\":\"STARTED\",\"primary\":false,\"node\":\"N0\"}],"
+    "\"1\":[{\"state\":\"UNASSIGNED\",\"primary\":true,\"node\":null}],"
+    "\"2\":[{\"state\":\"STARTED\",\"primary\":true,\"node\":\"N0\"}]}},"
+    "\"b\":{\"shards\":{\"0\":[{\"state\":\"STARTED\",\"primary\":true,\"node\":\"N2\"}],"
+    "\"1\":[{\"state\":\"RELOCATING\",\"primary\":true,\"node\":\"N2\",\"relocating_node\":\"N0\"}]}}}}}";
+
+static bf_routetable_t *table(void)
+{
+    const char *names[] = {"a", "b"};
+    bf_routetable_t *rt = NULL;
+    bf_diag_t d = {0};
+    int rc = bf_routetable_parse(state_json, nodes_json, "http", names, 2, &rt, &d);
+    if (rc != 0)
+        fail_msg("%s", d.msg);
+    return rt;
+}
+
+static void test_parse(void **state)
+{
+    (void)state;
+    bf_routetable_t *rt = table();
+    assert_int_equal(rt->nnodes, 3);
+    assert_int_equal(rt->version, 42);
+    long n1 = -1;
+    for (size_t i = 0; i < rt->nnodes; i++)
+        if (strcmp(rt->nodes[i].id, "N1") == 0)
+            n1 = (long)i;
+    assert_true(n1 >= 0);
+    assert_string_equal(rt->nodes[n1].url, "http://127.0.0.1:9201"); /* after the '/' */
+    assert_int_equal(rt->indices[0].routing.shards, 3);
+    assert_int_equal(rt->indices[0].routing.factor, 256);
+    assert_int_equal(rt->indices[0].primary_node[0], (uint32_t)n1);
+    assert_int_equal(rt->indices[0].primary_node[1], BF_RT_NO_NODE);
+    assert_int_equal(rt->indices[0].primary_term[2], 3);
+    assert_int_equal(rt->indices[1].routing.routing_shards, 4);
+    assert_true(rt->indices[1].primary_node[1] != BF_RT_NO_NODE); /* relocating: still served */
+    assert_int_equal(bf_routetable_find(rt, "b", 1), 1);
+    assert_int_equal(bf_routetable_find(rt, "c", 1), -1);
+    bf_routetable_destroy(&rt);
+    assert_null(rt);
+
+    const char *missing[] = {"zz"};
+    bf_diag_t d = {0};
+    assert_int_equal(bf_routetable_parse(state_json, nodes_json, "http", missing, 1, &rt, &d),
+                     BF_E_NOTFOUND);
+    assert_non_null(strstr(d.msg, "index zz is not in the cluster state"));
+    memset(&d, 0, sizeof d);
+    assert_int_equal(bf_routetable_parse("[]", nodes_json, "http", missing, 1, &rt, &d),
+                     BF_E_PARSE);
+}
+
+/* Every document lands in the part of its primary's node; ids missing get one. */
+static void test_split_node(void **state)
+{
+    (void)state;
+    bf_routetable_t *rt = table();
+    bf_reshuffle_t r;
+    bf_reshuffle_init(&r, BF_ROUTE_NODE, 5, "t-");
+    char body[8192];
+    size_t len = 0;
+    uint32_t ndocs = 0;
+    for (int i = 0; i < 40; i++) {
+        const char *ix = i % 2 ? "a" : "b";
+        if (i % 5 == 0) /* no _id: the splitter adds one */
+            len += (size_t)snprintf(body + len, sizeof body - len,
+                                    "{\"index\":{\"_index\":\"%s\"}}\n{\"i\":%d}\n", ix, i);
+        else
+            len += (size_t)snprintf(body + len, sizeof body - len,
+                                    "{\"create\":{\"_index\":\"%s\",\"_id\":\"d\\\"%d\","
+                                    "\"routing\":\"r%d\"}}\n{\"i\":%d}\n", ix, i, i % 7, i);
+        ndocs++;
+    }
+    bf_diag_t d = {0};
+    assert_int_equal(bf_reshuffle_split(&r, rt, body, len, ndocs, &d), 0);
+    uint32_t total = 0, gen = 0;
+    for (uint32_t p = 0; p < r.nparts; p++) {
+        bf_reshuffle_part_t *pt = &r.parts[p];
+        total += pt->ndocs;
+        /* re-derive each document's node from its (possibly added) id */
+        const char *s = pt->body.data, *end = s + pt->body.len;
+        uint32_t seen = 0;
+        while (s < end) {
+            const char *nl = memchr(s, '\n', (size_t)(end - s));
+            const char *ixs = strstr(s, "\"_index\":\"") + 10;
+            const char *ids = strstr(s, "\"_id\":\"");
+            assert_true(ids != NULL && ids < nl);
+            ids += 7;
+            const char *ide = ids;
+            while (*ide != '"')
+                ide += *ide == '\\' ? 2 : 1;
+            if (strncmp(ids, "t-", 2) == 0)
+                gen++;
+            const char *rs = strstr(s, "\"routing\":\"");
+            const char *rv = rs && rs < nl ? rs + 11 : NULL;
+            size_t rl = rv ? (size_t)(strchr(rv, '"') - rv) : 0;
+            long ix = bf_routetable_find(rt, ixs, 1);
+            uint32_t shard;
+            assert_int_equal(bf_routing_shard_json(&rt->indices[ix].routing, ids,
+                                                   (size_t)(ide - ids), rv, rl, &shard, NULL),
+                             0);
+            uint32_t node = rt->indices[ix].primary_node[shard];
+            if (pt->node == BF_RESHUFFLE_FALLBACK)
+                assert_int_equal(node, BF_RT_NO_NODE);
+            else
+                assert_int_equal(node, pt->node);
+            s = memchr(nl + 1, '\n', (size_t)(end - nl - 1)) + 1;
+            seen++;
+        }
+        assert_int_equal(seen, pt->ndocs);
+    }
+    assert_int_equal(total, ndocs);
+    assert_int_equal(gen, 8);
+    assert_true(r.unrouted > 0); /* index a, shard 1 is unassigned */
+    assert_true(r.nparts <= 4);
+
+    /* a table where a's shard 0 moved: the documents sent to it count as misrouted */
+    bf_routetable_t *rt2 = table();
+    uint32_t old = rt2->indices[0].primary_node[0];
+    rt2->indices[0].primary_node[0] = (old + 1) % 3;
+    uint64_t sent0 = r.sent_by_shard[0];
+    assert_int_equal(bf_reshuffle_moved(&r, rt, rt2), sent0);
+    assert_int_equal(bf_reshuffle_moved(&r, rt, rt2), 0); /* counts were reset */
+
+    /* not the template's shape */
+    memset(&d, 0, sizeof d);
+    assert_int_equal(bf_reshuffle_split(&r, rt, "{\"index\":{}}\n{}\n", 15, 1, &d), BF_E_PARSE);
+    bf_reshuffle_cleanup(&r);
+    bf_routetable_destroy(&rt);
+    bf_routetable_destroy(&rt2);
+}
+
+/* Shard mode: one part per shard; more targets than parts go unrouted instead of mixed. */
+static void test_split_shard(void **state)
+{
+    (void)state;
+    bf_routetable_t *rt = table();
+    bf_reshuffle_t r;
+    bf_reshuffle_init(&r, BF_ROUTE_SHARD, 2, "s-"); /* 1 routed part + fallback */
+    char body[8192];
+    size_t len = 0;
+    for (int i = 0; i < 30; i++)
+        len += (size_t)snprintf(body + len, sizeof body - len,
+                                "{\"index\":{\"_index\":\"b\",\"_id\":\"%d\"}}\n{}\n", i);
+    bf_diag_t d = {0};
+    assert_int_equal(bf_reshuffle_split(&r, rt, body, len, 30, &d), 0);
+    assert_int_equal(r.nparts, 2);
+    assert_int_equal(r.parts[0].ndocs + r.parts[1].ndocs, 30);
+    assert_int_equal(r.parts[1].node, BF_RESHUFFLE_FALLBACK);
+    assert_int_equal(r.unrouted, r.parts[1].ndocs);
+    bf_reshuffle_cleanup(&r);
+    bf_routetable_destroy(&rt);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_parse),
+        cmocka_unit_test(test_split_node),
+        cmocka_unit_test(test_split_shard),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
