@@ -23,6 +23,7 @@
 #include "bf_template.h"
 #include "bf_units.h"
 
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,6 +39,8 @@ typedef struct collect {
     int32_t last_shown;
     FILE *samples; /* raw samples file of --results, or NULL */
     const bf_run_t *run; /* for the named queries of each second */
+    bf_results_t *res;   /* where a failed sample write is recorded */
+    int io_failed;       /* a sample could not be written: the load stops */
 } collect;
 
 static void on_second(void *ctx, int32_t second, const bf_counters_t *c, const bf_hist_t *svc,
@@ -50,7 +53,14 @@ static void on_second(void *ctx, int32_t second, const bf_counters_t *c, const b
     bf_run_pack_queries(k->run, &s);
     bf_cellagg_add(k->agg, 0, &s);
     if (k->samples)
-        bf_results_sample_line(k->samples, "standalone", &s);
+        if (bf_results_sample_line(k->samples, "standalone", &s) != BF_OK && !k->io_failed) {
+            char msg[600];
+            snprintf(msg, sizeof msg, "cannot write samples of cell %s to %s: %s", k->cell_id,
+                     bf_results_dir(k->res), strerror(errno));
+            bf_results_note_error(k->res, msg);
+            bf_error("%s", msg);
+            k->io_failed = 1;
+        }
     bf_run_pack_queries_cleanup(&s);
     bf_sample_pack_cleanup(&s);
     if (isatty(STDERR_FILENO))
@@ -130,12 +140,15 @@ static void run_repetition(bf_scenario_t *sc, const bf_cell_t *cell, uint32_t re
         bf_cellagg_destroy(&agg);
         return;
     }
-    collect k = {.agg = agg, .cell_id = cell->id, .last_shown = -1, .run = r,
+    collect k = {.agg = agg, .cell_id = cell->id, .last_shown = -1, .run = r, .res = res,
                  .samples = res ? bf_results_samples_open(res, cell_name) : NULL};
+    if (res && k.samples == NULL)
+        k.io_failed = 1;
     bf_run_start(r, bf_clock_mono_us() + 200000u);
     int aborted = 0;
     while (!bf_run_poll(r, on_second, &k)) {
-        if (bf_standalone_stop_flag && !aborted) {
+        if ((bf_standalone_stop_flag || k.io_failed) && !aborted) {
+            /* Ctrl-C, or the results directory cannot take what is measured: stop loading */
             bf_run_abort(r);
             aborted = 1;
         }
@@ -286,7 +299,8 @@ int bf_standalone_main(int argc, char **argv)
     for (size_t i = first; i < last && !bf_standalone_stop_flag; i++) {
         const bf_cell_t *cell = bf_scenario_cell(sc, i);
         uint32_t nreps = 0;
-        for (uint32_t rep = 1; rep <= repeat && !bf_standalone_stop_flag; rep++) {
+        for (uint32_t rep = 1; rep <= repeat && !bf_standalone_stop_flag &&
+                               !(res && bf_results_error(res)); rep++) {
             bf_row_t *row = &reps[nreps++];
             memset(row, 0, sizeof *row);
             run_repetition(sc, cell, rep, repeat, threads, es, &info, &owner, res, row);
@@ -295,6 +309,8 @@ int bf_standalone_main(int argc, char **argv)
         if (folded)
             if (folded->failed || !folded->verified)
                 code = BF_EXIT_FAILED;
+        if (res && bf_results_error(res))
+            break;
     }
     free(reps);
     printf("\n");
@@ -303,6 +319,11 @@ int bf_standalone_main(int argc, char **argv)
     if (res)
         printf("\nresults: %s\n", bf_results_dir(res));
     free(rows);
+    if (res && bf_results_error(res)) {
+        fprintf(stderr, "bulkfleet-agent run: stopped: %s; the files in %s that were complete "
+                "before are kept\n", bf_results_error(res), bf_results_dir(res));
+        code = BF_EXIT_ENV;
+    }
     if (bf_standalone_stop_flag)
         code = bf_standalone_stop_flag;
 out:

@@ -308,6 +308,8 @@ int bf_campaign_run(const bf_campaign_opts_t *opts)
             retries = 0;
             c.no_retry = 0;
             nreps++;
+            if (bf_results_error(c.res))
+                break; /* stopped below, after this cell's row */
             if (rc == BF_E_INTR) {
                 code = bf_exit_of_signal(bf_campaign_signal);
                 break;
@@ -316,12 +318,23 @@ int bf_campaign_run(const bf_campaign_opts_t *opts)
         const bf_row_t *folded = bf_finish_fold(c.res, c.sc, reps, nreps, rows, &nrows, NULL);
         if (folded)
             any_bad |= !bf_row_is_clean(folded);
+        if (bf_results_error(c.res)) {
+            /* the results directory cannot be written (disk full, read-only): loading more
+             * cells would measure what cannot be kept. Every file written before is complete. */
+            fprintf(stderr, "bulkfleet-coordinator: stopping the campaign: %s; the files in %s "
+                    "that were complete before are kept; free space (or fix the directory) and "
+                    "continue with run --resume %s\n", bf_results_error(c.res),
+                    bf_results_dir(c.res), bf_results_dir(c.res));
+            code = BF_EXIT_ENV;
+            break;
+        }
     }
     free(reps);
     if (nrows > 0) {
-        /* report.html from what is on disk, also after an interruption */
+        /* report.html from what is on disk, also after an interruption (not when the directory
+         * cannot be written: it would fail the same way) */
         bf_diag_t rd = {0};
-        if (bf_report_write(bf_results_dir(c.res), &rd) != BF_OK)
+        if (!bf_results_error(c.res) && bf_report_write(bf_results_dir(c.res), &rd) != BF_OK)
             bf_warn("report: %s", rd.msg);
         printf("\n");
         bf_results_print_md(stdout, c.sc, rows, nrows);

@@ -26,6 +26,7 @@
 #define COMMAND_RESEND_MS 1000  /* Start and Stop: resent until acknowledged */
 #define START_DELAY_MS 1000
 #define DONE_GRACE_MS 30000
+#define STOP_ACK_WAIT_MS 3000   /* results directory broken: how long Stop may take to arrive */
 
 /* ---- the member state table (bf_cellrun.h) ----------------------------------------------- */
 
@@ -187,8 +188,13 @@ static void on_sample(bf__campaign_t *c, bf_fleet_agent_t *a, const Bf__Sample *
     }
     /* written to disk first, acknowledged after (DESIGN §3) */
     if (bf_results_sample_line(c->samples, a->id, s) != BF_OK) {
-        fail_cell(c, "cell %s: cannot write samples to %s: %s", c->cell->id,
-                  bf_results_dir(c->res), strerror(errno));
+        /* not acknowledged, so the agent keeps it; the load stops now (DESIGN §6: nothing
+         * measured is kept only in memory) and the campaign ends after this cell */
+        char msg[600];
+        snprintf(msg, sizeof msg, "cannot write samples to %s/cells/%s.samples.partial: %s",
+                 bf_results_dir(c->res), c->cell_name, strerror(errno));
+        bf_results_note_error(c->res, msg);
+        fail_cell(c, "cell %s: %s", c->cell->id, msg);
         return;
     }
     if (bf_cellagg_add(c->agg, m->index, s) != BF_OK)
@@ -606,6 +612,7 @@ int bf__cellrun_run(bf__campaign_t *c, const bf_cell_t *cell, uint32_t repetitio
     uint64_t load_ms = run->warmup_ms + run->duration_ms;
     uint64_t deadline = start_us + (load_ms + rq->timeout_ms + DONE_GRACE_MS) * 1000u;
     int stop_sent = 0;
+    uint64_t stop_sent_us = 0;
     int32_t shown = -1;
     for (;;) {
         bf_fleet_poll(c->fleet, 100);
@@ -618,12 +625,24 @@ int bf__cellrun_run(bf__campaign_t *c, const bf_cell_t *cell, uint32_t repetitio
             interrupted = 1;
             send_stop(c, "coordinator interrupted");
             stop_sent = 1;
+            stop_sent_us = now;
             deadline = now + 5000000u;
         }
         if (c->cell_failed && !stop_sent) {
             send_stop(c, c->reason);
             stop_sent = 1;
+            stop_sent_us = now;
             deadline = now + (rq->timeout_ms + 5000u) * 1000u;
+        }
+        if (stop_sent && bf_results_error(c->res)) {
+            /* the results directory cannot take more samples: waiting for the final ones
+             * would only wait for the deadline. Once every member has the Stop (or after
+             * STOP_ACK_WAIT_MS) the cell ends with what is on disk. */
+            uint32_t acked = 0;
+            for (uint32_t i = 0; i < nagents; i++)
+                acked += c->members[i].stop_acked || bf_member_done(c->members[i].state);
+            if (acked == nagents || now > stop_sent_us + STOP_ACK_WAIT_MS * 1000u)
+                break;
         }
         /* an agent is finished with its final sample on disk (Done only adds totals), or when
          * lost and not back to resend what it holds */

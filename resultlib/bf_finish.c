@@ -42,13 +42,20 @@ int bf_finish_cell(bf_results_t *res, bf_es_t *es, const bf_cell_t *cell, const 
     }
     if (res == NULL)
         return BF_OK;
-    if (end->aborted) {
-        /* kept, but under a name --resume does not take as finished: the cell runs again */
-        char aborted_name[300];
-        snprintf(aborted_name, sizeof aborted_name, "%s.aborted", name);
-        return bf_results_cell_done(res, aborted_name, agg, agent_ids, nagents, row);
+    /* an aborted cell is kept under a name --resume does not take as finished: it runs again */
+    char file_name[300];
+    snprintf(file_name, sizeof file_name, "%s%s", name, end->aborted ? ".aborted" : "");
+    int rc = bf_results_cell_done(res, file_name, agg, agent_ids, nagents, row);
+    if (rc != BF_OK) {
+        /* its per-second file is not there: nothing on disk backs the row */
+        char why[700];
+        const char *err = bf_results_error(res);
+        snprintf(why, sizeof why, "not verified: cells/%s.ndjson could not be written (%s)",
+                 file_name, err ? err : "I/O error");
+        row->verified = 0;
+        bf_row_add_reason(row, why);
     }
-    return bf_results_cell_done(res, name, agg, agent_ids, nagents, row);
+    return rc;
 }
 
 const bf_row_t *bf_finish_fold(bf_results_t *res, const bf_scenario_t *sc, const bf_row_t *reps,

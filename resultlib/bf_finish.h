@@ -42,7 +42,8 @@ typedef struct bf_cell_end {
  * cluster with es (HTTP: _refresh + _count over the cell's indices), and when res is not NULL
  * write cells/<name>.ndjson (or <name>.aborted.ndjson) atomically with agent_ids[0..nagents)
  * naming agg's agents. row is filled in place (row->cell borrows cell).
- * Returns 0, or BF_E_IO when the cell file could not be written (the row is still filled).
+ * Returns 0, or BF_E_IO when the cell file could not be written: the row is still filled but
+ * not verified (its reason says which file and why; bf_results_error has it too).
  * Not thread-safe (res, es). */
 int bf_finish_cell(bf_results_t *res, bf_es_t *es, const bf_cell_t *cell, const char *name,
                    const bf_cellagg_t *agg, const char *const *agent_ids, uint32_t nagents,

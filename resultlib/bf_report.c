@@ -8,6 +8,8 @@
  */
 #include "bf_report.h"
 
+#include "bf_atomic.h"
+
 #include "bf_findings.h"
 #include "bf_log.h"
 #include "bf_mem.h"
@@ -1112,20 +1114,7 @@ int bf_report_write(const char *dir, bf_diag_t *diag)
         return rc;
     }
     char *path = bf_asprintf("%s/report.html", dir);
-    char *tmp = bf_asprintf("%s.tmp.%ld", path, (long)getpid());
-    rc = BF_E_IO;
-    FILE *f = fopen(tmp, "w");
-    if (f != NULL) {
-        int ok = fwrite(html.data, 1, html.len, f) == html.len && fflush(f) == 0;
-        ok &= fclose(f) == 0;
-        if (ok && rename(tmp, path) == 0)
-            rc = BF_OK;
-        else
-            unlink(tmp);
-    }
-    if (rc != BF_OK)
-        bf_diag_set(diag, BF_E_IO, "cannot write %s: %s", path, strerror(errno));
-    free(tmp);
+    rc = bf_atomic_write(path, html.data ? html.data : "", html.len, diag);
     free(path);
     bf_buf_cleanup(&html);
     return rc;

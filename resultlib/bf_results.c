@@ -2,6 +2,7 @@
 /* bf_results.c — results directory writers. */
 #include "bf_results.h"
 
+#include "bf_atomic.h"
 #include "bf_buf.h"
 #include "bf_clock.h"
 #include "bf_error.h"
@@ -26,6 +27,7 @@ struct bf_results {
     int have_cluster;
     FILE *samples;
     char samples_path[4096];
+    bf_diag_t err;  /* the first write that failed */
 };
 
 /* One table of row fields: the JSON names, CSV columns and resume loading all come from it. */
@@ -233,25 +235,18 @@ static int mkdir_p(const char *path)
     return mkdir(tmp, 0755) == 0 || errno == EEXIST ? BF_OK : BF_E_IO;
 }
 
-/* write data to dir/name atomically (temp file + rename) */
-static int write_atomic(const char *dir, const char *name, const char *data, size_t len)
+/* write data to DIR/name atomically (bf_atomic_write); the first failure is kept in r->err for
+ * bf_results_error and logged */
+static int write_atomic(bf_results_t *r, const char *name, const char *data, size_t len)
 {
-    char *path = bf_asprintf("%s/%s", dir, name);
-    char *tmp = bf_asprintf("%s.tmp.%ld", path, (long)getpid());
-    int rc = BF_E_IO;
-    FILE *f = fopen(tmp, "w");
-    if (f != NULL) {
-        size_t w = fwrite(data, 1, len, f);
-        int ok = w == len && fflush(f) == 0 && fsync(fileno(f)) == 0;
-        ok &= fclose(f) == 0;
-        if (ok && rename(tmp, path) == 0)
-            rc = BF_OK;
-        else
-            unlink(tmp);
+    char *path = bf_asprintf("%s/%s", r->dir, name);
+    bf_diag_t d = {0};
+    int rc = bf_atomic_write(path, data, len, &d);
+    if (rc != BF_OK) {
+        bf_error("%s", d.msg);
+        if (r->err.code == BF_OK)
+            r->err = d;
     }
-    if (rc != BF_OK)
-        bf_error("cannot write %s: %s", path, strerror(errno));
-    free(tmp);
     free(path);
     return rc;
 }
@@ -282,7 +277,7 @@ bf_results_t *bf_results_open(const char *base, const char *resume_dir, const bf
         return NULL;
     }
     const char *red = bf_scenario_redacted_text(sc);
-    if (write_atomic(r->dir, "scenario.yaml", red, strlen(red)) != BF_OK) {
+    if (write_atomic(r, "scenario.yaml", red, strlen(red)) != BF_OK) {
         bf_diag_set(diag, BF_E_IO, "cannot write %s/scenario.yaml", r->dir);
         bf_results_close(&r);
         return NULL;
@@ -304,7 +299,17 @@ void bf_results_close(bf_results_t **r_p)
 
 int bf_results_write_file(bf_results_t *r, const char *relpath, const char *data, size_t len)
 {
-    return write_atomic(r->dir, relpath, data ? data : "", len);
+    return write_atomic(r, relpath, data ? data : "", len);
+}
+
+const char *bf_results_error(const bf_results_t *r)
+{
+    return r->err.code != BF_OK ? r->err.msg : NULL;
+}
+
+void bf_results_note_error(bf_results_t *r, const char *msg)
+{
+    bf_diag_set(&r->err, BF_E_IO, "%s", msg);
 }
 
 const char *bf_results_dir(const bf_results_t *r)
@@ -333,8 +338,10 @@ FILE *bf_results_samples_open(bf_results_t *r, const char *name)
         fclose(r->samples);
     snprintf(r->samples_path, sizeof r->samples_path, "%s/cells/%s.samples.partial", r->dir, name);
     r->samples = fopen(r->samples_path, "w");
-    if (r->samples == NULL)
+    if (r->samples == NULL) {
         bf_error("cannot write %s: %s", r->samples_path, strerror(errno));
+        bf_diag_set(&r->err, BF_E_IO, "cannot write %s: %s", r->samples_path, strerror(errno));
+    }
     return r->samples;
 }
 
@@ -376,7 +383,7 @@ int bf_results_sample_line(FILE *f, const char *agent_id, const Bf__Sample *s)
         json_object_set_new(o, "fatal", json_string(s->fatal));
     char *line = json_dumps(o, JSON_COMPACT | JSON_SORT_KEYS);
     json_decref(o);
-    int ok = fputs(line, f) >= 0 && fputc('\n', f) != EOF && fflush(f) == 0;
+    int ok = fputs(line, f) >= 0 && fputc('\n', f) != EOF && fflush(f) == 0 && !ferror(f);
     free(line);
     return ok ? BF_OK : BF_E_IO;
 }
@@ -436,7 +443,7 @@ int bf_results_cell_done(bf_results_t *r, const char *name, const bf_cellagg_t *
         }
     }
     char *file = bf_asprintf("cells/%s.ndjson", name);
-    int rc = write_atomic(r->dir, file, b.data ? b.data : "", b.len);
+    int rc = write_atomic(r, file, b.data ? b.data : "", b.len);
     free(file);
     bf_buf_cleanup(&b);
     if (rc == BF_OK && r->samples_path[0])
@@ -555,7 +562,7 @@ int bf_results_write_matrix(bf_results_t *r, const bf_scenario_t *sc, const bf_r
         bf_buf_append(&csv, "\n", 1);
     }
     free(extra);
-    int rc = write_atomic(r->dir, "matrix.csv", csv.data, csv.len);
+    int rc = write_atomic(r, "matrix.csv", csv.data, csv.len);
     bf_buf_cleanup(&csv);
     int any_queries = 0;
     for (size_t k = 0; k < nrows; k++)
@@ -584,7 +591,7 @@ int bf_results_write_matrix(bf_results_t *r, const bf_scenario_t *sc, const bf_r
                 bf_buf_append(&csv, "\n", 1);
             }
         }
-        rc = write_atomic(r->dir, "queries.csv", csv.data, csv.len);
+        rc = write_atomic(r, "queries.csv", csv.data, csv.len);
         bf_buf_cleanup(&csv);
     }
 
@@ -611,22 +618,20 @@ int bf_results_write_matrix(bf_results_t *r, const bf_scenario_t *sc, const bf_r
     char *js = json_dumps(root, JSON_INDENT(2));
     json_decref(root);
     if (rc == BF_OK)
-        rc = write_atomic(r->dir, "matrix.json", js, strlen(js));
+        rc = write_atomic(r, "matrix.json", js, strlen(js));
     free(js);
 
-    char *mdpath = bf_asprintf("%s/matrix.md.tmp", r->dir);
-    FILE *f = fopen(mdpath, "w");
-    if (f) {
-        bf_results_print_md(f, sc, rows, nrows);
-        fclose(f);
-        char *final = bf_asprintf("%s/matrix.md", r->dir);
-        if (rename(mdpath, final) != 0)
-            rc = BF_E_IO;
-        free(final);
-    } else {
-        rc = BF_E_IO;
-    }
-    free(mdpath);
+    /* matrix.md: rendered in memory, then written like the others */
+    char *md = NULL;
+    size_t mdlen = 0;
+    FILE *f = open_memstream(&md, &mdlen);
+    if (f == NULL)
+        return BF_E_NOMEM;
+    bf_results_print_md(f, sc, rows, nrows);
+    fclose(f);
+    if (rc == BF_OK)
+        rc = write_atomic(r, "matrix.md", md ? md : "", mdlen);
+    free(md);
     return rc;
 }
 

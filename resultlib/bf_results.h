@@ -2,8 +2,9 @@
 /* bf_results.h — the results directory (DESIGN §6): matrix.csv, matrix.md, matrix.json,
  * cells/<cell>.ndjson, telemetry/, scenario.yaml (redacted).
  *
- * Every file is written to a temporary name and renamed, so a crash never leaves a half
- * file and `run --resume DIR` can trust what it finds. Not thread-safe.
+ * Every file is written through bf_atomic_write (temporary name, every write checked, fsync,
+ * rename), so a crash or a full disk never leaves a half file and `run --resume DIR` can trust
+ * what it finds; the first failed write is kept (bf_results_error). Not thread-safe.
  */
 #ifndef BF_RESULTS_H
 #define BF_RESULTS_H
@@ -22,6 +23,13 @@ bf_results_t *bf_results_open(const char *base, const char *resume_dir, const bf
                               bf_diag_t *diag);
 void bf_results_close(bf_results_t **r_p);
 const char *bf_results_dir(const bf_results_t *r);
+/* bf_results_error — the first write into the directory that failed ("cannot write
+ * DIR/cells/x.ndjson (write): No space left on device"), or NULL when every write so far
+ * succeeded. Borrowed, valid until r is closed. The campaign stops at the first one. */
+const char *bf_results_error(const bf_results_t *r);
+/* bf_results_note_error — record a failure found by the caller (e.g. a sample line that could
+ * not be appended), unless one is recorded already. */
+void bf_results_note_error(bf_results_t *r, const char *msg);
 void bf_results_set_cluster(bf_results_t *r, const bf_cluster_info_t *info);
 
 /* bf_results_file_name — "<cell id>" or "<cell id>-r<rep>" when repeat > 1, into buf. */
