@@ -17,7 +17,7 @@ struct bf_findings {
     size_t n;
     char **lines;
     size_t nlines;
-    json_t *best, *knees, *shards, *batch;
+    json_t *best, *knees, *shards, *batch, *routing;
 };
 
 static const char *const seed_axes[] = {"indices", "shards", "replicas", "batch_size", "concurrency"};
@@ -454,6 +454,60 @@ static void find_batch_gain(bf_findings_t *f, const uint32_t *shards, size_t ns)
     free(batches);
 }
 
+/* "routing_mode=<mode>" replaced by "routing_mode=<to>" in extra (the other axes kept), into
+ * out; 0 if extra has no routing_mode=<mode>. */
+static int swap_routing(const char *extra, const char *mode, const char *to, char *out,
+                        size_t out_size)
+{
+    char key[48];
+    snprintf(key, sizeof key, "routing_mode=%s", mode);
+    const char *at = strstr(extra, key);
+    size_t kl = strlen(key);
+    if (at == NULL || (at[kl] != '\0' && at[kl] != ' ') || (at != extra && at[-1] != ' '))
+        return 0;
+    snprintf(out, out_size, "%.*srouting_mode=%s%s", (int)(at - extra), extra, to, at + kl);
+    return 1;
+}
+
+/* routing_mode node (and shard) over none, like for like: same cell but for routing_mode, per
+ * shard count (issue #16: what direct delivery to the primaries' nodes gained). */
+static void find_routing_gain(bf_findings_t *f, const uint32_t *shards, size_t ns)
+{
+    static const char *const modes[] = {"node", "shard"};
+    char text[200], other[sizeof f->pts[0].extra];
+    for (size_t m = 0; m < 2; m++) {
+        for (size_t k = 0; k < ns; k++) {
+            ratios r = {0};
+            for (size_t i = 0; i < f->n; i++) {
+                const bf_finding_point_t *p = &f->pts[i];
+                if (p->excluded || p->shards != shards[k] || p->docs_per_s <= 0 ||
+                    !swap_routing(p->extra, "none", modes[m], other, sizeof other))
+                    continue;
+                for (size_t j = 0; j < f->n; j++) {
+                    const bf_finding_point_t *q = &f->pts[j];
+                    if (!q->excluded && q->shards == p->shards && q->indices == p->indices &&
+                        q->replicas == p->replicas && q->batch_size == p->batch_size &&
+                        q->concurrency == p->concurrency && strcmp(q->extra, other) == 0)
+                        ratios_add(&r, q->docs_per_s / p->docs_per_s);
+                }
+            }
+            if (r.n == 0) {
+                free(r.v);
+                continue;
+            }
+            json_t *o = json_object();
+            json_object_set_new(o, "shards", json_integer(shards[k]));
+            json_object_set_new(o, "routing_mode", json_string(modes[m]));
+            json_object_set_new(o, "over_none", ratios_json(&r));
+            json_array_append_new(f->routing, o);
+            ratios_text(&r, text, sizeof text);
+            add_line(f, "%u %s: routing_mode %s over none: %s.", shards[k], shards_word(shards[k]),
+                     modes[m], text);
+            free(r.v);
+        }
+    }
+}
+
 bf_findings_t *bf_findings_compute(const bf_finding_point_t *pts, size_t n)
 {
     bf_findings_t *f = bf_calloc(1, sizeof *f);
@@ -465,6 +519,7 @@ bf_findings_t *bf_findings_compute(const bf_finding_point_t *pts, size_t n)
     f->knees = json_array();
     f->shards = json_array();
     f->batch = json_array();
+    f->routing = json_array();
     uint32_t *shards = bf_calloc(n + 1, sizeof *shards);
     size_t ns = distinct(f, offsetof(bf_finding_point_t, shards), shards);
     if (ns == 0) {
@@ -474,6 +529,7 @@ bf_findings_t *bf_findings_compute(const bf_finding_point_t *pts, size_t n)
         find_knees(f, shards, ns);
         find_shard_ratios(f, shards, ns);
         find_batch_gain(f, shards, ns);
+        find_routing_gain(f, shards, ns);
     }
     free(shards);
     return f;
@@ -492,6 +548,7 @@ void bf_findings_destroy(bf_findings_t **f_p)
     json_decref(f->knees);
     json_decref(f->shards);
     json_decref(f->batch);
+    json_decref(f->routing);
     free(f);
     *f_p = NULL;
 }
@@ -513,6 +570,8 @@ json_t *bf_findings_json(const bf_findings_t *f)
     json_object_set(o, "knees", f->knees);
     json_object_set(o, "shards", f->shards);
     json_object_set(o, "batch", f->batch);
+    if (json_array_size(f->routing) > 0) /* only campaigns with a routing_mode axis */
+        json_object_set(o, "routing", f->routing);
     json_t *lines = json_array();
     for (size_t i = 0; i < f->nlines; i++)
         json_array_append_new(lines, json_string(f->lines[i]));

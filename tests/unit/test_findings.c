@@ -259,6 +259,45 @@ static void test_point_from_json_and_label(void **state)
     json_decref(row);
 }
 
+/* routing_mode node over none, like for like per shard count: only cells equal but for
+ * routing_mode are paired (the gzip cells with each other) */
+static void test_routing_gain_like_for_like(void **state)
+{
+    (void)state;
+    bf_finding_point_t pts[8];
+    size_t n = 0;
+    const char *ex[] = {"routing_mode=none", "routing_mode=node", "compression=gzip routing_mode=none",
+                        "compression=gzip routing_mode=node"};
+    double dps3[] = {1000, 1300, 900, 990}, dps30[] = {2000, 3000, 0, 0};
+    for (int k = 0; k < 4; k++) {
+        pts[n] = P(3, 0, 5000, 200, dps3[k], 0);
+        snprintf(pts[n++].extra, sizeof pts[0].extra, "%s", ex[k]);
+    }
+    for (int k = 0; k < 2; k++) {
+        pts[n] = P(30, 0, 5000, 200, dps30[k], 0);
+        snprintf(pts[n++].extra, sizeof pts[0].extra, "%s", ex[k]);
+    }
+    bf_findings_t *f = bf_findings_compute(pts, n);
+    print_lines(f);
+    assert_true(has_line(f, "3 shards: routing_mode node over none: 1.10x to 1.30x, median"));
+    assert_true(has_line(f, "30 shards: routing_mode node over none: 1.50x"));
+    assert_false(has_line(f, "routing_mode shard over none"));
+    json_t *j = bf_findings_json(f);
+    json_t *r = json_object_get(j, "routing");
+    assert_int_equal(json_array_size(r), 2);
+    assert_non_null(find_obj(r, "shards", 30, NULL, 0));
+    json_decref(j);
+    bf_findings_destroy(&f);
+    /* no routing axis: no "routing" key at all */
+    pts[0] = P(3, 0, 5000, 200, 1000, 0);
+    pts[1] = P(6, 0, 5000, 200, 1500, 0);
+    f = bf_findings_compute(pts, 2);
+    j = bf_findings_json(f);
+    assert_null(json_object_get(j, "routing"));
+    json_decref(j);
+    bf_findings_destroy(&f);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -269,6 +308,7 @@ int main(void)
         cmocka_unit_test(test_all_rejected_and_excluded),
         cmocka_unit_test(test_nothing_to_say),
         cmocka_unit_test(test_point_from_json_and_label),
+        cmocka_unit_test(test_routing_gain_like_for_like),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
