@@ -755,9 +755,9 @@ static void link_tick(agent *a, uint64_t now)
 
 static void on_ctrl(agent *a, Bf__Envelope *env)
 {
-    char reason[256];
-    if (bf_wire_check_version(env, reason, sizeof reason) != BF_OK) {
-        bf_error("coordinator: %s", reason);
+    bf_diag_t vd = {0};
+    if (bf_wire_check_version(env, &vd) != BF_OK) {
+        bf_error("coordinator: %s", vd.msg);
         return;
     }
     switch (env->body_case) {

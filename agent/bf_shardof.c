@@ -4,6 +4,7 @@
 
 #include "bf_routing.h"
 #include "bf_units.h"
+#include "bf_log.h"
 
 #include <getopt.h>
 #include <stdio.h>
@@ -30,8 +31,7 @@ static int parse_count(const char *opt, const char *arg, uint32_t *out)
 {
     uint64_t v;
     if (bf_units_parse_u64(arg, &v) != 0 || v > BF_ROUTING_MAX_SHARDS * 2ull) {
-        fprintf(stderr, "bulkfleet-agent shard-of: %s %s: expected a whole number up to %u\n", opt,
-                arg, BF_ROUTING_MAX_SHARDS * 2);
+        bf_error("%s %s: expected a whole number up to %u", opt, arg, BF_ROUTING_MAX_SHARDS * 2);
         return -1;
     }
     *out = (uint32_t)v;
@@ -44,7 +44,7 @@ static int print_one(const bf_routing_index_t *ix, const char *id, size_t id_len
     uint32_t shard;
     bf_diag_t d = {0};
     if (bf_routing_shard_utf8(ix, id, id_len, routing, routing_len, &shard, &d) != 0) {
-        fprintf(stderr, "bulkfleet-agent shard-of: %s: %s\n", where, d.msg);
+        bf_error("%s: %s", where, d.msg);
         return BF_EXIT_INPUT;
     }
     if (printf("%u\n", shard) < 0)
@@ -83,20 +83,19 @@ int bf_shardof_main(int argc, char **argv)
         }
     }
     if (shards == 0) {
-        fprintf(stderr, "bulkfleet-agent shard-of: --shards N (N >= 1) is required\n");
+        bf_error("--shards N (N >= 1) is required");
         usage(stderr);
         return BF_EXIT_INPUT;
     }
     bf_routing_index_t ix;
     bf_diag_t d = {0};
     if (bf_routing_index_init(&ix, shards, routing_shards, partition, &d) != 0) {
-        fprintf(stderr, "bulkfleet-agent shard-of: %s\n", d.msg);
+        bf_error("%s", d.msg);
         return BF_EXIT_INPUT;
     }
     int nargs = argc - optind;
     if (nargs > 2) {
-        fprintf(stderr, "bulkfleet-agent shard-of: expected ID [ROUTING], got %d arguments\n",
-                nargs);
+        bf_error("expected ID [ROUTING], got %d arguments", nargs);
         return BF_EXIT_INPUT;
     }
     if (nargs >= 1) {
@@ -115,8 +114,7 @@ int bf_shardof_main(int argc, char **argv)
         lineno++;
         size_t len = (size_t)n;
         if (len > BF_MAX_SHARDOF_LINE) {
-            fprintf(stderr, "bulkfleet-agent shard-of: stdin:%lu: line longer than %u bytes\n",
-                    lineno, BF_MAX_SHARDOF_LINE);
+            bf_error("stdin:%lu: line longer than %u bytes", lineno, BF_MAX_SHARDOF_LINE);
             rc = BF_EXIT_INPUT;
             break;
         }
@@ -128,8 +126,9 @@ int bf_shardof_main(int argc, char **argv)
         char where[48];
         snprintf(where, sizeof where, "stdin:%lu", lineno);
         if (tab != NULL && memchr(tab + 1, '\t', len - (size_t)(tab + 1 - line)) != NULL) {
-            fprintf(stderr, "bulkfleet-agent shard-of: %s: more than one tab; expected ID or "
-                            "ID<TAB>ROUTING\n", where);
+            bf_error("%s: more than one tab; expected ID or "
+                     "ID<TAB>ROUTING",
+                     where);
             rc = BF_EXIT_INPUT;
             break;
         }

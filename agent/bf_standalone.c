@@ -77,8 +77,7 @@ static void on_second(void *ctx, int32_t second, const bf_counters_t *c, const b
 
 /* The cell chosen by --cell (id or 1-based number): [*first, *last) of the scenario's cells.
  * Returns 0, or 2 after printing why. */
-static int select_cells(const bf_scenario_t *sc, const char *cell_sel, const char *cmd,
-                        size_t *first, size_t *last)
+static int select_cells(const bf_scenario_t *sc, const char *cell_sel, size_t *first, size_t *last)
 {
     *first = 0;
     *last = bf_scenario_cell_count(sc);
@@ -89,8 +88,9 @@ static int select_cells(const bf_scenario_t *sc, const char *cell_sel, const cha
     if (c == NULL && bf_units_parse_u64(cell_sel, &n) == 0 && n >= 1 && n <= *last)
         c = bf_scenario_cell(sc, (size_t)n - 1);
     if (c == NULL) {
-        fprintf(stderr, "bulkfleet-agent %s: --cell %s: no such cell (give its id as printed by "
-                "`bulkfleet-coordinator plan`, or its number 1..%zu)\n", cmd, cell_sel, *last);
+        bf_error("--cell %s: no such cell (give its id as printed by "
+                 "`bulkfleet-coordinator plan`, or its number 1..%zu)",
+                 cell_sel, *last);
         return BF_EXIT_INPUT;
     }
     *first = c->index;
@@ -158,7 +158,7 @@ static void run_repetition(bf_scenario_t *sc, const bf_cell_t *cell, uint32_t re
         fputs("\r\033[K", stderr);
     const char *fatal = bf_run_fatal(r);
     if (fatal[0])
-        fprintf(stderr, "bulkfleet-agent run: %s\n", fatal);
+        bf_error("%s", fatal);
     end.yellow = yellow;
     end.aborted = aborted;
     end.failure = fatal;
@@ -196,9 +196,8 @@ int bf_standalone_main(int argc, char **argv)
         case 'd': {
             uint64_t ms;
             if (bf_units_parse_duration_ms(optarg, &ms) != 0 || (ch == 'd' && ms < 1000)) {
-                fprintf(stderr, "bulkfleet-agent run: --%s %s: expected a duration like %s\n",
-                        ch == 'w' ? "warmup" : "duration", optarg,
-                        ch == 'w' ? "2s (0s for none)" : "30s (at least 1s)");
+                bf_error("--%s %s: expected a duration like %s", ch == 'w' ? "warmup" : "duration",
+                         optarg, ch == 'w' ? "2s (0s for none)" : "30s (at least 1s)");
                 return BF_EXIT_INPUT;
             }
             if (ch == 'w') {
@@ -221,7 +220,7 @@ int bf_standalone_main(int argc, char **argv)
             break;
         case 't':
             if (bf_units_parse_u64(optarg, &v) != 0 || v == 0 || v > 1024) {
-                fprintf(stderr, "bulkfleet-agent run: --threads %s: expected 1..1024\n", optarg);
+                bf_error("--threads %s: expected 1..1024", optarg);
                 return BF_EXIT_INPUT;
             }
             threads = (uint32_t)v;
@@ -239,11 +238,11 @@ int bf_standalone_main(int argc, char **argv)
     bf_diag_t diag = {0};
     bf_scenario_t *sc = NULL;
     if (bf_scenario_load_file(argv[optind], NULL, &sc, &diag) != BF_OK) {
-        fprintf(stderr, "%s\n", diag.msg);
+        bf_error("%s", diag.msg);
         return BF_EXIT_INPUT;
     }
     size_t first, last;
-    if (select_cells(sc, cell_sel, "run", &first, &last) != 0) {
+    if (select_cells(sc, cell_sel, &first, &last) != 0) {
         bf_scenario_destroy(&sc);
         return BF_EXIT_INPUT;
     }
@@ -263,7 +262,7 @@ int bf_standalone_main(int argc, char **argv)
     bf_results_t *res = NULL;
     int code = BF_EXIT_OK;
     if (bf_cluster_info(es, &info, &diag) != BF_OK) {
-        fprintf(stderr, "bulkfleet-agent run: the target cluster is not reachable: %s\n", diag.msg);
+        bf_error("the target cluster is not reachable: %s", diag.msg);
         code = BF_EXIT_ENV;
         goto out;
     }
@@ -284,7 +283,7 @@ int bf_standalone_main(int argc, char **argv)
     if (results_base) {
         res = bf_results_open(results_base, NULL, sc, &diag);
         if (res == NULL) {
-            fprintf(stderr, "bulkfleet-agent run: %s\n", diag.msg);
+            bf_error("%s", diag.msg);
             code = BF_EXIT_ENV;
             goto out;
         }
@@ -351,8 +350,7 @@ int bf_standalone_render_main(int argc, char **argv)
         case 'c': cell_sel = optarg; break;
         case 'n':
             if (bf_units_parse_u64(optarg, &v) != 0 || v == 0 || v > 1000000) {
-                fprintf(stderr, "bulkfleet-agent render: --requests %s: expected 1..1000000\n",
-                        optarg);
+                bf_error("--requests %s: expected 1..1000000", optarg);
                 return BF_EXIT_INPUT;
             }
             requests = v;
@@ -373,13 +371,13 @@ int bf_standalone_render_main(int argc, char **argv)
     int code = BF_EXIT_INPUT;
     bf_buf_init(&body, BF_MAX_BODY_BYTES);
     if (bf_scenario_load_file(argv[optind], NULL, &sc, &diag) != BF_OK) {
-        fprintf(stderr, "%s\n", diag.msg);
+        bf_error("%s", diag.msg);
         goto out;
     }
-    if (select_cells(sc, cell_sel, "render", &first, &last) != 0)
+    if (select_cells(sc, cell_sel, &first, &last) != 0)
         goto out;
     if (bf_tmpl_compile(sc, &tmpl, &diag) != BF_OK) {
-        fprintf(stderr, "%s\n", diag.msg);
+        bf_error("%s", diag.msg);
         goto out;
     }
     const bf_cell_t *cell = bf_scenario_cell(sc, first);
@@ -392,8 +390,8 @@ int bf_standalone_render_main(int argc, char **argv)
         bf_buf_reset(&body);
         int rc = bf_tmpl_render_bulk(tmpl, gen, cell, cell->batch_size, &body);
         if (rc != BF_OK) {
-            fprintf(stderr, "bulkfleet-agent render: cell %s, request %llu: %s\n", cell->id,
-                    (unsigned long long)i + 1, bf_strerror(rc));
+            bf_error("cell %s, request %llu: %s", cell->id, (unsigned long long)i + 1,
+                     bf_strerror(rc));
             code = BF_EXIT_FAILED;
         } else if (fwrite(body.data, 1, body.len, stdout) != body.len) {
             code = BF_EXIT_ENV;

@@ -52,9 +52,21 @@ static void usage(FILE *f)
           f);
 }
 
+/* Messages of a subcommand name it ("bulkfleet-agent render: error: ..."); the session with a
+ * coordinator and `run` (long-running) stamp their lines with the time. */
+static void log_as(const char *cmd, int timestamps)
+{
+    static char prefix[64];
+    snprintf(prefix, sizeof prefix, "bulkfleet-agent %.32s", cmd);
+    bf_log_set_prefix(prefix);
+    bf_log_set_timestamps(timestamps);
+}
+
 int main(int argc, char **argv)
 {
     bf_log_set_prefix("bulkfleet-agent");
+    if (argc >= 2 && argv[1][0] != '-')
+        log_as(argv[1], strcmp(argv[1], "run") == 0);
     curl_global_init(CURL_GLOBAL_ALL);
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
@@ -77,7 +89,7 @@ int main(int argc, char **argv)
         }
         bf_diag_t d = {0};
         if (bf_keys_generate(argv[2], "agent", &d) != 0) {
-            fprintf(stderr, "bulkfleet-agent keygen: %s\n", d.msg);
+            bf_error("%s", d.msg);
             return BF_EXIT_ENV;
         }
         printf("wrote %s/agent.key (secret, 0600) and %s/agent.pub\n"
@@ -114,14 +126,14 @@ int main(int argc, char **argv)
         case 'i': o.agent_id = optarg; break;
         case 't':
             if (bf_units_parse_u64(optarg, &v) != 0 || v == 0 || v > 1024) {
-                fprintf(stderr, "bulkfleet-agent: --threads %s: expected 1..1024\n", optarg);
+                bf_error("--threads %s: expected 1..1024", optarg);
                 return BF_EXIT_INPUT;
             }
             o.threads = (uint32_t)v;
             break;
         case 'd':
             if (bf_units_parse_duration_ms(optarg, &v) != 0 || v < 1000) {
-                fprintf(stderr, "bulkfleet-agent: --deadman %s: expected a duration >= 1s\n", optarg);
+                bf_error("--deadman %s: expected a duration >= 1s", optarg);
                 return BF_EXIT_INPUT;
             }
             o.deadman_ms = (uint32_t)v;
@@ -130,7 +142,7 @@ int main(int argc, char **argv)
         case 'k': o.keys_dir = optarg; break;
         case 'A':
             if (nallow + 1 >= sizeof allow / sizeof allow[0]) {
-                fprintf(stderr, "bulkfleet-agent: too many --allow-target rules\n");
+                bf_error("too many --allow-target rules");
                 return BF_EXIT_INPUT;
             }
             allow[nallow++] = optarg;
@@ -139,7 +151,7 @@ int main(int argc, char **argv)
             break;
         case 'x':
             if (bf_units_parse_u64(optarg, &v) != 0) {
-                fprintf(stderr, "bulkfleet-agent: --exit-after-cells %s: expected a number\n", optarg);
+                bf_error("--exit-after-cells %s: expected a number", optarg);
                 return BF_EXIT_INPUT;
             }
             o.exit_after_cells = (int)v;
@@ -151,7 +163,7 @@ int main(int argc, char **argv)
         }
     }
     if (o.control_endpoint == NULL) {
-        fprintf(stderr, "bulkfleet-agent: --coordinator tcp://HOST:7100 is required\n");
+        bf_error("--coordinator tcp://HOST:7100 is required");
         usage(stderr);
         return BF_EXIT_INPUT;
     }

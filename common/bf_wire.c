@@ -131,15 +131,14 @@ int bf_wire_send_pong(void *sock, const void *route, size_t route_len, const Bf_
     return bf_wire_send(sock, route, route_len, &env, flags);
 }
 
-int bf_wire_check_version(const Bf__Envelope *env, char *reason, size_t reason_size)
+int bf_wire_check_version(const Bf__Envelope *env, bf_diag_t *diag)
 {
     if (env->major == BF_PROTO_MAJOR)
         return BF_OK;
-    snprintf(reason, reason_size,
-             "protocol major %u, but this peer speaks %u.%u; install the same bulkfleet major "
-             "version on the coordinator and every agent",
-             env->major, BF_PROTO_MAJOR, BF_PROTO_MINOR);
-    return BF_E_PROTO;
+    return bf_diag_set(diag, BF_E_PROTO,
+                       "protocol major %u, but this peer speaks %u.%u; install the same bulkfleet "
+                       "major version on the coordinator and every agent",
+                       env->major, BF_PROTO_MAJOR, BF_PROTO_MINOR);
 }
 
 const char *bf_wire_body_name(const Bf__Envelope *env)

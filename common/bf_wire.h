@@ -11,6 +11,7 @@
 #ifndef BF_WIRE_H
 #define BF_WIRE_H
 
+#include "bf_error.h"
 #include "bulkfleet.pb-c.h"
 
 #include <stddef.h>
@@ -55,9 +56,10 @@ int bf_wire_send_pong(void *sock, const void *route, size_t route_len, const Bf_
 int bf_wire_recv_user(void *sock, void *route, size_t *route_len, char *user_id,
                       size_t user_id_size, Bf__Envelope **out, int flags);
 
-/* bf_wire_check_version — 0 if env's major equals BF_PROTO_MAJOR, else BF_E_PROTO with a
- * reason ("protocol major 2, this coordinator speaks 1; upgrade ...") in reason. */
-int bf_wire_check_version(const Bf__Envelope *env, char *reason, size_t reason_size);
+/* bf_wire_check_version — 0 if env's major equals BF_PROTO_MAJOR, else BF_E_PROTO with the
+ * reason ("protocol major 2, but this peer speaks 1.0; install the same ...") in diag (may be
+ * NULL), which is also what a Reject carries. Pure; thread-safe with a diag per thread. */
+int bf_wire_check_version(const Bf__Envelope *env, bf_diag_t *diag);
 
 /* bf_wire_body_name — "Hello", "Sample", ... for logs. Static string. */
 const char *bf_wire_body_name(const Bf__Envelope *env);

@@ -36,8 +36,9 @@ static int resume_mismatch(const char *dir, const bf_scenario_t *sc)
     FILE *f = fopen(path, "r");
     int differs = 1;
     if (f == NULL) {
-        fprintf(stderr, "bulkfleet-coordinator: --resume %s: %s: %s; give the results directory "
-                "of the campaign to continue\n", dir, path, strerror(errno));
+        bf_error("--resume %s: %s: %s; give the results directory "
+                 "of the campaign to continue",
+                 dir, path, strerror(errno));
     } else {
         bf_buf_t b;
         bf_buf_init(&b, BF_MAX_SCENARIO_BYTES);
@@ -49,9 +50,10 @@ static int resume_mismatch(const char *dir, const bf_scenario_t *sc)
         const char *now = bf_scenario_redacted_text(sc);
         differs = b.data == NULL || strcmp(b.data, now) != 0;
         if (differs)
-            fprintf(stderr, "bulkfleet-coordinator: --resume %s: the scenario differs from the one "
-                    "this campaign started with (%s); resume with the same scenario file and "
-                    "environment, or start a new campaign\n", dir, path);
+            bf_error("--resume %s: the scenario differs from the one "
+                     "this campaign started with (%s); resume with the same scenario file and "
+                     "environment, or start a new campaign",
+                     dir, path);
         bf_buf_cleanup(&b);
     }
     free(path);
@@ -73,8 +75,9 @@ static int select_cells(const bf_scenario_t *sc, const char *list, uint8_t **sel
         if (cell == NULL && bf_units_parse_u64(tok, &num) == BF_OK && num >= 1 && num <= n)
             cell = bf_scenario_cell(sc, (size_t)num - 1);
         if (cell == NULL) {
-            fprintf(stderr, "bulkfleet-coordinator: --cells: '%s' is neither a cell id nor a number "
-                    "1..%zu; `bulkfleet-coordinator plan` lists them\n", tok, n);
+            bf_error("--cells: '%s' is neither a cell id nor a number "
+                     "1..%zu; `bulkfleet-coordinator plan` lists them",
+                     tok, n);
             rc = BF_E_NOTFOUND;
             break;
         }
@@ -122,14 +125,14 @@ int bf_campaign_run(const bf_campaign_opts_t *opts)
 
     bf_diag_t diag = {0};
     if (bf_scenario_load_file(opts->scenario_path, NULL, &c.sc, &diag) != BF_OK) {
-        fprintf(stderr, "%s\n", diag.msg);
+        bf_error("%s", diag.msg);
         return BF_EXIT_INPUT;
     }
     for (size_t i = 0; i < bf_scenario_warning_count(c.sc); i++)
         bf_warn("%s", bf_scenario_warning(c.sc, i));
     bf_scenario_override_run(c.sc, opts->warmup_ms, opts->duration_ms);
     if (opts->duration_ms && *opts->duration_ms < 1000) {
-        fprintf(stderr, "bulkfleet-coordinator: --duration must be at least 1s\n");
+        bf_error("--duration must be at least 1s");
         bf_scenario_destroy(&c.sc);
         return BF_EXIT_INPUT;
     }
@@ -150,7 +153,7 @@ int bf_campaign_run(const bf_campaign_opts_t *opts)
 
     c.es = bf_es_new(target, 0, 130000);
     if (bf_cluster_info(c.es, &c.cluster, &diag) != BF_OK) {
-        fprintf(stderr, "bulkfleet-coordinator: the target cluster is not reachable: %s\n", diag.msg);
+        bf_error("the target cluster is not reachable: %s", diag.msg);
         code = BF_EXIT_ENV;
         goto out;
     }
@@ -176,8 +179,7 @@ int bf_campaign_run(const bf_campaign_opts_t *opts)
         int rc_i = bf_cluster_info(es_i, &info_i, &d_i);
         bf_es_destroy(&es_i);
         if (rc_i != BF_OK) {
-            fprintf(stderr, "bulkfleet-coordinator: target.hosts[%zu] is not usable: %s\n", i,
-                    d_i.msg);
+            bf_error("target.hosts[%zu] is not usable: %s", i, d_i.msg);
             code = BF_EXIT_ENV;
             goto out;
         }
@@ -206,7 +208,7 @@ int bf_campaign_run(const bf_campaign_opts_t *opts)
     c.res = bf_results_open(opts->results_base ? opts->results_base : "results", opts->resume_dir,
                             c.sc, &diag);
     if (c.res == NULL) {
-        fprintf(stderr, "bulkfleet-coordinator: %s\n", diag.msg);
+        bf_error("%s", diag.msg);
         code = BF_EXIT_ENV;
         goto out;
     }
@@ -235,10 +237,10 @@ int bf_campaign_run(const bf_campaign_opts_t *opts)
         goto out;
     }
     if (wr != BF_OK) {
-        fprintf(stderr, "bulkfleet-coordinator: only %zu of %u agents connected within %llu s; "
-                "start agents with: bulkfleet-agent --coordinator tcp://<this host>%s\n",
-                bf_fleet_ready_count(c.fleet), want, (unsigned long long)(wait_ms / 1000),
-                strrchr(control, ':'));
+        bf_error("only %zu of %u agents connected within %llu s; "
+                 "start agents with: bulkfleet-agent --coordinator tcp://<this host>%s",
+                 bf_fleet_ready_count(c.fleet), want, (unsigned long long)(wait_ms / 1000),
+                 strrchr(control, ':'));
         code = BF_EXIT_ENV;
         goto out;
     }
@@ -289,9 +291,9 @@ int bf_campaign_run(const bf_campaign_opts_t *opts)
                     break;
                 }
                 if (wait_for_agents(&c, min_agents, wait_ms) != BF_OK) {
-                    fprintf(stderr, "bulkfleet-coordinator: cell %s: fewer than --min-agents %u "
-                            "agents; stopping the campaign (finished cells are in %s)\n",
-                            name, min_agents, bf_results_dir(c.res));
+                    bf_error("cell %s: fewer than --min-agents %u "
+                             "agents; stopping the campaign (finished cells are in %s)",
+                             name, min_agents, bf_results_dir(c.res));
                     code = bf_campaign_signal ? bf_exit_of_signal(bf_campaign_signal) : BF_EXIT_ENV;
                     break;
                 }

@@ -58,14 +58,13 @@ int bf__cellsetup_fleet(bf__campaign_t *c, bf__fleet_setup_t *fs)
     const char *control = control_of(opts);
     fs->data_bind = opts->data_bind ? bf_strdup(opts->data_bind) : data_bind_for(control);
     if (fs->data_bind == NULL) {
-        fprintf(stderr, "bulkfleet-coordinator: --bind %s: expected tcp://HOST:PORT\n", control);
+        bf_error("--bind %s: expected tcp://HOST:PORT", control);
         return BF_EXIT_INPUT;
     }
     bf_fleet_opts_t fo = {.control_bind = control, .data_bind = fs->data_bind,
                           .lost_ms = opts->lost_ms,
                           .expected_agents = opts->agents > opts->local_agents ? opts->agents
                                                                                : opts->local_agents};
-    char msg[512];
     char secret[41] = "", public_key[41] = "";
     if (opts->insecure) {
         bf_warn("--insecure: fleet traffic is plain TCP and any agent may join");
@@ -76,23 +75,22 @@ int bf__cellsetup_fleet(bf__campaign_t *c, bf__fleet_setup_t *fs)
         bf_diag_t kd = {0};
         if (opts->keys_dir) {
             if (bf_keys_load_secret(opts->keys_dir, "coordinator", secret, public_key, &kd) != BF_OK) {
-                fprintf(stderr, "bulkfleet-coordinator: %s\n", kd.msg);
+                bf_error("%s", kd.msg);
                 return BF_EXIT_ENV;
             }
             fs->allow = opts->allow_dir ? bf_strdup(opts->allow_dir)
                                         : bf_asprintf("%s/agents", opts->keys_dir);
         } else if (!opts->local_agents) {
-            fprintf(stderr, "bulkfleet-coordinator: CURVE keys are required: give --keys DIR "
-                    "(create it with `bulkfleet-coordinator keygen DIR`, then put each agent's "
-                    "agent.pub into DIR/agents/), or --insecure on a trusted network\n");
+            bf_error("CURVE keys are required: give --keys DIR "
+                     "(create it with `bulkfleet-coordinator keygen DIR`, then put each agent's "
+                     "agent.pub into DIR/agents/), or --insecure on a trusted network");
             return BF_EXIT_ENV;
         }
         if (opts->local_agents) {
             /* local agents get ephemeral keys in a private temporary directory */
             char tmpl[] = "/tmp/bulkfleet-keys.XXXXXX";
             if (mkdtemp(tmpl) == NULL) {
-                fprintf(stderr, "bulkfleet-coordinator: cannot create a key directory: %s\n",
-                        strerror(errno));
+                bf_error("cannot create a key directory: %s", strerror(errno));
                 return BF_EXIT_ENV;
             }
             fs->local_keys = bf_strdup(tmpl);
@@ -115,7 +113,7 @@ int bf__cellsetup_fleet(bf__campaign_t *c, bf__fleet_setup_t *fs)
                 krc = bf_keys_load_secret(fs->local_keys, "agent", agent_sec, agent_pub, &kd);
             explicit_bzero(agent_sec, sizeof agent_sec);
             if (krc != BF_OK) {
-                fprintf(stderr, "bulkfleet-coordinator: local agent keys: %s\n", kd.msg);
+                bf_error("local agent keys: %s", kd.msg);
                 return BF_EXIT_ENV;
             }
             char *both = fs->allow ? bf_asprintf("%s:%s", fs->allow, fs->local_keys)
@@ -126,10 +124,11 @@ int bf__cellsetup_fleet(bf__campaign_t *c, bf__fleet_setup_t *fs)
         fo.curve_secret_z85 = secret;
         fo.allow_dir = fs->allow;
     }
-    c->fleet = bf_fleet_new(&fo, msg, sizeof msg);
+    bf_diag_t fd = {0};
+    c->fleet = bf_fleet_new(&fo, &fd);
     explicit_bzero(secret, sizeof secret);
     if (c->fleet == NULL) {
-        fprintf(stderr, "bulkfleet-coordinator: %s\n", msg);
+        bf_error("%s", fd.msg);
         return BF_EXIT_ENV;
     }
     return BF_EXIT_OK;
@@ -142,8 +141,8 @@ int bf__cellsetup_local_agents(bf__campaign_t *c, bf__fleet_setup_t *fs)
         return BF_EXIT_OK;
     char *agent = bf_local_agent_path();
     if (agent == NULL) {
-        fprintf(stderr, "bulkfleet-coordinator: bulkfleet-agent not found next to this "
-                        "program; build it (make) or install both programs\n");
+        bf_error("bulkfleet-agent not found next to this "
+                 "program; build it (make) or install both programs");
         return BF_EXIT_ENV;
     }
     /* local agents connect to loopback on the control port we bound */

@@ -13,6 +13,7 @@
 #include "bf_scenario_import.h"
 #include "bf_template.h"
 #include "bf_units.h"
+#include "bf_log.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -29,11 +30,11 @@ static int exit_code_of(int rc)
     return rc == BF_E_IO ? BF_EXIT_ENV : BF_EXIT_INPUT;
 }
 
-static int parse_u32_opt(const char *cmd, const char *opt, const char *arg, uint32_t *out)
+static int parse_u32_opt(const char *opt, const char *arg, uint32_t *out)
 {
     uint64_t v;
     if (arg == NULL || bf_units_parse_count(arg, &v) != BF_OK || v > UINT32_MAX) {
-        fprintf(stderr, "%s: %s needs a whole number, got '%s'\n", cmd, opt, arg ? arg : "");
+        bf_error("%s needs a whole number, got '%s'", opt, arg ? arg : "");
         return -1;
     }
     *out = (uint32_t)v;
@@ -50,18 +51,17 @@ static const char *parse_common(int argc, char **argv, uint32_t *agents, uint32_
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
-    const char *cmd = argv[0];
     optind = 0; /* GNU: restart scanning (main may have used getopt) */
     opterr = 1;
     int ch;
     while ((ch = getopt_long(argc, argv, "a:n:h", longopts, NULL)) != -1) {
         switch (ch) {
         case 'a':
-            if (parse_u32_opt(cmd, "--agents", optarg, agents) != 0)
+            if (parse_u32_opt("--agents", optarg, agents) != 0)
                 return NULL;
             break;
         case 'n':
-            if (parse_u32_opt(cmd, "--cluster-nodes", optarg, nodes) != 0)
+            if (parse_u32_opt("--cluster-nodes", optarg, nodes) != 0)
                 return NULL;
             break;
         case 'h': fprintf(stdout, "usage: bulkfleet-coordinator %s\n", usage); exit(BF_EXIT_OK);
@@ -95,9 +95,10 @@ static void production_warnings(const char *path, const bf_scenario_t *sc)
             }
             if (seen || !bf_cluster_production_like(name))
                 continue;
-            fprintf(stderr, "%s: warning: index.name: %s looks like a production index; "
+            bf_warn("%s: index.name: %s looks like a production index; "
                     "bulkfleet %s, but make sure target.hosts is a test cluster and give the "
-                    "campaign its own names (e.g. bench-{shards}s)\n", path, name,
+                    "campaign its own names (e.g. bench-{shards}s)",
+                    path, name,
                     ix->recreate ? "deletes (index.recreate) only indices it created itself"
                                  : "writes into it (index.recreate: false)");
             nproduction++;
@@ -111,9 +112,10 @@ static void production_warnings(const char *path, const bf_scenario_t *sc)
     json_array_foreach(list, i, p) {
         const char *pat = json_string_value(p);
         if (pat && bf_cluster_production_like(pat)) {
-            fprintf(stderr, "%s: warning: index.template: index_patterns \"%s\" looks like it "
+            bf_warn("%s: index.template: index_patterns \"%s\" looks like it "
                     "covers production indices; a run refuses a template that matches indices "
-                    "bulkfleet did not create\n", path, pat);
+                    "bulkfleet did not create",
+                    path, pat);
             nproduction++;
         }
     }
@@ -121,18 +123,18 @@ static void production_warnings(const char *path, const bf_scenario_t *sc)
     json_decref(t);
 }
 
-static int load(const char *cmd, const char *path, uint32_t nodes, bf_scenario_t **sc)
+static int load(const char *path, uint32_t nodes, bf_scenario_t **sc)
 {
     bf_load_opts_t opts = {.cluster_nodes = nodes};
     bf_diag_t diag = {0};
     int rc = bf_scenario_load_file(path, &opts, sc, &diag);
     if (rc != BF_OK) {
-        fprintf(stderr, "%s\n", diag.msg[0] ? diag.msg : bf_strerror(rc));
-        fprintf(stderr, "%s: %s is not a valid scenario\n", cmd, path);
+        bf_error("%s", diag.msg[0] ? diag.msg : bf_strerror(rc));
+        bf_error("%s is not a valid scenario", path);
         return exit_code_of(rc);
     }
     for (size_t i = 0; i < bf_scenario_warning_count(*sc); i++)
-        fprintf(stderr, "%s\n", bf_scenario_warning(*sc, i));
+        bf_warn("%s", bf_scenario_warning(*sc, i));
     production_warnings(path, *sc);
     return BF_EXIT_OK;
 }
@@ -171,7 +173,7 @@ int bf_cmd_validate(int argc, char **argv)
     if (path == NULL)
         return BF_EXIT_INPUT;
     bf_scenario_t *sc = NULL;
-    int rc = load(argv[0], path, nodes, &sc);
+    int rc = load(path, nodes, &sc);
     if (rc != BF_EXIT_OK)
         return rc;
     char axes[1024];
@@ -198,17 +200,17 @@ int bf_cmd_plan(int argc, char **argv)
     if (path == NULL)
         return BF_EXIT_INPUT;
     if (agents == 0) {
-        fprintf(stderr, "%s: --agents must be at least 1\n", argv[0]);
+        bf_error("--agents must be at least 1");
         return BF_EXIT_INPUT;
     }
     bf_scenario_t *sc = NULL;
-    int rc = load(argv[0], path, nodes, &sc);
+    int rc = load(path, nodes, &sc);
     if (rc != BF_EXIT_OK)
         return rc;
     bf_tmpl_t *t = NULL;
     bf_diag_t diag = {0};
     if (bf_tmpl_compile(sc, &t, &diag) != BF_OK) {
-        fprintf(stderr, "%s\n", diag.msg);
+        bf_error("%s", diag.msg);
         bf_scenario_destroy(&sc);
         return BF_EXIT_INPUT;
     }
@@ -337,7 +339,7 @@ int bf_cmd_import_loadgen(int argc, char **argv)
     };
     const char *usage = "import-loadgen LOADGEN.yml [-c N] [-d SECONDS] [-r QPS] [--compress] "
                         "[--name NAME] [-o OUT.yaml]";
-    const char *cmd = argv[0], *out_path = NULL;
+    const char *out_path = NULL;
     bf_import_opts_t o = {0};
     optind = 0;
     opterr = 1;
@@ -346,17 +348,17 @@ int bf_cmd_import_loadgen(int argc, char **argv)
         uint32_t v;
         switch (ch) {
         case 'c':
-            if (parse_u32_opt(cmd, "-c", optarg, &v) != 0 || v == 0)
+            if (parse_u32_opt("-c", optarg, &v) != 0 || v == 0)
                 return BF_EXIT_INPUT;
             o.concurrency = v;
             break;
         case 'd':
-            if (parse_u32_opt(cmd, "-d", optarg, &v) != 0 || v == 0)
+            if (parse_u32_opt("-d", optarg, &v) != 0 || v == 0)
                 return BF_EXIT_INPUT;
             o.duration_s = v;
             break;
         case 'r':
-            if (parse_u32_opt(cmd, "-r", optarg, &v) != 0)
+            if (parse_u32_opt("-r", optarg, &v) != 0)
                 return BF_EXIT_INPUT;
             o.qps = v;
             break;
@@ -376,8 +378,7 @@ int bf_cmd_import_loadgen(int argc, char **argv)
     size_t len = 0;
     int rc = read_all(path, &text, &len);
     if (rc != BF_OK) {
-        fprintf(stderr, "%s: cannot read %s: %s\n", cmd, path,
-                rc == BF_E_TOOBIG ? "too large" : strerror(errno));
+        bf_error("cannot read %s: %s", path, rc == BF_E_TOOBIG ? "too large" : strerror(errno));
         return rc == BF_E_IO ? BF_EXIT_ENV : BF_EXIT_INPUT;
     }
     char *yaml = NULL;
@@ -385,7 +386,7 @@ int bf_cmd_import_loadgen(int argc, char **argv)
     rc = bf_scenario_import_loadgen(text, len, path, &o, &yaml, &diag);
     free(text);
     if (rc != BF_OK) {
-        fprintf(stderr, "%s\n", diag.msg[0] ? diag.msg : bf_strerror(rc));
+        bf_error("%s", diag.msg[0] ? diag.msg : bf_strerror(rc));
         return BF_EXIT_INPUT;
     }
     int code = BF_EXIT_OK;
@@ -404,8 +405,8 @@ int bf_cmd_import_loadgen(int argc, char **argv)
         bf_diag_t cd = {0};
         const char *origin = out_path ? out_path : "(the converted scenario)";
         if (bf_scenario_load_text(yaml, strlen(yaml), origin, &lo, &check, &cd) != BF_OK) {
-            fprintf(stderr, "%s: the converted scenario does not validate yet; fix it before "
-                    "running it:\n  %s\n", cmd, cd.msg);
+            bf_error("the converted scenario does not validate yet; fix it before running it: %s",
+                     cd.msg);
             code = BF_EXIT_INPUT;
         }
         bf_scenario_destroy(&check);
@@ -417,13 +418,13 @@ int bf_cmd_import_loadgen(int argc, char **argv)
         if (f && fclose(f) != 0)
             bad = 1;
         if (bad) {
-            fprintf(stderr, "%s: cannot write %s: %s\n", cmd, out_path, strerror(errno));
+            bf_error("cannot write %s: %s", out_path, strerror(errno));
             code = BF_EXIT_ENV;
         } else if (code == BF_EXIT_OK) {
-            fprintf(stderr, "%s: wrote %s; check it with: bulkfleet-coordinator validate %s\n",
-                    cmd, out_path, out_path);
+            bf_info("wrote %s; check it with: bulkfleet-coordinator validate %s", out_path,
+                    out_path);
         } else {
-            fprintf(stderr, "%s: wrote %s anyway, to be fixed\n", cmd, out_path);
+            bf_warn("wrote %s anyway, to be fixed", out_path);
         }
     } else {
         fputs(yaml, stdout);

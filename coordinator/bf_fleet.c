@@ -49,7 +49,7 @@ static uint64_t fds_needed(uint64_t agents)
 /* Make room for `agents` agents' connections: raise the soft descriptor limit up to the hard
  * one when needed. libzmq's accept() failing with EMFILE is silent (the agent only sees its
  * connection attempts time out), so the limit is checked here, up front. */
-static int reserve_fds(bf_fleet_t *f, uint32_t agents, char *diag, size_t diag_size)
+static int reserve_fds(bf_fleet_t *f, uint32_t agents, bf_diag_t *diag)
 {
     struct rlimit rl;
     f->fd_limit = UINT64_MAX;
@@ -64,19 +64,20 @@ static int reserve_fds(bf_fleet_t *f, uint32_t agents, char *diag, size_t diag_s
     }
     f->fd_limit = rl.rlim_cur == RLIM_INFINITY ? UINT64_MAX : (uint64_t)rl.rlim_cur;
     if (f->fd_limit < need) {
-        snprintf(diag, diag_size, "%u agents need about %llu file descriptors (%d per agent + %d) "
-                 "but this process may open only %llu (hard limit): raise it (ulimit -n %llu in "
-                 "the shell, LimitNOFILE=%llu in a systemd unit, nofile in "
-                 "/etc/security/limits.conf) or use fewer agents per coordinator", agents,
-                 (unsigned long long)need, BF_FLEET_FDS_PER_AGENT, BF_FLEET_FD_RESERVE,
-                 (unsigned long long)f->fd_limit, (unsigned long long)need,
-                 (unsigned long long)need);
+        bf_diag_set(diag, BF_E_RANGE,
+                    "%u agents need about %llu file descriptors (%d per agent + %d) "
+                    "but this process may open only %llu (hard limit): raise it (ulimit -n %llu in "
+                    "the shell, LimitNOFILE=%llu in a systemd unit, nofile in "
+                    "/etc/security/limits.conf) or use fewer agents per coordinator",
+                    agents, (unsigned long long)need, BF_FLEET_FDS_PER_AGENT, BF_FLEET_FD_RESERVE,
+                    (unsigned long long)f->fd_limit, (unsigned long long)need,
+                    (unsigned long long)need);
         return BF_E_RANGE;
     }
     return BF_OK;
 }
 
-static void *bind_router(bf_fleet_t *f, const char *ep, char *diag, size_t diag_size)
+static void *bind_router(bf_fleet_t *f, const char *ep, bf_diag_t *diag)
 {
     void *s = zmq_socket(f->zctx, ZMQ_ROUTER);
     bf_wire_socket_setup(s, 1, 0);
@@ -110,15 +111,17 @@ static void *bind_router(bf_fleet_t *f, const char *ep, char *diag, size_t diag_
         zmq_setsockopt(s, ZMQ_CURVE_SECRETKEY, f->opts.curve_secret_z85, BF_Z85_KEY_LEN + 1);
     }
     if (zmq_bind(s, ep) != 0) {
-        snprintf(diag, diag_size, "cannot bind %s: %s; is another coordinator running? choose "
-                 "another port with --bind", ep, zmq_strerror(errno));
+        bf_diag_set(diag, BF_E_IO,
+                    "cannot bind %s: %s; is another coordinator running? choose another port "
+                    "with --bind",
+                    ep, zmq_strerror(errno));
         zmq_close(s);
         return NULL;
     }
     return s;
 }
 
-bf_fleet_t *bf_fleet_new(const bf_fleet_opts_t *opts, char *diag, size_t diag_size)
+bf_fleet_t *bf_fleet_new(const bf_fleet_opts_t *opts, bf_diag_t *diag)
 {
     bf_fleet_t *f = bf_calloc(1, sizeof *f);
     f->opts = *opts;
@@ -131,27 +134,30 @@ bf_fleet_t *bf_fleet_new(const bf_fleet_opts_t *opts, char *diag, size_t diag_si
     if (!f->opts.deadman_ms)
         f->opts.deadman_ms = 15000;
     bf_strmap_init(&f->by_id);
-    if (reserve_fds(f, opts->expected_agents, diag, diag_size) != BF_OK) {
+    if (reserve_fds(f, opts->expected_agents, diag) != BF_OK) {
         bf_fleet_destroy(&f);
         return NULL;
     }
     f->zctx = zmq_ctx_new();
     if (opts->curve_secret_z85) {
         if (!zmq_has("curve")) {
-            snprintf(diag, diag_size, "this libzmq has no CURVE support; use --insecure only on a "
-                     "trusted network");
+            bf_diag_set(diag, BF_E_INVAL,
+                        "this libzmq has no CURVE support; use --insecure only on a trusted "
+                        "network");
             bf_fleet_destroy(&f);
             return NULL;
         }
         f->zap = bf_zap_start(f->zctx, opts->allow_dir ? opts->allow_dir : "/nonexistent");
         if (f->zap == NULL) {
-            snprintf(diag, diag_size, "cannot start the ZAP handler");
+            bf_diag_set(diag, BF_E_IO,
+                        "cannot start the ZAP handler (a thread and an inproc "
+                        "socket): out of threads or file descriptors?");
             bf_fleet_destroy(&f);
             return NULL;
         }
     }
-    f->ctrl = bind_router(f, opts->control_bind, diag, diag_size);
-    f->data = f->ctrl ? bind_router(f, opts->data_bind, diag, diag_size) : NULL;
+    f->ctrl = bind_router(f, opts->control_bind, diag);
+    f->data = f->ctrl ? bind_router(f, opts->data_bind, diag) : NULL;
     if (f->data == NULL) {
         bf_fleet_destroy(&f);
         return NULL;
@@ -358,10 +364,10 @@ static void drain(bf_fleet_t *f, void *sock, int is_data)
                 reject(f, sock, route, route_len, "message is not a bulkfleet envelope");
             continue;
         }
-        char reason[256];
-        if (bf_wire_check_version(env, reason, sizeof reason) != BF_OK) {
-            bf_warn("refused a peer: %s", reason);
-            reject(f, sock, route, route_len, reason);
+        bf_diag_t vd = {0};
+        if (bf_wire_check_version(env, &vd) != BF_OK) {
+            bf_warn("refused a peer: %s", vd.msg);
+            reject(f, sock, route, route_len, vd.msg);
             bf__envelope__free_unpacked(env, NULL);
             continue;
         }

@@ -14,6 +14,7 @@
 #ifndef BF_FLEET_H
 #define BF_FLEET_H
 
+#include "bf_error.h"
 #include "bulkfleet.pb-c.h"
 
 #include <stddef.h>
@@ -94,14 +95,14 @@ typedef void (*bf_fleet_handler_fn)(void *ctx, bf_fleet_agent_t *agent, const Bf
 /* Called when an agent becomes lost (once) or says hello again after being lost. */
 typedef void (*bf_fleet_event_fn)(void *ctx, bf_fleet_agent_t *agent, int lost);
 
-/* bf_fleet_new — bind both sockets. Returns NULL with a message in diag (e.g. address in use). */
 /* bf_fleet_new — bind the control and data ROUTERs (and start ZAP with CURVE). Raises the soft
  * RLIMIT_NOFILE towards the hard limit when opts->expected_agents needs more descriptors
- * (BF_FLEET_FDS_PER_AGENT each + BF_FLEET_FD_RESERVE). Returns NULL with a message in diag when a
- * socket cannot be bound, CURVE is missing, or the hard limit is below what expected_agents
- * needs (the message names the number and how to raise it). Caller owns the fleet: free with
- * bf_fleet_destroy. Not thread-safe: one thread owns the fleet and its sockets. */
-bf_fleet_t *bf_fleet_new(const bf_fleet_opts_t *opts, char *diag, size_t diag_size);
+ * (BF_FLEET_FDS_PER_AGENT each + BF_FLEET_FD_RESERVE). Returns NULL with diag set when a socket
+ * cannot be bound or ZAP cannot start (BF_E_IO), CURVE is missing (BF_E_INVAL), or the hard
+ * limit is below what expected_agents needs (BF_E_RANGE; the message names the number and how
+ * to raise it). Caller owns the fleet: free with bf_fleet_destroy. Not thread-safe: one thread
+ * owns the fleet and its sockets. */
+bf_fleet_t *bf_fleet_new(const bf_fleet_opts_t *opts, bf_diag_t *diag);
 void bf_fleet_destroy(bf_fleet_t **f_p);
 void bf_fleet_set_handler(bf_fleet_t *f, bf_fleet_handler_fn fn, bf_fleet_event_fn ev, void *ctx);
 /* bf_fleet_set_resend — what Welcome tells a reconnecting agent that holds samples:

@@ -6,6 +6,7 @@
  * store_bytes_per_payload_byte) and, from a find-max run, the sustained docs/s per data node.
  */
 #include "bf_sizing.h"
+#include "bf_log.h"
 
 #include <getopt.h>
 #include <inttypes.h>
@@ -150,7 +151,7 @@ static int parse_num(const char *opt, const char *s, double *out)
     char *end = NULL;
     double v = strtod(s, &end);
     if (end == s || *end != '\0' || !isfinite(v) || v < 0) {
-        fprintf(stderr, "bulkfleet-coordinator size: %s %s: expected a number >= 0\n", opt, s);
+        bf_error("%s %s: expected a number >= 0", opt, s);
         return -1;
     }
     *out = v;
@@ -170,8 +171,9 @@ static json_t *load_json(const char *dir, const char *name)
     json_error_t err;
     json_t *j = json_load_file(path, 0, &err);
     if (j == NULL)
-        fprintf(stderr, "bulkfleet-coordinator size: %s: %s (line %d); give a results directory "
-                "written by `run` or `find-max`\n", path, err.text, err.line);
+        bf_error("%s: %s (line %d); give a results directory "
+                 "written by `run` or `find-max`",
+                 path, err.text, err.line);
     return j;
 }
 
@@ -196,9 +198,10 @@ static int results_factor(const char *dir, double *factor, size_t *nrows)
     json_decref(j);
     if (n == 0) {
         free(v);
-        fprintf(stderr, "bulkfleet-coordinator size: %s/matrix.json: no row has "
-                "store_bytes_per_payload_byte (a run before it was measured, or every cell "
-                "failed); give --raw-to-disk instead\n", dir);
+        bf_error("%s/matrix.json: no row has "
+                 "store_bytes_per_payload_byte (a run before it was measured, or every cell "
+                 "failed); give --raw-to-disk instead",
+                 dir);
         return BF_EXIT_INPUT;
     }
     qsort(v, n, sizeof *v, cmp_dbl);
@@ -225,9 +228,9 @@ static int findmax_per_node(const char *dir, double *per_node, double *dps, int6
     *nodes = json_is_integer(dn) ? json_integer_value(dn) : 0;
     json_decref(j);
     if (!(best > 0) || *nodes <= 0) {
-        fprintf(stderr, "bulkfleet-coordinator size: %s/findmax.json: no sustained rate or no "
-                "data node count (the search found no rate that held); give --docs-per-node\n",
-                dir);
+        bf_error("%s/findmax.json: no sustained rate or no "
+                 "data node count (the search found no rate that held); give --docs-per-node",
+                 dir);
         return BF_EXIT_INPUT;
     }
     *dps = best;
@@ -262,7 +265,7 @@ int bf_size_cmd(int argc, char **argv)
         case 'm': if (parse_num("--ram-gb", optarg, &in.ram_gb)) return BF_EXIT_INPUT; break;
         case 'r':
             if (parse_num("--replicas", optarg, &v) || v != floor(v) || v > 1000) {
-                fprintf(stderr, "bulkfleet-coordinator size: --replicas: a whole number 0..1000\n");
+                bf_error("--replicas: a whole number 0..1000");
                 return BF_EXIT_INPUT;
             }
             in.replicas = (uint32_t)v;
@@ -298,12 +301,12 @@ int bf_size_cmd(int argc, char **argv)
         }
     }
     if (optind != argc) {
-        fprintf(stderr, "bulkfleet-coordinator size: unexpected argument '%s'\n", argv[optind]);
+        bf_error("unexpected argument '%s'", argv[optind]);
         size_usage(stderr);
         return BF_EXIT_INPUT;
     }
     if (results != NULL && have_factor) {
-        fprintf(stderr, "bulkfleet-coordinator size: give --results or --raw-to-disk, not both\n");
+        bf_error("give --results or --raw-to-disk, not both");
         return BF_EXIT_INPUT;
     }
     if (results != NULL) {
@@ -326,7 +329,7 @@ int bf_size_cmd(int argc, char **argv)
     bf_diag_t d = {0};
     bf_size_out_t out;
     if (bf_size_compute(&in, &out, &d) != BF_OK) {
-        fprintf(stderr, "bulkfleet-coordinator size: %s\n", d.msg);
+        bf_error("%s", d.msg);
         return BF_EXIT_INPUT;
     }
     bf_size_print(stdout, &in, &out);

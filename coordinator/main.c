@@ -76,7 +76,7 @@ static int parse_u32(const char *opt, const char *s, uint32_t *out)
 {
     uint64_t v;
     if (bf_units_parse_u64(s, &v) != 0 || v > 100000) {
-        fprintf(stderr, "bulkfleet-coordinator: %s %s: expected a number\n", opt, s);
+        bf_error("%s %s: expected a number", opt, s);
         return -1;
     }
     *out = (uint32_t)v;
@@ -86,7 +86,7 @@ static int parse_u32(const char *opt, const char *s, uint32_t *out)
 static int parse_ms(const char *opt, const char *s, uint64_t *out)
 {
     if (bf_units_parse_duration_ms(s, out) != 0) {
-        fprintf(stderr, "bulkfleet-coordinator: %s %s: expected a duration like 30s\n", opt, s);
+        bf_error("%s %s: expected a duration like 30s", opt, s);
         return -1;
     }
     return 0;
@@ -161,7 +161,7 @@ static int cmd_run(int argc, char **argv)
         }
     }
     if (optind != argc - 1) {
-        fprintf(stderr, "bulkfleet-coordinator run: expected one SCENARIO file\n");
+        bf_error("expected one SCENARIO file");
         usage(stderr);
         return BF_EXIT_INPUT;
     }
@@ -177,7 +177,7 @@ static int cmd_keygen(int argc, char **argv)
     }
     bf_diag_t d = {0};
     if (bf_keys_generate(argv[1], "coordinator", &d) != 0) {
-        fprintf(stderr, "bulkfleet-coordinator keygen: %s\n", d.msg);
+        bf_error("%s", d.msg);
         return BF_EXIT_ENV;
     }
     char agents[4096];
@@ -187,6 +187,16 @@ static int cmd_keygen(int argc, char **argv)
            "next: copy coordinator.pub to every agent's key directory, and each agent's\n"
            "agent.pub into %s/ (name it <agent>.pub)\n", argv[1], argv[1], agents);
     return BF_EXIT_OK;
+}
+
+/* Messages of a command name it ("bulkfleet-coordinator validate: error: ..."); only the
+ * long-running campaign stamps its lines with the time. */
+static void log_as(const char *cmd, int timestamps)
+{
+    static char prefix[64];
+    snprintf(prefix, sizeof prefix, "bulkfleet-coordinator %.32s", cmd);
+    bf_log_set_prefix(prefix);
+    bf_log_set_timestamps(timestamps);
 }
 
 int main(int argc, char **argv)
@@ -205,6 +215,8 @@ int main(int argc, char **argv)
     signal(SIGPIPE, SIG_IGN);
     const char *cmd = argv[1];
     int rc;
+    if (cmd[0] != '-' && strcmp(cmd, "help") != 0)
+        log_as(cmd, strcmp(cmd, "run") == 0 || strcmp(cmd, "find-max") == 0);
     if (strcmp(cmd, "run") == 0)
         rc = cmd_run(argc - 1, argv + 1);
     else if (strcmp(cmd, "validate") == 0)
@@ -225,7 +237,8 @@ int main(int argc, char **argv)
         usage(stdout);
         rc = BF_EXIT_OK;
     } else {
-        fprintf(stderr, "bulkfleet-coordinator: unknown command '%s'\n", cmd);
+        bf_log_set_prefix("bulkfleet-coordinator");
+        bf_error("unknown command '%s'", cmd);
         usage(stderr);
         rc = BF_EXIT_INPUT;
     }

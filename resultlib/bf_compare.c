@@ -3,6 +3,7 @@
 #include "bf_compare.h"
 
 #include "bf_mem.h"
+#include "bf_log.h"
 
 #include <jansson.h>
 #include <math.h>
@@ -326,7 +327,7 @@ int bf_compare_cmd(int argc, char **argv)
     bf_diag_t d = {0};
     bf_compare_t *c = NULL;
     if (bf_compare_dirs(dirs[0], dirs[1], &c, &d) != BF_OK) {
-        fprintf(stderr, "bulkfleet-coordinator compare: %s\n", d.msg);
+        bf_error("%s", d.msg);
         return BF_EXIT_INPUT;
     }
     bf_buf_t out;

@@ -1132,7 +1132,7 @@ int bf_report_cmd(int argc, char **argv)
     bf_diag_t d = {0};
     int rc = bf_report_write(argv[1], &d);
     if (rc != BF_OK) {
-        fprintf(stderr, "bulkfleet-coordinator report: %s\n", d.msg);
+        bf_error("%s", d.msg);
         return rc == BF_E_IO ? BF_EXIT_ENV : BF_EXIT_INPUT;
     }
     printf("%s/report.html\n", argv[1]);

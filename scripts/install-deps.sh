@@ -12,7 +12,7 @@ libzmq3-dev libcurl4-openssl-dev libprotobuf-c-dev protobuf-c-compiler
 libyaml-dev zlib1g-dev libdeflate-dev libbz2-dev libzstd-dev libjansson-dev libcmocka-dev libssl-dev
 openjdk-17-jdk-headless maven
 nginx-light wrk time linux-perf python3 curl iproute2 procps
-clang llvm libclang-rt-14-dev
+clang llvm libclang-rt-14-dev clang-format
 ansible ansible-lint openssh-server openssh-client sshpass socat sudo python3-apt
 chromium"
 

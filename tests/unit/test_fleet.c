@@ -50,14 +50,14 @@ static void on_event(void *ctx, bf_fleet_agent_t *a, int lost)
 static int setup(void **state)
 {
     fixture *fx = calloc(1, sizeof *fx);
-    char diag[256];
     for (int attempt = 0; attempt < 50 && fx->fleet == NULL; attempt++) {
+        bf_diag_t diag = {0};
         int port = 20000 + (int)((getpid() * 7 + attempt * 131) % 30000);
         snprintf(fx->ctrl_ep, sizeof fx->ctrl_ep, "tcp://127.0.0.1:%d", port);
         snprintf(fx->data_ep, sizeof fx->data_ep, "tcp://127.0.0.1:%d", port + 1);
         bf_fleet_opts_t o = {.control_bind = fx->ctrl_ep, .data_bind = fx->data_ep,
                              .heartbeat_ms = 100, .suspect_ms = 150, .lost_ms = 300};
-        fx->fleet = bf_fleet_new(&o, diag, sizeof diag);
+        fx->fleet = bf_fleet_new(&o, &diag);
     }
     assert_non_null(fx->fleet);
     bf_fleet_set_handler(fx->fleet, on_msg, on_event, fx);
