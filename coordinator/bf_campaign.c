@@ -266,10 +266,15 @@ int bf_campaign_run(const bf_campaign_opts_t *opts)
             bf_results_cell_name(cell, rep, repeat, name, sizeof name);
             if (opts->resume_dir && bf_results_cell_finished(c.res, name) &&
                 bf_results_load_row(c.res, name, cell, &reps[nreps]) == BF_OK) {
-                if (!skip)
-                    bf_info("cell %s already finished in %s; kept", name, opts->resume_dir);
-                nreps++;
-                continue;
+                if (!reps[nreps].failed || opts->keep_failed || skip) {
+                    if (!skip)
+                        bf_info("cell %s already finished in %s; kept", name, opts->resume_dir);
+                    nreps++;
+                    continue;
+                }
+                bf_info("cell %s failed in %s (%s): running it again (--keep-failed keeps it)",
+                        name, opts->resume_dir, reps[nreps].reason);
+                memset(&reps[nreps], 0, sizeof reps[nreps]);
             }
             if (skip)
                 break; /* not selected with --cells: neither run nor (unless finished) reported */
@@ -310,7 +315,7 @@ int bf_campaign_run(const bf_campaign_opts_t *opts)
             retries = 0;
             c.no_retry = 0;
             nreps++;
-            if (bf_results_error(c.res))
+            if (bf_results_error(c.res) || c.cluster_gone)
                 break; /* stopped below, after this cell's row */
             if (rc == BF_E_INTR) {
                 code = bf_exit_of_signal(bf_campaign_signal);
@@ -320,6 +325,15 @@ int bf_campaign_run(const bf_campaign_opts_t *opts)
         const bf_row_t *folded = bf_finish_fold(c.res, c.sc, reps, nreps, rows, &nrows, NULL);
         if (folded)
             any_bad |= !bf_row_is_clean(folded);
+        if (c.cluster_gone) {
+            fprintf(stderr, "bulkfleet-coordinator: stopping the campaign: the cluster at %s "
+                    "stayed unreachable while preparing a cell (--cluster-wait); finished cells "
+                    "are in %s; once it is back, continue with run --resume %s (the failed cell "
+                    "runs again)\n", bf_es_host(c.es), bf_results_dir(c.res),
+                    bf_results_dir(c.res));
+            code = BF_EXIT_ENV;
+            break;
+        }
         if (bf_results_error(c.res)) {
             /* the results directory cannot be written (disk full, read-only): loading more
              * cells would measure what cannot be kept. Every file written before is complete. */

@@ -31,6 +31,9 @@ typedef struct bf_campaign_opts {
     const char *cells;           /* --cells: comma-separated cell ids or 1-based numbers; NULL = all */
     const uint64_t *warmup_ms;   /* --warmup override, NULL = the scenario's */
     const uint64_t *duration_ms; /* --duration override, NULL = the scenario's */
+    uint64_t cluster_wait_ms;    /* --cluster-wait: preparing a cell retries this long while
+                                    the cluster is unreachable (0 = 60 s) */
+    int keep_failed;             /* --keep-failed: --resume keeps failed cells (default: rerun) */
     const char *const *replace_existing; /* --replace-existing NAMEs (borrowed), or NULL */
     size_t nreplace_existing;
 } bf_campaign_opts_t;

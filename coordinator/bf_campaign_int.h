@@ -36,6 +36,7 @@ typedef struct bf__campaign {
     int no_retry;          /* the cell was prepared again too often: a loss fails it */
     bf_owner_t owner;      /* what index.recreate may delete; the mark's scenario/campaign */
     char campaign_id[256]; /* the results directory's name, in the mark */
+    int cluster_gone;      /* a cell could not be prepared: the cluster stayed unreachable */
 
     /* the current cell (bf_cellrun.c); members[i] is agents[i]'s part, NULL between cells */
     const bf_cell_t *cell;
@@ -78,10 +79,14 @@ typedef struct bf__cell_index {
     int yellow;           /* health reached yellow, not green */
     int64_t baseline;     /* documents before the load (recreate: false) */
     char mismatch[400];   /* recreate: false and the index differs from the cell; "" if not */
+    int unreachable;      /* rc is BF_E_TRANSPORT after retrying for opts->cluster_wait_ms */
 } bf__cell_index_t;
 
 /* bf__cellsetup_index — delete/create the cell's indices and wait for health (keeping the
- * fleet answered meanwhile), then read the baseline count and compare an existing index. */
+ * fleet answered meanwhile), then read the baseline count and compare an existing index.
+ * While the cluster is unreachable (BF_E_TRANSPORT) preparing is retried with back-off (1, 2,
+ * 4, 8 s ...) for opts->cluster_wait_ms (default 60 s), with a progress line; then
+ * out->unreachable is set. Interrupted by bf_campaign_signal. */
 void bf__cellsetup_index(bf__campaign_t *c, const bf_cell_t *cell, bf__cell_index_t *out);
 
 /* The fleet side of a campaign: binds, CURVE keys, local agents. Owned strings are freed by

@@ -534,7 +534,14 @@ int bf__cellrun_run(bf__campaign_t *c, const bf_cell_t *cell, uint32_t repetitio
     int interrupted = 0;
 
     if (ix.rc != BF_OK) {
-        fail_cell(c, "%s", ix.diag.msg);
+        if (ix.unreachable) {
+            c->cluster_gone = 1;
+            fail_cell(c, "%s (unreachable for %llu s; the campaign stops)", ix.diag.msg,
+                      (unsigned long long)((c->opts->cluster_wait_ms ? c->opts->cluster_wait_ms
+                                                                     : 60000) / 1000u));
+        } else {
+            fail_cell(c, "%s", ix.diag.msg);
+        }
         goto finish;
     }
     for (uint32_t i = 0; i < nagents; i++) {

@@ -3,6 +3,7 @@
  * and before each cell (its indices). */
 #include "bf_campaign_int.h"
 
+#include "bf_clock.h"
 #include "bf_keys.h"
 #include "bf_local.h"
 #include "bf_log.h"
@@ -22,19 +23,48 @@ static void fleet_tick(void *ctx)
     bf_fleet_poll(c->fleet, 0);
 }
 
-void bf__cellsetup_index(bf__campaign_t *c, const bf_cell_t *cell, bf__cell_index_t *out)
+#define CLUSTER_WAIT_DEFAULT_MS 60000
+#define CLUSTER_BACKOFF_MAX_MS 8000
+
+static void prepare_once(bf__campaign_t *c, const bf_cell_t *cell, bf__cell_index_t *out)
 {
     memset(out, 0, sizeof *out);
     /* with a search section: a search-only cell may keep its index and an empty one is
      * prefilled (bf_prefill.h); without one this is bf_cluster_prepare_cell_tick */
     out->rc = bf_prefill_prepare_cell(c->es, c->sc, cell, &c->owner, c->cluster.data_nodes,
-                                      120000,
-                                      &out->yellow, fleet_tick, c, &out->diag);
+                                      120000, &out->yellow, fleet_tick, c, &out->diag);
     if (out->rc != BF_OK)
         return;
     out->baseline = bf_cluster_baseline(c->es, c->sc, cell);
     if (bf_cluster_existing_mismatch(c->es, c->sc, cell, out->mismatch, sizeof out->mismatch))
         bf_warn("cell %s: %s", cell->id, out->mismatch);
+}
+
+void bf__cellsetup_index(bf__campaign_t *c, const bf_cell_t *cell, bf__cell_index_t *out)
+{
+    uint64_t limit_ms = c->opts->cluster_wait_ms ? c->opts->cluster_wait_ms
+                                                 : CLUSTER_WAIT_DEFAULT_MS;
+    uint64_t t0 = bf_clock_mono_us();
+    uint64_t backoff_ms = 1000;
+    for (;;) {
+        prepare_once(c, cell, out);
+        if (out->rc != BF_E_TRANSPORT)
+            return;
+        uint64_t waited_ms = (bf_clock_mono_us() - t0) / 1000u;
+        if (waited_ms >= limit_ms || bf_campaign_signal) {
+            out->unreachable = waited_ms >= limit_ms;
+            return;
+        }
+        uint64_t pause_ms = backoff_ms < limit_ms - waited_ms ? backoff_ms : limit_ms - waited_ms;
+        bf_warn("cell %s: the cluster is not reachable (%s); trying again in %.1f s (waited "
+                "%llu of %llu s, --cluster-wait)", cell->id, out->diag.msg, (double)pause_ms / 1e3,
+                (unsigned long long)(waited_ms / 1000u), (unsigned long long)(limit_ms / 1000u));
+        /* the fleet stays answered while we wait */
+        uint64_t until = bf_clock_mono_us() + pause_ms * 1000u;
+        while (bf_clock_mono_us() < until && !bf_campaign_signal)
+            bf_fleet_poll(c->fleet, 100);
+        backoff_ms = backoff_ms * 2 < CLUSTER_BACKOFF_MAX_MS ? backoff_ms * 2 : CLUSTER_BACKOFF_MAX_MS;
+    }
 }
 
 static char *data_bind_for(const char *control)

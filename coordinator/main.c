@@ -53,9 +53,13 @@ static void usage(FILE *f)
           "  --bind URL            control endpoint to bind (tcp://127.0.0.1:7100; data = port + 1)\n"
           "  --results DIR         where results/<name>-<time>/ goes (default ./results)\n"
           "  --resume DIR          continue an interrupted campaign in DIR, keeping finished cells\n"
+          "                        (failed and aborted cells run again)\n"
           "  --cells LIST          run only these cells (ids or numbers from `plan`, comma-separated)\n"
           "  --warmup DURATION     override run.warmup (e.g. 1s for a smoke run)\n"
           "  --duration DURATION   override run.duration\n"
+          "  --cluster-wait DURATION  preparing a cell retries this long while the cluster is\n"
+          "                        unreachable, then the campaign stops with exit 3 (60s)\n"
+          "  --keep-failed         with --resume: keep failed cells instead of running them again\n"
           "  --replace-existing NAME  index.recreate may delete and replace this index, data\n"
           "                        stream or index template although bulkfleet did not create it\n"
           "                        (repeatable; without it such names are refused, exit 3)\n"
@@ -107,6 +111,8 @@ static int cmd_run(int argc, char **argv)
         {"cells", required_argument, NULL, 'C'},        {"warmup", required_argument, NULL, 'W'},
         {"duration", required_argument, NULL, 'D'},
         {"replace-existing", required_argument, NULL, 'X'},
+        {"cluster-wait", required_argument, NULL, 'Y'},
+        {"keep-failed", no_argument, NULL, 'K'},
         {"verbose", no_argument, NULL, 'v'},            {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -145,6 +151,8 @@ static int cmd_run(int argc, char **argv)
             o.duration_ms = &duration_ms;
             break;
         case 'A': o.allow_dir = optarg; break;
+        case 'Y': if (parse_ms("--cluster-wait", optarg, &o.cluster_wait_ms)) return 2; break;
+        case 'K': o.keep_failed = 1; break;
         case 'X':
             if (o.nreplace_existing >= BF_MAX_REPLACE_EXISTING) {
                 fprintf(stderr, "bulkfleet-coordinator: --replace-existing: at most %d names\n",
