@@ -268,7 +268,16 @@ int bf_run_poll(bf_run_t *run, bf_run_sample_fn fn, void *ctx)
     if (!run->started)
         return 0;
     uint64_t now = bf_clock_mono_us();
-    while (now >= run->start_mono_us + (uint64_t)(run->next_second + 1) * 1000000u +
+    /* a second is emitted once it has ended and no request sent in it is still in flight
+     * (its documents are booked pro rata over their time in flight, bf_worker.h) */
+    int32_t open = INT32_MAX;
+    for (uint32_t i = 0; i < run->nworkers; i++) {
+        int32_t o = bf_worker_open_second(run->workers[i]);
+        if (o < open)
+            open = o;
+    }
+    while (run->next_second < open &&
+           now >= run->start_mono_us + (uint64_t)(run->next_second + 1) * 1000000u +
                       BF_SAMPLE_GRACE_US) {
         emit(run, run->next_second, fn, ctx);
         run->next_second++;

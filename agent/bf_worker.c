@@ -51,9 +51,13 @@
 typedef struct bucket {
     int32_t second; /* -1: empty */
     bf_counters_t c;
-    bf_hist_t *svc;
+    bf_hist_t *svc; /* allocated on the first record, freed when collected */
     bf_hist_t *lat;
 } bucket;
+
+/* The counters booked pro rata over a request's time in flight (see spread_docs). */
+enum { SP_SENT, SP_RETRIED, SP_OK, SP_REJECTED, SP_CONFLICT, SP_MAPPING, SP_4XX, SP_5XX,
+       SP_UNKNOWN, SP_PAYLOAD, SP_WIRE, SP_N };
 
 enum slot_state { SLOT_IDLE = 0, SLOT_BUSY, SLOT_RETRY_WAIT, SLOT_CONNECT_WAIT };
 
@@ -72,6 +76,7 @@ typedef struct slot {
     uint32_t connect_failures; /* consecutive */
     int gz_valid;           /* s->gz is the gzip of s->body as it is now */
     uint64_t intended_us;   /* due time (open loop) or first build time */
+    uint64_t send_us;       /* when this attempt was handed to libcurl */
     uint64_t retry_due_us;
     uint64_t proc_us;       /* client-side time of this request outside the service time */
     uint8_t *item_class;
@@ -94,7 +99,10 @@ struct bf_worker {
     atomic_int last_second;
 
     pthread_mutex_t lock;
-    bucket ring[RING];
+    bucket *ring;           /* nring buckets, one per second, by second mod nring */
+    uint32_t nring;         /* covers the longest a request can be in flight, + RING */
+    int32_t open_second;    /* lowest second a request in flight was sent in (INT32_MAX: none):
+                               no second from it on is sealed; under lock */
 
     CURLM *multi;
     slot *slots;            /* nslots = connections x group_size; group g = slots
@@ -122,17 +130,20 @@ struct bf_worker {
 
 /* ---- buckets ------------------------------------------------------------------------------ */
 
-/* Returns the bucket for now (clock read under the lock, see header); caller holds the lock. */
-static bucket *bucket_now(bf_worker_t *w)
+static int32_t second_of(const bf_worker_t *w, uint64_t t_us)
 {
-    uint64_t now = bf_clock_mono_us();
     uint64_t start = w->cfg.start_mono_us;
-    int32_t sec = now > start ? (int32_t)((now - start) / 1000000u) : 0;
-    bucket *b = &w->ring[sec % RING];
+    return t_us > start ? (int32_t)((t_us - start) / 1000000u) : 0;
+}
+
+/* Returns the bucket of second sec; caller holds the lock. */
+static bucket *bucket_at(bf_worker_t *w, int32_t sec)
+{
+    bucket *b = &w->ring[(uint32_t)sec % w->nring];
     if (b->second != sec) {
         if (b->second >= 0) {
-            /* the sampler fell RING seconds behind; keep the data under its older second
-             * rather than lose it (it is still counted, one second early) */
+            /* the sampler fell nring seconds behind; keep the data under its older second
+             * rather than lose it (it is still counted, early) */
             return b;
         }
         b->second = sec;
@@ -142,26 +153,113 @@ static bucket *bucket_now(bf_worker_t *w)
     return b;
 }
 
+/* Returns the bucket for now (clock read under the lock, see header); caller holds the lock. */
+static bucket *bucket_now(bf_worker_t *w)
+{
+    return bucket_at(w, second_of(w, bf_clock_mono_us()));
+}
+
+static void record_hist(bf_hist_t **h, uint64_t value_us)
+{
+    if (*h == NULL)
+        *h = bf_hist_new();
+    bf_hist_record(*h, value_us);
+}
+
+/* The pro-rata rule (README "What the numbers mean"): the documents of a request that was in
+ * flight from t0_us to t1_us are booked over the seconds of that time, each second getting the
+ * share of its overlap: document i of n belongs to the second in which the fraction i/n of the
+ * time in flight is reached (cumulative, so the shares add up to n exactly). Documents are
+ * taken in the order ok, rejected, conflict, mapping, 4xx, 5xx, unknown, then those still to
+ * be retried (sent, no verdict yet), so every second's verdicts are a subset of the documents
+ * sent in it: docs_ok of a second never exceeds its docs_sent. Bytes follow the same shares.
+ * v[SP_*] are the request's totals; caller holds the lock. */
+static void spread_docs(bf_worker_t *w, uint64_t t0_us, uint64_t t1_us, const uint64_t *v)
+{
+    if (t1_us < t0_us)
+        t1_us = t0_us;
+    int32_t s0 = second_of(w, t0_us), s1 = second_of(w, t1_us);
+    uint64_t dur = t1_us - t0_us;
+    uint64_t n = v[SP_SENT] + v[SP_RETRIED];
+    static const int cls[] = {SP_OK, SP_REJECTED, SP_CONFLICT, SP_MAPPING, SP_4XX, SP_5XX,
+                              SP_UNKNOWN};
+    uint64_t prev_docs = 0, prev_payload = 0, prev_wire = 0;
+    for (int32_t sec = s0; sec <= s1; sec++) {
+        uint64_t upto;  /* time in flight up to the end of sec */
+        if (sec == s1 || dur == 0) {
+            upto = dur;
+        } else {
+            uint64_t end = w->cfg.start_mono_us + (uint64_t)(sec + 1) * 1000000u;
+            upto = end > t0_us ? end - t0_us : 0;
+        }
+        uint64_t docs = dur ? (uint64_t)((unsigned __int128)n * upto / dur) : n;
+        uint64_t payload = dur ? (uint64_t)((unsigned __int128)v[SP_PAYLOAD] * upto / dur)
+                               : v[SP_PAYLOAD];
+        uint64_t wire = dur ? (uint64_t)((unsigned __int128)v[SP_WIRE] * upto / dur) : v[SP_WIRE];
+        if (sec == s1) {
+            docs = n;
+            payload = v[SP_PAYLOAD];
+            wire = v[SP_WIRE];
+        }
+        if (docs == prev_docs && payload == prev_payload && wire == prev_wire)
+            continue;
+        bf_counters_t *c = &bucket_at(w, sec)->c;
+        uint64_t k = docs - prev_docs;
+        if (v[SP_SENT])
+            c->docs_sent += k;
+        else
+            c->docs_retried += k;
+        c->bytes_payload += payload - prev_payload;
+        c->bytes_wire += wire - prev_wire;
+        /* documents [prev_docs, docs) of the class order */
+        uint64_t *dst[] = {&c->docs_ok, &c->docs_rejected, &c->docs_conflict, &c->docs_mapping,
+                           &c->docs_failed_4xx, &c->docs_failed_5xx, &c->docs_unknown};
+        uint64_t lo = 0;
+        for (size_t i = 0; i < sizeof cls / sizeof cls[0]; i++) {
+            uint64_t hi = lo + v[cls[i]];
+            uint64_t a = prev_docs > lo ? prev_docs : lo, b = docs < hi ? docs : hi;
+            if (b > a)
+                *dst[i] += b - a;
+            lo = hi;
+        }
+        prev_docs = docs;
+        prev_payload = payload;
+        prev_wire = wire;
+    }
+}
+
+/* open_second after a change of the slots in flight; caller holds the lock. */
+static void update_open_second(bf_worker_t *w);
+
 int bf_worker_collect(bf_worker_t *w, int32_t second, bf_counters_t *c, bf_hist_t *svc,
                       bf_hist_t *lat)
 {
     int had = 0;
     pthread_mutex_lock(&w->lock);
-    bucket *b = &w->ring[second % RING];
+    bucket *b = &w->ring[(uint32_t)second % w->nring];
     if (b->second == second) {
         bf_counters_add(c, &b->c);
-        if (svc)
+        if (svc && b->svc)
             bf_hist_add(svc, b->svc);
-        if (lat)
+        if (lat && b->lat)
             bf_hist_add(lat, b->lat);
         memset(&b->c, 0, sizeof b->c);
-        bf_hist_reset(b->svc);
-        bf_hist_reset(b->lat);
+        /* freed, not cleared: only seconds with completions hold histograms */
+        bf_hist_destroy(&b->svc);
+        bf_hist_destroy(&b->lat);
         b->second = -1;
         had = 1;
     }
     pthread_mutex_unlock(&w->lock);
     return had;
+}
+
+int32_t bf_worker_open_second(bf_worker_t *w)
+{
+    pthread_mutex_lock(&w->lock);
+    int32_t s = w->open_second;
+    pthread_mutex_unlock(&w->lock);
+    return s;
 }
 
 int32_t bf_worker_last_second(bf_worker_t *w)
@@ -296,6 +394,12 @@ static void send_prepared(bf_worker_t *w, slot *s)
     s->sent_off = 0;
     s->resend_refused = 0;
     curl_easy_setopt(s->h, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)wire->len);
+    pthread_mutex_lock(&w->lock);
+    s->send_us = bf_clock_mono_us();
+    int32_t sec = second_of(w, s->send_us);
+    if (sec < w->open_second)
+        w->open_second = sec;
+    pthread_mutex_unlock(&w->lock);
     s->state = SLOT_BUSY;
     atomic_fetch_add(&w->inflight, 1);
     curl_multi_add_handle(w->multi, s->h);
@@ -492,7 +596,7 @@ static void warn_once(bf_worker_t *w, unsigned kind, const char *fmt, ...)
             w->cfg.thread_index, msg);
 }
 
-/* Adds what v says about this request's documents into c. */
+/* Adds the request counter v says into c (the documents go through spread_docs). */
 static void count_verdict(bf_counters_t *c, const bf_verdict_t *v, long status)
 {
     switch (v->req) {
@@ -506,13 +610,20 @@ static void count_verdict(bf_counters_t *c, const bf_verdict_t *v, long status)
     case BF_REQ_RESET: c->req_reset++; break;
     case BF_REQ_BAD: c->req_bad_response++; break;
     }
-    c->docs_ok += v->docs.ok;
-    c->docs_rejected += v->docs.rejected;
-    c->docs_conflict += v->docs.conflict;
-    c->docs_mapping += v->docs.mapping;
-    c->docs_failed_4xx += v->docs.failed_4xx;
-    c->docs_failed_5xx += v->docs.failed_5xx;
-    c->docs_unknown += v->unknown;
+}
+
+static void update_open_second(bf_worker_t *w)
+{
+    int32_t open = INT32_MAX;
+    for (uint32_t i = 0; i < w->nslots; i++) {
+        const slot *s = &w->slots[i];
+        if (s->state == SLOT_BUSY) {
+            int32_t sec = second_of(w, s->send_us);
+            if (sec < open)
+                open = sec;
+        }
+    }
+    w->open_second = open;
 }
 
 /* A request finished: gathers the facts, asks bf_verdict_judge what they count as, and
@@ -564,24 +675,31 @@ static void on_done(bf_worker_t *w, slot *s, CURLcode cc)
     bf_counters_t *c = &b->c;
     c->connections_opened += (uint64_t)connects;
     count_verdict(c, &v, status);
+    if (v.latency) {
+        uint64_t svc_us = (uint64_t)total_us;
+        record_hist(&b->svc, svc_us);
+        uint64_t lat_us = now > s->intended_us ? now - s->intended_us : 0;
+        record_hist(&b->lat, lat_us > svc_us ? lat_us : svc_us);
+        c->processing_us += s->proc_us + (bf_clock_mono_us() - t0);
+    }
     if (v.sent) {
-        if (s->retries == 0)
-            c->docs_sent += s->ndocs;
-        else
-            c->docs_retried += s->ndocs;
-        c->bytes_payload += s->payload_len;
         /* wire = the bulk body as it went on the network (compressed with gzip), counted
          * exactly by curl; compared with bytes_payload it shows what gzip saved. Headers and
          * responses are not included. */
-        c->bytes_wire += (uint64_t)up;
+        uint64_t sp[SP_N] = {0};
+        sp[s->retries ? SP_RETRIED : SP_SENT] = s->ndocs;
+        sp[SP_OK] = v.docs.ok;
+        sp[SP_REJECTED] = v.docs.rejected;
+        sp[SP_CONFLICT] = v.docs.conflict;
+        sp[SP_MAPPING] = v.docs.mapping;
+        sp[SP_4XX] = v.docs.failed_4xx;
+        sp[SP_5XX] = v.docs.failed_5xx;
+        sp[SP_UNKNOWN] = v.unknown;
+        sp[SP_PAYLOAD] = s->payload_len;
+        sp[SP_WIRE] = (uint64_t)up;
+        spread_docs(w, s->send_us, t0, sp);
     }
-    if (v.latency) {
-        uint64_t svc_us = (uint64_t)total_us;
-        bf_hist_record(b->svc, svc_us);
-        uint64_t lat_us = now > s->intended_us ? now - s->intended_us : 0;
-        bf_hist_record(b->lat, lat_us > svc_us ? lat_us : svc_us);
-        c->processing_us += s->proc_us + (bf_clock_mono_us() - t0);
-    }
+    update_open_second(w);
     pthread_mutex_unlock(&w->lock);
 
     bf_verdict_ctx_t ctx = {
@@ -660,12 +778,12 @@ static void abandon_all(bf_worker_t *w)
         atomic_fetch_sub(&w->inflight, 1);
         s->state = SLOT_IDLE;
         pthread_mutex_lock(&w->lock);
-        bucket *b = bucket_now(w);
-        if (s->retries)
-            b->c.docs_retried += s->ndocs;
-        else
-            b->c.docs_sent += s->ndocs;
-        b->c.docs_unknown += s->ndocs;
+        uint64_t sp[SP_N] = {0};
+        sp[s->retries ? SP_RETRIED : SP_SENT] = s->ndocs;
+        sp[SP_UNKNOWN] = s->ndocs;
+        sp[SP_PAYLOAD] = s->payload_len;
+        spread_docs(w, s->send_us, bf_clock_mono_us(), sp);
+        update_open_second(w);
         pthread_mutex_unlock(&w->lock);
     }
 }
@@ -816,11 +934,13 @@ bf_worker_t *bf_worker_new(const bf_worker_cfg_t *cfg, bf_diag_t *diag)
         w->cfg.connections = 1;
     atomic_init(&w->last_second, -1);
     pthread_mutex_init(&w->lock, NULL);
-    for (int i = 0; i < RING; i++) {
+    /* a second stays open while a request sent in it is in flight: at most request.timeout
+     * (then hard_end abandons it), plus the sampler's own lag */
+    w->nring = (uint32_t)(bf_scenario_request(cfg->sc)->timeout_ms / 1000u) + RING + 4;
+    w->ring = bf_calloc(w->nring, sizeof *w->ring);
+    for (uint32_t i = 0; i < w->nring; i++)
         w->ring[i].second = -1;
-        w->ring[i].svc = bf_hist_new();
-        w->ring[i].lat = bf_hist_new();
-    }
+    w->open_second = INT32_MAX;
     const bf_target_t *t = bf_scenario_target(cfg->sc);
     const bf_request_spec_t *rq = bf_scenario_request(cfg->sc);
     w->gzip = cfg->cell->compression == BF_COMPRESS_GZIP;
@@ -990,10 +1110,11 @@ void bf_worker_destroy(bf_worker_t **w_p)
         libdeflate_free_compressor(w->gzc);
     bf_gen_destroy(&w->gen);
     bf_buf_cleanup(&w->scratch);
-    for (int i = 0; i < RING; i++) {
+    for (uint32_t i = 0; w->ring && i < w->nring; i++) {
         bf_hist_destroy(&w->ring[i].svc);
         bf_hist_destroy(&w->ring[i].lat);
     }
+    free(w->ring);
     pthread_mutex_destroy(&w->lock);
     free(w);
     *w_p = NULL;

@@ -2,10 +2,14 @@
 /* bf_worker.h — one load thread: a libcurl multi loop keeping its share of bulk requests in
  * flight, counting every outcome into per-second buckets.
  *
- * Time axis (DESIGN §4): second = floor((response completion - start) / 1 s) on this host's
- * monotonic clock. A worker writes bucket `second` under its own mutex, taking the clock
- * inside the lock, so once the sampler has collected second s (after s has ended) no write for
- * s can follow. The sampler (agent control thread) calls bf_worker_collect.
+ * Time axis (DESIGN §4): second = floor((t - start) / 1 s) on this host's monotonic clock.
+ * A request's documents (sent, each verdict) and bytes are booked pro rata over the seconds it
+ * was in flight, from the send to the response (bf_worker.c spread_docs); its request
+ * counters, service time and latency in the second it completed. So a second stays open while
+ * a request sent in it is in flight (bf_worker_open_second); the sampler collects a second only
+ * once it has ended and is no longer open. Buckets are written under the worker's mutex, the
+ * clock taken inside the lock, so once the sampler has collected second s no write for s can
+ * follow. The sampler (agent control thread) calls bf_worker_collect.
  *
  * routing_mode node|shard (bf_reshuffle): each of the `connections` bulk requests in flight is
  * a group of sub-bulks. A bulk of batch_size documents is rendered, split by primary node (or
@@ -63,6 +67,10 @@ uint32_t bf_worker_inflight(bf_worker_t *w);
  * Returns 1 if the bucket had data, else 0. Thread-safe against the worker. */
 int bf_worker_collect(bf_worker_t *w, int32_t second, bf_counters_t *c, bf_hist_t *svc,
                       bf_hist_t *lat);
+/* bf_worker_open_second — the lowest second a request still in flight was sent in, or
+ * INT32_MAX when none is in flight: seconds from it on may still get documents (pro rata), so
+ * the sampler must not collect them yet. Thread-safe. */
+int32_t bf_worker_open_second(bf_worker_t *w);
 /* bf_worker_last_second — highest second written so far, -1 if none. Thread-safe. */
 int32_t bf_worker_last_second(bf_worker_t *w);
 /* bf_worker_fatal — non-empty when the cell must fail (401/403, 404, 413, an index block,

@@ -301,6 +301,59 @@ eq("docs_retried", A.get("docs_retried", 0), 0)
 '
 done
 
+# ---- the window holds what happened in it: slow requests straddle every boundary ------------
+# 1-2 s per bulk request of 5000 documents on one connection, warmup 2 s + 6 s: the documents
+# of a request are booked pro rata over its time in flight, so docs/s over the window is what
+# the server had in hand in that window (its t_recv..t_reply, pro rata), within 2 %; booked
+# whole at completion it was off by up to a request (5000 of ~20000). Every second's docs_ok is
+# at most its docs_sent.
+start_fs slow window
+cat > "$TMP/window.yaml" <<YAML
+name: window
+target: {hosts: ["http://127.0.0.1:$FS_PORT"]}
+index: {name: faults-window, recreate: true}
+variables:
+  - {name: id, type: sortable_id}
+document:
+  action: create
+  id: \$[[id]]
+  source: '{"n": 1}'
+request: {timeout: 10s}
+run: {warmup: 2s, duration: 6s}
+matrix: {batch_size: [5000], concurrency: [1]}
+YAML
+rm -rf "$TMP/res-window"; set +e
+timeout 60 "$AGENT" run "$TMP/window.yaml" --threads 1 --results "$TMP/res-window" \
+    > "$TMP/window.out" 2> "$TMP/window.err"; rc=$?; set -e; [ $rc -le 1 ] || { cat "$TMP/window.err" >&2; fail "window: exit $rc"; }
+python3 - "$TMP/res-window" "$FS_LOG" <<'PY' || { cat "$TMP/window.err" >&2; fail "window"; }
+import glob, json, sys
+res, log = sys.argv[1:3]
+L = [json.loads(l) for l in open(log) if l.strip()]
+L = [r for r in L if r.get("bulk") and r.get("t_reply")]
+samples, row = [], None
+for f in glob.glob(res + "/*/cells/*.ndjson"):
+    for line in open(f):
+        j = json.loads(line)
+        if j["type"] == "row":
+            row = j
+        elif j["type"] == "sample":
+            samples.append(j)
+assert row and len(L) >= 5, (row, len(L))
+W, D = 2.0, 6.0
+t0 = min(r["t_recv"] for r in L)  # one connection, closed loop: the first request leaves at t=0
+lo, hi = t0 + W, t0 + W + D
+truth = 0.0
+for r in L:
+    a, b = r["t_recv"], r["t_reply"]
+    truth += r["docs"] * max(0.0, min(b, hi) - max(a, lo)) / (b - a)
+got = row["docs_per_s"] * D
+print(f"  window: agent {got:.0f} docs, server {truth:.0f} docs in hand ({len(L)} requests)")
+assert abs(got - truth) <= 0.02 * truth, f"window docs {got:.0f} vs server {truth:.0f}"
+for s in samples:
+    assert s.get("docs_ok", 0) <= s.get("docs_sent", 0) + s.get("docs_retried", 0), s
+PY
+pass "window: docs/s over the window within 2 % of the server's"
+
 # ---- not JSON: unknown, counted, no crash --------------------------------------------------
 start_fs notjson notjson
 scenario notjson

@@ -53,7 +53,10 @@ from urllib.parse import unquote, urlsplit
 
 MODES = ("ok", "mixed", "reject429", "too_large", "reset", "stall", "notjson", "unauthorized",
          "bad_request", "unavailable", "bad_gateway", "not_found", "capacity", "close_reused",
-         "stall_reused")
+         "stall_reused", "slow")
+# slow: every bulk request is answered as in "ok" after 1 to 2 s (SLOW_MIN_S..SLOW_MAX_S, the
+# same sequence every run); with t_recv/t_reply (CLOCK_MONOTONIC, the agent's clock) a test
+# knows how many documents the server had in hand in any window of time.
 # close_reused, stall_reused: the first bulk request of each connection is answered as in "ok";
 # every later one on the same (kept-alive, reused) connection is read whole and then the
 # connection is closed without a reply (close_reused: a FIN, what a proxy or a dying node
@@ -66,6 +69,7 @@ META_KEYS = {"_index", "_id", "routing", "pipeline", "require_alias", "if_seq_no
              "_source"}
 MAX_ID_BYTES = 512
 STALL_S = 120
+SLOW_MIN_S, SLOW_MAX_S = 1.0, 2.0
 READ_CHUNK = 1 << 16
 GZIP_LEVEL = 3  # the server default (http.compression_level)
 
@@ -200,6 +204,7 @@ class State:
         self.lock = threading.Lock()
         self.seq = 0
         self.conn_seq = 0
+        self.slow_rng = random.Random(7)
         self.seq_no = 0
         self.ok_docs = {}  # index -> documents acknowledged 2xx (index/create)
         self.log = open(log_path, "a", encoding="utf-8") if log_path else None
@@ -323,6 +328,7 @@ class Handler(BaseHTTPRequestHandler):
         ctypes = h.get_all("Content-Type") or []
         return {
             "t": round(time.time(), 6),
+            "t_recv": time.monotonic(),  # headers read; the body follows
             "conn": self.conn_id,
             "conn_request": self.conn_requests,
             "client": "%s:%d" % self.client_address[:2],
@@ -568,6 +574,9 @@ class Handler(BaseHTTPRequestHandler):
             actions, info, problem = parse_bulk(body, url_index)
             rec.update(info)
 
+        if mode == "slow":
+            state.stop.wait(state.slow_rng.uniform(SLOW_MIN_S, SLOW_MAX_S))
+            mode = "ok"
         if mode in ("close_reused", "stall_reused"):
             if self.conn_requests > 1 and mode == "close_reused":
                 rec["status"] = None
@@ -707,6 +716,7 @@ class Handler(BaseHTTPRequestHandler):
         rec["status"] = 200
         rec["response_bytes"] = self._send_json(200, {"took": took, "errors": errors,
                                                       "items": items})
+        rec["t_reply"] = time.monotonic()
 
     @staticmethod
     def _item(i, act, seq_no, mode):
