@@ -53,7 +53,12 @@ from urllib.parse import unquote, urlsplit
 
 MODES = ("ok", "mixed", "reject429", "too_large", "reset", "stall", "notjson", "unauthorized",
          "bad_request", "unavailable", "bad_gateway", "not_found", "capacity", "close_reused",
-         "stall_reused", "slow")
+         "stall_reused", "slow", "not_acceptable", "length_required", "json_parse",
+         "routing_missing")
+# not_acceptable (406), length_required (411), json_parse (500 json_parse_exception): whole-
+# request answers a cluster or a proxy gives to a request it cannot take; routing_missing:
+# every item fails with routing_missing_exception (400), as a mapping with _routing required
+# answers documents without routing. All are configuration errors a client should stop on.
 # slow: every bulk request is answered as in "ok" after 1 to 2 s (SLOW_MIN_S..SLOW_MAX_S, the
 # same sequence every run); with t_recv/t_reply (CLOCK_MONOTONIC, the agent's clock) a test
 # knows how many documents the server had in hand in any window of time.
@@ -627,6 +632,21 @@ class Handler(BaseHTTPRequestHandler):
             self._send(200, b"<html><body>this is not JSON</body></html>\n",
                        content_type="text/html")
             return
+        whole = {
+            "not_acceptable": (406, None, "Content-Type header [application/x-ndjson] is not "
+                               "supported"),
+            "length_required": (411, None, "Length Required"),
+            "json_parse": (500, "json_parse_exception", "Unexpected character ('<' (code 60)): "
+                           "expected a valid value"),
+        }
+        if mode in whole:
+            status, etype, reason = whole[mode]
+            rec["status"] = status
+            if etype is None:
+                self._send_json(status, {"error": reason, "status": status})
+            else:
+                self._send_json(status, error_body(status, etype, reason))
+            return
         if mode == "bad_request":
             # what a cluster answers to a body it cannot parse at all (es-api.md §1.6)
             rec["status"] = 400
@@ -731,6 +751,10 @@ class Handler(BaseHTTPRequestHandler):
                 "type": "illegal_argument_exception",
                 "reason": "id [%s...] is too long, must be no longer than 512 bytes"
                 % str(doc_id)[:16]})
+        if mode == "routing_missing":
+            return dict(base, status=400, error={
+                "type": "routing_missing_exception",
+                "reason": "routing is required for [%s]/[%s]" % (act["index"], doc_id)})
         if mode == "mixed":
             r = i % 10
             if r == 3:
