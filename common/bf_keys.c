@@ -145,3 +145,29 @@ int bf_keys_allowed(const char *allow_dir, const uint8_t *key, char *name, size_
     closedir(d);
     return found;
 }
+
+int bf_keys_each_allowed(const char *allow_dir, bf_keys_each_fn fn, void *ctx)
+{
+    DIR *d = opendir(allow_dir);
+    if (d == NULL)
+        return BF_E_NOTFOUND;
+    int count = 0;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        size_t n = strlen(e->d_name);
+        if (n < 5 || strcmp(e->d_name + n - 4, ".pub") != 0)
+            continue;
+        char *path = bf_asprintf("%s/%s", allow_dir, e->d_name);
+        char z85[41];
+        uint8_t bin[32];
+        if (read_line(path, z85, sizeof z85) == BF_OK && zmq_z85_decode(bin, z85) != NULL) {
+            char *name = bf_asprintf("%.*s", (int)(n - 4), e->d_name);
+            fn(ctx, bin, name);
+            free(name);
+            count++;
+        }
+        free(path);
+    }
+    closedir(d);
+    return count;
+}

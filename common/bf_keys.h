@@ -33,4 +33,12 @@ int bf_keys_load_public(const char *dir, const char *name, char *public_z85, bf_
  * Reads the directory on every call so keys can be added while the coordinator runs. */
 int bf_keys_allowed(const char *allow_dir, const uint8_t *key, char *name, size_t name_size);
 
+/* bf_keys_each_allowed — call fn(ctx, key, name) for every readable *.pub file in allow_dir
+ * holding a valid Z85 public key; key is the 32-byte binary key and name the file name without
+ * .pub (both borrowed for the call). Returns the number of keys, or BF_E_NOTFOUND when the
+ * directory cannot be opened. For callers that index the allow-list once instead of reading it
+ * per handshake (bf_zap). Thread-safe (no shared state). */
+typedef void (*bf_keys_each_fn)(void *ctx, const uint8_t *key, const char *name);
+int bf_keys_each_allowed(const char *allow_dir, bf_keys_each_fn fn, void *ctx);
+
 #endif

@@ -5,17 +5,37 @@
 #include "bf_keys.h"
 #include "bf_log.h"
 #include "bf_mem.h"
+#include "bf_strmap.h"
+#include "bf_clock.h"
 
 #include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <zmq.h>
+
+#define BF_ZAP_MAX_DIRS 16          /* directories in one ':'-separated allow list */
+#define BF_ZAP_MISS_RELOAD_MS 1000  /* an unknown key reloads the list at most this often */
+
+/* The allow-list indexed once (32-byte key -> name), not read per handshake: reading every
+ * .pub file for every CURVE handshake made a fleet of N keyed agents cost O(N^2) file reads to
+ * join. Reloaded when a directory's mtime changes (a key file added, removed or renamed) and,
+ * at most once a second, when an unknown key knocks (a key file edited in place). */
+typedef struct allow_index {
+    bf_strmap_t by_key; /* values: names, owned by `names` */
+    char **names;
+    size_t nnames;
+    struct timespec mtime[BF_ZAP_MAX_DIRS];
+    uint64_t loaded_us;
+    int loaded;
+} allow_index;
 
 struct bf_zap {
     void *sock;
     char *allow_dir;
+    allow_index idx;
     pthread_t thread;
     atomic_uint_fast64_t refused;
 };
@@ -23,6 +43,74 @@ struct bf_zap {
 /* ZAP request frames (RFC 27): version, request id, domain, address, identity, mechanism,
  * credentials... */
 #define ZAP_FRAMES_MAX 8
+
+static void index_clear(allow_index *x)
+{
+    bf_strmap_cleanup(&x->by_key);
+    for (size_t i = 0; i < x->nnames; i++)
+        free(x->names[i]);
+    free(x->names);
+    x->names = NULL;
+    x->nnames = 0;
+    x->loaded = 0;
+}
+
+static void index_add(void *ctx, const uint8_t *key, const char *name)
+{
+    allow_index *x = ctx;
+    if (bf_strmap_get(&x->by_key, (const char *)key, 32))
+        return; /* the same key in two files: the first directory, first file wins */
+    x->names = bf_realloc(x->names, (x->nnames + 1) * sizeof *x->names);
+    x->names[x->nnames] = bf_strdup(name);
+    bf_strmap_put(&x->by_key, (const char *)key, 32, x->names[x->nnames]);
+    x->nnames++;
+}
+
+/* mtimes of the allow-list directories; returns 1 when they differ from the snapshot */
+static int dirs_changed(const char *allow_dir, struct timespec *snap, int update)
+{
+    int changed = 0, i = 0;
+    const char *cur = allow_dir;
+    char d[4096];
+    while (i < BF_ZAP_MAX_DIRS && bf_str_field(&cur, ':', d, sizeof d)) {
+        struct stat st;
+        struct timespec t = {0, 0};
+        if (d[0] && stat(d, &st) == 0)
+            t = st.st_mtim;
+        changed |= t.tv_sec != snap[i].tv_sec || t.tv_nsec != snap[i].tv_nsec;
+        if (update)
+            snap[i] = t;
+        i++;
+    }
+    return changed;
+}
+
+static void index_load(bf_zap_t *z)
+{
+    index_clear(&z->idx);
+    dirs_changed(z->allow_dir, z->idx.mtime, 1);
+    const char *cur = z->allow_dir;
+    char d[4096];
+    int i = 0;
+    while (i++ < BF_ZAP_MAX_DIRS && bf_str_field(&cur, ':', d, sizeof d))
+        if (d[0])
+            bf_keys_each_allowed(d, index_add, &z->idx);
+    z->idx.loaded = 1;
+    z->idx.loaded_us = bf_clock_mono_us();
+}
+
+/* the name of an admitted key, or NULL; O(1) plus one stat per directory */
+static const char *lookup_key(bf_zap_t *z, const uint8_t *key)
+{
+    if (!z->idx.loaded || dirs_changed(z->allow_dir, z->idx.mtime, 0))
+        index_load(z);
+    const char *name = bf_strmap_get(&z->idx.by_key, (const char *)key, 32);
+    if (name == NULL && bf_clock_mono_us() - z->idx.loaded_us > BF_ZAP_MISS_RELOAD_MS * 1000u) {
+        index_load(z);
+        name = bf_strmap_get(&z->idx.by_key, (const char *)key, 32);
+    }
+    return name;
+}
 
 static void *run(void *arg)
 {
@@ -56,12 +144,9 @@ static void *run(void *arg)
         if (n >= 7 && zmq_msg_size(&f[5]) == 5 && memcmp(zmq_msg_data(&f[5]), "CURVE", 5) == 0 &&
             zmq_msg_size(&f[6]) == 32) {
             /* allow_dir may list several directories separated by ':' */
-            int ok = 0;
-            const char *cur = z->allow_dir;
-            char d[4096];
-            while (!ok && bf_str_field(&cur, ':', d, sizeof d))
-                ok = d[0] && bf_keys_allowed(d, zmq_msg_data(&f[6]), who, sizeof who);
-            if (ok) {
+            const char *name = lookup_key(z, zmq_msg_data(&f[6]));
+            if (name != NULL) {
+                bf_strlcpy(who, name, sizeof who);
                 status = "200";
                 text = "OK";
             } else {
@@ -89,6 +174,7 @@ static void *run(void *arg)
             zmq_msg_close(&f[i]);
     }
     zmq_close(z->sock);
+    index_clear(&z->idx);
     return NULL;
 }
 

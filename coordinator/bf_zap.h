@@ -3,6 +3,11 @@
  * the allow-list directory. Runs on its own thread with a REP socket on
  * inproc://zeromq.zap.01 in the coordinator's ZeroMQ context; the thread ends when the context
  * is terminated. Every refusal is logged with the key and the peer address.
+ *
+ * The allow-list is indexed in memory (key -> file name), so a handshake costs one hash lookup
+ * and one stat() per directory, whatever the number of keys; the index is rebuilt when a
+ * directory's mtime changes (a .pub file added, removed or renamed) and, at most once a second,
+ * when an unknown key knocks (a .pub file edited in place). Keys can be added while running.
  */
 #ifndef BF_ZAP_H
 #define BF_ZAP_H
