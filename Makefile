@@ -5,7 +5,7 @@ BUILD ?= build
 CMAKE_FLAGS ?= -DCMAKE_BUILD_TYPE=RelWithDebInfo
 JOBS ?= $(shell nproc)
 
-.PHONY: all deps build demo check unit clean
+.PHONY: all deps build demo check unit lint format clean
 
 all: build
 
@@ -21,7 +21,16 @@ demo: build
 
 FUZZ_SECONDS ?= 30
 
-check: build
+# clang-format on lines changed since .lint-base, banned functions, messages through bf_log,
+# SPDX lines, scenario keys vs docs/scenario.md (scripts/lint.sh says what and why)
+lint:
+	@scripts/lint.sh
+
+# rewrite the lines `make lint` would complain about
+format:
+	@scripts/lint.sh --fix-format
+
+check: lint build
 	@scripts/devcluster.sh build
 	@echo "fuzzing the scenario loader, the template compiler, the bulk response judge and sample merging for $(FUZZ_SECONDS) s each"
 	@tests/fuzz/run.sh $(FUZZ_SECONDS)

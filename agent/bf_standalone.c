@@ -212,8 +212,7 @@ int bf_standalone_main(int argc, char **argv)
         case 'r': results_base = optarg; break;
         case 'X':
             if (nreplace >= MAX_REPLACE) {
-                fprintf(stderr, "bulkfleet-agent run: --replace-existing: at most %d names\n",
-                        MAX_REPLACE);
+                bf_error("--replace-existing: at most %d names", MAX_REPLACE);
                 return BF_EXIT_INPUT;
             }
             replace[nreplace++] = optarg;
@@ -275,7 +274,7 @@ int bf_standalone_main(int argc, char **argv)
         int orc = bf_cluster_check_owned(es, sc, sel, &owner, &diag);
         free(sel);
         if (orc != BF_OK) {
-            fprintf(stderr, "bulkfleet-agent run: %s\n", diag.msg);
+            bf_error("%s", diag.msg);
             code = BF_EXIT_ENV;
             goto out;
         }
@@ -319,8 +318,9 @@ int bf_standalone_main(int argc, char **argv)
         printf("\nresults: %s\n", bf_results_dir(res));
     free(rows);
     if (res && bf_results_error(res)) {
-        fprintf(stderr, "bulkfleet-agent run: stopped: %s; the files in %s that were complete "
-                "before are kept\n", bf_results_error(res), bf_results_dir(res));
+        bf_error("stopped: %s; the files in %s that were complete "
+                 "before are kept",
+                 bf_results_error(res), bf_results_dir(res));
         code = BF_EXIT_ENV;
     }
     if (bf_standalone_stop_flag)

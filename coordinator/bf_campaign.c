@@ -190,7 +190,7 @@ int bf_campaign_run(const bf_campaign_opts_t *opts)
     c.owner.replace = opts->replace_existing;
     c.owner.nreplace = opts->nreplace_existing;
     if (bf_cluster_check_owned(c.es, c.sc, selected, &c.owner, &diag) != BF_OK) {
-        fprintf(stderr, "bulkfleet-coordinator: %s\n", diag.msg);
+        bf_error("%s", diag.msg);
         code = BF_EXIT_ENV;
         goto out;
     }
@@ -326,21 +326,21 @@ int bf_campaign_run(const bf_campaign_opts_t *opts)
         if (folded)
             any_bad |= !bf_row_is_clean(folded);
         if (c.cluster_gone) {
-            fprintf(stderr, "bulkfleet-coordinator: stopping the campaign: the cluster at %s "
-                    "stayed unreachable while preparing a cell (--cluster-wait); finished cells "
-                    "are in %s; once it is back, continue with run --resume %s (the failed cell "
-                    "runs again)\n", bf_es_host(c.es), bf_results_dir(c.res),
-                    bf_results_dir(c.res));
+            bf_error("stopping the campaign: the cluster at %s "
+                     "stayed unreachable while preparing a cell (--cluster-wait); finished cells "
+                     "are in %s; once it is back, continue with run --resume %s (the failed cell "
+                     "runs again)",
+                     bf_es_host(c.es), bf_results_dir(c.res), bf_results_dir(c.res));
             code = BF_EXIT_ENV;
             break;
         }
         if (bf_results_error(c.res)) {
             /* the results directory cannot be written (disk full, read-only): loading more
              * cells would measure what cannot be kept. Every file written before is complete. */
-            fprintf(stderr, "bulkfleet-coordinator: stopping the campaign: %s; the files in %s "
-                    "that were complete before are kept; free space (or fix the directory) and "
-                    "continue with run --resume %s\n", bf_results_error(c.res),
-                    bf_results_dir(c.res), bf_results_dir(c.res));
+            bf_error("stopping the campaign: %s; the files in %s "
+                     "that were complete before are kept; free space (or fix the directory) and "
+                     "continue with run --resume %s",
+                     bf_results_error(c.res), bf_results_dir(c.res), bf_results_dir(c.res));
             code = BF_EXIT_ENV;
             break;
         }

@@ -151,13 +151,15 @@ static int cmd_run(int argc, char **argv)
             o.duration_ms = &duration_ms;
             break;
         case 'A': o.allow_dir = optarg; break;
-        case 'Y': if (parse_ms("--cluster-wait", optarg, &o.cluster_wait_ms)) return 2; break;
+        case 'Y':
+            if (parse_ms("--cluster-wait", optarg, &o.cluster_wait_ms))
+                return BF_EXIT_INPUT;
+            break;
         case 'K': o.keep_failed = 1; break;
         case 'X':
             if (o.nreplace_existing >= BF_MAX_REPLACE_EXISTING) {
-                fprintf(stderr, "bulkfleet-coordinator: --replace-existing: at most %d names\n",
-                        BF_MAX_REPLACE_EXISTING);
-                return 2;
+                bf_error("--replace-existing: at most %d names", BF_MAX_REPLACE_EXISTING);
+                return BF_EXIT_INPUT;
             }
             replace[o.nreplace_existing++] = optarg;
             o.replace_existing = replace;
