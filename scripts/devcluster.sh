@@ -18,18 +18,49 @@
 #   BF_DEVCLUSTER_STOP_TIMEOUT   seconds to wait after SIGTERM before SIGKILL (60)
 #   BF_DEVCLUSTER_HEAP           JVM heap, e.g. 2g (default 1g per node, at most 6g)
 #   BF_DEVCLUSTER_MAX_LIFETIME   launcher self-stop after this many seconds (7200)
-#   BF_DEVCLUSTER_JAVA           java binary (default: java on PATH)
+#   BF_DEVCLUSTER_JAVA           java binary (default: java on PATH; OpenSearch 3: a Java 21+)
+#   BF_DEVCLUSTER_OPENSEARCH     2 (default: OpenSearch 2.19.6, deploy/devcluster, Java 17+) or
+#                                3 (OpenSearch 3.8.0, deploy/devcluster-os3, Java 21+)
 #   BF_DEVCLUSTER_LOG_LEVEL      OpenSearch console log level (warn)
 set -u
 
 SCRIPT_DIR=$(cd "$(dirname "$0")" && pwd)
 REPO=$(cd "$SCRIPT_DIR/.." && pwd)
-DC_DIR="$REPO/deploy/devcluster"
-JAR="$DC_DIR/target/devcluster.jar"
-JAVA_BIN=${BF_DEVCLUSTER_JAVA:-java}
+OS_MAJOR=${BF_DEVCLUSTER_OPENSEARCH:-2}
 
 die() { echo "devcluster: ERROR: $*" >&2; exit 1; }
 note() { echo "devcluster: $*" >&2; }
+
+# the feature version of a java binary (17, 21, 25), 0 if it does not run
+java_feature() {
+    "$1" -XshowSettings:properties -version 2>&1 |
+        awk -F'= ' '/java.specification.version/ { print $2; found = 1 } END { if (!found) print 0 }'
+}
+
+case "$OS_MAJOR" in
+    2)
+        DC_DIR="$REPO/deploy/devcluster"
+        JAVA_BIN=${BF_DEVCLUSTER_JAVA:-java}
+        ;;
+    3)
+        DC_DIR="$REPO/deploy/devcluster-os3"
+        # OpenSearch 3 needs Java 21+: the given one, else java on PATH, else a JDK under
+        # /usr/lib/jvm (Temurin 25 on the test machine)
+        JAVA_BIN=${BF_DEVCLUSTER_JAVA:-}
+        if [ -z "$JAVA_BIN" ]; then
+            for j in java /usr/lib/jvm/*/bin/java; do
+                command -v "$j" >/dev/null 2>&1 || continue
+                if [ "$(java_feature "$j")" -ge 21 ] 2>/dev/null; then
+                    JAVA_BIN=$j
+                    break
+                fi
+            done
+        fi
+        [ -n "$JAVA_BIN" ] || die "OpenSearch 3 needs Java 21 or newer and none was found (java on PATH, /usr/lib/jvm/*): install one (e.g. a Temurin 21+ JDK) or set BF_DEVCLUSTER_JAVA"
+        ;;
+    *) die "BF_DEVCLUSTER_OPENSEARCH must be 2 or 3, got '$OS_MAJOR'" ;;
+esac
+JAR="$DC_DIR/target/devcluster.jar"
 
 usage() {
     sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//' >&2
@@ -54,7 +85,10 @@ cmd_build() {
     note "building $JAR ..."
     local log
     log=$(mktemp "${TMPDIR:-/tmp}/devcluster-build.XXXXXX")
-    if ! mvn -B -q -Dstyle.color=never -f "$DC_DIR/pom.xml" -DskipTests package >"$log" 2>&1; then
+    # Maven compiles with the JDK that runs the cluster (OpenSearch 3 needs --release 21)
+    local java_home
+    java_home=$(dirname "$(dirname "$(readlink -f "$(command -v "$JAVA_BIN")")")")
+    if ! JAVA_HOME="$java_home" mvn -B -q -Dstyle.color=never -f "$DC_DIR/pom.xml" -DskipTests package >"$log" 2>&1; then
         tail -n 60 "$log" >&2
         rm -f "$log"
         die "maven build of deploy/devcluster failed"
@@ -234,6 +268,9 @@ cmd_start() {
 
     ulimit -n 65536 2>/dev/null || ulimit -n "$(ulimit -Hn)" 2>/dev/null || true
 
+    # OpenSearch's own jvm.options: COMPAT before JDK 23 (it is gone in 23), CLDR from 23 on
+    local locale_providers=SPI,COMPAT
+    [ "$(java_feature "$JAVA_BIN")" -ge 23 ] 2>/dev/null && locale_providers=SPI,CLDR
     local jvm=(
         "-Xms$heap" "-Xmx$heap" "-XX:MaxDirectMemorySize=$((heap_mb / 2))m"
         -XX:+UseG1GC -XX:G1ReservePercent=25 -XX:InitiatingHeapOccupancyPercent=30
@@ -241,7 +278,7 @@ cmd_start() {
         -Dio.netty.noUnsafe=true -Dio.netty.noKeySetOptimization=true
         -Dio.netty.recycler.maxCapacityPerThread=0 -Dio.netty.allocator.numDirectArenas=0
         -Dlog4j.shutdownHookEnabled=false -Dlog4j2.disable.jmx=true
-        -Djava.locale.providers=SPI,COMPAT -Djna.nosys=true
+        "-Djava.locale.providers=$locale_providers" -Djna.nosys=true
         -Dopensearch.set.netty.runtime.available.processors=false
         "-Ddevcluster.log.level=${BF_DEVCLUSTER_LOG_LEVEL:-warn}"
         -XX:+HeapDumpOnOutOfMemoryError "-XX:HeapDumpPath=$STATE_DIR"
