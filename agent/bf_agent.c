@@ -433,9 +433,20 @@ static void on_prepare(agent *a, const Bf__Prepare *p)
     }
     switch (a->cell_st) {
     case CELL_RUNNING:
-    case CELL_DRAINING:
-        send_failed(a, p->command_id, p->cell_id, "agent is still running another cell");
+    case CELL_DRAINING: {
+        /* busy, not failed: a coordinator restarted mid-cell waits and asks again */
+        Bf__Failed f = BF__FAILED__INIT;
+        f.command_id = p->command_id;
+        f.cell_id = p->cell_id;
+        f.reason = (char *)"agent is still running another cell";
+        f.busy = 1;
+        Bf__Envelope env;
+        bf_wire_init(&env);
+        env.body_case = BF__ENVELOPE__BODY_FAILED;
+        env.failed = &f;
+        send_ctrl(a, &env);
         return;
+    }
     case CELL_PREPARED:
         drop_run(a); /* the coordinator moved on: the new cell replaces the prepared one */
         break;

@@ -27,7 +27,7 @@
  *   RUNNING   Stop | fatal | dead-man     abort the workers; Ack (Stop)            DRAINING
  *   RUNNING   run over                    final Sample, Done                       IDLE
  *   DRAINING  run over                    final Sample, Done                       IDLE
- *   RUNNING+  Prepare                     Failed ("still running")                 same
+ *   RUNNING+  Prepare                     Failed (busy: "still running")           same
  *   any       repeated command id         repeat the earlier answer (no-op)        same
  *   any       SampleAck(seq)              drop samples <= seq                      same
  *   any       unacked sample older 3 s    resend from the last ack (go-back-N)     same

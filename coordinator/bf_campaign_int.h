@@ -37,6 +37,7 @@ typedef struct bf__campaign {
     bf_owner_t owner;      /* what index.recreate may delete; the mark's scenario/campaign */
     char campaign_id[256]; /* the results directory's name, in the mark */
     int cluster_gone;      /* a cell could not be prepared: the cluster stayed unreachable */
+    int prepare_soon;      /* an agent answered busy: resend the Prepare in BUSY_RESEND_MS */
 
     /* the current cell (bf_cellrun.c); members[i] is agents[i]'s part, NULL between cells */
     const bf_cell_t *cell;

@@ -23,6 +23,8 @@
 
 #define PREPARE_TIMEOUT_MS 60000
 #define RESEND_MS 5000          /* Prepare: resent to agents that have not answered */
+#define BUSY_RESEND_MS 1000     /* Prepare: resent to an agent that answered busy */
+#define DRAIN_GRACE_MS 15000    /* waiting for draining agents: request timeout + this */
 #define COMMAND_RESEND_MS 1000  /* Start and Stop: resent until acknowledged */
 #define START_DELAY_MS 1000
 #define DONE_GRACE_MS 30000
@@ -250,7 +252,17 @@ static void on_message(void *ctx, bf_fleet_agent_t *a, const Bf__Envelope *env, 
             m->stop_acked = 1;
         break;
     case BF__ENVELOPE__BODY_FAILED:
-        if (m && c->cell && strcmp(env->failed->cell_id, c->cell->id) == 0) {
+        if (m && c->cell && strcmp(env->failed->cell_id, c->cell->id) == 0 && env->failed->busy &&
+            m->state == BF_MS_PREPARING) {
+            /* still draining an earlier cell (a coordinator restarted under it): not a failure;
+             * the Prepare is sent again soon */
+            if (!m->busy_seen)
+                bf_info("cell %s: agent %s is still draining another cell; waiting for it",
+                        c->cell->id, a->id);
+            m->busy_seen = 1;
+            c->prepare_soon = 1;
+            bf_fleet_agent_cell(a, BF_FC_DRAINING);
+        } else if (m && c->cell && strcmp(env->failed->cell_id, c->cell->id) == 0) {
             step(c, m, BF_ME_FAILED);
             fail_cell(c, "cell %s: agent %s (%s): %s", c->cell->id, a->id, a->hostname,
                       env->failed->reason);
@@ -259,6 +271,8 @@ static void on_message(void *ctx, bf_fleet_agent_t *a, const Bf__Envelope *env, 
     case BF__ENVELOPE__BODY_DONE:
         if (m && c->cell && strcmp(env->done->cell_id, c->cell->id) == 0)
             bf_fleet_agent_cell(a, BF_FC_RELEASED);
+        else if (a->draining)
+            bf_fleet_agent_cell(a, BF_FC_RELEASED); /* the earlier cell is over there */
         break;
     default:
         break;
@@ -305,6 +319,8 @@ static int want_resend(void *ctx, const bf_fleet_agent_t *a)
                 a->held_state == BF__AGENT_STATE__AGENT_RUNNING ? "running" : "prepared for",
                 a->held_cell);
         send_stop_to(c, a, ++c->next_cmd, a->held_cell, "not a cell of this coordinator run");
+        if (a->held_state == BF__AGENT_STATE__AGENT_RUNNING)
+            bf_fleet_agent_cell((bf_fleet_agent_t *)a, BF_FC_DRAINING);
     }
     if (m != NULL && !current) {
         /* a member that forgot the cell (restarted process): it will never finish it */
@@ -361,6 +377,47 @@ static void send_starts(bf__campaign_t *c, uint64_t start_us, uint64_t now)
         bf_fleet_send(c->fleet, m->agent, &env, 0);
         bf_fleet_agent_cell(m->agent, BF_FC_STARTED);
         m->last_command_us = now;
+    }
+}
+
+/* Wait (at most wait_ms, answering the fleet) until none of the agents is draining a cell
+ * this coordinator did not start; the Stop that want_resend sent is repeated every 2 s. */
+static void wait_drained(bf__campaign_t *c, bf_fleet_agent_t **agents, uint32_t nagents,
+                         uint64_t wait_ms)
+{
+    uint64_t t0 = bf_clock_mono_us(), last_stop = t0;
+    int said = 0;
+    for (;;) {
+        uint32_t draining = 0;
+        const bf_fleet_agent_t *first = NULL;
+        for (uint32_t i = 0; i < nagents; i++) {
+            if (agents[i]->draining && agents[i]->session != BF_AS_LOST) {
+                draining++;
+                first = first ? first : agents[i];
+            }
+        }
+        uint64_t now = bf_clock_mono_us();
+        if (draining == 0 || bf_campaign_signal)
+            return;
+        if (now - t0 > wait_ms * 1000u) {
+            bf_warn("%u agents still drain an earlier cell after %llu s; going on", draining,
+                    (unsigned long long)(wait_ms / 1000u));
+            return;
+        }
+        if (!said) {
+            bf_info("waiting for %u agent%s (%s first) to finish the cell the previous "
+                    "coordinator started (%s) before preparing the next one", draining,
+                    draining == 1 ? "" : "s", first->id, first->held_cell);
+            said = 1;
+        }
+        if (now - last_stop > 2000000u) {
+            for (uint32_t i = 0; i < nagents; i++)
+                if (agents[i]->draining && agents[i]->held_cell[0])
+                    send_stop_to(c, agents[i], ++c->next_cmd, agents[i]->held_cell,
+                                 "not a cell of this coordinator run");
+            last_stop = now;
+        }
+        bf_fleet_poll(c->fleet, 100);
     }
 }
 
@@ -477,6 +534,9 @@ int bf__cellrun_run(bf__campaign_t *c, const bf_cell_t *cell, uint32_t repetitio
             k + 1, ncells, c->cell_name, cell->shards, cell->replicas, cell->batch_size,
             cell->concurrency, cell->target_rate > 0 ? ", target rate" : "", nagents);
 
+    /* agents still draining a cell of the coordinator before us (killed under it) may have
+     * bulk requests in flight: the index is recreated only once they are done */
+    wait_drained(c, agents, nagents, rq->timeout_ms + DRAIN_GRACE_MS);
     bf__cell_index_t ix;
     bf__cellsetup_index(c, cell, &ix);
 
@@ -566,7 +626,8 @@ int bf__cellrun_run(bf__campaign_t *c, const bf_cell_t *cell, uint32_t repetitio
     uint64_t t0 = bf_clock_mono_us(), last_send = 0;
     for (;;) {
         uint64_t now = bf_clock_mono_us();
-        if (now - last_send > RESEND_MS * 1000u) {
+        if (now - last_send > (c->prepare_soon ? BUSY_RESEND_MS : RESEND_MS) * 1000u) {
+            c->prepare_soon = 0;
             send_prepares(c, repetition, conc, rate, sclients, srate, stream_base, streams);
             last_send = now;
         }

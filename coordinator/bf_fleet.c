@@ -254,12 +254,19 @@ void bf_fleet_agent_add_file(bf_fleet_agent_t *a, const char *sha256_hex)
 
 void bf_fleet_agent_cell(bf_fleet_agent_t *a, enum bf_fleet_cell_event ev)
 {
+    if (ev == BF_FC_DRAINING) {
+        a->draining = 1;
+        return;
+    }
+    if (ev == BF_FC_RELEASED)
+        a->draining = 0;
     if (a->session == BF_AS_LOST || a->session == BF_AS_CONNECTED)
         return;
     switch (ev) {
     case BF_FC_READY: a->session = BF_AS_PREPARED; break;
     case BF_FC_STARTED: a->session = BF_AS_RUNNING; break;
     case BF_FC_RELEASED: a->session = BF_AS_IDLE; break;
+    case BF_FC_DRAINING: break;
     }
 }
 
@@ -322,6 +329,8 @@ static void on_hello(bf_fleet_t *f, void *sock, const char *route, size_t route_
         bf_strlcpy(a->held_cell, h->cell_id ? h->cell_id : "", sizeof a->held_cell);
         a->held_last_seq = h->last_seq;
         a->held_state = h->state;
+        if (h->state != BF__AGENT_STATE__AGENT_RUNNING)
+            a->draining = 0; /* nothing of an earlier cell in flight any more */
         /* what the agent has cached is what this Hello says: a restarted agent has nothing */
         a->nfiles = 0;
         for (size_t i = 0; i < h->n_cached_files; i++)

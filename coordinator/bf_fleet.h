@@ -48,6 +48,8 @@ typedef struct bf_fleet_agent {
     uint32_t held_state;     /* Bf__AgentState of its last Hello */
     char (*files)[65];       /* sha256 of dictionary files the agent has cached */
     size_t nfiles;
+    int draining;            /* stopping a cell this coordinator did not start (it said so in
+                                its Hello): its requests may still reach the cluster */
     void *user;              /* the campaign's: index + 1 of its member in the running cell, or NULL */
 } bf_fleet_agent_t;
 
@@ -63,7 +65,8 @@ void bf_fleet_agent_add_file(bf_fleet_agent_t *a, const char *sha256_hex);
 enum bf_fleet_cell_event {
     BF_FC_READY,    /* it answered Prepare with Ready            -> PREPARED */
     BF_FC_STARTED,  /* a Start was sent to it                   -> RUNNING */
-    BF_FC_RELEASED, /* Done, or the cell is over for it         -> IDLE */
+    BF_FC_RELEASED, /* Done, or the cell is over for it         -> IDLE, not draining */
+    BF_FC_DRAINING, /* told to stop a cell of an earlier coordinator: draining until Done */
 };
 
 /* bf_fleet_agent_cell — the one way agent session state changes outside the fleet's own

@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# integration_resume_kill — kill -9 of the coordinator in the middle of cell 2, then at once
+# `run --resume DIR` with the same two agents (separate processes, still loading cell 2): the new
+# coordinator stops them and waits for them to drain (they answer "busy" to a Prepare) instead of
+# failing the cell, recreates the index only then, and the rerun of cell 2 is verified; cell 1 is
+# kept, and matrix.json keeps the campaign's seed.
+source "$(dirname "$0")/lib.sh"
+P=$(free_port)
+IDX="bf-kill-$$"
+APIDS=()
+cleanup() {
+    for p in "${APIDS[@]}" ${CPID:-}; do kill "$p" 2> /dev/null || true; done
+    curl -sf -X DELETE "$ES/$IDX-*" > /dev/null 2>&1 || true
+    cleanup_tmp
+}
+trap cleanup EXIT
+cat > "$TMP/s.yaml" <<YAML
+name: resumekill
+target: {hosts: ["$ES"]}
+index: {name: "$IDX-{batch_size}", recreate: true}
+variables: [{name: n, type: range, from: 1, to: 9}]
+document: {source: '{"n": \$[[n]]}'}
+run: {warmup: 0s, duration: 6s}
+matrix: {batch_size: [50, 60], concurrency: [2]}
+YAML
+for i in 1 2; do
+    "$AGENT" --coordinator "tcp://127.0.0.1:$P" --insecure --id "k$i" --threads 1 -q 2> "$TMP/agent$i.err" &
+    APIDS+=($!)
+done
+"$COORD" run "$TMP/s.yaml" --agents 2 --insecure --bind "tcp://127.0.0.1:$P" --results "$TMP/r" -q \
+    > "$TMP/out1" 2> "$TMP/err1" &
+CPID=$!
+for _ in $(seq 1 600); do
+    ls "$TMP"/r/*/cells/*.ndjson > /dev/null 2>&1 && break
+    kill -0 "$CPID" 2> /dev/null || break
+    sleep 0.05
+done
+ls "$TMP"/r/*/cells/*.ndjson > /dev/null 2>&1 || { cat "$TMP/err1" >&2; fail "cell 1 never finished"; }
+for _ in $(seq 1 200); do grep -q "cell 2/2" "$TMP/err1" && break; sleep 0.05; done
+sleep 2.5   # cell 2 is loading
+kill -9 "$CPID"; wait "$CPID" 2> /dev/null || true; CPID=
+D=$(ls -d "$TMP"/r/resumekill-*)
+SEED=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["seed"])' "$D/matrix.json")
+rc=0
+timeout 120 "$COORD" run "$TMP/s.yaml" --agents 2 --insecure --bind "tcp://127.0.0.1:$P" --resume "$D" -q \
+    > "$TMP/out2" 2> "$TMP/err2" || rc=$?
+[ "$rc" = 0 ] || { cat "$TMP/err2" >&2; fail "resume after kill -9: exit $rc"; }
+grep -Eq "to finish the cell the previous coordinator started|is still draining another cell" "$TMP/err2" ||
+    { cat "$TMP/err2" >&2; fail "the new coordinator did not wait for the draining agents"; }
+grep -q "already finished in .*kept" "$TMP/err2" || { cat "$TMP/err2" >&2; fail "cell 1 was not kept"; }
+python3 - "$D" "$SEED" <<'PY' || fail "rows after resume"
+import glob, json, sys
+d, seed = sys.argv[1], int(sys.argv[2])
+m = json.load(open(d + "/matrix.json"))
+assert m["seed"] == seed, (m["seed"], seed)
+assert len(m["rows"]) == 2, m["rows"]
+for r in m["rows"]:
+    assert r["verified"] is True and r["failed"] is False, r
+print("both rows verified, seed", seed, "kept")
+PY
+pass "kill -9 mid-cell, immediate --resume: waited for the draining agents, rerun verified, seed kept"
