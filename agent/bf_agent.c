@@ -231,6 +231,7 @@ static void push_sample(agent *a, int32_t second, const bf_counters_t *c, const 
     bf_sample_pack(&s, &hs, &hl, a->cell_id, ++a->seq, second, c, svc, lat);
     bf_run_pack_queries(a->run, &s); /* search clients' queries of this second, if any */
     s.final = final;
+    s.corpus_done = final && a->run && bf_run_corpus_done(a->run);
     s.fatal = (char *)(fatal ? fatal : "");
     Bf__Envelope env;
     bf_wire_init(&env);

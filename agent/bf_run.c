@@ -5,6 +5,7 @@
 #include "bf_allow.h"
 #include "bf_clock.h"
 #include "bf_es.h"
+#include "bf_corpus.h"
 #include "bf_log.h"
 #include "bf_mem.h"
 #include "bf_qstats.h"
@@ -24,6 +25,8 @@
 struct bf_run {
     bf_run_cfg_t cfg;
     bf_tmpl_t *tmpl;
+    bf_corpus_t *own_corpus; /* corpus.local_path, opened here */
+    uint8_t **keep;          /* per worker: which documents of its slice are JSON objects */
     bf_worker_t **workers;
     uint32_t nworkers;
     uint64_t start_mono_us;
@@ -157,7 +160,38 @@ bf_run_t *bf_run_new(const bf_run_cfg_t *cfg, bf_diag_t *diag)
             return NULL;
         }
     }
-    size_t body_est = bf_tmpl_estimate_doc_bytes(run->tmpl, cfg->cell) * cfg->cell->batch_size;
+    run->keep = bf_calloc(n, sizeof *run->keep);
+    size_t doc_est = bf_tmpl_estimate_doc_bytes(run->tmpl, cfg->cell);
+    /* corpus: this agent reads the slices of its streams [stream_base, stream_base + threads)
+     * and splits them over the workers it runs (fewer when its concurrency is lower) */
+    const bf_document_spec_t *doc = bf_scenario_document(cfg->sc);
+    const bf_corpus_t *corpus = bf_scenario_corpus(cfg->sc);
+    if (doc->corpus_local_path) {
+        bf_diag_t dg = {0};
+        if (bf_corpus_open_file(doc->corpus_local_path, (enum bf_corpus_format)doc->corpus_format,
+                                &run->own_corpus, &dg) != BF_OK) {
+            bf_diag_set(diag, dg.code,
+                        "document.corpus.local_path: %s on this agent host; "
+                        "copy the corpus to the same path on every agent host, or ship it "
+                        "with document.corpus.path",
+                        dg.msg);
+            bf_run_destroy(&run);
+            return NULL;
+        }
+        corpus = run->own_corpus;
+    }
+    size_t agent_from = 0, agent_to = 0;
+    if (corpus) {
+        doc_est += 3 + bf_corpus_mean_doc_bytes(corpus);
+        uint32_t streams = cfg->stream_count ? cfg->stream_count : n;
+        uint32_t mine = cfg->threads ? cfg->threads : 1;
+        if (cfg->stream_base + mine > streams)
+            mine = streams > cfg->stream_base ? streams - cfg->stream_base : 1;
+        size_t f, t;
+        bf_corpus_slice(corpus, cfg->stream_base, streams, &agent_from, &t);
+        bf_corpus_slice(corpus, cfg->stream_base + mine - 1, streams, &f, &agent_to);
+    }
+    size_t body_est = doc_est * cfg->cell->batch_size;
     uint32_t conn_base = cfg->stream_base; /* agents start on different hosts */
     for (uint32_t i = 0; i < n; i++) {
         uint32_t conns = conc / n + (i < conc % n ? 1 : 0);
@@ -178,6 +212,22 @@ bf_run_t *bf_run_new(const bf_run_cfg_t *cfg, bf_diag_t *diag)
             .routes = cfg->cell->routing_mode != BF_ROUTE_NONE ? &run->routes : NULL,
         };
         conn_base += conns;
+        if (corpus) {
+            size_t span = agent_to - agent_from;
+            bf_corpus_cursor_t *cur = &wc.cursor;
+            cur->from = agent_from + (size_t)((unsigned __int128)span * i / n);
+            cur->to = agent_from + (size_t)((unsigned __int128)span * (i + 1) / n);
+            cur->passes = doc->corpus_passes;
+            run->keep[i] = bf_malloc(cur->to > cur->from ? cur->to - cur->from : 1);
+            size_t bad = bf_corpus_check(corpus, cur->from, cur->to, 1, NULL, NULL, run->keep[i]);
+            if (bad)
+                bf_warn("cell %s: %zu of the %zu corpus documents of thread %u are not JSON "
+                        "objects and are skipped (bulkfleet-coordinator validate lists them "
+                        "with their lines)",
+                        cfg->cell->id, bad, cur->to - cur->from, i);
+            cur->keep = run->keep[i];
+            wc.corpus = corpus;
+        }
         run->workers[i] = bf_worker_new(&wc, diag);
         if (run->workers[i] == NULL) {
             bf_run_destroy(&run);
@@ -276,9 +326,9 @@ int bf_run_poll(bf_run_t *run, bf_run_sample_fn fn, void *ctx)
         if (o < open)
             open = o;
     }
-    while (run->next_second < open &&
-           now >= run->start_mono_us + (uint64_t)(run->next_second + 1) * 1000000u +
-                      BF_SAMPLE_GRACE_US) {
+    while (run->next_second < open && now >= run->start_mono_us +
+                                                 (uint64_t)(run->next_second + 1) * 1000000u +
+                                                 BF_SAMPLE_GRACE_US) {
         emit(run, run->next_second, fn, ctx);
         run->next_second++;
     }
@@ -327,6 +377,14 @@ const char *bf_run_fatal(bf_run_t *run)
     return "";
 }
 
+int bf_run_corpus_done(const bf_run_t *run)
+{
+    for (uint32_t i = 0; i < run->nworkers; i++)
+        if (!bf_worker_corpus_done(run->workers[i]))
+            return 0;
+    return run->nworkers > 0;
+}
+
 uint32_t bf_run_threads(const bf_run_t *run)
 {
     return run->nworkers;
@@ -352,6 +410,10 @@ void bf_run_destroy(bf_run_t **run_p)
         bf_routetable_destroy(&run->tables[i]);
     free(run->tables);
     bf_es_destroy(&run->es);
+    for (uint32_t i = 0; run->keep && i < run->nworkers; i++)
+        free(run->keep[i]);
+    free(run->keep);
+    bf_corpus_destroy(&run->own_corpus);
     bf_tmpl_destroy(&run->tmpl);
     bf_hist_destroy(&run->svc);
     bf_hist_destroy(&run->lat);

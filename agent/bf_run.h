@@ -61,6 +61,9 @@ const char *bf_run_fatal(bf_run_t *run);
  * clients. Allocates: release with bf_run_pack_queries_cleanup before bf_sample_pack_cleanup. */
 void bf_run_pack_queries(const bf_run_t *run, Bf__Sample *s);
 void bf_run_pack_queries_cleanup(Bf__Sample *s);
+/* bf_run_corpus_done — 1 when the cell reads a corpus and every worker has read its slice
+ * `passes` times (the load ended early on purpose), else 0. */
+int bf_run_corpus_done(const bf_run_t *run);
 /* bf_run_threads — worker threads actually used. */
 uint32_t bf_run_threads(const bf_run_t *run);
 void bf_run_destroy(bf_run_t **run_p);

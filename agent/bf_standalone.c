@@ -385,10 +385,26 @@ int bf_standalone_render_main(int argc, char **argv)
     bf_partition_t part = {.stream_index = 0, .stream_count = 1,
                            .seed = bf_scenario_run(sc)->seed + first};
     gen = bf_gen_new(tmpl, &part);
+    /* a corpus (document.corpus.path): the whole corpus as one stream's slice, looped */
+    const bf_corpus_t *corpus = bf_scenario_corpus(sc);
+    bf_corpus_cursor_t cur = {0};
+    if (corpus) {
+        cur.to = bf_corpus_docs(corpus);
+        cur.passes = bf_scenario_document(sc)->corpus_passes;
+    } else if (bf_scenario_document(sc)->corpus_local_path) {
+        bf_error("render: document.corpus.local_path: render reads only a corpus given by "
+                 "document.corpus.path");
+        goto out;
+    }
     code = BF_EXIT_OK;
     for (uint64_t i = 0; i < requests && code == 0; i++) {
         bf_buf_reset(&body);
-        int rc = bf_tmpl_render_bulk(tmpl, gen, cell, cell->batch_size, &body);
+        uint32_t got = 0;
+        int rc = corpus ? bf_tmpl_render_corpus(tmpl, gen, cell, corpus, &cur, cell->batch_size, 1,
+                                                &body, &got)
+                        : bf_tmpl_render_bulk(tmpl, gen, cell, cell->batch_size, &body);
+        if (corpus && rc == BF_OK && got == 0)
+            break; /* the corpus's passes are over */
         if (rc != BF_OK) {
             bf_error("cell %s, request %llu: %s", cell->id, (unsigned long long)i + 1,
                      bf_strerror(rc));

@@ -56,8 +56,20 @@ typedef struct bucket {
 } bucket;
 
 /* The counters booked pro rata over a request's time in flight (see spread_docs). */
-enum { SP_SENT, SP_RETRIED, SP_OK, SP_REJECTED, SP_CONFLICT, SP_MAPPING, SP_4XX, SP_5XX,
-       SP_UNKNOWN, SP_PAYLOAD, SP_WIRE, SP_N };
+enum {
+    SP_SENT,
+    SP_RETRIED,
+    SP_OK,
+    SP_REJECTED,
+    SP_CONFLICT,
+    SP_MAPPING,
+    SP_4XX,
+    SP_5XX,
+    SP_UNKNOWN,
+    SP_PAYLOAD,
+    SP_WIRE,
+    SP_N
+};
 
 enum slot_state { SLOT_IDLE = 0, SLOT_BUSY, SLOT_RETRY_WAIT, SLOT_CONNECT_WAIT };
 
@@ -99,10 +111,10 @@ struct bf_worker {
     atomic_int last_second;
 
     pthread_mutex_t lock;
-    bucket *ring;           /* nring buckets, one per second, by second mod nring */
-    uint32_t nring;         /* covers the longest a request can be in flight, + RING */
-    int32_t open_second;    /* lowest second a request in flight was sent in (INT32_MAX: none):
-                               no second from it on is sealed; under lock */
+    bucket *ring;        /* nring buckets, one per second, by second mod nring */
+    uint32_t nring;      /* covers the longest a request can be in flight, + RING */
+    int32_t open_second; /* lowest second a request in flight was sent in (INT32_MAX: none):
+                            no second from it on is sealed; under lock */
 
     CURLM *multi;
     slot *slots;            /* nslots = connections x group_size; group g = slots
@@ -120,6 +132,8 @@ struct bf_worker {
     uint32_t retry_max;
     uint32_t slice_docs;    /* documents rendered between two turns of the I/O loop */
     bf_gen_t *gen;
+    bf_corpus_cursor_t cursor;         /* corpus mode: where this worker is in its slice */
+    int corpus_done;                   /* corpus mode: the slice was read `passes` times */
     struct libdeflate_compressor *gzc; /* gzip: whole-buffer compressor (libdeflate) */
     bf_buf_t scratch;       /* render target (shared_render) and retry builder */
     uint64_t last_blocked_us; /* open loop: last time a due request found no free slot */
@@ -181,11 +195,11 @@ static void spread_docs(bf_worker_t *w, uint64_t t0_us, uint64_t t1_us, const ui
     int32_t s0 = second_of(w, t0_us), s1 = second_of(w, t1_us);
     uint64_t dur = t1_us - t0_us;
     uint64_t n = v[SP_SENT] + v[SP_RETRIED];
-    static const int cls[] = {SP_OK, SP_REJECTED, SP_CONFLICT, SP_MAPPING, SP_4XX, SP_5XX,
-                              SP_UNKNOWN};
+    static const int cls[] = {SP_OK,  SP_REJECTED, SP_CONFLICT, SP_MAPPING,
+                              SP_4XX, SP_5XX,      SP_UNKNOWN};
     uint64_t prev_docs = 0, prev_payload = 0, prev_wire = 0;
     for (int32_t sec = s0; sec <= s1; sec++) {
-        uint64_t upto;  /* time in flight up to the end of sec */
+        uint64_t upto; /* time in flight up to the end of sec */
         if (sec == s1 || dur == 0) {
             upto = dur;
         } else {
@@ -193,8 +207,8 @@ static void spread_docs(bf_worker_t *w, uint64_t t0_us, uint64_t t1_us, const ui
             upto = end > t0_us ? end - t0_us : 0;
         }
         uint64_t docs = dur ? (uint64_t)((unsigned __int128)n * upto / dur) : n;
-        uint64_t payload = dur ? (uint64_t)((unsigned __int128)v[SP_PAYLOAD] * upto / dur)
-                               : v[SP_PAYLOAD];
+        uint64_t payload =
+            dur ? (uint64_t)((unsigned __int128)v[SP_PAYLOAD] * upto / dur) : v[SP_PAYLOAD];
         uint64_t wire = dur ? (uint64_t)((unsigned __int128)v[SP_WIRE] * upto / dur) : v[SP_WIRE];
         if (sec == s1) {
             docs = n;
@@ -212,8 +226,9 @@ static void spread_docs(bf_worker_t *w, uint64_t t0_us, uint64_t t1_us, const ui
         c->bytes_payload += payload - prev_payload;
         c->bytes_wire += wire - prev_wire;
         /* documents [prev_docs, docs) of the class order */
-        uint64_t *dst[] = {&c->docs_ok, &c->docs_rejected, &c->docs_conflict, &c->docs_mapping,
-                           &c->docs_failed_4xx, &c->docs_failed_5xx, &c->docs_unknown};
+        uint64_t *dst[] = {&c->docs_ok,      &c->docs_rejected,   &c->docs_conflict,
+                           &c->docs_mapping, &c->docs_failed_4xx, &c->docs_failed_5xx,
+                           &c->docs_unknown};
         uint64_t lo = 0;
         for (size_t i = 0; i < sizeof cls / sizeof cls[0]; i++) {
             uint64_t hi = lo + v[cls[i]];
@@ -410,8 +425,8 @@ static void send_prepared(bf_worker_t *w, slot *s)
  * other transfers in between; with gzip the whole body is then compressed in one call. With
  * gzip and no retries the NDJSON is rendered into the thread's scratch buffer, so a connection
  * holds only the compressed body. */
-static void send_routed(bf_worker_t *w, slot *s, uint64_t intended_us, uint64_t t0,
-                        uint64_t io_us);
+static void send_routed(bf_worker_t *w, slot *s, uint64_t intended_us, uint64_t t0, uint64_t io_us,
+                        uint32_t ndocs);
 
 static void send_new(bf_worker_t *w, slot *s, uint64_t intended_us)
 {
@@ -424,8 +439,27 @@ static void send_new(bf_worker_t *w, slot *s, uint64_t intended_us)
     while (done < batch) {
         uint32_t n = batch - done < w->slice_docs ? batch - done : w->slice_docs;
         size_t from = dst->len;
-        int rc = done == 0 ? bf_tmpl_render_bulk(w->cfg.tmpl, w->gen, cell, n, dst)
+        int rc;
+        if (w->cfg.corpus) {
+            uint32_t got = 0;
+            rc = bf_tmpl_render_corpus(w->cfg.tmpl, w->gen, cell, w->cfg.corpus, &w->cursor, n,
+                                       done == 0, dst, &got);
+            if (rc == BF_OK && got < n) {
+                /* the end of this worker's corpus: send what there is, then no more */
+                w->corpus_done = 1;
+                bf_info("cell %s, thread %u: corpus slice of %zu documents read %u time%s; "
+                        "this thread sends no more",
+                        cell->id, w->cfg.thread_index, w->cursor.to - w->cursor.from,
+                        w->cursor.passes_done, w->cursor.passes_done == 1 ? "" : "s");
+                batch = done + got;
+                n = got;
+                if (batch == 0)
+                    return;
+            }
+        } else {
+            rc = done == 0 ? bf_tmpl_render_bulk(w->cfg.tmpl, w->gen, cell, n, dst)
                            : bf_tmpl_render_bulk_more(w->cfg.tmpl, w->gen, cell, n, dst);
+        }
         if (rc == BF_E_RANGE) {
             set_fatal(w, "cell %s: a sequence variable with wrap: false has no values left for "
                       "this thread; widen its range or set wrap: true", cell->id);
@@ -443,7 +477,7 @@ static void send_new(bf_worker_t *w, slot *s, uint64_t intended_us)
             io_us += io_turn(w);
     }
     if (w->cfg.routes) {
-        send_routed(w, s, intended_us, t0, io_us);
+        send_routed(w, s, intended_us, t0, io_us, batch);
         return;
     }
     if (w->gzip && gzip_whole(w, &s->gz, dst->data, dst->len) != BF_OK) {
@@ -486,8 +520,8 @@ static void use_table(bf_worker_t *w, const bf_routetable_t *rt)
 
 /* routing_mode node|shard: the bulk just rendered into w->scratch is split by primary node or
  * shard and each part is sent at once from a slot of s's group, to its node's address. */
-static void send_routed(bf_worker_t *w, slot *s, uint64_t intended_us, uint64_t t0,
-                        uint64_t io_us)
+static void send_routed(bf_worker_t *w, slot *s, uint64_t intended_us, uint64_t t0, uint64_t io_us,
+                        uint32_t ndocs)
 {
     const bf_cell_t *cell = w->cfg.cell;
     bf_rt_holder_t *h = w->cfg.routes;
@@ -499,8 +533,8 @@ static void send_routed(bf_worker_t *w, slot *s, uint64_t intended_us, uint64_t 
         use_table(w, rt);
     }
     bf_diag_t d = {0};
-    if (bf_reshuffle_split(&w->rs, rt, w->scratch.data, w->scratch.len, cell->batch_size, &d) !=
-        BF_OK) {
+    /* ndocs: the batch size, or fewer in the last request of a finite corpus */
+    if (bf_reshuffle_split(&w->rs, rt, w->scratch.data, w->scratch.len, ndocs, &d) != BF_OK) {
         set_fatal(w, "cell %s: %s", cell->id, d.msg);
         return;
     }
@@ -854,14 +888,17 @@ static void *run(void *arg)
                 wake_us = s->retry_due_us;
             }
         }
-        if (loading && interval_us == 0) {
-            for (uint32_t g = 0; g < cfg->connections && !atomic_load(&w->abort_flag); g++)
+        /* new bulk requests: during the load time, while the corpus (if any) has documents */
+        int feeding = loading && !w->corpus_done;
+        if (feeding && interval_us == 0) {
+            for (uint32_t g = 0;
+                 g < cfg->connections && !atomic_load(&w->abort_flag) && !w->corpus_done; g++)
                 if (group_idle(w, g))
                     send_new(w, &w->slots[g * w->group_size], bf_clock_mono_us());
-        } else if (loading) {
+        } else if (feeding) {
             int blocked = 0;
             while (next_due <= (double)now && next_due < (double)load_end &&
-                   !atomic_load(&w->abort_flag)) {
+                   !atomic_load(&w->abort_flag) && !w->corpus_done) {
                 slot *s = free_slot(w);
                 if (s == NULL) {
                     w->last_blocked_us = now;
@@ -900,12 +937,12 @@ static void *run(void *arg)
         }
         now = bf_clock_mono_us();
         /* closed loop: a slot that completed is refilled before anything waits */
-        if (completed && interval_us == 0 && now < load_end)
+        if (completed && interval_us == 0 && now < load_end && !w->corpus_done)
             continue;
         int busy = 0;
         for (uint32_t i = 0; i < w->nslots; i++)
             busy |= w->slots[i].state != SLOT_IDLE;
-        if (!busy && now >= load_end)
+        if (!busy && (now >= load_end || w->corpus_done))
             break;
         if (now >= hard_end) {
             abandon_all(w);
@@ -973,6 +1010,8 @@ bf_worker_t *bf_worker_new(const bf_worker_cfg_t *cfg, bf_diag_t *diag)
     curl_multi_setopt(w->multi, CURLMOPT_MAX_HOST_CONNECTIONS,
                       (long)(cfg->routes ? w->nslots : w->cfg.connections));
     w->gen = bf_gen_new(cfg->tmpl, &cfg->part);
+    w->cursor = cfg->cursor;
+    w->cursor.pos = w->cursor.from;
     bf_buf_init(&w->scratch, BF_MAX_BODY_BYTES);
     if (w->gzip) {
         /* libdeflate's levels 1..12 cover zlib's 1..9 with the same meaning at 1..9 */
@@ -1070,6 +1109,11 @@ void bf_worker_abort(bf_worker_t *w)
 int bf_worker_finished(bf_worker_t *w)
 {
     return !w->started || atomic_load(&w->finished);
+}
+
+int bf_worker_corpus_done(const bf_worker_t *w)
+{
+    return w->corpus_done;
 }
 
 uint32_t bf_worker_inflight(bf_worker_t *w)

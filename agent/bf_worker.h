@@ -48,6 +48,9 @@ typedef struct bf_worker_cfg {
     uint64_t load_ms;          /* warmup + duration: no request starts after this */
     bf_rt_holder_t *routes;    /* routing_mode node|shard: the run's routing table (borrowed;
                                   current != NULL), else NULL */
+    const bf_corpus_t *corpus; /* document.corpus: documents copied from it (borrowed), or NULL
+                                  for the template's */
+    bf_corpus_cursor_t cursor; /* this worker's slice of the corpus (its keep[] borrowed) */
 } bf_worker_cfg_t;
 
 /* bf_worker_new — build the worker (curl handles, generator, buffers); no thread yet.
@@ -58,9 +61,12 @@ int bf_worker_start(bf_worker_t *w);
 /* bf_worker_abort — ask the thread to stop now; in-flight requests are abandoned and their
  * documents counted as unknown. Thread-safe, async-signal-unsafe. */
 void bf_worker_abort(bf_worker_t *w);
-/* bf_worker_finished — 1 when the thread has ended (load time over and nothing in flight, or
- * aborted). Thread-safe. */
+/* bf_worker_finished — 1 when the thread has ended (load time over, or its corpus slice read
+ * `passes` times, and nothing in flight; or aborted). Thread-safe. */
 int bf_worker_finished(bf_worker_t *w);
+/* bf_worker_corpus_done — 1 once the worker has read its corpus slice `passes` times (it
+ * starts no more requests). Read after the worker finished (bf_worker_finished). */
+int bf_worker_corpus_done(const bf_worker_t *w);
 /* bf_worker_inflight — requests in flight now. Thread-safe. */
 uint32_t bf_worker_inflight(bf_worker_t *w);
 /* bf_worker_collect — add bucket `second` (if any data) into c/svc/lat and clear it.

@@ -17,6 +17,7 @@
  */
 #include "bf_scenario_int.h"
 
+#include "bf_corpus.h"
 #include "bf_jsonesc.h"
 #include "bf_mem.h"
 #include "bf_sha256.h"
@@ -1261,6 +1262,121 @@ static int build_variables(bf__load_t *L)
     return BF_OK;
 }
 
+/* Reports a corpus line that is not a JSON object as a warning at file:line (validate prints
+ * them; the agents never send such lines). */
+typedef struct corpus_report {
+    bf__load_t *L;
+    const char *name;
+    size_t shown;
+} corpus_report;
+
+static void on_bad_corpus_doc(void *ctx, size_t i, uint32_t line, const char *why)
+{
+    (void)i;
+    corpus_report *r = ctx;
+    if (r->shown++ < BF_CORPUS_BAD_KEEP)
+        bf__warn(r->L, NULL, "%s:%u: not a JSON object (%s); this line is never sent", r->name,
+                 line, why);
+}
+
+/* Checks an opened corpus (sampled past BF_CORPUS_SAMPLE_DOCS) and reports its bad lines. */
+static void check_corpus(bf__load_t *L, const bf_corpus_t *c, const char *name)
+{
+    corpus_report r = {L, name, 0};
+    for (size_t i = 0; i < bf_corpus_bad_count(c) && i < BF_CORPUS_BAD_KEEP; i++)
+        bf__warn(L, NULL, "%s:%u: %s; this line is never sent", name, bf_corpus_bad_line(c, i),
+                 bf_corpus_bad_why(c, i));
+    r.shown = bf_corpus_bad_count(c);
+    size_t n = bf_corpus_docs(c);
+    size_t step =
+        n > BF_CORPUS_SAMPLE_DOCS ? (n + BF_CORPUS_SAMPLE_DOCS - 1) / BF_CORPUS_SAMPLE_DOCS : 1;
+    size_t found = bf_corpus_check(c, 0, n, step, on_bad_corpus_doc, &r, NULL);
+    size_t total = bf_corpus_bad_count(c) + found;
+    if (total > BF_CORPUS_BAD_KEEP)
+        bf__warn(L, NULL, "%s: %zu bad lines in all%s (the first %u shown); none is sent", name,
+                 total, step > 1 ? " among the sampled documents" : "", BF_CORPUS_BAD_KEEP);
+    if (step > 1)
+        bf__warn(L, NULL,
+                 "%s: %zu documents; validate parsed every %zu-th (%zu); the agents "
+                 "parse every document of their slices at Prepare and skip bad ones",
+                 name, n, step, (n + step - 1) / step);
+}
+
+static int build_corpus(bf__load_t *L)
+{
+    bf_document_spec_t *d = &L->sc->document;
+    const bf__kval_t *path = TOP(CORPUS_PATH), *local = TOP(CORPUS_LOCAL_PATH);
+    if (path->set == local->set)
+        return bf__err(L, TOP(DOC_CORPUS)->key, BF_E_INVAL,
+                       "document.corpus: give path (a "
+                       "file shipped to the agents with the scenario) or local_path (a file "
+                       "each agent host has), exactly one of them");
+    d->corpus_format = TOP(CORPUS_FORMAT)->e == 1 ? BF_CORPUS_BULK : BF_CORPUS_SOURCE;
+    const bf__kval_t *pv = TOP(CORPUS_PASSES);
+    if (strcmp(pv->s, "loop") == 0) {
+        d->corpus_passes = 0;
+    } else {
+        char *end = NULL;
+        errno = 0;
+        unsigned long long v = strtoull(pv->s, &end, 10);
+        if (errno || end == pv->s || *end || v < 1 || v > 1000000 || pv->s[0] == '-')
+            return bf__err(L, pv->node ? pv->node : pv->key, BF_E_INVAL,
+                           "document.corpus."
+                           "passes: '%s' is not 'loop' or a whole number from 1 to 1000000 "
+                           "(times each stream reads its slice of the corpus)",
+                           pv->s);
+        d->corpus_passes = (uint32_t)v;
+    }
+    if (local->set) {
+        if (local->s[0] != '/')
+            return bf__err(L, local->node, BF_E_INVAL,
+                           "document.corpus.local_path: '%s' is "
+                           "relative; write the absolute path the file has on every agent host",
+                           local->s);
+        d->corpus_local_path = bf_strdup(local->s);
+        /* validate checks it when this host has it too; the agents check it at Prepare */
+        if (access(local->s, R_OK) == 0 && (L->opts == NULL || L->opts->file_provider == NULL)) {
+            bf_corpus_t *c = NULL;
+            bf_diag_t dg = {0};
+            if (bf_corpus_open_file(local->s, (enum bf_corpus_format)d->corpus_format, &c, &dg) !=
+                BF_OK)
+                return bf__err(L, local->node, dg.code, "document.corpus.local_path: %s", dg.msg);
+            check_corpus(L, c, local->s);
+            bf_corpus_destroy(&c);
+        }
+        return BF_OK;
+    }
+    d->corpus_path = bf_strdup(path->s);
+    if (L->opts == NULL || L->opts->file_provider == NULL) {
+        char *full = path->s[0] == '/' || L->base_dir == NULL
+                         ? bf_strdup(path->s)
+                         : bf_asprintf("%s/%s", L->base_dir, path->s);
+        struct stat st;
+        int big = stat(full, &st) == 0 && (uint64_t)st.st_size > BF_MAX_CORPUS_SHIP_BYTES;
+        free(full);
+        if (big)
+            return bf__err(L, path->node, BF_E_TOOBIG,
+                           "document.corpus.path: '%s' is %llu MiB, "
+                           "over the %u MiB shipped to agents with the scenario; copy it to "
+                           "every agent host and write document.corpus.local_path instead",
+                           path->s, (unsigned long long)(st.st_size >> 20),
+                           BF_MAX_CORPUS_SHIP_BYTES >> 20);
+    }
+    const char *data;
+    size_t len;
+    int rc = read_ref(L, path->node, "document.corpus.path", "corpus", path->s,
+                      BF_MAX_CORPUS_SHIP_BYTES, &data, &len);
+    if (rc != BF_OK)
+        return rc;
+    bf_diag_t dg = {0};
+    rc = bf_corpus_open(path->s, data, len, (enum bf_corpus_format)d->corpus_format, &L->sc->corpus,
+                        &dg);
+    if (rc != BF_OK)
+        return bf__err(L, path->node, rc, "document.corpus.path: %s", dg.msg);
+    check_corpus(L, L->sc->corpus, path->s);
+    return BF_OK;
+}
+
 static int build_document(bf__load_t *L)
 {
     bf_document_spec_t *d = &L->sc->document;
@@ -1269,6 +1385,13 @@ static int build_document(bf__load_t *L)
     d->routing = dup_str(TOP(DOC_ROUTING));
     d->pipeline = dup_str(TOP(DOC_PIPELINE));
     const bf__kval_t *src = TOP(DOC_SOURCE), *sf = TOP(DOC_SOURCE_FILE);
+    if (TOP(DOC_CORPUS)->set) {
+        if (src->set || sf->set)
+            return bf__err(L, (src->set ? src : sf)->key, BF_E_INVAL,
+                           "document: give source "
+                           "(a template) or corpus (documents from a file), not both");
+        return build_corpus(L);
+    }
     if (src->set && sf->set)
         return bf__err(L, sf->key, BF_E_INVAL, "document: give source or source_file, not both");
     if (!src->set && !sf->set)
@@ -1429,12 +1552,18 @@ static int check_template(bf__load_t *L)
     int rc = bf__tmpl_compile_loc(sc, locate_template, L, &t, L->diag);
     if (rc != BF_OK)
         return rc;
-    rc = bf__tmpl_check(t, &sc->cells[0], SAMPLE_DOCS, locate_template, L, L->diag);
+    int corpus = sc->document.corpus_path || sc->document.corpus_local_path;
+    rc =
+        corpus ? BF_OK : bf__tmpl_check(t, &sc->cells[0], SAMPLE_DOCS, locate_template, L, L->diag);
     if (rc != BF_OK) {
         bf_tmpl_destroy(&t);
         return rc;
     }
-    sc->est_doc_bytes = bf_tmpl_estimate_doc_bytes(t, &sc->cells[0]);
+    /* a corpus: the action line as rendered, "}}\n", and the corpus's mean source line (1 KiB
+     * when only the agents have the file) */
+    sc->est_doc_bytes =
+        bf_tmpl_estimate_doc_bytes(t, &sc->cells[0]) +
+        (corpus ? 3 + (sc->corpus ? bf_corpus_mean_doc_bytes(sc->corpus) : 1024) : 0);
     size_t name0 = strlen(sc->cells[0].index_names[0]);
     for (size_t c = 0; c < sc->ncells; c++) {
         const bf_cell_t *cell = &sc->cells[c];
@@ -1748,6 +1877,9 @@ void bf_scenario_destroy(bf_scenario_t **sc_p)
         free(sc->search.queries[i].body);
     }
     free(sc->search.queries);
+    free(sc->document.corpus_path);
+    free(sc->document.corpus_local_path);
+    bf_corpus_destroy(&sc->corpus);
     for (size_t i = 0; i < sc->nvars; i++)
         bf_var_spec_cleanup(&sc->vars[i]);
     free(sc->vars);
@@ -1944,4 +2076,9 @@ size_t bf_scenario_warning_count(const bf_scenario_t *sc)
 const char *bf_scenario_warning(const bf_scenario_t *sc, size_t i)
 {
     return i < sc->nwarnings ? sc->warnings[i] : NULL;
+}
+
+const struct bf_corpus *bf_scenario_corpus(const bf_scenario_t *sc)
+{
+    return sc->corpus;
 }

@@ -37,7 +37,9 @@
  *                   string_bracket}; see bf_vars.h. A key that does not apply to the type is
  *                   an error.
  *   document        action index|create (default index), id, routing, pipeline (templates),
- *                   source (inline JSON template) or source_file; placeholders $[[name]]
+ *                   source (inline JSON template) or source_file; placeholders $[[name]];
+ *                   or corpus {path | local_path, format source|bulk, passes N|loop}
+ *                   instead of source: real documents copied from a file (bf_corpus.h)
  *   request         compression none|gzip (default none), gzip_level 1-9 (1), timeout (60s),
  *                   filter_path (string that keeps items.*.status, or true for
  *                   "errors,items.*.status,items.*.error.type,items.*.error.reason"),
@@ -74,6 +76,10 @@
 #define BF_MAX_PEM_BYTES (4u << 20)        /* one TLS file (CA bundle, certificate, key) */
 #define BF_MAX_CELLS 100000u               /* cells after expansion */
 #define BF_MAX_BODY_BYTES (100u << 20)     /* OpenSearch default http.max_content_length */
+#define BF_MAX_CORPUS_SHIP_BYTES                                                                   \
+    (192u << 20)                      /* a corpus shipped in Prepare (under the 256 MiB            \
+                                         message cap); larger: corpus.local_path */
+#define BF_CORPUS_SAMPLE_DOCS 100000u /* validate parses at most this many corpus docs */
 
 enum bf_auth_type { BF_AUTH_NONE = 0, BF_AUTH_BASIC, BF_AUTH_APIKEY, BF_AUTH_BEARER };
 enum bf_action { BF_ACTION_INDEX = 0, BF_ACTION_CREATE };
@@ -177,6 +183,11 @@ typedef struct bf_document_spec {
     char *pipeline;        /* ingest pipeline template, or NULL */
     char *source;          /* source template: document.source, or the content of source_file */
     char *source_file;     /* path as written, or NULL when the source is inline */
+    /* document.corpus, instead of source (bf_corpus.h): real documents from a file */
+    char *corpus_path;       /* shipped with the scenario by content hash, or NULL */
+    char *corpus_local_path; /* read by each agent from its own disk at Prepare, or NULL */
+    int corpus_format;       /* enum bf_corpus_format: source lines, or bulk action + source */
+    uint32_t corpus_passes;  /* times each stream reads its slice; 0 = loop until the cell ends */
 } bf_document_spec_t;
 
 #define BF_MAX_QUERIES 16u          /* named queries in search.queries */
@@ -317,6 +328,12 @@ long bf_scenario_variable_find(const bf_scenario_t *sc, const char *name);
 const char *bf_scenario_origin(const bf_scenario_t *sc);
 /* Added: mean bytes of one rendered document (action + source line) measured while loading. */
 size_t bf_scenario_doc_bytes(const bf_scenario_t *sc);
+
+/* bf_scenario_corpus — the corpus of document.corpus.path, opened and indexed at load
+ * (bf_corpus.h); NULL without a corpus or with corpus.local_path (each agent opens that at
+ * Prepare). Borrowed, valid while sc lives; immutable, readable from any thread. */
+struct bf_corpus;
+const struct bf_corpus *bf_scenario_corpus(const bf_scenario_t *sc);
 
 /* Files the scenario reads (dictionaries, source file), for shipping to agents. Every file the
  * loader reads through the file provider is listed (mappings_file and template body_file too),

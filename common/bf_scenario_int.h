@@ -131,143 +131,149 @@ int bf__v_nonempty(struct bf__load *L, const bf__ynode_t *n, const char *path, b
 #define BF__DUR_DAY 86400000.0
 
 /* X(id, path, type, default, min, max, flags, variable-type mask, extra, validator) */
-#define BF__KEYS(X)                                                                               \
-    X(NAME, "name", BF__T_STR, NULL, 0, 0, BF__F_REQUIRED, 0, NULL, bf__v_filename)              \
-    X(TARGET, "target", BF__T_SECTION, NULL, 0, 0, BF__F_REQUIRED, 0, NULL, NULL)                 \
-    X(TARGET_HOSTS, "target.hosts", BF__T_STRLIST, NULL, 0, 0, BF__F_REQUIRED, 0, NULL,           \
-      bf__v_urls)                                                                                 \
-    X(TARGET_AUTH, "target.auth", BF__T_SECTION, NULL, 0, 0, 0, 0, NULL, NULL)                    \
-    X(AUTH_USERNAME, "target.auth.username", BF__T_STR, NULL, 0, 0, 0, 0, NULL, bf__v_nonempty)  \
-    X(AUTH_PASSWORD, "target.auth.password", BF__T_STR, NULL, 0, 0, BF__F_SECRET, 0, NULL, NULL)  \
-    X(AUTH_API_KEY, "target.auth.api_key", BF__T_STR, NULL, 0, 0, BF__F_SECRET, 0, NULL,          \
-      bf__v_nonempty)                                                                             \
-    X(AUTH_BEARER, "target.auth.bearer", BF__T_STR, NULL, 0, 0, BF__F_SECRET, 0, NULL,            \
-      bf__v_nonempty)                                                                             \
-    X(TARGET_TLS, "target.tls", BF__T_SECTION, NULL, 0, 0, 0, 0, NULL, NULL)                      \
-    X(TLS_CA_FILE, "target.tls.ca_file", BF__T_STR, NULL, 0, 0, 0, 0, NULL, bf__v_nonempty)      \
-    X(TLS_CERT_FILE, "target.tls.cert_file", BF__T_STR, NULL, 0, 0, 0, 0, NULL, bf__v_nonempty)  \
-    X(TLS_KEY_FILE, "target.tls.key_file", BF__T_STR, NULL, 0, 0, 0, 0, NULL, bf__v_nonempty)    \
-    X(TLS_INSECURE, "target.tls.insecure", BF__T_BOOL, "false", 0, 0, 0, 0, NULL, NULL)           \
-    X(TARGET_HEADERS, "target.headers", BF__T_STRMAP, NULL, 0, 0, BF__F_SECRET, 0, NULL, NULL)    \
-    X(INDEX, "index", BF__T_SECTION, NULL, 0, 0, 0, 0, NULL, NULL)                                \
-    X(INDEX_NAME, "index.name", BF__T_STR, NULL, 0, 0, 0, 0, NULL, bf__v_nonempty)               \
-    X(INDEX_COUNT, "index.count", BF__T_U32, "1", 1, 10000, 0, 0, NULL, NULL)                     \
-    X(INDEX_RECREATE, "index.recreate", BF__T_BOOL, "true", 0, 0, 0, 0, NULL, NULL)               \
-    X(INDEX_SETTINGS, "index.settings", BF__T_JSONMAP, NULL, 0, 0, 0, 0, NULL, NULL)              \
-    X(INDEX_MAPPINGS, "index.mappings", BF__T_JSONMAP, NULL, 0, 0, 0, 0, NULL, NULL)              \
-    X(INDEX_MAPPINGS_FILE, "index.mappings_file", BF__T_STR, NULL, 0, 0, 0, 0, NULL,              \
-      bf__v_nonempty)                                                                             \
-    X(INDEX_DATA_STREAM, "index.data_stream", BF__T_BOOL, NULL, 0, 0, 0, 0, NULL, NULL)           \
-    X(INDEX_PIPELINE, "index.pipeline", BF__T_JSONMAP, NULL, 0, 0, 0, 0, NULL, NULL)              \
-    X(INDEX_PIPELINE_FILE, "index.pipeline_file", BF__T_STR, NULL, 0, 0, 0, 0, NULL,              \
-      bf__v_nonempty)                                                                             \
-    X(INDEX_TEMPLATE, "index.template", BF__T_SECTION, NULL, 0, 0, 0, 0, NULL, NULL)              \
-    X(TEMPLATE_NAME, "index.template.name", BF__T_STR, NULL, 0, 0, 0, 0, NULL, bf__v_nonempty)   \
-    X(TEMPLATE_BODY, "index.template.body", BF__T_JSONMAP, NULL, 0, 0, 0, 0, NULL, NULL)          \
-    X(TEMPLATE_BODY_FILE, "index.template.body_file", BF__T_STR, NULL, 0, 0, 0, 0, NULL,          \
-      bf__v_nonempty)                                                                             \
-    X(VARIABLES, "variables", BF__T_VARLIST, NULL, 0, 0, 0, 0, NULL, NULL)                        \
-    X(VAR_NAME, "variables[].name", BF__T_STR, NULL, 0, 0, BF__F_REQUIRED, 0, NULL,               \
-      bf__v_varname)                                                                              \
-    X(VAR_TYPE, "variables[].type", BF__T_ENUM, NULL, 0, 0, BF__F_REQUIRED, 0,                    \
-      "file|list|sequence|sequence64|range|uuid|xid|sortable_id|now_local|now_utc|"               \
-      "now_utc_lite|now_unix|now_unix_ms|now_unix_in_ms|now_unix_us|now_unix_in_micro|"           \
-      "now_unix_ns|now_unix_in_nano|now_with_format|random_array",                                \
-      NULL)                                                                                       \
-    X(VAR_SCOPE, "variables[].scope", BF__T_ENUM, "document", 0, 0, 0, 0, "document|request",     \
-      NULL)                                                                                       \
-    X(VAR_PATH, "variables[].path", BF__T_STR, NULL, 0, 0, 0, BF__VM(BF_VAR_FILE), NULL,          \
-      bf__v_nonempty)                                                                             \
-    X(VAR_DATA, "variables[].data", BF__T_SCALARLIST, NULL, 0, 0, 0,                              \
-      BF__VM(BF_VAR_FILE) | BF__VM(BF_VAR_LIST), NULL, NULL)                                      \
-    X(VAR_FROM, "variables[].from", BF__T_I64, NULL, 0, 0, 0,                                     \
-      BF__VM(BF_VAR_SEQUENCE) | BF__VM(BF_VAR_RANGE), NULL, NULL)                                 \
-    X(VAR_TO, "variables[].to", BF__T_I64, NULL, 0, 0, 0,                                         \
-      BF__VM(BF_VAR_SEQUENCE) | BF__VM(BF_VAR_RANGE), NULL, NULL)                                 \
-    X(VAR_WRAP, "variables[].wrap", BF__T_BOOL, "true", 0, 0, 0, BF__VM(BF_VAR_SEQUENCE), NULL,   \
-      NULL)                                                                                       \
-    X(VAR_FORMAT, "variables[].format", BF__T_STR, NULL, 0, 0, 0,                                 \
-      BF__VM(BF_VAR_NOW_WITH_FORMAT), NULL, bf__v_nonempty)                                       \
-    X(VAR_KEY, "variables[].variable_key", BF__T_STR, NULL, 0, 0, 0,                              \
-      BF__VM(BF_VAR_RANDOM_ARRAY), NULL, bf__v_nonempty)                                          \
-    X(VAR_SIZE, "variables[].size", BF__T_U32, "1", 1, 100000, 0, BF__VM(BF_VAR_RANDOM_ARRAY),    \
-      NULL, NULL)                                                                                 \
-    X(VAR_ITEM_TYPE, "variables[].variable_type", BF__T_ENUM, "number", 0, 0, 0,                  \
-      BF__VM(BF_VAR_RANDOM_ARRAY), "number|string", NULL)                                         \
-    X(VAR_SQUARE_BRACKET, "variables[].square_bracket", BF__T_BOOL, "false", 0, 0, 0,             \
-      BF__VM(BF_VAR_RANDOM_ARRAY), NULL, NULL)                                                    \
-    X(VAR_STRING_BRACKET, "variables[].string_bracket", BF__T_STR, "\"", 0, 0, 0,                 \
-      BF__VM(BF_VAR_RANDOM_ARRAY), NULL, NULL)                                                    \
-    X(DOCUMENT, "document", BF__T_SECTION, NULL, 0, 0, BF__F_REQUIRED, 0, NULL, NULL)             \
-    X(DOC_ACTION, "document.action", BF__T_ENUM, "index", 0, 0, 0, 0, "index|create", NULL)       \
-    X(DOC_ID, "document.id", BF__T_STR, NULL, 0, 0, 0, 0, NULL, bf__v_nonempty)                   \
-    X(DOC_ROUTING, "document.routing", BF__T_STR, NULL, 0, 0, 0, 0, NULL, bf__v_nonempty)         \
-    X(DOC_PIPELINE, "document.pipeline", BF__T_STR, NULL, 0, 0, 0, 0, NULL, bf__v_nonempty)       \
-    X(DOC_SOURCE, "document.source", BF__T_STR, NULL, 0, 0, 0, 0, NULL, bf__v_nonempty)           \
-    X(DOC_SOURCE_FILE, "document.source_file", BF__T_STR, NULL, 0, 0, 0, 0, NULL,                 \
-      bf__v_nonempty)                                                                             \
-    X(REQUEST, "request", BF__T_SECTION, NULL, 0, 0, 0, 0, NULL, NULL)                            \
-    X(REQ_COMPRESSION, "request.compression", BF__T_ENUM, "none", 0, 0, 0, 0, "none|gzip", NULL)  \
-    X(REQ_ROUTING_MODE, "request.routing_mode", BF__T_ENUM, "none", 0, 0, 0, 0,                  \
-      "none|node|shard", NULL)                                                                    \
-    X(REQ_GZIP_LEVEL, "request.gzip_level", BF__T_U32, "1", 1, 9, 0, 0, NULL, NULL)               \
-    X(REQ_TIMEOUT, "request.timeout", BF__T_DURATION, "60s", 1, BF__DUR_DAY, 0, 0, NULL, NULL)    \
-    X(REQ_FILTER_PATH, "request.filter_path", BF__T_FILTER, NULL, 0, 0, 0, 0, NULL,               \
-      bf__v_filter_path)                                                                          \
-    X(REQ_PIPELINE, "request.pipeline", BF__T_STR, NULL, 0, 0, 0, 0, NULL, bf__v_nonempty)       \
-    X(REQ_RETRY, "request.retry", BF__T_SECTION, NULL, 0, 0, 0, 0, NULL, NULL)                    \
-    X(RETRY_MAX, "request.retry.max", BF__T_U32, "0", 0, 1000, 0, 0, NULL, NULL)                  \
-    X(RETRY_BACKOFF, "request.retry.backoff", BF__T_DURATION, "100ms", 0, 3600000, 0, 0, NULL,    \
-      NULL)                                                                                       \
-    X(RUN, "run", BF__T_SECTION, NULL, 0, 0, 0, 0, NULL, NULL)                                    \
-    X(RUN_WARMUP, "run.warmup", BF__T_DURATION, "10s", 0, BF__DUR_DAY, 0, 0, NULL, NULL)          \
-    X(RUN_DURATION, "run.duration", BF__T_DURATION, "60s", 1000, 30 * BF__DUR_DAY, 0, 0, NULL,    \
-      NULL)                                                                                       \
-    X(RUN_REPEAT, "run.repeat", BF__T_U32, "1", 1, 1000, 0, 0, NULL, NULL)                        \
-    X(RUN_TARGET_RATE, "run.target_rate", BF__T_COUNT, "0", 0, 1e12, 0, 0, NULL, NULL)            \
-    X(RUN_AGENTS, "run.agents", BF__T_U32, "0", 0, 100000, 0, 0, NULL, NULL)                      \
-    X(RUN_SEED, "run.seed", BF__T_U64, NULL, 0, 0, 0, 0, NULL, NULL)                              \
-    X(SEARCH, "search", BF__T_SECTION, NULL, 0, 0, 0, 0, NULL, NULL)                              \
-    X(SEARCH_CLIENTS, "search.clients", BF__T_U32, "1", 0, 100000, 0, 0, NULL, NULL)              \
-    X(SEARCH_RATE, "search.target_rate", BF__T_COUNT, "0", 0, 1e9, 0, 0, NULL, NULL)              \
-    X(SEARCH_PREFILL, "search.prefill", BF__T_COUNT, "0", 0, 1e10, 0, 0, NULL, NULL)              \
-    X(SEARCH_RECREATE, "search.recreate", BF__T_BOOL, "false", 0, 0, 0, 0, NULL, NULL)            \
-    X(SEARCH_QUERIES, "search.queries", BF__T_VARLIST, NULL, 0, 0, BF__F_REQUIRED, 0, NULL, NULL) \
-    X(Q_NAME, "search.queries[].name", BF__T_STR, NULL, 0, 0, BF__F_REQUIRED, 0, NULL,            \
-      bf__v_varname)                                                                              \
-    X(Q_METHOD, "search.queries[].method", BF__T_ENUM, "POST", 0, 0, 0, 0, "POST|GET", NULL)      \
-    X(Q_PATH, "search.queries[].path", BF__T_STR, "/{index}/_search", 0, 0, 0, 0, NULL,           \
-      bf__v_nonempty)                                                                             \
-    X(Q_BODY, "search.queries[].body", BF__T_STR, NULL, 0, 0, 0, 0, NULL, bf__v_nonempty)         \
-    X(Q_WEIGHT, "search.queries[].weight", BF__T_U32, "1", 1, 1000000, 0, 0, NULL, NULL)          \
-    X(FM, "find_max", BF__T_SECTION, NULL, 0, 0, 0, 0, NULL, NULL)                                \
-    X(FM_BATCH_START, "find_max.batch_start", BF__T_U32, "100", 1, 10000000, 0, 0, NULL, NULL)   \
-    X(FM_BATCH_MAX, "find_max.batch_max", BF__T_U32, "65536", 1, 10000000, 0, 0, NULL, NULL)     \
-    X(FM_MAX_BODY_MB, "find_max.max_body_mb", BF__T_U32, "90", 1, 2047, 0, 0, NULL, NULL)         \
-    X(FM_GAIN_PCT, "find_max.gain_pct", BF__T_U32, "5", 1, 100, 0, 0, NULL, NULL)                 \
-    X(FM_CONC_START, "find_max.concurrency_start", BF__T_U32, "1", 1, 1000000, 0, 0, NULL, NULL)  \
-    X(FM_CONC_MAX, "find_max.concurrency_max", BF__T_U32, "1024", 1, 1000000, 0, 0, NULL, NULL)   \
-    X(FM_LATENCY_MAX, "find_max.latency_p99_max", BF__T_DURATION, "0s", 0, BF__DUR_DAY, 0, 0,     \
-      NULL, NULL)                                                                                 \
-    X(FM_SUSTAIN, "find_max.sustain", BF__T_DURATION, "2m", 1000, BF__DUR_DAY, 0, 0, NULL, NULL)  \
-    X(FM_STEP_DOWN_PCT, "find_max.step_down_pct", BF__T_U32, "10", 1, 90, 0, 0, NULL, NULL)       \
-    X(FM_SUSTAIN_TRIES, "find_max.sustain_tries", BF__T_U32, "5", 1, 100, 0, 0, NULL, NULL)       \
-    X(FM_MAX_TIME, "find_max.max_time", BF__T_DURATION, "1h", 1000, 30 * BF__DUR_DAY, 0, 0, NULL, \
-      NULL)                                                                                       \
-    X(MATRIX, "matrix", BF__T_MATRIX, NULL, 0, 0, 0, 0, NULL, NULL)                               \
-    X(AX_INDICES, "matrix.indices", BF__T_AXIS_U32, NULL, 1, 10000, 0, 0, NULL, NULL)             \
-    X(AX_SHARDS, "matrix.shards", BF__T_AXIS_U32, "1", 1, 1024, 0, 0, NULL, NULL)                 \
-    X(AX_REPLICAS, "matrix.replicas", BF__T_AXIS_U32, "0", 0, 1000, 0, 0, NULL, NULL)             \
-    X(AX_BATCH_SIZE, "matrix.batch_size", BF__T_AXIS_U32, "1000", 1, 10000000, 0, 0, NULL, NULL)  \
-    X(AX_CONCURRENCY, "matrix.concurrency", BF__T_AXIS_U32, "1", 0, 1000000, 0, 0, NULL, NULL)    \
-    X(AX_COMPRESSION, "matrix.compression", BF__T_AXIS_ENUM, NULL, 0, 0, 0, 0, "none|gzip", NULL) \
-    X(AX_ROUTING_MODE, "matrix.routing_mode", BF__T_AXIS_ENUM, NULL, 0, 0, 0, 0,                 \
-      "none|node|shard", NULL)                                                                    \
-    X(AX_TARGET_RATE, "matrix.target_rate", BF__T_AXIS_COUNT, NULL, 0, 1e12, 0, 0, NULL, NULL)    \
-    X(AX_SEARCH_CLIENTS, "matrix.search_clients", BF__T_AXIS_U32, NULL, 0, 100000, 0, 0, NULL,    \
-      NULL)                                                                                       \
-    X(AX_SEARCH_RATE, "matrix.search_rate", BF__T_AXIS_COUNT, NULL, 0, 1e9, 0, 0, NULL, NULL)     \
-    X(AX_INCLUDE, "matrix.include", BF__T_VARLIST, NULL, 0, 0, 0, 0, NULL, NULL)                  \
+#define BF__KEYS(X)                                                                                \
+    X(NAME, "name", BF__T_STR, NULL, 0, 0, BF__F_REQUIRED, 0, NULL, bf__v_filename)                \
+    X(TARGET, "target", BF__T_SECTION, NULL, 0, 0, BF__F_REQUIRED, 0, NULL, NULL)                  \
+    X(TARGET_HOSTS, "target.hosts", BF__T_STRLIST, NULL, 0, 0, BF__F_REQUIRED, 0, NULL,            \
+      bf__v_urls)                                                                                  \
+    X(TARGET_AUTH, "target.auth", BF__T_SECTION, NULL, 0, 0, 0, 0, NULL, NULL)                     \
+    X(AUTH_USERNAME, "target.auth.username", BF__T_STR, NULL, 0, 0, 0, 0, NULL, bf__v_nonempty)    \
+    X(AUTH_PASSWORD, "target.auth.password", BF__T_STR, NULL, 0, 0, BF__F_SECRET, 0, NULL, NULL)   \
+    X(AUTH_API_KEY, "target.auth.api_key", BF__T_STR, NULL, 0, 0, BF__F_SECRET, 0, NULL,           \
+      bf__v_nonempty)                                                                              \
+    X(AUTH_BEARER, "target.auth.bearer", BF__T_STR, NULL, 0, 0, BF__F_SECRET, 0, NULL,             \
+      bf__v_nonempty)                                                                              \
+    X(TARGET_TLS, "target.tls", BF__T_SECTION, NULL, 0, 0, 0, 0, NULL, NULL)                       \
+    X(TLS_CA_FILE, "target.tls.ca_file", BF__T_STR, NULL, 0, 0, 0, 0, NULL, bf__v_nonempty)        \
+    X(TLS_CERT_FILE, "target.tls.cert_file", BF__T_STR, NULL, 0, 0, 0, 0, NULL, bf__v_nonempty)    \
+    X(TLS_KEY_FILE, "target.tls.key_file", BF__T_STR, NULL, 0, 0, 0, 0, NULL, bf__v_nonempty)      \
+    X(TLS_INSECURE, "target.tls.insecure", BF__T_BOOL, "false", 0, 0, 0, 0, NULL, NULL)            \
+    X(TARGET_HEADERS, "target.headers", BF__T_STRMAP, NULL, 0, 0, BF__F_SECRET, 0, NULL, NULL)     \
+    X(INDEX, "index", BF__T_SECTION, NULL, 0, 0, 0, 0, NULL, NULL)                                 \
+    X(INDEX_NAME, "index.name", BF__T_STR, NULL, 0, 0, 0, 0, NULL, bf__v_nonempty)                 \
+    X(INDEX_COUNT, "index.count", BF__T_U32, "1", 1, 10000, 0, 0, NULL, NULL)                      \
+    X(INDEX_RECREATE, "index.recreate", BF__T_BOOL, "true", 0, 0, 0, 0, NULL, NULL)                \
+    X(INDEX_SETTINGS, "index.settings", BF__T_JSONMAP, NULL, 0, 0, 0, 0, NULL, NULL)               \
+    X(INDEX_MAPPINGS, "index.mappings", BF__T_JSONMAP, NULL, 0, 0, 0, 0, NULL, NULL)               \
+    X(INDEX_MAPPINGS_FILE, "index.mappings_file", BF__T_STR, NULL, 0, 0, 0, 0, NULL,               \
+      bf__v_nonempty)                                                                              \
+    X(INDEX_DATA_STREAM, "index.data_stream", BF__T_BOOL, NULL, 0, 0, 0, 0, NULL, NULL)            \
+    X(INDEX_PIPELINE, "index.pipeline", BF__T_JSONMAP, NULL, 0, 0, 0, 0, NULL, NULL)               \
+    X(INDEX_PIPELINE_FILE, "index.pipeline_file", BF__T_STR, NULL, 0, 0, 0, 0, NULL,               \
+      bf__v_nonempty)                                                                              \
+    X(INDEX_TEMPLATE, "index.template", BF__T_SECTION, NULL, 0, 0, 0, 0, NULL, NULL)               \
+    X(TEMPLATE_NAME, "index.template.name", BF__T_STR, NULL, 0, 0, 0, 0, NULL, bf__v_nonempty)     \
+    X(TEMPLATE_BODY, "index.template.body", BF__T_JSONMAP, NULL, 0, 0, 0, 0, NULL, NULL)           \
+    X(TEMPLATE_BODY_FILE, "index.template.body_file", BF__T_STR, NULL, 0, 0, 0, 0, NULL,           \
+      bf__v_nonempty)                                                                              \
+    X(VARIABLES, "variables", BF__T_VARLIST, NULL, 0, 0, 0, 0, NULL, NULL)                         \
+    X(VAR_NAME, "variables[].name", BF__T_STR, NULL, 0, 0, BF__F_REQUIRED, 0, NULL, bf__v_varname) \
+    X(VAR_TYPE, "variables[].type", BF__T_ENUM, NULL, 0, 0, BF__F_REQUIRED, 0,                     \
+      "file|list|sequence|sequence64|range|uuid|xid|sortable_id|now_local|now_utc|"                \
+      "now_utc_lite|now_unix|now_unix_ms|now_unix_in_ms|now_unix_us|now_unix_in_micro|"            \
+      "now_unix_ns|now_unix_in_nano|now_with_format|random_array",                                 \
+      NULL)                                                                                        \
+    X(VAR_SCOPE, "variables[].scope", BF__T_ENUM, "document", 0, 0, 0, 0, "document|request",      \
+      NULL)                                                                                        \
+    X(VAR_PATH, "variables[].path", BF__T_STR, NULL, 0, 0, 0, BF__VM(BF_VAR_FILE), NULL,           \
+      bf__v_nonempty)                                                                              \
+    X(VAR_DATA, "variables[].data", BF__T_SCALARLIST, NULL, 0, 0, 0,                               \
+      BF__VM(BF_VAR_FILE) | BF__VM(BF_VAR_LIST), NULL, NULL)                                       \
+    X(VAR_FROM, "variables[].from", BF__T_I64, NULL, 0, 0, 0,                                      \
+      BF__VM(BF_VAR_SEQUENCE) | BF__VM(BF_VAR_RANGE), NULL, NULL)                                  \
+    X(VAR_TO, "variables[].to", BF__T_I64, NULL, 0, 0, 0,                                          \
+      BF__VM(BF_VAR_SEQUENCE) | BF__VM(BF_VAR_RANGE), NULL, NULL)                                  \
+    X(VAR_WRAP, "variables[].wrap", BF__T_BOOL, "true", 0, 0, 0, BF__VM(BF_VAR_SEQUENCE), NULL,    \
+      NULL)                                                                                        \
+    X(VAR_FORMAT, "variables[].format", BF__T_STR, NULL, 0, 0, 0, BF__VM(BF_VAR_NOW_WITH_FORMAT),  \
+      NULL, bf__v_nonempty)                                                                        \
+    X(VAR_KEY, "variables[].variable_key", BF__T_STR, NULL, 0, 0, 0, BF__VM(BF_VAR_RANDOM_ARRAY),  \
+      NULL, bf__v_nonempty)                                                                        \
+    X(VAR_SIZE, "variables[].size", BF__T_U32, "1", 1, 100000, 0, BF__VM(BF_VAR_RANDOM_ARRAY),     \
+      NULL, NULL)                                                                                  \
+    X(VAR_ITEM_TYPE, "variables[].variable_type", BF__T_ENUM, "number", 0, 0, 0,                   \
+      BF__VM(BF_VAR_RANDOM_ARRAY), "number|string", NULL)                                          \
+    X(VAR_SQUARE_BRACKET, "variables[].square_bracket", BF__T_BOOL, "false", 0, 0, 0,              \
+      BF__VM(BF_VAR_RANDOM_ARRAY), NULL, NULL)                                                     \
+    X(VAR_STRING_BRACKET, "variables[].string_bracket", BF__T_STR, "\"", 0, 0, 0,                  \
+      BF__VM(BF_VAR_RANDOM_ARRAY), NULL, NULL)                                                     \
+    X(DOCUMENT, "document", BF__T_SECTION, NULL, 0, 0, BF__F_REQUIRED, 0, NULL, NULL)              \
+    X(DOC_ACTION, "document.action", BF__T_ENUM, "index", 0, 0, 0, 0, "index|create", NULL)        \
+    X(DOC_ID, "document.id", BF__T_STR, NULL, 0, 0, 0, 0, NULL, bf__v_nonempty)                    \
+    X(DOC_ROUTING, "document.routing", BF__T_STR, NULL, 0, 0, 0, 0, NULL, bf__v_nonempty)          \
+    X(DOC_PIPELINE, "document.pipeline", BF__T_STR, NULL, 0, 0, 0, 0, NULL, bf__v_nonempty)        \
+    X(DOC_SOURCE, "document.source", BF__T_STR, NULL, 0, 0, 0, 0, NULL, bf__v_nonempty)            \
+    X(DOC_SOURCE_FILE, "document.source_file", BF__T_STR, NULL, 0, 0, 0, 0, NULL, bf__v_nonempty)  \
+    X(DOC_CORPUS, "document.corpus", BF__T_SECTION, NULL, 0, 0, 0, 0, NULL, NULL)                  \
+    X(CORPUS_PATH, "document.corpus.path", BF__T_STR, NULL, 0, 0, 0, 0, NULL, bf__v_nonempty)      \
+    X(CORPUS_LOCAL_PATH, "document.corpus.local_path", BF__T_STR, NULL, 0, 0, 0, 0, NULL,          \
+      bf__v_nonempty)                                                                              \
+    X(CORPUS_FORMAT, "document.corpus.format", BF__T_ENUM, "source", 0, 0, 0, 0, "source|bulk",    \
+      NULL)                                                                                        \
+    X(CORPUS_PASSES, "document.corpus.passes", BF__T_STR, "loop", 0, 0, 0, 0, NULL,                \
+      bf__v_nonempty)                                                                              \
+    X(REQUEST, "request", BF__T_SECTION, NULL, 0, 0, 0, 0, NULL, NULL)                             \
+    X(REQ_COMPRESSION, "request.compression", BF__T_ENUM, "none", 0, 0, 0, 0, "none|gzip", NULL)   \
+    X(REQ_ROUTING_MODE, "request.routing_mode", BF__T_ENUM, "none", 0, 0, 0, 0, "none|node|shard", \
+      NULL)                                                                                        \
+    X(REQ_GZIP_LEVEL, "request.gzip_level", BF__T_U32, "1", 1, 9, 0, 0, NULL, NULL)                \
+    X(REQ_TIMEOUT, "request.timeout", BF__T_DURATION, "60s", 1, BF__DUR_DAY, 0, 0, NULL, NULL)     \
+    X(REQ_FILTER_PATH, "request.filter_path", BF__T_FILTER, NULL, 0, 0, 0, 0, NULL,                \
+      bf__v_filter_path)                                                                           \
+    X(REQ_PIPELINE, "request.pipeline", BF__T_STR, NULL, 0, 0, 0, 0, NULL, bf__v_nonempty)         \
+    X(REQ_RETRY, "request.retry", BF__T_SECTION, NULL, 0, 0, 0, 0, NULL, NULL)                     \
+    X(RETRY_MAX, "request.retry.max", BF__T_U32, "0", 0, 1000, 0, 0, NULL, NULL)                   \
+    X(RETRY_BACKOFF, "request.retry.backoff", BF__T_DURATION, "100ms", 0, 3600000, 0, 0, NULL,     \
+      NULL)                                                                                        \
+    X(RUN, "run", BF__T_SECTION, NULL, 0, 0, 0, 0, NULL, NULL)                                     \
+    X(RUN_WARMUP, "run.warmup", BF__T_DURATION, "10s", 0, BF__DUR_DAY, 0, 0, NULL, NULL)           \
+    X(RUN_DURATION, "run.duration", BF__T_DURATION, "60s", 1000, 30 * BF__DUR_DAY, 0, 0, NULL,     \
+      NULL)                                                                                        \
+    X(RUN_REPEAT, "run.repeat", BF__T_U32, "1", 1, 1000, 0, 0, NULL, NULL)                         \
+    X(RUN_TARGET_RATE, "run.target_rate", BF__T_COUNT, "0", 0, 1e12, 0, 0, NULL, NULL)             \
+    X(RUN_AGENTS, "run.agents", BF__T_U32, "0", 0, 100000, 0, 0, NULL, NULL)                       \
+    X(RUN_SEED, "run.seed", BF__T_U64, NULL, 0, 0, 0, 0, NULL, NULL)                               \
+    X(SEARCH, "search", BF__T_SECTION, NULL, 0, 0, 0, 0, NULL, NULL)                               \
+    X(SEARCH_CLIENTS, "search.clients", BF__T_U32, "1", 0, 100000, 0, 0, NULL, NULL)               \
+    X(SEARCH_RATE, "search.target_rate", BF__T_COUNT, "0", 0, 1e9, 0, 0, NULL, NULL)               \
+    X(SEARCH_PREFILL, "search.prefill", BF__T_COUNT, "0", 0, 1e10, 0, 0, NULL, NULL)               \
+    X(SEARCH_RECREATE, "search.recreate", BF__T_BOOL, "false", 0, 0, 0, 0, NULL, NULL)             \
+    X(SEARCH_QUERIES, "search.queries", BF__T_VARLIST, NULL, 0, 0, BF__F_REQUIRED, 0, NULL, NULL)  \
+    X(Q_NAME, "search.queries[].name", BF__T_STR, NULL, 0, 0, BF__F_REQUIRED, 0, NULL,             \
+      bf__v_varname)                                                                               \
+    X(Q_METHOD, "search.queries[].method", BF__T_ENUM, "POST", 0, 0, 0, 0, "POST|GET", NULL)       \
+    X(Q_PATH, "search.queries[].path", BF__T_STR, "/{index}/_search", 0, 0, 0, 0, NULL,            \
+      bf__v_nonempty)                                                                              \
+    X(Q_BODY, "search.queries[].body", BF__T_STR, NULL, 0, 0, 0, 0, NULL, bf__v_nonempty)          \
+    X(Q_WEIGHT, "search.queries[].weight", BF__T_U32, "1", 1, 1000000, 0, 0, NULL, NULL)           \
+    X(FM, "find_max", BF__T_SECTION, NULL, 0, 0, 0, 0, NULL, NULL)                                 \
+    X(FM_BATCH_START, "find_max.batch_start", BF__T_U32, "100", 1, 10000000, 0, 0, NULL, NULL)     \
+    X(FM_BATCH_MAX, "find_max.batch_max", BF__T_U32, "65536", 1, 10000000, 0, 0, NULL, NULL)       \
+    X(FM_MAX_BODY_MB, "find_max.max_body_mb", BF__T_U32, "90", 1, 2047, 0, 0, NULL, NULL)          \
+    X(FM_GAIN_PCT, "find_max.gain_pct", BF__T_U32, "5", 1, 100, 0, 0, NULL, NULL)                  \
+    X(FM_CONC_START, "find_max.concurrency_start", BF__T_U32, "1", 1, 1000000, 0, 0, NULL, NULL)   \
+    X(FM_CONC_MAX, "find_max.concurrency_max", BF__T_U32, "1024", 1, 1000000, 0, 0, NULL, NULL)    \
+    X(FM_LATENCY_MAX, "find_max.latency_p99_max", BF__T_DURATION, "0s", 0, BF__DUR_DAY, 0, 0,      \
+      NULL, NULL)                                                                                  \
+    X(FM_SUSTAIN, "find_max.sustain", BF__T_DURATION, "2m", 1000, BF__DUR_DAY, 0, 0, NULL, NULL)   \
+    X(FM_STEP_DOWN_PCT, "find_max.step_down_pct", BF__T_U32, "10", 1, 90, 0, 0, NULL, NULL)        \
+    X(FM_SUSTAIN_TRIES, "find_max.sustain_tries", BF__T_U32, "5", 1, 100, 0, 0, NULL, NULL)        \
+    X(FM_MAX_TIME, "find_max.max_time", BF__T_DURATION, "1h", 1000, 30 * BF__DUR_DAY, 0, 0, NULL,  \
+      NULL)                                                                                        \
+    X(MATRIX, "matrix", BF__T_MATRIX, NULL, 0, 0, 0, 0, NULL, NULL)                                \
+    X(AX_INDICES, "matrix.indices", BF__T_AXIS_U32, NULL, 1, 10000, 0, 0, NULL, NULL)              \
+    X(AX_SHARDS, "matrix.shards", BF__T_AXIS_U32, "1", 1, 1024, 0, 0, NULL, NULL)                  \
+    X(AX_REPLICAS, "matrix.replicas", BF__T_AXIS_U32, "0", 0, 1000, 0, 0, NULL, NULL)              \
+    X(AX_BATCH_SIZE, "matrix.batch_size", BF__T_AXIS_U32, "1000", 1, 10000000, 0, 0, NULL, NULL)   \
+    X(AX_CONCURRENCY, "matrix.concurrency", BF__T_AXIS_U32, "1", 0, 1000000, 0, 0, NULL, NULL)     \
+    X(AX_COMPRESSION, "matrix.compression", BF__T_AXIS_ENUM, NULL, 0, 0, 0, 0, "none|gzip", NULL)  \
+    X(AX_ROUTING_MODE, "matrix.routing_mode", BF__T_AXIS_ENUM, NULL, 0, 0, 0, 0,                   \
+      "none|node|shard", NULL)                                                                     \
+    X(AX_TARGET_RATE, "matrix.target_rate", BF__T_AXIS_COUNT, NULL, 0, 1e12, 0, 0, NULL, NULL)     \
+    X(AX_SEARCH_CLIENTS, "matrix.search_clients", BF__T_AXIS_U32, NULL, 0, 100000, 0, 0, NULL,     \
+      NULL)                                                                                        \
+    X(AX_SEARCH_RATE, "matrix.search_rate", BF__T_AXIS_COUNT, NULL, 0, 1e9, 0, 0, NULL, NULL)      \
+    X(AX_INCLUDE, "matrix.include", BF__T_VARLIST, NULL, 0, 0, 0, 0, NULL, NULL)                   \
     X(AX_EXCLUDE, "matrix.exclude", BF__T_VARLIST, NULL, 0, 0, 0, 0, NULL, NULL)
 
 #define BF__KEY_ID(id, ...) BF__K_##id,
@@ -344,6 +350,7 @@ struct bf_scenario {
     char *resolved_text;
     char *redacted_text;
     size_t est_doc_bytes;       /* mean bytes per document (both lines) for cell 0 */
+    struct bf_corpus *corpus;   /* document.corpus.path, opened at load (NULL otherwise) */
 };
 
 /* The loader's working state. */

@@ -59,6 +59,8 @@ struct bf_tmpl {
     char *body_name;    /* a query body (bf_tmpl_compile_body): its key path for messages; NULL
                            for the document template */
     size_t esc_max;     /* largest OP_ESC value (slow-path scratch) */
+    int corpus;         /* document.corpus: ops are the action line's fields only */
+    int has_id, has_routing; /* the template sets _id / routing (else the corpus's) */
 };
 
 /* ---- compilation --------------------------------------------------------------------------- */
@@ -346,7 +348,10 @@ int bf__tmpl_compile_loc(const bf_scenario_t *sc, bf__tmpl_locate_fn loc, void *
         rc = compile_string_field(&c, vals[k], fields[k]);
         push_lit(&c, "\"", 1, fields[k], strlen(vals[k]), 0);
     }
-    if (rc == BF_OK) {
+    t->corpus = d->corpus_path != NULL || d->corpus_local_path != NULL;
+    t->has_id = d->id != NULL;
+    t->has_routing = d->routing != NULL;
+    if (rc == BF_OK && !t->corpus) {
         push_lit(&c, "}}\n", 3, BF__TF_SOURCE, 0, 0);
         rc = compile_source(&c, d->source ? d->source : "");
         push_lit(&c, "\n", 1, BF__TF_SOURCE, d->source ? strlen(d->source) : 0, 0);
@@ -667,6 +672,71 @@ int bf_tmpl_render_body(const bf_tmpl_t *t, bf_gen_t *g, bf_buf_t *out)
 {
     (void)t;
     return render_body_ops(g, g->t->ops, g->t->nops, out, NULL);
+}
+
+int bf_tmpl_render_corpus(const bf_tmpl_t *t, bf_gen_t *g, const bf_cell_t *cell,
+                          const bf_corpus_t *c, bf_corpus_cursor_t *cur, uint32_t ndocs,
+                          int new_request, bf_buf_t *out, uint32_t *rendered)
+{
+    *rendered = 0;
+    if (g->cell != cell)
+        set_cell(g, cell);
+    if (new_request)
+        g->req_stamp++;
+    uint32_t nidx = cell->indices ? cell->indices : 1;
+    const char *text = bf_corpus_text(c), *meta = bf_corpus_meta(c);
+    /* a slice without one document to send has nothing, however often it is read */
+    if (cur->from >= cur->to || (cur->passes && cur->passes_done >= cur->passes))
+        return BF_OK;
+    size_t empty_run = 0;
+    while (*rendered < ndocs) {
+        if (cur->pos >= cur->to) {
+            cur->passes_done++;
+            cur->pos = cur->from;
+            if (cur->passes && cur->passes_done >= cur->passes)
+                return BF_OK;
+        }
+        size_t i = cur->pos++;
+        if (cur->keep && !cur->keep[i - cur->from]) {
+            if (++empty_run > cur->to - cur->from)
+                return BF_OK; /* every document of the slice is bad */
+            continue;
+        }
+        empty_run = 0;
+        const bf_corpus_doc_t *d = bf_corpus_doc(c, i);
+        size_t id_len = t->has_id ? 0 : d->id_len;
+        size_t rt_len = t->has_routing ? 0 : d->routing_len;
+        const char *id = meta + d->meta_off, *rt = meta + d->meta_off + d->id_len;
+        g->doc_stamp++;
+        uint32_t k = (uint32_t)(g->rr++ % nidx);
+        size_t worst = g->prefix_max + t->max_bytes + id_len + rt_len + 3 + d->src_len + 1;
+        int slow = bf_buf_reserve(out, worst) != BF_OK;
+        int rc = render_doc(g, t->ops, t->nops, k, out, slow, NULL);
+        if (rc != BF_OK)
+            return rc;
+        if (!slow) {
+            char *p = out->data + out->len;
+            copy_piece(p, id, id_len);
+            p += id_len;
+            copy_piece(p, rt, rt_len);
+            p += rt_len;
+            memcpy(p, "}}\n", 3);
+            p += 3;
+            memcpy(p, text + d->src_off, d->src_len);
+            p += d->src_len;
+            *p++ = '\n';
+            out->len = (size_t)(p - out->data);
+            out->data[out->len] = '\0';
+        } else if (bf_buf_append(out, id, id_len) != BF_OK ||
+                   bf_buf_append(out, rt, rt_len) != BF_OK ||
+                   bf_buf_append(out, "}}\n", 3) != BF_OK ||
+                   bf_buf_append(out, text + d->src_off, d->src_len) != BF_OK ||
+                   bf_buf_append(out, "\n", 1) != BF_OK) {
+            return BF_E_TOOBIG;
+        }
+        (*rendered)++;
+    }
+    return BF_OK;
 }
 
 size_t bf_tmpl_estimate_doc_bytes(const bf_tmpl_t *t, const bf_cell_t *cell)

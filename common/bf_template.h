@@ -25,6 +25,7 @@
 #define BF_TEMPLATE_H
 
 #include "bf_buf.h"
+#include "bf_corpus.h"
 #include "bf_error.h"
 #include "bf_scenario.h"
 
@@ -87,8 +88,34 @@ int bf_tmpl_compile_body(const bf_scenario_t *sc, const char *text, const char *
  * BF_E_TOOBIG (out's cap) or BF_E_RANGE (a sequence without wrap ran out). */
 int bf_tmpl_render_body(const bf_tmpl_t *t, bf_gen_t *g, bf_buf_t *out);
 
+/* Where one stream stands in its slice of a corpus (document.corpus). */
+typedef struct bf_corpus_cursor {
+    size_t from, to;      /* the slice: documents [from, to) of the corpus */
+    size_t pos;           /* next document to send, from <= pos <= to */
+    uint32_t passes;      /* times to read the slice; 0 = loop until the cell ends */
+    uint32_t passes_done; /* complete reads of the slice so far */
+    const uint8_t *keep;  /* keep[i - from] == 0: document i is not a JSON object, skipped;
+                             NULL = send all. Borrowed. */
+} bf_corpus_cursor_t;
+
+/* bf_tmpl_render_corpus — append up to `ndocs` documents of the corpus to `out` as bulk
+ * NDJSON, copying each source line as it is in the file (the corpus fast path: no rendering
+ * but the action line). The action line is {"<action>":{"_index":"<index>"}} with the
+ * template's id / routing / pipeline when the scenario sets them, else the file's _id and
+ * routing (bulk format), else none. new_request = 1 starts a bulk request (request-scope
+ * variables are drawn anew), 0 continues the last one (as bf_tmpl_render_bulk_more).
+ * *rendered gets the documents appended: fewer than ndocs only when the cursor has read its
+ * slice `passes` times (the end of this stream's corpus: 0 means nothing is left).
+ * Returns 0, BF_E_TOOBIG (out's cap), or BF_E_RANGE (a sequence with wrap: false ran out).
+ * The template must be compiled from a scenario with document.corpus. Not thread-safe per
+ * generator and cursor; the corpus is shared read-only. */
+int bf_tmpl_render_corpus(const bf_tmpl_t *t, bf_gen_t *g, const bf_cell_t *cell,
+                          const bf_corpus_t *c, bf_corpus_cursor_t *cur, uint32_t ndocs,
+                          int new_request, bf_buf_t *out, uint32_t *rendered);
+
 /* bf_tmpl_estimate_doc_bytes — mean bytes of one rendered document (both lines), from
- * rendering a few samples with a throw-away generator. For plan and body-size checks. */
+ * rendering a few samples with a throw-away generator. For plan and body-size checks. With a
+ * corpus: the action line without its closing "}}\n" (add 3 and the corpus's mean line). */
 size_t bf_tmpl_estimate_doc_bytes(const bf_tmpl_t *t, const bf_cell_t *cell);
 
 #endif

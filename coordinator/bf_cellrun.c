@@ -208,7 +208,12 @@ static void on_sample(bf__campaign_t *c, bf_fleet_agent_t *a, const Bf__Sample *
     unsigned act = step(c, m, s->final ? BF_ME_FINAL : BF_ME_SAMPLE);
     /* an agent that stopped before the end on its own (dead-man switch) leaves seconds
      * without its load: the cell is degraded from there on */
-    if ((act & BF_MA_CHECK_EARLY) && !c->stop_cmd && m->last_second + 1 < c->load_s && !fatal) {
+    if ((act & BF_MA_CHECK_EARLY) && s->corpus_done && m->last_second + 1 < c->load_s) {
+        /* a finite corpus (document.corpus.passes) ended this agent's load: on purpose */
+        bf_info("cell %s: agent %s read its corpus slices by second %d of %d", c->cell->id, a->id,
+                m->last_second, c->load_s);
+    } else if ((act & BF_MA_CHECK_EARLY) && !c->stop_cmd && m->last_second + 1 < c->load_s &&
+               !fatal) {
         bf_warn("cell %s: agent %s stopped its load after second %d of %d", c->cell->id, a->id,
                 m->last_second, c->load_s);
         bf_cellagg_mark_lost(c->agg, m->index, a->id, m->last_second + 1);

@@ -16,8 +16,8 @@
 #include <sys/stat.h>
 #include <zmq.h>
 
-#define BF_ZAP_MAX_DIRS 16          /* directories in one ':'-separated allow list */
-#define BF_ZAP_MISS_RELOAD_MS 1000  /* an unknown key reloads the list at most this often */
+#define BF_ZAP_MAX_DIRS 16         /* directories in one ':'-separated allow list */
+#define BF_ZAP_MISS_RELOAD_MS 1000 /* an unknown key reloads the list at most this often */
 
 /* The allow-list indexed once (32-byte key -> name), not read per handshake: reading every
  * .pub file for every CURVE handshake made a fleet of N keyed agents cost O(N^2) file reads to

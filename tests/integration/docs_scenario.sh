@@ -8,7 +8,7 @@ source "$(dirname "$0")/lib.sh"
 
 D="$TMP/docs"
 mkdir -p "$D/certs"
-cp -r "$SRC/examples/dict" "$SRC/examples/mappings" "$D/"
+cp -r "$SRC/examples/dict" "$SRC/examples/mappings" "$SRC/examples/corpus" "$D/"
 openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj "/CN=docs test CA" \
     -keyout "$D/certs/key.pem" -out "$D/certs/es-ca.pem" 2>/dev/null || fail "openssl"
 cp "$D/certs/es-ca.pem" "$D/certs/ca.pem"

@@ -56,8 +56,8 @@ static void test_allow_list_indexed_and_reloaded(void **state)
     assert_non_null(mkdtemp(tmpl));
     char *allow = bf_asprintf("%s/agents", tmpl), *other = bf_asprintf("%s/keys", tmpl);
     char alpha[41], beta[41], gamma[41];
-    make_key(allow, "alpha", alpha);     /* alpha.key + alpha.pub in the allow-list */
-    make_key(other, "beta", beta);       /* beta only elsewhere */
+    make_key(allow, "alpha", alpha); /* alpha.key + alpha.pub in the allow-list */
+    make_key(other, "beta", beta);   /* beta only elsewhere */
     make_key(other, "gamma", gamma);
 
     void *zctx = zmq_ctx_new();

@@ -1,0 +1,87 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# integration_corpus_counts — document.corpus against the real test cluster, counts verified:
+# a gzip corpus of source lines read once (passes: 1) by 2 agents x 2 threads lands exactly
+# once in the index (slices disjoint and covering); a bzip2 bulk-format corpus with the file's
+# own _id and action create lands once with no 409, under the file's ids; a zstd
+# corpus read twice (passes: 2) with $[[uuid]] ids lands twice; bad lines are reported with
+# file:line by validate and never sent; a corpus.local_path missing on the agent host fails the
+# cell at Prepare with what to do.
+source "$(dirname "$0")/lib.sh"
+cd "$TMP"
+python3 - <<'PY'
+import bz2, gzip, json, subprocess
+docs = [json.dumps({"@timestamp": "2026-12-01T10:%02d:%02dZ" % (i // 60 % 60, i % 60), "n": i,
+                    "msg": "GET /item/%d \"quoted\" é" % i}) for i in range(1000)]
+text = "\n".join(docs) + "\n"
+open("docs.json.gz", "wb").write(gzip.compress(text.encode()))
+bulk = "".join(json.dumps({"index": {"_index": "ignored", "_id": "doc-%d" % i}}) + "\n" + d + "\n"
+               for i, d in enumerate(docs))
+open("bulk.json.bz2", "wb").write(bz2.compress(bulk.encode()))
+bad = docs[:]
+bad[6] = '{"broken": }'
+bad[11] = "not json at all"
+open("docs-bad.json", "w").write("\n".join(bad) + "\n")
+open("docs.json", "w").write(text)
+subprocess.run(["zstd", "-q", "-f", "docs.json", "-o", "docs.json.zst"], check=True)
+PY
+IDX="bf-corpus-$$"
+trap 'curl -sf -X DELETE "$ES/$IDX-*" > /dev/null 2>&1 || true; cleanup_tmp' EXIT
+scenario() { # scenario NAME CORPUS_YAML [DOC_EXTRA] > NAME.yaml
+    cat > "$1.yaml" <<YAML
+name: $1
+target: {hosts: ["$ES"]}
+index: {name: $IDX-$1}
+variables: [{name: u, type: uuid}]
+document:
+  action: create
+  corpus: $2
+  ${3:-}
+run: {warmup: 1s, duration: 30s}   # a finite corpus ends the cell when it is read
+matrix: {batch_size: [70], concurrency: [4]}
+YAML
+}
+row() { # row RESULTS_DIR -> the matrix.json row as JSON on stdout
+    python3 -c 'import glob, json, sys; print(json.dumps(json.load(open(glob.glob(sys.argv[1] + "/*/matrix.json")[0]))["rows"][0]))' "$1"
+}
+campaign() { # campaign NAME -> results in r-NAME (2 local agents x 2 threads)
+    local p
+    p=$(free_port)
+    timeout 120 "$COORD" run "$1.yaml" --local-agents 2 --threads 2 --insecure \
+        --bind "tcp://127.0.0.1:$p" --results "r-$1" -q > "o-$1" 2> "e-$1"
+}
+scenario once "{path: docs.json.gz, passes: 1}"
+scenario bulk "{path: bulk.json.bz2, format: bulk, passes: 1}"
+scenario twice "{path: docs.json.zst, passes: 2}" 'id: $[[u]]'
+for s in once bulk twice; do
+    campaign "$s" || { cat "e-$s" >&2; fail "campaign $s exit $?"; }
+done
+python3 - "$(row r-once)" "$(row r-bulk)" "$(row r-twice)" <<'PY' || fail "rows"
+import json, sys
+once, bulk, twice = (json.loads(a) for a in sys.argv[1:4])
+for name, r, want in (("once", once, 1000), ("bulk", bulk, 1000), ("twice", twice, 2000)):
+    assert r["verified"] is True, (name, r)
+    assert r["docs_counted"] == want and r["docs_ok_all"] == want, (name, want, r)
+    assert r["docs_conflict"] == 0 and r["docs_failed"] == 0, (name, r)
+print("counted", once["docs_counted"], bulk["docs_counted"], twice["docs_counted"])
+PY
+# the file's own ids were sent (bulk format): doc-999 is document 999
+curl -sf "$ES/$IDX-bulk/_doc/doc-999" | grep -q '"n": 999,' || fail "bulk corpus: _id doc-999 is not document 999"
+# bad lines: validate names them with file:line; a run sends the 998 good ones
+scenario bad "{path: docs-bad.json, passes: 1}"
+"$COORD" validate bad.yaml > vo 2> ve || { cat ve >&2; fail "validate bad.yaml exit $?"; }
+grep -q "docs-bad.json:7: not a JSON object" ve || { cat ve >&2; fail "validate did not report line 7"; }
+grep -q "docs-bad.json:12: not a JSON object" ve || { cat ve >&2; fail "validate did not report line 12"; }
+campaign bad || { cat e-bad >&2; fail "campaign bad exit $?"; }
+python3 - "$(row r-bad)" <<'PY' || fail "bad row"
+import json, sys
+r = json.loads(sys.argv[1])
+assert r["verified"] is True and r["docs_counted"] == 998 == r["docs_ok_all"], r
+assert r["docs_failed"] == 0 and r["docs_mapping"] == 0, r
+PY
+# local_path that the agent host lacks: the cell fails at Prepare, saying what to do
+scenario missing "{local_path: $TMP/nowhere/docs.json.gz}"
+campaign missing && fail "a missing corpus.local_path did not fail"
+grep -rq "copy the corpus to the same path on every agent host" "e-missing" r-missing 2>/dev/null ||
+    { cat e-missing >&2; fail "no message saying where the corpus must be"; }
+pass "corpus: gzip/bzip2/zstd, source and bulk format, 2 agents x 2 threads: 1000, 1000 (under the file's ids), 2000 documents counted; bad lines at file:line and never sent; missing local_path explained"

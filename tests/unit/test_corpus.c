@@ -1,0 +1,306 @@
+/* SPDX-License-Identifier: MIT */
+/* test_corpus.c — corpus files: each codec read back byte for byte, bad lines kept out with
+ * their line numbers, bulk-format ids, slices disjoint and covering, the corpus fast path. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "bf_corpus.h"
+#include "bf_mem.h"
+#include "bf_scenario.h"
+#include "bf_template.h"
+
+#include <bzlib.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+#include <zstd.h>
+
+/* N source lines {"n":i,"s":"..."} joined by '\n'. Caller frees. */
+static char *make_docs(unsigned n, size_t *len)
+{
+    bf_buf_t b;
+    bf_buf_init(&b, 0);
+    for (unsigned i = 0; i < n; i++)
+        bf_buf_appendf(&b, "{\"n\":%u,\"s\":\"line %u \\\"q\\\"\"}\n", i, i);
+    *len = b.len;
+    return bf_buf_steal(&b);
+}
+
+static unsigned char *gz(const char *in, size_t n, size_t *out_len)
+{
+    z_stream z;
+    memset(&z, 0, sizeof z);
+    assert_int_equal(deflateInit2(&z, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY), Z_OK);
+    size_t cap = deflateBound(&z, n) + 64;
+    unsigned char *out = bf_malloc(cap);
+    z.next_in = (Bytef *)in;
+    z.avail_in = (uInt)n;
+    z.next_out = out;
+    z.avail_out = (uInt)cap;
+    assert_int_equal(deflate(&z, Z_FINISH), Z_STREAM_END);
+    *out_len = z.total_out;
+    deflateEnd(&z);
+    return out;
+}
+
+static void open_ok(const void *data, size_t len, enum bf_corpus_format f, bf_corpus_t **c)
+{
+    bf_diag_t d = {0};
+    int rc = bf_corpus_open("t.json", data, len, f, c, &d);
+    if (rc != BF_OK)
+        fail_msg("%s", d.msg);
+}
+
+static void check_docs(const bf_corpus_t *c, unsigned n)
+{
+    assert_int_equal(bf_corpus_docs(c), n);
+    for (unsigned i = 0; i < n; i += 97) {
+        const bf_corpus_doc_t *d = bf_corpus_doc(c, i);
+        char want[64];
+        int k = snprintf(want, sizeof want, "{\"n\":%u,", i);
+        assert_true(d->src_len > (uint32_t)k);
+        assert_memory_equal(bf_corpus_text(c) + d->src_off, want, (size_t)k);
+        assert_int_equal(d->line, i + 1);
+    }
+}
+
+static void test_codecs(void **state)
+{
+    (void)state;
+    size_t len;
+    char *text = make_docs(5000, &len);
+    bf_corpus_t *c = NULL;
+    open_ok(text, len, BF_CORPUS_SOURCE, &c);
+    assert_int_equal(bf_corpus_codec(c), BF_CORPUS_PLAIN);
+    check_docs(c, 5000);
+    bf_corpus_destroy(&c);
+
+    size_t zlen;
+    unsigned char *z = gz(text, len, &zlen);
+    open_ok(z, zlen, BF_CORPUS_SOURCE, &c);
+    assert_int_equal(bf_corpus_codec(c), BF_CORPUS_GZIP);
+    assert_int_equal(bf_corpus_text_bytes(c), len);
+    check_docs(c, 5000);
+    bf_corpus_destroy(&c);
+    /* two gzip members one after the other read as one text */
+    unsigned char *two = bf_malloc(2 * zlen);
+    memcpy(two, z, zlen);
+    memcpy(two + zlen, z, zlen);
+    open_ok(two, 2 * zlen, BF_CORPUS_SOURCE, &c);
+    assert_int_equal(bf_corpus_docs(c), 10000);
+    bf_corpus_destroy(&c);
+    /* truncated: an error naming the codec, never a short corpus */
+    bf_diag_t d = {0};
+    assert_int_equal(bf_corpus_open("t.json.gz", z, zlen / 2, BF_CORPUS_SOURCE, &c, &d),
+                     BF_E_PARSE);
+    assert_null(c);
+    assert_non_null(strstr(d.msg, "gzip data is truncated"));
+    free(two);
+    free(z);
+
+    unsigned blen = (unsigned)(len + len / 100 + 700);
+    char *bz = bf_malloc(blen);
+    assert_int_equal(BZ2_bzBuffToBuffCompress(bz, &blen, text, (unsigned)len, 9, 0, 0), BZ_OK);
+    open_ok(bz, blen, BF_CORPUS_SOURCE, &c);
+    assert_int_equal(bf_corpus_codec(c), BF_CORPUS_BZIP2);
+    check_docs(c, 5000);
+    bf_corpus_destroy(&c);
+    memset(&d, 0, sizeof d);
+    assert_int_equal(bf_corpus_open("t.json.bz2", bz, blen - 10, BF_CORPUS_SOURCE, &c, &d),
+                     BF_E_PARSE);
+    assert_non_null(strstr(d.msg, "bzip2"));
+    free(bz);
+
+    size_t zcap = ZSTD_compressBound(len);
+    char *zs = bf_malloc(zcap);
+    size_t zslen = ZSTD_compress(zs, zcap, text, len, 3);
+    assert_false(ZSTD_isError(zslen));
+    open_ok(zs, zslen, BF_CORPUS_SOURCE, &c);
+    assert_int_equal(bf_corpus_codec(c), BF_CORPUS_ZSTD);
+    check_docs(c, 5000);
+    bf_corpus_destroy(&c);
+    memset(&d, 0, sizeof d);
+    assert_int_equal(bf_corpus_open("t.json.zst", zs, zslen - 7, BF_CORPUS_SOURCE, &c, &d),
+                     BF_E_PARSE);
+    assert_non_null(strstr(d.msg, "zstd"));
+    free(zs);
+    free(text);
+}
+
+static void test_bad_lines(void **state)
+{
+    (void)state;
+    const char *t = "{\"a\":1}\n"
+                    "\n"                  /* blank: skipped, not bad */
+                    "[1,2]\n"             /* line 3: not an object */
+                    "  {\"b\":2}  \r\n"   /* CRLF and spaces: fine */
+                    "{\"c\": broken}\n"   /* line 5: looks like one; jansson says no */
+                    "{\"d\":1,\"d\":2}\n" /* line 6: duplicate keys (OpenSearch refuses) */
+                    "plain text\n";       /* line 7 */
+    bf_corpus_t *c = NULL;
+    open_ok(t, strlen(t), BF_CORPUS_SOURCE, &c);
+    assert_int_equal(bf_corpus_docs(c), 4);
+    assert_int_equal(bf_corpus_bad_count(c), 2);
+    assert_int_equal(bf_corpus_bad_line(c, 0), 3);
+    assert_int_equal(bf_corpus_bad_line(c, 1), 7);
+    const bf_corpus_doc_t *d = bf_corpus_doc(c, 1);
+    assert_int_equal(d->src_len, 7);
+    assert_memory_equal(bf_corpus_text(c) + d->src_off, "{\"b\":2}", 7);
+    uint8_t keep[4];
+    assert_int_equal(bf_corpus_check(c, 0, 4, 1, NULL, NULL, keep), 2);
+    assert_int_equal(keep[0], 1);
+    assert_int_equal(keep[1], 1);
+    assert_int_equal(keep[2], 0);
+    assert_int_equal(keep[3], 0);
+    assert_int_equal(bf_corpus_doc(c, 2)->line, 5);
+    bf_corpus_destroy(&c);
+    bf_diag_t dg = {0};
+    assert_int_equal(bf_corpus_open("e.json", "\n[]\n", 4, BF_CORPUS_SOURCE, &c, &dg), BF_E_INVAL);
+    assert_non_null(strstr(dg.msg, "no document"));
+}
+
+static void test_bulk_format(void **state)
+{
+    (void)state;
+    const char *t = "{\"index\":{\"_index\":\"x\",\"_id\":\"a\\\"1\"}}\n{\"v\":1}\n"
+                    "{\"create\":{\"_id\":7,\"routing\":\"r\"}}\n{\"v\":2}\n"
+                    "{\"index\":{}}\n{\"v\":3}\n"
+                    "{\"delete\":{\"_id\":\"z\"}}\n" /* line 7: not a load */
+                    "{\"index\":{}}\n";              /* line 8: no source after it */
+    bf_corpus_t *c = NULL;
+    open_ok(t, strlen(t), BF_CORPUS_BULK, &c);
+    assert_int_equal(bf_corpus_docs(c), 3);
+    assert_true(bf_corpus_has_ids(c));
+    const char *meta = bf_corpus_meta(c);
+    const bf_corpus_doc_t *d0 = bf_corpus_doc(c, 0), *d1 = bf_corpus_doc(c, 1),
+                          *d2 = bf_corpus_doc(c, 2);
+    assert_int_equal(d0->id_len, strlen(",\"_id\":\"a\\\"1\""));
+    assert_memory_equal(meta + d0->meta_off, ",\"_id\":\"a\\\"1\"", d0->id_len);
+    assert_memory_equal(meta + d1->meta_off, ",\"_id\":\"7\",\"routing\":\"r\"",
+                        d1->id_len + d1->routing_len);
+    assert_int_equal(d2->id_len + d2->routing_len, 0);
+    assert_int_equal(d1->line, 4);
+    assert_int_equal(bf_corpus_bad_count(c), 2);
+    assert_int_equal(bf_corpus_bad_line(c, 0), 7);
+    assert_int_equal(bf_corpus_bad_line(c, 1), 8);
+    bf_corpus_destroy(&c);
+}
+
+static void test_slices(void **state)
+{
+    (void)state;
+    size_t len;
+    char *text = make_docs(1003, &len);
+    bf_corpus_t *c = NULL;
+    open_ok(text, len, BF_CORPUS_SOURCE, &c);
+    for (uint32_t streams = 1; streams <= 9; streams++) {
+        size_t next = 0;
+        for (uint32_t s = 0; s < streams; s++) {
+            size_t f, t;
+            bf_corpus_slice(c, s, streams, &f, &t);
+            assert_int_equal(f, next); /* disjoint, in order, no gap */
+            assert_true(t - f == 1003 / streams || t - f == 1003 / streams + 1);
+            next = t;
+        }
+        assert_int_equal(next, 1003);
+    }
+    bf_corpus_destroy(&c);
+    free(text);
+}
+
+/* The fast path: a scenario with document.corpus renders the file's lines unchanged, the
+ * template's id in the action line, and stops after `passes`. */
+static void test_render_corpus(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/bf-test-corpus.XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char path[128], yaml[512];
+    snprintf(path, sizeof path, "%s/c.json", dir);
+    FILE *f = fopen(path, "w");
+    fputs("{\"a\":1}\n{\"a\":2}\n{\"a\":3}\n", f);
+    fclose(f);
+    snprintf(yaml, sizeof yaml,
+             "name: t\ntarget: {hosts: [\"http://127.0.0.1:9\"]}\n"
+             "variables: [{name: s, type: sequence, from: 10}]\n"
+             "document: {action: create, id: '$[[s]]', corpus: {path: c.json, passes: 2}}\n"
+             "matrix: {batch_size: 4}\n");
+    bf_scenario_t *sc = NULL;
+    bf_diag_t d = {0};
+    bf_load_opts_t o = {.base_dir = dir};
+    if (bf_scenario_load_text(yaml, strlen(yaml), "t.yaml", &o, &sc, &d) != BF_OK)
+        fail_msg("%s", d.msg);
+    const bf_corpus_t *c = bf_scenario_corpus(sc);
+    assert_non_null(c);
+    bf_tmpl_t *t = NULL;
+    assert_int_equal(bf_tmpl_compile(sc, &t, &d), BF_OK);
+    bf_partition_t part = {0, 1, 1};
+    bf_gen_t *g = bf_gen_new(t, &part);
+    bf_corpus_cursor_t cur = {.from = 0, .to = 3, .passes = 2};
+    bf_buf_t out;
+    bf_buf_init(&out, 0);
+    uint32_t got = 0;
+    const bf_cell_t *cell = bf_scenario_cell(sc, 0);
+    assert_int_equal(bf_tmpl_render_corpus(t, g, cell, c, &cur, 4, 1, &out, &got), BF_OK);
+    assert_int_equal(got, 4);
+    assert_string_equal(out.data, "{\"create\":{\"_index\":\"t\",\"_id\":\"10\"}}\n{\"a\":1}\n"
+                                  "{\"create\":{\"_index\":\"t\",\"_id\":\"11\"}}\n{\"a\":2}\n"
+                                  "{\"create\":{\"_index\":\"t\",\"_id\":\"12\"}}\n{\"a\":3}\n"
+                                  "{\"create\":{\"_index\":\"t\",\"_id\":\"13\"}}\n{\"a\":1}\n");
+    bf_buf_reset(&out);
+    assert_int_equal(bf_tmpl_render_corpus(t, g, cell, c, &cur, 4, 1, &out, &got), BF_OK);
+    assert_int_equal(got, 2); /* the second pass ends: 6 documents in all */
+    assert_int_equal(bf_tmpl_render_corpus(t, g, cell, c, &cur, 4, 1, &out, &got), BF_OK);
+    assert_int_equal(got, 0);
+    bf_buf_cleanup(&out);
+    bf_gen_destroy(&g);
+    bf_tmpl_destroy(&t);
+    bf_scenario_destroy(&sc);
+    remove(path);
+    rmdir(dir);
+}
+
+static void test_scenario_errors(void **state)
+{
+    (void)state;
+    struct {
+        const char *doc;
+        const char *want;
+    } cases[] = {
+        {"{source: '{}', corpus: {path: x.json}}", "not both"},
+        {"{corpus: {passes: 1}}", "exactly one of them"},
+        {"{corpus: {path: a.json, local_path: /a.json}}", "exactly one of them"},
+        {"{corpus: {local_path: rel/a.json}}", "is relative"},
+        {"{corpus: {local_path: /a.json, passes: 0}}", "'loop' or a whole number"},
+        {"{corpus: {local_path: /a.json, passes: lots}}", "'loop' or a whole number"},
+        {"{corpus: {local_path: /a.json, format: ndjson}}", "format"},
+        {"{corpus: {path: /nonexistent/bf-corpus.json}}", "cannot read corpus"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char yaml[512];
+        snprintf(yaml, sizeof yaml,
+                 "name: t\ntarget: {hosts: [\"http://127.0.0.1:9\"]}\n"
+                 "document: %s\n",
+                 cases[i].doc);
+        bf_scenario_t *sc = NULL;
+        bf_diag_t d = {0};
+        int rc = bf_scenario_load_text(yaml, strlen(yaml), "t.yaml", NULL, &sc, &d);
+        if (rc == BF_OK || strstr(d.msg, cases[i].want) == NULL)
+            fail_msg("case %zu (%s): rc %d, '%s'", i, cases[i].doc, rc, d.msg);
+        assert_non_null(strstr(d.msg, "t.yaml:"));
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_codecs),        cmocka_unit_test(test_bad_lines),
+        cmocka_unit_test(test_bulk_format),   cmocka_unit_test(test_slices),
+        cmocka_unit_test(test_render_corpus), cmocka_unit_test(test_scenario_errors),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
