@@ -84,7 +84,7 @@ name: scale
 target:
   hosts: [$ES]
 index:
-  name: bf-scale
+  name: bf-scale-$$-$agents
   recreate: true
 variables:
   - {name: uuid, type: uuid}
@@ -99,7 +99,7 @@ matrix:
 YAML
     local port=$((21000 + RANDOM % 20000))
     "$COORD" run "$dir/scale.yaml" --agents "$agents" --bind "tcp://127.0.0.1:$port" \
-        --keys "$TMP/keys/coord" --wait 120s --results "$dir/results" -q > "$dir/coord.out" 2> "$dir/coord.log" &
+        --keys "$TMP/keys/coord" --wait 300s --results "$dir/results" -q > "$dir/coord.out" 2> "$dir/coord.log" &
     local cpid=$!
     PIDS+=($cpid)
     # simulators: at most 500 agents per process, each with its own id prefix
@@ -132,10 +132,18 @@ YAML
               > /dev/null 2>&1 || true ) &
         PIDS+=($!)
     fi
-    local rc=0 s
-    for s in "${sims[@]}"; do wait "$s" || rc=$?; done
-    local coord_rc=0
+    local rc=0 s coord_rc=0
     wait $cpid || coord_rc=$?   # 1: the simulated docs are not in the cluster (cell unverified)
+    # the simulators end by themselves once every sample is acknowledged; a coordinator that
+    # stopped early leaves them waiting, so give them a few seconds, then stop them
+    for _ in $(seq 1 20); do
+        local alive=0
+        for s in "${sims[@]}"; do kill -0 "$s" 2> /dev/null && alive=1; done
+        [ $alive = 0 ] && break
+        sleep 1
+    done
+    for s in "${sims[@]}"; do kill -TERM "$s" 2> /dev/null || true; wait "$s" || rc=$?; done
+    curl -s -o /dev/null -X DELETE "$ES/bf-scale-$$-$agents" || true
     if [ $rc != 0 ]; then cat "$dir"/sim*.err "$dir/coord.log" >&2; echo "FAIL: simulator exit $rc ($agents agents)" >&2; return 1; fi
     if [ $coord_rc -gt 1 ]; then cat "$dir/coord.log" >&2; echo "FAIL: coordinator exit $coord_rc ($agents agents)" >&2; return 1; fi
     python3 - "$dir" "$agents" "$(getconf CLK_TCK)" <<'PY'

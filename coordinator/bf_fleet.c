@@ -21,6 +21,8 @@
 #define BF_MAX_AGENT_MSG_BYTES (4 << 20) /* cap of one message from an agent */
 /* period of the suspect/lost scan and of the Ping round; far below suspect_ms (3 s) */
 #define BF_FLEET_SCAN_MS 100
+/* listen backlog of the ROUTERs (connections waiting for accept) */
+#define BF_FLEET_LISTEN_BACKLOG 4096
 
 struct bf_fleet {
     bf_fleet_opts_t opts;
@@ -103,6 +105,12 @@ static void *bind_router(bf_fleet_t *f, const char *ep, bf_diag_t *diag)
     zmq_setsockopt(s, ZMQ_TCP_KEEPALIVE_INTVL, &ka_intvl_s, sizeof ka_intvl_s);
     zmq_setsockopt(s, ZMQ_TCP_KEEPALIVE_CNT, &ka_cnt, sizeof ka_cnt);
     zmq_setsockopt(s, ZMQ_TCP_MAXRT, &maxrt_ms, sizeof maxrt_ms);
+    /* a fleet connects at once (2 connections per agent): with libzmq's default listen backlog
+     * of 100 the kernel drops the SYNs past it and each client waits out SYN retransmission
+     * (1 s, 3 s, 7 s, ...), so 2000 agents took minutes to join; the kernel caps this at
+     * net.core.somaxconn */
+    int backlog = BF_FLEET_LISTEN_BACKLOG;
+    zmq_setsockopt(s, ZMQ_BACKLOG, &backlog, sizeof backlog);
     if (f->opts.curve_secret_z85) {
         /* CURVE server; every client handshake goes through the ZAP allow-list (bf_zap) */
         int one = 1;
