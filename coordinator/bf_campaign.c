@@ -110,6 +110,45 @@ static int wait_for_agents(bf__campaign_t *c, uint32_t want, uint64_t wait_ms)
     return BF_OK;
 }
 
+int bf__campaign_one(bf__campaign_t *c, const bf_cell_t *cell, uint32_t rep, const char *name,
+                     size_t pos, size_t n, uint64_t campaign_start_us, bf_row_t *row)
+{
+    const bf_run_spec_t *run = bf_scenario_run(c->sc);
+    uint32_t retries = 0;
+    for (;;) {
+        /* the cell's agents: every live agent (a late joiner waits for the next cell) */
+        bf_fleet_agent_t **agents = bf_calloc(bf_fleet_count(c->fleet) + 1, sizeof *agents);
+        uint32_t na = 0;
+        for (size_t i = 0; i < bf_fleet_count(c->fleet); i++) {
+            bf_fleet_agent_t *a = bf_fleet_agent(c->fleet, i);
+            if (a->session != BF_AS_LOST && a->session != BF_AS_CONNECTED && a->has_data_route &&
+                (run->agents == 0 || na < run->agents))
+                agents[na++] = a;
+        }
+        if (na < c->min_agents) {
+            bf_info("cell %s: %u agents connected, need %u; waiting up to %llu s", name, na,
+                    c->min_agents, (unsigned long long)(c->wait_ms / 1000));
+            free(agents);
+            if (bf_campaign_signal)
+                return bf_exit_of_signal(bf_campaign_signal);
+            if (wait_for_agents(c, c->min_agents, c->wait_ms) != BF_OK) {
+                bf_error("cell %s: fewer than --min-agents %u agents; stopping the campaign "
+                         "(finished cells are in %s)", name, c->min_agents, bf_results_dir(c->res));
+                return bf_campaign_signal ? bf_exit_of_signal(bf_campaign_signal) : BF_EXIT_ENV;
+            }
+            continue;
+        }
+        int rc = bf__cellrun_run(c, cell, rep, agents, na, pos, n, campaign_start_us, row);
+        free(agents);
+        if (rc == BF__CELL_RETRY) {
+            c->no_retry = ++retries >= BF__MAX_CELL_RETRIES;
+            continue;
+        }
+        c->no_retry = 0;
+        return rc;
+    }
+}
+
 int bf_campaign_run(const bf_campaign_opts_t *opts)
 {
     bf__campaign_t c;
@@ -260,6 +299,13 @@ int bf_campaign_run(const bf_campaign_opts_t *opts)
         goto out;
     }
 
+    c.min_agents = min_agents;
+    c.wait_ms = wait_ms;
+    if (opts->find_max) {
+        code = bf__findmax_run(&c, &rows, &nrows);
+        goto out;
+    }
+
     size_t ncells = bf_scenario_cell_count(c.sc);
     uint32_t repeat = run->repeat ? run->repeat : 1;
     rows = bf_calloc(ncells + 1, sizeof *rows);
@@ -274,7 +320,7 @@ int bf_campaign_run(const bf_campaign_opts_t *opts)
         const bf_cell_t *cell = bf_scenario_cell(c.sc, k);
         if (k > 0 && (!selected || selected[k - 1]))
             pos++;
-        uint32_t nreps = 0, retries = 0;
+        uint32_t nreps = 0;
         int skip = selected && !selected[k];
         for (uint32_t rep = 1; rep <= repeat; rep++) {
             char name[256];
@@ -293,42 +339,11 @@ int bf_campaign_run(const bf_campaign_opts_t *opts)
             }
             if (skip)
                 break; /* not selected with --cells: neither run nor (unless finished) reported */
-            /* the cell's agents: every live agent (a late joiner waits for the next cell) */
-            bf_fleet_agent_t **agents = bf_calloc(bf_fleet_count(c.fleet) + 1, sizeof *agents);
-            uint32_t na = 0;
-            for (size_t i = 0; i < bf_fleet_count(c.fleet); i++) {
-                bf_fleet_agent_t *a = bf_fleet_agent(c.fleet, i);
-                if (a->session != BF_AS_LOST && a->session != BF_AS_CONNECTED && a->has_data_route &&
-                    (run->agents == 0 || na < run->agents))
-                    agents[na++] = a;
+            int rc = bf__campaign_one(&c, cell, rep, name, pos, nsel, campaign_start, &reps[nreps]);
+            if (rc > 0) {
+                code = rc;
+                break;
             }
-            if (na < min_agents) {
-                bf_info("cell %s: %u agents connected, need %u; waiting up to %llu s", name, na,
-                        min_agents, (unsigned long long)(wait_ms / 1000));
-                free(agents);
-                if (bf_campaign_signal) {
-                    code = bf_exit_of_signal(bf_campaign_signal);
-                    break;
-                }
-                if (wait_for_agents(&c, min_agents, wait_ms) != BF_OK) {
-                    bf_error("cell %s: fewer than --min-agents %u "
-                             "agents; stopping the campaign (finished cells are in %s)",
-                             name, min_agents, bf_results_dir(c.res));
-                    code = bf_campaign_signal ? bf_exit_of_signal(bf_campaign_signal) : BF_EXIT_ENV;
-                    break;
-                }
-                rep--;
-                continue;
-            }
-            int rc = bf__cellrun_run(&c, cell, rep, agents, na, pos, nsel, campaign_start, &reps[nreps]);
-            free(agents);
-            if (rc == BF__CELL_RETRY) {
-                c.no_retry = ++retries >= BF__MAX_CELL_RETRIES;
-                rep--;
-                continue;
-            }
-            retries = 0;
-            c.no_retry = 0;
             nreps++;
             if (bf_results_error(c.res) || c.cluster_gone)
                 break; /* stopped below, after this cell's row */

@@ -55,6 +55,14 @@ typedef struct bf__campaign {
     int32_t load_s;         /* warmup + duration of the current cell, in seconds */
     uint64_t gaps;          /* samples that arrived ahead of a missing one (resent later) */
     uint64_t wrong_channel; /* messages that came on the other socket (bf_wire_channel_ok) */
+
+    /* find-max (bf_findmax_run.c): the current cell is a search step when base_cell_id is
+     * set (the scenario cell it derives from; agents get it in Prepare); track_p99 keeps the
+     * per-second latency p99 for the sustain phase's slope test */
+    const char *base_cell_id;
+    int track_p99;
+    uint32_t min_agents;    /* a cell may start with this many agents */
+    uint64_t wait_ms;       /* how long to wait for them */
 } bf__campaign_t;
 
 /* ---- bf_cellrun.c ---- */
@@ -70,6 +78,25 @@ void bf__cellrun_attach(bf__campaign_t *c);
 int bf__cellrun_run(bf__campaign_t *c, const bf_cell_t *cell, uint32_t repetition,
                     bf_fleet_agent_t **agents, uint32_t nagents, size_t k, size_t ncells,
                     uint64_t campaign_start_us, bf_row_t *row);
+
+/* ---- bf_campaign.c ---- */
+
+/* bf__campaign_one — one repetition of one cell on the agents connected now: waits for
+ * c->min_agents (up to c->wait_ms) and prepares again when an agent is lost before Start
+ * (at most BF__MAX_CELL_RETRIES). name is the cell's results name, for messages; pos/n for
+ * the progress line. Returns 0 (row filled), BF_E_INTR (row kept as aborted) or an exit code
+ * > 0 (3: too few agents; 128 + signal) with nothing measured. */
+int bf__campaign_one(bf__campaign_t *c, const bf_cell_t *cell, uint32_t rep, const char *name,
+                     size_t pos, size_t n, uint64_t campaign_start_us, bf_row_t *row);
+
+/* ---- bf_findmax_run.c ---- */
+
+/* bf__findmax_run — `find-max`: search every combination of the axes other than batch_size
+ * and concurrency (bf_findmax.h), each step an ordinary cell (resumable: a step already in
+ * the results directory is read back, not run), rows appended to *rows (grown as needed,
+ * caller frees), DIR/findmax.json rewritten after every step, and one line per combination:
+ * "max sustainable: N docs/s at batch B, concurrency C (p99 X ms)". Returns the exit code. */
+int bf__findmax_run(bf__campaign_t *c, bf_row_t **rows, size_t *nrows);
 
 /* ---- bf_cellsetup.c ---- */
 

@@ -461,6 +461,10 @@ static void send_prepares(bf__campaign_t *c, uint32_t repetition, const uint64_t
         p.scenario_origin = (char *)c->opts->scenario_path;
         p.concurrency = (uint32_t)conc[i];
         p.target_rate = (double)rate_milli[i] / 1000.0;
+        if (c->base_cell_id != NULL) { /* a find-max step: the base cell with its batch size */
+            p.base_cell_id = (char *)c->base_cell_id;
+            p.batch_size = c->cell->batch_size;
+        }
         p.search_clients = (uint32_t)sclients[i];
         p.search_rate = (double)srate_milli[i] / 1000.0;
         p.stream_base = stream_base[i];
@@ -595,6 +599,8 @@ int bf__cellrun_run(bf__campaign_t *c, const bf_cell_t *cell, uint32_t repetitio
     c->agg = bf_cellagg_new(cell, repetition, nagents, cores, (uint32_t)(run->warmup_ms / 1000),
                             (uint32_t)(run->duration_ms / 1000));
     bf_cellagg_set_queries(c->agg, bf_scenario_search(c->sc));
+    if (c->track_p99)
+        bf_cellagg_track_p99(c->agg);
     c->samples = bf_results_samples_open(c->res, c->cell_name);
     int interrupted = 0;
 

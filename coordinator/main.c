@@ -36,6 +36,8 @@ static void usage(FILE *f)
           "\n"
           "commands:\n"
           "  run SCENARIO          run every cell of the matrix and write the results\n"
+          "  find-max SCENARIO     search the max sustainable docs/s per combination of the\n"
+          "                        other axes (find_max: section; run's options, --sustain D)\n"
           "  validate SCENARIO     check a scenario file; exit 0, or file:line:column and exit 2\n"
           "  plan SCENARIO         cells in run order, total duration, memory per agent\n"
           "  import-loadgen FILE   print a scenario equivalent to an INFINI loadgen config\n"
@@ -96,10 +98,11 @@ static int parse_ms(const char *opt, const char *s, uint64_t *out)
     return 0;
 }
 
-static int cmd_run(int argc, char **argv)
+static int cmd_run(int argc, char **argv, int find_max)
 {
     bf_campaign_opts_t o;
     memset(&o, 0, sizeof o);
+    o.find_max = find_max;
     static const struct option longopts[] = {
         {"local-agents", required_argument, NULL, 'L'}, {"agents", required_argument, NULL, 'a'},
         {"min-agents", required_argument, NULL, 'm'},   {"threads", required_argument, NULL, 't'},
@@ -109,7 +112,7 @@ static int cmd_run(int argc, char **argv)
         {"insecure", no_argument, NULL, 'I'},           {"quiet", no_argument, NULL, 'q'},
         {"keys", required_argument, NULL, 'k'},         {"allow", required_argument, NULL, 'A'},
         {"cells", required_argument, NULL, 'C'},        {"warmup", required_argument, NULL, 'W'},
-        {"duration", required_argument, NULL, 'D'},
+        {"duration", required_argument, NULL, 'D'},     {"sustain", required_argument, NULL, 'S'},
         {"replace-existing", required_argument, NULL, 'X'},
         {"cluster-wait", required_argument, NULL, 'Y'},
         {"keep-failed", no_argument, NULL, 'K'},
@@ -118,7 +121,7 @@ static int cmd_run(int argc, char **argv)
     };
     int ch;
     uint64_t ms;
-    static uint64_t warmup_ms, duration_ms;
+    static uint64_t warmup_ms, duration_ms, sustain_ms;
     static const char *replace[BF_MAX_REPLACE_EXISTING];
     optind = 1;
     while ((ch = getopt_long(argc, argv, "qvh", longopts, NULL)) != -1) {
@@ -149,6 +152,14 @@ static int cmd_run(int argc, char **argv)
         case 'D':
             if (parse_ms("--duration", optarg, &duration_ms)) return BF_EXIT_INPUT;
             o.duration_ms = &duration_ms;
+            break;
+        case 'S':
+            if (!find_max) {
+                fprintf(stderr, "bulkfleet-coordinator run: --sustain is a find-max option\n");
+                return 2;
+            }
+            if (parse_ms("--sustain", optarg, &sustain_ms)) return 2;
+            o.sustain_ms = &sustain_ms;
             break;
         case 'A': o.allow_dir = optarg; break;
         case 'Y':
@@ -228,7 +239,9 @@ int main(int argc, char **argv)
     if (cmd[0] != '-' && strcmp(cmd, "help") != 0)
         log_as(cmd, strcmp(cmd, "run") == 0 || strcmp(cmd, "find-max") == 0);
     if (strcmp(cmd, "run") == 0)
-        rc = cmd_run(argc - 1, argv + 1);
+        rc = cmd_run(argc - 1, argv + 1, 0);
+    else if (strcmp(cmd, "find-max") == 0)
+        rc = cmd_run(argc - 1, argv + 1, 1);
     else if (strcmp(cmd, "validate") == 0)
         rc = bf_cmd_validate(argc - 1, argv + 1);
     else if (strcmp(cmd, "plan") == 0)

@@ -989,6 +989,132 @@ static const char css[] =
     "padding:3px 6px;text-align:right}th{background:#f3f3f3}.flag{color:#b00;font-weight:600}"
     "ul.findings li{margin:3px 0}";
 
+/* find-max (DIR/findmax.json, written by `bulkfleet-coordinator find-max`): per combination the
+ * path as a table, docs/s by step, and the throughput-latency curve of the closed-loop steps at
+ * the chosen batch size with the knee and the sustained point marked. */
+static void section_findmax(bf_buf_t *b, const char *dir, json_t *charts)
+{
+    char *path = bf_asprintf("%s/findmax.json", dir);
+    json_t *fm = file_exists(path) ? json_load_file(path, 0, NULL) : NULL;
+    free(path);
+    json_t *combos = json_object_get(fm, "combinations");
+    if (!json_is_array(combos) || json_array_size(combos) == 0) {
+        json_decref(fm);
+        return;
+    }
+    json_object_set(charts, "find_max", combos);
+    bf_buf_appendz(b, "<h2 id=\"find-max\">find-max: the search</h2>\n<p class=\"note\">Each step "
+                      "is an ordinary cell of the matrix below. Batch phase: one request in "
+                      "flight, batch size doubling; concurrency phase: doubling, then bisection; "
+                      "sustain: open loop at the found rate, stepping down until a rate holds "
+                      "(target met, nothing rejected or failed, p99 within the bound and not "
+                      "growing). A closed-loop peak is not a sustainable rate: the sustained "
+                      "point is what the cluster held.</p>\n");
+    size_t ci;
+    json_t *c;
+    json_array_foreach(combos, ci, c) {
+        json_t *steps = json_object_get(c, "steps");
+        bf_buf_appendz(b, "<h3>");
+        html_esc(b, json_string_value(json_object_get(c, "combination")));
+        bf_buf_appendz(b, "</h3>\n<p class=\"note\">");
+        if (json_is_true(json_object_get(c, "found"))) {
+            char p99[32];
+            bf_buf_appendf(b, "max sustainable: %.0f docs/s at batch %lld, concurrency %lld "
+                           "(p99 %s ms)", jnum(c, "max_sustainable_docs_per_s"),
+                           (long long)json_integer_value(json_object_get(c, "batch_size")),
+                           (long long)json_integer_value(json_object_get(c, "concurrency")),
+                           num_or_dash(json_object_get(c, "latency_p99_ms"), 1, p99, sizeof p99));
+        } else {
+            bf_buf_appendz(b, "no sustainable rate found: ");
+            html_esc(b, json_string_value(json_object_get(c, "end_reason")));
+        }
+        bf_buf_appendz(b, "</p>\n<table><thead><tr><th>step</th><th>phase</th><th>batch</th>"
+                          "<th>concurrency</th><th>target docs/s</th><th>docs/s</th><th>p99 ms"
+                          "</th><th>rejected docs</th><th>write rejected</th><th>verdict</th>"
+                          "</tr></thead><tbody>\n");
+        size_t si_;
+        json_t *s;
+        json_array_foreach(steps, si_, s) {
+            char t1[64], t2[64], t3[64], t4[64], t5[64];
+            double rate = jnum(s, "target_rate");
+            bf_buf_appendf(b, "<tr><td>%lld</td><td>", (long long)json_integer_value(json_object_get(s, "step")));
+            html_esc(b, json_string_value(json_object_get(s, "phase")));
+            bf_buf_appendf(b, "</td><td>%lld</td><td>%lld</td><td>%s</td><td>%s</td><td>%s</td>"
+                           "<td>%s</td><td>%s</td><td>",
+                           (long long)json_integer_value(json_object_get(s, "batch_size")),
+                           (long long)json_integer_value(json_object_get(s, "concurrency")),
+                           rate > 0 ? si(rate, t1, sizeof t1) : "-",
+                           num_or_dash(json_object_get(s, "docs_per_s"), 0, t2, sizeof t2),
+                           num_or_dash(json_object_get(s, "latency_p99_ms"), 1, t3, sizeof t3),
+                           num_or_dash(json_object_get(s, "docs_rejected"), 0, t4, sizeof t4),
+                           num_or_dash(json_object_get(s, "write_rejected"), 0, t5, sizeof t5));
+            html_esc(b, json_string_value(json_object_get(s, "verdict")));
+            bf_buf_appendz(b, "</td></tr>\n");
+        }
+        bf_buf_appendz(b, "</tbody></table>\n<div class=\"charts\">\n");
+        char title[600];
+        snprintf(title, sizeof title, "docs/s by step — %s",
+                 json_string_value(json_object_get(c, "combination")));
+        plot p1 = {.w = 430, .h = 230, .title = title, .xlabel = "step", .ylabel = "docs/s",
+                   .kind = "find_max_steps", .xticks_at_data = 1};
+        pseries *st = plot_add_series(&p1, "", 1);
+        json_array_foreach(steps, si_, s) {
+            const char *v = json_string_value(json_object_get(s, "verdict"));
+            series_add(st, jnum(s, "step"), jnum(s, "docs_per_s"),
+                       json_string_value(json_object_get(s, "cell")),
+                       v && (strcmp(v, "rejected") == 0 || strcmp(v, "too-large") == 0));
+        }
+        plot_draw(b, &p1);
+        plot_free(&p1);
+        /* throughput-latency: the closed-loop steps at the chosen batch size, by concurrency */
+        snprintf(title, sizeof title, "throughput vs latency p99 — %s",
+                 json_string_value(json_object_get(c, "combination")));
+        plot p2 = {.w = 430, .h = 230, .title = title, .xlabel = "docs/s", .ylabel = "p99 ms",
+                   .kind = "find_max_curve"};
+        json_t *knee = json_object_get(c, "knee");
+        long long kb = (long long)json_integer_value(json_object_get(knee, "batch_size"));
+        pseries *curve = plot_add_series(&p2, "closed loop (batch, concurrency)", 1);
+        /* in order of concurrency, so the line follows the curve */
+        size_t ns = json_array_size(steps);
+        uint8_t *used = bf_calloc(ns + 1, 1);
+        for (;;) {
+            size_t best = ns;
+            json_array_foreach(steps, si_, s) {
+                if (used[si_] || jnum(s, "target_rate") > 0 || !isfinite(jnum(s, "latency_p99_ms")) ||
+                    (long long)json_integer_value(json_object_get(s, "batch_size")) != kb)
+                    continue;
+                if (best == ns || jnum(s, "concurrency") < jnum(json_array_get(steps, best), "concurrency"))
+                    best = si_;
+            }
+            if (best == ns)
+                break;
+            used[best] = 1;
+            s = json_array_get(steps, best);
+            const char *v = json_string_value(json_object_get(s, "verdict"));
+            series_add(curve, jnum(s, "docs_per_s"), jnum(s, "latency_p99_ms"),
+                       json_string_value(json_object_get(s, "cell")), v && strcmp(v, "rejected") == 0);
+        }
+        free(used);
+        if (json_is_object(knee) && isfinite(jnum(knee, "latency_p99_ms"))) {
+            pseries *k = plot_add_series(&p2, "knee (best closed loop)", 1);
+            series_add(k, jnum(knee, "docs_per_s"), jnum(knee, "latency_p99_ms"), NULL, 0);
+        }
+        pseries *sus = plot_add_series(&p2, "sustain steps (open loop)", 1);
+        json_array_foreach(steps, si_, s)
+            if (jnum(s, "target_rate") > 0 && isfinite(jnum(s, "latency_p99_ms")))
+                series_add(sus, jnum(s, "docs_per_s"), jnum(s, "latency_p99_ms"),
+                           json_string_value(json_object_get(s, "cell")), 0);
+        if (json_is_true(json_object_get(c, "found")) && isfinite(jnum(c, "latency_p99_ms"))) {
+            pseries *h = plot_add_series(&p2, "sustained", 1);
+            series_add(h, jnum(c, "measured_docs_per_s"), jnum(c, "latency_p99_ms"), NULL, 0);
+        }
+        plot_draw(b, &p2);
+        plot_free(&p2);
+        bf_buf_appendz(b, "</div>\n");
+    }
+    json_decref(fm);
+}
+
 int bf_report_render(const char *dir, bf_buf_t *html, bf_diag_t *diag)
 {
     char *mpath = bf_asprintf("%s/matrix.json", dir);
@@ -1070,6 +1196,7 @@ int bf_report_render(const char *dir, bf_buf_t *html, bf_diag_t *diag)
         bf_buf_appendz(html, "</li>\n");
     }
     bf_buf_appendz(html, "</ul>\n");
+    section_findmax(html, dir, charts);
     section_throughput(html, ri, n, pts, charts);
     section_per_second(html, ri, n, charts);
     section_latency(html, ri, n, charts);

@@ -1,0 +1,140 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# integration_findmax — find-max end to end (issue #14). (1) Against the fault server in capacity
+# mode (one write pool for every connection, 2000 docs/s, 429 beyond 500 ms of queued work): the
+# max sustainable docs/s lands within ±10 % of the configured capacity, every step is a verified
+# row of its own, findmax.json holds the path, the last line is the result, and the found rate
+# holds when re-run as a plain target-rate cell. --resume replays the finished steps from disk to
+# the same result without load. (2) Against the real test cluster, a short find-max completes and
+# its sustained step verifies by _count. Short windows (1 s + 3 s steps, 3-4 s sustain): ~2 min.
+source "$(dirname "$0")/lib.sh"
+cd "$TMP"
+CAPACITY=2000
+FS=$(free_port)
+python3 "$SRC/tests/support/fault_server.py" --port "$FS" --mode capacity --capacity $CAPACITY \
+    --max-lifetime 400 > fs.out 2>&1 &
+FSP=$!
+trap 'kill $FSP 2>/dev/null; cleanup_tmp' EXIT
+for _ in $(seq 50); do grep -q READY fs.out && break; sleep 0.1; done
+grep -q READY fs.out || fail "fault server did not start: $(cat fs.out)"
+
+cat > cap.yaml <<YAML
+name: cap
+target: {hosts: [http://127.0.0.1:$FS]}
+variables: [{name: n, type: range, from: 1, to: 9}]
+document: {source: '{"n": \$[[n]]}'}
+run: {warmup: 1s, duration: 3s}
+find_max: {batch_start: 100, sustain: 4s, step_down_pct: 5, max_time: 4m}
+YAML
+P=$(free_port)
+timeout 300 "$COORD" find-max cap.yaml --local-agents 1 --bind "tcp://127.0.0.1:$P" --results res \
+    -q > fm.out 2> fm.err || { cat fm.err fm.out >&2; fail "find-max against the fault server exit $?"; }
+cat fm.out
+last=$(tail -n 1 fm.out)
+echo "$last"
+[[ "$last" =~ ^max\ sustainable:\ ([0-9]+)\ docs/s\ at\ batch\ ([0-9]+),\ concurrency\ ([0-9]+)\ \(p99\ [0-9.]+\ ms\)$ ]] ||
+    fail "the last line is not 'max sustainable: N docs/s at batch B, concurrency C (p99 X ms)': $last"
+N=${BASH_REMATCH[1]} B=${BASH_REMATCH[2]} C=${BASH_REMATCH[3]}
+python3 - "$N" $CAPACITY <<'PY' || fail "max sustainable $N docs/s is not within 10 % of the capacity $CAPACITY"
+import sys
+n, cap = float(sys.argv[1]), float(sys.argv[2])
+assert 0.9 * cap <= n <= 1.1 * cap, (n, cap)
+PY
+DIR=$(ls -d res/cap-*)
+python3 - "$DIR" "$N" <<'PY' || fail "findmax.json / matrix.json do not describe the search"
+import json, sys
+d, n = sys.argv[1], float(sys.argv[2])
+fm = json.load(open(d + "/findmax.json"))
+rows = {r["cell"]: r for r in json.load(open(d + "/matrix.json"))["rows"]}
+(c,) = fm["combinations"]
+assert c["found"] and round(c["max_sustainable_docs_per_s"]) == round(n), c
+steps = c["steps"]
+phases = [s["phase"] for s in steps]
+assert phases[0] == "batch" and "concurrency" in phases and phases[-1] == "sustain", phases
+assert steps[-1]["verdict"] == "held", steps[-1]
+# the batch phase ran with one request in flight and doubled the batch size
+b = [s for s in steps if s["phase"] == "batch"]
+assert all(s["concurrency"] == 1 for s in b), b
+assert all(y["batch_size"] == 2 * x["batch_size"] for x, y in zip(b, b[1:])), b
+for s in steps:  # every step is an ordinary, verified row
+    r = rows[s["cell"]]
+    assert r["verified"] and r["docs_counted"] == r["docs_ok_all"], r
+    assert r["batch_size"] == s["batch_size"] and r["concurrency"] == s["concurrency"], (r, s)
+print("steps:", len(steps), "knee:", c["knee"])
+PY
+grep -q "find-max" "$DIR/report.html" || fail "report.html has no find-max section"
+
+# the found rate holds as a plain target-rate cell (what the number promises)
+cat > hold.yaml <<YAML
+name: hold
+target: {hosts: [http://127.0.0.1:$FS]}
+variables: [{name: n, type: range, from: 1, to: 9}]
+document: {source: '{"n": \$[[n]]}'}
+run: {warmup: 1s, duration: 4s, target_rate: $N}
+matrix: {batch_size: [$B], concurrency: [$C]}
+YAML
+P=$(free_port)
+timeout 120 "$COORD" run hold.yaml --local-agents 1 --bind "tcp://127.0.0.1:$P" --results res -q \
+    > hold.out 2> hold.err || { cat hold.err >&2; fail "the re-run as a target-rate cell failed"; }
+python3 - res "$N" <<'PY' || fail "the found rate did not hold as a plain target-rate cell"
+import csv, glob, sys
+r = list(csv.DictReader(open(glob.glob(sys.argv[1] + "/hold-*/matrix.csv")[0])))[0]
+n = float(sys.argv[2])
+assert r["verified"] == "true" and int(r["docs_rejected"]) == 0, r
+assert float(r["docs_per_s"]) >= 0.97 * n, (r["docs_per_s"], n)
+print("re-run: %s docs/s at target %d" % (r["docs_per_s"], n))
+PY
+
+# --resume: every step is on disk, so nothing runs again and the result is the same
+P=$(free_port)
+timeout 120 "$COORD" find-max cap.yaml --local-agents 1 --bind "tcp://127.0.0.1:$P" --resume "$DIR" \
+    -q > resume.out 2> resume.err || { cat resume.err >&2; fail "find-max --resume exit $?"; }
+[ "$(tail -n 1 resume.out)" = "$last" ] || fail "resume gave '$(tail -n 1 resume.out)', not '$last'"
+grep -q "already finished" resume.err || fail "resume ran the steps again"
+! grep -q "cell .* on 1 agents" resume.err || fail "resume started a cell"
+pass "fault server capacity $CAPACITY docs/s: find-max found $N docs/s at batch $B, concurrency $C (within 10 %); it held as a target-rate cell; --resume replayed it"
+
+# (2) the real test cluster: a short search, its sustained step verified by _count
+cat > real.yaml <<YAML
+name: real
+target: {hosts: ["$ES"]}
+index: {name: bf-findmax-test, settings: {refresh_interval: 1s}}
+variables: [{name: n, type: range, from: 1, to: 999}]
+document: {source: '{"n": \$[[n]], "msg": "find-max test document"}'}
+run: {warmup: 1s, duration: 2s}
+find_max: {batch_start: 1000, batch_max: 4000, concurrency_max: 4, sustain: 3s, sustain_tries: 4,
+           max_time: 3m}
+YAML
+P=$(free_port)
+timeout 300 "$COORD" find-max real.yaml --local-agents 1 --bind "tcp://127.0.0.1:$P" --results res \
+    -q > real.out 2> real.err || { rc=$?; cat real.err real.out >&2; fail "find-max on the cluster exit $rc"; }
+tail -n 1 real.out | grep -Eq '^max sustainable: [0-9]+ docs/s at batch [0-9]+, concurrency [0-9]+' ||
+    fail "no result line: $(tail -n 1 real.out)"
+python3 - res <<'PY' || fail "the sustained step on the cluster is not verified by _count"
+import glob, json, sys
+d = glob.glob(sys.argv[1] + "/real-*")[0]
+fm = json.load(open(d + "/findmax.json"))
+rows = {r["cell"]: r for r in json.load(open(d + "/matrix.json"))["rows"]}
+(c,) = fm["combinations"]
+held = [s for s in c["steps"] if s["verdict"] == "held"]
+assert c["found"] and len(held) == 1, c
+r = rows[held[0]["cell"]]
+assert r["verified"] and r["docs_counted"] == r["docs_ok_all"] > 0, r
+assert r["docs_rejected"] == 0 and r["docs_failed"] == 0, r
+assert r["store_bytes_per_payload_byte"] and r["store_bytes_per_payload_byte"] > 0, r
+print("cluster: held step", held[0]["cell"], "with", r["docs_counted"], "documents counted")
+PY
+pass "real cluster: $(tail -n 1 real.out); the held step verified by _count"
+
+# size takes the raw-to-disk factor and the ingest per data node from these results
+RD=$(ls -d res/real-*)
+"$COORD" size --daily-gb 100 --days 30 --ram-gb 64 --results "$RD" --find-max "$RD" \
+    --peak-docs-s 100000 > size.out || { cat size.out >&2; fail "size from the find-max results"; }
+cat size.out
+grep -Eq '^raw-to-disk factor [0-9.]+: median store_bytes_per_payload_byte of [0-9]+ rows' size.out ||
+    fail "size did not take the raw-to-disk factor from $RD"
+grep -Eq '^ingest per data node [0-9]+ docs/s: max sustainable [0-9]+ docs/s on 1 data node' size.out ||
+    fail "size did not take the ingest per data node from $RD/findmax.json"
+grep -Eq '^data nodes: [0-9]+ \((storage|ingest|storage and ingest alike) decides' size.out ||
+    fail "size did not say which of storage and ingest decides"
+pass "size: raw-to-disk factor and ingest per node taken from the find-max results"
