@@ -102,12 +102,15 @@ index: {name: bf-findmax-test, settings: {refresh_interval: 1s}}
 variables: [{name: n, type: range, from: 1, to: 999}]
 document: {source: '{"n": \$[[n]], "msg": "find-max test document"}'}
 run: {warmup: 1s, duration: 2s}
-find_max: {batch_start: 1000, batch_max: 4000, concurrency_max: 4, sustain: 3s, sustain_tries: 4,
-           max_time: 3m}
+# small batches (the docs/s of a 2 s window of a few big requests is coarse) and big steps down:
+# on a shared 2-core host the closed-loop peak is noisy, the sustain phase finds what holds
+find_max: {batch_start: 250, batch_max: 1000, concurrency_max: 4, sustain: 3s, step_down_pct: 25,
+           sustain_tries: 6, max_time: 3m}
 YAML
 P=$(free_port)
 timeout 300 "$COORD" find-max real.yaml --local-agents 1 --bind "tcp://127.0.0.1:$P" --results res \
     -q > real.out 2> real.err || { rc=$?; cat real.err real.out >&2; fail "find-max on the cluster exit $rc"; }
+cat real.out
 tail -n 1 real.out | grep -Eq '^max sustainable: [0-9]+ docs/s at batch [0-9]+, concurrency [0-9]+' ||
     fail "no result line: $(tail -n 1 real.out)"
 python3 - res <<'PY' || fail "the sustained step on the cluster is not verified by _count"
