@@ -133,7 +133,8 @@ int bf__campaign_one(bf__campaign_t *c, const bf_cell_t *cell, uint32_t rep, con
                 return bf_exit_of_signal(bf_campaign_signal);
             if (wait_for_agents(c, c->min_agents, c->wait_ms) != BF_OK) {
                 bf_error("cell %s: fewer than --min-agents %u agents; stopping the campaign "
-                         "(finished cells are in %s)", name, c->min_agents, bf_results_dir(c->res));
+                         "(finished cells are in %s)",
+                         name, c->min_agents, bf_results_dir(c->res));
                 return bf_campaign_signal ? bf_exit_of_signal(bf_campaign_signal) : BF_EXIT_ENV;
             }
             continue;

@@ -61,8 +61,8 @@ typedef struct bf__campaign {
      * per-second latency p99 for the sustain phase's slope test */
     const char *base_cell_id;
     int track_p99;
-    uint32_t min_agents;    /* a cell may start with this many agents */
-    uint64_t wait_ms;       /* how long to wait for them */
+    uint32_t min_agents; /* a cell may start with this many agents */
+    uint64_t wait_ms;    /* how long to wait for them */
 } bf__campaign_t;
 
 /* ---- bf_cellrun.c ---- */

@@ -67,8 +67,8 @@ static void obs_of_row(const bf_row_t *row, bf_fm_obs_t *o)
     o->p99_ms = ms_or(row->latency.p99_ms, ms_or(row->latency.max_ms, -1));
     o->docs_rejected = row->docs_rejected;
     o->docs_failed = row->docs_failed + row->docs_unknown;
-    o->req_too_large = strstr(row->reason, "max_content_length") != NULL ||
-                       strstr(row->reason, "413") != NULL;
+    o->req_too_large =
+        strstr(row->reason, "max_content_length") != NULL || strstr(row->reason, "413") != NULL;
     if (row->attempted_docs_per_s > 0)
         o->bytes_per_doc = row->mb_per_s_payload * 1e6 / row->attempted_docs_per_s;
     o->p99_growth = isfinite(row->latency_p99_growth) ? row->latency_p99_growth : 0;
@@ -83,7 +83,7 @@ typedef struct combo {
     const bf_cell_t *base;
     char label[512];
     bf_fm_t fm;
-    json_t *steps;          /* the path, one object per step */
+    json_t *steps; /* the path, one object per step */
     int started, finished;
     uint64_t elapsed_ms;
     int64_t queue_max, rejected_pool; /* of the sustained step */
@@ -97,7 +97,8 @@ static json_t *combo_json(const combo *k)
     json_object_set_new(o, "base_cell", json_string(k->base->id));
     json_object_set_new(o, "finished", json_boolean(k->finished));
     json_object_set_new(o, "found", json_boolean(fm->found));
-    json_object_set_new(o, "end_reason", fm->end_reason ? json_string(fm->end_reason) : json_null());
+    json_object_set_new(o, "end_reason",
+                        fm->end_reason ? json_string(fm->end_reason) : json_null());
     if (fm->found) {
         json_object_set_new(o, "max_sustainable_docs_per_s", json_real(fm->sustained_rate));
         json_object_set_new(o, "measured_docs_per_s", json_real(fm->sustained_dps));
@@ -127,8 +128,9 @@ static void write_findmax_json(bf__campaign_t *c, const combo *ks, size_t n)
 {
     json_t *root = json_object();
     json_object_set_new(root, "scenario", json_string(bf_scenario_name(c->sc)));
-    json_object_set_new(root, "data_nodes", json_integer(c->cluster.data_nodes ? c->cluster.data_nodes
-                                                         : c->cluster.nodes));
+    json_object_set_new(
+        root, "data_nodes",
+        json_integer(c->cluster.data_nodes ? c->cluster.data_nodes : c->cluster.nodes));
     json_object_set_new(root, "nodes", json_integer(c->cluster.nodes));
     json_t *arr = json_array();
     for (size_t i = 0; i < n; i++)
@@ -223,9 +225,9 @@ int bf__findmax_run(bf__campaign_t *c, bf_row_t **rows, size_t *nrows)
     const bf_findmax_spec_t *spec = bf_scenario_findmax(c->sc);
     const bf_run_spec_t *run = bf_scenario_run(c->sc);
     if (!bf_scenario_index(c->sc)->recreate) {
-        fprintf(stderr, "bulkfleet-coordinator find-max: %s: index.recreate is false; every "
-                "search step needs a fresh index (a step's documents would collide with the "
-                "previous step's): set index.recreate: true\n", bf_scenario_origin(c->sc));
+        bf_error("%s: index.recreate is false; every search step needs a fresh index (a step's "
+                 "documents would collide with the previous step's): set index.recreate: true",
+                 bf_scenario_origin(c->sc));
         return BF_EXIT_INPUT;
     }
     uint64_t search_ms = run->duration_ms;
@@ -254,9 +256,9 @@ int bf__findmax_run(bf__campaign_t *c, bf_row_t **rows, size_t *nrows)
     bf_fm_cfg_t cfg;
     cfg_of_spec(spec, &cfg);
     bf_info("find-max: %zu combination%s of the other axes; steps of %llu s + %llu s, sustain "
-            "%llu s, at most %llu s per combination", nk, nk == 1 ? "" : "s",
-            (unsigned long long)(warmup_ms / 1000), (unsigned long long)(search_ms / 1000),
-            (unsigned long long)(sustain_ms / 1000),
+            "%llu s, at most %llu s per combination",
+            nk, nk == 1 ? "" : "s", (unsigned long long)(warmup_ms / 1000),
+            (unsigned long long)(search_ms / 1000), (unsigned long long)(sustain_ms / 1000),
             (unsigned long long)(spec->max_time_ms / 1000));
 
     bf_cell_t **cells = NULL; /* every step cell: rows borrow them until the end */
@@ -271,12 +273,13 @@ int bf__findmax_run(bf__campaign_t *c, bf_row_t **rows, size_t *nrows)
         bf_fm_step_t st;
         while (code == BF_EXIT_OK && bf_fm_next(&K->fm, &st)) {
             uint64_t elapsed_ms = (bf_clock_mono_us() - t0) / 1000;
-            uint64_t step_ms = warmup_ms + (st.phase == BF_FM_SUSTAIN ? sustain_ms : search_ms) +
-                               STEP_OVERHEAD_MS;
+            uint64_t step_ms =
+                warmup_ms + (st.phase == BF_FM_SUSTAIN ? sustain_ms : search_ms) + STEP_OVERHEAD_MS;
             if (elapsed_ms + step_ms > spec->max_time_ms) {
                 if (st.phase != BF_FM_SUSTAIN) {
                     bf_info("find-max %s: find_max.max_time leaves no room for more search "
-                            "steps; sustaining the best point so far", K->label);
+                            "steps; sustaining the best point so far",
+                            K->label);
                     bf_fm_skip_to_sustain(&K->fm);
                     continue;
                 }
@@ -322,9 +325,9 @@ int bf__findmax_run(bf__campaign_t *c, bf_row_t **rows, size_t *nrows)
             }
             if (bf_results_error(c->res)) {
                 /* what cannot be kept is not measured further (as in `run`) */
-                fprintf(stderr, "bulkfleet-coordinator find-max: stopping: %s; continue with "
-                        "find-max --resume %s once the directory can be written\n",
-                        bf_results_error(c->res), bf_results_dir(c->res));
+                bf_error("find-max stopping: %s; continue with find-max --resume %s once the "
+                         "directory can be written",
+                         bf_results_error(c->res), bf_results_dir(c->res));
                 code = BF_EXIT_ENV;
                 break;
             }
@@ -348,10 +351,12 @@ int bf__findmax_run(bf__campaign_t *c, bf_row_t **rows, size_t *nrows)
             json_object_set_new(s, "latency_p99_growth", num_or_null(folded->latency_p99_growth));
             json_object_set_new(s, "docs_rejected", json_integer((json_int_t)obs.docs_rejected));
             json_object_set_new(s, "docs_failed", json_integer((json_int_t)obs.docs_failed));
-            json_object_set_new(s, "write_queue_max", folded->write_queue_max >= 0
-                                ? json_integer(folded->write_queue_max) : json_null());
-            json_object_set_new(s, "write_rejected", folded->write_rejected >= 0
-                                ? json_integer(folded->write_rejected) : json_null());
+            json_object_set_new(s, "write_queue_max",
+                                folded->write_queue_max >= 0 ? json_integer(folded->write_queue_max)
+                                                             : json_null());
+            json_object_set_new(s, "write_rejected",
+                                folded->write_rejected >= 0 ? json_integer(folded->write_rejected)
+                                                            : json_null());
             json_object_set_new(s, "verdict", json_string(bf_fm_verdict_name(v)));
             json_object_set_new(s, "resumed", json_boolean(resumed));
             json_array_append_new(K->steps, s);
@@ -361,9 +366,9 @@ int bf__findmax_run(bf__campaign_t *c, bf_row_t **rows, size_t *nrows)
             if (st.target_rate > 0)
                 snprintf(target, sizeof target, ", target %.0f docs/s", st.target_rate);
             bf_info("find-max %s step %u (%s): batch %u, concurrency %u%s: %.0f docs/s, p99 %s "
-                    "ms, %llu rejected, %llu failed -> %s", K->label, st.n,
-                    bf_fm_phase_name(st.phase), st.batch_size, st.concurrency, target,
-                    folded->docs_per_s, p99, (unsigned long long)obs.docs_rejected,
+                    "ms, %llu rejected, %llu failed -> %s",
+                    K->label, st.n, bf_fm_phase_name(st.phase), st.batch_size, st.concurrency,
+                    target, folded->docs_per_s, p99, (unsigned long long)obs.docs_rejected,
                     (unsigned long long)obs.docs_failed, bf_fm_verdict_name(v));
             K->elapsed_ms = (bf_clock_mono_us() - t0) / 1000;
             write_findmax_json(c, ks, nk);

@@ -32,50 +32,53 @@ static void on_signal(int sig)
 
 static void usage(FILE *f)
 {
-    fputs("usage: bulkfleet-coordinator COMMAND ...\n"
-          "\n"
-          "commands:\n"
-          "  run SCENARIO          run every cell of the matrix and write the results\n"
-          "  find-max SCENARIO     search the max sustainable docs/s per combination of the\n"
-          "                        other axes (find_max: section; run's options, --sustain D)\n"
-          "  validate SCENARIO     check a scenario file; exit 0, or file:line:column and exit 2\n"
-          "  plan SCENARIO         cells in run order, total duration, memory per agent\n"
-          "  import-loadgen FILE   print a scenario equivalent to an INFINI loadgen config\n"
-          "  keygen DIR            create DIR/coordinator.key and .pub, and DIR/agents/\n"
-          "  report DIR            write DIR/report.html (charts) from a results directory\n"
-          "  compare BASE NEW      docs/s of two results directories cell by cell [--csv]\n"
-          "  size --daily-gb GB --days N --ram-gb GB ...\n"
-          "                        data nodes by storage (seed 004's method) and by ingest\n"
-          "\n"
-          "run options:\n"
-          "  --local-agents N      start N agent processes on this host\n"
-          "  --agents N            wait for N agents (default: local agents, or 1)\n"
-          "  --min-agents N        a cell may start with this many agents\n"
-          "  --threads N           worker threads of each local agent\n"
-          "  --bind URL            control endpoint to bind (tcp://127.0.0.1:7100; data = port + 1)\n"
-          "  --results DIR         where results/<name>-<time>/ goes (default ./results)\n"
-          "  --resume DIR          continue an interrupted campaign in DIR, keeping finished cells\n"
-          "                        (failed and aborted cells run again)\n"
-          "  --cells LIST          run only these cells (ids or numbers from `plan`, comma-separated)\n"
-          "  --warmup DURATION     override run.warmup (e.g. 1s for a smoke run)\n"
-          "  --duration DURATION   override run.duration\n"
-          "  --cluster-wait DURATION  preparing a cell retries this long while the cluster is\n"
-          "                        unreachable, then the campaign stops with exit 3 (60s)\n"
-          "  --keep-failed         with --resume: keep failed cells instead of running them again\n"
-          "  --replace-existing NAME  index.recreate may delete and replace this index, data\n"
-          "                        stream or index template although bulkfleet did not create it\n"
-          "                        (repeatable; without it such names are refused, exit 3)\n"
-          "  --wait DURATION       how long to wait for agents (60s)\n"
-          "  --lost DURATION       silence after which an agent is lost (10s)\n"
-          "  --keys DIR            CURVE: DIR/coordinator.key; agents admitted from DIR/agents/*.pub\n"
-          "  --allow DIR           allow-list directory of agent *.pub keys (instead of DIR/agents)\n"
-          "  --insecure            plain TCP without CURVE (trusted networks only)\n"
-          "  -q, --quiet           no progress line\n"
-          "  -v, --verbose         debug logging\n"
-          "\n"
-          "exit codes: 0 all cells ok, 1 some cells failed or degraded, 2 bad input,\n"
-          "            3 environment (cluster unreachable, too few agents), 130/143 interrupted\n",
-          f);
+    fputs(
+        "usage: bulkfleet-coordinator COMMAND ...\n"
+        "\n"
+        "commands:\n"
+        "  run SCENARIO          run every cell of the matrix and write the results\n"
+        "  find-max SCENARIO     search the max sustainable docs/s per combination of the\n"
+        "                        other axes (find_max: section; run's options, --sustain D)\n"
+        "  validate SCENARIO     check a scenario file; exit 0, or file:line:column and exit 2\n"
+        "  plan SCENARIO         cells in run order, total duration, memory per agent\n"
+        "  import-loadgen FILE   print a scenario equivalent to an INFINI loadgen config\n"
+        "  keygen DIR            create DIR/coordinator.key and .pub, and DIR/agents/\n"
+        "  report DIR            write DIR/report.html (charts) from a results directory\n"
+        "  compare BASE NEW      docs/s of two results directories cell by cell [--csv]\n"
+        "  size --daily-gb GB --days N --ram-gb GB ...\n"
+        "                        data nodes by storage (seed 004's method) and by ingest\n"
+        "\n"
+        "run options:\n"
+        "  --local-agents N      start N agent processes on this host\n"
+        "  --agents N            wait for N agents (default: local agents, or 1)\n"
+        "  --min-agents N        a cell may start with this many agents\n"
+        "  --threads N           worker threads of each local agent\n"
+        "  --bind URL            control endpoint to bind (tcp://127.0.0.1:7100; data = port + 1)\n"
+        "  --results DIR         where results/<name>-<time>/ goes (default ./results)\n"
+        "  --resume DIR          continue an interrupted campaign in DIR, keeping finished cells\n"
+        "                        (failed and aborted cells run again)\n"
+        "  --cells LIST          run only these cells (ids or numbers from `plan`, "
+        "comma-separated)\n"
+        "  --warmup DURATION     override run.warmup (e.g. 1s for a smoke run)\n"
+        "  --duration DURATION   override run.duration\n"
+        "  --cluster-wait DURATION  preparing a cell retries this long while the cluster is\n"
+        "                        unreachable, then the campaign stops with exit 3 (60s)\n"
+        "  --keep-failed         with --resume: keep failed cells instead of running them again\n"
+        "  --replace-existing NAME  index.recreate may delete and replace this index, data\n"
+        "                        stream or index template although bulkfleet did not create it\n"
+        "                        (repeatable; without it such names are refused, exit 3)\n"
+        "  --wait DURATION       how long to wait for agents (60s)\n"
+        "  --lost DURATION       silence after which an agent is lost (10s)\n"
+        "  --keys DIR            CURVE: DIR/coordinator.key; agents admitted from "
+        "DIR/agents/*.pub\n"
+        "  --allow DIR           allow-list directory of agent *.pub keys (instead of DIR/agents)\n"
+        "  --insecure            plain TCP without CURVE (trusted networks only)\n"
+        "  -q, --quiet           no progress line\n"
+        "  -v, --verbose         debug logging\n"
+        "\n"
+        "exit codes: 0 all cells ok, 1 some cells failed or degraded, 2 bad input,\n"
+        "            3 environment (cluster unreachable, too few agents), 130/143 interrupted\n",
+        f);
 }
 
 static int parse_u32(const char *opt, const char *s, uint32_t *out)
@@ -104,19 +107,29 @@ static int cmd_run(int argc, char **argv, int find_max)
     memset(&o, 0, sizeof o);
     o.find_max = find_max;
     static const struct option longopts[] = {
-        {"local-agents", required_argument, NULL, 'L'}, {"agents", required_argument, NULL, 'a'},
-        {"min-agents", required_argument, NULL, 'm'},   {"threads", required_argument, NULL, 't'},
-        {"bind", required_argument, NULL, 'b'},         {"data-bind", required_argument, NULL, 'B'},
-        {"results", required_argument, NULL, 'r'},      {"resume", required_argument, NULL, 'R'},
-        {"wait", required_argument, NULL, 'w'},         {"lost", required_argument, NULL, 'l'},
-        {"insecure", no_argument, NULL, 'I'},           {"quiet", no_argument, NULL, 'q'},
-        {"keys", required_argument, NULL, 'k'},         {"allow", required_argument, NULL, 'A'},
-        {"cells", required_argument, NULL, 'C'},        {"warmup", required_argument, NULL, 'W'},
-        {"duration", required_argument, NULL, 'D'},     {"sustain", required_argument, NULL, 'S'},
+        {"local-agents", required_argument, NULL, 'L'},
+        {"agents", required_argument, NULL, 'a'},
+        {"min-agents", required_argument, NULL, 'm'},
+        {"threads", required_argument, NULL, 't'},
+        {"bind", required_argument, NULL, 'b'},
+        {"data-bind", required_argument, NULL, 'B'},
+        {"results", required_argument, NULL, 'r'},
+        {"resume", required_argument, NULL, 'R'},
+        {"wait", required_argument, NULL, 'w'},
+        {"lost", required_argument, NULL, 'l'},
+        {"insecure", no_argument, NULL, 'I'},
+        {"quiet", no_argument, NULL, 'q'},
+        {"keys", required_argument, NULL, 'k'},
+        {"allow", required_argument, NULL, 'A'},
+        {"cells", required_argument, NULL, 'C'},
+        {"warmup", required_argument, NULL, 'W'},
+        {"duration", required_argument, NULL, 'D'},
+        {"sustain", required_argument, NULL, 'S'},
         {"replace-existing", required_argument, NULL, 'X'},
         {"cluster-wait", required_argument, NULL, 'Y'},
         {"keep-failed", no_argument, NULL, 'K'},
-        {"verbose", no_argument, NULL, 'v'},            {"help", no_argument, NULL, 'h'},
+        {"verbose", no_argument, NULL, 'v'},
+        {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
     int ch;
@@ -155,10 +168,11 @@ static int cmd_run(int argc, char **argv, int find_max)
             break;
         case 'S':
             if (!find_max) {
-                fprintf(stderr, "bulkfleet-coordinator run: --sustain is a find-max option\n");
-                return 2;
+                bf_error("--sustain is a find-max option (find_max.sustain)");
+                return BF_EXIT_INPUT;
             }
-            if (parse_ms("--sustain", optarg, &sustain_ms)) return 2;
+            if (parse_ms("--sustain", optarg, &sustain_ms))
+                return BF_EXIT_INPUT;
             o.sustain_ms = &sustain_ms;
             break;
         case 'A': o.allow_dir = optarg; break;

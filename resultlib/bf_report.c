@@ -1012,15 +1012,18 @@ static void section_findmax(bf_buf_t *b, const char *dir, json_t *charts)
                       "point is what the cluster held.</p>\n");
     size_t ci;
     json_t *c;
-    json_array_foreach(combos, ci, c) {
+    json_array_foreach(combos, ci, c)
+    {
         json_t *steps = json_object_get(c, "steps");
         bf_buf_appendz(b, "<h3>");
         html_esc(b, json_string_value(json_object_get(c, "combination")));
         bf_buf_appendz(b, "</h3>\n<p class=\"note\">");
         if (json_is_true(json_object_get(c, "found"))) {
             char p99[32];
-            bf_buf_appendf(b, "max sustainable: %.0f docs/s at batch %lld, concurrency %lld "
-                           "(p99 %s ms)", jnum(c, "max_sustainable_docs_per_s"),
+            bf_buf_appendf(b,
+                           "max sustainable: %.0f docs/s at batch %lld, concurrency %lld "
+                           "(p99 %s ms)",
+                           jnum(c, "max_sustainable_docs_per_s"),
                            (long long)json_integer_value(json_object_get(c, "batch_size")),
                            (long long)json_integer_value(json_object_get(c, "concurrency")),
                            num_or_dash(json_object_get(c, "latency_p99_ms"), 1, p99, sizeof p99));
@@ -1034,12 +1037,15 @@ static void section_findmax(bf_buf_t *b, const char *dir, json_t *charts)
                           "</tr></thead><tbody>\n");
         size_t si_;
         json_t *s;
-        json_array_foreach(steps, si_, s) {
+        json_array_foreach(steps, si_, s)
+        {
             char t1[64], t2[64], t3[64], t4[64], t5[64];
             double rate = jnum(s, "target_rate");
-            bf_buf_appendf(b, "<tr><td>%lld</td><td>", (long long)json_integer_value(json_object_get(s, "step")));
+            bf_buf_appendf(b, "<tr><td>%lld</td><td>",
+                           (long long)json_integer_value(json_object_get(s, "step")));
             html_esc(b, json_string_value(json_object_get(s, "phase")));
-            bf_buf_appendf(b, "</td><td>%lld</td><td>%lld</td><td>%s</td><td>%s</td><td>%s</td>"
+            bf_buf_appendf(b,
+                           "</td><td>%lld</td><td>%lld</td><td>%s</td><td>%s</td><td>%s</td>"
                            "<td>%s</td><td>%s</td><td>",
                            (long long)json_integer_value(json_object_get(s, "batch_size")),
                            (long long)json_integer_value(json_object_get(s, "concurrency")),
@@ -1055,10 +1061,16 @@ static void section_findmax(bf_buf_t *b, const char *dir, json_t *charts)
         char title[600];
         snprintf(title, sizeof title, "docs/s by step — %s",
                  json_string_value(json_object_get(c, "combination")));
-        plot p1 = {.w = 430, .h = 230, .title = title, .xlabel = "step", .ylabel = "docs/s",
-                   .kind = "find_max_steps", .xticks_at_data = 1};
+        plot p1 = {.w = 430,
+                   .h = 230,
+                   .title = title,
+                   .xlabel = "step",
+                   .ylabel = "docs/s",
+                   .kind = "find_max_steps",
+                   .xticks_at_data = 1};
         pseries *st = plot_add_series(&p1, "", 1);
-        json_array_foreach(steps, si_, s) {
+        json_array_foreach(steps, si_, s)
+        {
             const char *v = json_string_value(json_object_get(s, "verdict"));
             series_add(st, jnum(s, "step"), jnum(s, "docs_per_s"),
                        json_string_value(json_object_get(s, "cell")),
@@ -1069,7 +1081,11 @@ static void section_findmax(bf_buf_t *b, const char *dir, json_t *charts)
         /* throughput-latency: the closed-loop steps at the chosen batch size, by concurrency */
         snprintf(title, sizeof title, "throughput vs latency p99 — %s",
                  json_string_value(json_object_get(c, "combination")));
-        plot p2 = {.w = 430, .h = 230, .title = title, .xlabel = "docs/s", .ylabel = "p99 ms",
+        plot p2 = {.w = 430,
+                   .h = 230,
+                   .title = title,
+                   .xlabel = "docs/s",
+                   .ylabel = "p99 ms",
                    .kind = "find_max_curve"};
         json_t *knee = json_object_get(c, "knee");
         long long kb = (long long)json_integer_value(json_object_get(knee, "batch_size"));
@@ -1079,11 +1095,14 @@ static void section_findmax(bf_buf_t *b, const char *dir, json_t *charts)
         uint8_t *used = bf_calloc(ns + 1, 1);
         for (;;) {
             size_t best = ns;
-            json_array_foreach(steps, si_, s) {
-                if (used[si_] || jnum(s, "target_rate") > 0 || !isfinite(jnum(s, "latency_p99_ms")) ||
+            json_array_foreach(steps, si_, s)
+            {
+                if (used[si_] || jnum(s, "target_rate") > 0 ||
+                    !isfinite(jnum(s, "latency_p99_ms")) ||
                     (long long)json_integer_value(json_object_get(s, "batch_size")) != kb)
                     continue;
-                if (best == ns || jnum(s, "concurrency") < jnum(json_array_get(steps, best), "concurrency"))
+                if (best == ns ||
+                    jnum(s, "concurrency") < jnum(json_array_get(steps, best), "concurrency"))
                     best = si_;
             }
             if (best == ns)
@@ -1092,7 +1111,8 @@ static void section_findmax(bf_buf_t *b, const char *dir, json_t *charts)
             s = json_array_get(steps, best);
             const char *v = json_string_value(json_object_get(s, "verdict"));
             series_add(curve, jnum(s, "docs_per_s"), jnum(s, "latency_p99_ms"),
-                       json_string_value(json_object_get(s, "cell")), v && strcmp(v, "rejected") == 0);
+                       json_string_value(json_object_get(s, "cell")),
+                       v && strcmp(v, "rejected") == 0);
         }
         free(used);
         if (json_is_object(knee) && isfinite(jnum(knee, "latency_p99_ms"))) {
@@ -1100,10 +1120,10 @@ static void section_findmax(bf_buf_t *b, const char *dir, json_t *charts)
             series_add(k, jnum(knee, "docs_per_s"), jnum(knee, "latency_p99_ms"), NULL, 0);
         }
         pseries *sus = plot_add_series(&p2, "sustain steps (open loop)", 1);
-        json_array_foreach(steps, si_, s)
-            if (jnum(s, "target_rate") > 0 && isfinite(jnum(s, "latency_p99_ms")))
-                series_add(sus, jnum(s, "docs_per_s"), jnum(s, "latency_p99_ms"),
-                           json_string_value(json_object_get(s, "cell")), 0);
+        json_array_foreach(steps, si_,
+                           s) if (jnum(s, "target_rate") > 0 && isfinite(jnum(s, "latency_p99_ms")))
+            series_add(sus, jnum(s, "docs_per_s"), jnum(s, "latency_p99_ms"),
+                       json_string_value(json_object_get(s, "cell")), 0);
         if (json_is_true(json_object_get(c, "found")) && isfinite(jnum(c, "latency_p99_ms"))) {
             pseries *h = plot_add_series(&p2, "sustained", 1);
             series_add(h, jnum(c, "measured_docs_per_s"), jnum(c, "latency_p99_ms"), NULL, 0);
