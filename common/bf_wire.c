@@ -81,6 +81,47 @@ int bf_wire_recv(void *sock, void *route, size_t *route_len, Bf__Envelope **out,
     return bf_wire_recv_user(sock, route, route_len, NULL, 0, out, flags);
 }
 
+static int read_varint(const uint8_t *p, size_t n, size_t *pos, uint64_t *v)
+{
+    *v = 0;
+    for (int shift = 0; shift < 64 && *pos < n; shift += 7) {
+        uint8_t b = p[(*pos)++];
+        *v |= (uint64_t)(b & 0x7f) << shift;
+        if (!(b & 0x80))
+            return 0;
+    }
+    return -1;
+}
+
+/* 1 when the envelope's Hello (field 10) is longer than BF_MAX_HELLO_BYTES; walks only the
+ * top-level fields (a handful), skipping each value by its length */
+static int hello_too_big(const uint8_t *p, size_t n)
+{
+    size_t pos = 0;
+    while (pos < n) {
+        uint64_t key, len;
+        if (read_varint(p, n, &pos, &key) != 0)
+            return 0;
+        switch (key & 7) {
+        case 0:
+            if (read_varint(p, n, &pos, &len) != 0)
+                return 0;
+            break;
+        case 1: pos += 8; break;
+        case 5: pos += 4; break;
+        case 2:
+            if (read_varint(p, n, &pos, &len) != 0 || len > n - pos)
+                return 0; /* malformed: unpacking says so */
+            if ((key >> 3) == 10 && len > BF_MAX_HELLO_BYTES)
+                return 1;
+            pos += (size_t)len;
+            break;
+        default: return 0;
+        }
+    }
+    return 0;
+}
+
 int bf_wire_recv_user(void *sock, void *route, size_t *route_len, char *user_id,
                       size_t user_id_size, Bf__Envelope **out, int flags)
 {
@@ -110,6 +151,10 @@ int bf_wire_recv_user(void *sock, void *route, size_t *route_len, char *user_id,
         const char *uid = zmq_msg_gets(&msg, "User-Id");
         if (uid)
             snprintf(user_id, user_id_size, "%s", uid);
+    }
+    if (hello_too_big(zmq_msg_data(&msg), zmq_msg_size(&msg))) {
+        zmq_msg_close(&msg);
+        return BF_E_RANGE;
     }
     *out = bf__envelope__unpack(NULL, zmq_msg_size(&msg), zmq_msg_data(&msg));
     zmq_msg_close(&msg);

@@ -21,6 +21,7 @@
 #define BF_PROTO_MINOR 0u
 #define BF_MAX_WIRE_BYTES (256 << 20) /* Prepare carries dictionaries; cap them */
 #define BF_MAX_ROUTE_BYTES 256
+#define BF_MAX_HELLO_BYTES (64 << 10) /* an agent's Hello (it lists at most 64 cached files) */
 #define BF_DEFAULT_CONTROL_PORT 7100
 #define BF_DEFAULT_DATA_PORT 7101
 
@@ -42,7 +43,10 @@ int bf_wire_send(void *sock, const void *route, size_t route_len, const Bf__Enve
  * route (cap BF_MAX_ROUTE_BYTES) and its length into *route_len. *out is the unpacked envelope
  * (caller frees with bf__envelope__free_unpacked(*out, NULL)).
  * Returns 0; BF_E_IO (errno EAGAIN when nothing with ZMQ_DONTWAIT); BF_E_PROTO when the frame
- * is not an envelope (frames consumed, *out NULL). */
+ * is not an envelope (frames consumed, *out NULL); BF_E_RANGE when it carries a Hello larger
+ * than BF_MAX_HELLO_BYTES: judged from the envelope's top-level fields before anything is
+ * unpacked (protobuf wire format: each field a varint key, then its value; a Hello is one
+ * length-delimited field), so an oversized Hello costs no parsing. */
 int bf_wire_recv(void *sock, void *route, size_t *route_len, Bf__Envelope **out, int flags);
 
 /* bf_wire_send_pong — answer a Ping: a Pong with this host's wall clock that echoes

@@ -37,6 +37,7 @@ struct bf_fleet {
     void *ctx;
     uint64_t bad_frames, rejects, strangers;
     uint64_t hijacks; /* messages for an agent id from a key other than its own */
+    uint64_t bad_logged_us; /* when a malformed message was last logged (rate limit) */
     uint64_t last_ping_us;
     uint64_t last_scan_us; /* last liveness scan over the agents */
     uint64_t fd_limit;     /* soft RLIMIT_NOFILE after bf_fleet_new */
@@ -186,6 +187,7 @@ void bf_fleet_destroy(bf_fleet_t **f_p)
     bf_zap_join(&f->zap);
     for (size_t i = 0; i < f->nagents; i++) {
         free(f->agents[i]->files);
+        bf_strmap_cleanup(&f->agents[i]->file_set);
         free(f->agents[i]);
     }
     free(f->agents);
@@ -245,19 +247,27 @@ int bf_fleet_send(bf_fleet_t *f, const bf_fleet_agent_t *a, Bf__Envelope *env, i
 
 int bf_fleet_agent_has_file(const bf_fleet_agent_t *a, const char *sha256_hex)
 {
-    for (size_t i = 0; i < a->nfiles; i++)
-        if (strcmp(a->files[i], sha256_hex) == 0)
-            return 1;
-    return 0;
+    return bf_strmap_get(&a->file_set, sha256_hex, strlen(sha256_hex)) != NULL;
 }
 
 void bf_fleet_agent_add_file(bf_fleet_agent_t *a, const char *sha256_hex)
 {
-    if (strlen(sha256_hex) != 64 || bf_fleet_agent_has_file(a, sha256_hex) ||
-        a->nfiles >= BF_MAX_AGENT_FILES)
+    /* the cap first: nothing past it is even looked at */
+    if (a->nfiles >= BF_MAX_AGENT_FILES || strnlen(sha256_hex, 65) != 64 ||
+        bf_fleet_agent_has_file(a, sha256_hex))
         return;
-    a->files = bf_realloc(a->files, (a->nfiles + 1) * sizeof *a->files);
+    if (a->files == NULL)
+        a->files = bf_calloc(BF_MAX_AGENT_FILES, sizeof *a->files);
     bf_strlcpy(a->files[a->nfiles++], sha256_hex, sizeof a->files[0]);
+    bf_strmap_put(&a->file_set, sha256_hex, 64, (void *)1);
+}
+
+/* forget the cached files (a Hello says afresh what the agent holds) */
+static void agent_files_reset(bf_fleet_agent_t *a)
+{
+    a->nfiles = 0;
+    bf_strmap_cleanup(&a->file_set);
+    bf_strmap_init(&a->file_set);
 }
 
 void bf_fleet_agent_cell(bf_fleet_agent_t *a, enum bf_fleet_cell_event ev)
@@ -340,8 +350,14 @@ static void on_hello(bf_fleet_t *f, void *sock, const char *route, size_t route_
         if (h->state != BF__AGENT_STATE__AGENT_RUNNING)
             a->draining = 0; /* nothing of an earlier cell in flight any more */
         /* what the agent has cached is what this Hello says: a restarted agent has nothing */
-        a->nfiles = 0;
-        for (size_t i = 0; i < h->n_cached_files; i++)
+        agent_files_reset(a);
+        /* bounded before any work: at most BF_MAX_AGENT_FILES of the hashes are looked at */
+        size_t nf = h->n_cached_files < BF_MAX_AGENT_FILES ? h->n_cached_files : BF_MAX_AGENT_FILES;
+        if (h->n_cached_files > BF_MAX_AGENT_FILES && a->files_warned++ == 0)
+            bf_warn("agent %s lists %zu cached files, more than %d: only the first %d are "
+                    "remembered", a->id, h->n_cached_files, BF_MAX_AGENT_FILES,
+                    BF_MAX_AGENT_FILES);
+        for (size_t i = 0; i < nf; i++)
             bf_fleet_agent_add_file(a, h->cached_files[i]);
         if (a->session == BF_AS_CONNECTED || a->session == BF_AS_LOST)
             a->session = BF_AS_IDLE;
@@ -375,10 +391,20 @@ static void drain(bf_fleet_t *f, void *sock, int is_data)
         int rc = bf_wire_recv_user(sock, route, &route_len, user, sizeof user, &env, ZMQ_DONTWAIT);
         if (rc == BF_E_IO)
             return;
-        if (rc == BF_E_PROTO) {
+        if (rc == BF_E_PROTO || rc == BF_E_RANGE) {
+            /* counted, answered, and logged at most every 10 s (a broken peer may flood) */
+            const char *why = rc == BF_E_RANGE ? "Hello larger than 64 KiB"
+                                               : "message is not a bulkfleet envelope";
             f->bad_frames++;
+            uint64_t now = bf_clock_mono_us();
+            if (f->bad_logged_us == 0 || now - f->bad_logged_us > 10000000u) {
+                bf_warn("refused a message from peer '%.*s' on the %s socket: %s (%llu malformed "
+                        "so far)", (int)(route_len < 64 ? route_len : 64), route,
+                        is_data ? "data" : "control", why, (unsigned long long)f->bad_frames);
+                f->bad_logged_us = now;
+            }
             if (route_len > 0)
-                reject(f, sock, route, route_len, "message is not a bulkfleet envelope");
+                reject(f, sock, route, route_len, why);
             continue;
         }
         bf_diag_t vd = {0};

@@ -15,6 +15,7 @@
 #define BF_FLEET_H
 
 #include "bf_error.h"
+#include "bf_strmap.h"
 #include "bulkfleet.pb-c.h"
 
 #include <stddef.h>
@@ -47,7 +48,9 @@ typedef struct bf_fleet_agent {
     uint64_t held_last_seq;
     uint32_t held_state;     /* Bf__AgentState of its last Hello */
     char (*files)[65];       /* sha256 of dictionary files the agent has cached */
-    size_t nfiles;
+    size_t nfiles;           /* at most BF_MAX_AGENT_FILES */
+    bf_strmap_t file_set;    /* the same hashes, for O(1) lookups (keys owned by the map) */
+    unsigned files_warned;   /* Hellos that listed more files than the cap (warned once) */
     int draining;            /* stopping a cell this coordinator did not start (it said so in
                                 its Hello): its requests may still reach the cluster */
     void *user;              /* the campaign's: index + 1 of its member in the running cell, or NULL */
