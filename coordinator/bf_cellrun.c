@@ -778,7 +778,9 @@ finish:
     bf_cluster_side_t side = {.write_queue_max = ts.write_queue_max,
                               .write_rejected = ts.write_rejected,
                               .hot_spot_ratio = ts.hot_spot_ratio,
-                              .cluster_docs_per_s = ts.cluster_docs_per_s};
+                              .cluster_docs_per_s = ts.cluster_docs_per_s,
+                              .transport_rx_bytes = ts.transport_rx_bytes,
+                              .transport_tx_bytes = ts.transport_tx_bytes};
     bf_cell_end_t end = {.yellow = ix.yellow, .aborted = interrupted,
                          .failure = c->cell_failed ? c->reason : NULL,
                          .baseline = ix.baseline, .mismatch = ix.mismatch, .cluster = &side};

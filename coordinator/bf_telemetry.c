@@ -157,6 +157,10 @@ int bf_telemetry_parse_nodes(const char *body, bf_node_stats_t **nodes_out, size
         s->queue = get_i64(w, "queue");
         s->active = get_i64(w, "active");
         s->rejected = get_i64(w, "rejected");
+        s->write_completed = get_i64(w, "completed");
+        json_t *tr = json_object_get(nd, "transport");
+        s->transport_rx = get_i64(tr, "rx_size_in_bytes");
+        s->transport_tx = get_i64(tr, "tx_size_in_bytes");
         json_t *wc = json_object_get(tp, "write_coordination");
         s->wc_queue = get_i64(wc, "queue");
         s->wc_rejected = get_i64(wc, "rejected");
@@ -311,7 +315,8 @@ int bf__telemetry_ingest(bf_telemetry_t *t, uint64_t mono_us, const char *nodes_
 
 /* filter_path keeps the answer to a few hundred bytes a node (es-api.md §3.2) */
 #define NODES_PATH                                                                            \
-    "/_nodes/stats/indices,thread_pool/indexing?filter_path=nodes.*.name,nodes.*.timestamp,"  \
+    "/_nodes/stats/indices,thread_pool,transport/indexing?filter_path=nodes.*.name,"           \
+    "nodes.*.timestamp,nodes.*.transport.rx_size_in_bytes,nodes.*.transport.tx_size_in_bytes," \
     "nodes.*.roles,nodes.*.indices.indexing.index_total,"                                      \
     "nodes.*.indices.indexing.index_time_in_millis,nodes.*.thread_pool.write,"                 \
     "nodes.*.thread_pool.bulk,nodes.*.thread_pool.write_coordination"
@@ -465,7 +470,14 @@ typedef struct node_sum {
     const bf_node_stats_t *node; /* as seen in the end tick */
     int64_t queue_max, rejected;
     double rate;
+    int64_t completed, rx, tx;   /* deltas; -1 unknown */
 } node_sum;
+
+/* b - a of a cumulative counter; -1 when either is unknown or it went down (a restart) */
+static int64_t delta(int64_t a, int64_t b)
+{
+    return a >= 0 && b >= a ? b - a : -1;
+}
 
 static void summarize(bf_telemetry_t *t, bf_telemetry_summary_t *sum, bf_buf_t *out)
 {
@@ -482,8 +494,9 @@ static void summarize(bf_telemetry_t *t, bf_telemetry_summary_t *sum, bf_buf_t *
     if (b >= 0 && e > b && dt > 0) {
         const tick *kb = &t->ticks[b], *ke = &t->ticks[e];
         ns = bf_calloc(ke->nnodes + 1, sizeof *ns);
-        int64_t qmax = -1, rej = 0;
+        int64_t qmax = -1, rej = 0, rx_sum = 0, tx_sum = 0;
         int rej_known = 0;
+        size_t tr_known = 0;
         double rmax = 0, rsum = 0;
         uint32_t ndata = 0;
         for (size_t i = 0; i < ke->nnodes; i++) {
@@ -509,6 +522,14 @@ static void summarize(bf_telemetry_t *t, bf_telemetry_summary_t *sum, bf_buf_t *
             }
             if (n0 && n0->index_total >= 0 && n1->index_total >= n0->index_total)
                 s->rate = (double)(n1->index_total - n0->index_total) / dt;
+            s->completed = n0 ? delta(n0->write_completed, n1->write_completed) : -1;
+            s->rx = n0 ? delta(n0->transport_rx, n1->transport_rx) : -1;
+            s->tx = n0 ? delta(n0->transport_tx, n1->transport_tx) : -1;
+            if (s->rx >= 0 && s->tx >= 0) {
+                rx_sum += s->rx;
+                tx_sum += s->tx;
+                tr_known++;
+            }
             if (s->queue_max > qmax)
                 qmax = s->queue_max;
             if (s->rejected >= 0) {
@@ -525,6 +546,11 @@ static void summarize(bf_telemetry_t *t, bf_telemetry_summary_t *sum, bf_buf_t *
         sum->write_queue_max = qmax;
         sum->write_rejected = rej_known ? rej : -1;
         sum->hot_spot_ratio = ndata >= 1 && rsum > 0 ? rmax / (rsum / ndata) : NAN;
+        /* only when every node's counters are known: a partial sum would understate it */
+        if (tr_known == nn && nn > 0) {
+            sum->transport_rx_bytes = rx_sum;
+            sum->transport_tx_bytes = tx_sum;
+        }
     }
     long pb = nearest(t, W, 1), pe = nearest(t, E, 1);
     if (pb >= 0 && pe > pb) {
@@ -603,6 +629,9 @@ static void summarize(bf_telemetry_t *t, bf_telemetry_summary_t *sum, bf_buf_t *
         json_object_set_new(o, "write_queue_max", i64_or_null(ns[i].queue_max));
         json_object_set_new(o, "write_rejected", i64_or_null(ns[i].rejected));
         json_object_set_new(o, "index_docs_per_s", num_or_null(ns[i].rate));
+        json_object_set_new(o, "write_completed", i64_or_null(ns[i].completed));
+        json_object_set_new(o, "transport_rx_bytes", i64_or_null(ns[i].rx));
+        json_object_set_new(o, "transport_tx_bytes", i64_or_null(ns[i].tx));
         append_line(out, o);
     }
     free(ns);
@@ -612,6 +641,8 @@ static void summarize(bf_telemetry_t *t, bf_telemetry_summary_t *sum, bf_buf_t *
     json_object_set_new(o, "write_rejected", i64_or_null(sum->write_rejected));
     json_object_set_new(o, "hot_spot_ratio", num_or_null(sum->hot_spot_ratio));
     json_object_set_new(o, "cluster_docs_per_s", num_or_null(sum->cluster_docs_per_s));
+    json_object_set_new(o, "transport_rx_bytes", i64_or_null(sum->transport_rx_bytes));
+    json_object_set_new(o, "transport_tx_bytes", i64_or_null(sum->transport_tx_bytes));
     json_object_set_new(o, "ticks", json_integer(sum->ticks));
     json_object_set_new(o, "ticks_failed", json_integer(sum->ticks_failed));
     json_object_set_new(o, "window_from_ms", b >= 0 ? json_integer((json_int_t)llround(tick_t(t, &t->ticks[b]) * 1000.0)) : json_null());
@@ -626,6 +657,8 @@ void bf_telemetry_stop(bf_telemetry_t *t, bf_telemetry_summary_t *sum, bf_buf_t 
     sum->write_rejected = -1;
     sum->hot_spot_ratio = NAN;
     sum->cluster_docs_per_s = NAN;
+    sum->transport_rx_bytes = -1;
+    sum->transport_tx_bytes = -1;
     if (t->running) {
         pthread_mutex_lock(&t->mu);
         t->stop = 1;

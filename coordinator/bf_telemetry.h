@@ -12,6 +12,8 @@
  *                       3.0 on 3 nodes = one node did all the work)
  *   cluster_docs_per_s  Δ primaries.indexing.index_total ÷ Δt over the window: the cluster's own
  *                       docs/s, a cross-check of the agents' number
+ *   transport_rx/tx_bytes  Σ over nodes of Δ transport rx/tx_size_in_bytes over the window: what
+ *                       the nodes sent each other (routing_mode node saves the forwarding part)
  *
  * and keeps the whole per-second series for telemetry/<cell>.ndjson (format below).
  * API facts (reference/es-api.md §3): counters are cumulative since node start (deltas only;
@@ -39,8 +41,11 @@
  *   {"type":"tick","t_ms":-980,"second":-1,"primaries_index_total":N|null,"nodes":[{"id","name",
  *    "data":bool,"queue","active","rejected","rejected_delta","index_total","index_time_ms",
  *    "index_docs_per_s","wc_queue","wc_rejected"}]}          (or "error":"..." instead of nodes)
- *   {"type":"node","id","name","data","write_queue_max","write_rejected","index_docs_per_s"}
+ *   {"type":"node","id","name","data","write_queue_max","write_rejected","index_docs_per_s",
+ *    "write_completed","transport_rx_bytes","transport_tx_bytes"}   (deltas over the window;
+ *    write_completed: shard-level bulk operations the node executed)
  *   {"type":"summary","write_queue_max","write_rejected","hot_spot_ratio","cluster_docs_per_s",
+ *    "transport_rx_bytes","transport_tx_bytes",
  *    "ticks","ticks_failed","window_from_ms","window_to_ms"}
  * t_ms is the tick's time in milliseconds since t = 0; second = floor(t_ms / 1000), the bucket
  * it shares with the agents' per-second samples.
@@ -81,6 +86,8 @@ typedef struct bf_node_stats {
     int64_t queue, active, rejected;   /* write pool ("bulk" on old versions) */
     int64_t wc_queue, wc_rejected;     /* write_coordination pool (ES >= 9.1) */
     int64_t index_total, index_time_ms;
+    int64_t write_completed;           /* write pool tasks done (shard-level bulk operations) */
+    int64_t transport_rx, transport_tx; /* transport bytes received / sent (inter-node) */
 } bf_node_stats_t;
 
 /* The cell summary that goes into the results row. */
@@ -89,6 +96,10 @@ typedef struct bf_telemetry_summary {
     int64_t write_rejected;    /* -1 when unknown */
     double hot_spot_ratio;     /* NAN when unknown (no indexing, or < 1 data node) */
     double cluster_docs_per_s; /* NAN when unknown */
+    int64_t transport_rx_bytes; /* Σ over nodes of the transport rx_size_in_bytes delta over the
+                                   window: inter-node traffic (documents forwarded to their
+                                   primaries, replication, cluster chatter); -1 when unknown */
+    int64_t transport_tx_bytes;
     uint32_t ticks, ticks_failed;
 } bf_telemetry_summary_t;
 

@@ -370,6 +370,8 @@ void bf_cellagg_row(const bf_cellagg_t *a, bf_row_t *row)
     row->write_rejected = -1;
     row->hot_spot_ratio = NAN;
     row->cluster_docs_per_s = NAN;
+    row->transport_rx_bytes = -1;
+    row->transport_tx_bytes = -1;
     row->store_bytes = -1;
     row->store_bytes_per_payload_byte = NAN;
     row->latency_p99_growth = NAN;

@@ -88,6 +88,9 @@ typedef struct bf_row {
     uint64_t subbulks;         /* sub-bulk requests sent */
     uint64_t docs_unrouted;    /* sent to target.hosts (no usable primary node) */
     uint64_t docs_misrouted;   /* sent to a node that no longer held their primary */
+    /* cluster side: Σ over nodes of the transport rx/tx bytes delta over the window (what the
+     * nodes sent each other; routing_mode node saves the forwarded documents); -1 unknown */
+    int64_t transport_rx_bytes, transport_tx_bytes;
 } bf_row_t;
 
 typedef struct bf_cellagg bf_cellagg_t;

@@ -20,6 +20,8 @@ int bf_finish_cell(bf_results_t *res, bf_es_t *es, const bf_cell_t *cell, const 
         row->write_rejected = end->cluster->write_rejected;
         row->hot_spot_ratio = end->cluster->hot_spot_ratio;
         row->cluster_docs_per_s = end->cluster->cluster_docs_per_s;
+        row->transport_rx_bytes = end->cluster->transport_rx_bytes;
+        row->transport_tx_bytes = end->cluster->transport_tx_bytes;
     }
     row->yellow = end->yellow;
     row->aborted = end->aborted;

@@ -26,6 +26,7 @@ typedef struct bf_cluster_side {
     int64_t write_rejected;
     double hot_spot_ratio;
     double cluster_docs_per_s;
+    int64_t transport_rx_bytes, transport_tx_bytes;
 } bf_cluster_side_t;
 
 /* How one repetition of a cell ended, besides its samples. Strings are borrowed for the call. */

@@ -112,6 +112,8 @@ static const field fields[] = {
     FD("subbulks", subbulks, F_U64, 0),
     FD("docs_unrouted", docs_unrouted, F_U64, 1),
     FD("docs_misrouted", docs_misrouted, F_U64, 1),
+    FD("transport_rx_bytes", transport_rx_bytes, F_I64, 1),
+    FD("transport_tx_bytes", transport_tx_bytes, F_I64, 1),
 };
 #define NFIELDS (sizeof fields / sizeof fields[0])
 

@@ -4,7 +4,9 @@
 # shards spread over the nodes): every document goes straight to its primary's node, so the
 # cluster's inter-node traffic (_nodes/stats/transport rx bytes, summed over nodes) barely
 # moves, while routing_mode none (all bulks to node 0, which forwards two thirds of the
-# documents) moves it by about the bulk payload it forwards. Both cells verify (_count), the
+# documents) moves it by about the bulk payload it forwards: measured around standalone runs,
+# and as the rows' transport_rx_bytes from the coordinator's telemetry (per-node write-pool
+# completions in telemetry/<cell>.ndjson, the routing finding in matrix.md). Both cells verify (_count), the
 # routed row has no unrouted documents and a mean sub-bulk size near batch_size / 3, and
 # documents without an id in the template get one from the agent (their count verifies).
 source "$(dirname "$0")/lib.sh"
@@ -23,6 +25,7 @@ run: {warmup: 1s, duration: 2s, seed: 16}
 matrix: {shards: [6], replicas: [0], batch_size: [600], concurrency: [2], routing_mode: [none, node]}
 YAML
 rx() { curl -sf "$ES/_nodes/stats/transport" | python3 -c 'import json,sys; print(sum(n["transport"]["rx_size_in_bytes"] for n in json.load(sys.stdin)["nodes"].values()))'; }
+# standalone, one cell at a time, with the transport bytes read around each run
 for cell in 1 2; do
     before=$(rx)
     timeout 120 "$AGENT" run s.yaml --cell $cell --threads 1 --results r$cell > o$cell 2> e$cell ||
@@ -30,6 +33,28 @@ for cell in 1 2; do
     after=$(rx)
     echo $((after - before)) > rx$cell
 done
+# the coordinator's telemetry puts the same deltas (over the measurement window) in the rows
+P=$(free_port)
+timeout 180 "$COORD" run s.yaml --local-agents 1 --threads 1 --insecure --bind "tcp://127.0.0.1:$P" \
+    --results rc -q > oc 2> ec || { tail -20 ec >&2; fail "coordinator run exit $?"; }
+python3 - rc <<'PY' || fail "coordinator rows"
+import glob, json, sys
+d = glob.glob(sys.argv[1] + "/*")[0]
+rows = {r["axes"]["routing_mode"]: r for r in json.load(open(d + "/matrix.json"))["rows"]}
+none, node = rows["none"], rows["node"]
+for r in (none, node):
+    assert r["verified"] is True, r["cell"]
+    assert r["transport_rx_bytes"] is not None and r["transport_tx_bytes"] is not None, r["cell"]
+print(f"coordinator rows: transport rx none {none['transport_rx_bytes']} B, node {node['transport_rx_bytes']} B")
+assert node["transport_rx_bytes"] < 0.2 * none["transport_rx_bytes"], (node["transport_rx_bytes"], none["transport_rx_bytes"])
+# per node: the write pool ran bulk operations on every node (the index spans all three)
+nodes = [json.loads(l) for l in open(glob.glob(d + "/telemetry/*route_node*.ndjson")[0])]
+per = [n for n in nodes if n.get("type") == "node"]
+assert len(per) == 3 and all((n["write_completed"] or 0) > 0 for n in per), per
+print("per node (routing_mode node):", [(n["name"], n["write_completed"], n["transport_rx_bytes"]) for n in per])
+text = open(d + "/matrix.md").read()
+assert "routing_mode node over none" in text, "no routing finding in matrix.md"
+PY
 python3 - "$(cat rx1)" "$(cat rx2)" r1 r2 <<'PY' || fail "see above"
 import glob, json, sys
 rx_none, rx_node = int(sys.argv[1]), int(sys.argv[2])

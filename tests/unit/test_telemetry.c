@@ -303,6 +303,49 @@ static void test_counter_reset_means_restart(void **state)
     bf_telemetry_destroy(&t);
 }
 
+/* transport rx/tx and write-pool completions: deltas over the window, per node and summed;
+ * a node without transport counters makes the sum unknown (a partial sum would understate) */
+static void test_transport_and_completed_deltas(void **state)
+{
+    (void)state;
+#define TR_FMT                                                                                 \
+    "{\"nodes\":{\"A\":{\"name\":\"node-0\",\"timestamp\":1,"                              \
+    "\"thread_pool\":{\"write\":{\"queue\":0,\"rejected\":0,\"completed\":%d}},"             \
+    "\"transport\":{\"rx_size_in_bytes\":%d,\"tx_size_in_bytes\":%d}},"                       \
+    "\"B\":{\"name\":\"node-1\",\"timestamp\":1,"                                            \
+    "\"thread_pool\":{\"write\":{\"queue\":0,\"rejected\":0,\"completed\":%d}}%s}}}"
+    char a[1024], b[1024];
+    const char *trB0 = ",\"transport\":{\"rx_size_in_bytes\":10,\"tx_size_in_bytes\":20}";
+    const char *trB1 = ",\"transport\":{\"rx_size_in_bytes\":510,\"tx_size_in_bytes\":70}";
+    snprintf(a, sizeof a, TR_FMT, 5, 1000, 2000, 7, trB0);
+    snprintf(b, sizeof b, TR_FMT, 9, 1300, 2100, 17, trB1);
+    bf_telemetry_t *t = bf_telemetry_new(NULL);
+    bf__telemetry_begin(t, "x", 0, 0, 2);
+    assert_int_equal(bf__telemetry_ingest(t, 0, a, NULL, NULL), BF_OK);
+    assert_int_equal(bf__telemetry_ingest(t, 2000000, b, NULL, NULL), BF_OK);
+    bf_telemetry_summary_t sum;
+    bf_buf_t nd;
+    bf_buf_init(&nd, 0);
+    bf_telemetry_stop(t, &sum, &nd);
+    assert_int_equal(sum.transport_rx_bytes, 300 + 500);
+    assert_int_equal(sum.transport_tx_bytes, 100 + 50);
+    assert_non_null(strstr(nd.data, "\"write_completed\":4,\"transport_rx_bytes\":300,"
+                                    "\"transport_tx_bytes\":100"));
+    assert_non_null(strstr(nd.data, "\"write_completed\":10,\"transport_rx_bytes\":500"));
+    bf_buf_cleanup(&nd);
+    /* node-1 without transport counters: the sum is unknown */
+    snprintf(a, sizeof a, TR_FMT, 5, 1000, 2000, 7, "");
+    snprintf(b, sizeof b, TR_FMT, 9, 1300, 2100, 17, "");
+    bf__telemetry_begin(t, "x", 0, 0, 2);
+    bf__telemetry_ingest(t, 0, a, NULL, NULL);
+    bf__telemetry_ingest(t, 2000000, b, NULL, NULL);
+    bf_telemetry_stop(t, &sum, NULL);
+    assert_int_equal(sum.transport_rx_bytes, -1);
+    assert_int_equal(sum.transport_tx_bytes, -1);
+    bf_telemetry_destroy(&t);
+#undef TR_FMT
+}
+
 static void test_stop_without_start_is_unknown(void **state)
 {
     (void)state;
@@ -355,6 +398,7 @@ int main(void)
         cmocka_unit_test(test_failed_tick_counted_and_written),
         cmocka_unit_test(test_ndjson_lines),
         cmocka_unit_test(test_counter_reset_means_restart),
+        cmocka_unit_test(test_transport_and_completed_deltas),
         cmocka_unit_test(test_stop_without_start_is_unknown),
         cmocka_unit_test(test_single_tick_gives_no_rates),
     };
