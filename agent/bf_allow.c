@@ -3,6 +3,7 @@
 #include "bf_allow.h"
 
 #include "bf_mem.h"
+#include "bf_routetable.h"
 
 #include <arpa/inet.h>
 #include <stdint.h>
@@ -81,4 +82,20 @@ int bf_allow_match(const char *const *rules, const char *host)
         if (match_rule(rules[i], host))
             return 1;
     return 0;
+}
+
+size_t bf_allow_routetable(const char *const *rules, struct bf_routetable *rt)
+{
+    size_t refused = 0;
+    for (size_t i = 0; rules && i < rt->nnodes; i++) {
+        bf_rt_node_t *n = &rt->nodes[i];
+        char host[256];
+        if (n->url == NULL)
+            continue;
+        if (bf_allow_url_host(n->url, host, sizeof host) != 0 || !bf_allow_match(rules, host)) {
+            n->refused = 1;
+            refused++;
+        }
+    }
+    return refused;
 }

@@ -16,4 +16,11 @@ int bf_allow_url_host(const char *url, char *host, size_t host_size);
  * address, or an IPv4/IPv6 CIDR "10.0.0.0/8". rules is NULL-terminated; NULL rules = allow all. */
 int bf_allow_match(const char *const *rules, const char *host);
 
+/* bf_allow_routetable — routing_mode node|shard: mark every node of rt whose HTTP address is
+ * not allowed by rules (refused = 1), so it is never loaded directly (its documents go to
+ * target.hosts, which the agent checked already). Returns the number of nodes refused; NULL
+ * rules refuse none. rt is changed (the run owns it until it publishes it). */
+struct bf_routetable;
+size_t bf_allow_routetable(const char *const *rules, struct bf_routetable *rt);
+
 #endif

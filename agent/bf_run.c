@@ -50,24 +50,17 @@ struct bf_run {
     atomic_int stop_refresher;
 };
 
-/* Marks nodes whose address the allow-list refuses; warns once per node per table. */
+/* Marks nodes whose address the allow-list refuses (bf_allow_routetable); warns for each. */
 static void apply_allow(const bf_run_cfg_t *cfg, bf_routetable_t *rt, int warn)
 {
-    for (size_t i = 0; i < rt->nnodes; i++) {
-        bf_rt_node_t *n = &rt->nodes[i];
-        char host[256];
-        if (n->url == NULL || cfg->allow_targets == NULL)
-            continue;
-        if (bf_allow_url_host(n->url, host, sizeof host) != 0 ||
-            !bf_allow_match(cfg->allow_targets, host)) {
-            n->refused = 1;
-            if (warn)
-                bf_warn("cell %s: node %s publishes %s, which is not on this agent's "
-                        "--allow-target list: not loaded directly (its documents go to "
-                        "target.hosts); add it to --allow-target to route to it",
-                        cfg->cell->id, n->name, n->url);
-        }
-    }
+    if (bf_allow_routetable(cfg->allow_targets, rt) == 0 || !warn)
+        return;
+    for (size_t i = 0; i < rt->nnodes; i++)
+        if (rt->nodes[i].refused)
+            bf_warn("cell %s: node %s publishes %s, which is not on this agent's "
+                    "--allow-target list: not loaded directly (its documents go to "
+                    "target.hosts); add it to --allow-target to route to it",
+                    cfg->cell->id, rt->nodes[i].name, rt->nodes[i].url);
 }
 
 static int fetch_table(bf_run_t *run, int warn, bf_diag_t *diag)

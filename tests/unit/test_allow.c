@@ -9,6 +9,7 @@
 #include "bf_allow.h"
 #include "bf_error.h"
 #include "bf_keys.h"
+#include "bf_routetable.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -46,6 +47,33 @@ static void test_match(void **state)
     assert_true(bf_allow_match(NULL, "anything"));
     const char *bad[] = {"10.0.0.0/33", "10.0.0.0/x", NULL};
     assert_false(bf_allow_match(bad, "10.0.0.1"));
+}
+
+/* Node addresses learned from the cluster (routing_mode node) go through the same rules. */
+static void test_routetable_nodes(void **state)
+{
+    (void)state;
+    const char *nodes = "{\"nodes\":{"
+                        "\"a\":{\"name\":\"n0\",\"http\":{\"publish_address\":\"127.0.0.1:9200\"}},"
+                        "\"b\":{\"name\":\"n1\",\"http\":{\"publish_address\":\"10.9.0.5:9200\"}},"
+                        "\"c\":{\"name\":\"n2\"}}}";
+    bf_routetable_t *rt = NULL;
+    assert_int_equal(bf_routetable_parse("{}", nodes, "http", NULL, 0, &rt, NULL), 0);
+    const char *rules[] = {"127.0.0.0/8", NULL};
+    assert_int_equal(bf_allow_routetable(rules, rt), 1);
+    for (size_t i = 0; i < rt->nnodes; i++) {
+        const bf_rt_node_t *n = &rt->nodes[i];
+        if (strcmp(n->name, "n1") == 0)
+            assert_int_equal(n->refused, 1); /* 10.9.0.5 is outside 127.0.0.0/8 */
+        else
+            assert_int_equal(n->refused, 0); /* allowed, or no address at all (never used) */
+    }
+    bf_routetable_destroy(&rt);
+    assert_int_equal(bf_routetable_parse("{}", nodes, "http", NULL, 0, &rt, NULL), 0);
+    assert_int_equal(bf_allow_routetable(NULL, rt), 0); /* no rules: all allowed */
+    const char *byname[] = {"localhost", NULL};       /* a name does not match an address */
+    assert_int_equal(bf_allow_routetable(byname, rt), 2);
+    bf_routetable_destroy(&rt);
 }
 
 static void test_keys(void **state)
@@ -90,6 +118,7 @@ int main(void)
         cmocka_unit_test(test_url_host),
         cmocka_unit_test(test_match),
         cmocka_unit_test(test_keys),
+        cmocka_unit_test(test_routetable_nodes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
