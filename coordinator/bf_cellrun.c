@@ -411,8 +411,8 @@ static void wait_drained(bf__campaign_t *c, bf_fleet_agent_t **agents, uint32_t 
         }
         if (!said) {
             bf_info("waiting for %u agent%s (%s first) to finish the cell the previous "
-                    "coordinator started (%s) before preparing the next one", draining,
-                    draining == 1 ? "" : "s", first->id, first->held_cell);
+                    "coordinator started (%s) before preparing the next one",
+                    draining, draining == 1 ? "" : "s", first->id, first->held_cell);
             said = 1;
         }
         if (now - last_stop > 2000000u) {

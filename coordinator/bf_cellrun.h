@@ -97,7 +97,7 @@ typedef struct bf_member {
     uint32_t index;          /* its index in the cell's aggregate */
     enum bf_member_state state;
     int start_acked, stop_acked; /* commands delivered (resent until acknowledged) */
-    int busy_seen;           /* answered busy (draining an earlier cell): said once */
+    int busy_seen;               /* answered busy (draining an earlier cell): said once */
     uint64_t last_seq;   /* samples are taken in order only: every seq <= this is on disk */
     int32_t last_second;
     uint64_t last_command_us;

@@ -5,12 +5,14 @@
  *   bulkfleet-coordinator validate SCENARIO
  *   bulkfleet-coordinator plan SCENARIO [--agents N]
  *   bulkfleet-coordinator import-loadgen loadgen.yml [-c N] [-d SECONDS]
+ *   bulkfleet-coordinator import-rally TRACK_DIR_OR_JSON [--challenge NAME] [-o OUT.yaml]
  *   bulkfleet-coordinator report DIR
  *   bulkfleet-coordinator compare BASE_DIR CONTENDER_DIR [--csv]
  */
 #include "bf_campaign.h"
 #include "bf_keys.h"
 #include "bf_cmd_scenario.h"
+#include "bf_import_rally.h"
 #include "bf_compare.h"
 #include "bf_report.h"
 #include "bf_sizing.h"
@@ -42,6 +44,8 @@ static void usage(FILE *f)
         "  validate SCENARIO     check a scenario file; exit 0, or file:line:column and exit 2\n"
         "  plan SCENARIO         cells in run order, total duration, memory per agent\n"
         "  import-loadgen FILE   print a scenario equivalent to an INFINI loadgen config\n"
+        "  import-rally TRACK    print a scenario from a Rally track / OpenSearch Benchmark\n"
+        "                        workload (plain JSON; corpora, bulk-size, clients)\n"
         "  keygen DIR            create DIR/coordinator.key and .pub, and DIR/agents/\n"
         "  report DIR            write DIR/report.html (charts) from a results directory\n"
         "  compare BASE NEW      docs/s of two results directories cell by cell [--csv]\n"
@@ -264,6 +268,8 @@ int main(int argc, char **argv)
         rc = cmd_keygen(argc - 1, argv + 1);
     else if (strcmp(cmd, "import-loadgen") == 0)
         rc = bf_cmd_import_loadgen(argc - 1, argv + 1);
+    else if (strcmp(cmd, "import-rally") == 0)
+        rc = bf_cmd_import_rally(argc - 1, argv + 1);
     else if (strcmp(cmd, "report") == 0)
         rc = bf_report_cmd(argc - 1, argv + 1);
     else if (strcmp(cmd, "compare") == 0)

@@ -1,0 +1,541 @@
+/* SPDX-License-Identifier: MIT */
+/* bf_import_rally.c — a Rally track / OpenSearch Benchmark workload as a bulkfleet scenario.
+ *
+ * The track format is Rally's (docs/track.rst of elastic/rally: indices, corpora, operations,
+ * challenges / schedule; OpenSearch Benchmark keeps it as workload.json). Only plain JSON is
+ * read: Rally renders tracks with Jinja2 first, and a track that needs it is refused at the
+ * first construct, with its position, rather than converted wrongly.
+ */
+#include "bf_import_rally.h"
+
+#include "bf_buf.h"
+#include "bf_log.h"
+#include "bf_mem.h"
+#include "bf_scenario.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <jansson.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#define MAX_TRACK_BYTES (16u << 20)
+#define MAX_VALUES 32 /* distinct values of one matrix axis */
+#define PASSES_ONCE_DURATION_S 3600 /* a corpus read once: the cell ends when it is read */
+
+typedef struct values {
+    double v[MAX_VALUES];
+    size_t n;
+} values;
+
+static void add_value(values *vs, double v)
+{
+    for (size_t i = 0; i < vs->n; i++)
+        if (vs->v[i] == v)
+            return;
+    if (vs->n < MAX_VALUES)
+        vs->v[vs->n++] = v;
+}
+
+static int read_file(const char *path, char **out, size_t *len, bf_diag_t *diag)
+{
+    FILE *f = fopen(path, "rb");
+    if (f == NULL)
+        return bf_diag_set(diag, errno == ENOENT ? BF_E_NOTFOUND : BF_E_IO, "%s: %s", path,
+                           strerror(errno));
+    bf_buf_t b;
+    bf_buf_init(&b, MAX_TRACK_BYTES);
+    char chunk[65536];
+    size_t n;
+    int rc = BF_OK;
+    while (rc == BF_OK && (n = fread(chunk, 1, sizeof chunk, f)) > 0)
+        rc = bf_buf_append(&b, chunk, n);
+    fclose(f);
+    if (rc != BF_OK) {
+        bf_buf_cleanup(&b);
+        return bf_diag_set(diag, BF_E_TOOBIG, "%s: larger than %u MiB; a track file is small "
+                           "JSON", path, MAX_TRACK_BYTES >> 20);
+    }
+    *len = b.len;
+    *out = bf_buf_steal(&b);
+    if (*out == NULL)
+        *out = bf_calloc(1, 1);
+    return BF_OK;
+}
+
+/* The first Jinja construct in text, reported at file:line:column. */
+static int no_jinja(const char *file, const char *text, size_t len, bf_diag_t *diag)
+{
+    unsigned line = 1, col = 1;
+    int in_str = 0;
+    for (size_t i = 0; i + 1 < len; i++) {
+        char c = text[i], d = text[i + 1];
+        if (c == '"' && (i == 0 || text[i - 1] != '\\'))
+            in_str = !in_str;
+        if (c == '{' && (d == '{' || d == '%' || d == '#')) {
+            const char close = d == '{' ? '}' : d;
+            const char *end = NULL;
+            for (size_t k = i + 2; k + 1 < len && k < i + 200; k++)
+                if (text[k] == close && text[k + 1] == '}') {
+                    end = text + k + 2;
+                    break;
+                }
+            int show = end ? (int)(end - (text + i)) : 40;
+            if (show > 80)
+                show = 80;
+            const char *what = d == '{' ? "a Jinja expression" : d == '%' ? "a Jinja statement"
+                                                                          : "a Jinja comment";
+            return bf_diag_set(diag, BF_E_PARSE, "%s:%u:%u: %s '%.*s' is not supported: "
+                               "import-rally reads a track as plain JSON; write the value it "
+                               "renders to (for Rally's track params, their defaults) and run "
+                               "import-rally again", file, line, col, what, show, text + i);
+        }
+        (void)in_str;
+        if (c == '\n') {
+            line++;
+            col = 1;
+        } else if (((unsigned char)c & 0xC0) != 0x80) {
+            col++;
+        }
+    }
+    return BF_OK;
+}
+
+static int load_json(const char *file, json_t **out, bf_diag_t *diag)
+{
+    char *text = NULL;
+    size_t len = 0;
+    int rc = read_file(file, &text, &len, diag);
+    if (rc != BF_OK)
+        return rc;
+    rc = no_jinja(file, text, len, diag);
+    if (rc == BF_OK) {
+        json_error_t je;
+        *out = json_loadb(text, len, JSON_REJECT_DUPLICATES, &je);
+        if (*out == NULL)
+            rc = bf_diag_set(diag, BF_E_PARSE, "%s:%d:%d: not JSON: %s", file, je.line,
+                             je.column, je.text);
+    }
+    free(text);
+    return rc;
+}
+
+static const char *str_of(json_t *o, const char *key)
+{
+    return json_string_value(json_object_get(o, key));
+}
+
+static int num_of(json_t *o, const char *key, double *v)
+{
+    json_t *j = json_object_get(o, key);
+    if (!json_is_number(j))
+        return 0;
+    *v = json_number_value(j);
+    return 1;
+}
+
+static int file_exists(const char *p)
+{
+    struct stat st;
+    return stat(p, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+/* Appends every task of a schedule, parallel blocks flattened. */
+static void collect_tasks(json_t *schedule, json_t *tasks)
+{
+    size_t i;
+    json_t *t;
+    json_array_foreach(schedule, i, t) {
+        json_t *par = json_object_get(t, "parallel");
+        if (json_is_object(par)) {
+            json_t *sub = json_object_get(par, "tasks");
+            size_t k;
+            json_t *st;
+            json_array_foreach(sub, k, st) {
+                /* a parallel block's clients / periods apply to tasks that do not say */
+                json_t *c = json_deep_copy(st);
+                const char *keys[] = {"clients", "warmup-time-period", "time-period",
+                                      "target-throughput"};
+                for (size_t q = 0; q < 4; q++)
+                    if (!json_object_get(c, keys[q]) && json_object_get(par, keys[q]))
+                        json_object_set(c, keys[q], json_object_get(par, keys[q]));
+                json_array_append_new(tasks, c);
+            }
+        } else {
+            json_array_append(tasks, t);
+        }
+    }
+}
+
+/* settings without the shard / replica counts (they become matrix axes) */
+static json_t *split_settings(json_t *settings, double *shards, double *replicas)
+{
+    json_t *out = json_object();
+    const char *k;
+    json_t *v;
+    json_object_foreach(settings, k, v) {
+        if (strcmp(k, "index") == 0 && json_is_object(v)) {
+            const char *k2;
+            json_t *v2;
+            json_object_foreach(v, k2, v2) {
+                char full[256];
+                snprintf(full, sizeof full, "index.%s", k2);
+                if (strcmp(k2, "number_of_shards") == 0)
+                    *shards = json_is_string(v2) ? atof(json_string_value(v2))
+                                                 : json_number_value(v2);
+                else if (strcmp(k2, "number_of_replicas") == 0)
+                    *replicas = json_is_string(v2) ? atof(json_string_value(v2))
+                                                   : json_number_value(v2);
+                else
+                    json_object_set(out, full, v2);
+            }
+            continue;
+        }
+        const char *bare = strncmp(k, "index.", 6) == 0 ? k + 6 : k;
+        if (strcmp(bare, "number_of_shards") == 0)
+            *shards = json_is_string(v) ? atof(json_string_value(v)) : json_number_value(v);
+        else if (strcmp(bare, "number_of_replicas") == 0)
+            *replicas = json_is_string(v) ? atof(json_string_value(v)) : json_number_value(v);
+        else
+            json_object_set(out, k, v);
+    }
+    return out;
+}
+
+static void emit_axis(bf_buf_t *y, const char *name, const values *vs, double mult)
+{
+    bf_buf_appendf(y, "  %s: [", name);
+    for (size_t i = 0; i < vs->n; i++)
+        bf_buf_appendf(y, "%s%.0f", i ? ", " : "", vs->v[i] * mult);
+    bf_buf_appendz(y, "]\n");
+}
+
+/* JSON as a YAML flow value: compact JSON is YAML; "${" would be read as an environment
+ * variable by the loader, so it is written "$${". */
+static void emit_json(bf_buf_t *y, json_t *j)
+{
+    char *s = json_dumps(j, JSON_COMPACT | JSON_SORT_KEYS);
+    for (const char *p = s; p && *p; p++) {
+        if (p[0] == '$' && p[1] == '{')
+            bf_buf_appendz(y, "$$");
+        else
+            bf_buf_append(y, p, 1);
+    }
+    free(s);
+}
+
+int bf_import_rally(const char *path, const char *challenge, const char *name, char **yaml,
+                    bf_diag_t *diag)
+{
+    *yaml = NULL;
+    char real[PATH_MAX];
+    if (realpath(path, real) == NULL)
+        return bf_diag_set(diag, errno == ENOENT ? BF_E_NOTFOUND : BF_E_IO, "import-rally: %s: "
+                           "%s", path, strerror(errno));
+    struct stat st;
+    char *file = NULL, *dir = NULL;
+    if (stat(real, &st) == 0 && S_ISDIR(st.st_mode)) {
+        dir = bf_strdup(real);
+        file = bf_asprintf("%s/track.json", real);
+        if (!file_exists(file)) {
+            free(file);
+            file = bf_asprintf("%s/workload.json", real); /* OpenSearch Benchmark */
+        }
+    } else {
+        file = bf_strdup(real);
+        dir = bf_strdup(real);
+        *strrchr(dir, '/') = '\0';
+    }
+    const char *base = strrchr(dir, '/') ? strrchr(dir, '/') + 1 : dir;
+    json_t *track = NULL, *tasks = json_array(), *body = NULL, *settings = NULL;
+    bf_buf_t y, notes;
+    bf_buf_init(&y, 0);
+    bf_buf_init(&notes, 0);
+    int rc = load_json(file, &track, diag);
+    if (rc != BF_OK)
+        goto out;
+    if (!json_is_object(track)) {
+        rc = bf_diag_set(diag, BF_E_INVAL, "%s: a track is a JSON object", file);
+        goto out;
+    }
+    /* the schedule: a challenge's, or the track's own */
+    json_t *schedule = json_object_get(track, "schedule");
+    json_t *challenges = json_object_get(track, "challenges");
+    const char *chosen = NULL;
+    if (json_is_array(challenges) && json_array_size(challenges) > 0) {
+        json_t *ch = NULL, *c;
+        size_t i;
+        json_array_foreach(challenges, i, c) {
+            const char *cn = str_of(c, "name");
+            if (challenge ? cn && strcmp(cn, challenge) == 0
+                          : json_is_true(json_object_get(c, "default"))) {
+                ch = c;
+                break;
+            }
+        }
+        if (ch == NULL && challenge) {
+            rc = bf_diag_set(diag, BF_E_INVAL, "%s: no challenge named '%s'; the track has "
+                             "%zu (see its \"challenges\")", file, challenge,
+                             json_array_size(challenges));
+            goto out;
+        }
+        if (ch == NULL)
+            ch = json_array_get(challenges, 0);
+        chosen = str_of(ch, "name");
+        schedule = json_object_get(ch, "schedule");
+    } else if (json_is_object(json_object_get(track, "challenge"))) {
+        json_t *ch = json_object_get(track, "challenge");
+        chosen = str_of(ch, "name");
+        schedule = json_object_get(ch, "schedule");
+    }
+    if (!json_is_array(schedule)) {
+        rc = bf_diag_set(diag, BF_E_INVAL, "%s: no schedule (neither \"schedule\" nor a "
+                         "challenge with one)", file);
+        goto out;
+    }
+    collect_tasks(schedule, tasks);
+    json_t *ops = json_object_get(track, "operations");
+    values batch = {{0}, 0}, clients = {{0}, 0}, rate = {{0}, 0};
+    double warmup_s = -1, period_s = -1;
+    const char *corpus_name = NULL;
+    size_t nbulk = 0, i;
+    json_t *t;
+    json_array_foreach(tasks, i, t) {
+        json_t *op = json_object_get(t, "operation");
+        if (json_is_string(op)) {
+            const char *on = json_string_value(op);
+            json_t *found = NULL, *o;
+            size_t k;
+            json_array_foreach(ops, k, o) {
+                const char *n2 = str_of(o, "name");
+                if (n2 && strcmp(n2, on) == 0)
+                    found = o;
+            }
+            if (found == NULL) {
+                /* Rally's built-in operations (delete-index, create-index, ...) need no
+                 * definition; a bulk needs one */
+                continue;
+            }
+            op = found;
+        }
+        const char *type = str_of(op, "operation-type");
+        if (type == NULL || strcmp(type, "bulk") != 0)
+            continue;
+        nbulk++;
+        double v;
+        if (!num_of(op, "bulk-size", &v) || v < 1) {
+            rc = bf_diag_set(diag, BF_E_INVAL, "%s: bulk operation '%s' has no numeric "
+                             "bulk-size", file, str_of(op, "name") ? str_of(op, "name") : "?");
+            goto out;
+        }
+        add_value(&batch, v);
+        add_value(&clients, num_of(t, "clients", &v) ? v : 1);
+        double tp = 0;
+        if (num_of(t, "target-throughput", &tp) || num_of(op, "target-throughput", &tp))
+            add_value(&rate, tp * (batch.n ? batch.v[batch.n - 1] : 1));
+        else
+            add_value(&rate, 0);
+        if (warmup_s < 0 && num_of(t, "warmup-time-period", &v))
+            warmup_s = v;
+        if (period_s < 0 && num_of(t, "time-period", &v))
+            period_s = v;
+        json_t *cs = json_object_get(op, "corpora");
+        if (corpus_name == NULL)
+            corpus_name = json_is_string(cs) ? json_string_value(cs)
+                                             : json_string_value(json_array_get(cs, 0));
+        if (json_object_get(t, "iterations") || json_object_get(t, "warmup-iterations"))
+            bf_buf_appendz(&notes, "#  - iterations are not imported: a cell runs for a time, "
+                                   "or reads its corpus once\n");
+    }
+    if (nbulk == 0) {
+        rc = bf_diag_set(diag, BF_E_INVAL, "%s: the %s%s%s schedule has no bulk task "
+                         "(operation-type \"bulk\"); bulkfleet imports bulk indexing", file,
+                         chosen ? "challenge '" : "", chosen ? chosen : "track's",
+                         chosen ? "'" : "");
+        goto out;
+    }
+    /* the corpus */
+    json_t *corpora = json_object_get(track, "corpora"), *corpus = NULL, *c;
+    json_array_foreach(corpora, i, c) {
+        const char *cn = str_of(c, "name");
+        if (corpus_name == NULL || (cn && strcmp(cn, corpus_name) == 0)) {
+            corpus = c;
+            break;
+        }
+    }
+    json_t *docs = json_array_get(json_object_get(corpus, "documents"), 0);
+    const char *src = str_of(docs, "source-file");
+    if (src == NULL) {
+        rc = bf_diag_set(diag, BF_E_INVAL, "%s: corpus '%s' has no documents with a "
+                         "source-file", file, corpus_name ? corpus_name : "(first)");
+        goto out;
+    }
+    if (json_array_size(json_object_get(corpus, "documents")) > 1)
+        bf_buf_appendf(&notes, "#  - corpus '%s' lists %zu document files; only the first "
+                       "(%s) is imported\n", str_of(corpus, "name") ? str_of(corpus, "name") : "",
+                       json_array_size(json_object_get(corpus, "documents")), src);
+    char *corpus_file = bf_asprintf("%s/%s", dir, src);
+    if (!file_exists(corpus_file)) {
+        /* Rally decompresses a downloaded corpus next to the archive */
+        char *dot = strrchr(corpus_file, '.');
+        if (dot && (strcmp(dot, ".bz2") == 0 || strcmp(dot, ".gz") == 0 ||
+                    strcmp(dot, ".zst") == 0))
+            *dot = '\0';
+    }
+    if (!file_exists(corpus_file)) {
+        const char *url = str_of(corpus, "base-url");
+        rc = bf_diag_set(diag, BF_E_NOTFOUND, "%s: corpus file '%s' is not in %s (nor without "
+                         "its compression suffix): download it%s%s first, or copy it there",
+                         file, src, dir, url ? " from " : "", url ? url : "");
+        free(corpus_file);
+        goto out;
+    }
+    struct stat cst;
+    stat(corpus_file, &cst);
+    int local = (uint64_t)cst.st_size > BF_MAX_CORPUS_SHIP_BYTES;
+    /* the index and its body */
+    const char *target = str_of(docs, "target-index");
+    json_t *indices = json_object_get(track, "indices"), *ix = NULL;
+    json_array_foreach(indices, i, c) {
+        const char *in = str_of(c, "name");
+        if (target == NULL || (in && strcmp(in, target) == 0)) {
+            ix = c;
+            break;
+        }
+    }
+    if (target == NULL)
+        target = str_of(ix, "name");
+    if (target == NULL && json_object_get(track, "data-streams"))
+        bf_buf_appendz(&notes, "#  - the track writes to data streams; set index.template with "
+                               "data_stream: {} (docs/scenario.md) to do the same\n");
+    double shards = 1, replicas = 0;
+    const char *body_file = str_of(ix, "body");
+    if (body_file) {
+        char *bp = bf_asprintf("%s/%s", dir, body_file);
+        rc = load_json(bp, &body, diag);
+        free(bp);
+        if (rc != BF_OK) {
+            free(corpus_file);
+            goto out;
+        }
+        settings = split_settings(json_object_get(body, "settings"), &shards, &replicas);
+    }
+    if (json_array_size(indices) > 1)
+        bf_buf_appendf(&notes, "#  - the track has %zu indices; the bulk task's target index "
+                       "'%s' is imported\n", json_array_size(indices), target ? target : "");
+    /* the scenario */
+    bf_buf_appendf(&y, "# Imported from %s by bulkfleet-coordinator import-rally%s%s%s.\n", file,
+                   chosen ? " (challenge " : "", chosen ? chosen : "", chosen ? ")" : "");
+    bf_buf_appendz(&y, "# Rally's target-throughput counts bulk requests/s; target_rate here "
+                       "is docs/s (x bulk-size).\n");
+    if (notes.len)
+        bf_buf_appendf(&y, "# Notes:\n%s", notes.data);
+    bf_buf_appendf(&y, "name: %s\n", name ? name : base);
+    bf_buf_appendz(&y, "target:\n  hosts: [\"${BF_TARGET:-http://127.0.0.1:9200}\"]\n");
+    bf_buf_appendf(&y, "index:\n  name: %s\n  recreate: true\n", target ? target : base);
+    if (settings && json_object_size(settings)) {
+        bf_buf_appendz(&y, "  settings: ");
+        emit_json(&y, settings);
+        bf_buf_appendz(&y, "\n");
+    }
+    json_t *mappings = json_object_get(body, "mappings");
+    if (json_is_object(mappings) && json_object_size(mappings)) {
+        bf_buf_appendz(&y, "  mappings: ");
+        emit_json(&y, mappings);
+        bf_buf_appendz(&y, "\n");
+    }
+    int bulk_format = json_is_true(json_object_get(docs, "includes-action-and-meta-data"));
+    bf_buf_appendf(&y, "document:\n  action: index\n  corpus:\n    %s: %s\n    format: %s\n"
+                   "    passes: %s\n", local ? "local_path" : "path", corpus_file,
+                   bulk_format ? "bulk" : "source", period_s > 0 ? "loop" : "1");
+    free(corpus_file);
+    bf_buf_appendf(&y, "run:\n  warmup: %.0fs\n  duration: %.0fs%s\n", warmup_s > 0 ? warmup_s : 0,
+                   period_s > 0 ? period_s : (double)PASSES_ONCE_DURATION_S,
+                   period_s > 0 ? "" : "   # no time-period: the corpus is read once, then the "
+                                       "cell ends");
+    bf_buf_appendz(&y, "matrix:\n");
+    bf_buf_appendf(&y, "  shards: [%.0f]\n  replicas: [%.0f]\n", shards, replicas);
+    emit_axis(&y, "batch_size", &batch, 1);
+    emit_axis(&y, "concurrency", &clients, 1);
+    if (rate.n > 1 || (rate.n == 1 && rate.v[0] > 0))
+        emit_axis(&y, "target_rate", &rate, 1);
+    *yaml = bf_buf_steal(&y);
+out:
+    bf_buf_cleanup(&y);
+    bf_buf_cleanup(&notes);
+    json_decref(track);
+    json_decref(tasks);
+    json_decref(body);
+    json_decref(settings);
+    free(file);
+    free(dir);
+    return rc;
+}
+
+int bf_cmd_import_rally(int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        {"challenge", required_argument, NULL, 'C'},
+        {"name", required_argument, NULL, 'N'},
+        {"output", required_argument, NULL, 'o'},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    const char *usage = "import-rally TRACK_DIR_OR_JSON [--challenge NAME] [--name NAME] "
+                        "[-o OUT.yaml]";
+    const char *challenge = NULL, *name = NULL, *out_path = NULL;
+    optind = 0;
+    opterr = 1;
+    int ch;
+    while ((ch = getopt_long(argc, argv, "C:N:o:h", longopts, NULL)) != -1) {
+        switch (ch) {
+        case 'C': challenge = optarg; break;
+        case 'N': name = optarg; break;
+        case 'o': out_path = optarg; break;
+        case 'h': printf("usage: bulkfleet-coordinator %s\n", usage); return BF_EXIT_OK;
+        default: bf_error("usage: bulkfleet-coordinator %s", usage); return BF_EXIT_INPUT;
+        }
+    }
+    if (optind != argc - 1) {
+        bf_error("usage: bulkfleet-coordinator %s", usage);
+        return BF_EXIT_INPUT;
+    }
+    char *yaml = NULL;
+    bf_diag_t diag = {0};
+    int rc = bf_import_rally(argv[optind], challenge, name, &yaml, &diag);
+    if (rc != BF_OK) {
+        bf_error("%s", diag.msg[0] ? diag.msg : bf_strerror(rc));
+        return rc == BF_E_IO ? BF_EXIT_ENV : BF_EXIT_INPUT;
+    }
+    /* the result must load (paths are absolute, so from anywhere) */
+    bf_load_opts_t lo = {.base_dir = ".", .env_unset = "bulkfleet-import-check"};
+    bf_scenario_t *check = NULL;
+    bf_diag_t cd = {0};
+    int code = BF_EXIT_OK;
+    if (bf_scenario_load_text(yaml, strlen(yaml), out_path ? out_path : "(the converted track)",
+                              &lo, &check, &cd) != BF_OK) {
+        bf_error("the converted track does not validate; fix it before running it: %s", cd.msg);
+        code = BF_EXIT_INPUT;
+    }
+    for (size_t i = 0; check && i < bf_scenario_warning_count(check); i++)
+        bf_warn("%s", bf_scenario_warning(check, i));
+    bf_scenario_destroy(&check);
+    if (out_path) {
+        FILE *f = fopen(out_path, "wb");
+        int bad = f == NULL || fputs(yaml, f) == EOF;
+        if (f && fclose(f) != 0)
+            bad = 1;
+        if (bad) {
+            bf_error("cannot write %s: %s", out_path, strerror(errno));
+            free(yaml);
+            return BF_EXIT_ENV;
+        }
+    } else {
+        fputs(yaml, stdout);
+    }
+    free(yaml);
+    return code;
+}

@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: MIT */
+/* bf_import_rally.h — `import-rally`: a Rally track (or OpenSearch Benchmark workload) as a
+ * scenario.
+ *
+ *   bulkfleet-coordinator import-rally TRACK_DIR_OR_JSON [--challenge NAME] [--name NAME]
+ *                                      [-o OUT.yaml]
+ *
+ * Reads the track in Rally's documented JSON format (track.json in the folder, or the file
+ * given; OpenSearch Benchmark's workload.json is the same format): `indices` (name, body file
+ * with settings and mappings), `corpora` (documents: source-file, target-index,
+ * includes-action-and-meta-data), `operations` and the `schedule` of the chosen challenge (or
+ * the track's top-level schedule). Every task whose operation has operation-type "bulk"
+ * gives its bulk-size, clients and target-throughput (bulk requests/s in Rally; docs/s here =
+ * target-throughput x bulk-size) as matrix values; warmup-time-period and time-period become
+ * run.warmup / run.duration, and a bulk task without time-period reads its corpus once as
+ * Rally does (document.corpus.passes: 1). The index body's settings become index.settings
+ * (number_of_shards / number_of_replicas the shards / replicas axes) and its mappings
+ * index.mappings. Corpus files are named by absolute path (the .bz2 as listed, or the
+ * decompressed file Rally leaves beside it), shipped to agents up to 192 MiB and read from
+ * each agent host (corpus.local_path) above that.
+ *
+ * Jinja templating (Rally renders tracks with Jinja2) is not supported: the first construct
+ * ({{ ... }}, {% ... %}, {# ... #}) is reported with file:line:column and what to do.
+ */
+#ifndef BF_IMPORT_RALLY_H
+#define BF_IMPORT_RALLY_H
+
+#include "bf_error.h"
+
+/* bf_import_rally — convert the track at `path` (folder holding track.json, or a JSON file).
+ * challenge: the challenge to import (NULL: the one marked "default": true, else the first);
+ * name: the scenario name (NULL: the folder's name). Returns 0 and *yaml (caller frees), or
+ * BF_E_NOTFOUND / BF_E_IO (a file missing or unreadable), BF_E_PARSE (not JSON, Jinja) or
+ * BF_E_INVAL (no bulk task, unknown challenge, an operation that is not defined) with diag
+ * "file:line:column: what; what to do" where a position is known. Thread-safe. */
+int bf_import_rally(const char *path, const char *challenge, const char *name, char **yaml,
+                    bf_diag_t *diag);
+
+/* bf_cmd_import_rally — the command: prints the scenario (or writes -o), checks that it loads.
+ * Returns an enum bf_exit code (2 for bad input). */
+int bf_cmd_import_rally(int argc, char **argv);
+
+#endif

@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# integration_corpus_rally — import-rally on a small track written in Rally's documented format
+# (track.json: indices with a body file, corpora with a bzip2 documents file, operations and
+# challenges with a bulk task), corpus made here: the scenario it prints validates, runs against
+# the real test cluster with the track's mappings and settings, and every document of the
+# corpus is counted once (the bulk task has no time-period: Rally reads the corpus once, so
+# does the scenario). A track using Jinja is refused with file:line:column.
+source "$(dirname "$0")/lib.sh"
+cd "$TMP"
+mkdir -p track
+python3 - <<'PY'
+import bz2, json
+docs = [json.dumps({"@timestamp": "2026-12-01T10:00:%02dZ" % (i % 60), "status": 200 + i % 5,
+                    "request": "GET /page/%d HTTP/1.1" % i, "size": i * 7}) for i in range(1500)]
+open("track/documents.json.bz2", "wb").write(bz2.compress(("\n".join(docs) + "\n").encode()))
+json.dump({"settings": {"index.number_of_shards": 2, "index.number_of_replicas": 0,
+                        "index.refresh_interval": "5s"},
+           "mappings": {"dynamic": "strict", "properties": {
+               "@timestamp": {"type": "date"}, "status": {"type": "integer"},
+               "request": {"type": "keyword"}, "size": {"type": "long"}}}},
+          open("track/index.json", "w"), indent=2)
+track = {
+    "version": 2,
+    "description": "a small http_logs-like track for bulkfleet's import test",
+    "indices": [{"name": "rally-logs", "body": "index.json"}],
+    "corpora": [{"name": "logs", "documents": [
+        {"source-file": "documents.json.bz2", "document-count": 1500,
+         "uncompressed-bytes": 150000, "target-index": "rally-logs"}]}],
+    "operations": [
+        {"name": "index-append", "operation-type": "bulk", "bulk-size": 250, "corpora": "logs"},
+        {"name": "refresh", "operation-type": "refresh"}],
+    "challenges": [
+        {"name": "append-no-conflicts", "default": True, "schedule": [
+            {"operation": "delete-index"},
+            {"operation": {"operation-type": "create-index"}},
+            {"operation": "index-append", "warmup-time-period": 0, "clients": 3},
+            {"operation": "refresh"}]},
+        {"name": "timed", "schedule": [
+            {"operation": "index-append", "warmup-time-period": 5, "time-period": 20,
+             "clients": 4, "target-throughput": 10}]}]}
+json.dump(track, open("track/track.json", "w"), indent=2)
+PY
+"$COORD" import-rally track -o s.yaml 2> ie || { cat ie >&2; fail "import-rally exit $?"; }
+grep -q "format: source" s.yaml && grep -q "passes: 1" s.yaml && grep -q "batch_size: \[250\]" s.yaml &&
+    grep -q "concurrency: \[3\]" s.yaml && grep -q "shards: \[2\]" s.yaml ||
+    { cat s.yaml >&2; fail "the scenario does not carry the track's bulk task"; }
+# the other challenge: timed, 4 clients, 10 bulk requests/s = 2500 docs/s
+"$COORD" import-rally track/track.json --challenge timed > t.yaml 2> te || { cat te >&2; fail "import-rally --challenge timed"; }
+grep -q "passes: loop" t.yaml && grep -q "target_rate: \[2500\]" t.yaml && grep -q "duration: 20s" t.yaml &&
+    grep -q "warmup: 5s" t.yaml || { cat t.yaml >&2; fail "challenge timed not imported as written"; }
+"$COORD" import-rally track --challenge nope > /dev/null 2> ne && fail "an unknown challenge was accepted"
+grep -q "no challenge named 'nope'" ne || { cat ne >&2; fail "unknown challenge message"; }
+sed -i "s|^  hosts: .*|  hosts: [\"$ES\"]|" s.yaml
+"$COORD" validate s.yaml > /dev/null 2> ve || { cat ve s.yaml >&2; fail "validate exit $?"; }
+P=$(free_port)
+curl -sf -X DELETE "$ES/rally-logs" > /dev/null 2>&1 || true
+trap 'curl -sf -X DELETE "$ES/rally-logs" > /dev/null 2>&1 || true; cleanup_tmp' EXIT
+timeout 300 "$COORD" run s.yaml --local-agents 1 --threads 2 --insecure --bind "tcp://127.0.0.1:$P" \
+    --results r -q > ro 2> re || { cat re >&2; fail "run exit $?"; }
+python3 - "$(cat r/*/matrix.json)" "$(curl -sf "$ES/rally-logs/_mapping")" "$(curl -sf "$ES/rally-logs/_settings")" <<'PY' || fail "row or index"
+import json, sys
+row = json.loads(sys.argv[1])["rows"][0]
+assert row["verified"] is True and row["docs_counted"] == 1500 == row["docs_ok_all"], row
+assert row["shards"] == 2 and row["batch_size"] == 250 and row["concurrency"] == 3, row
+m = json.loads(sys.argv[2])["rally-logs"]["mappings"]
+assert m["dynamic"] == "strict" and m["properties"]["request"]["type"] == "keyword", m
+s = json.loads(sys.argv[3])["rally-logs"]["settings"]["index"]
+assert s["refresh_interval"] == "5s" and s["number_of_shards"] == "2", s
+print("counted", row["docs_counted"], "of 1500; mapping and settings from index.json")
+PY
+# Jinja: refused at its position
+sed -i 's|"bulk-size": 250|"bulk-size": {{bulk_size \| default(5000)}}|' track/track.json
+"$COORD" import-rally track > /dev/null 2> je && fail "a Jinja track was accepted"
+grep -q "track.json:[0-9]*:[0-9]*: a Jinja expression '{{bulk_size | default(5000)}}' is not supported" je ||
+    { cat je >&2; fail "no file:line:column for the Jinja construct"; }
+pass "import-rally: a Rally-format track imported (bulk-size, clients, target-throughput, shards, mappings, settings), ran and counted 1500 of 1500; Jinja refused at file:line:column"
