@@ -24,6 +24,7 @@
 #include "bf_template.h"
 #include "bf_units.h"
 
+#include <curl/curl.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <jansson.h>
@@ -338,6 +339,21 @@ int bf__v_urls(bf__load_t *L, const bf__ynode_t *n, const char *path, bf__kval_t
             return bf__err(L, u, BF_E_INVAL, "%s: '%s': a host URL has no query, fragment or "
                            "spaces", path, s);
         u->url_userinfo = strchr(rest, '@') != NULL;
+        /* what the agents' libcurl will parse: refuse here what it would refuse later, once
+         * per request (e.g. http://[127.0.0.1], a bad port, a host with spaces) */
+        CURLU *cu = curl_url();
+        CURLUcode uc = cu ? curl_url_set(cu, CURLUPART_URL, s, 0) : CURLUE_OUT_OF_MEMORY;
+        char *host = NULL;
+        if (uc == CURLUE_OK)
+            uc = curl_url_get(cu, CURLUPART_HOST, &host, 0);
+        int empty_host = uc == CURLUE_OK && (host == NULL || host[0] == '\0');
+        curl_free(host);
+        curl_url_cleanup(cu);
+        if (uc != CURLUE_OK || empty_host)
+            return bf__err(L, u, BF_E_INVAL, "%s: '%s' is not a URL libcurl can use (%s); write "
+                           "it like http://127.0.0.1:9200, or http://[::1]:9200 for an IPv6 "
+                           "address", path, s,
+                           uc != CURLUE_OK ? curl_url_strerror(uc) : "no host");
     }
     (void)v;
     return BF_OK;

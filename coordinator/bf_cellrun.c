@@ -536,6 +536,7 @@ int bf__cellrun_run(bf__campaign_t *c, const bf_cell_t *cell, uint32_t repetitio
     c->stop_cmd = 0;
     c->start_cmd = 0;
     c->gaps = 0;
+    c->bad_samples = 0; /* counted per cell (it used to add up over the campaign) */
     c->load_s = (int32_t)((run->warmup_ms + run->duration_ms + 999) / 1000);
     int retry = 0;
     bf_results_cell_name(cell, repetition, repeat, c->cell_name, sizeof c->cell_name);

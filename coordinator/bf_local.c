@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -37,6 +38,7 @@ char *bf_local_agent_path(void)
 int bf_local_spawn(const char *agent_path, const char *control_endpoint, uint32_t n,
                    uint32_t threads, const char *keys_dir, pid_t *pids)
 {
+    pid_t parent = getpid();
     for (uint32_t i = 0; i < n; i++) {
         char id[32], th[16];
         snprintf(id, sizeof id, "local-%u", i + 1);
@@ -47,6 +49,14 @@ int bf_local_spawn(const char *agent_path, const char *control_endpoint, uint32_
             return BF_E_IO;
         }
         if (pid == 0) {
+            /* a process group of its own: Ctrl-C at the terminal reaches the coordinator only,
+             * which stops the cell and keeps the agents' last seconds (they would die with the
+             * signal otherwise); and it dies with the coordinator (kill -9 leaves nothing
+             * loading the cluster) */
+            setpgid(0, 0);
+            prctl(PR_SET_PDEATHSIG, SIGTERM);
+            if (getppid() != parent)
+                _exit(0); /* the coordinator died before prctl took effect */
             char *argv[14];
             int k = 0;
             argv[k++] = (char *)agent_path;

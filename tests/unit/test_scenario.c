@@ -201,6 +201,8 @@ ERROR_TEST(source_file_json, "err_source_file_json.yaml", "@bad-source.json:4:3"
            "does not render valid JSON")
 ERROR_TEST(range_bounds, "err_range_bounds.yaml", "7:42", "from (10) is greater than to (5)")
 ERROR_TEST(bad_url, "err_bad_url.yaml", "5:7", "is not a URL")
+/* libcurl refuses it at every request (it was accepted and every bulk request failed) */
+ERROR_TEST(bad_url_bracket, "err_bad_url_bracket.yaml", "5:7", "is not a URL libcurl can use")
 
 static void test_warn_replicas(void **state)
 {
@@ -951,6 +953,7 @@ int main(void)
         cmocka_unit_test(test_err_source_file_json),
         cmocka_unit_test(test_err_range_bounds),
         cmocka_unit_test(test_err_bad_url),
+        cmocka_unit_test(test_err_bad_url_bracket),
         cmocka_unit_test(test_warn_replicas),
         cmocka_unit_test(test_inline_errors),
         cmocka_unit_test(test_env_set_and_defaults),
