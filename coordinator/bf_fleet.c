@@ -355,8 +355,8 @@ static void on_hello(bf_fleet_t *f, void *sock, const char *route, size_t route_
         size_t nf = h->n_cached_files < BF_MAX_AGENT_FILES ? h->n_cached_files : BF_MAX_AGENT_FILES;
         if (h->n_cached_files > BF_MAX_AGENT_FILES && a->files_warned++ == 0)
             bf_warn("agent %s lists %zu cached files, more than %d: only the first %d are "
-                    "remembered", a->id, h->n_cached_files, BF_MAX_AGENT_FILES,
-                    BF_MAX_AGENT_FILES);
+                    "remembered",
+                    a->id, h->n_cached_files, BF_MAX_AGENT_FILES, BF_MAX_AGENT_FILES);
         for (size_t i = 0; i < nf; i++)
             bf_fleet_agent_add_file(a, h->cached_files[i]);
         if (a->session == BF_AS_CONNECTED || a->session == BF_AS_LOST)
@@ -399,8 +399,9 @@ static void drain(bf_fleet_t *f, void *sock, int is_data)
             uint64_t now = bf_clock_mono_us();
             if (f->bad_logged_us == 0 || now - f->bad_logged_us > 10000000u) {
                 bf_warn("refused a message from peer '%.*s' on the %s socket: %s (%llu malformed "
-                        "so far)", (int)(route_len < 64 ? route_len : 64), route,
-                        is_data ? "data" : "control", why, (unsigned long long)f->bad_frames);
+                        "so far)",
+                        (int)(route_len < 64 ? route_len : 64), route, is_data ? "data" : "control",
+                        why, (unsigned long long)f->bad_frames);
                 f->bad_logged_us = now;
             }
             if (route_len > 0)

@@ -23,7 +23,7 @@
 #include <sys/stat.h>
 
 #define MAX_TRACK_BYTES (16u << 20)
-#define MAX_VALUES 32 /* distinct values of one matrix axis */
+#define MAX_VALUES 32               /* distinct values of one matrix axis */
 #define PASSES_ONCE_DURATION_S 3600 /* a corpus read once: the cell ends when it is read */
 
 typedef struct values {
@@ -56,8 +56,10 @@ static int read_file(const char *path, char **out, size_t *len, bf_diag_t *diag)
     fclose(f);
     if (rc != BF_OK) {
         bf_buf_cleanup(&b);
-        return bf_diag_set(diag, BF_E_TOOBIG, "%s: larger than %u MiB; a track file is small "
-                           "JSON", path, MAX_TRACK_BYTES >> 20);
+        return bf_diag_set(diag, BF_E_TOOBIG,
+                           "%s: larger than %u MiB; a track file is small "
+                           "JSON",
+                           path, MAX_TRACK_BYTES >> 20);
     }
     *len = b.len;
     *out = bf_buf_steal(&b);
@@ -86,12 +88,15 @@ static int no_jinja(const char *file, const char *text, size_t len, bf_diag_t *d
             int show = end ? (int)(end - (text + i)) : 40;
             if (show > 80)
                 show = 80;
-            const char *what = d == '{' ? "a Jinja expression" : d == '%' ? "a Jinja statement"
-                                                                          : "a Jinja comment";
-            return bf_diag_set(diag, BF_E_PARSE, "%s:%u:%u: %s '%.*s' is not supported: "
+            const char *what = d == '{'   ? "a Jinja expression"
+                               : d == '%' ? "a Jinja statement"
+                                          : "a Jinja comment";
+            return bf_diag_set(diag, BF_E_PARSE,
+                               "%s:%u:%u: %s '%.*s' is not supported: "
                                "import-rally reads a track as plain JSON; write the value it "
                                "renders to (for Rally's track params, their defaults) and run "
-                               "import-rally again", file, line, col, what, show, text + i);
+                               "import-rally again",
+                               file, line, col, what, show, text + i);
         }
         (void)in_str;
         if (c == '\n') {
@@ -116,8 +121,8 @@ static int load_json(const char *file, json_t **out, bf_diag_t *diag)
         json_error_t je;
         *out = json_loadb(text, len, JSON_REJECT_DUPLICATES, &je);
         if (*out == NULL)
-            rc = bf_diag_set(diag, BF_E_PARSE, "%s:%d:%d: not JSON: %s", file, je.line,
-                             je.column, je.text);
+            rc = bf_diag_set(diag, BF_E_PARSE, "%s:%d:%d: not JSON: %s", file, je.line, je.column,
+                             je.text);
     }
     free(text);
     return rc;
@@ -148,13 +153,15 @@ static void collect_tasks(json_t *schedule, json_t *tasks)
 {
     size_t i;
     json_t *t;
-    json_array_foreach(schedule, i, t) {
+    json_array_foreach(schedule, i, t)
+    {
         json_t *par = json_object_get(t, "parallel");
         if (json_is_object(par)) {
             json_t *sub = json_object_get(par, "tasks");
             size_t k;
             json_t *st;
-            json_array_foreach(sub, k, st) {
+            json_array_foreach(sub, k, st)
+            {
                 /* a parallel block's clients / periods apply to tasks that do not say */
                 json_t *c = json_deep_copy(st);
                 const char *keys[] = {"clients", "warmup-time-period", "time-period",
@@ -176,19 +183,21 @@ static json_t *split_settings(json_t *settings, double *shards, double *replicas
     json_t *out = json_object();
     const char *k;
     json_t *v;
-    json_object_foreach(settings, k, v) {
+    json_object_foreach(settings, k, v)
+    {
         if (strcmp(k, "index") == 0 && json_is_object(v)) {
             const char *k2;
             json_t *v2;
-            json_object_foreach(v, k2, v2) {
+            json_object_foreach(v, k2, v2)
+            {
                 char full[256];
                 snprintf(full, sizeof full, "index.%s", k2);
                 if (strcmp(k2, "number_of_shards") == 0)
-                    *shards = json_is_string(v2) ? atof(json_string_value(v2))
-                                                 : json_number_value(v2);
+                    *shards =
+                        json_is_string(v2) ? atof(json_string_value(v2)) : json_number_value(v2);
                 else if (strcmp(k2, "number_of_replicas") == 0)
-                    *replicas = json_is_string(v2) ? atof(json_string_value(v2))
-                                                   : json_number_value(v2);
+                    *replicas =
+                        json_is_string(v2) ? atof(json_string_value(v2)) : json_number_value(v2);
                 else
                     json_object_set(out, full, v2);
             }
@@ -233,8 +242,10 @@ int bf_import_rally(const char *path, const char *challenge, const char *name, c
     *yaml = NULL;
     char real[PATH_MAX];
     if (realpath(path, real) == NULL)
-        return bf_diag_set(diag, errno == ENOENT ? BF_E_NOTFOUND : BF_E_IO, "import-rally: %s: "
-                           "%s", path, strerror(errno));
+        return bf_diag_set(diag, errno == ENOENT ? BF_E_NOTFOUND : BF_E_IO,
+                           "import-rally: %s: "
+                           "%s",
+                           path, strerror(errno));
     struct stat st;
     char *file = NULL, *dir = NULL;
     if (stat(real, &st) == 0 && S_ISDIR(st.st_mode)) {
@@ -268,7 +279,8 @@ int bf_import_rally(const char *path, const char *challenge, const char *name, c
     if (json_is_array(challenges) && json_array_size(challenges) > 0) {
         json_t *ch = NULL, *c;
         size_t i;
-        json_array_foreach(challenges, i, c) {
+        json_array_foreach(challenges, i, c)
+        {
             const char *cn = str_of(c, "name");
             if (challenge ? cn && strcmp(cn, challenge) == 0
                           : json_is_true(json_object_get(c, "default"))) {
@@ -277,9 +289,10 @@ int bf_import_rally(const char *path, const char *challenge, const char *name, c
             }
         }
         if (ch == NULL && challenge) {
-            rc = bf_diag_set(diag, BF_E_INVAL, "%s: no challenge named '%s'; the track has "
-                             "%zu (see its \"challenges\")", file, challenge,
-                             json_array_size(challenges));
+            rc = bf_diag_set(diag, BF_E_INVAL,
+                             "%s: no challenge named '%s'; the track has "
+                             "%zu (see its \"challenges\")",
+                             file, challenge, json_array_size(challenges));
             goto out;
         }
         if (ch == NULL)
@@ -292,8 +305,10 @@ int bf_import_rally(const char *path, const char *challenge, const char *name, c
         schedule = json_object_get(ch, "schedule");
     }
     if (!json_is_array(schedule)) {
-        rc = bf_diag_set(diag, BF_E_INVAL, "%s: no schedule (neither \"schedule\" nor a "
-                         "challenge with one)", file);
+        rc = bf_diag_set(diag, BF_E_INVAL,
+                         "%s: no schedule (neither \"schedule\" nor a "
+                         "challenge with one)",
+                         file);
         goto out;
     }
     collect_tasks(schedule, tasks);
@@ -303,13 +318,15 @@ int bf_import_rally(const char *path, const char *challenge, const char *name, c
     const char *corpus_name = NULL;
     size_t nbulk = 0, i;
     json_t *t;
-    json_array_foreach(tasks, i, t) {
+    json_array_foreach(tasks, i, t)
+    {
         json_t *op = json_object_get(t, "operation");
         if (json_is_string(op)) {
             const char *on = json_string_value(op);
             json_t *found = NULL, *o;
             size_t k;
-            json_array_foreach(ops, k, o) {
+            json_array_foreach(ops, k, o)
+            {
                 const char *n2 = str_of(o, "name");
                 if (n2 && strcmp(n2, on) == 0)
                     found = o;
@@ -327,8 +344,10 @@ int bf_import_rally(const char *path, const char *challenge, const char *name, c
         nbulk++;
         double v;
         if (!num_of(op, "bulk-size", &v) || v < 1) {
-            rc = bf_diag_set(diag, BF_E_INVAL, "%s: bulk operation '%s' has no numeric "
-                             "bulk-size", file, str_of(op, "name") ? str_of(op, "name") : "?");
+            rc = bf_diag_set(diag, BF_E_INVAL,
+                             "%s: bulk operation '%s' has no numeric "
+                             "bulk-size",
+                             file, str_of(op, "name") ? str_of(op, "name") : "?");
             goto out;
         }
         add_value(&batch, v);
@@ -351,15 +370,17 @@ int bf_import_rally(const char *path, const char *challenge, const char *name, c
                                    "or reads its corpus once\n");
     }
     if (nbulk == 0) {
-        rc = bf_diag_set(diag, BF_E_INVAL, "%s: the %s%s%s schedule has no bulk task "
-                         "(operation-type \"bulk\"); bulkfleet imports bulk indexing", file,
-                         chosen ? "challenge '" : "", chosen ? chosen : "track's",
+        rc = bf_diag_set(diag, BF_E_INVAL,
+                         "%s: the %s%s%s schedule has no bulk task "
+                         "(operation-type \"bulk\"); bulkfleet imports bulk indexing",
+                         file, chosen ? "challenge '" : "", chosen ? chosen : "track's",
                          chosen ? "'" : "");
         goto out;
     }
     /* the corpus */
     json_t *corpora = json_object_get(track, "corpora"), *corpus = NULL, *c;
-    json_array_foreach(corpora, i, c) {
+    json_array_foreach(corpora, i, c)
+    {
         const char *cn = str_of(c, "name");
         if (corpus_name == NULL || (cn && strcmp(cn, corpus_name) == 0)) {
             corpus = c;
@@ -369,25 +390,30 @@ int bf_import_rally(const char *path, const char *challenge, const char *name, c
     json_t *docs = json_array_get(json_object_get(corpus, "documents"), 0);
     const char *src = str_of(docs, "source-file");
     if (src == NULL) {
-        rc = bf_diag_set(diag, BF_E_INVAL, "%s: corpus '%s' has no documents with a "
-                         "source-file", file, corpus_name ? corpus_name : "(first)");
+        rc = bf_diag_set(diag, BF_E_INVAL,
+                         "%s: corpus '%s' has no documents with a "
+                         "source-file",
+                         file, corpus_name ? corpus_name : "(first)");
         goto out;
     }
     if (json_array_size(json_object_get(corpus, "documents")) > 1)
-        bf_buf_appendf(&notes, "#  - corpus '%s' lists %zu document files; only the first "
-                       "(%s) is imported\n", str_of(corpus, "name") ? str_of(corpus, "name") : "",
+        bf_buf_appendf(&notes,
+                       "#  - corpus '%s' lists %zu document files; only the first "
+                       "(%s) is imported\n",
+                       str_of(corpus, "name") ? str_of(corpus, "name") : "",
                        json_array_size(json_object_get(corpus, "documents")), src);
     char *corpus_file = bf_asprintf("%s/%s", dir, src);
     if (!file_exists(corpus_file)) {
         /* Rally decompresses a downloaded corpus next to the archive */
         char *dot = strrchr(corpus_file, '.');
-        if (dot && (strcmp(dot, ".bz2") == 0 || strcmp(dot, ".gz") == 0 ||
-                    strcmp(dot, ".zst") == 0))
+        if (dot &&
+            (strcmp(dot, ".bz2") == 0 || strcmp(dot, ".gz") == 0 || strcmp(dot, ".zst") == 0))
             *dot = '\0';
     }
     if (!file_exists(corpus_file)) {
         const char *url = str_of(corpus, "base-url");
-        rc = bf_diag_set(diag, BF_E_NOTFOUND, "%s: corpus file '%s' is not in %s (nor without "
+        rc = bf_diag_set(diag, BF_E_NOTFOUND,
+                         "%s: corpus file '%s' is not in %s (nor without "
                          "its compression suffix): download it%s%s first, or copy it there",
                          file, src, dir, url ? " from " : "", url ? url : "");
         free(corpus_file);
@@ -399,7 +425,8 @@ int bf_import_rally(const char *path, const char *challenge, const char *name, c
     /* the index and its body */
     const char *target = str_of(docs, "target-index");
     json_t *indices = json_object_get(track, "indices"), *ix = NULL;
-    json_array_foreach(indices, i, c) {
+    json_array_foreach(indices, i, c)
+    {
         const char *in = str_of(c, "name");
         if (target == NULL || (in && strcmp(in, target) == 0)) {
             ix = c;
@@ -424,8 +451,10 @@ int bf_import_rally(const char *path, const char *challenge, const char *name, c
         settings = split_settings(json_object_get(body, "settings"), &shards, &replicas);
     }
     if (json_array_size(indices) > 1)
-        bf_buf_appendf(&notes, "#  - the track has %zu indices; the bulk task's target index "
-                       "'%s' is imported\n", json_array_size(indices), target ? target : "");
+        bf_buf_appendf(&notes,
+                       "#  - the track has %zu indices; the bulk task's target index "
+                       "'%s' is imported\n",
+                       json_array_size(indices), target ? target : "");
     /* the scenario */
     bf_buf_appendf(&y, "# Imported from %s by bulkfleet-coordinator import-rally%s%s%s.\n", file,
                    chosen ? " (challenge " : "", chosen ? chosen : "", chosen ? ")" : "");
@@ -448,14 +477,17 @@ int bf_import_rally(const char *path, const char *challenge, const char *name, c
         bf_buf_appendz(&y, "\n");
     }
     int bulk_format = json_is_true(json_object_get(docs, "includes-action-and-meta-data"));
-    bf_buf_appendf(&y, "document:\n  action: index\n  corpus:\n    %s: %s\n    format: %s\n"
-                   "    passes: %s\n", local ? "local_path" : "path", corpus_file,
-                   bulk_format ? "bulk" : "source", period_s > 0 ? "loop" : "1");
+    bf_buf_appendf(&y,
+                   "document:\n  action: index\n  corpus:\n    %s: %s\n    format: %s\n"
+                   "    passes: %s\n",
+                   local ? "local_path" : "path", corpus_file, bulk_format ? "bulk" : "source",
+                   period_s > 0 ? "loop" : "1");
     free(corpus_file);
     bf_buf_appendf(&y, "run:\n  warmup: %.0fs\n  duration: %.0fs%s\n", warmup_s > 0 ? warmup_s : 0,
                    period_s > 0 ? period_s : (double)PASSES_ONCE_DURATION_S,
-                   period_s > 0 ? "" : "   # no time-period: the corpus is read once, then the "
-                                       "cell ends");
+                   period_s > 0 ? ""
+                                : "   # no time-period: the corpus is read once, then the "
+                                  "cell ends");
     bf_buf_appendz(&y, "matrix:\n");
     bf_buf_appendf(&y, "  shards: [%.0f]\n  replicas: [%.0f]\n", shards, replicas);
     emit_axis(&y, "batch_size", &batch, 1);

@@ -314,11 +314,11 @@ int bf__telemetry_ingest(bf_telemetry_t *t, uint64_t mono_us, const char *nodes_
 }
 
 /* filter_path keeps the answer to a few hundred bytes a node (es-api.md §3.2) */
-#define NODES_PATH                                                                            \
-    "/_nodes/stats/indices,thread_pool,transport/indexing?filter_path=nodes.*.name,"           \
-    "nodes.*.timestamp,nodes.*.transport.rx_size_in_bytes,nodes.*.transport.tx_size_in_bytes," \
-    "nodes.*.roles,nodes.*.indices.indexing.index_total,"                                      \
-    "nodes.*.indices.indexing.index_time_in_millis,nodes.*.thread_pool.write,"                 \
+#define NODES_PATH                                                                                 \
+    "/_nodes/stats/indices,thread_pool,transport/indexing?filter_path=nodes.*.name,"               \
+    "nodes.*.timestamp,nodes.*.transport.rx_size_in_bytes,nodes.*.transport.tx_size_in_bytes,"     \
+    "nodes.*.roles,nodes.*.indices.indexing.index_total,"                                          \
+    "nodes.*.indices.indexing.index_time_in_millis,nodes.*.thread_pool.write,"                     \
     "nodes.*.thread_pool.bulk,nodes.*.thread_pool.write_coordination"
 
 static int stopping(bf_telemetry_t *t)
@@ -470,7 +470,7 @@ typedef struct node_sum {
     const bf_node_stats_t *node; /* as seen in the end tick */
     int64_t queue_max, rejected;
     double rate;
-    int64_t completed, rx, tx;   /* deltas; -1 unknown */
+    int64_t completed, rx, tx; /* deltas; -1 unknown */
 } node_sum;
 
 /* b - a of a cumulative counter; -1 when either is unknown or it went down (a restart) */

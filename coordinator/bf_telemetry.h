@@ -86,7 +86,7 @@ typedef struct bf_node_stats {
     int64_t queue, active, rejected;   /* write pool ("bulk" on old versions) */
     int64_t wc_queue, wc_rejected;     /* write_coordination pool (ES >= 9.1) */
     int64_t index_total, index_time_ms;
-    int64_t write_completed;           /* write pool tasks done (shard-level bulk operations) */
+    int64_t write_completed;            /* write pool tasks done (shard-level bulk operations) */
     int64_t transport_rx, transport_tx; /* transport bytes received / sent (inter-node) */
 } bf_node_stats_t;
 

@@ -165,14 +165,16 @@ static void *run(void *arg)
             /* a keyless agent: say who, at most every 100th time (a peer retrying floods) */
             if (k % 100 == 0 && n >= 6) {
                 char addr[64] = "", mech[16] = "";
-                size_t al = zmq_msg_size(&f[3]) < sizeof addr - 1 ? zmq_msg_size(&f[3]) : sizeof addr - 1;
-                size_t ml = zmq_msg_size(&f[5]) < sizeof mech - 1 ? zmq_msg_size(&f[5]) : sizeof mech - 1;
+                size_t al =
+                    zmq_msg_size(&f[3]) < sizeof addr - 1 ? zmq_msg_size(&f[3]) : sizeof addr - 1;
+                size_t ml =
+                    zmq_msg_size(&f[5]) < sizeof mech - 1 ? zmq_msg_size(&f[5]) : sizeof mech - 1;
                 memcpy(addr, zmq_msg_data(&f[3]), al);
                 memcpy(mech, zmq_msg_data(&f[5]), ml);
                 bf_warn("refused an agent from %s: it connected without CURVE keys (mechanism %s); "
                         "start it with --keys DIR holding coordinator.pub and its own key in the "
-                        "allow-list (%llu refused so far)", addr[0] ? addr : "?",
-                        mech[0] ? mech : "?", (unsigned long long)k + 1);
+                        "allow-list (%llu refused so far)",
+                        addr[0] ? addr : "?", mech[0] ? mech : "?", (unsigned long long)k + 1);
             }
         }
         /* reply: version, request id, status code, status text, user id, metadata */

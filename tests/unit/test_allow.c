@@ -71,7 +71,7 @@ static void test_routetable_nodes(void **state)
     bf_routetable_destroy(&rt);
     assert_int_equal(bf_routetable_parse("{}", nodes, "http", NULL, 0, &rt, NULL), 0);
     assert_int_equal(bf_allow_routetable(NULL, rt), 0); /* no rules: all allowed */
-    const char *byname[] = {"localhost", NULL};       /* a name does not match an address */
+    const char *byname[] = {"localhost", NULL};         /* a name does not match an address */
     assert_int_equal(bf_allow_routetable(byname, rt), 2);
     bf_routetable_destroy(&rt);
 }

@@ -183,7 +183,7 @@ static void test_huge_hello_is_cheap(void **state)
 {
     fixture *fx = *state;
     enum { N = 60000 };
-    char (*hex)[65] = calloc(N, sizeof *hex);
+    char(*hex)[65] = calloc(N, sizeof *hex);
     const char **files = calloc(N, sizeof *files);
     for (size_t i = 0; i < N; i++) {
         snprintf(hex[i], sizeof hex[i], "%064zx", i * 2654435761u + 1);

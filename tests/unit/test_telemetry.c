@@ -308,11 +308,11 @@ static void test_counter_reset_means_restart(void **state)
 static void test_transport_and_completed_deltas(void **state)
 {
     (void)state;
-#define TR_FMT                                                                                 \
-    "{\"nodes\":{\"A\":{\"name\":\"node-0\",\"timestamp\":1,"                              \
-    "\"thread_pool\":{\"write\":{\"queue\":0,\"rejected\":0,\"completed\":%d}},"             \
-    "\"transport\":{\"rx_size_in_bytes\":%d,\"tx_size_in_bytes\":%d}},"                       \
-    "\"B\":{\"name\":\"node-1\",\"timestamp\":1,"                                            \
+#define TR_FMT                                                                                     \
+    "{\"nodes\":{\"A\":{\"name\":\"node-0\",\"timestamp\":1,"                                      \
+    "\"thread_pool\":{\"write\":{\"queue\":0,\"rejected\":0,\"completed\":%d}},"                   \
+    "\"transport\":{\"rx_size_in_bytes\":%d,\"tx_size_in_bytes\":%d}},"                            \
+    "\"B\":{\"name\":\"node-1\",\"timestamp\":1,"                                                  \
     "\"thread_pool\":{\"write\":{\"queue\":0,\"rejected\":0,\"completed\":%d}}%s}}}"
     char a[1024], b[1024];
     const char *trB0 = ",\"transport\":{\"rx_size_in_bytes\":10,\"tx_size_in_bytes\":20}";
