@@ -177,6 +177,20 @@ static void collect_tasks(json_t *schedule, json_t *tasks)
     }
 }
 
+/* A count written as a number or a string ("2"); `keep` when it is neither. */
+static double count_of(json_t *v, double keep)
+{
+    if (json_is_number(v) && json_number_value(v) >= 0)
+        return json_number_value(v);
+    const char *s = json_string_value(v);
+    if (s == NULL || *s == '\0')
+        return keep;
+    char *end = NULL;
+    errno = 0;
+    double d = strtod(s, &end);
+    return errno == 0 && end && *end == '\0' && d >= 0 ? d : keep;
+}
+
 /* settings without the shard / replica counts (they become matrix axes) */
 static json_t *split_settings(json_t *settings, double *shards, double *replicas)
 {
@@ -193,11 +207,9 @@ static json_t *split_settings(json_t *settings, double *shards, double *replicas
                 char full[256];
                 snprintf(full, sizeof full, "index.%s", k2);
                 if (strcmp(k2, "number_of_shards") == 0)
-                    *shards =
-                        json_is_string(v2) ? atof(json_string_value(v2)) : json_number_value(v2);
+                    *shards = count_of(v2, *shards);
                 else if (strcmp(k2, "number_of_replicas") == 0)
-                    *replicas =
-                        json_is_string(v2) ? atof(json_string_value(v2)) : json_number_value(v2);
+                    *replicas = count_of(v2, *replicas);
                 else
                     json_object_set(out, full, v2);
             }
@@ -205,9 +217,9 @@ static json_t *split_settings(json_t *settings, double *shards, double *replicas
         }
         const char *bare = strncmp(k, "index.", 6) == 0 ? k + 6 : k;
         if (strcmp(bare, "number_of_shards") == 0)
-            *shards = json_is_string(v) ? atof(json_string_value(v)) : json_number_value(v);
+            *shards = count_of(v, *shards);
         else if (strcmp(bare, "number_of_replicas") == 0)
-            *replicas = json_is_string(v) ? atof(json_string_value(v)) : json_number_value(v);
+            *replicas = count_of(v, *replicas);
         else
             json_object_set(out, k, v);
     }
