@@ -27,6 +27,8 @@
 struct bf_fleet {
     bf_fleet_opts_t opts;
     void *zctx, *ctrl, *data;
+    void *mon[2];             /* CURVE: handshake failures of ctrl and data (socket monitor) */
+    uint64_t handshake_failed, handshake_logged_us;
     bf_zap_t *zap;
     bf_fleet_agent_t **agents;
     size_t nagents;
@@ -171,7 +173,62 @@ bf_fleet_t *bf_fleet_new(const bf_fleet_opts_t *opts, bf_diag_t *diag)
         bf_fleet_destroy(&f);
         return NULL;
     }
+    if (opts->curve_secret_z85) {
+        /* a peer without keys (or with a wrong coordinator key) never reaches ZAP: the CURVE
+         * handshake fails first, and only a socket monitor hears of it */
+        void *socks[2] = {f->ctrl, f->data};
+        for (int i = 0; i < 2; i++) {
+            char ep[64];
+            snprintf(ep, sizeof ep, "inproc://bf-fleet-monitor-%d", i);
+            if (zmq_socket_monitor(socks[i], ep, ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL |
+                                                     ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL |
+                                                     ZMQ_EVENT_HANDSHAKE_FAILED_AUTH) != 0)
+                continue;
+            f->mon[i] = zmq_socket(f->zctx, ZMQ_PAIR);
+            if (f->mon[i] && zmq_connect(f->mon[i], ep) != 0) {
+                zmq_close(f->mon[i]);
+                f->mon[i] = NULL;
+            }
+        }
+    }
     return f;
+}
+
+/* one monitor event: a failed handshake, logged with the peer's address at most every 10 s */
+static void on_monitor(bf_fleet_t *f, void *mon, int is_data)
+{
+    for (int k = 0; k < 100; k++) {
+        zmq_msg_t ev, addr;
+        zmq_msg_init(&ev);
+        if (zmq_msg_recv(&ev, mon, ZMQ_DONTWAIT) < 0) {
+            zmq_msg_close(&ev);
+            return;
+        }
+        uint16_t event = 0;
+        if (zmq_msg_size(&ev) >= 2)
+            memcpy(&event, zmq_msg_data(&ev), 2);
+        zmq_msg_close(&ev);
+        zmq_msg_init(&addr);
+        char peer[128] = "?";
+        if (zmq_msg_recv(&addr, mon, 0) >= 0) {
+            size_t n = zmq_msg_size(&addr) < sizeof peer - 1 ? zmq_msg_size(&addr) : sizeof peer - 1;
+            memcpy(peer, zmq_msg_data(&addr), n);
+            peer[n] = '\0';
+        }
+        zmq_msg_close(&addr);
+        f->handshake_failed++;
+        uint64_t now = bf_clock_mono_us();
+        if (f->handshake_logged_us == 0 || now - f->handshake_logged_us > 10000000u) {
+            /* the monitor names our endpoint, not the peer's address (libzmq's v1 events) */
+            bf_warn("refused a connection to the %s socket %s: its CURVE handshake failed "
+                    "(%s); an agent needs --keys DIR with coordinator.pub and its key in the "
+                    "allow-list (%llu refused so far)", is_data ? "data" : "control", peer,
+                    event == ZMQ_EVENT_HANDSHAKE_FAILED_AUTH ? "key not admitted"
+                                                             : "no or wrong keys",
+                    (unsigned long long)f->handshake_failed);
+            f->handshake_logged_us = now;
+        }
+    }
 }
 
 void bf_fleet_destroy(bf_fleet_t **f_p)
@@ -179,6 +236,12 @@ void bf_fleet_destroy(bf_fleet_t **f_p)
     if (f_p == NULL || *f_p == NULL)
         return;
     bf_fleet_t *f = *f_p;
+    for (int i = 0; i < 2; i++) {
+        if (f->mon[i]) {
+            zmq_socket_monitor(i == 0 ? f->ctrl : f->data, NULL, 0);
+            zmq_close(f->mon[i]);
+        }
+    }
     if (f->ctrl)
         zmq_close(f->ctrl);
     if (f->data)
@@ -470,10 +533,15 @@ static void drain(bf_fleet_t *f, void *sock, int is_data)
 
 int bf_fleet_poll(bf_fleet_t *f, int timeout_ms)
 {
-    zmq_pollitem_t items[2] = {{f->ctrl, 0, ZMQ_POLLIN, 0}, {f->data, 0, ZMQ_POLLIN, 0}};
-    int n = zmq_poll(items, 2, timeout_ms);
+    zmq_pollitem_t items[4] = {{f->ctrl, 0, ZMQ_POLLIN, 0}, {f->data, 0, ZMQ_POLLIN, 0},
+                               {f->mon[0], 0, ZMQ_POLLIN, 0}, {f->mon[1], 0, ZMQ_POLLIN, 0}};
+    int nitems = f->mon[0] && f->mon[1] ? 4 : 2;
+    int n = zmq_poll(items, nitems, timeout_ms);
     if (n < 0)
         return errno == EINTR ? BF_E_INTR : BF_E_IO;
+    for (int i = 2; i < nitems; i++)
+        if (items[i].revents & ZMQ_POLLIN)
+            on_monitor(f, f->mon[i - 2], i == 3);
     if (items[1].revents & ZMQ_POLLIN)
         drain(f, f->data, 1);
     if (items[0].revents & ZMQ_POLLIN)

@@ -14,7 +14,7 @@ cp ka/agent.pub keys/agents/alpha.pub && cp kb/agent.pub keys/agents/beta.pub
 FS=$(free_port)
 python3 "$SRC/tests/support/fault_server.py" --port "$FS" --mode ok --max-lifetime 120 > fs.out 2>&1 &
 FSP=$!
-trap 'kill $FSP ${A:-} ${B:-} 2>/dev/null; cleanup_tmp' EXIT
+trap 'kill $FSP ${A:-} ${B:-} ${NK:-} 2>/dev/null; cleanup_tmp' EXIT
 for _ in $(seq 50); do grep -q READY fs.out && break; sleep 0.1; done
 cat > s.yaml <<YAML
 name: keyid
@@ -30,10 +30,15 @@ CP=$!
 "$AGENT" --coordinator "tcp://127.0.0.1:$P" --keys ka --id x -q 2> a.err & A=$!
 sleep 2
 "$AGENT" --coordinator "tcp://127.0.0.1:$P" --keys kb --id x -q 2> b.err & B=$!
+# and one without keys: its handshake fails before ZAP; the coordinator says so
+"$AGENT" --coordinator "tcp://127.0.0.1:$P" --insecure --id nokeys -q 2> n.err & NK=$!
 timeout 60 tail --pid=$CP -f /dev/null || fail "the coordinator did not finish in 60 s"
 wait $CP || { cat c.err >&2; fail "campaign exit $?"; }
 grep -q "ignored a Hello for agent x from key 'beta': that agent id belongs to key 'alpha'" c.err ||
     { cat c.err >&2; fail "the second key's Hello for id x was not refused"; }
+kill "$NK" 2> /dev/null || true
+grep -q "refused a connection to the control socket .*CURVE handshake failed" c.err ||
+    { cat c.err >&2; fail "the keyless agent was not logged"; }
 grep -q "verified" res/keyid-*/matrix.md || fail "no matrix"
 python3 - res <<'PY'
 import csv, glob, sys
