@@ -1,18 +1,30 @@
 # bulkfleet — thin wrapper around CMake. The two commands a new user needs:
 #   make demo    a real campaign against a real OpenSearch cluster it starts itself
-#   make check   every test (unit, integration against a real cluster, fleet, deploy)
+#   make check   lint, then every test in tiers (unit, integration against a real cluster,
+#                root-only fleet and deploy, fuzzing, sanitizers), each tier timed
+# and for a quick loop without root or installs (packages already there):
+#   make build       configure + compile (checks the build packages only, installs nothing
+#                    unless root and one is missing)
+#   make test-unit   the unit tier alone (seconds)
 BUILD ?= build
 CMAKE_FLAGS ?= -DCMAKE_BUILD_TYPE=RelWithDebInfo
 JOBS ?= $(shell nproc)
 
-.PHONY: all deps build demo check unit lint format clean
+.PHONY: all deps deps-build build compile demo check test-unit unit lint format clean
 
 all: build
 
 deps:
 	@scripts/install-deps.sh
 
-build: deps
+# only the packages the build needs (compiler, cmake, libraries): no root when they are there
+deps-build:
+	@scripts/install-deps.sh --build
+
+build: deps-build compile
+
+# configure and compile, never installing anything
+compile:
 	@cmake -S . -B $(BUILD) $(CMAKE_FLAGS) $(if $(CI),-DBF_WERROR=ON) >/dev/null
 	@cmake --build $(BUILD) -j $(JOBS)
 
@@ -30,14 +42,17 @@ lint:
 format:
 	@scripts/lint.sh --fix-format
 
-check: lint build
-	@scripts/devcluster.sh build
-	@echo "fuzzing the scenario loader, the template compiler, the bulk response judge and sample merging for $(FUZZ_SECONDS) s each"
-	@tests/fuzz/run.sh $(FUZZ_SECONDS)
-	@cd $(BUILD) && ctest --output-on-failure -j 1 $(CTEST_ARGS)
+# tiers in order (scripts/check.sh): unit -> integration -> root (netns, deploy) -> fuzz ->
+# sanitize; each prints its time, the first failing tier stops the check.
+# `make check TIERS="unit sanitize"` runs only those.
+check: deps lint compile
+	@FUZZ_SECONDS=$(FUZZ_SECONDS) JOBS=$(JOBS) CMAKE_FLAGS="$(CMAKE_FLAGS)" CTEST_ARGS="$(CTEST_ARGS)" \
+		scripts/check.sh $(BUILD) $(TIERS)
 
-unit: build
-	@cd $(BUILD) && ctest --output-on-failure -L unit
+test-unit: compile
+	@scripts/check.sh $(BUILD) unit
+
+unit: test-unit
 
 clean:
 	rm -rf $(BUILD)

@@ -3,13 +3,18 @@
 # install-deps.sh — install every Debian package bulkfleet needs to build, test and demo.
 #
 # Idempotent: checks each package with dpkg-query first and only runs apt-get when something is
-# missing. Run as root on Debian 12 (make demo and make check call it first). Set
+# missing (so it needs no root when everything is there). --build: only the packages the build
+# and the unit tests need (make build, make test-unit). Run as root on Debian 12 (make demo and make check call it first). Set
 # BF_SKIP_DEPS=1 to skip it on a machine you manage yourself.
 set -eu
 
-PKGS="build-essential cmake pkg-config git
+# what `make build` and `make test-unit` need (--build checks only these)
+BUILD_PKGS="build-essential cmake pkg-config git
 libzmq3-dev libcurl4-openssl-dev libprotobuf-c-dev protobuf-c-compiler
 libyaml-dev zlib1g-dev libdeflate-dev libbz2-dev libzstd-dev libjansson-dev libcmocka-dev libssl-dev
+python3"
+# and what the rest of `make check` and `make demo` need
+PKGS="$BUILD_PKGS
 openjdk-17-jdk-headless maven
 nginx-light wrk time linux-perf python3 curl iproute2 procps
 clang llvm libclang-rt-14-dev clang-format
@@ -18,6 +23,9 @@ chromium"
 
 if [ "${BF_SKIP_DEPS:-0}" = 1 ]; then
     exit 0
+fi
+if [ "${1:-}" = --build ]; then
+    PKGS=$BUILD_PKGS
 fi
 
 missing=""

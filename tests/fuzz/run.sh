@@ -15,7 +15,9 @@ secs=${1:-60}
 seed=${BF_FUZZ_SEED:-1}
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
-build="$root/build-fuzz"
+# BF_FUZZ_BUILD: the build folder (make check: build/fuzz, so nothing is written beside the
+# sources); default build-fuzz/ at the top, as before.
+build="${BF_FUZZ_BUILD:-$root/build-fuzz}"
 san="-fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer"
 
 if grep -q 'add_subdirectory(tests/fuzz)' "$root/CMakeLists.txt"; then
@@ -37,7 +39,7 @@ fi
 mkdir -p "$build"
 if ! { cmake -S "$src" -B "$build" -DCMAKE_C_COMPILER=clang -DBF_FUZZ=ON \
            -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_C_FLAGS="$san" &&
-       cmake --build "$build" -j"$(nproc)" --target fuzz_scenario fuzz_template fuzz_bulkresp fuzz_sample; } \
+       cmake --build "$build" -j"${JOBS:-$(nproc)}" --target fuzz_scenario fuzz_template fuzz_bulkresp fuzz_sample; } \
        >"$build/build.log" 2>&1; then
     tail -40 "$build/build.log" >&2
     echo "run.sh: build failed (needs clang and libclang-rt-14-dev); see $build/build.log" >&2

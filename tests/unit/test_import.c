@@ -286,7 +286,20 @@ static void test_cli_commands(void **state)
 {
     (void)state;
     setenv("ES_PASSWORD", "x", 1);
-    char out[] = LGDIR "/tmp-import-XXXXXX.yaml";
+    /* the imported scenario names its dictionaries relative to itself: write it into a scratch
+     * folder (TMPDIR: the build folder under ctest) holding links to the fixture's, never into
+     * the source tree */
+    const char *tmpdir = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s/bf-import-XXXXXX", tmpdir);
+    assert_non_null(mkdtemp(dir));
+    char link_dict[4200], link_log[4200];
+    snprintf(link_dict, sizeof link_dict, "%s/dict", dir);
+    snprintf(link_log, sizeof link_log, "%s/nginx.log", dir);
+    assert_int_equal(symlink(LGDIR "/dict", link_dict), 0);
+    assert_int_equal(symlink(LGDIR "/nginx.log", link_log), 0);
+    char out[4200];
+    snprintf(out, sizeof out, "%s/tmp-import-XXXXXX.yaml", dir);
     int fd = mkstemps(out, 5);
     assert_true(fd >= 0);
     close(fd);
@@ -295,7 +308,8 @@ static void test_cli_commands(void **state)
     assert_int_equal(run_cmd(bf_cmd_import_loadgen, imp, 9), 0);
     /* seed 000's config has duplicate keys in its body (masked field names): loadgen sent it,
      * bulkfleet refuses it, and the import says so at once (exit 2) instead of at the run */
-    char out0[] = LGDIR "/tmp-import0-XXXXXX.yaml";
+    char out0[4200];
+    snprintf(out0, sizeof out0, "%s/tmp-import0-XXXXXX.yaml", dir);
     int fd0 = mkstemps(out0, 5);
     assert_true(fd0 >= 0);
     close(fd0);
@@ -307,6 +321,9 @@ static void test_cli_commands(void **state)
     const char *plan[] = {"plan", out, "--agents", "2"};
     assert_int_equal(run_cmd(bf_cmd_plan, plan, 4), 0);
     unlink(out);
+    unlink(link_dict);
+    unlink(link_log);
+    rmdir(dir);
     const char *ex[] = {"plan", BF_SOURCE_DIR "/examples/shard-study.yaml", "--agents", "4",
                         "--cluster-nodes", "1"};
     assert_int_equal(run_cmd(bf_cmd_plan, ex, 6), 0);

@@ -100,12 +100,53 @@ static void mkdirs(const char *path)
     mkdir(tmp, 0755);
 }
 
+/* every file under dir/sub is in list[0..n) (paths relative to dir) */
+static void check_only_listed(const char *dir, const char *sub, const char *const *list, size_t n)
+{
+    char *pd = bf_asprintf("%s%s%s", dir, sub[0] ? "/" : "", sub);
+    DIR *d = opendir(pd);
+    assert_non_null(d);
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        if (e->d_name[0] == '.')
+            continue;
+        char *rel = bf_asprintf("%s%s%s", sub, sub[0] ? "/" : "", e->d_name);
+        char *p = bf_asprintf("%s/%s", dir, rel);
+        struct stat st;
+        assert_int_equal(stat(p, &st), 0);
+        if (S_ISDIR(st.st_mode)) {
+            check_only_listed(dir, rel, list, n);
+        } else {
+            size_t i = 0;
+            while (i < n && strcmp(list[i], rel) != 0)
+                i++;
+            if (i == n) {
+                fprintf(stderr,
+                        "%s: a golden file no test compares (stale?): delete it, or add "
+                        "it to the list in test_golden_files\n",
+                        p);
+                fail();
+            }
+        }
+        free(p);
+        free(rel);
+    }
+    closedir(d);
+    free(pd);
+}
+
 /* compare (or, when updating, copy) one produced file with its golden */
 static void check_golden(const char *produced, const char *golden)
 {
     size_t n = 0, m = 0;
     char *got = read_file(produced, &n);
-    assert_non_null(got);
+    if (got == NULL) {
+        fprintf(stderr,
+                "%s: the code no longer writes this file, but its golden %s exists: if "
+                "that is intended, delete the golden (BF_UPDATE_GOLDEN=1 only rewrites)\n",
+                produced, golden);
+        fail();
+    }
     if (updating()) {
         write_file(golden, got, n);
         printf("updated %s\n", golden);
@@ -357,12 +398,17 @@ static void test_golden_files(void **state)
     (void)state;
     golden_run g;
     run_golden(&g);
-    mkdirs(FIXTURES "/golden/cells");
     static const char *const files[] = {"matrix.csv", "matrix.md", "matrix.json",
                                         "cells/i1-s1-r0-b100-c4-refresh_interval_1s.ndjson",
                                         "telemetry/i1-s1-r0-b100-c2-refresh_interval_1s.ndjson"};
-    mkdirs(FIXTURES "/golden/telemetry");
-    for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
+    size_t nfiles = sizeof files / sizeof files[0];
+    if (updating()) {
+        mkdirs(FIXTURES "/golden/cells");
+        mkdirs(FIXTURES "/golden/telemetry");
+    }
+    /* the other way: every file under golden/ is one of these (a stale golden is noticed) */
+    check_only_listed(FIXTURES "/golden", "", files, nfiles);
+    for (size_t i = 0; i < nfiles; i++) {
         char *p = bf_asprintf("%s/%s", g.dir, files[i]);
         char *q = bf_asprintf("%s/golden/%s", FIXTURES, files[i]);
         check_golden(p, q);
@@ -691,6 +737,44 @@ static void gen_study(const char *yaml, const char *dir, int contender)
     bf_scenario_destroy(&sc);
 }
 
+/* the other way round: every file of the fixture under `sub` is still produced; when updating,
+ * a fixture file the code stopped writing is deleted */
+static void check_no_stale(const char *produced, const char *fixture, const char *sub)
+{
+    char *fd = bf_asprintf("%s%s%s", fixture, sub[0] ? "/" : "", sub);
+    DIR *d = opendir(fd);
+    assert_non_null(d);
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        if (e->d_name[0] == '.')
+            continue;
+        char *rel = bf_asprintf("%s%s%s", sub, sub[0] ? "/" : "", e->d_name);
+        char *q = bf_asprintf("%s/%s", fixture, rel);
+        char *p = bf_asprintf("%s/%s", produced, rel);
+        struct stat st, sp;
+        assert_int_equal(stat(q, &st), 0);
+        if (stat(p, &sp) != 0) {
+            if (updating()) {
+                rm_rf(q);
+                printf("removed %s (no longer produced)\n", q);
+            } else {
+                fprintf(stderr,
+                        "%s: in the fixture but the code no longer produces %s: if that "
+                        "is intended, BF_UPDATE_GOLDEN=1 removes it\n",
+                        q, rel);
+                fail();
+            }
+        } else if (S_ISDIR(st.st_mode)) {
+            check_no_stale(produced, fixture, rel);
+        }
+        free(p);
+        free(q);
+        free(rel);
+    }
+    closedir(d);
+    free(fd);
+}
+
 /* every file under `sub` of the produced dir equals the fixture's (and no file is missing) */
 static void compare_tree(const char *produced, const char *fixture, const char *sub)
 {
@@ -740,6 +824,7 @@ static void test_fixture_dirs_are_current(void **state)
         if (updating())
             mkdirs(fix);
         compare_tree(out, fix, "");
+        check_no_stale(out, fix, "");
         free(fix);
         rm_rf(tmp);
         free(out);
