@@ -85,7 +85,7 @@ step_banned() {
     while IFS='|' read -r name reason; do
         # a call: the name as a whole word followed by "(", outside // and /* */ comment lines
         hits="$(grep -rnE --include='*.c' --include='*.h' "(^|[^A-Za-z0-9_.>])$name[[:space:]]*\(" \
-                $C_DIRS 2>/dev/null | grep -vE '^[^:]+:[0-9]+:[[:space:]]*(\*|/\*|//)')"
+                $C_DIRS 2>/dev/null | grep -vE '^[^:]+:[0-9]+:[[:space:]]*(\*([[:space:]]|/|$)|/\*|//)')"
         if [ -n "$hits" ]; then
             while IFS= read -r h; do
                 echo "${h%%:*}:$(echo "$h" | cut -d: -f2): $name() is banned: $reason"
