@@ -936,8 +936,12 @@ static void *run(void *arg)
             completed = 1;
         }
         now = bf_clock_mono_us();
-        /* closed loop: a slot that completed is refilled before anything waits */
-        if (completed && interval_us == 0 && now < load_end && !w->corpus_done)
+        /* a slot that completed is refilled before anything waits: closed loop at once, open
+         * loop when a request is due or overdue (regression: an overdue request waited up to
+         * IDLE_POLL_MS after a completion freed a connection, so the schedule never caught up
+         * after a stall) */
+        if (completed && now < load_end && !w->corpus_done &&
+            (interval_us == 0 || next_due <= (double)now))
             continue;
         int busy = 0;
         for (uint32_t i = 0; i < w->nslots; i++)

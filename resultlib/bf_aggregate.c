@@ -416,6 +416,9 @@ void bf_cellagg_row(const bf_cellagg_t *a, bf_row_t *row)
     row->docs_per_s_max = series[D - 1];
     free(series);
     row->attempted_docs_per_s = (double)win.docs_sent / D;
+    row->target_docs_per_s = a->cell->target_rate;
+    row->target_missed = a->cell->target_rate > 0 &&
+                         row->attempted_docs_per_s < (1.0 - BF_TARGET_MISS) * a->cell->target_rate;
     row->mb_per_s_payload = (double)win.bytes_payload / D / 1e6;
     row->mb_per_s_wire = (double)win.bytes_wire / D / 1e6;
     row->docs_sent = win.docs_sent;
@@ -491,6 +494,11 @@ void bf_cellagg_row(const bf_cellagg_t *a, bf_row_t *row)
     else if (row->late_seconds)
         snprintf(row->reason, sizeof row->reason, "%llu agent-seconds missing in the window",
                  (unsigned long long)row->late_seconds);
+    else if (row->target_missed)
+        snprintf(row->reason, sizeof row->reason, "target-missed: %.0f docs/s sent of the %.0f "
+                 "docs/s target_rate (%.0f acknowledged); add connections (concurrency) or "
+                 "agents, or lower target_rate", row->attempted_docs_per_s,
+                 row->target_docs_per_s, row->docs_per_s);
 }
 
 void bf_cellagg_live(const bf_cellagg_t *a, int32_t second, uint64_t *docs_ok, uint64_t *errors,

@@ -55,7 +55,8 @@ void bf_finding_point_from_row(const bf_row_t *row, bf_finding_point_t *p)
     p->rejections = row->docs_rejected > 0 || row->http_429 > 0 || row->write_rejected > 0 ||
                     bf_row_has_errors(row);
     /* a search-only cell (concurrency 0) indexes nothing: no point for indexing findings */
-    p->excluded = row->failed || row->aborted || c->concurrency == 0;
+    /* nor one that missed its target rate: it did not run the load it was asked for */
+    p->excluded = row->failed || row->aborted || c->concurrency == 0 || row->target_missed;
 }
 
 static int64_t jint(json_t *o, const char *k)
@@ -98,7 +99,7 @@ int bf_finding_point_from_json(json_t *row, bf_finding_point_t *p)
                     jint(row, "req_http_error") > jint(row, "http_429");
     p->excluded = json_is_true(json_object_get(row, "failed")) ||
                   json_is_true(json_object_get(row, "aborted")) || !isfinite(p->docs_per_s) ||
-                  p->concurrency == 0;
+                  p->concurrency == 0 || json_is_true(json_object_get(row, "target_missed"));
     return BF_OK;
 }
 

@@ -41,7 +41,7 @@ typedef struct bf_finding_point {
     char extra[256];       /* other matrix axes, "name=value name=value", "" when none */
     double docs_per_s;
     int rejections;        /* any 429, rejected document or write-pool rejection */
-    int excluded;          /* failed or aborted: not a measurement */
+    int excluded;          /* failed, aborted or target-missed: not a measurement */
 } bf_finding_point_t;
 
 typedef struct bf_findings bf_findings_t;

@@ -97,6 +97,8 @@ static const field fields[] = {
     FD("verified", verified, F_INT, 1),
     FD("degraded", degraded, F_INT, 1),
     FD("client_bound", client_bound, F_INT, 1),
+    FD("target_docs_per_s", target_docs_per_s, F_DBL, 1),
+    FD("target_missed", target_missed, F_INT, 1),
     FD("yellow", yellow, F_INT, 1),
     FD("failed", failed, F_INT, 1),
     FD("aborted", aborted, F_INT, 1),
@@ -475,6 +477,7 @@ static const char *flags_text(const bf_row_t *row, char *buf, size_t n)
     FLAG(row->yellow, "yellow");
     FLAG(row->index_mismatch, "index-mismatch");
     FLAG(row->client_bound, "client-bound");
+    FLAG(row->target_missed, "target-missed");
     FLAG(bf_row_has_errors(row), "ERRORS");
     FLAG(row->docs_rejected > 0, "rejections");
     FLAG(!row->verified && !row->failed && !row->aborted, "UNVERIFIED");

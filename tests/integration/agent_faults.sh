@@ -447,7 +447,9 @@ assert rc == 0, f"exit {rc}"
 assert abs(ROW["docs_per_s"] - 2000) < 200, ROW["docs_per_s"]
 requests = A["req_ok"] + A["req_partial"]
 # a loaded test host may wake the loop late now and then; a met target is late rarely
-assert A["rate_behind"] <= requests // 20, (A["rate_behind"], requests)
+# (at load average 18 on 2 cores, 3 to 10 of 80 requests left more than 10 ms late, with the
+# agent before issue #10 too: the bound was requests // 20 and flaked)
+assert A["rate_behind"] <= requests // 4, (A["rate_behind"], requests)
 eq("conn_wait", A["conn_wait"], 0)
 '
 start_fs ok rate-missed
@@ -458,10 +460,64 @@ assert rc == 0, f"exit {rc}"
 assert ROW["docs_per_s"] < 100000, ROW["docs_per_s"]
 assert A["rate_behind"] > 0 and A["conn_wait"] > 0, A
 assert ROW["latency_p50_ms"] > 5 * ROW["service_p50_ms"], (ROW["latency_p50_ms"], ROW["service_p50_ms"])
+# the row says the target was missed, with achieved vs target
+assert ROW["target_missed"] and ROW["target_docs_per_s"] == 200000, ROW
+assert "target-missed" in ROW["reason"] and "200000 docs/s target_rate" in ROW["reason"], ROW["reason"]
 # regression: behind the target with every connection busy, the loop waits for a completion
 # instead of spinning (it used a whole core)
 assert ROW["agent_cpu_pct"] < 25, ROW["agent_cpu_pct"]
 '
+
+# ---- open loop: the schedule is kept after a stall; latency from the intended send time -----
+# 10 requests/s (of 10 documents) on one connection, the 30th request stalls 2 s: the ~20 requests due meanwhile
+# go out back to back as soon as the connection is free, so latency max is about the stall
+# and latency p50 stays at service p50 (the schedule caught up); a target of 5000 docs/s on
+# one connection against a fast server is met within 2 %.
+openloop() {
+    local name=$1 rate=$2 dur=$3 recreate=${4:-true} batch=${5:-100}
+    cat > "$TMP/$name.yaml" <<YAML
+name: $name
+target: {hosts: ["http://127.0.0.1:$FS_PORT"]}
+index: {name: faults-$name, recreate: $recreate}
+variables:
+  - {name: id, type: sortable_id}
+document:
+  action: create
+  id: \$[[id]]
+  source: '{"n": 1}'
+request: {timeout: 5s}
+run: {warmup: 1s, duration: $dur, target_rate: $rate}
+matrix: {batch_size: [$batch], concurrency: [1]}
+YAML
+}
+start_fs stall_once open-stall
+openloop open-stall 100 8s true 10  # 10 documents a request: a fast answer on a busy host
+run_agent open-stall
+check open-stall '
+assert rc == 0, f"exit {rc}"
+lat, svc = ROW["latency_max_ms"], ROW["service_p50_ms"]
+assert 1900 <= lat <= 2400, f"latency max {lat} ms, want about the 2 s stall"
+# "about service p50": within 15 ms, what a busy 2-core test host may wake the loop late by
+# (the agent that waited after a completion: latency p50 2023 ms, service p50 1.2 ms)
+assert ROW["latency_p50_ms"] <= svc + 15, (ROW["latency_p50_ms"], svc)
+assert abs(ROW["attempted_docs_per_s"] - 100) <= 2, ROW["attempted_docs_per_s"]
+assert not ROW["target_missed"], ROW
+'
+# the fast server is the benchmarks' nginx null sink (bench/lib.sh sink_start): it stores
+# nothing (the row may be UNVERIFIED, exit 1) and says every index exists (recreate: false)
+source "$SRC/bench/lib.sh"
+trap 'stop_fs; bench_cleanup; cleanup_tmp' EXIT
+FS_PORT=$(free_port)
+sink_start "$FS_PORT" 100
+FS_LOG="$TMP/open-fast.log"; : > "$FS_LOG"  # no server log: the row says it all
+openloop open-fast 5000 3s false
+run_agent open-fast
+check open-fast '
+assert rc in (0, 1), f"exit {rc}"
+assert abs(ROW["docs_per_s"] - 5000) <= 100, (ROW["docs_per_s"], ROW["service_p50_ms"])
+assert not ROW["target_missed"], ROW
+'
+bench_cleanup
 
 # ---- two agents from the coordinator: ids unique across threads and agents -----------------
 start_fs ok fleet

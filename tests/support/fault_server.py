@@ -54,7 +54,9 @@ from urllib.parse import unquote, urlsplit
 MODES = ("ok", "mixed", "reject429", "too_large", "reset", "stall", "notjson", "unauthorized",
          "bad_request", "unavailable", "bad_gateway", "not_found", "capacity", "close_reused",
          "stall_reused", "slow", "not_acceptable", "length_required", "json_parse",
-         "routing_missing")
+         "routing_missing", "stall_once")
+# stall_once: bulk request number STALL_ONCE_AT (counted over the server's life) is answered
+# after STALL_ONCE_S, every other one at once as in "ok": one stall of the cluster.
 # not_acceptable (406), length_required (411), json_parse (500 json_parse_exception): whole-
 # request answers a cluster or a proxy gives to a request it cannot take; routing_missing:
 # every item fails with routing_missing_exception (400), as a mapping with _routing required
@@ -75,6 +77,7 @@ META_KEYS = {"_index", "_id", "routing", "pipeline", "require_alias", "if_seq_no
 MAX_ID_BYTES = 512
 STALL_S = 120
 SLOW_MIN_S, SLOW_MAX_S = 1.0, 2.0
+STALL_ONCE_AT, STALL_ONCE_S = 30, 2.0
 READ_CHUNK = 1 << 16
 GZIP_LEVEL = 3  # the server default (http.compression_level)
 
@@ -586,6 +589,14 @@ class Handler(BaseHTTPRequestHandler):
             actions, info, problem = parse_bulk(body, url_index)
             rec.update(info)
 
+        if mode == "stall_once":
+            with state.lock:
+                state.bulk_seq = getattr(state, "bulk_seq", 0) + 1
+                n = state.bulk_seq
+            if n == STALL_ONCE_AT:
+                rec["note"] = "stalled %.1f s" % STALL_ONCE_S
+                state.stop.wait(STALL_ONCE_S)
+            mode = "ok"
         if mode == "slow":
             state.stop.wait(state.slow_rng.uniform(SLOW_MIN_S, SLOW_MAX_S))
             mode = "ok"
