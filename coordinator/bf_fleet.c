@@ -40,6 +40,8 @@ struct bf_fleet {
     uint64_t bad_frames, rejects, strangers;
     uint64_t hijacks; /* messages for an agent id from a key other than its own */
     uint64_t bad_logged_us; /* when a malformed message was last logged (rate limit) */
+    size_t bursting;        /* agents with Pings of the clock exchange still to send */
+    uint64_t last_burst_us;
     uint64_t last_ping_us;
     uint64_t last_scan_us; /* last liveness scan over the agents */
     uint64_t fd_limit;     /* soft RLIMIT_NOFILE after bf_fleet_new */
@@ -404,9 +406,14 @@ static void on_hello(bf_fleet_t *f, void *sock, const char *route, size_t route_
     if (is_data) {
         a->has_data_route = 1;
     } else {
-        /* one-way estimate (includes the network delay); Ping/Pong round trips refine it */
-        a->clock_offset_us = (int64_t)bf_clock_wall_us() - (int64_t)h->wall_us;
+        /* a fresh ping exchange measures the clock (bf_fleet.h): not the Hello's own time,
+         * which may have waited in a queue before we listened */
+        a->clock_offset_us = 0;
         a->clock_rtt_us = 0;
+        a->clock_samples = 0;
+        if (a->ping_burst == 0)
+            f->bursting++;
+        a->ping_burst = BF_CLOCK_PINGS;
         bf_strlcpy(a->held_cell, h->cell_id ? h->cell_id : "", sizeof a->held_cell);
         a->held_last_seq = h->last_seq;
         a->held_state = h->state;
@@ -436,9 +443,8 @@ static void on_hello(bf_fleet_t *f, void *sock, const char *route, size_t route_
         env.body_case = BF__ENVELOPE__BODY_WELCOME;
         env.welcome = &w;
         bf_wire_send(sock, route, route_len, &env, ZMQ_DONTWAIT);
-        bf_info("agent %s (%s, %u cores, %u threads, clock offset %+lld ms) %s", a->id,
-                a->hostname, a->cores, a->threads, (long long)(a->clock_offset_us / 1000),
-                is_new ? "joined" : was_lost ? "is back" : "said hello again");
+        bf_info("agent %s (%s, %u cores, %u threads) %s", a->id, a->hostname, a->cores,
+                a->threads, is_new ? "joined" : was_lost ? "is back" : "said hello again");
         if (was_lost && f->event)
             f->event(f->ctx, a, 0);
     }
@@ -516,11 +522,16 @@ static void drain(bf_fleet_t *f, void *sock, int is_data)
                 } else if (env->body_case == BF__ENVELOPE__BODY_PONG) {
                     /* clock offset = midpoint of the round trip - the agent's clock then */
                     uint64_t now_wall = bf_clock_wall_us(), sent = env->pong->echo_wall_us;
-                    if (sent && sent <= now_wall && env->pong->wall_us &&
-                        (a->clock_rtt_us == 0 || now_wall - sent < a->clock_rtt_us)) {
-                        a->clock_rtt_us = now_wall - sent;
-                        a->clock_offset_us = (int64_t)(sent + (now_wall - sent) / 2) -
-                                             (int64_t)env->pong->wall_us;
+                    if (sent && sent <= now_wall && env->pong->wall_us) {
+                        if (a->clock_rtt_us == 0 || now_wall - sent < a->clock_rtt_us) {
+                            a->clock_rtt_us = now_wall - sent;
+                            a->clock_offset_us = (int64_t)(sent + (now_wall - sent) / 2) -
+                                                 (int64_t)env->pong->wall_us;
+                        }
+                        if (++a->clock_samples == BF_CLOCK_PINGS)
+                            bf_info("agent %s: clock offset %+.1f ms (best round trip %.1f ms "
+                                    "of %u)", a->id, (double)a->clock_offset_us / 1e3,
+                                    (double)a->clock_rtt_us / 1e3, BF_CLOCK_PINGS);
                     }
                 } else if (f->handler) {
                     f->handler(f->ctx, a, env, is_data);
@@ -567,6 +578,25 @@ int bf_fleet_poll(bf_fleet_t *f, int timeout_ms)
             a->suspect = 1;
             bf_warn("agent %s (%s) suspect: silent for %llu ms", a->id, a->hostname,
                     (unsigned long long)silent_ms);
+        }
+    }
+    /* the ping exchange after a Hello: BF_CLOCK_PINGS Pings 20 ms apart (only agents that
+     * said Hello are visited: f->bursting counts them) */
+    if (f->bursting && now - f->last_burst_us > 20000u) {
+        f->last_burst_us = now;
+        Bf__Ping bp = BF__PING__INIT;
+        Bf__Envelope benv;
+        bf_wire_init(&benv);
+        benv.body_case = BF__ENVELOPE__BODY_PING;
+        benv.ping = &bp;
+        for (size_t i = 0; i < f->nagents && f->bursting; i++) {
+            bf_fleet_agent_t *a = f->agents[i];
+            if (a->ping_burst == 0)
+                continue;
+            bp.wall_us = bf_clock_wall_us();
+            bf_fleet_send(f, a, &benv, 0);
+            if (--a->ping_burst == 0)
+                f->bursting--;
         }
     }
     /* heartbeat: ping every agent when nothing else flows (cheap: one small message/s) */

@@ -7,8 +7,11 @@
  * suspect_ms is suspect, for lost_ms lost. Every other message goes to the handler.
  * A message from a peer that never said Hello (after a coordinator restart) is ignored, not
  * rejected: the agent says Hello again when it hears nothing, and a Reject would end it.
- * The clock offset of each agent is estimated at Hello and refined by the midpoint of each
- * Ping/Pong round trip (the one with the smallest round trip wins).
+ * The clock offset of each agent comes from a fresh ping exchange after each Hello
+ * (BF_CLOCK_PINGS Pings 20 ms apart, then every heartbeat): the midpoint of the round trip
+ * minus the agent's time in the Pong, the round trip with the smallest delay winning (NTP's
+ * clock filter, RFC 5905 §10, with the agent's receive and send times equal). A Hello's own
+ * timestamp is not used: it may have waited in a queue before the coordinator listened.
  * Not thread-safe: the coordinator's main thread owns it.
  */
 #ifndef BF_FLEET_H
@@ -40,8 +43,12 @@ typedef struct bf_fleet_agent {
     enum bf_agent_session session;
     uint64_t last_seen_us;   /* monotonic */
     int suspect;
-    int64_t clock_offset_us; /* coordinator wall - agent wall at Hello */
-    uint64_t clock_rtt_us;   /* round trip of the best offset estimate (0: Hello only) */
+    int64_t clock_offset_us; /* coordinator wall - agent wall: from the Ping/Pong round trip
+                                with the smallest delay (NTP's offset with t2 = t3); 0 until one
+                                came back (a Hello's own time may have waited in a queue) */
+    uint64_t clock_rtt_us;   /* round trip of that estimate (0: none yet) */
+    uint32_t ping_burst;     /* Pings still to send right after a Hello (BF_CLOCK_PINGS) */
+    uint32_t clock_samples;  /* Pongs taken since the last Hello */
     char key_name[128];      /* allow-list key that admitted its first Hello ("" = insecure);
                                 later messages for this id from another key are ignored */
     char held_cell[128];     /* cell the agent said it still holds samples for */
@@ -57,6 +64,8 @@ typedef struct bf_fleet_agent {
 } bf_fleet_agent_t;
 
 #define BF_MAX_AGENT_FILES 1024 /* cached-file hashes remembered per agent */
+#define BF_CLOCK_PINGS 4        /* Pings sent 20 ms apart after each Hello: the clock offset is
+                                   the best of them (and of the heartbeats' Pongs after) */
 
 /* bf_fleet_agent_has_file — 1 if the agent reported (Hello) or acknowledged (Ready to a Prepare
  * that carried it) the dictionary file with this sha256, so a Prepare may omit its content. */

@@ -148,8 +148,8 @@ static void test_hello_welcome_and_cached_files(void **state)
     Bf__Envelope *w = pump(fx, 2000, BF__ENVELOPE__BODY_WELCOME);
     assert_non_null(w);
     assert_int_equal(w->welcome->lost_ms, 300);
-    /* the agent's clock is 2 s behind: offset ~ +2 s (one-way estimate on loopback) */
-    assert_true(w->welcome->clock_offset_us > 1900000 && w->welcome->clock_offset_us < 2200000);
+    /* the Hello's own time (2 s old here) is not taken for the clock: no estimate yet */
+    assert_int_equal(w->welcome->clock_offset_us, 0);
     bf__envelope__free_unpacked(w, NULL);
     assert_int_equal(bf_fleet_count(fx->fleet), 1);
     /* the data socket's Hello travels on its own connection: it may arrive after the Welcome */
@@ -174,6 +174,47 @@ static void test_hello_welcome_and_cached_files(void **state)
     bf__envelope__free_unpacked(w, NULL);
     assert_false(bf_fleet_agent_has_file(a, SHA_A));
     assert_int_equal(a->nfiles, 0);
+}
+
+/* Answers every Ping the DEALER got with a Pong whose clock is agent_skew_us off the real one,
+ * for ms while the fleet polls. */
+static void answer_pings(fixture *fx, int ms, int64_t agent_skew_us)
+{
+    uint64_t end = bf_clock_mono_us() + (uint64_t)ms * 1000u;
+    while (bf_clock_mono_us() < end) {
+        bf_fleet_poll(fx->fleet, 5);
+        Bf__Envelope *env = NULL;
+        while (bf_wire_recv(fx->ctrl, NULL, NULL, &env, ZMQ_DONTWAIT) == BF_OK) {
+            if (env->body_case == BF__ENVELOPE__BODY_PING) {
+                Bf__Pong pong = BF__PONG__INIT;
+                pong.wall_us = (uint64_t)((int64_t)bf_clock_wall_us() + agent_skew_us);
+                pong.echo_wall_us = env->ping->wall_us;
+                Bf__Envelope out;
+                bf_wire_init(&out);
+                out.body_case = BF__ENVELOPE__BODY_PONG;
+                out.pong = &pong;
+                bf_wire_send(fx->ctrl, NULL, 0, &out, 0);
+            }
+            bf__envelope__free_unpacked(env, NULL);
+        }
+    }
+}
+
+/* The clock offset comes from the ping exchange after the Hello, not from the Hello: here the
+ * Hello says the agent's clock is 2 s behind (it waited in a queue), the Pongs say 300 ms
+ * ahead; the estimate follows the Pongs (it used to be the Hello's one-way +2 s until a Pong
+ * with a smaller round trip than "none" came). */
+static void test_clock_offset_from_ping_exchange(void **state)
+{
+    fixture *fx = *state;
+    send_hello(fx->data, BF_PROTO_MAJOR, 1, NULL, 0);
+    send_hello(fx->ctrl, BF_PROTO_MAJOR, 0, NULL, 0);
+    answer_pings(fx, 300, 300000);
+    assert_int_equal(bf_fleet_count(fx->fleet), 1);
+    bf_fleet_agent_t *a = bf_fleet_agent(fx->fleet, 0);
+    assert_true(a->clock_samples >= BF_CLOCK_PINGS); /* the burst came back within 300 ms */
+    assert_true(a->clock_rtt_us > 0);
+    assert_true(a->clock_offset_us < -280000 && a->clock_offset_us > -320000);
 }
 
 /* Every message's work is bounded before any scan: a 4 MB Hello with 60,000 file hashes (one
@@ -279,6 +320,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_hello_welcome_and_cached_files, setup, teardown),
         cmocka_unit_test_setup_teardown(test_huge_hello_is_cheap, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_clock_offset_from_ping_exchange, setup, teardown),
         cmocka_unit_test_setup_teardown(test_major_mismatch_rejected_with_reason, setup, teardown),
         cmocka_unit_test_setup_teardown(test_unknown_peer_is_not_rejected, setup, teardown),
         cmocka_unit_test_setup_teardown(test_lost_then_back, setup, teardown),
