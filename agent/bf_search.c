@@ -10,6 +10,7 @@
 #include "bf_vars.h"
 
 #include <curl/curl.h>
+#include <jansson.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdatomic.h>
@@ -20,6 +21,11 @@
 #define QRING 4               /* seconds buffered per query (the sampler seals each second) */
 #define IDLE_POLL_MS 50       /* longest wait in curl_multi_poll */
 #define BODY_CAP (1u << 20)   /* a rendered query body */
+#define PIT_KEEP_ALIVE "1m"   /* a point in time outlives the pages of one sequence */
+#define PIT_ID_MAX 4096       /* bytes of a point-in-time id kept between pages */
+
+/* What a client's request is, within a paged query (search.queries[].paging). */
+enum pstate { PS_ONE = 0, PS_PIT_OPEN, PS_PAGE, PS_PIT_CLOSE };
 
 typedef struct qbucket {
     int32_t second;           /* -1: empty */
@@ -36,6 +42,14 @@ typedef struct qslot {
     bf_buf_t resp;            /* answer, capped at BF_MAX_SEARCH_RESPONSE_BYTES */
     int too_large;
     uint64_t sent_us, intended_us;
+    /* paging: the sequence this client walks */
+    enum pstate ps;
+    int started;              /* has sent its first query */
+    int profiled;             /* this request carries "profile": true */
+    uint32_t page;            /* page being fetched, 0-based */
+    json_t *base;             /* the sequence's rendered body (pages add size/from/...) */
+    json_t *after;            /* last hit's sort values of the previous page */
+    char pit_id[PIT_ID_MAX];  /* "" = no point in time */
 } qslot;
 
 struct bf_search {
@@ -60,6 +74,8 @@ struct bf_search {
     bf_rng_t rng;
     char fatal[1024];
     atomic_int fatal_set;
+    int no_pit;               /* the cluster has no point in time: search_after without one */
+    uint64_t *nreq;           /* requests started per query (profile sampling) */
 };
 
 static void set_fatal(bf_search_t *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -120,11 +136,57 @@ static int status_is_fatal(long status)
     return status == 400 || status == 401 || status == 403 || status == 404 || status == 405;
 }
 
+static void send_page(bf_search_t *s, qslot *q);
+static void end_sequence(bf_search_t *s, qslot *q);
+
+/* Reads what the next page needs from a page's answer: the last hit's sort values and the
+ * point in time's id (it may change between pages). Returns the hits of this page. */
+static size_t page_state(qslot *q)
+{
+    json_t *j = json_loadb(q->resp.data, q->resp.len, 0, NULL);
+    json_t *hits = json_object_get(json_object_get(j, "hits"), "hits");
+    size_t n = json_array_size(hits);
+    json_t *last = n ? json_object_get(json_array_get(hits, n - 1), "sort") : NULL;
+    json_decref(q->after);
+    q->after = last ? json_incref(last) : NULL;
+    const char *pit = json_string_value(json_object_get(j, "pit_id"));
+    if (pit && strlen(pit) < sizeof q->pit_id)
+        memcpy(q->pit_id, pit, strlen(pit) + 1);
+    json_decref(j);
+    return n;
+}
+
+/* The point in time opened (its id kept) or the cluster has none: the pages go without. */
+static void on_pit_open(bf_search_t *s, qslot *q, CURLcode cc, long status)
+{
+    json_t *j = cc == CURLE_OK ? json_loadb(q->resp.data, q->resp.len, 0, NULL) : NULL;
+    const char *id = json_string_value(json_object_get(j, "pit_id"));
+    if (status / 100 == 2 && id && strlen(id) < sizeof q->pit_id) {
+        memcpy(q->pit_id, id, strlen(id) + 1);
+    } else {
+        q->pit_id[0] = '\0';
+        if (cc == CURLE_OK && (status == 400 || status == 404 || status == 405))
+            s->no_pit = 1; /* no point-in-time API here (OpenSearch < 2.4): search_after alone */
+    }
+    json_decref(j);
+    send_page(s, q);
+}
+
 static void on_done(bf_search_t *s, qslot *q, CURLcode cc)
 {
     uint64_t done = bf_clock_mono_us();
     long status = 0;
     curl_easy_getinfo(q->h, CURLINFO_RESPONSE_CODE, &status);
+    if (q->ps == PS_PIT_OPEN) {
+        on_pit_open(s, q, cc, status);
+        return;
+    }
+    if (q->ps == PS_PIT_CLOSE) { /* not counted: the sequence was */
+        q->ps = PS_ONE;
+        q->busy = 0;
+        atomic_fetch_sub(&s->inflight, 1);
+        return;
+    }
     const bf_query_spec_t *qs = &s->spec->queries[q->query];
     bf_qanswer_t a;
     int ok = 0;
@@ -153,8 +215,13 @@ static void on_done(bf_search_t *s, qslot *q, CURLcode cc)
                       a.error_reason[0] ? ": " : "", a.error_reason, q->query);
         }
     }
+    bf_qprofile_t prof = {0};
+    if (ok && q->profiled)
+        bf_qstats_profile_parse(q->resp.data, q->resp.len, done > q->sent_us ? done - q->sent_us : 1,
+                                &prof);
     pthread_mutex_lock(&s->lock);
     bf_qstats_t *b = bucket_now(s, q->query);
+    bf_qprofile_keep_slower(&b->prof, &prof);
     if (ok) {
         b->ops_ok++;
         b->timed_out += (uint64_t)a.timed_out;
@@ -170,6 +237,22 @@ static void on_done(bf_search_t *s, qslot *q, CURLcode cc)
     bf_hist_record(b->svc, done > q->sent_us ? done - q->sent_us : 1);
     bf_hist_record(b->lat, done > q->intended_us ? done - q->intended_us : 1);
     pthread_mutex_unlock(&s->lock);
+    bf_qprofile_clear(&prof);
+    if (q->ps == PS_PAGE) {
+        /* the next page at once (pages of one sequence are back to back), until the depth,
+         * the last hit, an error or the end of the load time */
+        size_t hits = ok ? page_state(q) : 0;
+        uint64_t load_end = s->cfg.start_mono_us + s->cfg.load_ms * 1000u;
+        q->page++;
+        if (ok && hits > 0 && (uint64_t)q->page * qs->page_size < qs->depth &&
+            bf_clock_mono_us() < load_end && !atomic_load(&s->abort_flag)) {
+            q->intended_us = bf_clock_mono_us();
+            send_page(s, q);
+        } else {
+            end_sequence(s, q);
+        }
+        return;
+    }
     q->busy = 0;
     atomic_fetch_sub(&s->inflight, 1);
 }
@@ -186,10 +269,140 @@ static uint32_t pick_query(bf_search_t *s)
     return (uint32_t)s->nq - 1;
 }
 
+/* The index part of a query's URL, for point-in-time calls: "/idx1,idx2". */
+static void index_path(const bf_cell_t *cell, bf_buf_t *b)
+{
+    bf_buf_appendz(b, "/");
+    for (uint32_t k = 0; k < cell->indices; k++)
+        bf_buf_appendf(b, "%s%s", k ? "," : "", cell->index_names[k]);
+}
+
+/* Profile sampling: 1 in BF_PROFILE_EVERY requests of a query with profile: true. */
+static int want_profile(bf_search_t *s, uint32_t qi)
+{
+    if (!s->spec->queries[qi].profile)
+        return 0;
+    return s->nreq[qi]++ % BF_PROFILE_EVERY == 0;
+}
+
+/* Adds "profile": true to the JSON body in q->body (an empty body becomes {"profile":true}). */
+static void add_profile(qslot *q)
+{
+    json_t *b = q->body.len ? json_loadb(q->body.data, q->body.len, 0, NULL) : json_object();
+    if (!json_is_object(b)) {
+        json_decref(b);
+        return; /* not an object (the loader checked it is): leave it */
+    }
+    json_object_set_new(b, "profile", json_true());
+    char *txt = json_dumps(b, JSON_COMPACT);
+    json_decref(b);
+    bf_buf_reset(&q->body);
+    if (txt)
+        bf_buf_appendz(&q->body, txt);
+    free(txt);
+    q->profiled = 1;
+}
+
+/* Puts the request of q's current state on the wire (body already in q->body for pages). */
+static void transmit(bf_search_t *s, qslot *q, const char *url, const char *method, int counted)
+{
+    bf_buf_reset(&q->resp);
+    q->too_large = 0;
+    curl_easy_setopt(q->h, CURLOPT_URL, url);
+    if (strcmp(method, "GET") == 0 && q->body.len == 0) {
+        curl_easy_setopt(q->h, CURLOPT_HTTPGET, 1L);
+        curl_easy_setopt(q->h, CURLOPT_CUSTOMREQUEST, NULL);
+    } else {
+        curl_easy_setopt(q->h, CURLOPT_POSTFIELDS, q->body.len ? q->body.data : "");
+        curl_easy_setopt(q->h, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)q->body.len);
+        curl_easy_setopt(q->h, CURLOPT_CUSTOMREQUEST, strcmp(method, "POST") ? method : NULL);
+    }
+    if (counted) {
+        pthread_mutex_lock(&s->lock);
+        bucket_now(s, q->query)->ops_sent++;
+        pthread_mutex_unlock(&s->lock);
+    }
+    q->sent_us = bf_clock_mono_us();
+    if (!q->busy) {
+        q->busy = 1;
+        atomic_fetch_add(&s->inflight, 1);
+    }
+    curl_multi_add_handle(s->multi, q->h);
+}
+
+/* One page of q's sequence: the base body with size and from / search_after (and the point in
+ * time, whose searches go to /_search without an index). */
+static void send_page(bf_search_t *s, qslot *q)
+{
+    const bf_query_spec_t *qs = &s->spec->queries[q->query];
+    json_t *b = json_deep_copy(q->base);
+    uint32_t from = q->page * qs->page_size;
+    uint32_t size = qs->depth - from < qs->page_size ? qs->depth - from : qs->page_size;
+    json_object_set_new(b, "size", json_integer(size));
+    if (qs->paging == BF_PAGING_FROM) {
+        json_object_set_new(b, "from", json_integer(from));
+    } else if (q->after) {
+        json_object_set(b, "search_after", q->after);
+    }
+    q->profiled = want_profile(s, q->query);
+    if (q->profiled)
+        json_object_set_new(b, "profile", json_true());
+    if (q->pit_id[0]) {
+        json_t *pit = json_object();
+        json_object_set_new(pit, "id", json_string(q->pit_id));
+        json_object_set_new(pit, "keep_alive", json_string(PIT_KEEP_ALIVE));
+        json_object_set_new(b, "pit", pit);
+    }
+    char *txt = json_dumps(b, JSON_COMPACT);
+    json_decref(b);
+    bf_buf_reset(&q->body);
+    if (txt)
+        bf_buf_appendz(&q->body, txt);
+    free(txt);
+    q->ps = PS_PAGE;
+    if (q->pit_id[0]) {
+        char *url = bf_asprintf("%s/_search", bf_scenario_target(s->cfg.sc)->hosts[q->host]);
+        transmit(s, q, url, "POST", 1);
+        free(url);
+    } else {
+        transmit(s, q, s->urls[q->query][q->host], qs->post ? "POST" : "GET", 1);
+    }
+}
+
+/* Ends q's paged sequence: closes its point in time (not counted), or frees the client. */
+static void end_sequence(bf_search_t *s, qslot *q)
+{
+    json_decref(q->base);
+    json_decref(q->after);
+    q->base = q->after = NULL;
+    if (q->pit_id[0]) {
+        json_t *b = json_pack("{s:[s]}", "pit_id", q->pit_id);
+        char *txt = json_dumps(b, JSON_COMPACT);
+        json_decref(b);
+        bf_buf_reset(&q->body);
+        if (txt)
+            bf_buf_appendz(&q->body, txt);
+        free(txt);
+        q->pit_id[0] = '\0';
+        q->ps = PS_PIT_CLOSE;
+        char *url = bf_asprintf("%s/_search/point_in_time",
+                                bf_scenario_target(s->cfg.sc)->hosts[q->host]);
+        transmit(s, q, url, "DELETE", 0);
+        free(url);
+        return;
+    }
+    q->ps = PS_ONE;
+    q->busy = 0;
+    atomic_fetch_sub(&s->inflight, 1);
+}
+
 /* Starts one query on free slot q; intended_us is when it was due. */
 static void send_query(bf_search_t *s, qslot *q, uint64_t intended_us)
 {
-    uint32_t qi = pick_query(s);
+    /* a client's first query is its own (client i: query i mod n), so every query is measured
+     * from the first second when there are as many clients as queries; then by weight */
+    uint32_t qi = q->started ? pick_query(s) : (uint32_t)((size_t)(q - s->slots) % s->nq);
+    q->started = 1;
     const bf_query_spec_t *qs = &s->spec->queries[qi];
     bf_buf_reset(&q->body);
     if (s->tmpl[qi]) {
@@ -201,26 +414,35 @@ static void send_query(bf_search_t *s, qslot *q, uint64_t intended_us)
             return;
         }
     }
-    bf_buf_reset(&q->resp);
-    q->too_large = 0;
     q->query = qi;
-    curl_easy_setopt(q->h, CURLOPT_URL, s->urls[qi][q->host]);
-    if (qs->post || q->body.len) {
-        curl_easy_setopt(q->h, CURLOPT_POSTFIELDS, q->body.len ? q->body.data : "");
-        curl_easy_setopt(q->h, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)q->body.len);
-        curl_easy_setopt(q->h, CURLOPT_CUSTOMREQUEST, qs->post ? NULL : "GET");
-    } else {
-        curl_easy_setopt(q->h, CURLOPT_HTTPGET, 1L);
-        curl_easy_setopt(q->h, CURLOPT_CUSTOMREQUEST, NULL);
-    }
-    pthread_mutex_lock(&s->lock);
-    bucket_now(s, qi)->ops_sent++;
-    pthread_mutex_unlock(&s->lock);
     q->intended_us = intended_us;
-    q->sent_us = bf_clock_mono_us();
-    q->busy = 1;
-    atomic_fetch_add(&s->inflight, 1);
-    curl_multi_add_handle(s->multi, q->h);
+    q->page = 0;
+    q->profiled = 0;
+    if (qs->paging == BF_PAGING_NONE) {
+        q->ps = PS_ONE;
+        if (want_profile(s, qi))
+            add_profile(q);
+        transmit(s, q, s->urls[qi][q->host], qs->post ? "POST" : "GET", 1);
+        return;
+    }
+    q->base = json_loadb(q->body.data, q->body.len, 0, NULL);
+    if (!json_is_object(q->base)) {
+        json_decref(q->base);
+        q->base = json_object();
+    }
+    if (qs->pit && !s->no_pit) {
+        bf_buf_t u;
+        bf_buf_init(&u, 0);
+        bf_buf_appendz(&u, bf_scenario_target(s->cfg.sc)->hosts[q->host]);
+        index_path(s->cfg.cell, &u);
+        bf_buf_appendz(&u, "/_search/point_in_time?keep_alive=" PIT_KEEP_ALIVE);
+        bf_buf_reset(&q->body);
+        q->ps = PS_PIT_OPEN;
+        transmit(s, q, u.data, "POST", 0);
+        bf_buf_cleanup(&u);
+        return;
+    }
+    send_page(s, q);
 }
 
 static void abandon_all(bf_search_t *s)
@@ -231,8 +453,13 @@ static void abandon_all(bf_search_t *s)
             continue;
         curl_multi_remove_handle(s->multi, q->h);
         pthread_mutex_lock(&s->lock);
-        bf_qstats_error(bucket_now(s, q->query), "aborted", 1);
+        if (q->ps != PS_PIT_OPEN && q->ps != PS_PIT_CLOSE)
+            bf_qstats_error(bucket_now(s, q->query), "aborted", 1);
         pthread_mutex_unlock(&s->lock);
+        json_decref(q->base);
+        json_decref(q->after);
+        q->base = q->after = NULL;
+        q->ps = PS_ONE;
         q->busy = 0;
         atomic_fetch_sub(&s->inflight, 1);
     }
@@ -351,6 +578,7 @@ bf_search_t *bf_search_new(const bf_search_cfg_t *cfg, bf_diag_t *diag)
     }
     const bf_target_t *t = bf_scenario_target(cfg->sc);
     s->tmpl = bf_calloc(s->nq, sizeof *s->tmpl);
+    s->nreq = bf_calloc(s->nq, sizeof *s->nreq);
     s->gen = bf_calloc(s->nq, sizeof *s->gen);
     s->urls = bf_calloc(s->nq, sizeof *s->urls);
     for (size_t i = 0; i < s->nq; i++) {
@@ -479,6 +707,8 @@ void bf_search_destroy(bf_search_t **s_p)
         if (q->busy)
             curl_multi_remove_handle(s->multi, q->h);
         curl_easy_cleanup(q->h);
+        json_decref(q->base);
+        json_decref(q->after);
         bf_buf_cleanup(&q->body);
         bf_buf_cleanup(&q->resp);
     }
@@ -497,6 +727,7 @@ void bf_search_destroy(bf_search_t **s_p)
     }
     free(s->gen);
     free(s->tmpl);
+    free(s->nreq);
     free(s->urls);
     for (int r = 0; r < QRING; r++) {
         for (size_t i = 0; s->ring[r].q && i < s->nq; i++)

@@ -8,7 +8,17 @@
  * due query waits for a free client and its latency is measured from when it was due, so a
  * slow cluster is not hidden (coordinated omission, as wrk2 and the bulk workers do). The
  * query of each request is drawn by weight (search.queries[].weight / sum) from this stream's
- * RNG; bodies are rendered from their templates with their own generator.
+ * RNG, except a client's first, which is query (client index mod queries) so that with as many
+ * clients as queries each is measured from the start; bodies are rendered from their templates
+ * with their own generator. A paged query (paging.by from | search_after) is a sequence of
+ * pages sent back to back by one client, each page one request in the query's counts: with
+ * search_after each page starts after the previous page's last sort values, inside a point in
+ * time (POST /<index>/_search/point_in_time, then /_search with "pit", DELETE at the end; not
+ * counted) when paging.pit is true and the cluster has the API (else without one).
+ * With profile: true, request 0, 8, 16, ... of a query (pages included) carry "profile": true
+ * and are counted like the others (their service time includes the profiling overhead); the
+ * slowest profiled answer of each second is summarised (bf_qstats_profile_parse) and sent with
+ * that second's query stats, so the coordinator keeps the slowest of the cell.
  *
  * Time axis as bf_worker.h: second = floor((response completion - start) / 1 s), written
  * under the module's lock with the clock read inside it; the sampler calls
@@ -28,6 +38,8 @@
 #include <stdint.h>
 
 #define BF_MAX_SEARCH_RESPONSE_BYTES (16u << 20) /* a longer answer counts as an error */
+#define BF_PROFILE_EVERY 8u /* profile: true on 1 request in this many of a query (the first
+                               included); the slowest profiled answer per cell is kept */
 
 typedef struct bf_search bf_search_t;
 

@@ -17,14 +17,86 @@ void bf_qstats_init(bf_qstats_t *q)
     q->lat = bf_hist_new();
 }
 
+void bf_qprofile_clear(bf_qprofile_t *p)
+{
+    free(p->answer);
+    memset(p, 0, sizeof *p);
+}
+
+void bf_qprofile_keep_slower(bf_qprofile_t *dst, const bf_qprofile_t *src)
+{
+    if (!src->set || (dst->set && dst->service_ms >= src->service_ms))
+        return;
+    bf_qprofile_clear(dst);
+    *dst = *src;
+    dst->answer = src->answer ? bf_strdup(src->answer) : NULL;
+}
+
+static double nanos_ms(json_t *v)
+{
+    return json_is_integer(v) ? (double)json_integer_value(v) / 1e6 : 0;
+}
+
+int bf_qstats_profile_parse(const char *body, size_t len, uint64_t service_us, bf_qprofile_t *p)
+{
+    memset(p, 0, sizeof *p);
+    json_t *j = body && len ? json_loadb(body, len, 0, NULL) : NULL;
+    json_t *shards = json_object_get(json_object_get(j, "profile"), "shards");
+    if (!json_is_array(shards)) {
+        json_decref(j);
+        return BF_E_PARSE;
+    }
+    double best = -1;
+    size_t i;
+    json_t *sh;
+    json_array_foreach(shards, i, sh) {
+        double q = 0, c = 0, r = 0, f = 0;
+        size_t k;
+        json_t *se;
+        json_array_foreach(json_object_get(sh, "searches"), k, se) {
+            size_t m;
+            json_t *node;
+            json_array_foreach(json_object_get(se, "query"), m, node)
+                q += nanos_ms(json_object_get(node, "time_in_nanos"));
+            json_array_foreach(json_object_get(se, "collector"), m, node)
+                c += nanos_ms(json_object_get(node, "time_in_nanos"));
+            r += nanos_ms(json_object_get(se, "rewrite_time"));
+        }
+        f = nanos_ms(json_object_get(json_object_get(sh, "fetch"), "time_in_nanos"));
+        if (q + c + r + f > best) {
+            best = q + c + r + f;
+            p->query_ms = q;
+            p->collectors_ms = c;
+            p->rewrite_ms = r;
+            p->fetch_ms = f;
+            const char *id = json_string_value(json_object_get(sh, "id"));
+            snprintf(p->shard, sizeof p->shard, "%s", id ? id : "");
+        }
+    }
+    p->shards = (uint32_t)json_array_size(shards);
+    p->service_ms = (double)service_us / 1000.0;
+    p->rest_ms = p->service_ms - (best > 0 ? best : 0);
+    if (p->rest_ms < 0)
+        p->rest_ms = 0;
+    if (len <= BF_MAX_PROFILE_BYTES) {
+        p->answer = bf_strndup(body, len);
+        p->answer_len = len;
+    }
+    p->set = 1;
+    json_decref(j);
+    return BF_OK;
+}
+
 void bf_qstats_cleanup(bf_qstats_t *q)
 {
+    bf_qprofile_clear(&q->prof);
     bf_hist_destroy(&q->svc);
     bf_hist_destroy(&q->lat);
 }
 
 void bf_qstats_reset(bf_qstats_t *q)
 {
+    bf_qprofile_clear(&q->prof);
     bf_hist_t *svc = q->svc, *lat = q->lat;
     memset(q, 0, sizeof *q);
     q->svc = svc;
@@ -80,6 +152,7 @@ void bf_qstats_add(bf_qstats_t *dst, const bf_qstats_t *src)
     for (unsigned i = 0; i < BF_QERR_TYPES; i++)
         if (src->err_type[i][0])
             add_type(dst, src->err_type[i], src->err_count[i]);
+    bf_qprofile_keep_slower(&dst->prof, &src->prof);
     if (dst->svc && src->svc)
         bf_hist_add(dst->svc, src->svc);
     if (dst->lat && src->lat)
@@ -112,6 +185,8 @@ static void one_response(json_t *o, bf_qanswer_t *a)
         a->hits += u64_of(total);
     else if (json_is_integer(json_object_get(o, "count")))
         a->hits += u64_of(json_object_get(o, "count"));
+    else if (json_is_array(json_object_get(hits, "hits"))) /* track_total_hits: false */
+        a->hits += json_array_size(json_object_get(hits, "hits"));
 }
 
 void bf_qstats_parse_answer(const char *body, size_t len, bf_qanswer_t *a)
@@ -178,6 +253,21 @@ void bf_qstats_pack(Bf__QueryStats *pb, uint32_t qi, const bf_qstats_t *q)
     pb->hits = q->hits;
     pb->took_ms = q->took_ms;
     pb->took_count = q->took_count;
+    if (q->prof.set) {
+        Bf__ProfileSummary *ps = bf_malloc(sizeof *ps);
+        bf__profile_summary__init(ps);
+        ps->service_ms = q->prof.service_ms;
+        ps->query_ms = q->prof.query_ms;
+        ps->collectors_ms = q->prof.collectors_ms;
+        ps->rewrite_ms = q->prof.rewrite_ms;
+        ps->fetch_ms = q->prof.fetch_ms;
+        ps->rest_ms = q->prof.rest_ms;
+        ps->shards = q->prof.shards;
+        ps->shard = bf_strdup(q->prof.shard);
+        ps->answer.data = (uint8_t *)q->prof.answer; /* borrowed until pack_cleanup */
+        ps->answer.len = q->prof.answer ? q->prof.answer_len : 0;
+        pb->profile = ps;
+    }
     pb->service_time = pack_hist(q->svc);
     pb->latency = pack_hist(q->lat);
     size_t n = 0;
@@ -208,6 +298,11 @@ void bf_qstats_pack_cleanup(Bf__QueryStats *pb)
 {
     free_hist(pb->service_time);
     free_hist(pb->latency);
+    if (pb->profile) {
+        free(pb->profile->shard);
+        free(pb->profile);
+        pb->profile = NULL;
+    }
     for (size_t i = 0; i < pb->n_errors; i++) {
         free(pb->errors[i]->type);
         free(pb->errors[i]);
@@ -245,6 +340,19 @@ int bf_qstats_unpack_add(const Bf__QueryStats *pb, bf_qstats_t *q)
     q->ops_error += pb->ops_error;
     if (pb->ops_error > typed)
         add_type(q, "unknown", pb->ops_error - typed);
+    if (pb->profile) {
+        const Bf__ProfileSummary *ps = pb->profile;
+        bf_qprofile_t p = {.set = 1, .service_ms = ps->service_ms, .query_ms = ps->query_ms,
+                           .collectors_ms = ps->collectors_ms, .rewrite_ms = ps->rewrite_ms,
+                           .fetch_ms = ps->fetch_ms, .rest_ms = ps->rest_ms, .shards = ps->shards};
+        snprintf(p.shard, sizeof p.shard, "%s", ps->shard ? ps->shard : "");
+        if (ps->answer.len > 0 && ps->answer.len <= BF_MAX_PROFILE_BYTES) {
+            p.answer = bf_strndup((const char *)ps->answer.data, ps->answer.len);
+            p.answer_len = ps->answer.len;
+        }
+        bf_qprofile_keep_slower(&q->prof, &p);
+        free(p.answer);
+    }
     int rc = check_hist(pb->service_time, q->svc);
     if (rc == BF_OK)
         rc = check_hist(pb->latency, q->lat);

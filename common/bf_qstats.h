@@ -7,8 +7,9 @@
  * object) or ops_error (anything else, counted by type: the cluster's error.type such as
  * "index_not_found_exception", else "http_<status>", or the transport class "timeout",
  * "connect", "reset", "bad_response"). For 2xx answers also timed_out ("timed_out": true),
- * shard_failures (_shards.failed), hits (hits.total.value, hits.total as a number, or count
- * for _count; _msearch sums its responses) and took_ms (the server's "took"). Service time
+ * shard_failures (_shards.failed), hits (hits.total.value, hits.total as a number, count
+ * for _count, or the hits returned when track_total_hits is false; _msearch sums its
+ * responses) and took_ms (the server's "took"). Service time
  * (send -> response) and latency (intended start -> response; equal in closed loop) go into
  * HdrHistogram-layout histograms, merged by adding counts like the bulk ones (DESIGN §4).
  * Not thread-safe: callers lock.
@@ -25,12 +26,25 @@
 #define BF_QERR_TYPES 8u       /* distinct error types kept per query; more go to "other" */
 #define BF_QERR_TYPE_LEN 64u   /* bytes of one error type name, NUL included */
 
+#define BF_MAX_PROFILE_BYTES (256u << 10) /* a profiled answer kept whole up to this */
+
+/* The slowest profiled answer (ProfileSummary in the protocol). */
+typedef struct bf_qprofile {
+    int set;
+    double service_ms, query_ms, collectors_ms, rewrite_ms, fetch_ms, rest_ms;
+    uint32_t shards;
+    char shard[128];
+    char *answer;              /* owned, NUL-terminated; NULL when over BF_MAX_PROFILE_BYTES */
+    size_t answer_len;
+} bf_qprofile_t;
+
 typedef struct bf_qstats {
     uint64_t ops_sent, ops_ok, ops_error, timed_out, shard_failures, hits, took_ms, took_count;
     uint64_t err_count[BF_QERR_TYPES];
     char err_type[BF_QERR_TYPES][BF_QERR_TYPE_LEN]; /* "" = unused slot */
     bf_hist_t *svc;            /* owned; service time, us */
     bf_hist_t *lat;            /* owned; latency, us */
+    bf_qprofile_t prof;        /* the slowest profiled answer (set 0 when none) */
 } bf_qstats_t;
 
 /* bf_qstats_init / bf_qstats_cleanup — embedded struct lifecycle (two histograms of ~190 KiB
@@ -63,6 +77,19 @@ typedef struct bf_qanswer {
  * shard failure per failed shard it names). Field names: OpenSearch REST API (search
  * response body). Fills *a; never fails (a body that is not JSON leaves json_ok 0). */
 void bf_qstats_parse_answer(const char *body, size_t len, bf_qanswer_t *a);
+
+/* bf_qstats_profile_parse — summarise a Profile API answer (body of len bytes) of a request
+ * whose service time was service_us: per shard (profile.shards[]) the top-level query tree
+ * times, collector times, rewrite_time and fetch time are added; the slowest shard's are
+ * kept, and rest = service time - that shard's total (the coordinating node's work and the
+ * transfer, as seed 002's table has it). Field names: the search Profile API (OpenSearch /
+ * Elasticsearch "profile": true). Returns 0 and fills *p (answer copied when it fits), or
+ * BF_E_PARSE when the body has no profile.shards. Caller frees with bf_qprofile_clear. */
+int bf_qstats_profile_parse(const char *body, size_t len, uint64_t service_us, bf_qprofile_t *p);
+/* bf_qprofile_clear — free the answer and unset. */
+void bf_qprofile_clear(bf_qprofile_t *p);
+/* bf_qprofile_keep_slower — dst = src (copied) when src is set and slower than dst. */
+void bf_qprofile_keep_slower(bf_qprofile_t *dst, const bf_qprofile_t *src);
 
 /* bf_qstats_pack — fill pb (initialised here) from q for query index qi. Allocates repeated
  * fields and histograms: release with bf_qstats_pack_cleanup. */

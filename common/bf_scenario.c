@@ -593,11 +593,13 @@ static int convert(bf__load_t *L, int id, const char *dpath, const bf__ynode_t *
     int rc = BF_OK;
     switch (k->type) {
     case BF__T_SECTION:
+        /* v is vals[id]: a section inside a list item (search.queries[].paging) fills that
+         * item's values, not the top level's */
         if (n->kind == BF__Y_SCALAR && bf__y_is_null(n)) /* empty: still check required keys */
-            return walk_map(L, n, k->path, dpath, L->top, 0);
+            return walk_map(L, n, k->path, dpath, v - id, 0);
         if (n->kind != BF__Y_MAP)
             return bad_type(L, n, dpath, "a mapping of keys");
-        return walk_map(L, n, k->path, dpath, L->top, 0);
+        return walk_map(L, n, k->path, dpath, v - id, 0);
     case BF__T_STRLIST:
         if (n->kind == BF__Y_SCALAR && !bf__y_is_null(n)) {
             v->s = n->value;
@@ -1660,6 +1662,17 @@ static int build_search(bf__load_t *L)
                            "'%s' must start with '/', e.g. /{index}/_search", i, q->path);
         q->body = dup_str(&qv[BF__K_Q_BODY]);
         q->weight = (uint32_t)qv[BF__K_Q_WEIGHT].u;
+        q->profile = qv[BF__K_Q_PROFILE].b;
+        if (qv[BF__K_Q_PAGING].node) {
+            q->paging = qv[BF__K_PG_BY].e == 0 ? BF_PAGING_FROM : BF_PAGING_SEARCH_AFTER;
+            q->page_size = (uint32_t)qv[BF__K_PG_SIZE].u;
+            q->depth = (uint32_t)qv[BF__K_PG_DEPTH].u;
+            q->pit = q->paging == BF_PAGING_SEARCH_AFTER && qv[BF__K_PG_PIT].b;
+            if (q->body == NULL)
+                return bf__err(L, qv[BF__K_Q_PAGING].node, BF_E_INVAL, "search.queries[%zu].paging: "
+                               "a paged query needs a body with a query and a sort, e.g. body: "
+                               "'{\"query\": {\"match_all\": {}}, \"sort\": [{\"n\": \"asc\"}]}'", i);
+        }
     }
     return BF_OK;
 }
@@ -1705,6 +1718,24 @@ static int check_search(bf__load_t *L)
         int rc = bf__tmpl_compile_body_loc(sc, q->body, what, locate_query, &ql, &t, L->diag);
         if (rc == BF_OK && sc->ncells > 0)
             rc = bf__tmpl_check_body(t, 8, locate_query, &ql, L->diag);
+        if (rc == BF_OK && q->paging == BF_PAGING_SEARCH_AFTER) {
+            /* each page continues after the last hit's sort values: no sort, no order */
+            bf_gen_t *g = bf_gen_new(t, NULL);
+            bf_buf_t b;
+            bf_buf_init(&b, 0);
+            json_t *j = bf_tmpl_render_body(t, g, &b) == BF_OK ? json_loadb(b.data, b.len, 0, NULL)
+                                                               : NULL;
+            if (!json_is_array(json_object_get(j, "sort")) &&
+                !json_is_object(json_object_get(j, "sort")) &&
+                !json_is_string(json_object_get(j, "sort")))
+                rc = bf__err(L, L->q_vals[i][BF__K_Q_BODY].node, BF_E_INVAL, "search.queries[%zu]"
+                             ".body: paging by search_after needs a \"sort\" in the body (the "
+                             "last hit's sort values start the next page), e.g. \"sort\": "
+                             "[{\"n\": \"asc\"}]", i);
+            json_decref(j);
+            bf_buf_cleanup(&b);
+            bf_gen_destroy(&g);
+        }
         bf_tmpl_destroy(&t);
         if (rc != BF_OK)
             return rc;

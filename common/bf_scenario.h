@@ -193,6 +193,9 @@ typedef struct bf_document_spec {
 #define BF_MAX_QUERIES 16u          /* named queries in search.queries */
 #define BF_MAX_QUERY_NAME 64u       /* bytes of a query name */
 
+/* How a paged query walks its pages (search.queries[].paging.by). */
+enum { BF_PAGING_NONE = 0, BF_PAGING_FROM, BF_PAGING_SEARCH_AFTER };
+
 /* One named query of the `search` section. */
 typedef struct bf_query_spec {
     char *name;            /* letters, digits, '_', '-', '.'; names the query's results row */
@@ -202,6 +205,11 @@ typedef struct bf_query_spec {
     char *body;            /* JSON template with $[[name]] placeholders (bf_tmpl_compile_body),
                               or NULL for no body */
     uint32_t weight;       /* share of the mix: weight / sum of weights, >= 1 */
+    int paging;            /* BF_PAGING_*: a sequence of pages instead of one request */
+    uint32_t page_size;    /* hits per page */
+    uint32_t depth;        /* hits to page through: ceil(depth / page_size) pages */
+    int pit;               /* search_after inside a point in time (where the cluster has one) */
+    int profile;           /* 1 in BF_PROFILE_EVERY requests carries "profile": true */
 } bf_query_spec_t;
 
 /* The `search` section: query clients beside the bulk load (issue #15). */

@@ -246,6 +246,14 @@ int bf__v_nonempty(struct bf__load *L, const bf__ynode_t *n, const char *path, b
       bf__v_nonempty)                                                                              \
     X(Q_BODY, "search.queries[].body", BF__T_STR, NULL, 0, 0, 0, 0, NULL, bf__v_nonempty)          \
     X(Q_WEIGHT, "search.queries[].weight", BF__T_U32, "1", 1, 1000000, 0, 0, NULL, NULL)           \
+    X(Q_PROFILE, "search.queries[].profile", BF__T_BOOL, "false", 0, 0, 0, 0, NULL, NULL)          \
+    X(Q_PAGING, "search.queries[].paging", BF__T_SECTION, NULL, 0, 0, 0, 0, NULL, NULL)            \
+    X(PG_BY, "search.queries[].paging.by", BF__T_ENUM, "from", 0, 0, 0, 0, "from|search_after",    \
+      NULL)                                                                                        \
+    X(PG_SIZE, "search.queries[].paging.size", BF__T_U32, "10", 1, 10000, 0, 0, NULL, NULL)        \
+    X(PG_DEPTH, "search.queries[].paging.depth", BF__T_U32, NULL, 1, 10000000, BF__F_REQUIRED, 0,  \
+      NULL, NULL)                                                                                  \
+    X(PG_PIT, "search.queries[].paging.pit", BF__T_BOOL, "true", 0, 0, 0, 0, NULL, NULL)           \
     X(FM, "find_max", BF__T_SECTION, NULL, 0, 0, 0, 0, NULL, NULL)                                 \
     X(FM_BATCH_START, "find_max.batch_start", BF__T_U32, "100", 1, 10000000, 0, 0, NULL, NULL)     \
     X(FM_BATCH_MAX, "find_max.batch_max", BF__T_U32, "65536", 1, 10000000, 0, 0, NULL, NULL)       \

@@ -312,6 +312,14 @@ uint64_t bf_cellagg_query_ok(const bf_cellagg_t *a, size_t q, size_t i)
     return q < a->nq && i < a->nsec ? a->qok[q][i] : 0;
 }
 
+const char *bf_cellagg_query_profile(const bf_cellagg_t *a, size_t q, size_t *len)
+{
+    if (q >= a->nq || !a->qwin[q].prof.set || a->qwin[q].prof.answer == NULL)
+        return NULL;
+    *len = a->qwin[q].prof.answer_len;
+    return a->qwin[q].prof.answer;
+}
+
 size_t bf_cellagg_seconds(const bf_cellagg_t *a)
 {
     return a->nsec;
@@ -478,6 +486,16 @@ void bf_cellagg_row(const bf_cellagg_t *a, bf_row_t *row)
         qr->took_mean_ms = w->took_count ? (double)w->took_ms / (double)w->took_count : NAN;
         latency_stats(w->svc, &qr->service);
         latency_stats(w->lat, &qr->latency);
+        const bf_qprofile_t *pf = &w->prof;
+        qr->prof_service_ms = pf->set ? pf->service_ms : NAN;
+        qr->prof_query_ms = pf->set ? pf->query_ms : NAN;
+        qr->prof_collectors_ms = pf->set ? pf->collectors_ms : NAN;
+        qr->prof_rewrite_ms = pf->set ? pf->rewrite_ms : NAN;
+        qr->prof_fetch_ms = pf->set ? pf->fetch_ms : NAN;
+        qr->prof_rest_ms = pf->set ? pf->rest_ms : NAN;
+        qr->prof_rest_pct = pf->set && pf->service_ms > 0 ? 100.0 * pf->rest_ms / pf->service_ms
+                                                          : NAN;
+        qr->prof_shards = pf->set ? pf->shards : 0;
         size_t used = 0;
         qr->errors[0] = '\0';
         for (unsigned e = 0; e < BF_QERR_TYPES && used < sizeof qr->errors; e++)

@@ -39,6 +39,12 @@ typedef struct bf_qrow {
     double took_mean_ms;     /* the server's mean "took" beside the client's service time */
     bf_latency_stats_t service, latency;
     char errors[256];        /* "index_not_found_exception 3, timeout 1" ("" = none) */
+    /* profile: true: the slowest profiled request of the window on its slowest shard (the
+     * phases as the Profile API reports them; rest = service time - those: coordination and
+     * transfer); NAN when not profiled */
+    double prof_service_ms, prof_query_ms, prof_collectors_ms, prof_rewrite_ms, prof_fetch_ms;
+    double prof_rest_ms, prof_rest_pct; /* rest as % of the service time */
+    uint32_t prof_shards;
 } bf_qrow_t;
 
 /* One results row (a cell, or one repetition of a cell). */
@@ -116,6 +122,9 @@ void bf_cellagg_set_queries(bf_cellagg_t *a, const bf_search_spec_t *spec);
 /* bf_cellagg_query_ok — answered (2xx) requests of named query q in second i across agents;
  * 0 for an unknown query or second. */
 uint64_t bf_cellagg_query_ok(const bf_cellagg_t *a, size_t q, size_t i);
+/* bf_cellagg_query_profile — the whole Profile API answer of query q's slowest profiled
+ * request in the window (borrowed, valid while a lives), or NULL. */
+const char *bf_cellagg_query_profile(const bf_cellagg_t *a, size_t q, size_t *len);
 /* bf_cellagg_mark_lost — agent lost from second `from_second` on: the cell is degraded. */
 void bf_cellagg_mark_lost(bf_cellagg_t *a, uint32_t agent, const char *agent_id, int32_t from_second);
 /* bf_cellagg_seconds — number of seconds with data (series length). */

@@ -180,6 +180,14 @@ static const field qfields[] = {
     QD("shard_failures", shard_failures, F_U64, 1),
     QD("mean_hits", mean_hits, F_DBL, 1),
     QD("ops_ok_all", ops_ok_all, F_U64, 1),
+    QD("profile_service_ms", prof_service_ms, F_DBL, 1),
+    QD("profile_query_ms", prof_query_ms, F_DBL, 1),
+    QD("profile_collectors_ms", prof_collectors_ms, F_DBL, 1),
+    QD("profile_rewrite_ms", prof_rewrite_ms, F_DBL, 1),
+    QD("profile_fetch_ms", prof_fetch_ms, F_DBL, 1),
+    QD("profile_rest_ms", prof_rest_ms, F_DBL, 1),
+    QD("profile_rest_pct", prof_rest_pct, F_DBL, 1),
+    QD("profile_shards", prof_shards, F_U32, 1),
 };
 #define NQFIELDS (sizeof qfields / sizeof qfields[0])
 
@@ -449,6 +457,20 @@ int bf_results_cell_done(bf_results_t *r, const char *name, const bf_cellagg_t *
     char *file = bf_asprintf("cells/%s.ndjson", name);
     int rc = write_atomic(r, file, b.data ? b.data : "", b.len);
     free(file);
+    /* the Profile API answer of each profiled query's slowest sampled request */
+    for (uint32_t q = 0; rc == BF_OK && q < row->nqueries; q++) {
+        size_t plen = 0;
+        const char *ans = bf_cellagg_query_profile(agg, q, &plen);
+        if (ans == NULL)
+            continue;
+        char *pdir = bf_asprintf("%s/profiles", r->dir);
+        rc = mkdir_p(pdir);
+        free(pdir);
+        char *pf = bf_asprintf("profiles/%s-%s.json", name, row->queries[q].name);
+        if (rc == BF_OK)
+            rc = write_atomic(r->dir, pf, ans, plen);
+        free(pf);
+    }
     bf_buf_cleanup(&b);
     if (rc == BF_OK && r->samples_path[0])
         unlink(r->samples_path);
@@ -693,6 +715,32 @@ static void print_md_queries(FILE *f, const bf_row_t *rows, size_t nrows)
                     (unsigned long long)qr->timed_out, (unsigned long long)qr->shard_failures,
                     md_num(b[8], 32, qr->mean_hits, 1));
         }
+    }
+    int profiled = 0;
+    for (size_t k = 0; k < nrows; k++)
+        for (uint32_t q = 0; q < rows[k].nqueries; q++)
+            profiled |= isfinite(rows[k].queries[q].prof_service_ms);
+    if (profiled) {
+        fprintf(f, "\n### Profile of the slowest sampled request\n\n| cell | query | service ms | "
+                   "query ms | collectors ms | rewrite ms | fetch ms | rest ms (coordination, "
+                   "transfer) | rest %% | shards |\n|---|---|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+        for (size_t k = 0; k < nrows; k++) {
+            for (uint32_t q = 0; q < rows[k].nqueries; q++) {
+                const bf_qrow_t *qr = &rows[k].queries[q];
+                if (!isfinite(qr->prof_service_ms))
+                    continue;
+                char b[8][32];
+                fprintf(f, "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %u |\n", rows[k].cell->id,
+                        qr->name ? qr->name : "", md_num(b[0], 32, qr->prof_service_ms, 1),
+                        md_num(b[1], 32, qr->prof_query_ms, 2),
+                        md_num(b[2], 32, qr->prof_collectors_ms, 2),
+                        md_num(b[3], 32, qr->prof_rewrite_ms, 2),
+                        md_num(b[4], 32, qr->prof_fetch_ms, 2), md_num(b[5], 32, qr->prof_rest_ms, 1),
+                        md_num(b[6], 32, qr->prof_rest_pct, 1), qr->prof_shards);
+            }
+        }
+        fprintf(f, "\nPhases of the slowest shard as the Profile API reports them; the whole "
+                   "answer is in profiles/<cell>-<query>.json.\n");
     }
     json_t *lines = bf_qfindings_compute(arr);
     if (json_array_size(lines)) {

@@ -45,6 +45,9 @@ static void test_parse_answer_table(void **state)
         {"{\"error\":{\"type\":\"index_not_found_exception\",\"reason\":\"no such index [a]\"}}", 1,
          0, 0, 0, 0, 0, "index_not_found_exception", "no such index [a]"},
         {"{\"error\":\"simple\"}", 1, 0, 0, 0, 0, 0, "", "simple"},
+        /* track_total_hits: false: the hits returned */
+        {"{\"took\":3,\"hits\":{\"hits\":[{\"_id\":\"a\"},{\"_id\":\"b\"}]}}", 1, 0, 1, 0, 2, 3,
+         "", ""},
         {"<html>502 Bad Gateway</html>", 0, 0, 0, 0, 0, 0, "", ""},
         {"", 0, 0, 0, 0, 0, 0, "", ""},
         {"[1,2]", 0, 0, 0, 0, 0, 0, "", ""},
@@ -183,6 +186,53 @@ static void test_unpack_bad_hist(void **state)
     bf_qstats_cleanup(&q);
 }
 
+/* the Profile API answer on its slowest shard; rest = service time - that shard's phases */
+static void test_profile_parse_and_keep(void **state)
+{
+    (void)state;
+    const char *body =
+        "{\"took\":40,\"hits\":{\"hits\":[]},\"profile\":{\"shards\":["
+        "{\"id\":\"[n1][idx][0]\",\"searches\":[{\"query\":[{\"time_in_nanos\":2000000,"
+        "\"children\":[{\"time_in_nanos\":1500000}]}],\"rewrite_time\":100000,"
+        "\"collector\":[{\"time_in_nanos\":3000000}]}]},"
+        "{\"id\":\"[n1][idx][1]\",\"searches\":[{\"query\":[{\"time_in_nanos\":8000000}],"
+        "\"rewrite_time\":0,\"collector\":[{\"time_in_nanos\":1000000}]}],"
+        "\"fetch\":{\"time_in_nanos\":500000}}]}}";
+    bf_qprofile_t p;
+    assert_int_equal(bf_qstats_profile_parse(body, strlen(body), 50000, &p), BF_OK);
+    assert_true(p.set);
+    assert_int_equal(p.shards, 2);
+    assert_string_equal(p.shard, "[n1][idx][1]"); /* 9.5 ms > 5.1 ms */
+    assert_true(p.query_ms == 8.0 && p.collectors_ms == 1.0 && p.fetch_ms == 0.5);
+    assert_true(p.rewrite_ms == 0);
+    assert_true(p.service_ms == 50.0);
+    assert_true(p.rest_ms == 40.5);   /* 50 - 9.5 */
+    assert_non_null(p.answer);
+    assert_int_equal(p.answer_len, strlen(body));
+    bf_qprofile_t none;
+    assert_int_equal(bf_qstats_profile_parse("{\"took\":1}", 11, 10, &none), BF_E_PARSE);
+    assert_false(none.set);
+    /* the slower one is kept, through the wire too */
+    bf_qstats_t a, r;
+    bf_qstats_init(&a);
+    bf_qstats_init(&r);
+    bf_qprofile_keep_slower(&a.prof, &p);
+    bf_qprofile_t faster = p;
+    faster.service_ms = 10;
+    faster.answer = NULL;
+    bf_qprofile_keep_slower(&a.prof, &faster);
+    assert_true(a.prof.service_ms == 50.0);
+    Bf__QueryStats pb;
+    bf_qstats_pack(&pb, 0, &a);
+    assert_int_equal(bf_qstats_unpack_add(&pb, &r), BF_OK);
+    bf_qstats_pack_cleanup(&pb);
+    assert_true(r.prof.set && r.prof.rest_ms == 40.5);
+    assert_string_equal(r.prof.answer, body);
+    bf_qprofile_clear(&p);
+    bf_qstats_cleanup(&a);
+    bf_qstats_cleanup(&r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -190,6 +240,7 @@ int main(void)
         cmocka_unit_test(test_error_types_and_other),
         cmocka_unit_test(test_add_and_wire_round_trip),
         cmocka_unit_test(test_unpack_bad_hist),
+        cmocka_unit_test(test_profile_parse_and_keep),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
