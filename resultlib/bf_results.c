@@ -468,7 +468,7 @@ int bf_results_cell_done(bf_results_t *r, const char *name, const bf_cellagg_t *
         free(pdir);
         char *pf = bf_asprintf("profiles/%s-%s.json", name, row->queries[q].name);
         if (rc == BF_OK)
-            rc = write_atomic(r->dir, pf, ans, plen);
+            rc = write_atomic(r, pf, ans, plen);
         free(pf);
     }
     bf_buf_cleanup(&b);
