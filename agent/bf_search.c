@@ -44,12 +44,12 @@ typedef struct qslot {
     uint64_t sent_us, intended_us;
     /* paging: the sequence this client walks */
     enum pstate ps;
-    int started;              /* has sent its first query */
-    int profiled;             /* this request carries "profile": true */
-    uint32_t page;            /* page being fetched, 0-based */
-    json_t *base;             /* the sequence's rendered body (pages add size/from/...) */
-    json_t *after;            /* last hit's sort values of the previous page */
-    char pit_id[PIT_ID_MAX];  /* "" = no point in time */
+    int started;             /* has sent its first query */
+    int profiled;            /* this request carries "profile": true */
+    uint32_t page;           /* page being fetched, 0-based */
+    json_t *base;            /* the sequence's rendered body (pages add size/from/...) */
+    json_t *after;           /* last hit's sort values of the previous page */
+    char pit_id[PIT_ID_MAX]; /* "" = no point in time */
 } qslot;
 
 struct bf_search {
@@ -74,8 +74,8 @@ struct bf_search {
     bf_rng_t rng;
     char fatal[1024];
     atomic_int fatal_set;
-    int no_pit;               /* the cluster has no point in time: search_after without one */
-    uint64_t *nreq;           /* requests started per query (profile sampling) */
+    int no_pit;     /* the cluster has no point in time: search_after without one */
+    uint64_t *nreq; /* requests started per query (profile sampling) */
 };
 
 static void set_fatal(bf_search_t *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -217,8 +217,8 @@ static void on_done(bf_search_t *s, qslot *q, CURLcode cc)
     }
     bf_qprofile_t prof = {0};
     if (ok && q->profiled)
-        bf_qstats_profile_parse(q->resp.data, q->resp.len, done > q->sent_us ? done - q->sent_us : 1,
-                                &prof);
+        bf_qstats_profile_parse(q->resp.data, q->resp.len,
+                                done > q->sent_us ? done - q->sent_us : 1, &prof);
     pthread_mutex_lock(&s->lock);
     bf_qstats_t *b = bucket_now(s, q->query);
     bf_qprofile_keep_slower(&b->prof, &prof);
@@ -385,8 +385,8 @@ static void end_sequence(bf_search_t *s, qslot *q)
         free(txt);
         q->pit_id[0] = '\0';
         q->ps = PS_PIT_CLOSE;
-        char *url = bf_asprintf("%s/_search/point_in_time",
-                                bf_scenario_target(s->cfg.sc)->hosts[q->host]);
+        char *url =
+            bf_asprintf("%s/_search/point_in_time", bf_scenario_target(s->cfg.sc)->hosts[q->host]);
         transmit(s, q, url, "DELETE", 0);
         free(url);
         return;

@@ -38,8 +38,9 @@
 #include <stdint.h>
 
 #define BF_MAX_SEARCH_RESPONSE_BYTES (16u << 20) /* a longer answer counts as an error */
-#define BF_PROFILE_EVERY 8u /* profile: true on 1 request in this many of a query (the first
-                               included); the slowest profiled answer per cell is kept */
+#define BF_PROFILE_EVERY                                                                           \
+    8u /* profile: true on 1 request in this many of a query (the first                            \
+          included); the slowest profiled answer per cell is kept */
 
 typedef struct bf_search bf_search_t;
 

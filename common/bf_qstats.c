@@ -49,17 +49,19 @@ int bf_qstats_profile_parse(const char *body, size_t len, uint64_t service_us, b
     double best = -1;
     size_t i;
     json_t *sh;
-    json_array_foreach(shards, i, sh) {
+    json_array_foreach(shards, i, sh)
+    {
         double q = 0, c = 0, r = 0, f = 0;
         size_t k;
         json_t *se;
-        json_array_foreach(json_object_get(sh, "searches"), k, se) {
+        json_array_foreach(json_object_get(sh, "searches"), k, se)
+        {
             size_t m;
             json_t *node;
-            json_array_foreach(json_object_get(se, "query"), m, node)
-                q += nanos_ms(json_object_get(node, "time_in_nanos"));
-            json_array_foreach(json_object_get(se, "collector"), m, node)
-                c += nanos_ms(json_object_get(node, "time_in_nanos"));
+            json_array_foreach(json_object_get(se, "query"), m, node) q +=
+                nanos_ms(json_object_get(node, "time_in_nanos"));
+            json_array_foreach(json_object_get(se, "collector"), m, node) c +=
+                nanos_ms(json_object_get(node, "time_in_nanos"));
             r += nanos_ms(json_object_get(se, "rewrite_time"));
         }
         f = nanos_ms(json_object_get(json_object_get(sh, "fetch"), "time_in_nanos"));
@@ -342,9 +344,14 @@ int bf_qstats_unpack_add(const Bf__QueryStats *pb, bf_qstats_t *q)
         add_type(q, "unknown", pb->ops_error - typed);
     if (pb->profile) {
         const Bf__ProfileSummary *ps = pb->profile;
-        bf_qprofile_t p = {.set = 1, .service_ms = ps->service_ms, .query_ms = ps->query_ms,
-                           .collectors_ms = ps->collectors_ms, .rewrite_ms = ps->rewrite_ms,
-                           .fetch_ms = ps->fetch_ms, .rest_ms = ps->rest_ms, .shards = ps->shards};
+        bf_qprofile_t p = {.set = 1,
+                           .service_ms = ps->service_ms,
+                           .query_ms = ps->query_ms,
+                           .collectors_ms = ps->collectors_ms,
+                           .rewrite_ms = ps->rewrite_ms,
+                           .fetch_ms = ps->fetch_ms,
+                           .rest_ms = ps->rest_ms,
+                           .shards = ps->shards};
         snprintf(p.shard, sizeof p.shard, "%s", ps->shard ? ps->shard : "");
         if (ps->answer.len > 0 && ps->answer.len <= BF_MAX_PROFILE_BYTES) {
             p.answer = bf_strndup((const char *)ps->answer.data, ps->answer.len);

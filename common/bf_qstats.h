@@ -34,7 +34,7 @@ typedef struct bf_qprofile {
     double service_ms, query_ms, collectors_ms, rewrite_ms, fetch_ms, rest_ms;
     uint32_t shards;
     char shard[128];
-    char *answer;              /* owned, NUL-terminated; NULL when over BF_MAX_PROFILE_BYTES */
+    char *answer; /* owned, NUL-terminated; NULL when over BF_MAX_PROFILE_BYTES */
     size_t answer_len;
 } bf_qprofile_t;
 

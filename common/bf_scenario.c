@@ -1669,9 +1669,11 @@ static int build_search(bf__load_t *L)
             q->depth = (uint32_t)qv[BF__K_PG_DEPTH].u;
             q->pit = q->paging == BF_PAGING_SEARCH_AFTER && qv[BF__K_PG_PIT].b;
             if (q->body == NULL)
-                return bf__err(L, qv[BF__K_Q_PAGING].node, BF_E_INVAL, "search.queries[%zu].paging: "
+                return bf__err(L, qv[BF__K_Q_PAGING].node, BF_E_INVAL,
+                               "search.queries[%zu].paging: "
                                "a paged query needs a body with a query and a sort, e.g. body: "
-                               "'{\"query\": {\"match_all\": {}}, \"sort\": [{\"n\": \"asc\"}]}'", i);
+                               "'{\"query\": {\"match_all\": {}}, \"sort\": [{\"n\": \"asc\"}]}'",
+                               i);
         }
     }
     return BF_OK;
@@ -1723,15 +1725,17 @@ static int check_search(bf__load_t *L)
             bf_gen_t *g = bf_gen_new(t, NULL);
             bf_buf_t b;
             bf_buf_init(&b, 0);
-            json_t *j = bf_tmpl_render_body(t, g, &b) == BF_OK ? json_loadb(b.data, b.len, 0, NULL)
-                                                               : NULL;
+            json_t *j =
+                bf_tmpl_render_body(t, g, &b) == BF_OK ? json_loadb(b.data, b.len, 0, NULL) : NULL;
             if (!json_is_array(json_object_get(j, "sort")) &&
                 !json_is_object(json_object_get(j, "sort")) &&
                 !json_is_string(json_object_get(j, "sort")))
-                rc = bf__err(L, L->q_vals[i][BF__K_Q_BODY].node, BF_E_INVAL, "search.queries[%zu]"
+                rc = bf__err(L, L->q_vals[i][BF__K_Q_BODY].node, BF_E_INVAL,
+                             "search.queries[%zu]"
                              ".body: paging by search_after needs a \"sort\" in the body (the "
                              "last hit's sort values start the next page), e.g. \"sort\": "
-                             "[{\"n\": \"asc\"}]", i);
+                             "[{\"n\": \"asc\"}]",
+                             i);
             json_decref(j);
             bf_buf_cleanup(&b);
             bf_gen_destroy(&g);

@@ -493,8 +493,8 @@ void bf_cellagg_row(const bf_cellagg_t *a, bf_row_t *row)
         qr->prof_rewrite_ms = pf->set ? pf->rewrite_ms : NAN;
         qr->prof_fetch_ms = pf->set ? pf->fetch_ms : NAN;
         qr->prof_rest_ms = pf->set ? pf->rest_ms : NAN;
-        qr->prof_rest_pct = pf->set && pf->service_ms > 0 ? 100.0 * pf->rest_ms / pf->service_ms
-                                                          : NAN;
+        qr->prof_rest_pct =
+            pf->set && pf->service_ms > 0 ? 100.0 * pf->rest_ms / pf->service_ms : NAN;
         qr->prof_shards = pf->set ? pf->shards : 0;
         size_t used = 0;
         qr->errors[0] = '\0';

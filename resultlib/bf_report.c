@@ -812,25 +812,27 @@ static void section_search(bf_buf_t *b, rowinfo *ri, size_t n, json_t *charts)
     for (size_t i = 0; i < n; i++) {
         size_t j;
         json_t *q;
-        json_array_foreach(json_object_get(ri[i].row, "queries"), j, q)
-            profiled |= json_is_number(json_object_get(q, "profile_service_ms"));
+        json_array_foreach(json_object_get(ri[i].row, "queries"), j, q) profiled |=
+            json_is_number(json_object_get(q, "profile_service_ms"));
     }
     if (profiled) {
-        static const char *const pk[] = {"profile_service_ms", "profile_query_ms",
-                                         "profile_collectors_ms", "profile_rewrite_ms",
-                                         "profile_fetch_ms", "profile_rest_ms", "profile_rest_pct"};
-        bf_buf_appendz(b, "<h2 id=\"profile\">Profile of the slowest sampled request</h2>\n<p "
-                          "class=\"note\">Per query with profile: true, the slowest of the requests "
-                          "sent with \"profile\": true (1 in 8), on its slowest shard; rest = service "
-                          "time minus that shard's phases: the coordinating node's work and the "
-                          "transfer. The whole answer: profiles/&lt;cell&gt;-&lt;query&gt;.json.</p>\n"
-                          "<table><thead><tr><th>cell</th><th>query</th><th>service ms</th><th>query "
-                          "ms</th><th>collectors ms</th><th>rewrite ms</th><th>fetch ms</th><th>rest ms"
-                          "</th><th>rest %</th></tr></thead><tbody>\n");
+        static const char *const pk[] = {
+            "profile_service_ms", "profile_query_ms", "profile_collectors_ms", "profile_rewrite_ms",
+            "profile_fetch_ms",   "profile_rest_ms",  "profile_rest_pct"};
+        bf_buf_appendz(
+            b, "<h2 id=\"profile\">Profile of the slowest sampled request</h2>\n<p "
+               "class=\"note\">Per query with profile: true, the slowest of the requests "
+               "sent with \"profile\": true (1 in 8), on its slowest shard; rest = service "
+               "time minus that shard's phases: the coordinating node's work and the "
+               "transfer. The whole answer: profiles/&lt;cell&gt;-&lt;query&gt;.json.</p>\n"
+               "<table><thead><tr><th>cell</th><th>query</th><th>service ms</th><th>query "
+               "ms</th><th>collectors ms</th><th>rewrite ms</th><th>fetch ms</th><th>rest ms"
+               "</th><th>rest %</th></tr></thead><tbody>\n");
         for (size_t i = 0; i < n; i++) {
             size_t j;
             json_t *q;
-            json_array_foreach(json_object_get(ri[i].row, "queries"), j, q) {
+            json_array_foreach(json_object_get(ri[i].row, "queries"), j, q)
+            {
                 if (!json_is_number(json_object_get(q, "profile_service_ms")))
                     continue;
                 bf_buf_appendz(b, "<tr><td>");
@@ -841,8 +843,8 @@ static void section_search(bf_buf_t *b, rowinfo *ri, size_t n, json_t *charts)
                 for (size_t k2 = 0; k2 < 7; k2++) {
                     char t[32];
                     bf_buf_appendf(b, "<td class=\"n\">%s</td>",
-                                   num_or_dash(json_object_get(q, pk[k2]), k2 == 0 || k2 >= 5 ? 1 : 2,
-                                               t, sizeof t));
+                                   num_or_dash(json_object_get(q, pk[k2]),
+                                               k2 == 0 || k2 >= 5 ? 1 : 2, t, sizeof t));
                 }
                 bf_buf_appendz(b, "</tr>\n");
             }

@@ -721,22 +721,25 @@ static void print_md_queries(FILE *f, const bf_row_t *rows, size_t nrows)
         for (uint32_t q = 0; q < rows[k].nqueries; q++)
             profiled |= isfinite(rows[k].queries[q].prof_service_ms);
     if (profiled) {
-        fprintf(f, "\n### Profile of the slowest sampled request\n\n| cell | query | service ms | "
-                   "query ms | collectors ms | rewrite ms | fetch ms | rest ms (coordination, "
-                   "transfer) | rest %% | shards |\n|---|---|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+        fprintf(
+            f,
+            "\n### Profile of the slowest sampled request\n\n| cell | query | service ms | "
+            "query ms | collectors ms | rewrite ms | fetch ms | rest ms (coordination, "
+            "transfer) | rest %% | shards |\n|---|---|---:|---:|---:|---:|---:|---:|---:|---:|\n");
         for (size_t k = 0; k < nrows; k++) {
             for (uint32_t q = 0; q < rows[k].nqueries; q++) {
                 const bf_qrow_t *qr = &rows[k].queries[q];
                 if (!isfinite(qr->prof_service_ms))
                     continue;
                 char b[8][32];
-                fprintf(f, "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %u |\n", rows[k].cell->id,
-                        qr->name ? qr->name : "", md_num(b[0], 32, qr->prof_service_ms, 1),
-                        md_num(b[1], 32, qr->prof_query_ms, 2),
-                        md_num(b[2], 32, qr->prof_collectors_ms, 2),
-                        md_num(b[3], 32, qr->prof_rewrite_ms, 2),
-                        md_num(b[4], 32, qr->prof_fetch_ms, 2), md_num(b[5], 32, qr->prof_rest_ms, 1),
-                        md_num(b[6], 32, qr->prof_rest_pct, 1), qr->prof_shards);
+                fprintf(
+                    f, "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %u |\n", rows[k].cell->id,
+                    qr->name ? qr->name : "", md_num(b[0], 32, qr->prof_service_ms, 1),
+                    md_num(b[1], 32, qr->prof_query_ms, 2),
+                    md_num(b[2], 32, qr->prof_collectors_ms, 2),
+                    md_num(b[3], 32, qr->prof_rewrite_ms, 2),
+                    md_num(b[4], 32, qr->prof_fetch_ms, 2), md_num(b[5], 32, qr->prof_rest_ms, 1),
+                    md_num(b[6], 32, qr->prof_rest_pct, 1), qr->prof_shards);
             }
         }
         fprintf(f, "\nPhases of the slowest shard as the Profile API reports them; the whole "

@@ -46,8 +46,8 @@ static void test_parse_answer_table(void **state)
          0, 0, 0, 0, 0, "index_not_found_exception", "no such index [a]"},
         {"{\"error\":\"simple\"}", 1, 0, 0, 0, 0, 0, "", "simple"},
         /* track_total_hits: false: the hits returned */
-        {"{\"took\":3,\"hits\":{\"hits\":[{\"_id\":\"a\"},{\"_id\":\"b\"}]}}", 1, 0, 1, 0, 2, 3,
-         "", ""},
+        {"{\"took\":3,\"hits\":{\"hits\":[{\"_id\":\"a\"},{\"_id\":\"b\"}]}}", 1, 0, 1, 0, 2, 3, "",
+         ""},
         {"<html>502 Bad Gateway</html>", 0, 0, 0, 0, 0, 0, "", ""},
         {"", 0, 0, 0, 0, 0, 0, "", ""},
         {"[1,2]", 0, 0, 0, 0, 0, 0, "", ""},
@@ -206,7 +206,7 @@ static void test_profile_parse_and_keep(void **state)
     assert_true(p.query_ms == 8.0 && p.collectors_ms == 1.0 && p.fetch_ms == 0.5);
     assert_true(p.rewrite_ms == 0);
     assert_true(p.service_ms == 50.0);
-    assert_true(p.rest_ms == 40.5);   /* 50 - 9.5 */
+    assert_true(p.rest_ms == 40.5); /* 50 - 9.5 */
     assert_non_null(p.answer);
     assert_int_equal(p.answer_len, strlen(body));
     bf_qprofile_t none;

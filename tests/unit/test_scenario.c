@@ -891,12 +891,14 @@ static void test_search_section(void **state)
 static void test_search_paging(void **state)
 {
     (void)state;
-    bf_scenario_t *sc = load_text_ok(SEARCH_BASE
-        "search:\n  queries:\n"
-        "    - {name: f, body: '{\"query\": {\"match_all\": {}}}', paging: {size: 50, depth: 500}}\n"
-        "    - name: a\n      body: '{\"sort\": [{\"st\": \"asc\"}]}'\n"
-        "      paging: {by: search_after, depth: 30, pit: false}\n"
-        "    - {name: one, body: '{}'}\n", NULL);
+    bf_scenario_t *sc =
+        load_text_ok(SEARCH_BASE "search:\n  queries:\n"
+                                 "    - {name: f, body: '{\"query\": {\"match_all\": {}}}', "
+                                 "paging: {size: 50, depth: 500}}\n"
+                                 "    - name: a\n      body: '{\"sort\": [{\"st\": \"asc\"}]}'\n"
+                                 "      paging: {by: search_after, depth: 30, pit: false}\n"
+                                 "    - {name: one, body: '{}'}\n",
+                     NULL);
     const bf_search_spec_t *ss = bf_scenario_search(sc);
     assert_int_equal(ss->queries[0].paging, BF_PAGING_FROM);
     assert_int_equal(ss->queries[0].page_size, 50);
@@ -908,17 +910,22 @@ static void test_search_paging(void **state)
     assert_false(ss->queries[1].pit);
     assert_int_equal(ss->queries[2].paging, BF_PAGING_NONE);
     bf_scenario_destroy(&sc);
-    sc = load_text_ok(SEARCH_BASE "search:\n  queries:\n    - {name: a, body: '{\"sort\": \"st\"}', "
-                      "paging: {by: search_after, depth: 30}}\n", NULL);
+    sc =
+        load_text_ok(SEARCH_BASE "search:\n  queries:\n    - {name: a, body: '{\"sort\": \"st\"}', "
+                                 "paging: {by: search_after, depth: 30}}\n",
+                     NULL);
     assert_true(bf_scenario_search(sc)->queries[0].pit); /* default: a point in time */
     bf_scenario_destroy(&sc);
-    load_text_err(SEARCH_BASE "search:\n  queries:\n    - {name: a, body: '{}', paging: {size: 5}}\n",
+    load_text_err(SEARCH_BASE
+                  "search:\n  queries:\n    - {name: a, body: '{}', paging: {size: 5}}\n",
                   "inline.yaml:9:", "search.queries[0].paging: missing required key 'depth'");
-    load_text_err(SEARCH_BASE "search:\n  queries:\n    - {name: a, body: '{}', paging: {by: after, "
-                  "depth: 5}}\n", "inline.yaml:9:", "search.queries[0].paging.by");
+    load_text_err(SEARCH_BASE
+                  "search:\n  queries:\n    - {name: a, body: '{}', paging: {by: after, "
+                  "depth: 5}}\n",
+                  "inline.yaml:9:", "search.queries[0].paging.by");
     load_text_err(SEARCH_BASE "search:\n  queries:\n    - {name: a, body: '{\"query\": {}}', "
-                  "paging: {by: search_after, depth: 5}}\n", "inline.yaml:9:",
-                  "paging by search_after needs a \"sort\" in the body");
+                              "paging: {by: search_after, depth: 5}}\n",
+                  "inline.yaml:9:", "paging by search_after needs a \"sort\" in the body");
     load_text_err(SEARCH_BASE "search:\n  queries:\n    - {name: a, paging: {depth: 5}}\n",
                   "inline.yaml:9:", "a paged query needs a body");
 }
