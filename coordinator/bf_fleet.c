@@ -443,8 +443,10 @@ static void on_hello(bf_fleet_t *f, void *sock, const char *route, size_t route_
         env.body_case = BF__ENVELOPE__BODY_WELCOME;
         env.welcome = &w;
         bf_wire_send(sock, route, route_len, &env, ZMQ_DONTWAIT);
-        bf_info("agent %s (%s, %u cores, %u threads) %s", a->id, a->hostname, a->cores,
-                a->threads, is_new ? "joined" : was_lost ? "is back" : "said hello again");
+        bf_info("agent %s (%s, %u cores, %u threads) %s", a->id, a->hostname, a->cores, a->threads,
+                is_new     ? "joined"
+                : was_lost ? "is back"
+                           : "said hello again");
         if (was_lost && f->event)
             f->event(f->ctx, a, 0);
     }
@@ -530,7 +532,8 @@ static void drain(bf_fleet_t *f, void *sock, int is_data)
                         }
                         if (++a->clock_samples == BF_CLOCK_PINGS)
                             bf_info("agent %s: clock offset %+.1f ms (best round trip %.1f ms "
-                                    "of %u)", a->id, (double)a->clock_offset_us / 1e3,
+                                    "of %u)",
+                                    a->id, (double)a->clock_offset_us / 1e3,
                                     (double)a->clock_rtt_us / 1e3, BF_CLOCK_PINGS);
                     }
                 } else if (f->handler) {

@@ -64,8 +64,9 @@ typedef struct bf_fleet_agent {
 } bf_fleet_agent_t;
 
 #define BF_MAX_AGENT_FILES 1024 /* cached-file hashes remembered per agent */
-#define BF_CLOCK_PINGS 4        /* Pings sent 20 ms apart after each Hello: the clock offset is
-                                   the best of them (and of the heartbeats' Pongs after) */
+/* Pings sent 20 ms apart after each Hello: the clock offset is the best of them (and of the
+ * heartbeats' Pongs after) */
+#define BF_CLOCK_PINGS 4
 
 /* bf_fleet_agent_has_file — 1 if the agent reported (Hello) or acknowledged (Ready to a Prepare
  * that carried it) the dictionary file with this sha256, so a Prepare may omit its content. */
