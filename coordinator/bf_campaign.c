@@ -115,6 +115,13 @@ int bf__campaign_one(bf__campaign_t *c, const bf_cell_t *cell, uint32_t rep, con
 {
     const bf_run_spec_t *run = bf_scenario_run(c->sc);
     uint32_t retries = 0;
+    /* a find-max step with fewer requests in flight than agents (the batch phase has one) runs
+     * on that many agents: every agent needs at least one */
+    uint32_t cap = run->agents, need = c->min_agents;
+    if (c->base_cell_id && cell->concurrency > 0 && (cap == 0 || cell->concurrency < cap))
+        cap = cell->concurrency;
+    if (cap && need > cap)
+        need = cap;
     for (;;) {
         /* the cell's agents: every live agent (a late joiner waits for the next cell) */
         bf_fleet_agent_t **agents = bf_calloc(bf_fleet_count(c->fleet) + 1, sizeof *agents);
@@ -122,16 +129,16 @@ int bf__campaign_one(bf__campaign_t *c, const bf_cell_t *cell, uint32_t rep, con
         for (size_t i = 0; i < bf_fleet_count(c->fleet); i++) {
             bf_fleet_agent_t *a = bf_fleet_agent(c->fleet, i);
             if (a->session != BF_AS_LOST && a->session != BF_AS_CONNECTED && a->has_data_route &&
-                (run->agents == 0 || na < run->agents))
+                (cap == 0 || na < cap))
                 agents[na++] = a;
         }
-        if (na < c->min_agents) {
+        if (na < need) {
             bf_info("cell %s: %u agents connected, need %u; waiting up to %llu s", name, na,
-                    c->min_agents, (unsigned long long)(c->wait_ms / 1000));
+                    need, (unsigned long long)(c->wait_ms / 1000));
             free(agents);
             if (bf_campaign_signal)
                 return bf_exit_of_signal(bf_campaign_signal);
-            if (wait_for_agents(c, c->min_agents, c->wait_ms) != BF_OK) {
+            if (wait_for_agents(c, need, c->wait_ms) != BF_OK) {
                 bf_error("cell %s: fewer than --min-agents %u agents; stopping the campaign "
                          "(finished cells are in %s)",
                          name, c->min_agents, bf_results_dir(c->res));

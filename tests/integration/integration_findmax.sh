@@ -27,7 +27,7 @@ run: {warmup: 1s, duration: 3s}
 find_max: {batch_start: 100, sustain: 4s, step_down_pct: 5, max_time: 4m}
 YAML
 P=$(free_port)
-timeout 300 "$COORD" find-max cap.yaml --local-agents 1 --bind "tcp://127.0.0.1:$P" --results res \
+timeout 300 "$COORD" find-max cap.yaml --local-agents 2 --bind "tcp://127.0.0.1:$P" --results res \
     -q > fm.out 2> fm.err || { cat fm.err fm.out >&2; fail "find-max against the fault server exit $?"; }
 cat fm.out
 last=$(tail -n 1 fm.out)
@@ -87,7 +87,7 @@ PY
 
 # --resume: every step is on disk, so nothing runs again and the result is the same
 P=$(free_port)
-timeout 120 "$COORD" find-max cap.yaml --local-agents 1 --bind "tcp://127.0.0.1:$P" --resume "$DIR" \
+timeout 120 "$COORD" find-max cap.yaml --local-agents 2 --bind "tcp://127.0.0.1:$P" --resume "$DIR" \
     -q > resume.out 2> resume.err || { cat resume.err >&2; fail "find-max --resume exit $?"; }
 [ "$(tail -n 1 resume.out)" = "$last" ] || fail "resume gave '$(tail -n 1 resume.out)', not '$last'"
 grep -q "already finished" resume.err || fail "resume ran the steps again"
