@@ -133,8 +133,8 @@ int bf__campaign_one(bf__campaign_t *c, const bf_cell_t *cell, uint32_t rep, con
                 agents[na++] = a;
         }
         if (na < need) {
-            bf_info("cell %s: %u agents connected, need %u; waiting up to %llu s", name, na,
-                    need, (unsigned long long)(c->wait_ms / 1000));
+            bf_info("cell %s: %u agents connected, need %u; waiting up to %llu s", name, na, need,
+                    (unsigned long long)(c->wait_ms / 1000));
             free(agents);
             if (bf_campaign_signal)
                 return bf_exit_of_signal(bf_campaign_signal);
