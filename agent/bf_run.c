@@ -74,6 +74,19 @@ static int fetch_table(bf_run_t *run, int warn, bf_diag_t *diag)
     if (rc != BF_OK)
         return rc;
     apply_allow(&run->cfg, rt, warn);
+    const bf_routetable_t *prev = run->ntables ? run->tables[run->ntables - 1] : NULL;
+    for (size_t i = 0; prev && i < rt->nindices && i < prev->nindices; i++) {
+        const bf_rt_index_t *a = &prev->indices[i], *b = &rt->indices[i];
+        for (uint32_t s = 0; s < a->routing.shards && s < b->routing.shards; s++) {
+            const char *was = a->primary_node[s] == BF_RT_NO_NODE ? "(unassigned)"
+                                                                  : prev->nodes[a->primary_node[s]].name;
+            const char *is = b->primary_node[s] == BF_RT_NO_NODE ? "(unassigned)"
+                                                                 : rt->nodes[b->primary_node[s]].name;
+            if (strcmp(was, is) != 0)
+                bf_info("cell %s: routing table: primary of %s shard %u moved from %s to %s",
+                        cell->id, b->name, s, was, is);
+        }
+    }
     run->tables = bf_realloc(run->tables, (run->ntables + 1) * sizeof *run->tables);
     run->tables[run->ntables++] = rt;
     atomic_store(&run->routes.current, rt);
@@ -89,7 +102,8 @@ static void *refresh_loop(void *arg)
         bf_clock_sleep_us(100000);
         uint64_t now = bf_clock_mono_us();
         int stale = atomic_exchange(&run->routes.stale, 0);
-        if (!stale && now - last < BF_ROUTES_REFRESH_MS * 1000ull)
+        uint64_t every_ms = bf_scenario_request(run->cfg.sc)->routing_refresh_ms;
+        if (!stale && now - last < (every_ms ? every_ms : BF_ROUTES_REFRESH_MS) * 1000ull)
             continue;
         last = now;
         bf_diag_t d = {0};

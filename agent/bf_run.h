@@ -15,7 +15,8 @@
 #include <stdint.h>
 
 #define BF_SAMPLE_GRACE_US 150000u /* a second is sealed this long after it ended */
-#define BF_ROUTES_REFRESH_MS 5000u /* routing table re-read at least this often */
+#define BF_ROUTES_REFRESH_MS 5000u /* routing table re-read this often unless
+                                      request.routing_refresh says otherwise */
 
 typedef struct bf_run bf_run_t;
 
@@ -44,7 +45,7 @@ typedef void (*bf_run_sample_fn)(void *ctx, int32_t second, const bf_counters_t 
 /* bf_run_new — compile the template, build the workers (connections opened lazily by curl).
  * With routing_mode node|shard it first reads the routing table of the cell's indices from
  * target.hosts[0] (bf_routetable_fetch; the indices must exist); a thread of the run refreshes
- * it every BF_ROUTES_REFRESH_MS, and at once when a worker finds it stale.
+ * it every request.routing_refresh (5 s), and at once when a worker finds it stale.
  * Returns NULL with diag set on failure. Caller owns: bf_run_destroy. */
 bf_run_t *bf_run_new(const bf_run_cfg_t *cfg, bf_diag_t *diag);
 /* bf_run_start — t = 0 is start_mono_us (may be in the future: workers wait). 0 or BF_E_IO. */

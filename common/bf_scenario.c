@@ -1495,6 +1495,7 @@ static int build_request_run(bf__load_t *L)
     }
     r->retry_429_max = (uint32_t)TOP(RETRY_MAX)->u;
     r->retry_backoff_ms = TOP(RETRY_BACKOFF)->u;
+    r->routing_refresh_ms = TOP(REQ_ROUTING_REFRESH)->u;
     bf_run_spec_t *run = &sc->run;
     run->warmup_ms = TOP(RUN_WARMUP)->u;
     run->duration_ms = TOP(RUN_DURATION)->u;

@@ -137,6 +137,7 @@ typedef struct bf_index_spec {
 typedef struct bf_request_spec {
     enum bf_compression compression;
     enum bf_routing_mode routing_mode; /* request.routing_mode, default none */
+    uint64_t routing_refresh_ms;       /* request.routing_refresh: routing table re-read (5s) */
     int gzip_level;        /* 1..9, default 1 */
     uint64_t timeout_ms;   /* whole-request timeout, default 60000 */
     char *filter_path;     /* appended to /_bulk?filter_path=..., NULL for none; must keep
