@@ -1078,15 +1078,24 @@ bf_worker_t *bf_worker_new(const bf_worker_cfg_t *cfg, bf_diag_t *diag)
         curl_slist_free_all(unused);
     }
     struct curl_slist *h = NULL;
+    /* request.media_type elasticsearch8: Elasticsearch 8's versioned media types (REST API
+     * compatibility, es-api.md); target.headers cannot carry either (the loader refuses it) */
+    const char *ctype = rq->media_type_es8
+                            ? "Content-Type: application/vnd.elasticsearch+x-ndjson; "
+                              "compatible-with=8"
+                            : "Content-Type: application/x-ndjson";
+    const char *accept = rq->media_type_es8
+                             ? "Accept: application/vnd.elasticsearch+json; compatible-with=8"
+                             : "Accept: application/json";
     bf_es_apply_target(w->slots[0].h, t, &h);
-    h = curl_slist_append(h, "Content-Type: application/x-ndjson");
-    h = curl_slist_append(h, "Accept: application/json");
+    h = curl_slist_append(h, ctype);
+    h = curl_slist_append(h, accept);
     h = curl_slist_append(h, "Expect:");
     w->hdr_plain = h;
     h = NULL;
     bf_es_apply_target(w->slots[0].h, t, &h);
-    h = curl_slist_append(h, "Content-Type: application/x-ndjson");
-    h = curl_slist_append(h, "Accept: application/json");
+    h = curl_slist_append(h, ctype);
+    h = curl_slist_append(h, accept);
     h = curl_slist_append(h, "Content-Encoding: gzip");
     h = curl_slist_append(h, "Expect:");
     w->hdr_gzip = h;

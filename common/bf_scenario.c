@@ -32,6 +32,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -862,6 +863,29 @@ static int build_target(bf__load_t *L)
             }
             if (k->len == 0)
                 return bf__err(L, k, BF_E_INVAL, "target.headers: empty header name");
+            /* headers bulkfleet sets itself: a second one would be sent beside it (two
+             * Content-Types make a cluster answer 406), so they are refused, with the key
+             * that sets them */
+            static const struct {
+                const char *name, *key;
+            } own[] = {
+                {"Content-Type", "request.media_type (elasticsearch8 for compatible-with=8)"},
+                {"Accept", "request.media_type (elasticsearch8 for compatible-with=8)"},
+                {"Content-Encoding", "request.compression"},
+                {"Content-Length", "nothing: bulkfleet sends the body's length"},
+                {"Transfer-Encoding", "nothing: bulkfleet sends a Content-Length"},
+                {"Expect", "nothing: bulkfleet never waits for 100-continue"},
+            };
+            for (size_t j = 0; j < sizeof own / sizeof own[0]; j++)
+                if (strcasecmp(k->value, own[j].name) == 0)
+                    return bf__err(L, k, BF_E_INVAL,
+                                   "target.headers: %s is set by bulkfleet; "
+                                   "remove it and use %s",
+                                   own[j].name, own[j].key);
+            if (strcasecmp(k->value, "Authorization") == 0 && t->auth != BF_AUTH_NONE)
+                return bf__err(L, k, BF_E_INVAL,
+                               "target.headers: Authorization is set by "
+                               "target.auth; remove one of the two");
             const char *hv = bf__y_is_null(v) ? "" : v->value; /* "X-A:" is an empty value */
             if (strpbrk(hv, "\r\n") || strlen(v->value) != v->len)
                 return bf__err(L, v, BF_E_INVAL, "target.headers.%s: a header value cannot "
@@ -1444,6 +1468,7 @@ static int build_request_run(bf__load_t *L)
     r->compression = TOP(REQ_COMPRESSION)->e == 1 ? BF_COMPRESS_GZIP : BF_COMPRESS_NONE;
     r->routing_mode = (enum bf_routing_mode)TOP(REQ_ROUTING_MODE)->e;
     r->gzip_level = (int)TOP(REQ_GZIP_LEVEL)->u;
+    r->media_type_es8 = TOP(REQ_MEDIA_TYPE)->e == 1;
     r->timeout_ms = TOP(REQ_TIMEOUT)->u;
     const bf__kval_t *fp = TOP(REQ_FILTER_PATH);
     if (fp->set) {

@@ -139,6 +139,8 @@ typedef struct bf_request_spec {
     enum bf_routing_mode routing_mode; /* request.routing_mode, default none */
     uint64_t routing_refresh_ms;       /* request.routing_refresh: routing table re-read (5s) */
     int gzip_level;        /* 1..9, default 1 */
+    int media_type_es8;    /* request.media_type: elasticsearch8: Elasticsearch 8's versioned
+                              media types (compatible-with=8) for Content-Type and Accept */
     uint64_t timeout_ms;   /* whole-request timeout, default 60000 */
     char *filter_path;     /* appended to /_bulk?filter_path=..., NULL for none; must keep
                               items.*.status (the loader checks) */

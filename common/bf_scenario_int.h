@@ -219,6 +219,8 @@ int bf__v_nonempty(struct bf__load *L, const bf__ynode_t *n, const char *path, b
     X(REQ_ROUTING_REFRESH, "request.routing_refresh", BF__T_DURATION, "5s", 100, 3600000, 0, 0,  \
       NULL, NULL)                                                                                 \
     X(REQ_GZIP_LEVEL, "request.gzip_level", BF__T_U32, "1", 1, 9, 0, 0, NULL, NULL)                \
+    X(REQ_MEDIA_TYPE, "request.media_type", BF__T_ENUM, "default", 0, 0, 0, 0,                     \
+      "default|elasticsearch8", NULL)                                                              \
     X(REQ_TIMEOUT, "request.timeout", BF__T_DURATION, "60s", 1, BF__DUR_DAY, 0, 0, NULL, NULL)     \
     X(REQ_FILTER_PATH, "request.filter_path", BF__T_FILTER, NULL, 0, 0, 0, 0, NULL,                \
       bf__v_filter_path)                                                                           \

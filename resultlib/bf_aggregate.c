@@ -513,10 +513,11 @@ void bf_cellagg_row(const bf_cellagg_t *a, bf_row_t *row)
         snprintf(row->reason, sizeof row->reason, "%llu agent-seconds missing in the window",
                  (unsigned long long)row->late_seconds);
     else if (row->target_missed)
-        snprintf(row->reason, sizeof row->reason, "target-missed: %.0f docs/s sent of the %.0f "
+        snprintf(row->reason, sizeof row->reason,
+                 "target-missed: %.0f docs/s sent of the %.0f "
                  "docs/s target_rate (%.0f acknowledged); add connections (concurrency) or "
-                 "agents, or lower target_rate", row->attempted_docs_per_s,
-                 row->target_docs_per_s, row->docs_per_s);
+                 "agents, or lower target_rate",
+                 row->attempted_docs_per_s, row->target_docs_per_s, row->docs_per_s);
 }
 
 void bf_cellagg_live(const bf_cellagg_t *a, int32_t second, uint64_t *docs_ok, uint64_t *errors,

@@ -19,8 +19,9 @@
 
 #define BF_MAX_CELL_SECONDS 86400 /* a sample for a later second is refused */
 #define BF_CLIENT_BOUND_CPU 0.90  /* agent CPU share of its cores that marks a cell client-bound */
-#define BF_TARGET_MISS 0.02       /* target-rate cell: attempted docs/s this far below the target
-                                     marks it target-missed */
+#define BF_TARGET_MISS                                                                             \
+    0.02 /* target-rate cell: attempted docs/s this far below the target                           \
+            marks it target-missed */
 
 typedef struct bf_latency_stats {
     uint64_t count;
@@ -70,9 +71,9 @@ typedef struct bf_row {
     uint64_t late_seconds;   /* seconds with no sample from some agent */
     int yellow, degraded, client_bound, failed, aborted;
     double target_docs_per_s; /* the cell's target_rate (docs/s, fleet), 0 = closed loop */
-    int target_missed;       /* target-rate cell whose attempted docs/s fell short by more than
-                                BF_TARGET_MISS of the target: it measured what was sent, not the
-                                load asked for (the reason gives achieved vs target) */
+    int target_missed;        /* target-rate cell whose attempted docs/s fell short by more than
+                                 BF_TARGET_MISS of the target: it measured what was sent, not the
+                                 load asked for (the reason gives achieved vs target) */
     int index_mismatch;      /* recreate false: an index's shards/replicas differ from the cell's */
     char reason[512];        /* why failed / degraded */
     double cv;               /* coefficient of variation over repetitions (aggregate rows) */

@@ -438,6 +438,20 @@ assert ROW["verified"], ROW
 '
 done
 
+# ---- headers: request.media_type elasticsearch8, one Content-Type and one Accept -------------
+start_fs ok es8
+scenario es8 "  media_type: elasticsearch8"
+run_agent es8
+check es8 '
+assert rc == 0, f"exit {rc}"
+assert len(L) > 10
+for r in L:
+    assert r["content_type"] == ["application/vnd.elasticsearch+x-ndjson; compatible-with=8"], r
+    assert r["accept"] == ["application/vnd.elasticsearch+json; compatible-with=8"], r
+    assert r["status"] == 200, r
+assert ROW["verified"], ROW
+'
+
 # ---- open loop: the target is met, or the sample says it was not ---------------------------
 start_fs ok rate-met
 scenario rate-met "" "http://127.0.0.1:$FS_PORT" ", target_rate: 2000"

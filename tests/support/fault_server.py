@@ -360,6 +360,7 @@ class Handler(BaseHTTPRequestHandler):
             "expect_present": "Expect" in h,
             "expect": h.get("Expect"),
             "content_encoding": h.get("Content-Encoding"),
+            "accept": h.get_all("Accept") or [],
             "accept_encoding": h.get("Accept-Encoding"),
             "connection": h.get("Connection"),
             "authorization_present": "Authorization" in h,
@@ -708,7 +709,10 @@ class Handler(BaseHTTPRequestHandler):
         ctype = (self.headers.get("Content-Type") or "").split(";")[0].strip().lower()
         if problem is None and ctype not in ("application/x-ndjson", "application/json",
                                              "application/vnd.opensearch+x-ndjson",
-                                             "application/vnd.opensearch+json"):
+                                             "application/vnd.opensearch+json",
+                                             # Elasticsearch 8's versioned media types
+                                             "application/vnd.elasticsearch+x-ndjson",
+                                             "application/vnd.elasticsearch+json"):
             rec["status"] = 406
             self._send_json(406, {"error": "Content-Type header [%s] is not supported"
                                   % (self.headers.get("Content-Type") or ""), "status": 406})

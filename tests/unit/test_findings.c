@@ -260,7 +260,8 @@ static void test_point_from_json_and_label(void **state)
     /* a cell that missed its target rate did not run the load asked for: never "best" */
     row = json_loads("{\"cell\":\"y\",\"indices\":1,\"shards\":2,\"replicas\":0,"
                      "\"batch_size\":500,\"concurrency\":8,\"docs_per_s\":99999,"
-                     "\"target_missed\":true,\"failed\":false}", 0, NULL);
+                     "\"target_missed\":true,\"failed\":false}",
+                     0, NULL);
     assert_int_equal(bf_finding_point_from_json(row, &p[0]), BF_OK);
     assert_true(p[0].excluded);
     json_decref(row);

@@ -54,6 +54,46 @@ static void load_text_err(const char *text, const char *want_prefix, const char 
         fail_msg("got '%s', want prefix '%s' and '%s'", d.msg, want_prefix, want_sub);
 }
 
+/* Headers bulkfleet sets itself are refused in target.headers (a second Content-Type makes a
+ * cluster answer 406), with file:line:column and the key that sets them; request.media_type
+ * elasticsearch8 selects Elasticsearch 8's versioned media types. */
+static void test_headers_owned_by_bulkfleet(void **state)
+{
+    (void)state;
+    static const char *const head = "name: h\ntarget:\n  hosts: [http://127.0.0.1:9200]\n";
+    static const char *const tail = "index: {name: t}\ndocument: {source: '{\"a\": 1}'}\n"
+                                    "matrix: {batch_size: [10], concurrency: [1]}\n";
+    static const struct {
+        const char *hdr, *sub;
+    } bad[] = {
+        {"content-type: application/json", "Content-Type is set by bulkfleet; remove it and use "
+                                           "request.media_type"},
+        {"Accept: application/json", "request.media_type"},
+        {"Content-Encoding: gzip", "request.compression"},
+        {"Transfer-Encoding: chunked", "Transfer-Encoding is set by bulkfleet"},
+    };
+    char text[1024];
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        snprintf(text, sizeof text, "%s  headers: {%s}\n%s", head, bad[i].hdr, tail);
+        load_text_err(text, "inline.yaml:4:13: ", bad[i].sub);
+    }
+    snprintf(text, sizeof text,
+             "%s  auth: {username: u, password: p}\n  headers: "
+             "{Authorization: x}\n%s",
+             head, tail);
+    load_text_err(text, "inline.yaml:5:13: ", "Authorization is set by target.auth");
+    /* without target.auth an Authorization header is the user's own */
+    snprintf(text, sizeof text, "%s  headers: {Authorization: x, X-Opaque-Id: b}\n%s", head, tail);
+    bf_scenario_t *sc = load_text_ok(text, NULL);
+    assert_int_equal(bf_scenario_target(sc)->nheaders, 2);
+    assert_false(bf_scenario_request(sc)->media_type_es8);
+    bf_scenario_destroy(&sc);
+    snprintf(text, sizeof text, "%srequest: {media_type: elasticsearch8}\n%s", head, tail);
+    sc = load_text_ok(text, NULL);
+    assert_true(bf_scenario_request(sc)->media_type_es8);
+    bf_scenario_destroy(&sc);
+}
+
 /* ---- examples ------------------------------------------------------------------------------ */
 
 static void test_examples_validate(void **state)
@@ -961,6 +1001,7 @@ static void test_search_mistakes(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_headers_owned_by_bulkfleet),
         cmocka_unit_test(test_examples_validate),
         cmocka_unit_test(test_quickstart_shape),
         cmocka_unit_test(test_sha256_known),
