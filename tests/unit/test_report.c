@@ -265,6 +265,80 @@ static void test_errors_and_escaping(void **state)
     bf_buf_cleanup(&b);
 }
 
+/* find-max: with DIR/findmax.json the page has the path table (every step, its verdict), the
+ * result line, docs/s by step and the throughput-latency curve with the knee and the
+ * sustained point; without it, no find-max section at all */
+static void test_findmax_section(void **state)
+{
+    (void)state;
+    char tmpl[] = "/tmp/bf-report-fm.XXXXXX";
+    char *dir = mkdtemp(tmpl);
+    assert_non_null(dir);
+    char *mpath = bf_asprintf("%s/matrix.json", dir);
+    char *fpath = bf_asprintf("%s/findmax.json", dir);
+    FILE *f = fopen(mpath, "w");
+    fputs("{\"scenario\":\"fm\",\"rows\":[{\"cell\":\"fm1-01-batch-b100-c1\",\"indices\":1,"
+          "\"shards\":1,\"replicas\":0,\"batch_size\":100,\"concurrency\":1,\"docs_per_s\":1600}]}",
+          f);
+    fclose(f);
+    char *html = render(dir);
+    assert_null(strstr(html, "find-max"));
+    free(html);
+    f = fopen(fpath, "w");
+    fputs("{\"scenario\":\"fm\",\"data_nodes\":1,\"combinations\":[{\"combination\":\"shards=1\","
+          "\"found\":true,\"max_sustainable_docs_per_s\":2000.0,\"measured_docs_per_s\":1990.0,"
+          "\"batch_size\":200,\"concurrency\":4,\"latency_p99_ms\":257.4,"
+          "\"knee\":{\"batch_size\":200,\"concurrency\":2,\"docs_per_s\":2000.0,\"latency_p99_ms\":"
+          "254.5},"
+          "\"steps\":["
+          "{\"step\":1,\"phase\":\"batch\",\"cell\":\"fm1-01-batch-b100-c1\",\"batch_size\":100,"
+          "\"concurrency\":1,\"target_rate\":0.0,\"docs_per_s\":1600.0,\"latency_p99_ms\":104.9,"
+          "\"docs_rejected\":0,\"write_rejected\":null,\"verdict\":\"gain\"},"
+          "{\"step\":2,\"phase\":\"batch\",\"cell\":\"fm1-02-batch-b200-c1\",\"batch_size\":200,"
+          "\"concurrency\":1,\"target_rate\":0.0,\"docs_per_s\":1733.0,\"latency_p99_ms\":122.8,"
+          "\"docs_rejected\":0,\"write_rejected\":null,\"verdict\":\"gain\"},"
+          "{\"step\":3,\"phase\":\"concurrency\",\"cell\":\"fm1-03-concurrency-b200-c2\","
+          "\"batch_size\":200,\"concurrency\":2,\"target_rate\":0.0,\"docs_per_s\":2000.0,"
+          "\"latency_p99_ms\":254.5,\"docs_rejected\":0,\"write_rejected\":null,\"verdict\":"
+          "\"gain\"},"
+          "{\"step\":4,\"phase\":\"concurrency\",\"cell\":\"fm1-04-concurrency-b200-c4\","
+          "\"batch_size\":200,\"concurrency\":4,\"target_rate\":0.0,\"docs_per_s\":2010.0,"
+          "\"latency_p99_ms\":401.9,\"docs_rejected\":120,\"write_rejected\":7,\"verdict\":"
+          "\"rejected\"},"
+          "{\"step\":5,\"phase\":\"sustain\",\"cell\":\"fm1-05-sustain-b200-c4-r2000\","
+          "\"batch_size\":200,\"concurrency\":4,\"target_rate\":2000.0,\"docs_per_s\":1990.0,"
+          "\"latency_p99_ms\":257.4,\"docs_rejected\":0,\"write_rejected\":0,\"verdict\":\"held\"}"
+          "]}]}",
+          f);
+    fclose(f);
+    html = render(dir);
+    assert_non_null(strstr(html, "find-max: the search"));
+    assert_non_null(
+        strstr(html, "max sustainable: 2000 docs/s at batch 200, concurrency 4 (p99 257.4 ms)"));
+    /* the path table: one row per step, verdicts as given */
+    assert_int_equal(count(html, "<td>gain</td>"), 3);
+    assert_int_equal(count(html, "<td>rejected</td>"), 1);
+    assert_int_equal(count(html, "<td>held</td>"), 1);
+    assert_non_null(strstr(html, "<td>120</td><td>7</td><td>rejected</td>"));
+    /* both charts; the steps chart rings the rejected step; the curve marks knee and sustained */
+    assert_int_equal(count(html, "data-chart=\"find_max_steps\""), 1);
+    assert_int_equal(count(html, "data-chart=\"find_max_curve\""), 1);
+    assert_non_null(strstr(html, "knee (best closed loop)"));
+    assert_non_null(strstr(html, "sustained"));
+    assert_non_null(strstr(html, "data-cell=\"fm1-04-concurrency-b200-c4\""));
+    json_t *data = embedded_data(html);
+    json_t *fm = json_object_get(json_object_get(data, "charts"), "find_max");
+    assert_int_equal(json_array_size(fm), 1);
+    assert_int_equal(json_array_size(json_object_get(json_array_get(fm, 0), "steps")), 5);
+    json_decref(data);
+    free(html);
+    unlink(fpath);
+    unlink(mpath);
+    rmdir(dir);
+    free(fpath);
+    free(mpath);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -273,6 +347,7 @@ int main(void)
         cmocka_unit_test(test_svg_markers_carry_exact_values),
         cmocka_unit_test(test_repeated_cells_draw_every_run),
         cmocka_unit_test(test_errors_and_escaping),
+        cmocka_unit_test(test_findmax_section),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
