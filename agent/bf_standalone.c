@@ -112,7 +112,7 @@ static void run_repetition(bf_scenario_t *sc, const bf_cell_t *cell, uint32_t re
                                        (uint32_t)(run->duration_ms / 1000));
     bf_run_t *r = NULL;
     char mismatch[400] = "";
-    bf_cell_end_t end = {0};
+    bf_cell_end_t end = {.search_total_before = -1};
     char cell_name[256];
     bf_results_cell_name(cell, rep, repeat, cell_name, sizeof cell_name);
     bf_cellagg_set_queries(agg, bf_scenario_search(sc));
@@ -131,6 +131,8 @@ static void run_repetition(bf_scenario_t *sc, const bf_cell_t *cell, uint32_t re
                             .search_clients = cell->search_clients,
                             .search_rate = cell->search_rate};
         r = bf_run_new(&cfg, &diag);
+        if (r && cell->search_clients > 0) /* the cluster's query phases, for verification */
+            end.search_total_before = bf_cluster_search_total(es, cell);
     }
     const char *ids[] = {"standalone"};
     if (r == NULL) {

@@ -708,6 +708,28 @@ int bf_cluster_production_like(const char *name)
     return 0;
 }
 
+int64_t bf_cluster_search_total(bf_es_t *es, const bf_cell_t *cell)
+{
+    char *names = index_list(cell);
+    char *path = bf_asprintf("/%s/_stats/search", names);
+    long status = 0;
+    const char *body = NULL;
+    bf_diag_t d = {0};
+    int64_t total = -1;
+    if (bf_es_request(es, "GET", path, NULL, &status, &body, &d) == BF_OK && status == 200) {
+        json_t *j = json_loads(body, 0, NULL);
+        json_t *v = json_object_get(
+            json_object_get(json_object_get(json_object_get(j, "_all"), "total"), "search"),
+            "query_total");
+        if (json_is_integer(v) && json_integer_value(v) >= 0)
+            total = (int64_t)json_integer_value(v);
+        json_decref(j);
+    }
+    free(path);
+    free(names);
+    return total;
+}
+
 int bf_cluster_store_bytes(bf_es_t *es, const bf_cell_t *cell, int64_t *bytes, bf_diag_t *diag)
 {
     static const char *const steps[] = {"_refresh", "_flush"};

@@ -93,6 +93,11 @@ int bf_cluster_prepare_cell_tick(bf_es_t *es, const bf_scenario_t *sc, const bf_
  * *count = the number of documents. 0 or an error with diag. */
 int bf_cluster_count(bf_es_t *es, const bf_cell_t *cell, int64_t *count, bf_diag_t *diag);
 
+/* bf_cluster_search_total — the query phases the cluster has run on the cell's indices: GET
+ * /<indices>/_stats/search, _all.total.search.query_total (every shard copy that ran a query
+ * phase counts one; es-api.md index stats). -1 when it cannot be read. */
+int64_t bf_cluster_search_total(bf_es_t *es, const bf_cell_t *cell);
+
 /* bf_cluster_store_bytes — the disk cost of the cell's indices: POST _refresh and _flush, then
  * GET <indices>/_stats/store; *bytes = _all.primaries.store.size_in_bytes (primaries only, so
  * replicas do not count; es-api.md, OpenSearch index stats API). 0 or an error with diag

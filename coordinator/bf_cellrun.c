@@ -549,6 +549,7 @@ int bf__cellrun_run(bf__campaign_t *c, const bf_cell_t *cell, uint32_t repetitio
     wait_drained(c, agents, nagents, rq->timeout_ms + DRAIN_GRACE_MS);
     bf__cell_index_t ix;
     bf__cellsetup_index(c, cell, &ix);
+    int64_t search_before = -1; /* the cluster's query phases before the load (verification) */
 
     c->nmembers = nagents;
     c->members = bf_calloc(nagents, sizeof *c->members);
@@ -681,6 +682,8 @@ int bf__cellrun_run(bf__campaign_t *c, const bf_cell_t *cell, uint32_t repetitio
 
     /* Start: every agent starts START_DELAY_MS after receipt, on its own monotonic clock;
      * resent (same id, with the time left or how late) until acknowledged */
+    if (cell->search_clients > 0)
+        search_before = bf_cluster_search_total(c->es, cell);
     c->start_cmd = ++c->next_cmd;
     uint64_t start_us = bf_clock_mono_us() + START_DELAY_MS * 1000u;
     for (uint32_t i = 0; i < nagents; i++)
@@ -782,9 +785,13 @@ finish:
                               .cluster_docs_per_s = ts.cluster_docs_per_s,
                               .transport_rx_bytes = ts.transport_rx_bytes,
                               .transport_tx_bytes = ts.transport_tx_bytes};
-    bf_cell_end_t end = {.yellow = ix.yellow, .aborted = interrupted,
+    bf_cell_end_t end = {.yellow = ix.yellow,
+                         .aborted = interrupted,
                          .failure = c->cell_failed ? c->reason : NULL,
-                         .baseline = ix.baseline, .mismatch = ix.mismatch, .cluster = &side};
+                         .baseline = ix.baseline,
+                         .mismatch = ix.mismatch,
+                         .cluster = &side,
+                         .search_total_before = search_before};
     const char **ids = bf_calloc(nagents + 1, sizeof *ids);
     for (uint32_t i = 0; i < nagents; i++)
         ids[i] = agents[i]->id;

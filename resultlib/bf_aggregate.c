@@ -307,6 +307,46 @@ static void degraded_reason(const bf_cellagg_t *a, char *out, size_t out_size)
     }
 }
 
+void bf_row_search_verify(bf_row_t *row, const bf_cell_t *cell, int64_t counted)
+{
+    row->search_shard_queries = counted;
+    uint64_t ok = 0, errors = 0;
+    for (uint32_t q = 0; q < row->nqueries; q++) {
+        ok += row->queries[q].ops_ok_all;
+        errors += row->queries[q].ops_error;
+    }
+    uint64_t per = (uint64_t)cell->shards * (cell->indices ? cell->indices : 1);
+    row->search_shard_queries_expected = (int64_t)(ok * per);
+    const char *why = NULL;
+    if (counted < 0)
+        why = "the cluster's search stats could not be read";
+    else if (errors)
+        why = "queries failed (a failed search may or may not have run its query phases)";
+    for (uint32_t q = 0; why == NULL && q < row->nqueries; q++)
+        if (row->queries[q].skip_may)
+            why = "a paged or sorted query (the cluster may skip shards that cannot match)";
+    if (why == NULL && counted == row->search_shard_queries_expected) {
+        row->search_verified = 1;
+        return;
+    }
+    char buf[400];
+    if (why) {
+        row->search_verified = -1;
+        snprintf(buf, sizeof buf,
+                 "searches not verified exactly: %s; the cluster ran %lld query "
+                 "phases, the clients' answered searches make %lld",
+                 why, (long long)counted, (long long)row->search_shard_queries_expected);
+    } else {
+        row->search_verified = 0;
+        snprintf(buf, sizeof buf,
+                 "SEARCHES UNVERIFIED: the cluster ran %lld query phases on the "
+                 "cell's indices, the clients' %llu answered searches x %llu shards make %lld",
+                 (long long)counted, (unsigned long long)ok, (unsigned long long)per,
+                 (long long)row->search_shard_queries_expected);
+    }
+    bf_row_add_reason(row, buf);
+}
+
 uint64_t bf_cellagg_query_ok(const bf_cellagg_t *a, size_t q, size_t i)
 {
     return q < a->nq && i < a->nsec ? a->qok[q][i] : 0;
@@ -459,6 +499,9 @@ void bf_cellagg_row(const bf_cellagg_t *a, bf_row_t *row)
     row->agent_cpu_pct = cores ? 100.0 * cpu_ms / (1000.0 * D * (double)cores) : 0;
     row->client_bound = row->agent_cpu_pct >= BF_CLIENT_BOUND_CPU * 100.0;
     row->nqueries = (uint32_t)a->nq;
+    row->search_shard_queries = -1;
+    row->search_shard_queries_expected = -1;
+    row->search_verified = -1;
     for (size_t q = 0; q < a->nq; q++) {
         bf_qrow_t *qr = &row->queries[q];
         const bf_qstats_t *w = &a->qwin[q];
@@ -496,6 +539,9 @@ void bf_cellagg_row(const bf_cellagg_t *a, bf_row_t *row)
         qr->prof_rest_pct =
             pf->set && pf->service_ms > 0 ? 100.0 * pf->rest_ms / pf->service_ms : NAN;
         qr->prof_shards = pf->set ? pf->shards : 0;
+        const bf_query_spec_t *qspec = &a->search->queries[q];
+        qr->skip_may = qspec->paging != BF_PAGING_NONE || strstr(qspec->path, "{index}") == NULL ||
+                       (qspec->body && strstr(qspec->body, "\"sort\""));
         size_t used = 0;
         qr->errors[0] = '\0';
         for (unsigned e = 0; e < BF_QERR_TYPES && used < sizeof qr->errors; e++)

@@ -46,6 +46,7 @@ typedef struct bf_qrow {
     double prof_service_ms, prof_query_ms, prof_collectors_ms, prof_rewrite_ms, prof_fetch_ms;
     double prof_rest_ms, prof_rest_pct; /* rest as % of the service time */
     uint32_t prof_shards;
+    int skip_may; /* paged, sorted or not on {index}: no exact search verification */
 } bf_qrow_t;
 
 /* One results row (a cell, or one repetition of a cell). */
@@ -92,6 +93,11 @@ typedef struct bf_row {
     int64_t store_bytes;
     double store_bytes_per_payload_byte; /* store_bytes / bytes_payload_ok_all */
     uint32_t nqueries;       /* named queries of the search section (0 without search) */
+    /* the cluster's count of query phases on the cell's indices during the load against the
+     * client's answered searches x shards searched (bf_row_search_verify) */
+    int64_t search_shard_queries;          /* -1 = not read */
+    int64_t search_shard_queries_expected; /* -1 = not computed */
+    int search_verified;                   /* 1 equal, 0 not equal, -1 not checkable */
     bf_qrow_t queries[BF_MAX_QUERIES];
     /* the slope test of find-max's sustain phase: bf_series_growth of the per-second latency
      * p99 over the window (the highest of the agents' p99 in each second); NAN = not tracked */
@@ -168,6 +174,16 @@ void bf_cellagg_row(const bf_cellagg_t *a, bf_row_t *row);
 /* bf_cellagg_live — docs/s, errors and 429s of the latest complete second, for progress. */
 void bf_cellagg_live(const bf_cellagg_t *a, int32_t second, uint64_t *docs_ok, uint64_t *errors,
                      uint64_t *rejected);
+
+/* bf_row_search_verify — compare the cluster's query phases during the load (counted, from
+ * _stats/search query_total; -1 unknown) with what the clients counted: every answered (2xx)
+ * search of every second runs one query phase per shard of the cell's indices
+ * (shards x indices; a _count too). Exact only when no query can be answered without a query
+ * phase on every shard: a query with paging or a "sort" may have shards skipped by the
+ * cluster's pre-filter (can_match) and a query whose path does not name {index} searches other
+ * indices; errors may or may not have run one. Then search_verified is -1 and the reason says
+ * why; else 1 when equal, 0 (with both numbers in the reason) when not. */
+void bf_row_search_verify(bf_row_t *row, const bf_cell_t *cell, int64_t counted);
 
 /* bf_row_has_errors — 1 when documents failed or their outcome is unknown, or requests failed
  * (HTTP or transport) other than with 429: the number is not a clean measurement. */

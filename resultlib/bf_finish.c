@@ -29,6 +29,11 @@ int bf_finish_cell(bf_results_t *res, bf_es_t *es, const bf_cell_t *cell, const 
         row->failed = 1;
         bf_strlcpy(row->reason, end->failure, sizeof row->reason);
     }
+    if (row->nqueries && cell->search_clients > 0 && end->search_total_before >= 0) {
+        /* before the verification's own _count, which runs a query phase too */
+        int64_t after = bf_cluster_search_total(es, cell);
+        bf_row_search_verify(row, cell, after >= 0 ? after - end->search_total_before : -1);
+    }
     bf_row_verify(row, es, cell, end->baseline);
     if (!row->failed && row->verified && end->baseline == 0) {
         /* disk cost (issue #14): primary store bytes per acknowledged payload byte */

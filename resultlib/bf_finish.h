@@ -37,6 +37,8 @@ typedef struct bf_cell_end {
     int64_t baseline;                 /* documents in the cell's indices before the load */
     const char *mismatch;             /* recreate: false and the index differs; NULL or "" */
     const bf_cluster_side_t *cluster; /* telemetry summary, or NULL (standalone) */
+    int64_t search_total_before;      /* bf_cluster_search_total before the load; -1 = not
+                                         taken (no search clients) */
 } bf_cell_end_t;
 
 /* bf_finish_cell — compute the row of one repetition from agg and end, verify it against the

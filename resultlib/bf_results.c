@@ -222,6 +222,16 @@ static json_t *row_json(const bf_row_t *row)
     if (row->nqueries) {
         json_object_set_new(o, "search_clients", json_integer(row->cell->search_clients));
         json_object_set_new(o, "search_rate", json_real(row->cell->search_rate));
+        json_object_set_new(o, "search_shard_queries",
+                            row->search_shard_queries >= 0 ? json_integer(row->search_shard_queries)
+                                                           : json_null());
+        json_object_set_new(o, "search_shard_queries_expected",
+                            row->search_shard_queries_expected >= 0
+                                ? json_integer(row->search_shard_queries_expected)
+                                : json_null());
+        json_object_set_new(o, "search_verified",
+                            row->search_verified < 0 ? json_null()
+                                                     : json_boolean(row->search_verified));
         json_t *qa = json_array(); /* empty in a cell without search clients */
         for (uint32_t q = 0; row->cell->search_clients > 0 && q < row->nqueries; q++)
             json_array_append_new(qa, qrow_json(&row->queries[q]));
@@ -875,6 +885,12 @@ int bf_results_load_row(const bf_results_t *r, const char *name, const bf_cell_t
     row->repetition = (uint32_t)json_integer_value(json_object_get(o, "repetition"));
     bf_strlcpy(row->reason, json_string_value(json_object_get(o, "reason")) ?: "", sizeof row->reason);
     json_t *qa = json_object_get(o, "queries");
+    json_t *sv = json_object_get(o, "search_verified");
+    row->search_verified = json_is_boolean(sv) ? json_is_true(sv) : -1;
+    sv = json_object_get(o, "search_shard_queries");
+    row->search_shard_queries = json_is_integer(sv) ? (int64_t)json_integer_value(sv) : -1;
+    sv = json_object_get(o, "search_shard_queries_expected");
+    row->search_shard_queries_expected = json_is_integer(sv) ? (int64_t)json_integer_value(sv) : -1;
     const bf_search_spec_t *ss = r->sc ? bf_scenario_search(r->sc) : NULL;
     for (size_t q = 0; json_is_array(qa) && q < json_array_size(qa) && q < BF_MAX_QUERIES; q++) {
         json_t *qo = json_array_get(qa, q);

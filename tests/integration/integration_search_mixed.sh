@@ -60,7 +60,12 @@ for k in ((0, 2), (4, 2)):
     # open loop at 20 queries/s across both agents: never above it; alone (an idle cluster)
     # near it, beside indexing it may fall behind (latency then counts the wait)
     assert total <= 24 and (k != (0, 2) or total >= 10), (k, total)
-    print(k, "queries/s", round(total, 1), {n: qs[n]["ops_ok"] for n in names})
+    # the cluster's query phases on the index during the load = the clients' answered searches
+    # x 1 shard (no sorted or paged query here: the check is exact)
+    assert r["search_verified"] is True, (k, r["search_shard_queries"], r["search_shard_queries_expected"], r["reason"])
+    assert r["search_shard_queries"] == sum(q["ops_ok_all"] for q in qs.values()), r
+    print(k, "queries/s", round(total, 1), {n: qs[n]["ops_ok"] for n in names},
+          "cluster query phases", r["search_shard_queries"])
 qrows = list(csv.DictReader(open(d + "queries.csv")))
 assert len(qrows) == 8, len(qrows)
 md = open(d + "matrix.md").read()

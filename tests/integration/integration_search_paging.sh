@@ -40,6 +40,8 @@ for r in m["rows"]:
         assert "profile" in p and p["profile"]["shards"], p.keys()
         # search_after pages ran inside a point in time; from/size pages did not
         assert ("pit_id" in p) == (n == "search_after"), (n, list(p))
+    # sorted, paged queries: the cluster may skip shards, so the check is not exact (said so)
+    assert r["search_verified"] is None and "not verified exactly" in r["reason"], r["reason"]
     print(r["cell"], {n: (q["ops_per_s"], q["service_p50_ms"], q["profile_rest_pct"]) for n, q in qs.items()})
 md = open(d + "matrix.md").read()
 assert "### Profile of the slowest sampled request" in md and "| from_size |" in md, md

@@ -329,6 +329,41 @@ static void test_bad_histogram_adds_nothing(void **state)
     bf_hist_destroy(&l);
 }
 
+/* the cluster's query phases against the clients' answered searches x shards (issue #15) */
+static void test_search_verify(void **state)
+{
+    (void)state;
+    bf_cell_t cell = {.id = "c", .shards = 3, .indices = 2};
+    static const struct {
+        uint64_t ok0, ok1, err;
+        int skip;
+        int64_t counted;
+        int want;
+        const char *reason;
+    } cases[] = {
+        {10, 5, 0, 0, 90, 1, ""},                    /* (10 + 5) x 3 x 2 */
+        {10, 5, 0, 0, 89, 0, "SEARCHES UNVERIFIED"}, /* one missing */
+        {10, 5, 0, 1, 60, -1, "paged or sorted"},    /* shards may be skipped */
+        {10, 5, 2, 0, 90, -1, "queries failed"},     /* errors: not exact */
+        {10, 5, 0, 0, -1, -1, "could not be read"},  /* no stats */
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        bf_row_t row;
+        memset(&row, 0, sizeof row);
+        row.cell = &cell;
+        row.nqueries = 2;
+        row.queries[0].ops_ok_all = cases[i].ok0;
+        row.queries[1].ops_ok_all = cases[i].ok1;
+        row.queries[1].ops_error = cases[i].err;
+        row.queries[1].skip_may = cases[i].skip;
+        bf_row_search_verify(&row, &cell, cases[i].counted);
+        if (row.search_verified != cases[i].want || row.search_shard_queries_expected != 90 ||
+            strstr(row.reason, cases[i].reason) == NULL)
+            fail_msg("case %zu: verified %d expected %lld reason '%s'", i, row.search_verified,
+                     (long long)row.search_shard_queries_expected, row.reason);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -343,6 +378,7 @@ int main(void)
         cmocka_unit_test(test_split),
         cmocka_unit_test(test_store_cost),
         cmocka_unit_test(test_p99_growth),
+        cmocka_unit_test(test_search_verify),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
