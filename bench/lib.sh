@@ -9,7 +9,8 @@
 # trusted — and wrk receives the very same bytes. Like a cluster it answers only once the whole
 # body is read. GET /, _cluster/health, index PUT/DELETE, _refresh and _count get the small
 # answers `bulkfleet-agent run` needs to prepare a cell (_count says 0: a null sink stores
-# nothing, so the standalone row says UNVERIFIED and the agent exits 1; expected here).
+# nothing, so the standalone row says UNVERIFIED and the agent exits 1; expected here); any
+# other GET / HEAD is a 404 (nothing exists there), any other write is acknowledged.
 # Nothing here sends traffic anywhere but 127.0.0.1, and every load is bounded in time.
 set -euo pipefail
 BENCH_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -61,8 +62,14 @@ machine() {
 
 # sink_start PORT BATCH [WORKERS] — nginx in the foreground (own config, own temp dir; one
 # worker process by default), bulk responses of BATCH created items. Waits until it answers.
+# SINK_ROOT_BODY: the JSON answer to GET / (default: an OpenSearch 2.19 node); SINK_BULK_LOG:
+# a file getting "status request_length" for every POST /_bulk (docs counted at the sink).
 sink_start() {
     local port=$1 batch=$2 workers=${3:-1} d="$WORK/nginx"
+    local root='{"name":"null-sink","cluster_name":"null-sink","version":{"distribution":"opensearch","number":"2.19.0"},"tagline":"nginx null sink"}'
+    [ -n "${SINK_ROOT_BODY:-}" ] && root=$SINK_ROOT_BODY
+    local bulk_log=off
+    [ -n "${SINK_BULK_LOG:-}" ] && bulk_log="$SINK_BULK_LOG bulk"
     mkdir -p "$d/www" "$d/tmp"
     chmod a+rx "$WORK" "$d" "$d/www" # nginx workers run as nobody when started by root
     python3 - "$batch" > "$d/www/bulk-response.json" <<'PY'
@@ -82,6 +89,9 @@ error_log $d/error.log warn;
 events { worker_connections 4096; }
 http {
     access_log off;
+    log_format bulk '\$status \$content_length';
+    # the Elasticsearch client (esrally, bench/peers.sh) checks this header on every answer
+    add_header X-Elastic-Product Elasticsearch always;
     client_max_body_size 0;
     client_body_temp_path $d/tmp;
     proxy_temp_path $d/tmp;
@@ -95,6 +105,7 @@ http {
         listen 127.0.0.1:$port;
         root $d/www;
         location = /_bulk {
+            access_log $bulk_log;
             # Like a cluster, answer only once the whole body is read: the mirror phase reads
             # it (into memory: the buffer holds the largest body) before the content phase,
             # where the static module refuses a POST on the file with 405, and the error page
@@ -105,15 +116,23 @@ http {
             error_page 405 =200 /bulk-response.json;
         }
         location = /_sink_mirror { internal; return 204; }
-        location = /bulk-response.json { internal; }
+        location = /bulk-response.json { internal; access_log $bulk_log; }
         location = / {
-            return 200 '{"name":"null-sink","cluster_name":"null-sink","version":{"distribution":"opensearch","number":"2.19.0"},"tagline":"nginx null sink"}';
+            return 200 '$root';
+        }
+        location /_nodes {
+            return 200 '{"_nodes":{"total":1,"successful":1,"failed":0},"cluster_name":"null-sink","nodes":{}}';
         }
         location /_cluster/health {
             return 200 '{"status":"green","number_of_nodes":1,"number_of_data_nodes":1}';
         }
         location ~ /_count\$ { return 200 '{"count":0}'; }
         location / {
+            # nothing exists on a null sink: a GET / HEAD of an index, alias, data stream or
+            # template is a 404 (so the agent creates what it needs), every write is acknowledged
+            if (\$request_method ~ ^(GET|HEAD)\$) {
+                return 404 '{"error":{"type":"index_not_found_exception","reason":"null sink"},"status":404}';
+            }
             return 200 '{"acknowledged":true,"_shards":{"total":1,"successful":1,"failed":0}}';
         }
     }

@@ -1415,7 +1415,10 @@ static int build_corpus(bf__load_t *L)
                         &dg);
     if (rc != BF_OK)
         return bf__err(L, path->node, rc, "document.corpus.path: %s", dg.msg);
-    check_corpus(L, L->sc->corpus, path->s);
+    /* validate (and the coordinator) report bad lines; an agent (files from a provider) parses
+     * every document of its own slices at Prepare instead, so it does not parse them twice */
+    if (L->opts == NULL || L->opts->file_provider == NULL)
+        check_corpus(L, L->sc->corpus, path->s);
     return BF_OK;
 }
 
