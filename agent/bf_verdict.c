@@ -266,6 +266,9 @@ char *bf_verdict_describe(const bf_verdict_in_t *in, const bf_verdict_t *v,
                  : strcmp(in->item_type, "strict_dynamic_mapping_exception") == 0
                      ? "the mapping is strict; add the fields to index.mappings or change "
                        "document.source"
+                 : strcmp(in->item_type, "document_missing_exception") == 0
+                     ? "an update of ids that do not exist; set document.update: upsert, or "
+                       "make document.id draw ids an earlier cell indexed"
                  : strstr(c->first_error, "pipeline") != NULL
                      ? "the ingest pipeline fails every document; fix request.pipeline, "
                        "document.pipeline or the pipeline itself (index.pipeline_file)"

@@ -970,10 +970,16 @@ static int check_data_stream(bf__load_t *L)
         json_decref(body);
     }
     const bf__kval_t *act = TOP(DOC_ACTION);
+    if (act->node && act->e >= 2)
+        return bf__err(L, act->node, BF_E_INVAL, "document.action: %s: a data stream accepts "
+                       "only create (updates and deletes go to a backing index by its name, "
+                       "not through the stream)", act->e == 2 ? "update" : "delete");
     if (act->node && act->e == 0)
         bf__warn(L, act->node, "document.action: index: a data stream accepts only create; "
                  "create is used (index.data_stream)");
     sc->document.action = BF_ACTION_CREATE;
+    for (size_t c = 0; c < sc->ncells; c++)
+        sc->cells[c].action = BF_ACTION_CREATE;
     char quoted[300];
     snprintf(quoted, sizeof quoted, "\"%s\"", ix->timestamp_field);
     if (sc->document.source && strstr(sc->document.source, quoted) == NULL)
@@ -1425,11 +1431,40 @@ static int build_corpus(bf__load_t *L)
 static int build_document(bf__load_t *L)
 {
     bf_document_spec_t *d = &L->sc->document;
-    d->action = TOP(DOC_ACTION)->e == 1 ? BF_ACTION_CREATE : BF_ACTION_INDEX;
+    static const enum bf_action acts[] = {BF_ACTION_INDEX, BF_ACTION_CREATE, BF_ACTION_UPDATE,
+                                          BF_ACTION_DELETE};
+    const bf__kval_t *act = TOP(DOC_ACTION);
+    d->action = acts[act->e >= 0 && act->e < 4 ? act->e : 0];
     d->id = dup_str(TOP(DOC_ID));
     d->routing = dup_str(TOP(DOC_ROUTING));
     d->pipeline = dup_str(TOP(DOC_PIPELINE));
     const bf__kval_t *src = TOP(DOC_SOURCE), *sf = TOP(DOC_SOURCE_FILE);
+    const bf__kval_t *up = TOP(DOC_UPDATE), *roc = TOP(DOC_RETRY_ON_CONFLICT);
+    int upd = d->action == BF_ACTION_UPDATE, del = d->action == BF_ACTION_DELETE;
+    if ((upd || del) && d->id == NULL)
+        return bf__err(L, act->node, BF_E_INVAL, "document.action: %s needs document.id (the "
+                       "_id of the document to %s, e.g. id: $[[id]] with {name: id, type: "
+                       "range, from: 1, to: 100000} over ids an earlier cell indexed)",
+                       upd ? "update" : "delete", upd ? "update" : "delete");
+    if (up->set && !upd)
+        return bf__err(L, up->key, BF_E_INVAL, "document.update: only with action: update");
+    if (roc->set && !upd)
+        return bf__err(L, roc->key, BF_E_INVAL, "document.retry_on_conflict: only with action: "
+                       "update");
+    if (TOP(DOC_CORPUS)->set && (upd || del))
+        return bf__err(L, act->node, BF_E_INVAL, "document.action: %s takes a document.id "
+                       "template and no corpus (a corpus is indexed as it is)",
+                       upd ? "update" : "delete");
+    d->upsert = upd && up->set && up->e == 1;
+    d->retry_on_conflict = roc->set ? (uint32_t)roc->u : 0;
+    if (del) {
+        if (src->set || sf->set)
+            return bf__err(L, src->set ? src->key : sf->key, BF_E_INVAL, "document: action "
+                           "delete sends no source; remove %s", src->set ? "source" :
+                           "source_file");
+        d->source = bf_strdup("");
+        return BF_OK;
+    }
     if (TOP(DOC_CORPUS)->set) {
         if (src->set || sf->set)
             return bf__err(L, (src->set ? src : sf)->key, BF_E_INVAL,

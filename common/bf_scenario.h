@@ -36,8 +36,11 @@
  *                   {variable_key, size, variable_type: number|string, square_bracket,
  *                   string_bracket}; see bf_vars.h. A key that does not apply to the type is
  *                   an error.
- *   document        action index|create (default index), id, routing, pipeline (templates),
- *                   source (inline JSON template) or source_file; placeholders $[[name]];
+ *   document        action index|create|update|delete (default index), id, routing,
+ *                   pipeline (templates), source (inline JSON template) or source_file
+ *                   (not for delete); placeholders $[[name]]; update {doc|upsert} and
+ *                   retry_on_conflict for update; update and delete need id (a delete of
+ *                   a missing id is 404 without error: acknowledged, as the cluster says);
  *                   or corpus {path | local_path, format source|bulk, passes N|loop}
  *                   instead of source: real documents copied from a file (bf_corpus.h)
  *   request         compression none|gzip (default none), gzip_level 1-9 (1), timeout (60s),
@@ -82,7 +85,10 @@
 #define BF_CORPUS_SAMPLE_DOCS 100000u /* validate parses at most this many corpus docs */
 
 enum bf_auth_type { BF_AUTH_NONE = 0, BF_AUTH_BASIC, BF_AUTH_APIKEY, BF_AUTH_BEARER };
-enum bf_action { BF_ACTION_INDEX = 0, BF_ACTION_CREATE };
+/* The bulk action of every document (reference/es-api.md §1.1). update: the source becomes
+ * {"doc": <source>} (with "doc_as_upsert": true for document.update: upsert); delete: the
+ * action line alone. Both need document.id. */
+enum bf_action { BF_ACTION_INDEX = 0, BF_ACTION_CREATE, BF_ACTION_UPDATE, BF_ACTION_DELETE };
 enum bf_compression { BF_COMPRESS_NONE = 0, BF_COMPRESS_GZIP };
 /* Where a bulk request goes (issue #16, bf_routing): none = to target.hosts as written; node =
  * split by the node holding each document's primary, one sub-bulk per node sent to that
@@ -180,7 +186,9 @@ typedef struct bf_run_spec {
 /* Added: the `document` section. Templates keep their $[[name]] placeholders; bf_template
  * compiles them. */
 typedef struct bf_document_spec {
-    enum bf_action action; /* index (default) | create */
+    enum bf_action action; /* index (default) | create | update | delete */
+    int upsert;            /* update: 1 = "doc_as_upsert": true (document.update: upsert) */
+    uint32_t retry_on_conflict; /* update: the action line's retry_on_conflict, 0 = none */
     char *id;              /* _id template, or NULL (the cluster assigns ids) */
     char *routing;         /* routing template, or NULL */
     char *pipeline;        /* ingest pipeline template, or NULL */
@@ -249,6 +257,7 @@ typedef struct bf_cell {
     double target_rate;    /* docs/s across the fleet, 0 = closed loop */
     uint32_t search_clients; /* search clients across the fleet (0 without a search section) */
     double search_rate;    /* search ops/s across the fleet, 0 = closed loop */
+    enum bf_action action; /* document.action as sent (create for data streams) */
     const char *settings_json; /* complete settings object for index creation: the scenario's
                                   settings merged with the cell's shards, replicas and
                                   settings.* axes, e.g. {"index":{"number_of_shards":2,...}} */

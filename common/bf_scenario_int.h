@@ -198,7 +198,11 @@ int bf__v_nonempty(struct bf__load *L, const bf__ynode_t *n, const char *path, b
     X(VAR_STRING_BRACKET, "variables[].string_bracket", BF__T_STR, "\"", 0, 0, 0,                  \
       BF__VM(BF_VAR_RANDOM_ARRAY), NULL, NULL)                                                     \
     X(DOCUMENT, "document", BF__T_SECTION, NULL, 0, 0, BF__F_REQUIRED, 0, NULL, NULL)              \
-    X(DOC_ACTION, "document.action", BF__T_ENUM, "index", 0, 0, 0, 0, "index|create", NULL)        \
+    X(DOC_ACTION, "document.action", BF__T_ENUM, "index", 0, 0, 0, 0,                              \
+      "index|create|update|delete", NULL)                                                          \
+    X(DOC_UPDATE, "document.update", BF__T_ENUM, NULL, 0, 0, 0, 0, "doc|upsert", NULL)             \
+    X(DOC_RETRY_ON_CONFLICT, "document.retry_on_conflict", BF__T_U32, NULL, 0, 100, 0, 0, NULL,    \
+      NULL)                                                                                        \
     X(DOC_ID, "document.id", BF__T_STR, NULL, 0, 0, 0, 0, NULL, bf__v_nonempty)                    \
     X(DOC_ROUTING, "document.routing", BF__T_STR, NULL, 0, 0, 0, 0, NULL, bf__v_nonempty)          \
     X(DOC_PIPELINE, "document.pipeline", BF__T_STR, NULL, 0, 0, 0, 0, NULL, bf__v_nonempty)        \

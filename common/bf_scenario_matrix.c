@@ -629,6 +629,7 @@ static int make_cell(mx *m, const cval *cv, size_t *ncells)
     cell->shards = as_u32(cv[P_SHARDS].text);
     cell->replicas = as_u32(cv[P_REPLICAS].text);
     cell->batch_size = as_u32(cv[P_BATCH].text);
+    cell->action = L->sc->document.action;
     cell->concurrency = as_u32(cv[P_CONC].text);
     cell->compression = strcmp(cv[P_COMP].text, "gzip") == 0 ? BF_COMPRESS_GZIP
                                                              : BF_COMPRESS_NONE;

@@ -55,7 +55,8 @@ struct bf_tmpl {
     op *ops;            /* adjacent literals merged (rendering) */
     size_t nops;
     size_t max_bytes;   /* worst case of one document, without the _index prefix */
-    const char *action; /* "index" | "create" */
+    const char *action; /* "index" | "create" | "update" | "delete" */
+    int no_source;      /* delete: the action line is the whole document */
     char *body_name;    /* a query body (bf_tmpl_compile_body): its key path for messages; NULL
                            for the document template */
     size_t esc_max;     /* largest OP_ESC value (slow-path scratch) */
@@ -335,7 +336,9 @@ int bf__tmpl_compile_loc(const bf_scenario_t *sc, bf__tmpl_locate_fn loc, void *
     *out = NULL;
     bf_tmpl_t *t = tmpl_alloc(sc);
     const bf_document_spec_t *d = bf_scenario_document(sc);
-    t->action = d->action == BF_ACTION_CREATE ? "create" : "index";
+    static const char *const action_names[] = {"index", "create", "update", "delete"};
+    t->action = action_names[d->action <= BF_ACTION_DELETE ? d->action : 0];
+    t->no_source = d->action == BF_ACTION_DELETE;
     compiler c = {.t = t, .loc = loc, .loc_ctx = loc_ctx, .diag = diag};
     int rc = BF_OK;
     const char *names[] = {",\"_id\":\"", ",\"routing\":\"", ",\"pipeline\":\""};
@@ -351,10 +354,27 @@ int bf__tmpl_compile_loc(const bf_scenario_t *sc, bf__tmpl_locate_fn loc, void *
     t->corpus = d->corpus_path != NULL || d->corpus_local_path != NULL;
     t->has_id = d->id != NULL;
     t->has_routing = d->routing != NULL;
-    if (rc == BF_OK && !t->corpus) {
-        push_lit(&c, "}}\n", 3, BF__TF_SOURCE, 0, 0);
+    if (rc == BF_OK && d->retry_on_conflict > 0) {
+        char roc[48];
+        int n = snprintf(roc, sizeof roc, ",\"retry_on_conflict\":%u", d->retry_on_conflict);
+        push_lit(&c, roc, (size_t)n, BF__TF_ID, 0, 0);
+    }
+    if (rc == BF_OK && t->corpus) {
+        /* a corpus: the source lines come from the file (bf_corpus) */
+    } else if (rc == BF_OK && t->no_source) {
+        push_lit(&c, "}}\n", 3, BF__TF_SOURCE, 0, 0); /* delete: no source line */
+    } else if (rc == BF_OK) {
+        int upd = d->action == BF_ACTION_UPDATE;
+        const char *head = upd ? "}}\n{\"doc\":" : "}}\n";
+        push_lit(&c, head, strlen(head), BF__TF_SOURCE, 0, 0);
         rc = compile_source(&c, d->source ? d->source : "");
-        push_lit(&c, "\n", 1, BF__TF_SOURCE, d->source ? strlen(d->source) : 0, 0);
+        size_t end = d->source ? strlen(d->source) : 0;
+        if (upd && d->upsert)
+            push_lit(&c, ",\"doc_as_upsert\":true}", strlen(",\"doc_as_upsert\":true}"),
+                     BF__TF_SOURCE, end, 0);
+        else if (upd)
+            push_lit(&c, "}", 1, BF__TF_SOURCE, end, 0);
+        push_lit(&c, "\n", 1, BF__TF_SOURCE, end, 0);
     }
     if (rc != BF_OK) {
         bf_tmpl_destroy(&t);
@@ -782,7 +802,7 @@ int bf__tmpl_check(const bf_tmpl_t *t, const bf_cell_t *cell, unsigned ndocs,
             break;
         const char *nl = memchr(doc.data, '\n', doc.len);
         size_t l1 = nl ? (size_t)(nl - doc.data) : doc.len;
-        for (int line = 0; line < 2 && rc == BF_OK; line++) {
+        for (int line = 0; line < (t->no_source ? 1 : 2) && rc == BF_OK; line++) {
             const char *s = line == 0 ? doc.data : doc.data + l1 + 1;
             size_t n = line == 0 ? l1 : doc.len - l1 - 2; /* without the final '\n' */
             size_t base = line == 0 ? 0 : l1 + 1;

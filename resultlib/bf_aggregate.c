@@ -622,6 +622,34 @@ void bf_row_add_reason(bf_row_t *row, const char *text)
     snprintf(row->reason + l, sizeof row->reason - l, "%s%s", l ? "; " : "", text);
 }
 
+/* Updates and deletes do not add one document per acknowledged item: the count can only be
+ * checked against bounds. update (doc): unchanged; update (upsert): grew by 0..ok (an upsert
+ * of an existing id adds nothing); delete: shrank by 0..ok (a delete of a missing id is
+ * acknowledged as 404 not_found and removes nothing). */
+static void verify_change(bf_row_t *row, const bf_cell_t *cell, int64_t n, int64_t baseline)
+{
+    char why[400];
+    int64_t ok = (int64_t)row->docs_ok_all;
+    int64_t delta = n - baseline;
+    const char *what;
+    if (cell->action == BF_ACTION_DELETE) {
+        row->docs_counted = -delta; /* documents removed */
+        row->verified = delta <= 0 && -delta <= ok;
+        what = "a delete cell removes 0 up to its acknowledged deletes";
+    } else {
+        row->docs_counted = delta;
+        row->verified = delta >= 0 && delta <= ok;
+        what = "an update cell adds 0 (doc) up to its acknowledged upserts";
+    }
+    if (row->verified)
+        return;
+    snprintf(why, sizeof why, "not verified: the cluster counts %lld documents (%lld before the "
+             "cell) and %llu were acknowledged, but %s", (long long)n, (long long)baseline,
+             (unsigned long long)row->docs_ok_all, what);
+    bf_warn("cell %s: %s", cell->id, why);
+    bf_row_add_reason(row, why);
+}
+
 void bf_row_verify(bf_row_t *row, bf_es_t *es, const bf_cell_t *cell, int64_t baseline)
 {
     row->docs_counted = -1;
@@ -639,6 +667,10 @@ void bf_row_verify(bf_row_t *row, bf_es_t *es, const bf_cell_t *cell, int64_t ba
     }
     if (baseline < 0) {
         bf_row_add_reason(row, "not verified: the indices' document count before the cell is unknown");
+        return;
+    }
+    if (cell->action == BF_ACTION_UPDATE || cell->action == BF_ACTION_DELETE) {
+        verify_change(row, cell, n, baseline);
         return;
     }
     row->docs_counted = n - baseline;

@@ -407,9 +407,51 @@ static void test_json_literal(void **state)
         assert_int_equal(bf_json_is_literal(no[i], strlen(no[i])), 0);
 }
 
+/* ---- update and delete ---------------------------------------------------------------------- */
+
+static void test_update_delete_bodies(void **state)
+{
+    (void)state;
+    char text[1024];
+    char *lines[8];
+    fx f;
+    /* update (doc): {"doc": source}; retry_on_conflict on the action line */
+    snprintf(text, sizeof text, "%svariables: [{name: n, type: sequence, from: 7}]\n"
+             "document: {action: update, id: 'd$[[n]]', retry_on_conflict: 2, "
+             "source: '{\"n\": $[[n]]}'}\n", HEAD);
+    setup_text(&f, text);
+    assert_int_equal(bf_tmpl_render_bulk(f.t, f.g, bf_scenario_cell(f.sc, 0), 2, &f.out), 0);
+    assert_int_equal(lines_of(&f, lines, 8), 4);
+    assert_string_equal(lines[0], "{\"update\":{\"_index\":\"t\",\"_id\":\"d7\","
+                                  "\"retry_on_conflict\":2}}");
+    assert_string_equal(lines[1], "{\"doc\":{\"n\": 7}}");
+    assert_string_equal(lines[3], "{\"doc\":{\"n\": 8}}");
+    teardown_fx(&f);
+    /* update (upsert): doc_as_upsert */
+    snprintf(text, sizeof text, "%svariables: [{name: n, type: sequence, from: 7}]\n"
+             "document: {action: update, update: upsert, id: 'd$[[n]]', "
+             "source: '{\"n\": $[[n]]}'}\n", HEAD);
+    setup_text(&f, text);
+    assert_int_equal(bf_tmpl_render_bulk(f.t, f.g, bf_scenario_cell(f.sc, 0), 1, &f.out), 0);
+    assert_int_equal(lines_of(&f, lines, 8), 2);
+    assert_string_equal(lines[0], "{\"update\":{\"_index\":\"t\",\"_id\":\"d7\"}}");
+    assert_string_equal(lines[1], "{\"doc\":{\"n\": 7},\"doc_as_upsert\":true}");
+    teardown_fx(&f);
+    /* delete: the action line alone, one line per document */
+    snprintf(text, sizeof text, "%svariables: [{name: n, type: sequence, from: 7}]\n"
+             "document: {action: delete, id: 'd$[[n]]', routing: r}\n", HEAD);
+    setup_text(&f, text);
+    assert_int_equal(bf_tmpl_render_bulk(f.t, f.g, bf_scenario_cell(f.sc, 0), 3, &f.out), 0);
+    assert_int_equal(lines_of(&f, lines, 8), 3);
+    assert_string_equal(lines[0], "{\"delete\":{\"_index\":\"t\",\"_id\":\"d7\",\"routing\":\"r\"}}");
+    assert_string_equal(lines[2], "{\"delete\":{\"_index\":\"t\",\"_id\":\"d9\",\"routing\":\"r\"}}");
+    teardown_fx(&f);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_update_delete_bodies),
         cmocka_unit_test(test_escaping_hostile_dictionary),
         cmocka_unit_test(test_placeholder_contexts),
         cmocka_unit_test(test_scopes),

@@ -321,6 +321,7 @@ static void test_fatal_messages(void **state)
         {BF_FATAL_ITEMS, 200, "routing_missing_exception", "document.routing"},
         {BF_FATAL_ITEMS, 200, "strict_dynamic_mapping_exception", "index.mappings"},
         {BF_FATAL_ITEMS, 200, "mapper_parsing_exception", "document.source"},
+        {BF_FATAL_ITEMS, 200, "document_missing_exception", "document.update: upsert"},
         {BF_FATAL_ITEMS, 200, "illegal_argument_exception: pipeline with id [p] does not exist",
          "request.pipeline"},
         {BF_FATAL_TLS, 0, "", "target.tls.ca_file"},
