@@ -772,9 +772,10 @@ void bf_results_print_md(FILE *f, const bf_scenario_t *sc, const bf_row_t *rows,
     static const char *seed_axes[] = {"indices", "shards", "replicas", "batch_size", "concurrency"};
     size_t naxes = bf_scenario_axis_count(sc);
     int *extra = bf_calloc(naxes + 1, sizeof *extra);
-    int target_rate = 0, repeats = 0;
+    int target_rate = 0, repeats = 0, routed = 0;
     for (size_t k = 0; k < nrows; k++) {
         target_rate |= rows[k].cell->target_rate > 0;
+        routed |= rows[k].cell->routing_mode != BF_ROUTE_NONE;
         repeats |= rows[k].repeat > 1;
     }
     /* the seed report's columns first (DESIGN §6), then the other axes, then the rest */
@@ -793,10 +794,13 @@ void bf_results_print_md(FILE *f, const bf_scenario_t *sc, const bf_row_t *rows,
         fprintf(f, " latency p50 ms | p90 | p99 | p99.9 | max |");
     fprintf(f, " doc errors %% | rejected (429) | write queue max | write rejected | hot spot | cluster docs/s |"
                " agent CPU %% |");
+    /* routing_mode node|shard in some cell: what splitting did and what it saved */
+    if (routed)
+        fprintf(f, " sub-bulk docs | unrouted | misrouted | transport rx MB |");
     if (repeats)
         fprintf(f, " runs | CV %% |");
     fprintf(f, " verified | flags |\n|");
-    size_t ncols = 6 + 5 + 5 + (target_rate ? 5 : 0) + 7 + (repeats ? 2 : 0);
+    size_t ncols = 6 + 5 + 5 + (target_rate ? 5 : 0) + 7 + (routed ? 4 : 0) + (repeats ? 2 : 0);
     for (size_t i = 0; i < naxes; i++)
         ncols += (size_t)extra[i];
     for (size_t i = 0; i < ncols; i++)
@@ -830,6 +834,11 @@ void bf_results_print_md(FILE *f, const bf_scenario_t *sc, const bf_row_t *rows,
                 (unsigned long long)r->docs_rejected, md_i64(b[10], 32, r->write_queue_max),
                 md_i64(b[11], 32, r->write_rejected), md_num(b[12], 32, r->hot_spot_ratio, 2),
                 md_num(b[13], 32, r->cluster_docs_per_s, 0), r->agent_cpu_pct);
+        if (routed)
+            fprintf(f, " %s | %llu | %llu | %s |", md_num(b[15], 32, r->subbulk_docs_mean, 1),
+                    (unsigned long long)r->docs_unrouted, (unsigned long long)r->docs_misrouted,
+                    md_num(b[14], 32, r->transport_rx_bytes >= 0 ? r->transport_rx_bytes / 1e6 : NAN,
+                           2));
         if (repeats)
             fprintf(f, " %u | %s |", r->repeat,
                     r->repeat > 1 ? md_num(b[14], 32, r->cv * 100.0, 1) : "-");

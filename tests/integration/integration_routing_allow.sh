@@ -7,6 +7,7 @@
 # says so, every document goes to target.hosts and counts as unrouted, and the row verifies.
 source "$(dirname "$0")/lib.sh"
 cd "$TMP"
+warm_cluster "$ES"
 PORT=${ES##*:}
 IDX="bf-rta-$$"
 trap 'curl -sf -X DELETE "$ES/$IDX" > /dev/null 2>&1 || true; kill $A 2> /dev/null || true; cleanup_tmp' EXIT

@@ -11,6 +11,7 @@
 # documents without an id in the template get one from the agent (their count verifies).
 source "$(dirname "$0")/lib.sh"
 cd "$TMP"
+warm_cluster "$ES"
 nodes=$(curl -sf "$ES/_cat/nodes?h=name" | wc -l)
 [ "$nodes" -ge 3 ] || fail "the test cluster has $nodes nodes; integration_routing_* need 3"
 P="bf-rtn-$$"
@@ -54,6 +55,7 @@ assert len(per) == 3 and all((n["write_completed"] or 0) > 0 for n in per), per
 print("per node (routing_mode node):", [(n["name"], n["write_completed"], n["transport_rx_bytes"]) for n in per])
 text = open(d + "/matrix.md").read()
 assert "routing_mode node over none" in text, "no routing finding in matrix.md"
+assert "| sub-bulk docs | unrouted | misrouted | transport rx MB |" in text, "no routing columns in matrix.md"
 PY
 python3 - "$(cat rx1)" "$(cat rx2)" r1 r2 <<'PY' || fail "see above"
 import glob, json, sys

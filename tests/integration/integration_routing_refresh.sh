@@ -9,6 +9,7 @@
 # unrouted.
 source "$(dirname "$0")/lib.sh"
 cd "$TMP"
+warm_cluster "$ES"
 IDX="bf-rtr-$$"
 trap 'curl -sf -X DELETE "$ES/$IDX" > /dev/null 2>&1 || true; kill $R 2> /dev/null || true; cleanup_tmp' EXIT
 cat > s.yaml <<YAML
@@ -17,7 +18,7 @@ target: {hosts: ["$ES"]}
 index: {name: "$IDX", recreate: true}
 document: {source: '{"n": 1}'}
 request: {routing_mode: node, routing_refresh: 500ms}
-run: {warmup: 1s, duration: 10s}
+run: {warmup: 1s, duration: 12s}
 matrix: {shards: [3], replicas: [0], batch_size: [200], concurrency: [1]}
 YAML
 timeout 120 "$AGENT" run s.yaml --threads 1 --results r > o 2> e & R=$!
@@ -28,7 +29,7 @@ for i in $(seq 1 100); do
     sleep 0.1
 done
 [ -n "$node" ] || fail "index $IDX did not come up"
-sleep 1
+sleep 0.5
 curl -sf -X PUT "$ES/$IDX/_settings" -H 'Content-Type: application/json' \
     -d "{\"index.routing.allocation.exclude._name\": \"$node\"}" > /dev/null || fail "exclude $node"
 wait $R || { cat e >&2; fail "run exit $?"; }
