@@ -396,8 +396,25 @@ static int import(imp *I, const bf_import_opts_t *o, bf_buf_t *head)
     if (req == NULL)
         return ierr(I, reqs, "no bulk request (a request with a body and a URL ending in "
                     "/_bulk)");
-    if (reqs->n > 1)
-        note(I, "%zu requests in the config; only the bulk request was imported", reqs->n);
+    /* the other requests that are searches become search.queries (issue #15) */
+    size_t nsearch = 0;
+    for (size_t i = 0; i < reqs->n; i++) {
+        const bf__ynode_t *r = bf__y_get(reqs->items[i], "request");
+        const char *u = sval(r, "url");
+        if (r != req && u && (strstr(u, "_search") || strstr(u, "_count") || strstr(u, "_msearch")))
+            nsearch++;
+    }
+    if (reqs->n > 1 + nsearch)
+        note(I,
+             "%zu requests in the config; the bulk request and %zu search request%s were "
+             "imported",
+             reqs->n, nsearch, nsearch == 1 ? "" : "s");
+    else if (nsearch)
+        note(I,
+             "%zu search request%s imported as search.queries (1 client, closed loop: "
+             "loadgen sent them in turn with the bulk request; set search.clients and "
+             "matrix: search_clients to size them)",
+             nsearch, nsearch == 1 ? "" : "s");
     /* body: action line + source line */
     const char *body = sval(req, "body");
     const bf__ynode_t *body_node = bf__y_get(req, "body");
@@ -534,6 +551,12 @@ static int import(imp *I, const bf_import_opts_t *o, bf_buf_t *head)
                       *rbl = bf__y_get(req, "runtime_body_line_variables");
     collect_refs(lines[0], &refs, &nrefs);
     collect_refs(lines[1], &refs, &nrefs);
+    for (size_t i = 0; i < reqs->n; i++) { /* the search bodies' variables too */
+        const bf__ynode_t *r = bf__y_get(reqs->items[i], "request");
+        const char *u = sval(r, "url"), *b = sval(r, "body");
+        if (r != req && u && b && (strstr(u, "_search") || strstr(u, "_count")))
+            collect_refs(b, &refs, &nrefs);
+    }
     for (size_t i = 0; i < nrefs; i++) {
         const char *alias_src = NULL, *scope = NULL;
         if (rv && (alias_src = sval(rv, refs[i])) != NULL)
@@ -716,6 +739,48 @@ static int import(imp *I, const bf_import_opts_t *o, bf_buf_t *head)
     if (o && o->compress)
         bf_buf_appendz(out, "  gzip_level: 1   # loadgen compresses at level 9 (CPU-heavy on "
                             "the client)\n");
+    if (nsearch) {
+        bf_buf_appendz(out, "search:\n  clients: 1\n  queries:\n");
+        size_t k = 0;
+        for (size_t i = 0; i < reqs->n; i++) {
+            const bf__ynode_t *r = bf__y_get(reqs->items[i], "request");
+            const char *u = sval(r, "url"), *b = sval(r, "body"), *m = sval(r, "method");
+            if (r == req || u == NULL ||
+                !(strstr(u, "_search") || strstr(u, "_count") || strstr(u, "_msearch")))
+                continue;
+            /* the path without scheme and host; the bulk index becomes {index} */
+            char *cu = conv_env(I, u);
+            const char *path = strstr(cu, "://");
+            path = path ? strchr(path + 3, '/') : cu;
+            bf_buf_t pb;
+            bf_buf_init(&pb, 0);
+            if (path == NULL || path[0] != '/')
+                bf_buf_appendz(&pb, "/");
+            bf_buf_appendz(&pb, path ? path : "");
+            size_t il = index_name ? strlen(index_name) : 0;
+            if (il && strncmp(pb.data + 1, index_name, il) == 0 && pb.data[1 + il] == '/') {
+                char *rest = bf_strdup(pb.data + 1 + il);
+                bf_buf_reset(&pb);
+                bf_buf_appendf(&pb, "/{index}%s", rest);
+                free(rest);
+            }
+            bf_buf_appendf(out, "    - name: search_%zu\n", ++k);
+            if (m && (strcmp(m, "GET") == 0 || strcmp(m, "get") == 0))
+                bf_buf_appendz(out, "      method: GET\n");
+            bf_buf_appendz(out, "      path: ");
+            put_scalar(out, pb.data);
+            bf_buf_appendz(out, "\n");
+            if (b && b[0]) {
+                char *cb = conv_env(I, b);
+                bf_buf_appendz(out, "      body: ");
+                put_scalar(out, cb);
+                bf_buf_appendz(out, "\n");
+                free(cb);
+            }
+            bf_buf_cleanup(&pb);
+            free(cu);
+        }
+    }
     bf_buf_appendf(out, "run:\n  warmup: 10s\n  duration: %us\n", dur);
     if (o && o->qps > 0)
         bf_buf_appendf(out, "  target_rate: %.0f   # -r %.0f requests/s x %llu documents\n",

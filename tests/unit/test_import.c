@@ -185,6 +185,42 @@ static char *import_text(const char *text, const bf_import_opts_t *o, bf_diag_t 
     return yaml;
 }
 
+/* a loadgen request that is a search becomes a named query; the bulk index becomes {index} */
+static void test_import_search_requests(void **state)
+{
+    (void)state;
+    const char *lg =
+        "variables:\n  - {name: id, type: sequence}\n  - {name: st, type: list, data: [200, 404]}\n"
+        "requests:\n  - request:\n      method: POST\n      url: http://127.0.0.1:9200/lg/_bulk\n"
+        "      body: |\n        {\"index\": {\"_index\": \"lg\"}}\n        {\"id\": $[[id]]}\n"
+        "  - request:\n      method: GET\n      url: http://127.0.0.1:9200/lg/_search?size=5\n"
+        "      body: '{\"query\": {\"term\": {\"st\": $[[st]]}}}'\n"
+        "  - request:\n      method: POST\n      url: http://127.0.0.1:9200/other/_count\n"
+        "  - request:\n      method: GET\n      url: http://127.0.0.1:9200/_cat/indices\n";
+    bf_import_opts_t o = {.concurrency = 2, .duration_s = 5};
+    bf_diag_t d = {0};
+    char *yaml = import_text(lg, &o, &d);
+    if (yaml == NULL)
+        fail_msg("%s", d.msg);
+    assert_non_null(strstr(yaml, "the bulk request and 2 search requests were imported"));
+    bf_scenario_t *sc = load_yaml(yaml, &d);
+    if (sc == NULL)
+        fail_msg("%s\n%s", d.msg, yaml);
+    const bf_search_spec_t *ss = bf_scenario_search(sc);
+    assert_true(ss->enabled);
+    assert_int_equal(ss->nqueries, 2);
+    assert_string_equal(ss->queries[0].path, "/{index}/_search?size=5");
+    assert_false(ss->queries[0].post);
+    assert_string_equal(ss->queries[0].body, "{\"query\": {\"term\": {\"st\": $[[st]]}}}");
+    assert_string_equal(ss->queries[1].path, "/other/_count"); /* another index: as written */
+    assert_true(ss->queries[1].post);
+    assert_null(ss->queries[1].body);
+    /* the search body's variable is imported although the bulk body does not use it */
+    assert_true(bf_scenario_variable_find(sc, "st") >= 0);
+    bf_scenario_destroy(&sc);
+    free(yaml);
+}
+
 static void test_import_env_formats_and_rate(void **state)
 {
     (void)state;
@@ -347,6 +383,7 @@ int main(void)
         cmocka_unit_test(test_seed000_verbatim_duplicate_keys_caught),
         cmocka_unit_test(test_seed003_validates),
         cmocka_unit_test(test_import_env_formats_and_rate),
+        cmocka_unit_test(test_import_search_requests),
         cmocka_unit_test(test_import_errors),
         cmocka_unit_test(test_cli_commands),
     };
