@@ -257,8 +257,8 @@ char *bf_verdict_describe(const bf_verdict_in_t *in, const bf_verdict_t *v,
                  st >= 200 && st < 300 ? c->first_error : e);
         return buf;
     case BF_FATAL_ITEMS:
-        snprintf(buf, size, "cell %s: every document of a bulk request failed with %s: %s",
-                 id, c->first_error,
+        snprintf(buf, size, "cell %s: every document of a bulk request failed with %s: %s", id,
+                 c->first_error,
                  strcmp(in->item_type, "index_not_found_exception") == 0
                      ? "the index does not exist; set index.recreate: true or fix index.name"
                  : strcmp(in->item_type, "routing_missing_exception") == 0

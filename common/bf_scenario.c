@@ -971,9 +971,11 @@ static int check_data_stream(bf__load_t *L)
     }
     const bf__kval_t *act = TOP(DOC_ACTION);
     if (act->node && act->e >= 2)
-        return bf__err(L, act->node, BF_E_INVAL, "document.action: %s: a data stream accepts "
+        return bf__err(L, act->node, BF_E_INVAL,
+                       "document.action: %s: a data stream accepts "
                        "only create (updates and deletes go to a backing index by its name, "
-                       "not through the stream)", act->e == 2 ? "update" : "delete");
+                       "not through the stream)",
+                       act->e == 2 ? "update" : "delete");
     if (act->node && act->e == 0)
         bf__warn(L, act->node, "document.action: index: a data stream accepts only create; "
                  "create is used (index.data_stream)");
@@ -1442,26 +1444,30 @@ static int build_document(bf__load_t *L)
     const bf__kval_t *up = TOP(DOC_UPDATE), *roc = TOP(DOC_RETRY_ON_CONFLICT);
     int upd = d->action == BF_ACTION_UPDATE, del = d->action == BF_ACTION_DELETE;
     if ((upd || del) && d->id == NULL)
-        return bf__err(L, act->node, BF_E_INVAL, "document.action: %s needs document.id (the "
+        return bf__err(L, act->node, BF_E_INVAL,
+                       "document.action: %s needs document.id (the "
                        "_id of the document to %s, e.g. id: $[[id]] with {name: id, type: "
                        "range, from: 1, to: 100000} over ids an earlier cell indexed)",
                        upd ? "update" : "delete", upd ? "update" : "delete");
     if (up->set && !upd)
         return bf__err(L, up->key, BF_E_INVAL, "document.update: only with action: update");
     if (roc->set && !upd)
-        return bf__err(L, roc->key, BF_E_INVAL, "document.retry_on_conflict: only with action: "
+        return bf__err(L, roc->key, BF_E_INVAL,
+                       "document.retry_on_conflict: only with action: "
                        "update");
     if (TOP(DOC_CORPUS)->set && (upd || del))
-        return bf__err(L, act->node, BF_E_INVAL, "document.action: %s takes a document.id "
+        return bf__err(L, act->node, BF_E_INVAL,
+                       "document.action: %s takes a document.id "
                        "template and no corpus (a corpus is indexed as it is)",
                        upd ? "update" : "delete");
     d->upsert = upd && up->set && up->e == 1;
     d->retry_on_conflict = roc->set ? (uint32_t)roc->u : 0;
     if (del) {
         if (src->set || sf->set)
-            return bf__err(L, src->set ? src->key : sf->key, BF_E_INVAL, "document: action "
-                           "delete sends no source; remove %s", src->set ? "source" :
-                           "source_file");
+            return bf__err(L, src->set ? src->key : sf->key, BF_E_INVAL,
+                           "document: action "
+                           "delete sends no source; remove %s",
+                           src->set ? "source" : "source_file");
         d->source = bf_strdup("");
         return BF_OK;
     }

@@ -186,8 +186,8 @@ typedef struct bf_run_spec {
 /* Added: the `document` section. Templates keep their $[[name]] placeholders; bf_template
  * compiles them. */
 typedef struct bf_document_spec {
-    enum bf_action action; /* index (default) | create | update | delete */
-    int upsert;            /* update: 1 = "doc_as_upsert": true (document.update: upsert) */
+    enum bf_action action;      /* index (default) | create | update | delete */
+    int upsert;                 /* update: 1 = "doc_as_upsert": true (document.update: upsert) */
     uint32_t retry_on_conflict; /* update: the action line's retry_on_conflict, 0 = none */
     char *id;              /* _id template, or NULL (the cluster assigns ids) */
     char *routing;         /* routing template, or NULL */

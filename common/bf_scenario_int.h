@@ -220,8 +220,8 @@ int bf__v_nonempty(struct bf__load *L, const bf__ynode_t *n, const char *path, b
     X(REQ_COMPRESSION, "request.compression", BF__T_ENUM, "none", 0, 0, 0, 0, "none|gzip", NULL)   \
     X(REQ_ROUTING_MODE, "request.routing_mode", BF__T_ENUM, "none", 0, 0, 0, 0, "none|node|shard", \
       NULL)                                                                                        \
-    X(REQ_ROUTING_REFRESH, "request.routing_refresh", BF__T_DURATION, "5s", 100, 3600000, 0, 0,  \
-      NULL, NULL)                                                                                 \
+    X(REQ_ROUTING_REFRESH, "request.routing_refresh", BF__T_DURATION, "5s", 100, 3600000, 0, 0,    \
+      NULL, NULL)                                                                                  \
     X(REQ_GZIP_LEVEL, "request.gzip_level", BF__T_U32, "1", 1, 9, 0, 0, NULL, NULL)                \
     X(REQ_MEDIA_TYPE, "request.media_type", BF__T_ENUM, "default", 0, 0, 0, 0,                     \
       "default|elasticsearch8", NULL)                                                              \

@@ -643,9 +643,10 @@ static void verify_change(bf_row_t *row, const bf_cell_t *cell, int64_t n, int64
     }
     if (row->verified)
         return;
-    snprintf(why, sizeof why, "not verified: the cluster counts %lld documents (%lld before the "
-             "cell) and %llu were acknowledged, but %s", (long long)n, (long long)baseline,
-             (unsigned long long)row->docs_ok_all, what);
+    snprintf(why, sizeof why,
+             "not verified: the cluster counts %lld documents (%lld before the "
+             "cell) and %llu were acknowledged, but %s",
+             (long long)n, (long long)baseline, (unsigned long long)row->docs_ok_all, what);
     bf_warn("cell %s: %s", cell->id, why);
     bf_row_add_reason(row, why);
 }

@@ -150,7 +150,8 @@ void bf_row_add_reason(bf_row_t *row, const char *text);
  * cannot be read or does not match, row->reason says so (appended to a reason already there)
  * and a warning is logged. Update and delete cells (cell->action) are checked against bounds:
  * update adds 0..docs_ok_all documents (upserts of new ids; an update without upsert adds
- * none and is held to the same bound), delete removes 0..docs_ok_all; for delete docs_counted is the documents removed. */
+ * none and is held to the same bound), delete removes 0..docs_ok_all; for delete docs_counted is
+ * the documents removed. */
 void bf_row_verify(bf_row_t *row, bf_es_t *es, const bf_cell_t *cell, int64_t baseline);
 
 /* bf_cellagg_track_p99 — also keep each window second's latency p99 (ms; the highest of the

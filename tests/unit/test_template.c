@@ -416,9 +416,11 @@ static void test_update_delete_bodies(void **state)
     char *lines[8];
     fx f;
     /* update (doc): {"doc": source}; retry_on_conflict on the action line */
-    snprintf(text, sizeof text, "%svariables: [{name: n, type: sequence, from: 7}]\n"
+    snprintf(text, sizeof text,
+             "%svariables: [{name: n, type: sequence, from: 7}]\n"
              "document: {action: update, id: 'd$[[n]]', retry_on_conflict: 2, "
-             "source: '{\"n\": $[[n]]}'}\n", HEAD);
+             "source: '{\"n\": $[[n]]}'}\n",
+             HEAD);
     setup_text(&f, text);
     assert_int_equal(bf_tmpl_render_bulk(f.t, f.g, bf_scenario_cell(f.sc, 0), 2, &f.out), 0);
     assert_int_equal(lines_of(&f, lines, 8), 4);
@@ -428,9 +430,11 @@ static void test_update_delete_bodies(void **state)
     assert_string_equal(lines[3], "{\"doc\":{\"n\": 8}}");
     teardown_fx(&f);
     /* update (upsert): doc_as_upsert */
-    snprintf(text, sizeof text, "%svariables: [{name: n, type: sequence, from: 7}]\n"
+    snprintf(text, sizeof text,
+             "%svariables: [{name: n, type: sequence, from: 7}]\n"
              "document: {action: update, update: upsert, id: 'd$[[n]]', "
-             "source: '{\"n\": $[[n]]}'}\n", HEAD);
+             "source: '{\"n\": $[[n]]}'}\n",
+             HEAD);
     setup_text(&f, text);
     assert_int_equal(bf_tmpl_render_bulk(f.t, f.g, bf_scenario_cell(f.sc, 0), 1, &f.out), 0);
     assert_int_equal(lines_of(&f, lines, 8), 2);
@@ -438,13 +442,17 @@ static void test_update_delete_bodies(void **state)
     assert_string_equal(lines[1], "{\"doc\":{\"n\": 7},\"doc_as_upsert\":true}");
     teardown_fx(&f);
     /* delete: the action line alone, one line per document */
-    snprintf(text, sizeof text, "%svariables: [{name: n, type: sequence, from: 7}]\n"
-             "document: {action: delete, id: 'd$[[n]]', routing: r}\n", HEAD);
+    snprintf(text, sizeof text,
+             "%svariables: [{name: n, type: sequence, from: 7}]\n"
+             "document: {action: delete, id: 'd$[[n]]', routing: r}\n",
+             HEAD);
     setup_text(&f, text);
     assert_int_equal(bf_tmpl_render_bulk(f.t, f.g, bf_scenario_cell(f.sc, 0), 3, &f.out), 0);
     assert_int_equal(lines_of(&f, lines, 8), 3);
-    assert_string_equal(lines[0], "{\"delete\":{\"_index\":\"t\",\"_id\":\"d7\",\"routing\":\"r\"}}");
-    assert_string_equal(lines[2], "{\"delete\":{\"_index\":\"t\",\"_id\":\"d9\",\"routing\":\"r\"}}");
+    assert_string_equal(lines[0],
+                        "{\"delete\":{\"_index\":\"t\",\"_id\":\"d7\",\"routing\":\"r\"}}");
+    assert_string_equal(lines[2],
+                        "{\"delete\":{\"_index\":\"t\",\"_id\":\"d9\",\"routing\":\"r\"}}");
     teardown_fx(&f);
 }
 
