@@ -78,10 +78,12 @@ static int fetch_table(bf_run_t *run, int warn, bf_diag_t *diag)
     for (size_t i = 0; prev && i < rt->nindices && i < prev->nindices; i++) {
         const bf_rt_index_t *a = &prev->indices[i], *b = &rt->indices[i];
         for (uint32_t s = 0; s < a->routing.shards && s < b->routing.shards; s++) {
-            const char *was = a->primary_node[s] == BF_RT_NO_NODE ? "(unassigned)"
-                                                                  : prev->nodes[a->primary_node[s]].name;
-            const char *is = b->primary_node[s] == BF_RT_NO_NODE ? "(unassigned)"
-                                                                 : rt->nodes[b->primary_node[s]].name;
+            const char *was = a->primary_node[s] == BF_RT_NO_NODE
+                                  ? "(unassigned)"
+                                  : prev->nodes[a->primary_node[s]].name;
+            const char *is = b->primary_node[s] == BF_RT_NO_NODE
+                                 ? "(unassigned)"
+                                 : rt->nodes[b->primary_node[s]].name;
             if (strcmp(was, is) != 0)
                 bf_info("cell %s: routing table: primary of %s shard %u moved from %s to %s",
                         cell->id, b->name, s, was, is);

@@ -15,8 +15,8 @@
 #include <stdint.h>
 
 #define BF_SAMPLE_GRACE_US 150000u /* a second is sealed this long after it ended */
-#define BF_ROUTES_REFRESH_MS 5000u /* routing table re-read this often unless
-                                      request.routing_refresh says otherwise */
+/* routing table re-read this often unless request.routing_refresh says otherwise */
+#define BF_ROUTES_REFRESH_MS 5000u
 
 typedef struct bf_run bf_run_t;
 

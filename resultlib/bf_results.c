@@ -837,8 +837,8 @@ void bf_results_print_md(FILE *f, const bf_scenario_t *sc, const bf_row_t *rows,
         if (routed)
             fprintf(f, " %s | %llu | %llu | %s |", md_num(b[15], 32, r->subbulk_docs_mean, 1),
                     (unsigned long long)r->docs_unrouted, (unsigned long long)r->docs_misrouted,
-                    md_num(b[14], 32, r->transport_rx_bytes >= 0 ? r->transport_rx_bytes / 1e6 : NAN,
-                           2));
+                    md_num(b[14], 32,
+                           r->transport_rx_bytes >= 0 ? r->transport_rx_bytes / 1e6 : NAN, 2));
         if (repeats)
             fprintf(f, " %u | %s |", r->repeat,
                     r->repeat > 1 ? md_num(b[14], 32, r->cv * 100.0, 1) : "-");
