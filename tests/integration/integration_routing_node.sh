@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# integration_routing_node — routing_mode node on the real 3-node cluster (replicas 0, 6
+# integration_routing_node — routing_mode node (and shard) on the real 3-node cluster (replicas 0, 6
 # shards spread over the nodes): every document goes straight to its primary's node, so the
 # cluster's inter-node traffic (_nodes/stats/transport rx bytes, summed over nodes) barely
 # moves, while routing_mode none (all bulks to node 0, which forwards two thirds of the
@@ -23,7 +23,7 @@ index: {name: "$P-{routing_mode}", recreate: true}
 variables: [{name: n, type: range, from: 1, to: 1000}]
 document: {source: '{"n": \$[[n]], "msg": "some text to make the document a little bigger than a number"}'}
 run: {warmup: 1s, duration: 2s, seed: 16}
-matrix: {shards: [6], replicas: [0], batch_size: [600], concurrency: [2], routing_mode: [none, node]}
+matrix: {shards: [6], replicas: [0], batch_size: [600], concurrency: [2], routing_mode: [none, node, shard]}
 YAML
 rx() { curl -sf "$ES/_nodes/stats/transport" | python3 -c 'import json,sys; print(sum(n["transport"]["rx_size_in_bytes"] for n in json.load(sys.stdin)["nodes"].values()))'; }
 # standalone, one cell at a time, with the transport bytes read around each run
@@ -43,11 +43,17 @@ import glob, json, sys
 d = glob.glob(sys.argv[1] + "/*")[0]
 rows = {r["axes"]["routing_mode"]: r for r in json.load(open(d + "/matrix.json"))["rows"]}
 none, node = rows["none"], rows["node"]
-for r in (none, node):
+for r in rows.values():
     assert r["verified"] is True, r["cell"]
     assert r["transport_rx_bytes"] is not None and r["transport_tx_bytes"] is not None, r["cell"]
 print(f"coordinator rows: transport rx none {none['transport_rx_bytes']} B, node {node['transport_rx_bytes']} B")
 assert node["transport_rx_bytes"] < 0.2 * none["transport_rx_bytes"], (node["transport_rx_bytes"], none["transport_rx_bytes"])
+# routing_mode shard: one sub-bulk per shard (600 / 6), delivered to the primaries' nodes too
+shard = rows["shard"]
+assert shard["verified"] is True and shard["docs_unrouted"] == 0, shard
+assert 80 <= shard["subbulk_docs_mean"] <= 120, shard["subbulk_docs_mean"]
+assert shard["transport_rx_bytes"] < 0.2 * none["transport_rx_bytes"], shard["transport_rx_bytes"]
+print(f"shard row: mean sub-bulk {shard['subbulk_docs_mean']:.1f} docs, transport rx {shard['transport_rx_bytes']} B")
 # per node: the write pool ran bulk operations on every node (the index spans all three)
 nodes = [json.loads(l) for l in open(glob.glob(d + "/telemetry/*route_node*.ndjson")[0])]
 per = [n for n in nodes if n.get("type") == "node"]
