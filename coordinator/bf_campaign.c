@@ -213,6 +213,19 @@ int bf_campaign_run(const bf_campaign_opts_t *opts)
     const bf_run_spec_t *run = bf_scenario_run(c.sc);
     const bf_target_t *target = bf_scenario_target(c.sc);
 
+    if (opts->metrics_listen || opts->statsd) {
+        /* before the cluster and the fleet: a port in use is said at once, not after setup */
+        c.metrics = bf_metrics_new(opts->metrics_listen, opts->statsd, &diag);
+        if (c.metrics == NULL) {
+            bf_error("%s", diag.msg);
+            code = diag.code == BF_E_INVAL ? BF_EXIT_INPUT : BF_EXIT_ENV;
+            goto out;
+        }
+        if (opts->metrics_listen)
+            bf_info("live metrics: http://%.*s:%u/metrics",
+                    (int)(strrchr(opts->metrics_listen, ':') - opts->metrics_listen),
+                    opts->metrics_listen, (unsigned)bf_metrics_port(c.metrics));
+    }
     c.es = bf_es_new(target, 0, 130000);
     if (bf_cluster_info(c.es, &c.cluster, &diag) != BF_OK) {
         bf_error("the target cluster is not reachable: %s", diag.msg);
@@ -324,6 +337,7 @@ int bf_campaign_run(const bf_campaign_opts_t *opts)
     size_t nsel = 0, pos = 0;
     for (size_t k = 0; k < ncells; k++)
         nsel += !selected || selected[k];
+    bf__cellrun_publish(&c, 0, nsel, NULL, -1);
     for (size_t k = 0; k < ncells && code == 0; k++) {
         const bf_cell_t *cell = bf_scenario_cell(c.sc, k);
         if (k > 0 && (!selected || selected[k - 1]))
@@ -405,6 +419,10 @@ out:
     bf_results_close(&c.res);
     bf_fleet_destroy(&c.fleet);
     bf_telemetry_destroy(&c.tele);
+    if (bf_metrics_statsd_dropped(c.metrics))
+        bf_warn("statsd: %llu datagrams could not be sent",
+                (unsigned long long)bf_metrics_statsd_dropped(c.metrics));
+    bf_metrics_destroy(&c.metrics);
     bf_es_destroy(&c.es);
     bf_scenario_destroy(&c.sc);
     return code;

@@ -39,6 +39,8 @@ typedef struct bf_campaign_opts {
     const uint64_t *sustain_ms;  /* --sustain override of find_max.sustain, NULL = the scenario's */
     const char *const *replace_existing; /* --replace-existing NAMEs (borrowed), or NULL */
     size_t nreplace_existing;
+    const char *metrics_listen; /* --metrics-listen IPV4:PORT: GET /metrics there, or NULL */
+    const char *statsd;         /* --statsd IPV4:PORT: statsd gauges/counters over UDP, or NULL */
 } bf_campaign_opts_t;
 
 #define BF_MAX_REPLACE_EXISTING 64 /* --replace-existing names per run */

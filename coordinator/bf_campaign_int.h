@@ -13,6 +13,7 @@
 #include "bf_cluster.h"
 #include "bf_es.h"
 #include "bf_fleet.h"
+#include "bf_metrics.h"
 #include "bf_results.h"
 #include "bf_scenario.h"
 #include "bf_telemetry.h"
@@ -38,6 +39,7 @@ typedef struct bf__campaign {
     char campaign_id[256]; /* the results directory's name, in the mark */
     int cluster_gone;      /* a cell could not be prepared: the cluster stayed unreachable */
     int prepare_soon;      /* an agent answered busy: resend the Prepare in BUSY_RESEND_MS */
+    bf_metrics_t *metrics; /* --metrics-listen / --statsd, or NULL (bf_metrics.h) */
 
     /* the current cell (bf_cellrun.c); members[i] is agents[i]'s part, NULL between cells */
     const bf_cell_t *cell;
@@ -78,6 +80,12 @@ void bf__cellrun_attach(bf__campaign_t *c);
 int bf__cellrun_run(bf__campaign_t *c, const bf_cell_t *cell, uint32_t repetition,
                     bf_fleet_agent_t **agents, uint32_t nagents, size_t k, size_t ncells,
                     uint64_t campaign_start_us, bf_row_t *row);
+
+/* bf__cellrun_publish — hand the live metrics (c->metrics, NULL = none) what is true now:
+ * k of ncells cells done, the current cell (c->cell, NULL between cells) in phase (NULL =
+ * idle) at its latest complete second (-1 = none yet), the fleet's agents. */
+void bf__cellrun_publish(bf__campaign_t *c, size_t k, size_t ncells, const char *phase,
+                         int32_t second);
 
 /* ---- bf_campaign.c ---- */
 

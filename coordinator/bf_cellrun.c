@@ -201,6 +201,7 @@ static void on_sample(bf__campaign_t *c, bf_fleet_agent_t *a, const Bf__Sample *
     }
     if (bf_cellagg_add(c->agg, m->index, s) != BF_OK)
         c->bad_samples++;
+    bf_metrics_sample(c->metrics, s);
     m->last_seq = s->seq;
     if (s->second > m->last_second)
         m->last_second = s->second;
@@ -288,6 +289,8 @@ static void on_event(void *ctx, bf_fleet_agent_t *a, int lost)
 {
     bf__campaign_t *c = ctx;
     bf_member_t *m = member_of(c, a);
+    if (lost)
+        bf_metrics_agent_lost(c->metrics);
     if (m == NULL || c->agg == NULL)
         return;
     /* back while the cell still runs: its seconds are gone (degraded stays), but the samples
@@ -496,6 +499,31 @@ static void send_prepares(bf__campaign_t *c, uint32_t repetition, const uint64_t
     free(blobs);
 }
 
+void bf__cellrun_publish(bf__campaign_t *c, size_t k, size_t ncells, const char *phase,
+                         int32_t second)
+{
+    if (c->metrics == NULL)
+        return;
+    bf_live_t l;
+    memset(&l, 0, sizeof l);
+    l.campaign = c->campaign_id;
+    l.scenario = bf_scenario_name(c->sc);
+    l.cells_total = (uint32_t)ncells;
+    l.cells_done = (uint32_t)k;
+    l.cell = c->cell;
+    l.cell_name = c->cell_name;
+    l.phase = phase;
+    l.second = second;
+    l.load_s = (uint32_t)c->load_s;
+    if (c->agg && second >= 0)
+        bf_cellagg_live(c->agg, second, &l.docs_per_s, &l.errors_per_s, &l.rejected_per_s);
+    for (size_t i = 0; i < bf_fleet_count(c->fleet); i++)
+        l.agents_connected += bf_fleet_agent(c->fleet, i)->session != BF_AS_LOST;
+    for (uint32_t i = 0; i < c->nmembers; i++)
+        l.agents_lost_cell += bf_member_lost(c->members[i].state);
+    bf_metrics_publish(c->metrics, &l);
+}
+
 static void progress(bf__campaign_t *c, size_t k, size_t ncells, int32_t second, uint64_t elapsed_ms,
                      uint64_t remaining_ms)
 {
@@ -605,6 +633,9 @@ int bf__cellrun_run(bf__campaign_t *c, const bf_cell_t *cell, uint32_t repetitio
         bf_cellagg_track_p99(c->agg);
     c->samples = bf_results_samples_open(c->res, c->cell_name);
     int interrupted = 0;
+    int32_t shown = -1; /* the latest second shown (progress, live metrics) */
+    bf_metrics_cell_start(c->metrics);
+    bf__cellrun_publish(c, k, ncells, "prepare", -1);
 
     if (ix.rc != BF_OK) {
         if (ix.unreachable) {
@@ -696,7 +727,6 @@ int bf__cellrun_run(bf__campaign_t *c, const bf_cell_t *cell, uint32_t repetitio
     uint64_t deadline = start_us + (load_ms + rq->timeout_ms + DONE_GRACE_MS) * 1000u;
     int stop_sent = 0;
     uint64_t stop_sent_us = 0;
-    int32_t shown = -1;
     for (;;) {
         bf_fleet_poll(c->fleet, 100);
         uint64_t now = bf_clock_mono_us();
@@ -754,6 +784,8 @@ int bf__cellrun_run(bf__campaign_t *c, const bf_cell_t *cell, uint32_t repetitio
             uint64_t left_ms = (uint64_t)(ncells - k - 1) * per_cell_ms +
                                (load_ms > (uint64_t)sec * 1000u ? load_ms - (uint64_t)sec * 1000u : 0);
             progress(c, k, ncells, sec, elapsed_ms, left_ms);
+            bf__cellrun_publish(c, k, ncells,
+                                (uint64_t)sec * 1000u < run->warmup_ms ? "warmup" : "measure", sec);
         }
     }
     if (!c->opts->quiet && isatty(STDERR_FILENO))
@@ -797,6 +829,7 @@ finish:
         ids[i] = agents[i]->id;
     bf_finish_cell(c->res, c->es, cell, c->cell_name, c->agg, ids, nagents, &end, row);
     free(ids);
+    bf__cellrun_publish(c, k + 1, ncells, "finish", shown);
     if (c->gaps)
         bf_info("cell %s: %llu samples arrived ahead of a missing one and were taken when resent",
                 cell->id, (unsigned long long)c->gaps);

@@ -77,6 +77,9 @@ static void usage(FILE *f)
         "DIR/agents/*.pub\n"
         "  --allow DIR           allow-list directory of agent *.pub keys (instead of DIR/agents)\n"
         "  --insecure            plain TCP without CURVE (trusted networks only)\n"
+        "  --metrics-listen IPV4:PORT  serve live metrics in the Prometheus text format at\n"
+        "                        http://IPV4:PORT/metrics while the campaign runs\n"
+        "  --statsd IPV4:PORT    send the same live metrics as statsd gauges and counters (UDP)\n"
         "  -q, --quiet           no progress line\n"
         "  -v, --verbose         debug logging\n"
         "\n"
@@ -132,6 +135,8 @@ static int cmd_run(int argc, char **argv, int find_max)
         {"replace-existing", required_argument, NULL, 'X'},
         {"cluster-wait", required_argument, NULL, 'Y'},
         {"keep-failed", no_argument, NULL, 'K'},
+        {"metrics-listen", required_argument, NULL, 'M'},
+        {"statsd", required_argument, NULL, 'T'},
         {"verbose", no_argument, NULL, 'v'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
@@ -185,6 +190,8 @@ static int cmd_run(int argc, char **argv, int find_max)
                 return BF_EXIT_INPUT;
             break;
         case 'K': o.keep_failed = 1; break;
+        case 'M': o.metrics_listen = optarg; break;
+        case 'T': o.statsd = optarg; break;
         case 'X':
             if (o.nreplace_existing >= BF_MAX_REPLACE_EXISTING) {
                 bf_error("--replace-existing: at most %d names", BF_MAX_REPLACE_EXISTING);

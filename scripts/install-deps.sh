@@ -12,10 +12,12 @@ set -eu
 BUILD_PKGS="build-essential cmake pkg-config git
 libzmq3-dev libcurl4-openssl-dev libprotobuf-c-dev protobuf-c-compiler
 libyaml-dev zlib1g-dev libdeflate-dev libbz2-dev libzstd-dev libjansson-dev libcmocka-dev libssl-dev
+libmicrohttpd-dev
 python3"
 # and what the rest of `make check` and `make demo` need
 PKGS="$BUILD_PKGS
 openjdk-17-jdk-headless maven
+prometheus
 nginx-light wrk time linux-perf python3 curl iproute2 procps
 clang llvm libclang-rt-14-dev clang-format
 ansible ansible-lint openssh-server openssh-client sshpass socat sudo python3-apt
