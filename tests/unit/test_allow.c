@@ -79,7 +79,9 @@ static void test_routetable_nodes(void **state)
 static void test_keys(void **state)
 {
     (void)state;
-    char dir[] = "/tmp/bf-keys-test.XXXXXX";
+    char dir[1024]; /* under TMPDIR: the build folder under ctest */
+    snprintf(dir, sizeof dir, "%s/bf-keys-test.XXXXXX",
+             getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
     assert_non_null(mkdtemp(dir));
     bf_diag_t d = {0};
     assert_int_equal(bf_keys_generate(dir, "agent", &d), 0);

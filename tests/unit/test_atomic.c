@@ -43,7 +43,8 @@ static size_t entries(const char *dir)
 static void test_replaces_whole_file(void **state)
 {
     (void)state;
-    char dir[] = "/tmp/bf-atomic.XXXXXX";
+    char dir[1024]; /* under TMPDIR: the build folder under ctest */
+    snprintf(dir, sizeof dir, "%s/bf-atomic.XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
     assert_non_null(mkdtemp(dir));
     char *path = bf_asprintf("%s/matrix.csv", dir);
     bf_diag_t d = {0};

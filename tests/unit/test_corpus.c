@@ -217,9 +217,11 @@ static void test_slices(void **state)
 static void test_render_corpus(void **state)
 {
     (void)state;
-    char dir[] = "/tmp/bf-test-corpus.XXXXXX";
+    char dir[1024]; /* under TMPDIR: the build folder under ctest */
+    snprintf(dir, sizeof dir, "%s/bf-test-corpus.XXXXXX",
+             getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
     assert_non_null(mkdtemp(dir));
-    char path[128], yaml[512];
+    char path[1200], yaml[512];
     snprintf(path, sizeof path, "%s/c.json", dir);
     FILE *f = fopen(path, "w");
     fputs("{\"a\":1}\n{\"a\":2}\n{\"a\":3}\n", f);

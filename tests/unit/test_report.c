@@ -223,7 +223,10 @@ static void test_errors_and_escaping(void **state)
     assert_int_equal(bf_report_render("/nonexistent/results-dir", &b, &d), BF_E_NOTFOUND);
     assert_non_null(strstr(d.msg, "/nonexistent/results-dir/matrix.json"));
 
-    char tmpl[] = "/tmp/bf-report-test.XXXXXX";
+    char tmpl[1024]; /* under TMPDIR: the build folder under ctest */
+
+    snprintf(tmpl, sizeof tmpl, "%s/bf-report-test.XXXXXX",
+             getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
     char *dir = mkdtemp(tmpl);
     assert_non_null(dir);
     char *path = bf_asprintf("%s/matrix.json", dir);
@@ -271,7 +274,9 @@ static void test_errors_and_escaping(void **state)
 static void test_findmax_section(void **state)
 {
     (void)state;
-    char tmpl[] = "/tmp/bf-report-fm.XXXXXX";
+    char tmpl[1024]; /* under TMPDIR: the build folder under ctest */
+    snprintf(tmpl, sizeof tmpl, "%s/bf-report-fm.XXXXXX",
+             getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
     char *dir = mkdtemp(tmpl);
     assert_non_null(dir);
     char *mpath = bf_asprintf("%s/matrix.json", dir);
