@@ -681,8 +681,8 @@ static const char *loadgen_key_hint(const char *tp)
                    "the whole file with bulkfleet-coordinator import-loadgen"},
         {"requests", "document: (the bulk action and source) and target: (the URL) replace "
                      "requests:; bulkfleet-coordinator import-loadgen converts a loadgen file"},
-        {"statsd", "bulkfleet keeps its own per-second samples and cluster telemetry in the "
-                   "results directory; remove statsd:"},
+        {"statsd", "live metrics are the coordinator's --statsd HOST:PORT (and --metrics-listen "
+                   "for Prometheus); remove statsd:"},
         {"env", "write ${NAME} (or ${NAME:-default}) where the value is used; remove env:"},
         {"document.body_repeat_times", "the number of documents per bulk request is "
                                        "matrix: batch_size:"},

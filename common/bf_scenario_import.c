@@ -372,6 +372,29 @@ static int split_url(const char *url, char **base, char **index)
     return 0;
 }
 
+/* loadgen's statsd: section (reference/loadgen-compat.md 1.8) is not a scenario key: live
+ * metrics are the coordinator's --statsd flag, so the import says the flag to use and how
+ * loadgen's keys map (README "Live metrics") instead of dropping the section silently */
+static void statsd_note(imp *I, const bf__ynode_t *sd)
+{
+    const char *host = sval(sd, "host"), *port = sval(sd, "port"), *en = sval(sd, "enabled");
+    const char *ns = sval(sd, "namespace"), *proto = sval(sd, "protocol");
+    int enabled = en && (strcmp(en, "true") == 0 || strcmp(en, "yes") == 0);
+    host = host && host[0] ? host : "127.0.0.1";
+    if (strcmp(host, "localhost") == 0)
+        host = "127.0.0.1";
+    port = port && port[0] ? port : "8125";
+    note(I,
+         "statsd: %s in loadgen; live metrics are a coordinator flag: run with --statsd %s:%s "
+         "(UDP%s; keys start with bulkfleet.%s%s%s: loadgen's request.total is "
+         "bulkfleet.docs_sent/docs_ok (documents, not requests), request.<status> is "
+         "bulkfleet.request_errors.<class> and doc_errors.<class>, request.duration is "
+         "bulkfleet.latency_ms.p50/p90/p99/max)",
+         enabled ? "enabled" : "disabled", host, port,
+         proto && strcmp(proto, "tcp") == 0 ? " only: loadgen's protocol tcp is not supported" : "",
+         ns ? ", not the namespace '" : "", ns ? ns : "", ns ? "'" : "");
+}
+
 static int import(imp *I, const bf_import_opts_t *o, bf_buf_t *head)
 {
     bf_buf_t body_out;
@@ -380,6 +403,8 @@ static int import(imp *I, const bf_import_opts_t *o, bf_buf_t *head)
     uint64_t index_count = 0;
     const bf__ynode_t *root = I->doc.root;
     I->env = bf__y_get(root, "env");
+    if (bf__y_get(root, "statsd"))
+        statsd_note(I, bf__y_get(root, "statsd"));
     const bf__ynode_t *vars = bf__y_get(root, "variables"), *reqs = bf__y_get(root, "requests"),
                       *runner = bf__y_get(root, "runner");
     if (reqs == NULL || reqs->kind != BF__Y_SEQ || reqs->n == 0)

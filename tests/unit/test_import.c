@@ -71,6 +71,10 @@ static void test_seed000_dedup_validates(void **state)
     /* the literal password of the config is never copied */
     assert_null(strstr(yaml, "REPLACED-not-the-real-password"));
     assert_non_null(strstr(yaml, "${ES_PASSWORD}"));
+    /* statsd: is converted to the coordinator flag, not dropped (issue #18) */
+    assert_non_null(strstr(yaml, "statsd: disabled in loadgen; live metrics are a coordinator "
+                                 "flag: run with --statsd 192.168.3.98:8125 (UDP; keys start "
+                                 "with bulkfleet., not the namespace 'loadgen.'"));
     bf_diag_t d = {0};
     bf_scenario_t *sc = load_yaml(yaml, &d);
     if (sc == NULL)
