@@ -307,7 +307,7 @@ int bf_standalone_main(int argc, char **argv)
         }
         const bf_row_t *folded = bf_finish_fold(res, sc, reps, nreps, rows, &nrows, NULL);
         if (folded)
-            if (folded->failed || !folded->verified)
+            if (!bf_row_is_clean(folded)) /* as the coordinator decides its exit code */
                 code = BF_EXIT_FAILED;
         if (res && bf_results_error(res))
             break;

@@ -817,6 +817,7 @@ static void abandon_all(bf_worker_t *w)
         sp[SP_UNKNOWN] = s->ndocs;
         sp[SP_PAYLOAD] = s->payload_len;
         spread_docs(w, s->send_us, bf_clock_mono_us(), sp);
+        bucket_now(w)->c.req_abandoned++;
         update_open_second(w);
         pthread_mutex_unlock(&w->lock);
     }

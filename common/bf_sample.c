@@ -11,6 +11,7 @@
 
 /* The one list of scalar counters: wire form, merge and results files all walk it. */
 #define F(name, u32) {#name, offsetof(bf_counters_t, name), offsetof(Bf__Sample, name), u32}
+// clang-format off
 const bf_counter_field_t bf_counter_fields[] = {
     F(docs_sent, 0),
     F(docs_ok, 0),
@@ -36,11 +37,13 @@ const bf_counter_field_t bf_counter_fields[] = {
     F(conn_wait, 0),
     F(rate_behind, 0),
     F(connections_opened, 0),
+    F(req_abandoned, 0),
     F(bulks_split, 0),
     F(subbulks, 0),
     F(docs_unrouted, 0),
     F(docs_misrouted, 0),
 };
+// clang-format on
 #undef F
 const size_t bf_counter_nfields = sizeof bf_counter_fields / sizeof bf_counter_fields[0];
 

@@ -23,6 +23,8 @@ typedef struct bf_counters {
     uint64_t bytes_payload, bytes_wire;
     uint64_t inflight;     /* gauge: summed over agents when merged */
     uint64_t cpu_user_ms, cpu_sys_ms, processing_us, conn_wait, rate_behind, connections_opened;
+    uint64_t req_abandoned; /* requests still in flight when the load ended: their documents are
+                               unknown (hard end past request.timeout, or an abort) */
     /* routing_mode node|shard (bf_reshuffle): bulks split, sub-bulk requests made of them,
      * documents sent unrouted (to target.hosts) and sent to a node that no longer held their
      * primary when the routing table was next refreshed */

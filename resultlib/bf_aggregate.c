@@ -465,6 +465,11 @@ void bf_cellagg_row(const bf_cellagg_t *a, bf_row_t *row)
     free(series);
     row->attempted_docs_per_s = (double)win.docs_sent / D;
     row->target_docs_per_s = a->cell->target_rate;
+    for (size_t sec = 0; sec < a->nsec; sec++)
+        row->req_abandoned += a->merged[sec].req_abandoned;
+    uint64_t answered =
+        win.req_ok + win.req_partial + bf_counters_http_errors(&win) + win.req_bad_response;
+    row->stalled = a->cell->concurrency > 0 && (answered == 0 || row->req_abandoned > 0);
     row->target_missed = a->cell->target_rate > 0 &&
                          row->attempted_docs_per_s < (1.0 - BF_TARGET_MISS) * a->cell->target_rate;
     row->mb_per_s_payload = (double)win.bytes_payload / D / 1e6;
@@ -558,6 +563,17 @@ void bf_cellagg_row(const bf_cellagg_t *a, bf_row_t *row)
     else if (row->late_seconds)
         snprintf(row->reason, sizeof row->reason, "%llu agent-seconds missing in the window",
                  (unsigned long long)row->late_seconds);
+    else if (row->stalled && row->req_abandoned)
+        snprintf(row->reason, sizeof row->reason,
+                 "stalled: %llu bulk requests still pending "
+                 "when the load ended (their documents are unknown); the cluster stopped "
+                 "answering within request.timeout",
+                 (unsigned long long)row->req_abandoned);
+    else if (row->stalled)
+        snprintf(row->reason, sizeof row->reason,
+                 "stalled: no bulk request was answered in "
+                 "the measurement window; the cluster did not answer (see the timeouts and "
+                 "resets)");
     else if (row->target_missed)
         snprintf(row->reason, sizeof row->reason,
                  "target-missed: %.0f docs/s sent of the %.0f "

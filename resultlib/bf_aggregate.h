@@ -72,6 +72,9 @@ typedef struct bf_row {
     uint64_t late_seconds;   /* seconds with no sample from some agent */
     int yellow, degraded, client_bound, failed, aborted;
     double target_docs_per_s; /* the cell's target_rate (docs/s, fleet), 0 = closed loop */
+    int stalled;              /* no request answered in the window, or requests still pending
+                                 when the load ended (req_abandoned > 0): not a result */
+    uint64_t req_abandoned;   /* requests abandoned in flight, every second */
     int target_missed;        /* target-rate cell whose attempted docs/s fell short by more than
                                  BF_TARGET_MISS of the target: it measured what was sent, not the
                                  load asked for (the reason gives achieved vs target) */

@@ -52,11 +52,13 @@ void bf_finding_point_from_row(const bf_row_t *row, bf_finding_point_t *p)
     }
     p->docs_per_s = row->docs_per_s;
     /* a cell with failed or unknown documents is no candidate for "best" either */
+    /* documents accepted on a retry were rejected first: not "without rejections" */
     p->rejections = row->docs_rejected > 0 || row->http_429 > 0 || row->write_rejected > 0 ||
-                    bf_row_has_errors(row);
+                    row->docs_retried > 0 || bf_row_has_errors(row);
     /* a search-only cell (concurrency 0) indexes nothing: no point for indexing findings */
     /* nor one that missed its target rate: it did not run the load it was asked for */
-    p->excluded = row->failed || row->aborted || c->concurrency == 0 || row->target_missed;
+    p->excluded =
+        row->failed || row->aborted || c->concurrency == 0 || row->target_missed || row->stalled;
 }
 
 static int64_t jint(json_t *o, const char *k)
@@ -94,12 +96,14 @@ int bf_finding_point_from_json(json_t *row, bf_finding_point_t *p)
     json_t *d = json_object_get(row, "docs_per_s");
     p->docs_per_s = json_is_number(d) ? json_number_value(d) : NAN;
     p->rejections = jint(row, "docs_rejected") > 0 || jint(row, "http_429") > 0 ||
-                    jint(row, "write_rejected") > 0 || jint(row, "docs_failed") > 0 ||
-                    jint(row, "docs_unknown") > 0 || jint(row, "req_transport_error") > 0 ||
+                    jint(row, "docs_retried") > 0 || jint(row, "write_rejected") > 0 ||
+                    jint(row, "docs_failed") > 0 || jint(row, "docs_unknown") > 0 ||
+                    jint(row, "req_transport_error") > 0 ||
                     jint(row, "req_http_error") > jint(row, "http_429");
     p->excluded = json_is_true(json_object_get(row, "failed")) ||
                   json_is_true(json_object_get(row, "aborted")) || !isfinite(p->docs_per_s) ||
-                  p->concurrency == 0 || json_is_true(json_object_get(row, "target_missed"));
+                  p->concurrency == 0 || json_is_true(json_object_get(row, "target_missed")) ||
+                  json_is_true(json_object_get(row, "stalled"));
     return BF_OK;
 }
 
@@ -290,9 +294,12 @@ static void find_best(bf_findings_t *f, const uint32_t *shards, size_t ns)
         json_array_append_new(f->best, o);
         bf_findings_line_label(f->pts, f->n, p, label, sizeof label);
         if (rejected)
-            add_line(f, "%u %s: every cell saw rejections; the highest was %s docs/s with %s "
-                     "at concurrency %u.", p->shards, shards_word(p->shards), grouped(p->docs_per_s, num, sizeof num),
-                     label, p->concurrency);
+            add_line(
+                f,
+                "%u %s: every cell saw rejections or errors; the highest was %s docs/s with %s "
+                "at concurrency %u.",
+                p->shards, shards_word(p->shards), grouped(p->docs_per_s, num, sizeof num), label,
+                p->concurrency);
         else
             add_line(f, "%u %s: best without rejections or errors is %s docs/s with %s at concurrency %u.",
                      p->shards, shards_word(p->shards), grouped(p->docs_per_s, num, sizeof num), label, p->concurrency);

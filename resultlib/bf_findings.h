@@ -40,8 +40,8 @@ typedef struct bf_finding_point {
     uint32_t indices, shards, replicas, batch_size, concurrency;
     char extra[256];       /* other matrix axes, "name=value name=value", "" when none */
     double docs_per_s;
-    int rejections;        /* any 429, rejected document or write-pool rejection */
-    int excluded;          /* failed, aborted or target-missed: not a measurement */
+    int rejections; /* any 429 (also ones retried), write-pool rejection, or error */
+    int excluded;   /* failed, aborted or target-missed: not a measurement */
 } bf_finding_point_t;
 
 typedef struct bf_findings bf_findings_t;

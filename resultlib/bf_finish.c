@@ -87,5 +87,6 @@ const bf_row_t *bf_finish_fold(bf_results_t *res, const bf_scenario_t *sc, const
 
 int bf_row_is_clean(const bf_row_t *row)
 {
-    return !row->failed && !row->degraded && row->verified && !bf_row_has_errors(row);
+    return !row->failed && !row->degraded && row->verified && !bf_row_has_errors(row) &&
+           !row->stalled && !row->target_missed;
 }

@@ -62,7 +62,8 @@ const bf_row_t *bf_finish_fold(bf_results_t *res, const bf_scenario_t *sc, const
                                uint32_t nreps, bf_row_t *rows, size_t *nrows, int *io_rc);
 
 /* bf_row_is_clean — 1 when the row is a clean measurement: not failed, not degraded, verified,
- * and without errors (bf_row_has_errors). The campaign exits 1 when some row is not. */
+ * without errors (bf_row_has_errors), not stalled, not target-missed. The campaign and the
+ * standalone agent exit 1 when some row is not. */
 int bf_row_is_clean(const bf_row_t *row);
 
 #endif

@@ -1006,8 +1006,8 @@ static void section_table(bf_buf_t *b, rowinfo *ri, size_t n)
                                                          cols[c].decimals, t, sizeof t));
         }
         bf_buf_appendz(b, "<td>");
-        static const char *const flags[] = {"failed", "aborted",      "degraded",
-                                            "yellow", "client_bound", "target_missed"};
+        static const char *const flags[] = {"failed",       "aborted",       "degraded", "yellow",
+                                            "client_bound", "target_missed", "stalled"};
         for (size_t k = 0; k < sizeof flags / sizeof flags[0]; k++)
             if (json_is_true(json_object_get(ri[i].row, flags[k])))
                 bf_buf_appendf(b, "<span class=\"flag\">%s</span> ", flags[k]);

@@ -99,6 +99,8 @@ static const field fields[] = {
     FD("client_bound", client_bound, F_INT, 1),
     FD("target_docs_per_s", target_docs_per_s, F_DBL, 1),
     FD("target_missed", target_missed, F_INT, 1),
+    FD("stalled", stalled, F_INT, 1),
+    FD("req_abandoned", req_abandoned, F_U64, 0),
     FD("yellow", yellow, F_INT, 1),
     FD("failed", failed, F_INT, 1),
     FD("aborted", aborted, F_INT, 1),
@@ -510,8 +512,10 @@ static const char *flags_text(const bf_row_t *row, char *buf, size_t n)
     FLAG(row->index_mismatch, "index-mismatch");
     FLAG(row->client_bound, "client-bound");
     FLAG(row->target_missed, "target-missed");
+    FLAG(row->stalled, "stalled");
     FLAG(bf_row_has_errors(row), "ERRORS");
-    FLAG(row->docs_rejected > 0, "rejections");
+    /* 429s only, the first ones too: documents accepted on a retry were rejected first */
+    FLAG(row->docs_rejected > 0 || row->http_429 > 0 || row->docs_retried > 0, "rejections");
     FLAG(!row->verified && !row->failed && !row->aborted, "UNVERIFIED");
 #undef FLAG
     return buf;

@@ -122,7 +122,7 @@ start_fs mixed mixed
 scenario mixed
 run_agent mixed
 check mixed '
-assert rc == 0, f"exit {rc}"
+assert rc == 1, f"exit {rc}: failed documents make the row unclean, as in the coordinator"
 assert len(L) > 10, "too few requests"
 eq("docs_sent", A["docs_sent"], sum(r["docs"] for r in L))
 eq("docs_ok", A["docs_ok"], items(201))
@@ -142,7 +142,7 @@ start_fs mixed retry
 scenario retry "  retry: {max: 2, backoff: 50ms}"
 run_agent retry
 check retry '
-assert rc == 0, f"exit {rc}"
+assert rc == 1, f"exit {rc}: failed documents make the row unclean, as in the coordinator"
 eq("documents the server received", A["docs_sent"] + A["docs_retried"], sum(r["docs"] for r in L))
 eq("429 items seen", A["docs_rejected"] + A["docs_retried"], items(429))
 eq("docs_ok", A["docs_ok"], items(201))
@@ -270,7 +270,8 @@ start_fs reset reset
 scenario reset
 run_agent reset
 check reset '
-assert rc == 0, f"exit {rc}"
+assert rc == 1, f"exit {rc}: unknown documents, no answer: errors, stalled"
+assert ROW["stalled"] and "stalled" in ROW["reason"], ROW
 eq("req_reset", A["req_reset"], len(L))
 eq("docs_unknown", A["docs_unknown"], A["docs_sent"])
 eq("docs_sent", A["docs_sent"], sum(r["docs"] for r in L))
@@ -284,7 +285,8 @@ start_fs stall stall
 scenario stall
 run_agent stall
 check stall '
-assert rc == 0, f"exit {rc}"
+assert rc == 1, f"exit {rc}: nothing answered in the window"
+assert ROW["stalled"] and "no bulk request was answered" in ROW["reason"], ROW
 eq("req_timeout", A["req_timeout"], len(L))
 eq("docs_unknown", A["docs_unknown"], A["docs_sent"])
 eq("docs_ok", A["docs_ok"], 0)
@@ -305,7 +307,7 @@ for mode in close_reused stall_reused; do
     scenario $mode
     run_agent $mode
     check $mode '
-assert rc == 0, f"exit {rc}"
+assert rc == 1, f"exit {rc}: unknown documents make the row unclean"
 ids = [i for r in L for i in r["ids"]]
 assert len(ids) == len(set(ids)), f"{len(ids) - len(set(ids))} ids reached the server twice"
 unanswered = [r for r in L if r.get("unanswered")]
@@ -378,7 +380,7 @@ start_fs notjson notjson
 scenario notjson
 run_agent notjson
 check notjson '
-assert rc == 0, f"exit {rc}"
+assert rc == 1, f"exit {rc}: unknown documents"
 eq("req_bad_response", A["req_bad_response"], len(L))
 eq("docs_unknown", A["docs_unknown"], A["docs_sent"])
 eq("docs_ok", A["docs_ok"], 0)
@@ -391,7 +393,7 @@ DEAD=$(free_port)
 scenario refused "" "http://127.0.0.1:$FS_PORT, http://127.0.0.1:$DEAD"
 run_agent refused
 check refused '
-assert rc == 0, f"exit {rc}"
+assert rc == 1, f"exit {rc}: connect errors are request errors, as in the coordinator"
 assert A["req_connect_error"] > 0, A
 eq("docs_sent", A["docs_sent"], sum(r["docs"] for r in L))
 eq("docs_ok", A["docs_ok"], items(201) + items(200))
@@ -470,7 +472,7 @@ start_fs ok rate-missed
 scenario rate-missed "" "http://127.0.0.1:$FS_PORT" ", target_rate: 200k"
 run_agent rate-missed
 check rate-missed '
-assert rc == 0, f"exit {rc}"
+assert rc == 1, f"exit {rc}: target-missed"
 assert ROW["docs_per_s"] < 100000, ROW["docs_per_s"]
 assert A["rate_behind"] > 0 and A["conn_wait"] > 0, A
 assert ROW["latency_p50_ms"] > 5 * ROW["service_p50_ms"], (ROW["latency_p50_ms"], ROW["service_p50_ms"])

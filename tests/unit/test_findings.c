@@ -213,8 +213,9 @@ static void test_all_rejected_and_excluded(void **state)
     pts[2].excluded = 1; /* failed: never the best */
     bf_findings_t *f = bf_findings_compute(pts, 3);
     print_lines(f);
-    assert_true(has_line(f, "3 shards: every cell saw rejections; the highest was 6,000 docs/s with "
-                            "batch 100 at concurrency 8."));
+    /* "rejections" means 429s; p.rejections also counts errors, so the line says both */
+    assert_true(has_line(f, "3 shards: every cell saw rejections or errors; the highest was 6,000 "
+                            "docs/s with batch 100 at concurrency 8."));
     /* one shard count: no shard ratio; one batch size: no batch gain */
     json_t *j = bf_findings_json(f);
     assert_int_equal(json_array_size(json_object_get(j, "shards")), 0);
@@ -264,6 +265,15 @@ static void test_point_from_json_and_label(void **state)
                      0, NULL);
     assert_int_equal(bf_finding_point_from_json(row, &p[0]), BF_OK);
     assert_true(p[0].excluded);
+    json_decref(row);
+    /* a stalled cell's number is not a result; documents accepted on a retry were rejected */
+    row = json_loads("{\"cell\":\"z\",\"indices\":1,\"shards\":2,\"replicas\":0,"
+                     "\"batch_size\":500,\"concurrency\":8,\"docs_per_s\":5,"
+                     "\"stalled\":true,\"docs_retried\":3,\"failed\":false}",
+                     0, NULL);
+    assert_int_equal(bf_finding_point_from_json(row, &p[0]), BF_OK);
+    assert_true(p[0].excluded);
+    assert_true(p[0].rejections);
     json_decref(row);
 }
 
