@@ -12,7 +12,7 @@ command -v promtool > /dev/null || fail "promtool not found: scripts/install-dep
 cd "$TMP"
 IDX="bf-metrics-$$"
 LPID=
-trap '[ -z "$LPID" ] || kill $LPID 2> /dev/null; curl -sf -X DELETE "$ES/$IDX" > /dev/null 2>&1 || true; cleanup_tmp' EXIT
+trap '[ -z "$LPID" ] || kill $LPID 2> /dev/null || true; curl -sf -X DELETE "$ES/$IDX" > /dev/null 2>&1 || true; cleanup_tmp' EXIT
 PORT=$(free_port)
 MPORT=$(free_port)
 SPORT=$(free_port)
