@@ -1826,9 +1826,15 @@ static int load(bf__load_t *L, const char *text, size_t len)
         return rc;
     if (!(L->opts && L->opts->no_env)) {
         L->doc.env_unset = L->opts ? L->opts->env_unset : NULL;
+        L->doc.env_warn = L->opts ? L->opts->env_warn : 0;
         rc = bf__ydoc_resolve_env(&L->doc, L->diag);
         if (rc != BF_OK)
             return rc;
+    }
+    for (size_t i = 0; i < L->doc.nunset; i++) {
+        bf_scenario_t *w = L->sc;
+        w->warnings = bf_realloc(w->warnings, (w->nwarnings + 1) * sizeof *w->warnings);
+        w->warnings[w->nwarnings++] = bf_strdup(L->doc.unset_warnings[i]);
     }
     const bf__ynode_t *root = L->doc.root;
     /* variables are walked item by item below; everything else here */

@@ -282,6 +282,10 @@ typedef struct bf_load_opts {
                               (instead of an error); for checking a file before the user exports
                               its secrets (import-loadgen) */
     uint32_t cluster_nodes;/* >0: warn when replicas need more nodes than this */
+    int env_warn;          /* 1: an unset ${VAR} without default is a warning naming it, and a
+                              stand-in is used ("http://unset.invalid:9200" in target.hosts,
+                              "1" for a plain scalar that is only ${VAR}, else "unset-VAR"):
+                              validate and plan without secrets (CI); never for run */
 } bf_load_opts_t;
 
 /* bf_scenario_load_file — read, validate and expand a scenario file.

@@ -57,6 +57,10 @@ typedef struct bf__ydoc {
     bf__ynode_t *root;
     bf__yarena_t *arena;      /* owns every node and string */
     const char *env_unset;    /* value of an unset ${VAR} without default; NULL: an error */
+    int env_warn;             /* unset ${VAR}: a stand-in and a warning (bf_load_opts_t) */
+    char **unset_warnings;    /* "line:col: VAR" of each stand-in (malloc'd) */
+    size_t nunset;
+    int in_url; /* resolving a scalar under a "hosts" key */
 } bf__ydoc_t;
 
 /* Parse one YAML document into a tree. 0, or BF_E_PARSE / BF_E_TOOBIG / BF_E_INVAL with diag

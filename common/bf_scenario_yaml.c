@@ -62,7 +62,14 @@ char *bf__ydoc_strdup(bf__ydoc_t *doc, const char *s, size_t len)
 
 void bf__ydoc_cleanup(bf__ydoc_t *doc)
 {
-    if (doc == NULL || doc->arena == NULL)
+    if (doc == NULL)
+        return;
+    for (size_t i = 0; i < doc->nunset; i++)
+        free(doc->unset_warnings[i]);
+    free(doc->unset_warnings);
+    doc->unset_warnings = NULL;
+    doc->nunset = 0;
+    if (doc->arena == NULL)
         return;
     arena_block *b = doc->arena->head;
     while (b) {
@@ -477,6 +484,28 @@ static int resolve_scalar(bf__ydoc_t *doc, bf__ynode_t *n, bf_diag_t *diag)
             rc = bf_buf_append(&out, def, (size_t)(def_end - def));
         } else if (val == NULL && doc->env_unset) {
             rc = bf_buf_appendz(&out, doc->env_unset);
+        } else if (val == NULL && doc->env_warn) {
+            /* a stand-in that passes the key's checks where it can: a URL under hosts, a
+             * number for a plain scalar that is only the variable, else a name */
+            int whole = n->style == YAML_PLAIN_SCALAR_STYLE && name == n->value + 2 &&
+                        p + 1 == n->value + n->len;
+            char stand[300];
+            if (doc->in_url)
+                snprintf(stand, sizeof stand, "http://unset.invalid:9200");
+            else if (whole)
+                snprintf(stand, sizeof stand, "1");
+            else
+                snprintf(stand, sizeof stand, "unset-%s", vname);
+            rc = bf_buf_appendz(&out, stand);
+            uint32_t line = n->line, col = n->col;
+            raw_find(doc, n, "${", occurrence, &line, &col);
+            doc->unset_warnings =
+                bf_realloc(doc->unset_warnings, (doc->nunset + 1) * sizeof *doc->unset_warnings);
+            doc->unset_warnings[doc->nunset++] = bf_asprintf(
+                "%s:%u:%u: warning: environment variable %s is not set (checked with \"%s\" "
+                "in its place; run needs it: export it, or write ${%s:-default}; validate "
+                "--strict makes this an error)",
+                doc->origin, line, col, vname, stand, vname);
         } else if (val == NULL) {
             rc = env_error(doc, n, occurrence, diag,
                            "environment variable %s is not set; export it, or write "
@@ -512,17 +541,20 @@ int bf__ydoc_resolve_env(bf__ydoc_t *doc, bf_diag_t *diag)
     struct {
         bf__ynode_t *n;
         size_t i;
+        int url; /* under a "hosts" key: a stand-in must be a URL (env_warn) */
     } st[BF__YAML_MAX_DEPTH + 2];
     size_t d = 0;
     if (doc->root == NULL)
         return BF_OK;
     st[d].n = doc->root;
     st[d].i = 0;
+    st[d].url = 0;
     d++;
     while (d > 0) {
         bf__ynode_t *n = st[d - 1].n;
         if (n->kind == BF__Y_SCALAR) {
             d--;
+            doc->in_url = st[d].url;
             int rc = resolve_scalar(doc, n, diag);
             if (rc != BF_OK)
                 return rc;
@@ -541,6 +573,8 @@ int bf__ydoc_resolve_env(bf__ydoc_t *doc, bf_diag_t *diag)
             continue;
         st[d].n = n->items[i];
         st[d].i = 0;
+        st[d].url = st[d - 1].url || (n->kind == BF__Y_MAP && n->items[i - 1]->value &&
+                                      strcmp(n->items[i - 1]->value, "hosts") == 0);
         d++;
     }
     return BF_OK;

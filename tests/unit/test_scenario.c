@@ -998,6 +998,32 @@ static void test_search_mistakes(void **state)
                   "concurrency 0 and no search clients: nothing to send");
 }
 
+/* validate / plan without secrets (CI): an unset ${VAR} is a warning with a stand-in */
+static void test_env_warn_stand_ins(void **state)
+{
+    (void)state;
+    unsetenv("BF_T_UNSET_URL");
+    unsetenv("BF_T_UNSET_PW");
+    unsetenv("BF_T_UNSET_C");
+    const char *text =
+        "name: s\ntarget:\n  hosts: [\"${BF_T_UNSET_URL}\"]\n"
+        "  auth: {username: u, password: \"${BF_T_UNSET_PW}\"}\n"
+        "document: {source: '{\"a\": 1}'}\nmatrix:\n  concurrency: ${BF_T_UNSET_C}\n";
+    bf_load_opts_t o = {.base_dir = FIXDIR, .env_warn = 1};
+    bf_scenario_t *sc = load_text_ok(text, &o);
+    assert_non_null(sc);
+    assert_string_equal(bf_scenario_target(sc)->hosts[0], "http://unset.invalid:9200");
+    assert_string_equal(bf_scenario_target(sc)->password, "unset-BF_T_UNSET_PW");
+    assert_int_equal(bf_scenario_cell(sc, 0)->concurrency, 1);
+    assert_int_equal(bf_scenario_warning_count(sc), 3);
+    assert_non_null(strstr(bf_scenario_warning(sc, 0), "inline.yaml:3:12: warning: environment "
+                                                       "variable BF_T_UNSET_URL is not set"));
+    bf_scenario_destroy(&sc);
+    /* without env_warn (run, validate --strict) it stays an error */
+    load_text_err(text, "inline.yaml:3:12: environment variable BF_T_UNSET_URL is not set",
+                  "export it");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1053,6 +1079,7 @@ int main(void)
         cmocka_unit_test(test_quoted_filter_path_true_is_a_string),
         cmocka_unit_test(test_data_stream),
         cmocka_unit_test(test_pipeline),
+        cmocka_unit_test(test_env_warn_stand_ins),
         cmocka_unit_test(test_search_section),
         cmocka_unit_test(test_search_paging),
         cmocka_unit_test(test_search_mistakes),
