@@ -21,4 +21,31 @@
  * and why ("cannot write DIR/matrix.csv: No space left on device"). Returns 0 or BF_E_IO. */
 int bf_atomic_write(const char *path, const char *data, size_t len, bf_diag_t *diag);
 
+/* A results file written in pieces, with the same guarantee: for files too large to build in
+ * memory first (a cell's per-second series of every agent and every raw sample: agents x
+ * seconds lines). bf_atomic_open creates the temporary file; bf_atomic_append writes to it
+ * (the first failure is kept and later appends do nothing); bf_atomic_commit fsyncs, renames
+ * and fsyncs the directory, or on any earlier failure removes the temporary file and reports
+ * it; bf_atomic_abort removes it. Embedded struct, one owner; every opened file must end in
+ * commit or abort. */
+typedef struct bf_atomic_file {
+    char *path;       /* owned */
+    char *tmp;        /* owned */
+    int fd;           /* -1 once closed */
+    int err;          /* errno of the first failure, 0 if none */
+    const char *step; /* "create", "write", ... of the first failure */
+} bf_atomic_file_t;
+
+/* bf_atomic_open — start writing path. Returns 0 or BF_E_IO (diag says which file and why;
+ * nothing to clean up then). */
+int bf_atomic_open(bf_atomic_file_t *f, const char *path, bf_diag_t *diag);
+/* bf_atomic_append — write data[0..len) at the end. Returns 0 or BF_E_IO (also kept for
+ * commit). */
+int bf_atomic_append(bf_atomic_file_t *f, const void *data, size_t len);
+/* bf_atomic_commit — finish: fsync + rename + directory fsync. Returns 0, or BF_E_IO with diag
+ * naming the file and the step that failed (the target is then untouched). Frees f's memory. */
+int bf_atomic_commit(bf_atomic_file_t *f, bf_diag_t *diag);
+/* bf_atomic_abort — drop the temporary file; the target is untouched. NULL-safe. */
+void bf_atomic_abort(bf_atomic_file_t *f);
+
 #endif

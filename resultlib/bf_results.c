@@ -20,6 +20,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+/* a cell file is written in pieces of this size (bytes) */
+#define BF_CELL_FILE_CHUNK (1u << 20)
+
 struct bf_results {
     char *dir;
     const bf_scenario_t *sc; /* borrowed: query names of resumed rows */
@@ -415,6 +418,21 @@ int bf_results_sample_line(FILE *f, const char *agent_id, const Bf__Sample *s)
 int bf_results_cell_done(bf_results_t *r, const char *name, const bf_cellagg_t *agg,
                          const char *const *agent_ids, uint32_t nagents, const bf_row_t *row)
 {
+    /* streamed to the file in pieces of BF_CELL_FILE_CHUNK bytes: built whole in memory it
+     * made the coordinator's peak memory grow with agents x seconds x 2 (buffer doubling) */
+    char *file = bf_asprintf("cells/%s.ndjson", name);
+    char *path = bf_asprintf("%s/%s", r->dir, file);
+    free(file);
+    bf_atomic_file_t af;
+    bf_diag_t d = {0};
+    if (bf_atomic_open(&af, path, &d) != BF_OK) {
+        free(path);
+        bf_error("%s", d.msg);
+        if (r->err.code == BF_OK)
+            r->err = d;
+        return BF_E_IO;
+    }
+    free(path);
     bf_buf_t b;
     bf_buf_init(&b, 0);
     json_t *o = row_json(row);
@@ -452,8 +470,14 @@ int bf_results_cell_done(bf_results_t *r, const char *name, const bf_cellagg_t *
             bf_buf_appendf(&b, "%s\n", line);
             free(line);
             json_decref(o);
+            if (b.len >= BF_CELL_FILE_CHUNK) {
+                bf_atomic_append(&af, b.data, b.len);
+                bf_buf_reset(&b);
+            }
         }
     }
+    bf_atomic_append(&af, b.data ? b.data : "", b.len);
+    bf_buf_cleanup(&b);
     if (r->samples) {
         fclose(r->samples);
         r->samples = NULL;
@@ -462,13 +486,16 @@ int bf_results_cell_done(bf_results_t *r, const char *name, const bf_cellagg_t *
             char chunk[65536];
             size_t n;
             while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
-                bf_buf_append(&b, chunk, n);
+                bf_atomic_append(&af, chunk, n);
             fclose(f);
         }
     }
-    char *file = bf_asprintf("cells/%s.ndjson", name);
-    int rc = write_atomic(r, file, b.data ? b.data : "", b.len);
-    free(file);
+    int rc = bf_atomic_commit(&af, &d);
+    if (rc != BF_OK) {
+        bf_error("%s", d.msg);
+        if (r->err.code == BF_OK)
+            r->err = d;
+    }
     /* the Profile API answer of each profiled query's slowest sampled request */
     for (uint32_t q = 0; rc == BF_OK && q < row->nqueries; q++) {
         size_t plen = 0;

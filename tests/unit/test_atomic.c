@@ -70,11 +70,45 @@ static void test_failure_names_the_file_and_keeps_nothing(void **state)
     assert_int_equal(bf_atomic_write("/nonexistent-bf-dir/y", "y", 1, NULL), BF_E_IO);
 }
 
+/* the streaming writer (cell files): pieces land in order, abort leaves the old file alone */
+static void test_streamed_pieces_and_abort(void **state)
+{
+    (void)state;
+    char dir[1024];
+    snprintf(dir, sizeof dir, "%s/bf-atomic.XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+    assert_non_null(mkdtemp(dir));
+    char *path = bf_asprintf("%s/cell.ndjson", dir);
+    bf_diag_t d = {0};
+    bf_atomic_file_t f;
+    assert_int_equal(bf_atomic_open(&f, path, &d), 0);
+    assert_int_equal(bf_atomic_append(&f, "a\n", 2), 0);
+    assert_int_equal(bf_atomic_append(&f, "", 0), 0);
+    assert_int_equal(bf_atomic_append(&f, "bc\n", 3), 0);
+    assert_null(slurp(path)); /* nothing at the target before commit */
+    assert_int_equal(bf_atomic_commit(&f, &d), 0);
+    char *got = slurp(path);
+    assert_string_equal(got, "a\nbc\n");
+    free(got);
+    assert_int_equal(bf_atomic_open(&f, path, &d), 0);
+    assert_int_equal(bf_atomic_append(&f, "partial", 7), 0);
+    bf_atomic_abort(&f);
+    got = slurp(path);
+    assert_string_equal(got, "a\nbc\n"); /* untouched */
+    free(got);
+    assert_int_equal(entries(dir), 1); /* no temporary file left */
+    assert_int_equal(bf_atomic_open(&f, "/nonexistent-bf-dir/z", &d), BF_E_IO);
+    assert_non_null(strstr(d.msg, "/nonexistent-bf-dir/z"));
+    unlink(path);
+    rmdir(dir);
+    free(path);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_replaces_whole_file),
         cmocka_unit_test(test_failure_names_the_file_and_keeps_nothing),
+        cmocka_unit_test(test_streamed_pieces_and_abort),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
