@@ -37,7 +37,8 @@ document:
   action: create
   corpus: $2
   ${3:-}
-run: {warmup: 1s, duration: 30s}   # a finite corpus ends the cell when it is read
+run: {warmup: 0s, duration: 30s}   # a finite corpus ends the cell when it is read (no warmup: a
+                                   # corpus read within the warmup leaves an empty window, stalled)
 matrix: {batch_size: [70], concurrency: [4]}
 YAML
 }
@@ -54,7 +55,7 @@ scenario once "{path: docs.json.gz, passes: 1}"
 scenario bulk "{path: bulk.json.bz2, format: bulk, passes: 1}"
 scenario twice "{path: docs.json.zst, passes: 2}" 'id: $[[u]]'
 for s in once bulk twice; do
-    campaign "$s" || { cat "e-$s" >&2; fail "campaign $s exit $?"; }
+    rc=0; campaign "$s" || rc=$?; [ $rc = 0 ] || { cat "e-$s" >&2; fail "campaign $s exit $rc"; }
 done
 python3 - "$(row r-once)" "$(row r-bulk)" "$(row r-twice)" <<'PY' || fail "rows"
 import json, sys
