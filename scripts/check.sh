@@ -57,10 +57,14 @@ tier_unit() {
     run_ctest "$JOBS" -L '^unit$'
 }
 
-# the dev cluster launcher is built (Maven, deploy/devcluster/target) before the tier's
+# the dev cluster launchers are built (Maven, deploy/devcluster*/target) before the tier's
 # source-tree snapshot: it is a build product of its own
 prep_integration() {
-    "$SRC/scripts/devcluster.sh" build
+    "$SRC/scripts/devcluster.sh" build || return 1
+    # and the OpenSearch 3.x launcher (deploy/devcluster-os3/target, integration_opensearch3),
+    # which the test would otherwise build inside the tier; it needs a Java 21+
+    BF_DEVCLUSTER_OPENSEARCH=3 "$SRC/scripts/devcluster.sh" build > /dev/null 2>&1 ||
+        echo "check: the OpenSearch 3.x launcher did not build here; integration_opensearch3 says why" >&2
 }
 
 tier_integration() {
