@@ -120,30 +120,29 @@ int bf_keys_load_public(const char *dir, const char *name, char *public_z85, bf_
     return rc;
 }
 
+/* bf_keys_allowed through bf_keys_each_allowed: one reader of the allow-list directory */
+typedef struct allowed_ctx {
+    const uint8_t *key;
+    char *name;
+    size_t name_size;
+    int found;
+} allowed_ctx;
+
+static void allowed_one(void *ctx, const uint8_t *key, const char *name)
+{
+    allowed_ctx *a = ctx;
+    if (a->found || memcmp(key, a->key, 32) != 0)
+        return;
+    a->found = 1;
+    if (a->name)
+        snprintf(a->name, a->name_size, "%s", name);
+}
+
 int bf_keys_allowed(const char *allow_dir, const uint8_t *key, char *name, size_t name_size)
 {
-    DIR *d = opendir(allow_dir);
-    if (d == NULL)
-        return 0;
-    int found = 0;
-    struct dirent *e;
-    while (!found && (e = readdir(d)) != NULL) {
-        size_t n = strlen(e->d_name);
-        if (n < 5 || strcmp(e->d_name + n - 4, ".pub") != 0)
-            continue;
-        char *path = bf_asprintf("%s/%s", allow_dir, e->d_name);
-        char z85[41];
-        uint8_t bin[32];
-        if (read_line(path, z85, sizeof z85) == BF_OK && zmq_z85_decode(bin, z85) != NULL &&
-            memcmp(bin, key, 32) == 0) {
-            found = 1;
-            if (name)
-                snprintf(name, name_size, "%.*s", (int)(n - 4), e->d_name);
-        }
-        free(path);
-    }
-    closedir(d);
-    return found;
+    allowed_ctx a = {key, name, name_size, 0};
+    bf_keys_each_allowed(allow_dir, allowed_one, &a);
+    return a.found;
 }
 
 int bf_keys_each_allowed(const char *allow_dir, bf_keys_each_fn fn, void *ctx)
