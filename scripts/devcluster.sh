@@ -72,7 +72,7 @@ usage() {
 needs_build() {
     [ -f "$JAR" ] || return 0
     [ -d "$DC_DIR/target/lib" ] || return 0
-    [ -n "$(find "$DC_DIR/pom.xml" "$DC_DIR/src" -newer "$JAR" -print -quit 2>/dev/null)" ] && return 0
+    [ -n "$(find "$DC_DIR/pom.xml" "$DC_DIR/src" "$REPO/deploy/devcluster-common/src" -newer "$JAR" -print -quit 2>/dev/null)" ] && return 0
     return 1
 }
 

@@ -31,7 +31,6 @@ import org.apache.logging.log4j.core.config.Configurator;
 import org.opensearch.action.admin.cluster.configuration.AddVotingConfigExclusionsAction;
 import org.opensearch.action.admin.cluster.configuration.AddVotingConfigExclusionsRequest;
 import org.opensearch.action.admin.cluster.health.ClusterHealthResponse;
-import org.opensearch.analysis.common.CommonAnalysisModulePlugin;
 import org.opensearch.common.Priority;
 import org.opensearch.common.settings.Settings;
 import org.opensearch.common.unit.TimeValue;
@@ -39,7 +38,6 @@ import org.opensearch.env.Environment;
 import org.opensearch.node.InternalSettingsPreparer;
 import org.opensearch.node.Node;
 import org.opensearch.plugins.Plugin;
-import org.opensearch.transport.Netty4ModulePlugin;
 
 /**
  * Starts N real OpenSearch nodes in this JVM, all bound to 127.0.0.1, and keeps them running
@@ -53,8 +51,8 @@ public final class Launcher {
     private static final PrintStream OUT = System.out;
     private static final PrintStream ERR = System.err;
 
-    private static final List<Class<? extends Plugin>> PLUGINS =
-        List.of(Netty4ModulePlugin.class, CommonAnalysisModulePlugin.class);
+    /** The classpath plugins every node loads; their class names differ by major (Compat). */
+    private static final List<Class<? extends Plugin>> PLUGINS = Compat.PLUGINS;
 
     private final LauncherConfig cfg;
     private final Path dataDir;
@@ -260,9 +258,7 @@ public final class Launcher {
             Path home = dataDir.resolve(name);
             Files.createDirectories(home.resolve("config"));
             Environment env = InternalSettingsPreparer.prepareEnvironment(settings, Collections.emptyMap(), null, () -> name);
-            Files.createDirectories(env.modulesDir());
-            Files.createDirectories(env.pluginsDir());
-            Files.createDirectories(env.logsDir());
+            Compat.createNodeDirectories(env);
             Node node;
             synchronized (lock) {
                 if (closing.get()) {
