@@ -25,6 +25,7 @@ typedef struct imp {
     const bf__ynode_t *env;      /* env: section */
     char *notes[MAX_NOTES];
     size_t nnotes;
+    char problem[BF_DIAG_MAX]; /* what the output still has wrong (duplicate keys), or "" */
 } imp;
 
 static int ierr(imp *I, const bf__ynode_t *n, const char *fmt, ...)
@@ -372,6 +373,87 @@ static int split_url(const char *url, char **base, char **index)
     return 0;
 }
 
+/* Every duplicate key of one body line (an NDJSON object with $[[...]] placeholders, which may
+ * stand outside strings as values). jansson's JSON_REJECT_DUPLICATES stops at the first one, and
+ * OpenSearch refuses a document with any (strict duplicate detection), so the import lists them
+ * all at once: '"a" (characters 12 and 30)', nested keys by their path ("b.x"). Keys are compared
+ * as written (escapes not decoded). Appends to out; returns the number found. */
+#define DUP_MAX_DEPTH 16
+#define DUP_MAX_KEYS 256 /* per object; a larger object is checked up to here */
+typedef struct dup_obj {
+    int is_obj, want_key;
+    size_t nkeys;
+    const char *key[DUP_MAX_KEYS];
+    size_t klen[DUP_MAX_KEYS], kpos[DUP_MAX_KEYS];
+    char path[256];
+} dup_obj;
+
+static size_t find_dup_keys(const char *s, bf_buf_t *out, size_t max_listed)
+{
+    dup_obj *st = bf_calloc(DUP_MAX_DEPTH, sizeof *st);
+    int depth = 0;
+    size_t ndup = 0;
+    const char *last_key = NULL;
+    size_t last_len = 0;
+    for (size_t i = 0; s[i]; i++) {
+        char c = s[i];
+        if (c == '{' || c == '[') {
+            if (depth >= DUP_MAX_DEPTH)
+                break;
+            dup_obj *o = &st[depth];
+            const dup_obj *up = depth ? &st[depth - 1] : NULL;
+            o->is_obj = c == '{';
+            o->want_key = o->is_obj;
+            o->nkeys = 0;
+            /* the prefix of this object's keys ("b." for {"b": {...}}, "c[]." in an array) */
+            char path[sizeof o->path] = "";
+            if (up && up->is_obj)
+                snprintf(path, sizeof path, "%s%.*s%s", up->path, (int)last_len,
+                         last_key ? last_key : "", o->is_obj ? "." : "[]");
+            else if (up)
+                snprintf(path, sizeof path, "%s%s", up->path, o->is_obj ? "." : "[]");
+            memcpy(o->path, path, sizeof path);
+            depth++;
+        } else if (c == '}' || c == ']') {
+            if (depth > 0)
+                depth--;
+        } else if (c == ',' && depth > 0 && st[depth - 1].is_obj) {
+            st[depth - 1].want_key = 1;
+        } else if (c == '"') {
+            size_t start = i + 1, j = start;
+            while (s[j] && s[j] != '"')
+                j += s[j] == '\\' && s[j + 1] ? 2 : 1;
+            dup_obj *o = depth > 0 ? &st[depth - 1] : NULL;
+            if (o && o->is_obj && o->want_key) {
+                const char *k = s + start;
+                size_t kl = j - start;
+                o->want_key = 0;
+                last_key = k;
+                last_len = kl;
+                for (size_t m = 0; m < o->nkeys; m++) {
+                    if (o->klen[m] != kl || memcmp(o->key[m], k, kl) != 0)
+                        continue;
+                    if (ndup++ < max_listed)
+                        bf_buf_appendf(out, "%s\"%s%.*s\" (characters %zu and %zu)",
+                                       out->len ? ", " : "", o->path, (int)kl, k, o->kpos[m],
+                                       start);
+                    break;
+                }
+                if (o->nkeys < DUP_MAX_KEYS) {
+                    o->key[o->nkeys] = k;
+                    o->klen[o->nkeys] = kl;
+                    o->kpos[o->nkeys++] = start;
+                }
+            }
+            if (s[j] == '\0')
+                break;
+            i = j;
+        }
+    }
+    free(st);
+    return ndup;
+}
+
 /* loadgen's statsd: section (reference/loadgen-compat.md 1.8) is not a scenario key: live
  * metrics are the coordinator's --statsd flag, so the import says the flag to use and how
  * loadgen's keys map (README "Live metrics") instead of dropping the section silently */
@@ -473,6 +555,25 @@ static int import(imp *I, const bf_import_opts_t *o, bf_buf_t *head)
     if (nlines > 2)
         note(I, "the body holds %zu documents; only the first is the template, batch_size "
              "counts all of them", actions);
+    /* every duplicate key at once (the loader's check after the import names the first) */
+    for (int l = 0; l < 2; l++) {
+        bf_buf_t dups;
+        bf_buf_init(&dups, 0);
+        size_t nd = find_dup_keys(lines[l], &dups, 12);
+        if (nd && I->problem[0] == '\0') {
+            snprintf(I->problem, sizeof I->problem,
+                     "%s:%u:%u: body: the %s line has %zu duplicate key%s, which OpenSearch "
+                     "refuses (every document would fail): %s%s; keep one of each (the "
+                     "characters count from the line's first)",
+                     I->origin, body_node->line, body_node->col, l ? "source" : "action", nd,
+                     nd == 1 ? "" : "s", dups.data, nd > 12 ? ", ..." : "");
+        }
+        if (nd) {
+            note(I, "the body's %s line repeats %zu key%s: %s%s", l ? "source" : "action", nd,
+                 nd == 1 ? "" : "s", dups.data, nd > 12 ? ", ..." : "");
+        }
+        bf_buf_cleanup(&dups);
+    }
     json_error_t je;
     action = json_loads(lines[0], 0, &je);
     const char *act = NULL;
@@ -534,13 +635,15 @@ static int import(imp *I, const bf_import_opts_t *o, bf_buf_t *head)
             }
             const bf__ynode_t *v = find_var(vars, vname);
             const char *vt = v ? sval(v, "type") : NULL;
-            uint64_t count = 1;
+            uint64_t count = 1, first = 0;
             if (vt && !strcmp(vt, "range")) {
                 uint64_t f = 0, t = 0;
                 const char *fs = sval(v, "from"), *ts = sval(v, "to");
                 if (fs && ts && bf_units_parse_count(fs, &f) == BF_OK &&
-                    bf_units_parse_count(ts, &t) == BF_OK && t >= f)
+                    bf_units_parse_count(ts, &t) == BF_OK && t >= f && f <= 1000000000) {
                     count = t - f + 1;
+                    first = f; /* the names are the range's own values: {i+from} */
+                }
             } else if (vt && !strcmp(vt, "list")) {
                 const bf__ynode_t *d = bf__y_get(v, "data");
                 if (d && d->kind == BF__Y_SEQ && d->n)
@@ -551,14 +654,28 @@ static int import(imp *I, const bf_import_opts_t *o, bf_buf_t *head)
             bf_buf_t nb;
             bf_buf_init(&nb, 0);
             bf_buf_append(&nb, ce, (size_t)(ph - ce));
-            bf_buf_appendz(&nb, "{i}");
+            if (first)
+                bf_buf_appendf(&nb, "{i+%llu}", (unsigned long long)first);
+            else
+                bf_buf_appendz(&nb, "{i}");
             if (end)
                 bf_buf_appendz(&nb, end + 2);
             index_name = bf_buf_steal(&nb);
             bf_buf_cleanup(&nb);
-            note(I, "_index '%s' picks an index per document; bulkfleet spreads documents "
-                 "round-robin over %llu indices named %s (0-based {i})", ix,
-                 (unsigned long long)count, index_name);
+            if (vt && !strcmp(vt, "range"))
+                note(I,
+                     "_index '%s' picks an index per document; bulkfleet spreads documents "
+                     "round-robin over %llu indices named %s: %.*s%llu%s .. %.*s%llu%s as "
+                     "in loadgen",
+                     ix, (unsigned long long)count, index_name, (int)(ph - ce), ce,
+                     (unsigned long long)first, end ? end + 2 : "", (int)(ph - ce), ce,
+                     (unsigned long long)(first + count - 1), end ? end + 2 : "");
+            else
+                note(I,
+                     "_index '%s' picks an index per document; bulkfleet spreads documents "
+                     "round-robin over %llu indices named %s (0-based {i}: index names are "
+                     "numbered, not the list's values)",
+                     ix, (unsigned long long)count, index_name);
             index_count = count;
         } else {
             index_name = bf_strdup(ce);
@@ -857,5 +974,7 @@ int bf_scenario_import_loadgen(const char *text, size_t len, const char *origin,
         return rc;
     }
     *yaml_out = bf_buf_steal(&out);
+    if (I.problem[0])
+        bf_diag_set(diag, BF_E_INVAL, "%s", I.problem);
     return BF_OK;
 }

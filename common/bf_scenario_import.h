@@ -7,8 +7,10 @@
  *     only the first document of a multi-document body is kept (a note says so);
  *   - url "scheme://host:port[/index]/_bulk" -> target.hosts [scheme://host:port] (and the
  *     index); an empty url uses runner.default_endpoint, else ${BF_TARGET:-http://127.0.0.1:9200};
- *   - the action line's _index -> index.name (a placeholder of a range/list variable becomes
- *     {i} with count = number of values), _id -> document.id, routing -> document.routing,
+ *   - the action line's _index -> index.name (a placeholder of a range variable becomes
+ *     {i+from}, so test-$[[suffix]] over 10..13 names test-10..test-13 as loadgen did; of a list
+ *     variable {i}, numbered from 0; count = number of values), _id -> document.id, routing ->
+ *     document.routing,
  *     pipeline -> document.pipeline; _type is dropped (removed from OpenSearch);
  *   - the index is the user's: recreate: false (a note explains how to let bulkfleet create it);
  *   - basic_auth (or runner.default_basic_auth) -> auth {username, password: ${ES_PASSWORD}};
@@ -42,7 +44,11 @@ typedef struct bf_import_opts {
 } bf_import_opts_t;
 
 /* bf_scenario_import_loadgen — convert loadgen YAML text. Returns 0 and *yaml_out (caller frees)
- * or BF_E_PARSE / BF_E_INVAL with diag "origin:line:col: message". opts may be NULL.
+ * or BF_E_PARSE / BF_E_INVAL with diag "origin:line:col: message". On success diag->msg may
+ * still be set (diag->code BF_E_INVAL): a problem the output carries over from the config and
+ * that the user must fix before it runs, listed in full (every duplicate key of the body's
+ * action and source lines, with its path and the characters of both occurrences; the loader
+ * would stop at the first). The same list is in the output's notes. opts may be NULL.
  * Thread-safe. */
 int bf_scenario_import_loadgen(const char *text, size_t len, const char *origin,
                                const bf_import_opts_t *opts, char **yaml_out, bf_diag_t *diag);

@@ -2,9 +2,9 @@
 /* bf_scenario_matrix.c — expand a scenario's matrix into cells in run order.
  *
  * Axes are `indices`, `shards`, `replicas`, `batch_size`, `concurrency`, `compression`,
- * `target_rate`, `routing_mode` (rows matrix.* of the key table) and `settings.<path>` (any index setting, e.g.
- * settings.refresh_interval; also written as a nested `settings:` mapping). A list makes an
- * axis; a single value fixes the parameter for every cell without making an axis.
+ * `target_rate`, `routing_mode` (rows matrix.* of the key table) and `settings.<path>` (any index
+ * setting, e.g. settings.refresh_interval; also written as a nested `settings:` mapping). A list
+ * makes an axis; a single value fixes the parameter for every cell without making an axis.
  *
  * Run order: the full factorial of the list axes with the FIRST axis written OUTERMOST (it
  * changes slowest, the last axis changes fastest), minus every cell matching all keys of an
@@ -24,9 +24,10 @@
  * than letters, digits and '.' become '_'. A collision gets "-x<position>" appended.
  *
  * Index names: index.name with {shards} {replicas} {batch_size} {concurrency} {indices}
- * {compression} {target_rate} {i} and {settings.<path>} — or just {<last component>}, e.g.
- * {refresh_interval} — replaced by the cell's values (lowercased; characters an index name
- * cannot hold become '_'). With indices > 1 and no {i}, names are "<name>-0" .. "<name>-(n-1)".
+ * {compression} {target_rate} {i} ({i+N}: numbered from N) and {settings.<path>} — or just {<last
+ * component>}, e.g. {refresh_interval} — replaced by the cell's values (lowercased; characters an
+ * index name cannot hold become '_'). With indices > 1 and no {i}, names are "<name>-0" ..
+ * "<name>-(n-1)".
  *
  * Settings: the cell's settings_json is {"index": {...}}: index.settings (nested or dotted keys,
  * with or without the "index." prefix), then number_of_shards and number_of_replicas, then the
@@ -547,8 +548,19 @@ static int render_index_name(mx *m, const cval *cv, uint32_t k, uint32_t indices
         key[close - s - 1] = '\0';
         const char *val = NULL;
         char num[24];
-        if (strcmp(key, "i") == 0) {
-            snprintf(num, sizeof num, "%u", k);
+        if (strcmp(key, "i") == 0 || strncmp(key, "i+", 2) == 0) {
+            /* {i+N}: numbered from N, e.g. loadgen's test-$[[suffix]] over a range 10..13 */
+            uint64_t first = 0;
+            if (key[1] == '+' && (bf_units_parse_count(key + 2, &first) != BF_OK ||
+                                  first > 1000000000 || key[2] < '0' || key[2] > '9')) {
+                bf_buf_cleanup(&b);
+                return bf_diag_set(L->diag, BF_E_INVAL,
+                                   "%s:%u:%u: index.name: {%s}: expected "
+                                   "{i} or {i+N} with N a whole number up to 1000000000, e.g. "
+                                   "{i+10} for names from 10",
+                                   L->origin, line, col, key);
+            }
+            snprintf(num, sizeof num, "%llu", (unsigned long long)(first + k));
             val = num;
             has_i = 1;
         } else {

@@ -134,7 +134,85 @@ static void test_seed000_verbatim_duplicate_keys_caught(void **state)
     snprintf(want, sizeof want, "imported.yaml:%d:%d: ", line, (int)(second - src) + 1);
     assert_memory_equal(d.msg, want, strlen(want));
     free(yaml);
+    /* the import itself lists every duplicate, not only the first (issue #12 item 9) */
+    char path[512];
+    snprintf(path, sizeof path, "%s/000-loadgen.yml", LGDIR);
+    char *text = slurp(path);
+    bf_diag_t di = {0};
+    yaml = NULL;
+    assert_int_equal(
+        bf_scenario_import_loadgen(text, strlen(text), "000-loadgen.yml", &o, &yaml, &di), 0);
+    assert_non_null(yaml);
+    assert_non_null(strstr(di.msg, "000-loadgen.yml:48:13: body: the source line has 3 duplicate "
+                                   "keys"));
+    assert_non_null(strstr(di.msg, "\"conxxxxxx\" (characters 161 and 1871)"));
+    assert_non_null(strstr(di.msg, "\"contxxxxxx\" (characters 79 and 1921)"));
+    assert_non_null(strstr(di.msg, "\"contxxxxxxe\" (characters 1826 and 1970)"));
+    assert_non_null(strstr(yaml, "# Notes:"));
+    assert_non_null(strstr(yaml, "the body's source line repeats 3 keys"));
+    free(text);
+    free(yaml);
     unsetenv("ES_PASSWORD");
+}
+
+static char *import_text(const char *text, const bf_import_opts_t *o, bf_diag_t *d);
+
+/* duplicate keys at any depth, in the action line too; a config without any leaves diag empty */
+static void test_import_lists_every_duplicate_key(void **state)
+{
+    (void)state;
+    const char *lg =
+        "variables:\n  - {name: n, type: range, from: 0, to: 1}\n"
+        "requests:\n  - request:\n      url: http://127.0.0.1:9200/_bulk\n"
+        "      body: |\n        {\"index\": {\"_index\": \"lg-$[[n]]\"}}\n"
+        "        {\"a\": 1, \"b\": {\"x\": $[[n]], \"x\": 2, \"y\": [{\"z\": 1, \"z\": 2}]}, "
+        "\"a\": \"$[[n]]\", \"c\": \"\\\"a\\\"\"}\n";
+    bf_diag_t d = {0};
+    char *yaml = import_text(lg, NULL, &d);
+    assert_non_null(yaml);
+    assert_string_equal(d.msg, "lg.yml:6:13: body: the source line has 3 duplicate keys, which "
+                               "OpenSearch refuses (every document would fail): \"b.x\" "
+                               "(characters 16 and 29), \"b.y[].z\" (characters 44 and 52), "
+                               "\"a\" (characters 2 and 63); keep one of each (the characters "
+                               "count from the line's first)");
+    /* range from 0: plain {i}, lg-0 and lg-1 */
+    assert_non_null(strstr(yaml, "name: 'lg-{i}'"));
+    free(yaml);
+    /* {i+N} in the loader: numbered from N; anything else after i is refused with its place */
+    const char *sc_ok = "name: t\ntarget: {hosts: ['http://127.0.0.1:9200']}\n"
+                        "index: {name: 'x-{i+7}', count: 2}\n"
+                        "document: {source: '{\"a\": 1}'}\n";
+    memset(&d, 0, sizeof d);
+    bf_scenario_t *sc = load_yaml(sc_ok, &d);
+    if (sc == NULL)
+        fail_msg("%s", d.msg);
+    assert_string_equal(bf_scenario_cell(sc, 0)->index_names[0], "x-7");
+    assert_string_equal(bf_scenario_cell(sc, 0)->index_names[1], "x-8");
+    bf_scenario_destroy(&sc);
+    const char *sc_bad = "name: t\ntarget: {hosts: ['http://127.0.0.1:9200']}\n"
+                         "index: {name: 'x-{i+k}', count: 2}\n"
+                         "document: {source: '{\"a\": 1}'}\n";
+    memset(&d, 0, sizeof d);
+    assert_null(load_yaml(sc_bad, &d));
+    assert_non_null(strstr(d.msg, "imported.yaml:3:"));
+    assert_non_null(strstr(d.msg, "index.name: {i+k}: expected {i} or {i+N}"));
+    const char *act = "requests:\n  - request:\n      url: http://127.0.0.1:9200/_bulk\n"
+                      "      body: |\n        {\"index\": {\"_index\": \"i\", \"_index\": \"j\"}}\n"
+                      "        {\"a\": 1}\n";
+    memset(&d, 0, sizeof d);
+    yaml = import_text(act, NULL, &d);
+    assert_non_null(yaml);
+    assert_non_null(strstr(d.msg, "the action line has 1 duplicate key, "));
+    if (strstr(d.msg, "\"index._index\" (characters 12 and 27)") == NULL)
+        fail_msg("%s", d.msg);
+    free(yaml);
+    const char *clean = "requests:\n  - request:\n      url: http://127.0.0.1:9200/i/_bulk\n"
+                        "      body: |\n        {\"index\": {}}\n        {\"a\": {\"a\": 1}}\n";
+    memset(&d, 0, sizeof d);
+    yaml = import_text(clean, NULL, &d);
+    assert_non_null(yaml);
+    assert_string_equal(d.msg, "");
+    free(yaml);
 }
 
 static void test_seed003_validates(void **state)
@@ -152,9 +230,12 @@ static void test_seed003_validates(void **state)
     const bf_cell_t *c = bf_scenario_cell(sc, 0);
     assert_int_equal(c->batch_size, 5000);
     assert_int_equal(c->concurrency, 200);
-    assert_int_equal(c->indices, 4); /* test-$[[suffix]] with suffix 10..13 */
-    assert_string_equal(c->index_names[0], "test-0");
-    assert_string_equal(c->index_names[3], "test-3");
+    /* test-$[[suffix]] with suffix 10..13: the names loadgen wrote into (issue #12 item 9) */
+    assert_int_equal(c->indices, 4);
+    assert_string_equal(c->index_names[0], "test-10");
+    assert_string_equal(c->index_names[1], "test-11");
+    assert_string_equal(c->index_names[3], "test-13");
+    assert_non_null(strstr(yaml, "named test-{i+10}: test-10 .. test-13 as in loadgen"));
     assert_int_equal(var(sc, "batch_no")->scope, BF_VAR_SCOPE_REQUEST);
     assert_int_equal(var(sc, "batch_no")->type, BF_VAR_SEQUENCE);
     assert_int_equal(var(sc, "routing_no")->scope, BF_VAR_SCOPE_DOCUMENT);
@@ -386,6 +467,7 @@ int main(void)
         cmocka_unit_test(test_seed000_dedup_validates),
         cmocka_unit_test(test_seed000_verbatim_duplicate_keys_caught),
         cmocka_unit_test(test_seed003_validates),
+        cmocka_unit_test(test_import_lists_every_duplicate_key),
         cmocka_unit_test(test_import_env_formats_and_rate),
         cmocka_unit_test(test_import_search_requests),
         cmocka_unit_test(test_import_errors),
