@@ -46,6 +46,7 @@ typedef struct qslot {
     enum pstate ps;
     int started;             /* has sent its first query */
     int profiled;            /* this request carries "profile": true */
+    uint32_t nsearch;        /* searches in this request: 1, or an _msearch body's pairs */
     uint32_t page;           /* page being fetched, 0-based */
     json_t *base;            /* the sequence's rendered body (pages add size/from/...) */
     json_t *after;           /* last hit's sort values of the previous page */
@@ -67,6 +68,7 @@ struct bf_search {
     CURLM *multi;
     qslot *slots;
     struct curl_slist *hdr;
+    struct curl_slist *hdr_nd; /* the same with Content-Type: application/x-ndjson (_msearch) */
     bf_tmpl_t **tmpl;         /* per query, NULL without a body */
     bf_gen_t **gen;
     char ***urls;             /* [query][host] */
@@ -189,7 +191,8 @@ static void on_done(bf_search_t *s, qslot *q, CURLcode cc)
     }
     const bf_query_spec_t *qs = &s->spec->queries[q->query];
     bf_qanswer_t a;
-    int ok = 0;
+    bf_qitems_t items;
+    int ok = 0, multi = qs->msearch && q->ps == PS_ONE;
     char type[BF_QERR_TYPE_LEN] = "";
     if (cc != CURLE_OK) {
         snprintf(type, sizeof type, "%s", transport_type(cc));
@@ -197,6 +200,20 @@ static void on_done(bf_search_t *s, qslot *q, CURLcode cc)
     } else if (q->too_large) {
         snprintf(type, sizeof type, "response_too_large");
         memset(&a, 0, sizeof a);
+    } else if (multi && status >= 200 && status < 300) {
+        /* an _msearch answer: every search in it counted by its own item */
+        memset(&a, 0, sizeof a);
+        bf_qstats_parse_msearch(q->resp.data, q->resp.len, q->nsearch, &items);
+        ok = 1;
+        if (items.bad_item >= 0)
+            set_fatal(s,
+                      "search query '%s' (%s %s) failed: search %d of its _msearch (lines "
+                      "%d-%d of the body) answered HTTP %ld %s%s%s; fix search.queries[%u] (that "
+                      "header or body) or the index it searches",
+                      qs->name, qs->post ? "POST" : "GET", s->urls[q->query][q->host],
+                      items.bad_item + 1, 2 * items.bad_item + 1, 2 * items.bad_item + 2,
+                      items.bad_status, items.bad_type, items.bad_reason[0] ? ": " : "",
+                      items.bad_reason, q->query);
     } else {
         bf_qstats_parse_answer(q->resp.data, q->resp.len, &a);
         if (status >= 200 && status < 300 && a.json_ok)
@@ -222,7 +239,12 @@ static void on_done(bf_search_t *s, qslot *q, CURLcode cc)
     pthread_mutex_lock(&s->lock);
     bf_qstats_t *b = bucket_now(s, q->query);
     bf_qprofile_keep_slower(&b->prof, &prof);
-    if (ok) {
+    uint64_t nsearch = q->nsearch ? q->nsearch : 1;
+    if (multi && ok) {
+        bf_qstats_add_items(b, &items);
+    } else if (multi) {
+        bf_qstats_error(b, type, nsearch); /* the whole request failed: each of its searches */
+    } else if (ok) {
         b->ops_ok++;
         b->timed_out += (uint64_t)a.timed_out;
         b->shard_failures += a.shard_failures;
@@ -234,8 +256,10 @@ static void on_done(bf_search_t *s, qslot *q, CURLcode cc)
     } else {
         bf_qstats_error(b, type, 1);
     }
-    bf_hist_record(b->svc, done > q->sent_us ? done - q->sent_us : 1);
-    bf_hist_record(b->lat, done > q->intended_us ? done - q->intended_us : 1);
+    /* one value per search: an _msearch's searches all waited for the whole answer */
+    uint64_t nrec = multi ? nsearch : 1;
+    bf_hist_record_n(b->svc, done > q->sent_us ? done - q->sent_us : 1, nrec);
+    bf_hist_record_n(b->lat, done > q->intended_us ? done - q->intended_us : 1, nrec);
     pthread_mutex_unlock(&s->lock);
     bf_qprofile_clear(&prof);
     if (q->ps == PS_PAGE) {
@@ -309,6 +333,8 @@ static void transmit(bf_search_t *s, qslot *q, const char *url, const char *meth
     bf_buf_reset(&q->resp);
     q->too_large = 0;
     curl_easy_setopt(q->h, CURLOPT_URL, url);
+    int nd = q->ps == PS_ONE && s->spec->queries[q->query].msearch;
+    curl_easy_setopt(q->h, CURLOPT_HTTPHEADER, nd ? s->hdr_nd : s->hdr);
     if (strcmp(method, "GET") == 0 && q->body.len == 0) {
         curl_easy_setopt(q->h, CURLOPT_HTTPGET, 1L);
         curl_easy_setopt(q->h, CURLOPT_CUSTOMREQUEST, NULL);
@@ -319,7 +345,7 @@ static void transmit(bf_search_t *s, qslot *q, const char *url, const char *meth
     }
     if (counted) {
         pthread_mutex_lock(&s->lock);
-        bucket_now(s, q->query)->ops_sent++;
+        bucket_now(s, q->query)->ops_sent += q->nsearch ? q->nsearch : 1;
         pthread_mutex_unlock(&s->lock);
     }
     q->sent_us = bf_clock_mono_us();
@@ -418,6 +444,14 @@ static void send_query(bf_search_t *s, qslot *q, uint64_t intended_us)
     q->intended_us = intended_us;
     q->page = 0;
     q->profiled = 0;
+    q->nsearch = 1;
+    if (qs->msearch) {
+        /* header/body line pairs (the compiler keeps one '\n' per line, the last included) */
+        uint32_t lines = 0;
+        for (size_t k = 0; k < q->body.len; k++)
+            lines += q->body.data[k] == '\n';
+        q->nsearch = lines / 2 ? lines / 2 : 1;
+    }
     if (qs->paging == BF_PAGING_NONE) {
         q->ps = PS_ONE;
         if (want_profile(s, qi))
@@ -454,7 +488,7 @@ static void abandon_all(bf_search_t *s)
         curl_multi_remove_handle(s->multi, q->h);
         pthread_mutex_lock(&s->lock);
         if (q->ps != PS_PIT_OPEN && q->ps != PS_PIT_CLOSE)
-            bf_qstats_error(bucket_now(s, q->query), "aborted", 1);
+            bf_qstats_error(bucket_now(s, q->query), "aborted", q->nsearch ? q->nsearch : 1);
         pthread_mutex_unlock(&s->lock);
         json_decref(q->base);
         json_decref(q->after);
@@ -591,7 +625,9 @@ bf_search_t *bf_search_new(const bf_search_cfg_t *cfg, bf_diag_t *diag)
             continue;
         char what[96];
         snprintf(what, sizeof what, "search.queries[%zu].body", i);
-        if (bf_tmpl_compile_body(cfg->sc, q->body, what, &s->tmpl[i], diag) != BF_OK) {
+        int rc = q->msearch ? bf_tmpl_compile_ndjson_body(cfg->sc, q->body, what, &s->tmpl[i], diag)
+                            : bf_tmpl_compile_body(cfg->sc, q->body, what, &s->tmpl[i], diag);
+        if (rc != BF_OK) {
             bf_search_destroy(&s);
             return NULL;
         }
@@ -624,6 +660,10 @@ bf_search_t *bf_search_new(const bf_search_cfg_t *cfg, bf_diag_t *diag)
             s->hdr = curl_slist_append(s->hdr, "Content-Type: application/json");
             s->hdr = curl_slist_append(s->hdr, "Accept: application/json");
             s->hdr = curl_slist_append(s->hdr, "Expect:");
+            bf_es_apply_target(q->h, t, &s->hdr_nd);
+            s->hdr_nd = curl_slist_append(s->hdr_nd, "Content-Type: application/x-ndjson");
+            s->hdr_nd = curl_slist_append(s->hdr_nd, "Accept: application/json");
+            s->hdr_nd = curl_slist_append(s->hdr_nd, "Expect:");
         } else {
             struct curl_slist *unused = NULL;
             bf_es_apply_target(q->h, t, &unused);
@@ -716,6 +756,7 @@ void bf_search_destroy(bf_search_t **s_p)
     if (s->multi)
         curl_multi_cleanup(s->multi);
     curl_slist_free_all(s->hdr);
+    curl_slist_free_all(s->hdr_nd);
     const bf_target_t *t = bf_scenario_target(s->cfg.sc);
     for (size_t i = 0; i < s->nq; i++) {
         bf_gen_destroy(&s->gen[i]);

@@ -23,6 +23,12 @@
  * Time axis as bf_worker.h: second = floor((response completion - start) / 1 s), written
  * under the module's lock with the clock read inside it; the sampler calls
  * bf_search_collect once a second has been sealed. No request starts after load_ms.
+ * An _msearch query (bf_query_spec_t.msearch) is one request of several searches: its body
+ * (bf_tmpl_compile_ndjson_body, header/body line pairs) goes as application/x-ndjson, ops_sent
+ * grows by the number of pairs, each item of the answer's responses[] is judged on its own
+ * (bf_qstats_parse_msearch: answered, or an error of its own type) and each search records the
+ * request's service time and latency; a whole request that fails counts every search in it as
+ * failed. An item answered 400/401/403/404/405 fails the cell like a bad single search.
  * An answer that says the query itself is wrong (HTTP 400, 401, 403, 404, 405: a syntax error,
  * a missing index, no permission) makes the cell fail at once: bf_search_fatal names the
  * query, the request and the cluster's error type and reason.

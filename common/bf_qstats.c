@@ -231,6 +231,102 @@ void bf_qstats_parse_answer(const char *body, size_t len, bf_qanswer_t *a)
     json_decref(j);
 }
 
+/* An error type into a fixed table of BF_QERR_TYPES slots, the last becoming "other" when full
+ * (as add_type for bf_qstats_t). */
+static void items_add_type(bf_qitems_t *it, const char *type)
+{
+    char t[BF_QERR_TYPE_LEN];
+    snprintf(t, sizeof t, "%s", type && type[0] ? type : "unknown");
+    for (unsigned i = 0; i < BF_QERR_TYPES; i++) {
+        if (it->err_type[i][0] == '\0') {
+            memcpy(it->err_type[i], t, sizeof t);
+            it->err_count[i] = 1;
+            return;
+        }
+        if (strcmp(it->err_type[i], t) == 0) {
+            it->err_count[i]++;
+            return;
+        }
+    }
+    snprintf(it->err_type[BF_QERR_TYPES - 1], BF_QERR_TYPE_LEN, "other");
+    it->err_count[BF_QERR_TYPES - 1]++;
+}
+
+void bf_qstats_parse_msearch(const char *body, size_t len, uint32_t searches, bf_qitems_t *it)
+{
+    memset(it, 0, sizeof *it);
+    it->bad_item = -1;
+    json_t *j = body && len ? json_loadb(body, len, 0, NULL) : NULL;
+    json_t *resp = json_object_get(j, "responses");
+    size_t n = json_is_array(resp) ? json_array_size(resp) : 0;
+    for (uint32_t k = 0; k < searches; k++) {
+        json_t *r = k < n ? json_array_get(resp, k) : NULL;
+        if (!json_is_object(r)) {
+            it->errors++;
+            items_add_type(it, "bad_response");
+            continue;
+        }
+        json_t *status = json_object_get(r, "status");
+        long st = json_is_integer(status) ? (long)json_integer_value(status) : 200;
+        json_t *err = json_object_get(r, "error");
+        if (err == NULL && st >= 200 && st < 300) {
+            bf_qanswer_t a;
+            memset(&a, 0, sizeof a);
+            one_response(r, &a);
+            it->ok++;
+            it->timed_out += (uint64_t)a.timed_out;
+            it->shard_failures += a.shard_failures;
+            it->hits += a.hits;
+            if (a.has_took) {
+                it->took_ms += a.took_ms;
+                it->took_count++;
+            }
+            continue;
+        }
+        /* the root cause, else the innermost caused_by (a failed reduce, e.g.
+         * too_many_buckets_exception inside search_phase_execution_exception, has an empty
+         * root_cause list) */
+        json_t *rc = json_array_get(json_object_get(err, "root_cause"), 0);
+        json_t *src = json_is_object(rc) ? rc : err;
+        for (int depth = 0;
+             !json_is_object(rc) && depth < 16 && json_is_object(json_object_get(src, "caused_by"));
+             depth++)
+            src = json_object_get(src, "caused_by");
+        const char *t = json_string_value(json_object_get(src, "type"));
+        const char *why = json_string_value(json_object_get(src, "reason"));
+        char type[BF_QERR_TYPE_LEN];
+        if (t && t[0])
+            snprintf(type, sizeof type, "%s", t);
+        else
+            snprintf(type, sizeof type, "http_%ld", st);
+        it->errors++;
+        items_add_type(it, type);
+        if (it->bad_item < 0 && (st == 400 || st == 401 || st == 403 || st == 404 || st == 405)) {
+            it->bad_item = (int32_t)k;
+            it->bad_status = st;
+            snprintf(it->bad_type, sizeof it->bad_type, "%s", type);
+            snprintf(it->bad_reason, sizeof it->bad_reason, "%s",
+                     why                   ? why
+                     : json_is_string(err) ? json_string_value(err)
+                                           : "");
+        }
+    }
+    json_decref(j);
+}
+
+void bf_qstats_add_items(bf_qstats_t *q, const bf_qitems_t *it)
+{
+    q->ops_ok += it->ok;
+    q->timed_out += it->timed_out;
+    q->shard_failures += it->shard_failures;
+    q->hits += it->hits;
+    q->took_ms += it->took_ms;
+    q->took_count += it->took_count;
+    for (unsigned i = 0; i < BF_QERR_TYPES; i++)
+        if (it->err_type[i][0])
+            bf_qstats_error(q, it->err_type[i], it->err_count[i]);
+}
+
 static Bf__Hist *pack_hist(const bf_hist_t *h)
 {
     Bf__Hist *pb = bf_malloc(sizeof *pb);

@@ -78,6 +78,32 @@ typedef struct bf_qanswer {
  * response body). Fills *a; never fails (a body that is not JSON leaves json_ok 0). */
 void bf_qstats_parse_answer(const char *body, size_t len, bf_qanswer_t *a);
 
+/* What the responses[] of one _msearch answer said, search by search (bf_qstats_parse_msearch). */
+typedef struct bf_qitems {
+    uint32_t ok, errors; /* searches answered (2xx item) / failed; ok + errors = searches */
+    uint64_t timed_out, shard_failures, hits, took_ms, took_count; /* of the answered items */
+    uint64_t err_count[BF_QERR_TYPES];
+    char err_type[BF_QERR_TYPES][BF_QERR_TYPE_LEN]; /* "" = unused; the 9th type on is "other" */
+    int32_t bad_item; /* first item whose own status is 400, 401, 403, 404 or 405 (the
+                         search itself is wrong), 0-based; -1 none */
+    long bad_status;
+    char bad_type[BF_QERR_TYPE_LEN];
+    char bad_reason[256];
+} bf_qitems_t;
+
+/* bf_qstats_parse_msearch — judge a 2xx _msearch answer (body of len bytes, need not be
+ * NUL-terminated) of a request that held `searches` searches: item k of "responses" is search
+ * k; an item with "error" (or a "status" outside 2xx) is one failed search, of the type of its
+ * error's root cause (else error.type, else "http_<status>"); any other item is one answered
+ * search, whose took, timed_out, _shards.failed and hits are added as for _search. Items
+ * missing from the answer (or all of them when it is not JSON with a responses array) are
+ * failed searches of type "bad_response"; items past `searches` are ignored. Format: the
+ * OpenSearch / Elasticsearch multi search API response. Fills *it; never fails. Pure. */
+void bf_qstats_parse_msearch(const char *body, size_t len, uint32_t searches, bf_qitems_t *it);
+/* bf_qstats_add_items — q += it (ops_ok, errors by type, the answered items' counters). The
+ * histograms are the caller's (one value per search). Not thread-safe: callers lock. */
+void bf_qstats_add_items(bf_qstats_t *q, const bf_qitems_t *it);
+
 /* bf_qstats_profile_parse — summarise a Profile API answer (body of len bytes) of a request
  * whose service time was service_us: per shard (profile.shards[]) the top-level query tree
  * times, collector times, rewrite_time and fetch time are added; the slowest shard's are

@@ -1701,6 +1701,14 @@ static void warn_replicas(bf__load_t *L)
 
 /* ---- the search section (issue #15) -------------------------------------------------------- */
 
+int bf_scenario_path_is_msearch(const char *path)
+{
+    for (const char *p = path ? strstr(path, "/_msearch") : NULL; p; p = strstr(p + 1, "/_msearch"))
+        if (p[9] == '\0' || p[9] == '/' || p[9] == '?')
+            return 1;
+    return 0;
+}
+
 static int build_search(bf__load_t *L)
 {
     bf_search_spec_t *s = &L->sc->search;
@@ -1745,6 +1753,23 @@ static int build_search(bf__load_t *L)
                                "'{\"query\": {\"match_all\": {}}, \"sort\": [{\"n\": \"asc\"}]}'",
                                i);
         }
+        q->msearch = bf_scenario_path_is_msearch(q->path);
+        if (q->msearch && q->paging != BF_PAGING_NONE)
+            return bf__err(L, qv[BF__K_Q_PAGING].node, BF_E_INVAL,
+                           "search.queries[%zu].paging: an _msearch query is one request of "
+                           "several searches, not a sequence of pages; page with _search",
+                           i);
+        if (q->msearch && q->profile)
+            return bf__err(L, qv[BF__K_Q_PROFILE].node, BF_E_INVAL,
+                           "search.queries[%zu].profile: the profile is kept per search "
+                           "request, and an _msearch holds several; profile its searches as "
+                           "_search queries",
+                           i);
+        if (q->msearch && q->body == NULL)
+            return bf__err(L, qv[BF__K_Q_PATH].node, BF_E_INVAL,
+                           "search.queries[%zu]: an _msearch query needs a body of header/body "
+                           "line pairs, e.g. body: |\n  {}\n  {\"query\": {\"match_all\": {}}}",
+                           i);
     }
     return BF_OK;
 }
@@ -1764,6 +1789,35 @@ static void locate_query(void *ctx, enum bf__tfield field, size_t offset, char *
     if (n)
         bf__ydoc_locate(&q->L->doc, n, offset, "$[[", &line, &col);
     snprintf(buf, size, "%s:%u:%u", q->L->origin, line, col);
+}
+
+/* 1 when a header line of an _msearch body (lines 1, 3, ...) names an index, a routing or a
+ * preference: its searches may run elsewhere than the path's index, or on fewer shards. */
+static int msearch_retargets(const bf_tmpl_t *t)
+{
+    bf_gen_t *g = bf_gen_new(t, NULL);
+    bf_buf_t b;
+    bf_buf_init(&b, 0);
+    int r = 0;
+    if (bf_tmpl_render_body(t, g, &b) == BF_OK) {
+        size_t at = 0, line = 0;
+        while (at < b.len) {
+            const char *nl = memchr(b.data + at, '\n', b.len - at);
+            size_t end = nl ? (size_t)(nl - b.data) : b.len;
+            if (line % 2 == 0) {
+                json_t *h = json_loadb(b.data + at, end - at, 0, NULL);
+                if (json_object_get(h, "index") || json_object_get(h, "routing") ||
+                    json_object_get(h, "preference"))
+                    r = 1;
+                json_decref(h);
+            }
+            line++;
+            at = end + 1;
+        }
+    }
+    bf_buf_cleanup(&b);
+    bf_gen_destroy(&g);
+    return r;
 }
 
 /* Every query body compiles against the variables and renders valid JSON; cells with nothing
@@ -1787,9 +1841,12 @@ static int check_search(bf__load_t *L)
         snprintf(what, sizeof what, "search.queries[%zu].body", i);
         qloc ql = {L, i};
         bf_tmpl_t *t = NULL;
-        int rc = bf__tmpl_compile_body_loc(sc, q->body, what, locate_query, &ql, &t, L->diag);
+        int rc = bf__tmpl_compile_body_loc(sc, q->body, what, q->msearch, locate_query, &ql, &t,
+                                           L->diag);
         if (rc == BF_OK && sc->ncells > 0)
             rc = bf__tmpl_check_body(t, 8, locate_query, &ql, L->diag);
+        if (rc == BF_OK && q->msearch)
+            sc->search.queries[i].msearch_retargets = msearch_retargets(t);
         if (rc == BF_OK && q->paging == BF_PAGING_SEARCH_AFTER) {
             /* each page continues after the last hit's sort values: no sort, no order */
             bf_gen_t *g = bf_gen_new(t, NULL);

@@ -221,7 +221,16 @@ typedef struct bf_query_spec {
     uint32_t depth;        /* hits to page through: ceil(depth / page_size) pages */
     int pit;               /* search_after inside a point in time (where the cluster has one) */
     int profile;           /* 1 in BF_PROFILE_EVERY requests carries "profile": true */
+    int msearch;           /* the path is a multi search API (/_msearch, /_msearch/template):
+                              the body is NDJSON header/body pairs and each search in it is
+                              counted as one op (bf_search.h) */
+    int msearch_retargets; /* an _msearch header names its own index, routing or preference:
+                              the cluster's query counters cannot verify it exactly */
 } bf_query_spec_t;
+
+/* bf_scenario_path_is_msearch — 1 when a query path (without host) is a multi search API:
+ * a "/_msearch" segment followed by the end, '/' (/_msearch/template) or '?'. */
+int bf_scenario_path_is_msearch(const char *path);
 
 /* The `search` section: query clients beside the bulk load (issue #15). */
 typedef struct bf_search_spec {

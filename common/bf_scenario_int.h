@@ -429,12 +429,14 @@ int bf__tmpl_compile_loc(const bf_scenario_t *sc, bf__tmpl_locate_fn loc, void *
 int bf__tmpl_check(const bf_tmpl_t *t, const bf_cell_t *cell, unsigned ndocs,
                    bf__tmpl_locate_fn loc, void *loc_ctx, bf_diag_t *diag);
 
-/* bf__tmpl_compile_body_loc — bf_tmpl_compile_body with positions from `loc`. */
+/* bf__tmpl_compile_body_loc — bf_tmpl_compile_body (ndjson 0) or bf_tmpl_compile_ndjson_body
+ * (ndjson 1) with positions from `loc`. */
 int bf__tmpl_compile_body_loc(const bf_scenario_t *sc, const char *text, const char *what,
-                              bf__tmpl_locate_fn loc, void *loc_ctx, bf_tmpl_t **out,
+                              int ndjson, bf__tmpl_locate_fn loc, void *loc_ctx, bf_tmpl_t **out,
                               bf_diag_t *diag);
 /* bf__tmpl_check_body — render `nbodies` bodies and parse each with jansson (duplicate keys
- * rejected); the first invalid one is reported at the template position of the bad byte. */
+ * rejected; an NDJSON body line by line, each an object, in header/body pairs); the first
+ * invalid one is reported at the template position of the bad byte. */
 int bf__tmpl_check_body(const bf_tmpl_t *t, unsigned nbodies, bf__tmpl_locate_fn loc,
                         void *loc_ctx, bf_diag_t *diag);
 

@@ -654,6 +654,48 @@ void bf__ydoc_locate(const bf__ydoc_t *doc, const bf__ynode_t *n, size_t offset,
         advance_pos(doc->text, b0, b0 + q + offset, line, col);
         return;
     }
+    /* a literal block (|): value line k is raw line k after the indicator's, less the block's
+     * indentation (the first non-blank line's) */
+    if (!n->env && n->style == YAML_LITERAL_SCALAR_STYLE && offset <= n->len) {
+        const char *t = doc->text;
+        size_t p = b0;
+        while (p < b1 && t[p] != '\n')
+            p++;
+        p += p < b1;
+        size_t indent = 0;
+        for (size_t r = p; r < b1;) {
+            size_t sp = 0;
+            while (r + sp < b1 && t[r + sp] == ' ')
+                sp++;
+            if (r + sp < b1 && t[r + sp] != '\n' && t[r + sp] != '\r') {
+                indent = sp;
+                break;
+            }
+            while (r < b1 && t[r] != '\n')
+                r++;
+            r++;
+        }
+        size_t vline = 0, vcol = 0;
+        for (size_t i = 0; i < offset; i++) {
+            if (n->value[i] == '\n') {
+                vline++;
+                vcol = 0;
+            } else {
+                vcol++;
+            }
+        }
+        for (size_t k = 0; k < vline && p < b1; k++) {
+            while (p < b1 && t[p] != '\n')
+                p++;
+            p++;
+        }
+        if (p + indent + vcol <= doc->len) {
+            advance_pos(t, b0, p + indent + vcol, line, col);
+            return;
+        }
+        *line = n->line;
+        *col = n->col;
+    }
     if (anchor == NULL || n->env || offset > n->len)
         return;
     /* count anchors in the value before the offset, find the same one in the raw text */

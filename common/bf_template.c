@@ -62,6 +62,8 @@ struct bf_tmpl {
     size_t esc_max;     /* largest OP_ESC value (slow-path scratch) */
     int corpus;         /* document.corpus: ops are the action line's fields only */
     int has_id, has_routing; /* the template sets _id / routing (else the corpus's) */
+    int ndjson;              /* a query body of JSON lines (_msearch): each line break outside a
+                                string ends a line, kept as one '\n'; blank lines dropped */
 };
 
 /* ---- compilation --------------------------------------------------------------------------- */
@@ -218,13 +220,18 @@ static int compile_string_field(compiler *c, const char *s, enum bf__tfield fiel
 }
 
 /* The source: JSON text with placeholders. Tracks whether each placeholder sits inside a JSON
- * string; drops line breaks (and the indentation after them) outside strings. */
+ * string; drops line breaks (and the indentation after them) outside strings, or, for an
+ * NDJSON body (t->ndjson), ends the line there with one '\n' (none after a blank line; the
+ * last line gets one too, as _msearch wants). */
 static int compile_source(compiler *c, const char *s)
 {
     size_t len = strlen(s), i = 0, lit_start = 0;
     int in_str = 0, esc = 0;
+    int line_has = 0; /* ndjson: the current line has more than white space */
     while (i < len) {
         char ch = s[i];
+        if (ch != ' ' && ch != '\t' && ch != '\n' && ch != '\r')
+            line_has = 1;
         if (ch == '$' && i + 2 < len && s[i + 1] == '[' && s[i + 2] == '[') {
             push_lit(c, s + lit_start, i - lit_start, BF__TF_SOURCE, lit_start, 1);
             size_t v, end;
@@ -253,6 +260,9 @@ static int compile_source(compiler *c, const char *s)
         }
         if (ch == '\n' || ch == '\r') {
             push_lit(c, s + lit_start, i - lit_start, BF__TF_SOURCE, lit_start, 1);
+            if (c->t->ndjson && line_has)
+                push_lit(c, "\n", 1, BF__TF_SOURCE, i, 0);
+            line_has = 0;
             while (i < len && (s[i] == '\n' || s[i] == '\r' || s[i] == ' ' || s[i] == '\t'))
                 i++;
             lit_start = i;
@@ -261,6 +271,8 @@ static int compile_source(compiler *c, const char *s)
         i++;
     }
     push_lit(c, s + lit_start, len - lit_start, BF__TF_SOURCE, lit_start, 1);
+    if (c->t->ndjson && line_has)
+        push_lit(c, "\n", 1, BF__TF_SOURCE, len, 0);
     return BF_OK;
 }
 
@@ -306,11 +318,12 @@ static void tmpl_merge_ops(bf_tmpl_t *t)
 }
 
 int bf__tmpl_compile_body_loc(const bf_scenario_t *sc, const char *text, const char *what,
-                              bf__tmpl_locate_fn loc, void *loc_ctx, bf_tmpl_t **out,
+                              int ndjson, bf__tmpl_locate_fn loc, void *loc_ctx, bf_tmpl_t **out,
                               bf_diag_t *diag)
 {
     *out = NULL;
     bf_tmpl_t *t = tmpl_alloc(sc);
+    t->ndjson = ndjson != 0;
     t->body_name = bf_strdup(what ? what : "search body");
     t->action = "";
     compiler c = {.t = t, .loc = loc, .loc_ctx = loc_ctx, .diag = diag};
@@ -327,7 +340,13 @@ int bf__tmpl_compile_body_loc(const bf_scenario_t *sc, const char *text, const c
 int bf_tmpl_compile_body(const bf_scenario_t *sc, const char *text, const char *what,
                          bf_tmpl_t **out, bf_diag_t *diag)
 {
-    return bf__tmpl_compile_body_loc(sc, text, what, NULL, NULL, out, diag);
+    return bf__tmpl_compile_body_loc(sc, text, what, 0, NULL, NULL, out, diag);
+}
+
+int bf_tmpl_compile_ndjson_body(const bf_scenario_t *sc, const char *text, const char *what,
+                                bf_tmpl_t **out, bf_diag_t *diag)
+{
+    return bf__tmpl_compile_body_loc(sc, text, what, 1, NULL, NULL, out, diag);
 }
 
 int bf__tmpl_compile_loc(const bf_scenario_t *sc, bf__tmpl_locate_fn loc, void *loc_ctx,
@@ -891,12 +910,47 @@ int bf__tmpl_check_body(const bf_tmpl_t *t, unsigned nbodies, bf__tmpl_locate_fn
         if (rc != BF_OK)
             break;
         json_error_t je;
-        json_t *j = json_loadb(b.data, b.len, JSON_REJECT_DUPLICATES, &je);
-        if (j) {
-            json_decref(j);
-            continue;
+        size_t pos = 0;
+        if (t->ndjson) {
+            /* JSON lines: each an object, in pairs (header, search body), as _msearch reads */
+            size_t lines = 0, at0 = 0;
+            int bad = 0;
+            while (at0 < b.len && !bad) {
+                const char *nl = memchr(b.data + at0, '\n', b.len - at0);
+                size_t end = nl ? (size_t)(nl - b.data) : b.len;
+                json_t *j = json_loadb(b.data + at0, end - at0, JSON_REJECT_DUPLICATES, &je);
+                if (!json_is_object(j)) {
+                    if (j)
+                        snprintf(je.text, sizeof je.text, "line %zu is not a JSON object",
+                                 lines + 1);
+                    pos = at0 + (j == NULL && je.position > 0 ? (size_t)je.position - 1 : 0);
+                    bad = 1;
+                }
+                json_decref(j);
+                lines++;
+                at0 = end + 1;
+            }
+            if (!bad && (lines < 2 || lines % 2)) {
+                char at[400];
+                where(&c, (enum bf__tfield)t->dops[t->ndops ? t->ndops - 1 : 0].field,
+                      t->ndops ? t->dops[t->ndops - 1].src_off : 0, at, sizeof at);
+                rc = bf_diag_set(diag, BF_E_INVAL,
+                                 "%s: %s renders %zu line%s; an _msearch body "
+                                 "is pairs of lines, a header ({} searches the path's index) "
+                                 "then a search body, each a JSON object on one line",
+                                 at, t->body_name, lines, lines == 1 ? "" : "s");
+                break;
+            }
+            if (!bad)
+                continue;
+        } else {
+            json_t *j = json_loadb(b.data, b.len, JSON_REJECT_DUPLICATES, &je);
+            if (j) {
+                json_decref(j);
+                continue;
+            }
+            pos = je.position > 0 ? (size_t)je.position - 1 : 0;
         }
-        size_t pos = je.position > 0 ? (size_t)je.position - 1 : 0;
         size_t oi = 0;
         for (size_t i = 0; i < t->ndops; i++)
             if (tr.start[i] <= pos)
@@ -907,8 +961,9 @@ int bf__tmpl_check_body(const bf_tmpl_t *t, unsigned nbodies, bf__tmpl_locate_fn
             src += pos - tr.start[oi];
         char at[400];
         where(&c, (enum bf__tfield)o->field, src, at, sizeof at);
-        rc = bf_diag_set(diag, BF_E_INVAL, "%s: %s does not render a JSON object: %s (rendered: "
-                         "%.120s)", at, t->body_name, je.text, b.data);
+        rc = bf_diag_set(
+            diag, BF_E_INVAL, "%s: %s does not render %s: %s (rendered: %.120s)", at, t->body_name,
+            t->ndjson ? "JSON lines (one object per line)" : "a JSON object", je.text, b.data);
     }
     bf_buf_cleanup(&b);
     free(tr.start);

@@ -83,6 +83,13 @@ int bf_tmpl_render_bulk_more(const bf_tmpl_t *t, bf_gen_t *g, const bf_cell_t *c
  * must outlive it) or BF_E_INVAL with diag (unknown variable, unclosed placeholder). */
 int bf_tmpl_compile_body(const bf_scenario_t *sc, const char *text, const char *what,
                          bf_tmpl_t **out, bf_diag_t *diag);
+/* bf_tmpl_compile_ndjson_body — as bf_tmpl_compile_body, for a body of JSON lines (an
+ * _msearch query: header line, search body line, ...): a line break outside a JSON string ends
+ * the line and is kept as one '\n', blank lines are dropped, and the last line ends with '\n'
+ * too (the _msearch API needs the final newline). Format: OpenSearch / Elasticsearch multi
+ * search API (NDJSON). Same returns and ownership. */
+int bf_tmpl_compile_ndjson_body(const bf_scenario_t *sc, const char *text, const char *what,
+                                bf_tmpl_t **out, bf_diag_t *diag);
 /* bf_tmpl_render_body — append one rendered body to out; every variable is drawn anew (a body
  * is one document and one request for scopes). g must come from bf_gen_new(t, ...). Returns 0,
  * BF_E_TOOBIG (out's cap) or BF_E_RANGE (a sequence without wrap ran out). */

@@ -546,7 +546,7 @@ void bf_cellagg_row(const bf_cellagg_t *a, bf_row_t *row)
         qr->prof_shards = pf->set ? pf->shards : 0;
         const bf_query_spec_t *qspec = &a->search->queries[q];
         qr->skip_may = qspec->paging != BF_PAGING_NONE || strstr(qspec->path, "{index}") == NULL ||
-                       (qspec->body && strstr(qspec->body, "\"sort\""));
+                       (qspec->body && strstr(qspec->body, "\"sort\"")) || qspec->msearch_retargets;
         size_t used = 0;
         qr->errors[0] = '\0';
         for (unsigned e = 0; e < BF_QERR_TYPES && used < sizeof qr->errors; e++)

@@ -46,7 +46,8 @@ typedef struct bf_qrow {
     double prof_service_ms, prof_query_ms, prof_collectors_ms, prof_rewrite_ms, prof_fetch_ms;
     double prof_rest_ms, prof_rest_pct; /* rest as % of the service time */
     uint32_t prof_shards;
-    int skip_may; /* paged, sorted or not on {index}: no exact search verification */
+    int skip_may; /* paged, sorted, not on {index} or an _msearch header naming its own index,
+                     routing or preference: no exact search verification */
 } bf_qrow_t;
 
 /* One results row (a cell, or one repetition of a cell). */

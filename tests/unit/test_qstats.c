@@ -66,6 +66,68 @@ static void test_parse_answer_table(void **state)
     }
 }
 
+/* _msearch answers are counted search by search: a table of answers (as OpenSearch 2.19 gives
+ * them: an item failed in its reduce has an empty root_cause) with what each says. */
+static void test_parse_msearch_items(void **state)
+{
+    (void)state;
+    static const char ok_item[] = "{\"took\":4,\"timed_out\":false,\"_shards\":{\"failed\":0},"
+                                  "\"hits\":{\"total\":{\"value\":3}},\"status\":200}";
+    static const char buckets[] =
+        "{\"error\":{\"root_cause\":[],\"type\":\"search_phase_execution_exception\",\"reason\":"
+        "\"\",\"caused_by\":{\"type\":\"too_many_buckets_exception\",\"reason\":\"Trying to "
+        "create too many buckets\"}},\"status\":503}";
+    static const char missing[] =
+        "{\"error\":{\"root_cause\":[{\"type\":\"index_not_found_exception\",\"reason\":"
+        "\"no such index [x]\"}],\"type\":\"index_not_found_exception\"},\"status\":404}";
+    char body[2048];
+    snprintf(body, sizeof body, "{\"took\":9,\"responses\":[%s,%s,%s,%s]}", ok_item, buckets,
+             ok_item, missing);
+    bf_qitems_t it;
+    bf_qstats_parse_msearch(body, strlen(body), 4, &it);
+    assert_int_equal(it.ok, 2);
+    assert_int_equal(it.errors, 2);
+    assert_int_equal(it.hits, 6);
+    assert_int_equal(it.took_ms, 8); /* the items' took, not the request's */
+    assert_int_equal(it.took_count, 2);
+    assert_string_equal(it.err_type[0], "too_many_buckets_exception"); /* 503: not fatal */
+    assert_string_equal(it.err_type[1], "index_not_found_exception");
+    assert_int_equal(it.bad_item, 3); /* the 404: the search itself is wrong */
+    assert_int_equal(it.bad_status, 404);
+    assert_string_equal(it.bad_reason, "no such index [x]");
+    /* fewer items than searches: the missing ones failed; more: ignored */
+    bf_qstats_parse_msearch(body, strlen(body), 6, &it);
+    assert_int_equal(it.ok + it.errors, 6);
+    assert_string_equal(it.err_type[2], "bad_response");
+    assert_int_equal(it.err_count[2], 2);
+    bf_qstats_parse_msearch(body, strlen(body), 1, &it);
+    assert_int_equal(it.ok, 1);
+    assert_int_equal(it.errors, 0);
+    assert_int_equal(it.bad_item, -1);
+    /* not JSON, or no responses: every search failed */
+    bf_qstats_parse_msearch("<html>", 6, 3, &it);
+    assert_int_equal(it.errors, 3);
+    assert_int_equal(it.ok, 0);
+    bf_qstats_parse_msearch("{\"took\":1}", strlen("{\"took\":1}"), 2, &it);
+    assert_int_equal(it.errors, 2);
+    /* an item with a non-2xx status and no error object */
+    static const char s429[] = "{\"responses\":[{\"status\":429}]}";
+    bf_qstats_parse_msearch(s429, strlen(s429), 1, &it);
+    assert_int_equal(it.errors, 1);
+    assert_string_equal(it.err_type[0], "http_429");
+    /* into a query's counters: ops_ok and errors by type */
+    bf_qstats_t q;
+    bf_qstats_init(&q);
+    bf_qstats_parse_msearch(body, strlen(body), 4, &it);
+    bf_qstats_add_items(&q, &it);
+    bf_qstats_add_items(&q, &it);
+    assert_int_equal(q.ops_ok, 4);
+    assert_int_equal(q.ops_error, 4);
+    assert_int_equal(q.hits, 12);
+    assert_int_equal(q.err_count[0], 2);
+    bf_qstats_cleanup(&q);
+}
+
 static void test_error_types_and_other(void **state)
 {
     (void)state;
@@ -237,6 +299,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_parse_answer_table),
+        cmocka_unit_test(test_parse_msearch_items),
         cmocka_unit_test(test_error_types_and_other),
         cmocka_unit_test(test_add_and_wire_round_trip),
         cmocka_unit_test(test_unpack_bad_hist),

@@ -11,6 +11,8 @@
 #include "bf_mem.h"
 #include "bf_scenario.h"
 #include "bf_sha256.h"
+#include "bf_template.h"
+#include "bf_buf.h"
 
 #include <jansson.h>
 #include <stdio.h>
@@ -998,6 +1000,85 @@ static void test_search_mistakes(void **state)
                   "concurrency 0 and no search clients: nothing to send");
 }
 
+/* An _msearch query: the body is JSON lines in header/body pairs, kept as lines (one '\n'
+ * each, the last included) and checked line by line; paging and profile are refused. */
+static void test_search_msearch(void **state)
+{
+    (void)state;
+    bf_scenario_t *sc = load_text_ok(
+        SEARCH_BASE
+        "search:\n"
+        "  queries:\n"
+        "    - name: multi\n"
+        "      path: /{index}/_msearch\n"
+        "      body: |\n"
+        "        {}\n"
+        "        {\"query\": {\"term\": {\"st\": $[[st]]}}}\n"
+        "\n"
+        "        {\"search_type\": \"query_then_fetch\"}\n"
+        "        {\"query\": {\"match\": {\"w\": \"$[[w]] x\"}}}\n"
+        "    - {name: other, path: \"/{index}/_msearch?max_concurrent_searches=2\", body: "
+        "\"{\\\"index\\\": \\\"elsewhere\\\"}\\n{}\"}\n"
+        "matrix: {concurrency: [1]}\n",
+        NULL);
+    assert_non_null(sc);
+    const bf_search_spec_t *ss = bf_scenario_search(sc);
+    assert_true(ss->queries[0].msearch);
+    assert_false(ss->queries[0].msearch_retargets);
+    assert_true(ss->queries[1].msearch);
+    assert_true(ss->queries[1].msearch_retargets); /* a header names its own index */
+    bf_tmpl_t *t = NULL;
+    bf_diag_t d = {0};
+    assert_int_equal(bf_tmpl_compile_ndjson_body(sc, ss->queries[0].body, "b", &t, &d), 0);
+    bf_partition_t part = {0, 1, 7};
+    bf_gen_t *g = bf_gen_new(t, &part);
+    bf_buf_t b;
+    bf_buf_init(&b, 0);
+    assert_int_equal(bf_tmpl_render_body(t, g, &b), 0);
+    /* four lines (the blank one dropped), each ending in '\n' */
+    size_t nl = 0;
+    for (size_t k = 0; k < b.len; k++)
+        nl += b.data[k] == '\n';
+    assert_int_equal(nl, 4);
+    assert_int_equal(b.data[b.len - 1], '\n');
+    static const char head[] = "{}\n{\"query\": {\"term\": {\"st\": ";
+    assert_memory_equal(b.data, head, sizeof head - 1);
+    bf_buf_cleanup(&b);
+    bf_gen_destroy(&g);
+    bf_tmpl_destroy(&t);
+    /* the agent's copy keeps the lines */
+    bf_scenario_t *again = load_text_ok(bf_scenario_resolved_text(sc), NULL);
+    assert_string_equal(bf_scenario_search(again)->queries[0].body, ss->queries[0].body);
+    assert_true(bf_scenario_search(again)->queries[0].msearch);
+    bf_scenario_destroy(&again);
+    bf_scenario_destroy(&sc);
+    assert_true(bf_scenario_path_is_msearch("/_msearch"));
+    assert_true(bf_scenario_path_is_msearch("/a,b/_msearch/template"));
+    assert_false(bf_scenario_path_is_msearch("/{index}/_msearchx"));
+    assert_false(bf_scenario_path_is_msearch("/{index}/_search"));
+    /* three lines: not pairs */
+    load_text_err(SEARCH_BASE "search:\n  queries:\n    - name: m\n      path: /_msearch\n"
+                              "      body: |\n        {}\n        {}\n        {}\n",
+                  "inline.yaml:",
+                  "search.queries[0].body renders 3 lines; an _msearch body is "
+                  "pairs of lines");
+    /* a bad second line, at its position */
+    load_text_err(SEARCH_BASE "search:\n  queries:\n    - name: m\n      path: /_msearch\n"
+                              "      body: |\n        {}\n        {\"query\": [1}\n",
+                  "inline.yaml:13:21:", "does not render JSON lines (one object per line)");
+    load_text_err(SEARCH_BASE "search:\n  queries:\n    - name: m\n      path: /_msearch\n"
+                              "      body: |\n        {}\n        [1]\n",
+                  "inline.yaml:", "line 2 is not a JSON object");
+    load_text_err(SEARCH_BASE "search:\n  queries:\n    - {name: m, path: /_msearch, paging: "
+                              "{by: from, size: 10, depth: 20}, body: '{}'}\n",
+                  "inline.yaml:9:", "an _msearch query is one request of several searches");
+    load_text_err(SEARCH_BASE "search:\n  queries:\n    - {name: m, path: /_msearch, profile: "
+                              "true, body: '{}'}\n",
+                  "inline.yaml:9:", "profile its searches as _search queries");
+    load_text_err(SEARCH_BASE "search:\n  queries:\n    - {name: m, path: /_msearch}\n",
+                  "inline.yaml:9:", "an _msearch query needs a body of header/body line pairs");
+}
+
 /* validate / plan without secrets (CI): an unset ${VAR} is a warning with a stand-in */
 static void test_env_warn_stand_ins(void **state)
 {
@@ -1083,6 +1164,7 @@ int main(void)
         cmocka_unit_test(test_search_section),
         cmocka_unit_test(test_search_paging),
         cmocka_unit_test(test_search_mistakes),
+        cmocka_unit_test(test_search_msearch),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
