@@ -366,13 +366,19 @@ static int build_cell(agent *a, const Bf__Prepare *p)
                          "shipped intact nor cached here (%s)", diag.msg);
     if (rc == BF_OK) {
         /* --allow-target: refuse a cell aimed at a host this agent may not load */
+        /* the cluster's hosts and every named host set (targets:) a cell may send to */
         const bf_target_t *t = bf_scenario_target(a->sc);
-        for (size_t i = 0; i < t->nhosts && rc == BF_OK; i++) {
-            char host[256];
-            if (bf_allow_url_host(t->hosts[i], host, sizeof host) != 0 ||
-                !bf_allow_match(a->opts->allow_targets, host))
-                rc = bf_diag_set(&diag, BF_E_INVAL, "target host %s is not in this agent's "
-                                 "--allow-target list; refusing the cell", host);
+        for (size_t n = 0; t != NULL && rc == BF_OK;
+             t = bf_scenario_named_target(a->sc, n++, NULL)) {
+            for (size_t i = 0; i < t->nhosts && rc == BF_OK; i++) {
+                char host[256];
+                if (bf_allow_url_host(t->hosts[i], host, sizeof host) != 0 ||
+                    !bf_allow_match(a->opts->allow_targets, host))
+                    rc = bf_diag_set(&diag, BF_E_INVAL,
+                                     "target host %s is not in this agent's "
+                                     "--allow-target list; refusing the cell",
+                                     host);
+            }
         }
     }
     if (rc == BF_OK && p->base_cell_id != NULL && p->base_cell_id[0]) {

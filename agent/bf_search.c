@@ -387,7 +387,7 @@ static void send_page(bf_search_t *s, qslot *q)
     free(txt);
     q->ps = PS_PAGE;
     if (q->pit_id[0]) {
-        char *url = bf_asprintf("%s/_search", bf_scenario_target(s->cfg.sc)->hosts[q->host]);
+        char *url = bf_asprintf("%s/_search", s->cfg.cell->target->hosts[q->host]);
         transmit(s, q, url, "POST", 1);
         free(url);
     } else {
@@ -411,8 +411,7 @@ static void end_sequence(bf_search_t *s, qslot *q)
         free(txt);
         q->pit_id[0] = '\0';
         q->ps = PS_PIT_CLOSE;
-        char *url =
-            bf_asprintf("%s/_search/point_in_time", bf_scenario_target(s->cfg.sc)->hosts[q->host]);
+        char *url = bf_asprintf("%s/_search/point_in_time", s->cfg.cell->target->hosts[q->host]);
         transmit(s, q, url, "DELETE", 0);
         free(url);
         return;
@@ -467,7 +466,7 @@ static void send_query(bf_search_t *s, qslot *q, uint64_t intended_us)
     if (qs->pit && !s->no_pit) {
         bf_buf_t u;
         bf_buf_init(&u, 0);
-        bf_buf_appendz(&u, bf_scenario_target(s->cfg.sc)->hosts[q->host]);
+        bf_buf_appendz(&u, s->cfg.cell->target->hosts[q->host]);
         index_path(s->cfg.cell, &u);
         bf_buf_appendz(&u, "/_search/point_in_time?keep_alive=" PIT_KEEP_ALIVE);
         bf_buf_reset(&q->body);
@@ -610,7 +609,7 @@ bf_search_t *bf_search_new(const bf_search_cfg_t *cfg, bf_diag_t *diag)
         for (size_t i = 0; i < s->nq; i++)
             bf_qstats_init(&s->ring[r].q[i]);
     }
-    const bf_target_t *t = bf_scenario_target(cfg->sc);
+    const bf_target_t *t = cfg->cell->target;
     s->tmpl = bf_calloc(s->nq, sizeof *s->tmpl);
     s->nreq = bf_calloc(s->nq, sizeof *s->nreq);
     s->gen = bf_calloc(s->nq, sizeof *s->gen);
@@ -757,7 +756,7 @@ void bf_search_destroy(bf_search_t **s_p)
         curl_multi_cleanup(s->multi);
     curl_slist_free_all(s->hdr);
     curl_slist_free_all(s->hdr_nd);
-    const bf_target_t *t = bf_scenario_target(s->cfg.sc);
+    const bf_target_t *t = s->cfg.cell->target;
     for (size_t i = 0; i < s->nq; i++) {
         bf_gen_destroy(&s->gen[i]);
         bf_tmpl_destroy(&s->tmpl[i]);

@@ -983,7 +983,7 @@ bf_worker_t *bf_worker_new(const bf_worker_cfg_t *cfg, bf_diag_t *diag)
     for (uint32_t i = 0; i < w->nring; i++)
         w->ring[i].second = -1;
     w->open_second = INT32_MAX;
-    const bf_target_t *t = bf_scenario_target(cfg->sc);
+    const bf_target_t *t = cfg->cell->target; /* the cell's host set (matrix target axis) */
     const bf_request_spec_t *rq = bf_scenario_request(cfg->sc);
     w->gzip = cfg->cell->compression == BF_COMPRESS_GZIP;
     w->retry_max = rq->retry_429_max;

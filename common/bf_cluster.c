@@ -255,6 +255,8 @@ int bf_cluster_info(bf_es_t *es, bf_cluster_info_t *info, bf_diag_t *diag)
     bf_strlcpy(info->version, num ? num : "unknown", sizeof info->version);
     bf_strlcpy(info->distribution, dist ? dist : "elasticsearch", sizeof info->distribution);
     bf_strlcpy(info->cluster_name, name ? name : "", sizeof info->cluster_name);
+    const char *uuid = json_string_value(json_object_get(j, "cluster_uuid"));
+    bf_strlcpy(info->cluster_uuid, uuid ? uuid : "", sizeof info->cluster_uuid);
     json_decref(j);
     rc = bf_es_request(es, "GET", "/_cluster/health", NULL, &status, &body, diag);
     if (rc != BF_OK)

@@ -18,6 +18,8 @@ typedef struct bf_cluster_info {
     char distribution[32];  /* "opensearch" or "elasticsearch" */
     char version[32];       /* "2.19.6" */
     char cluster_name[128];
+    char cluster_uuid[64];  /* GET /'s cluster_uuid ("" when the answer has none): tells whether
+                               two host URLs reach the same cluster */
     uint32_t nodes;         /* number_of_nodes from _cluster/health */
     uint32_t data_nodes;
 } bf_cluster_info_t;

@@ -584,6 +584,75 @@ static int convert_scalar(bf__load_t *L, const bf__key_t *k, const char *dpath,
 static int walk_map(bf__load_t *L, const bf__ynode_t *map, const char *tpath, const char *dpath,
                     bf__kval_t *vals, unsigned var_type_mask_ok);
 
+#define BF__MAX_TARGETS 64u /* named host sets in targets: */
+
+/* targets: {<name>: {hosts: [url, ...]}}: names usable in cell ids and index names, each a
+ * mapping with hosts (and nothing else: auth, TLS and headers come from target). */
+static int check_targets(bf__load_t *L, const bf__ynode_t *n, const char *dpath)
+{
+    if (n->kind != BF__Y_MAP || n->n == 0)
+        return bad_type(L, n, dpath,
+                        "a mapping of names to host sets, like {direct: {hosts: "
+                        "[http://127.0.0.1:9200]}, gateway: {hosts: [http://127.0.0.1:8080]}}");
+    if (n->n > BF__MAX_TARGETS)
+        return bf__err(L, n, BF_E_TOOBIG, "%s: more than %u named targets", dpath, BF__MAX_TARGETS);
+    for (size_t i = 0; i < n->n; i++) {
+        const bf__ynode_t *k = n->items[2 * i], *v = n->items[2 * i + 1];
+        char where[192];
+        snprintf(where, sizeof where, "%s.%.64s", dpath, k->value);
+        int ok = k->len > 0 && k->len <= 64;
+        for (const char *c = k->value; ok && *c; c++)
+            ok = (*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') ||
+                 *c == '_' || *c == '-' || *c == '.';
+        if (!ok)
+            return bf__err(L, k, BF_E_INVAL,
+                           "%s: a target name has 1 to 64 letters, digits, "
+                           "'_', '-' or '.' (it names cells and may name indices)",
+                           where);
+        if (v->kind != BF__Y_MAP)
+            return bad_type(L, v, where, "a mapping like {hosts: [http://127.0.0.1:9200]}");
+        const bf__ynode_t *hosts = NULL;
+        for (size_t j = 0; j < v->n; j++) {
+            const bf__ynode_t *kk = v->items[2 * j];
+            if (strcmp(kk->value, "hosts") == 0) {
+                hosts = v->items[2 * j + 1];
+                continue;
+            }
+            int shared = strcmp(kk->value, "auth") == 0 || strcmp(kk->value, "tls") == 0 ||
+                         strcmp(kk->value, "headers") == 0;
+            if (shared)
+                return bf__err(L, kk, BF_E_INVAL,
+                               "%s.%s: every named target uses target.%s "
+                               "(one cluster, one set of credentials); write it there",
+                               where, kk->value, kk->value);
+            size_t d = bf__edit_distance(kk->value, "hosts");
+            return bf__err(L, kk, BF_E_INVAL, "%s.%s: unknown key%s", where, kk->value,
+                           d <= 2 ? "; did you mean 'hosts'?" : " (a named target has hosts only)");
+        }
+        snprintf(where, sizeof where, "%s.%.64s.hosts", dpath, k->value);
+        if (hosts == NULL)
+            return bf__err(L, v, BF_E_INVAL, "%s.%s: missing required key 'hosts'", dpath,
+                           k->value);
+        if (hosts->kind == BF__Y_SCALAR && bf__y_is_null(hosts))
+            return bf__err(L, hosts, BF_E_INVAL,
+                           "%s: give at least one URL like "
+                           "http://127.0.0.1:9200",
+                           where);
+        if (hosts->kind != BF__Y_SCALAR && hosts->kind != BF__Y_SEQ)
+            return bad_type(L, hosts, where, "a list of URLs");
+        for (size_t j = 0; hosts->kind == BF__Y_SEQ && j < hosts->n; j++)
+            if (hosts->items[j]->kind != BF__Y_SCALAR || bf__y_is_null(hosts->items[j]))
+                return bad_type(L, hosts->items[j], where, "a URL");
+        int rc = bf__v_urls(L, hosts, where, NULL);
+        if (rc != BF_OK)
+            return rc;
+        for (size_t j = 0; j < i; j++)
+            if (strcmp(n->items[2 * j]->value, k->value) == 0)
+                return bf__err(L, k, BF_E_INVAL, "%s: named twice", where);
+    }
+    return BF_OK;
+}
+
 /* Converts key row `id` at node n (present in the file). */
 static int convert(bf__load_t *L, int id, const char *dpath, const bf__ynode_t *n,
                    bf__kval_t *v)
@@ -637,6 +706,13 @@ static int convert(bf__load_t *L, int id, const char *dpath, const bf__ynode_t *
             return BF_OK;
         if (n->kind != BF__Y_MAP)
             return bad_type(L, n, dpath, "a mapping (written as YAML; it becomes JSON)");
+        break;
+    case BF__T_TARGETS:
+        if (n->kind == BF__Y_SCALAR && bf__y_is_null(n))
+            return BF_OK;
+        rc = check_targets(L, n, dpath);
+        if (rc != BF_OK)
+            return rc;
         break;
     case BF__T_VARLIST:
     case BF__T_MATRIX:
@@ -892,6 +968,40 @@ static int build_target(bf__load_t *L)
                                "contain line breaks", k->value);
             t->headers[t->nheaders++] = bf_asprintf("%s: %s", k->value, hv);
         }
+    }
+    return BF_OK;
+}
+
+/* targets: one bf_target_t per name: a copy of target (auth, TLS, headers borrowed from it)
+ * with its own hosts. Checked by check_targets already. */
+static int build_targets(bf__load_t *L)
+{
+    const bf__ynode_t *n = TOP(TARGETS)->node;
+    bf_scenario_t *sc = L->sc;
+    if (n == NULL || n->kind != BF__Y_MAP)
+        return BF_OK;
+    sc->targets = bf_calloc(n->n, sizeof *sc->targets);
+    sc->target_names = bf_calloc(n->n, sizeof *sc->target_names);
+    for (size_t i = 0; i < n->n; i++) {
+        const bf__ynode_t *k = n->items[2 * i], *v = n->items[2 * i + 1];
+        const bf__ynode_t *hosts = NULL;
+        for (size_t j = 0; j < v->n; j++)
+            if (strcmp(v->items[2 * j]->value, "hosts") == 0)
+                hosts = v->items[2 * j + 1];
+        bf_target_t *t = &sc->targets[i];
+        *t = sc->target;
+        size_t nh = hosts->kind == BF__Y_SEQ ? hosts->n : 1;
+        t->hosts = bf_calloc(nh, sizeof *t->hosts);
+        t->nhosts = nh;
+        for (size_t j = 0; j < nh; j++) {
+            const bf__ynode_t *h = hosts->kind == BF__Y_SEQ ? hosts->items[j] : hosts;
+            size_t len = h->len;
+            while (len > 0 && h->value[len - 1] == '/')
+                len--;
+            t->hosts[j] = bf_strndup(h->value, len);
+        }
+        sc->target_names[i] = bf_strdup(k->value);
+        sc->ntargets = i + 1;
     }
     return BF_OK;
 }
@@ -1947,11 +2057,12 @@ static int load(bf__load_t *L, const char *text, size_t len)
         return rc;
     bf_scenario_t *sc = L->sc;
     sc->name = bf_strdup(L->top[BF__K_NAME].s);
-    if ((rc = build_target(L)) != BF_OK || (rc = build_index(L)) != BF_OK ||
-        (rc = build_variables(L)) != BF_OK || (rc = build_document(L)) != BF_OK ||
-        (rc = build_request_run(L)) != BF_OK || (rc = build_search(L)) != BF_OK ||
-        (rc = bf__matrix_expand(L)) != BF_OK || (rc = check_data_stream(L)) != BF_OK ||
-        (rc = check_template(L)) != BF_OK || (rc = check_search(L)) != BF_OK)
+    if ((rc = build_target(L)) != BF_OK || (rc = build_targets(L)) != BF_OK ||
+        (rc = build_index(L)) != BF_OK || (rc = build_variables(L)) != BF_OK ||
+        (rc = build_document(L)) != BF_OK || (rc = build_request_run(L)) != BF_OK ||
+        (rc = build_search(L)) != BF_OK || (rc = bf__matrix_expand(L)) != BF_OK ||
+        (rc = check_data_stream(L)) != BF_OK || (rc = check_template(L)) != BF_OK ||
+        (rc = check_search(L)) != BF_OK)
         return rc;
     warn_replicas(L);
     sc->resolved_text = bf__ydoc_emit(&L->doc, 0);
@@ -2041,6 +2152,14 @@ void bf_scenario_destroy(bf_scenario_t **sc_p)
     for (size_t i = 0; i < t->nheaders; i++)
         free(t->headers[i]);
     free(t->headers);
+    for (size_t i = 0; i < sc->ntargets; i++) {
+        for (size_t j = 0; j < sc->targets[i].nhosts; j++)
+            free(sc->targets[i].hosts[j]);
+        free(sc->targets[i].hosts);
+        free(sc->target_names[i]);
+    }
+    free(sc->targets);
+    free(sc->target_names);
     free(sc->index.name);
     free(sc->index.settings_json);
     free(sc->index.mappings_json);
@@ -2113,6 +2232,20 @@ const char *bf_scenario_origin(const bf_scenario_t *sc)
 const bf_target_t *bf_scenario_target(const bf_scenario_t *sc)
 {
     return &sc->target;
+}
+
+size_t bf_scenario_named_target_count(const bf_scenario_t *sc)
+{
+    return sc->ntargets;
+}
+
+const bf_target_t *bf_scenario_named_target(const bf_scenario_t *sc, size_t i, const char **name)
+{
+    if (i >= sc->ntargets)
+        return NULL;
+    if (name)
+        *name = sc->target_names[i];
+    return &sc->targets[i];
 }
 
 const bf_index_spec_t *bf_scenario_index(const bf_scenario_t *sc)

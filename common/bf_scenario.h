@@ -17,6 +17,9 @@
  *   target.auth     {username, password} | {api_key} (sent as "ApiKey <value>") | {bearer};
  *                   password, api_key, bearer and every target.headers value are secrets
  *   target.tls      {ca_file, cert_file, key_file, insecure}; target.headers {Name: value}
+ *   targets         optional named host sets {<name>: {hosts: [...]}} into the same cluster
+ *                   (auth, TLS, headers from target); the matrix axis `target` picks one per
+ *                   cell for the bulk and search traffic (e.g. direct vs gateway)
  *   index.name      pattern, default the scenario name lowercased; placeholders {shards}
  *                   {replicas} {batch_size} {concurrency} {indices} {compression}
  *                   {target_rate} {i} and {settings.<path>} or just {<last component>}
@@ -58,7 +61,8 @@
  *                   (JSON template with $[[name]] placeholders), weight (1)}]
  *   matrix          axes (see bf_scenario_matrix.c): a list is an axis, one value fixes the
  *                   parameter; include / exclude; the first axis is the outermost of the run
- *                   order
+ *                   order; `target` (names from targets:) and `agents` (agents per cell)
+ *                   are axes too
  * Every scalar may hold ${VAR} or ${VAR:-default} (default when VAR is unset or empty); $${ is
  * a literal ${. In YAML flow collections ([...] / {...}) such values must be quoted, because
  * braces are flow syntax: hosts: ["${BF_TARGET:-http://127.0.0.1:9200}"].
@@ -267,6 +271,15 @@ typedef struct bf_cell {
     uint32_t search_clients; /* search clients across the fleet (0 without a search section) */
     double search_rate;    /* search ops/s across the fleet, 0 = closed loop */
     enum bf_action action; /* document.action as sent (create for data streams) */
+    const bf_target_t *target; /* where this cell's bulk and search requests go: the scenario's
+                                  target, or the named target (targets:) of the cell's target
+                                  axis value; never NULL. The cluster itself (prepare, count,
+                                  telemetry) is always reached through the scenario's target. */
+    const char *target_name;   /* the targets: name of `target`, or NULL for the target: section */
+    uint32_t agents;           /* agents the cell runs on (matrix agents axis, else run.agents);
+                                  0 = every connected agent. A cell with fewer requests in flight
+                                  (concurrency) than that runs on as many agents as it has
+                                  requests (bf_campaign) */
     const char *settings_json; /* complete settings object for index creation: the scenario's
                                   settings merged with the cell's shards, replicas and
                                   settings.* axes, e.g. {"index":{"number_of_shards":2,...}} */
@@ -312,6 +325,13 @@ void bf_scenario_destroy(bf_scenario_t **sc_p);
 
 const char *bf_scenario_name(const bf_scenario_t *sc);
 const bf_target_t *bf_scenario_target(const bf_scenario_t *sc);
+/* bf_scenario_named_target_count / bf_scenario_named_target — the named host sets of the
+ * `targets:` section (docs/scenario.md "Targets and agents as axes"), in the file's order.
+ * Target i is a copy of the scenario's target (auth, TLS, headers) with the hosts written
+ * under targets.<name>.hosts; *name (may be NULL) receives its name. Both borrowed, valid while
+ * sc lives; NULL when i is out of range. Thread-safe (read-only). */
+size_t bf_scenario_named_target_count(const bf_scenario_t *sc);
+const bf_target_t *bf_scenario_named_target(const bf_scenario_t *sc, size_t i, const char **name);
 const bf_index_spec_t *bf_scenario_index(const bf_scenario_t *sc);
 const bf_request_spec_t *bf_scenario_request(const bf_scenario_t *sc);
 const bf_run_spec_t *bf_scenario_run(const bf_scenario_t *sc);

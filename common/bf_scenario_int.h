@@ -94,22 +94,24 @@ enum bf__ktype {
     BF__T_SECTION = 0, /* mapping of keys that are in the table */
     BF__T_STR,         /* string scalar */
     BF__T_BOOL,
-    BF__T_U32,         /* bounded by min..max */
+    BF__T_U32, /* bounded by min..max */
     BF__T_U64,
     BF__T_I64,
-    BF__T_COUNT,       /* "10k", "2M" (bf_units_parse_count), bounded */
-    BF__T_DURATION,    /* "30s" (bf_units_parse_duration_ms), bounded, in ms */
-    BF__T_ENUM,        /* one of `extra` ("a|b|c") */
-    BF__T_STRLIST,     /* list of strings (a single string is a list of one) */
-    BF__T_SCALARLIST,  /* list of scalars (variables[].data) */
-    BF__T_STRMAP,      /* mapping name -> string */
-    BF__T_JSONMAP,     /* any mapping, converted to a JSON object */
-    BF__T_FILTER,      /* string or true/false (request.filter_path) */
-    BF__T_VARLIST,     /* the variables list: each item is a mapping of variables[].* keys */
-    BF__T_MATRIX,      /* the matrix: axes (matrix.* rows) plus include / exclude */
-    BF__T_AXIS_U32,    /* matrix axis of integers: a list, or one scalar (fixed value) */
-    BF__T_AXIS_ENUM,   /* matrix axis of one of `extra` */
-    BF__T_AXIS_COUNT,  /* matrix axis of counts ("10k") */
+    BF__T_COUNT,      /* "10k", "2M" (bf_units_parse_count), bounded */
+    BF__T_DURATION,   /* "30s" (bf_units_parse_duration_ms), bounded, in ms */
+    BF__T_ENUM,       /* one of `extra` ("a|b|c") */
+    BF__T_STRLIST,    /* list of strings (a single string is a list of one) */
+    BF__T_SCALARLIST, /* list of scalars (variables[].data) */
+    BF__T_STRMAP,     /* mapping name -> string */
+    BF__T_JSONMAP,    /* any mapping, converted to a JSON object */
+    BF__T_FILTER,     /* string or true/false (request.filter_path) */
+    BF__T_VARLIST,    /* the variables list: each item is a mapping of variables[].* keys */
+    BF__T_MATRIX,     /* the matrix: axes (matrix.* rows) plus include / exclude */
+    BF__T_AXIS_U32,   /* matrix axis of integers: a list, or one scalar (fixed value) */
+    BF__T_AXIS_ENUM,  /* matrix axis of one of `extra` */
+    BF__T_AXIS_COUNT, /* matrix axis of counts ("10k") */
+    BF__T_AXIS_NAME,  /* matrix axis of names declared elsewhere (matrix.target: targets) */
+    BF__T_TARGETS,    /* targets: mapping of names to {hosts: [...]} (build_targets) */
 };
 
 #define BF__F_REQUIRED 1u /* must be present when its parent is */
@@ -153,6 +155,7 @@ int bf__v_nonempty(struct bf__load *L, const bf__ynode_t *n, const char *path, b
     X(TLS_KEY_FILE, "target.tls.key_file", BF__T_STR, NULL, 0, 0, 0, 0, NULL, bf__v_nonempty)      \
     X(TLS_INSECURE, "target.tls.insecure", BF__T_BOOL, "false", 0, 0, 0, 0, NULL, NULL)            \
     X(TARGET_HEADERS, "target.headers", BF__T_STRMAP, NULL, 0, 0, BF__F_SECRET, 0, NULL, NULL)     \
+    X(TARGETS, "targets", BF__T_TARGETS, NULL, 0, 0, 0, 0, NULL, NULL)                             \
     X(INDEX, "index", BF__T_SECTION, NULL, 0, 0, 0, 0, NULL, NULL)                                 \
     X(INDEX_NAME, "index.name", BF__T_STR, NULL, 0, 0, 0, 0, NULL, bf__v_nonempty)                 \
     X(INDEX_COUNT, "index.count", BF__T_U32, "1", 1, 10000, 0, 0, NULL, NULL)                      \
@@ -293,6 +296,8 @@ int bf__v_nonempty(struct bf__load *L, const bf__ynode_t *n, const char *path, b
     X(AX_SEARCH_CLIENTS, "matrix.search_clients", BF__T_AXIS_U32, NULL, 0, 100000, 0, 0, NULL,     \
       NULL)                                                                                        \
     X(AX_SEARCH_RATE, "matrix.search_rate", BF__T_AXIS_COUNT, NULL, 0, 1e9, 0, 0, NULL, NULL)      \
+    X(AX_TARGET, "matrix.target", BF__T_AXIS_NAME, NULL, 0, 0, 0, 0, NULL, NULL)                   \
+    X(AX_AGENTS, "matrix.agents", BF__T_AXIS_U32, NULL, 1, 100000, 0, 0, NULL, NULL)               \
     X(AX_INCLUDE, "matrix.include", BF__T_VARLIST, NULL, 0, 0, 0, 0, NULL, NULL)                   \
     X(AX_EXCLUDE, "matrix.exclude", BF__T_VARLIST, NULL, 0, 0, 0, 0, NULL, NULL)
 
@@ -348,6 +353,10 @@ struct bf_scenario {
     char *origin;
     char *name;
     bf_target_t target;
+    bf_target_t *targets; /* targets: named host sets, each a copy of target (auth, TLS,
+                             headers borrowed from it) with its own hosts (owned) */
+    char **target_names;  /* their names, in the file's order (owned) */
+    size_t ntargets;
     bf_index_spec_t index;
     bf_request_spec_t request;
     bf_run_spec_t run;

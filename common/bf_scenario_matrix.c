@@ -2,9 +2,11 @@
 /* bf_scenario_matrix.c — expand a scenario's matrix into cells in run order.
  *
  * Axes are `indices`, `shards`, `replicas`, `batch_size`, `concurrency`, `compression`,
- * `target_rate`, `routing_mode` (rows matrix.* of the key table) and `settings.<path>` (any index
- * setting, e.g. settings.refresh_interval; also written as a nested `settings:` mapping). A list
- * makes an axis; a single value fixes the parameter for every cell without making an axis.
+ * `target_rate`, `routing_mode`, `target` (a name of the targets: section: where the cell's
+ * requests go), `agents` (how many agents run the cell) (rows matrix.* of the key table) and
+ * `settings.<path>` (any index setting, e.g.
+ * settings.refresh_interval; also written as a nested `settings:` mapping). A list makes an
+ * axis; a single value fixes the parameter for every cell without making an axis.
  *
  * Run order: the full factorial of the list axes with the FIRST axis written OUTERMOST (it
  * changes slowest, the last axis changes fastest), minus every cell matching all keys of an
@@ -16,10 +18,11 @@
  * indices = index.count, shards / replicas = index.settings number_of_shards /
  * number_of_replicas if written there, else 1 / 0; batch_size 1000; concurrency 1;
  * compression = request.compression; target_rate = run.target_rate; routing_mode =
- * request.routing_mode; settings.* unset.
+ * request.routing_mode; target = the target: section; agents = run.agents; settings.* unset.
  *
  * Cell id: "i<indices>-s<shards>-r<replicas>-b<batch_size>-c<concurrency>", then "-<none|gzip>"
- * when compression is an axis, "-t<rate>" when target_rate is, and "-<name>_<value>" for each
+ * when compression is an axis, "-t<rate>" when target_rate is, "-<target name>" and "-a<agents>"
+ * when those are axes, and "-<name>_<value>" for each
  * settings axis with a value, <name> being the setting's last path component; characters other
  * than letters, digits and '.' become '_'. A collision gets "-x<position>" appended.
  *
@@ -44,15 +47,25 @@
 #include <string.h>
 
 enum {
-    P_INDICES = 0, P_SHARDS, P_REPLICAS, P_BATCH, P_CONC, P_COMP, P_RATE, P_SCLIENTS, P_SRATE,
-    P_ROUTE, P_CORE
+    P_INDICES = 0,
+    P_SHARDS,
+    P_REPLICAS,
+    P_BATCH,
+    P_CONC,
+    P_COMP,
+    P_RATE,
+    P_SCLIENTS,
+    P_SRATE,
+    P_ROUTE,
+    P_TARGET,
+    P_AGENTS,
+    P_CORE
 };
 
 static const int core_row[P_CORE] = {
-    BF__K_AX_INDICES,     BF__K_AX_SHARDS,      BF__K_AX_REPLICAS,
-    BF__K_AX_BATCH_SIZE,  BF__K_AX_CONCURRENCY, BF__K_AX_COMPRESSION,
-    BF__K_AX_TARGET_RATE, BF__K_AX_SEARCH_CLIENTS, BF__K_AX_SEARCH_RATE,
-    BF__K_AX_ROUTING_MODE,
+    BF__K_AX_INDICES,     BF__K_AX_SHARDS,       BF__K_AX_REPLICAS,    BF__K_AX_BATCH_SIZE,
+    BF__K_AX_CONCURRENCY, BF__K_AX_COMPRESSION,  BF__K_AX_TARGET_RATE, BF__K_AX_SEARCH_CLIENTS,
+    BF__K_AX_SEARCH_RATE, BF__K_AX_ROUTING_MODE, BF__K_AX_TARGET,      BF__K_AX_AGENTS,
 };
 
 typedef struct cval {
@@ -128,6 +141,37 @@ static int check_value(mx *m, const param *p, const bf__ynode_t *n, const char *
     if (p->row < 0)
         return BF_OK;
     const bf__key_t *k = &bf__keys[p->row];
+    if (k->type == BF__T_AXIS_NAME) {
+        /* matrix.target: a name of the targets: section */
+        const bf_scenario_t *sc = L->sc;
+        if (sc->ntargets == 0)
+            return bf__err(L, n, BF_E_INVAL,
+                           "%s: there is no targets: section to pick from; "
+                           "add targets: {%.40s: {hosts: [http://127.0.0.1:9200]}, ...} "
+                           "(docs/scenario.md, \"Targets and agents as axes\")",
+                           where, n->value);
+        char names[400];
+        size_t o = 0, best_d = (size_t)-1;
+        const char *best = NULL;
+        names[0] = '\0';
+        for (size_t i = 0; i < sc->ntargets; i++) {
+            if (strcmp(sc->target_names[i], n->value) == 0)
+                return BF_OK;
+            size_t d = bf__edit_distance(n->value, sc->target_names[i]);
+            if (d < best_d) {
+                best_d = d;
+                best = sc->target_names[i];
+            }
+            int w =
+                snprintf(names + o, sizeof names - o, "%s%s", i ? ", " : "", sc->target_names[i]);
+            if (w > 0 && (size_t)w < sizeof names - o)
+                o += (size_t)w;
+        }
+        int close = best && best_d <= 2 && best_d < strlen(n->value);
+        return bf__err(L, n, BF_E_INVAL, "%s: '%.80s' is not a name under targets: (%s)%s%s%s",
+                       where, n->value, names, close ? "; did you mean '" : "", close ? best : "",
+                       close ? "'?" : "");
+    }
     if (k->type == BF__T_AXIS_ENUM) {
         if (bf__enum_index(k->extra, n->value) < 0) {
             char sug[32];
@@ -167,7 +211,8 @@ static int same_value(const param *p, const char *a, const char *b)
 {
     if (a == NULL || b == NULL)
         return a == b;
-    if (p->row >= 0 && bf__keys[p->row].type != BF__T_AXIS_ENUM) {
+    if (p->row >= 0 && bf__keys[p->row].type != BF__T_AXIS_ENUM &&
+        bf__keys[p->row].type != BF__T_AXIS_NAME) {
         uint64_t x, y;
         if (bf_units_parse_count(a, &x) == BF_OK && bf_units_parse_count(b, &y) == BF_OK)
             return x == y;
@@ -339,9 +384,11 @@ static int lookup_param_name(mx *m, const bf__ynode_t *key, const char *where, s
     if (dym && (strcmp(dym, "include") == 0 || strcmp(dym, "exclude") == 0))
         dym = NULL;
     return bf__err(m->L, key, BF_E_INVAL, "%s: '%s' is not an axis%s%s%s", where, name,
-                   dym ? "; did you mean '" : " (axes: indices, shards, replicas, batch_size, "
-                                              "concurrency, compression, target_rate, "
-                                              "routing_mode, settings.<name>)",
+                   dym ? "; did you mean '"
+                       : " (axes: indices, shards, replicas, batch_size, "
+                         "concurrency, compression, target_rate, "
+                         "routing_mode, target, agents, "
+                         "settings.<name>)",
                    dym ? dym : "", dym ? "'?" : "");
 }
 
@@ -384,9 +431,11 @@ static int parse_matrix(mx *m)
                 if (dym)
                     return bf__err(L, k, BF_E_INVAL, "matrix.%s: unknown axis; did you mean "
                                    "'%s'?", name, dym);
-                return bf__err(L, k, BF_E_INVAL, "matrix.%s: unknown axis; axes are indices, "
+                return bf__err(L, k, BF_E_INVAL,
+                               "matrix.%s: unknown axis; axes are indices, "
                                "shards, replicas, batch_size, concurrency, compression, "
-                               "target_rate, routing_mode and settings.<name>", name);
+                               "target_rate, routing_mode, target, agents and settings.<name>",
+                               name);
             }
             rc = add_matrix_param(m, name, row, k, v);
         }
@@ -458,6 +507,12 @@ static void set_bases(mx *m)
                 : sc->request.routing_mode == BF_ROUTE_SHARD ? "shard"
                                                              : "none";
             node = L->top[BF__K_REQ_ROUTING_MODE].node;
+            break;
+        case P_TARGET: t = NULL; break; /* the target: section */
+        case P_AGENTS:
+            snprintf(buf, sizeof buf, "%u", sc->run.agents);
+            t = buf;
+            node = L->top[BF__K_RUN_AGENTS].node;
             break;
         default: t = NULL; break;
         }
@@ -655,6 +710,13 @@ static int make_cell(mx *m, const cval *cv, size_t *ncells)
     uint64_t srate = 0;
     bf_units_parse_count(cv[P_SRATE].text, &srate);
     cell->search_rate = (double)srate;
+    cell->agents = as_u32(cv[P_AGENTS].text);
+    cell->target = &sc->target;
+    for (size_t t = 0; cv[P_TARGET].text && t < sc->ntargets; t++)
+        if (strcmp(sc->target_names[t], cv[P_TARGET].text) == 0) {
+            cell->target = &sc->targets[t];
+            cell->target_name = sc->target_names[t];
+        }
     if (cell->indices == 0)
         cell->indices = 1;
     /* id */
@@ -676,6 +738,12 @@ static int make_cell(mx *m, const cval *cv, size_t *ncells)
     }
     if (m->p[P_ROUTE].is_axis)
         bf_buf_appendf(&b, "-route_%s", cv[P_ROUTE].text);
+    if (m->p[P_TARGET].is_axis) {
+        bf_buf_appendz(&b, "-");
+        sanitize_id(&b, cv[P_TARGET].text ? cv[P_TARGET].text : "target");
+    }
+    if (m->p[P_AGENTS].is_axis)
+        bf_buf_appendf(&b, "-a%u", cell->agents);
     for (size_t a = 0; a < m->naxes; a++) {
         size_t pi = m->axis[a];
         if (pi < P_CORE || cv[pi].text == NULL)

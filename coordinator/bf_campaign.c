@@ -110,16 +110,34 @@ static int wait_for_agents(bf__campaign_t *c, uint32_t want, uint64_t wait_ms)
     return BF_OK;
 }
 
+/* Is the cell's agent count an axis value (matrix.agents), not only run.agents? */
+static int agents_is_axis(const bf_cell_t *cell)
+{
+    for (size_t i = 0; i < cell->naxes; i++)
+        if (strcmp(cell->axes[i].axis, "agents") == 0)
+            return 1;
+    return 0;
+}
+
 int bf__campaign_one(bf__campaign_t *c, const bf_cell_t *cell, uint32_t rep, const char *name,
                      size_t pos, size_t n, uint64_t campaign_start_us, bf_row_t *row)
 {
-    const bf_run_spec_t *run = bf_scenario_run(c->sc);
     uint32_t retries = 0;
-    /* a find-max step with fewer requests in flight than agents (the batch phase has one) runs
-     * on that many agents: every agent needs at least one */
-    uint32_t cap = run->agents, need = c->min_agents;
-    if (c->base_cell_id && cell->concurrency > 0 && (cap == 0 || cell->concurrency < cap))
-        cap = cell->concurrency;
+    /* the cell's agents: its agents axis value (else run.agents; 0 = all). A cell with fewer
+     * requests in flight than that (a find-max batch step has one) runs on as many agents as
+     * it has requests, since every agent needs at least one; a search-only cell likewise on
+     * as many as it has search clients */
+    uint32_t cap = cell->agents, need = c->min_agents;
+    uint32_t per = cell->concurrency > 0 ? cell->concurrency : cell->search_clients;
+    if (per > 0 && (cap == 0 || per < cap)) {
+        if (!c->base_cell_id && per < (cap ? cap : (uint32_t)bf_fleet_ready_count(c->fleet)))
+            bf_info("cell %s: %s %u: runs on %u agent%s", name,
+                    cell->concurrency > 0 ? "concurrency" : "search_clients", per, per,
+                    per == 1 ? "" : "s");
+        cap = per;
+    }
+    if (agents_is_axis(cell) && need < cap)
+        need = cap; /* an agents axis value is what the row is about: wait for that many */
     if (cap && need > cap)
         need = cap;
     for (;;) {
@@ -139,9 +157,9 @@ int bf__campaign_one(bf__campaign_t *c, const bf_cell_t *cell, uint32_t rep, con
             if (bf_campaign_signal)
                 return bf_exit_of_signal(bf_campaign_signal);
             if (wait_for_agents(c, need, c->wait_ms) != BF_OK) {
-                bf_error("cell %s: fewer than --min-agents %u agents; stopping the campaign "
-                         "(finished cells are in %s)",
-                         name, c->min_agents, bf_results_dir(c->res));
+                bf_error("cell %s: fewer than %u agents (--min-agents, or the cell's agents); "
+                         "stopping the campaign (finished cells are in %s)",
+                         name, need, bf_results_dir(c->res));
                 return bf_campaign_signal ? bf_exit_of_signal(bf_campaign_signal) : BF_EXIT_ENV;
             }
             continue;
@@ -259,6 +277,40 @@ int bf_campaign_run(const bf_campaign_opts_t *opts)
             goto out;
         }
     }
+    /* every named host set (targets:) must answer, and be the same cluster: bulkfleet
+     * prepares, counts and watches through target.hosts, so a gateway in front of another
+     * cluster would give rows verified against the wrong one */
+    for (size_t t = 0; t < bf_scenario_named_target_count(c.sc); t++) {
+        const char *tname = NULL;
+        const bf_target_t *nt = bf_scenario_named_target(c.sc, t, &tname);
+        for (size_t i = 0; i < nt->nhosts; i++) {
+            bf_es_t *es_i = bf_es_new(nt, i, 10000);
+            bf_cluster_info_t info_i;
+            bf_diag_t d_i = {0};
+            int rc_i = bf_cluster_info(es_i, &info_i, &d_i);
+            char host_i[512];
+            bf_strlcpy(host_i, bf_es_host(es_i), sizeof host_i);
+            bf_es_destroy(&es_i);
+            if (rc_i != BF_OK) {
+                bf_error("targets.%s.hosts[%zu] is not usable: %s", tname, i, d_i.msg);
+                code = BF_EXIT_ENV;
+                goto out;
+            }
+            if (strcmp(info_i.cluster_uuid, c.cluster.cluster_uuid) != 0 ||
+                strcmp(info_i.cluster_name, c.cluster.cluster_name) != 0) {
+                bf_error("targets.%s.hosts[%zu] (%s) reaches cluster '%s' (uuid %s), but "
+                         "target.hosts reaches '%s' (uuid %s): every named target must lead to "
+                         "the cluster in target.hosts, through which bulkfleet prepares and "
+                         "counts each cell; fix the URL or run the other cluster as its own "
+                         "campaign",
+                         tname, i, host_i, info_i.cluster_name,
+                         info_i.cluster_uuid[0] ? info_i.cluster_uuid : "-", c.cluster.cluster_name,
+                         c.cluster.cluster_uuid[0] ? c.cluster.cluster_uuid : "-");
+                code = BF_EXIT_INPUT;
+                goto out;
+            }
+        }
+    }
 
     /* before any load: index.recreate deletes only what bulkfleet made (bf_owner_t) */
     c.owner.scenario = bf_scenario_name(c.sc);
@@ -304,6 +356,17 @@ int bf_campaign_run(const bf_campaign_opts_t *opts)
         bf_info("scenario run.agents is %u: cells run on %u of the %u agents", run->agents,
                 run->agents, want);
         min_agents = run->agents;
+    }
+    for (size_t k = 0; k < bf_scenario_cell_count(c.sc); k++) {
+        /* a cell asking for more agents than the campaign has would wait and then fail */
+        const bf_cell_t *cell = bf_scenario_cell(c.sc, k);
+        if ((selected == NULL || selected[k]) && agents_is_axis(cell) && cell->agents > want) {
+            bf_error("cell %s: matrix.agents %u, but this campaign has %u agents; start more "
+                     "(--local-agents N, or --agents N with remote agents) or lower the value",
+                     cell->id, cell->agents, want);
+            code = BF_EXIT_INPUT;
+            goto out;
+        }
     }
     uint64_t wait_ms = opts->agent_wait_ms ? opts->agent_wait_ms : 60000;
     int wr = wait_for_agents(&c, want, wait_ms);

@@ -1079,6 +1079,87 @@ static void test_search_msearch(void **state)
                   "inline.yaml:9:", "an _msearch query needs a body of header/body line pairs");
 }
 
+/* targets: named host sets and the target / agents axes: each cell points at its host set
+ * (auth shared with target), carries its agents, and has both in its id; mistakes are named
+ * with their position. */
+static void test_targets_and_agents_axes(void **state)
+{
+    (void)state;
+    const char *base =
+        "name: t\n"
+        "target: {hosts: [http://127.0.0.1:9200], auth: {username: u, password: p}}\n"
+        "targets:\n"
+        "  direct: {hosts: [http://127.0.0.1:9200]}\n"
+        "  gateway: {hosts: [\"http://127.0.0.1:8080/\", http://127.0.0.2:8080]}\n"
+        "index: {name: \"t-{target}-{agents}\"}\n"
+        "document: {source: '{\"a\": 1}'}\n"
+        "run: {agents: 3}\n";
+    char text[2048];
+    snprintf(text, sizeof text,
+             "%smatrix: {target: [direct, gateway], agents: [1, 2], "
+             "concurrency: 2, include: [{concurrency: 4}]}\n",
+             base);
+    bf_scenario_t *sc = load_text_ok(text, NULL);
+    assert_non_null(sc);
+    assert_int_equal(bf_scenario_named_target_count(sc), 2);
+    const char *nm = NULL;
+    const bf_target_t *g = bf_scenario_named_target(sc, 1, &nm);
+    assert_string_equal(nm, "gateway");
+    assert_int_equal(g->nhosts, 2);
+    assert_string_equal(g->hosts[0], "http://127.0.0.1:8080");
+    assert_string_equal(g->username, "u"); /* auth is target's */
+    assert_null(bf_scenario_named_target(sc, 2, NULL));
+    assert_int_equal(bf_scenario_cell_count(sc), 5);
+    const bf_cell_t *c = bf_scenario_cell(sc, 3);
+    assert_string_equal(c->id, "i1-s1-r0-b1000-c2-gateway-a2");
+    assert_ptr_equal(c->target, g);
+    assert_string_equal(c->target_name, "gateway");
+    assert_int_equal(c->agents, 2);
+    assert_string_equal(c->index_names[0], "t-gateway-2");
+    c = bf_scenario_cell(sc, 0);
+    assert_string_equal(c->id, "i1-s1-r0-b1000-c2-direct-a1");
+    assert_string_equal(c->target->hosts[0], "http://127.0.0.1:9200");
+    /* the include entry: target's own hosts, run.agents */
+    c = bf_scenario_cell(sc, 4);
+    assert_ptr_equal(c->target, bf_scenario_target(sc));
+    assert_null(c->target_name);
+    assert_int_equal(c->agents, 3);
+    bf_scenario_destroy(&sc);
+    /* no axis: every cell uses target and run.agents */
+    snprintf(text, sizeof text, "%smatrix: {concurrency: [1, 2]}\n", base);
+    sc = load_text_ok(text, NULL);
+    assert_ptr_equal(bf_scenario_cell(sc, 1)->target, bf_scenario_target(sc));
+    assert_int_equal(bf_scenario_cell(sc, 1)->agents, 3);
+    assert_string_equal(bf_scenario_cell(sc, 1)->id, "i1-s1-r0-b1000-c2");
+    bf_scenario_destroy(&sc);
+
+    snprintf(text, sizeof text, "%smatrix: {target: [direct, gatway]}\n", base);
+    load_text_err(text, "inline.yaml:9:",
+                  "matrix.target: 'gatway' is not a name under targets: (direct, gateway); did "
+                  "you mean 'gateway'?");
+    load_text_err("name: t\ntarget: {hosts: [http://127.0.0.1:9200]}\ndocument: {source: '{}'}\n"
+                  "matrix: {target: [a]}\n",
+                  "inline.yaml:4:19:", "matrix.target: there is no targets: section");
+    load_text_err("name: t\ntarget: {hosts: [http://127.0.0.1:9200]}\ndocument: {source: '{}'}\n"
+                  "targets: {gw: {hots: [http://127.0.0.1:1]}}\n",
+                  "inline.yaml:4:16:", "targets.gw.hots: unknown key; did you mean 'hosts'?");
+    load_text_err("name: t\ntarget: {hosts: [http://127.0.0.1:9200]}\ndocument: {source: '{}'}\n"
+                  "targets: {gw: {hosts: [http://127.0.0.1:1], auth: {bearer: x}}}\n",
+                  "inline.yaml:4:", "targets.gw.auth: every named target uses target.auth");
+    load_text_err("name: t\ntarget: {hosts: [http://127.0.0.1:9200]}\ndocument: {source: '{}'}\n"
+                  "targets: {gw: {hosts: [127.0.0.1:1]}}\n",
+                  "inline.yaml:4:", "targets.gw.hosts: '127.0.0.1:1' is not a URL");
+    load_text_err("name: t\ntarget: {hosts: [http://127.0.0.1:9200]}\ndocument: {source: '{}'}\n"
+                  "targets: {\"g w\": {hosts: [http://127.0.0.1:1]}}\n",
+                  "inline.yaml:4:", "a target name has 1 to 64 letters");
+    load_text_err("name: t\ntarget: {hosts: [http://127.0.0.1:9200]}\ndocument: {source: '{}'}\n"
+                  "targets: {gw: {}}\n",
+                  "inline.yaml:4:", "targets.gw: missing required key 'hosts'");
+    load_text_err("name: t\ntarget: {hosts: [http://127.0.0.1:9200]}\ndocument: {source: '{}'}\n"
+                  "matrix: {agents: [0, 1]}\n",
+                  "inline.yaml:4:19:", "matrix.agents: expected a whole number from 1 to 100000");
+}
+
 /* validate / plan without secrets (CI): an unset ${VAR} is a warning with a stand-in */
 static void test_env_warn_stand_ins(void **state)
 {
@@ -1161,6 +1242,7 @@ int main(void)
         cmocka_unit_test(test_data_stream),
         cmocka_unit_test(test_pipeline),
         cmocka_unit_test(test_env_warn_stand_ins),
+        cmocka_unit_test(test_targets_and_agents_axes),
         cmocka_unit_test(test_search_section),
         cmocka_unit_test(test_search_paging),
         cmocka_unit_test(test_search_mistakes),
