@@ -120,7 +120,8 @@ static void run_repetition(bf_scenario_t *sc, const bf_cell_t *cell, uint32_t re
     if (bf_prefill_prepare_cell(es, sc, cell, owner, info->data_nodes, 120000, &yellow, NULL, NULL,
                                 &diag) == BF_OK) {
         end.baseline = bf_cluster_baseline(es, sc, cell);
-        if (bf_cluster_existing_mismatch(es, sc, cell, mismatch, sizeof mismatch))
+        if (bf_cluster_existing_mismatch(es, sc, cell, mismatch, sizeof mismatch, &end.index_shards,
+                                         &end.index_replicas))
             bf_warn("cell %s: %s", cell->id, mismatch);
         /* repetition 1 keeps the seed a run without run.repeat has */
         bf_run_cfg_t cfg = {.sc = sc, .cell = cell, .threads = threads,

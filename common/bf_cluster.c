@@ -861,7 +861,8 @@ int64_t bf_cluster_baseline(bf_es_t *es, const bf_scenario_t *sc, const bf_cell_
 }
 
 int bf_cluster_existing_mismatch(bf_es_t *es, const bf_scenario_t *sc, const bf_cell_t *cell,
-                              char *why, size_t why_size)
+                                 char *why, size_t why_size, uint32_t *index_shards,
+                                 uint32_t *index_replicas)
 {
     const bf_index_spec_t *spec = bf_scenario_index(sc);
     if (spec->recreate && !spec->data_stream)
@@ -908,6 +909,10 @@ int bf_cluster_existing_mismatch(bf_es_t *es, const bf_scenario_t *sc, const bf_
                      cell->replicas);
             found = 1;
         }
+        if (found && index_shards)
+            *index_shards = (uint32_t)strtoul(sh, NULL, 10);
+        if (found && index_replicas)
+            *index_replicas = (uint32_t)strtoul(re, NULL, 10);
         json_decref(j);
     }
     return found;

@@ -115,12 +115,15 @@ int64_t bf_cluster_baseline(bf_es_t *es, const bf_scenario_t *sc, const bf_cell_
 
 /* bf_cluster_existing_mismatch — with index.recreate false the indices may be the user's, made
  * with other settings than the cell's (data streams: always checked, on the backing index,
- * since a template in the cluster rather than the scenario decides their settings): 1 when one of them has another number_of_shards or
- * number_of_replicas than the cell's shards / replicas (what the row's columns show), with
- * the first difference in why (why_size bytes); 0 when they match, when recreate is true, or
- * when the settings cannot be read. */
+ * since a template in the cluster rather than the scenario decides their settings): 1 when one of
+ * them has another number_of_shards or number_of_replicas than the cell's shards / replicas (what
+ * the row's columns show), with the first difference in why (why_size bytes); 0 when they match,
+ * when recreate is true, or when the settings cannot be read. On 1, *index_shards / *index_replicas
+ * (when not NULL) get that index's real number_of_shards / number_of_replicas (findings use them,
+ * not the cell's). */
 int bf_cluster_existing_mismatch(bf_es_t *es, const bf_scenario_t *sc, const bf_cell_t *cell,
-                              char *why, size_t why_size);
+                                 char *why, size_t why_size, uint32_t *index_shards,
+                                 uint32_t *index_replicas);
 
 /* bf_cluster_delete_cell — DELETE the cell's indices (used by --cleanup); data streams with
  * DELETE /_data_stream/<name>; only what bulkfleet created (others: a warning, kept). */

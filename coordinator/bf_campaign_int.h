@@ -115,6 +115,7 @@ typedef struct bf__cell_index {
     int yellow;           /* health reached yellow, not green */
     int64_t baseline;     /* documents before the load (recreate: false) */
     char mismatch[400];   /* recreate: false and the index differs from the cell; "" if not */
+    uint32_t index_shards, index_replicas; /* with mismatch: the index's real ones; 0 = unknown */
     int unreachable;      /* rc is BF_E_TRANSPORT after retrying for opts->cluster_wait_ms */
 } bf__cell_index_t;
 

@@ -822,6 +822,8 @@ finish:
                          .failure = c->cell_failed ? c->reason : NULL,
                          .baseline = ix.baseline,
                          .mismatch = ix.mismatch,
+                         .index_shards = ix.index_shards,
+                         .index_replicas = ix.index_replicas,
                          .cluster = &side,
                          .search_total_before = search_before};
     const char **ids = bf_calloc(nagents + 1, sizeof *ids);

@@ -36,7 +36,8 @@ static void prepare_once(bf__campaign_t *c, const bf_cell_t *cell, bf__cell_inde
     if (out->rc != BF_OK)
         return;
     out->baseline = bf_cluster_baseline(c->es, c->sc, cell);
-    if (bf_cluster_existing_mismatch(c->es, c->sc, cell, out->mismatch, sizeof out->mismatch))
+    if (bf_cluster_existing_mismatch(c->es, c->sc, cell, out->mismatch, sizeof out->mismatch,
+                                     &out->index_shards, &out->index_replicas))
         bf_warn("cell %s: %s", cell->id, out->mismatch);
 }
 

@@ -422,6 +422,9 @@ void bf_cellagg_row(const bf_cellagg_t *a, bf_row_t *row)
     row->transport_tx_bytes = -1;
     row->store_bytes = -1;
     row->store_bytes_per_payload_byte = NAN;
+    row->index_shards = -1;
+    row->index_replicas = -1;
+    row->cv = NAN; /* one repetition: no spread (bf_rows_median computes it over several) */
     row->latency_p99_growth = NAN;
     if (a->scratch) {
         size_t n = a->duration_s < a->p99_cap ? a->duration_s : a->p99_cap;
@@ -500,6 +503,9 @@ void bf_cellagg_row(const bf_cellagg_t *a, bf_row_t *row)
     row->request_error_rate = row->req_total ? (double)(row->req_http_error + row->req_transport_error) / (double)row->req_total : 0;
     latency_stats(a->svc, &row->service);
     latency_stats(a->lat, &row->latency);
+    /* a stalled cell (no answer at all) is flagged as such, not as this */
+    row->few_requests =
+        a->cell->concurrency > 0 && !row->stalled && row->service.count < BF_FEW_REQUESTS;
     double cpu_ms = (double)(win.cpu_user_ms + win.cpu_sys_ms);
     row->agent_cpu_pct = cores ? 100.0 * cpu_ms / (1000.0 * D * (double)cores) : 0;
     row->client_bound = row->agent_cpu_pct >= BF_CLIENT_BOUND_CPU * 100.0;
@@ -580,6 +586,14 @@ void bf_cellagg_row(const bf_cellagg_t *a, bf_row_t *row)
                  "docs/s target_rate (%.0f acknowledged); add connections (concurrency) or "
                  "agents, or lower target_rate",
                  row->attempted_docs_per_s, row->target_docs_per_s, row->docs_per_s);
+    if (row->few_requests && row->reason[0] == '\0') { /* the flag says it beside another reason */
+        char why[200];
+        snprintf(why, sizeof why,
+                 "few-requests: only %llu bulk responses in the %u s window, too few to rank "
+                 "this cell's docs/s; lengthen run.duration",
+                 (unsigned long long)row->service.count, D);
+        bf_row_add_reason(row, why);
+    }
 }
 
 void bf_cellagg_live(const bf_cellagg_t *a, int32_t second, uint64_t *docs_ok, uint64_t *errors,
@@ -619,7 +633,7 @@ void bf_rows_median(const bf_row_t *reps, size_t n, bf_row_t *out)
     for (size_t i = 0; i < n; i++)
         var += (reps[i].docs_per_s - mean) * (reps[i].docs_per_s - mean);
     var = n > 1 ? var / (double)(n - 1) : 0;
-    out->cv = mean > 0 ? sqrt(var) / mean : 0;
+    out->cv = n < 2 ? NAN : mean > 0 ? sqrt(var) / mean : 0;
     out->repeat = (uint32_t)n;
     out->repetition = 0;
     for (size_t i = 0; i < n; i++) {

@@ -18,6 +18,7 @@
 #include <stdint.h>
 
 #define BF_MAX_CELL_SECONDS 86400 /* a sample for a later second is refused */
+#define BF_FEW_REQUESTS 20        /* fewer bulk responses than this in the window: few-requests */
 #define BF_CLIENT_BOUND_CPU 0.90  /* agent CPU share of its cores that marks a cell client-bound */
 #define BF_TARGET_MISS                                                                             \
     0.02 /* target-rate cell: attempted docs/s this far below the target                           \
@@ -80,6 +81,11 @@ typedef struct bf_row {
                                  BF_TARGET_MISS of the target: it measured what was sent, not the
                                  load asked for (the reason gives achieved vs target) */
     int index_mismatch;      /* recreate false: an index's shards/replicas differ from the cell's */
+    int64_t index_shards, index_replicas; /* with index_mismatch: the index's real number_of_shards
+                                             / number_of_replicas; -1 = unknown or no mismatch */
+    int few_requests;        /* an indexing cell with fewer than BF_FEW_REQUESTS bulk responses in
+                                the window (service.count): its docs/s rests on too few requests
+                                to rank (findings leave it out); lengthen run.duration */
     char reason[512];        /* why failed / degraded */
     double cv;               /* coefficient of variation over repetitions (aggregate rows) */
     uint32_t repeat;         /* repetitions aggregated (median rows) */
@@ -197,7 +203,8 @@ void bf_row_search_verify(bf_row_t *row, const bf_cell_t *cell, int64_t counted)
 int bf_row_has_errors(const bf_row_t *row);
 
 /* bf_rows_median — a row summarising repetitions: the repetition whose docs/s is the median
- * (lower median for even n), with cv = stddev/mean of docs/s. */
+ * (lower median for even n), with cv = stddev/mean of docs/s (sample stddev, n - 1); cv is NAN
+ * (written blank / null) for n < 2: one repetition has no spread to estimate. */
 void bf_rows_median(const bf_row_t *reps, size_t n, bf_row_t *out);
 
 #endif

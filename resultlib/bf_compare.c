@@ -199,10 +199,16 @@ const char *bf_compare_only_contender(const bf_compare_t *c, size_t i)
     return i < c->n_only_contender ? c->only_contender[i] : NULL;
 }
 
+/* Without repetitions on either side there is no measured noise: a difference is reported as
+ * higher/lower with "no noise estimate", never as faster/slower (issue #12). */
 static const char *verdict(const bf_compare_row_t *r)
 {
     if (r->failed)
         return "failed";
+    if (!r->noise_from_cv)
+        return r->within_noise ? "within 5% (no noise estimate)"
+               : r->diff > 0   ? "higher (no noise estimate)"
+                               : "lower (no noise estimate)";
     if (r->within_noise)
         return "within noise";
     return r->diff > 0 ? "faster" : "slower";
@@ -243,7 +249,7 @@ void bf_compare_format(const bf_compare_t *c, enum bf_compare_format format, bf_
                         "contender docs/s | diff | diff % | noise ± | verdict | p99 ms baseline | "
                         "p99 ms contender |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|"
                         "---:|---:|\n");
-    size_t faster = 0, slower = 0, same = 0, failed = 0;
+    size_t faster = 0, slower = 0, same = 0, failed = 0, single = 0;
     double logsum = 0;
     size_t nlog = 0;
     for (size_t i = 0; i < c->n; i++) {
@@ -260,7 +266,9 @@ void bf_compare_format(const bf_compare_t *c, enum bf_compare_format format, bf_
             failed++;
             continue;
         }
-        if (r->within_noise)
+        if (!r->noise_from_cv)
+            single++;
+        else if (r->within_noise)
             same++;
         else if (r->diff > 0)
             faster++;
@@ -273,6 +281,8 @@ void bf_compare_format(const bf_compare_t *c, enum bf_compare_format format, bf_
     }
     bf_buf_appendf(out, "\n%zu cells matched: %zu faster, %zu slower, %zu within noise", c->n,
                    faster, slower, same);
+    if (single)
+        bf_buf_appendf(out, ", %zu with no noise estimate (one run on both sides)", single);
     if (failed)
         bf_buf_appendf(out, ", %zu failed", failed);
     if (nlog)
@@ -282,9 +292,11 @@ void bf_compare_format(const bf_compare_t *c, enum bf_compare_format format, bf_
     for (size_t i = 0; i < c->n; i++)
         assumed |= !c->rows[i].noise_from_cv;
     if (assumed)
-        bf_buf_appendz(out, "Cells without repetitions use the ±5% band as an assumption, not a "
-                            "measurement: on a busy or shared machine the noise can be far larger. "
-                            "Run both campaigns with `run: {repeat: 3}` or more for a measured band.\n");
+        bf_buf_appendz(out,
+                       "No noise estimate: cells run once on both sides are not called faster "
+                       "or slower, only higher or lower (±5% is shown as a guide, not a "
+                       "measurement: on a busy or shared machine the noise can be far larger). "
+                       "Run both campaigns with `run: {repeat: 3}` or more for a measured band.\n");
     if (c->n_only_base) {
         bf_buf_appendz(out, "\nOnly in the baseline:");
         for (size_t i = 0; i < c->n_only_base; i++)

@@ -5,7 +5,9 @@
  * and, for every cell id present in both, prints baseline, contender, difference and
  * difference in % of docs/s (plus service p99), and whether the difference is within the
  * cells' noise: the larger coefficient of variation of the two rows when either ran with
- * repeat > 1, else BF_COMPARE_DEFAULT_NOISE (5%). Cells found in only one directory are
+ * repeat > 1, else no noise estimate: such a pair is called "higher" / "lower" / "within 5%"
+ * with " (no noise estimate)", never faster or slower (BF_COMPARE_DEFAULT_NOISE, 5%, is only the
+ * guide for "within 5%"). Cells found in only one directory are
  * listed after the table. Markdown by default, CSV with --csv. Pure functions of the two
  * directories; no global state.
  */

@@ -13,11 +13,13 @@
 #include <string.h>
 
 struct bf_findings {
-    bf_finding_point_t *pts;
+    bf_finding_point_t *pts; /* copies; few-requests points are marked excluded here */
     size_t n;
+    size_t nfew, nmismatch; /* few-requests and index-mismatch points among the usable */
     char **lines;
     size_t nlines;
-    json_t *best, *knees, *shards, *batch, *routing;
+    json_t *items, *best, *knees, *plateaus, *shards, *batch, *axes, *routing;
+    char main_axis[128];
 };
 
 static const char *const seed_axes[] = {"indices", "shards", "replicas", "batch_size", "concurrency"};
@@ -51,6 +53,14 @@ void bf_finding_point_from_row(const bf_row_t *row, bf_finding_point_t *p)
         used += (size_t)w;
     }
     p->docs_per_s = row->docs_per_s;
+    p->service_p50_ms = row->service.p50_ms;
+    p->few_requests = row->few_requests;
+    if (row->index_mismatch && row->index_shards > 0) {
+        /* the index the load went to, not the scenario's numbers (issue #12) */
+        p->shards = (uint32_t)row->index_shards;
+        p->replicas = row->index_replicas >= 0 ? (uint32_t)row->index_replicas : p->replicas;
+        p->index_mismatch = 1;
+    }
     /* a cell with failed or unknown documents is no candidate for "best" either */
     /* documents accepted on a retry were rejected first: not "without rejections" */
     p->rejections = row->docs_rejected > 0 || row->http_429 > 0 || row->write_rejected > 0 ||
@@ -95,6 +105,15 @@ int bf_finding_point_from_json(json_t *row, bf_finding_point_t *p)
     }
     json_t *d = json_object_get(row, "docs_per_s");
     p->docs_per_s = json_is_number(d) ? json_number_value(d) : NAN;
+    d = json_object_get(row, "service_p50_ms");
+    p->service_p50_ms = json_is_number(d) ? json_number_value(d) : NAN;
+    p->few_requests = json_is_true(json_object_get(row, "few_requests"));
+    if (json_is_true(json_object_get(row, "index_mismatch")) && jint(row, "index_shards") > 0) {
+        p->shards = (uint32_t)jint(row, "index_shards");
+        if (json_is_integer(json_object_get(row, "index_replicas")))
+            p->replicas = (uint32_t)jint(row, "index_replicas");
+        p->index_mismatch = 1;
+    }
     p->rejections = jint(row, "docs_rejected") > 0 || jint(row, "http_429") > 0 ||
                     jint(row, "docs_retried") > 0 || jint(row, "write_rejected") > 0 ||
                     jint(row, "docs_failed") > 0 || jint(row, "docs_unknown") > 0 ||
@@ -107,7 +126,87 @@ int bf_finding_point_from_json(json_t *row, bf_finding_point_t *p)
     return BF_OK;
 }
 
-/* ---- helpers ------------------------------------------------------------------------------ */
+/* ---- axes of a point ---------------------------------------------------------------------- */
+
+/* the value of axis name in extra ("a=1 b=2"), copied to out; 0 when absent */
+static int extra_value(const char *extra, const char *name, char *out, size_t out_size)
+{
+    size_t nl = strlen(name);
+    for (const char *t = extra; t && *t;) {
+        const char *sp = strchr(t, ' ');
+        size_t tl = sp ? (size_t)(sp - t) : strlen(t);
+        if (tl > nl && strncmp(t, name, nl) == 0 && t[nl] == '=') {
+            snprintf(out, out_size, "%.*s", (int)(tl - nl - 1), t + nl + 1);
+            return 1;
+        }
+        t = sp ? sp + 1 : NULL;
+    }
+    return 0;
+}
+
+/* extra without axis name's token, into out */
+static void extra_without(const char *extra, const char *name, char *out, size_t out_size)
+{
+    size_t nl = strlen(name), used = 0;
+    out[0] = '\0';
+    for (const char *t = extra; t && *t;) {
+        const char *sp = strchr(t, ' ');
+        size_t tl = sp ? (size_t)(sp - t) : strlen(t);
+        if (!(tl > nl && strncmp(t, name, nl) == 0 && t[nl] == '=') && used < out_size) {
+            int w = snprintf(out + used, out_size - used, "%s%.*s", used ? " " : "", (int)tl, t);
+            used += w > 0 ? (size_t)w : 0;
+        }
+        t = sp ? sp + 1 : NULL;
+    }
+}
+
+static uint32_t seed_value(const bf_finding_point_t *p, const char *name)
+{
+    if (strcmp(name, "indices") == 0)
+        return p->indices;
+    if (strcmp(name, "shards") == 0)
+        return p->shards;
+    if (strcmp(name, "replicas") == 0)
+        return p->replicas;
+    if (strcmp(name, "batch_size") == 0)
+        return p->batch_size;
+    return p->concurrency;
+}
+
+/* the value of any axis as text ("" when p has none) */
+static void axis_text(const bf_finding_point_t *p, const char *name, char *out, size_t out_size)
+{
+    if (is_seed_axis(name))
+        snprintf(out, out_size, "%u", seed_value(p, name));
+    else if (!extra_value(p->extra, name, out, out_size))
+        out[0] = '\0';
+}
+
+double bf_finding_point_axis(const bf_finding_point_t *p, const char *name)
+{
+    char v[256];
+    axis_text(p, name, v, sizeof v);
+    if (v[0] == '\0')
+        return NAN;
+    char *end = NULL;
+    double d = strtod(v, &end);
+    return end && *end == '\0' && isfinite(d) ? d : NAN;
+}
+
+/* a and b equal in every axis but `axis` */
+static int same_except(const bf_finding_point_t *a, const bf_finding_point_t *b, const char *axis)
+{
+    for (size_t i = 0; i < sizeof seed_axes / sizeof seed_axes[0]; i++)
+        if (strcmp(axis, seed_axes[i]) != 0 &&
+            seed_value(a, seed_axes[i]) != seed_value(b, seed_axes[i]))
+            return 0;
+    if (is_seed_axis(axis))
+        return strcmp(a->extra, b->extra) == 0;
+    char ea[sizeof a->extra], eb[sizeof b->extra];
+    extra_without(a->extra, axis, ea, sizeof ea);
+    extra_without(b->extra, axis, eb, sizeof eb);
+    return strcmp(ea, eb) == 0;
+}
 
 /* same line: equal in every axis but shards and concurrency (and batch when !with_batch) */
 static int same_line(const bf_finding_point_t *a, const bf_finding_point_t *b, int with_batch)
@@ -116,23 +215,50 @@ static int same_line(const bf_finding_point_t *a, const bf_finding_point_t *b, i
            (!with_batch || a->batch_size == b->batch_size) && strcmp(a->extra, b->extra) == 0;
 }
 
-char *bf_findings_line_label(const bf_finding_point_t *pts, size_t n, const bf_finding_point_t *p,
-                             char *buf, size_t buf_size)
+char *bf_findings_label(const bf_finding_point_t *pts, size_t n, const bf_finding_point_t *p,
+                        const char *x, int with_shards, char *buf, size_t buf_size)
 {
-    int vary_rep = 0, vary_idx = 0, vary_extra = 0;
+    int vary_rep = 0, vary_idx = 0, vary_extra = 0, vary_sh = 0, vary_conc = 0;
     for (size_t i = 0; i < n; i++) {
         vary_rep |= pts[i].replicas != pts[0].replicas;
         vary_idx |= pts[i].indices != pts[0].indices;
+        vary_sh |= pts[i].shards != pts[0].shards;
+        vary_conc |= pts[i].concurrency != pts[0].concurrency;
         vary_extra |= strcmp(pts[i].extra, pts[0].extra) != 0;
     }
-    size_t used = (size_t)snprintf(buf, buf_size, "batch %u", p->batch_size);
-    if (vary_rep && used < buf_size)
-        used += (size_t)snprintf(buf + used, buf_size - used, ", replicas %u", p->replicas);
-    if (vary_idx && used < buf_size)
-        used += (size_t)snprintf(buf + used, buf_size - used, ", indices %u", p->indices);
-    if (vary_extra && p->extra[0] && used < buf_size)
-        snprintf(buf + used, buf_size - used, ", %s", p->extra);
+    size_t used = 0;
+    buf[0] = '\0';
+#define PART(...)                                                                                  \
+    do {                                                                                           \
+        if (used < buf_size) {                                                                     \
+            int w_ = snprintf(buf + used, buf_size - used, __VA_ARGS__);                           \
+            used += w_ > 0 ? (size_t)w_ : 0;                                                       \
+        }                                                                                          \
+    } while (0)
+    if (with_shards && vary_sh && strcmp(x, "shards") != 0)
+        PART("%u %s", p->shards, p->shards == 1 ? "shard" : "shards");
+    if (strcmp(x, "batch_size") != 0)
+        PART("%sbatch %u", used ? ", " : "", p->batch_size);
+    if (strcmp(x, "concurrency") != 0 && (vary_conc || strcmp(x, "batch_size") == 0))
+        PART("%sconcurrency %u", used ? ", " : "", p->concurrency);
+    if (vary_rep && strcmp(x, "replicas") != 0)
+        PART("%sreplicas %u", used ? ", " : "", p->replicas);
+    if (vary_idx && strcmp(x, "indices") != 0)
+        PART("%sindices %u", used ? ", " : "", p->indices);
+    if (vary_extra && p->extra[0]) {
+        char ex[sizeof p->extra];
+        extra_without(p->extra, x, ex, sizeof ex);
+        if (ex[0])
+            PART("%s%s", used ? ", " : "", ex);
+    }
+#undef PART
     return buf;
+}
+
+char *bf_findings_line_label(const bf_finding_point_t *pts, size_t n, const bf_finding_point_t *p,
+                             char *buf, size_t buf_size)
+{
+    return bf_findings_label(pts, n, p, "concurrency", 0, buf, buf_size);
 }
 
 static int cmp_u32(const void *x, const void *y)
@@ -180,6 +306,43 @@ static void add_line(bf_findings_t *f, const char *fmt, ...)
     f->lines[f->nlines++] = s;
 }
 
+/* one item of data: kind, axis, at, figures (stolen) and the sentence just added */
+static void add_item(bf_findings_t *f, const char *kind, const char *axis, json_t *at,
+                     json_t *figures)
+{
+    json_t *o = json_object();
+    json_object_set_new(o, "kind", json_string(kind));
+    json_object_set_new(o, "axis", axis ? json_string(axis) : json_null());
+    json_object_set_new(o, "at", at ? at : json_object());
+    json_object_set_new(o, "figures", figures ? figures : json_object());
+    json_object_set_new(o, "text", json_string(f->nlines ? f->lines[f->nlines - 1] : ""));
+    json_array_append_new(f->items, o);
+}
+
+/* every axis value of p but skip's (NULL: all): numbers for the five, strings for the others */
+static json_t *at_json(const bf_finding_point_t *p, const char *skip)
+{
+    json_t *o = json_object();
+    for (size_t i = 0; i < sizeof seed_axes / sizeof seed_axes[0]; i++)
+        if (skip == NULL || strcmp(skip, seed_axes[i]) != 0)
+            json_object_set_new(o, seed_axes[i], json_integer(seed_value(p, seed_axes[i])));
+    for (const char *t = p->extra; *t;) {
+        const char *sp = strchr(t, ' ');
+        size_t tl = sp ? (size_t)(sp - t) : strlen(t);
+        const char *eq = memchr(t, '=', tl);
+        if (eq) {
+            char k[128];
+            snprintf(k, sizeof k, "%.*s", (int)(eq - t), t);
+            if (skip == NULL || strcmp(skip, k) != 0)
+                json_object_set_new(o, k, json_stringn(eq + 1, tl - (size_t)(eq + 1 - t)));
+        }
+        if (sp == NULL)
+            break;
+        t = sp + 1;
+    }
+    return o;
+}
+
 /* "shards" or "shard" for a count of 1 */
 static const char *shards_word(uint32_t n)
 {
@@ -202,6 +365,15 @@ static const char *grouped(double v, char *buf, size_t n)
     }
     buf[o] = '\0';
     return buf;
+}
+
+/* b's service p50 over a's, NAN when either is unknown */
+static double p50_ratio(const bf_finding_point_t *a, const bf_finding_point_t *b)
+{
+    return isfinite(a->service_p50_ms) && isfinite(b->service_p50_ms) && a->service_p50_ms > 0 &&
+                   b->service_p50_ms > 0
+               ? b->service_p50_ms / a->service_p50_ms
+               : NAN;
 }
 
 typedef struct ratios {
@@ -250,13 +422,29 @@ static void ratios_text(ratios *r, char *buf, size_t n)
     }
 }
 
-/* index of the best point at shards s (no rejections unless allow_rej), or -1 */
-static long best_at(const bf_findings_t *f, uint32_t s, int allow_rej)
+static int vary_indices(const bf_findings_t *f)
+{
+    long first = -1;
+    for (size_t i = 0; i < f->n; i++) {
+        if (f->pts[i].excluded)
+            continue;
+        if (first < 0)
+            first = (long)f->pts[i].indices;
+        else if ((long)f->pts[i].indices != first)
+            return 1;
+    }
+    return 0;
+}
+
+/* index of the best point at shards s (and indices idx unless idx == 0; no rejections unless
+ * allow_rej), or -1 */
+static long best_at(const bf_findings_t *f, uint32_t s, uint32_t idx, int allow_rej)
 {
     long best = -1;
     for (size_t i = 0; i < f->n; i++) {
         const bf_finding_point_t *p = &f->pts[i];
-        if (p->excluded || p->shards != s || (p->rejections && !allow_rej))
+        if (p->excluded || p->shards != s || (idx && p->indices != idx) ||
+            (p->rejections && !allow_rej))
             continue;
         if (best < 0 || p->docs_per_s > f->pts[best].docs_per_s)
             best = (long)i;
@@ -274,50 +462,184 @@ static json_t *point_json(const bf_finding_point_t *p)
     json_object_set_new(o, "batch_size", json_integer(p->batch_size));
     json_object_set_new(o, "concurrency", json_integer(p->concurrency));
     json_object_set_new(o, "docs_per_s", json_real(p->docs_per_s));
+    json_object_set_new(o, "service_p50_ms",
+                        isfinite(p->service_p50_ms) ? json_real(p->service_p50_ms) : json_null());
     json_object_set_new(o, "rejections", json_boolean(p->rejections));
+    if (p->index_mismatch)
+        json_object_set_new(o, "index_mismatch", json_true());
     return o;
 }
 
 /* ---- the findings ------------------------------------------------------------------------- */
 
-static void find_best(bf_findings_t *f, const uint32_t *shards, size_t ns)
+/* The lowest concurrency on b's line (equal in all but concurrency), without rejections, that b
+ * gains less than BF_FINDINGS_BEST_MIN_GAIN over; -1 when none. */
+static long past_knee(const bf_findings_t *f, long b)
 {
-    char num[64], label[300];
-    for (size_t k = 0; k < ns; k++) {
-        long b = best_at(f, shards[k], 0);
-        int rejected = b < 0;
-        if (rejected)
-            b = best_at(f, shards[k], 1);
-        const bf_finding_point_t *p = &f->pts[b];
-        json_t *o = point_json(p);
-        json_object_set_new(o, "all_rejected", json_boolean(rejected));
-        json_array_append_new(f->best, o);
-        bf_findings_line_label(f->pts, f->n, p, label, sizeof label);
-        if (rejected)
-            add_line(
-                f,
-                "%u %s: every cell saw rejections or errors; the highest was %s docs/s with %s "
-                "at concurrency %u.",
-                p->shards, shards_word(p->shards), grouped(p->docs_per_s, num, sizeof num), label,
-                p->concurrency);
-        else
-            add_line(f, "%u %s: best without rejections or errors is %s docs/s with %s at concurrency %u.",
-                     p->shards, shards_word(p->shards), grouped(p->docs_per_s, num, sizeof num), label, p->concurrency);
+    const bf_finding_point_t *pb = &f->pts[b];
+    long q = -1;
+    for (size_t i = 0; i < f->n; i++) {
+        const bf_finding_point_t *p = &f->pts[i];
+        if (p->excluded || p->rejections || p->concurrency >= pb->concurrency ||
+            !same_except(p, pb, "concurrency") || !(p->docs_per_s > 0) ||
+            pb->docs_per_s >= p->docs_per_s * (1.0 + BF_FINDINGS_BEST_MIN_GAIN))
+            continue;
+        if (q < 0 || p->concurrency < f->pts[q].concurrency)
+            q = (long)i;
+    }
+    return q;
+}
+
+/* The knee of p's line (equal in all but concurrency): the point before the first step that
+ * gains less than BF_FINDINGS_KNEE_GAIN, or -1 when the line keeps growing (as find_steps). */
+static long knee_of(const bf_findings_t *f, const bf_finding_point_t *p)
+{
+    long prev = -1;
+    for (;;) { /* walk the line in order of concurrency without sorting a copy */
+        long next = -1;
+        for (size_t i = 0; i < f->n; i++) {
+            const bf_finding_point_t *q = &f->pts[i];
+            if (q->excluded || !same_except(q, p, "concurrency") ||
+                (prev >= 0 && q->concurrency <= f->pts[prev].concurrency))
+                continue;
+            if (next < 0 || q->concurrency < f->pts[next].concurrency)
+                next = (long)i;
+        }
+        if (next < 0)
+            return -1;
+        if (prev >= 0) {
+            double a = f->pts[prev].docs_per_s, b = f->pts[next].docs_per_s;
+            if (!(a > 0 ? b / a - 1.0 >= BF_FINDINGS_KNEE_GAIN : 1))
+                return prev;
+        }
+        prev = next;
     }
 }
 
-static int cmp_conc(const void *x, const void *y)
+static void find_best(bf_findings_t *f, const uint32_t *shards, size_t ns)
+{
+    char num[64], num2[64], label[300], group[64], p50[64];
+    uint32_t *idx = bf_calloc(f->n + 1, sizeof *idx);
+    size_t ni = vary_indices(f) ? distinct(f, offsetof(bf_finding_point_t, indices), idx) : 1;
+    for (size_t k = 0; k < ns; k++) {
+        for (size_t x = 0; x < ni; x++) {
+            uint32_t want_idx = vary_indices(f) ? idx[x] : 0;
+            long b = best_at(f, shards[k], want_idx, 0);
+            int rejected = b < 0;
+            if (rejected)
+                b = best_at(f, shards[k], want_idx, 1);
+            if (b < 0)
+                continue; /* no cell with this shard and index count */
+            long top = b, q = rejected ? -1 : past_knee(f, b);
+            if (q >= 0)
+                b = q;
+            const bf_finding_point_t *p = &f->pts[b];
+            json_t *o = point_json(p);
+            json_object_set_new(o, "all_rejected", json_boolean(rejected));
+            json_array_append_new(f->best, o);
+            bf_findings_line_label(f->pts, f->n, p, label, sizeof label);
+            if (want_idx)
+                snprintf(group, sizeof group, "%u %s, %u %s", p->shards, shards_word(p->shards),
+                         p->indices, p->indices == 1 ? "index" : "indices");
+            else
+                snprintf(group, sizeof group, "%u %s", p->shards, shards_word(p->shards));
+            json_t *fig = json_object();
+            json_object_set_new(fig, "cell", json_string(p->cell));
+            json_object_set_new(fig, "axes", at_json(p, NULL));
+            json_object_set_new(fig, "docs_per_s", json_real(p->docs_per_s));
+            json_object_set_new(fig, "service_p50_ms",
+                                isfinite(p->service_p50_ms) ? json_real(p->service_p50_ms)
+                                                            : json_null());
+            json_object_set_new(fig, "all_rejected", json_boolean(rejected));
+            if (rejected) {
+                add_line(f,
+                         "%s: every cell saw rejections or errors; the highest was %s docs/s with "
+                         "%s at concurrency %u.",
+                         group, grouped(p->docs_per_s, num, sizeof num), label, p->concurrency);
+            } else if (q >= 0) {
+                const bf_finding_point_t *t = &f->pts[top];
+                double gain = t->docs_per_s / p->docs_per_s - 1.0, pr = p50_ratio(p, t);
+                if (isfinite(pr))
+                    snprintf(p50, sizeof p50, " at %.1fx the service p50", pr);
+                else
+                    p50[0] = '\0';
+                add_line(f,
+                         "%s: best without rejections or errors is %s docs/s with %s at "
+                         "concurrency %u; concurrency %u reached %s docs/s (%+.1f%%)%s, which is "
+                         "past the knee, not better.",
+                         group, grouped(p->docs_per_s, num, sizeof num), label, p->concurrency,
+                         t->concurrency, grouped(t->docs_per_s, num2, sizeof num2), gain * 100.0,
+                         p50);
+                json_t *pk = json_object();
+                json_object_set_new(pk, "cell", json_string(t->cell));
+                json_object_set_new(pk, "concurrency", json_integer(t->concurrency));
+                json_object_set_new(pk, "docs_per_s", json_real(t->docs_per_s));
+                json_object_set_new(pk, "gain", json_real(gain));
+                json_object_set_new(pk, "p50_ratio", isfinite(pr) ? json_real(pr) : json_null());
+                json_object_set(o, "past_knee", pk);
+                json_object_set_new(fig, "past_knee", pk);
+            } else {
+                /* beyond its line's knee: say what the last steps cost, so best and knee agree */
+                long kn = knee_of(f, p);
+                char tail[200] = "";
+                if (kn >= 0 && f->pts[kn].concurrency < p->concurrency && !f->pts[kn].rejections) {
+                    const bf_finding_point_t *a = &f->pts[kn];
+                    double pr = p50_ratio(a, p);
+                    if (isfinite(pr))
+                        snprintf(p50, sizeof p50, " at %.1fx the service p50", pr);
+                    else
+                        p50[0] = '\0';
+                    snprintf(tail, sizeof tail,
+                             ", past its knee at concurrency %u (%s docs/s): "
+                             "%+.0f%%%s",
+                             a->concurrency, grouped(a->docs_per_s, num2, sizeof num2),
+                             (p->docs_per_s / a->docs_per_s - 1.0) * 100.0, p50);
+                    json_t *pk = json_object();
+                    json_object_set_new(pk, "knee_concurrency", json_integer(a->concurrency));
+                    json_object_set_new(pk, "knee_docs_per_s", json_real(a->docs_per_s));
+                    json_object_set_new(pk, "gain", json_real(p->docs_per_s / a->docs_per_s - 1.0));
+                    json_object_set_new(pk, "p50_ratio",
+                                        isfinite(pr) ? json_real(pr) : json_null());
+                    json_object_set_new(fig, "beyond_knee", pk);
+                }
+                add_line(f,
+                         "%s: best without rejections or errors is %s docs/s with %s at "
+                         "concurrency %u%s.",
+                         group, grouped(p->docs_per_s, num, sizeof num), label, p->concurrency,
+                         tail);
+            }
+            json_t *at = json_object();
+            json_object_set_new(at, "shards", json_integer(p->shards));
+            if (want_idx)
+                json_object_set_new(at, "indices", json_integer(p->indices));
+            add_item(f, "best", NULL, at, fig);
+        }
+    }
+    free(idx);
+}
+
+static int cmp_along_conc(const void *x, const void *y)
 {
     const bf_finding_point_t *a = *(const bf_finding_point_t *const *)x;
     const bf_finding_point_t *b = *(const bf_finding_point_t *const *)y;
     return (a->concurrency > b->concurrency) - (a->concurrency < b->concurrency);
 }
 
-static void find_knees(bf_findings_t *f, const uint32_t *shards, size_t ns)
+static int cmp_along_batch(const void *x, const void *y)
 {
+    const bf_finding_point_t *a = *(const bf_finding_point_t *const *)x;
+    const bf_finding_point_t *b = *(const bf_finding_point_t *const *)y;
+    return (a->batch_size > b->batch_size) - (a->batch_size < b->batch_size);
+}
+
+/* Along concurrency (the knee) or batch size (the plateau), per shard count and line (equal in
+ * every other axis): the first step that gains less than BF_FINDINGS_KNEE_GAIN. */
+static void find_steps(bf_findings_t *f, const uint32_t *shards, size_t ns, int batch)
+{
+    const char *axis = batch ? "batch_size" : "concurrency";
     const bf_finding_point_t **line = bf_calloc(f->n + 1, sizeof *line);
     uint8_t *done = bf_calloc(f->n + 1, 1);
-    char label[300], num[64];
+    char label[300], num[64], p50[64];
     for (size_t k = 0; k < ns; k++) {
         memset(done, 0, f->n);
         for (size_t i = 0; i < f->n; i++) {
@@ -327,15 +649,20 @@ static void find_knees(bf_findings_t *f, const uint32_t *shards, size_t ns)
             size_t m = 0;
             for (size_t j = i; j < f->n; j++) {
                 const bf_finding_point_t *q = &f->pts[j];
-                if (!done[j] && !q->excluded && q->shards == shards[k] && same_line(head, q, 1)) {
+                if (!done[j] && !q->excluded && same_except(head, q, axis)) {
                     done[j] = 1;
                     line[m++] = q;
                 }
             }
             if (m < 2)
                 continue;
-            qsort(line, m, sizeof *line, cmp_conc);
-            bf_findings_line_label(f->pts, f->n, head, label, sizeof label);
+            qsort(line, m, sizeof *line, batch ? cmp_along_batch : cmp_along_conc);
+            /* two batch sizes that still grow: the batch gain line says it already */
+            if (batch && m == 2 &&
+                !(line[0]->docs_per_s > 0 &&
+                  line[1]->docs_per_s / line[0]->docs_per_s - 1.0 < BF_FINDINGS_KNEE_GAIN))
+                continue;
+            bf_findings_label(f->pts, f->n, head, axis, 0, label, sizeof label);
             json_t *o = json_object();
             json_object_set_new(o, "shards", json_integer(shards[k]));
             json_object_set_new(o, "line", json_string(label));
@@ -349,26 +676,62 @@ static void find_knees(bf_findings_t *f, const uint32_t *shards, size_t ns)
                     break;
                 }
             }
-            if (knee) {
-                const bf_finding_point_t *a = line[knee - 1], *b = line[knee];
-                json_object_set_new(o, "knee_concurrency", json_integer(a->concurrency));
-                json_object_set_new(o, "next_concurrency", json_integer(b->concurrency));
-                json_object_set_new(o, "gain", json_real(gain));
-                json_object_set_new(o, "growing", json_false());
-                add_line(f, "%u %s, %s: docs/s stops growing at concurrency %u (%s docs/s); "
-                         "going to %u changes it by %+.0f%%.", shards[k], shards_word(shards[k]), label, a->concurrency,
-                         grouped(a->docs_per_s, num, sizeof num), b->concurrency, gain * 100.0);
-            } else {
-                const bf_finding_point_t *a = line[m - 2], *b = line[m - 1];
-                json_object_set_new(o, "knee_concurrency", json_null());
-                json_object_set_new(o, "next_concurrency", json_null());
-                json_object_set_new(o, "gain", json_real(gain));
-                json_object_set_new(o, "growing", json_true());
-                add_line(f, "%u %s, %s: no knee up to concurrency %u; the last step from %u "
-                         "still added %+.0f%%.", shards[k], shards_word(shards[k]), label, b->concurrency, a->concurrency,
-                         gain * 100.0);
+            const char *kk = batch ? "plateau_batch_size" : "knee_concurrency";
+            const char *nk = batch ? "next_batch_size" : "next_concurrency";
+            const bf_finding_point_t *a = knee ? line[knee - 1] : line[m - 2];
+            const bf_finding_point_t *b = knee ? line[knee] : line[m - 1];
+            uint32_t av = batch ? a->batch_size : a->concurrency;
+            uint32_t bv = batch ? b->batch_size : b->concurrency;
+            double pr = p50_ratio(a, b);
+            if (isfinite(pr))
+                snprintf(p50, sizeof p50, " at %.1fx the service p50", pr);
+            else
+                p50[0] = '\0';
+            json_t *fig = json_object();
+            json_object_set_new(o, kk, knee ? json_integer(av) : json_null());
+            json_object_set_new(o, nk, knee ? json_integer(bv) : json_null());
+            json_object_set_new(o, "gain", json_real(gain));
+            json_object_set_new(o, "growing", json_boolean(!knee));
+            json_object_set_new(fig, kk, knee ? json_integer(av) : json_null());
+            json_object_set_new(fig, nk, knee ? json_integer(bv) : json_null());
+            json_object_set_new(fig, "docs_per_s", json_real(a->docs_per_s));
+            json_object_set_new(fig, "next_docs_per_s", json_real(b->docs_per_s));
+            json_object_set_new(fig, "gain", json_real(gain));
+            json_object_set_new(fig, "p50_ratio", isfinite(pr) ? json_real(pr) : json_null());
+            json_object_set_new(fig, "growing", json_boolean(!knee));
+            json_t *pts = json_array();
+            for (size_t s = 0; s < m; s++) {
+                json_t *pt = json_object();
+                json_object_set_new(
+                    pt, axis, json_integer(batch ? line[s]->batch_size : line[s]->concurrency));
+                json_object_set_new(pt, "docs_per_s", json_real(line[s]->docs_per_s));
+                json_array_append_new(pts, pt);
             }
-            json_array_append_new(f->knees, o);
+            json_object_set_new(fig, "points", pts);
+            if (knee && !batch)
+                add_line(f,
+                         "%u %s, %s: docs/s stops growing at concurrency %u (%s docs/s); "
+                         "going to %u changes it by %+.0f%%%s.",
+                         shards[k], shards_word(shards[k]), label, av,
+                         grouped(a->docs_per_s, num, sizeof num), bv, gain * 100.0, p50);
+            else if (!batch)
+                add_line(f,
+                         "%u %s, %s: no knee up to concurrency %u; the last step from %u "
+                         "still added %+.0f%%.",
+                         shards[k], shards_word(shards[k]), label, bv, av, gain * 100.0);
+            else if (knee)
+                add_line(f,
+                         "%u %s, %s: docs/s stops growing with batch size at %u (%s docs/s); "
+                         "batch %u changes it by %+.0f%%%s.",
+                         shards[k], shards_word(shards[k]), label, av,
+                         grouped(a->docs_per_s, num, sizeof num), bv, gain * 100.0, p50);
+            else
+                add_line(f,
+                         "%u %s, %s: no plateau up to batch %u; the last step from %u still "
+                         "added %+.0f%%.",
+                         shards[k], shards_word(shards[k]), label, bv, av, gain * 100.0);
+            json_array_append_new(batch ? f->plateaus : f->knees, o);
+            add_item(f, batch ? "plateau" : "knee", axis, at_json(head, axis), fig);
         }
     }
     free(done);
@@ -380,15 +743,15 @@ static void find_shard_ratios(bf_findings_t *f, const uint32_t *shards, size_t n
     if (ns < 2)
         return;
     uint32_t few = shards[0];
-    long bf_ = best_at(f, few, 0);
+    long bf_ = best_at(f, few, 0, 0);
     if (bf_ < 0)
-        bf_ = best_at(f, few, 1);
+        bf_ = best_at(f, few, 0, 1);
     char a[64], b[64], text[200];
     for (size_t k = ns - 1; k >= 1; k--) {
         uint32_t many = shards[k];
-        long bm = best_at(f, many, 0);
+        long bm = best_at(f, many, 0, 0);
         if (bm < 0)
-            bm = best_at(f, many, 1);
+            bm = best_at(f, many, 0, 1);
         ratios r = {0};
         for (size_t i = 0; i < f->n; i++) {
             const bf_finding_point_t *p = &f->pts[i];
@@ -401,17 +764,24 @@ static void find_shard_ratios(bf_findings_t *f, const uint32_t *shards, size_t n
                     ratios_add(&r, p->docs_per_s / q->docs_per_s);
             }
         }
-        double best_ratio = f->pts[bm].docs_per_s > 0 ? f->pts[bf_].docs_per_s / f->pts[bm].docs_per_s : NAN;
+        double best_ratio =
+            f->pts[bm].docs_per_s > 0 ? f->pts[bf_].docs_per_s / f->pts[bm].docs_per_s : NAN;
         json_t *o = json_object();
         json_object_set_new(o, "fewest", json_integer(few));
         json_object_set_new(o, "other", json_integer(many));
-        json_object_set_new(o, "best_ratio", isfinite(best_ratio) ? json_real(best_ratio) : json_null());
+        json_object_set_new(o, "best_ratio",
+                            isfinite(best_ratio) ? json_real(best_ratio) : json_null());
         json_object_set_new(o, "like_for_like", ratios_json(&r));
         json_array_append_new(f->shards, o);
         ratios_text(&r, text, sizeof text);
-        add_line(f, "%u %s vs %u %s: best %s vs %s docs/s (%.2fx); like for like %s.",
-                 few, shards_word(few), many, shards_word(many), grouped(f->pts[bf_].docs_per_s, a, sizeof a),
+        add_line(f, "%u %s vs %u %s: best %s vs %s docs/s (%.2fx); like for like %s.", few,
+                 shards_word(few), many, shards_word(many),
+                 grouped(f->pts[bf_].docs_per_s, a, sizeof a),
                  grouped(f->pts[bm].docs_per_s, b, sizeof b), best_ratio, text);
+        json_t *fig = json_deep_copy(o);
+        json_t *at = json_object();
+        json_object_set_new(at, "shards", json_integer(many));
+        add_item(f, "shards", "shards", at, fig);
         free(r.v);
     }
 }
@@ -457,6 +827,9 @@ static void find_batch_gain(bf_findings_t *f, const uint32_t *shards, size_t ns)
         ratios_text(&r, text, sizeof text);
         add_line(f, "%u %s: batch %u over batch %u: %s.", shards[k], shards_word(shards[k]), large,
                  small, text);
+        json_t *at = json_object();
+        json_object_set_new(at, "shards", json_integer(shards[k]));
+        add_item(f, "batch", "batch_size", at, json_deep_copy(o));
         free(r.v);
     }
     free(batches);
@@ -511,9 +884,167 @@ static void find_routing_gain(bf_findings_t *f, const uint32_t *shards, size_t n
             ratios_text(&r, text, sizeof text);
             add_line(f, "%u %s: routing_mode %s over none: %s.", shards[k], shards_word(shards[k]),
                      modes[m], text);
+            json_t *at = json_object();
+            json_object_set_new(at, "shards", json_integer(shards[k]));
+            json_object_set_new(at, "routing_mode", json_string(modes[m]));
+            add_item(f, "routing", "routing_mode", at, json_deep_copy(o));
             free(r.v);
         }
     }
+}
+
+/* the names of the other axes (extra) of the usable points, in order of first appearance */
+static size_t extra_axes(const bf_findings_t *f, char names[][128], size_t cap)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < f->n; i++) {
+        if (f->pts[i].excluded)
+            continue;
+        for (const char *t = f->pts[i].extra; *t;) {
+            const char *sp = strchr(t, ' ');
+            size_t tl = sp ? (size_t)(sp - t) : strlen(t);
+            const char *eq = memchr(t, '=', tl);
+            if (eq) {
+                char nm[128];
+                snprintf(nm, sizeof nm, "%.*s", (int)(eq - t), t);
+                size_t j = 0;
+                while (j < k && strcmp(names[j], nm) != 0)
+                    j++;
+                if (j == k && k < cap)
+                    bf_strlcpy(names[k++], nm, sizeof names[0]);
+            }
+            if (sp == NULL)
+                break;
+            t = sp + 1;
+        }
+    }
+    return k;
+}
+
+#define BF_FINDINGS_MAX_VALUES 64 /* values of one axis compared (more are left out) */
+
+/* For indices, replicas and every other axis but routing_mode: each value over the first
+ * (smallest when all are numbers, else the first seen), like for like (equal in every other
+ * axis), over every shard count. */
+static void find_axis_ratios(bf_findings_t *f)
+{
+    char names[34][128];
+    bf_strlcpy(names[0], "indices", sizeof names[0]);
+    bf_strlcpy(names[1], "replicas", sizeof names[1]);
+    size_t nn = 2 + extra_axes(f, names + 2, 32);
+    char(*vals)[128] = bf_calloc(BF_FINDINGS_MAX_VALUES, sizeof *vals);
+    char text[200], va[256], vb[256];
+    for (size_t a = 0; a < nn; a++) {
+        const char *axis = names[a];
+        if (strcmp(axis, "routing_mode") == 0)
+            continue; /* find_routing_gain */
+        size_t nv = 0;
+        int numeric = 1;
+        for (size_t i = 0; i < f->n; i++) {
+            if (f->pts[i].excluded)
+                continue;
+            axis_text(&f->pts[i], axis, va, sizeof va);
+            if (va[0] == '\0')
+                continue;
+            size_t j = 0;
+            while (j < nv && strcmp(vals[j], va) != 0)
+                j++;
+            if (j == nv && nv < BF_FINDINGS_MAX_VALUES) {
+                bf_strlcpy(vals[nv++], va, sizeof vals[0]);
+                numeric &= isfinite(bf_finding_point_axis(&f->pts[i], axis));
+            }
+        }
+        if (nv < 2)
+            continue;
+        if (numeric) /* insertion sort by value */
+            for (size_t x = 1; x < nv; x++)
+                for (size_t y = x; y > 0 && strtod(vals[y], NULL) < strtod(vals[y - 1], NULL);
+                     y--) {
+                    char tmp[128];
+                    memcpy(tmp, vals[y], sizeof tmp);
+                    memcpy(vals[y], vals[y - 1], sizeof tmp);
+                    memcpy(vals[y - 1], tmp, sizeof tmp);
+                }
+        int seed = is_seed_axis(axis);
+        for (size_t v = 1; v < nv; v++) {
+            ratios r = {0};
+            for (size_t i = 0; i < f->n; i++) {
+                const bf_finding_point_t *p = &f->pts[i];
+                axis_text(p, axis, va, sizeof va);
+                if (p->excluded || strcmp(va, vals[0]) != 0 || !(p->docs_per_s > 0))
+                    continue;
+                for (size_t j = 0; j < f->n; j++) {
+                    const bf_finding_point_t *q = &f->pts[j];
+                    axis_text(q, axis, vb, sizeof vb);
+                    if (!q->excluded && strcmp(vb, vals[v]) == 0 && same_except(p, q, axis))
+                        ratios_add(&r, q->docs_per_s / p->docs_per_s);
+                }
+            }
+            if (r.n == 0) {
+                free(r.v);
+                continue;
+            }
+            ratios_text(&r, text, sizeof text);
+            if (seed)
+                add_line(f, "%s %s over %s %s: %s.", axis, vals[v], axis, vals[0], text);
+            else
+                add_line(f, "%s=%s over %s=%s: %s.", axis, vals[v], axis, vals[0], text);
+            json_t *o = json_object();
+            json_object_set_new(o, "axis", json_string(axis));
+            json_object_set_new(o, "value", json_string(vals[v]));
+            json_object_set_new(o, "reference", json_string(vals[0]));
+            json_object_set_new(o, "like_for_like", ratios_json(&r));
+            json_array_append_new(f->axes, o);
+            json_t *at = json_object();
+            json_object_set_new(
+                at, axis, seed ? json_integer(strtol(vals[v], NULL, 10)) : json_string(vals[v]));
+            json_t *fig = json_object();
+            json_object_set_new(fig, "reference",
+                                seed ? json_integer(strtol(vals[0], NULL, 10))
+                                     : json_string(vals[0]));
+            json_object_set_new(fig, "like_for_like", ratios_json(&r));
+            add_item(f, "axis", axis, at, fig);
+            free(r.v);
+        }
+    }
+    free(vals);
+}
+
+static void choose_main_axis(bf_findings_t *f)
+{
+    char names[37][128];
+    for (size_t i = 0; i < 5; i++)
+        bf_strlcpy(
+            names[i],
+            (const char *[]){"concurrency", "batch_size", "shards", "indices", "replicas"}[i],
+            sizeof names[0]);
+    size_t nn = 5 + extra_axes(f, names + 5, 32);
+    size_t best_n = 0;
+    bf_strlcpy(f->main_axis, "concurrency", sizeof f->main_axis);
+    double *seen = bf_calloc(f->n + 1, sizeof *seen);
+    for (size_t a = 0; a < nn; a++) {
+        size_t k = 0;
+        int numeric = 1;
+        for (size_t i = 0; i < f->n && numeric; i++) {
+            if (f->pts[i].excluded)
+                continue;
+            double v = bf_finding_point_axis(&f->pts[i], names[a]);
+            if (!isfinite(v)) {
+                numeric = 0;
+                break;
+            }
+            size_t j = 0;
+            while (j < k && seen[j] != v)
+                j++;
+            if (j == k)
+                seen[k++] = v;
+        }
+        if (numeric && k > best_n && k > 1) {
+            best_n = k;
+            bf_strlcpy(f->main_axis, names[a], sizeof f->main_axis);
+        }
+    }
+    free(seen);
 }
 
 bf_findings_t *bf_findings_compute(const bf_finding_point_t *pts, size_t n)
@@ -523,20 +1054,67 @@ bf_findings_t *bf_findings_compute(const bf_finding_point_t *pts, size_t n)
     if (n)
         memcpy(f->pts, pts, n * sizeof *pts);
     f->n = n;
+    f->items = json_array();
     f->best = json_array();
     f->knees = json_array();
+    f->plateaus = json_array();
     f->shards = json_array();
     f->batch = json_array();
+    f->axes = json_array();
     f->routing = json_array();
+    /* few-requests cells are not ranked: left out like a failed one, and said so */
+    char few_cells[600] = "";
+    size_t used = 0;
+    for (size_t i = 0; i < n; i++) {
+        bf_finding_point_t *p = &f->pts[i];
+        if (p->excluded)
+            continue;
+        if (p->few_requests) {
+            p->excluded = 1;
+            if (f->nfew < 5 && used < sizeof few_cells) {
+                int w = snprintf(few_cells + used, sizeof few_cells - used, "%s%s",
+                                 used ? ", " : "", p->cell);
+                used += w > 0 ? (size_t)w : 0;
+            }
+            f->nfew++;
+        } else if (p->index_mismatch) {
+            f->nmismatch++;
+        }
+    }
+    if (f->nfew) {
+        add_line(f,
+                 "%zu %s measured on fewer than %d bulk responses in the window (few-requests: "
+                 "%s%s) %s not ranked here; lengthen run.duration to measure %s.",
+                 f->nfew, f->nfew == 1 ? "cell" : "cells", BF_FEW_REQUESTS, few_cells,
+                 f->nfew > 5 ? ", ..." : "", f->nfew == 1 ? "is" : "are",
+                 f->nfew == 1 ? "it" : "them");
+        json_t *fig = json_object();
+        json_object_set_new(fig, "cells", json_integer((json_int_t)f->nfew));
+        json_object_set_new(fig, "min_responses", json_integer(BF_FEW_REQUESTS));
+        add_item(f, "few_requests", NULL, NULL, fig);
+    }
+    if (f->nmismatch) {
+        add_line(f,
+                 "%zu %s wrote into indices that already existed with other shards or replicas "
+                 "(index-mismatch): these findings use the indices' real numbers, not the "
+                 "scenario's.",
+                 f->nmismatch, f->nmismatch == 1 ? "cell" : "cells");
+        json_t *fig = json_object();
+        json_object_set_new(fig, "cells", json_integer((json_int_t)f->nmismatch));
+        add_item(f, "index_mismatch", NULL, NULL, fig);
+    }
     uint32_t *shards = bf_calloc(n + 1, sizeof *shards);
     size_t ns = distinct(f, offsetof(bf_finding_point_t, shards), shards);
+    choose_main_axis(f);
     if (ns == 0) {
         add_line(f, "No finished cell to draw findings from.");
     } else {
         find_best(f, shards, ns);
-        find_knees(f, shards, ns);
+        find_steps(f, shards, ns, 0);
+        find_steps(f, shards, ns, 1);
         find_shard_ratios(f, shards, ns);
         find_batch_gain(f, shards, ns);
+        find_axis_ratios(f);
         find_routing_gain(f, shards, ns);
     }
     free(shards);
@@ -552,10 +1130,13 @@ void bf_findings_destroy(bf_findings_t **f_p)
         free(f->lines[i]);
     free(f->lines);
     free(f->pts);
+    json_decref(f->items);
     json_decref(f->best);
     json_decref(f->knees);
+    json_decref(f->plateaus);
     json_decref(f->shards);
     json_decref(f->batch);
+    json_decref(f->axes);
     json_decref(f->routing);
     free(f);
     *f_p = NULL;
@@ -571,13 +1152,22 @@ const char *bf_findings_line(const bf_findings_t *f, size_t i)
     return i < f->nlines ? f->lines[i] : NULL;
 }
 
+const char *bf_findings_main_axis(const bf_findings_t *f)
+{
+    return f->main_axis;
+}
+
 json_t *bf_findings_json(const bf_findings_t *f)
 {
     json_t *o = json_object();
+    json_object_set_new(o, "main_axis", json_string(f->main_axis));
+    json_object_set(o, "items", f->items);
     json_object_set(o, "best", f->best);
     json_object_set(o, "knees", f->knees);
+    json_object_set(o, "plateaus", f->plateaus);
     json_object_set(o, "shards", f->shards);
     json_object_set(o, "batch", f->batch);
+    json_object_set(o, "axes", f->axes);
     if (json_array_size(f->routing) > 0) /* only campaigns with a routing_mode axis */
         json_object_set(o, "routing", f->routing);
     json_t *lines = json_array();

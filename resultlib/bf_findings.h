@@ -7,19 +7,33 @@
  * much faster few shards are than many; how much a large batch gains over a small one. This
  * module computes exactly those from one row per cell:
  *
- *   best        per shard count, the cell with the highest docs/s among cells without
- *               rejections (no 429, no rejected document, no write-pool rejection on any node);
- *               when every cell was rejected, the highest of those, said so
+ *   best        per shard count (and per index count when it varies), the cell with the
+ *               highest docs/s among cells without rejections (no 429, no rejected document,
+ *               no write-pool rejection on any node); when every cell was rejected, the highest
+ *               of those, said so. A best that gains less than BF_FINDINGS_BEST_MIN_GAIN over a
+ *               cell of its line at lower concurrency is not best: the lowest such
+ *               concurrency is (the knee; more requests in flight only add service time)
  *   knee        per shard count and line (same batch size, replicas, indices, other axes),
  *               concurrency sorted: the first step whose docs/s gain is below
  *               BF_FINDINGS_KNEE_GAIN; the knee is the concurrency before that step
+ *   plateau     the same along batch size: per line (same concurrency, replicas, indices,
+ *               other axes), the batch size after which a step gains below
+ *               BF_FINDINGS_KNEE_GAIN
  *   shards      fewest shards vs every other shard count: best vs best, and like for like
  *               (cells equal in every axis but shards): min, median, max of the ratios
  *   batch       per shard count, largest batch over smallest, like for like (equal in every
  *               axis but batch size): min, median, max of the ratios
+ *   axis        for indices, replicas and every other axis that varies (index settings, ...),
+ *               each value over the first (smallest) one, like for like
+ *   routing     routing_mode node / shard over none, like for like
  *
- * Failed and aborted cells are left out. Each finding is also one plain-text sentence (no
- * Markdown markup inside), so matrix.md and report.html show the same words. Pure
+ * Failed, aborted, stalled and target-missed cells are left out, and so are few-requests cells
+ * (fewer than BF_FEW_REQUESTS bulk responses in the window: their docs/s rests on too few
+ * requests to rank); a sentence says how many. With index-mismatch the index's real shards and
+ * replicas are used, not the cell's. Each finding is one plain-text sentence (no Markdown
+ * markup inside), so matrix.md and report.html show the same words, and one item of data
+ * (kind, axis, the axis values it holds for, figures) in bf_findings_json, which
+ * bf_results_write_matrix puts into matrix.json so a script can chain the next study. Pure
  * computation; a bf_findings_t is immutable after compute and may be read from any thread.
  */
 #ifndef BF_FINDINGS_H
@@ -33,6 +47,8 @@
 #include <stdio.h>
 
 #define BF_FINDINGS_KNEE_GAIN 0.10 /* a concurrency step adding less than 10% is past the knee */
+#define BF_FINDINGS_BEST_MIN_GAIN                                                                  \
+    0.01 /* a best gaining less than 1% over a lower concurrency of its line is not best */
 
 /* One cell as findings see it (self-contained copies, no borrowed pointers). */
 typedef struct bf_finding_point {
@@ -40,8 +56,11 @@ typedef struct bf_finding_point {
     uint32_t indices, shards, replicas, batch_size, concurrency;
     char extra[256];       /* other matrix axes, "name=value name=value", "" when none */
     double docs_per_s;
-    int rejections; /* any 429 (also ones retried), write-pool rejection, or error */
-    int excluded;   /* failed, aborted or target-missed: not a measurement */
+    double service_p50_ms; /* NAN when unknown */
+    int rejections;        /* any 429 (also ones retried), write-pool rejection, or error */
+    int excluded;          /* failed, aborted or target-missed: not a measurement */
+    int few_requests;      /* fewer than BF_FEW_REQUESTS bulk responses in the window: not ranked */
+    int index_mismatch;    /* shards / replicas above are the index's real ones, not the cell's */
 } bf_finding_point_t;
 
 typedef struct bf_findings bf_findings_t;
@@ -63,8 +82,30 @@ size_t bf_findings_count(const bf_findings_t *f);
 const char *bf_findings_line(const bf_findings_t *f, size_t i);
 
 /* bf_findings_json — the structured findings (new reference; caller json_decref's it):
- * {"best":[...],"knees":[...],"shards":[...],"batch":[...],"lines":[...]}. */
+ * {"main_axis":"concurrency","items":[...],"best":[...],"knees":[...],"plateaus":[...],
+ *  "shards":[...],"batch":[...],"axes":[...],"lines":[...]}. Each of "items" is
+ * {"kind": best|knee|plateau|shards|batch|axis|routing|few_requests, "axis": the axis it is
+ * about, "at": {axis: value, ...} the values the finding holds for (numbers for indices,
+ * shards, replicas, batch_size, concurrency; strings for other axes), "figures": {...},
+ * "text": its sentence}; the other arrays are the older per-kind views. */
 json_t *bf_findings_json(const bf_findings_t *f);
+
+/* bf_findings_main_axis — the axis with the most distinct values among the usable points
+ * (ties: concurrency, batch_size, shards, indices, replicas, then other axes in order; only
+ * axes whose values are all numbers): what the report's main chart puts on x. "concurrency"
+ * when nothing varies. Borrowed: a static string or a pointer into f's copy of the points. */
+const char *bf_findings_main_axis(const bf_findings_t *f);
+
+/* bf_finding_point_axis — the value of axis name ("shards", "batch_size", ... or another axis
+ * such as "settings.refresh_interval") of p as a number; NAN when p has no such axis or its
+ * value is not a number. */
+double bf_finding_point_axis(const bf_finding_point_t *p, const char *name);
+
+/* bf_findings_label — like bf_findings_line_label, but for lines along axis x (not named in
+ * the label), with shards named too when with_shards: "concurrency 4, replicas 0" for
+ * x = batch_size. Returns buf. */
+char *bf_findings_label(const bf_finding_point_t *pts, size_t n, const bf_finding_point_t *p,
+                        const char *x, int with_shards, char *buf, size_t buf_size);
 
 /* bf_findings_print_md — "## Findings" and one "- sentence" a line, to out. */
 void bf_findings_print_md(const bf_findings_t *f, FILE *out);

@@ -46,6 +46,10 @@ int bf_finish_cell(bf_results_t *res, bf_es_t *es, const bf_cell_t *cell, const 
     if (end->mismatch && end->mismatch[0]) {
         row->index_mismatch = 1;
         bf_row_add_reason(row, end->mismatch);
+        if (end->index_shards > 0) {
+            row->index_shards = end->index_shards;
+            row->index_replicas = end->index_replicas;
+        }
     }
     if (res == NULL)
         return BF_OK;

@@ -36,6 +36,8 @@ typedef struct bf_cell_end {
     const char *failure;              /* why the cell failed; NULL or "" = it did not */
     int64_t baseline;                 /* documents in the cell's indices before the load */
     const char *mismatch;             /* recreate: false and the index differs; NULL or "" */
+    uint32_t index_shards;            /* with mismatch: the index's real shards; 0 = unknown */
+    uint32_t index_replicas;          /* with mismatch: its real replicas (index_shards > 0) */
     const bf_cluster_side_t *cluster; /* telemetry summary, or NULL (standalone) */
     int64_t search_total_before;      /* bf_cluster_search_total before the load; -1 = not
                                          taken (no search clients) */

@@ -121,6 +121,11 @@ static const field fields[] = {
     FD("docs_misrouted", docs_misrouted, F_U64, 1),
     FD("transport_rx_bytes", transport_rx_bytes, F_I64, 1),
     FD("transport_tx_bytes", transport_tx_bytes, F_I64, 1),
+    /* appended last: scripts reading matrix.csv by position keep working */
+    FD("few_requests", few_requests, F_INT, 1),
+    FD("index_mismatch", index_mismatch, F_INT, 1),
+    FD("index_shards", index_shards, F_I64, 1),
+    FD("index_replicas", index_replicas, F_I64, 1),
 };
 #define NFIELDS (sizeof fields / sizeof fields[0])
 
@@ -540,6 +545,7 @@ static const char *flags_text(const bf_row_t *row, char *buf, size_t n)
     FLAG(row->client_bound, "client-bound");
     FLAG(row->target_missed, "target-missed");
     FLAG(row->stalled, "stalled");
+    FLAG(row->few_requests, "few-requests");
     FLAG(bf_row_has_errors(row), "ERRORS");
     /* 429s only, the first ones too: documents accepted on a retry were rejected first */
     FLAG(row->docs_rejected > 0 || row->http_429 > 0 || row->docs_retried > 0, "rejections");
@@ -678,6 +684,14 @@ int bf_results_write_matrix(bf_results_t *r, const bf_scenario_t *sc, const bf_r
     for (size_t k = 0; k < nrows; k++)
         json_array_append_new(arr, row_json(&rows[k]));
     json_object_set_new(root, "rows", arr);
+    /* the findings as data (kind, axis values, figures): a script can chain the next study */
+    bf_finding_point_t *pts = bf_calloc(nrows + 1, sizeof *pts);
+    for (size_t k = 0; k < nrows; k++)
+        bf_finding_point_from_row(&rows[k], &pts[k]);
+    bf_findings_t *fd = bf_findings_compute(pts, nrows);
+    json_object_set_new(root, "findings", bf_findings_json(fd));
+    bf_findings_destroy(&fd);
+    free(pts);
     json_t *qf = bf_qfindings_compute(arr);
     if (json_array_size(qf))
         json_object_set_new(root, "search_findings", qf);

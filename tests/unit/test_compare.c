@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -147,6 +148,45 @@ static void test_same_dir_without_repeats_uses_five_percent(void **state)
     bf_compare_destroy(&c);
 }
 
+/* issue #12: two single runs have no noise estimate; a 30% difference is "higher", never
+ * "faster", and the summary says how many cells had no estimate */
+static void test_single_runs_no_noise_estimate(void **state)
+{
+    (void)state;
+    const char *tmp = getenv("TMPDIR");
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s/bf-cmp-XXXXXX", tmp && tmp[0] ? tmp : "/tmp");
+    assert_non_null(mkdtemp(dir));
+    json_t *m = json_load_file(BASE "/matrix.json", 0, NULL);
+    assert_non_null(m);
+    json_t *r0 = json_array_get(json_object_get(m, "rows"), 0);
+    double d0 = json_number_value(json_object_get(r0, "docs_per_s"));
+    json_object_set_new(r0, "docs_per_s", json_real(d0 * 1.3));
+    char *mp = bf_asprintf("%s/matrix.json", dir);
+    assert_int_equal(json_dump_file(m, mp, 0), 0);
+    json_decref(m);
+    bf_compare_t *c = NULL;
+    assert_int_equal(bf_compare_dirs(BASE, dir, &c, NULL), BF_OK);
+    bf_buf_t out;
+    bf_buf_init(&out, 0);
+    bf_compare_format(c, BF_COMPARE_MARKDOWN, &out);
+    printf("%s", out.data);
+    assert_non_null(strstr(out.data, "| +30.0 | 5.0% | higher (no noise estimate) |"));
+    assert_non_null(strstr(out.data, "| 0.0 | 5.0% | within 5% (no noise estimate) |"));
+    assert_null(strstr(out.data, "| faster |"));
+    assert_null(strstr(out.data, "| within noise |"));
+    assert_non_null(strstr(out.data, "12 cells matched: 0 faster, 0 slower, 0 within noise, 12 "
+                                     "with no noise estimate (one run on both sides)"));
+    bf_buf_reset(&out);
+    bf_compare_format(c, BF_COMPARE_CSV, &out);
+    assert_non_null(strstr(out.data, ",default,false,higher (no noise estimate),"));
+    bf_buf_cleanup(&out);
+    bf_compare_destroy(&c);
+    unlink(mp);
+    free(mp);
+    rmdir(dir);
+}
+
 static void test_errors(void **state)
 {
     (void)state;
@@ -176,6 +216,7 @@ int main(void)
         cmocka_unit_test(test_markdown),
         cmocka_unit_test(test_csv),
         cmocka_unit_test(test_same_dir_without_repeats_uses_five_percent),
+        cmocka_unit_test(test_single_runs_no_noise_estimate),
         cmocka_unit_test(test_errors),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -316,6 +316,228 @@ static void test_routing_gain_like_for_like(void **state)
     bf_findings_destroy(&f);
 }
 
+static json_t *item_of(json_t *j, const char *kind, size_t nth)
+{
+    size_t i, seen = 0;
+    json_t *o;
+    json_array_foreach(json_object_get(j, "items"), i, o)
+    {
+        const char *k = json_string_value(json_object_get(o, "kind"));
+        if (k && strcmp(k, kind) == 0 && seen++ == nth)
+            return o;
+    }
+    return NULL;
+}
+
+/* issue #12: a cell measured on a handful of bulk responses is never "best", and the findings
+ * say which cells were left out */
+static void test_few_requests_not_ranked(void **state)
+{
+    (void)state;
+    bf_finding_point_t pts[3];
+    pts[0] = P(1, 0, 2000, 2, 720, 0);
+    pts[0].few_requests = 1; /* 3 responses in the window: noise */
+    pts[1] = P(1, 0, 2000, 4, 630, 0);
+    pts[1].few_requests = 1;
+    pts[2] = P(1, 0, 500, 2, 500, 0);
+    bf_findings_t *f = bf_findings_compute(pts, 3);
+    print_lines(f);
+    assert_string_equal(bf_findings_line(f, 0),
+                        "2 cells measured on fewer than 20 bulk responses in the window "
+                        "(few-requests: i1-s1-r0-b2000-c2, i1-s1-r0-b2000-c4) are not ranked "
+                        "here; lengthen run.duration to measure them.");
+    assert_true(has_line(f, "1 shard: best without rejections or errors is 500 docs/s with "
+                            "batch 500 at concurrency 2."));
+    /* no knee from the two few-requests cells (-13% "knee" from 3-4 requests is noise) */
+    assert_false(has_line(f, "stops growing"));
+    json_t *j = bf_findings_json(f);
+    json_t *fr = item_of(j, "few_requests", 0);
+    assert_non_null(fr);
+    assert_int_equal(json_integer_value(json_object_get(json_object_get(fr, "figures"), "cells")),
+                     2);
+    assert_int_equal(json_array_size(json_object_get(j, "knees")), 0);
+    json_decref(j);
+    bf_findings_destroy(&f);
+    /* every cell few-requests: nothing to rank, and said why */
+    pts[2].few_requests = 1;
+    f = bf_findings_compute(pts, 3);
+    assert_true(has_line(f, "3 cells measured on fewer than 20"));
+    assert_true(has_line(f, "No finished cell to draw findings from."));
+    bf_findings_destroy(&f);
+}
+
+/* issue #12: a "best" gaining < 1% over a lower concurrency of its line at 4x the p50 is not
+ * best: the knee is, and the best and knee sentences agree */
+static void test_best_under_one_percent_is_the_knee(void **state)
+{
+    (void)state;
+    bf_finding_point_t pts[4];
+    double dps[] = {1000, 1800, 2000, 2010}, p50[] = {10, 12, 20, 80};
+    for (int i = 0; i < 4; i++) {
+        pts[i] = P(1, 0, 1000, 2u << i, dps[i], 0);
+        pts[i].service_p50_ms = p50[i];
+    }
+    bf_findings_t *f = bf_findings_compute(pts, 4);
+    print_lines(f);
+    assert_true(has_line(f,
+                         "1 shard: best without rejections or errors is 2,000 docs/s with "
+                         "batch 1000 at concurrency 8; concurrency 16 reached 2,010 docs/s "
+                         "(+0.5%) at 4.0x the service p50, which is past the knee, not better."));
+    assert_true(has_line(f, "1 shard, batch 1000: docs/s stops growing at concurrency 8 (2,000 "
+                            "docs/s); going to 16 changes it by +0% at 4.0x the service p50."));
+    json_t *j = bf_findings_json(f);
+    json_t *b = item_of(j, "best", 0);
+    json_t *fig = json_object_get(b, "figures");
+    assert_int_equal(
+        json_integer_value(json_object_get(json_object_get(fig, "axes"), "concurrency")), 8);
+    json_t *pk = json_object_get(fig, "past_knee");
+    assert_int_equal(json_integer_value(json_object_get(pk, "concurrency")), 16);
+    assert_true(fabs(json_real_value(json_object_get(pk, "gain")) - 0.005) < 1e-12);
+    assert_true(fabs(json_real_value(json_object_get(pk, "p50_ratio")) - 4.0) < 1e-12);
+    json_t *k = item_of(j, "knee", 0);
+    assert_string_equal(json_string_value(json_object_get(k, "axis")), "concurrency");
+    assert_int_equal(
+        json_integer_value(json_object_get(json_object_get(k, "figures"), "knee_concurrency")), 8);
+    /* the line's other axis values, as numbers, without the axis it runs along */
+    json_t *at = json_object_get(k, "at");
+    assert_int_equal(json_integer_value(json_object_get(at, "batch_size")), 1000);
+    assert_null(json_object_get(at, "concurrency"));
+    json_decref(j);
+    bf_findings_destroy(&f);
+    /* +5% at 1.8x the p50 is still best, and says it is past the knee (2 -> 4 gained 80%) */
+    pts[3].docs_per_s = 2100;
+    pts[2].docs_per_s = 2000;
+    pts[1].docs_per_s = 1950; /* 1950 -> 2000: +2.6%: the knee is at 4 */
+    f = bf_findings_compute(pts, 4);
+    print_lines(f);
+    assert_true(has_line(f, "1 shard: best without rejections or errors is 2,100 docs/s with "
+                            "batch 1000 at concurrency 16, past its knee at concurrency 4 (1,950 "
+                            "docs/s): +8% at 6.7x the service p50."));
+    bf_findings_destroy(&f);
+}
+
+/* issue #12: the batch-size plateau, per line of equal concurrency; batch varies most, so it is
+ * the main axis */
+static void test_batch_plateau(void **state)
+{
+    (void)state;
+    bf_finding_point_t pts[6];
+    uint32_t b[] = {100, 500, 1000, 5000};
+    double dps[] = {1000, 3000, 4000, 4200};
+    for (int i = 0; i < 4; i++)
+        pts[i] = P(1, 0, b[i], 4, dps[i], 0);
+    pts[4] = P(1, 0, 100, 8, 1500, 0);
+    pts[5] = P(1, 0, 5000, 8, 7000, 0); /* two batch sizes, still growing: no plateau line */
+    bf_findings_t *f = bf_findings_compute(pts, 6);
+    print_lines(f);
+    assert_true(has_line(f, "1 shard, concurrency 4: docs/s stops growing with batch size at 1000 "
+                            "(4,000 docs/s); batch 5000 changes it by +5%."));
+    assert_false(has_line(f, "1 shard, concurrency 8: "));
+    json_t *j = bf_findings_json(f);
+    assert_string_equal(json_string_value(json_object_get(j, "main_axis")), "batch_size");
+    assert_string_equal(bf_findings_main_axis(f), "batch_size");
+    json_t *pl = item_of(j, "plateau", 0);
+    assert_string_equal(json_string_value(json_object_get(pl, "axis")), "batch_size");
+    json_t *fig = json_object_get(pl, "figures");
+    assert_int_equal(json_integer_value(json_object_get(fig, "plateau_batch_size")), 1000);
+    assert_int_equal(json_integer_value(json_object_get(fig, "next_batch_size")), 5000);
+    assert_int_equal(json_array_size(json_object_get(fig, "points")), 4);
+    assert_int_equal(json_integer_value(json_object_get(json_object_get(pl, "at"), "concurrency")),
+                     4);
+    assert_int_equal(json_array_size(json_object_get(j, "plateaus")), 1);
+    json_decref(j);
+    bf_findings_destroy(&f);
+}
+
+/* issue #12: findings per index count and per setting (any other axis), like for like */
+static void test_axis_ratios_indices_and_settings(void **state)
+{
+    (void)state;
+    bf_finding_point_t pts[8];
+    size_t n = 0;
+    const char *ri[] = {"settings.refresh_interval=1s", "settings.refresh_interval=30s"};
+    for (uint32_t idx = 1; idx <= 2; idx++)
+        for (int s = 0; s < 2; s++)
+            for (uint32_t c = 2; c <= 4; c += 2) {
+                pts[n] = P(1, 0, 500, c, 1000.0 * c * (s ? 1.25 : 1.0) / idx, 0);
+                pts[n].indices = idx;
+                bf_strlcpy(pts[n].extra, ri[s], sizeof pts[n].extra);
+                snprintf(pts[n].cell, sizeof pts[n].cell, "i%u-c%u-%d", idx, c, s);
+                n++;
+            }
+    bf_findings_t *f = bf_findings_compute(pts, n);
+    print_lines(f);
+    assert_true(has_line(f, "indices 2 over indices 1: 0.50x to 0.50x, median 0.50x (4 matching "
+                            "cells)."));
+    assert_true(has_line(f, "settings.refresh_interval=30s over settings.refresh_interval=1s: "
+                            "1.25x to 1.25x, median 1.25x (4 matching cells)."));
+    /* best per index count when indices vary */
+    assert_true(has_line(f, "1 shard, 2 indices: best without rejections or errors is 2,500 "
+                            "docs/s with batch 500, indices 2, settings.refresh_interval=30s at "
+                            "concurrency 4."));
+    json_t *j = bf_findings_json(f);
+    json_t *ax = item_of(j, "axis", 1);
+    assert_string_equal(json_string_value(json_object_get(ax, "axis")),
+                        "settings.refresh_interval");
+    assert_string_equal(
+        json_string_value(json_object_get(json_object_get(ax, "at"), "settings.refresh_interval")),
+        "30s");
+    json_t *fig = json_object_get(ax, "figures");
+    assert_string_equal(json_string_value(json_object_get(fig, "reference")), "1s");
+    assert_int_equal(
+        json_integer_value(json_object_get(json_object_get(fig, "like_for_like"), "pairs")), 4);
+    /* indices: numbers in "at" */
+    ax = item_of(j, "axis", 0);
+    assert_int_equal(json_integer_value(json_object_get(json_object_get(ax, "at"), "indices")), 2);
+    json_decref(j);
+    bf_findings_destroy(&f);
+}
+
+/* issue #12: with index-mismatch the findings use the index's real shards */
+static void test_index_mismatch_uses_real_shards(void **state)
+{
+    (void)state;
+    json_t *row =
+        json_loads("{\"cell\":\"i1-s1-r0-b500-c2\",\"indices\":1,\"shards\":1,"
+                   "\"replicas\":0,\"batch_size\":500,\"concurrency\":2,\"docs_per_s\":900,"
+                   "\"index_mismatch\":true,\"index_shards\":3,\"index_replicas\":1,"
+                   "\"failed\":false}",
+                   0, NULL);
+    bf_finding_point_t p[2];
+    assert_int_equal(bf_finding_point_from_json(row, &p[0]), BF_OK);
+    assert_int_equal(p[0].shards, 3);
+    assert_int_equal(p[0].replicas, 1);
+    assert_true(p[0].index_mismatch);
+    json_decref(row);
+    /* the row path too */
+    bf_cell_t cell;
+    memset(&cell, 0, sizeof cell);
+    cell.id = "i1-s1-r0-b500-c4";
+    cell.indices = 1;
+    cell.shards = 1;
+    cell.batch_size = 500;
+    cell.concurrency = 4;
+    bf_row_t r;
+    memset(&r, 0, sizeof r);
+    r.cell = &cell;
+    r.docs_per_s = 1000;
+    r.service.p50_ms = NAN;
+    r.index_mismatch = 1;
+    r.index_shards = 3;
+    r.index_replicas = 1;
+    bf_finding_point_from_row(&r, &p[1]);
+    assert_int_equal(p[1].shards, 3);
+    assert_true(p[1].index_mismatch);
+    bf_findings_t *f = bf_findings_compute(p, 2);
+    print_lines(f);
+    assert_true(has_line(f, "2 cells wrote into indices that already existed with other shards or "
+                            "replicas (index-mismatch): these findings use the indices' real "
+                            "numbers, not the scenario's."));
+    assert_true(has_line(f, "3 shards: best without rejections or errors is 1,000 docs/s"));
+    assert_false(has_line(f, "1 shard:"));
+    bf_findings_destroy(&f);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -327,6 +549,11 @@ int main(void)
         cmocka_unit_test(test_nothing_to_say),
         cmocka_unit_test(test_point_from_json_and_label),
         cmocka_unit_test(test_routing_gain_like_for_like),
+        cmocka_unit_test(test_few_requests_not_ranked),
+        cmocka_unit_test(test_best_under_one_percent_is_the_knee),
+        cmocka_unit_test(test_batch_plateau),
+        cmocka_unit_test(test_axis_ratios_indices_and_settings),
+        cmocka_unit_test(test_index_mismatch_uses_real_shards),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
