@@ -69,6 +69,8 @@ typedef struct agent {
     enum cell_state cell_st;
     uint64_t last_heard_us, last_sent_us, last_hello_us;
     uint64_t last_nag_us; /* last "no answer from the coordinator" warning */
+    int welcomed_once;    /* a coordinator has welcomed this agent: its silence, while idle, is
+                           * the end of a campaign, not a misconfiguration */
     int bad_endpoint;     /* zmq_connect refused the endpoint's syntax */
     uint32_t backoff_ms;
     uint32_t heartbeat_ms, suspect_ms, lost_ms, deadman_ms;
@@ -705,6 +707,7 @@ static void on_welcome(agent *a, const Bf__Welcome *w)
         } else if (a->cell_st == CELL_IDLE) {
             drop_all_unacked(a, "the coordinator does not want them");
         }
+        a->welcomed_once = 1;
         bf_info("welcomed by the coordinator (clock offset %+lld us)",
                 (long long)a->clock_offset_us);
         break;
@@ -715,14 +718,27 @@ static void on_welcome(agent *a, const Bf__Welcome *w)
     }
 }
 
+/* no cell prepared or running and every sample acknowledged: nothing depends on the link */
+static int idle_quiet(const agent *a)
+{
+    return a->cell_st == CELL_IDLE && a->nunacked == 0;
+}
+
 static void link_tick(agent *a, uint64_t now)
 {
     uint64_t silent_us = now - a->last_heard_us;
     switch (a->link) {
     case LINK_UP:
         if (silent_us > (uint64_t)a->suspect_ms * 1000u) {
-            bf_warn("nothing heard from the coordinator for %llu ms; saying hello again",
-                    (unsigned long long)(silent_us / 1000u));
+            /* idle with nothing unacknowledged, a quiet coordinator is between campaigns (or
+             * busy between cells): nothing is at stake, so no warning (issue #12 item 11) */
+            if (idle_quiet(a))
+                bf_info("nothing heard from the coordinator for %llu ms while idle (between "
+                        "cells or campaigns); saying hello again",
+                        (unsigned long long)(silent_us / 1000u));
+            else
+                bf_warn("nothing heard from the coordinator for %llu ms; saying hello again",
+                        (unsigned long long)(silent_us / 1000u));
             set_link(a, LINK_HELLO, "silence");
             a->backoff_ms = BACKOFF_MIN_MS;
             a->last_hello_us = now; /* first hello after one back-off step */
@@ -743,20 +759,26 @@ static void link_tick(agent *a, uint64_t now)
         break;
     case LINK_HELLO:
         if (now - a->last_nag_us > 30000000u && silent_us > 10000000u) {
-            /* say why nothing happens: the usual causes, once every 30 s */
+            /* say why nothing happens: the usual causes, once every 30 s; an idle agent that
+             * was welcomed before is only waiting for the next campaign (debug) */
             a->last_nag_us = now;
-            bf_warn("no answer from the coordinator at %s for %llu s; check --coordinator, that "
-                    "the coordinator is running and reachable (ports %s and the next one), and "
-                    "with CURVE that this agent's agent.pub is in its allow-list and "
-                    "coordinator.pub is the coordinator's", a->opts->control_endpoint,
-                    (unsigned long long)(silent_us / 1000000u), strrchr(a->opts->control_endpoint, ':') ? strrchr(a->opts->control_endpoint, ':') + 1 : "?");
+            bf_log(idle_quiet(a) && a->welcomed_once ? BF_LOG_DEBUG : BF_LOG_WARN,
+                   "no answer from the coordinator at %s for %llu s; check --coordinator, that "
+                   "the coordinator is running and reachable (ports %s and the next one), and "
+                   "with CURVE that this agent's agent.pub is in its allow-list and "
+                   "coordinator.pub is the coordinator's",
+                   a->opts->control_endpoint, (unsigned long long)(silent_us / 1000000u),
+                   strrchr(a->opts->control_endpoint, ':')
+                       ? strrchr(a->opts->control_endpoint, ':') + 1
+                       : "?");
         }
         if (now - a->last_hello_us < (uint64_t)a->backoff_ms * 1000u)
             break;
         if (silent_us > (uint64_t)a->lost_ms * 1000u) {
-            bf_info("reconnecting to %s with fresh sockets (next try in %u ms)",
-                    a->opts->control_endpoint, a->backoff_ms * 2 > BACKOFF_MAX_MS ? BACKOFF_MAX_MS
-                                                                              : a->backoff_ms * 2);
+            bf_log(idle_quiet(a) ? BF_LOG_DEBUG : BF_LOG_INFO,
+                   "reconnecting to %s with fresh sockets (next try in %u ms)",
+                   a->opts->control_endpoint,
+                   a->backoff_ms * 2 > BACKOFF_MAX_MS ? BACKOFF_MAX_MS : a->backoff_ms * 2);
             if (reopen_sockets(a) != BF_OK) {
                 bf_agent_stop_flag = BF_EXIT_ENV;
                 return;

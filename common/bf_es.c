@@ -2,6 +2,7 @@
 /* bf_es.c — REST client on libcurl easy. */
 #include "bf_es.h"
 
+#include "bf_clock.h"
 #include "bf_mem.h"
 
 #include <stdlib.h>
@@ -14,6 +15,9 @@ struct bf_es {
     char *display_host; /* host with any password in the URL redacted: what messages show */
     long timeout_ms;
     bf_buf_t resp;
+    void (*tick)(void *ctx); /* bf_es_set_tick: called while a request is in flight */
+    void *tick_ctx;
+    uint64_t tick_interval_us, last_tick_us;
 };
 
 char *bf_url_redact_userinfo(const char *url)
@@ -162,6 +166,29 @@ const char *bf_es_host(const bf_es_t *es)
     return es->display_host;
 }
 
+void bf_es_set_tick(bf_es_t *es, void (*tick)(void *ctx), void *ctx, unsigned interval_ms)
+{
+    es->tick = tick;
+    es->tick_ctx = ctx;
+    es->tick_interval_us = (uint64_t)(interval_ms ? interval_ms : 1) * 1000u;
+    es->last_tick_us = 0;
+}
+
+/* libcurl's progress callback (CURLOPT_XFERINFOFUNCTION: called at least once a second while a
+ * transfer runs, often much more): the caller's tick, at most once per interval */
+static int on_progress(void *clientp, curl_off_t dltotal, curl_off_t dlnow, curl_off_t ultotal,
+                       curl_off_t ulnow)
+{
+    (void)dltotal, (void)dlnow, (void)ultotal, (void)ulnow;
+    bf_es_t *es = clientp;
+    uint64_t now = bf_clock_mono_us();
+    if (now - es->last_tick_us >= es->tick_interval_us) {
+        es->last_tick_us = now;
+        es->tick(es->tick_ctx);
+    }
+    return 0;
+}
+
 int bf_es_request(bf_es_t *es, const char *method, const char *path, const char *json_body,
                   long *status, const char **body_out, bf_diag_t *diag)
 {
@@ -178,6 +205,11 @@ int bf_es_request(bf_es_t *es, const char *method, const char *path, const char 
     curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
     curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, on_body);
     curl_easy_setopt(h, CURLOPT_WRITEDATA, &es->resp);
+    if (es->tick) {
+        curl_easy_setopt(h, CURLOPT_NOPROGRESS, 0L);
+        curl_easy_setopt(h, CURLOPT_XFERINFOFUNCTION, on_progress);
+        curl_easy_setopt(h, CURLOPT_XFERINFODATA, es);
+    }
     if (strcmp(method, "HEAD") == 0)
         curl_easy_setopt(h, CURLOPT_NOBODY, 1L);
     bf_es_apply_target(h, es->target, &headers);

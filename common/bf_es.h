@@ -47,6 +47,14 @@ void bf_es_destroy(bf_es_t **es_p);
 /* bf_es_host — the base URL this client talks to, password redacted, for messages (borrowed). */
 const char *bf_es_host(const bf_es_t *es);
 
+/* bf_es_set_tick — call tick(ctx) at most every interval_ms while a request of this client is
+ * in flight (from libcurl's progress callback, on the calling thread), so the caller's own loop
+ * keeps going while a cluster call blocks: the coordinator answers its fleet's heartbeats and
+ * Hellos while it deletes and creates a cell's index, which can take seconds on a loaded
+ * cluster. tick must not use this client (libcurl refuses a nested call on a handle). tick NULL:
+ * none (the default). ctx is borrowed. Not thread-safe (like the client). */
+void bf_es_set_tick(bf_es_t *es, void (*tick)(void *ctx), void *ctx, unsigned interval_ms);
+
 /* bf_es_request — METHOD host+path with an optional JSON body. The response body is in
  * *body_out (borrowed, valid until the next call; NUL-terminated) and the status in *status.
  * Returns 0 when a response arrived (any status), BF_E_TRANSPORT (diag says connect refused /

@@ -29,16 +29,23 @@ static void fleet_tick(void *ctx)
 static void prepare_once(bf__campaign_t *c, const bf_cell_t *cell, bf__cell_index_t *out)
 {
     memset(out, 0, sizeof *out);
+    /* every cluster call of the preparation keeps the fleet answered, not only the health
+     * wait: deleting and creating an index can take seconds on a loaded cluster, and agents
+     * that hear nothing for 3 s say Hello again (issue #12 item 11) */
+    bf_es_set_tick(c->es, fleet_tick, c, 250);
     /* with a search section: a search-only cell may keep its index and an empty one is
      * prefilled (bf_prefill.h); without one this is bf_cluster_prepare_cell_tick */
     out->rc = bf_prefill_prepare_cell(c->es, c->sc, cell, &c->owner, c->cluster.data_nodes,
                                       120000, &out->yellow, fleet_tick, c, &out->diag);
-    if (out->rc != BF_OK)
+    if (out->rc != BF_OK) {
+        bf_es_set_tick(c->es, NULL, NULL, 0);
         return;
+    }
     out->baseline = bf_cluster_baseline(c->es, c->sc, cell);
     if (bf_cluster_existing_mismatch(c->es, c->sc, cell, out->mismatch, sizeof out->mismatch,
                                      &out->index_shards, &out->index_replicas))
         bf_warn("cell %s: %s", cell->id, out->mismatch);
+    bf_es_set_tick(c->es, NULL, NULL, 0);
 }
 
 void bf__cellsetup_index(bf__campaign_t *c, const bf_cell_t *cell, bf__cell_index_t *out)

@@ -215,6 +215,7 @@ class State:
         self.slow_rng = random.Random(7)
         self.seq_no = 0
         self.ok_docs = {}  # index -> documents acknowledged 2xx (index/create)
+        self.index_delay_s = 0.0  # --index-delay-ms
         self.log = open(log_path, "a", encoding="utf-8") if log_path else None
         self.stop = threading.Event()
         # capacity mode: the virtual write pool is busy until busy_until (monotonic seconds)
@@ -528,6 +529,10 @@ class Handler(BaseHTTPRequestHandler):
 
     def _admin(self, rec, method, segs):
         state = self.server.state
+        if state.index_delay_s > 0 and method in ("PUT", "DELETE") and len(segs) == 1 \
+                and not segs[0].startswith("_"):
+            # a loaded cluster taking seconds to create or delete an index (--index-delay-ms)
+            state.stop.wait(state.index_delay_s)
         status, obj = 200, {"acknowledged": True}
         if not segs:
             obj = VERSION_BODY
@@ -830,6 +835,9 @@ def main(argv=None):
                     help="capacity mode: time every request takes on its own (5 ms)")
     ap.add_argument("--store-bytes-per-doc", type=int, default=200,
                     help="primary store bytes per acknowledged document in _stats/store (200)")
+    ap.add_argument("--index-delay-ms", type=float, default=0.0,
+                    help="answer PUT and DELETE of an index only after this long (a loaded "
+                         "cluster creating or deleting an index)")
     ap.add_argument("--tls-cert", help="serve HTTPS with this PEM certificate (chain)")
     ap.add_argument("--tls-key", help="the certificate's PEM key (with --tls-cert)")
     ap.add_argument("--tls-client-ca", help="require a client certificate signed by this CA")
@@ -851,6 +859,7 @@ def main(argv=None):
     server.state.queue_s = args.queue_ms / 1000.0
     server.state.base_s = args.base_ms / 1000.0
     server.state.store_bytes_per_doc = args.store_bytes_per_doc
+    server.state.index_delay_s = args.index_delay_ms / 1000.0
     server.compress = not args.no_compress
 
     def stop(reason):
