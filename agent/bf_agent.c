@@ -232,6 +232,7 @@ static void push_sample(agent *a, int32_t second, const bf_counters_t *c, const 
     Bf__Hist hs, hl;
     bf_sample_pack(&s, &hs, &hl, a->cell_id, ++a->seq, second, c, svc, lat);
     bf_run_pack_queries(a->run, &s); /* search clients' queries of this second, if any */
+    bf_run_pack_errors(a->run, &s);
     s.final = final;
     s.corpus_done = final && a->run && bf_run_corpus_done(a->run);
     s.fatal = (char *)(fatal ? fatal : "");
@@ -243,6 +244,7 @@ static void push_sample(agent *a, int32_t second, const bf_counters_t *c, const 
     uint8_t *buf = bf_malloc(n);
     bf__envelope__pack(&env, buf);
     bf_run_pack_queries_cleanup(&s);
+    bf_run_pack_errors_cleanup(&s);
     bf_sample_pack_cleanup(&s);
     if (a->nunacked == BF_MAX_UNACKED_SAMPLES) {
         /* never silently: the coordinator sees the gap as missing seconds, the log says why */

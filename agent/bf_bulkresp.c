@@ -262,11 +262,22 @@ static void item_bad(bf_bulkresp_stream_t *st, const char *what)
     }
 }
 
+int bf_bulkresp_mapping_type(const char *type)
+{
+    /* es-api.md error table: a bad document is mapper_parsing_exception (OpenSearch, ES before
+     * 8.8) or document_parsing_exception (ES 8.8+); strict mappings give
+     * strict_dynamic_mapping_exception. An error without a type is judged by its status. */
+    return type[0] == '\0' || strncmp(type, "mapper_", 7) == 0 ||
+           strcmp(type, "document_parsing_exception") == 0 ||
+           strcmp(type, "strict_dynamic_mapping_exception") == 0;
+}
+
 /* es-api.md §1.7: success is decided by the presence of "error", not by the status (a delete
  * of a missing document is 404 without error). Rejections are recognized by status or by type,
- * since a 429 is not the only way they are reported. */
-static enum bf_item_class classify(int64_t status, const char *type, bool has_error,
-                                   bool failure_store_used)
+ * since a 429 is not the only way they are reported; a 400 is a mapping failure only when its
+ * type says so (routing_missing_exception is the scenario's routing, not the mapping). */
+enum bf_item_class bf_bulkresp_classify(int64_t status, const char *type, int has_error,
+                                        int failure_store_used)
 {
     if (!has_error)
         return failure_store_used ? BF_ITEM_MAPPING : BF_ITEM_OK;
@@ -279,7 +290,7 @@ static enum bf_item_class classify(int64_t status, const char *type, bool has_er
     if (status == 409)
         return BF_ITEM_CONFLICT;
     if (status == 400)
-        return BF_ITEM_MAPPING;
+        return bf_bulkresp_mapping_type(type) ? BF_ITEM_MAPPING : BF_ITEM_4XX;
     if (status > 400 && status < 500)
         return BF_ITEM_4XX;
     return BF_ITEM_5XX; /* 5xx, and an error with no or a nonsensical status */
@@ -310,6 +321,29 @@ static void item_begin(bf_bulkresp_stream_t *st)
     st->reason_len = 0;
 }
 
+/* A failed item into st->errs: its error type and reason, unescaped (a new type's only). */
+static void count_type(bf_bulkresp_stream_t *st)
+{
+    char type[BF_ERRTYPE_LEN], reason[BF_ERRREASON_LEN];
+    if (!st->item_has_error)
+        snprintf(type, sizeof type, "failure_store");
+    else if (st->type[0] == '\0')
+        snprintf(type, sizeof type, "http_%d", (int)st->item_status);
+    else
+        unescape(st->type, strlen(st->type), type, sizeof type);
+    for (uint32_t i = 0; i < st->errs.n; i++) {
+        if (strcmp(st->errs.e[i].type, type) == 0) {
+            st->errs.e[i].docs++;
+            return;
+        }
+    }
+    unescape(st->reason, st->reason_len, reason, sizeof reason);
+    if (!st->item_has_error)
+        snprintf(reason, sizeof reason, "document stored in the failure store (status %d)",
+                 (int)st->item_status);
+    bf_errtypes_add(&st->errs, type, reason, 1);
+}
+
 /* An element of the items array is complete; `object` says whether it was an object. */
 static void item_end(bf_bulkresp_stream_t *st, bool object)
 {
@@ -319,8 +353,10 @@ static void item_end(bf_bulkresp_stream_t *st, bool object)
         item_bad(st, "item is not {\"index|create|update|delete\":{...}}");
     if (!st->item_bad_now) {
         st->type[st->type_len < sizeof st->type ? st->type_len : sizeof st->type - 1] = '\0';
-        enum bf_item_class cls = classify(st->item_status, st->type, st->item_has_error,
-                                          st->item_fs_used);
+        enum bf_item_class cls =
+            bf_bulkresp_classify(st->item_status, st->type, st->item_has_error, st->item_fs_used);
+        if (cls != BF_ITEM_OK)
+            count_type(st);
         count_class(&st->judged, cls);
         if (st->item_class != NULL && st->items < st->ndocs)
             st->item_class[st->items] = (uint8_t)cls;
@@ -403,6 +439,7 @@ static void open_container(bf_bulkresp_stream_t *st, char c, uint64_t at)
             st->has_items = 1;
             st->items = 0;
             memset(&st->judged, 0, sizeof st->judged);
+            bf_errtypes_reset(&st->errs);
         }
         break;
     case V_ITEM:
@@ -541,8 +578,7 @@ static void string_value_begin(bf_bulkresp_stream_t *st, uint64_t at)
         st->item_has_error = 1;
         st->type_len = 0;
         st->reason_len = 0;
-        if (!st->have_first)
-            st->capture = C_REASON;
+        st->capture = C_REASON; /* every failed item's: the first of each type is kept */
         break;
     case V_TYPE: /* always kept: the class may depend on it */
         st->type_len = 0;
@@ -550,8 +586,7 @@ static void string_value_begin(bf_bulkresp_stream_t *st, uint64_t at)
         break;
     case V_REASON:
         st->reason_len = 0;
-        if (!st->have_first)
-            st->capture = C_REASON;
+        st->capture = C_REASON; /* every failed item's: the first of each type is kept */
         break;
     case V_ITEM:
         /* "items": [..., "text", ...]: no document's verdict can be read from it */
@@ -677,6 +712,7 @@ void bf_bulkresp_stream_init(bf_bulkresp_stream_t *st, uint32_t ndocs, uint8_t *
     st->tail_len = 0;
     st->ndocs = ndocs;
     st->item_class = item_class;
+    bf_errtypes_reset(&st->errs);
     st->state = S_VALUE;
 }
 
@@ -1134,6 +1170,7 @@ int bf_bulkresp_stream_finish(bf_bulkresp_stream_t *st, bf_bulk_counts_t *counts
     if (!st->errors && !st->failure_store) {
         /* Fast path. Also the filter_path form {"errors":false} without items. */
         counts->ok = st->ndocs;
+        bf_errtypes_reset(&st->errs);
         if (st->item_class != NULL)
             memset(st->item_class, BF_ITEM_OK, st->ndocs);
         return BF_OK;
@@ -1161,6 +1198,11 @@ int bf_bulkresp_stream_finish(bf_bulkresp_stream_t *st, bf_bulk_counts_t *counts
         }
     }
     return BF_OK;
+}
+
+const bf_errtypes_t *bf_bulkresp_stream_errtypes(const bf_bulkresp_stream_t *st)
+{
+    return &st->errs;
 }
 
 int bf_bulkresp_stream_first_type(const bf_bulkresp_stream_t *st, char *type, size_t size)

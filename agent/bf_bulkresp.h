@@ -4,12 +4,14 @@
  *
  * Facts from reference/es-api.md: a 2xx bulk response has "errors": false when every item
  * succeeded (fast path: no item is parsed); otherwise each item in "items" (in request order)
- * is judged by the presence of "error" and its "status": 429 or an error type ending in
- * "rejected_execution_exception" (Elasticsearch's es_rejected_execution_exception and
- * OpenSearch's rejected_execution_exception) is rejected; 409 conflict; 400 mapping/parsing;
- * other 4xx; 5xx. An item without "error" and with a 2xx status is ok. A 429 whose type is
- * cluster_block_exception (flood-stage read-only block) is an index block, not a rejection:
- * other 4xx, never retried (es-api.md appendix A).
+ * is judged by the presence of "error", its "status" and its error "type"
+ * (bf_bulkresp_classify): 429 or an error type ending in "rejected_execution_exception"
+ * (Elasticsearch's es_rejected_execution_exception and OpenSearch's
+ * rejected_execution_exception) is rejected; 409 conflict; a 400 whose type says mapping or
+ * parsing (or has no type) is mapping; other 400s (routing_missing_exception,
+ * illegal_argument_exception, ...) and other 4xx are other 4xx; 5xx. An item without "error" and
+ * with a 2xx status is ok. A 429 whose type is cluster_block_exception (flood-stage read-only
+ * block) is an index block, not a rejection: other 4xx, never retried (es-api.md appendix A).
  * Details (es-api.md §1.6): an item without "error" is ok whatever its status (a delete of a
  * missing document is 404 without error, and "errors" stays false); an item with "error" and a
  * status outside 4xx counts as 5xx; an item with "failure_store":"used" (ES data streams) went
@@ -22,6 +24,8 @@
  */
 #ifndef BF_BULKRESP_H
 #define BF_BULKRESP_H
+
+#include "bf_errtypes.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -49,6 +53,25 @@ enum bf_item_class {
     BF_ITEM_4XX,
     BF_ITEM_5XX,
 };
+
+/* bf_bulkresp_classify — the class of one item: has_error says the item carried "error",
+ * status is its "status", type its error.type ("" when none), failure_store_used that it had
+ * "failure_store":"used". Rules (reference/es-api.md §1.6, §1.7 and the error table):
+ *   - no error: ok, or mapping when it went to the failure store;
+ *   - 429 cluster_block_exception: other 4xx (an index block, not a rejection);
+ *   - 429, or a type ending in rejected_execution_exception: rejected;
+ *   - 409: conflict;
+ *   - 400 with a mapping or parsing type (mapper_parsing_exception, document_parsing_exception,
+ *     strict_dynamic_mapping_exception, any mapper_* type, or no type at all): mapping;
+ *   - other 400s (routing_missing_exception, illegal_argument_exception,
+ *     action_request_validation_exception, ...) and 401..499: other 4xx;
+ *   - anything else (5xx, no or a nonsensical status): 5xx.
+ * Pure; thread-safe. */
+enum bf_item_class bf_bulkresp_classify(int64_t status, const char *type, int has_error,
+                                        int failure_store_used);
+/* bf_bulkresp_mapping_type — 1 when a 400 item of this error type counts as a mapping or
+ * parsing failure (see bf_bulkresp_classify), else 0. Pure. */
+int bf_bulkresp_mapping_type(const char *type);
 
 /* bf_bulkresp_parse — parse the body of a 2xx _bulk response for a request of `ndocs` items.
  * counts is zeroed, then filled. If item_class is not NULL it receives ndocs classes (one per
@@ -91,7 +114,7 @@ typedef struct bf_bulkresp_stream {
     uint32_t tok_len;
     uint8_t tok_long;
     uint8_t tok_partial;      /* tok holds the start of a token continued in the next chunk */
-    /* error type and reason of the current item, until the first failed item is found */
+    /* error type and reason of the current item (the reason of failed items only) */
     char type[BF_BULKRESP_TYPE_CAP];
     uint32_t type_len;
     char reason[BF_BULKRESP_REASON_CAP];
@@ -111,6 +134,7 @@ typedef struct bf_bulkresp_stream {
     uint8_t tail_len;
     char tail[12];            /* the last bytes of the previous read */
     char item_buf[BF_BULKRESP_ITEM_CAP];
+    bf_errtypes_t errs; /* failed items by error type (per-item verdicts only) */
 } bf_bulkresp_stream_t;
 
 /* bf_bulkresp_stream_init — start judging the response to a request of ndocs documents.
@@ -125,6 +149,12 @@ int bf_bulkresp_stream_failed(const bf_bulkresp_stream_t *st);
  * gives it for the whole body (same counts, classes, first_error and return codes). */
 int bf_bulkresp_stream_finish(bf_bulkresp_stream_t *st, bf_bulk_counts_t *counts,
                               char *first_error, size_t first_error_size);
+
+/* bf_bulkresp_stream_errtypes — after finish returned BF_OK: the failed items by error type
+ * with the first reason of each (unescaped; an item without a type is "http_<status>", one
+ * stored in the failure store "failure_store"); borrowed, valid until the stream is
+ * initialised again. Empty when every document was ok. */
+const bf_errtypes_t *bf_bulkresp_stream_errtypes(const bf_bulkresp_stream_t *st);
 
 /* bf_bulkresp_stream_first_type — after finish returned BF_OK: the first failed item's error
  * type, unescaped, into type (size bytes; "" when no item failed or it had no type). Returns 1

@@ -39,6 +39,7 @@ struct bf_run {
     bf_qstats_t *qs;           /* the second being emitted, per query */
     size_t nq;
     int q_pending;             /* inside the sample callback: qs is that second's */
+    bf_errtypes_t errs;        /* failed documents by type collected with the second emitted */
     char fatal[512];
     /* routing_mode node|shard */
     bf_rt_holder_t routes;
@@ -276,6 +277,9 @@ static void emit(bf_run_t *run, int32_t second, bf_run_sample_fn fn, void *ctx)
         bf_worker_collect(run->workers[i], second, &c, run->svc, run->lat);
         c.inflight += bf_worker_inflight(run->workers[i]);
     }
+    bf_errtypes_reset(&run->errs);
+    for (uint32_t i = 0; i < run->nworkers; i++)
+        bf_worker_collect_errors(run->workers[i], &run->errs);
     for (size_t i = 0; i < run->nq; i++)
         bf_qstats_reset(&run->qs[i]);
     if (run->search)
@@ -309,6 +313,18 @@ void bf_run_pack_queries(const bf_run_t *run, Bf__Sample *s)
         bf_qstats_pack(q, (uint32_t)i, &run->qs[i]);
         s->queries[s->n_queries++] = q;
     }
+}
+
+void bf_run_pack_errors(const bf_run_t *run, Bf__Sample *s)
+{
+    if (run == NULL || !run->q_pending)
+        return;
+    bf_errtypes_pack(&run->errs, &s->doc_errors, &s->n_doc_errors);
+}
+
+void bf_run_pack_errors_cleanup(Bf__Sample *s)
+{
+    bf_errtypes_pack_cleanup(&s->doc_errors, &s->n_doc_errors);
 }
 
 void bf_run_pack_queries_cleanup(Bf__Sample *s)

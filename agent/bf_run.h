@@ -62,6 +62,12 @@ const char *bf_run_fatal(bf_run_t *run);
  * clients. Allocates: release with bf_run_pack_queries_cleanup before bf_sample_pack_cleanup. */
 void bf_run_pack_queries(const bf_run_t *run, Bf__Sample *s);
 void bf_run_pack_queries_cleanup(Bf__Sample *s);
+/* bf_run_pack_errors — during a bf_run_sample_fn call: attach the documents failed by error
+ * type since the previous second (bf_errtypes.h) to s->doc_errors (strings borrowed from the
+ * run, valid during the call). Release with bf_run_pack_errors_cleanup before
+ * bf_sample_pack_cleanup. */
+void bf_run_pack_errors(const bf_run_t *run, Bf__Sample *s);
+void bf_run_pack_errors_cleanup(Bf__Sample *s);
 /* bf_run_corpus_done — 1 when the cell reads a corpus and every worker has read its slice
  * `passes` times (the load ended early on purpose), else 0. */
 int bf_run_corpus_done(const bf_run_t *run);

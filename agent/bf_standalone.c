@@ -51,6 +51,7 @@ static void on_second(void *ctx, int32_t second, const bf_counters_t *c, const b
     Bf__Hist hs, hl;
     bf_sample_pack(&s, &hs, &hl, k->cell_id, ++k->seq, second, c, svc, lat);
     bf_run_pack_queries(k->run, &s);
+    bf_run_pack_errors(k->run, &s);
     bf_cellagg_add(k->agg, 0, &s);
     if (k->samples)
         if (bf_results_sample_line(k->samples, "standalone", &s) != BF_OK && !k->io_failed) {
@@ -62,6 +63,7 @@ static void on_second(void *ctx, int32_t second, const bf_counters_t *c, const b
             k->io_failed = 1;
         }
     bf_run_pack_queries_cleanup(&s);
+    bf_run_pack_errors_cleanup(&s);
     bf_sample_pack_cleanup(&s);
     if (isatty(STDERR_FILENO))
         fprintf(stderr, "\r\033[Kcell %s t=%ds %llu docs/s, %llu rejected, %llu failed", k->cell_id,

@@ -195,10 +195,18 @@ void bf_verdict_judge(const bf_verdict_in_t *in, bf_verdict_t *v)
     case BF_XFER_RESPONSE:
         break;
     }
-    if (in->status >= 200 && in->status < 300)
+    if (in->status >= 200 && in->status < 300) {
         judge_2xx(in, v);
-    else
+        if (in->parsed) {
+            v->typed = in->ndocs - in->items.ok;
+            v->rejections = in->items.rejected;
+        }
+    } else {
         judge_status(in, v);
+        v->typed = in->ndocs - v->unknown; /* 502/504, 1xx, 3xx: unknown, nothing typed */
+        if (in->status == 429 && strcmp(in->error_type, "cluster_block_exception") != 0)
+            v->rejections = in->ndocs;
+    }
 }
 
 static const char *both(char *buf, size_t size, const char *type, const char *reason)

@@ -141,6 +141,15 @@ typedef struct bf_verdict {
     enum bf_fatal fatal;
     enum bf_warn warn;        /* what to log once (bf_verdict_describe) when not fatal */
     int latency;              /* 1: record service time and latency (a request was in flight) */
+    /* documents the cluster answered with an error of a type (errors by type, bf_errtypes):
+     * a 2xx's failed and rejected items, retried ones too (the judge's table has their types),
+     * or a non-2xx's documents that are not unknown (under the body's error.type, else
+     * http_<status>) */
+    uint64_t typed;
+    /* documents the cluster rejected in this answer (429 items, or every document of a
+     * whole-request 429 that is not an index block), whether retried or not: the 429
+     * column counts first rejections too (issue #10 item 8) */
+    uint64_t rejections;
 } bf_verdict_t;
 
 /* bf_verdict_judge — the verdict for `in` (the table above). Pure; thread-safe. */

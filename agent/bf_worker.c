@@ -138,6 +138,8 @@ struct bf_worker {
     bf_buf_t scratch;       /* render target (shared_render) and retry builder */
     uint64_t last_blocked_us; /* open loop: last time a due request found no free slot */
     unsigned warned;        /* kinds of problems already logged by this thread */
+    bf_errtypes_t errs;     /* failed documents by error type since the last
+                               bf_worker_collect_errors; under lock */
     char fatal[512];
     atomic_int fatal_set;
 };
@@ -267,6 +269,14 @@ int bf_worker_collect(bf_worker_t *w, int32_t second, bf_counters_t *c, bf_hist_
     }
     pthread_mutex_unlock(&w->lock);
     return had;
+}
+
+void bf_worker_collect_errors(bf_worker_t *w, bf_errtypes_t *dst)
+{
+    pthread_mutex_lock(&w->lock);
+    bf_errtypes_merge(dst, &w->errs);
+    bf_errtypes_reset(&w->errs);
+    pthread_mutex_unlock(&w->lock);
 }
 
 int32_t bf_worker_open_second(bf_worker_t *w)
@@ -709,6 +719,14 @@ static void on_done(bf_worker_t *w, slot *s, CURLcode cc)
     bf_counters_t *c = &b->c;
     c->connections_opened += (uint64_t)connects;
     count_verdict(c, &v, status);
+    c->docs_429 += v.rejections;
+    if (v.typed > 0 && status >= 200 && status < 300) {
+        bf_errtypes_merge(&w->errs, bf_bulkresp_stream_errtypes(&s->judge));
+    } else if (v.typed > 0) {
+        char st_type[32];
+        snprintf(st_type, sizeof st_type, "http_%ld", status);
+        bf_errtypes_add(&w->errs, etype[0] ? etype : st_type, ereason, v.typed);
+    }
     if (v.latency) {
         uint64_t svc_us = (uint64_t)total_us;
         record_hist(&b->svc, svc_us);

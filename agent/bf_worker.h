@@ -21,6 +21,7 @@
 #ifndef BF_WORKER_H
 #define BF_WORKER_H
 
+#include "bf_errtypes.h"
 #include "bf_hist.h"
 #include "bf_reshuffle.h"
 #include "bf_sample.h"
@@ -73,6 +74,9 @@ uint32_t bf_worker_inflight(bf_worker_t *w);
  * Returns 1 if the bucket had data, else 0. Thread-safe against the worker. */
 int bf_worker_collect(bf_worker_t *w, int32_t second, bf_counters_t *c, bf_hist_t *svc,
                       bf_hist_t *lat);
+/* bf_worker_collect_errors — add the documents failed by error type since the last call
+ * (bf_errtypes.h says what counts) into dst and clear them. Thread-safe against the worker. */
+void bf_worker_collect_errors(bf_worker_t *w, bf_errtypes_t *dst);
 /* bf_worker_open_second — the lowest second a request still in flight was sent in, or
  * INT32_MAX when none is in flight: seconds from it on may still get documents (pro rata), so
  * the sampler must not collect them yet. Thread-safe. */

@@ -38,6 +38,7 @@ const bf_counter_field_t bf_counter_fields[] = {
     F(rate_behind, 0),
     F(connections_opened, 0),
     F(req_abandoned, 0),
+    F(docs_429, 0),
     F(bulks_split, 0),
     F(subbulks, 0),
     F(docs_unrouted, 0),

@@ -25,6 +25,9 @@ typedef struct bf_counters {
     uint64_t cpu_user_ms, cpu_sys_ms, processing_us, conn_wait, rate_behind, connections_opened;
     uint64_t req_abandoned; /* requests still in flight when the load ended: their documents are
                                unknown (hard end past request.timeout, or an abort) */
+    uint64_t docs_429;      /* documents answered 429 (rejected items, or a whole-request 429's
+                               documents), on every attempt: a document rejected and accepted
+                               on a retry counts here, not in docs_rejected */
     /* routing_mode node|shard (bf_reshuffle): bulks split, sub-bulk requests made of them,
      * documents sent unrouted (to target.hosts) and sent to a node that no longer held their
      * primary when the routing table was next refreshed */

@@ -67,6 +67,7 @@ struct bf_cellagg {
     char (*lost_id)[128];      /* agent id of each lost agent, for the reason */
     uint32_t *lost_order;      /* agents in the order they were lost */
     uint32_t nlost;
+    bf_errtypes_t doc_errors; /* failed documents by error type, every second */
     /* named queries (search clients) */
     const bf_search_spec_t *search;
     size_t nq;
@@ -196,6 +197,7 @@ int bf_cellagg_add(bf_cellagg_t *a, uint32_t agent, const Bf__Sample *s)
     bf_counters_add(&a->merged[sec], &c);
     agent_sec_add(&a->per_agent[agent][sec], &c);
     a->seen[agent][sec] = 1;
+    bf_errtypes_unpack_add(&a->doc_errors, s->doc_errors, s->n_doc_errors);
     for (size_t i = 0; i < s->n_queries; i++) {
         const Bf__QueryStats *q = s->queries[i];
         if (q->query >= a->nq) {
@@ -492,15 +494,25 @@ void bf_cellagg_row(const bf_cellagg_t *a, bf_row_t *row)
                                                 (double)win.subbulks
                                           : NAN;
     row->req_http_error = bf_counters_http_errors(&win);
-    row->req_transport_error = win.req_connect_error + win.req_timeout + win.req_reset + win.req_bad_response;
+    /* a 2xx that is not a bulk response is a bad response (documents unknown), not a transport
+     * error: the transport carried an answer */
+    row->req_transport_error = win.req_connect_error + win.req_timeout + win.req_reset;
+    row->req_bad_response = win.req_bad_response;
     row->req_ok = win.req_ok;
     row->req_partial = win.req_partial;
-    row->req_total = win.req_ok + win.req_partial + row->req_http_error + row->req_transport_error;
+    row->req_total = win.req_ok + win.req_partial + row->req_http_error + row->req_transport_error +
+                     row->req_bad_response;
     row->http_429 = win.http_status[429];
+    row->docs_429 = win.docs_429;
+    row->doc_errors = a->doc_errors;
     /* unknown outcomes (timeouts, resets, unreadable responses) are errors too: never ok */
     row->doc_error_rate = win.docs_sent ? (double)(row->docs_failed + row->docs_rejected +
                                                    row->docs_unknown) / (double)win.docs_sent : 0;
-    row->request_error_rate = row->req_total ? (double)(row->req_http_error + row->req_transport_error) / (double)row->req_total : 0;
+    row->request_error_rate =
+        row->req_total
+            ? (double)(row->req_http_error + row->req_transport_error + row->req_bad_response) /
+                  (double)row->req_total
+            : 0;
     latency_stats(a->svc, &row->service);
     latency_stats(a->lat, &row->latency);
     /* a stalled cell (no answer at all) is flagged as such, not as this */
@@ -611,7 +623,7 @@ void bf_cellagg_live(const bf_cellagg_t *a, int32_t second, uint64_t *docs_ok, u
 int bf_row_has_errors(const bf_row_t *row)
 {
     return row->docs_failed > 0 || row->docs_unknown > 0 || row->req_transport_error > 0 ||
-           row->req_http_error > row->http_429;
+           row->req_bad_response > 0 || row->req_http_error > row->http_429;
 }
 
 static int cmp_row(const void *x, const void *y)

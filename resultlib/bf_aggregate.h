@@ -9,6 +9,7 @@
 #ifndef BF_AGGREGATE_H
 #define BF_AGGREGATE_H
 
+#include "bf_errtypes.h"
 #include "bf_hist.h"
 #include "bf_es.h"
 #include "bf_sample.h"
@@ -62,8 +63,16 @@ typedef struct bf_row {
     double mb_per_s_payload, mb_per_s_wire;
     uint64_t docs_sent, docs_ok, docs_rejected, docs_failed, docs_unknown, docs_retried;
     uint64_t docs_conflict, docs_mapping;
-    uint64_t req_total, req_ok, req_partial, req_http_error, req_transport_error;
-    uint64_t http_429;
+    uint64_t req_total, req_ok, req_partial, req_http_error;
+    uint64_t req_transport_error; /* connect errors, timeouts, resets: no answer was read */
+    uint64_t req_bad_response;    /* an answer that is not a bulk response (a 2xx that is not
+                                     JSON, an unreadable answer): its documents are unknown */
+    uint64_t http_429;            /* bulk requests answered 429 as a whole */
+    uint64_t docs_429;            /* documents answered 429 on any attempt (first rejections of
+                                     documents later accepted on a retry too): the 429 column */
+    /* documents failed by error type with the first reason of each, over every second of the
+     * cell (warmup and tail too, like docs_ok_all), every attempt (bf_errtypes.h) */
+    bf_errtypes_t doc_errors;
     double doc_error_rate;   /* (failed + rejected + unknown) / sent */
     double request_error_rate;
     bf_latency_stats_t service, latency;

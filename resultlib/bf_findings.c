@@ -63,8 +63,8 @@ void bf_finding_point_from_row(const bf_row_t *row, bf_finding_point_t *p)
     }
     /* a cell with failed or unknown documents is no candidate for "best" either */
     /* documents accepted on a retry were rejected first: not "without rejections" */
-    p->rejections = row->docs_rejected > 0 || row->http_429 > 0 || row->write_rejected > 0 ||
-                    row->docs_retried > 0 || bf_row_has_errors(row);
+    p->rejections = row->docs_rejected > 0 || row->http_429 > 0 || row->docs_429 > 0 ||
+                    row->write_rejected > 0 || row->docs_retried > 0 || bf_row_has_errors(row);
     /* a search-only cell (concurrency 0) indexes nothing: no point for indexing findings */
     /* nor one that missed its target rate: it did not run the load it was asked for */
     p->excluded =
@@ -115,9 +115,10 @@ int bf_finding_point_from_json(json_t *row, bf_finding_point_t *p)
         p->index_mismatch = 1;
     }
     p->rejections = jint(row, "docs_rejected") > 0 || jint(row, "http_429") > 0 ||
-                    jint(row, "docs_retried") > 0 || jint(row, "write_rejected") > 0 ||
-                    jint(row, "docs_failed") > 0 || jint(row, "docs_unknown") > 0 ||
-                    jint(row, "req_transport_error") > 0 ||
+                    jint(row, "docs_429") > 0 || jint(row, "docs_retried") > 0 ||
+                    jint(row, "write_rejected") > 0 || jint(row, "docs_failed") > 0 ||
+                    jint(row, "docs_unknown") > 0 || jint(row, "req_transport_error") > 0 ||
+                    jint(row, "req_bad_response") > 0 ||
                     jint(row, "req_http_error") > jint(row, "http_429");
     p->excluded = json_is_true(json_object_get(row, "failed")) ||
                   json_is_true(json_object_get(row, "aborted")) || !isfinite(p->docs_per_s) ||

@@ -983,21 +983,32 @@ static void section_table(bf_buf_t *b, rowinfo *ri, size_t n)
         const char *key, *head;
         int decimals;
     } cols[] = {
-        {"indices", "indices", 0}, {"shards", "shards", 0}, {"replicas", "replicas", 0},
-        {"batch_size", "batch size", 0}, {"concurrency", "concurrency", 0},
-        {"docs_per_s", "docs/s", 0}, {"docs_per_s_min", "min", 0},
-        {"docs_per_s_median", "median", 0}, {"docs_per_s_max", "max", 0},
-        {"mb_per_s_payload", "MB/s", 1}, {"service_p50_ms", "p50 ms", 1},
-        {"service_p99_ms", "p99 ms", 1}, {"http_429", "429", 0},
-        {"docs_rejected", "rejected docs", 0}, {"write_queue_max", "write queue max", 0},
-        {"write_rejected", "write rejected", 0}, {"hot_spot_ratio", "hot spot", 2},
-        {"cluster_docs_per_s", "cluster docs/s", 0}, {"agent_cpu_pct", "agent CPU %", 0},
+        {"indices", "indices", 0},
+        {"shards", "shards", 0},
+        {"replicas", "replicas", 0},
+        {"batch_size", "batch size", 0},
+        {"concurrency", "concurrency", 0},
+        {"docs_per_s", "docs/s", 0},
+        {"docs_per_s_min", "min", 0},
+        {"docs_per_s_median", "median", 0},
+        {"docs_per_s_max", "max", 0},
+        {"mb_per_s_payload", "MB/s", 1},
+        {"service_p50_ms", "p50 ms", 1},
+        {"service_p99_ms", "p99 ms", 1},
+        {"http_429", "429 requests", 0},
+        {"docs_429", "429 docs", 0},
+        {"docs_rejected", "rejected docs", 0},
+        {"write_queue_max", "write queue max", 0},
+        {"write_rejected", "write rejected", 0},
+        {"hot_spot_ratio", "hot spot", 2},
+        {"cluster_docs_per_s", "cluster docs/s", 0},
+        {"agent_cpu_pct", "agent CPU %", 0},
         {"cv", "CV", 3},
     };
     bf_buf_appendz(b, "<h2 id=\"matrix\">The matrix</h2>\n<table><thead><tr>");
     for (size_t c = 0; c < sizeof cols / sizeof cols[0]; c++)
         bf_buf_appendf(b, "<th>%s</th>", cols[c].head);
-    bf_buf_appendz(b, "<th>flags</th></tr></thead><tbody>\n");
+    bf_buf_appendz(b, "<th>errors by type</th><th>flags</th></tr></thead><tbody>\n");
     for (size_t i = 0; i < n; i++) {
         bf_buf_appendz(b, "<tr>");
         for (size_t c = 0; c < sizeof cols / sizeof cols[0]; c++) {
@@ -1005,7 +1016,24 @@ static void section_table(bf_buf_t *b, rowinfo *ri, size_t n)
             bf_buf_appendf(b, "<td>%s</td>", num_or_dash(json_object_get(ri[i].row, cols[c].key),
                                                          cols[c].decimals, t, sizeof t));
         }
-        bf_buf_appendz(b, "<td>");
+        /* failed documents by error type, most first, with the first reason of each */
+        bf_buf_appendz(b, "<td class=\"types\">");
+        size_t ei;
+        json_t *e;
+        json_array_foreach(json_object_get(ri[i].row, "doc_errors"), ei, e)
+        {
+            json_t *d = json_object_get(e, "docs");
+            const char *reason = json_string_value(json_object_get(e, "reason"));
+            bf_buf_appendz(b, ei ? "<br>" : "");
+            html_esc(b, json_string_value(json_object_get(e, "type")) ?: "?");
+            bf_buf_appendf(b, " %lld", json_is_integer(d) ? (long long)json_integer_value(d) : 0);
+            if (reason && reason[0]) {
+                bf_buf_appendz(b, ": <span class=\"reason\">");
+                html_esc(b, reason);
+                bf_buf_appendz(b, "</span>");
+            }
+        }
+        bf_buf_appendz(b, "</td><td>");
         static const char *const flags[] = {"failed",       "aborted",       "degraded", "yellow",
                                             "client_bound", "target_missed", "stalled"};
         for (size_t k = 0; k < sizeof flags / sizeof flags[0]; k++)
@@ -1021,17 +1049,21 @@ static void section_table(bf_buf_t *b, rowinfo *ri, size_t n)
 static const char css[] =
     "body{font:14px/1.4 -apple-system,'Segoe UI',Helvetica,Arial,sans-serif;margin:24px;color:#222;"
     "background:#fff}h1{font-size:22px;margin:0 0 4px}h2{font-size:18px;margin:28px 0 6px;"
-    "border-bottom:1px solid #ddd}.meta,.note{color:#555}.charts{display:flex;flex-wrap:wrap;gap:10px}"
+    "border-bottom:1px solid "
+    "#ddd}.meta,.note{color:#555}.charts{display:flex;flex-wrap:wrap;gap:10px}"
     ".pair{display:flex;gap:6px}"
-    "svg.chart{background:#fcfcfc;border:1px solid #e3e3e3;max-width:100%;height:auto}.ct{font-weight:600;font-size:13px}"
+    "svg.chart{background:#fcfcfc;border:1px solid "
+    "#e3e3e3;max-width:100%;height:auto}.ct{font-weight:600;font-size:13px}"
     "line.grid{stroke:#e6e6e6}line.axis{stroke:#555}line.tick{stroke:#555}"
     ".yt{font-size:11px;text-anchor:end;fill:#444}.xt{font-size:11px;text-anchor:middle;fill:#444}"
-    ".xl{font-size:12px;text-anchor:middle;fill:#333}.yl{font-size:12px;text-anchor:middle;fill:#333}"
+    ".xl{font-size:12px;text-anchor:middle;fill:#333}.yl{font-size:12px;text-anchor:middle;fill:#"
+    "333}"
     ".lg{font-size:11px;fill:#333}.rl{font-size:11px;text-anchor:end;fill:#333}"
     ".sl{font-size:10px;fill:#666}.na{fill:#999;color:#999}rect.warmup{fill:#000;fill-opacity:.07}"
     "rect.tail{fill:url(#hatch)}circle.rej{stroke:#d62728;stroke-width:2.5}line.range{stroke:#bbb;"
     "stroke-width:2}table{border-collapse:collapse;font-size:12px}td,th{border:1px solid #ddd;"
     "padding:3px 6px;text-align:right}th{background:#f3f3f3}.flag{color:#b00;font-weight:600}"
+    "td.types{text-align:left;max-width:36em}.reason{color:#555}"
     "ul.findings li{margin:3px 0}";
 
 /* find-max (DIR/findmax.json, written by `bulkfleet-coordinator find-max`): per combination the

@@ -87,7 +87,9 @@ static const field fields[] = {
     FD("req_partial", req_partial, F_U64, 0),
     FD("req_http_error", req_http_error, F_U64, 1),
     FD("req_transport_error", req_transport_error, F_U64, 1),
+    FD("req_bad_response", req_bad_response, F_U64, 1),
     FD("http_429", http_429, F_U64, 1),
+    FD("docs_429", docs_429, F_U64, 1),
     FD("write_queue_max", write_queue_max, F_I64, 1),
     FD("write_rejected", write_rejected, F_I64, 1),
     FD("hot_spot_ratio", hot_spot_ratio, F_DBL, 1),
@@ -212,6 +214,36 @@ static json_t *qrow_json(const bf_qrow_t *q)
     return o;
 }
 
+/* the row's failed documents by error type, most first: [{"type","docs","reason"}] */
+static json_t *doc_errors_json(const bf_errtypes_t *t)
+{
+    json_t *a = json_array();
+    uint32_t order[BF_ERRTYPES_MAX];
+    uint32_t n = bf_errtypes_sorted(t, order);
+    for (uint32_t k = 0; k < n; k++) {
+        const bf_errtype_t *e = &t->e[order[k]];
+        json_t *o = json_object();
+        json_object_set_new(o, "type", json_string(e->type));
+        json_object_set_new(o, "docs", json_integer((json_int_t)e->docs));
+        json_object_set_new(o, "reason", json_string(e->reason));
+        json_array_append_new(a, o);
+    }
+    return a;
+}
+
+static void doc_errors_load(bf_errtypes_t *t, json_t *a)
+{
+    bf_errtypes_reset(t);
+    for (size_t i = 0; json_is_array(a) && i < json_array_size(a); i++) {
+        json_t *o = json_array_get(a, i);
+        json_t *d = json_object_get(o, "docs");
+        bf_errtypes_add(
+            t, json_string_value(json_object_get(o, "type")),
+            json_string_value(json_object_get(o, "reason")),
+            json_is_integer(d) && json_integer_value(d) > 0 ? (uint64_t)json_integer_value(d) : 0);
+    }
+}
+
 static json_t *row_json(const bf_row_t *row)
 {
     json_t *o = json_object();
@@ -229,6 +261,7 @@ static json_t *row_json(const bf_row_t *row)
     for (size_t i = 0; i < NFIELDS; i++)
         json_object_set_new(o, fields[i].name, field_json(row, &fields[i]));
     json_object_set_new(o, "reason", json_string(row->reason));
+    json_object_set_new(o, "doc_errors", doc_errors_json(&row->doc_errors));
     if (row->nqueries) {
         json_object_set_new(o, "search_clients", json_integer(row->cell->search_clients));
         json_object_set_new(o, "search_rate", json_real(row->cell->search_rate));
@@ -548,7 +581,8 @@ static const char *flags_text(const bf_row_t *row, char *buf, size_t n)
     FLAG(row->few_requests, "few-requests");
     FLAG(bf_row_has_errors(row), "ERRORS");
     /* 429s only, the first ones too: documents accepted on a retry were rejected first */
-    FLAG(row->docs_rejected > 0 || row->http_429 > 0 || row->docs_retried > 0, "rejections");
+    FLAG(row->docs_rejected > 0 || row->http_429 > 0 || row->docs_429 > 0 || row->docs_retried > 0,
+         "rejections");
     FLAG(!row->verified && !row->failed && !row->aborted, "UNVERIFIED");
 #undef FLAG
     return buf;
@@ -609,7 +643,7 @@ int bf_results_write_matrix(bf_results_t *r, const bf_scenario_t *sc, const bf_r
     for (size_t i = 1; i < NFIELDS; i++) /* fields[0] is docs_per_s, written above */
         if (fields[i].csv)
             bf_buf_appendf(&csv, ",%s", fields[i].name);
-    bf_buf_appendz(&csv, ",cell,reason\n");
+    bf_buf_appendz(&csv, ",doc_errors,cell,reason\n");
     for (size_t k = 0; k < nrows; k++) {
         const bf_row_t *row = &rows[k];
         const bf_cell_t *c = row->cell;
@@ -629,6 +663,9 @@ int bf_results_write_matrix(bf_results_t *r, const bf_scenario_t *sc, const bf_r
         for (size_t i = 1; i < NFIELDS; i++)
             if (fields[i].csv)
                 csv_field(&csv, row, &fields[i]);
+        char types[512];
+        bf_buf_append(&csv, ",", 1);
+        csv_text(&csv, bf_errtypes_format(&row->doc_errors, types, sizeof types));
         bf_buf_append(&csv, ",", 1);
         csv_text(&csv, c->id);
         bf_buf_append(&csv, ",", 1);
@@ -938,6 +975,7 @@ int bf_results_load_row(const bf_results_t *r, const char *name, const bf_cell_t
         field_load(row, &fields[i], json_object_get(o, fields[i].name));
     row->repetition = (uint32_t)json_integer_value(json_object_get(o, "repetition"));
     bf_strlcpy(row->reason, json_string_value(json_object_get(o, "reason")) ?: "", sizeof row->reason);
+    doc_errors_load(&row->doc_errors, json_object_get(o, "doc_errors"));
     json_t *qa = json_object_get(o, "queries");
     json_t *sv = json_object_get(o, "search_verified");
     row->search_verified = json_is_boolean(sv) ? json_is_true(sv) : -1;

@@ -135,6 +135,14 @@ eq("connections_opened", A["connections_opened"], len({r["conn"] for r in L}))
 assert A["connections_opened"] == 4, A["connections_opened"]
 assert ROW["verified"], "the server counts what the agent saw acknowledged"
 assert "es_rejected_execution_exception" in ERR, "the first item error is logged"
+T = {e["type"]: e for e in ROW["doc_errors"]}
+eq("doc_errors types", sorted(T), ["es_rejected_execution_exception", "mapper_parsing_exception",
+                                   "version_conflict_engine_exception"])
+eq("doc_errors es_rejected_execution_exception", T["es_rejected_execution_exception"]["docs"], items(429))
+eq("doc_errors mapper_parsing_exception", T["mapper_parsing_exception"]["docs"], items(400))
+eq("doc_errors version_conflict_engine_exception", T["version_conflict_engine_exception"]["docs"], items(409))
+assert T["mapper_parsing_exception"]["reason"].startswith("failed to parse field [value] of type [long]"), T
+eq("docs_429 (every rejection)", A["docs_429"], items(429))
 '
 
 # ---- 429 items retried (max 2): every rejection is either retried or final ------------------
@@ -153,6 +161,11 @@ sizes = sorted({r["docs"] for r in L})
 assert sizes[0] < 100 and 100 in sizes, f"retries carry only the rejected documents: {sizes}"
 eq("every document has one verdict", A["docs_ok"] + A["docs_rejected"] + A["docs_mapping"]
    + A["docs_conflict"] + A["docs_unknown"], A["docs_sent"])
+# the first rejections of documents accepted on a retry are counted too (issue #10 item 8)
+eq("docs_429: every 429 item the server sent, retried or not", A["docs_429"], items(429))
+assert A["docs_429"] > A["docs_rejected"], A
+T = {e["type"]: e["docs"] for e in ROW["doc_errors"]}
+eq("doc_errors es_rejected_execution_exception, every attempt", T["es_rejected_execution_exception"], items(429))
 '
 
 # ---- whole-request 429 ---------------------------------------------------------------------

@@ -573,7 +573,11 @@ static void ref_judge(const char *body, size_t len, uint32_t ndocs, bf_bulk_coun
         else if (status == 409)
             k8 = BF_ITEM_CONFLICT;
         else if (status == 400)
-            k8 = BF_ITEM_MAPPING;
+            k8 = (type[0] == '\0' || strncmp(type, "mapper_", 7) == 0 ||
+                  strcmp(type, "document_parsing_exception") == 0 ||
+                  strcmp(type, "strict_dynamic_mapping_exception") == 0)
+                     ? BF_ITEM_MAPPING
+                     : BF_ITEM_4XX;
         else if (status > 400 && status < 500)
             k8 = BF_ITEM_4XX;
         else
@@ -817,6 +821,110 @@ static void test_first_type_uniform(void **state)
     assert_string_equal(t, "");
 }
 
+/* Issue #10 item 6: the class follows the error type, not only the status. */
+static void test_classify_by_type(void **state)
+{
+    (void)state;
+    assert_int_equal(bf_bulkresp_classify(400, "routing_missing_exception", 1, 0), BF_ITEM_4XX);
+    assert_int_equal(bf_bulkresp_classify(400, "illegal_argument_exception", 1, 0), BF_ITEM_4XX);
+    assert_int_equal(bf_bulkresp_classify(400, "action_request_validation_exception", 1, 0),
+                     BF_ITEM_4XX);
+    assert_int_equal(bf_bulkresp_classify(400, "mapper_parsing_exception", 1, 0), BF_ITEM_MAPPING);
+    assert_int_equal(bf_bulkresp_classify(400, "document_parsing_exception", 1, 0),
+                     BF_ITEM_MAPPING);
+    assert_int_equal(bf_bulkresp_classify(400, "strict_dynamic_mapping_exception", 1, 0),
+                     BF_ITEM_MAPPING);
+    assert_int_equal(bf_bulkresp_classify(400, "", 1, 0), BF_ITEM_MAPPING);
+    assert_int_equal(bf_bulkresp_classify(409, "version_conflict_engine_exception", 1, 0),
+                     BF_ITEM_CONFLICT);
+    assert_int_equal(bf_bulkresp_classify(200, "", 0, 1), BF_ITEM_MAPPING);
+    assert_int_equal(bf_bulkresp_classify(201, "", 0, 0), BF_ITEM_OK);
+    /* and the stream agrees */
+    const char *body =
+        "{\"errors\":true,\"items\":["
+        "{\"create\":{\"status\":400,\"error\":{\"type\":\"routing_missing_exception\","
+        "\"reason\":\"routing is required for [b]/[1]\"}}},"
+        "{\"create\":{\"status\":400,\"error\":{\"type\":\"mapper_parsing_exception\","
+        "\"reason\":\"failed to parse\"}}}]}";
+    bf_bulk_counts_t c;
+    uint8_t cls[2];
+    char err[ERRBUF];
+    assert_int_equal(parse(body, 2, &c, cls, err), BF_OK);
+    assert_int_equal(cls[0], BF_ITEM_4XX);
+    assert_int_equal(cls[1], BF_ITEM_MAPPING);
+    assert_int_equal(c.mapping, 1);
+    assert_int_equal(c.failed_4xx, 1);
+}
+
+static const bf_errtype_t *type_in(const bf_errtypes_t *t, const char *type)
+{
+    for (uint32_t i = 0; i < t->n; i++)
+        if (strcmp(t->e[i].type, type) == 0)
+            return &t->e[i];
+    return NULL;
+}
+
+/* Issue #10 item 6: failed items by error type with the first reason of each (unescaped),
+ * whatever the cut of the body; ok items and "errors":false count nothing. */
+static void test_error_types_first_reason(void **state)
+{
+    (void)state;
+    const bf_errtypes_t *t;
+    bf_bulk_counts_t c;
+    char err[ERRBUF];
+    for (size_t step = 1; step <= 7; step += 3) {
+        bf_bulkresp_stream_t st;
+        bf_bulkresp_stream_init(&st, 10, NULL);
+        for (size_t off = 0; off < strlen(mixed); off += step) {
+            size_t n = strlen(mixed) - off < step ? strlen(mixed) - off : step;
+            bf_bulkresp_stream_feed(&st, mixed + off, n);
+        }
+        assert_int_equal(bf_bulkresp_stream_finish(&st, &c, err, sizeof err), BF_OK);
+        t = bf_bulkresp_stream_errtypes(&st);
+        assert_int_equal(t->n, 7);
+        assert_int_equal(bf_errtypes_total(t), 7); /* 10 items, 3 ok */
+        const bf_errtype_t *e = type_in(t, "mapper_parsing_exception");
+        assert_non_null(e);
+        assert_int_equal(e->docs, 1);
+        assert_string_equal(e->reason, "failed to parse field [n] of type [long]");
+        e = type_in(t, "es_rejected_execution_exception");
+        assert_non_null(e);
+        assert_int_equal(e->docs, 1);
+        e = type_in(t, "version_conflict_engine_exception");
+        assert_non_null(e);
+        assert_non_null(strstr(e->reason, "version conflict"));
+        assert_non_null(type_in(t, "cluster_block_exception"));
+        assert_non_null(type_in(t, "unavailable_shards_exception"));
+    }
+    /* two of a type: counted twice, the first reason kept; escapes decoded; no type */
+    const char *two = "{\"errors\":true,\"items\":["
+                      "{\"index\":{\"status\":400,\"error\":{\"type\":\"mapper_parsing_exception\","
+                      "\"reason\":\"field [a\\\"b] \\u00e9\"}}},"
+                      "{\"index\":{\"status\":201}},"
+                      "{\"index\":{\"status\":400,\"error\":{\"type\":\"mapper_parsing_exception\","
+                      "\"reason\":\"second\"}}},"
+                      "{\"index\":{\"status\":400,\"error\":\"plain text\"}}]}";
+    bf_bulkresp_stream_t st;
+    bf_bulkresp_stream_init(&st, 4, NULL);
+    bf_bulkresp_stream_feed(&st, two, strlen(two));
+    assert_int_equal(bf_bulkresp_stream_finish(&st, &c, err, sizeof err), BF_OK);
+    t = bf_bulkresp_stream_errtypes(&st);
+    assert_int_equal(t->n, 2);
+    const bf_errtype_t *e = type_in(t, "mapper_parsing_exception");
+    assert_non_null(e);
+    assert_int_equal(e->docs, 2);
+    assert_string_equal(e->reason, "field [a\"b] \xc3\xa9");
+    e = type_in(t, "http_400");
+    assert_non_null(e);
+    assert_string_equal(e->reason, "plain text");
+    /* all ok: nothing */
+    const char *ok = "{\"errors\":false,\"items\":[{\"index\":{\"status\":201}}]}";
+    bf_bulkresp_stream_init(&st, 1, NULL);
+    bf_bulkresp_stream_feed(&st, ok, strlen(ok));
+    assert_int_equal(bf_bulkresp_stream_finish(&st, &c, err, sizeof err), BF_OK);
+    assert_int_equal(bf_bulkresp_stream_errtypes(&st)->n, 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -836,6 +944,8 @@ int main(void)
         cmocka_unit_test(test_malformed_refused_whatever_the_cut),
         cmocka_unit_test(test_large_response_bounded),
         cmocka_unit_test(test_first_type_uniform),
+        cmocka_unit_test(test_classify_by_type),
+        cmocka_unit_test(test_error_types_first_reason),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

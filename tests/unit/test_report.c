@@ -271,6 +271,22 @@ static void test_errors_and_escaping(void **state)
 /* find-max: with DIR/findmax.json the page has the path table (every step, its verdict), the
  * result line, docs/s by step and the throughput-latency curve with the knee and the
  * sustained point; without it, no find-max section at all */
+/* Issue #10 item 6: the matrix table shows each row's failed documents by error type with the
+ * first reason, escaped (the golden fixture's first row). */
+static void test_errors_by_type_column(void **state)
+{
+    (void)state;
+    char *html = render(FIXTURES "/golden");
+    assert_non_null(strstr(html, "<th>errors by type</th>"));
+    assert_non_null(strstr(html, "<td class=\"types\">es_rejected_execution_exception 480: "
+                                 "<span class=\"reason\">rejected execution of coordinating "
+                                 "operation</span><br>mapper_parsing_exception 2: <span "
+                                 "class=\"reason\">failed to parse field [n] of type [long], "
+                                 "&quot;x&quot;</span></td>"));
+    assert_non_null(strstr(html, "<th>429 docs</th>"));
+    free(html);
+}
+
 static void test_findmax_section(void **state)
 {
     (void)state;
@@ -353,6 +369,7 @@ int main(void)
         cmocka_unit_test(test_repeated_cells_draw_every_run),
         cmocka_unit_test(test_errors_and_escaping),
         cmocka_unit_test(test_findmax_section),
+        cmocka_unit_test(test_errors_by_type_column),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

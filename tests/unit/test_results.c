@@ -233,6 +233,9 @@ static void feed(bf_cellagg_t *agg, uint32_t agent, const char *cell_id, int32_t
     c.req_partial = sp->docs_rejected || sp->docs_mapping ? 1 : 0;
     c.req_ok = sp->nreq - c.req_partial - sp->req_429;
     c.http_status[429] = sp->req_429;
+    /* the 429 column counts every rejection: the 40 rejected here, and a whole-request 429 of
+     * 100 documents that was retried and accepted */
+    c.docs_429 = sp->docs_rejected + 100 * sp->req_429;
     c.bytes_payload = c.docs_sent * 180;
     c.bytes_wire = c.bytes_payload / 5;
     c.inflight = 2;
@@ -250,7 +253,18 @@ static void feed(bf_cellagg_t *agg, uint32_t agent, const char *cell_id, int32_t
     Bf__Sample s;
     Bf__Hist hs, hl;
     bf_sample_pack(&s, &hs, &hl, cell_id, (uint64_t)second + 1, second, &c, svc, lat);
+    /* errors by type, as the agent's worker counts them (bf_errtypes.h) */
+    bf_errtypes_t et;
+    bf_errtypes_reset(&et);
+    bf_errtypes_add(&et, "es_rejected_execution_exception",
+                    "rejected execution of coordinating operation", sp->docs_rejected);
+    bf_errtypes_add(&et, "es_rejected_execution_exception", NULL, 100 * sp->req_429);
+    bf_errtypes_add(&et, "mapper_parsing_exception",
+                    agent == 0 ? "failed to parse field [n] of type [long], \"x\"" : "later",
+                    sp->docs_mapping);
+    bf_errtypes_pack(&et, &s.doc_errors, &s.n_doc_errors);
     assert_int_equal(bf_cellagg_add(agg, agent, &s), BF_OK);
+    bf_errtypes_pack_cleanup(&s.doc_errors, &s.n_doc_errors);
     bf_sample_pack_cleanup(&s);
     bf_hist_destroy(&svc);
     bf_hist_destroy(&lat);
@@ -548,7 +562,24 @@ static void test_load_row_roundtrip(void **state)
         assert_int_equal(back.warmup_s, W);
         assert_int_equal(back.duration_s, D);
         assert_int_equal(back.service.count, r->service.count);
+        /* errors by type come back as they were written */
+        assert_int_equal(back.doc_errors.n, r->doc_errors.n);
+        for (uint32_t i = 0; i < r->doc_errors.n; i++) {
+            assert_string_equal(back.doc_errors.e[i].type, r->doc_errors.e[i].type);
+            assert_string_equal(back.doc_errors.e[i].reason, r->doc_errors.e[i].reason);
+            assert_int_equal(back.doc_errors.e[i].docs, r->doc_errors.e[i].docs);
+        }
+        assert_int_equal(back.docs_429, r->docs_429);
         if (k == 0) {
+            /* 2 agents: 40 rejected + 2 x 100 in a whole 429 each, 1 mapping failure each */
+            assert_int_equal(back.docs_429, 2 * (40 + 200));
+            assert_int_equal(back.doc_errors.n, 2);
+            assert_string_equal(back.doc_errors.e[0].type, "es_rejected_execution_exception");
+            assert_int_equal(back.doc_errors.e[0].docs, 2 * (40 + 200));
+            assert_string_equal(back.doc_errors.e[1].type, "mapper_parsing_exception");
+            assert_int_equal(back.doc_errors.e[1].docs, 2);
+            assert_string_equal(back.doc_errors.e[1].reason,
+                                "failed to parse field [n] of type [long], \"x\"");
             assert_int_equal(back.write_queue_max, 57);
             assert_int_equal(back.write_rejected, 40);
             assert_true(fabs(back.cluster_docs_per_s - 2200.0) < 1e-9);

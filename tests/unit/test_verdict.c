@@ -184,6 +184,19 @@ static void test_every_row(void **state)
         assert_int_equal(v.fatal, r->fatal);
         assert_int_equal(v.warn, r->warn);
         assert_int_equal(v.latency, r->latency);
+        /* errors by type: every document the cluster answered with an error, none that is
+         * unknown or ok (issue #10 item 6) */
+        assert_int_equal(v.typed, r->sent ? N - v.docs.ok - v.unknown : 0);
+        /* the 429 column: every rejection in this answer, the retried ones too (item 8) */
+        int answered = r->xfer == BF_XFER_RESPONSE;
+        int ok2xx = answered && r->status >= 200 && r->status < 300;
+        assert_int_equal(v.rejections, ok2xx && r->parsed ? r->items.rejected
+                                       : answered && r->status == 429 &&
+                                               strcmp(r->error_type, "cluster_block_exception") != 0
+                                           ? N
+                                           : 0);
+        if (v.next == BF_NEXT_RETRY_WHOLE || v.next == BF_NEXT_RETRY_ITEMS)
+            assert_int_equal(v.rejections, v.retry); /* retried, and still counted */
         /* every document sent ends in exactly one verdict (or is sent again) */
         assert_int_equal(sum_docs(&v), r->sent ? N : 0);
         /* nothing is re-sent unless nothing was sent or a retry policy allows it */
