@@ -23,9 +23,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define BF_ERRTYPES_MAX 8      /* slots; the last distinct types share "other" */
-#define BF_ERRTYPE_LEN 64      /* bytes of a type, NUL included (longer ones are cut) */
-#define BF_ERRREASON_LEN 200   /* bytes of a first reason, NUL included (cut to fit) */
+#define BF_ERRTYPES_MAX 8    /* slots; the last distinct types share "other" */
+#define BF_ERRTYPE_LEN 64    /* bytes of a type, NUL included (longer ones are cut) */
+#define BF_ERRREASON_LEN 200 /* bytes of a first reason, NUL included (cut to fit) */
 #define BF_ERRTYPES_OTHER "other"
 
 typedef struct bf_errtype {
