@@ -858,10 +858,44 @@ static char *dup_str(const bf__kval_t *v)
     return v->set && v->s ? bf_strdup(v->s) : NULL;
 }
 
-static int build_target(bf__load_t *L)
+/* The key ids of one cluster connection section (target, metrics_store): both are built by
+ * build_conn, so auth, TLS and their checks are the same. headers < 0: the section has none. */
+typedef struct conn_keys {
+    const char *name; /* "target" */
+    int hosts, auth, user, pass, api_key, bearer, tls, ca, cert, key, insecure, headers;
+} conn_keys;
+
+static const conn_keys target_keys = {"target",
+                                      BF__K_TARGET_HOSTS,
+                                      BF__K_TARGET_AUTH,
+                                      BF__K_AUTH_USERNAME,
+                                      BF__K_AUTH_PASSWORD,
+                                      BF__K_AUTH_API_KEY,
+                                      BF__K_AUTH_BEARER,
+                                      BF__K_TARGET_TLS,
+                                      BF__K_TLS_CA_FILE,
+                                      BF__K_TLS_CERT_FILE,
+                                      BF__K_TLS_KEY_FILE,
+                                      BF__K_TLS_INSECURE,
+                                      BF__K_TARGET_HEADERS};
+static const conn_keys store_keys = {"metrics_store",
+                                     BF__K_MS_HOSTS,
+                                     BF__K_MS_AUTH,
+                                     BF__K_MS_AUTH_USERNAME,
+                                     BF__K_MS_AUTH_PASSWORD,
+                                     BF__K_MS_AUTH_API_KEY,
+                                     BF__K_MS_AUTH_BEARER,
+                                     BF__K_MS_TLS,
+                                     BF__K_MS_TLS_CA_FILE,
+                                     BF__K_MS_TLS_CERT_FILE,
+                                     BF__K_MS_TLS_KEY_FILE,
+                                     BF__K_MS_TLS_INSECURE,
+                                     -1};
+
+static int build_conn(bf__load_t *L, const conn_keys *ck, bf_target_t *t)
 {
-    bf_target_t *t = &L->sc->target;
-    const bf__ynode_t *hosts = TOP(TARGET_HOSTS)->node;
+    const char *sn = ck->name;
+    const bf__ynode_t *hosts = L->top[ck->hosts].node;
     size_t n = hosts->kind == BF__Y_SEQ ? hosts->n : 1;
     t->hosts = bf_calloc(n, sizeof *t->hosts);
     t->nhosts = n;
@@ -872,16 +906,20 @@ static int build_target(bf__load_t *L)
             len--;
         t->hosts[i] = bf_strndup(h->value, len);
     }
-    const bf__kval_t *user = TOP(AUTH_USERNAME), *pass = TOP(AUTH_PASSWORD),
-                     *key = TOP(AUTH_API_KEY), *bearer = TOP(AUTH_BEARER);
+    const bf__kval_t *user = &L->top[ck->user], *pass = &L->top[ck->pass],
+                     *key = &L->top[ck->api_key], *bearer = &L->top[ck->bearer];
     int kinds = (user->set || pass->set) + key->set + bearer->set;
-    const bf__ynode_t *auth = TOP(TARGET_AUTH)->node;
+    const bf__ynode_t *auth = L->top[ck->auth].node;
     if (kinds > 1)
-        return bf__err(L, auth, BF_E_INVAL, "target.auth: give username and password, or "
-                       "api_key, or bearer — only one of them");
+        return bf__err(L, auth, BF_E_INVAL,
+                       "%s.auth: give username and password, or "
+                       "api_key, or bearer — only one of them",
+                       sn);
     if (user->set != pass->set)
-        return bf__err(L, auth, BF_E_INVAL, "target.auth: username and password go together; "
-                       "add %s", user->set ? "password" : "username");
+        return bf__err(L, auth, BF_E_INVAL,
+                       "%s.auth: username and password go together; "
+                       "add %s",
+                       sn, user->set ? "password" : "username");
     if (user->set) {
         t->auth = BF_AUTH_BASIC;
         t->username = dup_str(user);
@@ -893,40 +931,44 @@ static int build_target(bf__load_t *L)
         t->auth = BF_AUTH_BEARER;
         t->bearer = dup_str(bearer);
     }
-    t->ca_file = dup_str(TOP(TLS_CA_FILE));
-    t->cert_file = dup_str(TOP(TLS_CERT_FILE));
-    t->key_file = dup_str(TOP(TLS_KEY_FILE));
-    t->tls_insecure = TOP(TLS_INSECURE)->b;
-    if (TOP(TLS_CERT_FILE)->set != TOP(TLS_KEY_FILE)->set)
-        return bf__err(L, TOP(TARGET_TLS)->node, BF_E_INVAL, "target.tls: cert_file and "
-                       "key_file go together (client certificate and its key)");
+    t->ca_file = dup_str(&L->top[ck->ca]);
+    t->cert_file = dup_str(&L->top[ck->cert]);
+    t->key_file = dup_str(&L->top[ck->key]);
+    t->tls_insecure = L->top[ck->insecure].b;
+    if (L->top[ck->cert].set != L->top[ck->key].set)
+        return bf__err(L, L->top[ck->tls].node, BF_E_INVAL,
+                       "%s.tls: cert_file and "
+                       "key_file go together (client certificate and its key)",
+                       sn);
     /* Like every file a scenario names: read now (relative to the scenario's folder), checked
      * by validate, shipped to the agents, handed to libcurl as in-memory PEM. */
-    static const struct {
+    const struct {
         int id;
-        const char *key, *what;
+        const char *leaf, *what;
         size_t off;
     } tls[] = {
-        {BF__K_TLS_CA_FILE, "target.tls.ca_file", "CA bundle", offsetof(bf_target_t, ca_pem)},
-        {BF__K_TLS_CERT_FILE, "target.tls.cert_file", "client certificate",
-         offsetof(bf_target_t, cert_pem)},
-        {BF__K_TLS_KEY_FILE, "target.tls.key_file", "client key", offsetof(bf_target_t, key_pem)},
+        {ck->ca, "ca_file", "CA bundle", offsetof(bf_target_t, ca_pem)},
+        {ck->cert, "cert_file", "client certificate", offsetof(bf_target_t, cert_pem)},
+        {ck->key, "key_file", "client key", offsetof(bf_target_t, key_pem)},
     };
     for (size_t i = 0; i < sizeof tls / sizeof tls[0]; i++) {
         const bf__kval_t *v = &L->top[tls[i].id];
         if (!v->set || v->s == NULL)
             continue;
         bf_pem_t *pem = (bf_pem_t *)((char *)t + tls[i].off);
-        int rc = read_ref(L, v->node, tls[i].key, tls[i].what, v->s, BF_MAX_PEM_BYTES,
-                          &pem->data, &pem->len);
+        char keyname[64];
+        snprintf(keyname, sizeof keyname, "%s.tls.%s", sn, tls[i].leaf);
+        int rc = read_ref(L, v->node, keyname, tls[i].what, v->s, BF_MAX_PEM_BYTES, &pem->data,
+                          &pem->len);
         if (rc != BF_OK)
             return rc;
         if (pem->len == 0 || memmem(pem->data, pem->len, "-----BEGIN ", 11) == NULL)
-            return bf__err(L, v->node, BF_E_INVAL, "%s: '%s' is not a PEM file (no "
-                           "\"-----BEGIN\" line); give the %s in PEM format", tls[i].key, v->s,
-                           tls[i].what);
+            return bf__err(L, v->node, BF_E_INVAL,
+                           "%s: '%s' is not a PEM file (no "
+                           "\"-----BEGIN\" line); give the %s in PEM format",
+                           keyname, v->s, tls[i].what);
     }
-    const bf__ynode_t *hd = TOP(TARGET_HEADERS)->node;
+    const bf__ynode_t *hd = ck->headers >= 0 ? L->top[ck->headers].node : NULL;
     if (hd && hd->kind == BF__Y_MAP) {
         t->headers = bf_calloc(hd->n ? hd->n : 1, sizeof *t->headers);
         for (size_t i = 0; i < hd->n; i++) {
@@ -1004,6 +1046,23 @@ static int build_targets(bf__load_t *L)
         sc->ntargets = i + 1;
     }
     return BF_OK;
+}
+
+static int build_target(bf__load_t *L)
+{
+    return build_conn(L, &target_keys, &L->sc->target);
+}
+
+/* metrics_store: (optional) is a second connection, built like target */
+static int build_metrics_store(bf__load_t *L)
+{
+    if (!TOP(METRICS_STORE)->set || TOP(MS_HOSTS)->node == NULL)
+        return BF_OK;
+    L->sc->has_metrics_store = 1;
+    L->sc->metrics_store_allow_target = TOP(MS_ALLOW_TARGET)->b;
+    L->sc->metrics_store_flush_wait_ms = TOP(MS_FLUSH_WAIT)->u;
+    L->sc->metrics_store_buffer_docs = (uint64_t)TOP(MS_BUFFER)->d;
+    return build_conn(L, &store_keys, &L->sc->metrics_store);
 }
 
 /* index.data_stream, or a template body with "data_stream": the index names are data streams
@@ -2058,6 +2117,7 @@ static int load(bf__load_t *L, const char *text, size_t len)
     bf_scenario_t *sc = L->sc;
     sc->name = bf_strdup(L->top[BF__K_NAME].s);
     if ((rc = build_target(L)) != BF_OK || (rc = build_targets(L)) != BF_OK ||
+        (rc = build_metrics_store(L)) != BF_OK ||
         (rc = build_index(L)) != BF_OK || (rc = build_variables(L)) != BF_OK ||
         (rc = build_document(L)) != BF_OK || (rc = build_request_run(L)) != BF_OK ||
         (rc = build_search(L)) != BF_OK || (rc = bf__matrix_expand(L)) != BF_OK ||
@@ -2131,14 +2191,8 @@ int bf_scenario_load_file(const char *path, const bf_load_opts_t *opts, bf_scena
     return rc;
 }
 
-void bf_scenario_destroy(bf_scenario_t **sc_p)
+static void target_cleanup(bf_target_t *t)
 {
-    if (sc_p == NULL || *sc_p == NULL)
-        return;
-    bf_scenario_t *sc = *sc_p;
-    free(sc->origin);
-    free(sc->name);
-    bf_target_t *t = &sc->target;
     for (size_t i = 0; i < t->nhosts; i++)
         free(t->hosts[i]);
     free(t->hosts);
@@ -2152,6 +2206,17 @@ void bf_scenario_destroy(bf_scenario_t **sc_p)
     for (size_t i = 0; i < t->nheaders; i++)
         free(t->headers[i]);
     free(t->headers);
+}
+
+void bf_scenario_destroy(bf_scenario_t **sc_p)
+{
+    if (sc_p == NULL || *sc_p == NULL)
+        return;
+    bf_scenario_t *sc = *sc_p;
+    free(sc->origin);
+    free(sc->name);
+    target_cleanup(&sc->target);
+    target_cleanup(&sc->metrics_store);
     for (size_t i = 0; i < sc->ntargets; i++) {
         for (size_t j = 0; j < sc->targets[i].nhosts; j++)
             free(sc->targets[i].hosts[j]);
@@ -2246,6 +2311,16 @@ const bf_target_t *bf_scenario_named_target(const bf_scenario_t *sc, size_t i, c
     if (name)
         *name = sc->target_names[i];
     return &sc->targets[i];
+}
+
+const bf_target_t *bf_scenario_metrics_store(const bf_scenario_t *sc, bf_metrics_store_opts_t *o)
+{
+    if (o) {
+        o->allow_target = sc->metrics_store_allow_target;
+        o->flush_wait_ms = sc->metrics_store_flush_wait_ms;
+        o->buffer_docs = sc->metrics_store_buffer_docs;
+    }
+    return sc->has_metrics_store ? &sc->metrics_store : NULL;
 }
 
 const bf_index_spec_t *bf_scenario_index(const bf_scenario_t *sc)

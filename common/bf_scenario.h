@@ -332,6 +332,19 @@ const bf_target_t *bf_scenario_target(const bf_scenario_t *sc);
  * sc lives; NULL when i is out of range. Thread-safe (read-only). */
 size_t bf_scenario_named_target_count(const bf_scenario_t *sc);
 const bf_target_t *bf_scenario_named_target(const bf_scenario_t *sc, size_t i, const char **name);
+
+/* The metrics_store: section's settings (defaults when the section is absent). */
+typedef struct bf_metrics_store_opts {
+    int allow_target;       /* metrics_store.allow_target: the store may be the target cluster */
+    uint64_t flush_wait_ms; /* metrics_store.flush_wait: how long the end of a run waits for
+                               the buffered documents (default 10 s) */
+    uint64_t buffer_docs;   /* metrics_store.buffer_docs: documents buffered at most (50k) */
+} bf_metrics_store_opts_t;
+
+/* bf_scenario_metrics_store — the metrics_store: section as a connection (hosts, auth, TLS,
+ * like target; borrowed, valid while sc lives), or NULL when the scenario has none. o (may
+ * be NULL) gets its other settings, defaults included. Thread-safe (read-only). */
+const bf_target_t *bf_scenario_metrics_store(const bf_scenario_t *sc, bf_metrics_store_opts_t *o);
 const bf_index_spec_t *bf_scenario_index(const bf_scenario_t *sc);
 const bf_request_spec_t *bf_scenario_request(const bf_scenario_t *sc);
 const bf_run_spec_t *bf_scenario_run(const bf_scenario_t *sc);

@@ -156,6 +156,30 @@ int bf__v_nonempty(struct bf__load *L, const bf__ynode_t *n, const char *path, b
     X(TLS_INSECURE, "target.tls.insecure", BF__T_BOOL, "false", 0, 0, 0, 0, NULL, NULL)            \
     X(TARGET_HEADERS, "target.headers", BF__T_STRMAP, NULL, 0, 0, BF__F_SECRET, 0, NULL, NULL)     \
     X(TARGETS, "targets", BF__T_TARGETS, NULL, 0, 0, 0, 0, NULL, NULL)                             \
+    X(METRICS_STORE, "metrics_store", BF__T_SECTION, NULL, 0, 0, 0, 0, NULL, NULL)                 \
+    X(MS_HOSTS, "metrics_store.hosts", BF__T_STRLIST, NULL, 0, 0, BF__F_REQUIRED, 0, NULL,         \
+      bf__v_urls)                                                                                  \
+    X(MS_AUTH, "metrics_store.auth", BF__T_SECTION, NULL, 0, 0, 0, 0, NULL, NULL)                  \
+    X(MS_AUTH_USERNAME, "metrics_store.auth.username", BF__T_STR, NULL, 0, 0, 0, 0, NULL,          \
+      bf__v_nonempty)                                                                              \
+    X(MS_AUTH_PASSWORD, "metrics_store.auth.password", BF__T_STR, NULL, 0, 0, BF__F_SECRET, 0,     \
+      NULL, NULL)                                                                                  \
+    X(MS_AUTH_API_KEY, "metrics_store.auth.api_key", BF__T_STR, NULL, 0, 0, BF__F_SECRET, 0, NULL, \
+      bf__v_nonempty)                                                                              \
+    X(MS_AUTH_BEARER, "metrics_store.auth.bearer", BF__T_STR, NULL, 0, 0, BF__F_SECRET, 0, NULL,   \
+      bf__v_nonempty)                                                                              \
+    X(MS_TLS, "metrics_store.tls", BF__T_SECTION, NULL, 0, 0, 0, 0, NULL, NULL)                    \
+    X(MS_TLS_CA_FILE, "metrics_store.tls.ca_file", BF__T_STR, NULL, 0, 0, 0, 0, NULL,              \
+      bf__v_nonempty)                                                                              \
+    X(MS_TLS_CERT_FILE, "metrics_store.tls.cert_file", BF__T_STR, NULL, 0, 0, 0, 0, NULL,          \
+      bf__v_nonempty)                                                                              \
+    X(MS_TLS_KEY_FILE, "metrics_store.tls.key_file", BF__T_STR, NULL, 0, 0, 0, 0, NULL,            \
+      bf__v_nonempty)                                                                              \
+    X(MS_TLS_INSECURE, "metrics_store.tls.insecure", BF__T_BOOL, "false", 0, 0, 0, 0, NULL, NULL)  \
+    X(MS_ALLOW_TARGET, "metrics_store.allow_target", BF__T_BOOL, "false", 0, 0, 0, 0, NULL, NULL)  \
+    X(MS_FLUSH_WAIT, "metrics_store.flush_wait", BF__T_DURATION, "10s", 0, 600000, 0, 0, NULL,     \
+      NULL)                                                                                        \
+    X(MS_BUFFER, "metrics_store.buffer_docs", BF__T_COUNT, "50k", 100, 1e7, 0, 0, NULL, NULL)      \
     X(INDEX, "index", BF__T_SECTION, NULL, 0, 0, 0, 0, NULL, NULL)                                 \
     X(INDEX_NAME, "index.name", BF__T_STR, NULL, 0, 0, 0, 0, NULL, bf__v_nonempty)                 \
     X(INDEX_COUNT, "index.count", BF__T_U32, "1", 1, 10000, 0, 0, NULL, NULL)                      \
@@ -357,6 +381,11 @@ struct bf_scenario {
                              headers borrowed from it) with its own hosts (owned) */
     char **target_names;  /* their names, in the file's order (owned) */
     size_t ntargets;
+    bf_target_t metrics_store; /* metrics_store: section (valid if has_metrics_store) */
+    int has_metrics_store;
+    int metrics_store_allow_target;       /* metrics_store.allow_target */
+    uint64_t metrics_store_flush_wait_ms; /* metrics_store.flush_wait */
+    uint64_t metrics_store_buffer_docs;   /* metrics_store.buffer_docs */
     bf_index_spec_t index;
     bf_request_spec_t request;
     bf_run_spec_t run;

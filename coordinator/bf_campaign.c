@@ -264,6 +264,9 @@ int bf_campaign_run(const bf_campaign_opts_t *opts)
     }
     bf_info("target: %s %s, %u node%s (%s)", c.cluster.distribution, c.cluster.version,
             c.cluster.nodes, c.cluster.nodes == 1 ? "" : "s", bf_es_host(c.es));
+    code = bf__ms_open(&c); /* --metrics-store / metrics_store: (bf_campaign_ms.c) */
+    if (code != BF_EXIT_OK)
+        goto out;
     /* every host agents will load must answer now, not fail a third of the requests later */
     for (size_t i = 1; i < target->nhosts; i++) {
         bf_es_t *es_i = bf_es_new(target, i, 10000);
@@ -415,6 +418,8 @@ int bf_campaign_run(const bf_campaign_opts_t *opts)
                 if (!reps[nreps].failed || opts->keep_failed || skip) {
                     if (!skip)
                         bf_info("cell %s already finished in %s; kept", name, opts->resume_dir);
+                    if (!skip)
+                        bf__ms_cell(&c, name); /* idempotent: same ids as when it ran */
                     nreps++;
                     continue;
                 }
@@ -429,6 +434,7 @@ int bf_campaign_run(const bf_campaign_opts_t *opts)
                 code = rc;
                 break;
             }
+            bf__ms_cell(&c, name);
             nreps++;
             if (bf_results_error(c.res) || c.cluster_gone)
                 break; /* stopped below, after this cell's row */
@@ -476,6 +482,7 @@ int bf_campaign_run(const bf_campaign_opts_t *opts)
         code = BF_EXIT_FAILED;
 
 out:
+    bf__ms_close(&c, rows, nrows); /* flush, report what was dropped, matrix.json */
     bf__cellsetup_cleanup(&fs);
     free(selected);
     free(rows);

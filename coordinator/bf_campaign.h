@@ -41,6 +41,9 @@ typedef struct bf_campaign_opts {
     size_t nreplace_existing;
     const char *metrics_listen; /* --metrics-listen IPV4:PORT: GET /metrics there, or NULL */
     const char *statsd;         /* --statsd IPV4:PORT: statsd gauges/counters over UDP, or NULL */
+    const char *metrics_store;  /* --metrics-store URL: the store's host (overrides
+                                   metrics_store.hosts; auth/TLS from the section), or NULL */
+    int metrics_store_allow_target; /* --metrics-store-allow-target (metrics_store.allow_target) */
 } bf_campaign_opts_t;
 
 #define BF_MAX_REPLACE_EXISTING 64 /* --replace-existing names per run */

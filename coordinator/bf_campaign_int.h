@@ -14,6 +14,7 @@
 #include "bf_es.h"
 #include "bf_fleet.h"
 #include "bf_metrics.h"
+#include "bf_mstore.h"
 #include "bf_results.h"
 #include "bf_scenario.h"
 #include "bf_telemetry.h"
@@ -40,6 +41,10 @@ typedef struct bf__campaign {
     int cluster_gone;      /* a cell could not be prepared: the cluster stayed unreachable */
     int prepare_soon;      /* an agent answered busy: resend the Prepare in BUSY_RESEND_MS */
     bf_metrics_t *metrics; /* --metrics-listen / --statsd, or NULL (bf_metrics.h) */
+    bf_mstore_t *mstore;   /* --metrics-store / metrics_store:, or NULL (bf_mstore.h) */
+    bf_target_t ms_target; /* the store's connection (hosts point into ms_host or the scenario) */
+    char *ms_host;         /* owned: --metrics-store URL without a trailing slash */
+    char *ms_hosts[1];
 
     /* the current cell (bf_cellrun.c); members[i] is agents[i]'s part, NULL between cells */
     const bf_cell_t *cell;
@@ -105,6 +110,21 @@ int bf__campaign_one(bf__campaign_t *c, const bf_cell_t *cell, uint32_t rep, con
  * caller frees), DIR/findmax.json rewritten after every step, and one line per combination:
  * "max sustainable: N docs/s at batch B, concurrency C (p99 X ms)". Returns the exit code. */
 int bf__findmax_run(bf__campaign_t *c, bf_row_t **rows, size_t *nrows);
+
+/* ---- bf_campaign_ms.c: the metrics store's part of a campaign ---- */
+
+/* bf__ms_open — when --metrics-store or metrics_store: asks for one: refuse a store that is
+ * the target cluster (same cluster_uuid, or a host in both lists while the store does not
+ * answer) unless allowed, warn when it does not answer yet, and start the writer
+ * (c->mstore). Call after c->es is connected. Returns BF_EXIT_OK or BF_EXIT_INPUT after
+ * saying why. */
+int bf__ms_open(bf__campaign_t *c);
+/* bf__ms_cell — queue the documents of the finished cell `name` (its files in the results
+ * directory; nothing when the store is off or the cell file is missing). Never blocks. */
+void bf__ms_cell(bf__campaign_t *c, const char *name);
+/* bf__ms_close — flush (metrics_store.flush_wait), print what was indexed and dropped, put it
+ * in matrix.json ("metrics_store") and rewrite the matrix from rows. NULL-safe. */
+void bf__ms_close(bf__campaign_t *c, const bf_row_t *rows, size_t nrows);
 
 /* ---- bf_cellsetup.c ---- */
 

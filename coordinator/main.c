@@ -8,9 +8,11 @@
  *   bulkfleet-coordinator import-rally TRACK_DIR_OR_JSON [--challenge NAME] [-o OUT.yaml]
  *   bulkfleet-coordinator report DIR
  *   bulkfleet-coordinator compare BASE_DIR CONTENDER_DIR [--csv]
+ *   bulkfleet-coordinator publish RESULTS_DIR --metrics-store URL
  */
 #include "bf_campaign.h"
 #include "bf_keys.h"
+#include "bf_publish.h"
 #include "bf_cmd_scenario.h"
 #include "bf_import_rally.h"
 #include "bf_compare.h"
@@ -49,6 +51,8 @@ static void usage(FILE *f)
         "  keygen DIR            create DIR/coordinator.key and .pub, and DIR/agents/\n"
         "  report DIR            write DIR/report.html (charts) from a results directory\n"
         "  compare BASE NEW      docs/s of two results directories cell by cell [--csv]\n"
+        "  publish DIR --metrics-store URL\n"
+        "                        load a results directory into a metrics store (idempotent)\n"
         "  size --daily-gb GB --days N --ram-gb GB ...\n"
         "                        data nodes by storage (seed 004's method) and by ingest\n"
         "\n"
@@ -80,6 +84,10 @@ static void usage(FILE *f)
         "  --metrics-listen IPV4:PORT  serve live metrics in the Prometheus text format at\n"
         "                        http://IPV4:PORT/metrics while the campaign runs\n"
         "  --statsd IPV4:PORT    send the same live metrics as statsd gauges and counters (UDP)\n"
+        "  --metrics-store URL   also write samples, telemetry and rows into this Elasticsearch\n"
+        "                        or OpenSearch (bulkfleet-samples-YYYY.MM, bulkfleet-results);\n"
+        "                        auth/TLS from the scenario's metrics_store: section\n"
+        "  --metrics-store-allow-target  the metrics store may be the target cluster itself\n"
         "  -q, --quiet           no progress line\n"
         "  -v, --verbose         debug logging\n"
         "\n"
@@ -137,6 +145,8 @@ static int cmd_run(int argc, char **argv, int find_max)
         {"keep-failed", no_argument, NULL, 'K'},
         {"metrics-listen", required_argument, NULL, 'M'},
         {"statsd", required_argument, NULL, 'T'},
+        {"metrics-store", required_argument, NULL, 'Z'},
+        {"metrics-store-allow-target", no_argument, NULL, 'z'},
         {"verbose", no_argument, NULL, 'v'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
@@ -192,6 +202,8 @@ static int cmd_run(int argc, char **argv, int find_max)
         case 'K': o.keep_failed = 1; break;
         case 'M': o.metrics_listen = optarg; break;
         case 'T': o.statsd = optarg; break;
+        case 'Z': o.metrics_store = optarg; break;
+        case 'z': o.metrics_store_allow_target = 1; break;
         case 'X':
             if (o.nreplace_existing >= BF_MAX_REPLACE_EXISTING) {
                 bf_error("--replace-existing: at most %d names", BF_MAX_REPLACE_EXISTING);
@@ -281,6 +293,8 @@ int main(int argc, char **argv)
         rc = bf_report_cmd(argc - 1, argv + 1);
     else if (strcmp(cmd, "compare") == 0)
         rc = bf_compare_cmd(argc - 1, argv + 1);
+    else if (strcmp(cmd, "publish") == 0)
+        rc = bf_publish_cmd(argc - 1, argv + 1);
     else if (strcmp(cmd, "size") == 0)
         rc = bf_size_cmd(argc - 1, argv + 1);
     else if (strcmp(cmd, "-h") == 0 || strcmp(cmd, "--help") == 0 || strcmp(cmd, "help") == 0) {

@@ -31,6 +31,7 @@ struct bf_results {
     FILE *samples;
     char samples_path[4096];
     bf_diag_t err;  /* the first write that failed */
+    char *metrics_store_json; /* matrix.json's "metrics_store" object, or NULL */
 };
 
 /* One table of row fields: the JSON names, CSV columns and resume loading all come from it. */
@@ -358,6 +359,7 @@ void bf_results_close(bf_results_t **r_p)
     if (r->samples)
         fclose(r->samples);
     free(r->dir);
+    free(r->metrics_store_json);
     free(r);
     *r_p = NULL;
 }
@@ -380,6 +382,12 @@ void bf_results_note_error(bf_results_t *r, const char *msg)
 const char *bf_results_dir(const bf_results_t *r)
 {
     return r->dir;
+}
+
+void bf_results_set_metrics_store(bf_results_t *r, const char *json_object_text)
+{
+    free(r->metrics_store_json);
+    r->metrics_store_json = json_object_text ? bf_strdup(json_object_text) : NULL;
 }
 
 void bf_results_set_cluster(bf_results_t *r, const bf_cluster_info_t *info)
@@ -716,6 +724,11 @@ int bf_results_write_matrix(bf_results_t *r, const bf_scenario_t *sc, const bf_r
         json_object_set_new(cl, "version", json_string(r->cluster.version));
         json_object_set_new(cl, "nodes", json_integer(r->cluster.nodes));
         json_object_set_new(root, "cluster", cl);
+    }
+    if (r->metrics_store_json) {
+        json_t *ms = json_loads(r->metrics_store_json, 0, NULL);
+        if (ms)
+            json_object_set_new(root, "metrics_store", ms);
     }
     json_t *arr = json_array();
     for (size_t k = 0; k < nrows; k++)

@@ -31,6 +31,10 @@ const char *bf_results_error(const bf_results_t *r);
  * not be appended), unless one is recorded already. */
 void bf_results_note_error(bf_results_t *r, const char *msg);
 void bf_results_set_cluster(bf_results_t *r, const bf_cluster_info_t *info);
+/* bf_results_set_metrics_store — the JSON object text (copied; NULL removes it) written as
+ * matrix.json's "metrics_store" by the next bf_results_write_matrix: what the metrics store
+ * got (bf_mstore.h's counters). */
+void bf_results_set_metrics_store(bf_results_t *r, const char *json_object_text);
 
 /* bf_results_file_name — "<cell id>" or "<cell id>-r<rep>" when repeat > 1, into buf. */
 void bf_results_cell_name(const bf_cell_t *cell, uint32_t repetition, uint32_t repeat, char *buf,

@@ -1,0 +1,87 @@
+/* SPDX-License-Identifier: MIT */
+/* bf_msdocs.h — what bulkfleet stores in a metrics store: the index templates and the
+ * documents made from a results directory's files.
+ *
+ * One schema for both writers (STYLE 17): `run --metrics-store` and `publish` make their
+ * documents from the same files (cells/<cell>.ndjson and telemetry/<cell>.ndjson, written
+ * atomically by resultlib), through bf_msdocs_cell, so a campaign published after the fact
+ * gives exactly the documents the live run sent, with the same ids (re-sending overwrites:
+ * idempotent).
+ *
+ * Indices (the names Rally uses for its own metrics store, adapted): bulkfleet-samples-YYYY.MM
+ * (month of the campaign's start, from its results directory name "<scenario>-YYYYMMDDTHHMMSSZ")
+ * holds kind "second" (the merged per-second sample of a cell), "agent_second" (one agent's
+ * second) and "node" (one node in one cluster telemetry tick); bulkfleet-results holds kind
+ * "row" (a cell's finished row, one per repetition). Every document carries campaign,
+ * scenario, cell (the cell id), cell_name (with -r<rep>), repetition and axes.<axis> as
+ * keywords, and @timestamp.
+ *
+ * Document ids: "<campaign>/<cell_name>/<kind>/<second or agent/second or t_ms/node>", or its
+ * sha256 in hex when longer than 512 bytes (the id limit of Elasticsearch and OpenSearch).
+ * @timestamp: the results files hold seconds relative to the cell's start, not wall times;
+ * the cell's end is taken as the modification time of cells/<cell>.ndjson (written once,
+ * atomically, when the cell finished), its start as that minus warmup + duration, so a
+ * second's @timestamp is start + second (approximate by the time the row's verification
+ * took; a copy of the directory that does not keep modification times moves them).
+ * Thread-safe: no shared state.
+ */
+#ifndef BF_MSDOCS_H
+#define BF_MSDOCS_H
+
+#include "bf_error.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define BF_MS_SAMPLES_PREFIX "bulkfleet-samples-"
+#define BF_MS_RESULTS_INDEX "bulkfleet-results"
+#define BF_MS_SAMPLES_TEMPLATE "bulkfleet-samples"
+#define BF_MS_RESULTS_TEMPLATE "bulkfleet-results"
+#define BF_MS_MAX_ID_BYTES 512         /* _id limit of Elasticsearch and OpenSearch */
+#define BF_MS_MAX_LINE_BYTES (8u << 20) /* a results line longer than this is skipped, counted */
+
+/* bf_msdocs_template — the composable index template body (PUT _index_template/<name>,
+ * Elasticsearch 7.8+ and OpenSearch 1.0+) for the samples (results = 0) or the results
+ * (results = 1) indices: explicit mappings for every field bulkfleet writes, dynamic
+ * templates that keep any other string a keyword and numbers numbers, one shard,
+ * auto_expand_replicas 0-1, and _meta created_by bulkfleet. The samples' counter fields come
+ * from bf_counter_fields (bf_sample.h), the one table of sample counters. Caller frees;
+ * thread-safe. */
+char *bf_msdocs_template(int results);
+
+/* What bf_msdocs_cell made, by kind. */
+typedef struct bf_msdocs_counts {
+    uint64_t rows, seconds, agent_seconds, nodes;
+    uint64_t skipped; /* lines that were not JSON or too long (BF_MS_MAX_LINE_BYTES) */
+} bf_msdocs_counts_t;
+
+/* Called once per document: index name, _id, JSON source (all borrowed for the call).
+ * Return 0 to go on, non-zero to stop (bf_msdocs_cell returns that value). */
+typedef int (*bf_msdocs_emit_fn)(void *ctx, const char *index, const char *id,
+                                 const char *source);
+
+/* bf_msdocs_cell — the documents of one finished cell of results_dir: its row, merged seconds
+ * and agent seconds from cells/<name>.ndjson, and its telemetry ticks (one document per node)
+ * from telemetry/<name>.ndjson when present. campaign is the results directory's name
+ * (bf_msdocs_campaign), scenario the scenario's name. counts (may be NULL) is added to.
+ * Returns 0, a non-zero value an emit returned, BF_E_NOTFOUND / BF_E_IO (the cell file cannot
+ * be read) or BF_E_PARSE (its first line is not a row), with diag naming the file. */
+int bf_msdocs_cell(const char *results_dir, const char *campaign, const char *scenario,
+                   const char *name, bf_msdocs_emit_fn emit, void *ctx, bf_msdocs_counts_t *counts,
+                   bf_diag_t *diag);
+
+/* bf_msdocs_campaign — the campaign id of a results directory: its last path component
+ * ("results/shard-study-20261201T205245Z" -> "shard-study-20261201T205245Z"), into buf. */
+void bf_msdocs_campaign(const char *results_dir, char *buf, size_t size);
+
+/* bf_msdocs_samples_index — "bulkfleet-samples-YYYY.MM" for the campaign: the month of the
+ * UTC stamp that ends its name, else of fallback_unix_s (seconds since 1970). Into buf. */
+void bf_msdocs_samples_index(const char *campaign, int64_t fallback_unix_s, char *buf,
+                             size_t size);
+
+/* bf_msdocs_id — a document id from its parts joined with '/', or the sha256 of that in hex
+ * when longer than BF_MS_MAX_ID_BYTES. Into buf (at least BF_MS_MAX_ID_BYTES + 1 bytes). */
+void bf_msdocs_id(char *buf, size_t size, const char *campaign, const char *cell_name,
+                  const char *kind, const char *rest);
+
+#endif

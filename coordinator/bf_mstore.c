@@ -1,0 +1,430 @@
+/* SPDX-License-Identifier: MIT */
+/* bf_mstore.c — the metrics store writer thread: a capped queue of bulk items, _bulk batches
+ * judged by bf_bulkresp_parse, retries with back-off, counted drops.
+ *
+ * The queue is a linked list under one mutex; the caller's side only links a copy in. The
+ * writer takes a batch out, sends it with its own bf_es_t (a curl handle is never shared
+ * between threads), and links what must be sent again back at the front.
+ */
+#include "bf_mstore.h"
+
+#include "bf_bulkresp.h"
+#include "bf_clock.h"
+#include "bf_log.h"
+#include "bf_mem.h"
+#include "bf_msdocs.h"
+
+#include <errno.h>
+#include <jansson.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+typedef struct item {
+    struct item *next;
+    size_t len;
+    char data[]; /* action line + source line, each ending in '\n' */
+} item;
+
+struct bf_mstore {
+    const bf_target_t *store;
+    uint64_t cap_docs, flush_wait_ms;
+    pthread_t thread;
+    int started;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;      /* writer: work or stop; adders: room */
+    item *head, *tail;
+    uint64_t nqueued;       /* in the list + in the batch being sent */
+    int stopping;
+    uint64_t stop_deadline_us;
+    bf_mstore_stats_t st;
+};
+
+uint64_t bf_mstore_dropped(const bf_mstore_stats_t *s)
+{
+    return s->dropped_full + s->dropped_refused + s->dropped_unsent;
+}
+
+static void set_error(bf_mstore_t *ms, const char *msg)
+{
+    pthread_mutex_lock(&ms->mu);
+    bf_strlcpy(ms->st.last_error, msg, sizeof ms->st.last_error);
+    pthread_mutex_unlock(&ms->mu);
+}
+
+/* wait on cv until the deadline (absolute, bf_clock_mono_us) or a signal; mu held */
+static void wait_until(bf_mstore_t *ms, uint64_t until_us)
+{
+    uint64_t now = bf_clock_mono_us();
+    if (until_us <= now)
+        return;
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    uint64_t d = until_us - now;
+    ts.tv_sec += (time_t)(d / 1000000u);
+    ts.tv_nsec += (long)(d % 1000000u) * 1000;
+    if (ts.tv_nsec >= 1000000000L) {
+        ts.tv_sec++;
+        ts.tv_nsec -= 1000000000L;
+    }
+    pthread_cond_timedwait(&ms->cv, &ms->mu, &ts);
+}
+
+/* the writer gives up: stopping and the flush wait is over */
+static int give_up(bf_mstore_t *ms)
+{
+    return ms->stopping && bf_clock_mono_us() >= ms->stop_deadline_us;
+}
+
+/* sleep ms (interrupted by close's deadline); returns 1 when the writer should give up */
+static int backoff(bf_mstore_t *ms, uint32_t ms_wait)
+{
+    pthread_mutex_lock(&ms->mu);
+    uint64_t until = bf_clock_mono_us() + (uint64_t)ms_wait * 1000u;
+    while (!give_up(ms) && bf_clock_mono_us() < until) {
+        uint64_t u = until;
+        if (ms->stopping && ms->stop_deadline_us < u)
+            u = ms->stop_deadline_us;
+        wait_until(ms, u);
+    }
+    int g = give_up(ms);
+    pthread_mutex_unlock(&ms->mu);
+    return g;
+}
+
+/* link items (a list) back at the front of the queue */
+static void requeue_front(bf_mstore_t *ms, item *first, item *last)
+{
+    if (first == NULL)
+        return;
+    pthread_mutex_lock(&ms->mu);
+    last->next = ms->head;
+    ms->head = first;
+    if (ms->tail == NULL)
+        ms->tail = last;
+    pthread_mutex_unlock(&ms->mu);
+}
+
+static void free_items(bf_mstore_t *ms, item **v, size_t n, uint64_t *counter)
+{
+    pthread_mutex_lock(&ms->mu);
+    for (size_t i = 0; i < n; i++) {
+        if (v[i] == NULL)
+            continue;
+        free(v[i]);
+        v[i] = NULL;
+        ms->nqueued--;
+        if (counter)
+            (*counter)++;
+    }
+    pthread_cond_broadcast(&ms->cv);
+    pthread_mutex_unlock(&ms->mu);
+}
+
+static int put_templates(bf_mstore_t *ms, bf_es_t *es)
+{
+    static const struct {
+        const char *name;
+        int results;
+    } t[] = {{BF_MS_SAMPLES_TEMPLATE, 0}, {BF_MS_RESULTS_TEMPLATE, 1}};
+    for (size_t i = 0; i < 2; i++) {
+        char *body = bf_msdocs_template(t[i].results);
+        char *path = bf_asprintf("/_index_template/%s", t[i].name);
+        long status = 0;
+        const char *resp = NULL;
+        bf_diag_t d = {0};
+        int rc = bf_es_request(es, "PUT", path, body, &status, &resp, &d);
+        free(body);
+        free(path);
+        if (rc != BF_OK) {
+            set_error(ms, d.msg);
+            return rc;
+        }
+        if (status < 200 || status > 299) {
+            char msg[512];
+            snprintf(msg, sizeof msg, "PUT %s/_index_template/%s: HTTP %ld: %.300s",
+                     bf_es_host(es), t[i].name, status, resp ? resp : "");
+            set_error(ms, msg);
+            /* 5xx and 429: the store is not ready, try again; other 4xx: it will not take
+             * the template (too old for composable templates): go on with dynamic mappings */
+            if (status == 429 || status >= 500)
+                return BF_E_HTTP;
+            bf_warn("metrics store: %s; documents go in with dynamic mappings", msg);
+        }
+    }
+    return BF_OK;
+}
+
+static void *writer(void *arg)
+{
+    bf_mstore_t *ms = arg;
+    bf_es_t *es = bf_es_new(ms->store, 0, BF_MSTORE_REQUEST_TIMEOUT_MS);
+    int templates = 0;
+    uint32_t delay_ms = 250;
+    item *batch[BF_MSTORE_BATCH_DOCS];
+    uint8_t cls[BF_MSTORE_BATCH_DOCS];
+    bf_buf_t body;
+    bf_buf_init(&body, 0);
+    for (;;) {
+        /* take a batch */
+        pthread_mutex_lock(&ms->mu);
+        while (ms->head == NULL && !ms->stopping)
+            wait_until(ms, bf_clock_mono_us() + 1000000u);
+        if (ms->head == NULL || give_up(ms)) {
+            pthread_mutex_unlock(&ms->mu);
+            break;
+        }
+        size_t n = 0, bytes = 0;
+        while (ms->head && n < BF_MSTORE_BATCH_DOCS &&
+               (n == 0 || bytes + ms->head->len <= BF_MSTORE_BATCH_BYTES)) {
+            item *it = ms->head;
+            ms->head = it->next;
+            if (ms->head == NULL)
+                ms->tail = NULL;
+            it->next = NULL;
+            bytes += it->len;
+            batch[n++] = it;
+        }
+        pthread_mutex_unlock(&ms->mu);
+
+        int again = 0; /* the whole batch goes back */
+        if (!templates) {
+            templates = put_templates(ms, es) == BF_OK;
+            again = !templates;
+        }
+        if (!again) {
+            bf_buf_reset(&body);
+            for (size_t i = 0; i < n; i++)
+                bf_buf_append(&body, batch[i]->data, batch[i]->len);
+            bf_buf_append(&body, "", 0);
+            long status = 0;
+            const char *resp = NULL;
+            bf_diag_t d = {0};
+            pthread_mutex_lock(&ms->mu);
+            ms->st.requests++;
+            pthread_mutex_unlock(&ms->mu);
+            int rc = bf_es_request(es, "POST", "/_bulk", body.data, &status, &resp, &d);
+            char msg[512];
+            if (rc != BF_OK) {
+                set_error(ms, d.msg);
+                again = 1;
+            } else if (status == 429 || status >= 500 || status == 408) {
+                snprintf(msg, sizeof msg, "POST %s/_bulk: HTTP %ld: %.300s", bf_es_host(es),
+                         status, resp ? resp : "");
+                set_error(ms, msg);
+                again = 1;
+            } else if (status < 200 || status > 299) {
+                snprintf(msg, sizeof msg, "POST %s/_bulk: HTTP %ld (refused for good): %.300s",
+                         bf_es_host(es), status, resp ? resp : "");
+                set_error(ms, msg);
+                free_items(ms, batch, n, &ms->st.dropped_refused);
+                n = 0;
+            } else {
+                bf_bulk_counts_t counts;
+                char first[300] = "";
+                if (bf_bulkresp_parse(resp, strlen(resp), (uint32_t)n, &counts, cls, first,
+                                      sizeof first) != BF_OK) {
+                    snprintf(msg, sizeof msg, "POST %s/_bulk: not a bulk response (%s)",
+                             bf_es_host(es), first);
+                    set_error(ms, msg);
+                    again = 1;
+                } else {
+                    /* per item: ok → indexed; rejected/5xx → again; the rest → refused */
+                    item *rf = NULL, *rl = NULL;
+                    size_t nretry = 0;
+                    pthread_mutex_lock(&ms->mu);
+                    for (size_t i = 0; i < n; i++) {
+                        if (cls[i] == BF_ITEM_REJECTED || cls[i] == BF_ITEM_5XX) {
+                            if (rl)
+                                rl->next = batch[i];
+                            else
+                                rf = batch[i];
+                            rl = batch[i];
+                            batch[i] = NULL;
+                            nretry++;
+                            continue;
+                        }
+                        if (cls[i] == BF_ITEM_OK)
+                            ms->st.indexed++;
+                        else
+                            ms->st.dropped_refused++;
+                        free(batch[i]);
+                        batch[i] = NULL;
+                        ms->nqueued--;
+                    }
+                    if (counts.mapping || counts.failed_4xx || counts.conflict)
+                        snprintf(ms->st.last_error, sizeof ms->st.last_error,
+                                 "POST %s/_bulk: items refused: %s", bf_es_host(es), first);
+                    if (nretry)
+                        ms->st.retries++;
+                    pthread_cond_broadcast(&ms->cv);
+                    pthread_mutex_unlock(&ms->mu);
+                    requeue_front(ms, rf, rl);
+                    n = 0;
+                    if (nretry) {
+                        snprintf(msg, sizeof msg, "POST %s/_bulk: %zu items rejected or failed "
+                                 "(%s); sending them again", bf_es_host(es), nretry, first);
+                        set_error(ms, msg);
+                        if (backoff(ms, delay_ms))
+                            break;
+                        delay_ms = delay_ms * 2 > BF_MSTORE_BACKOFF_MAX_MS
+                                       ? BF_MSTORE_BACKOFF_MAX_MS : delay_ms * 2;
+                        continue;
+                    }
+                    delay_ms = 250;
+                }
+            }
+        }
+        if (again) {
+            for (size_t i = 0; i + 1 < n; i++)
+                batch[i]->next = batch[i + 1];
+            requeue_front(ms, batch[0], batch[n - 1]);
+            pthread_mutex_lock(&ms->mu);
+            ms->st.retries++;
+            pthread_mutex_unlock(&ms->mu);
+            if (backoff(ms, delay_ms))
+                break;
+            delay_ms = delay_ms * 2 > BF_MSTORE_BACKOFF_MAX_MS ? BF_MSTORE_BACKOFF_MAX_MS
+                                                                : delay_ms * 2;
+        }
+    }
+    bf_buf_cleanup(&body);
+    bf_es_destroy(&es);
+    return NULL;
+}
+
+bf_mstore_t *bf_mstore_new(const bf_target_t *store, uint64_t buffer_docs, uint64_t flush_wait_ms)
+{
+    bf_mstore_t *ms = bf_calloc(1, sizeof *ms);
+    ms->store = store;
+    ms->cap_docs = buffer_docs ? buffer_docs : 50000;
+    ms->flush_wait_ms = flush_wait_ms;
+    pthread_mutex_init(&ms->mu, NULL);
+    pthread_condattr_t ca;
+    pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    pthread_cond_init(&ms->cv, &ca);
+    pthread_condattr_destroy(&ca);
+    ms->started = pthread_create(&ms->thread, NULL, writer, ms) == 0;
+    if (!ms->started)
+        bf_warn("metrics store: cannot start the writer thread (%s); nothing will be stored",
+                strerror(errno));
+    return ms;
+}
+
+static item *make_item(const char *index, const char *id, const char *source)
+{
+    char *act = bf_asprintf("{\"index\":{\"_index\":\"%s\",\"_id\":\"", index);
+    bf_buf_t b;
+    bf_buf_init(&b, 0);
+    bf_buf_appendz(&b, act);
+    free(act);
+    json_t *ids = json_string(id);
+    char *idq = json_dumps(ids, JSON_ENCODE_ANY);
+    json_decref(ids);
+    /* idq is "\"...\"" with JSON escapes: keep its inside */
+    size_t ql = idq ? strlen(idq) : 0;
+    if (ql >= 2)
+        bf_buf_append(&b, idq + 1, ql - 2);
+    free(idq);
+    bf_buf_appendz(&b, "\"}}\n");
+    bf_buf_appendz(&b, source);
+    bf_buf_appendz(&b, "\n");
+    item *it = bf_malloc(sizeof *it + b.len + 1);
+    it->next = NULL;
+    it->len = b.len;
+    memcpy(it->data, b.data, b.len);
+    it->data[b.len] = '\0';
+    bf_buf_cleanup(&b);
+    return it;
+}
+
+static int add(bf_mstore_t *ms, const char *index, const char *id, const char *source,
+               int wait, uint64_t timeout_ms)
+{
+    item *it = make_item(index, id, source);
+    pthread_mutex_lock(&ms->mu);
+    uint64_t until = bf_clock_mono_us() + timeout_ms * 1000u;
+    while (wait && ms->started && ms->nqueued >= ms->cap_docs && bf_clock_mono_us() < until)
+        wait_until(ms, until);
+    if (!ms->started || ms->nqueued >= ms->cap_docs) {
+        ms->st.dropped_full++;
+        pthread_mutex_unlock(&ms->mu);
+        free(it);
+        return wait ? BF_E_TIMEOUT : BF_E_TOOBIG;
+    }
+    if (ms->tail)
+        ms->tail->next = it;
+    else
+        ms->head = it;
+    ms->tail = it;
+    ms->nqueued++;
+    ms->st.queued++;
+    pthread_cond_broadcast(&ms->cv);
+    pthread_mutex_unlock(&ms->mu);
+    return BF_OK;
+}
+
+int bf_mstore_add(bf_mstore_t *ms, const char *index, const char *id, const char *source)
+{
+    return add(ms, index, id, source, 0, 0);
+}
+
+int bf_mstore_add_wait(bf_mstore_t *ms, const char *index, const char *id, const char *source,
+                       uint64_t timeout_ms)
+{
+    return add(ms, index, id, source, 1, timeout_ms);
+}
+
+void bf_mstore_stats(bf_mstore_t *ms, bf_mstore_stats_t *out)
+{
+    pthread_mutex_lock(&ms->mu);
+    *out = ms->st;
+    pthread_mutex_unlock(&ms->mu);
+}
+
+void bf_mstore_close(bf_mstore_t **ms_p, bf_mstore_stats_t *out)
+{
+    if (ms_p == NULL || *ms_p == NULL)
+        return;
+    bf_mstore_t *ms = *ms_p;
+    pthread_mutex_lock(&ms->mu);
+    ms->stopping = 1;
+    ms->stop_deadline_us = bf_clock_mono_us() + ms->flush_wait_ms * 1000u;
+    pthread_cond_broadcast(&ms->cv);
+    pthread_mutex_unlock(&ms->mu);
+    if (ms->started)
+        pthread_join(ms->thread, NULL);
+    for (item *it = ms->head, *nx; it; it = nx) {
+        nx = it->next;
+        free(it);
+        ms->st.dropped_unsent++;
+    }
+    ms->head = ms->tail = NULL;
+    if (out)
+        *out = ms->st;
+    pthread_cond_destroy(&ms->cv);
+    pthread_mutex_destroy(&ms->mu);
+    free(ms);
+    *ms_p = NULL;
+}
+
+int bf_mstore_cluster_uuid(bf_es_t *es, char *buf, size_t size, bf_diag_t *diag)
+{
+    long status = 0;
+    const char *body = NULL;
+    int rc = bf_es_request(es, "GET", "/", NULL, &status, &body, diag);
+    if (rc != BF_OK)
+        return rc;
+    if (status != 200)
+        return bf_diag_set(diag, BF_E_HTTP, "GET %s/: HTTP %ld%s", bf_es_host(es), status,
+                           status == 401 || status == 403 ? ": check metrics_store.auth" : "");
+    json_t *j = json_loads(body, 0, NULL);
+    const char *u = json_string_value(json_object_get(j, "cluster_uuid"));
+    if (u == NULL || strcmp(u, "_na_") == 0)
+        u = json_string_value(json_object_get(j, "cluster_name"));
+    bf_strlcpy(buf, u ? u : "", size);
+    json_decref(j);
+    return BF_OK;
+}

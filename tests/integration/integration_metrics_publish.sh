@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# integration_metrics_publish — `publish RESULTS_DIR --metrics-store URL` (issue #18 item 1) of
+# older results directories (the shard-study-base fixture: 12 cells with telemetry, copied under
+# a campaign name of this run; and the golden fixture, whose axis settings.refresh_interval has a
+# dot: the axes template first mapped "axes.settings" itself as a keyword and every document was
+# refused) into the dev cluster: every document of the files once (each kind's _count equals
+# what the files hold); publishing a second time leaves every count unchanged; bad input (no
+# results directory, no URL, a store that does not answer) gets a clear message, exit 2 / 3.
+source "$(dirname "$0")/lib.sh"
+cd "$TMP"
+D="study-pub-$$-20261201T000000Z"
+cp -r "$SRC/tests/fixtures/results/shard-study-base" "$D"
+G="golden-pub-$$"
+cp -r "$SRC/tests/fixtures/results/golden" "$G"
+"$COORD" publish "$G" --metrics-store "$ES" > g1 2> ge1 || { cat g1 ge1 >&2; fail "publish golden: exit 1"; }
+python3 "$SRC/tests/support/ms_expect.py" check "$G" "$ES" > gc || { cat gc >&2; fail "publish golden: counts"; }
+"$COORD" publish "$D" --metrics-store "$ES" > p1 2> e1 || { cat p1 e1 >&2; fail "publish 1: exit 1"; }
+grep -q "0 dropped" p1 || { cat p1 e1 >&2; fail "publish 1 dropped documents"; }
+python3 "$SRC/tests/support/ms_expect.py" check "$D" "$ES" > c1 || { cat c1 >&2; fail "publish 1: counts"; }
+"$COORD" publish "$D" --metrics-store "$ES/" > p2 2> e2 || { cat p2 e2 >&2; fail "publish 2: exit 1"; }
+python3 "$SRC/tests/support/ms_expect.py" check "$D" "$ES" > c2 || { cat c2 >&2; fail "publish 2: counts"; }
+cmp -s c1 c2 || { cat c1 c2 >&2; fail "counts changed by publishing twice"; }
+python3 - c2 <<'PY'
+import json, sys
+c = json.load(open(sys.argv[1]))
+assert c["expect"]["row"] == 12 and c["expect"]["second"] > 0 and c["expect"]["node"] > 0, c
+print("twice:", c["store"])
+PY
+# the month index comes from the campaign's stamp
+curl -sf "$ES/bulkfleet-samples-2026.12/_count" | grep -q '"count":[1-9]' || fail "no bulkfleet-samples-2026.12"
+
+set +e
+"$COORD" publish . --metrics-store "$ES" > /dev/null 2> b1; r1=$?
+"$COORD" publish "$D" > /dev/null 2> b2; r2=$?
+P=$(free_port)
+timeout 60 "$COORD" publish "$D" --metrics-store "http://127.0.0.1:$P" --flush-wait 1s > b3o 2> b3; r3=$?
+set -e
+[ $r1 = 2 ] && grep -q "not a bulkfleet results directory" b1 || { cat b1 >&2; fail "no results dir: exit $r1"; }
+[ $r2 = 2 ] && grep -q -- "--metrics-store URL is required" b2 || { cat b2 >&2; fail "no URL: exit $r2"; }
+[ $r3 = 3 ] && grep -q "documents not stored" b3 || { cat b3o b3 >&2; fail "store down: exit $r3"; }
+pass "publish: every document once, twice changes nothing; bad input exits 2/3"

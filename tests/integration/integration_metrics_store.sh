@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# integration_metrics_store — `run` with a metrics store (issue #18 item 1): the store is the
+# dev cluster itself, allowed explicitly (metrics_store.allow_target); a campaign of 2 cells
+# (1 s warmup + 2 s) writes every merged second, agent second, telemetry node sample and row
+# exactly once (each kind's _count equals what the results files hold); the index templates
+# give keyword axes, long counters and a date @timestamp; matrix.json says 0 dropped; publish of
+# the same directory afterwards leaves every count unchanged (same ids). Without allow_target
+# the same scenario is refused (exit 2) before any load.
+source "$(dirname "$0")/lib.sh"
+cd "$TMP"
+IDX="bf-mstore-$$"
+trap 'curl -sf -X DELETE "$ES/$IDX" > /dev/null 2>&1 || true; cleanup_tmp' EXIT
+PORT=$(free_port)
+write_scenario() { # $1: allow_target
+    cat > s.yaml <<YAML
+name: mstore-$$
+target: {hosts: ["$ES"]}
+metrics_store: {hosts: ["$ES"], allow_target: $1, flush_wait: 20s}
+index: {name: $IDX, recreate: true}
+variables: [{name: n, type: range, from: 1, to: 9}]
+document: {source: '{"n": \$[[n]]}'}
+run: {warmup: 1s, duration: 2s}
+matrix: {batch_size: [50], concurrency: [1, 2], shards: [1]}
+YAML
+}
+
+# the store is the target: refused unless allowed, before agents or load
+write_scenario false
+set +e
+timeout 60 "$COORD" run s.yaml --local-agents 1 --insecure --bind "tcp://127.0.0.1:$PORT" --results r -q > out0 2> err0
+rc=$?
+set -e
+[ $rc = 2 ] && grep -q "is the target cluster itself" err0 && grep -q "allow_target: true" err0 ||
+    { cat err0 >&2; fail "a store that is the target: exit $rc"; }
+[ ! -d r ] || [ -z "$(ls r)" ] || fail "refused run left a results directory"
+
+write_scenario true
+timeout 180 "$COORD" run s.yaml --local-agents 1 --threads 1 --insecure --bind "tcp://127.0.0.1:$PORT" \
+    --results r -q > out 2> err || { cat err >&2; fail "campaign exit $?"; }
+D=$(ls -d r/mstore-$$-*)
+grep -q "metrics store .*: [0-9]* documents indexed, 0 dropped" err || { cat err >&2; fail "no store summary"; }
+python3 "$SRC/tests/support/ms_expect.py" check "$D" "$ES" > check1 || { cat check1 >&2; fail "store counts differ from the results files"; }
+python3 - "$D" "$ES" check1 <<'PY'
+import json, sys, urllib.request
+d, es, chk = sys.argv[1:4]
+c = json.load(open(chk))
+exp = c["expect"]
+assert exp["row"] == 2 and exp["second"] >= 6 and exp["agent_second"] >= 6 and exp["node"] >= 6, exp
+m = json.load(open(d + "/matrix.json"))
+ms = m["metrics_store"]
+total = sum(exp.values())
+assert ms["dropped"] == 0 and ms["indexed"] == total, (ms, total)
+assert all(r["verified"] for r in m["rows"]), [r["verified"] for r in m["rows"]]
+mp = json.load(urllib.request.urlopen(es + "/bulkfleet-samples-*/_mapping", timeout=10))
+props = next(iter(mp.values()))["mappings"]["properties"]
+assert props["@timestamp"]["type"] == "date", props["@timestamp"]
+for k in ("campaign", "scenario", "cell", "kind", "node_name"):
+    assert props[k]["type"] == "keyword", (k, props[k])
+assert props["docs_ok"]["type"] == "long" and props["docs_per_s"]["type"] == "double"
+assert props["queue"]["type"] == "long"
+ax = props["axes"]["properties"]
+assert ax["batch_size"]["type"] == "keyword" and ax["concurrency"]["type"] == "keyword", ax
+rp = json.load(urllib.request.urlopen(es + "/bulkfleet-results/_mapping", timeout=10))["bulkfleet-results"]["mappings"]["properties"]
+assert rp["service_p99_ms"]["type"] == "double" and rp["verified"]["type"] == "boolean", rp["verified"]
+assert rp["axes"]["properties"]["concurrency"]["type"] == "keyword"
+print("store:", c["store"], "matrix.json metrics_store:", ms)
+PY
+# publish afterwards: the same documents, the same ids, the same counts
+"$COORD" publish "$D" --metrics-store "$ES" > pub 2> puberr || { cat pub puberr >&2; fail "publish exit $?"; }
+python3 "$SRC/tests/support/ms_expect.py" check "$D" "$ES" > check2 || { cat check2 >&2; fail "counts changed after publish"; }
+cat check2
+pass "metrics store on the target (allowed): every document once, publish afterwards changes no count"
