@@ -2117,12 +2117,11 @@ static int load(bf__load_t *L, const char *text, size_t len)
     bf_scenario_t *sc = L->sc;
     sc->name = bf_strdup(L->top[BF__K_NAME].s);
     if ((rc = build_target(L)) != BF_OK || (rc = build_targets(L)) != BF_OK ||
-        (rc = build_metrics_store(L)) != BF_OK ||
-        (rc = build_index(L)) != BF_OK || (rc = build_variables(L)) != BF_OK ||
-        (rc = build_document(L)) != BF_OK || (rc = build_request_run(L)) != BF_OK ||
-        (rc = build_search(L)) != BF_OK || (rc = bf__matrix_expand(L)) != BF_OK ||
-        (rc = check_data_stream(L)) != BF_OK || (rc = check_template(L)) != BF_OK ||
-        (rc = check_search(L)) != BF_OK)
+        (rc = build_metrics_store(L)) != BF_OK || (rc = build_index(L)) != BF_OK ||
+        (rc = build_variables(L)) != BF_OK || (rc = build_document(L)) != BF_OK ||
+        (rc = build_request_run(L)) != BF_OK || (rc = build_search(L)) != BF_OK ||
+        (rc = bf__matrix_expand(L)) != BF_OK || (rc = check_data_stream(L)) != BF_OK ||
+        (rc = check_template(L)) != BF_OK || (rc = check_search(L)) != BF_OK)
         return rc;
     warn_replicas(L);
     sc->resolved_text = bf__ydoc_emit(&L->doc, 0);

@@ -31,8 +31,8 @@ static void prop(json_t *props, const char *name, const char *type)
 static void common_props(json_t *props)
 {
     prop(props, "@timestamp", "date");
-    static const char *kw[] = {"kind", "campaign", "scenario", "cell", "cell_name", "phase",
-                               "agent", "node_id", "node_name"};
+    static const char *kw[] = {"kind",  "campaign", "scenario", "cell",     "cell_name",
+                               "phase", "agent",    "node_id",  "node_name"};
     for (size_t i = 0; i < sizeof kw / sizeof kw[0]; i++)
         prop(props, kw[i], "keyword");
     prop(props, "repetition", "integer");
@@ -60,20 +60,22 @@ static json_t *dyn(const char *name, const char *key, const char *match, const c
 
 /* row fields the dashboards and a reader of the index rely on (the rest follow the dynamic
  * templates: numbers stay numbers, strings are keywords) */
-static const char *row_doubles[] = {
-    "docs_per_s", "docs_per_s_min", "docs_per_s_p10", "docs_per_s_median", "docs_per_s_p90",
-    "docs_per_s_max", "attempted_docs_per_s", "mb_per_s_payload", "mb_per_s_wire",
-    "service_p50_ms", "service_p90_ms", "service_p99_ms", "service_p99_9_ms", "service_max_ms",
-    "service_mean_ms", "latency_p50_ms", "latency_p90_ms", "latency_p99_ms", "latency_p99_9_ms",
-    "latency_max_ms", "latency_mean_ms", "doc_error_rate", "request_error_rate",
-    "hot_spot_ratio", "cluster_docs_per_s", "agent_cpu_pct", "cv"};
-static const char *row_longs[] = {"indices", "shards", "replicas", "batch_size", "concurrency",
-                                  "docs_sent", "docs_ok", "docs_rejected", "docs_failed",
-                                  "http_429", "write_queue_max", "write_rejected",
-                                  "docs_counted", "docs_ok_all", "agents", "warmup_s",
-                                  "duration_s", "cell_index", "service_count", "latency_count"};
-static const char *row_bools[] = {"verified", "degraded", "client_bound", "failed", "aborted",
-                                  "stalled", "yellow"};
+static const char *row_doubles[] = {"docs_per_s",           "docs_per_s_min",     "docs_per_s_p10",
+                                    "docs_per_s_median",    "docs_per_s_p90",     "docs_per_s_max",
+                                    "attempted_docs_per_s", "mb_per_s_payload",   "mb_per_s_wire",
+                                    "service_p50_ms",       "service_p90_ms",     "service_p99_ms",
+                                    "service_p99_9_ms",     "service_max_ms",     "service_mean_ms",
+                                    "latency_p50_ms",       "latency_p90_ms",     "latency_p99_ms",
+                                    "latency_p99_9_ms",     "latency_max_ms",     "latency_mean_ms",
+                                    "doc_error_rate",       "request_error_rate", "hot_spot_ratio",
+                                    "cluster_docs_per_s",   "agent_cpu_pct",      "cv"};
+static const char *row_longs[] = {
+    "indices",         "shards",         "replicas",      "batch_size",    "concurrency",
+    "docs_sent",       "docs_ok",        "docs_rejected", "docs_failed",   "http_429",
+    "write_queue_max", "write_rejected", "docs_counted",  "docs_ok_all",   "agents",
+    "warmup_s",        "duration_s",     "cell_index",    "service_count", "latency_count"};
+static const char *row_bools[] = {"verified", "degraded", "client_bound", "failed",
+                                  "aborted",  "stalled",  "yellow"};
 
 char *bf_msdocs_template(int results)
 {
@@ -92,9 +94,9 @@ char *bf_msdocs_template(int results)
             prop(props, bf_counter_fields[i].name, "long");
         prop(props, "docs_per_s", "double");
         /* telemetry (coordinator/bf_telemetry.c's tick lines, one document per node) */
-        static const char *node_longs[] = {"t_ms", "queue", "active", "rejected",
-                                           "rejected_delta", "index_total", "index_time_ms",
-                                           "primaries_index_total"};
+        static const char *node_longs[] = {
+            "t_ms",           "queue",       "active",        "rejected",
+            "rejected_delta", "index_total", "index_time_ms", "primaries_index_total"};
         for (size_t i = 0; i < sizeof node_longs / sizeof node_longs[0]; i++)
             prop(props, node_longs[i], "long");
         prop(props, "index_docs_per_s", "double");
@@ -102,8 +104,8 @@ char *bf_msdocs_template(int results)
     }
     json_t *dt = json_array();
     json_array_append_new(dt, dyn("axes_as_keywords", "path_match", "axes.*", "keyword"));
-    json_array_append_new(dt, dyn("strings_as_keywords", "match_mapping_type", "string",
-                                  "keyword"));
+    json_array_append_new(dt,
+                          dyn("strings_as_keywords", "match_mapping_type", "string", "keyword"));
     json_array_append_new(dt, dyn("integers_as_long", "match_mapping_type", "long", "long"));
     json_array_append_new(dt, dyn("reals_as_double", "match_mapping_type", "double", "double"));
     json_t *mappings = json_object();
@@ -120,8 +122,8 @@ char *bf_msdocs_template(int results)
     json_object_set_new(tmpl, "mappings", mappings);
     json_t *root = json_object();
     json_t *pat = json_array();
-    json_array_append_new(pat, json_string(results ? BF_MS_RESULTS_INDEX
-                                                   : BF_MS_SAMPLES_PREFIX "*"));
+    json_array_append_new(pat,
+                          json_string(results ? BF_MS_RESULTS_INDEX : BF_MS_SAMPLES_PREFIX "*"));
     json_object_set_new(root, "index_patterns", pat);
     json_object_set_new(root, "priority", json_integer(200));
     json_object_set_new(root, "template", tmpl);
@@ -152,8 +154,7 @@ void bf_msdocs_campaign(const char *results_dir, char *buf, size_t size)
     }
 }
 
-void bf_msdocs_samples_index(const char *campaign, int64_t fallback_unix_s, char *buf,
-                             size_t size)
+void bf_msdocs_samples_index(const char *campaign, int64_t fallback_unix_s, char *buf, size_t size)
 {
     /* "...-YYYYMMDDTHHMMSSZ" (bf_clock_utc_stamp) */
     size_t len = strlen(campaign);
@@ -201,8 +202,8 @@ static void iso_ms(int64_t unix_ms, char *buf, size_t size)
 typedef struct cellctx {
     const char *campaign, *scenario, *name;
     char samples_index[64];
-    json_t *dims;        /* campaign, scenario, cell, cell_name, repetition, axes */
-    int64_t start_ms;    /* wall time of second 0 */
+    json_t *dims;     /* campaign, scenario, cell, cell_name, repetition, axes */
+    int64_t start_ms; /* wall time of second 0 */
     int64_t warmup_s, duration_s;
     bf_msdocs_emit_fn emit;
     void *ctx;
@@ -266,7 +267,8 @@ static int tick_docs(cellctx *cx, json_t *tick, bf_msdocs_counts_t *counts)
     json_t *nodes = json_object_get(tick, "nodes");
     size_t i;
     json_t *n;
-    json_array_foreach(nodes, i, n) {
+    json_array_foreach(nodes, i, n)
+    {
         if (!json_is_object(n))
             continue;
         json_t *o = json_deep_copy(n);
@@ -284,8 +286,7 @@ static int tick_docs(cellctx *cx, json_t *tick, bf_msdocs_counts_t *counts)
         json_object_set_new(o, "t_ms", json_integer((json_int_t)t_ms));
         if (json_is_integer(sec)) {
             json_object_set(o, "second", sec);
-            json_object_set_new(o, "phase",
-                                json_string(phase_of(cx, json_integer_value(sec))));
+            json_object_set_new(o, "phase", json_string(phase_of(cx, json_integer_value(sec))));
         }
         json_t *pit = json_object_get(tick, "primaries_index_total");
         if (pit)
@@ -361,8 +362,8 @@ int bf_msdocs_cell(const char *results_dir, const char *campaign, const char *sc
     json_object_set_new(cx.dims, "scenario", json_string(scenario));
     json_object_set_new(cx.dims, "cell_name", json_string(name));
     json_t *cid = json_object_get(row, "cell");
-    json_object_set_new(cx.dims, "cell", json_string(json_is_string(cid) ? json_string_value(cid)
-                                                                          : name));
+    json_object_set_new(cx.dims, "cell",
+                        json_string(json_is_string(cid) ? json_string_value(cid) : name));
     json_t *rep = json_object_get(row, "repetition");
     json_object_set_new(cx.dims, "repetition",
                         json_integer(json_is_integer(rep) ? json_integer_value(rep) : 1));

@@ -37,7 +37,7 @@
 #define BF_MS_RESULTS_INDEX "bulkfleet-results"
 #define BF_MS_SAMPLES_TEMPLATE "bulkfleet-samples"
 #define BF_MS_RESULTS_TEMPLATE "bulkfleet-results"
-#define BF_MS_MAX_ID_BYTES 512         /* _id limit of Elasticsearch and OpenSearch */
+#define BF_MS_MAX_ID_BYTES 512          /* _id limit of Elasticsearch and OpenSearch */
 #define BF_MS_MAX_LINE_BYTES (8u << 20) /* a results line longer than this is skipped, counted */
 
 /* bf_msdocs_template — the composable index template body (PUT _index_template/<name>,
@@ -57,8 +57,7 @@ typedef struct bf_msdocs_counts {
 
 /* Called once per document: index name, _id, JSON source (all borrowed for the call).
  * Return 0 to go on, non-zero to stop (bf_msdocs_cell returns that value). */
-typedef int (*bf_msdocs_emit_fn)(void *ctx, const char *index, const char *id,
-                                 const char *source);
+typedef int (*bf_msdocs_emit_fn)(void *ctx, const char *index, const char *id, const char *source);
 
 /* bf_msdocs_cell — the documents of one finished cell of results_dir: its row, merged seconds
  * and agent seconds from cells/<name>.ndjson, and its telemetry ticks (one document per node)
@@ -76,8 +75,7 @@ void bf_msdocs_campaign(const char *results_dir, char *buf, size_t size);
 
 /* bf_msdocs_samples_index — "bulkfleet-samples-YYYY.MM" for the campaign: the month of the
  * UTC stamp that ends its name, else of fallback_unix_s (seconds since 1970). Into buf. */
-void bf_msdocs_samples_index(const char *campaign, int64_t fallback_unix_s, char *buf,
-                             size_t size);
+void bf_msdocs_samples_index(const char *campaign, int64_t fallback_unix_s, char *buf, size_t size);
 
 /* bf_msdocs_id — a document id from its parts joined with '/', or the sha256 of that in hex
  * when longer than BF_MS_MAX_ID_BYTES. Into buf (at least BF_MS_MAX_ID_BYTES + 1 bytes). */

@@ -33,9 +33,9 @@ struct bf_mstore {
     pthread_t thread;
     int started;
     pthread_mutex_t mu;
-    pthread_cond_t cv;      /* writer: work or stop; adders: room */
+    pthread_cond_t cv; /* writer: work or stop; adders: room */
     item *head, *tail;
-    uint64_t nqueued;       /* in the list + in the batch being sent */
+    uint64_t nqueued; /* in the list + in the batch being sent */
     int stopping;
     uint64_t stop_deadline_us;
     bf_mstore_stats_t st;
@@ -143,8 +143,8 @@ static int put_templates(bf_mstore_t *ms, bf_es_t *es)
         }
         if (status < 200 || status > 299) {
             char msg[512];
-            snprintf(msg, sizeof msg, "PUT %s/_index_template/%s: HTTP %ld: %.300s",
-                     bf_es_host(es), t[i].name, status, resp ? resp : "");
+            snprintf(msg, sizeof msg, "PUT %s/_index_template/%s: HTTP %ld: %.300s", bf_es_host(es),
+                     t[i].name, status, resp ? resp : "");
             set_error(ms, msg);
             /* 5xx and 429: the store is not ready, try again; other 4xx: it will not take
              * the template (too old for composable templates): go on with dynamic mappings */
@@ -210,8 +210,8 @@ static void *writer(void *arg)
                 set_error(ms, d.msg);
                 again = 1;
             } else if (status == 429 || status >= 500 || status == 408) {
-                snprintf(msg, sizeof msg, "POST %s/_bulk: HTTP %ld: %.300s", bf_es_host(es),
-                         status, resp ? resp : "");
+                snprintf(msg, sizeof msg, "POST %s/_bulk: HTTP %ld: %.300s", bf_es_host(es), status,
+                         resp ? resp : "");
                 set_error(ms, msg);
                 again = 1;
             } else if (status < 200 || status > 299) {
@@ -263,13 +263,16 @@ static void *writer(void *arg)
                     requeue_front(ms, rf, rl);
                     n = 0;
                     if (nretry) {
-                        snprintf(msg, sizeof msg, "POST %s/_bulk: %zu items rejected or failed "
-                                 "(%s); sending them again", bf_es_host(es), nretry, first);
+                        snprintf(msg, sizeof msg,
+                                 "POST %s/_bulk: %zu items rejected or failed "
+                                 "(%s); sending them again",
+                                 bf_es_host(es), nretry, first);
                         set_error(ms, msg);
                         if (backoff(ms, delay_ms))
                             break;
                         delay_ms = delay_ms * 2 > BF_MSTORE_BACKOFF_MAX_MS
-                                       ? BF_MSTORE_BACKOFF_MAX_MS : delay_ms * 2;
+                                       ? BF_MSTORE_BACKOFF_MAX_MS
+                                       : delay_ms * 2;
                         continue;
                     }
                     delay_ms = 250;
@@ -285,8 +288,8 @@ static void *writer(void *arg)
             pthread_mutex_unlock(&ms->mu);
             if (backoff(ms, delay_ms))
                 break;
-            delay_ms = delay_ms * 2 > BF_MSTORE_BACKOFF_MAX_MS ? BF_MSTORE_BACKOFF_MAX_MS
-                                                                : delay_ms * 2;
+            delay_ms =
+                delay_ms * 2 > BF_MSTORE_BACKOFF_MAX_MS ? BF_MSTORE_BACKOFF_MAX_MS : delay_ms * 2;
         }
     }
     bf_buf_cleanup(&body);
@@ -340,8 +343,8 @@ static item *make_item(const char *index, const char *id, const char *source)
     return it;
 }
 
-static int add(bf_mstore_t *ms, const char *index, const char *id, const char *source,
-               int wait, uint64_t timeout_ms)
+static int add(bf_mstore_t *ms, const char *index, const char *id, const char *source, int wait,
+               uint64_t timeout_ms)
 {
     item *it = make_item(index, id, source);
     pthread_mutex_lock(&ms->mu);

@@ -170,8 +170,9 @@ int bf_publish_cmd(int argc, char **argv)
         int rc = read_pem(ca, &pem, &plen);
         if (rc != BF_OK || memmem(pem, plen, "-----BEGIN ", 11) == NULL) {
             bf_error("--ca-file %s: %s", ca,
-                     rc == BF_E_IO ? "cannot be read" : rc == BF_E_TOOBIG ? "larger than 1 MiB"
-                                                                        : "not a PEM file");
+                     rc == BF_E_IO       ? "cannot be read"
+                     : rc == BF_E_TOOBIG ? "larger than 1 MiB"
+                                         : "not a PEM file");
             code = BF_EXIT_INPUT;
             goto out;
         }

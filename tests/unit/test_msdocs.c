@@ -29,12 +29,13 @@ static void test_templates(void **state)
         char *t = bf_msdocs_template(results);
         json_t *j = json_loads(t, 0, NULL);
         assert_non_null(j);
-        const char *pat = json_string_value(json_array_get(json_object_get(j, "index_patterns"), 0));
+        const char *pat =
+            json_string_value(json_array_get(json_object_get(j, "index_patterns"), 0));
         assert_string_equal(pat, results ? "bulkfleet-results" : "bulkfleet-samples-*");
         json_t *m = json_object_get(json_object_get(j, "template"), "mappings");
         json_t *p = json_object_get(m, "properties");
-        assert_string_equal(json_string_value(json_object_get(json_object_get(p, "@timestamp"), "type")),
-                            "date");
+        assert_string_equal(
+            json_string_value(json_object_get(json_object_get(p, "@timestamp"), "type")), "date");
         static const char *kw[] = {"campaign", "scenario", "cell", "cell_name", "kind"};
         for (size_t i = 0; i < 5; i++)
             assert_string_equal(
@@ -137,7 +138,8 @@ static void test_golden_cell(void **state)
     int nsec = 0;
     size_t i;
     json_t *doc;
-    json_array_foreach(s.docs, i, doc) {
+    json_array_foreach(s.docs, i, doc)
+    {
         json_t *src = json_object_get(doc, "source");
         const char *kind = json_string_value(json_object_get(src, "kind"));
         if (strcmp(kind, "second") != 0)
@@ -150,8 +152,10 @@ static void test_golden_cell(void **state)
         assert_string_equal(json_string_value(json_object_get(doc, "id")), want);
         assert_true(json_real_value(json_object_get(src, "docs_per_s")) ==
                     (double)json_integer_value(json_object_get(src, "docs_ok")));
-        assert_string_equal(json_string_value(json_object_get(src, "phase")),
-                            sec < warm ? "warmup" : sec < warm + dur ? "measure" : "tail");
+        assert_string_equal(json_string_value(json_object_get(src, "phase")), sec < warm ? "warmup"
+                                                                              : sec < warm + dur
+                                                                                  ? "measure"
+                                                                                  : "tail");
         assert_string_equal(json_string_value(json_object_get(src, "cell")), name);
         const char *ts = json_string_value(json_object_get(src, "@timestamp"));
         assert_non_null(ts);
@@ -178,7 +182,8 @@ static void test_telemetry_nodes(void **state)
     assert_true(n.nodes > 0);
     size_t i, nodes = 0;
     json_t *doc;
-    json_array_foreach(s.docs, i, doc) {
+    json_array_foreach(s.docs, i, doc)
+    {
         json_t *src = json_object_get(doc, "source");
         if (strcmp(json_string_value(json_object_get(src, "kind")), "node") != 0)
             continue;
@@ -206,9 +211,9 @@ static void test_errors(void **state)
     (void)state;
     bf_diag_t d = {0};
     int k = 0;
-    assert_int_equal(bf_msdocs_cell(FIX "/golden", "g", "g", "no-such-cell", stop_at_two, &k, NULL,
-                                    &d),
-                     BF_E_NOTFOUND);
+    assert_int_equal(
+        bf_msdocs_cell(FIX "/golden", "g", "g", "no-such-cell", stop_at_two, &k, NULL, &d),
+        BF_E_NOTFOUND);
     assert_non_null(strstr(d.msg, "no-such-cell.ndjson"));
     /* an emit's non-zero stops the walk and is returned */
     memset(&d, 0, sizeof d);
@@ -239,8 +244,8 @@ static void test_errors(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_templates),       cmocka_unit_test(test_names),
-        cmocka_unit_test(test_golden_cell),     cmocka_unit_test(test_telemetry_nodes),
+        cmocka_unit_test(test_templates),   cmocka_unit_test(test_names),
+        cmocka_unit_test(test_golden_cell), cmocka_unit_test(test_telemetry_nodes),
         cmocka_unit_test(test_errors),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
