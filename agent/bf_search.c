@@ -439,6 +439,9 @@ static void send_query(bf_search_t *s, qslot *q, uint64_t intended_us)
             return;
         }
     }
+    pthread_mutex_lock(&s->lock);
+    bucket_now(s, qi)->started++;
+    pthread_mutex_unlock(&s->lock);
     q->query = qi;
     q->intended_us = intended_us;
     q->page = 0;

@@ -111,7 +111,7 @@ void bf_qstats_reset(bf_qstats_t *q)
 
 int bf_qstats_empty(const bf_qstats_t *q)
 {
-    return q->ops_sent == 0 && q->ops_ok == 0 && q->ops_error == 0 &&
+    return q->started == 0 && q->ops_sent == 0 && q->ops_ok == 0 && q->ops_error == 0 &&
            (q->svc == NULL || bf_hist_count(q->svc) == 0);
 }
 
@@ -143,6 +143,7 @@ void bf_qstats_error(bf_qstats_t *q, const char *type, uint64_t n)
 
 void bf_qstats_add(bf_qstats_t *dst, const bf_qstats_t *src)
 {
+    dst->started += src->started;
     dst->ops_sent += src->ops_sent;
     dst->ops_ok += src->ops_ok;
     dst->ops_error += src->ops_error;
@@ -343,6 +344,7 @@ void bf_qstats_pack(Bf__QueryStats *pb, uint32_t qi, const bf_qstats_t *q)
 {
     bf__query_stats__init(pb);
     pb->query = qi;
+    pb->started = q->started;
     pb->ops_sent = q->ops_sent;
     pb->ops_ok = q->ops_ok;
     pb->ops_error = q->ops_error;
@@ -422,6 +424,7 @@ static int check_hist(const Bf__Hist *pb, const bf_hist_t *h)
 
 int bf_qstats_unpack_add(const Bf__QueryStats *pb, bf_qstats_t *q)
 {
+    q->started += pb->started;
     q->ops_sent += pb->ops_sent;
     q->ops_ok += pb->ops_ok;
     q->timed_out += pb->timed_out;

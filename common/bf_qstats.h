@@ -2,6 +2,8 @@
 /* bf_qstats.h — one named query's counters and histograms for one second (or merged), and
  * their wire form bf.QueryStats (issue #15: search and mixed workloads).
  *
+ * started counts the queries a client began (what search.target_rate schedules: a request, a
+ * sequence of pages, an _msearch of several searches), for search-rate-missed.
  * What a search client counts per answer (agent/bf_search.c decides, bf_qstats_judge is the
  * pure rule): ops_sent when a request starts; then exactly one of ops_ok (HTTP 2xx with a JSON
  * object) or ops_error (anything else, counted by type: the cluster's error.type such as
@@ -39,6 +41,8 @@ typedef struct bf_qprofile {
 } bf_qprofile_t;
 
 typedef struct bf_qstats {
+    uint64_t started; /* queries started (a request, a page sequence or an _msearch of
+                         several searches: one each), by the second they started in */
     uint64_t ops_sent, ops_ok, ops_error, timed_out, shard_failures, hits, took_ms, took_count;
     uint64_t err_count[BF_QERR_TYPES];
     char err_type[BF_QERR_TYPES][BF_QERR_TYPE_LEN]; /* "" = unused slot */

@@ -309,6 +309,12 @@ static void degraded_reason(const bf_cellagg_t *a, char *out, size_t out_size)
     }
 }
 
+int bf_search_rate_missed(const bf_cell_t *cell, double started_per_s)
+{
+    return cell->search_clients > 0 && cell->search_rate > 0 &&
+           started_per_s < (1.0 - BF_TARGET_MISS) * cell->search_rate;
+}
+
 void bf_row_search_verify(bf_row_t *row, const bf_cell_t *cell, int64_t counted)
 {
     row->search_shard_queries = counted;
@@ -573,6 +579,12 @@ void bf_cellagg_row(const bf_cellagg_t *a, bf_row_t *row)
                                          used ? ", " : "", w->err_type[e],
                                          (unsigned long long)w->err_count[e]);
     }
+    uint64_t started = 0;
+    for (size_t q = 0; q < a->nq; q++)
+        started += a->qwin[q].started;
+    row->search_started_per_s = (double)started / D;
+    row->search_rate_missed =
+        a->nq > 0 && bf_search_rate_missed(a->cell, row->search_started_per_s);
     for (uint32_t i = 0; i < a->nagents; i++)
         if (a->lost_from[i] >= 0)
             row->degraded = 1;
@@ -605,6 +617,15 @@ void bf_cellagg_row(const bf_cellagg_t *a, bf_row_t *row)
                  "this cell's docs/s; lengthen run.duration",
                  (unsigned long long)row->service.count, D);
         bf_row_add_reason(row, why);
+    }
+    if (row->search_rate_missed) {
+        char buf[256];
+        snprintf(buf, sizeof buf,
+                 "search-rate-missed: %.1f queries/s started of the %.1f search_rate (the "
+                 "latency includes the wait for a free client); add search clients or agents, "
+                 "or lower search_rate",
+                 row->search_started_per_s, a->cell->search_rate);
+        bf_row_add_reason(row, buf);
     }
 }
 

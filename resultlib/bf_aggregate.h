@@ -117,6 +117,12 @@ typedef struct bf_row {
     int64_t search_shard_queries;          /* -1 = not read */
     int64_t search_shard_queries_expected; /* -1 = not computed */
     int search_verified;                   /* 1 equal, 0 not equal, -1 not checkable */
+    double search_started_per_s;           /* queries started in the window / D, all queries */
+    int search_rate_missed;                /* search_rate > 0 and search_started_per_s fell
+                                              short by more than BF_TARGET_MISS of it: the
+                                              search side ran at a lower rate than asked (the
+                                              reason gives both; the exit code is the bulk
+                                              side's, as before) */
     bf_qrow_t queries[BF_MAX_QUERIES];
     /* the slope test of find-max's sustain phase: bf_series_growth of the per-second latency
      * p99 over the window (the highest of the agents' p99 in each second); NAN = not tracked */
@@ -197,6 +203,11 @@ void bf_cellagg_row(const bf_cellagg_t *a, bf_row_t *row);
 void bf_cellagg_live(const bf_cellagg_t *a, int32_t second, uint64_t *docs_ok, uint64_t *errors,
                      uint64_t *rejected);
 
+/* bf_search_rate_missed — 1 when a cell with search clients and a search_rate (queries/s across
+ * the fleet) started fewer than (1 - BF_TARGET_MISS) x search_rate queries/s in the window
+ * (started_per_s: bf_qstats_t.started summed over queries and agents / window seconds), as
+ * target-missed is for the bulk target_rate. Pure. */
+int bf_search_rate_missed(const bf_cell_t *cell, double started_per_s);
 /* bf_row_search_verify — compare the cluster's query phases during the load (counted, from
  * _stats/search query_total; -1 unknown) with what the clients counted: every answered (2xx)
  * search of every second runs one query phase per shard of the cell's indices

@@ -276,6 +276,8 @@ static json_t *row_json(const bf_row_t *row)
         json_object_set_new(o, "search_verified",
                             row->search_verified < 0 ? json_null()
                                                      : json_boolean(row->search_verified));
+        json_object_set_new(o, "search_started_per_s", json_real(row->search_started_per_s));
+        json_object_set_new(o, "search_rate_missed", json_boolean(row->search_rate_missed));
         json_t *qa = json_array(); /* empty in a cell without search clients */
         for (uint32_t q = 0; row->cell->search_clients > 0 && q < row->nqueries; q++)
             json_array_append_new(qa, qrow_json(&row->queries[q]));
@@ -585,6 +587,7 @@ static const char *flags_text(const bf_row_t *row, char *buf, size_t n)
     FLAG(row->index_mismatch, "index-mismatch");
     FLAG(row->client_bound, "client-bound");
     FLAG(row->target_missed, "target-missed");
+    FLAG(row->search_rate_missed, "search-rate-missed");
     FLAG(row->stalled, "stalled");
     FLAG(row->few_requests, "few-requests");
     FLAG(bf_row_has_errors(row), "ERRORS");
@@ -992,6 +995,9 @@ int bf_results_load_row(const bf_results_t *r, const char *name, const bf_cell_t
     json_t *qa = json_object_get(o, "queries");
     json_t *sv = json_object_get(o, "search_verified");
     row->search_verified = json_is_boolean(sv) ? json_is_true(sv) : -1;
+    row->search_started_per_s =
+        json_number_value(json_object_get(o, "search_started_per_s")); /* 0 when absent */
+    row->search_rate_missed = json_is_true(json_object_get(o, "search_rate_missed"));
     sv = json_object_get(o, "search_shard_queries");
     row->search_shard_queries = json_is_integer(sv) ? (int64_t)json_integer_value(sv) : -1;
     sv = json_object_get(o, "search_shard_queries_expected");

@@ -9,6 +9,8 @@
 #   2. a fourth search whose aggregation makes too many buckets: the cluster fails that item
 #      alone (HTTP 503 too_many_buckets_exception inside a 200): exactly one error of that type
 #      per three answered searches, and the cell is not failed;
+#   The first runs open loop at 100,000 queries/s (2 clients cannot: search-rate-missed, with
+#   both rates in the reason, exit code 0), the second at 4/s (kept: no flag).
 #   3. a header naming a missing index: the item's 404 fails the cell fast, naming the query,
 #      the search's place in the body and the cluster's reason.
 source "$(dirname "$0")/lib.sh"
@@ -29,6 +31,7 @@ variables:
 document: {source: '{"n": \$[[n]], "w": "\$[[w]]"}'}
 search:
   clients: 2
+  target_rate: ${RATE:-0}
   prefill: 1000
   queries:
     - name: multi
@@ -50,7 +53,7 @@ run_one() { # name yaml: run the campaign, exit code in $rc
     timeout 120 "$COORD" run "$2" --local-agents 1 --threads 1 --insecure --warmup 1s --duration 2s \
         --bind "tcp://127.0.0.1:$P" --results "r-$1" -q > "out-$1" 2> "err-$1" || rc=$?
 }
-scenario "${GOOD[@]}" > good.yaml
+RATE=100000 scenario "${GOOD[@]}" > good.yaml
 "$COORD" validate good.yaml > /dev/null || fail "good.yaml does not validate"
 run_one good good.yaml
 [ "$rc" = 0 ] || { tail -30 err-good >&2; fail "good: campaign exit $rc"; }
@@ -76,10 +79,17 @@ assert series == q["ops_ok_all"], (series, q["ops_ok_all"])
 # index; no sort, no routing): exact
 assert r["search_verified"] is True, (r["search_shard_queries"], r["search_shard_queries_expected"], r["reason"])
 assert r["search_shard_queries"] == 2 * q["ops_ok_all"], r["search_shard_queries"]
-print("good: searches", q["ops_ok_all"], "in", q["ops_ok_all"] // 3, "requests;",
+# open loop at 100,000 _msearch requests/s with 2 clients: far behind, flagged, both rates said
+assert r["search_rate_missed"] is True and r["search_rate"] == 100000, r
+assert 0 < r["search_started_per_s"] < 98000 and "search-rate-missed" in r["reason"], r["reason"]
+# each _msearch request is one query started: started/s x 3 searches ~ sent searches/s
+assert abs(r["search_started_per_s"] * 3 - q["ops_sent"] / 2.0) <= 2 * 3, (r["search_started_per_s"], q["ops_sent"])
+md = open(d + "matrix.md").read()
+assert "search-rate-missed" in md, md
+print("good: searches", q["ops_ok_all"], "in", q["ops_ok_all"] // 3, "requests;", "started/s", r["search_started_per_s"], "of 100000;",
       "cluster query phases", r["search_shard_queries"], "; p50", q["service_p50_ms"], "ms")
 PY
-scenario "${GOOD[@]}" '{}' "$BUCKETS" > buckets.yaml
+RATE=4 scenario "${GOOD[@]}" '{}' "$BUCKETS" > buckets.yaml
 run_one buckets buckets.yaml
 [ "$rc" = 0 ] || { tail -30 err-buckets >&2; fail "buckets: campaign exit $rc"; }
 python3 - r-buckets <<'PY' || fail "buckets: rows"
@@ -93,6 +103,8 @@ assert q["ops_error"] == q["ops_ok"] // 3, q
 assert q["errors"] == "too_many_buckets_exception %d" % q["ops_error"], q["errors"]
 assert q["ops_sent"] == q["ops_ok"] + q["ops_error"] == q["service_count"], q
 assert r["search_verified"] is None, r["search_verified"]
+# 4 _msearch requests/s are kept by 2 clients: not flagged
+assert r["search_rate_missed"] is False and 3.9 <= r["search_started_per_s"] <= 4.1, r["search_started_per_s"]
 print("buckets: answered", q["ops_ok"], "failed", q["errors"])
 PY
 scenario '{}' '{"query": {"match_all": {}}}' "{\"index\": \"bf-no-such-index-$$\"}" '{}' > missing.yaml

@@ -364,6 +364,31 @@ static void test_search_verify(void **state)
     }
 }
 
+/* search-rate-missed: the queries started against search_rate, a table of every case */
+static void test_search_rate_missed(void **state)
+{
+    (void)state;
+    static const struct {
+        uint32_t clients;
+        double rate, started;
+        int want;
+    } cases[] = {
+        {2, 20, 20.0, 0},  /* kept */
+        {2, 20, 19.7, 0},  /* within BF_TARGET_MISS (2 %) */
+        {2, 20, 19.5, 1},  /* 2.5 % short */
+        {2, 20, 0.0, 1},   /* nothing started */
+        {2, 0, 3.0, 0},    /* closed loop: no target */
+        {0, 20, 0.0, 0},   /* indexing alone: no search clients */
+        {1, 500, 40.0, 1}, /* one client cannot keep 500/s */
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        bf_cell_t cell = {
+            .id = "c", .search_clients = cases[i].clients, .search_rate = cases[i].rate};
+        if (bf_search_rate_missed(&cell, cases[i].started) != cases[i].want)
+            fail_msg("case %zu: want %d", i, cases[i].want);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -379,6 +404,7 @@ int main(void)
         cmocka_unit_test(test_store_cost),
         cmocka_unit_test(test_p99_growth),
         cmocka_unit_test(test_search_verify),
+        cmocka_unit_test(test_search_rate_missed),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

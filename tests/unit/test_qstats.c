@@ -158,6 +158,7 @@ static void test_add_and_wire_round_trip(void **state)
     bf_qstats_init(&a);
     bf_qstats_init(&b);
     bf_qstats_init(&m);
+    a.started = 4; /* e.g. 4 _msearch requests of 2 or 3 searches */
     a.ops_sent = 10;
     a.ops_ok = 8;
     a.hits = 80;
@@ -170,6 +171,7 @@ static void test_add_and_wire_round_trip(void **state)
         bf_hist_record(a.svc, 1000 + 100 * (uint64_t)i);
         bf_hist_record(a.lat, 2000 + 100 * (uint64_t)i);
     }
+    b.started = 5;
     b.ops_sent = 5;
     b.ops_ok = 5;
     bf_qstats_error(&b, "http_503", 1);
@@ -195,6 +197,7 @@ static void test_add_and_wire_round_trip(void **state)
     bf_qstats_init(&r);
     assert_int_equal(bf_qstats_unpack_add(u, &r), BF_OK);
     bf__query_stats__free_unpacked(u, NULL);
+    assert_int_equal(r.started, 9);
     assert_int_equal(r.ops_sent, 15);
     assert_int_equal(r.ops_ok, 13);
     assert_int_equal(r.ops_error, 4);
