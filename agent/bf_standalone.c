@@ -41,7 +41,37 @@ typedef struct collect {
     const bf_run_t *run; /* for the named queries of each second */
     bf_results_t *res;   /* where a failed sample write is recorded */
     int io_failed;       /* a sample could not be written: the load stops */
+    size_t cell_no, ncells;        /* progress: "cell 2/8" (1-based) */
+    uint32_t warmup_s, duration_s; /* the planned window, for the phase */
+    uint64_t t0_us;                /* the run's start (bf_clock_mono_us), for "elapsed" */
 } collect;
+
+/* The coordinator's progress line (bf_cellrun.c): on a terminal one line rewritten every
+ * second, else an info line every 5 s; the second's numbers are complete (it is sealed). */
+static void progress(const collect *k, int32_t second)
+{
+    if (second < 0)
+        return;
+    uint64_t ok = 0, err = 0, rej = 0;
+    bf_cellagg_live(k->agg, second, &ok, &err, &rej);
+    char phase[48], el[32];
+    bf_cellagg_phase(second, k->warmup_s, k->duration_s, phase, sizeof phase);
+    bf_units_format_duration_ms((bf_clock_mono_us() - k->t0_us) / 1000u, el, sizeof el);
+    if (isatty(STDERR_FILENO)) {
+        char line[512];
+        snprintf(line, sizeof line,
+                 "cell %zu/%zu %s  %s  %llu docs/s  errors %llu  429 %llu  "
+                 "elapsed %s",
+                 k->cell_no, k->ncells, k->cell_id, phase, (unsigned long long)ok,
+                 (unsigned long long)err, (unsigned long long)rej, el);
+        fprintf(stderr, "\r\033[K%s", line); /* the live line, rewritten every second */
+        fflush(stderr);
+    } else if (second % 5 == 4) {
+        bf_info("cell %zu/%zu %s %s: %llu docs/s, errors %llu, 429 %llu, elapsed %s", k->cell_no,
+                k->ncells, k->cell_id, phase, (unsigned long long)ok, (unsigned long long)err,
+                (unsigned long long)rej, el);
+    }
+}
 
 static void on_second(void *ctx, int32_t second, const bf_counters_t *c, const bf_hist_t *svc,
                       const bf_hist_t *lat)
@@ -65,10 +95,7 @@ static void on_second(void *ctx, int32_t second, const bf_counters_t *c, const b
     bf_run_pack_queries_cleanup(&s);
     bf_run_pack_errors_cleanup(&s);
     bf_sample_pack_cleanup(&s);
-    if (isatty(STDERR_FILENO))
-        fprintf(stderr, "\r\033[Kcell %s t=%ds %llu docs/s, %llu rejected, %llu failed", k->cell_id,
-                second, (unsigned long long)c->docs_ok, (unsigned long long)c->docs_rejected,
-                (unsigned long long)bf_counters_docs_failed(c));
+    progress(k, second);
 }
 
 #define RUN_USAGE \
@@ -104,7 +131,8 @@ static int select_cells(const bf_scenario_t *sc, const char *cell_sel, size_t *f
  * through bf_finish_cell (the coordinator's path: verified, flagged, written to res if any). */
 static void run_repetition(bf_scenario_t *sc, const bf_cell_t *cell, uint32_t rep, uint32_t repeat,
                            uint32_t threads, bf_es_t *es, const bf_cluster_info_t *info,
-                           const bf_owner_t *owner, bf_results_t *res, bf_row_t *row)
+                           const bf_owner_t *owner, bf_results_t *res, size_t cell_no,
+                           size_t ncells, uint64_t t0_us, bf_row_t *row)
 {
     const bf_run_spec_t *run = bf_scenario_run(sc);
     bf_diag_t diag = {0};
@@ -145,17 +173,40 @@ static void run_repetition(bf_scenario_t *sc, const bf_cell_t *cell, uint32_t re
         bf_cellagg_destroy(&agg);
         return;
     }
-    collect k = {.agg = agg, .cell_id = cell->id, .last_shown = -1, .run = r, .res = res,
-                 .samples = res ? bf_results_samples_open(res, cell_name) : NULL};
+    collect k = {.agg = agg,
+                 .cell_id = cell->id,
+                 .last_shown = -1,
+                 .run = r,
+                 .res = res,
+                 .samples = res ? bf_results_samples_open(res, cell_name) : NULL,
+                 .cell_no = cell_no,
+                 .ncells = ncells,
+                 .warmup_s = (uint32_t)(run->warmup_ms / 1000),
+                 .duration_s = (uint32_t)(run->duration_ms / 1000),
+                 .t0_us = t0_us};
     if (res && k.samples == NULL)
         k.io_failed = 1;
-    bf_run_start(r, bf_clock_mono_us() + 200000u);
+    uint64_t start_us = bf_clock_mono_us() + 200000u;
+    bf_run_start(r, start_us);
     int aborted = 0;
     while (!bf_run_poll(r, on_second, &k)) {
         if ((bf_standalone_stop_flag || k.io_failed) && !aborted) {
-            /* Ctrl-C, or the results directory cannot take what is measured: stop loading */
+            /* Ctrl-C, or the results directory cannot take what is measured: stop loading. The
+             * row is over the seconds measured in full before now (the partial row), not the
+             * planned duration with empty seconds */
+            uint64_t now = bf_clock_mono_us();
+            int32_t sec = now > start_us ? (int32_t)((now - start_us) / 1000000u) : 0;
+            bf_cellagg_stop_at(agg, sec);
             bf_run_abort(r);
             aborted = 1;
+            int32_t measured = sec > (int32_t)k.warmup_s ? sec - (int32_t)k.warmup_s : 0;
+            if (measured > (int32_t)k.duration_s)
+                measured = (int32_t)k.duration_s;
+            if (bf_standalone_stop_flag)
+                bf_warn("cell %s: interrupted %.1f s into the cell; its row covers the %d "
+                        "second%s measured in full before that",
+                        cell->id, (double)(now > start_us ? now - start_us : 0) / 1e6, measured,
+                        measured == 1 ? "" : "s");
         }
         bf_clock_sleep_us(100000);
     }
@@ -296,6 +347,7 @@ int bf_standalone_main(int argc, char **argv)
         owner.campaign = slash ? slash + 1 : dir;
     }
     uint32_t repeat = run->repeat ? run->repeat : 1;
+    uint64_t t0_us = bf_clock_mono_us();
     bf_row_t *rows = bf_calloc(last - first + 1, sizeof *rows);
     bf_row_t *reps = bf_calloc(repeat, sizeof *reps);
     size_t nrows = 0;
@@ -306,7 +358,8 @@ int bf_standalone_main(int argc, char **argv)
                                !(res && bf_results_error(res)); rep++) {
             bf_row_t *row = &reps[nreps++];
             memset(row, 0, sizeof *row);
-            run_repetition(sc, cell, rep, repeat, threads, es, &info, &owner, res, row);
+            run_repetition(sc, cell, rep, repeat, threads, es, &info, &owner, res, i - first + 1,
+                           last - first, t0_us, row);
         }
         const bf_row_t *folded = bf_finish_fold(res, sc, reps, nreps, rows, &nrows, NULL);
         if (folded)

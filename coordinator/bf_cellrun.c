@@ -535,19 +535,24 @@ static void progress(bf__campaign_t *c, size_t k, size_t ncells, int32_t second,
     for (uint32_t i = 0; i < c->nmembers; i++)
         lost += bf_member_lost(c->members[i].state);
     const bf_run_spec_t *run = bf_scenario_run(c->sc);
-    const char *phase = (uint64_t)second * 1000u < run->warmup_ms ? "warmup" : "measure";
+    char phase[48]; /* "measure 4/10s": the second within its phase, not since the cell began */
+    bf_cellagg_phase(second, (uint32_t)(run->warmup_ms / 1000), (uint32_t)(run->duration_ms / 1000),
+                     phase, sizeof phase);
     char el[32], rem[32];
     bf_units_format_duration_ms(elapsed_ms, el, sizeof el);
     bf_units_format_duration_ms(remaining_ms, rem, sizeof rem);
     if (isatty(STDERR_FILENO)) {
-        fprintf(stderr, "\r\033[Kcell %zu/%zu %s  %s t=%ds  %" PRIu64 " docs/s  errors %" PRIu64
-                "  429 %" PRIu64 "  lost %u  elapsed %s  left ~%s",
-                k + 1, ncells, c->cell->id, phase, second, ok, err, rej, lost, el, rem);
+        char line[512];
+        snprintf(line, sizeof line,
+                 "cell %zu/%zu %s  %s  %" PRIu64 " docs/s  errors %" PRIu64 "  429 %" PRIu64
+                 "  lost %u  elapsed %s  left ~%s",
+                 k + 1, ncells, c->cell->id, phase, ok, err, rej, lost, el, rem);
+        fprintf(stderr, "\r\033[K%s", line); /* the live line, rewritten every second */
         fflush(stderr);
     } else if (second % 5 == 4) {
-        bf_info("cell %zu/%zu %s %s t=%ds: %" PRIu64 " docs/s, errors %" PRIu64 ", 429 %" PRIu64
+        bf_info("cell %zu/%zu %s %s: %" PRIu64 " docs/s, errors %" PRIu64 ", 429 %" PRIu64
                 ", lost agents %u, elapsed %s, left ~%s",
-                k + 1, ncells, c->cell->id, phase, second, ok, err, rej, lost, el, rem);
+                k + 1, ncells, c->cell->id, phase, ok, err, rej, lost, el, rem);
     }
 }
 

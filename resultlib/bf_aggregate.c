@@ -57,6 +57,7 @@ static void agent_sec_expand(const agent_sec *d, bf_counters_t *out)
 struct bf_cellagg {
     const bf_cell_t *cell;
     uint32_t repetition, nagents, warmup_s, duration_s;
+    int stopped_early; /* bf_cellagg_stop_at: requests abandoned then are the interruption's */
     uint32_t *cores;
     size_t nsec, cap;
     bf_counters_t *merged;     /* [cap] */
@@ -178,6 +179,26 @@ static void grow(bf_cellagg_t *a, size_t need)
         memset(a->qok[q] + a->cap, 0, (cap - a->cap) * sizeof **a->qok);
     }
     a->cap = cap;
+}
+
+void bf_cellagg_stop_at(bf_cellagg_t *a, int32_t second)
+{
+    uint64_t end = second > 0 ? (uint64_t)second : 0;
+    a->stopped_early = 1;
+    if (end < (uint64_t)a->warmup_s + a->duration_s)
+        a->duration_s = end > a->warmup_s ? (uint32_t)(end - a->warmup_s) : 0;
+}
+
+const char *bf_cellagg_phase(int32_t second, uint32_t warmup_s, uint32_t duration_s, char *buf,
+                             size_t len)
+{
+    if (second < (int64_t)warmup_s)
+        snprintf(buf, len, "warmup %d/%us", second + 1, warmup_s);
+    else if (second < (int64_t)warmup_s + duration_s)
+        snprintf(buf, len, "measure %lld/%us", (long long)second - warmup_s + 1, duration_s);
+    else
+        snprintf(buf, len, "tail +%llds", (long long)second - warmup_s - duration_s + 1);
+    return buf;
 }
 
 int bf_cellagg_add(bf_cellagg_t *a, uint32_t agent, const Bf__Sample *s)
@@ -447,7 +468,7 @@ void bf_cellagg_row(const bf_cellagg_t *a, bf_row_t *row)
     uint64_t cores = 0;
     for (uint32_t i = 0; i < a->nagents; i++)
         cores += a->cores[i];
-    for (uint32_t s = 0; s < D; s++) {
+    for (uint32_t s = 0; s < a->duration_s; s++) { /* none when stopped in warmup */
         size_t sec = (size_t)W + s;
         if (sec < a->nsec) {
             bf_counters_add(&win, &a->merged[sec]);
@@ -462,6 +483,8 @@ void bf_cellagg_row(const bf_cellagg_t *a, bf_row_t *row)
     for (size_t sec = 0; sec < a->nsec; sec++) {
         const bf_counters_t *m = &a->merged[sec];
         row->docs_ok_all += m->docs_ok;
+        row->docs_sent_all += m->docs_sent;
+        row->docs_unknown_all += m->docs_unknown;
         if (m->docs_sent > 0)
             row->bytes_payload_ok_all += (uint64_t)((double)m->bytes_payload *
                                                     (double)m->docs_ok / (double)m->docs_sent);
@@ -480,7 +503,9 @@ void bf_cellagg_row(const bf_cellagg_t *a, bf_row_t *row)
         row->req_abandoned += a->merged[sec].req_abandoned;
     uint64_t answered =
         win.req_ok + win.req_partial + bf_counters_http_errors(&win) + win.req_bad_response;
-    row->stalled = a->cell->concurrency > 0 && (answered == 0 || row->req_abandoned > 0);
+    /* requests abandoned because the load was interrupted (Ctrl-C) are no sign of a stall */
+    row->stalled = a->cell->concurrency > 0 &&
+                   (answered == 0 || (row->req_abandoned > 0 && !a->stopped_early));
     row->target_missed = a->cell->target_rate > 0 &&
                          row->attempted_docs_per_s < (1.0 - BF_TARGET_MISS) * a->cell->target_rate;
     row->mb_per_s_payload = (double)win.bytes_payload / D / 1e6;
@@ -720,7 +745,7 @@ void bf_row_verify(bf_row_t *row, bf_es_t *es, const bf_cell_t *cell, int64_t ba
     row->verified = 0;
     if (row->failed)
         return;
-    char why[400];
+    char why[900];
     int64_t n = 0;
     bf_diag_t d = {0};
     if (bf_cluster_count(es, cell, &n, &d) != BF_OK) {
@@ -740,18 +765,56 @@ void bf_row_verify(bf_row_t *row, bf_es_t *es, const bf_cell_t *cell, int64_t ba
     row->docs_counted = n - baseline;
     row->verified = row->docs_counted >= 0 && (uint64_t)row->docs_counted == row->docs_ok_all;
     if (!row->verified) {
+        int l;
         if (baseline > 0)
-            snprintf(why, sizeof why, "not verified: the cluster counts %lld documents added "
-                     "(%lld now, %lld before the cell) but the agents report %llu acknowledged",
-                     (long long)row->docs_counted, (long long)n, (long long)baseline,
-                     (unsigned long long)row->docs_ok_all);
+            l = snprintf(why, sizeof why,
+                         "not verified: the cluster counts %lld documents added "
+                         "(%lld now, %lld before the cell) but the agents report %llu "
+                         "acknowledged",
+                         (long long)row->docs_counted, (long long)n, (long long)baseline,
+                         (unsigned long long)row->docs_ok_all);
         else
-            snprintf(why, sizeof why, "not verified: the cluster counts %lld documents but the "
-                     "agents report %llu acknowledged", (long long)n,
-                     (unsigned long long)row->docs_ok_all);
+            l = snprintf(why, sizeof why,
+                         "not verified: the cluster counts %lld documents but "
+                         "the agents report %llu acknowledged",
+                         (long long)n, (unsigned long long)row->docs_ok_all);
+        if (l > 0 && (size_t)l < sizeof why)
+            bf_row_count_why(row, why + l, sizeof why - (size_t)l);
         bf_warn("cell %s: %s", cell->id, why);
         bf_row_add_reason(row, why);
     }
+}
+
+void bf_row_count_why(const bf_row_t *row, char *buf, size_t len)
+{
+    int64_t added = row->docs_counted;
+    uint64_t ok = row->docs_ok_all, sent = row->docs_sent_all, unknown = row->docs_unknown_all;
+    buf[0] = '\0';
+    if (added < 0 || len == 0)
+        return;
+    if ((uint64_t)added > sent)
+        snprintf(buf, len,
+                 "; another writer: the indices grew by %llu more documents than this "
+                 "run sent (%llu): something else writes into them (another agent or run, an "
+                 "application), so the count cannot verify this run; give it an index of its own",
+                 (unsigned long long)((uint64_t)added - sent), (unsigned long long)sent);
+    else if ((uint64_t)added > ok && (uint64_t)added - ok <= unknown)
+        snprintf(buf, len,
+                 "; the %llu extra documents are among the %llu whose outcome is "
+                 "unknown (a timeout, a reset, or a request still in flight when the load "
+                 "stopped): the cluster indexed them without this run seeing the answer",
+                 (unsigned long long)((uint64_t)added - ok), (unsigned long long)unknown);
+    else if ((uint64_t)added > ok)
+        snprintf(buf, len,
+                 "; %llu more than acknowledged, and more than the %llu of unknown "
+                 "outcome: another writer may be adding documents to the same indices",
+                 (unsigned long long)((uint64_t)added - ok), (unsigned long long)unknown);
+    else
+        snprintf(buf, len,
+                 "; %llu acknowledged documents are not in the count: an id sent "
+                 "twice (document.id repeats, so a later one replaced or conflicted with an "
+                 "earlier one) or documents deleted meanwhile",
+                 (unsigned long long)(ok - (uint64_t)added));
 }
 
 void bf_row_store_cost(bf_row_t *row, int64_t store_bytes, int64_t baseline)

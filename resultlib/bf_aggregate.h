@@ -79,6 +79,8 @@ typedef struct bf_row {
     int64_t docs_counted;    /* -1 when the count failed */
     int verified;            /* docs_counted == docs_ok (all documents, warmup and tail too) */
     uint64_t docs_ok_all;    /* docs_ok over every second, for verification */
+    uint64_t docs_sent_all, docs_unknown_all; /* the same for docs_sent and docs_unknown: what
+                                                 a count beyond docs_ok_all may come from */
     double agent_cpu_pct;    /* mean agent CPU over the window, % of the agents' cores */
     uint64_t late_seconds;   /* seconds with no sample from some agent */
     int yellow, degraded, client_bound, failed, aborted;
@@ -199,6 +201,25 @@ void bf_row_store_cost(bf_row_t *row, int64_t store_bytes, int64_t baseline);
 /* bf_cellagg_row — compute the row (cell flags like yellow/failed are set by the caller
  * afterwards). */
 void bf_cellagg_row(const bf_cellagg_t *a, bf_row_t *row);
+/* bf_cellagg_stop_at — the load stopped early (Ctrl-C) during `second` (counted from the
+ * cell's start): the measurement window ends where that second starts, so the row is over the
+ * seconds that were measured in full ([warmup_s, second)) instead of diluting them over the
+ * planned duration; an interruption during warmup leaves an empty window. Samples of later
+ * seconds still count for verification (docs_ok_all) but not in the window. Call before the
+ * samples of `second` are added. Requests abandoned in flight by the interruption do not flag
+ * the row stalled (their documents are still unknown). Not thread-safe (like the aggregate). */
+void bf_cellagg_stop_at(bf_cellagg_t *a, int32_t second);
+/* bf_cellagg_phase — what a progress line says about `second` (counted from the cell's start,
+ * 1-second buckets, DESIGN §4): "warmup 3/5s" (the 3rd of 5 warmup seconds), "measure 4/10s"
+ * (the 4th second of the measurement window), "tail +1s" (after the window: requests still
+ * being answered, not measured). Writes into buf (len bytes) and returns it. Thread-safe. */
+const char *bf_cellagg_phase(int32_t second, uint32_t warmup_s, uint32_t duration_s, char *buf,
+                             size_t len);
+/* bf_row_count_why — when a row's count (docs_counted, >= 0) differs from docs_ok_all, why it
+ * may: more than this run sent is another writer; more than acknowledged but within the
+ * documents of unknown outcome is those being indexed unseen; fewer is an id sent twice or a
+ * deletion. Writes "; <reason>" into buf (len bytes; "" when docs_counted < 0). Thread-safe. */
+void bf_row_count_why(const bf_row_t *row, char *buf, size_t len);
 /* bf_cellagg_live — docs/s, errors and 429s of the latest complete second, for progress. */
 void bf_cellagg_live(const bf_cellagg_t *a, int32_t second, uint64_t *docs_ok, uint64_t *errors,
                      uint64_t *rejected);

@@ -90,6 +90,106 @@ static void test_docs_per_s_window(void **state)
     bf_cellagg_destroy(&agg);
 }
 
+/* Ctrl-C at second 5 of W 1 + D 30: the window is seconds 1..4, docs/s over those 4 seconds,
+ * later seconds count only for verification; abandoned requests then do not flag a stall */
+static void test_stop_at_partial_window(void **state)
+{
+    (void)state;
+    bf_cell_t cell = test_cell();
+    bf_cellagg_t *agg = bf_cellagg_new(&cell, 1, 1, NULL, 1, 30);
+    uint64_t svc[] = {1000};
+    add_sample(agg, 0, 0, 50, 50, 0, svc, 1); /* warmup */
+    for (int32_t s = 1; s <= 4; s++)
+        add_sample(agg, 0, s, 100, 100, 0, svc, 1);
+    bf_cellagg_stop_at(agg, 5);
+    add_sample(agg, 0, 5, 30, 60, 0, svc, 1); /* the interrupted second: outside the window */
+    bf_row_t row;
+    bf_cellagg_row(agg, &row);
+    assert_int_equal(row.duration_s, 4);
+    assert_int_equal(row.docs_ok, 400);
+    assert_true(fabs(row.docs_per_s - 100.0) < 1e-9);
+    assert_int_equal(row.docs_ok_all, 50 + 400 + 30);
+    assert_int_equal(row.docs_sent_all, 50 + 400 + 60);
+    assert_false(row.stalled);
+    bf_cellagg_destroy(&agg);
+    /* interrupted during warmup: an empty window (stalled: no answer in it) */
+    agg = bf_cellagg_new(&cell, 1, 1, NULL, 3, 10);
+    add_sample(agg, 0, 0, 50, 50, 0, svc, 1);
+    bf_cellagg_stop_at(agg, 1);
+    add_sample(agg, 0, 3, 50, 50, 0, svc, 1); /* drained after the stop: not in any window */
+    bf_cellagg_row(agg, &row);
+    assert_int_equal(row.duration_s, 0);
+    assert_int_equal(row.docs_ok, 0);
+    assert_true(row.docs_per_s == 0);
+    bf_cellagg_destroy(&agg);
+    /* a stop after the window changes nothing */
+    agg = bf_cellagg_new(&cell, 1, 1, NULL, 1, 2);
+    bf_cellagg_stop_at(agg, 7);
+    bf_cellagg_row(agg, &row);
+    assert_int_equal(row.duration_s, 2);
+    bf_cellagg_destroy(&agg);
+}
+
+/* what a progress line says about a second: within its phase, 1-based */
+static void test_phase(void **state)
+{
+    (void)state;
+    static const struct {
+        int32_t second;
+        uint32_t w, d;
+        const char *want;
+    } cases[] = {
+        {0, 5, 10, "warmup 1/5s"},     {4, 5, 10, "warmup 5/5s"}, {5, 5, 10, "measure 1/10s"},
+        {14, 5, 10, "measure 10/10s"}, {15, 5, 10, "tail +1s"},   {0, 0, 3, "measure 1/3s"},
+        {3, 0, 3, "tail +1s"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char buf[48];
+        assert_string_equal(
+            bf_cellagg_phase(cases[i].second, cases[i].w, cases[i].d, buf, sizeof buf),
+            cases[i].want);
+    }
+}
+
+/* why a count differs from the acknowledged documents: every case of the table */
+static void test_count_why(void **state)
+{
+    (void)state;
+    static const struct {
+        int64_t counted;
+        uint64_t ok, sent, unknown;
+        const char *want; /* a phrase of the reason; NULL: empty */
+    } cases[] = {
+        {-1, 10, 10, 0, NULL},
+        {13000, 10000, 10000, 0,
+         "another writer: the indices grew by 3000 more documents than "
+         "this run sent (10000)"},
+        {10500, 10000, 11000, 1000,
+         "the 500 extra documents are among the 1000 whose outcome "
+         "is unknown"},
+        {10500, 10000, 11000, 200,
+         "500 more than acknowledged, and more than the 200 of "
+         "unknown outcome: another writer may"},
+        {9000, 10000, 10000, 0,
+         "1000 acknowledged documents are not in the count: an id sent "
+         "twice"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        bf_row_t row;
+        memset(&row, 0, sizeof row);
+        row.docs_counted = cases[i].counted;
+        row.docs_ok_all = cases[i].ok;
+        row.docs_sent_all = cases[i].sent;
+        row.docs_unknown_all = cases[i].unknown;
+        char buf[600];
+        bf_row_count_why(&row, buf, sizeof buf);
+        if (cases[i].want == NULL)
+            assert_string_equal(buf, "");
+        else if (strstr(buf, cases[i].want) == NULL)
+            fail_msg("case %zu: '%s' lacks '%s'", i, buf, cases[i].want);
+    }
+}
+
 /* disk cost: payload of acknowledged documents over every second (warmup and tail too, as the
  * store holds them all), each second's bytes scaled by ok / sent; only a clean row is costed */
 static void test_store_cost(void **state)
@@ -402,6 +502,9 @@ int main(void)
         cmocka_unit_test(test_repetitions_median_cv),
         cmocka_unit_test(test_split),
         cmocka_unit_test(test_store_cost),
+        cmocka_unit_test(test_stop_at_partial_window),
+        cmocka_unit_test(test_phase),
+        cmocka_unit_test(test_count_why),
         cmocka_unit_test(test_p99_growth),
         cmocka_unit_test(test_search_verify),
         cmocka_unit_test(test_search_rate_missed),
