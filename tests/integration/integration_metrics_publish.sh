@@ -7,6 +7,8 @@
 # refused) into the dev cluster: every document of the files once (each kind's _count equals
 # what the files hold); publishing a second time leaves every count unchanged; bad input (no
 # results directory, no URL, a store that does not answer) gets a clear message, exit 2 / 3.
+# Every visualization of deploy/dashboards/bulkfleet.ndjson, run as an aggregation over the
+# published campaign, gives values.
 source "$(dirname "$0")/lib.sh"
 cd "$TMP"
 D="study-pub-$$-20261201T000000Z"
@@ -27,6 +29,10 @@ c = json.load(open(sys.argv[1]))
 assert c["expect"]["row"] == 12 and c["expect"]["second"] > 0 and c["expect"]["node"] > 0, c
 print("twice:", c["store"])
 PY
+# the dashboards' visualizations (deploy/dashboards) run as real aggregations over what was published
+"$COORD" publish --print-templates > tpl
+python3 "$SRC/tests/support/check_dashboards.py" "$SRC/deploy/dashboards/bulkfleet.ndjson" tpl --es "$ES" --campaign "$D" ||
+    fail "a dashboard visualization gives no value over the published campaign"
 # the month index comes from the campaign's stamp
 curl -sf "$ES/bulkfleet-samples-2026.12/_count" | grep -q '"count":[1-9]' || fail "no bulkfleet-samples-2026.12"
 
