@@ -14,6 +14,7 @@
 #include "bf_log.h"
 #include "bf_mem.h"
 #include "bf_report.h"
+#include "bf_runopts.h"
 #include "bf_units.h"
 
 #include <errno.h>
@@ -59,6 +60,62 @@ static int resume_mismatch(const char *dir, const bf_scenario_t *sc)
     }
     free(path);
     return differs;
+}
+
+/* --resume DIR: the --cells/--warmup/--duration this campaign started with (DIR/run-options.json)
+ * reconciled with the ones given now into *use (bf_runopts_resume; use->cells may point into
+ * *recorded, which the caller cleans up). *have_record = 0 when DIR has no record (a campaign
+ * from before it was kept): then the options given now are used. Returns 0, or BF_EXIT_INPUT
+ * after saying why. */
+static int resume_options(const char *dir, const bf_runopts_t *given, bf_runopts_t *recorded,
+                          bf_runopts_t *use, int *have_record)
+{
+    char *path = bf_asprintf("%s/%s", dir, BF_RUNOPTS_FILE);
+    char desc[4200];
+    int code = BF_EXIT_OK;
+    *use = *given;
+    *have_record = 0;
+    FILE *f = fopen(path, "r");
+    if (f == NULL) {
+        if (errno == ENOENT)
+            bf_warn("--resume %s: no %s (the campaign's --cells, --warmup and --duration were "
+                    "not recorded): using the ones given now (%s)",
+                    dir, BF_RUNOPTS_FILE, bf_runopts_describe(given, desc, sizeof desc));
+        else {
+            bf_error("--resume %s: cannot read %s: %s", dir, path, strerror(errno));
+            code = BF_EXIT_INPUT;
+        }
+        free(path);
+        return code;
+    }
+    bf_buf_t b;
+    bf_buf_init(&b, BF_MAX_RUNOPTS_BYTES);
+    char chunk[4096];
+    size_t n;
+    int big = 0;
+    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
+        if (bf_buf_append(&b, chunk, n) != BF_OK) {
+            big = 1;
+            break;
+        }
+    fclose(f);
+    bf_diag_t d = {0};
+    if (big) {
+        bf_error("--resume %s: %s is larger than %u bytes; it is not one bulkfleet wrote", dir,
+                 path, BF_MAX_RUNOPTS_BYTES);
+        code = BF_EXIT_INPUT;
+    } else if (bf_runopts_parse(b.data ? b.data : "", b.len, path, recorded, &d) != BF_OK ||
+               bf_runopts_resume(recorded, given, use, &d) != BF_OK) {
+        bf_error("%s", d.msg);
+        code = BF_EXIT_INPUT;
+    } else {
+        *have_record = 1;
+        bf_info("--resume: continuing with the campaign's %s (from %s)",
+                bf_runopts_describe(use, desc, sizeof desc), path);
+    }
+    bf_buf_cleanup(&b);
+    free(path);
+    return code;
 }
 
 /* --cells "i1-s2-r0-b500-c4,3": ids or 1-based numbers. *sel gets one flag per cell (caller
@@ -196,14 +253,30 @@ int bf_campaign_run(const bf_campaign_opts_t *opts)
     }
     for (size_t i = 0; i < bf_scenario_warning_count(c.sc); i++)
         bf_warn("%s", bf_scenario_warning(c.sc, i));
-    bf_scenario_override_run(c.sc, opts->warmup_ms, opts->duration_ms);
-    if (opts->duration_ms && *opts->duration_ms < 1000) {
+    /* --cells, --warmup, --duration: as given, or with --resume the campaign's own */
+    bf_runopts_t given = {.cells = opts->cells,
+                          .has_warmup = opts->warmup_ms != NULL,
+                          .warmup_ms = opts->warmup_ms ? *opts->warmup_ms : 0,
+                          .has_duration = opts->duration_ms != NULL,
+                          .duration_ms = opts->duration_ms ? *opts->duration_ms : 0};
+    bf_runopts_t recorded = {0}, use = given;
+    int have_record = 0;
+    if (opts->resume_dir &&
+        resume_options(opts->resume_dir, &given, &recorded, &use, &have_record) != BF_EXIT_OK) {
+        bf_scenario_destroy(&c.sc);
+        return BF_EXIT_INPUT;
+    }
+    bf_scenario_override_run(c.sc, use.has_warmup ? &use.warmup_ms : NULL,
+                             use.has_duration ? &use.duration_ms : NULL);
+    if (use.has_duration && use.duration_ms < 1000) {
         bf_error("--duration must be at least 1s");
+        bf_runopts_cleanup(&recorded);
         bf_scenario_destroy(&c.sc);
         return BF_EXIT_INPUT;
     }
     uint8_t *selected = NULL;
-    if (opts->cells && select_cells(c.sc, opts->cells, &selected) != BF_OK) {
+    if (use.cells && select_cells(c.sc, use.cells, &selected) != BF_OK) {
+        bf_runopts_cleanup(&recorded);
         bf_scenario_destroy(&c.sc);
         return BF_EXIT_INPUT;
     }
@@ -343,6 +416,15 @@ int bf_campaign_run(const bf_campaign_opts_t *opts)
         goto out;
     }
     bf_results_set_cluster(c.res, &c.cluster);
+    if (!have_record) {
+        /* what --resume of this directory will reuse (or refuse to change) */
+        char *ro = bf_runopts_json(&use);
+        if (bf_results_write_file(c.res, BF_RUNOPTS_FILE, ro, strlen(ro)) != BF_OK)
+            bf_warn("cannot write %s/%s: a --resume will not know this campaign's --cells, "
+                    "--warmup and --duration",
+                    bf_results_dir(c.res), BF_RUNOPTS_FILE);
+        free(ro);
+    }
     {
         const char *dir = bf_results_dir(c.res), *slash = strrchr(dir, '/');
         bf_strlcpy(c.campaign_id, slash ? slash + 1 : dir, sizeof c.campaign_id);
@@ -484,6 +566,7 @@ int bf_campaign_run(const bf_campaign_opts_t *opts)
 out:
     bf__ms_close(&c, rows, nrows); /* flush, report what was dropped, matrix.json */
     bf__cellsetup_cleanup(&fs);
+    bf_runopts_cleanup(&recorded);
     free(selected);
     free(rows);
     bf_results_close(&c.res);
