@@ -50,9 +50,10 @@ int bf_runopts_parse(const char *text, size_t len, const char *origin, bf_runopt
     json_t *j = json_loadb(text, len, 0, &err);
     if (!json_is_object(j)) {
         json_decref(j);
-        return bf_diag_set(diag, BF_E_PARSE, "%s: not a JSON object (%s); it records the "
-                           "campaign's --cells, --warmup and --duration", origin,
-                           j ? "another JSON value" : err.text);
+        return bf_diag_set(diag, BF_E_PARSE,
+                           "%s: not a JSON object (%s); it records the "
+                           "campaign's --cells, --warmup and --duration",
+                           origin, j ? "another JSON value" : err.text);
     }
     json_t *cells = json_object_get(j, "cells");
     const char *bad = NULL;
@@ -100,13 +101,17 @@ int bf_runopts_resume(const bf_runopts_t *recorded, const bf_runopts_t *given, b
     if (given->cells) {
         char a[4096], b[4096];
         if (recorded->cells == NULL)
-            return bf_diag_set(diag, BF_E_INVAL, "--resume: this campaign ran every cell (no "
+            return bf_diag_set(diag, BF_E_INVAL,
+                               "--resume: this campaign ran every cell (no "
                                "--cells), not --cells %s; resume without --cells, or start a "
-                               "new campaign for those cells", given->cells);
+                               "new campaign for those cells",
+                               given->cells);
         if (strcmp(squeeze(recorded->cells, a, sizeof a), squeeze(given->cells, b, sizeof b)))
-            return bf_diag_set(diag, BF_E_INVAL, "--resume: this campaign ran --cells %s, not "
+            return bf_diag_set(diag, BF_E_INVAL,
+                               "--resume: this campaign ran --cells %s, not "
                                "--cells %s; resume without --cells to use the campaign's, or "
-                               "start a new campaign", recorded->cells, given->cells);
+                               "start a new campaign",
+                               recorded->cells, given->cells);
     }
     static const struct {
         const char *opt;
@@ -125,14 +130,17 @@ int bf_runopts_resume(const bf_runopts_t *recorded, const bf_runopts_t *given, b
         char gv[32], rv[32];
         bf_units_format_duration_ms(g_ms, gv, sizeof gv);
         if (!r_has)
-            return bf_diag_set(diag, BF_E_INVAL, "--resume: this campaign ran without %s (the "
+            return bf_diag_set(diag, BF_E_INVAL,
+                               "--resume: this campaign ran without %s (the "
                                "scenario's value), not %s %s; resume without %s, or start a "
-                               "new campaign", ms[i].opt, ms[i].opt, gv, ms[i].opt);
+                               "new campaign",
+                               ms[i].opt, ms[i].opt, gv, ms[i].opt);
         bf_units_format_duration_ms(r_ms, rv, sizeof rv);
-        return bf_diag_set(diag, BF_E_INVAL, "--resume: this campaign ran %s %s, not %s %s: its "
+        return bf_diag_set(diag, BF_E_INVAL,
+                           "--resume: this campaign ran %s %s, not %s %s: its "
                            "finished rows were measured that way; resume without %s to use "
-                           "the campaign's %s, or start a new campaign", ms[i].opt, rv,
-                           ms[i].opt, gv, ms[i].opt, rv);
+                           "the campaign's %s, or start a new campaign",
+                           ms[i].opt, rv, ms[i].opt, gv, ms[i].opt, rv);
     }
     return BF_OK;
 }

@@ -20,11 +20,11 @@
 #define BF_MAX_RUNOPTS_BYTES (1u << 20) /* run-options.json (a --cells list is at most this) */
 
 typedef struct bf_runopts {
-    const char *cells;     /* --cells as written, NULL = every cell; borrowed (or owned by
-                              bf_runopts_parse's caller through bf_runopts_cleanup) */
-    int has_warmup;        /* 1: --warmup was given */
+    const char *cells; /* --cells as written, NULL = every cell; borrowed (or owned by
+                          bf_runopts_parse's caller through bf_runopts_cleanup) */
+    int has_warmup;    /* 1: --warmup was given */
     uint64_t warmup_ms;
-    int has_duration;      /* 1: --duration was given */
+    int has_duration; /* 1: --duration was given */
     uint64_t duration_ms;
 } bf_runopts_t;
 

@@ -34,8 +34,11 @@ static void test_record_round_trip(void **state)
 {
     (void)state;
     bf_runopts_t none = {0};
-    bf_runopts_t all = {.cells = "1,i1-s2-r0-b500-c4", .has_warmup = 1, .warmup_ms = 0,
-                        .has_duration = 1, .duration_ms = 3000};
+    bf_runopts_t all = {.cells = "1,i1-s2-r0-b500-c4",
+                        .has_warmup = 1,
+                        .warmup_ms = 0,
+                        .has_duration = 1,
+                        .duration_ms = 3000};
     round_trip(&none);
     round_trip(&all);
     char *j = bf_runopts_json(&none);
@@ -59,26 +62,33 @@ static void test_record_round_trip(void **state)
 static void test_resume_rules(void **state)
 {
     (void)state;
-    const bf_runopts_t rec = {.cells = "1, 3", .has_warmup = 1, .warmup_ms = 1000,
-                              .has_duration = 1, .duration_ms = 3000};
+    const bf_runopts_t rec = {.cells = "1, 3",
+                              .has_warmup = 1,
+                              .warmup_ms = 1000,
+                              .has_duration = 1,
+                              .duration_ms = 3000};
     const bf_runopts_t bare = {0};
     const struct {
         const bf_runopts_t *recorded;
         bf_runopts_t given;
         const char *err; /* NULL: accepted */
     } cases[] = {
-        {&rec, {0}, NULL},                                         /* nothing given: the record */
-        {&rec, {.cells = "1,3"}, NULL},                            /* same list, spaces apart */
-        {&rec, {.has_warmup = 1, .warmup_ms = 1000}, NULL},        /* same warmup */
-        {&rec, {.has_duration = 1, .duration_ms = 3000}, NULL},    /* same duration */
+        {&rec, {0}, NULL},                                      /* nothing given: the record */
+        {&rec, {.cells = "1,3"}, NULL},                         /* same list, spaces apart */
+        {&rec, {.has_warmup = 1, .warmup_ms = 1000}, NULL},     /* same warmup */
+        {&rec, {.has_duration = 1, .duration_ms = 3000}, NULL}, /* same duration */
         {&rec, {.cells = "1,4"}, "this campaign ran --cells 1, 3, not --cells 1,4"},
-        {&rec, {.has_warmup = 1, .warmup_ms = 0}, "this campaign ran --warmup 1.0s, not --warmup 0ms"},
-        {&rec, {.has_duration = 1, .duration_ms = 4000},
+        {&rec,
+         {.has_warmup = 1, .warmup_ms = 0},
+         "this campaign ran --warmup 1.0s, not --warmup 0ms"},
+        {&rec,
+         {.has_duration = 1, .duration_ms = 4000},
          "ran --duration 3.0s, not --duration 4.0s: its finished rows were measured that way; "
          "resume without --duration to use the campaign's 3.0s"},
         {&bare, {0}, NULL},
         {&bare, {.cells = "2"}, "this campaign ran every cell (no --cells), not --cells 2"},
-        {&bare, {.has_duration = 1, .duration_ms = 2000},
+        {&bare,
+         {.has_duration = 1, .duration_ms = 2000},
          "this campaign ran without --duration (the scenario's value), not --duration 2.0s"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
