@@ -368,6 +368,9 @@ static int build_cell(agent *a, const Bf__Prepare *p)
     if (rc != BF_OK && a->blob_error)
         rc = bf_diag_set(&diag, BF_E_NOTFOUND, "a dictionary file of the Prepare is neither "
                          "shipped intact nor cached here (%s)", diag.msg);
+    if (rc == BF_OK && bf_scenario_target(a->sc)->tls_insecure)
+        bf_warn("cell %s: target.tls.insecure: true: the cluster's certificate is not verified",
+                p->cell_id);
     if (rc == BF_OK) {
         /* --allow-target: refuse a cell aimed at a host this agent may not load */
         /* the cluster's hosts and every named host set (targets:) a cell may send to */

@@ -296,6 +296,8 @@ int bf_standalone_main(int argc, char **argv)
         bf_error("%s", diag.msg);
         return BF_EXIT_INPUT;
     }
+    for (size_t i = 0; i < bf_scenario_warning_count(sc); i++)
+        bf_warn("%s", bf_scenario_warning(sc, i));
     size_t first, last;
     if (select_cells(sc, cell_sel, &first, &last) != 0) {
         bf_scenario_destroy(&sc);

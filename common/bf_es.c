@@ -65,6 +65,12 @@ const char *bf_es_transport_hint(CURLcode cc, const char *detail, const char *ur
         return "the cluster closed the TLS connection: does it trust the CA that signed "
                "target.tls.cert_file?";
     }
+    if (!https && (cc == CURLE_RECV_ERROR || cc == CURLE_GOT_NOTHING ||
+                   cc == CURLE_WEIRD_SERVER_REPLY || cc == CURLE_UNSUPPORTED_PROTOCOL))
+        /* a TLS port reads the plain request as a broken handshake: it resets the connection
+         * (OpenSSL servers), closes it, or answers TLS bytes that are not HTTP */
+        return "the server did not answer plain HTTP: if target.hosts names a TLS port, use "
+               "https:// (and target.tls.ca_file)";
     if (cc == CURLE_SSL_CONNECT_ERROR)
         return "the TLS handshake failed: is the URL's scheme right (https:// for a TLS port, "
                "http:// for a plain one)?";

@@ -935,6 +935,12 @@ static int build_conn(bf__load_t *L, const conn_keys *ck, bf_target_t *t)
     t->cert_file = dup_str(&L->top[ck->cert]);
     t->key_file = dup_str(&L->top[ck->key]);
     t->tls_insecure = L->top[ck->insecure].b;
+    if (t->tls_insecure)
+        bf__warn(L, L->top[ck->insecure].node,
+                 "%s.tls.insecure: true: the cluster's certificate is not verified, so "
+                 "anything on the path can read or change the traffic (a test cluster only); "
+                 "every row is flagged tls-insecure. Give %s.tls.ca_file instead",
+                 sn, sn);
     if (L->top[ck->cert].set != L->top[ck->key].set)
         return bf__err(L, L->top[ck->tls].node, BF_E_INVAL,
                        "%s.tls: cert_file and "

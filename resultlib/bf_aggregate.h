@@ -91,6 +91,7 @@ typedef struct bf_row {
     int target_missed;        /* target-rate cell whose attempted docs/s fell short by more than
                                  BF_TARGET_MISS of the target: it measured what was sent, not the
                                  load asked for (the reason gives achieved vs target) */
+    int tls_insecure;         /* target.tls.insecure: the cluster's certificate was not verified */
     int index_mismatch;      /* recreate false: an index's shards/replicas differ from the cell's */
     int64_t index_shards, index_replicas; /* with index_mismatch: the index's real number_of_shards
                                              / number_of_replicas; -1 = unknown or no mismatch */

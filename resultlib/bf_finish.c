@@ -25,6 +25,8 @@ int bf_finish_cell(bf_results_t *res, bf_es_t *es, const bf_cell_t *cell, const 
     }
     row->yellow = end->yellow;
     row->aborted = end->aborted;
+    /* the cell's host set (the scenario's target, or its matrix target) was not verified */
+    row->tls_insecure = cell->target != NULL && cell->target->tls_insecure;
     if (end->failure && end->failure[0]) {
         row->failed = 1;
         bf_strlcpy(row->reason, end->failure, sizeof row->reason);

@@ -5,11 +5,11 @@
  *
  * A repetition ends as: the row from the merged samples (bf_cellagg_row) → the cluster's side
  * (telemetry, when there is one) → flags (yellow, aborted, failed + reason) → verification by
- * _refresh + _count (bf_row_verify) → on a verified row with nothing in the indices before,
- * the disk cost (_flush + _stats/store, bf_row_store_cost) → the index-mismatch flag → cells/<name>.ndjson (or
- * cells/<name>.aborted.ndjson, which `run --resume` does not take as finished).
- * A cell ends as: the median repetition (bf_rows_median) appended to the matrix, and matrix.*
- * rewritten. Not thread-safe.
+ * _refresh + _count (bf_row_verify); tls_insecure from the cell's target → on a verified row with
+ * nothing in the indices before, the disk cost (_flush + _stats/store, bf_row_store_cost) → the
+ * index-mismatch flag → cells/<name>.ndjson (or cells/<name>.aborted.ndjson, which `run --resume`
+ * does not take as finished). A cell ends as: the median repetition (bf_rows_median) appended to
+ * the matrix, and matrix.* rewritten. Not thread-safe.
  */
 #ifndef BF_FINISH_H
 #define BF_FINISH_H

@@ -108,6 +108,7 @@ static const field fields[] = {
     FD("stalled", stalled, F_INT, 1),
     FD("req_abandoned", req_abandoned, F_U64, 0),
     FD("yellow", yellow, F_INT, 1),
+    FD("tls_insecure", tls_insecure, F_INT, 1),
     FD("failed", failed, F_INT, 1),
     FD("aborted", aborted, F_INT, 1),
     FD("repeat", repeat, F_U32, 1),
@@ -585,6 +586,7 @@ static const char *flags_text(const bf_row_t *row, char *buf, size_t n)
     FLAG(row->degraded, "degraded");
     FLAG(row->yellow, "yellow");
     FLAG(row->index_mismatch, "index-mismatch");
+    FLAG(row->tls_insecure, "tls-insecure");
     FLAG(row->client_bound, "client-bound");
     FLAG(row->target_missed, "target-missed");
     FLAG(row->search_rate_missed, "search-rate-missed");

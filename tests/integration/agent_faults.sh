@@ -398,6 +398,9 @@ eq("req_bad_response", A["req_bad_response"], len(L))
 eq("docs_unknown", A["docs_unknown"], A["docs_sent"])
 eq("docs_ok", A["docs_ok"], 0)
 assert "not a bulk response" in ERR, ERR
+# a 2xx that is not JSON is a bad response, not a transport error (the transport carried it)
+assert ROW["req_bad_response"] > 0 and ROW["req_transport_error"] == 0, ROW
+assert ROW["doc_errors"] == [], "unknown documents are not an error type"
 '
 
 # ---- connect refused on one of two hosts: counted, nothing lost or counted twice ------------

@@ -46,7 +46,8 @@ python3 "$FS" --port 0 --mode ok --log "$FS_LOG" --max-lifetime 180 --tls-cert "
 FS_PID=$!
 FS_PORT=""
 for _ in $(seq 1 100); do
-    FS_PORT=$(awk '/^READY/{print $2}' "$TMP/fs.out")
+    # the file may not exist yet (the shell opens it in the background job): no set -e exit
+    FS_PORT=$(awk '/^READY/{print $2}' "$TMP/fs.out" 2>/dev/null || true)
     [ -n "$FS_PORT" ] && break
     sleep 0.1
 done
@@ -55,14 +56,14 @@ done
 # scenario DIR TLS-YAML — DIR/tls.yaml aimed at the server; the TLS files are copied into
 # DIR/certs/ so the scenario names them relative to its own folder.
 scenario() {
-    local dir=$1 tls=$2
+    local dir=$1 tls=$2 scheme=${3:-https}
     mkdir -p "$dir/certs"
     cp "$P"/ca.pem "$P"/other.pem "$P"/client.pem "$P"/client.key "$dir/certs/"
     echo "this is not a certificate" > "$dir/certs/garbage.pem"
     cat > "$dir/tls.yaml" <<YAML
 name: tls
 target:
-  hosts: ["https://127.0.0.1:$FS_PORT"]
+  hosts: ["$scheme://127.0.0.1:$FS_PORT"]
   tls: $tls
 index:
   name: tls-test
@@ -169,3 +170,32 @@ run_from / nocert "$TMP/nocert/tls.yaml"
 grep -q "target.tls.cert_file" "$TMP/nocert.err" ||
     { cat "$TMP/nocert.err" >&2; fail "nocert: the message does not point at target.tls.cert_file"; }
 pass "no client certificate: exit $RC: $(grep -m1 target.tls "$TMP/nocert.err")"
+
+# ---- plain http to the TLS port: the cell fails at once and says "use https://" -------------
+scenario "$TMP/plain" "$GOOD" http
+t0=$(date +%s)
+run_from / plain "$TMP/plain/tls.yaml"
+[ "$RC" -ne 0 ] || fail "plain: http:// to a TLS port passed"
+grep -q "use https://" "$TMP/plain.err" ||
+    { cat "$TMP/plain.err" >&2; fail "plain: the message does not say use https://"; }
+[ $(( $(date +%s) - t0 )) -lt 20 ] || fail "plain: took more than 20 s to fail"
+pass "http:// to a TLS port: exit $RC: $(grep -m1 'use https' "$TMP/plain.err")"
+
+# ---- tls.insecure: true: the run works without the CA, and it says so everywhere ------------
+scenario "$TMP/insecure" '{insecure: true, cert_file: certs/client.pem, key_file: certs/client.key}'
+run_from / insecure "$TMP/insecure/tls.yaml"
+[ "$RC" -eq 0 ] || { cat "$TMP/insecure.err" >&2; fail "insecure: exit $RC"; }
+grep -q "tls.yaml:4:[0-9]*: warning: target.tls.insecure: true: the cluster's certificate is not verified" \
+    "$TMP/insecure.err" || { cat "$TMP/insecure.err" >&2; fail "insecure: not in the log"; }
+python3 - "$TMP/res-insecure" "$TMP/res-good" <<'PY' || fail "insecure: the row does not carry it"
+import csv, glob, json, sys
+for d, want in ((sys.argv[1], True), (sys.argv[2], False)):
+    row = json.load(open(glob.glob(d + "/*/matrix.json")[0]))["rows"][0]
+    assert row["tls_insecure"] is want, (d, row["tls_insecure"])
+    c = list(csv.DictReader(open(glob.glob(d + "/*/matrix.csv")[0])))[0]
+    assert c["tls_insecure"] == ("true" if want else "false"), c
+    md = open(glob.glob(d + "/*/matrix.md")[0]).read()
+    assert ("tls-insecure" in md) is want, md
+assert row["verified"] is True
+PY
+pass "tls.insecure: true: warned in the log, tls_insecure in matrix.json/csv, flag tls-insecure"
