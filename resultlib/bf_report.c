@@ -1034,10 +1034,9 @@ static void section_table(bf_buf_t *b, rowinfo *ri, size_t n)
             }
         }
         bf_buf_appendz(b, "</td><td>");
-        static const char *const flags[] = {"failed",        "aborted",      "degraded",
-                                            "yellow",        "client_bound", "target_missed",
-                                            "stalled",       "search_rate_missed",
-                                            "tls_insecure"};
+        static const char *const flags[] = {
+            "failed",        "aborted", "degraded",           "yellow",      "client_bound",
+            "target_missed", "stalled", "search_rate_missed", "tls_insecure"};
         for (size_t k = 0; k < sizeof flags / sizeof flags[0]; k++)
             if (json_is_true(json_object_get(ri[i].row, flags[k])))
                 bf_buf_appendf(b, "<span class=\"flag\">%s</span> ", flags[k]);
