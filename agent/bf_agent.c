@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/random.h>
 #include <zmq.h>
 
 volatile int bf_agent_stop_flag = 0;
@@ -57,6 +58,7 @@ typedef struct agent {
     const bf_agent_opts_t *opts;
     char secret_z85[41], public_z85[41], server_z85[41];
     char id[128];
+    char route[160]; /* routing id of both DEALERs: id + "/" + this process's random nonce */
     char hostname[128];
     char data_ep[512];
     uint32_t threads;
@@ -601,7 +603,7 @@ static void *open_socket(agent *a, const char *endpoint, const char *what)
 {
     void *s = zmq_socket(a->zctx, ZMQ_DEALER);
     bf_wire_socket_setup(s, 0, 0);
-    zmq_setsockopt(s, ZMQ_ROUTING_ID, a->id, strlen(a->id));
+    zmq_setsockopt(s, ZMQ_ROUTING_ID, a->route, strlen(a->route));
     if (!a->opts->insecure) {
         /* CURVE client: pin the coordinator's public key */
         zmq_setsockopt(s, ZMQ_CURVE_SERVERKEY, a->server_z85, BF_Z85_KEY_LEN + 1);
@@ -849,6 +851,15 @@ int bf_agent_main(const bf_agent_opts_t *opts)
         bf_strlcpy(a.id, opts->agent_id, sizeof a.id);
     else
         snprintf(a.id, sizeof a.id, "%s-%ld", a.hostname, (long)getpid());
+    /* The routing id carries a nonce no other peer knows: the coordinator's ROUTER_HANDOVER
+     * gives a route to whoever presents it, so a route that is only the id (which anyone can
+     * type) could be taken over by another process claiming the id. Reconnects of this
+     * process keep it; a restarted agent brings a new one (the coordinator checks that the
+     * old connection is gone before it moves the id, bf_fleet.h). */
+    uint64_t nonce = 0;
+    if (getrandom(&nonce, sizeof nonce, 0) != (ssize_t)sizeof nonce)
+        nonce = bf_clock_wall_us() ^ ((uint64_t)getpid() << 32) ^ bf_clock_mono_us();
+    snprintf(a.route, sizeof a.route, "%s/%016llx", a.id, (unsigned long long)nonce);
     long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
     a.threads = opts->threads ? opts->threads : (uint32_t)(ncpu > 0 ? ncpu : 1);
     a.deadman_ms = opts->deadman_ms ? opts->deadman_ms : 15000;
@@ -894,7 +905,10 @@ int bf_agent_main(const bf_agent_opts_t *opts)
         explicit_bzero(a.secret_z85, sizeof a.secret_z85);
         return a.bad_endpoint ? BF_EXIT_INPUT : BF_EXIT_ENV; /* a malformed URL is bad input */
     }
-    bf_info("agent %s (%u threads) connecting to %s and %s", a.id, a.threads,
+    char fp[BF_KEY_FP_LEN + 1] = "no key";
+    if (!opts->insecure)
+        bf_keys_fingerprint_z85(a.public_z85, fp);
+    bf_info("agent %s (%u threads, %s) connecting to %s and %s", a.id, a.threads, fp,
             opts->control_endpoint, a.data_ep);
     a.last_heard_us = bf_clock_mono_us();
     send_hello(&a, a.ctrl, 0);

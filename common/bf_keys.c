@@ -3,6 +3,7 @@
 #include "bf_keys.h"
 
 #include "bf_mem.h"
+#include "bf_sha256.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -169,4 +170,21 @@ int bf_keys_each_allowed(const char *allow_dir, bf_keys_each_fn fn, void *ctx)
     }
     closedir(d);
     return count;
+}
+
+void bf_keys_fingerprint(const uint8_t key[32], char out[BF_KEY_FP_LEN + 1])
+{
+    char hex[65];
+    bf_sha256_hex(key, 32, hex);
+    snprintf(out, BF_KEY_FP_LEN + 1, "sha256:%.16s", hex);
+}
+
+void bf_keys_fingerprint_z85(const char *public_z85, char out[BF_KEY_FP_LEN + 1])
+{
+    uint8_t key[32];
+    out[0] = '\0';
+    if (public_z85 == NULL || strlen(public_z85) != BF_Z85_KEY_LEN ||
+        zmq_z85_decode(key, public_z85) == NULL)
+        return;
+    bf_keys_fingerprint(key, out);
 }

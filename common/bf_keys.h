@@ -41,4 +41,14 @@ int bf_keys_allowed(const char *allow_dir, const uint8_t *key, char *name, size_
 typedef void (*bf_keys_each_fn)(void *ctx, const uint8_t *key, const char *name);
 int bf_keys_each_allowed(const char *allow_dir, bf_keys_each_fn fn, void *ctx);
 
+/* bf_keys_fingerprint — a short, stable name of a public key for logs: "sha256:" and the first
+ * 16 hex digits of SHA-256 over the 32 key bytes (as SSH names keys by a hash, never by the key
+ * itself). out gets BF_KEY_FP_LEN + 1 bytes, NUL-terminated. Pure, thread-safe. */
+#define BF_KEY_FP_LEN 23
+void bf_keys_fingerprint(const uint8_t key[32], char out[BF_KEY_FP_LEN + 1]);
+
+/* bf_keys_fingerprint_z85 — the same for a Z85 public key (40 characters); "" when it does not
+ * decode. */
+void bf_keys_fingerprint_z85(const char *public_z85, char out[BF_KEY_FP_LEN + 1]);
+
 #endif

@@ -122,12 +122,19 @@ static int hello_too_big(const uint8_t *p, size_t n)
     return 0;
 }
 
-int bf_wire_recv_user(void *sock, void *route, size_t *route_len, char *user_id,
-                      size_t user_id_size, Bf__Envelope **out, int flags)
+/* the property `name` of msg into out (out_size bytes, "" when absent) */
+static void copy_prop(zmq_msg_t *msg, const char *name, char *out, size_t out_size)
+{
+    const char *v = zmq_msg_gets(msg, name);
+    snprintf(out, out_size, "%s", v ? v : "");
+}
+
+int bf_wire_recv_peer(void *sock, void *route, size_t *route_len, bf_wire_peer_t *peer,
+                      Bf__Envelope **out, int flags)
 {
     *out = NULL;
-    if (user_id && user_id_size)
-        user_id[0] = '\0';
+    if (peer)
+        memset(peer, 0, sizeof *peer);
     if (route != NULL) {
         int n = zmq_recv(sock, route, BF_MAX_ROUTE_BYTES, flags);
         if (n < 0)
@@ -147,18 +154,32 @@ int bf_wire_recv_user(void *sock, void *route, size_t *route_len, char *user_id,
         return BF_E_IO;
     }
     drain_more(sock);
-    if (user_id && user_id_size) {
-        const char *uid = zmq_msg_gets(&msg, "User-Id");
-        if (uid)
-            snprintf(user_id, user_id_size, "%s", uid);
+    if (peer)
+        copy_prop(&msg, "User-Id", peer->user_id, sizeof peer->user_id);
+    int too_big = hello_too_big(zmq_msg_data(&msg), zmq_msg_size(&msg));
+    if (!too_big)
+        *out = bf__envelope__unpack(NULL, zmq_msg_size(&msg), zmq_msg_data(&msg));
+    if (peer && (*out == NULL || (*out)->body_case == BF__ENVELOPE__BODY_HELLO)) {
+        copy_prop(&msg, "Key-Fingerprint", peer->key_fp, sizeof peer->key_fp);
+        copy_prop(&msg, "Peer-Address", peer->address, sizeof peer->address);
     }
-    if (hello_too_big(zmq_msg_data(&msg), zmq_msg_size(&msg))) {
+    if (too_big) {
         zmq_msg_close(&msg);
         return BF_E_RANGE;
     }
-    *out = bf__envelope__unpack(NULL, zmq_msg_size(&msg), zmq_msg_data(&msg));
     zmq_msg_close(&msg);
     return *out ? BF_OK : BF_E_PROTO;
+}
+
+int bf_wire_recv_user(void *sock, void *route, size_t *route_len, char *user_id,
+                      size_t user_id_size, Bf__Envelope **out, int flags)
+{
+    if (user_id == NULL || user_id_size == 0)
+        return bf_wire_recv_peer(sock, route, route_len, NULL, out, flags);
+    bf_wire_peer_t peer;
+    int rc = bf_wire_recv_peer(sock, route, route_len, &peer, out, flags);
+    snprintf(user_id, user_id_size, "%s", peer.user_id);
+    return rc;
 }
 
 int bf_wire_send_pong(void *sock, const void *route, size_t route_len, const Bf__Ping *ping,

@@ -60,6 +60,20 @@ int bf_wire_send_pong(void *sock, const void *route, size_t route_len, const Bf_
 int bf_wire_recv_user(void *sock, void *route, size_t *route_len, char *user_id,
                       size_t user_id_size, Bf__Envelope **out, int flags);
 
+/* Who sent a message, from libzmq's message properties (zmq_msg_gets). */
+typedef struct bf_wire_peer {
+    char user_id[128]; /* ZAP User-Id: the allow-list key file's name; "" without CURVE */
+    char key_fp[32];   /* ZAP metadata "Key-Fingerprint" (bf_keys_fingerprint); "" without */
+    char address[64];  /* "Peer-Address": the peer's IP address (libzmq gives no port) */
+} bf_wire_peer_t;
+
+/* bf_wire_recv_peer — bf_wire_recv that also fills *peer (NULL: not wanted). User-Id is read
+ * for every message; the key fingerprint and the peer address only for a Hello or a frame that
+ * is refused (they are what a refusal names, and each property lookup costs a map search on
+ * the per-sample path). Returns as bf_wire_recv. */
+int bf_wire_recv_peer(void *sock, void *route, size_t *route_len, bf_wire_peer_t *peer,
+                      Bf__Envelope **out, int flags);
+
 /* bf_wire_check_version — 0 if env's major equals BF_PROTO_MAJOR, else BF_E_PROTO with the
  * reason ("protocol major 2, but this peer speaks 1.0; install the same ...") in diag (may be
  * NULL), which is also what a Reject carries. Pure; thread-safe with a diag per thread. */

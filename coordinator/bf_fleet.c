@@ -4,6 +4,7 @@
 
 #include "bf_clock.h"
 #include "bf_error.h"
+#include "bf_hswatch.h"
 #include "bf_keys.h"
 #include "bf_log.h"
 #include "bf_mem.h"
@@ -27,18 +28,21 @@
 struct bf_fleet {
     bf_fleet_opts_t opts;
     void *zctx, *ctrl, *data;
-    void *mon[2];             /* CURVE: handshake failures of ctrl and data (socket monitor) */
-    uint64_t handshake_failed, handshake_logged_us;
+    bf_hswatch_t *hswatch[2]; /* CURVE: failed handshakes of ctrl and data, with the peer */
     bf_zap_t *zap;
     bf_fleet_agent_t **agents;
     size_t nagents;
-    bf_strmap_t by_id;   /* agent id (routing id bytes) -> agent: O(1) per message */
+    bf_strmap_t by_id;    /* agent id -> agent */
+    bf_strmap_t by_route; /* routing id -> agent: O(1) per message */
     bf_fleet_handler_fn handler;
     bf_fleet_event_fn event;
     bf_fleet_resend_fn resend;
     void *ctx;
     uint64_t bad_frames, rejects, strangers;
-    uint64_t hijacks; /* messages for an agent id from a key other than its own */
+    uint64_t hijacks;         /* messages on an agent's route from a key other than its own */
+    uint64_t claims_refused;  /* Hellos for a taken agent id (another key, or a duplicate) */
+    uint64_t claim_window_us; /* start of the current 10 s window of claim warnings */
+    unsigned claim_logged;    /* claim warnings given in it (at most 5: a peer may flood) */
     uint64_t bad_logged_us; /* when a malformed message was last logged (rate limit) */
     size_t bursting;        /* agents with Pings of the clock exchange still to send */
     uint64_t last_burst_us;
@@ -147,6 +151,7 @@ bf_fleet_t *bf_fleet_new(const bf_fleet_opts_t *opts, bf_diag_t *diag)
     if (!f->opts.deadman_ms)
         f->opts.deadman_ms = 15000;
     bf_strmap_init(&f->by_id);
+    bf_strmap_init(&f->by_route);
     if (reserve_fds(f, opts->expected_agents, diag) != BF_OK) {
         bf_fleet_destroy(&f);
         return NULL;
@@ -177,60 +182,11 @@ bf_fleet_t *bf_fleet_new(const bf_fleet_opts_t *opts, bf_diag_t *diag)
     }
     if (opts->curve_secret_z85) {
         /* a peer without keys (or with a wrong coordinator key) never reaches ZAP: the CURVE
-         * handshake fails first, and only a socket monitor hears of it */
-        void *socks[2] = {f->ctrl, f->data};
-        for (int i = 0; i < 2; i++) {
-            char ep[64];
-            snprintf(ep, sizeof ep, "inproc://bf-fleet-monitor-%d", i);
-            if (zmq_socket_monitor(socks[i], ep, ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL |
-                                                     ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL |
-                                                     ZMQ_EVENT_HANDSHAKE_FAILED_AUTH) != 0)
-                continue;
-            f->mon[i] = zmq_socket(f->zctx, ZMQ_PAIR);
-            if (f->mon[i] && zmq_connect(f->mon[i], ep) != 0) {
-                zmq_close(f->mon[i]);
-                f->mon[i] = NULL;
-            }
-        }
+         * handshake fails first, and only a socket monitor hears of it (bf_hswatch) */
+        f->hswatch[0] = bf_hswatch_start(f->zctx, f->ctrl, "control");
+        f->hswatch[1] = bf_hswatch_start(f->zctx, f->data, "data");
     }
     return f;
-}
-
-/* one monitor event: a failed handshake, logged with the peer's address at most every 10 s */
-static void on_monitor(bf_fleet_t *f, void *mon, int is_data)
-{
-    for (int k = 0; k < 100; k++) {
-        zmq_msg_t ev, addr;
-        zmq_msg_init(&ev);
-        if (zmq_msg_recv(&ev, mon, ZMQ_DONTWAIT) < 0) {
-            zmq_msg_close(&ev);
-            return;
-        }
-        uint16_t event = 0;
-        if (zmq_msg_size(&ev) >= 2)
-            memcpy(&event, zmq_msg_data(&ev), 2);
-        zmq_msg_close(&ev);
-        zmq_msg_init(&addr);
-        char peer[128] = "?";
-        if (zmq_msg_recv(&addr, mon, 0) >= 0) {
-            size_t n = zmq_msg_size(&addr) < sizeof peer - 1 ? zmq_msg_size(&addr) : sizeof peer - 1;
-            memcpy(peer, zmq_msg_data(&addr), n);
-            peer[n] = '\0';
-        }
-        zmq_msg_close(&addr);
-        f->handshake_failed++;
-        uint64_t now = bf_clock_mono_us();
-        if (f->handshake_logged_us == 0 || now - f->handshake_logged_us > 10000000u) {
-            /* the monitor names our endpoint, not the peer's address (libzmq's v1 events) */
-            bf_warn("refused a connection to the %s socket %s: its CURVE handshake failed "
-                    "(%s); an agent needs --keys DIR with coordinator.pub and its key in the "
-                    "allow-list (%llu refused so far)", is_data ? "data" : "control", peer,
-                    event == ZMQ_EVENT_HANDSHAKE_FAILED_AUTH ? "key not admitted"
-                                                             : "no or wrong keys",
-                    (unsigned long long)f->handshake_failed);
-            f->handshake_logged_us = now;
-        }
-    }
 }
 
 void bf_fleet_destroy(bf_fleet_t **f_p)
@@ -238,18 +194,17 @@ void bf_fleet_destroy(bf_fleet_t **f_p)
     if (f_p == NULL || *f_p == NULL)
         return;
     bf_fleet_t *f = *f_p;
-    for (int i = 0; i < 2; i++) {
-        if (f->mon[i]) {
-            zmq_socket_monitor(i == 0 ? f->ctrl : f->data, NULL, 0);
-            zmq_close(f->mon[i]);
-        }
-    }
+    bf_hswatch_stop(f->hswatch[0], f->ctrl);
+    bf_hswatch_stop(f->hswatch[1], f->data);
     if (f->ctrl)
         zmq_close(f->ctrl);
     if (f->data)
         zmq_close(f->data);
-    zmq_ctx_term(f->zctx);
+    if (f->zctx)
+        zmq_ctx_term(f->zctx); /* ends the ZAP and watcher threads (ETERM) */
     bf_zap_join(&f->zap);
+    bf_hswatch_join(&f->hswatch[0]);
+    bf_hswatch_join(&f->hswatch[1]);
     for (size_t i = 0; i < f->nagents; i++) {
         free(f->agents[i]->files);
         bf_strmap_cleanup(&f->agents[i]->file_set);
@@ -257,6 +212,7 @@ void bf_fleet_destroy(bf_fleet_t **f_p)
     }
     free(f->agents);
     bf_strmap_cleanup(&f->by_id);
+    bf_strmap_cleanup(&f->by_route);
     free(f);
     *f_p = NULL;
 }
@@ -298,6 +254,16 @@ uint64_t bf_fleet_refused(bf_fleet_t *f)
     return f->zap ? bf_zap_refused(f->zap) : 0;
 }
 
+uint64_t bf_fleet_handshakes_failed(const bf_fleet_t *f)
+{
+    return bf_hswatch_failed(f->hswatch[0]) + bf_hswatch_failed(f->hswatch[1]);
+}
+
+uint64_t bf_fleet_claims_refused(const bf_fleet_t *f)
+{
+    return f->claims_refused;
+}
+
 void bf_fleet_stats(const bf_fleet_t *f, uint64_t *bad_frames, uint64_t *rejects)
 {
     *bad_frames = f->bad_frames;
@@ -307,7 +273,7 @@ void bf_fleet_stats(const bf_fleet_t *f, uint64_t *bad_frames, uint64_t *rejects
 int bf_fleet_send(bf_fleet_t *f, const bf_fleet_agent_t *a, Bf__Envelope *env, int is_data)
 {
     void *s = is_data ? f->data : f->ctrl;
-    return bf_wire_send(s, a->id, a->id_len, env, ZMQ_DONTWAIT);
+    return bf_wire_send(s, a->route, a->route_len, env, ZMQ_DONTWAIT);
 }
 
 int bf_fleet_agent_has_file(const bf_fleet_agent_t *a, const char *sha256_hex)
@@ -357,7 +323,7 @@ void bf_fleet_agent_cell(bf_fleet_agent_t *a, enum bf_fleet_cell_event ev)
  * fleet here made the coordinator's cost per sample grow with the number of agents) */
 static bf_fleet_agent_t *find(bf_fleet_t *f, const char *route, size_t route_len)
 {
-    return bf_strmap_get(&f->by_id, route, route_len);
+    return bf_strmap_get(&f->by_route, route, route_len);
 }
 
 static void reject(bf_fleet_t *f, void *sock, const char *route, size_t route_len, const char *reason)
@@ -372,20 +338,103 @@ static void reject(bf_fleet_t *f, void *sock, const char *route, size_t route_le
     f->rejects++;
 }
 
-static void on_hello(bf_fleet_t *f, void *sock, const char *route, size_t route_len,
-                     const Bf__Hello *h, int is_data)
+/* "key 'alpha' sha256:0123456789abcdef" or "no key" (insecure), for refusal messages */
+static void key_words(const char *name, const char *fp, char *out, size_t out_size)
 {
-    bf_fleet_agent_t *a = find(f, route, route_len);
-    int was_lost = a && a->session == BF_AS_LOST;
-    int is_new = a == NULL || a->session == BF_AS_CONNECTED; /* not yet welcomed */
-    if (a == NULL) {
-        if (route_len >= sizeof a->id) {
-            reject(f, sock, route, route_len, "agent id longer than 127 bytes");
-            return;
+    if (name[0] || fp[0])
+        snprintf(out, out_size, "key '%s' %s", name, fp[0] ? fp : "(no fingerprint)");
+    else
+        snprintf(out, out_size, "no key");
+}
+
+/* Whether the agent's current control connection is still there: a Ping to its route, which
+ * ROUTER_MANDATORY refuses with EHOSTUNREACH once libzmq has dropped the connection (the
+ * process ended: the kernel closed it). A lost agent counts as gone. */
+static int route_alive(bf_fleet_t *f, const bf_fleet_agent_t *a)
+{
+    if (a->session == BF_AS_LOST || a->route_len == 0)
+        return 0;
+    Bf__Ping p = BF__PING__INIT;
+    p.wall_us = bf_clock_wall_us();
+    Bf__Envelope env;
+    bf_wire_init(&env);
+    env.body_case = BF__ENVELOPE__BODY_PING;
+    env.ping = &p;
+    if (bf_wire_send(f->ctrl, a->route, a->route_len, &env, ZMQ_DONTWAIT) == BF_OK)
+        return 1;
+    return errno != EHOSTUNREACH; /* EAGAIN: its pipe is full, so it is there */
+}
+
+/* A Hello from a route the fleet does not know: a new agent, a restarted one (its id known, its
+ * old connection gone), or a claim on an id that is taken, which is refused: the Reject goes to
+ * the claimant's route only, and the agent that holds the id goes on (its cell too). Returns
+ * the agent the route now belongs to, or NULL when refused. */
+static bf_fleet_agent_t *claim(bf_fleet_t *f, void *sock, const char *route, size_t route_len,
+                               const Bf__Hello *h, const bf_wire_peer_t *peer, int is_data)
+{
+    /* the id is the Hello's; a peer that sends none is named by its route (older agents and
+     * test clients whose routing id is the id itself) */
+    const char *id = h->agent_id && h->agent_id[0] ? h->agent_id : route;
+    size_t id_len = h->agent_id && h->agent_id[0] ? strlen(h->agent_id) : route_len;
+    if (id_len >= sizeof((bf_fleet_agent_t *)0)->id) {
+        reject(f, sock, route, route_len, "agent id longer than 127 bytes");
+        return NULL;
+    }
+    const char *addr = peer->address[0] ? peer->address : "an unknown address";
+    bf_fleet_agent_t *a = bf_strmap_get(&f->by_id, id, id_len);
+    if (a != NULL) {
+        /* the same key: compare fingerprints (a key file renamed while running keeps its
+         * key); without one, the allow-list names */
+        int same_key = a->key_fp[0] || peer->key_fp[0] ? strcmp(a->key_fp, peer->key_fp) == 0
+                                                       : strcmp(a->key_name, peer->user_id) == 0;
+        int alive = same_key && route_alive(f, a);
+        if (!same_key || alive) {
+            char mine[192], theirs[192], why[512];
+            key_words(a->key_name, a->key_fp, mine, sizeof mine);
+            key_words(peer->user_id, peer->key_fp, theirs, sizeof theirs);
+            if (!same_key)
+                snprintf(why, sizeof why,
+                         "agent id '%.127s' belongs to another key; start this agent with its "
+                         "own --id",
+                         a->id);
+            else
+                snprintf(why, sizeof why,
+                         "agent id '%.127s' is already connected (from %s, host %s); two agents "
+                         "must not share an id: start this one with its own --id",
+                         a->id, a->peer[0] ? a->peer : "?", a->hostname);
+            reject(f, sock, route, route_len, why);
+            f->claims_refused++;
+            /* at most 5 warnings per 10 s (a claimant retrying floods); the data socket's Hello
+             * of the same claimant says the same: counted, not logged */
+            uint64_t now = bf_clock_mono_us();
+            if (now - f->claim_window_us > 10000000u) {
+                f->claim_window_us = now;
+                f->claim_logged = 0;
+            }
+            if (!is_data && f->claim_logged++ < 5)
+                bf_warn("refused agent id %s from %s (%s, host %s): that id belongs to the agent "
+                        "connected from %s (%s, host %s)%s; the agent holding it goes on%s "
+                        "(%llu refused so far)",
+                        a->id, addr, theirs, h->hostname ? h->hostname : "?",
+                        a->peer[0] ? a->peer : "?", mine, a->hostname,
+                        same_key ? ", which is still there: two agents with one id" : "",
+                        same_key ? "; give each agent its own --id (a stopped agent frees its "
+                                   "id at once, a cut-off one when it is lost)"
+                                 : "; give each agent its own --id and key",
+                        (unsigned long long)f->claims_refused);
+            return NULL;
         }
+        /* a restarted agent: its old connection is gone, the id moves to the new route */
+        bf_strmap_del(&f->by_route, a->route, a->route_len);
+        a->has_data_route = 0; /* until the new process's data socket says Hello */
+        bf_info("agent %s comes back as a new process from %s (its earlier connection is gone)",
+                a->id, addr);
+    } else {
         a = bf_calloc(1, sizeof *a);
-        memcpy(a->id, route, route_len);
-        a->id_len = route_len;
+        memcpy(a->id, id, id_len);
+        a->id_len = id_len;
+        bf_strlcpy(a->key_name, peer->user_id, sizeof a->key_name);
+        bf_strlcpy(a->key_fp, peer->key_fp, sizeof a->key_fp);
         f->agents = bf_realloc(f->agents, (f->nagents + 1) * sizeof *f->agents);
         f->agents[f->nagents++] = a;
         bf_strmap_put(&f->by_id, a->id, a->id_len, a); /* id_len < 128: cannot fail */
@@ -398,6 +447,21 @@ static void on_hello(bf_fleet_t *f, void *sock, const char *route, size_t route_
                     BF_FLEET_FD_RESERVE);
         }
     }
+    memcpy(a->route, route, route_len);
+    a->route_len = route_len;
+    bf_strmap_put(&f->by_route, a->route, a->route_len, a); /* <= 256 bytes: cannot fail */
+    if (peer->address[0])
+        bf_strlcpy(a->peer, peer->address, sizeof a->peer);
+    return a;
+}
+
+static void on_hello(bf_fleet_t *f, void *sock, bf_fleet_agent_t *a, const Bf__Hello *h,
+                     int is_data)
+{
+    const char *route = a->route;
+    size_t route_len = a->route_len;
+    int was_lost = a->session == BF_AS_LOST;
+    int is_new = a->session == BF_AS_CONNECTED; /* not yet welcomed */
     bf_strlcpy(a->hostname, h->hostname ? h->hostname : "", sizeof a->hostname);
     a->cores = h->cores ? h->cores : 1;
     a->threads = h->threads ? h->threads : a->cores;
@@ -458,8 +522,8 @@ static void drain(bf_fleet_t *f, void *sock, int is_data)
         char route[BF_MAX_ROUTE_BYTES];
         size_t route_len = 0;
         Bf__Envelope *env = NULL;
-        char user[128];
-        int rc = bf_wire_recv_user(sock, route, &route_len, user, sizeof user, &env, ZMQ_DONTWAIT);
+        bf_wire_peer_t peer;
+        int rc = bf_wire_recv_peer(sock, route, &route_len, &peer, &env, ZMQ_DONTWAIT);
         if (rc == BF_E_IO)
             return;
         if (rc == BF_E_PROTO || rc == BF_E_RANGE) {
@@ -469,10 +533,11 @@ static void drain(bf_fleet_t *f, void *sock, int is_data)
             f->bad_frames++;
             uint64_t now = bf_clock_mono_us();
             if (f->bad_logged_us == 0 || now - f->bad_logged_us > 10000000u) {
-                bf_warn("refused a message from peer '%.*s' on the %s socket: %s (%llu malformed "
-                        "so far)",
-                        (int)(route_len < 64 ? route_len : 64), route, is_data ? "data" : "control",
-                        why, (unsigned long long)f->bad_frames);
+                bf_warn("refused a message from peer '%.*s' (%s) on the %s socket: %s (%llu "
+                        "malformed so far)",
+                        (int)(route_len < 64 ? route_len : 64), route,
+                        peer.address[0] ? peer.address : "?", is_data ? "data" : "control", why,
+                        (unsigned long long)f->bad_frames);
                 f->bad_logged_us = now;
             }
             if (route_len > 0)
@@ -481,27 +546,28 @@ static void drain(bf_fleet_t *f, void *sock, int is_data)
         }
         bf_diag_t vd = {0};
         if (bf_wire_check_version(env, &vd) != BF_OK) {
-            bf_warn("refused a peer: %s", vd.msg);
+            bf_warn("refused a peer from %s: %s", peer.address[0] ? peer.address : "?", vd.msg);
             reject(f, sock, route, route_len, vd.msg);
             bf__envelope__free_unpacked(env, NULL);
             continue;
         }
-        /* an agent id belongs to the key that first brought it in: another allow-listed key
-         * cannot take it over (ROUTER_HANDOVER would otherwise hand it the route) */
-        bf_fleet_agent_t *owner = user[0] ? find(f, route, route_len) : NULL;
-        if (owner && owner->key_name[0] && strcmp(owner->key_name, user) != 0) {
+        /* a route belongs to the key that brought its agent in; a message on it from another
+         * key means someone presented the route itself (it carries a nonce only its agent
+         * knows, so this is a defence in depth): ignored */
+        bf_fleet_agent_t *owner = find(f, route, route_len);
+        if (owner && strcmp(owner->key_name, peer.user_id) != 0) {
             if (f->hijacks++ % 100 == 0)
-                bf_warn("ignored a %s for agent %s from key '%s': that agent id belongs to key "
-                        "'%s'; give each agent its own id", bf_wire_body_name(env), owner->id,
-                        user, owner->key_name);
+                bf_warn("ignored a %s on the route of agent %s from key '%s': that route belongs "
+                        "to key '%s'",
+                        bf_wire_body_name(env), owner->id, peer.user_id, owner->key_name);
             bf__envelope__free_unpacked(env, NULL);
             continue;
         }
         if (env->body_case == BF__ENVELOPE__BODY_HELLO) {
-            on_hello(f, sock, route, route_len, env->hello, is_data);
-            bf_fleet_agent_t *a = find(f, route, route_len);
-            if (a && !a->key_name[0] && user[0])
-                bf_strlcpy(a->key_name, user, sizeof a->key_name);
+            bf_fleet_agent_t *a =
+                owner ? owner : claim(f, sock, route, route_len, env->hello, &peer, is_data);
+            if (a)
+                on_hello(f, sock, a, env->hello, is_data);
         } else {
             bf_fleet_agent_t *a = find(f, route, route_len);
             if (a == NULL) {
@@ -547,15 +613,10 @@ static void drain(bf_fleet_t *f, void *sock, int is_data)
 
 int bf_fleet_poll(bf_fleet_t *f, int timeout_ms)
 {
-    zmq_pollitem_t items[4] = {{f->ctrl, 0, ZMQ_POLLIN, 0}, {f->data, 0, ZMQ_POLLIN, 0},
-                               {f->mon[0], 0, ZMQ_POLLIN, 0}, {f->mon[1], 0, ZMQ_POLLIN, 0}};
-    int nitems = f->mon[0] && f->mon[1] ? 4 : 2;
-    int n = zmq_poll(items, nitems, timeout_ms);
+    zmq_pollitem_t items[2] = {{f->ctrl, 0, ZMQ_POLLIN, 0}, {f->data, 0, ZMQ_POLLIN, 0}};
+    int n = zmq_poll(items, 2, timeout_ms);
     if (n < 0)
         return errno == EINTR ? BF_E_INTR : BF_E_IO;
-    for (int i = 2; i < nitems; i++)
-        if (items[i].revents & ZMQ_POLLIN)
-            on_monitor(f, f->mon[i - 2], i == 3);
     if (items[1].revents & ZMQ_POLLIN)
         drain(f, f->data, 1);
     if (items[0].revents & ZMQ_POLLIN)

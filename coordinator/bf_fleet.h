@@ -2,16 +2,24 @@
 /* bf_fleet.h — the coordinator's registry of agents and its two ROUTER sockets.
  *
  * Control ROUTER (default tcp://0.0.0.0:7100) and data ROUTER (7101); agents connect with DEALERs
- * whose routing id is the agent id (DESIGN §3). The fleet answers Hello (Welcome, or Reject
- * with a reason on a protocol major mismatch), Ping, and tracks liveness: an agent silent for
- * suspect_ms is suspect, for lost_ms lost. Every other message goes to the handler.
- * A message from a peer that never said Hello (after a coordinator restart) is ignored, not
- * rejected: the agent says Hello again when it hears nothing, and a Reject would end it.
- * The clock offset of each agent comes from a fresh ping exchange after each Hello
- * (BF_CLOCK_PINGS Pings 20 ms apart, then every heartbeat): the midpoint of the round trip
- * minus the agent's time in the Pong, the round trip with the smallest delay winning (NTP's
- * clock filter, RFC 5905 §10, with the agent's receive and send times equal). A Hello's own
- * timestamp is not used: it may have waited in a queue before the coordinator listened.
+ * whose routing id is the agent id and a nonce (DESIGN §3; see below). The fleet answers Hello
+ * (Welcome, or Reject with a reason on a protocol major mismatch), Ping, and tracks liveness: an
+ * agent silent for suspect_ms is suspect, for lost_ms lost. Every other message goes to the
+ * handler. A message from a peer that never said Hello (after a coordinator restart) is ignored,
+ * not rejected: the agent says Hello again when it hears nothing, and a Reject would end it. The
+ * clock offset of each agent comes from a fresh ping exchange after each Hello (BF_CLOCK_PINGS
+ * Pings 20 ms apart, then every heartbeat): the midpoint of the round trip minus the agent's time
+ * in the Pong, the round trip with the smallest delay winning (NTP's clock filter, RFC 5905 §10,
+ * with the agent's receive and send times equal). A Hello's own timestamp is not used: it may have
+ * waited in a queue before the coordinator listened.
+ *
+ * An agent id belongs to the peer that first brought it in (DESIGN §3, issue #11): agents
+ * connect with a routing id of their id and a random per-process nonce, which no other peer
+ * knows, so ROUTER_HANDOVER can only hand a route back to the same process after a reconnect.
+ * A Hello for a known id from a new route is a claim: refused (Reject to the claimant only, a
+ * warning naming the id, both keys' fingerprints and both addresses) when it comes with another
+ * key, or when the id's current connection is still there (two agents configured with one id);
+ * accepted when that connection is gone (a restarted agent: the route moves to it).
  * Not thread-safe: the coordinator's main thread owns it.
  */
 #ifndef BF_FLEET_H
@@ -19,6 +27,7 @@
 
 #include "bf_error.h"
 #include "bf_strmap.h"
+#include "bf_wire.h"
 #include "bulkfleet.pb-c.h"
 
 #include <stddef.h>
@@ -34,8 +43,13 @@ enum bf_agent_session {  /* as the coordinator tracks it (DESIGN §3) */
 };
 
 typedef struct bf_fleet_agent {
-    char id[128];
+    char id[128]; /* agent id (Hello.agent_id) */
     size_t id_len;
+    char route[BF_MAX_ROUTE_BYTES]; /* routing id of its two connections: the id and the agent
+                                       process's random nonce (bf_agent), so no other peer can
+                                       present it and take the route over through
+                                       ROUTER_HANDOVER; a restarted agent brings a new one */
+    size_t route_len;
     char hostname[128];
     uint32_t cores;
     uint32_t threads;
@@ -49,8 +63,10 @@ typedef struct bf_fleet_agent {
     uint64_t clock_rtt_us;   /* round trip of that estimate (0: none yet) */
     uint32_t ping_burst;     /* Pings still to send right after a Hello (BF_CLOCK_PINGS) */
     uint32_t clock_samples;  /* Pongs taken since the last Hello */
-    char key_name[128];      /* allow-list key that admitted its first Hello ("" = insecure);
-                                later messages for this id from another key are ignored */
+    char key_name[128];      /* allow-list key that admitted its first Hello ("" = insecure):
+                                the id belongs to it; another key claiming it is refused */
+    char key_fp[32];         /* that key's fingerprint (bf_keys_fingerprint; "" = insecure) */
+    char peer[64];           /* IP address its last accepted Hello came from (Peer-Address) */
     char held_cell[128];     /* cell the agent said it still holds samples for */
     uint64_t held_last_seq;
     uint32_t held_state;     /* Bf__AgentState of its last Hello */
@@ -142,7 +158,16 @@ int bf_fleet_send(bf_fleet_t *f, const bf_fleet_agent_t *a, Bf__Envelope *env, i
 /* bf_fleet_refused — CURVE handshakes refused by the ZAP handler so far. */
 uint64_t bf_fleet_refused(bf_fleet_t *f);
 
+/* bf_fleet_handshakes_failed — CURVE handshakes that failed before ZAP (a peer without keys or
+ * with a wrong coordinator key), on both sockets, so far; each is logged with the peer's
+ * address (bf_hswatch). Thread-safe counters. */
+uint64_t bf_fleet_handshakes_failed(const bf_fleet_t *f);
+
 /* bf_fleet_stats — messages that failed to unpack, and rejects sent. */
 void bf_fleet_stats(const bf_fleet_t *f, uint64_t *bad_frames, uint64_t *rejects);
+
+/* bf_fleet_claims_refused — Hellos refused because their agent id was taken (by another key,
+ * or by an agent still connected). */
+uint64_t bf_fleet_claims_refused(const bf_fleet_t *f);
 
 #endif

@@ -141,6 +141,12 @@ static void *run(void *arg)
         }
         const char *status = "400", *text = "key not in the allow-list";
         char who[128] = "";
+        /* metadata of an admitted peer (RFC 27; ZMTP 3.0 property format: name length (1
+         * byte), name, value length (4 bytes, network order), value): libzmq attaches it to
+         * every message of the connection (zmq_msg_gets "Key-Fingerprint"), so the fleet can
+         * name which key claims an agent id */
+        uint8_t meta[64];
+        size_t meta_len = 0;
         if (n >= 7 && zmq_msg_size(&f[5]) == 5 && memcmp(zmq_msg_data(&f[5]), "CURVE", 5) == 0 &&
             zmq_msg_size(&f[6]) == 32) {
             /* allow_dir may list several directories separated by ':' */
@@ -149,6 +155,19 @@ static void *run(void *arg)
                 bf_strlcpy(who, name, sizeof who);
                 status = "200";
                 text = "OK";
+                char fp[BF_KEY_FP_LEN + 1];
+                bf_keys_fingerprint(zmq_msg_data(&f[6]), fp);
+                static const char prop[] = "Key-Fingerprint";
+                size_t pl = sizeof prop - 1, vl = strlen(fp);
+                meta[meta_len++] = (uint8_t)pl;
+                memcpy(meta + meta_len, prop, pl);
+                meta_len += pl;
+                meta[meta_len++] = 0;
+                meta[meta_len++] = 0;
+                meta[meta_len++] = 0;
+                meta[meta_len++] = (uint8_t)vl;
+                memcpy(meta + meta_len, fp, vl);
+                meta_len += vl;
             } else {
                 char z85[41];
                 zmq_z85_encode(z85, zmq_msg_data(&f[6]), 32);
@@ -156,8 +175,11 @@ static void *run(void *arg)
                 size_t al = zmq_msg_size(&f[3]) < sizeof addr - 1 ? zmq_msg_size(&f[3]) : sizeof addr - 1;
                 memcpy(addr, zmq_msg_data(&f[3]), al);
                 atomic_fetch_add(&z->refused, 1);
-                bf_warn("refused an agent from %s: public key %s is not in %s; add its .pub file "
-                        "there to admit it", addr, z85, z->allow_dir);
+                char fp[BF_KEY_FP_LEN + 1];
+                bf_keys_fingerprint(zmq_msg_data(&f[6]), fp);
+                bf_warn("refused an agent from %s: public key %s (%s) is not in %s; add its .pub "
+                        "file there to admit it",
+                        addr, z85, fp, z->allow_dir);
             }
         } else {
             text = "CURVE required";
@@ -183,7 +205,7 @@ static void *run(void *arg)
         zmq_send(z->sock, status, 3, ZMQ_SNDMORE);
         zmq_send(z->sock, text, strlen(text), ZMQ_SNDMORE);
         zmq_send(z->sock, who, strlen(who), ZMQ_SNDMORE);
-        zmq_send(z->sock, "", 0, 0);
+        zmq_send(z->sock, meta, meta_len, 0);
         for (int i = 0; i < n; i++)
             zmq_msg_close(&f[i]);
     }

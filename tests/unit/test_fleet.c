@@ -315,6 +315,109 @@ static void test_lost_then_back(void **state)
     assert_int_not_equal(a->session, BF_AS_LOST);
 }
 
+/* a DEALER on the fixture's control endpoint with this routing id */
+static void *dealer(fixture *fx, const char *route)
+{
+    void *s = zmq_socket(fx->zctx, ZMQ_DEALER);
+    bf_wire_socket_setup(s, 0, 0);
+    zmq_setsockopt(s, ZMQ_ROUTING_ID, route, strlen(route));
+    assert_int_equal(zmq_connect(s, fx->ctrl_ep), 0);
+    return s;
+}
+
+/* Polls the fleet for ms, answering the fixture DEALER's Pings (so the agent stays alive), and
+ * returns the first message of type `want` that `other` got (caller frees), or NULL. */
+static Bf__Envelope *pump_other(fixture *fx, void *other, int ms, Bf__Envelope__BodyCase want)
+{
+    uint64_t end = bf_clock_mono_us() + (uint64_t)ms * 1000u;
+    Bf__Envelope *found = NULL;
+    while (found == NULL && bf_clock_mono_us() < end) {
+        answer_pings(fx, 5, 0);
+        Bf__Envelope *env = NULL;
+        while (bf_wire_recv(other, NULL, NULL, &env, ZMQ_DONTWAIT) == BF_OK) {
+            if (found == NULL && env->body_case == want)
+                found = env;
+            else
+                bf__envelope__free_unpacked(env, NULL);
+        }
+    }
+    return found;
+}
+
+static void send_hello_as(void *sock, const char *id)
+{
+    Bf__Hello h = BF__HELLO__INIT;
+    h.agent_id = (char *)id;
+    h.hostname = (char *)"unit-2";
+    h.cores = 1;
+    Bf__Envelope env;
+    bf_wire_init(&env);
+    env.body_case = BF__ENVELOPE__BODY_HELLO;
+    env.hello = &h;
+    assert_int_equal(bf_wire_send(sock, NULL, 0, &env, 0), BF_OK);
+}
+
+/* Two agents configured with one id: the second one's Hello (its own route) gets a Reject that
+ * says so, and the first keeps the id and its route. With routes equal to ids, libzmq's
+ * ROUTER_HANDOVER gave the route to the second connection before its Hello was even read. */
+static void test_second_agent_with_taken_id_is_refused(void **state)
+{
+    fixture *fx = *state;
+    send_hello(fx->ctrl, BF_PROTO_MAJOR, 0, NULL, 0);
+    Bf__Envelope *w = pump(fx, 2000, BF__ENVELOPE__BODY_WELCOME);
+    assert_non_null(w);
+    bf__envelope__free_unpacked(w, NULL);
+    void *dup = dealer(fx, "t1/0123456789abcdef");
+    send_hello_as(dup, "t1");
+    Bf__Envelope *r = pump_other(fx, dup, 2000, BF__ENVELOPE__BODY_REJECT);
+    assert_non_null(r);
+    assert_non_null(strstr(r->reject->reason, "agent id 't1' is already connected"));
+    assert_non_null(strstr(r->reject->reason, "its own --id"));
+    bf__envelope__free_unpacked(r, NULL);
+    assert_int_equal(bf_fleet_count(fx->fleet), 1);
+    assert_int_equal(bf_fleet_claims_refused(fx->fleet), 1);
+    bf_fleet_agent_t *a = bf_fleet_agent(fx->fleet, 0);
+    assert_int_equal(a->route_len, 2);
+    assert_memory_equal(a->route, "t1", 2);
+    assert_string_equal(a->hostname, "unit"); /* not the claimant's */
+    assert_int_not_equal(a->session, BF_AS_LOST);
+    /* the first agent still hears the fleet on its route */
+    Bf__Envelope *p = pump(fx, 2000, BF__ENVELOPE__BODY_PING);
+    assert_non_null(p);
+    bf__envelope__free_unpacked(p, NULL);
+    zmq_close(dup);
+}
+
+/* A restarted agent (same id, new process: a new route) gets its id back once its earlier
+ * connection is gone, without waiting to be declared lost. */
+static void test_restarted_agent_takes_its_id_back(void **state)
+{
+    fixture *fx = *state;
+    send_hello(fx->ctrl, BF_PROTO_MAJOR, 0, NULL, 0);
+    Bf__Envelope *w = pump(fx, 2000, BF__ENVELOPE__BODY_WELCOME);
+    assert_non_null(w);
+    bf__envelope__free_unpacked(w, NULL);
+    bf_fleet_agent_t *a = bf_fleet_agent(fx->fleet, 0);
+    int linger = 0;
+    zmq_setsockopt(fx->ctrl, ZMQ_LINGER, &linger, sizeof linger);
+    zmq_close(fx->ctrl);
+    fx->ctrl = dealer(fx, "t1/fedcba9876543210");
+    /* the new process starts within the lost time (300 ms here) */
+    uint64_t t0 = bf_clock_mono_us();
+    while (bf_clock_mono_us() - t0 < 50000u)
+        bf_fleet_poll(fx->fleet, 5);
+    send_hello_as(fx->ctrl, "t1");
+    w = pump(fx, 2000, BF__ENVELOPE__BODY_WELCOME);
+    assert_non_null(w);
+    bf__envelope__free_unpacked(w, NULL);
+    assert_true(bf_clock_mono_us() - t0 < 300000u || a->session != BF_AS_LOST);
+    assert_int_equal(bf_fleet_count(fx->fleet), 1);
+    assert_int_equal(bf_fleet_claims_refused(fx->fleet), 0);
+    assert_int_equal(a->route_len, strlen("t1/fedcba9876543210"));
+    assert_memory_equal(a->route, "t1/fedcba9876543210", a->route_len);
+    assert_string_equal(a->hostname, "unit-2");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -324,6 +427,9 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_major_mismatch_rejected_with_reason, setup, teardown),
         cmocka_unit_test_setup_teardown(test_unknown_peer_is_not_rejected, setup, teardown),
         cmocka_unit_test_setup_teardown(test_lost_then_back, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_second_agent_with_taken_id_is_refused, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_restarted_agent_takes_its_id_back, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
