@@ -161,13 +161,46 @@ static int cmp_dbl(const void *a, const void *b)
 
 #define PL 70 /* plot margins in px */
 #define PR 18
-#define PT 30
+#define PT 14
 #define PB 44
+
+/* A chart is a <figure>: the SVG plot, then its legend as an HTML list that wraps within the
+ * figure's width, so legend entries never overlap however long the line labels (axis values)
+ * are; the page's layout engine places them, not a guess at text widths. */
+static void plot_legend(bf_buf_t *b, const plot *p)
+{
+    int named = 0;
+    for (size_t i = 0; i < p->ns; i++)
+        named |= p->s[i].label[0] != '\0';
+    if (p->ns < 2 || !named)
+        return;
+    bf_buf_appendz(b, "<ul class=\"legend\">");
+    for (size_t i = 0; i < p->ns; i++) {
+        bf_buf_appendf(b,
+                       "<li><span class=\"sw\" style=\"background:%s\"></span><span "
+                       "class=\"lt\">",
+                       palette[i % NPALETTE]);
+        html_esc(b, p->s[i].label);
+        bf_buf_appendz(b, "</span></li>");
+    }
+    bf_buf_appendz(b, "</ul>");
+}
+
+static void plot_draw_svg(bf_buf_t *b, const plot *p);
 
 static void plot_draw(bf_buf_t *b, const plot *p)
 {
-    int legend_rows = p->ns > 1 ? (int)((p->ns + 2) / 3) : 0;
-    int H = p->h + legend_rows * 16 + (legend_rows ? 6 : 0);
+    bf_buf_appendf(b, "<figure class=\"cf\" style=\"width:%dpx\"><figcaption class=\"ct\">", p->w);
+    html_esc(b, p->title);
+    bf_buf_appendz(b, "</figcaption>");
+    plot_draw_svg(b, p);
+    plot_legend(b, p);
+    bf_buf_appendz(b, "</figure>\n");
+}
+
+static void plot_draw_svg(bf_buf_t *b, const plot *p)
+{
+    int H = p->h;
     double xmin = INFINITY, xmax = -INFINITY, ymax = 0;
     size_t npts = 0;
     for (size_t i = 0; i < p->ns; i++) {
@@ -195,9 +228,7 @@ static void plot_draw(bf_buf_t *b, const plot *p)
                    p->kind, p->w, H, p->w, H);
     bf_buf_appendz(b, "<title>");
     html_esc(b, p->title);
-    bf_buf_appendz(b, "</title><text class=\"ct\" x=\"8\" y=\"18\">");
-    html_esc(b, p->title);
-    bf_buf_appendz(b, "</text>");
+    bf_buf_appendz(b, "</title>"); /* the visible title is the figure's caption: it wraps */
     double pw = p->w - PL - PR, ph = p->h - PT - PB;
     if (npts == 0 && !p->fixed_x) {
         bf_buf_appendf(b, "<text class=\"na\" x=\"%d\" y=\"%d\">no data</text></svg>", p->w / 2 - 24,
@@ -240,23 +271,26 @@ static void plot_draw(bf_buf_t *b, const plot *p)
         for (size_t i = 0; i < nx; i++) {
             if (i > 0 && xs[i] == xs[i - 1])
                 continue;
-            bf_buf_appendf(b, "<line class=\"tick\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>"
+            bf_buf_appendf(b,
+                           "<line class=\"tick\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>"
                            "<text class=\"xt\" x=\"%.1f\" y=\"%.1f\">%s</text>",
-                           XP(xs[i]), PT + ph, XP(xs[i]), PT + ph + 4, XP(xs[i]), PT + ph + 16,
+                           XP(xs[i]), PT + ph, XP(xs[i]), PT + ph + 4, XP(xs[i]), PT + ph + 19,
                            si(xs[i], t, sizeof t));
         }
         free(xs);
     } else {
         double xs = nice_step(xmax - xmin, 6);
         for (double x = ceil(xmin / xs) * xs; x <= xmax + xs / 1000; x += xs)
-            bf_buf_appendf(b, "<line class=\"tick\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>"
+            bf_buf_appendf(b,
+                           "<line class=\"tick\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>"
                            "<text class=\"xt\" x=\"%.1f\" y=\"%.1f\">%s</text>",
-                           XP(x), PT + ph, XP(x), PT + ph + 4, XP(x), PT + ph + 16, si(x, t, sizeof t));
+                           XP(x), PT + ph, XP(x), PT + ph + 4, XP(x), PT + ph + 19,
+                           si(x, t, sizeof t));
     }
     bf_buf_appendf(b, "<line class=\"axis\" x1=\"%d\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>"
                    "<line class=\"axis\" x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%.1f\"/>",
                    PL, PT + ph, PL + pw, PT + ph, PL, PT, PL, PT + ph);
-    bf_buf_appendf(b, "<text class=\"xl\" x=\"%.1f\" y=\"%.1f\">", PL + pw / 2, PT + ph + 34);
+    bf_buf_appendf(b, "<text class=\"xl\" x=\"%.1f\" y=\"%.1f\">", PL + pw / 2, PT + ph + 37);
     html_esc(b, p->xlabel);
     bf_buf_appendf(b, "</text><text class=\"yl\" transform=\"translate(14 %.1f) rotate(-90)\">",
                    PT + ph / 2);
@@ -287,17 +321,7 @@ static void plot_draw(bf_buf_t *b, const plot *p)
         }
         bf_buf_appendz(b, "</g>");
     }
-    /* legend */
-    for (size_t i = 0; legend_rows && i < p->ns; i++) {
-        double lx = 10 + (double)(i % 3) * ((p->w - 20) / 3.0);
-        double ly = p->h + 4 + (double)(i / 3) * 16;
-        bf_buf_appendf(b, "<rect x=\"%.1f\" y=\"%.1f\" width=\"14\" height=\"4\" fill=\"%s\"/>"
-                       "<text class=\"lg\" x=\"%.1f\" y=\"%.1f\">", lx, ly + 4, palette[i % NPALETTE],
-                       lx + 18, ly + 9);
-        html_esc(b, p->s[i].label);
-        bf_buf_appendz(b, "</text>");
-    }
-    bf_buf_appendz(b, "</svg>\n");
+    bf_buf_appendz(b, "</svg>");
 #undef XP
 #undef YP
 }
@@ -477,89 +501,197 @@ static int cmp_u32(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-static int same_line(const bf_finding_point_t *a, const bf_finding_point_t *b)
+/* The main charts' layout: x = the axis that varies most (bf_findings_main_axis), one panel per
+ * shard count (one panel when x is shards), one line per combination of the other axes that
+ * vary (the findings' label), points in order of x. */
+typedef struct pline {
+    char label[300];
+    size_t *idx; /* into ri */
+    size_t m;
+} pline;
+
+typedef struct ppanel {
+    uint32_t shards; /* 0: every shard count (x is shards) */
+    pline *lines;
+    size_t nl;
+} ppanel;
+
+typedef struct playout {
+    const char *x; /* borrowed from the findings */
+    int xlog2;
+    ppanel *panels;
+    size_t np;
+} playout;
+
+static const bf_finding_point_t *sort_pts; /* qsort context: single-threaded report */
+static const char *sort_x;
+
+static int cmp_by_x(const void *a, const void *b)
 {
-    return a->indices == b->indices && a->replicas == b->replicas &&
-           a->batch_size == b->batch_size && strcmp(a->extra, b->extra) == 0;
+    double x = bf_finding_point_axis(&sort_pts[*(const size_t *)a], sort_x);
+    double y = bf_finding_point_axis(&sort_pts[*(const size_t *)b], sort_x);
+    return (x > y) - (x < y);
 }
 
-static void section_throughput(bf_buf_t *b, rowinfo *ri, size_t n, const bf_finding_point_t *pts,
-                               json_t *charts)
+static void layout_build(playout *L, rowinfo *ri, size_t n, const bf_finding_point_t *pts,
+                         const char *x)
 {
-    json_t *panels = json_array();
-    json_object_set_new(charts, "throughput", panels);
+    memset(L, 0, sizeof *L);
+    L->x = x;
+    int by_shards = strcmp(x, "shards") == 0;
     uint32_t *shards = bf_calloc(n + 1, sizeof *shards);
     size_t ns = 0;
+    double xmin = INFINITY, xmax = -INFINITY;
     for (size_t i = 0; i < n; i++) {
         if (ri[i].pt.excluded)
             continue;
+        double v = bf_finding_point_axis(&ri[i].pt, x);
+        xmin = v < xmin ? v : xmin;
+        xmax = v > xmax ? v : xmax;
+        uint32_t s = by_shards ? 0 : ri[i].pt.shards;
         size_t k = 0;
-        while (k < ns && shards[k] != ri[i].pt.shards)
+        while (k < ns && shards[k] != s)
             k++;
         if (k == ns)
-            shards[ns++] = ri[i].pt.shards;
+            shards[ns++] = s;
     }
     qsort(shards, ns, sizeof *shards, cmp_u32);
+    /* doubling axes (concurrency 1, 2, 4, ...) read best on a log2 scale */
+    L->xlog2 = strcmp(x, "concurrency") == 0 || strcmp(x, "batch_size") == 0 ||
+               strcmp(x, "shards") == 0 || strcmp(x, "indices") == 0;
+    L->xlog2 = L->xlog2 && xmin > 0 && xmax / xmin >= 4;
+    L->panels = bf_calloc(ns + 1, sizeof *L->panels);
+    L->np = ns;
+    char label[300];
+    for (size_t k = 0; k < ns; k++) {
+        ppanel *P = &L->panels[k];
+        P->shards = shards[k];
+        for (size_t i = 0; i < n; i++) {
+            if (ri[i].pt.excluded || (!by_shards && ri[i].pt.shards != shards[k]))
+                continue;
+            bf_findings_label(pts, n, &ri[i].pt, x, 0, label, sizeof label);
+            size_t l = 0;
+            while (l < P->nl && strcmp(P->lines[l].label, label) != 0)
+                l++;
+            if (l == P->nl) {
+                P->lines = bf_realloc(P->lines, (P->nl + 1) * sizeof *P->lines);
+                memset(&P->lines[l], 0, sizeof P->lines[l]);
+                bf_strlcpy(P->lines[l].label, label, sizeof P->lines[l].label);
+                P->lines[l].idx = bf_calloc(n + 1, sizeof *P->lines[l].idx);
+                P->nl++;
+            }
+            P->lines[l].idx[P->lines[l].m++] = i;
+        }
+        /* lines in order of batch size, then label; points in order of x */
+        for (size_t a = 1; a < P->nl; a++)
+            for (size_t c = a; c > 0; c--) {
+                const bf_finding_point_t *p = &ri[P->lines[c].idx[0]].pt;
+                const bf_finding_point_t *q = &ri[P->lines[c - 1].idx[0]].pt;
+                if (p->batch_size > q->batch_size ||
+                    (p->batch_size == q->batch_size &&
+                     strcmp(P->lines[c].label, P->lines[c - 1].label) >= 0))
+                    break;
+                pline t = P->lines[c];
+                P->lines[c] = P->lines[c - 1];
+                P->lines[c - 1] = t;
+            }
+        for (size_t l = 0; l < P->nl; l++) {
+            /* sort_pts indexes ri's points; copy them out once */
+            bf_finding_point_t *tmp = bf_calloc(n + 1, sizeof *tmp);
+            for (size_t i = 0; i < n; i++)
+                tmp[i] = ri[i].pt;
+            sort_pts = tmp;
+            sort_x = x;
+            qsort(P->lines[l].idx, P->lines[l].m, sizeof *P->lines[l].idx, cmp_by_x);
+            sort_pts = NULL;
+            free(tmp);
+        }
+    }
+    free(shards);
+}
+
+static void layout_free(playout *L)
+{
+    for (size_t k = 0; k < L->np; k++) {
+        for (size_t l = 0; l < L->panels[k].nl; l++)
+            free(L->panels[k].lines[l].idx);
+        free(L->panels[k].lines);
+    }
+    free(L->panels);
+    memset(L, 0, sizeof *L);
+}
+
+/* words for an axis on a chart */
+static const char *axis_words(const char *x)
+{
+    if (strcmp(x, "concurrency") == 0)
+        return "concurrency (bulk requests in flight)";
+    if (strcmp(x, "batch_size") == 0)
+        return "batch size (documents per bulk request)";
+    if (strcmp(x, "shards") == 0)
+        return "shards (primaries per index)";
+    if (strcmp(x, "indices") == 0)
+        return "indices (written at once)";
+    if (strcmp(x, "replicas") == 0)
+        return "replicas";
+    return x;
+}
+
+static void panel_title(const ppanel *P, char *buf, size_t n, const char *what)
+{
+    if (P->shards)
+        snprintf(buf, n, "%s%u shard%s", what, P->shards, P->shards == 1 ? "" : "s");
+    else
+        snprintf(buf, n, "%severy shard count", what);
+}
+
+static void section_throughput(bf_buf_t *b, rowinfo *ri, size_t n, const playout *L, json_t *charts)
+{
+    json_t *panels = json_array();
+    json_object_set_new(charts, "throughput", panels);
     double ymax = 0; /* one y scale for every panel: shard counts compare at a glance */
     for (size_t i = 0; i < n; i++)
         if (!ri[i].pt.excluded && isfinite(ri[i].pt.docs_per_s) && ri[i].pt.docs_per_s > ymax)
             ymax = ri[i].pt.docs_per_s;
-    bf_buf_appendz(b, "<h2 id=\"throughput\">docs/s against concurrency</h2>\n<p class=\"note\">"
-                      "One panel per shard count, one line per batch size (and per other axis that "
-                      "varies). A red ring marks a cell with rejections (429s, rejected documents "
-                      "or write-pool rejections).</p>\n<div class=\"charts\">\n");
-    uint8_t *used = bf_calloc(n + 1, 1);
-    size_t *order = bf_calloc(n + 1, sizeof *order);
-    for (size_t k = 0; k < ns; k++) {
+    bf_buf_appendz(b, "<h2 id=\"throughput\">docs/s against ");
+    html_esc(b, strcmp(L->x, "batch_size") == 0 ? "batch size" : L->x);
+    bf_buf_appendz(b, "</h2>\n<p class=\"note\">x is the axis with the most values in this matrix. "
+                      "One panel per shard count, one line per combination of the other axes "
+                      "that vary. A red ring marks a cell with rejections (429s, rejected "
+                      "documents or write-pool rejections).</p>\n<div class=\"charts\">\n");
+    for (size_t k = 0; k < L->np; k++) {
+        const ppanel *P = &L->panels[k];
         json_t *panel = json_object();
         json_t *lines = json_array();
-        json_object_set_new(panel, "shards", json_integer(shards[k]));
+        json_object_set_new(panel, "shards", P->shards ? json_integer(P->shards) : json_null());
+        json_object_set_new(panel, "x_axis", json_string(L->x));
         json_object_set_new(panel, "lines", lines);
         json_array_append_new(panels, panel);
         char title[64];
-        snprintf(title, sizeof title, "%u shard%s", shards[k], shards[k] == 1 ? "" : "s");
-        plot p = {.w = 430, .h = 300, .title = title, .xlabel = "concurrency (bulk requests in flight)",
-                  .ylabel = "docs/s", .kind = "throughput", .xlog2 = 1, .xticks_at_data = 1,
+        panel_title(P, title, sizeof title, "");
+        plot p = {.w = 430,
+                  .h = 300,
+                  .title = title,
+                  .xlabel = axis_words(L->x),
+                  .ylabel = "docs/s",
+                  .kind = "throughput",
+                  .xlog2 = L->xlog2,
+                  .xticks_at_data = 1,
                   .ymax = ymax};
-        memset(used, 0, n);
-        /* lines in order of batch size, then label */
-        for (;;) {
-            long head = -1;
-            for (size_t i = 0; i < n; i++) {
-                if (used[i] || ri[i].pt.excluded || ri[i].pt.shards != shards[k])
-                    continue;
-                if (head < 0 || ri[i].pt.batch_size < ri[head].pt.batch_size)
-                    head = (long)i;
-            }
-            if (head < 0)
-                break;
-            size_t m = 0;
-            for (size_t i = 0; i < n; i++)
-                if (!used[i] && !ri[i].pt.excluded && ri[i].pt.shards == shards[k] &&
-                    same_line(&ri[head].pt, &ri[i].pt)) {
-                    used[i] = 1;
-                    order[m++] = i;
-                }
-            /* by concurrency */
-            for (size_t a = 1; a < m; a++)
-                for (size_t c = a; c > 0 && ri[order[c]].pt.concurrency < ri[order[c - 1]].pt.concurrency; c--) {
-                    size_t tmp = order[c];
-                    order[c] = order[c - 1];
-                    order[c - 1] = tmp;
-                }
-            char label[300];
-            bf_findings_line_label(pts, n, &ri[head].pt, label, sizeof label);
-            pseries *s = plot_add_series(&p, label, 1);
+        for (size_t l = 0; l < P->nl; l++) {
+            pseries *s = plot_add_series(&p, P->lines[l].label, 1);
             json_t *line = json_object();
             json_t *points = json_array();
-            json_object_set_new(line, "label", json_string(label));
+            json_object_set_new(line, "label", json_string(P->lines[l].label));
             json_object_set_new(line, "points", points);
             json_array_append_new(lines, line);
-            for (size_t a = 0; a < m; a++) {
-                const bf_finding_point_t *q = &ri[order[a]].pt;
-                series_add(s, q->concurrency, q->docs_per_s, q->cell, q->rejections);
+            for (size_t a = 0; a < P->lines[l].m; a++) {
+                const bf_finding_point_t *q = &ri[P->lines[l].idx[a]].pt;
+                double xv = bf_finding_point_axis(q, L->x);
+                series_add(s, xv, q->docs_per_s, q->cell, q->rejections);
                 json_t *pt = json_object();
                 json_object_set_new(pt, "cell", json_string(q->cell));
+                json_object_set_new(pt, "x", json_real(xv));
                 json_object_set_new(pt, "concurrency", json_integer(q->concurrency));
                 json_object_set_new(pt, "docs_per_s", json_real(q->docs_per_s));
                 json_object_set_new(pt, "rejections", json_boolean(q->rejections));
@@ -569,12 +701,86 @@ static void section_throughput(bf_buf_t *b, rowinfo *ri, size_t n, const bf_find
         plot_draw(b, &p);
         plot_free(&p);
     }
-    if (ns == 0)
+    if (L->np == 0)
         bf_buf_appendz(b, "<p class=\"na\">No finished cell.</p>");
     bf_buf_appendz(b, "</div>\n");
-    free(order);
-    free(used);
-    free(shards);
+}
+
+/* service p50 and p99 against the main axis, laid out like the docs/s charts */
+static void section_service_vs_axis(bf_buf_t *b, rowinfo *ri, const playout *L, json_t *charts)
+{
+    json_t *panels = json_array();
+    json_object_set_new(charts, "service_time", panels);
+    static const char *const keys[] = {"service_p50_ms", "service_p99_ms"};
+    int have[2] = {0, 0};
+    for (size_t k = 0; k < L->np; k++)
+        for (size_t l = 0; l < L->panels[k].nl; l++)
+            for (size_t a = 0; a < L->panels[k].lines[l].m; a++)
+                for (int q = 0; q < 2; q++)
+                    have[q] |= isfinite(jnum(ri[L->panels[k].lines[l].idx[a]].row, keys[q]));
+    bf_buf_appendz(b, "<h2 id=\"service-time\">Service time against ");
+    html_esc(b, strcmp(L->x, "batch_size") == 0 ? "batch size" : L->x);
+    bf_buf_appendz(b, "</h2>\n<p class=\"note\">Send to response of each bulk request, p50 and "
+                      "p99 of every cell (histograms of all agents merged), with the docs/s "
+                      "charts' panels and lines: where docs/s stops growing and service time "
+                      "keeps rising is the knee. p99 needs 100 requests in the window.</p>\n"
+                      "<div class=\"charts\">\n");
+    size_t drawn = 0;
+    for (size_t k = 0; k < L->np; k++) {
+        const ppanel *P = &L->panels[k];
+        json_t *panel = json_object();
+        json_t *lines = json_array();
+        json_object_set_new(panel, "shards", P->shards ? json_integer(P->shards) : json_null());
+        json_object_set_new(panel, "x_axis", json_string(L->x));
+        json_object_set_new(panel, "lines", lines);
+        json_array_append_new(panels, panel);
+        for (size_t l = 0; l < P->nl; l++) {
+            json_t *line = json_object();
+            json_t *points = json_array();
+            json_object_set_new(line, "label", json_string(P->lines[l].label));
+            json_object_set_new(line, "points", points);
+            json_array_append_new(lines, line);
+            for (size_t a = 0; a < P->lines[l].m; a++) {
+                const rowinfo *r = &ri[P->lines[l].idx[a]];
+                json_t *pt = json_object();
+                json_object_set_new(pt, "cell", json_string(r->pt.cell));
+                json_object_set_new(pt, "x", json_real(bf_finding_point_axis(&r->pt, L->x)));
+                for (int q = 0; q < 2; q++) {
+                    json_t *v = json_object_get(r->row, keys[q]);
+                    json_object_set(pt, keys[q], v ? v : json_null());
+                }
+                json_array_append_new(points, pt);
+            }
+        }
+        for (int q = 0; q < 2; q++) {
+            if (!have[q])
+                continue;
+            char title[80];
+            panel_title(P, title, sizeof title, q == 0 ? "service p50, " : "service p99, ");
+            plot p = {.w = 430,
+                      .h = 260,
+                      .title = title,
+                      .xlabel = axis_words(L->x),
+                      .ylabel = q == 0 ? "service p50 ms" : "service p99 ms",
+                      .kind = q == 0 ? "service_p50" : "service_p99",
+                      .xlog2 = L->xlog2,
+                      .xticks_at_data = 1};
+            for (size_t l = 0; l < P->nl; l++) {
+                pseries *s = plot_add_series(&p, P->lines[l].label, 1);
+                for (size_t a = 0; a < P->lines[l].m; a++) {
+                    const rowinfo *r = &ri[P->lines[l].idx[a]];
+                    series_add(s, bf_finding_point_axis(&r->pt, L->x), jnum(r->row, keys[q]),
+                               r->pt.cell, r->pt.rejections);
+                }
+            }
+            plot_draw(b, &p);
+            plot_free(&p);
+            drawn++;
+        }
+    }
+    if (drawn == 0)
+        bf_buf_appendz(b, "<p class=\"na\">No service-time percentiles (too few requests).</p>");
+    bf_buf_appendz(b, "</div>\n");
 }
 
 static void section_per_second(bf_buf_t *b, rowinfo *ri, size_t n, json_t *charts)
@@ -641,7 +847,14 @@ static void ladder(bf_buf_t *b, const char *const *labels, json_t *const *objs, 
             }
         }
     }
-    int W = 1330, L = 230, R = 30, T = 40, rowh = 18;
+    /* the row labels (cell ids, long with many axes) get the room they need, up to half the
+     * width: 7 px a character is above the 11 px font's widest common glyphs' mean */
+    size_t longest = 0;
+    for (size_t i = 0; i < n; i++)
+        longest = strlen(labels[i]) > longest ? strlen(labels[i]) : longest;
+    int W = 1330, R = 30, T = 40, rowh = 18;
+    int L = 16 + 7 * (int)(longest < 200 ? longest : 200);
+    L = L < 230 ? 230 : L > W / 2 ? W / 2 : L;
     int H = T + rowh * (int)(n ? n : 1) + 40;
     bf_buf_appendf(b, "<svg class=\"chart\" data-chart=\"%s\" xmlns=\"http://www.w3.org/2000/svg\" "
                    "width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" role=\"img\"><title>%s "
@@ -669,8 +882,19 @@ static void ladder(bf_buf_t *b, const char *const *labels, json_t *const *objs, 
                        pct_names[k]);
     for (size_t i = 0; i < n; i++) {
         int y = T + rowh * (int)i + rowh / 2;
-        bf_buf_appendf(b, "<text class=\"rl\" x=\"%d\" y=\"%d\">", L - 8, y + 4);
+        bf_buf_appendf(b, "<text class=\"rl\" x=\"%d\" y=\"%d\"><title>", L - 8, y + 4);
         html_esc(b, labels[i]);
+        bf_buf_appendz(b, "</title>");
+        /* longer than the room: its start and end, "..." between (the whole in the title) */
+        size_t room = (size_t)(L - 16) / 7, len = strlen(labels[i]);
+        if (len > room && room > 8) {
+            char cut[512];
+            size_t head = (room - 3) / 2, tail = room - 3 - head;
+            snprintf(cut, sizeof cut, "%.*s...%s", (int)head, labels[i], labels[i] + len - tail);
+            html_esc(b, cut);
+        } else {
+            html_esc(b, labels[i]);
+        }
         bf_buf_appendz(b, "</text>");
         double first = NAN, last = NAN;
         for (size_t k = 0; k < 5; k++) {
@@ -1035,8 +1259,9 @@ static void section_table(bf_buf_t *b, rowinfo *ri, size_t n)
         }
         bf_buf_appendz(b, "</td><td>");
         static const char *const flags[] = {
-            "failed",        "aborted", "degraded",           "yellow",      "client_bound",
-            "target_missed", "stalled", "search_rate_missed", "tls_insecure"};
+            "failed",       "aborted",       "degraded",      "yellow",
+            "client_bound", "target_missed", "stalled",       "search_rate_missed",
+            "tls_insecure", "few_requests",  "index_mismatch"};
         for (size_t k = 0; k < sizeof flags / sizeof flags[0]; k++)
             if (json_is_true(json_object_get(ri[i].row, flags[k])))
                 bf_buf_appendf(b, "<span class=\"flag\">%s</span> ", flags[k]);
@@ -1045,6 +1270,39 @@ static void section_table(bf_buf_t *b, rowinfo *ri, size_t n)
         bf_buf_appendz(b, "</td></tr>\n");
     }
     bf_buf_appendz(b, "</tbody></table>\n");
+    /* what a first-time reader asks about these columns (README "What the numbers mean") */
+    bf_buf_appendz(
+        b,
+        "<h3 id=\"columns\">What the columns mean</h3>\n<dl class=\"cols\">"
+        "<dt>docs/s, min, median, max</dt><dd>Documents acknowledged in the measurement window "
+        "÷ its length (warmup and tail excluded); min, median and max of the per-second series, "
+        "an empty second counting as 0.</dd>"
+        "<dt>MB/s</dt><dd>Uncompressed NDJSON payload sent per second.</dd>"
+        "<dt>p50 ms, p99 ms</dt><dd>Service time: send to complete response of a bulk request. "
+        "p99 needs 100 responses in the window, else it is -.</dd>"
+        "<dt>429, rejected docs</dt><dd>Whole-request 429s, and documents the cluster rejected "
+        "(429 items: its write thread pool was full).</dd>"
+        "<dt>write queue max</dt><dd>The longest write thread pool queue on any node "
+        "(_nodes/stats, every second): requests waiting for a write thread. A growing queue means "
+        "the cluster is saturated before it rejects.</dd>"
+        "<dt>write rejected</dt><dd>Tasks the write pools rejected during the window, summed over "
+        "nodes: the server side of the 429s.</dd>"
+        "<dt>hot spot</dt><dd>The busiest data node's indexing rate ÷ the mean of all data "
+        "nodes: 1.00 is even (always 1.00 on one node); 2.0 means one node takes twice its "
+        "share, usually from shard placement or routing.</dd>"
+        "<dt>cluster docs/s</dt><dd>What the primaries' index_total grew by per second: close "
+        "to docs/s when the cluster indexed what bulkfleet counted (more if something else "
+        "writes).</dd>"
+        "<dt>agent CPU %</dt><dd>The agents' CPU over their cores; at 90 % the cell is "
+        "client_bound: it measures the load generator, not the cluster.</dd>"
+        "<dt>CV</dt><dd>With run.repeat: the coefficient of variation of docs/s over the "
+        "repetitions (standard deviation ÷ mean); - with one repetition, which has no spread "
+        "to estimate.</dd>"
+        "<dt>flags</dt><dd>few_requests: fewer than 20 bulk responses in the window, too few to "
+        "rank (the findings leave it out; lengthen run.duration). index_mismatch: the index "
+        "already existed with other shards or replicas (the findings use the index's). "
+        "stalled, target_missed, failed, aborted, degraded, client_bound, unverified: not a "
+        "clean measurement, see the row's reason in matrix.json.</dd></dl>\n");
 }
 
 static const char css[] =
@@ -1065,7 +1323,14 @@ static const char css[] =
     "stroke-width:2}table{border-collapse:collapse;font-size:12px}td,th{border:1px solid #ddd;"
     "padding:3px 6px;text-align:right}th{background:#f3f3f3}.flag{color:#b00;font-weight:600}"
     "td.types{text-align:left;max-width:36em}.reason{color:#555}"
-    "ul.findings li{margin:3px 0}";
+    "ul.findings li{margin:3px 0}figure.cf{margin:0;max-width:100%}"
+    "ul.legend{list-style:none;margin:4px 0 0;padding:0 4px;display:flex;flex-wrap:wrap;"
+    "gap:2px 14px;font-size:11px;color:#333}ul.legend li{display:flex;align-items:center;"
+    "max-width:100%;min-width:0}ul.legend .lt{overflow-wrap:anywhere}figure.cf "
+    "figcaption{overflow-wrap:anywhere;"
+    "margin:0 0 2px 2px}ul.legend .sw{flex:none;"
+    "width:14px;height:4px;margin-right:4px}dl.cols dt{font-weight:600;margin-top:4px}"
+    "dl.cols dd{margin:0 0 0 18px;color:#333}";
 
 /* find-max (DIR/findmax.json, written by `bulkfleet-coordinator find-max`): per combination the
  * path as a table, docs/s by step, and the throughput-latency curve of the closed-loop steps at
@@ -1295,9 +1560,13 @@ int bf_report_render(const char *dir, bf_buf_t *html, bf_diag_t *diag)
     }
     bf_buf_appendz(html, "</ul>\n");
     section_findmax(html, dir, charts);
-    section_throughput(html, ri, n, pts, charts);
+    playout lay;
+    layout_build(&lay, ri, n, pts, bf_findings_main_axis(fd));
+    section_throughput(html, ri, n, &lay, charts);
     section_per_second(html, ri, n, charts);
+    section_service_vs_axis(html, ri, &lay, charts);
     section_latency(html, ri, n, charts);
+    layout_free(&lay);
     section_search(html, ri, n, charts);
     section_telemetry(html, ri, n, charts);
     section_table(html, ri, n);

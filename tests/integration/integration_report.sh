@@ -164,4 +164,85 @@ PY
 grep -q "4 cells matched: 2 faster, 0 slower, 2 within noise" "$TMP/cmp.md" || { cat "$TMP/cmp.md"; fail "compare summary"; }
 "$COORD" compare "$FIX/shard-study-base" "$FIX/shard-study-contender" --csv > "$TMP/cmp.csv" || fail "compare --csv exited $?"
 [ "$(wc -l < "$TMP/cmp.csv")" = 5 ] || { cat "$TMP/cmp.csv"; fail "compare --csv: expected a header and 4 rows"; }
-pass "report.html rendered by chromium: not blank, every chart present, data equals matrix.json; compare ok"
+# issue #12: a matrix whose axis with the most values is batch size, with long axis values
+# (index settings): the main chart puts batch size on x, service-time charts follow it, and
+# in chromium's layout no legend entry or chart text overlaps another or leaves its chart
+mkdir -p "$TMP/long"
+python3 - "$TMP/long/matrix.json" <<'PY'
+import json, sys
+dur = ["request-with-a-deliberately-long-value-to-stress-the-legend",
+       "async-and-another-deliberately-long-value-for-the-legend-too"]
+rows = []
+for s in (1, 3):
+    for b in (100, 500, 1000, 2000, 5000):
+        for d in dur:
+            for ri in ("1s", "30s", "-1"):
+                dps = 1000.0 * s * (b ** 0.5) / (1.3 if d.startswith("req") else 1.0) * (1.2 if ri == "-1" else 1.0)
+                cell = f"i1-s{s}-r0-b{b}-c2-settings_index_translog_durability_{d}-settings_index_refresh_interval_{ri}"
+                rows.append({"cell": cell, "indices": 1, "shards": s, "replicas": 0, "batch_size": b,
+                             "concurrency": 2, "axes": {"shards": str(s), "batch_size": str(b),
+                             "settings.index.translog.durability": d,
+                             "settings.index.refresh_interval": ri},
+                             "docs_per_s": dps, "service_count": 400, "service_p50_ms": b / 50.0,
+                             "service_p90_ms": b / 40.0, "service_p99_ms": b / 30.0,
+                             "service_p99_9_ms": None, "service_max_ms": b / 20.0,
+                             "docs_rejected": 0, "http_429": 0, "write_rejected": 0,
+                             "warmup_s": 1, "duration_s": 10, "verified": True, "failed": False,
+                             "aborted": False, "few_requests": False, "repeat": 1, "cv": None})
+json.dump({"scenario": "long-labels", "rows": rows}, open(sys.argv[1], "w"), indent=1)
+PY
+"$COORD" report "$TMP/long" > /dev/null || fail "report of the long-label matrix exited $?"
+# a layout probe run by chromium on a copy (the report itself has no script): every figure's
+# legend entries and SVG texts, their boxes compared pairwise and against the figure
+python3 - "$TMP/long/report.html" "$TMP/long/probe.html" <<'PY'
+import sys
+html = open(sys.argv[1], encoding="utf-8").read()
+probe = """<script>(function(){
+var out={figs:0,items:0,texts:0,overlaps:[],outside:[]};
+function hit(a,b){return a.left<b.right-0.5&&b.left<a.right-0.5&&a.top<b.bottom-0.5&&b.top<a.bottom-0.5;}
+document.querySelectorAll('figure.cf').forEach(function(f,fi){
+ out.figs++;var fr=f.getBoundingClientRect(),sv=f.querySelector('svg').getBoundingClientRect();
+ var li=[].slice.call(f.querySelectorAll('ul.legend li'));
+ var tx=[].slice.call(f.querySelectorAll('svg text'));
+ out.items+=li.length;out.texts+=tx.length;
+ li.forEach(function(a,i){var r=a.getBoundingClientRect();
+  if(hit(r,sv))out.overlaps.push([fi,'legend over chart',a.textContent]);
+  if(r.right>fr.right+0.5||r.left<fr.left-0.5)out.outside.push([fi,a.textContent]);
+  li.slice(i+1).forEach(function(b){if(hit(r,b.getBoundingClientRect()))out.overlaps.push([fi,a.textContent,b.textContent]);});});
+ tx.forEach(function(a,i){var r=a.getBoundingClientRect();
+  if(r.right>sv.right+0.5||r.left<sv.left-0.5)out.outside.push([fi,a.textContent]);
+  tx.slice(i+1).forEach(function(b){if(hit(r,b.getBoundingClientRect()))out.overlaps.push([fi,a.textContent,b.textContent]);});});
+});
+var lad=[].slice.call(document.querySelectorAll('svg[data-chart=latency] text'));
+lad.forEach(function(a){var r=a.getBoundingClientRect(),sv=a.ownerSVGElement.getBoundingClientRect();
+ out.texts++;if(r.left<sv.left-0.5||r.right>sv.right+0.5)out.outside.push(['ladder',a.textContent]);});
+var p=document.createElement('pre');p.id='bf-layout';p.textContent=JSON.stringify(out);document.body.appendChild(p);
+})();</script>"""
+open(sys.argv[2], "w", encoding="utf-8").write(html.replace("</body>", probe + "</body>"))
+PY
+chrome long --window-size=1400,3000 --dump-dom "file://$TMP/long/probe.html" > "$TMP/long-dom.html" \
+    || { cat "$TMP/chrome-long.log" >&2; fail "chromium --dump-dom of the long-label report failed"; }
+python3 - "$TMP/long-dom.html" "$TMP/long/report.html" <<'PY'
+import html as H, json, re, sys
+dom = open(sys.argv[1], encoding="utf-8").read()
+m = re.search(r'<pre id="bf-layout">(.*?)</pre>', dom, re.S)
+assert m, "the layout probe did not run"
+out = json.loads(H.unescape(m.group(1)))
+print(f"layout: {out['figs']} figures, {out['items']} legend entries, {out['texts']} chart texts; "
+      f"overlaps {len(out['overlaps'])}, outside {len(out['outside'])}")
+assert out["figs"] >= 6 and out["items"] >= 24, out
+assert not out["overlaps"], out["overlaps"][:5]
+assert not out["outside"], out["outside"][:5]
+page = open(sys.argv[2], encoding="utf-8").read()
+data = json.loads(re.search(r'<script type="application/json" id="bf-data">(.*?)</script>', page, re.S).group(1))
+assert data["findings"]["main_axis"] == "batch_size", data["findings"]["main_axis"]
+tp = data["charts"]["throughput"]
+assert len(tp) == 2 and all(p["x_axis"] == "batch_size" for p in tp), [p["x_axis"] for p in tp]
+assert all(len(p["lines"]) == 6 for p in tp), [len(p["lines"]) for p in tp]
+assert all(len(l["points"]) == 5 and [q["x"] for q in l["points"]] == [100, 500, 1000, 2000, 5000]
+           for p in tp for l in p["lines"])
+assert page.count('data-chart="service_p50"') == 2 and page.count('data-chart="service_p99"') == 2
+assert "docs/s against batch size" in page and "What the columns mean" in page
+print("main axis batch_size, 2 panels x 6 lines, service-time charts, columns explained")
+PY
+pass "report.html rendered by chromium: not blank, every chart present, data equals matrix.json; compare ok; long labels: no legend or chart text overlaps"

@@ -209,7 +209,7 @@ static void test_repeated_cells_draw_every_run(void **state)
     assert_int_equal(json_array_size(json_object_get(charts, "telemetry")), 12);
     assert_int_equal(count(html, "data-chart=\"per_second\""), 4);
     assert_non_null(strstr(html, "cells/i1-s850-r1-b5000-c200-r3.ndjson"));
-    assert_non_null(strstr(html, ">run 3</text>"));
+    assert_non_null(strstr(html, "<span class=\"lt\">run 3</span>")); /* the HTML legend */
     json_decref(data);
     free(html);
 }
