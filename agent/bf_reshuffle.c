@@ -22,8 +22,10 @@ void bf_reshuffle_init(bf_reshuffle_t *r, enum bf_routing_mode mode, uint32_t ma
 
 void bf_reshuffle_cleanup(bf_reshuffle_t *r)
 {
-    for (uint32_t i = 0; r->parts && i < r->max_parts; i++)
+    for (uint32_t i = 0; r->parts && i < r->max_parts; i++) {
         bf_buf_cleanup(&r->parts[i].body);
+        free(r->parts[i].gshard);
+    }
     free(r->parts);
     free(r->key_part);
     free(r->sent_by_shard);
@@ -165,7 +167,7 @@ int bf_reshuffle_split(bf_reshuffle_t *r, const bf_routetable_t *rt, const char 
             last_ix = ix, last_name = a.index, last_name_len = a.index_len;
         }
         uint32_t key = fallback_key, node = BF_RESHUFFLE_FALLBACK;
-        uint32_t shard = 0;
+        uint32_t shard = 0, g = BF_RESHUFFLE_NO_SHARD;
         if (ix >= 0) {
             const bf_rt_index_t *ri = &rt->indices[ix];
             if (bf_routing_shard_json(&ri->routing, a.id, a.id_len, a.routing,
@@ -176,6 +178,7 @@ int bf_reshuffle_split(bf_reshuffle_t *r, const bf_routetable_t *rt, const char 
                     for (long k = 0; k < ix; k++)
                         base += rt->indices[k].routing.shards;
                     r->sent_by_shard[base + shard]++;
+                    g = (uint32_t)(base + shard);
                     node = n;
                     key = r->mode == BF_ROUTE_SHARD ? (uint32_t)(base + shard) : n;
                 }
@@ -186,8 +189,15 @@ int bf_reshuffle_split(bf_reshuffle_t *r, const bf_routetable_t *rt, const char 
             pt = part_for(r, fallback_key, BF_RESHUFFLE_FALLBACK);
             node = BF_RESHUFFLE_FALLBACK;
         }
-        if (node == BF_RESHUFFLE_FALLBACK)
+        if (node == BF_RESHUFFLE_FALLBACK) {
             r->unrouted++;
+            g = BF_RESHUFFLE_NO_SHARD;
+        }
+        if (pt->ndocs >= pt->gshard_cap) {
+            pt->gshard_cap = pt->gshard_cap ? 2 * pt->gshard_cap : 64;
+            pt->gshard = bf_realloc(pt->gshard, pt->gshard_cap * sizeof *pt->gshard);
+        }
+        pt->gshard[pt->ndocs] = g;
         int rc;
         if (genlen) {
             const char *cut = a.after_index;
@@ -230,4 +240,127 @@ uint64_t bf_reshuffle_moved(bf_reshuffle_t *r, const bf_routetable_t *before,
     }
     memset(r->sent_by_shard, 0, (r->nshards ? r->nshards : 1) * sizeof *r->sent_by_shard);
     return moved;
+}
+
+/* ---- stale tables from responses ---------------------------------------------------------- */
+
+enum { TS_NONE = 0, TS_ITEMS, TS_TERM };
+
+void bf_termscan_init(bf_termscan_t *ts, uint64_t *terms, uint32_t n)
+{
+    memset(ts, 0, sizeof *ts);
+    ts->terms = terms;
+    ts->n = n;
+    if (terms && n)
+        memset(terms, 0, n * sizeof *terms);
+}
+
+static void end_number(bf_termscan_t *ts)
+{
+    if (ts->in_num && ts->items > 0 && ts->items - 1 < ts->n)
+        ts->terms[ts->items - 1] = ts->num;
+    ts->in_num = 0;
+    ts->num = 0;
+}
+
+void bf_termscan_feed(bf_termscan_t *ts, const char *p, size_t len)
+{
+    for (size_t i = 0; i < len; i++) {
+        char c = p[i];
+        if (ts->in_str) {
+            if (ts->esc)
+                ts->esc = 0;
+            else if (c == '\\')
+                ts->esc = 1;
+            else if (c == '"')
+                ts->in_str = 0;
+            else if (ts->key_len < sizeof ts->key)
+                ts->key[ts->key_len++] = c;
+            else
+                ts->key_long = 1;
+            continue;
+        }
+        if (ts->in_num && c >= '0' && c <= '9') {
+            if (ts->num < UINT64_MAX / 10)
+                ts->num = ts->num * 10 + (uint64_t)(c - '0');
+            continue;
+        }
+        end_number(ts);
+        switch (c) {
+        case '"':
+            ts->in_str = 1;
+            ts->key_len = 0;
+            ts->key_long = 0;
+            break;
+        case ':': {
+            int is_term =
+                !ts->key_long && ts->key_len == 13 && memcmp(ts->key, "_primary_term", 13) == 0;
+            int is_items = !ts->key_long && ts->key_len == 5 && memcmp(ts->key, "items", 5) == 0;
+            ts->pending = is_items && ts->depth == 1 ? TS_ITEMS
+                          : is_term && ts->items_depth && ts->depth == ts->items_depth + 2
+                              ? TS_TERM
+                              : TS_NONE;
+            break;
+        }
+        case '[':
+            ts->depth++;
+            if (ts->pending == TS_ITEMS)
+                ts->items_depth = ts->depth;
+            ts->pending = TS_NONE;
+            break;
+        case '{':
+            ts->depth++;
+            if (ts->items_depth && ts->depth == ts->items_depth + 1)
+                ts->items++;
+            ts->pending = TS_NONE;
+            break;
+        case '}':
+        case ']':
+            if (ts->depth)
+                ts->depth--;
+            if (ts->items_depth && ts->depth < ts->items_depth)
+                ts->items_depth = 0;
+            ts->pending = TS_NONE;
+            break;
+        case ',': ts->pending = TS_NONE; break;
+        default:
+            if (c >= '0' && c <= '9' && ts->pending == TS_TERM) {
+                ts->in_num = 1;
+                ts->num = (uint64_t)(c - '0');
+                ts->pending = TS_NONE;
+            }
+            break;
+        }
+    }
+}
+
+uint64_t bf_routetable_gshard_term(const bf_routetable_t *rt, uint32_t g, const char **index,
+                                   uint32_t *shard)
+{
+    size_t base = 0;
+    for (size_t i = 0; rt && i < rt->nindices; i++) {
+        uint32_t n = rt->indices[i].routing.shards;
+        if (g < base + n) {
+            if (index)
+                *index = rt->indices[i].name;
+            if (shard)
+                *shard = (uint32_t)(g - base);
+            return rt->indices[i].primary_term ? rt->indices[i].primary_term[g - base] : 0;
+        }
+        base += n;
+    }
+    return 0;
+}
+
+long bf_reshuffle_stale_item(const bf_routetable_t *rt, const uint32_t *gshard,
+                             const uint64_t *terms, uint32_t ndocs)
+{
+    for (uint32_t k = 0; k < ndocs; k++) {
+        if (gshard[k] == BF_RESHUFFLE_NO_SHARD || terms[k] == 0)
+            continue;
+        uint64_t t = bf_routetable_gshard_term(rt, gshard[k], NULL, NULL);
+        if (t > 0 && terms[k] > t) /* 0: the table has no term for it (nothing to compare) */
+            return (long)k;
+    }
+    return -1;
 }

@@ -31,8 +31,9 @@
 /* The routing table of one run, shared by its workers: `current` is replaced (never changed
  * in place) by the run's refresher; every snapshot stays valid until the run ends (the run owns
  * them), so a worker may keep using the one it read. A worker sets `stale` when a response
- * suggests the table is out of date (a learned node refused connections); the refresher then
- * fetches a new one at once instead of at its next tick. */
+ * shows the table is out of date (a learned node refused connections, or an item's
+ * _primary_term is above the table's for its shard: bf_reshuffle_stale_item); the refresher
+ * then fetches a new one at once instead of at its next tick. */
 typedef struct bf_rt_holder {
     _Atomic(bf_routetable_t *) current;
     atomic_uint generation;
@@ -46,7 +47,12 @@ typedef struct bf_reshuffle_part {
     uint32_t key;    /* node (node mode) or global shard number (shard mode) */
     uint32_t ndocs;
     bf_buf_t body;   /* the sub-bulk's NDJSON; the caller may swap it out (then re-init it) */
+    uint32_t *gshard; /* per document of the part: its global shard (the table's indices in
+                        order, their shards numbered on), BF_RESHUFFLE_NO_SHARD when unrouted */
+    uint32_t gshard_cap;
 } bf_reshuffle_part_t;
+
+#define BF_RESHUFFLE_NO_SHARD UINT32_MAX
 
 typedef struct bf_reshuffle {
     enum bf_routing_mode mode;
@@ -81,5 +87,41 @@ int bf_reshuffle_split(bf_reshuffle_t *r, const bf_routetable_t *rt, const char 
  * (an upper bound: the move happened somewhere in that interval). Resets the per-shard counts. */
 uint64_t bf_reshuffle_moved(bf_reshuffle_t *r, const bf_routetable_t *before,
                             const bf_routetable_t *now);
+
+/* Reading each item's _primary_term out of a bulk response as it streams in, so a response
+ * that says the routing table is stale is noticed at once (issue #16: a promoted primary has a
+ * higher primary term than the table's). Item k of "items" (request order) gets terms[k]; an
+ * item without "_primary_term" (a failed one, or a response filtered without it) keeps 0.
+ * Only the structure is followed (strings, escapes, nesting); anything else is skipped. Format:
+ * the _bulk response (each item {"<action>":{..., "_primary_term": N, ...}}). Embedded struct;
+ * owns no memory; one per response; not thread-safe. */
+typedef struct bf_termscan {
+    uint64_t *terms; /* borrowed, n entries, zeroed by init */
+    uint32_t n;
+    uint32_t items;       /* items begun so far */
+    uint32_t depth;       /* open objects and arrays */
+    uint32_t items_depth; /* depth of the "items" array while it is open, else 0 */
+    uint8_t in_str, esc, key_long, pending, in_num;
+    uint8_t key_len;
+    char key[16]; /* the last string's first bytes */
+    uint64_t num;
+} bf_termscan_t;
+
+/* bf_termscan_init — start reading a response to a request of n documents into terms[0..n). */
+void bf_termscan_init(bf_termscan_t *ts, uint64_t *terms, uint32_t n);
+/* bf_termscan_feed — the next len bytes of the body (any split). */
+void bf_termscan_feed(bf_termscan_t *ts, const char *p, size_t len);
+
+/* bf_routetable_gshard_term — the primary term rt has for global shard g (see
+ * bf_reshuffle_part_t.gshard), with its index and shard number; 0 when g is out of range.
+ * Thread-safe (reads only). */
+uint64_t bf_routetable_gshard_term(const bf_routetable_t *rt, uint32_t g, const char **index,
+                                   uint32_t *shard);
+
+/* bf_reshuffle_stale_item — the first document k (of ndocs, with global shards gshard[] and
+ * answered terms[]) whose item carried a primary term above rt's for its shard: the table is
+ * stale (a replica was promoted since it was read). Returns k, or -1 when none. Pure. */
+long bf_reshuffle_stale_item(const bf_routetable_t *rt, const uint32_t *gshard,
+                             const uint64_t *terms, uint32_t ndocs);
 
 #endif

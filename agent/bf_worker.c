@@ -96,6 +96,12 @@ typedef struct slot {
     size_t sent_off;        /* body bytes handed to libcurl so far (on_read) */
     int resend_refused;     /* libcurl wanted to send this body again by itself (on_seek) */
     bf_bulkresp_stream_t judge;
+    /* routing: each document's global shard (from the split) and its item's primary term */
+    uint32_t *gshard;
+    uint64_t *terms;
+    uint32_t gshard_cap;
+    int routed; /* this request is a sub-bulk: gshard is valid, terms are read */
+    bf_termscan_t terms_scan;
     long status;            /* known once the headers are in */
     char head[HEAD_BYTES];  /* first bytes of the response body, for messages */
     size_t head_len;
@@ -123,6 +129,7 @@ struct bf_worker {
     uint32_t group_size;    /* 1, or the most parts a split may have (routing) */
     bf_reshuffle_t rs;      /* routing only */
     const bf_routetable_t *rt; /* routing: the snapshot of the last split */
+    const bf_routetable_t *stale_logged; /* routing: the table a stale answer was logged for */
     char **node_urls;       /* routing: <node url>/_bulk[?filter_path] per node of rt */
     size_t nnode_urls;
     struct curl_slist *hdr_plain;
@@ -326,8 +333,11 @@ static size_t on_body(char *p, size_t size, size_t n, void *ud)
         s->head[s->head_len] = '\0';
     }
     /* only a 2xx body is a bulk response; the judge stops reading one that is not */
-    if (s->status >= 200 && s->status < 300)
+    if (s->status >= 200 && s->status < 300) {
         bf_bulkresp_stream_feed(&s->judge, p, len);
+        if (s->routed)
+            bf_termscan_feed(&s->terms_scan, p, len);
+    }
     return len;
 }
 
@@ -416,6 +426,8 @@ static void send_prepared(bf_worker_t *w, slot *s)
         s->item_class_cap = s->ndocs;
     }
     bf_bulkresp_stream_init(&s->judge, s->ndocs, s->item_class);
+    if (s->routed)
+        bf_termscan_init(&s->terms_scan, s->terms, s->ndocs);
     s->sent_off = 0;
     s->resend_refused = 0;
     curl_easy_setopt(s->h, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)wire->len);
@@ -506,11 +518,14 @@ static void send_new(bf_worker_t *w, slot *s, uint64_t intended_us)
 
 /* <base>/_bulk with the request's query (filter_path; request.pipeline: every document of
  * the request goes through it). Caller frees. */
-static char *bulk_url(const char *base, const bf_request_spec_t *rq)
+static char *bulk_url(const char *base, const bf_request_spec_t *rq, int routed)
 {
-    return bf_asprintf("%s/_bulk%s%s%s%s%s", base, rq->filter_path || rq->pipeline ? "?" : "",
+    /* routing: the items' _primary_term must survive the filter (a stale table shows there) */
+    int add_term = routed && rq->filter_path && strstr(rq->filter_path, "_primary_term") == NULL;
+    return bf_asprintf("%s/_bulk%s%s%s%s%s%s", base, rq->filter_path || rq->pipeline ? "?" : "",
                        rq->filter_path ? "filter_path=" : "",
                        rq->filter_path ? rq->filter_path : "",
+                       add_term ? ",items.*._primary_term" : "",
                        rq->pipeline ? (rq->filter_path ? "&pipeline=" : "pipeline=") : "",
                        rq->pipeline ? rq->pipeline : "");
 }
@@ -524,7 +539,7 @@ static void use_table(bf_worker_t *w, const bf_routetable_t *rt)
     w->node_urls = bf_realloc(w->node_urls, (rt->nnodes ? rt->nnodes : 1) * sizeof *w->node_urls);
     w->nnode_urls = rt->nnodes;
     for (size_t i = 0; i < rt->nnodes; i++)
-        w->node_urls[i] = rt->nodes[i].url == NULL ? NULL : bulk_url(rt->nodes[i].url, rq);
+        w->node_urls[i] = rt->nodes[i].url == NULL ? NULL : bulk_url(rt->nodes[i].url, rq, 1);
     w->rt = rt;
 }
 
@@ -565,6 +580,14 @@ static void send_routed(bf_worker_t *w, slot *s, uint64_t intended_us, uint64_t 
         }
         t->gz_valid = w->gzip;
         t->ndocs = pt->ndocs;
+        if (t->gshard_cap < pt->ndocs) {
+            t->gshard = bf_realloc(t->gshard, pt->ndocs * sizeof *t->gshard);
+            t->terms = bf_realloc(t->terms, pt->ndocs * sizeof *t->terms);
+            t->gshard_cap = pt->ndocs;
+        }
+        if (pt->ndocs)
+            memcpy(t->gshard, pt->gshard, pt->ndocs * sizeof *t->gshard);
+        t->routed = pt->ndocs > 0;
         t->payload_len = t->body.len;
         t->retries = 0;
         t->connect_failures = 0;
@@ -599,6 +622,8 @@ static uint32_t keep_rejected(bf_worker_t *w, slot *s)
             break;
         if (s->item_class[i] == BF_ITEM_REJECTED) {
             bf_buf_append(out, p, (size_t)(l2 + 1 - p));
+            if (s->routed)
+                s->gshard[kept] = s->gshard[i]; /* kept <= i: in place */
             kept++;
         }
         p = l2 + 1;
@@ -638,6 +663,28 @@ static void warn_once(bf_worker_t *w, unsigned kind, const char *fmt, ...)
     va_end(ap);
     bf_warn("cell %s, thread %u: %s (further ones are counted, not logged)", w->cfg.cell->id,
             w->cfg.thread_index, msg);
+}
+
+/* routing: an item answered with a higher primary term than the table has for its shard
+ * (a replica was promoted since the table was read): the refresher re-reads it at once
+ * rather than at its next tick. Logged once per table. */
+static void check_terms(bf_worker_t *w, slot *s)
+{
+    const bf_routetable_t *rt = atomic_load(&w->cfg.routes->current);
+    long k = bf_reshuffle_stale_item(rt, s->gshard, s->terms, s->ndocs);
+    if (k < 0)
+        return;
+    atomic_store(&w->cfg.routes->stale, 1);
+    if (w->stale_logged == rt)
+        return;
+    w->stale_logged = rt;
+    const char *index = "?";
+    uint32_t shard = 0;
+    uint64_t had = bf_routetable_gshard_term(rt, s->gshard[k], &index, &shard);
+    bf_info("cell %s: routing table stale: a response carried primary term %llu for %s shard "
+            "%u, the table has %llu (a replica was promoted); re-reading it now",
+            w->cfg.cell->id, (unsigned long long)s->terms[k], index, shard,
+            (unsigned long long)had);
 }
 
 /* Adds the request counter v says into c (the documents go through spread_docs). */
@@ -704,6 +751,8 @@ static void on_done(bf_worker_t *w, slot *s, CURLcode cc)
         if (in.parsed)
             in.items_one_type = bf_bulkresp_stream_first_type(&s->judge, item_type,
                                                               sizeof item_type);
+        if (in.parsed && s->routed && w->cfg.routes)
+            check_terms(w, s);
     } else if (in.xfer == BF_XFER_RESPONSE) {
         bf_verdict_error_body(s->head, s->head_len, etype, sizeof etype, ereason,
                               sizeof ereason);
@@ -1073,7 +1122,7 @@ bf_worker_t *bf_worker_new(const bf_worker_cfg_t *cfg, bf_diag_t *diag)
         s->h = curl_easy_init();
         /* connections are spread round-robin over all hosts, counting across threads */
         const char *host = t->hosts[(cfg->conn_base + s->group) % t->nhosts];
-        s->home_url = bulk_url(host, rq);
+        s->home_url = bulk_url(host, rq, w->cfg.cell->routing_mode != BF_ROUTE_NONE);
         curl_easy_setopt(s->h, CURLOPT_URL, s->home_url);
         curl_easy_setopt(s->h, CURLOPT_POST, 1L);
         curl_easy_setopt(s->h, CURLOPT_READFUNCTION, on_read);
@@ -1171,6 +1220,8 @@ void bf_worker_destroy(bf_worker_t **w_p)
         bf_buf_cleanup(&s->body);
         bf_buf_cleanup(&s->gz);
         free(s->item_class);
+        free(s->gshard);
+        free(s->terms);
     }
     free(w->slots);
     for (size_t i = 0; i < w->nnode_urls; i++)

@@ -175,16 +175,95 @@ static void test_split_shard(void **state)
     assert_int_equal(r.parts[0].ndocs + r.parts[1].ndocs, 30);
     assert_int_equal(r.parts[1].node, BF_RESHUFFLE_FALLBACK);
     assert_int_equal(r.unrouted, r.parts[1].ndocs);
+    /* each document's global shard: the part's shard (index a's 3 come first), or none */
+    for (uint32_t k = 0; k < r.parts[0].ndocs; k++)
+        assert_int_equal(r.parts[0].gshard[k], r.parts[0].key);
+    assert_true(r.parts[0].key >= 3);
+    for (uint32_t k = 0; k < r.parts[1].ndocs; k++)
+        assert_int_equal(r.parts[1].gshard[k], BF_RESHUFFLE_NO_SHARD);
     bf_reshuffle_cleanup(&r);
+    bf_routetable_destroy(&rt);
+}
+
+/* A bulk response's items' _primary_term, read in any split (as libcurl hands the body over):
+ * OpenSearch 2.19's item shape, a failed item (no term), strings holding braces and quotes,
+ * and the filtered shape (filter_path=errors,items.*.status,items.*._primary_term). */
+static void test_termscan(void **state)
+{
+    (void)state;
+    static const char body[] =
+        "{\"took\":5,\"errors\":true,\"items\":["
+        "{\"index\":{\"_index\":\"a\",\"_id\":\"x{\\\"}[\",\"_version\":1,\"result\":"
+        "\"created\",\"_shards\":{\"total\":2,\"successful\":2,\"failed\":0},"
+        "\"_seq_no\":7,\"_primary_term\":3,\"status\":201}},"
+        "{\"create\":{\"_index\":\"a\",\"_id\":\"y\",\"status\":429,\"error\":{\"type\":"
+        "\"x\",\"reason\":\"\\\"_primary_term\\\":9\"}}},"
+        "{\"index\":{\"status\":200,\"_primary_term\":12}}]}";
+    size_t len = strlen(body);
+    for (size_t cut = 0; cut <= len; cut++) {
+        uint64_t terms[4];
+        bf_termscan_t ts;
+        bf_termscan_init(&ts, terms, 3);
+        bf_termscan_feed(&ts, body, cut);
+        bf_termscan_feed(&ts, body + cut, len - cut);
+        if (ts.items != 3 || terms[0] != 3 || terms[1] != 0 || terms[2] != 12)
+            fail_msg("cut %zu: items %u terms %llu %llu %llu", cut, ts.items,
+                     (unsigned long long)terms[0], (unsigned long long)terms[1],
+                     (unsigned long long)terms[2]);
+    }
+    /* more items than documents: the extra ones are ignored */
+    uint64_t one[1];
+    bf_termscan_t ts;
+    bf_termscan_init(&ts, one, 1);
+    bf_termscan_feed(&ts, body, len);
+    assert_int_equal(one[0], 3);
+    /* a "_primary_term" key outside an item is not an item's */
+    static const char other[] = "{\"_primary_term\":5,\"items\":[{\"index\":{}}]}";
+    bf_termscan_init(&ts, one, 1);
+    bf_termscan_feed(&ts, other, strlen(other));
+    assert_int_equal(one[0], 0);
+}
+
+/* A stale table: an item's term above the table's for its shard (a promotion); equal or lower
+ * terms, unrouted documents and shards the table has no term for are not. */
+static void test_stale_item(void **state)
+{
+    (void)state;
+    bf_routetable_t *rt = table(); /* a: terms 1, 1, 3; b: none (0) */
+    const char *ix = NULL;
+    uint32_t sh = 9;
+    assert_int_equal(bf_routetable_gshard_term(rt, 2, &ix, &sh), 3);
+    assert_string_equal(ix, "a");
+    assert_int_equal(sh, 2);
+    assert_int_equal(bf_routetable_gshard_term(rt, 4, &ix, &sh), 0); /* b shard 1 */
+    assert_string_equal(ix, "b");
+    assert_int_equal(bf_routetable_gshard_term(rt, 5, NULL, NULL), 0); /* out of range */
+    static const struct {
+        uint32_t g[3];
+        uint64_t t[3];
+        long want;
+    } cases[] = {
+        {{0, 2, 1}, {1, 3, 1}, -1},                     /* as in the table */
+        {{0, 2, 1}, {1, 2, 1}, -1},                     /* lower: an old answer */
+        {{0, 2, 0}, {1, 3, 2}, 2},                      /* shard a/0 promoted: term 2 > 1 */
+        {{2, 2, 2}, {3, 4, 4}, 1},                      /* a/2: 4 > 3 */
+        {{BF_RESHUFFLE_NO_SHARD, 3, 4}, {9, 9, 9}, -1}, /* unrouted; b has no terms */
+        {{0, 0, 0}, {0, 0, 0}, -1},                     /* no terms in the answer */
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        long k = bf_reshuffle_stale_item(rt, cases[i].g, cases[i].t, 3);
+        if (k != cases[i].want)
+            fail_msg("case %zu: %ld, want %ld", i, k, cases[i].want);
+    }
     bf_routetable_destroy(&rt);
 }
 
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_parse),
-        cmocka_unit_test(test_split_node),
-        cmocka_unit_test(test_split_shard),
+        cmocka_unit_test(test_parse),       cmocka_unit_test(test_split_node),
+        cmocka_unit_test(test_split_shard), cmocka_unit_test(test_termscan),
+        cmocka_unit_test(test_stale_item),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
