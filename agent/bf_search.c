@@ -651,7 +651,8 @@ bf_search_t *bf_search_new(const bf_search_cfg_t *cfg, bf_diag_t *diag)
         curl_easy_setopt(q->h, CURLOPT_USERAGENT, "bulkfleet-agent/" BF_VERSION);
         curl_easy_setopt(q->h, CURLOPT_NOSIGNAL, 1L);
         curl_easy_setopt(q->h, CURLOPT_TIMEOUT_MS, (long)bf_scenario_request(cfg->sc)->timeout_ms);
-        curl_easy_setopt(q->h, CURLOPT_CONNECTTIMEOUT_MS, 10000L);
+        curl_easy_setopt(q->h, CURLOPT_CONNECTTIMEOUT_MS,
+                         t->connect_timeout_ms ? (long)t->connect_timeout_ms : 10000L);
         curl_easy_setopt(q->h, CURLOPT_WRITEFUNCTION, on_body);
         curl_easy_setopt(q->h, CURLOPT_WRITEDATA, q);
         curl_easy_setopt(q->h, CURLOPT_PRIVATE, (char *)q);

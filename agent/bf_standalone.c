@@ -318,8 +318,9 @@ int bf_standalone_main(int argc, char **argv)
     bf_cluster_info_t info;
     bf_results_t *res = NULL;
     int code = BF_EXIT_OK;
-    if (bf_cluster_info(es, &info, &diag) != BF_OK) {
-        bf_error("the target cluster is not reachable: %s", diag.msg);
+    if (bf_cluster_probe(bf_scenario_target(sc), 0, bf_scenario_request(sc)->timeout_ms, &info,
+                         &diag) != BF_OK) {
+        bf_error("cannot use the target cluster: %s", diag.msg);
         code = BF_EXIT_ENV;
         goto out;
     }

@@ -1133,7 +1133,8 @@ bf_worker_t *bf_worker_new(const bf_worker_cfg_t *cfg, bf_diag_t *diag)
         curl_easy_setopt(s->h, CURLOPT_USERAGENT, "bulkfleet-agent/" BF_VERSION);
         curl_easy_setopt(s->h, CURLOPT_NOSIGNAL, 1L);
         curl_easy_setopt(s->h, CURLOPT_TIMEOUT_MS, (long)rq->timeout_ms);
-        curl_easy_setopt(s->h, CURLOPT_CONNECTTIMEOUT_MS, 10000L);
+        curl_easy_setopt(s->h, CURLOPT_CONNECTTIMEOUT_MS,
+                         t->connect_timeout_ms ? (long)t->connect_timeout_ms : 10000L);
         curl_easy_setopt(s->h, CURLOPT_WRITEFUNCTION, on_body);
         curl_easy_setopt(s->h, CURLOPT_WRITEDATA, s);
         curl_easy_setopt(s->h, CURLOPT_PRIVATE, (char *)s);

@@ -7,6 +7,7 @@
 #include "bf_log.h"
 #include "bf_mem.h"
 #include "bf_strmap.h"
+#include "bf_units.h"
 
 #include <jansson.h>
 #include <stdio.h>
@@ -234,17 +235,104 @@ static int template_patterns_owned(bf_es_t *es, const bf_index_spec_t *ix,
     return rc;
 }
 
-int bf_cluster_info(bf_es_t *es, bf_cluster_info_t *info, bf_diag_t *diag)
+/* The probe's note of what it waits for (bf_es tick, on the probing thread). */
+typedef struct probe_note {
+    const char *host; /* redacted URL */
+    const char *what; /* "GET /" */
+    uint64_t t0_us;   /* when `what` was sent */
+    uint64_t next_ms; /* elapsed time of the next note */
+    uint64_t timeout_ms;
+} probe_note;
+
+static void on_probe_tick(void *ctx)
+{
+    probe_note *p = ctx;
+    if (p == NULL || p->what == NULL)
+        return;
+    uint64_t el_ms = (bf_clock_mono_us() - p->t0_us) / 1000u;
+    if (el_ms < p->next_ms)
+        return;
+    char lim[32];
+    bf_units_format_duration_ms(p->timeout_ms, lim, sizeof lim);
+    bf_info("still waiting for the cluster: %s on %s has no answer after %llu s; giving up after "
+            "request.timeout %s",
+            p->what, p->host, (unsigned long long)(el_ms / 1000u), lim);
+    p->next_ms = (el_ms / BF_PROBE_NOTE_MS + 1) * BF_PROBE_NOTE_MS;
+}
+
+static void probe_start(probe_note *p, const char *what)
+{
+    if (p == NULL)
+        return;
+    p->what = what;
+    p->t0_us = bf_clock_mono_us();
+    p->next_ms = BF_PROBE_NOTE_MS;
+}
+
+/* The server's reason for a 401/403: error.reason (root_cause first), a string "error", or the
+ * body's first line; control characters dropped, at most 300 bytes. */
+static void auth_reason(const char *body, char *out, size_t size)
+{
+    out[0] = '\0';
+    json_t *j = json_loads(body ? body : "", 0, NULL);
+    json_t *err = json_object_get(j, "error");
+    const char *r = NULL;
+    if (json_is_object(err)) {
+        json_t *root = json_object_get(err, "root_cause");
+        json_t *first = json_is_array(root) ? json_array_get(root, 0) : NULL;
+        r = json_string_value(json_object_get(first, "reason"));
+        if (r == NULL)
+            r = json_string_value(json_object_get(err, "reason"));
+    } else if (json_is_string(err)) {
+        r = json_string_value(err);
+    } else if (j == NULL) {
+        r = body; /* e.g. "Unauthorized" as text/plain */
+    }
+    size_t n = 0;
+    for (const char *c = r; c && *c && *c != '\n' && n + 1 < size && n < 300; c++)
+        if ((unsigned char)*c >= 0x20)
+            out[n++] = *c;
+    out[n] = '\0';
+    json_decref(j);
+}
+
+/* What target.auth sent, for the 401/403 message. */
+static const char *auth_sent(const bf_target_t *t, char *buf, size_t size)
+{
+    switch (t ? t->auth : BF_AUTH_NONE) {
+    case BF_AUTH_BASIC:
+        snprintf(buf, size, "target.auth sent user '%s' (basic)", t->username);
+        break;
+    case BF_AUTH_APIKEY: snprintf(buf, size, "target.auth sent an api_key"); break;
+    case BF_AUTH_BEARER: snprintf(buf, size, "target.auth sent a bearer token"); break;
+    case BF_AUTH_NONE:
+    default: snprintf(buf, size, "no target.auth is set"); break;
+    }
+    return buf;
+}
+
+static int info_impl(bf_es_t *es, const bf_target_t *t, bf_cluster_info_t *info, bf_diag_t *diag,
+                     probe_note *note)
 {
     memset(info, 0, sizeof *info);
     long status = 0;
     const char *body = NULL;
+    probe_start(note, "GET /");
     int rc = bf_es_request(es, "GET", "/", NULL, &status, &body, diag);
     if (rc != BF_OK)
         return rc;
-    if (status == 401 || status == 403)
-        return bf_diag_set(diag, BF_E_HTTP, "GET / on %s: HTTP %ld: check target.auth",
-                           bf_es_host(es), status);
+    if (status == 401 || status == 403) {
+        char reason[320], sent[160];
+        auth_reason(body, reason, sizeof reason);
+        auth_sent(t, sent, sizeof sent);
+        return bf_diag_set(
+            diag, BF_E_HTTP, "GET / on %s: HTTP %ld: authentication failed%s%s (%s); %s",
+            bf_es_host(es), status, reason[0] ? ": " : " (the server gave no reason)", reason, sent,
+            status == 401 ? "check target.auth (username and password, api_key or "
+                            "bearer)"
+                          : "the credentials were refused for GET /: check "
+                            "target.auth and the user's roles");
+    }
     if (status != 200)
         return http_error(diag, "GET /", es, status, body);
     json_t *j = json_loads(body, 0, NULL);
@@ -258,6 +346,7 @@ int bf_cluster_info(bf_es_t *es, bf_cluster_info_t *info, bf_diag_t *diag)
     const char *uuid = json_string_value(json_object_get(j, "cluster_uuid"));
     bf_strlcpy(info->cluster_uuid, uuid ? uuid : "", sizeof info->cluster_uuid);
     json_decref(j);
+    probe_start(note, "GET /_cluster/health");
     rc = bf_es_request(es, "GET", "/_cluster/health", NULL, &status, &body, diag);
     if (rc != BF_OK)
         return rc;
@@ -266,6 +355,38 @@ int bf_cluster_info(bf_es_t *es, bf_cluster_info_t *info, bf_diag_t *diag)
     info->data_nodes = (uint32_t)json_integer_value(json_object_get(j, "number_of_data_nodes"));
     json_decref(j);
     return BF_OK;
+}
+
+int bf_cluster_info(bf_es_t *es, bf_cluster_info_t *info, bf_diag_t *diag)
+{
+    return info_impl(es, bf_es_target(es), info, diag, NULL);
+}
+
+int bf_cluster_probe(const bf_target_t *target, size_t host_index, uint64_t timeout_ms,
+                     bf_cluster_info_t *info, bf_diag_t *diag)
+{
+    bf_es_t *es = bf_es_new(target, host_index, (long)timeout_ms);
+    probe_note note = {.host = bf_es_host(es), .timeout_ms = timeout_ms};
+    bf_es_set_tick(es, on_probe_tick, &note, 250);
+    bf_diag_t d = {0};
+    int rc = info_impl(es, target, info, &d, &note);
+    uint64_t el_ms = (bf_clock_mono_us() - note.t0_us) / 1000u; /* of the request that failed */
+    uint64_t conn_ms = target->connect_timeout_ms ? target->connect_timeout_ms : 10000u;
+    char lim[32];
+    if (rc == BF_E_TRANSPORT && el_ms + 50 >= timeout_ms) {
+        bf_units_format_duration_ms(timeout_ms, lim, sizeof lim);
+        bf_diag_set(diag, rc,
+                    "no answer within request.timeout %s (raise it for a slow "
+                    "cluster): %s",
+                    lim, d.msg);
+    } else if (rc == BF_E_TRANSPORT && conn_ms < timeout_ms && el_ms + 50 >= conn_ms) {
+        bf_units_format_duration_ms(conn_ms, lim, sizeof lim);
+        bf_diag_set(diag, rc, "no connection within target.connect_timeout %s: %s", lim, d.msg);
+    } else if (rc != BF_OK) {
+        bf_diag_set(diag, rc, "%s", d.msg);
+    }
+    bf_es_destroy(&es);
+    return rc;
 }
 
 /* Settings as flat dotted keys with the "index." prefix ({"index":{"a":1}} and {"a":1} both

@@ -28,6 +28,19 @@ typedef struct bf_cluster_info {
  * naming the host and what to check. */
 int bf_cluster_info(bf_es_t *es, bf_cluster_info_t *info, bf_diag_t *diag);
 
+#define BF_PROBE_NOTE_MS 3000u /* the probe says what it still waits for this often */
+
+/* bf_cluster_probe — the first contact with a host (coordinator start, standalone agent):
+ * bf_cluster_info on target->hosts[host_index] with every request bounded by timeout_ms (the
+ * scenario's request.timeout) and each connection by target.connect_timeout, saying every
+ * BF_PROBE_NOTE_MS (bf_info) what it still waits for ("GET / on URL: no answer after 3 s;
+ * giving up after request.timeout 60s"). A 401 or 403 is "authentication failed" with the
+ * server's own reason (its error.reason, or the body's first line) and what target.auth sent.
+ * Returns 0, or BF_E_TRANSPORT (refused, timed out: diag names the key that bounds the wait) /
+ * BF_E_HTTP with diag set. target borrowed. Same threading rule as bf_es. */
+int bf_cluster_probe(const bf_target_t *target, size_t host_index, uint64_t timeout_ms,
+                     bf_cluster_info_t *info, bf_diag_t *diag);
+
 /* What bulkfleet may delete in a cluster, and how it marks what it creates (STYLE 18: the
  * cluster module owns what bulkfleet creates). Every index, data stream and index template
  * bulkfleet creates carries `_meta` {"created_by": "bulkfleet", "bulkfleet_created": true,

@@ -172,6 +172,11 @@ const char *bf_es_host(const bf_es_t *es)
     return es->display_host;
 }
 
+const bf_target_t *bf_es_target(const bf_es_t *es)
+{
+    return es->target;
+}
+
 void bf_es_set_tick(bf_es_t *es, void (*tick)(void *ctx), void *ctx, unsigned interval_ms)
 {
     es->tick = tick;
@@ -207,7 +212,10 @@ int bf_es_request(bf_es_t *es, const char *method, const char *path, const char 
     curl_easy_setopt(h, CURLOPT_URL, url);
     curl_easy_setopt(h, CURLOPT_CUSTOMREQUEST, method);
     curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, es->timeout_ms);
-    curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, es->timeout_ms < 10000 ? es->timeout_ms : 10000L);
+    long connect_ms =
+        es->target->connect_timeout_ms ? (long)es->target->connect_timeout_ms : 10000L;
+    curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS,
+                     es->timeout_ms < connect_ms ? es->timeout_ms : connect_ms);
     curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
     curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, on_body);
     curl_easy_setopt(h, CURLOPT_WRITEDATA, &es->resp);

@@ -46,6 +46,8 @@ bf_es_t *bf_es_new(const bf_target_t *target, size_t host_index, long timeout_ms
 void bf_es_destroy(bf_es_t **es_p);
 /* bf_es_host — the base URL this client talks to, password redacted, for messages (borrowed). */
 const char *bf_es_host(const bf_es_t *es);
+/* bf_es_target — the target this client was made for (borrowed, as given to bf_es_new). */
+const bf_target_t *bf_es_target(const bf_es_t *es);
 
 /* bf_es_set_tick — call tick(ctx) at most every interval_ms while a request of this client is
  * in flight (from libcurl's progress callback, on the calling thread), so the caller's own loop

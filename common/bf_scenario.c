@@ -1056,6 +1056,7 @@ static int build_targets(bf__load_t *L)
 
 static int build_target(bf__load_t *L)
 {
+    L->sc->target.connect_timeout_ms = TOP(TARGET_CONNECT_TIMEOUT)->u;
     return build_conn(L, &target_keys, &L->sc->target);
 }
 

@@ -17,6 +17,7 @@
  *   target.auth     {username, password} | {api_key} (sent as "ApiKey <value>") | {bearer};
  *                   password, api_key, bearer and every target.headers value are secrets
  *   target.tls      {ca_file, cert_file, key_file, insecure}; target.headers {Name: value}
+ *   target.connect_timeout  connect bound of every connection (10s)
  *   targets         optional named host sets {<name>: {hosts: [...]}} into the same cluster
  *                   (auth, TLS, headers from target); the matrix axis `target` picks one per
  *                   cell for the bulk and search traffic (e.g. direct vs gateway)
@@ -124,6 +125,8 @@ typedef struct bf_target {
     int tls_insecure;      /* 1: do not verify the server certificate */
     char **headers;        /* extra request headers "Name: value" */
     size_t nheaders;
+    uint64_t connect_timeout_ms; /* target.connect_timeout (10s): TCP + TLS connect bound of
+                                    every connection (probe, cluster APIs, bulk, search) */
 } bf_target_t;
 
 typedef struct bf_index_spec {

@@ -155,6 +155,8 @@ int bf__v_nonempty(struct bf__load *L, const bf__ynode_t *n, const char *path, b
     X(TLS_KEY_FILE, "target.tls.key_file", BF__T_STR, NULL, 0, 0, 0, 0, NULL, bf__v_nonempty)      \
     X(TLS_INSECURE, "target.tls.insecure", BF__T_BOOL, "false", 0, 0, 0, 0, NULL, NULL)            \
     X(TARGET_HEADERS, "target.headers", BF__T_STRMAP, NULL, 0, 0, BF__F_SECRET, 0, NULL, NULL)     \
+    X(TARGET_CONNECT_TIMEOUT, "target.connect_timeout", BF__T_DURATION, "10s", 1, 3600000, 0, 0,   \
+      NULL, NULL)                                                                                  \
     X(TARGETS, "targets", BF__T_TARGETS, NULL, 0, 0, 0, 0, NULL, NULL)                             \
     X(METRICS_STORE, "metrics_store", BF__T_SECTION, NULL, 0, 0, 0, 0, NULL, NULL)                 \
     X(MS_HOSTS, "metrics_store.hosts", BF__T_STRLIST, NULL, 0, 0, BF__F_REQUIRED, 0, NULL,         \

@@ -318,8 +318,10 @@ int bf_campaign_run(const bf_campaign_opts_t *opts)
                     opts->metrics_listen, (unsigned)bf_metrics_port(c.metrics));
     }
     c.es = bf_es_new(target, 0, 130000);
-    if (bf_cluster_info(c.es, &c.cluster, &diag) != BF_OK) {
-        bf_error("the target cluster is not reachable: %s", diag.msg);
+    /* the first contact: bounded by request.timeout, saying what it waits for */
+    uint64_t probe_ms = bf_scenario_request(c.sc)->timeout_ms;
+    if (bf_cluster_probe(target, 0, probe_ms, &c.cluster, &diag) != BF_OK) {
+        bf_error("cannot use the target cluster: %s", diag.msg);
         code = BF_EXIT_ENV;
         goto out;
     }
@@ -342,11 +344,9 @@ int bf_campaign_run(const bf_campaign_opts_t *opts)
         goto out;
     /* every host agents will load must answer now, not fail a third of the requests later */
     for (size_t i = 1; i < target->nhosts; i++) {
-        bf_es_t *es_i = bf_es_new(target, i, 10000);
         bf_cluster_info_t info_i;
         bf_diag_t d_i = {0};
-        int rc_i = bf_cluster_info(es_i, &info_i, &d_i);
-        bf_es_destroy(&es_i);
+        int rc_i = bf_cluster_probe(target, i, probe_ms, &info_i, &d_i);
         if (rc_i != BF_OK) {
             bf_error("target.hosts[%zu] is not usable: %s", i, d_i.msg);
             code = BF_EXIT_ENV;
@@ -360,13 +360,13 @@ int bf_campaign_run(const bf_campaign_opts_t *opts)
         const char *tname = NULL;
         const bf_target_t *nt = bf_scenario_named_target(c.sc, t, &tname);
         for (size_t i = 0; i < nt->nhosts; i++) {
-            bf_es_t *es_i = bf_es_new(nt, i, 10000);
             bf_cluster_info_t info_i;
             bf_diag_t d_i = {0};
-            int rc_i = bf_cluster_info(es_i, &info_i, &d_i);
+            int rc_i = bf_cluster_probe(nt, i, probe_ms, &info_i, &d_i);
+            char *red_i = bf_url_redact_userinfo(nt->hosts[i]);
             char host_i[512];
-            bf_strlcpy(host_i, bf_es_host(es_i), sizeof host_i);
-            bf_es_destroy(&es_i);
+            bf_strlcpy(host_i, red_i ? red_i : nt->hosts[i], sizeof host_i);
+            free(red_i);
             if (rc_i != BF_OK) {
                 bf_error("targets.%s.hosts[%zu] is not usable: %s", tname, i, d_i.msg);
                 code = BF_EXIT_ENV;

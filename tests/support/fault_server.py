@@ -216,6 +216,7 @@ class State:
         self.seq_no = 0
         self.ok_docs = {}  # index -> documents acknowledged 2xx (index/create)
         self.index_delay_s = 0.0  # --index-delay-ms
+        self.admin_fault = None  # --admin-fault
         self.log = open(log_path, "a", encoding="utf-8") if log_path else None
         self.stop = threading.Event()
         # capacity mode: the virtual write pool is busy until busy_until (monotonic seconds)
@@ -529,6 +530,31 @@ class Handler(BaseHTTPRequestHandler):
 
     def _admin(self, rec, method, segs):
         state = self.server.state
+        if state.admin_fault == "unauthorized":
+            # what the security plugin answers a request without (or with wrong) credentials
+            rec["status"] = 401
+            rec["response_bytes"] = self._send_json(401, error_body(
+                401, "security_exception",
+                "missing authentication credentials for REST request [%s]" % self.path),
+                extra_headers=[("WWW-Authenticate", 'Basic realm="OpenSearch Security"')])
+            return
+        if state.admin_fault == "forbidden":
+            rec["status"] = 403
+            rec["response_bytes"] = self._send_json(403, error_body(
+                403, "security_exception",
+                "no permissions for [cluster:monitor/main] and User [name=bench, "
+                "backend_roles=[], requestedTenant=null]"))
+            return
+        if state.admin_fault == "stall":
+            # a cluster that accepts the connection and never answers (a hung node, a full
+            # accept queue behind a proxy); logged now so a test can see it while it waits
+            rec["status"] = None
+            rec["note"] = "admin request stalled %d s, then closed without a reply" % STALL_S
+            state.write_log(rec)
+            self.logged = True
+            state.stop.wait(STALL_S)
+            self._reset()
+            return
         if state.index_delay_s > 0 and method in ("PUT", "DELETE") and len(segs) == 1 \
                 and not segs[0].startswith("_"):
             # a loaded cluster taking seconds to create or delete an index (--index-delay-ms)
@@ -838,6 +864,10 @@ def main(argv=None):
     ap.add_argument("--index-delay-ms", type=float, default=0.0,
                     help="answer PUT and DELETE of an index only after this long (a loaded "
                          "cluster creating or deleting an index)")
+    ap.add_argument("--admin-fault", choices=("unauthorized", "forbidden", "stall"),
+                    help="every request but _bulk (GET /, health, index APIs) is answered 401 "
+                         "or 403 with a security_exception reason, or never (stall); the "
+                         "cluster probe's faults")
     ap.add_argument("--tls-cert", help="serve HTTPS with this PEM certificate (chain)")
     ap.add_argument("--tls-key", help="the certificate's PEM key (with --tls-cert)")
     ap.add_argument("--tls-client-ca", help="require a client certificate signed by this CA")
@@ -860,6 +890,7 @@ def main(argv=None):
     server.state.base_s = args.base_ms / 1000.0
     server.state.store_bytes_per_doc = args.store_bytes_per_doc
     server.state.index_delay_s = args.index_delay_ms / 1000.0
+    server.state.admin_fault = args.admin_fault
     server.compress = not args.no_compress
 
     def stop(reason):
