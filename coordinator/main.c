@@ -51,6 +51,7 @@ static void usage(FILE *f)
         "  keygen DIR            create DIR/coordinator.key and .pub, and DIR/agents/\n"
         "  report DIR            write DIR/report.html (charts) from a results directory\n"
         "  compare BASE NEW      docs/s of two results directories cell by cell [--csv]\n"
+        "  compare D1 D2 D3 ...  the trend per cell across campaigns, oldest first [--csv]\n"
         "  publish DIR --metrics-store URL\n"
         "                        load a results directory into a metrics store (idempotent)\n"
         "  size --daily-gb GB --days N --ram-gb GB ...\n"

@@ -4,6 +4,7 @@
 
 #include "bf_mem.h"
 #include "bf_log.h"
+#include "bf_trend.h"
 
 #include <jansson.h>
 #include <math.h>
@@ -311,9 +312,34 @@ void bf_compare_format(const bf_compare_t *c, enum bf_compare_format format, bf_
     }
 }
 
+#define COMPARE_USAGE                                                                              \
+    "usage: bulkfleet-coordinator compare BASE_DIR CONTENDER_DIR [--csv]\n"                        \
+    "       bulkfleet-coordinator compare DIR1 DIR2 DIR3 ... [--csv]   (trend, oldest first)\n"
+
+/* three or more directories: the trend per cell (bf_trend.h) */
+static int trend_cmd(const char *const *dirs, int nd, enum bf_compare_format f)
+{
+    bf_trend_t *t = bf_trend_new();
+    for (int i = 0; i < nd; i++) {
+        bf_diag_t d = {0};
+        if (bf_trend_add_dir(t, dirs[i], &d) != BF_OK) {
+            bf_error("%s", d.msg);
+            bf_trend_destroy(&t);
+            return BF_EXIT_INPUT;
+        }
+    }
+    bf_buf_t out;
+    bf_buf_init(&out, 0);
+    bf_trend_format(t, f, &out);
+    fwrite(out.data ? out.data : "", 1, out.len, stdout);
+    bf_buf_cleanup(&out);
+    bf_trend_destroy(&t);
+    return BF_EXIT_OK;
+}
+
 int bf_compare_cmd(int argc, char **argv)
 {
-    const char *dirs[2] = {NULL, NULL};
+    const char *dirs[BF_TREND_MAX_CAMPAIGNS];
     int nd = 0;
     enum bf_compare_format f = BF_COMPARE_MARKDOWN;
     for (int i = 1; i < argc; i++) {
@@ -322,20 +348,25 @@ int bf_compare_cmd(int argc, char **argv)
         } else if (strcmp(argv[i], "--markdown") == 0 || strcmp(argv[i], "--md") == 0) {
             f = BF_COMPARE_MARKDOWN;
         } else if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
-            printf("usage: bulkfleet-coordinator compare BASE_DIR CONTENDER_DIR [--csv]\n");
+            printf(COMPARE_USAGE);
             return BF_EXIT_OK;
-        } else if (argv[i][0] == '-' || nd == 2) {
-            fprintf(stderr, "bulkfleet-coordinator compare: unexpected '%s'\nusage: "
-                            "bulkfleet-coordinator compare BASE_DIR CONTENDER_DIR [--csv]\n", argv[i]);
+        } else if (argv[i][0] == '-') {
+            bf_error("unexpected '%s'", argv[i]);
+            fputs(COMPARE_USAGE, stderr);
+            return BF_EXIT_INPUT;
+        } else if (nd == BF_TREND_MAX_CAMPAIGNS) {
+            bf_error("at most %d results directories", BF_TREND_MAX_CAMPAIGNS);
             return BF_EXIT_INPUT;
         } else {
             dirs[nd++] = argv[i];
         }
     }
-    if (nd != 2) {
-        fprintf(stderr, "usage: bulkfleet-coordinator compare BASE_DIR CONTENDER_DIR [--csv]\n");
+    if (nd < 2) {
+        fputs(COMPARE_USAGE, stderr);
         return BF_EXIT_INPUT;
     }
+    if (nd > 2)
+        return trend_cmd(dirs, nd, f);
     bf_diag_t d = {0};
     bf_compare_t *c = NULL;
     if (bf_compare_dirs(dirs[0], dirs[1], &c, &d) != BF_OK) {

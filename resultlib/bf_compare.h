@@ -57,7 +57,9 @@ const char *bf_compare_only_contender(const bf_compare_t *c, size_t i);
 /* bf_compare_format — append the comparison as Markdown or CSV to *out. */
 void bf_compare_format(const bf_compare_t *c, enum bf_compare_format fmt, bf_buf_t *out);
 
-/* bf_compare_cmd — `compare BASE CONTENDER [--csv]`; argv[0] is "compare". Prints to stdout.
+/* bf_compare_cmd — `compare BASE CONTENDER [--csv]`, or with three or more directories (at
+ * most BF_TREND_MAX_CAMPAIGNS, oldest first) the trend per cell (bf_trend.h); argv[0] is
+ * "compare". Prints to stdout.
  * Returns the exit code (enum bf_exit): 0, or 2 for usage errors and unreadable directories. */
 int bf_compare_cmd(int argc, char **argv);
 

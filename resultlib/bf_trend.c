@@ -1,0 +1,320 @@
+/* SPDX-License-Identifier: MIT */
+/* bf_trend.c — docs/s of every cell across several campaigns, oldest first. */
+#include "bf_trend.h"
+
+#include "bf_mem.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+typedef struct trend_campaign {
+    char *label, *desc;
+    json_t *rows; /* referenced */
+} trend_campaign;
+
+struct bf_trend {
+    trend_campaign c[BF_TREND_MAX_CAMPAIGNS];
+    size_t nc;
+    char **cells; /* union of cell ids, first appearance order */
+    size_t ncells, cap;
+};
+
+bf_trend_t *bf_trend_new(void)
+{
+    return bf_calloc(1, sizeof(bf_trend_t));
+}
+
+void bf_trend_destroy(bf_trend_t **t_p)
+{
+    if (t_p == NULL || *t_p == NULL)
+        return;
+    bf_trend_t *t = *t_p;
+    for (size_t k = 0; k < t->nc; k++) {
+        free(t->c[k].label);
+        free(t->c[k].desc);
+        json_decref(t->c[k].rows);
+    }
+    for (size_t i = 0; i < t->ncells; i++)
+        free(t->cells[i]);
+    free(t->cells);
+    free(t);
+    *t_p = NULL;
+}
+
+static json_t *find_cell(json_t *rows, const char *cell)
+{
+    size_t i;
+    json_t *r;
+    json_array_foreach(rows, i, r) {
+        const char *c = json_string_value(json_object_get(r, "cell"));
+        if (c && strcmp(c, cell) == 0)
+            return r;
+    }
+    return NULL;
+}
+
+int bf_trend_add(bf_trend_t *t, const char *label, const char *desc, json_t *rows)
+{
+    if (t->nc >= BF_TREND_MAX_CAMPAIGNS)
+        return BF_E_RANGE;
+    if (!json_is_array(rows))
+        return BF_E_PARSE;
+    trend_campaign *c = &t->c[t->nc++];
+    c->label = bf_strdup(label);
+    c->desc = bf_strdup(desc ? desc : "");
+    c->rows = json_incref(rows);
+    size_t i;
+    json_t *r;
+    json_array_foreach(rows, i, r) {
+        const char *id = json_string_value(json_object_get(r, "cell"));
+        if (id == NULL)
+            continue;
+        int known = 0;
+        for (size_t j = 0; j < t->ncells && !known; j++)
+            known = strcmp(t->cells[j], id) == 0;
+        if (known)
+            continue;
+        if (t->ncells == t->cap) {
+            t->cap = t->cap ? 2 * t->cap : 16;
+            t->cells = bf_realloc(t->cells, t->cap * sizeof *t->cells);
+        }
+        t->cells[t->ncells++] = bf_strdup(id);
+    }
+    return BF_OK;
+}
+
+int bf_trend_add_dir(bf_trend_t *t, const char *dir, bf_diag_t *diag)
+{
+    char *path = bf_asprintf("%s/matrix.json", dir);
+    struct stat st;
+    if (stat(path, &st) != 0) {
+        bf_diag_set(diag, BF_E_NOTFOUND, "%s: no such file; is %s a results directory?", path, dir);
+        free(path);
+        return BF_E_NOTFOUND;
+    }
+    json_error_t e;
+    json_t *m = json_load_file(path, 0, &e);
+    json_t *rows = json_object_get(m, "rows");
+    if (!json_is_array(rows)) {
+        bf_diag_set(diag, BF_E_PARSE, "%s:%d:%d: %s", path, e.line, e.column,
+                    m ? "no \"rows\" array" : e.text);
+        json_decref(m);
+        free(path);
+        return BF_E_PARSE;
+    }
+    free(path);
+    char desc[256];
+    json_t *cl = json_object_get(m, "cluster");
+    const char *name = json_string_value(json_object_get(m, "scenario"));
+    long long nn = (long long)json_integer_value(json_object_get(cl, "nodes"));
+    if (json_is_object(cl))
+        snprintf(desc, sizeof desc, "%s on %s %s, %lld node%s", name ? name : "?",
+                 json_string_value(json_object_get(cl, "distribution")) ?: "?",
+                 json_string_value(json_object_get(cl, "version")) ?: "?", nn, nn == 1 ? "" : "s");
+    else
+        snprintf(desc, sizeof desc, "%s", name ? name : "?");
+    int rc = bf_trend_add(t, dir, desc, rows);
+    json_decref(m);
+    if (rc == BF_E_RANGE)
+        bf_diag_set(diag, rc, "%s: more than %d campaigns", dir, BF_TREND_MAX_CAMPAIGNS);
+    return rc;
+}
+
+size_t bf_trend_campaigns(const bf_trend_t *t)
+{
+    return t->nc;
+}
+
+size_t bf_trend_cells(const bf_trend_t *t)
+{
+    return t->ncells;
+}
+
+static double num(json_t *row, const char *k)
+{
+    json_t *v = json_object_get(row, k);
+    return json_is_number(v) ? json_number_value(v) : NAN;
+}
+
+static json_t *row_of(const bf_trend_t *t, size_t cell, size_t k)
+{
+    return cell < t->ncells && k < t->nc ? find_cell(t->c[k].rows, t->cells[cell]) : NULL;
+}
+
+static int bad(json_t *row)
+{
+    return row == NULL || json_is_true(json_object_get(row, "failed")) ||
+           json_is_true(json_object_get(row, "aborted"));
+}
+
+double bf_trend_docs_per_s(const bf_trend_t *t, size_t cell, size_t campaign)
+{
+    json_t *r = row_of(t, cell, campaign);
+    return r ? num(r, "docs_per_s") : NAN;
+}
+
+const char *bf_trend_verdict(const bf_trend_t *t, size_t cell)
+{
+    if (t->nc < 2)
+        return "-";
+    json_t *f = row_of(t, cell, 0), *l = row_of(t, cell, t->nc - 1);
+    if (f == NULL || l == NULL)
+        return "-";
+    if (bad(f) || bad(l))
+        return "failed";
+    double a = num(f, "docs_per_s"), b = num(l, "docs_per_s");
+    if (!isfinite(a) || !isfinite(b))
+        return "-";
+    /* the noise band as in bf_compare: the larger CV of the rows that ran repetitions */
+    double noise = -1;
+    json_t *rs[2] = {f, l};
+    for (int i = 0; i < 2; i++) {
+        double cv = num(rs[i], "cv");
+        if (json_integer_value(json_object_get(rs[i], "repeat")) > 1 && isfinite(cv) && cv > noise)
+            noise = cv;
+    }
+    int from_cv = noise >= 0;
+    if (!from_cv)
+        noise = BF_COMPARE_DEFAULT_NOISE;
+    double pct = a > 0 ? (b - a) / a : (b == a ? 0 : INFINITY);
+    int within = fabs(pct) <= noise + 1e-12;
+    if (!from_cv)
+        return within ? "within 5% (no noise estimate)"
+               : b > a ? "higher (no noise estimate)"
+                       : "lower (no noise estimate)";
+    return within ? "within noise" : b > a ? "faster" : "slower";
+}
+
+double bf_trend_geomean(const bf_trend_t *t, size_t campaign, size_t *ncells)
+{
+    double logsum = 0;
+    size_t n = 0;
+    for (size_t i = 0; i < t->ncells && campaign < t->nc; i++) {
+        json_t *f = row_of(t, i, 0), *r = row_of(t, i, campaign);
+        if (bad(f) || bad(r))
+            continue;
+        double a = num(f, "docs_per_s"), b = num(r, "docs_per_s");
+        if (!(a > 0) || !(b > 0))
+            continue;
+        logsum += log(b / a);
+        n++;
+    }
+    if (ncells)
+        *ncells = n;
+    return n ? exp(logsum / (double)n) : NAN;
+}
+
+static const char *fmtd(char *buf, size_t n, double v, int decimals, const char *unknown)
+{
+    if (isfinite(v))
+        snprintf(buf, n, "%.*f", decimals, v);
+    else
+        snprintf(buf, n, "%s", unknown);
+    return buf;
+}
+
+/* a change in % from a to b, signed ("+4.2%"), or "-" */
+static const char *pct(char *buf, size_t n, double a, double b)
+{
+    if (!(a > 0) || !isfinite(b)) {
+        snprintf(buf, n, "-");
+        return buf;
+    }
+    double p = 100.0 * (b - a) / a;
+    snprintf(buf, n, "%s%.1f%%", p > 0 ? "+" : "", p);
+    return buf;
+}
+
+void bf_trend_format(const bf_trend_t *t, enum bf_compare_format format, bf_buf_t *out)
+{
+    char a[64], b[64], c[64];
+    if (format == BF_COMPARE_CSV) {
+        bf_buf_appendz(out, "cell,shards,replicas,batch_size,concurrency");
+        for (size_t k = 0; k < t->nc; k++)
+            bf_buf_appendf(out, ",docs_per_s_%zu", k + 1);
+        bf_buf_appendz(out, ",last_vs_first_pct,verdict,first_service_p99_ms,last_service_p99_ms\n");
+    } else {
+        bf_buf_appendf(out, "## Trend across %zu campaigns\n\n| # | campaign | scenario and cluster |\n"
+                            "|---:|---|---|\n",
+                       t->nc);
+        for (size_t k = 0; k < t->nc; k++)
+            bf_buf_appendf(out, "| %zu | `%s` | %s |\n", k + 1, t->c[k].label, t->c[k].desc);
+        bf_buf_appendz(out, "\n| cell | shards | replicas | batch size | concurrency |");
+        for (size_t k = 0; k < t->nc; k++)
+            bf_buf_appendf(out, " #%zu docs/s |", k + 1);
+        bf_buf_appendz(out, " step by step | last vs first | verdict | p99 ms first → last |\n"
+                            "|---|---:|---:|---:|---:|");
+        for (size_t k = 0; k < t->nc; k++)
+            bf_buf_appendz(out, "---:|");
+        bf_buf_appendz(out, "---|---:|---|---|\n");
+    }
+    for (size_t i = 0; i < t->ncells; i++) {
+        json_t *any = NULL, *first = row_of(t, i, 0), *last = row_of(t, i, t->nc - 1);
+        for (size_t k = 0; k < t->nc && any == NULL; k++)
+            any = row_of(t, i, k);
+        unsigned sh = (unsigned)json_integer_value(json_object_get(any, "shards"));
+        unsigned rp = (unsigned)json_integer_value(json_object_get(any, "replicas"));
+        unsigned bs = (unsigned)json_integer_value(json_object_get(any, "batch_size"));
+        unsigned cc = (unsigned)json_integer_value(json_object_get(any, "concurrency"));
+        double f = bf_trend_docs_per_s(t, i, 0), l = bf_trend_docs_per_s(t, i, t->nc - 1);
+        if (format == BF_COMPARE_CSV) {
+            bf_buf_appendf(out, "%s,%u,%u,%u,%u", t->cells[i], sh, rp, bs, cc);
+            for (size_t k = 0; k < t->nc; k++)
+                bf_buf_appendf(out, ",%s", fmtd(a, sizeof a, bf_trend_docs_per_s(t, i, k), 3, ""));
+            double p = f > 0 && isfinite(l) ? 100.0 * (l - f) / f : NAN;
+            bf_buf_appendf(out, ",%s,%s", fmtd(a, sizeof a, p, 2, ""), bf_trend_verdict(t, i));
+            bf_buf_appendf(out, ",%s", fmtd(a, sizeof a, first ? num(first, "service_p99_ms") : NAN, 3, ""));
+            bf_buf_appendf(out, ",%s\n", fmtd(a, sizeof a, last ? num(last, "service_p99_ms") : NAN, 3, ""));
+            continue;
+        }
+        bf_buf_appendf(out, "| %s | %u | %u | %u | %u |", t->cells[i], sh, rp, bs, cc);
+        for (size_t k = 0; k < t->nc; k++) {
+            json_t *r = row_of(t, i, k);
+            bf_buf_appendf(out, " %s%s |", fmtd(a, sizeof a, bf_trend_docs_per_s(t, i, k), 0, "-"),
+                           r && bad(r) ? " (failed)" : "");
+        }
+        bf_buf_appendz(out, " ");
+        for (size_t k = 1; k < t->nc; k++)
+            bf_buf_appendf(out, "%s%s", k > 1 ? " " : "",
+                           pct(a, sizeof a, bf_trend_docs_per_s(t, i, k - 1),
+                               bf_trend_docs_per_s(t, i, k)));
+        bf_buf_appendf(out, " | %s | %s | %s → %s |\n", pct(c, sizeof c, f, l), bf_trend_verdict(t, i),
+                       fmtd(b, sizeof b, first ? num(first, "service_p99_ms") : NAN, 1, "-"),
+                       fmtd(a, sizeof a, last ? num(last, "service_p99_ms") : NAN, 1, "-"));
+    }
+    if (format == BF_COMPARE_CSV)
+        return;
+    size_t lower = 0, higher = 0, same = 0, failed = 0, missing = 0;
+    for (size_t i = 0; i < t->ncells; i++) {
+        const char *v = bf_trend_verdict(t, i);
+        if (strcmp(v, "-") == 0)
+            missing++;
+        else if (strcmp(v, "failed") == 0)
+            failed++;
+        else if (strncmp(v, "slower", 6) == 0 || strncmp(v, "lower", 5) == 0)
+            lower++;
+        else if (strncmp(v, "faster", 6) == 0 || strncmp(v, "higher", 6) == 0)
+            higher++;
+        else
+            same++;
+    }
+    bf_buf_appendf(out, "\nLast (#%zu) against first (#1): %zu cells lower, %zu higher, %zu within "
+                        "the band",
+                   t->nc, lower, higher, same);
+    if (failed)
+        bf_buf_appendf(out, ", %zu failed", failed);
+    if (missing)
+        bf_buf_appendf(out, ", %zu not in both", missing);
+    bf_buf_appendz(out, ".\ndocs/s relative to #1 (geometric mean over the cells measured in both):");
+    for (size_t k = 1; k < t->nc; k++) {
+        size_t n = 0;
+        double g = bf_trend_geomean(t, k, &n);
+        bf_buf_appendf(out, "%s #%zu %s (%zu cells)", k > 1 ? "," : "", k + 1,
+                       isfinite(g) ? (snprintf(a, sizeof a, "%.3fx", g), a) : "-", n);
+    }
+    bf_buf_appendz(out, ".\nBand: the larger CV of the first and last row when either ran repetitions, "
+                        "else ±5% with no noise estimate (higher/lower, never faster/slower).\n");
+}

@@ -1,0 +1,132 @@
+/* SPDX-License-Identifier: MIT */
+/* test_trend.c — unit tests for bf_trend (compare across several campaigns): verdicts with and
+ * without repetitions, missing and failed cells, the geometric mean per campaign, both formats,
+ * and the fixture directories. */
+#include "bf_buf.h"
+#include "bf_error.h"
+#include "bf_trend.h"
+
+#include <jansson.h>
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#define FIX BF_SOURCE_DIR "/tests/fixtures/results"
+
+/* one row: cell, docs/s, repeat, cv (NAN = null), failed */
+static json_t *row(const char *cell, double dps, int repeat, double cv, int failed)
+{
+    json_t *r = json_object();
+    json_object_set_new(r, "cell", json_string(cell));
+    json_object_set_new(r, "shards", json_integer(1));
+    json_object_set_new(r, "batch_size", json_integer(100));
+    json_object_set_new(r, "concurrency", json_integer(4));
+    json_object_set_new(r, "docs_per_s", json_real(dps));
+    json_object_set_new(r, "repeat", json_integer(repeat));
+    json_object_set_new(r, "cv", isfinite(cv) ? json_real(cv) : json_null());
+    json_object_set_new(r, "failed", json_boolean(failed));
+    json_object_set_new(r, "service_p99_ms", json_real(10.0));
+    return r;
+}
+
+static bf_trend_t *three(void)
+{
+    bf_trend_t *t = bf_trend_new();
+    json_t *c[3] = {json_array(), json_array(), json_array()};
+    const double a[3] = {1000, 950, 800}, b[3] = {1000, 1000, 1020}, cc[3] = {1000, 1050, 1100};
+    for (int k = 0; k < 3; k++) {
+        json_array_append_new(c[k], row("A", a[k], 1, NAN, 0));
+        json_array_append_new(c[k], row("B", b[k], 1, NAN, 0));
+        json_array_append_new(c[k], row("C", cc[k], 3, 0.02, 0));
+        if (k < 2)
+            json_array_append_new(c[k], row("D", 500, 1, NAN, 0)); /* gone in #3 */
+        json_array_append_new(c[k], row("E", 700, 1, NAN, k == 2)); /* failed in #3 */
+        char label[16];
+        snprintf(label, sizeof label, "c%d", k + 1);
+        assert_int_equal(bf_trend_add(t, label, "s", c[k]), BF_OK);
+        json_decref(c[k]);
+    }
+    return t;
+}
+
+static void test_verdicts(void **state)
+{
+    (void)state;
+    bf_trend_t *t = three();
+    assert_int_equal(bf_trend_campaigns(t), 3);
+    assert_int_equal(bf_trend_cells(t), 5);
+    assert_string_equal(bf_trend_verdict(t, 0), "lower (no noise estimate)");  /* -20% */
+    assert_string_equal(bf_trend_verdict(t, 1), "within 5% (no noise estimate)"); /* +2% */
+    assert_string_equal(bf_trend_verdict(t, 2), "faster");                     /* +10% > 2% CV */
+    assert_string_equal(bf_trend_verdict(t, 3), "-");
+    assert_string_equal(bf_trend_verdict(t, 4), "failed");
+    assert_true(bf_trend_docs_per_s(t, 0, 2) == 800);
+    assert_true(isnan(bf_trend_docs_per_s(t, 3, 2)));
+    /* #2 vs #1 over A B C D E: (0.95 * 1 * 1.05 * 1 * 1)^(1/5); #3: A B C only (D gone, E failed) */
+    size_t n = 0;
+    double g2 = bf_trend_geomean(t, 1, &n);
+    assert_int_equal(n, 5);
+    assert_true(fabs(g2 - pow(0.95 * 1.05, 1.0 / 5)) < 1e-12);
+    double g3 = bf_trend_geomean(t, 2, &n);
+    assert_int_equal(n, 3);
+    assert_true(fabs(g3 - pow(0.8 * 1.02 * 1.1, 1.0 / 3)) < 1e-12);
+    bf_trend_destroy(&t);
+    assert_null(t);
+}
+
+static void test_format(void **state)
+{
+    (void)state;
+    bf_trend_t *t = three();
+    bf_buf_t b;
+    bf_buf_init(&b, 0);
+    bf_trend_format(t, BF_COMPARE_MARKDOWN, &b);
+    assert_non_null(strstr(b.data, "## Trend across 3 campaigns"));
+    assert_non_null(strstr(b.data, "| A | 1 | 0 | 100 | 4 | 1000 | 950 | 800 | -5.0% -15.8% | -20.0% | "
+                                   "lower (no noise estimate) | 10.0 → 10.0 |"));
+    assert_non_null(strstr(b.data, "| E | 1 | 0 | 100 | 4 | 700 | 700 | 700 (failed) |"));
+    assert_non_null(strstr(b.data, "1 cells lower, 1 higher, 1 within the band, 1 failed, 1 not in both"));
+    assert_non_null(strstr(b.data, "#3 0.965x (3 cells)"));
+    bf_buf_reset(&b);
+    bf_trend_format(t, BF_COMPARE_CSV, &b);
+    static const char head[] = "cell,shards,replicas,batch_size,concurrency,docs_per_s_1,"
+                               "docs_per_s_2,docs_per_s_3,last_vs_first_pct,verdict,";
+    assert_true(strncmp(b.data, head, sizeof head - 1) == 0);
+    assert_non_null(strstr(b.data, "\nD,1,0,100,4,500.000,500.000,,,-,10.000,\n"));
+    bf_buf_cleanup(&b);
+    bf_trend_destroy(&t);
+}
+
+static void test_dirs(void **state)
+{
+    (void)state;
+    bf_trend_t *t = bf_trend_new();
+    bf_diag_t d = {0};
+    assert_int_equal(bf_trend_add_dir(t, FIX "/shard-study-base", &d), BF_OK);
+    assert_int_equal(bf_trend_add_dir(t, FIX "/shard-study-contender", &d), BF_OK);
+    assert_int_equal(bf_trend_add_dir(t, FIX "/shard-study-contender", &d), BF_OK);
+    assert_int_equal(bf_trend_cells(t), 12); /* the contender's 4 cells are among the base's 12 */
+    size_t n = 0;
+    assert_true(isfinite(bf_trend_geomean(t, 2, &n)));
+    assert_int_equal(n, 4);
+    assert_int_equal(bf_trend_add_dir(t, FIX "/no-such-dir", &d), BF_E_NOTFOUND);
+    assert_non_null(strstr(d.msg, "no-such-dir/matrix.json"));
+    bf_trend_destroy(&t);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_verdicts),
+        cmocka_unit_test(test_format),
+        cmocka_unit_test(test_dirs),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
