@@ -48,7 +48,8 @@ static json_t *find_cell(json_t *rows, const char *cell)
 {
     size_t i;
     json_t *r;
-    json_array_foreach(rows, i, r) {
+    json_array_foreach(rows, i, r)
+    {
         const char *c = json_string_value(json_object_get(r, "cell"));
         if (c && strcmp(c, cell) == 0)
             return r;
@@ -68,7 +69,8 @@ int bf_trend_add(bf_trend_t *t, const char *label, const char *desc, json_t *row
     c->rows = json_incref(rows);
     size_t i;
     json_t *r;
-    json_array_foreach(rows, i, r) {
+    json_array_foreach(rows, i, r)
+    {
         const char *id = json_string_value(json_object_get(r, "cell"));
         if (id == NULL)
             continue;
@@ -182,7 +184,7 @@ const char *bf_trend_verdict(const bf_trend_t *t, size_t cell)
     double pct = a > 0 ? (b - a) / a : (b == a ? 0 : INFINITY);
     int within = fabs(pct) <= noise + 1e-12;
     if (!from_cv)
-        return within ? "within 5% (no noise estimate)"
+        return within  ? "within 5% (no noise estimate)"
                : b > a ? "higher (no noise estimate)"
                        : "lower (no noise estimate)";
     return within ? "within noise" : b > a ? "faster" : "slower";
@@ -235,10 +237,12 @@ void bf_trend_format(const bf_trend_t *t, enum bf_compare_format format, bf_buf_
         bf_buf_appendz(out, "cell,shards,replicas,batch_size,concurrency");
         for (size_t k = 0; k < t->nc; k++)
             bf_buf_appendf(out, ",docs_per_s_%zu", k + 1);
-        bf_buf_appendz(out, ",last_vs_first_pct,verdict,first_service_p99_ms,last_service_p99_ms\n");
+        bf_buf_appendz(out,
+                       ",last_vs_first_pct,verdict,first_service_p99_ms,last_service_p99_ms\n");
     } else {
-        bf_buf_appendf(out, "## Trend across %zu campaigns\n\n| # | campaign | scenario and cluster |\n"
-                            "|---:|---|---|\n",
+        bf_buf_appendf(out,
+                       "## Trend across %zu campaigns\n\n| # | campaign | scenario and cluster |\n"
+                       "|---:|---|---|\n",
                        t->nc);
         for (size_t k = 0; k < t->nc; k++)
             bf_buf_appendf(out, "| %zu | `%s` | %s |\n", k + 1, t->c[k].label, t->c[k].desc);
@@ -266,8 +270,10 @@ void bf_trend_format(const bf_trend_t *t, enum bf_compare_format format, bf_buf_
                 bf_buf_appendf(out, ",%s", fmtd(a, sizeof a, bf_trend_docs_per_s(t, i, k), 3, ""));
             double p = f > 0 && isfinite(l) ? 100.0 * (l - f) / f : NAN;
             bf_buf_appendf(out, ",%s,%s", fmtd(a, sizeof a, p, 2, ""), bf_trend_verdict(t, i));
-            bf_buf_appendf(out, ",%s", fmtd(a, sizeof a, first ? num(first, "service_p99_ms") : NAN, 3, ""));
-            bf_buf_appendf(out, ",%s\n", fmtd(a, sizeof a, last ? num(last, "service_p99_ms") : NAN, 3, ""));
+            bf_buf_appendf(out, ",%s",
+                           fmtd(a, sizeof a, first ? num(first, "service_p99_ms") : NAN, 3, ""));
+            bf_buf_appendf(out, ",%s\n",
+                           fmtd(a, sizeof a, last ? num(last, "service_p99_ms") : NAN, 3, ""));
             continue;
         }
         bf_buf_appendf(out, "| %s | %u | %u | %u | %u |", t->cells[i], sh, rp, bs, cc);
@@ -278,10 +284,11 @@ void bf_trend_format(const bf_trend_t *t, enum bf_compare_format format, bf_buf_
         }
         bf_buf_appendz(out, " ");
         for (size_t k = 1; k < t->nc; k++)
-            bf_buf_appendf(out, "%s%s", k > 1 ? " " : "",
-                           pct(a, sizeof a, bf_trend_docs_per_s(t, i, k - 1),
-                               bf_trend_docs_per_s(t, i, k)));
-        bf_buf_appendf(out, " | %s | %s | %s → %s |\n", pct(c, sizeof c, f, l), bf_trend_verdict(t, i),
+            bf_buf_appendf(
+                out, "%s%s", k > 1 ? " " : "",
+                pct(a, sizeof a, bf_trend_docs_per_s(t, i, k - 1), bf_trend_docs_per_s(t, i, k)));
+        bf_buf_appendf(out, " | %s | %s | %s → %s |\n", pct(c, sizeof c, f, l),
+                       bf_trend_verdict(t, i),
                        fmtd(b, sizeof b, first ? num(first, "service_p99_ms") : NAN, 1, "-"),
                        fmtd(a, sizeof a, last ? num(last, "service_p99_ms") : NAN, 1, "-"));
     }
@@ -301,20 +308,23 @@ void bf_trend_format(const bf_trend_t *t, enum bf_compare_format format, bf_buf_
         else
             same++;
     }
-    bf_buf_appendf(out, "\nLast (#%zu) against first (#1): %zu cells lower, %zu higher, %zu within "
-                        "the band",
+    bf_buf_appendf(out,
+                   "\nLast (#%zu) against first (#1): %zu cells lower, %zu higher, %zu within "
+                   "the band",
                    t->nc, lower, higher, same);
     if (failed)
         bf_buf_appendf(out, ", %zu failed", failed);
     if (missing)
         bf_buf_appendf(out, ", %zu not in both", missing);
-    bf_buf_appendz(out, ".\ndocs/s relative to #1 (geometric mean over the cells measured in both):");
+    bf_buf_appendz(out,
+                   ".\ndocs/s relative to #1 (geometric mean over the cells measured in both):");
     for (size_t k = 1; k < t->nc; k++) {
         size_t n = 0;
         double g = bf_trend_geomean(t, k, &n);
         bf_buf_appendf(out, "%s #%zu %s (%zu cells)", k > 1 ? "," : "", k + 1,
                        isfinite(g) ? (snprintf(a, sizeof a, "%.3fx", g), a) : "-", n);
     }
-    bf_buf_appendz(out, ".\nBand: the larger CV of the first and last row when either ran repetitions, "
-                        "else ±5% with no noise estimate (higher/lower, never faster/slower).\n");
+    bf_buf_appendz(out,
+                   ".\nBand: the larger CV of the first and last row when either ran repetitions, "
+                   "else ±5% with no noise estimate (higher/lower, never faster/slower).\n");
 }

@@ -46,7 +46,7 @@ static bf_trend_t *three(void)
         json_array_append_new(c[k], row("B", b[k], 1, NAN, 0));
         json_array_append_new(c[k], row("C", cc[k], 3, 0.02, 0));
         if (k < 2)
-            json_array_append_new(c[k], row("D", 500, 1, NAN, 0)); /* gone in #3 */
+            json_array_append_new(c[k], row("D", 500, 1, NAN, 0));  /* gone in #3 */
         json_array_append_new(c[k], row("E", 700, 1, NAN, k == 2)); /* failed in #3 */
         char label[16];
         snprintf(label, sizeof label, "c%d", k + 1);
@@ -62,14 +62,15 @@ static void test_verdicts(void **state)
     bf_trend_t *t = three();
     assert_int_equal(bf_trend_campaigns(t), 3);
     assert_int_equal(bf_trend_cells(t), 5);
-    assert_string_equal(bf_trend_verdict(t, 0), "lower (no noise estimate)");  /* -20% */
+    assert_string_equal(bf_trend_verdict(t, 0), "lower (no noise estimate)");     /* -20% */
     assert_string_equal(bf_trend_verdict(t, 1), "within 5% (no noise estimate)"); /* +2% */
-    assert_string_equal(bf_trend_verdict(t, 2), "faster");                     /* +10% > 2% CV */
+    assert_string_equal(bf_trend_verdict(t, 2), "faster");                        /* +10% > 2% CV */
     assert_string_equal(bf_trend_verdict(t, 3), "-");
     assert_string_equal(bf_trend_verdict(t, 4), "failed");
     assert_true(bf_trend_docs_per_s(t, 0, 2) == 800);
     assert_true(isnan(bf_trend_docs_per_s(t, 3, 2)));
-    /* #2 vs #1 over A B C D E: (0.95 * 1 * 1.05 * 1 * 1)^(1/5); #3: A B C only (D gone, E failed) */
+    /* #2 vs #1 over A B C D E: (0.95 * 1 * 1.05 * 1 * 1)^(1/5); #3: A B C only (D gone, E failed)
+     */
     size_t n = 0;
     double g2 = bf_trend_geomean(t, 1, &n);
     assert_int_equal(n, 5);
@@ -89,10 +90,12 @@ static void test_format(void **state)
     bf_buf_init(&b, 0);
     bf_trend_format(t, BF_COMPARE_MARKDOWN, &b);
     assert_non_null(strstr(b.data, "## Trend across 3 campaigns"));
-    assert_non_null(strstr(b.data, "| A | 1 | 0 | 100 | 4 | 1000 | 950 | 800 | -5.0% -15.8% | -20.0% | "
-                                   "lower (no noise estimate) | 10.0 → 10.0 |"));
+    assert_non_null(strstr(b.data,
+                           "| A | 1 | 0 | 100 | 4 | 1000 | 950 | 800 | -5.0% -15.8% | -20.0% | "
+                           "lower (no noise estimate) | 10.0 → 10.0 |"));
     assert_non_null(strstr(b.data, "| E | 1 | 0 | 100 | 4 | 700 | 700 | 700 (failed) |"));
-    assert_non_null(strstr(b.data, "1 cells lower, 1 higher, 1 within the band, 1 failed, 1 not in both"));
+    assert_non_null(
+        strstr(b.data, "1 cells lower, 1 higher, 1 within the band, 1 failed, 1 not in both"));
     assert_non_null(strstr(b.data, "#3 0.965x (3 cells)"));
     bf_buf_reset(&b);
     bf_trend_format(t, BF_COMPARE_CSV, &b);
