@@ -473,22 +473,50 @@ static json_t *point_json(const bf_finding_point_t *p)
 
 /* ---- the findings ------------------------------------------------------------------------- */
 
-/* The lowest concurrency on b's line (equal in all but concurrency), without rejections, that b
- * gains less than BF_FINDINGS_BEST_MIN_GAIN over; -1 when none. */
-static long past_knee(const bf_findings_t *f, long b)
+/* The lowest value of axis (concurrency or batch_size) on b's line (equal in all but that
+ * axis), without rejections, that b gains less than BF_FINDINGS_BEST_MIN_GAIN over; -1 when
+ * none. More requests in flight or larger bulks for under 1% are past the knee / plateau. */
+static long past_knee(const bf_findings_t *f, long b, const char *axis)
 {
     const bf_finding_point_t *pb = &f->pts[b];
     long q = -1;
     for (size_t i = 0; i < f->n; i++) {
         const bf_finding_point_t *p = &f->pts[i];
-        if (p->excluded || p->rejections || p->concurrency >= pb->concurrency ||
-            !same_except(p, pb, "concurrency") || !(p->docs_per_s > 0) ||
+        if (p->excluded || p->rejections || seed_value(p, axis) >= seed_value(pb, axis) ||
+            !same_except(p, pb, axis) || !(p->docs_per_s > 0) ||
             pb->docs_per_s >= p->docs_per_s * (1.0 + BF_FINDINGS_BEST_MIN_GAIN))
             continue;
-        if (q < 0 || p->concurrency < f->pts[q].concurrency)
+        if (q < 0 || seed_value(p, axis) < seed_value(&f->pts[q], axis))
             q = (long)i;
     }
     return q;
+}
+
+/* "; concurrency 16 reached 2,010 docs/s (+0.5%) at 4.0x the service p50, which is past the
+ * knee, not better" into buf, and its figures into fig[key] */
+static void past_clause(const bf_finding_point_t *p, const bf_finding_point_t *t, int batch,
+                        char *buf, size_t n, json_t *o, json_t *fig)
+{
+    char num[64], p50[64];
+    double gain = t->docs_per_s / p->docs_per_s - 1.0, pr = p50_ratio(p, t);
+    if (isfinite(pr))
+        snprintf(p50, sizeof p50, " at %.1fx the service p50", pr);
+    else
+        p50[0] = '\0';
+    snprintf(buf, n, "; %s %u reached %s docs/s (%+.1f%%)%s, which is past the %s, not better",
+             batch ? "batch" : "concurrency", batch ? t->batch_size : t->concurrency,
+             grouped(t->docs_per_s, num, sizeof num), gain * 100.0, p50,
+             batch ? "plateau" : "knee");
+    json_t *pk = json_object();
+    json_object_set_new(pk, "cell", json_string(t->cell));
+    json_object_set_new(pk, batch ? "batch_size" : "concurrency",
+                        json_integer(batch ? t->batch_size : t->concurrency));
+    json_object_set_new(pk, "docs_per_s", json_real(t->docs_per_s));
+    json_object_set_new(pk, "gain", json_real(gain));
+    json_object_set_new(pk, "p50_ratio", isfinite(pr) ? json_real(pr) : json_null());
+    const char *key = batch ? "past_plateau" : "past_knee";
+    json_object_set(o, key, pk);
+    json_object_set_new(fig, key, pk);
 }
 
 /* The knee of p's line (equal in all but concurrency): the point before the first step that
@@ -531,9 +559,12 @@ static void find_best(bf_findings_t *f, const uint32_t *shards, size_t ns)
                 b = best_at(f, shards[k], want_idx, 1);
             if (b < 0)
                 continue; /* no cell with this shard and index count */
-            long top = b, q = rejected ? -1 : past_knee(f, b);
+            long top = b, q = rejected ? -1 : past_knee(f, b, "concurrency");
             if (q >= 0)
                 b = q;
+            long topb = b, qb = rejected ? -1 : past_knee(f, b, "batch_size");
+            if (qb >= 0)
+                b = qb;
             const bf_finding_point_t *p = &f->pts[b];
             json_t *o = point_json(p);
             json_object_set_new(o, "all_rejected", json_boolean(rejected));
@@ -557,28 +588,17 @@ static void find_best(bf_findings_t *f, const uint32_t *shards, size_t ns)
                          "%s: every cell saw rejections or errors; the highest was %s docs/s with "
                          "%s at concurrency %u.",
                          group, grouped(p->docs_per_s, num, sizeof num), label, p->concurrency);
-            } else if (q >= 0) {
-                const bf_finding_point_t *t = &f->pts[top];
-                double gain = t->docs_per_s / p->docs_per_s - 1.0, pr = p50_ratio(p, t);
-                if (isfinite(pr))
-                    snprintf(p50, sizeof p50, " at %.1fx the service p50", pr);
-                else
-                    p50[0] = '\0';
+            } else if (q >= 0 || qb >= 0) {
+                char c1[300] = "", c2[300] = "";
+                if (q >= 0)
+                    past_clause(&f->pts[q], &f->pts[top], 0, c1, sizeof c1, o, fig);
+                if (qb >= 0)
+                    past_clause(p, &f->pts[topb], 1, c2, sizeof c2, o, fig);
                 add_line(f,
                          "%s: best without rejections or errors is %s docs/s with %s at "
-                         "concurrency %u; concurrency %u reached %s docs/s (%+.1f%%)%s, which is "
-                         "past the knee, not better.",
-                         group, grouped(p->docs_per_s, num, sizeof num), label, p->concurrency,
-                         t->concurrency, grouped(t->docs_per_s, num2, sizeof num2), gain * 100.0,
-                         p50);
-                json_t *pk = json_object();
-                json_object_set_new(pk, "cell", json_string(t->cell));
-                json_object_set_new(pk, "concurrency", json_integer(t->concurrency));
-                json_object_set_new(pk, "docs_per_s", json_real(t->docs_per_s));
-                json_object_set_new(pk, "gain", json_real(gain));
-                json_object_set_new(pk, "p50_ratio", isfinite(pr) ? json_real(pr) : json_null());
-                json_object_set(o, "past_knee", pk);
-                json_object_set_new(fig, "past_knee", pk);
+                         "concurrency %u%s%s.",
+                         group, grouped(p->docs_per_s, num, sizeof num), label, p->concurrency, c1,
+                         c2);
             } else {
                 /* beyond its line's knee: say what the last steps cost, so best and knee agree */
                 long kn = knee_of(f, p);
@@ -633,13 +653,70 @@ static int cmp_along_batch(const void *x, const void *y)
     return (a->batch_size > b->batch_size) - (a->batch_size < b->batch_size);
 }
 
+/* a line that kept growing (no knee / plateau), said after its shard count's other lines */
+typedef struct grow {
+    char label[300];
+    uint32_t av, bv; /* the last step: from av to bv */
+    double gain;
+    json_t *at, *fig; /* owned until flushed into an item */
+} grow;
+
+#define BF_FINDINGS_MERGE_LINES 3 /* this many growing lines of a shard count: one sentence */
+
+static void flush_growing(bf_findings_t *f, uint32_t shards, int batch, grow *g, size_t ng)
+{
+    const char *axis = batch ? "batch_size" : "concurrency";
+    if (ng >= BF_FINDINGS_MERGE_LINES) {
+        char labels[700] = "";
+        size_t used = 0;
+        uint32_t upto = 0;
+        double lo = INFINITY, hi = -INFINITY;
+        for (size_t i = 0; i < ng; i++) {
+            upto = g[i].bv > upto ? g[i].bv : upto;
+            lo = g[i].gain < lo ? g[i].gain : lo;
+            hi = g[i].gain > hi ? g[i].gain : hi;
+            if (i < 4 && used < sizeof labels) {
+                int w = snprintf(labels + used, sizeof labels - used, "%s%s", i ? "; " : "",
+                                 g[i].label);
+                used += w > 0 ? (size_t)w : 0;
+            }
+        }
+        add_line(f,
+                 "%u %s: no %s up to %s %u on %zu lines (%s%s); their last steps still added "
+                 "%+.0f%% to %+.0f%%.",
+                 shards, shards_word(shards), batch ? "plateau" : "knee",
+                 batch ? "batch" : "concurrency", upto, ng, labels, ng > 4 ? "; ..." : "",
+                 lo * 100.0, hi * 100.0);
+        for (size_t i = 0; i < ng; i++)
+            add_item(f, batch ? "plateau" : "knee", axis, g[i].at, g[i].fig);
+        return;
+    }
+    for (size_t i = 0; i < ng; i++) {
+        if (batch)
+            add_line(f,
+                     "%u %s, %s: no plateau up to batch %u; the last step from %u still added "
+                     "%+.0f%%.",
+                     shards, shards_word(shards), g[i].label, g[i].bv, g[i].av, g[i].gain * 100.0);
+        else
+            add_line(f,
+                     "%u %s, %s: no knee up to concurrency %u; the last step from %u still "
+                     "added %+.0f%%.",
+                     shards, shards_word(shards), g[i].label, g[i].bv, g[i].av, g[i].gain * 100.0);
+        add_item(f, batch ? "plateau" : "knee", axis, g[i].at, g[i].fig);
+    }
+}
+
 /* Along concurrency (the knee) or batch size (the plateau), per shard count and line (equal in
- * every other axis): the first step that gains less than BF_FINDINGS_KNEE_GAIN. */
+ * every other axis): the first step that gains less than BF_FINDINGS_KNEE_GAIN. Lines that
+ * keep growing come after the shard count's knees, in one sentence when there are
+ * BF_FINDINGS_MERGE_LINES or more. */
 static void find_steps(bf_findings_t *f, const uint32_t *shards, size_t ns, int batch)
 {
     const char *axis = batch ? "batch_size" : "concurrency";
     const bf_finding_point_t **line = bf_calloc(f->n + 1, sizeof *line);
     uint8_t *done = bf_calloc(f->n + 1, 1);
+    grow *gr = bf_calloc(f->n + 1, sizeof *gr);
+    size_t ng = 0;
     char label[300], num[64], p50[64];
     for (size_t k = 0; k < ns; k++) {
         memset(done, 0, f->n);
@@ -715,26 +792,29 @@ static void find_steps(bf_findings_t *f, const uint32_t *shards, size_t ns, int 
                          "going to %u changes it by %+.0f%%%s.",
                          shards[k], shards_word(shards[k]), label, av,
                          grouped(a->docs_per_s, num, sizeof num), bv, gain * 100.0, p50);
-            else if (!batch)
-                add_line(f,
-                         "%u %s, %s: no knee up to concurrency %u; the last step from %u "
-                         "still added %+.0f%%.",
-                         shards[k], shards_word(shards[k]), label, bv, av, gain * 100.0);
-            else if (knee)
+            else if (!knee) { /* said after the shard count's lines: one sentence for many */
+                json_array_append_new(batch ? f->plateaus : f->knees, o);
+                grow *g = &gr[ng++];
+                bf_strlcpy(g->label, label, sizeof g->label);
+                g->av = av;
+                g->bv = bv;
+                g->gain = gain;
+                g->at = at_json(head, axis);
+                g->fig = fig;
+                continue;
+            } else if (knee)
                 add_line(f,
                          "%u %s, %s: docs/s stops growing with batch size at %u (%s docs/s); "
                          "batch %u changes it by %+.0f%%%s.",
                          shards[k], shards_word(shards[k]), label, av,
                          grouped(a->docs_per_s, num, sizeof num), bv, gain * 100.0, p50);
-            else
-                add_line(f,
-                         "%u %s, %s: no plateau up to batch %u; the last step from %u still "
-                         "added %+.0f%%.",
-                         shards[k], shards_word(shards[k]), label, bv, av, gain * 100.0);
             json_array_append_new(batch ? f->plateaus : f->knees, o);
             add_item(f, batch ? "plateau" : "knee", axis, at_json(head, axis), fig);
         }
+        flush_growing(f, shards[k], batch, gr, ng);
+        ng = 0;
     }
+    free(gr);
     free(done);
     free(line);
 }
@@ -1108,7 +1188,8 @@ bf_findings_t *bf_findings_compute(const bf_finding_point_t *pts, size_t n)
     size_t ns = distinct(f, offsetof(bf_finding_point_t, shards), shards);
     choose_main_axis(f);
     if (ns == 0) {
-        add_line(f, "No finished cell to draw findings from.");
+        add_line(f, f->nfew ? "No other finished cell to draw findings from."
+                            : "No finished cell to draw findings from.");
     } else {
         find_best(f, shards, ns);
         find_steps(f, shards, ns, 0);

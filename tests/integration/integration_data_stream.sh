@@ -110,11 +110,25 @@ grep -q "was not created by bulkfleet, so index.recreate does not delete it" e3 
 sed -i "s/data_stream: true}/data_stream: true, recreate: false}/" user.yaml
 timeout 120 "$AGENT" run user.yaml --cell 1 --threads 1 --results r4 > o4 2> e4 || { cat e4 >&2; fail "recreate: false run exit $?"; }
 C=$(curl -sf "$ES/$P-user/_count" | python3 -c 'import json,sys; print(json.load(sys.stdin)["count"])')
-python3 - "$(row r4)" "$C" <<'PY' || fail "recreate: false row"
+python3 - "$(row r4)" "$C" r4/*/matrix.json <<'PY' || fail "recreate: false row"
 import json, sys
 r = json.loads(sys.argv[1])
 assert r["verified"] is True and r["docs_ok_all"] == int(sys.argv[2]) - 1 > 0, (r, sys.argv[2])
 assert "has 3 shards" in r["reason"], r
+# issue #12: the row carries the backing index's real shards, and the findings use them
+assert r["index_mismatch"] is True and r["index_shards"] == 3 and r["index_replicas"] == 0, r
+assert r["few_requests"] == (r["service_count"] < 20), r
+m = json.load(open(sys.argv[3]))
+items = m["findings"]["items"]
+if r["few_requests"]:
+    assert [i for i in items if i["kind"] == "few_requests"], items
+else:
+    best = [i for i in items if i["kind"] == "best"]
+    assert best and best[0]["at"]["shards"] == 3, best
+    assert best[0]["text"].startswith("3 shards: best"), best
+    assert [i for i in items if i["kind"] == "index_mismatch"], items
+print("index-mismatch row:", r["shards"], "shards in the scenario,", r["index_shards"], "in the index;",
+      r["service_count"], "responses;", [i["text"] for i in items][:2])
 PY
 grep -q "index-mismatch" o4 || { cat o4 >&2; fail "the row is not flagged index-mismatch"; }
 

@@ -362,7 +362,7 @@ static void test_few_requests_not_ranked(void **state)
     pts[2].few_requests = 1;
     f = bf_findings_compute(pts, 3);
     assert_true(has_line(f, "3 cells measured on fewer than 20"));
-    assert_true(has_line(f, "No finished cell to draw findings from."));
+    assert_true(has_line(f, "No other finished cell to draw findings from."));
     bf_findings_destroy(&f);
 }
 
@@ -447,6 +447,26 @@ static void test_batch_plateau(void **state)
     assert_int_equal(json_array_size(json_object_get(j, "plateaus")), 1);
     json_decref(j);
     bf_findings_destroy(&f);
+    /* a larger batch gaining < 1% is past the plateau, not best: the smaller batch is */
+    pts[3].docs_per_s = 4020;
+    pts[2].service_p50_ms = 50;
+    pts[3].service_p50_ms = 250;
+    f = bf_findings_compute(pts, 4);
+    print_lines(f);
+    assert_true(has_line(f, "1 shard: best without rejections or errors is 4,000 docs/s with "
+                            "batch 1000 at concurrency 4; batch 5000 reached 4,020 docs/s (+0.5%) "
+                            "at 5.0x the service p50, which is past the plateau, not better."));
+    j = bf_findings_json(f);
+    json_t *bi = item_of(j, "best", 0);
+    assert_int_equal(json_integer_value(json_object_get(
+                         json_object_get(json_object_get(bi, "figures"), "axes"), "batch_size")),
+                     1000);
+    assert_int_equal(
+        json_integer_value(json_object_get(
+            json_object_get(json_object_get(bi, "figures"), "past_plateau"), "batch_size")),
+        5000);
+    json_decref(j);
+    bf_findings_destroy(&f);
 }
 
 /* issue #12: findings per index count and per setting (any other axis), like for like */
@@ -471,6 +491,14 @@ static void test_axis_ratios_indices_and_settings(void **state)
                             "cells)."));
     assert_true(has_line(f, "settings.refresh_interval=30s over settings.refresh_interval=1s: "
                             "1.25x to 1.25x, median 1.25x (4 matching cells)."));
+    /* 4 lines that keep growing: one sentence, one item of data each */
+    assert_true(has_line(f,
+                         "1 shard: no knee up to concurrency 4 on 4 lines (batch 500, indices 1, "
+                         "settings.refresh_interval=1s; batch 500, indices 1, "
+                         "settings.refresh_interval=30s; "));
+    assert_true(has_line(f, "); their last steps still added +100% to +100%."));
+    assert_false(
+        has_line(f, "1 shard, batch 500, indices 1, settings.refresh_interval=1s: no knee"));
     /* best per index count when indices vary */
     assert_true(has_line(f, "1 shard, 2 indices: best without rejections or errors is 2,500 "
                             "docs/s with batch 500, indices 2, settings.refresh_interval=30s at "
@@ -486,6 +514,10 @@ static void test_axis_ratios_indices_and_settings(void **state)
     assert_string_equal(json_string_value(json_object_get(fig, "reference")), "1s");
     assert_int_equal(
         json_integer_value(json_object_get(json_object_get(fig, "like_for_like"), "pairs")), 4);
+    assert_non_null(item_of(j, "knee", 3));
+    assert_null(item_of(j, "knee", 4));
+    assert_non_null(
+        strstr(json_string_value(json_object_get(item_of(j, "knee", 3), "text")), "on 4 lines"));
     /* indices: numbers in "at" */
     ax = item_of(j, "axis", 0);
     assert_int_equal(json_integer_value(json_object_get(json_object_get(ax, "at"), "indices")), 2);
