@@ -102,6 +102,20 @@ static void on_second(void *ctx, int32_t second, const bf_counters_t *c, const b
     "usage: bulkfleet-agent run SCENARIO [--cell ID|N] [--threads N] [--results DIR]\n" \
     "                              [--warmup DURATION] [--duration DURATION]\n" \
     "                              [--replace-existing NAME]...\n"
+#define RUN_HELP                                                                                   \
+    "\n"                                                                                           \
+    "Runs the scenario's cells on this host without a coordinator (the loadgen use case):\n"       \
+    "prepares each cell's indices, loads them, verifies by _count and prints the matrix.\n"        \
+    "  --cell ID|N           one cell: its id or number as `bulkfleet-coordinator plan` prints\n"  \
+    "  --threads N           worker threads (default: one per core)\n"                             \
+    "  --results DIR         also write the results directory (as the coordinator does)\n"         \
+    "  --warmup DURATION     override run.warmup (0s for none)\n"                                  \
+    "  --duration DURATION   override run.duration (at least 1s)\n"                                \
+    "  --replace-existing NAME  index.recreate may replace this index although bulkfleet did\n"    \
+    "                        not create it (repeatable)\n"                                         \
+    "  -v, --verbose         debug logging\n"                                                      \
+    "Ctrl-C stops the load and prints the partial row (exit 130). Exit codes: 0 every row\n"       \
+    "clean, 1 a row failed or is unverified or flagged, 2 bad input, 3 environment.\n"
 #define MAX_REPLACE 64 /* --replace-existing names */
 
 /* The cell chosen by --cell (id or 1-based number): [*first, *last) of the scenario's cells.
@@ -240,13 +254,15 @@ int bf_standalone_main(int argc, char **argv)
         {"results", required_argument, NULL, 'r'},
         {"replace-existing", required_argument, NULL, 'X'},
         {"verbose", no_argument, NULL, 'v'},
+        {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
     int ch;
     uint64_t v;
     optind = 1;
-    while ((ch = getopt_long(argc, argv, "c:t:r:vw:d:", longopts, NULL)) != -1) {
+    while ((ch = getopt_long(argc, argv, "c:t:r:vw:d:h", longopts, NULL)) != -1) {
         switch (ch) {
+        case 'h': fputs(RUN_USAGE RUN_HELP, stdout); return BF_EXIT_OK;
         case 'c': cell_sel = optarg; break;
         case 'w':
         case 'd': {
@@ -402,12 +418,19 @@ int bf_standalone_render_main(int argc, char **argv)
     static const struct option longopts[] = {
         {"cell", required_argument, NULL, 'c'},
         {"requests", required_argument, NULL, 'n'},
+        {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
     int ch;
     optind = 1;
-    while ((ch = getopt_long(argc, argv, "c:n:", longopts, NULL)) != -1) {
+    while ((ch = getopt_long(argc, argv, "c:n:h", longopts, NULL)) != -1) {
         switch (ch) {
+        case 'h':
+            fputs(RENDER_USAGE "writes the bulk bodies a worker of a one-thread run of the cell "
+                               "would send\n(NDJSON, uncompressed) to stdout: --requests N of them "
+                               "(default 1)\n",
+                  stdout);
+            return BF_EXIT_OK;
         case 'c': cell_sel = optarg; break;
         case 'n':
             if (bf_units_parse_u64(optarg, &v) != 0 || v == 0 || v > 1000000) {

@@ -82,9 +82,14 @@ int main(int argc, char **argv)
     if (argc >= 2 && strcmp(argv[1], "shard-of") == 0)
         return bf_shardof_main(argc - 1, argv + 1);
     if (argc >= 2 && strcmp(argv[1], "keygen") == 0) {
-        if (argc != 3) {
-            fprintf(stderr, "usage: bulkfleet-agent keygen DIR   (writes DIR/agent.key and "
-                            "DIR/agent.pub)\n");
+        static const char keygen_usage[] =
+            "usage: bulkfleet-agent keygen DIR   (writes DIR/agent.key and DIR/agent.pub)\n";
+        if (argc == 3 && (strcmp(argv[2], "--help") == 0 || strcmp(argv[2], "-h") == 0)) {
+            fputs(keygen_usage, stdout);
+            return BF_EXIT_OK;
+        }
+        if (argc != 3 || argv[2][0] == '-') { /* not an option taken for a folder name */
+            fputs(keygen_usage, stderr);
             return BF_EXIT_INPUT;
         }
         bf_diag_t d = {0};

@@ -69,7 +69,21 @@ static const char *parse_common(int argc, char **argv, uint32_t *agents, uint32_
             if (parse_u32_opt("--cluster-nodes", optarg, nodes) != 0)
                 return NULL;
             break;
-        case 'h': fprintf(stdout, "usage: bulkfleet-coordinator %s\n", usage); exit(BF_EXIT_OK);
+        case 'h':
+            fprintf(stdout,
+                    "usage: bulkfleet-coordinator %s\n"
+                    "  checks the scenario without touching a cluster: file:line:column, what is "
+                    "wrong and\n  what to do, exit 2; plan also lists the cells in run order, the "
+                    "estimated\n  duration and each agent's memory\n"
+                    "  --cluster-nodes N   the target's data nodes: warns when a cell's replicas "
+                    "need more\n                      (a replica never shares a node with its "
+                    "primary)\n"
+                    "  --agents N          (plan) the agents the memory and concurrency split "
+                    "assume\n"
+                    "  --strict            an unset ${VAR} without a default is an error (as for "
+                    "run), not a\n                      warning\n",
+                    usage);
+            exit(BF_EXIT_OK);
         default: fprintf(stderr, "usage: bulkfleet-coordinator %s\n", usage); return NULL;
         }
     }

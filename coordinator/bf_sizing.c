@@ -123,27 +123,29 @@ void bf_size_print(FILE *f, const bf_size_in_t *in, const bf_size_out_t *out)
 
 static void size_usage(FILE *f)
 {
-    fputs("usage: bulkfleet-coordinator size --daily-gb GB --days N --ram-gb GB [options]\n"
-          "  storage (seed 004): data = daily GB x days x (replicas + 1);\n"
-          "  storage = data x (1 + watermark + margin); nodes = ROUNDUP(storage / RAM / ratio)\n"
-          "  --daily-gb GB       raw data indexed per day\n"
-          "  --days N            retention in days (with --warm-days: the days kept hot)\n"
-          "  --ram-gb GB         RAM of one data node\n"
-          "  --replicas N        replica shards (1)\n"
-          "  --ratio R           hot RAM:data ratio, 30 = 1:30 (30)\n"
-          "  --warm-days N       days in a warm tier (none)\n"
-          "  --warm-ratio R      warm RAM:data ratio (160)\n"
-          "  --failover          + 1 node per tier for hardware failure\n"
-          "  --watermark F       disk watermark headroom (0.15)\n"
-          "  --margin F          margin of error (0.10)\n"
-          "  --raw-to-disk F     disk bytes per raw byte (1, the seed's assumption)\n"
-          "  --results DIR       take the raw-to-disk factor measured in DIR (median of the\n"
-          "                      rows' store_bytes_per_payload_byte)\n"
-          "  ingest:\n"
-          "  --peak-docs-s N     required peak docs/s\n"
-          "  --find-max DIR      a find-max results directory: max sustainable docs/s / data nodes\n"
-          "  --docs-per-node N   or the sustained docs/s of one data node, given directly\n",
-          f);
+    fputs(
+        "usage: bulkfleet-coordinator size --daily-gb GB --days N --ram-gb GB [options]\n"
+        "  storage (Elastic's sizing method for logs and metrics): data = daily GB x days x\n"
+        "  (replicas + 1);\n"
+        "  storage = data x (1 + watermark + margin); nodes = ROUNDUP(storage / RAM / ratio)\n"
+        "  --daily-gb GB       raw data indexed per day\n"
+        "  --days N            retention in days (with --warm-days: the days kept hot)\n"
+        "  --ram-gb GB         RAM of one data node\n"
+        "  --replicas N        replica shards (1)\n"
+        "  --ratio R           hot RAM:data ratio, 30 = 1:30 (30)\n"
+        "  --warm-days N       days in a warm tier (none)\n"
+        "  --warm-ratio R      warm RAM:data ratio (160)\n"
+        "  --failover          + 1 node per tier for hardware failure\n"
+        "  --watermark F       disk watermark headroom (0.15)\n"
+        "  --margin F          margin of error (0.10)\n"
+        "  --raw-to-disk F     disk bytes per raw byte (1, the method's assumption)\n"
+        "  --results DIR       take the raw-to-disk factor measured in DIR (median of the\n"
+        "                      rows' store_bytes_per_payload_byte)\n"
+        "  ingest:\n"
+        "  --peak-docs-s N     required peak docs/s\n"
+        "  --find-max DIR      a find-max results directory: max sustainable docs/s / data nodes\n"
+        "  --docs-per-node N   or the sustained docs/s of one data node, given directly\n",
+        f);
 }
 
 static int parse_num(const char *opt, const char *s, double *out)

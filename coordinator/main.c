@@ -34,68 +34,100 @@ static void on_signal(int sig)
     bf_campaign_signal = sig;
 }
 
+/* run's and find-max's options (both take them all) */
+#define RUN_OPTIONS                                                                                \
+    "  --local-agents N      start N agent processes on this host\n"                               \
+    "  --agents N            wait for N agents (default: local agents, or 1)\n"                    \
+    "  --min-agents N        a cell may start with this many agents\n"                             \
+    "  --threads N           worker threads of each local agent\n"                                 \
+    "  --bind URL            control endpoint to bind (tcp://127.0.0.1:7100; data = port + 1)\n"   \
+    "  --results DIR         where results/<name>-<time>/ goes (default ./results)\n"              \
+    "  --resume DIR          continue an interrupted campaign in DIR, keeping finished cells\n"    \
+    "                        (failed and aborted cells run again), with the --cells,\n"            \
+    "                        --warmup and --duration it started with (another value: exit 2)\n"    \
+    "  --cells LIST          run only these cells (ids or numbers from `plan`, comma-separated)\n" \
+    "  --warmup DURATION     override run.warmup (e.g. 1s for a smoke run)\n"                      \
+    "  --duration DURATION   override run.duration\n"                                              \
+    "  --cluster-wait DURATION  preparing a cell retries this long while the cluster is\n"         \
+    "                        unreachable, then the campaign stops with exit 3 (60s)\n"             \
+    "  --keep-failed         with --resume: keep failed cells instead of running them again\n"     \
+    "  --replace-existing NAME  index.recreate may delete and replace this index, data\n"          \
+    "                        stream or index template although bulkfleet did not create it\n"      \
+    "                        (repeatable; without it such names are refused, exit 3)\n"            \
+    "  --wait DURATION       how long to wait for agents (60s)\n"                                  \
+    "  --lost DURATION       silence after which an agent is lost (10s)\n"                         \
+    "  --keys DIR            CURVE: DIR/coordinator.key; agents admitted from DIR/agents/*.pub\n"  \
+    "  --allow DIR           allow-list directory of agent *.pub keys (instead of DIR/agents)\n"   \
+    "  --insecure            plain TCP without CURVE (trusted networks only)\n"                    \
+    "  --metrics-listen IPV4:PORT  serve live metrics in the Prometheus text format at\n"          \
+    "                        http://IPV4:PORT/metrics while the campaign runs\n"                   \
+    "  --statsd IPV4:PORT    send the same live metrics as statsd gauges and counters (UDP)\n"     \
+    "  --metrics-store URL   also write samples, telemetry and rows into this Elasticsearch\n"     \
+    "                        or OpenSearch (bulkfleet-samples-YYYY.MM, bulkfleet-results);\n"      \
+    "                        auth/TLS from the scenario's metrics_store: section\n"                \
+    "  --metrics-store-allow-target  the metrics store may be the target cluster itself\n"         \
+    "  -q, --quiet           no progress line\n"                                                   \
+    "  -v, --verbose         debug logging\n"
+#define EXIT_CODES                                                                                 \
+    "exit codes: 0 all cells ok, 1 some cells failed or degraded, 2 bad input,\n"                  \
+    "            3 environment (cluster unreachable, too few agents), 130/143 interrupted\n"
+
+/* `run --help` and `find-max --help`: the command's own usage, not the list of commands */
+static void run_usage(FILE *f, int find_max)
+{
+    if (find_max)
+        fputs("usage: bulkfleet-coordinator find-max SCENARIO [options]\n"
+              "\n"
+              "Searches the highest docs/s the cluster sustains, for each combination of the\n"
+              "scenario's other axes (its find_max: section sets the bounds; every key has a\n"
+              "default): the batch size doubles at concurrency 1 until docs/s gains less than\n"
+              "find_max.gain_pct; then the concurrency doubles at that batch size; then the peak\n"
+              "rate is run open loop for the sustain window, 10 % lower each time until it holds\n"
+              "(target met, nothing rejected, p99 under the bound and not growing). Every step is\n"
+              "a verified cell; findmax.json and report.html hold the path and the answer.\n"
+              "\n"
+              "options (the same as run's, plus --sustain):\n"
+              "  --sustain DURATION    the sustain phase's window (find_max.sustain, 2m)\n"
+              "  --warmup/--duration   apply to the batch and concurrency steps\n",
+              f);
+    else
+        fputs("usage: bulkfleet-coordinator run SCENARIO [options]\n"
+              "\n"
+              "Runs every cell of the scenario's matrix in order (prepare the indices, load them\n"
+              "from the agents, verify by _count) and writes results/<name>-<UTC time>/:\n"
+              "matrix.md/.csv/.json, report.html, cells/ and telemetry/.\n"
+              "\n"
+              "options:\n",
+              f);
+    fputs(RUN_OPTIONS "\n" EXIT_CODES, f);
+}
+
 static void usage(FILE *f)
 {
-    fputs(
-        "usage: bulkfleet-coordinator COMMAND ...\n"
-        "\n"
-        "commands:\n"
-        "  run SCENARIO          run every cell of the matrix and write the results\n"
-        "  find-max SCENARIO     search the max sustainable docs/s per combination of the\n"
-        "                        other axes (find_max: section; run's options, --sustain D)\n"
-        "  validate SCENARIO     check a scenario file; exit 0, or file:line:column and exit 2\n"
-        "  plan SCENARIO         cells in run order, total duration, memory per agent\n"
-        "  import-loadgen FILE   print a scenario equivalent to an INFINI loadgen config\n"
-        "  import-rally TRACK    print a scenario from a Rally track / OpenSearch Benchmark\n"
-        "                        workload (plain JSON; corpora, bulk-size, clients)\n"
-        "  keygen DIR            create DIR/coordinator.key and .pub, and DIR/agents/\n"
-        "  report DIR            write DIR/report.html (charts) from a results directory\n"
-        "  compare BASE NEW      docs/s of two results directories cell by cell [--csv]\n"
-        "  compare D1 D2 D3 ...  the trend per cell across campaigns, oldest first [--csv]\n"
-        "  publish DIR --metrics-store URL\n"
-        "                        load a results directory into a metrics store (idempotent)\n"
-        "  size --daily-gb GB --days N --ram-gb GB ...\n"
-        "                        data nodes by storage (seed 004's method) and by ingest\n"
-        "\n"
-        "run options:\n"
-        "  --local-agents N      start N agent processes on this host\n"
-        "  --agents N            wait for N agents (default: local agents, or 1)\n"
-        "  --min-agents N        a cell may start with this many agents\n"
-        "  --threads N           worker threads of each local agent\n"
-        "  --bind URL            control endpoint to bind (tcp://127.0.0.1:7100; data = port + 1)\n"
-        "  --results DIR         where results/<name>-<time>/ goes (default ./results)\n"
-        "  --resume DIR          continue an interrupted campaign in DIR, keeping finished cells\n"
-        "                        (failed and aborted cells run again), with the --cells,\n"
-        "                        --warmup and --duration it started with (another value: exit 2)\n"
-        "  --cells LIST          run only these cells (ids or numbers from `plan`, "
-        "comma-separated)\n"
-        "  --warmup DURATION     override run.warmup (e.g. 1s for a smoke run)\n"
-        "  --duration DURATION   override run.duration\n"
-        "  --cluster-wait DURATION  preparing a cell retries this long while the cluster is\n"
-        "                        unreachable, then the campaign stops with exit 3 (60s)\n"
-        "  --keep-failed         with --resume: keep failed cells instead of running them again\n"
-        "  --replace-existing NAME  index.recreate may delete and replace this index, data\n"
-        "                        stream or index template although bulkfleet did not create it\n"
-        "                        (repeatable; without it such names are refused, exit 3)\n"
-        "  --wait DURATION       how long to wait for agents (60s)\n"
-        "  --lost DURATION       silence after which an agent is lost (10s)\n"
-        "  --keys DIR            CURVE: DIR/coordinator.key; agents admitted from "
-        "DIR/agents/*.pub\n"
-        "  --allow DIR           allow-list directory of agent *.pub keys (instead of DIR/agents)\n"
-        "  --insecure            plain TCP without CURVE (trusted networks only)\n"
-        "  --metrics-listen IPV4:PORT  serve live metrics in the Prometheus text format at\n"
-        "                        http://IPV4:PORT/metrics while the campaign runs\n"
-        "  --statsd IPV4:PORT    send the same live metrics as statsd gauges and counters (UDP)\n"
-        "  --metrics-store URL   also write samples, telemetry and rows into this Elasticsearch\n"
-        "                        or OpenSearch (bulkfleet-samples-YYYY.MM, bulkfleet-results);\n"
-        "                        auth/TLS from the scenario's metrics_store: section\n"
-        "  --metrics-store-allow-target  the metrics store may be the target cluster itself\n"
-        "  -q, --quiet           no progress line\n"
-        "  -v, --verbose         debug logging\n"
-        "\n"
-        "exit codes: 0 all cells ok, 1 some cells failed or degraded, 2 bad input,\n"
-        "            3 environment (cluster unreachable, too few agents), 130/143 interrupted\n",
-        f);
+    fputs("usage: bulkfleet-coordinator COMMAND ...\n"
+          "\n"
+          "commands:\n"
+          "  run SCENARIO          run every cell of the matrix and write the results\n"
+          "  find-max SCENARIO     search the max sustainable docs/s per combination of the\n"
+          "                        other axes (find_max: section; run's options, --sustain D)\n"
+          "  validate SCENARIO     check a scenario file; exit 0, or file:line:column and exit 2\n"
+          "  plan SCENARIO         cells in run order, total duration, memory per agent\n"
+          "  import-loadgen FILE   print a scenario equivalent to an INFINI loadgen config\n"
+          "  import-rally TRACK    print a scenario from a Rally track / OpenSearch Benchmark\n"
+          "                        workload (plain JSON; corpora, bulk-size, clients)\n"
+          "  keygen DIR            create DIR/coordinator.key and .pub, and DIR/agents/\n"
+          "  report DIR            write DIR/report.html (charts) from a results directory\n"
+          "  compare BASE NEW      docs/s of two results directories cell by cell [--csv]\n"
+          "  compare D1 D2 D3 ...  the trend per cell across campaigns, oldest first [--csv]\n"
+          "  publish DIR --metrics-store URL\n"
+          "                        load a results directory into a metrics store (idempotent)\n"
+          "  size --daily-gb GB --days N --ram-gb GB ...\n"
+          "                        data nodes by storage (Elastic's sizing method for logs and\n"
+          "                        metrics) and by ingest\n"
+          "\n"
+          "run options (also find-max's; COMMAND --help shows one command's usage):\n" RUN_OPTIONS
+          "\n" EXIT_CODES,
+          f);
 }
 
 static int parse_u32(const char *opt, const char *s, uint32_t *out)
@@ -216,23 +248,32 @@ static int cmd_run(int argc, char **argv, int find_max)
             break;
         case 'q': o.quiet = 1; break;
         case 'v': bf_log_set_level(BF_LOG_DEBUG); break;
-        case 'h': usage(stdout); return BF_EXIT_OK;
-        default: usage(stderr); return BF_EXIT_INPUT;
+        case 'h': run_usage(stdout, find_max); return BF_EXIT_OK;
+        default: run_usage(stderr, find_max); return BF_EXIT_INPUT;
         }
     }
     if (optind != argc - 1) {
         bf_error("expected one SCENARIO file");
-        usage(stderr);
+        run_usage(stderr, find_max);
         return BF_EXIT_INPUT;
     }
     o.scenario_path = argv[optind];
     return bf_campaign_run(&o);
 }
 
+#define KEYGEN_USAGE                                                                               \
+    "usage: bulkfleet-coordinator keygen DIR\n"                                                    \
+    "  writes DIR/coordinator.key (secret, 0600) and DIR/coordinator.pub, and makes DIR/agents/\n" \
+    "  for the agents' public keys (the allow-list; any file name: it is the key's name)\n"
+
 static int cmd_keygen(int argc, char **argv)
 {
-    if (argc != 2) {
-        fprintf(stderr, "usage: bulkfleet-coordinator keygen DIR\n");
+    if (argc == 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
+        fputs(KEYGEN_USAGE, stdout);
+        return BF_EXIT_OK;
+    }
+    if (argc != 2 || argv[1][0] == '-') { /* not an option taken for a folder name */
+        fputs(KEYGEN_USAGE, stderr);
         return BF_EXIT_INPUT;
     }
     bf_diag_t d = {0};

@@ -5,8 +5,19 @@
 # within its phase, docs/s); (2) Ctrl-C (SIGINT) ends it with exit 130 and prints the partial
 # row, over the seconds measured before the interruption (not diluted over the planned 30 s) and
 # flagged aborted, not stalled; (3) when something else writes into the cell's index meanwhile,
-# the UNVERIFIED reason says there is another writer.
+# the UNVERIFIED reason says there is another writer. Also: every subcommand's --help.
 source "$(dirname "$0")/lib.sh"
+# each subcommand's --help is its own usage (exit 0), and keygen takes no option for a folder
+cd "$TMP"
+"$COORD" find-max --help > h.out || fail "find-max --help exit $?"
+grep -q "^usage: bulkfleet-coordinator find-max SCENARIO" h.out && grep -q -- "--sustain DURATION" h.out ||
+    { cat h.out >&2; fail "find-max --help is not find-max's usage"; }
+"$COORD" run --help | grep -q "^usage: bulkfleet-coordinator run SCENARIO" || fail "run --help"
+"$AGENT" run --help | grep -q "Ctrl-C stops the load and prints the partial row" || fail "agent run --help"
+"$COORD" keygen --help | grep -q "^usage: bulkfleet-coordinator keygen DIR" || fail "keygen --help"
+"$AGENT" keygen --help | grep -q "^usage: bulkfleet-agent keygen DIR" || fail "agent keygen --help"
+rc=0; "$COORD" keygen -x 2> /dev/null || rc=$?
+[ $rc = 2 ] && [ ! -e -x ] && [ ! -e ./--help ] || fail "keygen made a folder of an option (exit $rc)"
 IDX="bf-standalone-$$"
 trap 'kill ${AP:-} 2>/dev/null; curl -sf -X DELETE "$ES/$IDX" > /dev/null 2>&1 || true; cleanup_tmp' EXIT
 cd "$TMP"
