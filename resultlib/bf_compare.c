@@ -2,8 +2,9 @@
 /* bf_compare.c — baseline vs contender results, matched by cell id. */
 #include "bf_compare.h"
 
-#include "bf_mem.h"
 #include "bf_log.h"
+#include "bf_mem.h"
+#include "bf_results.h"
 #include "bf_trend.h"
 
 #include <jansson.h>
@@ -20,6 +21,7 @@ struct bf_compare {
     size_t n;
     char **only_base, **only_contender;
     size_t n_only_base, n_only_contender;
+    char base_missing[256], contender_missing[256]; /* row fields a side's file lacks */
 };
 
 static json_t *load_matrix(const char *dir, char *desc, size_t desc_size, bf_diag_t *diag)
@@ -53,37 +55,59 @@ static json_t *load_matrix(const char *dir, char *desc, size_t desc_size, bf_dia
     return m;
 }
 
-static double num(json_t *row, const char *k)
+/* the rows of a matrix, decoded through the row codec (bf_results.h); NULL with diag when a
+ * row does not decode. *n gets the count; missing (missing_size bytes) the fields some row
+ * lacked (an older bulkfleet wrote it), "" when none. Free with free_recs. */
+static bf_row_rec_t *decode_rows(const char *dir, json_t *m, size_t *n, char *missing,
+                                 size_t missing_size, bf_diag_t *diag)
 {
-    json_t *v = json_object_get(row, k);
-    return json_is_number(v) ? json_number_value(v) : NAN;
+    json_t *rows = json_object_get(m, "rows");
+    bf_row_rec_t *recs = bf_calloc(json_array_size(rows) + 1, sizeof *recs);
+    missing[0] = '\0';
+    for (size_t i = 0; i < json_array_size(rows); i++) {
+        bf_diag_t d = {0};
+        if (bf_row_rec_decode(json_array_get(rows, i), &recs[i], &d) != BF_OK) {
+            bf_diag_set(diag, BF_E_PARSE, "%s/matrix.json: rows[%zu]: %s", dir, i, d.msg);
+            for (size_t k = 0; k <= i; k++)
+                bf_row_rec_cleanup(&recs[k]);
+            free(recs);
+            return NULL;
+        }
+        if (recs[i].nmissing && missing[0] == '\0')
+            snprintf(missing, missing_size, "%s", recs[i].missing);
+    }
+    *n = json_array_size(rows);
+    return recs;
 }
 
-static json_t *find_cell(json_t *rows, const char *cell)
+static void free_recs(bf_row_rec_t *recs, size_t n)
 {
-    size_t i;
-    json_t *r;
-    json_array_foreach(rows, i, r) {
-        const char *c = json_string_value(json_object_get(r, "cell"));
-        if (c && strcmp(c, cell) == 0)
-            return r;
-    }
+    for (size_t i = 0; recs && i < n; i++)
+        bf_row_rec_cleanup(&recs[i]);
+    free(recs);
+}
+
+static const bf_row_t *find_cell(const bf_row_rec_t *recs, size_t n, const char *cell)
+{
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(recs[i].cell.id, cell) == 0)
+            return &recs[i].row;
     return NULL;
 }
 
-static int bad(json_t *row)
+static int bad(const bf_row_t *row)
 {
-    return json_is_true(json_object_get(row, "failed")) || json_is_true(json_object_get(row, "aborted"));
+    return row->failed || row->aborted;
 }
 
 /* the noise band of a pair: the larger CV of the rows that ran repetitions, else the default */
-static void noise_of(json_t *b, json_t *c, double *noise, int *from_cv)
+static void noise_of(const bf_row_t *b, const bf_row_t *c, double *noise, int *from_cv)
 {
     double cvs[2] = {NAN, NAN};
-    json_t *rs[2] = {b, c};
+    const bf_row_t *rs[2] = {b, c};
     for (int i = 0; i < 2; i++)
-        if (json_integer_value(json_object_get(rs[i], "repeat")) > 1)
-            cvs[i] = num(rs[i], "cv");
+        if (rs[i]->repeat > 1)
+            cvs[i] = rs[i]->cv;
     *from_cv = isfinite(cvs[0]) || isfinite(cvs[1]);
     if (!*from_cv) {
         *noise = BF_COMPARE_DEFAULT_NOISE;
@@ -101,53 +125,59 @@ int bf_compare_dirs(const char *base_dir, const char *contender_dir, bf_compare_
     bf_compare_t *c = bf_calloc(1, sizeof *c);
     json_t *mb = load_matrix(base_dir, c->base_desc, sizeof c->base_desc, diag);
     json_t *mc = mb ? load_matrix(contender_dir, c->contender_desc, sizeof c->contender_desc, diag) : NULL;
-    if (mb == NULL || mc == NULL) {
-        json_decref(mb);
+    size_t nb = 0, nc = 0;
+    bf_row_rec_t *rb =
+        mc ? decode_rows(base_dir, mb, &nb, c->base_missing, sizeof c->base_missing, diag) : NULL;
+    bf_row_rec_t *rc_ = rb ? decode_rows(contender_dir, mc, &nc, c->contender_missing,
+                                         sizeof c->contender_missing, diag)
+                           : NULL;
+    json_decref(mb);
+    json_decref(mc);
+    if (rc_ == NULL) {
+        free_recs(rb, nb);
         int rc = diag ? diag->code : BF_E_PARSE;
         bf_compare_destroy(&c);
         return rc ? rc : BF_E_PARSE;
     }
     c->base_dir = bf_strdup(base_dir);
     c->contender_dir = bf_strdup(contender_dir);
-    json_t *rb = json_object_get(mb, "rows"), *rc_ = json_object_get(mc, "rows");
-    c->rows = bf_calloc(json_array_size(rb) + 1, sizeof *c->rows);
-    c->only_base = bf_calloc(json_array_size(rb) + 1, sizeof *c->only_base);
-    c->only_contender = bf_calloc(json_array_size(rc_) + 1, sizeof *c->only_contender);
-    size_t i;
-    json_t *b;
-    json_array_foreach(rb, i, b) {
-        const char *cell = json_string_value(json_object_get(b, "cell"));
-        if (cell == NULL)
+    c->rows = bf_calloc(nb + 1, sizeof *c->rows);
+    c->only_base = bf_calloc(nb + 1, sizeof *c->only_base);
+    c->only_contender = bf_calloc(nc + 1, sizeof *c->only_contender);
+    for (size_t i = 0; i < nb; i++) {
+        const bf_row_t *b = &rb[i].row;
+        const char *cell = rb[i].cell.id;
+        if (cell[0] == '\0')
             continue;
-        json_t *k = find_cell(rc_, cell);
+        const bf_row_t *k = find_cell(rc_, nc, cell);
         if (k == NULL) {
             c->only_base[c->n_only_base++] = bf_strdup(cell);
             continue;
         }
         bf_compare_row_t *r = &c->rows[c->n++];
         bf_strlcpy(r->cell, cell, sizeof r->cell);
-        r->shards = (uint32_t)json_integer_value(json_object_get(b, "shards"));
-        r->replicas = (uint32_t)json_integer_value(json_object_get(b, "replicas"));
-        r->batch_size = (uint32_t)json_integer_value(json_object_get(b, "batch_size"));
-        r->concurrency = (uint32_t)json_integer_value(json_object_get(b, "concurrency"));
-        r->base = num(b, "docs_per_s");
-        r->contender = num(k, "docs_per_s");
+        r->shards = b->cell->shards;
+        r->replicas = b->cell->replicas;
+        r->batch_size = b->cell->batch_size;
+        r->concurrency = b->cell->concurrency;
+        r->base = b->docs_per_s;
+        r->contender = k->docs_per_s;
         r->diff = r->contender - r->base;
         r->diff_pct = r->base > 0 ? 100.0 * r->diff / r->base : NAN;
         noise_of(b, k, &r->noise, &r->noise_from_cv);
         r->within_noise = isfinite(r->diff_pct) ? fabs(r->diff_pct) <= 100.0 * r->noise + 1e-9
                                                 : r->diff == 0;
         r->failed = bad(b) || bad(k);
-        r->base_p99_ms = num(b, "service_p99_ms");
-        r->contender_p99_ms = num(k, "service_p99_ms");
+        r->base_p99_ms = b->service.p99_ms;
+        r->contender_p99_ms = k->service.p99_ms;
     }
-    json_array_foreach(rc_, i, b) {
-        const char *cell = json_string_value(json_object_get(b, "cell"));
-        if (cell && find_cell(rb, cell) == NULL)
+    for (size_t i = 0; i < nc; i++) {
+        const char *cell = rc_[i].cell.id;
+        if (cell[0] && find_cell(rb, nb, cell) == NULL)
             c->only_contender[c->n_only_contender++] = bf_strdup(cell);
     }
-    json_decref(mb);
-    json_decref(mc);
+    free_recs(rb, nb);
+    free_recs(rc_, nc);
     *out = c;
     return BF_OK;
 }
@@ -298,6 +328,12 @@ void bf_compare_format(const bf_compare_t *c, enum bf_compare_format format, bf_
                        "or slower, only higher or lower (±5% is shown as a guide, not a "
                        "measurement: on a busy or shared machine the noise can be far larger). "
                        "Run both campaigns with `run: {repeat: 3}` or more for a measured band.\n");
+    if (c->base_missing[0] || c->contender_missing[0])
+        bf_buf_appendf(out,
+                       "\nNot in the %s's matrix.json (written by an older bulkfleet?): %s; "
+                       "shown as -.\n",
+                       c->base_missing[0] ? "baseline" : "contender",
+                       c->base_missing[0] ? c->base_missing : c->contender_missing);
     if (c->n_only_base) {
         bf_buf_appendz(out, "\nOnly in the baseline:");
         for (size_t i = 0; i < c->n_only_base; i++)

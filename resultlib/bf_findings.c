@@ -2,6 +2,8 @@
 /* bf_findings.c — best cell, knee, shard and batch ratios from the results matrix. */
 #include "bf_findings.h"
 
+#include "bf_results.h"
+
 #include "bf_buf.h"
 #include "bf_error.h"
 #include "bf_mem.h"
@@ -67,64 +69,20 @@ void bf_finding_point_from_row(const bf_row_t *row, bf_finding_point_t *p)
                     row->write_rejected > 0 || row->docs_retried > 0 || bf_row_has_errors(row);
     /* a search-only cell (concurrency 0) indexes nothing: no point for indexing findings */
     /* nor one that missed its target rate: it did not run the load it was asked for */
-    p->excluded =
-        row->failed || row->aborted || c->concurrency == 0 || row->target_missed || row->stalled;
-}
-
-static int64_t jint(json_t *o, const char *k)
-{
-    json_t *v = json_object_get(o, k);
-    return json_is_integer(v) ? (int64_t)json_integer_value(v) : 0;
+    p->excluded = row->failed || row->aborted || !isfinite(row->docs_per_s) ||
+                  c->concurrency == 0 || row->target_missed || row->stalled;
 }
 
 int bf_finding_point_from_json(json_t *row, bf_finding_point_t *p)
 {
+    /* through the row codec: the same fields, read the same way, as a fresh row's point */
     memset(p, 0, sizeof *p);
-    if (!json_is_object(row) || !json_is_integer(json_object_get(row, "shards")) ||
-        !json_is_integer(json_object_get(row, "batch_size")) ||
-        !json_is_integer(json_object_get(row, "concurrency")))
-        return BF_E_PARSE;
-    const char *cell = json_string_value(json_object_get(row, "cell"));
-    bf_strlcpy(p->cell, cell ? cell : "", sizeof p->cell);
-    p->indices = (uint32_t)jint(row, "indices");
-    p->shards = (uint32_t)jint(row, "shards");
-    p->replicas = (uint32_t)jint(row, "replicas");
-    p->batch_size = (uint32_t)jint(row, "batch_size");
-    p->concurrency = (uint32_t)jint(row, "concurrency");
-    size_t used = 0;
-    const char *k;
-    json_t *v;
-    json_object_foreach(json_object_get(row, "axes"), k, v) {
-        if (is_seed_axis(k) || !json_is_string(v))
-            continue;
-        int w = snprintf(p->extra + used, sizeof p->extra - used, "%s%s=%s", used ? " " : "", k,
-                         json_string_value(v));
-        if (w < 0 || (size_t)w >= sizeof p->extra - used)
-            break;
-        used += (size_t)w;
-    }
-    json_t *d = json_object_get(row, "docs_per_s");
-    p->docs_per_s = json_is_number(d) ? json_number_value(d) : NAN;
-    d = json_object_get(row, "service_p50_ms");
-    p->service_p50_ms = json_is_number(d) ? json_number_value(d) : NAN;
-    p->few_requests = json_is_true(json_object_get(row, "few_requests"));
-    if (json_is_true(json_object_get(row, "index_mismatch")) && jint(row, "index_shards") > 0) {
-        p->shards = (uint32_t)jint(row, "index_shards");
-        if (json_is_integer(json_object_get(row, "index_replicas")))
-            p->replicas = (uint32_t)jint(row, "index_replicas");
-        p->index_mismatch = 1;
-    }
-    p->rejections = jint(row, "docs_rejected") > 0 || jint(row, "http_429") > 0 ||
-                    jint(row, "docs_429") > 0 || jint(row, "docs_retried") > 0 ||
-                    jint(row, "write_rejected") > 0 || jint(row, "docs_failed") > 0 ||
-                    jint(row, "docs_unknown") > 0 || jint(row, "req_transport_error") > 0 ||
-                    jint(row, "req_bad_response") > 0 ||
-                    jint(row, "req_http_error") > jint(row, "http_429");
-    p->excluded = json_is_true(json_object_get(row, "failed")) ||
-                  json_is_true(json_object_get(row, "aborted")) || !isfinite(p->docs_per_s) ||
-                  p->concurrency == 0 || json_is_true(json_object_get(row, "target_missed")) ||
-                  json_is_true(json_object_get(row, "stalled"));
-    return BF_OK;
+    bf_row_rec_t rec;
+    int rc = bf_row_rec_decode(row, &rec, NULL);
+    if (rc == BF_OK)
+        bf_finding_point_from_row(&rec.row, p);
+    bf_row_rec_cleanup(&rec);
+    return rc;
 }
 
 /* ---- axes of a point ---------------------------------------------------------------------- */

@@ -966,7 +966,57 @@ int bf_results_cell_finished(const bf_results_t *r, const char *name)
     return ok;
 }
 
-int bf_results_load_row(const bf_results_t *r, const char *name, const bf_cell_t *cell, bf_row_t *row)
+/* A row object (matrix.json rows[], a cell file's first line) into *row through the field
+ * tables; the cell is the caller's. Query names are borrowed from ss when it names them (a
+ * fresh row's are), else left NULL. missing(ctx, name) is called for each table field the
+ * object lacks (may be NULL). */
+typedef void (*missing_fn)(void *ctx, const char *name);
+static void row_load(json_t *o, const bf_search_spec_t *ss, bf_row_t *row, missing_fn missing,
+                     void *ctx)
+{
+    for (size_t i = 0; i < NFIELDS; i++) {
+        json_t *v = json_object_get(o, fields[i].name);
+        if (v == NULL && missing)
+            missing(ctx, fields[i].name);
+        field_load(row, &fields[i], v);
+    }
+    row->repetition = (uint32_t)json_integer_value(json_object_get(o, "repetition"));
+    bf_strlcpy(row->reason, json_string_value(json_object_get(o, "reason")) ?: "", sizeof row->reason);
+    doc_errors_load(&row->doc_errors, json_object_get(o, "doc_errors"));
+    json_t *qa = json_object_get(o, "queries");
+    json_t *sv = json_object_get(o, "search_verified");
+    row->search_verified = json_is_boolean(sv) ? json_is_true(sv) : -1;
+    row->search_started_per_s =
+        json_number_value(json_object_get(o, "search_started_per_s")); /* 0 when absent */
+    row->search_rate_missed = json_is_true(json_object_get(o, "search_rate_missed"));
+    sv = json_object_get(o, "search_shard_queries");
+    row->search_shard_queries = json_is_integer(sv) ? (int64_t)json_integer_value(sv) : -1;
+    sv = json_object_get(o, "search_shard_queries_expected");
+    row->search_shard_queries_expected = json_is_integer(sv) ? (int64_t)json_integer_value(sv) : -1;
+    for (size_t q = 0; json_is_array(qa) && q < json_array_size(qa) && q < BF_MAX_QUERIES; q++) {
+        json_t *qo = json_array_get(qa, q);
+        bf_qrow_t *qr = &row->queries[q];
+        for (size_t i = 0; i < NQFIELDS; i++)
+            field_load((bf_row_t *)(void *)qr, &qfields[i], json_object_get(qo, qfields[i].name));
+        bf_strlcpy(qr->errors, json_string_value(json_object_get(qo, "errors")) ?: "",
+                   sizeof qr->errors);
+        /* names are borrowed from the scenario, as in a fresh row */
+        const char *nm = json_string_value(json_object_get(qo, "query"));
+        for (size_t k = 0; ss && nm && k < ss->nqueries; k++)
+            if (strcmp(ss->queries[k].name, nm) == 0)
+                qr->name = ss->queries[k].name;
+        row->nqueries = (uint32_t)(q + 1);
+    }
+    if (json_is_array(qa) && ss && ss->enabled && row->nqueries == 0) {
+        /* a cell without search clients: the queries are there, with nothing counted */
+        row->nqueries = (uint32_t)(ss->nqueries < BF_MAX_QUERIES ? ss->nqueries : BF_MAX_QUERIES);
+        for (uint32_t q = 0; q < row->nqueries; q++)
+            row->queries[q].name = ss->queries[q].name;
+    }
+}
+
+int bf_results_load_row(const bf_results_t *r, const char *name, const bf_cell_t *cell,
+                        bf_row_t *row)
 {
     char *path = bf_asprintf("%s/cells/%s.ndjson", r->dir, name);
     FILE *f = fopen(path, "r");
@@ -989,42 +1039,145 @@ int bf_results_load_row(const bf_results_t *r, const char *name, const bf_cell_t
     }
     memset(row, 0, sizeof *row);
     row->cell = cell;
-    for (size_t i = 0; i < NFIELDS; i++)
-        field_load(row, &fields[i], json_object_get(o, fields[i].name));
-    row->repetition = (uint32_t)json_integer_value(json_object_get(o, "repetition"));
-    bf_strlcpy(row->reason, json_string_value(json_object_get(o, "reason")) ?: "", sizeof row->reason);
-    doc_errors_load(&row->doc_errors, json_object_get(o, "doc_errors"));
-    json_t *qa = json_object_get(o, "queries");
-    json_t *sv = json_object_get(o, "search_verified");
-    row->search_verified = json_is_boolean(sv) ? json_is_true(sv) : -1;
-    row->search_started_per_s =
-        json_number_value(json_object_get(o, "search_started_per_s")); /* 0 when absent */
-    row->search_rate_missed = json_is_true(json_object_get(o, "search_rate_missed"));
-    sv = json_object_get(o, "search_shard_queries");
-    row->search_shard_queries = json_is_integer(sv) ? (int64_t)json_integer_value(sv) : -1;
-    sv = json_object_get(o, "search_shard_queries_expected");
-    row->search_shard_queries_expected = json_is_integer(sv) ? (int64_t)json_integer_value(sv) : -1;
-    const bf_search_spec_t *ss = r->sc ? bf_scenario_search(r->sc) : NULL;
-    for (size_t q = 0; json_is_array(qa) && q < json_array_size(qa) && q < BF_MAX_QUERIES; q++) {
-        json_t *qo = json_array_get(qa, q);
-        bf_qrow_t *qr = &row->queries[q];
-        for (size_t i = 0; i < NQFIELDS; i++)
-            field_load((bf_row_t *)(void *)qr, &qfields[i], json_object_get(qo, qfields[i].name));
-        bf_strlcpy(qr->errors, json_string_value(json_object_get(qo, "errors")) ?: "",
-                   sizeof qr->errors);
-        /* names are borrowed from the scenario, as in a fresh row */
-        const char *nm = json_string_value(json_object_get(qo, "query"));
-        for (size_t k = 0; ss && nm && k < ss->nqueries; k++)
-            if (strcmp(ss->queries[k].name, nm) == 0)
-                qr->name = ss->queries[k].name;
-        row->nqueries = (uint32_t)(q + 1);
-    }
-    if (json_is_array(qa) && ss && ss->enabled && row->nqueries == 0) {
-        /* a cell without search clients: the queries are there, with nothing counted */
-        row->nqueries = (uint32_t)(ss->nqueries < BF_MAX_QUERIES ? ss->nqueries : BF_MAX_QUERIES);
-        for (uint32_t q = 0; q < row->nqueries; q++)
-            row->queries[q].name = ss->queries[q].name;
-    }
+    row_load(o, r->sc ? bf_scenario_search(r->sc) : NULL, row, NULL, NULL);
     json_decref(o);
     return BF_OK;
+}
+
+/* ---- the row codec, read side: a row object back into a typed row ------------------------- */
+
+json_t *bf_row_encode(const bf_row_t *row)
+{
+    return row_json(row);
+}
+
+static char *rec_own(bf_row_rec_t *rec, const char *str)
+{
+    rec->strs = bf_realloc(rec->strs, (rec->nstrs + 1) * sizeof *rec->strs);
+    return rec->strs[rec->nstrs++] = bf_strdup(str ? str : "");
+}
+
+static void rec_missing(void *ctx, const char *name)
+{
+    bf_row_rec_t *rec = ctx;
+    size_t used = strlen(rec->missing);
+    if (used + strlen(name) + 3 < sizeof rec->missing)
+        snprintf(rec->missing + used, sizeof rec->missing - used, "%s%s", used ? ", " : "", name);
+    rec->nmissing++;
+}
+
+/* 1 when v (present, not null) has the JSON type a field of type t is written with */
+static int type_ok(enum ftype t, json_t *v)
+{
+    if (v == NULL || json_is_null(v))
+        return 1;
+    switch (t) {
+    case F_DBL: return json_is_number(v);
+    case F_U64:
+    case F_I64:
+    case F_U32: return json_is_integer(v);
+    case F_INT: return json_is_boolean(v);
+    }
+    return 0;
+}
+
+int bf_row_rec_decode(json_t *o, bf_row_rec_t *rec, bf_diag_t *diag)
+{
+    memset(rec, 0, sizeof *rec);
+    if (!json_is_object(o)) {
+        bf_diag_set(diag, BF_E_PARSE, "a row is not a JSON object");
+        return BF_E_PARSE;
+    }
+    static const char *const required[] = {"shards", "batch_size", "concurrency"};
+    for (size_t i = 0; i < sizeof required / sizeof required[0]; i++)
+        if (!json_is_integer(json_object_get(o, required[i]))) {
+            bf_diag_set(diag, BF_E_PARSE, "row %s: \"%s\" is missing or not an integer",
+                        json_string_value(json_object_get(o, "cell")) ?: "?", required[i]);
+            return BF_E_PARSE;
+        }
+    for (size_t i = 0; i < NFIELDS; i++)
+        if (!type_ok(fields[i].type, json_object_get(o, fields[i].name))) {
+            bf_diag_set(diag, BF_E_PARSE, "row %s: \"%s\" is not %s",
+                        json_string_value(json_object_get(o, "cell")) ?: "?", fields[i].name,
+                        fields[i].type == F_DBL   ? "a number"
+                        : fields[i].type == F_INT ? "true or false"
+                                                  : "an integer");
+            return BF_E_PARSE;
+        }
+    bf_cell_t *c = &rec->cell;
+    json_t *id = json_object_get(o, "cell");
+    if (!json_is_string(id))
+        rec_missing(rec, "cell");
+    c->id = rec_own(rec, json_string_value(id));
+    c->index = (size_t)json_integer_value(json_object_get(o, "cell_index"));
+    c->indices = (uint32_t)json_integer_value(json_object_get(o, "indices"));
+    if (c->indices == 0)
+        c->indices = 1;
+    c->shards = (uint32_t)json_integer_value(json_object_get(o, "shards"));
+    c->replicas = (uint32_t)json_integer_value(json_object_get(o, "replicas"));
+    c->batch_size = (uint32_t)json_integer_value(json_object_get(o, "batch_size"));
+    c->concurrency = (uint32_t)json_integer_value(json_object_get(o, "concurrency"));
+    c->search_clients = (uint32_t)json_integer_value(json_object_get(o, "search_clients"));
+    c->search_rate = json_number_value(json_object_get(o, "search_rate"));
+    json_t *axes = json_object_get(o, "axes");
+    if (json_object_size(axes) > 0) {
+        rec->axes = bf_calloc(json_object_size(axes), sizeof *rec->axes);
+        const char *k;
+        json_t *v;
+        json_object_foreach(axes, k, v)
+        {
+            if (!json_is_string(v))
+                continue;
+            rec->axes[c->naxes].axis = rec_own(rec, k);
+            rec->axes[c->naxes].value = rec_own(rec, json_string_value(v));
+            c->naxes++;
+        }
+        c->axes = rec->axes;
+    }
+    rec->row.cell = c;
+    row_load(o, NULL, &rec->row, rec_missing, rec);
+    /* query names: owned copies (no scenario to borrow them from) */
+    json_t *qa = json_object_get(o, "queries");
+    for (uint32_t q = 0; q < rec->row.nqueries; q++)
+        rec->row.queries[q].name =
+            rec_own(rec, json_string_value(json_object_get(json_array_get(qa, q), "query")));
+    return BF_OK;
+}
+
+void bf_row_rec_cleanup(bf_row_rec_t *rec)
+{
+    if (rec == NULL)
+        return;
+    for (size_t i = 0; i < rec->nstrs; i++)
+        free(rec->strs[i]);
+    free(rec->strs);
+    free(rec->axes);
+    memset(rec, 0, sizeof *rec);
+}
+
+int bf_row_field_number(const bf_row_t *row, const char *name, double *out)
+{
+    for (size_t i = 0; i < NFIELDS; i++) {
+        if (strcmp(fields[i].name, name) != 0)
+            continue;
+        json_t *v = field_json(row, &fields[i]);
+        *out = json_is_number(v)  ? json_number_value(v)
+               : json_is_true(v)  ? 1.0
+               : json_is_false(v) ? 0.0
+                                  : NAN;
+        json_decref(v);
+        return BF_OK;
+    }
+    *out = NAN;
+    return BF_E_NOTFOUND;
+}
+
+size_t bf_row_field_count(void)
+{
+    return NFIELDS;
+}
+
+const char *bf_row_field_name(size_t i)
+{
+    return i < NFIELDS ? fields[i].name : NULL;
 }

@@ -15,6 +15,7 @@
 #include "bf_aggregate.h"
 #include "bf_buf.h"
 #include "bf_error.h"
+#include "bf_findings.h"
 #include "bf_hist.h"
 #include "bf_mem.h"
 #include "bf_results.h"
@@ -592,6 +593,147 @@ static void test_load_row_roundtrip(void **state)
     free_golden(&g);
 }
 
+static int same_number(double a, double b)
+{
+    return (isnan(a) && isnan(b)) || a == b;
+}
+
+static int same_point(const bf_finding_point_t *a, const bf_finding_point_t *b)
+{
+    return strcmp(a->cell, b->cell) == 0 && a->shards == b->shards && a->replicas == b->replicas &&
+           a->batch_size == b->batch_size && a->concurrency == b->concurrency &&
+           strcmp(a->extra, b->extra) == 0 && same_number(a->docs_per_s, b->docs_per_s) &&
+           same_number(a->service_p50_ms, b->service_p50_ms) && a->rejections == b->rejections &&
+           a->excluded == b->excluded && a->few_requests == b->few_requests &&
+           a->index_mismatch == b->index_mismatch;
+}
+
+/* The row codec (issue #11 item 7): what the writers put in matrix.json comes back field for
+ * field through the same table, and compare, report and findings read it that way. */
+static void test_row_codec_decodes_what_the_writers_write(void **state)
+{
+    (void)state;
+    golden_run g;
+    run_golden(&g);
+    assert_true(bf_row_field_count() > 50);
+    for (size_t k = 0; k < 2; k++) {
+        const bf_row_t *r = &g.rows[k];
+        json_t *o = bf_row_encode(r);
+        bf_row_rec_t rec;
+        bf_diag_t d = {0};
+        assert_int_equal(bf_row_rec_decode(o, &rec, &d), BF_OK);
+        assert_int_equal(rec.nmissing, 0);
+        for (size_t i = 0; i < bf_row_field_count(); i++) {
+            double a, b;
+            assert_int_equal(bf_row_field_number(r, bf_row_field_name(i), &a), BF_OK);
+            assert_int_equal(bf_row_field_number(&rec.row, bf_row_field_name(i), &b), BF_OK);
+            if (!same_number(a, b))
+                fail_msg("field %s: wrote %g, read %g", bf_row_field_name(i), a, b);
+        }
+        assert_string_equal(rec.cell.id, r->cell->id);
+        assert_int_equal(rec.cell.shards, r->cell->shards);
+        assert_int_equal(rec.cell.batch_size, r->cell->batch_size);
+        assert_int_equal(rec.cell.naxes, r->cell->naxes);
+        assert_string_equal(rec.row.reason, r->reason);
+        assert_int_equal(rec.row.doc_errors.n, r->doc_errors.n);
+        bf_row_rec_cleanup(&rec);
+        json_decref(o);
+    }
+    free_golden(&g);
+}
+
+/* Regression class: findings read matrix.json rows by their own list of keys (a second reader
+ * beside the fresh-row one, and it had drifted: no bf_row_has_errors, its own exclusions). Each
+ * row field that decides a finding is set alone on a clean row; the point read from the
+ * written JSON must equal the point of the row itself. A key misspelt in a JSON reader makes
+ * its case read 0 and fail here. */
+static void test_findings_read_rows_through_the_codec(void **state)
+{
+    (void)state;
+    golden_run g;
+    run_golden(&g);
+    bf_row_t clean = g.rows[1];
+    clean.docs_rejected = clean.http_429 = clean.docs_429 = clean.docs_retried = 0;
+    clean.docs_failed = clean.docs_unknown = clean.req_transport_error = 0;
+    clean.req_bad_response = clean.req_http_error = 0;
+    clean.write_rejected = 0;
+    clean.failed = clean.aborted = clean.target_missed = clean.stalled = 0;
+    clean.index_mismatch = 0;
+    for (int c = 0; c < 16; c++) {
+        bf_row_t r = clean;
+        switch (c) {
+        case 0: break;
+        case 1: r.docs_rejected = 3; break;
+        case 2:
+            r.http_429 = 1;
+            r.req_http_error = 1;
+            break;
+        case 3: r.docs_429 = 5; break;
+        case 4: r.docs_retried = 2; break;
+        case 5: r.write_rejected = 7; break;
+        case 6: r.docs_failed = 1; break;
+        case 7: r.docs_unknown = 4; break;
+        case 8: r.req_transport_error = 1; break;
+        case 9: r.req_bad_response = 1; break;
+        case 10: r.req_http_error = 2; break;
+        case 11: r.failed = 1; break;
+        case 12: r.aborted = 1; break;
+        case 13: r.target_missed = 1; break;
+        case 14: r.stalled = 1; break;
+        case 15:
+            r.index_mismatch = 1;
+            r.index_shards = 9;
+            r.index_replicas = 2;
+            break;
+        }
+        bf_finding_point_t want, got;
+        bf_finding_point_from_row(&r, &want);
+        json_t *o = bf_row_encode(&r);
+        assert_int_equal(bf_finding_point_from_json(o, &got), BF_OK);
+        json_decref(o);
+        if (!same_point(&want, &got))
+            fail_msg("case %d: the point from matrix.json differs from the row's (rejections "
+                     "%d/%d, excluded %d/%d, shards %u/%u)",
+                     c, want.rejections, got.rejections, want.excluded, got.excluded, want.shards,
+                     got.shards);
+        assert_int_equal(want.rejections, c >= 1 && c <= 10);
+        assert_int_equal(want.excluded, c >= 11 && c <= 14);
+    }
+    free_golden(&g);
+}
+
+/* A field renamed or missing in a file is reported by the codec, never silently read as 0;
+ * a wrong type is an error naming the field; a reader asking for a name the table does not
+ * have gets an error, not 0. */
+static void test_row_codec_names_missing_and_bad_fields(void **state)
+{
+    (void)state;
+    golden_run g;
+    run_golden(&g);
+    json_t *o = bf_row_encode(&g.rows[0]);
+    json_t *v = json_object_get(o, "docs_429");
+    assert_true(json_integer_value(v) > 0);
+    json_object_set(o, "docs_429_total", v); /* as if the writer had renamed it */
+    json_object_del(o, "docs_429");
+    bf_row_rec_t rec;
+    bf_diag_t d = {0};
+    assert_int_equal(bf_row_rec_decode(o, &rec, &d), BF_OK);
+    assert_int_equal(rec.nmissing, 1);
+    assert_string_equal(rec.missing, "docs_429");
+    bf_row_rec_cleanup(&rec);
+    json_object_set_new(o, "docs_per_s", json_string("fast"));
+    assert_int_equal(bf_row_rec_decode(o, &rec, &d), BF_E_PARSE);
+    assert_non_null(strstr(d.msg, "\"docs_per_s\" is not a number"));
+    bf_row_rec_cleanup(&rec);
+    json_decref(o);
+    double x = 0;
+    assert_int_equal(bf_row_field_number(&g.rows[0], "docs_per_sec", &x), BF_E_NOTFOUND);
+    assert_true(isnan(x));
+    assert_int_equal(bf_row_field_number(&g.rows[0], "docs_per_s", &x), BF_OK);
+    assert_true(x == g.rows[0].docs_per_s);
+    free_golden(&g);
+}
+
 /* ---- fixture results directories ---------------------------------------------------------- */
 
 /* The seed shard study in miniature: 50 and 850 shards, batch 50 and 5000, concurrency 100,
@@ -873,6 +1015,9 @@ int main(void)
         cmocka_unit_test(test_repeated_cell_median_and_cv),
         cmocka_unit_test(test_csv_seed_columns_first_and_unknowns_empty),
         cmocka_unit_test(test_load_row_roundtrip),
+        cmocka_unit_test(test_row_codec_decodes_what_the_writers_write),
+        cmocka_unit_test(test_findings_read_rows_through_the_codec),
+        cmocka_unit_test(test_row_codec_names_missing_and_bad_fields),
         cmocka_unit_test(test_fixture_dirs_are_current),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
