@@ -325,7 +325,10 @@ static void item_begin(bf_bulkresp_stream_t *st)
 static void count_type(bf_bulkresp_stream_t *st)
 {
     char type[BF_ERRTYPE_LEN], reason[BF_ERRREASON_LEN];
-    if (!st->item_has_error)
+    int missing = !st->item_has_error && st->item_status == 404 && !st->item_fs_used;
+    if (missing)
+        snprintf(type, sizeof type, "not_found");
+    else if (!st->item_has_error)
         snprintf(type, sizeof type, "failure_store");
     else if (st->type[0] == '\0')
         snprintf(type, sizeof type, "http_%d", (int)st->item_status);
@@ -338,7 +341,11 @@ static void count_type(bf_bulkresp_stream_t *st)
         }
     }
     unescape(st->reason, st->reason_len, reason, sizeof reason);
-    if (!st->item_has_error)
+    if (missing)
+        snprintf(reason, sizeof reason,
+                 "a delete of a missing document (404 without error), "
+                 "a failure by document.delete_missing: fail");
+    else if (!st->item_has_error)
         snprintf(reason, sizeof reason, "document stored in the failure store (status %d)",
                  (int)st->item_status);
     bf_errtypes_add(&st->errs, type, reason, 1);
@@ -355,6 +362,14 @@ static void item_end(bf_bulkresp_stream_t *st, bool object)
         st->type[st->type_len < sizeof st->type ? st->type_len : sizeof st->type - 1] = '\0';
         enum bf_item_class cls =
             bf_bulkresp_classify(st->item_status, st->type, st->item_has_error, st->item_fs_used);
+        if (cls == BF_ITEM_OK && st->missing_fails && !st->item_has_error &&
+            st->item_status == 404) {
+            /* asked for (document.delete_missing: fail): the missing delete is a failure */
+            cls = BF_ITEM_4XX;
+            memcpy(st->type, "not_found", 9);
+            st->type_len = 9;
+            st->type[9] = '\0';
+        }
         if (cls != BF_ITEM_OK)
             count_type(st);
         count_class(&st->judged, cls);
@@ -481,7 +496,7 @@ static void open_container(bf_bulkresp_stream_t *st, char c, uint64_t at)
     push(st, r, at);
     if (st->state == S_ERROR)
         return;
-    if (r == R_ITEMS && st->has_errors && !st->errors && !st->failure_store) {
+    if (r == R_ITEMS && st->has_errors && !st->errors && !st->failure_store && !st->missing_fails) {
         st->skip = SKIP_ITEMS;
         st->skip_depth = 0;
         st->skip_in_string = 0;
@@ -1167,7 +1182,7 @@ int bf_bulkresp_stream_finish(bf_bulkresp_stream_t *st, bf_bulk_counts_t *counts
             st->items, st->ndocs);
         return BF_E_PARSE;
     }
-    if (!st->errors && !st->failure_store) {
+    if (!st->errors && !st->failure_store && !(st->missing_fails && st->has_items)) {
         /* Fast path. Also the filter_path form {"errors":false} without items. */
         counts->ok = st->ndocs;
         bf_errtypes_reset(&st->errs);
@@ -1191,6 +1206,10 @@ int bf_bulkresp_stream_finish(bf_bulkresp_stream_t *st, bf_bulk_counts_t *counts
             unescape(st->first_type, strlen(st->first_type), type, sizeof type);
             unescape(st->first_reason, strlen(st->first_reason), reason, sizeof reason);
             snprintf(first_error, first_error_size, "%s: %s", type[0] ? type : "error", reason);
+        } else if (st->first_status == 404 && strcmp(st->first_type, "not_found") == 0) {
+            snprintf(first_error, first_error_size,
+                     "not_found: a delete of a missing document "
+                     "(404 without error; document.delete_missing: fail)");
         } else {
             snprintf(first_error, first_error_size,
                      "failure_store: document stored in the failure store (status %d)",
@@ -1205,6 +1224,11 @@ const bf_errtypes_t *bf_bulkresp_stream_errtypes(const bf_bulkresp_stream_t *st)
     return &st->errs;
 }
 
+void bf_bulkresp_stream_missing_fails(bf_bulkresp_stream_t *st)
+{
+    st->missing_fails = 1;
+}
+
 int bf_bulkresp_stream_first_type(const bf_bulkresp_stream_t *st, char *type, size_t size)
 {
     if (size == 0)
@@ -1212,7 +1236,7 @@ int bf_bulkresp_stream_first_type(const bf_bulkresp_stream_t *st, char *type, si
     type[0] = '\0';
     if (!st->have_first)
         return 1;
-    if (st->first_has_error)
+    if (st->first_has_error || strcmp(st->first_type, "not_found") == 0)
         unescape(st->first_type, strlen(st->first_type), type, size);
     return !st->types_differ;
 }

@@ -101,6 +101,7 @@ typedef struct bf_bulkresp_stream {
     uint64_t why_at;
     /* top level */
     uint8_t has_errors, errors, has_items, failure_store;
+    uint8_t missing_fails; /* bf_bulkresp_stream_missing_fails */
     uint64_t items;
     /* the item being read */
     uint32_t item_keys;
@@ -140,6 +141,12 @@ typedef struct bf_bulkresp_stream {
 /* bf_bulkresp_stream_init — start judging the response to a request of ndocs documents.
  * item_class (may be NULL; else ndocs bytes, borrowed until finish) receives the classes. */
 void bf_bulkresp_stream_init(bf_bulkresp_stream_t *st, uint32_t ndocs, uint8_t *item_class);
+/* bf_bulkresp_stream_missing_fails — call after init, before the first feed: an item without
+ * "error" whose status is 404 (a delete of a missing document, es-api.md §1.7) counts as other
+ * 4xx of error type "not_found" instead of ok (document.delete_missing: fail). The items are
+ * then judged one by one also when "errors" is false (no fast path: such a 404 does not set
+ * "errors"), which costs the full reading of every response. */
+void bf_bulkresp_stream_missing_fails(bf_bulkresp_stream_t *st);
 /* bf_bulkresp_stream_feed — the next len bytes of the body. Once the body is known not to be
  * a bulk response, further bytes are ignored (the verdict comes from finish). */
 void bf_bulkresp_stream_feed(bf_bulkresp_stream_t *st, const char *p, size_t len);
@@ -152,7 +159,8 @@ int bf_bulkresp_stream_finish(bf_bulkresp_stream_t *st, bf_bulk_counts_t *counts
 
 /* bf_bulkresp_stream_errtypes — after finish returned BF_OK: the failed items by error type
  * with the first reason of each (unescaped; an item without a type is "http_<status>", one
- * stored in the failure store "failure_store"); borrowed, valid until the stream is
+ * stored in the failure store "failure_store", a missing delete counted by
+ * bf_bulkresp_stream_missing_fails "not_found"); borrowed, valid until the stream is
  * initialised again. Empty when every document was ok. */
 const bf_errtypes_t *bf_bulkresp_stream_errtypes(const bf_bulkresp_stream_t *st);
 

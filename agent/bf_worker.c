@@ -137,6 +137,7 @@ struct bf_worker {
     int gzip;
     int shared_render;      /* gzip without retries: NDJSON rendered into `scratch` */
     uint32_t retry_max;
+    int missing_fails;      /* document.delete_missing: fail (bf_bulkresp_stream_missing_fails) */
     uint32_t slice_docs;    /* documents rendered between two turns of the I/O loop */
     bf_gen_t *gen;
     bf_corpus_cursor_t cursor;         /* corpus mode: where this worker is in its slice */
@@ -426,6 +427,8 @@ static void send_prepared(bf_worker_t *w, slot *s)
         s->item_class_cap = s->ndocs;
     }
     bf_bulkresp_stream_init(&s->judge, s->ndocs, s->item_class);
+    if (s->w->missing_fails)
+        bf_bulkresp_stream_missing_fails(&s->judge);
     if (s->routed)
         bf_termscan_init(&s->terms_scan, s->terms, s->ndocs);
     s->sent_off = 0;
@@ -1054,6 +1057,8 @@ bf_worker_t *bf_worker_new(const bf_worker_cfg_t *cfg, bf_diag_t *diag)
     const bf_request_spec_t *rq = bf_scenario_request(cfg->sc);
     w->gzip = cfg->cell->compression == BF_COMPRESS_GZIP;
     w->retry_max = rq->retry_429_max;
+    w->missing_fails = cfg->cell->action == BF_ACTION_DELETE &&
+                       bf_scenario_document(cfg->sc)->delete_missing_fails;
     w->shared_render = w->gzip && w->retry_max == 0;
     w->group_size = 1;
     if (cfg->routes) {

@@ -1631,6 +1631,12 @@ static int build_document(bf__load_t *L)
         return bf__err(L, roc->key, BF_E_INVAL,
                        "document.retry_on_conflict: only with action: "
                        "update");
+    const bf__kval_t *dm = TOP(DOC_DELETE_MISSING);
+    if (dm->set && !del)
+        return bf__err(L, dm->key, BF_E_INVAL,
+                       "document.delete_missing: only with action: delete (it says whether a "
+                       "delete of a missing id counts as a failure)");
+    d->delete_missing_fails = del && dm->set && dm->e == 1;
     if (TOP(DOC_CORPUS)->set && (upd || del))
         return bf__err(L, act->node, BF_E_INVAL,
                        "document.action: %s takes a document.id "

@@ -44,7 +44,8 @@
  *                   pipeline (templates), source (inline JSON template) or source_file
  *                   (not for delete); placeholders $[[name]]; update {doc|upsert} and
  *                   retry_on_conflict for update; update and delete need id (a delete of
- *                   a missing id is 404 without error: acknowledged, as the cluster says);
+ *                   a missing id is 404 without error: acknowledged, as the cluster says,
+ *                   unless delete_missing: fail);
  *                   or corpus {path | local_path, format source|bulk, passes N|loop}
  *                   instead of source: real documents copied from a file (bf_corpus.h)
  *   request         compression none|gzip (default none), gzip_level 1-9 (1), timeout (60s),
@@ -196,6 +197,8 @@ typedef struct bf_document_spec {
     enum bf_action action;      /* index (default) | create | update | delete */
     int upsert;                 /* update: 1 = "doc_as_upsert": true (document.update: upsert) */
     uint32_t retry_on_conflict; /* update: the action line's retry_on_conflict, 0 = none */
+    int delete_missing_fails;   /* delete: 1 = a 404 for a missing id is a failure (other 4xx,
+                                   type not_found; document.delete_missing: fail), 0 = ok */
     char *id;              /* _id template, or NULL (the cluster assigns ids) */
     char *routing;         /* routing template, or NULL */
     char *pipeline;        /* ingest pipeline template, or NULL */

@@ -234,6 +234,8 @@ int bf__v_nonempty(struct bf__load *L, const bf__ynode_t *n, const char *path, b
     X(DOC_ACTION, "document.action", BF__T_ENUM, "index", 0, 0, 0, 0,                              \
       "index|create|update|delete", NULL)                                                          \
     X(DOC_UPDATE, "document.update", BF__T_ENUM, NULL, 0, 0, 0, 0, "doc|upsert", NULL)             \
+    X(DOC_DELETE_MISSING, "document.delete_missing", BF__T_ENUM, NULL, 0, 0, 0, 0, "ok|fail",      \
+      NULL)                                                                                        \
     X(DOC_RETRY_ON_CONFLICT, "document.retry_on_conflict", BF__T_U32, NULL, 0, 100, 0, 0, NULL,    \
       NULL)                                                                                        \
     X(DOC_ID, "document.id", BF__T_STR, NULL, 0, 0, 0, 0, NULL, bf__v_nonempty)                    \

@@ -68,6 +68,27 @@ print("update: %d acknowledged, 0 added; upsert: %d acknowledged, %d added; dele
       % (upd["docs_ok_all"], ups["docs_ok_all"], n2 - n0, dele["docs_ok_all"], n2 - n3))
 PY
 
+# 3b. delete with delete_missing: fail over ids half of which no longer exist: each 404 is a
+# failure (not_found), so what was acknowledged is exactly what was removed
+scenario delf.yaml false '{action: delete, delete_missing: fail, id: "$[[id]]"}' "[{name: id, type: range, from: 1, to: $((N2 * 2))}]"
+set +e
+run delf
+rc=$?
+set -e
+[ "$rc" = 1 ] || { cat delf.err >&2; fail "delete_missing: fail: exit $rc, want 1 (documents failed)"; }
+N4=$(count)
+python3 - "$(row delf)" "$N3" "$N4" <<'PY' || fail "delete_missing: fail row"
+import json, sys
+r = json.loads(sys.argv[1])
+n3, n4 = int(sys.argv[2]), int(sys.argv[3])
+assert r["docs_failed"] > 0 and r["docs_counted"] == n3 - n4 == r["docs_ok_all"], (r, n3, n4)
+types = {e["type"]: e["docs"] for e in r["doc_errors"]}
+# doc_errors counts the whole cell, docs_failed its measured window
+assert list(types) == ["not_found"] and types["not_found"] >= r["docs_failed"], r["doc_errors"]
+print("delete_missing fail: %d acknowledged = %d removed, %d not_found failures"
+      % (r["docs_ok_all"], n3 - n4, r["docs_failed"]))
+PY
+
 # 4. update (doc) of ids that do not exist: the cell fails at once, naming upsert
 scenario miss.yaml false '{action: update, id: "$[[id]]", source: '"'"'{"v": 3}'"'"'}' \
     '[{name: id, type: range, from: 500000000, to: 600000000}]'
@@ -86,7 +107,8 @@ grep -q "document_missing_exception.*set document.update: upsert" miss.err || { 
 for bad in '{action: delete}|document.action: delete needs document.id' \
            '{action: update, source: '"'"'{"a": 1}'"'"'}|document.action: update needs document.id' \
            '{action: delete, id: x, source: '"'"'{"a": 1}'"'"'}|action delete sends no source' \
-           '{action: index, update: upsert, source: '"'"'{"a": 1}'"'"'}|document.update: only with action: update'; do
+           '{action: index, update: upsert, source: '"'"'{"a": 1}'"'"'}|document.update: only with action: update' \
+           '{action: index, delete_missing: fail, source: '"'"'{"a": 1}'"'"'}|document.delete_missing: only with action: delete'; do
     scenario bad.yaml true "${bad%%|*}" '[]'
     set +e
     "$COORD" validate bad.yaml > bad.out 2>&1
@@ -94,4 +116,4 @@ for bad in '{action: delete}|document.action: delete needs document.id' \
     set -e
     [ "$rc" = 2 ] && grep -qF "${bad#*|}" bad.out || { cat bad.yaml bad.out >&2; fail "validate: ${bad#*|} (exit $rc)"; }
 done
-pass "update (doc, upsert) and delete: counted within their bounds and verified; 404 on delete is not a failure"
+pass "update (doc, upsert) and delete: counted within their bounds and verified; 404 on delete is not a failure unless delete_missing: fail"

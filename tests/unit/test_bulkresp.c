@@ -765,6 +765,69 @@ static void test_failure_store_split_item(void **state)
     bf_buf_cleanup(&b);
 }
 
+/* document.delete_missing: fail (bf_bulkresp_stream_missing_fails): a delete of a missing
+ * document (404 without error, which leaves "errors" false) counts as other 4xx of type
+ * not_found; without it such an item is ok. Judged one by one although "errors" is false,
+ * wherever the body is cut. */
+static void test_missing_delete_counts_when_asked(void **state)
+{
+    (void)state;
+    bf_buf_t b;
+    bf_buf_init(&b, 0);
+    bf_buf_appendz(&b, "{\"took\":3,\"errors\":false,\"items\":[");
+    enum { N = 300 };
+    for (int i = 0; i < N; i++)
+        bf_buf_appendf(&b,
+                       "%s{\"delete\":{\"_index\":\"d\",\"_id\":\"%d\",\"_version\":2,"
+                       "\"result\":\"%s\",\"_shards\":{\"total\":1,\"successful\":1,\"failed\":0},"
+                       "\"_seq_no\":%d,\"_primary_term\":1,\"status\":%d}}",
+                       i ? "," : "", i, i % 3 == 0 ? "not_found" : "deleted", i,
+                       i % 3 == 0 ? 404 : 200);
+    bf_buf_appendz(&b, "]}");
+    uint8_t cls[N];
+    bf_bulk_counts_t c;
+    char err[ERRBUF];
+    /* default: the cluster's word, acknowledged */
+    assert_int_equal(bf_bulkresp_parse(b.data, b.len, N, &c, cls, err, sizeof err), BF_OK);
+    assert_counts(&c, N, 0, 0, 0, 0, 0);
+    for (size_t cut = 1; cut < b.len; cut += 97) {
+        bf_bulkresp_stream_t *st = bf_malloc(sizeof *st);
+        bf_bulkresp_stream_init(st, N, cls);
+        bf_bulkresp_stream_missing_fails(st);
+        bf_bulkresp_stream_feed(st, b.data, cut);
+        bf_bulkresp_stream_feed(st, b.data + cut, b.len - cut);
+        char e2[ERRBUF];
+        assert_int_equal(bf_bulkresp_stream_finish(st, &c, e2, sizeof e2), BF_OK);
+        assert_counts(&c, N - N / 3, 0, 0, 0, N / 3, 0);
+        assert_int_equal(cls[0], BF_ITEM_4XX);
+        assert_int_equal(cls[1], BF_ITEM_OK);
+        assert_int_equal(cls[3], BF_ITEM_4XX);
+        assert_string_equal(e2, "not_found: a delete of a missing document (404 without error; "
+                                "document.delete_missing: fail)");
+        const bf_errtypes_t *et = bf_bulkresp_stream_errtypes(st);
+        assert_int_equal(et->n, 1);
+        assert_string_equal(et->e[0].type, "not_found");
+        assert_int_equal(et->e[0].docs, N / 3);
+        char ft[64];
+        assert_int_equal(bf_bulkresp_stream_first_type(st, ft, sizeof ft), 1);
+        assert_string_equal(ft, "not_found");
+        free(st);
+    }
+    /* a 404 with an error (index missing) stays what it was: other 4xx of its own type */
+    const char *e404 = "{\"errors\":true,\"items\":[{\"delete\":{\"_index\":\"x\",\"_id\":\"1\","
+                       "\"status\":404,\"error\":{\"type\":\"index_not_found_exception\","
+                       "\"reason\":\"no such index [x]\"}}}]}";
+    bf_bulkresp_stream_t *st = bf_malloc(sizeof *st);
+    bf_bulkresp_stream_init(st, 1, cls);
+    bf_bulkresp_stream_missing_fails(st);
+    bf_bulkresp_stream_feed(st, e404, strlen(e404));
+    assert_int_equal(bf_bulkresp_stream_finish(st, &c, err, sizeof err), BF_OK);
+    assert_counts(&c, 0, 0, 0, 0, 1, 0);
+    assert_string_equal(bf_bulkresp_stream_errtypes(st)->e[0].type, "index_not_found_exception");
+    free(st);
+    bf_buf_cleanup(&b);
+}
+
 /* Bounded memory: a 20 MB response is judged in the fixed-size state, a read at a time. */
 static void test_large_response_bounded(void **state)
 {
@@ -941,6 +1004,7 @@ int main(void)
         cmocka_unit_test(test_failure_store_counts_as_failure),
         cmocka_unit_test(test_generated_against_reference),
         cmocka_unit_test(test_failure_store_split_item),
+        cmocka_unit_test(test_missing_delete_counts_when_asked),
         cmocka_unit_test(test_malformed_refused_whatever_the_cut),
         cmocka_unit_test(test_large_response_bounded),
         cmocka_unit_test(test_first_type_uniform),
