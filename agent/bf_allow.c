@@ -7,6 +7,7 @@
 
 #include <arpa/inet.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -89,10 +90,13 @@ size_t bf_allow_routetable(const char *const *rules, struct bf_routetable *rt)
     size_t refused = 0;
     for (size_t i = 0; rules && i < rt->nnodes; i++) {
         bf_rt_node_t *n = &rt->nodes[i];
-        char host[256];
+        char host[256], where[300];
         if (n->url == NULL)
             continue;
-        if (bf_allow_url_host(n->url, host, sizeof host) != 0 || !bf_allow_match(rules, host)) {
+        /* the address the bytes go to (a named https URL is pinned to it) */
+        snprintf(where, sizeof where, "x://%s", n->addr ? n->addr : "");
+        if (bf_allow_url_host(n->addr ? where : n->url, host, sizeof host) != 0 ||
+            !bf_allow_match(rules, host)) {
             n->refused = 1;
             refused++;
         }

@@ -130,6 +130,11 @@ struct bf_worker {
     bf_reshuffle_t rs;      /* routing only */
     const bf_routetable_t *rt; /* routing: the snapshot of the last split */
     const bf_routetable_t *stale_logged; /* routing: the table a stale answer was logged for */
+    struct curl_slist *resolve;      /* routing: "name:port:ip" of nodes published by name (https),
+                                        for CURLOPT_RESOLVE; NULL when none */
+    struct curl_slist **old_resolve; /* earlier lists, kept until destroy (a handle may still
+                                        hold one) */
+    size_t nold_resolve;
     char **node_urls;       /* routing: <node url>/_bulk[?filter_path] per node of rt */
     size_t nnode_urls;
     struct curl_slist *hdr_plain;
@@ -543,6 +548,14 @@ static void use_table(bf_worker_t *w, const bf_routetable_t *rt)
     w->nnode_urls = rt->nnodes;
     for (size_t i = 0; i < rt->nnodes; i++)
         w->node_urls[i] = rt->nodes[i].url == NULL ? NULL : bulk_url(rt->nodes[i].url, rq, 1);
+    if (w->resolve) {
+        w->old_resolve = bf_realloc(w->old_resolve, (w->nold_resolve + 1) * sizeof *w->old_resolve);
+        w->old_resolve[w->nold_resolve++] = w->resolve;
+        w->resolve = NULL;
+    }
+    for (size_t i = 0; i < rt->nnodes; i++)
+        if (rt->nodes[i].resolve)
+            w->resolve = curl_slist_append(w->resolve, rt->nodes[i].resolve);
     w->rt = rt;
 }
 
@@ -577,6 +590,8 @@ static void send_routed(bf_worker_t *w, slot *s, uint64_t intended_us, uint64_t 
         const char *url = pt->node == BF_RESHUFFLE_FALLBACK ? t->home_url
                                                             : w->node_urls[pt->node];
         curl_easy_setopt(t->h, CURLOPT_URL, url ? url : t->home_url);
+        /* a node published by name (https): connect to its published address, check the name */
+        curl_easy_setopt(t->h, CURLOPT_RESOLVE, w->resolve);
         if (w->gzip && gzip_whole(w, &t->gz, t->body.data, t->body.len) != BF_OK) {
             set_fatal(w, "cell %s: could not gzip a %zu-byte body", cell->id, t->body.len);
             return;
@@ -1233,6 +1248,10 @@ void bf_worker_destroy(bf_worker_t **w_p)
     for (size_t i = 0; i < w->nnode_urls; i++)
         free(w->node_urls[i]);
     free(w->node_urls);
+    curl_slist_free_all(w->resolve);
+    for (size_t i = 0; i < w->nold_resolve; i++)
+        curl_slist_free_all(w->old_resolve[i]);
+    free(w->old_resolve);
     if (w->cfg.routes)
         bf_reshuffle_cleanup(&w->rs);
     if (w->multi)

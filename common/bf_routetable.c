@@ -19,6 +19,8 @@ void bf_routetable_destroy(bf_routetable_t **rt_p)
         free(rt->nodes[i].id);
         free(rt->nodes[i].name);
         free(rt->nodes[i].url);
+        free(rt->nodes[i].addr);
+        free(rt->nodes[i].resolve);
     }
     free(rt->nodes);
     for (size_t i = 0; i < rt->nindices; i++) {
@@ -83,9 +85,19 @@ static int parse_nodes(bf_routetable_t *rt, json_t *nodes, const char *scheme, b
             continue;
         /* "hostname/1.2.3.4:9200" when the node knows a host name: the address is after '/' */
         const char *slash = strrchr(pub, '/');
-        if (slash)
-            pub = slash + 1;
-        nd->url = bf_asprintf("%s://%s", scheme, pub);
+        const char *addr = slash ? slash + 1 : pub;
+        const char *colon = strrchr(addr, ':');
+        nd->addr = bf_strdup(addr);
+        size_t namelen = slash ? (size_t)(slash - pub) : 0;
+        if (strcmp(scheme, "https") == 0 && namelen > 0 && colon && colon > addr &&
+            !(namelen == (size_t)(colon - addr) && memcmp(pub, addr, namelen) == 0)) {
+            /* TLS: the certificate names the host, not (only) its address */
+            nd->url = bf_asprintf("https://%.*s%s", (int)namelen, pub, colon);
+            nd->resolve =
+                bf_asprintf("%.*s%s:%.*s", (int)namelen, pub, colon, (int)(colon - addr), addr);
+        } else {
+            nd->url = bf_asprintf("%s://%s", scheme, addr);
+        }
     }
     return BF_OK;
 }

@@ -26,7 +26,13 @@ typedef struct bf_rt_node {
     char *id;       /* node id from the cluster state */
     char *name;     /* node name, for messages ("" if unknown) */
     char *url;      /* "http://127.0.0.1:9201": the target's scheme + the node's
-                       http.publish_address; NULL if the node has no HTTP address */
+                       http.publish_address; NULL if the node has no HTTP address. With
+                       https and an address published as "name/ip:port", the URL names the
+                       host ("https://name:port", so the certificate is checked against the
+                       name the node published) and `resolve` pins it to the ip */
+    char *addr;     /* "ip:port" the node is reached at (where the bytes go: the allow-list
+                       checks this), NULL if no HTTP address */
+    char *resolve;  /* "name:port:ip" for CURLOPT_RESOLVE when url names a host, else NULL */
     int refused;    /* set by the owner: the address is not on the agent's allow-list */
 } bf_rt_node_t;
 

@@ -74,6 +74,19 @@ static void test_routetable_nodes(void **state)
     const char *byname[] = {"localhost", NULL};         /* a name does not match an address */
     assert_int_equal(bf_allow_routetable(byname, rt), 2);
     bf_routetable_destroy(&rt);
+    /* https, nodes published by name: the rules check the address the bytes go to (the named
+     * URL is pinned to it), not the name */
+    const char *named = "{\"nodes\":{"
+                        "\"a\":{\"name\":\"n0\",\"http\":{\"publish_address\":"
+                        "\"localhost/127.0.0.1:9200\"}},"
+                        "\"b\":{\"name\":\"n1\",\"http\":{\"publish_address\":"
+                        "\"trusted.example/10.9.0.5:9200\"}}}}";
+    assert_int_equal(bf_routetable_parse("{}", named, "https", NULL, 0, &rt, NULL), 0);
+    const char *both[] = {"127.0.0.0/8", "trusted.example", NULL};
+    assert_int_equal(bf_allow_routetable(both, rt), 1);
+    for (size_t i = 0; i < rt->nnodes; i++)
+        assert_int_equal(rt->nodes[i].refused, strcmp(rt->nodes[i].name, "n1") == 0);
+    bf_routetable_destroy(&rt);
 }
 
 static void test_keys(void **state)

@@ -55,6 +55,8 @@ static void test_parse(void **state)
             n1 = (long)i;
     assert_true(n1 >= 0);
     assert_string_equal(rt->nodes[n1].url, "http://127.0.0.1:9201"); /* after the '/' */
+    assert_string_equal(rt->nodes[n1].addr, "127.0.0.1:9201");
+    assert_null(rt->nodes[n1].resolve);
     assert_int_equal(rt->indices[0].routing.shards, 3);
     assert_int_equal(rt->indices[0].routing.factor, 256);
     assert_int_equal(rt->indices[0].primary_node[0], (uint32_t)n1);
@@ -66,6 +68,23 @@ static void test_parse(void **state)
     assert_int_equal(bf_routetable_find(rt, "c", 1), -1);
     bf_routetable_destroy(&rt);
     assert_null(rt);
+
+    /* https: a node published by name is addressed by its name (the certificate is checked
+     * against it) and pinned to its address; one published without a name keeps the address */
+    const char *names[] = {"a", "b"};
+    bf_diag_t dt = {0};
+    assert_int_equal(bf_routetable_parse(state_json, nodes_json, "https", names, 2, &rt, &dt), 0);
+    for (size_t i = 0; i < rt->nnodes; i++) {
+        if (strcmp(rt->nodes[i].id, "N1") == 0) {
+            assert_string_equal(rt->nodes[i].url, "https://host1:9201");
+            assert_string_equal(rt->nodes[i].resolve, "host1:9201:127.0.0.1");
+            assert_string_equal(rt->nodes[i].addr, "127.0.0.1:9201");
+        } else {
+            assert_non_null(strstr(rt->nodes[i].url, "https://127.0.0.1:920"));
+            assert_null(rt->nodes[i].resolve);
+        }
+    }
+    bf_routetable_destroy(&rt);
 
     const char *missing[] = {"zz"};
     bf_diag_t d = {0};
