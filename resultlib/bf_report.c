@@ -311,13 +311,20 @@ static void plot_draw_svg(bf_buf_t *b, const plot *p)
         for (size_t k = 0; s->markers && k < s->n; k++) {
             if (!isfinite(s->x[k]) || !isfinite(s->y[k]) || (p->xlog2 && s->x[k] <= 0))
                 continue;
-            bf_buf_appendf(b, "<circle class=\"pt%s\" cx=\"%.1f\" cy=\"%.1f\" r=\"4\" fill=\"%s\" "
-                           "data-cell=\"", s->flag[k] ? " rej" : "", XP(s->x[k]), YP(s->y[k]), col);
+            /* flag bit 1: rejections (red ring); bit 2: few-requests (hollow: not ranked) */
+            int rej = s->flag[k] & 1, few = s->flag[k] & 2;
+            bf_buf_appendf(
+                b, "<circle class=\"pt%s%s\" cx=\"%.1f\" cy=\"%.1f\" r=\"4\" fill=\"%s\" ",
+                rej ? " rej" : "", few ? " few" : "", XP(s->x[k]), YP(s->y[k]), few ? "#fff" : col);
+            if (few)
+                bf_buf_appendf(b, "stroke=\"%s\" ", col);
+            bf_buf_appendz(b, "data-cell=\"");
             html_esc(b, s->cell[k]);
             bf_buf_appendf(b, "\" data-x=\"%.17g\" data-y=\"%.17g\"><title>", s->x[k], s->y[k]);
             html_esc(b, s->cell[k]);
-            bf_buf_appendf(b, ": %s %.0f%s</title></circle>", p->ylabel, s->y[k],
-                           s->flag[k] ? " (rejections)" : "");
+            bf_buf_appendf(b, ": %s %.0f%s%s</title></circle>", p->ylabel, s->y[k],
+                           rej ? " (rejections)" : "",
+                           few ? " (few requests: fewer than 20 bulk responses, not ranked)" : "");
         }
         bf_buf_appendz(b, "</g>");
     }
@@ -658,7 +665,9 @@ static void section_throughput(bf_buf_t *b, rowinfo *ri, size_t n, const playout
     bf_buf_appendz(b, "</h2>\n<p class=\"note\">x is the axis with the most values in this matrix. "
                       "One panel per shard count, one line per combination of the other axes "
                       "that vary. A red ring marks a cell with rejections (429s, rejected "
-                      "documents or write-pool rejections).</p>\n<div class=\"charts\">\n");
+                      "documents or write-pool rejections); a hollow marker a few-requests cell "
+                      "(fewer than 20 bulk responses in the window: drawn, not ranked).</p>\n<div "
+                      "class=\"charts\">\n");
     for (size_t k = 0; k < L->np; k++) {
         const ppanel *P = &L->panels[k];
         json_t *panel = json_object();
@@ -688,13 +697,14 @@ static void section_throughput(bf_buf_t *b, rowinfo *ri, size_t n, const playout
             for (size_t a = 0; a < P->lines[l].m; a++) {
                 const bf_finding_point_t *q = &ri[P->lines[l].idx[a]].pt;
                 double xv = bf_finding_point_axis(q, L->x);
-                series_add(s, xv, q->docs_per_s, q->cell, q->rejections);
+                series_add(s, xv, q->docs_per_s, q->cell, q->rejections | q->few_requests << 1);
                 json_t *pt = json_object();
                 json_object_set_new(pt, "cell", json_string(q->cell));
                 json_object_set_new(pt, "x", json_real(xv));
                 json_object_set_new(pt, "concurrency", json_integer(q->concurrency));
                 json_object_set_new(pt, "docs_per_s", json_real(q->docs_per_s));
                 json_object_set_new(pt, "rejections", json_boolean(q->rejections));
+                json_object_set_new(pt, "few_requests", json_boolean(q->few_requests));
                 json_array_append_new(points, pt);
             }
         }
@@ -770,7 +780,7 @@ static void section_service_vs_axis(bf_buf_t *b, rowinfo *ri, const playout *L, 
                 for (size_t a = 0; a < P->lines[l].m; a++) {
                     const rowinfo *r = &ri[P->lines[l].idx[a]];
                     series_add(s, bf_finding_point_axis(&r->pt, L->x), jnum(r->row, keys[q]),
-                               r->pt.cell, r->pt.rejections);
+                               r->pt.cell, r->pt.rejections | r->pt.few_requests << 1);
                 }
             }
             plot_draw(b, &p);
@@ -1319,7 +1329,8 @@ static const char css[] =
     "333}"
     ".lg{font-size:11px;fill:#333}.rl{font-size:11px;text-anchor:end;fill:#333}"
     ".sl{font-size:10px;fill:#666}.na{fill:#999;color:#999}rect.warmup{fill:#000;fill-opacity:.07}"
-    "rect.tail{fill:url(#hatch)}circle.rej{stroke:#d62728;stroke-width:2.5}line.range{stroke:#bbb;"
+    "rect.tail{fill:url(#hatch)}circle.few{stroke-width:2}circle.rej{stroke:#d62728;stroke-width:2."
+    "5}line.range{stroke:#bbb;"
     "stroke-width:2}table{border-collapse:collapse;font-size:12px}td,th{border:1px solid #ddd;"
     "padding:3px 6px;text-align:right}th{background:#f3f3f3}.flag{color:#b00;font-weight:600}"
     "td.types{text-align:left;max-width:36em}.reason{color:#555}"

@@ -188,7 +188,8 @@ for s in (1, 3):
                              "service_p99_9_ms": None, "service_max_ms": b / 20.0,
                              "docs_rejected": 0, "http_429": 0, "write_rejected": 0,
                              "warmup_s": 1, "duration_s": 10, "verified": True, "failed": False,
-                             "aborted": False, "few_requests": False, "repeat": 1, "cv": None})
+                             "aborted": False, "few_requests": b == 100 and ri == "1s",
+                             "repeat": 1, "cv": None})
 json.dump({"scenario": "long-labels", "rows": rows}, open(sys.argv[1], "w"), indent=1)
 PY
 "$COORD" report "$TMP/long" > /dev/null || fail "report of the long-label matrix exited $?"
@@ -243,6 +244,9 @@ assert all(len(l["points"]) == 5 and [q["x"] for q in l["points"]] == [100, 500,
            for p in tp for l in p["lines"])
 assert page.count('data-chart="service_p50"') == 2 and page.count('data-chart="service_p99"') == 2
 assert "docs/s against batch size" in page and "What the columns mean" in page
+# few-requests cells are drawn hollow in every chart that plots them, and not ranked
+assert page.count('class="pt few"') == 4 * 3, page.count('class="pt few"')  # 4 cells x 3 charts
+assert data["findings"]["lines"][0].startswith("4 cells measured on fewer than 20 bulk responses"), data["findings"]["lines"][0]
 print("main axis batch_size, 2 panels x 6 lines, service-time charts, columns explained")
 PY
 pass "report.html rendered by chromium: not blank, every chart present, data equals matrix.json; compare ok; long labels: no legend or chart text overlaps"
