@@ -147,6 +147,11 @@ void bf_bulkresp_stream_init(bf_bulkresp_stream_t *st, uint32_t ndocs, uint8_t *
  * then judged one by one also when "errors" is false (no fast path: such a 404 does not set
  * "errors"), which costs the full reading of every response. */
 void bf_bulkresp_stream_missing_fails(bf_bulkresp_stream_t *st);
+/* bf_bulkresp_force_sse2 — on = 1: judge with the SSE2 block scan even where the CPU has AVX2
+ * (which is used by default: the same verdicts, fewer instructions); on = 0: back to the
+ * default. For tests that compare both; not thread-safe (call before any judging starts). */
+void bf_bulkresp_force_sse2(int on);
+
 /* bf_bulkresp_stream_feed — the next len bytes of the body. Once the body is known not to be
  * a bulk response, further bytes are ignored (the verdict comes from finish). */
 void bf_bulkresp_stream_feed(bf_bulkresp_stream_t *st, const char *p, size_t len);

@@ -80,6 +80,9 @@ typedef struct slot {
     char *home_url;         /* its target.hosts URL (.../_bulk[?filter_path]) */
     enum slot_state state;
     bf_buf_t body;          /* uncompressed NDJSON (unused when rendered into the scratch) */
+    bf_gather_t gat;        /* corpus fast path: the body as pieces of the corpus (gathered) */
+    int gathered;           /* the body is `gat`, not `body` */
+    bf_gather_pos_t gat_pos; /* on_read's position in `gat` */
     bf_buf_t gz;            /* gzip of the body */
     size_t payload_len;     /* uncompressed bytes of the request */
     size_t wire_len;        /* body bytes on the wire */
@@ -141,6 +144,7 @@ struct bf_worker {
     struct curl_slist *hdr_gzip;
     int gzip;
     int shared_render;      /* gzip without retries: NDJSON rendered into `scratch` */
+    int gather;             /* corpus, uncompressed, unrouted: bodies gathered, not copied */
     uint32_t retry_max;
     int missing_fails;      /* document.delete_missing: fail (bf_bulkresp_stream_missing_fails) */
     uint32_t slice_docs;    /* documents rendered between two turns of the I/O loop */
@@ -358,6 +362,11 @@ static size_t on_body(char *p, size_t size, size_t n, void *ud)
 static size_t on_read(char *buf, size_t size, size_t n, void *ud)
 {
     slot *s = ud;
+    if (s->gathered) {
+        size_t k = bf_gather_read(&s->gat, &s->gat_pos, buf, size * n);
+        s->sent_off += k;
+        return k;
+    }
     const bf_buf_t *wire = s->w->gzip ? &s->gz : &s->body;
     size_t left = wire->len - s->sent_off;
     size_t k = size * n < left ? size * n : left;
@@ -369,8 +378,10 @@ static size_t on_read(char *buf, size_t size, size_t n, void *ud)
 static int on_seek(void *ud, curl_off_t offset, int origin)
 {
     slot *s = ud;
-    if (origin == SEEK_SET && offset == 0 && s->sent_off == 0)
+    if (origin == SEEK_SET && offset == 0 && s->sent_off == 0) {
+        s->gat_pos = (bf_gather_pos_t){0, 0};
         return CURL_SEEKFUNC_OK;
+    }
     s->resend_refused = 1;
     return CURL_SEEKFUNC_FAIL;
 }
@@ -423,7 +434,7 @@ static int compress_body(bf_worker_t *w, slot *s)
 static void send_prepared(bf_worker_t *w, slot *s)
 {
     const bf_buf_t *wire = w->gzip ? &s->gz : &s->body;
-    s->wire_len = wire->len;
+    s->wire_len = s->gathered ? s->gat.bytes : wire->len;
     s->status = 0;
     s->head_len = 0;
     s->head[0] = '\0';
@@ -437,8 +448,9 @@ static void send_prepared(bf_worker_t *w, slot *s)
     if (s->routed)
         bf_termscan_init(&s->terms_scan, s->terms, s->ndocs);
     s->sent_off = 0;
+    s->gat_pos = (bf_gather_pos_t){0, 0};
     s->resend_refused = 0;
-    curl_easy_setopt(s->h, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)wire->len);
+    curl_easy_setopt(s->h, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)s->wire_len);
     pthread_mutex_lock(&w->lock);
     s->send_us = bf_clock_mono_us();
     int32_t sec = second_of(w, s->send_us);
@@ -464,13 +476,31 @@ static void send_new(bf_worker_t *w, slot *s, uint64_t intended_us)
     uint64_t t0 = bf_clock_mono_us(), io_us = 0;
     bf_buf_t *dst = w->shared_render || w->cfg.routes ? &w->scratch : &s->body;
     bf_buf_reset(dst);
+    s->gathered = w->gather;
+    if (w->gather)
+        bf_gather_reset(&s->gat);
     uint32_t batch = cell->batch_size, done = 0;
     size_t payload = 0;
     while (done < batch) {
         uint32_t n = batch - done < w->slice_docs ? batch - done : w->slice_docs;
-        size_t from = dst->len;
+        size_t from = w->gather ? s->gat.bytes : dst->len;
         int rc;
-        if (w->cfg.corpus) {
+        if (w->gather) {
+            uint32_t got = 0;
+            rc = bf_tmpl_gather_corpus(w->cfg.tmpl, w->gen, cell, w->cfg.corpus, &w->cursor, n,
+                                       done == 0, &s->gat, &got);
+            if (rc == BF_OK && got < n) {
+                w->corpus_done = 1;
+                bf_info("cell %s, thread %u: corpus slice of %zu documents read %u time%s; "
+                        "this thread sends no more",
+                        cell->id, w->cfg.thread_index, w->cursor.to - w->cursor.from,
+                        w->cursor.passes_done, w->cursor.passes_done == 1 ? "" : "s");
+                batch = done + got;
+                n = got;
+                if (batch == 0)
+                    return;
+            }
+        } else if (w->cfg.corpus) {
             uint32_t got = 0;
             rc = bf_tmpl_render_corpus(w->cfg.tmpl, w->gen, cell, w->cfg.corpus, &w->cursor, n,
                                        done == 0, dst, &got);
@@ -495,14 +525,15 @@ static void send_new(bf_worker_t *w, slot *s, uint64_t intended_us)
                       "this thread; widen its range or set wrap: true", cell->id);
             return;
         }
-        if (rc != BF_OK || payload + (dst->len - from) > BF_MAX_BODY_BYTES) {
+        size_t now = w->gather ? s->gat.bytes : dst->len;
+        if (rc != BF_OK || payload + (now - from) > BF_MAX_BODY_BYTES) {
             set_fatal(w, "cell %s: a bulk body of %u documents exceeds %u bytes "
                       "(http.max_content_length); lower batch_size", cell->id, batch,
                       BF_MAX_BODY_BYTES);
             return;
         }
         done += n;
-        payload += dst->len - from;
+        payload += now - from;
         if (done < batch)
             io_us += io_turn(w);
     }
@@ -627,6 +658,11 @@ static void send_routed(bf_worker_t *w, slot *s, uint64_t intended_us, uint64_t 
  * has exactly two lines per document (action + source) as bf_template renders it. */
 static uint32_t keep_rejected(bf_worker_t *w, slot *s)
 {
+    if (s->gathered) { /* the retry is built from one buffer: rare, so the copy is fine */
+        if (bf_gather_flatten(&s->gat, &s->body) != BF_OK)
+            return 0;
+        s->gathered = 0;
+    }
     bf_buf_t *out = &w->scratch;
     bf_buf_reset(out);
     const char *p = s->body.data, *end = s->body.data + s->body.len;
@@ -1096,6 +1132,9 @@ bf_worker_t *bf_worker_new(const bf_worker_cfg_t *cfg, bf_diag_t *diag)
         bf_reshuffle_init(&w->rs, cfg->cell->routing_mode, w->group_size, prefix);
         w->shared_render = 0; /* every sub-bulk keeps its own body */
     }
+    /* the corpus fast path: a plain body is gathered from the corpus's lines, not copied (one
+     * copy of every byte fewer: libcurl's into its upload buffer is the only one left) */
+    w->gather = cfg->corpus != NULL && !w->gzip && cfg->routes == NULL;
     w->nslots = w->cfg.connections * w->group_size;
     w->multi = curl_multi_init();
     /* routing: one group may send several sub-bulks to one node (shard mode) */
@@ -1138,6 +1177,7 @@ bf_worker_t *bf_worker_new(const bf_worker_cfg_t *cfg, bf_diag_t *diag)
         s->w = w;
         s->group = i / w->group_size;
         bf_buf_init(&s->body, BF_MAX_BODY_BYTES);
+        bf_gather_init(&s->gat, BF_MAX_BODY_BYTES);
         bf_buf_init(&s->gz, BF_MAX_BODY_BYTES + 65536);
         s->h = curl_easy_init();
         /* connections are spread round-robin over all hosts, counting across threads */
@@ -1239,6 +1279,7 @@ void bf_worker_destroy(bf_worker_t **w_p)
         curl_easy_cleanup(s->h);
         free(s->home_url);
         bf_buf_cleanup(&s->body);
+        bf_gather_cleanup(&s->gat);
         bf_buf_cleanup(&s->gz);
         free(s->item_class);
         free(s->gshard);

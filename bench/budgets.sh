@@ -8,20 +8,26 @@
 #     same bodies alone (libdeflate.so.0 through ctypes, one call a body, same level).
 #
 #   bench/budgets.sh [ROUNDS]        (default 2)
-#   env: BF_BATCH (5000), BF_CONC (8), SHORT (2) and LONG (8) seconds, THREADS (nproc),
-#        BF_BUILD_DIR, SINK_CPUS / LOAD_CPUS (taskset lists, see lib.sh)
+#   env: BF_BATCH (5000), BF_CONC (8), LONG (8) seconds a run, THREADS (nproc),
+#        BF_BUILD_DIR, SINK_CPUS / LOAD_CPUS (taskset lists, see lib.sh),
+#        BASELINE_AGENT (another bulkfleet-agent binary, e.g. main's before a change: its
+#        template, corpus and gzip runs are interleaved with this build's in every round and
+#        its ratios printed beside, so a before/after comes from one run)
 #
-# CPU seconds are user + system of the whole process from start to exit (/usr/bin/time);
-# docs are the documents it sent (agent: every second's docs_sent + docs_retried; wrk:
-# requests/s x seconds x batch). Each tool runs twice, SHORT and LONG seconds (no warmup), and
-# docs per CPU-second is (docs_LONG - docs_SHORT) / (cpu_LONG - cpu_SHORT): what loading and
-# checking a scenario or a corpus costs at start cancels out. The corpus is the template's own
-# documents (`bulkfleet-agent render`, 20000 of them) written one source a line.
+# Docs per CPU-second. wrk: requests/s x seconds x batch over its whole process's CPU (user +
+# system, /usr/bin/time; it starts in milliseconds). Agent: the steady state of its run, the
+# documents it sent (docs_sent + docs_retried) over the process's CPU in the same seconds, both
+# from its per-second samples, the first and last second left out (loading the scenario and
+# the corpus, and the end). Until 2026-12-01 21:20 UTC this was the difference of a SHORT and a
+# LONG run of each tool, which cancels start-up too but swung past zero on this shared host
+# (one round gave wrk -17.9 M: bench/RESULTS.md). The corpus is the template's own documents
+# (`bulkfleet-agent render`, 20000 of them) written one source a line. The libdeflate reference
+# is measured in every round right after that round's agent runs.
 source "$(dirname "$0")/lib.sh"
 ROUNDS=${1:-2}
 export BF_BATCH=${BF_BATCH:-5000} BF_CONC=${BF_CONC:-8} BF_GZIP_LEVEL=1
 export BF_WARMUP=0s
-SHORT=${SHORT:-2} LONG=${LONG:-8}
+LONG=${LONG:-8}
 THREADS=${THREADS:-$(nproc)}
 TEMPLATE="$BENCH_DIR/scenarios/sink-nginx.yaml"
 CORPUS_SC="$BENCH_DIR/scenarios/sink-corpus.yaml"
@@ -34,22 +40,12 @@ export BF_CORPUS="$WORK/corpus.json"
 BF_COMPRESSION=none "$AGENT" render "$TEMPLATE" > "$WORK/body-template.ndjson"
 BF_COMPRESSION=none "$AGENT" render "$CORPUS_SC" > "$WORK/body-corpus.ndjson"
 BF_COMPRESSION=none "$AGENT" render "$CORPUS_SC" --requests 4 > "$WORK/bodies-corpus.ndjson"
-for r in $(seq 1 "$ROUNDS"); do
-    for d in "$SHORT" "$LONG"; do
-        export BF_DURATION=${d}s
-        wrk_run "wrk-t-$d-$r" "$WORK/body-template.ndjson" "$THREADS" "$BF_CONC" "${d}s" "$BF_TARGET/_bulk"
-        SCENARIO=$TEMPLATE BF_COMPRESSION=none agent_run "tmpl-$d-$r" --threads "$THREADS"
-        wrk_run "wrk-c-$d-$r" "$WORK/body-corpus.ndjson" "$THREADS" "$BF_CONC" "${d}s" "$BF_TARGET/_bulk"
-        SCENARIO=$CORPUS_SC BF_COMPRESSION=none agent_run "corpus-$d-$r" --threads "$THREADS"
-        SCENARIO=$CORPUS_SC BF_COMPRESSION=gzip agent_run "gzip-$d-$r" --threads "$THREADS"
-    done
-done
-python3 - "$WORK" "$ROUNDS" "$BF_BATCH" "$BF_CONC" "$THREADS" "$(machine)" "$SHORT" "$LONG" <<'PY'
-import ctypes, json, statistics, sys, time
-work, rounds, batch, conc, threads, machine, short, long_ = sys.argv[1:9]
-rounds, batch = int(rounds), int(batch)
+deflate_ref() { # deflate_ref NAME: libdeflate alone on the corpus bodies -> $WORK/NAME.json
+    python3 - "$WORK/bodies-corpus.ndjson" "$BF_BATCH" > "$WORK/$1.json" <<'PY'
+import ctypes, json, sys, time
+path, batch = sys.argv[1], int(sys.argv[2])
 # libdeflate alone on the corpus bodies, the same level and framing as the agent
-lines = open(f"{work}/bodies-corpus.ndjson", "rb").read().split(b"\n")[:-1]
+lines = open(path, "rb").read().split(b"\n")[:-1]
 per = 2 * batch
 bodies = [b"\n".join(lines[i:i + per]) + b"\n" for i in range(0, len(lines), per)]
 ld = ctypes.CDLL("libdeflate.so.0")
@@ -61,37 +57,62 @@ ld.libdeflate_gzip_compress.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes
 comp = ld.libdeflate_alloc_compressor(1)
 cap = 2 * max(map(len, bodies)) + 65536
 out = ctypes.create_string_buffer(cap)
-def deflate_s_per_doc():
-    t = time.process_time()
-    for b in bodies * 3:
-        n = ld.libdeflate_gzip_compress(comp, b, len(b), out, cap)
-        assert n > 0
-    return (time.process_time() - t) / (3 * len(bodies) * batch)
+t = time.process_time()
+for b in bodies * 3:
+    assert ld.libdeflate_gzip_compress(comp, b, len(b), out, cap) > 0
+json.dump({"s_per_doc": (time.process_time() - t) / (3 * len(bodies) * batch)}, sys.stdout)
+PY
+}
+export BF_DURATION=${LONG}s
+for r in $(seq 1 "$ROUNDS"); do
+    wrk_run "wrk-t-$r" "$WORK/body-template.ndjson" "$THREADS" "$BF_CONC" "${LONG}s" "$BF_TARGET/_bulk"
+    SCENARIO=$TEMPLATE BF_COMPRESSION=none agent_run "tmpl-$r" --threads "$THREADS"
+    wrk_run "wrk-c-$r" "$WORK/body-corpus.ndjson" "$THREADS" "$BF_CONC" "${LONG}s" "$BF_TARGET/_bulk"
+    SCENARIO=$CORPUS_SC BF_COMPRESSION=none agent_run "corpus-$r" --threads "$THREADS"
+    SCENARIO=$CORPUS_SC BF_COMPRESSION=gzip agent_run "gzip-$r" --threads "$THREADS"
+    deflate_ref "ld-$r"
+    if [ -n "${BASELINE_AGENT:-}" ]; then
+        SCENARIO=$TEMPLATE BF_COMPRESSION=none AGENT=$BASELINE_AGENT agent_run "b-tmpl-$r" --threads "$THREADS"
+        SCENARIO=$CORPUS_SC BF_COMPRESSION=none AGENT=$BASELINE_AGENT agent_run "b-corpus-$r" --threads "$THREADS"
+        SCENARIO=$CORPUS_SC BF_COMPRESSION=gzip AGENT=$BASELINE_AGENT agent_run "b-gzip-$r" --threads "$THREADS"
+    fi
+done
+python3 - "$WORK" "$ROUNDS" "$BF_BATCH" "$BF_CONC" "$THREADS" "$(machine)" "$LONG" "${BASELINE_AGENT:-}" <<'PY'
+import json, statistics, sys
+work, rounds, batch, conc, threads, machine, long_, baseline = sys.argv[1:9]
+rounds, batch = int(rounds), int(batch)
 def agent_pc(n, r):
-    a, b = (json.load(open(f"{work}/{n}-{d}-{r}.json")) for d in (short, long_))
-    assert a["bad"] == 0 and b["bad"] == 0, (a, b)
-    return (b["docs"] - a["docs"]) / (b["cpu_s"] - a["cpu_s"]), b
+    a = json.load(open(f"{work}/{n}-{r}.json"))
+    assert a["bad"] == 0, a
+    return a["steady_docs"] / a["steady_cpu_s"], a
 def wrk_pc(n, r):
-    a, b = (json.load(open(f"{work}/{n}-{d}-{r}.json")) for d in (short, long_))
-    assert a["non_2xx"] == 0 and b["non_2xx"] == 0, (a, b)
-    docs = lambda w, d: w["requests_per_s"] * batch * float(d)
-    return (docs(b, long_) - docs(a, short)) / (b["cpu_s"] - a["cpu_s"])
+    w = json.load(open(f"{work}/{n}-{r}.json"))
+    assert w["non_2xx"] == 0, w
+    return w["requests_per_s"] * batch * float(long_) / w["cpu_s"]
 rows = []
 for r in range(1, rounds + 1):
     wt_pc, wc_pc = wrk_pc("wrk-t", r), wrk_pc("wrk-c", r)
     (tp, t), (cp, c), (gp, g) = agent_pc("tmpl", r), agent_pc("corpus", r), agent_pc("gzip", r)
-    ld_s = deflate_s_per_doc()
+    ld_s = json.load(open(f"{work}/ld-{r}.json"))["s_per_doc"]
     row = dict(wrk_t=wt_pc, wrk_c=wc_pc, tmpl=tp, corpus=cp, gzip=gp, ld_s=ld_s)
     row["r_tmpl"] = tp / wt_pc
     row["r_corpus"] = cp / wc_pc
     row["r_gzip"] = (1 / gp) / ld_s
+    if baseline:
+        (btp, _), (bcp, _), (bgp, _) = (agent_pc(f"b-{n}", r) for n in ("tmpl", "corpus", "gzip"))
+        row.update(b_r_tmpl=btp / wt_pc, b_r_corpus=bcp / wc_pc, b_r_gzip=(1 / bgp) / ld_s,
+                   b_tmpl=btp, b_corpus=bcp, b_gzip=bgp)
+        print(f"round {r}: baseline agent ({baseline}): template {btp:,.0f}, corpus {bcp:,.0f}, "
+              f"corpus+gzip {bgp:,.0f} docs per CPU-second; ratios {row['b_r_tmpl']:.2f}, "
+              f"{row['b_r_corpus']:.2f}, gzip {row['b_r_gzip']:.2f}")
     rows.append(row)
-    print(f"round {r}: docs per CPU-second ({long_} s minus {short} s runs): wrk {wt_pc:,.0f} "
-          f"(template body), {wc_pc:,.0f} (corpus body); agent template {tp:,.0f} "
-          f"({t['docs']:,} docs, {t['cpu_s']:.1f} s in the long run), corpus {cp:,.0f} "
-          f"({c['docs']:,}, {c['cpu_s']:.1f} s), corpus+gzip {gp:,.0f} ({g['docs']:,}, "
-          f"{g['cpu_s']:.1f} s); libdeflate alone {ld_s * 1e6:.2f} CPU s per million docs; "
-          f"ratios {row['r_tmpl']:.2f}, {row['r_corpus']:.2f}, gzip {row['r_gzip']:.2f}")
+    print(f"round {r}: docs per CPU-second ({long_} s runs; agent: its steady seconds): wrk "
+          f"{wt_pc:,.0f} (template body), {wc_pc:,.0f} (corpus body); agent template {tp:,.0f} "
+          f"({t['steady_docs']:,} docs, {t['steady_cpu_s']:.1f} CPU s in {t['steady_seconds']} s), "
+          f"corpus {cp:,.0f} ({c['steady_docs']:,}, {c['steady_cpu_s']:.1f} s), corpus+gzip "
+          f"{gp:,.0f} ({g['steady_docs']:,}, {g['steady_cpu_s']:.1f} s); libdeflate alone "
+          f"{ld_s * 1e6:.2f} CPU s per million docs; ratios {row['r_tmpl']:.2f}, "
+          f"{row['r_corpus']:.2f}, gzip {row['r_gzip']:.2f}")
 med = lambda k: statistics.median(x[k] for x in rows)
 print(f"machine: {machine}")
 def verdict(ok):
@@ -102,4 +123,9 @@ print(f"budgets: batch {batch}, concurrency {conc}, {threads} threads, median of
       f"wrk (>= 0.5: {verdict(med('r_corpus') >= 0.5)}); corpus+gzip {1e6 / med('gzip'):.2f} CPU "
       f"s per million docs = {med('r_gzip'):.2f} x libdeflate alone "
       f"({med('ld_s') * 1e6:.2f} s) (<= 1.15: {verdict(med('r_gzip') <= 1.15)})")
+if baseline:
+    print(f"baseline ({baseline}), same run, median of {rounds}: template {med('b_tmpl'):,.0f} "
+          f"docs/CPU-s = {med('b_r_tmpl'):.2f} x wrk; corpus {med('b_corpus'):,.0f} = "
+          f"{med('b_r_corpus'):.2f} x wrk; corpus+gzip {1e6 / med('b_gzip'):.2f} CPU s per "
+          f"million docs = {med('b_r_gzip'):.2f} x libdeflate alone")
 PY

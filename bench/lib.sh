@@ -163,7 +163,9 @@ sink_cpu_s() {
 # agent_run NAME [agent options...] — `bulkfleet-agent run $SCENARIO` (BF_* variables from the
 # environment fill it in) under /usr/bin/time. Writes $WORK/NAME.json: docs_per_s (the row's
 # headline), docs (documents sent and resent, every second), cpu_s, maxrss_kib, the row's
-# service p50 and agent CPU %, and the counters summed over every sample.
+# service p50 and agent CPU %, the counters summed over every sample, and the steady state:
+# steady_docs / steady_cpu_s over the seconds between the first and the last (the process's
+# CPU of each second as its samples give it: cpu_user_ms + cpu_sys_ms).
 agent_run() {
     local name=$1
     shift
@@ -178,7 +180,7 @@ u, s, m = open(f"{work}/{name}.time").read().split()[-3:]
 cells = glob.glob(f"{work}/res-{name}/*/cells/*.ndjson")
 if not cells:
     sys.exit(f"bench: agent run {name} wrote no results:\n" + open(f"{work}/{name}.err").read())
-tot, row = {}, {}
+tot, row, per = {}, {}, {}
 for line in open(cells[0]):
     j = json.loads(line)
     if j["type"] == "row":
@@ -187,11 +189,19 @@ for line in open(cells[0]):
         for k, v in j.items():
             if isinstance(v, int) and not isinstance(v, bool):
                 tot[k] = tot.get(k, 0) + v
+        p = per.setdefault(j["second"], [0, 0])
+        p[0] += j["docs_sent"] + j["docs_retried"]
+        p[1] += j["cpu_user_ms"] + j["cpu_sys_ms"]
+# steady state: the seconds after the first and before the last (start-up, scenario and corpus
+# loading, and the end are outside), the process's CPU of each second from its own samples
+mid = sorted(per)[1:-1]
 out = {"docs_per_s": row["docs_per_s"], "docs": tot["docs_sent"] + tot["docs_retried"],
        "cpu_s": float(u) + float(s), "cpu_user_s": float(u), "cpu_sys_s": float(s),
        "maxrss_kib": int(m), "service_p50_ms": row["service_p50_ms"],
        "agent_cpu_pct": row["agent_cpu_pct"], "client_bound": row["client_bound"],
-       "bad": tot["req_bad_response"] + tot["docs_unknown"], "totals": tot}
+       "bad": tot["req_bad_response"] + tot["docs_unknown"], "totals": tot,
+       "steady_docs": sum(per[k][0] for k in mid),
+       "steady_cpu_s": sum(per[k][1] for k in mid) / 1000.0, "steady_seconds": len(mid)}
 json.dump(out, open(f"{work}/{name}.json", "w"))
 PY
 }

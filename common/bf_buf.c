@@ -94,3 +94,69 @@ char *bf_buf_steal(bf_buf_t *b)
     b->cap = 0;
     return d;
 }
+
+/* ---- gathered bodies ---------------------------------------------------------------------- */
+
+void bf_gather_init(bf_gather_t *g, size_t max_bytes)
+{
+    g->v = NULL;
+    g->n = g->cap = 0;
+    bf_buf_init(&g->own, max_bytes);
+    g->bytes = 0;
+    g->max_bytes = max_bytes ? max_bytes : SIZE_MAX / 2;
+}
+
+void bf_gather_cleanup(bf_gather_t *g)
+{
+    if (g == NULL)
+        return;
+    free(g->v);
+    g->v = NULL;
+    g->n = g->cap = 0;
+    bf_buf_cleanup(&g->own);
+    g->bytes = 0;
+}
+
+void bf_gather_reset(bf_gather_t *g)
+{
+    g->n = 0;
+    g->bytes = 0;
+    bf_buf_reset(&g->own);
+}
+
+int bf_gather_grow(bf_gather_t *g)
+{
+    g->cap = g->cap ? 2 * g->cap : 256;
+    g->v = bf_realloc(g->v, g->cap * sizeof *g->v);
+    return BF_OK;
+}
+
+size_t bf_gather_read(const bf_gather_t *g, bf_gather_pos_t *pos, char *dst, size_t n)
+{
+    size_t done = 0;
+    while (done < n && pos->i < g->n) {
+        const bf_piece_t *pc = &g->v[pos->i];
+        size_t left = pc->len - pos->off, k = n - done < left ? n - done : left;
+        const char *src = (pc->base ? pc->base : g->own.data) + pc->off + pos->off;
+        memcpy(dst + done, src, k);
+        done += k;
+        if (k == left) {
+            pos->i++;
+            pos->off = 0;
+        } else {
+            pos->off += k;
+        }
+    }
+    return done;
+}
+
+int bf_gather_flatten(const bf_gather_t *g, bf_buf_t *out)
+{
+    bf_buf_reset(out);
+    if (bf_buf_reserve(out, g->bytes) != BF_OK)
+        return BF_E_TOOBIG;
+    bf_gather_pos_t pos = {0, 0};
+    out->len = bf_gather_read(g, &pos, out->data, g->bytes);
+    out->data[out->len] = '\0';
+    return BF_OK;
+}

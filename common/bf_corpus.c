@@ -32,6 +32,7 @@ struct bf_corpus {
     bf_buf_t meta;
     int has_ids;
     uint64_t src_bytes; /* sum of src_len */
+    size_t no_nl;       /* documents whose source is not followed by '\n' in the text */
     size_t nbad;
     uint32_t bad_line[BF_CORPUS_BAD_KEEP];
     const char *bad_why[BF_CORPUS_BAD_KEEP];
@@ -384,6 +385,8 @@ static int index_text(bf_corpus_t *c, enum bf_corpus_format format, bf_diag_t *d
         pending.src_off = (uint64_t)(p - c->text);
         pending.src_len = (uint32_t)n;
         pending.line = line;
+        if (p + n >= end || p[n] != '\n')
+            c->no_nl++;
         push_doc(c, &pending);
         memset(&pending, 0, sizeof pending);
     }
@@ -499,6 +502,14 @@ const bf_corpus_doc_t *bf_corpus_doc(const bf_corpus_t *c, size_t i)
 {
     return &c->docs[i];
 }
+const bf_corpus_doc_t *bf_corpus_doc_array(const bf_corpus_t *c)
+{
+    return c->docs;
+}
+int bf_corpus_lines_end_nl(const bf_corpus_t *c)
+{
+    return c->no_nl == 0;
+}
 const char *bf_corpus_text(const bf_corpus_t *c)
 {
     return c->text;
@@ -534,6 +545,11 @@ uint32_t bf_corpus_bad_line(const bf_corpus_t *c, size_t i)
 const char *bf_corpus_bad_why(const bf_corpus_t *c, size_t i)
 {
     return c->bad_why[i];
+}
+
+size_t bf_corpus_memory_bytes(const bf_corpus_t *c)
+{
+    return c->text_len + 1 + c->cap_docs * sizeof *c->docs + c->meta.cap + c->ndocs;
 }
 
 size_t bf_corpus_mean_doc_bytes(const bf_corpus_t *c)

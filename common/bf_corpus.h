@@ -69,6 +69,13 @@ void bf_corpus_destroy(bf_corpus_t **c_p);
 size_t bf_corpus_docs(const bf_corpus_t *c);
 /* bf_corpus_doc — document i < bf_corpus_docs (borrowed, valid while c lives). */
 const bf_corpus_doc_t *bf_corpus_doc(const bf_corpus_t *c, size_t i);
+/* bf_corpus_doc_array — all documents, [0, bf_corpus_docs) (borrowed; for loops that would
+ * otherwise call bf_corpus_doc once a document). */
+const bf_corpus_doc_t *bf_corpus_doc_array(const bf_corpus_t *c);
+/* bf_corpus_lines_end_nl — 1 when every document's source line is followed by '\n' in the
+ * text (no CR, trailing blanks or unterminated last line), so source + '\n' can be sent as
+ * one piece without looking at the text (bf_tmpl_gather_corpus). */
+int bf_corpus_lines_end_nl(const bf_corpus_t *c);
 /* bf_corpus_text — the decompressed text (borrowed); a document's source is text + src_off. */
 const char *bf_corpus_text(const bf_corpus_t *c);
 /* bf_corpus_meta — the action-line pieces pool (borrowed). */
@@ -78,6 +85,11 @@ const char *bf_corpus_name(const bf_corpus_t *c);
 enum bf_corpus_codec bf_corpus_codec(const bf_corpus_t *c);
 const char *bf_corpus_codec_name(enum bf_corpus_codec k);
 size_t bf_corpus_text_bytes(const bf_corpus_t *c);
+/* bf_corpus_memory_bytes — bytes an opened corpus holds, for memory projections (plan): the
+ * decompressed text, the document index (allocated capacity) and the action-line pool, plus
+ * the one byte a document that an agent's slice check keeps (bf_run). Not counted: the file
+ * as read or shipped (the caller knows its size). */
+size_t bf_corpus_memory_bytes(const bf_corpus_t *c);
 /* bf_corpus_mean_doc_bytes — mean bytes of a source line plus its '\n' (0 if empty). */
 size_t bf_corpus_mean_doc_bytes(const bf_corpus_t *c);
 /* bf_corpus_has_ids — 1 when some bulk action line carries an _id. */

@@ -445,6 +445,9 @@ struct bf_gen {
     char *prefix_mem;   /* {"<action>":{"_index":"<name>" for each index of the cell */
     size_t *prefix_off; /* indices + 1 offsets */
     size_t prefix_max;
+    char *act_mem;   /* prefix + "}}\n" for each index: the whole action line when the
+                        template overlays nothing and the document has no _id / routing */
+    size_t *act_off; /* indices + 1 offsets */
 };
 
 bf_gen_t *bf_gen_new(const bf_tmpl_t *t, const bf_partition_t *part)
@@ -477,6 +480,8 @@ void bf_gen_destroy(bf_gen_t **g_p)
     free(g->esc_tmp);
     free(g->prefix_mem);
     free(g->prefix_off);
+    free(g->act_mem);
+    free(g->act_off);
     free(g);
     *g_p = NULL;
 }
@@ -502,6 +507,17 @@ static void set_cell(bf_gen_t *g, const bf_cell_t *cell)
     }
     g->prefix_off[n] = b.len;
     g->prefix_mem = bf_buf_steal(&b);
+    free(g->act_mem);
+    free(g->act_off);
+    g->act_off = bf_malloc((n + 1) * sizeof *g->act_off);
+    for (uint32_t k = 0; k < n; k++) {
+        g->act_off[k] = b.len;
+        bf_buf_append(&b, g->prefix_mem + g->prefix_off[k],
+                      g->prefix_off[k + 1] - g->prefix_off[k]);
+        bf_buf_append(&b, "}}\n", 3);
+    }
+    g->act_off[n] = b.len;
+    g->act_mem = bf_buf_steal(&b);
     g->cell = cell;
 }
 
@@ -773,6 +789,78 @@ int bf_tmpl_render_corpus(const bf_tmpl_t *t, bf_gen_t *g, const bf_cell_t *cell
                    bf_buf_append(out, "\n", 1) != BF_OK) {
             return BF_E_TOOBIG;
         }
+        (*rendered)++;
+    }
+    return BF_OK;
+}
+
+int bf_tmpl_gather_corpus(const bf_tmpl_t *t, bf_gen_t *g, const bf_cell_t *cell,
+                          const bf_corpus_t *c, bf_corpus_cursor_t *cur, uint32_t ndocs,
+                          int new_request, bf_gather_t *out, uint32_t *rendered)
+{
+    *rendered = 0;
+    if (g->cell != cell)
+        set_cell(g, cell);
+    if (new_request)
+        g->req_stamp++;
+    uint32_t nidx = cell->indices ? cell->indices : 1;
+    const char *text = bf_corpus_text(c), *meta = bf_corpus_meta(c);
+    size_t text_len = bf_corpus_text_bytes(c);
+    const bf_corpus_doc_t *docs = bf_corpus_doc_array(c);
+    int all_nl = bf_corpus_lines_end_nl(c); /* then the text need not be read here */
+    if (cur->from >= cur->to || (cur->passes && cur->passes_done >= cur->passes))
+        return BF_OK;
+    size_t empty_run = 0;
+    while (*rendered < ndocs) {
+        if (cur->pos >= cur->to) {
+            cur->passes_done++;
+            cur->pos = cur->from;
+            if (cur->passes && cur->passes_done >= cur->passes)
+                return BF_OK;
+        }
+        size_t i = cur->pos++;
+        if (cur->keep && !cur->keep[i - cur->from]) {
+            if (++empty_run > cur->to - cur->from)
+                return BF_OK; /* every document of the slice is bad */
+            continue;
+        }
+        empty_run = 0;
+        const bf_corpus_doc_t *d = &docs[i];
+        size_t id_len = t->has_id ? 0 : d->id_len;
+        size_t rt_len = t->has_routing ? 0 : d->routing_len;
+        g->doc_stamp++;
+        uint32_t k = (uint32_t)(g->rr++ % nidx);
+        int rc;
+        if (t->nops == 0 && id_len == 0 && rt_len == 0) {
+            /* the action line is the same for every document of index k */
+            rc = bf_gather_add(out, g->act_mem, g->act_off[k], g->act_off[k + 1] - g->act_off[k]);
+        } else {
+            bf_buf_t *own = &out->own;
+            size_t from = own->len;
+            const char *id = meta + d->meta_off, *rt = meta + d->meta_off + d->id_len;
+            int slow =
+                bf_buf_reserve(own, g->prefix_max + t->max_bytes + id_len + rt_len + 3) != BF_OK;
+            rc = render_doc(g, t->ops, t->nops, k, own, slow, NULL);
+            if (rc == BF_OK &&
+                (bf_buf_append(own, id, id_len) != BF_OK ||
+                 bf_buf_append(own, rt, rt_len) != BF_OK || bf_buf_append(own, "}}\n", 3) != BF_OK))
+                rc = BF_E_TOOBIG;
+            if (rc == BF_OK)
+                rc = bf_gather_add(out, NULL, from, own->len - from);
+        }
+        if (rc != BF_OK)
+            return rc;
+        /* the source line with the '\n' the file ends it with, else a '\n' of our own */
+        size_t end = d->src_off + d->src_len;
+        if (all_nl || (end < text_len && text[end] == '\n')) {
+            rc = bf_gather_add(out, text, d->src_off, d->src_len + 1);
+        } else {
+            rc = bf_gather_add(out, text, d->src_off, d->src_len);
+            if (rc == BF_OK)
+                rc = bf_gather_add(out, "\n", 0, 1);
+        }
+        if (rc != BF_OK)
+            return rc;
         (*rendered)++;
     }
     return BF_OK;

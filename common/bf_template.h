@@ -119,6 +119,16 @@ typedef struct bf_corpus_cursor {
 int bf_tmpl_render_corpus(const bf_tmpl_t *t, bf_gen_t *g, const bf_cell_t *cell,
                           const bf_corpus_t *c, bf_corpus_cursor_t *cur, uint32_t ndocs,
                           int new_request, bf_buf_t *out, uint32_t *rendered);
+/* bf_tmpl_gather_corpus — the same documents as bf_tmpl_render_corpus, appended to `out` as
+ * pieces instead of copied: each source line (with the file's '\n') is a piece borrowed from
+ * the corpus's text, each action line either the generator's constant one for its index
+ * (borrowed from g: no overlay, no _id / routing in the file) or written into out->own.
+ * The same bytes in the same order as bf_tmpl_render_corpus (test_corpus checks it); the
+ * corpus and g must outlive out's use. Same *rendered and return codes (BF_E_TOOBIG: past
+ * out's max_bytes). Not thread-safe per generator, cursor and gather. */
+int bf_tmpl_gather_corpus(const bf_tmpl_t *t, bf_gen_t *g, const bf_cell_t *cell,
+                          const bf_corpus_t *c, bf_corpus_cursor_t *cur, uint32_t ndocs,
+                          int new_request, bf_gather_t *out, uint32_t *rendered);
 
 /* bf_tmpl_estimate_doc_bytes — mean bytes of one rendered document (both lines), from
  * rendering a few samples with a throw-away generator. For plan and body-size checks. With a

@@ -828,6 +828,34 @@ static void test_missing_delete_counts_when_asked(void **state)
     bf_buf_cleanup(&b);
 }
 
+/* The search for "failure_store" in a read goes 16 positions at a time: the word is found at
+ * every position modulo 16, and near the read's end, in one whole read. */
+static void test_failure_store_any_offset(void **state)
+{
+    (void)state;
+    enum { N = 40, FS = 20 };
+    for (int pad = 0; pad < 40; pad++) {
+        bf_buf_t b;
+        bf_buf_init(&b, 0);
+        bf_buf_appendf(&b, "{\"took\":1,\"errors\":false,\"items\":[");
+        for (int i = 0; i < N; i++)
+            bf_buf_appendf(&b,
+                           "%s{\"create\":{\"_index\":\"%.*s\",\"_id\":\"%06d\",\"_shards\":"
+                           "{\"total\":1,\"successful\":1,\"failed\":0},\"status\":201%s}}",
+                           i ? "," : "", i == 0 ? pad : 4,
+                           "abcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwxyz", i,
+                           i == FS ? ",\"failure_store\":\"used\"" : "");
+        bf_buf_appendz(&b, "]}");
+        uint8_t cls[N];
+        bf_bulk_counts_t c;
+        char err[ERRBUF];
+        assert_int_equal(bf_bulkresp_parse(b.data, b.len, N, &c, cls, err, sizeof err), BF_OK);
+        assert_counts(&c, N - 1, 0, 0, 1, 0, 0);
+        assert_int_equal(cls[FS], BF_ITEM_MAPPING);
+        bf_buf_cleanup(&b);
+    }
+}
+
 /* Bounded memory: a 20 MB response is judged in the fixed-size state, a read at a time. */
 static void test_large_response_bounded(void **state)
 {
@@ -1005,11 +1033,16 @@ int main(void)
         cmocka_unit_test(test_generated_against_reference),
         cmocka_unit_test(test_failure_store_split_item),
         cmocka_unit_test(test_missing_delete_counts_when_asked),
+        cmocka_unit_test(test_failure_store_any_offset),
         cmocka_unit_test(test_malformed_refused_whatever_the_cut),
         cmocka_unit_test(test_large_response_bounded),
         cmocka_unit_test(test_first_type_uniform),
         cmocka_unit_test(test_classify_by_type),
         cmocka_unit_test(test_error_types_first_reason),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    /* every test with the default block scan (AVX2 where the CPU has it), then with SSE2 */
+    int failed = cmocka_run_group_tests_name("bulkresp (default scan)", tests, NULL, NULL);
+    bf_bulkresp_force_sse2(1);
+    failed += cmocka_run_group_tests_name("bulkresp (SSE2 scan)", tests, NULL, NULL);
+    return failed;
 }

@@ -266,6 +266,117 @@ static void test_render_corpus(void **state)
     rmdir(dir);
 }
 
+/* Renders `rounds` requests of `batch` documents (the cursor reads the corpus `passes` times,
+ * 0 = loop) from the corpus `text` under document `doc`
+ * (YAML flow) twice, copied (bf_tmpl_render_corpus) and gathered (bf_tmpl_gather_corpus), and
+ * checks they are the same bytes: the gather read whole and in 7-byte steps (libcurl's reads
+ * end anywhere). Returns the documents rendered. */
+static uint32_t gather_matches(const char *text, const char *doc, const char *matrix,
+                               uint32_t batch, int rounds, uint32_t passes)
+{
+    char dir[1024];
+    snprintf(dir, sizeof dir, "%s/bf-test-gather.XXXXXX",
+             getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+    assert_non_null(mkdtemp(dir));
+    char path[1200], yaml[1024];
+    snprintf(path, sizeof path, "%s/c.json", dir);
+    FILE *f = fopen(path, "w");
+    fputs(text, f);
+    fclose(f);
+    snprintf(yaml, sizeof yaml,
+             "name: t\ntarget: {hosts: [\"http://127.0.0.1:9\"]}\n"
+             "variables: [{name: s, type: sequence, from: 10}]\n"
+             "document: %s\nmatrix: %s\n",
+             doc, matrix);
+    bf_scenario_t *sc = NULL;
+    bf_diag_t d = {0};
+    bf_load_opts_t o = {.base_dir = dir};
+    if (bf_scenario_load_text(yaml, strlen(yaml), "t.yaml", &o, &sc, &d) != BF_OK)
+        fail_msg("%s", d.msg);
+    const bf_corpus_t *c = bf_scenario_corpus(sc);
+    bf_tmpl_t *t = NULL;
+    assert_int_equal(bf_tmpl_compile(sc, &t, &d), BF_OK);
+    bf_partition_t part = {0, 1, 1};
+    bf_gen_t *g1 = bf_gen_new(t, &part), *g2 = bf_gen_new(t, &part);
+    bf_corpus_cursor_t c1 = {.from = 0, .to = bf_corpus_docs(c), .passes = passes}, c2 = c1;
+    bf_buf_t out, flat, steps;
+    bf_buf_init(&out, 0);
+    bf_buf_init(&flat, 0);
+    bf_buf_init(&steps, 0);
+    bf_gather_t gat;
+    bf_gather_init(&gat, 0);
+    const bf_cell_t *cell = bf_scenario_cell(sc, 0);
+    uint32_t total = 0;
+    for (int r = 0; r < rounds; r++) {
+        bf_buf_reset(&out);
+        bf_gather_reset(&gat);
+        uint32_t got1 = 0, got2 = 0;
+        /* a request built in two slices, as the agent does */
+        for (int half = 0; half < 2; half++) {
+            uint32_t n = half ? batch - batch / 2 : batch / 2, a = 0, b = 0;
+            assert_int_equal(bf_tmpl_render_corpus(t, g1, cell, c, &c1, n, half == 0, &out, &a),
+                             BF_OK);
+            assert_int_equal(bf_tmpl_gather_corpus(t, g2, cell, c, &c2, n, half == 0, &gat, &b),
+                             BF_OK);
+            assert_int_equal(a, b);
+            got1 += a;
+            got2 += b;
+        }
+        assert_int_equal(got1, got2);
+        total += got1;
+        assert_int_equal(gat.bytes, out.len);
+        assert_int_equal(bf_gather_flatten(&gat, &flat), BF_OK);
+        assert_int_equal(flat.len, out.len);
+        assert_memory_equal(flat.data, out.data, out.len);
+        bf_buf_reset(&steps);
+        bf_gather_pos_t pos = {0, 0};
+        char step[7];
+        size_t k;
+        while ((k = bf_gather_read(&gat, &pos, step, sizeof step)) > 0)
+            bf_buf_append(&steps, step, k);
+        assert_int_equal(steps.len, out.len);
+        assert_memory_equal(steps.data, out.data, out.len);
+    }
+    bf_gather_cleanup(&gat);
+    bf_buf_cleanup(&out);
+    bf_buf_cleanup(&flat);
+    bf_buf_cleanup(&steps);
+    bf_gen_destroy(&g1);
+    bf_gen_destroy(&g2);
+    bf_tmpl_destroy(&t);
+    bf_scenario_destroy(&sc);
+    remove(path);
+    rmdir(dir);
+    return total;
+}
+
+/* The gathered body (the agent's plain corpus path) is byte for byte the copied one: the
+ * constant action line, an overlaid id, the file's ids and routing, several indices, a last
+ * line without '\n', CRLF line ends, and a bad line skipped. */
+static void test_gather_corpus(void **state)
+{
+    (void)state;
+    const char *plain = "{\"a\":1}\n{\"a\":2}\n[3]\n{\"a\":4}\n{\"a\":5}"; /* no final '\n' */
+    assert_int_equal(gather_matches(plain, "{action: create, corpus: {path: c.json}}",
+                                    "{batch_size: 5}", 5, 4, 0),
+                     20);
+    assert_int_equal(gather_matches(plain, "{action: index, id: '$[[s]]', corpus: {path: c.json}}",
+                                    "{batch_size: 3}", 3, 5, 0),
+                     15);
+    assert_int_equal(gather_matches("{\"a\":1}\r\n{\"b\":2}\r\n",
+                                    "{action: index, corpus: {path: c.json}}", "{batch_size: 4}", 4,
+                                    2, 0),
+                     8);
+    const char *bulk = "{\"index\":{\"_id\":\"a1\",\"routing\":\"r\"}}\n{\"v\":1}\n"
+                       "{\"index\":{}}\n{\"v\":2}\n{\"index\":{\"_id\":\"a3\"}}\n{\"v\":3}\n";
+    assert_int_equal(gather_matches(bulk, "{action: index, corpus: {path: c.json, format: bulk}}",
+                                    "{batch_size: 4}", 4, 3, 0),
+                     12);
+    assert_int_equal(gather_matches(plain, "{action: create, corpus: {path: c.json, passes: 1}}",
+                                    "{batch_size: 3, indices: 2}", 3, 3, 1),
+                     4);
+}
+
 static void test_scenario_errors(void **state)
 {
     (void)state;
@@ -303,6 +414,7 @@ int main(void)
         cmocka_unit_test(test_codecs),        cmocka_unit_test(test_bad_lines),
         cmocka_unit_test(test_bulk_format),   cmocka_unit_test(test_slices),
         cmocka_unit_test(test_render_corpus), cmocka_unit_test(test_scenario_errors),
+        cmocka_unit_test(test_gather_corpus),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
