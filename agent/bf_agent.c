@@ -17,6 +17,7 @@
 #include "bf_sample.h"
 #include "bf_scenario.h"
 #include "bf_sha256.h"
+#include "bf_units.h"
 #include "bf_wire.h"
 
 #include <errno.h>
@@ -53,6 +54,23 @@ typedef struct file_cache {  /* dictionary files shipped by content hash */
     char *data;
     size_t len;
 } file_cache;
+
+/* A file that comes in chunks (FileBlob.chunk_sha256), while it is not whole: the chunks that
+ * arrived intact are kept, so a transfer cut off (the coordinator restarted, a message lost)
+ * goes on with the missing ones only. */
+typedef struct partial_file {
+    char sha256[65];
+    char path[256]; /* for messages */
+    uint64_t size;  /* bytes */
+    uint32_t chunk_bytes, nchunks, nhave;
+    char (*hex)[65]; /* per chunk */
+    uint8_t *st;     /* per chunk: 0 missing, 1 asked for, 2 here */
+    char *data;      /* size bytes */
+    uint64_t t0_us;  /* first chunk asked for */
+    int wanted;      /* a file of the held Prepare (only those are fetched) */
+} partial_file;
+
+#define FETCH_WINDOW 4 /* chunks asked for at a time */
 
 typedef struct agent {
     const bf_agent_opts_t *opts;
@@ -101,6 +119,12 @@ typedef struct agent {
     int blob_error;
     file_cache *cache;
     size_t ncache;
+    partial_file *partials;
+    size_t npartials;
+    uint8_t *held; /* a Prepare waiting for file chunks (packed), or NULL */
+    size_t held_len;
+    uint64_t held_cmd;
+    char held_cell[128];
     int cells_done;
 } agent;
 
@@ -346,6 +370,208 @@ static int serve_file(void *ctx, const char *path, char **data, size_t *len)
     return BF_E_NOTFOUND;
 }
 
+/* ---- files in chunks ---------------------------------------------------------------------- */
+
+static void partial_free(partial_file *pf)
+{
+    free(pf->hex);
+    free(pf->st);
+    free(pf->data);
+    memset(pf, 0, sizeof *pf);
+}
+
+static void partial_drop(agent *a, size_t i)
+{
+    partial_free(&a->partials[i]);
+    a->partials[i] = a->partials[--a->npartials];
+}
+
+static partial_file *partial_find(agent *a, const char *sha)
+{
+    for (size_t i = 0; i < a->npartials; i++)
+        if (strcmp(a->partials[i].sha256, sha) == 0)
+            return &a->partials[i];
+    return NULL;
+}
+
+/* Checks the chunk list of blob b and finds or starts its partial file. NULL with why set
+ * when the list cannot be right. */
+static partial_file *partial_for(agent *a, const Bf__FileBlob *b, char *why, size_t why_size)
+{
+    uint64_t n = b->chunk_bytes ? (b->size + b->chunk_bytes - 1) / b->chunk_bytes : 0;
+    if (b->size == 0 || b->size > BF_MAX_CORPUS_SHIP_BYTES || b->chunk_bytes < BF_FILE_CHUNK_MIN ||
+        b->chunk_bytes > BF_FILE_CHUNK_MAX || n != b->n_chunk_sha256 || strlen(b->sha256) != 64) {
+        snprintf(why, why_size,
+                 "file %s: a chunk list that cannot be right (%llu bytes, "
+                 "chunks of %u, %zu hashes)",
+                 b->path, (unsigned long long)b->size, b->chunk_bytes, b->n_chunk_sha256);
+        return NULL;
+    }
+    for (size_t k = 0; k < b->n_chunk_sha256; k++)
+        if (strlen(b->chunk_sha256[k]) != 64) {
+            snprintf(why, why_size, "file %s: chunk %zu has no SHA-256", b->path, k);
+            return NULL;
+        }
+    partial_file *pf = partial_find(a, b->sha256);
+    if (pf && (pf->chunk_bytes != b->chunk_bytes || pf->size != b->size)) {
+        /* the coordinator cuts it otherwise now (another --file-chunk-size): start over */
+        partial_drop(a, (size_t)(pf - a->partials));
+        pf = NULL;
+    }
+    if (pf != NULL)
+        return pf;
+    a->partials = bf_realloc(a->partials, (a->npartials + 1) * sizeof *a->partials);
+    pf = &a->partials[a->npartials++];
+    memset(pf, 0, sizeof *pf);
+    bf_strlcpy(pf->sha256, b->sha256, sizeof pf->sha256);
+    bf_strlcpy(pf->path, b->path, sizeof pf->path);
+    pf->size = b->size;
+    pf->chunk_bytes = b->chunk_bytes;
+    pf->nchunks = (uint32_t)n;
+    pf->hex = bf_calloc(n, sizeof *pf->hex);
+    for (size_t k = 0; k < n; k++)
+        bf_strlcpy(pf->hex[k], b->chunk_sha256[k], sizeof pf->hex[k]);
+    pf->st = bf_calloc(n, 1);
+    pf->data = bf_malloc(b->size + 1);
+    return pf;
+}
+
+/* Asks for missing chunks, FETCH_WINDOW at a time over all partial files. */
+static void fetch_pump(agent *a)
+{
+    uint32_t asked = 0;
+    for (size_t i = 0; i < a->npartials; i++)
+        for (uint32_t k = 0; k < a->partials[i].nchunks; k++)
+            asked += a->partials[i].st[k] == 1;
+    for (size_t i = 0; i < a->npartials && asked < FETCH_WINDOW; i++) {
+        partial_file *pf = &a->partials[i];
+        for (uint32_t k = 0; pf->wanted && k < pf->nchunks && asked < FETCH_WINDOW; k++) {
+            if (pf->st[k] != 0)
+                continue;
+            Bf__FetchChunk f = BF__FETCH_CHUNK__INIT;
+            f.sha256 = pf->sha256;
+            f.index = k;
+            Bf__Envelope env;
+            bf_wire_init(&env);
+            env.body_case = BF__ENVELOPE__BODY_FETCH_CHUNK;
+            env.fetch_chunk = &f;
+            send_ctrl(a, &env);
+            if (pf->t0_us == 0)
+                pf->t0_us = bf_clock_mono_us();
+            pf->st[k] = 1;
+            asked++;
+        }
+    }
+}
+
+/* 1 when every chunked file of Prepare p is in the cache; else starts (or, for a resent
+ * Prepare, restarts) fetching what is missing and returns 0. -1 with why: a bad chunk list. */
+static int files_whole(agent *a, const Bf__Prepare *p, char *why, size_t why_size)
+{
+    int whole = 1, fresh = a->held == NULL || a->held_cmd != p->command_id;
+    for (size_t i = 0; i < a->npartials; i++)
+        a->partials[i].wanted = 0;
+    for (size_t i = 0; i < p->n_files; i++) {
+        const Bf__FileBlob *b = p->files[i];
+        if (b->n_chunk_sha256 == 0 || cache_find(a, b->sha256) != NULL)
+            continue;
+        partial_file *pf = partial_for(a, b, why, why_size);
+        if (pf == NULL)
+            return -1;
+        pf->wanted = 1;
+        if (fresh) {
+            char b1[32], b2[32];
+            bf_info("file %s (%s): fetching %u of %u chunks of %s%s", pf->path,
+                    bf_units_format_bytes(pf->size, b1, sizeof b1), pf->nchunks - pf->nhave,
+                    pf->nchunks, bf_units_format_bytes(pf->chunk_bytes, b2, sizeof b2),
+                    pf->nhave ? " (the others are kept from an earlier transfer)" : "");
+        }
+        /* anything asked for and not come (lost, or a coordinator restarted) is asked again */
+        for (uint32_t k = 0; k < pf->nchunks; k++)
+            if (pf->st[k] == 1)
+                pf->st[k] = 0;
+        whole = 0;
+    }
+    return whole;
+}
+
+static void on_prepare(agent *a, const Bf__Prepare *p);
+
+/* The held Prepare, once its files are whole: answered as if it came now. */
+static void release_held(agent *a)
+{
+    Bf__Prepare *p = bf__prepare__unpack(NULL, a->held_len, a->held);
+    free(a->held);
+    a->held = NULL;
+    a->held_len = 0;
+    if (p == NULL) {
+        bf_error("a held Prepare could not be read back; waiting for the coordinator's resend");
+        return;
+    }
+    on_prepare(a, p);
+    bf__prepare__free_unpacked(p, NULL);
+}
+
+static void on_file_chunk(agent *a, const Bf__FileChunk *c)
+{
+    partial_file *pf = partial_find(a, c->sha256);
+    if (pf == NULL || c->index >= pf->nchunks || pf->st[c->index] == 2)
+        return; /* a duplicate (asked twice), or a file already whole */
+    size_t off = (size_t)c->index * pf->chunk_bytes;
+    size_t want = pf->size - off < pf->chunk_bytes ? (size_t)(pf->size - off) : pf->chunk_bytes;
+    char got[65] = "";
+    if (c->content.len == want)
+        bf_sha256_hex(c->content.data, c->content.len, got);
+    if (c->content.len != want || strcmp(got, pf->hex[c->index]) != 0) {
+        bf_warn("file %s: chunk %u arrived damaged (%zu bytes, want %zu, or another hash); "
+                "asking for it again",
+                pf->path, c->index, c->content.len, want);
+        pf->st[c->index] = 0;
+        fetch_pump(a);
+        return;
+    }
+    memcpy(pf->data + off, c->content.data, want);
+    pf->st[c->index] = 2;
+    pf->nhave++;
+    if (pf->nhave == pf->nchunks) {
+        char whole[65];
+        bf_sha256_hex(pf->data, pf->size, whole);
+        if (strcmp(whole, pf->sha256) != 0) {
+            /* every chunk matched its hash but the file does not: the coordinator's list is
+             * wrong; nothing to fetch again that would help */
+            char why[512];
+            snprintf(why, sizeof why,
+                     "agent %s: file %s: its chunks match their hashes but the "
+                     "whole file does not match %.12s...",
+                     a->id, pf->path, pf->sha256);
+            bf_error("%s", why);
+            partial_drop(a, (size_t)(pf - a->partials));
+            if (a->held) {
+                send_failed(a, a->held_cmd, a->held_cell, why);
+                free(a->held);
+                a->held = NULL;
+            }
+            return;
+        }
+        char b1[32];
+        bf_info("file %s: %u chunks (%s) here in %.1f s, checked", pf->path, pf->nchunks,
+                bf_units_format_bytes(pf->size, b1, sizeof b1),
+                (double)(bf_clock_mono_us() - pf->t0_us) / 1e6);
+        a->cache = bf_realloc(a->cache, (a->ncache + 1) * sizeof *a->cache);
+        file_cache *nc = &a->cache[a->ncache++];
+        bf_strlcpy(nc->sha256, pf->sha256, sizeof nc->sha256);
+        nc->data = pf->data; /* the cache takes the buffer */
+        nc->len = pf->size;
+        pf->data = NULL;
+        partial_drop(a, (size_t)(pf - a->partials));
+        if (a->held) {
+            release_held(a); /* answered now, or held again for its other files */
+            return;
+        }
+    }
+    fetch_pump(a);
+}
+
 /* ---- the cell state machine --------------------------------------------------------------- */
 
 static void drop_run(agent *a)
@@ -465,9 +691,30 @@ static void on_prepare(agent *a, const Bf__Prepare *p)
     }
     case CELL_PREPARED:
         drop_run(a); /* the coordinator moved on: the new cell replaces the prepared one */
+        set_cell(a, CELL_IDLE, "a new Prepare");
         break;
     case CELL_IDLE:
         break;
+    }
+    /* files in chunks: the Prepare is answered once they are whole (kept here meanwhile) */
+    char why[512];
+    int whole = files_whole(a, p, why, sizeof why);
+    if (whole < 0) {
+        bf_error("prepare %s: %s", p->cell_id, why);
+        send_failed(a, p->command_id, p->cell_id, why);
+        return;
+    }
+    if (whole == 0) {
+        if (a->held == NULL || a->held_cmd != p->command_id) {
+            free(a->held);
+            a->held_len = bf__prepare__get_packed_size(p);
+            a->held = bf_malloc(a->held_len ? a->held_len : 1);
+            bf__prepare__pack(p, a->held);
+            a->held_cmd = p->command_id;
+            bf_strlcpy(a->held_cell, p->cell_id, sizeof a->held_cell);
+        }
+        fetch_pump(a);
+        return;
     }
     /* samples of an earlier cell the coordinator has not asked for are of no use now */
     drop_all_unacked(a, "a new cell was prepared");
@@ -818,6 +1065,7 @@ static void on_ctrl(agent *a, Bf__Envelope *env)
     case BF__ENVELOPE__BODY_PREPARE:
         on_prepare(a, env->prepare);
         break;
+    case BF__ENVELOPE__BODY_FILE_CHUNK: on_file_chunk(a, env->file_chunk); break;
     case BF__ENVELOPE__BODY_START:
         on_start(a, env->start);
         break;
@@ -959,6 +1207,10 @@ int bf_agent_main(const bf_agent_opts_t *opts)
     for (size_t i = 0; i < a.ncache; i++)
         free(a.cache[i].data);
     free(a.cache);
+    for (size_t i = 0; i < a.npartials; i++)
+        partial_free(&a.partials[i]);
+    free(a.partials);
+    free(a.held);
     if (a.mon)
         zmq_close(a.mon);
     zmq_close(a.ctrl);

@@ -86,8 +86,8 @@
 #define BF_MAX_CELLS 100000u               /* cells after expansion */
 #define BF_MAX_BODY_BYTES (100u << 20)     /* OpenSearch default http.max_content_length */
 #define BF_MAX_CORPUS_SHIP_BYTES                                                                   \
-    (192u << 20)                      /* a corpus shipped in Prepare (under the 256 MiB            \
-                                         message cap); larger: corpus.local_path */
+    (1024u << 20)                     /* a corpus shipped to agents (in chunks above               \
+                                         --file-chunk-size); larger: corpus.local_path */
 #define BF_CORPUS_SAMPLE_DOCS 100000u /* validate parses at most this many corpus docs */
 
 enum bf_auth_type { BF_AUTH_NONE = 0, BF_AUTH_BASIC, BF_AUTH_APIKEY, BF_AUTH_BEARER };

@@ -224,6 +224,8 @@ const char *bf_wire_body_name(const Bf__Envelope *env)
     case BF__ENVELOPE__BODY_PING: return "Ping";
     case BF__ENVELOPE__BODY_PONG: return "Pong";
     case BF__ENVELOPE__BODY_ACK: return "Ack";
+    case BF__ENVELOPE__BODY_FETCH_CHUNK: return "FetchChunk";
+    case BF__ENVELOPE__BODY_FILE_CHUNK: return "FileChunk";
     case BF__ENVELOPE__BODY__NOT_SET: return "(empty)";
     case _BF__ENVELOPE__BODY__CASE_IS_INT_SIZE: break;
     }
@@ -246,7 +248,9 @@ int bf_wire_channel_ok(Bf__Envelope__BodyCase body, int is_data)
     case BF__ENVELOPE__BODY_DONE:
     case BF__ENVELOPE__BODY_PING:
     case BF__ENVELOPE__BODY_PONG:
-    case BF__ENVELOPE__BODY_ACK: return is_data == 0;
+    case BF__ENVELOPE__BODY_ACK:
+    case BF__ENVELOPE__BODY_FETCH_CHUNK:
+    case BF__ENVELOPE__BODY_FILE_CHUNK: return is_data == 0;
     case BF__ENVELOPE__BODY__NOT_SET:
     case _BF__ENVELOPE__BODY__CASE_IS_INT_SIZE: break;
     }

@@ -20,6 +20,12 @@
 #define BF_PROTO_MAJOR 1u
 #define BF_PROTO_MINOR 0u
 #define BF_MAX_WIRE_BYTES (256 << 20) /* Prepare carries dictionaries; cap them */
+/* Files larger than the chunk size go to agents in chunks (FileBlob.chunk_sha256, FetchChunk,
+ * FileChunk): the default, and the range --file-chunk-size accepts (one chunk must fit in a
+ * message with room to spare). */
+#define BF_FILE_CHUNK_BYTES (16u << 20)
+#define BF_FILE_CHUNK_MIN 4096u
+#define BF_FILE_CHUNK_MAX (128u << 20)
 #define BF_MAX_ROUTE_BYTES 256
 #define BF_MAX_HELLO_BYTES (64 << 10) /* an agent's Hello (it lists at most 64 cached files) */
 #define BF_DEFAULT_CONTROL_PORT 7100

@@ -577,6 +577,7 @@ out:
                 (unsigned long long)bf_metrics_statsd_dropped(c.metrics));
     bf_metrics_destroy(&c.metrics);
     bf_es_destroy(&c.es);
+    bf__cellrun_free_chunks(&c);
     bf_scenario_destroy(&c.sc);
     return code;
 }

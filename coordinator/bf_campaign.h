@@ -44,6 +44,8 @@ typedef struct bf_campaign_opts {
     const char *metrics_store;  /* --metrics-store URL: the store's host (overrides
                                    metrics_store.hosts; auth/TLS from the section), or NULL */
     int metrics_store_allow_target; /* --metrics-store-allow-target (metrics_store.allow_target) */
+    uint64_t file_chunk_bytes;      /* --file-chunk-size: files larger than this go to agents in
+                                       chunks of it (FetchChunk); 0 = BF_FILE_CHUNK_BYTES */
 } bf_campaign_opts_t;
 
 #define BF_MAX_REPLACE_EXISTING 64 /* --replace-existing names per run */

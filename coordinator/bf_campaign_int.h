@@ -70,6 +70,18 @@ typedef struct bf__campaign {
     int track_p99;
     uint32_t min_agents; /* a cell may start with this many agents */
     uint64_t wait_ms;    /* how long to wait for them */
+
+    /* files shipped in chunks (bf_cellrun.c): per scenario file, its chunk hashes (hex), made
+     * at the first Prepare; nchunks 0 = the file goes whole in the Prepare */
+    struct bf__file_chunks {
+        uint32_t nchunks;
+        char (*hex)[65];
+    } * chunks;
+    size_t nchunk_files;
+    uint64_t chunk_bytes;   /* opts->file_chunk_bytes or the default */
+    uint64_t last_chunk_us; /* a chunk was served then: the prepare wait goes on from there */
+    uint64_t chunks_served;
+    uint64_t chunks_max; /* BF_TEST_CHUNKS_SERVED_MAX (tests only: a transfer cut off), 0 */
 } bf__campaign_t;
 
 /* ---- bf_cellrun.c ---- */
@@ -86,6 +98,9 @@ int bf__cellrun_run(bf__campaign_t *c, const bf_cell_t *cell, uint32_t repetitio
                     bf_fleet_agent_t **agents, uint32_t nagents, size_t k, size_t ncells,
                     uint64_t campaign_start_us, bf_row_t *row);
 
+/* bf__cellrun_free_chunks — free the chunk hashes of the files shipped in chunks (campaign
+ * end). */
+void bf__cellrun_free_chunks(bf__campaign_t *c);
 /* bf__cellrun_publish — hand the live metrics (c->metrics, NULL = none) what is true now:
  * k of ncells cells done, the current cell (c->cell, NULL between cells) in phase (NULL =
  * idle) at its latest complete second (-1 = none yet), the fleet's agents. */

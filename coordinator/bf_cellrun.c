@@ -7,6 +7,7 @@
 #include "bf_finish.h"
 #include "bf_log.h"
 #include "bf_mem.h"
+#include "bf_sha256.h"
 #include "bf_split.h"
 #include "bf_units.h"
 #include "bf_wire.h"
@@ -224,6 +225,8 @@ static void on_sample(bf__campaign_t *c, bf_fleet_agent_t *a, const Bf__Sample *
     send_ack(c, m);
 }
 
+static void on_fetch_chunk(bf__campaign_t *c, bf_fleet_agent_t *a, const Bf__FetchChunk *fc);
+
 static void on_message(void *ctx, bf_fleet_agent_t *a, const Bf__Envelope *env, int is_data)
 {
     bf__campaign_t *c = ctx;
@@ -251,6 +254,7 @@ static void on_message(void *ctx, bf_fleet_agent_t *a, const Bf__Envelope *env, 
                 bf_fleet_agent_add_file(a, bf_scenario_file(c->sc, i)->sha256_hex);
         }
         break;
+    case BF__ENVELOPE__BODY_FETCH_CHUNK: on_fetch_chunk(c, a, env->fetch_chunk); break;
     case BF__ENVELOPE__BODY_ACK:
         if (m && c->start_cmd && env->ack->command_id == c->start_cmd)
             m->start_acked = 1;
@@ -429,6 +433,82 @@ static void wait_drained(bf__campaign_t *c, bf_fleet_agent_t **agents, uint32_t 
     }
 }
 
+/* ---- files in chunks ---------------------------------------------------------------------- */
+
+/* The chunk hashes of every scenario file larger than the chunk size, made once (SHA-256 of
+ * each chunk, as of the whole file: bf_sha256). */
+static void make_chunks(bf__campaign_t *c)
+{
+    if (c->chunks != NULL)
+        return;
+    c->chunk_bytes = c->opts->file_chunk_bytes ? c->opts->file_chunk_bytes : BF_FILE_CHUNK_BYTES;
+    /* for integration_corpus_chunks only: serve this many chunks, then no more (a transfer
+     * that is cut off, resumed by the next coordinator) */
+    const char *max = getenv("BF_TEST_CHUNKS_SERVED_MAX");
+    c->chunks_max = max ? strtoull(max, NULL, 10) : 0;
+    c->nchunk_files = bf_scenario_file_count(c->sc);
+    c->chunks = bf_calloc(c->nchunk_files + 1, sizeof *c->chunks);
+    for (size_t i = 0; i < c->nchunk_files; i++) {
+        const bf_scenario_file_t *f = bf_scenario_file(c->sc, i);
+        if (f->len <= c->chunk_bytes)
+            continue;
+        struct bf__file_chunks *fc = &c->chunks[i];
+        fc->nchunks = (uint32_t)((f->len + c->chunk_bytes - 1) / c->chunk_bytes);
+        fc->hex = bf_calloc(fc->nchunks, sizeof *fc->hex);
+        for (uint32_t k = 0; k < fc->nchunks; k++) {
+            size_t off = (size_t)k * c->chunk_bytes;
+            size_t n = f->len - off < c->chunk_bytes ? f->len - off : c->chunk_bytes;
+            bf_sha256_hex(f->data + off, n, fc->hex[k]);
+        }
+        char b1[32], b2[32];
+        bf_info("%s (%s) goes to agents in %u chunks of %s", f->path,
+                bf_units_format_bytes(f->len, b1, sizeof b1), fc->nchunks,
+                bf_units_format_bytes(c->chunk_bytes, b2, sizeof b2));
+    }
+}
+
+void bf__cellrun_free_chunks(bf__campaign_t *c)
+{
+    for (size_t i = 0; c->chunks && i < c->nchunk_files; i++)
+        free(c->chunks[i].hex);
+    free(c->chunks);
+    c->chunks = NULL;
+    c->nchunk_files = 0;
+}
+
+/* An agent asks for one chunk of a file: sent on control, if the file and chunk exist. */
+static void on_fetch_chunk(bf__campaign_t *c, bf_fleet_agent_t *a, const Bf__FetchChunk *fc)
+{
+    for (size_t i = 0; c->chunks && i < c->nchunk_files; i++) {
+        const bf_scenario_file_t *f = bf_scenario_file(c->sc, i);
+        if (c->chunks[i].nchunks == 0 || strcmp(f->sha256_hex, fc->sha256) != 0)
+            continue;
+        if (fc->index >= c->chunks[i].nchunks)
+            break;
+        if (c->chunks_max && c->chunks_served >= c->chunks_max)
+            return;
+        size_t off = (size_t)fc->index * c->chunk_bytes;
+        Bf__FileChunk ch = BF__FILE_CHUNK__INIT;
+        ch.sha256 = (char *)f->sha256_hex;
+        ch.index = fc->index;
+        ch.content.data = (uint8_t *)f->data + off;
+        ch.content.len = f->len - off < c->chunk_bytes ? f->len - off : c->chunk_bytes;
+        Bf__Envelope env;
+        bf_wire_init(&env);
+        env.body_case = BF__ENVELOPE__BODY_FILE_CHUNK;
+        env.file_chunk = &ch;
+        if (bf_fleet_send(c->fleet, a, &env, 0) != BF_OK)
+            bf_warn("chunk %u of %s to agent %s not sent now: %s (it asks again)", fc->index,
+                    f->path, a->id, strerror(errno));
+        c->last_chunk_us = bf_clock_mono_us();
+        c->chunks_served++;
+        return;
+    }
+    bf_warn("agent %s asked for chunk %u of a file with hash %.12s... that this campaign does "
+            "not ship; ignored",
+            a->id, fc->index, fc->sha256);
+}
+
 /* ---- one cell ----------------------------------------------------------------------------- */
 
 static void send_prepares(bf__campaign_t *c, uint32_t repetition, const uint64_t *conc,
@@ -439,7 +519,9 @@ static void send_prepares(bf__campaign_t *c, uint32_t repetition, const uint64_t
     const bf_run_spec_t *run = bf_scenario_run(c->sc);
     const char *text = bf_scenario_resolved_text(c->sc);
     size_t nfiles = bf_scenario_file_count(c->sc);
+    make_chunks(c);
     Bf__FileBlob *blobs = bf_calloc(nfiles + 1, sizeof *blobs);
+    char ***chunk_hex = bf_calloc(nfiles + 1, sizeof *chunk_hex);
     Bf__FileBlob **blobp = bf_calloc(nfiles + 1, sizeof *blobp);
     for (size_t i = 0; i < nfiles; i++) {
         const bf_scenario_file_t *f = bf_scenario_file(c->sc, i);
@@ -448,6 +530,15 @@ static void send_prepares(bf__campaign_t *c, uint32_t repetition, const uint64_t
         blobs[i].sha256 = (char *)f->sha256_hex;
         blobs[i].content.data = (uint8_t *)f->data;
         blobs[i].content.len = f->len;
+        blobs[i].size = f->len;
+        if (c->chunks[i].nchunks) { /* in chunks: the agent fetches what it lacks */
+            blobs[i].chunk_bytes = (uint32_t)c->chunk_bytes;
+            chunk_hex[i] = bf_calloc(c->chunks[i].nchunks, sizeof *chunk_hex[i]);
+            for (uint32_t k = 0; k < c->chunks[i].nchunks; k++)
+                chunk_hex[i][k] = c->chunks[i].hex[k];
+            blobs[i].chunk_sha256 = chunk_hex[i];
+            blobs[i].n_chunk_sha256 = c->chunks[i].nchunks;
+        }
         blobp[i] = &blobs[i];
     }
     for (uint32_t i = 0; i < c->nmembers; i++) {
@@ -480,7 +571,8 @@ static void send_prepares(bf__campaign_t *c, uint32_t repetition, const uint64_t
         /* content only for the files this agent has not cached (DESIGN §3) */
         for (size_t f = 0; f < nfiles; f++) {
             const bf_scenario_file_t *sf = bf_scenario_file(c->sc, f);
-            int cached = bf_fleet_agent_has_file(m->agent, sf->sha256_hex);
+            int cached =
+                bf_fleet_agent_has_file(m->agent, sf->sha256_hex) || c->chunks[f].nchunks > 0;
             blobs[f].content.data = cached ? NULL : (uint8_t *)sf->data;
             blobs[f].content.len = cached ? 0 : sf->len;
         }
@@ -495,6 +587,9 @@ static void send_prepares(bf__campaign_t *c, uint32_t repetition, const uint64_t
         if (bf_fleet_send(c->fleet, m->agent, &env, 0) != BF_OK)
             bf_warn("Prepare to agent %s not sent now: %s", m->agent->id, strerror(errno));
     }
+    for (size_t i = 0; i < nfiles; i++)
+        free(chunk_hex[i]);
+    free(chunk_hex);
     free(blobp);
     free(blobs);
 }
@@ -704,9 +799,13 @@ int bf__cellrun_run(bf__campaign_t *c, const bf_cell_t *cell, uint32_t repetitio
             retry = 1;
             break;
         }
-        if (now - t0 > PREPARE_TIMEOUT_MS * 1000u) {
-            fail_cell(c, "cell %s: only %u of %u agents were ready after %d s", cell->id, ready,
-                      nagents, PREPARE_TIMEOUT_MS / 1000);
+        /* files in chunks: the wait goes on while agents still fetch them */
+        uint64_t since = c->last_chunk_us > t0 ? c->last_chunk_us : t0;
+        now = bf_clock_mono_us(); /* a chunk may have been served during the poll */
+        if (now > since && now - since > PREPARE_TIMEOUT_MS * 1000u) {
+            fail_cell(c, "cell %s: only %u of %u agents were ready after %d s%s", cell->id, ready,
+                      nagents, PREPARE_TIMEOUT_MS / 1000,
+                      c->last_chunk_us > t0 ? " without asking for another file chunk" : "");
             break;
         }
     }

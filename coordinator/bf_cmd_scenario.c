@@ -7,6 +7,7 @@
 #include "bf_cmd_scenario.h"
 
 #include "bf_cluster.h"
+#include "bf_corpus.h"
 #include "bf_error.h"
 #include "bf_mem.h"
 #include "bf_scenario.h"
@@ -16,6 +17,7 @@
 #include "bf_log.h"
 
 #include <errno.h>
+#include <sys/stat.h>
 #include <getopt.h>
 #include <jansson.h>
 #include <stdio.h>
@@ -241,13 +243,55 @@ int bf_cmd_plan(int argc, char **argv)
     uint64_t dict_bytes = 0;
     for (size_t i = 0; i < bf_scenario_file_count(sc); i++)
         dict_bytes += bf_scenario_file(sc, i)->len;
-    dict_bytes *= 2; /* raw copy + escaped values */
+    dict_bytes *= 2; /* raw copy + escaped values (a shipped corpus: the agent's cache + the
+                        scenario's copy) */
+    /* the corpus as each agent holds it: decompressed text and index (a local_path file is
+     * also read whole before it is decompressed: the peak at Prepare) */
+    const bf_document_spec_t *dspec = bf_scenario_document(sc);
+    uint64_t corpus_bytes = 0;
+    char corpus_line[1024] = "";
+    const bf_corpus_t *pc = NULL; /* the corpus, to size bodies by its documents */
+    bf_corpus_t *local = NULL;
+    if (dspec->corpus_path || dspec->corpus_local_path) {
+        const bf_corpus_t *c = bf_scenario_corpus(sc);
+        bf_diag_t cd = {0};
+        uint64_t file_bytes = 0;
+        if (c == NULL && dspec->corpus_local_path) {
+            struct stat st;
+            if (stat(dspec->corpus_local_path, &st) == 0)
+                file_bytes = (uint64_t)st.st_size;
+            if (bf_corpus_open_file(dspec->corpus_local_path,
+                                    (enum bf_corpus_format)dspec->corpus_format, &local,
+                                    &cd) == BF_OK)
+                c = local;
+        }
+        char b1[32], b2[32];
+        if (c != NULL) {
+            corpus_bytes = bf_corpus_memory_bytes(c) + file_bytes;
+            snprintf(corpus_line, sizeof corpus_line,
+                     "corpus: %s (%s): %zu documents, %s decompressed; each agent holds %s "
+                     "of text and index%s (in mem/agent)\n",
+                     dspec->corpus_path ? dspec->corpus_path : dspec->corpus_local_path,
+                     bf_corpus_codec_name(bf_corpus_codec(c)), bf_corpus_docs(c),
+                     bf_units_format_bytes(bf_corpus_text_bytes(c), b1, sizeof b1),
+                     bf_units_format_bytes(corpus_bytes, b2, sizeof b2),
+                     local ? ", with the file it reads at Prepare"
+                           : ", and the shipped file twice (counted with the files)");
+        } else {
+            snprintf(corpus_line, sizeof corpus_line,
+                     "corpus: local_path %s cannot be read on this host (%s): mem/agent leaves "
+                     "it out; run plan where the file is to count it\n",
+                     dspec->corpus_local_path, cd.msg[0] ? cd.msg : "not found");
+        }
+        pc = c;
+    }
     char axes[1024];
     axes_summary(sc, axes, sizeof axes);
     printf("scenario %s (%s): %zu cell%s, axes: %s\n", bf_scenario_name(sc), path, ncells,
            ncells == 1 ? "" : "s", axes);
     printf("document: ~%zu bytes (action + source line); agents: %u\n",
            bf_scenario_doc_bytes(sc), fleet);
+    fputs(corpus_line, stdout);
     const bf_search_spec_t *ss = bf_scenario_search(sc);
     if (ss->enabled) {
         /* the mix as shares of the weights, so a reader sees what each cell will ask */
@@ -283,11 +327,15 @@ int bf_cmd_plan(int argc, char **argv)
     size_t peak_cell = 0;
     for (size_t c = 0; c < ncells; c++) {
         const bf_cell_t *cell = bf_scenario_cell(sc, c);
-        uint64_t doc = bf_tmpl_estimate_doc_bytes(t, cell);
+        /* from a corpus the template renders the action line only: add the mean source */
+        uint64_t doc = bf_tmpl_estimate_doc_bytes(t, cell) + (pc ? bf_corpus_mean_doc_bytes(pc)
+                                                              : dspec->corpus_local_path
+                                                                  ? bf_scenario_doc_bytes(sc)
+                                                                  : 0);
         uint64_t body = doc * cell->batch_size;
         uint64_t share = ceil_div(cell->concurrency, fleet);
-        uint64_t mem = share * body * (cell->compression == BF_COMPRESS_GZIP ? 2 : 1) +
-                       dict_bytes + AGENT_BASE_BYTES;
+        uint64_t mem = share * body * (cell->compression == BF_COMPRESS_GZIP ? 2 : 1) + dict_bytes +
+                       corpus_bytes + AGENT_BASE_BYTES;
         if (mem > peak_mem) {
             peak_mem = mem;
             peak_cell = c;
@@ -314,9 +362,11 @@ int bf_cmd_plan(int argc, char **argv)
            bf_units_format_duration_ms(SETUP_MS, d3, sizeof d3),
            bf_units_format_duration_ms(total, d4, sizeof d4));
     printf("peak memory per agent: %s in cell %s (its concurrency share x body%s + "
-           "dictionaries + 64 MiB)\n", bf_units_format_bytes(peak_mem, m1, sizeof m1),
-           bf_scenario_cell(sc, peak_cell)->id,
-           bf_scenario_cell(sc, peak_cell)->compression == BF_COMPRESS_GZIP ? " x 2 (gzip)" : "");
+           "dictionaries%s + 64 MiB)\n",
+           bf_units_format_bytes(peak_mem, m1, sizeof m1), bf_scenario_cell(sc, peak_cell)->id,
+           bf_scenario_cell(sc, peak_cell)->compression == BF_COMPRESS_GZIP ? " x 2 (gzip)" : "",
+           corpus_bytes ? " + corpus" : "");
+    bf_corpus_destroy(&local);
     bf_tmpl_destroy(&t);
     bf_scenario_destroy(&sc);
     return BF_EXIT_OK;

@@ -16,7 +16,7 @@
  * Rally does (document.corpus.passes: 1). The index body's settings become index.settings
  * (number_of_shards / number_of_replicas the shards / replicas axes) and its mappings
  * index.mappings. Corpus files are named by absolute path (the .bz2 as listed, or the
- * decompressed file Rally leaves beside it), shipped to agents up to 192 MiB and read from
+ * decompressed file Rally leaves beside it), shipped to agents up to 1 GiB and read from
  * each agent host (corpus.local_path) above that.
  *
  * Jinja templating (Rally renders tracks with Jinja2) is not supported: the first construct

@@ -20,6 +20,7 @@
 #include "bf_sizing.h"
 #include "bf_log.h"
 #include "bf_units.h"
+#include "bf_wire.h"
 
 #include <curl/curl.h>
 #include <getopt.h>
@@ -66,6 +67,9 @@ static void on_signal(int sig)
     "                        or OpenSearch (bulkfleet-samples-YYYY.MM, bulkfleet-results);\n"      \
     "                        auth/TLS from the scenario's metrics_store: section\n"                \
     "  --metrics-store-allow-target  the metrics store may be the target cluster itself\n"         \
+    "  --file-chunk-size SIZE  files larger than this (a corpus) go to agents in chunks of\n"      \
+    "                        it, each checked by hash and kept by the agent (16MiB;\n"             \
+    "                        4KiB-128MiB)\n"                                                       \
     "  -q, --quiet           no progress line\n"                                                   \
     "  -v, --verbose         debug logging\n"
 #define EXIT_CODES                                                                                 \
@@ -181,6 +185,7 @@ static int cmd_run(int argc, char **argv, int find_max)
         {"statsd", required_argument, NULL, 'T'},
         {"metrics-store", required_argument, NULL, 'Z'},
         {"metrics-store-allow-target", no_argument, NULL, 'z'},
+        {"file-chunk-size", required_argument, NULL, 'F'},
         {"verbose", no_argument, NULL, 'v'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
@@ -238,6 +243,14 @@ static int cmd_run(int argc, char **argv, int find_max)
         case 'T': o.statsd = optarg; break;
         case 'Z': o.metrics_store = optarg; break;
         case 'z': o.metrics_store_allow_target = 1; break;
+        case 'F':
+            if (bf_units_parse_size(optarg, &o.file_chunk_bytes) != BF_OK ||
+                o.file_chunk_bytes < BF_FILE_CHUNK_MIN || o.file_chunk_bytes > BF_FILE_CHUNK_MAX) {
+                bf_error("--file-chunk-size: '%s' is not a size from 4KiB to 128MiB (e.g. 16MiB)",
+                         optarg);
+                return BF_EXIT_INPUT;
+            }
+            break;
         case 'X':
             if (o.nreplace_existing >= BF_MAX_REPLACE_EXISTING) {
                 bf_error("--replace-existing: at most %d names", BF_MAX_REPLACE_EXISTING);

@@ -5,7 +5,8 @@
 # challenges with a bulk task), corpus made here: the scenario it prints validates, runs against
 # the real test cluster with the track's mappings and settings, and every document of the
 # corpus is counted once (the bulk task has no time-period: Rally reads the corpus once, so
-# does the scenario). A track using Jinja is refused with file:line:column.
+# does the scenario). A track using Jinja is refused with file:line:column. Also: plan's memory
+# projection counts the decompressed corpus (shipped, and read from local_path).
 source "$(dirname "$0")/lib.sh"
 cd "$TMP"
 mkdir -p track
@@ -41,6 +42,31 @@ track = {
              "clients": 4, "target-throughput": 10}]}]}
 json.dump(track, open("track/track.json", "w"), indent=2)
 PY
+# plan's memory projection holds the decompressed corpus: 40,000 lines of 600 bytes (24 MB of
+# text in a small gzip file), shipped (path) and read on the agent host (local_path)
+python3 - <<'PY'
+import gzip
+line = '{"msg":"' + "x" * 590 + '"}\n'
+open("big.json.gz", "wb").write(gzip.compress((line * 40000).encode(), 1))
+PY
+for key in path local_path; do
+    printf 'name: p\ntarget: {hosts: ["http://127.0.0.1:9"]}\ndocument: {action: create, corpus: {%s: %s}}\nmatrix: {batch_size: [1000], concurrency: [2]}\n' \
+        "$key" "$TMP/big.json.gz" > plan-$key.yaml
+    "$COORD" plan plan-$key.yaml > plan-$key.out 2> plan-$key.err || { cat plan-$key.err >&2; fail "plan ($key) exit $?"; }
+    python3 - plan-$key.out "$key" <<'PY' || { cat plan-$key.out >&2; fail "plan ($key) leaves the corpus out"; }
+import re, sys
+out, key = open(sys.argv[1]).read(), sys.argv[2]
+assert re.search(r"corpus: .*big.json.gz \(gzip\): 40000 documents, 22.9 MiB decompressed", out), out
+units = {"B": 1, "KiB": 2**10, "MiB": 2**20, "GiB": 2**30}
+row = re.search(r"\n +1 +\S+ .* ([0-9.]+) (KiB|MiB) +([0-9.]+) (MiB|GiB)\n", out)
+body, mem = float(row[1]) * units[row[2]], float(row[3]) * units[row[4]]
+# a body is 1000 corpus lines (601 bytes) plus their action lines; 2 of them in flight, the
+# 24 MB of text and its index, 64 MiB base
+assert 1000 * 601 < body < 1000 * 700, body
+assert mem >= 2 * body + 40000 * 601 + 64 * 2**20, (mem, body)
+print(key, "plan: body", body, "mem/agent", mem)
+PY
+done
 "$COORD" import-rally track -o s.yaml 2> ie || { cat ie >&2; fail "import-rally exit $?"; }
 grep -q "format: source" s.yaml && grep -q "passes: 1" s.yaml && grep -q "batch_size: \[250\]" s.yaml &&
     grep -q "concurrency: \[3\]" s.yaml && grep -q "shards: \[2\]" s.yaml ||
