@@ -54,6 +54,61 @@ int bf__err(bf__load_t *L, const bf__ynode_t *n, int code, const char *fmt, ...)
     return bf_diag_set(L->diag, code, "%s: %s", L->origin, msg);
 }
 
+/* "origin:LINE:COL: ..." -> LINE * 2^20 + COL, for sorting (0 when there is no position) */
+static uint64_t msg_position(const bf__load_t *L, const char *msg)
+{
+    size_t ol = strlen(L->origin);
+    if (strncmp(msg, L->origin, ol) != 0 || msg[ol] != ':')
+        return 0;
+    char *end = NULL;
+    unsigned long line = strtoul(msg + ol + 1, &end, 10);
+    if (end == NULL || *end != ':')
+        return 0;
+    unsigned long col = strtoul(end + 1, NULL, 10);
+    return ((uint64_t)line << 20) + (col & 0xFFFFFu);
+}
+
+int bf__collect(bf__load_t *L, int rc)
+{
+    if (rc == BF_OK || L->opts == NULL || L->opts->on_error == NULL)
+        return 0;
+    if (L->nerrors < BF__MAX_COLLECTED) {
+        L->errors = bf_realloc(L->errors, (L->nerrors + 1) * sizeof *L->errors);
+        L->errors[L->nerrors].code = rc;
+        L->errors[L->nerrors].msg = bf_strdup(L->diag->msg);
+        L->errors[L->nerrors].pos = msg_position(L, L->diag->msg);
+    }
+    L->nerrors++;
+    L->diag->code = BF_OK;
+    L->diag->msg[0] = '\0';
+    return 1;
+}
+
+/* The end of a key pass that collected errors: each to on_error in file order, the first into
+ * diag; returns its code. */
+static int report_collected(bf__load_t *L)
+{
+    size_t n = L->nerrors < BF__MAX_COLLECTED ? L->nerrors : BF__MAX_COLLECTED;
+    /* a stable order for equal positions: insertion sort by position (n is small) */
+    for (size_t i = 1; i < n; i++) {
+        bf__collected_t e = L->errors[i];
+        size_t j = i;
+        while (j > 0 && L->errors[j - 1].pos > e.pos) {
+            L->errors[j] = L->errors[j - 1];
+            j--;
+        }
+        L->errors[j] = e;
+    }
+    for (size_t i = 0; i < n; i++)
+        L->opts->on_error(L->opts->on_error_ctx, L->errors[i].msg);
+    if (L->nerrors > n) {
+        char more[128];
+        snprintf(more, sizeof more, "%s: ... and %zu more mistakes", L->origin, L->nerrors - n);
+        L->opts->on_error(L->opts->on_error_ctx, more);
+    }
+    return bf_diag_set(L->diag, L->errors[0].code, "%s", L->errors[0].msg);
+}
+
 void bf__warn(bf__load_t *L, const bf__ynode_t *n, const char *fmt, ...)
 {
     char msg[900];
@@ -798,20 +853,25 @@ static int walk_map(bf__load_t *L, const bf__ynode_t *map, const char *tpath, co
         /* matrix axes are keys of the matrix, handled by the expander */
         if (id < 0 || strchr(key->value, '.') != NULL) {
             const char *lg = loadgen_key_hint(tp);
-            if (lg)
-                return bf__err(L, key, BF_E_INVAL, "%s: unknown key (it is loadgen's); %s", dp,
-                               lg);
             char sug[64];
-            const char *dym = bf__did_you_mean_key(key->value, tpath, sug, sizeof sug);
-            if (dym)
-                return bf__err(L, key, BF_E_INVAL, "%s: unknown key; did you mean '%s'?", dp,
-                               dym);
-            return bf__err(L, key, BF_E_INVAL, "%s: unknown key", dp);
+            const char *dym = lg ? NULL : bf__did_you_mean_key(key->value, tpath, sug, sizeof sug);
+            int rc;
+            if (lg)
+                rc = bf__err(L, key, BF_E_INVAL, "%s: unknown key (it is loadgen's); %s", dp, lg);
+            else if (dym)
+                rc = bf__err(L, key, BF_E_INVAL, "%s: unknown key; did you mean '%s'?", dp, dym);
+            else
+                rc = bf__err(L, key, BF_E_INVAL, "%s: unknown key", dp);
+            if (bf__collect(L, rc)) /* validate: on to the next key */
+                continue;
+            return rc;
         }
         bf__kval_t *v = &vals[id];
         v->key = key;
         int rc = convert(L, id, dp, val, v);
-        if (rc != BF_OK)
+        /* validate goes on; the key stays set (it is there, its value is wrong), so it is not
+         * also reported missing, and the load fails after this pass anyway */
+        if (rc != BF_OK && !bf__collect(L, rc))
             return rc;
         (void)var_type_mask_ok;
     }
@@ -822,9 +882,11 @@ static int walk_map(bf__load_t *L, const bf__ynode_t *map, const char *tpath, co
             strncmp(k->path, tpath, tl) != 0 || vals[id].set)
             continue;
         const char *leaf = tl ? k->path + tl + 1 : k->path;
-        if (dpath[0])
-            return bf__err(L, map, BF_E_INVAL, "%s: missing required key '%s'", dpath, leaf);
-        return bf__err(L, map, BF_E_INVAL, "missing required key '%s'", leaf);
+        int rc = dpath[0]
+                     ? bf__err(L, map, BF_E_INVAL, "%s: missing required key '%s'", dpath, leaf)
+                     : bf__err(L, map, BF_E_INVAL, "missing required key '%s'", leaf);
+        if (!bf__collect(L, rc))
+            return rc;
     }
     return BF_OK;
 }
@@ -2078,7 +2140,7 @@ static int load(bf__load_t *L, const char *text, size_t len)
     const bf__ynode_t *root = L->doc.root;
     /* variables are walked item by item below; everything else here */
     rc = walk_map(L, root, "", "", L->top, 0);
-    if (rc != BF_OK)
+    if (rc != BF_OK && !bf__collect(L, rc))
         return rc;
     const bf__ynode_t *vars = L->top[BF__K_VARIABLES].node;
     if (vars && vars->kind == BF__Y_SEQ) {
@@ -2093,13 +2155,19 @@ static int load(bf__load_t *L, const char *text, size_t len)
             snprintf(dp, sizeof dp, "variables[%zu]", i);
             const bf__ynode_t *item = vars->items[i];
             L->var_nodes[i] = item;
-            if (item->kind != BF__Y_MAP)
-                return bf__err(L, item, BF_E_INVAL, "%s: expected a mapping like {name: id, "
-                               "type: sequence}", dp);
+            if (item->kind != BF__Y_MAP) {
+                rc = bf__err(L, item, BF_E_INVAL,
+                             "%s: expected a mapping like {name: id, "
+                             "type: sequence}",
+                             dp);
+                if (bf__collect(L, rc))
+                    continue;
+                return rc;
+            }
             rc = walk_map(L, item, "variables[]", dp, L->var_vals[i], 0);
-            if (rc == BF_OK)
+            if (rc == BF_OK && L->nerrors == 0)
                 rc = apply_defaults(L, L->var_vals[i], 1);
-            if (rc != BF_OK)
+            if (rc != BF_OK && !bf__collect(L, rc))
                 return rc;
         }
     }
@@ -2114,16 +2182,24 @@ static int load(bf__load_t *L, const char *text, size_t len)
             char dp[64];
             snprintf(dp, sizeof dp, "search.queries[%zu]", i);
             const bf__ynode_t *item = qs->items[i];
-            if (item->kind != BF__Y_MAP)
-                return bf__err(L, item, BF_E_INVAL, "%s: expected a mapping like {name: all, "
-                               "body: '{\"query\": {\"match_all\": {}}}'}", dp);
+            if (item->kind != BF__Y_MAP) {
+                rc = bf__err(L, item, BF_E_INVAL,
+                             "%s: expected a mapping like {name: all, "
+                             "body: '{\"query\": {\"match_all\": {}}}'}",
+                             dp);
+                if (bf__collect(L, rc))
+                    continue;
+                return rc;
+            }
             rc = walk_map(L, item, "search.queries[]", dp, L->q_vals[i], 0);
-            if (rc == BF_OK)
+            if (rc == BF_OK && L->nerrors == 0)
                 rc = apply_defaults(L, L->q_vals[i], 2);
-            if (rc != BF_OK)
+            if (rc != BF_OK && !bf__collect(L, rc))
                 return rc;
         }
     }
+    if (L->nerrors) /* the key pass collected errors (opts->on_error): fail with the first */
+        return report_collected(L);
     rc = apply_defaults(L, L->top, 0);
     if (rc != BF_OK)
         return rc;
@@ -2170,6 +2246,9 @@ int bf_scenario_load_text(const char *text, size_t len, const char *origin,
     free(L->cell_batch_node);
     free(L->cell_replicas_node);
     free(L->base_dir);
+    for (size_t i = 0; i < L->nerrors && i < BF__MAX_COLLECTED; i++)
+        free(L->errors[i].msg);
+    free(L->errors);
     free(L);
     return rc;
 }

@@ -314,6 +314,16 @@ typedef struct bf_load_opts {
                               stand-in is used ("http://unset.invalid:9200" in target.hosts,
                               "1" for a plain scalar that is only ${VAR}, else "unset-VAR"):
                               validate and plan without secrets (CI); never for run */
+    /* validate: non-NULL: the key pass (unknown keys, missing required keys, values of the
+     * wrong type or outside their bounds, at any level, in every variables[] and
+     * search.queries[] item) reports every error instead of stopping at the first: each one,
+     * "file:line:column: message", goes to on_error(on_error_ctx, msg) in file order once the
+     * pass is over (msg borrowed for the call; at most 100, then one "... and N more"), and
+     * the load still fails with the first in diag. The checks
+     * after that pass (files, variables, the matrix, templates) need a clean pass and stop at
+     * their first error as before. NULL: stop at the first error (run, plan). */
+    void (*on_error)(void *ctx, const char *msg);
+    void *on_error_ctx;
 } bf_load_opts_t;
 
 /* bf_scenario_load_file — read, validate and expand a scenario file.

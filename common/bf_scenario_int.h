@@ -415,6 +415,14 @@ struct bf_scenario {
     struct bf_corpus *corpus;   /* document.corpus.path, opened at load (NULL otherwise) */
 };
 
+/* An error of the key pass kept for validate's full list (bf__collect). */
+#define BF__MAX_COLLECTED 100
+typedef struct bf__collected {
+    int code;
+    char *msg;    /* "origin:line:col: message", owned */
+    uint64_t pos; /* line << 20 | col, for the file order (0: no position) */
+} bf__collected_t;
+
 /* The loader's working state. */
 typedef struct bf__load {
     const bf_load_opts_t *opts;
@@ -436,7 +444,15 @@ typedef struct bf__load {
     /* per-cell provenance of batch_size and replicas (body-size error, replicas warning) */
     const bf__ynode_t **cell_batch_node;
     const bf__ynode_t **cell_replicas_node;
+    /* opts->on_error: the key pass goes on after an error (bf__collect) */
+    bf__collected_t *errors; /* the first BF__MAX_COLLECTED, reported in file order */
+    size_t nerrors;          /* errors found (may exceed what is kept) */
 } bf__load_t;
+
+/* bf__collect — with opts->on_error set, keep the error just recorded in L->diag (rc) for the
+ * end of the key pass (reported there in file order, the first into diag), clear diag and
+ * return 1 (go on); without it return 0 (stop at the first error, as before). */
+int bf__collect(bf__load_t *L, int rc);
 
 /* Error at node n: "origin:line:col: " + message. Returns `code`. */
 int bf__err(bf__load_t *L, const bf__ynode_t *n, int code, const char *fmt, ...)

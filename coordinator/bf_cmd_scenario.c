@@ -144,16 +144,34 @@ static void production_warnings(const char *path, const bf_scenario_t *sc)
     json_decref(t);
 }
 
-static int load(const char *path, uint32_t nodes, bf_scenario_t **sc)
+/* every error of the loader's key pass, as it is found (validate: all at once) */
+static void on_load_error(void *ctx, const char *msg)
+{
+    ++*(size_t *)ctx;
+    bf_error("%s", msg);
+}
+
+static int load(const char *path, uint32_t nodes, int all_errors, bf_scenario_t **sc)
 {
     /* validate and plan check a scenario without its secrets (CI): an unset ${VAR} is a
      * warning with a stand-in value unless --strict */
-    bf_load_opts_t opts = {.cluster_nodes = nodes, .env_warn = !strict};
+    size_t nerrors = 0;
+    bf_load_opts_t opts = {.cluster_nodes = nodes,
+                           .env_warn = !strict,
+                           .on_error = all_errors ? on_load_error : NULL,
+                           .on_error_ctx = &nerrors};
     bf_diag_t diag = {0};
     int rc = bf_scenario_load_file(path, &opts, sc, &diag);
     if (rc != BF_OK) {
-        bf_error("%s", diag.msg[0] ? diag.msg : bf_strerror(rc));
-        bf_error("%s is not a valid scenario", path);
+        if (nerrors == 0) /* else each was said as it was found */
+            bf_error("%s", diag.msg[0] ? diag.msg : bf_strerror(rc));
+        if (nerrors > 1)
+            bf_error("%s is not a valid scenario (%zu mistakes above; the checks that need "
+                     "the keys right, such as files, variables and the matrix, run once they "
+                     "are fixed)",
+                     path, nerrors);
+        else
+            bf_error("%s is not a valid scenario", path);
         return exit_code_of(rc);
     }
     for (size_t i = 0; i < bf_scenario_warning_count(*sc); i++)
@@ -196,7 +214,7 @@ int bf_cmd_validate(int argc, char **argv)
     if (path == NULL)
         return BF_EXIT_INPUT;
     bf_scenario_t *sc = NULL;
-    int rc = load(path, nodes, &sc);
+    int rc = load(path, nodes, 1, &sc);
     if (rc != BF_EXIT_OK)
         return rc;
     char axes[1024];
@@ -227,7 +245,7 @@ int bf_cmd_plan(int argc, char **argv)
         return BF_EXIT_INPUT;
     }
     bf_scenario_t *sc = NULL;
-    int rc = load(path, nodes, &sc);
+    int rc = load(path, nodes, 0, &sc);
     if (rc != BF_EXIT_OK)
         return rc;
     bf_tmpl_t *t = NULL;

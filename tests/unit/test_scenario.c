@@ -1161,6 +1161,72 @@ static void test_targets_and_agents_axes(void **state)
 }
 
 /* validate / plan without secrets (CI): an unset ${VAR} is a warning with a stand-in */
+/* validate (opts.on_error): the key pass reports every mistake, in file order, not only the
+ * first; without the callback (run, plan) the load stops at the first as before */
+typedef struct errs {
+    char msg[12][300];
+    size_t n;
+} errs;
+
+static void on_err(void *ctx, const char *msg)
+{
+    errs *e = ctx;
+    if (e->n < 12)
+        snprintf(e->msg[e->n], sizeof e->msg[0], "%s", msg);
+    e->n++;
+}
+
+static void test_all_key_errors(void **state)
+{
+    (void)state;
+    const char *y = "name: t\n"
+                    "target:\n"
+                    "  hosts: [http://127.0.0.1:9200]\n"
+                    "  colour: blue\n"
+                    "variables:\n"
+                    "  - {name: seq, type: sequence, form: 3}\n"
+                    "  - {name: x, type: nosuchtype}\n"
+                    "  - just-a-string\n"
+                    "document: {source: '{\"s\": $[[seq]]}'}\n"
+                    "run: {warmup: 5sec, duration: 10s, repeat: two}\n"
+                    "index: {setings: {a: 1}}\n";
+    errs e = {0};
+    bf_load_opts_t o = {.on_error = on_err, .on_error_ctx = &e};
+    bf_diag_t d = {0};
+    bf_scenario_t *sc = NULL;
+    assert_int_equal(bf_scenario_load_text(y, strlen(y), "s.yaml", &o, &sc, &d), BF_E_INVAL);
+    assert_null(sc);
+    static const char *want[] = {
+        "s.yaml:4:3: target.colour: unknown key",
+        "s.yaml:6:33: variables[0].form: unknown key; did you mean 'from'?",
+        "s.yaml:7:21: variables[1].type: 'nosuchtype' is not one of",
+        "s.yaml:8:5: variables[2]: expected a mapping",
+        "s.yaml:10:15: run.warmup: expected a duration",
+        "s.yaml:10:44: run.repeat: expected a whole number",
+        "s.yaml:11:9: index.setings: unknown key; did you mean 'settings'?",
+    };
+    size_t nw = sizeof want / sizeof want[0];
+    if (e.n != nw)
+        fail_msg("%zu errors reported, %zu expected; first: %s", e.n, nw, e.msg[0]);
+    for (size_t i = 0; i < nw; i++)
+        if (strncmp(e.msg[i], want[i], strlen(want[i])) != 0)
+            fail_msg("error %zu: '%s', expected '%s...'", i, e.msg[i], want[i]);
+    assert_string_equal(d.msg, e.msg[0]); /* the first is the load's error */
+    /* without the callback: only the first, as run and plan see it */
+    memset(&d, 0, sizeof d);
+    assert_int_equal(bf_scenario_load_text(y, strlen(y), "s.yaml", NULL, &sc, &d), BF_E_INVAL);
+    assert_string_equal(d.msg, "s.yaml:4:3: target.colour: unknown key");
+    /* a clean key pass goes on to the later checks, which still stop at their first */
+    const char *later = "name: t\ntarget: {hosts: [http://127.0.0.1:9200]}\n"
+                        "document: {source: '{\"s\": $[[nope]]}'}\n";
+    memset(&e, 0, sizeof e);
+    memset(&d, 0, sizeof d);
+    assert_int_equal(bf_scenario_load_text(later, strlen(later), "s.yaml", &o, &sc, &d),
+                     BF_E_INVAL);
+    assert_int_equal(e.n, 0);
+    assert_non_null(strstr(d.msg, "$[[nope]] names no variable"));
+}
+
 static void test_env_warn_stand_ins(void **state)
 {
     (void)state;
@@ -1242,6 +1308,7 @@ int main(void)
         cmocka_unit_test(test_data_stream),
         cmocka_unit_test(test_pipeline),
         cmocka_unit_test(test_env_warn_stand_ins),
+        cmocka_unit_test(test_all_key_errors),
         cmocka_unit_test(test_targets_and_agents_axes),
         cmocka_unit_test(test_search_section),
         cmocka_unit_test(test_search_paging),
