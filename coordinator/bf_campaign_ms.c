@@ -117,6 +117,13 @@ void bf__ms_close(bf__campaign_t *c, const bf_row_t *rows, size_t nrows)
         c->ms_host = NULL;
         return;
     }
+    if (c->res && nrows > 0) {
+        /* the matrix rows (repetitions folded), as matrix.json has them now */
+        bf_diag_t d = {0};
+        if (bf_msdocs_matrix(bf_results_dir(c->res), c->campaign_id, bf_scenario_name(c->sc),
+                             emit_add, c->mstore, NULL, &d) != BF_OK)
+            bf_warn("metrics store: %s", d.msg);
+    }
     bf_mstore_stats_t s;
     bf_mstore_close(&c->mstore, &s);
     uint64_t dropped = bf_mstore_dropped(&s);

@@ -89,6 +89,9 @@ char *bf_msdocs_template(int results)
         for (size_t i = 0; i < sizeof row_bools / sizeof row_bools[0]; i++)
             prop(props, row_bools[i], "boolean");
         prop(props, "reason", "keyword");
+        prop(props, "cluster_distribution", "keyword");
+        prop(props, "cluster_version", "keyword");
+        prop(props, "cluster_nodes", "integer");
     } else {
         for (size_t i = 0; i < bf_counter_nfields; i++)
             prop(props, bf_counter_fields[i].name, "long");
@@ -432,5 +435,62 @@ out:
     json_decref(cx.dims);
     free(line);
     free(path);
+    return rc;
+}
+
+int bf_msdocs_matrix(const char *results_dir, const char *campaign, const char *scenario,
+                     bf_msdocs_emit_fn emit, void *ctx, uint64_t *n, bf_diag_t *diag)
+{
+    char *path = bf_asprintf("%s/matrix.json", results_dir);
+    struct stat st;
+    if (stat(path, &st) != 0) {
+        int rc = bf_diag_set(diag, BF_E_NOTFOUND, "%s: %s", path, strerror(errno));
+        free(path);
+        return rc;
+    }
+    json_error_t e;
+    json_t *m = json_load_file(path, 0, &e);
+    json_t *rows = json_object_get(m, "rows");
+    if (!json_is_array(rows)) {
+        int rc = bf_diag_set(diag, BF_E_PARSE, "%s:%d:%d: %s", path, e.line, e.column,
+                             m ? "no \"rows\" array" : e.text);
+        json_decref(m);
+        free(path);
+        return rc;
+    }
+    free(path);
+    int64_t ms = (int64_t)st.st_mtim.tv_sec * 1000 + st.st_mtim.tv_nsec / 1000000;
+    json_t *cl = json_object_get(m, "cluster");
+    int rc = 0;
+    size_t i;
+    json_t *row;
+    json_array_foreach(rows, i, row)
+    {
+        const char *cell = json_string_value(json_object_get(row, "cell"));
+        if (cell == NULL)
+            continue;
+        json_t *o = json_deep_copy(row);
+        json_object_set_new(o, "campaign", json_string(campaign));
+        json_object_set_new(o, "scenario", json_string(scenario));
+        json_object_set_new(o, "cell_name", json_string(cell));
+        json_object_set_new(o, "kind", json_string("matrix_row"));
+        if (json_is_object(cl)) {
+            json_object_set(o, "cluster_distribution", json_object_get(cl, "distribution"));
+            json_object_set(o, "cluster_version", json_object_get(cl, "version"));
+            json_object_set(o, "cluster_nodes", json_object_get(cl, "nodes"));
+        }
+        set_time(o, ms);
+        char id[BF_MS_MAX_ID_BYTES + 1];
+        bf_msdocs_id(id, sizeof id, campaign, cell, "matrix_row", "");
+        char *src = json_dumps(o, JSON_COMPACT);
+        json_decref(o);
+        rc = emit(ctx, BF_MS_RESULTS_INDEX, id, src);
+        free(src);
+        if (rc != 0)
+            break;
+        if (n)
+            (*n)++;
+    }
+    json_decref(m);
     return rc;
 }

@@ -12,7 +12,8 @@
  * (month of the campaign's start, from its results directory name "<scenario>-YYYYMMDDTHHMMSSZ")
  * holds kind "second" (the merged per-second sample of a cell), "agent_second" (one agent's
  * second) and "node" (one node in one cluster telemetry tick); bulkfleet-results holds kind
- * "row" (a cell's finished row, one per repetition). Every document carries campaign,
+ * "row" (a cell's finished row, one per repetition) and "matrix_row" (a row of matrix.json:
+ * repetitions folded, what `compare --metrics-store` reads). Every document carries campaign,
  * scenario, cell (the cell id), cell_name (with -r<rep>), repetition and axes.<axis> as
  * keywords, and @timestamp.
  *
@@ -68,6 +69,14 @@ typedef int (*bf_msdocs_emit_fn)(void *ctx, const char *index, const char *id, c
 int bf_msdocs_cell(const char *results_dir, const char *campaign, const char *scenario,
                    const char *name, bf_msdocs_emit_fn emit, void *ctx, bf_msdocs_counts_t *counts,
                    bf_diag_t *diag);
+
+/* bf_msdocs_matrix — one "matrix_row" document per row of results_dir/matrix.json (id
+ * "<campaign>/<cell>/matrix_row", @timestamp the file's modification time), with the
+ * cluster's distribution, version and nodes as cluster_distribution, cluster_version,
+ * cluster_nodes. *n (may be NULL) is added to. Returns 0, an emit's non-zero value, or
+ * BF_E_NOTFOUND / BF_E_PARSE with diag naming the file. */
+int bf_msdocs_matrix(const char *results_dir, const char *campaign, const char *scenario,
+                     bf_msdocs_emit_fn emit, void *ctx, uint64_t *n, bf_diag_t *diag);
 
 /* bf_msdocs_campaign — the campaign id of a results directory: its last path component
  * ("results/shard-study-20261201T205245Z" -> "shard-study-20261201T205245Z"), into buf. */

@@ -190,17 +190,23 @@ int bf_publish_cmd(int argc, char **argv)
                 BF_OK)
                 bf_warn("%s; skipped", d.msg);
         }
+        uint64_t nmatrix = 0;
+        bf_diag_t md = {0};
+        if (bf_msdocs_matrix(dir, campaign, scenario, emit_wait, &p, &nmatrix, &md) != BF_OK)
+            bf_warn("%s; its matrix rows are not stored", md.msg);
         bf_mstore_stats_t s;
         bf_mstore_close(&ms, &s);
-        uint64_t total = counts.rows + counts.seconds + counts.agent_seconds + counts.nodes;
+        uint64_t total =
+            counts.rows + counts.seconds + counts.agent_seconds + counts.nodes + nmatrix;
         uint64_t dropped = bf_mstore_dropped(&s);
         char *shown = bf_url_redact_userinfo(host);
         printf("published %s (campaign %s) to %s: %llu rows, %llu seconds, %llu agent seconds, "
-               "%llu node samples = %llu documents; %llu indexed, %llu dropped\n",
+               "%llu node samples, %llu matrix rows = %llu documents; %llu indexed, %llu dropped\n",
                dir, campaign, shown ? shown : host, (unsigned long long)counts.rows,
                (unsigned long long)counts.seconds, (unsigned long long)counts.agent_seconds,
-               (unsigned long long)counts.nodes, (unsigned long long)total,
-               (unsigned long long)s.indexed, (unsigned long long)dropped);
+               (unsigned long long)counts.nodes, (unsigned long long)nmatrix,
+               (unsigned long long)total, (unsigned long long)s.indexed,
+               (unsigned long long)dropped);
         free(shown);
         if (dropped || s.indexed != total) {
             bf_error("metrics store: %llu documents not stored (%llu waited too long for room, "

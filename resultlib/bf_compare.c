@@ -2,6 +2,7 @@
 /* bf_compare.c — baseline vs contender results, matched by cell id. */
 #include "bf_compare.h"
 
+#include "bf_es.h"
 #include "bf_log.h"
 #include "bf_mem.h"
 #include "bf_results.h"
@@ -352,17 +353,43 @@ void bf_compare_format(const bf_compare_t *c, enum bf_compare_format format, bf_
     "usage: bulkfleet-coordinator compare BASE_DIR CONTENDER_DIR [--csv]\n"                        \
     "       bulkfleet-coordinator compare DIR1 DIR2 DIR3 ... [--csv]   (trend, oldest first)\n"
 
-/* three or more directories: the trend per cell (bf_trend.h) */
-static int trend_cmd(const char *const *dirs, int nd, enum bf_compare_format f)
+/* three or more campaigns, or any from a metrics store: the trend per cell (bf_trend.h). An
+ * argument with a matrix.json is a results directory, any other a campaign id in the store. */
+static int trend_cmd(const char *const *dirs, int nd, enum bf_compare_format f, const char *store)
 {
     bf_trend_t *t = bf_trend_new();
-    for (int i = 0; i < nd; i++) {
+    bf_target_t tg;
+    memset(&tg, 0, sizeof tg);
+    char *host = NULL;
+    bf_es_t *es = NULL;
+    if (store) {
+        size_t len = strlen(store);
+        while (len > 0 && store[len - 1] == '/')
+            len--;
+        host = bf_strndup(store, len);
+        tg.hosts = &host;
+        tg.nhosts = 1;
+        es = bf_es_new(&tg, 0, 30000);
+    }
+    int code = BF_EXIT_OK;
+    for (int i = 0; i < nd && code == BF_EXIT_OK; i++) {
         bf_diag_t d = {0};
-        if (bf_trend_add_dir(t, dirs[i], &d) != BF_OK) {
+        char *mp = bf_asprintf("%s/matrix.json", dirs[i]);
+        struct stat st;
+        int is_dir = stat(mp, &st) == 0;
+        free(mp);
+        int rc = is_dir || es == NULL ? bf_trend_add_dir(t, dirs[i], &d)
+                                      : bf_trend_add_store(t, es, dirs[i], &d);
+        if (rc != BF_OK) {
             bf_error("%s", d.msg);
-            bf_trend_destroy(&t);
-            return BF_EXIT_INPUT;
+            code = rc == BF_E_TRANSPORT || rc == BF_E_HTTP ? BF_EXIT_ENV : BF_EXIT_INPUT;
         }
+    }
+    bf_es_destroy(&es);
+    free(host);
+    if (code != BF_EXIT_OK) {
+        bf_trend_destroy(&t);
+        return code;
     }
     bf_buf_t out;
     bf_buf_init(&out, 0);
@@ -376,6 +403,7 @@ static int trend_cmd(const char *const *dirs, int nd, enum bf_compare_format f)
 int bf_compare_cmd(int argc, char **argv)
 {
     const char *dirs[BF_TREND_MAX_CAMPAIGNS];
+    const char *store = NULL;
     int nd = 0;
     enum bf_compare_format f = BF_COMPARE_MARKDOWN;
     for (int i = 1; i < argc; i++) {
@@ -383,6 +411,12 @@ int bf_compare_cmd(int argc, char **argv)
             f = BF_COMPARE_CSV;
         } else if (strcmp(argv[i], "--markdown") == 0 || strcmp(argv[i], "--md") == 0) {
             f = BF_COMPARE_MARKDOWN;
+        } else if (strcmp(argv[i], "--metrics-store") == 0 && i + 1 < argc) {
+            store = argv[++i];
+            if (strncmp(store, "http://", 7) != 0 && strncmp(store, "https://", 8) != 0) {
+                bf_error("--metrics-store %s: expected an http:// or https:// URL", store);
+                return BF_EXIT_INPUT;
+            }
         } else if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
             printf(COMPARE_USAGE);
             return BF_EXIT_OK;
@@ -401,8 +435,8 @@ int bf_compare_cmd(int argc, char **argv)
         fputs(COMPARE_USAGE, stderr);
         return BF_EXIT_INPUT;
     }
-    if (nd > 2)
-        return trend_cmd(dirs, nd, f);
+    if (nd > 2 || store)
+        return trend_cmd(dirs, nd, f, store);
     bf_diag_t d = {0};
     bf_compare_t *c = NULL;
     if (bf_compare_dirs(dirs[0], dirs[1], &c, &d) != BF_OK) {

@@ -2,6 +2,7 @@
 /* bf_trend.c — docs/s of every cell across several campaigns, oldest first. */
 #include "bf_trend.h"
 
+#include "bf_es.h"
 #include "bf_mem.h"
 
 #include <math.h>
@@ -122,6 +123,74 @@ int bf_trend_add_dir(bf_trend_t *t, const char *dir, bf_diag_t *diag)
     json_decref(m);
     if (rc == BF_E_RANGE)
         bf_diag_set(diag, rc, "%s: more than %d campaigns", dir, BF_TREND_MAX_CAMPAIGNS);
+    return rc;
+}
+
+#define BF_TREND_MAX_STORE_ROWS 10000 /* matrix rows read from a store per campaign */
+
+int bf_trend_add_store(bf_trend_t *t, struct bf_es *es, const char *campaign, bf_diag_t *diag)
+{
+    json_t *q = json_pack("{s:i, s:{s:{s:[{s:{s:s}}, {s:{s:s}}]}}, s:[{s:s}]}", "size",
+                          BF_TREND_MAX_STORE_ROWS, "query", "bool", "filter", "term", "campaign",
+                          campaign, "term", "kind", "matrix_row", "sort", "cell_index", "asc");
+    char *body = json_dumps(q, JSON_COMPACT);
+    json_decref(q);
+    long status = 0;
+    const char *resp = NULL;
+    int rc = bf_es_request(es, "POST", "/bulkfleet-results/_search", body, &status, &resp, diag);
+    free(body);
+    if (rc != BF_OK)
+        return rc;
+    if (status == 404)
+        return bf_diag_set(diag, BF_E_NOTFOUND,
+                           "%s has no bulkfleet-results index: nothing was "
+                           "stored there (run --metrics-store, or publish a results directory)",
+                           bf_es_host(es));
+    if (status != 200)
+        return bf_diag_set(diag, BF_E_HTTP, "POST %s/bulkfleet-results/_search: HTTP %ld: %.200s",
+                           bf_es_host(es), status, resp ? resp : "");
+    json_t *j = json_loads(resp, 0, NULL);
+    json_t *hits = json_object_get(json_object_get(j, "hits"), "hits");
+    if (!json_is_array(hits)) {
+        json_decref(j);
+        return bf_diag_set(diag, BF_E_PARSE, "%s/bulkfleet-results/_search: not a search answer",
+                           bf_es_host(es));
+    }
+    if (json_array_size(hits) == 0) {
+        json_decref(j);
+        return bf_diag_set(diag, BF_E_NOTFOUND,
+                           "campaign '%s' is not in the metrics store %s "
+                           "(no matrix rows of it in bulkfleet-results); give its results "
+                           "directory, or publish it first",
+                           campaign, bf_es_host(es));
+    }
+    json_t *rows = json_array();
+    size_t i;
+    json_t *h;
+    json_array_foreach(hits, i, h)
+    {
+        json_t *src = json_object_get(h, "_source");
+        if (json_is_object(src))
+            json_array_append(rows, src);
+    }
+    json_t *first = json_array_get(rows, 0);
+    const char *sn = json_string_value(json_object_get(first, "scenario"));
+    const char *dist = json_string_value(json_object_get(first, "cluster_distribution"));
+    const char *ver = json_string_value(json_object_get(first, "cluster_version"));
+    long long nn = (long long)json_integer_value(json_object_get(first, "cluster_nodes"));
+    char desc[256];
+    if (dist)
+        snprintf(desc, sizeof desc, "%s on %s %s, %lld node%s", sn ? sn : "?", dist,
+                 ver ? ver : "?", nn, nn == 1 ? "" : "s");
+    else
+        snprintf(desc, sizeof desc, "%s", sn ? sn : "?");
+    char label[512];
+    snprintf(label, sizeof label, "%s (metrics store)", campaign);
+    rc = bf_trend_add(t, label, desc, rows);
+    json_decref(rows);
+    json_decref(j);
+    if (rc == BF_E_RANGE)
+        bf_diag_set(diag, rc, "%s: more than %d campaigns", campaign, BF_TREND_MAX_CAMPAIGNS);
     return rc;
 }
 

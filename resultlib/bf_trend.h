@@ -39,6 +39,14 @@ int bf_trend_add(bf_trend_t *t, const char *label, const char *desc, json_t *row
  * with diag naming the file. */
 int bf_trend_add_dir(bf_trend_t *t, const char *dir, bf_diag_t *diag);
 
+/* bf_trend_add_store — bf_trend_add of the "matrix_row" documents of campaign (a results
+ * directory's name) in a metrics store (bulkfleet-results, written by `run --metrics-store` or
+ * `publish`), through es (borrowed; one request, sorted by cell_index). Returns 0,
+ * BF_E_NOTFOUND (no such campaign there), BF_E_TRANSPORT / BF_E_HTTP / BF_E_PARSE with diag
+ * naming the store. */
+struct bf_es;
+int bf_trend_add_store(bf_trend_t *t, struct bf_es *es, const char *campaign, bf_diag_t *diag);
+
 /* bf_trend_campaigns / bf_trend_cells — how many were added / matched (union of cell ids). */
 size_t bf_trend_campaigns(const bf_trend_t *t);
 size_t bf_trend_cells(const bf_trend_t *t);

@@ -8,7 +8,8 @@
 # what the files hold); publishing a second time leaves every count unchanged; bad input (no
 # results directory, no URL, a store that does not answer) gets a clear message, exit 2 / 3.
 # Every visualization of deploy/dashboards/bulkfleet.ndjson, run as an aggregation over the
-# published campaign, gives values.
+# published campaign, gives values. `compare --metrics-store` of campaign ids gives the same
+# trend as `compare` of their directories.
 source "$(dirname "$0")/lib.sh"
 cd "$TMP"
 D="study-pub-$$-20261201T000000Z"
@@ -33,6 +34,25 @@ PY
 "$COORD" publish --print-templates > tpl
 python3 "$SRC/tests/support/check_dashboards.py" "$SRC/deploy/dashboards/bulkfleet.ndjson" tpl --es "$ES" --campaign "$D" ||
     fail "a dashboard visualization gives no value over the published campaign"
+# compare from the store (issue #18 item 4: campaign ids in the metrics store): the trend of
+# base, contender, base read from the store's matrix rows equals the one read from the
+# directories, but for the labels
+C="cont-pub-$$-20261201T000000Z"
+cp -r "$SRC/tests/fixtures/results/shard-study-contender" "$C"
+"$COORD" publish "$C" --metrics-store "$ES" > p3 2> e3 || { cat p3 e3 >&2; fail "publish contender: exit 1"; }
+curl -sf -X POST "$ES/bulkfleet-results/_refresh" > /dev/null
+"$COORD" compare "$D" "$C" "$D" > trend_dirs.md
+mkdir elsewhere
+(cd elsewhere && "$COORD" compare --metrics-store "$ES" "$D" "$C" "$D") > trend_store.md ||
+    fail "compare --metrics-store exit 1"
+grep -q "$D (metrics store)" trend_store.md || { cat trend_store.md >&2; fail "compare did not read the store"; }
+diff <(sed 's/ (metrics store)//' trend_store.md) trend_dirs.md ||
+    fail "the trend from the store differs from the trend from the directories"
+grep -q "#2 1.146x (4 cells), #3 1.000x (12 cells)" trend_store.md || { cat trend_store.md >&2; fail "trend summary"; }
+set +e
+(cd elsewhere && "$COORD" compare --metrics-store "$ES" "$D" "no-such-campaign") > /dev/null 2> ce; rc=$?
+set -e
+[ $rc = 2 ] && grep -q "campaign 'no-such-campaign' is not in the metrics store" ce || { cat ce >&2; fail "unknown campaign: exit $rc"; }
 # the month index comes from the campaign's stamp
 curl -sf "$ES/bulkfleet-samples-2026.12/_count" | grep -q '"count":[1-9]' || fail "no bulkfleet-samples-2026.12"
 

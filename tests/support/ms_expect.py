@@ -3,7 +3,8 @@
 """ms_expect.py — the metrics store documents a results directory must give, and a check of a
 store against them (the integration_metrics_* tests).
 
-  ms_expect.py expect DIR            prints {"row": n, "second": n, "agent_second": n, "node": n}
+  ms_expect.py expect DIR            prints {"row": n, "second": n, "agent_second": n, "node": n,
+                                     "matrix_row": n}
                                      counted from the results files themselves
   ms_expect.py check DIR URL [CAMPAIGN]
                                      _refresh, then _count per kind of that campaign in
@@ -19,7 +20,10 @@ import urllib.request
 
 
 def expect(d):
-    n = {"row": 0, "second": 0, "agent_second": 0, "node": 0}
+    n = {"row": 0, "second": 0, "agent_second": 0, "node": 0, "matrix_row": 0}
+    mp = os.path.join(d, "matrix.json")
+    if os.path.exists(mp):
+        n["matrix_row"] = len(json.load(open(mp))["rows"])
     for f in glob.glob(os.path.join(d, "cells", "*.ndjson")):
         name = os.path.basename(f)[:-len(".ndjson")]
         with open(f) as fh:
@@ -52,8 +56,8 @@ def req(method, url, body=None):
 def counts(url, campaign):
     req("POST", url + "/bulkfleet-samples-*,bulkfleet-results/_refresh?allow_no_indices=true")
     got = {}
-    for kind in ("row", "second", "agent_second", "node"):
-        index = "bulkfleet-results" if kind == "row" else "bulkfleet-samples-*"
+    for kind in ("row", "second", "agent_second", "node", "matrix_row"):
+        index = "bulkfleet-results" if kind in ("row", "matrix_row") else "bulkfleet-samples-*"
         q = {"query": {"bool": {"filter": [{"term": {"campaign": campaign}},
                                            {"term": {"kind": kind}}]}}}
         got[kind] = req("POST", url + "/" + index + "/_count?allow_no_indices=true", q)["count"]

@@ -197,6 +197,34 @@ static void test_telemetry_nodes(void **state)
     json_decref(s.docs);
 }
 
+static void test_matrix_rows(void **state)
+{
+    (void)state;
+    seen s = {json_array()};
+    uint64_t n = 0;
+    bf_diag_t d = {0};
+    assert_int_equal(
+        bf_msdocs_matrix(FIX "/shard-study-contender", "cont", "shard-study", collect, &s, &n, &d),
+        BF_OK);
+    assert_int_equal(n, 4); /* the contender's matrix has 4 cells (repeat 3, folded) */
+    json_t *doc = json_array_get(s.docs, 0), *src = json_object_get(doc, "source");
+    assert_string_equal(json_string_value(json_object_get(doc, "index")), "bulkfleet-results");
+    char want[300];
+    snprintf(want, sizeof want, "cont/%s/matrix_row",
+             json_string_value(json_object_get(src, "cell")));
+    assert_string_equal(json_string_value(json_object_get(doc, "id")), want);
+    assert_string_equal(json_string_value(json_object_get(src, "kind")), "matrix_row");
+    assert_string_equal(json_string_value(json_object_get(src, "cluster_distribution")),
+                        "opensearch");
+    assert_int_equal(json_integer_value(json_object_get(src, "repeat")), 3);
+    assert_true(json_is_number(json_object_get(src, "docs_per_s")));
+    json_decref(s.docs);
+    memset(&d, 0, sizeof d);
+    assert_int_equal(bf_msdocs_matrix(FIX "/no-such", "x", "x", collect, &s, NULL, &d),
+                     BF_E_NOTFOUND);
+    assert_non_null(strstr(d.msg, "no-such/matrix.json"));
+}
+
 static int stop_at_two(void *ctx, const char *index, const char *id, const char *source)
 {
     (void)index;
@@ -246,7 +274,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_templates),   cmocka_unit_test(test_names),
         cmocka_unit_test(test_golden_cell), cmocka_unit_test(test_telemetry_nodes),
-        cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_errors),      cmocka_unit_test(test_matrix_rows),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
