@@ -376,8 +376,14 @@ static void ratios_text(ratios *r, char *buf, size_t n)
         snprintf(buf, n, "%.2fx (1 matching cell)", r->v[0]);
     } else {
         double med = ratios_median(r);
-        snprintf(buf, n, "%.2fx to %.2fx, median %.2fx (%zu matching cells)", r->v[0],
-                 r->v[r->n - 1], med, r->n);
+        char lo[32], hi[32];
+        snprintf(lo, sizeof lo, "%.2f", r->v[0]);
+        snprintf(hi, sizeof hi, "%.2f", r->v[r->n - 1]);
+        if (strcmp(lo, hi) == 0) /* "0.80x to 0.80x, median 0.80x" says less than this */
+            snprintf(buf, n, "%sx in all %zu matching cells", lo, r->n);
+        else
+            snprintf(buf, n, "%.2fx to %.2fx, median %.2fx (%zu matching cells)", r->v[0],
+                     r->v[r->n - 1], med, r->n);
     }
 }
 

@@ -487,10 +487,9 @@ static void test_axis_ratios_indices_and_settings(void **state)
             }
     bf_findings_t *f = bf_findings_compute(pts, n);
     print_lines(f);
-    assert_true(has_line(f, "indices 2 over indices 1: 0.50x to 0.50x, median 0.50x (4 matching "
-                            "cells)."));
+    assert_true(has_line(f, "indices 2 over indices 1: 0.50x in all 4 matching cells."));
     assert_true(has_line(f, "settings.refresh_interval=30s over settings.refresh_interval=1s: "
-                            "1.25x to 1.25x, median 1.25x (4 matching cells)."));
+                            "1.25x in all 4 matching cells."));
     /* 4 lines that keep growing: one sentence, one item of data each */
     assert_true(has_line(f,
                          "1 shard: no knee up to concurrency 4 on 4 lines (batch 500, indices 1, "
@@ -521,6 +520,30 @@ static void test_axis_ratios_indices_and_settings(void **state)
     /* indices: numbers in "at" */
     ax = item_of(j, "axis", 0);
     assert_int_equal(json_integer_value(json_object_get(json_object_get(ax, "at"), "indices")), 2);
+    json_decref(j);
+    bf_findings_destroy(&f);
+}
+
+/* seed 003's question in one scenario: the same cells through two named targets (issue #12
+ * item 4's target axis) compare like for like, the first target written as the reference */
+static void test_target_axis_direct_vs_gateway(void **state)
+{
+    (void)state;
+    bf_finding_point_t pts[8];
+    size_t n = 0;
+    for (int t = 0; t < 2; t++)
+        for (uint32_t s = 3; s <= 30; s *= 10)
+            for (uint32_t c = 4; c <= 8; c += 4) {
+                pts[n] = P(s, 0, 1000, c, (t ? 800.0 : 1000.0) * c, 0);
+                snprintf(pts[n].extra, sizeof pts[n].extra, "target=%s", t ? "gateway" : "direct");
+                n++;
+            }
+    bf_findings_t *f = bf_findings_compute(pts, n);
+    print_lines(f);
+    assert_true(has_line(f, "target=gateway over target=direct: 0.80x in all 4 matching cells."));
+    json_t *j = bf_findings_json(f);
+    json_t *ax = item_of(j, "axis", 0);
+    assert_string_equal(json_string_value(json_object_get(ax, "axis")), "target");
     json_decref(j);
     bf_findings_destroy(&f);
 }
@@ -586,6 +609,7 @@ int main(void)
         cmocka_unit_test(test_batch_plateau),
         cmocka_unit_test(test_axis_ratios_indices_and_settings),
         cmocka_unit_test(test_index_mismatch_uses_real_shards),
+        cmocka_unit_test(test_target_axis_direct_vs_gateway),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
