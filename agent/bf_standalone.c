@@ -469,6 +469,7 @@ int bf_standalone_render_main(int argc, char **argv)
     bf_partition_t part = {.stream_index = 0, .stream_count = 1,
                            .seed = bf_scenario_run(sc)->seed + first};
     gen = bf_gen_new(tmpl, &part);
+    bf_gen_skip_sequences(gen, bf_gen_prefill_skip(sc));
     /* a corpus (document.corpus.path): the whole corpus as one stream's slice, looped */
     const bf_corpus_t *corpus = bf_scenario_corpus(sc);
     bf_corpus_cursor_t cur = {0};

@@ -1141,6 +1141,7 @@ bf_worker_t *bf_worker_new(const bf_worker_cfg_t *cfg, bf_diag_t *diag)
     curl_multi_setopt(w->multi, CURLMOPT_MAX_HOST_CONNECTIONS,
                       (long)(cfg->routes ? w->nslots : w->cfg.connections));
     w->gen = bf_gen_new(cfg->tmpl, &cfg->part);
+    bf_gen_skip_sequences(w->gen, bf_gen_prefill_skip(cfg->sc));
     w->cursor = cfg->cursor;
     w->cursor.pos = w->cursor.from;
     bf_buf_init(&w->scratch, BF_MAX_BODY_BYTES);

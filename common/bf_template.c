@@ -469,6 +469,17 @@ bf_gen_t *bf_gen_new(const bf_tmpl_t *t, const bf_partition_t *part)
     return g;
 }
 
+void bf_gen_skip_sequences(bf_gen_t *g, uint64_t n)
+{
+    bf_vars_skip_sequences(g->vars, n);
+}
+
+uint64_t bf_gen_prefill_skip(const bf_scenario_t *sc)
+{
+    const bf_search_spec_t *s = bf_scenario_search(sc);
+    return s->enabled ? s->prefill : 0;
+}
+
 void bf_gen_destroy(bf_gen_t **g_p)
 {
     if (g_p == NULL || *g_p == NULL)

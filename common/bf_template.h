@@ -57,6 +57,14 @@ void bf_tmpl_destroy(bf_tmpl_t **t_p);
 /* bf_gen_new — per-thread generator state; caller owns (bf_gen_destroy). Not thread-safe:
  * one thread at a time. */
 bf_gen_t *bf_gen_new(const bf_tmpl_t *t, const bf_partition_t *part);
+/* bf_gen_skip_sequences — the load's generators leave the first n values of every sequence
+ * variable to search.prefill (whose one stream draws them: see bf_vars_skip_sequences), so a
+ * `sequence` _id of the load never repeats a prefilled document's. Call before the first
+ * render. */
+void bf_gen_skip_sequences(bf_gen_t *g, uint64_t n);
+/* bf_gen_prefill_skip — the n for bf_gen_skip_sequences: search.prefill when the scenario has
+ * a search section, else 0. */
+uint64_t bf_gen_prefill_skip(const bf_scenario_t *sc);
 void bf_gen_destroy(bf_gen_t **g_p);
 
 /* bf_tmpl_render_bulk — append `ndocs` documents of cell `cell` to `out` as bulk NDJSON

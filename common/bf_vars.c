@@ -207,10 +207,16 @@ struct bf_vars {
     size_t n;
     uint32_t stream_index;
     uint32_t stream_count;
+    uint64_t seq_skip;    /* bf_vars_skip_sequences */
     uint8_t id_salt;      /* sortable_id: one byte of the seed, so runs of one stream differ */
     bf_rng_t rng;
     var_state *st;
 };
+
+void bf_vars_skip_sequences(bf_vars_t *v, uint64_t n)
+{
+    v->seq_skip = n;
+}
 
 bf_vars_t *bf_vars_new(const bf_var_spec_t *specs, size_t n, uint32_t stream_index,
                        uint32_t stream_count, uint64_t seed)
@@ -415,7 +421,7 @@ int bf_vars_eval(bf_vars_t *v, size_t i, char *scratch, const char **val, size_t
     }
     case BF_VAR_SEQUENCE: {
         uint64_t span = (uint64_t)s->to - (uint64_t)s->from + 1u; /* 0 means 2^64 */
-        uint64_t k = st->n * v->stream_count + v->stream_index;
+        uint64_t k = v->seq_skip + st->n * v->stream_count + v->stream_index;
         if (span != 0 && k >= span) {
             if (!s->wrap)
                 return BF_E_RANGE;

@@ -116,6 +116,10 @@ typedef struct bf_vars bf_vars_t;
 bf_vars_t *bf_vars_new(const bf_var_spec_t *specs, size_t n, uint32_t stream_index,
                        uint32_t stream_count, uint64_t seed);
 void bf_vars_destroy(bf_vars_t **v_p);
+/* bf_vars_skip_sequences — every sequence variable starts n values later: stream i of
+ * stream_count draws from + n + i, from + n + i + stream_count, ... (n = search.prefill, whose
+ * one stream drew from .. from + n - 1). A span exhausted by the skip wraps or ends as usual. */
+void bf_vars_skip_sequences(bf_vars_t *v, uint64_t n);
 
 /* bf_vars_eval — draw a fresh value of variable i. `scratch` has room for
  * bf_var_max_len(specs, i) bytes; *val is set to the value (in scratch, or borrowed from the

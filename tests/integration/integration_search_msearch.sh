@@ -12,7 +12,9 @@
 #   The first runs open loop at 100,000 queries/s (2 clients cannot: search-rate-missed, with
 #   both rates in the reason, exit code 0), the second at 4/s (kept: no flag).
 #   3. a header naming a missing index: the item's 404 fails the cell fast, naming the query,
-#      the search's place in the body and the cluster's reason.
+#      the search's place in the body and the cluster's reason;
+#   4. (search.prefill) a cell that prefills 1,000 documents and then creates its own with the
+#      same `sequence` id: no 409, verified (the load's sequences start after the prefill's).
 source "$(dirname "$0")/lib.sh"
 cd "$TMP"
 IDX="bf-msearch-$$"
@@ -125,4 +127,33 @@ assert all(w in r["reason"] for w in want), r["reason"]
 print("missing ->", r["reason"][:200])
 PY
 [ "$el" -lt 30 ] || fail "missing: the cell took $el s"
+# prefill and load in one cell with sequence ids (create): the load's ids start after the
+# prefill's (regression: they repeated them, 409 for the first 1000 load documents)
+cat > seq.yaml <<EOF
+name: msearch-seq
+target: {hosts: ["$ES"]}
+index: {name: $IDX-seq, recreate: true}
+variables:
+  - {name: id, type: sequence, from: 1}
+document: {action: create, id: "\$[[id]]", source: '{"n": 1}'}
+search:
+  clients: 1
+  prefill: 1000
+  queries: [{name: all, path: "/{index}/_count"}]
+matrix: {concurrency: [1], search_clients: [1], batch_size: [200]}
+EOF
+# no warmup: the first load documents are the ones that would collide (in a warmup they would
+# not show in the row)
+P=$(free_port)
+rc=0
+timeout 120 "$COORD" run seq.yaml --local-agents 1 --threads 1 --insecure --warmup 0s --duration 2s \
+    --bind "tcp://127.0.0.1:$P" --results r-seq -q > out-seq 2> err-seq || rc=$?
+curl -sf -X DELETE "$ES/$IDX-seq" > /dev/null 2>&1 || true
+[ "$rc" = 0 ] || { tail -20 err-seq >&2; fail "seq: campaign exit $rc"; }
+python3 - r-seq <<'PY' || fail "seq: row"
+import glob, json, sys
+r = json.load(open(glob.glob(sys.argv[1] + "/*/matrix.json")[0]))["rows"][0]
+assert r["docs_conflict"] == 0 and r["verified"] is True and r["docs_ok_all"] > 0, (r["docs_conflict"], r["reason"])
+print("seq: prefill 1000 + load", r["docs_ok_all"], "created, 0 conflicts, verified")
+PY
 pass "_msearch: each search counted from responses[], verified by the cluster's query phases; item errors by type; a bad item fails fast"

@@ -237,6 +237,43 @@ static void test_sequence_unique_across_fleet(void **state)
     free_all(all, N * STREAMS);
 }
 
+/* search.prefill draws from .. from + n - 1 in one stream; the load's streams then start after
+ * it (bf_vars_skip_sequences), so together they are unique and without gaps (regression: the
+ * load's sequence ids repeated the prefill's, turning create into 409s and overwriting with
+ * index) */
+static void test_sequence_skip_prefill(void **state)
+{
+    (void)state;
+    enum { PREFILL = 500, PER = 300, NSTREAMS = 3 };
+    bf_var_spec_t s = spec(BF_VAR_SEQUENCE);
+    s.from = 1;
+    s.to = PREFILL + PER * NSTREAMS; /* exactly enough, without wrap */
+    s.wrap = 0;
+    int64_t seen[PREFILL + PER * NSTREAMS + 1] = {0};
+    int rc;
+    bf_vars_t *pre = bf_vars_new(&s, 1, 0, 1, 5);
+    for (int i = 0; i < PREFILL; i++)
+        seen[eval_i64(pre, 0, &rc)]++;
+    bf_vars_destroy(&pre);
+    for (uint32_t k = 0; k < NSTREAMS; k++) {
+        bf_vars_t *v = bf_vars_new(&s, 1, k, NSTREAMS, 5);
+        bf_vars_skip_sequences(v, PREFILL);
+        for (int i = 0; i < PER; i++) {
+            int64_t x = eval_i64(v, 0, &rc);
+            assert_int_equal(rc, BF_OK);
+            assert_true(x > PREFILL && x <= PREFILL + PER * NSTREAMS);
+            seen[x]++;
+        }
+        const char *val;
+        size_t len;
+        char scratch[32];
+        assert_int_equal(bf_vars_eval(v, 0, scratch, &val, &len), BF_E_RANGE); /* span used up */
+        bf_vars_destroy(&v);
+    }
+    for (int x = 1; x <= PREFILL + PER * NSTREAMS; x++)
+        assert_int_equal(seen[x], 1);
+}
+
 /* ---- range --------------------------------------------------------------------------------- */
 
 static void test_range_bounds_and_uniformity(void **state)
@@ -540,6 +577,7 @@ int main(void)
         cmocka_unit_test(test_sequence_wrap),
         cmocka_unit_test(test_sequence_64bit_and_negative),
         cmocka_unit_test(test_sequence_unique_across_fleet),
+        cmocka_unit_test(test_sequence_skip_prefill),
         cmocka_unit_test(test_range_bounds_and_uniformity),
         cmocka_unit_test(test_rng_below),
         cmocka_unit_test(test_uuid_v4_format_and_unique),
