@@ -351,7 +351,12 @@ int bf_cmd_plan(int argc, char **argv)
                                                                   ? bf_scenario_doc_bytes(sc)
                                                                   : 0);
         uint64_t body = doc * cell->batch_size;
-        uint64_t share = ceil_div(cell->concurrency, fleet);
+        /* the cell's agents as the campaign picks them: its agents value (matrix agents axis
+         * or run.agents), never more than requests in flight */
+        uint32_t cf = cell->agents && cell->agents < agents ? cell->agents : agents;
+        if (cell->concurrency > 0 && cell->concurrency < cf)
+            cf = cell->concurrency;
+        uint64_t share = ceil_div(cell->concurrency, cf);
         uint64_t mem = share * body * (cell->compression == BF_COMPRESS_GZIP ? 2 : 1) + dict_bytes +
                        corpus_bytes + AGENT_BASE_BYTES;
         if (mem > peak_mem) {
