@@ -92,6 +92,8 @@ typedef struct slot {
     int gz_valid;           /* s->gz is the gzip of s->body as it is now */
     uint64_t intended_us;   /* due time (open loop) or first build time */
     uint64_t send_us;       /* when this attempt was handed to libcurl */
+    uint64_t ready_us;      /* when it could have been: the connection free (and, in
+                               target-rate mode, the request due); 0 = not tracked */
     uint64_t retry_due_us;
     uint64_t proc_us;       /* client-side time of this request outside the service time */
     uint8_t *item_class;
@@ -454,6 +456,13 @@ static void send_prepared(bf_worker_t *w, slot *s)
     pthread_mutex_lock(&w->lock);
     s->send_us = bf_clock_mono_us();
     int32_t sec = second_of(w, s->send_us);
+    /* send lag (client-bound, issue #10 item 9): how long a free connection and a due request
+     * waited for this thread to build, compress and hand it over */
+    bf_counters_t *lc = &bucket_at(w, sec)->c;
+    lc->sends++;
+    if (s->ready_us != 0 && s->send_us > s->ready_us)
+        lc->send_lag_us += s->send_us - s->ready_us;
+    s->ready_us = 0;
     if (sec < w->open_second)
         w->open_second = sec;
     pthread_mutex_unlock(&w->lock);
@@ -779,6 +788,7 @@ static void on_done(bf_worker_t *w, slot *s, CURLcode cc)
     atomic_fetch_sub(&w->inflight, 1);
     s->state = SLOT_IDLE;
     uint64_t t0 = bf_clock_mono_us();
+    s->ready_us = t0; /* free from now (a retry or resend: from its back-off's end, below) */
     const bf_cell_t *cell = w->cfg.cell;
     const bf_request_spec_t *rq = bf_scenario_request(w->cfg.sc);
 
@@ -887,6 +897,7 @@ static void on_done(bf_worker_t *w, slot *s, CURLcode cc)
         if (backoff > CONNECT_BACKOFF_MAX_US)
             backoff = CONNECT_BACKOFF_MAX_US;
         s->retry_due_us = t0 + backoff;
+        s->ready_us = s->retry_due_us;
         s->state = SLOT_CONNECT_WAIT;
         if (w->cfg.routes) { /* a learned node went away: new table, and this body goes to
                                 target.hosts */
@@ -911,6 +922,7 @@ static void on_done(bf_worker_t *w, slot *s, CURLcode cc)
         }
         s->retries++;
         s->retry_due_us = bf_clock_mono_us() + (rq->retry_backoff_ms * 1000u << (s->retries - 1));
+        s->ready_us = s->retry_due_us;
         s->state = SLOT_RETRY_WAIT;
         break;
     }
@@ -918,6 +930,18 @@ static void on_done(bf_worker_t *w, slot *s, CURLcode cc)
 }
 
 /* ---- the loop ----------------------------------------------------------------------------- */
+
+/* The thread was busy (not waiting for the network in curl_multi_poll) from t0 to t1: booked
+ * into the second now, which the sampler has not collected yet (a stretch is at most a turn of
+ * the loop, so one that straddles a second boundary is booked whole into the later second). */
+static void book_busy(bf_worker_t *w, uint64_t t0, uint64_t t1)
+{
+    if (t1 <= t0)
+        return;
+    pthread_mutex_lock(&w->lock);
+    bucket_now(w)->c.busy_us_max += t1 - t0;
+    pthread_mutex_unlock(&w->lock);
+}
 
 static void abandon_all(bf_worker_t *w)
 {
@@ -979,6 +1003,9 @@ static void *run(void *arg)
         bf_clock_sleep_us(left < 50000 ? left : 50000);
         now = bf_clock_mono_us();
     }
+    for (uint32_t i = 0; i < w->nslots; i++)
+        w->slots[i].ready_us = start;
+    uint64_t busy_from = bf_clock_mono_us(); /* this thread is busy from here to its next poll */
 
     for (;;) {
         now = bf_clock_mono_us();
@@ -1029,6 +1056,8 @@ static void *run(void *arg)
                 }
                 uint64_t due = (uint64_t)next_due;
                 uint64_t t = bf_clock_mono_us();
+                if (s->ready_us < due) /* not before it was due */
+                    s->ready_us = due;
                 if (t - due > LATE_US || w->last_blocked_us >= due) {
                     pthread_mutex_lock(&w->lock);
                     bucket *b = bucket_now(w);
@@ -1080,7 +1109,9 @@ static void *run(void *arg)
             wake_us = hard_end;
         if (wake_us > now) {
             uint64_t wait_us = wake_us - now;
+            book_busy(w, busy_from, now);
             curl_multi_poll(w->multi, NULL, 0, (int)((wait_us + 999) / 1000), NULL);
+            busy_from = bf_clock_mono_us();
         }
     }
     atomic_store(&w->finished, 1);

@@ -5,12 +5,14 @@
  *   bulkfleet-agent run SCENARIO [--cell ID|N] [--threads N] [--results DIR]
  *                                [--warmup DURATION] [--duration DURATION]   (standalone)
  *   bulkfleet-agent render SCENARIO [--cell ID|N] [--requests N]   (bulk bodies to stdout)
+ *   bulkfleet-agent selftest SCENARIO [--cell ID|N] [--threads N] [--seconds S]  (no network)
  *   bulkfleet-agent shard-of --shards N [--routing-shards R] [--partition-size P] ID [ROUTING]
  */
 #include "bf_agent.h"
 #include "bf_keys.h"
 #include "bf_log.h"
 #include "bf_shardof.h"
+#include "bf_selftest.h"
 #include "bf_standalone.h"
 #include "bf_units.h"
 
@@ -33,6 +35,7 @@ static void usage(FILE *f)
           "       bulkfleet-agent run SCENARIO [--cell ID|N] [--threads N] [--results DIR]\n"
           "                               [--warmup DURATION] [--duration DURATION]\n"
           "       bulkfleet-agent render SCENARIO [--cell ID|N] [--requests N]\n"
+          "       bulkfleet-agent selftest SCENARIO [--cell ID|N] [--threads N] [--seconds S]\n"
           "       bulkfleet-agent keygen DIR\n"
           "       bulkfleet-agent shard-of --shards N [--routing-shards R] [--partition-size P]"
           " ID [ROUTING]\n"
@@ -79,6 +82,8 @@ int main(int argc, char **argv)
         return bf_standalone_main(argc - 1, argv + 1);
     if (argc >= 2 && strcmp(argv[1], "render") == 0)
         return bf_standalone_render_main(argc - 1, argv + 1);
+    if (argc >= 2 && strcmp(argv[1], "selftest") == 0)
+        return bf_selftest_main(argc - 1, argv + 1);
     if (argc >= 2 && strcmp(argv[1], "shard-of") == 0)
         return bf_shardof_main(argc - 1, argv + 1);
     if (argc >= 2 && strcmp(argv[1], "keygen") == 0) {

@@ -39,6 +39,9 @@ const bf_counter_field_t bf_counter_fields[] = {
     F(connections_opened, 0),
     F(req_abandoned, 0),
     F(docs_429, 0),
+    F(busy_us_max, 0),
+    F(send_lag_us, 0),
+    F(sends, 0),
     F(bulks_split, 0),
     F(subbulks, 0),
     F(docs_unrouted, 0),
@@ -50,11 +53,13 @@ const size_t bf_counter_nfields = sizeof bf_counter_fields / sizeof bf_counter_f
 
 void bf_counters_add(bf_counters_t *dst, const bf_counters_t *src)
 {
-    /* every field is a uint64_t: add them as an array */
+    /* every field is a uint64_t: add them as an array; busy_us_max is a maximum */
+    uint64_t busy = dst->busy_us_max > src->busy_us_max ? dst->busy_us_max : src->busy_us_max;
     uint64_t *d = (uint64_t *)dst;
     const uint64_t *s = (const uint64_t *)src;
     for (size_t i = 0; i < sizeof *dst / sizeof(uint64_t); i++)
         d[i] += s[i];
+    dst->busy_us_max = busy;
 }
 
 uint64_t bf_counters_http_errors(const bf_counters_t *c)

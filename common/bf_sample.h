@@ -25,9 +25,14 @@ typedef struct bf_counters {
     uint64_t cpu_user_ms, cpu_sys_ms, processing_us, conn_wait, rate_behind, connections_opened;
     uint64_t req_abandoned; /* requests still in flight when the load ended: their documents are
                                unknown (hard end past request.timeout, or an abort) */
-    uint64_t docs_429;      /* documents answered 429 (rejected items, or a whole-request 429's
-                               documents), on every attempt: a document rejected and accepted
-                               on a retry counts here, not in docs_rejected */
+    /* client-bound (issue #10 item 9): the busiest worker thread's busy time in the second (not
+     * waiting in curl_multi_poll; merged by max, not by addition: a share of one thread's
+     * second), and the send lag of the requests sent in it (send time minus when the request
+     * could have gone: its connection free and, in target-rate mode, due) with their count */
+    uint64_t busy_us_max, send_lag_us, sends;
+    uint64_t docs_429; /* documents answered 429 (rejected items, or a whole-request 429's
+                          documents), on every attempt: a document rejected and accepted
+                          on a retry counts here, not in docs_rejected */
     /* routing_mode node|shard (bf_reshuffle): bulks split, sub-bulk requests made of them,
      * documents sent unrouted (to target.hosts) and sent to a node that no longer held their
      * primary when the routing table was next refreshed */
@@ -46,7 +51,7 @@ typedef struct bf_counter_field {
 extern const bf_counter_field_t bf_counter_fields[];
 extern const size_t bf_counter_nfields;
 
-/* bf_counters_add — dst += src for every counter. */
+/* bf_counters_add — dst += src for every counter; busy_us_max = the larger of the two. */
 void bf_counters_add(bf_counters_t *dst, const bf_counters_t *src);
 /* bf_counters_http_errors — sum of http_status[]. */
 uint64_t bf_counters_http_errors(const bf_counters_t *c);

@@ -12,6 +12,7 @@
 #include "bf_mem.h"
 #include "bf_scenario.h"
 #include "bf_scenario_import.h"
+#include "bf_selftest.h"
 #include "bf_template.h"
 #include "bf_units.h"
 #include "bf_log.h"
@@ -20,12 +21,15 @@
 #include <sys/stat.h>
 #include <getopt.h>
 #include <jansson.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define SETUP_MS 5000u      /* per cell: delete + create index, prepare agents (estimate) */
 #define AGENT_BASE_BYTES (64ull << 20) /* DESIGN §8: agent memory budget above the bodies */
+#define PLAN_SELFTEST_MS 500u          /* plan: selftest per distinct batch size and compression */
 
 static int exit_code_of(int rc)
 {
@@ -47,10 +51,11 @@ static int parse_u32_opt(const char *opt, const char *arg, uint32_t *out)
 static int strict; /* --strict: an unset ${VAR} without default is an error, as for run */
 
 static const char *parse_common(int argc, char **argv, uint32_t *agents, uint32_t *nodes,
-                                const char *usage)
+                                double *agent_rate, const char *usage)
 {
     static const struct option longopts[] = {
         {"strict", no_argument, NULL, 's'},
+        {"agent-docs-per-s", required_argument, NULL, 'r'},
         {"agents", required_argument, NULL, 'a'},
         {"cluster-nodes", required_argument, NULL, 'n'},
         {"help", no_argument, NULL, 'h'},
@@ -63,6 +68,22 @@ static const char *parse_common(int argc, char **argv, uint32_t *agents, uint32_
     while ((ch = getopt_long(argc, argv, "a:n:h", longopts, NULL)) != -1) {
         switch (ch) {
         case 's': strict = 1; break;
+        case 'r': {
+            char *end = NULL;
+            errno = 0;
+            double r = strtod(optarg, &end);
+            if (agent_rate == NULL || errno != 0 || end == optarg || *end != '\0' || !(r > 0)) {
+                fprintf(stderr, "--agent-docs-per-s %s: %s\nusage: bulkfleet-coordinator %s\n",
+                        optarg,
+                        agent_rate ? "expected docs/s > 0 (what bulkfleet-agent "
+                                     "selftest printed on an agent host)"
+                                   : "only for plan",
+                        usage);
+                return NULL;
+            }
+            *agent_rate = r;
+            break;
+        }
         case 'a':
             if (parse_u32_opt("--agents", optarg, agents) != 0)
                 return NULL;
@@ -209,8 +230,8 @@ static void axes_summary(const bf_scenario_t *sc, char *buf, size_t size)
 int bf_cmd_validate(int argc, char **argv)
 {
     uint32_t agents = 1, nodes = 0;
-    const char *path =
-        parse_common(argc, argv, &agents, &nodes, "validate FILE [--cluster-nodes N] [--strict]");
+    const char *path = parse_common(argc, argv, &agents, &nodes, NULL,
+                                    "validate FILE [--cluster-nodes N] [--strict]");
     if (path == NULL)
         return BF_EXIT_INPUT;
     bf_scenario_t *sc = NULL;
@@ -233,11 +254,60 @@ static uint64_t ceil_div(uint64_t a, uint64_t b)
     return b ? (a + b - 1) / b : a;
 }
 
+/* Target-rate cells whose per-agent share exceeds what one agent builds (issue #10 item 9):
+ * from --agent-docs-per-s (bulkfleet-agent selftest on an agent host, or bench/RESULTS.md), else
+ * a short selftest on this host per distinct batch size and compression, one thread per core. */
+static void rate_warnings(const bf_scenario_t *sc, const bf_tmpl_t *t, uint32_t fleet,
+                          double agent_rate)
+{
+    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+    uint32_t threads = ncpu > 0 ? (uint32_t)ncpu : 1;
+    size_t ncells = bf_scenario_cell_count(sc);
+    double *cap = bf_calloc(ncells + 1, sizeof *cap);
+    for (size_t c = 0; c < ncells; c++) {
+        const bf_cell_t *cell = bf_scenario_cell(sc, c);
+        if (cell->target_rate <= 0)
+            continue;
+        double can = agent_rate;
+        for (size_t k = 0; can == 0 && k < c; k++) {
+            const bf_cell_t *o = bf_scenario_cell(sc, k);
+            if (cap[k] > 0 && o->batch_size == cell->batch_size &&
+                o->compression == cell->compression)
+                can = cap[k];
+        }
+        if (can == 0) {
+            bf_selftest_result_t r;
+            bf_diag_t d = {0};
+            if (bf_selftest_run(sc, t, cell, threads, PLAN_SELFTEST_MS, &r, &d) != BF_OK) {
+                bf_warn("cell %s: no selftest (%s): its target rate is not checked", cell->id,
+                        d.msg);
+                continue;
+            }
+            can = r.docs_per_s;
+            printf("selftest on this host for cell %s: %.0f docs/s with %u threads (%.0f docs "
+                   "per CPU-second); give --agent-docs-per-s for the agent hosts' figure\n",
+                   cell->id, can, r.threads, r.docs_per_cpu_s);
+        }
+        cap[c] = can;
+        double share = cell->target_rate / fleet;
+        if (share > can)
+            bf_warn("cell %s: target %.0f docs/s is %.0f per agent with %u agent%s, more than the "
+                    "%.0f docs/s one agent builds (%s): the cell would be client-bound and "
+                    "target-missed; use --agents %u or more, or lower target_rate",
+                    cell->id, cell->target_rate, share, fleet, fleet == 1 ? "" : "s", can,
+                    agent_rate > 0 ? "--agent-docs-per-s" : "selftest on this host",
+                    (uint32_t)ceil(cell->target_rate / can));
+    }
+    free(cap);
+}
+
 int bf_cmd_plan(int argc, char **argv)
 {
     uint32_t agents = 1, nodes = 0;
-    const char *path = parse_common(argc, argv, &agents, &nodes,
-                                    "plan FILE [--agents N] [--cluster-nodes N] [--strict]");
+    double agent_rate = 0; /* --agent-docs-per-s: what one agent builds; 0 = selftest here */
+    const char *path = parse_common(argc, argv, &agents, &nodes, &agent_rate,
+                                    "plan FILE [--agents N] [--agent-docs-per-s D] "
+                                    "[--cluster-nodes N] [--strict]");
     if (path == NULL)
         return BF_EXIT_INPUT;
     if (agents == 0) {
@@ -389,6 +459,7 @@ int bf_cmd_plan(int argc, char **argv)
            bf_units_format_bytes(peak_mem, m1, sizeof m1), bf_scenario_cell(sc, peak_cell)->id,
            bf_scenario_cell(sc, peak_cell)->compression == BF_COMPRESS_GZIP ? " x 2 (gzip)" : "",
            corpus_bytes ? " + corpus" : "");
+    rate_warnings(sc, t, fleet, agent_rate);
     bf_corpus_destroy(&local);
     bf_tmpl_destroy(&t);
     bf_scenario_destroy(&sc);

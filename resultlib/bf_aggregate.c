@@ -16,7 +16,7 @@
 /* One agent's second, compact: the scalar counters and only the HTTP statuses that came. A full
  * bf_counters_t carries 600 status slots (~5 KB), which made 200 agents x 10 min cost 982 MiB
  * of coordinator memory (bench/RESULTS.md, coordinator memory). */
-#define AGENT_SEC_SCALARS 32
+#define AGENT_SEC_SCALARS 36
 typedef struct status_count {
     uint32_t status;
     uint64_t count;
@@ -551,7 +551,24 @@ void bf_cellagg_row(const bf_cellagg_t *a, bf_row_t *row)
         a->cell->concurrency > 0 && !row->stalled && row->service.count < BF_FEW_REQUESTS;
     double cpu_ms = (double)(win.cpu_user_ms + win.cpu_sys_ms);
     row->agent_cpu_pct = cores ? 100.0 * cpu_ms / (1000.0 * D * (double)cores) : 0;
-    row->client_bound = row->agent_cpu_pct >= BF_CLIENT_BOUND_CPU * 100.0;
+    /* client-bound, measured where it happens (issue #10 item 9): the busiest worker thread's
+     * busy share of each window second (the highest over threads and agents), median over the
+     * window; and the mean send lag against the mean service time */
+    double *busy = bf_calloc(D, sizeof *busy);
+    for (uint32_t k = 0; k < D; k++) {
+        size_t sec = (size_t)W + k;
+        double b = sec < a->nsec ? (double)a->merged[sec].busy_us_max / 1e4 : 0;
+        busy[k] = b > 100 ? 100 : b;
+    }
+    qsort(busy, D, sizeof *busy, cmp_double);
+    row->client_busy_pct = rank(busy, D, 50);
+    free(busy);
+    row->send_lag_ms = win.sends ? (double)win.send_lag_us / (double)win.sends / 1000.0 : NAN;
+    row->client_bound = bf_row_client_bound(row->agent_cpu_pct, row->client_busy_pct,
+                                            row->send_lag_ms, row->service.mean_ms,
+                                            row->client_bound_why, sizeof row->client_bound_why);
+    if (row->client_bound)
+        bf_row_add_reason(row, row->client_bound_why);
     row->nqueries = (uint32_t)a->nq;
     row->search_shard_queries = -1;
     row->search_shard_queries_expected = -1;
@@ -664,6 +681,27 @@ void bf_cellagg_live(const bf_cellagg_t *a, int32_t second, uint64_t *docs_ok, u
     *docs_ok = c->docs_ok;
     *errors = bf_counters_docs_failed(c) + c->docs_unknown;
     *rejected = c->docs_rejected;
+}
+
+int bf_row_client_bound(double cpu_pct, double busy_pct, double lag_ms, double service_mean_ms,
+                        char *why, size_t why_size)
+{
+    if (why_size)
+        why[0] = '\0';
+    int cpu = cpu_pct >= BF_CLIENT_BOUND_CPU * 100.0;
+    int busy = busy_pct >= BF_CLIENT_BOUND_BUSY * 100.0;
+    int lag = isfinite(lag_ms) && isfinite(service_mean_ms) &&
+              lag_ms >= BF_CLIENT_BOUND_LAG_MIN_MS &&
+              lag_ms >= BF_CLIENT_BOUND_LAG * service_mean_ms;
+    if (!cpu && !busy && !lag)
+        return 0;
+    snprintf(why, why_size,
+             "client-bound: the load generator limited this number (agent CPU %.0f %% of its "
+             "cores; busiest worker thread busy %.0f %% of each second, median; send lag %.2f "
+             "ms per request against a service time of %.2f ms): add agents or threads",
+             cpu_pct, busy_pct, isfinite(lag_ms) ? lag_ms : 0.0,
+             isfinite(service_mean_ms) ? service_mean_ms : 0.0);
+    return 1;
 }
 
 int bf_row_has_errors(const bf_row_t *row)

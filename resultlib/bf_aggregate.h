@@ -21,6 +21,11 @@
 #define BF_MAX_CELL_SECONDS 86400 /* a sample for a later second is refused */
 #define BF_FEW_REQUESTS 20        /* fewer bulk responses than this in the window: few-requests */
 #define BF_CLIENT_BOUND_CPU 0.90  /* agent CPU share of its cores that marks a cell client-bound */
+/* client-bound (bf_row_client_bound): the busiest worker thread busy this share of the median
+ * second; or a mean send lag of this share of the mean service time, and at least MIN_MS */
+#define BF_CLIENT_BOUND_BUSY 0.85
+#define BF_CLIENT_BOUND_LAG 0.25
+#define BF_CLIENT_BOUND_LAG_MIN_MS 1.0
 #define BF_TARGET_MISS                                                                             \
     0.02 /* target-rate cell: attempted docs/s this far below the target                           \
             marks it target-missed */
@@ -84,6 +89,12 @@ typedef struct bf_row {
     double agent_cpu_pct;    /* mean agent CPU over the window, % of the agents' cores */
     uint64_t late_seconds;   /* seconds with no sample from some agent */
     int yellow, degraded, client_bound, failed, aborted;
+    /* client-bound, measured in the agents' worker threads (issue #10 item 9): the busiest
+     * thread's share of each window second not spent waiting for the network (median over the
+     * window, %), and the mean send lag of a request (ms: sent this long after its connection
+     * was free and it was due; NAN without requests) */
+    double client_busy_pct, send_lag_ms;
+    char client_bound_why[320]; /* the figures behind client_bound ("" when not) */
     double target_docs_per_s; /* the cell's target_rate (docs/s, fleet), 0 = closed loop */
     int stalled;              /* no request answered in the window, or requests still pending
                                  when the load ended (req_abandoned > 0): not a result */
@@ -239,6 +250,14 @@ int bf_search_rate_missed(const bf_cell_t *cell, double started_per_s);
  * indices; errors may or may not have run one. Then search_verified is -1 and the reason says
  * why; else 1 when equal, 0 (with both numbers in the reason) when not. */
 void bf_row_search_verify(bf_row_t *row, const bf_cell_t *cell, int64_t counted);
+
+/* bf_row_client_bound — 1 when the load generator limited the cell's number: agent CPU (% of
+ * the agents' cores) ≥ BF_CLIENT_BOUND_CPU, the busiest worker thread busy (%, median second)
+ * ≥ BF_CLIENT_BOUND_BUSY, or the mean send lag (ms) ≥ BF_CLIENT_BOUND_LAG × the mean service
+ * time and ≥ BF_CLIENT_BOUND_LAG_MIN_MS (connections stood idle that long per request waiting
+ * for this host). why (why_size bytes) gets the figures ("" when 0). Pure; thread-safe. */
+int bf_row_client_bound(double cpu_pct, double busy_pct, double lag_ms, double service_mean_ms,
+                        char *why, size_t why_size);
 
 /* bf_row_has_errors — 1 when documents failed or their outcome is unknown, or requests failed
  * (HTTP or transport) other than with 429: the number is not a clean measurement. */

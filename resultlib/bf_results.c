@@ -103,6 +103,8 @@ static const field fields[] = {
     FD("verified", verified, F_INT, 1),
     FD("degraded", degraded, F_INT, 1),
     FD("client_bound", client_bound, F_INT, 1),
+    FD("client_busy_pct", client_busy_pct, F_DBL, 1),
+    FD("send_lag_ms", send_lag_ms, F_DBL, 1),
     FD("target_docs_per_s", target_docs_per_s, F_DBL, 1),
     FD("target_missed", target_missed, F_INT, 1),
     FD("stalled", stalled, F_INT, 1),

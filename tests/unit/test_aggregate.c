@@ -489,6 +489,67 @@ static void test_search_rate_missed(void **state)
     }
 }
 
+/* Issue #10 item 9: client-bound from the agent's own measurements, not only CPU. */
+static void test_client_bound_rule(void **state)
+{
+    (void)state;
+    char why[320];
+    assert_int_equal(bf_row_client_bound(50, 40, 0.2, 10, why, sizeof why), 0);
+    assert_string_equal(why, "");
+    assert_int_equal(bf_row_client_bound(95, 40, 0.2, 10, why, sizeof why), 1); /* CPU */
+    assert_int_equal(bf_row_client_bound(30, 90, 0.2, 10, why, sizeof why), 1); /* busy */
+    assert_non_null(strstr(why, "busiest worker thread busy 90 %"));
+    assert_int_equal(bf_row_client_bound(30, 40, 3.0, 10, why, sizeof why), 1); /* lag */
+    assert_non_null(strstr(why, "send lag 3.00 ms per request against a service time of 10.00"));
+    assert_int_equal(bf_row_client_bound(30, 40, 2.0, 10, why, sizeof why), 0); /* < 25 % */
+    assert_int_equal(bf_row_client_bound(30, 40, 0.5, 1, why, sizeof why), 0);  /* < 1 ms */
+    assert_int_equal(bf_row_client_bound(30, 40, NAN, NAN, why, sizeof why), 0);
+}
+
+/* The busiest thread is a maximum over threads and agents, and the row takes the median
+ * second of the window; send lag is a mean over the requests sent. */
+static void test_busy_and_lag_merge(void **state)
+{
+    (void)state;
+    bf_counters_t a, b;
+    memset(&a, 0, sizeof a);
+    memset(&b, 0, sizeof b);
+    a.busy_us_max = 300000;
+    b.busy_us_max = 900000;
+    a.sends = 10;
+    b.sends = 30;
+    bf_counters_add(&a, &b);
+    assert_int_equal(a.busy_us_max, 900000);
+    assert_int_equal(a.sends, 40);
+    bf_cell_t cell = test_cell();
+    bf_cellagg_t *agg = bf_cellagg_new(&cell, 1, 2, NULL, 0, 3);
+    const uint64_t busy[2][3] = {{950000, 100000, 960000}, {200000, 970000, 100000}};
+    for (uint32_t ag = 0; ag < 2; ag++) {
+        for (int32_t s = 0; s < 3; s++) {
+            bf_counters_t c;
+            memset(&c, 0, sizeof c);
+            c.docs_ok = c.docs_sent = 100;
+            c.req_ok = 1;
+            c.busy_us_max = busy[ag][s];
+            c.sends = 2;
+            c.send_lag_us = 3000;
+            Bf__Sample smp;
+            Bf__Hist hs, hl;
+            bf_sample_pack(&smp, &hs, &hl, "cell", (uint64_t)s + 1, s, &c, NULL, NULL);
+            assert_int_equal(bf_cellagg_add(agg, ag, &smp), 0);
+            bf_sample_pack_cleanup(&smp);
+        }
+    }
+    bf_row_t row;
+    memset(&row, 0, sizeof row);
+    bf_cellagg_row(agg, &row);
+    assert_true(fabs(row.client_busy_pct - 96.0) < 1e-9); /* seconds: 95, 97, 96 */
+    assert_true(fabs(row.send_lag_ms - 1.5) < 1e-9);      /* 18 ms over 12 requests */
+    assert_int_equal(row.client_bound, 1);
+    assert_non_null(strstr(row.reason, "client-bound"));
+    bf_cellagg_destroy(&agg);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -507,6 +568,8 @@ int main(void)
         cmocka_unit_test(test_count_why),
         cmocka_unit_test(test_p99_growth),
         cmocka_unit_test(test_search_verify),
+        cmocka_unit_test(test_client_bound_rule),
+        cmocka_unit_test(test_busy_and_lag_merge),
         cmocka_unit_test(test_search_rate_missed),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
