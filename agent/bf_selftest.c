@@ -37,8 +37,8 @@ static void *one_thread(void *arg)
     job *j = arg;
     uint32_t batch = j->cell->batch_size;
     bf_gen_t *gen = bf_gen_new(j->tmpl, &j->part);
-    struct libdeflate_compressor *gzc = j->gzip ? libdeflate_alloc_compressor(j->gzip_level ? j->gzip_level : 1)
-                                                 : NULL;
+    struct libdeflate_compressor *gzc =
+        j->gzip ? libdeflate_alloc_compressor(j->gzip_level ? j->gzip_level : 1) : NULL;
     bf_buf_t body, gz;
     bf_buf_init(&body, 0);
     bf_buf_init(&gz, 0);
@@ -67,8 +67,8 @@ static void *one_thread(void *arg)
         in.ndocs = batch;
         in.item_type = "";
         in.error_type = "";
-        in.parsed = bf_bulkresp_parse(j->resp, j->resp_len, batch, &in.items, cls, NULL, 0) ==
-                    BF_OK;
+        in.parsed =
+            bf_bulkresp_parse(j->resp, j->resp_len, batch, &in.items, cls, NULL, 0) == BF_OK;
         bf_verdict_t v;
         bf_verdict_judge(&in, &v);
         if (v.docs.ok != batch) {
@@ -96,7 +96,8 @@ static char *canned_response(uint32_t n, size_t *len)
     bf_buf_init(&b, 0);
     bf_buf_appendz(&b, "{\"took\":1,\"errors\":false,\"items\":[");
     for (uint32_t i = 0; i < n; i++)
-        bf_buf_appendf(&b, "%s{\"index\":{\"_index\":\"selftest\",\"_id\":\"%020u\",\"_version\":1,"
+        bf_buf_appendf(&b,
+                       "%s{\"index\":{\"_index\":\"selftest\",\"_id\":\"%020u\",\"_version\":1,"
                        "\"result\":\"created\",\"_shards\":{\"total\":1,\"successful\":1,"
                        "\"failed\":0},\"_seq_no\":%u,\"_primary_term\":1,\"status\":201}}",
                        i ? "," : "", i, i);
@@ -117,7 +118,8 @@ int bf_selftest_run(const bf_scenario_t *sc, const bf_tmpl_t *tmpl, const bf_cel
         return bf_diag_set(diag, BF_E_INVAL, "selftest: --seconds: expected 1..%u",
                            BF_SELFTEST_MAX_MS / 1000u);
     if (bf_scenario_corpus(sc) || bf_scenario_document(sc)->corpus_local_path)
-        return bf_diag_set(diag, BF_E_INVAL, "selftest: cell %s reads document.corpus; the "
+        return bf_diag_set(diag, BF_E_INVAL,
+                           "selftest: cell %s reads document.corpus; the "
                            "selftest builds template documents only (document.source)",
                            cell->id);
     size_t resp_len = 0;
@@ -130,10 +132,13 @@ int bf_selftest_run(const bf_scenario_t *sc, const bf_tmpl_t *tmpl, const bf_cel
     uint32_t started = 0;
     int rc = BF_OK;
     for (uint32_t i = 0; i < threads; i++) {
-        jobs[i] = (job){.tmpl = tmpl, .cell = cell,
-                        .part = {.stream_index = i, .stream_count = threads,
+        jobs[i] = (job){.tmpl = tmpl,
+                        .cell = cell,
+                        .part = {.stream_index = i,
+                                 .stream_count = threads,
                                  .seed = bf_scenario_run(sc)->seed + cell->index},
-                        .resp = resp, .resp_len = resp_len,
+                        .resp = resp,
+                        .resp_len = resp_len,
                         .gzip = cell->compression == BF_COMPRESS_GZIP,
                         .gzip_level = (int)bf_scenario_request(sc)->gzip_level,
                         .end_us = t0 + duration_ms * 1000u};
@@ -155,8 +160,10 @@ int bf_selftest_run(const bf_scenario_t *sc, const bf_tmpl_t *tmpl, const bf_cel
         out->payload_bytes += jobs[i].payload;
         out->wire_bytes += jobs[i].wire;
         if (jobs[i].rc != BF_OK && rc == BF_OK)
-            rc = bf_diag_set(diag, BF_E_IO, "selftest: cell %s: a bulk body could not be built "
-                             "or compressed (bulkfleet-agent render shows it)", cell->id);
+            rc = bf_diag_set(diag, BF_E_IO,
+                             "selftest: cell %s: a bulk body could not be built "
+                             "or compressed (bulkfleet-agent render shows it)",
+                             cell->id);
     }
     out->elapsed_s = (double)(t1 - t0) / 1e6;
     out->cpu_s = (double)((u1 + s1) - (u0 + s0)) / 1000.0;
@@ -248,13 +255,13 @@ int bf_selftest_main(int argc, char **argv)
         }
         printf("selftest: cell %s (batch %u%s), %u thread%s, %.1f s, no network: %.0f docs/s "
                "(%.0f per thread), %.2f CPU s, %.0f docs per CPU-second, %.1f MB/s payload\n",
-               cell->id, cell->batch_size,
-               cell->compression == BF_COMPRESS_GZIP ? ", gzip" : "", r.threads,
-               r.threads == 1 ? "" : "s", r.elapsed_s, r.docs_per_s, r.docs_per_thread_s, r.cpu_s,
-               r.docs_per_cpu_s, (double)r.payload_bytes / r.elapsed_s / 1e6);
+               cell->id, cell->batch_size, cell->compression == BF_COMPRESS_GZIP ? ", gzip" : "",
+               r.threads, r.threads == 1 ? "" : "s", r.elapsed_s, r.docs_per_s, r.docs_per_thread_s,
+               r.cpu_s, r.docs_per_cpu_s, (double)r.payload_bytes / r.elapsed_s / 1e6);
         printf("cell=%s threads=%u seconds=%.3f docs=%llu docs_per_s=%.0f docs_per_thread_s=%.0f "
-               "docs_per_cpu_s=%.0f\n", cell->id, r.threads, r.elapsed_s,
-               (unsigned long long)r.docs, r.docs_per_s, r.docs_per_thread_s, r.docs_per_cpu_s);
+               "docs_per_cpu_s=%.0f\n",
+               cell->id, r.threads, r.elapsed_s, (unsigned long long)r.docs, r.docs_per_s,
+               r.docs_per_thread_s, r.docs_per_cpu_s);
         fflush(stdout);
     }
 out:

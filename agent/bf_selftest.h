@@ -24,15 +24,15 @@
 
 typedef struct bf_selftest_result {
     uint32_t threads;
-    uint64_t docs;          /* documents built and judged */
-    uint64_t requests;      /* bulk bodies */
-    uint64_t payload_bytes; /* uncompressed NDJSON */
-    uint64_t wire_bytes;    /* as it would go on the wire (gzip'd when the cell says so) */
-    double elapsed_s;       /* wall time of the loop */
-    double cpu_s;           /* this process's CPU time (user + system) during it */
-    double docs_per_s;      /* docs / elapsed_s, all threads */
+    uint64_t docs;            /* documents built and judged */
+    uint64_t requests;        /* bulk bodies */
+    uint64_t payload_bytes;   /* uncompressed NDJSON */
+    uint64_t wire_bytes;      /* as it would go on the wire (gzip'd when the cell says so) */
+    double elapsed_s;         /* wall time of the loop */
+    double cpu_s;             /* this process's CPU time (user + system) during it */
+    double docs_per_s;        /* docs / elapsed_s, all threads */
     double docs_per_thread_s; /* docs_per_s / threads */
-    double docs_per_cpu_s;  /* docs / cpu_s (0 when no CPU time was measured) */
+    double docs_per_cpu_s;    /* docs / cpu_s (0 when no CPU time was measured) */
 } bf_selftest_result_t;
 
 /* bf_selftest_run — run the selftest of `cell` (of scenario sc, template tmpl compiled from

@@ -59,9 +59,9 @@ static void test_bounded_whole_bodies(void **state)
     assert_int_equal(bf_selftest_run(sc, t, bf_scenario_cell(sc, 0), 0, 200, &r, &d), BF_E_INVAL);
     assert_non_null(strstr(d.msg, "--threads"));
     assert_int_equal(bf_selftest_run(sc, t, bf_scenario_cell(sc, 0), 1, 0, &r, &d), BF_E_INVAL);
-    assert_int_equal(bf_selftest_run(sc, t, bf_scenario_cell(sc, 0), 1, BF_SELFTEST_MAX_MS + 1,
-                                     &r, &d),
-                     BF_E_INVAL);
+    assert_int_equal(
+        bf_selftest_run(sc, t, bf_scenario_cell(sc, 0), 1, BF_SELFTEST_MAX_MS + 1, &r, &d),
+        BF_E_INVAL);
     bf_tmpl_destroy(&t);
     bf_scenario_destroy(&sc);
 }
