@@ -1403,120 +1403,139 @@ static int load_values(bf__load_t *L, bf_var_spec_t *v, const bf__ynode_t *at, c
     return BF_OK;
 }
 
+/* One variable of variables[] (i): its spec from the key pass's values, its dictionary or
+ * values read. Returns 0 or an error with diag. */
+static int build_variable(bf__load_t *L, size_t i)
+{
+    bf_scenario_t *sc = L->sc;
+    bf__kval_t *vv = L->var_vals[i];
+    bf_var_spec_t *v = &sc->vars[i];
+    sc->nvars = i + 1;
+    char dp[64];
+    snprintf(dp, sizeof dp, "variables[%zu]", i);
+    v->name = bf_strdup(vv[BF__K_VAR_NAME].s);
+    for (size_t j = 0; j < i; j++)
+        if (strcmp(sc->vars[j].name, v->name) == 0)
+            return bf__err(L, vv[BF__K_VAR_NAME].node, BF_E_INVAL,
+                           "%s.name: variable "
+                           "'%s' is already defined at line %u",
+                           dp, v->name, L->var_vals[j][BF__K_VAR_NAME].node->line);
+    v->type = type_of_alt[vv[BF__K_VAR_TYPE].e];
+    v->scope = vv[BF__K_VAR_SCOPE].e == 1 ? BF_VAR_SCOPE_REQUEST : BF_VAR_SCOPE_DOCUMENT;
+    v->kind = BF_VAR_KIND_STRING;
+    /* keys that do not apply to this type are mistakes, not silently ignored */
+    for (int id = 0; id < BF__K_COUNT_; id++) {
+        const bf__key_t *k = &bf__keys[id];
+        if (vv[id].key && k->var_types && !(k->var_types & BF__VM(v->type)))
+            return bf__err(L, vv[id].key, BF_E_INVAL, "%s.%s: not used by type %s", dp,
+                           k->path + 12, bf_var_type_name(v->type));
+    }
+    const bf__ynode_t *at = L->var_nodes[i];
+    switch (v->type) {
+    case BF_VAR_FILE: {
+        if (!vv[BF__K_VAR_PATH].set)
+            return bf__err(L, at, BF_E_INVAL,
+                           "%s: type file needs path: (a dictionary "
+                           "file, one value per line)",
+                           dp);
+        v->path = bf_strdup(vv[BF__K_VAR_PATH].s);
+        const char *text;
+        size_t len;
+        char key[96];
+        snprintf(key, sizeof key, "%s.path", dp);
+        int rc = read_ref(L, vv[BF__K_VAR_PATH].node, key, "dictionary", v->path, BF_MAX_DICT_BYTES,
+                          &text, &len);
+        if (rc != BF_OK)
+            return rc;
+        rc = load_values(L, v, vv[BF__K_VAR_PATH].node, key, text, len, vv[BF__K_VAR_DATA].node);
+        if (rc != BF_OK)
+            return rc;
+        break;
+    }
+    case BF_VAR_LIST: {
+        if (!vv[BF__K_VAR_DATA].node)
+            return bf__err(L, at, BF_E_INVAL, "%s: type list needs data: [values]", dp);
+        char key[96];
+        snprintf(key, sizeof key, "%s.data", dp);
+        int rc = load_values(L, v, vv[BF__K_VAR_DATA].node, key, NULL, 0, vv[BF__K_VAR_DATA].node);
+        if (rc != BF_OK)
+            return rc;
+        break;
+    }
+    case BF_VAR_SEQUENCE:
+    case BF_VAR_RANGE:
+        if (v->type == BF_VAR_RANGE && (!vv[BF__K_VAR_FROM].set || !vv[BF__K_VAR_TO].set))
+            return bf__err(L, at, BF_E_INVAL,
+                           "%s: type range needs from: and to: "
+                           "(inclusive bounds)",
+                           dp);
+        v->from = vv[BF__K_VAR_FROM].set ? vv[BF__K_VAR_FROM].i : 0;
+        v->to = vv[BF__K_VAR_TO].set ? vv[BF__K_VAR_TO].i : INT64_MAX;
+        v->wrap = vv[BF__K_VAR_WRAP].b;
+        if (v->from > v->to)
+            return bf__err(L, vv[BF__K_VAR_TO].node ? vv[BF__K_VAR_TO].node : at, BF_E_INVAL,
+                           "%s: from (%lld) is greater than to (%lld)", dp, (long long)v->from,
+                           (long long)v->to);
+        v->kind = BF_VAR_KIND_NUMBER;
+        break;
+    case BF_VAR_NOW_UNIX:
+    case BF_VAR_NOW_UNIX_MS:
+    case BF_VAR_NOW_UNIX_US:
+    case BF_VAR_NOW_UNIX_NS: v->kind = BF_VAR_KIND_NUMBER; break;
+    case BF_VAR_NOW_WITH_FORMAT: {
+        if (!vv[BF__K_VAR_FORMAT].set)
+            return bf__err(L, at, BF_E_INVAL,
+                           "%s: type now_with_format needs format: "
+                           "(strftime, e.g. \"%%Y-%%m-%%dT%%H:%%M:%%S%%z\")",
+                           dp);
+        const char *f = vv[BF__K_VAR_FORMAT].s;
+        bf_buf_t b;
+        bf_buf_init(&b, 4096);
+        if (bf_jsonesc_append(&b, f, strlen(f)) != BF_OK) {
+            bf_buf_cleanup(&b);
+            return bf__err(L, vv[BF__K_VAR_FORMAT].node, BF_E_TOOBIG, "%s.format: too long", dp);
+        }
+        v->format = bf_buf_steal(&b);
+        break;
+    }
+    case BF_VAR_RANDOM_ARRAY:
+        if (!vv[BF__K_VAR_KEY].set)
+            return bf__err(L, at, BF_E_INVAL,
+                           "%s: type random_array needs variable_key: "
+                           "(the variable its items come from)",
+                           dp);
+        v->variable_key = bf_strdup(vv[BF__K_VAR_KEY].s);
+        v->size = (uint32_t)vv[BF__K_VAR_SIZE].u;
+        v->item_string = vv[BF__K_VAR_ITEM_TYPE].e == 1;
+        v->square_bracket = vv[BF__K_VAR_SQUARE_BRACKET].b;
+        {
+            const char *sb = vv[BF__K_VAR_STRING_BRACKET].s ? vv[BF__K_VAR_STRING_BRACKET].s : "\"";
+            bf_buf_t b;
+            bf_buf_init(&b, 0);
+            bf_jsonesc_append(&b, sb, strlen(sb));
+            /* the default '"' quotes items as JSON strings: keep it raw */
+            v->string_bracket = strcmp(sb, "\"") == 0 ? bf_strdup("\"") : bf_buf_steal(&b);
+            bf_buf_cleanup(&b);
+        }
+        v->kind = BF_VAR_KIND_FRAGMENT;
+        break;
+    default: break;
+    }
+    return BF_OK;
+}
+
 static int build_variables(bf__load_t *L)
 {
     bf_scenario_t *sc = L->sc;
     sc->vars = bf_calloc(L->nvars ? L->nvars : 1, sizeof *sc->vars);
     for (size_t i = 0; i < L->nvars; i++) {
-        bf__kval_t *vv = L->var_vals[i];
-        bf_var_spec_t *v = &sc->vars[i];
-        sc->nvars = i + 1;
-        char dp[64];
-        snprintf(dp, sizeof dp, "variables[%zu]", i);
-        v->name = bf_strdup(vv[BF__K_VAR_NAME].s);
-        for (size_t j = 0; j < i; j++)
-            if (strcmp(sc->vars[j].name, v->name) == 0)
-                return bf__err(L, vv[BF__K_VAR_NAME].node, BF_E_INVAL, "%s.name: variable "
-                               "'%s' is already defined at line %u", dp, v->name,
-                               L->var_vals[j][BF__K_VAR_NAME].node->line);
-        v->type = type_of_alt[vv[BF__K_VAR_TYPE].e];
-        v->scope = vv[BF__K_VAR_SCOPE].e == 1 ? BF_VAR_SCOPE_REQUEST : BF_VAR_SCOPE_DOCUMENT;
-        v->kind = BF_VAR_KIND_STRING;
-        /* keys that do not apply to this type are mistakes, not silently ignored */
-        for (int id = 0; id < BF__K_COUNT_; id++) {
-            const bf__key_t *k = &bf__keys[id];
-            if (vv[id].key && k->var_types && !(k->var_types & BF__VM(v->type)))
-                return bf__err(L, vv[id].key, BF_E_INVAL, "%s.%s: not used by type %s", dp,
-                               k->path + 12, bf_var_type_name(v->type));
-        }
-        const bf__ynode_t *at = L->var_nodes[i];
-        switch (v->type) {
-        case BF_VAR_FILE: {
-            if (!vv[BF__K_VAR_PATH].set)
-                return bf__err(L, at, BF_E_INVAL, "%s: type file needs path: (a dictionary "
-                               "file, one value per line)", dp);
-            v->path = bf_strdup(vv[BF__K_VAR_PATH].s);
-            const char *text;
-            size_t len;
-            char key[96];
-            snprintf(key, sizeof key, "%s.path", dp);
-            int rc = read_ref(L, vv[BF__K_VAR_PATH].node, key, "dictionary", v->path,
-                              BF_MAX_DICT_BYTES, &text, &len);
-            if (rc != BF_OK)
-                return rc;
-            rc = load_values(L, v, vv[BF__K_VAR_PATH].node, key, text, len,
-                             vv[BF__K_VAR_DATA].node);
-            if (rc != BF_OK)
-                return rc;
-            break;
-        }
-        case BF_VAR_LIST: {
-            if (!vv[BF__K_VAR_DATA].node)
-                return bf__err(L, at, BF_E_INVAL, "%s: type list needs data: [values]", dp);
-            char key[96];
-            snprintf(key, sizeof key, "%s.data", dp);
-            int rc = load_values(L, v, vv[BF__K_VAR_DATA].node, key, NULL, 0,
-                                 vv[BF__K_VAR_DATA].node);
-            if (rc != BF_OK)
-                return rc;
-            break;
-        }
-        case BF_VAR_SEQUENCE:
-        case BF_VAR_RANGE:
-            if (v->type == BF_VAR_RANGE && (!vv[BF__K_VAR_FROM].set || !vv[BF__K_VAR_TO].set))
-                return bf__err(L, at, BF_E_INVAL, "%s: type range needs from: and to: "
-                               "(inclusive bounds)", dp);
-            v->from = vv[BF__K_VAR_FROM].set ? vv[BF__K_VAR_FROM].i : 0;
-            v->to = vv[BF__K_VAR_TO].set ? vv[BF__K_VAR_TO].i : INT64_MAX;
-            v->wrap = vv[BF__K_VAR_WRAP].b;
-            if (v->from > v->to)
-                return bf__err(L, vv[BF__K_VAR_TO].node ? vv[BF__K_VAR_TO].node : at,
-                               BF_E_INVAL, "%s: from (%lld) is greater than to (%lld)", dp,
-                               (long long)v->from, (long long)v->to);
-            v->kind = BF_VAR_KIND_NUMBER;
-            break;
-        case BF_VAR_NOW_UNIX:
-        case BF_VAR_NOW_UNIX_MS:
-        case BF_VAR_NOW_UNIX_US:
-        case BF_VAR_NOW_UNIX_NS: v->kind = BF_VAR_KIND_NUMBER; break;
-        case BF_VAR_NOW_WITH_FORMAT: {
-            if (!vv[BF__K_VAR_FORMAT].set)
-                return bf__err(L, at, BF_E_INVAL, "%s: type now_with_format needs format: "
-                               "(strftime, e.g. \"%%Y-%%m-%%dT%%H:%%M:%%S%%z\")", dp);
-            const char *f = vv[BF__K_VAR_FORMAT].s;
-            bf_buf_t b;
-            bf_buf_init(&b, 4096);
-            if (bf_jsonesc_append(&b, f, strlen(f)) != BF_OK) {
-                bf_buf_cleanup(&b);
-                return bf__err(L, vv[BF__K_VAR_FORMAT].node, BF_E_TOOBIG, "%s.format: too long",
-                               dp);
-            }
-            v->format = bf_buf_steal(&b);
-            break;
-        }
-        case BF_VAR_RANDOM_ARRAY:
-            if (!vv[BF__K_VAR_KEY].set)
-                return bf__err(L, at, BF_E_INVAL, "%s: type random_array needs variable_key: "
-                               "(the variable its items come from)", dp);
-            v->variable_key = bf_strdup(vv[BF__K_VAR_KEY].s);
-            v->size = (uint32_t)vv[BF__K_VAR_SIZE].u;
-            v->item_string = vv[BF__K_VAR_ITEM_TYPE].e == 1;
-            v->square_bracket = vv[BF__K_VAR_SQUARE_BRACKET].b;
-            {
-                const char *sb = vv[BF__K_VAR_STRING_BRACKET].s ? vv[BF__K_VAR_STRING_BRACKET].s
-                                                                : "\"";
-                bf_buf_t b;
-                bf_buf_init(&b, 0);
-                bf_jsonesc_append(&b, sb, strlen(sb));
-                /* the default '"' quotes items as JSON strings: keep it raw */
-                v->string_bracket = strcmp(sb, "\"") == 0 ? bf_strdup("\"") : bf_buf_steal(&b);
-                bf_buf_cleanup(&b);
-            }
-            v->kind = BF_VAR_KIND_FRAGMENT;
-            break;
-        default: break;
-        }
+        /* validate (opts->on_error): every variable's mistake, not only the first one's */
+        int rc = build_variable(L, i);
+        if (rc != BF_OK && !bf__collect(L, rc))
+            return rc;
     }
+    if (L->nerrors)
+        return report_collected(L);
     /* random_array references, once every name is known */
     for (size_t i = 0; i < sc->nvars; i++) {
         bf_var_spec_t *v = &sc->vars[i];

@@ -319,9 +319,10 @@ typedef struct bf_load_opts {
      * search.queries[] item) reports every error instead of stopping at the first: each one,
      * "file:line:column: message", goes to on_error(on_error_ctx, msg) in file order once the
      * pass is over (msg borrowed for the call; at most 100, then one "... and N more"), and
-     * the load still fails with the first in diag. The checks
-     * after that pass (files, variables, the matrix, templates) need a clean pass and stop at
-     * their first error as before. NULL: stop at the first error (run, plan). */
+     * the load still fails with the first in diag. After a clean key pass, the variables'
+     * own checks (dictionary files, keys their type does not use, repeated names) are
+     * reported the same way; the checks after those (the matrix, templates) stop at their
+     * first error as before. NULL: stop at the first error (run, plan). */
     void (*on_error)(void *ctx, const char *msg);
     void *on_error_ctx;
 } bf_load_opts_t;

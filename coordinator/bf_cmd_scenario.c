@@ -187,9 +187,8 @@ static int load(const char *path, uint32_t nodes, int all_errors, bf_scenario_t 
         if (nerrors == 0) /* else each was said as it was found */
             bf_error("%s", diag.msg[0] ? diag.msg : bf_strerror(rc));
         if (nerrors > 1)
-            bf_error("%s is not a valid scenario (%zu mistakes above; the checks that need "
-                     "the keys right, such as files, variables and the matrix, run once they "
-                     "are fixed)",
+            bf_error("%s is not a valid scenario (%zu mistakes above; the later checks, such "
+                     "as the matrix and the templates, run once they are fixed)",
                      path, nerrors);
         else
             bf_error("%s is not a valid scenario", path);

@@ -1216,6 +1216,29 @@ static void test_all_key_errors(void **state)
     memset(&d, 0, sizeof d);
     assert_int_equal(bf_scenario_load_text(y, strlen(y), "s.yaml", NULL, &sc, &d), BF_E_INVAL);
     assert_string_equal(d.msg, "s.yaml:4:3: target.colour: unknown key");
+    /* a clean key pass: every variable's own mistakes are reported too */
+    const char *vars = "name: t\ntarget: {hosts: [http://127.0.0.1:9200]}\n"
+                       "variables:\n"
+                       "  - {name: a, type: file, path: ./no/such.log}\n"
+                       "  - {name: b, type: sequence, data: [1, 2]}\n"
+                       "  - {name: a, type: uuid}\n"
+                       "  - {name: c, type: list}\n"
+                       "document: {source: '{\"a\": \"$[[a]]\"}'}\n";
+    static const char *want_vars[] = {
+        "s.yaml:4:33: variables[0].path: cannot read dictionary",
+        "s.yaml:5:31: variables[1].data: not used by type sequence",
+        "s.yaml:6:12: variables[2].name: variable 'a' is already defined at line 4",
+        "s.yaml:7:5: variables[3]: type list needs data",
+    };
+    memset(&e, 0, sizeof e);
+    memset(&d, 0, sizeof d);
+    bf_load_opts_t ov = {.on_error = on_err, .on_error_ctx = &e, .base_dir = "/nonexistent"};
+    assert_int_not_equal(bf_scenario_load_text(vars, strlen(vars), "s.yaml", &ov, &sc, &d), 0);
+    if (e.n != 4)
+        fail_msg("%zu variable errors, 4 expected; first: %s", e.n, e.msg[0]);
+    for (size_t i = 0; i < 4; i++)
+        if (strncmp(e.msg[i], want_vars[i], strlen(want_vars[i])) != 0)
+            fail_msg("variable error %zu: '%s', expected '%s...'", i, e.msg[i], want_vars[i]);
     /* a clean key pass goes on to the later checks, which still stop at their first */
     const char *later = "name: t\ntarget: {hosts: [http://127.0.0.1:9200]}\n"
                         "document: {source: '{\"s\": $[[nope]]}'}\n";
