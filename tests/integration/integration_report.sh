@@ -195,7 +195,8 @@ PY
 "$COORD" report "$TMP/long" > /dev/null || fail "report of the long-label matrix exited $?"
 # a layout probe run by chromium on a copy (the report itself has no script): every figure's
 # legend entries and SVG texts, their boxes compared pairwise and against the figure
-python3 - "$TMP/long/report.html" "$TMP/long/probe.html" <<'PY'
+probe() { # probe REPORT_HTML OUT_HTML: the report with the layout probe appended
+python3 - "$1" "$2" <<'PY'
 import sys
 html = open(sys.argv[1], encoding="utf-8").read()
 probe = """<script>(function(){
@@ -221,9 +222,14 @@ var p=document.createElement('pre');p.id='bf-layout';p.textContent=JSON.stringif
 })();</script>"""
 open(sys.argv[2], "w", encoding="utf-8").write(html.replace("</body>", probe + "</body>"))
 PY
+}
+probe "$TMP/long/report.html" "$TMP/long/probe.html"
 chrome long --window-size=1400,3000 --dump-dom "file://$TMP/long/probe.html" > "$TMP/long-dom.html" \
     || { cat "$TMP/chrome-long.log" >&2; fail "chromium --dump-dom of the long-label report failed"; }
-python3 - "$TMP/long-dom.html" "$TMP/long/report.html" <<'PY'
+probe "$TMP/base/report.html" "$TMP/base/probe.html"
+chrome baseprobe --window-size=1400,3000 --dump-dom "file://$TMP/base/probe.html" > "$TMP/base-dom.html" \
+    || { cat "$TMP/chrome-baseprobe.log" >&2; fail "chromium --dump-dom of the fixture's probe failed"; }
+python3 - "$TMP/long-dom.html" "$TMP/long/report.html" "$TMP/base-dom.html" <<'PY'
 import html as H, json, re, sys
 dom = open(sys.argv[1], encoding="utf-8").read()
 m = re.search(r'<pre id="bf-layout">(.*?)</pre>', dom, re.S)
@@ -234,6 +240,11 @@ print(f"layout: {out['figs']} figures, {out['items']} legend entries, {out['text
 assert out["figs"] >= 6 and out["items"] >= 24, out
 assert not out["overlaps"], out["overlaps"][:5]
 assert not out["outside"], out["outside"][:5]
+base = re.search(r'<pre id="bf-layout">(.*?)</pre>', open(sys.argv[3], encoding="utf-8").read(), re.S)
+base = json.loads(H.unescape(base.group(1)))
+print(f"layout of the fixture's report: {base['figs']} figures, {base['items']} legend entries, "
+      f"{base['texts']} chart texts; overlaps {len(base['overlaps'])}, outside {len(base['outside'])}")
+assert base["figs"] >= 40 and not base["overlaps"] and not base["outside"], base
 page = open(sys.argv[2], encoding="utf-8").read()
 data = json.loads(re.search(r'<script type="application/json" id="bf-data">(.*?)</script>', page, re.S).group(1))
 assert data["findings"]["main_axis"] == "batch_size", data["findings"]["main_axis"]
