@@ -4,6 +4,7 @@
 
 #include "bf_es.h"
 #include "bf_mem.h"
+#include "bf_results.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -13,7 +14,8 @@
 
 typedef struct trend_campaign {
     char *label, *desc;
-    json_t *rows; /* referenced */
+    bf_row_rec_t *recs; /* the rows, decoded through the row codec (bf_results.h) */
+    size_t nrecs;
 } trend_campaign;
 
 struct bf_trend {
@@ -36,7 +38,9 @@ void bf_trend_destroy(bf_trend_t **t_p)
     for (size_t k = 0; k < t->nc; k++) {
         free(t->c[k].label);
         free(t->c[k].desc);
-        json_decref(t->c[k].rows);
+        for (size_t i = 0; i < t->c[k].nrecs; i++)
+            bf_row_rec_cleanup(&t->c[k].recs[i]);
+        free(t->c[k].recs);
     }
     for (size_t i = 0; i < t->ncells; i++)
         free(t->cells[i]);
@@ -45,35 +49,40 @@ void bf_trend_destroy(bf_trend_t **t_p)
     *t_p = NULL;
 }
 
-static json_t *find_cell(json_t *rows, const char *cell)
+static const bf_row_t *find_cell(const trend_campaign *c, const char *cell)
 {
-    size_t i;
-    json_t *r;
-    json_array_foreach(rows, i, r)
-    {
-        const char *c = json_string_value(json_object_get(r, "cell"));
-        if (c && strcmp(c, cell) == 0)
-            return r;
-    }
+    for (size_t i = 0; i < c->nrecs; i++)
+        if (strcmp(c->recs[i].cell.id, cell) == 0)
+            return &c->recs[i].row;
     return NULL;
 }
 
-int bf_trend_add(bf_trend_t *t, const char *label, const char *desc, json_t *rows)
+int bf_trend_add(bf_trend_t *t, const char *label, const char *desc, json_t *rows, bf_diag_t *diag)
 {
     if (t->nc >= BF_TREND_MAX_CAMPAIGNS)
-        return BF_E_RANGE;
+        return bf_diag_set(diag, BF_E_RANGE, "%s: more than %d campaigns", label,
+                           BF_TREND_MAX_CAMPAIGNS);
     if (!json_is_array(rows))
-        return BF_E_PARSE;
+        return bf_diag_set(diag, BF_E_PARSE, "%s: no \"rows\" array", label);
+    size_t n = json_array_size(rows);
+    bf_row_rec_t *recs = bf_calloc(n + 1, sizeof *recs);
+    for (size_t i = 0; i < n; i++) {
+        bf_diag_t d = {0};
+        if (bf_row_rec_decode(json_array_get(rows, i), &recs[i], &d) != BF_OK) {
+            for (size_t k = 0; k <= i; k++)
+                bf_row_rec_cleanup(&recs[k]);
+            free(recs);
+            return bf_diag_set(diag, BF_E_PARSE, "%s: rows[%zu]: %s", label, i, d.msg);
+        }
+    }
     trend_campaign *c = &t->c[t->nc++];
     c->label = bf_strdup(label);
     c->desc = bf_strdup(desc ? desc : "");
-    c->rows = json_incref(rows);
-    size_t i;
-    json_t *r;
-    json_array_foreach(rows, i, r)
-    {
-        const char *id = json_string_value(json_object_get(r, "cell"));
-        if (id == NULL)
+    c->recs = recs;
+    c->nrecs = n;
+    for (size_t i = 0; i < n; i++) {
+        const char *id = recs[i].cell.id;
+        if (id == NULL || id[0] == '\0')
             continue;
         int known = 0;
         for (size_t j = 0; j < t->ncells && !known; j++)
@@ -119,10 +128,8 @@ int bf_trend_add_dir(bf_trend_t *t, const char *dir, bf_diag_t *diag)
                  json_string_value(json_object_get(cl, "version")) ?: "?", nn, nn == 1 ? "" : "s");
     else
         snprintf(desc, sizeof desc, "%s", name ? name : "?");
-    int rc = bf_trend_add(t, dir, desc, rows);
+    int rc = bf_trend_add(t, dir, desc, rows, diag);
     json_decref(m);
-    if (rc == BF_E_RANGE)
-        bf_diag_set(diag, rc, "%s: more than %d campaigns", dir, BF_TREND_MAX_CAMPAIGNS);
     return rc;
 }
 
@@ -186,11 +193,9 @@ int bf_trend_add_store(bf_trend_t *t, struct bf_es *es, const char *campaign, bf
         snprintf(desc, sizeof desc, "%s", sn ? sn : "?");
     char label[512];
     snprintf(label, sizeof label, "%s (metrics store)", campaign);
-    rc = bf_trend_add(t, label, desc, rows);
+    rc = bf_trend_add(t, label, desc, rows, diag);
     json_decref(rows);
     json_decref(j);
-    if (rc == BF_E_RANGE)
-        bf_diag_set(diag, rc, "%s: more than %d campaigns", campaign, BF_TREND_MAX_CAMPAIGNS);
     return rc;
 }
 
@@ -204,49 +209,40 @@ size_t bf_trend_cells(const bf_trend_t *t)
     return t->ncells;
 }
 
-static double num(json_t *row, const char *k)
+static const bf_row_t *row_of(const bf_trend_t *t, size_t cell, size_t k)
 {
-    json_t *v = json_object_get(row, k);
-    return json_is_number(v) ? json_number_value(v) : NAN;
+    return cell < t->ncells && k < t->nc ? find_cell(&t->c[k], t->cells[cell]) : NULL;
 }
 
-static json_t *row_of(const bf_trend_t *t, size_t cell, size_t k)
+static int bad(const bf_row_t *row)
 {
-    return cell < t->ncells && k < t->nc ? find_cell(t->c[k].rows, t->cells[cell]) : NULL;
-}
-
-static int bad(json_t *row)
-{
-    return row == NULL || json_is_true(json_object_get(row, "failed")) ||
-           json_is_true(json_object_get(row, "aborted"));
+    return row == NULL || row->failed || row->aborted;
 }
 
 double bf_trend_docs_per_s(const bf_trend_t *t, size_t cell, size_t campaign)
 {
-    json_t *r = row_of(t, cell, campaign);
-    return r ? num(r, "docs_per_s") : NAN;
+    const bf_row_t *r = row_of(t, cell, campaign);
+    return r ? r->docs_per_s : NAN;
 }
 
 const char *bf_trend_verdict(const bf_trend_t *t, size_t cell)
 {
     if (t->nc < 2)
         return "-";
-    json_t *f = row_of(t, cell, 0), *l = row_of(t, cell, t->nc - 1);
+    const bf_row_t *f = row_of(t, cell, 0), *l = row_of(t, cell, t->nc - 1);
     if (f == NULL || l == NULL)
         return "-";
     if (bad(f) || bad(l))
         return "failed";
-    double a = num(f, "docs_per_s"), b = num(l, "docs_per_s");
+    double a = f->docs_per_s, b = l->docs_per_s;
     if (!isfinite(a) || !isfinite(b))
         return "-";
     /* the noise band as in bf_compare: the larger CV of the rows that ran repetitions */
     double noise = -1;
-    json_t *rs[2] = {f, l};
-    for (int i = 0; i < 2; i++) {
-        double cv = num(rs[i], "cv");
-        if (json_integer_value(json_object_get(rs[i], "repeat")) > 1 && isfinite(cv) && cv > noise)
-            noise = cv;
-    }
+    const bf_row_t *rs[2] = {f, l};
+    for (int i = 0; i < 2; i++)
+        if (rs[i]->repeat > 1 && isfinite(rs[i]->cv) && rs[i]->cv > noise)
+            noise = rs[i]->cv;
     int from_cv = noise >= 0;
     if (!from_cv)
         noise = BF_COMPARE_DEFAULT_NOISE;
@@ -264,10 +260,10 @@ double bf_trend_geomean(const bf_trend_t *t, size_t campaign, size_t *ncells)
     double logsum = 0;
     size_t n = 0;
     for (size_t i = 0; i < t->ncells && campaign < t->nc; i++) {
-        json_t *f = row_of(t, i, 0), *r = row_of(t, i, campaign);
+        const bf_row_t *f = row_of(t, i, 0), *r = row_of(t, i, campaign);
         if (bad(f) || bad(r))
             continue;
-        double a = num(f, "docs_per_s"), b = num(r, "docs_per_s");
+        double a = f->docs_per_s, b = r->docs_per_s;
         if (!(a > 0) || !(b > 0))
             continue;
         logsum += log(b / a);
@@ -325,13 +321,11 @@ void bf_trend_format(const bf_trend_t *t, enum bf_compare_format format, bf_buf_
         bf_buf_appendz(out, "---|---:|---|---|\n");
     }
     for (size_t i = 0; i < t->ncells; i++) {
-        json_t *any = NULL, *first = row_of(t, i, 0), *last = row_of(t, i, t->nc - 1);
+        const bf_row_t *any = NULL, *first = row_of(t, i, 0), *last = row_of(t, i, t->nc - 1);
         for (size_t k = 0; k < t->nc && any == NULL; k++)
             any = row_of(t, i, k);
-        unsigned sh = (unsigned)json_integer_value(json_object_get(any, "shards"));
-        unsigned rp = (unsigned)json_integer_value(json_object_get(any, "replicas"));
-        unsigned bs = (unsigned)json_integer_value(json_object_get(any, "batch_size"));
-        unsigned cc = (unsigned)json_integer_value(json_object_get(any, "concurrency"));
+        unsigned sh = any->cell->shards, rp = any->cell->replicas;
+        unsigned bs = any->cell->batch_size, cc = any->cell->concurrency;
         double f = bf_trend_docs_per_s(t, i, 0), l = bf_trend_docs_per_s(t, i, t->nc - 1);
         if (format == BF_COMPARE_CSV) {
             bf_buf_appendf(out, "%s,%u,%u,%u,%u", t->cells[i], sh, rp, bs, cc);
@@ -340,14 +334,14 @@ void bf_trend_format(const bf_trend_t *t, enum bf_compare_format format, bf_buf_
             double p = f > 0 && isfinite(l) ? 100.0 * (l - f) / f : NAN;
             bf_buf_appendf(out, ",%s,%s", fmtd(a, sizeof a, p, 2, ""), bf_trend_verdict(t, i));
             bf_buf_appendf(out, ",%s",
-                           fmtd(a, sizeof a, first ? num(first, "service_p99_ms") : NAN, 3, ""));
+                           fmtd(a, sizeof a, first ? first->service.p99_ms : NAN, 3, ""));
             bf_buf_appendf(out, ",%s\n",
-                           fmtd(a, sizeof a, last ? num(last, "service_p99_ms") : NAN, 3, ""));
+                           fmtd(a, sizeof a, last ? last->service.p99_ms : NAN, 3, ""));
             continue;
         }
         bf_buf_appendf(out, "| %s | %u | %u | %u | %u |", t->cells[i], sh, rp, bs, cc);
         for (size_t k = 0; k < t->nc; k++) {
-            json_t *r = row_of(t, i, k);
+            const bf_row_t *r = row_of(t, i, k);
             bf_buf_appendf(out, " %s%s |", fmtd(a, sizeof a, bf_trend_docs_per_s(t, i, k), 0, "-"),
                            r && bad(r) ? " (failed)" : "");
         }
@@ -358,8 +352,8 @@ void bf_trend_format(const bf_trend_t *t, enum bf_compare_format format, bf_buf_
                 pct(a, sizeof a, bf_trend_docs_per_s(t, i, k - 1), bf_trend_docs_per_s(t, i, k)));
         bf_buf_appendf(out, " | %s | %s | %s → %s |\n", pct(c, sizeof c, f, l),
                        bf_trend_verdict(t, i),
-                       fmtd(b, sizeof b, first ? num(first, "service_p99_ms") : NAN, 1, "-"),
-                       fmtd(a, sizeof a, last ? num(last, "service_p99_ms") : NAN, 1, "-"));
+                       fmtd(b, sizeof b, first ? first->service.p99_ms : NAN, 1, "-"),
+                       fmtd(a, sizeof a, last ? last->service.p99_ms : NAN, 1, "-"));
     }
     if (format == BF_COMPARE_CSV)
         return;

@@ -31,9 +31,11 @@ bf_trend_t *bf_trend_new(void);
 void bf_trend_destroy(bf_trend_t **t_p);
 
 /* bf_trend_add — add one campaign: label (e.g. its directory), desc (scenario and cluster, may
- * be ""), rows (a matrix.json "rows" array; borrowed, referenced until destroy). Returns 0, or
- * BF_E_RANGE past BF_TREND_MAX_CAMPAIGNS, BF_E_PARSE when rows is not an array. */
-int bf_trend_add(bf_trend_t *t, const char *label, const char *desc, json_t *rows);
+ * be ""), rows (a matrix.json "rows" array; borrowed for the call): every row is decoded through
+ * the row codec (bf_row_rec_decode, the writers' field table), so the trend reads the fields the
+ * writers write. Returns 0, or with diag BF_E_RANGE past BF_TREND_MAX_CAMPAIGNS, BF_E_PARSE
+ * when rows is not an array or a row does not decode (naming it). */
+int bf_trend_add(bf_trend_t *t, const char *label, const char *desc, json_t *rows, bf_diag_t *diag);
 
 /* bf_trend_add_dir — bf_trend_add of DIR/matrix.json. Returns 0, BF_E_NOTFOUND or BF_E_PARSE
  * with diag naming the file. */

@@ -32,6 +32,7 @@ static json_t *row(const char *cell, double dps, int repeat, double cv, int fail
     json_object_set_new(r, "repeat", json_integer(repeat));
     json_object_set_new(r, "cv", isfinite(cv) ? json_real(cv) : json_null());
     json_object_set_new(r, "failed", json_boolean(failed));
+    json_object_set_new(r, "replicas", json_integer(0));
     json_object_set_new(r, "service_p99_ms", json_real(10.0));
     return r;
 }
@@ -50,7 +51,7 @@ static bf_trend_t *three(void)
         json_array_append_new(c[k], row("E", 700, 1, NAN, k == 2)); /* failed in #3 */
         char label[16];
         snprintf(label, sizeof label, "c%d", k + 1);
-        assert_int_equal(bf_trend_add(t, label, "s", c[k]), BF_OK);
+        assert_int_equal(bf_trend_add(t, label, "s", c[k], NULL), BF_OK);
         json_decref(c[k]);
     }
     return t;
@@ -107,6 +108,23 @@ static void test_format(void **state)
     bf_trend_destroy(&t);
 }
 
+static void test_bad_row(void **state)
+{
+    (void)state;
+    bf_trend_t *t = bf_trend_new();
+    json_t *rows = json_array();
+    json_t *r = row("A", 1000, 1, NAN, 0);
+    json_object_set_new(r, "docs_per_s", json_string("fast")); /* the wrong JSON type */
+    json_array_append_new(rows, r);
+    bf_diag_t d = {0};
+    assert_int_equal(bf_trend_add(t, "c1", "", rows, &d), BF_E_PARSE);
+    assert_non_null(strstr(d.msg, "c1: rows[0]"));
+    assert_non_null(strstr(d.msg, "docs_per_s"));
+    assert_int_equal(bf_trend_campaigns(t), 0);
+    json_decref(rows);
+    bf_trend_destroy(&t);
+}
+
 static void test_dirs(void **state)
 {
     (void)state;
@@ -129,6 +147,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_verdicts),
         cmocka_unit_test(test_format),
+        cmocka_unit_test(test_bad_row),
         cmocka_unit_test(test_dirs),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
