@@ -178,8 +178,9 @@ bf_run_t *bf_run_new(const bf_run_cfg_t *cfg, bf_diag_t *diag)
     const bf_corpus_t *corpus = bf_scenario_corpus(cfg->sc);
     if (doc->corpus_local_path) {
         bf_diag_t dg = {0};
-        if (bf_corpus_open_file(doc->corpus_local_path, (enum bf_corpus_format)doc->corpus_format,
-                                &run->own_corpus, &dg) != BF_OK) {
+        if (bf_corpus_open_files((const char *const *)doc->corpus_files, doc->ncorpus_files,
+                                 (enum bf_corpus_format)doc->corpus_format, &run->own_corpus,
+                                 &dg) != BF_OK) {
             bf_diag_set(diag, dg.code,
                         "document.corpus.local_path: %s on this agent host; "
                         "copy the corpus to the same path on every agent host, or ship it "

@@ -33,6 +33,9 @@ struct bf_corpus {
     int has_ids;
     uint64_t src_bytes; /* sum of src_len */
     size_t no_nl;       /* documents whose source is not followed by '\n' in the text */
+    size_t nparts;      /* files the text was made of (document.corpus.path as a list) */
+    char **part_name;
+    uint32_t *part_line0; /* lines of the text before each file's first line */
     size_t nbad;
     uint32_t bad_line[BF_CORPUS_BAD_KEEP];
     const char *bad_why[BF_CORPUS_BAD_KEEP];
@@ -359,11 +362,14 @@ static int index_text(bf_corpus_t *c, enum bf_corpus_format format, bf_diag_t *d
         if (blank(p, n))
             continue;
         trim(&p, &n);
-        if (n > BF_MAX_CORPUS_DOC_BYTES)
+        if (n > BF_MAX_CORPUS_DOC_BYTES) {
+            uint32_t fl;
+            const char *fname = bf_corpus_where(c, line, &fl);
             return bf_diag_set(diag, BF_E_TOOBIG,
                                "corpus %s:%u: a line of %zu bytes, over the "
                                "%u MiB a document may have",
-                               c->name, line, n, BF_MAX_CORPUS_DOC_BYTES >> 20);
+                               fname, fl, n, BF_MAX_CORPUS_DOC_BYTES >> 20);
+        }
         if (format == BF_CORPUS_BULK && !want_source) {
             memset(&pending, 0, sizeof pending);
             const char *why = action_meta(c, p, n, &pending);
@@ -399,41 +405,102 @@ static int index_text(bf_corpus_t *c, enum bf_corpus_format format, bf_diag_t *d
     return BF_OK;
 }
 
-int bf_corpus_open(const char *name, const void *data, size_t len, enum bf_corpus_format format,
-                   bf_corpus_t **out, bf_diag_t *diag)
+/* Decompresses (or copies) one file into *text (NUL-terminated, caller frees). */
+static int decode(const char *name, const unsigned char *in, size_t len,
+                  enum bf_corpus_codec *codec, char **text, size_t *text_len, bf_diag_t *diag)
 {
-    *out = NULL;
-    bf_corpus_t *c = bf_calloc(1, sizeof *c);
-    c->name = bf_strdup(name);
-    bf_buf_init(&c->meta, 0);
-    const unsigned char *in = data;
-    c->codec = sniff(in, len);
+    *codec = sniff(in, len);
+    *text = NULL;
+    *text_len = 0;
     int rc = BF_OK;
-    switch (c->codec) {
+    switch (*codec) {
     case BF_CORPUS_PLAIN:
-        if (len > BF_MAX_CORPUS_BYTES) {
-            rc = bf_diag_set(diag, BF_E_TOOBIG, "corpus %s: %zu MiB, over %zu MiB; split it", name,
-                             len >> 20, BF_MAX_CORPUS_BYTES >> 20);
-            break;
-        }
-        c->text = bf_malloc(len + 1);
-        memcpy(c->text, data, len);
-        c->text_len = len;
+        if (len > BF_MAX_CORPUS_BYTES)
+            return bf_diag_set(diag, BF_E_TOOBIG, "corpus %s: %zu MiB, over %zu MiB; split it",
+                               name, len >> 20, BF_MAX_CORPUS_BYTES >> 20);
+        *text = bf_malloc(len + 1);
+        memcpy(*text, in, len);
+        *text_len = len;
         break;
-    case BF_CORPUS_GZIP: rc = gunzip(name, in, len, &c->text, &c->text_len, diag); break;
-    case BF_CORPUS_BZIP2: rc = bunzip(name, in, len, &c->text, &c->text_len, diag); break;
-    case BF_CORPUS_ZSTD: rc = unzstd(name, in, len, &c->text, &c->text_len, diag); break;
+    case BF_CORPUS_GZIP: rc = gunzip(name, in, len, text, text_len, diag); break;
+    case BF_CORPUS_BZIP2: rc = bunzip(name, in, len, text, text_len, diag); break;
+    case BF_CORPUS_ZSTD: rc = unzstd(name, in, len, text, text_len, diag); break;
     }
-    if (rc == BF_OK && c->text == NULL)
-        c->text = bf_calloc(1, 1);
+    if (rc == BF_OK && *text == NULL)
+        *text = bf_calloc(1, 1);
     if (rc == BF_OK) {
-        c->text[c->text_len] = '\0';
-        if (memchr(c->text, '\0', c->text_len))
+        (*text)[*text_len] = '\0';
+        if (memchr(*text, '\0', *text_len))
             rc = bf_diag_set(diag, BF_E_INVAL,
                              "corpus %s: holds NUL bytes (%s after "
                              "decompression); a corpus is text, one JSON document a line",
-                             name, bf_corpus_codec_name(c->codec));
+                             name, bf_corpus_codec_name(*codec));
     }
+    if (rc != BF_OK) {
+        free(*text);
+        *text = NULL;
+    }
+    return rc;
+}
+
+int bf_corpus_open_parts(const char *const *names, const void *const *datas, const size_t *lens,
+                         size_t n, enum bf_corpus_format format, bf_corpus_t **out, bf_diag_t *diag)
+{
+    *out = NULL;
+    if (n == 0)
+        return bf_diag_set(diag, BF_E_INVAL, "corpus: no file");
+    bf_corpus_t *c = bf_calloc(1, sizeof *c);
+    c->name = bf_strdup(names[0]);
+    bf_buf_init(&c->meta, 0);
+    c->nparts = n;
+    c->part_name = bf_calloc(n, sizeof *c->part_name);
+    c->part_line0 = bf_calloc(n, sizeof *c->part_line0);
+    int rc = BF_OK;
+    uint64_t lines = 0;
+    for (size_t i = 0; i < n && rc == BF_OK; i++) {
+        c->part_name[i] = bf_strdup(names[i]);
+        c->part_line0[i] = (uint32_t)lines;
+        enum bf_corpus_codec k;
+        char *t = NULL;
+        size_t tl = 0;
+        rc = decode(names[i], datas[i], lens[i], &k, &t, &tl, diag);
+        if (rc != BF_OK)
+            break;
+        if (i == 0)
+            c->codec = k;
+        int nl = tl > 0 && t[tl - 1] != '\n' && i + 1 < n; /* files join on a line break */
+        if (c->text_len + tl + (size_t)nl > BF_MAX_CORPUS_BYTES) {
+            free(t);
+            rc = bf_diag_set(diag, BF_E_TOOBIG,
+                             "corpus %s: over %zu MiB decompressed with the "
+                             "files before it; split the corpus",
+                             names[i], BF_MAX_CORPUS_BYTES >> 20);
+            break;
+        }
+        if (n == 1) {
+            c->text = t;
+            c->text_len = tl;
+        } else {
+            c->text = bf_realloc(c->text, c->text_len + tl + 2);
+            memcpy(c->text + c->text_len, t, tl);
+            c->text_len += tl;
+            if (nl)
+                c->text[c->text_len++] = '\n';
+            c->text[c->text_len] = '\0';
+            free(t);
+        }
+        for (const char *p = c->text + c->text_len - tl - (size_t)nl;
+             (p = memchr(p, '\n', (size_t)(c->text + c->text_len - p))) != NULL; p++)
+            lines++;
+        if (tl > 0 && c->text[c->text_len - 1] != '\n')
+            lines++; /* the last file's unterminated last line */
+        if (lines > UINT32_MAX) {
+            rc = bf_diag_set(diag, BF_E_TOOBIG, "corpus %s: more than 2^32 lines", names[i]);
+            break;
+        }
+    }
+    if (rc == BF_OK && c->text == NULL)
+        c->text = bf_calloc(1, 1);
     if (rc == BF_OK)
         rc = index_text(c, format, diag);
     if (rc != BF_OK) {
@@ -444,10 +511,25 @@ int bf_corpus_open(const char *name, const void *data, size_t len, enum bf_corpu
     return BF_OK;
 }
 
-int bf_corpus_open_file(const char *path, enum bf_corpus_format format, bf_corpus_t **out,
-                        bf_diag_t *diag)
+int bf_corpus_open(const char *name, const void *data, size_t len, enum bf_corpus_format format,
+                   bf_corpus_t **out, bf_diag_t *diag)
 {
-    *out = NULL;
+    return bf_corpus_open_parts(&name, &data, &len, 1, format, out, diag);
+}
+
+const char *bf_corpus_where(const bf_corpus_t *c, uint32_t line, uint32_t *line_in_file)
+{
+    size_t i = c->nparts ? c->nparts - 1 : 0;
+    while (i > 0 && c->part_line0[i] >= line)
+        i--;
+    *line_in_file = line - (c->nparts ? c->part_line0[i] : 0);
+    return c->nparts ? c->part_name[i] : c->name;
+}
+
+static int read_file(const char *path, char **out_buf, size_t *out_len, bf_diag_t *diag)
+{
+    *out_buf = NULL;
+    *out_len = 0;
     FILE *f = fopen(path, "rb");
     if (f == NULL)
         return bf_diag_set(diag, errno == ENOENT ? BF_E_NOTFOUND : BF_E_IO, "corpus '%s': %s", path,
@@ -475,10 +557,37 @@ int bf_corpus_open_file(const char *path, enum bf_corpus_format format, bf_corpu
         }
     }
     fclose(f);
+    if (rc != BF_OK) {
+        free(buf);
+        return rc;
+    }
+    *out_buf = buf;
+    *out_len = len;
+    return BF_OK;
+}
+
+int bf_corpus_open_files(const char *const *paths, size_t n, enum bf_corpus_format format,
+                         bf_corpus_t **out, bf_diag_t *diag)
+{
+    *out = NULL;
+    char **bufs = bf_calloc(n + 1, sizeof *bufs);
+    size_t *lens = bf_calloc(n + 1, sizeof *lens);
+    int rc = BF_OK;
+    for (size_t i = 0; i < n && rc == BF_OK; i++)
+        rc = read_file(paths[i], &bufs[i], &lens[i], diag);
     if (rc == BF_OK)
-        rc = bf_corpus_open(path, buf, len, format, out, diag);
-    free(buf);
+        rc = bf_corpus_open_parts(paths, (const void *const *)bufs, lens, n, format, out, diag);
+    for (size_t i = 0; i < n; i++)
+        free(bufs[i]);
+    free(bufs);
+    free(lens);
     return rc;
+}
+
+int bf_corpus_open_file(const char *path, enum bf_corpus_format format, bf_corpus_t **out,
+                        bf_diag_t *diag)
+{
+    return bf_corpus_open_files(&path, 1, format, out, diag);
 }
 
 void bf_corpus_destroy(bf_corpus_t **c_p)
@@ -486,6 +595,10 @@ void bf_corpus_destroy(bf_corpus_t **c_p)
     if (c_p == NULL || *c_p == NULL)
         return;
     bf_corpus_t *c = *c_p;
+    for (size_t i = 0; i < c->nparts; i++)
+        free(c->part_name[i]);
+    free(c->part_name);
+    free(c->part_line0);
     free(c->name);
     free(c->text);
     free(c->docs);

@@ -59,6 +59,20 @@ typedef struct bf_corpus_doc {
  * (no document at all). Thread-safe (no shared state). */
 int bf_corpus_open(const char *name, const void *data, size_t len, enum bf_corpus_format format,
                    bf_corpus_t **out, bf_diag_t *diag);
+/* bf_corpus_open_parts — one corpus of n files (document.corpus.path as a list): each
+ * decompressed by its own magic bytes, their documents in file order (a file not ending in
+ * '\n' is joined to the next on a line break). names[i] names file i in messages; datas[i] /
+ * lens[i] are borrowed. Line numbers of the whole text map back to a file and its line with
+ * bf_corpus_where. Same return codes as bf_corpus_open, the cap on the sum of the files. */
+int bf_corpus_open_parts(const char *const *names, const void *const *datas, const size_t *lens,
+                         size_t n, enum bf_corpus_format format, bf_corpus_t **out,
+                         bf_diag_t *diag);
+/* bf_corpus_open_files — the same from n files on this host (corpus.local_path as a list). */
+int bf_corpus_open_files(const char *const *paths, size_t n, enum bf_corpus_format format,
+                         bf_corpus_t **out, bf_diag_t *diag);
+/* bf_corpus_where — the file (borrowed) and the line in it (*line_in_file) of line `line` of
+ * the whole text (bf_corpus_doc_t.line, bf_corpus_bad_line). */
+const char *bf_corpus_where(const bf_corpus_t *c, uint32_t line, uint32_t *line_in_file);
 /* bf_corpus_open_file — the same from a file on this host (corpus.local_path), read whole.
  * BF_E_NOTFOUND / BF_E_IO with the path and errno's text when it cannot be read. */
 int bf_corpus_open_file(const char *path, enum bf_corpus_format format, bf_corpus_t **out,

@@ -1573,7 +1573,7 @@ static int build_variables(bf__load_t *L)
  * them; the agents never send such lines). */
 typedef struct corpus_report {
     bf__load_t *L;
-    const char *name;
+    const bf_corpus_t *c;
     size_t shown;
 } corpus_report;
 
@@ -1581,18 +1581,23 @@ static void on_bad_corpus_doc(void *ctx, size_t i, uint32_t line, const char *wh
 {
     (void)i;
     corpus_report *r = ctx;
+    uint32_t fl;
+    const char *name = bf_corpus_where(r->c, line, &fl);
     if (r->shown++ < BF_CORPUS_BAD_KEEP)
-        bf__warn(r->L, NULL, "%s:%u: not a JSON object (%s); this line is never sent", r->name,
-                 line, why);
+        bf__warn(r->L, NULL, "%s:%u: not a JSON object (%s); this line is never sent", name, fl,
+                 why);
 }
 
-/* Checks an opened corpus (sampled past BF_CORPUS_SAMPLE_DOCS) and reports its bad lines. */
+/* Checks an opened corpus (sampled past BF_CORPUS_SAMPLE_DOCS) and reports its bad lines,
+ * each at its file:line. */
 static void check_corpus(bf__load_t *L, const bf_corpus_t *c, const char *name)
 {
-    corpus_report r = {L, name, 0};
-    for (size_t i = 0; i < bf_corpus_bad_count(c) && i < BF_CORPUS_BAD_KEEP; i++)
-        bf__warn(L, NULL, "%s:%u: %s; this line is never sent", name, bf_corpus_bad_line(c, i),
-                 bf_corpus_bad_why(c, i));
+    corpus_report r = {L, c, 0};
+    for (size_t i = 0; i < bf_corpus_bad_count(c) && i < BF_CORPUS_BAD_KEEP; i++) {
+        uint32_t fl;
+        const char *fname = bf_corpus_where(c, bf_corpus_bad_line(c, i), &fl);
+        bf__warn(L, NULL, "%s:%u: %s; this line is never sent", fname, fl, bf_corpus_bad_why(c, i));
+    }
     r.shown = bf_corpus_bad_count(c);
     size_t n = bf_corpus_docs(c);
     size_t step =
@@ -1607,6 +1612,25 @@ static void check_corpus(bf__load_t *L, const bf_corpus_t *c, const char *name)
                  "%s: %zu documents; validate parsed every %zu-th (%zu); the agents "
                  "parse every document of their slices at Prepare and skip bad ones",
                  name, n, step, (n + step - 1) / step);
+}
+
+/* The files of document.corpus.path / local_path (one string or a list) into d->corpus_files.
+ * Returns 0 or an error at the key. */
+static int corpus_files(bf__load_t *L, const bf__kval_t *v, const char *key, bf_document_spec_t *d)
+{
+    const bf__ynode_t *n = v->node;
+    size_t cnt = n && n->kind == BF__Y_SEQ ? n->n : 1;
+    if (cnt == 0)
+        return bf__err(L, n, BF_E_INVAL, "%s: an empty list; name at least one file", key);
+    d->corpus_files = bf_calloc(cnt, sizeof *d->corpus_files);
+    for (size_t i = 0; i < cnt; i++) {
+        const char *f = n && n->kind == BF__Y_SEQ ? n->items[i]->value : v->s;
+        if (f == NULL || f[0] == '\0')
+            return bf__err(L, n && n->kind == BF__Y_SEQ ? n->items[i] : n, BF_E_INVAL,
+                           "%s: an empty file name", key);
+        d->corpus_files[d->ncorpus_files++] = bf_strdup(f);
+    }
+    return BF_OK;
 }
 
 static int build_corpus(bf__load_t *L)
@@ -1634,56 +1658,79 @@ static int build_corpus(bf__load_t *L)
                            pv->s);
         d->corpus_passes = (uint32_t)v;
     }
+    const bf__kval_t *which = local->set ? local : path;
+    int rc = corpus_files(L, which,
+                          local->set ? "document.corpus.local_path" : "document.corpus.path", d);
+    if (rc != BF_OK)
+        return rc;
+    const char *const *files = (const char *const *)d->corpus_files;
+    size_t nf = d->ncorpus_files;
     if (local->set) {
-        if (local->s[0] != '/')
-            return bf__err(L, local->node, BF_E_INVAL,
-                           "document.corpus.local_path: '%s' is "
-                           "relative; write the absolute path the file has on every agent host",
-                           local->s);
-        d->corpus_local_path = bf_strdup(local->s);
-        /* validate checks it when this host has it too; the agents check it at Prepare */
-        if (access(local->s, R_OK) == 0 && (L->opts == NULL || L->opts->file_provider == NULL)) {
+        for (size_t i = 0; i < nf; i++)
+            if (files[i][0] != '/')
+                return bf__err(L, local->node, BF_E_INVAL,
+                               "document.corpus.local_path: '%s' is "
+                               "relative; write the absolute path the file has on every agent "
+                               "host",
+                               files[i]);
+        d->corpus_local_path = bf_strdup(files[0]);
+        /* validate checks them when this host has them too; the agents check at Prepare */
+        int here = L->opts == NULL || L->opts->file_provider == NULL;
+        for (size_t i = 0; i < nf && here; i++)
+            here = access(files[i], R_OK) == 0;
+        if (here) {
             bf_corpus_t *c = NULL;
             bf_diag_t dg = {0};
-            if (bf_corpus_open_file(local->s, (enum bf_corpus_format)d->corpus_format, &c, &dg) !=
+            if (bf_corpus_open_files(files, nf, (enum bf_corpus_format)d->corpus_format, &c, &dg) !=
                 BF_OK)
                 return bf__err(L, local->node, dg.code, "document.corpus.local_path: %s", dg.msg);
-            check_corpus(L, c, local->s);
+            check_corpus(L, c, files[0]);
             bf_corpus_destroy(&c);
         }
         return BF_OK;
     }
-    d->corpus_path = bf_strdup(path->s);
-    if (L->opts == NULL || L->opts->file_provider == NULL) {
-        char *full = path->s[0] == '/' || L->base_dir == NULL
-                         ? bf_strdup(path->s)
-                         : bf_asprintf("%s/%s", L->base_dir, path->s);
-        struct stat st;
-        int big = stat(full, &st) == 0 && (uint64_t)st.st_size > BF_MAX_CORPUS_SHIP_BYTES;
-        free(full);
-        if (big)
-            return bf__err(L, path->node, BF_E_TOOBIG,
-                           "document.corpus.path: '%s' is %llu MiB, "
-                           "over the %u MiB shipped to agents with the scenario; copy it to "
-                           "every agent host and write document.corpus.local_path instead",
-                           path->s, (unsigned long long)(st.st_size >> 20),
-                           BF_MAX_CORPUS_SHIP_BYTES >> 20);
+    d->corpus_path = bf_strdup(files[0]);
+    const char **datas = bf_calloc(nf, sizeof *datas);
+    size_t *lens = bf_calloc(nf, sizeof *lens), total = 0;
+    for (size_t i = 0; i < nf && rc == BF_OK; i++) {
+        const bf__ynode_t *at =
+            path->node && path->node->kind == BF__Y_SEQ ? path->node->items[i] : path->node;
+        if (L->opts == NULL || L->opts->file_provider == NULL) {
+            char *full = files[i][0] == '/' || L->base_dir == NULL
+                             ? bf_strdup(files[i])
+                             : bf_asprintf("%s/%s", L->base_dir, files[i]);
+            struct stat st;
+            uint64_t sz = stat(full, &st) == 0 ? (uint64_t)st.st_size : 0;
+            free(full);
+            if (total + sz > BF_MAX_CORPUS_SHIP_BYTES) {
+                rc = bf__err(L, at, BF_E_TOOBIG,
+                             "document.corpus.path: '%s' brings the corpus to %llu MiB, over the "
+                             "%u MiB shipped to agents with the scenario; copy the files to "
+                             "every agent host and write document.corpus.local_path instead",
+                             files[i], (unsigned long long)((total + sz) >> 20),
+                             BF_MAX_CORPUS_SHIP_BYTES >> 20);
+                break;
+            }
+        }
+        rc = read_ref(L, at, "document.corpus.path", "corpus", files[i],
+                      BF_MAX_CORPUS_SHIP_BYTES - total, &datas[i], &lens[i]);
+        total += lens[i];
     }
-    const char *data;
-    size_t len;
-    int rc = read_ref(L, path->node, "document.corpus.path", "corpus", path->s,
-                      BF_MAX_CORPUS_SHIP_BYTES, &data, &len);
+    if (rc == BF_OK) {
+        bf_diag_t dg = {0};
+        rc = bf_corpus_open_parts(files, (const void *const *)datas, lens, nf,
+                                  (enum bf_corpus_format)d->corpus_format, &L->sc->corpus, &dg);
+        if (rc != BF_OK)
+            rc = bf__err(L, path->node, rc, "document.corpus.path: %s", dg.msg);
+    }
+    free(datas);
+    free(lens);
     if (rc != BF_OK)
         return rc;
-    bf_diag_t dg = {0};
-    rc = bf_corpus_open(path->s, data, len, (enum bf_corpus_format)d->corpus_format, &L->sc->corpus,
-                        &dg);
-    if (rc != BF_OK)
-        return bf__err(L, path->node, rc, "document.corpus.path: %s", dg.msg);
     /* validate (and the coordinator) report bad lines; an agent (files from a provider) parses
      * every document of its own slices at Prepare instead, so it does not parse them twice */
     if (L->opts == NULL || L->opts->file_provider == NULL)
-        check_corpus(L, L->sc->corpus, path->s);
+        check_corpus(L, L->sc->corpus, files[0]);
     return BF_OK;
 }
 
@@ -2357,6 +2404,9 @@ void bf_scenario_destroy(bf_scenario_t **sc_p)
     free(sc->search.queries);
     free(sc->document.corpus_path);
     free(sc->document.corpus_local_path);
+    for (size_t i = 0; i < sc->document.ncorpus_files; i++)
+        free(sc->document.corpus_files[i]);
+    free(sc->document.corpus_files);
     bf_corpus_destroy(&sc->corpus);
     for (size_t i = 0; i < sc->nvars; i++)
         bf_var_spec_cleanup(&sc->vars[i]);

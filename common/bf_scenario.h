@@ -207,6 +207,9 @@ typedef struct bf_document_spec {
     /* document.corpus, instead of source (bf_corpus.h): real documents from a file */
     char *corpus_path;       /* shipped with the scenario by content hash, or NULL */
     char *corpus_local_path; /* read by each agent from its own disk at Prepare, or NULL */
+    char **corpus_files;     /* every file of path / local_path (a list, or one): one corpus,
+                                their documents in this order; corpus_files[0] is the one above */
+    size_t ncorpus_files;
     int corpus_format;       /* enum bf_corpus_format: source lines, or bulk action + source */
     uint32_t corpus_passes;  /* times each stream reads its slice; 0 = loop until the cell ends */
 } bf_document_spec_t;

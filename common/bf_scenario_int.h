@@ -244,9 +244,9 @@ int bf__v_nonempty(struct bf__load *L, const bf__ynode_t *n, const char *path, b
     X(DOC_SOURCE, "document.source", BF__T_STR, NULL, 0, 0, 0, 0, NULL, bf__v_nonempty)            \
     X(DOC_SOURCE_FILE, "document.source_file", BF__T_STR, NULL, 0, 0, 0, 0, NULL, bf__v_nonempty)  \
     X(DOC_CORPUS, "document.corpus", BF__T_SECTION, NULL, 0, 0, 0, 0, NULL, NULL)                  \
-    X(CORPUS_PATH, "document.corpus.path", BF__T_STR, NULL, 0, 0, 0, 0, NULL, bf__v_nonempty)      \
-    X(CORPUS_LOCAL_PATH, "document.corpus.local_path", BF__T_STR, NULL, 0, 0, 0, 0, NULL,          \
-      bf__v_nonempty)                                                                              \
+    X(CORPUS_PATH, "document.corpus.path", BF__T_STRLIST, NULL, 0, 0, 0, 0, NULL, NULL)            \
+    X(CORPUS_LOCAL_PATH, "document.corpus.local_path", BF__T_STRLIST, NULL, 0, 0, 0, 0, NULL,      \
+      NULL)                                                                                        \
     X(CORPUS_FORMAT, "document.corpus.format", BF__T_ENUM, "source", 0, 0, 0, 0, "source|bulk",    \
       NULL)                                                                                        \
     X(CORPUS_PASSES, "document.corpus.passes", BF__T_STR, "loop", 0, 0, 0, 0, NULL,                \

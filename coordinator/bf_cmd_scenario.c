@@ -344,12 +344,14 @@ int bf_cmd_plan(int argc, char **argv)
         bf_diag_t cd = {0};
         uint64_t file_bytes = 0;
         if (c == NULL && dspec->corpus_local_path) {
-            struct stat st;
-            if (stat(dspec->corpus_local_path, &st) == 0)
-                file_bytes = (uint64_t)st.st_size;
-            if (bf_corpus_open_file(dspec->corpus_local_path,
-                                    (enum bf_corpus_format)dspec->corpus_format, &local,
-                                    &cd) == BF_OK)
+            for (size_t i = 0; i < dspec->ncorpus_files; i++) {
+                struct stat st;
+                if (stat(dspec->corpus_files[i], &st) == 0)
+                    file_bytes += (uint64_t)st.st_size; /* all read whole, then decompressed */
+            }
+            if (bf_corpus_open_files((const char *const *)dspec->corpus_files, dspec->ncorpus_files,
+                                     (enum bf_corpus_format)dspec->corpus_format, &local,
+                                     &cd) == BF_OK)
                 c = local;
         }
         char b1[32], b2[32];

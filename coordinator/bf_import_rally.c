@@ -142,6 +142,18 @@ static int num_of(json_t *o, const char *key, double *v)
     return 1;
 }
 
+/* 1 when name is `list` (a string) or one of its strings (a list). */
+static int name_listed(json_t *list, const char *name)
+{
+    if (json_is_string(list))
+        return strcmp(json_string_value(list), name) == 0;
+    size_t i;
+    json_t *v;
+    json_array_foreach(list, i, v) if (json_is_string(v) &&
+                                       strcmp(json_string_value(v), name) == 0) return 1;
+    return 0;
+}
+
 static int file_exists(const char *p)
 {
     struct stat st;
@@ -327,7 +339,7 @@ int bf_import_rally(const char *path, const char *challenge, const char *name, c
     json_t *ops = json_object_get(track, "operations");
     values batch = {{0}, 0}, clients = {{0}, 0}, rate = {{0}, 0};
     double warmup_s = -1, period_s = -1;
-    const char *corpus_name = NULL;
+    json_t *first_bulk = NULL; /* its corpora and indices name the documents files */
     size_t nbulk = 0, i;
     json_t *t;
     json_array_foreach(tasks, i, t)
@@ -373,10 +385,8 @@ int bf_import_rally(const char *path, const char *challenge, const char *name, c
             warmup_s = v;
         if (period_s < 0 && num_of(t, "time-period", &v))
             period_s = v;
-        json_t *cs = json_object_get(op, "corpora");
-        if (corpus_name == NULL)
-            corpus_name = json_is_string(cs) ? json_string_value(cs)
-                                             : json_string_value(json_array_get(cs, 0));
+        if (first_bulk == NULL)
+            first_bulk = op;
         if (json_object_get(t, "iterations") || json_object_get(t, "warmup-iterations"))
             bf_buf_appendz(&notes, "#  - iterations are not imported: a cell runs for a time, "
                                    "or reads its corpus once\n");
@@ -389,53 +399,89 @@ int bf_import_rally(const char *path, const char *challenge, const char *name, c
                          chosen ? "'" : "");
         goto out;
     }
-    /* the corpus */
-    json_t *corpora = json_object_get(track, "corpora"), *corpus = NULL, *c;
+    /* the corpora: every documents file of the corpora the (first) bulk operation names (all
+     * of the track's when it names none), only those whose target is in its "indices" when it
+     * has that filter; Rally's corpus-level properties are defaults for its documents */
+    json_t *want_corpora = json_object_get(first_bulk, "corpora");
+    json_t *want_indices = json_object_get(first_bulk, "indices");
+    json_t *corpora = json_object_get(track, "corpora"), *c;
+    json_t *files = json_array(), *targets = json_array();
+    uint64_t ship_bytes = 0;
+    int bulk_format = -1;
     json_array_foreach(corpora, i, c)
     {
         const char *cn = str_of(c, "name");
-        if (corpus_name == NULL || (cn && strcmp(cn, corpus_name) == 0)) {
-            corpus = c;
-            break;
+        if (!json_is_null(want_corpora) && want_corpora != NULL &&
+            !name_listed(want_corpora, cn ? cn : ""))
+            continue;
+        json_t *dd = json_object_get(c, "documents"), *e;
+        size_t k;
+        json_array_foreach(dd, k, e)
+        {
+            const char *src = str_of(e, "source-file");
+            const char *target =
+                str_of(e, "target-index") ? str_of(e, "target-index") : str_of(c, "target-index");
+            if (want_indices && !name_listed(want_indices, target ? target : ""))
+                continue;
+            if (src == NULL) {
+                rc = bf_diag_set(diag, BF_E_INVAL,
+                                 "%s: corpus '%s', documents entry %zu has no source-file", file,
+                                 cn ? cn : "?", k + 1);
+                goto corpora_out;
+            }
+            json_t *fmt = json_object_get(e, "includes-action-and-meta-data");
+            if (fmt == NULL)
+                fmt = json_object_get(c, "includes-action-and-meta-data");
+            int bf = json_is_true(fmt);
+            if (bulk_format >= 0 && bf != bulk_format) {
+                rc = bf_diag_set(diag, BF_E_INVAL,
+                                 "%s: corpus '%s': '%s' %s action-and-meta-data lines and an "
+                                 "earlier file does not; one scenario corpus has one format "
+                                 "(import the files separately with --challenge, or make them "
+                                 "alike)",
+                                 file, cn ? cn : "?", src, bf ? "includes" : "has no");
+                goto corpora_out;
+            }
+            bulk_format = bf;
+            char *cf = bf_asprintf("%s/%s", dir, src);
+            if (!file_exists(cf)) {
+                /* Rally decompresses a downloaded corpus next to the archive */
+                char *dot = strrchr(cf, '.');
+                if (dot && (strcmp(dot, ".bz2") == 0 || strcmp(dot, ".gz") == 0 ||
+                            strcmp(dot, ".zst") == 0))
+                    *dot = '\0';
+            }
+            if (!file_exists(cf)) {
+                const char *url =
+                    str_of(e, "base-url") ? str_of(e, "base-url") : str_of(c, "base-url");
+                rc = bf_diag_set(diag, BF_E_NOTFOUND,
+                                 "%s: corpus file '%s' is not in %s (nor without "
+                                 "its compression suffix): download it%s%s first, or copy it "
+                                 "there",
+                                 file, src, dir, url ? " from " : "", url ? url : "");
+                free(cf);
+                goto corpora_out;
+            }
+            struct stat cst;
+            stat(cf, &cst);
+            ship_bytes += (uint64_t)cst.st_size;
+            json_array_append_new(files, json_string(cf));
+            free(cf);
+            if (target && !name_listed(targets, target))
+                json_array_append_new(targets, json_string(target));
         }
     }
-    json_t *docs = json_array_get(json_object_get(corpus, "documents"), 0);
-    const char *src = str_of(docs, "source-file");
-    if (src == NULL) {
+    if (json_array_size(files) == 0) {
         rc = bf_diag_set(diag, BF_E_INVAL,
-                         "%s: corpus '%s' has no documents with a "
-                         "source-file",
-                         file, corpus_name ? corpus_name : "(first)");
-        goto out;
+                         "%s: the bulk operation's corpora have no documents file%s (see the "
+                         "track's \"corpora\" and the operation's \"corpora\" / \"indices\")",
+                         file, want_indices ? " for its indices" : "");
+        goto corpora_out;
     }
-    if (json_array_size(json_object_get(corpus, "documents")) > 1)
-        bf_buf_appendf(&notes,
-                       "#  - corpus '%s' lists %zu document files; only the first "
-                       "(%s) is imported\n",
-                       str_of(corpus, "name") ? str_of(corpus, "name") : "",
-                       json_array_size(json_object_get(corpus, "documents")), src);
-    char *corpus_file = bf_asprintf("%s/%s", dir, src);
-    if (!file_exists(corpus_file)) {
-        /* Rally decompresses a downloaded corpus next to the archive */
-        char *dot = strrchr(corpus_file, '.');
-        if (dot &&
-            (strcmp(dot, ".bz2") == 0 || strcmp(dot, ".gz") == 0 || strcmp(dot, ".zst") == 0))
-            *dot = '\0';
-    }
-    if (!file_exists(corpus_file)) {
-        const char *url = str_of(corpus, "base-url");
-        rc = bf_diag_set(diag, BF_E_NOTFOUND,
-                         "%s: corpus file '%s' is not in %s (nor without "
-                         "its compression suffix): download it%s%s first, or copy it there",
-                         file, src, dir, url ? " from " : "", url ? url : "");
-        free(corpus_file);
-        goto out;
-    }
-    struct stat cst;
-    stat(corpus_file, &cst);
-    int local = (uint64_t)cst.st_size > BF_MAX_CORPUS_SHIP_BYTES;
-    /* the index and its body */
-    const char *target = str_of(docs, "target-index");
+    int local = ship_bytes > BF_MAX_CORPUS_SHIP_BYTES;
+    /* the index and its body: the bulk task's targets */
+    size_t ntargets = json_array_size(targets);
+    const char *target = ntargets ? json_string_value(json_array_get(targets, 0)) : NULL;
     json_t *indices = json_object_get(track, "indices"), *ix = NULL;
     json_array_foreach(indices, i, c)
     {
@@ -456,17 +502,21 @@ int bf_import_rally(const char *path, const char *challenge, const char *name, c
         char *bp = bf_asprintf("%s/%s", dir, body_file);
         rc = load_json(bp, &body, diag);
         free(bp);
-        if (rc != BF_OK) {
-            free(corpus_file);
-            goto out;
-        }
+        if (rc != BF_OK)
+            goto corpora_out;
         settings = split_settings(json_object_get(body, "settings"), &shards, &replicas);
     }
-    if (json_array_size(indices) > 1)
+    if (ntargets > 1) {
+        bf_buf_appendf(&notes, "#  - the bulk task writes %zu indices (", ntargets);
+        for (size_t ti = 0; ti < ntargets; ti++)
+            bf_buf_appendf(&notes, "%s%s", ti ? ", " : "",
+                           json_string_value(json_array_get(targets, ti)));
         bf_buf_appendf(&notes,
-                       "#  - the track has %zu indices; the bulk task's target index "
-                       "'%s' is imported\n",
-                       json_array_size(indices), target ? target : "");
+                       "); here index.count: %zu indices named %s-0 .. %s-%zu with the "
+                       "body of %s, and every file's documents go round-robin over all "
+                       "of them (bulkfleet has no per-file target)\n",
+                       ntargets, target, target, ntargets - 1, target);
+    }
     /* the scenario */
     bf_buf_appendf(&y, "# Imported from %s by bulkfleet-coordinator import-rally%s%s%s.\n", file,
                    chosen ? " (challenge " : "", chosen ? chosen : "", chosen ? ")" : "");
@@ -477,6 +527,8 @@ int bf_import_rally(const char *path, const char *challenge, const char *name, c
     bf_buf_appendf(&y, "name: %s\n", name ? name : base);
     bf_buf_appendz(&y, "target:\n  hosts: [\"${BF_TARGET:-http://127.0.0.1:9200}\"]\n");
     bf_buf_appendf(&y, "index:\n  name: %s\n  recreate: true\n", target ? target : base);
+    if (ntargets > 1)
+        bf_buf_appendf(&y, "  count: %zu\n", ntargets);
     if (settings && json_object_size(settings)) {
         bf_buf_appendz(&y, "  settings: ");
         emit_json(&y, settings);
@@ -488,13 +540,19 @@ int bf_import_rally(const char *path, const char *challenge, const char *name, c
         emit_json(&y, mappings);
         bf_buf_appendz(&y, "\n");
     }
-    int bulk_format = json_is_true(json_object_get(docs, "includes-action-and-meta-data"));
     bf_buf_appendf(&y,
-                   "document:\n  action: index\n  corpus:\n    %s: %s\n    format: %s\n"
-                   "    passes: %s\n",
-                   local ? "local_path" : "path", corpus_file, bulk_format ? "bulk" : "source",
+                   "document:\n  action: index\n  corpus:\n    %s:", local ? "local_path" : "path");
+    /* double-quoted (JSON escapes are YAML's too): a path may hold spaces, '#' or ': ' */
+    for (size_t f = 0; f < json_array_size(files); f++) {
+        char *q = json_dumps(json_array_get(files, f), JSON_ENCODE_ANY);
+        if (json_array_size(files) == 1)
+            bf_buf_appendf(&y, " %s\n", q);
+        else
+            bf_buf_appendf(&y, "%s      - %s\n", f == 0 ? "\n" : "", q);
+        free(q);
+    }
+    bf_buf_appendf(&y, "    format: %s\n    passes: %s\n", bulk_format == 1 ? "bulk" : "source",
                    period_s > 0 ? "loop" : "1");
-    free(corpus_file);
     bf_buf_appendf(&y, "run:\n  warmup: %.0fs\n  duration: %.0fs%s\n", warmup_s > 0 ? warmup_s : 0,
                    period_s > 0 ? period_s : (double)PASSES_ONCE_DURATION_S,
                    period_s > 0 ? ""
@@ -507,6 +565,9 @@ int bf_import_rally(const char *path, const char *challenge, const char *name, c
     if (rate.n > 1 || (rate.n == 1 && rate.v[0] > 0))
         emit_axis(&y, "target_rate", &rate, 1);
     *yaml = bf_buf_steal(&y);
+corpora_out:
+    json_decref(files);
+    json_decref(targets);
 out:
     bf_buf_cleanup(&y);
     bf_buf_cleanup(&notes);

@@ -15,9 +15,14 @@
  * run.warmup / run.duration, and a bulk task without time-period reads its corpus once as
  * Rally does (document.corpus.passes: 1). The index body's settings become index.settings
  * (number_of_shards / number_of_replicas the shards / replicas axes) and its mappings
- * index.mappings. Corpus files are named by absolute path (the .bz2 as listed, or the
- * decompressed file Rally leaves beside it), shipped to agents up to 1 GiB and read from
- * each agent host (corpus.local_path) above that.
+ * index.mappings. The corpus is every documents file of the corpora the first bulk
+ * operation names ("corpora"; all when none), filtered by its "indices", as one
+ * document.corpus list in track order; files are named by absolute path (the .bz2 as listed,
+ * or the decompressed file Rally leaves beside it), shipped to agents up to 1 GiB together
+ * and read from each agent host (corpus.local_path) above that. The bulk task's targets (the
+ * files' target-index) are the index: one is index.name; several are index.count of them
+ * named after the first, with its body, the documents round-robin over all (no per-file
+ * target in bulkfleet; the scenario's header notes say so).
  *
  * Jinja templating (Rally renders tracks with Jinja2) is not supported: the first construct
  * ({{ ... }}, {% ... %}, {# ... #}) is reported with file:line:column and what to do.

@@ -5,8 +5,9 @@
 # once in the index (slices disjoint and covering); a bzip2 bulk-format corpus with the file's
 # own _id and action create lands once with no 409, under the file's ids; a zstd
 # corpus read twice (passes: 2) with $[[uuid]] ids lands twice; bad lines are reported with
-# file:line by validate and never sent; a corpus.local_path missing on the agent host fails the
-# cell at Prepare with what to do.
+# file:line by validate and never sent; a local_path list of two files is one corpus (2000
+# counted) and a bad line of its second file is named at that file's line; a corpus.local_path
+# missing on the agent host fails the cell at Prepare with what to do.
 source "$(dirname "$0")/lib.sh"
 cd "$TMP"
 python3 - <<'PY'
@@ -80,9 +81,21 @@ r = json.loads(sys.argv[1])
 assert r["verified"] is True and r["docs_counted"] == 998 == r["docs_ok_all"], r
 assert r["docs_failed"] == 0 and r["docs_mapping"] == 0, r
 PY
+# local_path as a list: one corpus of both files (1000 + 1000 documents), read by the agents;
+# validate names a bad line at its own file and line
+scenario two "{local_path: [$TMP/docs.json.gz, $TMP/docs.json.zst], passes: 1}"
+campaign two || { cat e-two >&2; fail "campaign two exit $?"; }
+python3 - "$(row r-two)" <<'PY' || fail "two-file row"
+import json, sys
+r = json.loads(sys.argv[1])
+assert r["verified"] is True and r["docs_counted"] == 2000 == r["docs_ok_all"], r
+PY
+scenario twobad "{local_path: [$TMP/docs.json.gz, $TMP/docs-bad.json]}"
+"$COORD" validate twobad.yaml > /dev/null 2> tbe || { cat tbe >&2; fail "validate twobad.yaml exit $?"; }
+grep -q "$TMP/docs-bad.json:12: not a JSON object" tbe || { cat tbe >&2; fail "bad line of the second file not at its file:line"; }
 # local_path that the agent host lacks: the cell fails at Prepare, saying what to do
 scenario missing "{local_path: $TMP/nowhere/docs.json.gz}"
 campaign missing && fail "a missing corpus.local_path did not fail"
 grep -rq "copy the corpus to the same path on every agent host" "e-missing" r-missing 2>/dev/null ||
     { cat e-missing >&2; fail "no message saying where the corpus must be"; }
-pass "corpus: gzip/bzip2/zstd, source and bulk format, 2 agents x 2 threads: 1000, 1000 (under the file's ids), 2000 documents counted; bad lines at file:line and never sent; missing local_path explained"
+pass "corpus: gzip/bzip2/zstd, source and bulk format, 2 agents x 2 threads: 1000, 1000 (under the file's ids), 2000 documents counted; a local_path list of 2 files: 2000; bad lines at file:line (also in a list's second file) and never sent; missing local_path explained"

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # integration_corpus_rally — import-rally on a small track written in Rally's documented format
-# (track.json: indices with a body file, corpora with a bzip2 documents file, operations and
+# (track.json: indices with a body file, corpora with bzip2 and gzip documents files (and one for
+# another index, which the bulk task's "indices" filters out), operations and
 # challenges with a bulk task), corpus made here: the scenario it prints validates, runs against
 # the real test cluster with the track's mappings and settings, and every document of the
 # corpus is counted once (the bulk task has no time-period: Rally reads the corpus once, so
@@ -11,10 +12,13 @@ source "$(dirname "$0")/lib.sh"
 cd "$TMP"
 mkdir -p track
 python3 - <<'PY'
-import bz2, json
+import bz2, gzip, json
 docs = [json.dumps({"@timestamp": "2026-12-01T10:00:%02dZ" % (i % 60), "status": 200 + i % 5,
                     "request": "GET /page/%d HTTP/1.1" % i, "size": i * 7}) for i in range(1500)]
-open("track/documents.json.bz2", "wb").write(bz2.compress(("\n".join(docs) + "\n").encode()))
+# the corpus in two documents files (bzip2 and gzip), both for the bulk task's index
+open("track/documents-1.json.bz2", "wb").write(bz2.compress(("\n".join(docs[:1000]) + "\n").encode()))
+open("track/documents-2.json.gz", "wb").write(gzip.compress(("\n".join(docs[1000:]) + "\n").encode()))
+open("track/other.json", "w").write(docs[0] + "\n")
 json.dump({"settings": {"index.number_of_shards": 2, "index.number_of_replicas": 0,
                         "index.refresh_interval": "5s"},
            "mappings": {"dynamic": "strict", "properties": {
@@ -26,10 +30,15 @@ track = {
     "description": "a small http_logs-like track for bulkfleet's import test",
     "indices": [{"name": "rally-logs", "body": "index.json"}],
     "corpora": [{"name": "logs", "documents": [
-        {"source-file": "documents.json.bz2", "document-count": 1500,
-         "uncompressed-bytes": 150000, "target-index": "rally-logs"}]}],
+        {"source-file": "documents-1.json.bz2", "document-count": 1000,
+         "uncompressed-bytes": 100000, "target-index": "rally-logs"},
+        {"source-file": "documents-2.json.gz", "document-count": 500,
+         "uncompressed-bytes": 50000, "target-index": "rally-logs"},
+        {"source-file": "other.json", "document-count": 1, "target-index": "other-logs"}]},
+        {"name": "unused", "documents": [{"source-file": "not-downloaded.json.bz2"}]}],
     "operations": [
-        {"name": "index-append", "operation-type": "bulk", "bulk-size": 250, "corpora": "logs"},
+        {"name": "index-append", "operation-type": "bulk", "bulk-size": 250, "corpora": "logs",
+         "indices": ["rally-logs"]},
         {"name": "refresh", "operation-type": "refresh"}],
     "challenges": [
         {"name": "append-no-conflicts", "default": True, "schedule": [
@@ -41,6 +50,9 @@ track = {
             {"operation": "index-append", "warmup-time-period": 5, "time-period": 20,
              "clients": 4, "target-throughput": 10}]}]}
 json.dump(track, open("track/track.json", "w"), indent=2)
+# the same without the bulk task's index filter: two target indices
+del track["operations"][0]["indices"]
+json.dump(track, open("track2.json", "w"), indent=2)
 PY
 # plan's memory projection holds the decompressed corpus: 40,000 lines of 600 bytes (24 MB of
 # text in a small gzip file), shipped (path) and read on the agent host (local_path)
@@ -68,6 +80,9 @@ print(key, "plan: body", body, "mem/agent", mem)
 PY
 done
 "$COORD" import-rally track -o s.yaml 2> ie || { cat ie >&2; fail "import-rally exit $?"; }
+grep -q "^      - \"$TMP/track/documents-1.json.bz2\"$" s.yaml && grep -q "^      - \"$TMP/track/documents-2.json.gz\"$" s.yaml &&
+    ! grep -q "other.json\|not-downloaded" s.yaml ||
+    { cat s.yaml >&2; fail "the scenario does not list the bulk task's documents files (and only those)"; }
 grep -q "format: source" s.yaml && grep -q "passes: 1" s.yaml && grep -q "batch_size: \[250\]" s.yaml &&
     grep -q "concurrency: \[3\]" s.yaml && grep -q "shards: \[2\]" s.yaml ||
     { cat s.yaml >&2; fail "the scenario does not carry the track's bulk task"; }
@@ -76,6 +91,13 @@ grep -q "format: source" s.yaml && grep -q "passes: 1" s.yaml && grep -q "batch_
 grep -q "passes: loop" t.yaml && grep -q "target_rate: \[2500\]" t.yaml && grep -q "duration: 20s" t.yaml &&
     grep -q "warmup: 5s" t.yaml || { cat t.yaml >&2; fail "challenge timed not imported as written"; }
 "$COORD" import-rally track --challenge nope > /dev/null 2> ne && fail "an unknown challenge was accepted"
+# no index filter: both targets, as index.count 2, said in the notes; the third file comes too
+cp track2.json track/track2.json
+"$COORD" import-rally track/track2.json > t2.yaml 2> t2e || { cat t2e >&2; fail "import-rally track2"; }
+grep -q "^  count: 2$" t2.yaml && grep -q "the bulk task writes 2 indices (rally-logs, other-logs)" t2.yaml &&
+    grep -q "^      - \"$TMP/track/other.json\"$" t2.yaml || { cat t2.yaml >&2; fail "two target indices not imported"; }
+"$COORD" validate t2.yaml > /dev/null 2> t2v || { cat t2v t2.yaml >&2; fail "validate t2.yaml"; }
+rm track/track2.json
 grep -q "no challenge named 'nope'" ne || { cat ne >&2; fail "unknown challenge message"; }
 sed -i "s|^  hosts: .*|  hosts: [\"$ES\"]|" s.yaml
 "$COORD" validate s.yaml > /dev/null 2> ve || { cat ve s.yaml >&2; fail "validate exit $?"; }
@@ -100,4 +122,4 @@ sed -i 's|"bulk-size": 250|"bulk-size": {{bulk_size \| default(5000)}}|' track/t
 "$COORD" import-rally track > /dev/null 2> je && fail "a Jinja track was accepted"
 grep -q "track.json:[0-9]*:[0-9]*: a Jinja expression '{{bulk_size | default(5000)}}' is not supported" je ||
     { cat je >&2; fail "no file:line:column for the Jinja construct"; }
-pass "import-rally: a Rally-format track imported (bulk-size, clients, target-throughput, shards, mappings, settings), ran and counted 1500 of 1500; Jinja refused at file:line:column"
+pass "import-rally: a Rally-format track imported (two documents files of the bulk task's corpus and index filter, bulk-size, clients, target-throughput, shards, mappings, settings), ran and counted 1500 of 1500; two target indices as index.count 2; Jinja refused at file:line:column; plan counts the decompressed corpus"

@@ -190,6 +190,43 @@ static void test_bulk_format(void **state)
     bf_corpus_destroy(&c);
 }
 
+/* A corpus of several files (document.corpus.path as a list): each decompressed by its own
+ * magic, documents in file order, a file without a final '\n' joined on a line break, and a
+ * bad line reported at its own file and line. */
+static void test_parts(void **state)
+{
+    (void)state;
+    const char *a = "{\"f\":\"a\",\"n\":0}\n{\"f\":\"a\",\"n\":1}"; /* no final '\n' */
+    const char *b = "{\"f\":\"b\",\"n\":2}\nnot json\n{\"f\":\"b\",\"n\":3}\n";
+    size_t zl;
+    unsigned char *bz = gz(b, strlen(b), &zl);
+    const char *names[] = {"a.json", "b.json.gz", "c.json"};
+    const void *datas[] = {a, bz, "{\"f\":\"c\",\"n\":4}\n"};
+    size_t lens[] = {strlen(a), zl, strlen("{\"f\":\"c\",\"n\":4}\n")};
+    bf_corpus_t *c = NULL;
+    bf_diag_t d = {0};
+    if (bf_corpus_open_parts(names, datas, lens, 3, BF_CORPUS_SOURCE, &c, &d) != BF_OK)
+        fail_msg("%s", d.msg);
+    assert_int_equal(bf_corpus_docs(c), 5);
+    for (unsigned i = 0; i < 5; i++) {
+        const bf_corpus_doc_t *doc = bf_corpus_doc(c, i);
+        char want[32];
+        snprintf(want, sizeof want, "\"n\":%u}", i);
+        assert_memory_equal(bf_corpus_text(c) + doc->src_off + doc->src_len - strlen(want), want,
+                            strlen(want));
+    }
+    assert_int_equal(bf_corpus_bad_count(c), 1);
+    uint32_t fl = 0;
+    assert_string_equal(bf_corpus_where(c, bf_corpus_bad_line(c, 0), &fl), "b.json.gz");
+    assert_int_equal(fl, 2);
+    assert_string_equal(bf_corpus_where(c, bf_corpus_doc(c, 4)->line, &fl), "c.json");
+    assert_int_equal(fl, 1);
+    assert_string_equal(bf_corpus_where(c, bf_corpus_doc(c, 1)->line, &fl), "a.json");
+    assert_int_equal(fl, 2);
+    bf_corpus_destroy(&c);
+    free(bz);
+}
+
 static void test_slices(void **state)
 {
     (void)state;
@@ -414,7 +451,7 @@ int main(void)
         cmocka_unit_test(test_codecs),        cmocka_unit_test(test_bad_lines),
         cmocka_unit_test(test_bulk_format),   cmocka_unit_test(test_slices),
         cmocka_unit_test(test_render_corpus), cmocka_unit_test(test_scenario_errors),
-        cmocka_unit_test(test_gather_corpus),
+        cmocka_unit_test(test_gather_corpus), cmocka_unit_test(test_parts),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
