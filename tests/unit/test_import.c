@@ -281,19 +281,27 @@ static void test_import_search_requests(void **state)
         "  - request:\n      method: GET\n      url: http://127.0.0.1:9200/lg/_search?size=5\n"
         "      body: '{\"query\": {\"term\": {\"st\": $[[st]]}}}'\n"
         "  - request:\n      method: POST\n      url: http://127.0.0.1:9200/other/_count\n"
-        "  - request:\n      method: GET\n      url: http://127.0.0.1:9200/_cat/indices\n";
+        "  - request:\n      method: GET\n      url: http://127.0.0.1:9200/_cat/indices\n"
+        "  - request:\n      method: POST\n      url: http://127.0.0.1:9200/lg/_msearch\n"
+        "      body: |\n        {}\n        {\"query\": {\"term\": {\"st\": $[[st]]}}}\n"
+        "        {\"index\": \"other\"}\n        {\"size\": 0}\n";
     bf_import_opts_t o = {.concurrency = 2, .duration_s = 5};
     bf_diag_t d = {0};
     char *yaml = import_text(lg, &o, &d);
     if (yaml == NULL)
         fail_msg("%s", d.msg);
-    assert_non_null(strstr(yaml, "the bulk request and 2 search requests were imported"));
+    assert_non_null(strstr(yaml, "the bulk request and 3 search requests were imported"));
     bf_scenario_t *sc = load_yaml(yaml, &d);
     if (sc == NULL)
         fail_msg("%s\n%s", d.msg, yaml);
     const bf_search_spec_t *ss = bf_scenario_search(sc);
     assert_true(ss->enabled);
-    assert_int_equal(ss->nqueries, 2);
+    assert_int_equal(ss->nqueries, 3);
+    /* an _msearch request: its NDJSON body kept line by line, validated as header/body pairs */
+    assert_string_equal(ss->queries[2].path, "/{index}/_msearch");
+    assert_true(ss->queries[2].msearch);
+    assert_true(ss->queries[2].msearch_retargets); /* a header names "other" */
+    assert_non_null(strstr(ss->queries[2].body, "{}\n{\"query\""));
     assert_string_equal(ss->queries[0].path, "/{index}/_search?size=5");
     assert_false(ss->queries[0].post);
     assert_string_equal(ss->queries[0].body, "{\"query\": {\"term\": {\"st\": $[[st]]}}}");
