@@ -931,16 +931,21 @@ static void on_done(bf_worker_t *w, slot *s, CURLcode cc)
 
 /* ---- the loop ----------------------------------------------------------------------------- */
 
-/* The thread was busy (not waiting for the network in curl_multi_poll) from t0 to t1: booked
- * into the second now, which the sampler has not collected yet (a stretch is at most a turn of
- * the loop, so one that straddles a second boundary is booked whole into the later second). */
-static void book_busy(bf_worker_t *w, uint64_t t0, uint64_t t1)
+#define BUSY_BOOK_US 10000u /* busy time is booked once this much has gathered (or at a poll) */
+
+/* The thread was busy (not waiting for the network in curl_multi_poll) since *from: booked
+ * into the second now, which the sampler has not collected yet, once BUSY_BOOK_US gathered or
+ * when `force` (before a poll), so a thread that never polls (always a completion to handle)
+ * is booked too; a stretch that straddles a second boundary goes whole into the later second
+ * (at most BUSY_BOOK_US or one turn of the loop off). *from moves to now when booked. */
+static void book_busy(bf_worker_t *w, uint64_t *from, uint64_t now, int force)
 {
-    if (t1 <= t0)
+    if (now <= *from || (!force && now - *from < BUSY_BOOK_US))
         return;
     pthread_mutex_lock(&w->lock);
-    bucket_now(w)->c.busy_us_max += t1 - t0;
+    bucket_now(w)->c.busy_us_max += now - *from;
     pthread_mutex_unlock(&w->lock);
+    *from = now;
 }
 
 static void abandon_all(bf_worker_t *w)
@@ -1009,6 +1014,7 @@ static void *run(void *arg)
 
     for (;;) {
         now = bf_clock_mono_us();
+        book_busy(w, &busy_from, now, 0);
         if (atomic_load(&w->abort_flag)) {
             abandon_all(w);
             break;
@@ -1109,7 +1115,7 @@ static void *run(void *arg)
             wake_us = hard_end;
         if (wake_us > now) {
             uint64_t wait_us = wake_us - now;
-            book_busy(w, busy_from, now);
+            book_busy(w, &busy_from, now, 1);
             curl_multi_poll(w->multi, NULL, 0, (int)((wait_us + 999) / 1000), NULL);
             busy_from = bf_clock_mono_us();
         }
