@@ -11,7 +11,7 @@ FS=$(free_port)
 python3 "$SRC/tests/support/fault_server.py" --port "$FS" --mode ok --index-delay-ms 4000 \
     --max-lifetime 120 > fs.out 2>&1 &
 FSP=$!
-trap 'kill $FSP ${A:-} 2>/dev/null; cleanup_tmp' EXIT
+trap 'kill $FSP ${A:-} 2>/dev/null || true; cleanup_tmp' EXIT
 for _ in $(seq 50); do grep -q READY fs.out && break; sleep 0.1; done
 cat > s.yaml <<YAML
 name: quiet

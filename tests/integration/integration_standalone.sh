@@ -19,7 +19,7 @@ grep -q "^usage: bulkfleet-coordinator find-max SCENARIO" h.out && grep -q -- "-
 rc=0; "$COORD" keygen -x 2> /dev/null || rc=$?
 [ $rc = 2 ] && [ ! -e -x ] && [ ! -e ./--help ] || fail "keygen made a folder of an option (exit $rc)"
 IDX="bf-standalone-$$"
-trap 'kill ${AP:-} 2>/dev/null; curl -sf -X DELETE "$ES/$IDX" > /dev/null 2>&1 || true; cleanup_tmp' EXIT
+trap 'kill ${AP:-} 2>/dev/null || true; curl -sf -X DELETE "$ES/$IDX" > /dev/null 2>&1 || true; cleanup_tmp' EXIT
 cd "$TMP"
 cat > s.yaml <<YAML
 name: standalone
