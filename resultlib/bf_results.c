@@ -950,6 +950,14 @@ void bf_results_print_md(FILE *f, const bf_scenario_t *sc, const bf_row_t *rows,
     fprintf(f, "\n- = not measured: too few samples for the percentile (p90 needs 10, p99 100, "
                "p99.9 1000) or no cluster telemetry.%s\n",
             target_rate ? "" : " Latency equals service time in closed-loop cells (see matrix.csv).");
+    int few = 0;
+    for (size_t k = 0; k < nrows; k++)
+        few |= rows[k].few_requests;
+    if (few)
+        fprintf(f,
+                "few-requests: fewer than %d bulk responses in the measurement window, too few "
+                "to rank the cell's docs/s (the findings leave it out); lengthen run.duration.\n",
+                BF_FEW_REQUESTS);
     bf_finding_point_t *pts = bf_calloc(nrows + 1, sizeof *pts);
     for (size_t k = 0; k < nrows; k++)
         bf_finding_point_from_row(&rows[k], &pts[k]);

@@ -547,6 +547,33 @@ static void test_csv_seed_columns_first_and_unknowns_empty(void **state)
     free_golden(&g);
 }
 
+/* issue #12: a few-requests row is flagged in matrix.md, explained under the table, named by
+ * the findings and not ranked */
+static void test_few_requests_in_matrix_md(void **state)
+{
+    (void)state;
+    golden_run g;
+    run_golden(&g);
+    bf_row_t rows[4];
+    memcpy(rows, g.rows, sizeof rows);
+    rows[3].few_requests = 1; /* the fastest 2-shard cell */
+    char *md = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&md, &len);
+    bf_results_print_md(f, g.sc, rows, 4);
+    fclose(f);
+    printf("%s", md);
+    assert_non_null(strstr(md, "| yes | few-requests |"));
+    assert_non_null(strstr(md, "\nfew-requests: fewer than 20 bulk responses in the measurement "
+                               "window"));
+    assert_non_null(strstr(md,
+                           "\n- 1 cell measured on fewer than 20 bulk responses in the window "
+                           "(few-requests: i1-s2-r0-b100-c4-refresh_interval_1s) is not ranked"));
+    assert_null(strstr(md, "2 shards: best without rejections or errors is 2,180"));
+    free(md);
+    free_golden(&g);
+}
+
 static void test_load_row_roundtrip(void **state)
 {
     (void)state;
@@ -1014,6 +1041,7 @@ int main(void)
         cmocka_unit_test(test_lost_agent_degrades_the_cell),
         cmocka_unit_test(test_repeated_cell_median_and_cv),
         cmocka_unit_test(test_csv_seed_columns_first_and_unknowns_empty),
+        cmocka_unit_test(test_few_requests_in_matrix_md),
         cmocka_unit_test(test_load_row_roundtrip),
         cmocka_unit_test(test_row_codec_decodes_what_the_writers_write),
         cmocka_unit_test(test_findings_read_rows_through_the_codec),
