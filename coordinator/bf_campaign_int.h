@@ -137,6 +137,9 @@ int bf__ms_open(bf__campaign_t *c);
 /* bf__ms_cell — queue the documents of the finished cell `name` (its files in the results
  * directory; nothing when the store is off or the cell file is missing). Never blocks. */
 void bf__ms_cell(bf__campaign_t *c, const char *name);
+/* bf__ms_second — queue the merged second `second` of the running cell (c->cell, c->agg) as
+ * it stands now; the cell's end replaces it with the final value (same id). Never blocks. */
+void bf__ms_second(bf__campaign_t *c, int32_t second);
 /* bf__ms_close — flush (metrics_store.flush_wait), print what was indexed and dropped, put it
  * in matrix.json ("metrics_store") and rewrite the matrix from rows. NULL-safe. */
 void bf__ms_close(bf__campaign_t *c, const bf_row_t *rows, size_t nrows);

@@ -7,6 +7,7 @@
  */
 #include "bf_campaign_int.h"
 
+#include "bf_clock.h"
 #include "bf_log.h"
 #include "bf_mem.h"
 #include "bf_msdocs.h"
@@ -110,6 +111,26 @@ void bf__ms_cell(bf__campaign_t *c, const char *name)
         bf_warn("metrics store: cell %s: %s", name, d.msg);
 }
 
+void bf__ms_second(bf__campaign_t *c, int32_t second)
+{
+    if (c->mstore == NULL || c->cell == NULL || c->agg == NULL || second < 0)
+        return;
+    const bf_counters_t *ctr = bf_cellagg_second(c->agg, (size_t)second);
+    if (ctr == NULL)
+        return;
+    /* the repetition from the cell's results name ("<cell id>-r<rep>" when repeat > 1) */
+    uint32_t rep = 1;
+    size_t idlen = strlen(c->cell->id);
+    if (strncmp(c->cell_name, c->cell->id, idlen) == 0 &&
+        strncmp(c->cell_name + idlen, "-r", 2) == 0)
+        rep = (uint32_t)strtoul(c->cell_name + idlen + 2, NULL, 10);
+    const bf_run_spec_t *run = bf_scenario_run(c->sc);
+    bf_msdocs_live_second(c->campaign_id, bf_scenario_name(c->sc), c->cell, c->cell_name, rep,
+                          second, ctr, (int64_t)(bf_clock_wall_us() / 1000u),
+                          (int64_t)(run->warmup_ms / 1000u), (int64_t)(run->duration_ms / 1000u),
+                          emit_add, c->mstore);
+}
+
 void bf__ms_close(bf__campaign_t *c, const bf_row_t *rows, size_t nrows)
 {
     if (c->mstore == NULL) {
@@ -145,6 +166,8 @@ void bf__ms_close(bf__campaign_t *c, const bf_row_t *rows, size_t nrows)
     if (c->res) {
         json_t *o = json_object();
         json_object_set_new(o, "host", json_string(shown ? shown : host));
+        /* documents given to the writer (live seconds count again when their cell ends) */
+        json_object_set_new(o, "documents", json_integer((json_int_t)(s.queued + s.dropped_full)));
         json_object_set_new(o, "indexed", json_integer((json_int_t)s.indexed));
         json_object_set_new(o, "dropped", json_integer((json_int_t)dropped));
         json_object_set_new(o, "dropped_buffer_full", json_integer((json_int_t)s.dropped_full));

@@ -890,6 +890,7 @@ int bf__cellrun_run(bf__campaign_t *c, const bf_cell_t *cell, uint32_t repetitio
             progress(c, k, ncells, sec, elapsed_ms, left_ms);
             bf__cellrun_publish(c, k, ncells,
                                 (uint64_t)sec * 1000u < run->warmup_ms ? "warmup" : "measure", sec);
+            bf__ms_second(c, sec); /* the metrics store, live (bf_campaign_ms.c) */
         }
     }
     if (!c->opts->quiet && isatty(STDERR_FILENO))

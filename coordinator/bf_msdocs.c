@@ -8,6 +8,7 @@
 
 #include "bf_mem.h"
 #include "bf_sample.h"
+#include "bf_scenario.h"
 #include "bf_sha256.h"
 
 #include <errno.h>
@@ -492,5 +493,54 @@ int bf_msdocs_matrix(const char *results_dir, const char *campaign, const char *
             (*n)++;
     }
     json_decref(m);
+    return rc;
+}
+
+int bf_msdocs_live_second(const char *campaign, const char *scenario, const struct bf_cell *cell,
+                          const char *cell_name, uint32_t repetition, int64_t second,
+                          const struct bf_counters *ctr, int64_t unix_ms, int64_t warmup_s,
+                          int64_t duration_s, bf_msdocs_emit_fn emit, void *ctx)
+{
+    cellctx cx;
+    memset(&cx, 0, sizeof cx);
+    cx.campaign = campaign;
+    cx.scenario = scenario;
+    cx.name = cell_name;
+    cx.emit = emit;
+    cx.ctx = ctx;
+    cx.warmup_s = warmup_s;
+    cx.duration_s = duration_s;
+    cx.start_ms = unix_ms - second * 1000;
+    bf_msdocs_samples_index(campaign, unix_ms / 1000, cx.samples_index, sizeof cx.samples_index);
+    cx.dims = json_object();
+    json_object_set_new(cx.dims, "campaign", json_string(campaign));
+    json_object_set_new(cx.dims, "scenario", json_string(scenario));
+    json_object_set_new(cx.dims, "cell_name", json_string(cell_name));
+    json_object_set_new(cx.dims, "cell", json_string(cell->id));
+    json_object_set_new(cx.dims, "repetition", json_integer(repetition));
+    json_t *axes = json_object();
+    for (size_t a = 0; a < cell->naxes; a++)
+        json_object_set_new(axes, cell->axes[a].axis, json_string(cell->axes[a].value));
+    json_object_set_new(cx.dims, "axes", axes);
+    /* the counters as resultlib writes a "second" line (bf_counter_fields, http_status) */
+    json_t *o = json_object();
+    for (size_t i = 0; i < bf_counter_nfields; i++)
+        json_object_set_new(
+            o, bf_counter_fields[i].name,
+            json_integer((json_int_t) * (const uint64_t *)((const char *)ctr +
+                                                           bf_counter_fields[i].counters_off)));
+    json_t *st = json_object();
+    for (int i = 0; i < BF_HTTP_STATUS_MAX; i++) {
+        if (ctr->http_status[i]) {
+            char k[8];
+            snprintf(k, sizeof k, "%d", i);
+            json_object_set_new(st, k, json_integer((json_int_t)ctr->http_status[i]));
+        }
+    }
+    json_object_set_new(o, "http_status", st);
+    json_object_set_new(o, "second", json_integer((json_int_t)second));
+    int rc = second_doc(&cx, o, "second");
+    json_decref(o);
+    json_decref(cx.dims);
     return rc;
 }

@@ -8,6 +8,10 @@
  * gives exactly the documents the live run sent, with the same ids (re-sending overwrites:
  * idempotent).
  *
+ * When: `run` sends each merged second as it completes (bf_msdocs_live_second) and, once a
+ * cell's files are written, every document of the cell from them (the same ids: the live
+ * seconds are overwritten by their final values).
+ *
  * Indices (the names Rally uses for its own metrics store, adapted): bulkfleet-samples-YYYY.MM
  * (month of the campaign's start, from its results directory name "<scenario>-YYYYMMDDTHHMMSSZ")
  * holds kind "second" (the merged per-second sample of a cell), "agent_second" (one agent's
@@ -77,6 +81,18 @@ int bf_msdocs_cell(const char *results_dir, const char *campaign, const char *sc
  * BF_E_NOTFOUND / BF_E_PARSE with diag naming the file. */
 int bf_msdocs_matrix(const char *results_dir, const char *campaign, const char *scenario,
                      bf_msdocs_emit_fn emit, void *ctx, uint64_t *n, bf_diag_t *diag);
+
+/* bf_msdocs_live_second — the "second" document of a cell still running: second (from the
+ * cell's start) of cell (borrowed; its id and axes) as cell_name and repetition, from ctr (the
+ * merged counters so far, bf_cellagg_second), stamped unix_ms (wall time, ms). Same index, id
+ * and fields as the document bf_msdocs_cell makes from the finished cell's file, which
+ * replaces it (late samples included) when the cell ends. Returns the emit's value. */
+struct bf_cell;
+struct bf_counters;
+int bf_msdocs_live_second(const char *campaign, const char *scenario, const struct bf_cell *cell,
+                          const char *cell_name, uint32_t repetition, int64_t second,
+                          const struct bf_counters *ctr, int64_t unix_ms, int64_t warmup_s,
+                          int64_t duration_s, bf_msdocs_emit_fn emit, void *ctx);
 
 /* bf_msdocs_campaign — the campaign id of a results directory: its last path component
  * ("results/shard-study-20261201T205245Z" -> "shard-study-20261201T205245Z"), into buf. */

@@ -5,8 +5,8 @@
 # store that dies on cue is what a cluster cannot be made to do here cheaply); it is killed as
 # soon as the first of 3 cells is written. The campaign goes on and ends 0 with every row in the
 # results directory (verified by _count on the real dev cluster), the end says how many
-# documents were dropped, matrix.json's metrics_store has indexed + dropped = every document the
-# files hold, and the store saw only ids of this campaign's first documents, each once.
+# documents were dropped, matrix.json's metrics_store has indexed + dropped = every document it
+# was given (at least every document the files hold), and the store saw only ids of this campaign's first documents, each once.
 source "$(dirname "$0")/lib.sh"
 cd "$TMP"
 IDX="bf-msdown-$$"
@@ -54,7 +54,9 @@ assert len(m["rows"]) == 3 and all(r["verified"] and not r["failed"] for r in m[
 assert exp["row"] == 3, exp
 ms = m["metrics_store"]
 assert ms["dropped"] > 0, ms
-assert ms["indexed"] + ms["dropped"] == total, (ms, total)
+# every document given to the writer is either indexed or counted as dropped; there are more
+# than the files hold: live seconds are sent again with their final values when a cell ends
+assert ms["indexed"] + ms["dropped"] == ms["documents"] >= total, (ms, total)
 ids = []
 for line in open(log):
     rec = json.loads(line)
