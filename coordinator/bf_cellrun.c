@@ -840,6 +840,10 @@ int bf__cellrun_run(bf__campaign_t *c, const bf_cell_t *cell, uint32_t repetitio
             send_starts(c, start_us, now);
         if (bf_campaign_signal && !stop_sent) {
             interrupted = 1;
+            /* the row of an interrupted cell covers the seconds measured in full before the
+             * interruption (as the standalone agent's), not the planned duration */
+            if (now > start_us)
+                bf_cellagg_stop_at(c->agg, (int32_t)((now - start_us) / 1000000u));
             send_stop(c, "coordinator interrupted");
             stop_sent = 1;
             stop_sent_us = now;

@@ -4,7 +4,8 @@
 # middle of a cell run with --local-agents: the agents are in their own process group, so only
 # the coordinator gets the signal; it tells them to stop, and their last seconds reach the
 # results (cells/<cell>.aborted.ndjson has both agents' samples up to the interruption); exit
-# 130. Also: kill -9 of the coordinator leaves no local agent running (they die with it).
+# 130, and the row covers the seconds measured before the interruption. Also: kill -9 of the
+# coordinator leaves no local agent running (they die with it).
 source "$(dirname "$0")/lib.sh"
 IDX="bf-ctrlc-$$"
 trap 'curl -sf -X DELETE "$ES/$IDX" > /dev/null 2>&1 || true; cleanup_tmp' EXIT
@@ -42,6 +43,19 @@ for a in sorted(agents):
     assert max(secs) >= 2, (a, secs)   # interrupted ~4 s into the load
     assert fin, (a, "no final sample")
 print("both agents' samples kept up to seconds", max(s["second"] for s in samples))
+PY
+# the interrupted cell's row covers the seconds measured before Ctrl-C, not the planned 30 s
+python3 - "$TMP"/r/ctrlc-*/matrix.json <<'PY' || { cat "$TMP/err" >&2; fail "the partial row is wrong"; }
+import json, sys
+r = json.load(open(sys.argv[1]))["rows"][0]
+assert r["aborted"] and not r["stalled"], r
+# interrupted ~4 s after the cell began (its preparation included): 0 to 4 whole seconds
+assert r["duration_s"] <= 5, r["duration_s"]
+if r["duration_s"]:
+    assert r["docs_ok"] > 0 and abs(r["docs_per_s"] * r["duration_s"] - r["docs_ok"]) < 1, r
+else:
+    assert r["docs_per_s"] == 0, r
+print("partial row: %d s measured, %.0f docs/s" % (r["duration_s"], r["docs_per_s"]))
 PY
 # kill -9: the local agents die with the coordinator
 P=$(free_port)
