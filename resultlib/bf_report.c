@@ -13,6 +13,7 @@
 #include "bf_findings.h"
 #include "bf_log.h"
 #include "bf_mem.h"
+#include "bf_results.h"
 
 #include <errno.h>
 #include <jansson.h>
@@ -74,6 +75,24 @@ static double jnum(json_t *o, const char *k)
 {
     json_t *v = json_object_get(o, k);
     return json_is_number(v) ? json_number_value(v) : NAN;
+}
+
+static void unknown_field(const char *key);
+
+static json_t *qval(const bf_qrow_t *q, const char *key)
+{
+    json_t *v = bf_qrow_field_value(q, key);
+    if (v == NULL)
+        unknown_field(key);
+    return v ? v : json_null();
+}
+
+static double qnum(const bf_qrow_t *q, const char *key)
+{
+    json_t *v = qval(q, key);
+    double d = json_is_number(v) ? json_number_value(v) : NAN;
+    json_decref(v);
+    return d;
 }
 
 /* ---- the generic line plot ---------------------------------------------------------------- */
@@ -346,12 +365,51 @@ typedef struct run {
 } run;
 
 typedef struct rowinfo {
-    json_t *row;             /* borrowed from matrix.json */
+    json_t *row;      /* borrowed from matrix.json (its queries; the row's own fields are
+                         read from rec) */
+    bf_row_rec_t rec; /* the row decoded through the row codec (bf_results.h) */
     const char *cell;
     bf_finding_point_t pt;
     run *runs;
     size_t nruns;
 } rowinfo;
+
+/* A row field by its matrix.json name, through the row codec: the value as the writers wrote
+ * it (a new reference). A name the row table does not have is a programmer error (the report
+ * drifted from the table), not a silent "-". */
+/* field names the report asked for that the row or query table does not have (a report that
+ * drifted from the table): counted and said, never shown as a quiet "-" (test_report checks
+ * it stays 0) */
+static unsigned unknown_fields;
+
+static void unknown_field(const char *key)
+{
+    if (unknown_fields++ == 0)
+        bf_error("report: no field \"%s\" in the results row table (bf_results.c): the report "
+                 "reads a name the writers do not write",
+                 key);
+}
+
+static json_t *rval(const rowinfo *r, const char *key)
+{
+    json_t *v = bf_row_field_value(&r->rec.row, key);
+    if (v == NULL)
+        unknown_field(key);
+    return v ? v : json_null();
+}
+
+static double rnum(const rowinfo *r, const char *key)
+{
+    double d = NAN;
+    if (bf_row_field_number(&r->rec.row, key, &d) != BF_OK)
+        unknown_field(key);
+    return d;
+}
+
+unsigned bf_report_unknown_fields(void)
+{
+    return unknown_fields;
+}
 
 static int file_exists(const char *path)
 {
@@ -493,8 +551,8 @@ static void find_runs(const char *dir, rowinfo *ri)
         memset(r, 0, sizeof *r);
         bf_strlcpy(r->stem, stem, sizeof r->stem);
         r->repetition = single ? 1 : (uint32_t)(k + 1);
-        r->warmup_s = (uint32_t)json_integer_value(json_object_get(ri->row, "warmup_s"));
-        r->duration_s = (uint32_t)json_integer_value(json_object_get(ri->row, "duration_s"));
+        r->warmup_s = ri->rec.row.warmup_s;
+        r->duration_s = ri->rec.row.duration_s;
         load_cell_file(dir, r);
         load_tele_file(dir, r);
     }
@@ -727,7 +785,7 @@ static void section_service_vs_axis(bf_buf_t *b, rowinfo *ri, const playout *L, 
         for (size_t l = 0; l < L->panels[k].nl; l++)
             for (size_t a = 0; a < L->panels[k].lines[l].m; a++)
                 for (int q = 0; q < 2; q++)
-                    have[q] |= isfinite(jnum(ri[L->panels[k].lines[l].idx[a]].row, keys[q]));
+                    have[q] |= isfinite(rnum(&ri[L->panels[k].lines[l].idx[a]], keys[q]));
     bf_buf_appendz(b, "<h2 id=\"service-time\">Service time against ");
     html_esc(b, strcmp(L->x, "batch_size") == 0 ? "batch size" : L->x);
     bf_buf_appendz(b, "</h2>\n<p class=\"note\">Send to response of each bulk request, p50 and "
@@ -755,10 +813,8 @@ static void section_service_vs_axis(bf_buf_t *b, rowinfo *ri, const playout *L, 
                 json_t *pt = json_object();
                 json_object_set_new(pt, "cell", json_string(r->pt.cell));
                 json_object_set_new(pt, "x", json_real(bf_finding_point_axis(&r->pt, L->x)));
-                for (int q = 0; q < 2; q++) {
-                    json_t *v = json_object_get(r->row, keys[q]);
-                    json_object_set(pt, keys[q], v ? v : json_null());
-                }
+                for (int q = 0; q < 2; q++)
+                    json_object_set_new(pt, keys[q], rval(r, keys[q]));
                 json_array_append_new(points, pt);
             }
         }
@@ -779,8 +835,8 @@ static void section_service_vs_axis(bf_buf_t *b, rowinfo *ri, const playout *L, 
                 pseries *s = plot_add_series(&p, P->lines[l].label, 1);
                 for (size_t a = 0; a < P->lines[l].m; a++) {
                     const rowinfo *r = &ri[P->lines[l].idx[a]];
-                    series_add(s, bf_finding_point_axis(&r->pt, L->x), jnum(r->row, keys[q]),
-                               r->pt.cell, r->pt.rejections | r->pt.few_requests << 1);
+                    series_add(s, bf_finding_point_axis(&r->pt, L->x), rnum(r, keys[q]), r->pt.cell,
+                               r->pt.rejections | r->pt.few_requests << 1);
                 }
             }
             plot_draw(b, &p);
@@ -843,14 +899,15 @@ static const char *const pct_keys[] = {"service_p50_ms", "service_p90_ms", "serv
                                        "service_p99_9_ms", "service_max_ms"};
 static const char *const pct_names[] = {"p50", "p90", "p99", "p99.9", "max"};
 
-/* A percentile ladder: one line per entry (label, row object with pct_keys), log scale. */
-static void ladder(bf_buf_t *b, const char *const *labels, json_t *const *objs, size_t n,
+/* A percentile ladder: one line per entry (label, its five pct_keys values in ms, NAN = not
+ * measured), log scale. */
+static void ladder(bf_buf_t *b, const char *const *labels, const double (*vals)[5], size_t n,
                    const char *chart, const char *what, const char *xlabel)
 {
     double lo = INFINITY, hi = 0;
     for (size_t i = 0; i < n; i++) {
         for (size_t k = 0; k < 5; k++) {
-            double d = jnum(objs[i], pct_keys[k]);
+            double d = vals[i][k];
             if (isfinite(d) && d > 0) {
                 lo = d < lo ? d : lo;
                 hi = d > hi ? d : hi;
@@ -908,7 +965,7 @@ static void ladder(bf_buf_t *b, const char *const *labels, json_t *const *objs, 
         bf_buf_appendz(b, "</text>");
         double first = NAN, last = NAN;
         for (size_t k = 0; k < 5; k++) {
-            double d = jnum(objs[i], pct_keys[k]);
+            double d = vals[i][k];
             if (isfinite(d) && d > 0) {
                 if (!isfinite(first))
                     first = d;
@@ -919,7 +976,7 @@ static void ladder(bf_buf_t *b, const char *const *labels, json_t *const *objs, 
             bf_buf_appendf(b, "<line class=\"range\" x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\"/>",
                            LX(first), y, LX(last), y);
         for (size_t k = 0; k < 5; k++) {
-            double d = jnum(objs[i], pct_keys[k]);
+            double d = vals[i][k];
             if (!(isfinite(d) && d > 0))
                 continue;
             bf_buf_appendf(b, "<circle class=\"pt\" cx=\"%.1f\" cy=\"%d\" r=\"4.5\" fill=\"%s\" "
@@ -944,28 +1001,28 @@ static void section_latency(bf_buf_t *b, rowinfo *ri, size_t n, json_t *charts)
                       "percentile is drawn only with enough requests (p90 needs 10, p99 100, p99.9 "
                       "1000).</p>\n");
     const char **labels = bf_calloc(n + 1, sizeof *labels);
-    json_t **objs = bf_calloc(n + 1, sizeof *objs);
+    double(*vals)[5] = bf_calloc(n + 1, sizeof *vals);
     for (size_t i = 0; i < n; i++) {
         json_t *o = json_object();
         json_object_set_new(o, "cell", json_string(ri[i].cell));
         for (size_t k = 0; k < 5; k++) {
-            json_t *v = json_object_get(ri[i].row, pct_keys[k]);
-            json_object_set(o, pct_keys[k], v ? v : json_null());
+            json_object_set_new(o, pct_keys[k], rval(&ri[i], pct_keys[k]));
+            vals[i][k] = rnum(&ri[i], pct_keys[k]);
         }
         json_array_append_new(arr, o);
         labels[i] = ri[i].cell;
-        objs[i] = ri[i].row;
     }
-    ladder(b, labels, objs, n, "latency", "service-time", "service time (ms, log scale)");
+    ladder(b, labels, (const double(*)[5])vals, n, "latency", "service-time",
+           "service time (ms, log scale)");
     free(labels);
-    free(objs);
+    free(vals);
 }
 
 /* ---- search (issue #15) ------------------------------------------------------------------- */
 
-static int has_queries(json_t *row)
+static int has_queries(const rowinfo *r)
 {
-    return json_array_size(json_object_get(row, "queries")) > 0;
+    return r->rec.row.nqueries > 0;
 }
 
 /* Queries answered per second, latency per query, and the mixed-workload charts. */
@@ -973,7 +1030,7 @@ static void section_search(bf_buf_t *b, rowinfo *ri, size_t n, json_t *charts)
 {
     size_t nq = 0;
     for (size_t i = 0; i < n; i++)
-        nq += json_array_size(json_object_get(ri[i].row, "queries"));
+        nq += ri[i].rec.row.nqueries;
     if (nq == 0)
         return;
     json_t *lat = json_array(), *per = json_array();
@@ -984,38 +1041,36 @@ static void section_search(bf_buf_t *b, rowinfo *ri, size_t n, json_t *charts)
                       "Send to answer of each named query, histograms of all agents merged; log "
                       "scale (latency from the intended time is in matrix.json).</p>\n");
     char **labels = bf_calloc(nq + 1, sizeof *labels);
-    json_t **objs = bf_calloc(nq + 1, sizeof *objs);
+    double(*vals)[5] = bf_calloc(nq + 1, sizeof *vals);
     size_t k = 0;
     for (size_t i = 0; i < n; i++) {
-        size_t j;
-        json_t *q;
-        json_array_foreach(json_object_get(ri[i].row, "queries"), j, q) {
-            const char *qn = json_string_value(json_object_get(q, "query"));
-            labels[k] = bf_asprintf("%s %s", ri[i].cell, qn ? qn : "");
-            objs[k] = q;
+        for (uint32_t j = 0; j < ri[i].rec.row.nqueries; j++) {
+            const bf_qrow_t *q = &ri[i].rec.row.queries[j];
+            const char *qn = q->name ? q->name : "";
+            labels[k] = bf_asprintf("%s %s", ri[i].cell, qn);
             json_t *o = json_object();
             json_object_set_new(o, "cell", json_string(ri[i].cell));
-            json_object_set_new(o, "query", json_string(qn ? qn : ""));
+            json_object_set_new(o, "query", json_string(qn));
             for (size_t p = 0; p < 5; p++) {
-                json_t *v = json_object_get(q, pct_keys[p]);
-                json_object_set(o, pct_keys[p], v ? v : json_null());
+                json_object_set_new(o, pct_keys[p], qval(q, pct_keys[p]));
+                vals[k][p] = qnum(q, pct_keys[p]);
             }
             json_array_append_new(lat, o);
             k++;
         }
     }
-    ladder(b, (const char *const *)labels, objs, k, "query_latency", "query service-time",
-           "query service time (ms, log scale)");
+    ladder(b, (const char *const *)labels, (const double(*)[5])vals, k, "query_latency",
+           "query service-time", "query service time (ms, log scale)");
     for (size_t i = 0; i < k; i++)
         free(labels[i]);
     free(labels);
-    free(objs);
+    free(vals);
     /* answered queries each second, one line per query */
     bf_buf_appendz(b, "<h2 id=\"query-per-second\">Queries answered each second, per cell</h2>\n"
                       "<p class=\"note\">2xx answers per second of each named query, all agents "
                       "merged. Grey: warmup; hatched: tail.</p>\n<div class=\"charts\">\n");
     for (size_t i = 0; i < n; i++) {
-        if (ri[i].nruns == 0 || !has_queries(ri[i].row))
+        if (ri[i].nruns == 0 || !has_queries(&ri[i]))
             continue;
         run *rn = &ri[i].runs[0];
         uint32_t W = rn->warmup_s, D = rn->duration_s;
@@ -1043,12 +1098,9 @@ static void section_search(bf_buf_t *b, rowinfo *ri, size_t n, json_t *charts)
     bf_buf_appendz(b, "</div>\n");
     /* the Profile API summary of each profiled query (seed 002's table) */
     int profiled = 0;
-    for (size_t i = 0; i < n; i++) {
-        size_t j;
-        json_t *q;
-        json_array_foreach(json_object_get(ri[i].row, "queries"), j, q) profiled |=
-            json_is_number(json_object_get(q, "profile_service_ms"));
-    }
+    for (size_t i = 0; i < n; i++)
+        for (uint32_t j = 0; j < ri[i].rec.row.nqueries; j++)
+            profiled |= isfinite(qnum(&ri[i].rec.row.queries[j], "profile_service_ms"));
     if (profiled) {
         static const char *const pk[] = {
             "profile_service_ms", "profile_query_ms", "profile_collectors_ms", "profile_rewrite_ms",
@@ -1063,22 +1115,21 @@ static void section_search(bf_buf_t *b, rowinfo *ri, size_t n, json_t *charts)
                "ms</th><th>collectors ms</th><th>rewrite ms</th><th>fetch ms</th><th>rest ms"
                "</th><th>rest %</th></tr></thead><tbody>\n");
         for (size_t i = 0; i < n; i++) {
-            size_t j;
-            json_t *q;
-            json_array_foreach(json_object_get(ri[i].row, "queries"), j, q)
-            {
-                if (!json_is_number(json_object_get(q, "profile_service_ms")))
+            for (uint32_t j = 0; j < ri[i].rec.row.nqueries; j++) {
+                const bf_qrow_t *q = &ri[i].rec.row.queries[j];
+                if (!isfinite(qnum(q, "profile_service_ms")))
                     continue;
                 bf_buf_appendz(b, "<tr><td>");
                 html_esc(b, ri[i].cell);
                 bf_buf_appendz(b, "</td><td>");
-                html_esc(b, json_string_value(json_object_get(q, "query")));
+                html_esc(b, q->name);
                 bf_buf_appendz(b, "</td>");
                 for (size_t k2 = 0; k2 < 7; k2++) {
                     char t[32];
+                    json_t *v = qval(q, pk[k2]);
                     bf_buf_appendf(b, "<td class=\"n\">%s</td>",
-                                   num_or_dash(json_object_get(q, pk[k2]),
-                                               k2 == 0 || k2 >= 5 ? 1 : 2, t, sizeof t));
+                                   num_or_dash(v, k2 == 0 || k2 >= 5 ? 1 : 2, t, sizeof t));
+                    json_decref(v);
                 }
                 bf_buf_appendz(b, "</tr>\n");
             }
@@ -1098,24 +1149,21 @@ static void section_search(bf_buf_t *b, rowinfo *ri, size_t n, json_t *charts)
     plot pq = {.w = 430, .h = 240, .title = "query p90 against search load", .xlabel = "queries/s",
                .ylabel = "service p90 ms", .kind = "mixed_p90"};
     for (size_t i = 0; i < n; i++) {
-        json_t *row = ri[i].row;
-        if (!json_is_array(json_object_get(row, "queries")) ||
-            json_is_true(json_object_get(row, "failed")))
+        const bf_row_t *row = &ri[i].rec.row;
+        if (!ri[i].rec.searches || row->failed)
             continue;
         double qps = 0;
-        size_t j;
-        json_t *q;
-        json_array_foreach(json_object_get(row, "queries"), j, q) {
-            double v = jnum(q, "ops_per_s");
+        for (uint32_t j = 0; j < row->nqueries; j++) {
+            double v = qnum(&row->queries[j], "ops_per_s");
             qps += isfinite(v) ? v : 0;
         }
-        long long conc = (long long)json_integer_value(json_object_get(row, "concurrency"));
+        long long conc = (long long)row->cell->concurrency;
         char label[300];
         json_t *o = json_object();
         json_object_set_new(o, "cell", json_string(ri[i].cell));
         json_object_set_new(o, "queries_per_s", json_real(qps));
         json_object_set_new(o, "concurrency", json_integer(conc));
-        json_object_set(o, "docs_per_s", json_object_get(row, "docs_per_s"));
+        json_object_set_new(o, "docs_per_s", rval(&ri[i], "docs_per_s"));
         json_array_append_new(mix, o);
         if (conc > 0) {
             snprintf(label, sizeof label, "concurrency %lld", conc);
@@ -1125,10 +1173,11 @@ static void section_search(bf_buf_t *b, rowinfo *ri, size_t n, json_t *charts)
                     sr = &pd.s[s2];
             if (sr == NULL)
                 sr = plot_add_series(&pd, label, 1);
-            series_add(sr, qps, jnum(row, "docs_per_s"), ri[i].cell, 0);
+            series_add(sr, qps, rnum(&ri[i], "docs_per_s"), ri[i].cell, 0);
         }
-        json_array_foreach(json_object_get(row, "queries"), j, q) {
-            const char *qn = json_string_value(json_object_get(q, "query"));
+        for (uint32_t j = 0; j < row->nqueries; j++) {
+            const bf_qrow_t *q = &row->queries[j];
+            const char *qn = q->name;
             snprintf(label, sizeof label, "%s %s", qn ? qn : "", conc > 0 ? "with indexing"
                                                                           : "alone");
             pseries *sr = NULL;
@@ -1137,7 +1186,7 @@ static void section_search(bf_buf_t *b, rowinfo *ri, size_t n, json_t *charts)
                     sr = &pq.s[s2];
             if (sr == NULL)
                 sr = plot_add_series(&pq, label, 1);
-            series_add(sr, qps, jnum(q, "service_p90_ms"), ri[i].cell, 0);
+            series_add(sr, qps, qnum(q, "service_p90_ms"), ri[i].cell, 0);
         }
     }
     plot_draw(b, &pd);
@@ -1245,22 +1294,34 @@ static void section_table(bf_buf_t *b, rowinfo *ri, size_t n)
     bf_buf_appendz(b, "<th>errors by type</th><th>flags</th></tr></thead><tbody>\n");
     for (size_t i = 0; i < n; i++) {
         bf_buf_appendz(b, "<tr>");
+        const bf_row_t *row = &ri[i].rec.row;
         for (size_t c = 0; c < sizeof cols / sizeof cols[0]; c++) {
             char t[64];
-            bf_buf_appendf(b, "<td>%s</td>", num_or_dash(json_object_get(ri[i].row, cols[c].key),
-                                                         cols[c].decimals, t, sizeof t));
+            /* the cell's own numbers, then the row table's fields (the codec) */
+            const bf_cell_t *cl = row->cell;
+            static const char *const cell_keys[] = {"indices", "shards", "replicas", "batch_size",
+                                                    "concurrency"};
+            const uint32_t cell_vals[] = {cl->indices, cl->shards, cl->replicas, cl->batch_size,
+                                          cl->concurrency};
+            json_t *v = NULL;
+            for (size_t k = 0; k < 5 && v == NULL; k++)
+                if (strcmp(cols[c].key, cell_keys[k]) == 0)
+                    v = json_integer(cell_vals[k]);
+            if (v == NULL)
+                v = rval(&ri[i], cols[c].key);
+            bf_buf_appendf(b, "<td>%s</td>", num_or_dash(v, cols[c].decimals, t, sizeof t));
+            json_decref(v);
         }
         /* failed documents by error type, most first, with the first reason of each */
         bf_buf_appendz(b, "<td class=\"types\">");
-        size_t ei;
-        json_t *e;
-        json_array_foreach(json_object_get(ri[i].row, "doc_errors"), ei, e)
-        {
-            json_t *d = json_object_get(e, "docs");
-            const char *reason = json_string_value(json_object_get(e, "reason"));
+        uint32_t order[BF_ERRTYPES_MAX];
+        uint32_t ne = bf_errtypes_sorted(&row->doc_errors, order);
+        for (uint32_t ei = 0; ei < ne; ei++) {
+            const bf_errtype_t *e = &row->doc_errors.e[order[ei]];
+            const char *reason = e->reason;
             bf_buf_appendz(b, ei ? "<br>" : "");
-            html_esc(b, json_string_value(json_object_get(e, "type")) ?: "?");
-            bf_buf_appendf(b, " %lld", json_is_integer(d) ? (long long)json_integer_value(d) : 0);
+            html_esc(b, e->type[0] ? e->type : "?");
+            bf_buf_appendf(b, " %lld", (long long)e->docs);
             if (reason && reason[0]) {
                 bf_buf_appendz(b, ": <span class=\"reason\">");
                 html_esc(b, reason);
@@ -1272,10 +1333,14 @@ static void section_table(bf_buf_t *b, rowinfo *ri, size_t n)
             "failed",       "aborted",       "degraded",      "yellow",
             "client_bound", "target_missed", "stalled",       "search_rate_missed",
             "tls_insecure", "few_requests",  "index_mismatch"};
-        for (size_t k = 0; k < sizeof flags / sizeof flags[0]; k++)
-            if (json_is_true(json_object_get(ri[i].row, flags[k])))
+        for (size_t k = 0; k < sizeof flags / sizeof flags[0]; k++) {
+            /* search_rate_missed is written beside the table (search rows only) */
+            int on = strcmp(flags[k], "search_rate_missed") == 0 ? row->search_rate_missed
+                                                                 : rnum(&ri[i], flags[k]) > 0;
+            if (on)
                 bf_buf_appendf(b, "<span class=\"flag\">%s</span> ", flags[k]);
-        if (!json_is_true(json_object_get(ri[i].row, "verified")))
+        }
+        if (!row->verified)
             bf_buf_appendz(b, "<span class=\"flag\">unverified</span>");
         bf_buf_appendz(b, "</td></tr>\n");
     }
@@ -1513,14 +1578,25 @@ int bf_report_render(const char *dir, bf_buf_t *html, bf_diag_t *diag)
     rowinfo *ri = bf_calloc(n + 1, sizeof *ri);
     bf_finding_point_t *pts = bf_calloc(n + 1, sizeof *pts);
     size_t np = 0;
+    unsigned missing_warned = 0;
     for (size_t i = 0; i < n; i++) {
         json_t *row = json_array_get(rows, i);
         ri[np].row = row;
-        ri[np].cell = json_string_value(json_object_get(row, "cell"));
-        if (ri[np].cell == NULL || bf_finding_point_from_json(row, &ri[np].pt) != BF_OK) {
-            bf_warn("%s/matrix.json: row %zu has no cell id or axes; left out of the report", dir, i);
+        bf_diag_t rd = {0};
+        /* every field of the row through the codec (bf_results.h), not by keys of its own */
+        if (bf_row_rec_decode(row, &ri[np].rec, &rd) != BF_OK ||
+            !json_is_string(json_object_get(row, "cell"))) {
+            bf_warn("%s/matrix.json: row %zu: %s; left out of the report", dir, i,
+                    rd.msg[0] ? rd.msg : "no cell id");
+            bf_row_rec_cleanup(&ri[np].rec);
             continue;
         }
+        if (ri[np].rec.nmissing && missing_warned++ == 0)
+            bf_warn("%s/matrix.json: row %zu lacks %s (written by an older bulkfleet?): shown "
+                    "as -",
+                    dir, i, ri[np].rec.missing);
+        ri[np].cell = ri[np].rec.cell.id;
+        bf_finding_point_from_row(&ri[np].rec.row, &ri[np].pt);
         pts[np] = ri[np].pt;
         find_runs(dir, &ri[np]);
         np++;
@@ -1602,6 +1678,7 @@ int bf_report_render(const char *dir, bf_buf_t *html, bf_diag_t *diag)
             json_decref(ri[i].runs[r].tele);
         }
         free(ri[i].runs);
+        bf_row_rec_cleanup(&ri[i].rec);
     }
     free(ri);
     free(pts);

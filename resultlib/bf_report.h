@@ -44,4 +44,9 @@ int bf_report_write(const char *dir, bf_diag_t *diag);
  * directory), 3 (cannot write). */
 int bf_report_cmd(int argc, char **argv);
 
+/* bf_report_unknown_fields — how many times a report asked for a row or query field that the
+ * results field table does not have, since the process started (each is logged): 0 unless
+ * the report drifted from the table. For tests; the report runs on one thread. */
+unsigned bf_report_unknown_fields(void);
+
 #endif

@@ -1148,6 +1148,7 @@ int bf_row_rec_decode(json_t *o, bf_row_rec_t *rec, bf_diag_t *diag)
     row_load(o, NULL, &rec->row, rec_missing, rec);
     /* query names: owned copies (no scenario to borrow them from) */
     json_t *qa = json_object_get(o, "queries");
+    rec->searches = json_is_array(qa);
     for (uint32_t q = 0; q < rec->row.nqueries; q++)
         rec->row.queries[q].name =
             rec_own(rec, json_string_value(json_object_get(json_array_get(qa, q), "query")));
@@ -1163,6 +1164,22 @@ void bf_row_rec_cleanup(bf_row_rec_t *rec)
     free(rec->strs);
     free(rec->axes);
     memset(rec, 0, sizeof *rec);
+}
+
+json_t *bf_row_field_value(const bf_row_t *row, const char *name)
+{
+    for (size_t i = 0; i < NFIELDS; i++)
+        if (strcmp(fields[i].name, name) == 0)
+            return field_json(row, &fields[i]);
+    return NULL;
+}
+
+json_t *bf_qrow_field_value(const bf_qrow_t *q, const char *name)
+{
+    for (size_t i = 0; i < NQFIELDS; i++)
+        if (strcmp(qfields[i].name, name) == 0)
+            return field_json((const bf_row_t *)(const void *)q, &qfields[i]);
+    return NULL;
 }
 
 int bf_row_field_number(const bf_row_t *row, const char *name, double *out)

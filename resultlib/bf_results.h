@@ -84,6 +84,8 @@ typedef struct bf_row_rec {
     bf_row_t row;      /* row.cell == &cell; queries[].name owned by the record */
     bf_cell_t cell;    /* id, index, indices, shards, replicas, batch_size, concurrency,
                           search_clients, search_rate, axes (owned by the record); the rest 0 */
+    int searches;      /* the object has a "queries" array (its scenario searches), even an
+                          empty one (a cell without search clients) */
     size_t nmissing;   /* table fields the object lacked: shown as unknown (NAN, -1, 0) */
     char missing[256]; /* their names, ", "-separated (truncated at the size) */
     char **strs;       /* owned strings (internal) */
@@ -109,6 +111,15 @@ void bf_row_rec_cleanup(bf_row_rec_t *rec);
  * BF_E_NOTFOUND (and NAN) when the table has no such field: a caller's key that drifted from
  * the table is an error, not a 0. */
 int bf_row_field_number(const bf_row_t *row, const char *name, double *out);
+
+/* bf_row_field_value — the table field `name` of a typed row as the writers put it in
+ * matrix.json (a new reference: json_decref it; null for unknown values), or NULL when the table
+ * has no such field. */
+json_t *bf_row_field_value(const bf_row_t *row, const char *name);
+
+/* bf_qrow_field_value — the same for a named query's fields (matrix.json rows[].queries[],
+ * the query table). */
+json_t *bf_qrow_field_value(const bf_qrow_t *q, const char *name);
 
 /* bf_row_field_count / bf_row_field_name — the table's fields in matrix.json order (NULL past
  * the end): for tests and for readers that show every field. */
