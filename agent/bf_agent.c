@@ -492,6 +492,11 @@ static int files_whole(agent *a, const Bf__Prepare *p, char *why, size_t why_siz
                 pf->st[k] = 0;
         whole = 0;
     }
+    /* chunks of files this Prepare does not want (another campaign's) are of no more use:
+     * their memory goes (a coordinator that restarts asks for the same file, which stays) */
+    for (size_t i = a->npartials; i-- > 0;)
+        if (!a->partials[i].wanted)
+            partial_drop(a, i);
     return whole;
 }
 
