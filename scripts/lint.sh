@@ -111,7 +111,9 @@ step_stderr() {
     while IFS= read -r hit; do
         [ -z "$hit" ] && continue
         f="${hit%%:*}"
-        echo "$ok_files" | grep -qx "$f" && continue
+        # a here-string, not `echo | grep -q`: under pipefail grep -q's early exit can kill echo
+        # with SIGPIPE and fail the pipeline (seen once in a fresh-clone make check)
+        grep -qx -- "$f" <<<"$ok_files" && continue
         line="${hit#*:*:}"
         # usage texts and the live progress line are output, not messages
         case "$line" in *usage* | *USAGE* | *'\r'*) continue ;; esac
