@@ -1000,9 +1000,11 @@ static int build_conn(bf__load_t *L, const conn_keys *ck, bf_target_t *t)
     if (t->tls_insecure)
         bf__warn(L, L->top[ck->insecure].node,
                  "%s.tls.insecure: true: the cluster's certificate is not verified, so "
-                 "anything on the path can read or change the traffic (a test cluster only); "
-                 "every row is flagged tls-insecure. Give %s.tls.ca_file instead",
-                 sn, sn);
+                 "anything on the path can read or change the traffic (a test cluster only)%s. "
+                 "Give %s.tls.ca_file instead",
+                 sn,
+                 /* rows are flagged for the target only: the metrics store measures nothing */
+                 ck == &target_keys ? "; every row is flagged tls-insecure" : "", sn);
     if (L->top[ck->cert].set != L->top[ck->key].set)
         return bf__err(L, L->top[ck->tls].node, BF_E_INVAL,
                        "%s.tls: cert_file and "
@@ -1125,12 +1127,14 @@ static int build_target(bf__load_t *L)
 /* metrics_store: (optional) is a second connection, built like target */
 static int build_metrics_store(bf__load_t *L)
 {
-    if (!TOP(METRICS_STORE)->set || TOP(MS_HOSTS)->node == NULL)
-        return BF_OK;
-    L->sc->has_metrics_store = 1;
+    /* the settings (their defaults without a section) also serve `run --metrics-store URL`:
+     * without them the end of such a run waited 0 s for the buffered documents */
     L->sc->metrics_store_allow_target = TOP(MS_ALLOW_TARGET)->b;
     L->sc->metrics_store_flush_wait_ms = TOP(MS_FLUSH_WAIT)->u;
     L->sc->metrics_store_buffer_docs = (uint64_t)TOP(MS_BUFFER)->d;
+    if (!TOP(METRICS_STORE)->set || TOP(MS_HOSTS)->node == NULL)
+        return BF_OK;
+    L->sc->has_metrics_store = 1;
     return build_conn(L, &store_keys, &L->sc->metrics_store);
 }
 

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # integration_metrics_store — `run` with a metrics store (issue #18 item 1): the store is the
-# dev cluster itself, allowed explicitly (metrics_store.allow_target); a campaign of 2 cells
+# dev cluster itself, allowed explicitly (--metrics-store URL --metrics-store-allow-target; the
+# refusal is checked with a metrics_store: section); a campaign of 2 cells
 # (1 s warmup + 4 s) writes merged seconds while the first cell still runs (live), and in the end
 # every merged second, agent second, telemetry node sample, row and matrix row
 # exactly once (each kind's _count equals what the results files hold); the index templates
@@ -13,11 +14,11 @@ cd "$TMP"
 IDX="bf-mstore-$$"
 trap 'curl -sf -X DELETE "$ES/$IDX" > /dev/null 2>&1 || true; cleanup_tmp' EXIT
 PORT=$(free_port)
-write_scenario() { # $1: allow_target
+write_scenario() { # $1: the metrics_store: line, or nothing (--metrics-store on the command line)
     cat > s.yaml <<YAML
 name: mstore-$$
 target: {hosts: ["$ES"]}
-metrics_store: {hosts: ["$ES"], allow_target: $1, flush_wait: 20s}
+$1
 index: {name: $IDX, recreate: true}
 variables: [{name: n, type: range, from: 1, to: 9}]
 document: {source: '{"n": \$[[n]]}'}
@@ -27,7 +28,7 @@ YAML
 }
 
 # the store is the target: refused unless allowed, before agents or load
-write_scenario false
+write_scenario "metrics_store: {hosts: [\"$ES\"], allow_target: false, flush_wait: 20s}"
 set +e
 timeout 60 "$COORD" run s.yaml --local-agents 1 --insecure --bind "tcp://127.0.0.1:$PORT" --results r -q > out0 2> err0
 rc=$?
@@ -36,9 +37,11 @@ set -e
     { cat err0 >&2; fail "a store that is the target: exit $rc"; }
 [ ! -d r ] || [ -z "$(ls r)" ] || fail "refused run left a results directory"
 
-write_scenario true
+# the allowed run: the store from the command line, no metrics_store: section (its defaults:
+# flush_wait 10s; a bug made it 0 s without the section, dropping the end of the run)
+write_scenario ""
 timeout 180 "$COORD" run s.yaml --local-agents 1 --threads 1 --insecure --bind "tcp://127.0.0.1:$PORT" \
-    --results r -q > out 2> err &
+    --metrics-store "$ES" --metrics-store-allow-target --results r -q > out 2> err &
 CPID=$!
 # live: merged seconds reach the store while the first cell still runs (before its file exists)
 LIVE=0

@@ -526,6 +526,57 @@ static void test_matrix_defaults_no_matrix(void **state)
     bf_scenario_destroy(&sc);
 }
 
+/* metrics_store: (issue #18) is built like target (auth, TLS, their checks), with its own
+ * settings and defaults; its secrets are redacted; tls.insecure warns without the target's
+ * "every row is flagged" (the store measures nothing). */
+static void test_metrics_store_section(void **state)
+{
+    (void)state;
+    setenv("BF_TEST_MS_PW", "s3cret-ms", 1);
+    bf_scenario_t *sc = load_text_ok(
+        "name: m\ntarget: {hosts: [http://127.0.0.1:9200]}\ndocument: {source: '{}'}\n"
+        "metrics_store:\n  hosts: [https://store:9200/]\n  auth: {username: u, password: "
+        "\"${BF_TEST_MS_PW}\"}\n  tls: {ca_file: ca.pem, insecure: true}\n"
+        "  allow_target: true\n  flush_wait: 3s\n  buffer_docs: 2k\n",
+        NULL);
+    bf_metrics_store_opts_t o;
+    const bf_target_t *t = bf_scenario_metrics_store(sc, &o);
+    assert_non_null(t);
+    assert_int_equal(t->nhosts, 1);
+    assert_string_equal(t->hosts[0], "https://store:9200");
+    assert_int_equal(t->auth, BF_AUTH_BASIC);
+    assert_string_equal(t->password, "s3cret-ms");
+    assert_non_null(t->ca_pem.data);
+    assert_int_equal(o.allow_target, 1);
+    assert_int_equal(o.flush_wait_ms, 3000);
+    assert_int_equal(o.buffer_docs, 2000);
+    assert_null(strstr(bf_scenario_redacted_text(sc), "s3cret-ms"));
+    int warned = 0;
+    for (size_t i = 0; i < bf_scenario_warning_count(sc); i++) {
+        const char *w = bf_scenario_warning(sc, i);
+        if (strstr(w, "metrics_store.tls.insecure")) {
+            warned = 1;
+            assert_null(strstr(w, "flagged"));
+        }
+    }
+    assert_true(warned);
+    bf_scenario_destroy(&sc);
+    /* absent: NULL, and the defaults */
+    sc = load_text_ok(
+        "name: m\ntarget: {hosts: [http://127.0.0.1:9200]}\ndocument: {source: '{}'}\n", NULL);
+    assert_null(bf_scenario_metrics_store(sc, &o));
+    assert_int_equal(o.allow_target, 0);
+    assert_int_equal(o.flush_wait_ms, 10000);
+    assert_int_equal(o.buffer_docs, 50000);
+    bf_scenario_destroy(&sc);
+    load_text_err("name: m\ntarget: {hosts: [http://127.0.0.1:9200]}\ndocument: {source: '{}'}\n"
+                  "metrics_store: {hosts: [http://s:9200], auth: {username: u}}\n",
+                  "inline.yaml:4:", "metrics_store.auth: username and password go together");
+    load_text_err("name: m\ntarget: {hosts: [http://127.0.0.1:9200]}\ndocument: {source: '{}'}\n"
+                  "metrics_store: {allow_target: true}\n",
+                  "inline.yaml:4:", "hosts");
+}
+
 static void test_request_and_target_options(void **state)
 {
     (void)state;
@@ -1322,6 +1373,7 @@ int main(void)
         cmocka_unit_test(test_matrix_include_exclude_settings),
         cmocka_unit_test(test_matrix_defaults_no_matrix),
         cmocka_unit_test(test_request_and_target_options),
+        cmocka_unit_test(test_metrics_store_section),
         cmocka_unit_test(test_filter_path_patterns),
         cmocka_unit_test(test_resolved_round_trip),
         cmocka_unit_test(test_resolved_round_trip_env_edge_values),
