@@ -851,7 +851,9 @@ void bf_row_count_why(const bf_row_t *row, char *buf, size_t len)
         snprintf(buf, len,
                  "; %llu acknowledged documents are not in the count: an id sent "
                  "twice (document.id repeats, so a later one replaced or conflicted with an "
-                 "earlier one) or documents deleted meanwhile",
+                 "earlier one), documents deleted meanwhile, or the cluster lost acknowledged "
+                 "writes (a primary failed or was cancelled under load; docs/scenario.md, "
+                 "routing)",
                  (unsigned long long)(ok - (uint64_t)added));
 }
 

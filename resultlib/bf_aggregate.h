@@ -229,8 +229,11 @@ const char *bf_cellagg_phase(int32_t second, uint32_t warmup_s, uint32_t duratio
                              size_t len);
 /* bf_row_count_why — when a row's count (docs_counted, >= 0) differs from docs_ok_all, why it
  * may: more than this run sent is another writer; more than acknowledged but within the
- * documents of unknown outcome is those being indexed unseen; fewer is an id sent twice or a
- * deletion. Writes "; <reason>" into buf (len bytes; "" when docs_counted < 0). Thread-safe. */
+ * documents of unknown outcome is those being indexed unseen; fewer is an id sent twice, a
+ * deletion, or acknowledged writes the cluster lost (a primary cancelled or failed under load:
+ * seen on OpenSearch 2.19, items 201 with _shards.successful 1 the promoted replica never got;
+ * docs/scenario.md, routing). Writes "; <reason>" into buf (len bytes; "" when
+ * docs_counted < 0). Thread-safe. */
 void bf_row_count_why(const bf_row_t *row, char *buf, size_t len);
 /* bf_cellagg_live — docs/s, errors and 429s of the latest complete second, for progress. */
 void bf_cellagg_live(const bf_cellagg_t *a, int32_t second, uint64_t *docs_ok, uint64_t *errors,
