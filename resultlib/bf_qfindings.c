@@ -2,28 +2,18 @@
 /* bf_qfindings.c — the mutual cost of indexing and searching, from matrix.json rows. */
 #include "bf_qfindings.h"
 
+#include "bf_mem.h"
+#include "bf_results.h"
+
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
-static long long jint(json_t *o, const char *k)
+static int usable(const bf_row_rec_t *r)
 {
-    json_t *v = json_object_get(o, k);
-    return json_is_integer(v) ? (long long)json_integer_value(v) : 0;
-}
-
-static double jnum(json_t *o, const char *k)
-{
-    json_t *v = json_object_get(o, k);
-    return json_is_number(v) ? json_number_value(v) : NAN;
-}
-
-static int usable(json_t *r)
-{
-    return json_is_object(r) && json_is_array(json_object_get(r, "queries")) &&
-           !json_is_true(json_object_get(r, "failed")) &&
-           !json_is_true(json_object_get(r, "aborted"));
+    return r->searches && !r->row.failed && !r->row.aborted;
 }
 
 static int in_list(const char *k, const char *const *skip)
@@ -34,22 +24,27 @@ static int in_list(const char *k, const char *const *skip)
     return 0;
 }
 
-/* same value on every axis of either row but the skipped ones, and the same cell shape */
-static int same_axes(json_t *a, json_t *b, const char *const *skip)
+/* the value of axis k in a cell, or NULL */
+static const char *axis_of(const bf_cell_t *c, const char *k)
 {
-    static const char *shape[] = {"indices", "shards", "replicas"};
-    for (size_t i = 0; i < 3; i++)
-        if (!in_list(shape[i], skip) && jint(a, shape[i]) != jint(b, shape[i]))
-            return 0;
-    json_t *ax = json_object_get(a, "axes"), *bx = json_object_get(b, "axes");
-    const char *k;
-    json_t *v;
-    json_object_foreach(ax, k, v) {
-        if (in_list(k, skip))
+    for (size_t i = 0; i < c->naxes; i++)
+        if (strcmp(c->axes[i].axis, k) == 0)
+            return c->axes[i].value;
+    return NULL;
+}
+
+/* same value on every axis of either row but the skipped ones, and the same cell shape */
+static int same_axes(const bf_cell_t *a, const bf_cell_t *b, const char *const *skip)
+{
+    if ((!in_list("indices", skip) && a->indices != b->indices) ||
+        (!in_list("shards", skip) && a->shards != b->shards) ||
+        (!in_list("replicas", skip) && a->replicas != b->replicas))
+        return 0;
+    for (size_t i = 0; i < a->naxes; i++) {
+        if (in_list(a->axes[i].axis, skip))
             continue;
-        json_t *w = json_object_get(bx, k);
-        if (!json_is_string(v) || !json_is_string(w) ||
-            strcmp(json_string_value(v), json_string_value(w)) != 0)
+        const char *w = axis_of(b, a->axes[i].axis);
+        if (w == NULL || strcmp(a->axes[i].value, w) != 0)
             return 0;
     }
     return 1;
@@ -80,54 +75,61 @@ json_t *bf_qfindings_compute(json_t *rows)
     static const char *skip_index[] = {"concurrency", "batch_size", "target_rate", "compression",
                                        NULL};
     json_t *out = json_array();
-    size_t i, j;
-    json_t *b, *o;
-    json_array_foreach(rows, i, b) {
-        if (!usable(b) || jint(b, "concurrency") == 0 || jint(b, "search_clients") == 0)
+    /* the rows through the row codec (bf_results.h); one that does not decode is left out */
+    size_t n = json_array_size(rows);
+    bf_row_rec_t *rec = bf_calloc(n + 1, sizeof *rec);
+    int *ok = bf_calloc(n + 1, sizeof *ok);
+    for (size_t i = 0; i < n; i++)
+        ok[i] = bf_row_rec_decode(json_array_get(rows, i), &rec[i], NULL) == BF_OK;
+    for (size_t i = 0; i < n; i++) {
+        const bf_row_rec_t *b = &rec[i];
+        if (!ok[i] || !usable(b) || b->cell.concurrency == 0 || b->cell.search_clients == 0)
             continue;
-        const char *bcell = json_string_value(json_object_get(b, "cell"));
-        json_array_foreach(rows, j, o) {
-            if (!usable(o) || jint(o, "concurrency") == 0 || jint(o, "search_clients") != 0 ||
-                !same_axes(b, o, skip_search))
+        const char *bcell = b->cell.id;
+        for (size_t j = 0; j < n; j++) {
+            const bf_row_rec_t *o = &rec[j];
+            if (!ok[j] || !usable(o) || o->cell.concurrency == 0 || o->cell.search_clients != 0 ||
+                !same_axes(&b->cell, &o->cell, skip_search))
                 continue;
-            double x = jnum(b, "docs_per_s"), y = jnum(o, "docs_per_s");
+            double x = b->row.docs_per_s, y = o->row.docs_per_s;
             if (isfinite(x) && isfinite(y) && y > 0)
-                add(out, "indexing under search (%lld search clients, cell %s): %.0f docs/s vs "
-                    "%.0f alone, %+.0f %%", jint(b, "search_clients"), bcell ? bcell : "", x, y,
-                    100.0 * (x - y) / y);
+                add(out,
+                    "indexing under search (%lld search clients, cell %s): %.0f docs/s vs "
+                    "%.0f alone, %+.0f %%",
+                    (long long)b->cell.search_clients, bcell, x, y, 100.0 * (x - y) / y);
             break;
         }
-        json_array_foreach(rows, j, o) {
-            if (!usable(o) || jint(o, "concurrency") != 0 || !same_axes(b, o, skip_index))
+        for (size_t j = 0; j < n; j++) {
+            const bf_row_rec_t *o = &rec[j];
+            if (!ok[j] || !usable(o) || o->cell.concurrency != 0 ||
+                !same_axes(&b->cell, &o->cell, skip_index))
                 continue;
-            json_t *bq = json_object_get(b, "queries"), *oq = json_object_get(o, "queries");
-            size_t k;
-            json_t *q;
-            json_array_foreach(bq, k, q) {
-                const char *name = json_string_value(json_object_get(q, "query"));
-                json_t *alone = NULL;
-                size_t m;
-                json_t *cand;
-                json_array_foreach(oq, m, cand) {
-                    const char *cn = json_string_value(json_object_get(cand, "query"));
-                    if (name && cn && strcmp(name, cn) == 0)
-                        alone = cand;
-                }
+            for (uint32_t k = 0; k < b->row.nqueries; k++) {
+                const bf_qrow_t *q = &b->row.queries[k];
+                const bf_qrow_t *alone = NULL;
+                for (uint32_t m = 0; m < o->row.nqueries; m++)
+                    if (strcmp(q->name, o->row.queries[m].name) == 0)
+                        alone = &o->row.queries[m];
                 if (alone == NULL)
                     continue;
-                double a = jnum(alone, "service_p90_ms"), c = jnum(q, "service_p90_ms");
+                double a = alone->service.p90_ms, c = q->service.p90_ms;
                 char as[40], cs[40], pct[40] = "";
                 fmt_ms(as, sizeof as, a);
                 fmt_ms(cs, sizeof cs, c);
                 if (isfinite(a) && isfinite(c) && a > 0)
                     snprintf(pct, sizeof pct, " (%+.0f %%)", 100.0 * (c - a) / a);
-                add(out, "query %s under indexing (concurrency %lld, cell %s): service p90 %s "
-                    "alone -> %s%s; %.1f -> %.1f ops/s", name, jint(b, "concurrency"),
-                    bcell ? bcell : "", as, cs, pct, jnum(alone, "ops_per_s"),
-                    jnum(q, "ops_per_s"));
+                add(out,
+                    "query %s under indexing (concurrency %lld, cell %s): service p90 %s "
+                    "alone -> %s%s; %.1f -> %.1f ops/s",
+                    q->name, (long long)b->cell.concurrency, bcell, as, cs, pct, alone->ops_per_s,
+                    q->ops_per_s);
             }
             break;
         }
     }
+    for (size_t i = 0; i < n; i++)
+        bf_row_rec_cleanup(&rec[i]);
+    free(rec);
+    free(ok);
     return out;
 }

@@ -8,7 +8,9 @@
  * (concurrency 0) with the same search axes gives, per named query, "query Q p90 a ms -> b ms
  * (+P %), c -> d ops/s". Cells are matched on every axis but the other side's (search_clients
  * and search_rate for indexing; concurrency, batch_size, target_rate and compression for
- * search). Failed or aborted cells are left out. Pure function of the rows; thread-safe.
+ * search). Failed or aborted cells are left out, and so is a row the results row codec cannot
+ * decode (bf_row_rec_decode: the same field table the writers use; issue #11 item 7). Pure
+ * function of the rows; thread-safe.
  */
 #ifndef BF_QFINDINGS_H
 #define BF_QFINDINGS_H

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* test_qfindings.c — the mutual-cost findings of a mixed matrix: indexing alone, searching
  * alone and both are matched on their axes; the sentences carry the computed differences;
- * failed cells and cells without a counterpart say nothing. */
+ * failed cells and cells without a counterpart say nothing. The rows are read through the
+ * results row codec (bf_row_rec_decode), so they carry what the writers always write (shards,
+ * batch_size, concurrency). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -15,25 +17,35 @@
 static const char *ROWS =
     "["
     /* search alone */
-    "{\"cell\":\"c0\",\"indices\":1,\"shards\":1,\"replicas\":0,\"concurrency\":0,"
-    "\"search_clients\":2,\"docs_per_s\":0,\"axes\":{\"concurrency\":\"0\",\"search_clients\":\"2\"},"
+    "{\"cell\":\"c0\",\"indices\":1,\"shards\":1,\"replicas\":0,\"batch_size\":10,\"concurrency\":"
+    "0,"
+    "\"search_clients\":2,\"docs_per_s\":0,\"axes\":{\"concurrency\":\"0\",\"search_clients\":"
+    "\"2\"},"
     "\"queries\":[{\"query\":\"q1\",\"service_p90_ms\":10.0,\"ops_per_s\":100.0},"
     "{\"query\":\"q2\",\"service_p90_ms\":null,\"ops_per_s\":3.0}]},"
     /* both */
-    "{\"cell\":\"c2q2\",\"indices\":1,\"shards\":1,\"replicas\":0,\"concurrency\":2,"
-    "\"search_clients\":2,\"docs_per_s\":1500,\"axes\":{\"concurrency\":\"2\",\"search_clients\":\"2\"},"
+    "{\"cell\":\"c2q2\",\"indices\":1,\"shards\":1,\"replicas\":0,\"batch_size\":10,"
+    "\"concurrency\":2,"
+    "\"search_clients\":2,\"docs_per_s\":1500,\"axes\":{\"concurrency\":\"2\",\"search_clients\":"
+    "\"2\"},"
     "\"queries\":[{\"query\":\"q1\",\"service_p90_ms\":25.0,\"ops_per_s\":60.0},"
     "{\"query\":\"q2\",\"service_p90_ms\":5.0,\"ops_per_s\":2.0}]},"
     /* indexing alone */
-    "{\"cell\":\"c2q0\",\"indices\":1,\"shards\":1,\"replicas\":0,\"concurrency\":2,"
-    "\"search_clients\":0,\"docs_per_s\":2000,\"axes\":{\"concurrency\":\"2\",\"search_clients\":\"0\"},"
+    "{\"cell\":\"c2q0\",\"indices\":1,\"shards\":1,\"replicas\":0,\"batch_size\":10,"
+    "\"concurrency\":2,"
+    "\"search_clients\":0,\"docs_per_s\":2000,\"axes\":{\"concurrency\":\"2\",\"search_clients\":"
+    "\"0\"},"
     "\"queries\":[]},"
     /* another shard count: no counterpart, and a failed cell */
-    "{\"cell\":\"s2\",\"indices\":1,\"shards\":2,\"replicas\":0,\"concurrency\":2,"
-    "\"search_clients\":2,\"docs_per_s\":900,\"axes\":{\"concurrency\":\"2\",\"search_clients\":\"2\"},"
+    "{\"cell\":\"s2\",\"indices\":1,\"shards\":2,\"replicas\":0,\"batch_size\":10,\"concurrency\":"
+    "2,"
+    "\"search_clients\":2,\"docs_per_s\":900,\"axes\":{\"concurrency\":\"2\",\"search_clients\":"
+    "\"2\"},"
     "\"queries\":[{\"query\":\"q1\",\"service_p90_ms\":9.0,\"ops_per_s\":1.0}]},"
-    "{\"cell\":\"f\",\"indices\":1,\"shards\":2,\"replicas\":0,\"concurrency\":2,\"failed\":true,"
-    "\"search_clients\":0,\"docs_per_s\":100,\"axes\":{\"concurrency\":\"2\",\"search_clients\":\"0\"},"
+    "{\"cell\":\"f\",\"indices\":1,\"shards\":2,\"replicas\":0,\"batch_size\":10,\"concurrency\":2,"
+    "\"failed\":true,"
+    "\"search_clients\":0,\"docs_per_s\":100,\"axes\":{\"concurrency\":\"2\",\"search_clients\":"
+    "\"0\"},"
     "\"queries\":[]}"
     "]";
 
