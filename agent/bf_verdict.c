@@ -20,7 +20,10 @@ enum bf_xfer bf_verdict_xfer(int curl_code, uint64_t request_bytes)
     case CURLE_COULDNT_CONNECT:
     case CURLE_COULDNT_RESOLVE_HOST:
     case CURLE_COULDNT_RESOLVE_PROXY:
-        return BF_XFER_NOT_SENT;
+        /* with bytes already written this is libcurl's own retry of a reused keep-alive
+         * connection that died after the request went out (lib/transfer.c Curl_retry_request):
+         * the retry could not connect, but the first attempt's body may be indexed */
+        return request_bytes == 0 ? BF_XFER_NOT_SENT : BF_XFER_RESET;
     case CURLE_PEER_FAILED_VERIFICATION:
     case CURLE_SSL_CACERT_BADFILE:
     case CURLE_SSL_CERTPROBLEM:

@@ -63,8 +63,11 @@ enum bf_xfer {
 
 /* bf_verdict_xfer — the transport outcome from a libcurl result code (CURLcode as int) and the
  * bytes of the request libcurl wrote (CURLINFO_REQUEST_SIZE: headers, plus body bytes
- * CURLINFO_SIZE_UPLOAD). "Nothing was written" is decided by the bytes, never by the connect
- * time (0 on a reused connection). Pure; thread-safe. */
+ * CURLINFO_SIZE_UPLOAD, plus the body bytes handed to libcurl by earlier attempts of the same
+ * request). "Nothing was written" is decided by the bytes, never by the connect time (0 on a
+ * reused connection); a connect failure with bytes written is libcurl's own retry of a dead
+ * keep-alive connection after the first attempt wrote the body: a reset (documents unknown).
+ * Pure; thread-safe. */
 enum bf_xfer bf_verdict_xfer(int curl_code, uint64_t request_bytes);
 
 /* Which request counter of bf_counters_t moves. */

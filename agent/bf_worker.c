@@ -804,7 +804,11 @@ static void on_done(bf_worker_t *w, slot *s, CURLcode cc)
     memset(&in, 0, sizeof in);
     char first_error[256] = "", item_type[BF_BULKRESP_TYPE_CAP] = "";
     char etype[128] = "", ereason[400] = "";
-    in.xfer = bf_verdict_xfer((int)cc, (uint64_t)request_bytes + (uint64_t)up);
+    /* CURLINFO_REQUEST_SIZE and SIZE_UPLOAD describe the last attempt only; sent_off counts
+     * the body bytes on_read handed to libcurl over every attempt of this request (libcurl
+     * retries a dead reused connection by itself; when that retry cannot connect, the first
+     * attempt's body may still have been indexed) */
+    in.xfer = bf_verdict_xfer((int)cc, (uint64_t)request_bytes + (uint64_t)up + s->sent_off);
     in.status = in.xfer == BF_XFER_RESPONSE ? status : 0;
     in.ndocs = s->ndocs;
     in.item_type = item_type;

@@ -246,6 +246,10 @@ static void test_xfer(void **state)
     static const xrow_t rows[] = {
         {CURLE_OK, 500, BF_XFER_RESPONSE},
         {CURLE_COULDNT_CONNECT, 0, BF_XFER_NOT_SENT},
+        /* regression: libcurl's own retry of a dead keep-alive connection (the first attempt
+         * had written the body) found the gateway gone; counted as not sent, the body's
+         * documents (indexed) were missing from docs_sent */
+        {CURLE_COULDNT_CONNECT, 1000, BF_XFER_RESET},
         {CURLE_COULDNT_RESOLVE_HOST, 0, BF_XFER_NOT_SENT},
         {CURLE_COULDNT_RESOLVE_PROXY, 0, BF_XFER_NOT_SENT},
         {CURLE_OPERATION_TIMEDOUT, 0, BF_XFER_NOT_SENT}, /* connect timed out */
