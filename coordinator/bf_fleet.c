@@ -563,6 +563,21 @@ static void drain(bf_fleet_t *f, void *sock, int is_data)
             bf__envelope__free_unpacked(env, NULL);
             continue;
         }
+        if (env->body_case == BF__ENVELOPE__BODY_HELLO && owner == NULL && route_len > 0 &&
+            route[0] == 0 && env->hello->agent_id && env->hello->agent_id[0]) {
+            /* A route libzmq made up (a zero byte, then a counter; agents always set their own
+             * route): when an agent reconnects with the same route, ROUTER_HANDOVER gives the
+             * route to the new connection and renames the old one's pipe so, and the Hellos the
+             * agent said again while we were busy (a cell start that blocked > 10 s) still wait
+             * on it. Claiming with them refused the agent as a duplicate of itself (a new user,
+             * run --local-agents 2 on a loaded machine), or took its id away from its live
+             * route; the agent's new connection says Hello by itself. */
+            if (f->strangers++ % 100 == 0)
+                bf_debug("ignored a Hello of agent %.127s queued on a connection it replaced",
+                         env->hello->agent_id);
+            bf__envelope__free_unpacked(env, NULL);
+            continue;
+        }
         if (env->body_case == BF__ENVELOPE__BODY_HELLO) {
             bf_fleet_agent_t *a =
                 owner ? owner : claim(f, sock, route, route_len, env->hello, &peer, is_data);

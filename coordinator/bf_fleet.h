@@ -19,7 +19,10 @@
  * A Hello for a known id from a new route is a claim: refused (Reject to the claimant only, a
  * warning naming the id, both keys' fingerprints and both addresses) when it comes with another
  * key, or when the id's current connection is still there (two agents configured with one id);
- * accepted when that connection is gone (a restarted agent: the route moves to it).
+ * accepted when that connection is gone (a restarted agent: the route moves to it). A Hello
+ * naming an id from a route libzmq generated (a zero byte first: agents always set their own)
+ * is ignored: it was queued on a connection that ROUTER_HANDOVER renamed when the same process
+ * reconnected, so neither a claim nor a duplicate (it is counted with the strangers).
  * Not thread-safe: the coordinator's main thread owns it.
  */
 #ifndef BF_FLEET_H
