@@ -467,8 +467,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_second_agent_with_taken_id_is_refused, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(test_restarted_agent_takes_its_id_back, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_reconnect_with_queued_hellos_is_not_a_duplicate,
-                                        setup, teardown),
+        cmocka_unit_test_setup_teardown(test_reconnect_with_queued_hellos_is_not_a_duplicate, setup,
+                                        teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
