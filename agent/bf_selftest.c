@@ -178,6 +178,11 @@ int bf_selftest_run(const bf_scenario_t *sc, const bf_tmpl_t *tmpl, const bf_cel
 
 #define SELFTEST_USAGE                                                                             \
     "usage: bulkfleet-agent selftest SCENARIO [--cell ID|N] [--threads N] [--seconds S]\n"
+#define SELFTEST_HELP                                                                              \
+    "Builds and gzips the bulk requests of each cell (or --cell ID|N) on --threads threads\n"      \
+    "(default: the CPU count) for --seconds S (default 3) and prints the docs/s one agent can\n"   \
+    "generate, with no network: compare it with a run's docs/s to see if the agent is the\n"       \
+    "limit.\n"
 
 int bf_selftest_main(int argc, char **argv)
 {
@@ -189,12 +194,14 @@ int bf_selftest_main(int argc, char **argv)
         {"cell", required_argument, NULL, 'c'},
         {"threads", required_argument, NULL, 't'},
         {"seconds", required_argument, NULL, 's'},
+        {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
     int ch;
     optind = 1;
-    while ((ch = getopt_long(argc, argv, "c:t:s:", longopts, NULL)) != -1) {
+    while ((ch = getopt_long(argc, argv, "c:t:s:h", longopts, NULL)) != -1) {
         switch (ch) {
+        case 'h': fputs(SELFTEST_USAGE SELFTEST_HELP, stdout); return BF_EXIT_OK;
         case 'c': cell_sel = optarg; break;
         case 't':
             if (bf_units_parse_u64(optarg, &v) != 0 || v == 0 || v > BF_SELFTEST_MAX_THREADS) {

@@ -118,9 +118,8 @@ void bf__warn(bf__load_t *L, const bf__ynode_t *n, const char *fmt, ...)
     va_end(ap);
     bf_scenario_t *sc = L->sc;
     sc->warnings = bf_realloc(sc->warnings, (sc->nwarnings + 1) * sizeof *sc->warnings);
-    sc->warnings[sc->nwarnings++] =
-        n ? bf_asprintf("%s:%u:%u: warning: %s", L->origin, n->line, n->col, msg)
-          : bf_asprintf("%s: warning: %s", L->origin, msg);
+    sc->warnings[sc->nwarnings++] = n ? bf_asprintf("%s:%u:%u: %s", L->origin, n->line, n->col, msg)
+                                      : bf_asprintf("%s: %s", L->origin, msg);
 }
 
 const char *bf__keep(bf_scenario_t *sc, const char *s)

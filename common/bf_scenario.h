@@ -433,7 +433,8 @@ typedef struct bf_scenario_file {
 size_t bf_scenario_file_count(const bf_scenario_t *sc);
 const bf_scenario_file_t *bf_scenario_file(const bf_scenario_t *sc, size_t i);
 
-/* Number of warnings the loader produced (e.g. replicas > nodes-1) and each text. */
+/* Number of warnings the loader produced (e.g. replicas > nodes-1) and each text
+ * ("file:line:col: what"; no "warning:" of its own: the printer, bf_warn, adds that once). */
 size_t bf_scenario_warning_count(const bf_scenario_t *sc);
 const char *bf_scenario_warning(const bf_scenario_t *sc, size_t i);
 

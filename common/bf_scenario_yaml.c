@@ -502,7 +502,7 @@ static int resolve_scalar(bf__ydoc_t *doc, bf__ynode_t *n, bf_diag_t *diag)
             doc->unset_warnings =
                 bf_realloc(doc->unset_warnings, (doc->nunset + 1) * sizeof *doc->unset_warnings);
             doc->unset_warnings[doc->nunset++] = bf_asprintf(
-                "%s:%u:%u: warning: environment variable %s is not set (checked with \"%s\" "
+                "%s:%u:%u: environment variable %s is not set (checked with \"%s\" "
                 "in its place; run needs it: export it, or write ${%s:-default}; validate "
                 "--strict makes this an error)",
                 doc->origin, line, col, vname, stand, vname);

@@ -18,6 +18,7 @@ struct bf_findings {
     bf_finding_point_t *pts; /* copies; few-requests points are marked excluded here */
     size_t n;
     size_t nfew, nmismatch; /* few-requests and index-mismatch points among the usable */
+    int one_run;            /* no usable point folds repetitions: ratios carry no noise estimate */
     char **lines;
     size_t nlines;
     json_t *items, *best, *knees, *plateaus, *shards, *batch, *axes, *routing;
@@ -57,6 +58,7 @@ void bf_finding_point_from_row(const bf_row_t *row, bf_finding_point_t *p)
     p->docs_per_s = row->docs_per_s;
     p->service_p50_ms = row->service.p50_ms;
     p->few_requests = row->few_requests;
+    p->repeat = row->repeat;
     if (row->index_mismatch && row->index_shards > 0) {
         /* the index the load went to, not the scenario's numbers (issue #12) */
         p->shards = (uint32_t)row->index_shards;
@@ -367,23 +369,27 @@ static json_t *ratios_json(ratios *r)
     return o;
 }
 
-/* "2.10x (1 matching cell)" or "1.59x to 3.30x, median 2.10x (4 matching cells)" */
-static void ratios_text(ratios *r, char *buf, size_t n)
+/* "2.10x (1 matching cell)" or "1.59x to 3.30x, median 2.10x (4 matching cells)"; with
+ * "; one run, no noise estimate" inside the parentheses when no cell ran repetitions (as
+ * compare says it: a single run's ratio may be run-order or machine noise, issue #12) */
+static void ratios_text(const bf_findings_t *f, ratios *r, char *buf, size_t n)
 {
+    const char *noise = f->one_run ? "; one run, no noise estimate" : "";
     if (r->n == 0) {
         snprintf(buf, n, "no matching cells");
     } else if (r->n == 1) {
-        snprintf(buf, n, "%.2fx (1 matching cell)", r->v[0]);
+        snprintf(buf, n, "%.2fx (1 matching cell%s)", r->v[0], noise);
     } else {
         double med = ratios_median(r);
         char lo[32], hi[32];
         snprintf(lo, sizeof lo, "%.2f", r->v[0]);
         snprintf(hi, sizeof hi, "%.2f", r->v[r->n - 1]);
         if (strcmp(lo, hi) == 0) /* "0.80x to 0.80x, median 0.80x" says less than this */
-            snprintf(buf, n, "%sx in all %zu matching cells", lo, r->n);
+            snprintf(buf, n, "%sx in all %zu matching cells%s", lo, r->n,
+                     f->one_run ? " (one run, no noise estimate)" : "");
         else
-            snprintf(buf, n, "%.2fx to %.2fx, median %.2fx (%zu matching cells)", r->v[0],
-                     r->v[r->n - 1], med, r->n);
+            snprintf(buf, n, "%.2fx to %.2fx, median %.2fx (%zu matching cells%s)", r->v[0],
+                     r->v[r->n - 1], med, r->n, noise);
     }
 }
 
@@ -818,7 +824,7 @@ static void find_shard_ratios(bf_findings_t *f, const uint32_t *shards, size_t n
                             isfinite(best_ratio) ? json_real(best_ratio) : json_null());
         json_object_set_new(o, "like_for_like", ratios_json(&r));
         json_array_append_new(f->shards, o);
-        ratios_text(&r, text, sizeof text);
+        ratios_text(f, &r, text, sizeof text);
         add_line(f, "%u %s vs %u %s: best %s vs %s docs/s (%.2fx); like for like %s.", few,
                  shards_word(few), many, shards_word(many),
                  grouped(f->pts[bf_].docs_per_s, a, sizeof a),
@@ -869,7 +875,7 @@ static void find_batch_gain(bf_findings_t *f, const uint32_t *shards, size_t ns)
         json_object_set_new(o, "largest_batch", json_integer(large));
         json_object_set_new(o, "gain", ratios_json(&r));
         json_array_append_new(f->batch, o);
-        ratios_text(&r, text, sizeof text);
+        ratios_text(f, &r, text, sizeof text);
         add_line(f, "%u %s: batch %u over batch %u: %s.", shards[k], shards_word(shards[k]), large,
                  small, text);
         json_t *at = json_object();
@@ -926,7 +932,7 @@ static void find_routing_gain(bf_findings_t *f, const uint32_t *shards, size_t n
             json_object_set_new(o, "routing_mode", json_string(modes[m]));
             json_object_set_new(o, "over_none", ratios_json(&r));
             json_array_append_new(f->routing, o);
-            ratios_text(&r, text, sizeof text);
+            ratios_text(f, &r, text, sizeof text);
             add_line(f, "%u %s: routing_mode %s over none: %s.", shards[k], shards_word(shards[k]),
                      modes[m], text);
             json_t *at = json_object();
@@ -1029,7 +1035,7 @@ static void find_axis_ratios(bf_findings_t *f)
                 free(r.v);
                 continue;
             }
-            ratios_text(&r, text, sizeof text);
+            ratios_text(f, &r, text, sizeof text);
             if (seed)
                 add_line(f, "%s %s over %s %s: %s.", axis, vals[v], axis, vals[0], text);
             else
@@ -1110,10 +1116,13 @@ bf_findings_t *bf_findings_compute(const bf_finding_point_t *pts, size_t n)
     /* few-requests cells are not ranked: left out like a failed one, and said so */
     char few_cells[600] = "";
     size_t used = 0;
+    f->one_run = 1;
     for (size_t i = 0; i < n; i++) {
         bf_finding_point_t *p = &f->pts[i];
         if (p->excluded)
             continue;
+        if (p->repeat > 1)
+            f->one_run = 0;
         if (p->few_requests) {
             p->excluded = 1;
             if (f->nfew < 5 && used < sizeof few_cells) {
@@ -1129,7 +1138,8 @@ bf_findings_t *bf_findings_compute(const bf_finding_point_t *pts, size_t n)
     if (f->nfew) {
         add_line(f,
                  "%zu %s measured on fewer than %d bulk responses in the window (few-requests: "
-                 "%s%s) %s not ranked here; lengthen run.duration to measure %s.",
+                 "%s%s) %s not ranked here; lengthen run.duration or use a smaller batch_size to "
+                 "measure %s.",
                  f->nfew, f->nfew == 1 ? "cell" : "cells", BF_FEW_REQUESTS, few_cells,
                  f->nfew > 5 ? ", ..." : "", f->nfew == 1 ? "is" : "are",
                  f->nfew == 1 ? "it" : "them");
@@ -1152,8 +1162,13 @@ bf_findings_t *bf_findings_compute(const bf_finding_point_t *pts, size_t n)
     size_t ns = distinct(f, offsetof(bf_finding_point_t, shards), shards);
     choose_main_axis(f);
     if (ns == 0) {
-        add_line(f, f->nfew ? "No other finished cell to draw findings from."
-                            : "No finished cell to draw findings from.");
+        if (f->nfew) /* the cells finished; none had enough bulk responses to rank */
+            add_line(f,
+                     "No cell with %d+ bulk responses in the window to draw findings from; "
+                     "lengthen run.duration or use a smaller batch_size.",
+                     BF_FEW_REQUESTS);
+        else
+            add_line(f, "No finished cell to draw findings from.");
     } else {
         find_best(f, shards, ns);
         find_steps(f, shards, ns, 0);

@@ -61,6 +61,7 @@ typedef struct bf_finding_point {
     int excluded;          /* failed, aborted or target-missed: not a measurement */
     int few_requests;      /* fewer than BF_FEW_REQUESTS bulk responses in the window: not ranked */
     int index_mismatch;    /* shards / replicas above are the index's real ones, not the cell's */
+    uint32_t repeat;       /* repetitions folded into the row (run.repeat); 0 or 1: one run */
 } bf_finding_point_t;
 
 typedef struct bf_findings bf_findings_t;

@@ -16,6 +16,9 @@ grep -q "^usage: bulkfleet-coordinator find-max SCENARIO" h.out && grep -q -- "-
 "$AGENT" run --help | grep -q "Ctrl-C stops the load and prints the partial row" || fail "agent run --help"
 "$COORD" keygen --help | grep -q "^usage: bulkfleet-coordinator keygen DIR" || fail "keygen --help"
 "$AGENT" keygen --help | grep -q "^usage: bulkfleet-agent keygen DIR" || fail "agent keygen --help"
+"$AGENT" selftest --help > h.out 2> h.err || fail "agent selftest --help exit $?"
+grep -q "^usage: bulkfleet-agent selftest SCENARIO" h.out && [ ! -s h.err ] ||
+    { cat h.out h.err >&2; fail "agent selftest --help is not selftest's usage"; }
 rc=0; "$COORD" keygen -x 2> /dev/null || rc=$?
 [ $rc = 2 ] && [ ! -e -x ] && [ ! -e ./--help ] || fail "keygen made a folder of an option (exit $rc)"
 IDX="bf-standalone-$$"

@@ -175,8 +175,10 @@ static void test_shard_ratios_fewest_vs_others(void **state)
     json_t *vs425 = find_obj(sh, "fewest", 50, "other", 425);
     assert_true(fabs(json_real_value(json_object_get(json_object_get(vs425, "like_for_like"), "max")) -
                      32987.0 / 12695) < 1e-12);
-    assert_true(has_line(f, "50 shards vs 850 shards: best 156,961 vs 98,915 docs/s (1.59x); like "
-                            "for like 1.59x to 3.30x, median 3.19x (3 matching cells)."));
+    assert_true(has_line(
+        f,
+        "50 shards vs 850 shards: best 156,961 vs 98,915 docs/s (1.59x); like "
+        "for like 1.59x to 3.30x, median 3.19x (3 matching cells; one run, no noise estimate)."));
     json_decref(j);
     bf_findings_destroy(&f);
 }
@@ -198,8 +200,17 @@ static void test_batch_gain_largest_over_smallest(void **state)
     assert_int_equal(json_integer_value(json_object_get(g, "pairs")), 2);
     assert_true(fabs(json_real_value(json_object_get(g, "median")) -
                      (98915.0 / 10000 + 78462.0 / 18000) / 2) < 1e-12);
-    assert_true(has_line(f, "425 shards: batch 5000 over batch 50: 10.24x (1 matching cell)."));
+    assert_true(
+        has_line(f, "425 shards: batch 5000 over batch 50: 10.24x (1 matching cell; one run, no "
+                    "noise estimate)."));
     json_decref(j);
+    bf_findings_destroy(&f);
+    /* with repetitions (run.repeat 3) the ratios are medians of measured runs: no caution */
+    for (size_t i = 0; i < n; i++)
+        pts[i].repeat = 3;
+    f = bf_findings_compute(pts, n);
+    assert_true(has_line(f, "425 shards: batch 5000 over batch 50: 10.24x (1 matching cell)."));
+    assert_false(has_line(f, "no noise estimate"));
     bf_findings_destroy(&f);
 }
 
@@ -345,7 +356,7 @@ static void test_few_requests_not_ranked(void **state)
     assert_string_equal(bf_findings_line(f, 0),
                         "2 cells measured on fewer than 20 bulk responses in the window "
                         "(few-requests: i1-s1-r0-b2000-c2, i1-s1-r0-b2000-c4) are not ranked "
-                        "here; lengthen run.duration to measure them.");
+                        "here; lengthen run.duration or use a smaller batch_size to measure them.");
     assert_true(has_line(f, "1 shard: best without rejections or errors is 500 docs/s with "
                             "batch 500 at concurrency 2."));
     /* no knee from the two few-requests cells (-13% "knee" from 3-4 requests is noise) */
@@ -362,7 +373,9 @@ static void test_few_requests_not_ranked(void **state)
     pts[2].few_requests = 1;
     f = bf_findings_compute(pts, 3);
     assert_true(has_line(f, "3 cells measured on fewer than 20"));
-    assert_true(has_line(f, "No other finished cell to draw findings from."));
+    assert_true(has_line(f, "No cell with 20+ bulk responses in the window to draw findings "
+                            "from; lengthen run.duration or use a smaller batch_size."));
+    assert_false(has_line(f, "finished cell"));
     bf_findings_destroy(&f);
 }
 
@@ -487,9 +500,11 @@ static void test_axis_ratios_indices_and_settings(void **state)
             }
     bf_findings_t *f = bf_findings_compute(pts, n);
     print_lines(f);
-    assert_true(has_line(f, "indices 2 over indices 1: 0.50x in all 4 matching cells."));
+    assert_true(has_line(
+        f,
+        "indices 2 over indices 1: 0.50x in all 4 matching cells (one run, no noise estimate)."));
     assert_true(has_line(f, "settings.refresh_interval=30s over settings.refresh_interval=1s: "
-                            "1.25x in all 4 matching cells."));
+                            "1.25x in all 4 matching cells (one run, no noise estimate)."));
     /* 4 lines that keep growing: one sentence, one item of data each */
     assert_true(has_line(f,
                          "1 shard: no knee up to concurrency 4 on 4 lines (batch 500, indices 1, "
@@ -540,7 +555,9 @@ static void test_target_axis_direct_vs_gateway(void **state)
             }
     bf_findings_t *f = bf_findings_compute(pts, n);
     print_lines(f);
-    assert_true(has_line(f, "target=gateway over target=direct: 0.80x in all 4 matching cells."));
+    assert_true(has_line(
+        f, "target=gateway over target=direct: 0.80x in all 4 matching cells (one run, no noise "
+           "estimate)."));
     json_t *j = bf_findings_json(f);
     json_t *ax = item_of(j, "axis", 0);
     assert_string_equal(json_string_value(json_object_get(ax, "axis")), "target");
