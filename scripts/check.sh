@@ -67,6 +67,12 @@ prep_integration() {
         echo "check: the OpenSearch 3.x launcher did not build here; integration_opensearch3 says why" >&2
 }
 
+# the root tier starts the same 2.19 dev cluster (netns and deploy tests): its launcher too is
+# built before that tier's snapshot, when the integration tier did not run first
+prep_root() {
+    "$SRC/scripts/devcluster.sh" build
+}
+
 tier_integration() {
     CLUSTER_UP=1
     run_ctest 1 -LE '^(unit|netns|deploy|fuzz)$' -E '^devcluster_stop$' -FC devcluster
