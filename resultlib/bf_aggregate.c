@@ -499,8 +499,16 @@ void bf_cellagg_row(const bf_cellagg_t *a, bf_row_t *row)
     free(series);
     row->attempted_docs_per_s = (double)win.docs_sent / D;
     row->target_docs_per_s = a->cell->target_rate;
-    for (size_t sec = 0; sec < a->nsec; sec++)
-        row->req_abandoned += a->merged[sec].req_abandoned;
+    /* request counters over the whole cell (warmup and tail too), for the stalled reason: a
+     * request is booked in the second it completed, its documents pro rata over its flight */
+    uint64_t answered_all = 0, no_answer_all = 0;
+    for (size_t sec = 0; sec < a->nsec; sec++) {
+        const bf_counters_t *m = &a->merged[sec];
+        row->req_abandoned += m->req_abandoned;
+        answered_all +=
+            m->req_ok + m->req_partial + bf_counters_http_errors(m) + m->req_bad_response;
+        no_answer_all += m->req_connect_error + m->req_timeout + m->req_reset;
+    }
     uint64_t answered =
         win.req_ok + win.req_partial + bf_counters_http_errors(&win) + win.req_bad_response;
     /* requests abandoned because the load was interrupted (Ctrl-C) are no sign of a stall */
@@ -641,11 +649,23 @@ void bf_cellagg_row(const bf_cellagg_t *a, bf_row_t *row)
                  "when the load ended (their documents are unknown); the cluster stopped "
                  "answering within request.timeout",
                  (unsigned long long)row->req_abandoned);
+    else if (row->stalled && row->req_transport_error)
+        snprintf(row->reason, sizeof row->reason,
+                 "stalled: no bulk request was answered in the %u s window; %llu got no answer "
+                 "in it (connect error, timeout, reset: req_transport_error)",
+                 D, (unsigned long long)row->req_transport_error);
+    else if (row->stalled && answered_all)
+        snprintf(row->reason, sizeof row->reason,
+                 "stalled: no bulk request completed in the %u s window (req_total 0): the %llu "
+                 "answered completed in warmup or after the window, each in flight longer "
+                 "than it; docs/s counts pro rata the documents of requests in flight in the "
+                 "window; lengthen run.duration or lower batch_size or concurrency",
+                 D, (unsigned long long)answered_all);
     else if (row->stalled)
         snprintf(row->reason, sizeof row->reason,
-                 "stalled: no bulk request was answered in "
-                 "the measurement window; the cluster did not answer (see the timeouts and "
-                 "resets)");
+                 "stalled: no bulk request was answered in the whole cell (%llu got no answer: "
+                 "connect error, timeout, reset)",
+                 (unsigned long long)no_answer_all);
     else if (row->target_missed)
         snprintf(row->reason, sizeof row->reason,
                  "target-missed: %.0f docs/s sent of the %.0f "
@@ -658,6 +678,14 @@ void bf_cellagg_row(const bf_cellagg_t *a, bf_row_t *row)
                  "few-requests: only %llu bulk responses in the %u s window, too few to rank "
                  "this cell's docs/s; lengthen run.duration",
                  (unsigned long long)row->service.count, D);
+        bf_row_add_reason(row, why);
+    }
+    if (row->docs_unknown) { /* doc errors % counts them; doc_errors lists answered errors */
+        char why[200];
+        snprintf(why, sizeof why,
+                 "doc errors %% includes %llu documents of unknown outcome (no error type, not "
+                 "in doc_errors) of the %llu sent in the window",
+                 (unsigned long long)row->docs_unknown, (unsigned long long)row->docs_sent);
         bf_row_add_reason(row, why);
     }
     if (row->search_rate_missed) {

@@ -109,7 +109,7 @@ typedef struct bf_row {
     int few_requests;        /* an indexing cell with fewer than BF_FEW_REQUESTS bulk responses in
                                 the window (service.count): its docs/s rests on too few requests
                                 to rank (findings leave it out); lengthen run.duration */
-    char reason[512];        /* why failed / degraded */
+    char reason[1024];       /* why failed / degraded / stalled, "; "-joined */
     double cv;               /* coefficient of variation over repetitions (aggregate rows) */
     uint32_t repeat;         /* repetitions aggregated (median rows) */
     /* cluster side (bf_telemetry) over the measurement window; -1 / NAN = unknown */

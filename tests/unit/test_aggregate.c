@@ -61,6 +61,92 @@ static bf_cell_t test_cell(void)
     return c;
 }
 
+/* one second's counters, packed and unpacked as the coordinator receives them (no histograms:
+ * a second in which no request completed) */
+static void add_counters(bf_cellagg_t *agg, uint32_t agent, int32_t second, const bf_counters_t *c)
+{
+    bf_hist_t *h = bf_hist_new();
+    Bf__Sample s;
+    Bf__Hist hs, hl;
+    bf_sample_pack(&s, &hs, &hl, "cell", (uint64_t)second + 1, second, c, h, h);
+    size_t n = bf__sample__get_packed_size(&s);
+    uint8_t *buf = malloc(n);
+    bf__sample__pack(&s, buf);
+    bf_sample_pack_cleanup(&s);
+    Bf__Sample *u = bf__sample__unpack(NULL, n, buf);
+    assert_non_null(u);
+    assert_int_equal(bf_cellagg_add(agg, agent, u), 0);
+    bf__sample__free_unpacked(u, NULL);
+    free(buf);
+    bf_hist_destroy(&h);
+}
+
+/* new user (notes2/newuser2.md problem 2): c 200 x 5000, W 1 + D 2, every request in flight
+ * longer than the window. The window holds pro-rata documents (ok and unknown) but no request
+ * completion; the reason must say that, not "the cluster did not answer (see the timeouts and
+ * resets)" with every timeout and reset at 0, and doc errors % must be explained by the row */
+static void test_stalled_reason_matches_counters(void **state)
+{
+    (void)state;
+    bf_cell_t cell = test_cell();
+    bf_cellagg_t *agg = bf_cellagg_new(&cell, 1, 1, NULL, 1, 2);
+    bf_counters_t c;
+    memset(&c, 0, sizeof c);
+    c.docs_sent = 19000; /* seconds 1, 2: documents of requests still in flight */
+    c.docs_ok = 18000;
+    c.docs_unknown = 1000;
+    add_counters(agg, 0, 1, &c);
+    add_counters(agg, 0, 2, &c);
+    memset(&c, 0, sizeof c); /* tail: those requests complete, 4 ok, 1 timed out */
+    c.docs_sent = c.docs_ok = 100;
+    c.req_ok = 4;
+    c.req_timeout = 1;
+    add_counters(agg, 0, 3, &c);
+    bf_row_t row;
+    bf_cellagg_row(agg, &row);
+    assert_true(row.stalled);
+    assert_int_equal(row.req_total, 0);
+    assert_int_equal(row.req_transport_error, 0);
+    assert_int_equal(row.req_abandoned, 0);
+    assert_true(fabs(row.docs_per_s - 18000.0) < 1e-9); /* a true pro-rata figure: kept */
+    assert_null(strstr(row.reason, "did not answer"));
+    assert_non_null(strstr(row.reason, "no bulk request completed in the 2 s window"));
+    assert_non_null(strstr(row.reason, "the 4 answered completed in warmup or after"));
+    /* doc errors % = (failed + rejected + unknown) / sent, all in the row; the reason says
+     * the unknown part, which has no error type and is not in doc_errors */
+    assert_int_equal(row.doc_errors.n, 0);
+    assert_true(fabs(row.doc_error_rate - 2000.0 / 38000.0) < 1e-12);
+    assert_true(fabs(row.doc_error_rate -
+                     (double)(row.docs_failed + row.docs_rejected + row.docs_unknown) /
+                         (double)row.docs_sent) < 1e-12);
+    assert_non_null(strstr(row.reason, "doc errors % includes 2000 documents of unknown "
+                                       "outcome (no error type, not in doc_errors) of the "
+                                       "38000 sent"));
+    bf_cellagg_destroy(&agg);
+    /* the window's timeouts are named when there are some */
+    agg = bf_cellagg_new(&cell, 1, 1, NULL, 1, 2);
+    memset(&c, 0, sizeof c);
+    c.docs_sent = c.docs_unknown = 100;
+    c.req_timeout = 1;
+    add_counters(agg, 0, 1, &c);
+    memset(&c, 0, sizeof c);
+    add_counters(agg, 0, 2, &c);
+    bf_cellagg_row(agg, &row);
+    assert_true(row.stalled);
+    assert_non_null(strstr(row.reason, "1 got no answer in it (connect error, timeout, reset"));
+    bf_cellagg_destroy(&agg);
+    /* nothing answered at all, anywhere */
+    agg = bf_cellagg_new(&cell, 1, 1, NULL, 1, 2);
+    memset(&c, 0, sizeof c);
+    add_counters(agg, 0, 1, &c);
+    add_counters(agg, 0, 2, &c);
+    bf_cellagg_row(agg, &row);
+    assert_true(row.stalled);
+    assert_non_null(strstr(row.reason, "no bulk request was answered in the whole cell"));
+    assert_null(strstr(row.reason, "doc errors %"));
+    bf_cellagg_destroy(&agg);
+}
+
 /* docs/s is Σ docs_ok over [W, W+D) / D; warmup and tail are excluded; an empty second is 0 */
 static void test_docs_per_s_window(void **state)
 {
@@ -559,6 +645,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_docs_per_s_window),
+        cmocka_unit_test(test_stalled_reason_matches_counters),
         cmocka_unit_test(test_merged_percentiles),
         cmocka_unit_test(test_percentile_needs_samples),
         cmocka_unit_test(test_lost_agent_degrades),
