@@ -116,9 +116,9 @@ static void test_stalled_reason_matches_counters(void **state)
      * the unknown part, which has no error type and is not in doc_errors */
     assert_int_equal(row.doc_errors.n, 0);
     assert_true(fabs(row.doc_error_rate - 2000.0 / 38000.0) < 1e-12);
-    assert_true(fabs(row.doc_error_rate -
-                     (double)(row.docs_failed + row.docs_rejected + row.docs_unknown) /
-                         (double)row.docs_sent) < 1e-12);
+    assert_true(
+        fabs(row.doc_error_rate - (double)(row.docs_failed + row.docs_rejected + row.docs_unknown) /
+                                      (double)row.docs_sent) < 1e-12);
     assert_non_null(strstr(row.reason, "doc errors % includes 2000 documents of unknown "
                                        "outcome (no error type, not in doc_errors) of the "
                                        "38000 sent"));
