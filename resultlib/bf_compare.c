@@ -23,6 +23,7 @@ struct bf_compare {
     char **only_base, **only_contender;
     size_t n_only_base, n_only_contender;
     char base_missing[256], contender_missing[256]; /* row fields a side's file lacks */
+    char mismatch[1024]; /* no cell matched: the axes that differ ("" otherwise) */
 };
 
 static json_t *load_matrix(const char *dir, char *desc, size_t desc_size, bf_diag_t *diag)
@@ -94,6 +95,94 @@ static const bf_row_t *find_cell(const bf_row_rec_t *recs, size_t n, const char 
         if (strcmp(recs[i].cell.id, cell) == 0)
             return &recs[i].row;
     return NULL;
+}
+
+static const char *const seed_axes[] = {"indices", "shards", "replicas", "batch_size",
+                                        "concurrency"};
+
+/* the value of axis name in rec as text (the seed axes from the cell's numbers, which exist
+ * also when the axis is not in the matrix); "" when rec has no such axis */
+static void axis_text(const bf_row_rec_t *rec, const char *name, char *out, size_t n)
+{
+    const uint32_t v[] = {rec->cell.indices, rec->cell.shards, rec->cell.replicas,
+                          rec->cell.batch_size, rec->cell.concurrency};
+    out[0] = '\0';
+    for (size_t i = 0; i < 5; i++)
+        if (strcmp(name, seed_axes[i]) == 0) {
+            snprintf(out, n, "%u", v[i]);
+            return;
+        }
+    for (size_t i = 0; i < rec->cell.naxes; i++)
+        if (strcmp(rec->cell.axes[i].axis, name) == 0) {
+            snprintf(out, n, "%s", rec->cell.axes[i].value);
+            return;
+        }
+}
+
+/* the distinct values of axis name over n records, "1000, 2000" (or "none"), into out */
+static void axis_values(const bf_row_rec_t *recs, size_t n, const char *name, char *out,
+                        size_t out_size)
+{
+    size_t used = 0;
+    out[0] = '\0';
+    for (size_t i = 0; i < n; i++) {
+        char v[128], tok[132];
+        axis_text(&recs[i], name, v, sizeof v);
+        if (v[0] == '\0')
+            continue;
+        snprintf(tok, sizeof tok, "%s", v);
+        int dup = 0;
+        for (size_t k = 0; k < i && !dup; k++) {
+            char w[128];
+            axis_text(&recs[k], name, w, sizeof w);
+            dup = strcmp(v, w) == 0;
+        }
+        if (dup)
+            continue;
+        int w = snprintf(out + used, out_size - used, "%s%s", used ? ", " : "", tok);
+        if (w < 0 || (size_t)w >= out_size - used)
+            break;
+        used += (size_t)w;
+    }
+    if (used == 0)
+        snprintf(out, out_size, "none");
+}
+
+/* one axis name into c->mismatch when its value sets differ between the two sides; names
+ * (nnames of them, at most 64) are the axes looked at so far: each is looked at once */
+static void mismatch_axis(bf_compare_t *c, const bf_row_rec_t *rb, size_t nb,
+                          const bf_row_rec_t *rk, size_t nk, const char *name, const char **names,
+                          size_t *nnames)
+{
+    char vb[256], vk[256];
+    for (size_t i = 0; i < *nnames; i++)
+        if (strcmp(names[i], name) == 0)
+            return;
+    if (*nnames < 64)
+        names[(*nnames)++] = name;
+    axis_values(rb, nb, name, vb, sizeof vb);
+    axis_values(rk, nk, name, vk, sizeof vk);
+    if (strcmp(vb, vk) == 0)
+        return;
+    size_t used = strlen(c->mismatch);
+    snprintf(c->mismatch + used, sizeof c->mismatch - used, "%s%s %s (baseline) vs %s (contender)",
+             used ? "; " : "", name, vb, vk);
+}
+
+/* no cell matched: which axes differ (the seed axes, then every other axis of either side) */
+static void find_mismatch(bf_compare_t *c, const bf_row_rec_t *rb, size_t nb,
+                          const bf_row_rec_t *rk, size_t nk)
+{
+    const char *names[64];
+    size_t nnames = 0;
+    for (size_t i = 0; i < 5; i++)
+        mismatch_axis(c, rb, nb, rk, nk, seed_axes[i], names, &nnames);
+    const bf_row_rec_t *sides[2] = {rb, rk};
+    size_t ns[2] = {nb, nk};
+    for (int s = 0; s < 2; s++)
+        for (size_t i = 0; i < ns[s]; i++)
+            for (size_t a = 0; a < sides[s][i].cell.naxes; a++)
+                mismatch_axis(c, rb, nb, rk, nk, sides[s][i].cell.axes[a].axis, names, &nnames);
 }
 
 static int bad(const bf_row_t *row)
@@ -169,6 +258,8 @@ int bf_compare_dirs(const char *base_dir, const char *contender_dir, bf_compare_
         r->within_noise = isfinite(r->diff_pct) ? fabs(r->diff_pct) <= 100.0 * r->noise + 1e-9
                                                 : r->diff == 0;
         r->failed = bad(b) || bad(k);
+        r->base_few = b->few_requests;
+        r->contender_few = k->few_requests;
         r->base_p99_ms = b->service.p99_ms;
         r->contender_p99_ms = k->service.p99_ms;
     }
@@ -177,6 +268,8 @@ int bf_compare_dirs(const char *base_dir, const char *contender_dir, bf_compare_
         if (cell[0] && find_cell(rb, nb, cell) == NULL)
             c->only_contender[c->n_only_contender++] = bf_strdup(cell);
     }
+    if (c->n == 0)
+        find_mismatch(c, rb, nb, rc_, nc);
     free_recs(rb, nb);
     free_recs(rc_, nc);
     *out = c;
@@ -231,6 +324,22 @@ const char *bf_compare_only_contender(const bf_compare_t *c, size_t i)
     return i < c->n_only_contender ? c->only_contender[i] : NULL;
 }
 
+const char *bf_compare_mismatch(const bf_compare_t *c)
+{
+    return c->mismatch;
+}
+
+/* the verdict's few-requests note: "", "; baseline few-requests", "; contender few-requests"
+ * or "; both few-requests" */
+static const char *few_mark(const bf_compare_row_t *r)
+{
+    if (r->base_few && r->contender_few)
+        return "; both few-requests";
+    if (r->base_few)
+        return "; baseline few-requests";
+    return r->contender_few ? "; contender few-requests" : "";
+}
+
 /* Without repetitions on either side there is no measured noise: a difference is reported as
  * higher/lower with "no noise estimate", never as faster/slower (issue #12). */
 static const char *verdict(const bf_compare_row_t *r)
@@ -262,16 +371,18 @@ void bf_compare_format(const bf_compare_t *c, enum bf_compare_format format, bf_
     if (format == BF_COMPARE_CSV) {
         bf_buf_appendz(out, "cell,shards,replicas,batch_size,concurrency,base_docs_per_s,"
                             "contender_docs_per_s,diff_docs_per_s,diff_pct,noise_pct,noise_source,"
-                            "within_noise,verdict,base_service_p99_ms,contender_service_p99_ms\n");
+                            "within_noise,verdict,base_service_p99_ms,contender_service_p99_ms,"
+                            "base_few_requests,contender_few_requests\n");
         for (size_t i = 0; i < c->n; i++) {
             const bf_compare_row_t *r = &c->rows[i];
-            bf_buf_appendf(out, "%s,%u,%u,%u,%u,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s\n", r->cell, r->shards,
-                           r->replicas, r->batch_size, r->concurrency, fmt(a[0], 48, r->base, 3, ""),
-                           fmt(a[1], 48, r->contender, 3, ""), fmt(a[2], 48, r->diff, 3, ""),
-                           fmt(a[3], 48, r->diff_pct, 2, ""), fmt(a[4], 48, r->noise * 100.0, 2, ""),
-                           r->noise_from_cv ? "cv" : "default", r->within_noise ? "true" : "false",
-                           verdict(r), fmt(a[5], 48, r->base_p99_ms, 3, ""),
-                           fmt(a[6], 48, r->contender_p99_ms, 3, ""));
+            bf_buf_appendf(
+                out, "%s,%u,%u,%u,%u,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s\n", r->cell, r->shards,
+                r->replicas, r->batch_size, r->concurrency, fmt(a[0], 48, r->base, 3, ""),
+                fmt(a[1], 48, r->contender, 3, ""), fmt(a[2], 48, r->diff, 3, ""),
+                fmt(a[3], 48, r->diff_pct, 2, ""), fmt(a[4], 48, r->noise * 100.0, 2, ""),
+                r->noise_from_cv ? "cv" : "default", r->within_noise ? "true" : "false", verdict(r),
+                fmt(a[5], 48, r->base_p99_ms, 3, ""), fmt(a[6], 48, r->contender_p99_ms, 3, ""),
+                r->base_few ? "true" : "false", r->contender_few ? "true" : "false");
         }
         return;
     }
@@ -286,14 +397,14 @@ void bf_compare_format(const bf_compare_t *c, enum bf_compare_format format, bf_
     size_t nlog = 0;
     for (size_t i = 0; i < c->n; i++) {
         const bf_compare_row_t *r = &c->rows[i];
-        bf_buf_appendf(out, "| %s | %u | %u | %u | %u | %s | %s | %s%s | %s%s | %s%%%s | %s | %s | %s |\n",
-                       r->cell, r->shards, r->replicas, r->batch_size, r->concurrency,
-                       fmt(a[0], 48, r->base, 0, "-"), fmt(a[1], 48, r->contender, 0, "-"),
-                       r->diff > 0 ? "+" : "", fmt(a[2], 48, r->diff, 0, "-"),
-                       r->diff_pct > 0 ? "+" : "", fmt(a[3], 48, r->diff_pct, 1, "-"),
-                       fmt(a[4], 48, r->noise * 100.0, 1, "-"), r->noise_from_cv ? " (CV)" : "",
-                       verdict(r), fmt(a[5], 48, r->base_p99_ms, 1, "-"),
-                       fmt(a[6], 48, r->contender_p99_ms, 1, "-"));
+        bf_buf_appendf(
+            out, "| %s | %u | %u | %u | %u | %s | %s | %s%s | %s%s | %s%%%s | %s%s | %s | %s |\n",
+            r->cell, r->shards, r->replicas, r->batch_size, r->concurrency,
+            fmt(a[0], 48, r->base, 0, "-"), fmt(a[1], 48, r->contender, 0, "-"),
+            r->diff > 0 ? "+" : "", fmt(a[2], 48, r->diff, 0, "-"), r->diff_pct > 0 ? "+" : "",
+            fmt(a[3], 48, r->diff_pct, 1, "-"), fmt(a[4], 48, r->noise * 100.0, 1, "-"),
+            r->noise_from_cv ? " (CV)" : "", verdict(r), few_mark(r),
+            fmt(a[5], 48, r->base_p99_ms, 1, "-"), fmt(a[6], 48, r->contender_p99_ms, 1, "-"));
         if (r->failed) {
             failed++;
             continue;
@@ -320,6 +431,21 @@ void bf_compare_format(const bf_compare_t *c, enum bf_compare_format format, bf_
     if (nlog)
         bf_buf_appendf(out, "; contender / baseline docs/s, geometric mean %.3fx", exp(logsum / (double)nlog));
     bf_buf_appendz(out, ".\nNoise: the larger CV of the two cells when either ran repetitions, else ±5%.\n");
+    size_t nfew = 0;
+    for (size_t i = 0; i < c->n; i++)
+        nfew += c->rows[i].base_few || c->rows[i].contender_few;
+    if (nfew)
+        bf_buf_appendf(out,
+                       "%zu %s few-requests on a side (fewer than %d bulk responses in its "
+                       "window): that docs/s rests on a handful of requests, and the findings "
+                       "did not rank it; its difference says little.\n",
+                       nfew, nfew == 1 ? "row is" : "rows are", BF_FEW_REQUESTS);
+    if (c->n == 0)
+        bf_buf_appendf(out,
+                       "No cell matched: the two campaigns have no cell id in common%s%s. "
+                       "compare matches cells by id (every axis value); compare two runs of "
+                       "the same scenario, or make the axes agree.\n",
+                       c->mismatch[0] ? "; their axes differ: " : "", c->mismatch);
     int assumed = 0;
     for (size_t i = 0; i < c->n; i++)
         assumed |= !c->rows[i].noise_from_cv;
@@ -448,6 +574,14 @@ int bf_compare_cmd(int argc, char **argv)
     bf_compare_format(c, f, &out);
     fwrite(out.data ? out.data : "", 1, out.len, stdout);
     bf_buf_cleanup(&out);
+    int code = BF_EXIT_OK;
+    if (bf_compare_count(c) == 0) { /* an empty table is no comparison: say so, exit 2 */
+        const char *mm = bf_compare_mismatch(c);
+        bf_error("no cell matched between %s and %s%s%s; compare two runs of the same "
+                 "scenario, or make their axes agree",
+                 dirs[0], dirs[1], mm[0] ? ": the axes differ: " : "", mm);
+        code = BF_EXIT_INPUT;
+    }
     bf_compare_destroy(&c);
-    return BF_EXIT_OK;
+    return code;
 }

@@ -33,6 +33,8 @@ typedef struct bf_compare_row {
     int noise_from_cv;            /* 1: the band is a CV from repetitions */
     int within_noise;             /* |diff_pct| <= 100 * noise */
     int failed;                   /* either side failed or was aborted: no verdict */
+    int base_few, contender_few;  /* that side was few-requests (< BF_FEW_REQUESTS responses):
+                                     its docs/s rests on a handful of bulk requests */
     double base_p99_ms, contender_p99_ms; /* service p99, NAN when not measured */
 } bf_compare_row_t;
 
@@ -54,13 +56,19 @@ const char *bf_compare_only_base(const bf_compare_t *c, size_t i);
 size_t bf_compare_only_contender_count(const bf_compare_t *c);
 const char *bf_compare_only_contender(const bf_compare_t *c, size_t i);
 
+/* bf_compare_mismatch — when no cell matched (bf_compare_count 0), the axes whose values
+ * differ between the two campaigns, "batch_size 1000 (baseline) vs 200 (contender); ..."
+ * (borrowed; "" when some cell matched or no axis differs). */
+const char *bf_compare_mismatch(const bf_compare_t *c);
+
 /* bf_compare_format — append the comparison as Markdown or CSV to *out. */
 void bf_compare_format(const bf_compare_t *c, enum bf_compare_format fmt, bf_buf_t *out);
 
 /* bf_compare_cmd — `compare BASE CONTENDER [--csv]`, or with three or more directories (at
  * most BF_TREND_MAX_CAMPAIGNS, oldest first) the trend per cell (bf_trend.h); argv[0] is
  * "compare". Prints to stdout.
- * Returns the exit code (enum bf_exit): 0, or 2 for usage errors and unreadable directories. */
+ * Returns the exit code (enum bf_exit): 0, or 2 for usage errors, unreadable directories and
+ * two campaigns with no cell in common (the table is printed, with the axes that differ). */
 int bf_compare_cmd(int argc, char **argv);
 
 #endif

@@ -118,7 +118,8 @@ static void test_csv(void **state)
     bf_compare_format(c, BF_COMPARE_CSV, &out);
     const char *head = "cell,shards,replicas,batch_size,concurrency,base_docs_per_s,"
                        "contender_docs_per_s,diff_docs_per_s,diff_pct,noise_pct,noise_source,"
-                       "within_noise,verdict,base_service_p99_ms,contender_service_p99_ms\n";
+                       "within_noise,verdict,base_service_p99_ms,contender_service_p99_ms,"
+                       "base_few_requests,contender_few_requests\n";
     assert_true(strncmp(out.data, head, strlen(head)) == 0);
     size_t lines = 0;
     for (const char *p = out.data; *p; p++)
@@ -187,6 +188,115 @@ static void test_single_runs_no_noise_estimate(void **state)
     rmdir(dir);
 }
 
+/* a copy of BASE/matrix.json in a new temporary folder (path into dir, dir_size bytes), with
+ * every row passed through edit(row, i); returns the matrix.json path (caller frees, unlinks) */
+static char *edited_copy(char *dir, size_t dir_size, void (*edit)(json_t *row, size_t i))
+{
+    const char *tmp = getenv("TMPDIR");
+    snprintf(dir, dir_size, "%s/bf-cmp-XXXXXX", tmp && tmp[0] ? tmp : "/tmp");
+    assert_non_null(mkdtemp(dir));
+    json_t *m = json_load_file(BASE "/matrix.json", 0, NULL);
+    assert_non_null(m);
+    size_t i;
+    json_t *r;
+    json_array_foreach(json_object_get(m, "rows"), i, r) edit(r, i);
+    char *mp = bf_asprintf("%s/matrix.json", dir);
+    assert_int_equal(json_dump_file(m, mp, 0), 0);
+    json_decref(m);
+    return mp;
+}
+
+/* batch_size 50 -> 200 (and the cell id with it), as a campaign of another batch size */
+static void to_batch_200(json_t *row, size_t i)
+{
+    (void)i;
+    if (json_integer_value(json_object_get(row, "batch_size")) != 50)
+        return;
+    json_object_set_new(row, "batch_size", json_integer(200));
+    json_object_set_new(json_object_get(row, "axes"), "batch_size", json_string("200"));
+    char id[256];
+    snprintf(id, sizeof id, "%s", json_string_value(json_object_get(row, "cell")));
+    char *b = strstr(id, "-b50-");
+    assert_non_null(b);
+    memmove(b + 5, b + 4, strlen(b + 4) + 1);
+    memcpy(b, "-b200", 5);
+    json_object_set_new(row, "cell", json_string(id));
+}
+
+static void first_few(json_t *row, size_t i)
+{
+    if (i == 0)
+        json_object_set_new(row, "few_requests", json_true());
+}
+
+/* newuser2: campaigns with no cell in common are no comparison: say which axes differ and
+ * exit 2 (an empty table with exit 0 looked like a result) */
+static void test_no_cell_matched(void **state)
+{
+    (void)state;
+    char dir[4096];
+    char *mp = edited_copy(dir, sizeof dir, to_batch_200);
+    /* keep only the batch-200 rows: then no cell id is common */
+    json_t *m = json_load_file(mp, 0, NULL);
+    json_t *rows = json_object_get(m, "rows"), *keep = json_array();
+    size_t i;
+    json_t *r;
+    json_array_foreach(rows, i, r) if (json_integer_value(json_object_get(r, "batch_size")) == 200)
+        json_array_append(keep, r);
+    assert_true(json_array_size(keep) > 0);
+    json_object_set_new(m, "rows", keep);
+    assert_int_equal(json_dump_file(m, mp, 0), 0);
+    json_decref(m);
+    bf_compare_t *c = NULL;
+    assert_int_equal(bf_compare_dirs(BASE, dir, &c, NULL), BF_OK);
+    assert_int_equal(bf_compare_count(c), 0);
+    assert_string_equal(bf_compare_mismatch(c),
+                        "batch_size 50, 5000 (baseline) vs 200 (contender)");
+    bf_buf_t out;
+    bf_buf_init(&out, 0);
+    bf_compare_format(c, BF_COMPARE_MARKDOWN, &out);
+    assert_non_null(strstr(out.data, "No cell matched: the two campaigns have no cell id in "
+                                     "common; their axes differ: batch_size 50, 5000 "
+                                     "(baseline) vs 200 (contender)."));
+    bf_buf_cleanup(&out);
+    bf_compare_destroy(&c);
+    char *a[] = {"compare", BASE, dir, NULL};
+    assert_int_equal(bf_compare_cmd(3, a), 2);
+    /* some cells matched: no mismatch text, exit 0 */
+    assert_int_equal(bf_compare_dirs(BASE, CONT, &c, NULL), BF_OK);
+    assert_string_equal(bf_compare_mismatch(c), "");
+    bf_compare_destroy(&c);
+    unlink(mp);
+    free(mp);
+    rmdir(dir);
+}
+
+/* newuser2: a compared row whose baseline was few-requests is marked so */
+static void test_few_requests_marked(void **state)
+{
+    (void)state;
+    char dir[4096];
+    char *mp = edited_copy(dir, sizeof dir, first_few);
+    bf_compare_t *c = NULL;
+    assert_int_equal(bf_compare_dirs(dir, BASE, &c, NULL), BF_OK);
+    assert_true(bf_compare_row(c, 0)->base_few);
+    assert_false(bf_compare_row(c, 0)->contender_few);
+    assert_false(bf_compare_row(c, 1)->base_few);
+    bf_buf_t out;
+    bf_buf_init(&out, 0);
+    bf_compare_format(c, BF_COMPARE_MARKDOWN, &out);
+    assert_non_null(strstr(out.data, "within 5% (no noise estimate); baseline few-requests |"));
+    assert_non_null(strstr(out.data, "1 row is few-requests on a side"));
+    bf_buf_reset(&out);
+    bf_compare_format(c, BF_COMPARE_CSV, &out);
+    assert_non_null(strstr(out.data, ",true,false\n"));
+    bf_buf_cleanup(&out);
+    bf_compare_destroy(&c);
+    unlink(mp);
+    free(mp);
+    rmdir(dir);
+}
+
 static void test_errors(void **state)
 {
     (void)state;
@@ -217,6 +327,8 @@ int main(void)
         cmocka_unit_test(test_csv),
         cmocka_unit_test(test_same_dir_without_repeats_uses_five_percent),
         cmocka_unit_test(test_single_runs_no_noise_estimate),
+        cmocka_unit_test(test_no_cell_matched),
+        cmocka_unit_test(test_few_requests_marked),
         cmocka_unit_test(test_errors),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
