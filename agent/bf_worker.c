@@ -494,25 +494,12 @@ static void send_new(bf_worker_t *w, slot *s, uint64_t intended_us)
         uint32_t n = batch - done < w->slice_docs ? batch - done : w->slice_docs;
         size_t from = w->gather ? s->gat.bytes : dst->len;
         int rc;
-        if (w->gather) {
+        if (w->gather || w->cfg.corpus) {
             uint32_t got = 0;
-            rc = bf_tmpl_gather_corpus(w->cfg.tmpl, w->gen, cell, w->cfg.corpus, &w->cursor, n,
-                                       done == 0, &s->gat, &got);
-            if (rc == BF_OK && got < n) {
-                w->corpus_done = 1;
-                bf_info("cell %s, thread %u: corpus slice of %zu documents read %u time%s; "
-                        "this thread sends no more",
-                        cell->id, w->cfg.thread_index, w->cursor.to - w->cursor.from,
-                        w->cursor.passes_done, w->cursor.passes_done == 1 ? "" : "s");
-                batch = done + got;
-                n = got;
-                if (batch == 0)
-                    return;
-            }
-        } else if (w->cfg.corpus) {
-            uint32_t got = 0;
-            rc = bf_tmpl_render_corpus(w->cfg.tmpl, w->gen, cell, w->cfg.corpus, &w->cursor, n,
-                                       done == 0, dst, &got);
+            rc = w->gather ? bf_tmpl_gather_corpus(w->cfg.tmpl, w->gen, cell, w->cfg.corpus,
+                                                   &w->cursor, n, done == 0, &s->gat, &got)
+                           : bf_tmpl_render_corpus(w->cfg.tmpl, w->gen, cell, w->cfg.corpus,
+                                                   &w->cursor, n, done == 0, dst, &got);
             if (rc == BF_OK && got < n) {
                 /* the end of this worker's corpus: send what there is, then no more */
                 w->corpus_done = 1;

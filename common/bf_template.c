@@ -740,6 +740,29 @@ int bf_tmpl_render_body(const bf_tmpl_t *t, bf_gen_t *g, bf_buf_t *out)
     return render_body_ops(g, g->t->ops, g->t->nops, out, NULL);
 }
 
+/* The next document of a corpus slice to send: wraps to the slice's start at its end (one
+ * more pass), skips documents refused at load (cur->keep). SIZE_MAX when the passes are done,
+ * the slice is empty or every document of it is refused (a slice without one document to send
+ * has nothing, however often it is read). Shared by the copying and the
+ * gathering renderer, so both send the same documents in the same order. */
+static size_t cursor_next(bf_corpus_cursor_t *cur)
+{
+    if (cur->from >= cur->to || (cur->passes && cur->passes_done >= cur->passes))
+        return SIZE_MAX;
+    for (size_t skipped = 0; skipped <= cur->to - cur->from; skipped++) {
+        if (cur->pos >= cur->to) {
+            cur->passes_done++;
+            cur->pos = cur->from;
+            if (cur->passes && cur->passes_done >= cur->passes)
+                return SIZE_MAX;
+        }
+        size_t i = cur->pos++;
+        if (!cur->keep || cur->keep[i - cur->from])
+            return i;
+    }
+    return SIZE_MAX; /* every document of the slice is bad */
+}
+
 int bf_tmpl_render_corpus(const bf_tmpl_t *t, bf_gen_t *g, const bf_cell_t *cell,
                           const bf_corpus_t *c, bf_corpus_cursor_t *cur, uint32_t ndocs,
                           int new_request, bf_buf_t *out, uint32_t *rendered)
@@ -751,24 +774,8 @@ int bf_tmpl_render_corpus(const bf_tmpl_t *t, bf_gen_t *g, const bf_cell_t *cell
         g->req_stamp++;
     uint32_t nidx = cell->indices ? cell->indices : 1;
     const char *text = bf_corpus_text(c), *meta = bf_corpus_meta(c);
-    /* a slice without one document to send has nothing, however often it is read */
-    if (cur->from >= cur->to || (cur->passes && cur->passes_done >= cur->passes))
-        return BF_OK;
-    size_t empty_run = 0;
-    while (*rendered < ndocs) {
-        if (cur->pos >= cur->to) {
-            cur->passes_done++;
-            cur->pos = cur->from;
-            if (cur->passes && cur->passes_done >= cur->passes)
-                return BF_OK;
-        }
-        size_t i = cur->pos++;
-        if (cur->keep && !cur->keep[i - cur->from]) {
-            if (++empty_run > cur->to - cur->from)
-                return BF_OK; /* every document of the slice is bad */
-            continue;
-        }
-        empty_run = 0;
+    size_t i;
+    while (*rendered < ndocs && (i = cursor_next(cur)) != SIZE_MAX) {
         const bf_corpus_doc_t *d = bf_corpus_doc(c, i);
         size_t id_len = t->has_id ? 0 : d->id_len;
         size_t rt_len = t->has_routing ? 0 : d->routing_len;
@@ -819,23 +826,8 @@ int bf_tmpl_gather_corpus(const bf_tmpl_t *t, bf_gen_t *g, const bf_cell_t *cell
     size_t text_len = bf_corpus_text_bytes(c);
     const bf_corpus_doc_t *docs = bf_corpus_doc_array(c);
     int all_nl = bf_corpus_lines_end_nl(c); /* then the text need not be read here */
-    if (cur->from >= cur->to || (cur->passes && cur->passes_done >= cur->passes))
-        return BF_OK;
-    size_t empty_run = 0;
-    while (*rendered < ndocs) {
-        if (cur->pos >= cur->to) {
-            cur->passes_done++;
-            cur->pos = cur->from;
-            if (cur->passes && cur->passes_done >= cur->passes)
-                return BF_OK;
-        }
-        size_t i = cur->pos++;
-        if (cur->keep && !cur->keep[i - cur->from]) {
-            if (++empty_run > cur->to - cur->from)
-                return BF_OK; /* every document of the slice is bad */
-            continue;
-        }
-        empty_run = 0;
+    size_t i;
+    while (*rendered < ndocs && (i = cursor_next(cur)) != SIZE_MAX) {
         const bf_corpus_doc_t *d = &docs[i];
         size_t id_len = t->has_id ? 0 : d->id_len;
         size_t rt_len = t->has_routing ? 0 : d->routing_len;
