@@ -88,7 +88,7 @@ PY
 # --resume: every step is on disk, so nothing runs again and the result is the same
 P=$(free_port)
 timeout 120 "$COORD" find-max cap.yaml --local-agents 2 --bind "tcp://127.0.0.1:$P" --resume "$DIR" \
-    -q > resume.out 2> resume.err || { cat resume.err >&2; fail "find-max --resume exit $?"; }
+    -q > resume.out 2> resume.err || { rc=$?; cat resume.err >&2; fail "find-max --resume exit $rc"; }
 [ "$(tail -n 1 resume.out)" = "$last" ] || fail "resume gave '$(tail -n 1 resume.out)', not '$last'"
 grep -q "already finished" resume.err || fail "resume ran the steps again"
 ! grep -q "cell .* on 1 agents" resume.err || fail "resume started a cell"
