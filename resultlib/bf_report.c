@@ -274,7 +274,8 @@ static void plot_draw_svg(bf_buf_t *b, const plot *p)
     }
     /* axes, grid and ticks */
     char t[64];
-    for (double y = 0; y <= ytop + step / 2; y += step) {
+    for (int k = 0; k < 64 && k * step <= ytop + step / 2; k++) {
+        double y = k * step;
         bf_buf_appendf(b, "<line class=\"grid\" x1=\"%d\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>"
                        "<text class=\"yt\" x=\"%d\" y=\"%.1f\">%s</text>",
                        PL, YP(y), PL + pw, YP(y), PL - 5, YP(y) + 4, si(y, t, sizeof t));
@@ -298,13 +299,23 @@ static void plot_draw_svg(bf_buf_t *b, const plot *p)
         }
         free(xs);
     } else {
-        double xs = nice_step(xmax - xmin, 6);
-        for (double x = ceil(xmin / xs) * xs; x <= xmax + xs / 1000; x += xs)
+        /* a range lost in rounding (xmin 19.999999999999996, xmax 20: a search-only cell's
+         * seconds) gave a step of 1e-15 that x += xs never moved past 20: an endless loop
+         * appending ticks until memory ran out. Such a range counts as none, and the ticks are
+         * counted, never more than 64. */
+        double span = xmax - xmin, scale = fmax(fmax(fabs(xmin), fabs(xmax)), 1.0);
+        double xs = nice_step(span > scale * 1e-9 ? span : 0, 6);
+        double x0 = ceil(xmin / xs) * xs;
+        for (int k = 0; k < 64; k++) {
+            double x = x0 + k * xs;
+            if (x > xmax + xs / 1000)
+                break;
             bf_buf_appendf(b,
                            "<line class=\"tick\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>"
                            "<text class=\"xt\" x=\"%.1f\" y=\"%.1f\">%s</text>",
                            XP(x), PT + ph, XP(x), PT + ph + 4, XP(x), PT + ph + 19,
                            si(x, t, sizeof t));
+        }
     }
     bf_buf_appendf(b, "<line class=\"axis\" x1=\"%d\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>"
                    "<line class=\"axis\" x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%.1f\"/>",
