@@ -26,7 +26,7 @@ struct bf_compare {
     char mismatch[1024]; /* no cell matched: the axes that differ ("" otherwise) */
 };
 
-static json_t *load_matrix(const char *dir, char *desc, size_t desc_size, bf_diag_t *diag)
+json_t *bf_compare_load_matrix(const char *dir, char *desc, size_t desc_size, bf_diag_t *diag)
 {
     char *path = bf_asprintf("%s/matrix.json", dir);
     struct stat st;
@@ -213,8 +213,10 @@ int bf_compare_dirs(const char *base_dir, const char *contender_dir, bf_compare_
 {
     *out = NULL;
     bf_compare_t *c = bf_calloc(1, sizeof *c);
-    json_t *mb = load_matrix(base_dir, c->base_desc, sizeof c->base_desc, diag);
-    json_t *mc = mb ? load_matrix(contender_dir, c->contender_desc, sizeof c->contender_desc, diag) : NULL;
+    json_t *mb = bf_compare_load_matrix(base_dir, c->base_desc, sizeof c->base_desc, diag);
+    json_t *mc = mb ? bf_compare_load_matrix(contender_dir, c->contender_desc,
+                                             sizeof c->contender_desc, diag)
+                    : NULL;
     size_t nb = 0, nc = 0;
     bf_row_rec_t *rb =
         mc ? decode_rows(base_dir, mb, &nb, c->base_missing, sizeof c->base_missing, diag) : NULL;

@@ -2,6 +2,7 @@
 /* bf_trend.c — docs/s of every cell across several campaigns, oldest first. */
 #include "bf_trend.h"
 
+#include "bf_compare.h"
 #include "bf_es.h"
 #include "bf_mem.h"
 #include "bf_results.h"
@@ -10,7 +11,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 typedef struct trend_campaign {
     char *label, *desc;
@@ -100,34 +100,11 @@ int bf_trend_add(bf_trend_t *t, const char *label, const char *desc, json_t *row
 
 int bf_trend_add_dir(bf_trend_t *t, const char *dir, bf_diag_t *diag)
 {
-    char *path = bf_asprintf("%s/matrix.json", dir);
-    struct stat st;
-    if (stat(path, &st) != 0) {
-        bf_diag_set(diag, BF_E_NOTFOUND, "%s: no such file; is %s a results directory?", path, dir);
-        free(path);
-        return BF_E_NOTFOUND;
-    }
-    json_error_t e;
-    json_t *m = json_load_file(path, 0, &e);
-    json_t *rows = json_object_get(m, "rows");
-    if (!json_is_array(rows)) {
-        bf_diag_set(diag, BF_E_PARSE, "%s:%d:%d: %s", path, e.line, e.column,
-                    m ? "no \"rows\" array" : e.text);
-        json_decref(m);
-        free(path);
-        return BF_E_PARSE;
-    }
-    free(path);
     char desc[256];
-    json_t *cl = json_object_get(m, "cluster");
-    const char *name = json_string_value(json_object_get(m, "scenario"));
-    long long nn = (long long)json_integer_value(json_object_get(cl, "nodes"));
-    if (json_is_object(cl))
-        snprintf(desc, sizeof desc, "%s on %s %s, %lld node%s", name ? name : "?",
-                 json_string_value(json_object_get(cl, "distribution")) ?: "?",
-                 json_string_value(json_object_get(cl, "version")) ?: "?", nn, nn == 1 ? "" : "s");
-    else
-        snprintf(desc, sizeof desc, "%s", name ? name : "?");
+    json_t *m = bf_compare_load_matrix(dir, desc, sizeof desc, diag);
+    if (m == NULL)
+        return diag->code;
+    json_t *rows = json_object_get(m, "rows");
     int rc = bf_trend_add(t, dir, desc, rows, diag);
     json_decref(m);
     return rc;
