@@ -217,6 +217,35 @@ wrk.body = f:read("*a")
 f:close()
 wrk.headers["Content-Type"] = "application/x-ndjson"
 LUA
+    wrk_measure "$name" "$threads" "$conns" "$dur" "$url"
+}
+
+# wrk_run_bodies NAME THREADS CONNS DURATION URL BODY... — wrk replaying several prebuilt bulk
+# bodies in turn (its Lua request() hands them out round-robin; wrk copies each request into
+# the connection's buffer: script_request in wrk's src/script.c). The replay of a whole corpus,
+# the same documents and memory footprint as the agent's corpus mode. Writes $WORK/NAME.json
+# as wrk_run does.
+wrk_run_bodies() {
+    local name=$1 threads=$2 conns=$3 dur=$4 url=$5 path=${5#http://*/}
+    shift 5
+    {
+        echo 'local reqs, i = {}, 0'
+        echo 'init = function(args)'
+        for b in "$@"; do
+            echo "  local f = assert(io.open(\"$b\", \"rb\"))"
+            echo "  reqs[#reqs + 1] = wrk.format(\"POST\", \"/$path\", {[\"Content-Type\"] = \"application/x-ndjson\"}, f:read(\"*a\"))"
+            echo '  f:close()'
+        done
+        echo 'end'
+        echo 'request = function() i = i % #reqs + 1; return reqs[i] end'
+    } > "$WORK/$name.lua"
+    wrk_measure "$name" "$threads" "$conns" "$dur" "$url"
+}
+
+# wrk_measure NAME THREADS CONNS DURATION URL — runs wrk with $WORK/NAME.lua under /usr/bin/time
+# and writes $WORK/NAME.json: requests_per_s, non_2xx, cpu_s (user + system), maxrss_kib.
+wrk_measure() {
+    local name=$1 threads=$2 conns=$3 dur=$4 url=$5
     /usr/bin/time -f "%U %S %M" -o "$WORK/$name.time" \
         "${LOAD_PIN[@]}" wrk -t"$threads" -c"$conns" -d"$dur" -s "$WORK/$name.lua" "$url" > "$WORK/$name.out"
     python3 - "$WORK" "$name" <<'PY'
