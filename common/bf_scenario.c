@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* bf_scenario.c — load, validate and expand a scenario matrix file (DESIGN §5).
  *
- * Steps, each reporting the first mistake as "file:line:column: key: message; what to do":
+ * Steps, each reporting the first mistake as "file:line:column: key: message; what to do"
+ * (validate, opts.on_error: every mistake of step 3, or of steps 4-6 once step 3 is clean):
  *   1. parse the YAML into a tree with positions (bf_scenario_yaml.c);
  *   2. resolve ${VAR} / ${VAR:-default} from the environment (unless opts.no_env);
  *   3. walk the tree against the one key table (bf_scenario_keys.c): unknown keys (with a
@@ -1537,8 +1538,8 @@ static int build_variables(bf__load_t *L)
         if (rc != BF_OK && !bf__collect(L, rc))
             return rc;
     }
-    if (L->nerrors)
-        return report_collected(L);
+    if (L->nerrors) /* validate: each kept, reported with the later checks' at the end */
+        return L->errors[0].code;
     /* random_array references, once every name is known */
     for (size_t i = 0; i < sc->nvars; i++) {
         bf_var_spec_t *v = &sc->vars[i];
@@ -1946,17 +1947,31 @@ static void locate_template(void *ctx, enum bf__tfield field, size_t offset, cha
     snprintf(buf, size, "%s:%u:%u", L->origin, line, col);
 }
 
-static int check_template(bf__load_t *L)
+static int collect_cb(void *ctx, int rc)
+{
+    return bf__collect(ctx, rc);
+}
+
+/* validate (opts->on_error): the template compiler keeps every placeholder mistake */
+static bf__tmpl_collect_fn collector(const bf__load_t *L)
+{
+    return L->opts && L->opts->on_error ? collect_cb : NULL;
+}
+
+/* have_cells 0 (validate, after a matrix mistake): the documents are rendered for a stand-in
+ * cell of one index and the body sizes are not checked. */
+static int check_template(bf__load_t *L, int have_cells)
 {
     bf_scenario_t *sc = L->sc;
     bf_tmpl_t *t = NULL;
-    int rc = bf__tmpl_compile_loc(sc, locate_template, L, &t, L->diag);
+    int rc = bf__tmpl_compile_loc(sc, locate_template, L, collector(L), L, &t, L->diag);
     if (rc != BF_OK)
         return rc;
     int corpus = sc->document.corpus_path || sc->document.corpus_local_path;
-    rc =
-        corpus ? BF_OK : bf__tmpl_check(t, &sc->cells[0], SAMPLE_DOCS, locate_template, L, L->diag);
-    if (rc != BF_OK) {
+    bf_cell_t stand_in = {.indices = 1};
+    const bf_cell_t *cell0 = have_cells ? &sc->cells[0] : &stand_in;
+    rc = corpus ? BF_OK : bf__tmpl_check(t, cell0, SAMPLE_DOCS, locate_template, L, L->diag);
+    if (rc != BF_OK || !have_cells) {
         bf_tmpl_destroy(&t);
         return rc;
     }
@@ -1966,6 +1981,8 @@ static int check_template(bf__load_t *L)
         bf_tmpl_estimate_doc_bytes(t, &sc->cells[0]) +
         (corpus ? 3 + (sc->corpus ? bf_corpus_mean_doc_bytes(sc->corpus) : 1024) : 0);
     size_t name0 = strlen(sc->cells[0].index_names[0]);
+    unsigned char *told = bf_calloc(sc->ncells ? sc->ncells : 1, 1);
+    int first_rc = BF_OK; /* validate: the first body-size mistake kept */
     for (size_t c = 0; c < sc->ncells; c++) {
         const bf_cell_t *cell = &sc->cells[c];
         size_t longest = 0;
@@ -1976,8 +1993,11 @@ static int check_template(bf__load_t *L)
         }
         uint64_t doc = sc->est_doc_bytes + (longest > name0 ? longest - name0 : 0);
         uint64_t body = doc * cell->batch_size;
-        if (body > BF_MAX_BODY_BYTES) {
-            const bf__ynode_t *bn = L->cell_batch_node[c];
+        const bf__ynode_t *bn = L->cell_batch_node[c];
+        int said = 0; /* validate: each batch_size value once, not once per cell */
+        for (size_t e = 0; e < c && bn && !said; e++)
+            said = told[e] && L->cell_batch_node[e] == bn;
+        if (body > BF_MAX_BODY_BYTES && !said) {
             char a[32], b[32];
             bf_units_format_bytes(body, a, sizeof a);
             bf_units_format_bytes(BF_MAX_BODY_BYTES, b, sizeof b);
@@ -1986,11 +2006,16 @@ static int check_template(bf__load_t *L)
                          "body (cell %s), over the %s http.max_content_length; use a batch_size "
                          "of at most %llu", cell->batch_size, (unsigned long long)doc, a,
                          cell->id, b, (unsigned long long)(BF_MAX_BODY_BYTES / (doc ? doc : 1)));
-            break;
+            told[c] = 1;
+            if (!bf__collect(L, rc))
+                break;
+            first_rc = first_rc != BF_OK ? first_rc : rc;
+            rc = BF_OK;
         }
     }
+    free(told);
     bf_tmpl_destroy(&t);
-    return rc;
+    return rc != BF_OK ? rc : first_rc;
 }
 
 static void warn_replicas(bf__load_t *L)
@@ -2134,17 +2159,24 @@ static int msearch_retargets(const bf_tmpl_t *t)
 }
 
 /* Every query body compiles against the variables and renders valid JSON; cells with nothing
- * to send are refused. */
+ * to send are refused. validate (opts->on_error): every query's mistakes, each kept. */
 static int check_search(bf__load_t *L)
 {
     bf_scenario_t *sc = L->sc;
+    int first_rc = BF_OK;
     for (size_t c = 0; c < sc->ncells; c++) {
         const bf_cell_t *cell = &sc->cells[c];
-        if (cell->concurrency == 0 && cell->search_clients == 0)
-            return bf__err(L, TOP(MATRIX)->node, BF_E_INVAL, "cell %s: concurrency 0 and no "
-                           "search clients: nothing to send; exclude it (matrix.exclude: "
-                           "[{concurrency: 0, search_clients: 0}]) or add a search section",
-                           cell->id);
+        if (cell->concurrency == 0 && cell->search_clients == 0) {
+            int rc = bf__err(L, TOP(MATRIX)->node, BF_E_INVAL,
+                             "cell %s: concurrency 0 and no "
+                             "search clients: nothing to send; exclude it (matrix.exclude: "
+                             "[{concurrency: 0, search_clients: 0}]) or add a search section",
+                             cell->id);
+            if (!bf__collect(L, rc))
+                return rc;
+            first_rc = rc;
+            break; /* one line for them all */
+        }
     }
     for (size_t i = 0; i < sc->search.nqueries; i++) {
         const bf_query_spec_t *q = &sc->search.queries[i];
@@ -2154,9 +2186,9 @@ static int check_search(bf__load_t *L)
         snprintf(what, sizeof what, "search.queries[%zu].body", i);
         qloc ql = {L, i};
         bf_tmpl_t *t = NULL;
-        int rc = bf__tmpl_compile_body_loc(sc, q->body, what, q->msearch, locate_query, &ql, &t,
-                                           L->diag);
-        if (rc == BF_OK && sc->ncells > 0)
+        int rc = bf__tmpl_compile_body_loc(sc, q->body, what, q->msearch, locate_query, &ql,
+                                           collector(L), L, &t, L->diag);
+        if (rc == BF_OK)
             rc = bf__tmpl_check_body(t, 8, locate_query, &ql, L->diag);
         if (rc == BF_OK && q->msearch)
             sc->search.queries[i].msearch_retargets = msearch_retargets(t);
@@ -2181,13 +2213,71 @@ static int check_search(bf__load_t *L)
             bf_gen_destroy(&g);
         }
         bf_tmpl_destroy(&t);
-        if (rc != BF_OK)
+        if (rc != BF_OK && L->diag->msg[0] && bf__collect(L, rc))
+            first_rc = first_rc != BF_OK ? first_rc : rc;
+        else if (rc != BF_OK && L->diag->msg[0])
             return rc;
+        else if (rc != BF_OK) /* the compiler kept its mistakes */
+            first_rc = first_rc != BF_OK ? first_rc : rc;
     }
-    return BF_OK;
+    return first_rc;
 }
 
 /* ---- load ---------------------------------------------------------------------------------- */
+
+/* The scenario is valid: warnings, and the YAML shipped to agents and kept with results. */
+static int finish_load(bf__load_t *L)
+{
+    bf_scenario_t *sc = L->sc;
+    warn_replicas(L);
+    sc->resolved_text = bf__ydoc_emit(&L->doc, 0);
+    sc->redacted_text = bf__ydoc_emit(&L->doc, 1);
+    if (sc->resolved_text == NULL || sc->redacted_text == NULL)
+        return bf__err(L, NULL, BF_E_INVAL, "cannot write the scenario back as YAML");
+    return BF_OK;
+}
+
+/* validate: one step after the key pass. 1 when it passed; 0 when it failed, its mistake kept
+ * (a step that kept its own mistakes leaves diag empty). */
+static int step_ok(bf__load_t *L, int rc)
+{
+    if (rc == BF_OK)
+        return 1;
+    if (L->diag->msg[0] == '\0' && L->nerrors == 0) /* a failure without a message */
+        bf__err(L, NULL, rc, "%s", bf_strerror(rc));
+    if (L->diag->msg[0] != '\0')
+        bf__collect(L, rc); /* always kept: on_error is set whenever build_all runs */
+    return 0;
+}
+
+/* validate (opts->on_error) after a clean key pass: every step runs unless a step it needs
+ * failed, so the mistakes of the variables, the target, the index, the document, the matrix
+ * values and the templates come in one list (file order, at most BF__MAX_COLLECTED). */
+static int build_all(bf__load_t *L)
+{
+    L->diag->code = BF_OK; /* step_ok reads a failed step's message from it */
+    L->diag->msg[0] = '\0';
+    int ok_target = step_ok(L, build_target(L));
+    int ok_targets = ok_target && step_ok(L, build_targets(L));
+    (void)step_ok(L, build_metrics_store(L));
+    int ok_index = step_ok(L, build_index(L));
+    int ok_vars = step_ok(L, build_variables(L));
+    int ok_doc = step_ok(L, build_document(L));
+    int ok_req = step_ok(L, build_request_run(L));
+    int ok_search = step_ok(L, build_search(L));
+    /* the matrix picks from targets:, knows the search section and the request's defaults */
+    int ok_matrix = ok_targets && ok_index && ok_req && ok_search &&
+                    step_ok(L, bf__matrix_expand(L)) && L->sc->ncells > 0;
+    if (ok_matrix)
+        (void)step_ok(L, check_data_stream(L));
+    if (ok_vars && ok_doc)
+        (void)step_ok(L, check_template(L, ok_matrix));
+    if (ok_vars && ok_search)
+        (void)step_ok(L, check_search(L));
+    if (L->nerrors)
+        return report_collected(L);
+    return finish_load(L);
+}
 
 static int load(bf__load_t *L, const char *text, size_t len)
 {
@@ -2267,26 +2357,26 @@ static int load(bf__load_t *L, const char *text, size_t len)
                 return rc;
         }
     }
-    if (L->nerrors) /* the key pass collected errors (opts->on_error): fail with the first */
+    if (L->nerrors) { /* the key pass collected errors (opts->on_error): fail with the first */
+        if (L->opts->keys_failed)
+            *L->opts->keys_failed = 1;
         return report_collected(L);
+    }
     rc = apply_defaults(L, L->top, 0);
     if (rc != BF_OK)
         return rc;
     bf_scenario_t *sc = L->sc;
     sc->name = bf_strdup(L->top[BF__K_NAME].s);
+    if (L->opts && L->opts->on_error)
+        return build_all(L);
     if ((rc = build_target(L)) != BF_OK || (rc = build_targets(L)) != BF_OK ||
         (rc = build_metrics_store(L)) != BF_OK || (rc = build_index(L)) != BF_OK ||
         (rc = build_variables(L)) != BF_OK || (rc = build_document(L)) != BF_OK ||
         (rc = build_request_run(L)) != BF_OK || (rc = build_search(L)) != BF_OK ||
         (rc = bf__matrix_expand(L)) != BF_OK || (rc = check_data_stream(L)) != BF_OK ||
-        (rc = check_template(L)) != BF_OK || (rc = check_search(L)) != BF_OK)
+        (rc = check_template(L, 1)) != BF_OK || (rc = check_search(L)) != BF_OK)
         return rc;
-    warn_replicas(L);
-    sc->resolved_text = bf__ydoc_emit(&L->doc, 0);
-    sc->redacted_text = bf__ydoc_emit(&L->doc, 1);
-    if (sc->resolved_text == NULL || sc->redacted_text == NULL)
-        return bf__err(L, NULL, BF_E_INVAL, "cannot write the scenario back as YAML");
-    return BF_OK;
+    return finish_load(L);
 }
 
 int bf_scenario_load_text(const char *text, size_t len, const char *origin,

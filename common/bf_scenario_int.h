@@ -479,18 +479,27 @@ enum bf__tfield { BF__TF_SOURCE = 0, BF__TF_ID, BF__TF_ROUTING, BF__TF_PIPELINE 
 typedef void (*bf__tmpl_locate_fn)(void *ctx, enum bf__tfield field, size_t offset, char *buf,
                                    size_t size);
 
-/* bf__tmpl_compile_loc — bf_tmpl_compile whose messages carry positions from `loc`. */
+/* Takes a mistake the template compiler set in its diag (code rc): 1 = kept (the diag is
+ * cleared, compiling goes on past the placeholder), 0 = not kept (the compile stops with it). */
+typedef int (*bf__tmpl_collect_fn)(void *ctx, int rc);
+
+/* bf__tmpl_compile_loc — bf_tmpl_compile whose messages carry positions from `loc`. With
+ * `collect` (validate), every placeholder mistake ($[[ without ]], a name no variable has)
+ * goes to it and the compile goes on; when it kept any, the result is BF_E_INVAL with no
+ * template and an empty diag. collect NULL: the first mistake ends the compile. */
 int bf__tmpl_compile_loc(const bf_scenario_t *sc, bf__tmpl_locate_fn loc, void *loc_ctx,
-                         bf_tmpl_t **out, bf_diag_t *diag);
+                         bf__tmpl_collect_fn collect, void *collect_ctx, bf_tmpl_t **out,
+                         bf_diag_t *diag);
 /* bf__tmpl_check — render `ndocs` documents of `cell` and parse each line with jansson; an
  * invalid line is reported at the template position that produced the offending byte. */
 int bf__tmpl_check(const bf_tmpl_t *t, const bf_cell_t *cell, unsigned ndocs,
                    bf__tmpl_locate_fn loc, void *loc_ctx, bf_diag_t *diag);
 
 /* bf__tmpl_compile_body_loc — bf_tmpl_compile_body (ndjson 0) or bf_tmpl_compile_ndjson_body
- * (ndjson 1) with positions from `loc`. */
+ * (ndjson 1) with positions from `loc`; `collect` as for bf__tmpl_compile_loc. */
 int bf__tmpl_compile_body_loc(const bf_scenario_t *sc, const char *text, const char *what,
-                              int ndjson, bf__tmpl_locate_fn loc, void *loc_ctx, bf_tmpl_t **out,
+                              int ndjson, bf__tmpl_locate_fn loc, void *loc_ctx,
+                              bf__tmpl_collect_fn collect, void *collect_ctx, bf_tmpl_t **out,
                               bf_diag_t *diag);
 /* bf__tmpl_check_body — render `nbodies` bodies and parse each with jansson (duplicate keys
  * rejected; an NDJSON body line by line, each an object, in header/body pairs); the first

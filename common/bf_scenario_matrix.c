@@ -129,6 +129,13 @@ static void add_axis(mx *m, size_t pi)
     m->axis[m->naxes++] = pi;
 }
 
+/* validate (opts->on_error): BF_OK when the mistake rc was kept for the full list (the caller
+ * goes on with the next key or value), else rc (stop at the first, as run and plan do). */
+static int keep(mx *m, int rc)
+{
+    return rc != BF_OK && bf__collect(m->L, rc) ? BF_OK : rc;
+}
+
 /* Checks one value of parameter p; writes the canonical number for numeric rows. */
 static int check_value(mx *m, const param *p, const bf__ynode_t *n, const char *where,
                        uint64_t *num)
@@ -306,14 +313,16 @@ static int add_matrix_param(mx *m, const char *name, int row, const bf__ynode_t 
     snprintf(where, sizeof where, "matrix.%s", name);
     size_t pi = find_param(m, name);
     if (pi != (size_t)-1 && (m->p[pi].list || m->p[pi].fixed))
-        return bf__err(L, key, BF_E_INVAL, "%s: given twice", where);
+        return keep(m, bf__err(L, key, BF_E_INVAL, "%s: given twice; remove one", where));
     if (pi == (size_t)-1)
         pi = add_param(m, name, row);
     param *p = &m->p[pi];
     if (val->kind == BF__Y_SEQ) {
         if (val->n == 0)
-            return bf__err(L, val, BF_E_INVAL, "%s: empty list; give at least one value or "
-                           "remove the axis", where);
+            return keep(m, bf__err(L, val, BF_E_INVAL,
+                                   "%s: empty list; give at least one "
+                                   "value or remove the axis",
+                                   where));
         p->list = val;
         p->values = bf_calloc(val->n, sizeof *p->values);
         p->nvalues = val->n;
@@ -321,19 +330,32 @@ static int add_matrix_param(mx *m, const char *name, int row, const bf__ynode_t 
             const bf__ynode_t *it = val->items[i];
             uint64_t num;
             int rc = check_value(m, p, it, where, &num);
-            if (rc != BF_OK)
-                return rc;
-            for (size_t j = 0; j < i; j++)
-                if (same_value(p, p->values[j].text, it->value)) {
-                    const bf__ynode_t *first = val->items[j];
-                    if (strcmp(first->value, it->value) == 0)
-                        return bf__err(L, it, BF_E_INVAL, "%s: value '%s' is listed twice "
-                                       "(first at %u:%u); remove one", where, it->value,
-                                       first->line, first->col);
-                    return bf__err(L, it, BF_E_INVAL, "%s: value '%s' is listed twice: it "
-                                   "equals '%s' at %u:%u; remove one", where, it->value,
-                                   first->value, first->line, first->col);
-                }
+            if (rc != BF_OK) {
+                if ((rc = keep(m, rc)) != BF_OK)
+                    return rc;
+                continue; /* validate: the next value may be wrong too */
+            }
+            int twice = 0;
+            for (size_t j = 0; j < i && !twice; j++) {
+                if (p->values[j].text == NULL || !same_value(p, p->values[j].text, it->value))
+                    continue;
+                const bf__ynode_t *first = val->items[j];
+                if (strcmp(first->value, it->value) == 0)
+                    rc = bf__err(L, it, BF_E_INVAL,
+                                 "%s: value '%s' is listed twice (first "
+                                 "at %u:%u); remove one",
+                                 where, it->value, first->line, first->col);
+                else
+                    rc = bf__err(L, it, BF_E_INVAL,
+                                 "%s: value '%s' is listed twice: it "
+                                 "equals '%s' at %u:%u; remove one",
+                                 where, it->value, first->value, first->line, first->col);
+                if ((rc = keep(m, rc)) != BF_OK)
+                    return rc;
+                twice = 1;
+            }
+            if (twice)
+                continue;
             p->values[i].text = bf__keep(L->sc, it->value);
             p->values[i].node = it;
         }
@@ -341,12 +363,14 @@ static int add_matrix_param(mx *m, const char *name, int row, const bf__ynode_t 
         return BF_OK;
     }
     if (val->kind == BF__Y_SCALAR && bf__y_is_null(val))
-        return bf__err(L, val, BF_E_INVAL, "%s: empty; give a list of values (an axis) or one "
-                       "value", where);
+        return keep(m, bf__err(L, val, BF_E_INVAL,
+                               "%s: empty; give a list of values (an "
+                               "axis) or one value",
+                               where));
     uint64_t num;
     int rc = check_value(m, p, val, where, &num);
     if (rc != BF_OK)
-        return rc;
+        return keep(m, rc);
     p->fixed = val;
     return BF_OK;
 }
@@ -357,8 +381,15 @@ static int matrix_settings(mx *m, const bf__ynode_t *n, const char *prefix)
         const bf__ynode_t *k = n->items[2 * i], *v = n->items[2 * i + 1];
         char path[512];
         int w = snprintf(path, sizeof path, "%s.%s", prefix, k->value);
-        if (w < 0 || (size_t)w >= sizeof path)
-            return bf__err(m->L, k, BF_E_INVAL, "matrix.%s: name too long", prefix);
+        if (w < 0 || (size_t)w >= sizeof path) {
+            int rc = keep(m, bf__err(m->L, k, BF_E_INVAL,
+                                     "matrix.%s: name too long; at most "
+                                     "%zu characters",
+                                     prefix, sizeof path - 1));
+            if (rc != BF_OK)
+                return rc;
+            continue;
+        }
         int rc = v->kind == BF__Y_MAP ? matrix_settings(m, v, path)
                                       : add_matrix_param(m, path, -1, k, v);
         if (rc != BF_OK)
@@ -405,9 +436,15 @@ static int parse_matrix(mx *m)
         const char *name = k->value;
         int rc;
         if (strcmp(name, "include") == 0 || strcmp(name, "exclude") == 0) {
-            if (!(v->kind == BF__Y_SCALAR && bf__y_is_null(v)) && v->kind != BF__Y_SEQ)
-                return bf__err(L, v, BF_E_INVAL, "matrix.%s: expected a list of mappings like "
-                               "{shards: 2, batch_size: 500}", name);
+            if (!(v->kind == BF__Y_SCALAR && bf__y_is_null(v)) && v->kind != BF__Y_SEQ) {
+                rc = keep(m, bf__err(L, v, BF_E_INVAL,
+                                     "matrix.%s: expected a list of mappings "
+                                     "like {shards: 2, batch_size: 500}",
+                                     name));
+                if (rc != BF_OK)
+                    return rc;
+                continue;
+            }
             if (name[0] == 'i')
                 m->include = v->kind == BF__Y_SEQ ? v : NULL;
             else
@@ -415,10 +452,12 @@ static int parse_matrix(mx *m)
             continue;
         }
         if (strcmp(name, "settings") == 0) {
-            if (v->kind != BF__Y_MAP)
-                return bf__err(L, v, BF_E_INVAL, "matrix.settings: expected a mapping of "
-                               "setting names to lists, e.g. {refresh_interval: [1s, -1]}");
-            rc = matrix_settings(m, v, "settings");
+            rc = v->kind == BF__Y_MAP
+                     ? matrix_settings(m, v, "settings")
+                     : keep(m, bf__err(L, v, BF_E_INVAL,
+                                       "matrix.settings: expected a mapping "
+                                       "of setting names to lists, e.g. {refresh_interval: "
+                                       "[1s, -1]}"));
         } else if (strncmp(name, "settings.", 9) == 0 && name[9]) {
             rc = add_matrix_param(m, name, -1, k, v);
         } else {
@@ -429,15 +468,20 @@ static int parse_matrix(mx *m)
                 char sug[64];
                 const char *dym = bf__did_you_mean_key(name, "matrix", sug, sizeof sug);
                 if (dym)
-                    return bf__err(L, k, BF_E_INVAL, "matrix.%s: unknown axis; did you mean "
-                                   "'%s'?", name, dym);
-                return bf__err(L, k, BF_E_INVAL,
-                               "matrix.%s: unknown axis; axes are indices, "
-                               "shards, replicas, batch_size, concurrency, compression, "
-                               "target_rate, routing_mode, target, agents and settings.<name>",
-                               name);
+                    rc = bf__err(L, k, BF_E_INVAL,
+                                 "matrix.%s: unknown axis; did you mean "
+                                 "'%s'?",
+                                 name, dym);
+                else
+                    rc = bf__err(L, k, BF_E_INVAL,
+                                 "matrix.%s: unknown axis; axes are indices, "
+                                 "shards, replicas, batch_size, concurrency, compression, "
+                                 "target_rate, routing_mode, target, agents and settings.<name>",
+                                 name);
+                rc = keep(m, rc);
+            } else {
+                rc = add_matrix_param(m, name, row, k, v);
             }
-            rc = add_matrix_param(m, name, row, k, v);
         }
         if (rc != BF_OK)
             return rc;
@@ -834,29 +878,47 @@ static int check_include_exclude(mx *m)
             const bf__ynode_t *ent = m->exclude->items[e];
             char where[64];
             snprintf(where, sizeof where, "matrix.exclude[%zu]", e);
-            if (ent->kind != BF__Y_MAP || ent->n == 0)
-                return bf__err(L, ent, BF_E_INVAL, "%s: expected a mapping of axis values like "
-                               "{shards: 2, concurrency: 8}", where);
+            if (ent->kind != BF__Y_MAP || ent->n == 0) {
+                int rc = keep(m, bf__err(L, ent, BF_E_INVAL,
+                                         "%s: expected a mapping of axis "
+                                         "values like {shards: 2, concurrency: 8}",
+                                         where));
+                if (rc != BF_OK)
+                    return rc;
+                continue;
+            }
             for (size_t i = 0; i < ent->n; i++) {
                 const bf__ynode_t *k = ent->items[2 * i], *v = ent->items[2 * i + 1];
                 size_t pi;
                 int rc = lookup_param_name(m, k, where, &pi, 0);
-                if (rc != BF_OK)
-                    return rc;
+                if (rc != BF_OK) {
+                    if ((rc = keep(m, rc)) != BF_OK)
+                        return rc;
+                    continue;
+                }
                 param *p = &m->p[pi];
-                if (p->list == NULL)
-                    return bf__err(L, k, BF_E_INVAL, "%s: '%s' is not a list axis of the "
-                                   "matrix, so there is nothing to exclude", where, k->value);
                 uint64_t num;
-                rc = check_value(m, p, v, where, &num);
-                if (rc != BF_OK)
-                    return rc;
+                if (p->list == NULL)
+                    rc = bf__err(L, k, BF_E_INVAL,
+                                 "%s: '%s' is not a list axis of the "
+                                 "matrix, so there is nothing to exclude; remove it",
+                                 where, k->value);
+                else
+                    rc = check_value(m, p, v, where, &num);
+                if (rc != BF_OK) {
+                    if ((rc = keep(m, rc)) != BF_OK)
+                        return rc;
+                    continue;
+                }
                 int found = 0;
                 for (size_t j = 0; j < p->nvalues && !found; j++)
                     found = same_value(p, p->values[j].text, v->value);
-                if (!found)
-                    return bf__err(L, v, BF_E_INVAL, "%s: %s '%s' is not among the axis values",
-                                   where, k->value, v->value);
+                if (!found && (rc = keep(m, bf__err(L, v, BF_E_INVAL,
+                                                    "%s: %s '%s' is not "
+                                                    "among the axis values; exclude one that "
+                                                    "matrix.%s lists",
+                                                    where, k->value, v->value, k->value))) != BF_OK)
+                    return rc;
             }
         }
     }
@@ -865,19 +927,27 @@ static int check_include_exclude(mx *m)
             const bf__ynode_t *ent = m->include->items[e];
             char where[64];
             snprintf(where, sizeof where, "matrix.include[%zu]", e);
-            if (ent->kind != BF__Y_MAP || ent->n == 0)
-                return bf__err(L, ent, BF_E_INVAL, "%s: expected a mapping of axis values like "
-                               "{shards: 2, batch_size: 500}", where);
+            if (ent->kind != BF__Y_MAP || ent->n == 0) {
+                int rc = keep(m, bf__err(L, ent, BF_E_INVAL,
+                                         "%s: expected a mapping of axis "
+                                         "values like {shards: 2, batch_size: 500}",
+                                         where));
+                if (rc != BF_OK)
+                    return rc;
+                continue;
+            }
             for (size_t i = 0; i < ent->n; i++) {
                 const bf__ynode_t *k = ent->items[2 * i], *v = ent->items[2 * i + 1];
                 size_t pi;
-                int rc = lookup_param_name(m, k, where, &pi, 1);
-                if (rc != BF_OK)
-                    return rc;
                 uint64_t num;
-                rc = check_value(m, &m->p[pi], v, where, &num);
-                if (rc != BF_OK)
-                    return rc;
+                int rc = lookup_param_name(m, k, where, &pi, 1);
+                if (rc == BF_OK)
+                    rc = check_value(m, &m->p[pi], v, where, &num);
+                if (rc != BF_OK) {
+                    if ((rc = keep(m, rc)) != BF_OK)
+                        return rc;
+                    continue;
+                }
                 add_axis(m, pi);
             }
         }
@@ -901,6 +971,7 @@ int bf__matrix_expand(bf__load_t *L)
         const char *nm = bf__keys[core_row[i]].path + 7;
         add_param(&m, nm, core_row[i]);
     }
+    size_t nerrors_before = L->nerrors;
     if ((rc = parse_matrix(&m)) != BF_OK || (rc = check_include_exclude(&m)) != BF_OK)
         goto error;
     if (m.naxes > BF__MAX_AXES) {
@@ -911,11 +982,19 @@ int bf__matrix_expand(bf__load_t *L)
     for (int i = P_SCLIENTS; i <= P_SRATE && !sc->search.enabled; i++) {
         const param *p = &m.p[i];
         if (p->list || p->fixed) {
-            rc = bf__err(L, p->list ? p->list : p->fixed, BF_E_INVAL, "matrix.%s: there is no "
-                         "search section; add search: {queries: [...]} (docs/scenario.md, "
-                         "\"Search and mixed workloads\") or remove the axis", p->name);
-            goto error;
+            rc = keep(&m, bf__err(L, p->list ? p->list : p->fixed, BF_E_INVAL,
+                                  "matrix.%s: "
+                                  "there is no search section; add search: {queries: [...]} "
+                                  "(docs/scenario.md, \"Search and mixed workloads\") or "
+                                  "remove the axis",
+                                  p->name));
+            if (rc != BF_OK)
+                goto error;
         }
+    }
+    if (L->nerrors > nerrors_before) { /* validate: each mistake kept; no cells from them */
+        rc = BF_E_INVAL;
+        goto error;
     }
     set_bases(&m);
     json_t *ix = json_object_get(m.settings, "index");

@@ -74,7 +74,20 @@ typedef struct compiler {
     bf__tmpl_locate_fn loc;
     void *loc_ctx;
     bf_diag_t *diag;
+    bf__tmpl_collect_fn collect; /* validate: takes each placeholder mistake, compiling goes on */
+    void *collect_ctx;
+    size_t ncollected;
 } compiler;
+
+/* A placeholder mistake (in c->diag): 1 when the collector took it and compiling goes on past
+ * the placeholder, 0 when it ends the compile. */
+static int collected(compiler *c, int rc)
+{
+    if (c->collect == NULL || !c->collect(c->collect_ctx, rc))
+        return 0;
+    c->ncollected++;
+    return 1;
+}
 
 static void push_op(compiler *c, op o)
 {
@@ -122,7 +135,8 @@ static void where(compiler *c, enum bf__tfield field, size_t offset, char *buf, 
              offset);
 }
 
-/* Parses "$[[name]]" at s[i]; returns the variable index via *var and the end via *end. */
+/* Parses "$[[name]]" at s[i]; returns the variable index via *var and the end via *end (set
+ * on a mistake too: where compiling goes on when the mistake is collected). */
 static int placeholder(compiler *c, const char *s, size_t len, size_t i, enum bf__tfield field,
                        size_t *var, size_t *end)
 {
@@ -130,6 +144,7 @@ static int placeholder(compiler *c, const char *s, size_t len, size_t i, enum bf
     size_t j = i + 3;
     while (j + 1 < len && !(s[j] == ']' && s[j + 1] == ']') && s[j] != '\n' && j - i < 200)
         j++;
+    *end = i + 3;
     if (j + 1 >= len || s[j] != ']' || s[j + 1] != ']') {
         where(c, field, i, pos, sizeof pos);
         return bf_diag_set(c->diag, BF_E_INVAL, "%s: %s: '$[[' without a closing ']]'; "
@@ -141,6 +156,7 @@ static int placeholder(compiler *c, const char *s, size_t len, size_t i, enum bf
     name[nl] = '\0';
     long v = nl ? bf_scenario_variable_find(c->t->sc, name) : -1;
     if (v < 0) {
+        *end = j + 2;
         where(c, field, i, pos, sizeof pos);
         if (strncmp(name, "env.", 4) == 0)
             return bf_diag_set(c->diag, BF_E_INVAL, "%s: %s: $[[%s]] is loadgen's environment "
@@ -208,9 +224,10 @@ static int compile_string_field(compiler *c, const char *s, enum bf__tfield fiel
                 break;
             size_t v, end;
             int rc = placeholder(c, s, len, i, field, &v, &end);
-            if (rc != BF_OK)
+            if (rc != BF_OK && !collected(c, rc))
                 return rc;
-            push_var(c, v, 1, field, i);
+            if (rc == BF_OK)
+                push_var(c, v, 1, field, i);
             i = lit_start = end;
             continue;
         }
@@ -236,9 +253,10 @@ static int compile_source(compiler *c, const char *s)
             push_lit(c, s + lit_start, i - lit_start, BF__TF_SOURCE, lit_start, 1);
             size_t v, end;
             int rc = placeholder(c, s, len, i, BF__TF_SOURCE, &v, &end);
-            if (rc != BF_OK)
+            if (rc != BF_OK && !collected(c, rc))
                 return rc;
-            push_var(c, v, in_str, BF__TF_SOURCE, i);
+            if (rc == BF_OK)
+                push_var(c, v, in_str, BF__TF_SOURCE, i);
             i = lit_start = end;
             esc = 0;
             continue;
@@ -318,7 +336,8 @@ static void tmpl_merge_ops(bf_tmpl_t *t)
 }
 
 int bf__tmpl_compile_body_loc(const bf_scenario_t *sc, const char *text, const char *what,
-                              int ndjson, bf__tmpl_locate_fn loc, void *loc_ctx, bf_tmpl_t **out,
+                              int ndjson, bf__tmpl_locate_fn loc, void *loc_ctx,
+                              bf__tmpl_collect_fn collect, void *collect_ctx, bf_tmpl_t **out,
                               bf_diag_t *diag)
 {
     *out = NULL;
@@ -326,8 +345,15 @@ int bf__tmpl_compile_body_loc(const bf_scenario_t *sc, const char *text, const c
     t->ndjson = ndjson != 0;
     t->body_name = bf_strdup(what ? what : "search body");
     t->action = "";
-    compiler c = {.t = t, .loc = loc, .loc_ctx = loc_ctx, .diag = diag};
+    compiler c = {.t = t,
+                  .loc = loc,
+                  .loc_ctx = loc_ctx,
+                  .diag = diag,
+                  .collect = collect,
+                  .collect_ctx = collect_ctx};
     int rc = compile_source(&c, text ? text : "");
+    if (rc == BF_OK && c.ncollected)
+        rc = BF_E_INVAL; /* each mistake went to the collector; diag stays empty */
     if (rc != BF_OK) {
         bf_tmpl_destroy(&t);
         return rc;
@@ -340,17 +366,18 @@ int bf__tmpl_compile_body_loc(const bf_scenario_t *sc, const char *text, const c
 int bf_tmpl_compile_body(const bf_scenario_t *sc, const char *text, const char *what,
                          bf_tmpl_t **out, bf_diag_t *diag)
 {
-    return bf__tmpl_compile_body_loc(sc, text, what, 0, NULL, NULL, out, diag);
+    return bf__tmpl_compile_body_loc(sc, text, what, 0, NULL, NULL, NULL, NULL, out, diag);
 }
 
 int bf_tmpl_compile_ndjson_body(const bf_scenario_t *sc, const char *text, const char *what,
                                 bf_tmpl_t **out, bf_diag_t *diag)
 {
-    return bf__tmpl_compile_body_loc(sc, text, what, 1, NULL, NULL, out, diag);
+    return bf__tmpl_compile_body_loc(sc, text, what, 1, NULL, NULL, NULL, NULL, out, diag);
 }
 
 int bf__tmpl_compile_loc(const bf_scenario_t *sc, bf__tmpl_locate_fn loc, void *loc_ctx,
-                         bf_tmpl_t **out, bf_diag_t *diag)
+                         bf__tmpl_collect_fn collect, void *collect_ctx, bf_tmpl_t **out,
+                         bf_diag_t *diag)
 {
     *out = NULL;
     bf_tmpl_t *t = tmpl_alloc(sc);
@@ -358,7 +385,12 @@ int bf__tmpl_compile_loc(const bf_scenario_t *sc, bf__tmpl_locate_fn loc, void *
     static const char *const action_names[] = {"index", "create", "update", "delete"};
     t->action = action_names[d->action <= BF_ACTION_DELETE ? d->action : 0];
     t->no_source = d->action == BF_ACTION_DELETE;
-    compiler c = {.t = t, .loc = loc, .loc_ctx = loc_ctx, .diag = diag};
+    compiler c = {.t = t,
+                  .loc = loc,
+                  .loc_ctx = loc_ctx,
+                  .diag = diag,
+                  .collect = collect,
+                  .collect_ctx = collect_ctx};
     int rc = BF_OK;
     const char *names[] = {",\"_id\":\"", ",\"routing\":\"", ",\"pipeline\":\""};
     const char *vals[] = {d->id, d->routing, d->pipeline};
@@ -395,6 +427,8 @@ int bf__tmpl_compile_loc(const bf_scenario_t *sc, bf__tmpl_locate_fn loc, void *
             push_lit(&c, "}", 1, BF__TF_SOURCE, end, 0);
         push_lit(&c, "\n", 1, BF__TF_SOURCE, end, 0);
     }
+    if (rc == BF_OK && c.ncollected)
+        rc = BF_E_INVAL; /* each mistake went to the collector; diag stays empty */
     if (rc != BF_OK) {
         bf_tmpl_destroy(&t);
         return rc;
@@ -406,7 +440,7 @@ int bf__tmpl_compile_loc(const bf_scenario_t *sc, bf__tmpl_locate_fn loc, void *
 
 int bf_tmpl_compile(const bf_scenario_t *sc, bf_tmpl_t **out, bf_diag_t *diag)
 {
-    return bf__tmpl_compile_loc(sc, NULL, NULL, out, diag);
+    return bf__tmpl_compile_loc(sc, NULL, NULL, NULL, NULL, out, diag);
 }
 
 void bf_tmpl_destroy(bf_tmpl_t **t_p)

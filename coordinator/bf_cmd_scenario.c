@@ -165,10 +165,16 @@ static void production_warnings(const char *path, const bf_scenario_t *sc)
     json_decref(t);
 }
 
-/* every error of the loader's key pass, as it is found (validate: all at once) */
+/* every mistake the loader found (validate: all at once, in file order); counts them, the
+ * loader's closing "... and N more mistakes" as N */
 static void on_load_error(void *ctx, const char *msg)
 {
-    ++*(size_t *)ctx;
+    const char *more = strstr(msg, ": ... and ");
+    unsigned long long n = 0;
+    if (more && sscanf(more, ": ... and %llu more", &n) == 1)
+        *(size_t *)ctx += (size_t)n;
+    else
+        ++*(size_t *)ctx;
     bf_error("%s", msg);
 }
 
@@ -177,19 +183,28 @@ static int load(const char *path, uint32_t nodes, int all_errors, bf_scenario_t 
     /* validate and plan check a scenario without its secrets (CI): an unset ${VAR} is a
      * warning with a stand-in value unless --strict */
     size_t nerrors = 0;
+    int keys_failed = 0;
     bf_load_opts_t opts = {.cluster_nodes = nodes,
                            .env_warn = !strict,
                            .on_error = all_errors ? on_load_error : NULL,
-                           .on_error_ctx = &nerrors};
+                           .on_error_ctx = &nerrors,
+                           .keys_failed = &keys_failed};
     bf_diag_t diag = {0};
     int rc = bf_scenario_load_file(path, &opts, sc, &diag);
     if (rc != BF_OK) {
         if (nerrors == 0) /* else each was said as it was found */
             bf_error("%s", diag.msg[0] ? diag.msg : bf_strerror(rc));
-        if (nerrors > 1)
-            bf_error("%s is not a valid scenario (%zu mistakes above; the later checks, such "
-                     "as the matrix and the templates, run once they are fixed)",
+        if (nerrors > 1 && keys_failed)
+            bf_error("%s is not a valid scenario (%zu mistakes in its keys above; the later "
+                     "checks, such as the matrix values and the templates, run once they are "
+                     "fixed)",
                      path, nerrors);
+        else if (nerrors > 1)
+            bf_error("%s is not a valid scenario (%zu mistakes above)", path, nerrors);
+        else if (keys_failed)
+            bf_error("%s is not a valid scenario (the later checks, such as the matrix values "
+                     "and the templates, run once this is fixed)",
+                     path);
         else
             bf_error("%s is not a valid scenario", path);
         return exit_code_of(rc);

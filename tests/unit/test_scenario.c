@@ -1216,14 +1216,14 @@ static void test_targets_and_agents_axes(void **state)
 /* validate (opts.on_error): the key pass reports every mistake, in file order, not only the
  * first; without the callback (run, plan) the load stops at the first as before */
 typedef struct errs {
-    char msg[12][300];
+    char msg[128][300];
     size_t n;
 } errs;
 
 static void on_err(void *ctx, const char *msg)
 {
     errs *e = ctx;
-    if (e->n < 12)
+    if (e->n < 128)
         snprintf(e->msg[e->n], sizeof e->msg[0], "%s", msg);
     e->n++;
 }
@@ -1291,15 +1291,128 @@ static void test_all_key_errors(void **state)
     for (size_t i = 0; i < 4; i++)
         if (strncmp(e.msg[i], want_vars[i], strlen(want_vars[i])) != 0)
             fail_msg("variable error %zu: '%s', expected '%s...'", i, e.msg[i], want_vars[i]);
-    /* a clean key pass goes on to the later checks, which still stop at their first */
+    /* a clean key pass goes on to the later checks, which report each mistake too */
     const char *later = "name: t\ntarget: {hosts: [http://127.0.0.1:9200]}\n"
                         "document: {source: '{\"s\": $[[nope]]}'}\n";
     memset(&e, 0, sizeof e);
     memset(&d, 0, sizeof d);
+    int keys_failed = 0;
+    o.keys_failed = &keys_failed;
     assert_int_equal(bf_scenario_load_text(later, strlen(later), "s.yaml", &o, &sc, &d),
                      BF_E_INVAL);
-    assert_int_equal(e.n, 0);
+    assert_int_equal(e.n, 1);
+    assert_int_equal(keys_failed, 0);
     assert_non_null(strstr(d.msg, "$[[nope]] names no variable"));
+    /* the key pass's mistakes say that the later checks did not run */
+    memset(&e, 0, sizeof e);
+    assert_int_equal(bf_scenario_load_text(y, strlen(y), "s.yaml", &o, &sc, &d), BF_E_INVAL);
+    assert_int_equal(keys_failed, 1);
+}
+
+/* validate after a clean key pass: every matrix value, include/exclude entry, unknown axis and
+ * template placeholder in one list, in file order, each at its line:column with what to do;
+ * run and plan (no callback) still stop at the first. */
+static void test_all_later_mistakes(void **state)
+{
+    (void)state;
+    const char *y = "name: t\n"
+                    "target: {hosts: [http://127.0.0.1:9200]}\n"
+                    "variables:\n"
+                    "  - {name: uuid, type: uuid}\n"
+                    "  - {name: n, type: range, from: 1, to: 9}\n"
+                    "document:\n"
+                    "  id: $[[uid]]\n"
+                    "  source: '{\"a\": $[[nope]], \"b\": \"$[[n]]\", \"c\": "
+                    "\"$[[alsonot]]\", \"d\": $[[n}'\n"
+                    "matrix:\n"
+                    "  shards: [1, 1]\n"
+                    "  batch_size: [500, big, 0]\n"
+                    "  compression: [gzip, zip]\n"
+                    "  concurency: [2, 4]\n"
+                    "  exclude:\n"
+                    "    - {shards: 7}\n"
+                    "  include:\n"
+                    "    - {nosuch: 1}\n";
+    static const char *want[] = {
+        "s.yaml:7:7: document.id: $[[uid]] names no variable; did you mean $[[uuid]]?",
+        "s.yaml:8:18: document.source: $[[nope]] names no variable; declare it under variables:",
+        "s.yaml:8:50: document.source: $[[alsonot]] names no variable; declare it",
+        "s.yaml:8:70: document.source: '$[[' without a closing ']]'; placeholders look like",
+        "s.yaml:10:15: matrix.shards: value '1' is listed twice (first at 10:12); remove one",
+        "s.yaml:11:21: matrix.batch_size: expected a whole number from 1 to 10000000, got 'big'",
+        "s.yaml:11:26: matrix.batch_size: expected a whole number from 1 to 10000000, got '0'",
+        "s.yaml:12:23: matrix.compression: 'zip' is not one of none, gzip; did you mean 'gzip'?",
+        "s.yaml:13:3: matrix.concurency: unknown axis; did you mean 'concurrency'?",
+        "s.yaml:15:16: matrix.exclude[0]: shards '7' is not among the axis values; exclude one",
+        "s.yaml:17:8: matrix.include[0]: 'nosuch' is not an axis (axes: indices,",
+    };
+    size_t nw = sizeof want / sizeof want[0];
+    errs e = {0};
+    int keys_failed = 0;
+    bf_load_opts_t o = {.on_error = on_err, .on_error_ctx = &e, .keys_failed = &keys_failed};
+    bf_diag_t d = {0};
+    bf_scenario_t *sc = NULL;
+    assert_int_equal(bf_scenario_load_text(y, strlen(y), "s.yaml", &o, &sc, &d), BF_E_INVAL);
+    assert_null(sc);
+    assert_int_equal(keys_failed, 0);
+    if (e.n != nw)
+        fail_msg("%zu mistakes reported, %zu expected; first: %s", e.n, nw, e.msg[0]);
+    for (size_t i = 0; i < nw; i++)
+        if (strncmp(e.msg[i], want[i], strlen(want[i])) != 0)
+            fail_msg("mistake %zu: '%s', expected '%s...'", i, e.msg[i], want[i]);
+    assert_string_equal(d.msg, e.msg[0]);
+    /* run and plan: the first the loader meets (the matrix comes before the templates) */
+    memset(&d, 0, sizeof d);
+    assert_int_equal(bf_scenario_load_text(y, strlen(y), "s.yaml", NULL, &sc, &d), BF_E_INVAL);
+    assert_string_equal(d.msg, "s.yaml:10:15: matrix.shards: value '1' is listed twice (first "
+                               "at 10:12); remove one");
+    /* a matrix mistake does not hide invalid JSON (rendered for a stand-in cell), nor a
+     * targets: name; each too-big batch_size is said once, not once per cell */
+    const char *y2 = "name: t\n"
+                     "target: {hosts: [http://127.0.0.1:9200]}\n"
+                     "document:\n"
+                     "  source: '{\"a\": 1,, \"b\": 2}'\n"
+                     "matrix:\n"
+                     "  batch_size: [500, big]\n"
+                     "  target: [direct]\n";
+    static const char *want2[] = {
+        "s.yaml:4:20: document.source does not render valid JSON",
+        "s.yaml:6:21: matrix.batch_size: expected a whole number",
+        "s.yaml:7:12: matrix.target: there is no targets: section to pick from; add targets:",
+    };
+    memset(&e, 0, sizeof e);
+    assert_int_equal(bf_scenario_load_text(y2, strlen(y2), "s.yaml", &o, &sc, &d), BF_E_INVAL);
+    if (e.n != 3)
+        fail_msg("%zu mistakes reported, 3 expected; first: %s", e.n, e.msg[0]);
+    for (size_t i = 0; i < 3; i++)
+        if (strncmp(e.msg[i], want2[i], strlen(want2[i])) != 0)
+            fail_msg("mistake %zu: '%s', expected '%s...'", i, e.msg[i], want2[i]);
+    const char *y3 = "name: t\n"
+                     "target: {hosts: [http://127.0.0.1:9200]}\n"
+                     "document: {source: '{\"a\": \"0123456789012345678901234567890123456789\"}'}\n"
+                     "matrix:\n"
+                     "  shards: [1, 2, 3]\n"
+                     "  batch_size: [500, 9000000, 8000000]\n";
+    memset(&e, 0, sizeof e);
+    assert_int_equal(bf_scenario_load_text(y3, strlen(y3), "s.yaml", &o, &sc, &d), BF_E_TOOBIG);
+    if (e.n != 2)
+        fail_msg("%zu mistakes reported, 2 expected; first: %s", e.n, e.msg[0]);
+    assert_non_null(strstr(e.msg[0], "s.yaml:6:21: matrix.batch_size: 9000000 documents"));
+    assert_non_null(strstr(e.msg[1], "s.yaml:6:30: matrix.batch_size: 8000000 documents"));
+    assert_non_null(strstr(e.msg[1], "use a batch_size of at most"));
+    /* more than the cap: the first 100 and one line with how many more */
+    bf_buf_t b;
+    bf_buf_init(&b, 0);
+    bf_buf_appendz(&b, "name: t\ntarget: {hosts: [http://127.0.0.1:9200]}\n"
+                       "document: {source: '{\"a\": 1}'}\nmatrix:\n  batch_size: [");
+    for (int i = 0; i < 130; i++)
+        bf_buf_appendf(&b, "%sx%d", i ? ", " : "", i);
+    bf_buf_appendz(&b, "]\n");
+    memset(&e, 0, sizeof e);
+    assert_int_equal(bf_scenario_load_text(b.data, b.len, "s.yaml", &o, &sc, &d), BF_E_INVAL);
+    assert_int_equal(e.n, 101);
+    assert_string_equal(e.msg[100], "s.yaml: ... and 30 more mistakes");
+    bf_buf_cleanup(&b);
 }
 
 static void test_env_warn_stand_ins(void **state)
@@ -1385,6 +1498,7 @@ int main(void)
         cmocka_unit_test(test_pipeline),
         cmocka_unit_test(test_env_warn_stand_ins),
         cmocka_unit_test(test_all_key_errors),
+        cmocka_unit_test(test_all_later_mistakes),
         cmocka_unit_test(test_targets_and_agents_axes),
         cmocka_unit_test(test_search_section),
         cmocka_unit_test(test_search_paging),

@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# validate_mistakes — `bulkfleet-coordinator validate` lists every mistake of a scenario in one
+# run: first every key mistake (and says the later checks wait for them), then, once the keys
+# are right, every matrix value, include/exclude entry, unknown axis and template placeholder,
+# each at file:line:column with what to do, in file order, exit 2; more than 100 are capped with
+# how many more. `plan` (like `run`) stops at the first. No cluster needed.
+set -euo pipefail
+BUILD=${BF_BUILD_DIR:?}
+COORD="$BUILD/coordinator/bulkfleet-coordinator"
+T=$(mktemp -d "${TMPDIR:-/tmp}/bf-validate.XXXXXX")
+trap 'rm -rf "$T"' EXIT
+fail() { echo "FAIL: $*"; exit 1; }
+cd "$T"
+
+# several key mistakes
+cat > keys.yaml <<'Y'
+name: t
+target: {hosts: [http://127.0.0.1:9200]}
+index: {setings: {refresh_interval: 1s}}
+document: {source: '{"a": 1}'}
+run: {durration: 5s, repeat: two}
+matrix:
+  batch_size: [big]
+Y
+rc=0; "$COORD" validate keys.yaml > out 2> err || rc=$?
+[ "$rc" = 2 ] || { cat err; fail "keys.yaml: exit $rc, expected 2"; }
+for want in "keys.yaml:3:9: index.setings: unknown key; did you mean 'settings'?" \
+            "keys.yaml:5:7: run.durration: unknown key; did you mean 'duration'?" \
+            "keys.yaml:5:30: run.repeat: expected a whole number from 1 to 1000, got 'two'" \
+            "keys.yaml is not a valid scenario (3 mistakes in its keys above; the later checks"; do
+    grep -qF "$want" err || { cat err; fail "keys.yaml: no line '$want'"; }
+done
+grep -q "got 'big'" err && fail "keys.yaml: the matrix was checked before the keys were right"
+
+# once the keys are right: several matrix-value and several template mistakes, in one run
+cat > later.yaml <<'Y'
+name: t
+target: {hosts: [http://127.0.0.1:9200]}
+variables:
+  - {name: uuid, type: uuid}
+  - {name: n, type: range, from: 1, to: 9}
+document:
+  id: $[[uid]]
+  source: '{"a": $[[nope]], "b": "$[[n]]", "c": "$[[alsonot]]", "d": $[[n}'
+matrix:
+  shards: [1, 1]
+  batch_size: [500, big, 0]
+  compression: [gzip, zip]
+  concurency: [2, 4]
+  exclude:
+    - {shards: 7}
+Y
+rc=0; "$COORD" validate later.yaml > out 2> err || rc=$?
+[ "$rc" = 2 ] || { cat err; fail "later.yaml: exit $rc, expected 2"; }
+expected='later.yaml:7:7: document.id: $[[uid]] names no variable; did you mean $[[uuid]]?
+later.yaml:8:18: document.source: $[[nope]] names no variable; declare it under variables:
+later.yaml:8:50: document.source: $[[alsonot]] names no variable; declare it under variables:
+later.yaml:8:70: document.source: '"'"'$[['"'"' without a closing '"'"']]'"'"'; placeholders look like $[[name]]
+later.yaml:10:15: matrix.shards: value '"'"'1'"'"' is listed twice (first at 10:12); remove one
+later.yaml:11:21: matrix.batch_size: expected a whole number from 1 to 10000000, got '"'"'big'"'"'
+later.yaml:11:26: matrix.batch_size: expected a whole number from 1 to 10000000, got '"'"'0'"'"'
+later.yaml:12:23: matrix.compression: '"'"'zip'"'"' is not one of none, gzip; did you mean '"'"'gzip'"'"'?
+later.yaml:13:3: matrix.concurency: unknown axis; did you mean '"'"'concurrency'"'"'?
+later.yaml:15:16: matrix.exclude[0]: shards '"'"'7'"'"' is not among the axis values; exclude one that matrix.shards lists
+later.yaml is not a valid scenario (10 mistakes above)'
+got=$(sed 's/^bulkfleet-coordinator validate: error: //' err)
+[ "$got" = "$expected" ] || { diff <(echo "$expected") <(echo "$got") || true; fail "later.yaml: not the 10 mistakes in file order"; }
+# plan stops at the first (the matrix is checked before the templates)
+rc=0; "$COORD" plan later.yaml > out 2> err || rc=$?
+[ "$rc" = 2 ] || fail "plan later.yaml: exit $rc, expected 2"
+[ "$(grep -c 'error: later.yaml:' err)" = 1 ] || { cat err; fail "plan: more than the first mistake"; }
+grep -qF "later.yaml:10:15: matrix.shards: value '1' is listed twice" err || { cat err; fail "plan: not the first mistake"; }
+
+# more than the cap: 100 lines and how many more
+{ printf 'name: t\ntarget: {hosts: [http://127.0.0.1:9200]}\ndocument: {source: %s}\nmatrix:\n  batch_size: [' "'{\"a\": 1}'"
+  for i in $(seq 0 129); do printf '%sx%d' "$([ "$i" = 0 ] || echo ', ')" "$i"; done; printf ']\n'; } > many.yaml
+rc=0; "$COORD" validate many.yaml > out 2> err || rc=$?
+[ "$rc" = 2 ] || fail "many.yaml: exit $rc, expected 2"
+[ "$(grep -c "error: many.yaml:5:" err)" = 100 ] || { tail -3 err; fail "many.yaml: not 100 positioned lines"; }
+grep -qF "many.yaml: ... and 30 more mistakes" err || { tail -3 err; fail "many.yaml: no '... and 30 more'"; }
+grep -qF "many.yaml is not a valid scenario (130 mistakes above)" err || { tail -1 err; fail "many.yaml: count"; }
+echo "PASS: validate lists every key mistake, then every matrix and template mistake, capped at 100"
