@@ -687,15 +687,17 @@ static uint32_t keep_rejected(bf_worker_t *w, slot *s)
     return kept;
 }
 
-/* Docs of a slot whose retry will not happen (load over, or aborted) end as rejected. */
+/* Docs of a slot whose retry will not happen (load over, or aborted) end as rejected: those
+ * waiting for their retry's back-off, and those of a retry whose connect failed (they were
+ * sent, and rejected, by an earlier attempt: without this they were sent and never got a
+ * verdict). A first attempt waiting to connect again never left: nothing was counted. */
 static void give_up_retry(bf_worker_t *w, slot *s)
 {
-    if (s->state == SLOT_RETRY_WAIT) {
+    if (s->state == SLOT_RETRY_WAIT || (s->state == SLOT_CONNECT_WAIT && s->retries > 0)) {
         pthread_mutex_lock(&w->lock);
         bucket_now(w)->c.docs_rejected += s->ndocs;
         pthread_mutex_unlock(&w->lock);
     }
-    /* SLOT_CONNECT_WAIT: the body never left, nothing was counted */
     s->state = SLOT_IDLE;
 }
 
@@ -750,6 +752,22 @@ static void count_verdict(bf_counters_t *c, const bf_verdict_t *v, long status)
     case BF_REQ_TIMEOUT: c->req_timeout++; break;
     case BF_REQ_RESET: c->req_reset++; break;
     case BF_REQ_BAD: c->req_bad_response++; break;
+    }
+}
+
+/* Where n documents of unknown outcome came from, by the request's verdict (README "What the
+ * numbers mean", unknown): booked in the second the request ended, beside docs_unknown (pro
+ * rata), so a row can say why its documents are unknown. */
+static void book_unknown_cause(bf_counters_t *c, enum bf_req req, uint64_t n)
+{
+    switch (req) {
+    case BF_REQ_TIMEOUT: c->docs_unknown_timeout += n; break;
+    case BF_REQ_RESET: c->docs_unknown_reset += n; break;
+    case BF_REQ_BAD: c->docs_unknown_bad += n; break;
+    case BF_REQ_OK:
+    case BF_REQ_PARTIAL:
+    case BF_REQ_HTTP_ERROR:
+    case BF_REQ_CONNECT: c->docs_unknown_http += n; break;
     }
 }
 
@@ -854,6 +872,7 @@ static void on_done(bf_worker_t *w, slot *s, CURLcode cc)
         sp[SP_PAYLOAD] = s->payload_len;
         sp[SP_WIRE] = (uint64_t)up;
         spread_docs(w, s->send_us, t0, sp);
+        book_unknown_cause(c, v.req, v.unknown);
     }
     update_open_second(w);
     pthread_mutex_unlock(&w->lock);
@@ -958,7 +977,9 @@ static void abandon_all(bf_worker_t *w)
         sp[SP_UNKNOWN] = s->ndocs;
         sp[SP_PAYLOAD] = s->payload_len;
         spread_docs(w, s->send_us, bf_clock_mono_us(), sp);
-        bucket_now(w)->c.req_abandoned++;
+        bf_counters_t *c = &bucket_now(w)->c;
+        c->req_abandoned++;
+        c->docs_unknown_abandoned += s->ndocs;
         update_open_second(w);
         pthread_mutex_unlock(&w->lock);
     }

@@ -46,6 +46,11 @@ const bf_counter_field_t bf_counter_fields[] = {
     F(subbulks, 0),
     F(docs_unrouted, 0),
     F(docs_misrouted, 0),
+    F(docs_unknown_abandoned, 0),
+    F(docs_unknown_timeout, 0),
+    F(docs_unknown_reset, 0),
+    F(docs_unknown_bad, 0),
+    F(docs_unknown_http, 0),
 };
 // clang-format on
 #undef F

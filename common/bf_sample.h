@@ -37,6 +37,13 @@ typedef struct bf_counters {
      * documents sent unrouted (to target.hosts) and sent to a node that no longer held their
      * primary when the routing table was next refreshed */
     uint64_t bulks_split, subbulks, docs_unrouted, docs_misrouted;
+    /* where the documents of unknown outcome came from, booked in the second the request ended
+     * (docs_unknown is pro rata over its time in flight): abandoned in flight at the stop or
+     * the hard end, timed out, connection reset after the body was written, an answer that is
+     * not a bulk response, an HTTP status that leaves them unknown (502, 504, 1xx, 3xx). Over a
+     * cell they add up to docs_unknown */
+    uint64_t docs_unknown_abandoned, docs_unknown_timeout, docs_unknown_reset, docs_unknown_bad,
+        docs_unknown_http;
 } bf_counters_t;
 
 /* One scalar counter: its name (results files), where it lives in bf_counters_t and in

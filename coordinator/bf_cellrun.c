@@ -842,8 +842,15 @@ int bf__cellrun_run(bf__campaign_t *c, const bf_cell_t *cell, uint32_t repetitio
             interrupted = 1;
             /* the row of an interrupted cell covers the seconds measured in full before the
              * interruption (as the standalone agent's), not the planned duration */
-            if (now > start_us)
-                bf_cellagg_stop_at(c->agg, (int32_t)((now - start_us) / 1000000u));
+            if (now > start_us) {
+                int32_t sec = (int32_t)((now - start_us) / 1000000u);
+                bf_cellagg_stop_at(c->agg, sec);
+                /* the cluster's figures over the same seconds, not the planned window */
+                bf_telemetry_stop_at(c->tele, sec);
+            } else {
+                bf_cellagg_stop_at(c->agg, 0);
+                bf_telemetry_stop_at(c->tele, 0);
+            }
             send_stop(c, "coordinator interrupted");
             stop_sent = 1;
             stop_sent_us = now;

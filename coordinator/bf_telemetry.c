@@ -39,7 +39,8 @@ struct bf_telemetry {
     /* the current cell */
     char *index_list;
     uint64_t start_mono_us;
-    uint32_t warmup_s, duration_s;
+    uint32_t warmup_s, duration_s; /* the window; duration_s shortened by stop_at */
+    uint32_t planned_duration_s;
     tick *ticks;
     size_t nticks, cap;
     int begun;
@@ -287,7 +288,15 @@ void bf__telemetry_begin(bf_telemetry_t *t, const char *index_list, uint64_t sta
     t->start_mono_us = start_mono_us;
     t->warmup_s = warmup_s;
     t->duration_s = duration_s;
+    t->planned_duration_s = duration_s;
     t->begun = 1;
+}
+
+void bf_telemetry_stop_at(bf_telemetry_t *t, int32_t second)
+{
+    uint64_t end = second > 0 ? (uint64_t)second : 0;
+    if (end < (uint64_t)t->warmup_s + t->duration_s)
+        t->duration_s = end > t->warmup_s ? (uint32_t)(end - t->warmup_s) : 0;
 }
 
 int bf__telemetry_ingest(bf_telemetry_t *t, uint64_t mono_us, const char *nodes_body,
@@ -572,6 +581,7 @@ static void summarize(bf_telemetry_t *t, bf_telemetry_summary_t *sum, bf_buf_t *
     json_object_set_new(o, "indices", json_string(t->index_list ? t->index_list : ""));
     json_object_set_new(o, "warmup_s", json_integer(t->warmup_s));
     json_object_set_new(o, "duration_s", json_integer(t->duration_s));
+    json_object_set_new(o, "planned_duration_s", json_integer(t->planned_duration_s));
     json_object_set_new(o, "interval_ms", json_integer(BF_TELEMETRY_INTERVAL_MS));
     append_line(out, o);
     const tick *prev = NULL;

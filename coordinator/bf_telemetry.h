@@ -37,7 +37,8 @@
  *
  * telemetry/<cell>.ndjson, one JSON object a line:
  *   {"type":"info","distribution":..,"version":..,"compat_mode":bool,"indices":"a,b",
- *    "warmup_s":W,"duration_s":D,"interval_ms":1000}
+ *    "warmup_s":W,"duration_s":D,"planned_duration_s":P,"interval_ms":1000}
+ *    (D is the window used: P, or fewer seconds after bf_telemetry_stop_at)
  *   {"type":"tick","t_ms":-980,"second":-1,"primaries_index_total":N|null,"nodes":[{"id","name",
  *    "data":bool,"queue","active","rejected","rejected_delta","index_total","index_time_ms",
  *    "index_docs_per_s","wc_queue","wc_rejected"}]}          (or "error":"..." instead of nodes)
@@ -132,6 +133,15 @@ int bf_telemetry_probe(bf_telemetry_t *t, bf_product_t *out, bf_diag_t *diag);
  * running) or BF_E_IO (thread could not be created; the cell runs without telemetry). */
 int bf_telemetry_start(bf_telemetry_t *t, const bf_cell_t *cell, uint64_t start_mono_us,
                        uint32_t warmup_s, uint32_t duration_s);
+
+/* bf_telemetry_stop_at — the load was interrupted (Ctrl-C) during `second` (counted from the
+ * cell's start): the summary's window ends where that second starts, [W, second), the same
+ * seconds as the row's (bf_cellagg_stop_at), instead of the planned [W, W+D), so the cluster's
+ * figures cover the seconds that ran; an interruption during warmup leaves no window (the
+ * figures are unknown). The info line of the ndjson gives the window used (duration_s) and the
+ * planned one (planned_duration_s). Call from the thread that calls start and stop, before
+ * stop; the sampling thread never reads the window. */
+void bf_telemetry_stop_at(bf_telemetry_t *t, int32_t second);
 
 /* bf_telemetry_stop — stop the thread (waits for the request in flight, at most
  * BF_TELEMETRY_TIMEOUT_MS; a stop between the two requests of a tick skips the second), compute the summary into *sum and append the ndjson file content

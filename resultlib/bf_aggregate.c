@@ -9,6 +9,7 @@
 #include "bf_qstats.h"
 
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,7 +17,7 @@
 /* One agent's second, compact: the scalar counters and only the HTTP statuses that came. A full
  * bf_counters_t carries 600 status slots (~5 KB), which made 200 agents x 10 min cost 982 MiB
  * of coordinator memory (bench/RESULTS.md, coordinator memory). */
-#define AGENT_SEC_SCALARS 36
+#define AGENT_SEC_SCALARS 38
 typedef struct status_count {
     uint32_t status;
     uint64_t count;
@@ -436,6 +437,9 @@ static void latency_stats(const bf_hist_t *h, bf_latency_stats_t *st)
     st->mean_ms = n >= 1 ? bf_hist_mean(h) / 1000.0 : NAN;
 }
 
+static void row_reasons(const bf_cellagg_t *a, bf_row_t *row, uint32_t D, uint64_t answered_all,
+                        uint64_t no_answer_all);
+
 void bf_cellagg_row(const bf_cellagg_t *a, bf_row_t *row)
 {
     memset(row, 0, sizeof *row);
@@ -485,6 +489,18 @@ void bf_cellagg_row(const bf_cellagg_t *a, bf_row_t *row)
         row->docs_ok_all += m->docs_ok;
         row->docs_sent_all += m->docs_sent;
         row->docs_unknown_all += m->docs_unknown;
+        row->docs_rejected_all += m->docs_rejected;
+        row->docs_failed_all += bf_counters_docs_failed(m);
+        row->docs_unknown_abandoned += m->docs_unknown_abandoned;
+        row->docs_unknown_timeout += m->docs_unknown_timeout;
+        row->docs_unknown_reset += m->docs_unknown_reset;
+        row->docs_unknown_bad_response += m->docs_unknown_bad;
+        row->docs_unknown_http += m->docs_unknown_http;
+        row->req_sent_all += m->sends;
+        row->req_total_all += m->req_ok + m->req_partial + bf_counters_http_errors(m) +
+                              m->req_connect_error + m->req_timeout + m->req_reset +
+                              m->req_bad_response + m->req_abandoned;
+        row->req_timeout_all += m->req_timeout;
         if (m->docs_sent > 0)
             row->bytes_payload_ok_all += (uint64_t)((double)m->bytes_payload *
                                                     (double)m->docs_ok / (double)m->docs_sent);
@@ -575,8 +591,6 @@ void bf_cellagg_row(const bf_cellagg_t *a, bf_row_t *row)
     row->client_bound = bf_row_client_bound(row->agent_cpu_pct, row->client_busy_pct,
                                             row->send_lag_ms, row->service.mean_ms,
                                             row->client_bound_why, sizeof row->client_bound_why);
-    if (row->client_bound)
-        bf_row_add_reason(row, row->client_bound_why);
     row->nqueries = (uint32_t)a->nq;
     row->search_shard_queries = -1;
     row->search_shard_queries_expected = -1;
@@ -638,58 +652,178 @@ void bf_cellagg_row(const bf_cellagg_t *a, bf_row_t *row)
     for (uint32_t i = 0; i < a->nagents; i++)
         if (a->lost_from[i] >= 0)
             row->degraded = 1;
-    if (row->degraded)
-        degraded_reason(a, row->reason, sizeof row->reason);
-    else if (row->late_seconds)
-        snprintf(row->reason, sizeof row->reason, "%llu agent-seconds missing in the window",
+    row_reasons(a, row, D, answered_all, no_answer_all);
+}
+
+/* Appends to buf (len bytes, *used of them taken; truncated to fit). */
+static void appendf(char *buf, size_t len, size_t *used, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static void appendf(char *buf, size_t len, size_t *used, const char *fmt, ...)
+{
+    if (*used >= len)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(buf + *used, len - *used, fmt, ap);
+    va_end(ap);
+    if (n > 0)
+        *used += (size_t)n;
+}
+
+/* The unknown documents over the whole cell by where they came from (README "What the numbers
+ * mean": unknown), e.g. "unknown outcome over the whole cell: 140000 documents, 140000 timed
+ * out (request.timeout; 28 requests, 28 of them after the window)". */
+static void unknown_clause(const bf_cellagg_t *a, const bf_row_t *row, char *buf, size_t len)
+{
+    uint64_t tail_timeouts = 0;
+    for (size_t sec = (size_t)a->warmup_s + a->duration_s; sec < a->nsec; sec++)
+        tail_timeouts += a->merged[sec].req_timeout;
+    size_t used = 0;
+    buf[0] = '\0';
+    appendf(buf, len, &used, "unknown outcome over the whole cell: %llu documents",
+            (unsigned long long)row->docs_unknown_all);
+    if (row->docs_unknown_abandoned)
+        appendf(buf, len, &used,
+                ", %llu abandoned in flight when the load stopped (%llu "
+                "requests%s)",
+                (unsigned long long)row->docs_unknown_abandoned,
+                (unsigned long long)row->req_abandoned,
+                a->stopped_early ? ", cut off by the interruption" : "");
+    if (row->docs_unknown_timeout)
+        appendf(buf, len, &used,
+                ", %llu timed out (request.timeout; %llu requests, %llu of "
+                "them after the window)",
+                (unsigned long long)row->docs_unknown_timeout,
+                (unsigned long long)row->req_timeout_all, (unsigned long long)tail_timeouts);
+    if (row->docs_unknown_reset)
+        appendf(buf, len, &used,
+                ", %llu in requests whose connection died after the body was "
+                "written (reset)",
+                (unsigned long long)row->docs_unknown_reset);
+    if (row->docs_unknown_bad_response)
+        appendf(buf, len, &used, ", %llu in answers that were not a bulk response",
+                (unsigned long long)row->docs_unknown_bad_response);
+    if (row->docs_unknown_http)
+        appendf(buf, len, &used,
+                ", %llu in requests answered with a status that leaves them "
+                "unknown (502, 504, 1xx, 3xx)",
+                (unsigned long long)row->docs_unknown_http);
+    appendf(buf, len, &used, "; the cluster may have indexed any of them");
+}
+
+/* Every document sent ends in one outcome and every request sent in one (bf_row_t.counts_ok):
+ * when not, the row says which numbers differ, so a booking bug shows in the results. */
+static void counts_clause(bf_row_t *row)
+{
+    uint64_t outcomes =
+        row->docs_ok_all + row->docs_failed_all + row->docs_rejected_all + row->docs_unknown_all;
+    uint64_t causes = row->docs_unknown_abandoned + row->docs_unknown_timeout +
+                      row->docs_unknown_reset + row->docs_unknown_bad_response +
+                      row->docs_unknown_http;
+    /* agents before these counters (sends, the causes of unknown documents) report 0 for
+     * them: only what every sample carries is held to the identity */
+    row->counts_ok = outcomes == row->docs_sent_all &&
+                     (causes == 0 || causes == row->docs_unknown_all) &&
+                     (row->req_sent_all == 0 || row->req_sent_all == row->req_total_all);
+    if (row->counts_ok)
+        return;
+    char why[420];
+    snprintf(why, sizeof why,
+             "counts do not add up over the cell: %llu documents sent, %llu with an outcome "
+             "(ok + failed + rejected + unknown), %llu unknown by cause; %llu bulk requests "
+             "sent, %llu with an outcome%s",
+             (unsigned long long)row->docs_sent_all, (unsigned long long)outcomes,
+             (unsigned long long)causes, (unsigned long long)row->req_sent_all,
+             (unsigned long long)row->req_total_all,
+             row->degraded ? " (an agent was lost: what it had sent and not yet reported is "
+                             "missing)"
+                           : "");
+    bf_row_add_reason(row, why);
+}
+
+/* Every reason clause that applies, in this order: degraded, missing agent-seconds, stalled,
+ * target-missed, few-requests, client-bound, unknown documents (the window's, then the whole
+ * cell's by cause), counts that do not add up, search-rate-missed. None overwrites another
+ * (bf_finish_cell puts a failure first and appends the verification's). */
+static void row_reasons(const bf_cellagg_t *a, bf_row_t *row, uint32_t D, uint64_t answered_all,
+                        uint64_t no_answer_all)
+{
+    char buf[sizeof row->reason];
+    row->reason[0] = '\0';
+    if (row->degraded) {
+        degraded_reason(a, buf, sizeof buf);
+        bf_row_add_reason(row, buf);
+    }
+    if (row->late_seconds) {
+        snprintf(buf, sizeof buf, "%llu agent-seconds missing in the window",
                  (unsigned long long)row->late_seconds);
-    else if (row->stalled && row->req_abandoned)
-        snprintf(row->reason, sizeof row->reason,
+        bf_row_add_reason(row, buf);
+    }
+    buf[0] = '\0';
+    /* pending at an interruption (Ctrl-C) is the interruption's, not a sign of the cluster
+     * (found by tests/integration/agent_cutoff.sh: "the cluster stopped answering within
+     * request.timeout" on a cell cut off 1.5 s into a 30 s timeout) */
+    if (row->stalled && row->req_abandoned && !a->stopped_early)
+        snprintf(buf, sizeof buf,
                  "stalled: %llu bulk requests still pending "
                  "when the load ended (their documents are unknown); the cluster stopped "
                  "answering within request.timeout",
                  (unsigned long long)row->req_abandoned);
     else if (row->stalled && row->req_transport_error)
-        snprintf(row->reason, sizeof row->reason,
+        snprintf(buf, sizeof buf,
                  "stalled: no bulk request was answered in the %u s window; %llu got no answer "
                  "in it (connect error, timeout, reset: req_transport_error)",
                  D, (unsigned long long)row->req_transport_error);
     else if (row->stalled && answered_all)
-        snprintf(row->reason, sizeof row->reason,
+        snprintf(buf, sizeof buf,
                  "stalled: no bulk request completed in the %u s window (req_total 0): the %llu "
                  "answered completed in warmup or after the window, each in flight longer "
                  "than it; docs/s counts pro rata the documents of requests in flight in the "
                  "window; lengthen run.duration or lower batch_size or concurrency",
                  D, (unsigned long long)answered_all);
+    else if (row->stalled && row->req_abandoned)
+        snprintf(buf, sizeof buf,
+                 "stalled: no bulk request was answered in the whole cell (%llu got no answer: "
+                 "connect error, timeout, reset; %llu were still in flight when the load was "
+                 "interrupted)",
+                 (unsigned long long)no_answer_all, (unsigned long long)row->req_abandoned);
     else if (row->stalled)
-        snprintf(row->reason, sizeof row->reason,
+        snprintf(buf, sizeof buf,
                  "stalled: no bulk request was answered in the whole cell (%llu got no answer: "
                  "connect error, timeout, reset)",
                  (unsigned long long)no_answer_all);
-    else if (row->target_missed)
-        snprintf(row->reason, sizeof row->reason,
+    if (buf[0])
+        bf_row_add_reason(row, buf);
+    if (row->target_missed) {
+        snprintf(buf, sizeof buf,
                  "target-missed: %.0f docs/s sent of the %.0f "
                  "docs/s target_rate (%.0f acknowledged); add connections (concurrency) or "
                  "agents, or lower target_rate",
                  row->attempted_docs_per_s, row->target_docs_per_s, row->docs_per_s);
-    if (row->few_requests && row->reason[0] == '\0') { /* the flag says it beside another reason */
-        char why[200];
-        snprintf(why, sizeof why,
+        bf_row_add_reason(row, buf);
+    }
+    if (row->few_requests) {
+        snprintf(buf, sizeof buf,
                  "few-requests: only %llu bulk responses in the %u s window, too few to rank "
                  "this cell's docs/s; lengthen run.duration",
                  (unsigned long long)row->service.count, D);
-        bf_row_add_reason(row, why);
+        bf_row_add_reason(row, buf);
     }
+    if (row->client_bound)
+        bf_row_add_reason(row, row->client_bound_why);
     if (row->docs_unknown) { /* doc errors % counts them; doc_errors lists answered errors */
-        char why[200];
-        snprintf(why, sizeof why,
+        snprintf(buf, sizeof buf,
                  "doc errors %% includes %llu documents of unknown outcome (no error type, not "
                  "in doc_errors) of the %llu sent in the window",
                  (unsigned long long)row->docs_unknown, (unsigned long long)row->docs_sent);
-        bf_row_add_reason(row, why);
+        bf_row_add_reason(row, buf);
     }
+    if (row->docs_unknown_all) {
+        unknown_clause(a, row, buf, sizeof buf);
+        bf_row_add_reason(row, buf);
+    }
+    counts_clause(row);
     if (row->search_rate_missed) {
-        char buf[256];
         snprintf(buf, sizeof buf,
                  "search-rate-missed: %.1f queries/s started of the %.1f search_rate (the "
                  "latency includes the wait for a free client); add search clients or agents, "

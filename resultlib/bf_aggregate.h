@@ -86,6 +86,23 @@ typedef struct bf_row {
     uint64_t docs_ok_all;    /* docs_ok over every second, for verification */
     uint64_t docs_sent_all, docs_unknown_all; /* the same for docs_sent and docs_unknown: what
                                                  a count beyond docs_ok_all may come from */
+    /* every document sent ends in exactly one outcome, over every second of the cell (warmup
+     * and tail too): docs_sent_all = docs_ok_all + docs_failed_all + docs_rejected_all +
+     * docs_unknown_all; and the unknown ones by where they came from, which add up to
+     * docs_unknown_all: abandoned in flight when the load was stopped (Ctrl-C, Stop, a failed
+     * cell, the dead-man switch) or hit its hard end; timed out (request.timeout); connection
+     * reset after the body was written; an answer that is not a bulk response; an HTTP status
+     * that leaves them unknown (502, 504, 1xx, 3xx). A row whose counts do not add up says so
+     * in its reason (counts_ok 0). */
+    uint64_t docs_rejected_all, docs_failed_all;
+    uint64_t docs_unknown_abandoned, docs_unknown_timeout, docs_unknown_reset;
+    uint64_t docs_unknown_bad_response, docs_unknown_http;
+    /* every bulk request sent (handed to libcurl, connect retries too) ends in one outcome:
+     * req_sent_all = req_total_all, the sum over every second of ok, partial, HTTP errors,
+     * connect errors, timeouts, resets, bad responses and req_abandoned */
+    uint64_t req_sent_all, req_total_all;
+    uint64_t req_timeout_all; /* timeouts over every second (req_transport_error is the window's) */
+    int counts_ok;            /* the identities above hold */
     double agent_cpu_pct;    /* mean agent CPU over the window, % of the agents' cores */
     uint64_t late_seconds;   /* seconds with no sample from some agent */
     int yellow, degraded, client_bound, failed, aborted;
@@ -109,7 +126,9 @@ typedef struct bf_row {
     int few_requests;        /* an indexing cell with fewer than BF_FEW_REQUESTS bulk responses in
                                 the window (service.count): its docs/s rests on too few requests
                                 to rank (findings leave it out); lengthen run.duration */
-    char reason[1024];       /* why failed / degraded / stalled, "; "-joined */
+    char reason[2048];       /* every clause that applies (failed, degraded, stalled,
+                                target-missed, few-requests, client-bound, unknown documents,
+                                not verified, ...), "; "-joined */
     double cv;               /* coefficient of variation over repetitions (aggregate rows) */
     uint32_t repeat;         /* repetitions aggregated (median rows) */
     /* cluster side (bf_telemetry) over the measurement window; -1 / NAN = unknown */

@@ -29,7 +29,12 @@ int bf_finish_cell(bf_results_t *res, bf_es_t *es, const bf_cell_t *cell, const 
     row->tls_insecure = cell->target != NULL && cell->target->tls_insecure;
     if (end->failure && end->failure[0]) {
         row->failed = 1;
+        /* the failure first, every other clause of the row kept after it */
+        char rest[sizeof row->reason];
+        bf_strlcpy(rest, row->reason, sizeof rest);
         bf_strlcpy(row->reason, end->failure, sizeof row->reason);
+        if (rest[0])
+            bf_row_add_reason(row, rest);
     }
     if (row->nqueries && cell->search_clients > 0 && end->search_total_before >= 0) {
         /* before the verification's own _count, which runs a query phase too */

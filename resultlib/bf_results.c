@@ -132,6 +132,20 @@ static const field fields[] = {
     FD("index_mismatch", index_mismatch, F_INT, 1),
     FD("index_shards", index_shards, F_I64, 1),
     FD("index_replicas", index_replicas, F_I64, 1),
+    /* every document and request sent and its outcome over the whole cell (bf_row_t) */
+    FD("docs_sent_all", docs_sent_all, F_U64, 0),
+    FD("docs_rejected_all", docs_rejected_all, F_U64, 0),
+    FD("docs_failed_all", docs_failed_all, F_U64, 0),
+    FD("docs_unknown_all", docs_unknown_all, F_U64, 0),
+    FD("docs_unknown_abandoned", docs_unknown_abandoned, F_U64, 0),
+    FD("docs_unknown_timeout", docs_unknown_timeout, F_U64, 0),
+    FD("docs_unknown_reset", docs_unknown_reset, F_U64, 0),
+    FD("docs_unknown_bad_response", docs_unknown_bad_response, F_U64, 0),
+    FD("docs_unknown_http", docs_unknown_http, F_U64, 0),
+    FD("req_sent_all", req_sent_all, F_U64, 0),
+    FD("req_total_all", req_total_all, F_U64, 0),
+    FD("req_timeout_all", req_timeout_all, F_U64, 0),
+    FD("counts_ok", counts_ok, F_INT, 0),
 };
 #define NFIELDS (sizeof fields / sizeof fields[0])
 

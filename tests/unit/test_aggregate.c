@@ -147,6 +147,138 @@ static void test_stalled_reason_matches_counters(void **state)
     bf_cellagg_destroy(&agg);
 }
 
+/* notes2/fa.md: a c200 x 5000 cell, W 1 + D 2, 140000 documents unknown over the cell while
+ * req_abandoned was 0 and the window showed no transport error: the 28 requests had timed out
+ * 60 s later, in the tail (request.timeout). The row keeps every document and request in one
+ * outcome over the whole cell and says where the unknown ones came from; a cut-off cell
+ * (interrupted with requests in flight) names the abandoned ones. */
+static void test_counts_at_the_stop(void **state)
+{
+    (void)state;
+    bf_cell_t cell = test_cell();
+    cell.batch_size = 5000;
+    cell.concurrency = 200;
+    bf_cellagg_t *agg = bf_cellagg_new(&cell, 1, 1, NULL, 1, 2);
+    bf_counters_t c;
+    memset(&c, 0, sizeof c);
+    c.sends = 200; /* second 0: every request sent */
+    add_counters(agg, 0, 0, &c);
+    memset(&c, 0, sizeof c);
+    c.docs_sent = 500000; /* seconds 1, 2: pro-rata shares of the documents in flight */
+    c.docs_ok = 430000;
+    c.docs_unknown = 70000;
+    add_counters(agg, 0, 1, &c);
+    add_counters(agg, 0, 2, &c);
+    memset(&c, 0, sizeof c);
+    c.req_ok = 172; /* tail, second 5: 172 answered */
+    add_counters(agg, 0, 5, &c);
+    memset(&c, 0, sizeof c);
+    c.req_timeout = 28; /* tail, second 61: 28 timed out (books their causes) */
+    c.docs_unknown_timeout = 140000;
+    add_counters(agg, 0, 61, &c);
+    bf_row_t row;
+    bf_cellagg_row(agg, &row);
+    assert_int_equal(row.req_transport_error, 0); /* the window's */
+    assert_int_equal(row.req_abandoned, 0);
+    assert_int_equal(row.docs_sent_all, 1000000);
+    assert_int_equal(row.docs_ok_all + row.docs_failed_all + row.docs_rejected_all +
+                         row.docs_unknown_all,
+                     row.docs_sent_all);
+    assert_int_equal(row.docs_unknown_all, 140000);
+    assert_int_equal(row.docs_unknown_timeout, 140000);
+    assert_int_equal(row.req_sent_all, 200);
+    assert_int_equal(row.req_total_all, 200);
+    assert_int_equal(row.req_timeout_all, 28);
+    assert_true(row.counts_ok);
+    assert_non_null(strstr(row.reason, "unknown outcome over the whole cell: 140000 documents, "
+                                       "140000 timed out (request.timeout; 28 requests, 28 of "
+                                       "them after the window)"));
+    assert_null(strstr(row.reason, "abandoned"));
+    assert_null(strstr(row.reason, "counts do not add up"));
+    bf_cellagg_destroy(&agg);
+
+    /* cut off: interrupted during second 2 with 4 requests of 100 in flight (Ctrl-C, Stop):
+     * abandoned in the second the stop came, outside the shortened window */
+    cell = test_cell();
+    agg = bf_cellagg_new(&cell, 1, 1, NULL, 1, 10);
+    memset(&c, 0, sizeof c);
+    c.sends = 10;
+    c.req_ok = 6;
+    c.docs_sent = c.docs_ok = 600;
+    add_counters(agg, 0, 0, &c);
+    add_counters(agg, 0, 1, &c);
+    bf_cellagg_stop_at(agg, 2);
+    memset(&c, 0, sizeof c);
+    c.req_ok = 4;
+    c.docs_sent = 1000; /* 600 answered, 400 cut off */
+    c.docs_ok = 600;
+    c.docs_unknown = 400;
+    c.req_abandoned = 4;
+    c.docs_unknown_abandoned = 400;
+    add_counters(agg, 0, 2, &c);
+    bf_cellagg_row(agg, &row);
+    assert_false(row.stalled); /* the interruption's, not a stall */
+    assert_int_equal(row.req_abandoned, 4);
+    assert_int_equal(row.docs_unknown_abandoned, 400);
+    assert_int_equal(row.req_sent_all, 20);
+    assert_int_equal(row.req_total_all, 20);
+    assert_true(row.counts_ok);
+    assert_non_null(strstr(row.reason, "unknown outcome over the whole cell: 400 documents, "
+                                       "400 abandoned in flight when the load stopped (4 "
+                                       "requests, cut off by the interruption)"));
+    bf_cellagg_destroy(&agg);
+
+    /* a booking that loses an outcome shows in the row instead of passing silently */
+    agg = bf_cellagg_new(&cell, 1, 1, NULL, 0, 2);
+    memset(&c, 0, sizeof c);
+    c.sends = 3;
+    c.req_ok = 2;
+    c.docs_sent = 300;
+    c.docs_ok = 200;
+    add_counters(agg, 0, 0, &c);
+    memset(&c, 0, sizeof c);
+    add_counters(agg, 0, 1, &c);
+    bf_cellagg_row(agg, &row);
+    assert_false(row.counts_ok);
+    assert_non_null(strstr(row.reason, "counts do not add up over the cell: 300 documents "
+                                       "sent, 200 with an outcome"));
+    assert_non_null(strstr(row.reason, "3 bulk requests sent, 2 with an outcome"));
+    bf_cellagg_destroy(&agg);
+}
+
+/* notes2/fa.md: a stalled row's reason overwrote the client-bound one (and the degraded,
+ * missing-seconds and failure texts overwrote each other): every clause that applies stays */
+static void test_reason_keeps_every_clause(void **state)
+{
+    (void)state;
+    bf_cell_t cell = test_cell();
+    bf_cellagg_t *agg = bf_cellagg_new(&cell, 1, 2, NULL, 1, 2);
+    bf_counters_t c;
+    memset(&c, 0, sizeof c);
+    c.busy_us_max = 990000; /* the busiest thread never waited for the network */
+    c.docs_sent = 100;
+    c.docs_unknown = 100;
+    c.cpu_user_ms = 1000;
+    for (int32_t s = 0; s < 3; s++)
+        add_counters(agg, 0, s, &c);
+    bf_cellagg_mark_lost(agg, 1, "agent-b", 1);
+    bf_row_t row;
+    bf_cellagg_row(agg, &row);
+    assert_true(row.stalled);
+    assert_true(row.client_bound);
+    assert_true(row.degraded);
+    const char *lost = strstr(row.reason, "agent agent-b lost from second 1");
+    const char *stalled = strstr(row.reason, "stalled: ");
+    const char *client = strstr(row.reason, "client-bound: the load generator limited");
+    const char *unknown = strstr(row.reason, "doc errors % includes 200 documents");
+    assert_non_null(lost);
+    assert_non_null(stalled);
+    assert_non_null(client);
+    assert_non_null(unknown);
+    assert_true(lost < stalled && stalled < client && client < unknown);
+    bf_cellagg_destroy(&agg);
+}
+
 /* docs/s is Σ docs_ok over [W, W+D) / D; warmup and tail are excluded; an empty second is 0 */
 static void test_docs_per_s_window(void **state)
 {
@@ -425,7 +557,12 @@ static void test_lost_agent_back(void **state)
     bf_row_t row;
     bf_cellagg_row(agg, &row);
     assert_true(row.degraded);
-    assert_string_equal(row.reason, "agent agent-b lost from second 1, reporting again from second 3");
+    /* every clause that applies, the degraded one first (agent-a never reported: its 4
+     * seconds are missing, and 2 responses are few) */
+    assert_string_equal(row.reason, "agent agent-b lost from second 1, reporting again from "
+                                    "second 3; 4 agent-seconds missing in the window; "
+                                    "few-requests: only 2 bulk responses in the 4 s window, "
+                                    "too few to rank this cell's docs/s; lengthen run.duration");
     bf_cellagg_destroy(&agg);
 }
 
@@ -646,6 +783,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_docs_per_s_window),
         cmocka_unit_test(test_stalled_reason_matches_counters),
+        cmocka_unit_test(test_counts_at_the_stop),
+        cmocka_unit_test(test_reason_keeps_every_clause),
         cmocka_unit_test(test_merged_percentiles),
         cmocka_unit_test(test_percentile_needs_samples),
         cmocka_unit_test(test_lost_agent_degrades),

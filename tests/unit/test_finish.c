@@ -79,7 +79,12 @@ static void test_failed_repetition_row(void **state)
     assert_false(row.verified);
     assert_int_equal(row.docs_counted, -1);
     assert_true(row.index_mismatch);
-    assert_non_null(strstr(row.reason, "cannot create index"));
+    /* the failure first; the clauses of the row's other flags are kept after it (the failure
+     * used to overwrite them: a stalled flag without its reason) */
+    assert_memory_equal(row.reason, "cell s1-b100-c2: cannot create index",
+                        strlen("cell s1-b100-c2: cannot create index"));
+    assert_true(row.stalled);
+    assert_non_null(strstr(row.reason, "; stalled: no bulk request was answered"));
     assert_non_null(strstr(row.reason, "index has 2 shards"));
     assert_int_equal(row.write_queue_max, 7);
     assert_int_equal(row.write_rejected, 3);

@@ -213,6 +213,55 @@ static void test_summary_window(void **state)
     bf_buf_cleanup(&nd);
 }
 
+/* notes2/i14.md: an interrupted cell's cluster figures spanned the planned window. Interrupted
+ * during second 4 of W 2 + D 4: the cluster indexed 250/s until then and nothing after, and a
+ * queue of 90 came at t=5, after the stop. The summary covers [2, 4), as the row does. */
+static void test_interrupted_window(void **state)
+{
+    (void)state;
+    for (int stopped = 0; stopped <= 2; stopped++) {
+        bf_telemetry_t *t = bf_telemetry_new(NULL);
+        const uint64_t t0 = 1000000000ull;
+        bf__telemetry_begin(t, "bench-1", t0, 2, 4);
+        for (int s = -1; s <= 8; s++) {
+            uint64_t at = t0 + (uint64_t)((int64_t)s * 1000000 + 20000);
+            int64_t k = (s < 4 ? s : 4) + 1; /* no indexing after second 4 */
+            int64_t q[3] = {s == 3 ? 40 : 1, s == 5 ? 90 : 2, 0};
+            int64_t r[3] = {0, 0, 0};
+            int64_t it[3] = {1000 + 300 * k, 1000 + 100 * k, 1000 + 100 * k};
+            char *nb = nodes_body(q, r, it);
+            char *pb = primaries(5000 + 250 * k);
+            assert_int_equal(bf__telemetry_ingest(t, at, nb, pb, NULL), BF_OK);
+            free(nb);
+            free(pb);
+        }
+        if (stopped == 1)
+            bf_telemetry_stop_at(t, 4);
+        if (stopped == 2)
+            bf_telemetry_stop_at(t, 1); /* in warmup: no window */
+        bf_buf_t nd;
+        bf_buf_init(&nd, 0);
+        bf_telemetry_summary_t sum;
+        bf_telemetry_stop(t, &sum, &nd);
+        if (stopped == 0) { /* the planned window: the idle seconds after the stop dilute it */
+            assert_true(fabs(sum.cluster_docs_per_s - 125.0) < 1e-6);
+            assert_int_equal(sum.write_queue_max, 90);
+            assert_non_null(strstr(nd.data, "\"duration_s\":4,\"planned_duration_s\":4"));
+        } else if (stopped == 1) {
+            assert_true(fabs(sum.cluster_docs_per_s - 250.0) < 1e-6);
+            assert_int_equal(sum.write_queue_max, 40);
+            assert_non_null(strstr(nd.data, "\"duration_s\":2,\"planned_duration_s\":4"));
+            assert_non_null(strstr(nd.data, "\"window_from_ms\":2020,\"window_to_ms\":4020"));
+        } else {
+            assert_true(isnan(sum.cluster_docs_per_s));
+            assert_int_equal(sum.write_queue_max, -1);
+            assert_non_null(strstr(nd.data, "\"duration_s\":0,\"planned_duration_s\":4"));
+        }
+        bf_buf_cleanup(&nd);
+        bf_telemetry_destroy(&t);
+    }
+}
+
 static void test_failed_tick_counted_and_written(void **state)
 {
     (void)state;
@@ -395,6 +444,7 @@ int main(void)
         cmocka_unit_test(test_parse_nodes_sorted_with_roles),
         cmocka_unit_test(test_parse_nodes_old_bulk_pool_and_write_coordination),
         cmocka_unit_test(test_summary_window),
+        cmocka_unit_test(test_interrupted_window),
         cmocka_unit_test(test_failed_tick_counted_and_written),
         cmocka_unit_test(test_ndjson_lines),
         cmocka_unit_test(test_counter_reset_means_restart),
