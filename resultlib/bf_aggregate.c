@@ -992,7 +992,15 @@ void bf_row_count_why(const bf_row_t *row, char *buf, size_t len)
     buf[0] = '\0';
     if (added < 0 || len == 0)
         return;
-    if ((uint64_t)added > sent)
+    if (row->degraded && (uint64_t)added > ok && (uint64_t)added - ok > unknown)
+        /* kill -9 of an agent mid-cell: its requests in flight and the seconds after its last
+         * sample are in no sample, and the cluster indexed them (not another writer) */
+        snprintf(buf, len,
+                 "; %llu more documents than the samples report: an agent was lost (degraded), "
+                 "and what it sent after its last sample is in no sample (the cluster may have "
+                 "indexed it), beside %llu of unknown outcome; the count cannot verify this cell",
+                 (unsigned long long)((uint64_t)added - ok), (unsigned long long)unknown);
+    else if ((uint64_t)added > sent)
         snprintf(buf, len,
                  "; another writer: the indices grew by %llu more documents than this "
                  "run sent (%llu): something else writes into them (another agent or run, an "

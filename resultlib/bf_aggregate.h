@@ -247,7 +247,9 @@ void bf_cellagg_stop_at(bf_cellagg_t *a, int32_t second);
 const char *bf_cellagg_phase(int32_t second, uint32_t warmup_s, uint32_t duration_s, char *buf,
                              size_t len);
 /* bf_row_count_why — when a row's count (docs_counted, >= 0) differs from docs_ok_all, why it
- * may: more than this run sent is another writer; more than acknowledged but within the
+ * may: on a degraded row (an agent lost) more than acknowledged and unknown is what the lost
+ * agent sent after its last sample (in no sample); else more than this run sent is another
+ * writer; more than acknowledged but within the
  * documents of unknown outcome is those being indexed unseen; fewer is an id sent twice, a
  * deletion, or acknowledged writes the cluster lost (a primary cancelled or failed under load:
  * seen on OpenSearch 2.19, items 201 with _shards.successful 1 the promoted replica never got;

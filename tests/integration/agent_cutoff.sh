@@ -11,6 +11,8 @@
 #            requests in flight are abandoned by the Stop, booked, and the row says so
 #   hangup   (standalone agent) a server that reads the request and hangs up on a reused
 #            connection (close_reused): those documents are unknown (reset), never resent
+#   kill9    (coordinator, 2 agents) kill -9 of one agent mid-cell: the server's count is
+#            above the row's acknowledged documents, and the reason blames the lost agent
 source "$(dirname "$0")/lib.sh"
 
 FS="$SRC/tests/support/fault_server.py"
@@ -166,4 +168,40 @@ eq("docs_unknown_reset (hung up on)", ROW["docs_unknown_reset"],
 assert ROW["docs_unknown_reset"] > 0, ROW
 assert "in requests whose connection died after the body was written (reset)" in ROW["reason"]
 '
+# ---- kill9: an agent killed mid-cell ---------------------------------------------------------
+# the server counts what it acknowledged (_count): the samples of the killed agent stop at its
+# last second, so the count is above what the row reports, and the reason blames the lost
+# agent, never "another writer"
+start_fs ok kill9
+scenario kill9 5s 0s 6s
+P=$(free_port)
+setsid "$COORD" run "$TMP/kill9.yaml" --local-agents 2 --threads 1 --insecure --lost 2s \
+    --bind "tcp://127.0.0.1:$P" --results "$TMP/res-kill9" -q > "$TMP/kill9.out" 2> "$TMP/kill9.err" &
+CPID=$!
+for _ in $(seq 1 200); do [ "$(grep -c '"bulk": *true' "$FS_LOG")" -ge 50 ] && break; sleep 0.05; done
+sleep 1
+VICTIM=$(pgrep -P "$CPID" | tail -1)
+[ -n "$VICTIM" ] || fail "kill9: no local agent"
+kill -9 "$VICTIM"
+wait_coord kill9
+[ "$RC" = 1 ] || { cat "$TMP/kill9.err" >&2; fail "kill9: exit $RC, expected 1"; }
+RES=$(ls -d "$TMP"/res-kill9/*/ | head -1)
+python3 - "$RES" "$FS_LOG" <<'PY' || { cat "$TMP/kill9.err" >&2; fail "kill9"; }
+import glob, json, sys
+ROW = json.load(open(glob.glob(sys.argv[1] + "/matrix.json")[0]))["rows"][0]
+L = [json.loads(l) for l in open(sys.argv[2]) if l.strip()]
+L = [r for r in L if r.get("bulk")]
+acked = sum(r["docs"] for r in L)  # mode ok: every document the server read is acknowledged
+assert ROW["degraded"], ROW
+assert ROW["docs_counted"] == acked, (ROW["docs_counted"], acked)
+assert ROW["docs_ok_all"] == ROW["docs_sent_all"] <= acked, ROW
+assert ROW["docs_counted"] > ROW["docs_ok_all"], ROW  # the killed agent's last seconds
+assert "an agent was lost (degraded), and what it sent after its last sample is in no sample" \
+    in ROW["reason"], ROW["reason"]
+assert "another writer" not in ROW["reason"], ROW["reason"]
+print(f"  server acknowledged {acked}, the samples report {ROW['docs_ok_all']}: "
+      f"{acked - ROW['docs_ok_all']} from the killed agent's unreported seconds")
+PY
+pass "kill9"
+
 pass "counts at the stop: every document and request in one outcome, the unknown ones by cause"
