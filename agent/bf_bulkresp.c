@@ -724,7 +724,6 @@ void bf_bulkresp_stream_init(bf_bulkresp_stream_t *st, uint32_t ndocs, uint8_t *
     st->skip_depth = 0;
     st->item_saved = 0;
     st->item_fs = 0;
-    st->tail_len = 0;
     st->ndocs = ndocs;
     st->item_class = item_class;
     bf_errtypes_reset(&st->errs);
@@ -739,13 +738,19 @@ int bf_bulkresp_stream_failed(const bf_bulkresp_stream_t *st)
 static void feed_bytes(bf_bulkresp_stream_t *st, const char *buf, size_t len);
 
 #ifdef __SSE2__
-/* Bit i of each mask describes byte p[i]: '"', '\\', '{' or '[', '}' or ']'. */
-static inline void block_masks(const char *p, uint64_t *quote, uint64_t *bslash, uint64_t *open,
-                               uint64_t *close)
+/* The bits of one 64-byte block: bit i of each mask describes byte p[i]. */
+typedef struct block_bits {
+    uint64_t quote, bslash; /* '"', '\\' */
+    uint64_t open, close;   /* '{' or '[', '}' or ']' */
+    uint64_t f, e;          /* 'f', 'e': where a "failure_store" string may start and end */
+} block_bits;
+
+static inline void block_masks(const char *p, block_bits *m)
 {
     const __m128i q = _mm_set1_epi8('"'), b = _mm_set1_epi8('\\'), low = _mm_set1_epi8(0x20),
-                  ob = _mm_set1_epi8('{'), cb = _mm_set1_epi8('}');
-    uint64_t mq = 0, mb = 0, mo = 0, mc = 0;
+                  ob = _mm_set1_epi8('{'), cb = _mm_set1_epi8('}'), lf = _mm_set1_epi8('f'),
+                  le = _mm_set1_epi8('e');
+    uint64_t mq = 0, mb = 0, mo = 0, mc = 0, mf = 0, me = 0;
     for (int i = 0; i < 4; i++) {
         __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(p + 16 * i));
         __m128i f = _mm_or_si128(v, low); /* '[' -> '{', ']' -> '}' */
@@ -753,11 +758,10 @@ static inline void block_masks(const char *p, uint64_t *quote, uint64_t *bslash,
         mb |= (uint64_t)(uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(v, b)) << (16 * i);
         mo |= (uint64_t)(uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(f, ob)) << (16 * i);
         mc |= (uint64_t)(uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(f, cb)) << (16 * i);
+        mf |= (uint64_t)(uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(v, lf)) << (16 * i);
+        me |= (uint64_t)(uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(v, le)) << (16 * i);
     }
-    *quote = mq;
-    *bslash = mb;
-    *open = mo;
-    *close = mc;
+    *m = (block_bits){mq, mb, mo, mc, mf, me};
 }
 
 /* 1 when bytes [from, to) of p hold only the blanks and commas that may sit between items.
@@ -782,13 +786,31 @@ static inline uint64_t prefix_xor(uint64_t x)
     return x;
 }
 
-/* SKIP_ITEMS over whole 64-byte blocks of a read that holds no "failure_store": the brackets
- * outside strings are found 64 bytes at a time (after simdjson's stage 1) and counted. Enter
- * outside a string. Returns the new position: before a block holding a backslash (escapes
- * are left to the byte loop), at the ']' that closes the items array, or where fewer than 64
- * bytes are left; the string state is in st->skip_in_string (and *ts when inside one). */
-typedef void block_masks_fn(const char *p, uint64_t *quote, uint64_t *bslash, uint64_t *open,
-                            uint64_t *close);
+/* 1 when a "failure_store" string may end in or after the block at p, whose bits are m: a
+ * candidate is an 'f' after a quote (or at the block's start) with an 'e' 12 bytes on before a
+ * quote (or past the block), and it stands unless the read's bytes from it (up to end) show it
+ * is not the word with its closing quote. The one pass over a read: the byte loop then reads
+ * the block and judges the string exactly (a read used to be searched once more before). */
+static inline int may_hold_failure_store(const char *p, const char *end, const block_bits *m)
+{
+    uint64_t e_end = m->e & ((m->quote >> 1) | (1ull << 63));
+    uint64_t cand = m->f & ((m->quote << 1) | 1) & ((e_end >> 12) | (~0ull << 52));
+    while (cand != 0) {
+        int i = __builtin_ctzll(cand);
+        if (end - (p + i) < 14 || memcmp(p + i, "failure_store\"", 14) == 0)
+            return 1;
+        cand &= cand - 1;
+    }
+    return 0;
+}
+
+/* SKIP_ITEMS over whole 64-byte blocks: the brackets outside strings are found 64 bytes at a
+ * time (after simdjson's stage 1) and counted. Enter outside a string. Returns the new
+ * position: before a block holding a backslash (escapes are left to the byte loop) or one that
+ * may hold a "failure_store" string (may_hold_failure_store), at the ']' that closes the items
+ * array, or where fewer than 64 bytes are left; the string state is in st->skip_in_string (and
+ * *ts when inside one). */
+typedef void block_masks_fn(const char *p, block_bits *m);
 
 static inline __attribute__((always_inline)) const char *
 skip_items_blocks_impl(bf_bulkresp_stream_t *st, const char *p, const char *end, const char **is,
@@ -797,10 +819,11 @@ skip_items_blocks_impl(bf_bulkresp_stream_t *st, const char *p, const char *end,
     uint64_t carry = 0; /* all ones when a string is open at the block start */
     const char *last_open = NULL;
     while (end - p >= 64) {
-        uint64_t q, b, o, c;
-        masks(p, &q, &b, &o, &c);
-        if (b != 0)
+        block_bits m;
+        masks(p, &m);
+        if (m.bslash != 0 || may_hold_failure_store(p, end, &m))
             break;
+        uint64_t q = m.quote, o = m.open, c = m.close;
         uint64_t in = prefix_xor(q) ^ carry;
         uint64_t opening = q & in;
         if (opening != 0)
@@ -853,13 +876,13 @@ skip_items_blocks_impl(bf_bulkresp_stream_t *st, const char *p, const char *end,
 }
 
 /* The same 64-byte masks with AVX2: two 32-byte loads instead of four 16-byte ones. */
-__attribute__((target("avx2"))) static inline void
-block_masks_avx2(const char *p, uint64_t *quote, uint64_t *bslash, uint64_t *open, uint64_t *close)
+__attribute__((target("avx2"))) static inline void block_masks_avx2(const char *p, block_bits *m)
 {
     const __m256i q = _mm256_set1_epi8('"'), b = _mm256_set1_epi8('\\'),
                   low = _mm256_set1_epi8(0x20), ob = _mm256_set1_epi8('{'),
-                  cb = _mm256_set1_epi8('}');
-    uint64_t mq = 0, mb = 0, mo = 0, mc = 0;
+                  cb = _mm256_set1_epi8('}'), lf = _mm256_set1_epi8('f'),
+                  le = _mm256_set1_epi8('e');
+    uint64_t mq = 0, mb = 0, mo = 0, mc = 0, mf = 0, me = 0;
     for (int i = 0; i < 2; i++) {
         __m256i v = _mm256_loadu_si256((const __m256i *)(const void *)(p + 32 * i));
         __m256i f = _mm256_or_si256(v, low); /* '[' -> '{', ']' -> '}' */
@@ -867,11 +890,10 @@ block_masks_avx2(const char *p, uint64_t *quote, uint64_t *bslash, uint64_t *ope
         mb |= (uint64_t)(uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(v, b)) << (32 * i);
         mo |= (uint64_t)(uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(f, ob)) << (32 * i);
         mc |= (uint64_t)(uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(f, cb)) << (32 * i);
+        mf |= (uint64_t)(uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(v, lf)) << (32 * i);
+        me |= (uint64_t)(uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(v, le)) << (32 * i);
     }
-    *quote = mq;
-    *bslash = mb;
-    *open = mo;
-    *close = mc;
+    *m = (block_bits){mq, mb, mo, mc, mf, me};
 }
 
 static const char *skip_items_blocks_sse2(bf_bulkresp_stream_t *st, const char *p, const char *end,
@@ -926,8 +948,8 @@ static const char *skip_run(bf_bulkresp_stream_t *st, const char *p, const char 
 #endif
     while (p < end) {
 #ifdef __SSE2__
-        if (st->skip == SKIP_ITEMS && st->chunk_fs_free && !st->skip_in_string &&
-            !st->item_fs && p >= blocks_from && end - p >= 64) {
+        if (st->skip == SKIP_ITEMS && !st->skip_in_string && !st->item_fs && p >= blocks_from &&
+            end - p >= 64) {
             const char *q = skip_items_blocks(st, p, end, is, ts);
             if (q == p) {
                 blocks_from = p + 64;
@@ -1191,67 +1213,6 @@ static void feed_bytes(bf_bulkresp_stream_t *st, const char *buf, size_t len)
     }
 }
 
-/* 1 when "failure_store" occurs in the n bytes at p. The candidates are where an 'f' and the
- * 'e' 12 bytes on both match, 16 (SSE2) or 32 (AVX2) positions at a time (after Wojciech
- * Mula's SIMD substring search), each checked with memcmp; a response without the word has
- * almost none, so this is one fast pass over the read (glibc's memmem was 3.7 % of the
- * agent's CPU in corpus mode: bench/RESULTS.md). */
-static int has_failure_store_sse2(const char *p, size_t n)
-{
-    static const char word[] = "failure_store";
-    enum { W = 13 };
-    size_t i = 0;
-#ifdef __SSE2__
-    const __m128i f = _mm_set1_epi8('f'), e = _mm_set1_epi8('e');
-    for (; i + 16 + W - 1 <= n; i += 16) {
-        __m128i a = _mm_loadu_si128((const __m128i *)(const void *)(p + i));
-        __m128i b = _mm_loadu_si128((const __m128i *)(const void *)(p + i + W - 1));
-        unsigned m =
-            (unsigned)_mm_movemask_epi8(_mm_and_si128(_mm_cmpeq_epi8(a, f), _mm_cmpeq_epi8(b, e)));
-        while (m != 0) {
-            unsigned k = (unsigned)__builtin_ctz(m);
-            if (memcmp(p + i + k + 1, word + 1, W - 2) == 0)
-                return 1;
-            m &= m - 1;
-        }
-    }
-#endif
-    return i < n && memmem(p + i, n - i, word, W) != NULL;
-}
-
-#ifdef __SSE2__
-/* The same, 32 positions at a time. */
-__attribute__((target("avx2"))) static int has_failure_store_avx2(const char *p, size_t n)
-{
-    static const char word[] = "failure_store";
-    enum { W = 13 };
-    size_t i = 0;
-    const __m256i f = _mm256_set1_epi8('f'), e = _mm256_set1_epi8('e');
-    for (; i + 32 + W - 1 <= n; i += 32) {
-        __m256i a = _mm256_loadu_si256((const __m256i *)(const void *)(p + i));
-        __m256i b = _mm256_loadu_si256((const __m256i *)(const void *)(p + i + W - 1));
-        unsigned m = (unsigned)_mm256_movemask_epi8(
-            _mm256_and_si256(_mm256_cmpeq_epi8(a, f), _mm256_cmpeq_epi8(b, e)));
-        while (m != 0) {
-            unsigned k = (unsigned)__builtin_ctz(m);
-            if (memcmp(p + i + k + 1, word + 1, W - 2) == 0)
-                return 1;
-            m &= m - 1;
-        }
-    }
-    return i < n && has_failure_store_sse2(p + i, n - i);
-}
-#endif
-
-static int has_failure_store(const char *p, size_t n)
-{
-#ifdef __SSE2__
-    if (have_avx2 && !forced_sse2)
-        return has_failure_store_avx2(p, n);
-#endif
-    return has_failure_store_sse2(p, n);
-}
-
 void bf_bulkresp_stream_feed(bf_bulkresp_stream_t *st, const char *buf, size_t len)
 {
     if (st->state == S_ERROR)
@@ -1259,23 +1220,6 @@ void bf_bulkresp_stream_feed(bf_bulkresp_stream_t *st, const char *buf, size_t l
     if (len > BF_MAX_RESPONSE_BYTES - st->offset) {
         fail(st, "larger than BF_MAX_RESPONSE_BYTES", st->offset);
         return;
-    }
-    /* Is there a "failure_store" in this read, or across its seam with the last one? Only
-     * reads without one may be skipped 64 bytes at a time (strings are not looked into). */
-    char seam[24];
-    size_t head = len < 12 ? len : 12;
-    memcpy(seam, st->tail, st->tail_len);
-    memcpy(seam + st->tail_len, buf, head);
-    st->chunk_fs_free = memmem(seam, st->tail_len + head, "failure_store", 13) == NULL &&
-                        !has_failure_store(buf, len);
-    if (len >= 12) {
-        memcpy(st->tail, buf + len - 12, 12);
-        st->tail_len = 12;
-    } else {
-        size_t keep = st->tail_len + len > 12 ? 12 - len : st->tail_len;
-        memmove(st->tail, st->tail + st->tail_len - keep, keep);
-        memcpy(st->tail + keep, buf, len);
-        st->tail_len = (uint8_t)(keep + len);
     }
     feed_bytes(st, buf, len);
     st->offset += len;

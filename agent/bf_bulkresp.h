@@ -130,10 +130,7 @@ typedef struct bf_bulkresp_stream {
     /* skipping: a container whose content does not matter, or the items after "errors":false */
     uint8_t skip, skip_in_string, skip_escape, item_fs, item_overflow;
     uint32_t skip_depth;
-    uint32_t item_saved;      /* bytes of the current item from earlier reads, in item_buf */
-    uint8_t chunk_fs_free;    /* this read (and its seam with the last) has no "failure_store" */
-    uint8_t tail_len;
-    char tail[12];            /* the last bytes of the previous read */
+    uint32_t item_saved; /* bytes of the current item from earlier reads, in item_buf */
     char item_buf[BF_BULKRESP_ITEM_CAP];
     bf_errtypes_t errs; /* failed items by error type (per-item verdicts only) */
 } bf_bulkresp_stream_t;

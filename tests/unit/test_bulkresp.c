@@ -834,26 +834,49 @@ static void test_failure_store_any_offset(void **state)
 {
     (void)state;
     enum { N = 40, FS = 20 };
-    for (int pad = 0; pad < 40; pad++) {
-        bf_buf_t b;
-        bf_buf_init(&b, 0);
-        bf_buf_appendf(&b, "{\"took\":1,\"errors\":false,\"items\":[");
-        for (int i = 0; i < N; i++)
-            bf_buf_appendf(&b,
-                           "%s{\"create\":{\"_index\":\"%.*s\",\"_id\":\"%06d\",\"_shards\":"
-                           "{\"total\":1,\"successful\":1,\"failed\":0},\"status\":201%s}}",
-                           i ? "," : "", i == 0 ? pad : 4,
-                           "abcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwxyz", i,
-                           i == FS ? ",\"failure_store\":\"used\"" : "");
-        bf_buf_appendz(&b, "]}");
-        uint8_t cls[N];
-        bf_bulk_counts_t c;
-        char err[ERRBUF];
-        assert_int_equal(bf_bulkresp_parse(b.data, b.len, N, &c, cls, err, sizeof err), BF_OK);
-        assert_counts(&c, N - 1, 0, 0, 1, 0, 0);
-        assert_int_equal(cls[FS], BF_ITEM_MAPPING);
-        bf_buf_cleanup(&b);
-    }
+    /* the word at every offset modulo 64 (the block scan's block) and so across block ends:
+     * as the key of a used failure store (a mapping failure), as a value (it only selects the
+     * per-item verdicts: the item is ok), and near misses that are not the word; judged whole
+     * and in reads of 1, 13, 64 and 100 bytes and random ones (a read may end inside it) */
+    const char *forms[] = {",\"failure_store\":\"used\"", ",\"x\":\"failure_store\"",
+                           ",\"failure_stores\":1",       ",\"xfailure_store\":1",
+                           ",\"failure_stor\":1",         ",\"f\":\"failure_storf\""};
+    int is_word[] = {1, 0, 0, 0, 0, 0}; /* a mapping failure */
+    const size_t steps[] = {0, 1, 13, 64, 100, SIZE_MAX};
+    for (size_t k = 0; k < sizeof forms / sizeof forms[0]; k++)
+        for (int pad = 0; pad < 80; pad++) {
+            bf_buf_t b;
+            bf_buf_init(&b, 0);
+            bf_buf_appendf(&b, "{\"took\":1,\"errors\":false,\"items\":[");
+            for (int i = 0; i < N; i++)
+                bf_buf_appendf(&b,
+                               "%s{\"create\":{\"_index\":\"%.*s\",\"_id\":\"%06d\",\"_shards\":"
+                               "{\"total\":1,\"successful\":1,\"failed\":0},\"status\":201%s}}",
+                               i ? "," : "", i == 0 ? pad : 4,
+                               "abcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwxyzabcdefghijklmno"
+                               "pqrstuvwxyzab",
+                               i, i == FS ? forms[k] : "");
+            bf_buf_appendz(&b, "]}");
+            for (size_t j = 0; j < sizeof steps / sizeof steps[0]; j++) {
+                uint8_t cls[N];
+                bf_bulk_counts_t c;
+                char err[ERRBUF];
+                int rc = steps[j] == SIZE_MAX
+                             ? bf_bulkresp_parse(b.data, b.len, N, &c, cls, err, sizeof err)
+                             : parse_stream(b.data, b.len, N, steps[j], (unsigned)pad, &c, cls, err,
+                                            sizeof err);
+                if (rc != BF_OK)
+                    fail_msg("form %zu pad %d step %zu: %s", k, pad, steps[j], err);
+                if (is_word[k]) {
+                    assert_counts(&c, N - 1, 0, 0, 1, 0, 0);
+                    assert_int_equal(cls[FS], BF_ITEM_MAPPING);
+                } else {
+                    assert_counts(&c, N, 0, 0, 0, 0, 0);
+                    assert_int_equal(cls[FS], BF_ITEM_OK);
+                }
+            }
+            bf_buf_cleanup(&b);
+        }
 }
 
 /* Bounded memory: a 20 MB response is judged in the fixed-size state, a read at a time. */
