@@ -654,6 +654,7 @@ static int build_cell(agent *a, const Bf__Prepare *p)
             .search_clients = p->search_clients,
             .search_rate = p->search_rate,
             .allow_targets = a->opts->allow_targets,
+            .corpus_edit = bf_scenario_corpus_edit(a->sc), /* loaded for this Prepare alone */
         };
         a->run = bf_run_new(&rc_cfg, &diag);
         if (a->run == NULL)

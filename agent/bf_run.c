@@ -203,6 +203,24 @@ bf_run_t *bf_run_new(const bf_run_cfg_t *cfg, bf_diag_t *diag)
         bf_corpus_slice(corpus, cfg->stream_base + mine - 1, streams, &f, &agent_to);
     }
     size_t body_est = doc_est * cfg->cell->batch_size;
+    /* contiguous bodies: when the action line depends on the document alone, this agent's part
+     * of the corpus becomes "action\nsource\n" text once, here, instead of the file's text
+     * (bf_corpus_interleave), and a bulk request is one range of it. Only a corpus this run
+     * may change: the one it opened (local_path) or the one its caller hands over. */
+    bf_corpus_t *edit = run->own_corpus ? run->own_corpus : cfg->corpus_edit;
+    int contiguous = 0;
+    if (corpus && edit == corpus && cfg->cell->routing_mode == BF_ROUTE_NONE) {
+        bf_buf_t head;
+        bf_buf_init(&head, 0);
+        if (bf_tmpl_corpus_bulk_head(run->tmpl, cfg->cell, &head) &&
+            bf_corpus_interleave(edit, agent_from, agent_to, head.data, head.len) == BF_OK) {
+            contiguous = 1;
+            bf_info("cell %s: contiguous corpus bodies: documents [%zu, %zu) laid out as action "
+                    "and source lines (%zu bytes, instead of the file's text)",
+                    cfg->cell->id, agent_from, agent_to, bf_corpus_text_bytes(edit));
+        }
+        bf_buf_cleanup(&head);
+    }
     uint32_t conn_base = cfg->stream_base; /* agents start on different hosts */
     for (uint32_t i = 0; i < n; i++) {
         uint32_t conns = conc / n + (i < conc % n ? 1 : 0);
@@ -236,8 +254,9 @@ bf_run_t *bf_run_new(const bf_run_cfg_t *cfg, bf_diag_t *diag)
                         "objects and are skipped (bulkfleet-coordinator validate lists them "
                         "with their lines)",
                         cfg->cell->id, bad, cur->to - cur->from, i);
-            cur->keep = run->keep[i];
+            cur->keep = bad ? run->keep[i] : NULL; /* NULL: nothing to skip */
             wc.corpus = corpus;
+            wc.contiguous = contiguous;
         }
         run->workers[i] = bf_worker_new(&wc, diag);
         if (run->workers[i] == NULL) {

@@ -35,6 +35,10 @@ typedef struct bf_run_cfg {
     const char *const *allow_targets; /* --allow-target rules (borrowed, NULL = all): with
                                          routing_mode node|shard a node whose address is not on
                                          it is refused (its documents go to target.hosts) */
+    struct bf_corpus *corpus_edit;    /* the scenario's corpus (bf_scenario_corpus_edit), which the
+                                         run may rearrange for contiguous bodies (bf_corpus_interleave:
+                                         only this agent's part stays readable); the caller reads it
+                                         no more outside that part. NULL: left as it is */
 } bf_run_cfg_t;
 
 /* Called once per second of the cell, in order, with that second's counters (all threads

@@ -168,13 +168,21 @@ static void run_repetition(bf_scenario_t *sc, const bf_cell_t *cell, uint32_t re
                                          &end.index_replicas))
             bf_warn("cell %s: %s", cell->id, mismatch);
         /* repetition 1 keeps the seed a run without run.repeat has */
-        bf_run_cfg_t cfg = {.sc = sc, .cell = cell, .threads = threads,
-                            .concurrency = cell->concurrency, .target_rate = cell->target_rate,
-                            .stream_base = 0, .stream_count = threads,
+        bf_run_cfg_t cfg = {.sc = sc,
+                            .cell = cell,
+                            .threads = threads,
+                            .concurrency = cell->concurrency,
+                            .target_rate = cell->target_rate,
+                            .stream_base = 0,
+                            .stream_count = threads,
                             .seed = run->seed + cell->index + (uint64_t)(rep - 1) * 1000003u,
-                            .warmup_ms = run->warmup_ms, .duration_ms = run->duration_ms,
+                            .warmup_ms = run->warmup_ms,
+                            .duration_ms = run->duration_ms,
                             .search_clients = cell->search_clients,
-                            .search_rate = cell->search_rate};
+                            .search_rate = cell->search_rate,
+                            /* one stream set reads the whole corpus: every cell keeps it all
+                             * (only its action lines change) */
+                            .corpus_edit = bf_scenario_corpus_edit(sc)};
         r = bf_run_new(&cfg, &diag);
         if (r && cell->search_clients > 0) /* the cluster's query phases, for verification */
             end.search_total_before = bf_cluster_search_total(es, cell);

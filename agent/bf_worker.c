@@ -81,7 +81,7 @@ typedef struct slot {
     enum slot_state state;
     bf_buf_t body;          /* uncompressed NDJSON (unused when rendered into the scratch) */
     bf_gather_t gat;        /* corpus fast path: the body as pieces of the corpus (gathered) */
-    int gathered;           /* the body is `gat`, not `body` */
+    int gathered;           /* the body is `gat`, not `body` (with gzip the wire is `gz`) */
     bf_gather_pos_t gat_pos; /* on_read's position in `gat` */
     bf_buf_t gz;            /* gzip of the body */
     size_t payload_len;     /* uncompressed bytes of the request */
@@ -146,7 +146,10 @@ struct bf_worker {
     struct curl_slist *hdr_gzip;
     int gzip;
     int shared_render;      /* gzip without retries: NDJSON rendered into `scratch` */
-    int gather;             /* corpus, uncompressed, unrouted: bodies gathered, not copied */
+    int gather;             /* corpus, unrouted, uncompressed or contiguous: bodies gathered,
+                               not copied */
+    int contig;             /* the corpus is interleaved for this cell: a body is one range of
+                               it (two at a wrap), bf_tmpl_take_corpus */
     uint32_t retry_max;
     int missing_fails;      /* document.delete_missing: fail (bf_bulkresp_stream_missing_fails) */
     uint32_t slice_docs;    /* documents rendered between two turns of the I/O loop */
@@ -364,7 +367,7 @@ static size_t on_body(char *p, size_t size, size_t n, void *ud)
 static size_t on_read(char *buf, size_t size, size_t n, void *ud)
 {
     slot *s = ud;
-    if (s->gathered) {
+    if (s->gathered && !s->w->gzip) {
         size_t k = bf_gather_read(&s->gat, &s->gat_pos, buf, size * n);
         s->sent_off += k;
         return k;
@@ -436,7 +439,7 @@ static int compress_body(bf_worker_t *w, slot *s)
 static void send_prepared(bf_worker_t *w, slot *s)
 {
     const bf_buf_t *wire = w->gzip ? &s->gz : &s->body;
-    s->wire_len = s->gathered ? s->gat.bytes : wire->len;
+    s->wire_len = s->gathered && !w->gzip ? s->gat.bytes : wire->len;
     s->status = 0;
     s->head_len = 0;
     s->head[0] = '\0';
@@ -491,15 +494,20 @@ static void send_new(bf_worker_t *w, slot *s, uint64_t intended_us)
     uint32_t batch = cell->batch_size, done = 0;
     size_t payload = 0;
     while (done < batch) {
-        uint32_t n = batch - done < w->slice_docs ? batch - done : w->slice_docs;
+        /* contiguous: taking a whole batch is a few pieces, no slices needed */
+        uint32_t n = w->contig || batch - done < w->slice_docs ? batch - done : w->slice_docs;
         size_t from = w->gather ? s->gat.bytes : dst->len;
         int rc;
         if (w->gather || w->cfg.corpus) {
             uint32_t got = 0;
-            rc = w->gather ? bf_tmpl_gather_corpus(w->cfg.tmpl, w->gen, cell, w->cfg.corpus,
-                                                   &w->cursor, n, done == 0, &s->gat, &got)
-                           : bf_tmpl_render_corpus(w->cfg.tmpl, w->gen, cell, w->cfg.corpus,
-                                                   &w->cursor, n, done == 0, dst, &got);
+            if (w->contig)
+                rc = bf_tmpl_take_corpus(w->cfg.corpus, &w->cursor, n, &s->gat, &got);
+            else if (w->gather)
+                rc = bf_tmpl_gather_corpus(w->cfg.tmpl, w->gen, cell, w->cfg.corpus, &w->cursor, n,
+                                           done == 0, &s->gat, &got);
+            else
+                rc = bf_tmpl_render_corpus(w->cfg.tmpl, w->gen, cell, w->cfg.corpus, &w->cursor, n,
+                                           done == 0, dst, &got);
             if (rc == BF_OK && got < n) {
                 /* the end of this worker's corpus: send what there is, then no more */
                 w->corpus_done = 1;
@@ -537,7 +545,27 @@ static void send_new(bf_worker_t *w, slot *s, uint64_t intended_us)
         send_routed(w, s, intended_us, t0, io_us, batch);
         return;
     }
-    if (w->gzip && gzip_whole(w, &s->gz, dst->data, dst->len) != BF_OK) {
+    const char *zsrc = dst->data;
+    size_t zlen = dst->len;
+    if (w->gzip && w->gather) {
+        /* contiguous: libdeflate reads the corpus's range itself; only a body of several
+         * ranges (the slice wrapped, or a refused document) is copied first */
+        if (s->gat.n == 1) {
+            zsrc = s->gat.v[0].base + s->gat.v[0].off;
+            zlen = s->gat.v[0].len;
+        } else {
+            if (bf_gather_flatten(&s->gat, &w->scratch) != BF_OK) {
+                set_fatal(w,
+                          "cell %s: a bulk body of %u documents exceeds %u bytes "
+                          "(http.max_content_length); lower batch_size",
+                          cell->id, batch, BF_MAX_BODY_BYTES);
+                return;
+            }
+            zsrc = w->scratch.data;
+            zlen = w->scratch.len;
+        }
+    }
+    if (w->gzip && gzip_whole(w, &s->gz, zsrc, zlen) != BF_OK) {
         set_fatal(w, "cell %s: could not gzip a %zu-byte body", cell->id, payload);
         return;
     }
@@ -1183,7 +1211,8 @@ bf_worker_t *bf_worker_new(const bf_worker_cfg_t *cfg, bf_diag_t *diag)
     }
     /* the corpus fast path: a plain body is gathered from the corpus's lines, not copied (one
      * copy of every byte fewer: libcurl's into its upload buffer is the only one left) */
-    w->gather = cfg->corpus != NULL && !w->gzip && cfg->routes == NULL;
+    w->contig = cfg->corpus != NULL && cfg->contiguous && cfg->routes == NULL;
+    w->gather = cfg->corpus != NULL && (!w->gzip || w->contig) && cfg->routes == NULL;
     w->nslots = w->cfg.connections * w->group_size;
     w->multi = curl_multi_init();
     /* routing: one group may send several sub-bulks to one node (shard mode) */

@@ -52,6 +52,8 @@ typedef struct bf_worker_cfg {
     const bf_corpus_t *corpus; /* document.corpus: documents copied from it (borrowed), or NULL
                                   for the template's */
     bf_corpus_cursor_t cursor; /* this worker's slice of the corpus (its keep[] borrowed) */
+    int contiguous;            /* corpus interleaved for this cell (bf_corpus_interleave with
+                                  bf_tmpl_corpus_bulk_head): bodies are ranges of its text */
 } bf_worker_cfg_t;
 
 /* bf_worker_new — build the worker (curl handles, generator, buffers); no thread yet.

@@ -36,6 +36,13 @@ struct bf_corpus {
     size_t nparts;      /* files the text was made of (document.corpus.path as a list) */
     char **part_name;
     uint32_t *part_line0; /* lines of the text before each file's first line */
+    uint64_t meta_bytes;  /* sum of id_len + routing_len */
+    /* bf_corpus_interleave: the text holds "action\nsource\n" for documents [live_from,
+     * live_to) only; il_head is each action line's start */
+    int interleaved;
+    size_t live_from, live_to;
+    char *il_head;
+    size_t il_head_len;
     size_t nbad;
     uint32_t bad_line[BF_CORPUS_BAD_KEEP];
     const char *bad_why[BF_CORPUS_BAD_KEEP];
@@ -342,6 +349,7 @@ static void push_doc(bf_corpus_t *c, const bf_corpus_doc_t *d)
     }
     c->docs[c->ndocs++] = *d;
     c->src_bytes += d->src_len;
+    c->meta_bytes += (uint64_t)d->id_len + d->routing_len;
 }
 
 static int index_text(bf_corpus_t *c, enum bf_corpus_format format, bf_diag_t *diag)
@@ -398,6 +406,7 @@ static int index_text(bf_corpus_t *c, enum bf_corpus_format format, bf_diag_t *d
     }
     if (want_source)
         bad(c, action_line, "a bulk action line without a source line after it");
+    c->live_to = c->ndocs;
     if (c->ndocs == 0)
         return bf_diag_set(diag, BF_E_INVAL, "corpus %s: no document in %zu bytes (%s)%s%s",
                            c->name, c->text_len, bf_corpus_codec_name(c->codec),
@@ -601,6 +610,7 @@ void bf_corpus_destroy(bf_corpus_t **c_p)
     free(c->part_line0);
     free(c->name);
     free(c->text);
+    free(c->il_head);
     free(c->docs);
     bf_buf_cleanup(&c->meta);
     free(c);
@@ -663,6 +673,77 @@ const char *bf_corpus_bad_why(const bf_corpus_t *c, size_t i)
 size_t bf_corpus_memory_bytes(const bf_corpus_t *c)
 {
     return c->text_len + 1 + c->cap_docs * sizeof *c->docs + c->meta.cap + c->ndocs;
+}
+
+size_t bf_corpus_interleave_bytes(const bf_corpus_t *c, size_t from, size_t to, size_t head_len)
+{
+    uint64_t n = 0;
+    if (from == 0 && to == c->ndocs) {
+        n = c->src_bytes + c->meta_bytes + (uint64_t)c->ndocs * (head_len + 4);
+    } else {
+        for (size_t i = from; i < to && i < c->ndocs; i++)
+            n += (uint64_t)c->docs[i].src_len + c->docs[i].id_len + c->docs[i].routing_len +
+                 head_len + 4;
+    }
+    return (size_t)n + 1;
+}
+
+int bf_corpus_interleave(bf_corpus_t *c, size_t from, size_t to, const char *head, size_t head_len)
+{
+    if (from > to || from < c->live_from || to > c->live_to)
+        return BF_E_INVAL;
+    if (c->interleaved && c->live_from == from && c->live_to == to && c->il_head_len == head_len &&
+        memcmp(c->il_head, head, head_len) == 0)
+        return BF_OK; /* already so (standalone: the next cell of the same index) */
+    size_t len = bf_corpus_interleave_bytes(c, from, to, head_len) - 1;
+    char *text = bf_malloc(len + 1), *p = text;
+    const char *meta = bf_corpus_meta(c);
+    for (size_t i = from; i < to; i++) {
+        bf_corpus_doc_t *d = &c->docs[i];
+        memcpy(p, head, head_len);
+        p += head_len;
+        memcpy(p, meta + d->meta_off, (size_t)d->id_len + d->routing_len);
+        p += d->id_len + d->routing_len;
+        memcpy(p, "}}\n", 3);
+        p += 3;
+        memcpy(p, c->text + d->src_off, d->src_len);
+        d->src_off = (uint64_t)(p - text);
+        p += d->src_len;
+        *p++ = '\n';
+    }
+    *p = '\0';
+    /* documents outside [from, to) are no longer in the text: empty, at its end */
+    for (size_t i = c->live_from; i < c->live_to; i++)
+        if (i < from || i >= to) {
+            c->docs[i].src_off = (uint64_t)len;
+            c->docs[i].src_len = 0;
+        }
+    free(c->text);
+    c->text = text;
+    c->text_len = len;
+    c->no_nl = 0;
+    free(c->il_head);
+    c->il_head = bf_malloc(head_len + 1);
+    memcpy(c->il_head, head, head_len);
+    c->il_head[head_len] = '\0';
+    c->il_head_len = head_len;
+    c->live_from = from;
+    c->live_to = to;
+    c->interleaved = 1;
+    return BF_OK;
+}
+
+int bf_corpus_interleaved(const bf_corpus_t *c)
+{
+    return c->interleaved;
+}
+
+void bf_corpus_bulk_range(const bf_corpus_t *c, size_t a, size_t b, size_t *off, size_t *len)
+{
+    const bf_corpus_doc_t *da = &c->docs[a], *db = &c->docs[b - 1];
+    size_t start = (size_t)da->src_off - c->il_head_len - da->id_len - da->routing_len - 3;
+    *off = start;
+    *len = (size_t)db->src_off + db->src_len + 1 - start;
 }
 
 size_t bf_corpus_mean_doc_bytes(const bf_corpus_t *c)

@@ -104,6 +104,27 @@ size_t bf_corpus_text_bytes(const bf_corpus_t *c);
  * the one byte a document that an agent's slice check keeps (bf_run). Not counted: the file
  * as read or shipped (the caller knows its size). */
 size_t bf_corpus_memory_bytes(const bf_corpus_t *c);
+/* bf_corpus_interleave — rearranges the text for contiguous bulk bodies (the agent's fast path
+ * when every document gets its action line from the corpus alone): the new text holds, for each
+ * document of [from, to) in order, head + the file's ,"_id":".." and ,"routing":".." pieces (as
+ * bf_corpus_doc_t's id_len / routing_len) + "}}\n" + its source line + "\n", so documents
+ * [a, b) are one byte range (bf_corpus_bulk_range). The old text is freed (both are held while
+ * the new one is built: the peak at Prepare); sources, line numbers and the index stay valid
+ * for [from, to), documents outside it are no longer readable (their text is gone: only
+ * [from, to) may be used afterwards). head (borrowed, copied) is the action line's start,
+ * {"<action>":{"_index":"<name>" (bf_tmpl_corpus_bulk_head). Called again with the same
+ * arguments it does nothing; with another head or a range inside [from, to) it rebuilds.
+ * Returns 0 or BF_E_INVAL (a range outside the documents still readable). Not
+ * thread-safe: call before any other thread reads the corpus. */
+int bf_corpus_interleave(bf_corpus_t *c, size_t from, size_t to, const char *head, size_t head_len);
+/* bf_corpus_interleave_bytes — the text bytes bf_corpus_interleave(c, from, to, head of
+ * head_len bytes) builds (with its NUL), for memory projections (plan). */
+size_t bf_corpus_interleave_bytes(const bf_corpus_t *c, size_t from, size_t to, size_t head_len);
+/* bf_corpus_interleaved — 1 after bf_corpus_interleave. */
+int bf_corpus_interleaved(const bf_corpus_t *c);
+/* bf_corpus_bulk_range — documents [a, b) (a < b, inside the interleaved range) as bulk
+ * NDJSON: the text bytes [*off, *off + *len). Interleaved corpus only. */
+void bf_corpus_bulk_range(const bf_corpus_t *c, size_t a, size_t b, size_t *off, size_t *len);
 /* bf_corpus_mean_doc_bytes — mean bytes of a source line plus its '\n' (0 if empty). */
 size_t bf_corpus_mean_doc_bytes(const bf_corpus_t *c);
 /* bf_corpus_has_ids — 1 when some bulk action line carries an _id. */

@@ -2727,3 +2727,8 @@ const struct bf_corpus *bf_scenario_corpus(const bf_scenario_t *sc)
 {
     return sc->corpus;
 }
+
+struct bf_corpus *bf_scenario_corpus_edit(bf_scenario_t *sc)
+{
+    return sc->corpus;
+}

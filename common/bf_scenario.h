@@ -427,6 +427,9 @@ size_t bf_scenario_doc_bytes(const bf_scenario_t *sc);
  * Prepare). Borrowed, valid while sc lives; immutable, readable from any thread. */
 struct bf_corpus;
 const struct bf_corpus *bf_scenario_corpus(const bf_scenario_t *sc);
+/* bf_scenario_corpus_edit — the same corpus, to rearrange (bf_corpus_interleave, through
+ * bf_run_cfg_t.corpus_edit) by the scenario's owner while no other thread reads it. */
+struct bf_corpus *bf_scenario_corpus_edit(bf_scenario_t *sc);
 
 /* Files the scenario reads (dictionaries, source file), for shipping to agents. Every file the
  * loader reads through the file provider is listed (mappings_file and template body_file too),

@@ -903,6 +903,50 @@ int bf_tmpl_gather_corpus(const bf_tmpl_t *t, bf_gen_t *g, const bf_cell_t *cell
     return BF_OK;
 }
 
+int bf_tmpl_corpus_bulk_head(const bf_tmpl_t *t, const bf_cell_t *cell, bf_buf_t *out)
+{
+    /* the action line render_doc + bf_tmpl_render_corpus write, when it depends on nothing
+     * but the document: no op of the template (no overlaid _id, routing, pipeline or
+     * retry_on_conflict), one index, an index or create action */
+    if (!t->corpus || t->nops != 0 || t->has_id || t->has_routing ||
+        (cell->indices ? cell->indices : 1) != 1 ||
+        (strcmp(t->action, "index") != 0 && strcmp(t->action, "create") != 0))
+        return 0;
+    const char *name = cell->index_names ? cell->index_names[0] : "";
+    bf_buf_reset(out);
+    bf_buf_appendf(out, "{\"%s\":{\"_index\":\"", t->action);
+    bf_jsonesc_append(out, name, strlen(name));
+    bf_buf_appendz(out, "\"");
+    return 1;
+}
+
+int bf_tmpl_take_corpus(const bf_corpus_t *c, bf_corpus_cursor_t *cur, uint32_t ndocs,
+                        bf_gather_t *out, uint32_t *taken)
+{
+    *taken = 0;
+    const char *text = bf_corpus_text(c);
+    size_t a;
+    while (*taken < ndocs && (a = cursor_next(cur)) != SIZE_MAX) {
+        /* a run of documents to send: from a up to the slice's end, the next refused one or
+         * the count wanted; cursor_next would return each of them in turn */
+        size_t b = a + 1, lim = cur->to - a < ndocs - *taken ? cur->to : a + (ndocs - *taken);
+        if (b < lim && cur->keep) {
+            const uint8_t *z = memchr(cur->keep + (b - cur->from), 0, lim - b);
+            b = z ? cur->from + (size_t)(z - cur->keep) : lim;
+        } else {
+            b = lim;
+        }
+        cur->pos = b;
+        size_t off, len;
+        bf_corpus_bulk_range(c, a, b, &off, &len);
+        int rc = bf_gather_add(out, text, off, len);
+        if (rc != BF_OK)
+            return rc;
+        *taken += (uint32_t)(b - a);
+    }
+    return BF_OK;
+}
+
 size_t bf_tmpl_estimate_doc_bytes(const bf_tmpl_t *t, const bf_cell_t *cell)
 {
     enum { N = 64 };

@@ -138,6 +138,23 @@ int bf_tmpl_gather_corpus(const bf_tmpl_t *t, bf_gen_t *g, const bf_cell_t *cell
                           const bf_corpus_t *c, bf_corpus_cursor_t *cur, uint32_t ndocs,
                           int new_request, bf_gather_t *out, uint32_t *rendered);
 
+/* bf_tmpl_corpus_bulk_head — contiguous corpus bodies: when every document of cell `cell`
+ * gets an action line that depends on the document alone (a corpus template with nothing
+ * overlaid: no _id, routing, pipeline or retry_on_conflict of its own; one index; action index
+ * or create), writes into out (replacing its contents) the start of that line,
+ * {"<action>":{"_index":"<name>" — the file's _id / routing pieces and "}}\n" follow it, as in
+ * bf_tmpl_render_corpus — and returns 1; else 0 (out untouched). For bf_corpus_interleave. */
+int bf_tmpl_corpus_bulk_head(const bf_tmpl_t *t, const bf_cell_t *cell, bf_buf_t *out);
+/* bf_tmpl_take_corpus — the same documents as bf_tmpl_render_corpus, in the same order and
+ * with the same *taken and end-of-corpus rule, from a corpus interleaved with the cell's head
+ * (bf_corpus_interleave over a range holding the cursor's slice): each run of consecutive
+ * documents — until the slice wraps, a document refused at load (cur->keep) or ndocs — is one
+ * piece of out borrowed from the corpus's text, so a request is one piece (two at a wrap).
+ * Returns 0 or BF_E_TOOBIG (past out's max_bytes). Not thread-safe per cursor and gather; the
+ * corpus is shared read-only and must outlive out's use. */
+int bf_tmpl_take_corpus(const bf_corpus_t *c, bf_corpus_cursor_t *cur, uint32_t ndocs,
+                        bf_gather_t *out, uint32_t *taken);
+
 /* bf_tmpl_estimate_doc_bytes — mean bytes of one rendered document (both lines), from
  * rendering a few samples with a throw-away generator. For plan and body-size checks. With a
  * corpus: the action line without its closing "}}\n" (add 3 and the corpus's mean line). */

@@ -350,7 +350,7 @@ int bf_cmd_plan(int argc, char **argv)
     /* the corpus as each agent holds it: decompressed text and index (a local_path file is
      * also read whole before it is decompressed: the peak at Prepare) */
     const bf_document_spec_t *dspec = bf_scenario_document(sc);
-    uint64_t corpus_bytes = 0;
+    uint64_t corpus_bytes = 0, corpus_il_bytes = 0; /* the latter: the largest cell's */
     char corpus_line[1024] = "";
     const bf_corpus_t *pc = NULL; /* the corpus, to size bodies by its documents */
     bf_corpus_t *local = NULL;
@@ -369,18 +369,39 @@ int bf_cmd_plan(int argc, char **argv)
                                      &cd) == BF_OK)
                 c = local;
         }
-        char b1[32], b2[32];
+        char b1[32], b2[32], b3[32];
         if (c != NULL) {
             corpus_bytes = bf_corpus_memory_bytes(c) + file_bytes;
+            /* contiguous bodies (bf_run): at Prepare the agent builds its part of the corpus
+             * as action and source lines beside the file's text, then frees the text; counted
+             * at that peak, for the whole corpus (one agent's part at most) */
+            bf_buf_t head;
+            bf_buf_init(&head, 0);
+            for (size_t i = 0; i < bf_scenario_cell_count(sc); i++) {
+                const bf_cell_t *cell = bf_scenario_cell(sc, i);
+                if (cell->routing_mode == BF_ROUTE_NONE &&
+                    bf_tmpl_corpus_bulk_head(t, cell, &head)) {
+                    uint64_t il = bf_corpus_interleave_bytes(c, 0, bf_corpus_docs(c), head.len);
+                    if (il > corpus_il_bytes)
+                        corpus_il_bytes = il;
+                }
+            }
+            bf_buf_cleanup(&head);
+            char il_note[160] = "";
+            if (corpus_il_bytes)
+                snprintf(il_note, sizeof il_note,
+                         "; %s more while it lays out contiguous bodies at Prepare",
+                         bf_units_format_bytes(corpus_il_bytes, b3, sizeof b3));
             snprintf(corpus_line, sizeof corpus_line,
                      "corpus: %s (%s): %zu documents, %s decompressed; each agent holds %s "
-                     "of text and index%s (in mem/agent)\n",
+                     "of text and index%s%s (in mem/agent)\n",
                      dspec->corpus_path ? dspec->corpus_path : dspec->corpus_local_path,
                      bf_corpus_codec_name(bf_corpus_codec(c)), bf_corpus_docs(c),
                      bf_units_format_bytes(bf_corpus_text_bytes(c), b1, sizeof b1),
                      bf_units_format_bytes(corpus_bytes, b2, sizeof b2),
                      local ? ", with the file it reads at Prepare"
-                           : ", and the shipped file twice (counted with the files)");
+                           : ", and the shipped file twice (counted with the files)",
+                     il_note);
         } else {
             snprintf(corpus_line, sizeof corpus_line,
                      "corpus: local_path %s cannot be read on this host (%s): mem/agent leaves "
@@ -445,6 +466,13 @@ int bf_cmd_plan(int argc, char **argv)
         uint64_t share = ceil_div(cell->concurrency, cf);
         uint64_t mem = share * body * (cell->compression == BF_COMPRESS_GZIP ? 2 : 1) + dict_bytes +
                        corpus_bytes + AGENT_BASE_BYTES;
+        if (pc && cell->routing_mode == BF_ROUTE_NONE) {
+            bf_buf_t head;
+            bf_buf_init(&head, 0);
+            if (bf_tmpl_corpus_bulk_head(t, cell, &head))
+                mem += bf_corpus_interleave_bytes(pc, 0, bf_corpus_docs(pc), head.len);
+            bf_buf_cleanup(&head);
+        }
         if (mem > peak_mem) {
             peak_mem = mem;
             peak_cell = c;

@@ -55,18 +55,33 @@ campaign() { # campaign NAME -> results in r-NAME (2 local agents x 2 threads)
 scenario once "{path: docs.json.gz, passes: 1}"
 scenario bulk "{path: bulk.json.bz2, format: bulk, passes: 1}"
 scenario twice "{path: docs.json.zst, passes: 2}" 'id: $[[u]]'
-for s in once bulk twice; do
+scenario gz "{path: docs.json.gz, passes: 1}"
+echo "request: {compression: gzip}" >> gz.yaml
+for s in once bulk twice gz; do
     rc=0; campaign "$s" || rc=$?; [ $rc = 0 ] || { cat "e-$s" >&2; fail "campaign $s exit $rc"; }
 done
-python3 - "$(row r-once)" "$(row r-bulk)" "$(row r-twice)" <<'PY' || fail "rows"
+python3 - "$(row r-once)" "$(row r-bulk)" "$(row r-twice)" "$(row r-gz)" <<'PY' || fail "rows"
 import json, sys
-once, bulk, twice = (json.loads(a) for a in sys.argv[1:4])
-for name, r, want in (("once", once, 1000), ("bulk", bulk, 1000), ("twice", twice, 2000)):
+once, bulk, twice, gz = (json.loads(a) for a in sys.argv[1:5])
+for name, r, want in (("once", once, 1000), ("bulk", bulk, 1000), ("twice", twice, 2000),
+                      ("gz", gz, 1000)):
     assert r["verified"] is True, (name, r)
     assert r["docs_counted"] == want and r["docs_ok_all"] == want, (name, want, r)
     assert r["docs_conflict"] == 0 and r["docs_failed"] == 0, (name, r)
 print("counted", once["docs_counted"], bulk["docs_counted"], twice["docs_counted"])
 PY
+# one index, nothing overlaid: the agent sends ranges of the corpus laid out once at Prepare
+# (contiguous bodies; the campaigns' agents run --quiet, so it is seen here, standalone, with
+# gzip: each body compressed from the corpus's range); an overlaid id gathers them one by one
+scenario gzs "{path: docs.json.gz, passes: 1}"
+echo "request: {compression: gzip}" >> gzs.yaml
+timeout 60 "$AGENT" run gzs.yaml --threads 2 > so-gzs 2> se-gzs || { cat se-gzs >&2; fail "standalone gzs exit $?"; }
+grep -q "contiguous corpus bodies: documents \[0, 1000)" se-gzs || { cat se-gzs >&2; fail "gzs: no contiguous bodies"; }
+[ "$(curl -sf "$ES/$IDX-gzs/_count" | python3 -c 'import json,sys; print(json.load(sys.stdin)["count"])')" = 1000 ] ||
+    fail "gzs: not 1000 documents in the index"
+sed -i 's/^  corpus: .*/&\n  id: $[[u]]/' gzs.yaml
+timeout 60 "$AGENT" run gzs.yaml --threads 2 > so-gzs2 2> se-gzs2 || { cat se-gzs2 >&2; fail "standalone gzs (id) exit $?"; }
+grep -q "contiguous corpus bodies" se-gzs2 && fail "gzs: contiguous bodies under an overlaid id"
 # the file's own ids were sent (bulk format): doc-999 is document 999
 curl -sf "$ES/$IDX-bulk/_doc/doc-999" | grep -q '"n": 999,' || fail "bulk corpus: _id doc-999 is not document 999"
 # bad lines: validate names them with file:line; a run sends the 998 good ones
@@ -98,4 +113,4 @@ scenario missing "{local_path: $TMP/nowhere/docs.json.gz}"
 campaign missing && fail "a missing corpus.local_path did not fail"
 grep -rq "copy the corpus to the same path on every agent host" "e-missing" r-missing 2>/dev/null ||
     { cat e-missing >&2; fail "no message saying where the corpus must be"; }
-pass "corpus: gzip/bzip2/zstd, source and bulk format, 2 agents x 2 threads: 1000, 1000 (under the file's ids), 2000 documents counted; a local_path list of 2 files: 2000; bad lines at file:line (also in a list's second file) and never sent; missing local_path explained"
+pass "corpus: gzip/bzip2/zstd, source and bulk format, 2 agents x 2 threads: 1000, 1000 (under the file's ids), 2000, 1000 gzip documents counted; contiguous bodies standalone with gzip (1000 counted), not under an overlaid id; a local_path list of 2 files: 2000; bad lines at file:line (also in a list's second file) and never sent; missing local_path explained"

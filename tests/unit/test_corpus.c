@@ -414,6 +414,202 @@ static void test_gather_corpus(void **state)
                      4);
 }
 
+/* One scenario with its corpus written to a temporary folder (removed by scenario_free). */
+typedef struct loaded {
+    char dir[1024], path[1200];
+    bf_scenario_t *sc;
+} loaded;
+
+static void scenario_with(loaded *L, const char *text, const char *doc, const char *matrix)
+{
+    snprintf(L->dir, sizeof L->dir, "%s/bf-test-contig.XXXXXX",
+             getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+    assert_non_null(mkdtemp(L->dir));
+    snprintf(L->path, sizeof L->path, "%s/c.json", L->dir);
+    FILE *f = fopen(L->path, "w");
+    fputs(text, f);
+    fclose(f);
+    char yaml[1024];
+    snprintf(yaml, sizeof yaml,
+             "name: t\ntarget: {hosts: [\"http://127.0.0.1:9\"]}\n"
+             "variables: [{name: s, type: sequence, from: 10}]\n"
+             "document: %s\nmatrix: %s\n",
+             doc, matrix);
+    bf_diag_t d = {0};
+    bf_load_opts_t o = {.base_dir = L->dir};
+    L->sc = NULL;
+    if (bf_scenario_load_text(yaml, strlen(yaml), "t.yaml", &o, &L->sc, &d) != BF_OK)
+        fail_msg("%s", d.msg);
+}
+
+static void scenario_free(loaded *L)
+{
+    bf_scenario_destroy(&L->sc);
+    remove(L->path);
+    rmdir(L->dir);
+}
+
+/* Contiguous bodies (bf_corpus_interleave + bf_tmpl_take_corpus) against copied ones
+ * (bf_tmpl_render_corpus on a second, untouched load of the same corpus): `rounds` requests of
+ * `batch` documents of the slice [from, to) (the corpus interleaved over [ifrom, ito), the
+ * agent's part), documents that bf_corpus_check refuses skipped by both (keep[], as bf_run
+ * does). Every request must be the same bytes, read whole and in 7-byte steps, with the same
+ * counts and cursor (pos, passes). Returns the documents sent; *max_pieces gets the most
+ * pieces one request had. */
+static uint32_t contig_matches(const char *text, const char *doc, const char *matrix,
+                               uint32_t batch, int rounds, uint32_t passes, size_t from, size_t to,
+                               size_t ifrom, size_t ito, size_t *max_pieces)
+{
+    loaded A, B;
+    scenario_with(&A, text, doc, matrix);
+    scenario_with(&B, text, doc, matrix);
+    const bf_corpus_t *ca = bf_scenario_corpus(A.sc);
+    bf_corpus_t *cb = bf_scenario_corpus_edit(B.sc);
+    size_t n = bf_corpus_docs(ca);
+    if (to > n)
+        to = n;
+    if (ito > n)
+        ito = n;
+    bf_diag_t d = {0};
+    bf_tmpl_t *t = NULL;
+    assert_int_equal(bf_tmpl_compile(A.sc, &t, &d), BF_OK);
+    const bf_cell_t *cell = bf_scenario_cell(A.sc, 0);
+    bf_buf_t head;
+    bf_buf_init(&head, 0);
+    assert_int_equal(bf_tmpl_corpus_bulk_head(t, cell, &head), 1);
+    size_t want_bytes = bf_corpus_interleave_bytes(cb, ifrom, ito, head.len);
+    assert_int_equal(bf_corpus_interleave(cb, ifrom, ito, head.data, head.len), BF_OK);
+    assert_true(bf_corpus_interleaved(cb));
+    assert_int_equal(bf_corpus_text_bytes(cb) + 1, want_bytes);
+    assert_true(bf_corpus_lines_end_nl(cb));
+    /* the same again is nothing; a range wider than what is left is refused */
+    assert_int_equal(bf_corpus_interleave(cb, ifrom, ito, head.data, head.len), BF_OK);
+    if (ito < n)
+        assert_int_equal(bf_corpus_interleave(cb, ifrom, ito + 1, head.data, head.len), BF_E_INVAL);
+    /* refused at Prepare: both loads judge the same sources */
+    uint8_t *ka = bf_malloc(to - from + 1), *kb = bf_malloc(to - from + 1);
+    size_t bad_a = bf_corpus_check(ca, from, to, 1, NULL, NULL, ka);
+    size_t bad_b = bf_corpus_check(cb, from, to, 1, NULL, NULL, kb);
+    assert_int_equal(bad_a, bad_b);
+    assert_memory_equal(ka, kb, to - from);
+    bf_partition_t part = {0, 1, 1};
+    bf_gen_t *g = bf_gen_new(t, &part);
+    bf_corpus_cursor_t c1 = {.from = from, .to = to, .passes = passes, .keep = ka};
+    c1.pos = from;
+    bf_corpus_cursor_t c2 = c1;
+    c2.keep = bad_b ? kb : NULL;
+    bf_buf_t out, flat, steps;
+    bf_buf_init(&out, 0);
+    bf_buf_init(&flat, 0);
+    bf_buf_init(&steps, 0);
+    bf_gather_t gat;
+    bf_gather_init(&gat, 0);
+    uint32_t total = 0;
+    *max_pieces = 0;
+    for (int r = 0; r < rounds; r++) {
+        bf_buf_reset(&out);
+        bf_gather_reset(&gat);
+        uint32_t a = 0, b = 0;
+        assert_int_equal(bf_tmpl_render_corpus(t, g, cell, ca, &c1, batch, 1, &out, &a), BF_OK);
+        assert_int_equal(bf_tmpl_take_corpus(cb, &c2, batch, &gat, &b), BF_OK);
+        assert_int_equal(a, b);
+        assert_int_equal(c1.pos, c2.pos);
+        assert_int_equal(c1.passes_done, c2.passes_done);
+        total += a;
+        if (gat.n > *max_pieces)
+            *max_pieces = gat.n;
+        assert_int_equal(gat.bytes, out.len);
+        assert_int_equal(bf_gather_flatten(&gat, &flat), BF_OK);
+        assert_int_equal(flat.len, out.len);
+        assert_memory_equal(flat.data, out.data, out.len);
+        bf_buf_reset(&steps);
+        bf_gather_pos_t pos = {0, 0};
+        char step[7];
+        size_t k;
+        while ((k = bf_gather_read(&gat, &pos, step, sizeof step)) > 0)
+            bf_buf_append(&steps, step, k);
+        assert_int_equal(steps.len, out.len);
+        assert_memory_equal(steps.data, out.data, out.len);
+    }
+    free(ka);
+    free(kb);
+    bf_gather_cleanup(&gat);
+    bf_buf_cleanup(&out);
+    bf_buf_cleanup(&flat);
+    bf_buf_cleanup(&steps);
+    bf_buf_cleanup(&head);
+    bf_gen_destroy(&g);
+    bf_tmpl_destroy(&t);
+    scenario_free(&A);
+    scenario_free(&B);
+    return total;
+}
+
+/* Contiguous corpus bodies are byte for byte the copied ones: one piece a request (two at the
+ * slice's wrap), across passes and the end-of-corpus rule, lines refused at load (a bad line
+ * the index leaves out, a source bf_corpus_check refuses), CRLF, no final newline, the file's
+ * ids and routing, a slice inside the agent's part. */
+static void test_contiguous_corpus(void **state)
+{
+    (void)state;
+    size_t pieces = 0;
+    size_t len = 0;
+    char *ten = make_docs(10, &len);
+    /* 10 documents, batch 4, loop: 0-3, 4-7, 8 9 | 0 1 (two pieces), ... */
+    assert_int_equal(contig_matches(ten, "{action: create, corpus: {path: c.json}}",
+                                    "{batch_size: 4}", 4, 7, 0, 0, 10, 0, 10, &pieces),
+                     28);
+    assert_int_equal(pieces, 2);
+    /* passes: 2 reads of 10 in requests of 4: 4 4 4 4 4, then nothing */
+    assert_int_equal(contig_matches(ten, "{action: index, corpus: {path: c.json, passes: 2}}",
+                                    "{batch_size: 4}", 4, 7, 2, 0, 10, 0, 10, &pieces),
+                     20);
+    /* a slice [3, 8) inside the agent's part [2, 9), batch larger than the slice: wraps twice */
+    assert_int_equal(contig_matches(ten, "{action: create, corpus: {path: c.json, passes: 3}}",
+                                    "{batch_size: 12}", 12, 3, 3, 3, 8, 2, 9, &pieces),
+                     15);
+    assert_int_equal(pieces, 3);
+    free(ten);
+    /* a line refused by the index ([3]), one refused by jansson ({"a":}), no final '\n' */
+    const char *bad = "{\"a\":1}\n{\"a\":2}\n[3]\n{\"a\":}\n{\"a\":4}\n{\"a\":5}";
+    assert_int_equal(contig_matches(bad, "{action: create, corpus: {path: c.json}}",
+                                    "{batch_size: 3}", 3, 6, 0, 0, 99, 0, 99, &pieces),
+                     18);
+    assert_int_equal(contig_matches(bad, "{action: create, corpus: {path: c.json, passes: 1}}",
+                                    "{batch_size: 7}", 7, 2, 1, 0, 99, 0, 99, &pieces),
+                     4);
+    /* CRLF and trailing blanks: the file's line ends are not sent */
+    assert_int_equal(contig_matches("{\"a\":1}\r\n{\"b\":2} \r\n\r\n{\"c\":3}\r\n",
+                                    "{action: index, corpus: {path: c.json}}", "{batch_size: 2}", 2,
+                                    5, 0, 0, 99, 0, 99, &pieces),
+                     10);
+    /* bulk format: the file's _id and routing in the action lines */
+    const char *bulk = "{\"index\":{\"_id\":\"a1\",\"routing\":\"r\"}}\n{\"v\":1}\n"
+                       "{\"index\":{}}\n{\"v\":2}\n{\"create\":{\"_id\":\"a\\\"3\"}}\n{\"v\":3}\n";
+    assert_int_equal(contig_matches(bulk, "{action: create, corpus: {path: c.json, format: bulk}}",
+                                    "{batch_size: 2}", 2, 5, 0, 0, 99, 0, 99, &pieces),
+                     10);
+    /* not contiguous: an overlaid id, or two indices */
+    loaded L;
+    scenario_with(&L, "{\"a\":1}\n", "{action: create, id: '$[[s]]', corpus: {path: c.json}}",
+                  "{batch_size: 2}");
+    bf_tmpl_t *t = NULL;
+    bf_diag_t d = {0};
+    bf_buf_t head;
+    bf_buf_init(&head, 0);
+    assert_int_equal(bf_tmpl_compile(L.sc, &t, &d), BF_OK);
+    assert_int_equal(bf_tmpl_corpus_bulk_head(t, bf_scenario_cell(L.sc, 0), &head), 0);
+    bf_tmpl_destroy(&t);
+    scenario_free(&L);
+    scenario_with(&L, "{\"a\":1}\n", "{action: create, corpus: {path: c.json}}",
+                  "{batch_size: 2, indices: 2}");
+    assert_int_equal(bf_tmpl_compile(L.sc, &t, &d), BF_OK);
+    assert_int_equal(bf_tmpl_corpus_bulk_head(t, bf_scenario_cell(L.sc, 0), &head), 0);
+    bf_tmpl_destroy(&t);
+    scenario_free(&L);
+    bf_buf_cleanup(&head);
+}
+
 static void test_scenario_errors(void **state)
 {
     (void)state;
@@ -448,10 +644,15 @@ static void test_scenario_errors(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_codecs),        cmocka_unit_test(test_bad_lines),
-        cmocka_unit_test(test_bulk_format),   cmocka_unit_test(test_slices),
-        cmocka_unit_test(test_render_corpus), cmocka_unit_test(test_scenario_errors),
-        cmocka_unit_test(test_gather_corpus), cmocka_unit_test(test_parts),
+        cmocka_unit_test(test_codecs),
+        cmocka_unit_test(test_bad_lines),
+        cmocka_unit_test(test_bulk_format),
+        cmocka_unit_test(test_slices),
+        cmocka_unit_test(test_render_corpus),
+        cmocka_unit_test(test_scenario_errors),
+        cmocka_unit_test(test_gather_corpus),
+        cmocka_unit_test(test_parts),
+        cmocka_unit_test(test_contiguous_corpus),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
