@@ -168,6 +168,51 @@ T = {e["type"]: e["docs"] for e in ROW["doc_errors"]}
 eq("doc_errors es_rejected_execution_exception, every attempt", T["es_rejected_execution_exception"], items(429))
 '
 
+# ---- the same from a corpus, gzip: contiguous bodies, 429 items retried ---------------------
+# (bulk format with the file's _ids: a body is a range of the corpus compressed in place; a
+# retry carries only the rejected documents, so it is built from the range's bytes)
+python3 - "$TMP/retry-corpus.json" <<'PY'
+import json, sys
+with open(sys.argv[1], "w") as f:
+    for i in range(1000):
+        f.write(json.dumps({"index": {"_id": "c-%d" % i}}) + "\n" + json.dumps({"n": i}) + "\n")
+PY
+start_fs mixed retrycorpus
+cat > "$TMP/retrycorpus.yaml" <<YAML
+name: retrycorpus
+target: {hosts: ["http://127.0.0.1:$FS_PORT"]}
+index: {name: faults-retrycorpus, recreate: true}
+document: {action: create, corpus: {path: retry-corpus.json, format: bulk}}
+request: {timeout: 2s, compression: gzip, retry: {max: 2, backoff: 50ms}}
+run: {warmup: 1s, duration: 3s}
+matrix: {batch_size: [100], concurrency: [4]}
+YAML
+run_agent retrycorpus
+check retrycorpus '
+assert "contiguous corpus bodies" in ERR, ERR
+assert all(r["content_encoding"] == "gzip" for r in L), "every body gzip"
+eq("documents the server received", A["docs_sent"] + A["docs_retried"], sum(r["docs"] for r in L))
+eq("429 items seen", A["docs_rejected"] + A["docs_retried"], items(429))
+eq("docs_ok", A["docs_ok"], items(201))
+eq("docs_mapping", A["docs_mapping"], items(400))
+eq("docs_conflict", A["docs_conflict"], items(409))
+assert A["docs_retried"] > 0
+sizes = sorted({r["docs"] for r in L})
+assert sizes[0] < 100 and 100 in sizes, f"retries carry only the rejected documents: {sizes}"
+# a full request is 100 consecutive documents of a thread slice (wrapping at its end); a
+# retry holds the 4th, 14th, ... of the request before it (mixed: item i % 10 == 3 is a 429)
+ids = [r["ids"] for r in L]
+assert all(x.startswith("c-") and 0 <= int(x[2:]) < 1000 for l in ids for x in l), "the file ids"
+full = [l for l in ids if len(l) == 100]
+assert full and all(int(l[k + 1][2:]) == (int(l[k][2:]) + 1) or int(l[k + 1][2:]) in (0, 500)
+                    for l in full for k in range(99)), "consecutive documents"
+retried = [l for l in ids if len(l) < 100]
+tens = {tuple(l[3::10]) for l in full}
+assert any(tuple(l) in tens for l in retried), "a retry carries the rejected documents"
+eq("every document has one verdict", A["docs_ok"] + A["docs_rejected"] + A["docs_mapping"]
+   + A["docs_conflict"] + A["docs_unknown"], A["docs_sent"])
+'
+
 # ---- whole-request 429 ---------------------------------------------------------------------
 start_fs reject429 r429
 scenario r429
