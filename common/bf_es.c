@@ -5,6 +5,7 @@
 #include "bf_clock.h"
 #include "bf_mem.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -36,45 +37,73 @@ char *bf_url_redact_userinfo(const char *url)
 }
 
 const char *bf_es_transport_hint(CURLcode cc, const char *detail, const char *url,
-                                 const bf_target_t *t)
+                                 const bf_target_t *t, char *buf, size_t size)
 {
+    const bf_conn_names_t *n = t && t->names ? t->names : &bf_conn_names_target;
+    const char *cert = n->cert ? n->cert : "a client certificate (this command cannot send one)";
     switch (cc) {
     case CURLE_PEER_FAILED_VERIFICATION:
-        return "the cluster's TLS certificate is not trusted: set target.tls.ca_file to the CA "
-               "that signed it (or target.tls.insecure: true to skip verification)";
+        snprintf(buf, size,
+                 "%s's TLS certificate is not trusted: set %s to the CA that signed it "
+                 "(or %s to skip verification)",
+                 n->what, n->ca_file, n->insecure);
+        return buf;
     case CURLE_SSL_CERTPROBLEM:
-        return "the client certificate or key could not be used: check target.tls.cert_file "
-               "and key_file (PEM, belonging together, key not encrypted)";
+        snprintf(buf, size,
+                 "the client certificate or key could not be used: check %s (PEM, "
+                 "belonging together, key not encrypted)",
+                 cert);
+        return buf;
     case CURLE_SSL_CACERT_BADFILE:
-        return "the CA bundle could not be read: check target.tls.ca_file (PEM)";
+        snprintf(buf, size, "the CA bundle could not be read: check %s (PEM)", n->ca_file);
+        return buf;
     default:
         break;
     }
     if (detail && (strstr(detail, "certificate required") || strstr(detail, "handshake failure") ||
-                   strstr(detail, "bad certificate") || strstr(detail, "unknown ca")))
-        return "the cluster refused the TLS handshake: if it requires a client certificate, set "
-               "target.tls.cert_file and key_file to one signed by a CA it trusts";
+                   strstr(detail, "bad certificate") || strstr(detail, "unknown ca"))) {
+        snprintf(buf, size,
+                 "%s refused the TLS handshake: if it requires a client certificate, "
+                 "set %s to one signed by a CA it trusts",
+                 n->what, cert);
+        return buf;
+    }
     int https = url && strncmp(url, "https://", 8) == 0;
     if (https && (cc == CURLE_SEND_ERROR || cc == CURLE_RECV_ERROR || cc == CURLE_GOT_NOTHING ||
                   cc == CURLE_SSL_CONNECT_ERROR)) {
         /* TLS 1.3: a server that refuses the client's certificate (or its absence) says so
          * after the client thinks the handshake is done, so the error is a send or receive */
         if (t == NULL || t->cert_pem.data == NULL)
-            return "the cluster closed the TLS connection: if it requires a client certificate, "
-                   "set target.tls.cert_file and key_file; if the port is not TLS, write http://";
-        return "the cluster closed the TLS connection: does it trust the CA that signed "
-               "target.tls.cert_file?";
+            snprintf(buf, size,
+                     "%s closed the TLS connection: if it requires a client "
+                     "certificate, set %s; if the port is not TLS, write http://",
+                     n->what, cert);
+        else
+            snprintf(buf, size,
+                     "%s closed the TLS connection: does it trust the CA that signed "
+                     "%s?",
+                     n->what, cert);
+        return buf;
     }
     if (!https && (cc == CURLE_RECV_ERROR || cc == CURLE_GOT_NOTHING ||
-                   cc == CURLE_WEIRD_SERVER_REPLY || cc == CURLE_UNSUPPORTED_PROTOCOL))
+                   cc == CURLE_WEIRD_SERVER_REPLY || cc == CURLE_UNSUPPORTED_PROTOCOL)) {
         /* a TLS port reads the plain request as a broken handshake: it resets the connection
          * (OpenSSL servers), closes it, or answers TLS bytes that are not HTTP */
-        return "the server did not answer plain HTTP: if target.hosts names a TLS port, use "
-               "https:// (and target.tls.ca_file)";
-    if (cc == CURLE_SSL_CONNECT_ERROR)
-        return "the TLS handshake failed: is the URL's scheme right (https:// for a TLS port, "
-               "http:// for a plain one)?";
-    return "is the cluster running and is target.hosts right?";
+        snprintf(buf, size,
+                 "the server did not answer plain HTTP: if %s names a TLS port, use "
+                 "https:// (and %s)",
+                 n->hosts, n->ca_file);
+        return buf;
+    }
+    if (cc == CURLE_SSL_CONNECT_ERROR) {
+        snprintf(buf, size,
+                 "the TLS handshake failed: is the URL's scheme right in %s (https:// "
+                 "for a TLS port, http:// for a plain one)?",
+                 n->hosts);
+        return buf;
+    }
+    snprintf(buf, size, "is %s running and is %s right?", n->what, n->hosts);
+    return buf;
 }
 
 int bf_es_apply_target(CURL *h, const bf_target_t *t, struct curl_slist **headers)
@@ -243,9 +272,10 @@ int bf_es_request(bf_es_t *es, const char *method, const char *path, const char 
         rc = bf_diag_set(diag, BF_E_TOOBIG, "%s %s%s: response larger than %u bytes", method,
                          es->display_host, path, BF_MAX_API_RESPONSE_BYTES);
     } else if (cc != CURLE_OK) {
+        char hint[400];
         rc = bf_diag_set(diag, BF_E_TRANSPORT, "%s %s%s: %s%s%s; %s", method, es->display_host,
                          path, curl_easy_strerror(cc), errbuf[0] ? ": " : "", errbuf,
-                         bf_es_transport_hint(cc, errbuf, url, es->target));
+                         bf_es_transport_hint(cc, errbuf, url, es->target, hint, sizeof hint));
     } else {
         curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, status);
         *body_out = es->resp.data;

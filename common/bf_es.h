@@ -24,11 +24,14 @@ char *bf_url_redact_userinfo(const char *url);
 
 /* bf_es_transport_hint — what to do about a failed transfer: cc is libcurl's result, detail
  * its error buffer (CURLOPT_ERRORBUFFER; may be NULL or empty), url the request's URL (its
- * scheme matters), target the scenario's target (may be NULL; whether a client certificate is
- * configured). Returns a static sentence naming the scenario key to check (TLS trust, client
- * certificate, URL scheme, or whether the cluster runs at target.hosts). Thread-safe. */
+ * scheme matters), target the connection (may be NULL = the scenario's target; whether a
+ * client certificate is configured, and target->names: which keys to name). Writes one
+ * sentence naming the scenario key or option to check (TLS trust, client certificate, URL
+ * scheme, or whether the cluster or store runs at its hosts: target.hosts,
+ * metrics_store.hosts, --metrics-store URL) into buf (size bytes, truncated) and returns buf.
+ * Thread-safe. */
 const char *bf_es_transport_hint(CURLcode cc, const char *detail, const char *url,
-                                 const bf_target_t *target);
+                                 const bf_target_t *target, char *buf, size_t size);
 
 /* bf_es_apply_target — set auth (basic / ApiKey / Bearer), TLS options and the target's extra
  * headers on a curl easy handle. TLS files go in as their in-memory PEM contents

@@ -954,6 +954,39 @@ static const conn_keys store_keys = {"metrics_store",
                                      BF__K_MS_TLS_INSECURE,
                                      -1};
 
+const bf_conn_names_t bf_conn_names_target = {"the cluster",
+                                              "target.hosts",
+                                              "target.tls.ca_file",
+                                              "target.tls.insecure: true",
+                                              "target.tls.cert_file and key_file",
+                                              "target.auth"};
+const bf_conn_names_t bf_conn_names_store = {"the metrics store",
+                                             "metrics_store.hosts",
+                                             "metrics_store.tls.ca_file",
+                                             "metrics_store.tls.insecure: true",
+                                             "metrics_store.tls.cert_file and key_file",
+                                             "metrics_store.auth"};
+const bf_conn_names_t bf_conn_names_store_url = {
+    "the metrics store",
+    "--metrics-store URL",
+    "metrics_store.tls.ca_file",
+    "metrics_store.tls.insecure: true",
+    "metrics_store.tls.cert_file and key_file",
+    "metrics_store.auth (or user:password@ in the --metrics-store URL)"};
+const bf_conn_names_t bf_conn_names_compare = {
+    "the metrics store",
+    "--metrics-store URL",
+    "the system's CA bundle (compare has no --ca-file)",
+    "publish --insecure-tls (compare cannot skip verification)",
+    NULL,
+    "user:password@ in the --metrics-store URL"};
+const bf_conn_names_t bf_conn_names_publish = {"the metrics store",
+                                               "--metrics-store URL",
+                                               "--ca-file",
+                                               "--insecure-tls",
+                                               NULL,
+                                               "user:password@ in the --metrics-store URL"};
+
 static int build_conn(bf__load_t *L, const conn_keys *ck, bf_target_t *t)
 {
     const char *sn = ck->name;
@@ -1135,6 +1168,7 @@ static int build_metrics_store(bf__load_t *L)
     if (!TOP(METRICS_STORE)->set || TOP(MS_HOSTS)->node == NULL)
         return BF_OK;
     L->sc->has_metrics_store = 1;
+    L->sc->metrics_store.names = &bf_conn_names_store;
     return build_conn(L, &store_keys, &L->sc->metrics_store);
 }
 

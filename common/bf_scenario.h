@@ -107,6 +107,27 @@ typedef struct bf_pem {
     size_t len;
 } bf_pem_t;
 
+/* How messages name a connection and the settings to fix: the scenario keys (or command-line
+ * options) its hosts, TLS files and credentials come from. Static strings, never freed. */
+typedef struct bf_conn_names {
+    const char *what;     /* "the cluster", "the metrics store" */
+    const char *hosts;    /* "target.hosts", "metrics_store.hosts", "--metrics-store URL" */
+    const char *ca_file;  /* "target.tls.ca_file", "--ca-file" */
+    const char *insecure; /* "target.tls.insecure: true", "--insecure-tls" */
+    const char *cert;     /* "target.tls.cert_file and key_file"; NULL: no way to give one */
+    const char *auth;     /* "target.auth", "metrics_store.auth (...)" */
+} bf_conn_names_t;
+
+/* The names of the target (target.*), of a metrics_store: section, of `run --metrics-store URL`
+ * (hosts from the option, TLS and auth from the section), of `publish --metrics-store URL`
+ * (--ca-file, --insecure-tls, user:password@ in the URL) and of `compare --metrics-store URL`
+ * (credentials in the URL, the system's CAs). */
+extern const bf_conn_names_t bf_conn_names_target;
+extern const bf_conn_names_t bf_conn_names_store;
+extern const bf_conn_names_t bf_conn_names_store_url;
+extern const bf_conn_names_t bf_conn_names_publish;
+extern const bf_conn_names_t bf_conn_names_compare;
+
 typedef struct bf_target {
     char **hosts;          /* base URLs "http://127.0.0.1:9200", no trailing slash; nhosts >= 1 */
     size_t nhosts;
@@ -126,8 +147,9 @@ typedef struct bf_target {
     int tls_insecure;      /* 1: do not verify the server certificate */
     char **headers;        /* extra request headers "Name: value" */
     size_t nheaders;
-    uint64_t connect_timeout_ms; /* target.connect_timeout (10s): TCP + TLS connect bound of
-                                    every connection (probe, cluster APIs, bulk, search) */
+    uint64_t connect_timeout_ms;  /* target.connect_timeout (10s): TCP + TLS connect bound of
+                                     every connection (probe, cluster APIs, bulk, search) */
+    const bf_conn_names_t *names; /* for messages; NULL = bf_conn_names_target */
 } bf_target_t;
 
 typedef struct bf_index_spec {

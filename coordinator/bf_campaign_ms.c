@@ -33,6 +33,7 @@ static const bf_target_t *store_target(bf__campaign_t *c, bf_metrics_store_opts_
     c->ms_hosts[0] = c->ms_host;
     c->ms_target.hosts = c->ms_hosts;
     c->ms_target.nhosts = 1;
+    c->ms_target.names = &bf_conn_names_store_url; /* messages name the option */
     return &c->ms_target;
 }
 
@@ -43,10 +44,11 @@ int bf__ms_open(bf__campaign_t *c)
     if (st == NULL)
         return BF_EXIT_OK;
     const char *url = st->hosts[0];
+    const bf_conn_names_t *names = st->names ? st->names : &bf_conn_names_store;
     if (strncmp(url, "http://", 7) != 0 && strncmp(url, "https://", 8) != 0) {
-        bf_error("--metrics-store %s: expected an http:// or https:// URL of an Elasticsearch "
-                 "or OpenSearch cluster",
-                 url);
+        bf_error("%s %s: expected an http:// or https:// URL of an Elasticsearch or OpenSearch "
+                 "cluster",
+                 names->hosts, url);
         return BF_EXIT_INPUT;
     }
     int allow = o.allow_target || c->opts->metrics_store_allow_target;
@@ -82,10 +84,14 @@ int bf__ms_open(bf__campaign_t *c)
         bf_warn("metrics store: %s is the target cluster (allowed): its writes add to the "
                 "load being measured",
                 bf_es_host(ms_es));
-    if (src != BF_OK)
-        bf_warn("metrics store: %s; the documents are buffered (up to %llu) and sent once it "
-                "answers; the results directory has everything",
-                d.msg, (unsigned long long)(o.buffer_docs ? o.buffer_docs : 50000));
+    if (src != BF_OK && strstr(d.msg, "authentication failed") != NULL)
+        bf_warn("metrics store (%s): %s; the campaign goes on: the documents it refuses are "
+                "dropped (counted at the end); the results directory has everything",
+                names->hosts, d.msg);
+    else if (src != BF_OK)
+        bf_warn("metrics store (%s): %s; the campaign goes on: the documents are buffered (up "
+                "to %llu) and sent once it answers; the results directory has everything",
+                names->hosts, d.msg, (unsigned long long)(o.buffer_docs ? o.buffer_docs : 50000));
     else
         bf_info("metrics store: %s (documents into %s* and %s)", bf_es_host(ms_es),
                 BF_MS_SAMPLES_PREFIX, BF_MS_RESULTS_INDEX);

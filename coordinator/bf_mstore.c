@@ -28,7 +28,8 @@ typedef struct item {
 } item;
 
 struct bf_mstore {
-    const bf_target_t *store;
+    const bf_target_t *store; /* &store_copy */
+    bf_target_t store_copy;   /* the caller's (shallow: its strings borrowed), names set */
     uint64_t cap_docs, flush_wait_ms;
     pthread_t thread;
     int started;
@@ -39,7 +40,12 @@ struct bf_mstore {
     int stopping;
     uint64_t stop_deadline_us;
     bf_mstore_stats_t st;
+    unsigned warned; /* kinds of failure said while running (W_*), under mu */
+    char *label;     /* "metrics store http://host:port (metrics_store.hosts)", for messages */
 };
+
+/* kinds of failure, each said once while the campaign runs (and again after a recovery) */
+enum { W_DOWN = 1u, W_REFUSED = 2u, W_ITEMS = 4u, W_TEMPLATE = 8u };
 
 uint64_t bf_mstore_dropped(const bf_mstore_stats_t *s)
 {
@@ -51,6 +57,65 @@ static void set_error(bf_mstore_t *ms, const char *msg)
     pthread_mutex_lock(&ms->mu);
     bf_strlcpy(ms->st.last_error, msg, sizeof ms->st.last_error);
     pthread_mutex_unlock(&ms->mu);
+}
+
+static const bf_conn_names_t *names_of(const bf_mstore_t *ms)
+{
+    return ms->store->names;
+}
+
+/* A failure of the store (msg, which names the request and host): kept as last_error, and
+ * said at once, the first time of its kind, with what happens to the documents, so a store
+ * that is down or refusing never goes unseen until the end. The campaign never waits for it. */
+static void store_failed(bf_mstore_t *ms, unsigned kind, const char *msg)
+{
+    pthread_mutex_lock(&ms->mu);
+    bf_strlcpy(ms->st.last_error, msg, sizeof ms->st.last_error);
+    int say = !(ms->warned & kind);
+    ms->warned |= kind;
+    uint64_t cap = ms->cap_docs;
+    pthread_mutex_unlock(&ms->mu);
+    if (!say)
+        return;
+    if (kind == W_DOWN)
+        bf_warn("%s: %s; the documents wait in a buffer of %llu and are sent again with "
+                "back-off; the campaign goes on (the end of the run says what was dropped)",
+                ms->label, msg, (unsigned long long)cap);
+    else
+        bf_warn("%s: %s; the documents it refuses are dropped (counted at the end); the "
+                "campaign goes on",
+                ms->label, msg);
+}
+
+/* The store answered a batch again after being down: say so once, and warn again next time. */
+static void store_recovered(bf_mstore_t *ms)
+{
+    pthread_mutex_lock(&ms->mu);
+    int was_down = (ms->warned & W_DOWN) != 0;
+    ms->warned &= ~W_DOWN;
+    pthread_mutex_unlock(&ms->mu);
+    if (was_down)
+        bf_info("%s answers again: sending the buffered documents", ms->label);
+}
+
+/* What to do about an HTTP status of the store ("" when nothing can be said). */
+static const char *status_hint(const bf_mstore_t *ms, long status, char *buf, size_t size)
+{
+    const bf_conn_names_t *n = names_of(ms);
+    if (status == 401)
+        snprintf(buf, size, "; the store refused the credentials: set %s", n->auth);
+    else if (status == 403)
+        snprintf(buf, size,
+                 "; the store's user may not write there: let it write the "
+                 "bulkfleet-* indices and index templates, or give other credentials in %s",
+                 n->auth);
+    else if (status == 404 || status == 405)
+        snprintf(buf, size, "; is %s the URL of an Elasticsearch or OpenSearch cluster?", n->hosts);
+    else if (status == 429 || status >= 500)
+        snprintf(buf, size, "; the store is overloaded or not ready");
+    else
+        buf[0] = '\0';
+    return buf;
 }
 
 /* wait on cv until the deadline (absolute, bf_clock_mono_us) or a signal; mu held */
@@ -138,19 +203,32 @@ static int put_templates(bf_mstore_t *ms, bf_es_t *es)
         free(body);
         free(path);
         if (rc != BF_OK) {
-            set_error(ms, d.msg);
+            store_failed(ms, W_DOWN, d.msg);
             return rc;
         }
         if (status < 200 || status > 299) {
-            char msg[512];
-            snprintf(msg, sizeof msg, "PUT %s/_index_template/%s: HTTP %ld: %.300s", bf_es_host(es),
-                     t[i].name, status, resp ? resp : "");
-            set_error(ms, msg);
-            /* 5xx and 429: the store is not ready, try again; other 4xx: it will not take
-             * the template (too old for composable templates): go on with dynamic mappings */
-            if (status == 429 || status >= 500)
+            char msg[700], hint[300];
+            snprintf(msg, sizeof msg, "PUT %s/_index_template/%s: HTTP %ld: %.300s%s",
+                     bf_es_host(es), t[i].name, status, resp ? resp : "",
+                     status_hint(ms, status, hint, sizeof hint));
+            /* 5xx and 429: the store is not ready, try again; 401/403: the documents will be
+             * refused too (said by _bulk); other 4xx: it will not take the template (too old
+             * for composable templates): go on with dynamic mappings */
+            if (status == 429 || status >= 500) {
+                store_failed(ms, W_DOWN, msg);
                 return BF_E_HTTP;
-            bf_warn("metrics store: %s; documents go in with dynamic mappings", msg);
+            }
+            if (status == 401 || status == 403) {
+                store_failed(ms, W_REFUSED, msg);
+                return BF_OK;
+            }
+            set_error(ms, msg);
+            pthread_mutex_lock(&ms->mu);
+            int say = !(ms->warned & W_TEMPLATE);
+            ms->warned |= W_TEMPLATE;
+            pthread_mutex_unlock(&ms->mu);
+            if (say)
+                bf_warn("%s: %s; documents go in with dynamic mappings", ms->label, msg);
         }
     }
     return BF_OK;
@@ -205,29 +283,33 @@ static void *writer(void *arg)
             ms->st.requests++;
             pthread_mutex_unlock(&ms->mu);
             int rc = bf_es_request(es, "POST", "/_bulk", body.data, &status, &resp, &d);
-            char msg[512];
+            char msg[700], hint[300];
             if (rc != BF_OK) {
-                set_error(ms, d.msg);
+                store_failed(ms, W_DOWN, d.msg);
                 again = 1;
             } else if (status == 429 || status >= 500 || status == 408) {
-                snprintf(msg, sizeof msg, "POST %s/_bulk: HTTP %ld: %.300s", bf_es_host(es), status,
-                         resp ? resp : "");
-                set_error(ms, msg);
+                snprintf(msg, sizeof msg, "POST %s/_bulk: HTTP %ld: %.300s%s", bf_es_host(es),
+                         status, resp ? resp : "", status_hint(ms, status, hint, sizeof hint));
+                store_failed(ms, W_DOWN, msg);
                 again = 1;
             } else if (status < 200 || status > 299) {
-                snprintf(msg, sizeof msg, "POST %s/_bulk: HTTP %ld (refused for good): %.300s",
-                         bf_es_host(es), status, resp ? resp : "");
-                set_error(ms, msg);
+                snprintf(msg, sizeof msg, "POST %s/_bulk: HTTP %ld (refused for good): %.300s%s",
+                         bf_es_host(es), status, resp ? resp : "",
+                         status_hint(ms, status, hint, sizeof hint));
+                store_failed(ms, W_REFUSED, msg);
                 free_items(ms, batch, n, &ms->st.dropped_refused);
                 n = 0;
             } else {
+                store_recovered(ms);
                 bf_bulk_counts_t counts;
                 char first[300] = "";
                 if (bf_bulkresp_parse(resp, strlen(resp), (uint32_t)n, &counts, cls, first,
                                       sizeof first) != BF_OK) {
-                    snprintf(msg, sizeof msg, "POST %s/_bulk: not a bulk response (%s)",
-                             bf_es_host(es), first);
-                    set_error(ms, msg);
+                    snprintf(msg, sizeof msg,
+                             "POST %s/_bulk: not a bulk response (%s); is %s "
+                             "the URL of an Elasticsearch or OpenSearch cluster?",
+                             bf_es_host(es), first, names_of(ms)->hosts);
+                    store_failed(ms, W_DOWN, msg);
                     again = 1;
                 } else {
                     /* per item: ok → indexed; rejected/5xx → again; the rest → refused */
@@ -253,7 +335,8 @@ static void *writer(void *arg)
                         batch[i] = NULL;
                         ms->nqueued--;
                     }
-                    if (counts.mapping || counts.failed_4xx || counts.conflict)
+                    int refused = counts.mapping || counts.failed_4xx || counts.conflict;
+                    if (refused)
                         snprintf(ms->st.last_error, sizeof ms->st.last_error,
                                  "POST %s/_bulk: items refused: %s", bf_es_host(es), first);
                     if (nretry)
@@ -262,12 +345,20 @@ static void *writer(void *arg)
                     pthread_mutex_unlock(&ms->mu);
                     requeue_front(ms, rf, rl);
                     n = 0;
+                    if (refused) {
+                        snprintf(msg, sizeof msg,
+                                 "POST %s/_bulk: items refused: %s (a mapping "
+                                 "of the bulkfleet-* indices that another tool changed? "
+                                 "`publish --print-templates` shows the expected ones)",
+                                 bf_es_host(es), first);
+                        store_failed(ms, W_ITEMS, msg);
+                    }
                     if (nretry) {
                         snprintf(msg, sizeof msg,
                                  "POST %s/_bulk: %zu items rejected or failed "
                                  "(%s); sending them again",
                                  bf_es_host(es), nretry, first);
-                        set_error(ms, msg);
+                        store_failed(ms, W_DOWN, msg);
                         if (backoff(ms, delay_ms))
                             break;
                         delay_ms = delay_ms * 2 > BF_MSTORE_BACKOFF_MAX_MS
@@ -300,7 +391,14 @@ static void *writer(void *arg)
 bf_mstore_t *bf_mstore_new(const bf_target_t *store, uint64_t buffer_docs, uint64_t flush_wait_ms)
 {
     bf_mstore_t *ms = bf_calloc(1, sizeof *ms);
-    ms->store = store;
+    ms->store_copy = *store;
+    if (ms->store_copy.names == NULL) /* messages name the store's keys, never target.* */
+        ms->store_copy.names = &bf_conn_names_store;
+    ms->store = &ms->store_copy;
+    char *shown = bf_url_redact_userinfo(store->hosts[0]);
+    ms->label =
+        bf_asprintf("metrics store %s (%s)", shown ? shown : store->hosts[0], names_of(ms)->hosts);
+    free(shown);
     ms->cap_docs = buffer_docs ? buffer_docs : 50000;
     ms->flush_wait_ms = flush_wait_ms;
     pthread_mutex_init(&ms->mu, NULL);
@@ -395,8 +493,14 @@ void bf_mstore_close(bf_mstore_t **ms_p, bf_mstore_stats_t *out)
     pthread_mutex_lock(&ms->mu);
     ms->stopping = 1;
     ms->stop_deadline_us = bf_clock_mono_us() + ms->flush_wait_ms * 1000u;
+    /* a store that is failing makes the end wait up to flush_wait: say so */
+    uint64_t left = ms->started && (ms->warned & W_DOWN) ? ms->nqueued : 0;
     pthread_cond_broadcast(&ms->cv);
     pthread_mutex_unlock(&ms->mu);
+    if (left > 0 && ms->flush_wait_ms > 0)
+        bf_info("%s: sending the last %llu documents (waiting at most %.1f s: "
+                "metrics_store.flush_wait)",
+                ms->label, (unsigned long long)left, (double)ms->flush_wait_ms / 1000.0);
     if (ms->started)
         pthread_join(ms->thread, NULL);
     for (item *it = ms->head, *nx; it; it = nx) {
@@ -409,6 +513,7 @@ void bf_mstore_close(bf_mstore_t **ms_p, bf_mstore_stats_t *out)
         *out = ms->st;
     pthread_cond_destroy(&ms->cv);
     pthread_mutex_destroy(&ms->mu);
+    free(ms->label);
     free(ms);
     *ms_p = NULL;
 }
@@ -420,9 +525,16 @@ int bf_mstore_cluster_uuid(bf_es_t *es, char *buf, size_t size, bf_diag_t *diag)
     int rc = bf_es_request(es, "GET", "/", NULL, &status, &body, diag);
     if (rc != BF_OK)
         return rc;
-    if (status != 200)
-        return bf_diag_set(diag, BF_E_HTTP, "GET %s/: HTTP %ld%s", bf_es_host(es), status,
-                           status == 401 || status == 403 ? ": check metrics_store.auth" : "");
+    if (status != 200) {
+        const bf_target_t *t = bf_es_target(es);
+        const bf_conn_names_t *n = t && t->names ? t->names : &bf_conn_names_target;
+        return bf_diag_set(diag, BF_E_HTTP, "GET %s/: HTTP %ld%s%s%s", bf_es_host(es), status,
+                           status == 401 || status == 403 ? "; authentication failed: check " : "",
+                           status == 401 || status == 403 ? n->auth : "",
+                           status == 401 || status == 403 ? ""
+                                                          : "; is it an Elasticsearch or "
+                                                            "OpenSearch cluster?");
+    }
     json_t *j = json_loads(body, 0, NULL);
     const char *u = json_string_value(json_object_get(j, "cluster_uuid"));
     if (u == NULL || strcmp(u, "_na_") == 0)

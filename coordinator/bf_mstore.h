@@ -50,10 +50,15 @@ typedef struct bf_mstore_stats {
 /* bf_mstore_dropped — dropped_full + dropped_refused + dropped_unsent. */
 uint64_t bf_mstore_dropped(const bf_mstore_stats_t *s);
 
-/* bf_mstore_new — start the writer thread for store (borrowed; hosts[0] is used; must
- * outlive the writer). buffer_docs caps the buffer (0 = 50000); flush_wait_ms is what close
- * waits for it to empty. Never touches the network in the caller's thread. Caller owns:
- * bf_mstore_close. */
+/* bf_mstore_new — start the writer thread for store (copied shallowly: its strings and PEM
+ * data are borrowed and must outlive the writer; hosts[0] is used). buffer_docs caps the
+ * buffer (0 = 50000); flush_wait_ms is what close waits for it to empty. Never touches the
+ * network in the caller's thread. Every failure names the store by its URL and by where it
+ * was given (store->names: metrics_store.hosts when NULL, --metrics-store URL, ...), with
+ * what to do (credentials: store->names->auth; transport: bf_es_transport_hint), and is said
+ * at once on stderr the first time of its kind (down, refused, items refused), with what
+ * happens to the documents; a recovery after "down" is said too. Caller owns:
+ * bf_mstore_close, which says when it waits for a failing store (up to flush_wait_ms). */
 bf_mstore_t *bf_mstore_new(const bf_target_t *store, uint64_t buffer_docs, uint64_t flush_wait_ms);
 
 /* bf_mstore_add — queue one document: index name, _id and JSON source (copied). Returns 0,

@@ -163,6 +163,7 @@ int bf_publish_cmd(int argc, char **argv)
     t.hosts = &host;
     t.nhosts = 1;
     t.tls_insecure = insecure;
+    t.names = &bf_conn_names_publish;
     char *pem = NULL;
     int code = BF_EXIT_OK;
     if (ca) {

@@ -497,6 +497,7 @@ static int trend_cmd(const char *const *dirs, int nd, enum bf_compare_format f, 
         host = bf_strndup(store, len);
         tg.hosts = &host;
         tg.nhosts = 1;
+        tg.names = &bf_conn_names_compare; /* its errors name the store, not target.* */
         es = bf_es_new(&tg, 0, 30000);
     }
     int code = BF_EXIT_OK;

@@ -30,11 +30,16 @@ per acknowledged document; POST <index>/_flush is acknowledged.
 Usage: fault_server.py --port P --mode MODE [--log FILE] [--host H] [--max-lifetime S]
                        [--capacity N --queue-ms MS --base-ms MS] [--store-bytes-per-doc N]
                        [--tls-cert PEM --tls-key PEM [--tls-client-ca PEM]]
+                       [--basic-auth USER:PASSWORD]
+--basic-auth answers every request without those credentials (HTTP basic) 401 with the security
+plugin's security_exception, as a secured cluster does; each request's log line says
+"auth": "ok" or "refused".
 Prints "READY <port>" on stdout once listening (--port 0 picks a free port). Exits by itself
 after --max-lifetime seconds (default 600), or on SIGTERM/SIGINT. Python 3 stdlib only.
 """
 
 import argparse
+import base64
 import gzip
 import io
 import json
@@ -217,6 +222,7 @@ class State:
         self.ok_docs = {}  # index -> documents acknowledged 2xx (index/create)
         self.index_delay_s = 0.0  # --index-delay-ms
         self.admin_fault = None  # --admin-fault
+        self.basic_auth = None  # --basic-auth: the expected Authorization header value
         self.log = open(log_path, "a", encoding="utf-8") if log_path else None
         self.stop = threading.Event()
         # capacity mode: the virtual write pool is busy until busy_until (monotonic seconds)
@@ -513,6 +519,17 @@ class Handler(BaseHTTPRequestHandler):
         rec["body_bytes_wire"] = None if body is None else len(body)
         if read_error:
             rec["read_error"] = read_error
+        state = self.server.state
+        if state.basic_auth is not None:
+            ok = self.headers.get("Authorization") == state.basic_auth
+            rec["auth"] = "ok" if ok else "refused"
+            if not ok:
+                rec["status"] = 401
+                rec["response_bytes"] = self._send_json(401, error_body(
+                    401, "security_exception",
+                    "unable to authenticate user for REST request [%s]" % self.path),
+                    extra_headers=[("WWW-Authenticate", 'Basic realm="OpenSearch Security"')])
+                return
         if body is None:  # over the limit
             rec["status"] = 413
             self._send(413, b"", content_type=None, close=True)
@@ -868,6 +885,8 @@ def main(argv=None):
                     help="every request but _bulk (GET /, health, index APIs) is answered 401 "
                          "or 403 with a security_exception reason, or never (stall); the "
                          "cluster probe's faults")
+    ap.add_argument("--basic-auth", metavar="USER:PASSWORD",
+                    help="answer 401 to every request without these basic credentials")
     ap.add_argument("--tls-cert", help="serve HTTPS with this PEM certificate (chain)")
     ap.add_argument("--tls-key", help="the certificate's PEM key (with --tls-cert)")
     ap.add_argument("--tls-client-ca", help="require a client certificate signed by this CA")
@@ -891,6 +910,8 @@ def main(argv=None):
     server.state.store_bytes_per_doc = args.store_bytes_per_doc
     server.state.index_delay_s = args.index_delay_ms / 1000.0
     server.state.admin_fault = args.admin_fault
+    if args.basic_auth:
+        server.state.basic_auth = "Basic " + base64.b64encode(args.basic_auth.encode()).decode()
     server.compress = not args.no_compress
 
     def stop(reason):

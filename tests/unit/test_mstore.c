@@ -23,7 +23,7 @@
 
 #include <cmocka.h>
 
-enum mode { OK_ALL, REJECT_FIRST_FIVE, UNAVAILABLE_TWICE, REFUSE_ALL };
+enum mode { OK_ALL, REJECT_FIRST_FIVE, UNAVAILABLE_TWICE, REFUSE_ALL, AUTH_BASIC };
 
 typedef struct server {
     struct MHD_Daemon *d;
@@ -110,6 +110,14 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
         u->data[u->len] = '\0';
         *data_size = 0;
         return MHD_YES;
+    }
+    if (s->mode == AUTH_BASIC) { /* as a secured cluster: bf / secret, else 401 */
+        const char *a = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Authorization");
+        if (a == NULL || strcmp(a, "Basic YmY6c2VjcmV0") != 0)
+            return reply(conn, 401,
+                         bf_strdup("{\"error\":{\"type\":\"security_exception\","
+                                   "\"reason\":\"unable to authenticate user [bf]\"},"
+                                   "\"status\":401}"));
     }
     if (strcmp(method, "PUT") == 0 && strncmp(url, "/_index_template/", 17) == 0) {
         pthread_mutex_lock(&s->mu);
@@ -288,6 +296,83 @@ static void test_full_buffer_and_close_deadline(void **state)
     assert_non_null(strstr(st.last_error, "127.0.0.1"));
 }
 
+/* A store that refuses the credentials: every document dropped as refused at once (not sent
+ * again), and the error names the store's auth key, never the target's; the right
+ * credentials index everything. */
+static void test_auth_refused_names_the_store(void **state)
+{
+    (void)state;
+    server s;
+    start(&s, AUTH_BASIC);
+    bf_target_t t;
+    char url[64], *hosts[1];
+    target_at(&t, url, sizeof url, hosts, s.port);
+    t.names = &bf_conn_names_store;
+    t.auth = BF_AUTH_BASIC;
+    t.username = "bf";
+    t.password = "wrong";
+    double t0 = now_s();
+    bf_mstore_t *ms = bf_mstore_new(&t, 0, 10000);
+    add_docs(ms, 6, NULL);
+    bf_mstore_stats_t st;
+    bf_mstore_close(&ms, &st);
+    assert_true(now_s() - t0 < 3.0); /* refused for good: no back-off until flush_wait */
+    assert_int_equal(st.indexed, 0);
+    assert_int_equal(st.dropped_refused, 6);
+    assert_int_equal(s.items_received, 0);
+    assert_non_null(strstr(st.last_error, "HTTP 401"));
+    assert_non_null(strstr(st.last_error, "refused the credentials: set metrics_store.auth"));
+    assert_null(strstr(st.last_error, "target."));
+    /* --metrics-store URL: the option's way of giving credentials is named too */
+    t.names = &bf_conn_names_store_url;
+    ms = bf_mstore_new(&t, 0, 10000);
+    add_docs(ms, 2, NULL);
+    bf_mstore_close(&ms, &st);
+    assert_non_null(strstr(st.last_error, "user:password@ in the --metrics-store URL"));
+    t.password = "secret";
+    ms = bf_mstore_new(&t, 0, 10000);
+    add_docs(ms, 6, NULL);
+    bf_mstore_close(&ms, &st);
+    assert_int_equal(st.indexed, 6);
+    assert_int_equal(bf_mstore_dropped(&st), 0);
+    stop(&s);
+}
+
+/* A store nobody listens on: the transport error's hint names where its hosts were given
+ * (metrics_store.hosts, --metrics-store URL), not target.hosts. */
+static void test_down_names_the_store(void **state)
+{
+    (void)state;
+    server s;
+    start(&s, OK_ALL);
+    uint16_t port = s.port;
+    stop(&s);
+    static const struct {
+        const bf_conn_names_t *names;
+        const char *want;
+    } cases[] = {
+        {&bf_conn_names_store, "is the metrics store running and is metrics_store.hosts right?"},
+        {&bf_conn_names_store_url, "is the metrics store running and is --metrics-store URL "
+                                   "right?"},
+        {&bf_conn_names_publish, "is the metrics store running and is --metrics-store URL "
+                                 "right?"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        bf_target_t t;
+        char url[64], *hosts[1];
+        target_at(&t, url, sizeof url, hosts, port);
+        t.names = cases[i].names;
+        bf_mstore_t *ms = bf_mstore_new(&t, 0, 200);
+        add_docs(ms, 3, NULL);
+        bf_mstore_stats_t st;
+        bf_mstore_close(&ms, &st);
+        assert_int_equal(st.dropped_unsent, 3);
+        if (strstr(st.last_error, cases[i].want) == NULL)
+            fail_msg("case %zu: '%s' lacks '%s'", i, st.last_error, cases[i].want);
+        assert_null(strstr(st.last_error, "target.hosts"));
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -295,6 +380,8 @@ int main(void)
         cmocka_unit_test(test_unavailable_then_ok),
         cmocka_unit_test(test_refused_items_dropped),
         cmocka_unit_test(test_full_buffer_and_close_deadline),
+        cmocka_unit_test(test_auth_refused_names_the_store),
+        cmocka_unit_test(test_down_names_the_store),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
