@@ -11,6 +11,8 @@
 #            requests in flight are abandoned by the Stop, booked, and the row says so
 #   hangup   (standalone agent) a server that reads the request and hangs up on a reused
 #            connection (close_reused): those documents are unknown (reset), never resent
+#   goaway   (standalone agent) 429s under request.retry, then the server goes away: the
+#            documents whose resend found no server end rejected, not without an outcome
 #   kill9    (coordinator, 2 agents) kill -9 of one agent mid-cell: the server's count is
 #            above the row's acknowledged documents, and the reason blames the lost agent
 source "$(dirname "$0")/lib.sh"
@@ -168,6 +170,38 @@ eq("docs_unknown_reset (hung up on)", ROW["docs_unknown_reset"],
 assert ROW["docs_unknown_reset"] > 0, ROW
 assert "in requests whose connection died after the body was written (reset)" in ROW["reason"]
 '
+# ---- goaway: 429s under request.retry, then the server goes away ------------------------------
+# the retries of rejected documents find the port closed (connect refused: their resend waits
+# for a connection) until the load ends: those documents end rejected, not sent without an
+# outcome (they had none before the fix in give_up_retry)
+start_fs reject429 goaway
+scenario goaway 5s 0s 3s
+sed -i 's/^request: {timeout: 5s}/request: {timeout: 5s, retry: {max: 20, backoff: 100ms}}/' "$TMP/goaway.yaml"
+"$AGENT" run "$TMP/goaway.yaml" --threads 2 --results "$TMP/res-goaway" \
+    > "$TMP/goaway.out" 2> "$TMP/goaway.err" &
+APID=$!
+for _ in $(seq 1 200); do [ "$(grep -c '"bulk": *true' "$FS_LOG")" -ge 8 ] && break; sleep 0.05; done
+sleep 0.5
+stop_fs
+for _ in $(seq 1 300); do kill -0 "$APID" 2>/dev/null || break; sleep 0.1; done
+kill -0 "$APID" 2>/dev/null && { kill -9 "$APID"; fail "goaway: the agent hung"; }
+rc=0; wait "$APID" || rc=$?
+[ "$rc" = 1 ] || { cat "$TMP/goaway.err" >&2; fail "goaway: exit $rc, expected 1"; }
+RES=$(ls -d "$TMP"/res-goaway/*/ | head -1)
+python3 - "$RES" "$FS_LOG" <<'PY' || { cat "$TMP/goaway.err" >&2; fail "goaway"; }
+import glob, json, sys
+ROW = json.load(open(glob.glob(sys.argv[1] + "/matrix.json")[0]))["rows"][0]
+L = [json.loads(l) for l in open(sys.argv[2]) if l.strip()]
+L = [r for r in L if r.get("bulk")]
+assert ROW["docs_ok_all"] == 0 and ROW["docs_unknown_all"] == 0, ROW
+assert ROW["docs_rejected_all"] == ROW["docs_sent_all"] > 0, ROW
+assert ROW["req_sent_all"] == ROW["req_total_all"] > len(L), (ROW, len(L))  # connect errors too
+assert ROW["counts_ok"] and "counts do not add up" not in ROW["reason"], ROW["reason"]
+print(f"  {len(L)} requests answered 429, {ROW['req_sent_all'] - len(L)} sends found the "
+      f"port closed; {ROW['docs_rejected_all']} of {ROW['docs_sent_all']} documents rejected")
+PY
+pass "goaway"
+
 # ---- kill9: an agent killed mid-cell ---------------------------------------------------------
 # the server counts what it acknowledged (_count): the samples of the killed agent stop at its
 # last second, so the count is above what the row reports, and the reason blames the lost
