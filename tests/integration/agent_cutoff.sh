@@ -152,6 +152,7 @@ assert "still pending when the load ended" not in ROW["reason"], ROW["reason"]
 assert "4 were still in flight when the load was interrupted" in ROW["reason"], ROW["reason"]
 assert "400 abandoned in flight when the load stopped (4 requests, cut off by the interruption)" \
     in ROW["reason"], ROW["reason"]
+assert "keeps indexing a bulk request whose client went away" in ROW["reason"], ROW["reason"]
 '
 
 # ---- hangup: read, then hang up on a reused connection --------------------------------------
