@@ -28,7 +28,9 @@ compile:
 	@cmake -S . -B $(BUILD) $(CMAKE_FLAGS) $(if $(CI),-DBF_WERROR=ON) >/dev/null
 	@cmake --build $(BUILD) -j $(JOBS)
 
-demo: build
+# every package the demo needs (Java and Maven for the dev cluster too), then the build
+demo: deps
+	@$(MAKE) --no-print-directory compile
 	@scripts/demo.sh
 
 FUZZ_SECONDS ?= 30
