@@ -136,6 +136,19 @@ static int keep(mx *m, int rc)
     return rc != BF_OK && bf__collect(m->L, rc) ? BF_OK : rc;
 }
 
+/* An include/exclude entry is a non-empty mapping: 1 when it is; 0 when not, with *rc BF_OK
+ * (validate: the mistake kept, go on with the next entry) or the error (run, plan). */
+static int entry_is_map(mx *m, const bf__ynode_t *ent, const char *where, const char *example,
+                        int *rc)
+{
+    *rc = BF_OK;
+    if (ent->kind == BF__Y_MAP && ent->n > 0)
+        return 1;
+    *rc = keep(m, bf__err(m->L, ent, BF_E_INVAL, "%s: expected a mapping of axis values like %s",
+                          where, example));
+    return 0;
+}
+
 /* Checks one value of parameter p; writes the canonical number for numeric rows. */
 static int check_value(mx *m, const param *p, const bf__ynode_t *n, const char *where,
                        uint64_t *num)
@@ -878,13 +891,10 @@ static int check_include_exclude(mx *m)
             const bf__ynode_t *ent = m->exclude->items[e];
             char where[64];
             snprintf(where, sizeof where, "matrix.exclude[%zu]", e);
-            if (ent->kind != BF__Y_MAP || ent->n == 0) {
-                int rc = keep(m, bf__err(L, ent, BF_E_INVAL,
-                                         "%s: expected a mapping of axis "
-                                         "values like {shards: 2, concurrency: 8}",
-                                         where));
-                if (rc != BF_OK)
-                    return rc;
+            int erc;
+            if (!entry_is_map(m, ent, where, "{shards: 2, concurrency: 8}", &erc)) {
+                if (erc != BF_OK)
+                    return erc;
                 continue;
             }
             for (size_t i = 0; i < ent->n; i++) {
@@ -927,13 +937,10 @@ static int check_include_exclude(mx *m)
             const bf__ynode_t *ent = m->include->items[e];
             char where[64];
             snprintf(where, sizeof where, "matrix.include[%zu]", e);
-            if (ent->kind != BF__Y_MAP || ent->n == 0) {
-                int rc = keep(m, bf__err(L, ent, BF_E_INVAL,
-                                         "%s: expected a mapping of axis "
-                                         "values like {shards: 2, batch_size: 500}",
-                                         where));
-                if (rc != BF_OK)
-                    return rc;
+            int erc;
+            if (!entry_is_map(m, ent, where, "{shards: 2, batch_size: 500}", &erc)) {
+                if (erc != BF_OK)
+                    return erc;
                 continue;
             }
             for (size_t i = 0; i < ent->n; i++) {

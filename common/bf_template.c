@@ -335,6 +335,33 @@ static void tmpl_merge_ops(bf_tmpl_t *t)
     }
 }
 
+static compiler compiler_new(bf_tmpl_t *t, bf__tmpl_locate_fn loc, void *loc_ctx,
+                             bf__tmpl_collect_fn collect, void *collect_ctx, bf_diag_t *diag)
+{
+    compiler c = {.t = t,
+                  .loc = loc,
+                  .loc_ctx = loc_ctx,
+                  .diag = diag,
+                  .collect = collect,
+                  .collect_ctx = collect_ctx};
+    return c;
+}
+
+/* The end of a compile (rc its result): the template in *out, or destroyed with the error (a
+ * collector that kept mistakes makes it BF_E_INVAL with an empty diag). */
+static int compile_end(compiler *c, int rc, bf_tmpl_t **out)
+{
+    if (rc == BF_OK && c->ncollected)
+        rc = BF_E_INVAL;
+    if (rc != BF_OK) {
+        bf_tmpl_destroy(&c->t);
+        return rc;
+    }
+    tmpl_merge_ops(c->t);
+    *out = c->t;
+    return BF_OK;
+}
+
 int bf__tmpl_compile_body_loc(const bf_scenario_t *sc, const char *text, const char *what,
                               int ndjson, bf__tmpl_locate_fn loc, void *loc_ctx,
                               bf__tmpl_collect_fn collect, void *collect_ctx, bf_tmpl_t **out,
@@ -345,22 +372,8 @@ int bf__tmpl_compile_body_loc(const bf_scenario_t *sc, const char *text, const c
     t->ndjson = ndjson != 0;
     t->body_name = bf_strdup(what ? what : "search body");
     t->action = "";
-    compiler c = {.t = t,
-                  .loc = loc,
-                  .loc_ctx = loc_ctx,
-                  .diag = diag,
-                  .collect = collect,
-                  .collect_ctx = collect_ctx};
-    int rc = compile_source(&c, text ? text : "");
-    if (rc == BF_OK && c.ncollected)
-        rc = BF_E_INVAL; /* each mistake went to the collector; diag stays empty */
-    if (rc != BF_OK) {
-        bf_tmpl_destroy(&t);
-        return rc;
-    }
-    tmpl_merge_ops(t);
-    *out = t;
-    return BF_OK;
+    compiler c = compiler_new(t, loc, loc_ctx, collect, collect_ctx, diag);
+    return compile_end(&c, compile_source(&c, text ? text : ""), out);
 }
 
 int bf_tmpl_compile_body(const bf_scenario_t *sc, const char *text, const char *what,
@@ -385,12 +398,7 @@ int bf__tmpl_compile_loc(const bf_scenario_t *sc, bf__tmpl_locate_fn loc, void *
     static const char *const action_names[] = {"index", "create", "update", "delete"};
     t->action = action_names[d->action <= BF_ACTION_DELETE ? d->action : 0];
     t->no_source = d->action == BF_ACTION_DELETE;
-    compiler c = {.t = t,
-                  .loc = loc,
-                  .loc_ctx = loc_ctx,
-                  .diag = diag,
-                  .collect = collect,
-                  .collect_ctx = collect_ctx};
+    compiler c = compiler_new(t, loc, loc_ctx, collect, collect_ctx, diag);
     int rc = BF_OK;
     const char *names[] = {",\"_id\":\"", ",\"routing\":\"", ",\"pipeline\":\""};
     const char *vals[] = {d->id, d->routing, d->pipeline};
@@ -427,15 +435,7 @@ int bf__tmpl_compile_loc(const bf_scenario_t *sc, bf__tmpl_locate_fn loc, void *
             push_lit(&c, "}", 1, BF__TF_SOURCE, end, 0);
         push_lit(&c, "\n", 1, BF__TF_SOURCE, end, 0);
     }
-    if (rc == BF_OK && c.ncollected)
-        rc = BF_E_INVAL; /* each mistake went to the collector; diag stays empty */
-    if (rc != BF_OK) {
-        bf_tmpl_destroy(&t);
-        return rc;
-    }
-    tmpl_merge_ops(t);
-    *out = t;
-    return BF_OK;
+    return compile_end(&c, rc, out);
 }
 
 int bf_tmpl_compile(const bf_scenario_t *sc, bf_tmpl_t **out, bf_diag_t *diag)

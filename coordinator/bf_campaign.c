@@ -10,6 +10,7 @@
 
 #include "bf_buf.h"
 #include "bf_clock.h"
+#include "bf_compare.h"
 #include "bf_finish.h"
 #include "bf_log.h"
 #include "bf_mem.h"
@@ -283,16 +284,15 @@ int bf_campaign_run(const bf_campaign_opts_t *opts)
     if (opts->resume_dir && !bf_scenario_run(c.sc)->seed_set) {
         /* the rows already finished were generated with the campaign's seed: keep it, so the
          * cells run again produce the same documents and matrix.json keeps one seed */
-        char *mp = bf_asprintf("%s/matrix.json", opts->resume_dir);
-        json_t *m = json_load_file(mp, 0, NULL);
+        json_t *m = NULL;
+        bf_compare_read_matrix(opts->resume_dir, &m, NULL); /* resume checks the directory */
         json_t *sd = json_object_get(m, "seed");
         if (json_is_integer(sd)) {
             bf_scenario_set_seed(c.sc, (uint64_t)json_integer_value(sd));
-            bf_info("--resume: this campaign's seed %llu (from %s)",
-                    (unsigned long long)bf_scenario_run(c.sc)->seed, mp);
+            bf_info("--resume: this campaign's seed %llu (from %s/matrix.json)",
+                    (unsigned long long)bf_scenario_run(c.sc)->seed, opts->resume_dir);
         }
         json_decref(m);
-        free(mp);
     }
     uint64_t seed;
     if (bf_scenario_seed_fresh(c.sc, &seed)) {

@@ -6,6 +6,7 @@
  */
 #include "bf_msdocs.h"
 
+#include "bf_compare.h"
 #include "bf_mem.h"
 #include "bf_sample.h"
 #include "bf_scenario.h"
@@ -442,27 +443,18 @@ out:
 int bf_msdocs_matrix(const char *results_dir, const char *campaign, const char *scenario,
                      bf_msdocs_emit_fn emit, void *ctx, uint64_t *n, bf_diag_t *diag)
 {
+    json_t *m = NULL;
+    int rc = bf_compare_read_matrix(results_dir, &m, diag); /* the one reader of matrix.json */
+    if (rc != BF_OK)
+        return rc;
+    json_t *rows = json_object_get(m, "rows");
+    /* @timestamp: when matrix.json was written (the results files keep no wall times) */
     char *path = bf_asprintf("%s/matrix.json", results_dir);
     struct stat st;
-    if (stat(path, &st) != 0) {
-        int rc = bf_diag_set(diag, BF_E_NOTFOUND, "%s: %s", path, strerror(errno));
-        free(path);
-        return rc;
-    }
-    json_error_t e;
-    json_t *m = json_load_file(path, 0, &e);
-    json_t *rows = json_object_get(m, "rows");
-    if (!json_is_array(rows)) {
-        int rc = bf_diag_set(diag, BF_E_PARSE, "%s:%d:%d: %s", path, e.line, e.column,
-                             m ? "no \"rows\" array" : e.text);
-        json_decref(m);
-        free(path);
-        return rc;
-    }
+    int64_t ms =
+        stat(path, &st) == 0 ? (int64_t)st.st_mtim.tv_sec * 1000 + st.st_mtim.tv_nsec / 1000000 : 0;
     free(path);
-    int64_t ms = (int64_t)st.st_mtim.tv_sec * 1000 + st.st_mtim.tv_nsec / 1000000;
     json_t *cl = json_object_get(m, "cluster");
-    int rc = 0;
     size_t i;
     json_t *row;
     json_array_foreach(rows, i, row)

@@ -26,25 +26,38 @@ struct bf_compare {
     char mismatch[1024]; /* no cell matched: the axes that differ ("" otherwise) */
 };
 
-json_t *bf_compare_load_matrix(const char *dir, char *desc, size_t desc_size, bf_diag_t *diag)
+int bf_compare_read_matrix(const char *dir, json_t **out, bf_diag_t *diag)
 {
+    *out = NULL;
     char *path = bf_asprintf("%s/matrix.json", dir);
     struct stat st;
     if (stat(path, &st) != 0) {
-        bf_diag_set(diag, BF_E_NOTFOUND, "%s: no such file; is %s a results directory?", path, dir);
+        int rc = bf_diag_set(diag, BF_E_NOTFOUND,
+                             "%s: no such file; is %s a results directory "
+                             "(results/<name>-<time>/)?",
+                             path, dir);
         free(path);
-        return NULL;
+        return rc;
     }
     json_error_t e;
     json_t *m = json_load_file(path, 0, &e);
     if (!json_is_array(json_object_get(m, "rows"))) {
-        bf_diag_set(diag, BF_E_PARSE, "%s:%d:%d: %s", path, e.line, e.column,
-                    m ? "no \"rows\" array" : e.text);
+        int rc = bf_diag_set(diag, BF_E_PARSE, "%s:%d:%d: %s", path, e.line, e.column,
+                             m ? "no \"rows\" array" : e.text);
         json_decref(m);
         free(path);
-        return NULL;
+        return rc;
     }
     free(path);
+    *out = m;
+    return BF_OK;
+}
+
+json_t *bf_compare_load_matrix(const char *dir, char *desc, size_t desc_size, bf_diag_t *diag)
+{
+    json_t *m = NULL;
+    if (bf_compare_read_matrix(dir, &m, diag) != BF_OK)
+        return NULL;
     json_t *cl = json_object_get(m, "cluster");
     const char *name = json_string_value(json_object_get(m, "scenario"));
     long long nn = (long long)json_integer_value(json_object_get(cl, "nodes"));

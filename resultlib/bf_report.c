@@ -9,6 +9,7 @@
 #include "bf_report.h"
 
 #include "bf_atomic.h"
+#include "bf_compare.h"
 
 #include "bf_findings.h"
 #include "bf_log.h"
@@ -116,6 +117,9 @@ typedef struct plot {
     double xmin, xmax;
     double shade_to;         /* warmup [xmin, shade_to) shaded when > xmin */
     double tail_from;        /* hatched [tail_from, xmax] when < xmax */
+    int bars;                /* side by side: each series is one bar (its label under it, its
+                                first point's y), for an axis of text values (target=direct,
+                                target=gateway) where a line over one x value shows nothing */
     pseries *s;
     size_t ns;
 } plot;
@@ -217,6 +221,62 @@ static void plot_draw(bf_buf_t *b, const plot *p)
     bf_buf_appendz(b, "</figure>\n");
 }
 
+/* The bars of a plot with .bars: one per series, in order, on a y axis from 0 to ytop; each
+ * bar's value above it, its label (the series') under it, shortened in the middle when the
+ * slot is narrow (the whole label in the tooltip and the legend). Flags as the markers': red
+ * outline = rejections, hollow = few requests. */
+static void bars_svg(bf_buf_t *b, const plot *p, double pw, double ph, double ytop)
+{
+    double slot = pw / (double)(p->ns ? p->ns : 1), bw = slot * 0.7;
+    size_t fit = (size_t)(slot / 6.5); /* characters of an 11 px label that fit its slot */
+    char t[64];
+    for (size_t i = 0; i < p->ns; i++) {
+        const pseries *s = &p->s[i];
+        const char *col = palette[i % NPALETTE];
+        double y = s->n ? s->y[0] : NAN;
+        int flag = s->n ? s->flag[0] : 0, rej = flag & 1, few = flag & 2;
+        double x = PL + slot * (double)i + (slot - bw) / 2, cx = PL + slot * ((double)i + 0.5);
+        bf_buf_appendz(b, "<g class=\"series bar\" data-label=\"");
+        html_esc(b, s->label);
+        bf_buf_appendz(b, "\">");
+        if (isfinite(y)) {
+            double top = PT + ph - y / ytop * ph;
+            bf_buf_appendf(b,
+                           "<rect class=\"bar%s%s\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" "
+                           "height=\"%.1f\" fill=\"%s\" stroke=\"%s\" stroke-width=\"%s\" "
+                           "data-cell=\"",
+                           rej ? " rej" : "", few ? " few" : "", x, top, bw, PT + ph - top,
+                           few ? "#fff" : col, rej ? "#d62728" : col, rej ? "2.5" : "1");
+            html_esc(b, s->n ? s->cell[0] : "");
+            bf_buf_appendf(b, "\" data-y=\"%.17g\"><title>", y);
+            html_esc(b, s->label);
+            bf_buf_appendz(b, " (");
+            html_esc(b, s->n ? s->cell[0] : "");
+            bf_buf_appendf(b, "): %s %.0f%s%s</title></rect>", p->ylabel, y,
+                           rej ? " (rejections)" : "",
+                           few ? " (few requests: fewer than 20 bulk responses, not ranked)" : "");
+            bf_buf_appendf(b, "<text class=\"bv\" x=\"%.1f\" y=\"%.1f\">%s</text>", cx, top - 4,
+                           si(y, t, sizeof t));
+        } else {
+            bf_buf_appendf(b, "<text class=\"na\" x=\"%.1f\" y=\"%.1f\">-</text>", cx, PT + ph - 4);
+        }
+        /* the label under the bar: the value alone when it names one axis (the x label
+         * names the axis), "a...z" when it does not fit */
+        const char *eq = strchr(s->label, '=');
+        const char *shown = eq && strstr(s->label, ", ") == NULL ? eq + 1 : s->label;
+        char lab[300];
+        size_t ll = strlen(shown);
+        if (fit >= 5 && ll > fit)
+            snprintf(lab, sizeof lab, "%.*s...%s", (int)((fit - 3) / 2), shown,
+                     shown + ll - (fit - 3 - (fit - 3) / 2));
+        else
+            bf_strlcpy(lab, shown, sizeof lab);
+        bf_buf_appendf(b, "<text class=\"xt\" x=\"%.1f\" y=\"%.1f\">", cx, PT + ph + 19);
+        html_esc(b, lab);
+        bf_buf_appendz(b, "</text></g>");
+    }
+}
+
 static void plot_draw_svg(bf_buf_t *b, const plot *p)
 {
     int H = p->h;
@@ -257,6 +317,8 @@ static void plot_draw_svg(bf_buf_t *b, const plot *p)
     double lx0 = p->xlog2 ? log2(xmin) : xmin, lx1 = p->xlog2 ? log2(xmax) : xmax;
     double step = nice_step(ymax > 0 ? ymax : 1, 5);
     double ytop = ceil((ymax > 0 ? ymax : 1) / step) * step;
+    if (p->bars && ytop < ymax * 1.08) /* room for the values above the bars */
+        ytop += step;
 #define XP(x) (lx1 > lx0 ? PL + ((p->xlog2 ? log2(x) : (x)) - lx0) / (lx1 - lx0) * pw : PL + pw / 2)
 #define YP(y) (PT + ph - (y) / ytop * ph)
     /* warmup shading and tail hatching first, under everything */
@@ -280,7 +342,9 @@ static void plot_draw_svg(bf_buf_t *b, const plot *p)
                        "<text class=\"yt\" x=\"%d\" y=\"%.1f\">%s</text>",
                        PL, YP(y), PL + pw, YP(y), PL - 5, YP(y) + 4, si(y, t, sizeof t));
     }
-    if (p->xticks_at_data) {
+    if (p->bars) {
+        /* the categories are the bars' labels, drawn with them */
+    } else if (p->xticks_at_data) {
         double *xs = bf_calloc(npts + 1, sizeof *xs);
         size_t nx = 0;
         for (size_t i = 0; i < p->ns; i++)
@@ -326,6 +390,11 @@ static void plot_draw_svg(bf_buf_t *b, const plot *p)
                    PT + ph / 2);
     html_esc(b, p->ylabel);
     bf_buf_appendz(b, "</text>");
+    if (p->bars) {
+        bars_svg(b, p, pw, ph, ytop);
+        bf_buf_appendz(b, "</svg>");
+        return;
+    }
     /* the series */
     for (size_t i = 0; i < p->ns; i++) {
         const pseries *s = &p->s[i];
@@ -595,6 +664,9 @@ typedef struct ppanel {
 typedef struct playout {
     const char *x; /* borrowed from the findings */
     int xlog2;
+    int bars;      /* x has one value and other axes vary (only text axes such as target:
+                      direct, gateway): bars side by side, one per line, not lines */
+    char cat[128]; /* bars: what the bars are ("target"; "the axes that vary") */
     ppanel *panels;
     size_t np;
 } playout;
@@ -607,6 +679,72 @@ static int cmp_by_x(const void *a, const void *b)
     double x = bf_finding_point_axis(&sort_pts[*(const size_t *)a], sort_x);
     double y = bf_finding_point_axis(&sort_pts[*(const size_t *)b], sort_x);
     return (x > y) - (x < y);
+}
+
+/* Is part (len bytes) one of label's ", "-separated parts? */
+static int label_has_part(const char *label, const char *part, size_t len)
+{
+    for (const char *q = label; q && *q;) {
+        const char *e = strstr(q, ", ");
+        size_t l = e ? (size_t)(e - q) : strlen(q);
+        if (l == len && memcmp(q, part, len) == 0)
+            return 1;
+        q = e ? e + 2 : NULL;
+    }
+    return 0;
+}
+
+/* bars: each line's label keeps the parts that tell the lines apart ("batch 500, target=direct"
+ * -> "target=direct"; the parts every line shares go into L->cat in parentheses), and L->cat
+ * names the axis those parts name when it is one ("target (batch 500)"), else "the axes that
+ * vary". */
+static void bars_category(playout *L)
+{
+    const char *first = NULL;
+    for (size_t k = 0; k < L->np && first == NULL; k++)
+        if (L->panels[k].nl)
+            first = L->panels[k].lines[0].label;
+    char common[300] = "", axis[128] = "";
+    int one_axis = 1;
+    for (const char *q = first; q && *q;) { /* the parts of the first label in every label */
+        const char *e = strstr(q, ", ");
+        size_t len = e ? (size_t)(e - q) : strlen(q);
+        int all = 1;
+        for (size_t k = 0; k < L->np && all; k++)
+            for (size_t l = 0; l < L->panels[k].nl && all; l++)
+                all = label_has_part(L->panels[k].lines[l].label, q, len);
+        if (all && strlen(common) + len + 3 < sizeof common)
+            snprintf(common + strlen(common), sizeof common - strlen(common), "%s%.*s",
+                     common[0] ? ", " : "", (int)len, q);
+        q = e ? e + 2 : NULL;
+    }
+    for (size_t k = 0; k < L->np; k++)
+        for (size_t l = 0; l < L->panels[k].nl; l++) {
+            char *lab = L->panels[k].lines[l].label, kept[300] = "";
+            for (const char *q = lab; *q;) {
+                const char *e = strstr(q, ", ");
+                size_t len = e ? (size_t)(e - q) : strlen(q);
+                if (!label_has_part(common, q, len) && strlen(kept) + len + 3 < sizeof kept) {
+                    const char *eq = memchr(q, '=', len);
+                    size_t al = eq ? (size_t)(eq - q) : 0;
+                    if (eq == NULL || al >= sizeof axis || kept[0] != '\0')
+                        one_axis = 0;
+                    else if (axis[0] == '\0')
+                        snprintf(axis, sizeof axis, "%.*s", (int)al, q);
+                    else if (strlen(axis) != al || strncmp(axis, q, al) != 0)
+                        one_axis = 0;
+                    snprintf(kept + strlen(kept), sizeof kept - strlen(kept), "%s%.*s",
+                             kept[0] ? ", " : "", (int)len, q);
+                }
+                if (e == NULL)
+                    break;
+                q = e + 2;
+            }
+            if (kept[0])
+                bf_strlcpy(lab, kept, sizeof L->panels[k].lines[l].label);
+        }
+    snprintf(L->cat, sizeof L->cat, "%s%s%s%s", one_axis && axis[0] ? axis : "the axes that vary",
+             common[0] ? " (" : "", common, common[0] ? ")" : "");
 }
 
 static void layout_build(playout *L, rowinfo *ri, size_t n, const bf_finding_point_t *pts,
@@ -658,8 +796,9 @@ static void layout_build(playout *L, rowinfo *ri, size_t n, const bf_finding_poi
             }
             P->lines[l].idx[P->lines[l].m++] = i;
         }
-        /* lines in order of batch size, then label; points in order of x */
-        for (size_t a = 1; a < P->nl; a++)
+        /* lines in order of batch size, then label (bars: as the matrix lists them); points
+         * in order of x */
+        for (size_t a = 1; a < P->nl && xmin != xmax; a++)
             for (size_t c = a; c > 0; c--) {
                 const bf_finding_point_t *p = &ri[P->lines[c].idx[0]].pt;
                 const bf_finding_point_t *q = &ri[P->lines[c - 1].idx[0]].pt;
@@ -682,8 +821,14 @@ static void layout_build(playout *L, rowinfo *ri, size_t n, const bf_finding_poi
             sort_pts = NULL;
             free(tmp);
         }
+        L->bars |= P->nl >= 2;
     }
     free(shards);
+    /* a main axis of one value (no numeric axis varies): its line chart would stack every
+     * line on one x; the lines' labels ("target=direct") become bars side by side */
+    L->bars = L->bars && xmin == xmax;
+    if (L->bars)
+        bars_category(L);
 }
 
 static void layout_free(playout *L)
@@ -729,20 +874,32 @@ static void section_throughput(bf_buf_t *b, rowinfo *ri, size_t n, const playout
     for (size_t i = 0; i < n; i++)
         if (!ri[i].pt.excluded && isfinite(ri[i].pt.docs_per_s) && ri[i].pt.docs_per_s > ymax)
             ymax = ri[i].pt.docs_per_s;
-    bf_buf_appendz(b, "<h2 id=\"throughput\">docs/s against ");
-    html_esc(b, strcmp(L->x, "batch_size") == 0 ? "batch size" : L->x);
-    bf_buf_appendz(b, "</h2>\n<p class=\"note\">x is the axis with the most values in this matrix. "
-                      "One panel per shard count, one line per combination of the other axes "
-                      "that vary. A red ring marks a cell with rejections (429s, rejected "
-                      "documents or write-pool rejections); a hollow marker a few-requests cell "
-                      "(fewer than 20 bulk responses in the window: drawn, not ranked).</p>\n<div "
-                      "class=\"charts\">\n");
+    if (L->bars) {
+        bf_buf_appendz(b, "<h2 id=\"throughput\">docs/s by ");
+        html_esc(b, L->cat);
+        bf_buf_appendz(b, "</h2>\n<p class=\"note\">No numeric axis varies in this matrix, so "
+                          "each cell is a bar, side by side, one panel per shard count. A red "
+                          "outline marks a cell with rejections (429s, rejected documents or "
+                          "write-pool rejections); a hollow bar a few-requests cell (fewer than "
+                          "20 bulk responses in the window: drawn, not ranked).</p>\n<div "
+                          "class=\"charts\">\n");
+    } else {
+        bf_buf_appendz(b, "<h2 id=\"throughput\">docs/s against ");
+        html_esc(b, strcmp(L->x, "batch_size") == 0 ? "batch size" : L->x);
+        bf_buf_appendz(b, "</h2>\n<p class=\"note\">x is the axis with the most values in this "
+                          "matrix. One panel per shard count, one line per combination of the "
+                          "other axes that vary. A red ring marks a cell with rejections (429s, "
+                          "rejected documents or write-pool rejections); a hollow marker a "
+                          "few-requests cell (fewer than 20 bulk responses in the window: drawn, "
+                          "not ranked).</p>\n<div class=\"charts\">\n");
+    }
     for (size_t k = 0; k < L->np; k++) {
         const ppanel *P = &L->panels[k];
         json_t *panel = json_object();
         json_t *lines = json_array();
         json_object_set_new(panel, "shards", P->shards ? json_integer(P->shards) : json_null());
         json_object_set_new(panel, "x_axis", json_string(L->x));
+        json_object_set_new(panel, "bars", json_boolean(L->bars));
         json_object_set_new(panel, "lines", lines);
         json_array_append_new(panels, panel);
         char title[64];
@@ -750,11 +907,12 @@ static void section_throughput(bf_buf_t *b, rowinfo *ri, size_t n, const playout
         plot p = {.w = 430,
                   .h = 300,
                   .title = title,
-                  .xlabel = axis_words(L->x),
+                  .xlabel = L->bars ? L->cat : axis_words(L->x),
                   .ylabel = "docs/s",
                   .kind = "throughput",
                   .xlog2 = L->xlog2,
                   .xticks_at_data = 1,
+                  .bars = L->bars,
                   .ymax = ymax};
         for (size_t l = 0; l < P->nl; l++) {
             pseries *s = plot_add_series(&p, P->lines[l].label, 1);
@@ -797,8 +955,9 @@ static void section_service_vs_axis(bf_buf_t *b, rowinfo *ri, const playout *L, 
             for (size_t a = 0; a < L->panels[k].lines[l].m; a++)
                 for (int q = 0; q < 2; q++)
                     have[q] |= isfinite(rnum(&ri[L->panels[k].lines[l].idx[a]], keys[q]));
-    bf_buf_appendz(b, "<h2 id=\"service-time\">Service time against ");
-    html_esc(b, strcmp(L->x, "batch_size") == 0 ? "batch size" : L->x);
+    bf_buf_appendz(b, L->bars ? "<h2 id=\"service-time\">Service time by "
+                              : "<h2 id=\"service-time\">Service time against ");
+    html_esc(b, L->bars ? L->cat : strcmp(L->x, "batch_size") == 0 ? "batch size" : L->x);
     bf_buf_appendz(b, "</h2>\n<p class=\"note\">Send to response of each bulk request, p50 and "
                       "p99 of every cell (histograms of all agents merged), with the docs/s "
                       "charts' panels and lines: where docs/s stops growing and service time "
@@ -837,11 +996,12 @@ static void section_service_vs_axis(bf_buf_t *b, rowinfo *ri, const playout *L, 
             plot p = {.w = 430,
                       .h = 260,
                       .title = title,
-                      .xlabel = axis_words(L->x),
+                      .xlabel = L->bars ? L->cat : axis_words(L->x),
                       .ylabel = q == 0 ? "service p50 ms" : "service p99 ms",
                       .kind = q == 0 ? "service_p50" : "service_p99",
                       .xlog2 = L->xlog2,
-                      .xticks_at_data = 1};
+                      .xticks_at_data = 1,
+                      .bars = L->bars};
             for (size_t l = 0; l < P->nl; l++) {
                 pseries *s = plot_add_series(&p, P->lines[l].label, 1);
                 for (size_t a = 0; a < P->lines[l].m; a++) {
@@ -1401,6 +1561,7 @@ static const char css[] =
     "#e3e3e3;max-width:100%;height:auto}.ct{font-weight:600;font-size:13px}"
     "line.grid{stroke:#e6e6e6}line.axis{stroke:#555}line.tick{stroke:#555}"
     ".yt{font-size:11px;text-anchor:end;fill:#444}.xt{font-size:11px;text-anchor:middle;fill:#444}"
+    ".bv{font-size:11px;text-anchor:middle;fill:#222}"
     ".xl{font-size:12px;text-anchor:middle;fill:#333}.yl{font-size:12px;text-anchor:middle;fill:#"
     "333}"
     ".lg{font-size:11px;fill:#333}.rl{font-size:11px;text-anchor:end;fill:#333}"
@@ -1567,24 +1728,11 @@ static void section_findmax(bf_buf_t *b, const char *dir, json_t *charts)
 
 int bf_report_render(const char *dir, bf_buf_t *html, bf_diag_t *diag)
 {
-    char *mpath = bf_asprintf("%s/matrix.json", dir);
-    if (!file_exists(mpath)) {
-        int rc = bf_diag_set(diag, BF_E_NOTFOUND, "%s: no such file; is %s a results directory "
-                             "(results/<name>-<time>/)?", mpath, dir);
-        free(mpath);
-        return rc;
-    }
-    json_error_t jerr;
-    json_t *m = json_load_file(mpath, 0, &jerr);
+    json_t *m = NULL;
+    int mrc = bf_compare_read_matrix(dir, &m, diag); /* the one reader of matrix.json */
+    if (mrc != BF_OK)
+        return mrc;
     json_t *rows = json_object_get(m, "rows");
-    if (!json_is_array(rows)) {
-        int rc = bf_diag_set(diag, BF_E_PARSE, "%s:%d:%d: %s", mpath, jerr.line, jerr.column,
-                             m ? "no \"rows\" array" : jerr.text);
-        json_decref(m);
-        free(mpath);
-        return rc;
-    }
-    free(mpath);
     size_t n = json_array_size(rows);
     rowinfo *ri = bf_calloc(n + 1, sizeof *ri);
     bf_finding_point_t *pts = bf_calloc(n + 1, sizeof *pts);

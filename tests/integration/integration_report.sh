@@ -229,6 +229,46 @@ chrome long --window-size=1400,3000 --dump-dom "file://$TMP/long/probe.html" > "
 probe "$TMP/base/report.html" "$TMP/base/probe.html"
 chrome baseprobe --window-size=1400,3000 --dump-dom "file://$TMP/base/probe.html" > "$TMP/base-dom.html" \
     || { cat "$TMP/chrome-baseprobe.log" >&2; fail "chromium --dump-dom of the fixture's probe failed"; }
+# a matrix whose only varying axis is text (6 targets with long names): bars side by side,
+# their labels shortened to fit, no text overlapping another
+mkdir -p "$TMP/bars"
+python3 - "$TMP/base/matrix.json" "$TMP/bars/matrix.json" <<'PY'
+import json, sys
+m = json.load(open(sys.argv[1]))
+r0 = m["rows"][0]
+names = ["direct", "gateway", "nginx-proxy-in-front-of-the-cluster", "haproxy", "envoy-sidecar",
+         "a-very-long-load-balancer-name-that-does-not-fit-under-one-bar"]
+rows = []
+for i, t in enumerate(names):
+    r = dict(r0, cell=f"{r0['cell']}-{t}", axes={"target": t}, docs_per_s=1000.0 * (i + 1))
+    rows.append(r)
+m["rows"] = rows
+m.pop("findings", None)
+json.dump(m, open(sys.argv[2], "w"))
+PY
+"$COORD" report "$TMP/bars" > /dev/null || fail "report of the text-axis matrix exited with $?"
+python3 - "$TMP/bars/report.html" <<'PY'
+import re, sys
+page = open(sys.argv[1], encoding="utf-8").read()
+assert '<h2 id="throughput">docs/s by target' in page, "text-axis matrix: no bars"
+chart = page[page.index('data-chart="throughput"'):]
+chart = chart[:chart.index("</svg>")]
+order = re.findall(r'<g class="series bar" data-label="target=([^"]+)"', chart)
+assert order == ["direct", "gateway", "nginx-proxy-in-front-of-the-cluster", "haproxy",
+                 "envoy-sidecar", "a-very-long-load-balancer-name-that-does-not-fit-under-one-bar"], order
+PY
+probe "$TMP/bars/report.html" "$TMP/bars/probe.html"
+chrome barsprobe --window-size=1400,3000 --dump-dom "file://$TMP/bars/probe.html" > "$TMP/bars-dom.html" \
+    || { cat "$TMP/chrome-barsprobe.log" >&2; fail "chromium --dump-dom of the bars probe failed"; }
+python3 - "$TMP/bars-dom.html" <<'PY'
+import html as H, json, re, sys
+m = re.search(r'<pre id="bf-layout">(.*?)</pre>', open(sys.argv[1], encoding="utf-8").read(), re.S)
+assert m, "the layout probe did not run"
+out = json.loads(H.unescape(m.group(1)))
+print(f"layout of the text-axis report: {out['figs']} figures, {out['texts']} chart texts; "
+      f"overlaps {len(out['overlaps'])}, outside {len(out['outside'])}")
+assert out["figs"] >= 3 and not out["overlaps"] and not out["outside"], out
+PY
 python3 - "$TMP/long-dom.html" "$TMP/long/report.html" "$TMP/base-dom.html" <<'PY'
 import html as H, json, re, sys
 dom = open(sys.argv[1], encoding="utf-8").read()
@@ -260,4 +300,4 @@ assert page.count('class="pt few"') == 4 * 3, page.count('class="pt few"')  # 4 
 assert data["findings"]["lines"][0].startswith("4 cells measured on fewer than 20 bulk responses"), data["findings"]["lines"][0]
 print("main axis batch_size, 2 panels x 6 lines, service-time charts, columns explained")
 PY
-pass "report.html rendered by chromium: not blank, every chart present, data equals matrix.json; compare ok; long labels: no legend or chart text overlaps"
+pass "report.html rendered by chromium: not blank, every chart present, data equals matrix.json; compare ok; long labels and a text-only axis (bars): no legend or chart text overlaps"

@@ -524,11 +524,7 @@ class Handler(BaseHTTPRequestHandler):
             ok = self.headers.get("Authorization") == state.basic_auth
             rec["auth"] = "ok" if ok else "refused"
             if not ok:
-                rec["status"] = 401
-                rec["response_bytes"] = self._send_json(401, error_body(
-                    401, "security_exception",
-                    "unable to authenticate user for REST request [%s]" % self.path),
-                    extra_headers=[("WWW-Authenticate", 'Basic realm="OpenSearch Security"')])
+                self._unauthorized(rec, "unable to authenticate user for REST request [%s]")
                 return
         if body is None:  # over the limit
             rec["status"] = 413
@@ -545,15 +541,17 @@ class Handler(BaseHTTPRequestHandler):
             return
         self._admin(rec, method, segs)
 
+    def _unauthorized(self, rec, reason):
+        # what the security plugin answers a request without (or with wrong) credentials
+        rec["status"] = 401
+        rec["response_bytes"] = self._send_json(401, error_body(
+            401, "security_exception", reason % self.path),
+            extra_headers=[("WWW-Authenticate", 'Basic realm="OpenSearch Security"')])
+
     def _admin(self, rec, method, segs):
         state = self.server.state
         if state.admin_fault == "unauthorized":
-            # what the security plugin answers a request without (or with wrong) credentials
-            rec["status"] = 401
-            rec["response_bytes"] = self._send_json(401, error_body(
-                401, "security_exception",
-                "missing authentication credentials for REST request [%s]" % self.path),
-                extra_headers=[("WWW-Authenticate", 'Basic realm="OpenSearch Security"')])
+            self._unauthorized(rec, "missing authentication credentials for REST request [%s]")
             return
         if state.admin_fault == "forbidden":
             rec["status"] = 403

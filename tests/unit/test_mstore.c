@@ -265,14 +265,20 @@ static void test_refused_items_dropped(void **state)
     stop(&s);
 }
 
-static void test_full_buffer_and_close_deadline(void **state)
+/* a port nothing listens on: bind a server, take its port, stop it */
+static uint16_t dead_port(void)
 {
-    (void)state;
-    /* a port nothing listens on: bind a server, take its port, stop it */
     server s;
     start(&s, OK_ALL);
     uint16_t port = s.port;
     stop(&s);
+    return port;
+}
+
+static void test_full_buffer_and_close_deadline(void **state)
+{
+    (void)state;
+    uint16_t port = dead_port();
     bf_target_t t;
     char url[64], *hosts[1];
     target_at(&t, url, sizeof url, hosts, port);
@@ -343,10 +349,7 @@ static void test_auth_refused_names_the_store(void **state)
 static void test_down_names_the_store(void **state)
 {
     (void)state;
-    server s;
-    start(&s, OK_ALL);
-    uint16_t port = s.port;
-    stop(&s);
+    uint16_t port = dead_port();
     static const struct {
         const bf_conn_names_t *names;
         const char *want;

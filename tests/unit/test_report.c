@@ -367,6 +367,87 @@ static void test_findmax_section(void **state)
  * 7): a matrix.json written by the writers from a typed row with one named query renders the
  * query ladder and the mixed-workload charts with the row's own numbers, and no field name
  * the report uses is missing from the tables. */
+/* DIR/matrix.json of scenario with rows (taken); returns its path (caller frees) */
+static char *write_matrix(const char *dir, const char *scenario, json_t *rows)
+{
+    json_t *m = json_object();
+    json_object_set_new(m, "scenario", json_string(scenario));
+    json_object_set_new(m, "rows", rows);
+    char *path = bf_asprintf("%s/matrix.json", dir);
+    assert_int_equal(json_dump_file(m, path, 0), 0);
+    json_decref(m);
+    return path;
+}
+
+/* A matrix whose only varying axis is text (the gateway study: target direct vs gateway) is
+ * drawn as bars side by side, one per value, each with its exact docs/s; not as points stacked
+ * on the one concurrency there is. A numeric axis that varies keeps its line chart. */
+static void test_text_axis_bars(void **state)
+{
+    (void)state;
+    char tmpl[1024];
+    snprintf(tmpl, sizeof tmpl, "%s/bf-report-bars.XXXXXX",
+             getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+    char *dir = mkdtemp(tmpl);
+    assert_non_null(dir);
+    static const bf_axis_value_t ax[2][1] = {{{"target", "direct"}}, {{"target", "gateway"}}};
+    static const double dps[2] = {9285.5, 10823.25};
+    json_t *rows = json_array();
+    for (int i = 0; i < 2; i++) {
+        bf_cell_t cell = {.id = i ? "i4-s3-r0-b500-c4-gateway" : "i4-s3-r0-b500-c4-direct",
+                          .indices = 4,
+                          .shards = 3,
+                          .batch_size = 500,
+                          .concurrency = 4,
+                          .target_name = ax[i][0].value,
+                          .axes = ax[i],
+                          .naxes = 1};
+        bf_row_t row;
+        memset(&row, 0, sizeof row);
+        row.cell = &cell;
+        row.docs_per_s = dps[i];
+        row.service.p50_ms = 20.0 + i;
+        row.service.p99_ms = 80.0 + i;
+        row.service.count = 400;
+        row.verified = 1;
+        json_array_append_new(rows, bf_row_encode(&row));
+    }
+    char *path = write_matrix(dir, "gateway", rows);
+    char *html = render(dir);
+    assert_non_null(strstr(html, "<h2 id=\"throughput\">docs/s by target (batch 500)</h2>"));
+    assert_non_null(strstr(html, "<h2 id=\"service-time\">Service time by target (batch "
+                                 "500)</h2>"));
+    /* one bar per value, its label under it, its exact value, its cell */
+    const char *tp = strstr(html, "data-chart=\"throughput\"");
+    assert_non_null(tp);
+    const char *end = strstr(tp, "</svg>");
+    assert_non_null(end);
+    char *chart = bf_strndup(tp, (size_t)(end - tp));
+    assert_int_equal(count(chart, "<rect class=\"bar"), 2);
+    assert_int_equal(count(chart, "<polyline"), 0);
+    assert_non_null(strstr(chart, "data-cell=\"i4-s3-r0-b500-c4-direct\" data-y=\"9285.5\""));
+    assert_non_null(strstr(chart, "data-cell=\"i4-s3-r0-b500-c4-gateway\" data-y=\"10823.25\""));
+    const char *d = strstr(chart, ">direct</text>"), *g = strstr(chart, ">gateway</text>");
+    assert_true(d != NULL && g != NULL && d < g); /* side by side, in the matrix's order */
+    assert_non_null(strstr(chart, ">target (batch 500)</text>")); /* the x axis names it */
+    free(chart);
+    json_t *data = embedded_data(html);
+    json_t *panel =
+        json_array_get(json_object_get(json_object_get(data, "charts"), "throughput"), 0);
+    assert_true(json_is_true(json_object_get(panel, "bars")));
+    assert_int_equal(json_array_size(json_object_get(panel, "lines")), 2);
+    json_decref(data);
+    free(html);
+    unlink(path);
+    free(path);
+    rmdir(dir);
+    /* a numeric main axis (the golden fixture's) stays a line chart */
+    html = render(FIXTURES "/golden");
+    assert_null(strstr(html, "<rect class=\"bar"));
+    assert_non_null(strstr(html, "<h2 id=\"throughput\">docs/s against "));
+    free(html);
+}
+
 static void test_search_rows_through_the_codec(void **state)
 {
     (void)state;
@@ -397,14 +478,9 @@ static void test_search_rows_through_the_codec(void **state)
     row.queries[0].service.p999_ms = NAN;
     row.queries[0].service.max_ms = 11.0;
     row.queries[0].prof_service_ms = NAN;
-    json_t *m = json_object();
     json_t *rows = json_array();
     json_array_append_new(rows, bf_row_encode(&row));
-    json_object_set_new(m, "scenario", json_string("q"));
-    json_object_set_new(m, "rows", rows);
-    char *path = bf_asprintf("%s/matrix.json", dir);
-    assert_int_equal(json_dump_file(m, path, 0), 0);
-    json_decref(m);
+    char *path = write_matrix(dir, "q", rows);
     char *html = render(dir);
     assert_non_null(strstr(html, "data-chart=\"query_latency\""));
     assert_non_null(strstr(html, "data-pct=\"service_p90_ms\" data-y=\"9.5\""));
@@ -429,6 +505,7 @@ int main(void)
         cmocka_unit_test(test_errors_and_escaping),
         cmocka_unit_test(test_findmax_section),
         cmocka_unit_test(test_search_rows_through_the_codec),
+        cmocka_unit_test(test_text_axis_bars),
         cmocka_unit_test(test_errors_by_type_column),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1228,6 +1228,16 @@ static void on_err(void *ctx, const char *msg)
     e->n++;
 }
 
+/* e holds exactly n messages, the i-th starting with want[i] */
+static void expect_prefixes(const errs *e, const char *const *want, size_t n)
+{
+    if (e->n != n)
+        fail_msg("%zu mistakes reported, %zu expected; first: %s", e->n, n, e->msg[0]);
+    for (size_t i = 0; i < n; i++)
+        if (strncmp(e->msg[i], want[i], strlen(want[i])) != 0)
+            fail_msg("mistake %zu: '%s', expected '%s...'", i, e->msg[i], want[i]);
+}
+
 static void test_all_key_errors(void **state)
 {
     (void)state;
@@ -1257,12 +1267,7 @@ static void test_all_key_errors(void **state)
         "s.yaml:10:44: run.repeat: expected a whole number",
         "s.yaml:11:9: index.setings: unknown key; did you mean 'settings'?",
     };
-    size_t nw = sizeof want / sizeof want[0];
-    if (e.n != nw)
-        fail_msg("%zu errors reported, %zu expected; first: %s", e.n, nw, e.msg[0]);
-    for (size_t i = 0; i < nw; i++)
-        if (strncmp(e.msg[i], want[i], strlen(want[i])) != 0)
-            fail_msg("error %zu: '%s', expected '%s...'", i, e.msg[i], want[i]);
+    expect_prefixes(&e, want, sizeof want / sizeof want[0]);
     assert_string_equal(d.msg, e.msg[0]); /* the first is the load's error */
     /* without the callback: only the first, as run and plan see it */
     memset(&d, 0, sizeof d);
@@ -1286,11 +1291,7 @@ static void test_all_key_errors(void **state)
     memset(&d, 0, sizeof d);
     bf_load_opts_t ov = {.on_error = on_err, .on_error_ctx = &e, .base_dir = "/nonexistent"};
     assert_int_not_equal(bf_scenario_load_text(vars, strlen(vars), "s.yaml", &ov, &sc, &d), 0);
-    if (e.n != 4)
-        fail_msg("%zu variable errors, 4 expected; first: %s", e.n, e.msg[0]);
-    for (size_t i = 0; i < 4; i++)
-        if (strncmp(e.msg[i], want_vars[i], strlen(want_vars[i])) != 0)
-            fail_msg("variable error %zu: '%s', expected '%s...'", i, e.msg[i], want_vars[i]);
+    expect_prefixes(&e, want_vars, 4);
     /* a clean key pass goes on to the later checks, which report each mistake too */
     const char *later = "name: t\ntarget: {hosts: [http://127.0.0.1:9200]}\n"
                         "document: {source: '{\"s\": $[[nope]]}'}\n";
@@ -1346,7 +1347,6 @@ static void test_all_later_mistakes(void **state)
         "s.yaml:15:16: matrix.exclude[0]: shards '7' is not among the axis values; exclude one",
         "s.yaml:17:8: matrix.include[0]: 'nosuch' is not an axis (axes: indices,",
     };
-    size_t nw = sizeof want / sizeof want[0];
     errs e = {0};
     int keys_failed = 0;
     bf_load_opts_t o = {.on_error = on_err, .on_error_ctx = &e, .keys_failed = &keys_failed};
@@ -1355,11 +1355,7 @@ static void test_all_later_mistakes(void **state)
     assert_int_equal(bf_scenario_load_text(y, strlen(y), "s.yaml", &o, &sc, &d), BF_E_INVAL);
     assert_null(sc);
     assert_int_equal(keys_failed, 0);
-    if (e.n != nw)
-        fail_msg("%zu mistakes reported, %zu expected; first: %s", e.n, nw, e.msg[0]);
-    for (size_t i = 0; i < nw; i++)
-        if (strncmp(e.msg[i], want[i], strlen(want[i])) != 0)
-            fail_msg("mistake %zu: '%s', expected '%s...'", i, e.msg[i], want[i]);
+    expect_prefixes(&e, want, sizeof want / sizeof want[0]);
     assert_string_equal(d.msg, e.msg[0]);
     /* run and plan: the first the loader meets (the matrix comes before the templates) */
     memset(&d, 0, sizeof d);
@@ -1382,11 +1378,7 @@ static void test_all_later_mistakes(void **state)
     };
     memset(&e, 0, sizeof e);
     assert_int_equal(bf_scenario_load_text(y2, strlen(y2), "s.yaml", &o, &sc, &d), BF_E_INVAL);
-    if (e.n != 3)
-        fail_msg("%zu mistakes reported, 3 expected; first: %s", e.n, e.msg[0]);
-    for (size_t i = 0; i < 3; i++)
-        if (strncmp(e.msg[i], want2[i], strlen(want2[i])) != 0)
-            fail_msg("mistake %zu: '%s', expected '%s...'", i, e.msg[i], want2[i]);
+    expect_prefixes(&e, want2, 3);
     const char *y3 = "name: t\n"
                      "target: {hosts: [http://127.0.0.1:9200]}\n"
                      "document: {source: '{\"a\": \"0123456789012345678901234567890123456789\"}'}\n"
