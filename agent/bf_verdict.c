@@ -362,3 +362,17 @@ void bf_verdict_error_body(const char *body, size_t len, char *type, size_t type
     }
     json_decref(j);
 }
+
+enum bf_unknown_cause bf_verdict_unknown_cause(enum bf_req req)
+{
+    switch (req) {
+    case BF_REQ_TIMEOUT: return BF_UNKNOWN_TIMEOUT;
+    case BF_REQ_RESET: return BF_UNKNOWN_RESET;
+    case BF_REQ_BAD: return BF_UNKNOWN_BAD;
+    case BF_REQ_OK:
+    case BF_REQ_PARTIAL:
+    case BF_REQ_HTTP_ERROR:
+    case BF_REQ_CONNECT: break;
+    }
+    return BF_UNKNOWN_HTTP;
+}

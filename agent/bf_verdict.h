@@ -81,6 +81,19 @@ enum bf_req {
     BF_REQ_BAD,         /* req_bad_response */
 };
 
+/* Where a verdict's unknown documents came from (bf_counters_t docs_unknown_*; a request
+ * abandoned in flight at the stop has no verdict and is docs_unknown_abandoned). */
+enum bf_unknown_cause {
+    BF_UNKNOWN_TIMEOUT = 0, /* request.timeout passed after the body was written */
+    BF_UNKNOWN_RESET,       /* the connection died after the body was written */
+    BF_UNKNOWN_BAD,         /* an answer that is not a bulk response */
+    BF_UNKNOWN_HTTP,        /* a status that leaves them unknown (502, 504, 1xx, 3xx) */
+};
+
+/* bf_verdict_unknown_cause — the cause of the unknown documents of a request counted as req
+ * (timeout, reset, bad response; any other counter: an HTTP status). Pure; thread-safe. */
+enum bf_unknown_cause bf_verdict_unknown_cause(enum bf_req req);
+
 /* What happens to the request next. */
 enum bf_next {
     BF_NEXT_DONE = 0,      /* nothing */

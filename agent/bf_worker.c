@@ -783,19 +783,16 @@ static void count_verdict(bf_counters_t *c, const bf_verdict_t *v, long status)
     }
 }
 
-/* Where n documents of unknown outcome came from, by the request's verdict (README "What the
- * numbers mean", unknown): booked in the second the request ended, beside docs_unknown (pro
- * rata), so a row can say why its documents are unknown. */
+/* Where n documents of unknown outcome came from (bf_verdict_unknown_cause): booked in the
+ * second the request ended, beside docs_unknown (pro rata), so a row can say why its documents
+ * are unknown (README "What the numbers mean", unknown). */
 static void book_unknown_cause(bf_counters_t *c, enum bf_req req, uint64_t n)
 {
-    switch (req) {
-    case BF_REQ_TIMEOUT: c->docs_unknown_timeout += n; break;
-    case BF_REQ_RESET: c->docs_unknown_reset += n; break;
-    case BF_REQ_BAD: c->docs_unknown_bad += n; break;
-    case BF_REQ_OK:
-    case BF_REQ_PARTIAL:
-    case BF_REQ_HTTP_ERROR:
-    case BF_REQ_CONNECT: c->docs_unknown_http += n; break;
+    switch (bf_verdict_unknown_cause(req)) {
+    case BF_UNKNOWN_TIMEOUT: c->docs_unknown_timeout += n; break;
+    case BF_UNKNOWN_RESET: c->docs_unknown_reset += n; break;
+    case BF_UNKNOWN_BAD: c->docs_unknown_bad += n; break;
+    case BF_UNKNOWN_HTTP: c->docs_unknown_http += n; break;
     }
 }
 

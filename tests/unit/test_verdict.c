@@ -199,6 +199,16 @@ static void test_every_row(void **state)
             assert_int_equal(v.rejections, v.retry); /* retried, and still counted */
         /* every document sent ends in exactly one verdict (or is sent again) */
         assert_int_equal(sum_docs(&v), r->sent ? N : 0);
+        /* unknown documents say where they came from (counts at the stop, notes2/fa.md):
+         * the transport's outcome, or an answer that leaves them unknown */
+        if (v.unknown > 0) {
+            enum bf_unknown_cause want = r->xfer == BF_XFER_TIMEOUT    ? BF_UNKNOWN_TIMEOUT
+                                         : r->xfer == BF_XFER_RESET    ? BF_UNKNOWN_RESET
+                                         : r->xfer != BF_XFER_RESPONSE ? BF_UNKNOWN_BAD
+                                         : v.req == BF_REQ_BAD         ? BF_UNKNOWN_BAD
+                                                                       : BF_UNKNOWN_HTTP;
+            assert_int_equal(bf_verdict_unknown_cause(v.req), want);
+        }
         /* nothing is re-sent unless nothing was sent or a retry policy allows it */
         if (v.next == BF_NEXT_RESEND)
             assert_int_equal(r->xfer, BF_XFER_NOT_SENT);
