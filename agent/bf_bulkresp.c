@@ -811,10 +811,11 @@ static inline int may_hold_failure_store(const char *p, const char *end, const b
  * array, or where fewer than 64 bytes are left; the string state is in st->skip_in_string (and
  * *ts when inside one). */
 typedef void block_masks_fn(const char *p, block_bits *m);
+typedef uint64_t prefix_xor_fn(uint64_t x);
 
 static inline __attribute__((always_inline)) const char *
 skip_items_blocks_impl(bf_bulkresp_stream_t *st, const char *p, const char *end, const char **is,
-                       const char **ts, block_masks_fn *masks)
+                       const char **ts, block_masks_fn *masks, prefix_xor_fn *pxor)
 {
     uint64_t carry = 0; /* all ones when a string is open at the block start */
     const char *last_open = NULL;
@@ -824,7 +825,7 @@ skip_items_blocks_impl(bf_bulkresp_stream_t *st, const char *p, const char *end,
         if (m.bslash != 0 || may_hold_failure_store(p, end, &m))
             break;
         uint64_t q = m.quote, o = m.open, c = m.close;
-        uint64_t in = prefix_xor(q) ^ carry;
+        uint64_t in = pxor(q) ^ carry;
         uint64_t opening = q & in;
         if (opening != 0)
             last_open = p + 63 - __builtin_clzll(opening);
@@ -876,37 +877,45 @@ skip_items_blocks_impl(bf_bulkresp_stream_t *st, const char *p, const char *end,
 }
 
 /* The same 64-byte masks with AVX2: two 32-byte loads instead of four 16-byte ones. */
+/* prefix_xor as one carry-less multiplication by all ones (simdjson's stage 1). */
+__attribute__((target("avx2,pclmul"))) static inline uint64_t prefix_xor_clmul(uint64_t x)
+{
+    __m128i r = _mm_clmulepi64_si128(_mm_set_epi64x(0, (long long)x), _mm_set1_epi8(-1), 0);
+    return (uint64_t)_mm_cvtsi128_si64(r);
+}
+
+__attribute__((target("avx2"))) static inline uint64_t eq_mask_avx2(__m256i lo, __m256i hi,
+                                                                    __m256i c)
+{
+    return (uint64_t)(uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(lo, c)) |
+           (uint64_t)(uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(hi, c)) << 32;
+}
+
 __attribute__((target("avx2"))) static inline void block_masks_avx2(const char *p, block_bits *m)
 {
-    const __m256i q = _mm256_set1_epi8('"'), b = _mm256_set1_epi8('\\'),
-                  low = _mm256_set1_epi8(0x20), ob = _mm256_set1_epi8('{'),
-                  cb = _mm256_set1_epi8('}'), lf = _mm256_set1_epi8('f'),
-                  le = _mm256_set1_epi8('e');
-    uint64_t mq = 0, mb = 0, mo = 0, mc = 0, mf = 0, me = 0;
-    for (int i = 0; i < 2; i++) {
-        __m256i v = _mm256_loadu_si256((const __m256i *)(const void *)(p + 32 * i));
-        __m256i f = _mm256_or_si256(v, low); /* '[' -> '{', ']' -> '}' */
-        mq |= (uint64_t)(uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(v, q)) << (32 * i);
-        mb |= (uint64_t)(uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(v, b)) << (32 * i);
-        mo |= (uint64_t)(uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(f, ob)) << (32 * i);
-        mc |= (uint64_t)(uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(f, cb)) << (32 * i);
-        mf |= (uint64_t)(uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(v, lf)) << (32 * i);
-        me |= (uint64_t)(uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(v, le)) << (32 * i);
-    }
-    *m = (block_bits){mq, mb, mo, mc, mf, me};
+    const __m256i low = _mm256_set1_epi8(0x20);
+    __m256i lo = _mm256_loadu_si256((const __m256i *)(const void *)p);
+    __m256i hi = _mm256_loadu_si256((const __m256i *)(const void *)(p + 32));
+    __m256i flo = _mm256_or_si256(lo, low), fhi = _mm256_or_si256(hi, low); /* '[' -> '{' */
+    m->quote = eq_mask_avx2(lo, hi, _mm256_set1_epi8('"'));
+    m->bslash = eq_mask_avx2(lo, hi, _mm256_set1_epi8('\\'));
+    m->open = eq_mask_avx2(flo, fhi, _mm256_set1_epi8('{'));
+    m->close = eq_mask_avx2(flo, fhi, _mm256_set1_epi8('}'));
+    m->f = eq_mask_avx2(lo, hi, _mm256_set1_epi8('f'));
+    m->e = eq_mask_avx2(lo, hi, _mm256_set1_epi8('e'));
 }
 
 static const char *skip_items_blocks_sse2(bf_bulkresp_stream_t *st, const char *p, const char *end,
                                           const char **is, const char **ts)
 {
-    return skip_items_blocks_impl(st, p, end, is, ts, block_masks);
+    return skip_items_blocks_impl(st, p, end, is, ts, block_masks, prefix_xor);
 }
 
-__attribute__((target("avx2"))) static const char *
+__attribute__((target("avx2,pclmul"))) static const char *
 skip_items_blocks_avx2(bf_bulkresp_stream_t *st, const char *p, const char *end, const char **is,
                        const char **ts)
 {
-    return skip_items_blocks_impl(st, p, end, is, ts, block_masks_avx2);
+    return skip_items_blocks_impl(st, p, end, is, ts, block_masks_avx2, prefix_xor_clmul);
 }
 
 /* The AVX2 variant where the CPU has it (found once at start); the masks are the same bits,
@@ -916,7 +925,8 @@ static int have_avx2, forced_sse2;
 __attribute__((constructor)) static void detect_avx2(void)
 {
     __builtin_cpu_init();
-    have_avx2 = __builtin_cpu_supports("avx2") ? 1 : 0;
+    /* AVX2 and PCLMULQDQ (every AVX2 CPU has it, checked all the same) */
+    have_avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("pclmul") ? 1 : 0;
 }
 
 void bf_bulkresp_force_sse2(int on)
