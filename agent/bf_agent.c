@@ -1121,17 +1121,24 @@ int bf_agent_main(const bf_agent_opts_t *opts)
     a.suspect_ms = SUSPECT_MS;
     a.lost_ms = LOST_MS;
     a.backoff_ms = BACKOFF_MIN_MS;
-    if (opts->data_endpoint) {
-        bf_strlcpy(a.data_ep, opts->data_endpoint, sizeof a.data_ep);
-    } else {
-        const char *colon = strrchr(opts->control_endpoint, ':');
-        long port = colon ? strtol(colon + 1, NULL, 10) : 0;
-        if (colon == NULL || port <= 0 || port >= 65535) {
-            bf_error("--coordinator %s: expected tcp://HOST:PORT", opts->control_endpoint);
+    {
+        /* both endpoints are checked before anything connects (bf_wire_endpoint_check) */
+        bf_diag_t ed = {0};
+        uint32_t port = 0;
+        if (bf_wire_endpoint_check("--coordinator", opts->control_endpoint,
+                                   opts->data_endpoint == NULL, &port, &ed) != BF_OK ||
+            (opts->data_endpoint &&
+             bf_wire_endpoint_check("--data", opts->data_endpoint, 0, NULL, &ed) != BF_OK)) {
+            bf_error("%s", ed.msg);
             return BF_EXIT_INPUT;
         }
-        snprintf(a.data_ep, sizeof a.data_ep, "%.*s:%ld", (int)(colon - opts->control_endpoint),
-                 opts->control_endpoint, port + 1);
+        if (opts->data_endpoint) {
+            bf_strlcpy(a.data_ep, opts->data_endpoint, sizeof a.data_ep);
+        } else {
+            const char *colon = strrchr(opts->control_endpoint, ':');
+            snprintf(a.data_ep, sizeof a.data_ep, "%.*s:%u", (int)(colon - opts->control_endpoint),
+                     opts->control_endpoint, port + 1);
+        }
     }
     if (opts->insecure) {
         bf_warn("--insecure: plain TCP, no encryption and no authentication of the coordinator");

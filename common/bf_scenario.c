@@ -2392,6 +2392,12 @@ static int load(bf__load_t *L, const char *text, size_t len)
         }
     }
     if (L->nerrors) { /* the key pass collected errors (opts->on_error): fail with the first */
+        /* an axis typo (matrix.concurency) is a key mistake too: listed with the others now,
+         * not only once they are fixed (without other mistakes the matrix step lists it among
+         * the later ones) */
+        rc = bf__matrix_collect_unknown_axes(L);
+        if (rc != BF_OK)
+            return rc;
         if (L->opts->keys_failed)
             *L->opts->keys_failed = 1;
         return report_collected(L);

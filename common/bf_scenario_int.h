@@ -469,6 +469,12 @@ struct json_t *bf__y_scalar_to_json(const bf__ynode_t *n);
 
 /* Matrix expansion (bf_scenario_matrix.c): axes, cells, index names, settings. */
 int bf__matrix_expand(bf__load_t *L);
+/* bf__matrix_collect_unknown_axes — validate's key pass, when it has other mistakes: every
+ * matrix key that is no axis (nor include, exclude, settings[.<name>]) as "matrix.X: unknown
+ * axis" through bf__collect, so it is listed with the unknown keys rather than after they are
+ * fixed (bf__matrix_expand reports them otherwise, with the same text). Returns BF_OK, or the
+ * error when nothing collects (no on_error). */
+int bf__matrix_collect_unknown_axes(bf__load_t *L);
 
 /* ---- template checks (bf_template.c) ------------------------------------------------------- */
 

@@ -438,6 +438,50 @@ static int lookup_param_name(mx *m, const bf__ynode_t *key, const char *where, s
 
 /* ---- parsing the matrix -------------------------------------------------------------------- */
 
+/* The key table's row of the axis `name` (matrix.<name>), or -1 when it is no axis (include,
+ * exclude and settings[.<name>] are handled before). */
+static int axis_row(const char *name)
+{
+    char path[160];
+    snprintf(path, sizeof path, "matrix.%s", name);
+    return strlen(name) < 100 ? bf__key_find(path) : -1;
+}
+
+/* The error of an unknown axis at its key k (with a did-you-mean when one is close). */
+static int unknown_axis(bf__load_t *L, const bf__ynode_t *k)
+{
+    char sug[64];
+    const char *dym = bf__did_you_mean_key(k->value, "matrix", sug, sizeof sug);
+    if (dym)
+        return bf__err(L, k, BF_E_INVAL, "matrix.%s: unknown axis; did you mean '%s'?", k->value,
+                       dym);
+    return bf__err(L, k, BF_E_INVAL,
+                   "matrix.%s: unknown axis; axes are indices, shards, replicas, batch_size, "
+                   "concurrency, compression, target_rate, routing_mode, target, agents and "
+                   "settings.<name>",
+                   k->value);
+}
+
+int bf__matrix_collect_unknown_axes(bf__load_t *L)
+{
+    const bf__ynode_t *mat = L->top[BF__K_MATRIX].node;
+    if (mat == NULL || mat->kind != BF__Y_MAP)
+        return BF_OK;
+    for (size_t i = 0; i < mat->n; i++) {
+        const bf__ynode_t *k = mat->items[2 * i];
+        const char *name = k->value;
+        if (strcmp(name, "include") == 0 || strcmp(name, "exclude") == 0 ||
+            strcmp(name, "settings") == 0 || (strncmp(name, "settings.", 9) == 0 && name[9]))
+            continue;
+        if (axis_row(name) < 0) {
+            int rc = unknown_axis(L, k);
+            if (!bf__collect(L, rc))
+                return rc;
+        }
+    }
+    return BF_OK;
+}
+
 static int parse_matrix(mx *m)
 {
     bf__load_t *L = m->L;
@@ -474,27 +518,8 @@ static int parse_matrix(mx *m)
         } else if (strncmp(name, "settings.", 9) == 0 && name[9]) {
             rc = add_matrix_param(m, name, -1, k, v);
         } else {
-            char path[160];
-            snprintf(path, sizeof path, "matrix.%s", name);
-            int row = strlen(name) < 100 ? bf__key_find(path) : -1;
-            if (row < 0) {
-                char sug[64];
-                const char *dym = bf__did_you_mean_key(name, "matrix", sug, sizeof sug);
-                if (dym)
-                    rc = bf__err(L, k, BF_E_INVAL,
-                                 "matrix.%s: unknown axis; did you mean "
-                                 "'%s'?",
-                                 name, dym);
-                else
-                    rc = bf__err(L, k, BF_E_INVAL,
-                                 "matrix.%s: unknown axis; axes are indices, "
-                                 "shards, replicas, batch_size, concurrency, compression, "
-                                 "target_rate, routing_mode, target, agents and settings.<name>",
-                                 name);
-                rc = keep(m, rc);
-            } else {
-                rc = add_matrix_param(m, name, row, k, v);
-            }
+            int row = axis_row(name);
+            rc = row < 0 ? keep(m, unknown_axis(L, k)) : add_matrix_param(m, name, row, k, v);
         }
         if (rc != BF_OK)
             return rc;

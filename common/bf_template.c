@@ -135,20 +135,49 @@ static void where(compiler *c, enum bf__tfield field, size_t offset, char *buf, 
              offset);
 }
 
+/* A character of a variable name (bf__v_varname's rule). */
+static int name_char(char ch)
+{
+    return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
+           ch == '_' || ch == '-' || ch == '.';
+}
+
 /* Parses "$[[name]]" at s[i]; returns the variable index via *var and the end via *end (set
- * on a mistake too: where compiling goes on when the mistake is collected). */
+ * on a mistake too: where compiling goes on when the mistake is collected). The name is what
+ * variable names are made of: "$[[bytes], ... $[[line]]" is an unclosed placeholder at i, not
+ * a variable named "bytes], ... $[[line". */
 static int placeholder(compiler *c, const char *s, size_t len, size_t i, enum bf__tfield field,
                        size_t *var, size_t *end)
 {
     char pos[400];
     size_t j = i + 3;
-    while (j + 1 < len && !(s[j] == ']' && s[j + 1] == ']') && s[j] != '\n' && j - i < 200)
+    while (j < len && name_char(s[j]) && j - i < 200)
         j++;
     *end = i + 3;
     if (j + 1 >= len || s[j] != ']' || s[j + 1] != ']') {
         where(c, field, i, pos, sizeof pos);
-        return bf_diag_set(c->diag, BF_E_INVAL, "%s: %s: '$[[' without a closing ']]'; "
-                           "placeholders look like $[[name]]", pos, field_name(field));
+        size_t nl = j - (i + 3);
+        if (j >= len || s[j] == '\n' || s[j] == '\r')
+            return bf_diag_set(c->diag, BF_E_INVAL,
+                               "%s: %s: unclosed placeholder '$[[%.*s': "
+                               "no ']]' before the end of the %s; placeholders look like "
+                               "$[[name]]",
+                               pos, field_name(field), (int)(nl > 60 ? 60 : nl), s + i + 3,
+                               j >= len ? "text" : "line");
+        unsigned char ch = (unsigned char)s[j];
+        char what[16];
+        if (name_char(s[j]))
+            snprintf(what, sizeof what, "%s", "200 characters");
+        else if (ch >= 0x20 && ch < 0x7f)
+            snprintf(what, sizeof what, "'%c'", ch);
+        else
+            snprintf(what, sizeof what, "byte 0x%02x", ch);
+        return bf_diag_set(c->diag, BF_E_INVAL,
+                           "%s: %s: unclosed placeholder '$[[%.*s': "
+                           "%s follow%s where ']]' should; placeholders look like $[[name]] "
+                           "(a name of letters, digits, '_', '-' and '.')",
+                           pos, field_name(field), (int)(nl > 60 ? 60 : nl), s + i + 3, what,
+                           name_char(s[j]) ? "" : "s");
     }
     size_t nl = j - (i + 3);
     char name[256];

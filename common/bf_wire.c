@@ -15,6 +15,45 @@
 
 static atomic_uint_fast64_t next_msg_id = 1;
 
+int bf_wire_endpoint_check(const char *opt, const char *endpoint, int with_next, uint32_t *port_out,
+                           bf_diag_t *diag)
+{
+    const char *ep = endpoint ? endpoint : "";
+    unsigned max = with_next ? 65534u : 65535u;
+    if (strncmp(ep, "tcp://", 6) != 0)
+        return bf_diag_set(diag, BF_E_INVAL,
+                           "%s %s: expected tcp://HOST:PORT, such as "
+                           "tcp://127.0.0.1:7100 (only tcp:// is supported)",
+                           opt, ep);
+    const char *host = ep + 6, *colon = strrchr(host, ':');
+    if (host[0] == '[') { /* [IPv6]:PORT: the port's colon is after the ']' */
+        const char *rb = strchr(host, ']');
+        colon = rb && rb[1] == ':' ? rb + 1 : NULL;
+    }
+    if (colon == NULL || colon == host)
+        return bf_diag_set(diag, BF_E_INVAL,
+                           "%s %s: expected tcp://HOST:PORT, such as "
+                           "tcp://127.0.0.1:7100 (%s)",
+                           opt, ep, colon ? "no host before the port" : "no :PORT");
+    const char *p = colon + 1;
+    size_t digits = strspn(p, "0123456789");
+    if (digits == 0 || p[digits] != '\0')
+        return bf_diag_set(diag, BF_E_INVAL,
+                           "%s %s: the port '%s' is not a number; expected "
+                           "tcp://HOST:PORT with PORT from 1 to %u",
+                           opt, ep, p, max);
+    unsigned long port = digits > 6 ? 999999ul : strtoul(p, NULL, 10);
+    if (port < 1 || port > max)
+        return bf_diag_set(diag, BF_E_INVAL,
+                           "%s %s: port %s is out of range: give one from 1 "
+                           "to %u%s",
+                           opt, ep, p, max,
+                           with_next && port == 65535 ? " (the data port is the next one)" : "");
+    if (port_out)
+        *port_out = (uint32_t)port;
+    return BF_OK;
+}
+
 int bf_wire_socket_setup(void *sock, int is_router, int linger_ms)
 {
     int64_t maxsize = BF_MAX_WIRE_BYTES;

@@ -31,6 +31,16 @@
 #define BF_DEFAULT_CONTROL_PORT 7100
 #define BF_DEFAULT_DATA_PORT 7101
 
+/* bf_wire_endpoint_check — check a fleet endpoint given on the command line (`opt`, e.g.
+ * "--bind", names it in the message) before anything is bound, connected or contacted:
+ * "tcp://HOST:PORT" with a non-empty HOST ("*", a name, IPv4, or [IPv6]) and PORT a decimal
+ * number from 1 to 65535, or to 65534 when with_next is set (the data port is PORT + 1).
+ * *port_out (may be NULL) gets PORT. Pure, thread-safe. Returns BF_OK, or BF_E_INVAL with
+ * diag saying what is wrong and an example ("--bind tcp://127.0.0.1:99999: port 99999 is out
+ * of range ..."). */
+int bf_wire_endpoint_check(const char *opt, const char *endpoint, int with_next, uint32_t *port_out,
+                           bf_diag_t *diag);
+
 /* bf_wire_socket_setup — set ZMQ_MAXMSGSIZE, ZMQ_LINGER (linger_ms) and, on ROUTER sockets,
  * ROUTER_MANDATORY and ROUTER_HANDOVER. Returns 0 or BF_E_IO. */
 int bf_wire_socket_setup(void *sock, int is_router, int linger_ms);

@@ -17,6 +17,7 @@
 #include "bf_report.h"
 #include "bf_runopts.h"
 #include "bf_units.h"
+#include "bf_wire.h"
 
 #include <errno.h>
 #include <jansson.h>
@@ -24,6 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 volatile int bf_campaign_signal = 0;
@@ -149,6 +151,54 @@ static int select_cells(const bf_scenario_t *sc, const char *list, uint8_t **sel
     return rc;
 }
 
+/* The command line's values that can be judged without the cluster or the fleet, before
+ * either is contacted (a --bind port out of range was said only after probing the cluster,
+ * or not at all when the cluster was down: exit 3 for a typo). Returns BF_OK, or BF_E_INVAL
+ * after saying what is wrong and what to give. */
+static int check_options(const bf_campaign_opts_t *opts)
+{
+    bf_diag_t d = {0};
+    const char *control = opts->control_bind ? opts->control_bind : "tcp://127.0.0.1:7100";
+    uint32_t cport = 0, dport = 0;
+    if (bf_wire_endpoint_check("--bind", control, opts->data_bind == NULL, &cport, &d) != BF_OK ||
+        (opts->data_bind &&
+         bf_wire_endpoint_check("--data-bind", opts->data_bind, 0, &dport, &d) != BF_OK)) {
+        bf_error("%s", d.msg);
+        return BF_E_INVAL;
+    }
+    if (opts->data_bind && strcmp(opts->data_bind, control) == 0) {
+        bf_error("--data-bind %s is the --bind endpoint: samples need a port of their own (leave "
+                 "--data-bind out to use the next port)",
+                 opts->data_bind);
+        return BF_E_INVAL;
+    }
+    if (opts->metrics_store && strncmp(opts->metrics_store, "http://", 7) != 0 &&
+        strncmp(opts->metrics_store, "https://", 8) != 0) {
+        bf_error("--metrics-store %s: expected an http:// or https:// URL, such as "
+                 "http://127.0.0.1:9200",
+                 opts->metrics_store);
+        return BF_E_INVAL;
+    }
+    if (opts->resume_dir) {
+        struct stat st;
+        int src = stat(opts->resume_dir, &st);
+        if (src != 0 || !S_ISDIR(st.st_mode)) {
+            bf_error("--resume %s: %s; give the results directory of the campaign to continue "
+                     "(results/<name>-<time>)",
+                     opts->resume_dir, src != 0 ? strerror(errno) : "not a directory");
+            return BF_E_INVAL;
+        }
+    }
+    uint32_t want = opts->agents ? opts->agents : (opts->local_agents ? opts->local_agents : 1);
+    if (opts->min_agents > want) {
+        bf_error("--min-agents %u is more than the %u agent%s this campaign waits for (--agents, "
+                 "--local-agents); lower it or start more",
+                 opts->min_agents, want, want == 1 ? "" : "s");
+        return BF_E_INVAL;
+    }
+    return BF_OK;
+}
+
 static int wait_for_agents(bf__campaign_t *c, uint32_t want, uint64_t wait_ms)
 {
     uint64_t t0 = bf_clock_mono_us();
@@ -248,6 +298,8 @@ int bf_campaign_run(const bf_campaign_opts_t *opts)
     size_t nrows = 0;
 
     bf_diag_t diag = {0};
+    if (check_options(opts) != BF_OK)
+        return BF_EXIT_INPUT;
     if (bf_scenario_load_file(opts->scenario_path, NULL, &c.sc, &diag) != BF_OK) {
         bf_error("%s", diag.msg);
         return BF_EXIT_INPUT;

@@ -1338,7 +1338,8 @@ static void test_all_later_mistakes(void **state)
         "s.yaml:7:7: document.id: $[[uid]] names no variable; did you mean $[[uuid]]?",
         "s.yaml:8:18: document.source: $[[nope]] names no variable; declare it under variables:",
         "s.yaml:8:50: document.source: $[[alsonot]] names no variable; declare it",
-        "s.yaml:8:70: document.source: '$[[' without a closing ']]'; placeholders look like",
+        "s.yaml:8:70: document.source: unclosed placeholder '$[[n': '}' follows where ']]' "
+        "should; placeholders look like $[[name]]",
         "s.yaml:10:15: matrix.shards: value '1' is listed twice (first at 10:12); remove one",
         "s.yaml:11:21: matrix.batch_size: expected a whole number from 1 to 10000000, got 'big'",
         "s.yaml:11:26: matrix.batch_size: expected a whole number from 1 to 10000000, got '0'",
@@ -1405,6 +1406,107 @@ static void test_all_later_mistakes(void **state)
     assert_int_equal(e.n, 101);
     assert_string_equal(e.msg[100], "s.yaml: ... and 30 more mistakes");
     bf_buf_cleanup(&b);
+}
+
+/* nu3 F3.1: an axis typo among key mistakes is listed with them on the first run (it was
+ * reported only once the other keys were fixed); axes, include/exclude and settings axes are
+ * not mistaken for typos, and without other key mistakes the later pass lists it once. */
+static void test_axis_typo_with_key_mistakes(void **state)
+{
+    (void)state;
+    const char *y = "name: t\n"
+                    "target: {hosts: [http://127.0.0.1:9200]}\n"
+                    "index:\n"
+                    "  setings: {refresh_interval: 1s}\n"
+                    "document: {source: '{\"a\": 1}'}\n"
+                    "run:\n"
+                    "  durration: 5s\n"
+                    "matrix:\n"
+                    "  shards: [1]\n"
+                    "  settings.refresh_interval: [1s]\n"
+                    "  settings: {translog.durability: [request]}\n"
+                    "  concurency: [2]\n"
+                    "  batchsize: [10]\n"
+                    "  exclude: []\n";
+    static const char *want[] = {
+        "s.yaml:4:3: index.setings: unknown key; did you mean 'settings'?",
+        "s.yaml:7:3: run.durration: unknown key; did you mean 'duration'?",
+        "s.yaml:12:3: matrix.concurency: unknown axis; did you mean 'concurrency'?",
+        "s.yaml:13:3: matrix.batchsize: unknown axis; did you mean 'batch_size'?",
+    };
+    size_t nw = sizeof want / sizeof want[0];
+    errs e = {0};
+    int keys_failed = 0;
+    bf_load_opts_t o = {.on_error = on_err, .on_error_ctx = &e, .keys_failed = &keys_failed};
+    bf_diag_t d = {0};
+    bf_scenario_t *sc = NULL;
+    assert_int_equal(bf_scenario_load_text(y, strlen(y), "s.yaml", &o, &sc, &d), BF_E_INVAL);
+    assert_null(sc);
+    assert_int_equal(keys_failed, 1);
+    if (e.n != nw)
+        fail_msg("%zu mistakes reported, %zu expected; first: %s", e.n, nw, e.msg[0]);
+    for (size_t i = 0; i < nw; i++)
+        if (strcmp(e.msg[i], want[i]) != 0)
+            fail_msg("mistake %zu: '%s', expected '%s'", i, e.msg[i], want[i]);
+    /* the axis typo alone: once, from the matrix step */
+    const char *y2 = "name: t\n"
+                     "target: {hosts: [http://127.0.0.1:9200]}\n"
+                     "document: {source: '{\"a\": 1}'}\n"
+                     "matrix:\n"
+                     "  concurency: [2]\n";
+    memset(&e, 0, sizeof e);
+    keys_failed = 0;
+    assert_int_equal(bf_scenario_load_text(y2, strlen(y2), "s.yaml", &o, &sc, &d), BF_E_INVAL);
+    assert_int_equal(keys_failed, 0);
+    assert_int_equal(e.n, 1);
+    assert_string_equal(e.msg[0],
+                        "s.yaml:5:3: matrix.concurency: unknown axis; did you mean 'concurrency'?");
+    /* run and plan (no callback): the first key mistake only, as before */
+    memset(&d, 0, sizeof d);
+    assert_int_equal(bf_scenario_load_text(y, strlen(y), "s.yaml", NULL, &sc, &d), BF_E_INVAL);
+    assert_string_equal(d.msg, want[0]);
+}
+
+/* nu3 F3.2: an unclosed $[[ is said as what it is, at its own line:column, not as a variable
+ * named by everything up to the next ]] ("$[[bytes], \"message\": \"$[[line]] names no
+ * variable"); the placeholders after it are still checked. */
+static void test_unclosed_placeholder(void **state)
+{
+    (void)state;
+    const char *y = "name: t\n"
+                    "target: {hosts: [http://127.0.0.1:9200]}\n"
+                    "variables:\n"
+                    "  - {name: bytes, type: range, from: 1, to: 9}\n"
+                    "  - {name: line, type: list, data: [a]}\n"
+                    "document:\n"
+                    "  id: 'x-$[[bytes'\n"
+                    "  source: '{\"b\": $[[bytes], \"m\": \"$[[line]]\", \"n\": \"$[[nope]]\", "
+                    "\"o\": \"$[[line\"}'\n";
+    static const char *want[] = {
+        "s.yaml:7:10: document.id: unclosed placeholder '$[[bytes': no ']]' before the end of "
+        "the text; placeholders look like $[[name]]",
+        "s.yaml:8:18: document.source: unclosed placeholder '$[[bytes': ']' follows where ']]' "
+        "should; placeholders look like $[[name]] (a name of letters, digits, '_', '-' and '.')",
+        "s.yaml:8:53: document.source: $[[nope]] names no variable; declare it under variables:",
+        "s.yaml:8:71: document.source: unclosed placeholder '$[[line': '\"' follows where ']]' "
+        "should; placeholders look like $[[name]] (a name of letters, digits, '_', '-' and '.')",
+    };
+    size_t nw = sizeof want / sizeof want[0];
+    errs e = {0};
+    bf_load_opts_t o = {.on_error = on_err, .on_error_ctx = &e};
+    bf_diag_t d = {0};
+    bf_scenario_t *sc = NULL;
+    assert_int_equal(bf_scenario_load_text(y, strlen(y), "s.yaml", &o, &sc, &d), BF_E_INVAL);
+    assert_null(sc);
+    for (size_t i = 0; i < e.n && i < nw; i++)
+        if (strcmp(e.msg[i], want[i]) != 0)
+            fail_msg("mistake %zu: '%s', expected '%s'", i, e.msg[i], want[i]);
+    if (e.n != nw)
+        fail_msg("%zu mistakes reported, %zu expected; first: %s", e.n, nw, e.msg[0]);
+    /* run: the first one */
+    memset(&d, 0, sizeof d);
+    assert_int_equal(bf_scenario_load_text(y, strlen(y), "s.yaml", NULL, &sc, &d), BF_E_INVAL);
+    assert_string_equal(d.msg, want[0]);
 }
 
 static void test_env_warn_stand_ins(void **state)
@@ -1491,6 +1593,8 @@ int main(void)
         cmocka_unit_test(test_env_warn_stand_ins),
         cmocka_unit_test(test_all_key_errors),
         cmocka_unit_test(test_all_later_mistakes),
+        cmocka_unit_test(test_axis_typo_with_key_mistakes),
+        cmocka_unit_test(test_unclosed_placeholder),
         cmocka_unit_test(test_targets_and_agents_axes),
         cmocka_unit_test(test_search_section),
         cmocka_unit_test(test_search_paging),

@@ -146,14 +146,64 @@ static void test_channel_table(void **state)
     assert_int_equal(bf_wire_channel_ok((Bf__Envelope__BodyCase)999, 0), 0);
 }
 
+/* nu3 F3.3: a fleet endpoint from the command line is checked before anything is contacted,
+ * and says what is wrong with it: every case of the rule, the port range at both ends. */
+static void test_endpoint_check(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *ep;
+        int with_next;
+        int ok;
+        uint32_t port;
+        const char *says; /* part of the message when refused */
+    } cases[] = {
+        {"tcp://127.0.0.1:7100", 1, 1, 7100, NULL},
+        {"tcp://*:7100", 1, 1, 7100, NULL},
+        {"tcp://coord.example:1", 1, 1, 1, NULL},
+        {"tcp://[::1]:7100", 1, 1, 7100, NULL},
+        {"tcp://127.0.0.1:65534", 1, 1, 65534, NULL},
+        {"tcp://127.0.0.1:65535", 0, 1, 65535, NULL},
+        {"tcp://127.0.0.1:65535", 1, 0, 0,
+         "port 65535 is out of range: give one from 1 to 65534 "
+         "(the data port is the next one)"},
+        {"tcp://127.0.0.1:99999", 1, 0, 0, "port 99999 is out of range: give one from 1 to 65534"},
+        {"tcp://127.0.0.1:99999", 0, 0, 0, "port 99999 is out of range: give one from 1 to 65535"},
+        {"tcp://127.0.0.1:0", 0, 0, 0, "port 0 is out of range"},
+        {"tcp://127.0.0.1:123456789012345678901", 0, 0, 0, "is out of range"},
+        {"tcp://127.0.0.1:71oo", 1, 0, 0, "the port '71oo' is not a number"},
+        {"tcp://127.0.0.1:", 1, 0, 0, "the port '' is not a number"},
+        {"tcp://127.0.0.1:-5", 1, 0, 0, "the port '-5' is not a number"},
+        {"tcp://127.0.0.1", 1, 0, 0, "(no :PORT)"},
+        {"tcp://:7100", 1, 0, 0, "(no host before the port)"},
+        {"tcp://[::1]", 1, 0, 0, "(no :PORT)"},
+        {"127.0.0.1:7100", 1, 0, 0, "expected tcp://HOST:PORT"},
+        {"udp://127.0.0.1:7100", 1, 0, 0, "only tcp:// is supported"},
+        {"", 1, 0, 0, "expected tcp://HOST:PORT"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        bf_diag_t d = {0};
+        uint32_t port = 0;
+        int rc = bf_wire_endpoint_check("--bind", cases[i].ep, cases[i].with_next, &port, &d);
+        if (cases[i].ok) {
+            if (rc != BF_OK)
+                fail_msg("%s refused: %s", cases[i].ep, d.msg);
+            assert_int_equal(port, cases[i].port);
+            continue;
+        }
+        if (rc != BF_E_INVAL)
+            fail_msg("%s (with_next %d) accepted", cases[i].ep, cases[i].with_next);
+        if (strstr(d.msg, cases[i].says) == NULL || strncmp(d.msg, "--bind ", 7) != 0)
+            fail_msg("%s: '%s' does not say '%s'", cases[i].ep, d.msg, cases[i].says);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_round_trip),
-        cmocka_unit_test(test_major_mismatch),
-        cmocka_unit_test(test_garbage_frame),
-        cmocka_unit_test(test_unknown_route),
-        cmocka_unit_test(test_channel_table),
+        cmocka_unit_test(test_round_trip),    cmocka_unit_test(test_major_mismatch),
+        cmocka_unit_test(test_garbage_frame), cmocka_unit_test(test_unknown_route),
+        cmocka_unit_test(test_channel_table), cmocka_unit_test(test_endpoint_check),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -22,13 +22,15 @@ document: {source: '{"a": 1}'}
 run: {durration: 5s, repeat: two}
 matrix:
   batch_size: [big]
+  concurency: [2]
 Y
 rc=0; "$COORD" validate keys.yaml > out 2> err || rc=$?
 [ "$rc" = 2 ] || { cat err; fail "keys.yaml: exit $rc, expected 2"; }
 for want in "keys.yaml:3:9: index.setings: unknown key; did you mean 'settings'?" \
             "keys.yaml:5:7: run.durration: unknown key; did you mean 'duration'?" \
             "keys.yaml:5:30: run.repeat: expected a whole number from 1 to 1000, got 'two'" \
-            "keys.yaml is not a valid scenario (3 mistakes in its keys above; the later checks"; do
+            "keys.yaml:8:3: matrix.concurency: unknown axis; did you mean 'concurrency'?" \
+            "keys.yaml is not a valid scenario (4 mistakes in its keys above; the later checks"; do
     grep -qF "$want" err || { cat err; fail "keys.yaml: no line '$want'"; }
 done
 grep -q "got 'big'" err && fail "keys.yaml: the matrix was checked before the keys were right"
@@ -56,7 +58,7 @@ rc=0; "$COORD" validate later.yaml > out 2> err || rc=$?
 expected='later.yaml:7:7: document.id: $[[uid]] names no variable; did you mean $[[uuid]]?
 later.yaml:8:18: document.source: $[[nope]] names no variable; declare it under variables:
 later.yaml:8:50: document.source: $[[alsonot]] names no variable; declare it under variables:
-later.yaml:8:70: document.source: '"'"'$[['"'"' without a closing '"'"']]'"'"'; placeholders look like $[[name]]
+later.yaml:8:70: document.source: unclosed placeholder '"'"'$[[n'"'"': '"'"'}'"'"' follows where '"'"']]'"'"' should; placeholders look like $[[name]] (a name of letters, digits, '"'"'_'"'"', '"'"'-'"'"' and '"'"'.'"'"')
 later.yaml:10:15: matrix.shards: value '"'"'1'"'"' is listed twice (first at 10:12); remove one
 later.yaml:11:21: matrix.batch_size: expected a whole number from 1 to 10000000, got '"'"'big'"'"'
 later.yaml:11:26: matrix.batch_size: expected a whole number from 1 to 10000000, got '"'"'0'"'"'
