@@ -22,8 +22,34 @@
 #define BF_MAX_AGENT_MSG_BYTES (4 << 20) /* cap of one message from an agent */
 /* period of the suspect/lost scan and of the Ping round; far below suspect_ms (3 s) */
 #define BF_FLEET_SCAN_MS 100
+/* a claim on a taken id whose holder speaks but does not answer the probe is refused after
+ * this long (far above a round trip, below the agent's 10 s reopen) */
+#define BF_FLEET_CLAIM_WAIT_MS 2000
+#define BF_FLEET_CLAIM_PROBE_MS 10 /* how often a waiting claim asks libzmq about the holder */
 /* listen backlog of the ROUTERs (connections waiting for accept) */
 #define BF_FLEET_LISTEN_BACKLOG 4096
+
+/* A Hello for a taken id, with the holder's key, from a new route while the holder's route
+ * still takes messages. That alone proves nothing: libzmq drops a closed connection's route
+ * only once its I/O thread has read the FIN and the ROUTER has processed the pipe's end, which
+ * on a loaded machine comes after the restarted process's Hello (test_fleet's
+ * test_restarted_agent_takes_its_id_back failed 1 run in 12: refused 50 ms after the close).
+ * So the claim waits: the holder is asked with a Ping (probe_wall_us) and only its Pong
+ * echoing that Ping, which a process that has ended cannot send, refuses the claimant as a
+ * duplicate; the route reported gone (EHOSTUNREACH) or the holder lost grants it. A holder
+ * that speaks for BF_FLEET_CLAIM_WAIT_MS without answering the probe keeps its id (refused as
+ * before); a silent one (hung, or a cut link the kernel has not closed) loses it when lost. */
+struct pending_claim {
+    bf_fleet_agent_t *holder;
+    char route[BF_MAX_ROUTE_BYTES]; /* the claimant's */
+    size_t route_len;
+    Bf__Envelope *hello[2]; /* its latest Hello per socket (0 control, 1 data), owned, or NULL */
+    bf_wire_peer_t peer[2];
+    uint64_t since_us;      /* monotonic: the first Hello of the claim */
+    uint64_t probe_wall_us; /* wall_us of every probe Ping to the holder */
+    uint64_t last_probe_us; /* monotonic: the latest probe */
+    int proven;             /* the holder answered a probe: it is alive */
+};
 
 struct bf_fleet {
     bf_fleet_opts_t opts;
@@ -39,10 +65,12 @@ struct bf_fleet {
     bf_fleet_resend_fn resend;
     void *ctx;
     uint64_t bad_frames, rejects, strangers;
-    uint64_t hijacks;         /* messages on an agent's route from a key other than its own */
-    uint64_t claims_refused;  /* Hellos for a taken agent id (another key, or a duplicate) */
-    uint64_t claim_window_us; /* start of the current 10 s window of claim warnings */
-    unsigned claim_logged;    /* claim warnings given in it (at most 5: a peer may flood) */
+    uint64_t hijacks;             /* messages on an agent's route from a key other than its own */
+    uint64_t claims_refused;      /* Hellos for a taken agent id (another key, or a duplicate) */
+    uint64_t claim_window_us;     /* start of the current 10 s window of claim warnings */
+    unsigned claim_logged;        /* claim warnings given in it (at most 5: a peer may flood) */
+    struct pending_claim *claims; /* same-key claims waiting for their holder's proof of life */
+    size_t nclaims;
     uint64_t bad_logged_us; /* when a malformed message was last logged (rate limit) */
     size_t bursting;        /* agents with Pings of the clock exchange still to send */
     uint64_t last_burst_us;
@@ -51,6 +79,22 @@ struct bf_fleet {
     uint64_t fd_limit;     /* soft RLIMIT_NOFILE after bf_fleet_new */
     int fd_warned;         /* the "too many agents for the descriptor limit" warning was given */
 };
+
+static struct pending_claim *pending_of(bf_fleet_t *f, const bf_fleet_agent_t *holder)
+{
+    for (size_t i = 0; i < f->nclaims; i++)
+        if (f->claims[i].holder == holder)
+            return &f->claims[i];
+    return NULL;
+}
+
+static void pending_drop(bf_fleet_t *f, struct pending_claim *pc)
+{
+    for (int k = 0; k < 2; k++)
+        if (pc->hello[k])
+            bf__envelope__free_unpacked(pc->hello[k], NULL);
+    *pc = f->claims[--f->nclaims];
+}
 
 static uint64_t fds_needed(uint64_t agents)
 {
@@ -211,6 +255,9 @@ void bf_fleet_destroy(bf_fleet_t **f_p)
         free(f->agents[i]);
     }
     free(f->agents);
+    while (f->nclaims)
+        pending_drop(f, &f->claims[0]);
+    free(f->claims);
     bf_strmap_cleanup(&f->by_id);
     bf_strmap_cleanup(&f->by_route);
     free(f);
@@ -350,12 +397,12 @@ static void key_words(const char *name, const char *fp, char *out, size_t out_si
 /* Whether the agent's current control connection is still there: a Ping to its route, which
  * ROUTER_MANDATORY refuses with EHOSTUNREACH once libzmq has dropped the connection (the
  * process ended: the kernel closed it). A lost agent counts as gone. */
-static int route_alive(bf_fleet_t *f, const bf_fleet_agent_t *a)
+static int route_alive(bf_fleet_t *f, const bf_fleet_agent_t *a, uint64_t wall_us)
 {
     if (a->session == BF_AS_LOST || a->route_len == 0)
         return 0;
     Bf__Ping p = BF__PING__INIT;
-    p.wall_us = bf_clock_wall_us();
+    p.wall_us = wall_us;
     Bf__Envelope env;
     bf_wire_init(&env);
     env.body_case = BF__ENVELOPE__BODY_PING;
@@ -368,10 +415,15 @@ static int route_alive(bf_fleet_t *f, const bf_fleet_agent_t *a)
 /* A Hello from a route the fleet does not know: a new agent, a restarted one (its id known, its
  * old connection gone), or a claim on an id that is taken, which is refused: the Reject goes to
  * the claimant's route only, and the agent that holds the id goes on (its cell too). Returns
- * the agent the route now belongs to, or NULL when refused. */
+ * the agent the route now belongs to, or NULL when refused or waiting: a claim with the
+ * holder's key while the holder's route still takes messages waits for the holder to prove
+ * alive (struct pending_claim; *envp is then taken and set to NULL). decide: no waiting
+ * (resolve_claims): the route taking messages refuses, gone grants. */
 static bf_fleet_agent_t *claim(bf_fleet_t *f, void *sock, const char *route, size_t route_len,
-                               const Bf__Hello *h, const bf_wire_peer_t *peer, int is_data)
+                               Bf__Envelope **envp, const bf_wire_peer_t *peer, int is_data,
+                               int decide)
 {
+    const Bf__Hello *h = (*envp)->hello;
     /* the id is the Hello's; a peer that sends none is named by its route (older agents and
      * test clients whose routing id is the id itself) */
     const char *id = h->agent_id && h->agent_id[0] ? h->agent_id : route;
@@ -387,7 +439,42 @@ static bf_fleet_agent_t *claim(bf_fleet_t *f, void *sock, const char *route, siz
          * key); without one, the allow-list names */
         int same_key = a->key_fp[0] || peer->key_fp[0] ? strcmp(a->key_fp, peer->key_fp) == 0
                                                        : strcmp(a->key_name, peer->user_id) == 0;
-        int alive = same_key && route_alive(f, a);
+        int alive = 0;
+        if (same_key) {
+            struct pending_claim *pc = pending_of(f, a);
+            int mine = pc && pc->route_len == route_len && memcmp(pc->route, route, route_len) == 0;
+            if (mine && !decide) {
+                /* waiting for the holder (resolve_claims decides): keep the newest Hello */
+                int k = is_data ? 1 : 0;
+                if (pc->hello[k])
+                    bf__envelope__free_unpacked(pc->hello[k], NULL);
+                pc->hello[k] = *envp; /* taken: the caller does not free it */
+                *envp = NULL;
+                pc->peer[k] = *peer;
+                return NULL;
+            }
+            uint64_t probe = bf_clock_wall_us();
+            alive = route_alive(f, a, probe);
+            if (alive && !decide && pc == NULL) {
+                /* the holder must prove it is there (struct pending_claim) */
+                f->claims = bf_realloc(f->claims, (f->nclaims + 1) * sizeof *f->claims);
+                pc = &f->claims[f->nclaims++];
+                memset(pc, 0, sizeof *pc);
+                pc->holder = a;
+                memcpy(pc->route, route, route_len);
+                pc->route_len = route_len;
+                pc->since_us = pc->last_probe_us = bf_clock_mono_us();
+                pc->probe_wall_us = probe;
+                pc->hello[is_data ? 1 : 0] = *envp;
+                *envp = NULL;
+                pc->peer[is_data ? 1 : 0] = *peer;
+                bf_debug("agent %s: a Hello from a new connection (%s) while its current one "
+                         "still takes messages; asking that one whether it is there",
+                         a->id, addr);
+                return NULL;
+            }
+            /* alive with another claim waiting: a third party, refused below */
+        }
         if (!same_key || alive) {
             char mine[192], theirs[192], why[512];
             key_words(a->key_name, a->key_fp, mine, sizeof mine);
@@ -580,9 +667,11 @@ static void drain(bf_fleet_t *f, void *sock, int is_data)
         }
         if (env->body_case == BF__ENVELOPE__BODY_HELLO) {
             bf_fleet_agent_t *a =
-                owner ? owner : claim(f, sock, route, route_len, env->hello, &peer, is_data);
+                owner ? owner : claim(f, sock, route, route_len, &env, &peer, is_data, 0);
             if (a)
                 on_hello(f, sock, a, env->hello, is_data);
+            if (env == NULL)
+                continue; /* kept by a claim that waits (struct pending_claim) */
         } else {
             bf_fleet_agent_t *a = find(f, route, route_len);
             if (a == NULL) {
@@ -603,6 +692,9 @@ static void drain(bf_fleet_t *f, void *sock, int is_data)
                 if (env->body_case == BF__ENVELOPE__BODY_PING && !is_data) {
                     bf_wire_send_pong(sock, route, route_len, env->ping, ZMQ_DONTWAIT);
                 } else if (env->body_case == BF__ENVELOPE__BODY_PONG) {
+                    struct pending_claim *pc = f->nclaims ? pending_of(f, a) : NULL;
+                    if (pc && env->pong->echo_wall_us == pc->probe_wall_us)
+                        pc->proven = 1; /* only a live process answers the probe */
                     /* clock offset = midpoint of the round trip - the agent's clock then */
                     uint64_t now_wall = bf_clock_wall_us(), sent = env->pong->echo_wall_us;
                     if (sent && sent <= now_wall && env->pong->wall_us) {
@@ -626,6 +718,46 @@ static void drain(bf_fleet_t *f, void *sock, int is_data)
     }
 }
 
+/* Decide the claims that wait for their holder (struct pending_claim): refused once the holder
+ * answered the probe (or spoke for BF_FLEET_CLAIM_WAIT_MS without answering it), granted once
+ * its route is gone or it is lost; each waiting Hello then goes through claim() again. */
+static void resolve_claims(bf_fleet_t *f)
+{
+    uint64_t now = bf_clock_mono_us();
+    for (size_t i = 0; i < f->nclaims;) {
+        struct pending_claim *pc = &f->claims[i];
+        bf_fleet_agent_t *holder = pc->holder;
+        int waited = now - pc->since_us > (uint64_t)BF_FLEET_CLAIM_WAIT_MS * 1000u;
+        int heard = holder->last_seen_us > pc->since_us;
+        if (!pc->proven && !(waited && heard)) {
+            if (now - pc->last_probe_us < (uint64_t)BF_FLEET_CLAIM_PROBE_MS * 1000u) {
+                i++;
+                continue;
+            }
+            pc->last_probe_us = now;
+            if (route_alive(f, holder, pc->probe_wall_us)) {
+                i++;
+                continue;
+            }
+        }
+        struct pending_claim d = *pc; /* its Hellos move to d */
+        f->claims[i] = f->claims[--f->nclaims];
+        for (int k = 0; k < 2; k++) {
+            Bf__Envelope *env = d.hello[k];
+            if (env == NULL)
+                continue;
+            void *sock = k ? f->data : f->ctrl;
+            /* the data Hello after a granted control Hello finds its route taken by then */
+            bf_fleet_agent_t *a = find(f, d.route, d.route_len);
+            if (a == NULL)
+                a = claim(f, sock, d.route, d.route_len, &env, &d.peer[k], k, 1);
+            if (a)
+                on_hello(f, sock, a, env->hello, k);
+            bf__envelope__free_unpacked(env, NULL);
+        }
+    }
+}
+
 int bf_fleet_poll(bf_fleet_t *f, int timeout_ms)
 {
     zmq_pollitem_t items[2] = {{f->ctrl, 0, ZMQ_POLLIN, 0}, {f->data, 0, ZMQ_POLLIN, 0}};
@@ -636,6 +768,8 @@ int bf_fleet_poll(bf_fleet_t *f, int timeout_ms)
         drain(f, f->data, 1);
     if (items[0].revents & ZMQ_POLLIN)
         drain(f, f->ctrl, 0);
+    if (f->nclaims)
+        resolve_claims(f);
     uint64_t now = bf_clock_mono_us();
     /* the liveness scan is O(agents): run it at most every BF_FLEET_SCAN_MS, not on every
      * wake-up (with 1000 agents the poll wakes for nearly every sample) */

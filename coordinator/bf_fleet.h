@@ -18,8 +18,13 @@
  * knows, so ROUTER_HANDOVER can only hand a route back to the same process after a reconnect.
  * A Hello for a known id from a new route is a claim: refused (Reject to the claimant only, a
  * warning naming the id, both keys' fingerprints and both addresses) when it comes with another
- * key, or when the id's current connection is still there (two agents configured with one id);
- * accepted when that connection is gone (a restarted agent: the route moves to it). A Hello
+ * key, or when the id's current connection is proven there (two agents configured with one
+ * id); accepted when that connection is gone (a restarted agent: the route moves to it). With
+ * the same key and the old route still taking messages the claim waits, unanswered: libzmq
+ * reports a closed connection's route gone only some time after the close (on a loaded machine
+ * after the restarted process's Hello), so the old connection is asked with a Ping and only
+ * its Pong (a live process) refuses the claimant; the route going away, or the old agent being
+ * lost while silent, accepts it (bf_fleet_poll decides, within ~10 ms of either). A Hello
  * naming an id from a route libzmq generated (a zero byte first: agents always set their own)
  * is ignored: it was queued on a connection that ROUTER_HANDOVER renamed when the same process
  * reconnected, so neither a claim nor a duplicate (it is counted with the strangers).

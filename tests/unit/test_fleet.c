@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <zmq.h>
 
@@ -25,6 +26,7 @@ static const char SHA_B[] = "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb
 typedef struct fixture {
     bf_fleet_t *fleet;
     void *zctx, *ctrl, *data;
+    void *extra; /* a test's second DEALER, closed by teardown (also after a failed assert) */
     char ctrl_ep[64], data_ep[64];
     int lost_events, back_events, handled;
 } fixture;
@@ -55,8 +57,11 @@ static int setup(void **state)
         int port = 20000 + (int)((getpid() * 7 + attempt * 131) % 30000);
         snprintf(fx->ctrl_ep, sizeof fx->ctrl_ep, "tcp://127.0.0.1:%d", port);
         snprintf(fx->data_ep, sizeof fx->data_ep, "tcp://127.0.0.1:%d", port + 1);
-        bf_fleet_opts_t o = {.control_bind = fx->ctrl_ep, .data_bind = fx->data_ep,
-                             .heartbeat_ms = 100, .suspect_ms = 150, .lost_ms = 300};
+        bf_fleet_opts_t o = {.control_bind = fx->ctrl_ep,
+                             .data_bind = fx->data_ep,
+                             .heartbeat_ms = 100,
+                             .suspect_ms = 400,
+                             .lost_ms = 800};
         fx->fleet = bf_fleet_new(&o, &diag);
     }
     assert_non_null(fx->fleet);
@@ -77,8 +82,14 @@ static int setup(void **state)
 static int teardown(void **state)
 {
     fixture *fx = *state;
-    zmq_close(fx->ctrl);
-    zmq_close(fx->data);
+    int linger = 0;
+    void *socks[] = {fx->ctrl, fx->data, fx->extra};
+    for (size_t i = 0; i < sizeof socks / sizeof socks[0]; i++) {
+        if (socks[i] != NULL) {
+            zmq_setsockopt(socks[i], ZMQ_LINGER, &linger, sizeof linger);
+            zmq_close(socks[i]);
+        }
+    }
     zmq_ctx_term(fx->zctx);
     bf_fleet_destroy(&fx->fleet);
     assert_null(fx->fleet);
@@ -147,7 +158,7 @@ static void test_hello_welcome_and_cached_files(void **state)
     send_hello(fx->ctrl, BF_PROTO_MAJOR, 0, files, 2);
     Bf__Envelope *w = pump(fx, 2000, BF__ENVELOPE__BODY_WELCOME);
     assert_non_null(w);
-    assert_int_equal(w->welcome->lost_ms, 300);
+    assert_int_equal(w->welcome->lost_ms, 800);
     /* the Hello's own time (2 s old here) is not taken for the clock: no estimate yet */
     assert_int_equal(w->welcome->clock_offset_us, 0);
     bf__envelope__free_unpacked(w, NULL);
@@ -209,12 +220,34 @@ static void test_clock_offset_from_ping_exchange(void **state)
     fixture *fx = *state;
     send_hello(fx->data, BF_PROTO_MAJOR, 1, NULL, 0);
     send_hello(fx->ctrl, BF_PROTO_MAJOR, 0, NULL, 0);
-    answer_pings(fx, 300, 300000);
+    /* the burst is 4 Pings 20 ms apart: answered within 300 ms on an idle machine; a loaded
+     * one (1 run in 40 beside a build) needs longer, and its round trips are long, so wait
+     * for the burst and a round trip under 40 ms (the heartbeats' Pongs count too), at most
+     * 3 s */
+    uint64_t until = bf_clock_mono_us() + 3000000u;
+    bf_fleet_agent_t *a = NULL;
+    do {
+        answer_pings(fx, 20, 300000);
+        a = bf_fleet_agent(fx->fleet, 0);
+    } while ((a == NULL || a->clock_samples < BF_CLOCK_PINGS || a->clock_rtt_us == 0 ||
+              a->clock_rtt_us > 40000) &&
+             bf_clock_mono_us() < until);
     assert_int_equal(bf_fleet_count(fx->fleet), 1);
-    bf_fleet_agent_t *a = bf_fleet_agent(fx->fleet, 0);
-    assert_true(a->clock_samples >= BF_CLOCK_PINGS); /* the burst came back within 300 ms */
+    assert_true(a->clock_samples >= BF_CLOCK_PINGS); /* the burst came back */
     assert_true(a->clock_rtt_us > 0);
-    assert_true(a->clock_offset_us < -280000 && a->clock_offset_us > -320000);
+    /* the estimate is off by at most half its round trip (NTP's bound with t2 = t3) */
+    int64_t err_us = a->clock_offset_us + 300000;
+    printf("clock offset %+.1f ms, round trip %.1f ms\n", (double)a->clock_offset_us / 1e3,
+           (double)a->clock_rtt_us / 1e3);
+    assert_true(err_us <= (int64_t)a->clock_rtt_us / 2 + 1000 &&
+                -err_us <= (int64_t)a->clock_rtt_us / 2 + 1000);
+}
+
+static uint64_t thread_cpu_us(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
 }
 
 /* Every message's work is bounded before any scan: a 4 MB Hello with 60,000 file hashes (one
@@ -234,9 +267,12 @@ static void test_huge_hello_is_cheap(void **state)
     uint64_t worst_us = 0, bad = 0, rejects = 0;
     uint64_t until = bf_clock_mono_us() + 5000000u;
     while (bad == 0 && bf_clock_mono_us() < until) {
-        uint64_t t0 = bf_clock_mono_us();
+        /* the poll's cost is CPU time of this thread: wall time on a loaded machine also
+         * counts the time it waited for a core (186 ms seen in 1 run of 50 beside 3 busy
+         * loops) */
+        uint64_t t0 = thread_cpu_us();
         bf_fleet_poll(fx->fleet, 0);
-        uint64_t dt = bf_clock_mono_us() - t0;
+        uint64_t dt = thread_cpu_us() - t0;
         bf_fleet_stats(fx->fleet, &bad, &rejects);
         if (bad && dt > worst_us)
             worst_us = dt; /* the poll that took the Hello in */
@@ -246,7 +282,7 @@ static void test_huge_hello_is_cheap(void **state)
     assert_int_equal(bad, 1);
     assert_int_equal(rejects, 1);
     assert_int_equal(bf_fleet_count(fx->fleet), 0);
-    printf("60000-hash Hello refused in %.1f ms\n", (double)worst_us / 1000.0);
+    printf("60000-hash Hello refused in %.1f ms of CPU\n", (double)worst_us / 1000.0);
     /* it cost 1535 ms when each hash was looked up in the remembered files, 27-53 ms on this
      * loaded machine when capped but unpacked; 25 ms leaves room for a loaded machine */
     assert_true(worst_us < 25000);
@@ -301,7 +337,7 @@ static void test_lost_then_back(void **state)
     bf__envelope__free_unpacked(w, NULL);
     bf_fleet_agent_t *a = bf_fleet_agent(fx->fleet, 0);
     /* silent (the DEALER does not answer the fleet's Pings): suspect, then lost */
-    Bf__Envelope *none = pump(fx, 600, BF__ENVELOPE__BODY__NOT_SET);
+    Bf__Envelope *none = pump(fx, 1200, BF__ENVELOPE__BODY__NOT_SET);
     assert_null(none);
     assert_int_equal(a->session, BF_AS_LOST);
     assert_int_equal(fx->lost_events, 1);
@@ -367,7 +403,7 @@ static void test_second_agent_with_taken_id_is_refused(void **state)
     Bf__Envelope *w = pump(fx, 2000, BF__ENVELOPE__BODY_WELCOME);
     assert_non_null(w);
     bf__envelope__free_unpacked(w, NULL);
-    void *dup = dealer(fx, "t1/0123456789abcdef");
+    void *dup = fx->extra = dealer(fx, "t1/0123456789abcdef");
     send_hello_as(dup, "t1");
     Bf__Envelope *r = pump_other(fx, dup, 2000, BF__ENVELOPE__BODY_REJECT);
     assert_non_null(r);
@@ -385,7 +421,6 @@ static void test_second_agent_with_taken_id_is_refused(void **state)
     Bf__Envelope *p = pump(fx, 2000, BF__ENVELOPE__BODY_PING);
     assert_non_null(p);
     bf__envelope__free_unpacked(p, NULL);
-    zmq_close(dup);
 }
 
 /* A restarted agent (same id, new process: a new route) gets its id back once its earlier
@@ -402,7 +437,7 @@ static void test_restarted_agent_takes_its_id_back(void **state)
     zmq_setsockopt(fx->ctrl, ZMQ_LINGER, &linger, sizeof linger);
     zmq_close(fx->ctrl);
     fx->ctrl = dealer(fx, "t1/fedcba9876543210");
-    /* the new process starts within the lost time (300 ms here) */
+    /* the new process starts within the lost time (800 ms here) */
     uint64_t t0 = bf_clock_mono_us();
     while (bf_clock_mono_us() - t0 < 50000u)
         bf_fleet_poll(fx->fleet, 5);
@@ -410,10 +445,85 @@ static void test_restarted_agent_takes_its_id_back(void **state)
     w = pump(fx, 2000, BF__ENVELOPE__BODY_WELCOME);
     assert_non_null(w);
     bf__envelope__free_unpacked(w, NULL);
-    assert_true(bf_clock_mono_us() - t0 < 300000u || a->session != BF_AS_LOST);
+    assert_true(bf_clock_mono_us() - t0 < 800000u || a->session != BF_AS_LOST);
     assert_int_equal(bf_fleet_count(fx->fleet), 1);
     assert_int_equal(bf_fleet_claims_refused(fx->fleet), 0);
     assert_int_equal(a->route_len, strlen("t1/fedcba9876543210"));
+    assert_memory_equal(a->route, "t1/fedcba9876543210", a->route_len);
+    assert_string_equal(a->hostname, "unit-2");
+}
+
+/* Polls the fleet for ms without answering anything on the fixture's DEALER, and returns the
+ * first message of type `want` that `sock` got (caller frees), or NULL. */
+static Bf__Envelope *pump_silent(fixture *fx, void *sock, int ms, Bf__Envelope__BodyCase want)
+{
+    uint64_t end = bf_clock_mono_us() + (uint64_t)ms * 1000u;
+    Bf__Envelope *found = NULL;
+    while (found == NULL && bf_clock_mono_us() < end) {
+        bf_fleet_poll(fx->fleet, 5);
+        Bf__Envelope *env = NULL;
+        while (bf_wire_recv(sock, NULL, NULL, &env, ZMQ_DONTWAIT) == BF_OK) {
+            if (found == NULL && env->body_case == want)
+                found = env;
+            else
+                bf__envelope__free_unpacked(env, NULL);
+        }
+    }
+    return found;
+}
+
+/* The race behind the flaky test above, made certain: the restarted process's Hello arrives
+ * while libzmq still delivers to the old connection (the old process has ended, but its close
+ * has not reached the ROUTER yet). A route that takes messages is no proof of a live agent: the
+ * claim waits, the old connection goes, the new process is welcomed. It used to be refused
+ * at once as "two agents with one id", and a refused agent exits. */
+static void test_claim_waits_while_old_connection_closes(void **state)
+{
+    fixture *fx = *state;
+    send_hello(fx->ctrl, BF_PROTO_MAJOR, 0, NULL, 0);
+    Bf__Envelope *w = pump(fx, 2000, BF__ENVELOPE__BODY_WELCOME);
+    assert_non_null(w);
+    bf__envelope__free_unpacked(w, NULL);
+    void *fresh = fx->extra = dealer(fx, "t1/fedcba9876543210");
+    send_hello_as(fresh, "t1");
+    /* the old connection is still there and says nothing: no Reject (a loaded machine may
+     * have let the holder be lost meanwhile: then the Welcome is there already) */
+    uint64_t t0 = bf_clock_mono_us();
+    while (bf_clock_mono_us() - t0 < 100000u)
+        bf_fleet_poll(fx->fleet, 5);
+    assert_int_equal(bf_fleet_claims_refused(fx->fleet), 0);
+    int linger = 0;
+    zmq_setsockopt(fx->ctrl, ZMQ_LINGER, &linger, sizeof linger);
+    zmq_close(fx->ctrl);
+    fx->ctrl = fresh;
+    fx->extra = NULL;
+    w = pump_silent(fx, fresh, 2000, BF__ENVELOPE__BODY_WELCOME);
+    assert_non_null(w);
+    bf__envelope__free_unpacked(w, NULL);
+    assert_int_equal(bf_fleet_count(fx->fleet), 1);
+    assert_int_equal(bf_fleet_claims_refused(fx->fleet), 0);
+    bf_fleet_agent_t *a = bf_fleet_agent(fx->fleet, 0);
+    assert_memory_equal(a->route, "t1/fedcba9876543210", a->route_len);
+}
+
+/* A holder whose connection stays open but that never answers (a hung process, a cut link the
+ * kernel has not closed yet) loses its id when it is lost (800 ms here), not before, and the
+ * claimant that waited is welcomed then; a holder that answers keeps it (the test above). */
+static void test_claim_on_silent_holder_is_granted_when_lost(void **state)
+{
+    fixture *fx = *state;
+    send_hello(fx->ctrl, BF_PROTO_MAJOR, 0, NULL, 0);
+    Bf__Envelope *w = pump(fx, 2000, BF__ENVELOPE__BODY_WELCOME);
+    assert_non_null(w);
+    bf__envelope__free_unpacked(w, NULL);
+    bf_fleet_agent_t *a = bf_fleet_agent(fx->fleet, 0);
+    void *fresh = fx->extra = dealer(fx, "t1/fedcba9876543210");
+    send_hello_as(fresh, "t1");
+    w = pump_silent(fx, fresh, 3000, BF__ENVELOPE__BODY_WELCOME);
+    assert_non_null(w);
+    bf__envelope__free_unpacked(w, NULL);
+    assert_int_equal(bf_fleet_claims_refused(fx->fleet), 0);
+    assert_int_equal(fx->lost_events, 1); /* the old one was lost first */
     assert_memory_equal(a->route, "t1/fedcba9876543210", a->route_len);
     assert_string_equal(a->hostname, "unit-2");
 }
@@ -467,6 +577,10 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_second_agent_with_taken_id_is_refused, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(test_restarted_agent_takes_its_id_back, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_claim_waits_while_old_connection_closes, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_claim_on_silent_holder_is_granted_when_lost, setup,
+                                        teardown),
         cmocka_unit_test_setup_teardown(test_reconnect_with_queued_hellos_is_not_a_duplicate, setup,
                                         teardown),
     };
