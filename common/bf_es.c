@@ -18,6 +18,7 @@ struct bf_es {
     bf_buf_t resp;
     void (*tick)(void *ctx); /* bf_es_set_tick: called while a request is in flight */
     void *tick_ctx;
+    CURLM *multi; /* with a tick: the request runs in this multi handle's loop (perform) */
     uint64_t tick_interval_us, last_tick_us;
 };
 
@@ -189,6 +190,8 @@ void bf_es_destroy(bf_es_t **es_p)
     if (es_p == NULL || *es_p == NULL)
         return;
     bf_es_t *es = *es_p;
+    if (es->multi)
+        curl_multi_cleanup(es->multi);
     curl_easy_cleanup(es->h);
     bf_buf_cleanup(&es->resp);
     free(es->display_host);
@@ -214,19 +217,52 @@ void bf_es_set_tick(bf_es_t *es, void (*tick)(void *ctx), void *ctx, unsigned in
     es->last_tick_us = 0;
 }
 
-/* libcurl's progress callback (CURLOPT_XFERINFOFUNCTION: called at least once a second while a
- * transfer runs, often much more): the caller's tick, at most once per interval */
-static int on_progress(void *clientp, curl_off_t dltotal, curl_off_t dlnow, curl_off_t ultotal,
-                       curl_off_t ulnow)
+static void tick_due(bf_es_t *es)
 {
-    (void)dltotal, (void)dlnow, (void)ultotal, (void)ulnow;
-    bf_es_t *es = clientp;
     uint64_t now = bf_clock_mono_us();
     if (now - es->last_tick_us >= es->tick_interval_us) {
         es->last_tick_us = now;
         es->tick(es->tick_ctx);
     }
-    return 0;
+}
+
+/* curl_easy_perform, or with a tick our own multi loop: libcurl's progress callback
+ * (CURLOPT_XFERINFOFUNCTION) slows to about once a second while nothing is transferred, which
+ * is exactly when a cluster call blocks (an index of many shards being created, a stalled
+ * node), and a second between ticks delayed the fleet's Pongs enough to skew its clock
+ * exchange (seen: "best round trip 1000.4 ms" after a 60-shard create). curl_multi_poll waits
+ * at most the tick interval, so the tick keeps its pace. */
+static CURLcode perform(bf_es_t *es)
+{
+    if (es->tick == NULL)
+        return curl_easy_perform(es->h);
+    if (es->multi == NULL)
+        es->multi = curl_multi_init();
+    if (es->multi == NULL || curl_multi_add_handle(es->multi, es->h) != CURLM_OK)
+        return curl_easy_perform(es->h); /* out of memory: no ticks, but the request runs */
+    int poll_ms = (int)(es->tick_interval_us / 1000u);
+    poll_ms = poll_ms < 1 ? 1 : poll_ms;
+    CURLcode cc = CURLE_OK;
+    int running = 1;
+    for (;;) {
+        CURLMcode mc = curl_multi_perform(es->multi, &running);
+        if (mc == CURLM_OK && running)
+            mc = curl_multi_poll(es->multi, NULL, 0, poll_ms, NULL);
+        if (mc != CURLM_OK) {
+            cc = CURLE_OUT_OF_MEMORY; /* the only way libcurl's multi loop fails here */
+            break;
+        }
+        if (!running)
+            break;
+        tick_due(es);
+    }
+    int left = 0;
+    for (CURLMsg *msg = curl_multi_info_read(es->multi, &left); msg != NULL;
+         msg = curl_multi_info_read(es->multi, &left))
+        if (msg->msg == CURLMSG_DONE && msg->easy_handle == es->h)
+            cc = msg->data.result;
+    curl_multi_remove_handle(es->multi, es->h);
+    return cc;
 }
 
 int bf_es_request(bf_es_t *es, const char *method, const char *path, const char *json_body,
@@ -248,11 +284,6 @@ int bf_es_request(bf_es_t *es, const char *method, const char *path, const char 
     curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
     curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, on_body);
     curl_easy_setopt(h, CURLOPT_WRITEDATA, &es->resp);
-    if (es->tick) {
-        curl_easy_setopt(h, CURLOPT_NOPROGRESS, 0L);
-        curl_easy_setopt(h, CURLOPT_XFERINFOFUNCTION, on_progress);
-        curl_easy_setopt(h, CURLOPT_XFERINFODATA, es);
-    }
     if (strcmp(method, "HEAD") == 0)
         curl_easy_setopt(h, CURLOPT_NOBODY, 1L);
     bf_es_apply_target(h, es->target, &headers);
@@ -265,7 +296,7 @@ int bf_es_request(bf_es_t *es, const char *method, const char *path, const char 
     curl_easy_setopt(h, CURLOPT_HTTPHEADER, headers);
     char errbuf[CURL_ERROR_SIZE] = "";
     curl_easy_setopt(h, CURLOPT_ERRORBUFFER, errbuf);
-    CURLcode cc = curl_easy_perform(h);
+    CURLcode cc = perform(es);
     curl_easy_setopt(h, CURLOPT_ERRORBUFFER, NULL);
     int rc = BF_OK;
     if (cc == CURLE_WRITE_ERROR) {

@@ -52,12 +52,13 @@ const char *bf_es_host(const bf_es_t *es);
 /* bf_es_target — the target this client was made for (borrowed, as given to bf_es_new). */
 const bf_target_t *bf_es_target(const bf_es_t *es);
 
-/* bf_es_set_tick — call tick(ctx) at most every interval_ms while a request of this client is
- * in flight (from libcurl's progress callback, on the calling thread), so the caller's own loop
- * keeps going while a cluster call blocks: the coordinator answers its fleet's heartbeats and
- * Hellos while it deletes and creates a cell's index, which can take seconds on a loaded
- * cluster. tick must not use this client (libcurl refuses a nested call on a handle). tick NULL:
- * none (the default). ctx is borrowed. Not thread-safe (like the client). */
+/* bf_es_set_tick — call tick(ctx) every interval_ms while a request of this client is in
+ * flight (the request then runs in a curl multi loop that waits at most interval_ms at a time,
+ * on the calling thread; libcurl's progress callback slows to 1/s on a silent transfer), so the
+ * caller's own loop keeps going while a cluster call blocks: the coordinator answers its fleet's
+ * heartbeats and Hellos while it deletes and creates a cell's index, which can take seconds on a
+ * loaded cluster. tick must not use this client (libcurl refuses a nested call on a handle). tick
+ * NULL: none (the default). ctx is borrowed. Not thread-safe (like the client). */
 void bf_es_set_tick(bf_es_t *es, void (*tick)(void *ctx), void *ctx, unsigned interval_ms);
 
 /* bf_es_request — METHOD host+path with an optional JSON body. The response body is in

@@ -174,9 +174,18 @@ typedef struct bf__fleet_setup {
     uint32_t npids;
 } bf__fleet_setup_t;
 
-/* bf__cellsetup_fleet — bind the fleet's sockets (c->fleet) with the keys the options ask for.
- * Returns BF_EXIT_OK, or BF_EXIT_INPUT / BF_EXIT_ENV (enum bf_exit) after printing why. */
+/* bf__cellsetup_fleet — bind the fleet's sockets (c->fleet) with the keys the options ask for,
+ * and make every request of c->es run the fleet (bf__cellsetup_tick every BF__FLEET_TICK_MS)
+ * from then on. Returns BF_EXIT_OK, or BF_EXIT_INPUT / BF_EXIT_ENV (enum bf_exit) after
+ * printing why. */
 int bf__cellsetup_fleet(bf__campaign_t *c, bf__fleet_setup_t *fs);
+/* How often a blocking cluster call of the campaign's loop lets the fleet run: far below the
+ * agents' 3 s suspicion and the 1 s heartbeat, so their Pings are answered about on time. */
+#define BF__FLEET_TICK_MS 250
+/* bf__cellsetup_tick — one non-blocking round of the fleet (ctx is the bf__campaign_t): Hellos,
+ * Pings and the current cell's messages (bf__cellrun_attach's handlers) while a cluster call
+ * of c->es or the end of the cell's telemetry blocks the loop. Never uses c->es. */
+void bf__cellsetup_tick(void *ctx);
 /* bf__cellsetup_local_agents — start opts->local_agents agent processes connecting to the
  * control bind. Returns BF_EXIT_OK, or BF_EXIT_ENV after printing why. */
 int bf__cellsetup_local_agents(bf__campaign_t *c, bf__fleet_setup_t *fs);

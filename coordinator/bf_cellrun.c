@@ -910,6 +910,13 @@ int bf__cellrun_run(bf__campaign_t *c, const bf_cell_t *cell, uint32_t repetitio
 finish:
     if (retry)
         goto cleanup;
+    /* The load is over. From here the fleet runs inside the blocking calls (the telemetry's
+     * stop, _refresh, _count, the store size: bf__cellsetup_tick), and nothing it hears may
+     * change the aggregate under the row being computed: the members are detached, so a
+     * sample that comes now is acknowledged and dropped as one of an earlier cell, as it was
+     * when it was read after the cell, and a member's Hello is not taken for the cell. */
+    for (uint32_t i = 0; i < nagents; i++)
+        agents[i]->user = NULL;
     /* telemetry stopped before _refresh/_count so those do not show up as indexing */
     bf_telemetry_summary_t ts;
     bf_buf_t tnd;

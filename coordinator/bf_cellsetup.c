@@ -16,8 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 
-/* keeps heartbeats and Hellos answered while the cluster call blocks the loop */
-static void fleet_tick(void *ctx)
+void bf__cellsetup_tick(void *ctx)
 {
     bf__campaign_t *c = ctx;
     bf_fleet_poll(c->fleet, 0);
@@ -29,23 +28,17 @@ static void fleet_tick(void *ctx)
 static void prepare_once(bf__campaign_t *c, const bf_cell_t *cell, bf__cell_index_t *out)
 {
     memset(out, 0, sizeof *out);
-    /* every cluster call of the preparation keeps the fleet answered, not only the health
-     * wait: deleting and creating an index can take seconds on a loaded cluster, and agents
-     * that hear nothing for 3 s say Hello again (issue #12 item 11) */
-    bf_es_set_tick(c->es, fleet_tick, c, 250);
+    /* every cluster call keeps the fleet answered (c->es ticks it: bf__cellsetup_fleet) */
     /* with a search section: a search-only cell may keep its index and an empty one is
      * prefilled (bf_prefill.h); without one this is bf_cluster_prepare_cell_tick */
-    out->rc = bf_prefill_prepare_cell(c->es, c->sc, cell, &c->owner, c->cluster.data_nodes,
-                                      120000, &out->yellow, fleet_tick, c, &out->diag);
-    if (out->rc != BF_OK) {
-        bf_es_set_tick(c->es, NULL, NULL, 0);
+    out->rc = bf_prefill_prepare_cell(c->es, c->sc, cell, &c->owner, c->cluster.data_nodes, 120000,
+                                      &out->yellow, bf__cellsetup_tick, c, &out->diag);
+    if (out->rc != BF_OK)
         return;
-    }
     out->baseline = bf_cluster_baseline(c->es, c->sc, cell);
     if (bf_cluster_existing_mismatch(c->es, c->sc, cell, out->mismatch, sizeof out->mismatch,
                                      &out->index_shards, &out->index_replicas))
         bf_warn("cell %s: %s", cell->id, out->mismatch);
-    bf_es_set_tick(c->es, NULL, NULL, 0);
 }
 
 void bf__cellsetup_index(bf__campaign_t *c, const bf_cell_t *cell, bf__cell_index_t *out)
@@ -169,6 +162,15 @@ int bf__cellsetup_fleet(bf__campaign_t *c, bf__fleet_setup_t *fs)
         bf_error("%s", fd.msg);
         return BF_EXIT_ENV;
     }
+    /* from now on every cluster call of the campaign's loop keeps the fleet answered, not
+     * only the index preparation (issue #12 item 11): creating an index of many shards,
+     * waiting for its health, _refresh and _count after a cell, the store size, a stalled
+     * node. Agents that hear nothing for 3 s say Hello again, and after 10 s reopen their
+     * sockets (fleet churn, seen on 60 shards x 1 replica on 3 nodes). */
+    bf_es_set_tick(c->es, bf__cellsetup_tick, c, BF__FLEET_TICK_MS);
+    bf_telemetry_set_tick(c->tele, bf__cellsetup_tick, c, BF__FLEET_TICK_MS);
+    if (c->mstore)
+        bf_mstore_set_tick(c->mstore, bf__cellsetup_tick, c, BF__FLEET_TICK_MS);
     return BF_EXIT_OK;
 }
 

@@ -42,6 +42,10 @@ struct bf_mstore {
     bf_mstore_stats_t st;
     unsigned warned; /* kinds of failure said while running (W_*), under mu */
     char *label;     /* "metrics store http://host:port (metrics_store.hosts)", for messages */
+    int exited;              /* under mu: the writer is done (close waits for it) */
+    void (*tick)(void *ctx); /* bf_mstore_set_tick: run while close waits */
+    void *tick_ctx;
+    unsigned tick_ms;
 };
 
 /* kinds of failure, each said once while the campaign runs (and again after a recovery) */
@@ -385,6 +389,10 @@ static void *writer(void *arg)
     }
     bf_buf_cleanup(&body);
     bf_es_destroy(&es);
+    pthread_mutex_lock(&ms->mu);
+    ms->exited = 1;
+    pthread_cond_broadcast(&ms->cv);
+    pthread_mutex_unlock(&ms->mu);
     return NULL;
 }
 
@@ -485,6 +493,13 @@ void bf_mstore_stats(bf_mstore_t *ms, bf_mstore_stats_t *out)
     pthread_mutex_unlock(&ms->mu);
 }
 
+void bf_mstore_set_tick(bf_mstore_t *ms, void (*tick)(void *ctx), void *ctx, unsigned interval_ms)
+{
+    ms->tick = tick;
+    ms->tick_ctx = ctx;
+    ms->tick_ms = interval_ms ? interval_ms : 1;
+}
+
 void bf_mstore_close(bf_mstore_t **ms_p, bf_mstore_stats_t *out)
 {
     if (ms_p == NULL || *ms_p == NULL)
@@ -501,6 +516,18 @@ void bf_mstore_close(bf_mstore_t **ms_p, bf_mstore_stats_t *out)
         bf_info("%s: sending the last %llu documents (waiting at most %.1f s: "
                 "metrics_store.flush_wait)",
                 ms->label, (unsigned long long)left, (double)ms->flush_wait_ms / 1000.0);
+    pthread_mutex_lock(&ms->mu);
+    /* the flush may take flush_wait_ms and a request: the caller's loop goes on meanwhile */
+    while (ms->started && ms->tick && !ms->exited) {
+        uint64_t until = bf_clock_mono_us() + (uint64_t)ms->tick_ms * 1000u;
+        wait_until(ms, until);
+        if (!ms->exited && bf_clock_mono_us() >= until) {
+            pthread_mutex_unlock(&ms->mu);
+            ms->tick(ms->tick_ctx);
+            pthread_mutex_lock(&ms->mu);
+        }
+    }
+    pthread_mutex_unlock(&ms->mu);
     if (ms->started)
         pthread_join(ms->thread, NULL);
     for (item *it = ms->head, *nx; it; it = nx) {

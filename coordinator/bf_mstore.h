@@ -75,6 +75,12 @@ int bf_mstore_add_wait(bf_mstore_t *ms, const char *index, const char *id, const
 /* bf_mstore_stats — the counters now (a copy). */
 void bf_mstore_stats(bf_mstore_t *ms, bf_mstore_stats_t *out);
 
+/* bf_mstore_set_tick — while bf_mstore_close waits for the writer (the flush: up to
+ * flush_wait_ms and a request), call tick(ctx) every interval_ms on the calling thread, so the
+ * caller's loop (the coordinator's fleet) goes on. NULL: none (the default). ctx borrowed.
+ * Call from the thread that will close. */
+void bf_mstore_set_tick(bf_mstore_t *ms, void (*tick)(void *ctx), void *ctx, unsigned interval_ms);
+
 /* bf_mstore_close — wait up to flush_wait_ms for the buffer to be sent, stop the thread, fill
  * out (may be NULL) with the final counters and free everything. NULL-safe; clears *ms_p. */
 void bf_mstore_close(bf_mstore_t **ms_p, bf_mstore_stats_t *out);

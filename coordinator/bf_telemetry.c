@@ -50,6 +50,10 @@ struct bf_telemetry {
     pthread_mutex_t mu;
     pthread_cond_t cv;
     int stop;                  /* under mu */
+    int exited;                /* under mu: the thread is done (bf_telemetry_stop waits for it) */
+    void (*tick)(void *ctx);   /* bf_telemetry_set_tick: run while stop waits (not a `tick`) */
+    void *tick_ctx;
+    unsigned tick_ms;
 };
 
 /* ---- parsing ------------------------------------------------------------------------------ */
@@ -395,6 +399,10 @@ static void *sampler(void *arg)
         if (stop || t->nticks >= BF_MAX_TELEMETRY_TICKS)
             break;
     }
+    pthread_mutex_lock(&t->mu);
+    t->exited = 1;
+    pthread_cond_broadcast(&t->cv);
+    pthread_mutex_unlock(&t->mu);
     return NULL;
 }
 
@@ -414,6 +422,7 @@ int bf_telemetry_start(bf_telemetry_t *t, const bf_cell_t *cell, uint64_t start_
     bf__telemetry_begin(t, list, start_mono_us, warmup_s, duration_s);
     free(list);
     t->stop = 0;
+    t->exited = 0;
     if (pthread_create(&t->thread, NULL, sampler, t) != 0) {
         bf_warn("telemetry: cannot start the sampling thread: %s; cell runs without telemetry",
                 strerror(errno));
@@ -660,6 +669,14 @@ static void summarize(bf_telemetry_t *t, bf_telemetry_summary_t *sum, bf_buf_t *
     append_line(out, o);
 }
 
+void bf_telemetry_set_tick(bf_telemetry_t *t, void (*fn)(void *ctx), void *ctx,
+                           unsigned interval_ms)
+{
+    t->tick = fn;
+    t->tick_ctx = ctx;
+    t->tick_ms = interval_ms ? interval_ms : 1;
+}
+
 void bf_telemetry_stop(bf_telemetry_t *t, bf_telemetry_summary_t *sum, bf_buf_t *ndjson)
 {
     memset(sum, 0, sizeof *sum);
@@ -672,7 +689,18 @@ void bf_telemetry_stop(bf_telemetry_t *t, bf_telemetry_summary_t *sum, bf_buf_t 
     if (t->running) {
         pthread_mutex_lock(&t->mu);
         t->stop = 1;
-        pthread_cond_signal(&t->cv);
+        pthread_cond_broadcast(&t->cv);
+        /* the request in flight may take BF_TELEMETRY_TIMEOUT_MS: the caller's loop goes on */
+        while (t->tick && !t->exited) {
+            uint64_t until = bf_clock_mono_us() + (uint64_t)t->tick_ms * 1000u;
+            struct timespec ts = {.tv_sec = (time_t)(until / 1000000u),
+                                  .tv_nsec = (long)(until % 1000000u) * 1000L};
+            if (pthread_cond_timedwait(&t->cv, &t->mu, &ts) == ETIMEDOUT && !t->exited) {
+                pthread_mutex_unlock(&t->mu);
+                t->tick(t->tick_ctx);
+                pthread_mutex_lock(&t->mu);
+            }
+        }
         pthread_mutex_unlock(&t->mu);
         pthread_join(t->thread, NULL);
         t->running = 0;

@@ -143,6 +143,12 @@ int bf_telemetry_start(bf_telemetry_t *t, const bf_cell_t *cell, uint64_t start_
  * stop; the sampling thread never reads the window. */
 void bf_telemetry_stop_at(bf_telemetry_t *t, int32_t second);
 
+/* bf_telemetry_set_tick — while bf_telemetry_stop waits for the thread's request in flight
+ * (up to BF_TELEMETRY_TIMEOUT_MS), call tick(ctx) every interval_ms on the calling thread, so
+ * the caller's loop (the coordinator's fleet) goes on. NULL: none (the default). ctx borrowed. */
+void bf_telemetry_set_tick(bf_telemetry_t *t, void (*fn)(void *ctx), void *ctx,
+                           unsigned interval_ms);
+
 /* bf_telemetry_stop — stop the thread (waits for the request in flight, at most
  * BF_TELEMETRY_TIMEOUT_MS; a stop between the two requests of a tick skips the second), compute the summary into *sum and append the ndjson file content
  * to *ndjson (may be NULL). Safe to call when nothing runs: *sum then says unknown and nothing

@@ -44,6 +44,7 @@ import gzip
 import io
 import json
 import random
+import re
 import signal
 import socket
 import ssl
@@ -221,6 +222,7 @@ class State:
         self.seq_no = 0
         self.ok_docs = {}  # index -> documents acknowledged 2xx (index/create)
         self.index_delay_s = 0.0  # --index-delay-ms
+        self.admin_delay = []  # --admin-delay: (compiled regex, seconds)
         self.admin_fault = None  # --admin-fault
         self.basic_auth = None  # --basic-auth: the expected Authorization header value
         self.log = open(log_path, "a", encoding="utf-8") if log_path else None
@@ -570,6 +572,12 @@ class Handler(BaseHTTPRequestHandler):
             state.stop.wait(STALL_S)
             self._reset()
             return
+        for pattern, delay_s in state.admin_delay:
+            if pattern.search("%s %s" % (method, self.path)):
+                # one cluster call that takes long (a _refresh of many shards, a slow node)
+                rec["delayed_ms"] = int(delay_s * 1000)
+                state.stop.wait(delay_s)
+                break
         if state.index_delay_s > 0 and method in ("PUT", "DELETE") and len(segs) == 1 \
                 and not segs[0].startswith("_"):
             # a loaded cluster taking seconds to create or delete an index (--index-delay-ms)
@@ -879,6 +887,9 @@ def main(argv=None):
     ap.add_argument("--index-delay-ms", type=float, default=0.0,
                     help="answer PUT and DELETE of an index only after this long (a loaded "
                          "cluster creating or deleting an index)")
+    ap.add_argument("--admin-delay", action="append", default=[], metavar="REGEX=MS",
+                    help="answer a request but _bulk whose 'METHOD /path?query' matches REGEX "
+                         "only after MS milliseconds (repeatable; the first match applies)")
     ap.add_argument("--admin-fault", choices=("unauthorized", "forbidden", "stall"),
                     help="every request but _bulk (GET /, health, index APIs) is answered 401 "
                          "or 403 with a security_exception reason, or never (stall); the "
@@ -910,6 +921,14 @@ def main(argv=None):
     server.state.admin_fault = args.admin_fault
     if args.basic_auth:
         server.state.basic_auth = "Basic " + base64.b64encode(args.basic_auth.encode()).decode()
+    for spec in args.admin_delay:
+        pattern, sep, ms = spec.rpartition("=")
+        try:
+            server.state.admin_delay.append((re.compile(pattern), float(ms) / 1000.0))
+        except (re.error, ValueError) as exc:
+            ap.error("--admin-delay %s: expected REGEX=MS (%s)" % (spec, exc))
+        if not sep:
+            ap.error("--admin-delay %s: expected REGEX=MS" % spec)
     server.compress = not args.no_compress
 
     def stop(reason):
