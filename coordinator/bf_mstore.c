@@ -42,7 +42,7 @@ struct bf_mstore {
     bf_mstore_stats_t st;
     unsigned warned; /* kinds of failure said while running (W_*), under mu */
     char *label;     /* "metrics store http://host:port (metrics_store.hosts)", for messages */
-    int exited;              /* under mu: the writer is done (close waits for it) */
+    int exited;      /* under mu: the writer is done (close waits for it) */
     void (*tick)(void *ctx); /* bf_mstore_set_tick: run while close waits */
     void *tick_ctx;
     unsigned tick_ms;
