@@ -261,6 +261,7 @@ static void push_sample(agent *a, int32_t second, const bf_counters_t *c, const 
     bf_run_pack_errors(a->run, &s);
     s.final = final;
     s.corpus_done = final && a->run && bf_run_corpus_done(a->run);
+    s.corpus_end_ms = s.corpus_done ? bf_run_corpus_end_ms(a->run) : 0;
     s.fatal = (char *)(fatal ? fatal : "");
     Bf__Envelope env;
     bf_wire_init(&env);

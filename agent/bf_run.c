@@ -430,6 +430,22 @@ int bf_run_corpus_done(const bf_run_t *run)
     return run->nworkers > 0;
 }
 
+uint32_t bf_run_corpus_end_ms(const bf_run_t *run)
+{
+    if (!bf_run_corpus_done(run))
+        return 0;
+    uint64_t end_us = 0;
+    for (uint32_t i = 0; i < run->nworkers; i++) {
+        uint64_t e = bf_worker_corpus_end_us(run->workers[i]);
+        if (e > end_us)
+            end_us = e;
+    }
+    if (end_us <= run->start_mono_us)
+        return 1; /* ended at once (nothing to send): not 0, which means unknown */
+    uint64_t ms = (end_us - run->start_mono_us + 999) / 1000;
+    return ms > UINT32_MAX ? UINT32_MAX : (uint32_t)ms;
+}
+
 uint32_t bf_run_threads(const bf_run_t *run)
 {
     return run->nworkers;

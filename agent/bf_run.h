@@ -75,6 +75,10 @@ void bf_run_pack_errors_cleanup(Bf__Sample *s);
 /* bf_run_corpus_done — 1 when the cell reads a corpus and every worker has read its slice
  * `passes` times (the load ended early on purpose), else 0. */
 int bf_run_corpus_done(const bf_run_t *run);
+/* bf_run_corpus_end_ms — with bf_run_corpus_done: ms from the synchronized start (bf_run_start)
+ * to the last response of the last worker thread, rounded up (at least 1); 0 when the corpus
+ * is not done. Read after every worker finished. */
+uint32_t bf_run_corpus_end_ms(const bf_run_t *run);
 /* bf_run_threads — worker threads actually used. */
 uint32_t bf_run_threads(const bf_run_t *run);
 void bf_run_destroy(bf_run_t **run_p);

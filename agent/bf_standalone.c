@@ -237,6 +237,8 @@ static void run_repetition(bf_scenario_t *sc, const bf_cell_t *cell, uint32_t re
     const char *fatal = bf_run_fatal(r);
     if (fatal[0])
         bf_error("%s", fatal);
+    if (!aborted && bf_run_corpus_done(r)) /* the window ends at the end of the corpus */
+        bf_cellagg_corpus_end(agg, 0, bf_run_corpus_end_ms(r));
     end.yellow = yellow;
     end.aborted = aborted;
     end.failure = fatal;

@@ -156,6 +156,7 @@ struct bf_worker {
     bf_gen_t *gen;
     bf_corpus_cursor_t cursor;         /* corpus mode: where this worker is in its slice */
     int corpus_done;                   /* corpus mode: the slice was read `passes` times */
+    uint64_t corpus_end_us;            /* with corpus_done: when its last response came (mono) */
     struct libdeflate_compressor *gzc; /* gzip: whole-buffer compressor (libdeflate) */
     bf_buf_t scratch;       /* render target (shared_render) and retry builder */
     uint64_t last_blocked_us; /* open loop: last time a due request found no free slot */
@@ -1140,8 +1141,11 @@ static void *run(void *arg)
         int busy = 0;
         for (uint32_t i = 0; i < w->nslots; i++)
             busy |= w->slots[i].state != SLOT_IDLE;
-        if (!busy && (now >= load_end || w->corpus_done))
+        if (!busy && (now >= load_end || w->corpus_done)) {
+            if (w->corpus_done)
+                w->corpus_end_us = now; /* the end of the corpus, as the row's window ends */
             break;
+        }
         if (now >= hard_end) {
             abandon_all(w);
             break;
@@ -1332,6 +1336,11 @@ int bf_worker_finished(bf_worker_t *w)
 int bf_worker_corpus_done(const bf_worker_t *w)
 {
     return w->corpus_done;
+}
+
+uint64_t bf_worker_corpus_end_us(const bf_worker_t *w)
+{
+    return w->corpus_done ? w->corpus_end_us : 0;
 }
 
 uint32_t bf_worker_inflight(bf_worker_t *w)

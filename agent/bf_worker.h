@@ -70,6 +70,10 @@ int bf_worker_finished(bf_worker_t *w);
 /* bf_worker_corpus_done — 1 once the worker has read its corpus slice `passes` times (it
  * starts no more requests). Read after the worker finished (bf_worker_finished). */
 int bf_worker_corpus_done(const bf_worker_t *w);
+/* bf_worker_corpus_end_us — with bf_worker_corpus_done: the monotonic time (us, bf_clock_mono_us)
+ * at which the thread's last response of the cell came, nothing left in flight; 0 when the
+ * corpus is not done or the thread has not finished. Read after bf_worker_finished. */
+uint64_t bf_worker_corpus_end_us(const bf_worker_t *w);
 /* bf_worker_inflight — requests in flight now. Thread-safe. */
 uint32_t bf_worker_inflight(bf_worker_t *w);
 /* bf_worker_collect — add bucket `second` (if any data) into c/svc/lat and clear it.

@@ -212,8 +212,11 @@ static void on_sample(bf__campaign_t *c, bf_fleet_agent_t *a, const Bf__Sample *
      * without its load: the cell is degraded from there on */
     if ((act & BF_MA_CHECK_EARLY) && s->corpus_done && m->last_second + 1 < c->load_s) {
         /* a finite corpus (document.corpus.passes) ended this agent's load: on purpose */
-        bf_info("cell %s: agent %s read its corpus slices by second %d of %d", c->cell->id, a->id,
-                m->last_second, c->load_s);
+        bf_info("cell %s: agent %s read its corpus slices in %.1f s (second %d of %d); the row's "
+                "window ends when the last agent's does",
+                c->cell->id, a->id,
+                s->corpus_end_ms ? s->corpus_end_ms / 1000.0 : m->last_second + 1.0, m->last_second,
+                c->load_s);
     } else if ((act & BF_MA_CHECK_EARLY) && !c->stop_cmd && m->last_second + 1 < c->load_s &&
                !fatal) {
         bf_warn("cell %s: agent %s stopped its load after second %d of %d", c->cell->id, a->id,
@@ -921,6 +924,11 @@ finish:
     bf_telemetry_summary_t ts;
     bf_buf_t tnd;
     bf_buf_init(&tnd, 0);
+    /* a cell that ended at the end of its corpus: the cluster's figures over the same window
+     * as the row's (docs/scenario.md, End of the corpus), to the second after it */
+    uint64_t corpus_end_ms = c->agg ? bf_cellagg_corpus_end_ms(c->agg) : 0;
+    if (corpus_end_ms && !interrupted)
+        bf_telemetry_stop_at(c->tele, (int32_t)((corpus_end_ms + 999) / 1000));
     bf_telemetry_stop(c->tele, &ts, &tnd);
     if (tnd.len) {
         char *rel = bf_asprintf("telemetry/%s%s.ndjson", c->cell_name, interrupted ? ".aborted" : "");

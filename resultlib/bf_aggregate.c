@@ -69,6 +69,9 @@ struct bf_cellagg {
     char (*lost_id)[128];      /* agent id of each lost agent, for the reason */
     uint32_t *lost_order;      /* agents in the order they were lost */
     uint32_t nlost;
+    /* bf_cellagg_corpus_end: when each agent's load ended at the end of its corpus, ms from
+     * the start (0 = it did not) */
+    uint32_t *corpus_end_ms;
     bf_errtypes_t doc_errors; /* failed documents by error type, every second */
     /* named queries (search clients) */
     const bf_search_spec_t *search;
@@ -122,6 +125,7 @@ bf_cellagg_t *bf_cellagg_new(const bf_cell_t *cell, uint32_t repetition, uint32_
         a->lost_from[i] = -1;
     a->lost_id = bf_calloc(nagents + 1, sizeof *a->lost_id);
     a->lost_order = bf_calloc(nagents + 1, sizeof *a->lost_order);
+    a->corpus_end_ms = bf_calloc(nagents + 1, sizeof *a->corpus_end_ms);
     a->svc = bf_hist_new();
     a->lat = bf_hist_new();
     return a;
@@ -145,6 +149,7 @@ void bf_cellagg_destroy(bf_cellagg_t **a_p)
     free(a->lost_from);
     free(a->lost_id);
     free(a->lost_order);
+    free(a->corpus_end_ms);
     bf_hist_destroy(&a->svc);
     bf_hist_destroy(&a->lat);
     for (size_t i = 0; i < a->nq; i++) {
@@ -202,8 +207,24 @@ const char *bf_cellagg_phase(int32_t second, uint32_t warmup_s, uint32_t duratio
     return buf;
 }
 
+void bf_cellagg_corpus_end(bf_cellagg_t *a, uint32_t agent, uint32_t end_ms)
+{
+    if (agent >= a->nagents)
+        return;
+    if (end_ms == 0) { /* an agent before Sample.corpus_end_ms: the end of its last second */
+        size_t last = 0;
+        for (size_t sec = 0; sec < a->nsec; sec++)
+            if (a->seen[agent][sec])
+                last = sec + 1;
+        end_ms = last ? (uint32_t)(last * 1000u) : 1;
+    }
+    a->corpus_end_ms[agent] = end_ms;
+}
+
 int bf_cellagg_add(bf_cellagg_t *a, uint32_t agent, const Bf__Sample *s)
 {
+    if (s->final && s->corpus_done) /* the final marker (second -1) says the corpus ended */
+        bf_cellagg_corpus_end(a, agent, s->corpus_end_ms);
     if (s->second < 0 || agent >= a->nagents)
         return BF_OK;
     if (s->second >= BF_MAX_CELL_SECONDS)
@@ -440,6 +461,27 @@ static void latency_stats(const bf_hist_t *h, bf_latency_stats_t *st)
 static void row_reasons(const bf_cellagg_t *a, bf_row_t *row, uint32_t D, uint64_t answered_all,
                         uint64_t no_answer_all);
 
+uint64_t bf_cellagg_corpus_end_ms(const bf_cellagg_t *a)
+{
+    uint64_t end_ms = 0;
+    uint32_t ended = 0;
+    for (uint32_t i = 0; i < a->nagents; i++) {
+        if (a->corpus_end_ms[i]) {
+            ended++;
+            if (a->corpus_end_ms[i] > end_ms)
+                end_ms = a->corpus_end_ms[i];
+        } else if (a->lost_from[i] >= 0) { /* stopped loading there, its slices unread */
+            if ((uint64_t)a->lost_from[i] * 1000u > end_ms)
+                end_ms = (uint64_t)a->lost_from[i] * 1000u;
+        } else {
+            return 0; /* this agent loaded to the end of the cell's time */
+        }
+    }
+    if (ended == 0 || end_ms >= ((uint64_t)a->warmup_s + a->duration_s) * 1000u)
+        return 0;
+    return end_ms ? end_ms : 1;
+}
+
 void bf_cellagg_row(const bf_cellagg_t *a, bf_row_t *row)
 {
     memset(row, 0, sizeof *row);
@@ -465,23 +507,42 @@ void bf_cellagg_row(const bf_cellagg_t *a, bf_row_t *row)
     }
     row->warmup_s = a->warmup_s;
     row->duration_s = a->duration_s;
-    uint32_t W = a->warmup_s, D = a->duration_s ? a->duration_s : 1;
+    /* a cell that ended at the end of its corpus: the window ends there (docs/scenario.md,
+     * End of the corpus), divided by the seconds it ran, not the configured duration */
+    double window_s = a->duration_s;
+    uint64_t end_ms = bf_cellagg_corpus_end_ms(a);
+    row->corpus_end_s = end_ms ? (double)end_ms / 1000.0 : NAN;
+    row->corpus_ended = end_ms != 0;
+    if (end_ms && end_ms > (uint64_t)a->warmup_s * 1000u) {
+        window_s = (double)(end_ms - (uint64_t)a->warmup_s * 1000u) / 1000.0;
+        row->duration_s = (uint32_t)ceil(window_s);
+    } else if (end_ms) {
+        row->duration_s = 0; /* read entirely in warmup: an empty window (stalled) */
+    }
+    uint32_t W = a->warmup_s, D = row->duration_s ? row->duration_s : 1;
+    double Dw = row->duration_s && end_ms ? window_s : (double)D;
     bf_counters_t win;
     memset(&win, 0, sizeof win);
     double *series = bf_calloc(D, sizeof *series);
     uint64_t cores = 0;
     for (uint32_t i = 0; i < a->nagents; i++)
         cores += a->cores[i];
-    for (uint32_t s = 0; s < a->duration_s; s++) { /* none when stopped in warmup */
+    for (uint32_t s = 0; s < row->duration_s; s++) { /* none when stopped in warmup */
         size_t sec = (size_t)W + s;
+        /* an agent whose corpus ended before this second has nothing to say for it */
+        uint32_t busy = 0;
+        for (uint32_t ag = 0; ag < a->nagents; ag++)
+            busy += a->lost_from[ag] < 0 &&
+                    (a->corpus_end_ms[ag] == 0 || (uint64_t)a->corpus_end_ms[ag] > sec * 1000u);
         if (sec < a->nsec) {
             bf_counters_add(&win, &a->merged[sec]);
             series[s] = (double)a->merged[sec].docs_ok;
             for (uint32_t ag = 0; ag < a->nagents; ag++)
-                if (!a->seen[ag][sec] && a->lost_from[ag] < 0)
+                if (!a->seen[ag][sec] && a->lost_from[ag] < 0 &&
+                    (a->corpus_end_ms[ag] == 0 || (uint64_t)a->corpus_end_ms[ag] > sec * 1000u))
                     row->late_seconds++;
         } else {
-            row->late_seconds += a->nagents;
+            row->late_seconds += busy;
         }
     }
     for (size_t sec = 0; sec < a->nsec; sec++) {
@@ -505,7 +566,7 @@ void bf_cellagg_row(const bf_cellagg_t *a, bf_row_t *row)
             row->bytes_payload_ok_all += (uint64_t)((double)m->bytes_payload *
                                                     (double)m->docs_ok / (double)m->docs_sent);
     }
-    row->docs_per_s = (double)win.docs_ok / D;
+    row->docs_per_s = (double)win.docs_ok / Dw;
     qsort(series, D, sizeof *series, cmp_double);
     row->docs_per_s_min = series[0];
     row->docs_per_s_p10 = rank(series, D, 10);
@@ -513,7 +574,7 @@ void bf_cellagg_row(const bf_cellagg_t *a, bf_row_t *row)
     row->docs_per_s_p90 = rank(series, D, 90);
     row->docs_per_s_max = series[D - 1];
     free(series);
-    row->attempted_docs_per_s = (double)win.docs_sent / D;
+    row->attempted_docs_per_s = (double)win.docs_sent / Dw;
     row->target_docs_per_s = a->cell->target_rate;
     /* request counters over the whole cell (warmup and tail too), for the stalled reason: a
      * request is booked in the second it completed, its documents pro rata over its flight */
@@ -532,8 +593,8 @@ void bf_cellagg_row(const bf_cellagg_t *a, bf_row_t *row)
                    (answered == 0 || (row->req_abandoned > 0 && !a->stopped_early));
     row->target_missed = a->cell->target_rate > 0 &&
                          row->attempted_docs_per_s < (1.0 - BF_TARGET_MISS) * a->cell->target_rate;
-    row->mb_per_s_payload = (double)win.bytes_payload / D / 1e6;
-    row->mb_per_s_wire = (double)win.bytes_wire / D / 1e6;
+    row->mb_per_s_payload = (double)win.bytes_payload / Dw / 1e6;
+    row->mb_per_s_wire = (double)win.bytes_wire / Dw / 1e6;
     row->docs_sent = win.docs_sent;
     row->docs_ok = win.docs_ok;
     row->docs_rejected = win.docs_rejected;
@@ -571,10 +632,12 @@ void bf_cellagg_row(const bf_cellagg_t *a, bf_row_t *row)
     latency_stats(a->svc, &row->service);
     latency_stats(a->lat, &row->latency);
     /* a stalled cell (no answer at all) is flagged as such, not as this */
-    row->few_requests =
-        a->cell->concurrency > 0 && !row->stalled && row->service.count < BF_FEW_REQUESTS;
+    /* nor a cell that read its whole corpus in the window: its docs/s is every document of it
+     * over the seconds it took (Rally's throughput of a task), not a sample of a rate */
+    row->few_requests = a->cell->concurrency > 0 && !row->stalled && !row->corpus_ended &&
+                        row->service.count < BF_FEW_REQUESTS;
     double cpu_ms = (double)(win.cpu_user_ms + win.cpu_sys_ms);
-    row->agent_cpu_pct = cores ? 100.0 * cpu_ms / (1000.0 * D * (double)cores) : 0;
+    row->agent_cpu_pct = cores ? 100.0 * cpu_ms / (1000.0 * Dw * (double)cores) : 0;
     /* client-bound, measured where it happens (issue #10 item 9): the busiest worker thread's
      * busy share of each window second (the highest over threads and agents), median over the
      * window; and the mean send lag against the mean service time */
@@ -607,7 +670,7 @@ void bf_cellagg_row(const bf_cellagg_t *a, bf_row_t *row)
             ok += sec < a->nsec ? a->qok[q][sec] : 0;
         }
         qsort(qs, D, sizeof *qs, cmp_double);
-        qr->ops_per_s = (double)ok / D;
+        qr->ops_per_s = (double)ok / Dw;
         qr->ops_per_s_min = qs[0];
         qr->ops_per_s_median = rank(qs, D, 50);
         qr->ops_per_s_max = qs[D - 1];
@@ -646,7 +709,7 @@ void bf_cellagg_row(const bf_cellagg_t *a, bf_row_t *row)
     uint64_t started = 0;
     for (size_t q = 0; q < a->nq; q++)
         started += a->qwin[q].started;
-    row->search_started_per_s = (double)started / D;
+    row->search_started_per_s = (double)started / Dw;
     row->search_rate_missed =
         a->nq > 0 && bf_search_rate_missed(a->cell, row->search_started_per_s);
     for (uint32_t i = 0; i < a->nagents; i++)
@@ -758,6 +821,33 @@ static void row_reasons(const bf_cellagg_t *a, bf_row_t *row, uint32_t D, uint64
     row->reason[0] = '\0';
     if (row->degraded) {
         degraded_reason(a, buf, sizeof buf);
+        bf_row_add_reason(row, buf);
+    }
+    if (row->corpus_ended) {
+        uint32_t first_ms = UINT32_MAX, n = 0;
+        for (uint32_t i = 0; i < a->nagents; i++)
+            if (a->corpus_end_ms[i]) {
+                n++;
+                if (a->corpus_end_ms[i] < first_ms)
+                    first_ms = a->corpus_end_ms[i];
+            }
+        size_t used = 0;
+        appendf(buf, sizeof buf, &used,
+                "ended at the end of the corpus (document.corpus.passes) %.1f s after the start, "
+                "before run.duration's %u s",
+                row->corpus_end_s, a->duration_s);
+        if (row->duration_s)
+            appendf(buf, sizeof buf, &used,
+                    ": docs/s is over the %.1f s from the end of the warmup to there",
+                    row->corpus_end_s - a->warmup_s);
+        else
+            appendf(buf, sizeof buf, &used,
+                    ", within the %u s warmup: nothing was measured (use warmup: 0s)", a->warmup_s);
+        if (n > 1 && first_ms < row->corpus_end_s * 1000.0 - 500.0)
+            appendf(buf, sizeof buf, &used,
+                    " (the first of %u agents ended at %.1f s; each counts 0 after its own "
+                    "end)",
+                    n, first_ms / 1000.0);
         bf_row_add_reason(row, buf);
     }
     if (row->late_seconds) {

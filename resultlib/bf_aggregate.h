@@ -123,6 +123,13 @@ typedef struct bf_row {
     int index_mismatch;      /* recreate false: an index's shards/replicas differ from the cell's */
     int64_t index_shards, index_replicas; /* with index_mismatch: the index's real number_of_shards
                                              / number_of_replicas; -1 = unknown or no mismatch */
+    /* the cell ended at the end of its corpus (document.corpus.passes: every agent read its
+     * slices, or was lost, before the configured window's end): the window then ends there,
+     * duration_s is the whole seconds it covers and docs/s, MB/s, attempted docs/s, agent CPU
+     * and the search rates are divided by the exact seconds (corpus_end_s - warmup_s);
+     * docs/scenario.md "End of the corpus" */
+    int corpus_ended;
+    double corpus_end_s;     /* seconds from the cell's start to its last agent's end; NAN = no */
     int few_requests;        /* an indexing cell with fewer than BF_FEW_REQUESTS bulk responses in
                                 the window (service.count): its docs/s rests on too few requests
                                 to rank (findings leave it out); lengthen run.duration */
@@ -190,6 +197,15 @@ uint64_t bf_cellagg_query_ok(const bf_cellagg_t *a, size_t q, size_t i);
 /* bf_cellagg_query_profile — the whole Profile API answer of query q's slowest profiled
  * request in the window (borrowed, valid while a lives), or NULL. */
 const char *bf_cellagg_query_profile(const bf_cellagg_t *a, size_t q, size_t *len);
+/* bf_cellagg_corpus_end — the agent's load ended at the end of its corpus slices, end_ms
+ * milliseconds after the cell's start (Sample.corpus_end_ms; 0 = unknown: the end of its last
+ * reported second). bf_cellagg_add calls it for a final sample with corpus_done. */
+void bf_cellagg_corpus_end(bf_cellagg_t *a, uint32_t agent, uint32_t end_ms);
+/* bf_cellagg_corpus_end_ms — when the cell ended at the end of its corpus: ms from the start to
+ * the latest end of its agents (a lost agent's at the second it was lost), when every agent
+ * ended so, at least one at the corpus, and before the window's configured end; else 0.
+ * docs/scenario.md "End of the corpus" defines the rule. */
+uint64_t bf_cellagg_corpus_end_ms(const bf_cellagg_t *a);
 /* bf_cellagg_mark_lost — agent lost from second `from_second` on: the cell is degraded. */
 void bf_cellagg_mark_lost(bf_cellagg_t *a, uint32_t agent, const char *agent_id, int32_t from_second);
 /* bf_cellagg_seconds — number of seconds with data (series length). */

@@ -146,6 +146,9 @@ static const field fields[] = {
     FD("req_total_all", req_total_all, F_U64, 0),
     FD("req_timeout_all", req_timeout_all, F_U64, 0),
     FD("counts_ok", counts_ok, F_INT, 0),
+    /* the cell ended at the end of its corpus, this many seconds after its start */
+    FD("corpus_ended", corpus_ended, F_INT, 1),
+    FD("corpus_end_s", corpus_end_s, F_DBL, 1),
 };
 #define NFIELDS (sizeof fields / sizeof fields[0])
 
@@ -608,6 +611,7 @@ static const char *flags_text(const bf_row_t *row, char *buf, size_t n)
     FLAG(row->search_rate_missed, "search-rate-missed");
     FLAG(row->stalled, "stalled");
     FLAG(row->few_requests, "few-requests");
+    FLAG(row->corpus_ended, "corpus-end");
     FLAG(bf_row_has_errors(row), "ERRORS");
     /* 429s only, the first ones too: documents accepted on a retry were rejected first */
     FLAG(row->docs_rejected > 0 || row->http_429 > 0 || row->docs_429 > 0 || row->docs_retried > 0,

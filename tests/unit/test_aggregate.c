@@ -792,6 +792,127 @@ static void test_busy_and_lag_merge(void **state)
     bf_cellagg_destroy(&agg);
 }
 
+/* an agent's final marker (second -1) saying its corpus ended end_ms after the start (0 =
+ * unknown, an older agent), through the wire format */
+static void add_corpus_final(bf_cellagg_t *agg, uint32_t agent, uint32_t end_ms)
+{
+    Bf__Sample s = BF__SAMPLE__INIT;
+    s.cell_id = "cell";
+    s.seq = 99;
+    s.second = -1;
+    s.final = 1;
+    s.corpus_done = 1;
+    s.corpus_end_ms = end_ms;
+    size_t n = bf__sample__get_packed_size(&s);
+    uint8_t *buf = malloc(n);
+    bf__sample__pack(&s, buf);
+    Bf__Sample *u = bf__sample__unpack(NULL, n, buf);
+    assert_non_null(u);
+    assert_int_equal(bf_cellagg_add(agg, agent, u), 0);
+    bf__sample__free_unpacked(u, NULL);
+    free(buf);
+}
+
+/* new user (notes3/nu3.md F2.1): a Rally track without time-period imports as passes: 1 and
+ * run.duration 3600s; its corpus was read in 3 s, and the row said docs/s 1 (documents /
+ * 3600), few-requests "lengthen run.duration" and "7192 agent-seconds missing in the window".
+ * The window of a cell that ends at the end of its corpus ends with its last agent's load
+ * (docs/scenario.md, End of the corpus). */
+static void test_corpus_end_window(void **state)
+{
+    (void)state;
+    bf_cell_t cell = test_cell();
+    uint64_t svc[] = {100000, 120000};
+    /* two agents, W 1 s, D 3600 s: agent 0 ends at 2.5 s, agent 1 at 3.2 s */
+    bf_cellagg_t *agg = bf_cellagg_new(&cell, 1, 2, NULL, 1, 3600);
+    for (int32_t sec = 0; sec <= 2; sec++)
+        add_sample(agg, 0, sec, 1000, 1000, 0, svc, 2);
+    for (int32_t sec = 0; sec <= 3; sec++)
+        add_sample(agg, 1, sec, 1000, 1000, 0, svc, 2);
+    assert_int_equal(bf_cellagg_corpus_end_ms(agg), 0); /* nobody said so yet */
+    add_corpus_final(agg, 0, 2500);
+    assert_int_equal(bf_cellagg_corpus_end_ms(agg), 0); /* agent 1 is still loading */
+    add_corpus_final(agg, 1, 3200);
+    assert_int_equal(bf_cellagg_corpus_end_ms(agg), 3200);
+    bf_row_t *row = malloc(sizeof *row);
+    bf_cellagg_row(agg, row);
+    assert_true(row->corpus_ended);
+    assert_true(fabs(row->corpus_end_s - 3.2) < 1e-9);
+    assert_int_equal(row->duration_s, 3); /* seconds 1, 2, 3 */
+    /* 2000 (agent 0, seconds 1-2) + 3000 (agent 1, seconds 1-3) over 2.2 s */
+    assert_int_equal(row->docs_ok, 5000);
+    assert_true(fabs(row->docs_per_s - 5000 / 2.2) < 1e-6);
+    assert_true(fabs(row->attempted_docs_per_s - 5000 / 2.2) < 1e-6);
+    assert_int_equal(row->late_seconds, 0); /* agent 0 has nothing to say after 2.5 s */
+    assert_false(row->few_requests);        /* 10 responses: the whole corpus, not a sample */
+    assert_false(row->degraded);
+    assert_false(row->stalled);
+    assert_non_null(strstr(row->reason, "ended at the end of the corpus"));
+    assert_non_null(strstr(row->reason, "3.2 s after the start"));
+    assert_non_null(strstr(row->reason, "over the 2.2 s"));
+    assert_non_null(strstr(row->reason, "first of 2 agents ended at 2.5 s"));
+    assert_null(strstr(row->reason, "missing"));
+    assert_null(strstr(row->reason, "lengthen"));
+    bf_cellagg_destroy(&agg);
+
+    /* one agent ran to the end of the cell's time: the configured window holds */
+    agg = bf_cellagg_new(&cell, 1, 2, NULL, 0, 10);
+    for (int32_t sec = 0; sec < 10; sec++)
+        add_sample(agg, 1, sec, 100, 100, 0, svc, 2);
+    add_sample(agg, 0, 0, 500, 500, 0, svc, 2);
+    add_corpus_final(agg, 0, 800);
+    bf_cellagg_row(agg, row);
+    assert_false(row->corpus_ended);
+    assert_true(isnan(row->corpus_end_s));
+    assert_int_equal(row->duration_s, 10);
+    assert_true(fabs(row->docs_per_s - 1500 / 10.0) < 1e-9);
+    assert_int_equal(row->late_seconds, 0); /* agent 0 ended at 0.8 s: not missing */
+    assert_null(strstr(row->reason, "end of the corpus"));
+    bf_cellagg_destroy(&agg);
+
+    /* an agent lost at second 2, the other's corpus ended at 1.8 s: the window ends at 2 s,
+     * degraded */
+    agg = bf_cellagg_new(&cell, 1, 2, NULL, 0, 3600);
+    add_sample(agg, 0, 0, 400, 400, 0, svc, 2);
+    add_sample(agg, 0, 1, 400, 400, 0, svc, 2);
+    add_corpus_final(agg, 0, 1800);
+    add_sample(agg, 1, 0, 300, 300, 0, svc, 2);
+    add_sample(agg, 1, 1, 300, 300, 0, svc, 2);
+    bf_cellagg_mark_lost(agg, 1, "a2", 2);
+    bf_cellagg_row(agg, row);
+    assert_true(row->corpus_ended);
+    assert_true(fabs(row->corpus_end_s - 2.0) < 1e-9);
+    assert_true(fabs(row->docs_per_s - 1400 / 2.0) < 1e-9);
+    assert_true(row->degraded);
+    assert_int_equal(row->late_seconds, 0);
+    bf_cellagg_destroy(&agg);
+
+    /* read entirely within a 5 s warmup: an empty window, stalled, and said why */
+    agg = bf_cellagg_new(&cell, 1, 1, NULL, 5, 3600);
+    add_sample(agg, 0, 0, 400, 400, 0, svc, 2);
+    add_sample(agg, 0, 1, 400, 400, 0, svc, 2);
+    add_corpus_final(agg, 0, 1500);
+    bf_cellagg_row(agg, row);
+    assert_true(row->corpus_ended);
+    assert_int_equal(row->duration_s, 0);
+    assert_true(row->stalled);
+    assert_true(row->docs_per_s == 0);
+    assert_int_equal(row->late_seconds, 0);
+    assert_non_null(strstr(row->reason, "within the 5 s warmup"));
+    bf_cellagg_destroy(&agg);
+
+    /* an agent before Sample.corpus_end_ms: the end of its last reported second */
+    agg = bf_cellagg_new(&cell, 1, 1, NULL, 0, 3600);
+    for (int32_t sec = 0; sec <= 2; sec++)
+        add_sample(agg, 0, sec, 100, 100, 0, svc, 2);
+    add_corpus_final(agg, 0, 0);
+    bf_cellagg_row(agg, row);
+    assert_true(fabs(row->corpus_end_s - 3.0) < 1e-9);
+    assert_true(fabs(row->docs_per_s - 100.0) < 1e-9);
+    bf_cellagg_destroy(&agg);
+    free(row);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -816,6 +937,7 @@ int main(void)
         cmocka_unit_test(test_client_bound_rule),
         cmocka_unit_test(test_busy_and_lag_merge),
         cmocka_unit_test(test_search_rate_missed),
+        cmocka_unit_test(test_corpus_end_window),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# integration_corpus_end — the end-of-corpus rule against the real test cluster (docs/scenario.md,
+# End of the corpus; notes3/nu3.md F2.1): a corpus of 3000 documents read once (passes: 1) with
+# run.duration 3600s, as import-rally writes for a Rally track without time-period, by 2 agents
+# x 2 threads. The cell ends when the corpus is read and its row is over the seconds it ran:
+# docs/s = documents / (corpus_end_s - warmup), within a sane factor of documents / the run's
+# wall time, not documents / 3600; no few-requests flag, no "agent-seconds missing", the row says
+# where the corpus ended, and the counts are verified (3000 = docs_ok_all = _count). The
+# standalone agent (bulkfleet-agent run) applies the same rule.
+source "$(dirname "$0")/lib.sh"
+cd "$TMP"
+python3 - <<'PY'
+import gzip, json
+docs = [json.dumps({"@timestamp": "2026-12-01T10:%02d:%02dZ" % (i // 60 % 60, i % 60), "n": i,
+                    "msg": "GET /item/%d \"quoted\"" % i}) for i in range(3000)]
+open("docs.json.gz", "wb").write(gzip.compress(("\n".join(docs) + "\n").encode()))
+PY
+IDX="bf-corpusend-$$"
+trap 'curl -sf -X DELETE "$ES/$IDX-*" > /dev/null 2>&1 || true; cleanup_tmp' EXIT
+cat > end.yaml <<YAML
+name: corpus-end
+target: {hosts: ["$ES"]}
+index: {name: $IDX-c}
+document:
+  action: create
+  corpus: {path: docs.json.gz, passes: 1}
+run: {warmup: 0s, duration: 3600s}
+matrix: {batch_size: [100], concurrency: [4]}
+YAML
+p=$(free_port)
+t0=$(date +%s.%N)
+rc=0
+timeout 120 "$COORD" run end.yaml --local-agents 2 --threads 2 --insecure \
+    --bind "tcp://127.0.0.1:$p" --results r -q > o 2> e || rc=$?
+t1=$(date +%s.%N)
+[ $rc = 0 ] || { cat e >&2; fail "campaign exit $rc"; }
+count=$(curl -sf "$ES/$IDX-c/_count" | python3 -c 'import json,sys; print(json.load(sys.stdin)["count"])')
+python3 - r "$t0" "$t1" "$count" <<'PY' || { cat e >&2; fail "the corpus-end row"; }
+import glob, json, math, sys
+d = glob.glob(sys.argv[1] + "/*/")[0]
+m = json.load(open(d + "matrix.json"))
+r = m["rows"][0]
+wall = float(sys.argv[3]) - float(sys.argv[2])
+docs = 3000
+assert int(sys.argv[4]) == docs, ("_count", sys.argv[4])
+assert r["verified"] is True and r["docs_counted"] == docs and r["docs_ok_all"] == docs, r
+assert r["corpus_ended"] == 1, r
+end = r["corpus_end_s"]
+assert 0 < end < wall, (end, wall)
+assert r["duration_s"] == math.ceil(end), (r["duration_s"], end)
+# docs/s is the documents over the seconds the corpus took, not over run.duration's 3600 s
+assert abs(r["docs_per_s"] * end - docs) <= docs * 0.001, (r["docs_per_s"], end)
+assert docs / wall <= r["docs_per_s"] <= 50 * docs / wall, (r["docs_per_s"], wall)
+assert r["few_requests"] == 0 and r["late_seconds"] == 0 and not r["degraded"], r
+assert not r["stalled"], r
+why = r["reason"]
+assert "ended at the end of the corpus" in why and "before run.duration's 3600 s" in why, why
+assert "missing" not in why and "lengthen" not in why, why
+md = open(d + "matrix.md").read()
+assert "corpus-end" in md and "few-requests" not in md, md
+for f in m.get("findings", []):
+    t = json.dumps(f)
+    assert "few-requests" not in t and "lengthen" not in t, f
+print("corpus ended at %.2f s of a %.1f s run: %.0f docs/s (%d documents), flags ok"
+      % (end, wall, r["docs_per_s"], docs))
+PY
+# the standalone agent: the same rule
+timeout 120 "$AGENT" run end.yaml --threads 2 --results rs > so 2> se || { cat se >&2; fail "standalone exit $?"; }
+python3 - rs <<'PY' || { cat se >&2; fail "the standalone corpus-end row"; }
+import glob, json, sys
+r = json.load(open(glob.glob(sys.argv[1] + "/*/matrix.json")[0]))["rows"][0]
+assert r["verified"] is True and r["docs_counted"] == 3000, r
+assert r["corpus_ended"] == 1 and r["few_requests"] == 0 and r["late_seconds"] == 0, r
+assert abs(r["docs_per_s"] * r["corpus_end_s"] - 3000) <= 3, r
+assert r["docs_per_s"] > 100, r   # 3000 documents / 3600 s would be 0.8
+print("standalone: %.2f s, %.0f docs/s" % (r["corpus_end_s"], r["docs_per_s"]))
+PY
+pass "integration_corpus_end: a passes-bounded corpus's row is over the seconds it ran"
