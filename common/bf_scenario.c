@@ -2,7 +2,8 @@
 /* bf_scenario.c — load, validate and expand a scenario matrix file (DESIGN §5).
  *
  * Steps, each reporting the first mistake as "file:line:column: key: message; what to do"
- * (validate, opts.on_error: every mistake of step 3, or of steps 4-6 once step 3 is clean):
+ * (validate, opts.on_error: every mistake of step 3, and of steps 4-6 for the sections step 3
+ * found clean):
  *   1. parse the YAML into a tree with positions (bf_scenario_yaml.c);
  *   2. resolve ${VAR} / ${VAR:-default} from the environment (unless opts.no_env);
  *   3. walk the tree against the one key table (bf_scenario_keys.c): unknown keys (with a
@@ -1566,14 +1567,15 @@ static int build_variables(bf__load_t *L)
 {
     bf_scenario_t *sc = L->sc;
     sc->vars = bf_calloc(L->nvars ? L->nvars : 1, sizeof *sc->vars);
+    size_t nerrors_before = L->nerrors;
     for (size_t i = 0; i < L->nvars; i++) {
         /* validate (opts->on_error): every variable's mistake, not only the first one's */
         int rc = build_variable(L, i);
         if (rc != BF_OK && !bf__collect(L, rc))
             return rc;
     }
-    if (L->nerrors) /* validate: each kept, reported with the later checks' at the end */
-        return L->errors[0].code;
+    if (L->nerrors > nerrors_before) /* validate: each kept, reported with the others */
+        return L->errors[nerrors_before < BF__MAX_COLLECTED ? nerrors_before : 0].code;
     /* random_array references, once every name is known */
     for (size_t i = 0; i < sc->nvars; i++) {
         bf_var_spec_t *v = &sc->vars[i];
@@ -2284,23 +2286,76 @@ static int step_ok(bf__load_t *L, int rc)
     return 0;
 }
 
-/* validate (opts->on_error) after a clean key pass: every step runs unless a step it needs
- * failed, so the mistakes of the variables, the target, the index, the document, the matrix
- * values and the templates come in one list (file order, at most BF__MAX_COLLECTED). */
-static int build_all(bf__load_t *L)
+/* The top-level section a kept mistake is in: "index" for "f.yaml:6:3: index.setings: ...",
+ * the section a top-level did-you-mean names ("documnet: unknown key; did you mean
+ * 'document'?" leaves document unwritten) and a missing one ("missing required key
+ * 'document'"). */
+static int mistake_in(const char *msg, const char *section)
+{
+    size_t sl = strlen(section);
+    const char *p = strstr(msg, ": ");
+    while (p && p[2] >= '0' && p[2] <= '9') /* past "origin:line:col" */
+        p = strstr(p + 2, ": ");
+    if (p == NULL)
+        return 0;
+    p += 2;
+    if (strncmp(p, section, sl) == 0 && strchr(".[:", p[sl]) && p[sl] != '\0')
+        return 1;
+    const char *dym = strstr(p, "did you mean '");
+    size_t pl = strcspn(p, ".[:");
+    if (dym && p[pl] == ':' && strncmp(dym + 14, section, sl) == 0 && dym[14 + sl] == '\'')
+        return 1;
+    /* "missing required key 'document'" at the top: the section is not there at all */
+    return strncmp(p, "missing required key '", 22) == 0 && strncmp(p + 22, section, sl) == 0 &&
+           p[22 + sl] == '\'';
+}
+
+/* validate: no kept mistake of the key pass lies in any of the sections (NULL-terminated).
+ * Past the cap (not every mistake kept) nothing counts as clean. */
+static int sections_clean(const bf__load_t *L, int keys_failed, const char *const *sections)
+{
+    if (!keys_failed)
+        return 1;
+    if (L->nerrors > BF__MAX_COLLECTED)
+        return 0;
+    for (size_t i = 0; i < L->nerrors; i++)
+        for (const char *const *s = sections; *s; s++)
+            if (mistake_in(L->errors[i].msg, *s))
+                return 0;
+    return 1;
+}
+
+#define CLEAN(...) sections_clean(L, keys_failed, (const char *const[]){__VA_ARGS__, NULL})
+
+/* validate (opts->on_error) after the key pass: every step runs unless a step it needs failed,
+ * so the mistakes of the variables, the target, the index, the document, the matrix values and
+ * the templates come in one list (file order, at most BF__MAX_COLLECTED). After key mistakes
+ * (keys_failed), a step runs only when the sections it reads have none, and the matrix is
+ * checked value by value without making cells. */
+static int build_all(bf__load_t *L, int keys_failed)
 {
     L->diag->code = BF_OK; /* step_ok reads a failed step's message from it */
     L->diag->msg[0] = '\0';
-    int ok_target = step_ok(L, build_target(L));
-    int ok_targets = ok_target && step_ok(L, build_targets(L));
-    (void)step_ok(L, build_metrics_store(L));
-    int ok_index = step_ok(L, build_index(L));
-    int ok_vars = step_ok(L, build_variables(L));
-    int ok_doc = step_ok(L, build_document(L));
-    int ok_req = step_ok(L, build_request_run(L));
-    int ok_search = step_ok(L, build_search(L));
+    int ok_target = CLEAN("target") && step_ok(L, build_target(L));
+    int ok_targets = ok_target && CLEAN("targets") && step_ok(L, build_targets(L));
+    if (CLEAN("metrics_store"))
+        (void)step_ok(L, build_metrics_store(L));
+    int ok_index = CLEAN("index") && step_ok(L, build_index(L));
+    int ok_vars = CLEAN("variables") && step_ok(L, build_variables(L));
+    int ok_doc = CLEAN("document") && step_ok(L, build_document(L));
+    int ok_req = CLEAN("request", "run", "find_max", "name") && step_ok(L, build_request_run(L));
+    int ok_search = CLEAN("search") && step_ok(L, build_search(L));
     /* the matrix picks from targets:, knows the search section and the request's defaults */
-    int ok_matrix = ok_targets && ok_index && ok_req && ok_search &&
+    int ok_matrix = 0;
+    L->matrix_values_only = keys_failed;
+    if (keys_failed && ok_targets && ok_search && CLEAN("matrix"))
+        (void)step_ok(L, bf__matrix_expand(L)); /* its values, and its axis typos */
+    else if (keys_failed && CLEAN("matrix"))
+        /* an axis typo (matrix.concurency) is a key mistake too: listed with the others even
+         * when the matrix's values cannot be checked yet */
+        (void)step_ok(L, bf__matrix_collect_unknown_axes(L));
+    else if (!keys_failed)
+        ok_matrix = ok_targets && ok_index && ok_req && ok_search &&
                     step_ok(L, bf__matrix_expand(L)) && L->sc->ncells > 0;
     if (ok_matrix)
         (void)step_ok(L, check_data_stream(L));
@@ -2312,6 +2367,7 @@ static int build_all(bf__load_t *L)
         return report_collected(L);
     return finish_load(L);
 }
+#undef CLEAN
 
 static int load(bf__load_t *L, const char *text, size_t len)
 {
@@ -2391,24 +2447,22 @@ static int load(bf__load_t *L, const char *text, size_t len)
                 return rc;
         }
     }
-    if (L->nerrors) { /* the key pass collected errors (opts->on_error): fail with the first */
-        /* an axis typo (matrix.concurency) is a key mistake too: listed with the others now,
-         * not only once they are fixed (without other mistakes the matrix step lists it among
-         * the later ones) */
-        rc = bf__matrix_collect_unknown_axes(L);
-        if (rc != BF_OK)
-            return rc;
-        if (L->opts->keys_failed)
-            *L->opts->keys_failed = 1;
-        return report_collected(L);
+    int keys_failed = L->nerrors > 0; /* the key pass kept errors (opts->on_error) */
+    if (keys_failed && L->opts->keys_failed)
+        *L->opts->keys_failed = 1;
+    if (keys_failed) { /* validate: the sections without key mistakes are checked on */
+        for (size_t i = 0; i < L->nvars; i++)
+            apply_defaults(L, L->var_vals[i], 1);
+        for (size_t i = 0; i < L->nq; i++)
+            apply_defaults(L, L->q_vals[i], 2);
     }
     rc = apply_defaults(L, L->top, 0);
     if (rc != BF_OK)
         return rc;
     bf_scenario_t *sc = L->sc;
-    sc->name = bf_strdup(L->top[BF__K_NAME].s);
+    sc->name = bf_strdup(L->top[BF__K_NAME].s ? L->top[BF__K_NAME].s : "");
     if (L->opts && L->opts->on_error)
-        return build_all(L);
+        return build_all(L, keys_failed);
     if ((rc = build_target(L)) != BF_OK || (rc = build_targets(L)) != BF_OK ||
         (rc = build_metrics_store(L)) != BF_OK || (rc = build_index(L)) != BF_OK ||
         (rc = build_variables(L)) != BF_OK || (rc = build_document(L)) != BF_OK ||

@@ -344,19 +344,20 @@ typedef struct bf_load_opts {
      * search.queries[] item) reports every error instead of stopping at the first: each one,
      * "file:line:column: message", goes to on_error(on_error_ctx, msg) in file order once the
      * pass is over (msg borrowed for the call; at most 100, then one "<origin>: ... and N
-     * more mistakes"), and the load still fails with the first in diag. After a clean key
-     * pass, every later check runs and reports the same way, all in one list: the
+     * more mistakes"), and the load still fails with the first in diag. Every later check
+     * of a section without a key mistake runs and reports the same way, in the same list: the
      * variables' own checks (dictionary files, keys their type does not use, repeated
      * names), the target, index and document sections, every matrix value, include and
      * exclude entry and unknown axis, every template placeholder (document.id, routing,
      * pipeline, source, search query bodies), the rendered JSON and each batch_size whose
      * body is too big; a check that needs a failed one is skipped (the matrix needs the
-     * targets: names, a body size needs the cells). NULL: stop at the first error (run,
-     * plan). */
+     * targets: names, a body size needs the cells; after key mistakes the matrix makes no
+     * cells). NULL: stop at the first error (run, plan). */
     void (*on_error)(void *ctx, const char *msg);
     void *on_error_ctx;
     int *keys_failed; /* with on_error, non-NULL: set to 1 when the key pass had mistakes
-                         (so the later checks did not run); left alone otherwise */
+                         (the sections holding them got no later checks); left alone
+                         otherwise */
 } bf_load_opts_t;
 
 /* bf_scenario_load_file — read, validate and expand a scenario file.

@@ -447,6 +447,8 @@ typedef struct bf__load {
     /* opts->on_error: the key pass goes on after an error (bf__collect) */
     bf__collected_t *errors; /* the first BF__MAX_COLLECTED, reported in file order */
     size_t nerrors;          /* errors found (may exceed what is kept) */
+    int matrix_values_only;  /* validate after key mistakes: bf__matrix_expand checks the
+                                matrix's values, axes and include/exclude, makes no cells */
 } bf__load_t;
 
 /* bf__collect — with opts->on_error set, keep the error just recorded in L->diag (rc) for the
@@ -467,7 +469,8 @@ struct json_t;
 struct json_t *bf__y_to_json(const bf__ynode_t *n);
 struct json_t *bf__y_scalar_to_json(const bf__ynode_t *n);
 
-/* Matrix expansion (bf_scenario_matrix.c): axes, cells, index names, settings. */
+/* Matrix expansion (bf_scenario_matrix.c): axes, cells, index names, settings (with
+ * L->matrix_values_only: only the checks of the values, axes and include/exclude entries). */
 int bf__matrix_expand(bf__load_t *L);
 /* bf__matrix_collect_unknown_axes — validate's key pass, when it has other mistakes: every
  * matrix key that is no axis (nor include, exclude, settings[.<name>]) as "matrix.X: unknown

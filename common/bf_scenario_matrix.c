@@ -1028,6 +1028,8 @@ int bf__matrix_expand(bf__load_t *L)
         rc = BF_E_INVAL;
         goto error;
     }
+    if (L->matrix_values_only) /* validate after key mistakes the cells would need */
+        goto error;
     set_bases(&m);
     json_t *ix = json_object_get(m.settings, "index");
     if (json_object_get(ix, "number_of_shards") && m.p[P_SHARDS].list)

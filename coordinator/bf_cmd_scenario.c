@@ -195,15 +195,14 @@ static int load(const char *path, uint32_t nodes, int all_errors, bf_scenario_t 
         if (nerrors == 0) /* else each was said as it was found */
             bf_error("%s", diag.msg[0] ? diag.msg : bf_strerror(rc));
         if (nerrors > 1 && keys_failed)
-            bf_error("%s is not a valid scenario (%zu mistakes in its keys above; the later "
-                     "checks, such as the matrix values and the templates, run once they are "
-                     "fixed)",
+            bf_error("%s is not a valid scenario (%zu mistakes above; the sections with a "
+                     "mistake in their keys get their other checks once it is fixed)",
                      path, nerrors);
         else if (nerrors > 1)
             bf_error("%s is not a valid scenario (%zu mistakes above)", path, nerrors);
         else if (keys_failed)
-            bf_error("%s is not a valid scenario (the later checks, such as the matrix values "
-                     "and the templates, run once this is fixed)",
+            bf_error("%s is not a valid scenario (its section gets its other checks once this "
+                     "is fixed)",
                      path);
         else
             bf_error("%s is not a valid scenario", path);

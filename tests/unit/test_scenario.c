@@ -1304,10 +1304,52 @@ static void test_all_key_errors(void **state)
     assert_int_equal(e.n, 1);
     assert_int_equal(keys_failed, 0);
     assert_non_null(strstr(d.msg, "$[[nope]] names no variable"));
-    /* the key pass's mistakes say that the later checks did not run */
+    /* the key pass's mistakes are flagged */
     memset(&e, 0, sizeof e);
     assert_int_equal(bf_scenario_load_text(y, strlen(y), "s.yaml", &o, &sc, &d), BF_E_INVAL);
     assert_int_equal(keys_failed, 1);
+    /* key mistakes in index and run: the sections without one (variables, document, matrix)
+     * are checked on in the same run, all in file order */
+    const char *mix = "name: t\n"
+                      "target: {hosts: [http://127.0.0.1:9200]}\n"
+                      "index: {setings: {refresh_interval: 1s}}\n"
+                      "variables:\n"
+                      "  - {name: uuid, type: uuid}\n"
+                      "document:\n"
+                      "  id: $[[uid]]\n"
+                      "  source: '{\"a\": $[[nope]]}'\n"
+                      "run: {durration: 5s, repeat: two}\n"
+                      "matrix:\n"
+                      "  batch_size: [big, 500]\n"
+                      "  compression: [zip]\n";
+    static const char *want_mix[] = {
+        "s.yaml:3:9: index.setings: unknown key; did you mean 'settings'?",
+        "s.yaml:7:7: document.id: $[[uid]] names no variable; did you mean $[[uuid]]?",
+        "s.yaml:8:18: document.source: $[[nope]] names no variable",
+        "s.yaml:9:7: run.durration: unknown key; did you mean 'duration'?",
+        "s.yaml:9:30: run.repeat: expected a whole number from 1 to 1000, got 'two'",
+        "s.yaml:11:16: matrix.batch_size: expected a whole number from 1 to 10000000, got 'big'",
+        "s.yaml:12:17: matrix.compression: 'zip' is not one of none, gzip",
+    };
+    memset(&e, 0, sizeof e);
+    memset(&d, 0, sizeof d);
+    keys_failed = 0;
+    assert_int_equal(bf_scenario_load_text(mix, strlen(mix), "s.yaml", &o, &sc, &d), BF_E_INVAL);
+    assert_int_equal(keys_failed, 1);
+    expect_prefixes(&e, want_mix, sizeof want_mix / sizeof want_mix[0]);
+    /* a required section missing: its checks wait (no crash on the unbuilt target) */
+    const char *notarget = "name: t\ndocument: {source: '{\"a\": $[[v]]}'}\nrun: {x: 1}\n"
+                           "matrix: {target: [a]}\n";
+    static const char *want_nt[] = {
+        "s.yaml:1:1: missing required key 'target'",
+        "s.yaml:2:27: document.source: $[[v]] names no variable",
+        "s.yaml:3:7: run.x: unknown key",
+    };
+    memset(&e, 0, sizeof e);
+    memset(&d, 0, sizeof d);
+    assert_int_equal(bf_scenario_load_text(notarget, strlen(notarget), "s.yaml", &o, &sc, &d),
+                     BF_E_INVAL);
+    expect_prefixes(&e, want_nt, 3);
 }
 
 /* validate after a clean key pass: every matrix value, include/exclude entry, unknown axis and
