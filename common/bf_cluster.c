@@ -909,11 +909,29 @@ int bf_cluster_count(bf_es_t *es, const bf_cell_t *cell, int64_t *count, bf_diag
         if (rc == BF_OK) {
             json_t *j = json_loads(body, 0, NULL);
             json_t *c = json_object_get(j, "count");
-            if (json_is_integer(c))
-                *count = (int64_t)json_integer_value(c);
-            else
+            json_t *sh = json_object_get(j, "_shards");
+            json_int_t failed = json_integer_value(json_object_get(sh, "failed"));
+            if (!json_is_integer(c)) {
                 rc = bf_diag_set(diag, BF_E_PARSE, "_count on %s: no count in the response",
                                  bf_es_host(es));
+            } else if (failed > 0) {
+                /* a 200 with shard failures (a primary unassigned or failing): the count
+                 * lacks those shards' documents, and a row compared with it would blame
+                 * duplicate ids or deletes (reference/es-api.md: _shards in search answers) */
+                json_t *f0 = json_array_get(json_object_get(sh, "failures"), 0);
+                json_t *why = json_object_get(json_object_get(f0, "reason"), "reason");
+                rc = bf_diag_set(diag, BF_E_PARSE,
+                                 "_count on %s answered for %lld of %lld shards (%lld failed%s%s): "
+                                 "a partial count; check the indices' health "
+                                 "(GET _cluster/health?level=indices)",
+                                 bf_es_host(es),
+                                 (long long)json_integer_value(json_object_get(sh, "successful")),
+                                 (long long)json_integer_value(json_object_get(sh, "total")),
+                                 (long long)failed, json_is_string(why) ? ": " : "",
+                                 json_is_string(why) ? json_string_value(why) : "");
+            } else {
+                *count = (int64_t)json_integer_value(c);
+            }
             json_decref(j);
         }
     }

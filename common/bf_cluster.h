@@ -105,7 +105,8 @@ int bf_cluster_prepare_cell_tick(bf_es_t *es, const bf_scenario_t *sc, const bf_
                                  bf_diag_t *diag);
 
 /* bf_cluster_count — POST _refresh then GET _count over the cell's indices.
- * *count = the number of documents. 0 or an error with diag. */
+ * *count = the number of documents. 0 or an error with diag: BF_E_PARSE also for an answer
+ * with failed shards (_shards.failed > 0: a partial count, which would misjudge the row). */
 int bf_cluster_count(bf_es_t *es, const bf_cell_t *cell, int64_t *count, bf_diag_t *diag);
 
 /* bf_cluster_search_total — the query phases the cluster has run on the cell's indices: GET

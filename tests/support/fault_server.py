@@ -223,6 +223,7 @@ class State:
         self.ok_docs = {}  # index -> documents acknowledged 2xx (index/create)
         self.index_delay_s = 0.0  # --index-delay-ms
         self.admin_delay = []  # --admin-delay: (compiled regex, seconds)
+        self.count_failed_shards = 0  # --count-failed-shards
         self.admin_fault = None  # --admin-fault
         self.basic_auth = None  # --basic-auth: the expected Authorization header value
         self.log = open(log_path, "a", encoding="utf-8") if log_path else None
@@ -587,6 +588,18 @@ class Handler(BaseHTTPRequestHandler):
             obj = VERSION_BODY
         elif segs[-1] == "_refresh":
             obj = {"_shards": {"total": 1, "successful": 1, "failed": 0}}
+        elif segs[-1] == "_count" and state.count_failed_shards > 0:
+            # a cluster with primaries unassigned: 200, the count of the shards that answered
+            index = segs[0] if len(segs) == 2 else None
+            total, failed = 5, min(state.count_failed_shards, 5)
+            obj = {"count": state.count(index) * (total - failed) // total,
+                   "_shards": {"total": total, "successful": total - failed, "skipped": 0,
+                               "failed": failed,
+                               "failures": [{"shard": k, "index": index, "reason": {
+                                   "type": "no_shard_available_action_exception",
+                                   "reason": "No shard available for [count]"}}
+                                   for k in range(failed)]}}
+            rec["count"] = obj["count"]
         elif segs[-1] == "_count":
             index = segs[0] if len(segs) == 2 else None
             obj = {"count": state.count(index),
@@ -890,6 +903,9 @@ def main(argv=None):
     ap.add_argument("--admin-delay", action="append", default=[], metavar="REGEX=MS",
                     help="answer a request but _bulk whose 'METHOD /path?query' matches REGEX "
                          "only after MS milliseconds (repeatable; the first match applies)")
+    ap.add_argument("--count-failed-shards", type=int, default=0, metavar="N",
+                    help="_count answers 200 with N of 5 shards failed and their share of the "
+                         "documents missing (a cluster with unassigned primaries)")
     ap.add_argument("--admin-fault", choices=("unauthorized", "forbidden", "stall"),
                     help="every request but _bulk (GET /, health, index APIs) is answered 401 "
                          "or 403 with a security_exception reason, or never (stall); the "
@@ -919,6 +935,7 @@ def main(argv=None):
     server.state.store_bytes_per_doc = args.store_bytes_per_doc
     server.state.index_delay_s = args.index_delay_ms / 1000.0
     server.state.admin_fault = args.admin_fault
+    server.state.count_failed_shards = args.count_failed_shards
     if args.basic_auth:
         server.state.basic_auth = "Basic " + base64.b64encode(args.basic_auth.encode()).decode()
     for spec in args.admin_delay:
