@@ -165,9 +165,10 @@ PY
     curl -sf -X DELETE "$ES/$IDX" > /dev/null || true
     IDX=""
 }
-# 14 s: the cancel waits for 3000 documents and green; on the loaded 2-core machine it came so
-# late in a 10 s cell that the re-read (0.9 s) and the 2 s sample did not fit before its end
-phase promote 1 60s cancel 14s
+# 20 s: the cancel waits for 3000 documents and green; on the loaded 2-core machine it came so
+# late in a 10 s cell that the re-read (0.9 s) and the 2 s sample did not fit before its end (and
+# at load average 20, 8.5 s into a 14 s cell with a 3.3 s re-read: the fresh-clone check of 01:02)
+phase promote 1 60s cancel 20s
 grep -q "routing table stale: a response carried primary term 2 for bf-rts-promote-$$ shard 0, the table has 1" e ||
     { cat e >&2; fail "promote: the re-read was not caused by the answers' primary term"; }
 # a move is a relocation: on a loaded 2-core machine it took up to 7 s before the new primary
