@@ -172,6 +172,7 @@ phase promote 1 60s cancel 20s
 grep -q "routing table stale: a response carried primary term 2 for bf-rts-promote-$$ shard 0, the table has 1" e ||
     { cat e >&2; fail "promote: the re-read was not caused by the answers' primary term"; }
 # a move is a relocation: on a loaded 2-core machine it took up to 7 s before the new primary
-# started, so this cell runs long enough for the re-read and the 2 s pressure sample after it
-phase move 0 1s move 20s
+# started (15 s at load average 20, 01:33), so this cell runs long enough for the re-read and
+# the 2 s pressure sample after it
+phase move 0 1s move 30s
 pass "a promoted primary is found from the answers' primary term, a relocated one by the timer; documents then go to the new primary; every row verifies, or (promote) reports exactly the acknowledged writes the cancel lost"
