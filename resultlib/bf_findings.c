@@ -18,6 +18,7 @@ struct bf_findings {
     bf_finding_point_t *pts; /* copies; few-requests points are marked excluded here */
     size_t n;
     size_t nfew, nmismatch; /* few-requests and index-mismatch points among the usable */
+    size_t nleft;           /* points with a left_out reason (degraded, unverified, ...) */
     int one_run;            /* no usable point folds repetitions: ratios carry no noise estimate */
     char **lines;
     size_t nlines;
@@ -73,6 +74,39 @@ void bf_finding_point_from_row(const bf_row_t *row, bf_finding_point_t *p)
     /* nor one that missed its target rate: it did not run the load it was asked for */
     p->excluded = row->failed || row->aborted || !isfinite(row->docs_per_s) ||
                   c->concurrency == 0 || row->target_missed || row->stalled;
+    if (c->concurrency == 0)
+        return; /* search only: no indexing measurement to leave out */
+    /* why the findings cannot use it (issue: nu3 F4.1b, F4.5): a lost agent's row misses what
+     * it did, an unverified row's documents were not confirmed (or the cluster went away), a
+     * row of mostly failed documents measured errors (version conflicts with an earlier run's
+     * ids) */
+    used = 0;
+#define WHY(cond, ...)                                                                             \
+    do {                                                                                           \
+        if ((cond) && used < sizeof p->left_out) {                                                 \
+            int w_ =                                                                               \
+                snprintf(p->left_out + used, sizeof p->left_out - used, "%s", used ? ", " : "");   \
+            used += w_ > 0 ? (size_t)w_ : 0;                                                       \
+            if (used < sizeof p->left_out) {                                                       \
+                w_ = snprintf(p->left_out + used, sizeof p->left_out - used, __VA_ARGS__);         \
+                used += w_ > 0 ? (size_t)w_ : 0;                                                   \
+            }                                                                                      \
+        }                                                                                          \
+    } while (0)
+    WHY(row->failed, "%s", "failed");
+    WHY(row->aborted, "%s", "interrupted");
+    WHY(row->stalled && !row->failed, "%s", "stalled");
+    WHY(row->target_missed, "%s", "target-missed");
+    WHY(row->degraded, "%s", "degraded: an agent was lost");
+    WHY(!row->failed && !row->aborted && !row->verified, "%s",
+        row->docs_counted < 0 ? "not verified: the documents could not be counted"
+                              : "not verified");
+    double bad = row->docs_sent
+                     ? (double)(row->docs_failed + row->docs_unknown) / (double)row->docs_sent
+                     : 0.0;
+    WHY(!row->failed && bad > BF_FINDINGS_MAX_FAILED, "%.1f%% of its documents failed or unknown",
+        bad * 100.0);
+#undef WHY
 }
 
 int bf_finding_point_from_json(json_t *row, bf_finding_point_t *p)
@@ -1098,6 +1132,43 @@ static void choose_main_axis(bf_findings_t *f)
     free(seen);
 }
 
+#define BF_FINDINGS_NAMED_LEFT_OUT 8 /* cells named in the left-out sentence (then "...") */
+
+/* "Left out of these findings (not a measurement to rank or compare): i1-s2-... (degraded: an
+ * agent was lost, not verified); i1-s3-... (failed)." and its item with every cell's why */
+static void left_out_line(bf_findings_t *f)
+{
+    char text[2400] = "";
+    size_t used = 0, nleft = 0;
+    json_t *cells = json_array();
+    for (size_t i = 0; i < f->n; i++) {
+        const bf_finding_point_t *p = &f->pts[i];
+        if (!p->left_out[0])
+            continue;
+        if (nleft < BF_FINDINGS_NAMED_LEFT_OUT && used < sizeof text) {
+            int w = snprintf(text + used, sizeof text - used, "%s%s (%s)", nleft ? "; " : "",
+                             p->cell, p->left_out);
+            used += w > 0 ? (size_t)w : 0;
+        }
+        json_t *c = json_object();
+        json_object_set_new(c, "cell", json_string(p->cell));
+        json_object_set_new(c, "why", json_string(p->left_out));
+        json_array_append_new(cells, c);
+        nleft++;
+    }
+    f->nleft = nleft;
+    if (nleft == 0) {
+        json_decref(cells);
+        return;
+    }
+    add_line(f, "%zu %s left out of these findings (never best, no knee, plateau or ratio): %s%s.",
+             nleft, nleft == 1 ? "cell is" : "cells are", text,
+             nleft > BF_FINDINGS_NAMED_LEFT_OUT ? "; ..." : "");
+    json_t *fig = json_object();
+    json_object_set_new(fig, "cells", cells);
+    add_item(f, "left_out", NULL, NULL, fig);
+}
+
 bf_findings_t *bf_findings_compute(const bf_finding_point_t *pts, size_t n)
 {
     bf_findings_t *f = bf_calloc(1, sizeof *f);
@@ -1123,7 +1194,9 @@ bf_findings_t *bf_findings_compute(const bf_finding_point_t *pts, size_t n)
             continue;
         if (p->repeat > 1)
             f->one_run = 0;
-        if (p->few_requests) {
+        if (p->left_out[0]) {
+            p->excluded = 1; /* degraded, unverified, mostly errors: said below */
+        } else if (p->few_requests) {
             p->excluded = 1;
             if (f->nfew < 5 && used < sizeof few_cells) {
                 int w = snprintf(few_cells + used, sizeof few_cells - used, "%s%s",
@@ -1148,6 +1221,7 @@ bf_findings_t *bf_findings_compute(const bf_finding_point_t *pts, size_t n)
         json_object_set_new(fig, "min_responses", json_integer(BF_FEW_REQUESTS));
         add_item(f, "few_requests", NULL, NULL, fig);
     }
+    left_out_line(f);
     if (f->nmismatch) {
         add_line(f,
                  "%zu %s wrote into indices that already existed with other shards or replicas "
@@ -1167,6 +1241,8 @@ bf_findings_t *bf_findings_compute(const bf_finding_point_t *pts, size_t n)
                      "No cell with %d+ bulk responses in the window to draw findings from; "
                      "lengthen run.duration or use a smaller batch_size.",
                      BF_FEW_REQUESTS);
+        else if (f->nleft)
+            add_line(f, "No other cell to draw findings from.");
         else
             add_line(f, "No finished cell to draw findings from.");
     } else {

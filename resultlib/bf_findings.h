@@ -27,11 +27,16 @@
  *               each value over the first (smallest) one, like for like
  *   routing     routing_mode node / shard over none, like for like
  *
- * Failed, aborted, stalled and target-missed cells are left out, and so are few-requests cells
+ * Failed, aborted, stalled and target-missed cells are left out, and so are degraded cells (an
+ * agent was lost: the row misses what it did), unverified ones (the cluster's count did not
+ * confirm the documents, or could not be taken: the cluster went away) and cells where more
+ * than BF_FINDINGS_MAX_FAILED of the documents sent failed or are unknown (version conflicts
+ * with an earlier run's ids, a dying cluster): none is named best, none gives a knee, a
+ * plateau or a ratio; one sentence names them with why (point.left_out). Few-requests cells
  * (fewer than BF_FEW_REQUESTS bulk responses in the window: their docs/s rests on too few
- * requests to rank); a sentence says how many. With index-mismatch the index's real shards and
- * replicas are used, not the cell's. Each finding is one plain-text sentence (no Markdown
- * markup inside), so matrix.md and report.html show the same words, and one item of data
+ * requests to rank) are left out too; a sentence says how many. With index-mismatch the index's
+ * real shards and replicas are used, not the cell's. Each finding is one plain-text sentence (no
+ * Markdown markup inside), so matrix.md and report.html show the same words, and one item of data
  * (kind, axis, the axis values it holds for, figures) in bf_findings_json, which
  * bf_results_write_matrix puts into matrix.json so a script can chain the next study. Pure
  * computation; a bf_findings_t is immutable after compute and may be read from any thread.
@@ -49,6 +54,8 @@
 #define BF_FINDINGS_KNEE_GAIN 0.10 /* a concurrency step adding less than 10% is past the knee */
 #define BF_FINDINGS_BEST_MIN_GAIN                                                                  \
     0.01 /* a best gaining less than 1% over a lower concurrency of its line is not best */
+#define BF_FINDINGS_MAX_FAILED                                                                     \
+    0.01 /* more than 1% of the documents sent failed or unknown: errors measured, not indexing */
 
 /* One cell as findings see it (self-contained copies, no borrowed pointers). */
 typedef struct bf_finding_point {
@@ -62,11 +69,18 @@ typedef struct bf_finding_point {
     int few_requests;      /* fewer than BF_FEW_REQUESTS bulk responses in the window: not ranked */
     int index_mismatch;    /* shards / replicas above are the index's real ones, not the cell's */
     uint32_t repeat;       /* repetitions folded into the row (run.repeat); 0 or 1: one run */
+    /* why the findings leave this point out ("" = they use it): "failed", "interrupted",
+     * "stalled", "target-missed", "degraded: an agent was lost", "not verified", "not verified:
+     * the documents could not be counted", "12.3% of its documents failed or unknown", joined
+     * by ", "; a search-only cell (concurrency 0) is excluded without one (not an indexing
+     * measurement) */
+    char left_out[200];
 } bf_finding_point_t;
 
 typedef struct bf_findings bf_findings_t;
 
-/* bf_finding_point_from_row — fill *p from a results row (the cell is borrowed for the call). */
+/* bf_finding_point_from_row — fill *p from a results row (the cell is borrowed for the call),
+ * left_out included. */
 void bf_finding_point_from_row(const bf_row_t *row, bf_finding_point_t *p);
 /* bf_finding_point_from_json — fill *p from one row object of matrix.json.
  * Returns 0 or BF_E_PARSE (not an object, or no shards / batch_size / concurrency). */
@@ -85,7 +99,8 @@ const char *bf_findings_line(const bf_findings_t *f, size_t i);
 /* bf_findings_json — the structured findings (new reference; caller json_decref's it):
  * {"main_axis":"concurrency","items":[...],"best":[...],"knees":[...],"plateaus":[...],
  *  "shards":[...],"batch":[...],"axes":[...],"lines":[...]}. Each of "items" is
- * {"kind": best|knee|plateau|shards|batch|axis|routing|few_requests, "axis": the axis it is
+ * {"kind": best|knee|plateau|shards|batch|axis|routing|few_requests|index_mismatch|left_out,
+ * "axis": the axis it is
  * about, "at": {axis: value, ...} the values the finding holds for (numbers for indices,
  * shards, replicas, batch_size, concurrency; strings for other axes), "figures": {...},
  * "text": its sentence}; the other arrays are the older per-kind views. */

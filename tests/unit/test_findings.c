@@ -565,6 +565,118 @@ static void test_target_axis_direct_vs_gateway(void **state)
     bf_findings_destroy(&f);
 }
 
+/* nu3 F4.1b / F4.5: a degraded row (an agent killed), an unverified one whose cluster died
+ * mid-cell, and one of mostly version conflicts (a fixed seed into an earlier run's index) are
+ * never best, never in a knee or a ratio, and one sentence names them with why */
+static void row_point(bf_finding_point_t *p, bf_cell_t *cell, uint32_t shards, uint32_t conc,
+                      double dps, void (*tweak)(bf_row_t *))
+{
+    static char ids[8][64];
+    static int next;
+    char *id = ids[next++ % 8];
+    snprintf(id, 64, "i1-s%u-r0-b500-c%u", shards, conc);
+    memset(cell, 0, sizeof *cell);
+    cell->id = id;
+    cell->indices = 1;
+    cell->shards = shards;
+    cell->batch_size = 500;
+    cell->concurrency = conc;
+    bf_row_t r;
+    memset(&r, 0, sizeof r);
+    r.cell = cell;
+    r.docs_per_s = dps;
+    r.service.p50_ms = NAN;
+    r.verified = 1;
+    r.docs_sent = r.docs_ok = 10000;
+    r.docs_counted = 10000;
+    if (tweak)
+        tweak(&r);
+    bf_finding_point_from_row(&r, p);
+}
+
+static void lost_agent(bf_row_t *r)
+{
+    r->degraded = 1;
+    r->verified = 0;
+    r->docs_counted = 11659; /* what the killed agent acknowledged unreported */
+}
+
+static void cluster_died(bf_row_t *r)
+{
+    r->verified = 0;
+    r->docs_counted = -1;
+    r->docs_unknown = 4000;
+}
+
+static void conflicts(bf_row_t *r)
+{
+    r->docs_failed = r->docs_conflict = 8642; /* 86.42 % version conflicts, verified */
+    r->docs_ok = 1358;
+}
+
+static void few_conflicts(bf_row_t *r)
+{
+    r->docs_failed = r->docs_conflict = 100; /* 1 %: not more than BF_FINDINGS_MAX_FAILED */
+}
+
+static void test_degraded_unverified_conflicts_left_out(void **state)
+{
+    (void)state;
+    bf_cell_t cells[7];
+    bf_finding_point_t pts[7];
+    row_point(&pts[0], &cells[0], 1, 2, 5000, NULL);
+    row_point(&pts[1], &cells[1], 1, 4, 7530, lost_agent);
+    row_point(&pts[2], &cells[2], 2, 2, 3000, NULL);
+    row_point(&pts[3], &cells[3], 2, 4, 2196, cluster_died);
+    row_point(&pts[4], &cells[4], 3, 2, 9000, conflicts);
+    row_point(&pts[5], &cells[5], 3, 4, 2500, few_conflicts);
+    assert_string_equal(pts[0].left_out, "");
+    assert_string_equal(pts[1].left_out, "degraded: an agent was lost, not verified");
+    assert_string_equal(pts[3].left_out, "not verified: the documents could not be counted, "
+                                         "40.0% of its documents failed or unknown");
+    assert_string_equal(pts[4].left_out, "86.4% of its documents failed or unknown");
+    assert_string_equal(pts[5].left_out, "");
+    bf_findings_t *f = bf_findings_compute(pts, 6);
+    print_lines(f);
+    assert_string_equal(bf_findings_line(f, 0),
+                        "3 cells are left out of these findings (never best, no knee, plateau or "
+                        "ratio): i1-s1-r0-b500-c4 (degraded: an agent was lost, not verified); "
+                        "i1-s2-r0-b500-c4 (not verified: the documents could not be counted, "
+                        "40.0% of its documents failed or unknown); i1-s3-r0-b500-c2 (86.4% of "
+                        "its documents failed or unknown).");
+    assert_true(has_line(f, "1 shard: best without rejections or errors is 5,000 docs/s"));
+    assert_true(has_line(f, "2 shards: best without rejections or errors is 3,000 docs/s"));
+    assert_true(
+        has_line(f, "3 shards: every cell saw rejections or errors; the highest was 2,500"));
+    /* no figure of a left-out row anywhere: not best, no knee from 2 to 4, no ratio */
+    for (size_t i = 0; i < bf_findings_count(f); i++) {
+        const char *l = bf_findings_line(f, i);
+        if (i == 0)
+            continue;
+        assert_null(strstr(l, "7,530"));
+        assert_null(strstr(l, "2,196"));
+        assert_null(strstr(l, "9,000"));
+        assert_null(strstr(l, "no knee up to concurrency 4"));
+    }
+    /* 1 vs 2 shards: like for like only at concurrency 2 (5000 / 3000) */
+    assert_true(has_line(f, "1 shard vs 2 shards: best 5,000 vs 3,000 docs/s (1.67x); like for "
+                            "like 1.67x (1 matching cell; one run, no noise estimate)."));
+    json_t *j = bf_findings_json(f);
+    json_t *it = json_array_get(json_object_get(j, "items"), 0);
+    assert_string_equal(json_string_value(json_object_get(it, "kind")), "left_out");
+    json_t *lc = json_object_get(json_object_get(it, "figures"), "cells");
+    assert_int_equal(json_array_size(lc), 3);
+    assert_string_equal(json_string_value(json_object_get(json_array_get(lc, 2), "why")),
+                        "86.4% of its documents failed or unknown");
+    json_decref(j);
+    bf_findings_destroy(&f);
+    /* nothing else left: said so, not "no finished cell" */
+    f = bf_findings_compute(&pts[1], 1);
+    assert_int_equal(bf_findings_count(f), 2);
+    assert_string_equal(bf_findings_line(f, 1), "No other cell to draw findings from.");
+    bf_findings_destroy(&f);
+}
+
 /* issue #12: with index-mismatch the findings use the index's real shards */
 static void test_index_mismatch_uses_real_shards(void **state)
 {
@@ -573,7 +685,7 @@ static void test_index_mismatch_uses_real_shards(void **state)
         json_loads("{\"cell\":\"i1-s1-r0-b500-c2\",\"indices\":1,\"shards\":1,"
                    "\"replicas\":0,\"batch_size\":500,\"concurrency\":2,\"docs_per_s\":900,"
                    "\"index_mismatch\":true,\"index_shards\":3,\"index_replicas\":1,"
-                   "\"failed\":false}",
+                   "\"verified\":true,\"docs_counted\":9000,\"failed\":false}",
                    0, NULL);
     bf_finding_point_t p[2];
     assert_int_equal(bf_finding_point_from_json(row, &p[0]), BF_OK);
@@ -597,6 +709,7 @@ static void test_index_mismatch_uses_real_shards(void **state)
     r.index_mismatch = 1;
     r.index_shards = 3;
     r.index_replicas = 1;
+    r.verified = 1; /* an unverified row would be left out of the findings */
     bf_finding_point_from_row(&r, &p[1]);
     assert_int_equal(p[1].shards, 3);
     assert_true(p[1].index_mismatch);
@@ -622,6 +735,7 @@ int main(void)
         cmocka_unit_test(test_point_from_json_and_label),
         cmocka_unit_test(test_routing_gain_like_for_like),
         cmocka_unit_test(test_few_requests_not_ranked),
+        cmocka_unit_test(test_degraded_unverified_conflicts_left_out),
         cmocka_unit_test(test_best_under_one_percent_is_the_knee),
         cmocka_unit_test(test_batch_plateau),
         cmocka_unit_test(test_axis_ratios_indices_and_settings),
