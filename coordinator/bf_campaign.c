@@ -123,7 +123,7 @@ static int resume_options(const char *dir, const bf_runopts_t *given, bf_runopts
 
 /* --cells "i1-s2-r0-b500-c4,3": ids or 1-based numbers. *sel gets one flag per cell (caller
  * frees). Returns 0, or BF_E_NOTFOUND after printing which entry matched nothing. */
-static int select_cells(const bf_scenario_t *sc, const char *list, uint8_t **sel)
+static int select_cells(const bf_scenario_t *sc, const char *opt, const char *list, uint8_t **sel)
 {
     size_t n = bf_scenario_cell_count(sc);
     *sel = bf_calloc(n + 1, 1);
@@ -136,9 +136,9 @@ static int select_cells(const bf_scenario_t *sc, const char *list, uint8_t **sel
         if (cell == NULL && bf_units_parse_u64(tok, &num) == BF_OK && num >= 1 && num <= n)
             cell = bf_scenario_cell(sc, (size_t)num - 1);
         if (cell == NULL) {
-            bf_error("--cells: '%s' is neither a cell id nor a number "
+            bf_error("%s: '%s' is neither a cell id nor a number "
                      "1..%zu; `bulkfleet-coordinator plan` lists them",
-                     tok, n);
+                     opt, tok, n);
             rc = BF_E_NOTFOUND;
             break;
         }
@@ -328,10 +328,36 @@ int bf_campaign_run(const bf_campaign_opts_t *opts)
         return BF_EXIT_INPUT;
     }
     uint8_t *selected = NULL;
-    if (use.cells && select_cells(c.sc, use.cells, &selected) != BF_OK) {
+    if (use.cells && select_cells(c.sc, "--cells", use.cells, &selected) != BF_OK) {
         bf_runopts_cleanup(&recorded);
         bf_scenario_destroy(&c.sc);
         return BF_EXIT_INPUT;
+    }
+    /* --rerun: finished cells of the campaign that run again on --resume (nu3 F4.5) */
+    uint8_t *rerun = NULL;
+    if (opts->rerun && opts->resume_dir == NULL) {
+        bf_error("--rerun runs cells of a campaign again: give it with --resume DIR");
+        free(selected);
+        bf_runopts_cleanup(&recorded);
+        bf_scenario_destroy(&c.sc);
+        return BF_EXIT_INPUT;
+    }
+    if (opts->rerun && select_cells(c.sc, "--rerun", opts->rerun, &rerun) != BF_OK) {
+        free(selected);
+        bf_runopts_cleanup(&recorded);
+        bf_scenario_destroy(&c.sc);
+        return BF_EXIT_INPUT;
+    }
+    for (size_t k = 0; rerun && selected && k < bf_scenario_cell_count(c.sc); k++) {
+        if (rerun[k] && !selected[k]) {
+            bf_error("--rerun: cell %s is not among the campaign's --cells %s; only they run",
+                     bf_scenario_cell(c.sc, k)->id, use.cells);
+            free(selected);
+            free(rerun);
+            bf_runopts_cleanup(&recorded);
+            bf_scenario_destroy(&c.sc);
+            return BF_EXIT_INPUT;
+        }
     }
     if (opts->resume_dir && !bf_scenario_run(c.sc)->seed_set) {
         /* the rows already finished were generated with the campaign's seed: keep it, so the
@@ -549,7 +575,9 @@ int bf_campaign_run(const bf_campaign_opts_t *opts)
             bf_results_cell_name(cell, rep, repeat, name, sizeof name);
             if (opts->resume_dir && bf_results_cell_finished(c.res, name) &&
                 bf_results_load_row(c.res, name, cell, &reps[nreps]) == BF_OK) {
-                if (!reps[nreps].failed || opts->keep_failed || skip) {
+                bf_resume_t what =
+                    bf_resume_decide(&reps[nreps], opts->keep_failed, rerun && rerun[k]);
+                if (what == BF_RESUME_KEEP || skip) {
                     if (!skip)
                         bf_info("cell %s already finished in %s; kept", name, opts->resume_dir);
                     if (!skip)
@@ -557,8 +585,16 @@ int bf_campaign_run(const bf_campaign_opts_t *opts)
                     nreps++;
                     continue;
                 }
-                bf_info("cell %s failed in %s (%s): running it again (--keep-failed keeps it)",
-                        name, opts->resume_dir, reps[nreps].reason);
+                if (what == BF_RESUME_RERUN_ASKED)
+                    bf_info("cell %s finished in %s: running it again (--rerun)", name,
+                            opts->resume_dir);
+                else if (what == BF_RESUME_RERUN_UNCOUNTED)
+                    bf_info("cell %s in %s could not be counted (%s): running it again "
+                            "(--keep-failed keeps it)",
+                            name, opts->resume_dir, reps[nreps].reason);
+                else
+                    bf_info("cell %s failed in %s (%s): running it again (--keep-failed keeps it)",
+                            name, opts->resume_dir, reps[nreps].reason);
                 memset(&reps[nreps], 0, sizeof reps[nreps]);
             }
             if (skip)
@@ -583,8 +619,9 @@ int bf_campaign_run(const bf_campaign_opts_t *opts)
         if (c.cluster_gone) {
             bf_error("stopping the campaign: the cluster at %s "
                      "stayed unreachable while preparing a cell (--cluster-wait); finished cells "
-                     "are in %s; once it is back, continue with run --resume %s (the failed cell "
-                     "runs again)",
+                     "are in %s; once it is back, continue with run --resume %s (failed cells "
+                     "and cells whose documents could not be counted run again; --rerun CELLS "
+                     "runs chosen finished ones again too)",
                      bf_es_host(c.es), bf_results_dir(c.res), bf_results_dir(c.res));
             code = BF_EXIT_ENV;
             break;
@@ -620,6 +657,7 @@ out:
     bf__cellsetup_cleanup(&fs);
     bf_runopts_cleanup(&recorded);
     free(selected);
+    free(rerun);
     free(rows);
     bf_results_close(&c.res);
     bf_fleet_destroy(&c.fleet);

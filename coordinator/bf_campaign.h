@@ -34,6 +34,8 @@ typedef struct bf_campaign_opts {
     uint64_t cluster_wait_ms;    /* --cluster-wait: preparing a cell retries this long while
                                     the cluster is unreachable (0 = 60 s) */
     int keep_failed;             /* --keep-failed: --resume keeps failed cells (default: rerun) */
+    const char *rerun;           /* --rerun: with --resume, cells (as --cells) run again although
+                                    finished; NULL = none */
     int find_max;                /* `find-max`: search for the max sustainable docs/s instead
                                   * of running the matrix (find_max: section) */
     const uint64_t *sustain_ms;  /* --sustain override of find_max.sustain, NULL = the scenario's */

@@ -44,7 +44,7 @@ static void on_signal(int sig)
     "  --bind URL            control endpoint to bind (tcp://127.0.0.1:7100; data = port + 1)\n"   \
     "  --results DIR         where results/<name>-<time>/ goes (default ./results)\n"              \
     "  --resume DIR          continue an interrupted campaign in DIR, keeping finished cells\n"    \
-    "                        (failed and aborted cells run again), with the --cells,\n"            \
+    "                        (failed, aborted and uncounted cells run again), with the --cells,\n" \
     "                        --warmup and --duration it started with (another value: exit 2)\n"    \
     "  --cells LIST          run only these cells (ids or numbers from `plan`, comma-separated)\n" \
     "  --warmup DURATION     override run.warmup (e.g. 1s for a smoke run)\n"                      \
@@ -52,6 +52,7 @@ static void on_signal(int sig)
     "  --cluster-wait DURATION  preparing a cell retries this long while the cluster is\n"         \
     "                        unreachable, then the campaign stops with exit 3 (60s)\n"             \
     "  --keep-failed         with --resume: keep failed cells instead of running them again\n"     \
+    "  --rerun LIST          with --resume: run these finished cells again too (ids or numbers)\n" \
     "  --replace-existing NAME  index.recreate may delete and replace this index, data\n"          \
     "                        stream or index template although bulkfleet did not create it\n"      \
     "                        (repeatable; without it such names are refused, exit 3)\n"            \
@@ -181,6 +182,7 @@ static int cmd_run(int argc, char **argv, int find_max)
         {"replace-existing", required_argument, NULL, 'X'},
         {"cluster-wait", required_argument, NULL, 'Y'},
         {"keep-failed", no_argument, NULL, 'K'},
+        {"rerun", required_argument, NULL, 'U'},
         {"metrics-listen", required_argument, NULL, 'M'},
         {"statsd", required_argument, NULL, 'T'},
         {"metrics-store", required_argument, NULL, 'Z'},
@@ -239,6 +241,7 @@ static int cmd_run(int argc, char **argv, int find_max)
                 return BF_EXIT_INPUT;
             break;
         case 'K': o.keep_failed = 1; break;
+        case 'U': o.rerun = optarg; break;
         case 'M': o.metrics_listen = optarg; break;
         case 'T': o.statsd = optarg; break;
         case 'Z': o.metrics_store = optarg; break;

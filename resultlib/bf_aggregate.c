@@ -541,7 +541,7 @@ void bf_cellagg_row(const bf_cellagg_t *a, bf_row_t *row)
                 if (!a->seen[ag][sec] && a->lost_from[ag] < 0 &&
                     (a->corpus_end_ms[ag] == 0 || (uint64_t)a->corpus_end_ms[ag] > sec * 1000u))
                     row->late_seconds++;
-        } else {
+        } else if (a->nsec > 0) { /* a cell that never started its load misses nothing */
             row->late_seconds += busy;
         }
     }
@@ -589,7 +589,11 @@ void bf_cellagg_row(const bf_cellagg_t *a, bf_row_t *row)
     uint64_t answered =
         win.req_ok + win.req_partial + bf_counters_http_errors(&win) + win.req_bad_response;
     /* requests abandoned because the load was interrupted (Ctrl-C) are no sign of a stall */
-    row->stalled = a->cell->concurrency > 0 &&
+    /* a cell without one sample never started its load (it failed while being prepared, e.g.
+     * the cluster was unreachable): nothing stalled, nothing was measured on few requests
+     * (nu3 F4.5: such a cell showed "FAILED stalled") */
+    int loaded = a->nsec > 0;
+    row->stalled = loaded && a->cell->concurrency > 0 &&
                    (answered == 0 || (row->req_abandoned > 0 && !a->stopped_early));
     row->target_missed = a->cell->target_rate > 0 &&
                          row->attempted_docs_per_s < (1.0 - BF_TARGET_MISS) * a->cell->target_rate;
@@ -634,7 +638,7 @@ void bf_cellagg_row(const bf_cellagg_t *a, bf_row_t *row)
     /* a stalled cell (no answer at all) is flagged as such, not as this */
     /* nor a cell that read its whole corpus in the window: its docs/s is every document of it
      * over the seconds it took (Rally's throughput of a task), not a sample of a rate */
-    row->few_requests = a->cell->concurrency > 0 && !row->stalled && !row->corpus_ended &&
+    row->few_requests = loaded && a->cell->concurrency > 0 && !row->stalled && !row->corpus_ended &&
                         row->service.count < BF_FEW_REQUESTS;
     double cpu_ms = (double)(win.cpu_user_ms + win.cpu_sys_ms);
     row->agent_cpu_pct = cores ? 100.0 * cpu_ms / (1000.0 * Dw * (double)cores) : 0;

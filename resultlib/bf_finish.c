@@ -101,3 +101,16 @@ int bf_row_is_clean(const bf_row_t *row)
     return !row->failed && !row->degraded && row->verified && !bf_row_has_errors(row) &&
            !row->stalled && !row->target_missed;
 }
+
+bf_resume_t bf_resume_decide(const bf_row_t *row, int keep_failed, int asked)
+{
+    if (asked)
+        return BF_RESUME_RERUN_ASKED;
+    if (keep_failed)
+        return BF_RESUME_KEEP;
+    if (row->failed)
+        return BF_RESUME_RERUN_FAILED;
+    if (!row->verified && row->docs_counted < 0)
+        return BF_RESUME_RERUN_UNCOUNTED;
+    return BF_RESUME_KEEP;
+}

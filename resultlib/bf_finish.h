@@ -68,4 +68,21 @@ const bf_row_t *bf_finish_fold(bf_results_t *res, const bf_scenario_t *sc, const
  * standalone agent exit 1 when some row is not. */
 int bf_row_is_clean(const bf_row_t *row);
 
+/* What run --resume does with a cell it finds finished in the results directory. */
+typedef enum bf_resume {
+    BF_RESUME_KEEP = 0,        /* a measurement: kept */
+    BF_RESUME_RERUN_FAILED,    /* it failed (unless --keep-failed): runs again */
+    BF_RESUME_RERUN_UNCOUNTED, /* its documents could not be counted (the cluster went away
+                                  during or after its load: docs_counted -1, not failed);
+                                  unless --keep-failed: runs again */
+    BF_RESUME_RERUN_ASKED,     /* named by --rerun: runs again whatever it was */
+} bf_resume_t;
+
+/* bf_resume_decide — the --resume policy for one finished row (a table in
+ * tests/unit/test_finish.c lists every case): asked (--rerun names it) reruns it; a failed
+ * row, or one not verified because the count could not be taken, reruns unless keep_failed
+ * (--keep-failed); anything else (verified, or unverified with a count that did not match:
+ * a measured difference, not a gap) is kept. Pure; thread-safe. */
+bf_resume_t bf_resume_decide(const bf_row_t *row, int keep_failed, int asked);
+
 #endif

@@ -65,6 +65,10 @@ static void test_failed_repetition_row(void **state)
     bf_cell_t cell = test_cell();
     uint32_t cores = 2;
     bf_cellagg_t *agg = bf_cellagg_new(&cell, 1, 1, &cores, 0, 2);
+    /* the load started (one empty sample: nothing answered), then the cell failed */
+    Bf__Sample s = BF__SAMPLE__INIT;
+    s.second = 0;
+    assert_int_equal(bf_cellagg_add(agg, 0, &s), 0);
     bf_cluster_side_t side = {.write_queue_max = 7, .write_rejected = 3, .hot_spot_ratio = 1.5,
                               .cluster_docs_per_s = 1234};
     bf_cell_end_t end = {.yellow = 1, .failure = "cell s1-b100-c2: cannot create index",
@@ -94,6 +98,61 @@ static void test_failed_repetition_row(void **state)
     bf_cellagg_destroy(&agg);
 }
 
+/* nu3 F4.5: a cell that failed before its load started (the cluster was unreachable while it
+ * was prepared) has no sample: it is FAILED with its reason, never "stalled" nor
+ * "few-requests" (it showed "FAILED stalled" with zeros) */
+static void test_never_started_cell_is_not_stalled(void **state)
+{
+    (void)state;
+    bf_cell_t cell = test_cell();
+    uint32_t cores = 2;
+    bf_cellagg_t *agg = bf_cellagg_new(&cell, 1, 1, &cores, 0, 2);
+    bf_cell_end_t end = {.failure = "cluster unreachable (unreachable for 15 s; the campaign "
+                                    "stops)"};
+    bf_row_t row;
+    memset(&row, 0, sizeof row);
+    const char *ids[] = {"a1"};
+    assert_int_equal(bf_finish_cell(NULL, NULL, &cell, "s1-b100-c2", agg, ids, 1, &end, &row), 0);
+    assert_true(row.failed);
+    assert_false(row.stalled);
+    assert_false(row.few_requests);
+    assert_null(strstr(row.reason, "stalled"));
+    assert_string_equal(row.reason, end.failure);
+    bf_cellagg_destroy(&agg);
+}
+
+/* --resume's policy, every case: what runs again and what is kept */
+static void test_resume_decide_table(void **state)
+{
+    (void)state;
+    static const struct {
+        int failed, verified;
+        int64_t counted;
+        int keep_failed, asked;
+        bf_resume_t want;
+    } t[] = {
+        {0, 1, 100, 0, 0, BF_RESUME_KEEP},           /* a verified measurement */
+        {0, 0, 120, 0, 0, BF_RESUME_KEEP},           /* counted, did not match: a result */
+        {0, 0, -1, 0, 0, BF_RESUME_RERUN_UNCOUNTED}, /* the cluster went away: no count */
+        {0, 0, -1, 1, 0, BF_RESUME_KEEP},            /* --keep-failed keeps it */
+        {1, 0, -1, 0, 0, BF_RESUME_RERUN_FAILED},    /* failed */
+        {1, 0, -1, 1, 0, BF_RESUME_KEEP},            /* failed, --keep-failed */
+        {0, 1, 100, 0, 1, BF_RESUME_RERUN_ASKED},    /* --rerun names a good one */
+        {0, 1, 100, 1, 1, BF_RESUME_RERUN_ASKED},    /* --rerun wins over --keep-failed */
+        {1, 0, -1, 1, 1, BF_RESUME_RERUN_ASKED},
+    };
+    for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
+        bf_row_t row;
+        memset(&row, 0, sizeof row);
+        row.failed = t[i].failed;
+        row.verified = t[i].verified;
+        row.docs_counted = t[i].counted;
+        bf_resume_t got = bf_resume_decide(&row, t[i].keep_failed, t[i].asked);
+        if (got != t[i].want)
+            fail_msg("case %zu: got %d, want %d", i, (int)got, (int)t[i].want);
+    }
+}
+
 static void test_row_is_clean(void **state)
 {
     (void)state;
@@ -117,6 +176,8 @@ int main(void)
         cmocka_unit_test(test_fold_takes_the_median_repetition),
         cmocka_unit_test(test_failed_repetition_row),
         cmocka_unit_test(test_row_is_clean),
+        cmocka_unit_test(test_never_started_cell_is_not_stalled),
+        cmocka_unit_test(test_resume_decide_table),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
