@@ -7,6 +7,12 @@
 #  B. it stays away: after --cluster-wait 3s the campaign stops with exit 3 and says how to go on;
 #  C. run --resume DIR with the cluster back runs the failed cell again (verified) and keeps the
 #     finished one.
+#  D. it goes away in the middle of a cell's load (the forwarder killed, as a killed node looks
+#     to bulkfleet: connections reset, then refused): that row is UNVERIFIED with docs_counted
+#     null, the next cell (never started) is FAILED without "stalled"; the findings name the row as
+#     left out; --resume with the cluster back runs the uncounted one again by itself and the
+#     other named by --rerun (both verified); --rerun without --resume or with a bad name is
+#     refused (exit 2).
 source "$(dirname "$0")/lib.sh"
 FP=$(free_port)
 IDX="bf-away-$$"
@@ -94,4 +100,54 @@ rc=0; wait "$CPID" || rc=$?; CPID=
 grep -q "failed in .*running it again" "$TMP/err" || { cat "$TMP/err" >&2; fail "C: the failed cell was not run again"; }
 grep -q "already finished in .*kept" "$TMP/err" || { cat "$TMP/err" >&2; fail "C: the finished cell was not kept"; }
 rows_verified "$D" 2 || fail "C: rows after resume"
-pass "cluster away between cells: retried and finished; gave up with exit 3; --resume reran the failed cell"
+
+# D: away in the middle of the first cell's load (3 s), for good: --cluster-wait 2s
+sed -i 's/duration: 2s/duration: 3s/' "$TMP/s.yaml"
+run_coord "$TMP/d" --cluster-wait 2s
+for _ in $(seq 1 600); do
+    ls "$TMP"/d/*/cells/*.samples.partial > /dev/null 2>&1 && break
+    kill -0 "$CPID" 2> /dev/null || break
+    sleep 0.05
+done
+ls "$TMP"/d/*/cells/*.samples.partial > /dev/null 2>&1 || { cat "$TMP/err" >&2; fail "D: the first cell never started"; }
+sleep 1.5
+kill -9 "$FWD"; wait "$FWD" 2> /dev/null || true; FWD=""
+rc=0; wait "$CPID" || rc=$?; CPID=
+[ "$rc" = 3 ] || { cat "$TMP/err" >&2; fail "D: exit $rc, expected 3"; }
+grep -q "failed cells and cells whose documents could not be counted run again" "$TMP/err" ||
+    { cat "$TMP/err" >&2; fail "D: the stop message does not say what --resume reruns"; }
+D=$(ls -d "$TMP"/d/away-*)
+python3 - "$D" <<'PY' || { cat "$TMP/err" >&2; fail "D: rows of the interrupted campaign"; }
+import json, sys
+m = json.load(open(sys.argv[1] + "/matrix.json"))
+rows = {r["cell"]: r for r in m["rows"]}
+a, b = rows["i1-s1-r0-b50-c1"], rows["i1-s1-r0-b60-c1"]
+assert a["verified"] is False and a["docs_counted"] is None and a["failed"] is False, a
+assert "could not be counted" in a["reason"], a["reason"]
+assert b["failed"] is True and b["stalled"] is False and b["few_requests"] is False, b
+assert "stalled" not in b["reason"] and "missing" not in b["reason"], b["reason"]
+left = [i for i in m["findings"]["items"] if i["kind"] == "left_out"]
+assert left and [c["cell"] for c in left[0]["figures"]["cells"]] == ["i1-s1-r0-b50-c1", "i1-s1-r0-b60-c1"], left
+assert not any(i["kind"] == "best" for i in m["findings"]["items"]), m["findings"]["lines"]
+PY
+grep -q "| FAILED |" "$D/matrix.md" || { cat "$D/matrix.md" >&2; fail "D: the never-started cell is not FAILED alone"; }
+start_fwd
+run_coord "$TMP/d" --rerun 1
+rc=0; wait "$CPID" || rc=$?; CPID=
+[ "$rc" = 2 ] && grep -q -- "--rerun runs cells of a campaign again: give it with --resume" "$TMP/err" ||
+    { cat "$TMP/err" >&2; fail "D: --rerun without --resume: exit $rc"; }
+run_coord "$TMP/d" --resume "$D" --rerun nosuchcell
+rc=0; wait "$CPID" || rc=$?; CPID=
+[ "$rc" = 2 ] && grep -q -- "--rerun: 'nosuchcell' is neither a cell id nor a number" "$TMP/err" ||
+    { cat "$TMP/err" >&2; fail "D: --rerun nosuchcell: exit $rc"; }
+# the uncounted cell runs again by itself; the failed one (C checks that case) is named by
+# --rerun, which wins over any other reason: one resume checks both
+run_coord "$TMP/d" --resume "$D" --rerun 2
+rc=0; wait "$CPID" || rc=$?; CPID=
+[ "$rc" = 0 ] || { cat "$TMP/err" >&2; fail "D: resume exit $rc"; }
+grep -q "cell i1-s1-r0-b50-c1 in .* could not be counted (.*): running it again" "$TMP/err" ||
+    { cat "$TMP/err" >&2; fail "D: the uncounted cell was not run again"; }
+grep -q "cell i1-s1-r0-b60-c1 finished in .*: running it again (--rerun)" "$TMP/err" ||
+    { cat "$TMP/err" >&2; fail "D: --rerun 2"; }
+rows_verified "$D" 2 || fail "D: rows after resume"
+pass "cluster away between cells: retried and finished; gave up with exit 3; --resume reran the failed cell; away mid-cell: uncounted row left out of the findings, never-started cell FAILED not stalled, --resume reran it, --rerun the other"
