@@ -387,8 +387,20 @@ int bf_standalone_main(int argc, char **argv)
                                !(res && bf_results_error(res)); rep++) {
             bf_row_t *row = &reps[nreps++];
             memset(row, 0, sizeof *row);
+            /* run.first_warmup: the first repetition run here warms up longer, as the
+             * coordinator's first cell (its row records the warmup it had) */
+            uint64_t warm_ms = run->warmup_ms, first_ms = run->first_warmup_ms;
+            int longer = i == first && rep == 1 && first_ms > warm_ms;
+            if (longer) {
+                char a[32];
+                bf_info("cell %s: the first cell warms up for %s (run.first_warmup)", cell->id,
+                        bf_units_format_duration_ms(first_ms, a, sizeof a));
+                bf_scenario_set_warmup(sc, first_ms);
+            }
             run_repetition(sc, cell, rep, repeat, threads, es, &info, &owner, res, i - first + 1,
                            last - first, t0_us, row);
+            if (longer)
+                bf_scenario_set_warmup(sc, warm_ms);
         }
         const bf_row_t *folded = bf_finish_fold(res, sc, reps, nreps, rows, &nrows, NULL);
         if (folded)

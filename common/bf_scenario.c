@@ -1917,6 +1917,19 @@ static int build_request_run(bf__load_t *L)
     r->routing_refresh_ms = TOP(REQ_ROUTING_REFRESH)->u;
     bf_run_spec_t *run = &sc->run;
     run->warmup_ms = TOP(RUN_WARMUP)->u;
+    run->first_warmup_ms = TOP(RUN_FIRST_WARMUP)->u;
+    if (TOP(RUN_FIRST_WARMUP)->node && run->first_warmup_ms > 0 &&
+        run->first_warmup_ms <= run->warmup_ms)
+        bf__warn(L, TOP(RUN_FIRST_WARMUP)->node,
+                 "run.first_warmup is not longer than run.warmup: "
+                 "the first cell warms up for run.warmup like the others");
+    else if (TOP(RUN_FIRST_WARMUP)->node && run->first_warmup_ms > run->warmup_ms &&
+             (sc->document.corpus_path || sc->document.corpus_local_path) &&
+             sc->document.corpus_passes > 0)
+        bf__warn(L, TOP(RUN_FIRST_WARMUP)->node,
+                 "run.first_warmup with a corpus read %u time%s: "
+                 "the first cell reads more of it unmeasured than the others",
+                 sc->document.corpus_passes, sc->document.corpus_passes == 1 ? "" : "s");
     run->duration_ms = TOP(RUN_DURATION)->u;
     run->repeat = (uint32_t)TOP(RUN_REPEAT)->u;
     run->target_rate = TOP(RUN_TARGET_RATE)->d;
@@ -2683,10 +2696,17 @@ const bf_request_spec_t *bf_scenario_request(const bf_scenario_t *sc)
 void bf_scenario_override_run(bf_scenario_t *sc, const uint64_t *warmup_ms,
                               const uint64_t *duration_ms)
 {
-    if (warmup_ms)
+    if (warmup_ms) {
         sc->run.warmup_ms = *warmup_ms;
+        sc->run.first_warmup_ms = *warmup_ms;
+    }
     if (duration_ms)
         sc->run.duration_ms = *duration_ms;
+}
+
+void bf_scenario_set_warmup(bf_scenario_t *sc, uint64_t warmup_ms)
+{
+    sc->run.warmup_ms = warmup_ms;
 }
 
 void bf_scenario_set_seed(bf_scenario_t *sc, uint64_t seed)

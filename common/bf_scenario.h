@@ -53,8 +53,9 @@
  *                   "errors,items.*.status,items.*.error.type,items.*.error.reason"),
  *                   retry {max (0), backoff (100ms)}, pipeline (name of an ingest pipeline,
  *                   checked at prepare; index.pipeline / index.pipeline_file ship its body)
- *   run             warmup (10s), duration (60s), repeat (1), target_rate (docs/s, "10k"),
- *                   agents (0 = all), seed
+ *   run             warmup (10s), first_warmup (0s: the first cell's warmup when longer),
+ *                   duration (60s), repeat (1), target_rate (docs/s, "10k"), agents (0 = all),
+ *                   seed
  *   search          optional: queries sent beside (or instead of) the bulk load, see
  *                   bf_search_spec_t: clients (1; axis search_clients), target_rate (ops/s,
  *                   0 = closed loop; axis search_rate), prefill (documents indexed before the
@@ -204,6 +205,9 @@ typedef struct bf_findmax_spec {
 
 typedef struct bf_run_spec {
     uint64_t warmup_ms;
+    uint64_t first_warmup_ms; /* the first cell a coordinator runs warms up this long instead
+                                 (when longer than warmup_ms): a fresh cluster's JVM is still
+                                 compiling its indexing code; 0 = warmup_ms */
     uint64_t duration_ms;
     uint32_t repeat;       /* >= 1 */
     double target_rate;    /* docs/s across the fleet, 0 = closed loop */
@@ -401,10 +405,16 @@ const bf_run_spec_t *bf_scenario_run(const bf_scenario_t *sc);
 /* bf_scenario_findmax — the find_max: section (defaults when absent). Borrowed. */
 const bf_findmax_spec_t *bf_scenario_findmax(const bf_scenario_t *sc);
 /* bf_scenario_override_run — replace warmup and/or duration (NULL = keep) after loading, for a
- * scaled-down smoke run (`run --warmup 1s --duration 3s`). Call before the scenario is shared
- * with other threads. Agents take both from Prepare, so the shipped text need not change. */
+ * scaled-down smoke run (`run --warmup 1s --duration 3s`); a warmup given replaces
+ * run.first_warmup too (the smoke run's first cell warms up as long as the others). Call
+ * before the scenario is shared with other threads. Agents take both from Prepare, so the
+ * shipped text need not change. */
 void bf_scenario_override_run(bf_scenario_t *sc, const uint64_t *warmup_ms,
                               const uint64_t *duration_ms);
+/* bf_scenario_set_warmup — set run.warmup alone (run.first_warmup stays): the campaign gives
+ * its first cell run.first_warmup this way and puts run.warmup back after it. Same threading
+ * rule as above (agents get the warmup in each Prepare). */
+void bf_scenario_set_warmup(bf_scenario_t *sc, uint64_t warmup_ms);
 /* bf_scenario_set_seed — set run.seed (and seed_set) when the file left it out, so the
  * campaign picks a fresh seed and records it. Same threading rule as above. */
 void bf_scenario_set_seed(bf_scenario_t *sc, uint64_t seed);

@@ -270,6 +270,8 @@ int bf__v_nonempty(struct bf__load *L, const bf__ynode_t *n, const char *path, b
       NULL)                                                                                        \
     X(RUN, "run", BF__T_SECTION, NULL, 0, 0, 0, 0, NULL, NULL)                                     \
     X(RUN_WARMUP, "run.warmup", BF__T_DURATION, "10s", 0, BF__DUR_DAY, 0, 0, NULL, NULL)           \
+    X(RUN_FIRST_WARMUP, "run.first_warmup", BF__T_DURATION, "0s", 0, BF__DUR_DAY, 0, 0, NULL,      \
+      NULL)                                                                                        \
     X(RUN_DURATION, "run.duration", BF__T_DURATION, "60s", 1000, 30 * BF__DUR_DAY, 0, 0, NULL,     \
       NULL)                                                                                        \
     X(RUN_REPEAT, "run.repeat", BF__T_U32, "1", 1, 1000, 0, 0, NULL, NULL)                         \

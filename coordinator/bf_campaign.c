@@ -227,8 +227,8 @@ static int agents_is_axis(const bf_cell_t *cell)
     return 0;
 }
 
-int bf__campaign_one(bf__campaign_t *c, const bf_cell_t *cell, uint32_t rep, const char *name,
-                     size_t pos, size_t n, uint64_t campaign_start_us, bf_row_t *row)
+static int campaign_one(bf__campaign_t *c, const bf_cell_t *cell, uint32_t rep, const char *name,
+                        size_t pos, size_t n, uint64_t campaign_start_us, bf_row_t *row)
 {
     uint32_t retries = 0;
     /* the cell's agents: its agents axis value (else run.agents; 0 = all). A cell with fewer
@@ -281,6 +281,33 @@ int bf__campaign_one(bf__campaign_t *c, const bf_cell_t *cell, uint32_t rep, con
         c->no_retry = 0;
         return rc;
     }
+}
+
+int bf__campaign_one(bf__campaign_t *c, const bf_cell_t *cell, uint32_t rep, const char *name,
+                     size_t pos, size_t n, uint64_t campaign_start_us, bf_row_t *row)
+{
+    /* run.first_warmup: the first cell this coordinator loads warms up longer (a fresh
+     * cluster's JVM compiles its indexing code during the first tens of seconds of load, so
+     * without it cell 1 measures a colder cluster than the cells after it). The cell's own
+     * row records the warmup it had (warmup_s). */
+    const bf_run_spec_t *run = bf_scenario_run(c->sc);
+    uint64_t warmup_ms = run->warmup_ms, first_ms = run->first_warmup_ms;
+    int longer = !c->first_cell_done && first_ms > warmup_ms;
+    c->warmup_after_ms = warmup_ms;
+    if (longer) {
+        char a[32], b[32];
+        bf_info("cell %s: the first cell of this run warms up for %s instead of %s "
+                "(run.first_warmup: a cluster that has not indexed for a while, or a fresh JVM, "
+                "indexes slower in its first seconds), then measures as every cell",
+                name, bf_units_format_duration_ms(first_ms, a, sizeof a),
+                bf_units_format_duration_ms(warmup_ms, b, sizeof b));
+        bf_scenario_set_warmup(c->sc, first_ms);
+    }
+    int rc = campaign_one(c, cell, rep, name, pos, n, campaign_start_us, row);
+    if (longer)
+        bf_scenario_set_warmup(c->sc, warmup_ms);
+    c->first_cell_done = 1;
+    return rc;
 }
 
 int bf_campaign_run(const bf_campaign_opts_t *opts)

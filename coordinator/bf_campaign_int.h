@@ -39,6 +39,9 @@ typedef struct bf__campaign {
     bf_owner_t owner;      /* what index.recreate may delete; the mark's scenario/campaign */
     char campaign_id[256]; /* the results directory's name, in the mark */
     int cluster_gone;      /* a cell could not be prepared: the cluster stayed unreachable */
+    int first_cell_done;   /* a cell has run: run.first_warmup is spent (bf__campaign_one) */
+    uint64_t warmup_after_ms; /* run.warmup, also while the first cell has first_warmup (the
+                                 progress line's estimate of the cells after it) */
     int prepare_soon;      /* an agent answered busy: resend the Prepare in BUSY_RESEND_MS */
     bf_metrics_t *metrics; /* --metrics-listen / --statsd, or NULL (bf_metrics.h) */
     bf_mstore_t *mstore;   /* --metrics-store / metrics_store:, or NULL (bf_mstore.h) */
@@ -109,7 +112,8 @@ void bf__cellrun_publish(bf__campaign_t *c, size_t k, size_t ncells, const char 
 
 /* ---- bf_campaign.c ---- */
 
-/* bf__campaign_one — one repetition of one cell on the agents connected now: waits for
+/* bf__campaign_one — one repetition of one cell on the agents connected now (the first one a
+ * coordinator runs warms up for run.first_warmup when that is longer than run.warmup): waits for
  * c->min_agents (up to c->wait_ms) and prepares again when an agent is lost before Start
  * (at most BF__MAX_CELL_RETRIES). name is the cell's results name, for messages; pos/n for
  * the progress line. Returns 0 (row filled), BF_E_INTR (row kept as aborted) or an exit code

@@ -898,7 +898,9 @@ int bf__cellrun_run(bf__campaign_t *c, const bf_cell_t *cell, uint32_t repetitio
         if (sec != INT32_MAX && sec >= 0 && sec > shown) {
             shown = sec;
             uint64_t elapsed_ms = (now - campaign_start_us) / 1000u;
-            uint64_t per_cell_ms = load_ms + 5000;
+            /* the cells after this one warm up for run.warmup (this one may have had
+             * run.first_warmup) */
+            uint64_t per_cell_ms = c->warmup_after_ms + run->duration_ms + 5000;
             uint64_t left_ms = (uint64_t)(ncells - k - 1) * per_cell_ms +
                                (load_ms > (uint64_t)sec * 1000u ? load_ms - (uint64_t)sec * 1000u : 0);
             progress(c, k, ncells, sec, elapsed_ms, left_ms);

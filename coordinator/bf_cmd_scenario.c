@@ -489,13 +489,19 @@ int bf_cmd_plan(int argc, char **argv)
                bf_units_format_bytes(mem, b2, sizeof b2));
     }
     uint64_t per_cell = run->warmup_ms + run->duration_ms + SETUP_MS;
-    uint64_t total = (uint64_t)ncells * run->repeat * per_cell;
-    char d1[32], d2[32], d3[32], d4[32], m1[32];
-    printf("\nestimated duration: %zu cell%s x %u repeat x (%s warmup + %s + ~%s setup) = %s\n",
+    uint64_t first_extra =
+        ncells && run->first_warmup_ms > run->warmup_ms ? run->first_warmup_ms - run->warmup_ms : 0;
+    uint64_t total = (uint64_t)ncells * run->repeat * per_cell + first_extra;
+    char d1[32], d2[32], d3[32], d4[32], d5[32], m1[32];
+    char extra[96] = "";
+    if (first_extra)
+        snprintf(extra, sizeof extra, " + %s (the first cell's longer run.first_warmup)",
+                 bf_units_format_duration_ms(first_extra, d5, sizeof d5));
+    printf("\nestimated duration: %zu cell%s x %u repeat x (%s warmup + %s + ~%s setup)%s = %s\n",
            ncells, ncells == 1 ? "" : "s", run->repeat,
            bf_units_format_duration_ms(run->warmup_ms, d1, sizeof d1),
            bf_units_format_duration_ms(run->duration_ms, d2, sizeof d2),
-           bf_units_format_duration_ms(SETUP_MS, d3, sizeof d3),
+           bf_units_format_duration_ms(SETUP_MS, d3, sizeof d3), extra,
            bf_units_format_duration_ms(total, d4, sizeof d4));
     printf("peak memory per agent: %s in cell %s (its concurrency share x body%s + "
            "dictionaries%s + 64 MiB)\n",

@@ -27,7 +27,7 @@ echo "demo: starting a 1-node OpenSearch 2.19 cluster on 127.0.0.1:$PORT ..." >&
 URL=$("$REPO/scripts/devcluster.sh" start --nodes 1 --http-port "$PORT" --state-dir "$STATE" | head -n1)
 trap '"$REPO/scripts/devcluster.sh" stop --state-dir "$STATE" >/dev/null 2>&1 || true' EXIT
 echo "demo: cluster ready at $URL" >&2
-echo "demo: running $SCENARIO with $AGENTS local agents (about 2 minutes) ..." >&2
+echo "demo: running $SCENARIO with $AGENTS local agents (about 3 minutes) ..." >&2
 cd "$REPO"
 set +e
 BF_TARGET="$URL" "$BUILD/coordinator/bulkfleet-coordinator" run "$SCENARIO" \
@@ -37,7 +37,13 @@ set -e
 if [ $rc -ne 0 ]; then
     echo "demo: the campaign exited with $rc (see the messages above)" >&2
 fi
+# the hint keeps the ports this demo was given (a transport port given apart included), so
+# followed as printed it binds what the user chose, not HTTP + 100
+TPORT_ARG=""
+if [ -n "${BF_DEVCLUSTER_TRANSPORT_PORT:-}" ]; then
+    TPORT_ARG=" --transport-port $BF_DEVCLUSTER_TRANSPORT_PORT"
+fi
 echo "demo: stopping the cluster (its data goes with it). To keep one running for your own" \
-     "runs: scripts/devcluster.sh start --nodes 1 --http-port $PORT --state-dir .state/mine" \
-     "(stop: scripts/devcluster.sh stop --state-dir .state/mine)" >&2
+     "runs: scripts/devcluster.sh start --nodes 1 --http-port $PORT$TPORT_ARG --state-dir" \
+     ".state/mine (stop: scripts/devcluster.sh stop --state-dir .state/mine)" >&2
 exit $rc

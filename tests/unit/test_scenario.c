@@ -1551,6 +1551,46 @@ static void test_unclosed_placeholder(void **state)
     assert_string_equal(d.msg, want[0]);
 }
 
+/* run.first_warmup: the first cell's warmup when longer than run.warmup (0s = none); a value
+ * that is not longer is said to change nothing; `run --warmup` sets both (a smoke run). */
+static void test_first_warmup(void **state)
+{
+    (void)state;
+    const char *base = "name: t\ntarget: {hosts: [http://127.0.0.1:9200]}\n"
+                       "document: {source: '{\"a\": 1}'}\n";
+    char y[512];
+    bf_diag_t d = {0};
+    bf_scenario_t *sc = NULL;
+    snprintf(y, sizeof y, "%srun: {warmup: 5s, duration: 10s}\n", base);
+    assert_int_equal(bf_scenario_load_text(y, strlen(y), "s.yaml", NULL, &sc, &d), BF_OK);
+    assert_int_equal(bf_scenario_run(sc)->first_warmup_ms, 0);
+    assert_int_equal(bf_scenario_warning_count(sc), 0);
+    bf_scenario_destroy(&sc);
+    snprintf(y, sizeof y, "%srun: {warmup: 5s, first_warmup: 30s, duration: 10s}\n", base);
+    assert_int_equal(bf_scenario_load_text(y, strlen(y), "s.yaml", NULL, &sc, &d), BF_OK);
+    assert_int_equal(bf_scenario_run(sc)->warmup_ms, 5000);
+    assert_int_equal(bf_scenario_run(sc)->first_warmup_ms, 30000);
+    assert_int_equal(bf_scenario_warning_count(sc), 0);
+    bf_scenario_set_warmup(sc, 30000); /* the campaign's first cell */
+    assert_int_equal(bf_scenario_run(sc)->warmup_ms, 30000);
+    assert_int_equal(bf_scenario_run(sc)->first_warmup_ms, 30000);
+    bf_scenario_set_warmup(sc, 5000);
+    uint64_t smoke = 1000;
+    bf_scenario_override_run(sc, &smoke, NULL);
+    assert_int_equal(bf_scenario_run(sc)->warmup_ms, 1000);
+    assert_int_equal(bf_scenario_run(sc)->first_warmup_ms, 1000);
+    bf_scenario_destroy(&sc);
+    snprintf(y, sizeof y, "%srun: {warmup: 10s, first_warmup: 5s}\n", base);
+    assert_int_equal(bf_scenario_load_text(y, strlen(y), "s.yaml", NULL, &sc, &d), BF_OK);
+    assert_int_equal(bf_scenario_warning_count(sc), 1);
+    assert_non_null(strstr(bf_scenario_warning(sc, 0),
+                           "s.yaml:4:34: run.first_warmup is not longer than run.warmup"));
+    bf_scenario_destroy(&sc);
+    snprintf(y, sizeof y, "%srun: {first_warmup: 2 s}\n", base);
+    assert_int_equal(bf_scenario_load_text(y, strlen(y), "s.yaml", NULL, &sc, &d), BF_E_INVAL);
+    assert_non_null(strstr(d.msg, "run.first_warmup: expected a duration"));
+}
+
 static void test_env_warn_stand_ins(void **state)
 {
     (void)state;
@@ -1637,6 +1677,7 @@ int main(void)
         cmocka_unit_test(test_all_later_mistakes),
         cmocka_unit_test(test_axis_typo_with_key_mistakes),
         cmocka_unit_test(test_unclosed_placeholder),
+        cmocka_unit_test(test_first_warmup),
         cmocka_unit_test(test_targets_and_agents_axes),
         cmocka_unit_test(test_search_section),
         cmocka_unit_test(test_search_paging),
