@@ -62,7 +62,11 @@ int bf_owner_may_replace(const bf_owner_t *owner, const char *name);
  * set when selected is not NULL) refuse what index.recreate would delete without owning it
  * (an existing index, alias or data stream without bulkfleet's mark), and a shipped index
  * template that would replace a template bulkfleet did not make or whose index_patterns are
- * "*" or match an existing index without the mark. Names in owner->replace are allowed.
+ * "*" or match an existing index without the mark. Names in owner->replace are allowed; one
+ * that names no index, data stream or template of a selected cell is warned about (it replaces
+ * nothing), and an unmarked template it lets be replaced is said (warning) here. Each unmarked
+ * index, alias or data stream it lets index.recreate delete is said (warning, with its document
+ * count from GET /<name>/_count) by bf_cluster_prepare_cell just before the DELETE.
  * Requests: GET /<name>/_mapping, GET /_data_stream/<name>, GET /_index_template/<name>,
  * GET /<pattern>/_mapping (each name once). Returns 0, BF_E_INVAL with diag naming the first
  * refused index or template and how to proceed, or a transport/HTTP error. */

@@ -43,8 +43,11 @@ grep -q -- "--replace-existing $IDX" e1 || { cat e1 >&2; fail "coordinator: the 
 grep -q "recreate: false" e1 || { cat e1 >&2; fail "coordinator: the message does not say recreate: false"; }
 [ "$(count)" = 3 ] || fail "the hand-made index lost documents: $(count)"
 [ ! -d r ] || [ -z "$(ls r)" ] || fail "a results directory was made for a refused campaign"
-rc=0; timeout 60 "$AGENT" run s.yaml --threads 1 > o2 2> e2 || rc=$?
+rc=0; timeout 60 "$AGENT" run s.yaml --threads 1 --replace-existing "$IDX-typo" > o2 2> e2 || rc=$?
 [ "$rc" = 3 ] || { cat e2 >&2; fail "standalone: exit $rc, expected 3"; }
+# a --replace-existing name no cell writes replaces nothing, and says so (nu3 F4.4)
+grep -q -- "--replace-existing $IDX-typo: no cell of this run writes an index, data stream or index template of that name, so it replaces nothing; names are exact (the first cell's index is $IDX" e2 ||
+    { cat e2 >&2; fail "standalone: no warning for a --replace-existing name that matches nothing"; }
 grep -q -- "--replace-existing $IDX" e2 || { cat e2 >&2; fail "standalone: no --replace-existing in the message"; }
 [ "$(count)" = 3 ] || fail "standalone: the hand-made index lost documents: $(count)"
 
@@ -69,10 +72,20 @@ grep -q 'looks like it covers production indices' e6 || { cat e6 >&2; fail "vali
 # --replace-existing: replaced, marked; then ours without the flag
 timeout 60 "$AGENT" run s.yaml --threads 1 --replace-existing "$IDX" --results r2 > o7 2> e7 || { cat e7 >&2; fail "--replace-existing: exit $?"; }
 curl -sf "$ES/$IDX/_doc/keep-1" > /dev/null 2>&1 && fail "--replace-existing: the old index is still there"
+# said before it was deleted, with what it held (nu3 F4.4: it went without a word)
+grep -q "cell i1-s1-r0-b20-c1: deleting index $IDX on .* (3 documents), which bulkfleet did not create: --replace-existing $IDX" e7 ||
+    { cat e7 >&2; fail "--replace-existing: the deletion of someone's index is not logged"; }
+grep -q -- "--replace-existing $IDX: no cell" e7 && fail "--replace-existing: a matching name warned as unused"
 curl -sf "$ES/$IDX/_mapping" | python3 -c '
 import json, sys
 m = list(json.load(sys.stdin).values())[0]["mappings"]["_meta"]
 assert m["created_by"] == "bulkfleet" and m["scenario"] == "ownership" and m["campaign"].startswith("ownership-"), m
 ' || fail "the recreated index is not marked"
 timeout 60 "$AGENT" run s.yaml --threads 1 > o8 2> e8 || { cat e8 >&2; fail "second run into a bulkfleet index: exit $?"; }
-pass "someone's index and templates refused before any load (exit 3, kept); --replace-existing replaces and marks"
+grep -q "deleting index" e8 && { cat e8 >&2; fail "bulkfleet's own index said as someone's"; }
+# someone's template replaced with --replace-existing: said
+curl -sf -X PUT "$ES/_index_template/$TPL" -H "$json" -d "{\"index_patterns\": [\"$TPL-x-*\"], \"priority\": 1}" > /dev/null || fail "create $TPL again"
+timeout 60 "$AGENT" run t1.yaml --threads 1 --replace-existing "$TPL" > o9 2> e9 || { cat e9 >&2; fail "--replace-existing TEMPLATE: exit $?"; }
+grep -q "replacing index template $TPL on .*, which bulkfleet did not create: --replace-existing $TPL" e9 ||
+    { cat e9 >&2; fail "--replace-existing: replacing someone's template is not logged"; }
+pass "someone's index and templates refused before any load (exit 3, kept); --replace-existing replaces and marks, saying what it deletes (name, documents) and warning about a name that matches nothing"
