@@ -9,6 +9,7 @@
 #include "bf_import_rally.h"
 
 #include "bf_buf.h"
+#include "bf_corpus.h"
 #include "bf_log.h"
 #include "bf_mem.h"
 #include "bf_scenario.h"
@@ -109,7 +110,159 @@ static int no_jinja(const char *file, const char *text, size_t len, bf_diag_t *d
     return BF_OK;
 }
 
-static int load_json(const char *file, json_t **out, bf_diag_t *diag)
+/* ---- where a member is: file:line:column of every object key and array element ---------
+ * jansson keeps no positions, so the track's text is walked once more (it already parsed, so
+ * it is valid JSON) and each member is recorded under its JSON pointer ("/challenges/0/
+ * schedule/2/clients", RFC 6901 without escapes), at its key (object) or its first byte
+ * (array element). */
+#define MAX_POS_DEPTH 64
+typedef struct jpos {
+    char *path;
+    unsigned line, col;
+} jpos;
+typedef struct jposmap {
+    jpos *v;
+    size_t n, cap;
+    const char *text;
+    size_t len, i; /* the walk */
+    size_t at;     /* line/col are of text[at] */
+    unsigned line, col;
+} jposmap;
+
+static void jp_locate(jposmap *m, size_t to, unsigned *line, unsigned *col)
+{
+    for (; m->at < to; m->at++) {
+        unsigned char c = (unsigned char)m->text[m->at];
+        if (c == '\n') {
+            m->line++;
+            m->col = 1;
+        } else if ((c & 0xC0) != 0x80) {
+            m->col++;
+        }
+    }
+    *line = m->line;
+    *col = m->col;
+}
+
+static void jp_record(jposmap *m, const char *path, size_t at)
+{
+    if (m->n == m->cap) {
+        m->cap = m->cap ? m->cap * 2 : 256;
+        m->v = bf_realloc(m->v, m->cap * sizeof *m->v);
+    }
+    jpos *p = &m->v[m->n++];
+    p->path = bf_strdup(path);
+    jp_locate(m, at, &p->line, &p->col);
+}
+
+static void jp_ws(jposmap *m)
+{
+    while (m->i < m->len && strchr(" \t\r\n", m->text[m->i]) && m->text[m->i])
+        m->i++;
+}
+
+/* a string at text[i] (the opening quote): its raw content into out (truncated), i after it */
+static void jp_string(jposmap *m, char *out, size_t out_size)
+{
+    size_t n = 0;
+    m->i++;
+    while (m->i < m->len && m->text[m->i] != '"') {
+        if (m->text[m->i] == '\\' && m->i + 1 < m->len)
+            m->i++;
+        if (n + 1 < out_size)
+            out[n++] = m->text[m->i];
+        m->i++;
+    }
+    m->i++;
+    if (out_size)
+        out[n] = '\0';
+}
+
+static void jp_value(jposmap *m, const char *path, int depth)
+{
+    jp_ws(m);
+    if (m->i >= m->len)
+        return;
+    char c = m->text[m->i];
+    char sub[1024];
+    if (c == '{' || c == '[') {
+        m->i++;
+        for (size_t k = 0;; k++) {
+            jp_ws(m);
+            if (m->i >= m->len || m->text[m->i] == '}' || m->text[m->i] == ']') {
+                m->i++;
+                return;
+            }
+            if (m->text[m->i] == ',') {
+                m->i++;
+                jp_ws(m);
+            }
+            size_t at = m->i;
+            if (c == '{') {
+                char key[256];
+                jp_string(m, key, sizeof key);
+                snprintf(sub, sizeof sub, "%s/%s", path, key);
+                jp_ws(m);
+                if (m->i < m->len && m->text[m->i] == ':')
+                    m->i++;
+            } else {
+                snprintf(sub, sizeof sub, "%s/%zu", path, k);
+            }
+            if (depth < MAX_POS_DEPTH)
+                jp_record(m, sub, at);
+            jp_value(m, sub, depth + 1);
+        }
+    }
+    if (c == '"') {
+        char skip[1];
+        jp_string(m, skip, 0);
+        return;
+    }
+    while (m->i < m->len && !strchr(",}] \t\r\n", m->text[m->i]))
+        m->i++;
+}
+
+static void jp_build(jposmap *m, const char *text, size_t len)
+{
+    memset(m, 0, sizeof *m);
+    m->text = text;
+    m->len = len;
+    m->line = m->col = 1;
+    jp_value(m, "", 0);
+    m->text = NULL; /* borrowed only while building */
+}
+
+static void jp_cleanup(jposmap *m)
+{
+    for (size_t i = 0; i < m->n; i++)
+        free(m->v[i].path);
+    free(m->v);
+    memset(m, 0, sizeof *m);
+}
+
+/* "file:line:column" of the member at path (else of its closest recorded parent, else the
+ * file alone) into buf */
+static const char *jp_where(const jposmap *m, const char *file, const char *path, char *buf,
+                            size_t size)
+{
+    char p[1024];
+    bf_strlcpy(p, path, sizeof p);
+    for (;;) {
+        for (size_t i = 0; m && i < m->n; i++)
+            if (strcmp(m->v[i].path, p) == 0) {
+                snprintf(buf, size, "%s:%u:%u", file, m->v[i].line, m->v[i].col);
+                return buf;
+            }
+        char *slash = strrchr(p, '/');
+        if (slash == NULL || slash == p)
+            break;
+        *slash = '\0';
+    }
+    snprintf(buf, size, "%s", file);
+    return buf;
+}
+
+static int load_json_at(const char *file, json_t **out, jposmap *pos, bf_diag_t *diag)
 {
     char *text = NULL;
     size_t len = 0;
@@ -123,23 +276,183 @@ static int load_json(const char *file, json_t **out, bf_diag_t *diag)
         if (*out == NULL)
             rc = bf_diag_set(diag, BF_E_PARSE, "%s:%d:%d: not JSON: %s", file, je.line, je.column,
                              je.text);
+        else if (pos)
+            jp_build(pos, text, len);
     }
     free(text);
+    return rc;
+}
+
+static int load_json(const char *file, json_t **out, bf_diag_t *diag)
+{
+    return load_json_at(file, out, NULL, diag);
+}
+
+/* ---- what Rally's track reference defines (docs/track.rst of elastic/rally) ------------- */
+static const char *const TASK_KEYS[] = {"operation",
+                                        "name",
+                                        "clients",
+                                        "warmup-time-period",
+                                        "time-period",
+                                        "warmup-iterations",
+                                        "iterations",
+                                        "target-throughput",
+                                        "target-interval",
+                                        "schedule",
+                                        "ramp-up-time-period",
+                                        "tags",
+                                        "meta",
+                                        "completed-by",
+                                        "ignore-response-error-level",
+                                        "include-in-reporting",
+                                        NULL};
+static const char *const BULK_KEYS[] = {"name",
+                                        "operation-type",
+                                        "bulk-size",
+                                        "batch-size",
+                                        "ingest-percentage",
+                                        "corpora",
+                                        "indices",
+                                        "data-streams",
+                                        "pipeline",
+                                        "conflicts",
+                                        "conflict-probability",
+                                        "on-conflict",
+                                        "recency",
+                                        "detailed-results",
+                                        "timeout",
+                                        "request-timeout",
+                                        "looped",
+                                        "include-in-reporting",
+                                        "headers",
+                                        "opaque-id",
+                                        "request-params",
+                                        "ignore-response-error-level",
+                                        "param-source",
+                                        "target-throughput",
+                                        "meta",
+                                        "tags",
+                                        "id-conflicts",
+                                        NULL};
+
+/* Levenshtein distance of two short strings, capped */
+static size_t edits(const char *a, const char *b)
+{
+    size_t la = strlen(a), lb = strlen(b);
+    if (la > 63 || lb > 63)
+        return 99;
+    size_t d[64][64];
+    for (size_t i = 0; i <= la; i++)
+        d[i][0] = i;
+    for (size_t j = 0; j <= lb; j++)
+        d[0][j] = j;
+    for (size_t i = 1; i <= la; i++)
+        for (size_t j = 1; j <= lb; j++) {
+            size_t sub = d[i - 1][j - 1] + (a[i - 1] != b[j - 1]);
+            size_t del = d[i - 1][j] + 1, ins = d[i][j - 1] + 1;
+            d[i][j] = sub < del ? (sub < ins ? sub : ins) : (del < ins ? del : ins);
+        }
+    return d[la][lb];
+}
+
+/* the known key that `key` misspells ('_' for '-', case, up to 2 edits), or NULL */
+static const char *misspelt(const char *key, const char *const *known)
+{
+    char norm[128];
+    size_t n = 0;
+    for (; key[n] && n + 1 < sizeof norm; n++)
+        norm[n] =
+            key[n] == '_' ? '-' : (char)(key[n] >= 'A' && key[n] <= 'Z' ? key[n] + 32 : key[n]);
+    norm[n] = '\0';
+    const char *best = NULL;
+    size_t bd = 3;
+    for (size_t i = 0; known[i]; i++) {
+        size_t e = strcmp(norm, known[i]) == 0 ? 0 : edits(norm, known[i]);
+        if (e < bd && (e == 0 || strlen(known[i]) > 4)) {
+            bd = e;
+            best = known[i];
+        }
+    }
+    return best;
+}
+
+static int key_known(const char *key, const char *const *known)
+{
+    for (size_t i = 0; known[i]; i++)
+        if (strcmp(key, known[i]) == 0)
+            return 1;
+    return 0;
+}
+
+/* The checks of one track (bf_import_rally): positions, the file's name, warnings said as
+ * header notes and on stderr. */
+typedef struct track_ck {
+    const char *file;
+    const jposmap *pos;
+    bf_buf_t *notes;
+} track_ck;
+
+/* Every key of obj (at path) is one of known: a misspelling of a known one is an error (the
+ * scenario would silently be another benchmark), another key a warning (Rally passes unknown
+ * parameters to the operation, which ignores them). what: "task 'x'" for the messages. */
+static int check_keys(const track_ck *ck, json_t *obj, const char *path, const char *const *known,
+                      const char *what, bf_diag_t *diag)
+{
+    const char *k;
+    json_t *v;
+    json_object_foreach(obj, k, v)
+    {
+        if (key_known(k, known))
+            continue;
+        char sub[1100], where[1200];
+        snprintf(sub, sizeof sub, "%s/%s", path, k);
+        jp_where(ck->pos, ck->file, sub, where, sizeof where);
+        const char *fix = misspelt(k, known);
+        if (fix && !json_object_get(obj, fix))
+            return bf_diag_set(diag, BF_E_INVAL,
+                               "%s: %s: unknown key '%s'; did you mean '%s'? (Rally's keys are "
+                               "written with '-'); fix it and run import-rally again",
+                               where, what, k, fix);
+        bf_warn("%s: %s: '%s' is not a key of Rally's track reference; it is not imported", where,
+                what, k);
+        bf_buf_appendf(ck->notes, "#  - %s: %s: '%s' is not a Rally key; not imported\n", where,
+                       what, k);
+    }
+    return BF_OK;
+}
+
+/* obj[key], when present, is a number >= min (whole when `whole`): else an error at its
+ * position saying what to write; *v the value (untouched when absent). Returns 1 present,
+ * 0 absent, a negative bf_err when wrong. */
+static int check_num(const track_ck *ck, json_t *obj, const char *path, const char *key, double min,
+                     int whole, const char *unit, const char *what, double *v, bf_diag_t *diag)
+{
+    json_t *j = json_object_get(obj, key);
+    if (j == NULL)
+        return 0;
+    double d = json_is_number(j) ? json_number_value(j) : 0;
+    if (json_is_number(j) && d >= min && (!whole || d == (double)(long long)d)) {
+        *v = d;
+        return 1;
+    }
+    char sub[1100], where[1200];
+    snprintf(sub, sizeof sub, "%s/%s", path, key);
+    jp_where(ck->pos, ck->file, sub, where, sizeof where);
+    char *txt = json_dumps(j, JSON_ENCODE_ANY | JSON_COMPACT);
+    int rc = bf_diag_set(diag, BF_E_INVAL,
+                         "%s: %s: \"%s\" is %s, not %s%s%s; write a number, e.g. \"%s\": %s", where,
+                         what, key, txt ? txt : "?", whole ? "a whole number" : "a number",
+                         min >= 1 ? " of at least 1" : "", unit, key,
+                         strcmp(key, "bulk-size") == 0 ? "1000"
+                         : whole && min >= 1           ? "2"
+                                                       : "10");
+    free(txt);
     return rc;
 }
 
 static const char *str_of(json_t *o, const char *key)
 {
     return json_string_value(json_object_get(o, key));
-}
-
-static int num_of(json_t *o, const char *key, double *v)
-{
-    json_t *j = json_object_get(o, key);
-    if (!json_is_number(j))
-        return 0;
-    *v = json_number_value(j);
-    return 1;
 }
 
 /* 1 when name is `list` (a string) or one of its strings (a list). */
@@ -160,8 +473,9 @@ static int file_exists(const char *p)
     return stat(p, &st) == 0 && S_ISREG(st.st_mode);
 }
 
-/* Appends every task of a schedule, parallel blocks flattened. */
-static void collect_tasks(json_t *schedule, json_t *tasks)
+/* Appends every task of a schedule, parallel blocks flattened, and each one's JSON pointer
+ * (under `at`, the schedule's) to paths. */
+static void collect_tasks(json_t *schedule, json_t *tasks, const char *at, json_t *paths)
 {
     size_t i;
     json_t *t;
@@ -174,6 +488,9 @@ static void collect_tasks(json_t *schedule, json_t *tasks)
             json_t *st;
             json_array_foreach(sub, k, st)
             {
+                char *tp = bf_asprintf("%s/%zu/parallel/tasks/%zu", at, i, k);
+                json_array_append_new(paths, json_string(tp));
+                free(tp);
                 /* a parallel block's clients / periods apply to tasks that do not say */
                 json_t *c = json_deep_copy(st);
                 const char *keys[] = {"clients", "warmup-time-period", "time-period",
@@ -185,6 +502,9 @@ static void collect_tasks(json_t *schedule, json_t *tasks)
             }
         } else {
             json_array_append(tasks, t);
+            char *tp = bf_asprintf("%s/%zu", at, i);
+            json_array_append_new(paths, json_string(tp));
+            free(tp);
         }
     }
 }
@@ -285,11 +605,15 @@ int bf_import_rally(const char *path, const char *challenge, const char *name, c
         *strrchr(dir, '/') = '\0';
     }
     const char *base = strrchr(dir, '/') ? strrchr(dir, '/') + 1 : dir;
-    json_t *track = NULL, *tasks = json_array(), *body = NULL, *settings = NULL;
+    json_t *track = NULL, *tasks = json_array(), *task_paths = json_array(), *body = NULL,
+           *settings = NULL;
     bf_buf_t y, notes;
     bf_buf_init(&y, 0);
     bf_buf_init(&notes, 0);
-    int rc = load_json(file, &track, diag);
+    jposmap pos;
+    memset(&pos, 0, sizeof pos);
+    track_ck ck = {.file = file, .pos = &pos, .notes = &notes};
+    int rc = load_json_at(file, &track, &pos, diag);
     if (rc != BF_OK)
         goto out;
     if (!json_is_object(track)) {
@@ -300,15 +624,17 @@ int bf_import_rally(const char *path, const char *challenge, const char *name, c
     json_t *schedule = json_object_get(track, "schedule");
     json_t *challenges = json_object_get(track, "challenges");
     const char *chosen = NULL;
+    char sched_path[64] = "/schedule";
     if (json_is_array(challenges) && json_array_size(challenges) > 0) {
         json_t *ch = NULL, *c;
-        size_t i;
+        size_t i, chi = 0;
         json_array_foreach(challenges, i, c)
         {
             const char *cn = str_of(c, "name");
             if (challenge ? cn && strcmp(cn, challenge) == 0
                           : json_is_true(json_object_get(c, "default"))) {
                 ch = c;
+                chi = i;
                 break;
             }
         }
@@ -323,10 +649,12 @@ int bf_import_rally(const char *path, const char *challenge, const char *name, c
             ch = json_array_get(challenges, 0);
         chosen = str_of(ch, "name");
         schedule = json_object_get(ch, "schedule");
+        snprintf(sched_path, sizeof sched_path, "/challenges/%zu/schedule", chi);
     } else if (json_is_object(json_object_get(track, "challenge"))) {
         json_t *ch = json_object_get(track, "challenge");
         chosen = str_of(ch, "name");
         schedule = json_object_get(ch, "schedule");
+        snprintf(sched_path, sizeof sched_path, "/challenge/schedule");
     }
     if (!json_is_array(schedule)) {
         rc = bf_diag_set(diag, BF_E_INVAL,
@@ -335,7 +663,7 @@ int bf_import_rally(const char *path, const char *challenge, const char *name, c
                          file);
         goto out;
     }
-    collect_tasks(schedule, tasks);
+    collect_tasks(schedule, tasks, sched_path, task_paths);
     json_t *ops = json_object_get(track, "operations");
     values batch = {{0}, 0}, clients = {{0}, 0}, rate = {{0}, 0};
     double warmup_s = -1, period_s = -1;
@@ -344,6 +672,9 @@ int bf_import_rally(const char *path, const char *challenge, const char *name, c
     json_t *t;
     json_array_foreach(tasks, i, t)
     {
+        const char *tpath = json_string_value(json_array_get(task_paths, i));
+        char opath[1100];
+        snprintf(opath, sizeof opath, "%s/operation", tpath ? tpath : "");
         json_t *op = json_object_get(t, "operation");
         if (json_is_string(op)) {
             const char *on = json_string_value(op);
@@ -352,8 +683,10 @@ int bf_import_rally(const char *path, const char *challenge, const char *name, c
             json_array_foreach(ops, k, o)
             {
                 const char *n2 = str_of(o, "name");
-                if (n2 && strcmp(n2, on) == 0)
+                if (n2 && strcmp(n2, on) == 0) {
                     found = o;
+                    snprintf(opath, sizeof opath, "/operations/%zu", k);
+                }
             }
             if (found == NULL) {
                 /* Rally's built-in operations (delete-index, create-index, ...) need no
@@ -366,25 +699,73 @@ int bf_import_rally(const char *path, const char *challenge, const char *name, c
         if (type == NULL || strcmp(type, "bulk") != 0)
             continue;
         nbulk++;
+        /* named for messages: the operation's name, else the task's, else its place */
+        char what[400];
+        const char *opn = str_of(op, "name") ? str_of(op, "name") : str_of(t, "name");
+        if (opn)
+            snprintf(what, sizeof what, "bulk task '%s'", opn);
+        else
+            snprintf(what, sizeof what, "bulk task %zu of the schedule", i + 1);
         double v;
-        if (!num_of(op, "bulk-size", &v) || v < 1) {
+        rc = check_keys(&ck, t, tpath ? tpath : "", TASK_KEYS, what, diag);
+        if (rc == BF_OK && json_is_object(op))
+            rc = check_keys(&ck, op, opath, BULK_KEYS, what, diag);
+        if (rc != BF_OK)
+            goto out;
+        int have = check_num(&ck, op, opath, "bulk-size", 1, 1, " (documents)", what, &v, diag);
+        if (have < 0) {
+            rc = have;
+            goto out;
+        }
+        if (have == 0) {
+            char where[1200];
+            jp_where(&pos, file, opath, where, sizeof where);
             rc = bf_diag_set(diag, BF_E_INVAL,
-                             "%s: bulk operation '%s' has no numeric "
-                             "bulk-size",
-                             file, str_of(op, "name") ? str_of(op, "name") : "?");
+                             "%s: %s has no \"bulk-size\" (documents per bulk request, which "
+                             "Rally requires); add one, e.g. \"bulk-size\": 1000",
+                             where, what);
             goto out;
         }
         add_value(&batch, v);
-        add_value(&clients, num_of(t, "clients", &v) ? v : 1);
-        double tp = 0;
-        if (num_of(t, "target-throughput", &tp) || num_of(op, "target-throughput", &tp))
+        double cl = 1, tp = 0, wu = -1, tpd = -1, ru = 0;
+        const char *tpk = tpath ? tpath : "";
+        /* in file order of Rally's reference, the first wrong one reported */
+        struct {
+            const char *key, *unit;
+            double min, *v;
+            int whole;
+        } nums[] = {{"clients", "", 1, &cl, 1},
+                    {"warmup-time-period", " (seconds)", 0, &wu, 0},
+                    {"time-period", " (seconds)", 0, &tpd, 0},
+                    {"target-throughput", " (bulk requests per second)", 0, &tp, 0},
+                    {"ramp-up-time-period", " (seconds)", 0, &ru, 0}};
+        int got[5];
+        for (size_t g = 0; g < 5; g++) {
+            got[g] = check_num(&ck, t, tpk, nums[g].key, nums[g].min, nums[g].whole, nums[g].unit,
+                               what, nums[g].v, diag);
+            if (got[g] < 0) {
+                rc = got[g];
+                goto out;
+            }
+        }
+        add_value(&clients, cl);
+        if (got[3] == 0) {
+            int og = check_num(&ck, op, opath, "target-throughput", 0, 0,
+                               " (bulk requests per second)", what, &tp, diag);
+            if (og < 0) {
+                rc = og;
+                goto out;
+            }
+            got[3] = og;
+        }
+        if (got[3] > 0)
             add_value(&rate, tp * (batch.n ? batch.v[batch.n - 1] : 1));
         else
             add_value(&rate, 0);
-        if (warmup_s < 0 && num_of(t, "warmup-time-period", &v))
-            warmup_s = v;
-        if (period_s < 0 && num_of(t, "time-period", &v))
-            period_s = v;
+        if (warmup_s < 0 && got[1] > 0)
+            warmup_s = wu;
+        if (period_s < 0 && got[2] > 0)
+            period_s = tpd;
         if (first_bulk == NULL)
             first_bulk = op;
         if (json_object_get(t, "iterations") || json_object_get(t, "warmup-iterations"))
@@ -465,6 +846,47 @@ int bf_import_rally(const char *path, const char *challenge, const char *name, c
             struct stat cst;
             stat(cf, &cst);
             ship_bytes += (uint64_t)cst.st_size;
+            /* the track's document-count against the file (a truncated download, or the
+             * count of another file): Rally reads the file by that count */
+            json_t *dc = json_object_get(e, "document-count");
+            if (dc) {
+                char dpath[200], where[1200];
+                snprintf(dpath, sizeof dpath, "/corpora/%zu/documents/%zu", i, k);
+                char *dwhat = bf_asprintf("corpus '%s', file '%s'", cn ? cn : "?", src);
+                double want = 0;
+                int g = check_num(&ck, e, dpath, "document-count", 0, 1, " (documents)", dwhat,
+                                  &want, diag);
+                free(dwhat);
+                if (g < 0) {
+                    rc = g;
+                    free(cf);
+                    goto corpora_out;
+                }
+                bf_corpus_t *cc = NULL;
+                bf_diag_t cd = {0};
+                if (bf_corpus_open_file(cf, bf ? BF_CORPUS_BULK : BF_CORPUS_SOURCE, &cc, &cd) ==
+                    BF_OK) {
+                    size_t have = bf_corpus_docs(cc) + bf_corpus_bad_count(cc);
+                    bf_corpus_destroy(&cc);
+                    if ((double)have != want) {
+                        char dcp[260];
+                        snprintf(dcp, sizeof dcp, "%s/document-count", dpath);
+                        jp_where(&pos, file, dcp, where, sizeof where);
+                        rc = bf_diag_set(diag, BF_E_INVAL,
+                                         "%s: corpus '%s': \"document-count\" is %.0f but '%s' "
+                                         "holds %zu documents: download the file again (a "
+                                         "truncated download?), or write \"document-count\": "
+                                         "%zu",
+                                         where, cn ? cn : "?", want, cf, have, have);
+                        free(cf);
+                        goto corpora_out;
+                    }
+                } else {
+                    rc = bf_diag_set(diag, cd.code ? cd.code : BF_E_PARSE, "%s", cd.msg);
+                    free(cf);
+                    goto corpora_out;
+                }
+            }
             json_array_append_new(files, json_string(cf));
             free(cf);
             if (target && !name_listed(targets, target))
@@ -520,8 +942,9 @@ int bf_import_rally(const char *path, const char *challenge, const char *name, c
     /* the scenario */
     bf_buf_appendf(&y, "# Imported from %s by bulkfleet-coordinator import-rally%s%s%s.\n", file,
                    chosen ? " (challenge " : "", chosen ? chosen : "", chosen ? ")" : "");
-    bf_buf_appendz(&y, "# Rally's target-throughput counts bulk requests/s; target_rate here "
-                       "is docs/s (x bulk-size).\n");
+    if (rate.n > 1 || (rate.n == 1 && rate.v[0] > 0))
+        bf_buf_appendz(&y, "# Rally's target-throughput counts bulk requests/s; target_rate here "
+                           "is docs/s (x bulk-size).\n");
     if (notes.len)
         bf_buf_appendf(&y, "# Notes:\n%s", notes.data);
     bf_buf_appendf(&y, "name: %s\n", name ? name : base);
@@ -573,6 +996,8 @@ out:
     bf_buf_cleanup(&notes);
     json_decref(track);
     json_decref(tasks);
+    json_decref(task_paths);
+    jp_cleanup(&pos);
     json_decref(body);
     json_decref(settings);
     free(file);

@@ -1,0 +1,213 @@
+/* SPDX-License-Identifier: MIT */
+/* test_import_rally.c — import-rally's checks of a track's input (notes3/nu3.md F2.3, F3.4, F3.5). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "bf_import_rally.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static char dir[512];
+
+static void write_file(const char *name, const char *text)
+{
+    char p[700];
+    snprintf(p, sizeof p, "%s/%s", dir, name);
+    FILE *f = fopen(p, "w");
+    assert_non_null(f);
+    fputs(text, f);
+    fclose(f);
+}
+
+/* a one-index, one-file track whose bulk task and operation get the given extra members
+ * (JSON text, each ending in a comma or empty); line 9 holds the task, line 7 the operation */
+static void track(const char *name, const char *task_extra, const char *op_extra,
+                  const char *count)
+{
+    char t[2048];
+    snprintf(t, sizeof t,
+             "{\n"
+             "  \"version\": 2,\n"
+             "  \"indices\": [{\"name\": \"t-logs\"}],\n"
+             "  \"corpora\": [{\"name\": \"c\", \"documents\": [\n"
+             "    {\"source-file\": \"docs.json\", \"document-count\": %s, \"target-index\": \"t-logs\"}]}],\n"
+             "  \"operations\": [\n"
+             "    {\"name\": \"bulk-op\", %s\"operation-type\": \"bulk\"}],\n"
+             "  \"schedule\": [\n"
+             "    {%s\"operation\": \"bulk-op\"}]\n"
+             "}\n",
+             count, op_extra, task_extra);
+    write_file(name, t);
+}
+
+static int setup(void **state)
+{
+    (void)state;
+    const char *tmp = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+    snprintf(dir, sizeof dir, "%s/bf-import-rally.XXXXXX", tmp);
+    assert_non_null(mkdtemp(dir));
+    write_file("docs.json", "{\"n\": 1}\n{\"n\": 2}\n{\"n\": 3}\n");
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    char cmd[700];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    return system(cmd) == 0 ? 0 : -1;
+}
+
+/* rc and the message of importing `name`; *yaml freed */
+static int import(const char *name, char *msg, size_t size)
+{
+    char p[700];
+    snprintf(p, sizeof p, "%s/%s", dir, name);
+    char *yaml = NULL;
+    bf_diag_t d = {0};
+    int rc = bf_import_rally(p, NULL, "t", &yaml, &d);
+    snprintf(msg, size, "%s", rc == BF_OK ? (yaml ? yaml : "") : d.msg);
+    free(yaml);
+    return rc;
+}
+
+static void expect_error(const char *name, const char *where, const char *const *words)
+{
+    char msg[4096];
+    assert_int_equal(import(name, msg, sizeof msg), BF_E_INVAL);
+    char at[700];
+    snprintf(at, sizeof at, "%s/%s:%s: ", dir, name, where);
+    if (strstr(msg, at) != msg)
+        fail_msg("%s: expected the message at %s, got: %s", name, at, msg);
+    for (size_t i = 0; words[i]; i++)
+        if (strstr(msg, words[i]) == NULL)
+            fail_msg("%s: '%s' not in: %s", name, words[i], msg);
+}
+
+static void test_good_track_imports(void **state)
+{
+    (void)state;
+    track("ok.json", "\"clients\": 2, \"warmup-time-period\": 2, \"time-period\": 8, ",
+          "\"bulk-size\": 250, ", "3");
+    char msg[4096];
+    assert_int_equal(import("ok.json", msg, sizeof msg), BF_OK);
+    assert_non_null(strstr(msg, "batch_size: [250]"));
+    assert_non_null(strstr(msg, "concurrency: [2]"));
+    assert_non_null(strstr(msg, "warmup: 2s"));
+    assert_non_null(strstr(msg, "duration: 8s"));
+    /* no target-throughput: no note about it (nu3 F2.4) */
+    assert_null(strstr(msg, "target-throughput"));
+}
+
+/* wrong values: never a silent default (nu3 F3.5: "clients": "two" became 1, "2s" 0 s) */
+static void test_wrong_values_are_errors(void **state)
+{
+    (void)state;
+    track("clients.json", "\"clients\": \"two\", ", "\"bulk-size\": 250, ", "3");
+    expect_error("clients.json", "9:6",
+                 (const char *[]){"bulk task 'bulk-op'", "\"clients\" is \"two\"",
+                                  "not a whole number of at least 1", "\"clients\": 2", NULL});
+    track("clients0.json", "\"clients\": 0, ", "\"bulk-size\": 250, ", "3");
+    expect_error("clients0.json", "9:6", (const char *[]){"\"clients\" is 0", NULL});
+    track("clients15.json", "\"clients\": 1.5, ", "\"bulk-size\": 250, ", "3");
+    expect_error("clients15.json", "9:6", (const char *[]){"\"clients\" is 1.5", NULL});
+    track("warmup.json", "\"warmup-time-period\": \"2s\", ", "\"bulk-size\": 250, ", "3");
+    expect_error("warmup.json", "9:6",
+                 (const char *[]){"\"warmup-time-period\" is \"2s\"", "(seconds)",
+                                  "write a number", NULL});
+    track("period.json", "\"clients\": 1, \"time-period\": -3, ", "\"bulk-size\": 250, ", "3");
+    expect_error("period.json", "9:20", (const char *[]){"\"time-period\" is -3", NULL});
+    track("tp.json", "\"target-throughput\": \"ten\", ", "\"bulk-size\": 250, ", "3");
+    expect_error("tp.json", "9:6",
+                 (const char *[]){"\"target-throughput\" is \"ten\"", "bulk requests per second",
+                                  NULL});
+    track("bs.json", "", "\"bulk-size\": \"500\", ", "3");
+    expect_error("bs.json", "7:25", (const char *[]){"\"bulk-size\" is \"500\"", NULL});
+}
+
+/* a misspelt key is an error that names the right one (nu3 F3.4: "bulk operation '?' has no
+ * numeric bulk-size", no position; F3.5: time_period silently made another benchmark) */
+static void test_misspelt_keys_are_errors(void **state)
+{
+    (void)state;
+    track("bulk_size.json", "", "\"bulk_size\": 500, ", "3");
+    expect_error("bulk_size.json", "7:25",
+                 (const char *[]){"bulk task 'bulk-op'", "unknown key 'bulk_size'",
+                                  "did you mean 'bulk-size'?", NULL});
+    track("time_period.json", "\"time_period\": 8, ", "\"bulk-size\": 250, ", "3");
+    expect_error("time_period.json", "9:6",
+                 (const char *[]){"unknown key 'time_period'", "did you mean 'time-period'?",
+                                  NULL});
+    track("clinets.json", "\"clinets\": 2, ", "\"bulk-size\": 250, ", "3");
+    expect_error("clinets.json", "9:6", (const char *[]){"did you mean 'clients'?", NULL});
+    /* no bulk-size at all: where the operation is, and what to add */
+    track("nobs.json", "", "", "3");
+    expect_error("nobs.json", "7:5",
+                 (const char *[]){"bulk task 'bulk-op' has no \"bulk-size\"",
+                                  "\"bulk-size\": 1000", NULL});
+}
+
+/* a key that is no Rally key and no misspelling: a warning (Rally passes unknown parameters
+ * to the operation, which ignores them), said in the scenario's header notes */
+static void test_unknown_keys_warn(void **state)
+{
+    (void)state;
+    track("foo.json", "\"my-param\": 1, ", "\"bulk-size\": 250, \"custom-thing\": true, ", "3");
+    char msg[4096];
+    assert_int_equal(import("foo.json", msg, sizeof msg), BF_OK);
+    assert_non_null(strstr(msg, "foo.json:9:6: bulk task 'bulk-op': 'my-param' is not a Rally key"));
+    assert_non_null(strstr(msg, "foo.json:7:43: bulk task 'bulk-op': 'custom-thing' is not a Rally key"));
+}
+
+/* document-count against the file (nu3 F2.3: 9999 for a 3-line file passed without a word) */
+static void test_document_count_checked(void **state)
+{
+    (void)state;
+    track("count.json", "", "\"bulk-size\": 250, ", "9999");
+    expect_error("count.json", "5:34",
+                 (const char *[]){"corpus 'c': \"document-count\" is 9999", "holds 3 documents",
+                                  "\"document-count\": 3", NULL});
+    track("countstr.json", "", "\"bulk-size\": 250, ", "\"3\"");
+    expect_error("countstr.json", "5:34", (const char *[]){"\"document-count\" is \"3\"", NULL});
+}
+
+/* the command: exit 2 for each, the scenario not written */
+static void test_cli_exit_codes(void **state)
+{
+    (void)state;
+    const char *bad[] = {"clients.json", "warmup.json", "time_period.json", "bulk_size.json",
+                         "count.json"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        char p[700], out[700];
+        snprintf(p, sizeof p, "%s/%s", dir, bad[i]);
+        snprintf(out, sizeof out, "%s/out-%zu.yaml", dir, i);
+        char *argv[] = {"import-rally", p, "-o", out, NULL};
+        assert_int_equal(bf_cmd_import_rally(4, argv), BF_EXIT_INPUT);
+        assert_int_not_equal(access(out, F_OK), 0);
+    }
+    char p[700], out[700];
+    snprintf(p, sizeof p, "%s/ok.json", dir);
+    snprintf(out, sizeof out, "%s/out-ok.yaml", dir);
+    char *argv[] = {"import-rally", p, "-o", out, NULL};
+    assert_int_equal(bf_cmd_import_rally(4, argv), BF_EXIT_OK);
+    assert_int_equal(access(out, F_OK), 0);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_good_track_imports),
+        cmocka_unit_test(test_wrong_values_are_errors),
+        cmocka_unit_test(test_misspelt_keys_are_errors),
+        cmocka_unit_test(test_unknown_keys_warn),
+        cmocka_unit_test(test_document_count_checked),
+        cmocka_unit_test(test_cli_exit_codes),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
