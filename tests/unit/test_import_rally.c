@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* test_import_rally.c — import-rally's checks of a track's input (notes3/nu3.md F2.3, F3.4, F3.5). */
+/* test_import_rally.c — import-rally's checks of a track's input (notes3/nu3.md F2.3, F3.4, F3.5).
+ */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -27,8 +28,7 @@ static void write_file(const char *name, const char *text)
 
 /* a one-index, one-file track whose bulk task and operation get the given extra members
  * (JSON text, each ending in a comma or empty); line 9 holds the task, line 7 the operation */
-static void track(const char *name, const char *task_extra, const char *op_extra,
-                  const char *count)
+static void track(const char *name, const char *task_extra, const char *op_extra, const char *count)
 {
     char t[2048];
     snprintf(t, sizeof t,
@@ -36,7 +36,8 @@ static void track(const char *name, const char *task_extra, const char *op_extra
              "  \"version\": 2,\n"
              "  \"indices\": [{\"name\": \"t-logs\"}],\n"
              "  \"corpora\": [{\"name\": \"c\", \"documents\": [\n"
-             "    {\"source-file\": \"docs.json\", \"document-count\": %s, \"target-index\": \"t-logs\"}]}],\n"
+             "    {\"source-file\": \"docs.json\", \"document-count\": %s, \"target-index\": "
+             "\"t-logs\"}]}],\n"
              "  \"operations\": [\n"
              "    {\"name\": \"bulk-op\", %s\"operation-type\": \"bulk\"}],\n"
              "  \"schedule\": [\n"
@@ -118,15 +119,15 @@ static void test_wrong_values_are_errors(void **state)
     track("clients15.json", "\"clients\": 1.5, ", "\"bulk-size\": 250, ", "3");
     expect_error("clients15.json", "9:6", (const char *[]){"\"clients\" is 1.5", NULL});
     track("warmup.json", "\"warmup-time-period\": \"2s\", ", "\"bulk-size\": 250, ", "3");
-    expect_error("warmup.json", "9:6",
-                 (const char *[]){"\"warmup-time-period\" is \"2s\"", "(seconds)",
-                                  "write a number", NULL});
+    expect_error(
+        "warmup.json", "9:6",
+        (const char *[]){"\"warmup-time-period\" is \"2s\"", "(seconds)", "write a number", NULL});
     track("period.json", "\"clients\": 1, \"time-period\": -3, ", "\"bulk-size\": 250, ", "3");
     expect_error("period.json", "9:20", (const char *[]){"\"time-period\" is -3", NULL});
     track("tp.json", "\"target-throughput\": \"ten\", ", "\"bulk-size\": 250, ", "3");
-    expect_error("tp.json", "9:6",
-                 (const char *[]){"\"target-throughput\" is \"ten\"", "bulk requests per second",
-                                  NULL});
+    expect_error(
+        "tp.json", "9:6",
+        (const char *[]){"\"target-throughput\" is \"ten\"", "bulk requests per second", NULL});
     track("bs.json", "", "\"bulk-size\": \"500\", ", "3");
     expect_error("bs.json", "7:25", (const char *[]){"\"bulk-size\" is \"500\"", NULL});
 }
@@ -141,16 +142,16 @@ static void test_misspelt_keys_are_errors(void **state)
                  (const char *[]){"bulk task 'bulk-op'", "unknown key 'bulk_size'",
                                   "did you mean 'bulk-size'?", NULL});
     track("time_period.json", "\"time_period\": 8, ", "\"bulk-size\": 250, ", "3");
-    expect_error("time_period.json", "9:6",
-                 (const char *[]){"unknown key 'time_period'", "did you mean 'time-period'?",
-                                  NULL});
+    expect_error(
+        "time_period.json", "9:6",
+        (const char *[]){"unknown key 'time_period'", "did you mean 'time-period'?", NULL});
     track("clinets.json", "\"clinets\": 2, ", "\"bulk-size\": 250, ", "3");
     expect_error("clinets.json", "9:6", (const char *[]){"did you mean 'clients'?", NULL});
     /* no bulk-size at all: where the operation is, and what to add */
     track("nobs.json", "", "", "3");
-    expect_error("nobs.json", "7:5",
-                 (const char *[]){"bulk task 'bulk-op' has no \"bulk-size\"",
-                                  "\"bulk-size\": 1000", NULL});
+    expect_error(
+        "nobs.json", "7:5",
+        (const char *[]){"bulk task 'bulk-op' has no \"bulk-size\"", "\"bulk-size\": 1000", NULL});
 }
 
 /* a key that is no Rally key and no misspelling: a warning (Rally passes unknown parameters
@@ -161,8 +162,10 @@ static void test_unknown_keys_warn(void **state)
     track("foo.json", "\"my-param\": 1, ", "\"bulk-size\": 250, \"custom-thing\": true, ", "3");
     char msg[4096];
     assert_int_equal(import("foo.json", msg, sizeof msg), BF_OK);
-    assert_non_null(strstr(msg, "foo.json:9:6: bulk task 'bulk-op': 'my-param' is not a Rally key"));
-    assert_non_null(strstr(msg, "foo.json:7:43: bulk task 'bulk-op': 'custom-thing' is not a Rally key"));
+    assert_non_null(
+        strstr(msg, "foo.json:9:6: bulk task 'bulk-op': 'my-param' is not a Rally key"));
+    assert_non_null(
+        strstr(msg, "foo.json:7:43: bulk task 'bulk-op': 'custom-thing' is not a Rally key"));
 }
 
 /* document-count against the file (nu3 F2.3: 9999 for a 3-line file passed without a word) */
