@@ -1456,7 +1456,7 @@ static void section_table(bf_buf_t *b, rowinfo *ri, size_t n)
         {"write_rejected", "write rejected", 0},
         {"hot_spot_ratio", "hot spot", 2},
         {"cluster_docs_per_s", "cluster docs/s", 0},
-        {"agent_cpu_pct", "agent CPU %", 0},
+        {"agent_cpu_pct", "agent CPU %", 1},
         {"cv", "CV", 3},
     };
     bf_buf_appendz(b, "<h2 id=\"matrix\">The matrix</h2>\n<table><thead><tr>");
@@ -1480,7 +1480,10 @@ static void section_table(bf_buf_t *b, rowinfo *ri, size_t n)
                     v = json_integer(cell_vals[k]);
             if (v == NULL)
                 v = rval(&ri[i], cols[c].key);
-            bf_buf_appendf(b, "<td>%s</td>", num_or_dash(v, cols[c].decimals, t, sizeof t));
+            /* the row table's rounding where it has one, so matrix.md and this agree */
+            int dec = bf_row_field_decimals(cols[c].key);
+            bf_buf_appendf(b, "<td>%s</td>",
+                           num_or_dash(v, dec >= 0 ? dec : cols[c].decimals, t, sizeof t));
             json_decref(v);
         }
         /* failed documents by error type, most first, with the first reason of each */

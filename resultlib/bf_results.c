@@ -40,29 +40,40 @@ typedef struct field {
     const char *name;
     size_t off;
     enum ftype type;
-    int csv; /* also a CSV column */
+    int csv;      /* also a CSV column */
+    int decimals; /* shown with this many decimals in matrix.md and report.html; -1 = as each
+                     table says (bf_row_field_decimals) */
 } field;
 
-#define FD(n, m, t, c) {n, offsetof(bf_row_t, m), t, c}
+#define FD(n, m, t, c)                                                                             \
+    {                                                                                              \
+        n, offsetof(bf_row_t, m), t, c, -1                                                         \
+    }
+/* a field the human tables show: its rounding, one for matrix.md and report.html (nu3 F1.4:
+ * agent CPU % 0.3 in matrix.md was 0 in report.html) */
+#define FDD(n, m, t, c, d)                                                                         \
+    {                                                                                              \
+        n, offsetof(bf_row_t, m), t, c, d                                                          \
+    }
 /* Column order of matrix.csv and key order of matrix.json (DESIGN §6): the seed report's
  * columns come first (indices, shards, replicas, batch_size, concurrency are written from the
  * cell, then docs_per_s), then the per-second spread, throughput in bytes, service time and
  * latency (empty when too few samples: p90 needs 10, p99 100, p99.9 1000), errors and 429s,
  * what the cluster said, the load generator's health, the flags, and repetitions. */
 static const field fields[] = {
-    FD("docs_per_s", docs_per_s, F_DBL, 1),
-    FD("docs_per_s_min", docs_per_s_min, F_DBL, 1),
+    FDD("docs_per_s", docs_per_s, F_DBL, 1, 0),
+    FDD("docs_per_s_min", docs_per_s_min, F_DBL, 1, 0),
     FD("docs_per_s_p10", docs_per_s_p10, F_DBL, 0),
-    FD("docs_per_s_median", docs_per_s_median, F_DBL, 1),
+    FDD("docs_per_s_median", docs_per_s_median, F_DBL, 1, 0),
     FD("docs_per_s_p90", docs_per_s_p90, F_DBL, 0),
-    FD("docs_per_s_max", docs_per_s_max, F_DBL, 1),
+    FDD("docs_per_s_max", docs_per_s_max, F_DBL, 1, 0),
     FD("attempted_docs_per_s", attempted_docs_per_s, F_DBL, 1),
-    FD("mb_per_s_payload", mb_per_s_payload, F_DBL, 1),
+    FDD("mb_per_s_payload", mb_per_s_payload, F_DBL, 1, 1),
     FD("mb_per_s_wire", mb_per_s_wire, F_DBL, 1),
     FD("service_count", service.count, F_U64, 1),
-    FD("service_p50_ms", service.p50_ms, F_DBL, 1),
+    FDD("service_p50_ms", service.p50_ms, F_DBL, 1, 1),
     FD("service_p90_ms", service.p90_ms, F_DBL, 1),
-    FD("service_p99_ms", service.p99_ms, F_DBL, 1),
+    FDD("service_p99_ms", service.p99_ms, F_DBL, 1, 1),
     FD("service_p99_9_ms", service.p999_ms, F_DBL, 1),
     FD("service_max_ms", service.max_ms, F_DBL, 1),
     FD("service_mean_ms", service.mean_ms, F_DBL, 0),
@@ -93,10 +104,10 @@ static const field fields[] = {
     FD("docs_429", docs_429, F_U64, 1),
     FD("write_queue_max", write_queue_max, F_I64, 1),
     FD("write_rejected", write_rejected, F_I64, 1),
-    FD("hot_spot_ratio", hot_spot_ratio, F_DBL, 1),
-    FD("cluster_docs_per_s", cluster_docs_per_s, F_DBL, 1),
+    FDD("hot_spot_ratio", hot_spot_ratio, F_DBL, 1, 2),
+    FDD("cluster_docs_per_s", cluster_docs_per_s, F_DBL, 1, 0),
     FD("agents", agents, F_U32, 1),
-    FD("agent_cpu_pct", agent_cpu_pct, F_DBL, 1),
+    FDD("agent_cpu_pct", agent_cpu_pct, F_DBL, 1, 1),
     FD("late_seconds", late_seconds, F_U64, 0),
     FD("docs_counted", docs_counted, F_I64, 1),
     FD("docs_ok_all", docs_ok_all, F_U64, 1),
@@ -185,7 +196,10 @@ static void field_load(bf_row_t *row, const field *f, json_t *v)
 
 /* One table of a named query's fields (bf_qrow_t): matrix.json "queries", queries.csv and
  * resume all come from it. */
-#define QD(n, m, t, c) {n, offsetof(bf_qrow_t, m), t, c}
+#define QD(n, m, t, c)                                                                             \
+    {                                                                                              \
+        n, offsetof(bf_qrow_t, m), t, c, -1                                                        \
+    }
 static const field qfields[] = {
     QD("ops_per_s", ops_per_s, F_DBL, 1),
     QD("ops_per_s_min", ops_per_s_min, F_DBL, 1),
@@ -929,7 +943,7 @@ void bf_results_print_md(FILE *f, const bf_scenario_t *sc, const bf_row_t *rows,
     for (size_t k = 0; k < nrows; k++) {
         const bf_row_t *r = &rows[k];
         const bf_cell_t *c = r->cell;
-        char b[16][32], flags[128];
+        char b[17][32], flags[128];
         fprintf(f, "| %u | %u | %u | %u | %u | %.0f |", c->indices, c->shards, c->replicas,
                 c->batch_size, c->concurrency, r->docs_per_s);
         for (size_t i = 0; i < naxes; i++) {
@@ -950,10 +964,11 @@ void bf_results_print_md(FILE *f, const bf_scenario_t *sc, const bf_row_t *rows,
             fprintf(f, " %s | %s | %s | %s | %s |", md_num(b[5], 32, r->latency.p50_ms, 1),
                     md_num(b[6], 32, r->latency.p90_ms, 1), md_num(b[7], 32, r->latency.p99_ms, 1),
                     md_num(b[8], 32, r->latency.p999_ms, 1), md_num(b[9], 32, r->latency.max_ms, 1));
-        fprintf(f, " %.2f | %llu | %s | %s | %s | %s | %.1f |", r->doc_error_rate * 100.0,
+        fprintf(f, " %.2f | %llu | %s | %s | %s | %s | %s |", r->doc_error_rate * 100.0,
                 (unsigned long long)r->docs_rejected, md_i64(b[10], 32, r->write_queue_max),
                 md_i64(b[11], 32, r->write_rejected), md_num(b[12], 32, r->hot_spot_ratio, 2),
-                md_num(b[13], 32, r->cluster_docs_per_s, 0), r->agent_cpu_pct);
+                md_num(b[13], 32, r->cluster_docs_per_s, 0),
+                md_num(b[16], 32, r->agent_cpu_pct, bf_row_field_decimals("agent_cpu_pct")));
         if (routed)
             fprintf(f, " %s | %llu | %llu | %s |", md_num(b[15], 32, r->subbulk_docs_mean, 1),
                     (unsigned long long)r->docs_unrouted, (unsigned long long)r->docs_misrouted,
@@ -1198,6 +1213,14 @@ json_t *bf_qrow_field_value(const bf_qrow_t *q, const char *name)
         if (strcmp(qfields[i].name, name) == 0)
             return field_json((const bf_row_t *)(const void *)q, &qfields[i]);
     return NULL;
+}
+
+int bf_row_field_decimals(const char *name)
+{
+    for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++)
+        if (strcmp(fields[i].name, name) == 0)
+            return fields[i].decimals;
+    return -1;
 }
 
 int bf_row_field_number(const bf_row_t *row, const char *name, double *out)

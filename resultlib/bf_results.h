@@ -106,6 +106,10 @@ int bf_row_rec_decode(json_t *o, bf_row_rec_t *rec, bf_diag_t *diag);
 /* bf_row_rec_cleanup — free what the record owns. NULL-safe. */
 void bf_row_rec_cleanup(bf_row_rec_t *rec);
 
+/* bf_row_field_decimals — how many decimals matrix.md and report.html show field `name` with
+ * (the row table's one rounding of it), or -1 for a field without one (or no such field). */
+int bf_row_field_decimals(const char *name);
+
 /* bf_row_field_number — the value of the table field `name` of a typed row as a number
  * (booleans 1/0; NAN for unknown), for tables of columns (report). Returns 0, or
  * BF_E_NOTFOUND (and NAN) when the table has no such field: a caller's key that drifted from

@@ -276,6 +276,38 @@ static void test_errors_and_escaping(void **state)
  * sustained point; without it, no find-max section at all */
 /* Issue #10 item 6: the matrix table shows each row's failed documents by error type with the
  * first reason, escaped (the golden fixture's first row). */
+/* nu3 F1.4: agent CPU % was 0.3 in matrix.md and 0 in report.html; both now round it as the
+ * row table says (bf_row_field_decimals), so every row's figure reads the same in both */
+static void test_agent_cpu_same_as_matrix_md(void **state)
+{
+    (void)state;
+    int dec = bf_row_field_decimals("agent_cpu_pct");
+    assert_int_equal(dec, 1);
+    char *html = render(FIXTURES "/golden");
+    FILE *f = fopen(FIXTURES "/golden/matrix.md", "r");
+    assert_non_null(f);
+    char md[65536];
+    size_t n = fread(md, 1, sizeof md - 1, f);
+    md[n] = '\0';
+    fclose(f);
+    json_t *m = json_load_file(FIXTURES "/golden/matrix.json", 0, NULL);
+    assert_non_null(m);
+    size_t i;
+    json_t *r;
+    json_array_foreach(json_object_get(m, "rows"), i, r)
+    {
+        char want_html[64], want_md[64];
+        double v = json_number_value(json_object_get(r, "agent_cpu_pct"));
+        snprintf(want_html, sizeof want_html, "<td>%.*f</td>", dec, v);
+        snprintf(want_md, sizeof want_md, "| %.*f |", dec, v);
+        if (strstr(html, want_html) == NULL || strstr(md, want_md) == NULL)
+            fail_msg("row %zu: agent CPU %% %g is not %s in report.html and %s in matrix.md", i, v,
+                     want_html, want_md);
+    }
+    json_decref(m);
+    free(html);
+}
+
 static void test_errors_by_type_column(void **state)
 {
     (void)state;
@@ -507,6 +539,7 @@ int main(void)
         cmocka_unit_test(test_search_rows_through_the_codec),
         cmocka_unit_test(test_text_axis_bars),
         cmocka_unit_test(test_errors_by_type_column),
+        cmocka_unit_test(test_agent_cpu_same_as_matrix_md),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
