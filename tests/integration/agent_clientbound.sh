@@ -9,15 +9,6 @@
 # target rate's per-agent share exceeds what selftest says one agent builds.
 source "$(dirname "$0")/lib.sh"
 source "$SRC/bench/lib.sh"
-FS="$SRC/tests/support/fault_server.py"
-FS_PID=""
-stop_fs() {
-    if [ -n "$FS_PID" ]; then
-        kill "$FS_PID" 2>/dev/null || true
-        wait "$FS_PID" 2>/dev/null || true
-        FS_PID=""
-    fi
-}
 trap 'stop_fs; bench_cleanup; cleanup_tmp' EXIT
 
 # scenario NAME PORT BATCH CONC [MATRIX-EXTRA]

@@ -8,31 +8,7 @@
 # local agents: _ids unique across threads and agents, _count verified.
 source "$(dirname "$0")/lib.sh"
 
-FS="$SRC/tests/support/fault_server.py"
-FS_PID=""
-stop_fs() {
-    if [ -n "$FS_PID" ]; then
-        kill "$FS_PID" 2>/dev/null || true
-        wait "$FS_PID" 2>/dev/null || true
-        FS_PID=""
-    fi
-}
 trap 'stop_fs; cleanup_tmp' EXIT
-
-# start_fs MODE NAME — fault server on a free port; sets FS_PORT, FS_LOG
-start_fs() {
-    stop_fs
-    FS_LOG="$TMP/$2.log"
-    : > "$FS_LOG"
-    python3 "$FS" --port 0 --mode "$1" --log "$FS_LOG" --max-lifetime 120 > "$TMP/$2.fs.out" 2>&1 &
-    FS_PID=$!
-    for _ in $(seq 1 100); do
-        FS_PORT=$(awk '/^READY/{print $2}' "$TMP/$2.fs.out" 2>/dev/null || true)
-        [ -n "$FS_PORT" ] && return 0
-        sleep 0.1
-    done
-    fail "fault server ($1) did not start"
-}
 
 # scenario NAME [extra YAML appended under request:] — a small scenario aimed at the fault
 # server: 100 documents per request, 4 in flight, _id from sortable_id.

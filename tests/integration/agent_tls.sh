@@ -8,15 +8,6 @@
 # requiring a client certificate; certificates are made here with openssl.
 source "$(dirname "$0")/lib.sh"
 
-FS="$SRC/tests/support/fault_server.py"
-FS_PID=""
-stop_fs() {
-    if [ -n "$FS_PID" ]; then
-        kill "$FS_PID" 2>/dev/null || true
-        wait "$FS_PID" 2>/dev/null || true
-        FS_PID=""
-    fi
-}
 trap 'stop_fs; cleanup_tmp' EXIT
 
 # ---- a CA, a server certificate for 127.0.0.1, a client certificate; and a stranger CA ------

@@ -11,6 +11,34 @@ cleanup_tmp() { rm -rf "$TMP"; }
 trap cleanup_tmp EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
 pass() { echo "PASS: $*"; }
+
+# The scripted fault server (tests/support/fault_server.py), for the faults a cluster cannot
+# produce on demand. A test that starts one sets: trap 'stop_fs; cleanup_tmp' EXIT
+FS="$SRC/tests/support/fault_server.py"
+FS_PID=""
+# stop_fs — stop the fault server start_fs started (if any)
+stop_fs() {
+    if [ -n "$FS_PID" ]; then
+        kill "$FS_PID" 2>/dev/null || true
+        wait "$FS_PID" 2>/dev/null || true
+        FS_PID=""
+    fi
+}
+# start_fs MODE NAME — fault server on a free port (its own pick, --port 0), its request log in
+# $TMP/NAME.log; sets FS_PORT, FS_LOG, FS_PID
+start_fs() {
+    stop_fs
+    FS_LOG="$TMP/$2.log"
+    : > "$FS_LOG"
+    python3 "$FS" --port 0 --mode "$1" --log "$FS_LOG" --max-lifetime 120 > "$TMP/$2.fs.out" 2>&1 &
+    FS_PID=$!
+    for _ in $(seq 1 100); do
+        FS_PORT=$(awk '/^READY/{print $2}' "$TMP/$2.fs.out" 2>/dev/null || true)
+        [ -n "$FS_PORT" ] && return 0
+        sleep 0.1
+    done
+    fail "fault server ($1) did not start"
+}
 # a free TCP port pair (p, p+1) on 127.0.0.1, below the kernel's ephemeral range: a port inside
 # it was free when picked and then taken by an outgoing connection (curl, agents) before the
 # coordinator bound it ("Address already in use" in a fresh-clone make check)
