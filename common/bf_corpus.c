@@ -36,7 +36,9 @@ struct bf_corpus {
     size_t nparts;      /* files the text was made of (document.corpus.path as a list) */
     char **part_name;
     uint32_t *part_line0; /* lines of the text before each file's first line */
-    uint64_t meta_bytes;  /* sum of id_len + routing_len */
+    enum bf_corpus_codec *part_codec;
+    uint64_t *part_file_bytes, *part_text_bytes; /* each file as read, and decompressed */
+    uint64_t meta_bytes;                         /* sum of id_len + routing_len */
     /* bf_corpus_interleave: the text holds "action\nsource\n" for documents [live_from,
      * live_to) only; il_head is each action line's start */
     int interleaved;
@@ -464,6 +466,9 @@ int bf_corpus_open_parts(const char *const *names, const void *const *datas, con
     c->nparts = n;
     c->part_name = bf_calloc(n, sizeof *c->part_name);
     c->part_line0 = bf_calloc(n, sizeof *c->part_line0);
+    c->part_codec = bf_calloc(n, sizeof *c->part_codec);
+    c->part_file_bytes = bf_calloc(n, sizeof *c->part_file_bytes);
+    c->part_text_bytes = bf_calloc(n, sizeof *c->part_text_bytes);
     int rc = BF_OK;
     uint64_t lines = 0;
     for (size_t i = 0; i < n && rc == BF_OK; i++) {
@@ -477,6 +482,9 @@ int bf_corpus_open_parts(const char *const *names, const void *const *datas, con
             break;
         if (i == 0)
             c->codec = k;
+        c->part_codec[i] = k;
+        c->part_file_bytes[i] = lens[i];
+        c->part_text_bytes[i] = tl;
         int nl = tl > 0 && t[tl - 1] != '\n' && i + 1 < n; /* files join on a line break */
         if (c->text_len + tl + (size_t)nl > BF_MAX_CORPUS_BYTES) {
             free(t);
@@ -524,6 +532,26 @@ int bf_corpus_open(const char *name, const void *data, size_t len, enum bf_corpu
                    bf_corpus_t **out, bf_diag_t *diag)
 {
     return bf_corpus_open_parts(&name, &data, &len, 1, format, out, diag);
+}
+
+size_t bf_corpus_parts(const bf_corpus_t *c)
+{
+    return c->nparts;
+}
+
+int bf_corpus_part(const bf_corpus_t *c, size_t i, bf_corpus_part_t *out)
+{
+    memset(out, 0, sizeof *out);
+    if (i >= c->nparts)
+        return BF_E_RANGE;
+    out->name = c->part_name[i];
+    out->codec = c->part_codec[i];
+    out->file_bytes = c->part_file_bytes[i];
+    out->text_bytes = c->part_text_bytes[i];
+    uint32_t from = c->part_line0[i], to = i + 1 < c->nparts ? c->part_line0[i + 1] : UINT32_MAX;
+    for (size_t d = 0; d < c->ndocs; d++)
+        out->docs += c->docs[d].line > from && c->docs[d].line <= to;
+    return BF_OK;
 }
 
 const char *bf_corpus_where(const bf_corpus_t *c, uint32_t line, uint32_t *line_in_file)
@@ -608,6 +636,9 @@ void bf_corpus_destroy(bf_corpus_t **c_p)
         free(c->part_name[i]);
     free(c->part_name);
     free(c->part_line0);
+    free(c->part_codec);
+    free(c->part_file_bytes);
+    free(c->part_text_bytes);
     free(c->name);
     free(c->text);
     free(c->il_head);

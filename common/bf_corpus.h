@@ -73,6 +73,19 @@ int bf_corpus_open_files(const char *const *paths, size_t n, enum bf_corpus_form
 /* bf_corpus_where — the file (borrowed) and the line in it (*line_in_file) of line `line` of
  * the whole text (bf_corpus_doc_t.line, bf_corpus_bad_line). */
 const char *bf_corpus_where(const bf_corpus_t *c, uint32_t line, uint32_t *line_in_file);
+/* One file of a corpus (bf_corpus_part): its name (borrowed, valid while the corpus lives),
+ * codec, bytes as read, bytes decompressed and documents indexed from it (bad lines excluded). */
+typedef struct bf_corpus_part {
+    const char *name;
+    enum bf_corpus_codec codec;
+    uint64_t file_bytes, text_bytes;
+    size_t docs;
+} bf_corpus_part_t;
+/* bf_corpus_parts — the files the corpus was made of (1 for one file). */
+size_t bf_corpus_parts(const bf_corpus_t *c);
+/* bf_corpus_part — file i < bf_corpus_parts into *out (O(documents): for plan and messages).
+ * BF_E_RANGE for another i. Thread-safe for reading. */
+int bf_corpus_part(const bf_corpus_t *c, size_t i, bf_corpus_part_t *out);
 /* bf_corpus_open_file — the same from a file on this host (corpus.local_path), read whole.
  * BF_E_NOTFOUND / BF_E_IO with the path and errno's text when it cannot be read. */
 int bf_corpus_open_file(const char *path, enum bf_corpus_format format, bf_corpus_t **out,

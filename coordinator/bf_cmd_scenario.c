@@ -350,7 +350,7 @@ int bf_cmd_plan(int argc, char **argv)
      * also read whole before it is decompressed: the peak at Prepare) */
     const bf_document_spec_t *dspec = bf_scenario_document(sc);
     uint64_t corpus_bytes = 0, corpus_il_bytes = 0; /* the latter: the largest cell's */
-    char corpus_line[1024] = "";
+    char corpus_line[8192] = "";
     const bf_corpus_t *pc = NULL; /* the corpus, to size bodies by its documents */
     bf_corpus_t *local = NULL;
     if (dspec->corpus_path || dspec->corpus_local_path) {
@@ -391,16 +391,38 @@ int bf_cmd_plan(int argc, char **argv)
                 snprintf(il_note, sizeof il_note,
                          "; %s more while it lays out contiguous bodies at Prepare",
                          bf_units_format_bytes(corpus_il_bytes, b3, sizeof b3));
-            snprintf(corpus_line, sizeof corpus_line,
-                     "corpus: %s (%s): %zu documents, %s decompressed; each agent holds %s "
-                     "of text and index%s%s (in mem/agent)\n",
-                     dspec->corpus_path ? dspec->corpus_path : dspec->corpus_local_path,
-                     bf_corpus_codec_name(bf_corpus_codec(c)), bf_corpus_docs(c),
-                     bf_units_format_bytes(bf_corpus_text_bytes(c), b1, sizeof b1),
-                     bf_units_format_bytes(corpus_bytes, b2, sizeof b2),
-                     local ? ", with the file it reads at Prepare"
-                           : ", and the shipped file twice (counted with the files)",
-                     il_note);
+            size_t nparts = bf_corpus_parts(c);
+            char what[600];
+            if (nparts > 1)
+                snprintf(what, sizeof what, "%zu files", nparts);
+            else
+                snprintf(what, sizeof what, "%s (%s)",
+                         dspec->corpus_path ? dspec->corpus_path : dspec->corpus_local_path,
+                         bf_corpus_codec_name(bf_corpus_codec(c)));
+            size_t used =
+                (size_t)snprintf(corpus_line, sizeof corpus_line,
+                                 "corpus: %s: %zu documents, %s decompressed; each agent holds %s "
+                                 "of text and index%s%s (in mem/agent)\n",
+                                 what, bf_corpus_docs(c),
+                                 bf_units_format_bytes(bf_corpus_text_bytes(c), b1, sizeof b1),
+                                 bf_units_format_bytes(corpus_bytes, b2, sizeof b2),
+                                 local ? ", with the files it reads at Prepare"
+                                       : ", and the shipped files twice (counted with the files)",
+                                 il_note);
+            /* every file with its own codec and sizes (nu3 F2.2: only the first was named,
+             * and its codec given for all) */
+            for (size_t i = 0; nparts > 1 && i < nparts && used < sizeof corpus_line; i++) {
+                bf_corpus_part_t pt;
+                if (bf_corpus_part(c, i, &pt) != BF_OK)
+                    continue;
+                char f1[32], f2[32];
+                used += (size_t)snprintf(
+                    corpus_line + used, sizeof corpus_line - used,
+                    "  %zu. %s (%s): %zu documents, %s in the file, %s decompressed\n", i + 1,
+                    pt.name, bf_corpus_codec_name(pt.codec), pt.docs,
+                    bf_units_format_bytes(pt.file_bytes, f1, sizeof f1),
+                    bf_units_format_bytes(pt.text_bytes, f2, sizeof f2));
+            }
         } else {
             snprintf(corpus_line, sizeof corpus_line,
                      "corpus: local_path %s cannot be read on this host (%s): mem/agent leaves "
@@ -497,12 +519,52 @@ int bf_cmd_plan(int argc, char **argv)
     if (first_extra)
         snprintf(extra, sizeof extra, " + %s (the first cell's longer run.first_warmup)",
                  bf_units_format_duration_ms(first_extra, d5, sizeof d5));
-    printf("\nestimated duration: %zu cell%s x %u repeat x (%s warmup + %s + ~%s setup)%s = %s\n",
-           ncells, ncells == 1 ? "" : "s", run->repeat,
-           bf_units_format_duration_ms(run->warmup_ms, d1, sizeof d1),
-           bf_units_format_duration_ms(run->duration_ms, d2, sizeof d2),
-           bf_units_format_duration_ms(SETUP_MS, d3, sizeof d3), extra,
-           bf_units_format_duration_ms(total, d4, sizeof d4));
+    if (pc && dspec->corpus_passes > 0) {
+        /* a passes-bounded corpus: a cell ends when its corpus is read (docs/scenario.md, End
+         * of the corpus), in the time the cluster takes; run.warmup + run.duration is only the
+         * most it may take. With a rate known (target_rate, or --agent-docs-per-s x agents, the
+         * fastest the agents can send) the corpus's time is documents x passes / rate. */
+        uint64_t docs = (uint64_t)bf_corpus_docs(pc) * dspec->corpus_passes;
+        uint64_t most_ms = run->warmup_ms + run->duration_ms;
+        uint64_t known = 0, sum_ms = 0;
+        for (size_t c = 0; c < ncells; c++) {
+            const bf_cell_t *cell = bf_scenario_cell(sc, c);
+            double rate = cell->target_rate > 0 ? cell->target_rate : agent_rate * fleet;
+            if (!(rate > 0))
+                continue;
+            uint64_t ms = (uint64_t)((double)docs / rate * 1000.0) + 1;
+            sum_ms += ms < most_ms ? ms : most_ms;
+            known++;
+        }
+        uint64_t at_most = (uint64_t)ncells * run->repeat * (most_ms + SETUP_MS) + first_extra;
+        printf("\nestimated duration: %zu cell%s x %u repeat, each ending when its corpus is read "
+               "(%llu documents: %zu x %u pass%s), at most %s warmup + %s, + ~%s setup%s\n",
+               ncells, ncells == 1 ? "" : "s", run->repeat, (unsigned long long)docs,
+               bf_corpus_docs(pc), dspec->corpus_passes, dspec->corpus_passes == 1 ? "" : "es",
+               bf_units_format_duration_ms(run->warmup_ms, d1, sizeof d1),
+               bf_units_format_duration_ms(run->duration_ms, d2, sizeof d2),
+               bf_units_format_duration_ms(SETUP_MS, d3, sizeof d3), extra);
+        if (known == ncells && ncells) {
+            uint64_t est = (sum_ms + (uint64_t)ncells * SETUP_MS) * run->repeat + first_extra;
+            printf("  = about %s at %s (the corpus's time; the cluster may be slower), at most "
+                   "%s\n",
+                   bf_units_format_duration_ms(est, d4, sizeof d4),
+                   agent_rate > 0 ? "--agent-docs-per-s x the agents" : "target_rate",
+                   bf_units_format_duration_ms(at_most, d5, sizeof d5));
+        } else {
+            printf("  = as long as the cluster takes to index them (the corpus's time), at most "
+                   "%s; give --agent-docs-per-s (or a target_rate) for an estimate\n",
+                   bf_units_format_duration_ms(at_most, d4, sizeof d4));
+        }
+    } else {
+        printf("\nestimated duration: %zu cell%s x %u repeat x (%s warmup + %s + ~%s setup)%s = "
+               "%s\n",
+               ncells, ncells == 1 ? "" : "s", run->repeat,
+               bf_units_format_duration_ms(run->warmup_ms, d1, sizeof d1),
+               bf_units_format_duration_ms(run->duration_ms, d2, sizeof d2),
+               bf_units_format_duration_ms(SETUP_MS, d3, sizeof d3), extra,
+               bf_units_format_duration_ms(total, d4, sizeof d4));
+    }
     printf("peak memory per agent: %s in cell %s (its concurrency share x body%s + "
            "dictionaries%s + 64 MiB)\n",
            bf_units_format_bytes(peak_mem, m1, sizeof m1), bf_scenario_cell(sc, peak_cell)->id,

@@ -7,7 +7,8 @@
 # docs/s = documents / (corpus_end_s - warmup), within a sane factor of documents / the run's
 # wall time, not documents / 3600; no few-requests flag, no "agent-seconds missing", the row says
 # where the corpus ended, and the counts are verified (3000 = docs_ok_all = _count). The
-# standalone agent (bulkfleet-agent run) applies the same rule.
+# standalone agent (bulkfleet-agent run) applies the same rule. plan on a corpus of three files
+# names each with its codec and sizes and estimates the corpus's time, not run.duration's.
 source "$(dirname "$0")/lib.sh"
 cd "$TMP"
 python3 - <<'PY'
@@ -64,6 +65,33 @@ for f in m.get("findings", []):
     assert "few-requests" not in t and "lengthen" not in t, f
 print("corpus ended at %.2f s of a %.1f s run: %.0f docs/s (%d documents), flags ok"
       % (end, wall, r["docs_per_s"], docs))
+PY
+# plan on a corpus of three files (nu3 F2.2): every file with its codec, documents and sizes,
+# and the time estimate is the corpus's (ends when read, at most run.warmup + run.duration),
+# with a figure when a rate is known
+python3 - <<'PY'
+import bz2, gzip, json
+docs = [json.dumps({"n": i}) for i in range(4000)]
+open("pa.json", "w").write("\n".join(docs[:1500]) + "\n")
+open("pb.json.gz", "wb").write(gzip.compress(("\n".join(docs[1500:2700]) + "\n").encode()))
+open("pc.json.bz2", "wb").write(bz2.compress(("\n".join(docs[2700:]) + "\n").encode()))
+PY
+sed -e 's|path: docs.json.gz|path: [pa.json, pb.json.gz, pc.json.bz2]|' end.yaml > three.yaml
+"$COORD" plan three.yaml > plan1 2>&1 || { cat plan1 >&2; fail "plan three.yaml"; }
+"$COORD" plan three.yaml --agents 2 --agent-docs-per-s 1000 > plan2 2>&1 || { cat plan2 >&2; fail "plan --agent-docs-per-s"; }
+python3 - plan1 plan2 <<'PY' || fail "plan on three files"
+import re, sys
+out, out2 = open(sys.argv[1]).read(), open(sys.argv[2]).read()
+assert "corpus: 3 files: 4000 documents" in out, out
+for n, f, codec, d in ((1, "pa.json", "plain", 1500), (2, "pb.json.gz", "gzip", 1200),
+                       (3, "pc.json.bz2", "bzip2", 1300)):
+    assert re.search(r"  %d\. %s \(%s\): %d documents, [0-9.]+ [KM]?i?B in the file, [0-9.]+ [KM]?i?B decompressed" % (n, re.escape(f), codec, d), out), (f, out)
+assert "each ending when its corpus is read (4000 documents: 4000 x 1 pass)" in out, out
+assert "as long as the cluster takes to index them (the corpus's time), at most 1h00m05s" in out, out
+assert "= 1h00m05s" not in out, out
+# 4000 documents at 2 x 1000 docs/s: 2 s + 5 s setup
+assert re.search(r"= about 7\.0s at --agent-docs-per-s", out2), out2
+print("plan names the 3 files and estimates the corpus's time")
 PY
 # the standalone agent: the same rule
 timeout 120 "$AGENT" run end.yaml --threads 2 --results rs > so 2> se || { cat se >&2; fail "standalone exit $?"; }

@@ -223,6 +223,24 @@ static void test_parts(void **state)
     assert_int_equal(fl, 1);
     assert_string_equal(bf_corpus_where(c, bf_corpus_doc(c, 1)->line, &fl), "a.json");
     assert_int_equal(fl, 2);
+    /* each file's codec, sizes and documents (plan's corpus lines; nu3 F2.2) */
+    assert_int_equal(bf_corpus_parts(c), 3);
+    bf_corpus_part_t pt;
+    assert_int_equal(bf_corpus_part(c, 0, &pt), BF_OK);
+    assert_string_equal(pt.name, "a.json");
+    assert_int_equal(pt.codec, BF_CORPUS_PLAIN);
+    assert_int_equal(pt.docs, 2);
+    assert_int_equal(pt.file_bytes, strlen(a));
+    assert_int_equal(pt.text_bytes, strlen(a));
+    assert_int_equal(bf_corpus_part(c, 1, &pt), BF_OK);
+    assert_string_equal(pt.name, "b.json.gz");
+    assert_int_equal(pt.codec, BF_CORPUS_GZIP);
+    assert_int_equal(pt.docs, 2); /* the bad line is not a document */
+    assert_int_equal(pt.file_bytes, zl);
+    assert_int_equal(pt.text_bytes, strlen(b));
+    assert_int_equal(bf_corpus_part(c, 2, &pt), BF_OK);
+    assert_int_equal(pt.docs, 1);
+    assert_int_equal(bf_corpus_part(c, 3, &pt), BF_E_RANGE);
     bf_corpus_destroy(&c);
     free(bz);
 }
