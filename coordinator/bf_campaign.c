@@ -314,6 +314,7 @@ int bf_campaign_run(const bf_campaign_opts_t *opts)
 {
     bf__campaign_t c;
     memset(&c, 0, sizeof c);
+    bf_strmap_init(&c.said_held);
     c.opts = opts;
     /* command ids unique across coordinator runs: an agent takes a repeated id as a resend, so
      * a restarted (or --resume'd) coordinator counting from 1 again would be answered from the
@@ -682,6 +683,7 @@ int bf_campaign_run(const bf_campaign_opts_t *opts)
 out:
     bf__ms_close(&c, rows, nrows); /* flush, report what was dropped, matrix.json */
     bf__cellsetup_cleanup(&fs);
+    bf_strmap_cleanup(&c.said_held);
     bf_runopts_cleanup(&recorded);
     free(selected);
     free(rerun);

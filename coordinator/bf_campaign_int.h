@@ -17,6 +17,7 @@
 #include "bf_mstore.h"
 #include "bf_results.h"
 #include "bf_scenario.h"
+#include "bf_strmap.h"
 #include "bf_telemetry.h"
 
 #include <stdint.h>
@@ -85,6 +86,9 @@ typedef struct bf__campaign {
     uint64_t last_chunk_us; /* a chunk was served then: the prepare wait goes on from there */
     uint64_t chunks_served;
     uint64_t chunks_max; /* BF_TEST_CHUNKS_SERVED_MAX (tests only: a transfer cut off), 0 */
+    /* what an agent's Hello said about a cell of an earlier coordinator, already logged (an
+     * agent says hello more than once: each line once per agent, cell and state) */
+    bf_strmap_t said_held;
 } bf__campaign_t;
 
 /* ---- bf_cellrun.c ---- */

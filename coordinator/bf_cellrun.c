@@ -319,6 +319,20 @@ static void send_stop_to(bf__campaign_t *c, const bf_fleet_agent_t *a, uint64_t 
     bf_fleet_send(c->fleet, a, &env, 0);
 }
 
+/* 1 the first time (kind, agent, its held cell and state) is seen by this run, then 0: a
+ * Hello is repeated (resent until welcomed, again after a reconnect), its log line is not */
+static int first_time(bf__campaign_t *c, char kind, const bf_fleet_agent_t *a)
+{
+    char key[600];
+    int n = snprintf(key, sizeof key, "%c|%s|%s|%d", kind, a->id, a->held_cell, (int)a->held_state);
+    if (n < 0 || (size_t)n >= sizeof key)
+        return 1;
+    if (bf_strmap_get(&c->said_held, key, (size_t)n))
+        return 0;
+    bf_strmap_put(&c->said_held, key, (size_t)n, (void *)1);
+    return 1;
+}
+
 /* Called at every control Hello, before the Welcome: reconcile what the agent says it is doing
  * with what this coordinator expects (fleet-protocol.md §2.8, "coordinator restart"). */
 static int want_resend(void *ctx, const bf_fleet_agent_t *a)
@@ -330,9 +344,10 @@ static int want_resend(void *ctx, const bf_fleet_agent_t *a)
                a->held_state == BF__AGENT_STATE__AGENT_PREPARED;
     if (busy && !current && a->held_cell[0]) {
         /* e.g. loading a cell of the coordinator that ran before us: stop it now */
-        bf_warn("agent %s is still %s cell %s, which is not running here; stopping it", a->id,
-                a->held_state == BF__AGENT_STATE__AGENT_RUNNING ? "running" : "prepared for",
-                a->held_cell);
+        if (first_time(c, 's', a))
+            bf_warn("agent %s is still %s cell %s, which is not running here; stopping it", a->id,
+                    a->held_state == BF__AGENT_STATE__AGENT_RUNNING ? "running" : "prepared for",
+                    a->held_cell);
         send_stop_to(c, a, ++c->next_cmd, a->held_cell, "not a cell of this coordinator run");
         if (a->held_state == BF__AGENT_STATE__AGENT_RUNNING)
             bf_fleet_agent_cell((bf_fleet_agent_t *)a, BF_FC_DRAINING);
@@ -342,7 +357,7 @@ static int want_resend(void *ctx, const bf_fleet_agent_t *a)
         if (step(c, m, BF_ME_FORGOT) & BF_MA_WARN)
             bf_warn("cell %s: agent %s came back without the cell", c->cell->id, a->id);
     }
-    if (!current && a->held_cell[0] && a->held_last_seq)
+    if (!current && a->held_cell[0] && a->held_last_seq && first_time(c, 'd', a))
         bf_info("agent %s holds samples of cell %s that this run does not need: discarded",
                 a->id, a->held_cell);
     return current;

@@ -4,7 +4,8 @@
 # `run --resume DIR` with the same two agents (separate processes, still loading cell 2): the new
 # coordinator stops them and waits for them to drain (they answer "busy" to a Prepare) instead of
 # failing the cell, recreates the index only then, and the rerun of cell 2 is verified; cell 1 is
-# kept, and matrix.json keeps the campaign's seed.
+# kept, and matrix.json keeps the campaign's seed; each agent's "still running ... stopping it"
+# line is logged once (it came twice: an agent's Hello is repeated).
 source "$(dirname "$0")/lib.sh"
 P=$(free_port)
 IDX="bf-kill-$$"
@@ -49,6 +50,14 @@ timeout 120 "$COORD" run "$TMP/s.yaml" --agents 2 --insecure --bind "tcp://127.0
 grep -Eq "to finish the cell the previous coordinator started|is still draining another cell" "$TMP/err2" ||
     { cat "$TMP/err2" >&2; fail "the new coordinator did not wait for the draining agents"; }
 grep -q "already finished in .*kept" "$TMP/err2" || { cat "$TMP/err2" >&2; fail "cell 1 was not kept"; }
+# each agent's Hello comes more than once; what it said is logged once per agent (nu3: every
+# "still running ... stopping it" and "holds samples ... discarded" line came twice)
+for pat in "is still running cell .*, which is not running here; stopping it" "holds samples of cell .* that this run does not need: discarded"; do
+    dup=$(grep -o "agent [^ ]* $(printf '%s' "$pat" | cut -c1-200)" "$TMP/err2" | sed 's/ cell .*//' | sort | uniq -d)
+    [ -z "$dup" ] || { cat "$TMP/err2" >&2; fail "logged more than once for $dup: $pat"; }
+done
+grep -q "is still running cell .*, which is not running here; stopping it" "$TMP/err2" ||
+    { cat "$TMP/err2" >&2; fail "no agent was said to be still running the old cell"; }
 python3 - "$D" "$SEED" <<'PY' || fail "rows after resume"
 import glob, json, sys
 d, seed = sys.argv[1], int(sys.argv[2])
