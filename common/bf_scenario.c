@@ -365,9 +365,7 @@ int bf__v_varname(bf__load_t *L, const bf__ynode_t *n, const char *path, bf__kva
     if (len == 0 || len > 128)
         return bf__err(L, n, BF_E_INVAL, "%s: a variable name has 1 to 128 characters", path);
     for (size_t i = 0; i < len; i++) {
-        char c = s[i];
-        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-              c == '_' || c == '-' || c == '.'))
+        if (!bf__varname_char(s[i]))
             return bf__err(L, n, BF_E_INVAL, "%s: '%s': use letters, digits, '_', '-' and '.' "
                            "in variable names", path, s);
     }

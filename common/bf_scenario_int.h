@@ -129,6 +129,13 @@ typedef int (*bf__kvalidate_fn)(struct bf__load *L, const bf__ynode_t *n, const 
 
 int bf__v_filename(struct bf__load *L, const bf__ynode_t *n, const char *path, bf__kval_t *v);
 int bf__v_urls(struct bf__load *L, const bf__ynode_t *n, const char *path, bf__kval_t *v);
+/* bf__varname_char — 1 when ch may be part of a variable name (letters, digits, '_', '-', '.'):
+ * the rule bf__v_varname checks names by and the template compiler reads $[[name]] by. */
+static inline int bf__varname_char(char ch)
+{
+    return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
+           ch == '_' || ch == '-' || ch == '.';
+}
 int bf__v_varname(struct bf__load *L, const bf__ynode_t *n, const char *path, bf__kval_t *v);
 int bf__v_filter_path(struct bf__load *L, const bf__ynode_t *n, const char *path,
                       bf__kval_t *v);

@@ -135,13 +135,6 @@ static void where(compiler *c, enum bf__tfield field, size_t offset, char *buf, 
              offset);
 }
 
-/* A character of a variable name (bf__v_varname's rule). */
-static int name_char(char ch)
-{
-    return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
-           ch == '_' || ch == '-' || ch == '.';
-}
-
 /* Parses "$[[name]]" at s[i]; returns the variable index via *var and the end via *end (set
  * on a mistake too: where compiling goes on when the mistake is collected). The name is what
  * variable names are made of: "$[[bytes], ... $[[line]]" is an unclosed placeholder at i, not
@@ -151,7 +144,7 @@ static int placeholder(compiler *c, const char *s, size_t len, size_t i, enum bf
 {
     char pos[400];
     size_t j = i + 3;
-    while (j < len && name_char(s[j]) && j - i < 200)
+    while (j < len && bf__varname_char(s[j]) && j - i < 200)
         j++;
     *end = i + 3;
     if (j + 1 >= len || s[j] != ']' || s[j + 1] != ']') {
@@ -166,7 +159,7 @@ static int placeholder(compiler *c, const char *s, size_t len, size_t i, enum bf
                                j >= len ? "text" : "line");
         unsigned char ch = (unsigned char)s[j];
         char what[16];
-        if (name_char(s[j]))
+        if (bf__varname_char(s[j]))
             snprintf(what, sizeof what, "%s", "200 characters");
         else if (ch >= 0x20 && ch < 0x7f)
             snprintf(what, sizeof what, "'%c'", ch);
@@ -177,7 +170,7 @@ static int placeholder(compiler *c, const char *s, size_t len, size_t i, enum bf
                            "%s follow%s where ']]' should; placeholders look like $[[name]] "
                            "(a name of letters, digits, '_', '-' and '.')",
                            pos, field_name(field), (int)(nl > 60 ? 60 : nl), s + i + 3, what,
-                           name_char(s[j]) ? "" : "s");
+                           bf__varname_char(s[j]) ? "" : "s");
     }
     size_t nl = j - (i + 3);
     char name[256];
@@ -560,6 +553,16 @@ void bf_gen_destroy(bf_gen_t **g_p)
     *g_p = NULL;
 }
 
+/* The start of a document's action line, up to the index name's closing quote:
+ * {"ACTION":{"_index":"NAME" (NAME JSON-escaped). The rendered documents and the corpus's
+ * contiguous layout (bf_tmpl_corpus_bulk_head) both start with it, byte for byte. */
+static void append_action_prefix(bf_buf_t *b, const char *action, const char *name)
+{
+    bf_buf_appendf(b, "{\"%s\":{\"_index\":\"", action);
+    bf_jsonesc_append(b, name, strlen(name));
+    bf_buf_appendz(b, "\"");
+}
+
 static void set_cell(bf_gen_t *g, const bf_cell_t *cell)
 {
     free(g->prefix_mem);
@@ -571,10 +574,7 @@ static void set_cell(bf_gen_t *g, const bf_cell_t *cell)
     g->prefix_max = 0;
     for (uint32_t k = 0; k < n; k++) {
         g->prefix_off[k] = b.len;
-        bf_buf_appendf(&b, "{\"%s\":{\"_index\":\"", g->t->action);
-        const char *name = cell->index_names ? cell->index_names[k] : "";
-        bf_jsonesc_append(&b, name, strlen(name));
-        bf_buf_appendz(&b, "\"");
+        append_action_prefix(&b, g->t->action, cell->index_names ? cell->index_names[k] : "");
         size_t l = b.len - g->prefix_off[k];
         if (l > g->prefix_max)
             g->prefix_max = l;
@@ -941,11 +941,8 @@ int bf_tmpl_corpus_bulk_head(const bf_tmpl_t *t, const bf_cell_t *cell, bf_buf_t
         (cell->indices ? cell->indices : 1) != 1 ||
         (strcmp(t->action, "index") != 0 && strcmp(t->action, "create") != 0))
         return 0;
-    const char *name = cell->index_names ? cell->index_names[0] : "";
     bf_buf_reset(out);
-    bf_buf_appendf(out, "{\"%s\":{\"_index\":\"", t->action);
-    bf_jsonesc_append(out, name, strlen(name));
-    bf_buf_appendz(out, "\"");
+    append_action_prefix(out, t->action, cell->index_names ? cell->index_names[0] : "");
     return 1;
 }
 
