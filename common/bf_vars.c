@@ -16,6 +16,27 @@
 
 #define NOW_FORMAT_MAX 256 /* bytes of one now_with_format value */
 
+/* ---- clocks (a fixed time for the golden render test) -------------------------------------- */
+
+static int fake_on;
+static struct timespec fake_ts;
+
+void bf__vars_fake_clock(const struct timespec *ts)
+{
+    fake_on = ts != NULL;
+    if (ts)
+        fake_ts = *ts;
+}
+
+/* clock_gettime(id), or the test's fixed time */
+static inline void read_clock(clockid_t id, struct timespec *ts)
+{
+    if (__builtin_expect(fake_on, 0))
+        *ts = fake_ts;
+    else
+        clock_gettime(id, ts);
+}
+
 /* ---- RNG: splitmix64 for seeding, xoshiro256** for values ---------------------------------- */
 
 static uint64_t splitmix64(uint64_t *x)
@@ -275,7 +296,7 @@ static size_t gen_sortable_id(bf_vars_t *v, var_state *st, char *dst)
 {
     /* whole seconds only: the coarse clock (a few ms behind, a fifth of the cost) will do */
     struct timespec ts;
-    clock_gettime(CLOCK_REALTIME_COARSE, &ts);
+    read_clock(CLOCK_REALTIME_COARSE, &ts);
     uint32_t sec = (uint32_t)ts.tv_sec;
     uint32_t counter = (uint32_t)(st->n++ & 0xFFFFFF);
     /* The 12 bytes are 96 bits, big-endian, 5 bits per character with 4 zero bits of padding
@@ -302,7 +323,7 @@ static size_t gen_sortable_id(bf_vars_t *v, var_state *st, char *dst)
 static size_t gen_go_time(var_state *st, char *dst, int utc)
 {
     struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
+    read_clock(CLOCK_REALTIME, &ts);
     if (st->cached_sec != (int64_t)ts.tv_sec) {
         struct tm tm;
         time_t t = ts.tv_sec;
@@ -348,7 +369,7 @@ static size_t gen_go_time(var_state *st, char *dst, int utc)
 static size_t gen_utc_lite(var_state *st, char *dst)
 {
     struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
+    read_clock(CLOCK_REALTIME, &ts);
     if (st->cached_sec != (int64_t)ts.tv_sec) {
         struct tm tm;
         time_t t = ts.tv_sec;
@@ -365,7 +386,7 @@ static size_t gen_utc_lite(var_state *st, char *dst)
 static size_t gen_with_format(const bf_var_spec_t *s, var_state *st, char *dst)
 {
     struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
+    read_clock(CLOCK_REALTIME, &ts);
     if (st->cached_sec != (int64_t)ts.tv_sec) {
         /* strftime has no sub-second directive, so one rendering per second is exact. */
         struct tm tm;
@@ -394,7 +415,7 @@ static size_t gen_with_format(const bf_var_spec_t *s, var_state *st, char *dst)
 static size_t gen_unix(enum bf_var_type type, char *dst)
 {
     struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
+    read_clock(CLOCK_REALTIME, &ts);
     uint64_t sec = (uint64_t)ts.tv_sec, ns = (uint64_t)ts.tv_nsec;
     uint64_t v;
     switch (type) {

@@ -127,4 +127,10 @@ void bf_vars_skip_sequences(bf_vars_t *v, uint64_t n);
  * wrap: false is exhausted. */
 int bf_vars_eval(bf_vars_t *v, size_t i, char *scratch, const char **val, size_t *len);
 
+struct timespec;
+/* bf__vars_fake_clock — tests only (the golden render test): while set, every clock read of
+ * every generator (CLOCK_REALTIME and CLOCK_REALTIME_COARSE alike) returns *ts, copied; NULL
+ * goes back to the real clocks. Not thread-safe: call it while no generator runs. */
+void bf__vars_fake_clock(const struct timespec *ts);
+
 #endif
