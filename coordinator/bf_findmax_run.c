@@ -95,6 +95,9 @@ static json_t *combo_json(const combo *k)
     json_t *o = json_object();
     json_object_set_new(o, "combination", json_string(k->label));
     json_object_set_new(o, "base_cell", json_string(k->base->id));
+    /* the replicas of every step's index (find-max recreates it per step): what `size` scales
+     * the measured rate by (issue #30 item 1) */
+    json_object_set_new(o, "replicas", json_integer(k->base->replicas));
     json_object_set_new(o, "finished", json_boolean(k->finished));
     json_object_set_new(o, "found", json_boolean(fm->found));
     json_object_set_new(o, "end_reason",

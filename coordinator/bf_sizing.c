@@ -7,6 +7,8 @@
  */
 #include "bf_sizing.h"
 #include "bf_log.h"
+#include "bf_mem.h"
+#include "bf_results.h"
 
 #include <getopt.h>
 #include <inttypes.h>
@@ -19,6 +21,7 @@ void bf_size_defaults(bf_size_in_t *in)
 {
     memset(in, 0, sizeof *in);
     in->replicas = 1;
+    in->measured_replicas = -1;
     in->watermark = BF_SIZE_WATERMARK;
     in->margin = BF_SIZE_MARGIN;
     in->raw_to_disk = 1.0;
@@ -45,6 +48,12 @@ static void tier(const bf_size_in_t *in, const bf_size_tier_in_t *t, bf_size_tie
     o->nodes = roundup(o->nodes_exact) + (in->failover ? 1 : 0);
 }
 
+double bf_size_copies(uint32_t replicas, uint32_t data_nodes)
+{
+    double c = (double)replicas + 1.0;
+    return data_nodes > 0 && (double)data_nodes < c ? (double)data_nodes : c;
+}
+
 int bf_size_compute(const bf_size_in_t *in, bf_size_out_t *out, bf_diag_t *diag)
 {
     memset(out, 0, sizeof *out);
@@ -67,12 +76,22 @@ int bf_size_compute(const bf_size_in_t *in, bf_size_out_t *out, bf_diag_t *diag)
         return bf_diag_set(diag, BF_E_INVAL, "--peak-docs-s needs the docs/s one data node "
                            "sustains: --find-max DIR (a find-max results directory) or "
                            "--docs-per-node N");
+    if (in->measured_replicas > 1000)
+        return bf_diag_set(diag, BF_E_INVAL, "--measured-replicas: a whole number 0..1000");
     tier(in, &in->hot, &out->hot);
     tier(in, &in->warm, &out->warm);
     out->hot_nodes = out->hot.nodes;
     out->decides = "storage";
+    out->copies_factor = 1.0;
     if (in->peak_docs_s > 0) {
-        out->ingest_exact = in->peak_docs_s / in->docs_s_per_node;
+        if (in->measured_replicas >= 0) {
+            /* each document costs the sized cluster (replicas + 1) index operations; the
+             * measured node did measured_copies per document (issue #30 item 1) */
+            out->measured_copies =
+                bf_size_copies((uint32_t)in->measured_replicas, in->measured_data_nodes);
+            out->copies_factor = ((double)in->replicas + 1.0) / out->measured_copies;
+        }
+        out->ingest_exact = in->peak_docs_s * out->copies_factor / in->docs_s_per_node;
         out->ingest_nodes = roundup(out->ingest_exact) + (in->failover ? 1 : 0);
         if (out->ingest_nodes > out->hot.nodes) {
             out->hot_nodes = out->ingest_nodes;
@@ -107,9 +126,28 @@ void bf_size_print(FILE *f, const bf_size_in_t *in, const bf_size_out_t *out)
     if (warm)
         print_tier(f, " warm", in, &in->warm, &out->warm);
     if (in->peak_docs_s > 0) {
-        fprintf(f, "ingest nodes          = ROUNDUP(%.0f docs/s / %.0f docs/s per data node)%s = %u"
-                " (%.2f before rounding)\n", in->peak_docs_s, in->docs_s_per_node,
-                in->failover ? " + 1 failover" : "", out->ingest_nodes, out->ingest_exact);
+        if (in->measured_replicas >= 0) {
+            double mc = out->measured_copies;
+            fprintf(f,
+                    "copies factor         = (%u + 1) copies sized / %.0f cop%s per document "
+                    "measured (replicas %d",
+                    in->replicas, mc, mc == 1.0 ? "y" : "ies", (int)in->measured_replicas);
+            if (in->measured_data_nodes > 0)
+                fprintf(f, " on %u data node%s", in->measured_data_nodes,
+                        in->measured_data_nodes == 1 ? "" : "s");
+            fprintf(f, ") = %.2f\n", out->copies_factor);
+            fprintf(f,
+                    "ingest nodes          = ROUNDUP(%.0f docs/s x %.2f copies factor / %.0f "
+                    "docs/s per data node)%s = %u (%.2f before rounding)\n",
+                    in->peak_docs_s, out->copies_factor, in->docs_s_per_node,
+                    in->failover ? " + 1 failover" : "", out->ingest_nodes, out->ingest_exact);
+        } else {
+            fprintf(f,
+                    "ingest nodes          = ROUNDUP(%.0f docs/s / %.0f docs/s per data node, "
+                    "taken as measured at replicas %u)%s = %u (%.2f before rounding)\n",
+                    in->peak_docs_s, in->docs_s_per_node, in->replicas,
+                    in->failover ? " + 1 failover" : "", out->ingest_nodes, out->ingest_exact);
+        }
         fprintf(f, "%sdata nodes: %u (%s decides: storage %u, ingest %u)\n", warm ? "hot " : "",
                 out->hot_nodes, out->decides, out->hot.nodes, out->ingest_nodes);
     } else {
@@ -144,7 +182,10 @@ static void size_usage(FILE *f)
         "  ingest:\n"
         "  --peak-docs-s N     required peak docs/s\n"
         "  --find-max DIR      a find-max results directory: max sustainable docs/s / data nodes\n"
-        "  --docs-per-node N   or the sustained docs/s of one data node, given directly\n",
+        "  --docs-per-node N   or the sustained docs/s of one data node, given directly\n"
+        "  --measured-replicas N  the replicas that rate was measured at: the peak is scaled\n"
+        "                      by (replicas + 1) / the copies per document measured; with\n"
+        "                      --find-max DIR it is read from DIR (this picks or checks it)\n",
         f);
 }
 
@@ -213,31 +254,166 @@ static int results_factor(const char *dir, double *factor, size_t *nrows)
     return BF_EXIT_OK;
 }
 
-/* the best max sustainable docs/s of DIR/findmax.json divided by the tested data nodes */
-static int findmax_per_node(const char *dir, double *per_node, double *dps, int64_t *nodes)
+/* the replicas the held step of a combination ran at, from DIR/matrix.json through the row
+ * codec (an older findmax.json has no "replicas"); -1 when not found */
+static int32_t held_row_replicas(json_t *combo, json_t *matrix)
 {
-    json_t *j = load_json(dir, "findmax.json");
+    const char *held = NULL;
+    json_t *steps = json_object_get(combo, "steps");
+    for (size_t i = 0; i < json_array_size(steps); i++) {
+        json_t *st = json_array_get(steps, i);
+        const char *v = json_string_value(json_object_get(st, "verdict"));
+        if (v != NULL && strcmp(v, "held") == 0)
+            held = json_string_value(json_object_get(st, "cell"));
+    }
+    json_t *rows = json_object_get(matrix, "rows");
+    int32_t r = -1;
+    for (size_t i = 0; held != NULL && r < 0 && i < json_array_size(rows); i++) {
+        json_t *o = json_array_get(rows, i);
+        const char *cell = json_string_value(json_object_get(o, "cell"));
+        if (cell == NULL || strcmp(cell, held) != 0)
+            continue;
+        bf_row_rec_t rec;
+        if (bf_row_rec_decode(o, &rec, NULL) == BF_OK)
+            r = rec.row.index_mismatch && rec.row.index_replicas >= 0
+                    ? (int32_t)rec.row.index_replicas
+                    : (int32_t)rec.cell.replicas;
+        bf_row_rec_cleanup(&rec);
+    }
+    return r;
+}
+
+static void list_replicas(const int32_t *v, size_t n, char *buf, size_t size)
+{
+    size_t o = 0;
+    buf[0] = '\0';
+    for (size_t i = 0; i < n && o < size; i++)
+        o += (size_t)snprintf(buf + o, size - o, "%s%d",
+                              i == 0       ? ""
+                              : i + 1 == n ? " and "
+                                           : ", ",
+                              (int)v[i]);
+}
+
+#define MAX_SIZE_COMBOS 4096
+
+int bf_size_read_findmax(const char *dir, int32_t want_replicas, uint32_t sized_replicas,
+                         bf_size_measured_t *m, bf_diag_t *diag)
+{
+    memset(m, 0, sizeof *m);
+    m->replicas = -1;
+    char path[4096];
+    snprintf(path, sizeof path, "%s/findmax.json", dir);
+    json_error_t err;
+    json_t *j = json_load_file(path, 0, &err);
     if (j == NULL)
-        return BF_EXIT_ENV;
+        return bf_diag_set(diag, BF_E_NOTFOUND,
+                           "%s: %s (line %d); give a results directory "
+                           "written by `find-max`",
+                           path, err.text, err.line);
+    snprintf(path, sizeof path, "%s/matrix.json", dir);
+    json_t *matrix = NULL; /* read only for an older findmax.json without "replicas" */
     json_t *combos = json_object_get(j, "combinations");
-    double best = 0;
-    for (size_t i = 0; i < json_array_size(combos); i++) {
-        json_t *v = json_object_get(json_array_get(combos, i), "max_sustainable_docs_per_s");
-        if (json_is_number(v) && json_number_value(v) > best)
-            best = json_number_value(v);
+    size_t nc =
+        json_array_size(combos) < MAX_SIZE_COMBOS ? json_array_size(combos) : MAX_SIZE_COMBOS;
+    int32_t *rep = calloc(nc + 1, sizeof *rep), distinct[16];
+    double *dps = calloc(nc + 1, sizeof *dps);
+    size_t nd = 0, nfound = 0, unknown = 0;
+    int rc = BF_OK;
+    for (size_t i = 0; rep != NULL && dps != NULL && i < nc; i++) {
+        json_t *c = json_array_get(combos, i);
+        json_t *v = json_object_get(c, "max_sustainable_docs_per_s");
+        rep[i] = -1;
+        if (!json_is_number(v) || !(json_number_value(v) > 0))
+            continue;
+        dps[i] = json_number_value(v);
+        nfound++;
+        json_t *r = json_object_get(c, "replicas");
+        if (json_is_integer(r) && json_integer_value(r) >= 0 && json_integer_value(r) <= 1000) {
+            rep[i] = (int32_t)json_integer_value(r);
+        } else {
+            if (matrix == NULL)
+                matrix = json_load_file(path, 0, &err);
+            rep[i] = held_row_replicas(c, matrix);
+        }
+        if (rep[i] < 0) {
+            unknown++;
+            continue;
+        }
+        size_t k = 0;
+        while (k < nd && distinct[k] != rep[i])
+            k++;
+        if (k == nd && nd < sizeof distinct / sizeof *distinct)
+            distinct[nd++] = rep[i];
     }
     json_t *dn = json_object_get(j, "data_nodes");
-    *nodes = json_is_integer(dn) ? json_integer_value(dn) : 0;
-    json_decref(j);
-    if (!(best > 0) || *nodes <= 0) {
-        bf_error("%s/findmax.json: no sustained rate or no "
-                 "data node count (the search found no rate that held); give --docs-per-node",
-                 dir);
-        return BF_EXIT_INPUT;
+    m->data_nodes = json_is_integer(dn) ? json_integer_value(dn) : 0;
+    char have[128];
+    for (size_t a = 1; a < nd; a++) /* ascending, for the messages */
+        for (size_t b = a; b > 0 && distinct[b] < distinct[b - 1]; b--) {
+            int32_t t = distinct[b];
+            distinct[b] = distinct[b - 1];
+            distinct[b - 1] = t;
+        }
+    list_replicas(distinct, nd, have, sizeof have);
+    int32_t target = -1;
+    if (rep == NULL || dps == NULL) {
+        rc = bf_diag_set(diag, BF_E_NOMEM, "%s/findmax.json: out of memory", dir);
+    } else if (nfound == 0 || m->data_nodes <= 0) {
+        rc = bf_diag_set(diag, BF_E_INVAL,
+                         "%s/findmax.json: no sustained rate or no data node "
+                         "count (the search found no rate that held); give --docs-per-node",
+                         dir);
+    } else if (want_replicas >= 0 && nd > 0) {
+        for (size_t k = 0; k < nd; k++)
+            if (distinct[k] == want_replicas)
+                target = want_replicas;
+        if (target < 0)
+            rc = bf_diag_set(diag, BF_E_INVAL,
+                             "%s/findmax.json measured at replicas %s, not "
+                             "%d: drop --measured-replicas (or give one of %s)",
+                             dir, have, (int)want_replicas, have);
+    } else if (want_replicas >= 0) {
+        target = want_replicas; /* the file does not say: the user does */
+    } else if (unknown > 0 && nd == 0) {
+        rc = bf_diag_set(diag, BF_E_INVAL,
+                         "%s/findmax.json does not say which replicas the "
+                         "search ran at (written by an older bulkfleet, and %s has no row of its "
+                         "held step): give --measured-replicas N, the number_of_replicas of the "
+                         "find-max index",
+                         dir, path);
+    } else if (nd == 1) {
+        target = distinct[0];
+    } else {
+        for (size_t k = 0; k < nd; k++)
+            if (distinct[k] == (int32_t)sized_replicas)
+                target = distinct[k];
+        if (target < 0)
+            rc = bf_diag_set(diag, BF_E_INVAL,
+                             "%s/findmax.json measured at replicas %s, none "
+                             "at --replicas %u: give --measured-replicas (one of %s) to scale "
+                             "from it, or size with --replicas one of %s",
+                             dir, have, sized_replicas, have, have);
     }
-    *dps = best;
-    *per_node = best / (double)*nodes;
-    return BF_EXIT_OK;
+    for (size_t i = 0; rc == BF_OK && i < nc; i++) {
+        if (!(dps[i] > 0) || (rep[i] >= 0 && rep[i] != target))
+            continue;
+        if (rep[i] < 0 && want_replicas < 0)
+            continue;
+        m->ncombinations++;
+        if (dps[i] > m->docs_s) {
+            m->docs_s = dps[i];
+            const char *label =
+                json_string_value(json_object_get(json_array_get(combos, i), "combination"));
+            bf_strlcpy(m->combination, label ? label : "?", sizeof m->combination);
+        }
+    }
+    m->replicas = target;
+    free(rep);
+    free(dps);
+    json_decref(matrix);
+    json_decref(j);
+    return rc;
 }
 
 int bf_size_cmd(int argc, char **argv)
@@ -247,14 +423,23 @@ int bf_size_cmd(int argc, char **argv)
     const char *results = NULL, *findmax = NULL;
     int have_factor = 0;
     static const struct option longopts[] = {
-        {"daily-gb", required_argument, NULL, 'g'},  {"days", required_argument, NULL, 'd'},
-        {"ram-gb", required_argument, NULL, 'm'},    {"replicas", required_argument, NULL, 'r'},
-        {"ratio", required_argument, NULL, 'o'},     {"warm-days", required_argument, NULL, 'w'},
-        {"warm-ratio", required_argument, NULL, 'O'},{"failover", no_argument, NULL, 'f'},
-        {"watermark", required_argument, NULL, 'W'}, {"margin", required_argument, NULL, 'M'},
-        {"raw-to-disk", required_argument, NULL, 'x'},{"results", required_argument, NULL, 'R'},
-        {"peak-docs-s", required_argument, NULL, 'p'},{"find-max", required_argument, NULL, 'F'},
-        {"docs-per-node", required_argument, NULL, 'n'},{"help", no_argument, NULL, 'h'},
+        {"daily-gb", required_argument, NULL, 'g'},
+        {"days", required_argument, NULL, 'd'},
+        {"ram-gb", required_argument, NULL, 'm'},
+        {"replicas", required_argument, NULL, 'r'},
+        {"ratio", required_argument, NULL, 'o'},
+        {"warm-days", required_argument, NULL, 'w'},
+        {"warm-ratio", required_argument, NULL, 'O'},
+        {"failover", no_argument, NULL, 'f'},
+        {"watermark", required_argument, NULL, 'W'},
+        {"margin", required_argument, NULL, 'M'},
+        {"raw-to-disk", required_argument, NULL, 'x'},
+        {"results", required_argument, NULL, 'R'},
+        {"peak-docs-s", required_argument, NULL, 'p'},
+        {"find-max", required_argument, NULL, 'F'},
+        {"docs-per-node", required_argument, NULL, 'n'},
+        {"help", no_argument, NULL, 'h'},
+        {"measured-replicas", required_argument, NULL, 'P'},
         {NULL, 0, NULL, 0},
     };
     int ch;
@@ -298,6 +483,13 @@ int bf_size_cmd(int argc, char **argv)
             if (parse_num("--docs-per-node", optarg, &in.docs_s_per_node))
                 return BF_EXIT_INPUT;
             break;
+        case 'P':
+            if (parse_num("--measured-replicas", optarg, &v) || v != floor(v) || v > 1000) {
+                bf_error("--measured-replicas: a whole number 0..1000");
+                return BF_EXIT_INPUT;
+            }
+            in.measured_replicas = (int32_t)v;
+            break;
         case 'h': size_usage(stdout); return BF_EXIT_OK;
         default: size_usage(stderr); return BF_EXIT_INPUT;
         }
@@ -320,13 +512,21 @@ int bf_size_cmd(int argc, char **argv)
                in.raw_to_disk, n, results);
     }
     if (findmax != NULL) {
-        double dps = 0;
-        int64_t nodes = 0;
-        int rc = findmax_per_node(findmax, &in.docs_s_per_node, &dps, &nodes);
-        if (rc != 0)
-            return rc;
+        bf_size_measured_t m;
+        bf_diag_t fd = {0};
+        int rc = bf_size_read_findmax(findmax, in.measured_replicas, in.replicas, &m, &fd);
+        if (rc != BF_OK) {
+            bf_error("%s", fd.msg);
+            return rc == BF_E_NOTFOUND ? BF_EXIT_ENV : BF_EXIT_INPUT;
+        }
+        in.measured_replicas = m.replicas;
+        in.measured_data_nodes = (uint32_t)m.data_nodes;
+        in.docs_s_per_node = m.docs_s / (double)m.data_nodes;
         printf("ingest per data node %.0f docs/s: max sustainable %.0f docs/s on %" PRId64
-               " data node(s) in %s\n", in.docs_s_per_node, dps, nodes, findmax);
+               " data node(s) at replicas %d in %s%s%s\n",
+               in.docs_s_per_node, m.docs_s, m.data_nodes, (int)m.replicas, findmax,
+               m.ncombinations > 1 ? " (best of " : "",
+               m.ncombinations > 1 ? "its combinations)" : "");
     }
     bf_diag_t d = {0};
     bf_size_out_t out;

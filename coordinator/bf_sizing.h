@@ -10,6 +10,11 @@
  * measured (store_bytes_per_payload_byte: primary store bytes per raw payload byte). Ingest: the
  * nodes needed for a peak docs/s at the docs/s one data node of a tested cluster sustained
  * (a find-max result ÷ that cluster's data nodes), ROUNDUP, + 1 for failover where asked.
+ * A measured rate is scaled by the copies of each document the sized cluster writes against
+ * the copies a node of the measured cluster wrote per document (issue #30 item 1):
+ *   copies factor      = (replicas + 1) / min(measured replicas + 1, measured data nodes)
+ *   ingest nodes       = ROUNDUP(peak docs/s x copies factor / measured docs/s per node)
+ * (a replica on a 1-node cluster is never allocated: one copy per document was written there).
  * The hot tier takes the larger of the two, and the output says which decided.
  *
  * Pure functions over plain values; thread-safe; no allocation.
@@ -44,6 +49,10 @@ typedef struct bf_size_in {
     bf_size_tier_in_t warm;  /* days 0 = no warm tier */
     double peak_docs_s;      /* required peak ingest, docs/s; 0 = do not size for ingest */
     double docs_s_per_node;  /* sustained docs/s per data node measured; needed with peak */
+    int32_t measured_replicas;    /* replicas of the index docs_s_per_node was measured on; -1 =
+                                   * not known: the figure is taken as measured at `replicas` */
+    uint32_t measured_data_nodes; /* data nodes of the measured cluster; 0 = not known (every
+                                   * copy taken as allocated) */
 } bf_size_in_t;
 
 typedef struct bf_size_tier_out {
@@ -55,13 +64,16 @@ typedef struct bf_size_tier_out {
 
 typedef struct bf_size_out {
     bf_size_tier_out_t hot, warm;
-    double ingest_exact;     /* peak / docs_s_per_node */
+    double copies_factor;    /* (replicas + 1) / measured copies per document; 1 unscaled */
+    double measured_copies;  /* copies per document the measured cluster wrote; 0 unscaled */
+    double ingest_exact;     /* peak x copies_factor / docs_s_per_node */
     uint32_t ingest_nodes;   /* ROUNDUP (+ 1 with failover); 0 when not asked */
     uint32_t hot_nodes;      /* max(hot storage nodes, ingest nodes) */
     const char *decides;     /* "storage", "ingest" or "storage and ingest alike" */
 } bf_size_out_t;
 
-/* bf_size_defaults — watermark, margin, ratios and factor 1 as in seed 004, one replica. */
+/* bf_size_defaults — watermark, margin, ratios and factor 1 as in seed 004, one replica, the
+ * measured replicas not known (no copies scaling). */
 void bf_size_defaults(bf_size_in_t *in);
 
 /* bf_size_compute — the formulas above. Returns 0, or BF_E_INVAL with diag naming the input
@@ -69,11 +81,37 @@ void bf_size_defaults(bf_size_in_t *in);
  * docs_s_per_node > 0). ROUNDUP tolerates 1e-9 of rounding error in the division. */
 int bf_size_compute(const bf_size_in_t *in, bf_size_out_t *out, bf_diag_t *diag);
 
+/* bf_size_copies — the copies of a document an index with `replicas` writes on a cluster of
+ * `data_nodes` (0 = not known): min(replicas + 1, data_nodes). Thread-safe. */
+double bf_size_copies(uint32_t replicas, uint32_t data_nodes);
+
+/* What `size --find-max DIR` takes from DIR/findmax.json (and DIR/matrix.json). */
+typedef struct bf_size_measured {
+    double docs_s;         /* max sustainable docs/s of the chosen combination */
+    int64_t data_nodes;    /* data nodes of the tested cluster */
+    int32_t replicas;      /* replicas of the index it was measured on */
+    char combination[256]; /* its label ("replicas=0", "all") */
+    size_t ncombinations;  /* combinations with a sustained rate */
+} bf_size_measured_t;
+
+/* bf_size_read_findmax — the best sustained combination of DIR/findmax.json and the replicas it
+ * was measured at: its "replicas" (find-max writes it), or for an older file the replicas (the
+ * index's real ones with index_mismatch) of its held step's row in DIR/matrix.json.
+ * want_replicas >= 0 (`--measured-replicas`) picks the combinations measured at that count;
+ * otherwise, when combinations were measured at several replica counts, those at
+ * sized_replicas are taken (no scaling needed). Returns 0; BF_E_NOTFOUND (a file cannot be
+ * read) or BF_E_INVAL (nothing sustained, no data node count, the replicas not known, several
+ * replica counts none of which is sized_replicas, or want_replicas not among those measured)
+ * with diag saying what to change. Not thread-safe only in that it reads files. */
+int bf_size_read_findmax(const char *dir, int32_t want_replicas, uint32_t sized_replicas,
+                         bf_size_measured_t *m, bf_diag_t *diag);
+
 /* bf_size_print — the worked calculation, in the seed's order and words, to f. */
 void bf_size_print(FILE *f, const bf_size_in_t *in, const bf_size_out_t *out);
 
 /* bf_size_cmd — `size` command line (see usage in the .c); returns the exit code: 0, 2 bad
- * input, 3 a results directory that cannot be read. */
+ * input (also: a find-max directory whose replicas cannot be reconciled with --replicas /
+ * --measured-replicas), 3 a results directory that cannot be read. */
 int bf_size_cmd(int argc, char **argv);
 
 #endif

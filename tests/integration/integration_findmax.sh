@@ -141,4 +141,17 @@ grep -Eq '^ingest per data node [0-9]+ docs/s: max sustainable [0-9]+ docs/s on 
     fail "size did not take the ingest per data node from $RD/findmax.json"
 grep -Eq '^data nodes: [0-9]+ \((storage|ingest|storage and ingest alike) decides' size.out ||
     fail "size did not say which of storage and ingest decides"
+# issue #30 item 1: the replicas find-max measured at are read, and the ingest load is scaled by
+# the copies the sized cluster writes (1-node dev cluster: one copy per document measured)
+MR=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["combinations"][0]["replicas"])' "$RD/findmax.json")
+grep -Eq "^ingest per data node [0-9]+ docs/s: .* at replicas $MR in " size.out ||
+    fail "size did not say the replicas ($MR) find-max measured at"
+grep -Fq "copies factor         = (1 + 1) copies sized / 1 copy per document measured (replicas $MR on 1 data node) = 2.00" size.out ||
+    fail "size did not scale by the copies factor 2 (1 replica sized, 1 copy measured)"
+grep -Eq '^ingest nodes .* x 2\.00 copies factor / ' size.out || fail "the formula line lacks the factor"
+rc=0
+"$COORD" size --daily-gb 100 --days 30 --ram-gb 64 --find-max "$RD" --peak-docs-s 100000 \
+    --measured-replicas $((MR + 1)) > size2.out 2> size2.err || rc=$?
+[ "$rc" -eq 2 ] || fail "size with a --measured-replicas that contradicts $RD: exit $rc, not 2"
+grep -q "drop --measured-replicas" size2.err || fail "the refusal does not say what to change: $(cat size2.err)"
 pass "size: raw-to-disk factor and ingest per node taken from the find-max results"

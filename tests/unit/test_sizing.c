@@ -9,7 +9,9 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -181,13 +183,187 @@ static void test_print(void **state)
     assert_non_null(strstr(buf, "warm data nodes: 10"));
 }
 
+/* issue #30 item 1: a rate measured at replicas m is scaled by the copies the sized cluster
+ * writes, (r + 1), against the copies per document the measured nodes wrote, min(m + 1,
+ * measured data nodes). 12000 docs/s per node measured, a peak of 120000 docs/s: the table
+ * lists every pair of replicas 0/1/2 on either side, on a 3-node and on a 1-node measured
+ * cluster (where a replica is never allocated: one copy was written whatever m was). */
+static void test_replicas_table(void **state)
+{
+    (void)state;
+    static const struct {
+        int32_t measured;
+        uint32_t measured_nodes, sized;
+        double factor;
+        uint32_t nodes;
+    } t[] = {
+        /* 3 measured data nodes: every copy allocated */
+        {0, 3, 0, 1.0, 10},
+        {0, 3, 1, 2.0, 20},
+        {0, 3, 2, 3.0, 30},
+        {1, 3, 0, 0.5, 5},
+        {1, 3, 1, 1.0, 10},
+        {1, 3, 2, 1.5, 15},
+        {2, 3, 0, 1.0 / 3, 4},
+        {2, 3, 1, 2.0 / 3, 7},
+        {2, 3, 2, 1.0, 10},
+        /* 1 measured data node (the issue's case: 15 nodes said, about 30 needed) */
+        {0, 1, 0, 1.0, 10},
+        {0, 1, 1, 2.0, 20},
+        {0, 1, 2, 3.0, 30},
+        {1, 1, 1, 2.0, 20},
+        {2, 1, 2, 3.0, 30},
+        {2, 1, 0, 1.0, 10},
+        /* 2 measured nodes at replicas 2: two copies were written */
+        {2, 2, 1, 1.0, 10},
+        {2, 2, 2, 1.5, 15},
+        /* measured nodes not known: every copy taken as written */
+        {1, 0, 2, 1.5, 15},
+    };
+    for (size_t i = 0; i < sizeof t / sizeof *t; i++) {
+        bf_size_in_t in;
+        bf_size_defaults(&in);
+        in.daily_gb = 1;
+        in.hot.days = 1;
+        in.ram_gb = 64;
+        in.peak_docs_s = 120000;
+        in.docs_s_per_node = 12000;
+        in.replicas = t[i].sized;
+        in.measured_replicas = t[i].measured;
+        in.measured_data_nodes = t[i].measured_nodes;
+        bf_size_out_t out;
+        assert_int_equal(bf_size_compute(&in, &out, NULL), BF_OK);
+        if (fabs(out.copies_factor - t[i].factor) > 1e-9 || out.ingest_nodes != t[i].nodes)
+            fail_msg("case %zu (measured replicas %d on %u nodes, sized %u): factor %g nodes %u, "
+                     "want %g and %u",
+                     i, t[i].measured, t[i].measured_nodes, t[i].sized, out.copies_factor,
+                     out.ingest_nodes, t[i].factor, t[i].nodes);
+        /* the factor is in the printed formula line */
+        char buf[4096] = {0};
+        FILE *f = fmemopen(buf, sizeof buf - 1, "w");
+        assert_non_null(f);
+        bf_size_print(f, &in, &out);
+        fclose(f);
+        char want[64];
+        snprintf(want, sizeof want, "x %.2f copies factor", t[i].factor);
+        if (strstr(buf, want) == NULL || strstr(buf, "copies factor         = (") == NULL)
+            fail_msg("case %zu: the formula does not show '%s':\n%s", i, want, buf);
+    }
+    /* not known: unscaled, and the line says at which replicas the rate is taken */
+    bf_size_in_t in;
+    bf_size_defaults(&in);
+    in.daily_gb = 1, in.hot.days = 1, in.ram_gb = 64, in.peak_docs_s = 120000;
+    in.docs_s_per_node = 12000;
+    bf_size_out_t out;
+    assert_int_equal(bf_size_compute(&in, &out, NULL), BF_OK);
+    assert_int_equal(out.ingest_nodes, 10);
+    NEAR(out.copies_factor, 1.0);
+}
+
+/* a find-max directory on disk: findmax.json (and matrix.json for an older one) */
+static char *fm_dir(const char *findmax, const char *matrix)
+{
+    static char dir[512];
+    const char *tmp = getenv("TMPDIR");
+    snprintf(dir, sizeof dir, "%s/test_sizing_XXXXXX", tmp ? tmp : "/tmp");
+    assert_non_null(mkdtemp(dir));
+    char p[600];
+    snprintf(p, sizeof p, "%s/findmax.json", dir);
+    FILE *f = fopen(p, "w");
+    assert_non_null(f);
+    fputs(findmax, f);
+    fclose(f);
+    if (matrix != NULL) {
+        snprintf(p, sizeof p, "%s/matrix.json", dir);
+        f = fopen(p, "w");
+        assert_non_null(f);
+        fputs(matrix, f);
+        fclose(f);
+    }
+    return dir;
+}
+
+static void rm_dir(const char *dir)
+{
+    char p[600];
+    snprintf(p, sizeof p, "%s/findmax.json", dir);
+    unlink(p);
+    snprintf(p, sizeof p, "%s/matrix.json", dir);
+    unlink(p);
+    rmdir(dir);
+}
+
+#define COMBO(label, rep, dps)                                                                     \
+    "{\"combination\": \"" label "\", \"found\": true, \"replicas\": " #rep                        \
+    ", \"max_sustainable_docs_per_s\": " #dps "}"
+
+/* the replicas come from findmax.json; several counts are reconciled with --replicas or
+ * --measured-replicas, or refused with what to change; an older file falls back to the held
+ * step's row */
+static void test_read_findmax(void **state)
+{
+    (void)state;
+    bf_size_measured_t m;
+    bf_diag_t d = {0};
+    /* one node at replicas 0 (the issue's run): read, so size scales by 2 for replicas 1 */
+    char *dir = fm_dir("{\"data_nodes\": 1, \"combinations\": [" COMBO("all", 0, 13333) "]}", NULL);
+    assert_int_equal(bf_size_read_findmax(dir, -1, 1, &m, &d), BF_OK);
+    assert_int_equal(m.replicas, 0);
+    assert_int_equal(m.data_nodes, 1);
+    NEAR(m.docs_s, 13333);
+    /* --measured-replicas that contradicts the file: refused, naming what to drop */
+    memset(&d, 0, sizeof d);
+    assert_int_equal(bf_size_read_findmax(dir, 1, 1, &m, &d), BF_E_INVAL);
+    assert_non_null(strstr(d.msg, "measured at replicas 0, not 1: drop --measured-replicas"));
+    rm_dir(dir);
+
+    /* replicas 0 and 2 measured: --replicas 2 takes the replicas-2 one (no scaling needed) */
+    dir = fm_dir("{\"data_nodes\": 3, \"combinations\": [" COMBO("replicas=0", 0, 30000) ", " COMBO(
+                     "replicas=2", 2, 12000) "]}",
+                 NULL);
+    assert_int_equal(bf_size_read_findmax(dir, -1, 2, &m, &d), BF_OK);
+    assert_int_equal(m.replicas, 2);
+    NEAR(m.docs_s, 12000);
+    /* --replicas 1, measured at 0 and 2: which to scale from is the user's choice */
+    memset(&d, 0, sizeof d);
+    assert_int_equal(bf_size_read_findmax(dir, -1, 1, &m, &d), BF_E_INVAL);
+    assert_non_null(strstr(d.msg, "measured at replicas 0 and 2, none at --replicas 1"));
+    assert_non_null(strstr(d.msg, "--measured-replicas"));
+    assert_int_equal(bf_size_read_findmax(dir, 0, 1, &m, &d), BF_OK);
+    assert_int_equal(m.replicas, 0);
+    NEAR(m.docs_s, 30000);
+    rm_dir(dir);
+
+    /* an older findmax.json (no "replicas"): the held step's row says 1 */
+    dir = fm_dir("{\"data_nodes\": 1, \"combinations\": [{\"combination\": \"all\", "
+                 "\"max_sustainable_docs_per_s\": 5000, \"steps\": [{\"cell\": \"fm1-01\", "
+                 "\"verdict\": \"knee\"}, {\"cell\": \"fm1-02\", \"verdict\": \"held\"}]}]}",
+                 "{\"rows\": [{\"cell\": \"fm1-01\", \"shards\": 1, \"replicas\": 0, "
+                 "\"batch_size\": 100, \"concurrency\": 1}, {\"cell\": \"fm1-02\", \"shards\": "
+                 "1, \"replicas\": 1, \"batch_size\": 100, \"concurrency\": 2}]}");
+    assert_int_equal(bf_size_read_findmax(dir, -1, 1, &m, &d), BF_OK);
+    assert_int_equal(m.replicas, 1);
+    rm_dir(dir);
+    /* ... and without the row: refused, naming --measured-replicas; given, it is taken */
+    dir = fm_dir("{\"data_nodes\": 1, \"combinations\": [{\"combination\": \"all\", "
+                 "\"max_sustainable_docs_per_s\": 5000}]}",
+                 NULL);
+    memset(&d, 0, sizeof d);
+    assert_int_equal(bf_size_read_findmax(dir, -1, 1, &m, &d), BF_E_INVAL);
+    assert_non_null(strstr(d.msg, "give --measured-replicas N"));
+    assert_int_equal(bf_size_read_findmax(dir, 0, 1, &m, &d), BF_OK);
+    assert_int_equal(m.replicas, 0);
+    rm_dir(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_seed_small),    cmocka_unit_test(test_seed_large),
         cmocka_unit_test(test_raw_to_disk),   cmocka_unit_test(test_ingest_decides),
         cmocka_unit_test(test_roundup_exact), cmocka_unit_test(test_bad_input),
-        cmocka_unit_test(test_print),
+        cmocka_unit_test(test_print),         cmocka_unit_test(test_replicas_table),
+        cmocka_unit_test(test_read_findmax),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
