@@ -93,6 +93,8 @@ static void judge_2xx(const bf_verdict_in_t *in, bf_verdict_t *v)
         v->req = BF_REQ_BAD;
         v->unknown = in->ndocs;
         v->warn = BF_WARN_BAD_RESPONSE;
+        if (!in->bulk_seen || in->not_bulk_streak >= BF_NOT_BULK_STREAK)
+            v->fatal = BF_FATAL_NOT_BULK;
         return;
     }
     v->docs = in->items;
@@ -212,6 +214,29 @@ void bf_verdict_judge(const bf_verdict_in_t *in, bf_verdict_t *v)
     }
 }
 
+/* The first bytes of an answer on one printable line: at most 160 bytes of head, control
+ * characters as one space each run, other bytes outside ASCII as '?', '"' as '\''. */
+static const char *printable_head(char *buf, size_t size, const char *head, size_t len)
+{
+    size_t o = 0;
+    int space = 0;
+    if (len > 160)
+        len = 160;
+    for (size_t i = 0; i < len && o + 1 < size; i++) {
+        unsigned char ch = (unsigned char)head[i];
+        if (ch < 0x20 || ch == 0x7f) {
+            space = o > 0;
+            continue;
+        }
+        if (space && o + 2 < size)
+            buf[o++] = ' ';
+        space = 0;
+        buf[o++] = ch >= 0x80 ? '?' : ch == '"' ? '\'' : (char)ch;
+    }
+    buf[o] = '\0';
+    return buf;
+}
+
 static const char *both(char *buf, size_t size, const char *type, const char *reason)
 {
     snprintf(buf, size, "%s%s%s", type, type[0] && reason[0] ? ": " : "", reason);
@@ -295,6 +320,20 @@ char *bf_verdict_describe(const bf_verdict_in_t *in, const bf_verdict_t *v,
         snprintf(buf, size, "cell %s: the answer to _bulk is not HTTP (%s): the port speaks "
                  "TLS; use https:// in target.hosts", id, c->transport);
         return buf;
+    case BF_FATAL_NOT_BULK: {
+        char h[200];
+        printable_head(h, sizeof h, c->head ? c->head : "", c->head ? c->head_len : 0);
+        snprintf(buf, size,
+                 "cell %s: _bulk answered HTTP %ld with something that is not a bulk "
+                 "response%s (Content-Type %s, %llu bytes, first bytes \"%s\"; %s): "
+                 "target.hosts does not lead to the cluster's REST endpoint (a proxy's login "
+                 "page, another service, a wrong port or path?); fix target.hosts or the "
+                 "proxy in between",
+                 id, st, in->bulk_seen ? ", several times in a row after bulk responses" : "",
+                 c->content_type && c->content_type[0] ? c->content_type : "(none)",
+                 (unsigned long long)c->body_bytes, h, c->first_error);
+        return buf;
+    }
     case BF_FATAL_NONE:
         break;
     }

@@ -23,7 +23,11 @@
  *                                        unknown. A plain http answer that is not HTTP (a TLS
  *                                        port) fails the cell: "use https".
  *   2xx
- *     body not a bulk response (not JSON, item count differs) -> bad response; unknown
+ *     body not a bulk response (not JSON, item count differs) -> bad response; unknown; and
+ *     the cell fails when it is the thread's first answer of the cell or the
+ *     BF_NOT_BULK_STREAK-th such answer in a row (a login page of a proxy, another service's
+ *     JSON: a configuration mistake, which would otherwise count every document unknown
+ *     until the cell ends); a rare one among bulk responses stays an unknown outcome
  *     every item ok           -> ok
  *     some items not ok       -> partial; each by class; 429 items retried when a retry is
  *                                left (BF_NEXT_RETRY_ITEMS), else rejected
@@ -105,18 +109,23 @@ enum bf_next {
 /* Why the cell must end now (0: it need not). */
 enum bf_fatal {
     BF_FATAL_NONE = 0,
-    BF_FATAL_AUTH,          /* 401, 403 */
-    BF_FATAL_NOT_FOUND,     /* 404 */
-    BF_FATAL_TOO_LARGE,     /* 413 */
-    BF_FATAL_BAD_REQUEST,   /* whole-request 400 */
-    BF_FATAL_MEDIA_TYPE,    /* 406 */
-    BF_FATAL_LENGTH,        /* 411 */
-    BF_FATAL_JSON_PARSE,    /* 500 json_parse_exception */
-    BF_FATAL_BLOCK,         /* cluster_block_exception, whole request or item */
-    BF_FATAL_ITEMS,         /* every item failed with the same non-transient error */
-    BF_FATAL_TLS,           /* certificate refused */
-    BF_FATAL_NOT_HTTP,      /* plain http to a TLS port */
+    BF_FATAL_AUTH,        /* 401, 403 */
+    BF_FATAL_NOT_FOUND,   /* 404 */
+    BF_FATAL_TOO_LARGE,   /* 413 */
+    BF_FATAL_BAD_REQUEST, /* whole-request 400 */
+    BF_FATAL_MEDIA_TYPE,  /* 406 */
+    BF_FATAL_LENGTH,      /* 411 */
+    BF_FATAL_JSON_PARSE,  /* 500 json_parse_exception */
+    BF_FATAL_BLOCK,       /* cluster_block_exception, whole request or item */
+    BF_FATAL_ITEMS,       /* every item failed with the same non-transient error */
+    BF_FATAL_TLS,         /* certificate refused */
+    BF_FATAL_NOT_HTTP,    /* plain http to a TLS port */
+    BF_FATAL_NOT_BULK,    /* 2xx answers that are no bulk response (bf_verdict_in_t) */
 };
+
+/* 2xx answers in a row that are no bulk response after which the cell fails although the
+ * thread had bulk responses before (a proxy that began to answer with its own page). */
+#define BF_NOT_BULK_STREAK 3
 
 /* What to log once per thread (a bit each). */
 enum bf_warn {
@@ -142,6 +151,9 @@ typedef struct bf_verdict_in {
                                  PERMANENT" for a permanent breaker; see bf_verdict_error_body) */
     int retry_left;           /* a retry is allowed: retries so far < request.retry and the
                                  load time is not over */
+    int bulk_seen;            /* 2xx: this thread has read a bulk response earlier in the cell */
+    uint32_t not_bulk_streak; /* 2xx and not parsed: answers in a row on this thread that were
+                                 no bulk response, this one included */
 } bf_verdict_in_t;
 
 /* The verdict. docs counts add up to ndocs, except when sent is 0 (nothing was sent) or a
@@ -182,6 +194,10 @@ typedef struct bf_verdict_ctx {
                                  body is not a bulk response */
     const char *transport;    /* libcurl's error text (curl_easy_strerror) */
     double total_s;           /* time the request took */
+    const char *content_type; /* the answer's Content-Type ("" when it had none) */
+    const char *head;         /* the first bytes of the answer's body (not NUL-terminated) */
+    size_t head_len;          /* bytes at head; the answer may be longer */
+    uint64_t body_bytes;      /* bytes of the answer's body in all */
 } bf_verdict_ctx_t;
 
 /* bf_verdict_describe — the message for v: when v->fatal, why the cell fails and which

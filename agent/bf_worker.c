@@ -161,8 +161,10 @@ struct bf_worker {
     bf_buf_t scratch;       /* render target (shared_render) and retry builder */
     uint64_t last_blocked_us; /* open loop: last time a due request found no free slot */
     unsigned warned;        /* kinds of problems already logged by this thread */
-    bf_errtypes_t errs;     /* failed documents by error type since the last
-                               bf_worker_collect_errors; under lock */
+    int bulk_seen;          /* a 2xx bulk response was read in this cell (fail-fast policy) */
+    uint32_t not_bulk_streak; /* 2xx answers in a row that were no bulk response */
+    bf_errtypes_t errs;       /* failed documents by error type since the last
+                                 bf_worker_collect_errors; under lock */
     char fatal[512];
     atomic_int fatal_set;
 };
@@ -852,6 +854,13 @@ static void on_done(bf_worker_t *w, slot *s, CURLcode cc)
                                                               sizeof item_type);
         if (in.parsed && s->routed && w->cfg.routes)
             check_terms(w, s);
+        /* a 2xx that is no bulk response fails the cell when it is the thread's first answer
+         * or one of BF_NOT_BULK_STREAK in a row (bf_verdict.h) */
+        in.bulk_seen = w->bulk_seen;
+        w->not_bulk_streak = in.parsed ? 0 : w->not_bulk_streak + 1;
+        in.not_bulk_streak = w->not_bulk_streak;
+        if (in.parsed)
+            w->bulk_seen = 1;
     } else if (in.xfer == BF_XFER_RESPONSE) {
         bf_verdict_error_body(s->head, s->head_len, etype, sizeof etype, ereason,
                               sizeof ereason);
@@ -903,6 +912,10 @@ static void on_done(bf_worker_t *w, slot *s, CURLcode cc)
     update_open_second(w);
     pthread_mutex_unlock(&w->lock);
 
+    const char *ctype = NULL;
+    curl_off_t down = 0;
+    curl_easy_getinfo(s->h, CURLINFO_CONTENT_TYPE, &ctype);
+    curl_easy_getinfo(s->h, CURLINFO_SIZE_DOWNLOAD_T, &down);
     bf_verdict_ctx_t ctx = {
         .cell_id = cell->id,
         .batch_size = cell->batch_size,
@@ -914,6 +927,10 @@ static void on_done(bf_worker_t *w, slot *s, CURLcode cc)
                                          "without an answer (libcurl's own resend refused)"
                                        : curl_easy_strerror(cc),
         .total_s = (double)total_us / 1e6,
+        .content_type = ctype ? ctype : "",
+        .head = s->head,
+        .head_len = s->head_len,
+        .body_bytes = (uint64_t)down,
     };
     char msg[768];
     if (v.fatal != BF_FATAL_NONE)

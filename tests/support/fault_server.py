@@ -60,7 +60,13 @@ from urllib.parse import unquote, urlsplit
 MODES = ("ok", "mixed", "reject429", "too_large", "reset", "stall", "notjson", "unauthorized",
          "bad_request", "unavailable", "bad_gateway", "not_found", "capacity", "close_reused",
          "stall_reused", "slow", "not_acceptable", "length_required", "json_parse",
-         "routing_missing", "stall_once")
+         "routing_missing", "stall_once", "notjson_rare", "hangup")
+# notjson_rare: every NOTJSON_EVERY-th bulk request (counted over the server's life) is answered
+# 200 with an HTML page, every other one as in "ok": a rare bad answer among bulk responses,
+# which a client counts unknown without failing. hangup: every bulk request is read whole and
+# the connection closed without a reply (a FIN; "reset" sends a RST).
+# PUT /_fault/mode/<MODE> switches the mode of a running server (bench/chaos.sh injects its
+# faults so); the answer is {"mode": MODE}, and an unknown mode is a 400.
 # stall_once: bulk request number STALL_ONCE_AT (counted over the server's life) is answered
 # after STALL_ONCE_S, every other one at once as in "ok": one stall of the cluster.
 # not_acceptable (406), length_required (411), json_parse (500 json_parse_exception): whole-
@@ -84,6 +90,7 @@ MAX_ID_BYTES = 512
 STALL_S = 120
 SLOW_MIN_S, SLOW_MAX_S = 1.0, 2.0
 STALL_ONCE_AT, STALL_ONCE_S = 30, 2.0
+NOTJSON_EVERY = 10
 READ_CHUNK = 1 << 16
 GZIP_LEVEL = 3  # the server default (http.compression_level)
 
@@ -538,6 +545,17 @@ class Handler(BaseHTTPRequestHandler):
             self._send_json(400, error_body(400, "parse_exception", read_error), close=True)
             return
 
+        if len(segs) == 3 and segs[:2] == ["_fault", "mode"] and method == "PUT":
+            if segs[2] not in MODES:
+                rec["status"] = 400
+                self._send_json(400, error_body(400, "illegal_argument_exception",
+                                                "unknown mode [%s]" % segs[2]))
+                return
+            state.mode = segs[2]
+            rec["status"] = 200
+            rec["note"] = "mode set to %s" % segs[2]
+            self._send_json(200, {"mode": segs[2]})
+            return
         if segs and segs[-1] == "_bulk" and method in ("POST", "PUT"):
             url_index = segs[0] if len(segs) == 2 else None
             self._bulk(rec, body, url_index)
@@ -665,6 +683,17 @@ class Handler(BaseHTTPRequestHandler):
                 rec["note"] = "stalled %.1f s" % STALL_ONCE_S
                 state.stop.wait(STALL_ONCE_S)
             mode = "ok"
+        if mode == "notjson_rare":
+            with state.lock:
+                state.bulk_seq = getattr(state, "bulk_seq", 0) + 1
+                n = state.bulk_seq
+            mode = "notjson" if n % NOTJSON_EVERY == 0 else "ok"
+        if mode == "hangup":
+            rec["status"] = None
+            rec["unanswered"] = True
+            rec["note"] = "read whole, closed without a reply"
+            self.close_connection = True
+            return
         if mode == "slow":
             state.stop.wait(state.slow_rng.uniform(SLOW_MIN_S, SLOW_MAX_S))
             mode = "ok"

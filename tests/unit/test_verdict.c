@@ -168,9 +168,19 @@ static void test_every_row(void **state)
     for (size_t i = 0; i < sizeof table / sizeof table[0]; i++) {
         const row_t *r = &table[i];
         bf_verdict_in_t in = {
-            .xfer = r->xfer, .status = r->status, .ndocs = N, .parsed = r->parsed,
-            .items = r->items, .item_type = r->item_type, .items_one_type = r->one_type,
-            .error_type = r->error_type, .retry_left = r->retry_left,
+            .xfer = r->xfer,
+            .status = r->status,
+            .ndocs = N,
+            .parsed = r->parsed,
+            .items = r->items,
+            .item_type = r->item_type,
+            .items_one_type = r->one_type,
+            .error_type = r->error_type,
+            .retry_left = r->retry_left,
+            /* a thread that has had bulk responses: a lone bad answer (the fail-fast rules
+             * are test_not_bulk_fail_fast's) */
+            .bulk_seen = 1,
+            .not_bulk_streak = r->parsed ? 0 : 1,
         };
         bf_verdict_t v;
         bf_verdict_judge(&in, &v);
@@ -368,14 +378,104 @@ static void test_fatal_messages(void **state)
     }
 }
 
+/* A 2xx that is no bulk response (issue #26): the thread's first answer of the cell fails the
+ * cell at once, as does the BF_NOT_BULK_STREAK-th in a row; a rare one among bulk responses
+ * stays an unknown outcome. The message says what came: status, Content-Type, size, the first
+ * bytes on one line, and what to fix. */
+static void test_not_bulk_fail_fast(void **state)
+{
+    (void)state;
+    struct {
+        int bulk_seen;
+        uint32_t streak;
+        int fatal;
+    } rows[] = {
+        {0, 1, 1},                      /* the very first answer: a login page, not the cluster */
+        {0, 2, 1},                      /* never a bulk response (another thread's were) */
+        {1, 1, 0},                      /* a rare one among bulk responses: unknown */
+        {1, BF_NOT_BULK_STREAK - 1, 0}, /* still below the streak */
+        {1, BF_NOT_BULK_STREAK, 1},     /* a proxy began answering for the cluster */
+        {1, BF_NOT_BULK_STREAK + 5, 1},
+    };
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        bf_verdict_in_t in = {.xfer = BF_XFER_RESPONSE,
+                              .status = 200,
+                              .ndocs = N,
+                              .parsed = 0,
+                              .item_type = "",
+                              .error_type = "",
+                              .retry_left = 1,
+                              .bulk_seen = rows[i].bulk_seen,
+                              .not_bulk_streak = rows[i].streak};
+        bf_verdict_t v;
+        bf_verdict_judge(&in, &v);
+        print_message("not-bulk row %zu: seen %d streak %u\n", i, rows[i].bulk_seen,
+                      rows[i].streak);
+        assert_int_equal(v.req, BF_REQ_BAD);
+        assert_int_equal(v.unknown, N); /* counted unknown either way: nothing is lost */
+        assert_int_equal(v.fatal, rows[i].fatal ? BF_FATAL_NOT_BULK : BF_FATAL_NONE);
+        assert_int_equal(v.next, BF_NEXT_DONE);
+    }
+    /* a parsed bulk response never trips it, whatever came before */
+    bf_verdict_in_t ok = {.xfer = BF_XFER_RESPONSE,
+                          .status = 200,
+                          .ndocs = N,
+                          .parsed = 1,
+                          .items = C(N, 0, 0, 0, 0, 0),
+                          .item_type = "",
+                          .items_one_type = 1,
+                          .error_type = "",
+                          .bulk_seen = 0,
+                          .not_bulk_streak = 0};
+    bf_verdict_t v;
+    bf_verdict_judge(&ok, &v);
+    assert_int_equal(v.fatal, BF_FATAL_NONE);
+
+    const char page[] = "<!DOCTYPE html>\r\n<html><head><title>Sign in \xe2\x80\x94 \"proxy\""
+                        "</title></head>\n\n<body>";
+    bf_verdict_in_t in = {.xfer = BF_XFER_RESPONSE,
+                          .status = 200,
+                          .ndocs = N,
+                          .item_type = "",
+                          .error_type = "",
+                          .not_bulk_streak = 1};
+    bf_verdict_judge(&in, &v);
+    bf_verdict_ctx_t ctx = {.cell_id = "c9",
+                            .batch_size = N,
+                            .error_reason = "",
+                            .first_error = "not a bulk response: not JSON at byte 0",
+                            .transport = "",
+                            .content_type = "text/html; charset=utf-8",
+                            .head = page,
+                            .head_len = sizeof page - 1,
+                            .body_bytes = 5120};
+    char msg[1024];
+    bf_verdict_describe(&in, &v, &ctx, msg, sizeof msg);
+    print_message("%s\n", msg);
+    assert_non_null(strstr(msg, "cell c9: _bulk answered HTTP 200"));
+    assert_non_null(strstr(msg, "Content-Type text/html; charset=utf-8"));
+    assert_non_null(strstr(msg, "5120 bytes"));
+    /* one line: CR LF and the blank line became single spaces, '"' became '\'', UTF-8 '?' */
+    assert_non_null(strstr(msg, "first bytes \"<!DOCTYPE html> <html><head><title>Sign in ??? "
+                                "'proxy'</title></head> <body>\""));
+    assert_non_null(strstr(msg, "not JSON at byte 0"));
+    assert_non_null(strstr(msg, "target.hosts"));
+    assert_null(strchr(msg, '\n'));
+    /* no Content-Type at all, after bulk responses */
+    in.bulk_seen = 1;
+    in.not_bulk_streak = BF_NOT_BULK_STREAK;
+    ctx.content_type = "";
+    bf_verdict_describe(&in, &v, &ctx, msg, sizeof msg);
+    assert_non_null(strstr(msg, "Content-Type (none)"));
+    assert_non_null(strstr(msg, "several times in a row"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_every_row),
-        cmocka_unit_test(test_transport_ignores_retry),
-        cmocka_unit_test(test_xfer),
-        cmocka_unit_test(test_error_body),
-        cmocka_unit_test(test_fatal_messages),
+        cmocka_unit_test(test_every_row),      cmocka_unit_test(test_transport_ignores_retry),
+        cmocka_unit_test(test_xfer),           cmocka_unit_test(test_error_body),
+        cmocka_unit_test(test_fatal_messages), cmocka_unit_test(test_not_bulk_fail_fast),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
