@@ -755,6 +755,7 @@ int bf_tmpl_render_bulk(const bf_tmpl_t *t, bf_gen_t *g, const bf_cell_t *cell, 
     if (g->cell != cell)
         set_cell(g, cell);
     g->req_stamp++;
+    bf_vars_hold_clock(g->vars);
     return render_docs(t, g, cell, ndocs, out);
 }
 
@@ -763,6 +764,7 @@ int bf_tmpl_render_bulk_more(const bf_tmpl_t *t, bf_gen_t *g, const bf_cell_t *c
 {
     if (g->cell != cell)
         set_cell(g, cell);
+    bf_vars_hold_clock(g->vars);
     return render_docs(t, g, cell, ndocs, out);
 }
 
@@ -772,6 +774,7 @@ static int render_body_ops(bf_gen_t *g, const op *ops, size_t nops, bf_buf_t *ou
     const bf_tmpl_t *t = g->t;
     g->doc_stamp++;
     g->req_stamp++;
+    bf_vars_hold_clock(g->vars);
     int rc = BF_OK;
     size_t start = out->len;
     for (size_t i = 0; i < nops && rc == BF_OK; i++) {
@@ -835,6 +838,7 @@ int bf_tmpl_render_corpus(const bf_tmpl_t *t, bf_gen_t *g, const bf_cell_t *cell
         set_cell(g, cell);
     if (new_request)
         g->req_stamp++;
+    bf_vars_hold_clock(g->vars);
     uint32_t nidx = cell->indices ? cell->indices : 1;
     const char *text = bf_corpus_text(c), *meta = bf_corpus_meta(c);
     size_t i;
@@ -884,6 +888,7 @@ int bf_tmpl_gather_corpus(const bf_tmpl_t *t, bf_gen_t *g, const bf_cell_t *cell
         set_cell(g, cell);
     if (new_request)
         g->req_stamp++;
+    bf_vars_hold_clock(g->vars);
     uint32_t nidx = cell->indices ? cell->indices : 1;
     const char *text = bf_corpus_text(c), *meta = bf_corpus_meta(c);
     size_t text_len = bf_corpus_text_bytes(c);
@@ -1006,6 +1011,7 @@ int bf__tmpl_check(const bf_tmpl_t *t, const bf_cell_t *cell, unsigned ndocs,
         bf_buf_reset(&doc);
         g->doc_stamp++;
         g->req_stamp++;
+        bf_vars_hold_clock(g->vars);
         rc = render_doc(g, t->dops, t->ndops, (uint32_t)(d % (cell->indices ? cell->indices : 1)),
                         &doc, 1, &tr);
         if (rc == BF_E_RANGE) {

@@ -221,6 +221,12 @@ typedef struct var_state {
     size_t head_len;
     char tail[48];        /* time text after the fraction (zone) */
     size_t tail_len;
+    /* time types: the whole last value and the clock reading it is of (a value is a function
+     * of the reading alone, so the same reading is a copy: every document of a render call) */
+    int full_ok;
+    struct timespec full_ts;
+    size_t full_len;
+    char full[NOW_FORMAT_MAX];
 } var_state;
 
 struct bf_vars {
@@ -232,7 +238,31 @@ struct bf_vars {
     uint8_t id_salt;      /* sortable_id: one byte of the seed, so runs of one stream differ */
     bf_rng_t rng;
     var_state *st;
+    int hold; /* bf_vars_hold_clock: one clock reading until the next call */
+    int have_now;
+    struct timespec now;
 };
+
+void bf_vars_hold_clock(bf_vars_t *v)
+{
+    v->hold = 1;
+    v->have_now = 0;
+}
+
+/* The clock for a time value: the held reading (bf_vars_hold_clock; CLOCK_REALTIME, read at
+ * the first time value after the hold), else clock `id` now. */
+static inline void now_of(bf_vars_t *v, clockid_t id, struct timespec *ts)
+{
+    if (v->hold) {
+        if (!v->have_now) {
+            read_clock(CLOCK_REALTIME, &v->now);
+            v->have_now = 1;
+        }
+        *ts = v->now;
+        return;
+    }
+    read_clock(id, ts);
+}
 
 void bf_vars_skip_sequences(bf_vars_t *v, uint64_t n)
 {
@@ -296,7 +326,7 @@ static size_t gen_sortable_id(bf_vars_t *v, var_state *st, char *dst)
 {
     /* whole seconds only: the coarse clock (a few ms behind, a fifth of the cost) will do */
     struct timespec ts;
-    read_clock(CLOCK_REALTIME_COARSE, &ts);
+    now_of(v, CLOCK_REALTIME_COARSE, &ts);
     uint32_t sec = (uint32_t)ts.tv_sec;
     uint32_t counter = (uint32_t)(st->n++ & 0xFFFFFF);
     /* The 12 bytes are 96 bits, big-endian, 5 bits per character with 4 zero bits of padding
@@ -320,10 +350,8 @@ static size_t gen_sortable_id(bf_vars_t *v, var_state *st, char *dst)
 
 /* Go's time.String(): "2006-01-02 15:04:05.999999999 -0700 MST" (fraction without trailing
  * zeros, omitted when zero). The date part and the zone are cached per second. */
-static size_t gen_go_time(var_state *st, char *dst, int utc)
+static size_t gen_go_time(var_state *st, struct timespec ts, char *dst, int utc)
 {
-    struct timespec ts;
-    read_clock(CLOCK_REALTIME, &ts);
     if (st->cached_sec != (int64_t)ts.tv_sec) {
         struct tm tm;
         time_t t = ts.tv_sec;
@@ -366,10 +394,8 @@ static size_t gen_go_time(var_state *st, char *dst, int utc)
     return (size_t)(p - dst);
 }
 
-static size_t gen_utc_lite(var_state *st, char *dst)
+static size_t gen_utc_lite(var_state *st, struct timespec ts, char *dst)
 {
-    struct timespec ts;
-    read_clock(CLOCK_REALTIME, &ts);
     if (st->cached_sec != (int64_t)ts.tv_sec) {
         struct tm tm;
         time_t t = ts.tv_sec;
@@ -383,10 +409,8 @@ static size_t gen_utc_lite(var_state *st, char *dst)
     return st->head_len + 4;
 }
 
-static size_t gen_with_format(const bf_var_spec_t *s, var_state *st, char *dst)
+static size_t gen_with_format(const bf_var_spec_t *s, var_state *st, struct timespec ts, char *dst)
 {
-    struct timespec ts;
-    read_clock(CLOCK_REALTIME, &ts);
     if (st->cached_sec != (int64_t)ts.tv_sec) {
         /* strftime has no sub-second directive, so one rendering per second is exact. */
         struct tm tm;
@@ -412,10 +436,8 @@ static size_t gen_with_format(const bf_var_spec_t *s, var_state *st, char *dst)
     return st->head_len;
 }
 
-static size_t gen_unix(enum bf_var_type type, char *dst)
+static size_t gen_unix(enum bf_var_type type, struct timespec ts, char *dst)
 {
-    struct timespec ts;
-    read_clock(CLOCK_REALTIME, &ts);
     uint64_t sec = (uint64_t)ts.tv_sec, ns = (uint64_t)ts.tv_nsec;
     uint64_t v;
     switch (type) {
@@ -460,14 +482,39 @@ int bf_vars_eval(bf_vars_t *v, size_t i, char *scratch, const char **val, size_t
     }
     case BF_VAR_UUID: *len = gen_uuid(v, scratch); return BF_OK;
     case BF_VAR_SORTABLE_ID: *len = gen_sortable_id(v, st, scratch); return BF_OK;
-    case BF_VAR_NOW_LOCAL: *len = gen_go_time(st, scratch, 0); return BF_OK;
-    case BF_VAR_NOW_UTC: *len = gen_go_time(st, scratch, 1); return BF_OK;
-    case BF_VAR_NOW_UTC_LITE: *len = gen_utc_lite(st, scratch); return BF_OK;
+    case BF_VAR_NOW_LOCAL:
+    case BF_VAR_NOW_UTC:
+    case BF_VAR_NOW_UTC_LITE:
     case BF_VAR_NOW_UNIX:
     case BF_VAR_NOW_UNIX_MS:
     case BF_VAR_NOW_UNIX_US:
-    case BF_VAR_NOW_UNIX_NS: *len = gen_unix(s->type, scratch); return BF_OK;
-    case BF_VAR_NOW_WITH_FORMAT: *len = gen_with_format(s, st, scratch); return BF_OK;
+    case BF_VAR_NOW_UNIX_NS:
+    case BF_VAR_NOW_WITH_FORMAT: {
+        struct timespec ts;
+        now_of(v, CLOCK_REALTIME, &ts);
+        if (st->full_ok && st->full_ts.tv_sec == ts.tv_sec && st->full_ts.tv_nsec == ts.tv_nsec) {
+            *val = st->full; /* the same reading: the same text */
+            *len = st->full_len;
+            return BF_OK;
+        }
+        size_t n;
+        if (s->type == BF_VAR_NOW_LOCAL || s->type == BF_VAR_NOW_UTC)
+            n = gen_go_time(st, ts, scratch, s->type == BF_VAR_NOW_UTC);
+        else if (s->type == BF_VAR_NOW_UTC_LITE)
+            n = gen_utc_lite(st, ts, scratch);
+        else if (s->type == BF_VAR_NOW_WITH_FORMAT)
+            n = gen_with_format(s, st, ts, scratch);
+        else
+            n = gen_unix(s->type, ts, scratch);
+        st->full_ok = n <= sizeof st->full;
+        if (st->full_ok) {
+            memcpy(st->full, scratch, n);
+            st->full_len = n;
+            st->full_ts = ts;
+        }
+        *len = n;
+        return BF_OK;
+    }
     case BF_VAR_RANDOM_ARRAY: {
         char *p = scratch;
         size_t ql = s->item_string && s->string_bracket ? strlen(s->string_bracket) : 0;

@@ -122,10 +122,17 @@ void bf_vars_destroy(bf_vars_t **v_p);
 void bf_vars_skip_sequences(bf_vars_t *v, uint64_t n);
 
 /* bf_vars_eval — draw a fresh value of variable i. `scratch` has room for
- * bf_var_max_len(specs, i) bytes; *val is set to the value (in scratch, or borrowed from the
- * spec's dictionary) and *len to its length. Returns 0, or BF_E_RANGE when a sequence with
- * wrap: false is exhausted. */
+ * bf_var_max_len(specs, i) bytes; *val is set to the value (in scratch, borrowed from the
+ * spec's dictionary, or for a time type the generator's copy of its last value, valid until
+ * the next bf_vars_eval of variable i) and *len to its length. Returns 0, or BF_E_RANGE when a
+ * sequence with wrap: false is exhausted. */
 int bf_vars_eval(bf_vars_t *v, size_t i, char *scratch, const char **val, size_t *len);
+/* bf_vars_hold_clock — from now on every time value (now_*, and sortable_id's seconds) of v
+ * comes from one CLOCK_REALTIME reading taken at the first such value after this call, until
+ * the next call (the renderer calls it once per render call: one clock read per piece of a
+ * body instead of one per document). Without it each value reads the clock. Not thread-safe
+ * per v. */
+void bf_vars_hold_clock(bf_vars_t *v);
 
 struct timespec;
 /* bf__vars_fake_clock — tests only (the golden render test): while set, every clock read of
