@@ -10,6 +10,7 @@
 
 #include "bf_buf.h"
 #include "bf_corpus.h"
+#include "bf_import_render.h"
 #include "bf_log.h"
 #include "bf_mem.h"
 #include "bf_scenario.h"
@@ -69,45 +70,13 @@ static int read_file(const char *path, char **out, size_t *len, bf_diag_t *diag)
     return BF_OK;
 }
 
-/* The first Jinja construct in text, reported at file:line:column. */
-static int no_jinja(const char *file, const char *text, size_t len, bf_diag_t *diag)
+/* 1 when text holds a Jinja construct ({{ ... }}, {% ... %}, {# ... #}) */
+static int has_jinja(const char *text, size_t len)
 {
-    unsigned line = 1, col = 1;
-    int in_str = 0;
-    for (size_t i = 0; i + 1 < len; i++) {
-        char c = text[i], d = text[i + 1];
-        if (c == '"' && (i == 0 || text[i - 1] != '\\'))
-            in_str = !in_str;
-        if (c == '{' && (d == '{' || d == '%' || d == '#')) {
-            const char close = d == '{' ? '}' : d;
-            const char *end = NULL;
-            for (size_t k = i + 2; k + 1 < len && k < i + 200; k++)
-                if (text[k] == close && text[k + 1] == '}') {
-                    end = text + k + 2;
-                    break;
-                }
-            int show = end ? (int)(end - (text + i)) : 40;
-            if (show > 80)
-                show = 80;
-            const char *what = d == '{'   ? "a Jinja expression"
-                               : d == '%' ? "a Jinja statement"
-                                          : "a Jinja comment";
-            return bf_diag_set(diag, BF_E_PARSE,
-                               "%s:%u:%u: %s '%.*s' is not supported: "
-                               "import-rally reads a track as plain JSON; write the value it "
-                               "renders to (for Rally's track params, their defaults) and run "
-                               "import-rally again",
-                               file, line, col, what, show, text + i);
-        }
-        (void)in_str;
-        if (c == '\n') {
-            line++;
-            col = 1;
-        } else if (((unsigned char)c & 0xC0) != 0x80) {
-            col++;
-        }
-    }
-    return BF_OK;
+    for (size_t i = 0; i + 1 < len; i++)
+        if (text[i] == '{' && (text[i + 1] == '{' || text[i + 1] == '%' || text[i + 1] == '#'))
+            return 1;
+    return 0;
 }
 
 /* ---- where a member is: file:line:column of every object key and array element ---------
@@ -262,30 +231,72 @@ static const char *jp_where(const jposmap *m, const char *file, const char *path
     return buf;
 }
 
-static int load_json_at(const char *file, json_t **out, jposmap *pos, bf_diag_t *diag)
+/* One import's files: the track, and its rendering by Jinja2 once one of them needs it (Rally
+ * renders every file; a file without a construct renders to itself). */
+typedef struct track_src {
+    const char *track_file;         /* absolute */
+    const bf_render_opts_t *render; /* the tools' globals and the track parameters */
+    json_t *bundle;                 /* bf_import_render's answer, or NULL before it is needed */
+} track_src;
+
+/* the rendered text of `file` (the track, or a file it names as `rel`) into *text / *len
+ * (borrowed from the bundle); renders the track the first time */
+static int rendered_text(track_src *src, const char *file, const char *rel, const char **text,
+                         size_t *len, bf_diag_t *diag)
+{
+    if (src->bundle == NULL) {
+        int rc = bf_import_render(src->track_file, src->render, &src->bundle, diag);
+        if (rc != BF_OK)
+            return rc;
+    }
+    json_t *t = strcmp(file, src->track_file) == 0
+                    ? json_object_get(src->bundle, "track")
+                    : json_object_get(json_object_get(src->bundle, "files"), rel ? rel : "");
+    if (!json_is_string(t))
+        return bf_diag_set(diag, BF_E_NOTFOUND,
+                           "%s: the track renderer did not render this file (it renders the "
+                           "files the track's indices and templates name)",
+                           file);
+    *text = json_string_value(t);
+    *len = json_string_length(t);
+    return BF_OK;
+}
+
+/* file as JSON (rendered with Jinja2 when it needs it: the whole track then); *label is the
+ * name positions are given in ("FILE" or "FILE (rendered)"; caller frees). rel: the name the
+ * track gives the file (NULL for the track itself). */
+static int load_json_at(track_src *src, const char *file, const char *rel, json_t **out,
+                        jposmap *pos, char **label, bf_diag_t *diag)
 {
     char *text = NULL;
     size_t len = 0;
     int rc = read_file(file, &text, &len, diag);
     if (rc != BF_OK)
         return rc;
-    rc = no_jinja(file, text, len, diag);
+    const char *use = text;
+    size_t use_len = len;
+    int rendered = 0;
+    if (src && (has_jinja(text, len) || src->bundle != NULL ||
+                (src->render && src->render->params && rel == NULL))) {
+        rc = rendered_text(src, file, rel, &use, &use_len, diag);
+        rendered = 1;
+    }
     if (rc == BF_OK) {
+        char *lab = rendered ? bf_asprintf("%s (rendered)", file) : bf_strdup(file);
         json_error_t je;
-        *out = json_loadb(text, len, JSON_REJECT_DUPLICATES, &je);
+        *out = json_loadb(use, use_len, JSON_REJECT_DUPLICATES, &je);
         if (*out == NULL)
-            rc = bf_diag_set(diag, BF_E_PARSE, "%s:%d:%d: not JSON: %s", file, je.line, je.column,
+            rc = bf_diag_set(diag, BF_E_PARSE, "%s:%d:%d: not JSON: %s", lab, je.line, je.column,
                              je.text);
         else if (pos)
-            jp_build(pos, text, len);
+            jp_build(pos, use, use_len);
+        if (label && rc == BF_OK)
+            *label = lab;
+        else
+            free(lab);
     }
     free(text);
     return rc;
-}
-
-static int load_json(const char *file, json_t **out, bf_diag_t *diag)
-{
-    return load_json_at(file, out, NULL, diag);
 }
 
 /* ---- what Rally's track reference defines (docs/track.rst of elastic/rally) ------------- */
@@ -580,9 +591,12 @@ static void emit_json(bf_buf_t *y, json_t *j)
     free(s);
 }
 
-int bf_import_rally(const char *path, const char *challenge, const char *name, char **yaml,
-                    bf_diag_t *diag)
+int bf_import_rally(const char *path, const bf_rally_opts_t *opts, char **yaml, bf_diag_t *diag)
 {
+    static const bf_rally_opts_t none = {0};
+    if (opts == NULL)
+        opts = &none;
+    const char *challenge = opts->challenge, *name = opts->name;
     *yaml = NULL;
     char real[PATH_MAX];
     if (realpath(path, real) == NULL)
@@ -612,10 +626,53 @@ int bf_import_rally(const char *path, const char *challenge, const char *name, c
     bf_buf_init(&notes, 0);
     jposmap pos;
     memset(&pos, 0, sizeof pos);
+    bf_render_opts_t ro = {.params = opts->track_params,
+                           .build_flavor = opts->build_flavor,
+                           .serverless_operator = opts->serverless_operator,
+                           .distribution_version = opts->distribution_version};
+    track_src tsrc = {.track_file = file, .render = &ro, .bundle = NULL};
+    char *label = NULL; /* the track's name in positions: "FILE" or "FILE (rendered)" */
     track_ck ck = {.file = file, .pos = &pos, .notes = &notes};
-    int rc = load_json_at(file, &track, &pos, diag);
+    int rc = load_json_at(&tsrc, file, NULL, &track, &pos, &label, diag);
     if (rc != BF_OK)
         goto out;
+    ck.file = label;
+    if (tsrc.bundle) {
+        /* Rally refuses a parameter no template reads (a typo would be another benchmark) */
+        json_t *unused = json_object_get(tsrc.bundle, "unused");
+        if (json_array_size(unused) > 0) {
+            bf_buf_t u;
+            bf_buf_init(&u, 0);
+            size_t ui;
+            json_t *uv;
+            json_array_foreach(unused, ui, uv)
+                bf_buf_appendf(&u, "%s%s", ui ? ", " : "", json_string_value(uv));
+            bf_buf_t known;
+            bf_buf_init(&known, 0);
+            json_array_foreach(json_object_get(tsrc.bundle, "params"), ui, uv)
+                bf_buf_appendf(&known, "%s%s", ui ? ", " : "", json_string_value(uv));
+            rc = bf_diag_set(diag, BF_E_INVAL,
+                             "%s: --track-params: %s %s not read by any template of this track "
+                             "(as Rally, import-rally refuses them: a misspelt parameter would "
+                             "silently be another benchmark); the track reads: %s",
+                             file, u.data, json_array_size(unused) > 1 ? "are" : "is",
+                             known.len ? known.data : "none");
+            bf_buf_cleanup(&u);
+            bf_buf_cleanup(&known);
+            goto out;
+        }
+        json_t *pr = json_object_get(tsrc.bundle, "params");
+        if (json_array_size(pr) > 0) {
+            bf_buf_appendz(&notes, "#  - rendered with Jinja2 as Rally does; the track's "
+                                   "parameters (--track-params k:v,... to set them): ");
+            size_t ui;
+            json_t *uv;
+            json_array_foreach(pr, ui, uv)
+                bf_buf_appendf(&notes, "%s%s", ui ? ", " : "", json_string_value(uv));
+            bf_buf_appendf(&notes, "%s%s\n", opts->track_params ? "; given: " : "",
+                           opts->track_params ? opts->track_params : "");
+        }
+    }
     if (!json_is_object(track)) {
         rc = bf_diag_set(diag, BF_E_INVAL, "%s: a track is a JSON object", file);
         goto out;
@@ -922,7 +979,7 @@ int bf_import_rally(const char *path, const char *challenge, const char *name, c
     const char *body_file = str_of(ix, "body");
     if (body_file) {
         char *bp = bf_asprintf("%s/%s", dir, body_file);
-        rc = load_json(bp, &body, diag);
+        rc = load_json_at(&tsrc, bp, body_file, &body, NULL, NULL, diag);
         free(bp);
         if (rc != BF_OK)
             goto corpora_out;
@@ -998,6 +1055,8 @@ out:
     json_decref(tasks);
     json_decref(task_paths);
     jp_cleanup(&pos);
+    json_decref(tsrc.bundle);
+    free(label);
     json_decref(body);
     json_decref(settings);
     free(file);
@@ -1009,21 +1068,34 @@ int bf_cmd_import_rally(int argc, char **argv)
 {
     static const struct option longopts[] = {
         {"challenge", required_argument, NULL, 'C'},
+        {"test-procedure", required_argument, NULL, 'C'}, /* OpenSearch Benchmark's name */
         {"name", required_argument, NULL, 'N'},
+        {"track-params", required_argument, NULL, 'P'},
+        {"workload-params", required_argument, NULL, 'P'}, /* OpenSearch Benchmark's name */
+        {"build-flavor", required_argument, NULL, 'F'},
+        {"serverless-operator", no_argument, NULL, 'S'},
+        {"distribution-version", required_argument, NULL, 'V'},
         {"output", required_argument, NULL, 'o'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
-    const char *usage = "import-rally TRACK_DIR_OR_JSON [--challenge NAME] [--name NAME] "
+    const char *usage = "import-rally TRACK_DIR_OR_JSON [--challenge|--test-procedure NAME] "
+                        "[--track-params K:V,...|FILE.json] [--build-flavor F] "
+                        "[--serverless-operator] [--distribution-version V] [--name NAME] "
                         "[-o OUT.yaml]";
-    const char *challenge = NULL, *name = NULL, *out_path = NULL;
+    bf_rally_opts_t ro = {0};
+    const char *out_path = NULL;
     optind = 0;
     opterr = 1;
     int ch;
     while ((ch = getopt_long(argc, argv, "C:N:o:h", longopts, NULL)) != -1) {
         switch (ch) {
-        case 'C': challenge = optarg; break;
-        case 'N': name = optarg; break;
+        case 'C': ro.challenge = optarg; break;
+        case 'N': ro.name = optarg; break;
+        case 'P': ro.track_params = optarg; break;
+        case 'F': ro.build_flavor = optarg; break;
+        case 'S': ro.serverless_operator = 1; break;
+        case 'V': ro.distribution_version = optarg; break;
         case 'o': out_path = optarg; break;
         case 'h': printf("usage: bulkfleet-coordinator %s\n", usage); return BF_EXIT_OK;
         default: bf_error("usage: bulkfleet-coordinator %s", usage); return BF_EXIT_INPUT;
@@ -1035,7 +1107,7 @@ int bf_cmd_import_rally(int argc, char **argv)
     }
     char *yaml = NULL;
     bf_diag_t diag = {0};
-    int rc = bf_import_rally(argv[optind], challenge, name, &yaml, &diag);
+    int rc = bf_import_rally(argv[optind], &ro, &yaml, &diag);
     if (rc != BF_OK) {
         bf_error("%s", diag.msg[0] ? diag.msg : bf_strerror(rc));
         return rc == BF_E_IO ? BF_EXIT_ENV : BF_EXIT_INPUT;

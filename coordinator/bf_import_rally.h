@@ -24,22 +24,33 @@
  * named after the first, with its body, the documents round-robin over all (no per-file
  * target in bulkfleet; the scenario's header notes say so).
  *
- * Jinja templating (Rally renders tracks with Jinja2) is not supported: the first construct
- * ({{ ... }}, {% ... %}, {# ... #}) is reported with file:line:column and what to do.
+ * Every file is rendered with Jinja2 first, as Rally and OpenSearch Benchmark do
+ * (bf_import_render.h: the rally.helpers / benchmark.helpers macros, the tools' globals and
+ * filters, the track parameters), when the file holds a Jinja construct or parameters are given.
  */
 #ifndef BF_IMPORT_RALLY_H
 #define BF_IMPORT_RALLY_H
 
 #include "bf_error.h"
 
-/* bf_import_rally — convert the track at `path` (folder holding track.json, or a JSON file).
- * challenge: the challenge to import (NULL: the one marked "default": true, else the first);
- * name: the scenario name (NULL: the folder's name). Returns 0 and *yaml (caller frees), or
- * BF_E_NOTFOUND / BF_E_IO (a file missing or unreadable), BF_E_PARSE (not JSON, Jinja) or
- * BF_E_INVAL (no bulk task, unknown challenge, an operation that is not defined) with diag
- * "file:line:column: what; what to do" where a position is known. Thread-safe. */
-int bf_import_rally(const char *path, const char *challenge, const char *name, char **yaml,
-                    bf_diag_t *diag);
+/* What import-rally is asked for (all optional: zero / NULL is the tools' default). */
+typedef struct bf_rally_opts {
+    const char *challenge;            /* NULL: the one marked "default": true, else the first */
+    const char *name;                 /* the scenario name; NULL: the folder's name */
+    const char *track_params;         /* Rally's --track-params: "k:v,k2:v2" or FILE.json */
+    const char *build_flavor;         /* Rally's build_flavor global; NULL: "default" */
+    int serverless_operator;          /* Rally's serverless_operator global */
+    const char *distribution_version; /* OpenSearch Benchmark's distribution_version */
+} bf_rally_opts_t;
+
+/* bf_import_rally — convert the track at `path` (folder holding track.json or workload.json, or
+ * a JSON file). opts may be NULL. Returns 0 and *yaml (caller frees), or BF_E_NOTFOUND /
+ * BF_E_IO (a file missing or unreadable, python3-jinja2 missing), BF_E_PARSE (not JSON, a Jinja
+ * error) or BF_E_INVAL (no bulk task, unknown challenge, an operation that is not defined, a
+ * track parameter no template reads) with diag "file:line:column: what; what to do" where a
+ * position is known (of the rendered text for a rendered file: "FILE (rendered):L:C").
+ * Thread-safe. */
+int bf_import_rally(const char *path, const bf_rally_opts_t *opts, char **yaml, bf_diag_t *diag);
 
 /* bf_cmd_import_rally — the command: prints the scenario (or writes -o), checks that it loads.
  * Returns an enum bf_exit code (2 for bad input). */

@@ -72,7 +72,8 @@ static int import(const char *name, char *msg, size_t size)
     snprintf(p, sizeof p, "%s/%s", dir, name);
     char *yaml = NULL;
     bf_diag_t d = {0};
-    int rc = bf_import_rally(p, NULL, "t", &yaml, &d);
+    bf_rally_opts_t o = {.name = "t"};
+    int rc = bf_import_rally(p, &o, &yaml, &d);
     snprintf(msg, size, "%s", rc == BF_OK ? (yaml ? yaml : "") : d.msg);
     free(yaml);
     return rc;
