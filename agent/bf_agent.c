@@ -649,6 +649,8 @@ static int build_cell(agent *a, const Bf__Prepare *p)
             .target_rate = p->target_rate,
             .stream_base = p->stream_base,
             .stream_count = p->stream_count,
+            .conn_base = p->conn_base,
+            .search_base = p->search_base,
             .seed = p->seed,
             .warmup_ms = p->warmup_ms,
             .duration_ms = p->duration_ms,

@@ -140,7 +140,7 @@ bf_run_t *bf_run_new(const bf_run_cfg_t *cfg, bf_diag_t *diag)
             .sc = cfg->sc,
             .cell = cfg->cell,
             .clients = cfg->search_clients,
-            .host_base = cfg->stream_base,
+            .host_base = cfg->search_base,
             .target_rate = cfg->search_rate,
             .part = {.stream_index = cfg->stream_base,
                      .stream_count = cfg->stream_count ? cfg->stream_count : 1,
@@ -221,7 +221,7 @@ bf_run_t *bf_run_new(const bf_run_cfg_t *cfg, bf_diag_t *diag)
         }
         bf_buf_cleanup(&head);
     }
-    uint32_t conn_base = cfg->stream_base; /* agents start on different hosts */
+    uint32_t conn_base = cfg->conn_base; /* after the connections of the agents before it */
     for (uint32_t i = 0; i < n; i++) {
         uint32_t conns = conc / n + (i < conc % n ? 1 : 0);
         bf_worker_cfg_t wc = {

@@ -28,6 +28,10 @@ typedef struct bf_run_cfg {
     double target_rate;        /* this agent's share of docs/s, 0 = closed loop */
     uint32_t stream_base;      /* global stream number of this agent's first thread */
     uint32_t stream_count;     /* total streams in the fleet */
+    uint32_t conn_base;        /* this agent's first bulk connection counted across the fleet
+                                  (Prepare.conn_base): fleet connection j goes to
+                                  target.hosts[j mod hosts] */
+    uint32_t search_base;      /* the same for its search clients (Prepare.search_base) */
     uint64_t seed;
     uint64_t warmup_ms, duration_ms;
     uint32_t search_clients;   /* this agent's share of the search clients (0: none) */

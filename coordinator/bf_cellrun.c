@@ -532,7 +532,7 @@ static void on_fetch_chunk(bf__campaign_t *c, bf_fleet_agent_t *a, const Bf__Fet
 static void send_prepares(bf__campaign_t *c, uint32_t repetition, const uint64_t *conc,
                           const uint64_t *rate_milli, const uint64_t *sclients,
                           const uint64_t *srate_milli, const uint32_t *stream_base,
-                          uint32_t streams)
+                          uint32_t streams, const uint32_t *conn_base, const uint32_t *search_base)
 {
     const bf_run_spec_t *run = bf_scenario_run(c->sc);
     const char *text = bf_scenario_resolved_text(c->sc);
@@ -581,6 +581,8 @@ static void send_prepares(bf__campaign_t *c, uint32_t repetition, const uint64_t
         p.search_rate = (double)srate_milli[i] / 1000.0;
         p.stream_base = stream_base[i];
         p.stream_count = streams;
+        p.conn_base = conn_base[i];
+        p.search_base = search_base[i];
         /* each agent its own seed (streams are disjoint anyway: the RNG mixes in the stream) */
         p.seed = run->seed + c->cell->index * 1000003u + repetition +
                  0x9E3779B97F4A7C15ull * (uint64_t)(i + 1);
@@ -744,6 +746,12 @@ int bf__cellrun_run(bf__campaign_t *c, const bf_cell_t *cell, uint32_t repetitio
                                    srate);
         free(w);
     }
+    /* each agent's connections start where the previous agent's end, so the fleet's spread
+     * over target.hosts round-robin as one agent's do (issue #30) */
+    uint32_t *conn_base = bf_calloc(nagents, sizeof *conn_base);
+    uint32_t *search_base = bf_calloc(nagents, sizeof *search_base);
+    bf_split_bases(conc, nagents, conn_base);
+    bf_split_bases(sclients, nagents, search_base);
     c->agg = bf_cellagg_new(cell, repetition, nagents, cores, (uint32_t)(run->warmup_ms / 1000),
                             (uint32_t)(run->duration_ms / 1000));
     bf_cellagg_set_queries(c->agg, bf_scenario_search(c->sc));
@@ -790,7 +798,8 @@ int bf__cellrun_run(bf__campaign_t *c, const bf_cell_t *cell, uint32_t repetitio
         uint64_t now = bf_clock_mono_us();
         if (now - last_send > (c->prepare_soon ? BUSY_RESEND_MS : RESEND_MS) * 1000u) {
             c->prepare_soon = 0;
-            send_prepares(c, repetition, conc, rate, sclients, srate, stream_base, streams);
+            send_prepares(c, repetition, conc, rate, sclients, srate, stream_base, streams,
+                          conn_base, search_base);
             last_send = now;
         }
         bf_fleet_poll(c->fleet, 100);
@@ -996,6 +1005,8 @@ cleanup:
     c->cell = NULL;
     free(cores);
     free(stream_base);
+    free(conn_base);
+    free(search_base);
     free(conc);
     free(rate);
     free(sclients);

@@ -30,3 +30,12 @@ void bf_split_largest_remainder(uint64_t total, const uint32_t *weights, size_t 
     }
     free(rem);
 }
+
+void bf_split_bases(const uint64_t *shares, size_t n, uint32_t *base)
+{
+    uint64_t sum = 0;
+    for (size_t i = 0; i < n; i++) {
+        base[i] = (uint32_t)sum;
+        sum += shares[i];
+    }
+}

@@ -638,6 +638,43 @@ static void test_split(void **state)
     }
 }
 
+/* issue #30: the fleet's connections spread over target.hosts as one agent's do. Each agent
+ * started at hosts[0] (or at its first thread's number, which with 2 threads an agent is even),
+ * so 2 agents of one connection each against 2 hosts loaded only the first. For 1..3 agents
+ * (equal cores, the coordinator's split of concurrency) and 2..3 hosts, each host gets
+ * floor or ceil of concurrency / hosts connections. */
+static void test_split_bases_spread_hosts(void **state)
+{
+    (void)state;
+    for (uint32_t nagents = 1; nagents <= 3; nagents++)
+        for (uint32_t nhosts = 2; nhosts <= 3; nhosts++)
+            for (uint64_t conc = nagents; conc <= 12; conc++) {
+                uint32_t cores[3] = {2, 2, 2};
+                uint64_t share[3] = {0};
+                uint32_t base[3] = {99, 99, 99};
+                /* as bf_cellrun: one each, the rest by cores */
+                bf_split_largest_remainder(conc - nagents, cores, nagents, share);
+                for (uint32_t i = 0; i < nagents; i++)
+                    share[i]++;
+                bf_split_bases(share, nagents, base);
+                assert_int_equal(base[0], 0);
+                uint64_t per_host[3] = {0};
+                for (uint32_t i = 0; i < nagents; i++)
+                    for (uint64_t k = 0; k < share[i]; k++) /* as bf_worker: (base + k) % hosts */
+                        per_host[(base[i] + k) % nhosts]++;
+                for (uint32_t h = 0; h < nhosts; h++) {
+                    assert_true(per_host[h] >= conc / nhosts);
+                    assert_true(per_host[h] <= (conc + nhosts - 1) / nhosts);
+                }
+            }
+    /* the case the issue measured: concurrency 2, 2 agents: bases 0 and 1 */
+    uint64_t two[2] = {1, 1};
+    uint32_t b[2];
+    bf_split_bases(two, 2, b);
+    assert_int_equal(b[0], 0);
+    assert_int_equal(b[1], 1);
+}
+
 /* Found by fuzz_sample: a sample whose latency histogram was refused still added its service
  * histogram. A sample's histograms are now taken together or not at all. */
 static void test_bad_histogram_adds_nothing(void **state)
@@ -928,6 +965,7 @@ int main(void)
         cmocka_unit_test(test_bad_histogram_adds_nothing),
         cmocka_unit_test(test_repetitions_median_cv),
         cmocka_unit_test(test_split),
+        cmocka_unit_test(test_split_bases_spread_hosts),
         cmocka_unit_test(test_store_cost),
         cmocka_unit_test(test_stop_at_partial_window),
         cmocka_unit_test(test_phase),
