@@ -61,6 +61,8 @@ tier_unit() {
 # source-tree snapshot: it is a build product of its own
 prep_integration() {
     "$SRC/scripts/devcluster.sh" build || return 1
+    # the Elasticsearch 8 launcher (deploy/devcluster-es8/target, the elasticsearch_* tests)
+    "$SRC/scripts/devcluster.sh" build --engine elasticsearch8 || return 1
     # and the OpenSearch 3.x launcher (deploy/devcluster-os3/target, integration_opensearch3),
     # which the test would otherwise build inside the tier; it needs a Java 21+
     BF_DEVCLUSTER_OPENSEARCH=3 "$SRC/scripts/devcluster.sh" build > /dev/null 2>&1 ||

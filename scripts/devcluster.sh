@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# devcluster.sh - build / start / stop a local OpenSearch 2.19.6 dev cluster (N nodes in one JVM,
-# all on 127.0.0.1). See deploy/devcluster/README.md.
+# devcluster.sh - build / start / stop a local dev cluster (N nodes in one JVM, all on 127.0.0.1):
+# OpenSearch 2.19.6 by default, or --engine opensearch3 | elasticsearch8 | elasticsearch9.
+# See deploy/devcluster/README.md and deploy/devcluster-es/README.md.
 #
-#   scripts/devcluster.sh build
-#   scripts/devcluster.sh start [--nodes N] [--http-port P] [--transport-port T] [--state-dir DIR] [-- LAUNCHER-ARGS...]
+#   scripts/devcluster.sh build [--engine E]
+#   scripts/devcluster.sh start [--engine E] [--nodes N] [--http-port P] [--transport-port T] [--state-dir DIR] [-- LAUNCHER-ARGS...]
 #   scripts/devcluster.sh stop [--state-dir DIR]
 #   scripts/devcluster.sh status [--state-dir DIR]
 #
@@ -21,12 +22,27 @@
 #   BF_DEVCLUSTER_JAVA           java binary (default: java on PATH; OpenSearch 3: a Java 21+)
 #   BF_DEVCLUSTER_OPENSEARCH     2 (default: OpenSearch 2.19.6, deploy/devcluster, Java 17+) or
 #                                3 (OpenSearch 3.8.0, deploy/devcluster-os3, Java 21+)
+#   BF_DEVCLUSTER_ENGINE         opensearch2 | opensearch3 | elasticsearch8 (8.17.0,
+#                                deploy/devcluster-es8, Java 17+) | elasticsearch9 (9.2.0,
+#                                deploy/devcluster-es9, Java 21+); --engine overrides it
 #   BF_DEVCLUSTER_LOG_LEVEL      OpenSearch console log level (warn)
 set -u
 
 SCRIPT_DIR=$(cd "$(dirname "$0")" && pwd)
 REPO=$(cd "$SCRIPT_DIR/.." && pwd)
 OS_MAJOR=${BF_DEVCLUSTER_OPENSEARCH:-2}
+ENGINE=${BF_DEVCLUSTER_ENGINE:-opensearch$OS_MAJOR}
+# --engine E anywhere before a "--" picks the engine (it is removed from the arguments)
+ARGS=()
+while [ $# -gt 0 ]; do
+    case "$1" in
+        --engine) ENGINE=${2:-}; shift 2 || shift ;;
+        --engine=*) ENGINE=${1#*=}; shift ;;
+        --) ARGS+=("$@"); break ;;
+        *) ARGS+=("$1"); shift ;;
+    esac
+done
+set -- ${ARGS[@]+"${ARGS[@]}"}
 
 die() { echo "devcluster: ERROR: $*" >&2; exit 1; }
 note() { echo "devcluster: $*" >&2; }
@@ -37,7 +53,41 @@ java_feature() {
         awk -F'= ' '/java.specification.version/ { print $2; found = 1 } END { if (!found) print 0 }'
 }
 
+# a java binary of at least feature version $1: BF_DEVCLUSTER_JAVA, java on PATH, /usr/lib/jvm/*
+find_java() {
+    JAVA_BIN=${BF_DEVCLUSTER_JAVA:-}
+    if [ -z "$JAVA_BIN" ]; then
+        for j in java /usr/lib/jvm/*/bin/java; do
+            command -v "$j" >/dev/null 2>&1 || continue
+            if [ "$(java_feature "$j")" -ge "$1" ] 2>/dev/null; then
+                JAVA_BIN=$j
+                break
+            fi
+        done
+    fi
+}
+
+IS_ES=0
+case "$ENGINE" in
+    opensearch2) OS_MAJOR=2 ;;
+    opensearch3) OS_MAJOR=3 ;;
+    elasticsearch8)
+        IS_ES=1; OS_MAJOR=es8
+        DC_DIR="$REPO/deploy/devcluster-es8"
+        find_java 17
+        [ -n "$JAVA_BIN" ] || die "Elasticsearch 8 needs Java 17 or newer and none was found (java on PATH, /usr/lib/jvm/*): apt-get install -y openjdk-17-jdk-headless or set BF_DEVCLUSTER_JAVA"
+        ;;
+    elasticsearch9)
+        IS_ES=1; OS_MAJOR=es9
+        DC_DIR="$REPO/deploy/devcluster-es9"
+        find_java 21
+        [ -n "$JAVA_BIN" ] || die "Elasticsearch 9 needs Java 21 or newer and none was found (java on PATH, /usr/lib/jvm/*): install one (e.g. a Temurin 21+ JDK) or set BF_DEVCLUSTER_JAVA"
+        ;;
+    *) die "--engine must be opensearch2, opensearch3, elasticsearch8 or elasticsearch9, got '$ENGINE'" ;;
+esac
+
 case "$OS_MAJOR" in
+    es8|es9) ;;
     2)
         DC_DIR="$REPO/deploy/devcluster"
         JAVA_BIN=${BF_DEVCLUSTER_JAVA:-java}
@@ -63,7 +113,7 @@ esac
 JAR="$DC_DIR/target/devcluster.jar"
 
 usage() {
-    sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//' >&2
+    sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//' >&2
 }
 
 # ---------------------------------------------------------------------------------------------
@@ -72,7 +122,7 @@ usage() {
 needs_build() {
     [ -f "$JAR" ] || return 0
     [ -d "$DC_DIR/target/lib" ] || return 0
-    [ -n "$(find "$DC_DIR/pom.xml" "$DC_DIR/src" "$REPO/deploy/devcluster-common/src" -newer "$JAR" -print -quit 2>/dev/null)" ] && return 0
+    [ -n "$(find "$DC_DIR/pom.xml" "$DC_DIR/src" "$REPO/deploy/devcluster-common/src" "$REPO/deploy/devcluster-es/src" -newer "$JAR" -print -quit 2>/dev/null)" ] && return 0
     return 1
 }
 
@@ -271,6 +321,18 @@ cmd_start() {
     # OpenSearch's own jvm.options: COMPAT before JDK 23 (it is gone in 23), CLDR from 23 on
     local locale_providers=SPI,COMPAT
     [ "$(java_feature "$JAVA_BIN")" -ge 23 ] 2>/dev/null && locale_providers=SPI,CLDR
+    local engine_opts=(
+        "-Djava.locale.providers=$locale_providers"
+        -Dopensearch.set.netty.runtime.available.processors=false
+    )
+    # Elasticsearch: the server and its libraries are Java modules (lib/ on the module path, as
+    # the distribution starts them); the launcher is on the class path; CLDR locales
+    local main=(-jar "$JAR")
+    if [ "$IS_ES" = 1 ]; then
+        engine_opts=(-Des.set.netty.runtime.available.processors=false)
+        main=(-cp "$JAR" --module-path "$DC_DIR/target/lib" --add-modules ALL-MODULE-PATH
+              io.bulkfleet.devcluster.EsLauncher)
+    fi
     local jvm=(
         "-Xms$heap" "-Xmx$heap" "-XX:MaxDirectMemorySize=$((heap_mb / 2))m"
         -XX:+UseG1GC -XX:G1ReservePercent=25 -XX:InitiatingHeapOccupancyPercent=30
@@ -278,14 +340,13 @@ cmd_start() {
         -Dio.netty.noUnsafe=true -Dio.netty.noKeySetOptimization=true
         -Dio.netty.recycler.maxCapacityPerThread=0 -Dio.netty.allocator.numDirectArenas=0
         -Dlog4j.shutdownHookEnabled=false -Dlog4j2.disable.jmx=true
-        "-Djava.locale.providers=$locale_providers" -Djna.nosys=true
-        -Dopensearch.set.netty.runtime.available.processors=false
+        -Djna.nosys=true "${engine_opts[@]}"
         "-Ddevcluster.log.level=${BF_DEVCLUSTER_LOG_LEVEL:-warn}"
         -XX:+HeapDumpOnOutOfMemoryError "-XX:HeapDumpPath=$STATE_DIR"
     )
     note "starting $nodes node(s), HTTP $http_port..$((http_port + nodes - 1)), heap $heap, log $LOG_FILE"
     START_TS=$(date +%s.%N)
-    nohup "$JAVA_BIN" "${jvm[@]}" -jar "$JAR" \
+    nohup "$JAVA_BIN" "${jvm[@]}" "${main[@]}" \
         --nodes "$nodes" --http-port "$http_port" --transport-port "$transport_port" \
         --data-dir "$DATA_DIR" --ready-file "$READY_FILE" \
         --wait-timeout "$launcher_wait" --max-lifetime "${BF_DEVCLUSTER_MAX_LIFETIME:-7200}" \

@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# elasticsearch_quickstart — examples/quickstart.yaml, all 8 cells, against a real 1-node
+# Elasticsearch 8.17.0 (the "devcluster_es8" fixture: deploy/devcluster-es8, the server and the
+# netty4 module from Maven Central), from the coordinator with two local agents: the probe names
+# Elasticsearch 8.17.0, and every row has docs/s > 0 and is verified by _count.
+source "$(dirname "$0")/lib.sh"
+cd "$TMP"
+URL=${BF_TEST_ES:?BF_TEST_ES is not set (run through ctest)}
+version=$(curl -sf "$URL" | python3 -c 'import json,sys; v=json.load(sys.stdin)["version"]; print(v["number"], v.get("distribution","elasticsearch"))') ||
+    fail "GET / on $URL"
+[ "$version" = "8.17.0 elasticsearch" ] || fail "expected Elasticsearch 8.17.0 at $URL, got '$version'"
+# warm the JIT with the same work (the first bulk requests on a cold node take seconds)
+BF_TARGET="$URL" timeout 120 "$AGENT" run "$SRC/examples/quickstart.yaml" --cell 1 --threads 1 \
+    --warmup 1s --duration 2s > warm.out 2> warm.err || rc=$?
+[ "${rc:-0}" -le 1 ] || { tail -5 warm.err >&2; fail "warm-up run (exit $rc)"; }
+P=$(free_port)
+BF_TARGET="$URL" timeout 300 "$COORD" run "$SRC/examples/quickstart.yaml" --local-agents 2 --threads 1 \
+    --insecure --bind "tcp://127.0.0.1:$P" --warmup 1s --duration 2s --results r \
+    > out 2> err || { tail -20 err >&2; fail "quickstart against Elasticsearch 8.17.0: exit $?"; }
+grep -q "target: elasticsearch 8.17.0, 1 node" err || { grep target: err >&2; fail "the probe did not name Elasticsearch 8.17.0"; }
+python3 - r <<'PY' || fail "rows"
+import glob, json, sys
+rows = json.load(open(glob.glob(sys.argv[1] + "/*/matrix.json")[0]))["rows"]
+assert len(rows) == 8, len(rows)
+for r in rows:
+    assert r["verified"] is True and r["docs_counted"] == r["docs_ok_all"] > 0, r["cell"]
+    assert r["docs_per_s"] > 0, (r["cell"], r["docs_per_s"])
+    print(f"Elasticsearch 8.17.0: {r['cell']}: {r['docs_per_s']:.0f} docs/s, {r['docs_counted']} counted")
+PY
+pass "quickstart (8 cells) against Elasticsearch 8.17.0: every row verified"
