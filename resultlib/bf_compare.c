@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* bf_compare.c — baseline vs contender results, matched by cell id. */
 #include "bf_compare.h"
+#include "bf_findings.h"
 
 #include "bf_es.h"
 #include "bf_log.h"
@@ -277,6 +278,13 @@ int bf_compare_dirs(const char *base_dir, const char *contender_dir, bf_compare_
         r->contender_few = k->few_requests;
         r->base_p99_ms = b->service.p99_ms;
         r->contender_p99_ms = k->service.p99_ms;
+        /* the findings' rule, from the findings' own code: what they leave out is no
+         * measurement to call higher or lower either */
+        bf_finding_point_t pb, pk;
+        bf_finding_point_from_row(b, &pb);
+        bf_finding_point_from_row(k, &pk);
+        bf_strlcpy(r->base_left_out, pb.left_out, sizeof r->base_left_out);
+        bf_strlcpy(r->contender_left_out, pk.left_out, sizeof r->contender_left_out);
     }
     for (size_t i = 0; i < nc; i++) {
         const char *cell = rc_[i].cell.id;
@@ -357,10 +365,31 @@ static const char *few_mark(const bf_compare_row_t *r)
 
 /* Without repetitions on either side there is no measured noise: a difference is reported as
  * higher/lower with "no noise estimate", never as faster/slower (issue #12). */
+static int left_out(const bf_compare_row_t *r)
+{
+    return r->base_left_out[0] || r->contender_left_out[0];
+}
+
+/* "; baseline: degraded: an agent was lost" for each side the findings leave out, into buf */
+static const char *left_mark(const bf_compare_row_t *r, char *buf, size_t size)
+{
+    buf[0] = '\0';
+    if (r->failed || !left_out(r))
+        return buf;
+    int w = 0;
+    if (r->base_left_out[0])
+        w = snprintf(buf, size, " (baseline: %s)", r->base_left_out);
+    if (r->contender_left_out[0] && w >= 0 && (size_t)w < size)
+        snprintf(buf + w, size - (size_t)w, " (contender: %s)", r->contender_left_out);
+    return buf;
+}
+
 static const char *verdict(const bf_compare_row_t *r)
 {
     if (r->failed)
         return "failed";
+    if (left_out(r))
+        return "left out";
     if (!r->noise_from_cv)
         return r->within_noise ? "within 5% (no noise estimate)"
                : r->diff > 0   ? "higher (no noise estimate)"
@@ -387,17 +416,20 @@ void bf_compare_format(const bf_compare_t *c, enum bf_compare_format format, bf_
         bf_buf_appendz(out, "cell,shards,replicas,batch_size,concurrency,base_docs_per_s,"
                             "contender_docs_per_s,diff_docs_per_s,diff_pct,noise_pct,noise_source,"
                             "within_noise,verdict,base_service_p99_ms,contender_service_p99_ms,"
-                            "base_few_requests,contender_few_requests\n");
+                            "base_few_requests,contender_few_requests,base_left_out,"
+                            "contender_left_out\n");
         for (size_t i = 0; i < c->n; i++) {
             const bf_compare_row_t *r = &c->rows[i];
             bf_buf_appendf(
-                out, "%s,%u,%u,%u,%u,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s\n", r->cell, r->shards,
-                r->replicas, r->batch_size, r->concurrency, fmt(a[0], 48, r->base, 3, ""),
-                fmt(a[1], 48, r->contender, 3, ""), fmt(a[2], 48, r->diff, 3, ""),
-                fmt(a[3], 48, r->diff_pct, 2, ""), fmt(a[4], 48, r->noise * 100.0, 2, ""),
-                r->noise_from_cv ? "cv" : "default", r->within_noise ? "true" : "false", verdict(r),
+                out, "%s,%u,%u,%u,%u,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,\"%s\",\"%s\"\n", r->cell,
+                r->shards, r->replicas, r->batch_size, r->concurrency,
+                fmt(a[0], 48, r->base, 3, ""), fmt(a[1], 48, r->contender, 3, ""),
+                fmt(a[2], 48, r->diff, 3, ""), fmt(a[3], 48, r->diff_pct, 2, ""),
+                fmt(a[4], 48, r->noise * 100.0, 2, ""), r->noise_from_cv ? "cv" : "default",
+                r->within_noise ? "true" : "false", verdict(r),
                 fmt(a[5], 48, r->base_p99_ms, 3, ""), fmt(a[6], 48, r->contender_p99_ms, 3, ""),
-                r->base_few ? "true" : "false", r->contender_few ? "true" : "false");
+                r->base_few ? "true" : "false", r->contender_few ? "true" : "false",
+                r->base_left_out, r->contender_left_out); /* the reasons hold no '"' */
         }
         return;
     }
@@ -407,21 +439,34 @@ void bf_compare_format(const bf_compare_t *c, enum bf_compare_format format, bf_
                         "contender docs/s | diff | diff % | noise ± | verdict | p99 ms baseline | "
                         "p99 ms contender |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|"
                         "---:|---:|\n");
-    size_t faster = 0, slower = 0, same = 0, failed = 0, single = 0;
+    size_t faster = 0, slower = 0, same = 0, failed = 0, single = 0, nleft = 0;
     double logsum = 0;
     size_t nlog = 0;
     for (size_t i = 0; i < c->n; i++) {
         const bf_compare_row_t *r = &c->rows[i];
-        bf_buf_appendf(
-            out, "| %s | %u | %u | %u | %u | %s | %s | %s%s | %s%s | %s%%%s | %s%s | %s | %s |\n",
-            r->cell, r->shards, r->replicas, r->batch_size, r->concurrency,
-            fmt(a[0], 48, r->base, 0, "-"), fmt(a[1], 48, r->contender, 0, "-"),
-            r->diff > 0 ? "+" : "", fmt(a[2], 48, r->diff, 0, "-"), r->diff_pct > 0 ? "+" : "",
-            fmt(a[3], 48, r->diff_pct, 1, "-"), fmt(a[4], 48, r->noise * 100.0, 1, "-"),
-            r->noise_from_cv ? " (CV)" : "", verdict(r), few_mark(r),
-            fmt(a[5], 48, r->base_p99_ms, 1, "-"), fmt(a[6], 48, r->contender_p99_ms, 1, "-"));
+        /* a left-out side's docs/s and the difference are struck: not a measurement */
+        int lo = !r->failed && left_out(r);
+        const char *sb = lo && r->base_left_out[0] ? "~~" : "";
+        const char *sc = lo && r->contender_left_out[0] ? "~~" : "";
+        const char *sd = lo ? "~~" : "";
+        char why[460];
+        bf_buf_appendf(out,
+                       "| %s | %u | %u | %u | %u | %s%s%s | %s%s%s | %s%s%s%s | %s%s%s%s | %s%%%s "
+                       "| %s%s%s | %s | %s |\n",
+                       r->cell, r->shards, r->replicas, r->batch_size, r->concurrency, sb,
+                       fmt(a[0], 48, r->base, 0, "-"), sb, sc, fmt(a[1], 48, r->contender, 0, "-"),
+                       sc, sd, r->diff > 0 ? "+" : "", fmt(a[2], 48, r->diff, 0, "-"), sd, sd,
+                       r->diff_pct > 0 ? "+" : "", fmt(a[3], 48, r->diff_pct, 1, "-"), sd,
+                       fmt(a[4], 48, r->noise * 100.0, 1, "-"), r->noise_from_cv ? " (CV)" : "",
+                       verdict(r), left_mark(r, why, sizeof why), few_mark(r),
+                       fmt(a[5], 48, r->base_p99_ms, 1, "-"),
+                       fmt(a[6], 48, r->contender_p99_ms, 1, "-"));
         if (r->failed) {
             failed++;
+            continue;
+        }
+        if (lo) {
+            nleft++;
             continue;
         }
         if (!r->noise_from_cv)
@@ -443,6 +488,11 @@ void bf_compare_format(const bf_compare_t *c, enum bf_compare_format format, bf_
         bf_buf_appendf(out, ", %zu with no noise estimate (one run on both sides)", single);
     if (failed)
         bf_buf_appendf(out, ", %zu failed", failed);
+    if (nleft)
+        bf_buf_appendf(out,
+                       ", %zu left out (degraded, not verified or mostly failed on a side, "
+                       "as the findings leave them out: struck, neither higher nor lower)",
+                       nleft);
     if (nlog)
         bf_buf_appendf(out, "; contender / baseline docs/s, geometric mean %.3fx", exp(logsum / (double)nlog));
     bf_buf_appendz(out, ".\nNoise: the larger CV of the two cells when either ran repetitions, else ±5%.\n");

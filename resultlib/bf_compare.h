@@ -50,6 +50,11 @@ typedef struct bf_compare_row {
     int base_few, contender_few;  /* that side was few-requests (< BF_FEW_REQUESTS responses):
                                      its docs/s rests on a handful of bulk requests */
     double base_p99_ms, contender_p99_ms; /* service p99, NAN when not measured */
+    /* why the findings leave that side out (bf_finding_point_t.left_out: "degraded: an agent
+     * was lost", "not verified", "12.3% of its documents failed or unknown"), "" when it is a
+     * measurement: a pair with a left-out side gets the verdict "left out", never higher,
+     * lower, faster or slower, and its figures are struck in Markdown (issue #30 item 3) */
+    char base_left_out[200], contender_left_out[200];
 } bf_compare_row_t;
 
 typedef struct bf_compare bf_compare_t;

@@ -102,7 +102,10 @@ typedef struct pseries {
     char label[300];
     double *x, *y;
     char **cell;     /* data-cell per point (owned strings) or NULL */
-    uint8_t *flag;   /* 1 = rejections: red ring */
+    uint8_t *flag;   /* 1 = rejections: red ring; 2 = few requests: hollow; 4 = left out of
+                      * the findings (degraded, unverified, ...): hollow, dashed, struck,
+                      * labelled, and off the line (issue #30 item 3) */
+    char **why;      /* with flag 4: why the findings leave the point out (owned) or NULL */
     size_t n, cap;
     int markers;
 } pseries;
@@ -134,7 +137,8 @@ static pseries *plot_add_series(plot *p, const char *label, int markers)
     return s;
 }
 
-static void series_add(pseries *s, double x, double y, const char *cell, int flag)
+static void series_add_why(pseries *s, double x, double y, const char *cell, int flag,
+                           const char *why)
 {
     if (s->n == s->cap) {
         s->cap = s->cap ? s->cap * 2 : 16;
@@ -142,7 +146,9 @@ static void series_add(pseries *s, double x, double y, const char *cell, int fla
         s->y = bf_realloc(s->y, s->cap * sizeof *s->y);
         s->cell = bf_realloc(s->cell, s->cap * sizeof *s->cell);
         s->flag = bf_realloc(s->flag, s->cap);
+        s->why = bf_realloc(s->why, s->cap * sizeof *s->why);
     }
+    s->why[s->n] = why && why[0] ? bf_strdup(why) : NULL;
     s->x[s->n] = x;
     s->y[s->n] = y;
     s->cell[s->n] = cell ? bf_strdup(cell) : NULL;
@@ -150,12 +156,20 @@ static void series_add(pseries *s, double x, double y, const char *cell, int fla
     s->n++;
 }
 
+static void series_add(pseries *s, double x, double y, const char *cell, int flag)
+{
+    series_add_why(s, x, y, cell, flag, NULL);
+}
+
 static void plot_free(plot *p)
 {
     for (size_t i = 0; i < p->ns; i++) {
-        for (size_t k = 0; k < p->s[i].n; k++)
+        for (size_t k = 0; k < p->s[i].n; k++) {
             free(p->s[i].cell[k]);
+            free(p->s[i].why[k]);
+        }
         free(p->s[i].cell);
+        free(p->s[i].why);
         free(p->s[i].x);
         free(p->s[i].y);
         free(p->s[i].flag);
@@ -234,7 +248,7 @@ static void bars_svg(bf_buf_t *b, const plot *p, double pw, double ph, double yt
         const pseries *s = &p->s[i];
         const char *col = palette[i % NPALETTE];
         double y = s->n ? s->y[0] : NAN;
-        int flag = s->n ? s->flag[0] : 0, rej = flag & 1, few = flag & 2;
+        int flag = s->n ? s->flag[0] : 0, rej = flag & 1, few = flag & 2, lo = flag & 4;
         double x = PL + slot * (double)i + (slot - bw) / 2, cx = PL + slot * ((double)i + 0.5);
         bf_buf_appendz(b, "<g class=\"series bar\" data-label=\"");
         html_esc(b, s->label);
@@ -242,20 +256,27 @@ static void bars_svg(bf_buf_t *b, const plot *p, double pw, double ph, double yt
         if (isfinite(y)) {
             double top = PT + ph - y / ytop * ph;
             bf_buf_appendf(b,
-                           "<rect class=\"bar%s%s\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" "
+                           "<rect class=\"bar%s%s%s\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" "
                            "height=\"%.1f\" fill=\"%s\" stroke=\"%s\" stroke-width=\"%s\" "
-                           "data-cell=\"",
-                           rej ? " rej" : "", few ? " few" : "", x, top, bw, PT + ph - top,
-                           few ? "#fff" : col, rej ? "#d62728" : col, rej ? "2.5" : "1");
+                           "%sdata-cell=\"",
+                           rej ? " rej" : "", few ? " few" : "", lo ? " left" : "", x, top, bw,
+                           PT + ph - top, few || lo ? "#fff" : col, rej ? "#d62728" : col,
+                           rej ? "2.5" : "1", lo ? "stroke-dasharray=\"4 3\" " : "");
             html_esc(b, s->n ? s->cell[0] : "");
             bf_buf_appendf(b, "\" data-y=\"%.17g\"><title>", y);
             html_esc(b, s->label);
             bf_buf_appendz(b, " (");
             html_esc(b, s->n ? s->cell[0] : "");
-            bf_buf_appendf(b, "): %s %.0f%s%s</title></rect>", p->ylabel, y,
-                           rej ? " (rejections)" : "",
+            bf_buf_appendf(b, "): %s %.0f%s%s", p->ylabel, y, rej ? " (rejections)" : "",
                            few ? " (few requests: fewer than 20 bulk responses, not ranked)" : "");
-            bf_buf_appendf(b, "<text class=\"bv\" x=\"%.1f\" y=\"%.1f\">%s</text>", cx, top - 4,
+            if (lo) {
+                bf_buf_appendz(b, " (left out of the findings: ");
+                html_esc(b, s->why && s->why[0] ? s->why[0] : "not a measurement");
+                bf_buf_appendz(b, ")");
+            }
+            bf_buf_appendz(b, "</title></rect>");
+            bf_buf_appendf(b, "<text class=\"bv%s\" x=\"%.1f\" y=\"%.1f\">%s%s</text>",
+                           lo ? " lo" : "", cx, top - 4, lo ? "left out: " : "",
                            si(y, t, sizeof t));
         } else {
             bf_buf_appendf(b, "<text class=\"na\" x=\"%.1f\" y=\"%.1f\">-</text>", cx, PT + ph - 4);
@@ -403,27 +424,42 @@ static void plot_draw_svg(bf_buf_t *b, const plot *p)
         html_esc(b, s->label);
         bf_buf_appendf(b, "\"><polyline fill=\"none\" stroke=\"%s\" stroke-width=\"%s\" points=\"", col,
                        s->markers ? "2" : "1.5");
-        for (size_t k = 0; k < s->n; k++)
-            if (isfinite(s->x[k]) && isfinite(s->y[k]) && !(p->xlog2 && s->x[k] <= 0))
+        for (size_t k = 0; k < s->n; k++) /* a left-out point is no step of the line */
+            if (isfinite(s->x[k]) && isfinite(s->y[k]) && !(p->xlog2 && s->x[k] <= 0) &&
+                !(s->flag[k] & 4))
                 bf_buf_appendf(b, "%.1f,%.1f ", XP(s->x[k]), YP(s->y[k]));
         bf_buf_appendz(b, "\"/>");
         for (size_t k = 0; s->markers && k < s->n; k++) {
             if (!isfinite(s->x[k]) || !isfinite(s->y[k]) || (p->xlog2 && s->x[k] <= 0))
                 continue;
             /* flag bit 1: rejections (red ring); bit 2: few-requests (hollow: not ranked) */
-            int rej = s->flag[k] & 1, few = s->flag[k] & 2;
-            bf_buf_appendf(
-                b, "<circle class=\"pt%s%s\" cx=\"%.1f\" cy=\"%.1f\" r=\"4\" fill=\"%s\" ",
-                rej ? " rej" : "", few ? " few" : "", XP(s->x[k]), YP(s->y[k]), few ? "#fff" : col);
-            if (few)
-                bf_buf_appendf(b, "stroke=\"%s\" ", col);
+            int rej = s->flag[k] & 1, few = s->flag[k] & 2, lo = s->flag[k] & 4;
+            if (lo) /* struck through and labelled, under its hollow marker */
+                bf_buf_appendf(b,
+                               "<line class=\"strike\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" "
+                               "y2=\"%.1f\" stroke=\"%s\" stroke-width=\"1.5\"/><text "
+                               "class=\"lo\" x=\"%.1f\" y=\"%.1f\">left out</text>",
+                               XP(s->x[k]) - 6, YP(s->y[k]) + 6, XP(s->x[k]) + 6, YP(s->y[k]) - 6,
+                               col, XP(s->x[k]) + 7, YP(s->y[k]) - 6);
+            bf_buf_appendf(b,
+                           "<circle class=\"pt%s%s%s\" cx=\"%.1f\" cy=\"%.1f\" r=\"4\" "
+                           "fill=\"%s\" ",
+                           rej ? " rej" : "", few ? " few" : "", lo ? " left" : "", XP(s->x[k]),
+                           YP(s->y[k]), few || lo ? "#fff" : col);
+            if (few || lo)
+                bf_buf_appendf(b, "stroke=\"%s\" %s", col, lo ? "stroke-dasharray=\"2 2\" " : "");
             bf_buf_appendz(b, "data-cell=\"");
             html_esc(b, s->cell[k]);
             bf_buf_appendf(b, "\" data-x=\"%.17g\" data-y=\"%.17g\"><title>", s->x[k], s->y[k]);
             html_esc(b, s->cell[k]);
-            bf_buf_appendf(b, ": %s %.0f%s%s</title></circle>", p->ylabel, s->y[k],
-                           rej ? " (rejections)" : "",
+            bf_buf_appendf(b, ": %s %.0f%s%s", p->ylabel, s->y[k], rej ? " (rejections)" : "",
                            few ? " (few requests: fewer than 20 bulk responses, not ranked)" : "");
+            if (lo) {
+                bf_buf_appendz(b, " (left out of the findings: ");
+                html_esc(b, s->why[k] ? s->why[k] : "not a measurement");
+                bf_buf_appendz(b, ")");
+            }
+            bf_buf_appendz(b, "</title></circle>");
         }
         bf_buf_appendz(b, "</g>");
     }
@@ -877,21 +913,28 @@ static void section_throughput(bf_buf_t *b, rowinfo *ri, size_t n, const playout
     if (L->bars) {
         bf_buf_appendz(b, "<h2 id=\"throughput\">docs/s by ");
         html_esc(b, L->cat);
-        bf_buf_appendz(b, "</h2>\n<p class=\"note\">No numeric axis varies in this matrix, so "
-                          "each cell is a bar, side by side, one panel per shard count. A red "
-                          "outline marks a cell with rejections (429s, rejected documents or "
-                          "write-pool rejections); a hollow bar a few-requests cell (fewer than "
-                          "20 bulk responses in the window: drawn, not ranked).</p>\n<div "
-                          "class=\"charts\">\n");
+        bf_buf_appendz(b,
+                       "</h2>\n<p class=\"note\">No numeric axis varies in this matrix, so "
+                       "each cell is a bar, side by side, one panel per shard count. A red "
+                       "outline marks a cell with rejections (429s, rejected documents or "
+                       "write-pool rejections); a hollow bar a few-requests cell (fewer than "
+                       "20 bulk responses in the window: drawn, not ranked); a hollow dashed "
+                       "bar labelled &quot;left out&quot; a cell the findings leave out (degraded, "
+                       "not verified, mostly failed: not a measurement).</p>\n<div "
+                       "class=\"charts\">\n");
     } else {
         bf_buf_appendz(b, "<h2 id=\"throughput\">docs/s against ");
         html_esc(b, strcmp(L->x, "batch_size") == 0 ? "batch size" : L->x);
-        bf_buf_appendz(b, "</h2>\n<p class=\"note\">x is the axis with the most values in this "
-                          "matrix. One panel per shard count, one line per combination of the "
-                          "other axes that vary. A red ring marks a cell with rejections (429s, "
-                          "rejected documents or write-pool rejections); a hollow marker a "
-                          "few-requests cell (fewer than 20 bulk responses in the window: drawn, "
-                          "not ranked).</p>\n<div class=\"charts\">\n");
+        bf_buf_appendz(
+            b, "</h2>\n<p class=\"note\">x is the axis with the most values in this "
+               "matrix. One panel per shard count, one line per combination of the "
+               "other axes that vary. A red ring marks a cell with rejections (429s, "
+               "rejected documents or write-pool rejections); a hollow marker a "
+               "few-requests cell (fewer than 20 bulk responses in the window: drawn, "
+               "not ranked); a hollow, dashed, struck marker labelled &quot;left out&quot;, "
+               "off the line, a cell the findings leave out (degraded, not verified, "
+               "mostly failed: not a measurement, never a gain or a loss).</p>\n<div "
+               "class=\"charts\">\n");
     }
     for (size_t k = 0; k < L->np; k++) {
         const ppanel *P = &L->panels[k];
@@ -924,7 +967,9 @@ static void section_throughput(bf_buf_t *b, rowinfo *ri, size_t n, const playout
             for (size_t a = 0; a < P->lines[l].m; a++) {
                 const bf_finding_point_t *q = &ri[P->lines[l].idx[a]].pt;
                 double xv = bf_finding_point_axis(q, L->x);
-                series_add(s, xv, q->docs_per_s, q->cell, q->rejections | q->few_requests << 1);
+                series_add_why(s, xv, q->docs_per_s, q->cell,
+                               q->rejections | q->few_requests << 1 | (q->left_out[0] != 0) << 2,
+                               q->left_out);
                 json_t *pt = json_object();
                 json_object_set_new(pt, "cell", json_string(q->cell));
                 json_object_set_new(pt, "x", json_real(xv));
@@ -932,6 +977,8 @@ static void section_throughput(bf_buf_t *b, rowinfo *ri, size_t n, const playout
                 json_object_set_new(pt, "docs_per_s", json_real(q->docs_per_s));
                 json_object_set_new(pt, "rejections", json_boolean(q->rejections));
                 json_object_set_new(pt, "few_requests", json_boolean(q->few_requests));
+                json_object_set_new(pt, "left_out",
+                                    q->left_out[0] ? json_string(q->left_out) : json_null());
                 json_array_append_new(points, pt);
             }
         }
@@ -1006,8 +1053,10 @@ static void section_service_vs_axis(bf_buf_t *b, rowinfo *ri, const playout *L, 
                 pseries *s = plot_add_series(&p, P->lines[l].label, 1);
                 for (size_t a = 0; a < P->lines[l].m; a++) {
                     const rowinfo *r = &ri[P->lines[l].idx[a]];
-                    series_add(s, bf_finding_point_axis(&r->pt, L->x), rnum(r, keys[q]), r->pt.cell,
-                               r->pt.rejections | r->pt.few_requests << 1);
+                    series_add_why(
+                        s, bf_finding_point_axis(&r->pt, L->x), rnum(r, keys[q]), r->pt.cell,
+                        r->pt.rejections | r->pt.few_requests << 1 | (r->pt.left_out[0] != 0) << 2,
+                        r->pt.left_out);
                 }
             }
             plot_draw(b, &p);
@@ -1794,7 +1843,11 @@ int bf_report_render(const char *dir, bf_buf_t *html, bf_diag_t *diag)
     }
     bf_buf_appendf(html, "%zu cells · results directory <code>", n);
     html_esc(html, dir);
-    bf_buf_appendz(html, "</code></p>\n<h2 id=\"findings\">Findings</h2>\n<ul class=\"findings\">\n");
+    bf_buf_appendz(html, "</code></p>\n");
+    /* a find-max directory leads with its sustainable answer, above the findings over its
+     * search steps (issue #30 item 4) */
+    section_findmax(html, dir, charts);
+    bf_buf_appendz(html, "<h2 id=\"findings\">Findings</h2>\n<ul class=\"findings\">\n");
     for (size_t i = 0; i < bf_findings_count(fd); i++) {
         bf_buf_appendz(html, "<li>");
         html_esc(html, bf_findings_line(fd, i));
@@ -1808,7 +1861,6 @@ int bf_report_render(const char *dir, bf_buf_t *html, bf_diag_t *diag)
         bf_buf_appendz(html, "</li>\n");
     }
     bf_buf_appendz(html, "</ul>\n");
-    section_findmax(html, dir, charts);
     playout lay;
     layout_build(&lay, ri, n, pts, bf_findings_main_axis(fd));
     section_throughput(html, ri, n, &lay, charts);

@@ -4,6 +4,7 @@
 
 #include "bf_compare.h"
 #include "bf_es.h"
+#include "bf_findings.h"
 #include "bf_mem.h"
 #include "bf_results.h"
 
@@ -196,6 +197,25 @@ static int bad(const bf_row_t *row)
     return row == NULL || row->failed || row->aborted;
 }
 
+/* why the findings leave row out ("" = a measurement; bf_finding_point_t.left_out), into buf:
+ * such a row is no point of a trend (issue #30 item 3) */
+static const char *left_why(const bf_row_t *row, char *buf, size_t size)
+{
+    buf[0] = '\0';
+    if (row == NULL || bad(row))
+        return buf;
+    bf_finding_point_t p;
+    bf_finding_point_from_row(row, &p);
+    bf_strlcpy(buf, p.left_out, size);
+    return buf;
+}
+
+static int left(const bf_row_t *row)
+{
+    char w[200];
+    return left_why(row, w, sizeof w)[0] != '\0';
+}
+
 double bf_trend_docs_per_s(const bf_trend_t *t, size_t cell, size_t campaign)
 {
     const bf_row_t *r = row_of(t, cell, campaign);
@@ -211,6 +231,8 @@ const char *bf_trend_verdict(const bf_trend_t *t, size_t cell)
         return "-";
     if (bad(f) || bad(l))
         return "failed";
+    if (left(f) || left(l))
+        return "left out";
     double a = f->docs_per_s, b = l->docs_per_s;
     if (!isfinite(a) || !isfinite(b))
         return "-";
@@ -238,7 +260,7 @@ double bf_trend_geomean(const bf_trend_t *t, size_t campaign, size_t *ncells)
     size_t n = 0;
     for (size_t i = 0; i < t->ncells && campaign < t->nc; i++) {
         const bf_row_t *f = row_of(t, i, 0), *r = row_of(t, i, campaign);
-        if (bad(f) || bad(r))
+        if (bad(f) || bad(r) || left(f) || left(r))
             continue;
         double a = f->docs_per_s, b = r->docs_per_s;
         if (!(a > 0) || !(b > 0))
@@ -319,26 +341,39 @@ void bf_trend_format(const bf_trend_t *t, enum bf_compare_format format, bf_buf_
         bf_buf_appendf(out, "| %s | %u | %u | %u | %u |", t->cells[i], sh, rp, bs, cc);
         for (size_t k = 0; k < t->nc; k++) {
             const bf_row_t *r = row_of(t, i, k);
-            bf_buf_appendf(out, " %s%s |", fmtd(a, sizeof a, bf_trend_docs_per_s(t, i, k), 0, "-"),
+            char why[200];
+            left_why(r, why, sizeof why);
+            /* a left-out row is struck and says why: not a point of the trend */
+            bf_buf_appendf(out, " %s%s%s%s%s%s |", why[0] ? "~~" : "",
+                           fmtd(a, sizeof a, bf_trend_docs_per_s(t, i, k), 0, "-"),
+                           why[0] ? "~~ (left out: " : "", why, why[0] ? ")" : "",
                            r && bad(r) ? " (failed)" : "");
         }
         bf_buf_appendz(out, " ");
-        for (size_t k = 1; k < t->nc; k++)
-            bf_buf_appendf(
-                out, "%s%s", k > 1 ? " " : "",
-                pct(a, sizeof a, bf_trend_docs_per_s(t, i, k - 1), bf_trend_docs_per_s(t, i, k)));
-        bf_buf_appendf(out, " | %s | %s | %s → %s |\n", pct(c, sizeof c, f, l),
+        for (size_t k = 1; k < t->nc; k++) {
+            int lo = left(row_of(t, i, k - 1)) || left(row_of(t, i, k));
+            bf_buf_appendf(out, "%s%s", k > 1 ? " " : "",
+                           lo ? "left out"
+                              : pct(a, sizeof a, bf_trend_docs_per_s(t, i, k - 1),
+                                    bf_trend_docs_per_s(t, i, k)));
+        }
+        int lo_fl = left(first) || left(last);
+        if (lo_fl)
+            snprintf(c, sizeof c, "~~%s~~", pct(b, sizeof b, f, l));
+        bf_buf_appendf(out, " | %s | %s | %s → %s |\n", lo_fl ? c : pct(c, sizeof c, f, l),
                        bf_trend_verdict(t, i),
                        fmtd(b, sizeof b, first ? first->service.p99_ms : NAN, 1, "-"),
                        fmtd(a, sizeof a, last ? last->service.p99_ms : NAN, 1, "-"));
     }
     if (format == BF_COMPARE_CSV)
         return;
-    size_t lower = 0, higher = 0, same = 0, failed = 0, missing = 0;
+    size_t lower = 0, higher = 0, same = 0, failed = 0, missing = 0, nleft = 0;
     for (size_t i = 0; i < t->ncells; i++) {
         const char *v = bf_trend_verdict(t, i);
         if (strcmp(v, "-") == 0)
             missing++;
+        else if (strcmp(v, "left out") == 0)
+            nleft++;
         else if (strcmp(v, "failed") == 0)
             failed++;
         else if (strncmp(v, "slower", 6) == 0 || strncmp(v, "lower", 5) == 0)
@@ -356,6 +391,11 @@ void bf_trend_format(const bf_trend_t *t, enum bf_compare_format format, bf_buf_
         bf_buf_appendf(out, ", %zu failed", failed);
     if (missing)
         bf_buf_appendf(out, ", %zu not in both", missing);
+    if (nleft)
+        bf_buf_appendf(out,
+                       ", %zu left out (degraded, not verified or mostly failed in the "
+                       "first or last, as the findings leave them out: neither higher nor lower)",
+                       nleft);
     bf_buf_appendz(out,
                    ".\ndocs/s relative to #1 (geometric mean over the cells measured in both):");
     for (size_t k = 1; k < t->nc; k++) {

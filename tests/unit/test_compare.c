@@ -119,7 +119,8 @@ static void test_csv(void **state)
     const char *head = "cell,shards,replicas,batch_size,concurrency,base_docs_per_s,"
                        "contender_docs_per_s,diff_docs_per_s,diff_pct,noise_pct,noise_source,"
                        "within_noise,verdict,base_service_p99_ms,contender_service_p99_ms,"
-                       "base_few_requests,contender_few_requests\n";
+                       "base_few_requests,contender_few_requests,base_left_out,"
+                       "contender_left_out\n";
     assert_true(strncmp(out.data, head, strlen(head)) == 0);
     size_t lines = 0;
     for (const char *p = out.data; *p; p++)
@@ -289,7 +290,53 @@ static void test_few_requests_marked(void **state)
     assert_non_null(strstr(out.data, "1 row is few-requests on a side"));
     bf_buf_reset(&out);
     bf_compare_format(c, BF_COMPARE_CSV, &out);
-    assert_non_null(strstr(out.data, ",true,false\n"));
+    assert_non_null(strstr(out.data, ",true,false,\"\",\"\"\n"));
+    bf_buf_cleanup(&out);
+    bf_compare_destroy(&c);
+    unlink(mp);
+    free(mp);
+    rmdir(dir);
+}
+
+/* issue #30 item 3: the contender's first row degraded (an agent was lost) and 1.526 x the
+ * baseline's docs/s: compare follows the findings' rule, marks it, strikes its figures and
+ * calls it neither higher nor lower */
+static void first_degraded(json_t *row, size_t i)
+{
+    if (i != 0)
+        return;
+    json_object_set_new(row, "degraded", json_true());
+    double v = json_number_value(json_object_get(row, "docs_per_s"));
+    json_object_set_new(row, "docs_per_s", json_real(v * 1.526));
+}
+
+static void test_left_out_marked(void **state)
+{
+    (void)state;
+    char dir[4096];
+    char *mp = edited_copy(dir, sizeof dir, first_degraded);
+    bf_compare_t *c = NULL;
+    assert_int_equal(bf_compare_dirs(BASE, dir, &c, NULL), BF_OK);
+    const bf_compare_row_t *r = bf_compare_row(c, 0);
+    assert_string_equal(r->contender_left_out, "degraded: an agent was lost");
+    assert_string_equal(r->base_left_out, "");
+    assert_string_equal(bf_compare_row(c, 1)->contender_left_out, "");
+    bf_buf_t out;
+    bf_buf_init(&out, 0);
+    bf_compare_format(c, BF_COMPARE_MARKDOWN, &out);
+    char line[1024];
+    const char *l = strstr(out.data, r->cell);
+    assert_non_null(l);
+    snprintf(line, sizeof line, "%.*s", (int)strcspn(l, "\n"), l);
+    if (strstr(line, "| left out (contender: degraded: an agent was lost) |") == NULL ||
+        strstr(line, "higher") != NULL || strstr(line, "~~+52.6~~") == NULL)
+        fail_msg("the degraded row is not marked and struck: %s", line);
+    assert_non_null(strstr(out.data, ", 1 left out (degraded, not verified or mostly failed"));
+    bf_buf_reset(&out);
+    bf_compare_format(c, BF_COMPARE_CSV, &out);
+    assert_non_null(strstr(out.data, ",base_left_out,contender_left_out\n"));
+    assert_non_null(strstr(out.data, ",left out,"));
+    assert_non_null(strstr(out.data, ",\"\",\"degraded: an agent was lost\"\n"));
     bf_buf_cleanup(&out);
     bf_compare_destroy(&c);
     unlink(mp);
@@ -329,6 +376,7 @@ int main(void)
         cmocka_unit_test(test_single_runs_no_noise_estimate),
         cmocka_unit_test(test_no_cell_matched),
         cmocka_unit_test(test_few_requests_marked),
+        cmocka_unit_test(test_left_out_marked),
         cmocka_unit_test(test_errors),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

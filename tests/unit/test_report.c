@@ -322,6 +322,79 @@ static void test_errors_by_type_column(void **state)
     free(html);
 }
 
+/* issue #30 item 3: a degraded row (an agent lost: 18k -> 33k looked like a concurrency gain)
+ * is drawn hollow, dashed, struck and labelled "left out", off the line, with the findings'
+ * reason in its tooltip and in the chart data */
+static void test_left_out_points(void **state)
+{
+    (void)state;
+    char tmpl[1024];
+    snprintf(tmpl, sizeof tmpl, "%s/bf-report-lo.XXXXXX",
+             getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+    char *dir = mkdtemp(tmpl);
+    assert_non_null(dir);
+    char *mpath = bf_asprintf("%s/matrix.json", dir);
+    FILE *f = fopen(mpath, "w");
+    assert_non_null(f);
+    fputs("{\"scenario\":\"lo\",\"rows\":["
+          "{\"cell\":\"c1\",\"indices\":1,\"shards\":1,\"replicas\":0,\"batch_size\":500,"
+          "\"concurrency\":1,\"docs_per_s\":10000,\"verified\":true},"
+          "{\"cell\":\"c2\",\"indices\":1,\"shards\":1,\"replicas\":0,\"batch_size\":500,"
+          "\"concurrency\":2,\"docs_per_s\":18000,\"verified\":true},"
+          "{\"cell\":\"c4\",\"indices\":1,\"shards\":1,\"replicas\":0,\"batch_size\":500,"
+          "\"concurrency\":4,\"docs_per_s\":33000,\"verified\":true,\"degraded\":true}]}",
+          f);
+    fclose(f);
+    char *html = render(dir);
+    const char *chart = strstr(html, "data-chart=\"throughput\"");
+    assert_non_null(chart);
+    const char *end = strstr(chart, "</svg>");
+    char *svg = bf_asprintf("%.*s", (int)(end - chart), chart);
+    assert_int_equal(count(svg, "class=\"pt left\""), 1);
+    assert_int_equal(count(svg, "class=\"strike\""), 1);
+    assert_int_equal(count(svg, ">left out</text>"), 1);
+    const char *lo = strstr(svg, "class=\"pt left\"");
+    assert_non_null(strstr(lo, "data-cell=\"c4\""));
+    assert_non_null(strstr(lo, "stroke-dasharray"));
+    assert_non_null(strstr(lo, "(left out of the findings: degraded: an agent was lost)"));
+    /* the line joins c1 and c2 only: two points, not three */
+    const char *pl = strstr(svg, "points=\"");
+    assert_non_null(pl);
+    size_t pairs = 0;
+    for (const char *q = pl + 8; *q && *q != '"'; q++)
+        pairs += *q == ',';
+    assert_int_equal(pairs, 2);
+    json_t *data = embedded_data(html);
+    json_t *pts = json_object_get(
+        json_array_get(
+            json_object_get(
+                json_array_get(json_object_get(json_object_get(data, "charts"), "throughput"), 0),
+                "lines"),
+            0),
+        "points");
+    assert_int_equal(json_array_size(pts), 3);
+    size_t i;
+    json_t *p;
+    json_array_foreach(pts, i, p)
+    {
+        const char *cell = json_string_value(json_object_get(p, "cell"));
+        json_t *why = json_object_get(p, "left_out");
+        if (strcmp(cell, "c4") == 0)
+            assert_string_equal(json_string_value(why), "degraded: an agent was lost");
+        else
+            assert_true(json_is_null(why));
+    }
+    json_decref(data);
+    free(svg);
+    free(html);
+    char *rp = bf_asprintf("%s/report.html", dir);
+    unlink(rp);
+    free(rp);
+    unlink(mpath);
+    free(mpath);
+    rmdir(dir);
+}
+
 static void test_findmax_section(void **state)
 {
     (void)state;
@@ -536,6 +609,7 @@ int main(void)
         cmocka_unit_test(test_repeated_cells_draw_every_run),
         cmocka_unit_test(test_errors_and_escaping),
         cmocka_unit_test(test_findmax_section),
+        cmocka_unit_test(test_left_out_points),
         cmocka_unit_test(test_search_rows_through_the_codec),
         cmocka_unit_test(test_text_axis_bars),
         cmocka_unit_test(test_errors_by_type_column),
