@@ -1946,6 +1946,7 @@ static int build_request_run(bf__load_t *L)
     fm->step_down_pct = (uint32_t)TOP(FM_STEP_DOWN_PCT)->u;
     fm->sustain_tries = (uint32_t)TOP(FM_SUSTAIN_TRIES)->u;
     fm->max_time_ms = TOP(FM_MAX_TIME)->u;
+    fm->present = TOP(FM)->set;
     if (fm->batch_max < fm->batch_start || fm->concurrency_max < fm->concurrency_start) {
         const bf__kval_t *k = fm->batch_max < fm->batch_start ? TOP(FM_BATCH_MAX) : TOP(FM_CONC_MAX);
         return bf__err(L, k->node, BF_E_INVAL, "%s: must not be below %s; raise it or lower "

@@ -201,6 +201,7 @@ typedef struct bf_findmax_spec {
     uint32_t step_down_pct;    /* sustain: lower the rate by this % after a miss (10) */
     uint32_t sustain_tries;    /* sustain runs at most (5) */
     uint64_t max_time_ms;      /* the whole search per combination of the other axes (1 h) */
+    int present;               /* 1: the file has a find_max: section (plan states its bound) */
 } bf_findmax_spec_t;
 
 typedef struct bf_run_spec {

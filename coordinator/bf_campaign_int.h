@@ -72,6 +72,13 @@ typedef struct bf__campaign {
      * per-second latency p99 for the sustain phase's slope test */
     const char *base_cell_id;
     int track_p99;
+    /* find-max's progress (issue #30 item 8): the step running (NULL outside find-max), when
+     * its combination's find_max.max_time ends (monotonic us), the bound, and how many
+     * combinations follow; the progress line and the cell's first line say these instead of
+     * "cell k/n ... left ~" */
+    const struct bf_fm_step *fm_step;
+    uint64_t fm_deadline_us, fm_max_time_ms;
+    size_t fm_combos_after;
     uint32_t min_agents; /* a cell may start with this many agents */
     uint64_t wait_ms;    /* how long to wait for them */
 
@@ -133,6 +140,11 @@ int bf__campaign_one(bf__campaign_t *c, const bf_cell_t *cell, uint32_t rep, con
  * caller frees), DIR/findmax.json rewritten after every step, and one line per combination:
  * "max sustainable: N docs/s at batch B, concurrency C (p99 X ms)". Returns the exit code. */
 int bf__findmax_run(bf__campaign_t *c, bf_row_t **rows, size_t *nrows);
+
+/* bf__findmax_combinations — how many searches find-max runs on sc: the distinct value sets
+ * of the axes other than batch_size, concurrency and target_rate (at most 4096). For `plan`.
+ * Thread-safe if sc is not changed meanwhile. */
+size_t bf__findmax_combinations(const bf_scenario_t *sc);
 
 /* ---- bf_campaign_ms.c: the metrics store's part of a campaign ---- */
 

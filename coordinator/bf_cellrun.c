@@ -4,6 +4,7 @@
 
 #include "bf_buf.h"
 #include "bf_clock.h"
+#include "bf_findmax.h"
 #include "bf_finish.h"
 #include "bf_log.h"
 #include "bf_mem.h"
@@ -639,6 +640,14 @@ void bf__cellrun_publish(bf__campaign_t *c, size_t k, size_t ncells, const char 
     bf_metrics_publish(c->metrics, &l);
 }
 
+/* the find-max part of a progress line (bf_fm_progress) for the step running now */
+static void fm_progress(const bf__campaign_t *c, char *buf, size_t size)
+{
+    uint64_t now = bf_clock_mono_us();
+    uint64_t left_ms = c->fm_deadline_us > now ? (c->fm_deadline_us - now) / 1000u : 0;
+    bf_fm_progress(c->fm_step, left_ms, c->fm_max_time_ms, c->fm_combos_after, buf, size);
+}
+
 static void progress(bf__campaign_t *c, size_t k, size_t ncells, int32_t second, uint64_t elapsed_ms,
                      uint64_t remaining_ms)
 {
@@ -656,6 +665,25 @@ static void progress(bf__campaign_t *c, size_t k, size_t ncells, int32_t second,
     char el[32], rem[32];
     bf_units_format_duration_ms(elapsed_ms, el, sizeof el);
     bf_units_format_duration_ms(remaining_ms, rem, sizeof rem);
+    if (c->fm_step != NULL) {
+        /* a find-max step: "cell 3/3, left ~3 s" would count the steps run so far and the
+         * step's own seconds; the phase, the step and the search's time bound mean something */
+        char fm[300];
+        fm_progress(c, fm, sizeof fm);
+        if (isatty(STDERR_FILENO)) {
+            char line[512];
+            snprintf(line, sizeof line,
+                     "%s  %s  %" PRIu64 " docs/s  errors %" PRIu64 "  429 %" PRIu64 "  elapsed %s",
+                     fm, phase, ok, err, rej, el);
+            fprintf(stderr, "\r\033[K%s", line); /* the live line, rewritten every second */
+            fflush(stderr);
+        } else if (second % 5 == 4) {
+            bf_info("%s; %s: %" PRIu64 " docs/s, errors %" PRIu64 ", 429 %" PRIu64
+                    ", lost agents %u, elapsed %s",
+                    fm, phase, ok, err, rej, lost, el);
+        }
+        return;
+    }
     if (isatty(STDERR_FILENO)) {
         char line[512];
         snprintf(line, sizeof line,
@@ -688,9 +716,17 @@ int bf__cellrun_run(bf__campaign_t *c, const bf_cell_t *cell, uint32_t repetitio
     c->load_s = (int32_t)((run->warmup_ms + run->duration_ms + 999) / 1000);
     int retry = 0;
     bf_results_cell_name(cell, repetition, repeat, c->cell_name, sizeof c->cell_name);
-    bf_info("cell %zu/%zu %s (shards %u, replicas %u, batch %u, concurrency %u%s) on %u agents",
-            k + 1, ncells, c->cell_name, cell->shards, cell->replicas, cell->batch_size,
-            cell->concurrency, cell->target_rate > 0 ? ", target rate" : "", nagents);
+    if (c->fm_step != NULL) {
+        char fm[300];
+        fm_progress(c, fm, sizeof fm);
+        bf_info("%s: cell %s (shards %u, replicas %u) on %u agents", fm, c->cell_name, cell->shards,
+                cell->replicas, nagents);
+    } else {
+        bf_info("cell %zu/%zu %s (shards %u, replicas %u, batch %u, concurrency %u%s) on %u "
+                "agents",
+                k + 1, ncells, c->cell_name, cell->shards, cell->replicas, cell->batch_size,
+                cell->concurrency, cell->target_rate > 0 ? ", target rate" : "", nagents);
+    }
 
     /* agents still draining a cell of the coordinator before us (killed under it) may have
      * bulk requests in flight: the index is recreated only once they are done */

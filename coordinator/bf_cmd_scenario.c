@@ -6,6 +6,9 @@
  */
 #include "bf_cmd_scenario.h"
 
+#include "bf_campaign_int.h"
+#include "bf_findmax.h"
+
 #include "bf_cluster.h"
 #include "bf_corpus.h"
 #include "bf_error.h"
@@ -564,6 +567,36 @@ int bf_cmd_plan(int argc, char **argv)
                bf_units_format_duration_ms(run->duration_ms, d2, sizeof d2),
                bf_units_format_duration_ms(SETUP_MS, d3, sizeof d3), extra,
                bf_units_format_duration_ms(total, d4, sizeof d4));
+    }
+    const bf_findmax_spec_t *fms = bf_scenario_findmax(sc);
+    if (fms->present) {
+        /* `find-max` runs steps, not these cells: its time is the search's bound (issue #30
+         * item 8: "1 cell, 12 s" said nothing of a search that may take find_max.max_time) */
+        bf_fm_cfg_t fc;
+        bf_fm_cfg_defaults(&fc);
+        fc.batch_start = fms->batch_start, fc.batch_max = fms->batch_max;
+        fc.concurrency_start = fms->concurrency_start, fc.concurrency_max = fms->concurrency_max;
+        fc.sustain_tries = fms->sustain_tries;
+        uint32_t nsearch = 0, nsustain = 0;
+        bf_fm_max_steps(&fc, &nsearch, &nsustain);
+        size_t ncombo = bf__findmax_combinations(sc);
+        uint64_t steps_ms = (uint64_t)nsearch * (run->warmup_ms + run->duration_ms + SETUP_MS) +
+                            (uint64_t)nsustain * (run->warmup_ms + fms->sustain_ms + SETUP_MS);
+        uint64_t per_ms = steps_ms < fms->max_time_ms ? steps_ms : fms->max_time_ms;
+        char f1[32], f2[32], f3[32], f4[32], f5[32], f6[32], f7[32], f8[32];
+        printf("find-max: %zu combination%s of the other axes, each a search of at most %u "
+               "search steps (%s warmup + %s + ~%s setup) and %u sustain steps (%s + "
+               "find_max.sustain %s + ~%s) = %s, bounded by find_max.max_time %s: up to %s per "
+               "combination, %s in all (the estimated duration above is `run`'s)\n",
+               ncombo, ncombo == 1 ? "" : "s", nsearch,
+               bf_units_format_duration_ms(run->warmup_ms, f1, sizeof f1),
+               bf_units_format_duration_ms(run->duration_ms, f2, sizeof f2),
+               bf_units_format_duration_ms(SETUP_MS, f3, sizeof f3), nsustain, f1,
+               bf_units_format_duration_ms(fms->sustain_ms, f4, sizeof f4), f3,
+               bf_units_format_duration_ms(steps_ms, f5, sizeof f5),
+               bf_units_format_duration_ms(fms->max_time_ms, f6, sizeof f6),
+               bf_units_format_duration_ms(per_ms, f7, sizeof f7),
+               bf_units_format_duration_ms(per_ms * ncombo, f8, sizeof f8));
     }
     printf("peak memory per agent: %s in cell %s (its concurrency share x body%s + "
            "dictionaries%s + 64 MiB)\n",

@@ -6,6 +6,9 @@
  * simulated cluster and the campaign only executes steps.
  */
 #include "bf_findmax.h"
+#include "bf_units.h"
+
+#include <stdio.h>
 
 #include <string.h>
 
@@ -280,6 +283,51 @@ void bf_fm_stop(bf_fm_t *fm, const char *reason)
 {
     if (fm->phase != BF_FM_DONE)
         end_search(fm, reason);
+}
+
+uint32_t bf_fm_max_steps(const bf_fm_cfg_t *cfg, uint32_t *search_steps, uint32_t *sustain_steps)
+{
+    bf_fm_t fm; /* the defaults bf_fm_init applies to zero fields */
+    bf_fm_init(&fm, cfg);
+    const bf_fm_cfg_t *c = &fm.cfg;
+    uint32_t n = 0;
+    for (uint64_t b = c->batch_start; b <= c->batch_max; b *= 2)
+        n++; /* batch doublings, the first size included */
+    uint64_t lo = c->concurrency_start;
+    while (lo * 2 <= c->concurrency_max) {
+        lo *= 2;
+        n++; /* concurrency doublings */
+    }
+    /* the longest bisection: between the last good concurrency and its double (capped at the
+     * maximum), the larger half kept each time, until hi - lo <= max(1, lo / 8) */
+    uint64_t good = lo / 2 >= c->concurrency_start ? lo / 2 : lo, hi = good * 2;
+    uint64_t res = good / 8 > 1 ? good / 8 : 1;
+    for (uint64_t w = hi - good; w > res; w -= w / 2)
+        n++;
+    if (search_steps)
+        *search_steps = n;
+    if (sustain_steps)
+        *sustain_steps = c->sustain_tries;
+    return n + c->sustain_tries;
+}
+
+char *bf_fm_progress(const bf_fm_step_t *st, uint64_t bound_left_ms, uint64_t max_time_ms,
+                     size_t combos_after, char *buf, size_t size)
+{
+    char left[32], bound[32], rate[48] = "";
+    bf_units_format_duration_ms(bound_left_ms, left, sizeof left);
+    bf_units_format_duration_ms(max_time_ms, bound, sizeof bound);
+    if (st->target_rate > 0)
+        snprintf(rate, sizeof rate, ", target %.0f docs/s", st->target_rate);
+    int w = snprintf(buf, size,
+                     "find-max step %u (%s phase: batch %u, concurrency %u%s), search "
+                     "bound left ~%s of find_max.max_time %s",
+                     st->n, bf_fm_phase_name(st->phase), st->batch_size, st->concurrency, rate,
+                     left, bound);
+    if (combos_after > 0 && w > 0 && (size_t)w < size)
+        snprintf(buf + w, size - (size_t)w, ", then %zu more combination%s of up to %s each",
+                 combos_after, combos_after == 1 ? "" : "s", bound);
+    return buf;
 }
 
 const char *bf_fm_phase_name(enum bf_fm_phase p)

@@ -152,6 +152,21 @@ void bf_fm_skip_to_sustain(bf_fm_t *fm);
 /* bf_fm_stop — end the search now with `reason` (static text), keeping a result found so far. */
 void bf_fm_stop(bf_fm_t *fm, const char *reason);
 
+/* bf_fm_max_steps — the most steps a search under cfg can run (issue #30 item 8: what `plan`
+ * states): *search_steps closed-loop steps (every batch doubling from batch_start to
+ * batch_max, every concurrency doubling from concurrency_start to concurrency_max, the longest
+ * bisection below concurrency_max) and *sustain_steps open-loop ones (sustain_tries). Either
+ * pointer may be NULL. Returns their sum. Pure, thread-safe. */
+uint32_t bf_fm_max_steps(const bf_fm_cfg_t *cfg, uint32_t *search_steps, uint32_t *sustain_steps);
+
+/* bf_fm_progress — what the progress line says of a find-max step instead of "cell k/n ...
+ * left ~": "find-max step 7 (concurrency phase: batch 800, concurrency 4), search bound left
+ * ~3m10s of find_max.max_time 4m" (plus ", then 2 more combinations of up to 4m each" when
+ * combos_after > 0). bound_left_ms: what is left of this combination's max_time; max_time_ms
+ * the bound itself. Written into buf (truncated at size); returns buf. Thread-safe. */
+char *bf_fm_progress(const bf_fm_step_t *st, uint64_t bound_left_ms, uint64_t max_time_ms,
+                     size_t combos_after, char *buf, size_t size);
+
 const char *bf_fm_phase_name(enum bf_fm_phase p);     /* "batch", "concurrency", ... */
 const char *bf_fm_verdict_name(enum bf_fm_verdict v); /* "gain", "knee", "rejected", ... */
 

@@ -13,6 +13,7 @@
 #include "bf_campaign_int.h"
 
 #include "bf_clock.h"
+#include "bf_cluster.h"
 #include "bf_finish.h"
 #include "bf_findmax.h"
 #include "bf_log.h"
@@ -48,6 +49,21 @@ static void combo_label(const bf_cell_t *cell, char *buf, size_t size)
     }
     if (buf[0] == '\0')
         snprintf(buf, size, "all");
+}
+
+size_t bf__findmax_combinations(const bf_scenario_t *sc)
+{
+    size_t ncells = bf_scenario_cell_count(sc), n = 0;
+    char(*labels)[512] = bf_calloc(ncells + 1, sizeof *labels);
+    for (size_t i = 0; i < ncells && n < MAX_COMBOS; i++) {
+        combo_label(bf_scenario_cell(sc, i), labels[n], sizeof labels[n]);
+        size_t k = 0;
+        while (k < n && strcmp(labels[k], labels[n]) != 0)
+            k++;
+        n += k == n;
+    }
+    free(labels);
+    return n;
 }
 
 static double ms_or(double v, double fallback)
@@ -172,22 +188,116 @@ static void print_path(FILE *f, const combo *k)
     }
 }
 
-static void print_result(FILE *f, const combo *k, size_t ncombos)
+/* the result line of a combination (no newline), into buf */
+static void result_line(const combo *k, size_t ncombos, char *buf, size_t size)
 {
     const bf_fm_t *fm = &k->fm;
     char who[600] = "";
     if (ncombos > 1)
         snprintf(who, sizeof who, " [%s]", k->label);
     if (fm->found) {
-        char p99[32] = "-";
+        char p99[32] = "-", head[200] = "";
         if (fm->sustained_p99_ms >= 0)
             snprintf(p99, sizeof p99, "%.1f", fm->sustained_p99_ms);
-        fprintf(f, "max sustainable%s: %.0f docs/s at batch %u, concurrency %u (p99 %s ms)\n", who,
-                fm->sustained_rate, fm->batch, fm->sustained_concurrency, p99);
+        /* the sustain steps ran with find_max's headroom over the concurrency the search
+         * found: say so, or "concurrency 2" reads as what the search found (issue #30 item 4) */
+        if (fm->sustained_concurrency != fm->lo)
+            snprintf(head, sizeof head,
+                     "; concurrency %u is the sustain headroom: the search "
+                     "found %u, and sustain steps run with %u x it so an open-loop client can "
+                     "catch up after a slow second",
+                     fm->sustained_concurrency, fm->lo, fm->cfg.sustain_headroom);
+        snprintf(buf, size,
+                 "max sustainable%s: %.0f docs/s at batch %u, concurrency %u (p99 %s "
+                 "ms)%s",
+                 who, fm->sustained_rate, fm->batch, fm->sustained_concurrency, p99, head);
     } else {
-        fprintf(f, "max sustainable%s: none found (%s)\n", who,
-                fm->end_reason ? fm->end_reason : "the search did not finish");
+        snprintf(buf, size, "max sustainable%s: none found (%s)", who,
+                 fm->end_reason ? fm->end_reason : "the search did not finish");
     }
+}
+
+static void print_result(FILE *f, const combo *k, size_t ncombos)
+{
+    char line[1400];
+    result_line(k, ncombos, line, sizeof line);
+    fprintf(f, "%s\n", line);
+}
+
+/* one run's noise on a shared host: compare's band without repetitions (bf_compare.h) */
+#define NOT_REPEATED_NOISE 0.05
+
+/* Each step rests on one run: the closed-loop steps whose docs/s changed by less than the
+ * noise of one run against the step before them, "step 3 (+2.1 %), step 6 (-1.0 %)", into
+ * buf (issue #30 item 4: find-max does not repeat them, and says so). Returns how many. */
+static size_t within_noise(const combo *k, char *buf, size_t size)
+{
+    size_t n = 0, o = 0;
+    double prev = -1;
+    buf[0] = '\0';
+    for (size_t i = 0; i < json_array_size(k->steps); i++) {
+        json_t *st = json_array_get(k->steps, i);
+        const char *ph = json_string_value(json_object_get(st, "phase"));
+        if (ph == NULL || strcmp(ph, "sustain") == 0)
+            continue;
+        double d = json_number_value(json_object_get(st, "docs_per_s"));
+        if (prev > 0 && d > 0 && fabs(d / prev - 1.0) < NOT_REPEATED_NOISE) {
+            n++;
+            if (o < size)
+                o += (size_t)snprintf(buf + o, size - o, "%sstep %lld (%+.1f %%)", o ? ", " : "",
+                                      (long long)json_integer_value(json_object_get(st, "step")),
+                                      (d / prev - 1.0) * 100.0);
+        }
+        prev = d;
+    }
+    return n;
+}
+
+static void print_noise(FILE *f, const combo *k)
+{
+    char which[1024];
+    if (within_noise(k, which, sizeof which) > 0)
+        fprintf(f,
+                "\nNot repeated: each step ran once, and %s changed docs/s by less than %.0f %% "
+                "against the step before (within one run's noise on a shared host): their gain "
+                "or knee is not certain; run find-max again, or the cells with run.repeat, to "
+                "confirm.\n",
+                which, NOT_REPEATED_NOISE * 100.0);
+    else
+        fprintf(f,
+                "\nEach step ran once (not repeated); every step changed docs/s by %.0f %% or "
+                "more against the step before.\n",
+                NOT_REPEATED_NOISE * 100.0);
+}
+
+/* matrix.md's lead: the answer first, then what the rows below are (issue #30 item 4) */
+static void set_lead(bf__campaign_t *c, const combo *ks, size_t nk)
+{
+    char *md = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&md, &len);
+    if (f == NULL)
+        return;
+    fputs("# find-max: the sustainable answer\n\n", f);
+    for (size_t k = 0; k < nk; k++) {
+        if (!ks[k].started)
+            continue;
+        char line[1400];
+        result_line(&ks[k], nk, line, sizeof line);
+        fprintf(f, "- %s\n", line);
+    }
+    for (size_t k = 0; k < nk; k++)
+        if (ks[k].started)
+            print_noise(f, &ks[k]);
+    fputs("\nThe rows below are the search's steps: the closed-loop search steps (one request "
+          "in flight, then more) and the open-loop sustain steps (a target rate). The findings "
+          "leave the sustain steps out: the two kinds are never compared with each other, and "
+          "the findings' best of the search steps is a closed-loop peak, not a sustainable "
+          "rate.\n\n",
+          f);
+    fclose(f);
+    bf_results_set_lead(c->res, md);
+    free(md);
 }
 
 /* a search step as a cell of its own; owned by the caller (free id then the cell) */
@@ -258,14 +368,18 @@ int bf__findmax_run(bf__campaign_t *c, bf_row_t **rows, size_t *nrows)
     }
     bf_fm_cfg_t cfg;
     cfg_of_spec(spec, &cfg);
-    bf_info("find-max: %zu combination%s of the other axes; steps of %llu s + %llu s, sustain "
-            "%llu s, at most %llu s per combination",
-            nk, nk == 1 ? "" : "s", (unsigned long long)(warmup_ms / 1000),
-            (unsigned long long)(search_ms / 1000), (unsigned long long)(sustain_ms / 1000),
+    uint32_t most_search = 0, most_sustain = 0;
+    bf_fm_max_steps(&cfg, &most_search, &most_sustain);
+    bf_info("find-max: %zu combination%s of the other axes; at most %u search steps of %llu s + "
+            "%llu s and %u sustain steps of %llu s + %llu s, bounded by find_max.max_time %llu s "
+            "per combination",
+            nk, nk == 1 ? "" : "s", most_search, (unsigned long long)(warmup_ms / 1000),
+            (unsigned long long)(search_ms / 1000), most_sustain,
+            (unsigned long long)(warmup_ms / 1000), (unsigned long long)(sustain_ms / 1000),
             (unsigned long long)(spec->max_time_ms / 1000));
 
     bf_cell_t **cells = NULL; /* every step cell: rows borrow them until the end */
-    size_t ncellv = 0, capcell = 0, caprows = *nrows;
+    size_t ncellv = 0, capcell = 0, caprows = *nrows, ran_steps = 0;
     int code = BF_EXIT_OK;
     uint64_t campaign_start = bf_clock_mono_us();
     for (size_t k = 0; k < nk && code == BF_EXIT_OK; k++) {
@@ -299,6 +413,10 @@ int bf__findmax_run(bf__campaign_t *c, bf_row_t **rows, size_t *nrows)
             bf_scenario_override_run(c->sc, NULL, &d);
             c->base_cell_id = K->base->id;
             c->track_p99 = st.phase == BF_FM_SUSTAIN;
+            c->fm_step = &st;
+            c->fm_deadline_us = t0 + spec->max_time_ms * 1000u;
+            c->fm_max_time_ms = spec->max_time_ms;
+            c->fm_combos_after = nk - k - 1;
             char name[256];
             bf_results_cell_name(cell, 1, 1, name, sizeof name);
             bf_row_t row;
@@ -309,6 +427,7 @@ int bf__findmax_run(bf__campaign_t *c, bf_row_t **rows, size_t *nrows)
                 bf_info("find-max step %s already finished in %s; kept", name, c->opts->resume_dir);
                 resumed = 1;
             } else {
+                ran_steps++;
                 rc = bf__campaign_one(c, cell, 1, name, st.n - 1, st.n, campaign_start, &row);
                 if (rc > 0) {
                     code = rc;
@@ -317,6 +436,7 @@ int bf__findmax_run(bf__campaign_t *c, bf_row_t **rows, size_t *nrows)
             }
             c->base_cell_id = NULL;
             c->track_p99 = 0;
+            c->fm_step = NULL;
             if (*nrows + 1 > caprows) {
                 caprows = caprows ? caprows * 2 : 64;
                 *rows = bf_realloc(*rows, caprows * sizeof **rows);
@@ -376,20 +496,46 @@ int bf__findmax_run(bf__campaign_t *c, bf_row_t **rows, size_t *nrows)
             K->elapsed_ms = (bf_clock_mono_us() - t0) / 1000;
             write_findmax_json(c, ks, nk);
         }
+        c->fm_step = NULL; /* also after a break out of the loop: st is gone */
         K->finished = K->fm.phase == BF_FM_DONE;
         K->elapsed_ms = (bf_clock_mono_us() - t0) / 1000;
         write_findmax_json(c, ks, nk);
     }
     bf_scenario_override_run(c->sc, NULL, &search_ms);
 
+    /* every step recreated the combination's index and its rows hold what it measured: the
+     * last step's index is only disk space on the target (73 MB in issue #30 item 9), so it
+     * goes, through the cluster module (only what bulkfleet created), or the log says why not */
+    if (ran_steps > 0 && code != BF_EXIT_ENV && c->es != NULL && !c->cluster_gone) {
+        const bf_cell_t *last = cells[ncellv - 1];
+        bf_diag_t dd = {0};
+        if (bf_cluster_delete_cell(c->es, last, &dd) == BF_OK)
+            bf_info("find-max: deleted %s, the index of the last step (%s): each step recreated "
+                    "it, and its rows keep what it measured",
+                    last->indices ? last->index_names[0] : "?", last->id);
+        else
+            bf_warn("find-max: the last step's index %s is kept (%s): delete it when done",
+                    last->indices ? last->index_names[0] : "?", dd.msg);
+    } else if (ran_steps > 0) {
+        bf_warn("find-max: the last step's index %s is kept: the cluster %s; delete it when done",
+                cells[ncellv - 1]->indices ? cells[ncellv - 1]->index_names[0] : "?",
+                c->cluster_gone ? "could not be reached" : "was not written to");
+    }
+
+    set_lead(c, ks, nk);
+    if (*nrows > 0 && bf_results_write_matrix(c->res, c->sc, *rows, *nrows) != BF_OK)
+        bf_warn("find-max: could not rewrite %s/matrix.md with the answer first",
+                bf_results_dir(c->res));
     if (*nrows > 0) {
         bf_diag_t rd = {0};
         if (bf_report_write(bf_results_dir(c->res), &rd) != BF_OK)
             bf_warn("report: %s", rd.msg);
     }
     for (size_t k = 0; k < nk; k++)
-        if (ks[k].started)
+        if (ks[k].started) {
             print_path(stdout, &ks[k]);
+            print_noise(stdout, &ks[k]);
+        }
     printf("\nresults: %s\n\n", bf_results_dir(c->res));
     int all_found = 1;
     for (size_t k = 0; k < nk; k++) {

@@ -93,6 +93,9 @@ void bf_finding_point_from_row(const bf_row_t *row, bf_finding_point_t *p)
             }                                                                                      \
         }                                                                                          \
     } while (0)
+    WHY(bf_findings_fm_sustain_id(c->id), "%s",
+        "find-max sustain step: open loop at a target rate, not compared with the closed-loop "
+        "search steps");
     WHY(row->failed, "%s", "failed");
     WHY(row->aborted, "%s", "interrupted");
     WHY(row->stalled && !row->failed, "%s", "stalled");
@@ -107,6 +110,20 @@ void bf_finding_point_from_row(const bf_row_t *row, bf_finding_point_t *p)
     WHY(!row->failed && bad > BF_FINDINGS_MAX_FAILED, "%.1f%% of its documents failed or unknown",
         bad * 100.0);
 #undef WHY
+}
+
+int bf_findings_fm_sustain_id(const char *id)
+{
+    /* fm<combination>-<step>-sustain-... (bf_findmax_run.c step_cell) */
+    if (id == NULL || strncmp(id, "fm", 2) != 0)
+        return 0;
+    const char *p = id + 2;
+    size_t d = strspn(p, "0123456789");
+    if (d == 0 || p[d] != '-')
+        return 0;
+    p += d + 1;
+    d = strspn(p, "0123456789");
+    return d > 0 && strncmp(p + d, "-sustain-", 9) == 0;
 }
 
 int bf_finding_point_from_json(json_t *row, bf_finding_point_t *p)

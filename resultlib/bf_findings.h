@@ -82,6 +82,13 @@ typedef struct bf_findings bf_findings_t;
 /* bf_finding_point_from_row — fill *p from a results row (the cell is borrowed for the call),
  * left_out included. */
 void bf_finding_point_from_row(const bf_row_t *row, bf_finding_point_t *p);
+/* bf_findings_fm_sustain_id — 1 when a cell id is a find-max sustain step's
+ * ("fm<combination>-<step>-sustain-b<B>-c<C>-r<rate>", as find-max names them): an open-loop
+ * run at a target rate, which the findings leave out ("find-max sustain step: ...") so it is
+ * never compared with the closed-loop search steps, and the report draws it left out
+ * (issue #30 item 4). Thread-safe. */
+int bf_findings_fm_sustain_id(const char *id);
+
 /* bf_finding_point_from_json — fill *p from one row object of matrix.json.
  * Returns 0 or BF_E_PARSE (not an object, or no shards / batch_size / concurrency). */
 int bf_finding_point_from_json(json_t *row, bf_finding_point_t *p);

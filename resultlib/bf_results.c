@@ -32,6 +32,7 @@ struct bf_results {
     char samples_path[4096];
     bf_diag_t err;  /* the first write that failed */
     char *metrics_store_json; /* matrix.json's "metrics_store" object, or NULL */
+    char *lead_md;            /* Markdown matrix.md starts with (find-max's answer), or NULL */
 };
 
 /* One table of row fields: the JSON names, CSV columns and resume loading all come from it. */
@@ -396,6 +397,7 @@ void bf_results_close(bf_results_t **r_p)
         fclose(r->samples);
     free(r->dir);
     free(r->metrics_store_json);
+    free(r->lead_md);
     free(r);
     *r_p = NULL;
 }
@@ -424,6 +426,12 @@ void bf_results_set_metrics_store(bf_results_t *r, const char *json_object_text)
 {
     free(r->metrics_store_json);
     r->metrics_store_json = json_object_text ? bf_strdup(json_object_text) : NULL;
+}
+
+void bf_results_set_lead(bf_results_t *r, const char *markdown)
+{
+    free(r->lead_md);
+    r->lead_md = markdown ? bf_strdup(markdown) : NULL;
 }
 
 void bf_results_set_cluster(bf_results_t *r, const bf_cluster_info_t *info)
@@ -798,6 +806,8 @@ int bf_results_write_matrix(bf_results_t *r, const bf_scenario_t *sc, const bf_r
     FILE *f = open_memstream(&md, &mdlen);
     if (f == NULL)
         return BF_E_NOMEM;
+    if (r->lead_md != NULL)
+        fputs(r->lead_md, f);
     bf_results_print_md(f, sc, rows, nrows);
     fclose(f);
     if (rc == BF_OK)

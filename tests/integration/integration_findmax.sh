@@ -32,9 +32,9 @@ timeout 300 "$COORD" find-max cap.yaml --local-agents 2 --bind "tcp://127.0.0.1:
 cat fm.out
 last=$(tail -n 1 fm.out)
 echo "$last"
-[[ "$last" =~ ^max\ sustainable:\ ([0-9]+)\ docs/s\ at\ batch\ ([0-9]+),\ concurrency\ ([0-9]+)\ \(p99\ [0-9.]+\ ms\)$ ]] ||
-    fail "the last line is not 'max sustainable: N docs/s at batch B, concurrency C (p99 X ms)': $last"
-N=${BASH_REMATCH[1]} B=${BASH_REMATCH[2]} C=${BASH_REMATCH[3]}
+[[ "$last" =~ ^max\ sustainable:\ ([0-9]+)\ docs/s\ at\ batch\ ([0-9]+),\ concurrency\ ([0-9]+)\ \(p99\ [0-9.]+\ ms\)(\;\ concurrency\ [0-9]+\ is\ the\ sustain\ headroom:\ the\ search\ found\ ([0-9]+).*)?$ ]] ||
+    fail "the last line is not 'max sustainable: N docs/s at batch B, concurrency C (p99 X ms)[; ... headroom ...]': $last"
+N=${BASH_REMATCH[1]} B=${BASH_REMATCH[2]} C=${BASH_REMATCH[3]} FOUND=${BASH_REMATCH[5]}
 python3 - "$N" $CAPACITY <<'PY' || fail "max sustainable $N docs/s is not within 10 % of the capacity $CAPACITY"
 import sys
 n, cap = float(sys.argv[1]), float(sys.argv[2])
@@ -62,7 +62,44 @@ for s in steps:  # every step is an ordinary, verified row
     assert r["batch_size"] == s["batch_size"] and r["concurrency"] == s["concurrency"], (r, s)
 print("steps:", len(steps), "knee:", c["knee"])
 PY
+# issue #30 item 4: the result line says when its concurrency is the sustain headroom; the
+# directory leads with the answer; sustain rows are left out of the findings; the steps were
+# not repeated, and the output says so
+KNEE_C=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["combinations"][0]["knee"]["concurrency"])' "$DIR/findmax.json")
+if [ "$KNEE_C" != "$C" ]; then
+    [ "$FOUND" = "$KNEE_C" ] || fail "concurrency $C is not the search's $KNEE_C, and the line does not say it is the headroom: $last"
+fi
+head -n 3 "$DIR/matrix.md" | grep -q '^# find-max: the sustainable answer' || fail "matrix.md does not lead with the answer"
+grep -Fq -- "- $last" "$DIR/matrix.md" || fail "matrix.md's lead is not the result line"
+grep -Eq '^(Not repeated: each step ran once|Each step ran once \(not repeated\))' fm.out || fail "find-max does not say its steps were not repeated"
+python3 - "$DIR" <<'PY' || fail "the findings compare sustain steps with search steps"
+import json, sys
+m = json.load(open(sys.argv[1] + "/matrix.json"))
+items = m["findings"]["items"]
+left = [x for x in items if x["kind"] == "left_out"]
+assert left, items
+text = " ".join(x["text"] for x in items)
+sustain = [r["cell"] for r in m["rows"] if "-sustain-" in r["cell"]]
+assert sustain
+for x in items:
+    if x["kind"] in ("best", "knee", "plateau", "batch", "axis"):
+        for s in sustain:
+            assert s not in x["text"], (s, x["text"])
+assert "find-max sustain step" in text, text
+PY
+h=$(cat "$DIR/report.html")
+[[ "${h%%id=\"findings\"*}" == *'id="find-max"'* ]] || fail "report.html does not show the find-max answer above the findings"
 grep -q "find-max" "$DIR/report.html" || fail "report.html has no find-max section"
+# issue #30 item 8: each step's first line names the phase, the step and the time bound left
+# (not "cell 3/3 ... left ~3 s"), and plan states the search's bound
+grep -Eq 'find-max step 1 \(batch phase: batch 100, concurrency 1\), search bound left ~[0-9].* of find_max.max_time 4m' fm.err ||
+    fail "no step line with phase, step and bound: $(grep -m3 'step' fm.err)"
+grep -Eq 'find-max step [0-9]+ \(sustain phase: batch [0-9]+, concurrency [0-9]+, target [0-9]+ docs/s\), search bound' fm.err ||
+    fail "no sustain step line with its target"
+! grep -Eq '^.*cell [0-9]+/[0-9]+ fm1-' fm.err || fail "a find-max step still says 'cell k/n'"
+"$COORD" plan cap.yaml > plan.out || fail "plan on a find-max scenario"
+grep -Eq '^find-max: 1 combination of the other axes, each a search of at most [0-9]+ search steps .* bounded by find_max.max_time 4m00s: up to [0-9hms]+ per combination' plan.out ||
+    fail "plan does not state find-max's bound: $(grep -i find plan.out)"
 
 # the found rate holds as a plain target-rate cell (what the number promises)
 cat > hold.yaml <<YAML
@@ -128,6 +165,11 @@ assert r["docs_rejected"] == 0 and r["docs_failed"] == 0, r
 assert r["store_bytes_per_payload_byte"] and r["store_bytes_per_payload_byte"] > 0, r
 print("cluster: held step", held[0]["cell"], "with", r["docs_counted"], "documents counted")
 PY
+# issue #30 item 9: find-max deletes the index its last step left, and says so
+grep -q "find-max: deleted bf-findmax-test, the index of the last step" real.err ||
+    fail "find-max did not say it deleted its last index: $(grep -i 'index' real.err | tail -3)"
+code=$(curl -s -o /dev/null -w '%{http_code}' "$ES/bf-findmax-test")
+[ "$code" = 404 ] || fail "find-max left its last index bf-findmax-test behind (HTTP $code)"
 pass "real cluster: $(tail -n 1 real.out); the held step verified by _count"
 
 # size takes the raw-to-disk factor and the ingest per data node from these results

@@ -723,9 +723,24 @@ static void test_index_mismatch_uses_real_shards(void **state)
     bf_findings_destroy(&f);
 }
 
+/* issue #30 item 4: a find-max sustain step (open loop at a target rate) is left out, so it is
+ * never compared with the closed-loop search steps; search steps and other ids are not */
+static void test_findmax_sustain_left_out(void **state)
+{
+    (void)state;
+    assert_true(bf_findings_fm_sustain_id("fm1-07-sustain-b800-c4-r1850"));
+    assert_true(bf_findings_fm_sustain_id("fm12-105-sustain-b1-c1-r1"));
+    assert_false(bf_findings_fm_sustain_id("fm1-03-concurrency-b800-c4"));
+    assert_false(bf_findings_fm_sustain_id("fm-07-sustain-b800"));
+    assert_false(bf_findings_fm_sustain_id("i1-s1-r0-b500-c4"));
+    assert_false(bf_findings_fm_sustain_id("sustain"));
+    assert_false(bf_findings_fm_sustain_id(NULL));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_findmax_sustain_left_out),
         cmocka_unit_test(test_best_per_shard_count_without_rejections),
         cmocka_unit_test(test_knee_first_step_under_ten_percent),
         cmocka_unit_test(test_shard_ratios_fewest_vs_others),

@@ -346,15 +346,50 @@ static void test_names(void **state)
         assert_string_not_equal(bf_fm_phase_name((enum bf_fm_phase)p), "?");
 }
 
+/* issue #30 item 8: the bound `plan` states and the progress line's words */
+static void test_max_steps_and_progress(void **state)
+{
+    (void)state;
+    uint32_t search = 0, sustain = 0;
+    /* defaults: batch 100..51200 (10 sizes), concurrency 2..1024 (10 doublings), bisecting
+     * 512..1024 down to 64 (3 steps); 5 sustain tries */
+    assert_int_equal(bf_fm_max_steps(NULL, &search, &sustain), 28);
+    assert_int_equal(search, 23);
+    assert_int_equal(sustain, 5);
+    /* integration_findmax's real-cluster search: batch 250, 500, 1000; concurrency 2, 4;
+     * bisecting 2..4 once; 8 sustain tries */
+    bf_fm_cfg_t cfg;
+    bf_fm_cfg_defaults(&cfg);
+    cfg.batch_start = 250, cfg.batch_max = 1000, cfg.concurrency_max = 4, cfg.sustain_tries = 8;
+    assert_int_equal(bf_fm_max_steps(&cfg, &search, &sustain), 14);
+    assert_int_equal(search, 6);
+    /* the progress line's words */
+    bf_fm_step_t st = {.phase = BF_FM_CONCURRENCY, .n = 7, .batch_size = 800, .concurrency = 4};
+    char buf[300];
+    bf_fm_progress(&st, 190000, 240000, 0, buf, sizeof buf);
+    assert_string_equal(buf, "find-max step 7 (concurrency phase: batch 800, concurrency 4), "
+                             "search bound left ~3m10s of find_max.max_time 4m00s");
+    st.phase = BF_FM_SUSTAIN, st.target_rate = 1850;
+    bf_fm_progress(&st, 0, 240000, 2, buf, sizeof buf);
+    assert_non_null(strstr(buf, "(sustain phase: batch 800, concurrency 4, target 1850 docs/s)"));
+    assert_non_null(strstr(buf, ", then 2 more combinations of up to 4m00s each"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_knee_and_capacity), cmocka_unit_test(test_rejections_bisect),
-        cmocka_unit_test(test_latency_bound),     cmocka_unit_test(test_body_cap),
-        cmocka_unit_test(test_413_ends_batch_phase), cmocka_unit_test(test_nothing_runs),
-        cmocka_unit_test(test_sustain_never_holds), cmocka_unit_test(test_skip_to_sustain),
-        cmocka_unit_test(test_verdict_table),     cmocka_unit_test(test_growth),
+        cmocka_unit_test(test_knee_and_capacity),
+        cmocka_unit_test(test_rejections_bisect),
+        cmocka_unit_test(test_latency_bound),
+        cmocka_unit_test(test_body_cap),
+        cmocka_unit_test(test_413_ends_batch_phase),
+        cmocka_unit_test(test_nothing_runs),
+        cmocka_unit_test(test_sustain_never_holds),
+        cmocka_unit_test(test_skip_to_sustain),
+        cmocka_unit_test(test_verdict_table),
+        cmocka_unit_test(test_growth),
         cmocka_unit_test(test_names),
+        cmocka_unit_test(test_max_steps_and_progress),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
