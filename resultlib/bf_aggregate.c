@@ -482,7 +482,19 @@ uint64_t bf_cellagg_corpus_end_ms(const bf_cellagg_t *a)
     return end_ms ? end_ms : 1;
 }
 
-void bf_cellagg_row(const bf_cellagg_t *a, bf_row_t *row)
+/* The state bf_cellagg_row's steps share: the window (W warmup seconds, D window seconds for
+ * the per-second series, Dw seconds to divide by), the window's merged counters, the agents'
+ * cores and the whole cell's answered / unanswered requests. */
+typedef struct row_ctx {
+    uint32_t W, D;
+    double Dw;
+    bf_counters_t win;
+    uint64_t cores, answered_all, no_answer_all;
+    int loaded;
+} row_ctx;
+
+/* The row's identity and its "not measured" defaults. */
+static void row_defaults(const bf_cellagg_t *a, bf_row_t *row)
 {
     memset(row, 0, sizeof *row);
     row->cell = a->cell;
@@ -507,6 +519,12 @@ void bf_cellagg_row(const bf_cellagg_t *a, bf_row_t *row)
     }
     row->warmup_s = a->warmup_s;
     row->duration_s = a->duration_s;
+}
+
+/* The window (its end at the end of a corpus), the window's counters and the agent-seconds
+ * missing from it. */
+static void row_window(const bf_cellagg_t *a, bf_row_t *row, row_ctx *x)
+{
     /* a cell that ended at the end of its corpus: the window ends there (docs/scenario.md,
      * End of the corpus), divided by the seconds it ran, not the configured duration */
     double window_s = a->duration_s;
@@ -519,24 +537,22 @@ void bf_cellagg_row(const bf_cellagg_t *a, bf_row_t *row)
     } else if (end_ms) {
         row->duration_s = 0; /* read entirely in warmup: an empty window (stalled) */
     }
-    uint32_t W = a->warmup_s, D = row->duration_s ? row->duration_s : 1;
-    double Dw = row->duration_s && end_ms ? window_s : (double)D;
-    bf_counters_t win;
-    memset(&win, 0, sizeof win);
-    double *series = bf_calloc(D, sizeof *series);
-    uint64_t cores = 0;
+    x->W = a->warmup_s;
+    x->D = row->duration_s ? row->duration_s : 1;
+    x->Dw = row->duration_s && end_ms ? window_s : (double)x->D;
+    memset(&x->win, 0, sizeof x->win);
+    x->cores = 0;
     for (uint32_t i = 0; i < a->nagents; i++)
-        cores += a->cores[i];
+        x->cores += a->cores[i];
     for (uint32_t s = 0; s < row->duration_s; s++) { /* none when stopped in warmup */
-        size_t sec = (size_t)W + s;
+        size_t sec = (size_t)x->W + s;
         /* an agent whose corpus ended before this second has nothing to say for it */
         uint32_t busy = 0;
         for (uint32_t ag = 0; ag < a->nagents; ag++)
             busy += a->lost_from[ag] < 0 &&
                     (a->corpus_end_ms[ag] == 0 || (uint64_t)a->corpus_end_ms[ag] > sec * 1000u);
         if (sec < a->nsec) {
-            bf_counters_add(&win, &a->merged[sec]);
-            series[s] = (double)a->merged[sec].docs_ok;
+            bf_counters_add(&x->win, &a->merged[sec]);
             for (uint32_t ag = 0; ag < a->nagents; ag++)
                 if (!a->seen[ag][sec] && a->lost_from[ag] < 0 &&
                     (a->corpus_end_ms[ag] == 0 || (uint64_t)a->corpus_end_ms[ag] > sec * 1000u))
@@ -545,6 +561,11 @@ void bf_cellagg_row(const bf_cellagg_t *a, bf_row_t *row)
             row->late_seconds += busy;
         }
     }
+}
+
+/* The outcome of everything sent over the whole cell (warmup and tail too): the *_all fields. */
+static void row_whole_cell(const bf_cellagg_t *a, bf_row_t *row)
+{
     for (size_t sec = 0; sec < a->nsec; sec++) {
         const bf_counters_t *m = &a->merged[sec];
         row->docs_ok_all += m->docs_ok;
@@ -566,68 +587,87 @@ void bf_cellagg_row(const bf_cellagg_t *a, bf_row_t *row)
             row->bytes_payload_ok_all += (uint64_t)((double)m->bytes_payload *
                                                     (double)m->docs_ok / (double)m->docs_sent);
     }
-    row->docs_per_s = (double)win.docs_ok / Dw;
-    qsort(series, D, sizeof *series, cmp_double);
+}
+
+/* docs/s over the window and its per-second spread. */
+static void row_rate_series(const bf_cellagg_t *a, bf_row_t *row, const row_ctx *x)
+{
+    row->docs_per_s = (double)x->win.docs_ok / x->Dw;
+    double *series = bf_calloc(x->D, sizeof *series);
+    for (uint32_t s = 0; s < row->duration_s; s++) {
+        size_t sec = (size_t)x->W + s;
+        if (sec < a->nsec)
+            series[s] = (double)a->merged[sec].docs_ok;
+    }
+    qsort(series, x->D, sizeof *series, cmp_double);
     row->docs_per_s_min = series[0];
-    row->docs_per_s_p10 = rank(series, D, 10);
-    row->docs_per_s_median = rank(series, D, 50);
-    row->docs_per_s_p90 = rank(series, D, 90);
-    row->docs_per_s_max = series[D - 1];
+    row->docs_per_s_p10 = rank(series, x->D, 10);
+    row->docs_per_s_median = rank(series, x->D, 50);
+    row->docs_per_s_p90 = rank(series, x->D, 90);
+    row->docs_per_s_max = series[x->D - 1];
     free(series);
-    row->attempted_docs_per_s = (double)win.docs_sent / Dw;
+}
+
+/* The window's counters, rates, latency and the stalled / few-requests flags. */
+static void row_counts(const bf_cellagg_t *a, bf_row_t *row, row_ctx *x)
+{
+    const bf_counters_t *w = &x->win;
+    row->attempted_docs_per_s = (double)w->docs_sent / x->Dw;
     row->target_docs_per_s = a->cell->target_rate;
     /* request counters over the whole cell (warmup and tail too), for the stalled reason: a
      * request is booked in the second it completed, its documents pro rata over its flight */
-    uint64_t answered_all = 0, no_answer_all = 0;
+    x->answered_all = 0;
+    x->no_answer_all = 0;
     for (size_t sec = 0; sec < a->nsec; sec++) {
         const bf_counters_t *m = &a->merged[sec];
         row->req_abandoned += m->req_abandoned;
-        answered_all +=
+        x->answered_all +=
             m->req_ok + m->req_partial + bf_counters_http_errors(m) + m->req_bad_response;
-        no_answer_all += m->req_connect_error + m->req_timeout + m->req_reset;
+        x->no_answer_all += m->req_connect_error + m->req_timeout + m->req_reset;
     }
     uint64_t answered =
-        win.req_ok + win.req_partial + bf_counters_http_errors(&win) + win.req_bad_response;
+        w->req_ok + w->req_partial + bf_counters_http_errors(w) + w->req_bad_response;
     /* requests abandoned because the load was interrupted (Ctrl-C) are no sign of a stall */
     /* a cell without one sample never started its load (it failed while being prepared, e.g.
      * the cluster was unreachable): nothing stalled, nothing was measured on few requests
      * (nu3 F4.5: such a cell showed "FAILED stalled") */
-    int loaded = a->nsec > 0;
-    row->stalled = loaded && a->cell->concurrency > 0 &&
+    x->loaded = a->nsec > 0;
+    row->stalled = x->loaded && a->cell->concurrency > 0 &&
                    (answered == 0 || (row->req_abandoned > 0 && !a->stopped_early));
     row->target_missed = a->cell->target_rate > 0 &&
                          row->attempted_docs_per_s < (1.0 - BF_TARGET_MISS) * a->cell->target_rate;
-    row->mb_per_s_payload = (double)win.bytes_payload / Dw / 1e6;
-    row->mb_per_s_wire = (double)win.bytes_wire / Dw / 1e6;
-    row->docs_sent = win.docs_sent;
-    row->docs_ok = win.docs_ok;
-    row->docs_rejected = win.docs_rejected;
-    row->docs_conflict = win.docs_conflict;
-    row->docs_mapping = win.docs_mapping;
-    row->docs_failed = bf_counters_docs_failed(&win);
-    row->docs_unknown = win.docs_unknown;
-    row->docs_retried = win.docs_retried;
-    row->subbulks = win.subbulks;
-    row->docs_unrouted = win.docs_unrouted;
-    row->docs_misrouted = win.docs_misrouted;
-    row->subbulk_docs_mean = win.subbulks ? (double)win.bulks_split * a->cell->batch_size /
-                                                (double)win.subbulks
-                                          : NAN;
-    row->req_http_error = bf_counters_http_errors(&win);
+    row->mb_per_s_payload = (double)w->bytes_payload / x->Dw / 1e6;
+    row->mb_per_s_wire = (double)w->bytes_wire / x->Dw / 1e6;
+    row->docs_sent = w->docs_sent;
+    row->docs_ok = w->docs_ok;
+    row->docs_rejected = w->docs_rejected;
+    row->docs_conflict = w->docs_conflict;
+    row->docs_mapping = w->docs_mapping;
+    row->docs_failed = bf_counters_docs_failed(w);
+    row->docs_unknown = w->docs_unknown;
+    row->docs_retried = w->docs_retried;
+    row->subbulks = w->subbulks;
+    row->docs_unrouted = w->docs_unrouted;
+    row->docs_misrouted = w->docs_misrouted;
+    row->subbulk_docs_mean =
+        w->subbulks ? (double)w->bulks_split * a->cell->batch_size / (double)w->subbulks : NAN;
+    row->req_http_error = bf_counters_http_errors(w);
     /* a 2xx that is not a bulk response is a bad response (documents unknown), not a transport
      * error: the transport carried an answer */
-    row->req_transport_error = win.req_connect_error + win.req_timeout + win.req_reset;
-    row->req_bad_response = win.req_bad_response;
-    row->req_ok = win.req_ok;
-    row->req_partial = win.req_partial;
-    row->req_total = win.req_ok + win.req_partial + row->req_http_error + row->req_transport_error +
+    row->req_transport_error = w->req_connect_error + w->req_timeout + w->req_reset;
+    row->req_bad_response = w->req_bad_response;
+    row->req_ok = w->req_ok;
+    row->req_partial = w->req_partial;
+    row->req_total = w->req_ok + w->req_partial + row->req_http_error + row->req_transport_error +
                      row->req_bad_response;
-    row->http_429 = win.http_status[429];
-    row->docs_429 = win.docs_429;
+    row->http_429 = w->http_status[429];
+    row->docs_429 = w->docs_429;
     row->doc_errors = a->doc_errors;
     /* unknown outcomes (timeouts, resets, unreadable responses) are errors too: never ok */
-    row->doc_error_rate = win.docs_sent ? (double)(row->docs_failed + row->docs_rejected +
-                                                   row->docs_unknown) / (double)win.docs_sent : 0;
+    row->doc_error_rate =
+        w->docs_sent ? (double)(row->docs_failed + row->docs_rejected + row->docs_unknown) /
+                           (double)w->docs_sent
+                     : 0;
     row->request_error_rate =
         row->req_total
             ? (double)(row->req_http_error + row->req_transport_error + row->req_bad_response) /
@@ -638,26 +678,37 @@ void bf_cellagg_row(const bf_cellagg_t *a, bf_row_t *row)
     /* a stalled cell (no answer at all) is flagged as such, not as this */
     /* nor a cell that read its whole corpus in the window: its docs/s is every document of it
      * over the seconds it took (Rally's throughput of a task), not a sample of a rate */
-    row->few_requests = loaded && a->cell->concurrency > 0 && !row->stalled && !row->corpus_ended &&
-                        row->service.count < BF_FEW_REQUESTS;
-    double cpu_ms = (double)(win.cpu_user_ms + win.cpu_sys_ms);
-    row->agent_cpu_pct = cores ? 100.0 * cpu_ms / (1000.0 * Dw * (double)cores) : 0;
+    row->few_requests = x->loaded && a->cell->concurrency > 0 && !row->stalled &&
+                        !row->corpus_ended && row->service.count < BF_FEW_REQUESTS;
+}
+
+/* Agent CPU, the busiest worker's busy share, the send lag: whether the client was the limit. */
+static void row_client(const bf_cellagg_t *a, bf_row_t *row, const row_ctx *x)
+{
+    double cpu_ms = (double)(x->win.cpu_user_ms + x->win.cpu_sys_ms);
+    row->agent_cpu_pct = x->cores ? 100.0 * cpu_ms / (1000.0 * x->Dw * (double)x->cores) : 0;
     /* client-bound, measured where it happens (issue #10 item 9): the busiest worker thread's
      * busy share of each window second (the highest over threads and agents), median over the
      * window; and the mean send lag against the mean service time */
-    double *busy = bf_calloc(D, sizeof *busy);
-    for (uint32_t k = 0; k < D; k++) {
-        size_t sec = (size_t)W + k;
+    double *busy = bf_calloc(x->D, sizeof *busy);
+    for (uint32_t k = 0; k < x->D; k++) {
+        size_t sec = (size_t)x->W + k;
         double b = sec < a->nsec ? (double)a->merged[sec].busy_us_max / 1e4 : 0;
         busy[k] = b > 100 ? 100 : b;
     }
-    qsort(busy, D, sizeof *busy, cmp_double);
-    row->client_busy_pct = rank(busy, D, 50);
+    qsort(busy, x->D, sizeof *busy, cmp_double);
+    row->client_busy_pct = rank(busy, x->D, 50);
     free(busy);
-    row->send_lag_ms = win.sends ? (double)win.send_lag_us / (double)win.sends / 1000.0 : NAN;
+    row->send_lag_ms =
+        x->win.sends ? (double)x->win.send_lag_us / (double)x->win.sends / 1000.0 : NAN;
     row->client_bound = bf_row_client_bound(row->agent_cpu_pct, row->client_busy_pct,
                                             row->send_lag_ms, row->service.mean_ms,
                                             row->client_bound_why, sizeof row->client_bound_why);
+}
+
+/* One row per named query (search clients) and the search rate. */
+static void row_queries(const bf_cellagg_t *a, bf_row_t *row, const row_ctx *x)
+{
     row->nqueries = (uint32_t)a->nq;
     row->search_shard_queries = -1;
     row->search_shard_queries_expected = -1;
@@ -666,18 +717,18 @@ void bf_cellagg_row(const bf_cellagg_t *a, bf_row_t *row)
         bf_qrow_t *qr = &row->queries[q];
         const bf_qstats_t *w = &a->qwin[q];
         qr->name = a->search->queries[q].name;
-        double *qs = bf_calloc(D, sizeof *qs);
+        double *qs = bf_calloc(x->D, sizeof *qs);
         uint64_t ok = 0;
-        for (uint32_t k = 0; k < D; k++) {
-            size_t sec = (size_t)W + k;
+        for (uint32_t k = 0; k < x->D; k++) {
+            size_t sec = (size_t)x->W + k;
             qs[k] = sec < a->nsec ? (double)a->qok[q][sec] : 0;
             ok += sec < a->nsec ? a->qok[q][sec] : 0;
         }
-        qsort(qs, D, sizeof *qs, cmp_double);
-        qr->ops_per_s = (double)ok / Dw;
+        qsort(qs, x->D, sizeof *qs, cmp_double);
+        qr->ops_per_s = (double)ok / x->Dw;
         qr->ops_per_s_min = qs[0];
-        qr->ops_per_s_median = rank(qs, D, 50);
-        qr->ops_per_s_max = qs[D - 1];
+        qr->ops_per_s_median = rank(qs, x->D, 50);
+        qr->ops_per_s_max = qs[x->D - 1];
         free(qs);
         qr->ops_sent = w->ops_sent;
         qr->ops_ok = w->ops_ok;
@@ -713,13 +764,25 @@ void bf_cellagg_row(const bf_cellagg_t *a, bf_row_t *row)
     uint64_t started = 0;
     for (size_t q = 0; q < a->nq; q++)
         started += a->qwin[q].started;
-    row->search_started_per_s = (double)started / Dw;
+    row->search_started_per_s = (double)started / x->Dw;
     row->search_rate_missed =
         a->nq > 0 && bf_search_rate_missed(a->cell, row->search_started_per_s);
+}
+
+void bf_cellagg_row(const bf_cellagg_t *a, bf_row_t *row)
+{
+    row_ctx x;
+    row_defaults(a, row);
+    row_window(a, row, &x);
+    row_whole_cell(a, row);
+    row_rate_series(a, row, &x);
+    row_counts(a, row, &x);
+    row_client(a, row, &x);
+    row_queries(a, row, &x);
     for (uint32_t i = 0; i < a->nagents; i++)
         if (a->lost_from[i] >= 0)
             row->degraded = 1;
-    row_reasons(a, row, D, answered_all, no_answer_all);
+    row_reasons(a, row, x.D, x.answered_all, x.no_answer_all);
 }
 
 /* Appends to buf (len bytes, *used of them taken; truncated to fit). */
