@@ -59,6 +59,7 @@ struct bf_cellagg {
     const bf_cell_t *cell;
     uint32_t repetition, nagents, warmup_s, duration_s;
     int stopped_early; /* bf_cellagg_stop_at: requests abandoned then are the interruption's */
+    int failed;        /* bf_cellagg_fail, or a sample with a fatal reason */
     uint32_t *cores;
     size_t nsec, cap;
     bf_counters_t *merged;     /* [cap] */
@@ -187,6 +188,11 @@ static void grow(bf_cellagg_t *a, size_t need)
     a->cap = cap;
 }
 
+void bf_cellagg_fail(bf_cellagg_t *a)
+{
+    a->failed = 1;
+}
+
 void bf_cellagg_stop_at(bf_cellagg_t *a, int32_t second)
 {
     uint64_t end = second > 0 ? (uint64_t)second : 0;
@@ -223,6 +229,8 @@ void bf_cellagg_corpus_end(bf_cellagg_t *a, uint32_t agent, uint32_t end_ms)
 
 int bf_cellagg_add(bf_cellagg_t *a, uint32_t agent, const Bf__Sample *s)
 {
+    if (s->fatal && s->fatal[0]) /* the agent's cell must fail (bf_worker's fatal answers) */
+        a->failed = 1;
     if (s->final && s->corpus_done) /* the final marker (second -1) says the corpus ended */
         bf_cellagg_corpus_end(a, agent, s->corpus_end_ms);
     if (s->second < 0 || agent >= a->nagents)
@@ -458,9 +466,6 @@ static void latency_stats(const bf_hist_t *h, bf_latency_stats_t *st)
     st->mean_ms = n >= 1 ? bf_hist_mean(h) / 1000.0 : NAN;
 }
 
-static void row_reasons(const bf_cellagg_t *a, bf_row_t *row, uint32_t D, uint64_t answered_all,
-                        uint64_t no_answer_all);
-
 uint64_t bf_cellagg_corpus_end_ms(const bf_cellagg_t *a)
 {
     uint64_t end_ms = 0;
@@ -490,8 +495,14 @@ typedef struct row_ctx {
     double Dw;
     bf_counters_t win;
     uint64_t cores, answered_all, no_answer_all;
+    uint64_t completed_ok_all; /* req_ok + req_partial over the whole cell */
     int loaded;
+    /* the cell failed before one request completed in its window (a fatal answer in warmup):
+     * its error rates are over the whole cell */
+    int failed_early;
 } row_ctx;
+
+static void row_reasons(const bf_cellagg_t *a, bf_row_t *row, const row_ctx *x);
 
 /* The row's identity and its "not measured" defaults. */
 static void row_defaults(const bf_cellagg_t *a, bf_row_t *row)
@@ -557,7 +568,9 @@ static void row_window(const bf_cellagg_t *a, bf_row_t *row, row_ctx *x)
                 if (!a->seen[ag][sec] && a->lost_from[ag] < 0 &&
                     (a->corpus_end_ms[ag] == 0 || (uint64_t)a->corpus_end_ms[ag] > sec * 1000u))
                     row->late_seconds++;
-        } else if (a->nsec > 0) { /* a cell that never started its load misses nothing */
+        } else if (a->nsec > 0 && !a->failed) {
+            /* a cell that never started its load misses nothing, nor one that failed: its
+             * agents stopped at the failure */
             row->late_seconds += busy;
         }
     }
@@ -618,22 +631,31 @@ static void row_counts(const bf_cellagg_t *a, bf_row_t *row, row_ctx *x)
      * request is booked in the second it completed, its documents pro rata over its flight */
     x->answered_all = 0;
     x->no_answer_all = 0;
+    x->completed_ok_all = 0;
     for (size_t sec = 0; sec < a->nsec; sec++) {
         const bf_counters_t *m = &a->merged[sec];
         row->req_abandoned += m->req_abandoned;
         x->answered_all +=
             m->req_ok + m->req_partial + bf_counters_http_errors(m) + m->req_bad_response;
         x->no_answer_all += m->req_connect_error + m->req_timeout + m->req_reset;
+        x->completed_ok_all += m->req_ok + m->req_partial;
     }
     uint64_t answered =
         w->req_ok + w->req_partial + bf_counters_http_errors(w) + w->req_bad_response;
-    /* requests abandoned because the load was interrupted (Ctrl-C) are no sign of a stall */
+    /* issue #29: a cell whose every document failed (400 mapper_parsing_exception, 406, 413,
+     * 401) stops after a request or two; in warmup that left an empty window, read as 0 %
+     * errors, "stalled" and "lengthen run.duration" */
+    x->failed_early = a->failed &&
+                      answered + w->req_connect_error + w->req_timeout + w->req_reset == 0 &&
+                      x->answered_all + x->no_answer_all > 0;
+    /* requests abandoned because the load was interrupted (Ctrl-C) or the cell failed (its
+     * agents stop at a fatal answer) are no sign of a stall */
     /* a cell without one sample never started its load (it failed while being prepared, e.g.
      * the cluster was unreachable): nothing stalled, nothing was measured on few requests
      * (nu3 F4.5: such a cell showed "FAILED stalled") */
     x->loaded = a->nsec > 0;
-    row->stalled = x->loaded && a->cell->concurrency > 0 &&
-                   (answered == 0 || (row->req_abandoned > 0 && !a->stopped_early));
+    row->stalled = x->loaded && a->cell->concurrency > 0 && !x->failed_early &&
+                   (answered == 0 || (row->req_abandoned > 0 && !a->stopped_early && !a->failed));
     row->target_missed = a->cell->target_rate > 0 &&
                          row->attempted_docs_per_s < (1.0 - BF_TARGET_MISS) * a->cell->target_rate;
     row->mb_per_s_payload = (double)w->bytes_payload / x->Dw / 1e6;
@@ -673,12 +695,23 @@ static void row_counts(const bf_cellagg_t *a, bf_row_t *row, row_ctx *x)
             ? (double)(row->req_http_error + row->req_transport_error + row->req_bad_response) /
                   (double)row->req_total
             : 0;
+    if (x->failed_early) { /* over what it sent: the *_all outcome */
+        row->doc_error_rate =
+            row->docs_sent_all
+                ? (double)(row->docs_failed_all + row->docs_rejected_all + row->docs_unknown_all) /
+                      (double)row->docs_sent_all
+                : 0;
+        row->request_error_rate =
+            (double)(x->answered_all + x->no_answer_all - x->completed_ok_all) /
+            (double)(x->answered_all + x->no_answer_all);
+    }
     latency_stats(a->svc, &row->service);
     latency_stats(a->lat, &row->latency);
+    /* a failed cell gets no advice to measure longer: the failure says what to fix */
     /* a stalled cell (no answer at all) is flagged as such, not as this */
     /* nor a cell that read its whole corpus in the window: its docs/s is every document of it
      * over the seconds it took (Rally's throughput of a task), not a sample of a rate */
-    row->few_requests = x->loaded && a->cell->concurrency > 0 && !row->stalled &&
+    row->few_requests = x->loaded && a->cell->concurrency > 0 && !row->stalled && !a->failed &&
                         !row->corpus_ended && row->service.count < BF_FEW_REQUESTS;
 }
 
@@ -782,7 +815,7 @@ void bf_cellagg_row(const bf_cellagg_t *a, bf_row_t *row)
     for (uint32_t i = 0; i < a->nagents; i++)
         if (a->lost_from[i] >= 0)
             row->degraded = 1;
-    row_reasons(a, row, x.D, x.answered_all, x.no_answer_all);
+    row_reasons(a, row, &x);
 }
 
 /* Appends to buf (len bytes, *used of them taken; truncated to fit). */
@@ -818,7 +851,9 @@ static void unknown_clause(const bf_cellagg_t *a, const bf_row_t *row, char *buf
                 "requests%s)",
                 (unsigned long long)row->docs_unknown_abandoned,
                 (unsigned long long)row->req_abandoned,
-                a->stopped_early ? ", cut off by the interruption" : "");
+                a->stopped_early ? ", cut off by the interruption"
+                : a->failed      ? ", cut off when the cell failed"
+                                 : "");
     if (row->docs_unknown_timeout)
         appendf(buf, len, &used,
                 ", %llu timed out (request.timeout; %llu requests, %llu of "
@@ -877,13 +912,37 @@ static void counts_clause(bf_row_t *row)
     bf_row_add_reason(row, why);
 }
 
+/* Why an early-failed row's error rates are over the whole cell, e.g. "failed before its
+ * measurement window: no bulk request completed in the 3 s window, 2 completed in the 5 s
+ * warmup (run.warmup) or after it; doc errors % (100.00) and request errors % (100.00) are
+ * over all it sent: 200 of 200 documents failed, rejected or unknown, 2 of 2 bulk requests
+ * answered with an error or none". */
+static void failed_early_clause(const bf_cellagg_t *a, const bf_row_t *row, const row_ctx *x,
+                                char *buf, size_t len)
+{
+    uint64_t reqs = x->answered_all + x->no_answer_all;
+    snprintf(
+        buf, len,
+        "failed before its measurement window: no bulk request completed in the %u s "
+        "window, %llu ended in the %u s warmup (run.warmup) or after it; doc errors "
+        "%% (%.2f) and request errors %% (%.2f) are over all it sent: %llu of %llu "
+        "documents failed, rejected or unknown, %llu of %llu bulk requests answered with "
+        "an error or none",
+        row->duration_s, (unsigned long long)reqs, a->warmup_s, row->doc_error_rate * 100.0,
+        row->request_error_rate * 100.0,
+        (unsigned long long)(row->docs_failed_all + row->docs_rejected_all + row->docs_unknown_all),
+        (unsigned long long)row->docs_sent_all, (unsigned long long)(reqs - x->completed_ok_all),
+        (unsigned long long)reqs);
+}
+
 /* Every reason clause that applies, in this order: degraded, missing agent-seconds, stalled,
  * target-missed, few-requests, client-bound, unknown documents (the window's, then the whole
  * cell's by cause), counts that do not add up, search-rate-missed. None overwrites another
  * (bf_finish_cell puts a failure first and appends the verification's). */
-static void row_reasons(const bf_cellagg_t *a, bf_row_t *row, uint32_t D, uint64_t answered_all,
-                        uint64_t no_answer_all)
+static void row_reasons(const bf_cellagg_t *a, bf_row_t *row, const row_ctx *x)
 {
+    uint32_t D = x->D;
+    uint64_t answered_all = x->answered_all, no_answer_all = x->no_answer_all;
     char buf[sizeof row->reason];
     row->reason[0] = '\0';
     if (row->degraded) {
@@ -955,6 +1014,8 @@ static void row_reasons(const bf_cellagg_t *a, bf_row_t *row, uint32_t D, uint64
                  "stalled: no bulk request was answered in the whole cell (%llu got no answer: "
                  "connect error, timeout, reset)",
                  (unsigned long long)no_answer_all);
+    if (x->failed_early)
+        failed_early_clause(a, row, x, buf, sizeof buf);
     if (buf[0])
         bf_row_add_reason(row, buf);
     if (row->target_missed) {

@@ -248,6 +248,13 @@ void bf_row_store_cost(bf_row_t *row, int64_t store_bytes, int64_t baseline);
 /* bf_cellagg_row — compute the row (cell flags like yellow/failed are set by the caller
  * afterwards). */
 void bf_cellagg_row(const bf_cellagg_t *a, bf_row_t *row);
+/* bf_cellagg_fail — the cell failed (a fatal answer such as 401/406/413 or every document
+ * rejected by the mapping, or the coordinator failed it; bf_cellagg_add also sets it for a
+ * sample with a fatal reason). When no bulk request completed in the window but some did
+ * before (the cell failed in warmup), bf_cellagg_row reports the error rates over the whole
+ * cell (the *_all outcome), not over the empty window, and flags neither stalled nor
+ * few-requests; a failed row is never few-requests. Not thread-safe (like the aggregate). */
+void bf_cellagg_fail(bf_cellagg_t *a);
 /* bf_cellagg_stop_at — the load stopped early (Ctrl-C) during `second` (counted from the
  * cell's start): the measurement window ends where that second starts, so the row is over the
  * seconds that were measured in full ([warmup_s, second)) instead of diluting them over the

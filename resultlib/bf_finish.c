@@ -11,9 +11,11 @@
 #include <string.h>
 
 int bf_finish_cell(bf_results_t *res, bf_es_t *es, const bf_cell_t *cell, const char *name,
-                   const bf_cellagg_t *agg, const char *const *agent_ids, uint32_t nagents,
+                   bf_cellagg_t *agg, const char *const *agent_ids, uint32_t nagents,
                    const bf_cell_end_t *end, bf_row_t *row)
 {
+    if (end->failure && end->failure[0])
+        bf_cellagg_fail(agg); /* an empty window is then the failure's, not a stall */
     bf_cellagg_row(agg, row);
     if (end->cluster) {
         row->write_queue_max = end->cluster->write_queue_max;

@@ -46,12 +46,14 @@ typedef struct bf_cell_end {
 /* bf_finish_cell — compute the row of one repetition from agg and end, verify it against the
  * cluster with es (HTTP: _refresh + _count over the cell's indices), and when res is not NULL
  * write cells/<name>.ndjson (or <name>.aborted.ndjson) atomically with agent_ids[0..nagents)
- * naming agg's agents. row is filled in place (row->cell borrows cell).
+ * naming agg's agents. row is filled in place (row->cell borrows cell). With end->failure
+ * agg is marked failed first (bf_cellagg_fail: a cell that failed in warmup reports its errors
+ * over the whole cell).
  * Returns 0, or BF_E_IO when the cell file could not be written: the row is still filled but
  * not verified (its reason says which file and why; bf_results_error has it too).
  * Not thread-safe (res, es). */
 int bf_finish_cell(bf_results_t *res, bf_es_t *es, const bf_cell_t *cell, const char *name,
-                   const bf_cellagg_t *agg, const char *const *agent_ids, uint32_t nagents,
+                   bf_cellagg_t *agg, const char *const *agent_ids, uint32_t nagents,
                    const bf_cell_end_t *end, bf_row_t *row);
 
 /* bf_finish_fold — the cell's matrix row from its nreps (>= 1) repetitions: the median

@@ -93,6 +93,9 @@ STALL_ONCE_AT, STALL_ONCE_S = 30, 2.0
 NOTJSON_EVERY = 10
 READ_CHUNK = 1 << 16
 GZIP_LEVEL = 3  # the server default (http.compression_level)
+# mapper_parsing: every item fails with mapper_parsing_exception (400), as a mapping whose
+# field type the documents do not fit: a configuration error a client should stop on.
+MODES += ("mapper_parsing",)
 
 VERSION_BODY = {
     "name": "fault-server",
@@ -869,6 +872,11 @@ class Handler(BaseHTTPRequestHandler):
                 "type": "illegal_argument_exception",
                 "reason": "id [%s...] is too long, must be no longer than 512 bytes"
                 % str(doc_id)[:16]})
+        if mode == "mapper_parsing":
+            return dict(base, status=400, error={
+                "type": "mapper_parsing_exception",
+                "reason": "failed to parse field [n] of type [date] in document with id '%s'"
+                % doc_id})
         if mode == "routing_missing":
             return dict(base, status=400, error={
                 "type": "routing_missing_exception",

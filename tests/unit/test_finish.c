@@ -8,8 +8,12 @@
 #include <cmocka.h>
 
 #include "bf_finish.h"
+#include "bf_hist.h"
+#include "bf_sample.h"
 
 #include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static bf_cell_t test_cell(void)
@@ -121,6 +125,124 @@ static void test_never_started_cell_is_not_stalled(void **state)
     bf_cellagg_destroy(&agg);
 }
 
+/* one second's counters as the coordinator receives them: packed, through the wire format,
+ * unpacked; with nsvc service times of 2 ms (requests that completed) */
+static void add_counters(bf_cellagg_t *agg, int32_t second, const bf_counters_t *c, int nsvc,
+                         const char *fatal)
+{
+    bf_hist_t *h = bf_hist_new();
+    for (int i = 0; i < nsvc; i++)
+        bf_hist_record(h, 2000);
+    Bf__Sample s;
+    Bf__Hist hs, hl;
+    bf_sample_pack(&s, &hs, &hl, "cell", (uint64_t)second + 1, second, c, h, h);
+    s.fatal = (char *)(fatal ? fatal : "");
+    size_t n = bf__sample__get_packed_size(&s);
+    uint8_t *buf = malloc(n);
+    bf__sample__pack(&s, buf);
+    bf_sample_pack_cleanup(&s);
+    Bf__Sample *u = bf__sample__unpack(NULL, n, buf);
+    assert_non_null(u);
+    assert_int_equal(bf_cellagg_add(agg, 0, u), 0);
+    bf__sample__free_unpacked(u, NULL);
+    free(buf);
+    bf_hist_destroy(&h);
+}
+
+/* issue #29 item 1: a cell whose every document fails stops after a request or two. Failed in
+ * warmup it read doc errors 0.00, "FAILED stalled" and "lengthen run.duration"; it reports
+ * its errors over what it sent (the *_all outcome), is never stalled and never few-requests.
+ * Each of 400 on every item, 406, 413 (with requests abandoned in flight when the agent
+ * stopped) and 401, failed in warmup (warmup 5 s) and in the window (warmup 0 s). */
+static void test_failed_early_reports_errors(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *what;
+        uint32_t status;          /* whole-request status, 0 = a 200 with every item failed */
+        uint64_t reqs, abandoned; /* requests answered; abandoned in flight at the stop */
+    } cases[] = {
+        {"400 mapper_parsing_exception on every item", 0, 2, 0},
+        {"HTTP 406", 406, 2, 0},
+        {"HTTP 413", 413, 1, 3},
+        {"HTTP 401", 401, 2, 0},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        for (uint32_t warmup = 0; warmup <= 5; warmup += 5) {
+            bf_cell_t cell = test_cell();
+            uint32_t cores = 2;
+            bf_cellagg_t *agg = bf_cellagg_new(&cell, 1, 1, &cores, warmup, 3);
+            bf_counters_t c;
+            memset(&c, 0, sizeof c);
+            c.sends = cases[i].reqs + cases[i].abandoned;
+            c.docs_sent = 100 * (cases[i].reqs + cases[i].abandoned);
+            if (cases[i].status) {
+                c.http_status[cases[i].status] = cases[i].reqs;
+                c.docs_failed_4xx = 100 * cases[i].reqs;
+            } else {
+                c.req_partial = cases[i].reqs;
+                c.docs_mapping = 100 * cases[i].reqs;
+            }
+            c.req_abandoned = cases[i].abandoned;
+            c.docs_unknown = c.docs_unknown_abandoned = 100 * cases[i].abandoned;
+            add_counters(agg, 0, &c, (int)cases[i].reqs, NULL);
+            memset(&c, 0, sizeof c); /* the final marker carries the agent's fatal reason */
+            bf_cell_end_t end = {.failure = "cell s1-b100-c2: every document failed"};
+            bf_row_t row;
+            memset(&row, 0, sizeof row);
+            const char *ids[] = {"a1"};
+            assert_int_equal(
+                bf_finish_cell(NULL, NULL, &cell, "s1-b100-c2", agg, ids, 1, &end, &row), 0);
+            print_message("%s, warmup %u s: %s\n", cases[i].what, warmup, row.reason);
+            assert_true(row.failed);
+            assert_false(row.stalled);
+            assert_false(row.few_requests);
+            assert_true(row.doc_error_rate == 1.0);
+            /* a 200 whose items failed is an answered request: no request error */
+            assert_true(row.request_error_rate == (cases[i].status ? 1.0 : 0.0));
+            assert_null(strstr(row.reason, "agent-seconds missing"));
+            assert_null(strstr(row.reason, "stalled"));
+            assert_null(strstr(row.reason, "lengthen run.duration"));
+            assert_null(strstr(row.reason, "few-requests"));
+            assert_non_null(strstr(row.reason, "every document failed"));
+            char want[200];
+            snprintf(want, sizeof want, "%llu of %llu documents failed, rejected or unknown",
+                     (unsigned long long)(100 * (cases[i].reqs + cases[i].abandoned)),
+                     (unsigned long long)(100 * (cases[i].reqs + cases[i].abandoned)));
+            if (warmup)
+                assert_non_null(strstr(row.reason, want));
+            else /* in the window: the window's own figures, no clause needed */
+                assert_null(strstr(row.reason, "failed before its measurement window"));
+            if (cases[i].abandoned)
+                assert_non_null(strstr(row.reason, "cut off when the cell failed"));
+            bf_cellagg_destroy(&agg);
+        }
+    }
+}
+
+/* the agent's fatal reason in a sample marks the aggregate failed by itself (the coordinator
+ * and a standalone agent both pass the failure to bf_finish_cell too) */
+static void test_fatal_sample_marks_failed(void **state)
+{
+    (void)state;
+    bf_cell_t cell = test_cell();
+    bf_cellagg_t *agg = bf_cellagg_new(&cell, 1, 1, NULL, 2, 3);
+    bf_counters_t c;
+    memset(&c, 0, sizeof c);
+    c.sends = 2;
+    c.docs_sent = 200;
+    c.http_status[406] = 2;
+    c.docs_failed_4xx = 200;
+    add_counters(agg, 0, &c, 2, NULL);
+    memset(&c, 0, sizeof c);
+    add_counters(agg, -1, &c, 0, "cell s1-b100-c2: HTTP 406 from _bulk");
+    bf_row_t row;
+    bf_cellagg_row(agg, &row);
+    assert_false(row.stalled);
+    assert_true(row.doc_error_rate == 1.0);
+    bf_cellagg_destroy(&agg);
+}
+
 /* --resume's policy, every case: what runs again and what is kept */
 static void test_resume_decide_table(void **state)
 {
@@ -177,6 +299,8 @@ int main(void)
         cmocka_unit_test(test_failed_repetition_row),
         cmocka_unit_test(test_row_is_clean),
         cmocka_unit_test(test_never_started_cell_is_not_stalled),
+        cmocka_unit_test(test_failed_early_reports_errors),
+        cmocka_unit_test(test_fatal_sample_marks_failed),
         cmocka_unit_test(test_resume_decide_table),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
