@@ -57,22 +57,78 @@ enum bf_xfer bf_verdict_xfer(int curl_code, uint64_t request_bytes)
     }
 }
 
-/* Item error types that say the scenario is wrong, whatever the load (es-api.md §1.6). A 409
- * is not one (a workload may measure conflicts); 429 and 5xx are load. */
+/* Item error types that say the scenario is wrong, whatever the load (es-api.md §1.6), each
+ * with what to do when every document of a request failed with it. A 409 is not one (a
+ * workload may measure conflicts); 429 and 5xx are load. Mapping advice only for mapping and
+ * parsing errors; privileges for security_exception (an item-level 403: the user may read but
+ * not write this index; it was told to fix document.source and index.mappings, issue #29). */
+static const struct {
+    const char *type, *hint;
+} config_types[] = {
+    {"index_not_found_exception",
+     "the index does not exist; set index.recreate: true or fix index.name"},
+    {"routing_missing_exception", "the mapping requires routing; set document.routing"},
+    {"strict_dynamic_mapping_exception",
+     "the mapping is strict; add the fields to index.mappings or change document.source"},
+    {"mapper_parsing_exception", "the documents do not fit the index's mapping; fix "
+                                 "document.source or index.mappings (bulkfleet-agent render "
+                                 "shows the body)"},
+    {"document_parsing_exception", "the documents do not fit the index's mapping; fix "
+                                   "document.source or index.mappings (bulkfleet-agent render "
+                                   "shows the body)"},
+    {"mapper_exception", "the documents do not fit the index's mapping; fix document.source or "
+                         "index.mappings (bulkfleet-agent render shows the body)"},
+    {"type_missing_exception", "the index has no mapping type for the documents (an index "
+                               "template of another version?); fix index.mappings"},
+    {"illegal_argument_exception",
+     "the cluster refused an argument of each document or its action line (an _id longer "
+     "than 512 bytes, a version, a field it cannot take); check document.id, document.action "
+     "and document.source (bulkfleet-agent render shows the body)"},
+    {"action_request_validation_exception",
+     "each action line is invalid; check document.action, document.id and document.routing "
+     "(bulkfleet-agent render shows the body)"},
+    {"invalid_index_name_exception",
+     "the index name is invalid (lowercase, no spaces, no \\ / * ? \" < > | , #, not "
+     "starting with _ - +); fix index.name"},
+    {"document_missing_exception", "an update of ids that do not exist; set document.update: "
+                                   "upsert, or make document.id draw ids an earlier cell "
+                                   "indexed"},
+    {"security_exception",
+     "the user lacks the privilege to write to this index (item-level 403); grant it the "
+     "index privileges write, index or create_doc on the index (or use a user that has them in "
+     "target.auth)"},
+};
+
 static int config_item_type(const char *type)
 {
-    static const char *const types[] = {
-        "index_not_found_exception",      "routing_missing_exception",
-        "strict_dynamic_mapping_exception", "mapper_parsing_exception",
-        "document_parsing_exception",     "illegal_argument_exception",
-        "action_request_validation_exception", "invalid_index_name_exception",
-        "document_missing_exception",     "mapper_exception",
-        "security_exception",             "type_missing_exception",
-    };
-    for (size_t i = 0; i < sizeof types / sizeof types[0]; i++)
-        if (strcmp(type, types[i]) == 0)
+    for (size_t i = 0; i < sizeof config_types / sizeof config_types[0]; i++)
+        if (strcmp(type, config_types[i].type) == 0)
             return 1;
     return 0;
+}
+
+size_t bf_verdict_config_type_count(void)
+{
+    return sizeof config_types / sizeof config_types[0];
+}
+
+const char *bf_verdict_config_type(size_t i)
+{
+    return i < sizeof config_types / sizeof config_types[0] ? config_types[i].type : NULL;
+}
+
+const char *bf_verdict_items_hint(const char *item_type, const char *first_error)
+{
+    /* a failing ingest pipeline shows as the pipeline's own error type (often
+     * illegal_argument_exception "pipeline with id [p] does not exist"): the pipeline first */
+    if (strcmp(item_type, "security_exception") != 0 && first_error &&
+        strstr(first_error, "pipeline") != NULL)
+        return "the ingest pipeline fails every document; fix request.pipeline, "
+               "document.pipeline or the pipeline itself (index.pipeline_file)";
+    for (size_t i = 0; i < sizeof config_types / sizeof config_types[0]; i++)
+        if (strcmp(item_type, config_types[i].type) == 0)
+            return config_types[i].hint;
+    return "fix document.source or document.action (bulkfleet-agent render shows the body)";
 }
 
 static void all_docs(bf_verdict_t *v, enum bf_item_class cls, uint64_t n)
@@ -274,12 +330,20 @@ char *bf_verdict_describe(const bf_verdict_in_t *in, const bf_verdict_t *v,
                  "body)", id, e);
         return buf;
     case BF_FATAL_MEDIA_TYPE:
-        snprintf(buf, size, "cell %s: HTTP 406 from _bulk (%s): the cluster does not accept "
-                 "the Content-Type or Accept bulkfleet sent; check request.headers", id, e);
+        snprintf(buf, size,
+                 "cell %s: HTTP 406 from _bulk (%s): the cluster does not accept "
+                 "the Content-Type or Accept bulkfleet sent; set request.media_type (default: "
+                 "application/x-ndjson; elasticsearch8: Elasticsearch 8's compatible-with=8 "
+                 "types)",
+                 id, e);
         return buf;
     case BF_FATAL_LENGTH:
-        snprintf(buf, size, "cell %s: HTTP 411 from _bulk (%s): a proxy or the cluster wants "
-                 "a Content-Length; remove Transfer-Encoding from request.headers", id, e);
+        snprintf(buf, size,
+                 "cell %s: HTTP 411 from _bulk (%s): a proxy or the cluster wants "
+                 "a Content-Length, which bulkfleet sends with every bulk body: a proxy "
+                 "between them rewrote the request (chunked); fix the proxy or target the "
+                 "cluster directly (target.hosts)",
+                 id, e);
         return buf;
     case BF_FATAL_JSON_PARSE:
         snprintf(buf, size, "cell %s: HTTP 500 json_parse_exception from _bulk (%s): the "
@@ -294,22 +358,7 @@ char *bf_verdict_describe(const bf_verdict_in_t *in, const bf_verdict_t *v,
         return buf;
     case BF_FATAL_ITEMS:
         snprintf(buf, size, "cell %s: every document of a bulk request failed with %s: %s", id,
-                 c->first_error,
-                 strcmp(in->item_type, "index_not_found_exception") == 0
-                     ? "the index does not exist; set index.recreate: true or fix index.name"
-                 : strcmp(in->item_type, "routing_missing_exception") == 0
-                     ? "the mapping requires routing; set document.routing"
-                 : strcmp(in->item_type, "strict_dynamic_mapping_exception") == 0
-                     ? "the mapping is strict; add the fields to index.mappings or change "
-                       "document.source"
-                 : strcmp(in->item_type, "document_missing_exception") == 0
-                     ? "an update of ids that do not exist; set document.update: upsert, or "
-                       "make document.id draw ids an earlier cell indexed"
-                 : strstr(c->first_error, "pipeline") != NULL
-                     ? "the ingest pipeline fails every document; fix request.pipeline, "
-                       "document.pipeline or the pipeline itself (index.pipeline_file)"
-                     : "fix document.source, document.action or index.mappings (bulkfleet-"
-                       "agent render shows the body)");
+                 c->first_error, bf_verdict_items_hint(in->item_type, c->first_error));
         return buf;
     case BF_FATAL_TLS:
         snprintf(buf, size, "cell %s: TLS refused the connection (%s): set target.tls.ca_file "

@@ -180,6 +180,19 @@ typedef struct bf_verdict {
     uint64_t rejections;
 } bf_verdict_t;
 
+/* bf_verdict_config_type_count, bf_verdict_config_type — the item error types that fail a
+ * cell when every document of a request failed with one of them (configuration errors, not
+ * load); i from 0 to count - 1, NULL past the end. Static strings. Pure; thread-safe. */
+size_t bf_verdict_config_type_count(void);
+const char *bf_verdict_config_type(size_t i);
+
+/* bf_verdict_items_hint — what to do when every document of a request failed with item_type
+ * (an error type from bf_verdict_config_type, or any other), first_error the judge's first
+ * item error "type: reason" (NULL = none): the ingest pipeline when the error names one,
+ * privileges or target.auth for security_exception, index.mappings only for mapping and parsing
+ * errors. Returns a static string. Pure; thread-safe. */
+const char *bf_verdict_items_hint(const char *item_type, const char *first_error);
+
 /* bf_verdict_judge — the verdict for `in` (the table above). Pure; thread-safe. */
 void bf_verdict_judge(const bf_verdict_in_t *in, bf_verdict_t *out);
 

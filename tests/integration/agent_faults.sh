@@ -283,7 +283,7 @@ assert elapsed < 4, f"404 must end the cell at once, took {elapsed} s"
 # ---- configuration errors fail fast, naming the key to fix -----------------------------------
 # (besides 401/403/404/413 above and the 400 of r400): 406, 411, a 500 json_parse_exception,
 # and every item failing with one non-transient error end the cell within a second or two.
-for spec in "not_acceptable:HTTP 406:request.headers" "length_required:HTTP 411:request.headers" \
+for spec in "not_acceptable:HTTP 406:request.media_type" "length_required:HTTP 411:proxy" \
             "json_parse:json_parse_exception:document.source" \
             "routing_missing:routing_missing_exception:document.routing"; do
     IFS=: read -r mode what key <<< "$spec"

@@ -350,14 +350,15 @@ static void test_fatal_messages(void **state)
         {BF_FATAL_NOT_FOUND, 404, "", "index.recreate"},
         {BF_FATAL_TOO_LARGE, 413, "", "batch_size"},
         {BF_FATAL_BAD_REQUEST, 400, "", "document.source"},
-        {BF_FATAL_MEDIA_TYPE, 406, "", "request.headers"},
-        {BF_FATAL_LENGTH, 411, "", "request.headers"},
+        {BF_FATAL_MEDIA_TYPE, 406, "", "request.media_type"},
+        {BF_FATAL_LENGTH, 411, "", "proxy"},
         {BF_FATAL_JSON_PARSE, 500, "", "request.compression"},
         {BF_FATAL_BLOCK, 403, "", "flood-stage"},
         {BF_FATAL_ITEMS, 200, "index_not_found_exception", "index.recreate"},
         {BF_FATAL_ITEMS, 200, "routing_missing_exception", "document.routing"},
         {BF_FATAL_ITEMS, 200, "strict_dynamic_mapping_exception", "index.mappings"},
         {BF_FATAL_ITEMS, 200, "mapper_parsing_exception", "document.source"},
+        {BF_FATAL_ITEMS, 200, "security_exception", "privilege"},
         {BF_FATAL_ITEMS, 200, "document_missing_exception", "document.update: upsert"},
         {BF_FATAL_ITEMS, 200, "illegal_argument_exception: pipeline with id [p] does not exist",
          "request.pipeline"},
@@ -470,12 +471,88 @@ static void test_not_bulk_fail_fast(void **state)
     assert_non_null(strstr(msg, "several times in a row"));
 }
 
+/* issue #29 item 3: the hint follows the error type, for every type the verdict module knows.
+ * subject: what the hint must name; mapping: whether it may speak of index.mappings (only
+ * mapping and parsing errors). An item-level 403 security_exception was told "fix
+ * document.source, document.action or index.mappings". The 406 hint named request.headers,
+ * which cannot set Content-Type: it names request.media_type, a key that exists. */
+static void test_items_hint_by_type(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *type, *subject;
+        int mapping;
+    } rows[] = {
+        {"index_not_found_exception", "index.recreate", 0},
+        {"routing_missing_exception", "document.routing", 0},
+        {"strict_dynamic_mapping_exception", "index.mappings", 1},
+        {"mapper_parsing_exception", "index.mappings", 1},
+        {"document_parsing_exception", "index.mappings", 1},
+        {"mapper_exception", "index.mappings", 1},
+        {"type_missing_exception", "index.mappings", 1},
+        {"illegal_argument_exception", "document.id", 0},
+        {"action_request_validation_exception", "document.action", 0},
+        {"invalid_index_name_exception", "index.name", 0},
+        {"document_missing_exception", "document.update: upsert", 0},
+        {"security_exception", "privilege", 0},
+    };
+    size_t n = sizeof rows / sizeof rows[0];
+    assert_int_equal(bf_verdict_config_type_count(), n); /* a new type needs its row here */
+    for (size_t i = 0; i < bf_verdict_config_type_count(); i++) {
+        const char *type = bf_verdict_config_type(i);
+        size_t k = 0;
+        while (k < n && strcmp(rows[k].type, type) != 0)
+            k++;
+        assert_true(k < n);
+        char first[200];
+        snprintf(first, sizeof first, "%s: something", type);
+        const char *hint = bf_verdict_items_hint(type, first);
+        print_message("%s: %s\n", type, hint);
+        assert_non_null(strstr(hint, rows[k].subject));
+        assert_true((strstr(hint, "index.mappings") != NULL) == rows[k].mapping);
+        if (strcmp(type, "security_exception") == 0) /* privileges, never the documents */
+            assert_null(strstr(hint, "document."));
+        /* the verdict fails the cell on it when every item failed with it */
+        bf_verdict_in_t in = {.xfer = BF_XFER_RESPONSE,
+                              .status = 200,
+                              .ndocs = N,
+                              .parsed = 1,
+                              .items_one_type = 1,
+                              .item_type = type,
+                              .error_type = ""};
+        in.items.failed_4xx = N;
+        bf_verdict_t v;
+        bf_verdict_judge(&in, &v);
+        assert_int_equal(v.fatal, BF_FATAL_ITEMS);
+    }
+    assert_null(bf_verdict_config_type(n));
+    /* a security_exception that names a pipeline is still about privileges */
+    assert_non_null(strstr(bf_verdict_items_hint("security_exception",
+                                                 "security_exception: action [indices:data/"
+                                                 "write/bulk[s]] is unauthorized for user [u] "
+                                                 "with roles [pipeline_reader]"),
+                           "privilege"));
+    /* a pipeline's failure names the pipeline, whatever its type */
+    assert_non_null(strstr(bf_verdict_items_hint("illegal_argument_exception",
+                                                 "illegal_argument_exception: pipeline with "
+                                                 "id [p] does not exist"),
+                           "request.pipeline"));
+    /* a type the module does not know: the documents, no mapping advice */
+    const char *other = bf_verdict_items_hint("some_new_exception", "some_new_exception: x");
+    assert_non_null(strstr(other, "document.source"));
+    assert_null(strstr(other, "index.mappings"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_every_row),      cmocka_unit_test(test_transport_ignores_retry),
-        cmocka_unit_test(test_xfer),           cmocka_unit_test(test_error_body),
-        cmocka_unit_test(test_fatal_messages), cmocka_unit_test(test_not_bulk_fail_fast),
+        cmocka_unit_test(test_every_row),
+        cmocka_unit_test(test_transport_ignores_retry),
+        cmocka_unit_test(test_xfer),
+        cmocka_unit_test(test_error_body),
+        cmocka_unit_test(test_fatal_messages),
+        cmocka_unit_test(test_not_bulk_fail_fast),
+        cmocka_unit_test(test_items_hint_by_type),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
