@@ -148,27 +148,91 @@ int bf_keys_allowed(const char *allow_dir, const uint8_t *key, char *name, size_
 
 int bf_keys_each_allowed(const char *allow_dir, bf_keys_each_fn fn, void *ctx)
 {
-    DIR *d = opendir(allow_dir);
-    if (d == NULL)
+    return bf_keys_scan_allowed(allow_dir, fn, NULL, ctx);
+}
+
+/* 1 when dir holds the .pub beside the secret key file `file` (len bytes, ending ".key") */
+static int pair_pub(const char *dir, const char *file, size_t len)
+{
+    char *pub = bf_asprintf("%s/%.*s.pub", dir, (int)(len - 4), file);
+    struct stat st;
+    int ok = stat(pub, &st) == 0;
+    free(pub);
+    return ok;
+}
+
+/* 1 when names[0..n) holds name */
+static int name_taken(char **names, size_t n, const char *name)
+{
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(names[i], name) == 0)
+            return 1;
+    return 0;
+}
+
+int bf_keys_scan_allowed(const char *allow_dir, bf_keys_each_fn fn, bf_keys_skip_fn skip, void *ctx)
+{
+    struct dirent **ents = NULL;
+    int n = scandir(allow_dir, &ents, NULL, alphasort); /* sorted: the same winner each time */
+    if (n < 0)
         return BF_E_NOTFOUND;
     int count = 0;
-    struct dirent *e;
-    while ((e = readdir(d)) != NULL) {
-        size_t n = strlen(e->d_name);
-        if (n < 5 || strcmp(e->d_name + n - 4, ".pub") != 0)
-            continue;
-        char *path = bf_asprintf("%s/%s", allow_dir, e->d_name);
-        char z85[41];
+    char **names = bf_calloc((size_t)n + 1, sizeof *names);
+    for (int i = 0; i < n; i++) {
+        const char *file = ents[i]->d_name;
+        size_t len = strlen(file);
+        char *path = bf_asprintf("%s/%s", allow_dir, file);
+        char z85[41], why[300];
         uint8_t bin[32];
-        if (read_line(path, z85, sizeof z85) == BF_OK && zmq_z85_decode(bin, z85) != NULL) {
-            char *name = bf_asprintf("%.*s", (int)(n - 4), e->d_name);
-            fn(ctx, bin, name);
+        struct stat st;
+        why[0] = '\0';
+        if (strcmp(file, ".") == 0 || strcmp(file, "..") == 0) {
+            free(path);
+            continue;
+        }
+        /* the key's name: the file name, without a .pub ending */
+        char *name = bf_asprintf(
+            "%.*s", (int)(len > 4 && strcmp(file + len - 4, ".pub") == 0 ? len - 4 : len), file);
+        int rc = BF_OK;
+        if (len > 4 && strcmp(file + len - 4, ".key") == 0 && pair_pub(allow_dir, file, len)) {
+            /* the secret half of a key pair generated here (keygen, --local-agents): its
+             * .pub is the entry */
             free(name);
-            count++;
+            free(path);
+            continue;
+        }
+        if (stat(path, &st) != 0)
+            snprintf(why, sizeof why, "cannot stat it: %s", strerror(errno));
+        else if (!S_ISREG(st.st_mode))
+            snprintf(why, sizeof why, "not a regular file");
+        else if (len > 4 && strcmp(file + len - 4, ".key") == 0)
+            snprintf(why, sizeof why,
+                     "a secret key file (.key) is never an allow-list entry; "
+                     "move it out of this directory");
+        else if ((rc = read_line(path, z85, sizeof z85)) != BF_OK ||
+                 zmq_z85_decode(bin, z85) == NULL)
+            snprintf(why, sizeof why, "%s",
+                     rc == BF_E_IO ? "cannot be read"
+                                   : "not one 40-character Z85 public key line (copy "
+                                     "the agent's agent.pub)");
+        else if (name_taken(names, (size_t)count, name))
+            snprintf(why, sizeof why, "another file already names key '%s'", name);
+        if (why[0]) {
+            if (skip)
+                skip(ctx, file, why);
+            free(name);
+        } else {
+            fn(ctx, bin, name);
+            names[count++] = name;
         }
         free(path);
     }
-    closedir(d);
+    for (int i = 0; i < count; i++)
+        free(names[i]);
+    free(names);
+    for (int i = 0; i < n; i++)
+        free(ents[i]);
+    free(ents);
     return count;
 }
 

@@ -28,17 +28,27 @@ int bf_keys_load_secret(const char *dir, const char *name, char *secret_z85, cha
 /* bf_keys_load_public — read DIR/NAME.pub (41 bytes into public_z85). */
 int bf_keys_load_public(const char *dir, const char *name, char *public_z85, bf_diag_t *diag);
 
-/* bf_keys_allowed — 1 if the 32-byte public key `key` is one of the *.pub files in allow_dir,
- * else 0. name (may be NULL, size name_size) gets the file name without .pub of the match.
+/* bf_keys_allowed — 1 if the 32-byte public key `key` is one of the key files in allow_dir
+ * (bf_keys_scan_allowed), else 0. name (may be NULL, size name_size) gets the key's name.
  * Reads the directory on every call so keys can be added while the coordinator runs. */
 int bf_keys_allowed(const char *allow_dir, const uint8_t *key, char *name, size_t name_size);
 
-/* bf_keys_each_allowed — call fn(ctx, key, name) for every readable *.pub file in allow_dir
- * holding a valid Z85 public key; key is the 32-byte binary key and name the file name without
- * .pub (both borrowed for the call). Returns the number of keys, or BF_E_NOTFOUND when the
- * directory cannot be opened. For callers that index the allow-list once instead of reading it
- * per handshake (bf_zap). Thread-safe (no shared state). */
+/* bf_keys_scan_allowed — call fn(ctx, key, name) for every regular file in allow_dir (any
+ * file name, in name order) holding one valid Z85 public key line; key is the 32-byte binary
+ * key and name the file name without a ".pub" ending (both borrowed for the call): agents/agentA
+ * and agents/agentA.pub both name key "agentA" (keygen --help says so). Every other entry is
+ * skipped, and skip(ctx, file, why) (skip may be NULL) says why: not a regular file, a secret
+ * key file (*.key) without its .pub beside it (the secret half of a pair is skipped silently),
+ * unreadable, not a key line, a key name an earlier file took. Returns the
+ * number of keys, or BF_E_NOTFOUND when the directory cannot be opened. Thread-safe (no
+ * shared state). */
 typedef void (*bf_keys_each_fn)(void *ctx, const uint8_t *key, const char *name);
+typedef void (*bf_keys_skip_fn)(void *ctx, const char *file, const char *why);
+int bf_keys_scan_allowed(const char *allow_dir, bf_keys_each_fn fn, bf_keys_skip_fn skip,
+                         void *ctx);
+
+/* bf_keys_each_allowed — bf_keys_scan_allowed without the skipped files: for callers that index
+ * the allow-list once instead of reading it per handshake (bf_zap). */
 int bf_keys_each_allowed(const char *allow_dir, bf_keys_each_fn fn, void *ctx);
 
 /* bf_keys_fingerprint — a short, stable name of a public key for logs: "sha256:" and the first

@@ -182,6 +182,38 @@ static void *bind_router(bf_fleet_t *f, const char *ep, bf_diag_t *diag)
     return s;
 }
 
+/* bf_keys_scan_allowed's skipped files, one warning each */
+static void on_allow_skip(void *ctx, const char *file, const char *why)
+{
+    bf_warn("allow-list %s: skipped %s: %s", (const char *)ctx, file, why);
+}
+
+static void on_allow_key(void *ctx, const uint8_t *key, const char *name)
+{
+    (void)ctx;
+    (void)key;
+    (void)name;
+}
+
+/* At start: how many agent keys each allow-list directory holds, and every file skipped with
+ * why (issue #29: a key saved as agents/agentA was ignored without a word). bf_zap indexes the
+ * same files. */
+static void log_allow_list(const char *allow_dir)
+{
+    const char *cur = allow_dir ? allow_dir : "";
+    char d[4096];
+    int i = 0;
+    while (i++ < 16 && bf_str_field(&cur, ':', d, sizeof d)) {
+        if (d[0] == '\0')
+            continue;
+        int n = bf_keys_scan_allowed(d, on_allow_key, on_allow_skip, d);
+        if (n < 0)
+            bf_warn("allow-list %s: cannot open the directory: no agent is admitted from it", d);
+        else
+            bf_info("allow-list %s: %d agent key%s", d, n, n == 1 ? "" : "s");
+    }
+}
+
 bf_fleet_t *bf_fleet_new(const bf_fleet_opts_t *opts, bf_diag_t *diag)
 {
     bf_fleet_t *f = bf_calloc(1, sizeof *f);
@@ -209,6 +241,7 @@ bf_fleet_t *bf_fleet_new(const bf_fleet_opts_t *opts, bf_diag_t *diag)
             bf_fleet_destroy(&f);
             return NULL;
         }
+        log_allow_list(opts->allow_dir);
         f->zap = bf_zap_start(f->zctx, opts->allow_dir ? opts->allow_dir : "/nonexistent");
         if (f->zap == NULL) {
             bf_diag_set(diag, BF_E_IO,

@@ -280,7 +280,9 @@ static int cmd_run(int argc, char **argv, int find_max)
 #define KEYGEN_USAGE                                                                               \
     "usage: bulkfleet-coordinator keygen DIR\n"                                                    \
     "  writes DIR/coordinator.key (secret, 0600) and DIR/coordinator.pub, and makes DIR/agents/\n" \
-    "  for the agents' public keys (the allow-list; any file name: it is the key's name)\n"
+    "  for the agents' public keys (the allow-list: every regular file holding one public key\n"   \
+    "  line, any file name: it is the key's name, without a .pub ending; the coordinator says\n"   \
+    "  at start which files it skipped and why)\n"
 
 static int cmd_keygen(int argc, char **argv)
 {

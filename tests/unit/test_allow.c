@@ -127,12 +127,97 @@ static void test_keys(void **state)
     rmdir(dir);
 }
 
+/* issue #29 item 2: keygen --help says "any file name: it is the key's name", but only *.pub
+ * files were read: a key saved as agents/agentA was ignored without a word. Every regular file
+ * holding a key counts (name without a .pub ending); every other entry is reported with why. */
+typedef struct skips {
+    char text[2048];
+    int nkeys;
+    char names[4][32];
+} skips;
+
+static void scan_key(void *ctx, const uint8_t *key, const char *name)
+{
+    skips *s = ctx;
+    (void)key;
+    if (s->nkeys < 4)
+        snprintf(s->names[s->nkeys], sizeof s->names[0], "%s", name);
+    s->nkeys++;
+}
+
+static void scan_skip(void *ctx, const char *file, const char *why)
+{
+    skips *s = ctx;
+    size_t used = strlen(s->text);
+    snprintf(s->text + used, sizeof s->text - used, "[%s: %s]", file, why);
+}
+
+static void write_text(const char *dir, const char *file, const char *text)
+{
+    char path[1200];
+    snprintf(path, sizeof path, "%s/%s", dir, file);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs(text, f);
+    fclose(f);
+}
+
+static void test_allow_any_file_name(void **state)
+{
+    (void)state;
+    char dir[1024];
+    snprintf(dir, sizeof dir, "%s/bf-allow-test.XXXXXX",
+             getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+    assert_non_null(mkdtemp(dir));
+    bf_diag_t d = {0};
+    assert_int_equal(bf_keys_generate(dir, "agentB", &d), 0); /* agentB.pub, agentB.key */
+    char sec[41], pub[41];
+    assert_int_equal(bf_keys_load_secret(dir, "agentB", sec, pub, &d), 0);
+    char line[64];
+    snprintf(line, sizeof line, "%s\n", pub);
+    write_text(dir, "agentA", line); /* a key saved without .pub */
+    write_text(dir, "agentB", line); /* the name agentB.pub took: skipped */
+    write_text(dir, "notes.txt", "agent A is on host 3\n");
+    write_text(dir, "agentC.key", line); /* a secret key copied here by mistake */
+    char sub[1100];
+    snprintf(sub, sizeof sub, "%s/old", dir);
+    assert_int_equal(mkdir(sub, 0700), 0);
+    skips s;
+    memset(&s, 0, sizeof s);
+    assert_int_equal(bf_keys_scan_allowed(dir, scan_key, scan_skip, &s), 2);
+    print_message("keys %s, %s; skipped %s\n", s.names[0], s.names[1], s.text);
+    assert_string_equal(s.names[0], "agentA");
+    assert_string_equal(s.names[1], "agentB");
+    assert_non_null(strstr(s.text, "[agentB.pub: another file already names key 'agentB']"));
+    /* the secret half of the pair agentB.key + agentB.pub is no mistake; a lone one is */
+    assert_null(strstr(s.text, "[agentB.key"));
+    assert_non_null(strstr(s.text, "[agentC.key: a secret key file"));
+    assert_non_null(strstr(s.text, "[notes.txt: not one 40-character Z85 public key line"));
+    assert_non_null(strstr(s.text, "[old: not a regular file]"));
+    /* the handshake's check admits the key under its file's name */
+    uint8_t bin[32];
+    zmq_z85_decode(bin, pub);
+    char who[64];
+    assert_true(bf_keys_allowed(dir, bin, who, sizeof who));
+    assert_string_equal(who, "agentA");
+    const char *files[] = {"agentA",     "agentB",     "agentB.pub",
+                           "agentB.key", "agentC.key", "notes.txt"};
+    for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
+        char path[1200];
+        snprintf(path, sizeof path, "%s/%s", dir, files[i]);
+        unlink(path);
+    }
+    rmdir(sub);
+    rmdir(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_url_host),
         cmocka_unit_test(test_match),
         cmocka_unit_test(test_keys),
+        cmocka_unit_test(test_allow_any_file_name),
         cmocka_unit_test(test_routetable_nodes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
