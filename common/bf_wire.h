@@ -84,9 +84,9 @@ typedef struct bf_wire_peer {
 } bf_wire_peer_t;
 
 /* bf_wire_recv_peer — bf_wire_recv that also fills *peer (NULL: not wanted). User-Id is read
- * for every message; the key fingerprint and the peer address only for a Hello or a frame that
- * is refused (they are what a refusal names, and each property lookup costs a map search on
- * the per-sample path). Returns as bf_wire_recv. */
+ * for every message; the key fingerprint and the peer address only for a Hello, a frame that
+ * is refused or a message of another protocol major (they are what a refusal names, and each
+ * property lookup costs a map search on the per-sample path). Returns as bf_wire_recv. */
 int bf_wire_recv_peer(void *sock, void *route, size_t *route_len, bf_wire_peer_t *peer,
                       Bf__Envelope **out, int flags);
 

@@ -315,6 +315,43 @@ static void test_major_mismatch_rejected_with_reason(void **state)
     assert_int_equal(rejects, 1);
 }
 
+/* issue #29 item 4: a message of another protocol major that is not a Hello (an agent of
+ * another release pinging a coordinator that restarted) was refused as "a peer from ?": the
+ * address is read for it too. The coordinator's stderr is captured for the check. */
+static void test_major_mismatch_logs_the_address(void **state)
+{
+    fixture *fx = *state;
+    char path[] = "/tmp/bf-fleet-log.XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    fflush(stderr);
+    int saved = dup(STDERR_FILENO);
+    dup2(fd, STDERR_FILENO);
+    Bf__Ping p = BF__PING__INIT;
+    p.wall_us = bf_clock_wall_us();
+    Bf__Envelope env;
+    bf_wire_init(&env);
+    env.major = BF_PROTO_MAJOR + 6;
+    env.body_case = BF__ENVELOPE__BODY_PING;
+    env.ping = &p;
+    assert_int_equal(bf_wire_send(fx->ctrl, NULL, 0, &env, 0), BF_OK);
+    Bf__Envelope *r = pump(fx, 2000, BF__ENVELOPE__BODY_REJECT);
+    fflush(stderr);
+    dup2(saved, STDERR_FILENO);
+    close(saved);
+    assert_non_null(r);
+    bf__envelope__free_unpacked(r, NULL);
+    char log[4096];
+    ssize_t n = pread(fd, log, sizeof log - 1, 0);
+    close(fd);
+    unlink(path);
+    assert_true(n > 0);
+    log[n] = '\0';
+    print_message("%s", log);
+    assert_non_null(strstr(log, "refused a peer from 127.0.0.1: protocol major 7"));
+    assert_null(strstr(log, "from ?"));
+}
+
 /* Regression: a coordinator that restarted answered the Pings of agents it did not know with a
  * Reject, and an agent exits on Reject; the whole fleet died with the coordinator. */
 static void test_unknown_peer_is_not_rejected(void **state)
@@ -572,6 +609,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_huge_hello_is_cheap, setup, teardown),
         cmocka_unit_test_setup_teardown(test_clock_offset_from_ping_exchange, setup, teardown),
         cmocka_unit_test_setup_teardown(test_major_mismatch_rejected_with_reason, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_major_mismatch_logs_the_address, setup, teardown),
         cmocka_unit_test_setup_teardown(test_unknown_peer_is_not_rejected, setup, teardown),
         cmocka_unit_test_setup_teardown(test_lost_then_back, setup, teardown),
         cmocka_unit_test_setup_teardown(test_second_agent_with_taken_id_is_refused, setup,
