@@ -63,6 +63,9 @@ prep_integration() {
     "$SRC/scripts/devcluster.sh" build || return 1
     # the Elasticsearch 8 launcher (deploy/devcluster-es8/target, the elasticsearch_* tests)
     "$SRC/scripts/devcluster.sh" build --engine elasticsearch8 || return 1
+    # and the Elasticsearch 9 one (Java 21+, elasticsearch_es9_quickstart says why when it is not)
+    "$SRC/scripts/devcluster.sh" build --engine elasticsearch9 > /dev/null 2>&1 ||
+        echo "check: the Elasticsearch 9 launcher did not build here; elasticsearch_es9_quickstart says why" >&2
     # and the OpenSearch 3.x launcher (deploy/devcluster-os3/target, integration_opensearch3),
     # which the test would otherwise build inside the tier; it needs a Java 21+
     BF_DEVCLUSTER_OPENSEARCH=3 "$SRC/scripts/devcluster.sh" build > /dev/null 2>&1 ||
