@@ -1,0 +1,446 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""chaos.py — the driver of bench/chaos.sh (issue #26): a campaign under random faults, then its
+invariants (bench/chaos_check.py).
+
+A 6-cell campaign (batch_size 100/200/300 x concurrency 2/4, 1 s warmup + 4 s each, request
+timeout 2 s, an index per cell) from a coordinator and 3 agent processes (separate, as on
+hosts: `bulkfleet-agent --coordinator`) on 127.0.0.1 against the scripted fault server
+(tests/support/fault_server.py: its _count is the ground truth, the documents it acknowledged).
+While it runs, N faults drawn from the seed hit it at random moments of the first D seconds,
+each lasting 0.5 to 3 s, overlapping freely:
+
+  kill_agent        kill -9 of an agent; it is started again (same id) when the fault ends
+  stop_agent        SIGSTOP of an agent, SIGCONT when the fault ends
+  kill_coordinator  kill -9 of the coordinator; `run --resume DIR` when the fault ends
+  stop_coordinator  SIGSTOP / SIGCONT of the coordinator
+  stop_target       SIGSTOP / SIGCONT of the fault server (the cluster stops answering)
+  mode              the fault server answers as MODE for a while (PUT /_fault/mode): reject429
+                    (whole-request 429), mixed (429 / 400 / 409 items), too_large (413: the cell
+                    fails), reset (RST after reading), hangup (FIN without a reply), stall (no
+                    answer: request.timeout), notjson_rare (every 10th answer an HTML 200)
+  disk_full         the results tmpfs (16 MiB) is filled to the last byte, freed when the fault
+                    ends (root only: mount; without root the fault is not drawn, and it says so)
+
+Not done here, and said so in the output: netns partitions, tc netem loss/delay and slow disks.
+The coordinator is resumed (`--resume`) whenever it ended while faults were still to come or
+with exit 3 (environment), at most 10 times. Afterwards every process it started is stopped
+and the history checked; the last line is "faults N, invariant violations V" (N: faults
+applied). Exit 0 without violations, 1 with, 2 on bad arguments. Traffic only to 127.0.0.1;
+bounded: the campaign is interrupted --duration + 240 s after the start.
+"""
+
+import argparse
+import json
+import os
+import random
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SRC = os.path.dirname(HERE)
+sys.path.insert(0, HERE)
+import chaos_check  # noqa: E402
+
+MODES = ("reject429", "mixed", "too_large", "reset", "hangup", "stall", "notjson_rare")
+AGENTS = ("a1", "a2", "a3")
+BATCHES, CONCS = (100, 200, 300), (2, 4)
+
+
+def secs(text):
+    t = text.strip()
+    mult = {"s": 1, "m": 60, "h": 3600}.get(t[-1:], None)
+    return int(float(t[:-1]) * mult) if mult else int(t)
+
+
+def schedule(seed, n, dur, root):
+    """The faults of seed: n of them at uniform moments of [1, dur), sorted. Pure."""
+    rng = random.Random(seed)
+    kinds = ["kill_agent", "stop_agent", "kill_coordinator", "stop_coordinator", "stop_target",
+             "mode", "mode", "mode"] + (["disk_full"] if root else [])
+    out = []
+    for _ in range(n):
+        k = rng.choice(kinds)
+        f = {"t": round(rng.uniform(1.0, dur), 2), "kind": k, "for_s": round(rng.uniform(0.5, 3.0), 2)}
+        if k in ("kill_agent", "stop_agent"):
+            f["agent"] = rng.choice(AGENTS)
+        if k == "mode":
+            f["mode"] = rng.choice(MODES)
+        out.append(f)
+    out.sort(key=lambda f: f["t"])
+    return out
+
+
+class Chaos:
+    def __init__(self, a):
+        self.a = a
+        self.out = a.out or tempfile.mkdtemp(prefix="bf-chaos.", dir=os.environ.get("TMPDIR"))
+        os.makedirs(self.out, exist_ok=True)
+        self.build = os.environ.get("BF_BUILD_DIR", os.path.join(SRC, "build"))
+        self.coord_bin = os.path.join(self.build, "coordinator", "bulkfleet-coordinator")
+        self.agent_bin = os.path.join(self.build, "agent", "bulkfleet-agent")
+        self.root = os.geteuid() == 0
+        self.res = os.path.join(self.out, "results")
+        self.mounted = False
+        self.procs = []  # every process started: {"pid", "what"}
+        self.agents = {}
+        self.coord = None
+        self.fs = None
+        self.resumes = 0
+        self.log_f = open(os.path.join(self.out, "chaos.log"), "a")
+        self.applied = []
+        self.notes = []
+
+    def log(self, msg):
+        line = f"chaos: {time.time() - self.t0:7.2f} s {msg}" if hasattr(self, "t0") else f"chaos: {msg}"
+        print(line, file=self.log_f, flush=True)
+        if self.a.verbose:
+            print(line, file=sys.stderr, flush=True)
+
+    def spawn(self, argv, what, out):
+        p = subprocess.Popen(argv, stdout=open(out + ".out", "ab"), stderr=open(out + ".err", "ab"),
+                             stdin=subprocess.DEVNULL, start_new_session=True)
+        self.procs.append({"pid": p.pid, "what": what})
+        return p
+
+    # --- parts -------------------------------------------------------------------------------
+
+    def start_fs(self):
+        ready = os.path.join(self.out, "fs.ready")
+        self.fs = subprocess.Popen(
+            [sys.executable, os.path.join(SRC, "tests", "support", "fault_server.py"), "--port", "0",
+             "--mode", "ok", "--log", os.path.join(self.out, "fs.log"),
+             "--max-lifetime", str(self.dur + 600)],
+            stdout=open(ready, "w"), stderr=open(os.path.join(self.out, "fs.err"), "w"),
+            stdin=subprocess.DEVNULL, start_new_session=True)
+        self.procs.append({"pid": self.fs.pid, "what": "fault server"})
+        for _ in range(100):
+            with open(ready) as fh:
+                for ln in fh:
+                    if ln.startswith("READY"):
+                        self.fs_port = int(ln.split()[1])
+                        return
+            time.sleep(0.1)
+        raise SystemExit("chaos: the fault server did not start")
+
+    def fs_call(self, method, path):
+        req = urllib.request.Request(f"http://127.0.0.1:{self.fs_port}{path}", method=method)
+        with urllib.request.urlopen(req, timeout=5) as r:
+            return json.loads(r.read() or b"{}")
+
+    def start_agent(self, aid):
+        self.agents[aid] = self.spawn(
+            [self.agent_bin, "--coordinator", f"tcp://127.0.0.1:{self.port}", "--insecure",
+             "--id", aid, "--threads", "1", "-q", "--deadman", "5s"],
+            f"agent {aid}", os.path.join(self.out, f"agent-{aid}"))
+
+    def start_coord(self):
+        argv = [self.coord_bin, "run", self.scenario, "--agents", "3", "--min-agents", "1",
+                "--insecure", "--bind", f"tcp://127.0.0.1:{self.port}", "--lost", "3s",
+                "--wait", "20s", "--cluster-wait", "15s", "-q"]
+        camp = self.campaign_dir()
+        if camp:
+            argv += ["--resume", camp]
+            self.resumes += 1
+        else:
+            argv += ["--results", self.res]
+        self.coord = self.spawn(argv, "coordinator", os.path.join(self.out, "coordinator"))
+        self.log(f"coordinator started{' --resume' if camp else ''} (pid {self.coord.pid})")
+
+    def campaign_dir(self):
+        try:
+            ds = [d for d in os.listdir(self.res) if d.startswith("chaos-")]
+        except OSError:
+            return None
+        return os.path.join(self.res, sorted(ds)[0]) if ds else None
+
+    def write_scenario(self):
+        self.scenario = os.path.join(self.out, "scenario.yaml")
+        with open(self.scenario, "w") as fh:
+            fh.write(f"""name: chaos
+target:
+  hosts: [http://127.0.0.1:{self.fs_port}]
+index:
+  name: chaos-b{{batch_size}}-c{{concurrency}}
+  recreate: true
+variables:
+  - {{name: n, type: range, from: 1, to: 1000}}
+document:
+  action: index
+  source: '{{"n": $[[n]], "msg": "chaos $[[n]]"}}'
+request:
+  timeout: 2s
+run: {{warmup: 1s, first_warmup: 1s, duration: 4s, seed: {self.a.seed}}}
+matrix:
+  batch_size: [{", ".join(map(str, BATCHES))}]
+  concurrency: [{", ".join(map(str, CONCS))}]
+""")
+
+    # --- faults ------------------------------------------------------------------------------
+
+    def signal(self, p, sig):
+        if p is not None and p.poll() is None:
+            try:
+                os.kill(p.pid, sig)
+            except ProcessLookupError:
+                pass
+
+    def apply(self, f):
+        k = f["kind"]
+        if k == "kill_agent":
+            self.signal(self.agents.get(f["agent"]), signal.SIGKILL)
+        elif k == "stop_agent":
+            self.signal(self.agents.get(f["agent"]), signal.SIGSTOP)
+        elif k == "kill_coordinator":
+            self.killed_coord = True
+            self.signal(self.coord, signal.SIGKILL)
+        elif k == "stop_coordinator":
+            self.signal(self.coord, signal.SIGSTOP)
+        elif k == "stop_target":
+            self.signal(self.fs, signal.SIGSTOP)
+        elif k == "mode":
+            self.fs_call("PUT", f"/_fault/mode/{f['mode']}")
+        elif k == "disk_full":
+            fill = os.path.join(self.res, ".chaos-fill")
+            try:
+                with open(fill, "wb") as fh:
+                    chunk = b"\0" * (1 << 20)
+                    while True:
+                        fh.write(chunk)
+            except OSError:
+                pass
+        self.applied.append(f)
+        self.log(f"fault {json.dumps(f, sort_keys=True)}")
+
+    def restore(self, f):
+        k = f["kind"]
+        if k == "kill_agent":
+            p = self.agents.get(f["agent"])
+            if p is not None:
+                p.wait()
+            self.start_agent(f["agent"])
+        elif k == "stop_agent":
+            self.signal(self.agents.get(f["agent"]), signal.SIGCONT)
+        elif k == "stop_coordinator":
+            self.signal(self.coord, signal.SIGCONT)
+        elif k == "stop_target":
+            self.signal(self.fs, signal.SIGCONT)
+        elif k == "mode":
+            # back to "ok" once no other mode fault is still on
+            if not any(g["kind"] == "mode" and g is not f for g, _ in self.active):
+                self.fs_call("PUT", "/_fault/mode/ok")
+        elif k == "disk_full":
+            if not any(g["kind"] == "disk_full" and g is not f for g, _ in self.active):
+                try:
+                    os.unlink(os.path.join(self.res, ".chaos-fill"))
+                except OSError:
+                    pass
+        self.log(f"restored {k}")
+
+    # --- the run -----------------------------------------------------------------------------
+
+    def run(self):
+        a = self.a
+        self.dur = secs(a.duration)
+        self.faults = schedule(a.seed, a.faults, self.dur, self.root)
+        if not self.root:
+            self.notes.append("disk_full not drawn: not root (a tmpfs needs mount)")
+        self.notes.append("not injected here: netns partitions, tc netem loss/delay, slow disks")
+        os.makedirs(self.res, exist_ok=True)
+        if self.root:
+            subprocess.run(["mount", "-t", "tmpfs", "-o", "size=16m", "tmpfs", self.res], check=True)
+            self.mounted = True
+        self.port = a.port
+        self.t0 = time.time()
+        self.start_fs()
+        self.write_scenario()
+        for aid in AGENTS:
+            self.start_agent(aid)
+        self.start_coord()
+        pending = list(self.faults)
+        self.active = []  # (fault, end time)
+        self.killed_coord = False
+        snaps = {}
+        deadline = self.t0 + self.dur + 240
+        finished = False
+        last_snap = 0.0
+        while time.time() < deadline:
+            now = time.time() - self.t0
+            while pending and pending[0]["t"] <= now:
+                f = pending.pop(0)
+                try:
+                    self.apply(f)
+                except OSError as exc:  # the fault server stopped (stop_target): try later
+                    self.log(f"fault {f['kind']} not applied now ({exc}); again in 0.5 s")
+                    f["t"] = round(now + 0.5, 2)
+                    pending.insert(0, f)
+                    break
+                self.active.append((f, now + f["for_s"]))
+            for item in [x for x in self.active if x[1] <= now]:
+                try:
+                    self.restore(item[0])
+                except OSError as exc:
+                    self.log(f"restore {item[0]['kind']} failed now ({exc}); again in 0.5 s")
+                    continue
+                self.active.remove(item)
+            if time.time() - last_snap >= 1.0:
+                camp = self.campaign_dir()
+                if camp:
+                    for s in chaos_check.snapshot(camp):
+                        snaps[s["path"]] = s
+                last_snap = time.time()
+            rc = self.coord.poll()
+            if rc is not None:
+                coord_faults = any(f["kind"] == "kill_coordinator" for f, _ in self.active)
+                if coord_faults:
+                    pass  # resumed when the fault ends
+                elif self.killed_coord or pending or self.active or rc == 3:
+                    self.log(f"coordinator exit {rc}; resuming")
+                    self.killed_coord = False
+                    if self.resumes >= 10:
+                        self.notes.append("gave up after 10 resumes")
+                        break
+                    self.start_coord()
+                else:
+                    self.log(f"campaign ended: coordinator exit {rc}")
+                    finished = True
+                    break
+            time.sleep(0.05)
+        if not finished:
+            self.notes.append("interrupted at the time bound")
+            self.signal(self.coord, signal.SIGCONT)
+            self.signal(self.coord, signal.SIGINT)
+        for f, _ in list(self.active):
+            try:
+                self.restore(f)
+            except OSError:
+                pass
+        self.active = []
+        return finished, snaps
+
+    def stop_all(self):
+        for p in list(self.agents.values()) + [self.coord]:
+            self.signal(p, signal.SIGCONT)
+            self.signal(p, signal.SIGTERM)
+        end = time.time() + 10
+        for p in list(self.agents.values()) + [self.coord]:
+            if p is None:
+                continue
+            try:
+                p.wait(max(0.1, end - time.time()))
+            except subprocess.TimeoutExpired:
+                self.notes.append(f"pid {p.pid} ignored SIGTERM for 10 s: killed")
+                p.kill()
+                p.wait()
+
+    def truth(self):
+        t = {}
+        self.signal(self.fs, signal.SIGCONT)
+        for b in BATCHES:
+            for c in CONCS:
+                idx = f"chaos-b{b}-c{c}"
+                try:
+                    t[idx] = self.fs_call("GET", f"/{idx}/_count").get("count", 0)
+                except OSError as exc:
+                    self.notes.append(f"_count of {idx}: {exc}")
+        return t
+
+    def finish(self):
+        if self.fs is not None:
+            self.signal(self.fs, signal.SIGCONT)
+            self.signal(self.fs, signal.SIGTERM)
+            try:
+                self.fs.wait(10)
+            except subprocess.TimeoutExpired:
+                self.fs.kill()
+                self.fs.wait()
+        if self.mounted:
+            # keep the results: copy them out of the tmpfs before it goes
+            subprocess.run(["cp", "-a", self.res, self.res + ".saved"], check=False)
+            subprocess.run(["umount", "-l", self.res], check=False)
+            self.mounted = False
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--seed", type=int, required=True)
+    ap.add_argument("--faults", type=int, required=True)
+    ap.add_argument("--duration", default="30s", help="window of the faults (30s)")
+    ap.add_argument("--port", type=int, default=0, help="coordinator port (data port + 1)")
+    ap.add_argument("--out", default="", help="work directory (default: a new one under TMPDIR)")
+    ap.add_argument("-v", "--verbose", action="store_true")
+    a = ap.parse_args()
+    if a.faults < 0 or secs(a.duration) < 5:
+        ap.error("--faults >= 0 and --duration >= 5s")
+    if a.port == 0:
+        import socket
+        for _ in range(100):
+            p = random.randint(22000, 32000)
+            ok = True
+            for q in (p, p + 1):
+                s = socket.socket()
+                try:
+                    s.bind(("127.0.0.1", q))
+                except OSError:
+                    ok = False
+                finally:
+                    s.close()
+            if ok:
+                a.port = p
+                break
+    c = Chaos(a)
+    finished = False
+    snaps = {}
+    truth = {}
+    try:
+        finished, snaps = c.run()
+        c.stop_all()
+        truth = c.truth()
+    finally:
+        try:
+            c.stop_all()
+        except Exception:  # noqa: BLE001 — stopping is best effort here, checked by I6
+            pass
+        camp_before = c.campaign_dir()
+        c.finish()
+    camp = camp_before
+    if camp and c.root:
+        camp = camp.replace(c.res, c.res + ".saved", 1)
+        snaps = {k.replace(c.res, c.res + ".saved", 1): dict(v, path=v["path"].replace(c.res, c.res + ".saved", 1))
+                 for k, v in snaps.items()}
+    cells = [{"id": f"i1-s1-r0-b{b}-c{cc}", "index": f"chaos-b{b}-c{cc}"}
+             for b in BATCHES for cc in CONCS]
+    h = chaos_check.history_from(camp or os.path.join(c.out, "none"), cells, truth,
+                                 list(snaps.values()), c.procs, c.applied, seed=a.seed,
+                                 nfaults=len(c.applied), duration=a.duration,
+                                 resumes=c.resumes, notes=c.notes, finished=finished)
+    with open(os.path.join(c.out, "history.json"), "w") as fh:
+        json.dump(h, fh, indent=1)
+    v = chaos_check.check(h)
+    print(f"chaos: seed {a.seed}, {len(c.applied)} of {a.faults} faults applied over "
+          f"{a.duration}, {c.resumes} resumes, work dir {c.out}")
+    for n in c.notes:
+        print(f"chaos: note: {n}")
+    kinds = {}
+    for f in c.applied:
+        key = f["kind"] + (":" + f["mode"] if f["kind"] == "mode" else "")
+        kinds[key] = kinds.get(key, 0) + 1
+    print("chaos: faults by kind: " + ", ".join(f"{k} {n}" for k, n in sorted(kinds.items())))
+    for cid in [x["id"] for x in cells]:
+        r = h["rows"].get(cid)
+        if r:
+            idx = [x["index"] for x in cells if x["id"] == cid][0]
+            state = "failed" if r.get("failed") else "verified" if r.get("verified") else "unverified"
+            print(f"chaos: cell {cid}: {state}, ok {r.get('docs_ok_all')}, unknown "
+                  f"{r.get('docs_unknown_all')}, counted {r.get('docs_counted')}, target "
+                  f"{truth.get(idx)}{', degraded' if r.get('degraded') else ''}")
+    print(chaos_check.report(h, v))
+    return 0 if not v else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# netns_chaos — bench/chaos.sh with a fixed seed and 10 faults (issue #26): a 6-cell campaign of
+# a coordinator and 3 agent processes against the fault server while kill -9 / SIGSTOP of
+# agents and of the coordinator (then --resume), SIGSTOP of the target, the fault server's
+# 429s, 429 / 400 / 409 items, 413, resets, hang-ups, stalls and rare HTML answers, and a full
+# results disk (a 16 MiB tmpfs: root) hit it; every invariant of bench/chaos_check.py must
+# hold: "faults 10, invariant violations 0". Root tier (the tmpfs mount). About 1 minute.
+source "$(dirname "$0")/lib.sh"
+if [ "$(id -u)" != 0 ]; then
+    echo "SKIP: netns_chaos needs root (the full-disk fault mounts a tmpfs)"; exit 77
+fi
+set +e
+BF_BUILD_DIR="$BUILD" timeout 300 python3 "$SRC/bench/chaos.py" --seed 26 --faults 10 \
+    --out "$TMP/chaos" > "$TMP/chaos.txt" 2>&1
+rc=$?
+set -e
+cat "$TMP/chaos.txt"
+[ "$rc" -ne 124 ] || fail "chaos.sh did not end within 300 s"
+last=$(tail -n 1 "$TMP/chaos.txt")
+[ "$last" = "faults 10, invariant violations 0" ] || fail "last line: '$last' (exit $rc)"
+[ "$rc" = 0 ] || fail "chaos.sh exit $rc"
+grep -q "kill_coordinator" "$TMP/chaos/chaos.log" || fail "seed 26 should kill the coordinator"
+pass "seed 26: 10 faults, every invariant holds"
