@@ -101,13 +101,27 @@ static const char digits2[201] = "0001020304050607080910111213141516171819202122
                                  "50515253545556575859606162636465666768697071727374"
                                  "75767778798081828384858687888990919293949596979899";
 
+/* decimal digits of v by comparisons: a loop of divisions was a chain of multiplies per digit
+ * (perf: most of bf_fmt_u64), and the values of one variable mostly have one length, so the
+ * branches predict */
+static inline size_t digits_u64(uint64_t v)
+{
+    if (v < 100000u) {
+        if (v < 100u)
+            return v < 10u ? 1 : 2;
+        return v < 1000u ? 3 : v < 10000u ? 4 : 5;
+    }
+    size_t n = 6;
+    for (uint64_t t = v / 100000u; t >= 10u; t /= 10u)
+        n++;
+    return n;
+}
+
 size_t bf_fmt_u64(char *dst, uint64_t v)
 {
     /* digits counted first, then written in place from the end (no temporary and copy: this
      * runs several times per rendered document) */
-    size_t n = 1;
-    for (uint64_t t = v; t >= 10; t /= 10)
-        n++;
+    size_t n = digits_u64(v);
     char *p = dst + n;
     while (v >= 100) {
         unsigned k = (unsigned)(v % 100) * 2;

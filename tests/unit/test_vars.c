@@ -198,8 +198,14 @@ static char **draw_fleet(const bf_var_spec_t *s, size_t n, uint64_t seed)
     for (uint32_t agent = 0; agent < AGENTS; agent++) {
         for (uint32_t t = 0; t < THREADS; t++) {
             uint32_t k = agent * THREADS + t; /* stream_base(agent) + thread */
-            w[k] = (worker){.specs = s, .nspecs = 1, .var = 0, .stream = k, .streams = STREAMS,
-                            .seed = seed, .n = n, .out = all + (size_t)k * n};
+            w[k] = (worker){.specs = s,
+                            .nspecs = 1,
+                            .var = 0,
+                            .stream = k,
+                            .streams = STREAMS,
+                            .seed = seed,
+                            .n = n,
+                            .out = all + (size_t)k * n};
             assert_int_equal(pthread_create(&th[k], NULL, run_worker, &w[k]), 0);
         }
     }
@@ -365,7 +371,7 @@ static void test_uuid_v4_format_and_unique(void **state)
             else
                 assert_true(is_hex(u[k]));
         }
-        assert_int_equal(u[14], '4');             /* version 4 */
+        assert_int_equal(u[14], '4');           /* version 4 */
         assert_non_null(strchr("89ab", u[19])); /* RFC 4122 variant */
         if (i > 0)
             assert_true(strcmp(all[i - 1], u) < 0); /* sorted and unique */
@@ -413,7 +419,7 @@ static void test_sortable_id_unique_and_time_ordered(void **state)
         uint64_t bits = 0;
         for (int k = 0; k < 7; k++)
             bits = (bits << 5) | (uint64_t)(strchr("0123456789abcdefghijklmnopqrstuv", id[k]) -
-                                             "0123456789abcdefghijklmnopqrstuv");
+                                            "0123456789abcdefghijklmnopqrstuv");
         uint64_t sec = bits >> 3;
         assert_true(sec >= (uint64_t)before && sec <= (uint64_t)after);
     }
@@ -444,7 +450,7 @@ static int digits(const char *s, int n)
 static void test_time_formats(void **state)
 {
     (void)state;
-    bf_var_spec_t s[8] = {spec(BF_VAR_NOW_UTC),     spec(BF_VAR_NOW_LOCAL),
+    bf_var_spec_t s[8] = {spec(BF_VAR_NOW_UTC),      spec(BF_VAR_NOW_LOCAL),
                           spec(BF_VAR_NOW_UTC_LITE), spec(BF_VAR_NOW_UNIX),
                           spec(BF_VAR_NOW_UNIX_MS),  spec(BF_VAR_NOW_UNIX_US),
                           spec(BF_VAR_NOW_UNIX_NS),  spec(BF_VAR_NOW_WITH_FORMAT)};
@@ -533,7 +539,7 @@ static void test_random_array(void **state)
     all[3].square_bracket = 0;
     bf_vars_t *v = bf_vars_new(all, 4, 0, 1, 1);
     char *buf = bf_malloc(bf_var_max_len(all, 1) > bf_var_max_len(all, 3) ? bf_var_max_len(all, 1)
-                                                                           : bf_var_max_len(all, 3));
+                                                                          : bf_var_max_len(all, 3));
     char out[128];
     eval_str(v, 1, buf, out, sizeof out);
     assert_string_equal(out, "[\"x\",\"x\",\"x\"]");
@@ -552,8 +558,21 @@ static void test_format_integers(void **state)
     struct {
         uint64_t v;
         const char *s;
-    } u[] = {{0, "0"},       {9, "9"},     {10, "10"},
-             {99, "99"},     {100, "100"}, {1234567890123ull, "1234567890123"},
+    } u[] = {{0, "0"},
+             {9, "9"},
+             {10, "10"},
+             {99, "99"},
+             {100, "100"},
+             {999, "999"},
+             {1000, "1000"},
+             {9999, "9999"},
+             {10000, "10000"},
+             {99999, "99999"},
+             {100000, "100000"},
+             {999999, "999999"},
+             {1000000, "1000000"},
+             {9999999999ull, "9999999999"},
+             {1234567890123ull, "1234567890123"},
              {UINT64_MAX, "18446744073709551615"}};
     for (size_t i = 0; i < sizeof u / sizeof u[0]; i++) {
         size_t n = bf_fmt_u64(b, u[i].v);
