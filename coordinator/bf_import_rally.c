@@ -15,6 +15,7 @@
 #include "bf_mem.h"
 #include "bf_scenario.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
 #include <jansson.h>
@@ -591,6 +592,207 @@ static void emit_json(bf_buf_t *y, json_t *j)
     free(s);
 }
 
+/* the corpus file `src` of corpus `cn`: beside the track (dir), in
+ * ~/.rally/benchmarks/data/<cn>/, ~/.benchmark/benchmarks/data/<cn>/, in corpus_dir (and its
+ * <cn>/), each as written or without .bz2/.gz/.zst (decompressed by the tool); NULL when none
+ * (caller frees) */
+static char *find_corpus(const char *dir, const char *cn, const char *src, const char *corpus_dir)
+{
+    const char *home = getenv("HOME");
+    char *cand[6] = {0};
+    size_t n = 0;
+    cand[n++] = bf_asprintf("%s/%s", dir, src);
+    if (home && *home) {
+        cand[n++] = bf_asprintf("%s/.rally/benchmarks/data/%s/%s", home, cn, src);
+        cand[n++] = bf_asprintf("%s/.benchmark/benchmarks/data/%s/%s", home, cn, src);
+    }
+    char cdabs[PATH_MAX];
+    if (corpus_dir && realpath(corpus_dir, cdabs) != NULL) { /* named absolutely */
+        cand[n++] = bf_asprintf("%s/%s", cdabs, src);
+        cand[n++] = bf_asprintf("%s/%s/%s", cdabs, cn, src);
+    }
+    char *found = NULL;
+    for (size_t i = 0; i < n && !found; i++) {
+        if (file_exists(cand[i])) {
+            found = cand[i];
+            cand[i] = NULL;
+            break;
+        }
+        char *dot = strrchr(cand[i], '.');
+        if (dot &&
+            (strcmp(dot, ".bz2") == 0 || strcmp(dot, ".gz") == 0 || strcmp(dot, ".zst") == 0)) {
+            *dot = '\0';
+            if (file_exists(cand[i])) {
+                found = cand[i];
+                cand[i] = NULL;
+            }
+        }
+    }
+    for (size_t i = 0; i < n; i++)
+        free(cand[i]);
+    return found;
+}
+
+/* ---- every task of the schedule accounted for ------------------------------------------
+ * bulk: the cells; search-type operations: the scenario's search queries; the administrative
+ * ones: what the campaign does anyway; the rest: named in the notes, counted on stderr. */
+#define MAX_IMPORT_QUERIES 16 /* search.queries holds at most 16 */
+typedef struct task_acc {
+    size_t bulk, searches, mapped, total;
+    json_t *queries; /* [{name, path, body, clients, rate, paging...}] */
+    json_t *skipped; /* ["name (type): why"] */
+    bf_buf_t notes;  /* the mapped ones, one note each */
+    int all_rated;   /* every search has a target-throughput */
+    double rate_sum, max_clients;
+    int sequential;       /* a search that Rally runs after the load, not beside it */
+    double search_period; /* the longest time-period of a search task (s), 0 when none */
+} task_acc;
+
+static int is_search_type(const char *type)
+{
+    return strcmp(type, "search") == 0 || strcmp(type, "paginated-search") == 0 ||
+           strcmp(type, "scroll-search") == 0 || strcmp(type, "composite-agg") == 0;
+}
+
+/* what the campaign does instead of an administrative operation, or NULL */
+static const char *mapped_admin(const char *type)
+{
+    static const struct {
+        const char *type, *what;
+    } map[] = {
+        {"delete-index", "each cell deletes and creates its index (index.recreate: true)"},
+        {"create-index",
+         "each cell creates its index with the track's body (index.recreate: true)"},
+        {"cluster-health", "each cell waits for its index to be allocated before the load"},
+        {"refresh", "each cell refreshes its index before counting the documents (_refresh)"},
+        {"put-settings", "cluster settings are not changed by bulkfleet: set them on the cluster "
+                         "before the run"},
+        {"wait-for-recovery", "each cell waits for its index to be allocated before the load"},
+    };
+    for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
+        if (strcmp(type, map[i].type) == 0)
+            return map[i].what;
+    return NULL;
+}
+
+/* a query name: letters, digits, '_', '-', '.' only, at most 63, unique in acc */
+static void query_name(const task_acc *acc, const char *want, char *out, size_t size)
+{
+    size_t n = 0;
+    for (const char *p = want; *p && n + 1 < size && n < 56; p++)
+        out[n++] = (isalnum((unsigned char)*p) || *p == '_' || *p == '-' || *p == '.') ? *p : '_';
+    out[n] = '\0';
+    if (n == 0)
+        bf_strlcpy(out, "query", size);
+    char base[64];
+    bf_strlcpy(base, out, sizeof base);
+    for (int k = 2;; k++) {
+        int clash = 0;
+        size_t i;
+        json_t *q;
+        json_array_foreach(acc->queries, i, q) if (strcmp(str_of(q, "name"), out) == 0) clash = 1;
+        if (!clash)
+            return;
+        snprintf(out, size, "%s-%d", base, k);
+    }
+}
+
+static void account_task(task_acc *acc, json_t *t, json_t *op, const char *type, const char *tpath)
+{
+    acc->total++;
+    const char *tn = str_of(t, "name")          ? str_of(t, "name")
+                     : op && str_of(op, "name") ? str_of(op, "name")
+                                                : type;
+    const char *admin = mapped_admin(type);
+    if (admin) {
+        acc->mapped++;
+        bf_buf_appendf(&acc->notes, "#  - task '%s' (%s): %s\n", tn, type, admin);
+        return;
+    }
+    if (op == NULL || !is_search_type(type)) {
+        char *why = bf_asprintf("%s (%s)", tn, type);
+        json_array_append_new(acc->skipped, json_string(why));
+        free(why);
+        return;
+    }
+    if (json_array_size(acc->queries) >= MAX_IMPORT_QUERIES) {
+        char *why =
+            bf_asprintf("%s (%s: search.queries holds at most %d)", tn, type, MAX_IMPORT_QUERIES);
+        json_array_append_new(acc->skipped, json_string(why));
+        free(why);
+        return;
+    }
+    acc->searches++;
+    if (tpath == NULL || strstr(tpath, "/parallel/") == NULL)
+        acc->sequential = 1;
+    char qn[64];
+    query_name(acc, tn, qn, sizeof qn);
+    bf_buf_t path;
+    bf_buf_init(&path, 0);
+    const char *ix = str_of(op, "index");
+    bf_buf_appendz(&path, "/{index}/_search");
+    char sep = '?';
+    json_t *rp = json_object_get(op, "request-params");
+    const char *k;
+    json_t *v;
+    json_object_foreach(rp, k, v)
+    {
+        char *vs = json_is_string(v) ? bf_strdup(json_string_value(v))
+                                     : json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT);
+        bf_buf_appendf(&path, "%c%s=%s", sep, k, vs ? vs : "");
+        sep = '&';
+        free(vs);
+    }
+    json_t *cache = json_object_get(op, "cache");
+    if (json_is_boolean(cache) && !json_object_get(rp, "request_cache"))
+        bf_buf_appendf(&path, "%crequest_cache=%s", sep, json_is_true(cache) ? "true" : "false");
+    json_t *body = json_object_get(op, "body");
+    char *bs = json_is_object(body) ? json_dumps(body, JSON_COMPACT | JSON_SORT_KEYS)
+                                    : bf_strdup("{\"query\":{\"match_all\":{}}}");
+    json_t *q =
+        json_pack("{s:s, s:s, s:s, s:s}", "name", qn, "path", path.data, "body", bs, "type", type);
+    free(bs);
+    bf_buf_cleanup(&path);
+    if (strcmp(type, "scroll-search") == 0 || strcmp(type, "paginated-search") == 0) {
+        double size = count_of(json_object_get(op, "results-per-page"), 0);
+        if (size <= 0)
+            size = count_of(json_object_get(json_object_get(op, "body"), "size"), 10);
+        double pages = count_of(json_object_get(op, "pages"), 0);
+        if (!json_is_number(json_object_get(op, "pages")) || pages < 1)
+            pages = 10; /* "all": bounded here */
+        json_object_set_new(q, "page_size", json_real(size < 1 ? 10 : size));
+        json_object_set_new(q, "depth", json_real((size < 1 ? 10 : size) * pages));
+    }
+    double tpd = count_of(json_object_get(t, "time-period"), 0);
+    if (tpd > acc->search_period)
+        acc->search_period = tpd;
+    double cl = count_of(json_object_get(t, "clients"), 1);
+    if (cl > acc->max_clients)
+        acc->max_clients = cl;
+    json_t *tt = json_object_get(t, "target-throughput");
+    if (json_is_number(tt))
+        acc->rate_sum += json_number_value(tt);
+    else
+        acc->all_rated = 0;
+    (void)ix; /* the cell's index: Rally's searches name the track's index */
+    json_array_append_new(acc->queries, q);
+}
+
+/* a string as a YAML double-quoted scalar ("${" kept from the loader's environment) */
+static void emit_str(bf_buf_t *y, const char *s)
+{
+    json_t *j = json_string(s);
+    char *d = json_dumps(j, JSON_ENCODE_ANY);
+    for (const char *p = d; p && *p; p++) {
+        if (p[0] == '$' && p[1] == '{')
+            bf_buf_appendz(y, "$$");
+        else
+            bf_buf_append(y, p, 1);
+    }
+    free(d);
+    json_decref(j);
+}
+
 int bf_import_rally(const char *path, const bf_rally_opts_t *opts, char **yaml, bf_diag_t *diag)
 {
     static const bf_rally_opts_t none = {0};
@@ -631,6 +833,8 @@ int bf_import_rally(const char *path, const bf_rally_opts_t *opts, char **yaml, 
                            .serverless_operator = opts->serverless_operator,
                            .distribution_version = opts->distribution_version};
     track_src tsrc = {.track_file = file, .render = &ro, .bundle = NULL};
+    task_acc acc = {.queries = json_array(), .skipped = json_array(), .all_rated = 1};
+    bf_buf_init(&acc.notes, 0);
     char *label = NULL; /* the track's name in positions: "FILE" or "FILE (rendered)" */
     track_ck ck = {.file = file, .pos = &pos, .notes = &notes};
     int rc = load_json_at(&tsrc, file, NULL, &track, &pos, &label, diag);
@@ -679,9 +883,46 @@ int bf_import_rally(const char *path, const bf_rally_opts_t *opts, char **yaml, 
     }
     /* the schedule: a challenge's, or the track's own */
     json_t *schedule = json_object_get(track, "schedule");
-    json_t *challenges = json_object_get(track, "challenges");
+    /* OpenSearch Benchmark calls challenges test_procedures (test_procedure: one) */
+    const char *ckey = json_object_get(track, "challenges") ? "challenges" : "test_procedures";
+    json_t *challenges = json_object_get(track, ckey);
+    const char *one_key = json_object_get(track, "challenge") ? "challenge" : "test_procedure";
     const char *chosen = NULL;
     char sched_path[64] = "/schedule";
+    if (opts->list) {
+        /* --list: every challenge with its task count, the default marked */
+        bf_buf_t l;
+        bf_buf_init(&l, 0);
+        size_t li;
+        json_t *lc;
+        json_t *all = json_is_array(challenges) ? json_incref(challenges) : json_array();
+        if (json_is_object(json_object_get(track, one_key)))
+            json_array_append(all, json_object_get(track, one_key));
+        json_array_foreach(all, li, lc)
+        {
+            json_t *lt = json_array(), *lp = json_array();
+            collect_tasks(json_object_get(lc, "schedule"), lt, "", lp);
+            bf_buf_appendf(&l, "%s\t%zu tasks%s%s%s\n",
+                           str_of(lc, "name") ? str_of(lc, "name") : "?", json_array_size(lt),
+                           json_is_true(json_object_get(lc, "default")) ? "\tdefault" : "",
+                           str_of(lc, "description") ? "\t" : "",
+                           str_of(lc, "description") ? str_of(lc, "description") : "");
+            json_decref(lt);
+            json_decref(lp);
+        }
+        if (json_array_size(all) == 0 && json_is_array(json_object_get(track, "schedule"))) {
+            json_t *lt = json_array(), *lp = json_array();
+            collect_tasks(json_object_get(track, "schedule"), lt, "", lp);
+            bf_buf_appendf(&l, "(the track's schedule)\t%zu tasks\tdefault\n", json_array_size(lt));
+            json_decref(lt);
+            json_decref(lp);
+        }
+        json_decref(all);
+        *yaml = bf_buf_steal(&l);
+        if (*yaml == NULL)
+            *yaml = bf_strdup("");
+        goto out;
+    }
     if (json_is_array(challenges) && json_array_size(challenges) > 0) {
         json_t *ch = NULL, *c;
         size_t i, chi = 0;
@@ -697,26 +938,28 @@ int bf_import_rally(const char *path, const bf_rally_opts_t *opts, char **yaml, 
         }
         if (ch == NULL && challenge) {
             rc = bf_diag_set(diag, BF_E_INVAL,
-                             "%s: no challenge named '%s'; the track has "
-                             "%zu (see its \"challenges\")",
-                             file, challenge, json_array_size(challenges));
+                             "%s: no %s named '%s'; the track has %zu (import-rally --list "
+                             "names them)",
+                             file, ckey[0] == 'c' ? "challenge" : "test procedure", challenge,
+                             json_array_size(challenges));
             goto out;
         }
         if (ch == NULL)
             ch = json_array_get(challenges, 0);
         chosen = str_of(ch, "name");
         schedule = json_object_get(ch, "schedule");
-        snprintf(sched_path, sizeof sched_path, "/challenges/%zu/schedule", chi);
-    } else if (json_is_object(json_object_get(track, "challenge"))) {
-        json_t *ch = json_object_get(track, "challenge");
+        snprintf(sched_path, sizeof sched_path, "/%s/%zu/schedule", ckey, chi);
+    } else if (json_is_object(json_object_get(track, one_key))) {
+        json_t *ch = json_object_get(track, one_key);
         chosen = str_of(ch, "name");
         schedule = json_object_get(ch, "schedule");
-        snprintf(sched_path, sizeof sched_path, "/challenge/schedule");
+        snprintf(sched_path, sizeof sched_path, "/%s/schedule", one_key);
     }
     if (!json_is_array(schedule)) {
         rc = bf_diag_set(diag, BF_E_INVAL,
-                         "%s: no schedule (neither \"schedule\" nor a "
-                         "challenge with one)",
+                         "%s: no schedule (neither \"schedule\" nor a challenge with one: "
+                         "\"challenges\", \"challenge\", or OpenSearch Benchmark's "
+                         "\"test_procedures\", \"test_procedure\")",
                          file);
         goto out;
     }
@@ -747,14 +990,19 @@ int bf_import_rally(const char *path, const bf_rally_opts_t *opts, char **yaml, 
             }
             if (found == NULL) {
                 /* Rally's built-in operations (delete-index, create-index, ...) need no
-                 * definition; a bulk needs one */
+                 * definition: the name is the type; a bulk needs one */
+                account_task(&acc, t, NULL, on, tpath);
                 continue;
             }
             op = found;
         }
         const char *type = str_of(op, "operation-type");
-        if (type == NULL || strcmp(type, "bulk") != 0)
+        if (type == NULL || strcmp(type, "bulk") != 0) {
+            account_task(&acc, t, op, type ? type : "?", tpath);
             continue;
+        }
+        acc.bulk++;
+        acc.total++;
         nbulk++;
         /* named for messages: the operation's name, else the task's, else its place */
         char what[400];
@@ -846,6 +1094,7 @@ int bf_import_rally(const char *path, const bf_rally_opts_t *opts, char **yaml, 
     json_t *files = json_array(), *targets = json_array();
     uint64_t ship_bytes = 0;
     int bulk_format = -1;
+    size_t missing = 0; /* corpus files not downloaded yet */
     json_array_foreach(corpora, i, c)
     {
         const char *cn = str_of(c, "name");
@@ -881,24 +1130,30 @@ int bf_import_rally(const char *path, const bf_rally_opts_t *opts, char **yaml, 
                 goto corpora_out;
             }
             bulk_format = bf;
-            char *cf = bf_asprintf("%s/%s", dir, src);
-            if (!file_exists(cf)) {
-                /* Rally decompresses a downloaded corpus next to the archive */
-                char *dot = strrchr(cf, '.');
-                if (dot && (strcmp(dot, ".bz2") == 0 || strcmp(dot, ".gz") == 0 ||
-                            strcmp(dot, ".zst") == 0))
-                    *dot = '\0';
-            }
-            if (!file_exists(cf)) {
+            /* where users keep corpora: beside the track, Rally's and OpenSearch Benchmark's
+             * data directories, --corpus-dir */
+            char *cf = find_corpus(dir, cn ? cn : "", src, opts->corpus_dir);
+            if (cf == NULL) {
                 const char *url =
                     str_of(e, "base-url") ? str_of(e, "base-url") : str_of(c, "base-url");
-                rc = bf_diag_set(diag, BF_E_NOTFOUND,
-                                 "%s: corpus file '%s' is not in %s (nor without "
-                                 "its compression suffix): download it%s%s first, or copy it "
-                                 "there",
-                                 file, src, dir, url ? " from " : "", url ? url : "");
+                cf = bf_asprintf("%s/%s", dir, src);
+                bf_warn("%s: corpus '%s': '%s' is not downloaded yet (looked in %s, "
+                        "~/.rally/benchmarks/data/%s, ~/.benchmark/benchmarks/data/%s%s%s, each "
+                        "also without its compression suffix); the scenario names %s: download "
+                        "it%s%s there before validate / run",
+                        file, cn ? cn : "?", src, dir, cn ? cn : "?", cn ? cn : "?",
+                        opts->corpus_dir ? ", " : "", opts->corpus_dir ? opts->corpus_dir : "", cf,
+                        url ? " from " : "", url ? url : "");
+                bf_buf_appendf(&notes,
+                               "#  - corpus file not downloaded yet: %s%s%s (validate and run "
+                               "need it)\n",
+                               cf, url ? " from " : "", url ? url : "");
+                missing++;
+                json_array_append_new(files, json_string(cf));
                 free(cf);
-                goto corpora_out;
+                if (target && !name_listed(targets, target))
+                    json_array_append_new(targets, json_string(target));
+                continue;
             }
             struct stat cst;
             stat(cf, &cst);
@@ -996,6 +1251,44 @@ int bf_import_rally(const char *path, const bf_rally_opts_t *opts, char **yaml, 
                        "of them (bulkfleet has no per-file target)\n",
                        ntargets, target, target, ntargets - 1, target);
     }
+    /* every task accounted for: in the notes, and once on stderr with the counts */
+    if (acc.notes.len)
+        bf_buf_appendz(&notes, acc.notes.data);
+    if (acc.searches)
+        bf_buf_appendf(&notes,
+                       "#  - %zu search task%s imported as search.queries, one mix beside the "
+                       "load in each cell (weight 1 each, %s; clients: the most any task has)%s\n",
+                       acc.searches, acc.searches > 1 ? "s" : "",
+                       acc.all_rated && acc.rate_sum > 0
+                           ? "target_rate: the sum of their target-throughputs"
+                           : "closed loop: not every search has a target-throughput",
+                       acc.sequential ? "; Rally runs them after the load, one task after the "
+                                        "other: add a cell with concurrency: 0 and a finite "
+                                        "run.duration to measure them alone"
+                                      : "");
+    size_t nskip = json_array_size(acc.skipped);
+    {
+        bf_buf_t sk;
+        bf_buf_init(&sk, 0);
+        size_t si;
+        json_t *sv;
+        json_array_foreach(acc.skipped, si, sv)
+        {
+            bf_buf_appendf(&sk, "%s%s", si ? ", " : "", json_string_value(sv));
+            bf_buf_appendf(&notes, "#  - not imported: task %s\n", json_string_value(sv));
+        }
+        char line[160];
+        snprintf(line, sizeof line,
+                 "%zu tasks: %zu bulk, %zu search%s imported, %zu mapped to what each cell does",
+                 acc.total, acc.bulk, acc.searches, acc.searches == 1 ? "" : "es", acc.mapped);
+        if (nskip)
+            bf_warn("%s: %s; %zu not imported: %s", chosen ? chosen : "schedule", line, nskip,
+                    sk.data);
+        else
+            bf_info("%s: %s; none left out", chosen ? chosen : "schedule", line);
+        bf_buf_appendf(&notes, "#  - %s; %zu not imported\n", line, nskip);
+        bf_buf_cleanup(&sk);
+    }
     /* the scenario */
     bf_buf_appendf(&y, "# Imported from %s by bulkfleet-coordinator import-rally%s%s%s.\n", file,
                    chosen ? " (challenge " : "", chosen ? chosen : "", chosen ? ")" : "");
@@ -1033,11 +1326,40 @@ int bf_import_rally(const char *path, const bf_rally_opts_t *opts, char **yaml, 
     }
     bf_buf_appendf(&y, "    format: %s\n    passes: %s\n", bulk_format == 1 ? "bulk" : "source",
                    period_s > 0 ? "loop" : "1");
-    bf_buf_appendf(&y, "run:\n  warmup: %.0fs\n  duration: %.0fs%s\n", warmup_s > 0 ? warmup_s : 0,
-                   period_s > 0 ? period_s : (double)PASSES_ONCE_DURATION_S,
-                   period_s > 0 ? ""
-                                : "   # no time-period: the corpus is read once, then the "
-                                  "cell ends");
+    /* searches keep a cell running to its duration: without a time-period the searches'
+     * longest one (else 60 s) bounds it */
+    double dur = period_s > 0            ? period_s
+                 : acc.searches == 0     ? (double)PASSES_ONCE_DURATION_S
+                 : acc.search_period > 0 ? acc.search_period
+                                         : 60;
+    bf_buf_appendf(
+        &y, "run:\n  warmup: %.0fs\n  duration: %.0fs%s\n", warmup_s > 0 ? warmup_s : 0, dur,
+        period_s > 0   ? ""
+        : acc.searches ? "   # no time-period: the corpus is read once; the searches run "
+                         "this long (their longest time-period, else 60 s)"
+                       : "   # no time-period: the corpus is read once, then the cell ends");
+    if (acc.searches) {
+        bf_buf_appendf(&y, "search:\n  clients: %.0f\n",
+                       acc.max_clients >= 1 ? acc.max_clients : 1);
+        if (acc.all_rated && acc.rate_sum > 0)
+            bf_buf_appendf(&y, "  target_rate: %.0f\n", acc.rate_sum < 1 ? 1 : acc.rate_sum);
+        bf_buf_appendz(&y, "  queries:\n");
+        size_t qi;
+        json_t *q;
+        json_array_foreach(acc.queries, qi, q)
+        {
+            bf_buf_appendf(&y, "    - name: %s   # Rally %s\n      path: ", str_of(q, "name"),
+                           str_of(q, "type"));
+            emit_str(&y, str_of(q, "path"));
+            bf_buf_appendz(&y, "\n      body: ");
+            emit_str(&y, str_of(q, "body"));
+            bf_buf_appendz(&y, "\n");
+            if (json_object_get(q, "depth"))
+                bf_buf_appendf(&y, "      paging: {by: from, size: %.0f, depth: %.0f}\n",
+                               json_real_value(json_object_get(q, "page_size")),
+                               json_real_value(json_object_get(q, "depth")));
+        }
+    }
     bf_buf_appendz(&y, "matrix:\n");
     bf_buf_appendf(&y, "  shards: [%.0f]\n  replicas: [%.0f]\n", shards, replicas);
     emit_axis(&y, "batch_size", &batch, 1);
@@ -1045,6 +1367,8 @@ int bf_import_rally(const char *path, const bf_rally_opts_t *opts, char **yaml, 
     if (rate.n > 1 || (rate.n == 1 && rate.v[0] > 0))
         emit_axis(&y, "target_rate", &rate, 1);
     *yaml = bf_buf_steal(&y);
+    if (opts->corpus_missing)
+        *opts->corpus_missing = missing;
 corpora_out:
     json_decref(files);
     json_decref(targets);
@@ -1055,6 +1379,9 @@ out:
     json_decref(tasks);
     json_decref(task_paths);
     jp_cleanup(&pos);
+    json_decref(acc.queries);
+    json_decref(acc.skipped);
+    bf_buf_cleanup(&acc.notes);
     json_decref(tsrc.bundle);
     free(label);
     json_decref(body);
@@ -1075,6 +1402,8 @@ int bf_cmd_import_rally(int argc, char **argv)
         {"build-flavor", required_argument, NULL, 'F'},
         {"serverless-operator", no_argument, NULL, 'S'},
         {"distribution-version", required_argument, NULL, 'V'},
+        {"list", no_argument, NULL, 'L'},
+        {"corpus-dir", required_argument, NULL, 'D'},
         {"output", required_argument, NULL, 'o'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
@@ -1082,8 +1411,10 @@ int bf_cmd_import_rally(int argc, char **argv)
     const char *usage = "import-rally TRACK_DIR_OR_JSON [--challenge|--test-procedure NAME] "
                         "[--track-params K:V,...|FILE.json] [--build-flavor F] "
                         "[--serverless-operator] [--distribution-version V] [--name NAME] "
-                        "[-o OUT.yaml]";
+                        "[--corpus-dir DIR] [-o OUT.yaml] [--list]";
     bf_rally_opts_t ro = {0};
+    size_t corpus_missing = 0;
+    ro.corpus_missing = &corpus_missing;
     const char *out_path = NULL;
     optind = 0;
     opterr = 1;
@@ -1096,6 +1427,8 @@ int bf_cmd_import_rally(int argc, char **argv)
         case 'F': ro.build_flavor = optarg; break;
         case 'S': ro.serverless_operator = 1; break;
         case 'V': ro.distribution_version = optarg; break;
+        case 'L': ro.list = 1; break;
+        case 'D': ro.corpus_dir = optarg; break;
         case 'o': out_path = optarg; break;
         case 'h': printf("usage: bulkfleet-coordinator %s\n", usage); return BF_EXIT_OK;
         default: bf_error("usage: bulkfleet-coordinator %s", usage); return BF_EXIT_INPUT;
@@ -1112,13 +1445,24 @@ int bf_cmd_import_rally(int argc, char **argv)
         bf_error("%s", diag.msg[0] ? diag.msg : bf_strerror(rc));
         return rc == BF_E_IO ? BF_EXIT_ENV : BF_EXIT_INPUT;
     }
+    if (ro.list) {
+        fputs(yaml, stdout);
+        free(yaml);
+        return BF_EXIT_OK;
+    }
     /* the result must load (paths are absolute, so from anywhere) */
     bf_load_opts_t lo = {.base_dir = ".", .env_unset = "bulkfleet-import-check"};
     bf_scenario_t *check = NULL;
     bf_diag_t cd = {0};
     int code = BF_EXIT_OK;
-    if (bf_scenario_load_text(yaml, strlen(yaml), out_path ? out_path : "(the converted track)",
-                              &lo, &check, &cd) != BF_OK) {
+    if (corpus_missing)
+        bf_warn("the scenario is not checked here: %zu corpus file%s not downloaded yet (see "
+                "above); validate checks it once %s there",
+                corpus_missing, corpus_missing > 1 ? "s are" : " is",
+                corpus_missing > 1 ? "they are" : "it is");
+    else if (bf_scenario_load_text(yaml, strlen(yaml),
+                                   out_path ? out_path : "(the converted track)", &lo, &check,
+                                   &cd) != BF_OK) {
         bf_error("the converted track does not validate; fix it before running it: %s", cd.msg);
         code = BF_EXIT_INPUT;
     }

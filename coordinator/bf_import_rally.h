@@ -41,6 +41,9 @@ typedef struct bf_rally_opts {
     const char *build_flavor;         /* Rally's build_flavor global; NULL: "default" */
     int serverless_operator;          /* Rally's serverless_operator global */
     const char *distribution_version; /* OpenSearch Benchmark's distribution_version */
+    const char *corpus_dir; /* --corpus-dir: looked in after the track's and the tools' dirs */
+    size_t *corpus_missing; /* out (may be NULL): corpus files not found (warned, noted) */
+    int list; /* --list: *yaml is "NAME\tN tasks[\tdefault][\tdescription]\n" per challenge */
 } bf_rally_opts_t;
 
 /* bf_import_rally — convert the track at `path` (folder holding track.json or workload.json, or

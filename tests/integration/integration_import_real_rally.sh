@@ -39,6 +39,37 @@ sed -i 's/"bulk-size": {{ p_bulk_size }}/"bulk-size": {{ p_bulk_size | nosuchfil
 "$COORD" import-rally bad > /dev/null 2> be && fail "a track with a Jinja error was accepted"
 grep -q "bad/operations/default.json:4: Jinja syntax error: No filter named 'nosuchfilter'.*(\"bulk-size\": {{ p_bulk_size | nosuchfilter }}" be ||
     { cat be >&2; fail "the Jinja error does not name the part's file:line and the construct"; }
+# every task accounted for: in the notes and once on stderr with the counts
+grep -q "10 tasks: 1 bulk, 4 searches imported, 4 mapped to what each cell does; 1 not imported: stats (node-stats)" pe ||
+    { cat pe >&2; fail "no count of the challenge's tasks on stderr"; }
+grep -q "^#  - not imported: task stats (node-stats)$" p.yaml && grep -q "task 'refresh-after-index' (refresh): " p.yaml &&
+    grep -q "^    - name: scroll   # Rally scroll-search$" p.yaml && grep -q "paging: {by: from, size: 100, depth: 300}" p.yaml &&
+    grep -q '^      path: "/{index}/_search?request_cache=false"$' p.yaml ||
+    { cat p.yaml >&2; fail "the searches and the other tasks are not in the scenario and its notes"; }
+# --list: the challenges and their task counts
+"$COORD" import-rally track --list > l.out 2> le || { cat le >&2; fail "--list exit $?"; }
+printf 'append-no-conflicts\t10 tasks\tdefault\tindex, then search\nindex-only\t1 tasks\n' | diff - l.out ||
+    fail "--list output"
+"$COORD" import-rally track --challenge index-only > /dev/null 2> oe && grep -q "1 tasks: 1 bulk, 0 searches imported, 0 mapped to what each cell does; none left out" oe ||
+    { cat oe >&2; fail "--challenge index-only"; }
+# OpenSearch Benchmark's layout: workload.json, benchmark.helpers, test_procedures, --test-procedure
+cp -r track osb && mv osb/track.json osb/workload.json
+sed -i 's/rally\.helpers/benchmark.helpers/; s/as rally with/as benchmark with/; s/rally\.collect/benchmark.collect/g; s/"challenges"/"test_procedures"/' osb/workload.json
+"$COORD" import-rally osb --test-procedure index-only > o.yaml 2> ooe || { cat ooe >&2; fail "an OpenSearch Benchmark workload exit $?"; }
+grep -q "(challenge index-only)" o.yaml && grep -q "duration: 4s" o.yaml || { cat o.yaml >&2; fail "test procedure index-only not imported"; }
+# a corpus not downloaded yet: a warning naming the path and the base-url, exit 0; validate refuses
+mkdir nodl && cp -r track/* nodl/ && rm nodl/documents.json.bz2
+HOME="$TMP" "$COORD" import-rally nodl -o n.yaml 2> nde || { cat nde >&2; fail "a corpus not downloaded stopped the import"; }
+grep -q "'documents.json.bz2' is not downloaded yet.*download it from https://example.invalid/jt-logs" nde ||
+    { cat nde >&2; fail "no warning for the missing corpus"; }
+"$COORD" validate n.yaml > /dev/null 2> nve && fail "validate accepted a scenario whose corpus is missing"
+# --corpus-dir and Rally's data directory find it
+mkdir -p cd "$TMP/.rally/benchmarks/data/jt-logs" && cp track/documents.json.bz2 cd/
+"$COORD" import-rally nodl --corpus-dir cd > c.yaml 2> ce && grep -q "path: \"$TMP/cd/documents.json.bz2\"" c.yaml ||
+    { cat ce c.yaml >&2; fail "--corpus-dir"; }
+cp track/documents.json.bz2 "$TMP/.rally/benchmarks/data/jt-logs/"
+HOME="$TMP" "$COORD" import-rally nodl > h.yaml 2> he && grep -q "path: \"$TMP/.rally/benchmarks/data/jt-logs/documents.json.bz2\"" h.yaml ||
+    { cat he h.yaml >&2; fail "Rally's data directory"; }
 # validate and run: the rendered mappings and settings on the cluster, every document counted
 sed -i "s|^  hosts: .*|  hosts: [\"$ES\"]|" p.yaml
 "$COORD" validate p.yaml > /dev/null 2> ve || { cat ve p.yaml >&2; fail "validate exit $?"; }
@@ -54,6 +85,11 @@ assert row["verified"] is True and row["docs_counted"] == 1200, row
 assert row["shards"] == 3 and row["batch_size"] == 300, row
 s = json.loads(sys.argv[2])["jt-logs"]["settings"]["index"]
 assert s["refresh_interval"] == "5s" and s["number_of_shards"] == "3", s
+q = row.get("queries")
+names = sorted(x["query"] for x in q)
+assert sum(x["ops_ok"] for x in q) > 0, q  # the searches were measured
+assert names == ["default", "phrase", "scroll", "term"], (names, q)
+print("queries", json.dumps(q)[:600])
 print("counted", row["docs_counted"], "of 1200; settings from the rendered index.json")
 PY
 pass "import-rally renders a Jinja track as Rally does (collect, parameters with defaults, if, tojson; k:v and FILE.json; unused parameter refused; Jinja error at the part's file:line), validates, runs, counts 1200 of 1200"
