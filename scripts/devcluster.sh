@@ -112,8 +112,10 @@ case "$OS_MAJOR" in
 esac
 JAR="$DC_DIR/target/devcluster.jar"
 
+# usage — the header comment after the SPDX line (the synopsis and the environment) on stdout
+# (--help: a user reads it, issue #30: it began with the licence line)
 usage() {
-    sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//' >&2
+    sed -n '3,/^set -u/p' "$0" | sed -n 's/^# \{0,1\}//p'
 }
 
 # ---------------------------------------------------------------------------------------------
@@ -463,5 +465,5 @@ case "$sub" in
     stop) cmd_stop "$@" ;;
     status) cmd_status "$@" ;;
     -h|--help|help) usage ;;
-    *) usage; exit 2 ;;
+    *) usage >&2; exit 2 ;;
 esac
