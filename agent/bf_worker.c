@@ -207,8 +207,8 @@ static void record_hist(bf_hist_t **h, uint64_t value_us)
     bf_hist_record(*h, value_us);
 }
 
-/* The pro-rata rule (README "What the numbers mean"): the documents of a request that was in
- * flight from t0_us to t1_us are booked over the seconds of that time, each second getting the
+/* The pro-rata rule (docs/results.md, "What the numbers mean"): the documents of a request that was
+ * in flight from t0_us to t1_us are booked over the seconds of that time, each second getting the
  * share of its overlap: document i of n belongs to the second in which the fraction i/n of the
  * time in flight is reached (cumulative, so the shares add up to n exactly). Documents are
  * taken in the order ok, rejected, conflict, mapping, 4xx, 5xx, unknown, then those still to
@@ -788,7 +788,7 @@ static void count_verdict(bf_counters_t *c, const bf_verdict_t *v, long status)
 
 /* Where n documents of unknown outcome came from (bf_verdict_unknown_cause): booked in the
  * second the request ended, beside docs_unknown (pro rata), so a row can say why its documents
- * are unknown (README "What the numbers mean", unknown). */
+ * are unknown (docs/results.md, "What the numbers mean", unknown). */
 static void book_unknown_cause(bf_counters_t *c, enum bf_req req, uint64_t n)
 {
     switch (bf_verdict_unknown_cause(req)) {

@@ -1568,7 +1568,7 @@ static void section_table(bf_buf_t *b, rowinfo *ri, size_t n)
         bf_buf_appendz(b, "</td></tr>\n");
     }
     bf_buf_appendz(b, "</tbody></table>\n");
-    /* what a first-time reader asks about these columns (README "What the numbers mean") */
+    /* what a first-time reader asks about these columns (docs/results.md) */
     bf_buf_appendz(
         b,
         "<h3 id=\"columns\">What the columns mean</h3>\n<dl class=\"cols\">"
