@@ -33,7 +33,7 @@ demo: deps
 	@$(MAKE) --no-print-directory compile
 	@scripts/demo.sh
 
-FUZZ_SECONDS ?= 30
+FUZZ_SECONDS ?= 15
 
 # clang-format on lines changed since .lint-base, banned functions, messages through bf_log,
 # SPDX lines, scenario keys vs docs/scenario.md (scripts/lint.sh says what and why)

@@ -18,7 +18,7 @@
 #                standalone agent built with TSan (BUILD_DIR/tsan) against the fault server
 #                with 4 threads (tests/sanitize/tsan_agent.sh); any report fails the tier
 #
-# Environment: FUZZ_SECONDS (30), JOBS (nproc), CTEST_ARGS (extra ctest arguments),
+# Environment: FUZZ_SECONDS (15), JOBS (nproc), CTEST_ARGS (extra ctest arguments),
 # CMAKE_FLAGS (for the sanitizer and fuzz builds too). Everything is written under BUILD_DIR.
 set -uo pipefail
 SRC="$(cd "$(dirname "$0")/.." && pwd)"
@@ -29,7 +29,7 @@ BUILD="$(cd "$BUILD" && pwd)"
 TIERS=("$@")
 [ ${#TIERS[@]} = 0 ] && TIERS=(unit integration root fuzz sanitize)
 JOBS=${JOBS:-$(nproc)}
-FUZZ_SECONDS=${FUZZ_SECONDS:-30}
+FUZZ_SECONDS=${FUZZ_SECONDS:-15}
 CTEST_ARGS=${CTEST_ARGS:-}
 SUMMARY=""
 CLUSTER_UP=0
