@@ -912,31 +912,36 @@ static void on_done(bf_worker_t *w, slot *s, CURLcode cc)
     update_open_second(w);
     pthread_mutex_unlock(&w->lock);
 
-    const char *ctype = NULL;
-    curl_off_t down = 0;
-    curl_easy_getinfo(s->h, CURLINFO_CONTENT_TYPE, &ctype);
-    curl_easy_getinfo(s->h, CURLINFO_SIZE_DOWNLOAD_T, &down);
-    bf_verdict_ctx_t ctx = {
-        .cell_id = cell->id,
-        .batch_size = cell->batch_size,
-        .payload_bytes = s->payload_len,
-        .wire_bytes = s->wire_len,
-        .error_reason = ereason,
-        .first_error = first_error,
-        .transport = s->resend_refused ? "the connection died after the body was sent, "
-                                         "without an answer (libcurl's own resend refused)"
-                                       : curl_easy_strerror(cc),
-        .total_s = (double)total_us / 1e6,
-        .content_type = ctype ? ctype : "",
-        .head = s->head,
-        .head_len = s->head_len,
-        .body_bytes = (uint64_t)down,
-    };
-    char msg[768];
-    if (v.fatal != BF_FATAL_NONE)
-        set_fatal(w, "%s", bf_verdict_describe(&in, &v, &ctx, msg, sizeof msg));
-    else if (v.warn != BF_WARN_NONE && !(w->warned & v.warn))
-        warn_once(w, v.warn, "%s", bf_verdict_describe(&in, &v, &ctx, msg, sizeof msg));
+    /* the message's context only when there is a message to write: the Content-Type and
+     * size lookups are not for every answer */
+    int fatal = v.fatal != BF_FATAL_NONE;
+    if (fatal || (v.warn != BF_WARN_NONE && !(w->warned & v.warn))) {
+        const char *ctype = NULL;
+        curl_off_t down = 0;
+        curl_easy_getinfo(s->h, CURLINFO_CONTENT_TYPE, &ctype);
+        curl_easy_getinfo(s->h, CURLINFO_SIZE_DOWNLOAD_T, &down);
+        bf_verdict_ctx_t ctx = {
+            .cell_id = cell->id,
+            .batch_size = cell->batch_size,
+            .payload_bytes = s->payload_len,
+            .wire_bytes = s->wire_len,
+            .error_reason = ereason,
+            .first_error = first_error,
+            .transport = s->resend_refused ? "the connection died after the body was sent, "
+                                             "without an answer (libcurl's own resend refused)"
+                                           : curl_easy_strerror(cc),
+            .total_s = (double)total_us / 1e6,
+            .content_type = ctype ? ctype : "",
+            .head = s->head,
+            .head_len = s->head_len,
+            .body_bytes = (uint64_t)down,
+        };
+        char msg[768];
+        if (fatal)
+            set_fatal(w, "%s", bf_verdict_describe(&in, &v, &ctx, msg, sizeof msg));
+        else
+            warn_once(w, v.warn, "%s", bf_verdict_describe(&in, &v, &ctx, msg, sizeof msg));
+    }
 
     switch (v.next) {
     case BF_NEXT_DONE:
