@@ -603,6 +603,17 @@ int bf_cmd_plan(int argc, char **argv)
            bf_units_format_bytes(peak_mem, m1, sizeof m1), bf_scenario_cell(sc, peak_cell)->id,
            bf_scenario_cell(sc, peak_cell)->compression == BF_COMPRESS_GZIP ? " x 2 (gzip)" : "",
            corpus_bytes ? " + corpus" : "");
+    /* what the coordinator keeps per cell on purpose (issue #26: a soak's RSS grew by exactly
+     * this): one row per finished cell (matrix.json/matrix.md are rewritten from every row
+     * after each cell) and one per repetition of the running cell (its row is the median
+     * repetition's, picked when the last one ends) */
+    uint32_t reps = run->repeat ? run->repeat : 1;
+    char m2[32];
+    printf("coordinator memory for rows: %s at most (one %zu-byte row per cell for matrix.json, "
+           "%zu, + one per repetition of the running cell until its median is taken, %u): it "
+           "grows by a row a cell, by design\n",
+           bf_units_format_bytes((uint64_t)(ncells + 1 + reps) * sizeof(bf_row_t), m2, sizeof m2),
+           sizeof(bf_row_t), ncells, reps);
     rate_warnings(sc, t, fleet, agent_rate);
     bf_corpus_destroy(&local);
     bf_tmpl_destroy(&t);
