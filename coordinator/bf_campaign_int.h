@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* bf_campaign_int.h — what the campaign loop (bf_campaign.c), cell setup (bf_cellsetup.c) and
- * the per-cell run (bf_cellrun.c) share; directory-internal (bf__ names), not for other code.
+ * the per-cell run (bf_cellrun.c), the cell runner (bf_cellone.c) and find-max's search
+ * (bf_findmax_run.c) share; directory-internal (bf__ names), not for other code.
  *
  * One campaign per process, on the coordinator's main thread: nothing here is thread-safe.
  */
@@ -40,7 +41,7 @@ typedef struct bf__campaign {
     bf_owner_t owner;      /* what index.recreate may delete; the mark's scenario/campaign */
     char campaign_id[256]; /* the results directory's name, in the mark */
     int cluster_gone;      /* a cell could not be prepared: the cluster stayed unreachable */
-    int first_cell_done;   /* a cell has run: run.first_warmup is spent (bf__campaign_one) */
+    int first_cell_done;   /* a cell has run: run.first_warmup is spent (bf__cellone_run) */
     uint64_t warmup_after_ms; /* run.warmup, also while the first cell has first_warmup (the
                                  progress line's estimate of the cells after it) */
     int prepare_soon;      /* an agent answered busy: resend the Prepare in BUSY_RESEND_MS */
@@ -121,16 +122,24 @@ void bf__cellrun_free_chunks(bf__campaign_t *c);
 void bf__cellrun_publish(bf__campaign_t *c, size_t k, size_t ncells, const char *phase,
                          int32_t second);
 
-/* ---- bf_campaign.c ---- */
+/* ---- bf_cellone.c: the cell runner the campaign loop and find-max both use ---- */
 
-/* bf__campaign_one — one repetition of one cell on the agents connected now (the first one a
+/* bf__cellone_run — one repetition of one cell on the agents connected now (the first one a
  * coordinator runs warms up for run.first_warmup when that is longer than run.warmup): waits for
  * c->min_agents (up to c->wait_ms) and prepares again when an agent is lost before Start
  * (at most BF__MAX_CELL_RETRIES). name is the cell's results name, for messages; pos/n for
  * the progress line. Returns 0 (row filled), BF_E_INTR (row kept as aborted) or an exit code
  * > 0 (3: too few agents; 128 + signal) with nothing measured. */
-int bf__campaign_one(bf__campaign_t *c, const bf_cell_t *cell, uint32_t rep, const char *name,
-                     size_t pos, size_t n, uint64_t campaign_start_us, bf_row_t *row);
+int bf__cellone_run(bf__campaign_t *c, const bf_cell_t *cell, uint32_t rep, const char *name,
+                    size_t pos, size_t n, uint64_t campaign_start_us, bf_row_t *row);
+
+/* bf__cellone_wait_agents — poll the fleet until want agents are ready, noting every 10 s how
+ * many are. Returns BF_OK, BF_E_INTR (bf_campaign_signal) or BF_E_TIMEOUT after wait_ms. */
+int bf__cellone_wait_agents(bf__campaign_t *c, uint32_t want, uint64_t wait_ms);
+
+/* bf__cellone_agents_is_axis — 1 when the cell's agent count is an axis value (matrix.agents),
+ * not only run.agents; 0 otherwise. */
+int bf__cellone_agents_is_axis(const bf_cell_t *cell);
 
 /* ---- bf_findmax_run.c ---- */
 

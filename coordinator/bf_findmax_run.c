@@ -428,7 +428,7 @@ int bf__findmax_run(bf__campaign_t *c, bf_row_t **rows, size_t *nrows)
                 resumed = 1;
             } else {
                 ran_steps++;
-                rc = bf__campaign_one(c, cell, 1, name, st.n - 1, st.n, campaign_start, &row);
+                rc = bf__cellone_run(c, cell, 1, name, st.n - 1, st.n, campaign_start, &row);
                 if (rc > 0) {
                     code = rc;
                     break;

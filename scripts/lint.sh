@@ -14,6 +14,9 @@
 # 4. an SPDX-License-Identifier line in the first two lines of every source file.
 # 5. scenario keys: the loader's table and docs/scenario.md both ways
 #    (scripts/check_scenario_keys.py).
+# 6. dependencies: no loop of calls between files, no arrow from a lower folder to a higher one,
+#    none between agent/ and coordinator/ (scripts/deps.py, from the sources; the unit test
+#    unit.deps also reads the object files).
 # Exit 0 when all pass, 1 when one fails (each problem printed as file:line: what, what to do).
 set -uo pipefail
 
@@ -147,7 +150,15 @@ step_keys() {
     python3 "$SRC/scripts/check_scenario_keys.py" "$SRC"
 }
 
-for step in format banned stderr spdx keys; do
+# ---- 6. dependencies -------------------------------------------------------------------------
+step_deps() {
+    local out
+    out="$(python3 "$SRC/scripts/deps.py")" && return 0
+    echo "$out" | grep -v '^deps: known'
+    return 1
+}
+
+for step in format banned stderr spdx keys deps; do
     t0=$EPOCHREALTIME
     if "step_$step"; then
         printf 'lint: %-7s ok (%s s)\n' "$step" "$(awk "BEGIN{printf \"%.1f\", $EPOCHREALTIME - $t0}")"
