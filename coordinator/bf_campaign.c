@@ -440,7 +440,8 @@ int bf_campaign_run(const bf_campaign_opts_t *opts)
     for (size_t k = 0; k < bf_scenario_cell_count(c.sc); k++) {
         /* a cell asking for more agents than the campaign has would wait and then fail */
         const bf_cell_t *cell = bf_scenario_cell(c.sc, k);
-        if ((selected == NULL || selected[k]) && bf__cellone_agents_is_axis(cell) && cell->agents > want) {
+        if ((selected == NULL || selected[k]) && bf__cellone_agents_is_axis(cell) &&
+            cell->agents > want) {
             bf_error("cell %s: matrix.agents %u, but this campaign has %u agents; start more "
                      "(--local-agents N, or --agents N with remote agents) or lower the value",
                      cell->id, cell->agents, want);

@@ -29,7 +29,8 @@ int bf__cellone_wait_agents(bf__campaign_t *c, uint32_t want, uint64_t wait_ms)
         if (now - t0 > wait_ms * 1000u)
             return BF_E_TIMEOUT;
         if (now - last_note > 10000000u) {
-            bf_info("waiting for agents: %zu of %u connected", bf_fleet_ready_count(c->fleet), want);
+            bf_info("waiting for agents: %zu of %u connected", bf_fleet_ready_count(c->fleet),
+                    want);
             last_note = now;
         }
     }
@@ -45,7 +46,7 @@ int bf__cellone_agents_is_axis(const bf_cell_t *cell)
 }
 
 static int run_on_agents(bf__campaign_t *c, const bf_cell_t *cell, uint32_t rep, const char *name,
-                        size_t pos, size_t n, uint64_t campaign_start_us, bf_row_t *row)
+                         size_t pos, size_t n, uint64_t campaign_start_us, bf_row_t *row)
 {
     uint32_t retries = 0;
     /* the cell's agents: its agents axis value (else run.agents; 0 = all). A cell with fewer
