@@ -337,12 +337,12 @@ typedef struct bf_load_opts {
     const char *base_dir;  /* for relative paths when reading from disk; NULL = file's dir / cwd */
     int no_env;            /* 1: do not resolve ${VAR} (text already resolved by the coordinator) */
     const char *env_unset; /* non-NULL: the value of a ${VAR} that is not set and has no default
-                              (instead of an error); for checking a file before the user exports
-                              its secrets (import-loadgen) */
+                              (instead of an error); the importers use env_warn instead */
     uint32_t cluster_nodes;/* >0: warn when replicas need more nodes than this */
     int env_warn;          /* 1: an unset ${VAR} without default is a warning naming it, and a
                               stand-in is used ("http://unset.invalid:9200" in target.hosts,
-                              "1" for a plain scalar that is only ${VAR}, else "unset-VAR"):
+                              "1" for a plain scalar that is only ${VAR}, else "unset-var",
+                              the name in lower case so it passes as an index name):
                               validate and plan without secrets (CI); never for run */
     /* validate: non-NULL: the key pass (unknown keys, missing required keys, values of the
      * wrong type or outside their bounds, at any level, in every variables[] and

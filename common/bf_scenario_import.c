@@ -23,9 +23,12 @@ typedef struct imp {
     const char *origin;
     bf_diag_t *diag;
     const bf__ynode_t *env;      /* env: section */
+    const bf__ynode_t *cfg_env;  /* -config's env: section (a DSL file's defaults), or NULL */
     char *notes[MAX_NOTES];
     size_t nnotes;
     char problem[BF_DIAG_MAX]; /* what the output still has wrong (duplicate keys), or "" */
+    bf__ydoc_t cfg;            /* -config loadgen.yml beside a DSL file (env, variables, runner) */
+    int dsl;                   /* the input was loadgen's DSL */
 } imp;
 
 static int ierr(imp *I, const bf__ynode_t *n, const char *fmt, ...)
@@ -52,6 +55,9 @@ static void note(imp *I, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
+    for (size_t i = 0; i < I->nnotes; i++) /* each once (a secret named in several places) */
+        if (strcmp(I->notes[i], msg) == 0)
+            return;
     I->notes[I->nnotes++] = bf_strdup(msg);
 }
 
@@ -61,7 +67,20 @@ static const char *sval(const bf__ynode_t *map, const char *key)
     return n && n->kind == BF__Y_SCALAR && !bf__y_is_null(n) ? n->value : NULL;
 }
 
-/* $[[env.X]] -> ${X} (or ${X:-default} from the env: section); a literal "${" -> "$${". */
+/* 1 when an environment variable's name says it holds a secret (PASSWORD, PASSWD, TOKEN, KEY,
+ * SECRET anywhere in it, any case): its env: value is never copied as a default. */
+static int secret_name(const char *name)
+{
+    static const char *const words[] = {"PASSWORD", "PASSWD", "TOKEN", "KEY", "SECRET"};
+    for (size_t i = 0; i < sizeof words / sizeof words[0]; i++)
+        if (strcasestr(name, words[i]))
+            return 1;
+    return 0;
+}
+
+/* $[[env.X]] -> ${X:-default} with the env: section's value as the default (the process
+ * environment overrides it at run time, as in loadgen), ${X} when the section has none or X is a
+ * secret (a note says to export it); a literal "${" -> "$${". */
 static char *conv_env(imp *I, const char *s)
 {
     bf_buf_t b;
@@ -76,10 +95,25 @@ static char *conv_env(imp *I, const char *s)
                     memcpy(name, s + 7, nl);
                     name[nl] = '\0';
                     const char *def = sval(I->env, name);
-                    if (def && !strchr(def, '}'))
-                        bf_buf_appendf(&b, "${%s:-%s}", name, def);
-                    else
+                    if (def == NULL)
+                        def = sval(I->cfg_env, name);
+                    if (secret_name(name)) {
                         bf_buf_appendf(&b, "${%s}", name);
+                        note(I,
+                             "%s looks like a secret: %sexport %s before running (validate "
+                             "and plan check the scenario without it)",
+                             name, def ? "its value in the env: section is not copied; " : "",
+                             name);
+                    } else if (def && !strchr(def, '}')) {
+                        bf_buf_appendf(&b, "${%s:-%s}", name, def);
+                    } else {
+                        bf_buf_appendf(&b, "${%s}", name);
+                        if (def == NULL)
+                            note(I,
+                                 "%s has no default in the config's env: section: export it "
+                                 "before running",
+                                 name);
+                    }
                     s = end + 2;
                     continue;
                 }
@@ -477,18 +511,98 @@ static void statsd_note(imp *I, const bf__ynode_t *sd)
          ns ? ", not the namespace '" : "", ns ? ns : "", ns ? "'" : "");
 }
 
+/* One note per runner: key the config sets, saying what bulkfleet does instead (keys from
+ * loadgen's loadgen.yml, loadgen.dsl and docs/getting-started/benchmark.md). */
+static void runner_notes(imp *I, const bf__ynode_t *runner)
+{
+    static const struct {
+        const char *key, *what;
+    } map[] = {
+        {"default_endpoint", NULL},
+        {"default_basic_auth", NULL},
+        {"total_rounds", "not imported; the run is bounded by run.duration (-d)"},
+        {"no_warm", "not imported; bulkfleet probes every host before the first cell and "
+                    "measures after run.warmup"},
+        {"valid_status_codes_during_warmup",
+         "not imported; answers during run.warmup are counted but outside the measured "
+         "window"},
+        {"log_requests", "not imported; each cell's errors are counted by type and status "
+                         "in its row (results/<run>/matrix.json)"},
+        {"log_status_codes", "not imported; each row counts the answers by status and error "
+                             "type"},
+        {"assert_invalid", "not imported; a bulk item that fails is counted as a document "
+                           "error by type in the row (no exit code per request)"},
+        {"assert_error", "not imported; failed requests are counted by type in the row, "
+                         "which then is not verified"},
+        {"continue_on_assert_invalid", "not imported (bulkfleet has no assertions to stop at)"},
+        {"reset_context", "not imported (bulkfleet keeps no runtime context between runs)"},
+        {"disable_header_names_normalizing",
+         "not imported; bulkfleet sends header names as written"},
+        {"benchmark_only", "not imported"},
+        {"duration_in_us", "not imported; latencies are recorded in microseconds anyway"},
+    };
+    if (runner == NULL || runner->kind != BF__Y_MAP)
+        return;
+    for (size_t k = 0; k < runner->n; k++) {
+        const char *key = runner->items[2 * k]->value;
+        if (key == NULL)
+            continue;
+        const char *what = "not known to bulkfleet's import; not imported";
+        for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
+            if (strcmp(key, map[i].key) == 0)
+                what = map[i].what;
+        if (what)
+            note(I, "runner.%s: %s", key, what);
+    }
+}
+
+/* One note per request item key besides request: (assert, register, ...) of an imported request
+ * (is_bulk: the bulk one, else a search), naming the request by its place. */
+static void request_notes(imp *I, const bf__ynode_t *item, size_t nth, int is_bulk)
+{
+    if (item == NULL || item->kind != BF__Y_MAP)
+        return;
+    for (size_t k = 0; k < item->n; k++) {
+        const char *key = item->items[2 * k]->value;
+        if (key == NULL || strcmp(key, "request") == 0)
+            continue;
+        if (strcmp(key, "assert") == 0)
+            note(I, "request %zu: assert not imported; %s", nth,
+                 is_bulk ? "bulkfleet checks every bulk answer item by item (status, errors) "
+                           "and verifies each row against the index's _count"
+                         : "search answers are counted by status; their bodies are not checked");
+        else if (strcmp(key, "register") == 0)
+            note(I,
+                 "request %zu: register not imported; no request reads an earlier "
+                 "answer in bulkfleet (use a variable or a fixed value)",
+                 nth);
+        else
+            note(I, "request %zu: %s not imported", nth, key);
+    }
+}
+
 static int import(imp *I, const bf_import_opts_t *o, bf_buf_t *head)
 {
     bf_buf_t body_out;
     bf_buf_init(&body_out, 0);
     bf_buf_t *out = &body_out;
     uint64_t index_count = 0;
-    const bf__ynode_t *root = I->doc.root;
+    const bf__ynode_t *root = I->doc.root, *cfg = I->cfg.root;
+    /* a section the file lacks comes from -config's loadgen.yml, as loadgen reads them */
     I->env = bf__y_get(root, "env");
+    I->cfg_env = bf__y_get(cfg, "env");
     if (bf__y_get(root, "statsd"))
         statsd_note(I, bf__y_get(root, "statsd"));
     const bf__ynode_t *vars = bf__y_get(root, "variables"), *reqs = bf__y_get(root, "requests"),
                       *runner = bf__y_get(root, "runner");
+    if (vars == NULL && (vars = bf__y_get(cfg, "variables")) != NULL)
+        note(I, "the variables are %s's", I->cfg.origin);
+    const bf__ynode_t *cfg_runner = bf__y_get(cfg, "runner");
+    if (runner == NULL)
+        runner = cfg_runner;
+    if (I->dsl)
+        note(I, "read from loadgen's DSL (-run) through its YAML form (loadgen.yml's "
+                "requests: list)");
     if (reqs == NULL || reqs->kind != BF__Y_SEQ || reqs->n == 0)
         return ierr(I, root, "no requests: list; bulkfleet imports the YAML request mode "
                     "(a -run DSL file is not supported)");
@@ -500,9 +614,32 @@ static int import(imp *I, const bf_import_opts_t *o, bf_buf_t *head)
                      url == NULL))
             req = r;
     }
-    if (req == NULL)
-        return ierr(I, reqs, "no bulk request (a request with a body and a URL ending in "
-                    "/_bulk)");
+    if (req == NULL) {
+        bf_buf_t seen;
+        bf_buf_init(&seen, 0);
+        for (size_t i = 0; i < reqs->n && i < 8; i++) {
+            const bf__ynode_t *r = bf__y_get(reqs->items[i], "request");
+            const char *m = sval(r, "method"), *u = sval(r, "url");
+            bf_buf_appendf(&seen, "%s%s %s", i ? ", " : "", m ? m : "GET", u ? u : "(no url)");
+        }
+        int e = ierr(I, reqs,
+                     "no bulk request (a request with a body and a URL ending in "
+                     "/_bulk) among the %zu requests (%s%s); bulkfleet measures bulk indexing: "
+                     "add a POST /_bulk request whose body holds an action line and a "
+                     "document (index set-up such as DELETE or PUT /index is what bulkfleet "
+                     "does itself with index.recreate)",
+                     reqs->n, seen.data ? seen.data : "", reqs->n > 8 ? ", ..." : "");
+        bf_buf_cleanup(&seen);
+        return e;
+    }
+    runner_notes(I, runner);
+    for (size_t i = 0; i < reqs->n; i++) { /* of the imported ones (the others are named) */
+        const bf__ynode_t *r = bf__y_get(reqs->items[i], "request");
+        const char *u = sval(r, "url");
+        if (r == req ||
+            (u && (strstr(u, "_search") || strstr(u, "_count") || strstr(u, "_msearch"))))
+            request_notes(I, reqs->items[i], i + 1, r == req);
+    }
     /* the other requests that are searches become search.queries (issue #15) */
     size_t nsearch = 0;
     for (size_t i = 0; i < reqs->n; i++) {
@@ -511,12 +648,27 @@ static int import(imp *I, const bf_import_opts_t *o, bf_buf_t *head)
         if (r != req && u && (strstr(u, "_search") || strstr(u, "_count") || strstr(u, "_msearch")))
             nsearch++;
     }
-    if (reqs->n > 1 + nsearch)
+    if (reqs->n > 1 + nsearch) {
         note(I,
              "%zu requests in the config; the bulk request and %zu search request%s were "
              "imported",
              reqs->n, nsearch, nsearch == 1 ? "" : "s");
-    else if (nsearch)
+        for (size_t i = 0; i < reqs->n; i++) {
+            const bf__ynode_t *r = bf__y_get(reqs->items[i], "request");
+            const char *u = sval(r, "url"), *m = sval(r, "method");
+            if (r == req ||
+                (u && (strstr(u, "_search") || strstr(u, "_count") || strstr(u, "_msearch"))))
+                continue;
+            note(I,
+                 "request %zu (%s %s) not imported: only the bulk request and searches "
+                 "are%s",
+                 i + 1, m ? m : "GET", u ? u : "(no url)",
+                 m && (!strcasecmp(m, "DELETE") || !strcasecmp(m, "PUT"))
+                     ? " (index set-up: index.recreate: true makes bulkfleet delete and "
+                       "create the index before each cell)"
+                     : "");
+        }
+    } else if (nsearch)
         note(I,
              "%zu search request%s imported as search.queries (1 client, closed loop: "
              "loadgen sent them in turn with the bulk request; set search.clients and "
@@ -552,9 +704,30 @@ static int import(imp *I, const bf_import_opts_t *o, bf_buf_t *head)
     size_t actions = 0;
     for (size_t i = 0; i < nlines; i += 2)
         actions++;
-    if (nlines > 2)
+    if (nlines > 2) {
         note(I, "the body holds %zu documents; only the first is the template, batch_size "
              "counts all of them", actions);
+        json_t *a0 = json_loads(lines[0], 0, NULL);
+        const char *ix0 = NULL;
+        if (json_is_object(a0) && json_object_size(a0) == 1)
+            ix0 = json_string_value(
+                json_object_get(json_object_iter_value(json_object_iter(a0)), "_index"));
+        for (size_t i = 2; i < nlines; i += 2) {
+            json_t *ai = json_loads(lines[i], 0, NULL);
+            const char *ixi = NULL;
+            if (json_is_object(ai) && json_object_size(ai) == 1)
+                ixi = json_string_value(
+                    json_object_get(json_object_iter_value(json_object_iter(ai)), "_index"));
+            if (ixi && (ix0 == NULL || strcmp(ixi, ix0) != 0))
+                note(I,
+                     "document %zu of the body goes to index '%s' in loadgen; bulkfleet "
+                     "sends every document to '%s' (one scenario per index, or an index "
+                     "count, spreads them)",
+                     i / 2 + 1, ixi, ix0 ? ix0 : "the first one's");
+            json_decref(ai);
+        }
+        json_decref(a0);
+    }
     /* every duplicate key at once (the loader's check after the import names the first) */
     for (int l = 0; l < 2; l++) {
         bf_buf_t dups;
@@ -601,8 +774,10 @@ static int import(imp *I, const bf_import_opts_t *o, bf_buf_t *head)
     const char *url = sval(req, "url");
     if (url == NULL || url[0] == '\0' || url[0] == '/') {
         const char *def = sval(runner, "default_endpoint");
+        if (def == NULL)
+            def = sval(cfg_runner, "default_endpoint");
         if (def)
-            base = bf_strdup(def);
+            base = conv_env(I, def);
         if (url) {
             char *none = NULL;
             split_url(url, &none, &url_index);
@@ -769,9 +944,7 @@ static int import(imp *I, const bf_import_opts_t *o, bf_buf_t *head)
     uint32_t dur = o && o->duration_s ? o->duration_s : 5;
     if (sval(req, "execute_repeat_times"))
         note(I, "execute_repeat_times (resending the same body) is not imported; bulkfleet "
-             "renders a fresh body per request");
-    if (runner && bf__y_get(runner, "total_rounds"))
-        note(I, "runner.total_rounds is not imported; the run is bounded by run.duration");
+                "renders a fresh body per request");
     /* ---- write ---- */
     char *name = NULL;
     if (o && o->name) {
@@ -800,6 +973,8 @@ static int import(imp *I, const bf_import_opts_t *o, bf_buf_t *head)
     const bf__ynode_t *ba = bf__y_get(req, "basic_auth");
     if (ba == NULL && runner)
         ba = bf__y_get(runner, "default_basic_auth");
+    if (ba == NULL)
+        ba = bf__y_get(cfg_runner, "default_basic_auth");
     if (ba && ba->kind == BF__Y_MAP && sval(ba, "username")) {
         char *user = conv_env(I, sval(ba, "username"));
         const char *pw = sval(ba, "password");
@@ -809,7 +984,7 @@ static int import(imp *I, const bf_import_opts_t *o, bf_buf_t *head)
         bf_buf_appendz(out, ", password: ");
         put_scalar(out, pwc);
         bf_buf_appendz(out, "}\n");
-        if (strcmp(pwc, "${ES_PASSWORD}") == 0)
+        if (pw == NULL || strstr(pw, "$[[env.") == NULL)
             note(I, "the password is not copied: export ES_PASSWORD before running");
         free(user);
         free(pwc);
@@ -956,17 +1131,262 @@ done:
     return rc;
 }
 
+/* ---- loadgen's DSL (loadgen.dsl, -run): converted to the YAML form, then imported -------- */
+
+static int is_method_line(const char *l, size_t n)
+{
+    static const char *const m[] = {"GET ",  "POST ",  "PUT ",    "DELETE ",
+                                    "HEAD ", "PATCH ", "OPTIONS "};
+    for (size_t i = 0; i < sizeof m / sizeof m[0]; i++)
+        if (n > strlen(m[i]) && strncmp(l, m[i], strlen(m[i])) == 0)
+            return 1;
+    return 0;
+}
+
+/* 1 when text is loadgen's DSL: the origin ends in .dsl, or the first line that is neither blank
+ * nor a # comment is "METHOD URL" (loadgen.yml starts with a key). */
+static int looks_like_dsl(const char *text, size_t len, const char *origin)
+{
+    size_t ol = origin ? strlen(origin) : 0;
+    if (ol > 4 && strcmp(origin + ol - 4, ".dsl") == 0)
+        return 1;
+    for (const char *p = text, *end = text + len; p < end;) {
+        const char *nl = memchr(p, '\n', (size_t)(end - p));
+        size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
+        size_t k = 0;
+        while (k < n && (p[k] == ' ' || p[k] == '\t' || p[k] == '\r'))
+            k++;
+        if (k < n && p[k] != '#')
+            return is_method_line(p + k, n - k);
+        p = nl ? nl + 1 : end;
+    }
+    return 0;
+}
+
+/* Appends one line of a DSL directive without its // comment (outside strings); tracks the
+ * bracket depth and whether a string is open across calls in *depth. */
+static void dsl_directive_line(bf_buf_t *b, const char *l, size_t n, int *depth)
+{
+    char q = 0;
+    for (size_t i = 0; i < n; i++) {
+        char c = l[i];
+        if (q) {
+            bf_buf_append(b, &c, 1);
+            if (c == '\\' && i + 1 < n)
+                bf_buf_append(b, &l[++i], 1);
+            else if (c == q)
+                q = 0;
+            continue;
+        }
+        if (c == '/' && i + 1 < n && l[i + 1] == '/')
+            break;
+        if (c == '"' || c == '\'')
+            q = c;
+        else if (c == '{' || c == '[')
+            (*depth)++;
+        else if (c == '}' || c == ']')
+            (*depth)--;
+        bf_buf_append(b, &c, 1);
+    }
+    bf_buf_appendz(b, " ");
+}
+
+typedef struct dsl_req {
+    char *method, *url;
+    bf_buf_t body, req, extra; /* extra: "    assert: ...\n" lines */
+    size_t line;
+} dsl_req;
+
+/* loadgen's DSL -> the loadgen YAML form the importer reads: "# key: {...}" comment blocks
+ * (JSON5: unquoted keys, // comments, trailing commas, all valid YAML flow once the comments
+ * are gone) before the first request are the config's sections (env, runner, variables); after
+ * a "METHOD URL" line and its body lines, "# request: {...}" merges into that request and
+ * "# assert:" / "# register:" go beside it; "# 200" and "# {...}" lines after a request are
+ * loadgen's expected answer (an assert). Returns 0 or BF_E_INVAL with diag naming
+ * origin:line. */
+static int dsl_to_yaml(const char *text, size_t len, const char *origin, bf_buf_t *out,
+                       bf_diag_t *diag)
+{
+    dsl_req *rq = NULL;
+    size_t nrq = 0;
+    bf_buf_t top;
+    bf_buf_init(&top, 0);
+    int rc = BF_OK, in_body = 0;
+    size_t lineno = 0;
+    for (const char *p = text, *end = text + len; p < end && rc == BF_OK;) {
+        const char *nl = memchr(p, '\n', (size_t)(end - p));
+        size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
+        const char *l = p;
+        p = nl ? nl + 1 : end;
+        lineno++;
+        while (n && (l[n - 1] == '\r' || l[n - 1] == ' ' || l[n - 1] == '\t'))
+            n--;
+        if (n == 0) {
+            in_body = 0;
+            continue;
+        }
+        if (l[0] == '#') {
+            in_body = 0;
+            size_t k = 1;
+            while (k < n && (l[k] == ' ' || l[k] == '\t'))
+                k++;
+            size_t ks = k;
+            while (k < n && (l[k] == '_' || l[k] == '.' || (l[k] >= 'a' && l[k] <= 'z') ||
+                             (l[k] >= 'A' && l[k] <= 'Z') || (l[k] >= '0' && l[k] <= '9')))
+                k++;
+            dsl_req *cur = nrq ? &rq[nrq - 1] : NULL;
+            if (k > ks && k < n && l[k] == ':' && !(l[ks] >= '0' && l[ks] <= '9')) {
+                /* a directive: its value runs until the brackets close */
+                char key[64];
+                size_t kl = k - ks < sizeof key - 1 ? k - ks : sizeof key - 1;
+                memcpy(key, l + ks, kl);
+                key[kl] = '\0';
+                bf_buf_t val;
+                bf_buf_init(&val, 0);
+                int depth = 0;
+                size_t first = lineno;
+                dsl_directive_line(&val, l + k + 1, n - k - 1, &depth);
+                while (depth > 0 && p < end) {
+                    nl = memchr(p, '\n', (size_t)(end - p));
+                    n = nl ? (size_t)(nl - p) : (size_t)(end - p);
+                    l = p;
+                    p = nl ? nl + 1 : end;
+                    lineno++;
+                    if (n == 0 || l[0] != '#') {
+                        depth = -1;
+                        break;
+                    }
+                    dsl_directive_line(&val, l + 1, n - 1, &depth);
+                }
+                while (val.len && (val.data[val.len - 1] == ' ' || val.data[val.len - 1] == ','))
+                    val.data[--val.len] = '\0'; /* JSON5's comma between the sections */
+                if (depth != 0) {
+                    rc = bf_diag_set(diag, BF_E_INVAL,
+                                     "%s:%zu: the '# %s:' block does not close its brackets "
+                                     "before line %zu (every line of it starts with '#')",
+                                     origin, first, key, lineno);
+                } else if (cur == NULL || !strcmp(key, "env") || !strcmp(key, "runner") ||
+                           !strcmp(key, "variables")) {
+                    bf_buf_appendf(&top, "%s: %s\n", key, val.data ? val.data : "");
+                } else if (!strcmp(key, "request")) {
+                    const char *v = val.data ? val.data : "";
+                    while (*v == ' ')
+                        v++;
+                    size_t vl = strlen(v);
+                    while (vl && v[vl - 1] == ' ')
+                        vl--;
+                    if (vl < 2 || v[0] != '{' || v[vl - 1] != '}')
+                        rc = bf_diag_set(diag, BF_E_INVAL,
+                                         "%s:%zu: '# request:' needs a {...} "
+                                         "object",
+                                         origin, first);
+                    else
+                        bf_buf_appendf(&cur->req, ", %.*s", (int)(vl - 2), v + 1);
+                } else {
+                    bf_buf_appendf(&cur->extra, "    %s: %s\n", key, val.data ? val.data : "");
+                }
+                bf_buf_cleanup(&val);
+            } else if (cur && ks < n && ((l[ks] >= '0' && l[ks] <= '9') || l[ks] == '{')) {
+                /* "# 200" / "# {...}": the answer loadgen expects */
+                if (!strstr(cur->extra.data ? cur->extra.data : "", "assert:")) {
+                    json_t *a = json_stringn(l + ks, n - ks);
+                    char *as = json_dumps(a, JSON_ENCODE_ANY);
+                    bf_buf_appendf(&cur->extra, "    assert: %s\n", as ? as : "\"\"");
+                    free(as);
+                    json_decref(a);
+                }
+            }
+            continue; /* else a comment */
+        }
+        if (is_method_line(l, n)) {
+            rq = bf_realloc(rq, (nrq + 1) * sizeof *rq);
+            dsl_req *r = &rq[nrq++];
+            memset(r, 0, sizeof *r);
+            const char *sp = memchr(l, ' ', n);
+            r->method = bf_strndup(l, (size_t)(sp - l));
+            while (sp < l + n && *sp == ' ')
+                sp++;
+            r->url = bf_strndup(sp, (size_t)(l + n - sp));
+            bf_buf_init(&r->body, 0);
+            bf_buf_init(&r->req, 0);
+            bf_buf_init(&r->extra, 0);
+            r->line = lineno;
+            in_body = 1;
+            continue;
+        }
+        if (in_body && nrq) {
+            bf_buf_append(&rq[nrq - 1].body, l, n);
+            bf_buf_appendz(&rq[nrq - 1].body, "\n");
+            continue;
+        }
+        rc = bf_diag_set(diag, BF_E_INVAL,
+                         "%s:%zu: '%.*s' is neither a request line (METHOD "
+                         "URL), a body line right after one, nor a # line",
+                         origin, lineno, (int)(n > 60 ? 60 : n), l);
+    }
+    if (rc == BF_OK) {
+        bf_buf_append(out, top.data ? top.data : "", top.len);
+        bf_buf_appendz(out, "requests:\n");
+        for (size_t i = 0; i < nrq; i++) {
+            json_t *m = json_string(rq[i].method), *u = json_string(rq[i].url);
+            json_t *b = rq[i].body.len ? json_stringn(rq[i].body.data, rq[i].body.len) : NULL;
+            char *ms = json_dumps(m, JSON_ENCODE_ANY), *us = json_dumps(u, JSON_ENCODE_ANY);
+            char *bs = b ? json_dumps(b, JSON_ENCODE_ANY) : NULL;
+            bf_buf_appendf(out, "  - request: {method: %s, url: %s%s%s%s}\n", ms, us,
+                           bs ? ", body: " : "", bs ? bs : "",
+                           rq[i].req.data ? rq[i].req.data : "");
+            bf_buf_append(out, rq[i].extra.data ? rq[i].extra.data : "", rq[i].extra.len);
+            free(ms);
+            free(us);
+            free(bs);
+            json_decref(m);
+            json_decref(u);
+            json_decref(b);
+        }
+    }
+    for (size_t i = 0; i < nrq; i++) {
+        free(rq[i].method);
+        free(rq[i].url);
+        bf_buf_cleanup(&rq[i].body);
+        bf_buf_cleanup(&rq[i].req);
+        bf_buf_cleanup(&rq[i].extra);
+    }
+    free(rq);
+    bf_buf_cleanup(&top);
+    return rc;
+}
+
 int bf_scenario_import_loadgen(const char *text, size_t len, const char *origin,
                                const bf_import_opts_t *opts, char **yaml_out, bf_diag_t *diag)
 {
     *yaml_out = NULL;
     imp I = {.origin = origin ? origin : "loadgen.yml", .diag = diag};
-    int rc = bf__ydoc_parse(&I.doc, text, len, I.origin, diag);
+    bf_buf_t dsl;
+    bf_buf_init(&dsl, 0);
+    char dsl_origin[600];
+    int rc = BF_OK;
+    if (looks_like_dsl(text, len, origin)) {
+        /* the DSL (loadgen -run) is read through its YAML form; messages name that form */
+        rc = dsl_to_yaml(text, len, I.origin, &dsl, diag);
+        snprintf(dsl_origin, sizeof dsl_origin, "%s (in its YAML form)", I.origin);
+        I.origin = dsl_origin;
+        I.dsl = 1;
+        text = dsl.data ? dsl.data : "";
+        len = dsl.len;
+    }
+    if (rc == BF_OK && opts && opts->config_text &&
+        bf__ydoc_parse(&I.cfg, opts->config_text, strlen(opts->config_text),
+                       opts->config_origin ? opts->config_origin : "loadgen.yml", diag) != BF_OK)
+        rc = BF_E_PARSE;
+    if (rc == BF_OK)
+        rc = bf__ydoc_parse(&I.doc, text, len, I.origin, diag);
     bf_buf_t out;
     bf_buf_init(&out, 0);
     if (rc == BF_OK)
         rc = import(&I, opts, &out);
     bf__ydoc_cleanup(&I.doc);
+    bf__ydoc_cleanup(&I.cfg);
+    bf_buf_cleanup(&dsl);
     for (size_t i = 0; i < I.nnotes; i++)
         free(I.notes[i]);
     if (rc != BF_OK) {

@@ -24,6 +24,10 @@
  *     int_array_bitmap is not supported (an error);
  *   - -compress -> request.compression: gzip; -c -> matrix.concurrency; -d -> run.duration
  *     (loadgen's defaults: 1 and 5 s); -r (requests/s) -> run.target_rate = r x batch_size.
+ * loadgen's DSL (loadgen.dsl, "METHOD URL" lines, body lines, "# key: {JSON5}" comment blocks;
+ * detected by a .dsl name or a first request line) is converted to this YAML form first
+ * ("# request:" merges into its request, "# assert:"/"# register:" and "# 200" expected answers
+ * go beside it as notes), then imported the same way; messages name "FILE (in its YAML form)".
  * The output starts with comment lines (origin and notes) and loads with bf_scenario_load_text
  * once ES_PASSWORD (if used) is set and the dictionary files are next to it.
  */
@@ -41,6 +45,9 @@ typedef struct bf_import_opts {
     double qps;           /* loadgen -r (requests/s); 0 = unlimited */
     int compress;         /* loadgen -compress */
     const char *name;     /* scenario name; NULL = from the origin's file name */
+    const char *config_text;   /* loadgen -config: the loadgen.yml whose env:, variables: and
+                                  runner: a DSL file uses when it has none itself; NULL = none */
+    const char *config_origin; /* its file name for messages */
 } bf_import_opts_t;
 
 /* bf_scenario_import_loadgen — convert loadgen YAML text. Returns 0 and *yaml_out (caller frees)

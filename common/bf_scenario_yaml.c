@@ -494,8 +494,11 @@ static int resolve_scalar(bf__ydoc_t *doc, bf__ynode_t *n, bf_diag_t *diag)
                 snprintf(stand, sizeof stand, "http://unset.invalid:9200");
             else if (whole)
                 snprintf(stand, sizeof stand, "1");
-            else
+            else /* lower case: it may stand in an index name */
                 snprintf(stand, sizeof stand, "unset-%s", vname);
+            for (char *c = stand; !doc->in_url && *c; c++)
+                if (*c >= 'A' && *c <= 'Z')
+                    *c = (char)(*c - 'A' + 'a');
             rc = bf_buf_appendz(&out, stand);
             uint32_t line = n->line, col = n->col;
             raw_find(doc, n, "${", occurrence, &line, &col);

@@ -123,11 +123,15 @@ static const char *parse_common(int argc, char **argv, uint32_t *agents, uint32_
 static size_t nproduction; /* warnings of production_warnings, for validate's count */
 
 /* Names that look like data someone keeps (bf_cluster_production_like): said before a run
- * points bulkfleet at them. Each distinct index name once, and the template's patterns. */
+ * points bulkfleet at them. One warning for all the index names (the first, how many, the last:
+ * an index.count of 7 or an imported track's 7 indices is one decision, not 7), and one per
+ * pattern of the template. */
 static void production_warnings(const char *path, const bf_scenario_t *sc)
 {
     nproduction = 0;
     const bf_index_spec_t *ix = bf_scenario_index(sc);
+    const char *first = NULL, *last = NULL;
+    size_t nnames = 0;
     for (size_t k = 0; k < bf_scenario_cell_count(sc); k++) {
         const bf_cell_t *cell = bf_scenario_cell(sc, k);
         for (uint32_t i = 0; i < cell->indices; i++) {
@@ -140,14 +144,25 @@ static void production_warnings(const char *path, const bf_scenario_t *sc)
             }
             if (seen || !bf_cluster_production_like(name))
                 continue;
-            bf_warn("%s: index.name: %s looks like a production index; "
-                    "bulkfleet %s, but make sure target.hosts is a test cluster and give the "
-                    "campaign its own names (e.g. bench-{shards}s)",
-                    path, name,
-                    ix->recreate ? "deletes (index.recreate) only indices it created itself"
-                                 : "writes into it (index.recreate: false)");
-            nproduction++;
+            if (first == NULL)
+                first = name;
+            last = name;
+            nnames++;
         }
+    }
+    if (nnames) {
+        char more[600] = "";
+        if (nnames > 1)
+            snprintf(more, sizeof more, " (and %zu more names of this scenario, up to %s)",
+                     nnames - 1, last);
+        bf_warn("%s: index.name: %s%s %s; "
+                "bulkfleet %s, but make sure target.hosts is a test cluster and give the "
+                "campaign its own names (e.g. bench-{shards}s)",
+                path, first, more,
+                nnames > 1 ? "look like production indices" : "looks like a production index",
+                ix->recreate ? "deletes (index.recreate) only indices it created itself"
+                             : "writes into it (index.recreate: false)");
+        nproduction++;
     }
     json_t *t = ix->template_json ? json_loads(ix->template_json, 0, NULL) : NULL;
     json_t *pats = json_object_get(t, "index_patterns");
@@ -654,11 +669,13 @@ int bf_cmd_import_loadgen(int argc, char **argv)
         {"compress", no_argument, NULL, 'z'},
         {"name", required_argument, NULL, 'N'},
         {"output", required_argument, NULL, 'o'},
+        {"config", required_argument, NULL, 'C'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
-    const char *usage = "import-loadgen LOADGEN.yml [-c N] [-d SECONDS] [-r QPS] [--compress] "
-                        "[--name NAME] [-o OUT.yaml]";
+    const char *usage = "import-loadgen LOADGEN.yml|LOADGEN.dsl [-c N] [-d SECONDS] [-r QPS] "
+                        "[--compress] [--config loadgen.yml] [--name NAME] [-o OUT.yaml]";
+    const char *config_path = NULL;
     const char *out_path = NULL;
     bf_import_opts_t o = {0};
     optind = 0;
@@ -685,7 +702,15 @@ int bf_cmd_import_loadgen(int argc, char **argv)
         case 'z': o.compress = 1; break;
         case 'N': o.name = optarg; break;
         case 'o': out_path = optarg; break;
-        case 'h': printf("usage: bulkfleet-coordinator %s\n", usage); return BF_EXIT_OK;
+        case 'C': config_path = optarg; break;
+        case 'h':
+            printf("usage: bulkfleet-coordinator %s\n"
+                   "  a .dsl file (loadgen -run) is read through its YAML form; --config names "
+                   "the\n  loadgen.yml whose env:, variables: and runner: it uses (loadgen "
+                   "-config; default:\n  the loadgen.yml beside the .dsl file, when there is "
+                   "one)\n",
+                   usage);
+            return BF_EXIT_OK;
         default: fprintf(stderr, "usage: bulkfleet-coordinator %s\n", usage); return BF_EXIT_INPUT;
         }
     }
@@ -701,10 +726,37 @@ int bf_cmd_import_loadgen(int argc, char **argv)
         bf_error("cannot read %s: %s", path, rc == BF_E_TOOBIG ? "too large" : strerror(errno));
         return rc == BF_E_IO ? BF_EXIT_ENV : BF_EXIT_INPUT;
     }
+    /* a DSL file takes its env:, variables: and runner: from loadgen.yml (loadgen -config) */
+    char *cfg_text = NULL, *cfg_auto = NULL;
+    size_t plen = strlen(path);
+    if (config_path == NULL && plen > 4 && strcmp(path + plen - 4, ".dsl") == 0) {
+        const char *slash = strrchr(path, '/');
+        cfg_auto = slash ? bf_asprintf("%.*s/loadgen.yml", (int)(slash - path), path)
+                         : bf_strdup("loadgen.yml");
+        if (access(cfg_auto, R_OK) == 0) {
+            config_path = cfg_auto;
+            bf_info("%s: using the env:, variables: and runner: of %s beside it, as loadgen's "
+                    "-config does (--config FILE names another)",
+                    path, cfg_auto);
+        }
+    }
+    if (config_path) {
+        size_t cl = 0;
+        if (read_all(config_path, &cfg_text, &cl) != BF_OK) {
+            bf_error("cannot read --config %s: %s", config_path, strerror(errno));
+            free(text);
+            free(cfg_auto);
+            return BF_EXIT_INPUT;
+        }
+        o.config_text = cfg_text;
+        o.config_origin = config_path;
+    }
     char *yaml = NULL;
     bf_diag_t diag = {0};
     rc = bf_scenario_import_loadgen(text, len, path, &o, &yaml, &diag);
     free(text);
+    free(cfg_text);
+    free(cfg_auto);
     if (rc != BF_OK) {
         bf_error("%s", diag.msg[0] ? diag.msg : bf_strerror(rc));
         return BF_EXIT_INPUT;
@@ -725,8 +777,9 @@ int bf_cmd_import_loadgen(int argc, char **argv)
         char *slash = strrchr(dir_src, '/');
         if (slash)
             *slash = '\0';
-        bf_load_opts_t lo = {.base_dir = slash ? dir_src : ".",
-                             .env_unset = "bulkfleet-import-check"};
+        /* as validate does: an unset ${VAR} is a warning, checked with a stand-in that passes
+         * the key's checks (a URL under hosts), never a value of the import's own */
+        bf_load_opts_t lo = {.base_dir = slash ? dir_src : ".", .env_warn = 1};
         bf_scenario_t *check = NULL;
         bf_diag_t cd = {0};
         const char *origin = out_path ? out_path : "(the converted scenario)";
@@ -736,6 +789,9 @@ int bf_cmd_import_loadgen(int argc, char **argv)
                      cd.msg);
             code = BF_EXIT_INPUT;
         }
+        for (size_t i = 0; check && i < bf_scenario_warning_count(check); i++)
+            if (strstr(bf_scenario_warning(check, i), "environment variable "))
+                bf_warn("%s", bf_scenario_warning(check, i));
         bf_scenario_destroy(&check);
         free(dir_src);
     }

@@ -823,9 +823,10 @@ int bf_import_rally(const char *path, const bf_rally_opts_t *opts, char **yaml, 
     const char *base = strrchr(dir, '/') ? strrchr(dir, '/') + 1 : dir;
     json_t *track = NULL, *tasks = json_array(), *task_paths = json_array(), *body = NULL,
            *settings = NULL;
-    bf_buf_t y, notes;
+    bf_buf_t y, notes, other_bulk; /* other_bulk: types of indexing tasks that are not "bulk" */
     bf_buf_init(&y, 0);
     bf_buf_init(&notes, 0);
+    bf_buf_init(&other_bulk, 0);
     jposmap pos;
     memset(&pos, 0, sizeof pos);
     bf_render_opts_t ro = {.params = opts->track_params,
@@ -999,6 +1000,10 @@ int bf_import_rally(const char *path, const bf_rally_opts_t *opts, char **yaml, 
         const char *type = str_of(op, "operation-type");
         if (type == NULL || strcmp(type, "bulk") != 0) {
             account_task(&acc, t, op, type ? type : "?", tpath);
+            /* indexing of another kind, named if no bulk task is found */
+            if (type && (strstr(type, "bulk") || strstr(type, "ingest")) &&
+                !strstr(other_bulk.data ? other_bulk.data : "", type))
+                bf_buf_appendf(&other_bulk, "%s'%s'", other_bulk.len ? ", " : "", type);
             continue;
         }
         acc.bulk++;
@@ -1080,9 +1085,14 @@ int bf_import_rally(const char *path, const bf_rally_opts_t *opts, char **yaml, 
     if (nbulk == 0) {
         rc = bf_diag_set(diag, BF_E_INVAL,
                          "%s: the %s%s%s schedule has no bulk task "
-                         "(operation-type \"bulk\"); bulkfleet imports bulk indexing",
+                         "(operation-type \"bulk\"); bulkfleet imports bulk indexing%s%s%s",
                          file, chosen ? "challenge '" : "", chosen ? chosen : "track's",
-                         chosen ? "'" : "");
+                         chosen ? "'" : "",
+                         other_bulk.len ? "; its indexing tasks are operation-type " : "",
+                         other_bulk.len ? other_bulk.data : "",
+                         other_bulk.len ? ", which bulkfleet does not send (it sends "
+                                          "bulk bodies from a corpus file or a template)"
+                                        : "");
         goto out;
     }
     /* the corpora: every documents file of the corpora the (first) bulk operation names (all
@@ -1094,7 +1104,14 @@ int bf_import_rally(const char *path, const bf_rally_opts_t *opts, char **yaml, 
     json_t *files = json_array(), *targets = json_array();
     uint64_t ship_bytes = 0;
     int bulk_format = -1;
-    size_t missing = 0; /* corpus files not downloaded yet */
+    size_t missing = 0;  /* corpus files not downloaded yet */
+    size_t npartial = 0; /* corpus files shorter than their document-count (allowed) */
+    /* Rally (and OpenSearch Benchmark) derive a documents entry's target-index when the track
+     * defines exactly one index (neural_search's corpora name none) */
+    json_t *track_indices = json_object_get(track, "indices");
+    const char *only_index = json_array_size(track_indices) == 1
+                                 ? str_of(json_array_get(track_indices, 0), "name")
+                                 : NULL;
     json_array_foreach(corpora, i, c)
     {
         const char *cn = str_of(c, "name");
@@ -1108,6 +1125,8 @@ int bf_import_rally(const char *path, const bf_rally_opts_t *opts, char **yaml, 
             const char *src = str_of(e, "source-file");
             const char *target =
                 str_of(e, "target-index") ? str_of(e, "target-index") : str_of(c, "target-index");
+            if (target == NULL)
+                target = only_index;
             if (want_indices && !name_listed(want_indices, target ? target : ""))
                 continue;
             if (src == NULL) {
@@ -1180,7 +1199,19 @@ int bf_import_rally(const char *path, const bf_rally_opts_t *opts, char **yaml, 
                     BF_OK) {
                     size_t have = bf_corpus_docs(cc) + bf_corpus_bad_count(cc);
                     bf_corpus_destroy(&cc);
-                    if ((double)have != want) {
+                    if ((double)have < want && opts->allow_partial_corpus) {
+                        /* a prefix of the file, made on purpose (a small run of a big track) */
+                        if (npartial++ == 0) /* once; each file is in the notes */
+                            bf_warn("%s: corpus '%s': '%s' holds %zu of the track's "
+                                    "\"document-count\" %.0f documents (--allow-partial-corpus: "
+                                    "the scenario reads the %zu; every such file is named in "
+                                    "the scenario's notes)",
+                                    file, cn ? cn : "?", cf, have, want, have);
+                        bf_buf_appendf(&notes,
+                                       "#  - corpus file %s holds %zu of the track's "
+                                       "document-count %.0f (--allow-partial-corpus)\n",
+                                       cf, have, want);
+                    } else if ((double)have != want) {
                         char dcp[260];
                         snprintf(dcp, sizeof dcp, "%s/document-count", dpath);
                         jp_where(&pos, file, dcp, where, sizeof where);
@@ -1188,8 +1219,12 @@ int bf_import_rally(const char *path, const bf_rally_opts_t *opts, char **yaml, 
                                          "%s: corpus '%s': \"document-count\" is %.0f but '%s' "
                                          "holds %zu documents: download the file again (a "
                                          "truncated download?), or write \"document-count\": "
-                                         "%zu",
-                                         where, cn ? cn : "?", want, cf, have, have);
+                                         "%zu%s",
+                                         where, cn ? cn : "?", want, cf, have, have,
+                                         (double)have < want
+                                             ? " (or, for a prefix you made on purpose, "
+                                               "import with --allow-partial-corpus)"
+                                             : "");
                         free(cf);
                         goto corpora_out;
                     }
@@ -1206,10 +1241,21 @@ int bf_import_rally(const char *path, const bf_rally_opts_t *opts, char **yaml, 
         }
     }
     if (json_array_size(files) == 0) {
+        char *wc = want_corpora ? json_dumps(want_corpora, JSON_ENCODE_ANY | JSON_COMPACT) : NULL;
+        char *wi = want_indices ? json_dumps(want_indices, JSON_ENCODE_ANY | JSON_COMPACT) : NULL;
+        int empty = (wc && strstr(wc, "\"\"")) || (wi && strstr(wi, "\"\""));
         rc = bf_diag_set(diag, BF_E_INVAL,
-                         "%s: the bulk operation's corpora have no documents file%s (see the "
-                         "track's \"corpora\" and the operation's \"corpora\" / \"indices\")",
-                         file, want_indices ? " for its indices" : "");
+                         "%s: the bulk operation's corpora have no documents file%s (the "
+                         "operation names corpora %s, indices %s; see the track's \"corpora\" "
+                         "and the operation's \"corpora\" / \"indices\")%s",
+                         file, want_indices ? " for its indices" : "", wc ? wc : "(all)",
+                         wi ? wi : "(any)",
+                         empty ? "; an empty name is a track parameter without a default: give "
+                                 "the track's parameters with --track-params FILE.json (a "
+                                 "workload's params/*.json)"
+                               : "");
+        free(wc);
+        free(wi);
         goto corpora_out;
     }
     int local = ship_bytes > BF_MAX_CORPUS_SHIP_BYTES;
@@ -1239,6 +1285,27 @@ int bf_import_rally(const char *path, const bf_rally_opts_t *opts, char **yaml, 
         if (rc != BF_OK)
             goto corpora_out;
         settings = split_settings(json_object_get(body, "settings"), &shards, &replicas);
+    }
+    {
+        /* the track's indices no imported bulk task writes (nyc_taxis' 4 lookup indices) */
+        bf_buf_t other;
+        bf_buf_init(&other, 0);
+        size_t nother = 0;
+        json_array_foreach(indices, i, c)
+        {
+            const char *in = str_of(c, "name");
+            if (in == NULL || (target && strcmp(in, target) == 0) || name_listed(targets, in))
+                continue;
+            bf_buf_appendf(&other, "%s%s", nother++ ? ", " : "", in);
+        }
+        if (nother)
+            bf_buf_appendf(&notes,
+                           "#  - not imported: the track's other %zu ind%s (%s): the imported "
+                           "bulk task does not write %s; the scenario creates and loads %s "
+                           "only (import another challenge, or write a scenario per index)\n",
+                           nother, nother == 1 ? "ex" : "ices", other.data,
+                           nother == 1 ? "it" : "them", target ? target : "its index");
+        bf_buf_cleanup(&other);
     }
     if (ntargets > 1) {
         bf_buf_appendf(&notes, "#  - the bulk task writes %zu indices (", ntargets);
@@ -1375,6 +1442,7 @@ corpora_out:
 out:
     bf_buf_cleanup(&y);
     bf_buf_cleanup(&notes);
+    bf_buf_cleanup(&other_bulk);
     json_decref(track);
     json_decref(tasks);
     json_decref(task_paths);
@@ -1404,6 +1472,7 @@ int bf_cmd_import_rally(int argc, char **argv)
         {"distribution-version", required_argument, NULL, 'V'},
         {"list", no_argument, NULL, 'L'},
         {"corpus-dir", required_argument, NULL, 'D'},
+        {"allow-partial-corpus", no_argument, NULL, 'A'},
         {"output", required_argument, NULL, 'o'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
@@ -1411,7 +1480,8 @@ int bf_cmd_import_rally(int argc, char **argv)
     const char *usage = "import-rally TRACK_DIR_OR_JSON [--challenge|--test-procedure NAME] "
                         "[--track-params K:V,...|FILE.json] [--build-flavor F] "
                         "[--serverless-operator] [--distribution-version V] [--name NAME] "
-                        "[--corpus-dir DIR] [-o OUT.yaml] [--list]";
+                        "[--corpus-dir DIR] [--allow-partial-corpus] [-o OUT.yaml] "
+                        "[--list]";
     bf_rally_opts_t ro = {0};
     size_t corpus_missing = 0;
     ro.corpus_missing = &corpus_missing;
@@ -1429,6 +1499,7 @@ int bf_cmd_import_rally(int argc, char **argv)
         case 'V': ro.distribution_version = optarg; break;
         case 'L': ro.list = 1; break;
         case 'D': ro.corpus_dir = optarg; break;
+        case 'A': ro.allow_partial_corpus = 1; break;
         case 'o': out_path = optarg; break;
         case 'h': printf("usage: bulkfleet-coordinator %s\n", usage); return BF_EXIT_OK;
         default: bf_error("usage: bulkfleet-coordinator %s", usage); return BF_EXIT_INPUT;
@@ -1451,7 +1522,7 @@ int bf_cmd_import_rally(int argc, char **argv)
         return BF_EXIT_OK;
     }
     /* the result must load (paths are absolute, so from anywhere) */
-    bf_load_opts_t lo = {.base_dir = ".", .env_unset = "bulkfleet-import-check"};
+    bf_load_opts_t lo = {.base_dir = ".", .env_warn = 1}; /* an unset ${VAR}: a warning */
     bf_scenario_t *check = NULL;
     bf_diag_t cd = {0};
     int code = BF_EXIT_OK;

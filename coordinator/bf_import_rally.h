@@ -41,8 +41,11 @@ typedef struct bf_rally_opts {
     const char *build_flavor;         /* Rally's build_flavor global; NULL: "default" */
     int serverless_operator;          /* Rally's serverless_operator global */
     const char *distribution_version; /* OpenSearch Benchmark's distribution_version */
-    const char *corpus_dir; /* --corpus-dir: looked in after the track's and the tools' dirs */
-    size_t *corpus_missing; /* out (may be NULL): corpus files not found (warned, noted) */
+    const char *corpus_dir;   /* --corpus-dir: looked in after the track's and the tools' dirs */
+    int allow_partial_corpus; /* --allow-partial-corpus: a corpus file with fewer documents than
+                                 the track's document-count (a prefix made on purpose) is a
+                                 warning naming both numbers, not an error; more is an error */
+    size_t *corpus_missing;   /* out (may be NULL): corpus files not found (warned, noted) */
     int list; /* --list: *yaml is "NAME\tN tasks[\tdefault][\tdescription]\n" per challenge */
 } bf_rally_opts_t;
 

@@ -369,6 +369,153 @@ static void test_import_env_formats_and_rate(void **state)
     unsetenv("TENANT");
 }
 
+/* loadgen's own example config, as shipped (issue #24 item 4; written for this test with the
+ * constructs of infinilabs/loadgen's loadgen.yml, not copied): $[[env.X]] in
+ * runner.default_endpoint and default_basic_auth with the env: section's defaults, a secret
+ * without its default, runner keys, a body with two documents for two indices, a search with a
+ * full $[[env.X]] URL, assert and register beside a request. The import's own check loads the
+ * result as validate does: an unset variable is a stand-in and a warning, never a failure. */
+static void test_import_as_shipped(void **state)
+{
+    (void)state;
+    const char *text =
+        "env:\n  LG_USER: bench\n  LG_PASSWORD: secret-in-the-file\n"
+        "  LG_ENDPOINT: http://127.0.0.1:9200\n"
+        "runner:\n  no_warm: true\n  valid_status_codes_during_warmup: [200, 201]\n"
+        "  log_status_codes: [0, 500]\n  assert_error: false\n  reset_context: false\n"
+        "  default_endpoint: $[[env.LG_ENDPOINT]]\n"
+        "  default_basic_auth:\n    username: $[[env.LG_USER]]\n"
+        "    password: $[[env.LG_PASSWORD]]\n"
+        "variables:\n  - {name: id, type: sequence}\n  - {name: u, type: uuid}\n"
+        "  - {name: tag, type: list, data: [a, b]}\n"
+        "  - {name: ids, type: random_array, variable_type: number, variable_key: id, size: 3}\n"
+        "requests:\n"
+        "  - request:\n      method: POST\n      url: /_bulk\n      body: |\n"
+        "        {\"index\": {\"_index\": \"lg-one\", \"_id\": \"$[[u]]\"}}\n"
+        "        {\"id\": \"$[[id]]\", \"tag\": \"$[[tag]]\"}\n"
+        "        {\"index\": {\"_index\": \"lg-two\", \"_id\": \"$[[u]]\"}}\n"
+        "        {\"id\": \"$[[id]]\", \"tag\": \"$[[tag]]\"}\n"
+        "    assert:\n      _ctx.response.status: 200\n"
+        "  - request:\n      method: POST\n      url: $[[env.LG_ENDPOINT]]/lg-one/_search\n"
+        "      body: '{\"query\": {\"terms\": {\"id\": [ $[[ids]] ]}}}'\n"
+        "    register:\n      - hits: _ctx.response.body_json.hits.total\n"
+        "  - request:\n      method: DELETE\n      url: /lg-one\n";
+    bf_diag_t d = {0};
+    char *yaml = import_text(text, NULL, &d);
+    if (yaml == NULL)
+        fail_msg("%s", d.msg);
+    assert_string_equal(d.msg, "");
+    assert_non_null(strstr(yaml, "hosts: ['${LG_ENDPOINT:-http://127.0.0.1:9200}']"));
+    assert_non_null(strstr(yaml, "username: '${LG_USER:-bench}'"));
+    /* a secret: never its value from the file, and a note to export it */
+    assert_non_null(strstr(yaml, "password: '${LG_PASSWORD}'"));
+    assert_null(strstr(yaml, "secret-in-the-file"));
+    assert_non_null(strstr(yaml, "LG_PASSWORD looks like a secret: its value in the env: "
+                                 "section is not copied; export LG_PASSWORD"));
+    assert_non_null(strstr(yaml, "#  - runner.no_warm: not imported"));
+    assert_non_null(strstr(yaml, "#  - runner.valid_status_codes_during_warmup: not imported"));
+    assert_non_null(strstr(yaml, "#  - runner.log_status_codes: not imported"));
+    assert_non_null(strstr(yaml, "#  - runner.reset_context: not imported"));
+    assert_null(strstr(yaml, "runner.default_endpoint")); /* converted, not a note */
+    assert_non_null(strstr(yaml, "request 1: assert not imported; bulkfleet checks every bulk "
+                                 "answer item by item"));
+    assert_non_null(strstr(yaml, "request 2: register not imported"));
+    assert_non_null(strstr(yaml, "request 3 (DELETE /lg-one) not imported"));
+    assert_non_null(strstr(yaml, "document 2 of the body goes to index 'lg-two' in loadgen; "
+                                 "bulkfleet sends every document to 'lg-one'"));
+    assert_non_null(strstr(yaml, "path: '/{index}/_search'"));
+    /* as validate loads it: LG_PASSWORD unset is a warning with a stand-in, not an error */
+    unsetenv("LG_PASSWORD");
+    unsetenv("LG_ENDPOINT");
+    bf_load_opts_t lo = {.base_dir = LGDIR, .env_warn = 1};
+    bf_scenario_t *sc = NULL;
+    if (bf_scenario_load_text(yaml, strlen(yaml), "imported.yaml", &lo, &sc, &d) != 0)
+        fail_msg("%s\n%s", d.msg, yaml);
+    assert_string_equal(bf_scenario_target(sc)->password, "unset-lg_password");
+    int warned = 0;
+    for (size_t i = 0; i < bf_scenario_warning_count(sc); i++)
+        warned |= strstr(bf_scenario_warning(sc, i), "environment variable LG_PASSWORD is not "
+                                                     "set") != NULL;
+    assert_true(warned);
+    assert_int_equal(bf_scenario_cell(sc, 0)->batch_size, 2);
+    bf_scenario_destroy(&sc);
+    free(yaml);
+}
+
+/* loadgen's DSL (its current format: loadgen.dsl, -run), written for this test with the
+ * constructs of infinilabs/loadgen's loadgen.dsl and bulk-testing-example.dsl: "# key: {JSON5}"
+ * blocks with // comments and trailing commas, request lines with bodies, "# request:" merged
+ * into its request, "# 200" expected answers; the config's sections from -config loadgen.yml. */
+static void test_import_dsl(void **state)
+{
+    (void)state;
+    const char *dsl =
+        "# // How to use: ES_ENDPOINT=http://127.0.0.1:9200 loadgen -run bulk.dsl\n"
+        "\n"
+        "# runner: {\n#   // rounds\n#   total_rounds: 10,\n#   no_warm: true,\n# },\n"
+        "# variables: [\n#   {name: \"id\", type: \"sequence\",},\n"
+        "#   {name: \"u\", type: \"uuid\"}, // the document id\n# ],\n"
+        "\n"
+        "PUT /dsl-index\n"
+        "# 200\n"
+        "# {\"acknowledged\":true}\n"
+        "\n"
+        "POST /_bulk\n"
+        "{\"index\": {\"_index\": \"dsl-index\", \"_id\": \"$[[u]]\"}}\n"
+        "{\"id\": \"$[[id]]\", \"note\": \"a // is text here\"}\n"
+        "# request: {\n#   body_repeat_times: 50,\n#   basic_auth: {\n"
+        "#     username: \"$[[env.LG_USER]]\",\n#     password: \"$[[env.LG_PASSWORD]]\",\n"
+        "#   },\n# }\n"
+        "\n"
+        "GET /dsl-index/_count\n"
+        "# 200\n";
+    const char *cfg = "env:\n  LG_USER: dsluser\n  LG_ENDPOINT: http://127.0.0.1:9201\n"
+                      "runner:\n  default_endpoint: $[[env.LG_ENDPOINT]]\n";
+    bf_import_opts_t o = {.config_text = cfg, .config_origin = "loadgen.yml"};
+    bf_diag_t d = {0};
+    char *yaml = NULL;
+    if (bf_scenario_import_loadgen(dsl, strlen(dsl), "bulk.dsl", &o, &yaml, &d) != 0)
+        fail_msg("%s", d.msg);
+    assert_non_null(strstr(yaml, "# Imported from bulk.dsl (in its YAML form)"));
+    assert_non_null(strstr(yaml, "read from loadgen's DSL"));
+    /* the endpoint and the user from -config's runner and env, the DSL's own runner noted */
+    assert_non_null(strstr(yaml, "hosts: ['${LG_ENDPOINT:-http://127.0.0.1:9201}']"));
+    assert_non_null(strstr(yaml, "username: '${LG_USER:-dsluser}', password: '${LG_PASSWORD}'"));
+    assert_non_null(strstr(yaml, "runner.total_rounds: not imported"));
+    assert_non_null(strstr(yaml, "request 1 (PUT /dsl-index) not imported"));
+    assert_non_null(strstr(yaml, "request 3: assert not imported; search answers"));
+    assert_null(strstr(yaml, "request 1: assert")); /* PUT: named as not imported */
+    assert_non_null(strstr(yaml, "a // is text here"));
+    assert_non_null(strstr(yaml, "batch_size: [50]"));
+    assert_non_null(strstr(yaml, "path: '/{index}/_count'"));
+    free(yaml);
+    /* the DSL without -config: its variables are its own; no endpoint -> ${BF_TARGET} */
+    if (bf_scenario_import_loadgen(dsl, strlen(dsl), "bulk.dsl", NULL, &yaml, &d) != 0)
+        fail_msg("%s", d.msg);
+    assert_non_null(strstr(yaml, "${BF_TARGET:-http://127.0.0.1:9200}"));
+    free(yaml);
+    /* detected without the .dsl name (a first request line); mistakes name the DSL's line */
+    const char *open_block = "# runner: {\n#   no_warm: true,\n\nPOST /_bulk\n";
+    assert_int_not_equal(
+        bf_scenario_import_loadgen(open_block, strlen(open_block), "x.txt", NULL, &yaml, &d), 0);
+    assert_string_equal(d.msg, "x.txt:1: the '# runner:' block does not close its brackets "
+                               "before line 3 (every line of it starts with '#')");
+    const char *stray = "GET /\n\nnot a request\n";
+    d = (bf_diag_t){0};
+    assert_int_not_equal(bf_scenario_import_loadgen(stray, strlen(stray), "s.dsl", NULL, &yaml, &d),
+                         0);
+    assert_non_null(strstr(d.msg, "s.dsl:3: 'not a request' is neither a request line"));
+    /* loadgen's own loadgen.dsl is an API test: no bulk request, each request named */
+    const char *api = "DELETE /medcl\n\nPUT /medcl\n\nPOST /medcl/_doc/1\n{\n \"name\": \"m\"\n}\n";
+    d = (bf_diag_t){0};
+    assert_int_not_equal(bf_scenario_import_loadgen(api, strlen(api), "api.dsl", NULL, &yaml, &d),
+                         0);
+    assert_non_null(strstr(d.msg, "api.dsl (in its YAML form):"));
+    assert_non_null(strstr(d.msg, "no bulk request (a request with a body and a URL ending in "
+                                  "/_bulk) among the 3 requests (DELETE /medcl, PUT /medcl, "
+                                  "POST /medcl/_doc/1)"));
+}
+
 static void expect_import_error(const char *text, const char *prefix, const char *sub)
 {
     bf_diag_t d = {0};
@@ -478,6 +625,8 @@ int main(void)
         cmocka_unit_test(test_import_lists_every_duplicate_key),
         cmocka_unit_test(test_import_env_formats_and_rate),
         cmocka_unit_test(test_import_search_requests),
+        cmocka_unit_test(test_import_as_shipped),
+        cmocka_unit_test(test_import_dsl),
         cmocka_unit_test(test_import_errors),
         cmocka_unit_test(test_cli_commands),
     };

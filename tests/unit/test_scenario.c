@@ -1605,7 +1605,7 @@ static void test_env_warn_stand_ins(void **state)
     bf_scenario_t *sc = load_text_ok(text, &o);
     assert_non_null(sc);
     assert_string_equal(bf_scenario_target(sc)->hosts[0], "http://unset.invalid:9200");
-    assert_string_equal(bf_scenario_target(sc)->password, "unset-BF_T_UNSET_PW");
+    assert_string_equal(bf_scenario_target(sc)->password, "unset-bf_t_unset_pw");
     assert_int_equal(bf_scenario_cell(sc, 0)->concurrency, 1);
     assert_int_equal(bf_scenario_warning_count(sc), 3);
     assert_non_null(strstr(bf_scenario_warning(sc, 0), "inline.yaml:3:12: environment "
