@@ -51,6 +51,7 @@ static int http_error(bf_diag_t *diag, const char *what, const bf_es_t *es, long
 #define BF_DS_MARK "bulkfleet_created" /* the data streams' mark before created_by existed */
 #define BF_MARK_BY "created_by"
 #define BF_MARK_BY_VALUE "bulkfleet"
+#define BF_CLUSTER_WAIT_SAY_MS 10000 /* a progress line this often while indices allocate */
 
 int bf_owner_may_replace(const bf_owner_t *owner, const char *name)
 {
@@ -649,6 +650,46 @@ static char *template_marked(const bf_index_spec_t *ix, const bf_cell_t *cell,
     return out;
 }
 
+/* The replicas the cluster must allocate for the cell's indices: with index.recreate false (or a
+ * data stream, whose settings the cluster's template may decide) an index may already exist with
+ * its own number_of_replicas, which the cell's replicas do not change (issue #30: a kept
+ * 1-replica index on one node was waited on for 2 minutes, then reported as "replicas 0").
+ * Reads GET <indices>/_settings/index.number_of_replicas once; *replicas = the largest, *which =
+ * the index that has it (caller frees). Returns 1 when read, 0 when not (the cell's count then
+ * stands). */
+static int real_replicas(bf_es_t *es, const char *names, uint32_t *replicas, char **which)
+{
+    char *path = bf_asprintf("/%s/_settings/index.number_of_replicas", names);
+    long status = 0;
+    const char *body = NULL;
+    bf_diag_t d = {0};
+    int rc = bf_es_request(es, "GET", path, NULL, &status, &body, &d);
+    free(path);
+    *which = NULL;
+    if (rc != BF_OK || status != 200 || body == NULL)
+        return 0;
+    json_t *j = json_loads(body, 0, NULL);
+    const char *k;
+    json_t *v;
+    int found = 0;
+    json_object_foreach(j, k, v)
+    {
+        const char *re = json_string_value(json_object_get(
+            json_object_get(json_object_get(v, "settings"), "index"), "number_of_replicas"));
+        if (re == NULL)
+            continue;
+        uint32_t n = (uint32_t)strtoul(re, NULL, 10);
+        if (!found || n > *replicas) {
+            *replicas = n;
+            free(*which);
+            *which = bf_strdup(k);
+        }
+        found = 1;
+    }
+    json_decref(j);
+    return found;
+}
+
 int bf_cluster_prepare_cell_tick(bf_es_t *es, const bf_scenario_t *sc, const bf_cell_t *cell,
                                  const bf_owner_t *owner, uint32_t data_nodes, uint64_t wait_ms,
                                  int *yellow, void (*tick)(void *ctx), void *tick_ctx,
@@ -732,14 +773,31 @@ int bf_cluster_prepare_cell_tick(bf_es_t *es, const bf_scenario_t *sc, const bf_
         }
     }
     char *names = index_list(cell);
-    int never_green = data_nodes > 0 && cell->replicas + 1 > data_nodes;
-    if (never_green)
+    /* what must be allocated: the indices' own replicas when they may be someone else's */
+    uint32_t replicas = cell->replicas;
+    char *holder = NULL;
+    if ((!ix->recreate || ix->data_stream) && real_replicas(es, names, &replicas, &holder) &&
+        replicas != cell->replicas && data_nodes > 0 && replicas + 1 > data_nodes)
+        bf_warn("cell %s: index %s already exists with %u replicas (%s, and the cell's "
+                "replicas %u do not apply to it): each shard's %u copies need %u data nodes, "
+                "the cluster has %u, so the index stays yellow; the cell runs at once and is "
+                "flagged yellow. To measure without unassigned replicas, set "
+                "index.recreate: true, or PUT /%s/_settings {\"index\": "
+                "{\"number_of_replicas\": %u}}",
+                cell->id, holder, replicas,
+                ix->recreate ? "a data stream's backing index: the cluster's index template "
+                               "set them"
+                             : "index.recreate is false, so it is kept",
+                cell->replicas, replicas + 1, replicas + 1, data_nodes, holder,
+                cell->replicas < data_nodes ? cell->replicas : data_nodes - 1);
+    else if (data_nodes > 0 && replicas + 1 > data_nodes)
         bf_warn("cell %s: %u replicas need %u data nodes, the cluster has %u: the indices will be "
-                "yellow (unassigned replicas); the cell runs and is flagged yellow", cell->id,
-                cell->replicas, cell->replicas + 1, data_nodes);
+                "yellow (unassigned replicas); the cell runs and is flagged yellow",
+                cell->id, replicas, replicas + 1, data_nodes);
+    int never_green = data_nodes > 0 && replicas + 1 > data_nodes;
     /* wait in steps of at most 1 s so the caller's tick (the coordinator's fleet loop) keeps
-     * heartbeats flowing while a large index allocates */
-    uint64_t waited_ms = 0;
+     * heartbeats flowing while a large index allocates; a line every 10 s says what is awaited */
+    uint64_t waited_ms = 0, said_ms = 0;
     json_t *j = NULL;
     const char *st = NULL;
     for (;;) {
@@ -758,6 +816,14 @@ int bf_cluster_prepare_cell_tick(bf_es_t *es, const bf_scenario_t *sc, const bf_
         waited_ms += (bf_clock_mono_us() - t0) / 1000u + 1;
         if (!timed_out || waited_ms >= wait_ms)
             break;
+        if (waited_ms - said_ms >= BF_CLUSTER_WAIT_SAY_MS) {
+            said_ms = waited_ms;
+            bf_info("cell %s: waiting for indices %s to turn %s (%s now, %lld unassigned "
+                    "shards; %llu of at most %llu s)",
+                    cell->id, names, never_green ? "yellow" : "green", st ? st : "unknown",
+                    (long long)json_integer_value(json_object_get(j, "unassigned_shards")),
+                    (unsigned long long)(waited_ms / 1000u), (unsigned long long)(wait_ms / 1000u));
+        }
         if (tick)
             tick(tick_ctx);
     }
@@ -768,15 +834,24 @@ int bf_cluster_prepare_cell_tick(bf_es_t *es, const bf_scenario_t *sc, const bf_
             *yellow = 1;
         } else if (st && strcmp(st, "yellow") == 0) {
             *yellow = 1;
-            bf_warn("cell %s: indices %s stay yellow (replicas %u cannot be allocated on this "
-                    "many nodes); the cell runs and is flagged yellow", cell->id, names,
-                    cell->replicas);
+            if (data_nodes > 0)
+                bf_warn("cell %s: indices %s stay yellow after %llu s (replicas %u on %u data "
+                        "nodes could not all be allocated: check the shard allocation, e.g. GET "
+                        "_cluster/allocation/explain); the cell runs and is flagged yellow",
+                        cell->id, names, (unsigned long long)(waited_ms / 1000u), replicas,
+                        data_nodes);
+            else
+                bf_warn("cell %s: indices %s stay yellow after %llu s (replicas %u could not all "
+                        "be allocated; the number of data nodes is unknown); the cell runs and is "
+                        "flagged yellow",
+                        cell->id, names, (unsigned long long)(waited_ms / 1000u), replicas);
         } else {
             rc = bf_diag_set(diag, BF_E_TIMEOUT, "cell %s: indices %s are %s after %llu ms; check "
                              "the cluster's disk and shard limits", cell->id, names,
                              st ? st : "unknown", (unsigned long long)wait_ms);
         }
     }
+    free(holder);
     json_decref(j);
     free(names);
     return rc;

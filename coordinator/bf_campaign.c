@@ -517,6 +517,14 @@ int bf_campaign_run(const bf_campaign_opts_t *opts)
             }
             if (skip)
                 break; /* not selected with --cells: neither run nor (unless finished) reported */
+            long partial = opts->resume_dir && !bf_results_cell_finished(c.res, name)
+                               ? bf_results_cell_partial(c.res, name)
+                               : -1;
+            if (partial >= 0) /* issue #30: it ran again without a word */
+                bf_info("cell %s started in %s and did not finish (cells/%s.samples.partial, %ld "
+                        "sample lines): running it again from the start; its partial samples "
+                        "are replaced",
+                        name, opts->resume_dir, name, partial);
             int rc = bf__cellone_run(&c, cell, rep, name, pos, nsel, campaign_start, &reps[nreps]);
             if (rc > 0) {
                 code = rc;

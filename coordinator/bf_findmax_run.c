@@ -427,6 +427,12 @@ int bf__findmax_run(bf__campaign_t *c, bf_row_t **rows, size_t *nrows)
                 bf_info("find-max step %s already finished in %s; kept", name, c->opts->resume_dir);
                 resumed = 1;
             } else {
+                long partial = c->opts->resume_dir ? bf_results_cell_partial(c->res, name) : -1;
+                if (partial >= 0)
+                    bf_info("find-max step %s started in %s and did not finish "
+                            "(cells/%s.samples.partial, %ld sample lines): running it again "
+                            "from the start",
+                            name, c->opts->resume_dir, name, partial);
                 ran_steps++;
                 rc = bf__cellone_run(c, cell, 1, name, st.n - 1, st.n, campaign_start, &row);
                 if (rc > 0) {

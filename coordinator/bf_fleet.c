@@ -627,10 +627,26 @@ static void on_hello(bf_fleet_t *f, void *sock, bf_fleet_agent_t *a, const Bf__H
         env.body_case = BF__ENVELOPE__BODY_WELCOME;
         env.welcome = &w;
         bf_wire_send(sock, route, route_len, &env, ZMQ_DONTWAIT);
-        bf_info("agent %s (%s, %u cores, %u threads) %s", a->id, a->hostname, a->cores, a->threads,
-                is_new     ? "joined"
-                : was_lost ? "is back"
-                           : "said hello again");
+        /* An agent repeats its Hello every 1-8 s until a Welcome comes, and ZeroMQ queues each
+         * one while the coordinator is not yet bound: an agent started 3 s before the
+         * coordinator delivers three at once (issue #30: "said hello again" twice at join). A
+         * Hello within suspect_ms of our last Welcome cannot come from an agent that missed us
+         * for suspect_ms (what makes it say hello again), so it was sent before that Welcome
+         * arrived: the same join, answered again, said at debug level only. */
+        uint64_t now_us = bf_clock_mono_us();
+        int repeat = !is_new && !was_lost && a->welcomed_us &&
+                     now_us - a->welcomed_us < (uint64_t)f->opts.suspect_ms * 1000u;
+        a->welcomed_us = now_us;
+        if (repeat)
+            bf_debug("agent %s repeated its Hello (sent before our Welcome reached it, e.g. "
+                     "queued while the coordinator was not yet listening): welcomed again",
+                     a->id);
+        else
+            bf_info("agent %s (%s, %u cores, %u threads) %s", a->id, a->hostname, a->cores,
+                    a->threads,
+                    is_new     ? "joined"
+                    : was_lost ? "is back"
+                               : "said hello again");
         if (was_lost && f->event)
             f->event(f->ctx, a, 0);
     }

@@ -64,6 +64,7 @@ typedef struct bf_fleet_agent {
     int has_data_route;
     enum bf_agent_session session;
     uint64_t last_seen_us;   /* monotonic */
+    uint64_t welcomed_us;    /* monotonic time of the last Welcome sent (0: none yet) */
     int suspect;
     int64_t clock_offset_us; /* coordinator wall - agent wall: from the Ping/Pong round trip
                                 with the smallest delay (NTP's offset with t2 = t3); 0 until one

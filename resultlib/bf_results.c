@@ -1019,6 +1019,21 @@ int bf_results_cell_finished(const bf_results_t *r, const char *name)
     return ok;
 }
 
+long bf_results_cell_partial(const bf_results_t *r, const char *name)
+{
+    char *path = bf_asprintf("%s/cells/%s.samples.partial", r->dir, name);
+    FILE *f = fopen(path, "r");
+    free(path);
+    if (f == NULL)
+        return -1;
+    long lines = 0;
+    int ch;
+    while ((ch = getc(f)) != EOF)
+        lines += ch == '\n';
+    fclose(f);
+    return lines;
+}
+
 /* A row object (matrix.json rows[], a cell file's first line) into *row through the field
  * tables; the cell is the caller's. Query names are borrowed from ss when it names them (a
  * fresh row's are), else left NULL. missing(ctx, name) is called for each table field the

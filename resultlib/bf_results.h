@@ -71,6 +71,10 @@ void bf_results_print_md(FILE *f, const bf_scenario_t *sc, const bf_row_t *rows,
 /* bf_results_finished_cells — for --resume: the cell names (file names) already finished in
  * the directory (cells/<name>.ndjson exists). Returns 1 if `name` is finished. */
 int bf_results_cell_finished(const bf_results_t *r, const char *name);
+/* bf_results_cell_partial — for --resume: a cell that started and never finished (the
+ * coordinator was killed mid-cell) leaves cells/<name>.samples.partial. Returns the number of
+ * sample lines in it (0 when empty), or -1 when there is none. Reads the file; r is borrowed. */
+long bf_results_cell_partial(const bf_results_t *r, const char *name);
 /* bf_results_load_row — for --resume: read a finished cell's row back from its ndjson.
  * Returns 0 or BF_E_NOTFOUND / BF_E_PARSE. */
 int bf_results_load_row(const bf_results_t *r, const char *name, const bf_cell_t *cell, bf_row_t *row);

@@ -5,7 +5,9 @@
 # run that name it (exit 3 before any load, naming the index and --replace-existing); a shipped
 # template that would replace someone's template, or whose pattern matches someone's index or
 # is "*", is refused the same way; with --replace-existing NAME the index is replaced and
-# marked (_meta.created_by: bulkfleet), and a later run without the flag may recreate it.
+# marked (_meta.created_by: bulkfleet), and a later run without the flag may recreate it. A kept
+# index (recreate: false) with more replicas than the cluster's nodes can hold runs at once,
+# flagged yellow, with its real replica count and what to do (issue #30).
 source "$(dirname "$0")/lib.sh"
 cd "$TMP"
 IDX="bf-own-$$"
@@ -13,6 +15,7 @@ TPL="bf-own-tpl-$$"
 cleanup() {
     curl -sf -X DELETE "$ES/$IDX" > /dev/null 2>&1 || true
     curl -sf -X DELETE "$ES/_index_template/$TPL" > /dev/null 2>&1 || true
+    curl -sf -X DELETE "$ES/$IDX-kept" > /dev/null 2>&1 || true
     cleanup_tmp
 }
 trap cleanup EXIT
@@ -88,4 +91,29 @@ curl -sf -X PUT "$ES/_index_template/$TPL" -H "$json" -d "{\"index_patterns\": [
 timeout 60 "$AGENT" run t1.yaml --threads 1 --replace-existing "$TPL" > o9 2> e9 || { cat e9 >&2; fail "--replace-existing TEMPLATE: exit $?"; }
 grep -q "replacing index template $TPL on .*, which bulkfleet did not create: --replace-existing $TPL" e9 ||
     { cat e9 >&2; fail "--replace-existing: replacing someone's template is not logged"; }
-pass "someone's index and templates refused before any load (exit 3, kept); --replace-existing replaces and marks, saying what it deletes (name, documents) and warning about a name that matches nothing"
+# a kept index with more replicas than the cluster can hold (issue #30: on one node, a
+# 1-replica index with recreate: false was waited on for 2 minutes a cell, then reported as
+# "replicas 0 cannot be allocated"): decided at once from the node count, with its real count
+KEPT="$IDX-kept"
+curl -sf -X PUT "$ES/$KEPT" -H "$json" -d '{"settings": {"number_of_shards": 1, "number_of_replicas": 1}}' > /dev/null || fail "create $KEPT"
+sed -e "s/name: $IDX, recreate: true/name: $KEPT, recreate: false/" s.yaml > kept.yaml
+nodes=$(curl -sf "$ES/_cat/nodes?h=name" | wc -l)
+[ "$nodes" = 1 ] || fail "this case needs the 1-node test cluster, $ES has $nodes nodes"
+t0=$(date +%s)
+rc=0; timeout 100 "$COORD" run kept.yaml --local-agents 1 --threads 1 --insecure --bind "tcp://127.0.0.1:$P" \
+    --results rk > o10 2> e10 || rc=$?
+took=$(( $(date +%s) - t0 ))
+[ "$rc" = 0 ] || { cat e10 >&2; fail "kept 1-replica index: exit $rc after $took s (the old wait was 120 s a cell)"; }
+grep -q "index $KEPT already exists with 1 replicas (index.recreate is false, so it is kept, and the cell's replicas 0 do not apply to it): each shard's 2 copies need 2 data nodes, the cluster has 1" e10 ||
+    { cat e10 >&2; fail "kept index: the real replica count and the node count are not said"; }
+grep -q "PUT /$KEPT/_settings {\"index\": {\"number_of_replicas\": 0}}" e10 || { cat e10 >&2; fail "kept index: what to do is not said"; }
+grep -q "cannot be allocated\|stay yellow after" e10 && { cat e10 >&2; fail "kept index: waited for green before deciding"; }
+# the wait for green would take the whole 120 s bound: a 1-second cell ends well before
+[ "$took" -lt 60 ] || { cat e10 >&2; fail "kept index: the run took $took s, it waited for green"; }
+python3 - rk <<'PY' || fail "kept index: the row is not flagged yellow / index-mismatch"
+import csv, glob, sys
+row = list(csv.DictReader(open(glob.glob(sys.argv[1] + "/*/matrix.csv")[0])))[0]
+assert row["yellow"] == "true" and row["index_mismatch"] == "true", row
+PY
+curl -sf -X DELETE "$ES/$KEPT" > /dev/null || true
+pass "someone's index and templates refused before any load (exit 3, kept); --replace-existing replaces and marks, saying what it deletes (name, documents) and warning about a name that matches nothing; a kept 1-replica index on one node runs at once, flagged yellow, its real replica count said"
