@@ -690,6 +690,38 @@ static int real_replicas(bf_es_t *es, const char *names, uint32_t *replicas, cha
     return found;
 }
 
+const char *bf_cluster_type_module(const char *type)
+{
+    static const struct {
+        const char *type, *module;
+    } types[] = {
+        {"scaled_float", "mapper-extras"},  {"rank_feature", "mapper-extras"},
+        {"rank_features", "mapper-extras"}, {"search_as_you_type", "mapper-extras"},
+        {"token_count", "mapper-extras"},   {"join", "parent-join"},
+        {"percolator", "percolator"},
+    };
+    for (size_t i = 0; type && i < sizeof types / sizeof types[0]; i++)
+        if (strcmp(types[i].type, type) == 0)
+            return types[i].module;
+    return NULL;
+}
+
+/* "no handler for type [scaled_float] declared on field [x]": the module to name, or NULL */
+static const char *missing_module(const char *body, char *type, size_t type_size)
+{
+    /* OpenSearch 2.x says "no handler", older versions and Elasticsearch "No handler" */
+    const char *p = body ? strstr(body, "o handler for type [") : NULL;
+    if (p == NULL)
+        return NULL;
+    p += strlen("o handler for type [");
+    size_t n = strcspn(p, "]");
+    if (n == 0 || n >= type_size)
+        return NULL;
+    memcpy(type, p, n);
+    type[n] = '\0';
+    return bf_cluster_type_module(type);
+}
+
 int bf_cluster_prepare_cell_tick(bf_es_t *es, const bf_scenario_t *sc, const bf_cell_t *cell,
                                  const bf_owner_t *owner, uint32_t data_nodes, uint64_t wait_ms,
                                  int *yellow, void (*tick)(void *ctx), void *tick_ctx,
@@ -766,6 +798,17 @@ int bf_cluster_prepare_cell_tick(bf_es_t *es, const bf_scenario_t *sc, const bf_
                                "that creates data streams only; set index.data_stream: true "
                                "(bulkfleet then creates the data stream and sends action "
                                "create)", cell->id, name, bf_es_host(es));
+        char type[64];
+        const char *module = status == 400 ? missing_module(body, type, sizeof type) : NULL;
+        if (module)
+            return bf_diag_set(diag, BF_E_INVAL,
+                               "cell %s: creating index %s on %s: the mappings "
+                               "use field type %s, which the cluster lacks: it comes from the "
+                               "module %s (the dev cluster of scripts/devcluster.sh has "
+                               "transport-netty4 and analysis-common only); run against a full "
+                               "OpenSearch or Elasticsearch distribution, or change the type in "
+                               "the mappings",
+                               cell->id, name, bf_es_host(es), type, module);
         if (status != 200) {
             char what[300];
             snprintf(what, sizeof what, "cell %s: creating index %s", cell->id, name);

@@ -143,6 +143,14 @@ int bf_cluster_existing_mismatch(bf_es_t *es, const bf_scenario_t *sc, const bf_
                                  char *why, size_t why_size, uint32_t *index_shards,
                                  uint32_t *index_replicas);
 
+/* bf_cluster_type_module — the OpenSearch/Elasticsearch module that provides a mapping field
+ * type outside the server core (scaled_float, rank_feature(s), search_as_you_type, token_count:
+ * mapper-extras; join: parent-join; percolator: percolator), or NULL for a core type. A cluster
+ * without the module (the dev cluster of scripts/devcluster.sh holds transport-netty4 and
+ * analysis-common only) refuses the mapping with "No handler for type". Static strings;
+ * thread-safe. */
+const char *bf_cluster_type_module(const char *type);
+
 /* bf_cluster_delete_cell — DELETE the cell's indices (used by --cleanup); data streams with
  * DELETE /_data_stream/<name>; only what bulkfleet created (others: a warning, kept). */
 int bf_cluster_delete_cell(bf_es_t *es, const bf_cell_t *cell, bf_diag_t *diag);

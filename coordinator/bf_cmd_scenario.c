@@ -185,6 +185,124 @@ static void production_warnings(const char *path, const bf_scenario_t *sc)
 
 /* every mistake the loader found (validate: all at once, in file order); counts them, the
  * loader's closing "... and N more mistakes" as N */
+/* A corpus read a fixed number of times (document.corpus.passes) may be read to its end before
+ * the measurement window starts: the row then holds nothing and is stalled (issue #30: an
+ * imported 240 s warmup over a small corpus). Warns once, naming the first such cell, when the
+ * corpus's documents x passes take no longer than run.warmup at the cell's rate: its
+ * target_rate, else --agent-docs-per-s x the agents (agent_rate x fleet, when given), else at
+ * least one bulk response a second on each connection (concurrency x batch_size docs/s; a
+ * cluster slower than that is stalled anyway). c may be NULL (not readable here: no warning).
+ * Returns 1 when it warned. */
+static int corpus_warmup_warning(const char *path, const bf_scenario_t *sc, const bf_corpus_t *c,
+                                 double agent_rate, uint32_t fleet)
+{
+    const bf_document_spec_t *ds = bf_scenario_document(sc);
+    const bf_run_spec_t *run = bf_scenario_run(sc);
+    if (c == NULL || ds->corpus_passes == 0 || run->warmup_ms == 0)
+        return 0;
+    double docs = (double)bf_corpus_docs(c) * ds->corpus_passes;
+    size_t hit = 0, first = 0;
+    double first_s = 0;
+    char basis[160] = "";
+    for (size_t k = 0; k < bf_scenario_cell_count(sc); k++) {
+        const bf_cell_t *cell = bf_scenario_cell(sc, k);
+        double rate = cell->target_rate > 0 ? cell->target_rate
+                      : agent_rate > 0      ? agent_rate * fleet
+                                            : (double)cell->concurrency * cell->batch_size;
+        if (!(rate > 0) || docs / rate * 1000.0 > (double)run->warmup_ms)
+            continue;
+        if (hit++ == 0) {
+            first = k;
+            first_s = docs / rate;
+            if (cell->target_rate > 0)
+                snprintf(basis, sizeof basis, "its target_rate %.0f docs/s", cell->target_rate);
+            else if (agent_rate > 0)
+                snprintf(basis, sizeof basis, "--agent-docs-per-s %.0f x %u agent%s", agent_rate,
+                         fleet, fleet == 1 ? "" : "s");
+            else
+                snprintf(basis, sizeof basis,
+                         "even one bulk response a second on each of its %u connections "
+                         "(batch_size %u)",
+                         cell->concurrency, cell->batch_size);
+        }
+    }
+    if (hit == 0)
+        return 0;
+    char w[32];
+    bf_warn("%s: document.corpus: %zu documents x %u pass%s end before the measurement window "
+            "starts in %zu of %zu cells: cell %s reads them in at most %.1f s at %s, within "
+            "run.warmup %s, so its row would hold nothing (stalled). Set run.warmup below that "
+            "(0s measures the whole corpus), read it more often (passes, or loop), or use a "
+            "larger corpus",
+            path, bf_corpus_docs(c), ds->corpus_passes, ds->corpus_passes == 1 ? "" : "es", hit,
+            bf_scenario_cell_count(sc), bf_scenario_cell(sc, first)->id, first_s, basis,
+            bf_units_format_duration_ms(run->warmup_ms, w, sizeof w));
+    return 1;
+}
+
+/* every "type" string under a mapping's properties (and fields), into the module notes */
+static void collect_types(json_t *v, const char **modules, const char **types, size_t *n,
+                          size_t cap)
+{
+    if (json_is_object(v)) {
+        const char *k;
+        json_t *x;
+        json_object_foreach(v, k, x)
+        {
+            const char *m =
+                strcmp(k, "type") == 0 ? bf_cluster_type_module(json_string_value(x)) : NULL;
+            int seen = 0;
+            for (size_t i = 0; m && i < *n; i++)
+                seen |= strcmp(types[i], json_string_value(x)) == 0;
+            if (m && !seen && *n < cap) {
+                modules[*n] = m;
+                types[(*n)++] = json_string_value(x);
+            }
+            collect_types(x, modules, types, n, cap);
+        }
+    } else if (json_is_array(v)) {
+        size_t i;
+        json_t *x;
+        json_array_foreach(v, i, x) collect_types(x, modules, types, n, cap);
+    }
+}
+
+/* A mapping field type outside the server core (issue #30: scaled_float of an imported track
+ * on the dev cluster, which lacks mapper-extras): said at validate and plan, with the module,
+ * since only the cluster knows whether it has it. */
+static void module_notes(const char *path, const bf_scenario_t *sc)
+{
+    const bf_index_spec_t *ix = bf_scenario_index(sc);
+    const char *texts[2] = {ix->mappings_json, ix->template_json};
+    const char *modules[16], *types[16];
+    size_t n = 0;
+    json_t *docs[2] = {NULL, NULL};
+    for (int k = 0; k < 2; k++) {
+        docs[k] = texts[k] ? json_loads(texts[k], 0, NULL) : NULL;
+        collect_types(docs[k], modules, types, &n, 16);
+    }
+    for (size_t i = 0; i < n; i++) {
+        int first = 1;
+        for (size_t j = 0; j < i; j++)
+            first &= strcmp(modules[j], modules[i]) != 0;
+        if (!first)
+            continue;
+        char list[256] = "";
+        size_t used = 0;
+        for (size_t j = i; j < n; j++)
+            if (strcmp(modules[j], modules[i]) == 0 && used < sizeof list)
+                used += (size_t)snprintf(list + used, sizeof list - used, "%s%s",
+                                         used ? " and " : "", types[j]);
+        bf_info("%s: the mappings use %s, from the OpenSearch/Elasticsearch module %s: a "
+                "cluster without it refuses the index (\"no handler for type\"); the dev "
+                "cluster of scripts/devcluster.sh lacks it (transport-netty4 and "
+                "analysis-common only), full distributions have it",
+                path, list, modules[i]);
+    }
+    json_decref(docs[0]);
+    json_decref(docs[1]);
+}
+
 static void on_load_error(void *ctx, const char *msg)
 {
     const char *more = strstr(msg, ": ... and ");
@@ -229,6 +347,7 @@ static int load(const char *path, uint32_t nodes, int all_errors, bf_scenario_t 
     for (size_t i = 0; i < bf_scenario_warning_count(*sc); i++)
         bf_warn("%s", bf_scenario_warning(*sc, i));
     production_warnings(path, *sc);
+    module_notes(path, *sc);
     return BF_EXIT_OK;
 }
 
@@ -269,13 +388,14 @@ int bf_cmd_validate(int argc, char **argv)
     int rc = load(path, nodes, 1, &sc);
     if (rc != BF_EXIT_OK)
         return rc;
+    size_t nwarn = bf_scenario_warning_count(sc) + nproduction;
+    nwarn += (size_t)corpus_warmup_warning(path, sc, bf_scenario_corpus(sc), 0, agents);
     char axes[1024];
     axes_summary(sc, axes, sizeof axes);
     size_t cells = bf_scenario_cell_count(sc);
     printf("ok: %s: %zu cell%s; axes: %s; ~%zu bytes per document; %zu warning%s\n",
            bf_scenario_name(sc), cells, cells == 1 ? "" : "s", axes, bf_scenario_doc_bytes(sc),
-           bf_scenario_warning_count(sc) + nproduction,
-           bf_scenario_warning_count(sc) + nproduction == 1 ? "" : "s");
+           nwarn, nwarn == 1 ? "" : "s");
     bf_scenario_destroy(&sc);
     return BF_EXIT_OK;
 }
@@ -449,6 +569,7 @@ int bf_cmd_plan(int argc, char **argv)
         }
         pc = c;
     }
+    corpus_warmup_warning(path, sc, pc, agent_rate, fleet);
     char axes[1024];
     axes_summary(sc, axes, sizeof axes);
     printf("scenario %s (%s): %zu cell%s, axes: %s\n", bf_scenario_name(sc), path, ncells,

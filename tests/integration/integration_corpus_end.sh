@@ -8,7 +8,8 @@
 # wall time, not documents / 3600; no few-requests flag, no "agent-seconds missing", the row says
 # where the corpus ended, and the counts are verified (3000 = docs_ok_all = _count). The
 # standalone agent (bulkfleet-agent run) applies the same rule. plan on a corpus of three files
-# names each with its codec and sizes and estimates the corpus's time, not run.duration's.
+# names each with its codec and sizes and estimates the corpus's time, not run.duration's;
+# validate and plan warn when the corpus would end within run.warmup (issue #30).
 source "$(dirname "$0")/lib.sh"
 cd "$TMP"
 python3 - <<'PY'
@@ -93,6 +94,19 @@ assert "= 1h00m05s" not in out, out
 assert re.search(r"= about 7\.0s at --agent-docs-per-s", out2), out2
 print("plan names the 3 files and estimates the corpus's time")
 PY
+# issue #30 item 7: an imported warmup (70-240 s) read a small corpus to its end before the
+# window started; validate and plan say so beforehand (3000 documents at even one 100-document
+# answer a second on 4 connections: 7.5 s, within a 240 s warmup), and not for warmup 0s
+sed -e 's|run: {warmup: 0s, duration: 3600s}|run: {warmup: 240s, duration: 3600s}|' end.yaml > warm.yaml
+grep -q 'warmup: 240s' warm.yaml || fail "warm.yaml: the warmup was not set"
+"$COORD" validate warm.yaml > v1 2> v1e || { cat v1e >&2; fail "validate warm.yaml"; }
+"$COORD" plan warm.yaml > /dev/null 2> p1e || { cat p1e >&2; fail "plan warm.yaml"; }
+want="warm.yaml: document.corpus: 3000 documents x 1 pass end before the measurement window starts in 1 of 1 cells: cell i1-s1-r0-b100-c4 reads them in at most 7.5 s at even one bulk response a second on each of its 4 connections (batch_size 100), within run.warmup 4m00s"
+grep -Fq "$want" v1e || { cat v1e >&2; fail "validate does not warn that the corpus ends within the warmup"; }
+grep -q "1 warning" v1 || { cat v1 >&2; fail "validate does not count the warning"; }
+grep -Fq "$want" p1e || { cat p1e >&2; fail "plan does not warn that the corpus ends within the warmup"; }
+"$COORD" validate end.yaml > /dev/null 2> v0e || fail "validate end.yaml"
+grep -q "end before the measurement window" v0e && fail "validate warns with warmup 0s"
 # the standalone agent: the same rule
 timeout 120 "$AGENT" run end.yaml --threads 2 --results rs > so 2> se || { cat se >&2; fail "standalone exit $?"; }
 python3 - rs <<'PY' || { cat se >&2; fail "the standalone corpus-end row"; }

@@ -881,7 +881,11 @@ static void test_corpus_end_window(void **state)
     assert_true(fabs(row->docs_per_s - 5000 / 2.2) < 1e-6);
     assert_true(fabs(row->attempted_docs_per_s - 5000 / 2.2) < 1e-6);
     assert_int_equal(row->late_seconds, 0); /* agent 0 has nothing to say after 2.5 s */
-    assert_false(row->few_requests);        /* 10 responses: the whole corpus, not a sample */
+    /* 10 responses: the whole corpus, but on so few that its time is a few round trips
+     * (issue #30) */
+    assert_true(row->few_requests);
+    assert_non_null(strstr(row->reason, "few-requests: the corpus ended after only 10 bulk "
+                                        "responses in the window (2.2 s)"));
     assert_false(row->degraded);
     assert_false(row->stalled);
     assert_non_null(strstr(row->reason, "ended at the end of the corpus"));
@@ -936,6 +940,38 @@ static void test_corpus_end_window(void **state)
     assert_true(row->docs_per_s == 0);
     assert_int_equal(row->late_seconds, 0);
     assert_non_null(strstr(row->reason, "within the 5 s warmup"));
+    /* issue #30: the stalled clause says why, and no longer "lengthen run.duration" (3600 s) */
+    assert_non_null(strstr(row->reason, "stalled: the window holds no request because the "
+                                        "corpus was read to its end within the 5 s warmup (2 "
+                                        "bulk requests answered there)"));
+    assert_null(strstr(row->reason, "lengthen"));
+    bf_cellagg_destroy(&agg);
+
+    /* issue #30: the corpus ended 0.2 s into the window after 4 requests: few-requests, not a
+     * docs/s to rank; with 20 responses in the window it is ranked (not flagged) */
+    uint64_t svc4[] = {40000, 40000, 40000, 40000};
+    agg = bf_cellagg_new(&cell, 1, 1, NULL, 1, 3600);
+    add_sample(agg, 0, 0, 3000, 3000, 0, svc4, 4);
+    add_sample(agg, 0, 1, 3077, 3077, 0, svc4, 4);
+    add_corpus_final(agg, 0, 1200);
+    bf_cellagg_row(agg, row);
+    assert_true(row->corpus_ended);
+    assert_true(row->few_requests);
+    assert_false(row->stalled);
+    assert_non_null(strstr(row->reason, "few-requests: the corpus ended after only 4 bulk "
+                                        "responses in the window (0.2 s)"));
+    bf_cellagg_destroy(&agg);
+    uint64_t svc20[20];
+    for (size_t i = 0; i < 20; i++)
+        svc20[i] = 40000;
+    agg = bf_cellagg_new(&cell, 1, 1, NULL, 1, 3600);
+    add_sample(agg, 0, 0, 3000, 3000, 0, svc20, 20);
+    add_sample(agg, 0, 1, 3000, 3000, 0, svc20, 20);
+    add_corpus_final(agg, 0, 1900);
+    bf_cellagg_row(agg, row);
+    assert_true(row->corpus_ended);
+    assert_false(row->few_requests);
+    assert_null(strstr(row->reason, "few-requests"));
     bf_cellagg_destroy(&agg);
 
     /* an agent before Sample.corpus_end_ms: the end of its last reported second */

@@ -4,7 +4,8 @@
 # run: every key mistake, every matrix value, include/exclude entry, unknown axis and template
 # placeholder (a section with a key mistake gets its other checks once it is fixed), each at
 # file:line:column with what to do, in file order, exit 2; more than 100 are capped with how
-# many more. `plan` (like `run`) stops at the first. No cluster needed.
+# many more. `plan` (like `run`) stops at the first. A mapping field type outside the server
+# core is named with its module (mapper-extras). No cluster needed.
 set -euo pipefail
 BUILD=${BF_BUILD_DIR:?}
 COORD="$BUILD/coordinator/bulkfleet-coordinator"
@@ -90,4 +91,19 @@ rc=0; "$COORD" validate many.yaml > out 2> err || rc=$?
 [ "$(grep -c "error: many.yaml:5:" err)" = 100 ] || { tail -3 err; fail "many.yaml: not 100 positioned lines"; }
 grep -qF "many.yaml: ... and 30 more mistakes" err || { tail -3 err; fail "many.yaml: no '... and 30 more'"; }
 grep -qF "many.yaml is not a valid scenario (130 mistakes above)" err || { tail -1 err; fail "many.yaml: count"; }
-echo "PASS: validate lists every key, matrix and template mistake in one run, capped at 100"
+# a mapping type from a module outside the server core is named with its module (issue #30:
+# scaled_float of an imported track, on a dev cluster without mapper-extras), a core one not
+cat > module.yaml <<'Y'
+name: t
+target: {hosts: [http://127.0.0.1:9200]}
+index:
+  name: bf-module
+  mappings: {properties: {price: {type: scaled_float, scaling_factor: 100}, w: {type: keyword}, t: {type: text, fields: {n: {type: token_count, analyzer: standard}}}}}
+document: {source: '{"price": 1}'}
+matrix: {batch_size: [10]}
+Y
+"$COORD" validate module.yaml > out 2> err || { cat err; fail "module.yaml: validate exit $?"; }
+grep -qF "module.yaml: the mappings use scaled_float and token_count, from the OpenSearch/Elasticsearch module mapper-extras: a cluster without it refuses the index" err ||
+    { cat err; fail "module.yaml: mapper-extras is not named"; }
+grep -q "keyword" err && { cat err; fail "module.yaml: a core type named"; }
+echo "PASS: validate lists every key, matrix and template mistake in one run, capped at 100; names a mapping type's module"
