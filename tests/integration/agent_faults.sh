@@ -8,7 +8,7 @@
 # local agents: _ids unique across threads and agents, _count verified.
 source "$(dirname "$0")/lib.sh"
 
-trap 'stop_fs; cleanup_tmp' EXIT
+trap 'pool_kill; stop_fs; cleanup_tmp' EXIT
 
 # scenario NAME [extra YAML appended under request:] — a small scenario aimed at the fault
 # server: 100 documents per request, 4 in flight, _id from sortable_id.
@@ -92,8 +92,49 @@ print(f"  {len(L)} bulk requests at the server; exit {rc} after {elapsed} s; age
 PY
     pass "$name"
 }
+# The counting cases below compare the agent's counts with the server's log and nothing timed:
+# they run three at a time (each with its own fault server, files and results under $TMP/NAME),
+# so their fixed 4 s windows overlap. pooled NAME reads the case's code on stdin and runs it in
+# a subshell in the background, at most POOL at once; pool_drain waits for every one, prints
+# their output in the order they were started and fails with the first that failed. The cases
+# with timed assertions (a cell that must end at once or on time, rates, latencies, the window
+# split) run after it, one at a time, alone, as before.
+POOL=3
+POOL_NAMES=()
+POOL_PIDS=()
+pooled() {
+    local name=$1 code
+    code=$(cat)
+    while [ "$(jobs -rp | wc -l)" -ge "$POOL" ]; do sleep 0.1; done
+    (
+        FS_PID=""
+        trap 'stop_fs' EXIT
+        eval "$code"
+    ) > "$TMP/case-$name.txt" 2>&1 &
+    POOL_PIDS+=($!)
+    POOL_NAMES+=("$name")
+}
+pool_drain() {
+    local i bad=""
+    for i in "${!POOL_PIDS[@]}"; do
+        if wait "${POOL_PIDS[$i]}"; then
+            cat "$TMP/case-${POOL_NAMES[$i]}.txt"
+        else
+            cat "$TMP/case-${POOL_NAMES[$i]}.txt" >&2
+            bad=${bad:-${POOL_NAMES[$i]}}
+        fi
+    done
+    POOL_PIDS=()
+    POOL_NAMES=()
+    [ -z "$bad" ] || fail "$bad (see its output above)"
+}
+pool_kill() {
+    local p
+    for p in "${POOL_PIDS[@]}"; do kill "$p" 2> /dev/null || true; done
+}
 
 # ---- item classes, exactly as the server answered -------------------------------------------
+pooled mixed <<'CASE'
 start_fs mixed mixed
 scenario mixed
 run_agent mixed
@@ -120,8 +161,10 @@ eq("doc_errors version_conflict_engine_exception", T["version_conflict_engine_ex
 assert T["mapper_parsing_exception"]["reason"].startswith("failed to parse field [value] of type [long]"), T
 eq("docs_429 (every rejection)", A["docs_429"], items(429))
 '
+CASE
 
 # ---- 429 items retried (max 2): every rejection is either retried or final ------------------
+pooled retry <<'CASE'
 start_fs mixed retry
 scenario retry "  retry: {max: 2, backoff: 50ms}"
 run_agent retry
@@ -143,10 +186,12 @@ assert A["docs_429"] > A["docs_rejected"], A
 T = {e["type"]: e["docs"] for e in ROW["doc_errors"]}
 eq("doc_errors es_rejected_execution_exception, every attempt", T["es_rejected_execution_exception"], items(429))
 '
+CASE
 
 # ---- the same from a corpus, gzip: contiguous bodies, 429 items retried ---------------------
 # (bulk format with the file's _ids: a body is a range of the corpus compressed in place; a
 # retry carries only the rejected documents, so it is built from the range's bytes)
+pooled retrycorpus <<'CASE'
 python3 - "$TMP/retry-corpus.json" <<'PY'
 import json, sys
 with open(sys.argv[1], "w") as f:
@@ -188,8 +233,10 @@ assert any(tuple(l) in tens for l in retried), "a retry carries the rejected doc
 eq("every document has one verdict", A["docs_ok"] + A["docs_rejected"] + A["docs_mapping"]
    + A["docs_conflict"] + A["docs_unknown"], A["docs_sent"])
 '
+CASE
 
 # ---- whole-request 429 ---------------------------------------------------------------------
+pooled r429 <<'CASE'
 start_fs reject429 r429
 scenario r429
 run_agent r429
@@ -202,6 +249,172 @@ eq("docs_ok", A["docs_ok"], 0)
 assert ROW["http_429"] > 0 and ROW["docs_rejected"] > 0, ROW
 assert "HTTP 429" in ERR and "rejected execution" in ERR, ERR
 '
+CASE
+
+# ---- whole-request 503 from the cluster: failed (5xx); 502 from a proxy: unknown ------------
+pooled r503 <<'CASE'
+start_fs unavailable r503
+scenario r503
+run_agent r503
+check r503 '
+eq("HTTP 503", A["http_503"], len(L))
+eq("docs_failed_5xx", A["docs_failed_5xx"], sum(r["docs"] for r in L))
+eq("docs_ok", A["docs_ok"], 0)
+eq("docs_unknown", A["docs_unknown"], 0)
+assert "HTTP 503" in ERR and "cluster_manager_not_discovered_exception" in ERR, ERR
+'
+CASE
+pooled r502 <<'CASE'
+start_fs bad_gateway r502
+scenario r502
+run_agent r502
+check r502 '
+eq("HTTP 502", A["http_502"], len(L))
+eq("docs_unknown (a proxy answered: the upstream may have indexed them)", A["docs_unknown"],
+   sum(r["docs"] for r in L))
+eq("docs_ok", A["docs_ok"], 0)
+eq("docs_failed_5xx", A.get("docs_failed_5xx", 0), 0)
+assert ROW["docs_unknown"] > 0 and ROW["doc_error_rate"] == 1.0, ROW
+assert "HTTP 502" in ERR, ERR
+'
+CASE
+
+# ---- reset mid-request: outcome unknown, a new connection each time --------------------------
+pooled reset <<'CASE'
+start_fs reset reset
+scenario reset
+run_agent reset
+check reset '
+assert rc == 1, f"exit {rc}: unknown documents, no answer: errors, stalled"
+assert ROW["stalled"] and "stalled" in ROW["reason"], ROW
+eq("req_reset", A["req_reset"], len(L))
+eq("docs_unknown", A["docs_unknown"], A["docs_sent"])
+eq("docs_sent", A["docs_sent"], sum(r["docs"] for r in L))
+eq("docs_ok", A["docs_ok"], 0)
+eq("connections_opened", A["connections_opened"], len({r["conn"] for r in L}))
+assert A["connections_opened"] > 4, "a connection the server closed is opened again"
+'
+CASE
+
+# ---- no silent resend: a reused connection that dies after the body, or stalls ---------------
+# The first bulk request of each connection is answered; the next one on the same kept-alive
+# connection is read whole and then the server closes (close_reused) or stalls past
+# request.timeout (stall_reused). libcurl would resend such a body by itself on a fresh
+# connection, and a timeout on a reused connection (connect time 0) looked like a connect
+# failure and was resent: with action create and unique ids, no id may reach the server twice,
+# and exactly the documents the server got but did not answer are unknown.
+for mode in close_reused stall_reused; do
+    pooled "$mode" <<'CASE'
+    start_fs $mode $mode
+    scenario $mode
+    run_agent $mode
+    check $mode '
+assert rc == 1, f"exit {rc}: unknown documents make the row unclean"
+ids = [i for r in L for i in r["ids"]]
+assert len(ids) == len(set(ids)), f"{len(ids) - len(set(ids))} ids reached the server twice"
+unanswered = [r for r in L if r.get("unanswered")]
+assert len(unanswered) >= 4, f"only {len(unanswered)} unanswered requests"
+eq("docs_unknown (read by the server, never answered)", A.get("docs_unknown", 0),
+   sum(r["docs"] for r in unanswered))
+eq("docs_ok", A["docs_ok"], sum(r["docs"] for r in L if r.get("status") == 200))
+eq("docs_sent", A["docs_sent"], sum(r["docs"] for r in L))
+eq("req_connect_error", A.get("req_connect_error", 0), 0)
+eq("req_reset + req_timeout", A.get("req_reset", 0) + A.get("req_timeout", 0), len(unanswered))
+eq("docs_retried", A.get("docs_retried", 0), 0)
+'
+CASE
+done
+
+# ---- a rare bad answer among bulk responses: counted unknown, the cell runs on -------------
+pooled notjson-rare <<'CASE'
+start_fs notjson_rare notjson-rare
+scenario notjson-rare
+run_agent notjson-rare
+check notjson-rare '
+assert not ROW["failed"], ROW
+bad = sum(1 for r in L if r.get("status") == 200 and r.get("mode") == "notjson_rare" and
+          "item_status" not in r)
+assert bad >= 3, f"only {bad} bad answers: the test needs several"
+eq("req_bad_response", A["req_bad_response"], bad)
+eq("docs_unknown", A["docs_unknown"], 100 * bad)
+eq("docs_ok", A["docs_ok"], items(201))
+assert "not a bulk response" in ERR and "counted as unknown" in ERR, ERR
+'
+CASE
+
+# ---- connect refused on one of two hosts: counted, nothing lost or counted twice ------------
+pooled refused <<'CASE'
+start_fs ok refused
+DEAD=$(free_port)
+scenario refused "" "http://127.0.0.1:$FS_PORT, http://127.0.0.1:$DEAD"
+run_agent refused
+check refused '
+assert rc == 1, f"exit {rc}: connect errors are request errors, as in the coordinator"
+assert A["req_connect_error"] > 0, A
+eq("docs_sent", A["docs_sent"], sum(r["docs"] for r in L))
+eq("docs_ok", A["docs_ok"], items(201) + items(200))
+assert ROW["verified"], ROW
+assert "cannot connect" in ERR, ERR
+'
+CASE
+
+# ---- on the wire: framing and headers, uncompressed and gzip --------------------------------
+# (gzip with filter_path: the query asks for small responses and keeps every item's status)
+for comp in none gzip; do
+    pooled "wire-$comp" <<'CASE'
+    start_fs ok "wire-$comp"
+    extra="  compression: $comp"
+    [ "$comp" = gzip ] && extra="$extra
+  filter_path: true"
+    scenario "wire-$comp" "$extra"
+    run_agent "wire-$comp"
+    check "wire-$comp" '
+comp = "'$comp'"
+assert rc == 0, f"exit {rc}"
+assert len(L) > 10
+for r in L:
+    assert r["method"] == "POST" and r["path"] == "/_bulk", r
+    assert r["content_type_count"] == 1 and r["content_type"] == ["application/x-ndjson"], r
+    assert r["content_length_present"] and r["transfer_encoding"] is None, r
+    assert not r["expect_present"], r
+    assert r["body_ends_with_newline"] is True, r
+    assert r["status"] == 200, r
+    assert r["content_encoding"] == ("gzip" if comp == "gzip" else None), r
+    assert r["content_length"] == r["body_bytes_wire"], r
+    assert r["user_agent"].startswith("bulkfleet-agent/"), r
+    if comp == "gzip":
+        assert "filter_path=" in r["query"] and "items.*.status" in r["query"], r["query"]
+    else:
+        assert r["query"] == "", r["query"]
+ids = [i for r in L for i in r["ids"]]
+assert len(ids) == len(set(ids)), "ids repeat across threads"
+eq("docs_ok", A["docs_ok"], len(ids))
+eq("bytes_payload", A["bytes_payload"], sum(r["body_bytes"] for r in L))
+# wire = the bodies exactly as the server received them (compressed with gzip), no responses
+eq("bytes_wire", A["bytes_wire"], sum(r["body_bytes_wire"] for r in L))
+if comp == "gzip":
+    assert A["bytes_payload"] > 2 * sum(r["body_bytes_wire"] for r in L), "gzip compresses"
+assert ROW["verified"], ROW
+'
+CASE
+done
+
+# ---- headers: request.media_type elasticsearch8, one Content-Type and one Accept -------------
+pooled es8 <<'CASE'
+start_fs ok es8
+scenario es8 "  media_type: elasticsearch8"
+run_agent es8
+check es8 '
+assert rc == 0, f"exit {rc}"
+assert len(L) > 10
+for r in L:
+    assert r["content_type"] == ["application/vnd.elasticsearch+x-ndjson; compatible-with=8"], r
+    assert r["accept"] == ["application/vnd.elasticsearch+json; compatible-with=8"], r
+    assert r["status"] == 200, r
+assert ROW["verified"], ROW
+'
+CASE
+pool_drain
 
 # ---- 413: the cell fails at once and says why -----------------------------------------------
 start_fs too_large large
@@ -245,30 +458,6 @@ assert "HTTP 400" in ERR and "Malformed action/metadata line" in ERR, ERR
 assert "document.source" in ERR, ERR
 '
 
-# ---- whole-request 503 from the cluster: failed (5xx); 502 from a proxy: unknown ------------
-start_fs unavailable r503
-scenario r503
-run_agent r503
-check r503 '
-eq("HTTP 503", A["http_503"], len(L))
-eq("docs_failed_5xx", A["docs_failed_5xx"], sum(r["docs"] for r in L))
-eq("docs_ok", A["docs_ok"], 0)
-eq("docs_unknown", A["docs_unknown"], 0)
-assert "HTTP 503" in ERR and "cluster_manager_not_discovered_exception" in ERR, ERR
-'
-start_fs bad_gateway r502
-scenario r502
-run_agent r502
-check r502 '
-eq("HTTP 502", A["http_502"], len(L))
-eq("docs_unknown (a proxy answered: the upstream may have indexed them)", A["docs_unknown"],
-   sum(r["docs"] for r in L))
-eq("docs_ok", A["docs_ok"], 0)
-eq("docs_failed_5xx", A.get("docs_failed_5xx", 0), 0)
-assert ROW["docs_unknown"] > 0 and ROW["doc_error_rate"] == 1.0, ROW
-assert "HTTP 502" in ERR, ERR
-'
-
 # ---- 404 (index gone, auto-create off): fails fast with what to do --------------------------
 start_fs not_found r404
 scenario r404
@@ -299,21 +488,6 @@ assert A.get('docs_ok', 0) == 0, A
 "
 done
 
-# ---- reset mid-request: outcome unknown, a new connection each time --------------------------
-start_fs reset reset
-scenario reset
-run_agent reset
-check reset '
-assert rc == 1, f"exit {rc}: unknown documents, no answer: errors, stalled"
-assert ROW["stalled"] and "stalled" in ROW["reason"], ROW
-eq("req_reset", A["req_reset"], len(L))
-eq("docs_unknown", A["docs_unknown"], A["docs_sent"])
-eq("docs_sent", A["docs_sent"], sum(r["docs"] for r in L))
-eq("docs_ok", A["docs_ok"], 0)
-eq("connections_opened", A["connections_opened"], len({r["conn"] for r in L}))
-assert A["connections_opened"] > 4, "a connection the server closed is opened again"
-'
-
 # ---- stall: timeouts counted, outcome unknown, the cell ends on time -----------------------
 start_fs stall stall
 scenario stall
@@ -328,33 +502,6 @@ assert A["req_timeout"] >= 8, A
 # warmup 1 s + duration 3 s + request.timeout 2 s, plus preparing and counting
 assert elapsed < 9, f"the cell must end on time, took {elapsed} s"
 '
-
-# ---- no silent resend: a reused connection that dies after the body, or stalls ---------------
-# The first bulk request of each connection is answered; the next one on the same kept-alive
-# connection is read whole and then the server closes (close_reused) or stalls past
-# request.timeout (stall_reused). libcurl would resend such a body by itself on a fresh
-# connection, and a timeout on a reused connection (connect time 0) looked like a connect
-# failure and was resent: with action create and unique ids, no id may reach the server twice,
-# and exactly the documents the server got but did not answer are unknown.
-for mode in close_reused stall_reused; do
-    start_fs $mode $mode
-    scenario $mode
-    run_agent $mode
-    check $mode '
-assert rc == 1, f"exit {rc}: unknown documents make the row unclean"
-ids = [i for r in L for i in r["ids"]]
-assert len(ids) == len(set(ids)), f"{len(ids) - len(set(ids))} ids reached the server twice"
-unanswered = [r for r in L if r.get("unanswered")]
-assert len(unanswered) >= 4, f"only {len(unanswered)} unanswered requests"
-eq("docs_unknown (read by the server, never answered)", A.get("docs_unknown", 0),
-   sum(r["docs"] for r in unanswered))
-eq("docs_ok", A["docs_ok"], sum(r["docs"] for r in L if r.get("status") == 200))
-eq("docs_sent", A["docs_sent"], sum(r["docs"] for r in L))
-eq("req_connect_error", A.get("req_connect_error", 0), 0)
-eq("req_reset + req_timeout", A.get("req_reset", 0) + A.get("req_timeout", 0), len(unanswered))
-eq("docs_retried", A.get("docs_retried", 0), 0)
-'
-done
 
 # ---- the window holds what happened in it: slow requests straddle every boundary ------------
 # 1-2 s per bulk request of 5000 documents on one connection, warmup 2 s + 6 s: the documents
@@ -409,6 +556,44 @@ for s in samples:
 PY
 pass "window: docs/s over the window within 2 % of the server's"
 
+# ---- open loop: the schedule is kept after a stall; latency from the intended send time -----
+# 10 requests/s (of 10 documents) on one connection, the 30th request stalls 2 s: the ~20 requests due meanwhile
+# go out back to back as soon as the connection is free, so latency max is about the stall
+# and latency p50 stays at service p50 (the schedule caught up); a target of 5000 docs/s on
+# one connection against a fast server is met within 2 %.
+openloop() {
+    local name=$1 rate=$2 dur=$3 recreate=${4:-true} batch=${5:-100}
+    cat > "$TMP/$name.yaml" <<YAML
+name: $name
+target: {hosts: ["http://127.0.0.1:$FS_PORT"]}
+index: {name: faults-$name, recreate: $recreate}
+variables:
+  - {name: id, type: sortable_id}
+document:
+  action: create
+  id: \$[[id]]
+  source: '{"n": 1}'
+request: {timeout: 5s}
+run: {warmup: 1s, duration: $dur, target_rate: $rate}
+matrix: {batch_size: [$batch], concurrency: [1]}
+YAML
+}
+
+start_fs stall_once open-stall
+openloop open-stall 100 8s true 10  # 10 documents a request: a fast answer on a busy host
+run_agent open-stall
+check open-stall '
+assert rc == 0, f"exit {rc}"
+lat, svc = ROW["latency_max_ms"], ROW["service_p50_ms"]
+assert 1900 <= lat <= 2400, f"latency max {lat} ms, want about the 2 s stall"
+# "about service p50": within 15 ms, what a busy 2-core test host may wake the loop late by
+# (the agent that waited after a completion: latency p50 2023 ms, service p50 1.2 ms)
+assert ROW["latency_p50_ms"] <= svc + 15, (ROW["latency_p50_ms"], svc)
+assert abs(ROW["attempted_docs_per_s"] - 100) <= 2, ROW["attempted_docs_per_s"]
+assert not ROW["target_missed"], ROW
+'
+
+
 # ---- not a bulk response: the cell fails at once, saying what came (issue #26) -------------
 # A 200 that is an HTML page (a proxy's login page) is a configuration mistake: before, the
 # agent kept sending (7649 requests of 10000 documents in a 4 s cell, all counted unknown).
@@ -433,88 +618,6 @@ eq("docs_ok", A["docs_ok"], 0)
 assert ROW["docs_unknown_bad_response"] > 0 and ROW["req_transport_error"] == 0, ROW
 '
 pass "not a bulk response: the cell failed in ${ELAPSED} s with the Content-Type and first bytes"
-
-# ---- a rare bad answer among bulk responses: counted unknown, the cell runs on -------------
-start_fs notjson_rare notjson-rare
-scenario notjson-rare
-run_agent notjson-rare
-check notjson-rare '
-assert not ROW["failed"], ROW
-bad = sum(1 for r in L if r.get("status") == 200 and r.get("mode") == "notjson_rare" and
-          "item_status" not in r)
-assert bad >= 3, f"only {bad} bad answers: the test needs several"
-eq("req_bad_response", A["req_bad_response"], bad)
-eq("docs_unknown", A["docs_unknown"], 100 * bad)
-eq("docs_ok", A["docs_ok"], items(201))
-assert "not a bulk response" in ERR and "counted as unknown" in ERR, ERR
-'
-
-# ---- connect refused on one of two hosts: counted, nothing lost or counted twice ------------
-start_fs ok refused
-DEAD=$(free_port)
-scenario refused "" "http://127.0.0.1:$FS_PORT, http://127.0.0.1:$DEAD"
-run_agent refused
-check refused '
-assert rc == 1, f"exit {rc}: connect errors are request errors, as in the coordinator"
-assert A["req_connect_error"] > 0, A
-eq("docs_sent", A["docs_sent"], sum(r["docs"] for r in L))
-eq("docs_ok", A["docs_ok"], items(201) + items(200))
-assert ROW["verified"], ROW
-assert "cannot connect" in ERR, ERR
-'
-
-# ---- on the wire: framing and headers, uncompressed and gzip --------------------------------
-# (gzip with filter_path: the query asks for small responses and keeps every item's status)
-for comp in none gzip; do
-    start_fs ok "wire-$comp"
-    extra="  compression: $comp"
-    [ "$comp" = gzip ] && extra="$extra
-  filter_path: true"
-    scenario "wire-$comp" "$extra"
-    run_agent "wire-$comp"
-    check "wire-$comp" '
-comp = "'$comp'"
-assert rc == 0, f"exit {rc}"
-assert len(L) > 10
-for r in L:
-    assert r["method"] == "POST" and r["path"] == "/_bulk", r
-    assert r["content_type_count"] == 1 and r["content_type"] == ["application/x-ndjson"], r
-    assert r["content_length_present"] and r["transfer_encoding"] is None, r
-    assert not r["expect_present"], r
-    assert r["body_ends_with_newline"] is True, r
-    assert r["status"] == 200, r
-    assert r["content_encoding"] == ("gzip" if comp == "gzip" else None), r
-    assert r["content_length"] == r["body_bytes_wire"], r
-    assert r["user_agent"].startswith("bulkfleet-agent/"), r
-    if comp == "gzip":
-        assert "filter_path=" in r["query"] and "items.*.status" in r["query"], r["query"]
-    else:
-        assert r["query"] == "", r["query"]
-ids = [i for r in L for i in r["ids"]]
-assert len(ids) == len(set(ids)), "ids repeat across threads"
-eq("docs_ok", A["docs_ok"], len(ids))
-eq("bytes_payload", A["bytes_payload"], sum(r["body_bytes"] for r in L))
-# wire = the bodies exactly as the server received them (compressed with gzip), no responses
-eq("bytes_wire", A["bytes_wire"], sum(r["body_bytes_wire"] for r in L))
-if comp == "gzip":
-    assert A["bytes_payload"] > 2 * sum(r["body_bytes_wire"] for r in L), "gzip compresses"
-assert ROW["verified"], ROW
-'
-done
-
-# ---- headers: request.media_type elasticsearch8, one Content-Type and one Accept -------------
-start_fs ok es8
-scenario es8 "  media_type: elasticsearch8"
-run_agent es8
-check es8 '
-assert rc == 0, f"exit {rc}"
-assert len(L) > 10
-for r in L:
-    assert r["content_type"] == ["application/vnd.elasticsearch+x-ndjson; compatible-with=8"], r
-    assert r["accept"] == ["application/vnd.elasticsearch+json; compatible-with=8"], r
-    assert r["status"] == 200, r
-assert ROW["verified"], ROW
-'
 
 # ---- open loop: the target is met, or the sample says it was not ---------------------------
 start_fs ok rate-met
@@ -546,45 +649,10 @@ assert "target-missed" in ROW["reason"] and "200000 docs/s target_rate" in ROW["
 assert ROW["agent_cpu_pct"] < 25, ROW["agent_cpu_pct"]
 '
 
-# ---- open loop: the schedule is kept after a stall; latency from the intended send time -----
-# 10 requests/s (of 10 documents) on one connection, the 30th request stalls 2 s: the ~20 requests due meanwhile
-# go out back to back as soon as the connection is free, so latency max is about the stall
-# and latency p50 stays at service p50 (the schedule caught up); a target of 5000 docs/s on
-# one connection against a fast server is met within 2 %.
-openloop() {
-    local name=$1 rate=$2 dur=$3 recreate=${4:-true} batch=${5:-100}
-    cat > "$TMP/$name.yaml" <<YAML
-name: $name
-target: {hosts: ["http://127.0.0.1:$FS_PORT"]}
-index: {name: faults-$name, recreate: $recreate}
-variables:
-  - {name: id, type: sortable_id}
-document:
-  action: create
-  id: \$[[id]]
-  source: '{"n": 1}'
-request: {timeout: 5s}
-run: {warmup: 1s, duration: $dur, target_rate: $rate}
-matrix: {batch_size: [$batch], concurrency: [1]}
-YAML
-}
-start_fs stall_once open-stall
-openloop open-stall 100 8s true 10  # 10 documents a request: a fast answer on a busy host
-run_agent open-stall
-check open-stall '
-assert rc == 0, f"exit {rc}"
-lat, svc = ROW["latency_max_ms"], ROW["service_p50_ms"]
-assert 1900 <= lat <= 2400, f"latency max {lat} ms, want about the 2 s stall"
-# "about service p50": within 15 ms, what a busy 2-core test host may wake the loop late by
-# (the agent that waited after a completion: latency p50 2023 ms, service p50 1.2 ms)
-assert ROW["latency_p50_ms"] <= svc + 15, (ROW["latency_p50_ms"], svc)
-assert abs(ROW["attempted_docs_per_s"] - 100) <= 2, ROW["attempted_docs_per_s"]
-assert not ROW["target_missed"], ROW
-'
 # the fast server is the benchmarks' nginx null sink (bench/lib.sh sink_start): it stores
 # nothing (the row may be UNVERIFIED, exit 1) and says every index exists (recreate: false)
 source "$SRC/bench/lib.sh"
-trap 'stop_fs; bench_cleanup; cleanup_tmp' EXIT
+trap 'pool_kill; stop_fs; bench_cleanup; cleanup_tmp' EXIT
 FS_PORT=$(free_port)
 sink_start "$FS_PORT" 100
 FS_LOG="$TMP/open-fast.log"; : > "$FS_LOG"  # no server log: the row says it all

@@ -8,7 +8,7 @@
 # becomes a folder here, the cluster is the test cluster (BF_TARGET), coord:7100 and
 # 0.0.0.0:7100 a free port on 127.0.0.1, 10.1.0.0/16 127.0.0.1, results/<name>-<time> the
 # directory an earlier command wrote, and a campaign's cells are cut to a short window
-# (--warmup 3s --duration 3s when the command gives none). Transcripts are compared with the
+# (--warmup 1s --duration 3s when the command gives none: the cluster is warmed first). Transcripts are compared with the
 # program's output: every line shown appears, in order ("..." stands for lines left out).
 source "$(dirname "$0")/lib.sh"
 D="$TMP/docs"
@@ -122,7 +122,7 @@ def campaign(cmd):
     """Run a campaign (short window unless the command gives one); return its results dir."""
     before = set(glob.glob(f"{D}/results/*"))
     if "--duration" not in cmd:
-        cmd += " --warmup 3s --duration 3s"
+        cmd += " --warmup 1s --duration 3s"
     if "--bind" not in cmd:
         cmd += f" --bind tcp://127.0.0.1:{PORT}"
     # exit 1 is accepted only for a row flagged stalled or few-requests: on a loaded 2-core
