@@ -297,6 +297,7 @@ static void emit(bf_run_t *run, int32_t second, bf_run_sample_fn fn, void *ctx)
         bf_worker_collect(run->workers[i], second, &c, run->svc, run->lat);
         c.inflight += bf_worker_inflight(run->workers[i]);
     }
+    c.worker_threads = run->nworkers; /* the stage shares' denominator: nworkers x 1 s */
     bf_errtypes_reset(&run->errs);
     for (uint32_t i = 0; i < run->nworkers; i++)
         bf_worker_collect_errors(run->workers[i], &run->errs);

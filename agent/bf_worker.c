@@ -96,6 +96,9 @@ typedef struct slot {
                                target-rate mode, the request due); 0 = not tracked */
     uint64_t retry_due_us;
     uint64_t proc_us;       /* client-side time of this request outside the service time */
+    /* stage clocks (issue #29 item 5): wall µs building and compressing this attempt's body
+     * (booked when it is sent), reading its answer as it streams in (booked when it ends) */
+    uint64_t render_us, compress_us, judge_us;
     uint8_t *item_class;
     uint32_t item_class_cap;
     size_t sent_off;        /* body bytes handed to libcurl so far (on_read) */
@@ -352,9 +355,11 @@ static size_t on_body(char *p, size_t size, size_t n, void *ud)
     }
     /* only a 2xx body is a bulk response; the judge stops reading one that is not */
     if (s->status >= 200 && s->status < 300) {
+        uint64_t t0 = bf_clock_mono_us(); /* judge stage: once per chunk, not per item */
         bf_bulkresp_stream_feed(&s->judge, p, len);
         if (s->routed)
             bf_termscan_feed(&s->terms_scan, p, len);
+        s->judge_us += bf_clock_mono_us() - t0;
     }
     return len;
 }
@@ -458,6 +463,7 @@ static void send_prepared(bf_worker_t *w, slot *s)
     s->sent_off = 0;
     s->gat_pos = (bf_gather_pos_t){0, 0};
     s->resend_refused = 0;
+    s->judge_us = 0;
     curl_easy_setopt(s->h, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)s->wire_len);
     pthread_mutex_lock(&w->lock);
     s->send_us = bf_clock_mono_us();
@@ -466,6 +472,9 @@ static void send_prepared(bf_worker_t *w, slot *s)
      * waited for this thread to build, compress and hand it over */
     bf_counters_t *lc = &bucket_at(w, sec)->c;
     lc->sends++;
+    lc->render_us += s->render_us;
+    lc->compress_us += s->compress_us;
+    s->render_us = s->compress_us = 0;
     if (s->ready_us != 0 && s->send_us > s->ready_us)
         lc->send_lag_us += s->send_us - s->ready_us;
     s->ready_us = 0;
@@ -568,6 +577,7 @@ static void send_new(bf_worker_t *w, slot *s, uint64_t intended_us)
             zlen = w->scratch.len;
         }
     }
+    uint64_t t_z = w->gzip ? bf_clock_mono_us() : 0; /* render ends, compress begins */
     if (w->gzip && gzip_whole(w, &s->gz, zsrc, zlen) != BF_OK) {
         set_fatal(w, "cell %s: could not gzip a %zu-byte body", cell->id, payload);
         return;
@@ -578,7 +588,10 @@ static void send_new(bf_worker_t *w, slot *s, uint64_t intended_us)
     s->retries = 0;
     s->connect_failures = 0;
     s->intended_us = intended_us;
-    s->proc_us = bf_clock_mono_us() - t0 - io_us;
+    uint64_t t_e = bf_clock_mono_us();
+    s->proc_us = t_e - t0 - io_us;
+    s->render_us = (w->gzip ? t_z : t_e) - t0 - io_us;
+    s->compress_us = w->gzip ? t_e - t_z : 0;
     send_prepared(w, s);
 }
 
@@ -638,6 +651,8 @@ static void send_routed(bf_worker_t *w, slot *s, uint64_t intended_us, uint64_t 
         return;
     }
     slot *first = &w->slots[s->group * w->group_size];
+    uint64_t t_z = bf_clock_mono_us(); /* rendered and split: the parts' gzip from here */
+    first->render_us = t_z - t0 - io_us;
     for (uint32_t j = 0; j < w->rs.nparts; j++) {
         bf_reshuffle_part_t *pt = &w->rs.parts[j];
         slot *t = &first[j];
@@ -670,6 +685,8 @@ static void send_routed(bf_worker_t *w, slot *s, uint64_t intended_us, uint64_t 
         t->intended_us = intended_us;
         t->proc_us = j == 0 ? bf_clock_mono_us() - t0 - io_us : 0;
     }
+    if (w->gzip)
+        first->compress_us = bf_clock_mono_us() - t_z;
     pthread_mutex_lock(&w->lock);
     bucket *b = bucket_now(w);
     b->c.bulks_split++;
@@ -866,6 +883,8 @@ static void on_done(bf_worker_t *w, slot *s, CURLcode cc)
                               sizeof ereason);
     }
     uint64_t now = bf_clock_mono_us();
+    uint64_t judged_us = s->judge_us + (now - t0); /* the parse as it streamed in, and here */
+    s->judge_us = 0;
     in.retry_left = s->retries < rq->retry_429_max &&
                     now < w->cfg.start_mono_us + w->cfg.load_ms * 1000u;
     bf_verdict_t v;
@@ -875,6 +894,7 @@ static void on_done(bf_worker_t *w, slot *s, CURLcode cc)
     bucket *b = bucket_now(w);
     bf_counters_t *c = &b->c;
     c->connections_opened += (uint64_t)connects;
+    c->judge_us += judged_us;
     count_verdict(c, &v, status);
     c->docs_429 += v.rejections;
     if (v.typed > 0 && status >= 200 && status < 300) {
@@ -1094,7 +1114,7 @@ static void *run(void *arg)
                     uint64_t t0 = bf_clock_mono_us();
                     if (compress_body(w, s) != BF_OK)
                         break;
-                    s->proc_us = bf_clock_mono_us() - t0;
+                    s->proc_us = s->compress_us = bf_clock_mono_us() - t0;
                 } else {
                     s->proc_us = 0;
                 }

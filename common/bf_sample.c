@@ -51,6 +51,10 @@ const bf_counter_field_t bf_counter_fields[] = {
     F(docs_unknown_reset, 0),
     F(docs_unknown_bad, 0),
     F(docs_unknown_http, 0),
+    F(render_us, 0),
+    F(compress_us, 0),
+    F(judge_us, 0),
+    F(worker_threads, 1),
 };
 // clang-format on
 #undef F

@@ -44,6 +44,12 @@ typedef struct bf_counters {
      * cell they add up to docs_unknown */
     uint64_t docs_unknown_abandoned, docs_unknown_timeout, docs_unknown_reset, docs_unknown_bad,
         docs_unknown_http;
+    /* where the worker threads' time went (issue #29 item 5): wall µs summed over the worker
+     * threads building bodies, compressing them, reading answers (parse and verdict), booked
+     * in the second the stage ended; worker_threads is a gauge (the agent's worker threads
+     * running the cell, summed over agents when merged): worker_threads x 1 s is the time the
+     * stages are shares of, and what is left of it is send/wait */
+    uint64_t render_us, compress_us, judge_us, worker_threads;
 } bf_counters_t;
 
 /* One scalar counter: its name (results files), where it lives in bf_counters_t and in

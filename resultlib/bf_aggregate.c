@@ -17,7 +17,7 @@
 /* One agent's second, compact: the scalar counters and only the HTTP statuses that came. A full
  * bf_counters_t carries 600 status slots (~5 KB), which made 200 agents x 10 min cost 982 MiB
  * of coordinator memory (bench/RESULTS.md, coordinator memory). */
-#define AGENT_SEC_SCALARS 38
+#define AGENT_SEC_SCALARS 42
 typedef struct status_count {
     uint32_t status;
     uint64_t count;
@@ -739,6 +739,38 @@ static void row_client(const bf_cellagg_t *a, bf_row_t *row, const row_ctx *x)
     row->client_bound = bf_row_client_bound(row->agent_cpu_pct, row->client_busy_pct,
                                             row->send_lag_ms, row->service.mean_ms,
                                             row->client_bound_why, sizeof row->client_bound_why);
+    bf_row_stage_shares(&x->win, &row->stage_render_pct, &row->stage_compress_pct,
+                        &row->stage_judge_pct, &row->stage_send_wait_pct);
+    if (row->client_bound && isfinite(row->stage_render_pct)) {
+        /* which stage is the cost: the largest of the client's own three */
+        double r = row->stage_render_pct, z = row->stage_compress_pct, j = row->stage_judge_pct;
+        const char *top = r >= z && r >= j ? "building the bodies (render)"
+                          : z >= j         ? "compressing them (gzip)"
+                                           : "reading the answers (judge)";
+        size_t n = strlen(row->client_bound_why);
+        snprintf(row->client_bound_why + n, sizeof row->client_bound_why - n,
+                 "; the cost is %s: worker threads' time render %.0f %%, compress %.0f %%, "
+                 "judge %.0f %%, send/wait %.0f %%",
+                 top, r, z, j, row->stage_send_wait_pct);
+    }
+}
+
+void bf_row_stage_shares(const bf_counters_t *c, double *render_pct, double *compress_pct,
+                         double *judge_pct, double *send_wait_pct)
+{
+    if (c->worker_threads == 0) {
+        *render_pct = *compress_pct = *judge_pct = *send_wait_pct = NAN;
+        return;
+    }
+    double total = (double)c->worker_threads * 1e6;
+    double r = (double)c->render_us, z = (double)c->compress_us, j = (double)c->judge_us;
+    double busy = r + z + j;
+    if (busy > total)
+        total = busy;
+    *render_pct = 100.0 * r / total;
+    *compress_pct = 100.0 * z / total;
+    *judge_pct = 100.0 * j / total;
+    *send_wait_pct = 100.0 * (total - busy) / total;
 }
 
 /* One row per named query (search clients) and the search rate. */

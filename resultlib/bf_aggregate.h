@@ -111,7 +111,12 @@ typedef struct bf_row {
      * window, %), and the mean send lag of a request (ms: sent this long after its connection
      * was free and it was due; NAN without requests) */
     double client_busy_pct, send_lag_ms;
-    char client_bound_why[320]; /* the figures behind client_bound ("" when not) */
+    /* where the agents' worker threads' time went in the window (issue #29 item 5), % of their
+     * time (worker threads x window seconds, all agents): building bodies, gzip, reading the
+     * answers (parse and verdict), and the rest: handing bytes to libcurl and the kernel and
+     * waiting for the network (bf_row_stage_shares). NAN when not measured (older agents) */
+    double stage_render_pct, stage_compress_pct, stage_judge_pct, stage_send_wait_pct;
+    char client_bound_why[448]; /* the figures behind client_bound ("" when not) */
     double target_docs_per_s; /* the cell's target_rate (docs/s, fleet), 0 = closed loop */
     int stalled;              /* no request answered in the window, or requests still pending
                                  when the load ended (req_abandoned > 0): not a result */
@@ -305,6 +310,16 @@ void bf_row_search_verify(bf_row_t *row, const bf_cell_t *cell, int64_t counted)
  * for this host). why (why_size bytes) gets the figures ("" when 0). Pure; thread-safe. */
 int bf_row_client_bound(double cpu_pct, double busy_pct, double lag_ms, double service_mean_ms,
                         char *why, size_t why_size);
+
+/* bf_row_stage_shares — where worker threads' time went over counters c (a window's sum over
+ * seconds and agents): render, compress, judge as % of c->worker_threads x 1 s (the threads'
+ * time; c->render_us, compress_us, judge_us are µs), send/wait what is left of it. When the
+ * measured stages add up to more (a stage is booked in the second it ended, so one that ran
+ * over a window edge counts whole), they are scaled to 100 % and send/wait is 0: the four
+ * always add up to 100. All NAN when worker_threads is 0 (older agents: not measured). Pure;
+ * thread-safe. */
+void bf_row_stage_shares(const bf_counters_t *c, double *render_pct, double *compress_pct,
+                         double *judge_pct, double *send_wait_pct);
 
 /* bf_row_has_errors — 1 when documents failed or their outcome is unknown, or requests failed
  * (HTTP or transport) other than with 429: the number is not a clean measurement. */

@@ -1506,6 +1506,8 @@ static void section_table(bf_buf_t *b, rowinfo *ri, size_t n)
         {"hot_spot_ratio", "hot spot", 2},
         {"cluster_docs_per_s", "cluster docs/s", 0},
         {"agent_cpu_pct", "agent CPU %", 1},
+        /* where the worker threads' time went (issue #29 item 5): one cell, four shares */
+        {"stage_shares", "worker time % render / gzip / judge / send-wait", 0},
         {"cv", "CV", 3},
     };
     bf_buf_appendz(b, "<h2 id=\"matrix\">The matrix</h2>\n<table><thead><tr>");
@@ -1517,6 +1519,15 @@ static void section_table(bf_buf_t *b, rowinfo *ri, size_t n)
         const bf_row_t *row = &ri[i].rec.row;
         for (size_t c = 0; c < sizeof cols / sizeof cols[0]; c++) {
             char t[64];
+            if (strcmp(cols[c].key, "stage_shares") == 0) {
+                if (isfinite(row->stage_render_pct))
+                    bf_buf_appendf(b, "<td>%.0f / %.0f / %.0f / %.0f</td>", row->stage_render_pct,
+                                   row->stage_compress_pct, row->stage_judge_pct,
+                                   row->stage_send_wait_pct);
+                else
+                    bf_buf_appendz(b, "<td>-</td>");
+                continue;
+            }
             /* the cell's own numbers, then the row table's fields (the codec) */
             const bf_cell_t *cl = row->cell;
             static const char *const cell_keys[] = {"indices", "shards", "replicas", "batch_size",

@@ -51,7 +51,20 @@ assert r["client_bound"] is True, r
 assert r["client_busy_pct"] >= 60, r
 assert r["send_lag_ms"] is not None and r["send_lag_ms"] >= 0.25 * r["service_mean_ms"], r
 assert "client-bound: the load generator limited this number" in r["reason"], r["reason"]
+# where the thread's time went (issue #29 item 5): four shares that add up to 100 %, a gzip
+# cell spends some of it compressing, and the reason names the largest stage
+st = [r["stage_render_pct"], r["stage_compress_pct"], r["stage_judge_pct"], r["stage_send_wait_pct"]]
+print("stages render/compress/judge/send-wait %:", st)
+assert all(v is not None and 0 <= v <= 100 for v in st), st
+assert abs(sum(st) - 100) < 1e-6, st
+assert r["stage_compress_pct"] > 0 and r["stage_render_pct"] > 0 and r["stage_judge_pct"] > 0, st
+assert "; the cost is " in r["reason"] and "send/wait" in r["reason"], r["reason"]
 PY
+grep -q '"render_us"' "$(ls "$TMP"/r-fast/*/cells/*.ndjson | head -1)" || fail "fast: no render_us in the per-second series"
+RDIR=$(dirname "$(ls "$TMP"/r-fast/*/matrix.json)")
+"$COORD" report "$RDIR" > /dev/null 2> "$TMP/report.err" || { cat "$TMP/report.err" >&2; fail "report exit $?"; }
+grep -q "worker time % render / gzip / judge / send-wait" "$RDIR/report.html" ||
+    fail "fast: report.html has no stage shares"
 grep -q "client-bound" "$(ls "$TMP"/r-fast/*/matrix.md)" || fail "fast: matrix.md has no client-bound flag"
 bench_cleanup
 
@@ -77,6 +90,10 @@ print("slow server: client_busy_pct", r["client_busy_pct"], "send_lag_ms", r["se
       "service_mean_ms", r["service_mean_ms"])
 assert r["client_bound"] is False, r
 assert r["client_busy_pct"] < 50, r
+# the thread waits for the network: send/wait is most of its time
+print("stages render/compress/judge/send-wait %:", r["stage_render_pct"], r["stage_compress_pct"],
+      r["stage_judge_pct"], r["stage_send_wait_pct"])
+assert r["stage_send_wait_pct"] > 80, r
 PY
 stop_fs
 

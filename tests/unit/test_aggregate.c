@@ -829,6 +829,58 @@ static void test_busy_and_lag_merge(void **state)
     bf_cellagg_destroy(&agg);
 }
 
+/* Stage shares (issue #29 item 5): summed over agents and window seconds through the wire
+ * format, as % of the worker threads' time (threads x seconds); send/wait is the rest; a
+ * client-bound row names the largest stage; an older agent's samples (worker_threads 0) give
+ * no shares; stages that overrun the threads' time are scaled to 100 %. */
+static void test_stage_shares(void **state)
+{
+    (void)state;
+    bf_cell_t cell = test_cell();
+    /* W 1 + D 2; agent 0 runs 2 worker threads, agent 1 one; second 0 is warmup (not counted) */
+    bf_cellagg_t *agg = bf_cellagg_new(&cell, 1, 2, NULL, 1, 2);
+    for (uint32_t ag = 0; ag < 2; ag++) {
+        for (int32_t s = 0; s < 3; s++) {
+            bf_counters_t c;
+            memset(&c, 0, sizeof c);
+            c.docs_ok = c.docs_sent = 100;
+            c.req_ok = 1;
+            c.worker_threads = ag == 0 ? 2 : 1;
+            c.render_us = s == 0 ? 999999 : (ag == 0 ? 1200000 : 300000);
+            c.compress_us = ag == 0 ? 400000 : 150000;
+            c.judge_us = 30000;
+            c.busy_us_max = 990000; /* client-bound */
+            add_counters(agg, ag, s, &c);
+        }
+    }
+    bf_row_t row;
+    bf_cellagg_row(agg, &row);
+    /* window: 6 thread-seconds; render 2 x 1.5 s, compress 2 x 0.55 s, judge 4 x 0.03 s */
+    assert_true(fabs(row.stage_render_pct - 50.0) < 1e-9);
+    assert_true(fabs(row.stage_compress_pct - 1.1 / 6 * 100) < 1e-9);
+    assert_true(fabs(row.stage_judge_pct - 2.0) < 1e-9);
+    assert_true(fabs(row.stage_render_pct + row.stage_compress_pct + row.stage_judge_pct +
+                     row.stage_send_wait_pct - 100.0) < 1e-9);
+    assert_true(row.client_bound);
+    assert_non_null(strstr(row.reason, "the cost is building the bodies (render): worker "
+                                       "threads' time render 50 %, compress 18 %, judge 2 %, "
+                                       "send/wait 30 %"));
+    bf_cellagg_destroy(&agg);
+
+    /* not measured: an older agent sends no worker_threads */
+    bf_counters_t c;
+    memset(&c, 0, sizeof c);
+    double r, z, j, sw;
+    bf_row_stage_shares(&c, &r, &z, &j, &sw);
+    assert_true(isnan(r) && isnan(z) && isnan(j) && isnan(sw));
+    /* overrun (booked whole in the second a stage ended): scaled to 100, send/wait 0 */
+    c.worker_threads = 1;
+    c.render_us = 900000;
+    c.compress_us = 300000;
+    bf_row_stage_shares(&c, &r, &z, &j, &sw);
+    assert_true(fabs(r - 75.0) < 1e-9 && fabs(z - 25.0) < 1e-9 && j == 0 && sw == 0);
+}
+
 /* an agent's final marker (second -1) saying its corpus ended end_ms after the start (0 =
  * unknown, an older agent), through the wire format */
 static void add_corpus_final(bf_cellagg_t *agg, uint32_t agent, uint32_t end_ms)
@@ -1010,6 +1062,7 @@ int main(void)
         cmocka_unit_test(test_search_verify),
         cmocka_unit_test(test_client_bound_rule),
         cmocka_unit_test(test_busy_and_lag_merge),
+        cmocka_unit_test(test_stage_shares),
         cmocka_unit_test(test_search_rate_missed),
         cmocka_unit_test(test_corpus_end_window),
     };
