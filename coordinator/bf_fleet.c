@@ -20,6 +20,10 @@
 #include <zmq.h>
 
 #define BF_MAX_AGENT_MSG_BYTES (4 << 20) /* cap of one message from an agent */
+#define BF_FLEET_BAD_PEERS 1024          /* peers whose refused message is logged once each */
+/* in place of a peer's address when libzmq could not read it (no Peer-Address: the
+ * connection closed before its engine asked the kernel) */
+#define BF_FLEET_NO_ADDRESS "an address libzmq could not read (the connection closed at once)"
 /* period of the suspect/lost scan and of the Ping round; far below suspect_ms (3 s) */
 #define BF_FLEET_SCAN_MS 100
 /* a claim on a taken id whose holder speaks but does not answer the probe is refused after
@@ -72,6 +76,9 @@ struct bf_fleet {
     struct pending_claim *claims; /* same-key claims waiting for their holder's proof of life */
     size_t nclaims;
     uint64_t bad_logged_us; /* when a malformed message was last logged (rate limit) */
+    /* peers (address and why) whose refused message was logged: once per peer (issue #29);
+     * past BF_FLEET_BAD_PEERS of them, at most one line every 10 s */
+    bf_strmap_t bad_peers;
     size_t bursting;        /* agents with Pings of the clock exchange still to send */
     uint64_t last_burst_us;
     uint64_t last_ping_us;
@@ -228,6 +235,7 @@ bf_fleet_t *bf_fleet_new(const bf_fleet_opts_t *opts, bf_diag_t *diag)
         f->opts.deadman_ms = 15000;
     bf_strmap_init(&f->by_id);
     bf_strmap_init(&f->by_route);
+    bf_strmap_init(&f->bad_peers);
     if (reserve_fds(f, opts->expected_agents, diag) != BF_OK) {
         bf_fleet_destroy(&f);
         return NULL;
@@ -257,12 +265,12 @@ bf_fleet_t *bf_fleet_new(const bf_fleet_opts_t *opts, bf_diag_t *diag)
         bf_fleet_destroy(&f);
         return NULL;
     }
-    if (opts->curve_secret_z85) {
-        /* a peer without keys (or with a wrong coordinator key) never reaches ZAP: the CURVE
-         * handshake fails first, and only a socket monitor hears of it (bf_hswatch) */
-        f->hswatch[0] = bf_hswatch_start(f->zctx, f->ctrl, "control");
-        f->hswatch[1] = bf_hswatch_start(f->zctx, f->data, "data");
-    }
+    /* a peer without keys (or with a wrong coordinator key) never reaches ZAP: the CURVE
+     * handshake fails first; a message over BF_MAX_AGENT_MSG_BYTES is dropped by libzmq with
+     * its connection: only a socket monitor hears of either (bf_hswatch) */
+    int curve = opts->curve_secret_z85 != NULL;
+    f->hswatch[0] = bf_hswatch_start(f->zctx, f->ctrl, "control", curve, BF_MAX_AGENT_MSG_BYTES);
+    f->hswatch[1] = bf_hswatch_start(f->zctx, f->data, "data", curve, BF_MAX_AGENT_MSG_BYTES);
     return f;
 }
 
@@ -293,6 +301,7 @@ void bf_fleet_destroy(bf_fleet_t **f_p)
     free(f->claims);
     bf_strmap_cleanup(&f->by_id);
     bf_strmap_cleanup(&f->by_route);
+    bf_strmap_cleanup(&f->bad_peers);
     free(f);
     *f_p = NULL;
 }
@@ -465,7 +474,7 @@ static bf_fleet_agent_t *claim(bf_fleet_t *f, void *sock, const char *route, siz
         reject(f, sock, route, route_len, "agent id longer than 127 bytes");
         return NULL;
     }
-    const char *addr = peer->address[0] ? peer->address : "an unknown address";
+    const char *addr = peer->address[0] ? peer->address : BF_FLEET_NO_ADDRESS;
     bf_fleet_agent_t *a = bf_strmap_get(&f->by_id, id, id_len);
     if (a != NULL) {
         /* the same key: compare fingerprints (a key file renamed while running keeps its
@@ -521,7 +530,7 @@ static bf_fleet_agent_t *claim(bf_fleet_t *f, void *sock, const char *route, siz
                 snprintf(why, sizeof why,
                          "agent id '%.127s' is already connected (from %s, host %s); two agents "
                          "must not share an id: start this one with its own --id",
-                         a->id, a->peer[0] ? a->peer : "?", a->hostname);
+                         a->id, a->peer[0] ? a->peer : BF_FLEET_NO_ADDRESS, a->hostname);
             reject(f, sock, route, route_len, why);
             f->claims_refused++;
             /* at most 5 warnings per 10 s (a claimant retrying floods); the data socket's Hello
@@ -536,7 +545,7 @@ static bf_fleet_agent_t *claim(bf_fleet_t *f, void *sock, const char *route, siz
                         "connected from %s (%s, host %s)%s; the agent holding it goes on%s "
                         "(%llu refused so far)",
                         a->id, addr, theirs, h->hostname ? h->hostname : "?",
-                        a->peer[0] ? a->peer : "?", mine, a->hostname,
+                        a->peer[0] ? a->peer : BF_FLEET_NO_ADDRESS, mine, a->hostname,
                         same_key ? ", which is still there: two agents with one id" : "",
                         same_key ? "; give each agent its own --id (a stopped agent frees its "
                                    "id at once, a cut-off one when it is lost)"
@@ -652,6 +661,28 @@ static void on_hello(bf_fleet_t *f, void *sock, bf_fleet_agent_t *a, const Bf__H
     }
 }
 
+/* 1 when a refused message (rc: BF_E_RANGE too big, BF_E_PROTO not an envelope) from the
+ * peer at address (libzmq's Peer-Address, "" when unknown) is the first of its kind from it,
+ * so it is logged once per peer; past BF_FLEET_BAD_PEERS peers (a flood from many addresses),
+ * 1 at most every 10 s. */
+static int bad_peer_first(bf_fleet_t *f, const char *address, int rc)
+{
+    char key[80];
+    int n = snprintf(key, sizeof key, "%d %s", rc, address);
+    size_t len = n < 0 ? 0 : (size_t)n < sizeof key ? (size_t)n : sizeof key - 1;
+    if (bf_strmap_get(&f->bad_peers, key, len))
+        return 0;
+    if (bf_strmap_len(&f->bad_peers) < BF_FLEET_BAD_PEERS) {
+        bf_strmap_put(&f->bad_peers, key, len, f); /* any non-NULL value: "logged" */
+        return 1;
+    }
+    uint64_t now = bf_clock_mono_us();
+    if (f->bad_logged_us != 0 && now - f->bad_logged_us <= 10000000u)
+        return 0;
+    f->bad_logged_us = now;
+    return 1;
+}
+
 static void drain(bf_fleet_t *f, void *sock, int is_data)
 {
     for (int k = 0; k < 1000; k++) {
@@ -667,22 +698,20 @@ static void drain(bf_fleet_t *f, void *sock, int is_data)
             const char *why = rc == BF_E_RANGE ? "Hello larger than 64 KiB"
                                                : "message is not a bulkfleet envelope";
             f->bad_frames++;
-            uint64_t now = bf_clock_mono_us();
-            if (f->bad_logged_us == 0 || now - f->bad_logged_us > 10000000u) {
+            if (bad_peer_first(f, peer.address, rc))
                 bf_warn("refused a message from peer '%.*s' (%s) on the %s socket: %s (%llu "
-                        "malformed so far)",
+                        "malformed so far; logged once per peer)",
                         (int)(route_len < 64 ? route_len : 64), route,
-                        peer.address[0] ? peer.address : "?", is_data ? "data" : "control", why,
-                        (unsigned long long)f->bad_frames);
-                f->bad_logged_us = now;
-            }
+                        peer.address[0] ? peer.address : BF_FLEET_NO_ADDRESS,
+                        is_data ? "data" : "control", why, (unsigned long long)f->bad_frames);
             if (route_len > 0)
                 reject(f, sock, route, route_len, why);
             continue;
         }
         bf_diag_t vd = {0};
         if (bf_wire_check_version(env, &vd) != BF_OK) {
-            bf_warn("refused a peer from %s: %s", peer.address[0] ? peer.address : "?", vd.msg);
+            bf_warn("refused a peer from %s: %s",
+                    peer.address[0] ? peer.address : BF_FLEET_NO_ADDRESS, vd.msg);
             reject(f, sock, route, route_len, vd.msg);
             bf__envelope__free_unpacked(env, NULL);
             continue;

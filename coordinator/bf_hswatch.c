@@ -19,14 +19,35 @@
 
 #define BF_HSWATCH_LOG_EVERY_US 10000000u /* one refusal line per 10 s per socket */
 #define BF_HSWATCH_MAX_FD 65536           /* descriptors past this are not remembered */
+/* a connection closed this soon after its accept, with no failed handshake, is a quick close;
+ * QUICK_N of them from one address within QUICK_WINDOW_US are logged, once per address */
+#define BF_HSWATCH_QUICK_US 1000000u
+#define BF_HSWATCH_QUICK_N 3u
+#define BF_HSWATCH_QUICK_WINDOW_US 60000000u
+#define BF_HSWATCH_QUICK_PEERS 256 /* addresses remembered for that (the oldest unlogged goes) */
+
+typedef struct conn {
+    char addr[64];        /* "ip:port" of the connection accepted on this descriptor, or "" */
+    uint64_t accepted_us; /* when the thread saw it accepted (0: not seen) */
+} conn;
+
+typedef struct quick_peer {
+    char ip[48];       /* "" = free */
+    uint32_t n;        /* quick closes since first_us */
+    uint64_t first_us; /* the first of them */
+    int logged;        /* logged once: never again */
+} quick_peer;
 
 struct bf_hswatch {
     void *pair; /* our end of the monitor (owned by the thread once it runs) */
     char what[16];
+    int curve;              /* the socket is a CURVE server (else plain ZMTP, --insecure) */
+    uint64_t max_msg_bytes; /* its ZMQ_MAXMSGSIZE, for the quick-close line */
     pthread_t thread;
     atomic_uint_fast64_t failed;
-    char (*peer)[64]; /* by descriptor: "ip:port" of the connection accepted on it, or "" */
+    conn *peer; /* by descriptor */
     size_t npeer;
+    quick_peer quick[BF_HSWATCH_QUICK_PEERS];
 };
 
 /* "ip:port" of the peer of fd, or "" when the kernel cannot say (closed already) */
@@ -49,7 +70,7 @@ static void peer_of(int fd, char *out, size_t out_size)
     }
 }
 
-static char *slot(bf_hswatch_t *w, uint32_t fd)
+static conn *slot(bf_hswatch_t *w, uint32_t fd)
 {
     if (fd >= BF_HSWATCH_MAX_FD)
         return NULL;
@@ -61,7 +82,56 @@ static char *slot(bf_hswatch_t *w, uint32_t fd)
         memset(w->peer + w->npeer, 0, (n - w->npeer) * sizeof *w->peer);
         w->npeer = n;
     }
-    return w->peer[fd];
+    return &w->peer[fd];
+}
+
+/* A connection from addr ("ip:port") closed quickly: counted for its address, and logged
+ * once per address when BF_HSWATCH_QUICK_N came within BF_HSWATCH_QUICK_WINDOW_US. libzmq
+ * closes a connection whose message exceeds ZMQ_MAXMSGSIZE in its decoder (v2_decoder_t::
+ * size_ready, EMSGSIZE) before anything reaches the socket, and its monitor then emits only
+ * DISCONNECTED, the event of a peer that went away by itself: the repetition is what tells. */
+static void quick_close(bf_hswatch_t *w, const char *addr, uint64_t now, uint64_t lived_us)
+{
+    char ip[48];
+    const char *colon = strrchr(addr, ':');
+    size_t n = colon ? (size_t)(colon - addr) : strlen(addr);
+    if (n >= sizeof ip)
+        n = sizeof ip - 1;
+    memcpy(ip, addr, n);
+    ip[n] = '\0';
+    quick_peer *q = NULL, *victim = NULL;
+    for (size_t i = 0; i < BF_HSWATCH_QUICK_PEERS && q == NULL; i++) {
+        quick_peer *c = &w->quick[i];
+        if (strcmp(c->ip, ip) == 0)
+            q = c;
+        else if (!c->logged && (victim == NULL || c->ip[0] == '\0' ||
+                                (victim->ip[0] && c->first_us < victim->first_us)))
+            victim = c;
+    }
+    if (q == NULL) {
+        if (victim == NULL)
+            return; /* every slot holds a logged address: no room to count a new one */
+        q = victim;
+        memset(q, 0, sizeof *q);
+        snprintf(q->ip, sizeof q->ip, "%s", ip);
+    }
+    if (q->logged)
+        return;
+    if (q->n == 0 || now - q->first_us > BF_HSWATCH_QUICK_WINDOW_US) {
+        q->n = 0;
+        q->first_us = now;
+    }
+    if (++q->n < BF_HSWATCH_QUICK_N)
+        return;
+    q->logged = 1;
+    bf_warn("connections to the %s socket from %s keep closing right after they open (%u in "
+            "%.1f s, the last %.0f ms after its accept, none with a failed handshake): libzmq "
+            "closes a connection whose message is larger than the %llu MiB cap without telling "
+            "the coordinator (a bulkfleet agent's Hello is at most 64 KiB: a peer of another "
+            "kind, or a broken one), or the peer exits at once each time (refused and restarted "
+            "in a loop?); logged once per address",
+            w->what, addr, q->n, (double)(now - q->first_us) / 1e6, (double)lived_us / 1e3,
+            (unsigned long long)(w->max_msg_bytes >> 20));
 }
 
 static void *run(void *arg)
@@ -88,22 +158,29 @@ static void *run(void *arg)
         zmq_msg_init(&addr); /* our endpoint: not needed */
         zmq_msg_recv(&addr, w->pair, 0);
         zmq_msg_close(&addr);
+        conn *cn;
         char *p;
+        uint64_t now = bf_clock_mono_us();
         switch (event) {
         case ZMQ_EVENT_ACCEPTED:
-            p = slot(w, value);
-            if (p)
-                peer_of((int)value, p, 64);
+            cn = slot(w, value);
+            if (cn) {
+                peer_of((int)value, cn->addr, sizeof cn->addr);
+                cn->accepted_us = now;
+            }
             break;
         case ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL:
         case ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL:
         case ZMQ_EVENT_HANDSHAKE_FAILED_AUTH: failed_event = event; break;
         case ZMQ_EVENT_DISCONNECTED:
-            p = slot(w, value);
+            cn = slot(w, value);
+            p = cn ? cn->addr : NULL;
+            if (!failed_event && p && p[0] && cn->accepted_us &&
+                now - cn->accepted_us < BF_HSWATCH_QUICK_US)
+                quick_close(w, p, now, now - cn->accepted_us);
             if (failed_event) {
                 uint64_t n = atomic_fetch_add(&w->failed, 1) + 1;
                 since_log++;
-                uint64_t now = bf_clock_mono_us();
                 int known = p && p[0];
                 /* a line naming the peer at most every 10 s; one without (the connection
                  * closed before the thread woke) only when no named line was due either, so
@@ -112,7 +189,7 @@ static void *run(void *arg)
                               ? logged_us == 0 || now - logged_us > BF_HSWATCH_LOG_EVERY_US
                               : (logged_us == 0 || now - logged_us > BF_HSWATCH_LOG_EVERY_US) &&
                                     (unknown_us == 0 || now - unknown_us > BF_HSWATCH_LOG_EVERY_US);
-                if (due) {
+                if (due && w->curve) {
                     bf_warn("refused a connection to the %s socket from %s: its CURVE handshake "
                             "failed (%s); an agent needs --keys DIR with coordinator.pub and "
                             "its key in the allow-list (%llu refused so far, %llu since the "
@@ -122,6 +199,15 @@ static void *run(void *arg)
                                 ? "key not admitted"
                                 : "no CURVE keys, or a wrong coordinator key",
                             (unsigned long long)n, (unsigned long long)since_log);
+                } else if (due) {
+                    bf_warn("refused a connection to the %s socket from %s: its ZMTP handshake "
+                            "failed (not a ZeroMQ peer, e.g. a port scanner or an HTTP client; "
+                            "or an agent with CURVE keys: this coordinator runs --insecure) "
+                            "(%llu refused so far, %llu since the last line)",
+                            w->what, known ? p : "an address that closed before it could be read",
+                            (unsigned long long)n, (unsigned long long)since_log);
+                }
+                if (due) {
                     if (known)
                         logged_us = now;
                     else
@@ -130,8 +216,10 @@ static void *run(void *arg)
                 }
             }
             failed_event = 0;
-            if (p)
-                p[0] = '\0';
+            if (cn) {
+                cn->addr[0] = '\0';
+                cn->accepted_us = 0;
+            }
             break;
         default: break;
         }
@@ -140,11 +228,14 @@ static void *run(void *arg)
     return NULL;
 }
 
-bf_hswatch_t *bf_hswatch_start(void *zctx, void *sock, const char *what)
+bf_hswatch_t *bf_hswatch_start(void *zctx, void *sock, const char *what, int curve,
+                               uint64_t max_msg_bytes)
 {
     static atomic_uint n_watch;
     bf_hswatch_t *w = bf_calloc(1, sizeof *w);
     snprintf(w->what, sizeof w->what, "%s", what);
+    w->curve = curve;
+    w->max_msg_bytes = max_msg_bytes;
     char ep[64];
     snprintf(ep, sizeof ep, "inproc://bf-hswatch-%u", atomic_fetch_add(&n_watch, 1));
     if (zmq_socket_monitor(

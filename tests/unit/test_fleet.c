@@ -352,6 +352,103 @@ static void test_major_mismatch_logs_the_address(void **state)
     assert_null(strstr(log, "from ?"));
 }
 
+/* issue #29 item 4: a refused oversize Hello is logged once per peer, with its address. Over
+ * 64 KiB and within the 4 MiB socket cap the fleet reads it, refuses it and logs it once
+ * (twice sent: one line); over the cap libzmq drops the connection before the fleet sees a
+ * byte, and the handshake watcher logs the address whose connections keep closing (3 peers
+ * sending 5 MiB: one line). The coordinator's stderr is captured for the check. */
+static int count_in(const char *hay, const char *needle)
+{
+    int n = 0;
+    for (const char *p = strstr(hay, needle); p; p = strstr(p + 1, needle))
+        n++;
+    return n;
+}
+
+static void test_oversize_hello_logged_once_per_peer(void **state)
+{
+    fixture *fx = *state;
+    char path[] = "/tmp/bf-fleet-log.XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    fflush(stderr);
+    int saved = dup(STDERR_FILENO);
+    dup2(fd, STDERR_FILENO);
+    /* within the cap: 2000 hashes, about 130 KiB */
+    enum { N = 2000 };
+    static char hex[N][65];
+    const char *files[N];
+    for (size_t i = 0; i < N; i++) {
+        snprintf(hex[i], sizeof hex[i], "%064zx", i + 1);
+        files[i] = hex[i];
+    }
+    uint64_t bad = 0, rejects = 0;
+    /* twice from 127.0.0.1, twice from 127.0.0.2 (a second peer: before, one line every 10 s
+     * for all peers named only the first) */
+    fx->extra = zmq_socket(fx->zctx, ZMQ_DEALER);
+    bf_wire_socket_setup(fx->extra, 0, 0);
+    zmq_setsockopt(fx->extra, ZMQ_ROUTING_ID, "t2", 2);
+    char src_ep[96];
+    snprintf(src_ep, sizeof src_ep, "tcp://127.0.0.2:0;%s", fx->ctrl_ep + strlen("tcp://"));
+    assert_int_equal(zmq_connect(fx->extra, src_ep), 0);
+    for (int k = 1; k <= 4; k++) {
+        send_hello(k <= 2 ? fx->ctrl : fx->extra, BF_PROTO_MAJOR, 0, files, N);
+        uint64_t until = bf_clock_mono_us() + 3000000u;
+        while (bad < (uint64_t)k && bf_clock_mono_us() < until) {
+            bf_fleet_poll(fx->fleet, 10);
+            bf_fleet_stats(fx->fleet, &bad, &rejects);
+        }
+    }
+    assert_int_equal(bad, 4);
+    /* over the cap: 5 MiB from 3 connections */
+    size_t big = 5u << 20;
+    char *blob = calloc(1, big);
+    for (int k = 0; k < 3; k++) {
+        void *d = zmq_socket(fx->zctx, ZMQ_DEALER);
+        int linger = 0;
+        zmq_setsockopt(d, ZMQ_LINGER, &linger, sizeof linger);
+        assert_int_equal(zmq_connect(d, fx->ctrl_ep), 0);
+        assert_int_equal(zmq_send(d, blob, big, 0), (int)big);
+        uint64_t until = bf_clock_mono_us() + 300000u;
+        while (bf_clock_mono_us() < until)
+            bf_fleet_poll(fx->fleet, 10);
+        zmq_close(d);
+    }
+    free(blob);
+    char log[8192] = "";
+    ssize_t n = 0;
+    uint64_t until = bf_clock_mono_us() + 5000000u;
+    while (bf_clock_mono_us() < until) {
+        bf_fleet_poll(fx->fleet, 50);
+        fflush(stderr);
+        n = pread(fd, log, sizeof log - 1, 0);
+        log[n > 0 ? n : 0] = '\0';
+        if (strstr(log, "keep closing right after they open"))
+            break;
+    }
+    fflush(stderr);
+    dup2(saved, STDERR_FILENO);
+    close(saved);
+    n = pread(fd, log, sizeof log - 1, 0);
+    close(fd);
+    unlink(path);
+    assert_true(n > 0);
+    log[n] = '\0';
+    print_message("%s", log);
+    /* the fleet never saw the 5 MiB messages */
+    bf_fleet_stats(fx->fleet, &bad, &rejects);
+    assert_int_equal(bad, 4);
+    assert_int_equal(count_in(log, "Hello larger than 64 KiB"), 2);
+    assert_non_null(
+        strstr(log, "'t1' (127.0.0.1) on the control socket: Hello larger than 64 KiB"));
+    assert_non_null(
+        strstr(log, "'t2' (127.0.0.2) on the control socket: Hello larger than 64 KiB"));
+    assert_int_equal(count_in(log, "keep closing right after they open"), 1);
+    assert_non_null(strstr(log, "connections to the control socket from 127.0.0.1:"));
+    assert_non_null(strstr(log, "larger than the 4 MiB cap"));
+    assert_null(strstr(log, "from ?"));
+}
+
 /* Regression: a coordinator that restarted answered the Pings of agents it did not know with a
  * Reject, and an agent exits on Reject; the whole fleet died with the coordinator. */
 static void test_unknown_peer_is_not_rejected(void **state)
@@ -610,6 +707,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_clock_offset_from_ping_exchange, setup, teardown),
         cmocka_unit_test_setup_teardown(test_major_mismatch_rejected_with_reason, setup, teardown),
         cmocka_unit_test_setup_teardown(test_major_mismatch_logs_the_address, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_oversize_hello_logged_once_per_peer, setup, teardown),
         cmocka_unit_test_setup_teardown(test_unknown_peer_is_not_rejected, setup, teardown),
         cmocka_unit_test_setup_teardown(test_lost_then_back, setup, teardown),
         cmocka_unit_test_setup_teardown(test_second_agent_with_taken_id_is_refused, setup,
