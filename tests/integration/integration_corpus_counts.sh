@@ -69,6 +69,15 @@ for name, r, want in (("once", once, 1000), ("bulk", bulk, 1000), ("twice", twic
     assert r["docs_counted"] == want and r["docs_ok_all"] == want, (name, want, r)
     assert r["docs_conflict"] == 0 and r["docs_failed"] == 0, (name, r)
 print("counted", once["docs_counted"], bulk["docs_counted"], twice["docs_counted"])
+# where the agents' time went (issue #29 item 5), through the fleet's samples: four shares
+# that add up to 100 %; the gzip campaign compresses, the others do not
+for name, r in (("once", once), ("gz", gz)):
+    st = [r["stage_render_pct"], r["stage_compress_pct"], r["stage_judge_pct"], r["stage_send_wait_pct"]]
+    print(name, "stages render/compress/judge/send-wait %:", st)
+    assert all(v is not None and 0 <= v <= 100 for v in st), (name, st)
+    assert abs(sum(st) - 100) < 1e-6, (name, st)
+assert gz["stage_compress_pct"] > 0, gz
+assert once["stage_compress_pct"] == 0, once
 PY
 # one index, nothing overlaid: the agent sends ranges of the corpus laid out once at Prepare
 # (contiguous bodies; the campaigns' agents run --quiet, so it is seen here, standalone, with
