@@ -112,9 +112,9 @@ YAML
 # what the coordinator keeps per finished cell on purpose (a results row each, for matrix.json
 # and the median of the repetitions; `plan` states its size): subtracted from its RSS before the
 # leak verdict, so that a leak is not hidden in it nor the rows taken for one
-ROW_BYTES=$("$COORD" plan "$OUT/scenario.yaml" 2> /dev/null |
-    sed -n 's/^coordinator memory for rows: .* one \([0-9]*\)-byte row .*/\1/p')
-[ -n "$ROW_BYTES" ] || { echo "soak: 'plan' did not state the coordinator's row size" >&2; exit 3; }
+"$COORD" plan "$OUT/scenario.yaml" > "$OUT/plan.txt" 2> /dev/null ||
+    { echo "soak: plan $OUT/scenario.yaml failed" >&2; exit 3; }
+ROW_BYTES=$(python3 "$SRC/bench/soak_judge.py" --row-bytes "$OUT/plan.txt") || exit 3
 log "a finished cell's row kept by the coordinator: $ROW_BYTES bytes"
 
 T0=$(date +%s)

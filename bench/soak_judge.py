@@ -3,6 +3,7 @@
 """soak_judge.py — the verdict of bench/soak.sh (issue #26), on its output directory.
 
     soak_judge.py OUT RESULTS_DIR COORD_EXIT WALL_S ROW_BYTES T0_EPOCH_S
+    soak_judge.py --row-bytes PLAN_OUTPUT    (prints ROW_BYTES from `plan`'s output)
 
 OUT/soak.tsv: one probe a line (t_s, proc, pid, rss_kb, fds, threads; t_s from T0). RESULTS_DIR:
 the campaign's results directory (cells/*.ndjson, one a finished cell; a file's mtime is when the
@@ -19,7 +20,26 @@ its last half alone is flat within max(3 x its noise, 0.5 % of the mean, 1): a r
 GROWS (fails). Then per cell: samples written = agents x seconds, none twice, the row verified;
 and the results' bytes per cell-hour. Last line "soak: PASS" or "soak: FAIL (<what>)"; exit 0/1.
 """
-import collections, json, os, statistics, sys
+import collections, json, os, re, statistics, sys
+
+
+def row_bytes(plan_text):
+    """the row size `plan` states ("coordinator memory for rows: ... (one N-byte row per
+    cell ..."), or None"""
+    m = re.search(r"^coordinator memory for rows: .*\(one (\d+)-byte row ", plan_text, re.M)
+    return int(m.group(1)) if m else None
+
+
+if len(sys.argv) == 3 and sys.argv[1] == "--row-bytes":
+    # soak_judge.py --row-bytes PLAN_OUTPUT: print N (exit 0) or say what is missing (exit 2)
+    with open(sys.argv[2]) as fh:
+        n = row_bytes(fh.read())
+    if n is None:
+        print(f"soak: {sys.argv[2]}: no 'coordinator memory for rows: ... (one N-byte row' "
+              "line (a coordinator older than this soak.sh?)", file=sys.stderr)
+        sys.exit(2)
+    print(n)
+    sys.exit(0)
 out, res, rc, wall = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
 row_kb = int(sys.argv[5]) / 1024.0
 t0 = int(sys.argv[6])
