@@ -225,13 +225,25 @@ void bf_row_add_reason(bf_row_t *row, const char *text);
 
 /* bf_row_verify — after the load: _refresh + _count over the cell's indices; docs_counted =
  * that count minus baseline (the documents this cell added); verified when it equals the
- * agents' acknowledged documents (docs_ok_all). A failed row is not counted. When the count
+ * agents' acknowledged documents (docs_ok_all) and no document's outcome is unknown
+ * (bf_row_unknown_unverified). A failed row is not counted. When the count
  * cannot be read or does not match, row->reason says so (appended to a reason already there)
  * and a warning is logged. Update and delete cells (cell->action) are checked against bounds:
  * update adds 0..docs_ok_all documents (upserts of new ids; an update without upsert adds
  * none and is held to the same bound), delete removes 0..docs_ok_all; for delete docs_counted is
  * the documents removed. */
 void bf_row_verify(bf_row_t *row, bf_es_t *es, const bf_cell_t *cell, int64_t baseline);
+
+/* bf_row_unknown_unverified — a row the count would verify (row->verified) while
+ * docs_unknown_all > 0 is not verified: documents of unknown outcome (timed out, reset, a bad
+ * answer, an HTTP status that leaves them unknown, abandoned in flight) may still be indexed
+ * after the count (a cluster keeps working on a request whose client gave up; a stopped one
+ * works off its backlog when it goes on), so the count is a snapshot that cannot vouch for the
+ * row (issue #26: chaos seed 8). Sets row->verified = 0, appends the reason (the count, the
+ * unknown documents by cause) and logs it as a warning for cell_id (borrowed; NULL = "?").
+ * Returns 1 when it unverified the row, 0 when it left it as it was. bf_row_verify calls it;
+ * not thread-safe (row). */
+int bf_row_unknown_unverified(bf_row_t *row, const char *cell_id);
 
 /* bf_cellagg_track_p99 — also keep each window second's latency p99 (ms; the highest of the
  * agents' own p99 for that second, never an average), for row->latency_p99_growth. Costs one

@@ -96,6 +96,12 @@ GZIP_LEVEL = 3  # the server default (http.compression_level)
 # mapper_parsing: every item fails with mapper_parsing_exception (400), as a mapping whose
 # field type the documents do not fit: a configuration error a client should stop on.
 MODES += ("mapper_parsing",)
+# late: every bulk request is read whole, held LATE_S seconds, then indexed and answered as in
+# "ok" (to a client that has usually given up by then: request.timeout): a cluster that works
+# off a backlog after its client went away (a stopped node going on, a long GC), so a _count
+# taken soon after the load does not hold documents it will hold later (issue #26, seed 8).
+MODES += ("late",)
+LATE_S = 5.0
 
 VERSION_BODY = {
     "name": "fault-server",
@@ -699,6 +705,10 @@ class Handler(BaseHTTPRequestHandler):
             return
         if mode == "slow":
             state.stop.wait(state.slow_rng.uniform(SLOW_MIN_S, SLOW_MAX_S))
+            mode = "ok"
+        if mode == "late":
+            rec["note"] = "held %.1f s, then indexed and answered" % LATE_S
+            state.stop.wait(LATE_S)
             mode = "ok"
         if mode in ("close_reused", "stall_reused"):
             if self.conn_requests > 1 and mode == "close_reused":

@@ -292,12 +292,57 @@ static void test_row_is_clean(void **state)
     assert_false(bf_row_is_clean(&row));
 }
 
+/* issue #26, chaos seed 8: a stopped target, 1200 timed-out documents, _count 0 = 0 acknowledged
+ * and the row verified; the target then indexed 800 of them. A count that matches while
+ * documents are of unknown outcome cannot verify the row. */
+static void test_unknown_outcome_is_not_verified(void **state)
+{
+    (void)state;
+    static const struct {
+        int verified;
+        uint64_t timeout, reset, bad, http, abandoned;
+        int want_verified, want_rc;
+        const char *want;
+    } t[] = {
+        {1, 1200, 0, 0, 0, 0, 0, 1, "1200 more are of unknown outcome (1200 timed out, 0 reset"},
+        {1, 0, 100, 0, 0, 0, 0, 1, "(0 timed out, 100 reset, 0 bad answers"},
+        {1, 0, 0, 300, 0, 0, 0, 1, "300 bad answers"},
+        {1, 0, 0, 0, 500, 0, 0, 1, "500 by HTTP status"},
+        {1, 0, 0, 0, 0, 7, 0, 1, "7 abandoned in flight"},
+        {1, 0, 0, 0, 0, 0, 1, 0, NULL},    /* nothing unknown: the count vouches for the row */
+        {0, 1200, 0, 0, 0, 0, 0, 0, NULL}, /* not verified already: left as it is */
+    };
+    for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
+        bf_row_t row;
+        memset(&row, 0, sizeof row);
+        row.verified = t[i].verified;
+        row.docs_counted = 0;
+        row.docs_unknown_timeout = t[i].timeout;
+        row.docs_unknown_reset = t[i].reset;
+        row.docs_unknown_bad_response = t[i].bad;
+        row.docs_unknown_http = t[i].http;
+        row.docs_unknown_abandoned = t[i].abandoned;
+        row.docs_unknown_all = t[i].timeout + t[i].reset + t[i].bad + t[i].http + t[i].abandoned;
+        int rc = bf_row_unknown_unverified(&row, "s1-b100-c2");
+        if (rc != t[i].want_rc || row.verified != t[i].want_verified)
+            fail_msg("case %zu: rc %d verified %d, want %d / %d", i, rc, row.verified, t[i].want_rc,
+                     t[i].want_verified);
+        if (t[i].want && strstr(row.reason, t[i].want) == NULL)
+            fail_msg("case %zu: reason '%s' lacks '%s'", i, row.reason, t[i].want);
+        if (!t[i].want && row.reason[0])
+            fail_msg("case %zu: reason '%s' added", i, row.reason);
+        if (t[i].want && strstr(row.reason, "cannot verify this row") == NULL)
+            fail_msg("case %zu: reason '%s'", i, row.reason);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_fold_takes_the_median_repetition),
         cmocka_unit_test(test_failed_repetition_row),
         cmocka_unit_test(test_row_is_clean),
+        cmocka_unit_test(test_unknown_outcome_is_not_verified),
         cmocka_unit_test(test_never_started_cell_is_not_stalled),
         cmocka_unit_test(test_failed_early_reports_errors),
         cmocka_unit_test(test_fatal_sample_marks_failed),
