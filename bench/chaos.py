@@ -5,8 +5,13 @@ invariants (bench/chaos_check.py).
 
 A 6-cell campaign (batch_size 100/200/300 x concurrency 2/4, 1 s warmup + 4 s each, request
 timeout 2 s, an index per cell) from a coordinator and 3 agent processes (separate, as on
-hosts: `bulkfleet-agent --coordinator`) on 127.0.0.1 against the scripted fault server
-(tests/support/fault_server.py: its _count is the ground truth, the documents it acknowledged).
+hosts: `bulkfleet-agent --coordinator`) against the scripted fault server
+(tests/support/fault_server.py: its _count is the ground truth, the documents it acknowledged),
+or with --cluster URL against a real dev cluster (scripts/devcluster.sh; its _count after a
+_refresh, 3 s after the campaign, is the truth). As root (--net N, default 1) the agents run on
+hosts of their own: network namespaces bfcN-a1..a3 on a bridge bfcN-br (10.214.N.0/24; the
+coordinator on 10.214.N.2), reaching the target through a forwarder on 10.214.N.1:19200
+(bench/chaos_forward.py); without root, or with --net 0, everything is on 127.0.0.1.
 While it runs, N faults drawn from the seed hit it at random moments of the first D seconds,
 each lasting 0.5 to 3 s, overlapping freely:
 
@@ -14,15 +19,24 @@ each lasting 0.5 to 3 s, overlapping freely:
   stop_agent        SIGSTOP of an agent, SIGCONT when the fault ends
   kill_coordinator  kill -9 of the coordinator; `run --resume DIR` when the fault ends
   stop_coordinator  SIGSTOP / SIGCONT of the coordinator
-  stop_target       SIGSTOP / SIGCONT of the fault server (the cluster stops answering)
+  stop_target       SIGSTOP / SIGCONT of the fault server, or with --cluster of the forwarder in
+                    front of the cluster (the cluster stops answering)
   mode              the fault server answers as MODE for a while (PUT /_fault/mode): reject429
                     (whole-request 429), mixed (429 / 400 / 409 items), too_large (413: the cell
                     fails), reset (RST after reading), hangup (FIN without a reply), stall (no
-                    answer: request.timeout), notjson_rare (every 10th answer an HTML 200)
+                    answer: request.timeout), notjson_rare (every 10th answer an HTML 200); not
+                    with --cluster
   disk_full         the results tmpfs (16 MiB) is filled to the last byte, freed when the fault
                     ends (root only: mount; without root the fault is not drawn, and it says so)
+  partition         (--net) an agent host's link goes down (`ip link set eth0 down` in its
+                    namespace: fleet and target traffic both cut), up when the fault ends
+  net_delay         (--net) the forwarder delays every chunk it forwards by 50, 200, 800 or
+                    2500 ms, both ways: this kernel has no sch_netem, so `tc netem` cannot
+  net_loss          (--net) the forwarder holds each chunk, with probability 5, 20 or 50 %,
+                    200-600 ms first: what a lost segment costs a TCP stream (a retransmission)
 
-Not done here, and said so in the output: netns partitions, tc netem loss/delay and slow disks.
+Not injected, and said so in the output: slow disks (this kernel has no device mapper for
+dm-delay, libfuse is not installed, and cgroup v1 blkio does not throttle buffered writes).
 The coordinator is resumed (`--resume`) whenever it ended while faults were still to come or
 with exit 3 (environment), at most 10 times. Afterwards every process it started is stopped
 and the history checked; the last line is "faults N, invariant violations V" (N: faults
@@ -39,6 +53,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import urllib.error
 import urllib.request
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -57,19 +72,28 @@ def secs(text):
     return int(float(t[:-1]) * mult) if mult else int(t)
 
 
-def schedule(seed, n, dur, root):
-    """The faults of seed: n of them at uniform moments of [1, dur), sorted. Pure."""
+def schedule(seed, n, dur, root, net=False, cluster=False):
+    """The faults of seed: n of them at uniform moments of [1, dur), sorted. Pure. Without net
+    and cluster the draws are those of the first runs (bench/RESULTS.md, 20 seeds)."""
     rng = random.Random(seed)
-    kinds = ["kill_agent", "stop_agent", "kill_coordinator", "stop_coordinator", "stop_target",
-             "mode", "mode", "mode"] + (["disk_full"] if root else [])
+    kinds = ["kill_agent", "stop_agent", "kill_coordinator", "stop_coordinator", "stop_target"]
+    if not cluster:
+        kinds += ["mode", "mode", "mode"]  # the fault server's scripted answers
+    kinds += ["disk_full"] if root else []
+    if net:
+        kinds += ["partition", "partition", "net_delay", "net_loss"]
     out = []
     for _ in range(n):
         k = rng.choice(kinds)
         f = {"t": round(rng.uniform(1.0, dur), 2), "kind": k, "for_s": round(rng.uniform(0.5, 3.0), 2)}
-        if k in ("kill_agent", "stop_agent"):
+        if k in ("kill_agent", "stop_agent", "partition"):
             f["agent"] = rng.choice(AGENTS)
         if k == "mode":
             f["mode"] = rng.choice(MODES)
+        if k == "net_delay":
+            f["delay_ms"] = rng.choice((50, 200, 800, 2500))
+        if k == "net_loss":
+            f["loss"] = rng.choice((0.05, 0.2, 0.5))
         out.append(f)
     out.sort(key=lambda f: f["t"])
     return out
@@ -94,6 +118,10 @@ class Chaos:
         self.log_f = open(os.path.join(self.out, "chaos.log"), "a")
         self.applied = []
         self.notes = []
+        self.net = a.net  # 0: everything on 127.0.0.1; N: agents in namespaces of 10.214.N.0/24
+        self.cluster = a.cluster  # "" : the fault server; URL: the dev cluster there
+        self.fwd = None
+        self.netns = []
 
     def log(self, msg):
         line = f"chaos: {time.time() - self.t0:7.2f} s {msg}" if hasattr(self, "t0") else f"chaos: {msg}"
@@ -128,19 +156,107 @@ class Chaos:
         raise SystemExit("chaos: the fault server did not start")
 
     def fs_call(self, method, path):
-        req = urllib.request.Request(f"http://127.0.0.1:{self.fs_port}{path}", method=method)
+        """HTTP to the target itself (the fault server or the cluster), not through the forwarder"""
+        req = urllib.request.Request(f"http://{self.target_hostport()}{path}", method=method)
         with urllib.request.urlopen(req, timeout=5) as r:
             return json.loads(r.read() or b"{}")
 
+    # --- the network: a bridge, 3 agent hosts (namespaces) and the forwarder ------------------
+
+    def ns(self, aid):
+        return f"bfc{self.net}-{aid}"
+
+    def coord_addr(self):
+        return f"10.214.{self.net}.2" if self.net else "127.0.0.1"
+
+    def fwd_addr(self):
+        return f"10.214.{self.net}.1"
+
+    def net_teardown(self):
+        n = self.net
+        for ns in subprocess.run(["ip", "netns", "list"], capture_output=True, text=True).stdout.split("\n"):
+            name = ns.split(" ")[0]
+            if name.startswith(f"bfc{n}-a"):
+                pids = subprocess.run(["ip", "netns", "pids", name], capture_output=True, text=True).stdout.split()
+                for pid in pids:
+                    try:
+                        os.kill(int(pid), signal.SIGKILL)
+                    except (ProcessLookupError, ValueError):
+                        pass
+                subprocess.run(["ip", "netns", "del", name], check=False)
+        links = subprocess.run(["ip", "-o", "link", "show"], capture_output=True, text=True).stdout
+        for ln in links.split("\n"):
+            parts = ln.split(": ")
+            if len(parts) > 1 and parts[1].split("@")[0].startswith(f"bfc{n}-"):
+                subprocess.run(["ip", "link", "del", parts[1].split("@")[0]], check=False,
+                               stderr=subprocess.DEVNULL)
+
+    def net_setup(self):
+        n = self.net
+        self.net_teardown()  # left over from a run that was killed
+        sh = lambda *c: subprocess.run(list(c), check=True)  # noqa: E731
+        sh("ip", "link", "add", f"bfc{n}-br", "type", "bridge")
+        sh("ip", "addr", "add", f"10.214.{n}.1/24", "dev", f"bfc{n}-br")
+        sh("ip", "addr", "add", f"10.214.{n}.2/24", "dev", f"bfc{n}-br")
+        sh("ip", "link", "set", f"bfc{n}-br", "up")
+        for i, aid in enumerate(AGENTS, 1):
+            ns = self.ns(aid)
+            sh("ip", "netns", "add", ns)
+            self.netns.append(ns)
+            sh("ip", "link", "add", f"{ns}-h", "type", "veth", "peer", "name", f"{ns}-g")
+            sh("ip", "link", "set", f"{ns}-g", "netns", ns)
+            sh("ip", "-n", ns, "link", "set", f"{ns}-g", "name", "eth0")
+            sh("ip", "-n", ns, "addr", "add", f"10.214.{n}.{10 + i}/24", "dev", "eth0")
+            sh("ip", "-n", ns, "link", "set", "eth0", "up")
+            sh("ip", "-n", ns, "link", "set", "lo", "up")
+            sh("ip", "link", "set", f"{ns}-h", "master", f"bfc{n}-br")
+            sh("ip", "link", "set", f"{ns}-h", "up")
+        self.log(f"net 10.214.{n}.0/24: bridge bfc{n}-br, agent hosts {', '.join(self.netns)}")
+
+    def start_fwd(self):
+        """the forwarder on 10.214.N.1:19200 to the target on 127.0.0.1 (chaos_forward.py)"""
+        self.fwd_ctl = os.path.join(self.out, "fwd.json")
+        self.set_fwd(0, 0)
+        ready = os.path.join(self.out, "fwd.ready")
+        self.fwd = subprocess.Popen(
+            [sys.executable, os.path.join(HERE, "chaos_forward.py"), "--listen",
+             f"{self.fwd_addr()}:19200", "--to", self.target_hostport(), "--control",
+             self.fwd_ctl, "--seed", str(self.a.seed)],
+            stdout=open(ready, "w"), stderr=open(os.path.join(self.out, "fwd.err"), "w"),
+            stdin=subprocess.DEVNULL, start_new_session=True)
+        self.procs.append({"pid": self.fwd.pid, "what": "forwarder"})
+        for _ in range(100):
+            with open(ready) as fh:
+                if "READY" in fh.read():
+                    return
+            time.sleep(0.1)
+        raise SystemExit("chaos: the forwarder did not start")
+
+    def set_fwd(self, delay_ms, loss):
+        tmp = self.fwd_ctl + ".tmp"
+        with open(tmp, "w") as fh:
+            json.dump({"delay_ms": delay_ms, "loss": loss}, fh)
+        os.replace(tmp, self.fwd_ctl)
+
+    def target_hostport(self):
+        if self.cluster:
+            return self.cluster.split("://", 1)[-1].rstrip("/")
+        return f"127.0.0.1:{self.fs_port}"
+
+    def target_url(self):
+        """what the scenario's target.hosts says: the forwarder with a net, else the target"""
+        return f"http://{self.fwd_addr()}:19200" if self.net else f"http://{self.target_hostport()}"
+
     def start_agent(self, aid):
-        self.agents[aid] = self.spawn(
-            [self.agent_bin, "--coordinator", f"tcp://127.0.0.1:{self.port}", "--insecure",
-             "--id", aid, "--threads", "1", "-q", "--deadman", "5s"],
-            f"agent {aid}", os.path.join(self.out, f"agent-{aid}"))
+        argv = [self.agent_bin, "--coordinator", f"tcp://{self.coord_addr()}:{self.port}",
+                "--insecure", "--id", aid, "--threads", "1", "-q", "--deadman", "5s"]
+        if self.net:
+            argv = ["ip", "netns", "exec", self.ns(aid)] + argv + ["--allow-target", self.fwd_addr()]
+        self.agents[aid] = self.spawn(argv, f"agent {aid}", os.path.join(self.out, f"agent-{aid}"))
 
     def start_coord(self):
         argv = [self.coord_bin, "run", self.scenario, "--agents", "3", "--min-agents", "1",
-                "--insecure", "--bind", f"tcp://127.0.0.1:{self.port}", "--lost", "3s",
+                "--insecure", "--bind", f"tcp://{self.coord_addr()}:{self.port}", "--lost", "3s",
                 "--wait", "20s", "--cluster-wait", "15s", "-q"]
         camp = self.campaign_dir()
         if camp:
@@ -163,10 +279,11 @@ class Chaos:
         with open(self.scenario, "w") as fh:
             fh.write(f"""name: chaos
 target:
-  hosts: [http://127.0.0.1:{self.fs_port}]
+  hosts: [{self.target_url()}]
 index:
   name: chaos-b{{batch_size}}-c{{concurrency}}
   recreate: true
+  settings: {{number_of_shards: 1, number_of_replicas: 0}}
 variables:
   - {{name: n, type: range, from: 1, to: 1000}}
 document:
@@ -201,7 +318,15 @@ matrix:
         elif k == "stop_coordinator":
             self.signal(self.coord, signal.SIGSTOP)
         elif k == "stop_target":
-            self.signal(self.fs, signal.SIGSTOP)
+            # the fault server, or with a cluster the forwarder in front of it (the JVM itself
+            # is not stopped: its own threads would time out as no real cluster's do)
+            self.signal(self.fwd if self.cluster else self.fs, signal.SIGSTOP)
+        elif k == "partition":
+            subprocess.run(["ip", "-n", self.ns(f["agent"]), "link", "set", "eth0", "down"], check=True)
+        elif k == "net_delay":
+            self.set_fwd(f["delay_ms"], self.cur_loss())
+        elif k == "net_loss":
+            self.set_fwd(self.cur_delay(), f["loss"])
         elif k == "mode":
             self.fs_call("PUT", f"/_fault/mode/{f['mode']}")
         elif k == "disk_full":
@@ -220,15 +345,25 @@ matrix:
         k = f["kind"]
         if k == "kill_agent":
             p = self.agents.get(f["agent"])
-            if p is not None:
-                p.wait()
+            if p is not None and p.poll() is None:
+                # alive: an overlapping kill_agent of the same agent ended first and started it
+                # again (waiting here for it would hang the driver: seed 26 with --net 1)
+                self.log(f"agent {f['agent']} already running again")
+                return
             self.start_agent(f["agent"])
         elif k == "stop_agent":
             self.signal(self.agents.get(f["agent"]), signal.SIGCONT)
         elif k == "stop_coordinator":
             self.signal(self.coord, signal.SIGCONT)
         elif k == "stop_target":
-            self.signal(self.fs, signal.SIGCONT)
+            self.signal(self.fwd if self.cluster else self.fs, signal.SIGCONT)
+        elif k == "partition":
+            if not any(g["kind"] == "partition" and g is not f and g["agent"] == f["agent"]
+                       for g, _ in self.active):
+                subprocess.run(["ip", "-n", self.ns(f["agent"]), "link", "set", "eth0", "up"],
+                               check=True)
+        elif k in ("net_delay", "net_loss"):
+            self.set_fwd(self.cur_delay(f), self.cur_loss(f))
         elif k == "mode":
             # back to "ok" once no other mode fault is still on
             if not any(g["kind"] == "mode" and g is not f for g, _ in self.active):
@@ -241,22 +376,43 @@ matrix:
                     pass
         self.log(f"restored {k}")
 
+    def cur_delay(self, without=None):
+        """the largest delay of the net_delay faults still on (but `without`)"""
+        return max([g["delay_ms"] for g, _ in self.active
+                    if g["kind"] == "net_delay" and g is not without] or [0])
+
+    def cur_loss(self, without=None):
+        return max([g["loss"] for g, _ in self.active
+                    if g["kind"] == "net_loss" and g is not without] or [0])
+
     # --- the run -----------------------------------------------------------------------------
 
     def run(self):
         a = self.a
         self.dur = secs(a.duration)
-        self.faults = schedule(a.seed, a.faults, self.dur, self.root)
+        self.faults = schedule(a.seed, a.faults, self.dur, self.root, bool(self.net), bool(self.cluster))
         if not self.root:
             self.notes.append("disk_full not drawn: not root (a tmpfs needs mount)")
-        self.notes.append("not injected here: netns partitions, tc netem loss/delay, slow disks")
+        if not self.net:
+            self.notes.append("partitions, delay and loss not drawn: --net 0 (or not root)")
+        else:
+            self.notes.append("delay and loss by the forwarder (chaos_forward.py): this kernel "
+                              "has no sch_netem for tc netem")
+        if self.cluster:
+            self.notes.append("the fault server's modes not drawn: a real cluster (" + self.cluster + ")")
+        self.notes.append("not injected: slow disks (no dm-delay in this kernel, no libfuse; "
+                          "cgroup v1 blkio does not throttle buffered writes)")
         os.makedirs(self.res, exist_ok=True)
         if self.root:
             subprocess.run(["mount", "-t", "tmpfs", "-o", "size=16m", "tmpfs", self.res], check=True)
             self.mounted = True
         self.port = a.port
         self.t0 = time.time()
-        self.start_fs()
+        if not self.cluster:
+            self.start_fs()
+        if self.net:
+            self.net_setup()
+            self.start_fwd()
         self.write_scenario()
         for aid in AGENTS:
             self.start_agent(aid)
@@ -340,16 +496,42 @@ matrix:
     def truth(self):
         t = {}
         self.signal(self.fs, signal.SIGCONT)
+        self.signal(self.fwd, signal.SIGCONT)
+        if self.cluster:
+            time.sleep(3)  # what the cluster still works on after its clients went away
         for b in BATCHES:
             for c in CONCS:
                 idx = f"chaos-b{b}-c{c}"
                 try:
+                    if self.cluster:
+                        self.fs_call("POST", f"/{idx}/_refresh")
                     t[idx] = self.fs_call("GET", f"/{idx}/_count").get("count", 0)
+                except urllib.error.HTTPError as exc:
+                    if exc.code == 404:
+                        t[idx] = 0  # never created: no cell got that far
+                    else:
+                        self.notes.append(f"_count of {idx}: {exc}")
                 except OSError as exc:
                     self.notes.append(f"_count of {idx}: {exc}")
+        if self.cluster:
+            try:
+                self.fs_call("DELETE", "/chaos-b*")
+            except OSError as exc:
+                self.notes.append(f"deleting the chaos-b* indices: {exc}")
         return t
 
     def finish(self):
+        for p in (self.fwd,):
+            if p is not None:
+                self.signal(p, signal.SIGCONT)
+                self.signal(p, signal.SIGTERM)
+                try:
+                    p.wait(10)
+                except subprocess.TimeoutExpired:
+                    p.kill()
+                    p.wait()
+        if self.net:
+            self.net_teardown()
         if self.fs is not None:
             self.signal(self.fs, signal.SIGCONT)
             self.signal(self.fs, signal.SIGTERM)
@@ -372,8 +554,21 @@ def main():
     ap.add_argument("--duration", default="30s", help="window of the faults (30s)")
     ap.add_argument("--port", type=int, default=0, help="coordinator port (data port + 1)")
     ap.add_argument("--out", default="", help="work directory (default: a new one under TMPDIR)")
+    ap.add_argument("--net", type=int, default=-1,
+                    help="agents in network namespaces of 10.214.N.0/24 (N 1..9; default 1 as "
+                         "root with ip netns, else 0: all on 127.0.0.1)")
+    ap.add_argument("--cluster", default="",
+                    help="a running dev cluster (http://127.0.0.1:PORT) as the target instead of "
+                         "the fault server")
     ap.add_argument("-v", "--verbose", action="store_true")
     a = ap.parse_args()
+    if a.net < 0:
+        a.net = 1 if os.geteuid() == 0 and subprocess.run(
+            ["ip", "netns", "list"], capture_output=True).returncode == 0 else 0
+    if a.net > 9:
+        ap.error("--net N: 0 to 9")
+    if a.cluster and not a.cluster.startswith("http://127.0.0.1:"):
+        ap.error("--cluster: http://127.0.0.1:PORT (traffic only to this host)")
     if a.faults < 0 or secs(a.duration) < 5:
         ap.error("--faults >= 0 and --duration >= 5s")
     if a.port == 0:
@@ -420,6 +615,10 @@ def main():
                                  resumes=c.resumes, notes=c.notes, finished=finished)
     with open(os.path.join(c.out, "history.json"), "w") as fh:
         json.dump(h, fh, indent=1)
+    if c.net:
+        left = [n.split(" ")[0] for n in subprocess.run(["ip", "netns", "list"], capture_output=True,
+                text=True).stdout.split("\n") if n.startswith(f"bfc{c.net}-")]
+        h["processes"] += [{"pid": 0, "what": f"namespace {n}", "alive": True} for n in left]
     v = chaos_check.check(h)
     print(f"chaos: seed {a.seed}, {len(c.applied)} of {a.faults} faults applied over "
           f"{a.duration}, {c.resumes} resumes, work dir {c.out}")

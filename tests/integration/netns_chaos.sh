@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # netns_chaos — bench/chaos.sh with a fixed seed and 10 faults (issue #26): a 6-cell campaign of
-# a coordinator and 3 agent processes against the fault server while kill -9 / SIGSTOP of
-# agents and of the coordinator (then --resume), SIGSTOP of the target, the fault server's
-# 429s, 429 / 400 / 409 items, 413, resets, hang-ups, stalls and rare HTML answers, and a full
-# results disk (a 16 MiB tmpfs: root) hit it; every invariant of bench/chaos_check.py must
-# hold: "faults 10, invariant violations 0". Root tier (the tmpfs mount). About 1 minute.
+# a coordinator and 3 agent hosts (network namespaces bfc1-a1..a3 on a bridge, 10.214.1.0/24,
+# reaching the fault server through bench/chaos_forward.py) while kill -9 / SIGSTOP of agents
+# and of the coordinator (then --resume), SIGSTOP of the target, the fault server's 429s,
+# 429 / 400 / 409 items, 413, resets, hang-ups, stalls and rare HTML answers, a full results
+# disk (a 16 MiB tmpfs), an agent host's link down and the forwarder's delay and loss hit it;
+# every invariant of bench/chaos_check.py must hold: "faults 10, invariant violations 0".
+# Root tier (namespaces, the tmpfs mount). About 1.5 minutes.
 source "$(dirname "$0")/lib.sh"
 if [ "$(id -u)" != 0 ]; then
     echo "SKIP: netns_chaos needs root (the full-disk fault mounts a tmpfs)"; exit 77
@@ -21,4 +23,7 @@ last=$(tail -n 1 "$TMP/chaos.txt")
 [ "$last" = "faults 10, invariant violations 0" ] || fail "last line: '$last' (exit $rc)"
 [ "$rc" = 0 ] || fail "chaos.sh exit $rc"
 grep -q "kill_coordinator" "$TMP/chaos/chaos.log" || fail "seed 26 should kill the coordinator"
+grep -q '"kind": "partition"' "$TMP/chaos/chaos.log" || fail "seed 26 should cut an agent host's link"
+grep -q '"kind": "net_loss"' "$TMP/chaos/chaos.log" || fail "seed 26 should make the forwarder lose"
+if ip netns list | grep -q '^bfc1-'; then fail "namespaces left: $(ip netns list | grep '^bfc1-')"; fi
 pass "seed 26: 10 faults, every invariant holds"
