@@ -341,6 +341,96 @@ static const char *auth_sent(const bf_target_t *t, char *buf, size_t size)
     return buf;
 }
 
+/* what a non-cluster answer looks like, for bf_cluster_root_check: an HTML page and its title,
+ * JSON and its keys, or the first bytes of text */
+static void describe_answer(const char *body, json_t *j, char *what, size_t size)
+{
+    while (body && (*body == ' ' || *body == '\t' || *body == '\r' || *body == '\n'))
+        body++;
+    if (body == NULL || body[0] == '\0') {
+        snprintf(what, size, "an empty body");
+        return;
+    }
+    if (json_is_object(j)) {
+        /* at most 6 keys, each cut to 40 bytes: a message, not the answer */
+        char keys[300] = "";
+        size_t n = 0, len = 0;
+        const char *k;
+        json_t *v;
+        json_object_foreach(j, k, v)
+        {
+            int w = n++ == 6
+                        ? snprintf(keys + len, sizeof keys - len, ", ...")
+                        : snprintf(keys + len, sizeof keys - len, "%s%.40s", n > 1 ? ", " : "", k);
+            if (w < 0 || (size_t)w >= sizeof keys - len || n > 6)
+                break;
+            len += (size_t)w;
+        }
+        const char *miss = !json_is_string(json_object_get(json_object_get(j, "version"), "number"))
+                               ? "version.number"
+                               : "cluster_name";
+        snprintf(what, size, "JSON without %s (its keys: %s)", miss, n ? keys : "none");
+        return;
+    }
+    if (j != NULL) {
+        snprintf(what, size, "JSON that is not an object");
+        return;
+    }
+    const char *html = body[0] == '<' ? body : NULL;
+    if (html != NULL) {
+        char title[96] = "";
+        const char *t = strstr(html, "<title>");
+        if (t == NULL)
+            t = strstr(html, "<TITLE>");
+        if (t != NULL) {
+            t += 7;
+            size_t o = 0;
+            while (*t && *t != '<' && o + 1 < sizeof title) {
+                unsigned char c = (unsigned char)*t++;
+                if (c < 0x20)
+                    c = ' ';
+                if (c == ' ' && (o == 0 || title[o - 1] == ' '))
+                    continue;
+                title[o++] = (char)c;
+            }
+            while (o > 0 && title[o - 1] == ' ')
+                o--;
+            title[o] = '\0';
+        }
+        if (title[0])
+            snprintf(what, size, "an HTML page titled \"%s\"", title);
+        else
+            snprintf(what, size, "an HTML page (\"%.60s\")", body);
+        for (char *c = what; *c; c++)
+            if ((unsigned char)*c < 0x20)
+                *c = ' ';
+        return;
+    }
+    char text[81];
+    size_t o = 0;
+    for (; body[o] && o + 1 < sizeof text; o++)
+        text[o] = (unsigned char)body[o] < 0x20 ? ' ' : body[o];
+    text[o] = '\0';
+    snprintf(what, size, "text \"%s%s\"", text, body[o] ? "..." : "");
+}
+
+int bf_cluster_root_check(long status, const char *body, char *what, size_t size)
+{
+    if (size > 0)
+        what[0] = '\0';
+    json_t *j = body ? json_loads(body, JSON_DECODE_ANY, NULL) : NULL;
+    int ok;
+    if (status != 200)
+        ok = json_is_object(j) && json_object_get(j, "error") != NULL;
+    else
+        ok = json_is_object(j) && json_is_string(json_object_get(j, "cluster_name")) &&
+             json_is_string(json_object_get(json_object_get(j, "version"), "number"));
+    if (!ok && size > 0)
+        describe_answer(body, j, what, size);
+    json_decref(j);
+    return ok;
+}
+
 static int info_impl(bf_es_t *es, const bf_target_t *t, bf_cluster_info_t *info, bf_diag_t *diag,
                      probe_note *note)
 {
@@ -363,6 +453,16 @@ static int info_impl(bf_es_t *es, const bf_target_t *t, bf_cluster_info_t *info,
                           : "the credentials were refused for GET /: check "
                             "target.auth and the user's roles");
     }
+    char what[256];
+    if (!bf_cluster_root_check(status, body, what, sizeof what))
+        /* issue #25: a proxy's page, a web server or another search engine is named here,
+         * before any index is made or any load sent */
+        return bf_diag_set(diag, BF_E_HTTP,
+                           "GET / on %s answered HTTP %ld with %s: this is neither Elasticsearch "
+                           "nor OpenSearch (their GET / is JSON with cluster_name and "
+                           "version.number); check target.hosts (the node's HTTP address, e.g. "
+                           "http://host:9200, not a proxy's or another service's)",
+                           bf_es_host(es), status, what);
     if (status != 200)
         return http_error(diag, "GET /", es, status, body);
     json_t *j = json_loads(body, 0, NULL);

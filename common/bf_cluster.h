@@ -28,6 +28,17 @@ typedef struct bf_cluster_info {
  * naming the host and what to check. */
 int bf_cluster_info(bf_es_t *es, bf_cluster_info_t *info, bf_diag_t *diag);
 
+/* bf_cluster_root_check — whether body, the answer to GET / with HTTP status `status`, is an
+ * Elasticsearch or OpenSearch node's (a JSON object with a string cluster_name and a string
+ * version.number, as every release since Elasticsearch 1.0 and every OpenSearch write it,
+ * reference/es-api.md §3.1). When it is not, `what` (size bytes, always terminated) gets what it
+ * is, for a message that names it: 'an HTML page titled "Welcome to nginx!"', 'JSON without
+ * version.number (its keys: responseHeader, lucene)', 'text "..."' (the first 80 bytes, control
+ * characters as spaces), 'an empty body'. status is only used for an answer that is a JSON error
+ * (an error object of a real cluster under any status counts as a cluster's answer).
+ * body may be NULL. Returns 1 (a cluster's answer; what = "") or 0. Pure; thread-safe. */
+int bf_cluster_root_check(long status, const char *body, char *what, size_t size);
+
 #define BF_PROBE_NOTE_MS 3000u /* the probe says what it still waits for this often */
 
 /* bf_cluster_probe — the first contact with a host (coordinator start, standalone agent):

@@ -6,7 +6,9 @@
 # reason and what target.auth sent; a server that accepts and never answers is given up after
 # request.timeout (4s here, not a fixed 130 s), with a line every few seconds saying what it
 # still waits for; a host that never completes the connection is given up after
-# target.connect_timeout. Every case exits 3 before any agent or index is involved.
+# target.connect_timeout; a server that is neither Elasticsearch nor OpenSearch (a proxy's HTML
+# page, nginx, a Solr) is named with what it answered (issue #25). Every case exits 3 before any
+# agent or index is involved.
 source "$(dirname "$0")/lib.sh"
 cd "$TMP"
 PIDS=()
@@ -101,4 +103,38 @@ probe c
 [ "$RC" = 3 ] || { cat c.err >&2; fail "connect: exit $RC, want 3"; }
 python3 -c "import sys; s = float(sys.argv[1]); assert s <= 8, s" "$SECS" || { cat c.err >&2; fail "connect: gave up after $SECS s, want about 1 s"; }
 grep -q "no connection within target.connect_timeout 1.0s" c.err || { cat c.err >&2; fail "connect: the message does not name target.connect_timeout"; }
+
+# issue #25: a target that is neither Elasticsearch nor OpenSearch (a proxy's sign-in page,
+# nginx's welcome page or its 404, a Solr's JSON) is named at the first probe with what it
+# answered, and the campaign stops (exit 3) with GET / the only request it got: no index, no load
+for root in html_proxy nginx nginx_404 solr; do
+    PR=$(free_port)
+    fault "$PR" --root "$root" --log "$root.log"
+    scenario "$root.yaml" "http://127.0.0.1:$PR" "" "{timeout: 10s}"
+    probe "$root"
+    [ "$RC" = 3 ] || { cat "$root.err" >&2; fail "$root: exit $RC, want 3"; }
+    case $root in
+        html_proxy) want='answered HTTP 200 with an HTML page titled "Corporate Proxy - Sign in"' ;;
+        nginx) want='answered HTTP 200 with an HTML page titled "Welcome to nginx!"' ;;
+        nginx_404) want='answered HTTP 404 with an HTML page titled "404 Not Found"' ;;
+        solr) want='answered HTTP 200 with JSON without version.number (its keys: responseHeader, mode, solr_home, lucene)' ;;
+    esac
+    grep -qF "GET / on http://127.0.0.1:$PR $want: this is neither Elasticsearch nor OpenSearch" "$root.err" ||
+        { cat "$root.err" >&2; fail "$root: the message does not name what GET / answered"; }
+    grep -q "check target.hosts" "$root.err" || { cat "$root.err" >&2; fail "$root: no hint"; }
+    python3 - "$root.log" <<'PY' || fail "$root: requests after the probe"
+import json, sys
+reqs = [(r["method"], r["path"]) for r in map(json.loads, open(sys.argv[1]))]
+assert reqs == [("GET", "/")], reqs
+PY
+done
+# the standalone agent stops the same way (exit 3, the same message)
+set +e
+timeout 60 "$AGENT" run html_proxy.yaml --threads 1 > ag.out 2> ag.err
+RC=$?
+set -e
+[ "$RC" = 3 ] || { cat ag.err >&2; fail "agent against a proxy page: exit $RC, want 3"; }
+grep -qF 'with an HTML page titled "Corporate Proxy - Sign in": this is neither Elasticsearch nor OpenSearch' ag.err ||
+    { cat ag.err >&2; fail "agent: the message does not name the proxy page"; }
+pass "probe: a proxy page, nginx (200 and 404) and a Solr are named at GET / and nothing else is sent"
 pass "probe: 401 and 403 with the server's reason, stall given up after request.timeout 4s ($SECS s for connect_timeout 1s)"

@@ -79,3 +79,57 @@ warm_cluster() {
     done
     curl -sf -X DELETE "$url/$idx" > /dev/null || true
 }
+# routing_check URL PREFIX DOCS — shard-aware bulk against an engine other than the default
+# OpenSearch (the elasticsearch_* tests, issue #25): `shard-of` against the node's own placement
+# (tests/support/shardof_check.py: 7 shards; 3 with number_of_routing_shards 30; 6 partitioned,
+# DOCS documents each), then routing_mode none, node and shard cells (3 shards, replicas 0) from
+# the coordinator with one local agent: every row verified by _count, nothing unrouted or
+# misrouted, sub-bulks of batch_size / nodes (node) and about batch_size / 3 (shard), and the
+# telemetry's per-node write-pool samples (queue, active, rejected) for every node of the cluster.
+# Indices PREFIX-*, deleted by name at the end (Elasticsearch 8+ refuses wildcard deletes:
+# action.destructive_requires_name defaults to true).
+routing_check() {
+    local url=$1 pre=$2 docs=$3 port rc=0
+    local names="$pre-s7,$pre-s3r30,$pre-p6,$pre-none,$pre-node,$pre-shard"
+    python3 "$SRC/tests/support/shardof_check.py" "$url" "$pre" "$AGENT" --indices s7,s3r30,p6 \
+        --docs "$docs" || { curl -s -X DELETE "$url/$names?ignore_unavailable=true" > /dev/null; fail "shard-of disagrees with $url"; }
+    cat > routing.yaml <<YAML
+name: routing-check
+target: {hosts: ["$url"]}
+index: {name: "$pre-{routing_mode}", recreate: true}
+variables: [{name: n, type: range, from: 1, to: 1000}]
+document: {source: '{"n": \$[[n]], "msg": "some text to make the document a little bigger"}'}
+run: {warmup: 1s, duration: 2s, seed: 16}
+matrix: {shards: [3], replicas: [0], batch_size: [300], concurrency: [2], routing_mode: [none, node, shard]}
+YAML
+    port=$(free_port)
+    timeout 300 "$COORD" run routing.yaml --local-agents 1 --threads 1 --insecure \
+        --bind "tcp://127.0.0.1:$port" --results routing-r -q > routing.out 2> routing.err || rc=$?
+    curl -s -X DELETE "$url/$names?ignore_unavailable=true" > /dev/null || true
+    [ "$rc" = 0 ] || { tail -20 routing.err >&2; fail "routing_mode cells against $url: exit $rc"; }
+    python3 - routing-r "$url" <<'PY' || fail "routing_mode rows or telemetry"
+import glob, json, sys, urllib.request
+d = glob.glob(sys.argv[1] + "/*/")[0]
+nodes = json.load(urllib.request.urlopen(sys.argv[2] + "/_nodes/http", timeout=10))["nodes"]
+names = sorted(n["name"] for n in nodes.values())
+for r in json.load(open(d + "matrix.json"))["rows"]:
+    mode = r["cell"].rsplit("route_", 1)[1]
+    assert r["verified"] is True and r["docs_counted"] == r["docs_ok_all"] > 0, r["cell"]
+    if mode != "none":
+        assert r["docs_unrouted"] == 0 and r["docs_misrouted"] == 0, r
+        want = 300 / len(names) if mode == "node" else 100
+        assert 0.7 * want <= r["subbulk_docs_mean"] <= 1.3 * want, (mode, r["subbulk_docs_mean"], want)
+    ticks = [json.loads(l) for l in open(f"{d}telemetry/{r['cell']}.ndjson")]
+    ticks = [t for t in ticks if t["type"] == "tick"]
+    assert len(ticks) >= 3, (r["cell"], len(ticks))
+    for t in ticks:
+        assert sorted(n["name"] for n in t["nodes"]) == names, (t, names)
+        for n in t["nodes"]:
+            assert all(isinstance(n[k], int) and n[k] >= 0 for k in ("queue", "active", "rejected")), n
+    grew = ticks[-1]["primaries_index_total"] - ticks[0]["primaries_index_total"]
+    assert grew > 0, (r["cell"], grew)
+    print(f"{r['cell']}: {r['docs_per_s']:.0f} docs/s, {r['docs_counted']} counted, sub-bulks "
+          f"{r.get('subbulk_docs_mean')}, write queue max {max(n['queue'] for t in ticks for n in t['nodes'])}, "
+          f"rejected {ticks[-1]['nodes'][0]['rejected']}, {len(ticks)} telemetry ticks over {len(names)} node(s)")
+PY
+}

@@ -103,6 +103,24 @@ MODES += ("mapper_parsing",)
 MODES += ("late",)
 LATE_S = 5.0
 
+# --root: what GET / answers when the server plays something that is not a cluster (issue #25:
+# the probe must name it and stop before any load): (status, content type, body)
+ROOT_ANSWERS = {
+    "html_proxy": (200, "text/html; charset=utf-8",
+                   b"<!DOCTYPE html>\n<html><head><title>Corporate Proxy - Sign in</title></head>"
+                   b"<body><form>Sign in to continue</form></body></html>\n"),
+    "nginx": (200, "text/html",
+              b"<!DOCTYPE html>\n<html>\n<head>\n<title>Welcome to nginx!</title>\n</head>\n"
+              b"<body><h1>Welcome to nginx!</h1></body>\n</html>\n"),
+    "nginx_404": (404, "text/html",
+                  b"<html>\r\n<head><title>404 Not Found</title></head>\r\n<body>\r\n"
+                  b"<center><h1>404 Not Found</h1></center>\r\n<hr><center>nginx/1.22.1</center>"
+                  b"\r\n</body>\r\n</html>\r\n"),
+    "solr": (200, "application/json;charset=utf-8",
+             b'{"responseHeader":{"status":0,"QTime":1},"mode":"std","solr_home":"/var/solr/data",'
+             b'"lucene":{"solr-spec-version":"9.4.0","lucene-spec-version":"9.8.0"}}\n'),
+}
+
 VERSION_BODY = {
     "name": "fault-server",
     "cluster_name": "bulkfleet-fault",
@@ -241,6 +259,7 @@ class State:
         self.admin_delay = []  # --admin-delay: (compiled regex, seconds)
         self.count_failed_shards = 0  # --count-failed-shards
         self.admin_fault = None  # --admin-fault
+        self.root = "cluster"  # --root
         self.basic_auth = None  # --basic-auth: the expected Authorization header value
         self.log = open(log_path, "a", encoding="utf-8") if log_path else None
         self.stop = threading.Event()
@@ -610,6 +629,11 @@ class Handler(BaseHTTPRequestHandler):
                 and not segs[0].startswith("_"):
             # a loaded cluster taking seconds to create or delete an index (--index-delay-ms)
             state.stop.wait(state.index_delay_s)
+        if not segs and state.root != "cluster":
+            status, ctype, raw = ROOT_ANSWERS[state.root]
+            rec["status"] = status
+            rec["response_bytes"] = self._send(status, raw, content_type=ctype)
+            return
         status, obj = 200, {"acknowledged": True}
         if not segs:
             obj = VERSION_BODY
@@ -957,6 +981,9 @@ def main(argv=None):
                     help="every request but _bulk (GET /, health, index APIs) is answered 401 "
                          "or 403 with a security_exception reason, or never (stall); the "
                          "cluster probe's faults")
+    ap.add_argument("--root", choices=("cluster",) + tuple(ROOT_ANSWERS), default="cluster",
+                    help="what GET / answers: a cluster's JSON (default), or a proxy's sign-in "
+                         "page, nginx's welcome page or its 404, a Solr's JSON")
     ap.add_argument("--basic-auth", metavar="USER:PASSWORD",
                     help="answer 401 to every request without these basic credentials")
     ap.add_argument("--tls-cert", help="serve HTTPS with this PEM certificate (chain)")
@@ -982,6 +1009,7 @@ def main(argv=None):
     server.state.store_bytes_per_doc = args.store_bytes_per_doc
     server.state.index_delay_s = args.index_delay_ms / 1000.0
     server.state.admin_fault = args.admin_fault
+    server.state.root = args.root
     server.state.count_failed_shards = args.count_failed_shards
     if args.basic_auth:
         server.state.basic_auth = "Basic " + base64.b64encode(args.basic_auth.encode()).decode()

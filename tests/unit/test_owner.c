@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* test_owner.c — what bulkfleet may replace in a cluster (bf_owner_may_replace) and which names
- * validate/plan warn about (bf_cluster_production_like). The cluster side of ownership (the
+ * validate/plan warn about (bf_cluster_production_like), and whether GET / came from a cluster
+ * (bf_cluster_root_check, issue #25). The cluster side of ownership (the
  * mark, refusals) is tested against the real cluster by integration_ownership. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -9,6 +10,8 @@
 #include <cmocka.h>
 
 #include "bf_cluster.h"
+
+#include <string.h>
 
 static void test_may_replace_only_named(void **state)
 {
@@ -40,11 +43,69 @@ static void test_production_like(void **state)
     assert_false(bf_cluster_production_like(NULL));
 }
 
+static void test_root_check(void **state)
+{
+    (void)state;
+    char w[256];
+    /* the real answers: Elasticsearch 8.17.0 (our bulkfleet-root module), OpenSearch 2.19 */
+    assert_true(bf_cluster_root_check(
+        200,
+        "{\"name\":\"n0\",\"cluster_name\":\"bf\",\"cluster_uuid\":\"u\",\"version\":"
+        "{\"number\":\"8.17.0\",\"build_flavor\":\"default\"},\"tagline\":\"You Know, "
+        "for Search\"}",
+        w, sizeof w));
+    assert_string_equal(w, "");
+    assert_true(bf_cluster_root_check(
+        200,
+        "{\"cluster_name\":\"c\",\"version\":{\"distribution\":\"opensearch\",\"number\":"
+        "\"2.19.6\"}}",
+        w, sizeof w));
+    /* a real cluster's error under another status is the cluster's (http_error reports it) */
+    assert_true(bf_cluster_root_check(
+        503, "{\"error\":{\"type\":\"master_not_discovered_exception\"},\"status\":503}", w,
+        sizeof w));
+    assert_false(bf_cluster_root_check(
+        200, "<!DOCTYPE html>\n<html>\n<head>\n<title>Welcome to\n nginx!</title>", w, sizeof w));
+    assert_string_equal(w, "an HTML page titled \"Welcome to nginx!\"");
+    assert_false(bf_cluster_root_check(404, "<html>\r\n<body>gone</body></html>", w, sizeof w));
+    assert_string_equal(w, "an HTML page (\"<html>  <body>gone</body></html>\")");
+    assert_false(bf_cluster_root_check(
+        200, "{\"responseHeader\":{\"status\":0},\"lucene\":{\"solr-spec-version\":\"9.4.0\"}}", w,
+        sizeof w));
+    assert_string_equal(w, "JSON without version.number (its keys: responseHeader, lucene)");
+    assert_false(bf_cluster_root_check(200, "{\"version\":{\"number\":\"1.0\"}}", w, sizeof w));
+    assert_string_equal(w, "JSON without cluster_name (its keys: version)");
+    assert_false(bf_cluster_root_check(200, "{}", w, sizeof w));
+    assert_string_equal(w, "JSON without version.number (its keys: none)");
+    assert_false(bf_cluster_root_check(
+        200, "{\"a\":1,\"b\":2,\"c\":3,\"d\":4,\"e\":5,\"f\":6,\"g\":7,\"h\":8}", w, sizeof w));
+    assert_string_equal(w, "JSON without version.number (its keys: a, b, c, d, e, f, ...)");
+    assert_false(bf_cluster_root_check(200, "[1, 2]", w, sizeof w));
+    assert_string_equal(w, "JSON that is not an object");
+    assert_false(bf_cluster_root_check(200, "  \n", w, sizeof w));
+    assert_string_equal(w, "an empty body");
+    assert_false(bf_cluster_root_check(200, NULL, w, sizeof w));
+    assert_string_equal(w, "an empty body");
+    assert_false(bf_cluster_root_check(200, "OK\n", w, sizeof w));
+    assert_string_equal(w, "text \"OK \"");
+    char longtext[200];
+    memset(longtext, 'x', sizeof longtext - 1);
+    longtext[sizeof longtext - 1] = '\0';
+    assert_false(bf_cluster_root_check(200, longtext, w, sizeof w));
+    assert_int_equal(strlen(w), strlen("text \"\"...") + 80);
+    /* a small buffer is cut, terminated */
+    char small[8];
+    assert_false(
+        bf_cluster_root_check(200, "<title>Welcome to nginx!</title>", small, sizeof small));
+    assert_int_equal(strlen(small), 7);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_may_replace_only_named),
         cmocka_unit_test(test_production_like),
+        cmocka_unit_test(test_root_check),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
