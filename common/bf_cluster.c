@@ -577,6 +577,17 @@ static int ds_probe(bf_es_t *es, const char *name, int *kind, int *ours, bf_diag
     free(path);
     if (rc != BF_OK)
         return rc;
+    /* 405: a cluster without the data stream API (an Elasticsearch whose data-streams module is
+     * not installed, as the dev cluster built from Maven Central, issue #25): no data stream
+     * can exist there, so `name` is an index, an alias or nothing; kind 3 when nothing */
+    if (status == 405) {
+        path = bf_asprintf("/%s", name);
+        rc = bf_es_request(es, "HEAD", path, NULL, &status, &body, diag);
+        free(path);
+        if (rc == BF_OK)
+            *kind = status == 200 ? 2 : 3;
+        return rc;
+    }
     if (status == 404) {
         path = bf_asprintf("/%s", name);
         rc = bf_es_request(es, "HEAD", path, NULL, &status, &body, diag);
@@ -615,6 +626,13 @@ static int ds_prepare(bf_es_t *es, const bf_index_spec_t *ix, const bf_cell_t *c
         return rc;
     long status = 0;
     const char *body = NULL;
+    if (kind == 3)
+        return bf_diag_set(diag, BF_E_INVAL,
+                           "cell %s: %s answers GET /_data_stream/%s with HTTP "
+                           "405: this cluster has no data stream API (an Elasticsearch without "
+                           "its data-streams module, such as the dev cluster built from Maven "
+                           "Central); index into a plain index (drop index.data_stream)",
+                           cell->id, bf_es_host(es), name);
     if (kind == 2)
         return bf_diag_set(diag, BF_E_INVAL, "cell %s: %s on %s is an index or alias, not a data "
                            "stream (index.data_stream): it is not deleted; delete it yourself "

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# elasticsearch_errtypes — errors by type against the real 1-node Elasticsearch 8.17.0 (the
+# elasticsearch_errtypes — errors by type against the real 3-node Elasticsearch 8.17.0 (the
 # "devcluster_es8" fixture): integration_errtypes' three cells, where Elasticsearch 8.8+ names a
 # document that does not fit its mapping document_parsing_exception (OpenSearch:
 # mapper_parsing_exception): mapping and version conflicts are counted by type with their real

@@ -5,7 +5,10 @@
 # Java 21+) is built and started with 1 node on free ports, warmed with a standalone run of the
 # first cell (a cold node's first bulk requests take seconds), and two cells of the quickstart
 # run from the coordinator with two local agents: the probe names Elasticsearch 9.2.0, every
-# row has docs/s > 0 and is verified by _count. Skipped (77) when no Java 21+ is on the machine.
+# row has docs/s > 0 and is verified by _count. Then routing on the same node (routing_check in
+# lib.sh): `shard-of` agrees with Elasticsearch 9's placement of 900 ids, and routing_mode none /
+# node / shard cells verify with per-node write-pool telemetry. Skipped (77) when no Java 21+ is
+# on the machine.
 source "$(dirname "$0")/lib.sh"
 cd "$TMP"
 export BF_DEVCLUSTER_HEAP=1g
@@ -41,4 +44,5 @@ for r in rows:
     assert r["docs_per_s"] > 0, (r["cell"], r["docs_per_s"])
     print(f"Elasticsearch 9.2.0: {r['cell']}: {r['docs_per_s']:.0f} docs/s, {r['docs_counted']} counted")
 PY
-pass "quickstart (2 cells) against Elasticsearch 9.2.0: verified"
+routing_check "$URL" "bf-es9rt-$$" 300
+pass "quickstart (2 cells) against Elasticsearch 9.2.0: verified; shard-of agrees with the node, routing_mode cells verified"

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# elasticsearch_quickstart — examples/quickstart.yaml, all 8 cells, against a real 1-node
+# elasticsearch_quickstart — examples/quickstart.yaml, all 8 cells, against a real 3-node
 # Elasticsearch 8.17.0 (the "devcluster_es8" fixture: deploy/devcluster-es8, the server and the
 # netty4 module from Maven Central), from the coordinator with two local agents: the probe names
-# Elasticsearch 8.17.0, and every row has docs/s > 0 and is verified by _count.
+# Elasticsearch 8.17.0 and its nodes, and every row has docs/s > 0 and is verified by _count.
 source "$(dirname "$0")/lib.sh"
 cd "$TMP"
 URL=${BF_TEST_ES:?BF_TEST_ES is not set (run through ctest)}
@@ -14,11 +14,17 @@ version=$(curl -sf "$URL" | python3 -c 'import json,sys; v=json.load(sys.stdin)[
 BF_TARGET="$URL" timeout 120 "$AGENT" run "$SRC/examples/quickstart.yaml" --cell 1 --threads 1 \
     --warmup 1s --duration 2s > warm.out 2> warm.err || rc=$?
 [ "${rc:-0}" -le 1 ] || { tail -5 warm.err >&2; fail "warm-up run (exit $rc)"; }
+rc=0
 P=$(free_port)
 BF_TARGET="$URL" timeout 300 "$COORD" run "$SRC/examples/quickstart.yaml" --local-agents 2 --threads 1 \
     --insecure --bind "tcp://127.0.0.1:$P" --warmup 1s --duration 2s --results r \
-    > out 2> err || { tail -20 err >&2; fail "quickstart against Elasticsearch 8.17.0: exit $?"; }
-grep -q "target: elasticsearch 8.17.0, 1 node" err || { grep target: err >&2; fail "the probe did not name Elasticsearch 8.17.0"; }
+    > out 2> err || rc=$?
+# exit 1 is a row that is not clean (few requests in 2 s, client-bound on a loaded machine: seen in
+# a landing beside six others); every row is still checked below. 2 and above are errors.
+[ "${rc:-0}" -le 1 ] || { tail -20 err >&2; fail "quickstart against Elasticsearch 8.17.0: exit $rc"; }
+nodes=$(curl -sf "$URL/_cat/nodes?h=name" | wc -l)
+[ "$nodes" = 1 ] && want="1 node" || want="$nodes nodes"
+grep -q "target: elasticsearch 8.17.0, $want" err || { grep target: err >&2; fail "the probe did not name Elasticsearch 8.17.0"; }
 python3 - r <<'PY' || fail "rows"
 import glob, json, sys
 rows = json.load(open(glob.glob(sys.argv[1] + "/*/matrix.json")[0]))["rows"]

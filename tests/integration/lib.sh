@@ -106,7 +106,9 @@ YAML
     timeout 300 "$COORD" run routing.yaml --local-agents 1 --threads 1 --insecure \
         --bind "tcp://127.0.0.1:$port" --results routing-r -q > routing.out 2> routing.err || rc=$?
     curl -s -X DELETE "$url/$names?ignore_unavailable=true" > /dev/null || true
-    [ "$rc" = 0 ] || { tail -20 routing.err >&2; fail "routing_mode cells against $url: exit $rc"; }
+    # exit 1: a row that is not clean (few requests, client-bound on a loaded machine); the rows
+    # are checked below
+    [ "$rc" -le 1 ] || { tail -20 routing.err >&2; fail "routing_mode cells against $url: exit $rc"; }
     python3 - routing-r "$url" <<'PY' || fail "routing_mode rows or telemetry"
 import glob, json, sys, urllib.request
 d = glob.glob(sys.argv[1] + "/*/")[0]
@@ -126,8 +128,9 @@ for r in json.load(open(d + "matrix.json"))["rows"]:
         assert sorted(n["name"] for n in t["nodes"]) == names, (t, names)
         for n in t["nodes"]:
             assert all(isinstance(n[k], int) and n[k] >= 0 for k in ("queue", "active", "rejected")), n
-    grew = ticks[-1]["primaries_index_total"] - ticks[0]["primaries_index_total"]
-    assert grew > 0, (r["cell"], grew)
+    # the cell's primaries' index_total (None in a tick whose _stats was not answered in time)
+    pit = [t["primaries_index_total"] for t in ticks if t.get("primaries_index_total") is not None]
+    assert len(pit) >= 2 and pit[-1] > pit[0], (r["cell"], pit)
     print(f"{r['cell']}: {r['docs_per_s']:.0f} docs/s, {r['docs_counted']} counted, sub-bulks "
           f"{r.get('subbulk_docs_mean')}, write queue max {max(n['queue'] for t in ticks for n in t['nodes'])}, "
           f"rejected {ticks[-1]['nodes'][0]['rejected']}, {len(ticks)} telemetry ticks over {len(names)} node(s)")
