@@ -2,35 +2,23 @@
 package io.bulkfleet.devcluster;
 
 import java.io.IOException;
-import java.io.PrintStream;
 import java.lang.reflect.Constructor;
 import java.lang.reflect.Method;
-import java.net.InetAddress;
-import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.DirectoryStream;
-import java.nio.file.FileVisitResult;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
-import java.nio.file.SimpleFileVisitor;
-import java.nio.file.StandardCopyOption;
-import java.nio.file.attribute.BasicFileAttributes;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 
@@ -42,9 +30,11 @@ import org.elasticsearch.node.Node;
 /**
  * Starts N real Elasticsearch nodes (8.x or 9.x, whichever server jar is on the classpath) in
  * this JVM, all bound to 127.0.0.1, and keeps them running until SIGTERM/SIGINT (or
- * --max-lifetime). Same command line, ready file and exit codes as the OpenSearch launcher
- * (../devcluster-common): 0 normal stop, 1 start-up failure, 2 not GREEN within --wait-timeout,
- * 64 bad command line.
+ * --max-lifetime). The lifecycle (command line, data directory, main flow, ready file,
+ * shutdown, exit codes: 0 normal stop, 1 start-up failure, 2 not GREEN within --wait-timeout, 64
+ * bad command line) is {@link LauncherBase}'s in ../devcluster-common, shared with the
+ * OpenSearch launcher; here is how Elasticsearch nodes are laid out, built, health-checked and
+ * closed.
  *
  * <p>Each node gets a home {@code <data-dir>/node-<i>/} whose {@code modules/} holds the
  * modules laid out by the Maven build in {@code target/modules/} (transport-netty4 from Maven
@@ -55,34 +45,14 @@ import org.elasticsearch.node.Node;
  * is installed, no native access is initialised and no bootstrap checks run (a loopback-only dev
  * node would skip them anyway). Security (x-pack) is not there: plain HTTP, no users.
  */
-public final class EsLauncher {
+public final class EsLauncher extends LauncherBase {
 
-    private static final PrintStream OUT = System.out;
-    private static final PrintStream ERR = System.err;
-
-    private final LauncherConfig cfg;
-    private final Path dataDir;
-    private final boolean dataDirIsTemp;
-    private final boolean dataDirCreated;
     private final Path modulesSource;
     private final List<Node> nodes = new ArrayList<>();
-    private final Object lock = new Object();
-    private final AtomicBoolean closing = new AtomicBoolean();
-    private final CountDownLatch stopped = new CountDownLatch(1);
 
     private EsLauncher(LauncherConfig cfg, Path modulesSource) throws IOException {
-        this.cfg = cfg;
+        super(cfg, "bulkfleet-devcluster-es-");
         this.modulesSource = modulesSource;
-        if (cfg.dataDir == null) {
-            this.dataDir = Files.createTempDirectory("bulkfleet-devcluster-es-");
-            this.dataDirIsTemp = true;
-            this.dataDirCreated = true;
-        } else {
-            this.dataDir = cfg.dataDir;
-            this.dataDirIsTemp = false;
-            this.dataDirCreated = !Files.exists(dataDir);
-            Files.createDirectories(dataDir);
-        }
     }
 
     /** The modules directory next to the launcher jar (target/modules), or -Ddevcluster.modules. */
@@ -100,17 +70,8 @@ public final class EsLauncher {
     }
 
     public static void main(String[] args) {
-        final LauncherConfig cfg;
-        try {
-            cfg = LauncherConfig.parse(args);
-        } catch (IllegalArgumentException e) {
-            ERR.println("devcluster: " + e.getMessage());
-            ERR.println(LauncherConfig.USAGE);
-            System.exit(64);
-            return;
-        }
-        if (cfg.help) {
-            OUT.println(LauncherConfig.USAGE);
+        LauncherConfig cfg = parseArgs(args);
+        if (cfg == null) {
             return;
         }
         // Netty's available-processors can only be set once per JVM; several nodes would clash.
@@ -135,106 +96,7 @@ public final class EsLauncher {
             System.exit(1);
             return;
         }
-        Runtime.getRuntime().addShutdownHook(new Thread(launcher::shutdown, "devcluster-shutdown"));
-        launcher.startLifetimeGuard();
-
-        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(cfg.waitTimeoutSec);
-        int code = 0;
-        String failure = null;
-        try {
-            launcher.checkPortsFree();
-            launcher.startCluster(deadline);
-            failure = launcher.awaitGreen(deadline);
-            if (failure != null) {
-                code = 2;
-            }
-        } catch (Throwable t) {
-            code = 1;
-            failure = "start-up failed: " + describe(t);
-            if (!(t instanceof StartupException)) {
-                t.printStackTrace(ERR);
-            }
-        }
-        if (failure != null) {
-            if (launcher.closing.get()) {
-                launcher.awaitStopped();
-                return;
-            }
-            ERR.println("devcluster: ERROR: " + failure);
-            launcher.shutdown();
-            System.exit(code);
-            return;
-        }
-        try {
-            launcher.writeReadyFile();
-        } catch (IOException e) {
-            ERR.println("devcluster: ERROR: cannot write ready file " + cfg.readyFile + ": " + e);
-            launcher.shutdown();
-            System.exit(1);
-            return;
-        }
-        OUT.println("ELASTICSEARCH READY " + String.join(",", launcher.urls()));
-        OUT.flush();
-        launcher.awaitStopped();
-    }
-
-    private static String describe(Throwable t) {
-        StringBuilder sb = new StringBuilder(String.valueOf(t.getMessage() != null ? t.getMessage() : t.toString()));
-        Throwable c = t.getCause();
-        int depth = 0;
-        while (c != null && c != t && depth++ < 5) {
-            sb.append(" <- ").append(c.getMessage() != null ? c.getClass().getSimpleName() + ": " + c.getMessage() : c.toString());
-            t = c;
-            c = c.getCause();
-        }
-        return sb.toString();
-    }
-
-    private void awaitStopped() {
-        while (true) {
-            try {
-                stopped.await();
-                return;
-            } catch (InterruptedException e) {
-                // keep waiting; only shutdown() releases us
-            }
-        }
-    }
-
-    private void startLifetimeGuard() {
-        if (cfg.maxLifetimeSec <= 0) {
-            return;
-        }
-        Thread t = new Thread(() -> {
-            try {
-                Thread.sleep(TimeUnit.SECONDS.toMillis(cfg.maxLifetimeSec));
-            } catch (InterruptedException e) {
-                return;
-            }
-            ERR.println("devcluster: --max-lifetime of " + cfg.maxLifetimeSec + " s reached, stopping");
-            System.exit(0);
-        }, "devcluster-lifetime-guard");
-        t.setDaemon(true);
-        t.start();
-    }
-
-    List<String> urls() {
-        return IntStream.range(0, cfg.nodes).mapToObj(i -> "http://127.0.0.1:" + (cfg.httpPort + i)).collect(Collectors.toList());
-    }
-
-    private void checkPortsFree() {
-        InetAddress lo = InetAddress.getLoopbackAddress();
-        for (int i = 0; i < cfg.nodes; i++) {
-            for (int[] p : new int[][] {{cfg.httpPort + i, 0}, {cfg.transportPort + i, 1}}) {
-                try (ServerSocket s = new ServerSocket()) {
-                    s.setReuseAddress(true);
-                    s.bind(new InetSocketAddress(lo, p[0]));
-                } catch (IOException e) {
-                    throw new StartupException((p[1] == 0 ? "HTTP" : "transport") + " port " + p[0]
-                        + " on 127.0.0.1 is already in use (node-" + i + ")");
-                }
-            }
-        }
+        launcher.run("ELASTICSEARCH");
     }
 
     Settings nodeSettings(int i) {
@@ -311,14 +173,10 @@ public final class EsLauncher {
         }
     }
 
-    private void startCluster(long deadline) throws Exception {
+    @Override
+    void startCluster(long deadline) throws Exception {
         for (int i = 0; i < cfg.nodes; i++) {
-            if (closing.get()) {
-                throw new StartupException("stopped during start-up");
-            }
-            if (System.nanoTime() > deadline) {
-                throw new StartupException("--wait-timeout of " + cfg.waitTimeoutSec + " s exceeded while starting node-" + i);
-            }
+            checkCanStart(i, deadline);
             final String name = "node-" + i;
             Settings settings = nodeSettings(i);
             Path home = dataDir.resolve(name);
@@ -347,7 +205,8 @@ public final class EsLauncher {
     }
 
     /** Polls node 0's _cluster/health over HTTP; @return null when GREEN with all nodes. */
-    private String awaitGreen(long deadline) throws InterruptedException {
+    @Override
+    String awaitGreen(long deadline) throws InterruptedException {
         HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
         String last = "no answer";
         URI uri = URI.create("http://127.0.0.1:" + cfg.httpPort + "/_cluster/health?wait_for_status=green&wait_for_nodes=" + cfg.nodes
@@ -369,32 +228,35 @@ public final class EsLauncher {
             + last + ")";
     }
 
-    private void writeReadyFile() throws IOException {
-        if (cfg.readyFile == null) {
+    /**
+     * Before closing nodes 1..N-1 one after the other, drop them from the voting configuration
+     * (POST _cluster/voting_config_exclusions on node 0) so node 0 keeps a quorum; otherwise it
+     * logs "non-failed nodes do not form a quorum" errors while the others go away. Best effort,
+     * bounded in time (the OpenSearch launcher does the same through its client).
+     */
+    private void excludeFromVoting(int started) {
+        if (started < 2) {
             return;
         }
-        Path parent = cfg.readyFile.getParent();
-        if (parent != null) {
-            Files.createDirectories(parent);
-        }
-        Path tmp = cfg.readyFile.resolveSibling(cfg.readyFile.getFileName() + ".tmp");
-        Files.write(tmp, (String.join("\n", urls()) + "\n").getBytes(StandardCharsets.UTF_8));
+        String names = IntStream.range(1, started).mapToObj(i -> "node-" + i).collect(Collectors.joining(","));
+        URI uri = URI.create("http://127.0.0.1:" + cfg.httpPort + "/_cluster/voting_config_exclusions?node_names=" + names
+            + "&timeout=10s");
         try {
-            Files.move(tmp, cfg.readyFile, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-        } catch (AtomicMoveNotSupportedException e) {
-            Files.move(tmp, cfg.readyFile, StandardCopyOption.REPLACE_EXISTING);
+            HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+            http.send(HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(15)).POST(HttpRequest.BodyPublishers.noBody()).build(),
+                HttpResponse.BodyHandlers.discarding());
+        } catch (Exception e) {
+            // not fatal: the nodes are closed anyway, only the log gets noisier
         }
     }
 
-    /** Idempotent: closes nodes (node 0 last), removes ready file and data, releases main. */
-    void shutdown() {
-        if (!closing.compareAndSet(false, true)) {
-            return;
-        }
+    @Override
+    void closeNodes() {
         List<Node> toClose;
         synchronized (lock) {
             toClose = new ArrayList<>(nodes);
         }
+        excludeFromVoting(toClose.size());
         Collections.reverse(toClose);
         for (Node node : toClose) {
             try {
@@ -405,60 +267,6 @@ public final class EsLauncher {
             } catch (Throwable t) {
                 ERR.println("devcluster: error closing node: " + t);
             }
-        }
-        if (cfg.readyFile != null) {
-            try {
-                Files.deleteIfExists(cfg.readyFile);
-            } catch (IOException ignored) {
-                // best effort
-            }
-        }
-        if (!cfg.keepData) {
-            if (dataDirIsTemp || dataDirCreated) {
-                deleteRecursively(dataDir);
-            } else {
-                for (int i = 0; i < cfg.nodes; i++) {
-                    deleteRecursively(dataDir.resolve("node-" + i));
-                }
-            }
-        }
-        ERR.println("devcluster: stopped");
-        ERR.flush();
-        org.apache.logging.log4j.LogManager.shutdown();
-        stopped.countDown();
-    }
-
-    private static void deleteRecursively(Path root) {
-        if (!Files.exists(root)) {
-            return;
-        }
-        try {
-            Files.walkFileTree(root, new SimpleFileVisitor<>() {
-                @Override
-                public FileVisitResult visitFile(Path file, BasicFileAttributes attrs) throws IOException {
-                    Files.deleteIfExists(file);
-                    return FileVisitResult.CONTINUE;
-                }
-
-                @Override
-                public FileVisitResult postVisitDirectory(Path dir, IOException exc) throws IOException {
-                    Files.deleteIfExists(dir);
-                    return FileVisitResult.CONTINUE;
-                }
-            });
-        } catch (IOException e) {
-            ERR.println("devcluster: could not fully delete " + root + ": " + e);
-        }
-    }
-
-    /** A start-up failure whose message is self-explanatory (no stack trace needed). */
-    static final class StartupException extends RuntimeException {
-        StartupException(String msg) {
-            super(msg);
-        }
-
-        StartupException(String msg, Throwable cause) {
-            super(msg, cause);
         }
     }
 }
