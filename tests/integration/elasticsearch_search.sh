@@ -18,17 +18,22 @@ grep -q "prefill: 1000 " s.yaml && grep -q "^  concurrency: \[4\]" s.yaml || fai
 trap 'curl -s -X DELETE "$ES/$IDX?ignore_unavailable=true" > /dev/null 2>&1 || true; cleanup_tmp' EXIT
 P=$(free_port)
 timeout 180 "$COORD" run s.yaml --local-agents 1 --threads 1 --insecure --warmup 1s --duration 3s \
-    --bind "tcp://127.0.0.1:$P" --results r -q > out 2> err || { tail -30 err >&2; fail "campaign exit $?"; }
+    --bind "tcp://127.0.0.1:$P" --results r -q > out 2> err || rc=$?
+# exit 1 is a row that is not clean (a cold node: the prefill took 9 s once, beside six other
+# landings); the row is checked below. 2 and above are errors.
+[ "${rc:-0}" -le 1 ] || { tail -30 err >&2; fail "campaign exit $rc"; }
 grep -q "prefilled 1000 documents" err || { cat err >&2; fail "no prefill logged"; }
 python3 - r <<'PY' || fail "the mixed row"
 import glob, json, sys
 d = glob.glob(sys.argv[1] + "/*/")[0]
 (r,) = json.load(open(d + "matrix.json"))["rows"]
+print({k: r[k] for k in ("verified", "failed", "reason", "docs_counted", "docs_ok_all")})
 assert r["verified"] is True and not r["failed"], (r["docs_counted"], r["docs_ok_all"], r["reason"])
 assert r["docs_per_s"] > 0, r["docs_per_s"]
 qs = {q["query"]: q for q in r["queries"]}
 assert list(qs) == ["term_status", "match_message", "agg_methods", "count_errors"], list(qs)
 for n, q in qs.items():
+    print(n, {k: q[k] for k in ("ops_ok", "ops_error", "errors", "service_count", "mean_hits")})
     assert q["ops_ok"] > 0 and q["ops_error"] == 0 and q["errors"] == "", (n, q)
     assert q["service_count"] == q["ops_ok"] and q["latency_count"] == q["service_count"], (n, q)
     assert q["mean_hits"] > 0, (n, q)
