@@ -286,6 +286,17 @@ static int load_json_at(track_src *src, const char *file, const char *rel, json_
         char *lab = rendered ? bf_asprintf("%s (rendered)", file) : bf_strdup(file);
         json_error_t je;
         *out = json_loadb(use, use_len, JSON_REJECT_DUPLICATES, &je);
+        if (*out == NULL && strstr(je.text, "duplicate object key")) {
+            /* Rally reads tracks with Python's json, which keeps a key's last value
+             * (elser-ingest-speedtest's rendered pipeline repeats "field"): so does this
+             * import, and it says where */
+            json_error_t je2;
+            *out = json_loadb(use, use_len, 0, &je2);
+            if (*out)
+                bf_warn("%s:%d:%d: %s; Rally keeps the key's last value, and so does this "
+                        "import (remove the first to silence this)",
+                        lab, je.line, je.column, je.text);
+        }
         if (*out == NULL)
             rc = bf_diag_set(diag, BF_E_PARSE, "%s:%d:%d: not JSON: %s", lab, je.line, je.column,
                              je.text);
@@ -1244,6 +1255,7 @@ int bf_import_rally(const char *path, const bf_rally_opts_t *opts, char **yaml, 
         char *wc = want_corpora ? json_dumps(want_corpora, JSON_ENCODE_ANY | JSON_COMPACT) : NULL;
         char *wi = want_indices ? json_dumps(want_indices, JSON_ENCODE_ANY | JSON_COMPACT) : NULL;
         int empty = (wc && strstr(wc, "\"\"")) || (wi && strstr(wi, "\"\""));
+        const char *ps = str_of(first_bulk, "param-source");
         rc = bf_diag_set(diag, BF_E_INVAL,
                          "%s: the bulk operation's corpora have no documents file%s (the "
                          "operation names corpora %s, indices %s; see the track's \"corpora\" "
@@ -1253,6 +1265,10 @@ int bf_import_rally(const char *path, const bf_rally_opts_t *opts, char **yaml, 
                          empty ? "; an empty name is a track parameter without a default: give "
                                  "the track's parameters with --track-params FILE.json (a "
                                  "workload's params/*.json)"
+                         : ps  ? "; the bulk operation takes its documents from the "
+                                 "param-source of the track's own Python (track.py), which "
+                                 "bulkfleet does not run: write a corpus file, or a template "
+                                 "(docs/scenario.md)"
                                : "");
         free(wc);
         free(wi);

@@ -86,6 +86,25 @@ PY
 "$COORD" import-rally pub -o pub.yaml 2> pue || { cat pue >&2; cat pub/track.json >&2; fail "a track written as the published ones exit $?"; }
 grep -q "^#  - not imported: the track's other 1 index (jt-lookup): the imported bulk task does not write it" pub.yaml &&
     grep -q "^  name: jt-logs$" pub.yaml || { cat pub.yaml >&2; fail "the other index is not named, or the corpus lost its index"; }
+# a key repeated in the rendered track (elser-ingest-speedtest): Rally's JSON reader keeps the
+# last value, so does the import, with a warning where; a bulk operation fed by a param-source
+# of the track's Python (random_vector): refused, saying so
+mkdir dup && cp -r track/* dup/ && sed -i 's/"description": "\(.*\)",$/"description": "first",\n  "description": "\1",/' dup/track.json
+"$COORD" import-rally dup -o dup.yaml 2> due || { cat due dup/track.json >&2; fail "a track with a repeated key exit $?"; }
+grep -q "dup/track.json (rendered):[0-9]*:[0-9]*: duplicate object key near '\"description\"'; Rally keeps the key's last value" due ||
+    { cat due >&2; fail "no warning for the repeated key"; }
+mkdir psrc && cp -r track/* psrc/
+python3 - psrc <<'PY'
+import sys
+d = sys.argv[1]
+t = open(d + "/track.json").read()
+i = t.index('"corpora": ['); j = t.index('"operations": [')
+open(d + "/track.json", "w").write(t[:i] + t[j:])
+o = open(d + "/operations/default.json").read()
+open(d + "/operations/default.json", "w").write(o.replace('"operation-type": "bulk",', '"operation-type": "bulk",\n      "param-source": "random-bulk-param-source",', 1))
+PY
+"$COORD" import-rally psrc > /dev/null 2> pse && fail "a bulk operation fed by a param-source was accepted"
+grep -q "takes its documents from the param-source of the track's own Python (track.py)" pse || { cat pse >&2; fail "param-source refusal"; }
 # a corpus shorter than its document-count: an error naming --allow-partial-corpus, a warning with it
 mkdir part && cp -r track/* part/ && sed -i 's/"document-count": 1200/"document-count": 5000/' part/track.json
 "$COORD" import-rally part > /dev/null 2> pae && fail "a corpus shorter than its document-count was accepted"
