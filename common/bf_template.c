@@ -43,6 +43,42 @@ typedef struct op {
     size_t src_off;     /* offset in the field's template text */
 } op;
 
+/* The rendering plan (render_doc_fast): one step per placeholder, each with the literal that
+ * follows it, so a document is one pass over a short array. A document-scope value used once
+ * is drawn straight into the output (no slot, no stamp); one used again is drawn into its slot
+ * at its first placeholder and copied from there at the others, which is when and how often
+ * value() draws it: the RNG sees the same draws in the same order, and the bytes are the same
+ * (test_render_golden). */
+enum fast_kind {
+    F_NONE = 0, /* only the literal (the document's first piece) */
+    F_DICT,     /* file / list used once: draw an item, copy it */
+    F_POOL,     /* range used once, values formatted at compile time: draw, copy 8 bytes */
+    F_GEN,      /* other type used once: bf_vars_eval writes into the output */
+    F_DRAW,     /* first of several uses, or escaped again: draw into the slot, then emit */
+    F_REUSE,    /* a later use of a document-scope value: emit the slot's */
+    F_VALUE,    /* request scope: value(), by its stamp */
+};
+
+#define POOL_MAX_VALUES 4096 /* a range of at most this many values (36 KiB) is pre-formatted */
+#define LIT_PAD 16           /* literals are copied 16 bytes at a time: pool and output slack */
+
+typedef struct fop {
+    uint8_t kind; /* enum fast_kind */
+    uint8_t esc;  /* OP_ESC: escaped again (random_array inside a string) */
+    uint32_t var;
+    uint32_t lit_len;    /* the literal after the value */
+    const char *lit;     /* in t->plan_lit (padded) */
+    uint64_t n;          /* F_DICT: items; F_POOL: values (the range's span) */
+    const char *values;  /* F_DICT: the spec's; F_POOL: 8 bytes a value */
+    const size_t *off;   /* F_DICT */
+    const uint8_t *plen; /* F_POOL: length of each value */
+} fop;
+
+typedef struct pool {
+    char *text; /* 8 bytes a value, from + k at 8k */
+    uint8_t *len;
+} pool;
+
 struct bf_tmpl {
     const bf_scenario_t *sc;
     const bf_var_spec_t *vars;
@@ -64,6 +100,10 @@ struct bf_tmpl {
     int has_id, has_routing; /* the template sets _id / routing (else the corpus's) */
     int ndjson;              /* a query body of JSON lines (_msearch): each line break outside a
                                 string ends a line, kept as one '\n'; blank lines dropped */
+    fop *fops;               /* the rendering plan of ops (render_doc_fast) */
+    size_t nfops;
+    char *plan_lit; /* lit's bytes + LIT_PAD zeros */
+    pool *pools;    /* per variable; text NULL when not pooled */
 };
 
 /* ---- compilation --------------------------------------------------------------------------- */
@@ -357,6 +397,85 @@ static void tmpl_merge_ops(bf_tmpl_t *t)
     }
 }
 
+/* The range values of spec s formatted into a pool (every value at most 8 characters and at
+ * most POOL_MAX_VALUES of them; else p stays empty): rendering one is then a draw and a copy of
+ * 8 bytes, the same draw bf_vars_eval makes (from + bf_rng_below(span)). */
+static void pool_build(const bf_var_spec_t *s, pool *p)
+{
+    uint64_t span = (uint64_t)s->to - (uint64_t)s->from + 1u;
+    if (s->type != BF_VAR_RANGE || span == 0 || span > POOL_MAX_VALUES)
+        return;
+    char tmp[24];
+    if (bf_fmt_i64(tmp, s->from) > 8 || bf_fmt_i64(tmp, s->to) > 8)
+        return; /* the longest values are at the ends of a range */
+    p->text = bf_calloc(span, 8);
+    p->len = bf_malloc(span);
+    for (uint64_t k = 0; k < span; k++) {
+        size_t n = bf_fmt_i64(tmp, (int64_t)((uint64_t)s->from + k));
+        memcpy(p->text + 8 * k, tmp, n);
+        p->len[k] = (uint8_t)n;
+    }
+}
+
+/* The rendering plan of t->ops (see enum fast_kind). */
+static void tmpl_plan(bf_tmpl_t *t)
+{
+    t->plan_lit = bf_calloc(t->lit.len + LIT_PAD, 1);
+    if (t->lit.len)
+        memcpy(t->plan_lit, t->lit.data, t->lit.len);
+    t->pools = bf_calloc(t->nvars ? t->nvars : 1, sizeof *t->pools);
+    for (size_t v = 0; v < t->nvars; v++)
+        pool_build(&t->vars[v], &t->pools[v]);
+    unsigned char *seen = bf_calloc(t->nvars ? t->nvars : 1, 1);
+    t->fops = bf_calloc(t->nops + 1, sizeof *t->fops);
+    fop *cur = &t->fops[0];
+    t->nfops = 1;
+    for (size_t i = 0; i < t->nops; i++) {
+        const op *o = &t->ops[i];
+        if (o->kind == OP_LIT) {
+            if (cur->lit_len) {
+                cur = &t->fops[t->nfops++];
+                cur->kind = F_NONE;
+            }
+            cur->lit = t->plan_lit + o->off;
+            cur->lit_len = (uint32_t)o->len;
+            continue;
+        }
+        cur = &t->fops[t->nfops++];
+        cur->var = o->var;
+        cur->esc = o->kind == OP_ESC;
+        const bf_var_spec_t *s = &t->vars[o->var];
+        if (s->scope == BF_VAR_SCOPE_REQUEST) {
+            cur->kind = F_VALUE;
+            continue;
+        }
+        if (seen[o->var]) {
+            cur->kind = F_REUSE;
+            continue;
+        }
+        seen[o->var] = 1;
+        int again = 0;
+        for (size_t j = i + 1; j < t->nops && !again; j++)
+            again = t->ops[j].kind != OP_LIT && t->ops[j].var == o->var;
+        if (again || cur->esc) {
+            cur->kind = F_DRAW;
+        } else if (s->type == BF_VAR_FILE || s->type == BF_VAR_LIST) {
+            cur->kind = F_DICT;
+            cur->n = s->nvalues;
+            cur->values = s->values;
+            cur->off = s->value_off;
+        } else if (t->pools[o->var].text) {
+            cur->kind = F_POOL;
+            cur->n = (uint64_t)s->to - (uint64_t)s->from + 1u;
+            cur->values = t->pools[o->var].text;
+            cur->plen = t->pools[o->var].len;
+        } else {
+            cur->kind = F_GEN;
+        }
+    }
+    free(seen);
+}
+
 static compiler compiler_new(bf_tmpl_t *t, bf__tmpl_locate_fn loc, void *loc_ctx,
                              bf__tmpl_collect_fn collect, void *collect_ctx, bf_diag_t *diag)
 {
@@ -380,6 +499,7 @@ static int compile_end(compiler *c, int rc, bf_tmpl_t **out)
         return rc;
     }
     tmpl_merge_ops(c->t);
+    tmpl_plan(c->t);
     *out = c->t;
     return BF_OK;
 }
@@ -475,6 +595,13 @@ void bf_tmpl_destroy(bf_tmpl_t **t_p)
     bf_buf_cleanup(&t->lit);
     free(t->dops);
     free(t->ops);
+    free(t->fops);
+    free(t->plan_lit);
+    for (size_t v = 0; t->pools && v < t->nvars; v++) {
+        free(t->pools[v].text);
+        free(t->pools[v].len);
+    }
+    free(t->pools);
     free(t);
     *t_p = NULL;
 }
@@ -491,6 +618,7 @@ typedef struct slot {
 struct bf_gen {
     const bf_tmpl_t *t;
     bf_vars_t *vars;
+    bf_rng_t *rng; /* vars' RNG (bf_vars_rng) */
     slot *slots;
     char *scratch;
     char *esc_tmp;      /* slow path of OP_ESC */
@@ -512,6 +640,7 @@ bf_gen_t *bf_gen_new(const bf_tmpl_t *t, const bf_partition_t *part)
     g->t = t;
     bf_partition_t p = part ? *part : (bf_partition_t){0, 1, 0};
     g->vars = bf_vars_new(t->vars, t->nvars, p.stream_index, p.stream_count, p.seed);
+    g->rng = bf_vars_rng(g->vars);
     g->slots = bf_calloc(t->nvars ? t->nvars : 1, sizeof *g->slots);
     g->scratch = bf_malloc(t->scratch_total ? t->scratch_total : 1);
     size_t off = 0;
@@ -580,6 +709,8 @@ static void set_cell(bf_gen_t *g, const bf_cell_t *cell)
             g->prefix_max = l;
     }
     g->prefix_off[n] = b.len;
+    for (int i = 0; i < LIT_PAD; i++)
+        bf_buf_append(&b, "", 1); /* render_doc_fast copies 16 bytes at a time */
     g->prefix_mem = bf_buf_steal(&b);
     free(g->act_mem);
     free(g->act_off);
@@ -733,6 +864,95 @@ static int render_doc(bf_gen_t *g, const op *ops, size_t nops, uint32_t k, bf_bu
     return rc;
 }
 
+/* Copies n bytes from src to dst 16 at a time: up to 15 bytes more are read from src and
+ * written to dst (both padded by LIT_PAD), for one predictable branch per 16 bytes. */
+static inline char *copy_lit(char *dst, const char *src, size_t n)
+{
+    for (size_t i = 0; i < n; i += 16)
+        memcpy(dst + i, src + i, 16);
+    return dst + n;
+}
+
+/* A step of the plan that goes through a slot (F_DRAW, F_REUSE, F_VALUE): emits the value at
+ * *pp and advances it. Returns 0 or bf_vars_eval's error. */
+static int fop_slot(bf_gen_t *g, const fop *o, char **pp)
+{
+    slot *s = &g->slots[o->var];
+    const char *v;
+    size_t n;
+    if (o->kind == F_VALUE) {
+        int rc = value(g, o->var, &v, &n);
+        if (rc != BF_OK)
+            return rc;
+    } else {
+        if (o->kind == F_DRAW) {
+            int rc = bf_vars_eval(g->vars, o->var, s->scratch, &s->val, &s->len);
+            if (rc != BF_OK)
+                return rc;
+        }
+        v = s->val;
+        n = s->len;
+    }
+    if (o->esc) {
+        *pp += esc_again(*pp, v, n);
+    } else {
+        copy_piece(*pp, v, n);
+        *pp += n;
+    }
+    return BF_OK;
+}
+
+/* Renders one document by the plan (render_doc's fast path, the same bytes): out has room for
+ * the worst case plus LIT_PAD. */
+static int render_doc_fast(bf_gen_t *g, uint32_t k, bf_buf_t *out)
+{
+    const bf_tmpl_t *t = g->t;
+    char *p = out->data + out->len;
+    p = copy_lit(p, g->prefix_mem + g->prefix_off[k], g->prefix_off[k + 1] - g->prefix_off[k]);
+    bf_rng_t *rng = g->rng;
+    for (const fop *o = t->fops, *end = t->fops + t->nfops; o < end; o++) {
+        switch ((enum fast_kind)o->kind) {
+        case F_NONE: break;
+        case F_DICT: {
+            size_t i = o->n > 1 ? (size_t)bf_rng_below(rng, o->n) : 0;
+            size_t n = o->off[i + 1] - o->off[i];
+            copy_piece(p, o->values + o->off[i], n);
+            p += n;
+            break;
+        }
+        case F_POOL: {
+            size_t i = (size_t)bf_rng_below(rng, o->n);
+            memcpy(p, o->values + 8 * i, 8);
+            p += o->plen[i];
+            break;
+        }
+        case F_GEN: {
+            const char *v;
+            size_t n;
+            int rc = bf_vars_eval(g->vars, o->var, p, &v, &n);
+            if (rc != BF_OK)
+                return rc;
+            if (v != p)
+                copy_piece(p, v, n);
+            p += n;
+            break;
+        }
+        case F_DRAW:
+        case F_REUSE:
+        case F_VALUE: {
+            int rc = fop_slot(g, o, &p);
+            if (rc != BF_OK)
+                return rc;
+            break;
+        }
+        }
+        p = copy_lit(p, o->lit, o->lit_len);
+    }
+    out->len = (size_t)(p - out->data);
+    out->data[out->len] = '\0';
+    return BF_OK;
+}
+
 static int render_docs(const bf_tmpl_t *t, bf_gen_t *g, const bf_cell_t *cell, uint32_t ndocs,
                        bf_buf_t *out)
 {
@@ -741,8 +961,11 @@ static int render_docs(const bf_tmpl_t *t, bf_gen_t *g, const bf_cell_t *cell, u
     for (uint32_t d = 0; d < ndocs; d++) {
         g->doc_stamp++;
         uint32_t k = (uint32_t)(g->rr++ % nidx);
-        int slow = bf_buf_reserve(out, worst) != BF_OK;
-        int rc = render_doc(g, t->ops, t->nops, k, out, slow, NULL);
+        int rc;
+        if (bf_buf_reserve(out, worst + LIT_PAD) == BF_OK)
+            rc = render_doc_fast(g, k, out);
+        else
+            rc = render_doc(g, t->ops, t->nops, k, out, bf_buf_reserve(out, worst) != BF_OK, NULL);
         if (rc != BF_OK)
             return rc;
     }

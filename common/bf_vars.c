@@ -57,43 +57,6 @@ void bf_rng_seed(bf_rng_t *r, uint64_t seed, uint64_t stream)
         r->s[0] = 1; /* the all-zero state is a fixed point */
 }
 
-static inline uint64_t rotl(uint64_t x, int k)
-{
-    return (x << k) | (x >> (64 - k));
-}
-
-uint64_t bf_rng_next(bf_rng_t *r)
-{
-    uint64_t *s = r->s;
-    uint64_t result = rotl(s[1] * 5, 7) * 9;
-    uint64_t t = s[1] << 17;
-    s[2] ^= s[0];
-    s[3] ^= s[1];
-    s[1] ^= s[2];
-    s[0] ^= s[3];
-    s[2] ^= t;
-    s[3] = rotl(s[3], 45);
-    return result;
-}
-
-uint64_t bf_rng_below(bf_rng_t *r, uint64_t n)
-{
-    uint64_t x = bf_rng_next(r);
-    if (n == 0)
-        return x;
-    __uint128_t m = (__uint128_t)x * n;
-    uint64_t l = (uint64_t)m;
-    if (l < n) {
-        uint64_t t = (0 - n) % n;
-        while (l < t) {
-            x = bf_rng_next(r);
-            m = (__uint128_t)x * n;
-            l = (uint64_t)m;
-        }
-    }
-    return (uint64_t)(m >> 64);
-}
-
 /* ---- integer and hex formatting ------------------------------------------------------------ */
 
 static const char digits2[201] = "00010203040506070809101112131415161718192021222324"
@@ -157,7 +120,16 @@ static void fmt_fixed(char *dst, uint64_t v, int width)
     }
 }
 
-static const char hex_lower[] = "0123456789abcdef";
+/* "000102...ff": byte b as two hex digits at 2b */
+static const char hex_pairs[513] =
+    "000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f"
+    "202122232425262728292a2b2c2d2e2f303132333435363738393a3b3c3d3e3f"
+    "404142434445464748494a4b4c4d4e4f505152535455565758595a5b5c5d5e5f"
+    "606162636465666768696a6b6c6d6e6f707172737475767778797a7b7c7d7e7f"
+    "808182838485868788898a8b8c8d8e8f909192939495969798999a9b9c9d9e9f"
+    "a0a1a2a3a4a5a6a7a8a9aaabacadaeafb0b1b2b3b4b5b6b7b8b9babbbcbdbebf"
+    "c0c1c2c3c4c5c6c7c8c9cacbcccdcecfd0d1d2d3d4d5d6d7d8d9dadbdcdddedf"
+    "e0e1e2e3e4e5e6e7e8e9eaebecedeeeff0f1f2f3f4f5f6f7f8f9fafbfcfdfeff";
 static const char base32hex[] = "0123456789abcdefghijklmnopqrstuv";
 
 /* ---- type names and sizes ------------------------------------------------------------------ */
@@ -230,7 +202,8 @@ void bf_var_spec_cleanup(bf_var_spec_t *spec)
 
 typedef struct var_state {
     uint64_t n;           /* values drawn so far (sequence) / id counter (sortable_id) */
-    int64_t cached_sec;   /* time types: second of the cached text, INT64_MIN if none */
+    int64_t cached_sec;   /* time types, sortable_id: second of the cached text, INT64_MIN if
+                             none */
     char head[64];        /* time text up to the seconds */
     size_t head_len;
     char tail[48];        /* time text after the fraction (zone) */
@@ -303,6 +276,11 @@ bf_vars_t *bf_vars_new(const bf_var_spec_t *specs, size_t n, uint32_t stream_ind
     return v;
 }
 
+bf_rng_t *bf_vars_rng(bf_vars_t *v)
+{
+    return &v->rng;
+}
+
 void bf_vars_destroy(bf_vars_t **v_p)
 {
     if (v_p == NULL || *v_p == NULL)
@@ -322,13 +300,11 @@ static size_t gen_uuid(bf_vars_t *v, char *dst)
     }
     u[6] = (unsigned char)((u[6] & 0x0F) | 0x40); /* version 4 */
     u[8] = (unsigned char)((u[8] & 0x3F) | 0x80); /* variant 10 (RFC 4122) */
-    char *p = dst;
-    for (int i = 0; i < 16; i++) {
-        if (i == 4 || i == 6 || i == 8 || i == 10)
-            *p++ = '-';
-        *p++ = hex_lower[u[i] >> 4];
-        *p++ = hex_lower[u[i] & 15];
-    }
+    /* each byte as a pair of hex digits from a table, at its place in 8-4-4-4-12 */
+    static const uint8_t at[16] = {0, 2, 4, 6, 9, 11, 14, 16, 19, 21, 24, 26, 28, 30, 32, 34};
+    for (int i = 0; i < 16; i++)
+        memcpy(dst + at[i], hex_pairs + 2 * u[i], 2);
+    dst[8] = dst[13] = dst[18] = dst[23] = '-';
     return 36;
 }
 
@@ -349,14 +325,23 @@ static size_t gen_sortable_id(bf_vars_t *v, var_state *st, char *dst)
      * character, which perf showed in bf_vars_eval). */
     /* bytes 0-4: seconds, stream >> 24; 5-9: stream & 0xFFFFFF, salt, counter >> 16;
      * 10-11: counter & 0xFFFF, then the padding */
-    uint64_t g0 = ((uint64_t)sec << 8) | (v->stream_index >> 24);
     uint64_t g1 = ((uint64_t)(v->stream_index & 0xFFFFFF) << 16) | ((uint64_t)v->id_salt << 8) |
                   (counter >> 16);
     uint32_t g2 = (counter & 0xFFFF) << 4;
-    for (int k = 0; k < 8; k++) {
-        dst[k] = base32hex[(g0 >> (35 - 5 * k)) & 31];
-        dst[8 + k] = base32hex[(g1 >> (35 - 5 * k)) & 31];
+    /* characters 0-7 are the seconds and the stream's top byte, 8-13 the rest of the stream
+     * and 6 bits of the salt: the same for every id of one second, so they are kept in
+     * st->head and copied (16 bytes; 14 and 15 are written below) */
+    if (st->cached_sec != (int64_t)sec) {
+        uint64_t g0 = ((uint64_t)sec << 8) | (v->stream_index >> 24);
+        for (int k = 0; k < 8; k++) {
+            st->head[k] = base32hex[(g0 >> (35 - 5 * k)) & 31];
+            st->head[8 + k] = base32hex[(g1 >> (35 - 5 * k)) & 31];
+        }
+        st->cached_sec = (int64_t)sec;
     }
+    memcpy(dst, st->head, 16);
+    dst[14] = base32hex[(g1 >> 5) & 31];
+    dst[15] = base32hex[g1 & 31];
     for (int k = 0; k < 4; k++)
         dst[16 + k] = base32hex[(g2 >> (15 - 5 * k)) & 31];
     return 20;

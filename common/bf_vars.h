@@ -97,11 +97,42 @@ typedef struct bf_rng {
 
 /* bf_rng_seed — seed from (seed, stream) through splitmix64, so streams of one seed differ. */
 void bf_rng_seed(bf_rng_t *r, uint64_t seed, uint64_t stream);
-/* bf_rng_next — next 64 random bits. */
-uint64_t bf_rng_next(bf_rng_t *r);
-/* bf_rng_below — uniform integer in [0, n) without modulo bias (Lemire 2019); n = 0 means
- * 2^64. */
-uint64_t bf_rng_below(bf_rng_t *r, uint64_t n);
+/* bf_rng_next — next 64 random bits. Inline: the renderer draws several times a document
+ * (a call each was about 2 % of rendering, callgrind, bench/RESULTS.md #28). */
+static inline uint64_t bf_rng_next(bf_rng_t *r)
+{
+    uint64_t *s = r->s;
+    uint64_t x = s[1] * 5;
+    uint64_t result = ((x << 7) | (x >> 57)) * 9;
+    uint64_t t = s[1] << 17;
+    s[2] ^= s[0];
+    s[3] ^= s[1];
+    s[1] ^= s[2];
+    s[0] ^= s[3];
+    s[2] ^= t;
+    s[3] = (s[3] << 45) | (s[3] >> 19);
+    return result;
+}
+
+/* bf_rng_below — uniform integer in [0, n) without modulo bias (Lemire 2019,
+ * https://arxiv.org/abs/1805.10941); n = 0 means 2^64. */
+static inline uint64_t bf_rng_below(bf_rng_t *r, uint64_t n)
+{
+    uint64_t x = bf_rng_next(r);
+    if (n == 0)
+        return x;
+    __uint128_t m = (__uint128_t)x * n;
+    uint64_t l = (uint64_t)m;
+    if (__builtin_expect(l < n, 0)) {
+        uint64_t t = (0 - n) % n;
+        while (l < t) {
+            x = bf_rng_next(r);
+            m = (__uint128_t)x * n;
+            l = (uint64_t)m;
+        }
+    }
+    return (uint64_t)(m >> 64);
+}
 
 /* bf_fmt_u64 / bf_fmt_i64 — decimal digits into dst (room for 20 / 21 bytes), no NUL.
  * Return the length. */
@@ -116,6 +147,10 @@ typedef struct bf_vars bf_vars_t;
 bf_vars_t *bf_vars_new(const bf_var_spec_t *specs, size_t n, uint32_t stream_index,
                        uint32_t stream_count, uint64_t seed);
 void bf_vars_destroy(bf_vars_t **v_p);
+/* bf_vars_rng — v's RNG, borrowed (valid while v lives): the renderer draws dictionary items
+ * and range values from it directly, exactly the draws bf_vars_eval would make for those types
+ * (bf_template.c), so the two can be mixed and a seed's documents stay the same. */
+bf_rng_t *bf_vars_rng(bf_vars_t *v);
 /* bf_vars_skip_sequences — every sequence variable starts n values later: stream i of
  * stream_count draws from + n + i, from + n + i + stream_count, ... (n = search.prefill, whose
  * one stream drew from .. from + n - 1). A span exhausted by the skip wraps or ends as usual. */
