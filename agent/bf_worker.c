@@ -42,8 +42,10 @@
 #define CONNECT_BACKOFF_MAX_US 2000000u
 #define IDLE_POLL_MS 100                /* longest wait in curl_multi_poll */
 #define UPLOAD_BUFFER_MIN 65536L        /* libcurl's default and its floor for us */
-#define UPLOAD_BUFFER_MAX (256L << 10)  /* enough with a turn of the loop every slice; each
-                                           connection holds one while it sends */
+/* enough with a turn of the loop every slice; each connection holds one while it sends.
+ * Measured (#28, bench/RESULTS.md): 64 KiB sent 7-21 % fewer docs a CPU-second, 128 KiB 1-16 %,
+ * 512 KiB-2 MiB as many as 256 KiB within the noise */
+#define UPLOAD_BUFFER_MAX (256L << 10)
 #define RECV_BUFFER_MIN 16384L         /* libcurl's default receive buffer */
 #define RECV_BUFFER_MAX (128L << 10)
 #define SLICE_BYTES (128u << 10)        /* a body is built this much at a time (see send_new) */
@@ -371,7 +373,10 @@ static size_t on_body(char *p, size_t size, size_t n, void *ud)
  * sending them again would count them twice (or turn `create` into 409s). With a read callback
  * the rewind goes through on_seek, which refuses it, so the transfer ends with
  * CURLE_SEND_FAIL_REWIND and its documents count as unknown (bf_verdict). A resend before any
- * body byte was read (nothing of the body left) is harmless and allowed. */
+ * body byte was read (nothing of the body left) is harmless and allowed.
+ * The memcpy below is the upload copy (about 9 % of the agent's CPU in template mode, issue
+ * #28): CURLOPT_POSTFIELDS would not save it, libcurl copies a POSTFIELDS body into its upload
+ * buffer too (7.88.1 lib/http.c readmoredata; 8.7 to 2026's lib/sendf.c cr_buf_read). */
 static size_t on_read(char *buf, size_t size, size_t n, void *ud)
 {
     slot *s = ud;

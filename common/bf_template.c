@@ -53,6 +53,8 @@ enum fast_kind {
     F_NONE = 0, /* only the literal (the document's first piece) */
     F_DICT,     /* file / list used once: draw an item, copy it */
     F_POOL,     /* range used once, values formatted at compile time: draw, copy 8 bytes */
+    F_RANGE,    /* range used once, not pooled: draw, format into the output */
+    F_TIME,     /* time type used once: one value per clock reading (render call), copied */
     F_GEN,      /* other type used once: bf_vars_eval writes into the output */
     F_DRAW,     /* first of several uses, or escaped again: draw into the slot, then emit */
     F_REUSE,    /* a later use of a document-scope value: emit the slot's */
@@ -60,7 +62,7 @@ enum fast_kind {
 };
 
 #define POOL_MAX_VALUES 4096 /* a range of at most this many values (36 KiB) is pre-formatted */
-#define LIT_PAD 16           /* literals are copied 16 bytes at a time: pool and output slack */
+#define LIT_PAD 32           /* literals are copied 32 bytes at a time: pool and output slack */
 
 typedef struct fop {
     uint8_t kind; /* enum fast_kind */
@@ -68,7 +70,8 @@ typedef struct fop {
     uint32_t var;
     uint32_t lit_len;    /* the literal after the value */
     const char *lit;     /* in t->plan_lit (padded) */
-    uint64_t n;          /* F_DICT: items; F_POOL: values (the range's span) */
+    uint64_t n;          /* F_DICT: items; F_POOL, F_RANGE: values (the range's span) */
+    int64_t from;        /* F_RANGE */
     const char *values;  /* F_DICT: the spec's; F_POOL: 8 bytes a value */
     const size_t *off;   /* F_DICT */
     const uint8_t *plen; /* F_POOL: length of each value */
@@ -469,6 +472,12 @@ static void tmpl_plan(bf_tmpl_t *t)
             cur->n = (uint64_t)s->to - (uint64_t)s->from + 1u;
             cur->values = t->pools[o->var].text;
             cur->plen = t->pools[o->var].len;
+        } else if (s->type == BF_VAR_RANGE) {
+            cur->kind = F_RANGE;
+            cur->n = (uint64_t)s->to - (uint64_t)s->from + 1u; /* 0: 2^64 */
+            cur->from = s->from;
+        } else if (s->type >= BF_VAR_NOW_LOCAL && s->type <= BF_VAR_NOW_WITH_FORMAT) {
+            cur->kind = F_TIME;
         } else {
             cur->kind = F_GEN;
         }
@@ -624,6 +633,7 @@ struct bf_gen {
     char *esc_tmp;      /* slow path of OP_ESC */
     uint64_t doc_stamp;
     uint64_t req_stamp;
+    uint64_t clock_stamp; /* F_TIME: one per clock hold (render call), from 1 << 62 */
     uint64_t rr;        /* documents rendered: round-robin over the cell's indices */
     const bf_cell_t *cell;
     char *prefix_mem;   /* {"<action>":{"_index":"<name>" for each index of the cell */
@@ -651,6 +661,7 @@ bf_gen_t *bf_gen_new(const bf_tmpl_t *t, const bf_partition_t *part)
     g->esc_tmp = bf_malloc(2 * t->esc_max + 1);
     g->doc_stamp = 1; /* slots start at 0: never current */
     g->req_stamp = 1u << 31;
+    g->clock_stamp = 1ull << 62;
     return g;
 }
 
@@ -710,7 +721,7 @@ static void set_cell(bf_gen_t *g, const bf_cell_t *cell)
     }
     g->prefix_off[n] = b.len;
     for (int i = 0; i < LIT_PAD; i++)
-        bf_buf_append(&b, "", 1); /* render_doc_fast copies 16 bytes at a time */
+        bf_buf_append(&b, "", 1); /* render_doc_fast copies 32 bytes at a time */
     g->prefix_mem = bf_buf_steal(&b);
     free(g->act_mem);
     free(g->act_off);
@@ -864,12 +875,14 @@ static int render_doc(bf_gen_t *g, const op *ops, size_t nops, uint32_t k, bf_bu
     return rc;
 }
 
-/* Copies n bytes from src to dst 16 at a time: up to 15 bytes more are read from src and
- * written to dst (both padded by LIT_PAD), for one predictable branch per 16 bytes. */
+/* Copies n bytes from src to dst 32 at a time: up to 31 bytes more are read from src and
+ * written to dst (both padded by LIT_PAD), for one predictable branch per 32 bytes. */
 static inline char *copy_lit(char *dst, const char *src, size_t n)
 {
-    for (size_t i = 0; i < n; i += 16)
+    for (size_t i = 0; i < n; i += 32) {
         memcpy(dst + i, src + i, 16);
+        memcpy(dst + i + 16, src + i + 16, 16);
+    }
     return dst + n;
 }
 
@@ -926,6 +939,25 @@ static int render_doc_fast(bf_gen_t *g, uint32_t k, bf_buf_t *out)
             p += o->plen[i];
             break;
         }
+        case F_RANGE: {
+            uint64_t i = bf_rng_below(rng, o->n);
+            p += bf_fmt_i64(p, (int64_t)((uint64_t)o->from + i));
+            break;
+        }
+        case F_TIME: {
+            /* under the render call's clock hold every value of a time variable is the same
+             * text (bf_vars_hold_clock): evaluated once per hold, copied after */
+            slot *s = &g->slots[o->var];
+            if (s->stamp != g->clock_stamp) {
+                int rc = bf_vars_eval(g->vars, o->var, s->scratch, &s->val, &s->len);
+                if (rc != BF_OK)
+                    return rc;
+                s->stamp = g->clock_stamp;
+            }
+            copy_piece(p, s->val, s->len);
+            p += s->len;
+            break;
+        }
         case F_GEN: {
             const char *v;
             size_t n;
@@ -979,6 +1011,7 @@ int bf_tmpl_render_bulk(const bf_tmpl_t *t, bf_gen_t *g, const bf_cell_t *cell, 
         set_cell(g, cell);
     g->req_stamp++;
     bf_vars_hold_clock(g->vars);
+    g->clock_stamp++;
     return render_docs(t, g, cell, ndocs, out);
 }
 
@@ -988,6 +1021,7 @@ int bf_tmpl_render_bulk_more(const bf_tmpl_t *t, bf_gen_t *g, const bf_cell_t *c
     if (g->cell != cell)
         set_cell(g, cell);
     bf_vars_hold_clock(g->vars);
+    g->clock_stamp++;
     return render_docs(t, g, cell, ndocs, out);
 }
 
