@@ -12,7 +12,7 @@
 
 #include "bf_buf.h"
 #include "bf_clock.h"
-#include "bf_compare.h"
+#include "bf_matrixfile.h"
 #include "bf_finish.h"
 #include "bf_log.h"
 #include "bf_mem.h"
@@ -280,7 +280,7 @@ int bf_campaign_run(const bf_campaign_opts_t *opts)
         /* the rows already finished were generated with the campaign's seed: keep it, so the
          * cells run again produce the same documents and matrix.json keeps one seed */
         json_t *m = NULL;
-        bf_compare_read_matrix(opts->resume_dir, &m, NULL); /* resume checks the directory */
+        bf_matrixfile_read(opts->resume_dir, &m, NULL); /* resume checks the directory */
         json_t *sd = json_object_get(m, "seed");
         if (json_is_integer(sd)) {
             bf_scenario_set_seed(c.sc, (uint64_t)json_integer_value(sd));

@@ -6,7 +6,7 @@
  */
 #include "bf_msdocs.h"
 
-#include "bf_compare.h"
+#include "bf_matrixfile.h"
 #include "bf_mem.h"
 #include "bf_sample.h"
 #include "bf_scenario.h"
@@ -444,7 +444,7 @@ int bf_msdocs_matrix(const char *results_dir, const char *campaign, const char *
                      bf_msdocs_emit_fn emit, void *ctx, uint64_t *n, bf_diag_t *diag)
 {
     json_t *m = NULL;
-    int rc = bf_compare_read_matrix(results_dir, &m, diag); /* the one reader of matrix.json */
+    int rc = bf_matrixfile_read(results_dir, &m, diag); /* the one reader of matrix.json */
     if (rc != BF_OK)
         return rc;
     json_t *rows = json_object_get(m, "rows");

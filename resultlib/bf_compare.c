@@ -2,6 +2,7 @@
 /* bf_compare.c — baseline vs contender results, matched by cell id. */
 #include "bf_compare.h"
 #include "bf_findings.h"
+#include "bf_matrixfile.h"
 
 #include "bf_es.h"
 #include "bf_log.h"
@@ -26,50 +27,6 @@ struct bf_compare {
     char base_missing[256], contender_missing[256]; /* row fields a side's file lacks */
     char mismatch[1024]; /* no cell matched: the axes that differ ("" otherwise) */
 };
-
-int bf_compare_read_matrix(const char *dir, json_t **out, bf_diag_t *diag)
-{
-    *out = NULL;
-    char *path = bf_asprintf("%s/matrix.json", dir);
-    struct stat st;
-    if (stat(path, &st) != 0) {
-        int rc = bf_diag_set(diag, BF_E_NOTFOUND,
-                             "%s: no such file; is %s a results directory "
-                             "(results/<name>-<time>/)?",
-                             path, dir);
-        free(path);
-        return rc;
-    }
-    json_error_t e;
-    json_t *m = json_load_file(path, 0, &e);
-    if (!json_is_array(json_object_get(m, "rows"))) {
-        int rc = bf_diag_set(diag, BF_E_PARSE, "%s:%d:%d: %s", path, e.line, e.column,
-                             m ? "no \"rows\" array" : e.text);
-        json_decref(m);
-        free(path);
-        return rc;
-    }
-    free(path);
-    *out = m;
-    return BF_OK;
-}
-
-json_t *bf_compare_load_matrix(const char *dir, char *desc, size_t desc_size, bf_diag_t *diag)
-{
-    json_t *m = NULL;
-    if (bf_compare_read_matrix(dir, &m, diag) != BF_OK)
-        return NULL;
-    json_t *cl = json_object_get(m, "cluster");
-    const char *name = json_string_value(json_object_get(m, "scenario"));
-    long long nn = (long long)json_integer_value(json_object_get(cl, "nodes"));
-    if (json_is_object(cl))
-        snprintf(desc, desc_size, "%s on %s %s, %lld node%s", name ? name : "?",
-                 json_string_value(json_object_get(cl, "distribution")) ?: "?",
-                 json_string_value(json_object_get(cl, "version")) ?: "?", nn, nn == 1 ? "" : "s");
-    else
-        snprintf(desc, desc_size, "%s", name ? name : "?");
-    return m;
-}
 
 /* the rows of a matrix, decoded through the row codec (bf_results.h); NULL with diag when a
  * row does not decode. *n gets the count; missing (missing_size bytes) the fields some row
@@ -227,10 +184,10 @@ int bf_compare_dirs(const char *base_dir, const char *contender_dir, bf_compare_
 {
     *out = NULL;
     bf_compare_t *c = bf_calloc(1, sizeof *c);
-    json_t *mb = bf_compare_load_matrix(base_dir, c->base_desc, sizeof c->base_desc, diag);
-    json_t *mc = mb ? bf_compare_load_matrix(contender_dir, c->contender_desc,
-                                             sizeof c->contender_desc, diag)
-                    : NULL;
+    json_t *mb = bf_matrixfile_load(base_dir, c->base_desc, sizeof c->base_desc, diag);
+    json_t *mc =
+        mb ? bf_matrixfile_load(contender_dir, c->contender_desc, sizeof c->contender_desc, diag)
+           : NULL;
     size_t nb = 0, nc = 0;
     bf_row_rec_t *rb =
         mc ? decode_rows(base_dir, mb, &nb, c->base_missing, sizeof c->base_missing, diag) : NULL;

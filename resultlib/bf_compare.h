@@ -20,19 +20,6 @@
 #include <jansson.h>
 #include <stdint.h>
 
-/* bf_compare_load_matrix — reads DIR/matrix.json (a results directory) and describes its run in
- * desc ("<scenario> on <distribution> <version>, N nodes", at most desc_size bytes). Returns the
- * document (the caller owns it: json_decref), or NULL with diag set: BF_E_NOTFOUND when the file
- * is missing, BF_E_PARSE (file:line:col) when it is not JSON or has no "rows" array. Used by
- * compare and by the many-campaign trend (bf_trend.h). Thread-safe (no state). */
-json_t *bf_compare_load_matrix(const char *dir, char *desc, size_t desc_size, bf_diag_t *diag);
-
-/* bf_compare_read_matrix — the one reader of a results directory's matrix.json (compare, the
- * trend, the report, publish, --resume's seed): 0 and *out (the document; the caller owns it:
- * json_decref), or BF_E_NOTFOUND / BF_E_PARSE as bf_compare_load_matrix, *out NULL (diag may
- * be NULL). Thread-safe (no state). */
-int bf_compare_read_matrix(const char *dir, json_t **out, bf_diag_t *diag);
-
 #define BF_COMPARE_DEFAULT_NOISE 0.05 /* noise band without repetitions: ±5% */
 
 enum bf_compare_format { BF_COMPARE_MARKDOWN = 0, BF_COMPARE_CSV };

@@ -9,7 +9,7 @@
 #include "bf_report.h"
 
 #include "bf_atomic.h"
-#include "bf_compare.h"
+#include "bf_matrixfile.h"
 
 #include "bf_findings.h"
 #include "bf_log.h"
@@ -1792,7 +1792,7 @@ static void section_findmax(bf_buf_t *b, const char *dir, json_t *charts)
 int bf_report_render(const char *dir, bf_buf_t *html, bf_diag_t *diag)
 {
     json_t *m = NULL;
-    int mrc = bf_compare_read_matrix(dir, &m, diag); /* the one reader of matrix.json */
+    int mrc = bf_matrixfile_read(dir, &m, diag); /* the one reader of matrix.json */
     if (mrc != BF_OK)
         return mrc;
     json_t *rows = json_object_get(m, "rows");

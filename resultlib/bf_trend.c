@@ -3,6 +3,7 @@
 #include "bf_trend.h"
 
 #include "bf_compare.h"
+#include "bf_matrixfile.h"
 #include "bf_es.h"
 #include "bf_findings.h"
 #include "bf_mem.h"
@@ -102,7 +103,7 @@ int bf_trend_add(bf_trend_t *t, const char *label, const char *desc, json_t *row
 int bf_trend_add_dir(bf_trend_t *t, const char *dir, bf_diag_t *diag)
 {
     char desc[256];
-    json_t *m = bf_compare_load_matrix(dir, desc, sizeof desc, diag);
+    json_t *m = bf_matrixfile_load(dir, desc, sizeof desc, diag);
     if (m == NULL)
         return diag->code;
     json_t *rows = json_object_get(m, "rows");
