@@ -2,9 +2,12 @@
 /* bf_scenario_int.h — internals shared by the scenario loader's files and the template compiler.
  *
  * Directory-internal (bf__ prefix): the YAML tree with source positions (bf_scenario_yaml.c),
- * the one table of scenario keys (bf_scenario_keys.c), the scenario struct and the loader's
- * working state (bf_scenario.c, bf_scenario_matrix.c), and the hooks the loader uses to check a
- * template with exact file positions (bf_template.c). Nothing outside common/ includes this.
+ * the one table of scenario keys (bf_scenario_keys.c) and its validators (bf_scenario_valid.c),
+ * the scenario struct (its accessors: bf_scenario_model.c) and the loader's working state
+ * (bf_scenario.c, bf_scenario_matrix.c) with its diagnostics collector (bf_scenario_diag.c),
+ * and the hooks the loader uses to check a template with exact file positions (bf_template.c).
+ * The loader calls the others; none of them calls the loader (scripts/deps.py). Nothing outside
+ * common/ includes this.
  */
 #ifndef BF_SCENARIO_INT_H
 #define BF_SCENARIO_INT_H
@@ -127,6 +130,7 @@ typedef struct bf__kval bf__kval_t;
 typedef int (*bf__kvalidate_fn)(struct bf__load *L, const bf__ynode_t *n, const char *path,
                                 bf__kval_t *v);
 
+/* The validators (bf_scenario_valid.c). */
 int bf__v_filename(struct bf__load *L, const bf__ynode_t *n, const char *path, bf__kval_t *v);
 int bf__v_urls(struct bf__load *L, const bf__ynode_t *n, const char *path, bf__kval_t *v);
 /* bf__varname_char — 1 when ch may be part of a variable name (letters, digits, '_', '-', '.'):
@@ -460,10 +464,16 @@ typedef struct bf__load {
                                 matrix's values, axes and include/exclude, makes no cells */
 } bf__load_t;
 
+/* ---- the diagnostics collector (bf_scenario_diag.c) ---- */
+
 /* bf__collect — with opts->on_error set, keep the error just recorded in L->diag (rc) for the
  * end of the key pass (reported there in file order, the first into diag), clear diag and
  * return 1 (go on); without it return 0 (stop at the first error, as before). */
 int bf__collect(bf__load_t *L, int rc);
+/* bf__report_collected — the end of a key pass that collected errors: each to opts->on_error
+ * in file order (then "... and N more mistakes" past BF__MAX_COLLECTED), the first into diag;
+ * returns its code. */
+int bf__report_collected(bf__load_t *L);
 
 /* Error at node n: "origin:line:col: " + message. Returns `code`. */
 int bf__err(bf__load_t *L, const bf__ynode_t *n, int code, const char *fmt, ...)
@@ -473,7 +483,7 @@ void bf__warn(bf__load_t *L, const bf__ynode_t *n, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 /* Keep a string for the scenario's lifetime; returns the kept copy. */
 const char *bf__keep(bf_scenario_t *sc, const char *s);
-/* YAML node -> JSON text (caller frees) / JSON value (caller decrefs). */
+/* YAML node -> JSON value (caller decrefs) (bf_scenario_yaml.c). */
 struct json_t;
 struct json_t *bf__y_to_json(const bf__ynode_t *n);
 struct json_t *bf__y_scalar_to_json(const bf__ynode_t *n);

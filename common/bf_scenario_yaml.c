@@ -12,7 +12,10 @@
 #include "bf_jsonesc.h"
 #include "bf_es.h"
 #include "bf_mem.h"
+#include "bf_units.h"
 
+#include <errno.h>
+#include <jansson.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -838,4 +841,65 @@ char *bf__ydoc_emit(const bf__ydoc_t *doc, int redact)
         return NULL;
     }
     return bf_buf_steal(&out);
+}
+
+/* ---- YAML -> JSON ---------------------------------------------------------------------------- */
+
+static int all_digits(const char *s, size_t from)
+{
+    if (s[from] == '\0')
+        return 0;
+    for (size_t i = from; s[i]; i++)
+        if (s[i] < '0' || s[i] > '9')
+            return 0;
+    return 1;
+}
+
+/* YAML 1.2 core schema for plain scalars: null, true/false, integers, floats; else string. */
+json_t *bf__y_scalar_to_json(const bf__ynode_t *n)
+{
+    const char *v = n->value;
+    if (!n->quoted) {
+        if (bf__y_is_null(n))
+            return json_null();
+        if (!strcmp(v, "true") || !strcmp(v, "True") || !strcmp(v, "TRUE"))
+            return json_true();
+        if (!strcmp(v, "false") || !strcmp(v, "False") || !strcmp(v, "FALSE"))
+            return json_false();
+        size_t sign = (v[0] == '-' || v[0] == '+') ? 1 : 0;
+        if (all_digits(v, sign)) {
+            /* every int64 (19 digits) exactly; beyond that jansson has no integer type, so
+             * the text stays a string rather than a rounded double */
+            errno = 0;
+            long long x = strtoll(v, NULL, 10);
+            if (errno != ERANGE)
+                return json_integer(x);
+        } else if (bf_json_is_literal(v + (v[0] == '+'), n->len - (v[0] == '+'))) {
+            double d;
+            if (bf_units_parse_double(v, &d) == BF_OK)
+                return json_real(d);
+        }
+    }
+    json_t *s = json_stringn(v, n->len);
+    return s ? s : json_string("");
+}
+
+json_t *bf__y_to_json(const bf__ynode_t *n)
+{
+    switch (n->kind) {
+    case BF__Y_SCALAR: return bf__y_scalar_to_json(n);
+    case BF__Y_SEQ: {
+        json_t *a = json_array();
+        for (size_t i = 0; i < n->n; i++)
+            json_array_append_new(a, bf__y_to_json(n->items[i]));
+        return a;
+    }
+    case BF__Y_MAP: {
+        json_t *o = json_object();
+        for (size_t i = 0; i < n->n; i++)
+            json_object_set_new(o, n->items[2 * i]->value, bf__y_to_json(n->items[2 * i + 1]));
+        return o;
+    }
+    }
+    return json_null();
 }
