@@ -25,15 +25,19 @@ int bf__v_filename(bf__load_t *L, const bf__ynode_t *n, const char *path, bf__kv
     const char *s = v->s;
     size_t len = strlen(s);
     if (len == 0 || len > 100)
-        return bf__err(L, n, BF_E_INVAL, "%s: must be 1 to 100 characters (it names the "
-                       "results folder)", path);
+        return bf__err(L, n, BF_E_INVAL,
+                       "%s: must be 1 to 100 characters (it names the "
+                       "results folder)",
+                       path);
     for (size_t i = 0; i < len; i++) {
         char c = s[i];
         int ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
                  c == '-' || c == '_' || c == '.';
         if (!ok || (i == 0 && (c == '.' || c == '-')))
-            return bf__err(L, n, BF_E_INVAL, "%s: '%s' is not file-name safe; use letters, "
-                           "digits, '-', '_' and '.' (not first)", path, s);
+            return bf__err(L, n, BF_E_INVAL,
+                           "%s: '%s' is not file-name safe; use letters, "
+                           "digits, '-', '_' and '.' (not first)",
+                           path, s);
     }
     return BF_OK;
 }
@@ -46,8 +50,10 @@ int bf__v_varname(bf__load_t *L, const bf__ynode_t *n, const char *path, bf__kva
         return bf__err(L, n, BF_E_INVAL, "%s: a variable name has 1 to 128 characters", path);
     for (size_t i = 0; i < len; i++) {
         if (!bf__varname_char(s[i]))
-            return bf__err(L, n, BF_E_INVAL, "%s: '%s': use letters, digits, '_', '-' and '.' "
-                           "in variable names", path, s);
+            return bf__err(L, n, BF_E_INVAL,
+                           "%s: '%s': use letters, digits, '_', '-' and '.' "
+                           "in variable names",
+                           path, s);
     }
     return BF_OK;
 }
@@ -68,11 +74,15 @@ int bf__v_urls(bf__load_t *L, const bf__ynode_t *n, const char *path, bf__kval_t
         else if (strncmp(s, "https://", 8) == 0)
             rest = s + 8;
         if (rest == NULL || rest[0] == '\0' || rest[0] == '/' || rest[0] == ':')
-            return bf__err(L, u, BF_E_INVAL, "%s: '%s' is not a URL; write it like "
-                           "http://127.0.0.1:9200 or https://host:9200", path, s);
+            return bf__err(L, u, BF_E_INVAL,
+                           "%s: '%s' is not a URL; write it like "
+                           "http://127.0.0.1:9200 or https://host:9200",
+                           path, s);
         if (strpbrk(s, "?# \t\r\n"))
-            return bf__err(L, u, BF_E_INVAL, "%s: '%s': a host URL has no query, fragment or "
-                           "spaces", path, s);
+            return bf__err(L, u, BF_E_INVAL,
+                           "%s: '%s': a host URL has no query, fragment or "
+                           "spaces",
+                           path, s);
         u->url_userinfo = strchr(rest, '@') != NULL;
         /* what the agents' libcurl will parse: refuse here what it would refuse later, once
          * per request (e.g. http://[127.0.0.1], a bad port, a host with spaces) */
@@ -85,10 +95,11 @@ int bf__v_urls(bf__load_t *L, const bf__ynode_t *n, const char *path, bf__kval_t
         curl_free(host);
         curl_url_cleanup(cu);
         if (uc != CURLUE_OK || empty_host)
-            return bf__err(L, u, BF_E_INVAL, "%s: '%s' is not a URL libcurl can use (%s); write "
+            return bf__err(L, u, BF_E_INVAL,
+                           "%s: '%s' is not a URL libcurl can use (%s); write "
                            "it like http://127.0.0.1:9200, or http://[::1]:9200 for an IPv6 "
-                           "address", path, s,
-                           uc != CURLUE_OK ? curl_url_strerror(uc) : "no host");
+                           "address",
+                           path, s, uc != CURLUE_OK ? curl_url_strerror(uc) : "no host");
     }
     (void)v;
     return BF_OK;
@@ -186,9 +197,11 @@ int bf__v_filter_path(bf__load_t *L, const bf__ynode_t *n, const char *path, bf_
             p = comma ? comma + 1 : p + strlen(p);
         }
         if (!included || excluded)
-            return bf__err(L, n, BF_E_INVAL, "%s: '%s' drops items.*.status, which the agent "
+            return bf__err(L, n, BF_E_INVAL,
+                           "%s: '%s' drops items.*.status, which the agent "
                            "needs to count acknowledged documents; add items.*.status (or write "
-                           "filter_path: true for a good default)", path, s);
+                           "filter_path: true for a good default)",
+                           path, s);
     }
     return BF_OK;
 }

@@ -226,8 +226,8 @@ static json_t *qrow_json(const bf_qrow_t *q)
     json_t *o = json_object();
     json_object_set_new(o, "query", json_string(q->name ? q->name : ""));
     for (size_t i = 0; i < NQFIELDS; i++)
-        json_object_set_new(o, qfields[i].name, bf__row_field_json((const bf_row_t *)(const void *)q,
-                                                           &qfields[i]));
+        json_object_set_new(o, qfields[i].name,
+                            bf__row_field_json((const bf_row_t *)(const void *)q, &qfields[i]));
     json_object_set_new(o, "errors", json_string(q->errors));
     return o;
 }
@@ -314,7 +314,8 @@ void bf__row_load(json_t *o, const bf_search_spec_t *ss, bf_row_t *row, bf__row_
         field_load(row, &fields[i], v);
     }
     row->repetition = (uint32_t)json_integer_value(json_object_get(o, "repetition"));
-    bf_strlcpy(row->reason, json_string_value(json_object_get(o, "reason")) ?: "", sizeof row->reason);
+    bf_strlcpy(row->reason, json_string_value(json_object_get(o, "reason")) ?: "",
+               sizeof row->reason);
     doc_errors_load(&row->doc_errors, json_object_get(o, "doc_errors"));
     json_t *qa = json_object_get(o, "queries");
     json_t *sv = json_object_get(o, "search_verified");
@@ -400,7 +401,7 @@ int bf_row_rec_decode(json_t *o, bf_row_rec_t *rec, bf_diag_t *diag)
                         json_string_value(json_object_get(o, "cell")) ?: "?", fields[i].name,
                         fields[i].type == BF__F_DBL   ? "a number"
                         : fields[i].type == BF__F_INT ? "true or false"
-                                                  : "an integer");
+                                                      : "an integer");
             return BF_E_PARSE;
         }
     bf_cell_t *c = &rec->cell;

@@ -37,7 +37,7 @@ json_t *bf__row_field_json(const bf_row_t *row, const bf__field_t *f);
  * them (a fresh row's are), else left NULL. missing(ctx, name) is called for each table field
  * the object lacks (may be NULL). o is borrowed. */
 typedef void (*bf__row_missing_fn)(void *ctx, const char *name);
-void bf__row_load(json_t *o, const bf_search_spec_t *ss, bf_row_t *row,
-                  bf__row_missing_fn missing, void *ctx);
+void bf__row_load(json_t *o, const bf_search_spec_t *ss, bf_row_t *row, bf__row_missing_fn missing,
+                  void *ctx);
 
 #endif
