@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# judge-cost — CPU time of the bulk response judge (agent/bf_bulkresp.c) over a 5000-item
+# judge-cost — CPU time of the bulk response judge (common/bf_bulkresp.c) over a 5000-item
 # errors:false response, this tree against BASE (default HEAD~1), interleaved ROUNDS times
 # (default 5); prints each round and the median ratio this/BASE.
 #
@@ -12,11 +12,13 @@ BASE=${1:-HEAD~1}
 ROUNDS=${2:-5}
 W=$(mktemp -d "${TMPDIR:-/tmp}/bf-judge.XXXXXX")
 trap 'rm -rf "$W"' EXIT
-git -C "$SRC" show "$BASE:agent/bf_bulkresp.c" > "$W/base.c"
+# the judge lived in agent/ before issue #27 moved it below both programs
+git -C "$SRC" show "$BASE:common/bf_bulkresp.c" > "$W/base.c" 2>/dev/null ||
+    git -C "$SRC" show "$BASE:agent/bf_bulkresp.c" > "$W/base.c"
 for v in base this; do
     f="$W/base.c"
-    [ $v = this ] && f="$SRC/agent/bf_bulkresp.c"
-    gcc -O2 -D_GNU_SOURCE -I"$SRC/agent" -I"$SRC/common" "$BENCH_DIR/bf_judgebench.c" "$f" \
+    [ $v = this ] && f="$SRC/common/bf_bulkresp.c"
+    gcc -O2 -D_GNU_SOURCE -I"$SRC/common" "$BENCH_DIR/bf_judgebench.c" "$f" \
         -o "$W/$v"
 done
 python3 - "$W" "$ROUNDS" "$BASE" <<'PY'

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 """deps.py — the file-level dependency graph of bulkfleet's non-test C code, and its two rules.
 
-    scripts/deps.py [--objects BUILD_DIR] [--dot FILE] [--list]
+    scripts/deps.py [--objects BUILD_DIR] [--dot FILE] [--list] [--root DIR]
 
 A node is a file (common/bf_scenario.c, common/bf_scenario.h, agent/main.c). An arrow A -> B
 means A needs B, from two sources:
@@ -20,7 +20,7 @@ It fails (exit 1) on
   1. a cycle: a set of files each reachable from the others (Tarjan's strongly connected
      components); it prints every arrow inside the set with why (include, or the names called),
      so the shared part can be moved to a file below all of them;
-  2. an arrow upward: the layers are common < es < resultlib < agent, coordinator (a folder's
+  2. an arrow upward: the layers are common < resultlib < agent, coordinator (a folder's
      files use their own folder and the folders to their left; agent/ and coordinator/ are the
      two programs and use nothing of each other: what both need lives below them).
 
@@ -34,19 +34,9 @@ import re
 import subprocess
 import sys
 
-LAYERS = ["common", "es", "resultlib", "agent", "coordinator"]
+LAYERS = ["common", "resultlib", "agent", "coordinator"]
 # agent and coordinator share a rank: neither may use the other
-RANK = {"common": 0, "es": 1, "resultlib": 2, "agent": 3, "coordinator": 3}
-
-# Loops and arrows that were there when this check was written (issue #27), each to be untied;
-# one listed here that no longer occurs fails the check too, so the list only shrinks.
-KNOWN_CYCLES = []
-KNOWN_ARROWS = {
-    ("coordinator/bf_cmd_scenario.c", "agent/bf_selftest.c"),
-    ("coordinator/bf_cmd_scenario.c", "agent/bf_selftest.h"),
-    ("coordinator/bf_mstore.c", "agent/bf_bulkresp.c"),
-    ("coordinator/bf_mstore.c", "agent/bf_bulkresp.h"),
-}
+RANK = {"common": 0, "resultlib": 1, "agent": 2, "coordinator": 2}
 
 SRC = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -185,7 +175,9 @@ def object_graph(build):
             p = os.path.join(root, f)
             rel = os.path.relpath(p, build).split(os.sep)
             # <layer>/CMakeFiles/<target>.dir/<file>.c.o
-            if len(rel) == 4 and rel[0] in RANK and rel[1] == "CMakeFiles":
+            # (an object whose source is gone, left by an earlier build, is not part of it)
+            if (len(rel) == 4 and rel[0] in RANK and rel[1] == "CMakeFiles"
+                    and os.path.isfile(os.path.join(SRC, rel[0], f[:-2]))):
                 objs.append((rel[0] + "/" + f[:-2], p))  # 'x.c.o' -> 'x.c'
     if not objs:
         print(f"deps: no object files of {', '.join(LAYERS)} under {build}: build first "
@@ -267,7 +259,11 @@ def main():
                     help="also read the object files of this build tree with nm")
     ap.add_argument("--dot", metavar="FILE", help="write the module graph as Graphviz dot")
     ap.add_argument("--list", action="store_true", help="print every arrow")
+    ap.add_argument("--root", metavar="DIR", help="the source tree (default: this script's)")
     a = ap.parse_args()
+    global SRC
+    if a.root:
+        SRC = os.path.abspath(a.root)
 
     files = sources()
     edges = source_graph(files)
@@ -291,14 +287,7 @@ def main():
             fh.write("}\n")
 
     problems = 0
-    known = 0
-    seen_cycles, seen_arrows = [], set()
     for comp in sccs(nodes, adj):
-        if set(comp) in KNOWN_CYCLES:
-            known += 1
-            seen_cycles.append(set(comp))
-            print(f"deps: known cycle (issue #27, to be untied): {' <-> '.join(comp)}")
-            continue
         problems += 1
         print(f"deps: cycle between {len(comp)} files: {' <-> '.join(comp)}")
         cs = set(comp)
@@ -309,31 +298,17 @@ def main():
     for (x, y) in sorted(edges):
         lx, ly = layer_of(x), layer_of(y)
         if RANK[ly] > RANK[lx] or (RANK[ly] == RANK[lx] and lx != ly):
-            if (x, y) in KNOWN_ARROWS:
-                known += 1
-                seen_arrows.add((x, y))
-                print(f"deps: known arrow (issue #27, to be moved): {x} -> {y}")
-                continue
             problems += 1
             print(f"deps: {x} ({lx}) -> {y} ({ly}) runs upward ({short(edges[(x, y)])}): "
-                  f"layers are common < es < resultlib < agent, coordinator; move the shared part "
+                  f"layers are common < resultlib < agent, coordinator; move the shared part "
                   f"down to a folder below both")
-    for c in KNOWN_CYCLES:
-        if c not in seen_cycles:
-            problems += 1
-            print(f"deps: the known cycle {' <-> '.join(sorted(c))} is gone: remove it from "
-                  "KNOWN_CYCLES in scripts/deps.py")
-    for xy in sorted(KNOWN_ARROWS - seen_arrows):
-        problems += 1
-        print(f"deps: the known arrow {xy[0]} -> {xy[1]} is gone: remove it from KNOWN_ARROWS in "
-              "scripts/deps.py")
     mode = "sources and object files" if a.objects else "sources"
     if problems:
         print(f"deps: FAIL, {problems} problem(s) in {len(nodes)} files, {len(edges)} arrows "
               f"({mode})")
         return 1
-    print(f"deps: ok, {len(nodes)} files, {len(edges)} arrows, no new cycle, no arrow upward or "
-          f"between the programs ({mode}; {known} known, listed in KNOWN_*)")
+    print(f"deps: ok, {len(nodes)} files, {len(edges)} arrows, no cycle, no arrow upward or "
+          f"between the programs ({mode})")
     return 0
 
 

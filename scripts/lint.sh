@@ -154,7 +154,7 @@ step_keys() {
 step_deps() {
     local out
     out="$(python3 "$SRC/scripts/deps.py")" && return 0
-    echo "$out" | grep -v '^deps: known'
+    echo "$out"
     return 1
 }
 
