@@ -63,12 +63,33 @@ enum role { R_OTHER = 0, R_TOP, R_ITEMS, R_ITEM, R_ACTION, R_ERROR, R_ARRAY };
 
 /* A key that matters, in the object where it matters. */
 enum key {
-    K_NONE = 0, K_ERRORS, K_ITEMS, K_OP, K_BAD_OP, K_STATUS, K_ERROR, K_FS, K_TYPE, K_REASON
+    K_NONE = 0,
+    K_ERRORS,
+    K_ITEMS,
+    K_OP,
+    K_BAD_OP,
+    K_STATUS,
+    K_ERROR,
+    K_FS,
+    K_TYPE,
+    K_REASON
 };
 
 /* What the value being read is, from its container and key. */
-enum vctx { V_OTHER = 0, V_TOP, V_ERRORS, V_ITEMS, V_ITEM, V_OP, V_BAD_OP, V_STATUS, V_ERROR,
-            V_FS, V_TYPE, V_REASON };
+enum vctx {
+    V_OTHER = 0,
+    V_TOP,
+    V_ERRORS,
+    V_ITEMS,
+    V_ITEM,
+    V_OP,
+    V_BAD_OP,
+    V_STATUS,
+    V_ERROR,
+    V_FS,
+    V_TYPE,
+    V_REASON
+};
 
 enum capture { C_NONE = 0, C_TYPE, C_REASON };
 
@@ -77,8 +98,8 @@ enum skip { SKIP_NONE = 0, SKIP_OTHER, SKIP_ITEMS };
 /* Bytes that end a literal's run, and bytes that end a string's run. */
 static bool is_literal_byte(char c)
 {
-    return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-           c == '-' || c == '+' || c == '.';
+    return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '-' ||
+           c == '+' || c == '.';
 }
 
 /* The first '"' or '\\' in [p, end), or end. Strings are most of a response: 16 bytes at a
@@ -107,8 +128,7 @@ static inline bool is_skip_stop(char c)
 }
 
 /* Writes "not a bulk response: <message>" for the caller's log. buf may be NULL. */
-__attribute__((format(printf, 3, 4))) static void why(char *buf, size_t size, const char *fmt,
-                                                      ...)
+__attribute__((format(printf, 3, 4))) static void why(char *buf, size_t size, const char *fmt, ...)
 {
     if (buf == NULL || size == 0)
         return;
@@ -397,17 +417,15 @@ static inline enum vctx value_ctx(const bf_bulkresp_stream_t *st)
     if (st->depth == 0)
         return V_TOP;
     switch (st->role[st->depth - 1]) {
-    case R_TOP:
-        return st->key == K_ERRORS ? V_ERRORS : st->key == K_ITEMS ? V_ITEMS : V_OTHER;
+    case R_TOP: return st->key == K_ERRORS ? V_ERRORS : st->key == K_ITEMS ? V_ITEMS : V_OTHER;
     case R_ITEMS: return V_ITEM;
     case R_ITEM: return st->key == K_OP ? V_OP : V_BAD_OP;
     case R_ACTION:
-        return st->key == K_STATUS ? V_STATUS
+        return st->key == K_STATUS  ? V_STATUS
                : st->key == K_ERROR ? V_ERROR
                : st->key == K_FS    ? V_FS
                                     : V_OTHER;
-    case R_ERROR:
-        return st->key == K_TYPE ? V_TYPE : st->key == K_REASON ? V_REASON : V_OTHER;
+    case R_ERROR: return st->key == K_TYPE ? V_TYPE : st->key == K_REASON ? V_REASON : V_OTHER;
     default: return V_OTHER;
     }
 }
@@ -1235,16 +1253,16 @@ void bf_bulkresp_stream_feed(bf_bulkresp_stream_t *st, const char *buf, size_t l
     st->offset += len;
 }
 
-int bf_bulkresp_stream_finish(bf_bulkresp_stream_t *st, bf_bulk_counts_t *counts,
-                              char *first_error, size_t first_error_size)
+int bf_bulkresp_stream_finish(bf_bulkresp_stream_t *st, bf_bulk_counts_t *counts, char *first_error,
+                              size_t first_error_size)
 {
     memset(counts, 0, sizeof *counts);
     if (first_error != NULL && first_error_size > 0)
         first_error[0] = '\0';
     if (st->state == S_ERROR) {
         if (strcmp(st->why, "larger than BF_MAX_RESPONSE_BYTES") == 0)
-            why(first_error, first_error_size, "larger than BF_MAX_RESPONSE_BYTES (%" PRIu64
-                " bytes and more)", st->offset);
+            why(first_error, first_error_size,
+                "larger than BF_MAX_RESPONSE_BYTES (%" PRIu64 " bytes and more)", st->offset);
         else
             why(first_error, first_error_size, "%s at byte %" PRIu64, st->why, st->why_at);
         return BF_E_PARSE;
@@ -1259,8 +1277,8 @@ int bf_bulkresp_stream_finish(bf_bulkresp_stream_t *st, bf_bulk_counts_t *counts
         return BF_E_PARSE;
     }
     if (st->has_items && st->items != st->ndocs) {
-        why(first_error, first_error_size, "%" PRIu64 " items for %" PRIu32 " documents",
-            st->items, st->ndocs);
+        why(first_error, first_error_size, "%" PRIu64 " items for %" PRIu32 " documents", st->items,
+            st->ndocs);
         return BF_E_PARSE;
     }
     if (!st->errors && !st->failure_store && !(st->missing_fails && st->has_items)) {

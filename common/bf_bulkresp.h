@@ -31,10 +31,10 @@
 #include <stdint.h>
 
 #define BF_MAX_RESPONSE_BYTES (256u << 20) /* a bulk response larger than this is refused */
-#define BF_BULKRESP_MAX_DEPTH 128           /* JSON nesting deeper than this is refused */
-#define BF_BULKRESP_TYPE_CAP 128            /* bytes of an item's error type kept (escaped) */
-#define BF_BULKRESP_REASON_CAP 512          /* bytes of an item's error reason kept (escaped) */
-#define BF_BULKRESP_ITEM_CAP 4096           /* an item split over reads, kept to judge it again */
+#define BF_BULKRESP_MAX_DEPTH 128          /* JSON nesting deeper than this is refused */
+#define BF_BULKRESP_TYPE_CAP 128           /* bytes of an item's error type kept (escaped) */
+#define BF_BULKRESP_REASON_CAP 512         /* bytes of an item's error reason kept (escaped) */
+#define BF_BULKRESP_ITEM_CAP 4096          /* an item split over reads, kept to judge it again */
 
 typedef struct bf_bulk_counts {
     uint64_t ok;
@@ -88,16 +88,16 @@ int bf_bulkresp_parse(const char *body, size_t len, uint32_t ndocs, bf_bulk_coun
 /* The incremental judge. Embedded struct (bf_bulkresp_stream_init, no cleanup: it owns no
  * memory); its fields are private to bf_bulkresp.c. */
 typedef struct bf_bulkresp_stream {
-    uint64_t offset;          /* bytes fed so far */
+    uint64_t offset; /* bytes fed so far */
     uint32_t ndocs;
-    uint8_t *item_class;      /* borrowed, ndocs bytes, or NULL */
-    int state;                /* tokenizer state */
-    uint8_t string_is_key;    /* the open string is a key (else a value) */
-    uint32_t depth;           /* open containers */
+    uint8_t *item_class;                 /* borrowed, ndocs bytes, or NULL */
+    int state;                           /* tokenizer state */
+    uint8_t string_is_key;               /* the open string is a key (else a value) */
+    uint32_t depth;                      /* open containers */
     uint8_t role[BF_BULKRESP_MAX_DEPTH]; /* what each open container is (top, items, item...) */
-    uint8_t key;              /* the known key whose value comes next in the open object */
-    uint8_t value_key;        /* key of the value being read (strings and literals) */
-    const char *why;          /* first error, or NULL */
+    uint8_t key;       /* the known key whose value comes next in the open object */
+    uint8_t value_key; /* key of the value being read (strings and literals) */
+    const char *why;   /* first error, or NULL */
     uint64_t why_at;
     /* top level */
     uint8_t has_errors, errors, has_items, failure_store;
@@ -107,22 +107,22 @@ typedef struct bf_bulkresp_stream {
     uint32_t item_keys;
     uint8_t item_bad_now, item_has_status, item_has_error, item_fs_used, item_action;
     int64_t item_status;
-    const char *item_bad;     /* first structural problem of any item (slow path refuses) */
+    const char *item_bad; /* first structural problem of any item (slow path refuses) */
     uint64_t item_bad_index;
-    bf_bulk_counts_t judged;  /* per-item verdicts, used when errors:true */
+    bf_bulk_counts_t judged; /* per-item verdicts, used when errors:true */
     /* the string or literal being read (first bytes, for keys and small values) */
     char tok[32];
     uint32_t tok_len;
     uint8_t tok_long;
-    uint8_t tok_partial;      /* tok holds the start of a token continued in the next chunk */
+    uint8_t tok_partial; /* tok holds the start of a token continued in the next chunk */
     /* error type and reason of the current item (the reason of failed items only) */
     char type[BF_BULKRESP_TYPE_CAP];
     uint32_t type_len;
     char reason[BF_BULKRESP_REASON_CAP];
     uint32_t reason_len;
-    uint8_t capture;          /* 0, or which of type/reason the open string is */
+    uint8_t capture; /* 0, or which of type/reason the open string is */
     uint8_t have_first;
-    uint8_t types_differ;     /* a failed item's error type differs from the first's */
+    uint8_t types_differ; /* a failed item's error type differs from the first's */
     char first_type[BF_BULKRESP_TYPE_CAP];
     char first_reason[BF_BULKRESP_REASON_CAP];
     int64_t first_status;
@@ -156,8 +156,8 @@ void bf_bulkresp_stream_feed(bf_bulkresp_stream_t *st, const char *p, size_t len
 int bf_bulkresp_stream_failed(const bf_bulkresp_stream_t *st);
 /* bf_bulkresp_stream_finish — the body is complete: the verdict, exactly as bf_bulkresp_parse
  * gives it for the whole body (same counts, classes, first_error and return codes). */
-int bf_bulkresp_stream_finish(bf_bulkresp_stream_t *st, bf_bulk_counts_t *counts,
-                              char *first_error, size_t first_error_size);
+int bf_bulkresp_stream_finish(bf_bulkresp_stream_t *st, bf_bulk_counts_t *counts, char *first_error,
+                              size_t first_error_size);
 
 /* bf_bulkresp_stream_errtypes — after finish returned BF_OK: the failed items by error type
  * with the first reason of each (unescaped; an item without a type is "http_<status>", one

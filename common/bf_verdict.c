@@ -15,8 +15,7 @@
 enum bf_xfer bf_verdict_xfer(int curl_code, uint64_t request_bytes)
 {
     switch ((CURLcode)curl_code) {
-    case CURLE_OK:
-        return BF_XFER_RESPONSE;
+    case CURLE_OK: return BF_XFER_RESPONSE;
     case CURLE_COULDNT_CONNECT:
     case CURLE_COULDNT_RESOLVE_HOST:
     case CURLE_COULDNT_RESOLVE_PROXY:
@@ -31,10 +30,8 @@ enum bf_xfer bf_verdict_xfer(int curl_code, uint64_t request_bytes)
     case CURLE_SSL_PINNEDPUBKEYNOTMATCH:
         return request_bytes == 0 ? BF_XFER_TLS_CONFIG : BF_XFER_BAD;
     case CURLE_UNSUPPORTED_PROTOCOL: /* "Received HTTP/0.9 when not allowed": TLS bytes */
-    case CURLE_WEIRD_SERVER_REPLY:
-        return BF_XFER_NOT_HTTP;
-    default:
-        break;
+    case CURLE_WEIRD_SERVER_REPLY: return BF_XFER_NOT_HTTP;
+    default: break;
     }
     /* a timeout, reset or TLS failure before a single byte of the request was written is a
      * connection that never came up; once anything was written the server may act on it */
@@ -44,16 +41,13 @@ enum bf_xfer bf_verdict_xfer(int curl_code, uint64_t request_bytes)
          curl_code == CURLE_GOT_NOTHING))
         return BF_XFER_NOT_SENT;
     switch ((CURLcode)curl_code) {
-    case CURLE_OPERATION_TIMEDOUT:
-        return BF_XFER_TIMEOUT;
+    case CURLE_OPERATION_TIMEDOUT: return BF_XFER_TIMEOUT;
     case CURLE_SEND_ERROR:
     case CURLE_RECV_ERROR:
     case CURLE_GOT_NOTHING:
     case CURLE_PARTIAL_FILE:
-    case CURLE_SEND_FAIL_REWIND:
-        return BF_XFER_RESET;
-    default:
-        return BF_XFER_BAD;
+    case CURLE_SEND_FAIL_REWIND: return BF_XFER_RESET;
+    default: return BF_XFER_BAD;
     }
 }
 
@@ -253,8 +247,7 @@ void bf_verdict_judge(const bf_verdict_in_t *in, bf_verdict_t *v)
         v->unknown = in->ndocs;
         v->fatal = BF_FATAL_NOT_HTTP;
         return;
-    case BF_XFER_RESPONSE:
-        break;
+    case BF_XFER_RESPONSE: break;
     }
     if (in->status >= 200 && in->status < 300) {
         judge_2xx(in, v);
@@ -309,25 +302,32 @@ char *bf_verdict_describe(const bf_verdict_in_t *in, const bf_verdict_t *v,
     buf[0] = '\0';
     switch (v->fatal) {
     case BF_FATAL_AUTH:
-        snprintf(buf, size, "cell %s: the cluster answered HTTP %ld to _bulk (%s): check "
+        snprintf(buf, size,
+                 "cell %s: the cluster answered HTTP %ld to _bulk (%s): check "
                  "target.auth (user, password or API key) and the user's write privileges on "
-                 "the index", id, st, e);
+                 "the index",
+                 id, st, e);
         return buf;
     case BF_FATAL_NOT_FOUND:
-        snprintf(buf, size, "cell %s: HTTP 404 from _bulk (%s): the index is missing and "
-                 "automatic creation is off; set index.recreate: true", id, e);
+        snprintf(buf, size,
+                 "cell %s: HTTP 404 from _bulk (%s): the index is missing and "
+                 "automatic creation is off; set index.recreate: true",
+                 id, e);
         return buf;
     case BF_FATAL_TOO_LARGE:
-        snprintf(buf, size, "cell %s: HTTP 413 Request Entity Too Large for a bulk request of "
+        snprintf(buf, size,
+                 "cell %s: HTTP 413 Request Entity Too Large for a bulk request of "
                  "%u documents (batch_size %u) and %zu bytes uncompressed (%zu on the wire): "
-                 "lower batch_size or raise the cluster's http.max_content_length", id,
-                 in->ndocs, c->batch_size, c->payload_bytes, c->wire_bytes);
+                 "lower batch_size or raise the cluster's http.max_content_length",
+                 id, in->ndocs, c->batch_size, c->payload_bytes, c->wire_bytes);
         return buf;
     case BF_FATAL_BAD_REQUEST:
-        snprintf(buf, size, "cell %s: HTTP 400 from _bulk for the whole request (%s): the "
+        snprintf(buf, size,
+                 "cell %s: HTTP 400 from _bulk for the whole request (%s): the "
                  "bulk body is not valid; check document.action, document.id, "
                  "document.routing and document.source (bulkfleet-agent render shows the "
-                 "body)", id, e);
+                 "body)",
+                 id, e);
         return buf;
     case BF_FATAL_MEDIA_TYPE:
         snprintf(buf, size,
@@ -346,28 +346,34 @@ char *bf_verdict_describe(const bf_verdict_in_t *in, const bf_verdict_t *v,
                  id, e);
         return buf;
     case BF_FATAL_JSON_PARSE:
-        snprintf(buf, size, "cell %s: HTTP 500 json_parse_exception from _bulk (%s): the "
+        snprintf(buf, size,
+                 "cell %s: HTTP 500 json_parse_exception from _bulk (%s): the "
                  "cluster could not read the body as JSON; check document.source (bulkfleet-"
                  "agent render shows the body) and request.compression (a gateway that does "
-                 "not inflate gzip)", id, e);
+                 "not inflate gzip)",
+                 id, e);
         return buf;
     case BF_FATAL_BLOCK:
-        snprintf(buf, size, "cell %s: the index is blocked (%s): free disk space (flood-stage "
-                 "watermark) or remove the write block (index.blocks.write)", id,
-                 st >= 200 && st < 300 ? c->first_error : e);
+        snprintf(buf, size,
+                 "cell %s: the index is blocked (%s): free disk space (flood-stage "
+                 "watermark) or remove the write block (index.blocks.write)",
+                 id, st >= 200 && st < 300 ? c->first_error : e);
         return buf;
     case BF_FATAL_ITEMS:
         snprintf(buf, size, "cell %s: every document of a bulk request failed with %s: %s", id,
                  c->first_error, bf_verdict_items_hint(in->item_type, c->first_error));
         return buf;
     case BF_FATAL_TLS:
-        snprintf(buf, size, "cell %s: TLS refused the connection (%s): set target.tls.ca_file "
-                 "to the cluster's CA (or tls.insecure: true for a test cluster)", id,
-                 c->transport);
+        snprintf(buf, size,
+                 "cell %s: TLS refused the connection (%s): set target.tls.ca_file "
+                 "to the cluster's CA (or tls.insecure: true for a test cluster)",
+                 id, c->transport);
         return buf;
     case BF_FATAL_NOT_HTTP:
-        snprintf(buf, size, "cell %s: the answer to _bulk is not HTTP (%s): the port speaks "
-                 "TLS; use https:// in target.hosts", id, c->transport);
+        snprintf(buf, size,
+                 "cell %s: the answer to _bulk is not HTTP (%s): the port speaks "
+                 "TLS; use https:// in target.hosts",
+                 id, c->transport);
         return buf;
     case BF_FATAL_NOT_BULK: {
         char h[200];
@@ -383,13 +389,10 @@ char *bf_verdict_describe(const bf_verdict_in_t *in, const bf_verdict_t *v,
                  (unsigned long long)c->body_bytes, h, c->first_error);
         return buf;
     }
-    case BF_FATAL_NONE:
-        break;
+    case BF_FATAL_NONE: break;
     }
     switch (v->warn) {
-    case BF_WARN_CONNECT:
-        snprintf(buf, size, "cannot connect: %s", c->transport);
-        break;
+    case BF_WARN_CONNECT: snprintf(buf, size, "cannot connect: %s", c->transport); break;
     case BF_WARN_TIMEOUT:
     case BF_WARN_RESET:
         snprintf(buf, size, "bulk request of %u documents: %s after %.1f s (outcome unknown)",
@@ -397,27 +400,23 @@ char *bf_verdict_describe(const bf_verdict_in_t *in, const bf_verdict_t *v,
         break;
     case BF_WARN_BAD_RESPONSE:
         if (in->xfer == BF_XFER_RESPONSE)
-            snprintf(buf, size, "%s; %u documents counted as unknown", c->first_error,
-                     in->ndocs);
+            snprintf(buf, size, "%s; %u documents counted as unknown", c->first_error, in->ndocs);
         else
-            snprintf(buf, size, "bulk request of %u documents: %s (outcome unknown)",
-                     in->ndocs, c->transport);
+            snprintf(buf, size, "bulk request of %u documents: %s (outcome unknown)", in->ndocs,
+                     c->transport);
         break;
-    case BF_WARN_HTTP:
-        snprintf(buf, size, "HTTP %ld from _bulk: %s", st, e);
-        break;
+    case BF_WARN_HTTP: snprintf(buf, size, "HTTP %ld from _bulk: %s", st, e); break;
     case BF_WARN_ITEMS:
         snprintf(buf, size, "%u of %u documents not acknowledged, first: %s",
                  in->ndocs - (uint32_t)in->items.ok, in->ndocs, c->first_error);
         break;
-    case BF_WARN_NONE:
-        break;
+    case BF_WARN_NONE: break;
     }
     return buf;
 }
 
-void bf_verdict_error_body(const char *body, size_t len, char *type, size_t type_size,
-                           char *reason, size_t reason_size)
+void bf_verdict_error_body(const char *body, size_t len, char *type, size_t type_size, char *reason,
+                           size_t reason_size)
 {
     type[0] = '\0';
     reason[0] = '\0';

@@ -76,13 +76,13 @@ enum bf_xfer bf_verdict_xfer(int curl_code, uint64_t request_bytes);
 
 /* Which request counter of bf_counters_t moves. */
 enum bf_req {
-    BF_REQ_OK = 0,      /* req_ok */
-    BF_REQ_PARTIAL,     /* req_partial: 2xx with item errors */
-    BF_REQ_HTTP_ERROR,  /* http_status[status] */
-    BF_REQ_CONNECT,     /* req_connect_error */
-    BF_REQ_TIMEOUT,     /* req_timeout */
-    BF_REQ_RESET,       /* req_reset */
-    BF_REQ_BAD,         /* req_bad_response */
+    BF_REQ_OK = 0,     /* req_ok */
+    BF_REQ_PARTIAL,    /* req_partial: 2xx with item errors */
+    BF_REQ_HTTP_ERROR, /* http_status[status] */
+    BF_REQ_CONNECT,    /* req_connect_error */
+    BF_REQ_TIMEOUT,    /* req_timeout */
+    BF_REQ_RESET,      /* req_reset */
+    BF_REQ_BAD,        /* req_bad_response */
 };
 
 /* Where a verdict's unknown documents came from (bf_counters_t docs_unknown_*; a request
@@ -100,10 +100,10 @@ enum bf_unknown_cause bf_verdict_unknown_cause(enum bf_req req);
 
 /* What happens to the request next. */
 enum bf_next {
-    BF_NEXT_DONE = 0,      /* nothing */
-    BF_NEXT_RESEND,        /* nothing was sent: the same body again after the connect back-off */
-    BF_NEXT_RETRY_WHOLE,   /* whole-request 429: every document again after the retry back-off */
-    BF_NEXT_RETRY_ITEMS,   /* only the 429 items again after the retry back-off */
+    BF_NEXT_DONE = 0,    /* nothing */
+    BF_NEXT_RESEND,      /* nothing was sent: the same body again after the connect back-off */
+    BF_NEXT_RETRY_WHOLE, /* whole-request 429: every document again after the retry back-off */
+    BF_NEXT_RETRY_ITEMS, /* only the 429 items again after the retry back-off */
 };
 
 /* Why the cell must end now (0: it need not). */
@@ -161,14 +161,14 @@ typedef struct bf_verdict_in {
  * retry = ndocs. */
 typedef struct bf_verdict {
     enum bf_req req;
-    int sent;                 /* 1: the documents count as sent (docs_sent or docs_retried) */
-    bf_bulk_counts_t docs;    /* final verdicts of this request's documents */
-    uint64_t unknown;         /* documents whose outcome is unknown */
-    uint64_t retry;           /* documents to be sent again (BF_NEXT_RETRY_*) */
+    int sent;              /* 1: the documents count as sent (docs_sent or docs_retried) */
+    bf_bulk_counts_t docs; /* final verdicts of this request's documents */
+    uint64_t unknown;      /* documents whose outcome is unknown */
+    uint64_t retry;        /* documents to be sent again (BF_NEXT_RETRY_*) */
     enum bf_next next;
     enum bf_fatal fatal;
-    enum bf_warn warn;        /* what to log once (bf_verdict_describe) when not fatal */
-    int latency;              /* 1: record service time and latency (a request was in flight) */
+    enum bf_warn warn; /* what to log once (bf_verdict_describe) when not fatal */
+    int latency;       /* 1: record service time and latency (a request was in flight) */
     /* documents the cluster answered with an error of a type (errors by type, bf_errtypes):
      * a 2xx's failed and rejected items, retried ones too (the judge's table has their types),
      * or a non-2xx's documents that are not unknown (under the body's error.type, else
@@ -223,7 +223,7 @@ char *bf_verdict_describe(const bf_verdict_in_t *in, const bf_verdict_t *v,
  * structured {"error":{"type","reason"}}, simple {"error":"text"}, empty, not JSON), the error
  * type ("" if none; "circuit_breaking_exception/PERMANENT" for a permanent breaker) and a
  * one-line printable reason. Pure; thread-safe. */
-void bf_verdict_error_body(const char *body, size_t len, char *type, size_t type_size,
-                           char *reason, size_t reason_size);
+void bf_verdict_error_body(const char *body, size_t len, char *type, size_t type_size, char *reason,
+                           size_t reason_size);
 
 #endif
