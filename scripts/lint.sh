@@ -17,6 +17,7 @@
 # 6. dependencies: no loop of calls between files, no arrow from a lower folder to a higher one,
 #    none between agent/ and coordinator/ (scripts/deps.py, from the sources; the unit test
 #    unit.deps also reads the object files).
+# 7. function length: no C function outside tests/ over 200 lines (scripts/funclen.py; STYLE 19).
 # Exit 0 when all pass, 1 when one fails (each problem printed as file:line: what, what to do).
 set -uo pipefail
 
@@ -158,7 +159,12 @@ step_deps() {
     return 1
 }
 
-for step in format banned stderr spdx keys deps; do
+# ---- 7. function length ---------------------------------------------------------------------
+step_funclen() {
+    python3 "$SRC/scripts/funclen.py" "$SRC"
+}
+
+for step in format banned stderr spdx keys deps funclen; do
     t0=$EPOCHREALTIME
     if "step_$step"; then
         printf 'lint: %-7s ok (%s s)\n' "$step" "$(awk "BEGIN{printf \"%.1f\", $EPOCHREALTIME - $t0}")"
