@@ -699,12 +699,12 @@ static void progress(bf__campaign_t *c, size_t k, size_t ncells, int32_t second,
     }
 }
 
-int bf__cellrun_run(bf__campaign_t *c, const bf_cell_t *cell, uint32_t repetition, bf_fleet_agent_t **agents,
-                    uint32_t nagents, size_t k, size_t ncells, uint64_t campaign_start_us,
-                    bf_row_t *row)
+/* The start of a cell: the campaign's per-cell fields reset, the cell's name and its first
+ * line (a find-max step's says the step and the search's bound). */
+static void cell_begin(bf__campaign_t *c, const bf_cell_t *cell, uint32_t repetition,
+                       uint32_t nagents, size_t k, size_t ncells)
 {
     const bf_run_spec_t *run = bf_scenario_run(c->sc);
-    const bf_request_spec_t *rq = bf_scenario_request(c->sc);
     uint32_t repeat = run->repeat ? run->repeat : 1;
     c->cell = cell;
     c->cell_failed = 0;
@@ -714,7 +714,6 @@ int bf__cellrun_run(bf__campaign_t *c, const bf_cell_t *cell, uint32_t repetitio
     c->gaps = 0;
     c->bad_samples = 0; /* counted per cell (it used to add up over the campaign) */
     c->load_s = (int32_t)((run->warmup_ms + run->duration_ms + 999) / 1000);
-    int retry = 0;
     bf_results_cell_name(cell, repetition, repeat, c->cell_name, sizeof c->cell_name);
     if (c->fm_step != NULL) {
         char fm[300];
@@ -727,23 +726,17 @@ int bf__cellrun_run(bf__campaign_t *c, const bf_cell_t *cell, uint32_t repetitio
                 k + 1, ncells, c->cell_name, cell->shards, cell->replicas, cell->batch_size,
                 cell->concurrency, cell->target_rate > 0 ? ", target rate" : "", nagents);
     }
+}
 
-    /* agents still draining a cell of the coordinator before us (killed under it) may have
-     * bulk requests in flight: the index is recreated only once they are done */
-    wait_drained(c, agents, nagents, rq->timeout_ms + DRAIN_GRACE_MS);
-    bf__cell_index_t ix;
-    bf__cellsetup_index(c, cell, &ix);
-    int64_t search_before = -1; /* the cluster's query phases before the load (verification) */
-
+/* The cell's members (agent i is member i: agents[i]->user = i + 1), each agent's cores and
+ * first stream (its threads numbered across the fleet) into cores / stream_base (nagents
+ * each); returns the fleet's streams. */
+static uint32_t cell_members(bf__campaign_t *c, bf_fleet_agent_t **agents, uint32_t nagents,
+                             uint32_t *cores, uint32_t *stream_base)
+{
+    uint32_t streams = 0;
     c->nmembers = nagents;
     c->members = bf_calloc(nagents, sizeof *c->members);
-    uint32_t *cores = bf_calloc(nagents, sizeof *cores);
-    uint32_t *stream_base = bf_calloc(nagents, sizeof *stream_base);
-    uint64_t *conc = bf_calloc(nagents, sizeof *conc);
-    uint64_t *rate = bf_calloc(nagents, sizeof *rate);
-    uint64_t *sclients = bf_calloc(nagents, sizeof *sclients);
-    uint64_t *srate = bf_calloc(nagents, sizeof *srate);
-    uint32_t streams = 0;
     for (uint32_t i = 0; i < nagents; i++) {
         c->members[i].agent = agents[i];
         c->members[i].index = i;
@@ -753,94 +746,68 @@ int bf__cellrun_run(bf__campaign_t *c, const bf_cell_t *cell, uint32_t repetitio
         stream_base[i] = streams;
         streams += agents[i]->threads;
     }
-    /* shares weighted by cores, largest remainder (DESIGN §3); rate in milli-docs/s */
-    /* every agent gets at least one request in flight when there are enough to go round: the
-     * rest is split by cores (an agent with 0 would sit idle and fail the cell) */
-    if (cell->concurrency >= nagents) {
-        bf_split_largest_remainder(cell->concurrency - nagents, cores, nagents, conc);
-        for (uint32_t i = 0; i < nagents; i++)
-            conc[i]++;
-    } else {
-        bf_split_largest_remainder(cell->concurrency, cores, nagents, conc);
-    }
-    bf_split_largest_remainder((uint64_t)llround(cell->target_rate * 1000.0), cores, nagents, rate);
-    /* search clients the same way: at least one each when there are enough (issue #15) */
-    if (cell->search_clients >= nagents) {
-        bf_split_largest_remainder(cell->search_clients - nagents, cores, nagents, sclients);
-        for (uint32_t i = 0; i < nagents; i++)
-            sclients[i]++;
-    } else {
-        bf_split_largest_remainder(cell->search_clients, cores, nagents, sclients);
-    }
-    {
-        /* the query rate follows the clients (an agent without clients weighs 1 in the split,
-         * so keep search_clients >= agents for every share to be used) */
-        uint32_t *w = bf_calloc(nagents, sizeof *w);
-        for (uint32_t i = 0; i < nagents; i++)
-            w[i] = (uint32_t)sclients[i];
-        bf_split_largest_remainder((uint64_t)llround(cell->search_rate * 1000.0), w, nagents,
-                                   srate);
-        free(w);
-    }
-    /* each agent's connections start where the previous agent's end, so the fleet's spread
-     * over target.hosts round-robin as one agent's do (issue #30) */
-    uint32_t *conn_base = bf_calloc(nagents, sizeof *conn_base);
-    uint32_t *search_base = bf_calloc(nagents, sizeof *search_base);
-    bf_split_bases(conc, nagents, conn_base);
-    bf_split_bases(sclients, nagents, search_base);
-    c->agg = bf_cellagg_new(cell, repetition, nagents, cores, (uint32_t)(run->warmup_ms / 1000),
-                            (uint32_t)(run->duration_ms / 1000));
-    bf_cellagg_set_queries(c->agg, bf_scenario_search(c->sc));
-    if (c->track_p99)
-        bf_cellagg_track_p99(c->agg);
-    c->samples = bf_results_samples_open(c->res, c->cell_name);
-    int interrupted = 0;
-    int32_t shown = -1; /* the latest second shown (progress, live metrics) */
-    bf_metrics_cell_start(c->metrics);
-    bf__cellrun_publish(c, k, ncells, "prepare", -1);
+    return streams;
+}
 
-    if (ix.rc != BF_OK) {
-        if (ix.unreachable) {
+/* The cell cannot start: its index could not be made ready (a cluster unreachable past
+ * --cluster-wait stops the campaign), or an agent would get no bulk request in flight (no
+ * search client in a search-only cell). Fails the cell and returns 1, else 0. */
+static int cell_cannot_start(bf__campaign_t *c, const bf_cell_t *cell, const bf__cell_index_t *ix,
+                             const bf_split_cell_t *sh, uint32_t nagents)
+{
+    if (ix->rc != BF_OK) {
+        if (ix->unreachable) {
             c->cluster_gone = 1;
-            fail_cell(c, "%s (unreachable for %llu s; the campaign stops)", ix.diag.msg,
-                      (unsigned long long)((c->opts->cluster_wait_ms ? c->opts->cluster_wait_ms
-                                                                     : 60000) / 1000u));
+            fail_cell(
+                c, "%s (unreachable for %llu s; the campaign stops)", ix->diag.msg,
+                (unsigned long long)((c->opts->cluster_wait_ms ? c->opts->cluster_wait_ms : 60000) /
+                                     1000u));
         } else {
-            fail_cell(c, "%s", ix.diag.msg);
+            fail_cell(c, "%s", ix->diag.msg);
         }
-        goto finish;
+        return 1;
     }
     for (uint32_t i = 0; i < nagents; i++) {
-        if (cell->concurrency == 0 && sclients[i] == 0) {
+        if (cell->concurrency == 0 && sh->sclients[i] == 0) {
             fail_cell(c, "cell %s: search_clients %u is less than the %u agents of a search-only "
                       "cell (each needs a search client); run fewer agents (--local-agents, "
                       "--agents or run.agents) or raise search_clients", cell->id,
                       cell->search_clients, nagents);
-            goto finish;
+            return 1;
         }
-        if (cell->concurrency > 0 && conc[i] == 0) {
+        if (cell->concurrency > 0 && sh->conc[i] == 0) {
             fail_cell(c, "cell %s: concurrency %u is less than the %u agents (each needs at "
                       "least one bulk request in flight); run fewer agents (--local-agents, "
                       "--agents or run.agents in the scenario) or raise concurrency", cell->id,
                       cell->concurrency, nagents);
-            goto finish;
+            return 1;
         }
     }
+    return 0;
+}
 
-    /* Prepare → all Ready, resending on timeout (a repeated command id is a no-op) */
+/* Prepare -> all Ready, resending on timeout (a repeated command id is a no-op); the wait
+ * goes on while agents still fetch files in chunks. An agent lost here (nothing measured
+ * yet) makes the cell run again without it (*retry), unless retries are used up. On a
+ * failure, an interruption (*interrupted) or a retry the agents are told to stop. Returns 1
+ * when every member is ready. */
+static int cell_prepare(bf__campaign_t *c, const bf_cell_t *cell, uint32_t repetition,
+                        bf_fleet_agent_t **agents, uint32_t nagents, const bf_split_cell_t *sh,
+                        const uint32_t *stream_base, uint32_t streams, int *interrupted, int *retry)
+{
     c->prepare_cmd = ++c->next_cmd;
     uint64_t t0 = bf_clock_mono_us(), last_send = 0;
     for (;;) {
         uint64_t now = bf_clock_mono_us();
         if (now - last_send > (c->prepare_soon ? BUSY_RESEND_MS : RESEND_MS) * 1000u) {
             c->prepare_soon = 0;
-            send_prepares(c, repetition, conc, rate, sclients, srate, stream_base, streams,
-                          conn_base, search_base);
+            send_prepares(c, repetition, sh->conc, sh->rate, sh->sclients, sh->srate, stream_base,
+                          streams, sh->conn_base, sh->search_base);
             last_send = now;
         }
         bf_fleet_poll(c->fleet, 100);
         if (bf_campaign_signal) {
-            interrupted = 1;
+            *interrupted = 1;
             break;
         }
         uint32_t ready = 0, lost = 0;
@@ -859,7 +826,7 @@ int bf__cellrun_run(bf__campaign_t *c, const bf_cell_t *cell, uint32_t repetitio
             /* nothing measured yet: run the cell again with the agents that are left */
             bf_warn("cell %s: an agent was lost while preparing; preparing again without it",
                     cell->id);
-            retry = 1;
+            *retry = 1;
             break;
         }
         /* files in chunks: the wait goes on while agents still fetch them */
@@ -872,22 +839,75 @@ int bf__cellrun_run(bf__campaign_t *c, const bf_cell_t *cell, uint32_t repetitio
             break;
         }
     }
-    if (c->cell_failed || interrupted || retry) {
-        send_stop(c, c->cell_failed ? "cell failed while preparing" : interrupted ? "interrupted"
-                                                                                : "preparing again");
-        goto finish;
+    if (c->cell_failed || *interrupted || *retry) {
+        send_stop(c, c->cell_failed ? "cell failed while preparing"
+                     : *interrupted ? "interrupted"
+                                    : "preparing again");
+        return 0;
     }
+    return 1;
+}
 
-    /* Start: every agent starts START_DELAY_MS after receipt, on its own monotonic clock;
-     * resent (same id, with the time left or how late) until acknowledged */
-    if (cell->search_clients > 0)
-        search_before = bf_cluster_search_total(c->es, cell);
+/* An interruption (SIGINT/SIGTERM) during the load, at now: the row of an interrupted cell
+ * covers the seconds measured in full before it (as the standalone agent's), and the
+ * cluster's figures the same seconds, not the planned window; the agents are told to stop. */
+static void cell_interrupt(bf__campaign_t *c, uint64_t start_us, uint64_t now)
+{
+    if (now > start_us) {
+        int32_t sec = (int32_t)((now - start_us) / 1000000u);
+        bf_cellagg_stop_at(c->agg, sec);
+        bf_telemetry_stop_at(c->tele, sec);
+    } else {
+        bf_cellagg_stop_at(c->agg, 0);
+        bf_telemetry_stop_at(c->tele, 0);
+    }
+    send_stop(c, "coordinator interrupted");
+}
+
+/* The latest second every live agent has reported (its numbers are complete), shown when it
+ * is new: progress line, live metrics, the metrics store. */
+static void cell_show_second(bf__campaign_t *c, uint32_t nagents, size_t k, size_t ncells,
+                             uint64_t campaign_start_us, uint64_t now, int32_t *shown)
+{
+    const bf_run_spec_t *run = bf_scenario_run(c->sc);
+    uint64_t load_ms = run->warmup_ms + run->duration_ms;
+    int32_t sec = INT32_MAX;
+    for (uint32_t i = 0; i < nagents; i++)
+        if (!bf_member_lost(c->members[i].state) && c->members[i].last_second < sec)
+            sec = c->members[i].last_second;
+    if (sec == INT32_MAX || sec < 0 || sec <= *shown)
+        return;
+    *shown = sec;
+    uint64_t elapsed_ms = (now - campaign_start_us) / 1000u;
+    /* the cells after this one warm up for run.warmup (this one may have had
+     * run.first_warmup) */
+    uint64_t per_cell_ms = c->warmup_after_ms + run->duration_ms + 5000;
+    uint64_t left_ms = (uint64_t)(ncells - k - 1) * per_cell_ms +
+                       (load_ms > (uint64_t)sec * 1000u ? load_ms - (uint64_t)sec * 1000u : 0);
+    progress(c, k, ncells, sec, elapsed_ms, left_ms);
+    bf__cellrun_publish(c, k, ncells, (uint64_t)sec * 1000u < run->warmup_ms ? "warmup" : "measure",
+                        sec);
+    bf__ms_second(c, sec); /* the metrics store, live (bf_campaign_ms.c) */
+}
+
+/* Start and the load: every agent starts START_DELAY_MS after receipt, on its own monotonic
+ * clock, Start resent (same id, with the time left or how late) until acknowledged; the
+ * cluster's telemetry every second without blocking this loop. The loop ends when every
+ * member is finished (its final sample on disk, or lost and not back to resend what it
+ * holds), at the deadline (load + request timeout + grace; the members still out are
+ * marked), or soon after a stop when the results directory takes no more samples. An
+ * interruption or a failed cell sends Stop and shortens the deadline. */
+static void cell_load(bf__campaign_t *c, const bf_cell_t *cell, bf_fleet_agent_t **agents,
+                      uint32_t nagents, size_t k, size_t ncells, uint64_t campaign_start_us,
+                      int *interrupted, int32_t *shown)
+{
+    const bf_run_spec_t *run = bf_scenario_run(c->sc);
+    const bf_request_spec_t *rq = bf_scenario_request(c->sc);
     c->start_cmd = ++c->next_cmd;
     uint64_t start_us = bf_clock_mono_us() + START_DELAY_MS * 1000u;
     for (uint32_t i = 0; i < nagents; i++)
         c->members[i].last_command_us = 0;
     send_starts(c, start_us, bf_clock_mono_us());
-    /* what the cluster says, every second of the cell, without blocking this loop */
     bf_telemetry_start(c->tele, cell, start_us, (uint32_t)(run->warmup_ms / 1000),
                        (uint32_t)(run->duration_ms / 1000));
     uint64_t load_ms = run->warmup_ms + run->duration_ms;
@@ -902,19 +922,8 @@ int bf__cellrun_run(bf__campaign_t *c, const bf_cell_t *cell, uint32_t repetitio
         else
             send_starts(c, start_us, now);
         if (bf_campaign_signal && !stop_sent) {
-            interrupted = 1;
-            /* the row of an interrupted cell covers the seconds measured in full before the
-             * interruption (as the standalone agent's), not the planned duration */
-            if (now > start_us) {
-                int32_t sec = (int32_t)((now - start_us) / 1000000u);
-                bf_cellagg_stop_at(c->agg, sec);
-                /* the cluster's figures over the same seconds, not the planned window */
-                bf_telemetry_stop_at(c->tele, sec);
-            } else {
-                bf_cellagg_stop_at(c->agg, 0);
-                bf_telemetry_stop_at(c->tele, 0);
-            }
-            send_stop(c, "coordinator interrupted");
+            *interrupted = 1;
+            cell_interrupt(c, start_us, now);
             stop_sent = 1;
             stop_sent_us = now;
             deadline = now + 5000000u;
@@ -935,8 +944,6 @@ int bf__cellrun_run(bf__campaign_t *c, const bf_cell_t *cell, uint32_t repetitio
             if (acked == nagents || now > stop_sent_us + STOP_ACK_WAIT_MS * 1000u)
                 break;
         }
-        /* an agent is finished with its final sample on disk (Done only adds totals), or when
-         * lost and not back to resend what it holds */
         uint32_t finished = 0;
         for (uint32_t i = 0; i < nagents; i++)
             finished += bf_member_done(c->members[i].state);
@@ -950,44 +957,22 @@ int bf__cellrun_run(bf__campaign_t *c, const bf_cell_t *cell, uint32_t repetitio
             }
             break;
         }
-        /* show the latest second every live agent has reported: its numbers are complete */
-        int32_t sec = INT32_MAX;
-        for (uint32_t i = 0; i < nagents; i++)
-            if (!bf_member_lost(c->members[i].state) && c->members[i].last_second < sec)
-                sec = c->members[i].last_second;
-        if (sec != INT32_MAX && sec >= 0 && sec > shown) {
-            shown = sec;
-            uint64_t elapsed_ms = (now - campaign_start_us) / 1000u;
-            /* the cells after this one warm up for run.warmup (this one may have had
-             * run.first_warmup) */
-            uint64_t per_cell_ms = c->warmup_after_ms + run->duration_ms + 5000;
-            uint64_t left_ms = (uint64_t)(ncells - k - 1) * per_cell_ms +
-                               (load_ms > (uint64_t)sec * 1000u ? load_ms - (uint64_t)sec * 1000u : 0);
-            progress(c, k, ncells, sec, elapsed_ms, left_ms);
-            bf__cellrun_publish(c, k, ncells,
-                                (uint64_t)sec * 1000u < run->warmup_ms ? "warmup" : "measure", sec);
-            bf__ms_second(c, sec); /* the metrics store, live (bf_campaign_ms.c) */
-        }
+        cell_show_second(c, nagents, k, ncells, campaign_start_us, now, shown);
     }
     if (!c->opts->quiet && isatty(STDERR_FILENO))
         fputs("\r\033[K", stderr);
+}
 
-finish:
-    if (retry)
-        goto cleanup;
-    /* The load is over. From here the fleet runs inside the blocking calls (the telemetry's
-     * stop, _refresh, _count, the store size: bf__cellsetup_tick), and nothing it hears may
-     * change the aggregate under the row being computed: the members are detached, so a
-     * sample that comes now is acknowledged and dropped as one of an earlier cell, as it was
-     * when it was read after the cell, and a member's Hello is not taken for the cell. */
-    for (uint32_t i = 0; i < nagents; i++)
-        agents[i]->user = NULL;
-    /* telemetry stopped before _refresh/_count so those do not show up as indexing */
+/* The cluster's side of the cell: telemetry stopped (before _refresh/_count, so those do not
+ * show up as indexing; a cell that ended at the end of its corpus over the same window as the
+ * row's, to the second after it) and written to telemetry/<cell>[.aborted].ndjson; into
+ * *side. */
+static void cell_telemetry(bf__campaign_t *c, const bf_cell_t *cell, int interrupted,
+                           bf_cluster_side_t *side)
+{
     bf_telemetry_summary_t ts;
     bf_buf_t tnd;
     bf_buf_init(&tnd, 0);
-    /* a cell that ended at the end of its corpus: the cluster's figures over the same window
-     * as the row's (docs/scenario.md, End of the corpus), to the second after it */
     uint64_t corpus_end_ms = c->agg ? bf_cellagg_corpus_end_ms(c->agg) : 0;
     if (corpus_end_ms && !interrupted)
         bf_telemetry_stop_at(c->tele, (int32_t)((corpus_end_ms + 999) / 1000));
@@ -1001,22 +986,38 @@ finish:
         bf_warn("cell %s: %u of %u telemetry samples got no answer", cell->id, ts.ticks_failed,
                 ts.ticks);
     bf_buf_cleanup(&tnd);
+    *side = (bf_cluster_side_t){.write_queue_max = ts.write_queue_max,
+                                .write_rejected = ts.write_rejected,
+                                .hot_spot_ratio = ts.hot_spot_ratio,
+                                .cluster_docs_per_s = ts.cluster_docs_per_s,
+                                .transport_rx_bytes = ts.transport_rx_bytes,
+                                .transport_tx_bytes = ts.transport_tx_bytes};
+}
+
+/* The load is over: the row. From here the fleet runs inside the blocking calls (the
+ * telemetry's stop, _refresh, _count, the store size: bf__cellsetup_tick), and nothing it
+ * hears may change the aggregate under the row being computed: the members are detached, so
+ * a sample that comes now is acknowledged and dropped as one of an earlier cell, as it was
+ * when it was read after the cell, and a member's Hello is not taken for the cell. */
+static void cell_finish(bf__campaign_t *c, const bf_cell_t *cell, const bf__cell_index_t *ix,
+                        bf_fleet_agent_t **agents, uint32_t nagents, int interrupted,
+                        int64_t search_before, size_t k, size_t ncells, int32_t shown,
+                        bf_row_t *row)
+{
+    for (uint32_t i = 0; i < nagents; i++)
+        agents[i]->user = NULL;
+    bf_cluster_side_t side;
+    cell_telemetry(c, cell, interrupted, &side);
     if (c->bad_samples)
         bf_warn("cell %s: %llu samples had invalid histograms (counted, histograms dropped)",
                 cell->id, (unsigned long long)c->bad_samples);
-    bf_cluster_side_t side = {.write_queue_max = ts.write_queue_max,
-                              .write_rejected = ts.write_rejected,
-                              .hot_spot_ratio = ts.hot_spot_ratio,
-                              .cluster_docs_per_s = ts.cluster_docs_per_s,
-                              .transport_rx_bytes = ts.transport_rx_bytes,
-                              .transport_tx_bytes = ts.transport_tx_bytes};
-    bf_cell_end_t end = {.yellow = ix.yellow,
+    bf_cell_end_t end = {.yellow = ix->yellow,
                          .aborted = interrupted,
                          .failure = c->cell_failed ? c->reason : NULL,
-                         .baseline = ix.baseline,
-                         .mismatch = ix.mismatch,
-                         .index_shards = ix.index_shards,
-                         .index_replicas = ix.index_replicas,
+                         .baseline = ix->baseline,
+                         .mismatch = ix->mismatch,
+                         .index_shards = ix->index_shards,
+                         .index_replicas = ix->index_replicas,
                          .cluster = &side,
                          .search_total_before = search_before};
     const char **ids = bf_calloc(nagents + 1, sizeof *ids);
@@ -1028,7 +1029,47 @@ finish:
     if (c->gaps)
         bf_info("cell %s: %llu samples arrived ahead of a missing one and were taken when resent",
                 cell->id, (unsigned long long)c->gaps);
-cleanup:
+}
+
+int bf__cellrun_run(bf__campaign_t *c, const bf_cell_t *cell, uint32_t repetition,
+                    bf_fleet_agent_t **agents, uint32_t nagents, size_t k, size_t ncells,
+                    uint64_t campaign_start_us, bf_row_t *row)
+{
+    const bf_run_spec_t *run = bf_scenario_run(c->sc);
+    const bf_request_spec_t *rq = bf_scenario_request(c->sc);
+    int retry = 0, interrupted = 0;
+    int32_t shown = -1;         /* the latest second shown (progress, live metrics) */
+    int64_t search_before = -1; /* the cluster's query phases before the load (verification) */
+    cell_begin(c, cell, repetition, nagents, k, ncells);
+    /* agents still draining a cell of the coordinator before us (killed under it) may have
+     * bulk requests in flight: the index is recreated only once they are done */
+    wait_drained(c, agents, nagents, rq->timeout_ms + DRAIN_GRACE_MS);
+    bf__cell_index_t ix;
+    bf__cellsetup_index(c, cell, &ix);
+    uint32_t *cores = bf_calloc(nagents, sizeof *cores);
+    uint32_t *stream_base = bf_calloc(nagents, sizeof *stream_base);
+    uint32_t streams = cell_members(c, agents, nagents, cores, stream_base);
+    bf_split_cell_t sh; /* shares weighted by cores (DESIGN §3) */
+    bf_split_cell_init(&sh, cell->concurrency, cell->target_rate, cell->search_clients,
+                       cell->search_rate, cores, nagents);
+    c->agg = bf_cellagg_new(cell, repetition, nagents, cores, (uint32_t)(run->warmup_ms / 1000),
+                            (uint32_t)(run->duration_ms / 1000));
+    bf_cellagg_set_queries(c->agg, bf_scenario_search(c->sc));
+    if (c->track_p99)
+        bf_cellagg_track_p99(c->agg);
+    c->samples = bf_results_samples_open(c->res, c->cell_name);
+    bf_metrics_cell_start(c->metrics);
+    bf__cellrun_publish(c, k, ncells, "prepare", -1);
+    if (!cell_cannot_start(c, cell, &ix, &sh, nagents) &&
+        cell_prepare(c, cell, repetition, agents, nagents, &sh, stream_base, streams, &interrupted,
+                     &retry)) {
+        if (cell->search_clients > 0)
+            search_before = bf_cluster_search_total(c->es, cell);
+        cell_load(c, cell, agents, nagents, k, ncells, campaign_start_us, &interrupted, &shown);
+    }
+    if (!retry)
+        cell_finish(c, cell, &ix, agents, nagents, interrupted, search_before, k, ncells, shown,
+                    row);
     for (uint32_t i = 0; i < nagents; i++) {
         bf_fleet_agent_cell(agents[i], BF_FC_RELEASED);
         agents[i]->user = NULL;
@@ -1041,15 +1082,9 @@ cleanup:
     c->cell = NULL;
     free(cores);
     free(stream_base);
-    free(conn_base);
-    free(search_base);
-    free(conc);
-    free(rate);
-    free(sclients);
-    free(srate);
+    bf_split_cell_cleanup(&sh);
     return retry ? BF__CELL_RETRY : interrupted ? BF_E_INTR : BF_OK;
 }
-
 
 void bf__cellrun_attach(bf__campaign_t *c)
 {

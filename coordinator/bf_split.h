@@ -23,4 +23,31 @@ void bf_split_largest_remainder(uint64_t total, const uint32_t *weights, size_t 
  * only shifts the start). n >= 1; pure, thread-safe. */
 void bf_split_bases(const uint64_t *shares, size_t n, uint32_t *base);
 
+/* One cell's load split over its n agents (DESIGN §3; bf_split_cell_init fills it). Each array
+ * has n entries, agent i at [i]. */
+typedef struct bf_split_cell {
+    uint64_t *conc;        /* bulk requests in flight */
+    uint64_t *rate;        /* the target rate, in milli-docs/s */
+    uint64_t *sclients;    /* search clients */
+    uint64_t *srate;       /* the search rate, in milli-queries/s */
+    uint32_t *conn_base;   /* the agent's first connection across the fleet (bf_split_bases) */
+    uint32_t *search_base; /* the same for search clients */
+} bf_split_cell_t;
+
+/* bf_split_cell_init — split a cell's concurrency, target_rate (docs/s), search_clients and
+ * search_rate (queries/s) over n agents weighted by cores[i] (largest remainder): every agent
+ * gets at least one request in flight (and one search client) when there are enough to go
+ * round, the rest is split by cores (an agent with 0 would sit idle and fail the cell); the
+ * target rate by cores; the search rate by the agents' search clients (an agent without
+ * clients weighs 1 in the split, so keep search_clients >= agents for every share to be
+ * used); then each agent's connection and search-client bases, so the fleet's connections
+ * spread over target.hosts round-robin as one agent's do (issue #30). n >= 1. s is filled
+ * (caller cleans up with bf_split_cell_cleanup). Pure, thread-safe. */
+void bf_split_cell_init(bf_split_cell_t *s, uint32_t concurrency, double target_rate,
+                        uint32_t search_clients, double search_rate, const uint32_t *cores,
+                        size_t n);
+
+/* bf_split_cell_cleanup — free the arrays of s (NULL-safe fields); s may be initialised again. */
+void bf_split_cell_cleanup(bf_split_cell_t *s);
+
 #endif

@@ -675,6 +675,73 @@ static void test_split_bases_spread_hosts(void **state)
     assert_int_equal(b[1], 1);
 }
 
+/* bf_split_cell_init, the cell's load over its agents (bf__cellrun_run's split, issue #27):
+ * one request in flight and one search client each when there are enough, the rest by cores;
+ * the target rate in milli-docs/s by cores; the search rate by search clients; connection
+ * bases in agent order */
+static void test_split_cell(void **state)
+{
+    (void)state;
+    static const struct {
+        uint32_t n, cores[3], conc, sclients;
+        double rate, srate;
+        uint64_t want_conc[3], want_rate[3], want_sc[3], want_srate[3];
+        uint32_t want_cbase[3], want_sbase[3];
+    } cases[] = {
+        /* 10 over cores 2,2,4: one each, the 7 left as 1.75/1.75/3.5 -> 2,2,3 (+1 each) */
+        {3,
+         {2, 2, 4},
+         10,
+         0,
+         1000.5,
+         0,
+         {3, 3, 4},
+         {250125, 250125, 500250},
+         {0, 0, 0},
+         {0, 0, 0},
+         {0, 3, 6},
+         {0, 0, 0}},
+        /* fewer requests than agents: by cores alone, an agent may get 0 */
+        {3,
+         {1, 1, 1},
+         2,
+         0,
+         0,
+         0,
+         {1, 1, 0},
+         {0, 0, 0},
+         {0, 0, 0},
+         {0, 0, 0},
+         {0, 1, 2},
+         {0, 0, 0}},
+        /* search: clients one each + by cores, the rate by clients */
+        /* 4 over cores 1,3: one each, 2 left as 0.5/1.5, the tie to the lower index */
+        {2, {1, 3}, 4, 6, 0, 40, {2, 2}, {0, 0}, {2, 4}, {13333, 26667}, {0, 2}, {0, 2}},
+        /* a search-only cell with fewer clients than agents: one gets none, weighs 1 */
+        {2, {4, 4}, 0, 1, 0, 10, {0, 0}, {0, 0}, {1, 0}, {5000, 5000}, {0, 0}, {0, 1}},
+        /* one agent takes everything */
+        {1, {8}, 7, 2, 12.3456, 1.5, {7}, {12346}, {2}, {1500}, {0}, {0}},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        bf_split_cell_t s;
+        bf_split_cell_init(&s, cases[c].conc, cases[c].rate, cases[c].sclients, cases[c].srate,
+                           cases[c].cores, cases[c].n);
+        for (uint32_t i = 0; i < cases[c].n; i++) {
+            if (s.conc[i] != cases[c].want_conc[i] || s.rate[i] != cases[c].want_rate[i] ||
+                s.sclients[i] != cases[c].want_sc[i] || s.srate[i] != cases[c].want_srate[i] ||
+                s.conn_base[i] != cases[c].want_cbase[i] ||
+                s.search_base[i] != cases[c].want_sbase[i])
+                fail_msg("case %zu agent %u: conc %llu rate %llu sclients %llu srate %llu "
+                         "conn_base %u search_base %u",
+                         c, i, (unsigned long long)s.conc[i], (unsigned long long)s.rate[i],
+                         (unsigned long long)s.sclients[i], (unsigned long long)s.srate[i],
+                         s.conn_base[i], s.search_base[i]);
+        }
+        bf_split_cell_cleanup(&s);
+        assert_null(s.conc);
+    }
+}
+
 /* Found by fuzz_sample: a sample whose latency histogram was refused still added its service
  * histogram. A sample's histograms are now taken together or not at all. */
 static void test_bad_histogram_adds_nothing(void **state)
@@ -1054,6 +1121,7 @@ int main(void)
         cmocka_unit_test(test_repetitions_median_cv),
         cmocka_unit_test(test_split),
         cmocka_unit_test(test_split_bases_spread_hosts),
+        cmocka_unit_test(test_split_cell),
         cmocka_unit_test(test_store_cost),
         cmocka_unit_test(test_stop_at_partial_window),
         cmocka_unit_test(test_phase),
