@@ -45,6 +45,14 @@ PENDING = {
 KEYWORDS = {"if", "for", "while", "switch", "return", "sizeof", "do", "else", "case"}
 
 
+def block_comment(text, i, out):
+    """Blank the /* comment */ that starts at i into out (newlines kept); return its end."""
+    j = text.find("*/", i + 2)
+    j = len(text) if j < 0 else j + 2
+    out.append(re.sub(r"[^\n]", " ", text[i:j]))
+    return j
+
+
 def blank(text):
     """Return text with comments, string/char literals and preprocessor lines replaced by
     spaces (newlines kept, so line numbers stay)."""
@@ -68,10 +76,7 @@ def blank(text):
                     break
                 # a comment starting on a directive line may run past it
                 if text.startswith("/*", i):
-                    j = text.find("*/", i + 2)
-                    j = n if j < 0 else j + 2
-                    out.append(re.sub(r"[^\n]", " ", text[i:j]))
-                    i = j
+                    i = block_comment(text, i, out)
                     continue
                 out.append(" ")
                 i += 1
@@ -84,10 +89,7 @@ def blank(text):
             i = j
             continue
         if text.startswith("/*", i):
-            j = text.find("*/", i + 2)
-            j = n if j < 0 else j + 2
-            out.append(re.sub(r"[^\n]", " ", text[i:j]))
-            i = j
+            i = block_comment(text, i, out)
             continue
         if c in "\"'":
             j = i + 1
