@@ -199,161 +199,110 @@ static int check_options(const bf_campaign_opts_t *opts)
     return BF_OK;
 }
 
-int bf_campaign_run(const bf_campaign_opts_t *opts)
-{
-    bf__campaign_t c;
-    memset(&c, 0, sizeof c);
-    bf_strmap_init(&c.said_held);
-    c.opts = opts;
-    /* command ids unique across coordinator runs: an agent takes a repeated id as a resend, so
-     * a restarted (or --resume'd) coordinator counting from 1 again would be answered from the
-     * agent's memory of the previous run instead of being obeyed */
-    c.next_cmd = bf_clock_wall_us();
-    int code = BF_EXIT_OK;
-    bf__fleet_setup_t fs = {0};
-    bf_row_t *rows = NULL;
-    size_t nrows = 0;
+/* What bf_campaign_run reads from its options before it touches a cluster: the run options
+ * in force (given, or with --resume the campaign's recorded ones) and the cells picked by
+ * --cells and --rerun (NULL: all / none). campaign_inputs_cleanup frees it. */
+typedef struct campaign_inputs {
+    bf_runopts_t given, recorded, use;
+    int have_record; /* the results directory already records its run options */
+    uint8_t *selected, *rerun;
+} campaign_inputs_t;
 
-    bf_diag_t diag = {0};
-    if (check_options(opts) != BF_OK)
-        return BF_EXIT_INPUT;
-    if (bf_scenario_load_file(opts->scenario_path, NULL, &c.sc, &diag) != BF_OK) {
-        bf_error("%s", diag.msg);
-        return BF_EXIT_INPUT;
-    }
-    for (size_t i = 0; i < bf_scenario_warning_count(c.sc); i++)
-        bf_warn("%s", bf_scenario_warning(c.sc, i));
-    /* --cells, --warmup, --duration: as given, or with --resume the campaign's own */
-    bf_runopts_t given = {.cells = opts->cells,
-                          .has_warmup = opts->warmup_ms != NULL,
-                          .warmup_ms = opts->warmup_ms ? *opts->warmup_ms : 0,
-                          .has_duration = opts->duration_ms != NULL,
-                          .duration_ms = opts->duration_ms ? *opts->duration_ms : 0};
-    bf_runopts_t recorded = {0}, use = given;
-    int have_record = 0;
-    if (opts->resume_dir &&
-        resume_options(opts->resume_dir, &given, &recorded, &use, &have_record) != BF_EXIT_OK) {
-        bf_scenario_destroy(&c.sc);
-        return BF_EXIT_INPUT;
-    }
-    bf_scenario_override_run(c.sc, use.has_warmup ? &use.warmup_ms : NULL,
-                             use.has_duration ? &use.duration_ms : NULL);
-    if (use.has_duration && use.duration_ms < 1000) {
-        bf_error("--duration must be at least 1s");
-        bf_runopts_cleanup(&recorded);
-        bf_scenario_destroy(&c.sc);
-        return BF_EXIT_INPUT;
-    }
-    uint8_t *selected = NULL;
-    if (use.cells && select_cells(c.sc, "--cells", use.cells, &selected) != BF_OK) {
-        bf_runopts_cleanup(&recorded);
-        bf_scenario_destroy(&c.sc);
-        return BF_EXIT_INPUT;
-    }
-    /* --rerun: finished cells of the campaign that run again on --resume (nu3 F4.5) */
-    uint8_t *rerun = NULL;
+static void campaign_inputs_cleanup(campaign_inputs_t *in)
+{
+    bf_runopts_cleanup(&in->recorded);
+    free(in->selected);
+    free(in->rerun);
+}
+
+/* --rerun with --resume only, and only among the campaign's --cells */
+static int check_rerun(const bf__campaign_t *c, const bf_campaign_opts_t *opts,
+                       campaign_inputs_t *in)
+{
     if (opts->rerun && opts->resume_dir == NULL) {
         bf_error("--rerun runs cells of a campaign again: give it with --resume DIR");
-        free(selected);
-        bf_runopts_cleanup(&recorded);
-        bf_scenario_destroy(&c.sc);
         return BF_EXIT_INPUT;
     }
-    if (opts->rerun && select_cells(c.sc, "--rerun", opts->rerun, &rerun) != BF_OK) {
-        free(selected);
-        bf_runopts_cleanup(&recorded);
-        bf_scenario_destroy(&c.sc);
+    if (opts->rerun && select_cells(c->sc, "--rerun", opts->rerun, &in->rerun) != BF_OK)
         return BF_EXIT_INPUT;
-    }
-    for (size_t k = 0; rerun && selected && k < bf_scenario_cell_count(c.sc); k++) {
-        if (rerun[k] && !selected[k]) {
+    for (size_t k = 0; in->rerun && in->selected && k < bf_scenario_cell_count(c->sc); k++) {
+        if (in->rerun[k] && !in->selected[k]) {
             bf_error("--rerun: cell %s is not among the campaign's --cells %s; only they run",
-                     bf_scenario_cell(c.sc, k)->id, use.cells);
-            free(selected);
-            free(rerun);
-            bf_runopts_cleanup(&recorded);
-            bf_scenario_destroy(&c.sc);
+                     bf_scenario_cell(c->sc, k)->id, in->use.cells);
             return BF_EXIT_INPUT;
         }
     }
-    if (opts->resume_dir && !bf_scenario_run(c.sc)->seed_set) {
-        /* the rows already finished were generated with the campaign's seed: keep it, so the
-         * cells run again produce the same documents and matrix.json keeps one seed */
+    return BF_EXIT_OK;
+}
+
+/* The campaign's seed: with --resume and no run.seed the campaign's own (the rows already
+ * finished were generated with it: the cells run again produce the same documents and
+ * matrix.json keeps one seed); else without run.seed a fresh one per campaign (ids differ
+ * between campaigns), said so the campaign can be repeated exactly. */
+static void campaign_seed(bf__campaign_t *c, const bf_campaign_opts_t *opts)
+{
+    if (opts->resume_dir && !bf_scenario_run(c->sc)->seed_set) {
         json_t *m = NULL;
         bf_matrixfile_read(opts->resume_dir, &m, NULL); /* resume checks the directory */
         json_t *sd = json_object_get(m, "seed");
         if (json_is_integer(sd)) {
-            bf_scenario_set_seed(c.sc, (uint64_t)json_integer_value(sd));
+            bf_scenario_set_seed(c->sc, (uint64_t)json_integer_value(sd));
             bf_info("--resume: this campaign's seed %llu (from %s/matrix.json)",
-                    (unsigned long long)bf_scenario_run(c.sc)->seed, opts->resume_dir);
+                    (unsigned long long)bf_scenario_run(c->sc)->seed, opts->resume_dir);
         }
         json_decref(m);
     }
     uint64_t seed;
-    if (bf_scenario_seed_fresh(c.sc, &seed)) {
-        /* no run.seed: a fresh one per campaign (ids differ between campaigns), recorded in
-         * matrix.json and here so the campaign can be repeated exactly */
+    if (bf_scenario_seed_fresh(c->sc, &seed))
         bf_info("run.seed not set: this campaign uses seed %llu (write run.seed: %llu to repeat "
                 "its documents exactly)", (unsigned long long)seed, (unsigned long long)seed);
-    }
-    const bf_run_spec_t *run = bf_scenario_run(c.sc);
-    const bf_target_t *target = bf_scenario_target(c.sc);
+}
 
-    if (opts->metrics_listen || opts->statsd) {
-        /* before the cluster and the fleet: a port in use is said at once, not after setup */
-        c.metrics = bf_metrics_new(opts->metrics_listen, opts->statsd, &diag);
-        if (c.metrics == NULL) {
-            bf_error("%s", diag.msg);
-            code = diag.code == BF_E_INVAL ? BF_EXIT_INPUT : BF_EXIT_ENV;
-            goto out;
-        }
-        if (opts->metrics_listen)
-            bf_info("live metrics: http://%.*s:%u/metrics",
-                    (int)(strrchr(opts->metrics_listen, ':') - opts->metrics_listen),
-                    opts->metrics_listen, (unsigned)bf_metrics_port(c.metrics));
+/* The scenario loaded (its warnings said) with the run options in force: --cells, --warmup,
+ * --duration as given, or with --resume the campaign's own (resume_options); --rerun; the
+ * seed. Returns BF_EXIT_OK or BF_EXIT_INPUT (said); c->sc is set when it loaded. */
+static int campaign_inputs(bf__campaign_t *c, const bf_campaign_opts_t *opts, campaign_inputs_t *in)
+{
+    bf_diag_t diag = {0};
+    if (check_options(opts) != BF_OK)
+        return BF_EXIT_INPUT;
+    if (bf_scenario_load_file(opts->scenario_path, NULL, &c->sc, &diag) != BF_OK) {
+        bf_error("%s", diag.msg);
+        return BF_EXIT_INPUT;
     }
-    c.es = bf_es_new(target, 0, 130000);
-    /* the first contact: bounded by request.timeout, saying what it waits for */
-    uint64_t probe_ms = bf_scenario_request(c.sc)->timeout_ms;
-    if (bf_cluster_probe(target, 0, probe_ms, &c.cluster, &diag) != BF_OK) {
-        bf_error("cannot use the target cluster: %s", diag.msg);
-        code = BF_EXIT_ENV;
-        goto out;
+    for (size_t i = 0; i < bf_scenario_warning_count(c->sc); i++)
+        bf_warn("%s", bf_scenario_warning(c->sc, i));
+    in->given = (bf_runopts_t){.cells = opts->cells,
+                               .has_warmup = opts->warmup_ms != NULL,
+                               .warmup_ms = opts->warmup_ms ? *opts->warmup_ms : 0,
+                               .has_duration = opts->duration_ms != NULL,
+                               .duration_ms = opts->duration_ms ? *opts->duration_ms : 0};
+    in->use = in->given;
+    if (opts->resume_dir && resume_options(opts->resume_dir, &in->given, &in->recorded, &in->use,
+                                           &in->have_record) != BF_EXIT_OK)
+        return BF_EXIT_INPUT;
+    bf_scenario_override_run(c->sc, in->use.has_warmup ? &in->use.warmup_ms : NULL,
+                             in->use.has_duration ? &in->use.duration_ms : NULL);
+    if (in->use.has_duration && in->use.duration_ms < 1000) {
+        bf_error("--duration must be at least 1s");
+        return BF_EXIT_INPUT;
     }
-    c.tele = bf_telemetry_new(target);
-    {
-        bf_product_t prod;
-        bf_diag_t td = {0};
-        if (bf_telemetry_probe(c.tele, &prod, &td) != BF_OK) {
-            bf_warn("telemetry: %s", td.msg);
-        } else if (prod.compat_mode) {
-            /* OpenSearch answering GET / as Elasticsearch 7.10.2 (reference/es-api.md §3.1) */
-            bf_strlcpy(c.cluster.distribution, prod.distribution, sizeof c.cluster.distribution);
-            bf_strlcpy(c.cluster.version, prod.version, sizeof c.cluster.version);
-        }
-    }
-    bf_info("target: %s %s, %u node%s (%s)", c.cluster.distribution, c.cluster.version,
-            c.cluster.nodes, c.cluster.nodes == 1 ? "" : "s", bf_es_host(c.es));
-    code = bf__ms_open(&c); /* --metrics-store / metrics_store: (bf_campaign_ms.c) */
-    if (code != BF_EXIT_OK)
-        goto out;
-    /* every host agents will load must answer now, not fail a third of the requests later */
-    for (size_t i = 1; i < target->nhosts; i++) {
-        bf_cluster_info_t info_i;
-        bf_diag_t d_i = {0};
-        int rc_i = bf_cluster_probe(target, i, probe_ms, &info_i, &d_i);
-        if (rc_i != BF_OK) {
-            bf_error("target.hosts[%zu] is not usable: %s", i, d_i.msg);
-            code = BF_EXIT_ENV;
-            goto out;
-        }
-    }
-    /* every named host set (targets:) must answer, and be the same cluster: bulkfleet
-     * prepares, counts and watches through target.hosts, so a gateway in front of another
-     * cluster would give rows verified against the wrong one */
-    for (size_t t = 0; t < bf_scenario_named_target_count(c.sc); t++) {
+    if (in->use.cells && select_cells(c->sc, "--cells", in->use.cells, &in->selected) != BF_OK)
+        return BF_EXIT_INPUT;
+    if (check_rerun(c, opts, in) != BF_EXIT_OK)
+        return BF_EXIT_INPUT;
+    campaign_seed(c, opts);
+    return BF_EXIT_OK;
+}
+
+/* Every named host set (targets:) must answer, and be the same cluster: bulkfleet prepares,
+ * counts and watches through target.hosts, so a gateway in front of another cluster would
+ * give rows verified against the wrong one. */
+static int probe_named_targets(bf__campaign_t *c, uint64_t probe_ms)
+{
+    for (size_t t = 0; t < bf_scenario_named_target_count(c->sc); t++) {
         const char *tname = NULL;
-        const bf_target_t *nt = bf_scenario_named_target(c.sc, t, &tname);
+        const bf_target_t *nt = bf_scenario_named_target(c->sc, t, &tname);
         for (size_t i = 0; i < nt->nhosts; i++) {
             bf_cluster_info_t info_i;
             bf_diag_t d_i = {0};
@@ -364,227 +313,351 @@ int bf_campaign_run(const bf_campaign_opts_t *opts)
             free(red_i);
             if (rc_i != BF_OK) {
                 bf_error("targets.%s.hosts[%zu] is not usable: %s", tname, i, d_i.msg);
-                code = BF_EXIT_ENV;
-                goto out;
+                return BF_EXIT_ENV;
             }
-            if (strcmp(info_i.cluster_uuid, c.cluster.cluster_uuid) != 0 ||
-                strcmp(info_i.cluster_name, c.cluster.cluster_name) != 0) {
+            if (strcmp(info_i.cluster_uuid, c->cluster.cluster_uuid) != 0 ||
+                strcmp(info_i.cluster_name, c->cluster.cluster_name) != 0) {
                 bf_error("targets.%s.hosts[%zu] (%s) reaches cluster '%s' (uuid %s), but "
                          "target.hosts reaches '%s' (uuid %s): every named target must lead to "
                          "the cluster in target.hosts, through which bulkfleet prepares and "
                          "counts each cell; fix the URL or run the other cluster as its own "
                          "campaign",
                          tname, i, host_i, info_i.cluster_name,
-                         info_i.cluster_uuid[0] ? info_i.cluster_uuid : "-", c.cluster.cluster_name,
-                         c.cluster.cluster_uuid[0] ? c.cluster.cluster_uuid : "-");
-                code = BF_EXIT_INPUT;
-                goto out;
+                         info_i.cluster_uuid[0] ? info_i.cluster_uuid : "-",
+                         c->cluster.cluster_name,
+                         c->cluster.cluster_uuid[0] ? c->cluster.cluster_uuid : "-");
+                return BF_EXIT_INPUT;
             }
         }
     }
+    return BF_EXIT_OK;
+}
 
-    /* before any load: index.recreate deletes only what bulkfleet made (bf_owner_t) */
-    c.owner.scenario = bf_scenario_name(c.sc);
-    c.owner.replace = opts->replace_existing;
-    c.owner.nreplace = opts->nreplace_existing;
-    if (bf_cluster_check_owned(c.es, c.sc, selected, &c.owner, &diag) != BF_OK) {
-        bf_error("%s", diag.msg);
-        code = BF_EXIT_ENV;
-        goto out;
+/* The outside before any load: live metrics (a port in use is said at once, not after
+ * setup), the target cluster's first contact (bounded by request.timeout, saying what it
+ * waits for), its telemetry, the metrics store, every other host agents will load (must
+ * answer now, not fail a third of the requests later), the named targets, and that
+ * index.recreate deletes only what bulkfleet made (bf_owner_t). Returns an exit code. */
+static int campaign_cluster(bf__campaign_t *c, const bf_campaign_opts_t *opts,
+                            const uint8_t *selected)
+{
+    const bf_target_t *target = bf_scenario_target(c->sc);
+    bf_diag_t diag = {0};
+    if (opts->metrics_listen || opts->statsd) {
+        c->metrics = bf_metrics_new(opts->metrics_listen, opts->statsd, &diag);
+        if (c->metrics == NULL) {
+            bf_error("%s", diag.msg);
+            return diag.code == BF_E_INVAL ? BF_EXIT_INPUT : BF_EXIT_ENV;
+        }
+        if (opts->metrics_listen)
+            bf_info("live metrics: http://%.*s:%u/metrics",
+                    (int)(strrchr(opts->metrics_listen, ':') - opts->metrics_listen),
+                    opts->metrics_listen, (unsigned)bf_metrics_port(c->metrics));
     }
+    c->es = bf_es_new(target, 0, 130000);
+    uint64_t probe_ms = bf_scenario_request(c->sc)->timeout_ms;
+    if (bf_cluster_probe(target, 0, probe_ms, &c->cluster, &diag) != BF_OK) {
+        bf_error("cannot use the target cluster: %s", diag.msg);
+        return BF_EXIT_ENV;
+    }
+    c->tele = bf_telemetry_new(target);
+    bf_product_t prod;
+    bf_diag_t td = {0};
+    if (bf_telemetry_probe(c->tele, &prod, &td) != BF_OK) {
+        bf_warn("telemetry: %s", td.msg);
+    } else if (prod.compat_mode) {
+        /* OpenSearch answering GET / as Elasticsearch 7.10.2 (reference/es-api.md §3.1) */
+        bf_strlcpy(c->cluster.distribution, prod.distribution, sizeof c->cluster.distribution);
+        bf_strlcpy(c->cluster.version, prod.version, sizeof c->cluster.version);
+    }
+    bf_info("target: %s %s, %u node%s (%s)", c->cluster.distribution, c->cluster.version,
+            c->cluster.nodes, c->cluster.nodes == 1 ? "" : "s", bf_es_host(c->es));
+    int code = bf__ms_open(c); /* --metrics-store / metrics_store: (bf_campaign_ms.c) */
+    if (code != BF_EXIT_OK)
+        return code;
+    for (size_t i = 1; i < target->nhosts; i++) {
+        bf_cluster_info_t info_i;
+        bf_diag_t d_i = {0};
+        if (bf_cluster_probe(target, i, probe_ms, &info_i, &d_i) != BF_OK) {
+            bf_error("target.hosts[%zu] is not usable: %s", i, d_i.msg);
+            return BF_EXIT_ENV;
+        }
+    }
+    code = probe_named_targets(c, probe_ms);
+    if (code != BF_EXIT_OK)
+        return code;
+    c->owner.scenario = bf_scenario_name(c->sc);
+    c->owner.replace = opts->replace_existing;
+    c->owner.nreplace = opts->nreplace_existing;
+    if (bf_cluster_check_owned(c->es, c->sc, selected, &c->owner, &diag) != BF_OK) {
+        bf_error("%s", diag.msg);
+        return BF_EXIT_ENV;
+    }
+    return BF_EXIT_OK;
+}
 
-    const char *control = opts->control_bind ? opts->control_bind : "tcp://127.0.0.1:7100";
-    code = bf__cellsetup_fleet(&c, &fs);
+/* The fleet's sockets and handlers, the results directory (a --resume of another scenario is
+ * refused; the run options recorded for a later --resume; the campaign id its name) and the
+ * local agents. Returns an exit code. */
+static int campaign_fleet(bf__campaign_t *c, const bf_campaign_opts_t *opts, bf__fleet_setup_t *fs,
+                          const campaign_inputs_t *in)
+{
+    bf_diag_t diag = {0};
+    int code = bf__cellsetup_fleet(c, fs);
     if (code != 0)
-        goto out;
-    bf__cellrun_attach(&c);
-
-    if (opts->resume_dir && resume_mismatch(opts->resume_dir, c.sc)) {
-        code = BF_EXIT_INPUT;
-        goto out;
-    }
-    c.res = bf_results_open(opts->results_base ? opts->results_base : "results", opts->resume_dir,
-                            c.sc, &diag);
-    if (c.res == NULL) {
+        return code;
+    bf__cellrun_attach(c);
+    if (opts->resume_dir && resume_mismatch(opts->resume_dir, c->sc))
+        return BF_EXIT_INPUT;
+    c->res = bf_results_open(opts->results_base ? opts->results_base : "results", opts->resume_dir,
+                             c->sc, &diag);
+    if (c->res == NULL) {
         bf_error("%s", diag.msg);
-        code = BF_EXIT_ENV;
-        goto out;
+        return BF_EXIT_ENV;
     }
-    bf_results_set_cluster(c.res, &c.cluster);
-    if (!have_record) {
+    bf_results_set_cluster(c->res, &c->cluster);
+    if (!in->have_record) {
         /* what --resume of this directory will reuse (or refuse to change) */
-        char *ro = bf_runopts_json(&use);
-        if (bf_results_write_file(c.res, BF_RUNOPTS_FILE, ro, strlen(ro)) != BF_OK)
+        char *ro = bf_runopts_json(&in->use);
+        if (bf_results_write_file(c->res, BF_RUNOPTS_FILE, ro, strlen(ro)) != BF_OK)
             bf_warn("cannot write %s/%s: a --resume will not know this campaign's --cells, "
                     "--warmup and --duration",
-                    bf_results_dir(c.res), BF_RUNOPTS_FILE);
+                    bf_results_dir(c->res), BF_RUNOPTS_FILE);
         free(ro);
     }
-    {
-        const char *dir = bf_results_dir(c.res), *slash = strrchr(dir, '/');
-        bf_strlcpy(c.campaign_id, slash ? slash + 1 : dir, sizeof c.campaign_id);
-        c.owner.campaign = c.campaign_id;
-    }
+    const char *dir = bf_results_dir(c->res), *slash = strrchr(dir, '/');
+    bf_strlcpy(c->campaign_id, slash ? slash + 1 : dir, sizeof c->campaign_id);
+    c->owner.campaign = c->campaign_id;
+    return bf__cellsetup_local_agents(c, fs);
+}
 
-    code = bf__cellsetup_local_agents(&c, &fs);
-    if (code != 0)
-        goto out;
+/* The agents: --agents (or the local ones, or 1) within --agent-wait; a cell never runs on
+ * more than run.agents, and a selected cell whose matrix.agents is more than the campaign has
+ * is refused before any wait. Sets c->min_agents and c->wait_ms. Returns an exit code. */
+static int campaign_agents(bf__campaign_t *c, const bf_campaign_opts_t *opts,
+                           const uint8_t *selected)
+{
+    const bf_run_spec_t *run = bf_scenario_run(c->sc);
+    const char *control = opts->control_bind ? opts->control_bind : "tcp://127.0.0.1:7100";
     uint32_t want = opts->agents ? opts->agents : (opts->local_agents ? opts->local_agents : 1);
     uint32_t min_agents = opts->min_agents ? opts->min_agents : want;
     if (run->agents && min_agents > run->agents) {
-        /* a cell never runs on more than run.agents: waiting for more would never end */
         bf_info("scenario run.agents is %u: cells run on %u of the %u agents", run->agents,
                 run->agents, want);
         min_agents = run->agents;
     }
-    for (size_t k = 0; k < bf_scenario_cell_count(c.sc); k++) {
-        /* a cell asking for more agents than the campaign has would wait and then fail */
-        const bf_cell_t *cell = bf_scenario_cell(c.sc, k);
+    for (size_t k = 0; k < bf_scenario_cell_count(c->sc); k++) {
+        const bf_cell_t *cell = bf_scenario_cell(c->sc, k);
         if ((selected == NULL || selected[k]) && bf__cellone_agents_is_axis(cell) &&
             cell->agents > want) {
             bf_error("cell %s: matrix.agents %u, but this campaign has %u agents; start more "
                      "(--local-agents N, or --agents N with remote agents) or lower the value",
                      cell->id, cell->agents, want);
-            code = BF_EXIT_INPUT;
-            goto out;
+            return BF_EXIT_INPUT;
         }
     }
     uint64_t wait_ms = opts->agent_wait_ms ? opts->agent_wait_ms : 60000;
-    int wr = bf__cellone_wait_agents(&c, want, wait_ms);
-    if (wr == BF_E_INTR) {
-        code = bf_exit_of_signal(bf_campaign_signal);
-        goto out;
-    }
+    int wr = bf__cellone_wait_agents(c, want, wait_ms);
+    if (wr == BF_E_INTR)
+        return bf_exit_of_signal(bf_campaign_signal);
     if (wr != BF_OK) {
         bf_error("only %zu of %u agents connected within %llu s; "
                  "start agents with: bulkfleet-agent --coordinator tcp://<this host>%s",
-                 bf_fleet_ready_count(c.fleet), want, (unsigned long long)(wait_ms / 1000),
+                 bf_fleet_ready_count(c->fleet), want, (unsigned long long)(wait_ms / 1000),
                  strrchr(control, ':'));
-        code = BF_EXIT_ENV;
-        goto out;
+        return BF_EXIT_ENV;
     }
+    c->min_agents = min_agents;
+    c->wait_ms = wait_ms;
+    return BF_EXIT_OK;
+}
 
-    c.min_agents = min_agents;
-    c.wait_ms = wait_ms;
-    if (opts->find_max) {
-        code = bf__findmax_run(&c, &rows, &nrows);
-        goto out;
+/* A repetition finished in the --resume directory (its row in *row): kept (said and handed to
+ * the metrics store again, idempotent), or to run again as bf_resume_decide says (said, the
+ * row cleared). A cell not selected keeps its row silently. Returns 1 when kept. */
+static int resume_keep(bf__campaign_t *c, const char *name, int skip, int rerun_asked,
+                       bf_row_t *row)
+{
+    const char *dir = c->opts->resume_dir;
+    bf_resume_t what = bf_resume_decide(row, c->opts->keep_failed, rerun_asked);
+    if (what == BF_RESUME_KEEP || skip) {
+        if (!skip)
+            bf_info("cell %s already finished in %s; kept", name, dir);
+        if (!skip)
+            bf__ms_cell(c, name); /* idempotent: same ids as when it ran */
+        return 1;
     }
+    if (what == BF_RESUME_RERUN_ASKED)
+        bf_info("cell %s finished in %s: running it again (--rerun)", name, dir);
+    else if (what == BF_RESUME_RERUN_UNCOUNTED)
+        bf_info("cell %s in %s could not be counted (%s): running it again "
+                "(--keep-failed keeps it)",
+                name, dir, row->reason);
+    else
+        bf_info("cell %s failed in %s (%s): running it again (--keep-failed keeps it)", name, dir,
+                row->reason);
+    memset(row, 0, sizeof *row);
+    return 0;
+}
 
-    size_t ncells = bf_scenario_cell_count(c.sc);
+/* The repetitions of cell k into reps[0..*nreps): each finished one of a --resume kept or run
+ * again (resume_keep), the others run (bf__cellone_run; pos of nsel for the progress line);
+ * a cell not selected (skip) only keeps what is finished. Stops after a repetition that
+ * leaves the results directory unwritable or the cluster gone (the caller stops the
+ * campaign). Returns 0, or an exit code (a setup failure, an interruption). */
+static int campaign_cell_reps(bf__campaign_t *c, size_t k, int skip, const uint8_t *rerun,
+                              size_t pos, size_t nsel, uint64_t campaign_start, bf_row_t *reps,
+                              uint32_t *nreps)
+{
+    const bf_cell_t *cell = bf_scenario_cell(c->sc, k);
+    const bf_run_spec_t *run = bf_scenario_run(c->sc);
     uint32_t repeat = run->repeat ? run->repeat : 1;
-    rows = bf_calloc(ncells + 1, sizeof *rows);
+    for (uint32_t rep = 1; rep <= repeat; rep++) {
+        char name[256];
+        bf_results_cell_name(cell, rep, repeat, name, sizeof name);
+        if (c->opts->resume_dir && bf_results_cell_finished(c->res, name) &&
+            bf_results_load_row(c->res, name, cell, &reps[*nreps]) == BF_OK &&
+            resume_keep(c, name, skip, rerun && rerun[k], &reps[*nreps])) {
+            (*nreps)++;
+            continue;
+        }
+        if (skip)
+            break; /* not selected with --cells: neither run nor (unless finished) reported */
+        long partial = c->opts->resume_dir && !bf_results_cell_finished(c->res, name)
+                           ? bf_results_cell_partial(c->res, name)
+                           : -1;
+        if (partial >= 0) /* issue #30: it ran again without a word */
+            bf_info("cell %s started in %s and did not finish (cells/%s.samples.partial, %ld "
+                    "sample lines): running it again from the start; its partial samples "
+                    "are replaced",
+                    name, c->opts->resume_dir, name, partial);
+        int rc = bf__cellone_run(c, cell, rep, name, pos, nsel, campaign_start, &reps[*nreps]);
+        if (rc > 0)
+            return rc;
+        bf__ms_cell(c, name);
+        (*nreps)++;
+        if (bf_results_error(c->res) || c->cluster_gone)
+            break; /* stopped by the caller, after this cell's row */
+        if (rc == BF_E_INTR)
+            return bf_exit_of_signal(bf_campaign_signal);
+    }
+    return 0;
+}
+
+/* The campaign stops after a cell when the cluster stayed unreachable while preparing one
+ * (--cluster-wait) or the results directory cannot be written (disk full, read-only:
+ * loading more cells would measure what cannot be kept; every file written before is
+ * complete); said with how to continue. Returns BF_EXIT_ENV then, else 0. */
+static int campaign_must_stop(const bf__campaign_t *c)
+{
+    if (c->cluster_gone) {
+        bf_error("stopping the campaign: the cluster at %s "
+                 "stayed unreachable while preparing a cell (--cluster-wait); finished cells "
+                 "are in %s; once it is back, continue with run --resume %s (failed cells "
+                 "and cells whose documents could not be counted run again; --rerun CELLS "
+                 "runs chosen finished ones again too)",
+                 bf_es_host(c->es), bf_results_dir(c->res), bf_results_dir(c->res));
+        return BF_EXIT_ENV;
+    }
+    if (bf_results_error(c->res)) {
+        bf_error("stopping the campaign: %s; the files in %s "
+                 "that were complete before are kept; free space (or fix the directory) and "
+                 "continue with run --resume %s",
+                 bf_results_error(c->res), bf_results_dir(c->res), bf_results_dir(c->res));
+        return BF_EXIT_ENV;
+    }
+    return 0;
+}
+
+/* Every cell of the matrix in order (the ones --cells picks run; progress counts those), its
+ * repetitions folded into one row (bf_finish_fold) into rows[0..*nrows). Returns an exit code:
+ * BF_EXIT_FAILED when a row is not clean. */
+static int campaign_cells(bf__campaign_t *c, const campaign_inputs_t *in, bf_row_t **rows_out,
+                          size_t *nrows)
+{
+    const uint8_t *selected = in->selected;
+    const bf_run_spec_t *run = bf_scenario_run(c->sc);
+    size_t ncells = bf_scenario_cell_count(c->sc);
+    uint32_t repeat = run->repeat ? run->repeat : 1;
+    bf_row_t *rows = bf_calloc(ncells + 1, sizeof *rows);
+    *rows_out = rows;
     bf_row_t *reps = bf_calloc(repeat, sizeof *reps);
     uint64_t campaign_start = bf_clock_mono_us();
-    int any_bad = 0;
-    /* progress counts the cells this run executes (--cells picks some) */
+    int any_bad = 0, code = 0;
     size_t nsel = 0, pos = 0;
     for (size_t k = 0; k < ncells; k++)
         nsel += !selected || selected[k];
-    bf__cellrun_publish(&c, 0, nsel, NULL, -1);
+    bf__cellrun_publish(c, 0, nsel, NULL, -1);
     for (size_t k = 0; k < ncells && code == 0; k++) {
-        const bf_cell_t *cell = bf_scenario_cell(c.sc, k);
         if (k > 0 && (!selected || selected[k - 1]))
             pos++;
         uint32_t nreps = 0;
         int skip = selected && !selected[k];
-        for (uint32_t rep = 1; rep <= repeat; rep++) {
-            char name[256];
-            bf_results_cell_name(cell, rep, repeat, name, sizeof name);
-            if (opts->resume_dir && bf_results_cell_finished(c.res, name) &&
-                bf_results_load_row(c.res, name, cell, &reps[nreps]) == BF_OK) {
-                bf_resume_t what =
-                    bf_resume_decide(&reps[nreps], opts->keep_failed, rerun && rerun[k]);
-                if (what == BF_RESUME_KEEP || skip) {
-                    if (!skip)
-                        bf_info("cell %s already finished in %s; kept", name, opts->resume_dir);
-                    if (!skip)
-                        bf__ms_cell(&c, name); /* idempotent: same ids as when it ran */
-                    nreps++;
-                    continue;
-                }
-                if (what == BF_RESUME_RERUN_ASKED)
-                    bf_info("cell %s finished in %s: running it again (--rerun)", name,
-                            opts->resume_dir);
-                else if (what == BF_RESUME_RERUN_UNCOUNTED)
-                    bf_info("cell %s in %s could not be counted (%s): running it again "
-                            "(--keep-failed keeps it)",
-                            name, opts->resume_dir, reps[nreps].reason);
-                else
-                    bf_info("cell %s failed in %s (%s): running it again (--keep-failed keeps it)",
-                            name, opts->resume_dir, reps[nreps].reason);
-                memset(&reps[nreps], 0, sizeof reps[nreps]);
-            }
-            if (skip)
-                break; /* not selected with --cells: neither run nor (unless finished) reported */
-            long partial = opts->resume_dir && !bf_results_cell_finished(c.res, name)
-                               ? bf_results_cell_partial(c.res, name)
-                               : -1;
-            if (partial >= 0) /* issue #30: it ran again without a word */
-                bf_info("cell %s started in %s and did not finish (cells/%s.samples.partial, %ld "
-                        "sample lines): running it again from the start; its partial samples "
-                        "are replaced",
-                        name, opts->resume_dir, name, partial);
-            int rc = bf__cellone_run(&c, cell, rep, name, pos, nsel, campaign_start, &reps[nreps]);
-            if (rc > 0) {
-                code = rc;
-                break;
-            }
-            bf__ms_cell(&c, name);
-            nreps++;
-            if (bf_results_error(c.res) || c.cluster_gone)
-                break; /* stopped below, after this cell's row */
-            if (rc == BF_E_INTR) {
-                code = bf_exit_of_signal(bf_campaign_signal);
-                break;
-            }
-        }
-        const bf_row_t *folded = bf_finish_fold(c.res, c.sc, reps, nreps, rows, &nrows, NULL);
+        code = campaign_cell_reps(c, k, skip, in->rerun, pos, nsel, campaign_start, reps, &nreps);
+        const bf_row_t *folded = bf_finish_fold(c->res, c->sc, reps, nreps, rows, nrows, NULL);
         if (folded)
             any_bad |= !bf_row_is_clean(folded);
-        if (c.cluster_gone) {
-            bf_error("stopping the campaign: the cluster at %s "
-                     "stayed unreachable while preparing a cell (--cluster-wait); finished cells "
-                     "are in %s; once it is back, continue with run --resume %s (failed cells "
-                     "and cells whose documents could not be counted run again; --rerun CELLS "
-                     "runs chosen finished ones again too)",
-                     bf_es_host(c.es), bf_results_dir(c.res), bf_results_dir(c.res));
-            code = BF_EXIT_ENV;
-            break;
-        }
-        if (bf_results_error(c.res)) {
-            /* the results directory cannot be written (disk full, read-only): loading more
-             * cells would measure what cannot be kept. Every file written before is complete. */
-            bf_error("stopping the campaign: %s; the files in %s "
-                     "that were complete before are kept; free space (or fix the directory) and "
-                     "continue with run --resume %s",
-                     bf_results_error(c.res), bf_results_dir(c.res), bf_results_dir(c.res));
-            code = BF_EXIT_ENV;
+        int stop = campaign_must_stop(c);
+        if (stop) {
+            code = stop;
             break;
         }
     }
     free(reps);
-    if (nrows > 0) {
-        /* report.html from what is on disk, also after an interruption (not when the directory
-         * cannot be written: it would fail the same way) */
-        bf_diag_t rd = {0};
-        if (!bf_results_error(c.res) && bf_report_write(bf_results_dir(c.res), &rd) != BF_OK)
-            bf_warn("report: %s", rd.msg);
-        printf("\n");
-        bf_results_print_md(stdout, c.sc, rows, nrows);
-        printf("\nresults: %s\n", bf_results_dir(c.res));
-        fflush(stdout);
-    }
-    if (code == BF_EXIT_OK && any_bad)
-        code = BF_EXIT_FAILED;
+    return code == BF_EXIT_OK && any_bad ? BF_EXIT_FAILED : code;
+}
 
-out:
+/* report.html from what is on disk, also after an interruption (not when the directory
+ * cannot be written: it would fail the same way), and the matrix on stdout. */
+static void campaign_summary(const bf__campaign_t *c, const bf_row_t *rows, size_t nrows)
+{
+    if (nrows == 0)
+        return;
+    bf_diag_t rd = {0};
+    if (!bf_results_error(c->res) && bf_report_write(bf_results_dir(c->res), &rd) != BF_OK)
+        bf_warn("report: %s", rd.msg);
+    printf("\n");
+    bf_results_print_md(stdout, c->sc, rows, nrows);
+    printf("\nresults: %s\n", bf_results_dir(c->res));
+    fflush(stdout);
+}
+
+int bf_campaign_run(const bf_campaign_opts_t *opts)
+{
+    bf__campaign_t c;
+    memset(&c, 0, sizeof c);
+    bf_strmap_init(&c.said_held);
+    c.opts = opts;
+    /* command ids unique across coordinator runs: an agent takes a repeated id as a resend, so
+     * a restarted (or --resume'd) coordinator counting from 1 again would be answered from the
+     * agent's memory of the previous run instead of being obeyed */
+    c.next_cmd = bf_clock_wall_us();
+    bf__fleet_setup_t fs = {0};
+    bf_row_t *rows = NULL;
+    size_t nrows = 0;
+    campaign_inputs_t in;
+    memset(&in, 0, sizeof in);
+    if (campaign_inputs(&c, opts, &in) != BF_EXIT_OK) {
+        campaign_inputs_cleanup(&in);
+        bf_strmap_cleanup(&c.said_held);
+        bf_scenario_destroy(&c.sc);
+        return BF_EXIT_INPUT;
+    }
+    int code = campaign_cluster(&c, opts, in.selected);
+    if (code == BF_EXIT_OK)
+        code = campaign_fleet(&c, opts, &fs, &in);
+    if (code == BF_EXIT_OK)
+        code = campaign_agents(&c, opts, in.selected);
+    if (code == BF_EXIT_OK && opts->find_max) {
+        code = bf__findmax_run(&c, &rows, &nrows);
+    } else if (code == BF_EXIT_OK) {
+        code = campaign_cells(&c, &in, &rows, &nrows);
+        campaign_summary(&c, rows, nrows);
+    }
     bf__ms_close(&c, rows, nrows); /* flush, report what was dropped, matrix.json */
     bf__cellsetup_cleanup(&fs);
     bf_strmap_cleanup(&c.said_held);
-    bf_runopts_cleanup(&recorded);
-    free(selected);
-    free(rerun);
+    campaign_inputs_cleanup(&in);
     free(rows);
     bf_results_close(&c.res);
     bf_fleet_destroy(&c.fleet);

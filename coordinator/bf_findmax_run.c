@@ -333,6 +333,134 @@ static void cfg_of_spec(const bf_findmax_spec_t *s, bf_fm_cfg_t *cfg)
     cfg->sustain_tries = s->sustain_tries;
 }
 
+/* The combinations: the first cell of every distinct value set of the other axes (at most
+ * MAX_COMBOS), each with an empty step list; *nk of them. Caller frees (json_decref steps). */
+static combo *combos_of(const bf_scenario_t *sc, size_t *nk_out)
+{
+    size_t ncells = bf_scenario_cell_count(sc);
+    combo *ks = bf_calloc(ncells + 1, sizeof *ks);
+    size_t nk = 0;
+    for (size_t i = 0; i < ncells && nk < MAX_COMBOS; i++) {
+        const bf_cell_t *cell = bf_scenario_cell(sc, i);
+        char label[512];
+        combo_label(cell, label, sizeof label);
+        int seen = 0;
+        for (size_t k = 0; k < nk && !seen; k++)
+            seen = strcmp(ks[k].label, label) == 0;
+        if (seen)
+            continue;
+        ks[nk].base = cell;
+        bf_strlcpy(ks[nk].label, label, sizeof ks[nk].label);
+        ks[nk].queue_max = ks[nk].rejected_pool = -1;
+        ks[nk].steps = json_array();
+        nk++;
+    }
+    *nk_out = nk;
+    return ks;
+}
+
+/* One step of a search as findmax.json records it: what ran, what it measured, the verdict. */
+static json_t *step_json(const bf_fm_step_t *stp, const bf_cell_t *cell, const bf_row_t *folded,
+                         const bf_fm_obs_t *o, enum bf_fm_verdict v, int resumed)
+{
+    const bf_fm_step_t st = *stp;
+    const bf_fm_obs_t obs = *o;
+    json_t *s = json_object();
+    json_object_set_new(s, "step", json_integer(st.n));
+    json_object_set_new(s, "phase", json_string(bf_fm_phase_name(st.phase)));
+    json_object_set_new(s, "cell", json_string(cell->id));
+    json_object_set_new(s, "batch_size", json_integer(st.batch_size));
+    json_object_set_new(s, "concurrency", json_integer(st.concurrency));
+    json_object_set_new(s, "target_rate", json_real(st.target_rate));
+    json_object_set_new(s, "docs_per_s", json_real(folded->docs_per_s));
+    json_object_set_new(s, "latency_p50_ms", num_or_null(obs.p50_ms));
+    json_object_set_new(s, "latency_p99_ms", num_or_null(obs.p99_ms));
+    json_object_set_new(s, "latency_p99_growth", num_or_null(folded->latency_p99_growth));
+    json_object_set_new(s, "docs_rejected", json_integer((json_int_t)obs.docs_rejected));
+    json_object_set_new(s, "docs_failed", json_integer((json_int_t)obs.docs_failed));
+    json_object_set_new(s, "write_queue_max",
+                        folded->write_queue_max >= 0 ? json_integer(folded->write_queue_max)
+                                                     : json_null());
+    json_object_set_new(s, "write_rejected",
+                        folded->write_rejected >= 0 ? json_integer(folded->write_rejected)
+                                                    : json_null());
+    json_object_set_new(s, "verdict", json_string(bf_fm_verdict_name(v)));
+    json_object_set_new(s, "resumed", json_boolean(resumed));
+    return s;
+}
+
+/* The step's line: batch, concurrency, target, docs/s, p99, rejected, failed -> verdict. */
+static void log_step(const combo *K, const bf_fm_step_t *stp, const bf_row_t *folded,
+                     const bf_fm_obs_t *o, enum bf_fm_verdict v)
+{
+    const bf_fm_step_t st = *stp;
+    const bf_fm_obs_t obs = *o;
+    char p99[32] = "-", target[48] = "";
+    if (obs.p99_ms >= 0)
+        snprintf(p99, sizeof p99, "%.1f", obs.p99_ms);
+    if (st.target_rate > 0)
+        snprintf(target, sizeof target, ", target %.0f docs/s", st.target_rate);
+    bf_info("find-max %s step %u (%s): batch %u, concurrency %u%s: %.0f docs/s, p99 %s "
+            "ms, %llu rejected, %llu failed -> %s",
+            K->label, st.n, bf_fm_phase_name(st.phase), st.batch_size, st.concurrency, target,
+            folded->docs_per_s, p99, (unsigned long long)obs.docs_rejected,
+            (unsigned long long)obs.docs_failed, bf_fm_verdict_name(v));
+}
+
+/* Every step recreated the combination's index and its rows hold what it measured: the last
+ * step's index is only disk space on the target (73 MB in issue #30 item 9), so it goes,
+ * through the cluster module (only what bulkfleet created), or the log says why not. */
+static void delete_last_index(bf__campaign_t *c, bf_cell_t **cells, size_t ncellv, size_t ran_steps,
+                              int code)
+{
+    if (ran_steps > 0 && code != BF_EXIT_ENV && c->es != NULL && !c->cluster_gone) {
+        const bf_cell_t *last = cells[ncellv - 1];
+        bf_diag_t dd = {0};
+        if (bf_cluster_delete_cell(c->es, last, &dd) == BF_OK)
+            bf_info("find-max: deleted %s, the index of the last step (%s): each step recreated "
+                    "it, and its rows keep what it measured",
+                    last->indices ? last->index_names[0] : "?", last->id);
+        else
+            bf_warn("find-max: the last step's index %s is kept (%s): delete it when done",
+                    last->indices ? last->index_names[0] : "?", dd.msg);
+    } else if (ran_steps > 0) {
+        bf_warn("find-max: the last step's index %s is kept: the cluster %s; delete it when done",
+                cells[ncellv - 1]->indices ? cells[ncellv - 1]->index_names[0] : "?",
+                c->cluster_gone ? "could not be reached" : "was not written to");
+    }
+}
+
+/* The answer: matrix.md rewritten with it first, report.html, each combination's path and
+ * noise, the results directory, each result line. Returns 1 when every combination started
+ * found its max. */
+static int findmax_summary(bf__campaign_t *c, combo *ks, size_t nk, bf_row_t *rows, size_t nrows)
+{
+    set_lead(c, ks, nk);
+    if (nrows > 0 && bf_results_write_matrix(c->res, c->sc, rows, nrows) != BF_OK)
+        bf_warn("find-max: could not rewrite %s/matrix.md with the answer first",
+                bf_results_dir(c->res));
+    if (nrows > 0) {
+        bf_diag_t rd = {0};
+        if (bf_report_write(bf_results_dir(c->res), &rd) != BF_OK)
+            bf_warn("report: %s", rd.msg);
+    }
+    for (size_t k = 0; k < nk; k++)
+        if (ks[k].started) {
+            print_path(stdout, &ks[k]);
+            print_noise(stdout, &ks[k]);
+        }
+    printf("\nresults: %s\n\n", bf_results_dir(c->res));
+    int all_found = 1;
+    for (size_t k = 0; k < nk; k++) {
+        if (!ks[k].started)
+            continue;
+        print_result(stdout, &ks[k], nk);
+        all_found &= ks[k].fm.found;
+    }
+    fflush(stdout);
+    return all_found;
+}
+
 int bf__findmax_run(bf__campaign_t *c, bf_row_t **rows, size_t *nrows)
 {
     const bf_findmax_spec_t *spec = bf_scenario_findmax(c->sc);
@@ -347,25 +475,8 @@ int bf__findmax_run(bf__campaign_t *c, bf_row_t **rows, size_t *nrows)
     uint64_t sustain_ms = c->opts->sustain_ms ? *c->opts->sustain_ms : spec->sustain_ms;
     uint64_t warmup_ms = run->warmup_ms;
 
-    /* the combinations: the first cell of every distinct value set of the other axes */
-    size_t ncells = bf_scenario_cell_count(c->sc);
-    combo *ks = bf_calloc(ncells + 1, sizeof *ks);
     size_t nk = 0;
-    for (size_t i = 0; i < ncells && nk < MAX_COMBOS; i++) {
-        const bf_cell_t *cell = bf_scenario_cell(c->sc, i);
-        char label[512];
-        combo_label(cell, label, sizeof label);
-        int seen = 0;
-        for (size_t k = 0; k < nk && !seen; k++)
-            seen = strcmp(ks[k].label, label) == 0;
-        if (seen)
-            continue;
-        ks[nk].base = cell;
-        bf_strlcpy(ks[nk].label, label, sizeof ks[nk].label);
-        ks[nk].queue_max = ks[nk].rejected_pool = -1;
-        ks[nk].steps = json_array();
-        nk++;
-    }
+    combo *ks = combos_of(c->sc, &nk);
     bf_fm_cfg_t cfg;
     cfg_of_spec(spec, &cfg);
     uint32_t most_search = 0, most_sustain = 0;
@@ -467,38 +578,8 @@ int bf__findmax_run(bf__campaign_t *c, bf_row_t **rows, size_t *nrows)
                 K->queue_max = folded->write_queue_max;
                 K->rejected_pool = folded->write_rejected;
             }
-            json_t *s = json_object();
-            json_object_set_new(s, "step", json_integer(st.n));
-            json_object_set_new(s, "phase", json_string(bf_fm_phase_name(st.phase)));
-            json_object_set_new(s, "cell", json_string(cell->id));
-            json_object_set_new(s, "batch_size", json_integer(st.batch_size));
-            json_object_set_new(s, "concurrency", json_integer(st.concurrency));
-            json_object_set_new(s, "target_rate", json_real(st.target_rate));
-            json_object_set_new(s, "docs_per_s", json_real(folded->docs_per_s));
-            json_object_set_new(s, "latency_p50_ms", num_or_null(obs.p50_ms));
-            json_object_set_new(s, "latency_p99_ms", num_or_null(obs.p99_ms));
-            json_object_set_new(s, "latency_p99_growth", num_or_null(folded->latency_p99_growth));
-            json_object_set_new(s, "docs_rejected", json_integer((json_int_t)obs.docs_rejected));
-            json_object_set_new(s, "docs_failed", json_integer((json_int_t)obs.docs_failed));
-            json_object_set_new(s, "write_queue_max",
-                                folded->write_queue_max >= 0 ? json_integer(folded->write_queue_max)
-                                                             : json_null());
-            json_object_set_new(s, "write_rejected",
-                                folded->write_rejected >= 0 ? json_integer(folded->write_rejected)
-                                                            : json_null());
-            json_object_set_new(s, "verdict", json_string(bf_fm_verdict_name(v)));
-            json_object_set_new(s, "resumed", json_boolean(resumed));
-            json_array_append_new(K->steps, s);
-            char p99[32] = "-", target[48] = "";
-            if (obs.p99_ms >= 0)
-                snprintf(p99, sizeof p99, "%.1f", obs.p99_ms);
-            if (st.target_rate > 0)
-                snprintf(target, sizeof target, ", target %.0f docs/s", st.target_rate);
-            bf_info("find-max %s step %u (%s): batch %u, concurrency %u%s: %.0f docs/s, p99 %s "
-                    "ms, %llu rejected, %llu failed -> %s",
-                    K->label, st.n, bf_fm_phase_name(st.phase), st.batch_size, st.concurrency,
-                    target, folded->docs_per_s, p99, (unsigned long long)obs.docs_rejected,
-                    (unsigned long long)obs.docs_failed, bf_fm_verdict_name(v));
+            json_array_append_new(K->steps, step_json(&st, cell, folded, &obs, v, resumed));
+            log_step(K, &st, folded, &obs, v);
             K->elapsed_ms = (bf_clock_mono_us() - t0) / 1000;
             write_findmax_json(c, ks, nk);
         }
@@ -509,48 +590,9 @@ int bf__findmax_run(bf__campaign_t *c, bf_row_t **rows, size_t *nrows)
     }
     bf_scenario_override_run(c->sc, NULL, &search_ms);
 
-    /* every step recreated the combination's index and its rows hold what it measured: the
-     * last step's index is only disk space on the target (73 MB in issue #30 item 9), so it
-     * goes, through the cluster module (only what bulkfleet created), or the log says why not */
-    if (ran_steps > 0 && code != BF_EXIT_ENV && c->es != NULL && !c->cluster_gone) {
-        const bf_cell_t *last = cells[ncellv - 1];
-        bf_diag_t dd = {0};
-        if (bf_cluster_delete_cell(c->es, last, &dd) == BF_OK)
-            bf_info("find-max: deleted %s, the index of the last step (%s): each step recreated "
-                    "it, and its rows keep what it measured",
-                    last->indices ? last->index_names[0] : "?", last->id);
-        else
-            bf_warn("find-max: the last step's index %s is kept (%s): delete it when done",
-                    last->indices ? last->index_names[0] : "?", dd.msg);
-    } else if (ran_steps > 0) {
-        bf_warn("find-max: the last step's index %s is kept: the cluster %s; delete it when done",
-                cells[ncellv - 1]->indices ? cells[ncellv - 1]->index_names[0] : "?",
-                c->cluster_gone ? "could not be reached" : "was not written to");
-    }
+    delete_last_index(c, cells, ncellv, ran_steps, code);
 
-    set_lead(c, ks, nk);
-    if (*nrows > 0 && bf_results_write_matrix(c->res, c->sc, *rows, *nrows) != BF_OK)
-        bf_warn("find-max: could not rewrite %s/matrix.md with the answer first",
-                bf_results_dir(c->res));
-    if (*nrows > 0) {
-        bf_diag_t rd = {0};
-        if (bf_report_write(bf_results_dir(c->res), &rd) != BF_OK)
-            bf_warn("report: %s", rd.msg);
-    }
-    for (size_t k = 0; k < nk; k++)
-        if (ks[k].started) {
-            print_path(stdout, &ks[k]);
-            print_noise(stdout, &ks[k]);
-        }
-    printf("\nresults: %s\n\n", bf_results_dir(c->res));
-    int all_found = 1;
-    for (size_t k = 0; k < nk; k++) {
-        if (!ks[k].started)
-            continue;
-        print_result(stdout, &ks[k], nk);
-        all_found &= ks[k].fm.found;
-    }
-    fflush(stdout);
+    int all_found = findmax_summary(c, ks, nk, *rows, *nrows);
     if (code == BF_EXIT_OK && !all_found)
         code = BF_EXIT_FAILED;
 

@@ -37,9 +37,7 @@ LIMIT = 200
 PENDING = {
     "common/bf_scenario_import.c:import": "#27 item 3, split under way",
     "coordinator/bf_import_rally.c:bf_import_rally": "#27 item 3, split under way",
-    "coordinator/bf_campaign.c:bf_campaign_run": "#27 item 3, waits for the campaign/find-max untie",
     "coordinator/bf_cmd_scenario.c:bf_cmd_plan": "#27 item 3, split under way",
-    "coordinator/bf_findmax_run.c:bf__findmax_run": "#27 item 3, waits for the campaign/find-max untie",
 }
 
 KEYWORDS = {"if", "for", "while", "switch", "return", "sizeof", "do", "else", "case"}
