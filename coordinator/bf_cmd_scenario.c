@@ -452,10 +452,370 @@ static void rate_warnings(const bf_scenario_t *sc, const bf_tmpl_t *t, uint32_t 
     free(cap);
 }
 
+/* What plan works out once and its steps below print: the scenario, the fleet it assumes
+ * and each agent's fixed memory (dictionaries, corpus). */
+typedef struct plan {
+    const bf_scenario_t *sc;
+    const bf_tmpl_t *t;
+    const bf_run_spec_t *run;
+    const bf_document_spec_t *dspec;
+    size_t ncells, naxes;
+    uint32_t agents;          /* --agents */
+    uint32_t fleet;           /* the agents the campaign uses: run.agents when fewer */
+    double agent_rate;        /* --agent-docs-per-s: what one agent builds; 0 = selftest here */
+    uint64_t dict_bytes;      /* each agent's dictionaries (raw + escaped) */
+    uint64_t corpus_bytes;    /* each agent's corpus text and index (+ files read at Prepare) */
+    uint64_t corpus_il_bytes; /* the largest cell's contiguous bodies at Prepare */
+    char corpus_line[8192];   /* the corpus: line(s) of the output, or "" */
+    const bf_corpus_t *pc;    /* the corpus, to size bodies by its documents, or NULL */
+    bf_corpus_t *local;       /* a local_path corpus opened here (owned), or NULL */
+    uint64_t peak_mem;        /* the largest mem/agent of the cells, and its cell */
+    size_t peak_cell;
+} plan_t;
+
+/* The dictionaries as each agent holds them: raw copy + escaped values (a shipped corpus:
+ * the agent's cache + the scenario's copy). */
+static uint64_t plan_dict_bytes(const bf_scenario_t *sc)
+{
+    uint64_t dict_bytes = 0;
+    for (size_t i = 0; i < bf_scenario_file_count(sc); i++)
+        dict_bytes += bf_scenario_file(sc, i)->len;
+    return dict_bytes * 2;
+}
+
+/* The corpus line(s) of the output for corpus c: its documents and sizes, what each agent
+ * holds, and each file with its codec and sizes when there are several (nu3 F2.2: only the
+ * first was named, and its codec given for all). */
+static void plan_corpus_line(plan_t *P, const bf_corpus_t *c)
+{
+    const bf_document_spec_t *dspec = P->dspec;
+    char b1[32], b2[32], b3[32];
+    char il_note[160] = "";
+    if (P->corpus_il_bytes)
+        snprintf(il_note, sizeof il_note,
+                 "; %s more while it lays out contiguous bodies at Prepare",
+                 bf_units_format_bytes(P->corpus_il_bytes, b3, sizeof b3));
+    size_t nparts = bf_corpus_parts(c);
+    char what[600];
+    if (nparts > 1)
+        snprintf(what, sizeof what, "%zu files", nparts);
+    else
+        snprintf(what, sizeof what, "%s (%s)",
+                 dspec->corpus_path ? dspec->corpus_path : dspec->corpus_local_path,
+                 bf_corpus_codec_name(bf_corpus_codec(c)));
+    size_t used = (size_t)snprintf(
+        P->corpus_line, sizeof P->corpus_line,
+        "corpus: %s: %zu documents, %s decompressed; each agent holds %s "
+        "of text and index%s%s (in mem/agent)\n",
+        what, bf_corpus_docs(c), bf_units_format_bytes(bf_corpus_text_bytes(c), b1, sizeof b1),
+        bf_units_format_bytes(P->corpus_bytes, b2, sizeof b2),
+        P->local ? ", with the files it reads at Prepare"
+                 : ", and the shipped files twice (counted with the files)",
+        il_note);
+    for (size_t i = 0; nparts > 1 && i < nparts && used < sizeof P->corpus_line; i++) {
+        bf_corpus_part_t pt;
+        if (bf_corpus_part(c, i, &pt) != BF_OK)
+            continue;
+        char f1[32], f2[32];
+        used += (size_t)snprintf(P->corpus_line + used, sizeof P->corpus_line - used,
+                                 "  %zu. %s (%s): %zu documents, %s in the file, %s decompressed\n",
+                                 i + 1, pt.name, bf_corpus_codec_name(pt.codec), pt.docs,
+                                 bf_units_format_bytes(pt.file_bytes, f1, sizeof f1),
+                                 bf_units_format_bytes(pt.text_bytes, f2, sizeof f2));
+    }
+}
+
+/* The corpus as each agent holds it: decompressed text and index (a local_path file is also
+ * read whole before it is decompressed: the peak at Prepare), and the contiguous bodies the
+ * agent lays out at Prepare beside the file's text (bf_run; counted at that peak, for the
+ * whole corpus, one agent's part at most). A local_path corpus this host cannot read is
+ * said and left out of mem/agent. */
+static void plan_corpus(plan_t *P)
+{
+    const bf_document_spec_t *dspec = P->dspec;
+    if (!dspec->corpus_path && !dspec->corpus_local_path)
+        return;
+    const bf_corpus_t *c = bf_scenario_corpus(P->sc);
+    bf_diag_t cd = {0};
+    uint64_t file_bytes = 0;
+    if (c == NULL && dspec->corpus_local_path) {
+        for (size_t i = 0; i < dspec->ncorpus_files; i++) {
+            struct stat st;
+            if (stat(dspec->corpus_files[i], &st) == 0)
+                file_bytes += (uint64_t)st.st_size; /* all read whole, then decompressed */
+        }
+        if (bf_corpus_open_files((const char *const *)dspec->corpus_files, dspec->ncorpus_files,
+                                 (enum bf_corpus_format)dspec->corpus_format, &P->local,
+                                 &cd) == BF_OK)
+            c = P->local;
+    }
+    if (c != NULL) {
+        P->corpus_bytes = bf_corpus_memory_bytes(c) + file_bytes;
+        bf_buf_t head;
+        bf_buf_init(&head, 0);
+        for (size_t i = 0; i < bf_scenario_cell_count(P->sc); i++) {
+            const bf_cell_t *cell = bf_scenario_cell(P->sc, i);
+            if (cell->routing_mode == BF_ROUTE_NONE &&
+                bf_tmpl_corpus_bulk_head(P->t, cell, &head)) {
+                uint64_t il = bf_corpus_interleave_bytes(c, 0, bf_corpus_docs(c), head.len);
+                if (il > P->corpus_il_bytes)
+                    P->corpus_il_bytes = il;
+            }
+        }
+        bf_buf_cleanup(&head);
+        plan_corpus_line(P, c);
+    } else {
+        snprintf(P->corpus_line, sizeof P->corpus_line,
+                 "corpus: local_path %s cannot be read on this host (%s): mem/agent leaves "
+                 "it out; run plan where the file is to count it\n",
+                 dspec->corpus_local_path, cd.msg[0] ? cd.msg : "not found");
+    }
+    P->pc = c;
+}
+
+/* The head of the plan: scenario, cells and axes, the document and the agents, the corpus,
+ * and the search mix as shares of the weights (so a reader sees what each cell will ask). */
+static void plan_print_head(const plan_t *P, const char *path)
+{
+    const bf_scenario_t *sc = P->sc;
+    char axes[1024];
+    axes_summary(sc, axes, sizeof axes);
+    printf("scenario %s (%s): %zu cell%s, axes: %s\n", bf_scenario_name(sc), path, P->ncells,
+           P->ncells == 1 ? "" : "s", axes);
+    printf("document: ~%zu bytes (action + source line); agents: %u\n", bf_scenario_doc_bytes(sc),
+           P->fleet);
+    fputs(P->corpus_line, stdout);
+    const bf_search_spec_t *ss = bf_scenario_search(sc);
+    if (ss->enabled) {
+        uint64_t wsum = 0;
+        for (size_t q = 0; q < ss->nqueries; q++)
+            wsum += ss->queries[q].weight;
+        printf("search: %zu quer%s (", ss->nqueries, ss->nqueries == 1 ? "y" : "ies");
+        for (size_t q = 0; q < ss->nqueries; q++)
+            printf("%s%s %s %s %.0f%%", q ? ", " : "", ss->queries[q].name,
+                   ss->queries[q].post ? "POST" : "GET", ss->queries[q].path,
+                   100.0 * ss->queries[q].weight / (double)(wsum ? wsum : 1));
+        printf("); prefill %llu documents into each new index (not measured)%s\n",
+               (unsigned long long)ss->prefill,
+               ss->recreate ? "" : "; search-only cells keep an existing index");
+    }
+    printf("\n");
+}
+
+/* the axes the cell table shows in their own columns */
+static int plan_fixed_axis(const char *an)
+{
+    return !strcmp(an, "indices") || !strcmp(an, "shards") || !strcmp(an, "replicas") ||
+           !strcmp(an, "batch_size") || !strcmp(an, "concurrency");
+}
+
+/* One cell's bulk body and memory per agent: the body (the template's estimate, plus the
+ * corpus's mean source when the source comes from a corpus) x the batch; the memory is the
+ * cell's concurrency share on the busiest agent (the agents as the campaign picks them: the
+ * cell's agents value, never more than requests in flight) x body (x 2 with gzip) +
+ * dictionaries + corpus + the agent's base budget, + the contiguous bodies of a corpus cell
+ * without routing. */
+static void plan_cell_memory(const plan_t *P, const bf_cell_t *cell, uint64_t *body_out,
+                             uint64_t *mem_out)
+{
+    uint64_t doc = bf_tmpl_estimate_doc_bytes(P->t, cell) + (P->pc ? bf_corpus_mean_doc_bytes(P->pc)
+                                                             : P->dspec->corpus_local_path
+                                                                 ? bf_scenario_doc_bytes(P->sc)
+                                                                 : 0);
+    uint64_t body = doc * cell->batch_size;
+    uint32_t cf = cell->agents && cell->agents < P->agents ? cell->agents : P->agents;
+    if (cell->concurrency > 0 && cell->concurrency < cf)
+        cf = cell->concurrency;
+    uint64_t share = ceil_div(cell->concurrency, cf);
+    uint64_t mem = share * body * (cell->compression == BF_COMPRESS_GZIP ? 2 : 1) + P->dict_bytes +
+                   P->corpus_bytes + AGENT_BASE_BYTES;
+    if (P->pc && cell->routing_mode == BF_ROUTE_NONE) {
+        bf_buf_t head;
+        bf_buf_init(&head, 0);
+        if (bf_tmpl_corpus_bulk_head(P->t, cell, &head))
+            mem += bf_corpus_interleave_bytes(P->pc, 0, bf_corpus_docs(P->pc), head.len);
+        bf_buf_cleanup(&head);
+    }
+    *body_out = body;
+    *mem_out = mem;
+}
+
+/* The cell table in run order (the other axes in columns of their own) with each cell's body
+ * and memory per agent; notes the cell with the most memory. */
+static void plan_print_cells(plan_t *P)
+{
+    const bf_scenario_t *sc = P->sc;
+    int idw = 4;
+    for (size_t c = 0; c < P->ncells; c++) {
+        int l = (int)strlen(bf_scenario_cell(sc, c)->id);
+        if (l > idw)
+            idw = l;
+    }
+    printf("%5s  %-*s %7s %6s %8s %10s %11s", "#", idw, "cell", "indices", "shards", "replicas",
+           "batch_size", "concurrency");
+    for (size_t a = 0; a < P->naxes; a++) {
+        const char *an = bf_scenario_axis_name(sc, a);
+        if (!plan_fixed_axis(an))
+            printf(" %12s", an);
+    }
+    printf(" %10s %12s\n", "body", "mem/agent");
+    for (size_t c = 0; c < P->ncells; c++) {
+        const bf_cell_t *cell = bf_scenario_cell(sc, c);
+        uint64_t body = 0, mem = 0;
+        plan_cell_memory(P, cell, &body, &mem);
+        if (mem > P->peak_mem) {
+            P->peak_mem = mem;
+            P->peak_cell = c;
+        }
+        char b1[32], b2[32];
+        printf("%5zu  %-*s %7u %6u %8u %10u %11u", c + 1, idw, cell->id, cell->indices,
+               cell->shards, cell->replicas, cell->batch_size, cell->concurrency);
+        for (size_t a = 0; a < P->naxes; a++) {
+            const char *an = cell->axes[a].axis;
+            if (!plan_fixed_axis(an))
+                printf(" %12s", cell->axes[a].value[0] ? cell->axes[a].value : "-");
+        }
+        printf(" %10s %12s\n", bf_units_format_bytes(body, b1, sizeof b1),
+               bf_units_format_bytes(mem, b2, sizeof b2));
+    }
+}
+
+/* The estimated duration of a corpus read a given number of passes: a cell ends when its
+ * corpus is read (docs/scenario.md, End of the corpus), in the time the cluster takes;
+ * run.warmup + run.duration is only the most it may take. With a rate known (target_rate,
+ * or --agent-docs-per-s x agents, the fastest the agents can send) the corpus's time is
+ * documents x passes / rate. extra: the first cell's longer warmup, said, or "". */
+static void plan_print_corpus_duration(const plan_t *P, uint64_t first_extra, const char *extra)
+{
+    const bf_run_spec_t *run = P->run;
+    size_t ncells = P->ncells;
+    char d1[32], d2[32], d3[32], d4[32], d5[32];
+    uint64_t docs = (uint64_t)bf_corpus_docs(P->pc) * P->dspec->corpus_passes;
+    uint64_t most_ms = run->warmup_ms + run->duration_ms;
+    uint64_t known = 0, sum_ms = 0;
+    for (size_t c = 0; c < ncells; c++) {
+        const bf_cell_t *cell = bf_scenario_cell(P->sc, c);
+        double rate = cell->target_rate > 0 ? cell->target_rate : P->agent_rate * P->fleet;
+        if (!(rate > 0))
+            continue;
+        uint64_t ms = (uint64_t)((double)docs / rate * 1000.0) + 1;
+        sum_ms += ms < most_ms ? ms : most_ms;
+        known++;
+    }
+    uint64_t at_most = (uint64_t)ncells * run->repeat * (most_ms + SETUP_MS) + first_extra;
+    printf("\nestimated duration: %zu cell%s x %u repeat, each ending when its corpus is read "
+           "(%llu documents: %zu x %u pass%s), at most %s warmup + %s, + ~%s setup%s\n",
+           ncells, ncells == 1 ? "" : "s", run->repeat, (unsigned long long)docs,
+           bf_corpus_docs(P->pc), P->dspec->corpus_passes, P->dspec->corpus_passes == 1 ? "" : "es",
+           bf_units_format_duration_ms(run->warmup_ms, d1, sizeof d1),
+           bf_units_format_duration_ms(run->duration_ms, d2, sizeof d2),
+           bf_units_format_duration_ms(SETUP_MS, d3, sizeof d3), extra);
+    if (known == ncells && ncells) {
+        uint64_t est = (sum_ms + (uint64_t)ncells * SETUP_MS) * run->repeat + first_extra;
+        printf("  = about %s at %s (the corpus's time; the cluster may be slower), at most "
+               "%s\n",
+               bf_units_format_duration_ms(est, d4, sizeof d4),
+               P->agent_rate > 0 ? "--agent-docs-per-s x the agents" : "target_rate",
+               bf_units_format_duration_ms(at_most, d5, sizeof d5));
+    } else {
+        printf("  = as long as the cluster takes to index them (the corpus's time), at most "
+               "%s; give --agent-docs-per-s (or a target_rate) for an estimate\n",
+               bf_units_format_duration_ms(at_most, d4, sizeof d4));
+    }
+}
+
+/* The estimated duration: cells x repeat x (warmup + duration + setup), + the first cell's
+ * longer run.first_warmup; a passes-bounded corpus as plan_print_corpus_duration says. */
+static void plan_print_duration(const plan_t *P)
+{
+    const bf_run_spec_t *run = P->run;
+    size_t ncells = P->ncells;
+    uint64_t per_cell = run->warmup_ms + run->duration_ms + SETUP_MS;
+    uint64_t first_extra =
+        ncells && run->first_warmup_ms > run->warmup_ms ? run->first_warmup_ms - run->warmup_ms : 0;
+    uint64_t total = (uint64_t)ncells * run->repeat * per_cell + first_extra;
+    char d1[32], d2[32], d3[32], d4[32], d5[32];
+    char extra[96] = "";
+    if (first_extra)
+        snprintf(extra, sizeof extra, " + %s (the first cell's longer run.first_warmup)",
+                 bf_units_format_duration_ms(first_extra, d5, sizeof d5));
+    if (P->pc && P->dspec->corpus_passes > 0) {
+        plan_print_corpus_duration(P, first_extra, extra);
+        return;
+    }
+    printf("\nestimated duration: %zu cell%s x %u repeat x (%s warmup + %s + ~%s setup)%s = "
+           "%s\n",
+           ncells, ncells == 1 ? "" : "s", run->repeat,
+           bf_units_format_duration_ms(run->warmup_ms, d1, sizeof d1),
+           bf_units_format_duration_ms(run->duration_ms, d2, sizeof d2),
+           bf_units_format_duration_ms(SETUP_MS, d3, sizeof d3), extra,
+           bf_units_format_duration_ms(total, d4, sizeof d4));
+}
+
+/* `find-max` runs steps, not these cells: its time is the search's bound (issue #30 item 8:
+ * "1 cell, 12 s" said nothing of a search that may take find_max.max_time). Nothing without
+ * a find_max: section. */
+static void plan_print_findmax(const plan_t *P)
+{
+    const bf_run_spec_t *run = P->run;
+    const bf_findmax_spec_t *fms = bf_scenario_findmax(P->sc);
+    if (!fms->present)
+        return;
+    bf_fm_cfg_t fc;
+    bf_fm_cfg_defaults(&fc);
+    fc.batch_start = fms->batch_start, fc.batch_max = fms->batch_max;
+    fc.concurrency_start = fms->concurrency_start, fc.concurrency_max = fms->concurrency_max;
+    fc.sustain_tries = fms->sustain_tries;
+    uint32_t nsearch = 0, nsustain = 0;
+    bf_fm_max_steps(&fc, &nsearch, &nsustain);
+    size_t ncombo = bf__findmax_combinations(P->sc);
+    uint64_t steps_ms = (uint64_t)nsearch * (run->warmup_ms + run->duration_ms + SETUP_MS) +
+                        (uint64_t)nsustain * (run->warmup_ms + fms->sustain_ms + SETUP_MS);
+    uint64_t per_ms = steps_ms < fms->max_time_ms ? steps_ms : fms->max_time_ms;
+    char f1[32], f2[32], f3[32], f4[32], f5[32], f6[32], f7[32], f8[32];
+    printf("find-max: %zu combination%s of the other axes, each a search of at most %u "
+           "search steps (%s warmup + %s + ~%s setup) and %u sustain steps (%s + "
+           "find_max.sustain %s + ~%s) = %s, bounded by find_max.max_time %s: up to %s per "
+           "combination, %s in all (the estimated duration above is `run`'s)\n",
+           ncombo, ncombo == 1 ? "" : "s", nsearch,
+           bf_units_format_duration_ms(run->warmup_ms, f1, sizeof f1),
+           bf_units_format_duration_ms(run->duration_ms, f2, sizeof f2),
+           bf_units_format_duration_ms(SETUP_MS, f3, sizeof f3), nsustain, f1,
+           bf_units_format_duration_ms(fms->sustain_ms, f4, sizeof f4), f3,
+           bf_units_format_duration_ms(steps_ms, f5, sizeof f5),
+           bf_units_format_duration_ms(fms->max_time_ms, f6, sizeof f6),
+           bf_units_format_duration_ms(per_ms, f7, sizeof f7),
+           bf_units_format_duration_ms(per_ms * ncombo, f8, sizeof f8));
+}
+
+/* Peak memory per agent (the cell with the most), and what the coordinator keeps per cell on
+ * purpose (issue #26: a soak's RSS grew by exactly this): one row per finished cell
+ * (matrix.json/matrix.md are rewritten from every row after each cell) and one per
+ * repetition of the running cell (its row is the median repetition's, picked when the last
+ * one ends). */
+static void plan_print_memory(const plan_t *P)
+{
+    const bf_scenario_t *sc = P->sc;
+    char m1[32], m2[32];
+    printf("peak memory per agent: %s in cell %s (its concurrency share x body%s + "
+           "dictionaries%s + 64 MiB)\n",
+           bf_units_format_bytes(P->peak_mem, m1, sizeof m1),
+           bf_scenario_cell(sc, P->peak_cell)->id,
+           bf_scenario_cell(sc, P->peak_cell)->compression == BF_COMPRESS_GZIP ? " x 2 (gzip)" : "",
+           P->corpus_bytes ? " + corpus" : "");
+    uint32_t reps = P->run->repeat ? P->run->repeat : 1;
+    printf(
+        "coordinator memory for rows: %s at most (one %zu-byte row per cell for matrix.json, "
+        "%zu, + one per repetition of the running cell until its median is taken, %u): it "
+        "grows by a row a cell, by design\n",
+        bf_units_format_bytes((uint64_t)(P->ncells + 1 + reps) * sizeof(bf_row_t), m2, sizeof m2),
+        sizeof(bf_row_t), P->ncells, reps);
+}
+
 int bf_cmd_plan(int argc, char **argv)
 {
     uint32_t agents = 1, nodes = 0;
-    double agent_rate = 0; /* --agent-docs-per-s: what one agent builds; 0 = selftest here */
+    double agent_rate = 0;
     const char *path = parse_common(argc, argv, &agents, &nodes, &agent_rate,
                                     "plan FILE [--agents N] [--agent-docs-per-s D] "
                                     "[--cluster-nodes N] [--strict]");
@@ -476,282 +836,27 @@ int bf_cmd_plan(int argc, char **argv)
         bf_scenario_destroy(&sc);
         return BF_EXIT_INPUT;
     }
-    const bf_run_spec_t *run = bf_scenario_run(sc);
-    size_t ncells = bf_scenario_cell_count(sc), naxes = bf_scenario_axis_count(sc);
-    uint32_t fleet = run->agents && run->agents < agents ? run->agents : agents;
-    uint64_t dict_bytes = 0;
-    for (size_t i = 0; i < bf_scenario_file_count(sc); i++)
-        dict_bytes += bf_scenario_file(sc, i)->len;
-    dict_bytes *= 2; /* raw copy + escaped values (a shipped corpus: the agent's cache + the
-                        scenario's copy) */
-    /* the corpus as each agent holds it: decompressed text and index (a local_path file is
-     * also read whole before it is decompressed: the peak at Prepare) */
-    const bf_document_spec_t *dspec = bf_scenario_document(sc);
-    uint64_t corpus_bytes = 0, corpus_il_bytes = 0; /* the latter: the largest cell's */
-    char corpus_line[8192] = "";
-    const bf_corpus_t *pc = NULL; /* the corpus, to size bodies by its documents */
-    bf_corpus_t *local = NULL;
-    if (dspec->corpus_path || dspec->corpus_local_path) {
-        const bf_corpus_t *c = bf_scenario_corpus(sc);
-        bf_diag_t cd = {0};
-        uint64_t file_bytes = 0;
-        if (c == NULL && dspec->corpus_local_path) {
-            for (size_t i = 0; i < dspec->ncorpus_files; i++) {
-                struct stat st;
-                if (stat(dspec->corpus_files[i], &st) == 0)
-                    file_bytes += (uint64_t)st.st_size; /* all read whole, then decompressed */
-            }
-            if (bf_corpus_open_files((const char *const *)dspec->corpus_files, dspec->ncorpus_files,
-                                     (enum bf_corpus_format)dspec->corpus_format, &local,
-                                     &cd) == BF_OK)
-                c = local;
-        }
-        char b1[32], b2[32], b3[32];
-        if (c != NULL) {
-            corpus_bytes = bf_corpus_memory_bytes(c) + file_bytes;
-            /* contiguous bodies (bf_run): at Prepare the agent builds its part of the corpus
-             * as action and source lines beside the file's text, then frees the text; counted
-             * at that peak, for the whole corpus (one agent's part at most) */
-            bf_buf_t head;
-            bf_buf_init(&head, 0);
-            for (size_t i = 0; i < bf_scenario_cell_count(sc); i++) {
-                const bf_cell_t *cell = bf_scenario_cell(sc, i);
-                if (cell->routing_mode == BF_ROUTE_NONE &&
-                    bf_tmpl_corpus_bulk_head(t, cell, &head)) {
-                    uint64_t il = bf_corpus_interleave_bytes(c, 0, bf_corpus_docs(c), head.len);
-                    if (il > corpus_il_bytes)
-                        corpus_il_bytes = il;
-                }
-            }
-            bf_buf_cleanup(&head);
-            char il_note[160] = "";
-            if (corpus_il_bytes)
-                snprintf(il_note, sizeof il_note,
-                         "; %s more while it lays out contiguous bodies at Prepare",
-                         bf_units_format_bytes(corpus_il_bytes, b3, sizeof b3));
-            size_t nparts = bf_corpus_parts(c);
-            char what[600];
-            if (nparts > 1)
-                snprintf(what, sizeof what, "%zu files", nparts);
-            else
-                snprintf(what, sizeof what, "%s (%s)",
-                         dspec->corpus_path ? dspec->corpus_path : dspec->corpus_local_path,
-                         bf_corpus_codec_name(bf_corpus_codec(c)));
-            size_t used =
-                (size_t)snprintf(corpus_line, sizeof corpus_line,
-                                 "corpus: %s: %zu documents, %s decompressed; each agent holds %s "
-                                 "of text and index%s%s (in mem/agent)\n",
-                                 what, bf_corpus_docs(c),
-                                 bf_units_format_bytes(bf_corpus_text_bytes(c), b1, sizeof b1),
-                                 bf_units_format_bytes(corpus_bytes, b2, sizeof b2),
-                                 local ? ", with the files it reads at Prepare"
-                                       : ", and the shipped files twice (counted with the files)",
-                                 il_note);
-            /* every file with its own codec and sizes (nu3 F2.2: only the first was named,
-             * and its codec given for all) */
-            for (size_t i = 0; nparts > 1 && i < nparts && used < sizeof corpus_line; i++) {
-                bf_corpus_part_t pt;
-                if (bf_corpus_part(c, i, &pt) != BF_OK)
-                    continue;
-                char f1[32], f2[32];
-                used += (size_t)snprintf(
-                    corpus_line + used, sizeof corpus_line - used,
-                    "  %zu. %s (%s): %zu documents, %s in the file, %s decompressed\n", i + 1,
-                    pt.name, bf_corpus_codec_name(pt.codec), pt.docs,
-                    bf_units_format_bytes(pt.file_bytes, f1, sizeof f1),
-                    bf_units_format_bytes(pt.text_bytes, f2, sizeof f2));
-            }
-        } else {
-            snprintf(corpus_line, sizeof corpus_line,
-                     "corpus: local_path %s cannot be read on this host (%s): mem/agent leaves "
-                     "it out; run plan where the file is to count it\n",
-                     dspec->corpus_local_path, cd.msg[0] ? cd.msg : "not found");
-        }
-        pc = c;
-    }
-    corpus_warmup_warning(path, sc, pc, agent_rate, fleet);
-    char axes[1024];
-    axes_summary(sc, axes, sizeof axes);
-    printf("scenario %s (%s): %zu cell%s, axes: %s\n", bf_scenario_name(sc), path, ncells,
-           ncells == 1 ? "" : "s", axes);
-    printf("document: ~%zu bytes (action + source line); agents: %u\n",
-           bf_scenario_doc_bytes(sc), fleet);
-    fputs(corpus_line, stdout);
-    const bf_search_spec_t *ss = bf_scenario_search(sc);
-    if (ss->enabled) {
-        /* the mix as shares of the weights, so a reader sees what each cell will ask */
-        uint64_t wsum = 0;
-        for (size_t q = 0; q < ss->nqueries; q++)
-            wsum += ss->queries[q].weight;
-        printf("search: %zu quer%s (", ss->nqueries, ss->nqueries == 1 ? "y" : "ies");
-        for (size_t q = 0; q < ss->nqueries; q++)
-            printf("%s%s %s %s %.0f%%", q ? ", " : "", ss->queries[q].name,
-                   ss->queries[q].post ? "POST" : "GET", ss->queries[q].path,
-                   100.0 * ss->queries[q].weight / (double)(wsum ? wsum : 1));
-        printf("); prefill %llu documents into each new index (not measured)%s\n",
-               (unsigned long long)ss->prefill,
-               ss->recreate ? "" : "; search-only cells keep an existing index");
-    }
-    printf("\n");
-    int idw = 4;
-    for (size_t c = 0; c < ncells; c++) {
-        int l = (int)strlen(bf_scenario_cell(sc, c)->id);
-        if (l > idw)
-            idw = l;
-    }
-    printf("%5s  %-*s %7s %6s %8s %10s %11s", "#", idw, "cell", "indices", "shards", "replicas",
-           "batch_size", "concurrency");
-    for (size_t a = 0; a < naxes; a++) {
-        const char *an = bf_scenario_axis_name(sc, a);
-        if (strcmp(an, "indices") && strcmp(an, "shards") && strcmp(an, "replicas") &&
-            strcmp(an, "batch_size") && strcmp(an, "concurrency"))
-            printf(" %12s", an);
-    }
-    printf(" %10s %12s\n", "body", "mem/agent");
-    uint64_t peak_mem = 0;
-    size_t peak_cell = 0;
-    for (size_t c = 0; c < ncells; c++) {
-        const bf_cell_t *cell = bf_scenario_cell(sc, c);
-        /* from a corpus the template renders the action line only: add the mean source */
-        uint64_t doc = bf_tmpl_estimate_doc_bytes(t, cell) + (pc ? bf_corpus_mean_doc_bytes(pc)
-                                                              : dspec->corpus_local_path
-                                                                  ? bf_scenario_doc_bytes(sc)
-                                                                  : 0);
-        uint64_t body = doc * cell->batch_size;
-        /* the cell's agents as the campaign picks them: its agents value (matrix agents axis
-         * or run.agents), never more than requests in flight */
-        uint32_t cf = cell->agents && cell->agents < agents ? cell->agents : agents;
-        if (cell->concurrency > 0 && cell->concurrency < cf)
-            cf = cell->concurrency;
-        uint64_t share = ceil_div(cell->concurrency, cf);
-        uint64_t mem = share * body * (cell->compression == BF_COMPRESS_GZIP ? 2 : 1) + dict_bytes +
-                       corpus_bytes + AGENT_BASE_BYTES;
-        if (pc && cell->routing_mode == BF_ROUTE_NONE) {
-            bf_buf_t head;
-            bf_buf_init(&head, 0);
-            if (bf_tmpl_corpus_bulk_head(t, cell, &head))
-                mem += bf_corpus_interleave_bytes(pc, 0, bf_corpus_docs(pc), head.len);
-            bf_buf_cleanup(&head);
-        }
-        if (mem > peak_mem) {
-            peak_mem = mem;
-            peak_cell = c;
-        }
-        char b1[32], b2[32];
-        printf("%5zu  %-*s %7u %6u %8u %10u %11u", c + 1, idw, cell->id, cell->indices,
-               cell->shards, cell->replicas, cell->batch_size, cell->concurrency);
-        for (size_t a = 0; a < naxes; a++) {
-            const char *an = cell->axes[a].axis;
-            if (strcmp(an, "indices") && strcmp(an, "shards") && strcmp(an, "replicas") &&
-                strcmp(an, "batch_size") && strcmp(an, "concurrency"))
-                printf(" %12s", cell->axes[a].value[0] ? cell->axes[a].value : "-");
-        }
-        printf(" %10s %12s\n", bf_units_format_bytes(body, b1, sizeof b1),
-               bf_units_format_bytes(mem, b2, sizeof b2));
-    }
-    uint64_t per_cell = run->warmup_ms + run->duration_ms + SETUP_MS;
-    uint64_t first_extra =
-        ncells && run->first_warmup_ms > run->warmup_ms ? run->first_warmup_ms - run->warmup_ms : 0;
-    uint64_t total = (uint64_t)ncells * run->repeat * per_cell + first_extra;
-    char d1[32], d2[32], d3[32], d4[32], d5[32], m1[32];
-    char extra[96] = "";
-    if (first_extra)
-        snprintf(extra, sizeof extra, " + %s (the first cell's longer run.first_warmup)",
-                 bf_units_format_duration_ms(first_extra, d5, sizeof d5));
-    if (pc && dspec->corpus_passes > 0) {
-        /* a passes-bounded corpus: a cell ends when its corpus is read (docs/scenario.md, End
-         * of the corpus), in the time the cluster takes; run.warmup + run.duration is only the
-         * most it may take. With a rate known (target_rate, or --agent-docs-per-s x agents, the
-         * fastest the agents can send) the corpus's time is documents x passes / rate. */
-        uint64_t docs = (uint64_t)bf_corpus_docs(pc) * dspec->corpus_passes;
-        uint64_t most_ms = run->warmup_ms + run->duration_ms;
-        uint64_t known = 0, sum_ms = 0;
-        for (size_t c = 0; c < ncells; c++) {
-            const bf_cell_t *cell = bf_scenario_cell(sc, c);
-            double rate = cell->target_rate > 0 ? cell->target_rate : agent_rate * fleet;
-            if (!(rate > 0))
-                continue;
-            uint64_t ms = (uint64_t)((double)docs / rate * 1000.0) + 1;
-            sum_ms += ms < most_ms ? ms : most_ms;
-            known++;
-        }
-        uint64_t at_most = (uint64_t)ncells * run->repeat * (most_ms + SETUP_MS) + first_extra;
-        printf("\nestimated duration: %zu cell%s x %u repeat, each ending when its corpus is read "
-               "(%llu documents: %zu x %u pass%s), at most %s warmup + %s, + ~%s setup%s\n",
-               ncells, ncells == 1 ? "" : "s", run->repeat, (unsigned long long)docs,
-               bf_corpus_docs(pc), dspec->corpus_passes, dspec->corpus_passes == 1 ? "" : "es",
-               bf_units_format_duration_ms(run->warmup_ms, d1, sizeof d1),
-               bf_units_format_duration_ms(run->duration_ms, d2, sizeof d2),
-               bf_units_format_duration_ms(SETUP_MS, d3, sizeof d3), extra);
-        if (known == ncells && ncells) {
-            uint64_t est = (sum_ms + (uint64_t)ncells * SETUP_MS) * run->repeat + first_extra;
-            printf("  = about %s at %s (the corpus's time; the cluster may be slower), at most "
-                   "%s\n",
-                   bf_units_format_duration_ms(est, d4, sizeof d4),
-                   agent_rate > 0 ? "--agent-docs-per-s x the agents" : "target_rate",
-                   bf_units_format_duration_ms(at_most, d5, sizeof d5));
-        } else {
-            printf("  = as long as the cluster takes to index them (the corpus's time), at most "
-                   "%s; give --agent-docs-per-s (or a target_rate) for an estimate\n",
-                   bf_units_format_duration_ms(at_most, d4, sizeof d4));
-        }
-    } else {
-        printf("\nestimated duration: %zu cell%s x %u repeat x (%s warmup + %s + ~%s setup)%s = "
-               "%s\n",
-               ncells, ncells == 1 ? "" : "s", run->repeat,
-               bf_units_format_duration_ms(run->warmup_ms, d1, sizeof d1),
-               bf_units_format_duration_ms(run->duration_ms, d2, sizeof d2),
-               bf_units_format_duration_ms(SETUP_MS, d3, sizeof d3), extra,
-               bf_units_format_duration_ms(total, d4, sizeof d4));
-    }
-    const bf_findmax_spec_t *fms = bf_scenario_findmax(sc);
-    if (fms->present) {
-        /* `find-max` runs steps, not these cells: its time is the search's bound (issue #30
-         * item 8: "1 cell, 12 s" said nothing of a search that may take find_max.max_time) */
-        bf_fm_cfg_t fc;
-        bf_fm_cfg_defaults(&fc);
-        fc.batch_start = fms->batch_start, fc.batch_max = fms->batch_max;
-        fc.concurrency_start = fms->concurrency_start, fc.concurrency_max = fms->concurrency_max;
-        fc.sustain_tries = fms->sustain_tries;
-        uint32_t nsearch = 0, nsustain = 0;
-        bf_fm_max_steps(&fc, &nsearch, &nsustain);
-        size_t ncombo = bf__findmax_combinations(sc);
-        uint64_t steps_ms = (uint64_t)nsearch * (run->warmup_ms + run->duration_ms + SETUP_MS) +
-                            (uint64_t)nsustain * (run->warmup_ms + fms->sustain_ms + SETUP_MS);
-        uint64_t per_ms = steps_ms < fms->max_time_ms ? steps_ms : fms->max_time_ms;
-        char f1[32], f2[32], f3[32], f4[32], f5[32], f6[32], f7[32], f8[32];
-        printf("find-max: %zu combination%s of the other axes, each a search of at most %u "
-               "search steps (%s warmup + %s + ~%s setup) and %u sustain steps (%s + "
-               "find_max.sustain %s + ~%s) = %s, bounded by find_max.max_time %s: up to %s per "
-               "combination, %s in all (the estimated duration above is `run`'s)\n",
-               ncombo, ncombo == 1 ? "" : "s", nsearch,
-               bf_units_format_duration_ms(run->warmup_ms, f1, sizeof f1),
-               bf_units_format_duration_ms(run->duration_ms, f2, sizeof f2),
-               bf_units_format_duration_ms(SETUP_MS, f3, sizeof f3), nsustain, f1,
-               bf_units_format_duration_ms(fms->sustain_ms, f4, sizeof f4), f3,
-               bf_units_format_duration_ms(steps_ms, f5, sizeof f5),
-               bf_units_format_duration_ms(fms->max_time_ms, f6, sizeof f6),
-               bf_units_format_duration_ms(per_ms, f7, sizeof f7),
-               bf_units_format_duration_ms(per_ms * ncombo, f8, sizeof f8));
-    }
-    printf("peak memory per agent: %s in cell %s (its concurrency share x body%s + "
-           "dictionaries%s + 64 MiB)\n",
-           bf_units_format_bytes(peak_mem, m1, sizeof m1), bf_scenario_cell(sc, peak_cell)->id,
-           bf_scenario_cell(sc, peak_cell)->compression == BF_COMPRESS_GZIP ? " x 2 (gzip)" : "",
-           corpus_bytes ? " + corpus" : "");
-    /* what the coordinator keeps per cell on purpose (issue #26: a soak's RSS grew by exactly
-     * this): one row per finished cell (matrix.json/matrix.md are rewritten from every row
-     * after each cell) and one per repetition of the running cell (its row is the median
-     * repetition's, picked when the last one ends) */
-    uint32_t reps = run->repeat ? run->repeat : 1;
-    char m2[32];
-    printf("coordinator memory for rows: %s at most (one %zu-byte row per cell for matrix.json, "
-           "%zu, + one per repetition of the running cell until its median is taken, %u): it "
-           "grows by a row a cell, by design\n",
-           bf_units_format_bytes((uint64_t)(ncells + 1 + reps) * sizeof(bf_row_t), m2, sizeof m2),
-           sizeof(bf_row_t), ncells, reps);
-    rate_warnings(sc, t, fleet, agent_rate);
-    bf_corpus_destroy(&local);
+    plan_t *P = bf_calloc(1, sizeof *P);
+    P->sc = sc;
+    P->t = t;
+    P->run = bf_scenario_run(sc);
+    P->dspec = bf_scenario_document(sc);
+    P->ncells = bf_scenario_cell_count(sc);
+    P->naxes = bf_scenario_axis_count(sc);
+    P->agents = agents;
+    P->fleet = P->run->agents && P->run->agents < agents ? P->run->agents : agents;
+    P->agent_rate = agent_rate;
+    P->dict_bytes = plan_dict_bytes(sc);
+    plan_corpus(P);
+    corpus_warmup_warning(path, sc, P->pc, agent_rate, P->fleet);
+    plan_print_head(P, path);
+    plan_print_cells(P);
+    plan_print_duration(P);
+    plan_print_findmax(P);
+    plan_print_memory(P);
+    rate_warnings(sc, t, P->fleet, agent_rate);
+    bf_corpus_destroy(&P->local);
+    free(P);
     bf_tmpl_destroy(&t);
     bf_scenario_destroy(&sc);
     return BF_EXIT_OK;

@@ -203,6 +203,119 @@ static void test_cli_exit_codes(void **state)
     assert_int_equal(access(out, F_OK), 0);
 }
 
+/* ---- bf_import_rally's steps, each policy by a table (issue #27: split into steps) ---- */
+
+/* the output (or the error) of importing the track text `json` (written as name) with the
+ * --challenge `challenge` (NULL: none); returns rc */
+static int import_text(const char *name, const char *json, const char *challenge, size_t *missing,
+                       char *msg, size_t size)
+{
+    write_file(name, json);
+    char p[700];
+    snprintf(p, sizeof p, "%s/%s", dir, name);
+    char *yaml = NULL;
+    bf_diag_t d = {0};
+    bf_rally_opts_t o = {.name = "t", .challenge = challenge, .corpus_missing = missing};
+    int rc = bf_import_rally(p, &o, &yaml, &d);
+    snprintf(msg, size, "%s", rc == BF_OK ? (yaml ? yaml : "") : d.msg);
+    free(yaml);
+    return rc;
+}
+
+#define T_HEAD                                                                                     \
+    "{\"indices\": [{\"name\": \"ix\"}], \"corpora\": [{\"name\": \"c\", \"documents\": "          \
+    "[{\"source-file\": \"docs.json\"}]}], \"operations\": [{\"name\": \"b\", "                    \
+    "\"operation-type\": \"bulk\", \"bulk-size\": 10}], "
+#define T_SCHED(bs) "\"schedule\": [{\"operation\": \"b\", \"clients\": " bs "}]"
+
+/* rally_schedule: --challenge by name, else the default challenge, else the first; OpenSearch
+ * Benchmark's test_procedures and a single challenge / test_procedure object; the track's own
+ * schedule without one; an unknown name or no schedule at all is an error */
+static void test_step_schedule(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *body, *challenge, *want;
+        int rc;
+    } cases[] = {
+        {"\"challenges\": [{\"name\": \"a\", " T_SCHED("1") "}, {\"name\": \"b\", \"default\": "
+                                                            "true, " T_SCHED("2") "}]}",
+         NULL, "import-rally (challenge b).\n", BF_OK},
+        {"\"challenges\": [{\"name\": \"a\", " T_SCHED("1") "}, {\"name\": \"b\", \"default\": "
+                                                            "true, " T_SCHED("2") "}]}",
+         "a", "concurrency: [1]", BF_OK},
+        {"\"challenges\": [{\"name\": \"a\", " T_SCHED("3") "}, {\"name\": \"b\", " T_SCHED(
+             "2") "}]}",
+         NULL, "concurrency: [3]", BF_OK},
+        {"\"test_procedures\": [{\"name\": \"p\", " T_SCHED("4") "}]}", NULL,
+         "import-rally (challenge p).\n", BF_OK},
+        {"\"test_procedure\": {\"name\": \"one\", " T_SCHED("5") "}}", NULL, "concurrency: [5]",
+         BF_OK},
+        {"\"challenge\": {\"name\": \"solo\", " T_SCHED("6") "}}", NULL,
+         "import-rally (challenge solo).\n", BF_OK},
+        {T_SCHED("7") "}", NULL, "import-rally.\n", BF_OK},
+        {"\"challenges\": [{\"name\": \"a\", " T_SCHED("1") "}]}", "zz",
+         "no challenge named 'zz'; the track has 1", BF_E_INVAL},
+        {"\"test_procedures\": [{\"name\": \"a\", " T_SCHED("1") "}]}", "zz",
+         "no test procedure named 'zz'", BF_E_INVAL},
+        {"\"x\": 1}", NULL, "no schedule (neither", BF_E_INVAL},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char json[2048], msg[8192];
+        snprintf(json, sizeof json, "%s%s", T_HEAD, cases[i].body);
+        int rc = import_text("sched.json", json, cases[i].challenge, NULL, msg, sizeof msg);
+        if (rc != cases[i].rc || strstr(msg, cases[i].want) == NULL)
+            fail_msg("case %zu: rc %d (want %d), '%s' not in:\n%s", i, rc, cases[i].rc,
+                     cases[i].want, msg);
+    }
+}
+
+/* rally_corpora / rally_corpus_file: the bulk operation's corpora and indices filter the
+ * files; one format for all; a file not downloaded is a note and counted, not an error; a
+ * documents entry without source-file and a corpus without any file are errors */
+static void test_step_corpora(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *corpora, *op_extra, *want;
+        int rc;
+        size_t missing;
+    } cases[] = {
+        {"[{\"name\": \"c\", \"documents\": [{\"source-file\": \"docs.json\", \"target-index\": "
+         "\"ix\"}, {\"source-file\": \"gone.json\", \"target-index\": \"ix\"}]}]",
+         "", "corpus file not downloaded yet: ", BF_OK, 1},
+        {"[{\"name\": \"c\", \"documents\": [{\"source-file\": \"docs.json\", \"target-index\": "
+         "\"ix\"}]}, {\"name\": \"d\", \"documents\": [{\"source-file\": \"gone.json\"}]}]",
+         "\"corpora\": [\"c\"], ", "    path: \"", BF_OK, 0},
+        {"[{\"name\": \"c\", \"documents\": [{\"source-file\": \"docs.json\", \"target-index\": "
+         "\"ix\"}, {\"source-file\": \"gone.json\", \"target-index\": \"other\"}]}]",
+         "\"indices\": [\"ix\"], ", "index:\n  name: ix\n", BF_OK, 0},
+        {"[{\"name\": \"c\", \"documents\": [{\"source-file\": \"docs.json\"}, "
+         "{\"source-file\": \"b.json\", \"includes-action-and-meta-data\": true}]}]",
+         "", "one scenario corpus has one format", BF_E_INVAL, 0},
+        {"[{\"name\": \"c\", \"documents\": [{\"target-index\": \"ix\"}]}]", "",
+         "corpus 'c', documents entry 1 has no source-file", BF_E_INVAL, 0},
+        {"[{\"name\": \"c\", \"documents\": [{\"source-file\": \"docs.json\", \"target-index\": "
+         "\"ix\"}]}]",
+         "\"indices\": [\"nope\"], ", "have no documents file for its indices", BF_E_INVAL, 0},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char json[2048], msg[8192];
+        snprintf(json, sizeof json,
+                 "{\"indices\": [{\"name\": \"ix\"}], \"corpora\": %s, \"operations\": "
+                 "[{\"name\": \"b\", %s\"operation-type\": \"bulk\", \"bulk-size\": 10}], "
+                 "\"schedule\": [{\"operation\": \"b\"}]}",
+                 cases[i].corpora, cases[i].op_extra);
+        size_t missing = 99;
+        int rc = import_text("corp.json", json, NULL, &missing, msg, sizeof msg);
+        if (rc != cases[i].rc || strstr(msg, cases[i].want) == NULL)
+            fail_msg("case %zu: rc %d (want %d), '%s' not in:\n%s", i, rc, cases[i].rc,
+                     cases[i].want, msg);
+        if (rc == BF_OK && missing != cases[i].missing)
+            fail_msg("case %zu: %zu files missing, want %zu", i, missing, cases[i].missing);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -212,6 +325,8 @@ int main(void)
         cmocka_unit_test(test_unknown_keys_warn),
         cmocka_unit_test(test_document_count_checked),
         cmocka_unit_test(test_cli_exit_codes),
+        cmocka_unit_test(test_step_schedule),
+        cmocka_unit_test(test_step_corpora),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
