@@ -581,40 +581,66 @@ static void request_notes(imp *I, const bf__ynode_t *item, size_t nth, int is_bu
     }
 }
 
-static int import(imp *I, const bf_import_opts_t *o, bf_buf_t *head)
+/* What import() reads from the loadgen config before it writes the scenario; the steps below
+ * fill it in order (each may fail with the loader's file:line:column error) and
+ * lg_cleanup() frees it whatever step failed. */
+typedef struct lg {
+    const bf__ynode_t *vars, *reqs, *runner;
+    const bf__ynode_t *cfg_runner; /* -config's runner: (a DSL file's), or NULL */
+    const bf__ynode_t *req;        /* the bulk request */
+    const bf__ynode_t *body_node;  /* its body: node, for positions */
+    size_t nsearch;                /* the other requests that are searches */
+    char *lines[8];                /* the body's non-blank lines */
+    size_t nlines;
+    size_t actions; /* documents in the body: action + source line pairs */
+    json_t *action; /* the first action line, parsed */
+    const char *act, *id, *routing, *pipeline; /* borrowed from action */
+    char *base, *url_index, *index_name;
+    uint64_t index_count; /* indices a $[[var]] in _index spreads over, or 0 */
+    char **refs;          /* $[[name]]s the body and searches use, and array keys */
+    size_t nrefs;
+    var_out *vo; /* the variables to write, in loadgen's order */
+    size_t nvo;
+    uint64_t batch; /* body_repeat_times x actions */
+} lg_t;
+
+static void lg_cleanup(lg_t *L)
 {
-    bf_buf_t body_out;
-    bf_buf_init(&body_out, 0);
-    bf_buf_t *out = &body_out;
-    uint64_t index_count = 0;
-    const bf__ynode_t *root = I->doc.root, *cfg = I->cfg.root;
-    /* a section the file lacks comes from -config's loadgen.yml, as loadgen reads them */
-    I->env = bf__y_get(root, "env");
-    I->cfg_env = bf__y_get(cfg, "env");
-    if (bf__y_get(root, "statsd"))
-        statsd_note(I, bf__y_get(root, "statsd"));
-    const bf__ynode_t *vars = bf__y_get(root, "variables"), *reqs = bf__y_get(root, "requests"),
-                      *runner = bf__y_get(root, "runner");
-    if (vars == NULL && (vars = bf__y_get(cfg, "variables")) != NULL)
-        note(I, "the variables are %s's", I->cfg.origin);
-    const bf__ynode_t *cfg_runner = bf__y_get(cfg, "runner");
-    if (runner == NULL)
-        runner = cfg_runner;
-    if (I->dsl)
-        note(I, "read from loadgen's DSL (-run) through its YAML form (loadgen.yml's "
-                "requests: list)");
+    for (size_t i = 0; i < L->nlines; i++)
+        free(L->lines[i]);
+    json_decref(L->action);
+    free(L->base);
+    free(L->url_index);
+    free(L->index_name);
+    for (size_t i = 0; i < L->nrefs; i++)
+        free(L->refs[i]);
+    free(L->refs);
+    free(L->vo);
+}
+
+/* a request whose URL is one of these is imported as a search.queries entry */
+static int is_search_url(const char *u)
+{
+    return u && (strstr(u, "_search") || strstr(u, "_count") || strstr(u, "_msearch"));
+}
+
+/* The bulk request: the first with a body whose URL names _bulk, whose body names an
+ * _index, or that has no URL; and a note on how many of the others are imported as searches
+ * (issue #15). */
+static int pick_bulk_request(imp *I, lg_t *L)
+{
+    const bf__ynode_t *root = I->doc.root, *reqs = L->reqs;
     if (reqs == NULL || reqs->kind != BF__Y_SEQ || reqs->n == 0)
         return ierr(I, root, "no requests: list; bulkfleet imports the YAML request mode "
                     "(a -run DSL file is not supported)");
-    const bf__ynode_t *req = NULL;
-    for (size_t i = 0; i < reqs->n && req == NULL; i++) {
+    for (size_t i = 0; i < reqs->n && L->req == NULL; i++) {
         const bf__ynode_t *r = bf__y_get(reqs->items[i], "request");
         const char *url = sval(r, "url"), *body = sval(r, "body");
         if (body && ((url && strstr(url, "_bulk")) || strstr(body, "\"_index\"") ||
                      url == NULL))
-            req = r;
+            L->req = r;
     }
-    if (req == NULL) {
+    if (L->req == NULL) {
         bf_buf_t seen;
         bf_buf_init(&seen, 0);
         for (size_t i = 0; i < reqs->n && i < 8; i++) {
@@ -632,22 +658,18 @@ static int import(imp *I, const bf_import_opts_t *o, bf_buf_t *head)
         bf_buf_cleanup(&seen);
         return e;
     }
-    runner_notes(I, runner);
+    runner_notes(I, L->runner);
     for (size_t i = 0; i < reqs->n; i++) { /* of the imported ones (the others are named) */
         const bf__ynode_t *r = bf__y_get(reqs->items[i], "request");
-        const char *u = sval(r, "url");
-        if (r == req ||
-            (u && (strstr(u, "_search") || strstr(u, "_count") || strstr(u, "_msearch"))))
-            request_notes(I, reqs->items[i], i + 1, r == req);
+        if (r == L->req || is_search_url(sval(r, "url")))
+            request_notes(I, reqs->items[i], i + 1, r == L->req);
     }
-    /* the other requests that are searches become search.queries (issue #15) */
-    size_t nsearch = 0;
     for (size_t i = 0; i < reqs->n; i++) {
         const bf__ynode_t *r = bf__y_get(reqs->items[i], "request");
-        const char *u = sval(r, "url");
-        if (r != req && u && (strstr(u, "_search") || strstr(u, "_count") || strstr(u, "_msearch")))
-            nsearch++;
+        if (r != L->req && is_search_url(sval(r, "url")))
+            L->nsearch++;
     }
+    size_t nsearch = L->nsearch;
     if (reqs->n > 1 + nsearch) {
         note(I,
              "%zu requests in the config; the bulk request and %zu search request%s were "
@@ -656,8 +678,7 @@ static int import(imp *I, const bf_import_opts_t *o, bf_buf_t *head)
         for (size_t i = 0; i < reqs->n; i++) {
             const bf__ynode_t *r = bf__y_get(reqs->items[i], "request");
             const char *u = sval(r, "url"), *m = sval(r, "method");
-            if (r == req ||
-                (u && (strstr(u, "_search") || strstr(u, "_count") || strstr(u, "_msearch"))))
+            if (r == L->req || is_search_url(u))
                 continue;
             note(I,
                  "request %zu (%s %s) not imported: only the bulk request and searches "
@@ -674,71 +695,80 @@ static int import(imp *I, const bf_import_opts_t *o, bf_buf_t *head)
              "loadgen sent them in turn with the bulk request; set search.clients and "
              "matrix: search_clients to size them)",
              nsearch, nsearch == 1 ? "" : "s");
-    /* body: action line + source line */
-    const char *body = sval(req, "body");
-    const bf__ynode_t *body_node = bf__y_get(req, "body");
-    char *lines[8];
-    size_t nlines = 0;
-    for (const char *p = body; *p && nlines < 8;) {
+    return BF_OK;
+}
+
+/* the _index of a body action line (parsed into *j, caller decrefs), or NULL */
+static const char *action_index(const char *line, json_t **j)
+{
+    *j = json_loads(line, 0, NULL);
+    if (json_is_object(*j) && json_object_size(*j) == 1)
+        return json_string_value(
+            json_object_get(json_object_iter_value(json_object_iter(*j)), "_index"));
+    return NULL;
+}
+
+/* A note per document of a several-document body that loadgen sends to another index than
+ * the first: bulkfleet sends every document to one. */
+static void note_other_indices(imp *I, const lg_t *L)
+{
+    json_t *a0 = NULL;
+    const char *ix0 = action_index(L->lines[0], &a0);
+    for (size_t i = 2; i < L->nlines; i += 2) {
+        json_t *ai = NULL;
+        const char *ixi = action_index(L->lines[i], &ai);
+        if (ixi && (ix0 == NULL || strcmp(ixi, ix0) != 0))
+            note(I,
+                 "document %zu of the body goes to index '%s' in loadgen; bulkfleet "
+                 "sends every document to '%s' (one scenario per index, or an index "
+                 "count, spreads them)",
+                 i / 2 + 1, ixi, ix0 ? ix0 : "the first one's");
+        json_decref(ai);
+    }
+    json_decref(a0);
+}
+
+/* The body's lines (at most 8 non-blank ones): an action line and a source line at least;
+ * notes a body of several documents and every duplicate key of the first pair (the first
+ * duplicate is also the import's remaining problem: OpenSearch refuses such documents). */
+static int read_body(imp *I, lg_t *L)
+{
+    const char *body = sval(L->req, "body");
+    L->body_node = bf__y_get(L->req, "body");
+    for (const char *p = body; *p && L->nlines < 8;) {
         const char *nl = strchr(p, '\n');
         size_t l = nl ? (size_t)(nl - p) : strlen(p);
         size_t k = 0;
         while (k < l && (p[k] == ' ' || p[k] == '\t' || p[k] == '\r'))
             k++;
         if (k < l)
-            lines[nlines++] = bf_strndup(p, l);
+            L->lines[L->nlines++] = bf_strndup(p, l);
         p = nl ? nl + 1 : p + l;
     }
-    int rc = BF_OK;
-    json_t *action = NULL;
-    char *base = NULL, *url_index = NULL, *index_name = NULL;
-    char **refs = NULL;
-    size_t nrefs = 0;
-    var_out *vo = NULL;
-    size_t nvo = 0;
-    if (nlines < 2) {
-        rc = ierr(I, body_node, "the body needs an action line and a source line "
-                  "(NDJSON: {\"index\":{...}}\\n{...}\\n)");
-        goto done;
-    }
-    size_t actions = 0;
-    for (size_t i = 0; i < nlines; i += 2)
-        actions++;
-    if (nlines > 2) {
-        note(I, "the body holds %zu documents; only the first is the template, batch_size "
-             "counts all of them", actions);
-        json_t *a0 = json_loads(lines[0], 0, NULL);
-        const char *ix0 = NULL;
-        if (json_is_object(a0) && json_object_size(a0) == 1)
-            ix0 = json_string_value(
-                json_object_get(json_object_iter_value(json_object_iter(a0)), "_index"));
-        for (size_t i = 2; i < nlines; i += 2) {
-            json_t *ai = json_loads(lines[i], 0, NULL);
-            const char *ixi = NULL;
-            if (json_is_object(ai) && json_object_size(ai) == 1)
-                ixi = json_string_value(
-                    json_object_get(json_object_iter_value(json_object_iter(ai)), "_index"));
-            if (ixi && (ix0 == NULL || strcmp(ixi, ix0) != 0))
-                note(I,
-                     "document %zu of the body goes to index '%s' in loadgen; bulkfleet "
-                     "sends every document to '%s' (one scenario per index, or an index "
-                     "count, spreads them)",
-                     i / 2 + 1, ixi, ix0 ? ix0 : "the first one's");
-            json_decref(ai);
-        }
-        json_decref(a0);
+    if (L->nlines < 2)
+        return ierr(I, L->body_node,
+                    "the body needs an action line and a source line "
+                    "(NDJSON: {\"index\":{...}}\\n{...}\\n)");
+    for (size_t i = 0; i < L->nlines; i += 2)
+        L->actions++;
+    if (L->nlines > 2) {
+        note(I,
+             "the body holds %zu documents; only the first is the template, batch_size "
+             "counts all of them",
+             L->actions);
+        note_other_indices(I, L);
     }
     /* every duplicate key at once (the loader's check after the import names the first) */
     for (int l = 0; l < 2; l++) {
         bf_buf_t dups;
         bf_buf_init(&dups, 0);
-        size_t nd = find_dup_keys(lines[l], &dups, 12);
+        size_t nd = find_dup_keys(L->lines[l], &dups, 12);
         if (nd && I->problem[0] == '\0') {
             snprintf(I->problem, sizeof I->problem,
                      "%s:%u:%u: body: the %s line has %zu duplicate key%s, which OpenSearch "
                      "refuses (every document would fail): %s%s; keep one of each (the "
                      "characters count from the line's first)",
-                     I->origin, body_node->line, body_node->col, l ? "source" : "action", nd,
+                     I->origin, L->body_node->line, L->body_node->col, l ? "source" : "action", nd,
                      nd == 1 ? "" : "s", dups.data, nd > 12 ? ", ..." : "");
         }
         if (nd) {
@@ -747,163 +777,204 @@ static int import(imp *I, const bf_import_opts_t *o, bf_buf_t *head)
         }
         bf_buf_cleanup(&dups);
     }
+    return BF_OK;
+}
+
+/* The first action line: index or create (update and delete are refused) and the _index,
+ * _id, routing and pipeline it carries; _type is dropped with a note. */
+static int read_action(imp *I, lg_t *L, const char **ix)
+{
     json_error_t je;
-    action = json_loads(lines[0], 0, &je);
-    const char *act = NULL;
+    L->action = json_loads(L->lines[0], 0, &je);
     json_t *meta = NULL;
-    if (action && json_is_object(action) && json_object_size(action) == 1) {
-        act = json_object_iter_key(json_object_iter(action));
-        meta = json_object_iter_value(json_object_iter(action));
+    if (L->action && json_is_object(L->action) && json_object_size(L->action) == 1) {
+        L->act = json_object_iter_key(json_object_iter(L->action));
+        meta = json_object_iter_value(json_object_iter(L->action));
     }
-    if (act == NULL || !json_is_object(meta) ||
-        (strcmp(act, "index") != 0 && strcmp(act, "create") != 0)) {
-        rc = ierr(I, body_node, "the first body line is not an index or create action "
-                  "(%s); update and delete are not supported", action ? "other action" : je.text);
-        goto done;
-    }
-    const char *ix = json_string_value(json_object_get(meta, "_index"));
-    const char *id = json_string_value(json_object_get(meta, "_id"));
-    const char *routing = json_string_value(json_object_get(meta, "routing"));
-    if (routing == NULL)
-        routing = json_string_value(json_object_get(meta, "_routing"));
-    const char *pipeline = json_string_value(json_object_get(meta, "pipeline"));
+    if (L->act == NULL || !json_is_object(meta) ||
+        (strcmp(L->act, "index") != 0 && strcmp(L->act, "create") != 0))
+        return ierr(I, L->body_node,
+                    "the first body line is not an index or create action "
+                    "(%s); update and delete are not supported",
+                    L->action ? "other action" : je.text);
+    *ix = json_string_value(json_object_get(meta, "_index"));
+    L->id = json_string_value(json_object_get(meta, "_id"));
+    L->routing = json_string_value(json_object_get(meta, "routing"));
+    if (L->routing == NULL)
+        L->routing = json_string_value(json_object_get(meta, "_routing"));
+    L->pipeline = json_string_value(json_object_get(meta, "pipeline"));
     if (json_object_get(meta, "_type"))
         note(I, "_type dropped from the action line (mapping types are gone in OpenSearch and "
              "Elasticsearch 8)");
-    /* target */
-    const char *url = sval(req, "url");
+    return BF_OK;
+}
+
+/* target.hosts from the request's URL (a path-only URL takes runner.default_endpoint, none
+ * at all ${BF_TARGET}) and the index the URL names, if any. */
+static int read_target(imp *I, lg_t *L)
+{
+    const char *url = sval(L->req, "url");
     if (url == NULL || url[0] == '\0' || url[0] == '/') {
-        const char *def = sval(runner, "default_endpoint");
+        const char *def = sval(L->runner, "default_endpoint");
         if (def == NULL)
-            def = sval(cfg_runner, "default_endpoint");
+            def = sval(L->cfg_runner, "default_endpoint");
         if (def)
-            base = conv_env(I, def);
+            L->base = conv_env(I, def);
         if (url) {
             char *none = NULL;
-            split_url(url, &none, &url_index);
+            split_url(url, &none, &L->url_index);
             free(none);
         }
     } else {
         char *cu = conv_env(I, url);
-        if (split_url(cu, &base, &url_index) != 0) {
+        if (split_url(cu, &L->base, &L->url_index) != 0) {
             free(cu);
-            rc = ierr(I, bf__y_get(req, "url"), "cannot read the URL '%s'", url);
-            goto done;
+            return ierr(I, bf__y_get(L->req, "url"), "cannot read the URL '%s'", url);
         }
         free(cu);
     }
-    if (base == NULL) {
-        base = bf_strdup("${BF_TARGET:-http://127.0.0.1:9200}");
+    if (L->base == NULL) {
+        L->base = bf_strdup("${BF_TARGET:-http://127.0.0.1:9200}");
         note(I, "the config has no URL; target.hosts uses ${BF_TARGET} (default "
              "http://127.0.0.1:9200)");
     }
-    /* index name */
+    return BF_OK;
+}
+
+/* An _index with a $[[var]] (ce: env already converted, ph: where "$[[" starts) as an
+ * index.name pattern over index.count indices: a range variable's values ({i+from}),
+ * otherwise 0-based {i} over a list's length (1 for any other variable); at most 10000. */
+static void index_pattern(imp *I, lg_t *L, const char *ix, const char *ce, const char *ph)
+{
+    const char *end = strstr(ph, "]]");
+    char vname[128] = "";
+    if (end && (size_t)(end - ph - 3) < sizeof vname) {
+        memcpy(vname, ph + 3, (size_t)(end - ph - 3));
+        vname[end - ph - 3] = '\0';
+    }
+    const bf__ynode_t *v = find_var(L->vars, vname);
+    const char *vt = v ? sval(v, "type") : NULL;
+    uint64_t count = 1, first = 0;
+    if (vt && !strcmp(vt, "range")) {
+        uint64_t f = 0, t = 0;
+        const char *fs = sval(v, "from"), *ts = sval(v, "to");
+        if (fs && ts && bf_units_parse_count(fs, &f) == BF_OK &&
+            bf_units_parse_count(ts, &t) == BF_OK && t >= f && f <= 1000000000) {
+            count = t - f + 1;
+            first = f; /* the names are the range's own values: {i+from} */
+        }
+    } else if (vt && !strcmp(vt, "list")) {
+        const bf__ynode_t *d = bf__y_get(v, "data");
+        if (d && d->kind == BF__Y_SEQ && d->n)
+            count = d->n;
+    }
+    if (count > 10000)
+        count = 10000;
+    bf_buf_t nb;
+    bf_buf_init(&nb, 0);
+    bf_buf_append(&nb, ce, (size_t)(ph - ce));
+    if (first)
+        bf_buf_appendf(&nb, "{i+%llu}", (unsigned long long)first);
+    else
+        bf_buf_appendz(&nb, "{i}");
+    if (end)
+        bf_buf_appendz(&nb, end + 2);
+    L->index_name = bf_buf_steal(&nb);
+    bf_buf_cleanup(&nb);
+    if (vt && !strcmp(vt, "range"))
+        note(I,
+             "_index '%s' picks an index per document; bulkfleet spreads documents "
+             "round-robin over %llu indices named %s: %.*s%llu%s .. %.*s%llu%s as "
+             "in loadgen",
+             ix, (unsigned long long)count, L->index_name, (int)(ph - ce), ce,
+             (unsigned long long)first, end ? end + 2 : "", (int)(ph - ce), ce,
+             (unsigned long long)(first + count - 1), end ? end + 2 : "");
+    else
+        note(I,
+             "_index '%s' picks an index per document; bulkfleet spreads documents "
+             "round-robin over %llu indices named %s (0-based {i}: index names are "
+             "numbered, not the list's values)",
+             ix, (unsigned long long)count, L->index_name);
+    L->index_count = count;
+}
+
+/* index.name: the action line's _index (a pattern when it holds a variable), else the
+ * URL's index; neither is an error. */
+static int read_index(imp *I, lg_t *L, const char *ix)
+{
     if (ix) {
         char *ce = conv_env(I, ix);
         const char *ph = strstr(ce, "$[[");
-        if (ph) {
-            const char *end = strstr(ph, "]]");
-            char vname[128] = "";
-            if (end && (size_t)(end - ph - 3) < sizeof vname) {
-                memcpy(vname, ph + 3, (size_t)(end - ph - 3));
-                vname[end - ph - 3] = '\0';
-            }
-            const bf__ynode_t *v = find_var(vars, vname);
-            const char *vt = v ? sval(v, "type") : NULL;
-            uint64_t count = 1, first = 0;
-            if (vt && !strcmp(vt, "range")) {
-                uint64_t f = 0, t = 0;
-                const char *fs = sval(v, "from"), *ts = sval(v, "to");
-                if (fs && ts && bf_units_parse_count(fs, &f) == BF_OK &&
-                    bf_units_parse_count(ts, &t) == BF_OK && t >= f && f <= 1000000000) {
-                    count = t - f + 1;
-                    first = f; /* the names are the range's own values: {i+from} */
-                }
-            } else if (vt && !strcmp(vt, "list")) {
-                const bf__ynode_t *d = bf__y_get(v, "data");
-                if (d && d->kind == BF__Y_SEQ && d->n)
-                    count = d->n;
-            }
-            if (count > 10000)
-                count = 10000;
-            bf_buf_t nb;
-            bf_buf_init(&nb, 0);
-            bf_buf_append(&nb, ce, (size_t)(ph - ce));
-            if (first)
-                bf_buf_appendf(&nb, "{i+%llu}", (unsigned long long)first);
-            else
-                bf_buf_appendz(&nb, "{i}");
-            if (end)
-                bf_buf_appendz(&nb, end + 2);
-            index_name = bf_buf_steal(&nb);
-            bf_buf_cleanup(&nb);
-            if (vt && !strcmp(vt, "range"))
-                note(I,
-                     "_index '%s' picks an index per document; bulkfleet spreads documents "
-                     "round-robin over %llu indices named %s: %.*s%llu%s .. %.*s%llu%s as "
-                     "in loadgen",
-                     ix, (unsigned long long)count, index_name, (int)(ph - ce), ce,
-                     (unsigned long long)first, end ? end + 2 : "", (int)(ph - ce), ce,
-                     (unsigned long long)(first + count - 1), end ? end + 2 : "");
-            else
-                note(I,
-                     "_index '%s' picks an index per document; bulkfleet spreads documents "
-                     "round-robin over %llu indices named %s (0-based {i}: index names are "
-                     "numbered, not the list's values)",
-                     ix, (unsigned long long)count, index_name);
-            index_count = count;
-        } else {
-            index_name = bf_strdup(ce);
-        }
+        if (ph)
+            index_pattern(I, L, ix, ce, ph);
+        else
+            L->index_name = bf_strdup(ce);
         free(ce);
-    } else if (url_index) {
-        index_name = bf_strdup(url_index);
+    } else if (L->url_index) {
+        L->index_name = bf_strdup(L->url_index);
     } else {
-        rc = ierr(I, body_node, "no index: neither the action line's _index nor the URL names "
-                  "one");
-        goto done;
+        return ierr(I, L->body_node,
+                    "no index: neither the action line's _index nor the URL "
+                    "names one");
     }
-    /* variables referenced, aliases resolved */
-    const bf__ynode_t *rv = bf__y_get(req, "runtime_variables"),
-                      *rbl = bf__y_get(req, "runtime_body_line_variables");
-    collect_refs(lines[0], &refs, &nrefs);
-    collect_refs(lines[1], &refs, &nrefs);
-    for (size_t i = 0; i < reqs->n; i++) { /* the search bodies' variables too */
-        const bf__ynode_t *r = bf__y_get(reqs->items[i], "request");
+    return BF_OK;
+}
+
+/* The variables the body and the search bodies use, runtime_variables (scope: request) and
+ * runtime_body_line_variables (scope: document) aliases resolved to their source variable,
+ * and the key variable of each random_array; a name that resolves to no variable is an
+ * error. */
+static int collect_variables(imp *I, lg_t *L)
+{
+    const bf__ynode_t *rv = bf__y_get(L->req, "runtime_variables"),
+                      *rbl = bf__y_get(L->req, "runtime_body_line_variables");
+    collect_refs(L->lines[0], &L->refs, &L->nrefs);
+    collect_refs(L->lines[1], &L->refs, &L->nrefs);
+    for (size_t i = 0; i < L->reqs->n; i++) { /* the search bodies' variables too */
+        const bf__ynode_t *r = bf__y_get(L->reqs->items[i], "request");
         const char *u = sval(r, "url"), *b = sval(r, "body");
-        if (r != req && u && b && (strstr(u, "_search") || strstr(u, "_count")))
-            collect_refs(b, &refs, &nrefs);
+        if (r != L->req && u && b && (strstr(u, "_search") || strstr(u, "_count")))
+            collect_refs(b, &L->refs, &L->nrefs);
     }
-    for (size_t i = 0; i < nrefs; i++) {
+    for (size_t i = 0; i < L->nrefs; i++) {
         const char *alias_src = NULL, *scope = NULL;
-        if (rv && (alias_src = sval(rv, refs[i])) != NULL)
+        if (rv && (alias_src = sval(rv, L->refs[i])) != NULL)
             scope = "request";
-        else if (rbl && (alias_src = sval(rbl, refs[i])) != NULL)
+        else if (rbl && (alias_src = sval(rbl, L->refs[i])) != NULL)
             scope = "document";
-        const bf__ynode_t *src = find_var(vars, alias_src ? alias_src : refs[i]);
+        const bf__ynode_t *src = find_var(L->vars, alias_src ? alias_src : L->refs[i]);
         if (src == NULL) {
             if (alias_src)
-                rc = ierr(I, body_node, "$[[%s]] in the body is an alias of '%s', which names "
-                          "no variable", refs[i], alias_src);
-            else
-                rc = ierr(I, body_node, "$[[%s]] in the body names no variable", refs[i]);
-            goto done;
+                return ierr(I, L->body_node,
+                            "$[[%s]] in the body is an alias of '%s', which "
+                            "names no variable",
+                            L->refs[i], alias_src);
+            return ierr(I, L->body_node, "$[[%s]] in the body names no variable", L->refs[i]);
         }
-        vo = bf_realloc(vo, (nvo + 2) * sizeof *vo);
-        vo[nvo++] = (var_out){.name = refs[i], .src = src, .scope = scope};
+        L->vo = bf_realloc(L->vo, (L->nvo + 2) * sizeof *L->vo);
+        L->vo[L->nvo++] = (var_out){.name = L->refs[i], .src = src, .scope = scope};
         const char *st = sval(src, "type");
         if (st && !strcmp(st, "random_array")) {
             const char *key = sval(src, "variable_key");
             int have = 0;
-            for (size_t k = 0; k < nrefs && key; k++)
-                have |= strcmp(refs[k], key) == 0;
+            for (size_t k = 0; k < L->nrefs && key; k++)
+                have |= strcmp(L->refs[k], key) == 0;
             if (key && !have) {
-                refs = bf_realloc(refs, (nrefs + 1) * sizeof *refs);
-                refs[nrefs++] = bf_strdup(key);
+                L->refs = bf_realloc(L->refs, (L->nrefs + 1) * sizeof *L->refs);
+                L->refs[L->nrefs++] = bf_strdup(key);
             }
         }
     }
-    /* loadgen's order: each variable, then the aliases drawn from it */
+    return BF_OK;
+}
+
+/* loadgen's order for the variables written: each variable of variables:, then the aliases
+ * drawn from it; and a note naming the variables the body does not use (left out). */
+static void order_variables(imp *I, lg_t *L)
+{
+    const bf__ynode_t *vars = L->vars;
+    var_out *vo = L->vo;
+    size_t nvo = L->nvo;
     if (vars && vars->kind == BF__Y_SEQ && nvo > 1) {
         var_out *sorted = bf_malloc(nvo * sizeof *sorted);
         size_t k = 0;
@@ -931,50 +1002,64 @@ static int import(imp *I, const bf_import_opts_t *o, bf_buf_t *head)
             note(I, "variables not used by the body were left out: %s", dropped.data);
         bf_buf_cleanup(&dropped);
     }
-    /* numbers */
+}
+
+/* batch_size = body_repeat_times (a positive count, default 1) x the body's documents; notes
+ * for execute_repeat_times and runner.total_rounds, which are not imported. */
+static int read_numbers(imp *I, lg_t *L)
+{
     uint64_t repeat = 1;
-    const char *brt = sval(req, "body_repeat_times");
-    if (brt && (bf_units_parse_count(brt, &repeat) != BF_OK || repeat == 0)) {
-        rc = ierr(I, bf__y_get(req, "body_repeat_times"), "body_repeat_times must be a "
-                  "positive number");
-        goto done;
-    }
-    uint64_t batch = repeat * actions;
-    uint32_t conc = o && o->concurrency ? o->concurrency : 1;
-    uint32_t dur = o && o->duration_s ? o->duration_s : 5;
-    if (sval(req, "execute_repeat_times"))
+    const char *brt = sval(L->req, "body_repeat_times");
+    if (brt && (bf_units_parse_count(brt, &repeat) != BF_OK || repeat == 0))
+        return ierr(I, bf__y_get(L->req, "body_repeat_times"),
+                    "body_repeat_times must be a "
+                    "positive number");
+    L->batch = repeat * L->actions;
+    if (sval(L->req, "execute_repeat_times"))
         note(I, "execute_repeat_times (resending the same body) is not imported; bulkfleet "
-                "renders a fresh body per request");
-    /* ---- write ---- */
-    char *name = NULL;
-    if (o && o->name) {
-        name = bf_strdup(o->name);
-    } else {
-        const char *slash = strrchr(I->origin, '/');
-        const char *fn = slash ? slash + 1 : I->origin;
-        const char *dot = strrchr(fn, '.');
-        name = bf_strndup(fn, dot && dot > fn ? (size_t)(dot - fn) : strlen(fn));
-        for (char *p = name; *p; p++)
-            if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
-                  (*p >= '0' && *p <= '9') || *p == '-' || *p == '_' || *p == '.'))
-                *p = '-';
-        if (name[0] == '\0' || name[0] == '.' || name[0] == '-') {
-            char *n2 = bf_asprintf("imported%s", name);
-            free(name);
-            name = n2;
-        }
+             "renders a fresh body per request");
+    return BF_OK;
+}
+
+/* The scenario's name: --name, else the config's file name without its extension, every
+ * character other than [A-Za-z0-9._-] made '-', prefixed "imported" when it would be empty or
+ * start with '.' or '-'. Caller frees. */
+static char *scenario_name(const char *given, const char *origin)
+{
+    if (given)
+        return bf_strdup(given);
+    const char *slash = strrchr(origin, '/');
+    const char *fn = slash ? slash + 1 : origin;
+    const char *dot = strrchr(fn, '.');
+    char *name = bf_strndup(fn, dot && dot > fn ? (size_t)(dot - fn) : strlen(fn));
+    for (char *p = name; *p; p++)
+        if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
+              *p == '-' || *p == '_' || *p == '.'))
+            *p = '-';
+    if (name[0] == '\0' || name[0] == '.' || name[0] == '-') {
+        char *n2 = bf_asprintf("imported%s", name);
+        free(name);
+        name = n2;
     }
+    return name;
+}
+
+/* name: and target: (hosts, auth with the password never copied unless it is an
+ * $[[env.X]], headers, tls for https). */
+static void write_target(imp *I, const lg_t *L, const bf_import_opts_t *o, bf_buf_t *out)
+{
+    char *name = scenario_name(o ? o->name : NULL, I->origin);
     bf_buf_appendz(out, "name: ");
     put_scalar(out, name);
     free(name);
     bf_buf_appendz(out, "\ntarget:\n  hosts: [");
-    put_scalar(out, base);
+    put_scalar(out, L->base);
     bf_buf_appendz(out, "]\n");
-    const bf__ynode_t *ba = bf__y_get(req, "basic_auth");
-    if (ba == NULL && runner)
-        ba = bf__y_get(runner, "default_basic_auth");
+    const bf__ynode_t *ba = bf__y_get(L->req, "basic_auth");
+    if (ba == NULL && L->runner)
+        ba = bf__y_get(L->runner, "default_basic_auth");
     if (ba == NULL)
-        ba = bf__y_get(cfg_runner, "default_basic_auth");
+        ba = bf__y_get(L->cfg_runner, "default_basic_auth");
     if (ba && ba->kind == BF__Y_MAP && sval(ba, "username")) {
         char *user = conv_env(I, sval(ba, "username"));
         const char *pw = sval(ba, "password");
@@ -989,7 +1074,7 @@ static int import(imp *I, const bf_import_opts_t *o, bf_buf_t *head)
         free(user);
         free(pwc);
     }
-    const bf__ynode_t *hd = bf__y_get(req, "headers");
+    const bf__ynode_t *hd = bf__y_get(L->req, "headers");
     if (hd && hd->kind == BF__Y_SEQ && hd->n) {
         bf_buf_appendz(out, "  headers:\n");
         for (size_t i = 0; i < hd->n; i++) {
@@ -1008,36 +1093,48 @@ static int import(imp *I, const bf_import_opts_t *o, bf_buf_t *head)
             }
         }
     }
-    if (base && strncmp(base, "https://", 8) == 0)
+    if (L->base && strncmp(L->base, "https://", 8) == 0)
         bf_buf_appendz(out, "  tls: {insecure: true}   # loadgen never verifies certificates; "
                             "prefer ca_file: ...\n");
+}
+
+/* index: (recreate false: the index is the user's, as in loadgen) and variables:, with the
+ * random_array sources the body does not name directly after the others. */
+static int write_index_and_variables(imp *I, const lg_t *L, bf_buf_t *out)
+{
     bf_buf_appendz(out, "index:\n  name: ");
-    put_scalar(out, index_name);
+    put_scalar(out, L->index_name);
     bf_buf_appendz(out, "\n");
-    if (index_count > 1)
-        bf_buf_appendf(out, "  count: %llu\n", (unsigned long long)index_count);
+    if (L->index_count > 1)
+        bf_buf_appendf(out, "  count: %llu\n", (unsigned long long)L->index_count);
     bf_buf_appendz(out, "  recreate: false\n");
-    if (nvo) {
-        bf_buf_appendz(out, "variables:\n");
-        for (size_t i = 0; i < nvo && rc == BF_OK; i++)
-            rc = put_variable(I, out, &vo[i]);
-        /* random_array sources not referenced directly */
-        for (size_t i = 0; i < nrefs && rc == BF_OK; i++) {
-            int have = 0;
-            for (size_t k = 0; k < nvo && !have; k++)
-                have = strcmp(vo[k].name, refs[i]) == 0;
-            const bf__ynode_t *src = find_var(vars, refs[i]);
-            if (!have && src) {
-                var_out extra = {.name = refs[i], .src = src};
-                rc = put_variable(I, out, &extra);
-            }
+    if (L->nvo == 0)
+        return BF_OK;
+    int rc = BF_OK;
+    bf_buf_appendz(out, "variables:\n");
+    for (size_t i = 0; i < L->nvo && rc == BF_OK; i++)
+        rc = put_variable(I, out, &L->vo[i]);
+    /* random_array sources not referenced directly */
+    for (size_t i = 0; i < L->nrefs && rc == BF_OK; i++) {
+        int have = 0;
+        for (size_t k = 0; k < L->nvo && !have; k++)
+            have = strcmp(L->vo[k].name, L->refs[i]) == 0;
+        const bf__ynode_t *src = find_var(L->vars, L->refs[i]);
+        if (!have && src) {
+            var_out extra = {.name = L->refs[i], .src = src};
+            rc = put_variable(I, out, &extra);
         }
-        if (rc != BF_OK)
-            goto done;
     }
-    bf_buf_appendf(out, "document:\n  action: %s\n", act);
+    return rc;
+}
+
+/* document: (action, id, routing, pipeline, the source line as the template) and request:
+ * (compression as -compress says, at gzip level 1). */
+static void write_document(imp *I, const lg_t *L, const bf_import_opts_t *o, bf_buf_t *out)
+{
+    bf_buf_appendf(out, "document:\n  action: %s\n", L->act);
     const char *fields[] = {"id", "routing", "pipeline"};
-    const char *fvals[] = {id, routing, pipeline};
+    const char *fvals[] = {L->id, L->routing, L->pipeline};
     for (int k = 0; k < 3; k++) {
         if (fvals[k] == NULL)
             continue;
@@ -1047,7 +1144,7 @@ static int import(imp *I, const bf_import_opts_t *o, bf_buf_t *head)
         bf_buf_appendz(out, "\n");
         free(cv);
     }
-    char *src = conv_env(I, lines[1]);
+    char *src = conv_env(I, L->lines[1]);
     bf_buf_appendz(out, "  source: ");
     put_scalar(out, src);
     bf_buf_appendz(out, "\n");
@@ -1056,55 +1153,73 @@ static int import(imp *I, const bf_import_opts_t *o, bf_buf_t *head)
     if (o && o->compress)
         bf_buf_appendz(out, "  gzip_level: 1   # loadgen compresses at level 9 (CPU-heavy on "
                             "the client)\n");
-    if (nsearch) {
-        bf_buf_appendz(out, "search:\n  clients: 1\n  queries:\n");
-        size_t k = 0;
-        for (size_t i = 0; i < reqs->n; i++) {
-            const bf__ynode_t *r = bf__y_get(reqs->items[i], "request");
-            const char *u = sval(r, "url"), *b = sval(r, "body"), *m = sval(r, "method");
-            if (r == req || u == NULL ||
-                !(strstr(u, "_search") || strstr(u, "_count") || strstr(u, "_msearch")))
-                continue;
-            /* the path without scheme and host; the bulk index becomes {index} */
-            char *cu = conv_env(I, u);
-            const char *path = strstr(cu, "://");
-            path = path ? strchr(path + 3, '/') : cu;
-            bf_buf_t pb;
-            bf_buf_init(&pb, 0);
-            if (path == NULL || path[0] != '/')
-                bf_buf_appendz(&pb, "/");
-            bf_buf_appendz(&pb, path ? path : "");
-            size_t il = index_name ? strlen(index_name) : 0;
-            if (il && strncmp(pb.data + 1, index_name, il) == 0 && pb.data[1 + il] == '/') {
-                char *rest = bf_strdup(pb.data + 1 + il);
-                bf_buf_reset(&pb);
-                bf_buf_appendf(&pb, "/{index}%s", rest);
-                free(rest);
-            }
-            bf_buf_appendf(out, "    - name: search_%zu\n", ++k);
-            if (m && (strcmp(m, "GET") == 0 || strcmp(m, "get") == 0))
-                bf_buf_appendz(out, "      method: GET\n");
-            bf_buf_appendz(out, "      path: ");
-            put_scalar(out, pb.data);
-            bf_buf_appendz(out, "\n");
-            if (b && b[0]) {
-                char *cb = conv_env(I, b);
-                bf_buf_appendz(out, "      body: ");
-                put_scalar(out, cb);
-                bf_buf_appendz(out, "\n");
-                free(cb);
-            }
-            bf_buf_cleanup(&pb);
-            free(cu);
+}
+
+/* search: the other requests with a search URL as search.queries search_1.., each path
+ * without scheme and host and the bulk index's name in it as {index}. */
+static void write_searches(imp *I, const lg_t *L, bf_buf_t *out)
+{
+    if (L->nsearch == 0)
+        return;
+    bf_buf_appendz(out, "search:\n  clients: 1\n  queries:\n");
+    size_t k = 0;
+    for (size_t i = 0; i < L->reqs->n; i++) {
+        const bf__ynode_t *r = bf__y_get(L->reqs->items[i], "request");
+        const char *u = sval(r, "url"), *b = sval(r, "body"), *m = sval(r, "method");
+        if (r == L->req || !is_search_url(u))
+            continue;
+        /* the path without scheme and host; the bulk index becomes {index} */
+        char *cu = conv_env(I, u);
+        const char *path = strstr(cu, "://");
+        path = path ? strchr(path + 3, '/') : cu;
+        bf_buf_t pb;
+        bf_buf_init(&pb, 0);
+        if (path == NULL || path[0] != '/')
+            bf_buf_appendz(&pb, "/");
+        bf_buf_appendz(&pb, path ? path : "");
+        size_t il = L->index_name ? strlen(L->index_name) : 0;
+        if (il && strncmp(pb.data + 1, L->index_name, il) == 0 && pb.data[1 + il] == '/') {
+            char *rest = bf_strdup(pb.data + 1 + il);
+            bf_buf_reset(&pb);
+            bf_buf_appendf(&pb, "/{index}%s", rest);
+            free(rest);
         }
+        bf_buf_appendf(out, "    - name: search_%zu\n", ++k);
+        if (m && (strcmp(m, "GET") == 0 || strcmp(m, "get") == 0))
+            bf_buf_appendz(out, "      method: GET\n");
+        bf_buf_appendz(out, "      path: ");
+        put_scalar(out, pb.data);
+        bf_buf_appendz(out, "\n");
+        if (b && b[0]) {
+            char *cb = conv_env(I, b);
+            bf_buf_appendz(out, "      body: ");
+            put_scalar(out, cb);
+            bf_buf_appendz(out, "\n");
+            free(cb);
+        }
+        bf_buf_cleanup(&pb);
+        free(cu);
     }
+}
+
+/* run: (10 s warmup, -d seconds, -r as target_rate in documents/s) and matrix: (one cell:
+ * the batch and -c concurrency). */
+static void write_run(const lg_t *L, const bf_import_opts_t *o, bf_buf_t *out)
+{
+    uint32_t conc = o && o->concurrency ? o->concurrency : 1;
+    uint32_t dur = o && o->duration_s ? o->duration_s : 5;
     bf_buf_appendf(out, "run:\n  warmup: 10s\n  duration: %us\n", dur);
     if (o && o->qps > 0)
         bf_buf_appendf(out, "  target_rate: %.0f   # -r %.0f requests/s x %llu documents\n",
-                       o->qps * (double)batch, o->qps, (unsigned long long)batch);
+                       o->qps * (double)L->batch, o->qps, (unsigned long long)L->batch);
     bf_buf_appendf(out, "matrix:\n  batch_size: [%llu]\n  concurrency: [%u]\n",
-                   (unsigned long long)batch, conc);
-    /* header: origin and notes (collected while writing the body) */
+                   (unsigned long long)L->batch, conc);
+}
+
+/* The header comment (origin and every note, collected while the body was read and
+ * written), then the body. */
+static void write_head(const imp *I, const bf_buf_t *body, bf_buf_t *head)
+{
     bf_buf_appendf(head, "# Imported from %s by bulkfleet-coordinator import-loadgen.\n",
                    I->origin);
     bf_buf_appendz(head, "# Notes:\n");
@@ -1115,19 +1230,61 @@ static int import(imp *I, const bf_import_opts_t *o, bf_buf_t *head)
                          "sends one warm-up request).\n");
     for (size_t i = 0; i < I->nnotes; i++)
         bf_buf_appendf(head, "#  - %s\n", I->notes[i]);
-    bf_buf_append(head, body_out.data ? body_out.data : "", body_out.len);
-done:
-    bf_buf_cleanup(&body_out);
-    for (size_t i = 0; i < nlines; i++)
-        free(lines[i]);
-    json_decref(action);
-    free(base);
-    free(url_index);
-    free(index_name);
-    for (size_t i = 0; i < nrefs; i++)
-        free(refs[i]);
-    free(refs);
-    free(vo);
+    bf_buf_append(head, body->data ? body->data : "", body->len);
+}
+
+/* The loadgen config in I->doc as scenario text appended to head: read (each step may fail
+ * with a positioned error), then write; notes go to the header in the order they were
+ * made. */
+static int import(imp *I, const bf_import_opts_t *o, bf_buf_t *head)
+{
+    const bf__ynode_t *root = I->doc.root, *cfg = I->cfg.root;
+    /* a section the file lacks comes from -config's loadgen.yml, as loadgen reads them */
+    I->env = bf__y_get(root, "env");
+    I->cfg_env = bf__y_get(cfg, "env");
+    if (bf__y_get(root, "statsd"))
+        statsd_note(I, bf__y_get(root, "statsd"));
+    lg_t L = {.vars = bf__y_get(root, "variables"),
+              .reqs = bf__y_get(root, "requests"),
+              .runner = bf__y_get(root, "runner"),
+              .cfg_runner = bf__y_get(cfg, "runner")};
+    if (L.vars == NULL && (L.vars = bf__y_get(cfg, "variables")) != NULL)
+        note(I, "the variables are %s's", I->cfg.origin);
+    if (L.runner == NULL)
+        L.runner = L.cfg_runner;
+    if (I->dsl)
+        note(I, "read from loadgen's DSL (-run) through its YAML form (loadgen.yml's "
+                "requests: list)");
+    bf_buf_t body;
+    bf_buf_init(&body, 0);
+    const char *ix = NULL;
+    int rc = pick_bulk_request(I, &L);
+    if (rc == BF_OK)
+        rc = read_body(I, &L);
+    if (rc == BF_OK)
+        rc = read_action(I, &L, &ix);
+    if (rc == BF_OK)
+        rc = read_target(I, &L);
+    if (rc == BF_OK)
+        rc = read_index(I, &L, ix);
+    if (rc == BF_OK)
+        rc = collect_variables(I, &L);
+    if (rc == BF_OK) {
+        order_variables(I, &L);
+        rc = read_numbers(I, &L);
+    }
+    if (rc == BF_OK) {
+        write_target(I, &L, o, &body);
+        rc = write_index_and_variables(I, &L, &body);
+    }
+    if (rc == BF_OK) {
+        write_document(I, &L, o, &body);
+        write_searches(I, &L, &body);
+        write_run(&L, o, &body);
+        write_head(I, &body, head);
+    }
+    bf_buf_cleanup(&body);
+    lg_cleanup(&L);
     return rc;
 }
 

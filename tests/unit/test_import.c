@@ -546,6 +546,116 @@ static void test_import_errors(void **state)
     expect_import_error("requests: [\n", "lg.yml:", "YAML syntax error");
 }
 
+/* ---- the import's steps, each policy by a table (issue #27: import() split into steps) ---- */
+
+static char *import_as(const char *yaml, const char *origin, const bf_import_opts_t *o)
+{
+    char *out = NULL;
+    bf_diag_t d = {0};
+    int rc = bf_scenario_import_loadgen(yaml, strlen(yaml), origin, o, &out, &d);
+    if (rc != 0)
+        fail_msg("import %s: %s", origin, d.msg);
+    return out;
+}
+
+#define ONE_BULK                                                                                   \
+    "requests:\n  - request: {url: 'http://h/i/_bulk', body: "                                     \
+    "\"{\\\"index\\\":{}}\\n{\\\"a\\\": 1}\\n\"}\n"
+
+/* scenario_name: the file name without its extension, other characters than [A-Za-z0-9._-]
+ * made '-', "imported" before a name that would be empty or start with '.' or '-'; --name
+ * as given */
+static void test_import_step_name(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *origin, *given, *want;
+    } cases[] = {
+        {"dir/lg.yml", NULL, "\nname: lg\n"},
+        {"/a.b/seed 000+x.yaml", NULL, "\nname: seed-000-x\n"},
+        {"noext", NULL, "\nname: noext\n"},
+        {"d/.hidden.yml", NULL, "\nname: imported.hidden\n"},
+        {"d/-dash.yml", NULL, "\nname: imported-dash\n"},
+        {"d/v1.2.yml", NULL, "\nname: v1.2\n"},
+        {"d/x.yml", "given-name", "\nname: given-name\n"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        bf_import_opts_t o = {.name = cases[i].given};
+        char *y = import_as(ONE_BULK, cases[i].origin, &o);
+        if (strstr(y, cases[i].want) == NULL)
+            fail_msg("origin '%s': want '%s' in:\n%s", cases[i].origin, cases[i].want, y);
+        free(y);
+    }
+}
+
+/* index_pattern: a $[[var]] in _index is a name pattern over index.count indices: a range's
+ * own values ({i+from}, from > 0), a list's length (0-based {i}), 1 for other variables,
+ * at most 10000; the URL's index when the action line names none */
+static void test_import_step_index(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *var, *index, *url, *name, *count;
+    } cases[] = {
+        {"{name: v, type: range, from: 3, to: 7}", "l-$[[v]]", "http://h/_bulk", "'l-{i+3}'",
+         "  count: 5\n"},
+        {"{name: v, type: range, from: 0, to: 2}", "l-$[[v]]-x", "http://h/_bulk", "'l-{i}-x'",
+         "  count: 3\n"},
+        {"{name: v, type: range, from: 1, to: 99999}", "$[[v]]", "http://h/_bulk", "'{i+1}'",
+         "  count: 10000\n"},
+        {"{name: v, type: range, from: 9, to: 2}", "l$[[v]]", "http://h/_bulk", "'l{i}'", NULL},
+        {"{name: v, type: list, data: [a, b]}", "l-$[[v]]", "http://h/_bulk", "'l-{i}'",
+         "  count: 2\n"},
+        {"{name: v, type: uuid}", "l-$[[v]]", "http://h/_bulk", "'l-{i}'", NULL},
+        {"{name: v, type: uuid}", "plain", "http://h/_bulk", "plain", NULL},
+        {"{name: v, type: uuid}", NULL, "http://h/fromurl/_bulk", "fromurl", NULL},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char *y = NULL;
+        if (cases[i].index)
+            y = bf_asprintf(
+                "variables:\n  - %s\nrequests:\n  - request: {url: '%s', body: "
+                "\"{\\\"index\\\":{\\\"_index\\\":\\\"%s\\\"}}\\n{\\\"a\\\": 1}\\n\"}\n",
+                cases[i].var, cases[i].url, cases[i].index);
+        else
+            y = bf_asprintf("variables:\n  - %s\nrequests:\n  - request: {url: '%s', body: "
+                            "\"{\\\"index\\\":{}}\\n{\\\"a\\\": 1}\\n\"}\n",
+                            cases[i].var, cases[i].url);
+        char *out = import_as(y, "lg.yml", NULL);
+        char *want = bf_asprintf("index:\n  name: %s\n%s  recreate: false\n", cases[i].name,
+                                 cases[i].count ? cases[i].count : "");
+        if (strstr(out, want) == NULL)
+            fail_msg("case %zu: want\n%s\nin:\n%s", i, want, out);
+        free(want);
+        free(out);
+        free(y);
+    }
+}
+
+/* is_search_url: the other requests with _search, _count or _msearch in the URL become
+ * search.queries (search_1.., the bulk index as {index}); any other request is counted in
+ * the note and left out */
+static void test_import_step_searches(void **state)
+{
+    (void)state;
+    const char *yaml =
+        "requests:\n"
+        "  - request: {url: 'http://h/_cat/indices', method: GET}\n"
+        "  - request: {url: 'http://h/i/_bulk', body: \"{\\\"index\\\":{}}\\n{\\\"a\\\": 1}\\n\"}\n"
+        "  - request: {url: 'http://h/i/_search', method: get, body: '{\"size\":0}'}\n"
+        "  - request: {url: 'http://h/other/_count'}\n"
+        "  - request: {url: 'http://h/_msearch', method: POST}\n"
+        "  - request: {url: 'http://h/i/_refresh'}\n";
+    char *out = import_as(yaml, "lg.yml", NULL);
+    assert_non_null(strstr(out, "6 requests in the config; the bulk request and 3 search "
+                                "requests were imported"));
+    assert_non_null(strstr(out, "    - name: search_1\n      method: GET\n      path: "
+                                "'/{index}/_search'\n      body: '{\"size\":0}'\n"
+                                "    - name: search_2\n      path: /other/_count\n"
+                                "    - name: search_3\n      path: /_msearch\nrun:\n"));
+    free(out);
+}
+
 /* ---- the CLI ------------------------------------------------------------------------------- */
 
 static int run_cmd(int (*fn)(int, char **), const char *const *args, int n)
@@ -628,6 +738,9 @@ int main(void)
         cmocka_unit_test(test_import_as_shipped),
         cmocka_unit_test(test_import_dsl),
         cmocka_unit_test(test_import_errors),
+        cmocka_unit_test(test_import_step_name),
+        cmocka_unit_test(test_import_step_index),
+        cmocka_unit_test(test_import_step_searches),
         cmocka_unit_test(test_cli_commands),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
