@@ -17,7 +17,9 @@ Per process and figure (after the first 10 % of the run): the least-squares slop
 for memory, 1 for descriptors and threads). A figure over that bound is a PLATEAU (passes) when
 its last half alone is flat within max(3 x its noise, 0.5 % of the mean, 1): a rise that stopped
 (a heap's high-water mark, pipes' buffers that filled once), not a leak, which goes on. Else
-GROWS (fails). Then per cell: samples written = agents x seconds, none twice, the row verified;
+GROWS (fails). Then per cell: every agent of the row wrote one sample for each second of warmup +
+load, none twice, its seconds one unbroken run (a second -1 before the start and tail seconds
+after the window, while requests are still in flight, are allowed); the row verified;
 and the results' bytes per cell-hour. Last line "soak: PASS" or "soak: FAIL (<what>)"; exit 0/1.
 """
 import collections, json, os, re, statistics, sys
@@ -139,7 +141,7 @@ else:
         nrows += 1
         seen = set()
         dup = 0
-        per = collections.Counter()
+        per = collections.defaultdict(set)
         for line in open(path):
             d = json.loads(line)
             if d.get("type") != "sample":
@@ -148,16 +150,35 @@ else:
             if key in seen:
                 dup += 1
             seen.add(key)
-            per[d.get("agent")] += 1
+            per[d.get("agent")].add(d.get("second"))
         secs = float(r.get("warmup_s", 0)) + float(r.get("duration_s", 0))
         load_s += float(r.get("duration_s", 0) or 0)
-        want = int(r.get("agents", 0)) * int(round(secs))
-        got = sum(per.values())
-        # each agent sends one sample per second of warmup + load (+ at most 2 around the ends)
-        if dup or got < want or got > want + 3 * max(1, int(r.get("agents", 0))):
+        nag = int(r.get("agents", 0))
+        end = int(round(secs))
+        want = nag * end
+        got = sum(len(v) for v in per.values())
+        # each agent sends one sample per second of warmup + load, every second present once;
+        # before t = 0 (a second -1) and after the window (the tail: requests still in flight
+        # complete up to request.timeout later, longer on a loaded host) it may send more, but
+        # its seconds stay one unbroken run: a gap is a lost sample, a repeat one written twice
+        problems = []
+        if len(per) != nag:
+            problems.append(f"{len(per)} agents sent samples, the row says {nag}")
+        for ag in sorted(per, key=str):
+            ss = sorted(x for x in per[ag] if isinstance(x, int))
+            lost = [x for x in range(0, end) if x not in per[ag]]
+            gaps = [x for x in range(ss[0], ss[-1] + 1) if x not in per[ag]] if ss else []
+            if lost:
+                problems.append(f"agent {ag} has no sample for second(s) {lost[:5]}")
+            elif gaps:
+                problems.append(f"agent {ag} skips second(s) {gaps[:5]}")
+            if ss and ss[0] < -1:
+                problems.append(f"agent {ag} has a sample for second {ss[0]} (before -1)")
+        if dup or problems:
             bad += 1
-            print(f"  cell {cid}: {got} samples written for {r.get('agents')} agents x "
-                  f"{secs:.0f} s ({want}), {dup} written twice")
+            print(f"  cell {cid}: {got} samples written for {nag} agents x "
+                  f"{secs:.0f} s ({want}), {dup} written twice"
+                  + ("; " + "; ".join(problems) if problems else ""))
         if not r.get("verified", False):
             bad += 1
             print(f"  cell {cid}: not verified (docs_counted {r.get('docs_counted')}, "

@@ -19,7 +19,7 @@ RUN_S = 3600
 CELL_S = 64
 
 
-def make(tmp, coord_rss, agent_rss, agent_fds=lambda t: 23, twice=False):
+def make(tmp, coord_rss, agent_rss, agent_fds=lambda t: 23, twice=False, seconds=range(3)):
     """a soak directory: probes every 60 s of RUN_S, a cell finished every CELL_S seconds"""
     out = tempfile.mkdtemp(dir=tmp)
     cells = os.path.join(out, "results", "soak-x", "cells")
@@ -29,7 +29,7 @@ def make(tmp, coord_rss, agent_rss, agent_fds=lambda t: 23, twice=False):
         p = os.path.join(cells, f"c-r{i}.ndjson")
         with open(p, "w") as f:
             f.write(json.dumps({"agents": 1, "warmup_s": 1, "duration_s": 2, "verified": True}) + "\n")
-            for s in range(3):
+            for s in (seconds if i == 5 else range(3)):
                 f.write(json.dumps({"type": "sample", "agent": "a1", "seq": s, "second": s}) + "\n")
             if twice and i == 7:
                 f.write(json.dumps({"type": "sample", "agent": "a1", "seq": 2, "second": 2}) + "\n")
@@ -74,14 +74,22 @@ CASES = [
      lambda t: 23 + t // 600, False, False, "local-1 fds grows"),
     ("a sample written twice", noisy(13000), noisy(16000), None, True, False,
      "1 written twice"),
+    # the 2-hour soak of stop 34: a cell on a loaded host ran 4 s into its tail (3 agents, 190
+    # samples for 180 agent-seconds, each second once): not a sample problem
+    ("a cell with a second -1 and 4 tail seconds", noisy(13000), noisy(16000), None, False, True,
+     "cells with a sample or count problem: 0", range(-1, 7)),
+    ("a sample lost inside the window", noisy(13000), noisy(16000), None, False, False,
+     "has no sample for second(s) [1]", (0, 2)),
+    ("a sample lost in the tail", noisy(13000), noisy(16000), None, False, False,
+     "skips second(s) [4]", (0, 1, 2, 3, 5)),
 ]
 
 
 def main():
     bad = 0
     with tempfile.TemporaryDirectory(dir=os.environ.get("TMPDIR")) as tmp:
-        for name, c, a, fds, twice, want_pass, text in CASES:
-            out, res = make(tmp, c, a, fds or (lambda t: 23), twice)
+        for name, c, a, fds, twice, want_pass, text, *secs in CASES:
+            out, res = make(tmp, c, a, fds or (lambda t: 23), twice, *secs)
             rc, txt = judge(out, res)
             ok = (rc == 0) == want_pass and text in txt
             if want_pass and "soak: PASS" not in txt:
