@@ -804,137 +804,199 @@ static void emit_str(bf_buf_t *y, const char *s)
     json_decref(j);
 }
 
-int bf_import_rally(const char *path, const bf_rally_opts_t *opts, char **yaml, bf_diag_t *diag)
+/* ---- bf_import_rally's steps ----------------------------------------------------------------
+ * One import's state: the track and what the steps read from it, in the order they run
+ * (rally_open, rally_params, rally_list or rally_schedule, rally_bulk_tasks, rally_corpora,
+ * rally_index, rally_account, rally_write); rally_cleanup frees it whatever step failed. */
+typedef struct rally {
+    const bf_rally_opts_t *opts;
+    bf_diag_t *diag;
+    char *file, *dir; /* the track (or workload) file and its folder, absolute */
+    const char *base; /* the folder's name: the scenario's and index's default name */
+    json_t *track, *tasks, *task_paths, *body, *settings;
+    bf_buf_t y, notes;   /* the scenario, and the header's notes */
+    bf_buf_t other_bulk; /* types of indexing tasks that are not "bulk" */
+    jposmap pos;
+    bf_render_opts_t ro;
+    track_src tsrc;
+    task_acc acc;
+    char *label; /* the track's name in positions: "FILE" or "FILE (rendered)" */
+    track_ck ck;
+    /* the schedule */
+    json_t *schedule, *challenges;
+    const char *ckey, *one_key; /* "challenges"/"challenge" or OSB's test_procedure(s) */
+    const char *chosen;         /* the challenge's name, or NULL for the track's schedule */
+    char sched_path[64];
+    /* the bulk tasks */
+    values batch, clients, rate;
+    double warmup_s, period_s; /* the first bulk task's that has one, else -1 */
+    json_t *first_bulk;        /* its corpora and indices name the documents files */
+    size_t nbulk;
+    /* the corpora */
+    json_t *files, *targets;
+    uint64_t ship_bytes;
+    int bulk_format;        /* 1 action-and-meta-data lines, 0 sources, -1 none yet */
+    size_t missing;         /* corpus files not downloaded yet */
+    size_t npartial;        /* corpus files shorter than their document-count (allowed) */
+    const char *only_index; /* the track's one index: a documents entry's default target */
+    /* the index */
+    size_t ntargets;
+    const char *target;
+    double shards, replicas;
+} rally_t;
+
+static void rally_cleanup(rally_t *R)
 {
-    static const bf_rally_opts_t none = {0};
-    if (opts == NULL)
-        opts = &none;
-    const char *challenge = opts->challenge, *name = opts->name;
-    *yaml = NULL;
+    json_decref(R->files);
+    json_decref(R->targets);
+    bf_buf_cleanup(&R->y);
+    bf_buf_cleanup(&R->notes);
+    bf_buf_cleanup(&R->other_bulk);
+    json_decref(R->track);
+    json_decref(R->tasks);
+    json_decref(R->task_paths);
+    jp_cleanup(&R->pos);
+    json_decref(R->acc.queries);
+    json_decref(R->acc.skipped);
+    bf_buf_cleanup(&R->acc.notes);
+    json_decref(R->tsrc.bundle);
+    free(R->label);
+    json_decref(R->body);
+    json_decref(R->settings);
+    free(R->file);
+    free(R->dir);
+}
+
+/* The track file of path (a folder's track.json, else its OpenSearch Benchmark
+ * workload.json; or the file itself) and its folder, then the track loaded (rendered with
+ * Jinja2 when it needs it). */
+static int rally_open(rally_t *R, const char *path)
+{
     char real[PATH_MAX];
     if (realpath(path, real) == NULL)
-        return bf_diag_set(diag, errno == ENOENT ? BF_E_NOTFOUND : BF_E_IO,
+        return bf_diag_set(R->diag, errno == ENOENT ? BF_E_NOTFOUND : BF_E_IO,
                            "import-rally: %s: "
                            "%s",
                            path, strerror(errno));
     struct stat st;
-    char *file = NULL, *dir = NULL;
     if (stat(real, &st) == 0 && S_ISDIR(st.st_mode)) {
-        dir = bf_strdup(real);
-        file = bf_asprintf("%s/track.json", real);
-        if (!file_exists(file)) {
-            free(file);
-            file = bf_asprintf("%s/workload.json", real); /* OpenSearch Benchmark */
+        R->dir = bf_strdup(real);
+        R->file = bf_asprintf("%s/track.json", real);
+        if (!file_exists(R->file)) {
+            free(R->file);
+            R->file = bf_asprintf("%s/workload.json", real); /* OpenSearch Benchmark */
         }
     } else {
-        file = bf_strdup(real);
-        dir = bf_strdup(real);
-        *strrchr(dir, '/') = '\0';
+        R->file = bf_strdup(real);
+        R->dir = bf_strdup(real);
+        *strrchr(R->dir, '/') = '\0';
     }
-    const char *base = strrchr(dir, '/') ? strrchr(dir, '/') + 1 : dir;
-    json_t *track = NULL, *tasks = json_array(), *task_paths = json_array(), *body = NULL,
-           *settings = NULL;
-    bf_buf_t y, notes, other_bulk; /* other_bulk: types of indexing tasks that are not "bulk" */
-    bf_buf_init(&y, 0);
-    bf_buf_init(&notes, 0);
-    bf_buf_init(&other_bulk, 0);
-    jposmap pos;
-    memset(&pos, 0, sizeof pos);
-    bf_render_opts_t ro = {.params = opts->track_params,
-                           .build_flavor = opts->build_flavor,
-                           .serverless_operator = opts->serverless_operator,
-                           .distribution_version = opts->distribution_version};
-    track_src tsrc = {.track_file = file, .render = &ro, .bundle = NULL};
-    task_acc acc = {.queries = json_array(), .skipped = json_array(), .all_rated = 1};
-    bf_buf_init(&acc.notes, 0);
-    char *label = NULL; /* the track's name in positions: "FILE" or "FILE (rendered)" */
-    track_ck ck = {.file = file, .pos = &pos, .notes = &notes};
-    int rc = load_json_at(&tsrc, file, NULL, &track, &pos, &label, diag);
-    if (rc != BF_OK)
-        goto out;
-    ck.file = label;
-    if (tsrc.bundle) {
-        /* Rally refuses a parameter no template reads (a typo would be another benchmark) */
-        json_t *unused = json_object_get(tsrc.bundle, "unused");
-        if (json_array_size(unused) > 0) {
-            bf_buf_t u;
-            bf_buf_init(&u, 0);
-            size_t ui;
-            json_t *uv;
-            json_array_foreach(unused, ui, uv)
-                bf_buf_appendf(&u, "%s%s", ui ? ", " : "", json_string_value(uv));
-            bf_buf_t known;
-            bf_buf_init(&known, 0);
-            json_array_foreach(json_object_get(tsrc.bundle, "params"), ui, uv)
-                bf_buf_appendf(&known, "%s%s", ui ? ", " : "", json_string_value(uv));
-            rc = bf_diag_set(diag, BF_E_INVAL,
+    R->base = strrchr(R->dir, '/') ? strrchr(R->dir, '/') + 1 : R->dir;
+    R->tsrc = (track_src){.track_file = R->file, .render = &R->ro, .bundle = NULL};
+    R->ck = (track_ck){.file = R->file, .pos = &R->pos, .notes = &R->notes};
+    int rc = load_json_at(&R->tsrc, R->file, NULL, &R->track, &R->pos, &R->label, R->diag);
+    if (rc == BF_OK)
+        R->ck.file = R->label;
+    return rc;
+}
+
+/* the names of a JSON array of strings, ", "-separated, appended to b */
+static void append_names(bf_buf_t *b, json_t *names)
+{
+    size_t ui;
+    json_t *uv;
+    json_array_foreach(names, ui, uv)
+        bf_buf_appendf(b, "%s%s", ui ? ", " : "", json_string_value(uv));
+}
+
+/* The track parameters of a rendered track: one that no template reads is refused, as Rally
+ * does (a typo would be another benchmark); the ones it reads are a header note. */
+static int rally_params(rally_t *R)
+{
+    if (R->tsrc.bundle == NULL)
+        return BF_OK;
+    json_t *unused = json_object_get(R->tsrc.bundle, "unused");
+    if (json_array_size(unused) > 0) {
+        bf_buf_t u, known;
+        bf_buf_init(&u, 0);
+        bf_buf_init(&known, 0);
+        append_names(&u, unused);
+        append_names(&known, json_object_get(R->tsrc.bundle, "params"));
+        int rc = bf_diag_set(R->diag, BF_E_INVAL,
                              "%s: --track-params: %s %s not read by any template of this track "
                              "(as Rally, import-rally refuses them: a misspelt parameter would "
                              "silently be another benchmark); the track reads: %s",
-                             file, u.data, json_array_size(unused) > 1 ? "are" : "is",
+                             R->file, u.data, json_array_size(unused) > 1 ? "are" : "is",
                              known.len ? known.data : "none");
-            bf_buf_cleanup(&u);
-            bf_buf_cleanup(&known);
-            goto out;
-        }
-        json_t *pr = json_object_get(tsrc.bundle, "params");
-        if (json_array_size(pr) > 0) {
-            bf_buf_appendz(&notes, "#  - rendered with Jinja2 as Rally does; the track's "
-                                   "parameters (--track-params k:v,... to set them): ");
-            size_t ui;
-            json_t *uv;
-            json_array_foreach(pr, ui, uv)
-                bf_buf_appendf(&notes, "%s%s", ui ? ", " : "", json_string_value(uv));
-            bf_buf_appendf(&notes, "%s%s\n", opts->track_params ? "; given: " : "",
-                           opts->track_params ? opts->track_params : "");
-        }
+        bf_buf_cleanup(&u);
+        bf_buf_cleanup(&known);
+        return rc;
     }
-    if (!json_is_object(track)) {
-        rc = bf_diag_set(diag, BF_E_INVAL, "%s: a track is a JSON object", file);
-        goto out;
+    json_t *pr = json_object_get(R->tsrc.bundle, "params");
+    if (json_array_size(pr) > 0) {
+        bf_buf_appendz(&R->notes, "#  - rendered with Jinja2 as Rally does; the track's "
+                                  "parameters (--track-params k:v,... to set them): ");
+        append_names(&R->notes, pr);
+        bf_buf_appendf(&R->notes, "%s%s\n", R->opts->track_params ? "; given: " : "",
+                       R->opts->track_params ? R->opts->track_params : "");
     }
-    /* the schedule: a challenge's, or the track's own */
-    json_t *schedule = json_object_get(track, "schedule");
-    /* OpenSearch Benchmark calls challenges test_procedures (test_procedure: one) */
-    const char *ckey = json_object_get(track, "challenges") ? "challenges" : "test_procedures";
-    json_t *challenges = json_object_get(track, ckey);
-    const char *one_key = json_object_get(track, "challenge") ? "challenge" : "test_procedure";
-    const char *chosen = NULL;
-    char sched_path[64] = "/schedule";
-    if (opts->list) {
-        /* --list: every challenge with its task count, the default marked */
-        bf_buf_t l;
-        bf_buf_init(&l, 0);
-        size_t li;
-        json_t *lc;
-        json_t *all = json_is_array(challenges) ? json_incref(challenges) : json_array();
-        if (json_is_object(json_object_get(track, one_key)))
-            json_array_append(all, json_object_get(track, one_key));
-        json_array_foreach(all, li, lc)
-        {
-            json_t *lt = json_array(), *lp = json_array();
-            collect_tasks(json_object_get(lc, "schedule"), lt, "", lp);
-            bf_buf_appendf(&l, "%s\t%zu tasks%s%s%s\n",
-                           str_of(lc, "name") ? str_of(lc, "name") : "?", json_array_size(lt),
-                           json_is_true(json_object_get(lc, "default")) ? "\tdefault" : "",
-                           str_of(lc, "description") ? "\t" : "",
-                           str_of(lc, "description") ? str_of(lc, "description") : "");
-            json_decref(lt);
-            json_decref(lp);
-        }
-        if (json_array_size(all) == 0 && json_is_array(json_object_get(track, "schedule"))) {
-            json_t *lt = json_array(), *lp = json_array();
-            collect_tasks(json_object_get(track, "schedule"), lt, "", lp);
-            bf_buf_appendf(&l, "(the track's schedule)\t%zu tasks\tdefault\n", json_array_size(lt));
-            json_decref(lt);
-            json_decref(lp);
-        }
-        json_decref(all);
-        *yaml = bf_buf_steal(&l);
-        if (*yaml == NULL)
-            *yaml = bf_strdup("");
-        goto out;
+    return BF_OK;
+}
+
+/* --list: every challenge (or test procedure) with its task count, the default marked; the
+ * track's own schedule when it has no challenge. Caller frees. */
+static char *rally_list(const rally_t *R)
+{
+    json_t *track = R->track;
+    bf_buf_t l;
+    bf_buf_init(&l, 0);
+    size_t li;
+    json_t *lc;
+    json_t *all = json_is_array(R->challenges) ? json_incref(R->challenges) : json_array();
+    if (json_is_object(json_object_get(track, R->one_key)))
+        json_array_append(all, json_object_get(track, R->one_key));
+    json_array_foreach(all, li, lc)
+    {
+        json_t *lt = json_array(), *lp = json_array();
+        collect_tasks(json_object_get(lc, "schedule"), lt, "", lp);
+        bf_buf_appendf(&l, "%s\t%zu tasks%s%s%s\n", str_of(lc, "name") ? str_of(lc, "name") : "?",
+                       json_array_size(lt),
+                       json_is_true(json_object_get(lc, "default")) ? "\tdefault" : "",
+                       str_of(lc, "description") ? "\t" : "",
+                       str_of(lc, "description") ? str_of(lc, "description") : "");
+        json_decref(lt);
+        json_decref(lp);
     }
+    if (json_array_size(all) == 0 && json_is_array(json_object_get(track, "schedule"))) {
+        json_t *lt = json_array(), *lp = json_array();
+        collect_tasks(json_object_get(track, "schedule"), lt, "", lp);
+        bf_buf_appendf(&l, "(the track's schedule)\t%zu tasks\tdefault\n", json_array_size(lt));
+        json_decref(lt);
+        json_decref(lp);
+    }
+    json_decref(all);
+    char *text = bf_buf_steal(&l);
+    return text ? text : bf_strdup("");
+}
+
+/* Where the challenges are: "challenges" / "challenge", or OpenSearch Benchmark's
+ * "test_procedures" / "test_procedure". */
+static void rally_challenges(rally_t *R)
+{
+    R->schedule = json_object_get(R->track, "schedule");
+    R->ckey = json_object_get(R->track, "challenges") ? "challenges" : "test_procedures";
+    R->challenges = json_object_get(R->track, R->ckey);
+    R->one_key = json_object_get(R->track, "challenge") ? "challenge" : "test_procedure";
+    snprintf(R->sched_path, sizeof R->sched_path, "/schedule");
+}
+
+/* The schedule: the --challenge named (an error when there is none of that name), else the
+ * default challenge, else the first; a single challenge object; else the track's own. Its
+ * tasks are collected in order with their JSON paths. */
+static int rally_schedule(rally_t *R)
+{
+    const char *challenge = R->opts->challenge;
+    json_t *challenges = R->challenges;
     if (json_is_array(challenges) && json_array_size(challenges) > 0) {
         json_t *ch = NULL, *c;
         size_t i, chi = 0;
@@ -948,43 +1010,116 @@ int bf_import_rally(const char *path, const bf_rally_opts_t *opts, char **yaml, 
                 break;
             }
         }
-        if (ch == NULL && challenge) {
-            rc = bf_diag_set(diag, BF_E_INVAL,
-                             "%s: no %s named '%s'; the track has %zu (import-rally --list "
-                             "names them)",
-                             file, ckey[0] == 'c' ? "challenge" : "test procedure", challenge,
-                             json_array_size(challenges));
-            goto out;
-        }
+        if (ch == NULL && challenge)
+            return bf_diag_set(R->diag, BF_E_INVAL,
+                               "%s: no %s named '%s'; the track has %zu (import-rally --list "
+                               "names them)",
+                               R->file, R->ckey[0] == 'c' ? "challenge" : "test procedure",
+                               challenge, json_array_size(challenges));
         if (ch == NULL)
             ch = json_array_get(challenges, 0);
-        chosen = str_of(ch, "name");
-        schedule = json_object_get(ch, "schedule");
-        snprintf(sched_path, sizeof sched_path, "/%s/%zu/schedule", ckey, chi);
-    } else if (json_is_object(json_object_get(track, one_key))) {
-        json_t *ch = json_object_get(track, one_key);
-        chosen = str_of(ch, "name");
-        schedule = json_object_get(ch, "schedule");
-        snprintf(sched_path, sizeof sched_path, "/%s/schedule", one_key);
+        R->chosen = str_of(ch, "name");
+        R->schedule = json_object_get(ch, "schedule");
+        snprintf(R->sched_path, sizeof R->sched_path, "/%s/%zu/schedule", R->ckey, chi);
+    } else if (json_is_object(json_object_get(R->track, R->one_key))) {
+        json_t *ch = json_object_get(R->track, R->one_key);
+        R->chosen = str_of(ch, "name");
+        R->schedule = json_object_get(ch, "schedule");
+        snprintf(R->sched_path, sizeof R->sched_path, "/%s/schedule", R->one_key);
     }
-    if (!json_is_array(schedule)) {
-        rc = bf_diag_set(diag, BF_E_INVAL,
-                         "%s: no schedule (neither \"schedule\" nor a challenge with one: "
-                         "\"challenges\", \"challenge\", or OpenSearch Benchmark's "
-                         "\"test_procedures\", \"test_procedure\")",
-                         file);
-        goto out;
+    if (!json_is_array(R->schedule))
+        return bf_diag_set(R->diag, BF_E_INVAL,
+                           "%s: no schedule (neither \"schedule\" nor a challenge with one: "
+                           "\"challenges\", \"challenge\", or OpenSearch Benchmark's "
+                           "\"test_procedures\", \"test_procedure\")",
+                           R->file);
+    collect_tasks(R->schedule, R->tasks, R->sched_path, R->task_paths);
+    return BF_OK;
+}
+
+/* One bulk task t (its operation op at opath, the task at tpath; `what` names it in
+ * messages): its keys checked against Rally's reference (a misspelling is an error), its
+ * bulk-size (required) a batch_size value, clients a concurrency value, target-throughput
+ * (bulk requests/s, the task's or else the operation's) x bulk-size a target_rate value; the
+ * first warmup-time-period and time-period found are the run's. */
+static int rally_bulk_task(rally_t *R, json_t *t, json_t *op, const char *opath, const char *tpath,
+                           const char *what)
+{
+    track_ck *ck = &R->ck;
+    bf_diag_t *diag = R->diag;
+    double v;
+    int rc = check_keys(ck, t, tpath ? tpath : "", TASK_KEYS, what, diag);
+    if (rc == BF_OK && json_is_object(op))
+        rc = check_keys(ck, op, opath, BULK_KEYS, what, diag);
+    if (rc != BF_OK)
+        return rc;
+    int have = check_num(ck, op, opath, "bulk-size", 1, 1, " (documents)", what, &v, diag);
+    if (have < 0)
+        return have;
+    if (have == 0) {
+        char where[1200];
+        jp_where(&R->pos, R->file, opath, where, sizeof where);
+        return bf_diag_set(diag, BF_E_INVAL,
+                           "%s: %s has no \"bulk-size\" (documents per bulk request, which "
+                           "Rally requires); add one, e.g. \"bulk-size\": 1000",
+                           where, what);
     }
-    collect_tasks(schedule, tasks, sched_path, task_paths);
-    json_t *ops = json_object_get(track, "operations");
-    values batch = {{0}, 0}, clients = {{0}, 0}, rate = {{0}, 0};
-    double warmup_s = -1, period_s = -1;
-    json_t *first_bulk = NULL; /* its corpora and indices name the documents files */
-    size_t nbulk = 0, i;
+    add_value(&R->batch, v);
+    double cl = 1, tp = 0, wu = -1, tpd = -1, ru = 0;
+    const char *tpk = tpath ? tpath : "";
+    /* in file order of Rally's reference, the first wrong one reported */
+    struct {
+        const char *key, *unit;
+        double min, *v;
+        int whole;
+    } nums[] = {{"clients", "", 1, &cl, 1},
+                {"warmup-time-period", " (seconds)", 0, &wu, 0},
+                {"time-period", " (seconds)", 0, &tpd, 0},
+                {"target-throughput", " (bulk requests per second)", 0, &tp, 0},
+                {"ramp-up-time-period", " (seconds)", 0, &ru, 0}};
+    int got[5];
+    for (size_t g = 0; g < 5; g++) {
+        got[g] = check_num(ck, t, tpk, nums[g].key, nums[g].min, nums[g].whole, nums[g].unit, what,
+                           nums[g].v, diag);
+        if (got[g] < 0)
+            return got[g];
+    }
+    add_value(&R->clients, cl);
+    if (got[3] == 0) {
+        int og = check_num(ck, op, opath, "target-throughput", 0, 0, " (bulk requests per second)",
+                           what, &tp, diag);
+        if (og < 0)
+            return og;
+        got[3] = og;
+    }
+    if (got[3] > 0)
+        add_value(&R->rate, tp * (R->batch.n ? R->batch.v[R->batch.n - 1] : 1));
+    else
+        add_value(&R->rate, 0);
+    if (R->warmup_s < 0 && got[1] > 0)
+        R->warmup_s = wu;
+    if (R->period_s < 0 && got[2] > 0)
+        R->period_s = tpd;
+    if (R->first_bulk == NULL)
+        R->first_bulk = op;
+    if (json_object_get(t, "iterations") || json_object_get(t, "warmup-iterations"))
+        bf_buf_appendz(&R->notes, "#  - iterations are not imported: a cell runs for a time, "
+                                  "or reads its corpus once\n");
+    return BF_OK;
+}
+
+/* Every task of the schedule: its operation resolved by name ("operations"; a name without a
+ * definition is one of Rally's built-in operations, whose name is its type), each bulk task
+ * read by rally_bulk_task, every other accounted (account_task); a schedule without a bulk
+ * task is an error. */
+static int rally_bulk_tasks(rally_t *R)
+{
+    json_t *ops = json_object_get(R->track, "operations");
+    size_t i;
     json_t *t;
-    json_array_foreach(tasks, i, t)
+    json_array_foreach(R->tasks, i, t)
     {
-        const char *tpath = json_string_value(json_array_get(task_paths, i));
+        const char *tpath = json_string_value(json_array_get(R->task_paths, i));
         char opath[1100];
         snprintf(opath, sizeof opath, "%s/operation", tpath ? tpath : "");
         json_t *op = json_object_get(t, "operation");
@@ -1001,25 +1136,23 @@ int bf_import_rally(const char *path, const bf_rally_opts_t *opts, char **yaml, 
                 }
             }
             if (found == NULL) {
-                /* Rally's built-in operations (delete-index, create-index, ...) need no
-                 * definition: the name is the type; a bulk needs one */
-                account_task(&acc, t, NULL, on, tpath);
+                account_task(&R->acc, t, NULL, on, tpath);
                 continue;
             }
             op = found;
         }
         const char *type = str_of(op, "operation-type");
         if (type == NULL || strcmp(type, "bulk") != 0) {
-            account_task(&acc, t, op, type ? type : "?", tpath);
+            account_task(&R->acc, t, op, type ? type : "?", tpath);
             /* indexing of another kind, named if no bulk task is found */
             if (type && (strstr(type, "bulk") || strstr(type, "ingest")) &&
-                !strstr(other_bulk.data ? other_bulk.data : "", type))
-                bf_buf_appendf(&other_bulk, "%s'%s'", other_bulk.len ? ", " : "", type);
+                !strstr(R->other_bulk.data ? R->other_bulk.data : "", type))
+                bf_buf_appendf(&R->other_bulk, "%s'%s'", R->other_bulk.len ? ", " : "", type);
             continue;
         }
-        acc.bulk++;
-        acc.total++;
-        nbulk++;
+        R->acc.bulk++;
+        R->acc.total++;
+        R->nbulk++;
         /* named for messages: the operation's name, else the task's, else its place */
         char what[400];
         const char *opn = str_of(op, "name") ? str_of(op, "name") : str_of(t, "name");
@@ -1027,102 +1160,160 @@ int bf_import_rally(const char *path, const bf_rally_opts_t *opts, char **yaml, 
             snprintf(what, sizeof what, "bulk task '%s'", opn);
         else
             snprintf(what, sizeof what, "bulk task %zu of the schedule", i + 1);
-        double v;
-        rc = check_keys(&ck, t, tpath ? tpath : "", TASK_KEYS, what, diag);
-        if (rc == BF_OK && json_is_object(op))
-            rc = check_keys(&ck, op, opath, BULK_KEYS, what, diag);
+        int rc = rally_bulk_task(R, t, op, opath, tpath, what);
         if (rc != BF_OK)
-            goto out;
-        int have = check_num(&ck, op, opath, "bulk-size", 1, 1, " (documents)", what, &v, diag);
-        if (have < 0) {
-            rc = have;
-            goto out;
-        }
-        if (have == 0) {
-            char where[1200];
-            jp_where(&pos, file, opath, where, sizeof where);
-            rc = bf_diag_set(diag, BF_E_INVAL,
-                             "%s: %s has no \"bulk-size\" (documents per bulk request, which "
-                             "Rally requires); add one, e.g. \"bulk-size\": 1000",
-                             where, what);
-            goto out;
-        }
-        add_value(&batch, v);
-        double cl = 1, tp = 0, wu = -1, tpd = -1, ru = 0;
-        const char *tpk = tpath ? tpath : "";
-        /* in file order of Rally's reference, the first wrong one reported */
-        struct {
-            const char *key, *unit;
-            double min, *v;
-            int whole;
-        } nums[] = {{"clients", "", 1, &cl, 1},
-                    {"warmup-time-period", " (seconds)", 0, &wu, 0},
-                    {"time-period", " (seconds)", 0, &tpd, 0},
-                    {"target-throughput", " (bulk requests per second)", 0, &tp, 0},
-                    {"ramp-up-time-period", " (seconds)", 0, &ru, 0}};
-        int got[5];
-        for (size_t g = 0; g < 5; g++) {
-            got[g] = check_num(&ck, t, tpk, nums[g].key, nums[g].min, nums[g].whole, nums[g].unit,
-                               what, nums[g].v, diag);
-            if (got[g] < 0) {
-                rc = got[g];
-                goto out;
-            }
-        }
-        add_value(&clients, cl);
-        if (got[3] == 0) {
-            int og = check_num(&ck, op, opath, "target-throughput", 0, 0,
-                               " (bulk requests per second)", what, &tp, diag);
-            if (og < 0) {
-                rc = og;
-                goto out;
-            }
-            got[3] = og;
-        }
-        if (got[3] > 0)
-            add_value(&rate, tp * (batch.n ? batch.v[batch.n - 1] : 1));
-        else
-            add_value(&rate, 0);
-        if (warmup_s < 0 && got[1] > 0)
-            warmup_s = wu;
-        if (period_s < 0 && got[2] > 0)
-            period_s = tpd;
-        if (first_bulk == NULL)
-            first_bulk = op;
-        if (json_object_get(t, "iterations") || json_object_get(t, "warmup-iterations"))
-            bf_buf_appendz(&notes, "#  - iterations are not imported: a cell runs for a time, "
-                                   "or reads its corpus once\n");
+            return rc;
     }
-    if (nbulk == 0) {
-        rc = bf_diag_set(diag, BF_E_INVAL,
-                         "%s: the %s%s%s schedule has no bulk task "
-                         "(operation-type \"bulk\"); bulkfleet imports bulk indexing%s%s%s",
-                         file, chosen ? "challenge '" : "", chosen ? chosen : "track's",
-                         chosen ? "'" : "",
-                         other_bulk.len ? "; its indexing tasks are operation-type " : "",
-                         other_bulk.len ? other_bulk.data : "",
-                         other_bulk.len ? ", which bulkfleet does not send (it sends "
-                                          "bulk bodies from a corpus file or a template)"
-                                        : "");
-        goto out;
+    if (R->nbulk == 0)
+        return bf_diag_set(R->diag, BF_E_INVAL,
+                           "%s: the %s%s%s schedule has no bulk task "
+                           "(operation-type \"bulk\"); bulkfleet imports bulk indexing%s%s%s",
+                           R->file, R->chosen ? "challenge '" : "",
+                           R->chosen ? R->chosen : "track's", R->chosen ? "'" : "",
+                           R->other_bulk.len ? "; its indexing tasks are operation-type " : "",
+                           R->other_bulk.len ? R->other_bulk.data : "",
+                           R->other_bulk.len ? ", which bulkfleet does not send (it sends "
+                                               "bulk bodies from a corpus file or a template)"
+                                             : "");
+    return BF_OK;
+}
+
+/* The track's "document-count" of documents entry e (corpus cn, entry k of corpus i; its
+ * file src found at cf, bulk format or not) against the file: Rally reads the file by that
+ * count, so another count (a truncated download, or another file's) is an error that says
+ * both. */
+static int rally_document_count(rally_t *R, json_t *e, size_t i, size_t k, const char *cn,
+                                const char *src, const char *cf, int bulk)
+{
+    json_t *dc = json_object_get(e, "document-count");
+    if (dc == NULL)
+        return BF_OK;
+    char dpath[200], where[1200];
+    snprintf(dpath, sizeof dpath, "/corpora/%zu/documents/%zu", i, k);
+    char *dwhat = bf_asprintf("corpus '%s', file '%s'", cn ? cn : "?", src);
+    double want = 0;
+    int g =
+        check_num(&R->ck, e, dpath, "document-count", 0, 1, " (documents)", dwhat, &want, R->diag);
+    free(dwhat);
+    if (g < 0)
+        return g;
+    bf_corpus_t *cc = NULL;
+    bf_diag_t cd = {0};
+    if (bf_corpus_open_file(cf, bulk ? BF_CORPUS_BULK : BF_CORPUS_SOURCE, &cc, &cd) != BF_OK)
+        return bf_diag_set(R->diag, cd.code ? cd.code : BF_E_PARSE, "%s", cd.msg);
+    size_t have = bf_corpus_docs(cc) + bf_corpus_bad_count(cc);
+    bf_corpus_destroy(&cc);
+    if ((double)have < want && R->opts->allow_partial_corpus) {
+        /* a prefix of the file, made on purpose (a small run of a big track) */
+        if (R->npartial++ == 0) /* once; each file is in the notes */
+            bf_warn("%s: corpus '%s': '%s' holds %zu of the track's "
+                    "\"document-count\" %.0f documents (--allow-partial-corpus: "
+                    "the scenario reads the %zu; every such file is named in "
+                    "the scenario's notes)",
+                    R->file, cn ? cn : "?", cf, have, want, have);
+        bf_buf_appendf(&R->notes,
+                       "#  - corpus file %s holds %zu of the track's "
+                       "document-count %.0f (--allow-partial-corpus)\n",
+                       cf, have, want);
+    } else if ((double)have != want) {
+        char dcp[260];
+        snprintf(dcp, sizeof dcp, "%s/document-count", dpath);
+        jp_where(&R->pos, R->file, dcp, where, sizeof where);
+        return bf_diag_set(R->diag, BF_E_INVAL,
+                           "%s: corpus '%s': \"document-count\" is %.0f but '%s' "
+                           "holds %zu documents: download the file again (a "
+                           "truncated download?), or write \"document-count\": "
+                           "%zu%s",
+                           where, cn ? cn : "?", want, cf, have, have,
+                           (double)have < want ? " (or, for a prefix you made on purpose, "
+                                                 "import with --allow-partial-corpus)"
+                                               : "");
     }
-    /* the corpora: every documents file of the corpora the (first) bulk operation names (all
-     * of the track's when it names none), only those whose target is in its "indices" when it
-     * has that filter; Rally's corpus-level properties are defaults for its documents */
-    json_t *want_corpora = json_object_get(first_bulk, "corpora");
-    json_t *want_indices = json_object_get(first_bulk, "indices");
-    json_t *corpora = json_object_get(track, "corpora"), *c;
-    json_t *files = json_array(), *targets = json_array();
-    uint64_t ship_bytes = 0;
-    int bulk_format = -1;
-    size_t missing = 0;  /* corpus files not downloaded yet */
-    size_t npartial = 0; /* corpus files shorter than their document-count (allowed) */
+    return BF_OK;
+}
+
+/* One documents entry e of corpus c (entry k of corpus i): its file looked for where users
+ * keep corpora (beside the track, Rally's and OpenSearch Benchmark's data directories,
+ * --corpus-dir), one format for all files; a file not downloaded yet is a warning and a note
+ * (validate refuses it later), a downloaded one is checked by rally_document_count. The file
+ * and its target index are added. */
+static int rally_corpus_file(rally_t *R, json_t *c, json_t *e, size_t i, size_t k)
+{
+    const char *cn = str_of(c, "name");
+    const char *src = str_of(e, "source-file");
+    const char *target =
+        str_of(e, "target-index") ? str_of(e, "target-index") : str_of(c, "target-index");
+    if (target == NULL)
+        target = R->only_index;
+    json_t *want_indices = json_object_get(R->first_bulk, "indices");
+    if (want_indices && !name_listed(want_indices, target ? target : ""))
+        return BF_OK;
+    if (src == NULL)
+        return bf_diag_set(R->diag, BF_E_INVAL,
+                           "%s: corpus '%s', documents entry %zu has no source-file", R->file,
+                           cn ? cn : "?", k + 1);
+    json_t *fmt = json_object_get(e, "includes-action-and-meta-data");
+    if (fmt == NULL)
+        fmt = json_object_get(c, "includes-action-and-meta-data");
+    int bf = json_is_true(fmt);
+    if (R->bulk_format >= 0 && bf != R->bulk_format)
+        return bf_diag_set(R->diag, BF_E_INVAL,
+                           "%s: corpus '%s': '%s' %s action-and-meta-data lines and an "
+                           "earlier file does not; one scenario corpus has one format "
+                           "(import the files separately with --challenge, or make them "
+                           "alike)",
+                           R->file, cn ? cn : "?", src, bf ? "includes" : "has no");
+    R->bulk_format = bf;
+    const char *corpus_dir = R->opts->corpus_dir;
+    char *cf = find_corpus(R->dir, cn ? cn : "", src, corpus_dir);
+    if (cf == NULL) {
+        const char *url = str_of(e, "base-url") ? str_of(e, "base-url") : str_of(c, "base-url");
+        cf = bf_asprintf("%s/%s", R->dir, src);
+        bf_warn("%s: corpus '%s': '%s' is not downloaded yet (looked in %s, "
+                "~/.rally/benchmarks/data/%s, ~/.benchmark/benchmarks/data/%s%s%s, each "
+                "also without its compression suffix); the scenario names %s: download "
+                "it%s%s there before validate / run",
+                R->file, cn ? cn : "?", src, R->dir, cn ? cn : "?", cn ? cn : "?",
+                corpus_dir ? ", " : "", corpus_dir ? corpus_dir : "", cf, url ? " from " : "",
+                url ? url : "");
+        bf_buf_appendf(&R->notes,
+                       "#  - corpus file not downloaded yet: %s%s%s (validate and run "
+                       "need it)\n",
+                       cf, url ? " from " : "", url ? url : "");
+        R->missing++;
+    } else {
+        struct stat cst;
+        stat(cf, &cst);
+        R->ship_bytes += (uint64_t)cst.st_size;
+        int rc = rally_document_count(R, e, i, k, cn, src, cf, bf);
+        if (rc != BF_OK) {
+            free(cf);
+            return rc;
+        }
+    }
+    json_array_append_new(R->files, json_string(cf));
+    free(cf);
+    if (target && !name_listed(R->targets, target))
+        json_array_append_new(R->targets, json_string(target));
+    return BF_OK;
+}
+
+/* The corpora: every documents file of the corpora the (first) bulk operation names (all of
+ * the track's when it names none), only those whose target is in its "indices" when it has
+ * that filter; Rally's corpus-level properties are defaults for its documents. None at all
+ * is an error. */
+static int rally_corpora(rally_t *R)
+{
+    json_t *want_corpora = json_object_get(R->first_bulk, "corpora");
+    json_t *want_indices = json_object_get(R->first_bulk, "indices");
+    json_t *corpora = json_object_get(R->track, "corpora"), *c;
+    size_t i;
     /* Rally (and OpenSearch Benchmark) derive a documents entry's target-index when the track
      * defines exactly one index (neural_search's corpora name none) */
-    json_t *track_indices = json_object_get(track, "indices");
-    const char *only_index = json_array_size(track_indices) == 1
-                                 ? str_of(json_array_get(track_indices, 0), "name")
-                                 : NULL;
+    json_t *track_indices = json_object_get(R->track, "indices");
+    R->only_index = json_array_size(track_indices) == 1
+                        ? str_of(json_array_get(track_indices, 0), "name")
+                        : NULL;
     json_array_foreach(corpora, i, c)
     {
         const char *cn = str_of(c, "name");
@@ -1133,345 +1324,315 @@ int bf_import_rally(const char *path, const bf_rally_opts_t *opts, char **yaml, 
         size_t k;
         json_array_foreach(dd, k, e)
         {
-            const char *src = str_of(e, "source-file");
-            const char *target =
-                str_of(e, "target-index") ? str_of(e, "target-index") : str_of(c, "target-index");
-            if (target == NULL)
-                target = only_index;
-            if (want_indices && !name_listed(want_indices, target ? target : ""))
-                continue;
-            if (src == NULL) {
-                rc = bf_diag_set(diag, BF_E_INVAL,
-                                 "%s: corpus '%s', documents entry %zu has no source-file", file,
-                                 cn ? cn : "?", k + 1);
-                goto corpora_out;
-            }
-            json_t *fmt = json_object_get(e, "includes-action-and-meta-data");
-            if (fmt == NULL)
-                fmt = json_object_get(c, "includes-action-and-meta-data");
-            int bf = json_is_true(fmt);
-            if (bulk_format >= 0 && bf != bulk_format) {
-                rc = bf_diag_set(diag, BF_E_INVAL,
-                                 "%s: corpus '%s': '%s' %s action-and-meta-data lines and an "
-                                 "earlier file does not; one scenario corpus has one format "
-                                 "(import the files separately with --challenge, or make them "
-                                 "alike)",
-                                 file, cn ? cn : "?", src, bf ? "includes" : "has no");
-                goto corpora_out;
-            }
-            bulk_format = bf;
-            /* where users keep corpora: beside the track, Rally's and OpenSearch Benchmark's
-             * data directories, --corpus-dir */
-            char *cf = find_corpus(dir, cn ? cn : "", src, opts->corpus_dir);
-            if (cf == NULL) {
-                const char *url =
-                    str_of(e, "base-url") ? str_of(e, "base-url") : str_of(c, "base-url");
-                cf = bf_asprintf("%s/%s", dir, src);
-                bf_warn("%s: corpus '%s': '%s' is not downloaded yet (looked in %s, "
-                        "~/.rally/benchmarks/data/%s, ~/.benchmark/benchmarks/data/%s%s%s, each "
-                        "also without its compression suffix); the scenario names %s: download "
-                        "it%s%s there before validate / run",
-                        file, cn ? cn : "?", src, dir, cn ? cn : "?", cn ? cn : "?",
-                        opts->corpus_dir ? ", " : "", opts->corpus_dir ? opts->corpus_dir : "", cf,
-                        url ? " from " : "", url ? url : "");
-                bf_buf_appendf(&notes,
-                               "#  - corpus file not downloaded yet: %s%s%s (validate and run "
-                               "need it)\n",
-                               cf, url ? " from " : "", url ? url : "");
-                missing++;
-                json_array_append_new(files, json_string(cf));
-                free(cf);
-                if (target && !name_listed(targets, target))
-                    json_array_append_new(targets, json_string(target));
-                continue;
-            }
-            struct stat cst;
-            stat(cf, &cst);
-            ship_bytes += (uint64_t)cst.st_size;
-            /* the track's document-count against the file (a truncated download, or the
-             * count of another file): Rally reads the file by that count */
-            json_t *dc = json_object_get(e, "document-count");
-            if (dc) {
-                char dpath[200], where[1200];
-                snprintf(dpath, sizeof dpath, "/corpora/%zu/documents/%zu", i, k);
-                char *dwhat = bf_asprintf("corpus '%s', file '%s'", cn ? cn : "?", src);
-                double want = 0;
-                int g = check_num(&ck, e, dpath, "document-count", 0, 1, " (documents)", dwhat,
-                                  &want, diag);
-                free(dwhat);
-                if (g < 0) {
-                    rc = g;
-                    free(cf);
-                    goto corpora_out;
-                }
-                bf_corpus_t *cc = NULL;
-                bf_diag_t cd = {0};
-                if (bf_corpus_open_file(cf, bf ? BF_CORPUS_BULK : BF_CORPUS_SOURCE, &cc, &cd) ==
-                    BF_OK) {
-                    size_t have = bf_corpus_docs(cc) + bf_corpus_bad_count(cc);
-                    bf_corpus_destroy(&cc);
-                    if ((double)have < want && opts->allow_partial_corpus) {
-                        /* a prefix of the file, made on purpose (a small run of a big track) */
-                        if (npartial++ == 0) /* once; each file is in the notes */
-                            bf_warn("%s: corpus '%s': '%s' holds %zu of the track's "
-                                    "\"document-count\" %.0f documents (--allow-partial-corpus: "
-                                    "the scenario reads the %zu; every such file is named in "
-                                    "the scenario's notes)",
-                                    file, cn ? cn : "?", cf, have, want, have);
-                        bf_buf_appendf(&notes,
-                                       "#  - corpus file %s holds %zu of the track's "
-                                       "document-count %.0f (--allow-partial-corpus)\n",
-                                       cf, have, want);
-                    } else if ((double)have != want) {
-                        char dcp[260];
-                        snprintf(dcp, sizeof dcp, "%s/document-count", dpath);
-                        jp_where(&pos, file, dcp, where, sizeof where);
-                        rc = bf_diag_set(diag, BF_E_INVAL,
-                                         "%s: corpus '%s': \"document-count\" is %.0f but '%s' "
-                                         "holds %zu documents: download the file again (a "
-                                         "truncated download?), or write \"document-count\": "
-                                         "%zu%s",
-                                         where, cn ? cn : "?", want, cf, have, have,
-                                         (double)have < want
-                                             ? " (or, for a prefix you made on purpose, "
-                                               "import with --allow-partial-corpus)"
-                                             : "");
-                        free(cf);
-                        goto corpora_out;
-                    }
-                } else {
-                    rc = bf_diag_set(diag, cd.code ? cd.code : BF_E_PARSE, "%s", cd.msg);
-                    free(cf);
-                    goto corpora_out;
-                }
-            }
-            json_array_append_new(files, json_string(cf));
-            free(cf);
-            if (target && !name_listed(targets, target))
-                json_array_append_new(targets, json_string(target));
+            int rc = rally_corpus_file(R, c, e, i, k);
+            if (rc != BF_OK)
+                return rc;
         }
     }
-    if (json_array_size(files) == 0) {
+    if (json_array_size(R->files) == 0) {
         char *wc = want_corpora ? json_dumps(want_corpora, JSON_ENCODE_ANY | JSON_COMPACT) : NULL;
         char *wi = want_indices ? json_dumps(want_indices, JSON_ENCODE_ANY | JSON_COMPACT) : NULL;
         int empty = (wc && strstr(wc, "\"\"")) || (wi && strstr(wi, "\"\""));
-        const char *ps = str_of(first_bulk, "param-source");
-        rc = bf_diag_set(diag, BF_E_INVAL,
-                         "%s: the bulk operation's corpora have no documents file%s (the "
-                         "operation names corpora %s, indices %s; see the track's \"corpora\" "
-                         "and the operation's \"corpora\" / \"indices\")%s",
-                         file, want_indices ? " for its indices" : "", wc ? wc : "(all)",
-                         wi ? wi : "(any)",
-                         empty ? "; an empty name is a track parameter without a default: give "
-                                 "the track's parameters with --track-params FILE.json (a "
-                                 "workload's params/*.json)"
-                         : ps  ? "; the bulk operation takes its documents from the "
-                                 "param-source of the track's own Python (track.py), which "
-                                 "bulkfleet does not run: write a corpus file, or a template "
-                                 "(docs/scenario.md)"
-                               : "");
+        const char *ps = str_of(R->first_bulk, "param-source");
+        int rc = bf_diag_set(R->diag, BF_E_INVAL,
+                             "%s: the bulk operation's corpora have no documents file%s (the "
+                             "operation names corpora %s, indices %s; see the track's "
+                             "\"corpora\" and the operation's \"corpora\" / \"indices\")%s",
+                             R->file, want_indices ? " for its indices" : "", wc ? wc : "(all)",
+                             wi ? wi : "(any)",
+                             empty ? "; an empty name is a track parameter without a default: "
+                                     "give the track's parameters with --track-params "
+                                     "FILE.json (a workload's params/*.json)"
+                             : ps  ? "; the bulk operation takes its documents from the "
+                                     "param-source of the track's own Python (track.py), which "
+                                     "bulkfleet does not run: write a corpus file, or a template "
+                                     "(docs/scenario.md)"
+                                   : "");
         free(wc);
         free(wi);
-        goto corpora_out;
+        return rc;
     }
-    int local = ship_bytes > BF_MAX_CORPUS_SHIP_BYTES;
-    /* the index and its body: the bulk task's targets */
-    size_t ntargets = json_array_size(targets);
-    const char *target = ntargets ? json_string_value(json_array_get(targets, 0)) : NULL;
-    json_t *indices = json_object_get(track, "indices"), *ix = NULL;
+    return BF_OK;
+}
+
+/* A note naming the track's indices no imported bulk task writes (nyc_taxis' 4 lookup
+ * indices). */
+static void rally_other_indices(rally_t *R, json_t *indices)
+{
+    bf_buf_t other;
+    bf_buf_init(&other, 0);
+    size_t nother = 0, i;
+    json_t *c;
     json_array_foreach(indices, i, c)
     {
         const char *in = str_of(c, "name");
-        if (target == NULL || (in && strcmp(in, target) == 0)) {
+        if (in == NULL || (R->target && strcmp(in, R->target) == 0) || name_listed(R->targets, in))
+            continue;
+        bf_buf_appendf(&other, "%s%s", nother++ ? ", " : "", in);
+    }
+    if (nother)
+        bf_buf_appendf(&R->notes,
+                       "#  - not imported: the track's other %zu ind%s (%s): the imported "
+                       "bulk task does not write %s; the scenario creates and loads %s "
+                       "only (import another challenge, or write a scenario per index)\n",
+                       nother, nother == 1 ? "ex" : "ices", other.data, nother == 1 ? "it" : "them",
+                       R->target ? R->target : "its index");
+    bf_buf_cleanup(&other);
+}
+
+/* The index and its body: the bulk task's first target (else the track's first index), its
+ * body file's settings (shards and replicas become matrix axes) and mappings; notes for data
+ * streams and for a bulk task that writes several indices (index.count, round-robin). */
+static int rally_index(rally_t *R)
+{
+    R->ntargets = json_array_size(R->targets);
+    R->target = R->ntargets ? json_string_value(json_array_get(R->targets, 0)) : NULL;
+    json_t *indices = json_object_get(R->track, "indices"), *ix = NULL, *c;
+    size_t i;
+    json_array_foreach(indices, i, c)
+    {
+        const char *in = str_of(c, "name");
+        if (R->target == NULL || (in && strcmp(in, R->target) == 0)) {
             ix = c;
             break;
         }
     }
-    if (target == NULL)
-        target = str_of(ix, "name");
-    if (target == NULL && json_object_get(track, "data-streams"))
-        bf_buf_appendz(&notes, "#  - the track writes to data streams; set index.template with "
-                               "data_stream: {} (docs/scenario.md) to do the same\n");
-    double shards = 1, replicas = 0;
+    if (R->target == NULL)
+        R->target = str_of(ix, "name");
+    if (R->target == NULL && json_object_get(R->track, "data-streams"))
+        bf_buf_appendz(&R->notes, "#  - the track writes to data streams; set index.template "
+                                  "with data_stream: {} (docs/scenario.md) to do the same\n");
+    R->shards = 1;
+    R->replicas = 0;
     const char *body_file = str_of(ix, "body");
     if (body_file) {
-        char *bp = bf_asprintf("%s/%s", dir, body_file);
-        rc = load_json_at(&tsrc, bp, body_file, &body, NULL, NULL, diag);
+        char *bp = bf_asprintf("%s/%s", R->dir, body_file);
+        int rc = load_json_at(&R->tsrc, bp, body_file, &R->body, NULL, NULL, R->diag);
         free(bp);
         if (rc != BF_OK)
-            goto corpora_out;
-        settings = split_settings(json_object_get(body, "settings"), &shards, &replicas);
+            return rc;
+        R->settings =
+            split_settings(json_object_get(R->body, "settings"), &R->shards, &R->replicas);
     }
-    {
-        /* the track's indices no imported bulk task writes (nyc_taxis' 4 lookup indices) */
-        bf_buf_t other;
-        bf_buf_init(&other, 0);
-        size_t nother = 0;
-        json_array_foreach(indices, i, c)
-        {
-            const char *in = str_of(c, "name");
-            if (in == NULL || (target && strcmp(in, target) == 0) || name_listed(targets, in))
-                continue;
-            bf_buf_appendf(&other, "%s%s", nother++ ? ", " : "", in);
-        }
-        if (nother)
-            bf_buf_appendf(&notes,
-                           "#  - not imported: the track's other %zu ind%s (%s): the imported "
-                           "bulk task does not write %s; the scenario creates and loads %s "
-                           "only (import another challenge, or write a scenario per index)\n",
-                           nother, nother == 1 ? "ex" : "ices", other.data,
-                           nother == 1 ? "it" : "them", target ? target : "its index");
-        bf_buf_cleanup(&other);
-    }
-    if (ntargets > 1) {
-        bf_buf_appendf(&notes, "#  - the bulk task writes %zu indices (", ntargets);
-        for (size_t ti = 0; ti < ntargets; ti++)
-            bf_buf_appendf(&notes, "%s%s", ti ? ", " : "",
-                           json_string_value(json_array_get(targets, ti)));
-        bf_buf_appendf(&notes,
+    rally_other_indices(R, indices);
+    if (R->ntargets > 1) {
+        bf_buf_appendf(&R->notes, "#  - the bulk task writes %zu indices (", R->ntargets);
+        append_names(&R->notes, R->targets);
+        bf_buf_appendf(&R->notes,
                        "); here index.count: %zu indices named %s-0 .. %s-%zu with the "
                        "body of %s, and every file's documents go round-robin over all "
                        "of them (bulkfleet has no per-file target)\n",
-                       ntargets, target, target, ntargets - 1, target);
+                       R->ntargets, R->target, R->target, R->ntargets - 1, R->target);
     }
-    /* every task accounted for: in the notes, and once on stderr with the counts */
-    if (acc.notes.len)
-        bf_buf_appendz(&notes, acc.notes.data);
-    if (acc.searches)
-        bf_buf_appendf(&notes,
+    return BF_OK;
+}
+
+/* Every task accounted for: the mapped ones' notes, the searches imported, each task not
+ * imported named in the notes, and one line with the counts on stderr (a warning when some
+ * were left out). */
+static void rally_account(rally_t *R)
+{
+    task_acc *acc = &R->acc;
+    if (acc->notes.len)
+        bf_buf_appendz(&R->notes, acc->notes.data);
+    if (acc->searches)
+        bf_buf_appendf(&R->notes,
                        "#  - %zu search task%s imported as search.queries, one mix beside the "
                        "load in each cell (weight 1 each, %s; clients: the most any task has)%s\n",
-                       acc.searches, acc.searches > 1 ? "s" : "",
-                       acc.all_rated && acc.rate_sum > 0
+                       acc->searches, acc->searches > 1 ? "s" : "",
+                       acc->all_rated && acc->rate_sum > 0
                            ? "target_rate: the sum of their target-throughputs"
                            : "closed loop: not every search has a target-throughput",
-                       acc.sequential ? "; Rally runs them after the load, one task after the "
-                                        "other: add a cell with concurrency: 0 and a finite "
-                                        "run.duration to measure them alone"
-                                      : "");
-    size_t nskip = json_array_size(acc.skipped);
+                       acc->sequential ? "; Rally runs them after the load, one task after the "
+                                         "other: add a cell with concurrency: 0 and a finite "
+                                         "run.duration to measure them alone"
+                                       : "");
+    size_t nskip = json_array_size(acc->skipped);
+    bf_buf_t sk;
+    bf_buf_init(&sk, 0);
+    size_t si;
+    json_t *sv;
+    json_array_foreach(acc->skipped, si, sv)
     {
-        bf_buf_t sk;
-        bf_buf_init(&sk, 0);
-        size_t si;
-        json_t *sv;
-        json_array_foreach(acc.skipped, si, sv)
-        {
-            bf_buf_appendf(&sk, "%s%s", si ? ", " : "", json_string_value(sv));
-            bf_buf_appendf(&notes, "#  - not imported: task %s\n", json_string_value(sv));
-        }
-        char line[160];
-        snprintf(line, sizeof line,
-                 "%zu tasks: %zu bulk, %zu search%s imported, %zu mapped to what each cell does",
-                 acc.total, acc.bulk, acc.searches, acc.searches == 1 ? "" : "es", acc.mapped);
-        if (nskip)
-            bf_warn("%s: %s; %zu not imported: %s", chosen ? chosen : "schedule", line, nskip,
-                    sk.data);
-        else
-            bf_info("%s: %s; none left out", chosen ? chosen : "schedule", line);
-        bf_buf_appendf(&notes, "#  - %s; %zu not imported\n", line, nskip);
-        bf_buf_cleanup(&sk);
+        bf_buf_appendf(&sk, "%s%s", si ? ", " : "", json_string_value(sv));
+        bf_buf_appendf(&R->notes, "#  - not imported: task %s\n", json_string_value(sv));
     }
-    /* the scenario */
-    bf_buf_appendf(&y, "# Imported from %s by bulkfleet-coordinator import-rally%s%s%s.\n", file,
+    char line[160];
+    snprintf(line, sizeof line,
+             "%zu tasks: %zu bulk, %zu search%s imported, %zu mapped to what each cell does",
+             acc->total, acc->bulk, acc->searches, acc->searches == 1 ? "" : "es", acc->mapped);
+    const char *chosen = R->chosen;
+    if (nskip)
+        bf_warn("%s: %s; %zu not imported: %s", chosen ? chosen : "schedule", line, nskip, sk.data);
+    else
+        bf_info("%s: %s; none left out", chosen ? chosen : "schedule", line);
+    bf_buf_appendf(&R->notes, "#  - %s; %zu not imported\n", line, nskip);
+    bf_buf_cleanup(&sk);
+}
+
+/* a target_rate axis is written: some bulk task has a target-throughput */
+static int rally_rated(const rally_t *R)
+{
+    return R->rate.n > 1 || (R->rate.n == 1 && R->rate.v[0] > 0);
+}
+
+/* The scenario's head (origin, notes), name, target and index (settings, mappings). */
+static void rally_write_index(rally_t *R)
+{
+    bf_buf_t *y = &R->y;
+    const char *chosen = R->chosen;
+    bf_buf_appendf(y, "# Imported from %s by bulkfleet-coordinator import-rally%s%s%s.\n", R->file,
                    chosen ? " (challenge " : "", chosen ? chosen : "", chosen ? ")" : "");
-    if (rate.n > 1 || (rate.n == 1 && rate.v[0] > 0))
-        bf_buf_appendz(&y, "# Rally's target-throughput counts bulk requests/s; target_rate here "
-                           "is docs/s (x bulk-size).\n");
-    if (notes.len)
-        bf_buf_appendf(&y, "# Notes:\n%s", notes.data);
-    bf_buf_appendf(&y, "name: %s\n", name ? name : base);
-    bf_buf_appendz(&y, "target:\n  hosts: [\"${BF_TARGET:-http://127.0.0.1:9200}\"]\n");
-    bf_buf_appendf(&y, "index:\n  name: %s\n  recreate: true\n", target ? target : base);
-    if (ntargets > 1)
-        bf_buf_appendf(&y, "  count: %zu\n", ntargets);
-    if (settings && json_object_size(settings)) {
-        bf_buf_appendz(&y, "  settings: ");
-        emit_json(&y, settings);
-        bf_buf_appendz(&y, "\n");
+    if (rally_rated(R))
+        bf_buf_appendz(y, "# Rally's target-throughput counts bulk requests/s; target_rate here "
+                          "is docs/s (x bulk-size).\n");
+    if (R->notes.len)
+        bf_buf_appendf(y, "# Notes:\n%s", R->notes.data);
+    bf_buf_appendf(y, "name: %s\n", R->opts->name ? R->opts->name : R->base);
+    bf_buf_appendz(y, "target:\n  hosts: [\"${BF_TARGET:-http://127.0.0.1:9200}\"]\n");
+    bf_buf_appendf(y, "index:\n  name: %s\n  recreate: true\n", R->target ? R->target : R->base);
+    if (R->ntargets > 1)
+        bf_buf_appendf(y, "  count: %zu\n", R->ntargets);
+    if (R->settings && json_object_size(R->settings)) {
+        bf_buf_appendz(y, "  settings: ");
+        emit_json(y, R->settings);
+        bf_buf_appendz(y, "\n");
     }
-    json_t *mappings = json_object_get(body, "mappings");
+    json_t *mappings = json_object_get(R->body, "mappings");
     if (json_is_object(mappings) && json_object_size(mappings)) {
-        bf_buf_appendz(&y, "  mappings: ");
-        emit_json(&y, mappings);
-        bf_buf_appendz(&y, "\n");
+        bf_buf_appendz(y, "  mappings: ");
+        emit_json(y, mappings);
+        bf_buf_appendz(y, "\n");
     }
-    bf_buf_appendf(&y,
+}
+
+/* document: (the corpus files: local_path past what the coordinator ships, its format, read
+ * once or in a loop for a time-period) and run: (warmup, and a duration: the time-period, a
+ * corpus read once, or the searches' longest time-period, else 60 s, when searches keep the
+ * cell running). */
+static void rally_write_run(rally_t *R)
+{
+    bf_buf_t *y = &R->y;
+    int local = R->ship_bytes > BF_MAX_CORPUS_SHIP_BYTES;
+    bf_buf_appendf(y,
                    "document:\n  action: index\n  corpus:\n    %s:", local ? "local_path" : "path");
     /* double-quoted (JSON escapes are YAML's too): a path may hold spaces, '#' or ': ' */
-    for (size_t f = 0; f < json_array_size(files); f++) {
-        char *q = json_dumps(json_array_get(files, f), JSON_ENCODE_ANY);
-        if (json_array_size(files) == 1)
-            bf_buf_appendf(&y, " %s\n", q);
+    for (size_t f = 0; f < json_array_size(R->files); f++) {
+        char *q = json_dumps(json_array_get(R->files, f), JSON_ENCODE_ANY);
+        if (json_array_size(R->files) == 1)
+            bf_buf_appendf(y, " %s\n", q);
         else
-            bf_buf_appendf(&y, "%s      - %s\n", f == 0 ? "\n" : "", q);
+            bf_buf_appendf(y, "%s      - %s\n", f == 0 ? "\n" : "", q);
         free(q);
     }
-    bf_buf_appendf(&y, "    format: %s\n    passes: %s\n", bulk_format == 1 ? "bulk" : "source",
+    double period_s = R->period_s;
+    bf_buf_appendf(y, "    format: %s\n    passes: %s\n", R->bulk_format == 1 ? "bulk" : "source",
                    period_s > 0 ? "loop" : "1");
-    /* searches keep a cell running to its duration: without a time-period the searches'
-     * longest one (else 60 s) bounds it */
-    double dur = period_s > 0            ? period_s
-                 : acc.searches == 0     ? (double)PASSES_ONCE_DURATION_S
-                 : acc.search_period > 0 ? acc.search_period
-                                         : 60;
+    const task_acc *acc = &R->acc;
+    double dur = period_s > 0             ? period_s
+                 : acc->searches == 0     ? (double)PASSES_ONCE_DURATION_S
+                 : acc->search_period > 0 ? acc->search_period
+                                          : 60;
     bf_buf_appendf(
-        &y, "run:\n  warmup: %.0fs\n  duration: %.0fs%s\n", warmup_s > 0 ? warmup_s : 0, dur,
-        period_s > 0   ? ""
-        : acc.searches ? "   # no time-period: the corpus is read once; the searches run "
-                         "this long (their longest time-period, else 60 s)"
-                       : "   # no time-period: the corpus is read once, then the cell ends");
-    if (acc.searches) {
-        bf_buf_appendf(&y, "search:\n  clients: %.0f\n",
-                       acc.max_clients >= 1 ? acc.max_clients : 1);
-        if (acc.all_rated && acc.rate_sum > 0)
-            bf_buf_appendf(&y, "  target_rate: %.0f\n", acc.rate_sum < 1 ? 1 : acc.rate_sum);
-        bf_buf_appendz(&y, "  queries:\n");
+        y, "run:\n  warmup: %.0fs\n  duration: %.0fs%s\n", R->warmup_s > 0 ? R->warmup_s : 0, dur,
+        period_s > 0    ? ""
+        : acc->searches ? "   # no time-period: the corpus is read once; the searches run "
+                          "this long (their longest time-period, else 60 s)"
+                        : "   # no time-period: the corpus is read once, then the cell ends");
+}
+
+/* search: (clients, target_rate, the queries with paging) and matrix: (shards, replicas,
+ * batch_size, concurrency, target_rate axes). */
+static void rally_write_search_matrix(rally_t *R)
+{
+    bf_buf_t *y = &R->y;
+    const task_acc *acc = &R->acc;
+    if (acc->searches) {
+        bf_buf_appendf(y, "search:\n  clients: %.0f\n",
+                       acc->max_clients >= 1 ? acc->max_clients : 1);
+        if (acc->all_rated && acc->rate_sum > 0)
+            bf_buf_appendf(y, "  target_rate: %.0f\n", acc->rate_sum < 1 ? 1 : acc->rate_sum);
+        bf_buf_appendz(y, "  queries:\n");
         size_t qi;
         json_t *q;
-        json_array_foreach(acc.queries, qi, q)
+        json_array_foreach(acc->queries, qi, q)
         {
-            bf_buf_appendf(&y, "    - name: %s   # Rally %s\n      path: ", str_of(q, "name"),
+            bf_buf_appendf(y, "    - name: %s   # Rally %s\n      path: ", str_of(q, "name"),
                            str_of(q, "type"));
-            emit_str(&y, str_of(q, "path"));
-            bf_buf_appendz(&y, "\n      body: ");
-            emit_str(&y, str_of(q, "body"));
-            bf_buf_appendz(&y, "\n");
+            emit_str(y, str_of(q, "path"));
+            bf_buf_appendz(y, "\n      body: ");
+            emit_str(y, str_of(q, "body"));
+            bf_buf_appendz(y, "\n");
             if (json_object_get(q, "depth"))
-                bf_buf_appendf(&y, "      paging: {by: from, size: %.0f, depth: %.0f}\n",
+                bf_buf_appendf(y, "      paging: {by: from, size: %.0f, depth: %.0f}\n",
                                json_real_value(json_object_get(q, "page_size")),
                                json_real_value(json_object_get(q, "depth")));
         }
     }
-    bf_buf_appendz(&y, "matrix:\n");
-    bf_buf_appendf(&y, "  shards: [%.0f]\n  replicas: [%.0f]\n", shards, replicas);
-    emit_axis(&y, "batch_size", &batch, 1);
-    emit_axis(&y, "concurrency", &clients, 1);
-    if (rate.n > 1 || (rate.n == 1 && rate.v[0] > 0))
-        emit_axis(&y, "target_rate", &rate, 1);
-    *yaml = bf_buf_steal(&y);
-    if (opts->corpus_missing)
-        *opts->corpus_missing = missing;
-corpora_out:
-    json_decref(files);
-    json_decref(targets);
+    bf_buf_appendz(y, "matrix:\n");
+    bf_buf_appendf(y, "  shards: [%.0f]\n  replicas: [%.0f]\n", R->shards, R->replicas);
+    emit_axis(y, "batch_size", &R->batch, 1);
+    emit_axis(y, "concurrency", &R->clients, 1);
+    if (rally_rated(R))
+        emit_axis(y, "target_rate", &R->rate, 1);
+}
+
+int bf_import_rally(const char *path, const bf_rally_opts_t *opts, char **yaml, bf_diag_t *diag)
+{
+    static const bf_rally_opts_t none = {0};
+    if (opts == NULL)
+        opts = &none;
+    *yaml = NULL;
+    rally_t *R = bf_calloc(1, sizeof *R);
+    R->opts = opts;
+    R->diag = diag;
+    R->tasks = json_array();
+    R->task_paths = json_array();
+    R->files = json_array();
+    R->targets = json_array();
+    bf_buf_init(&R->y, 0);
+    bf_buf_init(&R->notes, 0);
+    bf_buf_init(&R->other_bulk, 0);
+    R->ro = (bf_render_opts_t){.params = opts->track_params,
+                               .build_flavor = opts->build_flavor,
+                               .serverless_operator = opts->serverless_operator,
+                               .distribution_version = opts->distribution_version};
+    R->acc = (task_acc){.queries = json_array(), .skipped = json_array(), .all_rated = 1};
+    bf_buf_init(&R->acc.notes, 0);
+    R->warmup_s = -1;
+    R->period_s = -1;
+    R->bulk_format = -1;
+    int rc = rally_open(R, path);
+    if (rc == BF_OK)
+        rc = rally_params(R);
+    if (rc == BF_OK && !json_is_object(R->track))
+        rc = bf_diag_set(diag, BF_E_INVAL, "%s: a track is a JSON object", R->file);
+    if (rc == BF_OK) {
+        rally_challenges(R);
+        if (opts->list) {
+            *yaml = rally_list(R);
+            goto out;
+        }
+        rc = rally_schedule(R);
+    }
+    if (rc == BF_OK)
+        rc = rally_bulk_tasks(R);
+    if (rc == BF_OK)
+        rc = rally_corpora(R);
+    if (rc == BF_OK)
+        rc = rally_index(R);
+    if (rc == BF_OK) {
+        rally_account(R);
+        rally_write_index(R);
+        rally_write_run(R);
+        rally_write_search_matrix(R);
+        *yaml = bf_buf_steal(&R->y);
+        if (opts->corpus_missing)
+            *opts->corpus_missing = R->missing;
+    }
 out:
-    bf_buf_cleanup(&y);
-    bf_buf_cleanup(&notes);
-    bf_buf_cleanup(&other_bulk);
-    json_decref(track);
-    json_decref(tasks);
-    json_decref(task_paths);
-    jp_cleanup(&pos);
-    json_decref(acc.queries);
-    json_decref(acc.skipped);
-    bf_buf_cleanup(&acc.notes);
-    json_decref(tsrc.bundle);
-    free(label);
-    json_decref(body);
-    json_decref(settings);
-    free(file);
-    free(dir);
+    rally_cleanup(R);
+    free(R);
     return rc;
 }
 
