@@ -565,7 +565,8 @@ static char *ds_template_body(const bf_index_spec_t *ix, const bf_cell_t *cell)
 }
 
 /* What the cluster has under a data stream name: *kind 0 nothing, 1 a data stream, 2 an index
- * or alias; *ours 1 when a backing index carries bulkfleet's _meta mark. */
+ * or alias, 3 nothing on a cluster without the data stream API; *ours 1 when a backing index
+ * carries bulkfleet's _meta mark. */
 static int ds_probe(bf_es_t *es, const char *name, int *kind, int *ours, bf_diag_t *diag)
 {
     *kind = 0;
@@ -577,23 +578,17 @@ static int ds_probe(bf_es_t *es, const char *name, int *kind, int *ours, bf_diag
     free(path);
     if (rc != BF_OK)
         return rc;
-    /* 405: a cluster without the data stream API (an Elasticsearch whose data-streams module is
-     * not installed, as the dev cluster built from Maven Central, issue #25): no data stream
-     * can exist there, so `name` is an index, an alias or nothing; kind 3 when nothing */
-    if (status == 405) {
+    /* 404: no data stream of that name; 405: a cluster without the data stream API (an
+     * Elasticsearch whose data-streams module is not installed, as the dev cluster built from
+     * Maven Central, issue #25), where none can exist. Either way `name` may be an index or an
+     * alias. */
+    if (status == 404 || status == 405) {
+        int no_api = status == 405;
         path = bf_asprintf("/%s", name);
         rc = bf_es_request(es, "HEAD", path, NULL, &status, &body, diag);
         free(path);
         if (rc == BF_OK)
-            *kind = status == 200 ? 2 : 3;
-        return rc;
-    }
-    if (status == 404) {
-        path = bf_asprintf("/%s", name);
-        rc = bf_es_request(es, "HEAD", path, NULL, &status, &body, diag);
-        free(path);
-        if (rc == BF_OK && status == 200)
-            *kind = 2;
+            *kind = status == 200 ? 2 : no_api ? 3 : 0;
         return rc;
     }
     if (status != 200)
