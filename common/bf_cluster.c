@@ -565,8 +565,8 @@ static char *ds_template_body(const bf_index_spec_t *ix, const bf_cell_t *cell)
 }
 
 /* What the cluster has under a data stream name: *kind 0 nothing, 1 a data stream, 2 an index
- * or alias, 3 nothing on a cluster without the data stream API; *ours 1 when a backing index
- * carries bulkfleet's _meta mark. */
+ * or alias (GET /_data_stream answered 404, 405, or 200 with no stream), 3 nothing on a cluster
+ * without the data stream API; *ours 1 when a backing index carries bulkfleet's _meta mark. */
 static int ds_probe(bf_es_t *es, const char *name, int *kind, int *ours, bf_diag_t *diag)
 {
     *kind = 0;
@@ -593,6 +593,20 @@ static int ds_probe(bf_es_t *es, const char *name, int *kind, int *ours, bf_diag
     }
     if (status != 200)
         return http_error(diag, "GET _data_stream", es, status, body);
+    /* Elasticsearch answers a concrete name that is an index, not a data stream, with 200 and
+     * an empty "data_streams" list (seen on 8.17.0): that name is an index, not a stream. */
+    json_t *got = json_loads(body, 0, NULL);
+    size_t nds = json_array_size(json_object_get(got, "data_streams"));
+    int listed = json_is_array(json_object_get(got, "data_streams"));
+    json_decref(got);
+    if (listed && nds == 0) {
+        path = bf_asprintf("/%s", name);
+        rc = bf_es_request(es, "HEAD", path, NULL, &status, &body, diag);
+        free(path);
+        if (rc == BF_OK)
+            *kind = status == 200 ? 2 : 0;
+        return rc;
+    }
     *kind = 1;
     path = bf_asprintf("/%s/_mapping", name);
     rc = bf_es_request(es, "GET", path, NULL, &status, &body, diag);
@@ -625,8 +639,8 @@ static int ds_prepare(bf_es_t *es, const bf_index_spec_t *ix, const bf_cell_t *c
         return bf_diag_set(diag, BF_E_INVAL,
                            "cell %s: %s answers GET /_data_stream/%s with HTTP "
                            "405: this cluster has no data stream API (an Elasticsearch without "
-                           "its data-streams module, such as the dev cluster built from Maven "
-                           "Central); index into a plain index (drop index.data_stream)",
+                           "its data-streams module, such as the 9.x dev cluster built from "
+                           "Maven Central); index into a plain index (drop index.data_stream)",
                            cell->id, bf_es_host(es), name);
     if (kind == 2)
         return bf_diag_set(diag, BF_E_INVAL, "cell %s: %s on %s is an index or alias, not a data "

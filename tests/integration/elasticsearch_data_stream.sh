@@ -1,27 +1,62 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# elasticsearch_data_stream — what data streams do on the Elasticsearch 8.17.0 test cluster (the
-# "devcluster_es8" fixture; issue #25): its data-streams module is not on Maven Central, so
-# GET/PUT/DELETE /_data_stream answer HTTP 405 (bulk `create` into a data stream template's name
-# still makes the backing index in the server itself, but nothing can list or delete the stream).
-# A data stream cell must stop before any load with a message naming the missing API and what to
-# do (a plain index), not with a raw 405 or a hang. The data-stream paths themselves are tested
-# on OpenSearch (integration_data_stream); on Elasticsearch they are blocked with this cluster.
+# elasticsearch_data_stream — data streams on the real 3-node Elasticsearch 8.17.0 (the
+# "devcluster_es8" fixture; issue #25), whose PUT/GET/DELETE /_data_stream come from bulkfleet's
+# own bulkfleet-data-streams module (deploy/devcluster-es: Elasticsearch's data-streams module
+# is not on Maven Central). 1. integration_data_stream's script: the stream created with the
+# cell's shards, action create, rows verified against _count, a rerun deletes its own stream's
+# backing index, someone else's stream is kept (or written into with recreate: false).
+# 2. Elasticsearch answers GET /_data_stream/<an index> with 200 and an empty list: a data stream
+# cell over a plain index is refused, the index kept. 3. An Elasticsearch without the
+# data-streams module (the fault server --no-data-stream-api: /_data_stream answers 405) still
+# stops a data stream cell before load with the clear message.
 source "$(dirname "$0")/lib.sh"
 cd "$TMP"
-P="logs-bfesds$$"
-trap 'curl -s -X DELETE "$ES/_index_template/$P-tpl" > /dev/null 2>&1 || true; cleanup_tmp' EXIT
-code=$(curl -s -o /dev/null -w '%{http_code}' "$ES/_data_stream/$P-default")
-[ "$code" = 405 ] || fail "GET /_data_stream answered $code: this cluster has a data stream API now; test data streams on it (integration_data_stream) and drop this test"
+P="bfesds$$"
+trap 'stop_fs; curl -s -X DELETE "$ES/$P-ix" > /dev/null 2>&1 || true; cleanup_tmp' EXIT
+code=$(curl -s -o /dev/null -w '%{http_code}' "$ES/_data_stream/$P-none")
+[ "$code" = 404 ] || fail "GET /_data_stream/$P-none answered $code, want 404 (is bulkfleet-data-streams loaded?)"
+
+# 1. the OpenSearch data stream test, unchanged, on Elasticsearch 8
+BF_TEST_ES="$ES" bash "$SRC/tests/integration/integration_data_stream.sh" > ids.out 2>&1 ||
+    { cat ids.out >&2; fail "integration_data_stream on Elasticsearch 8.17.0"; }
+grep '^cell\|^PASS' ids.out
+
+# 2. a plain index under the stream's name: 200 with no data stream; refused, kept
+curl -sf -X PUT "$ES/$P-ix" -H 'Content-Type: application/json' \
+    -d '{"settings": {"number_of_replicas": 0}}' > /dev/null || fail "create index $P-ix"
+curl -sf -X POST "$ES/$P-ix/_doc?refresh=true" -H 'Content-Type: application/json' \
+    -d '{"@timestamp": "2026-01-01T00:00:00Z"}' > /dev/null || fail "document into $P-ix"
+[ "$(curl -sf "$ES/_data_stream/$P-ix")" = '{"data_streams":[]}' ] ||
+    fail "GET /_data_stream/<index> on Elasticsearch: $(curl -s "$ES/_data_stream/$P-ix")"
+cat > ix.yaml <<YAML
+name: es-ds-ix
+target: {hosts: ["$ES"]}
+index: {name: $P-ix, data_stream: true}
+variables: [{name: n, type: range, from: 1, to: 9}]
+document: {source: '{"@timestamp": "2026-12-06T00:00:00Z", "n": \$[[n]]}'}
+run: {warmup: 1s, duration: 2s}
+YAML
+rc=0
+timeout 60 "$AGENT" run ix.yaml --threads 1 --results rix > oix 2> eix || rc=$?
+[ "$rc" != 0 ] || { cat eix >&2; fail "a data stream cell over the plain index $P-ix succeeded"; }
+grep -q "$P-ix on .* is an index or alias, not a data stream (index.data_stream): it is not deleted" eix ||
+    { cat eix >&2; fail "the message does not say $P-ix is an index, not a data stream"; }
+n=$(curl -sf "$ES/$P-ix/_count" | python3 -c 'import json,sys; print(json.load(sys.stdin)["count"])')
+[ "$n" = 1 ] || fail "the plain index $P-ix holds $n documents, want its 1"
+
+# 3. an Elasticsearch without the data-streams module: stopped before load, naming the API
+start_fs ok noapi --no-data-stream-api
+F="http://127.0.0.1:$FS_PORT"
 cat > ds.yaml <<YAML
 name: es-ds
-target: {hosts: ["$ES"]}
+target: {hosts: ["$F"]}
 index:
-  name: $P-default
+  name: logs-$P-default
   recreate: true
   template:
     name: $P-tpl
-    body: {index_patterns: ["$P-*"], priority: 500, data_stream: {}, template: {settings: {number_of_replicas: 0}}}
+    body: {index_patterns: ["logs-$P-*"], priority: 500, data_stream: {}}
 variables: [{name: n, type: range, from: 1, to: 9}]
 document: {action: create, source: '{"@timestamp": "2026-12-06T00:00:00Z", "n": \$[[n]]}'}
 run: {warmup: 1s, duration: 2s}
@@ -29,8 +64,13 @@ YAML
 rc=0
 timeout 60 "$AGENT" run ds.yaml --threads 1 --results r > o 2> e || rc=$?
 [ "$rc" = 1 ] || { cat e >&2; fail "a data stream cell on a cluster without the API: exit $rc, want 1"; }
-grep -q "answers GET /_data_stream/$P-default with HTTP 405: this cluster has no data stream API .*; index into a plain index (drop index.data_stream)" e ||
+grep -q "answers GET /_data_stream/logs-$P-default with HTTP 405: this cluster has no data stream API .*; index into a plain index (drop index.data_stream)" e ||
     { cat e >&2; fail "the message does not name the missing data stream API"; }
-n=$(curl -s "$ES/$P-default/_count?ignore_unavailable=true" | python3 -c 'import json,sys; print(json.load(sys.stdin).get("count", 0))' 2> /dev/null || echo 0)
-[ "$n" = 0 ] || fail "$n documents were sent into $P-default"
-pass "Elasticsearch 8.17.0 without the data-streams module: a data stream cell stops before load, naming the missing API"
+python3 - "$FS_LOG" <<'PY' || fail "documents were sent to the cluster without a data stream API"
+import json, sys
+reqs = [json.loads(l) for l in open(sys.argv[1])]
+assert any(r["path"].startswith("/_data_stream/") and r["status"] == 405 for r in reqs), reqs
+bulk = [r for r in reqs if r.get("bulk")]
+assert not bulk, bulk
+PY
+pass "Elasticsearch 8.17.0 data streams through bulkfleet-data-streams: integration_data_stream passes; an index under the name is refused and kept; without the API a cell stops before load"

@@ -71,9 +71,18 @@ for i, s in enumerate((1, 2)):
     print("cell", s, "shards:", count, "documents through the data stream, backing index", bk)
 PY
 
-# 2. a rerun (standalone agent) recreates the stream it made: only its own documents are in it
+# 2. a rerun (standalone agent) recreates the stream it made: only its own documents are in it,
+# and the first run's backing index is gone (a new one, by uuid: its name can be the same)
+uuids() { curl -sf "$ES/_data_stream/$1" | python3 -c 'import json,sys; print(" ".join(i["index_uuid"] for i in json.load(sys.stdin)["data_streams"][0]["indices"]))'; }
+OLD=$(uuids "$P-1s") || fail "backing indices of $P-1s"
 timeout 120 "$AGENT" run ds.yaml --cell 1 --threads 1 --warmup 1s --duration 2s --results r2 > o2 2> e2 ||
     { cat e2 >&2; fail "rerun exit $?"; }
+NEW=$(uuids "$P-1s") || fail "backing indices of $P-1s after the rerun"
+ALL=$(curl -sf "$ES/_cat/indices?expand_wildcards=all&h=uuid") || fail "_cat/indices"
+for u in $OLD; do
+    case " $NEW " in *" $u "*) fail "the rerun kept backing index $u of the first run" ;; esac
+    ! grep -qx "$u" <<< "$ALL" || fail "backing index $u of the first run is still on the cluster"
+done
 C=$(curl -sf "$ES/$P-1s/_count" | python3 -c 'import json,sys; print(json.load(sys.stdin)["count"])')
 python3 - "$(row r2)" "$C" <<'PY' || fail "rerun row"
 import json, sys

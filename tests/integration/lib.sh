@@ -24,13 +24,13 @@ stop_fs() {
         FS_PID=""
     fi
 }
-# start_fs MODE NAME — fault server on a free port (its own pick, --port 0), its request log in
-# $TMP/NAME.log; sets FS_PORT, FS_LOG, FS_PID
+# start_fs MODE NAME [ARGS...] — fault server on a free port (its own pick, --port 0), its
+# request log in $TMP/NAME.log, ARGS passed on; sets FS_PORT, FS_LOG, FS_PID
 start_fs() {
     stop_fs
     FS_LOG="$TMP/$2.log"
     : > "$FS_LOG"
-    python3 "$FS" --port 0 --mode "$1" --log "$FS_LOG" --max-lifetime 120 > "$TMP/$2.fs.out" 2>&1 &
+    python3 "$FS" --port 0 --mode "$1" --log "$FS_LOG" --max-lifetime 120 "${@:3}" > "$TMP/$2.fs.out" 2>&1 &
     FS_PID=$!
     for _ in $(seq 1 100); do
         FS_PORT=$(awk '/^READY/{print $2}' "$TMP/$2.fs.out" 2>/dev/null || true)

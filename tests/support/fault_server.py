@@ -140,6 +140,28 @@ VERSION_BODY = {
 }
 
 
+# --no-data-stream-api: GET / as Elasticsearch 8.17.0 answers it, for a server that plays an
+# Elasticsearch without its data-streams module (issue #25: the Maven Central dev cluster before
+# bulkfleet's own module), whose /_data_stream paths answer 405 as its REST layer does.
+ES8_VERSION_BODY = {
+    "name": "fault-server",
+    "cluster_name": "bulkfleet-fault",
+    "cluster_uuid": "ZmF1bHQtc2VydmVyLXV1aWQ",
+    "version": {
+        "number": "8.17.0",
+        "build_flavor": "default",
+        "build_type": "tar",
+        "build_hash": "0000000000000000000000000000000000000000",
+        "build_date": "2025-01-01T00:00:00.000000Z",
+        "build_snapshot": False,
+        "lucene_version": "9.12.0",
+        "minimum_wire_compatibility_version": "7.17.0",
+        "minimum_index_compatibility_version": "7.0.0",
+    },
+    "tagline": "You Know, for Search",
+}
+
+
 class BadRequest(Exception):
     """A request a real cluster refuses as a whole: (status, error type, reason)."""
 
@@ -260,6 +282,7 @@ class State:
         self.count_failed_shards = 0  # --count-failed-shards
         self.admin_fault = None  # --admin-fault
         self.root = "cluster"  # --root
+        self.no_ds_api = False  # --no-data-stream-api
         self.basic_auth = None  # --basic-auth: the expected Authorization header value
         self.log = open(log_path, "a", encoding="utf-8") if log_path else None
         self.stop = threading.Event()
@@ -634,9 +657,21 @@ class Handler(BaseHTTPRequestHandler):
             rec["status"] = status
             rec["response_bytes"] = self._send(status, raw, content_type=ctype)
             return
+        if state.no_ds_api and segs and segs[0] == "_data_stream":
+            rec["status"] = 405
+            rec["response_bytes"] = self._send_json(405, {
+                "error": "Incorrect HTTP method for uri [%s] and method [%s], allowed: [POST]"
+                         % (self.path, method), "status": 405})
+            return
+        if state.no_ds_api and method == "HEAD" and len(segs) == 1 and \
+                not segs[0].startswith("_") and segs[0] not in state.ok_docs:
+            # no such index: the server holds an index only once documents went into it
+            rec["status"] = 404
+            self._send(404, b"", content_type=None)
+            return
         status, obj = 200, {"acknowledged": True}
         if not segs:
-            obj = VERSION_BODY
+            obj = ES8_VERSION_BODY if state.no_ds_api else VERSION_BODY
         elif segs[-1] == "_refresh":
             obj = {"_shards": {"total": 1, "successful": 1, "failed": 0}}
         elif segs[-1] == "_count" and state.count_failed_shards > 0:
@@ -984,6 +1019,10 @@ def main(argv=None):
     ap.add_argument("--root", choices=("cluster",) + tuple(ROOT_ANSWERS), default="cluster",
                     help="what GET / answers: a cluster's JSON (default), or a proxy's sign-in "
                          "page, nginx's welcome page or its 404, a Solr's JSON")
+    ap.add_argument("--no-data-stream-api", action="store_true",
+                    help="play an Elasticsearch 8.17.0 without its data-streams module: GET / "
+                         "says 8.17.0, every /_data_stream path answers 405, HEAD /<index> 404 "
+                         "until documents went into it")
     ap.add_argument("--basic-auth", metavar="USER:PASSWORD",
                     help="answer 401 to every request without these basic credentials")
     ap.add_argument("--tls-cert", help="serve HTTPS with this PEM certificate (chain)")
@@ -1010,6 +1049,7 @@ def main(argv=None):
     server.state.index_delay_s = args.index_delay_ms / 1000.0
     server.state.admin_fault = args.admin_fault
     server.state.root = args.root
+    server.state.no_ds_api = args.no_data_stream_api
     server.state.count_failed_shards = args.count_failed_shards
     if args.basic_auth:
         server.state.basic_auth = "Basic " + base64.b64encode(args.basic_auth.encode()).decode()
