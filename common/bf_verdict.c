@@ -10,6 +10,7 @@
 #include <curl/curl.h>
 #include <jansson.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 enum bf_xfer bf_verdict_xfer(int curl_code, uint64_t request_bytes)
@@ -415,6 +416,99 @@ char *bf_verdict_describe(const bf_verdict_in_t *in, const bf_verdict_t *v,
     return buf;
 }
 
+/* The position just after the string value's opening quote of the first `"key": "` in
+ * body[from, len), or 0 when there is none (a key inside a string value can match: the
+ * callers look for keys Elasticsearch writes before any free text). */
+static size_t find_string_value(const char *body, size_t len, size_t from, const char *key)
+{
+    size_t kl = strlen(key);
+    for (size_t i = from; i + kl + 2 < len; i++) {
+        if (body[i] != '"' || memcmp(body + i + 1, key, kl) != 0 || body[i + 1 + kl] != '"')
+            continue;
+        size_t k = i + kl + 2;
+        while (k < len && (body[k] == ' ' || body[k] == '\n' || body[k] == '\r' || body[k] == '\t'))
+            k++;
+        if (k >= len || body[k] != ':')
+            continue;
+        k++;
+        while (k < len && (body[k] == ' ' || body[k] == '\n' || body[k] == '\r' || body[k] == '\t'))
+            k++;
+        if (k < len && body[k] == '"')
+            return k + 1;
+    }
+    return 0;
+}
+
+/* Decodes the JSON string that starts at body[at] (after its opening quote) into out (size
+ * out_size): up to its closing quote, or, when the body was cut inside it, up to the last whole
+ * character (an escape cut in two is dropped). Sets *end to the index after the closing quote
+ * (len when cut). Unescaping is jansson's; a cut value ends with " ...". Returns 1 when out
+ * holds the whole value, 2 when it holds a cut one, 0 when there is none. */
+static int decode_string_at(const char *body, size_t len, size_t at, char *out, size_t out_size,
+                            size_t *end)
+{
+    size_t i = at, last_whole = at;
+    int closed = 0;
+    while (i < len) {
+        if (body[i] == '"') {
+            closed = 1;
+            break;
+        }
+        size_t step = 1;
+        if (body[i] == '\\')
+            step = i + 1 < len && body[i + 1] == 'u' ? 6 : 2;
+        if (i + step > len)
+            break;
+        i += step;
+        last_whole = i;
+    }
+    size_t n = closed ? i - at : last_whole - at;
+    *end = closed ? i + 1 : len;
+    char *quoted = malloc(n + 2);
+    if (quoted == NULL)
+        return 0;
+    json_t *v = NULL;
+    /* a cut inside a UTF-8 sequence: up to 3 bytes fewer until jansson takes it */
+    for (size_t drop = 0; v == NULL && drop <= (closed ? 0 : 3) && drop <= n; drop++) {
+        quoted[0] = '"';
+        memcpy(quoted + 1, body + at, n - drop);
+        quoted[n - drop + 1] = '"';
+        v = json_loadb(quoted, n - drop + 2, JSON_DECODE_ANY, NULL);
+    }
+    free(quoted);
+    int got = json_is_string(v) ? (closed ? 1 : 2) : 0;
+    if (got) {
+        snprintf(out, out_size, "%s%s", json_string_value(v), closed ? "" : " ...");
+        for (char *c = out; *c; c++)
+            if ((unsigned char)*c < 0x20)
+                *c = ' '; /* one line */
+    }
+    json_decref(v);
+    return got;
+}
+
+/* An Elasticsearch error body cut short (the caller keeps its first bytes; Elasticsearch 8's
+ * whole-request 429 is ~2.5 kB, the task's description twice): the first "type" and the
+ * "reason" after it, following "error" (root_cause[0]'s, which Elasticsearch and OpenSearch
+ * write first). Returns 1 when a type was found. */
+static int cut_error_body(const char *body, size_t len, char *type, size_t type_size, char *reason,
+                          size_t reason_size)
+{
+    size_t e = 0, at, end;
+    for (size_t i = 0; i < len && e == 0; i++)
+        if (body[i] == '"' && len - i >= 7 && memcmp(body + i, "\"error\"", 7) == 0)
+            e = i + 7;
+    if (e == 0 || (at = find_string_value(body, len, e, "type")) == 0 ||
+        decode_string_at(body, len, at, type, type_size, &end) != 1) {
+        type[0] = '\0';
+        return 0;
+    }
+    if ((at = find_string_value(body, len, end, "reason")) == 0 ||
+        !decode_string_at(body, len, at, reason, reason_size, &end))
+        snprintf(reason, reason_size, "(cut short before its reason)");
+    return 1;
+}
+
 void bf_verdict_error_body(const char *body, size_t len, char *type, size_t type_size, char *reason,
                            size_t reason_size)
 {
@@ -422,7 +516,9 @@ void bf_verdict_error_body(const char *body, size_t len, char *type, size_t type
     reason[0] = '\0';
     json_t *j = json_loadb(body, len, 0, NULL);
     json_t *err = json_object_get(j, "error");
-    if (json_is_object(err)) {
+    if (j == NULL && len > 0 && cut_error_body(body, len, type, type_size, reason, reason_size)) {
+        /* JSON cut short: what was found before the cut */
+    } else if (json_is_object(err)) {
         const char *t = json_string_value(json_object_get(err, "type"));
         const char *r = json_string_value(json_object_get(err, "reason"));
         snprintf(type, type_size, "%s", t ? t : "");

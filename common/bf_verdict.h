@@ -222,7 +222,10 @@ char *bf_verdict_describe(const bf_verdict_in_t *in, const bf_verdict_t *v,
 /* bf_verdict_error_body — from the first `len` bytes of a non-2xx body (es-api.md §1.7 shapes:
  * structured {"error":{"type","reason"}}, simple {"error":"text"}, empty, not JSON), the error
  * type ("" if none; "circuit_breaking_exception/PERMANENT" for a permanent breaker) and a
- * one-line printable reason. Pure; thread-safe. */
+ * one-line printable reason. A structured body cut short by `len` (the agent keeps the first
+ * 2 kB; Elasticsearch 8's whole-request 429 es_rejected_execution_exception is ~2.5 kB) gives
+ * the first "type" after "error" (root_cause[0]'s) and the "reason" after it, ending in " ..."
+ * when cut. Pure; thread-safe. */
 void bf_verdict_error_body(const char *body, size_t len, char *type, size_t type_size, char *reason,
                            size_t reason_size);
 

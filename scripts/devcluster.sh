@@ -10,6 +10,10 @@
 #   scripts/devcluster.sh status [--state-dir DIR]
 #
 # start prints the node URLs on stdout, one per line, node 0 first; everything else goes to stderr.
+# LAUNCHER-ARGS after "--" go to the launcher; --setting key=value (repeatable) adds a node
+# setting to every node, e.g. a small write thread pool that rejects under load (static
+# settings, so at start only):
+#   start --engine elasticsearch8 -- --setting thread_pool.write.size=1 --setting thread_pool.write.queue_size=16
 #
 # Environment:
 #   BF_STATE_DIR                 default state dir is $BF_STATE_DIR, else <repo>/.state/devcluster

@@ -1,9 +1,13 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# elasticsearch_quickstart — examples/quickstart.yaml, all 8 cells, against a real 3-node
-# Elasticsearch 8.17.0 (the "devcluster_es8" fixture: deploy/devcluster-es8, the server and the
-# netty4 module from Maven Central), from the coordinator with two local agents: the probe names
-# Elasticsearch 8.17.0 and its nodes, and every row has docs/s > 0 and is verified by _count.
+# elasticsearch_quickstart — examples/quickstart.yaml, all 8 cells, against a real 1-node
+# Elasticsearch 8.17.0 (the "devcluster_es8_1" fixture: deploy/devcluster-es8, the server and the
+# netty4 module from Maven Central; write pool 1 thread, queue 16, which the quickstart's at most
+# 4 requests of 2 shards in flight do not overfill), from the coordinator with two local agents:
+# the probe names Elasticsearch 8.17.0 and its node, every row has docs/s > 0, no rejection and
+# is verified by _count. Then the quickstart's first cell with replicas 1, which one node cannot
+# allocate: bulkfleet says so before the load ("1 replicas need 2 data nodes, the cluster has 1"),
+# does not wait for a green that cannot come, and the row is flagged yellow and verified.
 source "$(dirname "$0")/lib.sh"
 cd "$TMP"
 URL=${BF_TEST_ES:?BF_TEST_ES is not set (run through ctest)}
@@ -32,6 +36,32 @@ assert len(rows) == 8, len(rows)
 for r in rows:
     assert r["verified"] is True and r["docs_counted"] == r["docs_ok_all"] > 0, r["cell"]
     assert r["docs_per_s"] > 0, (r["cell"], r["docs_per_s"])
+    assert r["docs_429"] == 0 and r["yellow"] is False, (r["cell"], r["docs_429"], r["yellow"])
     print(f"Elasticsearch 8.17.0: {r['cell']}: {r['docs_per_s']:.0f} docs/s, {r['docs_counted']} counted")
 PY
-pass "quickstart (8 cells) against Elasticsearch 8.17.0: every row verified"
+# replicas 1 on one node: the scenario beside the quickstart's files (mappings/, dict/)
+mkdir y
+ln -s "$SRC/examples/mappings" "$SRC/examples/dict" y/
+sed 's/^  replicas: 0$/  replicas: 1/' "$SRC/examples/quickstart.yaml" > y/quickstart-r1.yaml
+grep -q '^  replicas: 1$' y/quickstart-r1.yaml || fail "examples/quickstart.yaml has no 'replicas: 0' line to change"
+rc=0
+P=$(free_port)
+BF_TARGET="$URL" timeout 120 "$COORD" run y/quickstart-r1.yaml --local-agents 1 --threads 1 \
+    --insecure --bind "tcp://127.0.0.1:$P" --warmup 1s --duration 2s --cells 1 --results ry \
+    > outy 2> erry || rc=$?
+[ "${rc:-0}" -le 1 ] || { tail -20 erry >&2; fail "replicas 1 on one Elasticsearch 8 node: exit $rc"; }
+grep -q "cell i1-s1-r1-b500-c2: 1 replicas need 2 data nodes, the cluster has 1: the indices will be yellow" erry ||
+    { cat erry >&2; fail "no warning that one node leaves replicas 1 unassigned"; }
+! grep -q "waiting for indices" erry || { cat erry >&2; fail "bulkfleet waited for a green one node cannot give"; }
+python3 - ry <<'PY' || fail "the yellow row"
+import glob, json, sys
+rows = json.load(open(glob.glob(sys.argv[1] + "/*/matrix.json")[0]))["rows"]
+assert len(rows) == 1, len(rows)
+r = rows[0]
+assert r["cell"] == "i1-s1-r1-b500-c2" and r["replicas"] == 1, r["cell"]
+assert r["yellow"] is True, r
+assert r["verified"] is True and r["docs_counted"] == r["docs_ok_all"] > 0, r
+print(f"Elasticsearch 8.17.0, 1 node, replicas 1: {r['cell']}: yellow, {r['docs_per_s']:.0f} docs/s, "
+      f"{r['docs_counted']} counted")
+PY
+pass "quickstart (8 cells) against a 1-node Elasticsearch 8.17.0: every row verified; replicas 1: yellow, said, verified"

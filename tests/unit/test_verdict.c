@@ -334,6 +334,72 @@ static void test_error_body(void **state)
     assert_string_equal(r, "Unauthorized?");
 }
 
+/* Elasticsearch 8.17.0's whole-request 429 (its write pool full: 1 thread, queue 16), as a real
+ * node answered it in elasticsearch_reject: 2,529 bytes, longer than the 2 kB the agent keeps of
+ * an answer, so the agent judges it cut short. Before the fix the cut body was no JSON: type ""
+ * (doc_errors said "http_429") and the reason was its first 160 raw bytes. */
+#define ES8_REJ_REASON                                                                             \
+    "rejected execution of TimedRunnable{original=org.elasticsearch.action.bulk."                  \
+    "TransportBulkAction$1/org.elasticsearch.action.ActionListenerImplementations$"                \
+    "RunBeforeActionListener/org.elasticsearch.action.ActionListenerImplementations$"              \
+    "RunBeforeActionListener/org.elasticsearch.tasks.TaskManager$1{org.elasticsearch.rest.action." \
+    "RestRefCountedChunkedToXContentListener@55010b37}{Task{id=798, type='transport', "            \
+    "action='indices:data/write/bulk', description='requests[50], indices[bf-x]', "                \
+    "parentTask=unset, startTime=1796603496079, headers={}, startTimeNanos=57400157220145}}/"      \
+    "org.elasticsearch.action.support.TransportAction$$Lambda$3026/0x00007f9f5479ed90@65ea048e/"   \
+    "org.elasticsearch.action.bulk.TransportAbstractBulkAction$$Lambda$3833/"                      \
+    "0x00007f9f54928df0@1af8ca75, creationTimeNanos=57401221343236, startTimeNanos=0, "            \
+    "finishTimeNanos=-1, failedOrRejected=false} on TaskExecutionTimeTrackingEsThreadPoolExecutor" \
+    "[name = node-0/write, queue capacity = 16, task execution EWMA = 17.2ms, total task "         \
+    "execution time = 5.4s, org.elasticsearch.common.util.concurrent."                             \
+    "TaskExecutionTimeTrackingEsThreadPoolExecutor@21552249[Running, pool size = 1, active "       \
+    "threads = 1, queued tasks = 16, completed tasks = 169]]"
+static void test_error_body_cut(void **state)
+{
+    (void)state;
+    static const char body[] =
+        "{\"error\":{\"root_cause\":[{\"type\":\"es_rejected_execution_"
+        "exception\",\"reason\":\"" ES8_REJ_REASON "\"}],\"type\":\"es_"
+        "rejected_execution_exception\",\"reason\":\"" ES8_REJ_REASON "\"},\"status\":429}";
+    char t[128], r[400];
+    assert_int_equal(strlen(body), 2529);
+    /* whole: jansson, error.type and error.reason */
+    bf_verdict_error_body(body, strlen(body), t, sizeof t, r, sizeof r);
+    assert_string_equal(t, "es_rejected_execution_exception");
+    assert_int_equal(strncmp(r, "rejected execution of TimedRunnable{", 36), 0);
+    /* what the agent keeps (HEAD_BYTES 2048 less the NUL): root_cause[0]'s type and reason */
+    bf_verdict_error_body(body, 2047, t, sizeof t, r, sizeof r);
+    assert_string_equal(t, "es_rejected_execution_exception");
+    assert_int_equal(
+        strncmp(r,
+                "rejected execution of "
+                "TimedRunnable{original=org.elasticsearch.action.bulk.TransportBulkAction$1/",
+                97),
+        0);
+    assert_int_equal(strlen(r), sizeof r - 1); /* the reason, truncated to fit */
+    /* cut inside the first reason: what there is of it, and " ..." */
+    bf_verdict_error_body(body, 120, t, sizeof t, r, sizeof r);
+    assert_string_equal(t, "es_rejected_execution_exception");
+    assert_string_equal(r, "rejected execution of TimedRunnable{original ...");
+    /* cut before the reason's value */
+    bf_verdict_error_body(body, 70, t, sizeof t, r, sizeof r);
+    assert_string_equal(t, "es_rejected_execution_exception");
+    assert_string_equal(r, "(cut short before its reason)");
+    /* cut inside the type: no type (a cut type is no type), the first bytes as the reason */
+    bf_verdict_error_body(body, 50, t, sizeof t, r, sizeof r);
+    assert_string_equal(t, "");
+    assert_string_equal(r, "{\"error\":{\"root_cause\":[{\"type\":\"es_rejected_execu");
+    /* cut inside an escape and inside a UTF-8 sequence: up to the last whole character */
+    const char *s = "{\"error\":{\"type\":\"x\",\"reason\":\"a\\nb\\u00e9c\\u00";
+    bf_verdict_error_body(s, strlen(s), t, sizeof t, r, sizeof r);
+    assert_string_equal(t, "x");
+    assert_string_equal(r, "a b\xc3\xa9"
+                           "c ...");
+    s = "{\"error\":{\"type\":\"x\",\"reason\":\"caf\xc3\xa9 caf\xc3";
+    bf_verdict_error_body(s, strlen(s), t, sizeof t, r, sizeof r);
+    assert_string_equal(r, "caf\xc3\xa9 caf ...");
+}
+
 typedef struct frow {
     enum bf_fatal fatal;
     long status;
@@ -550,6 +616,7 @@ int main(void)
         cmocka_unit_test(test_transport_ignores_retry),
         cmocka_unit_test(test_xfer),
         cmocka_unit_test(test_error_body),
+        cmocka_unit_test(test_error_body_cut),
         cmocka_unit_test(test_fatal_messages),
         cmocka_unit_test(test_not_bulk_fail_fast),
         cmocka_unit_test(test_items_hint_by_type),
