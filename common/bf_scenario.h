@@ -158,6 +158,10 @@ typedef struct bf_index_spec {
                               indices > 1 the names are "<name>-0" .. "<name>-(n-1)" unless the
                               pattern contains "{i}" */
     int recreate;          /* delete + create per cell (only names this campaign owns) */
+    int name_imported;     /* 1: index.imported_name is set and equals index.name: the name is
+                              the one import-rally / import-loadgen wrote (the track's or the
+                              loadgen config's), so validate/plan do not call it a production
+                              index name (the import's notes said so once) */
     char *settings_json;   /* JSON object text of extra index settings, or NULL */
     char *mappings_json;   /* JSON object text of the mappings (inline or mappings_file), or NULL */
     char *template_json;   /* composable index template body (JSON) or NULL */

@@ -5,6 +5,7 @@
  */
 #include "bf_scenario_import.h"
 
+#include "bf_cluster.h"
 #include "bf_mem.h"
 #include "bf_scenario_int.h"
 #include "bf_units.h"
@@ -1105,6 +1106,21 @@ static int write_index_and_variables(imp *I, const lg_t *L, bf_buf_t *out)
     bf_buf_appendz(out, "index:\n  name: ");
     put_scalar(out, L->index_name);
     bf_buf_appendz(out, "\n");
+    /* the config's own name (not one from ${VAR}: that value is chosen where the scenario
+     * runs, and validate judges it): marked, so validate and plan leave it to this note */
+    if (strstr(L->index_name, "${") == NULL) {
+        bf_buf_appendz(out, "  imported_name: ");
+        put_scalar(out, L->index_name);
+        bf_buf_appendz(out, "\n");
+        if (bf_cluster_production_like(L->index_name))
+            note(I,
+                 "index.name %s is the loadgen config's and looks like a production index "
+                 "name: bulkfleet writes into an existing %s as loadgen did (recreate: false), "
+                 "so make sure target.hosts is a test cluster; index.imported_name marks it as "
+                 "the config's, so validate and plan do not warn about it (they do once "
+                 "index.name is changed)",
+                 L->index_name, L->index_name);
+    }
     if (L->index_count > 1)
         bf_buf_appendf(out, "  count: %llu\n", (unsigned long long)L->index_count);
     bf_buf_appendz(out, "  recreate: false\n");

@@ -195,6 +195,8 @@ int bf__v_nonempty(struct bf__load *L, const bf__ynode_t *n, const char *path, b
     X(MS_BUFFER, "metrics_store.buffer_docs", BF__T_COUNT, "50k", 100, 1e7, 0, 0, NULL, NULL)      \
     X(INDEX, "index", BF__T_SECTION, NULL, 0, 0, 0, 0, NULL, NULL)                                 \
     X(INDEX_NAME, "index.name", BF__T_STR, NULL, 0, 0, 0, 0, NULL, bf__v_nonempty)                 \
+    X(INDEX_IMPORTED_NAME, "index.imported_name", BF__T_STR, NULL, 0, 0, 0, 0, NULL,               \
+      bf__v_nonempty)                                                                              \
     X(INDEX_COUNT, "index.count", BF__T_U32, "1", 1, 10000, 0, 0, NULL, NULL)                      \
     X(INDEX_RECREATE, "index.recreate", BF__T_BOOL, "true", 0, 0, 0, 0, NULL, NULL)                \
     X(INDEX_SETTINGS, "index.settings", BF__T_JSONMAP, NULL, 0, 0, 0, 0, NULL, NULL)               \

@@ -124,15 +124,17 @@ static size_t nproduction; /* warnings of production_warnings, for validate's co
 
 /* Names that look like data someone keeps (bf_cluster_production_like): said before a run
  * points bulkfleet at them. One warning for all the index names (the first, how many, the last:
- * an index.count of 7 or an imported track's 7 indices is one decision, not 7), and one per
- * pattern of the template. */
+ * an index.count of 7 is one decision, not 7), and one per pattern of the template. Not for
+ * the names of an index.name import-rally / import-loadgen wrote (index.imported_name equal to
+ * it, docs/scenario.md "index"): the track's or the loadgen config's own name, which the import's
+ * notes spoke of once; a name edited by hand is warned about as any other. */
 static void production_warnings(const char *path, const bf_scenario_t *sc)
 {
     nproduction = 0;
     const bf_index_spec_t *ix = bf_scenario_index(sc);
     const char *first = NULL, *last = NULL;
     size_t nnames = 0;
-    for (size_t k = 0; k < bf_scenario_cell_count(sc); k++) {
+    for (size_t k = 0; k < bf_scenario_cell_count(sc) && !ix->name_imported; k++) {
         const bf_cell_t *cell = bf_scenario_cell(sc, k);
         for (uint32_t i = 0; i < cell->indices; i++) {
             const char *name = cell->index_names[i];

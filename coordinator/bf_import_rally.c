@@ -9,6 +9,7 @@
 #include "bf_import_rally.h"
 
 #include "bf_buf.h"
+#include "bf_cluster.h"
 #include "bf_corpus.h"
 #include "bf_import_render.h"
 #include "bf_log.h"
@@ -1481,6 +1482,17 @@ static void rally_write_index(rally_t *R)
 {
     bf_buf_t *y = &R->y;
     const char *chosen = R->chosen;
+    const char *ixname = R->target ? R->target : R->base;
+    /* the one place the production-name caution is said for the track's own name:
+     * index.imported_name keeps validate and plan from repeating it (docs/scenario.md "index") */
+    if (bf_cluster_production_like(ixname))
+        bf_buf_appendf(&R->notes,
+                       "#  - index.name %s is the track's own and looks like a production index "
+                       "name: a run creates it, deletes only an index bulkfleet created and "
+                       "refuses (exit 3, nothing deleted) an existing %s it did not create; "
+                       "index.imported_name marks it as the track's, so validate and plan do not "
+                       "warn about it (they do once index.name is changed)\n",
+                       ixname, ixname);
     bf_buf_appendf(y, "# Imported from %s by bulkfleet-coordinator import-rally%s%s%s.\n", R->file,
                    chosen ? " (challenge " : "", chosen ? chosen : "", chosen ? ")" : "");
     if (rally_rated(R))
@@ -1490,7 +1502,8 @@ static void rally_write_index(rally_t *R)
         bf_buf_appendf(y, "# Notes:\n%s", R->notes.data);
     bf_buf_appendf(y, "name: %s\n", R->opts->name ? R->opts->name : R->base);
     bf_buf_appendz(y, "target:\n  hosts: [\"${BF_TARGET:-http://127.0.0.1:9200}\"]\n");
-    bf_buf_appendf(y, "index:\n  name: %s\n  recreate: true\n", R->target ? R->target : R->base);
+    bf_buf_appendf(y, "index:\n  name: %s\n  imported_name: %s\n  recreate: true\n", ixname,
+                   ixname);
     if (R->ntargets > 1)
         bf_buf_appendf(y, "  count: %zu\n", R->ntargets);
     if (R->settings && json_object_size(R->settings)) {

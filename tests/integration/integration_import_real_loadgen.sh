@@ -34,6 +34,24 @@ printf 'DELETE /medcl\n\nPUT /medcl\n\nPOST /medcl/_search\n{"size": 0}\n' > api
 "$COORD" import-loadgen api.dsl > /dev/null 2> ae && fail "a DSL without a bulk request was accepted"
 grep -q "no bulk request .* among the 3 requests (DELETE /medcl, PUT /medcl, POST /medcl/_search)" ae ||
     { cat ae >&2; fail "the refusal of a DSL without bulk does not name its requests"; }
+# a production-looking index name (issue #30 item 9): the config's own name is marked
+# (index.imported_name) and said once in the import's notes, not by validate or plan; a name
+# edited by hand, or one from ${VAR}, is the user's: exactly one warning
+sed 's/"lg-shipped"/"logs-shipped"/; s|/lg-shipped/_search|/logs-shipped/_search|' loadgen.yml > prod.yml
+"$COORD" import-loadgen prod.yml -d 3 -o prod.yaml 2> pie || { cat pie >&2; fail "import-loadgen prod.yml exit $?"; }
+grep -q "^  name: logs-shipped$" prod.yaml && grep -q "^  imported_name: logs-shipped$" prod.yaml &&
+    [ "$(grep -c "^#  - index.name logs-shipped is the loadgen config's and looks like a production index name: bulkfleet writes into an existing logs-shipped" prod.yaml)" = 1 ] ||
+    { cat prod.yaml >&2; fail "the imported name is not marked, or its note is not there once"; }
+ES_PASSWORD=x "$COORD" validate prod.yaml > pvo 2> pve || { cat pve >&2; fail "validate prod.yaml exit $?"; }
+ES_PASSWORD=x "$COORD" plan prod.yaml --agent-docs-per-s 100000 > /dev/null 2>> pve || { cat pve >&2; fail "plan prod.yaml exit $?"; }
+! grep -q "production ind" pve && grep -q " 0 warnings$" pvo || { cat pvo pve >&2; fail "validate/plan warned about the name the import chose"; }
+sed 's/^  name: logs-shipped$/  name: logs-by-hand/' prod.yaml > hand.yaml
+ES_PASSWORD=x "$COORD" validate hand.yaml > hvo 2> hve || { cat hve >&2; fail "validate hand.yaml exit $?"; }
+[ "$(grep -c "production ind" hve)" = 1 ] && grep -q "index.name: logs-by-hand looks like a production index; bulkfleet writes into it (index.recreate: false)" hve &&
+    grep -q " 1 warning$" hvo || { cat hvo hve >&2; fail "a name edited by hand is not warned about exactly once"; }
+INDEX_NAME=logs-from-env "$COORD" validate dsl.yaml > /dev/null 2> eve || { cat eve >&2; fail "validate dsl.yaml exit $?"; }
+[ "$(grep -c "production ind" eve)" = 1 ] && grep -q "index.name: logs-from-env looks like a production index" eve &&
+    ! grep -q "imported_name" dsl.yaml || { cat eve dsl.yaml >&2; fail "a name from \${INDEX_NAME} is not the user's to be warned about"; }
 # run with the environment set, as loadgen is run: ES_ENDPOINT -> the dev cluster
 curl -sf -X DELETE "$ES/lg-shipped" > /dev/null 2>&1 || true
 trap 'curl -sf -X DELETE "$ES/lg-shipped" > /dev/null 2>&1 || true; cleanup_tmp' EXIT

@@ -114,11 +114,30 @@ grep -q '"document-count" is 5000 but .* holds 1200 documents: .*(or, for a pref
 grep -q "holds 1200 of the track's \"document-count\" 5000 documents (--allow-partial-corpus" pwe &&
     grep -q "holds 1200 of the track's document-count 5000 (--allow-partial-corpus)" part.yaml ||
     { cat pwe part.yaml >&2; fail "--allow-partial-corpus warning or note"; }
-# index names that look like production ones: one warning for all of them, not one per name
+# a track whose own index name looks like a production one (http_logs' logs-181998, issue #30
+# item 9): marked as the track's (index.imported_name), said once in the notes, and neither
+# validate nor plan warns about it
+mkdir logs && cp -r track/* logs/ && sed -i 's/"jt-logs"/"logs-181998"/g' logs/track.json
+"$COORD" import-rally logs -o logs.yaml 2> loe || { cat loe >&2; fail "import-rally logs exit $?"; }
+grep -q "^  name: logs-181998$" logs.yaml && grep -q "^  imported_name: logs-181998$" logs.yaml &&
+    [ "$(grep -c "^#  - index.name logs-181998 is the track's own and looks like a production index name: a run creates it, deletes only an index bulkfleet created and refuses (exit 3, nothing deleted)" logs.yaml)" = 1 ] ||
+    { cat logs.yaml >&2; fail "the track's name is not marked, or its note is not there once"; }
+"$COORD" validate logs.yaml > lvo 2> lve || { cat lve >&2; fail "validate logs.yaml exit $?"; }
+"$COORD" plan logs.yaml --agent-docs-per-s 100000 > /dev/null 2>> lve || { cat lve >&2; fail "plan logs.yaml exit $?"; }
+! grep -q "production ind" lve && grep -q " 0 warnings$" lvo || { cat lvo lve >&2; fail "validate/plan warned about the track's own name"; }
+# index names that look like production ones, written by hand (index.name no longer the
+# imported one): one warning for all of them, not one per name
 sed 's/^  name: jt-logs$/  name: logs-181998-{i}\n  count: 7/' part.yaml > prod.yaml
+grep -q "^  imported_name: jt-logs$" prod.yaml || { cat prod.yaml >&2; fail "the imported name is not marked"; }
 "$COORD" validate prod.yaml > /dev/null 2> pve || { cat pve >&2; fail "validate prod.yaml exit $?"; }
 [ "$(grep -c 'production ind' pve)" = 1 ] && grep -q "index.name: logs-181998-0 (and 6 more names of this scenario, up to logs-181998-6) look like production indices" pve ||
     { cat pve >&2; fail "the production-name warning is not said once for the 7 names"; }
+# and a scenario written by hand, never imported: exactly one warning
+printf '%s\n' 'name: hand' 'target: {hosts: ["http://127.0.0.1:9"]}' 'index: {name: logs-app}' \
+    "document: {source: '{\"a\": 1}'}" 'matrix: {batch_size: [10]}' > hand.yaml
+"$COORD" validate hand.yaml > hvo 2> hve || { cat hve hand.yaml >&2; fail "validate hand.yaml exit $?"; }
+[ "$(grep -c 'production ind' hve)" = 1 ] && grep -q "hand.yaml: index.name: logs-app looks like a production index" hve &&
+    grep -q " 1 warning$" hvo || { cat hvo hve >&2; fail "a hand-written production-looking name is not warned about exactly once"; }
 # validate and run: the rendered mappings and settings on the cluster, every document counted
 sed -i "s|^  hosts: .*|  hosts: [\"$ES\"]|" p.yaml
 "$COORD" validate p.yaml > /dev/null 2> ve || { cat ve p.yaml >&2; fail "validate exit $?"; }
