@@ -916,8 +916,8 @@ static int build_index(bf__load_t *L)
     /* the import's own name, while the user has not changed index.name (a name edited by hand
      * is the user's: validate/plan judge it again) */
     ix->name_imported = TOP(INDEX_NAME)->set && TOP(INDEX_IMPORTED_NAME)->set &&
-                        TOP(INDEX_IMPORTED_NAME)->s && strcmp(TOP(INDEX_IMPORTED_NAME)->s,
-                                                              ix->name) == 0;
+                        TOP(INDEX_IMPORTED_NAME)->s &&
+                        strcmp(TOP(INDEX_IMPORTED_NAME)->s, ix->name) == 0;
     /* settings: normalized by the matrix expander (which merges per cell) */
     if (TOP(INDEX_MAPPINGS)->node && TOP(INDEX_MAPPINGS_FILE)->set)
         return bf__err(L, TOP(INDEX_MAPPINGS_FILE)->key, BF_E_INVAL, "index: give mappings "

@@ -623,8 +623,9 @@ static void test_import_step_index(void **state)
                             cases[i].var, cases[i].url);
         char *out = import_as(y, "lg.yml", NULL);
         /* imported_name: the same text, so validate leaves the name to the import's note */
-        char *want = bf_asprintf("index:\n  name: %s\n  imported_name: %s\n%s  recreate: false\n",
-                                 cases[i].name, cases[i].name, cases[i].count ? cases[i].count : "");
+        char *want =
+            bf_asprintf("index:\n  name: %s\n  imported_name: %s\n%s  recreate: false\n",
+                        cases[i].name, cases[i].name, cases[i].count ? cases[i].count : "");
         if (strstr(out, want) == NULL)
             fail_msg("case %zu: want\n%s\nin:\n%s", i, want, out);
         free(want);
