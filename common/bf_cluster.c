@@ -639,8 +639,8 @@ static int ds_prepare(bf_es_t *es, const bf_index_spec_t *ix, const bf_cell_t *c
         return bf_diag_set(diag, BF_E_INVAL,
                            "cell %s: %s answers GET /_data_stream/%s with HTTP "
                            "405: this cluster has no data stream API (an Elasticsearch without "
-                           "its data-streams module, such as the 9.x dev cluster built from "
-                           "Maven Central); index into a plain index (drop index.data_stream)",
+                           "its data-streams module); index into a plain index (drop "
+                           "index.data_stream)",
                            cell->id, bf_es_host(es), name);
     if (kind == 2)
         return bf_diag_set(diag, BF_E_INVAL, "cell %s: %s on %s is an index or alias, not a data "

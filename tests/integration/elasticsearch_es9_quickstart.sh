@@ -7,8 +7,10 @@
 # run from the coordinator with two local agents: the probe names Elasticsearch 9.2.0, every
 # row has docs/s > 0 and is verified by _count. Then routing on the same node (routing_check in
 # lib.sh): `shard-of` agrees with Elasticsearch 9's placement of 900 ids, and routing_mode none /
-# node / shard cells verify with per-node write-pool telemetry. Skipped (77) when no Java 21+ is
-# on the machine.
+# node / shard cells verify with per-node write-pool telemetry. Then data streams on it:
+# integration_data_stream's script through the launcher's bulkfleet-data-streams module (9.x
+# form: Elasticsearch's data-streams module is not on Maven Central). Skipped (77) when no
+# Java 21+ is on the machine.
 source "$(dirname "$0")/lib.sh"
 cd "$TMP"
 export BF_DEVCLUSTER_HEAP=1g
@@ -45,4 +47,7 @@ for r in rows:
     print(f"Elasticsearch 9.2.0: {r['cell']}: {r['docs_per_s']:.0f} docs/s, {r['docs_counted']} counted")
 PY
 routing_check "$URL" "bf-es9rt-$$" 300
-pass "quickstart (2 cells) against Elasticsearch 9.2.0: verified; shard-of agrees with the node, routing_mode cells verified"
+BF_TEST_ES="$URL" bash "$SRC/tests/integration/integration_data_stream.sh" > ds.out 2>&1 ||
+    { cat ds.out >&2; fail "integration_data_stream on Elasticsearch 9.2.0"; }
+grep '^cell' ds.out
+pass "quickstart (2 cells) against Elasticsearch 9.2.0: verified; shard-of agrees with the node, routing_mode cells verified; data streams as on OpenSearch"

@@ -38,8 +38,8 @@ import org.elasticsearch.node.Node;
  *
  * <p>Each node gets a home {@code <data-dir>/node-<i>/} whose {@code modules/} holds the
  * modules laid out by the Maven build in {@code target/modules/} (transport-netty4 from Maven
- * Central with its Netty jars, bulkfleet-root for {@code GET /} and, on 8.x,
- * bulkfleet-data-streams for {@code /_data_stream}), each with a
+ * Central with its Netty jars, bulkfleet-root for {@code GET /} and bulkfleet-data-streams for
+ * {@code /_data_stream}), each with a
  * plugin-descriptor.properties, and Elasticsearch's PluginsService loads them as it loads the
  * distribution's modules. The node is built with {@code new Node(...)} directly, not through
  * org.elasticsearch.bootstrap.Elasticsearch: no SecurityManager (8.x) or entitlement agent (9.x)

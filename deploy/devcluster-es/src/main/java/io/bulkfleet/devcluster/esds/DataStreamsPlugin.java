@@ -85,8 +85,8 @@ import org.elasticsearch.transport.TransportService;
  * {@code _promote}, no data stream lifecycle (retention) service, no time-series index
  * creation; GET reports every backing index as unmanaged (no ILM here either). It is loaded from
  * the node home's modules/ directory (plugin-descriptor.properties in src/modules) like any
- * Elasticsearch module; compiled against the 8.17 server only (9.x's actions take a project
- * resolver).
+ * Elasticsearch module; compiled against the 8.17 server by deploy/devcluster-es8 only (9.x's
+ * form, with projects and a local GET, is {@code io.bulkfleet.devcluster.esds9}).
  */
 public final class DataStreamsPlugin extends Plugin implements ActionPlugin {
 
