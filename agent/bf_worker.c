@@ -49,6 +49,11 @@
 #define RECV_BUFFER_MIN 16384L         /* libcurl's default receive buffer */
 #define RECV_BUFFER_MAX (128L << 10)
 #define SLICE_BYTES (128u << 10)        /* a body is built this much at a time (see send_new) */
+/* streamed bodies: how long a new body waits for the open one before that one is spilled.
+ * A body on a fast link is rendered in about the time it takes to send (~2 ms for 2.8 MiB
+ * here); a slow link must not hold the other connections back. */
+#define OPEN_WAIT_US 20000u
+#define OPEN_STALL_US 2000u /* ... or once libcurl has not asked for more of it for this long */
 
 typedef struct bucket {
     int32_t second; /* -1: empty */
@@ -105,6 +110,11 @@ typedef struct slot {
     uint32_t item_class_cap;
     size_t sent_off;        /* body bytes handed to libcurl so far (on_read) */
     int resend_refused;     /* libcurl wanted to send this body again by itself (on_seek) */
+    int streamed;           /* the body is rendered as libcurl reads it (w->stream) */
+    uint64_t frame_bytes;   /* streamed: chunked framing libcurl adds to the bytes it counts
+                               as uploaded (hex size + CRLF + CRLF a chunk, "0\r\n\r\n") */
+    int eof_framed;         /* streamed: the last chunk's framing is counted */
+    bf_tmpl_stream_t stream;
     bf_bulkresp_stream_t judge;
     /* routing: each document's global shard (from the split) and its item's primary term */
     uint32_t *gshard;
@@ -158,6 +168,16 @@ struct bf_worker {
     uint32_t retry_max;
     int missing_fails;      /* document.delete_missing: fail (bf_bulkresp_stream_missing_fails) */
     uint32_t slice_docs;    /* documents rendered between two turns of the I/O loop */
+    /* template bodies rendered straight into libcurl's upload buffer (issue #28): uncompressed,
+     * unrouted, no retries, a template bf_tmpl_stream_room accepts. The generator is one
+     * sequence of documents, so one body at a time is being rendered (`open`): the next body
+     * starts once its last document is rendered, or the open body's rest is rendered whole
+     * (spilled) to make way (may_start). */
+    int stream;
+    slot *open;            /* the body still being rendered, NULL if none */
+    uint64_t open_us;      /* when it started */
+    uint64_t open_read_us; /* when libcurl last read from it */
+    int open_ended;        /* on_read rendered the open body's last document */
     bf_gen_t *gen;
     bf_corpus_cursor_t cursor;         /* corpus mode: where this worker is in its slice */
     int corpus_done;                   /* corpus mode: the slice was read `passes` times */
@@ -376,10 +396,15 @@ static size_t on_body(char *p, size_t size, size_t n, void *ud)
  * body byte was read (nothing of the body left) is harmless and allowed.
  * The memcpy below is the upload copy (about 9 % of the agent's CPU in template mode, issue
  * #28): CURLOPT_POSTFIELDS would not save it, libcurl copies a POSTFIELDS body into its upload
- * buffer too (7.88.1 lib/http.c readmoredata; 8.7 to 2026's lib/sendf.c cr_buf_read). */
+ * buffer too (7.88.1 lib/http.c readmoredata; 8.7 to 2026's lib/sendf.c cr_buf_read). A
+ * streamed template body (read_streamed) has no such copy: it is rendered into that buffer. */
+static size_t read_streamed(slot *s, char *buf, size_t cap);
+
 static size_t on_read(char *buf, size_t size, size_t n, void *ud)
 {
     slot *s = ud;
+    if (s->streamed)
+        return read_streamed(s, buf, size * n);
     if (s->gathered && !s->w->gzip) {
         size_t k = bf_gather_read(&s->gat, &s->gat_pos, buf, size * n);
         s->sent_off += k;
@@ -391,6 +416,52 @@ static size_t on_read(char *buf, size_t size, size_t n, void *ud)
     memcpy(buf, wire->data + s->sent_off, k);
     s->sent_off += k;
     return k;
+}
+
+/* A streamed body: the documents are rendered into libcurl's buffer as it asks for them (one
+ * render call, so one clock reading, per call). No copy of the body but a document that did
+ * not fit whole. */
+static size_t read_streamed(slot *s, char *buf, size_t cap)
+{
+    bf_worker_t *w = s->w;
+    uint64_t t0 = bf_clock_mono_us(); /* render stage: one reading per buffer, not per document */
+    size_t got = 0;
+    int rc = bf_tmpl_stream_read(&s->stream, buf, cap, &got);
+    s->render_us += bf_clock_mono_us() - t0;
+    if (rc != BF_OK) {
+        set_fatal(w, "cell %s: could not render a bulk body (%s)", w->cfg.cell->id,
+                  bf_strerror(rc));
+        return CURL_READFUNC_ABORT;
+    }
+    if (w->open == s && s->stream.done == s->stream.ndocs) {
+        w->open = NULL; /* the generator is free for the next body */
+        w->open_ended = 1;
+    } else if (w->open == s) {
+        w->open_read_us = t0;
+    }
+    s->sent_off += got;
+    size_t hex = 1;
+    for (size_t k = got; k > 15; k >>= 4)
+        hex++;
+    if (got || !s->eof_framed)
+        s->frame_bytes += got ? hex + 4 : 5;
+    s->eof_framed |= got == 0;
+    return got;
+}
+
+/* The open body's documents not rendered yet are rendered whole into its carry buffer, so
+ * another body can start (or the ended transfer's documents stay where they were). */
+static int spill_open(bf_worker_t *w, slot *s)
+{
+    if (w->open == s)
+        w->open = NULL;
+    uint64_t t0 = bf_clock_mono_us();
+    int rc = bf_tmpl_stream_spill(&s->stream);
+    s->render_us += bf_clock_mono_us() - t0; /* booked with s's answer (on_done) */
+    if (rc != BF_OK)
+        set_fatal(w, "cell %s: could not render a bulk body (%s)", w->cfg.cell->id,
+                  bf_strerror(rc));
+    return rc;
 }
 
 static int on_seek(void *ud, curl_off_t offset, int origin)
@@ -466,10 +537,14 @@ static void send_prepared(bf_worker_t *w, slot *s)
     if (s->routed)
         bf_termscan_init(&s->terms_scan, s->terms, s->ndocs);
     s->sent_off = 0;
+    s->frame_bytes = 0;
+    s->eof_framed = 0;
     s->gat_pos = (bf_gather_pos_t){0, 0};
     s->resend_refused = 0;
     s->judge_us = 0;
-    curl_easy_setopt(s->h, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)s->wire_len);
+    /* a streamed body's length is known once it is rendered: chunked transfer encoding */
+    curl_easy_setopt(s->h, CURLOPT_POSTFIELDSIZE_LARGE,
+                     s->streamed ? (curl_off_t)-1 : (curl_off_t)s->wire_len);
     pthread_mutex_lock(&w->lock);
     s->send_us = bf_clock_mono_us();
     int32_t sec = second_of(w, s->send_us);
@@ -503,6 +578,23 @@ static void send_new(bf_worker_t *w, slot *s, uint64_t intended_us)
 {
     const bf_cell_t *cell = w->cfg.cell;
     uint64_t t0 = bf_clock_mono_us(), io_us = 0;
+    if (w->stream) {
+        s->streamed = 1;
+        s->gathered = 0;
+        bf_tmpl_stream_begin(&s->stream, w->cfg.tmpl, w->gen, cell, cell->batch_size);
+        w->open = s;
+        w->open_us = w->open_read_us = t0;
+        s->ndocs = cell->batch_size;
+        s->payload_len = 0; /* known once rendered (on_done) */
+        s->gz_valid = 0;
+        s->retries = 0;
+        s->connect_failures = 0;
+        s->intended_us = intended_us;
+        s->render_us = s->compress_us = 0;
+        s->proc_us = bf_clock_mono_us() - t0;
+        send_prepared(w, s);
+        return;
+    }
     bf_buf_t *dst = w->shared_render || w->cfg.routes ? &w->scratch : &s->body;
     bf_buf_reset(dst);
     s->gathered = w->gather;
@@ -854,6 +946,14 @@ static void on_done(bf_worker_t *w, slot *s, CURLcode cc)
     curl_easy_getinfo(s->h, CURLINFO_RESPONSE_CODE, &status);
     curl_easy_getinfo(s->h, CURLINFO_NUM_CONNECTS, &connects);
     curl_easy_getinfo(s->h, CURLINFO_REQUEST_SIZE, &request_bytes);
+    if (s->streamed) {
+        /* a transfer that ended before its body was read whole: the rest is rendered now, so
+         * the next body starts with the same document, and a resend (nothing was sent) reads
+         * the same bytes */
+        if (s->stream.done < s->stream.ndocs)
+            spill_open(w, s);
+        s->payload_len = s->wire_len = bf_tmpl_stream_total(&s->stream);
+    }
 
     bf_verdict_in_t in;
     memset(&in, 0, sizeof in);
@@ -900,6 +1000,8 @@ static void on_done(bf_worker_t *w, slot *s, CURLcode cc)
     bf_counters_t *c = &b->c;
     c->connections_opened += (uint64_t)connects;
     c->judge_us += judged_us;
+    c->render_us += s->render_us; /* a streamed body's, rendered while it was sent */
+    s->render_us = 0;
     count_verdict(c, &v, status);
     c->docs_429 += v.rejections;
     if (v.typed > 0 && status >= 200 && status < 300) {
@@ -930,7 +1032,8 @@ static void on_done(bf_worker_t *w, slot *s, CURLcode cc)
         sp[SP_5XX] = v.docs.failed_5xx;
         sp[SP_UNKNOWN] = v.unknown;
         sp[SP_PAYLOAD] = s->payload_len;
-        sp[SP_WIRE] = (uint64_t)up;
+        /* a streamed body went chunked: its framing is no more the body than the headers */
+        sp[SP_WIRE] = (uint64_t)up > s->frame_bytes ? (uint64_t)up - s->frame_bytes : 0;
         spread_docs(w, s->send_us, t0, sp);
         book_unknown_cause(c, v.req, v.unknown);
     }
@@ -1058,6 +1161,24 @@ static void abandon_all(bf_worker_t *w)
     }
 }
 
+/* Streamed bodies: 1 when a new body may start now (no body is being rendered). A body open
+ * for OPEN_WAIT_US, or not read by libcurl for OPEN_STALL_US (its connection is slow), is
+ * spilled to make way; *wake_us gets when that will be, if sooner. */
+static int may_start(bf_worker_t *w, uint64_t now, uint64_t *wake_us)
+{
+    if (w->open == NULL)
+        return 1;
+    /* open_us and read_us may be later than the loop's now */
+    uint64_t due = w->open_us + OPEN_WAIT_US, stall = w->open_read_us + OPEN_STALL_US;
+    if (stall < due)
+        due = stall;
+    if (now >= due)
+        return spill_open(w, w->open) == BF_OK;
+    if (due < *wake_us)
+        *wake_us = due;
+    return 0;
+}
+
 /* A group with every part idle (all sub-bulks answered, none waiting for a retry). */
 static int group_idle(const bf_worker_t *w, uint32_t g)
 {
@@ -1133,7 +1254,7 @@ static void *run(void *arg)
         if (feeding && interval_us == 0) {
             for (uint32_t g = 0;
                  g < cfg->connections && !atomic_load(&w->abort_flag) && !w->corpus_done; g++)
-                if (group_idle(w, g))
+                if (group_idle(w, g) && may_start(w, now, &wake_us))
                     send_new(w, &w->slots[g * w->group_size], bf_clock_mono_us());
         } else if (feeding) {
             int blocked = 0;
@@ -1143,6 +1264,10 @@ static void *run(void *arg)
                 if (s == NULL) {
                     w->last_blocked_us = now;
                     blocked = 1;
+                    break;
+                }
+                if (!may_start(w, now, &wake_us)) {
+                    blocked = 1; /* the open body's last document wakes the loop */
                     break;
                 }
                 uint64_t due = (uint64_t)next_due;
@@ -1166,6 +1291,7 @@ static void *run(void *arg)
                 wake_us = next_due > (double)now ? (uint64_t)next_due : now;
         }
         int still = 0;
+        w->open_ended = 0;
         curl_multi_perform(w->multi, &still);
         CURLMsg *m;
         int left, completed = 0;
@@ -1182,7 +1308,7 @@ static void *run(void *arg)
          * loop when a request is due or overdue (regression: an overdue request waited up to
          * IDLE_POLL_MS after a completion freed a connection, so the schedule never caught up
          * after a stall) */
-        if (completed && now < load_end && !w->corpus_done &&
+        if ((completed || w->open_ended) && now < load_end && !w->corpus_done &&
             (interval_us == 0 || next_due <= (double)now))
             continue;
         int busy = 0;
@@ -1236,6 +1362,8 @@ bf_worker_t *bf_worker_new(const bf_worker_cfg_t *cfg, bf_diag_t *diag)
     w->missing_fails = cfg->cell->action == BF_ACTION_DELETE &&
                        bf_scenario_document(cfg->sc)->delete_missing_fails;
     w->shared_render = w->gzip && w->retry_max == 0;
+    /* streamed bodies: the worst case of every document must fit the body's cap */
+    w->stream = !w->gzip && w->retry_max == 0 && cfg->routes == NULL && cfg->corpus == NULL;
     w->group_size = 1;
     if (cfg->routes) {
         /* a split has at most one part per node (per shard), plus the unrouted fallback */
@@ -1267,6 +1395,10 @@ bf_worker_t *bf_worker_new(const bf_worker_cfg_t *cfg, bf_diag_t *diag)
     curl_multi_setopt(w->multi, CURLMOPT_MAX_HOST_CONNECTIONS,
                       (long)(cfg->routes ? w->nslots : w->cfg.connections));
     w->gen = bf_gen_new(cfg->tmpl, &cfg->part);
+    if (w->stream) {
+        size_t room = bf_tmpl_stream_room(cfg->tmpl, w->gen, cfg->cell);
+        w->stream = room > 0 && room <= BF_MAX_BODY_BYTES / cfg->cell->batch_size;
+    }
     bf_gen_skip_sequences(w->gen, bf_gen_prefill_skip(cfg->sc));
     w->cursor = cfg->cursor;
     w->cursor.pos = w->cursor.from;
@@ -1306,6 +1438,7 @@ bf_worker_t *bf_worker_new(const bf_worker_cfg_t *cfg, bf_diag_t *diag)
         bf_buf_init(&s->body, BF_MAX_BODY_BYTES);
         bf_gather_init(&s->gat, BF_MAX_BODY_BYTES);
         bf_buf_init(&s->gz, BF_MAX_BODY_BYTES + 65536);
+        bf_tmpl_stream_init(&s->stream);
         s->h = curl_easy_init();
         /* connections are spread round-robin over all hosts, counting across threads */
         const char *host = t->hosts[(cfg->conn_base + s->group) % t->nhosts];
@@ -1413,6 +1546,7 @@ void bf_worker_destroy(bf_worker_t **w_p)
         bf_buf_cleanup(&s->body);
         bf_gather_cleanup(&s->gat);
         bf_buf_cleanup(&s->gz);
+        bf_tmpl_stream_cleanup(&s->stream);
         free(s->item_class);
         free(s->gshard);
         free(s->terms);

@@ -1025,6 +1025,133 @@ int bf_tmpl_render_bulk_more(const bf_tmpl_t *t, bf_gen_t *g, const bf_cell_t *c
     return render_docs(t, g, cell, ndocs, out);
 }
 
+/* ---- a body rendered while it is sent (bf_tmpl_stream_*) ------------------------------------ */
+
+size_t bf_tmpl_stream_room(const bf_tmpl_t *t, bf_gen_t *g, const bf_cell_t *cell)
+{
+    if (t->body_name != NULL || t->corpus)
+        return 0;
+    for (size_t i = 0; i < t->nvars; i++)
+        if (t->vars[i].type == BF_VAR_SEQUENCE && !t->vars[i].wrap)
+            return 0;
+    if (g->cell != cell)
+        set_cell(g, cell);
+    return g->prefix_max + t->max_bytes + LIT_PAD + 1;
+}
+
+void bf_tmpl_stream_init(bf_tmpl_stream_t *st)
+{
+    memset(st, 0, sizeof *st);
+    bf_buf_init(&st->carry, BF_MAX_BODY_BYTES);
+}
+
+void bf_tmpl_stream_cleanup(bf_tmpl_stream_t *st)
+{
+    bf_buf_cleanup(&st->carry);
+    memset(st, 0, sizeof *st);
+}
+
+void bf_tmpl_stream_begin(bf_tmpl_stream_t *st, const bf_tmpl_t *t, bf_gen_t *g,
+                          const bf_cell_t *cell, uint32_t ndocs)
+{
+    st->t = t;
+    st->g = g;
+    st->cell = cell;
+    st->ndocs = ndocs;
+    st->done = 0;
+    st->room = bf_tmpl_stream_room(t, g, cell);
+    st->bytes = 0;
+    bf_buf_reset(&st->carry);
+    st->carry_off = 0;
+}
+
+/* The next document of the body whole into the carry buffer (a render call of its own). */
+static int stream_carry(bf_tmpl_stream_t *st)
+{
+    bf_buf_reset(&st->carry);
+    st->carry_off = 0;
+    int rc = st->done == 0 ? bf_tmpl_render_bulk(st->t, st->g, st->cell, 1, &st->carry)
+                           : bf_tmpl_render_bulk_more(st->t, st->g, st->cell, 1, &st->carry);
+    if (rc == BF_OK)
+        st->done++;
+    return rc;
+}
+
+/* Renders documents straight into buf[*len, cap) while one surely fits (one render call). */
+static int stream_direct(bf_tmpl_stream_t *st, char *buf, size_t cap, size_t *len)
+{
+    if (st->room == 0 || cap - *len < st->room)
+        return BF_OK;
+    bf_gen_t *g = st->g;
+    if (st->done == 0)
+        g->req_stamp++;
+    bf_vars_hold_clock(g->vars);
+    g->clock_stamp++;
+    uint32_t nidx = st->cell->indices ? st->cell->indices : 1;
+    bf_buf_t view = {.data = buf, .len = *len, .cap = cap, .max_len = cap};
+    while (st->done < st->ndocs && cap - view.len >= st->room) {
+        g->doc_stamp++;
+        int rc = render_doc_fast(g, (uint32_t)(g->rr++ % nidx), &view);
+        if (rc != BF_OK)
+            return rc;
+        st->done++;
+    }
+    *len = view.len;
+    return BF_OK;
+}
+
+int bf_tmpl_stream_read(bf_tmpl_stream_t *st, char *buf, size_t cap, size_t *got)
+{
+    size_t len = 0;
+    *got = 0;
+    for (;;) {
+        if (st->carry_off < st->carry.len) {
+            size_t k = st->carry.len - st->carry_off;
+            k = k < cap - len ? k : cap - len;
+            memcpy(buf + len, st->carry.data + st->carry_off, k);
+            st->carry_off += k;
+            len += k;
+        }
+        if (len == cap || st->done == st->ndocs)
+            break;
+        size_t before = len;
+        int rc = stream_direct(st, buf, cap, &len);
+        if (rc == BF_OK && len == before && len == 0)
+            rc = stream_carry(st); /* not even one document fits: it goes in pieces */
+        else if (rc == BF_OK && len == before)
+            break; /* the rest of buf is too small for a document: the next call */
+        if (rc != BF_OK)
+            return rc;
+        if (st->carry_off == st->carry.len)
+            break; /* rendered straight into buf */
+    }
+    st->bytes += len;
+    *got = len;
+    return BF_OK;
+}
+
+int bf_tmpl_stream_spill(bf_tmpl_stream_t *st)
+{
+    if (st->done == st->ndocs)
+        return BF_OK;
+    if (st->carry_off > 0) { /* keep only what is still to be read */
+        memmove(st->carry.data, st->carry.data + st->carry_off, st->carry.len - st->carry_off);
+        st->carry.len -= st->carry_off;
+        st->carry_off = 0;
+    }
+    uint32_t n = st->ndocs - st->done;
+    int rc = st->done == 0 ? bf_tmpl_render_bulk(st->t, st->g, st->cell, n, &st->carry)
+                           : bf_tmpl_render_bulk_more(st->t, st->g, st->cell, n, &st->carry);
+    if (rc == BF_OK)
+        st->done = st->ndocs;
+    return rc;
+}
+
+size_t bf_tmpl_stream_total(const bf_tmpl_stream_t *st)
+{
+    return st->bytes + (st->carry.len - st->carry_off);
+}
+
 /* One body: a fresh document and request stamp, so every variable is drawn anew; no prefix. */
 static int render_body_ops(bf_gen_t *g, const op *ops, size_t nops, bf_buf_t *out, trace *tr)
 {

@@ -83,6 +83,54 @@ int bf_tmpl_render_bulk(const bf_tmpl_t *t, bf_gen_t *g, const bf_cell_t *cell, 
 int bf_tmpl_render_bulk_more(const bf_tmpl_t *t, bf_gen_t *g, const bf_cell_t *cell,
                              uint32_t ndocs, bf_buf_t *out);
 
+/* A bulk body rendered while it is sent (issue #28): libcurl's read callback asks for up to
+ * `cap` bytes at a time and the documents are rendered straight into its buffer, so the body
+ * is never built whole and never copied into the upload buffer. The bytes are exactly those of
+ * bf_tmpl_render_bulk (the first slice) and bf_tmpl_render_bulk_more (the others) over the same
+ * documents: each call of bf_tmpl_stream_read is one render call (one clock hold), and a
+ * document that does not fit whole is rendered into the stream's carry buffer and handed out
+ * in pieces (test_render_golden drives reads of 1, 7, 4096, 65536 and 262144 bytes). Embedded
+ * struct: bf_tmpl_stream_init / bf_tmpl_stream_cleanup; not thread-safe (one worker thread,
+ * like its generator). */
+typedef struct bf_tmpl_stream {
+    const bf_tmpl_t *t; /* borrowed, as g and cell: valid until the body ends */
+    bf_gen_t *g;
+    const bf_cell_t *cell;
+    uint32_t ndocs;   /* documents of the body */
+    uint32_t done;    /* documents rendered so far */
+    size_t room;      /* bytes a document surely fits in, renderer slack included */
+    size_t bytes;     /* body bytes handed out so far */
+    bf_buf_t carry;   /* a document rendered whole that did not fit the caller's buffer */
+    size_t carry_off; /* its bytes handed out so far */
+} bf_tmpl_stream_t;
+
+/* bf_tmpl_stream_room — the most bytes one document of `cell` can take plus the renderer's
+ * slack (LIT_PAD), i.e. the free space bf_tmpl_stream_read needs to render a document straight
+ * into the caller's buffer; 0 when this template is not streamed: a document template with a
+ * sequence of wrap: false (its end would stop a body already on the wire; the agent builds
+ * such bodies whole) or a query body. g must come from bf_gen_new(t, ...). */
+size_t bf_tmpl_stream_room(const bf_tmpl_t *t, bf_gen_t *g, const bf_cell_t *cell);
+void bf_tmpl_stream_init(bf_tmpl_stream_t *st);
+void bf_tmpl_stream_cleanup(bf_tmpl_stream_t *st);
+/* bf_tmpl_stream_begin — the next body: `ndocs` documents from generator g (a new bulk request
+ * for request-scope variables). t, g and cell are borrowed until the body ends. */
+void bf_tmpl_stream_begin(bf_tmpl_stream_t *st, const bf_tmpl_t *t, bf_gen_t *g,
+                          const bf_cell_t *cell, uint32_t ndocs);
+/* bf_tmpl_stream_read — the next up to `cap` bytes of the body into buf (cap >= 1). *got = 0
+ * only at the end of the body. Returns 0, or BF_E_RANGE (a sequence ran out: not for a
+ * template bf_tmpl_stream_room accepts) or BF_E_TOOBIG (one document over BF_MAX_BODY_BYTES). */
+int bf_tmpl_stream_read(bf_tmpl_stream_t *st, char *buf, size_t cap, size_t *got);
+/* bf_tmpl_stream_spill — renders the documents of the body not rendered yet into the carry
+ * buffer, after what it still holds, in one render call: the rest of the body is then read
+ * from there (the old build-then-copy way), and the generator is free for the next body, which
+ * starts with the same document as if this one had been built whole. For a body that must
+ * make way (the agent starts another one, or the transfer ended before reading it all). Same
+ * return codes as bf_tmpl_stream_read. */
+int bf_tmpl_stream_spill(bf_tmpl_stream_t *st);
+/* bf_tmpl_stream_total — once every document is rendered (done == ndocs): the body's length in
+ * bytes (handed out plus still in the carry buffer). */
+size_t bf_tmpl_stream_total(const bf_tmpl_stream_t *st);
+
 /* bf_tmpl_compile_body — compile a query body (search.queries[].body): JSON text with
  * $[[name]] placeholders over the scenario's variables, rendered by the same rules as
  * document.source (inside a string the value's escaped text, outside numbers bare and strings

@@ -249,10 +249,148 @@ static void test_golden(void **state)
     assert_int_equal(bad, 0);
 }
 
+/* ---- bodies rendered as libcurl reads them (bf_tmpl_stream_*, issue #28) -------------------- */
+
+#define SBODIES 3 /* bodies in a row from one generator */
+#define SDOCS 300 /* documents a body */
+#define SSLICE 97 /* the agent's old way: a body built this many documents a render call */
+
+static bf_scenario_t *load_case(const tcase *c, bf_tmpl_t **t)
+{
+    bf_diag_t d = {0};
+    bf_load_opts_t o = {.base_dir = FIXDIR};
+    bf_scenario_t *sc = NULL;
+    int rc = c->text ? bf_scenario_load_text(c->text, strlen(c->text), c->name, &o, &sc, &d)
+                     : bf_scenario_load_file(c->file, NULL, &sc, &d);
+    if (rc != 0)
+        fail_msg("%s: load: %s", c->name, d.msg);
+    if (bf_tmpl_compile(sc, t, &d) != 0)
+        fail_msg("%s: compile: %s", c->name, d.msg);
+    return sc;
+}
+
+/* The bodies as the agent built them before: whole, SSLICE documents a render call. */
+static void render_old(const bf_tmpl_t *t, const bf_cell_t *cell, bf_partition_t part,
+                       bf_buf_t *body)
+{
+    bf_gen_t *g = bf_gen_new(t, &part);
+    for (int b = 0; b < SBODIES; b++)
+        for (uint32_t done = 0; done < SDOCS; done += SSLICE) {
+            uint32_t n = SDOCS - done < SSLICE ? SDOCS - done : SSLICE;
+            int rc = done == 0 ? bf_tmpl_render_bulk(t, g, cell, n, &body[b])
+                               : bf_tmpl_render_bulk_more(t, g, cell, n, &body[b]);
+            assert_int_equal(rc, 0);
+        }
+    bf_gen_destroy(&g);
+}
+
+/* The same bodies read through a stream `cap` bytes a call (a varying cap when cap is 0), the
+ * first body spilled once `spill_at` bytes were read (0: before the first read; -1: never). */
+static void render_streamed(const bf_tmpl_t *t, const bf_cell_t *cell, bf_partition_t part,
+                            size_t cap, long spill_at, bf_buf_t *body)
+{
+    bf_gen_t *g = bf_gen_new(t, &part);
+    assert_true(bf_tmpl_stream_room(t, g, cell) > 0);
+    bf_tmpl_stream_t st;
+    bf_tmpl_stream_init(&st);
+    char *buf = malloc(262144 + 64);
+    assert_non_null(buf);
+    static const size_t VARY[] = {1, 4096, 7, 65536, 33, 1000, 262144, 2};
+    for (int b = 0; b < SBODIES; b++) {
+        bf_tmpl_stream_begin(&st, t, g, cell, SDOCS);
+        size_t got = 0;
+        for (unsigned k = 0;; k++) {
+            size_t c = cap ? cap : VARY[k % (sizeof VARY / sizeof VARY[0])];
+            if (b == 0 && spill_at >= 0 && body[b].len >= (size_t)spill_at && st.done < SDOCS)
+                assert_int_equal(bf_tmpl_stream_spill(&st), 0);
+            memset(buf, 'X', c + 64);
+            assert_int_equal(bf_tmpl_stream_read(&st, buf, c, &got), 0);
+            assert_true(got <= c);
+            assert_int_equal(buf[c], 'X'); /* nothing written past cap */
+            if (got == 0)
+                break;
+            assert_int_equal(bf_buf_append(&body[b], buf, got), 0);
+        }
+        assert_int_equal(st.done, SDOCS);
+        assert_int_equal(bf_tmpl_stream_total(&st), body[b].len);
+        assert_int_equal(bf_tmpl_stream_read(&st, buf, 4096, &got), 0); /* still the end */
+        assert_int_equal(got, 0);
+    }
+    free(buf);
+    bf_tmpl_stream_cleanup(&st);
+    bf_gen_destroy(&g);
+}
+
+static void test_stream_as_sent(void **state)
+{
+    (void)state;
+    setenv("TZ", "CET-1CEST,M3.5.0,M10.5.0/3", 1);
+    setenv("ES_PASSWORD", "unused", 0);
+    tzset();
+    static const size_t CAPS[] = {1, 7, 4096, 65536, 262144, 0};
+    bf_partition_t part = {3, 8, 42};
+    /* one clock for every render call: the call boundaries differ (the stream's are libcurl's
+     * buffers), and under a clock that moves a time value is the reading of its call */
+    bf__vars_fake_clock(&CLOCKS[0]);
+    for (size_t c = 0; c < NCASES; c++) {
+        bf_tmpl_t *t = NULL;
+        bf_scenario_t *sc = load_case(&CASES[c], &t);
+        const bf_cell_t *cell = bf_scenario_cell(sc, 0);
+        bf_buf_t old[SBODIES], got[SBODIES];
+        for (int b = 0; b < SBODIES; b++)
+            bf_buf_init(&old[b], 0);
+        render_old(t, cell, part, old);
+        for (size_t k = 0; k < sizeof CAPS / sizeof CAPS[0] + 2; k++) {
+            size_t cap = k < sizeof CAPS / sizeof CAPS[0] ? CAPS[k] : 4096;
+            /* the last two: spilled before any byte was read, and in the middle of a body */
+            size_t ncaps = sizeof CAPS / sizeof CAPS[0];
+            long spill = k < ncaps ? -1 : k == ncaps ? 0 : (long)(old[0].len / 3);
+            for (int b = 0; b < SBODIES; b++)
+                bf_buf_init(&got[b], 0);
+            render_streamed(t, cell, part, cap, spill, got);
+            for (int b = 0; b < SBODIES; b++) {
+                if (got[b].len != old[b].len || memcmp(got[b].data, old[b].data, old[b].len) != 0)
+                    fail_msg("%s: body %d read %zu bytes a call (spill at %ld): %zu bytes, "
+                             "differs from the body built whole (%zu bytes)",
+                             CASES[c].name, b, cap, spill, got[b].len, old[b].len);
+                bf_buf_cleanup(&got[b]);
+            }
+        }
+        for (int b = 0; b < SBODIES; b++)
+            bf_buf_cleanup(&old[b]);
+        bf_tmpl_destroy(&t);
+        bf_scenario_destroy(&sc);
+    }
+    bf__vars_fake_clock(NULL);
+}
+
+/* A sequence with wrap: false may end in the middle of a body: such bodies are built whole. */
+static void test_stream_refuses_unwrapped(void **state)
+{
+    (void)state;
+    static const char *text =
+        HEAD "variables:\n  - {name: s, type: sequence, to: 10, wrap: false}\n"
+             "document:\n  source: '{\"s\":$[[s]]}'\n";
+    bf_diag_t d = {0};
+    bf_load_opts_t o = {.base_dir = FIXDIR};
+    bf_scenario_t *sc = NULL;
+    assert_int_equal(bf_scenario_load_text(text, strlen(text), "nowrap", &o, &sc, &d), 0);
+    bf_tmpl_t *t = NULL;
+    assert_int_equal(bf_tmpl_compile(sc, &t, &d), 0);
+    bf_partition_t part = {0, 1, 1};
+    bf_gen_t *g = bf_gen_new(t, &part);
+    assert_int_equal(bf_tmpl_stream_room(t, g, bf_scenario_cell(sc, 0)), 0);
+    bf_gen_destroy(&g);
+    bf_tmpl_destroy(&t);
+    bf_scenario_destroy(&sc);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_golden),
+        cmocka_unit_test(test_stream_as_sent),
+        cmocka_unit_test(test_stream_refuses_unwrapped),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
