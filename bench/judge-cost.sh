@@ -5,11 +5,16 @@
 # (default 5); prints each round and the median ratio this/BASE.
 #
 #   bench/judge-cost.sh [BASE] [ROUNDS]
+#   env: BF_BUILD_DIR (default build/): a configured build whose proto/ holds the generated
+#        bulkfleet.pb-c.[ch] (bf_errtypes, which the judge counts into, packs them)
 set -euo pipefail
 BENCH_DIR=$(cd "$(dirname "$0")" && pwd)
 SRC=$(cd "$BENCH_DIR/.." && pwd)
 BASE=${1:-HEAD~1}
 ROUNDS=${2:-5}
+BUILD=${BF_BUILD_DIR:-$SRC/build}
+[ -f "$BUILD/proto/bulkfleet.pb-c.c" ] ||
+    { echo "judge-cost: $BUILD/proto/bulkfleet.pb-c.c missing: build the tree first (BF_BUILD_DIR)" >&2; exit 1; }
 W=$(mktemp -d "${TMPDIR:-/tmp}/bf-judge.XXXXXX")
 trap 'rm -rf "$W"' EXIT
 # the judge lived in agent/ before issue #27 moved it below both programs
@@ -18,7 +23,9 @@ git -C "$SRC" show "$BASE:common/bf_bulkresp.c" > "$W/base.c" 2>/dev/null ||
 for v in base this; do
     f="$W/base.c"
     [ $v = this ] && f="$SRC/common/bf_bulkresp.c"
-    gcc -O2 -D_GNU_SOURCE -I"$SRC/common" "$BENCH_DIR/bf_judgebench.c" "$f" \
+    gcc -O2 -D_GNU_SOURCE -I"$SRC/common" -I"$BUILD/proto" "$BENCH_DIR/bf_judgebench.c" "$f" \
+        "$SRC/common/bf_errtypes.c" "$SRC/common/bf_mem.c" "$SRC/common/bf_error.c" \
+        "$BUILD/proto/bulkfleet.pb-c.c" $(pkg-config --cflags --libs libprotobuf-c) \
         -o "$W/$v"
 done
 python3 - "$W" "$ROUNDS" "$BASE" <<'PY'
