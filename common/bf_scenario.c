@@ -1994,18 +1994,18 @@ static int build_all(bf__load_t *L, int keys_failed)
     int ok_doc = CLEAN("document") && step_ok(L, build_document(L));
     int ok_req = CLEAN("request", "run", "find_max", "name") && step_ok(L, build_request_run(L));
     int ok_search = CLEAN("search") && step_ok(L, build_search(L));
-    /* the matrix picks from targets:, knows the search section and the request's defaults */
+    /* the matrix picks from targets:, knows the search section and the request's defaults:
+     * with all of them right it makes the cells; else its own values, axis typos and
+     * include/exclude are still checked (a batch_size of 0 is said with a missing target, not
+     * after it is fixed), leaving out only what the section in error would decide */
     int ok_matrix = 0;
-    L->matrix_values_only = keys_failed;
-    if (keys_failed && ok_targets && ok_search && CLEAN("matrix"))
-        (void)step_ok(L, bf__matrix_expand(L)); /* its values, and its axis typos */
-    else if (keys_failed && CLEAN("matrix"))
-        /* an axis typo (matrix.concurency) is a key mistake too: listed with the others even
-         * when the matrix's values cannot be checked yet */
-        (void)step_ok(L, bf__matrix_collect_unknown_axes(L));
-    else if (!keys_failed)
-        ok_matrix = ok_targets && ok_index && ok_req && ok_search &&
-                    step_ok(L, bf__matrix_expand(L)) && L->sc->ncells > 0;
+    L->matrix_values_only = keys_failed || !(ok_targets && ok_index && ok_req && ok_search);
+    L->matrix_no_targets = !ok_targets;
+    L->matrix_no_search = !ok_search;
+    if (!L->matrix_values_only)
+        ok_matrix = step_ok(L, bf__matrix_expand(L)) && L->sc->ncells > 0;
+    else if (CLEAN("matrix"))
+        (void)step_ok(L, bf__matrix_expand(L));
     if (ok_matrix)
         (void)step_ok(L, check_data_stream(L));
     if (ok_vars && ok_doc)

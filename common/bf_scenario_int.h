@@ -462,8 +462,12 @@ typedef struct bf__load {
     /* opts->on_error: the key pass goes on after an error (bf__collect) */
     bf__collected_t *errors; /* the first BF__MAX_COLLECTED, reported in file order */
     size_t nerrors;          /* errors found (may exceed what is kept) */
-    int matrix_values_only;  /* validate after key mistakes: bf__matrix_expand checks the
-                                matrix's values, axes and include/exclude, makes no cells */
+    int matrix_values_only;  /* validate after mistakes elsewhere: bf__matrix_expand checks
+                                the matrix's values, axes and include/exclude, makes no cells */
+    int matrix_no_targets;   /* with matrix_values_only: the target(s) section had a mistake,
+                                so a target axis's names are not checked against it */
+    int matrix_no_search;    /* with matrix_values_only: the search section had a mistake, so
+                                the search axes are not refused for want of one */
 } bf__load_t;
 
 /* ---- the diagnostics collector (bf_scenario_diag.c) ---- */
@@ -493,12 +497,6 @@ struct json_t *bf__y_scalar_to_json(const bf__ynode_t *n);
 /* Matrix expansion (bf_scenario_matrix.c): axes, cells, index names, settings (with
  * L->matrix_values_only: only the checks of the values, axes and include/exclude entries). */
 int bf__matrix_expand(bf__load_t *L);
-/* bf__matrix_collect_unknown_axes — validate's key pass, when it has other mistakes: every
- * matrix key that is no axis (nor include, exclude, settings[.<name>]) as "matrix.X: unknown
- * axis" through bf__collect, so it is listed with the unknown keys rather than after they are
- * fixed (bf__matrix_expand reports them otherwise, with the same text). Returns BF_OK, or the
- * error when nothing collects (no on_error). */
-int bf__matrix_collect_unknown_axes(bf__load_t *L);
 
 /* ---- template checks (bf_template.c) ------------------------------------------------------- */
 

@@ -162,8 +162,11 @@ static int check_value(mx *m, const param *p, const bf__ynode_t *n, const char *
         return BF_OK;
     const bf__key_t *k = &bf__keys[p->row];
     if (k->type == BF__T_AXIS_NAME) {
-        /* matrix.target: a name of the targets: section */
+        /* matrix.target: a name of the targets: section (not checked while that section
+         * has a mistake of its own: validate says that one) */
         const bf_scenario_t *sc = L->sc;
+        if (L->matrix_values_only && L->matrix_no_targets)
+            return BF_OK;
         if (sc->ntargets == 0)
             return bf__err(L, n, BF_E_INVAL,
                            "%s: there is no targets: section to pick from; "
@@ -460,26 +463,6 @@ static int unknown_axis(bf__load_t *L, const bf__ynode_t *k)
                    "concurrency, compression, target_rate, routing_mode, target, agents and "
                    "settings.<name>",
                    k->value);
-}
-
-int bf__matrix_collect_unknown_axes(bf__load_t *L)
-{
-    const bf__ynode_t *mat = L->top[BF__K_MATRIX].node;
-    if (mat == NULL || mat->kind != BF__Y_MAP)
-        return BF_OK;
-    for (size_t i = 0; i < mat->n; i++) {
-        const bf__ynode_t *k = mat->items[2 * i];
-        const char *name = k->value;
-        if (strcmp(name, "include") == 0 || strcmp(name, "exclude") == 0 ||
-            strcmp(name, "settings") == 0 || (strncmp(name, "settings.", 9) == 0 && name[9]))
-            continue;
-        if (axis_row(name) < 0) {
-            int rc = unknown_axis(L, k);
-            if (!bf__collect(L, rc))
-                return rc;
-        }
-    }
-    return BF_OK;
 }
 
 static int parse_matrix(mx *m)
@@ -1011,7 +994,8 @@ int bf__matrix_expand(bf__load_t *L)
                      BF__MAX_AXES);
         goto error;
     }
-    for (int i = P_SCLIENTS; i <= P_SRATE && !sc->search.enabled; i++) {
+    int no_search = !sc->search.enabled && !(L->matrix_values_only && L->matrix_no_search);
+    for (int i = P_SCLIENTS; i <= P_SRATE && no_search; i++) {
         const param *p = &m.p[i];
         if (p->list || p->fixed) {
             rc = keep(&m, bf__err(L, p->list ? p->list : p->fixed, BF_E_INVAL,

@@ -1337,19 +1337,38 @@ static void test_all_key_errors(void **state)
     assert_int_equal(bf_scenario_load_text(mix, strlen(mix), "s.yaml", &o, &sc, &d), BF_E_INVAL);
     assert_int_equal(keys_failed, 1);
     expect_prefixes(&e, want_mix, sizeof want_mix / sizeof want_mix[0]);
-    /* a required section missing: its checks wait (no crash on the unbuilt target) */
+    /* a required section missing: its checks wait (no crash on the unbuilt target), and the
+     * matrix's own values are still checked in the same run (issue #30, a new user's file: a
+     * batch_size of 0 was said only after the target was fixed); the target axis's names wait
+     * for the target(s) section, the search axes for a search section with a mistake */
     const char *notarget = "name: t\ndocument: {source: '{\"a\": $[[v]]}'}\nrun: {x: 1}\n"
-                           "matrix: {target: [a]}\n";
+                           "matrix: {target: [a], batch_size: [0], concurrency: [four]}\n";
     static const char *want_nt[] = {
         "s.yaml:1:1: missing required key 'target'",
         "s.yaml:2:27: document.source: $[[v]] names no variable",
         "s.yaml:3:7: run.x: unknown key",
+        "s.yaml:4:36: matrix.batch_size: expected a whole number from 1 to 10000000, got '0'",
+        "s.yaml:4:54: matrix.concurrency: expected a whole number from 0 to 1000000, got 'four'",
     };
     memset(&e, 0, sizeof e);
     memset(&d, 0, sizeof d);
     assert_int_equal(bf_scenario_load_text(notarget, strlen(notarget), "s.yaml", &o, &sc, &d),
                      BF_E_INVAL);
-    expect_prefixes(&e, want_nt, 3);
+    expect_prefixes(&e, want_nt, sizeof want_nt / sizeof want_nt[0]);
+    /* a value mistake in the target (no key mistake anywhere): the matrix is checked too */
+    const char *badhost = "name: t\ntarget: {hosts: [notaurl]}\ndocument: {source: '{\"a\": 1}'}\n"
+                          "search: {queries: [{name: q, bodi: {}}]}\n"
+                          "matrix: {batch_size: [0], search_clients: [1]}\n";
+    static const char *want_bh[] = {
+        "s.yaml:2:18: target.hosts: 'notaurl' is not a URL",
+        "s.yaml:4:",
+        "s.yaml:5:23: matrix.batch_size: expected a whole number from 1 to 10000000, got '0'",
+    };
+    memset(&e, 0, sizeof e);
+    memset(&d, 0, sizeof d);
+    assert_int_equal(bf_scenario_load_text(badhost, strlen(badhost), "s.yaml", &o, &sc, &d),
+                     BF_E_INVAL);
+    expect_prefixes(&e, want_bh, sizeof want_bh / sizeof want_bh[0]);
 }
 
 /* validate after a clean key pass: every matrix value, include/exclude entry, unknown axis and

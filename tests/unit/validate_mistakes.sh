@@ -44,6 +44,24 @@ grep -qF "document.sourc: unknown key" err || { cat err; fail "keys.yaml: docume
 grep -qF '$[[nope]]' err && { cat err; fail "keys.yaml: the template of a document with a key mistake was checked"; }
 grep -qF "got 'big'" err || { cat err; fail "keys.yaml: the matrix was not checked"; }
 
+# a new user's file (issue #30): a misspelled key, a wrong type, a batch size of 0 and the
+# target missing: all four in one run (the matrix was checked only once the target was there)
+cat > newuser.yaml <<'Y'
+name: t
+index: {name: t, recreate: yes please}
+document: {source: '{"a": 1}'}
+run: {duraton: 10s}
+matrix: {batch_size: [0, 500]}
+Y
+rc=0; "$COORD" validate newuser.yaml > out 2> err || rc=$?
+expected='newuser.yaml:1:1: missing required key '"'"'target'"'"'
+newuser.yaml:2:28: index.recreate: expected true or false, got '"'"'yes please'"'"'
+newuser.yaml:4:7: run.duraton: unknown key; did you mean '"'"'duration'"'"'?
+newuser.yaml:5:23: matrix.batch_size: expected a whole number from 1 to 10000000, got '"'"'0'"'"'
+newuser.yaml is not a valid scenario (4 mistakes above; the sections with a mistake in their keys get their other checks once it is fixed)'
+got=$(sed 's/^bulkfleet-coordinator validate: error: //' err)
+[ "$rc" = 2 ] && [ "$got" = "$expected" ] || { diff <(echo "$expected") <(echo "$got") || true; fail "newuser.yaml: exit $rc, not the 4 mistakes in one run"; }
+
 # once the keys are right: several matrix-value and several template mistakes, in one run
 cat > later.yaml <<'Y'
 name: t
