@@ -17,8 +17,9 @@
 #   - the index holds the acknowledged documents only: GET _count = docs_ok_all, row verified;
 #   - telemetry: the per-node write pool rejected count in telemetry/<cell>.ndjson rises during
 #     the cell, stays within the before/after figures, and the row's write_rejected is > 0;
-#   - doc_errors names es_rejected_execution_exception for both kinds (a whole-request 429's
-#     body is ~2.5 kB on Elasticsearch 8, longer than the agent keeps of it).
+#   - both kinds were seen, and doc_errors and the agent's warning name
+#     es_rejected_execution_exception for both (a whole-request 429's body is ~2.5 kB on
+#     Elasticsearch 8, longer than the agent keeps of it).
 source "$(dirname "$0")/lib.sh"
 cd "$TMP"
 URL=${BF_TEST_ES:?BF_TEST_ES is not set (run through ctest)}
@@ -78,6 +79,8 @@ for line in open(glob.glob(run + "cells/*.ndjson")[0]):
         for k, v in j.items():
             if isinstance(v, int) and not isinstance(v, bool):
                 A[k] = A.get(k, 0) + v
+        for k, v in j.get("http_status", {}).items():
+            A["http_" + k] = A.get("http_" + k, 0) + v
 def eq(what, got, want):
     assert got == want, f"{what}: {got}, want {want} (row {R}, samples {A})"
 assert R["docs_rejected"] > 0 and R["docs_retried"] > 0 and R["docs_429"] > 0, R
@@ -92,6 +95,8 @@ eq("documents on the wire: sends x 50", A["sends"] * 50, A["docs_sent"] + A["doc
 eq("the node's write pool rejections x 50", (after - before) * 50, A["docs_429"])
 eq("_count", count, R["docs_ok_all"])
 assert R["verified"] is True and R["docs_counted"] == count, R
+# both kinds: a whole request answered 429, and a 200 whose items are 429
+assert A.get("http_429", 0) > 0 and A.get("req_partial", 0) > 0, ("both kinds of rejection", A)
 types = {e["type"] for e in R["doc_errors"]}
 eq("doc_errors types", types, {"es_rejected_execution_exception"})
 T = [json.loads(l) for l in open(glob.glob(run + "telemetry/*.ndjson")[0])]
@@ -103,8 +108,12 @@ assert ticks[-1] > ticks[0], ticks
 assert 0 < R["write_rejected"] <= after - before, (R["write_rejected"], before, after)
 print(f"Elasticsearch 8.17.0, write pool 1 thread, queue 16, 64 requests of 50 in flight: "
       f"{A['sends']} requests, {R['docs_sent_all']} documents sent, {R['docs_ok_all']} ok, "
-      f"{R['docs_rejected_all']} rejected, {A['docs_retried']} resent; 429 items {A['docs_429']}; "
+      f"{R['docs_rejected_all']} rejected, {A['docs_retried']} resent; {A['http_429']} requests "
+      f"answered 429 whole, {A['req_partial']} with 429 items; 429 items {A['docs_429']}; "
       f"the node's write pool rejected {after - before} tasks ({before} -> {after}); telemetry "
       f"{ticks}, row write_rejected {R['write_rejected']}; _count {count}")
 PY
+# the agent's warning names the type and reason of a whole-request 429 cut short, not its raw JSON
+grep -q "HTTP 429 from _bulk: es_rejected_execution_exception: rejected execution of " err ||
+    { grep "HTTP 429" err >&2; fail "the agent's warning for a whole-request 429 does not name es_rejected_execution_exception"; }
 pass "Elasticsearch 8.17.0 rejected (es_rejected_execution_exception); every document counted once, the node's pool agrees, the index holds the acknowledged ones"
