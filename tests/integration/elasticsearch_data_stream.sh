@@ -9,11 +9,19 @@
 # 2. Elasticsearch answers GET /_data_stream/<an index> with 200 and an empty list: a data stream
 # cell over a plain index is refused, the index kept. 3. An Elasticsearch without the
 # data-streams module (the fault server --no-data-stream-api: /_data_stream answers 405) still
-# stops a data stream cell before load with the clear message.
+# stops a data stream cell before load with the clear message. 4. find-max over a data stream
+# deletes the stream its last step left, with its backing indices.
 source "$(dirname "$0")/lib.sh"
 cd "$TMP"
 P="bfesds$$"
-trap 'stop_fs; curl -s -X DELETE "$ES/$P-ix" > /dev/null 2>&1 || true; cleanup_tmp' EXIT
+cleanup() {
+    stop_fs
+    curl -s -X DELETE "$ES/$P-ix" > /dev/null 2>&1 || true
+    curl -s -X DELETE "$ES/_data_stream/$P-fm" > /dev/null 2>&1 || true
+    curl -s -X DELETE "$ES/_index_template/bulkfleet-$P-fm" > /dev/null 2>&1 || true
+    cleanup_tmp
+}
+trap cleanup EXIT
 code=$(curl -s -o /dev/null -w '%{http_code}' "$ES/_data_stream/$P-none")
 [ "$code" = 404 ] || fail "GET /_data_stream/$P-none answered $code, want 404 (is bulkfleet-data-streams loaded?)"
 
@@ -73,4 +81,29 @@ assert any(r["path"].startswith("/_data_stream/") and r["status"] == 405 for r i
 bulk = [r for r in reqs if r.get("bulk")]
 assert not bulk, bulk
 PY
-pass "Elasticsearch 8.17.0 data streams through bulkfleet-data-streams: integration_data_stream passes; an index under the name is refused and kept; without the API a cell stops before load"
+stop_fs
+
+# 4. find-max over a data stream (one batch size, one concurrency: two short steps)
+cat > fm.yaml <<YAML
+name: $P-fm
+target: {hosts: ["$ES"]}
+index:
+  name: $P-fm
+  template:
+    body: {index_patterns: ["$P-fm"], data_stream: {}, priority: 500, template: {settings: {number_of_replicas: 0}}}
+variables: [{name: ts, type: now_utc_lite}, {name: n, type: range, from: 1, to: 999}]
+document: {source: '{"@timestamp": "\$[[ts]]", "n": \$[[n]]}'}
+run: {warmup: 1s, duration: 1s}
+find_max: {batch_start: 100, batch_max: 100, concurrency_max: 1, sustain: 1s, sustain_tries: 3, max_time: 1m}
+YAML
+PORT=$(free_port)
+timeout 120 "$COORD" find-max fm.yaml --local-agents 1 --bind "tcp://127.0.0.1:$PORT" --results rfm -q > fm.out 2> fm.err ||
+    { rc=$?; tail -20 fm.err >&2; fail "find-max over a data stream: exit $rc"; }
+grep -q "find-max: deleted $P-fm, the index of the last step" fm.err ||
+    { tail -5 fm.err >&2; fail "find-max did not say it deleted its last data stream"; }
+code=$(curl -s -o /dev/null -w '%{http_code}' "$ES/_data_stream/$P-fm")
+[ "$code" = 404 ] || fail "find-max left its data stream $P-fm (GET /_data_stream: HTTP $code)"
+left=$(curl -sf "$ES/_cat/indices/.ds-$P-fm-*?expand_wildcards=all&h=index") || fail "_cat/indices"
+[ -z "$left" ] || fail "find-max left backing indices: $left"
+echo "find-max: $(tail -n 1 fm.out); the stream and its backing indices deleted"
+pass "Elasticsearch 8.17.0 data streams through bulkfleet-data-streams: integration_data_stream passes; an index under the name is refused and kept; without the API a cell stops before load; find-max deletes its last stream"
