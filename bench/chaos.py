@@ -34,9 +34,19 @@ each lasting 0.5 to 3 s, overlapping freely:
                     2500 ms, both ways: this kernel has no sch_netem, so `tc netem` cannot
   net_loss          (--net) the forwarder holds each chunk, with probability 5, 20 or 50 %,
                     200-600 ms first: what a lost segment costs a TCP stream (a retransmission)
+  slow_disk         the results directory answers each write, fsync, open for writing, flush
+                    and rename 200, 500, 1000 or 2000 ms late, for 1 to 8 s (not 0.5 to 3
+                    as the others): the coordinator and the agents
+                    run under the LD_PRELOAD shim tests/support/bf_slowdisk.c
+                    (libbf_slowdisk.so in the build), whose control file the driver sets
 
-Not injected, and said so in the output: slow disks (this kernel has no device mapper for
-dm-delay, libfuse is not installed, and cgroup v1 blkio does not throttle buffered writes).
+A slow disk by a preload shim, not by the kernel (said so in the output): this kernel has no
+device-mapper driver for dm-delay (/dev/mapper/control: "No such device"), cgroup v1 blkio does
+not throttle buffered writes, and FUSE, though the kernel has it (/dev/fuse opens, a mount of
+type fuse succeeds), has no libfuse installed to serve a delaying file system. --no-slow-disk
+draws the schedules of the runs before slow_disk was in the menu (bench/RESULTS.md);
+--slow-disk-ms MS slows the results directory from the start to the end (MS per call, the
+calls of --slow-disk-ops only when given), faults or not.
 The coordinator is resumed (`--resume`) whenever it ended while faults were still to come or
 with exit 3 (environment), at most 10 times. Afterwards every process it started is stopped
 and the history checked; the last line is "faults N, invariant violations V" (N: faults
@@ -72,9 +82,10 @@ def secs(text):
     return int(float(t[:-1]) * mult) if mult else int(t)
 
 
-def schedule(seed, n, dur, root, net=False, cluster=False):
-    """The faults of seed: n of them at uniform moments of [1, dur), sorted. Pure. Without net
-    and cluster the draws are those of the first runs (bench/RESULTS.md, 20 seeds)."""
+def schedule(seed, n, dur, root, net=False, cluster=False, slow=False):
+    """The faults of seed: n of them at uniform moments of [1, dur), sorted. Pure. Without net,
+    cluster and slow the draws are those of the first runs (bench/RESULTS.md, 20 seeds); without
+    slow those of the runs before slow_disk was in the menu."""
     rng = random.Random(seed)
     kinds = ["kill_agent", "stop_agent", "kill_coordinator", "stop_coordinator", "stop_target"]
     if not cluster:
@@ -82,6 +93,8 @@ def schedule(seed, n, dur, root, net=False, cluster=False):
     kinds += ["disk_full"] if root else []
     if net:
         kinds += ["partition", "partition", "net_delay", "net_loss"]
+    if slow:
+        kinds += ["slow_disk", "slow_disk"]
     out = []
     for _ in range(n):
         k = rng.choice(kinds)
@@ -94,6 +107,9 @@ def schedule(seed, n, dur, root, net=False, cluster=False):
             f["delay_ms"] = rng.choice((50, 200, 800, 2500))
         if k == "net_loss":
             f["loss"] = rng.choice((0.05, 0.2, 0.5))
+        if k == "slow_disk":
+            f["delay_ms"] = rng.choice((200, 500, 1000, 2000))
+            f["for_s"] = round(rng.uniform(1.0, 8.0), 2)  # a disk stays slow for a while
         out.append(f)
     out.sort(key=lambda f: f["t"])
     return out
@@ -122,6 +138,10 @@ class Chaos:
         self.cluster = a.cluster  # "" : the fault server; URL: the dev cluster there
         self.fwd = None
         self.netns = []
+        self.shim = os.path.join(self.build, "tests", "libbf_slowdisk.so")
+        self.sd_ctl = os.path.join(self.out, "slowdisk.ms")
+        self.sd_log = os.path.join(self.out, "slowdisk.log")
+        self.sd_base = a.slow_disk_ms  # the delay outside slow_disk faults (0: none)
 
     def log(self, msg):
         line = f"chaos: {time.time() - self.t0:7.2f} s {msg}" if hasattr(self, "t0") else f"chaos: {msg}"
@@ -129,9 +149,45 @@ class Chaos:
         if self.a.verbose:
             print(line, file=sys.stderr, flush=True)
 
+    def slow_env(self):
+        """the environment of the coordinator and the agents: under the slow-disk shim (its
+        control file says the delay now), unless --no-slow-disk without --slow-disk-ms"""
+        env = dict(os.environ)
+        if self.slow:
+            env.update(LD_PRELOAD=self.shim, BF_SLOWDISK_DIR=os.path.abspath(self.res),
+                       BF_SLOWDISK_CONTROL=self.sd_ctl, BF_SLOWDISK_LOG=self.sd_log)
+            if self.a.slow_disk_ops:
+                env["BF_SLOWDISK_OPS"] = self.a.slow_disk_ops
+        return env
+
+    def set_slow(self, ms):
+        tmp = self.sd_ctl + ".tmp"
+        with open(tmp, "w") as fh:
+            fh.write(f"{int(ms)}\n")
+        os.replace(tmp, self.sd_ctl)
+
+    def cur_slow(self, without=None):
+        """the largest delay of the slow_disk faults still on (but `without`), else the base"""
+        return max([g["delay_ms"] for g, _ in self.active
+                    if g["kind"] == "slow_disk" and g is not without] or [self.sd_base])
+
+    def slowed(self):
+        """(calls slowed, seconds slept) from the shim's log"""
+        n, ms = 0, 0
+        try:
+            with open(self.sd_log) as fh:
+                for ln in fh:
+                    parts = ln.split(" ", 2)
+                    if len(parts) >= 2 and parts[1].isdigit():
+                        n += 1
+                        ms += int(parts[1])
+        except OSError:
+            pass
+        return n, ms / 1000.0
+
     def spawn(self, argv, what, out):
         p = subprocess.Popen(argv, stdout=open(out + ".out", "ab"), stderr=open(out + ".err", "ab"),
-                             stdin=subprocess.DEVNULL, start_new_session=True)
+                             stdin=subprocess.DEVNULL, start_new_session=True, env=self.slow_env())
         self.procs.append({"pid": p.pid, "what": what})
         return p
 
@@ -329,6 +385,8 @@ matrix:
             self.set_fwd(self.cur_delay(), f["loss"])
         elif k == "mode":
             self.fs_call("PUT", f"/_fault/mode/{f['mode']}")
+        elif k == "slow_disk":
+            self.set_slow(max(f["delay_ms"], self.cur_slow()))
         elif k == "disk_full":
             fill = os.path.join(self.res, ".chaos-fill")
             try:
@@ -364,6 +422,8 @@ matrix:
                                check=True)
         elif k in ("net_delay", "net_loss"):
             self.set_fwd(self.cur_delay(f), self.cur_loss(f))
+        elif k == "slow_disk":
+            self.set_slow(self.cur_slow(f))
         elif k == "mode":
             # back to "ok" once no other mode fault is still on
             if not any(g["kind"] == "mode" and g is not f for g, _ in self.active):
@@ -390,7 +450,19 @@ matrix:
     def run(self):
         a = self.a
         self.dur = secs(a.duration)
-        self.faults = schedule(a.seed, a.faults, self.dur, self.root, bool(self.net), bool(self.cluster))
+        self.slow = not a.no_slow_disk or self.sd_base > 0
+        if self.slow and not os.path.exists(self.shim):
+            raise SystemExit(f"chaos: {self.shim} is missing: build it (cmake --build "
+                             f"{self.build} --target bf_slowdisk), or run with --no-slow-disk")
+        self.faults = schedule(a.seed, a.faults, self.dur, self.root, bool(self.net),
+                               bool(self.cluster), slow=not a.no_slow_disk)
+        if a.schedule:
+            # a schedule printed by an earlier run (one JSON object a line, or a JSON list)
+            with open(a.schedule) as fh:
+                text = fh.read().strip()
+            fs = json.loads(text) if text.startswith("[") else [
+                json.loads(ln) for ln in text.split("\n") if ln.strip()]
+            self.faults = sorted(fs, key=lambda f: f["t"])[:a.faults]
         if not self.root:
             self.notes.append("disk_full not drawn: not root (a tmpfs needs mount)")
         if not self.net:
@@ -400,9 +472,19 @@ matrix:
                               "has no sch_netem for tc netem")
         if self.cluster:
             self.notes.append("the fault server's modes not drawn: a real cluster (" + self.cluster + ")")
-        self.notes.append("not injected: slow disks (no dm-delay in this kernel, no libfuse; "
-                          "cgroup v1 blkio does not throttle buffered writes)")
+        if self.slow:
+            self.notes.append("slow disk by an LD_PRELOAD shim (tests/support/bf_slowdisk.c) in "
+                              "the coordinator and the agents: this kernel has no device-mapper "
+                              "driver for dm-delay, cgroup v1 blkio does not throttle buffered "
+                              "writes, libfuse is not installed")
+        if a.no_slow_disk:
+            self.notes.append("slow_disk not drawn: --no-slow-disk (the earlier menu's schedules)")
+        if self.sd_base:
+            self.notes.append(f"the results directory slowed {self.sd_base} ms per call "
+                              f"({a.slow_disk_ops or 'every call'}) for the whole campaign")
         os.makedirs(self.res, exist_ok=True)
+        self.set_slow(self.sd_base)
+        self.active = []
         if self.root:
             subprocess.run(["mount", "-t", "tmpfs", "-o", "size=16m", "tmpfs", self.res], check=True)
             self.mounted = True
@@ -560,6 +642,16 @@ def main():
     ap.add_argument("--cluster", default="",
                     help="a running dev cluster (http://127.0.0.1:PORT) as the target instead of "
                          "the fault server")
+    ap.add_argument("--no-slow-disk", action="store_true",
+                    help="no slow_disk in the menu: the schedules of the earlier runs")
+    ap.add_argument("--slow-disk-ms", type=int, default=0,
+                    help="slow the results directory by MS per call for the whole campaign")
+    ap.add_argument("--slow-disk-ops", default="",
+                    help="with the shim, only these calls (comma list of open, write, fsync, "
+                         "flush, rename; default all)")
+    ap.add_argument("--schedule", default="",
+                    help="replay these faults (a file of the schedule lines a violation prints) "
+                         "instead of drawing them from --seed; --faults caps how many")
     ap.add_argument("-v", "--verbose", action="store_true")
     a = ap.parse_args()
     if a.net < 0:
@@ -569,6 +661,8 @@ def main():
         ap.error("--net N: 0 to 9")
     if a.cluster and not a.cluster.startswith("http://127.0.0.1:"):
         ap.error("--cluster: http://127.0.0.1:PORT (traffic only to this host)")
+    if a.slow_disk_ms < 0 or a.slow_disk_ms > 60000:
+        ap.error("--slow-disk-ms: 0 to 60000")
     if a.faults < 0 or secs(a.duration) < 5:
         ap.error("--faults >= 0 and --duration >= 5s")
     if a.port == 0:
@@ -629,6 +723,9 @@ def main():
         key = f["kind"] + (":" + f["mode"] if f["kind"] == "mode" else "")
         kinds[key] = kinds.get(key, 0) + 1
     print("chaos: faults by kind: " + ", ".join(f"{k} {n}" for k, n in sorted(kinds.items())))
+    if c.slow:
+        n, sl = c.slowed()
+        print(f"chaos: slow disk: {n} calls on the results directory slowed, {sl:.1f} s in all")
     for cid in [x["id"] for x in cells]:
         r = h["rows"].get(cid)
         if r:

@@ -83,6 +83,8 @@ struct bf_fleet {
     uint64_t last_burst_us;
     uint64_t last_ping_us;
     uint64_t last_scan_us; /* last liveness scan over the agents */
+    uint64_t stalled_us;   /* sum of this coordinator's stalls (bf_fleet_stalled_us) */
+    uint64_t returned_us;  /* when bf_fleet_poll last returned (0: not yet) */
     uint64_t fd_limit;     /* soft RLIMIT_NOFILE after bf_fleet_new */
     int fd_warned;         /* the "too many agents for the descriptor limit" warning was given */
 };
@@ -595,6 +597,7 @@ static void on_hello(bf_fleet_t *f, void *sock, bf_fleet_agent_t *a, const Bf__H
     a->cores = h->cores ? h->cores : 1;
     a->threads = h->threads ? h->threads : a->cores;
     a->last_seen_us = bf_clock_mono_us();
+    a->stalled_seen_us = f->stalled_us;
     a->suspect = 0;
     if (is_data) {
         a->has_data_route = 1;
@@ -683,6 +686,27 @@ static int bad_peer_first(bf_fleet_t *f, const char *address, int rc)
     return 1;
 }
 
+/* a stretch from t0 to t1 (µs) in which the fleet was expected to take allowed_us at most:
+ * past that by more than BF_FLEET_STALL_MS, all of the excess is a stall of this coordinator */
+static void note_stall(bf_fleet_t *f, uint64_t t0_us, uint64_t t1_us, uint64_t allowed_us)
+{
+    if (t1_us > t0_us && t1_us - t0_us > allowed_us + (uint64_t)BF_FLEET_STALL_MS * 1000u)
+        f->stalled_us += t1_us - t0_us - allowed_us;
+}
+
+uint64_t bf_fleet_stalled_us(const bf_fleet_t *f)
+{
+    return f->stalled_us;
+}
+
+/* how long agent a has been silent while this coordinator listened (µs) */
+static uint64_t silent_us(const bf_fleet_t *f, const bf_fleet_agent_t *a, uint64_t now)
+{
+    uint64_t silent = now > a->last_seen_us ? now - a->last_seen_us : 0;
+    uint64_t stalled = f->stalled_us - a->stalled_seen_us;
+    return silent > stalled ? silent - stalled : 0;
+}
+
 static void drain(bf_fleet_t *f, void *sock, int is_data)
 {
     for (int k = 0; k < 1000; k++) {
@@ -761,6 +785,7 @@ static void drain(bf_fleet_t *f, void *sock, int is_data)
             } else {
                 int was_lost = a->session == BF_AS_LOST;
                 a->last_seen_us = bf_clock_mono_us();
+                a->stalled_seen_us = f->stalled_us;
                 a->suspect = 0;
                 if (was_lost) {
                     a->session = BF_AS_IDLE;
@@ -788,7 +813,9 @@ static void drain(bf_fleet_t *f, void *sock, int is_data)
                                     (double)a->clock_rtt_us / 1e3, BF_CLOCK_PINGS);
                     }
                 } else if (f->handler) {
+                    uint64_t t0 = bf_clock_mono_us();
                     f->handler(f->ctx, a, env, is_data);
+                    note_stall(f, t0, bf_clock_mono_us(), 0);
                 }
             }
         }
@@ -839,7 +866,13 @@ static void resolve_claims(bf_fleet_t *f)
 int bf_fleet_poll(bf_fleet_t *f, int timeout_ms)
 {
     zmq_pollitem_t items[2] = {{f->ctrl, 0, ZMQ_POLLIN, 0}, {f->data, 0, ZMQ_POLLIN, 0}};
+    /* the caller's time away from the fleet, and a wait that overran (the process stopped) */
+    uint64_t t0 = bf_clock_mono_us();
+    if (f->returned_us)
+        note_stall(f, f->returned_us, t0, 0);
     int n = zmq_poll(items, 2, timeout_ms);
+    note_stall(f, t0, bf_clock_mono_us(), timeout_ms > 0 ? (uint64_t)timeout_ms * 1000u : 0);
+    f->returned_us = bf_clock_mono_us();
     if (n < 0)
         return errno == EINTR ? BF_E_INTR : BF_E_IO;
     if (items[1].revents & ZMQ_POLLIN)
@@ -849,6 +882,7 @@ int bf_fleet_poll(bf_fleet_t *f, int timeout_ms)
     if (f->nclaims)
         resolve_claims(f);
     uint64_t now = bf_clock_mono_us();
+    f->returned_us = now;
     /* the liveness scan is O(agents): run it at most every BF_FLEET_SCAN_MS, not on every
      * wake-up (with 1000 agents the poll wakes for nearly every sample) */
     if (now - f->last_scan_us < (uint64_t)BF_FLEET_SCAN_MS * 1000u)
@@ -858,11 +892,18 @@ int bf_fleet_poll(bf_fleet_t *f, int timeout_ms)
         bf_fleet_agent_t *a = f->agents[i];
         if (a->session == BF_AS_LOST)
             continue;
-        uint64_t silent_ms = (now - a->last_seen_us) / 1000u;
+        uint64_t silent_ms = silent_us(f, a, now) / 1000u;
         if (silent_ms > f->opts.lost_ms) {
             a->session = BF_AS_LOST;
-            bf_warn("agent %s (%s) lost: silent for %llu ms", a->id, a->hostname,
-                    (unsigned long long)silent_ms);
+            uint64_t stalled_ms = (f->stalled_us - a->stalled_seen_us) / 1000u;
+            if (stalled_ms)
+                bf_warn("agent %s (%s) lost: silent for %llu ms while this coordinator listened "
+                        "(and %llu ms more while it was stalled: not counted)",
+                        a->id, a->hostname, (unsigned long long)silent_ms,
+                        (unsigned long long)stalled_ms);
+            else
+                bf_warn("agent %s (%s) lost: silent for %llu ms", a->id, a->hostname,
+                        (unsigned long long)silent_ms);
             if (f->event)
                 f->event(f->ctx, a, 1);
         } else if (silent_ms > f->opts.suspect_ms && !a->suspect) {

@@ -4,7 +4,11 @@
  * Control ROUTER (default tcp://0.0.0.0:7100) and data ROUTER (7101); agents connect with DEALERs
  * whose routing id is the agent id and a nonce (DESIGN §3; see below). The fleet answers Hello
  * (Welcome, or Reject with a reason on a protocol major mismatch), Ping, and tracks liveness: an
- * agent silent for suspect_ms is suspect, for lost_ms lost. Every other message goes to the
+ * agent silent for suspect_ms is suspect, for lost_ms lost, counting only the time this
+ * coordinator listened: a stall of its own (a handler or the caller busy for longer than
+ * BF_FLEET_STALL_MS, e.g. on a slow results disk, or the process stopped) is not the agent's
+ * silence, since no Ping went out and nothing was read meanwhile (issue #26: a 2 s fflush per
+ * sample had an idle agent "lost: silent for 6001 ms"). Every other message goes to the
  * handler. A message from a peer that never said Hello (after a coordinator restart) is ignored,
  * not rejected: the agent says Hello again when it hears nothing, and a Reject would end it. The
  * clock offset of each agent comes from a fresh ping exchange after each Hello (BF_CLOCK_PINGS
@@ -64,7 +68,8 @@ typedef struct bf_fleet_agent {
     int has_data_route;
     enum bf_agent_session session;
     uint64_t last_seen_us;   /* monotonic */
-    uint64_t welcomed_us;    /* monotonic time of the last Welcome sent (0: none yet) */
+    uint64_t stalled_seen_us; /* bf_fleet_stalled_us() at last_seen_us */
+    uint64_t welcomed_us;     /* monotonic time of the last Welcome sent (0: none yet) */
     int suspect;
     int64_t clock_offset_us; /* coordinator wall - agent wall: from the Ping/Pong round trip
                                 with the smallest delay (NTP's offset with t2 = t3); 0 until one
@@ -152,8 +157,16 @@ typedef int (*bf_fleet_resend_fn)(void *ctx, const bf_fleet_agent_t *agent);
 void bf_fleet_set_resend(bf_fleet_t *f, bf_fleet_resend_fn fn);
 
 /* bf_fleet_poll — wait up to timeout_ms for messages, dispatch them all, update liveness.
+ * The time since the previous call, a wait that overran timeout_ms and each handler call are
+ * counted as a stall (bf_fleet_stalled_us) when longer than BF_FLEET_STALL_MS.
  * Returns 0 or BF_E_INTR when poll was interrupted by a signal. */
 int bf_fleet_poll(bf_fleet_t *f, int timeout_ms);
+/* A stretch longer than this in which the fleet did not listen is the coordinator's stall. */
+#define BF_FLEET_STALL_MS 100
+/* bf_fleet_stalled_us — µs this coordinator did not listen to its agents since bf_fleet_new:
+ * the sum of its stalls (see bf_fleet_poll; monotonic clock), never decreasing; the difference
+ * of two readings is the stall time between them. Not thread-safe (the fleet's thread). */
+uint64_t bf_fleet_stalled_us(const bf_fleet_t *f);
 
 size_t bf_fleet_count(const bf_fleet_t *f);
 bf_fleet_agent_t *bf_fleet_agent(bf_fleet_t *f, size_t i);

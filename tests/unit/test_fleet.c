@@ -29,6 +29,7 @@ typedef struct fixture {
     void *extra; /* a test's second DEALER, closed by teardown (also after a failed assert) */
     char ctrl_ep[64], data_ep[64];
     int lost_events, back_events, handled;
+    int stall_ms; /* the next handler call takes this long (a slow results disk), then 0 */
 } fixture;
 
 static void on_msg(void *ctx, bf_fleet_agent_t *a, const Bf__Envelope *env, int is_data)
@@ -36,7 +37,12 @@ static void on_msg(void *ctx, bf_fleet_agent_t *a, const Bf__Envelope *env, int 
     (void)a;
     (void)env;
     (void)is_data;
-    ((fixture *)ctx)->handled++;
+    fixture *fx = ctx;
+    fx->handled++;
+    if (fx->stall_ms) {
+        usleep((useconds_t)fx->stall_ms * 1000u);
+        fx->stall_ms = 0;
+    }
 }
 
 static void on_event(void *ctx, bf_fleet_agent_t *a, int lost)
@@ -699,6 +705,48 @@ static void test_reconnect_with_queued_hellos_is_not_a_duplicate(void **state)
     assert_int_not_equal(a->session, BF_AS_LOST);
 }
 
+/* The coordinator's own stall is not its agents' silence (issue #26): on a slow results disk
+ * (a 2 s fflush per sample line) an idle agent was "lost: silent for 6001 ms" although it had
+ * answered every Ping; none had gone out, and nothing was read, while the coordinator sat in
+ * the write. Here the fleet is not polled for 2 s (the caller busy), then a handler takes 1.5 s
+ * (lost_ms is 800): the agent stays; afterwards a real silence still makes it lost. */
+static void test_own_stall_is_not_agent_silence(void **state)
+{
+    fixture *fx = *state;
+    send_hello(fx->ctrl, BF_PROTO_MAJOR, 0, NULL, 0);
+    Bf__Envelope *w = pump(fx, 2000, BF__ENVELOPE__BODY_WELCOME);
+    assert_non_null(w);
+    bf__envelope__free_unpacked(w, NULL);
+    bf_fleet_agent_t *a = bf_fleet_agent(fx->fleet, 0);
+    answer_pings(fx, 300, 0);
+    assert_int_not_equal(a->session, BF_AS_LOST);
+    /* the caller away from the fleet for 2 s: nothing polled, no Ping sent */
+    usleep(2000000);
+    answer_pings(fx, 300, 0);
+    assert_int_equal(fx->lost_events, 0);
+    assert_int_not_equal(a->session, BF_AS_LOST);
+    assert_true(bf_fleet_stalled_us(fx->fleet) >= 1900000u);
+    /* a handler that takes 1.5 s (writing a sample to a slow disk) */
+    fx->stall_ms = 1500;
+    Bf__SampleAck ack = BF__SAMPLE_ACK__INIT;
+    ack.cell_id = (char *)"c1";
+    Bf__Envelope env;
+    bf_wire_init(&env);
+    env.body_case = BF__ENVELOPE__BODY_SAMPLE_ACK;
+    env.sample_ack = &ack;
+    assert_int_equal(bf_wire_send(fx->ctrl, NULL, 0, &env, 0), BF_OK);
+    answer_pings(fx, 300, 0);
+    assert_int_equal(fx->stall_ms, 0); /* the handler ran */
+    assert_int_equal(fx->lost_events, 0);
+    assert_int_not_equal(a->session, BF_AS_LOST);
+    assert_true(bf_fleet_stalled_us(fx->fleet) >= 3300000u);
+    /* a real silence while the fleet listens is still one */
+    Bf__Envelope *none = pump(fx, 1500, BF__ENVELOPE__BODY__NOT_SET);
+    assert_null(none);
+    assert_int_equal(a->session, BF_AS_LOST);
+    assert_int_equal(fx->lost_events, 1);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -710,6 +758,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_oversize_hello_logged_once_per_peer, setup, teardown),
         cmocka_unit_test_setup_teardown(test_unknown_peer_is_not_rejected, setup, teardown),
         cmocka_unit_test_setup_teardown(test_lost_then_back, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_own_stall_is_not_agent_silence, setup, teardown),
         cmocka_unit_test_setup_teardown(test_second_agent_with_taken_id_is_refused, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(test_restarted_agent_takes_its_id_back, setup, teardown),
