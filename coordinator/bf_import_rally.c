@@ -1270,17 +1270,22 @@ static int rally_corpus_file(rally_t *R, json_t *c, json_t *e, size_t i, size_t 
     if (cf == NULL) {
         const char *url = str_of(e, "base-url") ? str_of(e, "base-url") : str_of(c, "base-url");
         cf = bf_asprintf("%s/%s", R->dir, src);
+        /* the file's own address, as Rally downloads it: <base-url>/<source-file> */
+        size_t ul = url ? strlen(url) : 0;
+        while (ul > 0 && url[ul - 1] == '/')
+            ul--;
+        char *get =
+            url ? bf_asprintf(": curl -fL -o '%s' %.*s/%s", cf, (int)ul, url, src) : bf_strdup("");
         bf_warn("%s: corpus '%s': '%s' is not downloaded yet (looked in %s, "
                 "~/.rally/benchmarks/data/%s, ~/.benchmark/benchmarks/data/%s%s%s, each "
                 "also without its compression suffix); the scenario names %s: download "
-                "it%s%s there before validate / run",
+                "it there before validate / run%s",
                 R->file, cn ? cn : "?", src, R->dir, cn ? cn : "?", cn ? cn : "?",
-                corpus_dir ? ", " : "", corpus_dir ? corpus_dir : "", cf, url ? " from " : "",
-                url ? url : "");
+                corpus_dir ? ", " : "", corpus_dir ? corpus_dir : "", cf, get);
         bf_buf_appendf(&R->notes,
-                       "#  - corpus file not downloaded yet: %s%s%s (validate and run "
-                       "need it)\n",
-                       cf, url ? " from " : "", url ? url : "");
+                       "#  - corpus file not downloaded yet: %s (validate and run need it)%s\n", cf,
+                       get);
+        free(get);
         R->missing++;
     } else {
         struct stat cst;
@@ -1691,7 +1696,31 @@ int bf_cmd_import_rally(int argc, char **argv)
         case 'D': ro.corpus_dir = optarg; break;
         case 'A': ro.allow_partial_corpus = 1; break;
         case 'o': out_path = optarg; break;
-        case 'h': printf("usage: bulkfleet-coordinator %s\n", usage); return BF_EXIT_OK;
+        case 'h':
+            printf("usage: bulkfleet-coordinator %s\n"
+                   "  prints (or writes with -o) a scenario from a Rally track or an OpenSearch "
+                   "Benchmark\n  workload: its first bulk task's corpus, bulk-size, clients and "
+                   "index body, its\n  searches; the header notes say what was not imported "
+                   "(docs/import.md)\n"
+                   "  --challenge NAME        the challenge (--test-procedure: OpenSearch "
+                   "Benchmark's word);\n                          default: the track's default "
+                   "one (--list shows them)\n"
+                   "  --track-params K:V,...  the track's parameters, or a FILE.json of them, as "
+                   "Rally's\n                          --track-params (--workload-params)\n"
+                   "  --corpus-dir DIR        where the downloaded corpus files are (also looked "
+                   "for: the\n                          track's folder, ~/.rally/benchmarks/data/"
+                   "<corpus>,\n                          ~/.benchmark/benchmarks/data/<corpus>)\n"
+                   "  --allow-partial-corpus  accept a corpus file shorter than the track's "
+                   "document-count\n                          (a prefix made on purpose)\n"
+                   "  --build-flavor F, --serverless-operator, --distribution-version V\n"
+                   "                          what the track's templates see of the cluster, "
+                   "as in Rally\n"
+                   "  --name NAME             the scenario's name (default: the track's folder)\n"
+                   "  -o, --output OUT.yaml   write the scenario there (default: stdout)\n"
+                   "  --list                  the challenges with their task counts, nothing "
+                   "imported\n",
+                   usage);
+            return BF_EXIT_OK;
         default: bf_error("usage: bulkfleet-coordinator %s", usage); return BF_EXIT_INPUT;
         }
     }
@@ -1740,6 +1769,13 @@ int bf_cmd_import_rally(int argc, char **argv)
             free(yaml);
             return BF_EXIT_ENV;
         }
+        if (code == BF_EXIT_OK && corpus_missing)
+            bf_info("wrote %s; download the corpus (above), then check it with: "
+                    "bulkfleet-coordinator validate %s",
+                    out_path, out_path);
+        else if (code == BF_EXIT_OK)
+            bf_info("wrote %s; check it with: bulkfleet-coordinator validate %s", out_path,
+                    out_path);
     } else {
         fputs(yaml, stdout);
     }

@@ -18,6 +18,12 @@ open("track/documents.json.bz2", "wb").write(bz2.compress(("\n".join(d) + "\n").
 PY
 # the defaults: bulk-size 200 from {% set %}, 2 shards, no refresh_interval ({% if %} false)
 "$COORD" import-rally track -o d.yaml 2> de || { cat de >&2; fail "import-rally (defaults) exit $?"; }
+grep -qF "info: wrote d.yaml; check it with: bulkfleet-coordinator validate d.yaml" de || { cat de >&2; fail "no 'wrote d.yaml' line"; }
+# --help explains each option (a new user read only the usage line before, issue #30)
+"$COORD" import-rally --help > help.out || fail "import-rally --help exit $?"
+for o in --challenge --track-params --corpus-dir --allow-partial-corpus --build-flavor --name --output --list; do
+    grep -q "^  $o\|, $o\|^  -o, $o" help.out || { cat help.out >&2; fail "import-rally --help does not explain $o"; }
+done
 grep -q "batch_size: \[200\]" d.yaml && grep -q "shards: \[2\]" d.yaml && grep -q "concurrency: \[2\]" d.yaml &&
     grep -q '"_source":{"enabled":true}' d.yaml && ! grep -q '"index.refresh_interval"' d.yaml ||
     { cat d.yaml >&2; fail "the defaults of the track's parameters are not what Jinja renders"; }
@@ -60,8 +66,11 @@ grep -q "(challenge index-only)" o.yaml && grep -q "duration: 4s" o.yaml || { ca
 # a corpus not downloaded yet: a warning naming the path and the base-url, exit 0; validate refuses
 mkdir nodl && cp -r track/* nodl/ && rm nodl/documents.json.bz2
 HOME="$TMP" "$COORD" import-rally nodl -o n.yaml 2> nde || { cat nde >&2; fail "a corpus not downloaded stopped the import"; }
-grep -q "'documents.json.bz2' is not downloaded yet.*download it from https://example.invalid/jt-logs" nde ||
-    { cat nde >&2; fail "no warning for the missing corpus"; }
+grep -qF "'documents.json.bz2' is not downloaded yet" nde &&
+    grep -qF "download it there before validate / run: curl -fL -o '$TMP/nodl/documents.json.bz2' https://example.invalid/jt-logs/documents.json.bz2" nde &&
+    grep -qF "#  - corpus file not downloaded yet: $TMP/nodl/documents.json.bz2 (validate and run need it): curl -fL -o '$TMP/nodl/documents.json.bz2' https://example.invalid/jt-logs/documents.json.bz2" n.yaml &&
+    grep -qF "info: wrote n.yaml; download the corpus (above), then check it with: bulkfleet-coordinator validate n.yaml" nde ||
+    { cat nde n.yaml >&2; fail "no warning for the missing corpus with the file's address and how to fetch it"; }
 "$COORD" validate n.yaml > /dev/null 2> nve && fail "validate accepted a scenario whose corpus is missing"
 # --corpus-dir and Rally's data directory find it
 mkdir -p cd "$TMP/.rally/benchmarks/data/jt-logs" && cp track/documents.json.bz2 cd/
@@ -140,6 +149,10 @@ printf '%s\n' 'name: hand' 'target: {hosts: ["http://127.0.0.1:9"]}' 'index: {na
     grep -q " 1 warning$" hvo || { cat hvo hve >&2; fail "a hand-written production-looking name is not warned about exactly once"; }
 # validate and run: the rendered mappings and settings on the cluster, every document counted
 sed -i "s|^  hosts: .*|  hosts: [\"$ES\"]|" p.yaml
+# every document is counted only when the corpus is sent within run.duration: the track's 3 s
+# held 900 of 1200 on a busy 2-core host (service p50 2.8 s per bulk of 300); 10 s has room
+sed -i "s/^  duration: 3s /  duration: 10s /" p.yaml
+grep -q "^  duration: 10s " p.yaml || { cat p.yaml >&2; fail "p.yaml's run.duration not found"; }
 "$COORD" validate p.yaml > /dev/null 2> ve || { cat ve p.yaml >&2; fail "validate exit $?"; }
 P=$(free_port)
 curl -sf -X DELETE "$ES/jt-logs" > /dev/null 2>&1 || true
