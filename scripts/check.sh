@@ -9,9 +9,12 @@
 #                no cluster, nothing installed
 #   integration  real processes against the real OpenSearch dev cluster (started once by the
 #                devcluster fixture and kept up for the next tier) and the fault server:
-#                every ctest label except unit, netns, deploy and fuzz
+#                every ctest label except unit, netns, deploy and fuzz; two lanes (ctest -j 2):
+#                the cluster tests one at a time, the no-cluster ones beside them
 #   root         multi-host fleet tests in network namespaces and the Ansible deploy test
-#                (labels netns, deploy; they skip, exit 77, without root); stops the cluster
+#                (labels netns, deploy; they skip, exit 77, without root); two lanes: the
+#                netns tests one at a time, deploy_ansible beside netns_chaos and netns_failures
+#                (the resource locks in tests/CMakeLists.txt); stops the cluster
 #   fuzz         tests/fuzz/run.sh FUZZ_SECONDS per target (libFuzzer, ASan+UBSan, fixed seed),
 #                build folder BUILD_DIR/fuzz
 #   sanitize     the unit tests again built with ASan+UBSan (BUILD_DIR/asan), and the
@@ -44,8 +47,10 @@ trap stop_cluster EXIT
 
 # ctest with the dev cluster fixture shared between the integration and root tiers: the first
 # starts it and does not stop it (-FC), the second does not start it again (-FS).
-# run_ctest PARALLEL ARGS... — unit tests run in parallel; integration ones one at a time (they
-# share the cluster and measure time)
+# run_ctest PARALLEL ARGS... — unit tests run in parallel; integration ones in two lanes: the
+# tests that use a dev cluster hold the ctest resource lock bf_cluster and run one at a time (they
+# share the cluster and measure time), the few that need no cluster (BF_LANE2_TESTS in
+# tests/CMakeLists.txt) run beside them
 run_ctest() {
     local j=$1
     shift
@@ -80,14 +85,14 @@ prep_root() {
 
 tier_integration() {
     CLUSTER_UP=1
-    run_ctest 1 -LE '^(unit|netns|deploy|fuzz)$' -E '^devcluster_stop$' -FC devcluster
+    run_ctest 2 -LE '^(unit|netns|deploy|fuzz)$' -E '^devcluster_stop$' -FC devcluster
 }
 
 tier_root() {
     if [ "$CLUSTER_UP" = 1 ]; then
-        run_ctest 1 -L '^(netns|deploy)$' -FS devcluster
+        run_ctest 2 -L '^(netns|deploy)$' -FS devcluster
     else
-        run_ctest 1 -L '^(netns|deploy)$'
+        run_ctest 2 -L '^(netns|deploy)$'
     fi
     # (the fixture's cleanup has stopped the cluster, unless no test was selected: stop_cluster
     # at the end stops it again, which is harmless)
