@@ -1004,24 +1004,29 @@ static int render_docs(const bf_tmpl_t *t, bf_gen_t *g, const bf_cell_t *cell, u
     return BF_OK;
 }
 
-int bf_tmpl_render_bulk(const bf_tmpl_t *t, bf_gen_t *g, const bf_cell_t *cell, uint32_t ndocs,
-                        bf_buf_t *out)
+/* A render call's start: the cell's state, a new request stamp for a body's first documents
+ * (request-scope values drawn anew), one clock reading held for the call. */
+static void render_call_begin(bf_gen_t *g, const bf_cell_t *cell, int first)
 {
     if (g->cell != cell)
         set_cell(g, cell);
-    g->req_stamp++;
+    if (first)
+        g->req_stamp++;
     bf_vars_hold_clock(g->vars);
     g->clock_stamp++;
+}
+
+int bf_tmpl_render_bulk(const bf_tmpl_t *t, bf_gen_t *g, const bf_cell_t *cell, uint32_t ndocs,
+                        bf_buf_t *out)
+{
+    render_call_begin(g, cell, 1);
     return render_docs(t, g, cell, ndocs, out);
 }
 
 int bf_tmpl_render_bulk_more(const bf_tmpl_t *t, bf_gen_t *g, const bf_cell_t *cell,
                              uint32_t ndocs, bf_buf_t *out)
 {
-    if (g->cell != cell)
-        set_cell(g, cell);
-    bf_vars_hold_clock(g->vars);
-    g->clock_stamp++;
+    render_call_begin(g, cell, 0);
     return render_docs(t, g, cell, ndocs, out);
 }
 
@@ -1065,16 +1070,22 @@ void bf_tmpl_stream_begin(bf_tmpl_stream_t *st, const bf_tmpl_t *t, bf_gen_t *g,
     st->carry_off = 0;
 }
 
-/* The next document of the body whole into the carry buffer (a render call of its own). */
+/* The body's next n documents whole, appended to the carry buffer (a render call of its own). */
+static int stream_to_carry(bf_tmpl_stream_t *st, uint32_t n)
+{
+    render_call_begin(st->g, st->cell, st->done == 0);
+    int rc = render_docs(st->t, st->g, st->cell, n, &st->carry);
+    if (rc == BF_OK)
+        st->done += n;
+    return rc;
+}
+
+/* The next document of the body whole into the emptied carry buffer. */
 static int stream_carry(bf_tmpl_stream_t *st)
 {
     bf_buf_reset(&st->carry);
     st->carry_off = 0;
-    int rc = st->done == 0 ? bf_tmpl_render_bulk(st->t, st->g, st->cell, 1, &st->carry)
-                           : bf_tmpl_render_bulk_more(st->t, st->g, st->cell, 1, &st->carry);
-    if (rc == BF_OK)
-        st->done++;
-    return rc;
+    return stream_to_carry(st, 1);
 }
 
 /* Renders documents straight into buf[*len, cap) while one surely fits (one render call). */
@@ -1083,10 +1094,7 @@ static int stream_direct(bf_tmpl_stream_t *st, char *buf, size_t cap, size_t *le
     if (st->room == 0 || cap - *len < st->room)
         return BF_OK;
     bf_gen_t *g = st->g;
-    if (st->done == 0)
-        g->req_stamp++;
-    bf_vars_hold_clock(g->vars);
-    g->clock_stamp++;
+    render_call_begin(g, st->cell, st->done == 0);
     uint32_t nidx = st->cell->indices ? st->cell->indices : 1;
     bf_buf_t view = {.data = buf, .len = *len, .cap = cap, .max_len = cap};
     while (st->done < st->ndocs && cap - view.len >= st->room) {
@@ -1139,12 +1147,7 @@ int bf_tmpl_stream_spill(bf_tmpl_stream_t *st)
         st->carry.len -= st->carry_off;
         st->carry_off = 0;
     }
-    uint32_t n = st->ndocs - st->done;
-    int rc = st->done == 0 ? bf_tmpl_render_bulk(st->t, st->g, st->cell, n, &st->carry)
-                           : bf_tmpl_render_bulk_more(st->t, st->g, st->cell, n, &st->carry);
-    if (rc == BF_OK)
-        st->done = st->ndocs;
-    return rc;
+    return stream_to_carry(st, st->ndocs - st->done);
 }
 
 size_t bf_tmpl_stream_total(const bf_tmpl_stream_t *st)
