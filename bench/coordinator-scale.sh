@@ -58,8 +58,9 @@ ulimit -n 65536 2> /dev/null || ulimit -n "$(ulimit -Hn)"
 SIM="$BUILD/bench/bf_simagents"
 if ! cmake --build "$BUILD" --target bf_simagents > "$TMP/sim-build.log" 2>&1 || [ ! -x "$SIM" ]; then
     SIM="$TMP/bf_simagents"
-    cc -std=c11 -O2 -D_GNU_SOURCE -I "$SRC/common" -I "$BUILD/proto" "$SRC/bench/bf_simagents.c" \
-        "$BUILD/common/libbf_common.a" "$BUILD/proto/libbf_proto.a" \
+    cc -std=c11 -O2 -D_GNU_SOURCE -I "$SRC/common/base" -I "$SRC/common/scenario" -I "$SRC/common/es" \
+        -I "$SRC/common/wire" -I "$BUILD/proto" "$SRC/bench/bf_simagents.c" \
+        -Wl,--start-group "$BUILD"/common/*/libbf_*.a -Wl,--end-group "$BUILD/proto/libbf_proto.a" \
         $(pkg-config --libs libzmq libprotobuf-c libcurl yaml-0.1 zlib jansson) -lpthread -lm -o "$SIM"
 fi
 

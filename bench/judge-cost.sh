@@ -18,13 +18,14 @@ BUILD=${BF_BUILD_DIR:-$SRC/build}
 W=$(mktemp -d "${TMPDIR:-/tmp}/bf-judge.XXXXXX")
 trap 'rm -rf "$W"' EXIT
 # the judge lived in agent/ before issue #27 moved it below both programs
-git -C "$SRC" show "$BASE:common/bf_bulkresp.c" > "$W/base.c" 2>/dev/null ||
+git -C "$SRC" show "$BASE:common/es/bf_bulkresp.c" > "$W/base.c" 2>/dev/null ||
+    git -C "$SRC" show "$BASE:common/bf_bulkresp.c" > "$W/base.c" 2>/dev/null ||
     git -C "$SRC" show "$BASE:agent/bf_bulkresp.c" > "$W/base.c"
 for v in base this; do
     f="$W/base.c"
-    [ $v = this ] && f="$SRC/common/bf_bulkresp.c"
-    gcc -O2 -D_GNU_SOURCE -I"$SRC/common" -I"$BUILD/proto" "$BENCH_DIR/bf_judgebench.c" "$f" \
-        "$SRC/common/bf_errtypes.c" "$SRC/common/bf_mem.c" "$SRC/common/bf_error.c" \
+    [ $v = this ] && f="$SRC/common/es/bf_bulkresp.c"
+    gcc -O2 -D_GNU_SOURCE -I"$SRC/common/base" -I"$SRC/common/es" -I"$SRC/common/scenario" -I"$BUILD/proto" "$BENCH_DIR/bf_judgebench.c" "$f" \
+        "$SRC/common/es/bf_errtypes.c" "$SRC/common/base/bf_mem.c" "$SRC/common/base/bf_error.c" \
         "$BUILD/proto/bulkfleet.pb-c.c" $(pkg-config --cflags --libs libprotobuf-c) \
         -o "$W/$v"
 done

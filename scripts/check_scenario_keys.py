@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 """check_scenario_keys.py — the loader's key table and docs/scenario.md list the same keys.
 
-Reads every X(ID, "path", ...) row of BF__KEYS in common/bf_scenario_int.h (the one table the
+Reads every X(ID, "path", ...) row of BF__KEYS in common/scenario/bf_scenario_int.h (the one table the
 loader walks, STYLE 10) and the first column of every "| key | ..." table in docs/scenario.md
 (rows under "## variables" name variables[].<key>). Fails, naming each key, when a table key is
 documented nowhere (a section counts as documented when one of its keys is) or when the docs
@@ -55,7 +55,7 @@ def doc_keys(path):
 
 def main():
     src = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "..")
-    table_path = os.path.join(src, "common", "bf_scenario_int.h")
+    table_path = os.path.join(src, "common", "scenario", "bf_scenario_int.h")
     docs_path = os.path.join(src, "docs", "scenario.md")
     try:
         table = table_keys(table_path)
@@ -73,14 +73,14 @@ def main():
             continue
         if any(d.startswith(key + ".") or d.startswith(key + "[]") for d in docs):
             continue  # a section: its keys are documented
-        print(f"common/bf_scenario_int.h:{lineno}: scenario key '{key}' is not in "
+        print(f"common/scenario/bf_scenario_int.h:{lineno}: scenario key '{key}' is not in "
               "docs/scenario.md: add a row for it to the key table of its section")
         bad += 1
     for key, lineno in sorted(docs.items(), key=lambda kv: kv[1]):
         if "<" in key or key in table:
             continue
         print(f"docs/scenario.md:{lineno}: '{key}' is documented as a scenario key but the "
-              "loader's table (common/bf_scenario_int.h BF__KEYS) has no such key: fix the "
+              "loader's table (common/scenario/bf_scenario_int.h BF__KEYS) has no such key: fix the "
               "name or remove the row")
         bad += 1
     return 1 if bad else 0

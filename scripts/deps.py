@@ -42,9 +42,8 @@ SRC = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 def module_of(path):
-    """A node's name: the file relative to the tree ('common/bf_scenario.c')."""
-    d, f = os.path.split(path)
-    return os.path.basename(d) + "/" + f
+    """A node's name: the file relative to the tree ('common/scenario/bf_scenario.c')."""
+    return os.path.relpath(os.path.join(SRC, path), SRC)
 
 
 def layer_of(mod):
@@ -101,9 +100,12 @@ def sources():
         full = os.path.join(SRC, d)
         if not os.path.isdir(full):
             continue
-        for f in sorted(os.listdir(full)):
-            if f.endswith((".c", ".h")):
-                files.append(d + "/" + f)
+        for root, dirs, fs in os.walk(full):
+            dirs.sort()
+            rel = os.path.relpath(root, SRC)
+            for f in sorted(fs):
+                if f.endswith((".c", ".h")):
+                    files.append(rel + "/" + f)
     return files
 
 
@@ -174,11 +176,14 @@ def object_graph(build):
                 continue
             p = os.path.join(root, f)
             rel = os.path.relpath(p, build).split(os.sep)
-            # <layer>/CMakeFiles/<target>.dir/<file>.c.o
+            # <folder>/CMakeFiles/<target>.dir/[<subfolder>/]<file>.c.o, <folder> under a layer
             # (an object whose source is gone, left by an earlier build, is not part of it)
-            if (len(rel) == 4 and rel[0] in RANK and rel[1] == "CMakeFiles"
-                    and os.path.isfile(os.path.join(SRC, rel[0], f[:-2]))):
-                objs.append((rel[0] + "/" + f[:-2], p))  # 'x.c.o' -> 'x.c'
+            if "CMakeFiles" not in rel or rel[0] not in RANK:
+                continue
+            i = rel.index("CMakeFiles")
+            srcrel = "/".join(rel[:i] + rel[i + 2:])[:-2]  # 'x.c.o' -> 'x.c'
+            if i + 2 < len(rel) and os.path.isfile(os.path.join(SRC, srcrel)):
+                objs.append((srcrel, p))
     if not objs:
         print(f"deps: no object files of {', '.join(LAYERS)} under {build}: build first "
               "(cmake --build BUILD_DIR) or leave out --objects", file=sys.stderr)

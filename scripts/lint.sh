@@ -102,9 +102,9 @@ step_banned() {
 
 # ---- 3. user messages through bf_log ---------------------------------------------------------
 # Files that write to stderr directly, and why (everything else uses bf_log: common/bf_log.h).
-STDERR_OK='common/bf_log.c|the log itself
-common/bf_mem.c|out-of-memory abort: must not allocate or take the log lock
-common/bf_sha256.c|libcrypto failure abort, as bf_mem
+STDERR_OK='common/base/bf_log.c|the log itself
+common/base/bf_mem.c|out-of-memory abort: must not allocate or take the log lock
+common/base/bf_sha256.c|libcrypto failure abort, as bf_mem
 resultlib/bf_aggregate.c|a compile-time table invariant broken: abort
 coordinator/bf_local.c|a forked child before exec: only the raw stream is safe there'
 
@@ -122,7 +122,7 @@ step_stderr() {
         # usage texts and the live progress line are output, not messages
         case "$line" in *usage* | *USAGE* | *'\r'*) continue ;; esac
         echo "${hit%%:*}:$(echo "$hit" | cut -d: -f2): a message to stderr outside bf_log: use" \
-             "bf_error/bf_warn/bf_info (common/bf_log.h), or add the file with its reason to" \
+             "bf_error/bf_warn/bf_info (common/base/bf_log.h), or add the file with its reason to" \
              "STDERR_OK in scripts/lint.sh"
         bad=1
     done <<<"$(grep -rnE --include='*.c' 'fprintf\(stderr|fputs\([^;]*stderr\)|perror\(' \

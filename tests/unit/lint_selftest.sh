@@ -7,11 +7,11 @@ set -euo pipefail
 SRC=${BF_SOURCE_DIR:?}
 T="${BF_BUILD_DIR:?}/lint-selftest"
 rm -rf "$T"
-mkdir -p "$T/common" "$T/docs" "$T/agent"
+mkdir -p "$T/common/scenario" "$T/docs" "$T/agent"
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
 # 1. scenario keys, both ways
-cp "$SRC/common/bf_scenario_int.h" "$T/common/"
+cp "$SRC/common/scenario/bf_scenario_int.h" "$T/common/scenario/"
 grep -v '^| `run.seed`' "$SRC/docs/scenario.md" > "$T/docs/scenario.md"
 echo '| key | type | default | allowed | notes | secret |' >> "$T/docs/scenario.md"
 echo '| `run.no_such_key` | bool | `false` | | invented | no |' >> "$T/docs/scenario.md"
