@@ -98,9 +98,10 @@ static void on_second(void *ctx, int32_t second, const bf_counters_t *c, const b
     progress(k, second);
 }
 
-#define RUN_USAGE \
-    "usage: bulkfleet-agent run SCENARIO [--cell ID|N] [--threads N] [--results DIR]\n" \
-    "                              [--warmup DURATION] [--duration DURATION]\n" \
+#define RUN_USAGE                                                                                  \
+    "usage: bulkfleet-agent run SCENARIO [--cell ID|N] [--threads N] [--results DIR]\n"            \
+    "                              [--warmup DURATION] [--first-warmup DURATION]\n"                \
+    "                              [--duration DURATION]\n"                                        \
     "                              [--replace-existing NAME]...\n"
 #define RUN_HELP                                                                                   \
     "\n"                                                                                           \
@@ -109,7 +110,9 @@ static void on_second(void *ctx, int32_t second, const bf_counters_t *c, const b
     "  --cell ID|N           one cell: its id or number as `bulkfleet-coordinator plan` prints\n"  \
     "  --threads N           worker threads (default: one per core)\n"                             \
     "  --results DIR         also write the results directory (as the coordinator does)\n"         \
-    "  --warmup DURATION     override run.warmup (0s for none)\n"                                  \
+    "  --warmup DURATION     override run.warmup (0s for none); the first cell keeps\n"            \
+    "                        run.first_warmup\n"                                                   \
+    "  --first-warmup DURATION  override run.first_warmup (0s = run.warmup)\n"                     \
     "  --duration DURATION   override run.duration (at least 1s)\n"                                \
     "  --replace-existing NAME  index.recreate may replace this index although bulkfleet did\n"    \
     "                        not create it (repeatable)\n"                                         \
@@ -252,13 +255,14 @@ int bf_standalone_main(int argc, char **argv)
 {
     const char *cell_sel = NULL, *results_base = NULL;
     uint32_t threads = 0;
-    uint64_t warmup_ms = 0, duration_ms = 0;
-    int have_warmup = 0, have_duration = 0;
+    uint64_t warmup_ms = 0, first_warmup_ms = 0, duration_ms = 0;
+    int have_warmup = 0, have_first_warmup = 0, have_duration = 0;
     const char *replace[MAX_REPLACE];
     size_t nreplace = 0;
     static const struct option longopts[] = {
         {"cell", required_argument, NULL, 'c'},
         {"warmup", required_argument, NULL, 'w'},
+        {"first-warmup", required_argument, NULL, 'F'},
         {"duration", required_argument, NULL, 'd'},
         {"threads", required_argument, NULL, 't'},
         {"results", required_argument, NULL, 'r'},
@@ -275,16 +279,23 @@ int bf_standalone_main(int argc, char **argv)
         case 'h': fputs(RUN_USAGE RUN_HELP, stdout); return BF_EXIT_OK;
         case 'c': cell_sel = optarg; break;
         case 'w':
+        case 'F':
         case 'd': {
             uint64_t ms;
             if (bf_units_parse_duration_ms(optarg, &ms) != 0 || (ch == 'd' && ms < 1000)) {
-                bf_error("--%s %s: expected a duration like %s", ch == 'w' ? "warmup" : "duration",
-                         optarg, ch == 'w' ? "2s (0s for none)" : "30s (at least 1s)");
+                bf_error("--%s %s: expected a duration like %s",
+                         ch == 'w'   ? "warmup"
+                         : ch == 'F' ? "first-warmup"
+                                     : "duration",
+                         optarg, ch == 'd' ? "30s (at least 1s)" : "2s (0s for none)");
                 return BF_EXIT_INPUT;
             }
             if (ch == 'w') {
                 warmup_ms = ms;
                 have_warmup = 1;
+            } else if (ch == 'F') {
+                first_warmup_ms = ms;
+                have_first_warmup = 1;
             } else {
                 duration_ms = ms;
                 have_duration = 1;
@@ -331,6 +342,7 @@ int bf_standalone_main(int argc, char **argv)
     }
     /* a scaled-down run of the same scenario, as `bulkfleet-coordinator run --warmup --duration` */
     bf_scenario_override_run(sc, have_warmup ? &warmup_ms : NULL,
+                             have_first_warmup ? &first_warmup_ms : NULL,
                              have_duration ? &duration_ms : NULL);
     uint64_t seed;
     if (bf_scenario_seed_fresh(sc, &seed))

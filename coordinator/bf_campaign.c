@@ -272,16 +272,20 @@ static int campaign_inputs(bf__campaign_t *c, const bf_campaign_opts_t *opts, ca
     }
     for (size_t i = 0; i < bf_scenario_warning_count(c->sc); i++)
         bf_warn("%s", bf_scenario_warning(c->sc, i));
-    in->given = (bf_runopts_t){.cells = opts->cells,
-                               .has_warmup = opts->warmup_ms != NULL,
-                               .warmup_ms = opts->warmup_ms ? *opts->warmup_ms : 0,
-                               .has_duration = opts->duration_ms != NULL,
-                               .duration_ms = opts->duration_ms ? *opts->duration_ms : 0};
+    in->given =
+        (bf_runopts_t){.cells = opts->cells,
+                       .has_warmup = opts->warmup_ms != NULL,
+                       .warmup_ms = opts->warmup_ms ? *opts->warmup_ms : 0,
+                       .has_first_warmup = opts->first_warmup_ms != NULL,
+                       .first_warmup_ms = opts->first_warmup_ms ? *opts->first_warmup_ms : 0,
+                       .has_duration = opts->duration_ms != NULL,
+                       .duration_ms = opts->duration_ms ? *opts->duration_ms : 0};
     in->use = in->given;
     if (opts->resume_dir && resume_options(opts->resume_dir, &in->given, &in->recorded, &in->use,
                                            &in->have_record) != BF_EXIT_OK)
         return BF_EXIT_INPUT;
     bf_scenario_override_run(c->sc, in->use.has_warmup ? &in->use.warmup_ms : NULL,
+                             in->use.has_first_warmup ? &in->use.first_warmup_ms : NULL,
                              in->use.has_duration ? &in->use.duration_ms : NULL);
     if (in->use.has_duration && in->use.duration_ms < 1000) {
         bf_error("--duration must be at least 1s");

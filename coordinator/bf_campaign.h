@@ -29,7 +29,9 @@ typedef struct bf_campaign_opts {
     const char *allow_dir;       /* allow-list directory of agent *.pub (overrides DIR/agents) */
     int quiet;                   /* no progress line */
     const char *cells;           /* --cells: comma-separated cell ids or 1-based numbers; NULL = all */
-    const uint64_t *warmup_ms;   /* --warmup override, NULL = the scenario's */
+    const uint64_t *warmup_ms;   /* --warmup override of run.warmup, NULL = the scenario's */
+    const uint64_t *first_warmup_ms; /* --first-warmup override of run.first_warmup, NULL =
+                                        the scenario's */
     const uint64_t *duration_ms; /* --duration override, NULL = the scenario's */
     uint64_t cluster_wait_ms;    /* --cluster-wait: preparing a cell retries this long while
                                     the cluster is unreachable (0 = 60 s) */

@@ -521,7 +521,7 @@ int bf__findmax_run(bf__campaign_t *c, bf_row_t **rows, size_t *nrows)
             bf_cell_t *cell = step_cell(K->base, k + 1, &st);
             cells[ncellv++] = cell;
             uint64_t d = st.phase == BF_FM_SUSTAIN ? sustain_ms : search_ms;
-            bf_scenario_override_run(c->sc, NULL, &d);
+            bf_scenario_override_run(c->sc, NULL, NULL, &d);
             c->base_cell_id = K->base->id;
             c->track_p99 = st.phase == BF_FM_SUSTAIN;
             c->fm_step = &st;
@@ -588,7 +588,7 @@ int bf__findmax_run(bf__campaign_t *c, bf_row_t **rows, size_t *nrows)
         K->elapsed_ms = (bf_clock_mono_us() - t0) / 1000;
         write_findmax_json(c, ks, nk);
     }
-    bf_scenario_override_run(c->sc, NULL, &search_ms);
+    bf_scenario_override_run(c->sc, NULL, NULL, &search_ms);
 
     delete_last_index(c, cells, ncellv, ran_steps, code);
 

@@ -45,9 +45,13 @@ static void on_signal(int sig)
     "  --results DIR         where results/<name>-<time>/ goes (default ./results)\n"              \
     "  --resume DIR          continue an interrupted campaign in DIR, keeping finished cells\n"    \
     "                        (failed, aborted and uncounted cells run again), with the --cells,\n" \
-    "                        --warmup and --duration it started with (another value: exit 2)\n"    \
+    "                        --warmup, --first-warmup and --duration it started with\n"            \
+    "                        (another value: exit 2)\n"                                            \
     "  --cells LIST          run only these cells (ids or numbers from `plan`, comma-separated)\n" \
-    "  --warmup DURATION     override run.warmup (e.g. 1s for a smoke run)\n"                      \
+    "  --warmup DURATION     override run.warmup (e.g. 1s for a smoke run); the first cell\n"      \
+    "                        keeps run.first_warmup\n"                                             \
+    "  --first-warmup DURATION  override run.first_warmup (the first cell's longer warmup;\n"      \
+    "                        0s = run.warmup)\n"                                                   \
     "  --duration DURATION   override run.duration\n"                                              \
     "  --cluster-wait DURATION  preparing a cell retries this long while the cluster is\n"         \
     "                        unreachable, then the campaign stops with exit 3 (60s)\n"             \
@@ -177,6 +181,7 @@ static int cmd_run(int argc, char **argv, int find_max)
         {"allow", required_argument, NULL, 'A'},
         {"cells", required_argument, NULL, 'C'},
         {"warmup", required_argument, NULL, 'W'},
+        {"first-warmup", required_argument, NULL, 'f'},
         {"duration", required_argument, NULL, 'D'},
         {"sustain", required_argument, NULL, 'S'},
         {"replace-existing", required_argument, NULL, 'X'},
@@ -194,7 +199,7 @@ static int cmd_run(int argc, char **argv, int find_max)
     };
     int ch;
     uint64_t ms;
-    static uint64_t warmup_ms, duration_ms, sustain_ms;
+    static uint64_t warmup_ms, first_warmup_ms, duration_ms, sustain_ms;
     static const char *replace[BF_MAX_REPLACE_EXISTING];
     optind = 1;
     while ((ch = getopt_long(argc, argv, "qvh", longopts, NULL)) != -1) {
@@ -221,6 +226,11 @@ static int cmd_run(int argc, char **argv, int find_max)
         case 'W':
             if (parse_ms("--warmup", optarg, &warmup_ms)) return BF_EXIT_INPUT;
             o.warmup_ms = &warmup_ms;
+            break;
+        case 'f':
+            if (parse_ms("--first-warmup", optarg, &first_warmup_ms))
+                return BF_EXIT_INPUT;
+            o.first_warmup_ms = &first_warmup_ms;
             break;
         case 'D':
             if (parse_ms("--duration", optarg, &duration_ms)) return BF_EXIT_INPUT;

@@ -21,6 +21,9 @@ char *bf_runopts_json(const bf_runopts_t *o)
     json_object_set_new(j, "cells", o->cells ? json_string(o->cells) : json_null());
     json_object_set_new(j, "warmup_ms",
                         o->has_warmup ? json_integer((json_int_t)o->warmup_ms) : json_null());
+    json_object_set_new(j, "first_warmup_ms",
+                        o->has_first_warmup ? json_integer((json_int_t)o->first_warmup_ms)
+                                            : json_null());
     json_object_set_new(j, "duration_ms",
                         o->has_duration ? json_integer((json_int_t)o->duration_ms) : json_null());
     char *s = json_dumps(j, JSON_COMPACT);
@@ -61,6 +64,8 @@ int bf_runopts_parse(const char *text, size_t len, const char *origin, bf_runopt
         bad = "cells";
     else if (get_ms(j, "warmup_ms", &out->has_warmup, &out->warmup_ms) != BF_OK)
         bad = "warmup_ms";
+    else if (get_ms(j, "first_warmup_ms", &out->has_first_warmup, &out->first_warmup_ms) != BF_OK)
+        bad = "first_warmup_ms";
     else if (get_ms(j, "duration_ms", &out->has_duration, &out->duration_ms) != BF_OK)
         bad = "duration_ms";
     if (bad) {
@@ -118,6 +123,8 @@ int bf_runopts_resume(const bf_runopts_t *recorded, const bf_runopts_t *given, b
         size_t has_off, ms_off;
     } ms[] = {
         {"--warmup", offsetof(bf_runopts_t, has_warmup), offsetof(bf_runopts_t, warmup_ms)},
+        {"--first-warmup", offsetof(bf_runopts_t, has_first_warmup),
+         offsetof(bf_runopts_t, first_warmup_ms)},
         {"--duration", offsetof(bf_runopts_t, has_duration), offsetof(bf_runopts_t, duration_ms)},
     };
     for (size_t i = 0; i < sizeof ms / sizeof ms[0]; i++) {
@@ -147,15 +154,25 @@ int bf_runopts_resume(const bf_runopts_t *recorded, const bf_runopts_t *given, b
 
 char *bf_runopts_describe(const bf_runopts_t *o, char *buf, size_t buf_size)
 {
-    char w[32], d[32];
-    if (!o->cells && !o->has_warmup && !o->has_duration) {
-        snprintf(buf, buf_size, "no --cells, --warmup or --duration");
+    char v[32];
+    if (!o->cells && !o->has_warmup && !o->has_first_warmup && !o->has_duration) {
+        snprintf(buf, buf_size, "no --cells, --warmup, --first-warmup or --duration");
         return buf;
     }
-    snprintf(buf, buf_size, "%s%s%s%s%s%s%s", o->cells ? "--cells " : "", o->cells ? o->cells : "",
-             o->has_warmup ? (o->cells ? " --warmup " : "--warmup ") : "",
-             o->has_warmup ? bf_units_format_duration_ms(o->warmup_ms, w, sizeof w) : "",
-             o->has_duration ? (o->cells || o->has_warmup ? " --duration " : "--duration ") : "",
-             o->has_duration ? bf_units_format_duration_ms(o->duration_ms, d, sizeof d) : "", "");
+    size_t n = 0;
+    buf[0] = '\0';
+    if (o->cells)
+        n += (size_t)snprintf(buf + n, n < buf_size ? buf_size - n : 0, "--cells %s", o->cells);
+    const struct {
+        int has;
+        const char *opt;
+        uint64_t ms;
+    } ms[] = {{o->has_warmup, "--warmup", o->warmup_ms},
+              {o->has_first_warmup, "--first-warmup", o->first_warmup_ms},
+              {o->has_duration, "--duration", o->duration_ms}};
+    for (size_t i = 0; i < sizeof ms / sizeof ms[0]; i++)
+        if (ms[i].has && n < buf_size)
+            n += (size_t)snprintf(buf + n, buf_size - n, "%s%s %s", n ? " " : "", ms[i].opt,
+                                  bf_units_format_duration_ms(ms[i].ms, v, sizeof v));
     return buf;
 }

@@ -24,12 +24,16 @@ typedef struct bf_runopts {
                           bf_runopts_parse's caller through bf_runopts_cleanup) */
     int has_warmup;    /* 1: --warmup was given */
     uint64_t warmup_ms;
+    int has_first_warmup; /* 1: --first-warmup was given */
+    uint64_t first_warmup_ms;
     int has_duration; /* 1: --duration was given */
     uint64_t duration_ms;
 } bf_runopts_t;
 
 /* bf_runopts_json — the record as a JSON object text:
- * {"cells": "1,3" | null, "warmup_ms": 1000 | null, "duration_ms": 3000 | null}.
+ * {"cells": "1,3" | null, "warmup_ms": 1000 | null, "first_warmup_ms": 30000 | null,
+ * "duration_ms": 3000 | null} (a record without first_warmup_ms, from before the option, reads
+ * as null).
  * Caller frees. */
 char *bf_runopts_json(const bf_runopts_t *o);
 
@@ -49,8 +53,9 @@ void bf_runopts_cleanup(bf_runopts_t *o);
 int bf_runopts_resume(const bf_runopts_t *recorded, const bf_runopts_t *given, bf_runopts_t *use,
                       bf_diag_t *diag);
 
-/* bf_runopts_describe — "--cells 1,3 --warmup 1s --duration 3s" (only the options set), or
- * "no --cells, --warmup or --duration" when none is, into buf. Returns buf. */
+/* bf_runopts_describe — "--cells 1,3 --warmup 1s --first-warmup 30s --duration 3s" (only the
+ * options set), or "no --cells, --warmup, --first-warmup or --duration" when none is, into buf.
+ * Returns buf. */
 char *bf_runopts_describe(const bf_runopts_t *o, char *buf, size_t buf_size);
 
 #endif

@@ -409,13 +409,14 @@ const bf_request_spec_t *bf_scenario_request(const bf_scenario_t *sc);
 const bf_run_spec_t *bf_scenario_run(const bf_scenario_t *sc);
 /* bf_scenario_findmax — the find_max: section (defaults when absent). Borrowed. */
 const bf_findmax_spec_t *bf_scenario_findmax(const bf_scenario_t *sc);
-/* bf_scenario_override_run — replace warmup and/or duration (NULL = keep) after loading, for a
- * scaled-down smoke run (`run --warmup 1s --duration 3s`); a warmup given replaces
- * run.first_warmup too (the smoke run's first cell warms up as long as the others). Call
- * before the scenario is shared with other threads. Agents take both from Prepare, so the
+/* bf_scenario_override_run — replace run.warmup, run.first_warmup and/or run.duration (NULL =
+ * keep; ms) after loading, for a scaled-down smoke run (`run --warmup 1s --duration 3s`). Each
+ * sets its own key only: a shorter --warmup leaves run.first_warmup as written, so the first
+ * cell against a fresh cluster still warms its JVM (`--first-warmup` changes that one). Call
+ * before the scenario is shared with other threads. Agents take them from Prepare, so the
  * shipped text need not change. */
 void bf_scenario_override_run(bf_scenario_t *sc, const uint64_t *warmup_ms,
-                              const uint64_t *duration_ms);
+                              const uint64_t *first_warmup_ms, const uint64_t *duration_ms);
 /* bf_scenario_set_warmup — set run.warmup alone (run.first_warmup stays): the campaign gives
  * its first cell run.first_warmup this way and puts run.warmup back after it. Same threading
  * rule as above (agents get the warmup in each Prepare). */

@@ -24,6 +24,8 @@ static void round_trip(const bf_runopts_t *o)
         assert_null(back.cells);
     assert_int_equal(back.has_warmup, o->has_warmup);
     assert_int_equal(back.warmup_ms, o->warmup_ms);
+    assert_int_equal(back.has_first_warmup, o->has_first_warmup);
+    assert_int_equal(back.first_warmup_ms, o->first_warmup_ms);
     assert_int_equal(back.has_duration, o->has_duration);
     assert_int_equal(back.duration_ms, o->duration_ms);
     bf_runopts_cleanup(&back);
@@ -37,13 +39,23 @@ static void test_record_round_trip(void **state)
     bf_runopts_t all = {.cells = "1,i1-s2-r0-b500-c4",
                         .has_warmup = 1,
                         .warmup_ms = 0,
+                        .has_first_warmup = 1,
+                        .first_warmup_ms = 30000,
                         .has_duration = 1,
                         .duration_ms = 3000};
     round_trip(&none);
     round_trip(&all);
     char *j = bf_runopts_json(&none);
-    assert_string_equal(j, "{\"cells\":null,\"warmup_ms\":null,\"duration_ms\":null}");
+    assert_string_equal(
+        j, "{\"cells\":null,\"warmup_ms\":null,\"first_warmup_ms\":null,\"duration_ms\":null}");
     free(j);
+    /* a record from before --first-warmup: it ran without one */
+    const char *old = "{\"cells\":null,\"warmup_ms\":1000,\"duration_ms\":null}";
+    bf_runopts_t back;
+    assert_int_equal(bf_runopts_parse(old, strlen(old), "r.json", &back, NULL), 0);
+    assert_int_equal(back.has_warmup, 1);
+    assert_int_equal(back.has_first_warmup, 0);
+    bf_runopts_cleanup(&back);
     bf_runopts_t o;
     bf_diag_t d = {0};
     assert_int_equal(bf_runopts_parse("[1]", 3, "r.json", &o, &d), BF_E_PARSE);
@@ -90,6 +102,10 @@ static void test_resume_rules(void **state)
         {&bare,
          {.has_duration = 1, .duration_ms = 2000},
          "this campaign ran without --duration (the scenario's value), not --duration 2.0s"},
+        {&bare,
+         {.has_first_warmup = 1, .first_warmup_ms = 5000},
+         "this campaign ran without --first-warmup (the scenario's value), not --first-warmup "
+         "5.0s"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         bf_runopts_t use;
@@ -113,8 +129,10 @@ static void test_resume_rules(void **state)
                         "--cells 1, 3 --warmup 1.0s --duration 3.0s");
     bf_runopts_t w = {.has_warmup = 1, .warmup_ms = 0};
     assert_string_equal(bf_runopts_describe(&w, buf, sizeof buf), "--warmup 0ms");
+    bf_runopts_t fw = {.has_first_warmup = 1, .first_warmup_ms = 30000};
+    assert_string_equal(bf_runopts_describe(&fw, buf, sizeof buf), "--first-warmup 30.0s");
     assert_string_equal(bf_runopts_describe(&bare, buf, sizeof buf),
-                        "no --cells, --warmup or --duration");
+                        "no --cells, --warmup, --first-warmup or --duration");
 }
 
 int main(void)
