@@ -11,6 +11,7 @@
 #include "bf_campaign_int.h"
 
 #include "bf_buf.h"
+#include "bf_cfgerr.h"
 #include "bf_clock.h"
 #include "bf_matrixfile.h"
 #include "bf_finish.h"
@@ -504,14 +505,53 @@ static int resume_keep(bf__campaign_t *c, const char *name, int skip, int rerun_
     return 0;
 }
 
+/* After a repetition of cell k whose indices the cluster refused to create (c->setup_error):
+ * 1 when the work left (the repetitions of k after rep of repeat, the selected cells after
+ * k; selected NULL: all) would send the part of the request it refused unchanged, so every one of
+ * them would fail the same way (bf_cfgerr_repeats): c->config_stop gets the key to fix and
+ * c->not_run (owned) the work left. Never with --keep-going, nor when nothing is left. */
+static int config_error_repeats(bf__campaign_t *c, size_t k, uint32_t rep, uint32_t repeat,
+                                const uint8_t *selected)
+{
+    if (c->setup_error[0] == '\0' || c->opts->keep_going)
+        return 0;
+    const bf_cell_t *failed = bf_scenario_cell(c->sc, k);
+    char key[sizeof c->config_stop] = "";
+    bf_buf_t left;
+    bf_buf_init(&left, 0);
+    int repeats = 1;
+    if (rep < repeat) {
+        repeats = bf_cfgerr_repeats(failed, c->setup_error, failed, key, sizeof key);
+        if (rep + 1 < repeat)
+            bf_buf_appendf(&left, "%s repetitions %u-%u", failed->id, rep + 1, repeat);
+        else
+            bf_buf_appendf(&left, "%s repetition %u", failed->id, repeat);
+    }
+    for (size_t j = k + 1; repeats && j < bf_scenario_cell_count(c->sc); j++) {
+        const bf_cell_t *other = bf_scenario_cell(c->sc, j);
+        if (selected && !selected[j])
+            continue;
+        repeats = bf_cfgerr_repeats(failed, c->setup_error, other, key, sizeof key);
+        bf_buf_appendf(&left, "%s%s", left.len ? ", " : "", other->id);
+    }
+    if (repeats && left.len) {
+        bf_strlcpy(c->config_stop, key, sizeof c->config_stop);
+        free(c->not_run);
+        c->not_run = bf_buf_steal(&left);
+    }
+    bf_buf_cleanup(&left);
+    return repeats && c->not_run != NULL;
+}
+
 /* The repetitions of cell k into reps[0..*nreps): each finished one of a --resume kept or run
  * again (resume_keep), the others run (bf__cellone_run; pos of nsel for the progress line);
  * a cell not selected (skip) only keeps what is finished. Stops after a repetition that
- * leaves the results directory unwritable or the cluster gone (the caller stops the
+ * leaves the results directory unwritable or the cluster gone, or whose indices the cluster
+ * refused in a way the work left would repeat (config_error_repeats; the caller stops the
  * campaign). Returns 0, or an exit code (a setup failure, an interruption). */
-static int campaign_cell_reps(bf__campaign_t *c, size_t k, int skip, const uint8_t *rerun,
-                              size_t pos, size_t nsel, uint64_t campaign_start, bf_row_t *reps,
-                              uint32_t *nreps)
+static int campaign_cell_reps(bf__campaign_t *c, size_t k, int skip, const uint8_t *selected,
+                              const uint8_t *rerun, size_t pos, size_t nsel,
+                              uint64_t campaign_start, bf_row_t *reps, uint32_t *nreps)
 {
     const bf_cell_t *cell = bf_scenario_cell(c->sc, k);
     const bf_run_spec_t *run = bf_scenario_run(c->sc);
@@ -540,7 +580,8 @@ static int campaign_cell_reps(bf__campaign_t *c, size_t k, int skip, const uint8
             return rc;
         bf__ms_cell(c, name);
         (*nreps)++;
-        if (bf_results_error(c->res) || c->cluster_gone)
+        if (bf_results_error(c->res) || c->cluster_gone ||
+            config_error_repeats(c, k, rep, repeat, selected))
             break; /* stopped by the caller, after this cell's row */
         if (rc == BF_E_INTR)
             return bf_exit_of_signal(bf_campaign_signal);
@@ -562,6 +603,15 @@ static int campaign_must_stop(const bf__campaign_t *c)
                  "runs chosen finished ones again too)",
                  bf_es_host(c->es), bf_results_dir(c->res), bf_results_dir(c->res));
         return BF_EXIT_ENV;
+    }
+    if (c->config_stop[0]) {
+        bf_error("stopping the campaign: %s; every cell left sends the same %s, so each would "
+                 "fail the same way (--keep-going tries them all). Not run: %s. Fix %s in the "
+                 "scenario (validate checks the file, not what the cluster accepts) and run "
+                 "again, or continue with run --resume %s",
+                 c->setup_error, c->config_stop, c->not_run ? c->not_run : "-", c->config_stop,
+                 bf_results_dir(c->res));
+        return BF_EXIT_INPUT;
     }
     if (bf_results_error(c->res)) {
         bf_error("stopping the campaign: %s; the files in %s "
@@ -597,7 +647,8 @@ static int campaign_cells(bf__campaign_t *c, const campaign_inputs_t *in, bf_row
             pos++;
         uint32_t nreps = 0;
         int skip = selected && !selected[k];
-        code = campaign_cell_reps(c, k, skip, in->rerun, pos, nsel, campaign_start, reps, &nreps);
+        code = campaign_cell_reps(c, k, skip, selected, in->rerun, pos, nsel, campaign_start, reps,
+                                  &nreps);
         const bf_row_t *folded = bf_finish_fold(c->res, c->sc, reps, nreps, rows, nrows, NULL);
         if (folded)
             any_bad |= !bf_row_is_clean(folded);
@@ -662,6 +713,7 @@ int bf_campaign_run(const bf_campaign_opts_t *opts)
     bf__cellsetup_cleanup(&fs);
     bf_strmap_cleanup(&c.said_held);
     campaign_inputs_cleanup(&in);
+    free(c.not_run);
     free(rows);
     bf_results_close(&c.res);
     bf_fleet_destroy(&c.fleet);

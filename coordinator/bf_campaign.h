@@ -36,6 +36,9 @@ typedef struct bf_campaign_opts {
     uint64_t cluster_wait_ms;    /* --cluster-wait: preparing a cell retries this long while
                                     the cluster is unreachable (0 = 60 s) */
     int keep_failed;             /* --keep-failed: --resume keeps failed cells (default: rerun) */
+    int keep_going;              /* --keep-going: a cell whose indices the cluster refuses does
+                                    not stop the campaign even when every cell left would be
+                                    refused the same way (default: stop, exit 2) */
     const char *rerun;           /* --rerun: with --resume, cells (as --cells) run again although
                                     finished; NULL = none */
     int find_max;                /* `find-max`: search for the max sustainable docs/s instead

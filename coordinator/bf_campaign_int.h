@@ -41,9 +41,17 @@ typedef struct bf__campaign {
     bf_owner_t owner;      /* what index.recreate may delete; the mark's scenario/campaign */
     char campaign_id[256]; /* the results directory's name, in the mark */
     int cluster_gone;      /* a cell could not be prepared: the cluster stayed unreachable */
-    int first_cell_done;   /* a cell has run: run.first_warmup is spent (bf__cellone_run) */
-    uint64_t warmup_after_ms; /* run.warmup, also while the first cell has first_warmup (the
-                                 progress line's estimate of the cells after it) */
+    char setup_error[BF_DIAG_MAX]; /* why the last cell's indices could not be prepared (the
+                                      cluster answered), "" when they were: the campaign asks
+                                      bf_cfgerr_repeats whether the cells after it would fail
+                                      the same way */
+    char config_stop[BF_DIAG_MAX]; /* the key every remaining cell would repeat the refusal of
+                                      (the campaign stops, exit 2), or "" */
+    char *not_run;                 /* owned: with config_stop, the cells (and repetitions) that
+                                      do not run, comma-separated */
+    int first_cell_done;           /* a cell has run: run.first_warmup is spent (bf__cellone_run) */
+    uint64_t warmup_after_ms;      /* run.warmup, also while the first cell has first_warmup (the
+                                      progress line's estimate of the cells after it) */
     int prepare_soon;      /* an agent answered busy: resend the Prepare in BUSY_RESEND_MS */
     bf_metrics_t *metrics; /* --metrics-listen / --statsd, or NULL (bf_metrics.h) */
     bf_mstore_t *mstore;   /* --metrics-store / metrics_store:, or NULL (bf_mstore.h) */

@@ -763,6 +763,7 @@ static int cell_cannot_start(bf__campaign_t *c, const bf_cell_t *cell, const bf_
                 (unsigned long long)((c->opts->cluster_wait_ms ? c->opts->cluster_wait_ms : 60000) /
                                      1000u));
         } else {
+            bf_strlcpy(c->setup_error, ix->diag.msg, sizeof c->setup_error);
             fail_cell(c, "%s", ix->diag.msg);
         }
         return 1;
@@ -1041,6 +1042,7 @@ int bf__cellrun_run(bf__campaign_t *c, const bf_cell_t *cell, uint32_t repetitio
     int32_t shown = -1;         /* the latest second shown (progress, live metrics) */
     int64_t search_before = -1; /* the cluster's query phases before the load (verification) */
     cell_begin(c, cell, repetition, nagents, k, ncells);
+    c->setup_error[0] = '\0';
     /* agents still draining a cell of the coordinator before us (killed under it) may have
      * bulk requests in flight: the index is recreated only once they are done */
     wait_drained(c, agents, nagents, rq->timeout_ms + DRAIN_GRACE_MS);

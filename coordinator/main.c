@@ -56,6 +56,8 @@ static void on_signal(int sig)
     "  --cluster-wait DURATION  preparing a cell retries this long while the cluster is\n"         \
     "                        unreachable, then the campaign stops with exit 3 (60s)\n"             \
     "  --keep-failed         with --resume: keep failed cells instead of running them again\n"     \
+    "  --keep-going          run every cell although the cluster refused a cell's mapping or\n"    \
+    "                        setting that the cells left send too (default: stop, exit 2)\n"       \
     "  --rerun LIST          with --resume: run these finished cells again too (ids or numbers)\n" \
     "  --replace-existing NAME  index.recreate may delete and replace this index, data\n"          \
     "                        stream or index template although bulkfleet did not create it\n"      \
@@ -187,6 +189,7 @@ static int cmd_run(int argc, char **argv, int find_max)
         {"replace-existing", required_argument, NULL, 'X'},
         {"cluster-wait", required_argument, NULL, 'Y'},
         {"keep-failed", no_argument, NULL, 'K'},
+        {"keep-going", no_argument, NULL, 'G'},
         {"rerun", required_argument, NULL, 'U'},
         {"metrics-listen", required_argument, NULL, 'M'},
         {"statsd", required_argument, NULL, 'T'},
@@ -251,6 +254,7 @@ static int cmd_run(int argc, char **argv, int find_max)
                 return BF_EXIT_INPUT;
             break;
         case 'K': o.keep_failed = 1; break;
+        case 'G': o.keep_going = 1; break;
         case 'U': o.rerun = optarg; break;
         case 'M': o.metrics_listen = optarg; break;
         case 'T': o.statsd = optarg; break;
