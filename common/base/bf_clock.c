@@ -29,7 +29,8 @@ void bf_clock_cpu_ms(uint64_t *user_ms, uint64_t *sys_ms)
 
 void bf_clock_sleep_us(uint64_t us)
 {
-    struct timespec ts = {.tv_sec = (time_t)(us / 1000000u), .tv_nsec = (long)(us % 1000000u) * 1000};
+    struct timespec ts = {.tv_sec = (time_t)(us / 1000000u),
+                          .tv_nsec = (long)(us % 1000000u) * 1000};
     nanosleep(&ts, NULL);
 }
 

@@ -229,8 +229,8 @@ size_t bf_hist_export(const bf_hist_t *h, uint32_t *index, uint64_t *count, size
     return n;
 }
 
-int bf_hist_import_check(const bf_hist_t *h, const uint32_t *index, const uint64_t *count,
-                         size_t n, uint64_t clamped)
+int bf_hist_import_check(const bf_hist_t *h, const uint32_t *index, const uint64_t *count, size_t n,
+                         uint64_t clamped)
 {
     uint64_t sum = 0;
     for (size_t k = 0; k < n; k++) {

@@ -34,8 +34,9 @@ void bf_hist_add(bf_hist_t *dst, const bf_hist_t *src);
 uint64_t bf_hist_count(const bf_hist_t *h);   /* total recorded values */
 uint64_t bf_hist_clamped(const bf_hist_t *h); /* how many were clamped */
 uint64_t bf_hist_min(const bf_hist_t *h);     /* lowest equivalent of the min bucket; 0 if empty */
-uint64_t bf_hist_max(const bf_hist_t *h);     /* highest equivalent value of the max bucket; 0 when empty */
-double bf_hist_mean(const bf_hist_t *h);      /* from bucket midpoints, as hdr_mean; 0 when empty */
+uint64_t
+bf_hist_max(const bf_hist_t *h); /* highest equivalent value of the max bucket; 0 when empty */
+double bf_hist_mean(const bf_hist_t *h); /* from bucket midpoints, as hdr_mean; 0 when empty */
 /* bf_hist_percentile — value at percentile p (0..100], as HdrHistogram's
  * hdr_value_at_percentile: the highest-equivalent value of the bucket where the cumulative
  * count reaches ceil(p/100 * count). 0 when empty. */
@@ -53,8 +54,8 @@ int bf_hist_import_add(bf_hist_t *h, const uint32_t *index, const uint64_t *coun
                        uint64_t clamped);
 /* bf_hist_import_check — 0 when bf_hist_import_add would take these pairs into h, else
  * BF_E_RANGE; changes nothing (to validate several histograms before adding any). */
-int bf_hist_import_check(const bf_hist_t *h, const uint32_t *index, const uint64_t *count,
-                         size_t n, uint64_t clamped);
+int bf_hist_import_check(const bf_hist_t *h, const uint32_t *index, const uint64_t *count, size_t n,
+                         uint64_t clamped);
 /* bf_hist_counts_len — number of buckets in the layout (valid indexes are < this). */
 size_t bf_hist_counts_len(void);
 

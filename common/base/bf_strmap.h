@@ -17,15 +17,15 @@
 #define BF_STRMAP_MAX_KEY_BYTES 4096 /* longer keys are refused (BF_E_TOOBIG) */
 
 typedef struct bf_strmap_slot {
-    char *key;     /* owned copy, NUL-terminated; NULL = empty slot */
+    char *key; /* owned copy, NUL-terminated; NULL = empty slot */
     size_t key_len;
-    void *value;   /* borrowed */
+    void *value; /* borrowed */
 } bf_strmap_slot_t;
 
 typedef struct bf_strmap {
     bf_strmap_slot_t *slots; /* owned; capacity is a power of two (or 0) */
     size_t cap;
-    size_t len;              /* keys present */
+    size_t len; /* keys present */
 } bf_strmap_t;
 
 /* bf_strmap_init — empty map, no allocation. */

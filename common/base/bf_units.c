@@ -104,12 +104,31 @@ int bf_units_parse_size(const char *s, uint64_t *out_bytes)
     char unit[8];
     if (number_and_unit(&p, &num, unit, sizeof unit) != BF_OK || *p != '\0')
         return BF_E_PARSE;
-    static const struct { const char *name; double mult; } units[] = {
-        {"", 1}, {"b", 1}, {"B", 1},
-        {"k", 1024.0}, {"K", 1024.0}, {"KiB", 1024.0}, {"kib", 1024.0}, {"KB", 1e3}, {"kb", 1e3},
-        {"m", 1048576.0}, {"M", 1048576.0}, {"MiB", 1048576.0}, {"mib", 1048576.0}, {"MB", 1e6}, {"mb", 1e6},
-        {"g", 1073741824.0}, {"G", 1073741824.0}, {"GiB", 1073741824.0}, {"gib", 1073741824.0},
-        {"GB", 1e9}, {"gb", 1e9},
+    static const struct {
+        const char *name;
+        double mult;
+    } units[] = {
+        {"", 1},
+        {"b", 1},
+        {"B", 1},
+        {"k", 1024.0},
+        {"K", 1024.0},
+        {"KiB", 1024.0},
+        {"kib", 1024.0},
+        {"KB", 1e3},
+        {"kb", 1e3},
+        {"m", 1048576.0},
+        {"M", 1048576.0},
+        {"MiB", 1048576.0},
+        {"mib", 1048576.0},
+        {"MB", 1e6},
+        {"mb", 1e6},
+        {"g", 1073741824.0},
+        {"G", 1073741824.0},
+        {"GiB", 1073741824.0},
+        {"gib", 1073741824.0},
+        {"GB", 1e9},
+        {"gb", 1e9},
     };
     for (size_t i = 0; i < sizeof units / sizeof units[0]; i++) {
         if (strcmp(unit, units[i].name) == 0) {
@@ -213,10 +232,12 @@ int bf_units_suggest_duration(const char *s, char *out, size_t out_size)
     static const struct {
         const char *word, *unit;
     } words[] = {
-        {"milliseconds", "ms"}, {"millisecond", "ms"}, {"millis", "ms"}, {"msecs", "ms"},
-        {"msec", "ms"}, {"seconds", "s"}, {"second", "s"}, {"secs", "s"}, {"sec", "s"},
-        {"minutes", "m"}, {"minute", "m"}, {"mins", "m"}, {"min", "m"}, {"hours", "h"},
-        {"hour", "h"}, {"hrs", "h"}, {"hr", "h"},
+        {"milliseconds", "ms"}, {"millisecond", "ms"}, {"millis", "ms"},
+        {"msecs", "ms"},        {"msec", "ms"},        {"seconds", "s"},
+        {"second", "s"},        {"secs", "s"},         {"sec", "s"},
+        {"minutes", "m"},       {"minute", "m"},       {"mins", "m"},
+        {"min", "m"},           {"hours", "h"},        {"hour", "h"},
+        {"hrs", "h"},           {"hr", "h"},
     };
     char low[64], norm[64];
     size_t n = 0;

@@ -37,13 +37,15 @@ static int http_error(bf_diag_t *diag, const char *what, const bf_es_t *es, long
     if (json_is_object(err)) {
         json_t *root = json_object_get(err, "root_cause");
         json_t *first = json_is_array(root) ? json_array_get(root, 0) : err;
-        snprintf(reason, sizeof reason, "%s: %s", json_string_value(json_object_get(first, "type")) ?: "error",
+        snprintf(reason, sizeof reason, "%s: %s",
+                 json_string_value(json_object_get(first, "type")) ?: "error",
                  json_string_value(json_object_get(first, "reason")) ?: "");
     } else if (body) {
         snprintf(reason, sizeof reason, "%.300s", body);
     }
     json_decref(j);
-    return bf_diag_set(diag, BF_E_HTTP, "%s on %s: HTTP %ld: %s", what, bf_es_host(es), status, reason);
+    return bf_diag_set(diag, BF_E_HTTP, "%s on %s: HTTP %ld: %s", what, bf_es_host(es), status,
+                       reason);
 }
 
 /* ---- ownership: bulkfleet's mark in _meta (bf_cluster.h, bf_owner_t) ---------------------- */
@@ -168,8 +170,8 @@ static int refuse_index(bf_diag_t *diag, const bf_es_t *es, const char *cell_id,
                        "have no _meta.created_by: bulkfleet), so index.recreate: true will not "
                        "delete it; set index.recreate: false to load into it, run with "
                        "--replace-existing %s to delete and recreate it, or choose another "
-                       "index.name", cell_id, state == 3 ? "alias" : "index", name,
-                       bf_es_host(es), name);
+                       "index.name",
+                       cell_id, state == 3 ? "alias" : "index", name, bf_es_host(es), name);
 }
 
 /* An existing index template `name` that bulkfleet did not make (nor owner allows) is not
@@ -203,13 +205,14 @@ static int template_owned(bf_es_t *es, const char *name, const bf_owner_t *owner
                        "index template %s on %s exists and was not created by bulkfleet (no "
                        "_meta.created_by: bulkfleet), so index.template will not replace it; "
                        "give the template another name, or run with --replace-existing %s to "
-                       "replace it", name, bf_es_host(es), name);
+                       "replace it",
+                       name, bf_es_host(es), name);
 }
 
 /* A shipped template must not reach indices bulkfleet did not make: "*" is refused, and so is
  * a pattern that matches an existing index without the mark. */
-static int template_patterns_owned(bf_es_t *es, const bf_index_spec_t *ix,
-                                   const bf_owner_t *owner, bf_diag_t *diag)
+static int template_patterns_owned(bf_es_t *es, const bf_index_spec_t *ix, const bf_owner_t *owner,
+                                   bf_diag_t *diag)
 {
     if (bf_owner_may_replace(owner, ix->template_name))
         return BF_OK;
@@ -219,16 +222,18 @@ static int template_patterns_owned(bf_es_t *es, const bf_index_spec_t *ix,
     int rc = BF_OK;
     size_t i;
     json_t *p;
-    json_array_foreach(list, i, p) {
+    json_array_foreach(list, i, p)
+    {
         const char *pat = json_string_value(p);
         if (pat == NULL || rc != BF_OK)
             continue;
         if (strspn(pat, "*") == strlen(pat)) {
-            rc = bf_diag_set(diag, BF_E_INVAL, "index template %s: index_patterns \"%s\" matches "
+            rc = bf_diag_set(diag, BF_E_INVAL,
+                             "index template %s: index_patterns \"%s\" matches "
                              "every index on %s, and would change indices bulkfleet did not "
                              "make; give it a pattern of the campaign's own names (e.g. the "
-                             "index.name prefix followed by *)", ix->template_name, pat,
-                             bf_es_host(es));
+                             "index.name prefix followed by *)",
+                             ix->template_name, pat, bf_es_host(es));
             continue;
         }
         long status = 0;
@@ -247,15 +252,17 @@ static int template_patterns_owned(bf_es_t *es, const bf_index_spec_t *ix,
         json_t *j = json_loads(rb ? rb : "", 0, NULL);
         const char *k;
         json_t *v;
-        json_object_foreach(j, k, v) {
+        json_object_foreach(j, k, v)
+        {
             if (meta_ours(json_object_get(json_object_get(v, "mappings"), "_meta")) ||
                 bf_owner_may_replace(owner, k))
                 continue;
-            rc = bf_diag_set(diag, BF_E_INVAL, "index template %s: index_patterns \"%s\" matches "
+            rc = bf_diag_set(diag, BF_E_INVAL,
+                             "index template %s: index_patterns \"%s\" matches "
                              "index %s on %s, which bulkfleet did not create; narrow the pattern "
                              "to the campaign's own names, or run with --replace-existing %s if "
-                             "the template may apply to it", ix->template_name, pat, k,
-                             bf_es_host(es), ix->template_name);
+                             "the template may apply to it",
+                             ix->template_name, pat, k, bf_es_host(es), ix->template_name);
             break;
         }
         json_decref(j);
@@ -525,7 +532,8 @@ static void flatten_settings(json_t *out, const char *prefix, json_t *obj)
 {
     const char *k;
     json_t *v;
-    json_object_foreach(obj, k, v) {
+    json_object_foreach(obj, k, v)
+    {
         char *key = prefix[0] ? bf_asprintf("%s.%s", prefix, k)
                               : (strncmp(k, "index", 5) == 0 && (k[5] == '\0' || k[5] == '.')
                                      ? bf_strdup(k)
@@ -616,7 +624,8 @@ static int ds_probe(bf_es_t *es, const char *name, int *kind, int *ours, bf_diag
     json_t *j = status == 200 ? json_loads(body, 0, NULL) : NULL;
     const char *k;
     json_t *v;
-    json_object_foreach(j, k, v) {
+    json_object_foreach(j, k, v)
+    {
         if (meta_ours(json_object_get(json_object_get(v, "mappings"), "_meta")))
             *ours = 1;
     }
@@ -643,17 +652,20 @@ static int ds_prepare(bf_es_t *es, const bf_index_spec_t *ix, const bf_cell_t *c
                            "index.data_stream)",
                            cell->id, bf_es_host(es), name);
     if (kind == 2)
-        return bf_diag_set(diag, BF_E_INVAL, "cell %s: %s on %s is an index or alias, not a data "
+        return bf_diag_set(diag, BF_E_INVAL,
+                           "cell %s: %s on %s is an index or alias, not a data "
                            "stream (index.data_stream): it is not deleted; delete it yourself "
-                           "or choose another index.name", cell->id, name, bf_es_host(es));
+                           "or choose another index.name",
+                           cell->id, name, bf_es_host(es));
     if (kind == 1 && ix->recreate) {
         if (!ours && !bf_owner_may_replace(owner, name))
-            return bf_diag_set(diag, BF_E_INVAL, "cell %s: data stream %s on %s was not created "
+            return bf_diag_set(diag, BF_E_INVAL,
+                               "cell %s: data stream %s on %s was not created "
                                "by bulkfleet, so index.recreate does not delete it; delete it "
                                "yourself (DELETE /_data_stream/%s) or run with "
                                "--replace-existing %s, set index.recreate: false to write into "
-                               "it, or choose another index.name", cell->id, name,
-                               bf_es_host(es), name, name);
+                               "it, or choose another index.name",
+                               cell->id, name, bf_es_host(es), name, name);
         if (!ours)
             say_replacing(es, cell->id, "data stream", name);
         char *path = bf_asprintf("/_data_stream/%s", name);
@@ -674,9 +686,11 @@ static int ds_prepare(bf_es_t *es, const bf_index_spec_t *ix, const bf_cell_t *c
         return rc;
     if (status != 200) {
         char what[300];
-        snprintf(what, sizeof what, "cell %s: creating data stream %s (it needs an index "
+        snprintf(what, sizeof what,
+                 "cell %s: creating data stream %s (it needs an index "
                  "template with \"data_stream\": {} whose index_patterns match it; "
-                 "index.template ships one)", cell->id, name);
+                 "index.template ships one)",
+                 cell->id, name);
         return http_error(diag, what, es, status, body);
     }
     path = bf_asprintf("/%s/_mapping", name);
@@ -722,8 +736,10 @@ static int prepare_pipelines(bf_es_t *es, const bf_scenario_t *sc, const bf_cell
             return rc;
         if (status != 200) {
             char what[300];
-            snprintf(what, sizeof what, "cell %s: creating ingest pipeline %s from "
-                     "index.pipeline(_file)", cell->id, req);
+            snprintf(what, sizeof what,
+                     "cell %s: creating ingest pipeline %s from "
+                     "index.pipeline(_file)",
+                     cell->id, req);
             return http_error(diag, what, es, status, body);
         }
     }
@@ -738,7 +754,8 @@ static int prepare_pipelines(bf_es_t *es, const bf_scenario_t *sc, const bf_cell
         if (rc != BF_OK)
             return rc;
         if (status == 404)
-            return bf_diag_set(diag, BF_E_INVAL, "cell %s: %s '%s' does not exist on %s: every "
+            return bf_diag_set(diag, BF_E_INVAL,
+                               "cell %s: %s '%s' does not exist on %s: every "
                                "document would fail; create it (PUT /_ingest/pipeline/%s), ship "
                                "its definition in index.pipeline_file, or fix the name",
                                cell->id, keys[i], names[i], bf_es_host(es), names[i]);
@@ -921,10 +938,12 @@ int bf_cluster_prepare_cell_tick(bf_es_t *es, const bf_scenario_t *sc, const bf_
         if (status == 400 && !ix->recreate && body && strstr(body, "resource_already_exists"))
             continue;
         if (status == 400 && body && strstr(body, "creates data streams only"))
-            return bf_diag_set(diag, BF_E_INVAL, "cell %s: %s on %s matches an index template "
+            return bf_diag_set(diag, BF_E_INVAL,
+                               "cell %s: %s on %s matches an index template "
                                "that creates data streams only; set index.data_stream: true "
                                "(bulkfleet then creates the data stream and sends action "
-                               "create)", cell->id, name, bf_es_host(es));
+                               "create)",
+                               cell->id, name, bf_es_host(es));
         char type[64];
         const char *module = status == 400 ? missing_module(body, type, sizeof type) : NULL;
         if (module)
@@ -1016,9 +1035,10 @@ int bf_cluster_prepare_cell_tick(bf_es_t *es, const bf_scenario_t *sc, const bf_
                         "flagged yellow",
                         cell->id, names, (unsigned long long)(waited_ms / 1000u), replicas);
         } else {
-            rc = bf_diag_set(diag, BF_E_TIMEOUT, "cell %s: indices %s are %s after %llu ms; check "
-                             "the cluster's disk and shard limits", cell->id, names,
-                             st ? st : "unknown", (unsigned long long)wait_ms);
+            rc = bf_diag_set(diag, BF_E_TIMEOUT,
+                             "cell %s: indices %s are %s after %llu ms; check "
+                             "the cluster's disk and shard limits",
+                             cell->id, names, st ? st : "unknown", (unsigned long long)wait_ms);
         }
     }
     free(holder);
@@ -1090,16 +1110,18 @@ int bf_cluster_check_owned(bf_es_t *es, const bf_scenario_t *sc, const uint8_t *
                 int kind, ours;
                 rc = ds_probe(es, name, &kind, &ours, diag);
                 if (rc == BF_OK && kind == 1 && !ours)
-                    rc = bf_diag_set(diag, BF_E_INVAL, "cell %s: data stream %s on %s was not "
+                    rc = bf_diag_set(diag, BF_E_INVAL,
+                                     "cell %s: data stream %s on %s was not "
                                      "created by bulkfleet, so index.recreate does not delete "
                                      "it; set index.recreate: false to write into it, run with "
                                      "--replace-existing %s, or choose another index.name",
                                      cell->id, name, bf_es_host(es), name);
                 else if (rc == BF_OK && kind == 2)
-                    rc = bf_diag_set(diag, BF_E_INVAL, "cell %s: %s on %s is an index or alias, "
+                    rc = bf_diag_set(diag, BF_E_INVAL,
+                                     "cell %s: %s on %s is an index or alias, "
                                      "not a data stream (index.data_stream): it is not deleted; "
-                                     "delete it yourself or choose another index.name", cell->id,
-                                     name, bf_es_host(es));
+                                     "delete it yourself or choose another index.name",
+                                     cell->id, name, bf_es_host(es));
                 continue;
             }
             int state = 0;
@@ -1114,10 +1136,9 @@ int bf_cluster_check_owned(bf_es_t *es, const bf_scenario_t *sc, const uint8_t *
 
 int bf_cluster_production_like(const char *name)
 {
-    static const char *const prefixes[] = {"logs", "logstash", "filebeat", "metricbeat",
-                                           "metrics", "traces", "apm", "winlogbeat",
-                                           "auditbeat", "packetbeat", "heartbeat", "kibana",
-                                           "security", "audit"};
+    static const char *const prefixes[] = {
+        "logs",       "logstash",  "filebeat",   "metricbeat", "metrics", "traces",   "apm",
+        "winlogbeat", "auditbeat", "packetbeat", "heartbeat",  "kibana",  "security", "audit"};
     if (name == NULL || name[0] == '\0')
         return 0;
     if (name[0] == '.' || strspn(name, "*") == strlen(name))
@@ -1179,14 +1200,16 @@ int bf_cluster_store_bytes(bf_es_t *es, const bf_cell_t *cell, int64_t *bytes, b
     }
     if (rc == BF_OK) {
         json_t *j = json_loads(body, 0, NULL);
-        json_t *store = json_object_get(json_object_get(json_object_get(j, "_all"), "primaries"),
-                                        "store");
+        json_t *store =
+            json_object_get(json_object_get(json_object_get(j, "_all"), "primaries"), "store");
         json_t *size = json_object_get(store, "size_in_bytes");
         if (json_is_integer(size) && json_integer_value(size) >= 0)
             *bytes = (int64_t)json_integer_value(size);
         else
-            rc = bf_diag_set(diag, BF_E_PARSE, "_stats/store on %s: no "
-                             "_all.primaries.store.size_in_bytes in the response", bf_es_host(es));
+            rc = bf_diag_set(diag, BF_E_PARSE,
+                             "_stats/store on %s: no "
+                             "_all.primaries.store.size_in_bytes in the response",
+                             bf_es_host(es));
         json_decref(j);
     }
     free(names);
@@ -1251,8 +1274,8 @@ int bf_cluster_delete_cell(bf_es_t *es, const bf_cell_t *cell, bf_diag_t *diag)
         if (rc != BF_OK || kind != 1)
             continue;
         if (!ours) {
-            bf_warn("cell %s: data stream %s was not created by bulkfleet: left in place",
-                    cell->id, cell->index_names[i]);
+            bf_warn("cell %s: data stream %s was not created by bulkfleet: left in place", cell->id,
+                    cell->index_names[i]);
             continue;
         }
         char *path = bf_asprintf("/_data_stream/%s", cell->index_names[i]);
@@ -1293,12 +1316,14 @@ int64_t bf_cluster_baseline(bf_es_t *es, const bf_scenario_t *sc, const bf_cell_
     bf_diag_t d = {0};
     if (bf_cluster_count(es, cell, &n, &d) != BF_OK) {
         bf_warn("cell %s: could not count the documents already in its indices (%s): the cell "
-                "will not be verified", cell->id, d.msg);
+                "will not be verified",
+                cell->id, d.msg);
         return -1;
     }
     if (n > 0 && !bf_scenario_index(sc)->recreate)
         bf_info("cell %s: its indices already hold %lld documents (index.recreate is false); "
-                "the cell is verified against the documents it adds", cell->id, (long long)n);
+                "the cell is verified against the documents it adds",
+                cell->id, (long long)n);
     return n;
 }
 
@@ -1312,8 +1337,8 @@ int bf_cluster_existing_mismatch(bf_es_t *es, const bf_scenario_t *sc, const bf_
     int found = 0;
     for (uint32_t i = 0; i < cell->indices && !found; i++) {
         const char *name = cell->index_names[i];
-        char *path = bf_asprintf("/%s/_settings/index.number_of_shards,index.number_of_replicas",
-                                 name);
+        char *path =
+            bf_asprintf("/%s/_settings/index.number_of_shards,index.number_of_replicas", name);
         long status = 0;
         const char *body = NULL;
         bf_diag_t d = {0};
@@ -1327,7 +1352,8 @@ int bf_cluster_existing_mismatch(bf_es_t *es, const bf_scenario_t *sc, const bf_
         if (entry == NULL && spec->data_stream) { /* keyed by the backing indices */
             const char *k;
             json_t *v;
-            json_object_foreach(j, k, v) {
+            json_object_foreach(j, k, v)
+            {
                 entry = v;
                 bk = k;
             }
@@ -1335,20 +1361,23 @@ int bf_cluster_existing_mismatch(bf_es_t *es, const bf_scenario_t *sc, const bf_
         json_t *ix = json_object_get(json_object_get(entry, "settings"), "index");
         const char *sh = json_string_value(json_object_get(ix, "number_of_shards"));
         const char *re = json_string_value(json_object_get(ix, "number_of_replicas"));
-        if (sh && re && spec->data_stream && (strtoul(sh, NULL, 10) != cell->shards ||
-                                              strtoul(re, NULL, 10) != cell->replicas)) {
-            snprintf(why, why_size, "data stream %s's backing index %s has %s shards and %s "
+        if (sh && re && spec->data_stream &&
+            (strtoul(sh, NULL, 10) != cell->shards || strtoul(re, NULL, 10) != cell->replicas)) {
+            snprintf(why, why_size,
+                     "data stream %s's backing index %s has %s shards and %s "
                      "replicas (from the cluster's index template: bulkfleet applies the cell's "
                      "settings only to a template it ships in index.template); this row's shards "
-                     "%u / replicas %u are the scenario's, not the index's", name, bk, sh, re,
-                     cell->shards, cell->replicas);
+                     "%u / replicas %u are the scenario's, not the index's",
+                     name, bk, sh, re, cell->shards, cell->replicas);
             found = 1;
-        } else if (sh && re && (strtoul(sh, NULL, 10) != cell->shards ||
-                                strtoul(re, NULL, 10) != cell->replicas)) {
-            snprintf(why, why_size, "index %s already existed with %s shards and %s replicas "
+        } else if (sh && re &&
+                   (strtoul(sh, NULL, 10) != cell->shards ||
+                    strtoul(re, NULL, 10) != cell->replicas)) {
+            snprintf(why, why_size,
+                     "index %s already existed with %s shards and %s replicas "
                      "(index.recreate is false, so it was kept); this row's shards %u / replicas "
-                     "%u are the scenario's, not the index's", name, sh, re, cell->shards,
-                     cell->replicas);
+                     "%u are the scenario's, not the index's",
+                     name, sh, re, cell->shards, cell->replicas);
             found = 1;
         }
         if (found && index_shards)

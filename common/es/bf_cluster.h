@@ -15,12 +15,12 @@
 #include <stdint.h>
 
 typedef struct bf_cluster_info {
-    char distribution[32];  /* "opensearch" or "elasticsearch" */
-    char version[32];       /* "2.19.6" */
+    char distribution[32]; /* "opensearch" or "elasticsearch" */
+    char version[32];      /* "2.19.6" */
     char cluster_name[128];
-    char cluster_uuid[64];  /* GET /'s cluster_uuid ("" when the answer has none): tells whether
-                               two host URLs reach the same cluster */
-    uint32_t nodes;         /* number_of_nodes from _cluster/health */
+    char cluster_uuid[64]; /* GET /'s cluster_uuid ("" when the answer has none): tells whether
+                              two host URLs reach the same cluster */
+    uint32_t nodes;        /* number_of_nodes from _cluster/health */
     uint32_t data_nodes;
 } bf_cluster_info_t;
 
@@ -60,9 +60,9 @@ int bf_cluster_probe(const bf_target_t *target, size_t host_index, uint64_t time
  * names in `replace` (--replace-existing NAME) may be deleted and replaced without it.
  * Borrowed by the calls that take it; NULL = nothing unmarked may be replaced, no ids. */
 typedef struct bf_owner {
-    const char *scenario;           /* scenario name, or NULL */
-    const char *campaign;           /* campaign id (results directory name), or NULL */
-    const char *const *replace;     /* index / data stream / template names, borrowed */
+    const char *scenario;       /* scenario name, or NULL */
+    const char *campaign;       /* campaign id (results directory name), or NULL */
+    const char *const *replace; /* index / data stream / template names, borrowed */
     size_t nreplace;
 } bf_owner_t;
 
@@ -92,10 +92,10 @@ int bf_cluster_production_like(const char *name);
 /* bf_cluster_prepare_cell — (re)create the cell's indices: the composable template (if any),
  * DELETE each index when recreate, PUT it with the cell's settings and the mappings, then wait
  * up to wait_ms for green — or, when data_nodes > 0 and the replicas need more nodes than that
- * (replicas + 1 > data_nodes), for yellow only, since green can never come. *yellow = 1 when the indices stayed yellow (replicas that cannot be
- * allocated on this many nodes): the caller records it. Returns 0, or BF_E_HTTP /
- * BF_E_TRANSPORT / BF_E_TIMEOUT (red) with diag.
- * Data streams (index.data_stream): the shipped template is PUT with the cell's settings in its
+ * (replicas + 1 > data_nodes), for yellow only, since green can never come. *yellow = 1 when the
+ * indices stayed yellow (replicas that cannot be allocated on this many nodes): the caller records
+ * it. Returns 0, or BF_E_HTTP / BF_E_TRANSPORT / BF_E_TIMEOUT (red) with diag. Data streams
+ * (index.data_stream): the shipped template is PUT with the cell's settings in its
  * template.settings (flat "index.*" keys, the cell's override the template's); each name is
  * probed (GET /_data_stream/<name>); with recreate an existing stream is deleted
  * (DELETE /_data_stream/<name>) only when it carries bulkfleet's mark (mapping _meta
@@ -137,9 +137,9 @@ int bf_cluster_store_bytes(bf_es_t *es, const bf_cell_t *cell, int64_t *bytes, b
 
 /* bf_cluster_baseline — documents already in the cell's indices before its load (recreated
  * indices: 0 without asking, unless the scenario has a search section: search.prefill and
- * search-only cells that keep their index leave documents in them, so they are counted). Call after the indices are prepared, before the load starts.
- * Returns the count, or -1 when it could not be read (a warning is logged; the row will then
- * not be verified). es and cell are borrowed. */
+ * search-only cells that keep their index leave documents in them, so they are counted). Call after
+ * the indices are prepared, before the load starts. Returns the count, or -1 when it could not be
+ * read (a warning is logged; the row will then not be verified). es and cell are borrowed. */
 int64_t bf_cluster_baseline(bf_es_t *es, const bf_scenario_t *sc, const bf_cell_t *cell);
 
 /* bf_cluster_existing_mismatch — with index.recreate false the indices may be the user's, made

@@ -58,8 +58,7 @@ const char *bf_es_transport_hint(CURLcode cc, const char *detail, const char *ur
     case CURLE_SSL_CACERT_BADFILE:
         snprintf(buf, size, "the CA bundle could not be read: check %s (PEM)", n->ca_file);
         return buf;
-    default:
-        break;
+    default: break;
     }
     if (detail && (strstr(detail, "certificate required") || strstr(detail, "handshake failure") ||
                    strstr(detail, "bad certificate") || strstr(detail, "unknown ca"))) {
@@ -110,8 +109,7 @@ const char *bf_es_transport_hint(CURLcode cc, const char *detail, const char *ur
 int bf_es_apply_target(CURL *h, const bf_target_t *t, struct curl_slist **headers)
 {
     switch (t->auth) {
-    case BF_AUTH_NONE:
-        break;
+    case BF_AUTH_NONE: break;
     case BF_AUTH_BASIC:
         curl_easy_setopt(h, CURLOPT_HTTPAUTH, (long)CURLAUTH_BASIC);
         curl_easy_setopt(h, CURLOPT_USERNAME, t->username ? t->username : "");

@@ -13,8 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define PREFILL_BATCH 1000u                  /* documents per bulk request */
-#define PREFILL_SEED_MIX 0x50F1A11D0C5ull    /* prefill draws apart from the load's streams */
+#define PREFILL_BATCH 1000u               /* documents per bulk request */
+#define PREFILL_SEED_MIX 0x50F1A11D0C5ull /* prefill draws apart from the load's streams */
 
 int bf_prefill_indices_exist(bf_es_t *es, const bf_cell_t *cell)
 {
@@ -38,10 +38,12 @@ static void first_item_error(const char *body, char *why, size_t size)
     json_t *items = json_object_get(j, "items");
     size_t i;
     json_t *it;
-    json_array_foreach(items, i, it) {
+    json_array_foreach(items, i, it)
+    {
         const char *k;
         json_t *op;
-        json_object_foreach(it, k, op) {
+        json_object_foreach(it, k, op)
+        {
             json_t *e = json_object_get(op, "error");
             if (!json_is_object(e))
                 continue;
@@ -74,10 +76,11 @@ int bf_prefill_cell(bf_es_t *es, const bf_scenario_t *sc, const bf_cell_t *cell,
         bf_buf_reset(&body);
         rc = bf_tmpl_render_bulk(t, g, cell, n, &body);
         if (rc != BF_OK) {
-            rc = bf_diag_set(diag, BF_E_INVAL, "search.prefill into %s: the document template "
+            rc = bf_diag_set(diag, BF_E_INVAL,
+                             "search.prefill into %s: the document template "
                              "cannot render more documents after %llu (%s); lower prefill or "
-                             "let the sequence wrap", idx, (unsigned long long)*indexed,
-                             bf_strerror(rc));
+                             "let the sequence wrap",
+                             idx, (unsigned long long)*indexed, bf_strerror(rc));
             break;
         }
         long status = 0;
@@ -87,15 +90,19 @@ int bf_prefill_cell(bf_es_t *es, const bf_scenario_t *sc, const bf_cell_t *cell,
         if (rc != BF_OK)
             break;
         if (status / 100 != 2) {
-            rc = bf_diag_set(diag, BF_E_HTTP, "search.prefill into %s: bulk request answered "
-                             "HTTP %ld: %.300s", idx, status, resp ? resp : "");
+            rc = bf_diag_set(diag, BF_E_HTTP,
+                             "search.prefill into %s: bulk request answered "
+                             "HTTP %ld: %.300s",
+                             idx, status, resp ? resp : "");
             break;
         }
         if (resp && strstr(resp, "\"errors\":true")) {
             char why[400];
             first_item_error(resp, why, sizeof why);
-            rc = bf_diag_set(diag, BF_E_HTTP, "search.prefill into %s: %s; fix the document "
-                             "template or the mappings", idx, why);
+            rc = bf_diag_set(diag, BF_E_HTTP,
+                             "search.prefill into %s: %s; fix the document "
+                             "template or the mappings",
+                             idx, why);
             break;
         }
         *indexed += n;
@@ -125,8 +132,7 @@ int bf_prefill_cell(bf_es_t *es, const bf_scenario_t *sc, const bf_cell_t *cell,
 
 int bf_prefill_prepare_cell(bf_es_t *es, const bf_scenario_t *sc, const bf_cell_t *cell,
                             const bf_owner_t *owner, uint32_t data_nodes, uint64_t wait_ms,
-                            int *yellow,
-                            void (*tick)(void *ctx), void *tick_ctx, bf_diag_t *diag)
+                            int *yellow, void (*tick)(void *ctx), void *tick_ctx, bf_diag_t *diag)
 {
     const bf_search_spec_t *ss = bf_scenario_search(sc);
     int reuse = ss->enabled && cell->concurrency == 0 && !ss->recreate &&

@@ -38,8 +38,7 @@ int bf_prefill_cell(bf_es_t *es, const bf_scenario_t *sc, const bf_cell_t *cell,
  * those of bf_prefill_cell. */
 int bf_prefill_prepare_cell(bf_es_t *es, const bf_scenario_t *sc, const bf_cell_t *cell,
                             const bf_owner_t *owner, uint32_t data_nodes, uint64_t wait_ms,
-                            int *yellow,
-                            void (*tick)(void *ctx), void *tick_ctx, bf_diag_t *diag);
+                            int *yellow, void (*tick)(void *ctx), void *tick_ctx, bf_diag_t *diag);
 
 /* bf_prefill_indices_exist — 1 when every index of the cell exists (HEAD /<index> answers 200),
  * 0 when one does not or the cluster cannot be asked. */

@@ -74,13 +74,14 @@ static int parse_nodes(bf_routetable_t *rt, json_t *nodes, const char *scheme, b
     rt->nodes = bf_calloc(n ? n : 1, sizeof *rt->nodes);
     const char *id;
     json_t *v;
-    json_object_foreach(map, id, v) {
+    json_object_foreach(map, id, v)
+    {
         bf_rt_node_t *nd = &rt->nodes[rt->nnodes++];
         nd->id = bf_strdup(id);
         const char *name = json_string_value(json_object_get(v, "name"));
         nd->name = bf_strdup(name ? name : "");
-        const char *pub = json_string_value(json_object_get(json_object_get(v, "http"),
-                                                            "publish_address"));
+        const char *pub =
+            json_string_value(json_object_get(json_object_get(v, "http"), "publish_address"));
         if (pub == NULL || pub[0] == '\0')
             continue;
         /* "hostname/1.2.3.4:9200" when the node knows a host name: the address is after '/' */
@@ -105,14 +106,16 @@ static int parse_nodes(bf_routetable_t *rt, json_t *nodes, const char *scheme, b
 static int parse_index(bf_routetable_t *rt, json_t *state, const char *name, bf_rt_index_t *ix,
                        bf_diag_t *d)
 {
-    json_t *meta = json_object_get(json_object_get(json_object_get(state, "metadata"),
-                                                   "indices"), name);
-    json_t *table = json_object_get(json_object_get(json_object_get(state, "routing_table"),
-                                                    "indices"), name);
+    json_t *meta =
+        json_object_get(json_object_get(json_object_get(state, "metadata"), "indices"), name);
+    json_t *table =
+        json_object_get(json_object_get(json_object_get(state, "routing_table"), "indices"), name);
     if (!json_is_object(meta) || !json_is_object(table))
-        return bf_diag_set(d, BF_E_NOTFOUND, "_cluster/state: index %s is not in the cluster "
+        return bf_diag_set(d, BF_E_NOTFOUND,
+                           "_cluster/state: index %s is not in the cluster "
                            "state (deleted, or an alias or data stream: routing needs the "
-                           "concrete index)", name);
+                           "concrete index)",
+                           name);
     json_t *settings = json_object_get(json_object_get(meta, "settings"), "index");
     uint64_t shards = json_count(json_object_get(settings, "number_of_shards"));
     uint64_t rshards = json_count(json_object_get(meta, "routing_num_shards"));
@@ -121,11 +124,12 @@ static int parse_index(bf_routetable_t *rt, json_t *state, const char *name, bf_
     uint64_t part = json_count(json_object_get(settings, "routing_partition_size"));
     if (shards == 0 || shards > BF_ROUTING_MAX_SHARDS || rshards > 2ull * BF_ROUTING_MAX_SHARDS ||
         part > BF_ROUTING_MAX_SHARDS)
-        return bf_diag_set(d, BF_E_PARSE, "_cluster/state: index %s: number_of_shards %llu, "
-                           "routing_num_shards %llu: not usable", name,
-                           (unsigned long long)shards, (unsigned long long)rshards);
-    int rc = bf_routing_index_init(&ix->routing, (uint32_t)shards, (uint32_t)rshards,
-                                   (uint32_t)part, d);
+        return bf_diag_set(d, BF_E_PARSE,
+                           "_cluster/state: index %s: number_of_shards %llu, "
+                           "routing_num_shards %llu: not usable",
+                           name, (unsigned long long)shards, (unsigned long long)rshards);
+    int rc =
+        bf_routing_index_init(&ix->routing, (uint32_t)shards, (uint32_t)rshards, (uint32_t)part, d);
     if (rc != BF_OK)
         return rc;
     ix->name = bf_strdup(name);
@@ -141,7 +145,8 @@ static int parse_index(bf_routetable_t *rt, json_t *state, const char *name, bf_
         json_t *copies = json_object_get(by_shard, key);
         size_t k;
         json_t *c;
-        json_array_foreach(copies, k, c) {
+        json_array_foreach(copies, k, c)
+        {
             if (!json_is_true(json_object_get(c, "primary")))
                 continue;
             const char *state_s = json_string_value(json_object_get(c, "state"));
@@ -216,15 +221,20 @@ int bf_routetable_fetch(bf_es_t *es, const char *const *index_names, size_t nind
     if (rc != BF_OK)
         return rc;
     if (status != 200)
-        return bf_diag_set(d, BF_E_HTTP, "GET _cluster/state on %s for the routing table: HTTP "
+        return bf_diag_set(d, BF_E_HTTP,
+                           "GET _cluster/state on %s for the routing table: HTTP "
                            "%ld (the user needs the cluster:monitor/state privilege)",
                            bf_es_host(es), status);
     state = bf_strdup(body);
-    rc = bf_es_request(es, "GET", "/_nodes/http?filter_path=nodes.*.name,"
-                                  "nodes.*.http.publish_address", NULL, &status, &body, d);
+    rc = bf_es_request(es, "GET",
+                       "/_nodes/http?filter_path=nodes.*.name,"
+                       "nodes.*.http.publish_address",
+                       NULL, &status, &body, d);
     if (rc == BF_OK && status != 200)
-        rc = bf_diag_set(d, BF_E_HTTP, "GET _nodes/http on %s: HTTP %ld (the user needs the "
-                         "cluster:monitor/nodes/info privilege)", bf_es_host(es), status);
+        rc = bf_diag_set(d, BF_E_HTTP,
+                         "GET _nodes/http on %s: HTTP %ld (the user needs the "
+                         "cluster:monitor/nodes/info privilege)",
+                         bf_es_host(es), status);
     if (rc == BF_OK) {
         const char *host = bf_es_host(es);
         const char *scheme = strncmp(host, "https:", 6) == 0 ? "https" : "http";

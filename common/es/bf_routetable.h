@@ -23,24 +23,24 @@
 #define BF_MAX_RT_NODES 4096u    /* nodes in one table */
 
 typedef struct bf_rt_node {
-    char *id;       /* node id from the cluster state */
-    char *name;     /* node name, for messages ("" if unknown) */
-    char *url;      /* "http://127.0.0.1:9201": the target's scheme + the node's
-                       http.publish_address; NULL if the node has no HTTP address. With
-                       https and an address published as "name/ip:port", the URL names the
-                       host ("https://name:port", so the certificate is checked against the
-                       name the node published) and `resolve` pins it to the ip */
-    char *addr;     /* "ip:port" the node is reached at (where the bytes go: the allow-list
-                       checks this), NULL if no HTTP address */
-    char *resolve;  /* "name:port:ip" for CURLOPT_RESOLVE when url names a host, else NULL */
-    int refused;    /* set by the owner: the address is not on the agent's allow-list */
+    char *id;      /* node id from the cluster state */
+    char *name;    /* node name, for messages ("" if unknown) */
+    char *url;     /* "http://127.0.0.1:9201": the target's scheme + the node's
+                      http.publish_address; NULL if the node has no HTTP address. With
+                      https and an address published as "name/ip:port", the URL names the
+                      host ("https://name:port", so the certificate is checked against the
+                      name the node published) and `resolve` pins it to the ip */
+    char *addr;    /* "ip:port" the node is reached at (where the bytes go: the allow-list
+                      checks this), NULL if no HTTP address */
+    char *resolve; /* "name:port:ip" for CURLOPT_RESOLVE when url names a host, else NULL */
+    int refused;   /* set by the owner: the address is not on the agent's allow-list */
 } bf_rt_node_t;
 
 typedef struct bf_rt_index {
     char *name;
     bf_routing_index_t routing;
-    uint32_t *primary_node;   /* per shard: index into nodes, or BF_RT_NO_NODE */
-    uint64_t *primary_term;   /* per shard: metadata primary_terms (0 if absent) */
+    uint32_t *primary_node; /* per shard: index into nodes, or BF_RT_NO_NODE */
+    uint64_t *primary_term; /* per shard: metadata primary_terms (0 if absent) */
 } bf_rt_index_t;
 
 typedef struct bf_routetable {
@@ -48,7 +48,7 @@ typedef struct bf_routetable {
     size_t nnodes;
     bf_rt_index_t *indices;
     size_t nindices;
-    uint64_t version;         /* cluster state "version" (0 if absent) */
+    uint64_t version; /* cluster state "version" (0 if absent) */
 } bf_routetable_t;
 
 /* bf_routetable_parse — build a table from the two responses (JSON text, NUL-terminated) for

@@ -40,7 +40,7 @@ typedef struct {
     uint32_t h;
     uint32_t block; /* bytes of the pending block, little-endian */
     unsigned nblock;
-    uint32_t len;   /* total bytes (murmur mixes len mod 2^32) */
+    uint32_t len; /* total bytes (murmur mixes len mod 2^32) */
 } mm3_t;
 
 static void mm3_init(mm3_t *m, uint32_t seed)
@@ -176,8 +176,8 @@ int bf_routing_hash_json(const char *s, size_t len, int32_t *hash_out, bf_diag_t
             size_t n = utf8_decode(u + i, len - i, &cp);
             if (n == 0)
                 return bf_diag_set(d, BF_E_INVAL,
-                                   "invalid UTF-8 at byte %zu (0x%02x) of a JSON _id or routing",
-                                   i, u[i]);
+                                   "invalid UTF-8 at byte %zu (0x%02x) of a JSON _id or routing", i,
+                                   u[i]);
             mm3_codepoint(&m, cp);
             i += n;
             continue;
@@ -212,8 +212,7 @@ int bf_routing_hash_json(const char *s, size_t len, int32_t *hash_out, bf_diag_t
             i += 6;
             continue;
         }
-        default:
-            return bf_diag_set(d, BF_E_INVAL, "unknown JSON escape '\\%c' at byte %zu", e, i);
+        default: return bf_diag_set(d, BF_E_INVAL, "unknown JSON escape '\\%c' at byte %zu", e, i);
         }
         mm3_unit(&m, unit);
         i += 2;
@@ -280,8 +279,7 @@ uint32_t bf_routing_shard_of_hash(const bf_routing_index_t *ix, int32_t routing_
 typedef int (*hash_fn)(const char *, size_t, int32_t *, bf_diag_t *);
 
 static int shard_with(hash_fn fn, const bf_routing_index_t *ix, const char *id, size_t id_len,
-                      const char *routing, size_t routing_len, uint32_t *shard_out,
-                      bf_diag_t *d)
+                      const char *routing, size_t routing_len, uint32_t *shard_out, bf_diag_t *d)
 {
     int32_t id_hash = 0, routing_hash = 0;
     int rc;

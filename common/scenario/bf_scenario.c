@@ -91,8 +91,8 @@ static int read_ref(bf__load_t *L, const bf__ynode_t *n, const char *key, const 
     for (size_t i = 0; i < sc->nfiles; i++) {
         if (strcmp(sc->files[i].path, path) == 0) {
             if (sc->files[i].len > cap)
-                return bf__err(L, n, BF_E_TOOBIG, "%s: %s '%s' is larger than %zu bytes", key,
-                               what, path, cap);
+                return bf__err(L, n, BF_E_TOOBIG, "%s: %s '%s' is larger than %zu bytes", key, what,
+                               path, cap);
             *data = sc->files[i].data;
             *len = sc->files[i].len;
             return BF_OK;
@@ -111,8 +111,8 @@ static int read_ref(bf__load_t *L, const bf__ynode_t *n, const char *key, const 
                            what, path, bf_strerror(rc));
         }
         if (buf == NULL && blen != 0)
-            return bf__err(L, n, BF_E_IO, "%s: %s '%s': the file provider returned no data",
-                           key, what, path);
+            return bf__err(L, n, BF_E_IO, "%s: %s '%s': the file provider returned no data", key,
+                           what, path);
         if (blen > cap) {
             free(buf);
             return bf__err(L, n, BF_E_TOOBIG, "%s: %s '%s' is larger than %zu bytes", key, what,
@@ -127,8 +127,8 @@ static int read_ref(bf__load_t *L, const bf__ynode_t *n, const char *key, const 
             full = bf_asprintf("%s/%s", L->base_dir, path);
         rc = read_disk(full, cap, &buf, &blen, &err_no);
         if (rc == BF_E_TOOBIG) {
-            rc = bf__err(L, n, BF_E_TOOBIG, "%s: %s '%s' is larger than %zu bytes", key, what,
-                         full, cap);
+            rc = bf__err(L, n, BF_E_TOOBIG, "%s: %s '%s' is larger than %zu bytes", key, what, full,
+                         cap);
             free(full);
             return rc;
         }
@@ -166,10 +166,11 @@ static int read_json_file(bf__load_t *L, const bf__ynode_t *n, const char *key, 
     size_t skip = (len >= 3 && memcmp(data, "\xEF\xBB\xBF", 3) == 0) ? 3 : 0;
     json_t *j = json_loadb(data + skip, len - skip, JSON_REJECT_DUPLICATES, &je);
     if (j == NULL)
-        return bf_diag_set(L->diag, BF_E_PARSE, "%s:%d:%d: %s: invalid JSON: %s (referenced "
-                           "from %s:%u:%u)", path, je.line < 1 ? 1 : je.line,
-                           je.column < 1 ? 1 : je.column, what, je.text, L->origin, n->line,
-                           n->col);
+        return bf_diag_set(L->diag, BF_E_PARSE,
+                           "%s:%d:%d: %s: invalid JSON: %s (referenced "
+                           "from %s:%u:%u)",
+                           path, je.line < 1 ? 1 : je.line, je.column < 1 ? 1 : je.column, what,
+                           je.text, L->origin, n->line, n->col);
     if (!json_is_object(j)) {
         json_decref(j);
         return bf__err(L, n, BF_E_INVAL, "%s: %s '%s' must hold a JSON object", key, what, path);
@@ -184,8 +185,7 @@ static int bad_type(bf__load_t *L, const bf__ynode_t *n, const char *dpath, cons
 {
     if (n->kind == BF__Y_SCALAR)
         return bf__err(L, n, BF_E_INVAL, "%s: expected %s, got '%.80s'", dpath, want, n->value);
-    return bf__err(L, n, BF_E_INVAL, "%s: expected %s, got a %s", dpath, want,
-                   bf__y_kind_name(n));
+    return bf__err(L, n, BF_E_INVAL, "%s: expected %s, got a %s", dpath, want, bf__y_kind_name(n));
 }
 
 static int parse_i64(const char *s, int64_t *out)
@@ -251,8 +251,10 @@ static int convert_scalar(bf__load_t *L, const bf__key_t *k, const char *dpath,
         if (bf_units_parse_duration_ms(text, &ms) != BF_OK) {
             char sug[64];
             if (n && bf_units_suggest_duration(text, sug, sizeof sug))
-                return bf__err(L, n, BF_E_INVAL, "%s: expected a duration like 30s, 5m, 1h30m "
-                               "or 250ms, got '%.80s'; did you mean %s?", dpath, text, sug);
+                return bf__err(L, n, BF_E_INVAL,
+                               "%s: expected a duration like 30s, 5m, 1h30m "
+                               "or 250ms, got '%.80s'; did you mean %s?",
+                               dpath, text, sug);
             return bad_type(L, n, dpath, "a duration like 30s, 5m, 1h30m or 250ms");
         }
         if ((double)ms < k->min || (k->max > 0 && (double)ms > k->max)) {
@@ -282,8 +284,10 @@ static int convert_scalar(bf__load_t *L, const bf__key_t *k, const char *dpath,
             alts[j] = '\0';
             const char *dym = bf__did_you_mean_alt(text, k->extra, sug, sizeof sug);
             if (dym)
-                return bf__err(L, n, BF_E_INVAL, "%s: '%.80s' is not one of %s; did you mean "
-                               "'%s'?", dpath, text, alts, dym);
+                return bf__err(L, n, BF_E_INVAL,
+                               "%s: '%.80s' is not one of %s; did you mean "
+                               "'%s'?",
+                               dpath, text, alts, dym);
             return bf__err(L, n, BF_E_INVAL, "%s: '%.80s' is not one of %s", dpath, text, alts);
         }
         return BF_OK;
@@ -373,8 +377,7 @@ static int check_targets(bf__load_t *L, const bf__ynode_t *n, const char *dpath)
 }
 
 /* Converts key row `id` at node n (present in the file). */
-static int convert(bf__load_t *L, int id, const char *dpath, const bf__ynode_t *n,
-                   bf__kval_t *v)
+static int convert(bf__load_t *L, int id, const char *dpath, const bf__ynode_t *n, bf__kval_t *v)
 {
     const bf__key_t *k = &bf__keys[id];
     v->node = n;
@@ -560,8 +563,9 @@ static int apply_defaults(bf__load_t *L, bf__kval_t *vals, int items)
 {
     for (int id = 0; id < BF__K_COUNT_; id++) {
         const bf__key_t *k = &bf__keys[id];
-        int is_item = strncmp(k->path, "variables[].", 12) == 0 ? 1
-                      : strncmp(k->path, "search.queries[].", 17) == 0 ? 2 : 0;
+        int is_item = strncmp(k->path, "variables[].", 12) == 0        ? 1
+                      : strncmp(k->path, "search.queries[].", 17) == 0 ? 2
+                                                                       : 0;
         if (is_item != items || vals[id].set || k->def == NULL)
             continue;
         if (strncmp(k->path, "matrix.", 7) == 0)
@@ -710,8 +714,10 @@ static int build_conn(bf__load_t *L, const conn_keys *ck, bf_target_t *t)
             for (const char *p = k->value; *p; p++) {
                 if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
                       (*p >= '0' && *p <= '9') || strchr("!#$%&'*+-.^_`|~", *p)))
-                    return bf__err(L, k, BF_E_INVAL, "target.headers: '%s' is not a valid "
-                                   "header name", k->value);
+                    return bf__err(L, k, BF_E_INVAL,
+                                   "target.headers: '%s' is not a valid "
+                                   "header name",
+                                   k->value);
             }
             if (k->len == 0)
                 return bf__err(L, k, BF_E_INVAL, "target.headers: empty header name");
@@ -740,8 +746,10 @@ static int build_conn(bf__load_t *L, const conn_keys *ck, bf_target_t *t)
                                "target.auth; remove one of the two");
             const char *hv = bf__y_is_null(v) ? "" : v->value; /* "X-A:" is an empty value */
             if (strpbrk(hv, "\r\n") || strlen(v->value) != v->len)
-                return bf__err(L, v, BF_E_INVAL, "target.headers.%s: a header value cannot "
-                               "contain line breaks", k->value);
+                return bf__err(L, v, BF_E_INVAL,
+                               "target.headers.%s: a header value cannot "
+                               "contain line breaks",
+                               k->value);
             t->headers[t->nheaders++] = bf_asprintf("%s: %s", k->value, hv);
         }
     }
@@ -813,19 +821,21 @@ static int build_data_stream(bf__load_t *L)
     json_t *tds = json_object_get(body, "data_stream");
     if (ds->set && !ds->b && tds) {
         json_decref(body);
-        return bf__err(L, ds->node, BF_E_INVAL, "index.data_stream: false, but index.template's "
+        return bf__err(L, ds->node, BF_E_INVAL,
+                       "index.data_stream: false, but index.template's "
                        "body has \"data_stream\": its names can only be data streams; remove "
                        "one of the two");
     }
     if (tds && !json_is_object(tds)) {
         json_decref(body);
-        return bf__err(L, TOP(INDEX_TEMPLATE)->node, BF_E_INVAL, "index.template: "
+        return bf__err(L, TOP(INDEX_TEMPLATE)->node, BF_E_INVAL,
+                       "index.template: "
                        "\"data_stream\" must be an object (write data_stream: {})");
     }
     ix->data_stream = (ds->set && ds->b) || tds != NULL;
     if (ix->data_stream) {
-        const char *ts = json_string_value(
-            json_object_get(json_object_get(tds, "timestamp_field"), "name"));
+        const char *ts =
+            json_string_value(json_object_get(json_object_get(tds, "timestamp_field"), "name"));
         ix->timestamp_field = bf_strdup(ts ? ts : "@timestamp");
     }
     json_decref(body);
@@ -851,8 +861,8 @@ static int check_data_stream(bf__load_t *L)
     bf_index_spec_t *ix = &sc->index;
     if (!ix->data_stream)
         return BF_OK;
-    const bf__ynode_t *where = TOP(INDEX_TEMPLATE)->node ? TOP(INDEX_TEMPLATE)->node
-                                                         : TOP(INDEX_DATA_STREAM)->node;
+    const bf__ynode_t *where =
+        TOP(INDEX_TEMPLATE)->node ? TOP(INDEX_TEMPLATE)->node : TOP(INDEX_DATA_STREAM)->node;
     if (ix->template_json) {
         json_t *body = json_loads(ix->template_json, 0, NULL);
         json_t *pat = json_object_get(body, "index_patterns");
@@ -866,11 +876,12 @@ static int check_data_stream(bf__load_t *L)
                 }
                 if (!ok) {
                     json_decref(body);
-                    return bf__err(L, where, BF_E_INVAL, "index.template: cell %s writes to "
+                    return bf__err(L, where, BF_E_INVAL,
+                                   "index.template: cell %s writes to "
                                    "data stream '%s', which the template's index_patterns do "
                                    "not match: it could not be created; add a pattern such as "
-                                   "\"%s*\" or change index.name", sc->cells[c].id, name,
-                                   name);
+                                   "\"%s*\" or change index.name",
+                                   sc->cells[c].id, name, name);
                 }
             }
         }
@@ -884,7 +895,8 @@ static int check_data_stream(bf__load_t *L)
                        "not through the stream)",
                        act->e == 2 ? "update" : "delete");
     if (act->node && act->e == 0)
-        bf__warn(L, act->node, "document.action: index: a data stream accepts only create; "
+        bf__warn(L, act->node,
+                 "document.action: index: a data stream accepts only create; "
                  "create is used (index.data_stream)");
     sc->document.action = BF_ACTION_CREATE;
     for (size_t c = 0; c < sc->ncells; c++)
@@ -892,7 +904,8 @@ static int check_data_stream(bf__load_t *L)
     char quoted[300];
     snprintf(quoted, sizeof quoted, "\"%s\"", ix->timestamp_field);
     if (sc->document.source && strstr(sc->document.source, quoted) == NULL)
-        bf__warn(L, L->source_node ? L->source_node : L->source_file_node, "document: the "
+        bf__warn(L, L->source_node ? L->source_node : L->source_file_node,
+                 "document: the "
                  "source has no \"%s\" field: a data stream refuses every document without it "
                  "(400); add e.g. \"%s\": \"$[[ts]]\" with {name: ts, type: now_utc_lite}",
                  ix->timestamp_field, ix->timestamp_field);
@@ -920,7 +933,8 @@ static int build_index(bf__load_t *L)
                         strcmp(TOP(INDEX_IMPORTED_NAME)->s, ix->name) == 0;
     /* settings: normalized by the matrix expander (which merges per cell) */
     if (TOP(INDEX_MAPPINGS)->node && TOP(INDEX_MAPPINGS_FILE)->set)
-        return bf__err(L, TOP(INDEX_MAPPINGS_FILE)->key, BF_E_INVAL, "index: give mappings "
+        return bf__err(L, TOP(INDEX_MAPPINGS_FILE)->key, BF_E_INVAL,
+                       "index: give mappings "
                        "or mappings_file, not both");
     json_t *m = NULL;
     if (TOP(INDEX_MAPPINGS)->node && TOP(INDEX_MAPPINGS)->node->kind == BF__Y_MAP) {
@@ -934,7 +948,8 @@ static int build_index(bf__load_t *L)
         json_t *inner = json_object_get(m, "mappings");
         if (inner && json_is_object(inner)) {
             if (json_object_get(m, "settings"))
-                bf__warn(L, TOP(INDEX_MAPPINGS_FILE)->node, "index.mappings_file: the "
+                bf__warn(L, TOP(INDEX_MAPPINGS_FILE)->node,
+                         "index.mappings_file: the "
                          "\"settings\" in '%s' are ignored; put them under index.settings",
                          TOP(INDEX_MAPPINGS_FILE)->s);
             json_incref(inner);
@@ -951,27 +966,31 @@ static int build_index(bf__load_t *L)
     if (TOP(INDEX_TEMPLATE)->node && TOP(INDEX_TEMPLATE)->node->kind == BF__Y_MAP) {
         const bf__ynode_t *tn = TOP(INDEX_TEMPLATE)->node;
         if (tb->node && tf->set)
-            return bf__err(L, tf->key, BF_E_INVAL, "index.template: give body or body_file, "
+            return bf__err(L, tf->key, BF_E_INVAL,
+                           "index.template: give body or body_file, "
                            "not both");
         if (!tb->node && !tf->set)
-            return bf__err(L, tn, BF_E_INVAL, "index.template: needs body (a mapping) or "
+            return bf__err(L, tn, BF_E_INVAL,
+                           "index.template: needs body (a mapping) or "
                            "body_file (a JSON file) with index_patterns");
         json_t *body = NULL;
         if (tb->node) {
             if (tb->node->kind != BF__Y_MAP)
-                return bf__err(L, tb->node, BF_E_INVAL, "index.template.body: expected a "
+                return bf__err(L, tb->node, BF_E_INVAL,
+                               "index.template.body: expected a "
                                "mapping");
             body = bf__y_to_json(tb->node);
         } else {
-            rc = read_json_file(L, tf->node, "index.template.body_file", "index template",
-                                tf->s, &body);
+            rc = read_json_file(L, tf->node, "index.template.body_file", "index template", tf->s,
+                                &body);
             if (rc != BF_OK)
                 return rc;
         }
         json_t *pat = json_object_get(body, "index_patterns");
         if (!json_is_array(pat) && !json_is_string(pat)) {
             json_decref(body);
-            return bf__err(L, tb->node ? tb->node : tf->node, BF_E_INVAL, "index.template: "
+            return bf__err(L, tb->node ? tb->node : tf->node, BF_E_INVAL,
+                           "index.template: "
                            "the body needs index_patterns (e.g. [\"bench-*\"])");
         }
         ix->template_json = json_dumps(body, JSON_COMPACT);
@@ -990,11 +1009,11 @@ static int build_index(bf__load_t *L)
 
 /* Type names in the order of the VAR_TYPE row's alternatives. */
 static const enum bf_var_type type_of_alt[] = {
-    BF_VAR_FILE, BF_VAR_LIST, BF_VAR_SEQUENCE, BF_VAR_SEQUENCE, BF_VAR_RANGE, BF_VAR_UUID,
-    BF_VAR_SORTABLE_ID, BF_VAR_SORTABLE_ID, BF_VAR_NOW_LOCAL, BF_VAR_NOW_UTC,
-    BF_VAR_NOW_UTC_LITE, BF_VAR_NOW_UNIX, BF_VAR_NOW_UNIX_MS, BF_VAR_NOW_UNIX_MS,
-    BF_VAR_NOW_UNIX_US, BF_VAR_NOW_UNIX_US, BF_VAR_NOW_UNIX_NS, BF_VAR_NOW_UNIX_NS,
-    BF_VAR_NOW_WITH_FORMAT, BF_VAR_RANDOM_ARRAY,
+    BF_VAR_FILE,        BF_VAR_LIST,        BF_VAR_SEQUENCE,        BF_VAR_SEQUENCE,
+    BF_VAR_RANGE,       BF_VAR_UUID,        BF_VAR_SORTABLE_ID,     BF_VAR_SORTABLE_ID,
+    BF_VAR_NOW_LOCAL,   BF_VAR_NOW_UTC,     BF_VAR_NOW_UTC_LITE,    BF_VAR_NOW_UNIX,
+    BF_VAR_NOW_UNIX_MS, BF_VAR_NOW_UNIX_MS, BF_VAR_NOW_UNIX_US,     BF_VAR_NOW_UNIX_US,
+    BF_VAR_NOW_UNIX_NS, BF_VAR_NOW_UNIX_NS, BF_VAR_NOW_WITH_FORMAT, BF_VAR_RANDOM_ARRAY,
 };
 
 /* Appends one dictionary value (raw bytes) escaped. */
@@ -1041,8 +1060,10 @@ static int load_values(bf__load_t *L, bf_var_spec_t *v, const bf__ynode_t *at, c
             if (l > BF__MAX_DICT_LINE) {
                 free(off);
                 bf_buf_cleanup(&vals);
-                return bf__err(L, at, BF_E_TOOBIG, "%s: line %zu of '%s' is longer than %u "
-                               "bytes", dp, lineno, v->path, BF__MAX_DICT_LINE);
+                return bf__err(L, at, BF_E_TOOBIG,
+                               "%s: line %zu of '%s' is longer than %u "
+                               "bytes",
+                               dp, lineno, v->path, BF__MAX_DICT_LINE);
             }
             if (l > 0)
                 add_value(&vals, &off, &n, &cap, text + i, l, &max_len, &all_literal);
@@ -1223,23 +1244,30 @@ static int build_variables(bf__load_t *L)
             for (size_t j = 0; j < sc->nvars; j++)
                 names[j] = sc->vars[j].name;
             const char *dym = bf__did_you_mean(v->variable_key, names, sc->nvars);
-            return bf__err(L, kn, BF_E_INVAL, "variables[%zu].variable_key: no variable named "
-                           "'%s'%s%s%s", i, v->variable_key, dym ? "; did you mean '" : "",
-                           dym ? dym : "", dym ? "'?" : "");
+            return bf__err(L, kn, BF_E_INVAL,
+                           "variables[%zu].variable_key: no variable named "
+                           "'%s'%s%s%s",
+                           i, v->variable_key, dym ? "; did you mean '" : "", dym ? dym : "",
+                           dym ? "'?" : "");
         }
         if ((size_t)r == i || sc->vars[r].type == BF_VAR_RANDOM_ARRAY)
-            return bf__err(L, kn, BF_E_INVAL, "variables[%zu].variable_key: a random_array "
-                           "draws from a plain variable, not from a random_array", i);
+            return bf__err(L, kn, BF_E_INVAL,
+                           "variables[%zu].variable_key: a random_array "
+                           "draws from a plain variable, not from a random_array",
+                           i);
         v->ref = (size_t)r;
         const bf__ynode_t *tn = L->var_vals[i][BF__K_VAR_ITEM_TYPE].node;
         const bf__ynode_t *sn = L->var_vals[i][BF__K_VAR_SIZE].node;
         if (sc->vars[r].kind == BF_VAR_KIND_STRING && !v->item_string)
-            return bf__err(L, tn ? tn : kn, BF_E_INVAL, "variables[%zu]: variable_type number "
+            return bf__err(L, tn ? tn : kn, BF_E_INVAL,
+                           "variables[%zu]: variable_type number "
                            "needs numbers, but '%s' gives strings; write variable_type: string",
                            i, v->variable_key);
         if ((uint64_t)bf_var_max_len(sc->vars, i) > BF_MAX_BODY_BYTES)
-            return bf__err(L, sn ? sn : kn, BF_E_TOOBIG, "variables[%zu]: one random_array "
-                           "value could exceed %u bytes; lower size", i, BF_MAX_BODY_BYTES);
+            return bf__err(L, sn ? sn : kn, BF_E_TOOBIG,
+                           "variables[%zu]: one random_array "
+                           "value could exceed %u bytes; lower size",
+                           i, BF_MAX_BODY_BYTES);
     }
     return BF_OK;
 }
@@ -1263,10 +1291,22 @@ static void on_bad_corpus_doc(void *ctx, size_t i, uint32_t line, const char *wh
                  why);
 }
 
-/* Checks an opened corpus (sampled past BF_CORPUS_SAMPLE_DOCS) and reports its bad lines,
- * each at its file:line. */
-static void check_corpus(bf__load_t *L, const bf_corpus_t *c, const char *name)
+/* Checks an opened corpus of nf files (sampled past BF_CORPUS_SAMPLE_DOCS) and reports its
+ * bad lines, each at its file:line; the corpus as a whole is named by its file, or by all of
+ * them ("the 7 files of document.corpus (a.json, b.json, ...)"). */
+static void check_corpus(bf__load_t *L, const bf_corpus_t *c, const char *const *files, size_t nf)
 {
+    bf_buf_t nb;
+    bf_buf_init(&nb, 0);
+    if (nf > 1) {
+        bf_buf_appendf(&nb, "the %zu files of document.corpus (", nf);
+        for (size_t i = 0; i < nf; i++)
+            bf_buf_appendf(&nb, "%s%s", i ? ", " : "", files[i]);
+        bf_buf_appendz(&nb, ")");
+    } else {
+        bf_buf_appendz(&nb, files[0]);
+    }
+    const char *name = nb.data;
     corpus_report r = {L, c, 0};
     for (size_t i = 0; i < bf_corpus_bad_count(c) && i < BF_CORPUS_BAD_KEEP; i++) {
         uint32_t fl;
@@ -1284,9 +1324,10 @@ static void check_corpus(bf__load_t *L, const bf_corpus_t *c, const char *name)
                  total, step > 1 ? " among the sampled documents" : "", BF_CORPUS_BAD_KEEP);
     if (step > 1)
         bf__warn(L, NULL,
-                 "%s: %zu documents; validate parsed every %zu-th (%zu); the agents "
+                 "%s: %zu documents; validate parsed one in %zu (%zu of them); the agents "
                  "parse every document of their slices at Prepare and skip bad ones",
                  name, n, step, (n + step - 1) / step);
+    bf_buf_cleanup(&nb);
 }
 
 /* The files of document.corpus.path / local_path (one string or a list) into d->corpus_files.
@@ -1359,7 +1400,7 @@ static int build_corpus(bf__load_t *L)
             if (bf_corpus_open_files(files, nf, (enum bf_corpus_format)d->corpus_format, &c, &dg) !=
                 BF_OK)
                 return bf__err(L, local->node, dg.code, "document.corpus.local_path: %s", dg.msg);
-            check_corpus(L, c, files[0]);
+            check_corpus(L, c, files, nf);
             bf_corpus_destroy(&c);
         }
         return BF_OK;
@@ -1405,7 +1446,7 @@ static int build_corpus(bf__load_t *L)
     /* validate (and the coordinator) report bad lines; an agent (files from a provider) parses
      * every document of its own slices at Prepare instead, so it does not parse them twice */
     if (L->opts == NULL || L->opts->file_provider == NULL)
-        check_corpus(L, L->sc->corpus, files[0]);
+        check_corpus(L, L->sc->corpus, files, nf);
     return BF_OK;
 }
 
@@ -1466,7 +1507,8 @@ static int build_document(bf__load_t *L)
     if (src->set && sf->set)
         return bf__err(L, sf->key, BF_E_INVAL, "document: give source or source_file, not both");
     if (!src->set && !sf->set)
-        return bf__err(L, TOP(DOCUMENT)->node, BF_E_INVAL, "document: needs source (a JSON "
+        return bf__err(L, TOP(DOCUMENT)->node, BF_E_INVAL,
+                       "document: needs source (a JSON "
                        "template with $[[variable]] placeholders) or source_file");
     if (src->set) {
         d->source = bf_strdup(src->s);
@@ -1481,8 +1523,10 @@ static int build_document(bf__load_t *L)
             return rc;
         size_t skip = (len >= 3 && memcmp(text, "\xEF\xBB\xBF", 3) == 0) ? 3 : 0;
         if (memchr(text + skip, '\0', len - skip) || !bf_utf8_valid(text + skip, len - skip))
-            return bf__err(L, sf->node, BF_E_INVAL, "document.source_file: '%s' is not UTF-8 "
-                           "text", sf->s);
+            return bf__err(L, sf->node, BF_E_INVAL,
+                           "document.source_file: '%s' is not UTF-8 "
+                           "text",
+                           sf->s);
         d->source = bf_strndup(text + skip, len - skip);
         L->source_file_text = d->source;
         L->source_file_node = sf->node;
@@ -1514,20 +1558,23 @@ static int build_request_run(bf__load_t *L)
     json_t *pbody = NULL;
     if (pj->node) {
         if (pj->node->kind != BF__Y_MAP)
-            return bf__err(L, pj->node, BF_E_INVAL, "index.pipeline: expected a mapping "
+            return bf__err(L, pj->node, BF_E_INVAL,
+                           "index.pipeline: expected a mapping "
                            "(the body of PUT /_ingest/pipeline/<name>)");
         pbody = bf__y_to_json(pj->node);
     } else if (pf->set) {
-        int rc = read_json_file(L, pf->node, "index.pipeline_file", "ingest pipeline", pf->s,
-                                &pbody);
+        int rc =
+            read_json_file(L, pf->node, "index.pipeline_file", "ingest pipeline", pf->s, &pbody);
         if (rc != BF_OK)
             return rc;
     }
     if (pbody && !json_is_array(json_object_get(pbody, "processors"))) {
         json_decref(pbody);
-        return bf__err(L, pj->node ? pj->node : pf->node, BF_E_INVAL, "%s: an ingest pipeline "
+        return bf__err(L, pj->node ? pj->node : pf->node, BF_E_INVAL,
+                       "%s: an ingest pipeline "
                        "needs \"processors\" (a list, e.g. [{\"set\": {\"field\": \"f\", "
-                       "\"value\": 1}}])", pj->node ? "index.pipeline" : "index.pipeline_file");
+                       "\"value\": 1}}])",
+                       pj->node ? "index.pipeline" : "index.pipeline_file");
     }
     if (pbody) {
         sc->index.pipeline_json = json_dumps(pbody, JSON_COMPACT);
@@ -1536,10 +1583,12 @@ static int build_request_run(bf__load_t *L)
     if (TOP(REQ_PIPELINE)->set) {
         const char *pn = TOP(REQ_PIPELINE)->s;
         if (strstr(pn, "$[[") || strpbrk(pn, "/?#&% \"\\,*"))
-            return bf__err(L, TOP(REQ_PIPELINE)->node, BF_E_INVAL, "request.pipeline: '%s' is "
+            return bf__err(L, TOP(REQ_PIPELINE)->node, BF_E_INVAL,
+                           "request.pipeline: '%s' is "
                            "not a pipeline name (one name for every request: no $[[...]], '/', "
                            "'?', '&', ',', '*', spaces or quotes; a name per document is "
-                           "document.pipeline)", pn);
+                           "document.pipeline)",
+                           pn);
         r->pipeline = bf_strdup(pn);
     } else if (sc->index.pipeline_json) {
         r->pipeline = bf_asprintf("bulkfleet-%s", sc->name);
@@ -1585,19 +1634,22 @@ static int build_request_run(bf__load_t *L)
     fm->max_time_ms = TOP(FM_MAX_TIME)->u;
     fm->present = TOP(FM)->set;
     if (fm->batch_max < fm->batch_start || fm->concurrency_max < fm->concurrency_start) {
-        const bf__kval_t *k = fm->batch_max < fm->batch_start ? TOP(FM_BATCH_MAX) : TOP(FM_CONC_MAX);
-        return bf__err(L, k->node, BF_E_INVAL, "%s: must not be below %s; raise it or lower "
-                       "the start value", fm->batch_max < fm->batch_start ? "find_max.batch_max"
-                       : "find_max.concurrency_max", fm->batch_max < fm->batch_start ?
-                       "find_max.batch_start" : "find_max.concurrency_start");
+        const bf__kval_t *k =
+            fm->batch_max < fm->batch_start ? TOP(FM_BATCH_MAX) : TOP(FM_CONC_MAX);
+        return bf__err(L, k->node, BF_E_INVAL,
+                       "%s: must not be below %s; raise it or lower "
+                       "the start value",
+                       fm->batch_max < fm->batch_start ? "find_max.batch_max"
+                                                       : "find_max.concurrency_max",
+                       fm->batch_max < fm->batch_start ? "find_max.batch_start"
+                                                       : "find_max.concurrency_start");
     }
     return BF_OK;
 }
 
 /* ---- template checks ----------------------------------------------------------------------- */
 
-static void locate_template(void *ctx, enum bf__tfield field, size_t offset, char *buf,
-                            size_t size)
+static void locate_template(void *ctx, enum bf__tfield field, size_t offset, char *buf, size_t size)
 {
     bf__load_t *L = ctx;
     const bf__ynode_t *n = NULL;
@@ -1689,8 +1741,9 @@ static int check_template(bf__load_t *L, int have_cells)
             rc = bf__err(L, bn ? bn : TOP(DOCUMENT)->node, BF_E_TOOBIG,
                          "matrix.batch_size: %u documents of about %llu bytes make a %s bulk "
                          "body (cell %s), over the %s http.max_content_length; use a batch_size "
-                         "of at most %llu", cell->batch_size, (unsigned long long)doc, a,
-                         cell->id, b, (unsigned long long)(BF_MAX_BODY_BYTES / (doc ? doc : 1)));
+                         "of at most %llu",
+                         cell->batch_size, (unsigned long long)doc, a, cell->id, b,
+                         (unsigned long long)(BF_MAX_BODY_BYTES / (doc ? doc : 1)));
             told[c] = 1;
             if (!bf__collect(L, rc))
                 break;
@@ -1713,10 +1766,11 @@ static void warn_replicas(bf__load_t *L)
     for (size_t c = 0; c < sc->ncells; c++) {
         uint32_t r = sc->cells[c].replicas;
         if (r + 1 > nodes && r != warned) {
-            bf__warn(L, L->cell_replicas_node[c], "cell %s: %u replica%s need%s %u data nodes "
+            bf__warn(L, L->cell_replicas_node[c],
+                     "cell %s: %u replica%s need%s %u data nodes "
                      "but the cluster has %u; the replicas stay unassigned (health yellow) and "
-                     "the cell measures fewer copies than it says", sc->cells[c].id, r,
-                     r == 1 ? "" : "s", r == 1 ? "s" : "", r + 1, nodes);
+                     "the cell measures fewer copies than it says",
+                     sc->cells[c].id, r, r == 1 ? "" : "s", r == 1 ? "s" : "", r + 1, nodes);
             warned = r;
         }
     }
@@ -1749,18 +1803,24 @@ static int build_search(bf__load_t *L)
         s->nqueries = i + 1;
         q->name = dup_str(&qv[BF__K_Q_NAME]);
         if (strlen(q->name) >= BF_MAX_QUERY_NAME)
-            return bf__err(L, qv[BF__K_Q_NAME].node, BF_E_INVAL, "search.queries[%zu].name: "
-                           "at most %u characters", i, BF_MAX_QUERY_NAME - 1);
+            return bf__err(L, qv[BF__K_Q_NAME].node, BF_E_INVAL,
+                           "search.queries[%zu].name: "
+                           "at most %u characters",
+                           i, BF_MAX_QUERY_NAME - 1);
         for (size_t j = 0; j < i; j++)
             if (strcmp(s->queries[j].name, q->name) == 0)
-                return bf__err(L, qv[BF__K_Q_NAME].node, BF_E_INVAL, "search.queries[%zu].name: "
+                return bf__err(L, qv[BF__K_Q_NAME].node, BF_E_INVAL,
+                               "search.queries[%zu].name: "
                                "'%s' is already the name of search.queries[%zu]; names label "
-                               "the results rows, give each query its own", i, q->name, j);
+                               "the results rows, give each query its own",
+                               i, q->name, j);
         q->post = qv[BF__K_Q_METHOD].e == 0;
         q->path = dup_str(&qv[BF__K_Q_PATH]);
         if (q->path[0] != '/')
-            return bf__err(L, qv[BF__K_Q_PATH].node, BF_E_INVAL, "search.queries[%zu].path: "
-                           "'%s' must start with '/', e.g. /{index}/_search", i, q->path);
+            return bf__err(L, qv[BF__K_Q_PATH].node, BF_E_INVAL,
+                           "search.queries[%zu].path: "
+                           "'%s' must start with '/', e.g. /{index}/_search",
+                           i, q->path);
         q->body = dup_str(&qv[BF__K_Q_BODY]);
         q->weight = (uint32_t)qv[BF__K_Q_WEIGHT].u;
         q->profile = qv[BF__K_Q_PROFILE].b;
@@ -2072,8 +2132,10 @@ static int load(bf__load_t *L, const char *text, size_t len)
     const bf__ynode_t *qs = L->top[BF__K_SEARCH_QUERIES].node;
     if (qs && qs->kind == BF__Y_SEQ) {
         if (qs->n == 0 || qs->n > BF_MAX_QUERIES)
-            return bf__err(L, qs, BF_E_INVAL, "search.queries: give 1 to %u queries like {name: "
-                           "all, body: '{\"query\": {\"match_all\": {}}}'}", BF_MAX_QUERIES);
+            return bf__err(L, qs, BF_E_INVAL,
+                           "search.queries: give 1 to %u queries like {name: "
+                           "all, body: '{\"query\": {\"match_all\": {}}}'}",
+                           BF_MAX_QUERIES);
         L->nq = qs->n;
         L->q_vals = bf_calloc(qs->n, sizeof *L->q_vals);
         for (size_t i = 0; i < qs->n; i++) {
@@ -2164,11 +2226,10 @@ int bf_scenario_load_file(const char *path, const bf_load_opts_t *opts, bf_scena
     int err_no = 0;
     int rc = read_disk(path, BF_MAX_SCENARIO_BYTES, &text, &len, &err_no);
     if (rc == BF_E_TOOBIG)
-        return bf_diag_set(diag, rc, "%s: larger than the %u-byte limit of a scenario file",
-                           path, BF_MAX_SCENARIO_BYTES);
+        return bf_diag_set(diag, rc, "%s: larger than the %u-byte limit of a scenario file", path,
+                           BF_MAX_SCENARIO_BYTES);
     if (rc != BF_OK)
-        return bf_diag_set(diag, rc, "%s: cannot read the scenario: %s", path,
-                           strerror(err_no));
+        return bf_diag_set(diag, rc, "%s: cannot read the scenario: %s", path, strerror(err_no));
     bf_load_opts_t o = {0};
     if (opts)
         o = *opts;

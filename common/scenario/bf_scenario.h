@@ -81,11 +81,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define BF_MAX_SCENARIO_BYTES (16u << 20)  /* a scenario file larger than this is refused */
-#define BF_MAX_DICT_BYTES (512u << 20)     /* one dictionary (type: file) file */
-#define BF_MAX_PEM_BYTES (4u << 20)        /* one TLS file (CA bundle, certificate, key) */
-#define BF_MAX_CELLS 100000u               /* cells after expansion */
-#define BF_MAX_BODY_BYTES (100u << 20)     /* OpenSearch default http.max_content_length */
+#define BF_MAX_SCENARIO_BYTES (16u << 20) /* a scenario file larger than this is refused */
+#define BF_MAX_DICT_BYTES (512u << 20)    /* one dictionary (type: file) file */
+#define BF_MAX_PEM_BYTES (4u << 20)       /* one TLS file (CA bundle, certificate, key) */
+#define BF_MAX_CELLS 100000u              /* cells after expansion */
+#define BF_MAX_BODY_BYTES (100u << 20)    /* OpenSearch default http.max_content_length */
 #define BF_MAX_CORPUS_SHIP_BYTES                                                                   \
     (1024u << 20)                     /* a corpus shipped to agents (in chunks above               \
                                          --file-chunk-size); larger: corpus.local_path */
@@ -130,23 +130,23 @@ extern const bf_conn_names_t bf_conn_names_publish;
 extern const bf_conn_names_t bf_conn_names_compare;
 
 typedef struct bf_target {
-    char **hosts;          /* base URLs "http://127.0.0.1:9200", no trailing slash; nhosts >= 1 */
+    char **hosts; /* base URLs "http://127.0.0.1:9200", no trailing slash; nhosts >= 1 */
     size_t nhosts;
     enum bf_auth_type auth;
-    char *username;        /* basic; secret-free */
-    char *password;        /* basic; SECRET */
-    char *api_key;         /* the value after "ApiKey " (base64 of id:key); SECRET */
-    char *bearer;          /* token; SECRET */
-    char *ca_file;         /* TLS CA bundle path as written, or NULL */
-    char *cert_file;       /* TLS client certificate path as written, or NULL */
-    char *key_file;        /* TLS client key path as written, or NULL */
-    bf_pem_t ca_pem;       /* their contents, read at load like every file the scenario names
-                              (relative to its folder; shipped to agents): borrowed from the
-                              scenario's file list, {NULL, 0} when the path is not set */
+    char *username;  /* basic; secret-free */
+    char *password;  /* basic; SECRET */
+    char *api_key;   /* the value after "ApiKey " (base64 of id:key); SECRET */
+    char *bearer;    /* token; SECRET */
+    char *ca_file;   /* TLS CA bundle path as written, or NULL */
+    char *cert_file; /* TLS client certificate path as written, or NULL */
+    char *key_file;  /* TLS client key path as written, or NULL */
+    bf_pem_t ca_pem; /* their contents, read at load like every file the scenario names
+                        (relative to its folder; shipped to agents): borrowed from the
+                        scenario's file list, {NULL, 0} when the path is not set */
     bf_pem_t cert_pem;
-    bf_pem_t key_pem;      /* SECRET (never written to results; shipped over CURVE) */
-    int tls_insecure;      /* 1: do not verify the server certificate */
-    char **headers;        /* extra request headers "Name: value" */
+    bf_pem_t key_pem; /* SECRET (never written to results; shipped over CURVE) */
+    int tls_insecure; /* 1: do not verify the server certificate */
+    char **headers;   /* extra request headers "Name: value" */
     size_t nheaders;
     uint64_t connect_timeout_ms;  /* target.connect_timeout (10s): TCP + TLS connect bound of
                                      every connection (probe, cluster APIs, bulk, search) */
@@ -179,33 +179,33 @@ typedef struct bf_request_spec {
     enum bf_compression compression;
     enum bf_routing_mode routing_mode; /* request.routing_mode, default none */
     uint64_t routing_refresh_ms;       /* request.routing_refresh: routing table re-read (5s) */
-    int gzip_level;        /* 1..9, default 1 */
-    int media_type_es8;    /* request.media_type: elasticsearch8: Elasticsearch 8's versioned
-                              media types (compatible-with=8) for Content-Type and Accept */
-    uint64_t timeout_ms;   /* whole-request timeout, default 60000 */
-    char *filter_path;     /* appended to /_bulk?filter_path=..., NULL for none; must keep
-                              items.*.status (the loader checks) */
-    char *pipeline;        /* ingest pipeline of every bulk request (/_bulk?pipeline=), or NULL;
-                              "bulkfleet-<name>" when index.pipeline(_file) ships one unnamed */
-    uint32_t retry_429_max;      /* 0 = never retry rejected items */
-    uint64_t retry_backoff_ms;   /* first backoff, doubled per retry */
+    int gzip_level;                    /* 1..9, default 1 */
+    int media_type_es8;        /* request.media_type: elasticsearch8: Elasticsearch 8's versioned
+                                  media types (compatible-with=8) for Content-Type and Accept */
+    uint64_t timeout_ms;       /* whole-request timeout, default 60000 */
+    char *filter_path;         /* appended to /_bulk?filter_path=..., NULL for none; must keep
+                                  items.*.status (the loader checks) */
+    char *pipeline;            /* ingest pipeline of every bulk request (/_bulk?pipeline=), or NULL;
+                                  "bulkfleet-<name>" when index.pipeline(_file) ships one unnamed */
+    uint32_t retry_429_max;    /* 0 = never retry rejected items */
+    uint64_t retry_backoff_ms; /* first backoff, doubled per retry */
 } bf_request_spec_t;
 
 /* The find_max: section (docs/scenario.md "find_max"): the bounds of the find-max search,
  * every key with a default. Read only by `bulkfleet-coordinator find-max`. */
 typedef struct bf_findmax_spec {
-    uint32_t batch_start;      /* docs per bulk request of the first step (100) */
-    uint32_t batch_max;        /* docs (65536) */
-    uint32_t max_body_mb;      /* uncompressed body cap, MiB (90: below http.max_content_length) */
-    uint32_t gain_pct;         /* a doubling must add this % of docs/s (5) */
-    uint32_t concurrency_start;/* (1) */
-    uint32_t concurrency_max;  /* (1024) */
+    uint32_t batch_start;       /* docs per bulk request of the first step (100) */
+    uint32_t batch_max;         /* docs (65536) */
+    uint32_t max_body_mb;       /* uncompressed body cap, MiB (90: below http.max_content_length) */
+    uint32_t gain_pct;          /* a doubling must add this % of docs/s (5) */
+    uint32_t concurrency_start; /* (1) */
+    uint32_t concurrency_max;   /* (1024) */
     uint64_t latency_p99_max_ms; /* latency p99 bound, 0 = none */
-    uint64_t sustain_ms;       /* the sustain phase's measurement window (2 min) */
-    uint32_t step_down_pct;    /* sustain: lower the rate by this % after a miss (10) */
-    uint32_t sustain_tries;    /* sustain runs at most (5) */
-    uint64_t max_time_ms;      /* the whole search per combination of the other axes (1 h) */
-    int present;               /* 1: the file has a find_max: section (plan states its bound) */
+    uint64_t sustain_ms;         /* the sustain phase's measurement window (2 min) */
+    uint32_t step_down_pct;      /* sustain: lower the rate by this % after a miss (10) */
+    uint32_t sustain_tries;      /* sustain runs at most (5) */
+    uint64_t max_time_ms;        /* the whole search per combination of the other axes (1 h) */
+    int present;                 /* 1: the file has a find_max: section (plan states its bound) */
 } bf_findmax_spec_t;
 
 typedef struct bf_run_spec {
@@ -214,12 +214,12 @@ typedef struct bf_run_spec {
                                  (when longer than warmup_ms): a fresh cluster's JVM is still
                                  compiling its indexing code; 0 = warmup_ms */
     uint64_t duration_ms;
-    uint32_t repeat;       /* >= 1 */
-    double target_rate;    /* docs/s across the fleet, 0 = closed loop */
-    uint32_t agents;       /* agents per cell, 0 = all connected */
-    uint64_t seed;         /* base RNG seed; each agent and thread derives its own */
-    int seed_set;          /* added: 1 when run.seed was written; 0 = seed is 0 and the
-                              coordinator should pick (and record) a fresh one per run */
+    uint32_t repeat;    /* >= 1 */
+    double target_rate; /* docs/s across the fleet, 0 = closed loop */
+    uint32_t agents;    /* agents per cell, 0 = all connected */
+    uint64_t seed;      /* base RNG seed; each agent and thread derives its own */
+    int seed_set;       /* added: 1 when run.seed was written; 0 = seed is 0 and the
+                           coordinator should pick (and record) a fresh one per run */
 } bf_run_spec_t;
 
 /* Added: the `document` section. Templates keep their $[[name]] placeholders; bf_template
@@ -230,23 +230,23 @@ typedef struct bf_document_spec {
     uint32_t retry_on_conflict; /* update: the action line's retry_on_conflict, 0 = none */
     int delete_missing_fails;   /* delete: 1 = a 404 for a missing id is a failure (other 4xx,
                                    type not_found; document.delete_missing: fail), 0 = ok */
-    char *id;              /* _id template, or NULL (the cluster assigns ids) */
-    char *routing;         /* routing template, or NULL */
-    char *pipeline;        /* ingest pipeline template, or NULL */
-    char *source;          /* source template: document.source, or the content of source_file */
-    char *source_file;     /* path as written, or NULL when the source is inline */
+    char *id;                   /* _id template, or NULL (the cluster assigns ids) */
+    char *routing;              /* routing template, or NULL */
+    char *pipeline;             /* ingest pipeline template, or NULL */
+    char *source;      /* source template: document.source, or the content of source_file */
+    char *source_file; /* path as written, or NULL when the source is inline */
     /* document.corpus, instead of source (bf_corpus.h): real documents from a file */
     char *corpus_path;       /* shipped with the scenario by content hash, or NULL */
     char *corpus_local_path; /* read by each agent from its own disk at Prepare, or NULL */
     char **corpus_files;     /* every file of path / local_path (a list, or one): one corpus,
                                 their documents in this order; corpus_files[0] is the one above */
     size_t ncorpus_files;
-    int corpus_format;       /* enum bf_corpus_format: source lines, or bulk action + source */
-    uint32_t corpus_passes;  /* times each stream reads its slice; 0 = loop until the cell ends */
+    int corpus_format;      /* enum bf_corpus_format: source lines, or bulk action + source */
+    uint32_t corpus_passes; /* times each stream reads its slice; 0 = loop until the cell ends */
 } bf_document_spec_t;
 
-#define BF_MAX_QUERIES 16u          /* named queries in search.queries */
-#define BF_MAX_QUERY_NAME 64u       /* bytes of a query name */
+#define BF_MAX_QUERIES 16u    /* named queries in search.queries */
+#define BF_MAX_QUERY_NAME 64u /* bytes of a query name */
 
 /* How a paged query walks its pages (search.queries[].paging.by). */
 enum { BF_PAGING_NONE = 0, BF_PAGING_FROM, BF_PAGING_SEARCH_AFTER };
@@ -278,39 +278,39 @@ int bf_scenario_path_is_msearch(const char *path);
 
 /* The `search` section: query clients beside the bulk load (issue #15). */
 typedef struct bf_search_spec {
-    int enabled;           /* the section is present */
-    uint32_t clients;      /* default search clients across the fleet (cell: search_clients) */
-    double target_rate;    /* default ops/s across the fleet, 0 = closed loop (cell: search_rate) */
-    uint64_t prefill;      /* documents indexed (not measured) into an index the cell creates */
-    int recreate;          /* 1: search-only cells recreate their index too; 0 (default): they
-                              reuse it when it exists (created and prefilled by an earlier cell) */
+    int enabled;        /* the section is present */
+    uint32_t clients;   /* default search clients across the fleet (cell: search_clients) */
+    double target_rate; /* default ops/s across the fleet, 0 = closed loop (cell: search_rate) */
+    uint64_t prefill;   /* documents indexed (not measured) into an index the cell creates */
+    int recreate;       /* 1: search-only cells recreate their index too; 0 (default): they
+                           reuse it when it exists (created and prefilled by an earlier cell) */
     bf_query_spec_t *queries;
-    size_t nqueries;       /* 1..BF_MAX_QUERIES */
+    size_t nqueries; /* 1..BF_MAX_QUERIES */
 } bf_search_spec_t;
 
 /* One axis value of one cell, as text for results ("850", "1s", "gzip"). */
 typedef struct bf_axis_value {
-    const char *axis;      /* borrowed from the scenario: "shards", "settings.refresh_interval" */
-    const char *value;     /* borrowed from the scenario */
+    const char *axis;  /* borrowed from the scenario: "shards", "settings.refresh_interval" */
+    const char *value; /* borrowed from the scenario */
 } bf_axis_value_t;
 
 /* A cell: one combination of axis values, fully resolved. Borrowed from its scenario. */
 typedef struct bf_cell {
-    size_t index;          /* 0-based position in run order */
-    const char *id;        /* stable file-name-safe id, e.g. "i1-s2-r0-b500-c4" */
-    uint32_t indices;      /* number of indices written to, >= 1 */
-    char **index_names;    /* `indices` resolved index names */
+    size_t index;       /* 0-based position in run order */
+    const char *id;     /* stable file-name-safe id, e.g. "i1-s2-r0-b500-c4" */
+    uint32_t indices;   /* number of indices written to, >= 1 */
+    char **index_names; /* `indices` resolved index names */
     uint32_t shards;
     uint32_t replicas;
-    uint32_t batch_size;   /* documents per bulk request */
-    uint32_t concurrency;  /* bulk requests in flight across the fleet; 0 = no indexing (a
-                              search-only cell: needs search_clients > 0) */
+    uint32_t batch_size;  /* documents per bulk request */
+    uint32_t concurrency; /* bulk requests in flight across the fleet; 0 = no indexing (a
+                             search-only cell: needs search_clients > 0) */
     enum bf_compression compression;
     enum bf_routing_mode routing_mode; /* request.routing_mode or the routing_mode axis */
-    double target_rate;    /* docs/s across the fleet, 0 = closed loop */
-    uint32_t search_clients; /* search clients across the fleet (0 without a search section) */
-    double search_rate;    /* search ops/s across the fleet, 0 = closed loop */
-    enum bf_action action; /* document.action as sent (create for data streams) */
+    double target_rate;                /* docs/s across the fleet, 0 = closed loop */
+    uint32_t search_clients;   /* search clients across the fleet (0 without a search section) */
+    double search_rate;        /* search ops/s across the fleet, 0 = closed loop */
+    enum bf_action action;     /* document.action as sent (create for data streams) */
     const bf_target_t *target; /* where this cell's bulk and search requests go: the scenario's
                                   target, or the named target (targets:) of the cell's target
                                   axis value; never NULL. The cluster itself (prepare, count,
@@ -342,12 +342,12 @@ typedef struct bf_load_opts {
     int no_env;            /* 1: do not resolve ${VAR} (text already resolved by the coordinator) */
     const char *env_unset; /* non-NULL: the value of a ${VAR} that is not set and has no default
                               (instead of an error); the importers use env_warn instead */
-    uint32_t cluster_nodes;/* >0: warn when replicas need more nodes than this */
-    int env_warn;          /* 1: an unset ${VAR} without default is a warning naming it, and a
-                              stand-in is used ("http://unset.invalid:9200" in target.hosts,
-                              "1" for a plain scalar that is only ${VAR}, else "unset-var",
-                              the name in lower case so it passes as an index name):
-                              validate and plan without secrets (CI); never for run */
+    uint32_t cluster_nodes; /* >0: warn when replicas need more nodes than this */
+    int env_warn;           /* 1: an unset ${VAR} without default is a warning naming it, and a
+                               stand-in is used ("http://unset.invalid:9200" in target.hosts,
+                               "1" for a plain scalar that is only ${VAR}, else "unset-var",
+                               the name in lower case so it passes as an index name):
+                               validate and plan without secrets (CI); never for run */
     /* validate: non-NULL: the key pass (unknown keys, missing required keys, values of the
      * wrong type or outside their bounds, at any level, in every variables[] and
      * search.queries[] item) reports every error instead of stopping at the first: each one,
@@ -474,8 +474,8 @@ struct bf_corpus *bf_scenario_corpus_edit(bf_scenario_t *sc);
  * loader reads through the file provider is listed (mappings_file and template body_file too),
  * so an agent loading the resolved text with a provider serving exactly these files succeeds. */
 typedef struct bf_scenario_file {
-    const char *path;      /* as written in the scenario */
-    const char *data;      /* content as read */
+    const char *path; /* as written in the scenario */
+    const char *data; /* content as read */
     size_t len;
     char sha256_hex[65];
 } bf_scenario_file_t;

@@ -34,34 +34,34 @@ enum bf__ykind { BF__Y_SCALAR = 0, BF__Y_SEQ, BF__Y_MAP };
 typedef struct bf__ynode bf__ynode_t;
 struct bf__ynode {
     enum bf__ykind kind;
-    uint32_t line, col;       /* 1-based position of the node's first character */
-    size_t start_char;        /* libyaml character index of the start (BOM excluded) */
-    size_t end_char;          /* ... and of the end */
+    uint32_t line, col; /* 1-based position of the node's first character */
+    size_t start_char;  /* libyaml character index of the start (BOM excluded) */
+    size_t end_char;    /* ... and of the end */
     /* scalars */
-    char *value;              /* after ${VAR} resolution; NUL-terminated */
+    char *value; /* after ${VAR} resolution; NUL-terminated */
     size_t len;
-    int style;                /* yaml_scalar_style_t as parsed */
-    int quoted;               /* written quoted or as a block, or tagged !!str: never typed */
-    int env;                  /* the value had ${...} substitutions */
-    int secret;               /* redact in bf_scenario_redacted_text (set by the walker) */
-    int url_userinfo;         /* a URL: redact the password in user:password@ */
+    int style;        /* yaml_scalar_style_t as parsed */
+    int quoted;       /* written quoted or as a block, or tagged !!str: never typed */
+    int env;          /* the value had ${...} substitutions */
+    int secret;       /* redact in bf_scenario_redacted_text (set by the walker) */
+    int url_userinfo; /* a URL: redact the password in user:password@ */
     /* collections */
-    int flow;                 /* written in flow style ([...] / {...}) */
-    bf__ynode_t **items;      /* sequence items; maps: key at 2i, value at 2i+1 */
-    size_t n;                 /* sequence items / map pairs */
+    int flow;            /* written in flow style ([...] / {...}) */
+    bf__ynode_t **items; /* sequence items; maps: key at 2i, value at 2i+1 */
+    size_t n;            /* sequence items / map pairs */
 };
 
 typedef struct bf__yarena bf__yarena_t;
 
 typedef struct bf__ydoc {
-    const char *origin;       /* file name for messages (borrowed) */
-    const char *text;         /* the raw text (borrowed while loading) */
+    const char *origin; /* file name for messages (borrowed) */
+    const char *text;   /* the raw text (borrowed while loading) */
     size_t len;
     bf__ynode_t *root;
-    bf__yarena_t *arena;      /* owns every node and string */
-    const char *env_unset;    /* value of an unset ${VAR} without default; NULL: an error */
-    int env_warn;             /* unset ${VAR}: a stand-in and a warning (bf_load_opts_t) */
-    char **unset_warnings;    /* "line:col: VAR" of each stand-in (malloc'd) */
+    bf__yarena_t *arena;   /* owns every node and string */
+    const char *env_unset; /* value of an unset ${VAR} without default; NULL: an error */
+    int env_warn;          /* unset ${VAR}: a stand-in and a warning (bf_load_opts_t) */
+    char **unset_warnings; /* "line:col: VAR" of each stand-in (malloc'd) */
     size_t nunset;
     int in_url; /* resolving a scalar under a "hosts" key */
 } bf__ydoc_t;
@@ -78,8 +78,8 @@ char *bf__ydoc_emit(const bf__ydoc_t *doc, int redact);
 /* Map a byte offset inside scalar n's value to a file position. Exact when the value is the raw
  * text (plain or single-line quoted without escapes); otherwise the occurrence of `anchor`
  * (e.g. "$[[") preceding the offset is searched in the raw text; else the node start. */
-void bf__ydoc_locate(const bf__ydoc_t *doc, const bf__ynode_t *n, size_t offset,
-                     const char *anchor, uint32_t *line, uint32_t *col);
+void bf__ydoc_locate(const bf__ydoc_t *doc, const bf__ynode_t *n, size_t offset, const char *anchor,
+                     uint32_t *line, uint32_t *col);
 /* Arena string copy (lives as long as the doc). */
 char *bf__ydoc_strdup(bf__ydoc_t *doc, const char *s, size_t len);
 
@@ -141,8 +141,7 @@ static inline int bf__varname_char(char ch)
            ch == '_' || ch == '-' || ch == '.';
 }
 int bf__v_varname(struct bf__load *L, const bf__ynode_t *n, const char *path, bf__kval_t *v);
-int bf__v_filter_path(struct bf__load *L, const bf__ynode_t *n, const char *path,
-                      bf__kval_t *v);
+int bf__v_filter_path(struct bf__load *L, const bf__ynode_t *n, const char *path, bf__kval_t *v);
 int bf__v_nonempty(struct bf__load *L, const bf__ynode_t *n, const char *path, bf__kval_t *v);
 
 #define BF__DUR_DAY 86400000.0
@@ -349,13 +348,13 @@ enum bf__key_id { BF__KEYS(BF__KEY_ID) BF__K_COUNT_ };
 #undef BF__KEY_ID
 
 typedef struct bf__key {
-    const char *path;         /* "target.auth.username"; list items use "variables[]." */
+    const char *path; /* "target.auth.username"; list items use "variables[]." */
     enum bf__ktype type;
-    const char *def;          /* default, as text through the same conversion; NULL: none */
-    double min, max;          /* bounds of numbers (durations in ms); both 0: unbounded */
-    unsigned flags;           /* BF__F_* */
-    unsigned var_types;       /* variables[].*: types it applies to; 0 = all */
-    const char *extra;        /* enum values "a|b|c" */
+    const char *def;    /* default, as text through the same conversion; NULL: none */
+    double min, max;    /* bounds of numbers (durations in ms); both 0: unbounded */
+    unsigned flags;     /* BF__F_* */
+    unsigned var_types; /* variables[].*: types it applies to; 0 = all */
+    const char *extra;  /* enum values "a|b|c" */
     bf__kvalidate_fn validate;
 } bf__key_t;
 
@@ -363,15 +362,15 @@ extern const bf__key_t bf__keys[BF__K_COUNT_];
 
 /* A key's value as found by the walker (or its default). */
 struct bf__kval {
-    const bf__ynode_t *key;   /* key node, NULL if absent */
-    const bf__ynode_t *node;  /* value node, NULL if absent (default applied) */
-    int set;                  /* present or defaulted */
-    const char *s;            /* string value (node's or the default text) */
+    const bf__ynode_t *key;  /* key node, NULL if absent */
+    const bf__ynode_t *node; /* value node, NULL if absent (default applied) */
+    int set;                 /* present or defaulted */
+    const char *s;           /* string value (node's or the default text) */
     uint64_t u;
     int64_t i;
     double d;
     int b;
-    int e;                    /* enum: index into extra */
+    int e; /* enum: index into extra */
 };
 
 /* Table row for a path, or -1. */
@@ -426,8 +425,8 @@ struct bf_scenario {
     size_t nwarnings;
     char *resolved_text;
     char *redacted_text;
-    size_t est_doc_bytes;       /* mean bytes per document (both lines) for cell 0 */
-    struct bf_corpus *corpus;   /* document.corpus.path, opened at load (NULL otherwise) */
+    size_t est_doc_bytes;     /* mean bytes per document (both lines) for cell 0 */
+    struct bf_corpus *corpus; /* document.corpus.path, opened at load (NULL otherwise) */
 };
 
 /* An error of the key pass kept for validate's full list (bf__collect). */
@@ -444,7 +443,7 @@ typedef struct bf__load {
     bf_diag_t *diag;
     bf__ydoc_t doc;
     const char *origin;
-    char *base_dir;             /* for relative paths (owned) */
+    char *base_dir; /* for relative paths (owned) */
     bf__kval_t top[BF__K_COUNT_];
     bf__kval_t (*var_vals)[BF__K_COUNT_];
     bf__kval_t (*q_vals)[BF__K_COUNT_]; /* search.queries[] items */
@@ -453,8 +452,8 @@ typedef struct bf__load {
     size_t nvars;
     bf_scenario_t *sc;
     /* document template texts as found, for mapping errors back to positions */
-    const bf__ynode_t *source_node;  /* document.source, or NULL */
-    const char *source_file_text;    /* content of source_file, or NULL */
+    const bf__ynode_t *source_node; /* document.source, or NULL */
+    const char *source_file_text;   /* content of source_file, or NULL */
     const bf__ynode_t *source_file_node;
     /* per-cell provenance of batch_size and replicas (body-size error, replicas warning) */
     const bf__ynode_t **cell_batch_node;
@@ -532,7 +531,7 @@ int bf__tmpl_compile_body_loc(const bf_scenario_t *sc, const char *text, const c
 /* bf__tmpl_check_body — render `nbodies` bodies and parse each with jansson (duplicate keys
  * rejected; an NDJSON body line by line, each an object, in header/body pairs); the first
  * invalid one is reported at the template position of the bad byte. */
-int bf__tmpl_check_body(const bf_tmpl_t *t, unsigned nbodies, bf__tmpl_locate_fn loc,
-                        void *loc_ctx, bf_diag_t *diag);
+int bf__tmpl_check_body(const bf_tmpl_t *t, unsigned nbodies, bf__tmpl_locate_fn loc, void *loc_ctx,
+                        bf_diag_t *diag);
 
 #endif

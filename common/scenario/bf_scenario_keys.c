@@ -10,7 +10,7 @@
 
 #include <string.h>
 
-#define BF__KEY_ROW(id, path, type, def, min, max, flags, vm, extra, validate)                    \
+#define BF__KEY_ROW(id, path, type, def, min, max, flags, vm, extra, validate)                     \
     {path, type, def, min, max, flags, vm, extra, validate},
 const bf__key_t bf__keys[BF__K_COUNT_] = {BF__KEYS(BF__KEY_ROW)};
 #undef BF__KEY_ROW

@@ -69,18 +69,18 @@ static const int core_row[P_CORE] = {
 };
 
 typedef struct cval {
-    const char *text;          /* kept by the scenario; NULL = unset (settings only) */
-    const bf__ynode_t *node;   /* where it was written, NULL for defaults */
+    const char *text;        /* kept by the scenario; NULL = unset (settings only) */
+    const bf__ynode_t *node; /* where it was written, NULL for defaults */
 } cval;
 
 typedef struct param {
-    const char *name;          /* "shards", "settings.refresh_interval" (kept) */
-    int row;                   /* key table row, -1 for settings.* */
-    const bf__ynode_t *list;   /* list of values (an axis) */
-    cval *values;              /* the list's values */
+    const char *name;        /* "shards", "settings.refresh_interval" (kept) */
+    int row;                 /* key table row, -1 for settings.* */
+    const bf__ynode_t *list; /* list of values (an axis) */
+    cval *values;            /* the list's values */
     size_t nvalues;
-    cval base;                 /* value for cells that do not set it */
-    const bf__ynode_t *fixed;  /* single value written in the matrix */
+    cval base;                /* value for cells that do not set it */
+    const bf__ynode_t *fixed; /* single value written in the matrix */
     int is_axis;
 } param;
 
@@ -88,9 +88,9 @@ typedef struct mx {
     bf__load_t *L;
     param *p;
     size_t np, capp;
-    size_t *axis;              /* param indices of axes, in column order */
+    size_t *axis; /* param indices of axes, in column order */
     size_t naxes;
-    json_t *settings;          /* scenario settings {"index": {...}} */
+    json_t *settings; /* scenario settings {"index": {...}} */
     const bf__ynode_t *include, *exclude;
     /* id set */
     char **ids;
@@ -210,9 +210,8 @@ static int check_value(mx *m, const param *p, const bf__ynode_t *n, const char *
                 }
             }
             alts[o] = '\0';
-            return bf__err(L, n, BF_E_INVAL, "%s: '%.80s' is not one of %s%s%s%s", where,
-                           n->value, alts, dym ? "; did you mean '" : "", dym ? dym : "",
-                           dym ? "'?" : "");
+            return bf__err(L, n, BF_E_INVAL, "%s: '%.80s' is not one of %s%s%s%s", where, n->value,
+                           alts, dym ? "; did you mean '" : "", dym ? dym : "", dym ? "'?" : "");
         }
         return BF_OK;
     }
@@ -220,10 +219,14 @@ static int check_value(mx *m, const param *p, const bf__ynode_t *n, const char *
     if (bf_units_parse_count(n->value, &u) != BF_OK || (double)u < k->min ||
         (k->max > 0 && (double)u > k->max)) {
         if (k->type == BF__T_AXIS_COUNT)
-            return bf__err(L, n, BF_E_INVAL, "%s: expected a rate in documents per second like "
-                           "5000 or 10k, got '%.80s'", where, n->value);
-        return bf__err(L, n, BF_E_INVAL, "%s: expected a whole number from %.0f to %.0f, got "
-                       "'%.80s'", where, k->min, k->max, n->value);
+            return bf__err(L, n, BF_E_INVAL,
+                           "%s: expected a rate in documents per second like "
+                           "5000 or 10k, got '%.80s'",
+                           where, n->value);
+        return bf__err(L, n, BF_E_INVAL,
+                       "%s: expected a whole number from %.0f to %.0f, got "
+                       "'%.80s'",
+                       where, k->min, k->max, n->value);
     }
     *num = u;
     return BF_OK;
@@ -564,7 +567,7 @@ static void set_bases(mx *m)
             break;
         case P_SRATE:
             t = sc->search.enabled && L->top[BF__K_SEARCH_RATE].s ? L->top[BF__K_SEARCH_RATE].s
-                                                                   : "0";
+                                                                  : "0";
             node = L->top[BF__K_SEARCH_RATE].node;
             break;
         case P_ROUTE:
@@ -592,8 +595,8 @@ static void sanitize_id(bf_buf_t *b, const char *s)
 {
     for (; *s; s++) {
         char c = *s;
-        int ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-                 c == '.';
+        int ok =
+            (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.';
         bf_buf_append(b, ok ? &c : "_", 1);
     }
 }
@@ -639,7 +642,8 @@ static int render_index_name(mx *m, const cval *cv, uint32_t k, uint32_t indices
         uint32_t line = pn ? pn->line : 0, col = pn ? pn->col : 0;
         if (pn)
             bf__ydoc_locate(&L->doc, pn, (size_t)(ph - pat), "$[[", &line, &col);
-        return bf_diag_set(L->diag, BF_E_INVAL, "%s:%u:%u: index.name: $[[...]] placeholders "
+        return bf_diag_set(L->diag, BF_E_INVAL,
+                           "%s:%u:%u: index.name: $[[...]] placeholders "
                            "are for documents; index names use {axis} placeholders, and several "
                            "indices per cell come from index.count (names <name>-0.. or {i})",
                            L->origin, line, col);
@@ -660,8 +664,10 @@ static int render_index_name(mx *m, const cval *cv, uint32_t k, uint32_t indices
             bf__ydoc_locate(&L->doc, pn, (size_t)(s - pat), "{", &line, &col);
         if (close == NULL || close == s + 1 || close - s > 200) {
             bf_buf_cleanup(&b);
-            return bf_diag_set(L->diag, BF_E_INVAL, "%s:%u:%u: index.name: '{' without a name "
-                               "and '}'; placeholders look like {shards}", L->origin, line, col);
+            return bf_diag_set(L->diag, BF_E_INVAL,
+                               "%s:%u:%u: index.name: '{' without a name "
+                               "and '}'; placeholders look like {shards}",
+                               L->origin, line, col);
         }
         char key[256];
         memcpy(key, s + 1, (size_t)(close - s - 1));
@@ -698,7 +704,8 @@ static int render_index_name(mx *m, const cval *cv, uint32_t k, uint32_t indices
             }
             if (pi == (size_t)-1) {
                 bf_buf_cleanup(&b);
-                return bf_diag_set(L->diag, BF_E_INVAL, "%s:%u:%u: index.name: unknown "
+                return bf_diag_set(L->diag, BF_E_INVAL,
+                                   "%s:%u:%u: index.name: unknown "
                                    "placeholder {%s}; use {shards}, {replicas}, {batch_size}, "
                                    "{concurrency}, {indices}, {i} or another axis name",
                                    L->origin, line, col, key);
@@ -733,8 +740,10 @@ static int render_index_name(mx *m, const cval *cv, uint32_t k, uint32_t indices
             bad = "cannot contain \\ / * ? \" < > | space , # or :";
     }
     if (bad) {
-        int rc = bf__err(L, pn ? pn : L->top[BF__K_NAME].node, BF_E_INVAL, "index.name: '%s' "
-                         "%s (OpenSearch index name rules)", name, bad);
+        int rc = bf__err(L, pn ? pn : L->top[BF__K_NAME].node, BF_E_INVAL,
+                         "index.name: '%s' "
+                         "%s (OpenSearch index name rules)",
+                         name, bad);
         free(name);
         return rc;
     }
@@ -763,8 +772,7 @@ static int make_cell(mx *m, const cval *cv, size_t *ncells)
     cell->batch_size = as_u32(cv[P_BATCH].text);
     cell->action = L->sc->document.action;
     cell->concurrency = as_u32(cv[P_CONC].text);
-    cell->compression = strcmp(cv[P_COMP].text, "gzip") == 0 ? BF_COMPRESS_GZIP
-                                                             : BF_COMPRESS_NONE;
+    cell->compression = strcmp(cv[P_COMP].text, "gzip") == 0 ? BF_COMPRESS_GZIP : BF_COMPRESS_NONE;
     cell->routing_mode = strcmp(cv[P_ROUTE].text, "node") == 0    ? BF_ROUTE_NODE
                          : strcmp(cv[P_ROUTE].text, "shard") == 0 ? BF_ROUTE_SHARD
                                                                   : BF_ROUTE_NONE;
@@ -1017,10 +1025,12 @@ int bf__matrix_expand(bf__load_t *L)
     set_bases(&m);
     json_t *ix = json_object_get(m.settings, "index");
     if (json_object_get(ix, "number_of_shards") && m.p[P_SHARDS].list)
-        bf__warn(L, m.p[P_SHARDS].list, "index.settings number_of_shards is replaced by the "
+        bf__warn(L, m.p[P_SHARDS].list,
+                 "index.settings number_of_shards is replaced by the "
                  "matrix's shards in every cell");
     if (json_object_get(ix, "number_of_replicas") && m.p[P_REPLICAS].list)
-        bf__warn(L, m.p[P_REPLICAS].list, "index.settings number_of_replicas is replaced by "
+        bf__warn(L, m.p[P_REPLICAS].list,
+                 "index.settings number_of_replicas is replaced by "
                  "the matrix's replicas in every cell");
     /* size of the factorial */
     uint64_t total = 1;
@@ -1030,7 +1040,8 @@ int bf__matrix_expand(bf__load_t *L)
             continue;
         total *= p->nvalues;
         if (total > BF_MAX_CELLS) {
-            rc = bf__err(L, L->top[BF__K_MATRIX].node, BF_E_TOOBIG, "matrix: more than %u "
+            rc = bf__err(L, L->top[BF__K_MATRIX].node, BF_E_TOOBIG,
+                         "matrix: more than %u "
                          "cells; remove axis values or use include for the cells you need",
                          BF_MAX_CELLS);
             goto error;
@@ -1112,7 +1123,8 @@ int bf__matrix_expand(bf__load_t *L)
             goto error;
     }
     if (ncells == 0) {
-        rc = bf__err(L, L->top[BF__K_MATRIX].node, BF_E_INVAL, "matrix: exclude removes every "
+        rc = bf__err(L, L->top[BF__K_MATRIX].node, BF_E_INVAL,
+                     "matrix: exclude removes every "
                      "cell; nothing would run");
         goto error;
     }

@@ -179,8 +179,10 @@ int bf__ydoc_parse(bf__ydoc_t *doc, const char *text, size_t len, const char *or
     doc->len = len;
     doc->arena = bf_calloc(1, sizeof *doc->arena);
     if (len > BF_MAX_SCENARIO_BYTES)
-        return bf_diag_set(diag, BF_E_TOOBIG, "%s: %zu bytes is larger than the %u-byte limit "
-                           "of a scenario file", origin, len, BF_MAX_SCENARIO_BYTES);
+        return bf_diag_set(diag, BF_E_TOOBIG,
+                           "%s: %zu bytes is larger than the %u-byte limit "
+                           "of a scenario file",
+                           origin, len, BF_MAX_SCENARIO_BYTES);
 
     yaml_parser_t p;
     yaml_parser_initialize(&p);
@@ -199,15 +201,15 @@ int bf__ydoc_parse(bf__ydoc_t *doc, const char *text, size_t len, const char *or
             while (i < len && ln < p.problem_mark.line)
                 ln += text[i++] == '\n';
             const char *eol = memchr(text + i, '\n', len - i);
-            const char *env = memmem(text + i, (size_t)((eol ? eol : text + len) - (text + i)),
-                                     "${", 2);
+            const char *env =
+                memmem(text + i, (size_t)((eol ? eol : text + len) - (text + i)), "${", 2);
             if (env && ctx && strstr(ctx, "flow"))
                 hint = "; quote values holding ${VAR} inside [...] or {...}, e.g. "
                        "password: \"${ES_PASSWORD}\"";
             else if (p.problem_mark.index < len && text[p.problem_mark.index] == '\t')
                 hint = "; this is a tab: YAML indents with spaces only";
-            rc = perr(diag, origin, p.problem_mark.line + 1, p.problem_mark.column + 1,
-                      BF_E_PARSE, "YAML syntax error: %s%s%s%s", p.problem ? p.problem : "invalid",
+            rc = perr(diag, origin, p.problem_mark.line + 1, p.problem_mark.column + 1, BF_E_PARSE,
+                      "YAML syntax error: %s%s%s%s", p.problem ? p.problem : "invalid",
                       ctx ? " " : "", ctx ? ctx : "", hint);
             break;
         }
@@ -219,9 +221,10 @@ int bf__ydoc_parse(bf__ydoc_t *doc, const char *text, size_t len, const char *or
         case YAML_STREAM_END_EVENT: done = 1; break;
         case YAML_DOCUMENT_START_EVENT:
             if (++docs > 1)
-                rc = perr(diag, origin, ev.start_mark.line + 1, ev.start_mark.column + 1,
-                          BF_E_PARSE, "a scenario file holds one YAML document; remove this "
-                          "second one (---)");
+                rc =
+                    perr(diag, origin, ev.start_mark.line + 1, ev.start_mark.column + 1, BF_E_PARSE,
+                         "a scenario file holds one YAML document; remove this "
+                         "second one (---)");
             break;
         case YAML_ALIAS_EVENT:
             rc = perr(diag, origin, ev.start_mark.line + 1, ev.start_mark.column + 1, BF_E_PARSE,
@@ -280,8 +283,8 @@ int bf__ydoc_parse(bf__ydoc_t *doc, const char *text, size_t len, const char *or
         }
         }
         if (rc == BF_OK && doc->arena->nodes > BF__YAML_MAX_NODES)
-            rc = perr(diag, origin, ev.start_mark.line + 1, ev.start_mark.column + 1,
-                      BF_E_TOOBIG, "more than %u YAML nodes", BF__YAML_MAX_NODES);
+            rc = perr(diag, origin, ev.start_mark.line + 1, ev.start_mark.column + 1, BF_E_TOOBIG,
+                      "more than %u YAML nodes", BF__YAML_MAX_NODES);
         if (rc == BF_OK && node) {
             if (depth > 0) {
                 frame *f = &stack[depth - 1];
@@ -313,8 +316,10 @@ int bf__ydoc_parse(bf__ydoc_t *doc, const char *text, size_t len, const char *or
     if (rc != BF_OK)
         return rc;
     if (doc->root == NULL || (doc->root->kind == BF__Y_SCALAR && bf__y_is_null(doc->root)))
-        return bf_diag_set(diag, BF_E_INVAL, "%s:1:1: the scenario is empty; it needs at least "
-                           "name:, target: and document:", origin);
+        return bf_diag_set(diag, BF_E_INVAL,
+                           "%s:1:1: the scenario is empty; it needs at least "
+                           "name:, target: and document:",
+                           origin);
     if (doc->root->kind != BF__Y_MAP)
         return perr(diag, origin, doc->root->line, doc->root->col, BF_E_INVAL,
                     "a scenario is a mapping of keys (name:, target:, document:, ...), not a %s",
@@ -416,7 +421,8 @@ static int resolve_scalar(bf__ydoc_t *doc, bf__ynode_t *n, bf_diag_t *diag)
             e++;
         uint32_t line = n->line, col = n->col;
         raw_find(doc, n, "$[[env.", 0, &line, &col);
-        return bf_diag_set(diag, BF_E_INVAL, "%s:%u:%u: $[[env.%.*s]] is loadgen's environment "
+        return bf_diag_set(diag, BF_E_INVAL,
+                           "%s:%u:%u: $[[env.%.*s]] is loadgen's environment "
                            "syntax; write ${%.*s} instead (${%.*s:-default} for a default)",
                            doc->origin, line, col, (int)(e - name), name, (int)(e - name), name,
                            (int)(e - name), name);
@@ -471,7 +477,8 @@ static int resolve_scalar(bf__ydoc_t *doc, bf__ynode_t *n, bf_diag_t *diag)
         if (p >= end || *p != '}') {
             rc = env_error(doc, n, occurrence, diag,
                            "unterminated or malformed ${%.*s...}: expected '}' after the name "
-                           "(or ':-default}')", (int)(p - name), name);
+                           "(or ':-default}')",
+                           (int)(p - name), name);
             break;
         }
         char vname[256];
@@ -515,7 +522,8 @@ static int resolve_scalar(bf__ydoc_t *doc, bf__ynode_t *n, bf_diag_t *diag)
         } else if (val == NULL) {
             rc = env_error(doc, n, occurrence, diag,
                            "environment variable %s is not set; export it, or write "
-                           "${%s:-default} to give a default", vname, vname);
+                           "${%s:-default} to give a default",
+                           vname, vname);
             break;
         } else {
             rc = bf_buf_appendz(&out, val);
@@ -527,10 +535,13 @@ static int resolve_scalar(bf__ydoc_t *doc, bf__ynode_t *n, bf_diag_t *diag)
         occurrence++;
     }
     if (rc == BF_E_TOOBIG)
-        rc = bf_diag_set(diag, BF_E_TOOBIG, "%s:%u:%u: value too large after ${VAR} "
-                         "substitution", doc->origin, n->line, n->col);
+        rc = bf_diag_set(diag, BF_E_TOOBIG,
+                         "%s:%u:%u: value too large after ${VAR} "
+                         "substitution",
+                         doc->origin, n->line, n->col);
     if (rc == BF_OK && changed && !bf_utf8_valid(out.data ? out.data : "", out.len))
-        rc = env_error(doc, n, 0, diag, "the value substituted from the environment is not "
+        rc = env_error(doc, n, 0, diag,
+                       "the value substituted from the environment is not "
                        "valid UTF-8");
     if (rc == BF_OK && changed) {
         n->value = bf__ydoc_strdup(doc, out.data ? out.data : "", out.len);
@@ -640,8 +651,8 @@ static int raw_find(const bf__ydoc_t *doc, const bf__ynode_t *n, const char *nee
     return 0;
 }
 
-void bf__ydoc_locate(const bf__ydoc_t *doc, const bf__ynode_t *n, size_t offset,
-                     const char *anchor, uint32_t *line, uint32_t *col)
+void bf__ydoc_locate(const bf__ydoc_t *doc, const bf__ynode_t *n, size_t offset, const char *anchor,
+                     uint32_t *line, uint32_t *col)
 {
     *line = n->line;
     *col = n->col;
@@ -650,10 +661,10 @@ void bf__ydoc_locate(const bf__ydoc_t *doc, const bf__ynode_t *n, size_t offset,
     size_t b0 = char_to_byte(doc, n->start_char), b1 = char_to_byte(doc, n->end_char);
     if (b1 > doc->len || b0 > b1)
         return;
-    size_t q = (n->style == YAML_SINGLE_QUOTED_SCALAR_STYLE ||
-                n->style == YAML_DOUBLE_QUOTED_SCALAR_STYLE)
-                   ? 1
-                   : 0;
+    size_t q =
+        (n->style == YAML_SINGLE_QUOTED_SCALAR_STYLE || n->style == YAML_DOUBLE_QUOTED_SCALAR_STYLE)
+            ? 1
+            : 0;
     /* the raw text is the value itself: map directly */
     if (!n->env && b1 - b0 == n->len + 2 * q && offset <= n->len &&
         memcmp(doc->text + b0 + q, n->value, n->len) == 0) {
@@ -758,9 +769,9 @@ static int emit_scalar(yaml_emitter_t *e, const bf__ynode_t *n, int redact)
     if (n->quoted && style == YAML_LITERAL_SCALAR_STYLE &&
         (len == 0 || strpbrk(v, "\t\r") || v[0] == ' ' || v[0] == '\n'))
         style = YAML_DOUBLE_QUOTED_SCALAR_STYLE; /* let libyaml not guess at edge cases */
-    int ok = yaml_scalar_event_initialize(&ev, NULL, NULL, (yaml_char_t *)v, (int)len, 1, 1,
-                                          style) &&
-             yaml_emitter_emit(e, &ev);
+    int ok =
+        yaml_scalar_event_initialize(&ev, NULL, NULL, (yaml_char_t *)v, (int)len, 1, 1, style) &&
+        yaml_emitter_emit(e, &ev);
     free(tmp);
     return ok;
 }
@@ -802,13 +813,13 @@ char *bf__ydoc_emit(const bf__ydoc_t *doc, int redact)
         }
         if (!st[d - 1].started) {
             if (n->kind == BF__Y_MAP)
-                ok = yaml_mapping_start_event_initialize(
-                    &ev, NULL, NULL, 1,
-                    n->flow ? YAML_FLOW_MAPPING_STYLE : YAML_BLOCK_MAPPING_STYLE);
+                ok = yaml_mapping_start_event_initialize(&ev, NULL, NULL, 1,
+                                                         n->flow ? YAML_FLOW_MAPPING_STYLE
+                                                                 : YAML_BLOCK_MAPPING_STYLE);
             else
-                ok = yaml_sequence_start_event_initialize(
-                    &ev, NULL, NULL, 1,
-                    n->flow ? YAML_FLOW_SEQUENCE_STYLE : YAML_BLOCK_SEQUENCE_STYLE);
+                ok = yaml_sequence_start_event_initialize(&ev, NULL, NULL, 1,
+                                                          n->flow ? YAML_FLOW_SEQUENCE_STYLE
+                                                                  : YAML_BLOCK_SEQUENCE_STYLE);
             ok = ok && yaml_emitter_emit(&e, &ev);
             st[d - 1].started = 1;
             if (!ok)

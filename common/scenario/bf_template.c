@@ -36,11 +36,11 @@ enum op_kind { OP_LIT = 0, OP_VAL, OP_ESC };
 
 typedef struct op {
     uint8_t kind;
-    uint8_t field;      /* enum bf__tfield, for mapping errors back */
-    uint8_t verbatim;   /* OP_LIT copied unchanged from the template text */
-    uint32_t var;       /* OP_VAL, OP_ESC */
-    size_t off, len;    /* OP_LIT: bytes in t->lit */
-    size_t src_off;     /* offset in the field's template text */
+    uint8_t field;    /* enum bf__tfield, for mapping errors back */
+    uint8_t verbatim; /* OP_LIT copied unchanged from the template text */
+    uint32_t var;     /* OP_VAL, OP_ESC */
+    size_t off, len;  /* OP_LIT: bytes in t->lit */
+    size_t src_off;   /* offset in the field's template text */
 } op;
 
 /* The rendering plan (render_doc_fast): one step per placeholder, each with the literal that
@@ -86,20 +86,20 @@ struct bf_tmpl {
     const bf_scenario_t *sc;
     const bf_var_spec_t *vars;
     size_t nvars;
-    size_t *var_max;    /* bf_var_max_len per variable */
+    size_t *var_max; /* bf_var_max_len per variable */
     size_t scratch_total;
-    bf_buf_t lit;       /* literal pool, in op order */
-    op *dops;           /* one op per piece, with positions (checks) */
+    bf_buf_t lit; /* literal pool, in op order */
+    op *dops;     /* one op per piece, with positions (checks) */
     size_t ndops;
-    op *ops;            /* adjacent literals merged (rendering) */
+    op *ops; /* adjacent literals merged (rendering) */
     size_t nops;
-    size_t max_bytes;   /* worst case of one document, without the _index prefix */
-    const char *action; /* "index" | "create" | "update" | "delete" */
-    int no_source;      /* delete: the action line is the whole document */
-    char *body_name;    /* a query body (bf_tmpl_compile_body): its key path for messages; NULL
-                           for the document template */
-    size_t esc_max;     /* largest OP_ESC value (slow-path scratch) */
-    int corpus;         /* document.corpus: ops are the action line's fields only */
+    size_t max_bytes;        /* worst case of one document, without the _index prefix */
+    const char *action;      /* "index" | "create" | "update" | "delete" */
+    int no_source;           /* delete: the action line is the whole document */
+    char *body_name;         /* a query body (bf_tmpl_compile_body): its key path for messages; NULL
+                                for the document template */
+    size_t esc_max;          /* largest OP_ESC value (slow-path scratch) */
+    int corpus;              /* document.corpus: ops are the action line's fields only */
     int has_id, has_routing; /* the template sets _id / routing (else the corpus's) */
     int ndjson;              /* a query body of JSON lines (_msearch): each line break outside a
                                 string ends a line, kept as one '\n'; blank lines dropped */
@@ -147,8 +147,12 @@ static void push_lit(compiler *c, const char *s, size_t n, enum bf__tfield field
 {
     if (n == 0)
         return;
-    op o = {.kind = OP_LIT, .field = (uint8_t)field, .verbatim = (uint8_t)verbatim,
-            .off = c->t->lit.len, .len = n, .src_off = src_off};
+    op o = {.kind = OP_LIT,
+            .field = (uint8_t)field,
+            .verbatim = (uint8_t)verbatim,
+            .off = c->t->lit.len,
+            .len = n,
+            .src_off = src_off};
     bf_buf_append(&c->t->lit, s, n);
     push_op(c, o);
 }
@@ -224,19 +228,24 @@ static int placeholder(compiler *c, const char *s, size_t len, size_t i, enum bf
         *end = j + 2;
         where(c, field, i, pos, sizeof pos);
         if (strncmp(name, "env.", 4) == 0)
-            return bf_diag_set(c->diag, BF_E_INVAL, "%s: %s: $[[%s]] is loadgen's environment "
-                               "syntax; write ${%s} instead", pos, field_name(field), name,
-                               name + 4);
+            return bf_diag_set(c->diag, BF_E_INVAL,
+                               "%s: %s: $[[%s]] is loadgen's environment "
+                               "syntax; write ${%s} instead",
+                               pos, field_name(field), name, name + 4);
         const char *names[BF__MAX_VARIABLES];
         size_t n = c->t->nvars < BF__MAX_VARIABLES ? c->t->nvars : BF__MAX_VARIABLES;
         for (size_t k = 0; k < n; k++)
             names[k] = c->t->vars[k].name;
         const char *dym = nl ? bf__did_you_mean(name, names, n) : NULL;
         if (dym)
-            return bf_diag_set(c->diag, BF_E_INVAL, "%s: %s: $[[%s]] names no variable; did "
-                               "you mean $[[%s]]?", pos, field_name(field), name, dym);
-        return bf_diag_set(c->diag, BF_E_INVAL, "%s: %s: $[[%s]] names no variable; declare "
-                           "it under variables:", pos, field_name(field), name);
+            return bf_diag_set(c->diag, BF_E_INVAL,
+                               "%s: %s: $[[%s]] names no variable; did "
+                               "you mean $[[%s]]?",
+                               pos, field_name(field), name, dym);
+        return bf_diag_set(c->diag, BF_E_INVAL,
+                           "%s: %s: $[[%s]] names no variable; declare "
+                           "it under variables:",
+                           pos, field_name(field), name);
     }
     *var = (size_t)v;
     *end = j + 2;
@@ -618,10 +627,10 @@ void bf_tmpl_destroy(bf_tmpl_t **t_p)
 /* ---- generators ---------------------------------------------------------------------------- */
 
 typedef struct slot {
-    uint64_t stamp;     /* doc or request stamp the value belongs to; 0 = none */
+    uint64_t stamp; /* doc or request stamp the value belongs to; 0 = none */
     const char *val;
     size_t len;
-    char *scratch;      /* bf_var_max_len bytes */
+    char *scratch; /* bf_var_max_len bytes */
 } slot;
 
 struct bf_gen {
@@ -630,11 +639,11 @@ struct bf_gen {
     bf_rng_t *rng; /* vars' RNG (bf_vars_rng) */
     slot *slots;
     char *scratch;
-    char *esc_tmp;      /* slow path of OP_ESC */
+    char *esc_tmp; /* slow path of OP_ESC */
     uint64_t doc_stamp;
     uint64_t req_stamp;
     uint64_t clock_stamp; /* F_TIME: one per clock hold (render call), from 1 << 62 */
-    uint64_t rr;        /* documents rendered: round-robin over the cell's indices */
+    uint64_t rr;          /* documents rendered: round-robin over the cell's indices */
     const bf_cell_t *cell;
     char *prefix_mem;   /* {"<action>":{"_index":"<name>" for each index of the cell */
     size_t *prefix_off; /* indices + 1 offsets */
@@ -814,8 +823,8 @@ typedef struct trace {
 
 /* Renders one document with ops[0..nops). Fast path: capacity was reserved, plain memcpy.
  * Slow path (near the buffer's cap): bf_buf_append per piece, exact sizes. */
-static int render_doc(bf_gen_t *g, const op *ops, size_t nops, uint32_t k, bf_buf_t *out,
-                      int slow, trace *tr)
+static int render_doc(bf_gen_t *g, const op *ops, size_t nops, uint32_t k, bf_buf_t *out, int slow,
+                      trace *tr)
 {
     const bf_tmpl_t *t = g->t;
     const char *lit = t->lit.data;
@@ -1023,8 +1032,8 @@ int bf_tmpl_render_bulk(const bf_tmpl_t *t, bf_gen_t *g, const bf_cell_t *cell, 
     return render_docs(t, g, cell, ndocs, out);
 }
 
-int bf_tmpl_render_bulk_more(const bf_tmpl_t *t, bf_gen_t *g, const bf_cell_t *cell,
-                             uint32_t ndocs, bf_buf_t *out)
+int bf_tmpl_render_bulk_more(const bf_tmpl_t *t, bf_gen_t *g, const bf_cell_t *cell, uint32_t ndocs,
+                             bf_buf_t *out)
 {
     render_call_begin(g, cell, 0);
     return render_docs(t, g, cell, ndocs, out);
@@ -1467,9 +1476,10 @@ int bf__tmpl_check(const bf_tmpl_t *t, const bf_cell_t *cell, unsigned ndocs,
                 }
             }
             excerpt[e] = '\0';
-            rc = bf_diag_set(diag, BF_E_INVAL, "%s: %s does not render valid JSON: %s (rendered: "
-                             "...%s...)", at, field_name_of(t, (enum bf__tfield)o->field), why_buf,
-                             excerpt);
+            rc = bf_diag_set(diag, BF_E_INVAL,
+                             "%s: %s does not render valid JSON: %s (rendered: "
+                             "...%s...)",
+                             at, field_name_of(t, (enum bf__tfield)o->field), why_buf, excerpt);
         }
     }
     bf_buf_cleanup(&doc);
@@ -1478,8 +1488,8 @@ int bf__tmpl_check(const bf_tmpl_t *t, const bf_cell_t *cell, unsigned ndocs,
     return rc;
 }
 
-int bf__tmpl_check_body(const bf_tmpl_t *t, unsigned nbodies, bf__tmpl_locate_fn loc,
-                        void *loc_ctx, bf_diag_t *diag)
+int bf__tmpl_check_body(const bf_tmpl_t *t, unsigned nbodies, bf__tmpl_locate_fn loc, void *loc_ctx,
+                        bf_diag_t *diag)
 {
     bf_partition_t part = {0, 1, 0xC4EC4ull};
     bf_gen_t *g = bf_gen_new(t, &part);

@@ -80,8 +80,8 @@ int bf_tmpl_render_bulk(const bf_tmpl_t *t, bf_gen_t *g, const bf_cell_t *cell, 
  * last bf_tmpl_render_bulk call (request-scope variables keep their values), so a caller can
  * build one body in pieces and do other work in between (the agent's I/O loop). Same return
  * codes. */
-int bf_tmpl_render_bulk_more(const bf_tmpl_t *t, bf_gen_t *g, const bf_cell_t *cell,
-                             uint32_t ndocs, bf_buf_t *out);
+int bf_tmpl_render_bulk_more(const bf_tmpl_t *t, bf_gen_t *g, const bf_cell_t *cell, uint32_t ndocs,
+                             bf_buf_t *out);
 
 /* A bulk body rendered while it is sent (issue #28): libcurl's read callback asks for up to
  * `cap` bytes at a time and the documents are rendered straight into its buffer, so the body

@@ -201,12 +201,12 @@ void bf_var_spec_cleanup(bf_var_spec_t *spec)
 /* ---- generator state ----------------------------------------------------------------------- */
 
 typedef struct var_state {
-    uint64_t n;           /* values drawn so far (sequence) / id counter (sortable_id) */
-    int64_t cached_sec;   /* time types, sortable_id: second of the cached text, INT64_MIN if
-                             none */
-    char head[64];        /* time text up to the seconds */
+    uint64_t n;         /* values drawn so far (sequence) / id counter (sortable_id) */
+    int64_t cached_sec; /* time types, sortable_id: second of the cached text, INT64_MIN if
+                           none */
+    char head[64];      /* time text up to the seconds */
     size_t head_len;
-    char tail[48];        /* time text after the fraction (zone) */
+    char tail[48]; /* time text after the fraction (zone) */
     size_t tail_len;
     /* time types: the whole last value and the clock reading it is of (a value is a function
      * of the reading alone, so the same reading is a copy: every document of a render call) */
@@ -221,8 +221,8 @@ struct bf_vars {
     size_t n;
     uint32_t stream_index;
     uint32_t stream_count;
-    uint64_t seq_skip;    /* bf_vars_skip_sequences */
-    uint8_t id_salt;      /* sortable_id: one byte of the seed, so runs of one stream differ */
+    uint64_t seq_skip; /* bf_vars_skip_sequences */
+    uint8_t id_salt;   /* sortable_id: one byte of the seed, so runs of one stream differ */
     bf_rng_t rng;
     var_state *st;
     int hold; /* bf_vars_hold_clock: one clock reading until the next call */

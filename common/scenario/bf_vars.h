@@ -21,21 +21,21 @@
 #include <stdint.h>
 
 enum bf_var_type {
-    BF_VAR_FILE = 0,     /* a random line of a dictionary file (+ `data` items) */
-    BF_VAR_LIST,         /* a random item of `data` */
-    BF_VAR_SEQUENCE,     /* partitioned counter in [from, to] (loadgen sequence/sequence64) */
-    BF_VAR_RANGE,        /* uniform random integer in [from, to] */
-    BF_VAR_UUID,         /* RFC 4122 v4, 36 characters */
-    BF_VAR_SORTABLE_ID,  /* xid layout: 20 base32hex characters, time-ordered (alias xid) */
-    BF_VAR_NOW_LOCAL,    /* "2022-06-14 17:39:39.420724895 +0800 CST" (Go's time.String) */
-    BF_VAR_NOW_UTC,      /* the same in UTC: "... +0000 UTC" */
-    BF_VAR_NOW_UTC_LITE, /* "2022-06-14T09:39:39.420" */
-    BF_VAR_NOW_UNIX,     /* epoch seconds */
-    BF_VAR_NOW_UNIX_MS,  /* epoch milliseconds (alias now_unix_in_ms) */
-    BF_VAR_NOW_UNIX_US,  /* epoch microseconds (alias now_unix_in_micro) */
-    BF_VAR_NOW_UNIX_NS,  /* epoch nanoseconds (alias now_unix_in_nano) */
+    BF_VAR_FILE = 0,        /* a random line of a dictionary file (+ `data` items) */
+    BF_VAR_LIST,            /* a random item of `data` */
+    BF_VAR_SEQUENCE,        /* partitioned counter in [from, to] (loadgen sequence/sequence64) */
+    BF_VAR_RANGE,           /* uniform random integer in [from, to] */
+    BF_VAR_UUID,            /* RFC 4122 v4, 36 characters */
+    BF_VAR_SORTABLE_ID,     /* xid layout: 20 base32hex characters, time-ordered (alias xid) */
+    BF_VAR_NOW_LOCAL,       /* "2022-06-14 17:39:39.420724895 +0800 CST" (Go's time.String) */
+    BF_VAR_NOW_UTC,         /* the same in UTC: "... +0000 UTC" */
+    BF_VAR_NOW_UTC_LITE,    /* "2022-06-14T09:39:39.420" */
+    BF_VAR_NOW_UNIX,        /* epoch seconds */
+    BF_VAR_NOW_UNIX_MS,     /* epoch milliseconds (alias now_unix_in_ms) */
+    BF_VAR_NOW_UNIX_US,     /* epoch microseconds (alias now_unix_in_micro) */
+    BF_VAR_NOW_UNIX_NS,     /* epoch nanoseconds (alias now_unix_in_nano) */
     BF_VAR_NOW_WITH_FORMAT, /* strftime(3) of local time with `format` */
-    BF_VAR_RANDOM_ARRAY, /* `size` values of `variable_key` joined by commas */
+    BF_VAR_RANDOM_ARRAY,    /* `size` values of `variable_key` joined by commas */
 };
 
 /* How a variable's value is re-used (loadgen: runtime_variables / runtime_body_line_variables). */
@@ -53,31 +53,31 @@ enum bf_var_kind {
 };
 
 typedef struct bf_var_spec {
-    char *name;               /* [A-Za-z0-9_.-]+, unique in the scenario */
+    char *name; /* [A-Za-z0-9_.-]+, unique in the scenario */
     enum bf_var_type type;
     enum bf_var_scope scope;
-    enum bf_var_kind kind;    /* set by the loader from type and values */
+    enum bf_var_kind kind; /* set by the loader from type and values */
     /* file, list: every value JSON-escaped (no quotes), concatenated; value i is
      * values[value_off[i] .. value_off[i+1]). Empty lines are skipped. */
-    char *path;               /* file: as written in the scenario */
+    char *path; /* file: as written in the scenario */
     char *values;
-    size_t *value_off;        /* nvalues + 1 offsets */
-    size_t nvalues;           /* >= 1 */
-    size_t max_value_len;     /* longest escaped value in bytes */
-    size_t total_value_len;   /* sum of escaped value lengths (mean = total / nvalues) */
+    size_t *value_off;      /* nvalues + 1 offsets */
+    size_t nvalues;         /* >= 1 */
+    size_t max_value_len;   /* longest escaped value in bytes */
+    size_t total_value_len; /* sum of escaped value lengths (mean = total / nvalues) */
     /* sequence, range: inclusive bounds. Sequence defaults 0 .. INT64_MAX, range 0 .. 100. */
     int64_t from;
     int64_t to;
-    int wrap;                 /* sequence: 1 = restart at `from` after `to`; 0 = exhausted */
+    int wrap; /* sequence: 1 = restart at `from` after `to`; 0 = exhausted */
     /* now_with_format: strftime format, already JSON-escaped outside its %-directives */
     char *format;
     /* random_array */
-    char *variable_key;       /* name of the variable the items come from */
-    size_t ref;               /* its index in the scenario's variable array */
-    uint32_t size;            /* items per value, >= 1 */
-    int item_string;          /* 1: variable_type string (items quoted), 0: number (bare) */
-    int square_bracket;       /* 1: wrap in [ ] */
-    char *string_bracket;     /* quote around string items, JSON-escaped; default "\"" */
+    char *variable_key;   /* name of the variable the items come from */
+    size_t ref;           /* its index in the scenario's variable array */
+    uint32_t size;        /* items per value, >= 1 */
+    int item_string;      /* 1: variable_type string (items quoted), 0: number (bare) */
+    int square_bracket;   /* 1: wrap in [ ] */
+    char *string_bracket; /* quote around string items, JSON-escaped; default "\"" */
 } bf_var_spec_t;
 
 /* bf_var_type_name — canonical name of a type ("sequence"), static string. */

@@ -57,8 +57,10 @@ int bf_keys_generate(const char *dir, const char *name, bf_diag_t *diag)
     char *ppath = bf_asprintf("%s/%s.pub", dir, name);
     int rc = BF_OK;
     if (access(kpath, F_OK) == 0) {
-        rc = bf_diag_set(diag, BF_E_INVAL, "%s exists; not overwriting a key (remove it first to "
-                         "replace it)", kpath);
+        rc = bf_diag_set(diag, BF_E_INVAL,
+                         "%s exists; not overwriting a key (remove it first to "
+                         "replace it)",
+                         kpath);
         goto out;
     }
     char *line = bf_asprintf("%s\n", sec);
@@ -93,8 +95,10 @@ int bf_keys_load_secret(const char *dir, const char *name, char *secret_z85, cha
         goto out;
     }
     if (st.st_mode & 077) {
-        rc = bf_diag_set(diag, BF_E_INVAL, "%s is readable by group or others (mode %03o); "
-                         "run: chmod 600 %s", path, (unsigned)(st.st_mode & 0777), path);
+        rc = bf_diag_set(diag, BF_E_INVAL,
+                         "%s is readable by group or others (mode %03o); "
+                         "run: chmod 600 %s",
+                         path, (unsigned)(st.st_mode & 0777), path);
         goto out;
     }
     rc = read_line(path, secret_z85, 41);
@@ -114,9 +118,10 @@ int bf_keys_load_public(const char *dir, const char *name, char *public_z85, bf_
     char *path = bf_asprintf("%s/%s.pub", dir, name);
     int rc = read_line(path, public_z85, 41);
     if (rc != BF_OK)
-        bf_diag_set(diag, rc, "%s: %s; expected one 40-character Z85 public key line (copy "
-                    "it from the other side's keygen)", path,
-                    rc == BF_E_NOTFOUND ? "missing" : "unreadable");
+        bf_diag_set(diag, rc,
+                    "%s: %s; expected one 40-character Z85 public key line (copy "
+                    "it from the other side's keygen)",
+                    path, rc == BF_E_NOTFOUND ? "missing" : "unreadable");
     free(path);
     return rc;
 }

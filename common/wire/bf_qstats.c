@@ -219,7 +219,8 @@ void bf_qstats_parse_answer(const char *body, size_t len, bf_qanswer_t *a)
     if (json_is_array(resp)) {
         size_t i;
         json_t *r;
-        json_array_foreach(resp, i, r) {
+        json_array_foreach(resp, i, r)
+        {
             if (!json_is_object(r))
                 continue;
             if (json_object_get(r, "error"))

@@ -25,8 +25,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define BF_QERR_TYPES 8u       /* distinct error types kept per query; more go to "other" */
-#define BF_QERR_TYPE_LEN 64u   /* bytes of one error type name, NUL included */
+#define BF_QERR_TYPES 8u     /* distinct error types kept per query; more go to "other" */
+#define BF_QERR_TYPE_LEN 64u /* bytes of one error type name, NUL included */
 
 #define BF_MAX_PROFILE_BYTES (256u << 10) /* a profiled answer kept whole up to this */
 
@@ -46,9 +46,9 @@ typedef struct bf_qstats {
     uint64_t ops_sent, ops_ok, ops_error, timed_out, shard_failures, hits, took_ms, took_count;
     uint64_t err_count[BF_QERR_TYPES];
     char err_type[BF_QERR_TYPES][BF_QERR_TYPE_LEN]; /* "" = unused slot */
-    bf_hist_t *svc;            /* owned; service time, us */
-    bf_hist_t *lat;            /* owned; latency, us */
-    bf_qprofile_t prof;        /* the slowest profiled answer (set 0 when none) */
+    bf_hist_t *svc;                                 /* owned; service time, us */
+    bf_hist_t *lat;                                 /* owned; latency, us */
+    bf_qprofile_t prof; /* the slowest profiled answer (set 0 when none) */
 } bf_qstats_t;
 
 /* bf_qstats_init / bf_qstats_cleanup — embedded struct lifecycle (two histograms of ~190 KiB
@@ -67,12 +67,12 @@ void bf_qstats_add(bf_qstats_t *dst, const bf_qstats_t *src);
 
 /* What one 2xx search answer said (bf_qstats_parse_answer). */
 typedef struct bf_qanswer {
-    int json_ok;               /* the body was a JSON object */
+    int json_ok; /* the body was a JSON object */
     int timed_out;
     uint64_t shard_failures, hits, took_ms;
     int has_took;
-    char error_type[BF_QERR_TYPE_LEN];  /* non-2xx: the cluster's error.type, or "" */
-    char error_reason[256];             /* non-2xx: error.reason (root cause first), or "" */
+    char error_type[BF_QERR_TYPE_LEN]; /* non-2xx: the cluster's error.type, or "" */
+    char error_reason[256];            /* non-2xx: error.reason (root cause first), or "" */
 } bf_qanswer_t;
 
 /* bf_qstats_parse_answer — read an answer body (len bytes, need not be NUL-terminated) of a

@@ -10,7 +10,10 @@
 #include <string.h>
 
 /* The one list of scalar counters: wire form, merge and results files all walk it. */
-#define F(name, u32) {#name, offsetof(bf_counters_t, name), offsetof(Bf__Sample, name), u32}
+#define F(name, u32)                                                                               \
+    {                                                                                              \
+#name, offsetof(bf_counters_t, name), offsetof(Bf__Sample, name), u32                      \
+    }
 // clang-format off
 const bf_counter_field_t bf_counter_fields[] = {
     F(docs_sent, 0),

@@ -21,7 +21,7 @@ typedef struct bf_counters {
     uint64_t req_ok, req_partial, req_connect_error, req_timeout, req_reset, req_bad_response;
     uint64_t http_status[BF_HTTP_STATUS_MAX]; /* non-2xx whole-request statuses */
     uint64_t bytes_payload, bytes_wire;
-    uint64_t inflight;     /* gauge: summed over agents when merged */
+    uint64_t inflight; /* gauge: summed over agents when merged */
     uint64_t cpu_user_ms, cpu_sys_ms, processing_us, conn_wait, rate_behind, connections_opened;
     uint64_t req_abandoned; /* requests still in flight when the load ended: their documents are
                                unknown (hard end past request.timeout, or an abort) */

@@ -79,7 +79,8 @@ void bf_wire_init(Bf__Envelope *env)
     env->msg_id = atomic_fetch_add(&next_msg_id, 1);
 }
 
-int bf_wire_send(void *sock, const void *route, size_t route_len, const Bf__Envelope *env, int flags)
+int bf_wire_send(void *sock, const void *route, size_t route_len, const Bf__Envelope *env,
+                 int flags)
 {
     size_t n = bf__envelope__get_packed_size(env);
     uint8_t stackbuf[4096];

@@ -47,13 +47,15 @@ int bf_wire_socket_setup(void *sock, int is_router, int linger_ms);
 
 /* bf_wire_init — initialise an envelope on the stack with this build's major/minor and a
  * fresh message id (process-wide counter, thread-safe). The body is set by the caller:
- *   Bf__Envelope env; bf_wire_init(&env); env.body_case = BF__ENVELOPE__BODY_PING; env.ping = &p; */
+ *   Bf__Envelope env; bf_wire_init(&env); env.body_case = BF__ENVELOPE__BODY_PING; env.ping = &p;
+ */
 void bf_wire_init(Bf__Envelope *env);
 
 /* bf_wire_send — pack and send. route (route_len bytes) is sent first when not NULL (ROUTER).
  * flags: 0 or ZMQ_DONTWAIT. Returns 0, BF_E_IO (errno set: EHOSTUNREACH for an unknown
  * route with ROUTER_MANDATORY, EAGAIN when the pipe is full with ZMQ_DONTWAIT). */
-int bf_wire_send(void *sock, const void *route, size_t route_len, const Bf__Envelope *env, int flags);
+int bf_wire_send(void *sock, const void *route, size_t route_len, const Bf__Envelope *env,
+                 int flags);
 
 /* bf_wire_recv — receive one message. On a ROUTER (route != NULL) the routing id is copied into
  * route (cap BF_MAX_ROUTE_BYTES) and its length into *route_len. *out is the unpacked envelope

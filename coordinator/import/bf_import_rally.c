@@ -604,19 +604,97 @@ static void emit_json(bf_buf_t *y, json_t *j)
     free(s);
 }
 
-/* the corpus file `src` of corpus `cn`: beside the track (dir), in
- * ~/.rally/benchmarks/data/<cn>/, ~/.benchmark/benchmarks/data/<cn>/, in corpus_dir (and its
- * <cn>/), each as written or without .bz2/.gz/.zst (decompressed by the tool); NULL when none
- * (caller frees) */
-static char *find_corpus(const char *dir, const char *cn, const char *src, const char *corpus_dir)
+/* The corpus caches of the tools, in the order they are looked in: Rally's
+ * (~/.rally/benchmarks/data), OpenSearch Benchmark 1.x's (~/.benchmark/benchmarks/data) and
+ * 2.x's (~/.osb/benchmarks/data), and each tool's `local.dataset.cache` of the [benchmarks]
+ * section of its ini file (~/.rally/rally.ini, ~/.benchmark/benchmark.ini, ~/.osb/benchmark.ini;
+ * Python configparser syntax, `~` and `${node:root.dir}` expanded as the tools do) when it names
+ * another folder. Up to MAX_CACHES absolute paths into out (caller frees each); the count. */
+#define MAX_CACHES 6
+static size_t corpus_caches(char **out)
 {
     const char *home = getenv("HOME");
-    char *cand[6] = {0};
+    size_t n = 0;
+    if (home == NULL || *home == '\0')
+        return 0;
+    static const char *const tools[][2] = {
+        {".rally", "rally.ini"}, {".benchmark", "benchmark.ini"}, {".osb", "benchmark.ini"}};
+    for (size_t t = 0; t < 3; t++)
+        out[n++] = bf_asprintf("%s/%s/benchmarks/data", home, tools[t][0]);
+    for (size_t t = 0; t < 3 && n < MAX_CACHES; t++) {
+        char *ini = bf_asprintf("%s/%s/%s", home, tools[t][0], tools[t][1]);
+        FILE *f = fopen(ini, "r");
+        free(ini);
+        if (f == NULL)
+            continue;
+        char line[1024], section[64] = "", root[1024] = "", cache[1024] = "";
+        while (fgets(line, sizeof line, f)) {
+            char *p = line, *e = line + strlen(line);
+            while (e > p && strchr(" \t\r\n", e[-1]))
+                *--e = '\0';
+            while (*p == ' ' || *p == '\t')
+                p++;
+            if (*p == '[') {
+                snprintf(section, sizeof section, "%.*s", (int)strcspn(p + 1, "]"), p + 1);
+                continue;
+            }
+            char *eq = strpbrk(p, "=:");
+            if (eq == NULL || *p == '#' || *p == ';')
+                continue;
+            char *k = p, *ke = eq;
+            while (ke > k && (ke[-1] == ' ' || ke[-1] == '\t'))
+                ke--;
+            *ke = '\0';
+            char *v = eq + 1;
+            while (*v == ' ' || *v == '\t')
+                v++;
+            if (strcmp(section, "node") == 0 && strcmp(k, "root.dir") == 0)
+                snprintf(root, sizeof root, "%s", v);
+            else if (strcmp(section, "benchmarks") == 0 && strcmp(k, "local.dataset.cache") == 0)
+                snprintf(cache, sizeof cache, "%s", v);
+        }
+        fclose(f);
+        if (cache[0] == '\0')
+            continue;
+        bf_buf_t b;
+        bf_buf_init(&b, 0);
+        for (const char *c = cache; *c;) {
+            if (strncmp(c, "${node:root.dir}", 16) == 0) {
+                bf_buf_appendz(&b, root[0] == '~' ? home : "");
+                bf_buf_appendz(&b, root[0] == '~' ? root + 1 : root);
+                c += 16;
+            } else if (c == cache && *c == '~') {
+                bf_buf_appendz(&b, home);
+                c++;
+            } else {
+                bf_buf_append(&b, c++, 1);
+            }
+        }
+        char *dirp = bf_buf_steal(&b);
+        int known = dirp == NULL || dirp[0] != '/';
+        for (size_t i = 0; i < n && !known; i++)
+            known = strcmp(out[i], dirp) == 0;
+        if (known)
+            free(dirp);
+        else
+            out[n++] = dirp;
+    }
+    return n;
+}
+
+/* the corpus file `src` of corpus `cn`: beside the track (dir), in each tool's corpus cache
+ * (corpus_caches) under <cn>/, in corpus_dir (and its <cn>/), each as written or without
+ * .bz2/.gz/.zst (decompressed by the tool); NULL when none (caller frees) */
+static char *find_corpus(const char *dir, const char *cn, const char *src, const char *corpus_dir)
+{
+    char *cand[MAX_CACHES + 3] = {0};
     size_t n = 0;
     cand[n++] = bf_asprintf("%s/%s", dir, src);
-    if (home && *home) {
-        cand[n++] = bf_asprintf("%s/.rally/benchmarks/data/%s/%s", home, cn, src);
-        cand[n++] = bf_asprintf("%s/.benchmark/benchmarks/data/%s/%s", home, cn, src);
+    char *caches[MAX_CACHES];
+    size_t nc = corpus_caches(caches);
+    for (size_t i = 0; i < nc; i++) {
+        cand[n++] = bf_asprintf("%s/%s/%s", caches[i], cn, src);
+        free(caches[i]);
     }
     char cdabs[PATH_MAX];
     if (corpus_dir && realpath(corpus_dir, cdabs) != NULL) { /* named absolutely */
@@ -727,6 +805,17 @@ static void account_task(task_acc *acc, json_t *t, json_t *op, const char *type,
         free(why);
         return;
     }
+    const char *psrc = str_of(op, "param-source");
+    if (psrc) {
+        /* Rally asks the track's Python for the request (body, index, cache): the operation's
+         * own body, if any, is not what Rally sends, so nothing is imported under its name */
+        char *why = bf_asprintf("%s (%s: its request comes from the param-source '%s' of the "
+                                "track's track.py, which bulkfleet does not run)",
+                                tn, type, psrc);
+        json_array_append_new(acc->skipped, json_string(why));
+        free(why);
+        return;
+    }
     if (json_array_size(acc->queries) >= MAX_IMPORT_QUERIES) {
         char *why =
             bf_asprintf("%s (%s: search.queries holds at most %d)", tn, type, MAX_IMPORT_QUERIES);
@@ -765,15 +854,57 @@ static void account_task(task_acc *acc, json_t *t, json_t *op, const char *type,
         json_pack("{s:s, s:s, s:s, s:s}", "name", qn, "path", path.data, "body", bs, "type", type);
     free(bs);
     bf_buf_cleanup(&path);
-    if (strcmp(type, "scroll-search") == 0 || strcmp(type, "paginated-search") == 0) {
+    /* Rally's scroll: scroll-search, or a search with "pages" (its query runner scrolls
+     * then); paginated-search: search_after pages, in a point in time with
+     * "with-point-in-time-from". Both become a page sequence of search_after (bulkfleet does not
+     * scroll; a point in time for a scroll, whose pages it also reads from one view of the
+     * index), sorted by _doc (a scroll's order) when the body has no sort */
+    int scroll = strcmp(type, "scroll-search") == 0 ||
+                 (strcmp(type, "search") == 0 && json_object_get(op, "pages") != NULL);
+    if (scroll || strcmp(type, "paginated-search") == 0) {
         double size = count_of(json_object_get(op, "results-per-page"), 0);
         if (size <= 0)
             size = count_of(json_object_get(json_object_get(op, "body"), "size"), 10);
-        double pages = count_of(json_object_get(op, "pages"), 0);
-        if (!json_is_number(json_object_get(op, "pages")) || pages < 1)
-            pages = 10; /* "all": bounded here */
-        json_object_set_new(q, "page_size", json_real(size < 1 ? 10 : size));
-        json_object_set_new(q, "depth", json_real((size < 1 ? 10 : size) * pages));
+        if (size < 1)
+            size = 10;
+        if (size > 10000)
+            size = 10000;
+        json_t *pj = json_object_get(op, "pages");
+        double pages = count_of(pj, 0);
+        int all = pj == NULL || (json_is_string(pj) && strcmp(json_string_value(pj), "all") == 0);
+        double depth = all || pages < 1 ? 10000000.0 : size * pages;
+        if (depth > 10000000.0)
+            depth = 10000000.0;
+        json_object_set_new(q, "page_size", json_real(size));
+        json_object_set_new(q, "depth", json_real(depth));
+        json_object_set_new(q, "pit",
+                            json_boolean(scroll || json_object_get(op, "with-point-in-time-from")));
+        json_t *b = json_is_object(body) ? json_deep_copy(body)
+                                         : json_pack("{s:{s:{}}}", "query", "match_all");
+        json_object_del(b, "size");
+        if (!json_object_get(b, "sort"))
+            json_object_set_new(b, "sort", json_pack("[s]", "_doc"));
+        char *pb = json_dumps(b, JSON_COMPACT | JSON_SORT_KEYS);
+        json_object_set_new(q, "body", json_string(pb));
+        free(pb);
+        json_decref(b);
+        char np[96];
+        if (all)
+            snprintf(np, sizeof np,
+                     "pages: all, until a page has no hit (bounded at "
+                     "10,000,000 hits)");
+        else
+            snprintf(np, sizeof np, "%.0f pages", pages);
+        bf_buf_appendf(&acc->notes,
+                       "#  - task '%s' (%s): %s %s of %.0f hits, imported as a paged query "
+                       "(search_after%s); each page counts as one op (Rally counts the whole "
+                       "sequence as one)\n",
+                       tn, type, scroll ? "Rally scrolls" : "Rally pages with search_after", np,
+                       size,
+                       scroll ? " in a point in time: bulkfleet does not scroll, and both read "
+                                "one view of the index; sorted by _doc, a scroll's order, when "
+                                "the body has no sort"
+                              : "");
     }
     double tpd = count_of(json_object_get(t, "time-period"), 0);
     if (tpd > acc->search_period)
@@ -1276,12 +1407,20 @@ static int rally_corpus_file(rally_t *R, json_t *c, json_t *e, size_t i, size_t 
             ul--;
         char *get =
             url ? bf_asprintf(": curl -fL -o '%s' %.*s/%s", cf, (int)ul, url, src) : bf_strdup("");
-        bf_warn("%s: corpus '%s': '%s' is not downloaded yet (looked in %s, "
-                "~/.rally/benchmarks/data/%s, ~/.benchmark/benchmarks/data/%s%s%s, each "
+        bf_buf_t looked;
+        bf_buf_init(&looked, 0);
+        char *caches[MAX_CACHES];
+        size_t nc = corpus_caches(caches);
+        for (size_t ci = 0; ci < nc; ci++) {
+            bf_buf_appendf(&looked, ", %s/%s", caches[ci], cn ? cn : "?");
+            free(caches[ci]);
+        }
+        bf_warn("%s: corpus '%s': '%s' is not downloaded yet (looked in %s%s%s%s, each "
                 "also without its compression suffix); the scenario names %s: download "
                 "it there before validate / run%s",
-                R->file, cn ? cn : "?", src, R->dir, cn ? cn : "?", cn ? cn : "?",
+                R->file, cn ? cn : "?", src, R->dir, looked.len ? looked.data : "",
                 corpus_dir ? ", " : "", corpus_dir ? corpus_dir : "", cf, get);
+        bf_buf_cleanup(&looked);
         bf_buf_appendf(&R->notes,
                        "#  - corpus file not downloaded yet: %s (validate and run need it)%s\n", cf,
                        get);
@@ -1582,9 +1721,12 @@ static void rally_write_search_matrix(rally_t *R)
             emit_str(y, str_of(q, "body"));
             bf_buf_appendz(y, "\n");
             if (json_object_get(q, "depth"))
-                bf_buf_appendf(y, "      paging: {by: from, size: %.0f, depth: %.0f}\n",
+                bf_buf_appendf(y,
+                               "      paging: {by: search_after, size: %.0f, depth: %.0f, pit: "
+                               "%s}\n",
                                json_real_value(json_object_get(q, "page_size")),
-                               json_real_value(json_object_get(q, "depth")));
+                               json_real_value(json_object_get(q, "depth")),
+                               json_is_true(json_object_get(q, "pit")) ? "true" : "false");
         }
     }
     bf_buf_appendz(y, "matrix:\n");
@@ -1709,7 +1851,9 @@ int bf_cmd_import_rally(int argc, char **argv)
                    "Rally's\n                          --track-params (--workload-params)\n"
                    "  --corpus-dir DIR        where the downloaded corpus files are (also looked "
                    "for: the\n                          track's folder, ~/.rally/benchmarks/data/"
-                   "<corpus>,\n                          ~/.benchmark/benchmarks/data/<corpus>)\n"
+                   "<corpus>,\n                          ~/.benchmark/... and "
+                   "~/.osb/benchmarks/data/<corpus>,\n                          each tool's "
+                   "local.dataset.cache)\n"
                    "  --allow-partial-corpus  accept a corpus file shorter than the track's "
                    "document-count\n                          (a prefix made on purpose)\n"
                    "  --build-flavor F, --serverless-operator, --distribution-version V\n"

@@ -23,8 +23,8 @@ typedef struct imp {
     bf__ydoc_t doc;
     const char *origin;
     bf_diag_t *diag;
-    const bf__ynode_t *env;      /* env: section */
-    const bf__ynode_t *cfg_env;  /* -config's env: section (a DSL file's defaults), or NULL */
+    const bf__ynode_t *env;     /* env: section */
+    const bf__ynode_t *cfg_env; /* -config's env: section (a DSL file's defaults), or NULL */
     char *notes[MAX_NOTES];
     size_t nnotes;
     char problem[BF_DIAG_MAX]; /* what the output still has wrong (duplicate keys), or "" */
@@ -213,13 +213,11 @@ static char *go_layout_to_strftime(imp *I, const char *layout)
     static const struct {
         const char *go, *c;
     } map[] = {
-        {"January", "%B"}, {"Monday", "%A"}, {"-07:00", "%z"}, {"Z07:00", "%z"},
-        {"-0700", "%z"},   {"Z0700", "%z"},  {"2006", "%Y"},   {"Jan", "%b"},
-        {"Mon", "%a"},     {"MST", "%Z"},    {"_2", "%e"},     {"01", "%m"},
-        {"02", "%d"},      {"03", "%I"},     {"04", "%M"},     {"05", "%S"},
-        {"06", "%y"},      {"15", "%H"},     {"PM", "%p"},     {"pm", "%P"},
-        {"1", "%-m"},      {"2", "%-d"},     {"3", "%-I"},     {"4", "%-M"},
-        {"5", "%-S"},
+        {"January", "%B"}, {"Monday", "%A"}, {"-07:00", "%z"}, {"Z07:00", "%z"}, {"-0700", "%z"},
+        {"Z0700", "%z"},   {"2006", "%Y"},   {"Jan", "%b"},    {"Mon", "%a"},    {"MST", "%Z"},
+        {"_2", "%e"},      {"01", "%m"},     {"02", "%d"},     {"03", "%I"},     {"04", "%M"},
+        {"05", "%S"},      {"06", "%y"},     {"15", "%H"},     {"PM", "%p"},     {"pm", "%P"},
+        {"1", "%-m"},      {"2", "%-d"},     {"3", "%-I"},     {"4", "%-M"},     {"5", "%-S"},
     };
     bf_buf_t b;
     bf_buf_init(&b, 0);
@@ -229,8 +227,10 @@ static char *go_layout_to_strftime(imp *I, const char *layout)
             const char *p = s + 1;
             while (*p == s[1])
                 p++;
-            note(I, "now_with_format: fractional seconds (%.*s) have no strftime equivalent "
-                 "and were dropped; use now_utc_lite for milliseconds", (int)(p - s), s);
+            note(I,
+                 "now_with_format: fractional seconds (%.*s) have no strftime equivalent "
+                 "and were dropped; use now_utc_lite for milliseconds",
+                 (int)(p - s), s);
             s = p;
             continue;
         }
@@ -255,9 +255,9 @@ static char *go_layout_to_strftime(imp *I, const char *layout)
 }
 
 typedef struct var_out {
-    const char *name;           /* name in the scenario */
-    const bf__ynode_t *src;     /* the loadgen variable */
-    const char *scope;          /* NULL, "request", "document" */
+    const char *name;       /* name in the scenario */
+    const bf__ynode_t *src; /* the loadgen variable */
+    const char *scope;      /* NULL, "request", "document" */
 } var_out;
 
 /* Writes one variable as a flow mapping line. */
@@ -279,12 +279,14 @@ static int put_variable(imp *I, bf_buf_t *b, const var_out *v)
     else if (!strcmp(type, "now_unix_in_nano"))
         t = "now_unix_ns";
     else if (!strcmp(type, "int_array_bitmap"))
-        return ierr(I, bf__y_get(s, "type"), "variable '%s': type int_array_bitmap (a base64 "
-                    "Roaring bitmap) is not supported by bulkfleet", v->name);
-    static const char *known[] = {"file", "list", "sequence", "range", "sortable_id",
-                                  "now_local", "now_utc", "now_utc_lite", "now_unix",
-                                  "now_unix_ms", "now_unix_us", "now_unix_ns",
-                                  "now_with_format", "random_array"};
+        return ierr(I, bf__y_get(s, "type"),
+                    "variable '%s': type int_array_bitmap (a base64 "
+                    "Roaring bitmap) is not supported by bulkfleet",
+                    v->name);
+    static const char *known[] = {
+        "file",        "list",        "sequence",        "range",       "sortable_id",
+        "now_local",   "now_utc",     "now_utc_lite",    "now_unix",    "now_unix_ms",
+        "now_unix_us", "now_unix_ns", "now_with_format", "random_array"};
     int ok = 0;
     for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
         ok |= strcmp(t, known[i]) == 0;
@@ -295,8 +297,10 @@ static int put_variable(imp *I, bf_buf_t *b, const var_out *v)
     put_scalar(b, v->name);
     bf_buf_appendf(b, ", type: %s", t);
     if (!strcmp(type, "uuid"))
-        note(I, "variable '%s': loadgen's uuid is a time-ordered xid; mapped to sortable_id "
-             "(use type: uuid for RFC 4122 v4)", v->name);
+        note(I,
+             "variable '%s': loadgen's uuid is a time-ordered xid; mapped to sortable_id "
+             "(use type: uuid for RFC 4122 v4)",
+             v->name);
     if (!strcmp(t, "file") || !strcmp(t, "list")) {
         const char *path = sval(s, "path");
         if (path) {
@@ -363,8 +367,7 @@ static int put_variable(imp *I, bf_buf_t *b, const var_out *v)
         }
     }
     if (bf__y_get(s, "replace"))
-        note(I, "variable '%s': replace: dropped; bulkfleet JSON-escapes values itself",
-             v->name);
+        note(I, "variable '%s': replace: dropped; bulkfleet JSON-escapes values itself", v->name);
     if (v->scope)
         bf_buf_appendf(b, ", scope: %s", v->scope);
     bf_buf_appendz(b, "}\n");
@@ -632,13 +635,13 @@ static int pick_bulk_request(imp *I, lg_t *L)
 {
     const bf__ynode_t *root = I->doc.root, *reqs = L->reqs;
     if (reqs == NULL || reqs->kind != BF__Y_SEQ || reqs->n == 0)
-        return ierr(I, root, "no requests: list; bulkfleet imports the YAML request mode "
+        return ierr(I, root,
+                    "no requests: list; bulkfleet imports the YAML request mode "
                     "(a -run DSL file is not supported)");
     for (size_t i = 0; i < reqs->n && L->req == NULL; i++) {
         const bf__ynode_t *r = bf__y_get(reqs->items[i], "request");
         const char *url = sval(r, "url"), *body = sval(r, "body");
-        if (body && ((url && strstr(url, "_bulk")) || strstr(body, "\"_index\"") ||
-                     url == NULL))
+        if (body && ((url && strstr(url, "_bulk")) || strstr(body, "\"_index\"") || url == NULL))
             L->req = r;
     }
     if (L->req == NULL) {
@@ -806,7 +809,7 @@ static int read_action(imp *I, lg_t *L, const char **ix)
     L->pipeline = json_string_value(json_object_get(meta, "pipeline"));
     if (json_object_get(meta, "_type"))
         note(I, "_type dropped from the action line (mapping types are gone in OpenSearch and "
-             "Elasticsearch 8)");
+                "Elasticsearch 8)");
     return BF_OK;
 }
 
@@ -837,7 +840,7 @@ static int read_target(imp *I, lg_t *L)
     if (L->base == NULL) {
         L->base = bf_strdup("${BF_TARGET:-http://127.0.0.1:9200}");
         note(I, "the config has no URL; target.hosts uses ${BF_TARGET} (default "
-             "http://127.0.0.1:9200)");
+                "http://127.0.0.1:9200)");
     }
     return BF_OK;
 }
@@ -1018,7 +1021,7 @@ static int read_numbers(imp *I, lg_t *L)
     L->batch = repeat * L->actions;
     if (sval(L->req, "execute_repeat_times"))
         note(I, "execute_repeat_times (resending the same body) is not imported; bulkfleet "
-             "renders a fresh body per request");
+                "renders a fresh body per request");
     return BF_OK;
 }
 
@@ -1083,8 +1086,8 @@ static void write_target(imp *I, const lg_t *L, const bf_import_opts_t *o, bf_bu
             if (h->kind != BF__Y_MAP)
                 continue;
             for (size_t k = 0; k < h->n; k++) {
-                char *hv = conv_env(I, h->items[2 * k + 1]->value ? h->items[2 * k + 1]->value
-                                                                   : "");
+                char *hv =
+                    conv_env(I, h->items[2 * k + 1]->value ? h->items[2 * k + 1]->value : "");
                 bf_buf_appendz(out, "    ");
                 put_scalar(out, h->items[2 * k]->value);
                 bf_buf_appendz(out, ": ");

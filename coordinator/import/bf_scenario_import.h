@@ -40,11 +40,11 @@
 #include <stdint.h>
 
 typedef struct bf_import_opts {
-    uint32_t concurrency; /* loadgen -c; 0 = loadgen's default 1 */
-    uint32_t duration_s;  /* loadgen -d; 0 = loadgen's default 5 */
-    double qps;           /* loadgen -r (requests/s); 0 = unlimited */
-    int compress;         /* loadgen -compress */
-    const char *name;     /* scenario name; NULL = from the origin's file name */
+    uint32_t concurrency;      /* loadgen -c; 0 = loadgen's default 1 */
+    uint32_t duration_s;       /* loadgen -d; 0 = loadgen's default 5 */
+    double qps;                /* loadgen -r (requests/s); 0 = unlimited */
+    int compress;              /* loadgen -compress */
+    const char *name;          /* scenario name; NULL = from the origin's file name */
     const char *config_text;   /* loadgen -config: the loadgen.yml whose env:, variables: and
                                   runner: a DSL file uses when it has none itself; NULL = none */
     const char *config_origin; /* its file name for messages */

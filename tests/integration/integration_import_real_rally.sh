@@ -49,7 +49,7 @@ grep -q "bad/operations/default.json:4: Jinja syntax error: No filter named 'nos
 grep -q "10 tasks: 1 bulk, 4 searches imported, 4 mapped to what each cell does; 1 not imported: stats (node-stats)" pe ||
     { cat pe >&2; fail "no count of the challenge's tasks on stderr"; }
 grep -q "^#  - not imported: task stats (node-stats)$" p.yaml && grep -q "task 'refresh-after-index' (refresh): " p.yaml &&
-    grep -q "^    - name: scroll   # Rally scroll-search$" p.yaml && grep -q "paging: {by: from, size: 100, depth: 300}" p.yaml &&
+    grep -q "^    - name: scroll   # Rally scroll-search$" p.yaml && grep -q "paging: {by: search_after, size: 100, depth: 300, pit: true}" p.yaml &&
     grep -q '^      path: "/{index}/_search?request_cache=false"$' p.yaml ||
     { cat p.yaml >&2; fail "the searches and the other tasks are not in the scenario and its notes"; }
 # --list: the challenges and their task counts
@@ -147,6 +147,29 @@ printf '%s\n' 'name: hand' 'target: {hosts: ["http://127.0.0.1:9"]}' 'index: {na
 "$COORD" validate hand.yaml > hvo 2> hve || { cat hve hand.yaml >&2; fail "validate hand.yaml exit $?"; }
 [ "$(grep -c 'production ind' hve)" = 1 ] && grep -q "hand.yaml: index.name: logs-app looks like a production index" hve &&
     grep -q " 1 warning$" hvo || { cat hvo hve >&2; fail "a hand-written production-looking name is not warned about exactly once"; }
+# geonames as published (tests/fixtures/rally-geonames: an excerpt in the track's own format):
+# its param-source searches (a ~640 KB terms query built by track.py) are named as not imported,
+# never match_all under their names; its scroll ("search" with pages) is paged
+cp -r "$BF_SOURCE_DIR/tests/fixtures/rally-geonames" geo
+python3 - geo <<'PY2'
+import json, sys
+with open(sys.argv[1] + "/documents-2.json", "w") as f:
+    for i in range(3000):
+        f.write(json.dumps({"geonameid": i, "name": "Sankt Georgen %d" % i, "feature_class": "TA"[i % 2],
+                            "country_code": ["AT", "DE"][i % 2], "population": i * 7,
+                            "location": [9.0 + i / 1000.0, 47.0]}) + "\n")
+PY2
+"$COORD" import-rally geo --allow-partial-corpus -o geo.yaml 2> geoe || { cat geoe >&2; fail "import-rally geonames exit $?"; }
+for t in large_terms large_filtered_terms large_prohibited_terms; do
+    grep -q "^#  - not imported: task $t (search: its request comes from the param-source '.*-terms-query-source' of the track's track.py, which bulkfleet does not run)$" geo.yaml &&
+        ! grep -q "name: $t " geo.yaml || { cat geo.yaml >&2; fail "geonames' $t imported as another query, or not named"; }
+done
+grep -q "13 tasks: 1 bulk, 5 searches imported, 4 mapped to what each cell does; 3 not imported: large_terms" geoe ||
+    { cat geoe >&2; fail "geonames' task counts"; }
+grep -A3 "^    - name: scroll   # Rally search$" geo.yaml | grep -q "paging: {by: search_after, size: 1000, depth: 25000, pit: true}" &&
+    grep -q "task 'scroll' (search): Rally scrolls 25 pages of 1000 hits, imported as a paged query" geo.yaml ||
+    { cat geo.yaml >&2; fail "geonames' scroll is not paged as Rally's 25 pages of 1000"; }
+"$COORD" validate geo.yaml > /dev/null 2> gve || { cat gve >&2; fail "validate geo.yaml exit $?"; }
 # validate and run: the rendered mappings and settings on the cluster, every document counted
 sed -i "s|^  hosts: .*|  hosts: [\"$ES\"]|" p.yaml
 # every document is counted only when the corpus is sent within run.duration: the track's 3 s

@@ -659,6 +659,51 @@ static void test_scenario_errors(void **state)
     }
 }
 
+/* validate's sampling of a big corpus is said in words ("parsed one in 2", not "every
+ * 2-th"), and a corpus of several files is named by all of its files, not by the first with
+ * the total of all */
+static void test_sampled_corpus_named(void **state)
+{
+    (void)state;
+    char dir[1024];
+    snprintf(dir, sizeof dir, "%s/bf-test-corpus.XXXXXX",
+             getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+    assert_non_null(mkdtemp(dir));
+    size_t len;
+    char *docs = make_docs(BF_CORPUS_SAMPLE_DOCS / 2 + 1, &len);
+    for (int k = 0; k < 2; k++) {
+        char path[1200];
+        snprintf(path, sizeof path, "%s/%c.json", dir, 'a' + k);
+        FILE *f = fopen(path, "w");
+        assert_non_null(f);
+        assert_int_equal(fwrite(docs, 1, len, f), len);
+        fclose(f);
+    }
+    free(docs);
+    const char *yaml = "name: t\ntarget: {hosts: [\"http://127.0.0.1:9\"]}\n"
+                       "document: {corpus: {path: [a.json, b.json]}}\n";
+    bf_scenario_t *sc = NULL;
+    bf_diag_t d = {0};
+    bf_load_opts_t o = {.base_dir = dir};
+    if (bf_scenario_load_text(yaml, strlen(yaml), "t.yaml", &o, &sc, &d) != BF_OK)
+        fail_msg("%s", d.msg);
+    char want[160];
+    snprintf(want, sizeof want,
+             "the 2 files of document.corpus (a.json, b.json): %u documents; "
+             "validate parsed one in 2 (%u of them)",
+             2 * (BF_CORPUS_SAMPLE_DOCS / 2 + 1), BF_CORPUS_SAMPLE_DOCS / 2 + 1);
+    int seen = 0;
+    for (size_t i = 0; i < bf_scenario_warning_count(sc); i++)
+        seen |= strstr(bf_scenario_warning(sc, i), want) != NULL;
+    if (!seen)
+        fail_msg("'%s' not among the %zu warnings (first: %s)", want, bf_scenario_warning_count(sc),
+                 bf_scenario_warning_count(sc) ? bf_scenario_warning(sc, 0) : "none");
+    bf_scenario_destroy(&sc);
+    char cmd[1200];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    assert_int_equal(system(cmd), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -671,6 +716,7 @@ int main(void)
         cmocka_unit_test(test_gather_corpus),
         cmocka_unit_test(test_parts),
         cmocka_unit_test(test_contiguous_corpus),
+        cmocka_unit_test(test_sampled_corpus_named),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -316,6 +316,114 @@ static void test_step_corpora(void **state)
     }
 }
 
+/* the searches as Rally runs them: one whose request comes from a param-source of the track's
+ * Python is named as not imported, never imported as another query under its name (it was
+ * match_all); a "search" with "pages" (Rally scrolls then), a scroll-search and a
+ * paginated-search are page sequences of search_after, "pages": "all" bounded and said */
+static void test_step_searches(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *op, *want, *absent;
+    } cases[] = {
+        {"{\"name\": \"large_terms\", \"operation-type\": \"search\", \"param-source\": "
+         "\"pure-terms-query-source\"}",
+         "#  - not imported: task large_terms (search: its request comes from the param-source "
+         "'pure-terms-query-source' of the track's track.py, which bulkfleet does not run)\n",
+         "name: large_terms"},
+        {"{\"name\": \"ps\", \"operation-type\": \"search\", \"param-source\": \"x\", \"body\": "
+         "{\"query\": {\"term\": {\"a\": 1}}}}",
+         "not imported: task ps (search: its request comes from the param-source 'x'", "name: ps"},
+        {"{\"name\": \"scroll\", \"operation-type\": \"search\", \"pages\": 25, "
+         "\"results-per-page\": 1000, \"body\": {\"query\": {\"match_all\": {}}}}",
+         "    - name: scroll   # Rally search\n      path: \"/{index}/_search\"\n      body: "
+         "\"{\\\"query\\\":{\\\"match_all\\\":{}},\\\"sort\\\":[\\\"_doc\\\"]}\"\n      paging: "
+         "{by: search_after, size: 1000, depth: 25000, pit: true}\n",
+         "match_all\\\":{}}}\"\n"},
+        {"{\"name\": \"sc\", \"operation-type\": \"scroll-search\", \"pages\": \"all\", "
+         "\"results-per-page\": 500, \"body\": {\"query\": {\"term\": {\"a\": 1}}, \"sort\": "
+         "[{\"t\": \"desc\"}], \"size\": 7}}",
+         "body: \"{\\\"query\\\":{\\\"term\\\":{\\\"a\\\":1}},\\\"sort\\\":[{\\\"t\\\":"
+         "\\\"desc\\\"}]}\"\n      paging: {by: search_after, size: 500, depth: 10000000, pit: "
+         "true}\n",
+         "size\\\":7"},
+        {"{\"name\": \"sc\", \"operation-type\": \"scroll-search\", \"pages\": \"all\", "
+         "\"results-per-page\": 500}",
+         "Rally scrolls pages: all, until a page has no hit (bounded at 10,000,000 hits) of 500 "
+         "hits",
+         NULL},
+        {"{\"name\": \"pg\", \"operation-type\": \"paginated-search\", \"pages\": 3, "
+         "\"results-per-page\": 20, \"body\": {\"query\": {\"match_all\": {}}, \"sort\": [\"n\"]}}",
+         "paging: {by: search_after, size: 20, depth: 60, pit: false}\n", NULL},
+        {"{\"name\": \"pg\", \"operation-type\": \"paginated-search\", \"pages\": 3, "
+         "\"results-per-page\": 20, \"with-point-in-time-from\": \"open-pit\", \"body\": "
+         "{\"query\": {\"match_all\": {}}, \"sort\": [\"n\"]}}",
+         "paging: {by: search_after, size: 20, depth: 60, pit: true}\n", NULL},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char json[4096], msg[16384];
+        snprintf(json, sizeof json,
+                 "{\"indices\": [{\"name\": \"ix\"}], \"corpora\": [{\"name\": \"c\", "
+                 "\"documents\": [{\"source-file\": \"docs.json\"}]}], \"operations\": "
+                 "[{\"name\": \"b\", \"operation-type\": \"bulk\", \"bulk-size\": 10}, %s], "
+                 "\"schedule\": [{\"operation\": \"b\"}, {\"operation\": \"%s\"}]}",
+                 cases[i].op,
+                 strstr(cases[i].op, "large_terms") ? "large_terms"
+                 : strstr(cases[i].op, "\"ps\"")    ? "ps"
+                 : strstr(cases[i].op, "\"sc\"")    ? "sc"
+                 : strstr(cases[i].op, "\"pg\"")    ? "pg"
+                                                    : "scroll");
+        int rc = import_text("search.json", json, NULL, NULL, msg, sizeof msg);
+        if (rc != BF_OK || strstr(msg, cases[i].want) == NULL)
+            fail_msg("case %zu: rc %d, '%s' not in:\n%s", i, rc, cases[i].want, msg);
+        if (cases[i].absent && strstr(msg, cases[i].absent))
+            fail_msg("case %zu: '%s' in:\n%s", i, cases[i].absent, msg);
+    }
+}
+
+/* the corpus caches: OpenSearch Benchmark 2.x's ~/.osb/benchmarks/data/<corpus>/, and the
+ * folder a tool's ini file names as its [benchmarks] local.dataset.cache */
+static void test_corpus_caches(void **state)
+{
+    (void)state;
+    const char *home = getenv("HOME");
+    char *saved = home ? strdup(home) : NULL;
+    char h[700], cmd[2400];
+    snprintf(h, sizeof h, "%s/home", dir);
+    snprintf(
+        cmd, sizeof cmd,
+        "mkdir -p '%s/.osb/benchmarks/data/cc' '%s/elsewhere/data/cd' && printf '{\"n\": 1}\\n' "
+        "> '%s/.osb/benchmarks/data/cc/cc.json' && printf '{\"n\": 1}\\n' > "
+        "'%s/elsewhere/data/cd/cd.json' && printf '[node]\\nroot.dir = ~/elsewhere\\n\\n"
+        "[benchmarks]\\nlocal.dataset.cache = ${node:root.dir}/data\\n' > "
+        "'%s/.benchmark.ini.tmp' && mkdir -p '%s/.rally' && mv '%s/.benchmark.ini.tmp' "
+        "'%s/.rally/rally.ini'",
+        h, h, h, h, h, h, h, h);
+    assert_int_equal(system(cmd), 0);
+    setenv("HOME", h, 1);
+    for (int k = 0; k < 2; k++) {
+        const char *cn = k == 0 ? "cc" : "cd";
+        char json[1024], msg[8192], want[900];
+        snprintf(json, sizeof json,
+                 "{\"indices\": [{\"name\": \"ix\"}], \"corpora\": [{\"name\": \"%s\", "
+                 "\"documents\": [{\"source-file\": \"%s.json\"}]}], \"operations\": "
+                 "[{\"name\": \"b\", \"operation-type\": \"bulk\", \"bulk-size\": 10}], "
+                 "\"schedule\": [{\"operation\": \"b\"}]}",
+                 cn, cn);
+        size_t missing = 99;
+        int rc = import_text("cache.json", json, NULL, &missing, msg, sizeof msg);
+        snprintf(want, sizeof want, "    path: \"%s/%s/%s/%s.json\"\n", h,
+                 k == 0 ? ".osb/benchmarks/data" : "elsewhere/data", cn, cn);
+        if (rc != BF_OK || missing != 0 || strstr(msg, want) == NULL)
+            fail_msg("%s: rc %d, %zu missing, '%s' not in:\n%s", cn, rc, missing, want, msg);
+    }
+    if (saved)
+        setenv("HOME", saved, 1);
+    else
+        unsetenv("HOME");
+    free(saved);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -327,6 +435,8 @@ int main(void)
         cmocka_unit_test(test_cli_exit_codes),
         cmocka_unit_test(test_step_schedule),
         cmocka_unit_test(test_step_corpora),
+        cmocka_unit_test(test_step_searches),
+        cmocka_unit_test(test_corpus_caches),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
