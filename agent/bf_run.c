@@ -378,6 +378,9 @@ int bf_run_poll(bf_run_t *run, bf_run_sample_fn fn, void *ctx)
         emit(run, run->next_second, fn, ctx);
         run->next_second++;
     }
+    /* the bulk load read its whole corpus: the searches beside it end with it */
+    if (run->search && bf_run_corpus_done(run))
+        bf_search_end_load(run->search);
     int all_done = 1;
     for (uint32_t i = 0; i < run->nworkers; i++)
         all_done &= bf_worker_finished(run->workers[i]);

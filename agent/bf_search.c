@@ -60,6 +60,7 @@ struct bf_search {
     pthread_t thread;
     int started;
     atomic_int abort_flag;
+    atomic_int load_ended; /* bf_search_end_load: the load time is over early */
     atomic_int finished;
     atomic_int last_second;
     atomic_uint inflight;
@@ -269,7 +270,8 @@ static void on_done(bf_search_t *s, qslot *q, CURLcode cc)
         uint64_t load_end = s->cfg.start_mono_us + s->cfg.load_ms * 1000u;
         q->page++;
         if (ok && hits > 0 && (uint64_t)q->page * qs->page_size < qs->depth &&
-            bf_clock_mono_us() < load_end && !atomic_load(&s->abort_flag)) {
+            bf_clock_mono_us() < load_end && !atomic_load(&s->abort_flag) &&
+            !atomic_load(&s->load_ended)) {
             q->intended_us = bf_clock_mono_us();
             send_page(s, q);
         } else {
@@ -523,7 +525,7 @@ static void *run(void *arg)
             abandon_all(s);
             break;
         }
-        int loading = now < load_end;
+        int loading = now < load_end && !atomic_load(&s->load_ended);
         uint64_t wake_us = now + IDLE_POLL_MS * 1000u;
         for (uint32_t i = 0; loading && i < cfg->clients; i++) {
             qslot *q = &s->slots[i];
@@ -690,6 +692,13 @@ int bf_search_start(bf_search_t *s, uint64_t start_mono_us)
 void bf_search_abort(bf_search_t *s)
 {
     atomic_store(&s->abort_flag, 1);
+    if (s->multi)
+        curl_multi_wakeup(s->multi);
+}
+
+void bf_search_end_load(bf_search_t *s)
+{
+    atomic_store(&s->load_ended, 1);
     if (s->multi)
         curl_multi_wakeup(s->multi);
 }

@@ -71,6 +71,12 @@ int bf_search_start(bf_search_t *s, uint64_t start_mono_us);
 /* bf_search_abort — stop now; requests in flight are abandoned (counted as errors of type
  * "aborted"). Thread-safe. */
 void bf_search_abort(bf_search_t *s);
+/* bf_search_end_load — no query starts from now on, as if the load time had ended: a cell
+ * whose bulk load has read its whole corpus (passes) ends there, and the searches beside it
+ * with it (as a parallel block of Rally's ends with its bulk task, docs/scenario.md "End of
+ * the corpus"); a page sequence ends after its page in flight, and what is in flight is
+ * answered and counted. Thread-safe, idempotent. */
+void bf_search_end_load(bf_search_t *s);
 /* bf_search_finished — 1 when the thread has ended (or never started). Thread-safe. */
 int bf_search_finished(bf_search_t *s);
 /* bf_search_query_count — number of named queries (the length of the arrays below). */

@@ -109,8 +109,13 @@ int bf__cellone_run(bf__campaign_t *c, const bf_cell_t *cell, uint32_t rep, cons
      * without it cell 1 measures a colder cluster than the cells after it). The cell's own
      * row records the warmup it had (warmup_s). */
     const bf_run_spec_t *run = bf_scenario_run(c->sc);
-    uint64_t warmup_ms = run->warmup_ms, first_ms = run->first_warmup_ms;
-    int longer = !c->first_cell_done && first_ms > warmup_ms;
+    uint64_t warmup_ms = run->warmup_ms, first_ms = run->first_warmup_ms,
+             duration_ms = run->duration_ms;
+    /* a search-only cell's own search.warmup / search.duration (an imported track's searches,
+     * which Rally runs after the load, in a cell of their own) */
+    uint64_t cell_warmup_ms, cell_duration_ms;
+    bf_scenario_cell_timing(c->sc, cell, &cell_warmup_ms, &cell_duration_ms);
+    int longer = !c->first_cell_done && first_ms > cell_warmup_ms;
     c->warmup_after_ms = warmup_ms;
     if (longer) {
         char a[32], b[32];
@@ -118,12 +123,16 @@ int bf__cellone_run(bf__campaign_t *c, const bf_cell_t *cell, uint32_t rep, cons
                 "(run.first_warmup: a cluster that has not indexed for a while, or a fresh JVM, "
                 "indexes slower in its first seconds), then measures as every cell",
                 name, bf_units_format_duration_ms(first_ms, a, sizeof a),
-                bf_units_format_duration_ms(warmup_ms, b, sizeof b));
+                bf_units_format_duration_ms(cell_warmup_ms, b, sizeof b));
         bf_scenario_set_warmup(c->sc, first_ms);
+    } else if (cell_warmup_ms != warmup_ms) {
+        bf_scenario_set_warmup(c->sc, cell_warmup_ms);
     }
+    if (cell_duration_ms != duration_ms)
+        bf_scenario_set_duration(c->sc, cell_duration_ms);
     int rc = run_on_agents(c, cell, rep, name, pos, n, campaign_start_us, row);
-    if (longer)
-        bf_scenario_set_warmup(c->sc, warmup_ms);
+    bf_scenario_set_warmup(c->sc, warmup_ms);
+    bf_scenario_set_duration(c->sc, duration_ms);
     c->first_cell_done = 1;
     return rc;
 }

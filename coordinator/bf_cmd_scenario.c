@@ -694,9 +694,18 @@ static void plan_print_corpus_duration(const plan_t *P, uint64_t first_extra, co
     char d1[32], d2[32], d3[32], d4[32], d5[32];
     uint64_t docs = (uint64_t)bf_corpus_docs(P->pc) * P->dspec->corpus_passes;
     uint64_t most_ms = run->warmup_ms + run->duration_ms;
-    uint64_t known = 0, sum_ms = 0;
+    uint64_t known = 0, sum_ms = 0, bound_ms = 0;
     for (size_t c = 0; c < ncells; c++) {
         const bf_cell_t *cell = bf_scenario_cell(P->sc, c);
+        uint64_t w_ms, d_ms;
+        bf_scenario_cell_timing(P->sc, cell, &w_ms, &d_ms);
+        if (cell->concurrency == 0) { /* a search-only cell reads no corpus: its own time */
+            sum_ms += w_ms + d_ms;
+            bound_ms += w_ms + d_ms + SETUP_MS;
+            known++;
+            continue;
+        }
+        bound_ms += most_ms + SETUP_MS;
         double rate = cell->target_rate > 0 ? cell->target_rate : P->agent_rate * P->fleet;
         if (!(rate > 0))
             continue;
@@ -704,7 +713,7 @@ static void plan_print_corpus_duration(const plan_t *P, uint64_t first_extra, co
         sum_ms += ms < most_ms ? ms : most_ms;
         known++;
     }
-    uint64_t at_most = (uint64_t)ncells * run->repeat * (most_ms + SETUP_MS) + first_extra;
+    uint64_t at_most = bound_ms * run->repeat + first_extra;
     printf("\nestimated duration: %zu cell%s x %u repeat, each ending when its corpus is read "
            "(%llu documents: %zu x %u pass%s), at most %s warmup + %s, + ~%s setup%s\n",
            ncells, ncells == 1 ? "" : "s", run->repeat, (unsigned long long)docs,
@@ -732,15 +741,23 @@ static void plan_print_duration(const plan_t *P)
 {
     const bf_run_spec_t *run = P->run;
     size_t ncells = P->ncells;
-    uint64_t per_cell = run->warmup_ms + run->duration_ms + SETUP_MS;
+    uint64_t per_cell = run->warmup_ms + run->duration_ms + SETUP_MS, cells_ms = 0;
+    for (size_t c = 0; c < ncells; c++) { /* search-only cells may have their own time */
+        uint64_t w_ms, d_ms;
+        bf_scenario_cell_timing(P->sc, bf_scenario_cell(P->sc, c), &w_ms, &d_ms);
+        cells_ms += w_ms + d_ms + SETUP_MS;
+    }
     uint64_t first_extra =
         ncells && run->first_warmup_ms > run->warmup_ms ? run->first_warmup_ms - run->warmup_ms : 0;
-    uint64_t total = (uint64_t)ncells * run->repeat * per_cell + first_extra;
+    uint64_t total = cells_ms * run->repeat + first_extra;
     char d1[32], d2[32], d3[32], d4[32], d5[32];
-    char extra[96] = "";
+    char extra[160] = "";
     if (first_extra)
         snprintf(extra, sizeof extra, " + %s (the first cell's longer run.first_warmup)",
                  bf_units_format_duration_ms(first_extra, d5, sizeof d5));
+    if (cells_ms != (uint64_t)ncells * per_cell)
+        snprintf(extra + strlen(extra), sizeof extra - strlen(extra),
+                 ", search-only cells with search.warmup + search.duration");
     if (P->pc && P->dspec->corpus_passes > 0) {
         plan_print_corpus_duration(P, first_extra, extra);
         return;

@@ -1796,6 +1796,9 @@ static int build_search(bf__load_t *L)
     s->target_rate = TOP(SEARCH_RATE)->d;
     s->prefill = TOP(SEARCH_PREFILL)->u;
     s->recreate = TOP(SEARCH_RECREATE)->b;
+    s->warmup_set = TOP(SEARCH_WARMUP)->node != NULL;
+    s->warmup_ms = s->warmup_set ? TOP(SEARCH_WARMUP)->u : 0;
+    s->duration_ms = TOP(SEARCH_DURATION)->node ? TOP(SEARCH_DURATION)->u : 0;
     s->queries = bf_calloc(L->nq ? L->nq : 1, sizeof *s->queries);
     for (size_t i = 0; i < L->nq; i++) {
         bf__kval_t *qv = L->q_vals[i];

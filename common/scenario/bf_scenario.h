@@ -278,12 +278,15 @@ int bf_scenario_path_is_msearch(const char *path);
 
 /* The `search` section: query clients beside the bulk load (issue #15). */
 typedef struct bf_search_spec {
-    int enabled;        /* the section is present */
-    uint32_t clients;   /* default search clients across the fleet (cell: search_clients) */
-    double target_rate; /* default ops/s across the fleet, 0 = closed loop (cell: search_rate) */
-    uint64_t prefill;   /* documents indexed (not measured) into an index the cell creates */
-    int recreate;       /* 1: search-only cells recreate their index too; 0 (default): they
-                           reuse it when it exists (created and prefilled by an earlier cell) */
+    int enabled;          /* the section is present */
+    uint32_t clients;     /* default search clients across the fleet (cell: search_clients) */
+    double target_rate;   /* default ops/s across the fleet, 0 = closed loop (cell: search_rate) */
+    uint64_t prefill;     /* documents indexed (not measured) into an index the cell creates */
+    int recreate;         /* 1: search-only cells recreate their index too; 0 (default): they
+                             reuse it when it exists (created and prefilled by an earlier cell) */
+    uint64_t warmup_ms;   /* search.warmup: a search-only cell's warmup, when warmup_set */
+    int warmup_set;       /* 0: search-only cells warm up for run.warmup */
+    uint64_t duration_ms; /* search.duration: a search-only cell's window; 0 = run.duration */
     bf_query_spec_t *queries;
     size_t nqueries; /* 1..BF_MAX_QUERIES */
 } bf_search_spec_t;
@@ -421,6 +424,15 @@ void bf_scenario_override_run(bf_scenario_t *sc, const uint64_t *warmup_ms,
  * its first cell run.first_warmup this way and puts run.warmup back after it. Same threading
  * rule as above (agents get the warmup in each Prepare). */
 void bf_scenario_set_warmup(bf_scenario_t *sc, uint64_t warmup_ms);
+/* bf_scenario_set_duration — set run.duration alone (ms): the campaign gives a search-only cell
+ * search.duration this way and puts run.duration back after it. Same threading rule as
+ * bf_scenario_set_warmup (agents get the duration in each Prepare). */
+void bf_scenario_set_duration(bf_scenario_t *sc, uint64_t duration_ms);
+/* bf_scenario_cell_timing — the warmup and duration (ms) a cell runs with: search.warmup and
+ * search.duration for a search-only cell (concurrency 0) when they are set, else run.warmup
+ * and run.duration (docs/scenario.md "search"). Thread-safe while the scenario is unchanged. */
+void bf_scenario_cell_timing(const bf_scenario_t *sc, const bf_cell_t *cell, uint64_t *warmup_ms,
+                             uint64_t *duration_ms);
 /* bf_scenario_set_seed — set run.seed (and seed_set) when the file left it out, so the
  * campaign picks a fresh seed and records it. Same threading rule as above. */
 void bf_scenario_set_seed(bf_scenario_t *sc, uint64_t seed);

@@ -295,6 +295,9 @@ int bf__v_nonempty(struct bf__load *L, const bf__ynode_t *n, const char *path, b
     X(SEARCH_RATE, "search.target_rate", BF__T_COUNT, "0", 0, 1e9, 0, 0, NULL, NULL)               \
     X(SEARCH_PREFILL, "search.prefill", BF__T_COUNT, "0", 0, 1e10, 0, 0, NULL, NULL)               \
     X(SEARCH_RECREATE, "search.recreate", BF__T_BOOL, "false", 0, 0, 0, 0, NULL, NULL)             \
+    X(SEARCH_WARMUP, "search.warmup", BF__T_DURATION, NULL, 0, BF__DUR_DAY, 0, 0, NULL, NULL)      \
+    X(SEARCH_DURATION, "search.duration", BF__T_DURATION, NULL, 1000, 30 * BF__DUR_DAY, 0, 0,      \
+      NULL, NULL)                                                                                  \
     X(SEARCH_QUERIES, "search.queries", BF__T_VARLIST, NULL, 0, 0, BF__F_REQUIRED, 0, NULL, NULL)  \
     X(Q_NAME, "search.queries[].name", BF__T_STR, NULL, 0, 0, BF__F_REQUIRED, 0, NULL,             \
       bf__v_varname)                                                                               \

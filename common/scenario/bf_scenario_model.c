@@ -71,13 +71,31 @@ void bf_scenario_override_run(bf_scenario_t *sc, const uint64_t *warmup_ms,
         sc->run.warmup_ms = *warmup_ms;
     if (first_warmup_ms)
         sc->run.first_warmup_ms = *first_warmup_ms;
-    if (duration_ms)
+    if (warmup_ms)
+        sc->search.warmup_set = 0; /* a smoke run's warmup is every cell's */
+    if (duration_ms) {
         sc->run.duration_ms = *duration_ms;
+        sc->search.duration_ms = 0;
+    }
 }
 
 void bf_scenario_set_warmup(bf_scenario_t *sc, uint64_t warmup_ms)
 {
     sc->run.warmup_ms = warmup_ms;
+}
+
+void bf_scenario_set_duration(bf_scenario_t *sc, uint64_t duration_ms)
+{
+    sc->run.duration_ms = duration_ms;
+}
+
+void bf_scenario_cell_timing(const bf_scenario_t *sc, const bf_cell_t *cell, uint64_t *warmup_ms,
+                             uint64_t *duration_ms)
+{
+    int search_only = sc->search.enabled && cell && cell->concurrency == 0;
+    *warmup_ms = search_only && sc->search.warmup_set ? sc->search.warmup_ms : sc->run.warmup_ms;
+    *duration_ms =
+        search_only && sc->search.duration_ms ? sc->search.duration_ms : sc->run.duration_ms;
 }
 
 void bf_scenario_set_seed(bf_scenario_t *sc, uint64_t seed)

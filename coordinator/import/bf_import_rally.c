@@ -28,7 +28,7 @@
 
 #define MAX_TRACK_BYTES (16u << 20)
 #define MAX_VALUES 32               /* distinct values of one matrix axis */
-#define PASSES_ONCE_DURATION_S 3600 /* a corpus read once: the cell ends when it is read */
+#define PASSES_ONCE_DURATION_S 86400 /* a corpus read once: the cell ends when it is read */
 
 typedef struct values {
     double v[MAX_VALUES];
@@ -733,9 +733,10 @@ typedef struct task_acc {
     json_t *skipped; /* ["name (type): why"] */
     bf_buf_t notes;  /* the mapped ones, one note each */
     int all_rated;   /* every search has a target-throughput */
-    double rate_sum, max_clients;
-    int sequential;       /* a search that Rally runs after the load, not beside it */
+    double rate_sum, sum_clients; /* of the search tasks: each runs its own clients */
+    size_t beside, after; /* searches Rally runs beside the load (in its parallel block), after */
     double search_period; /* the longest time-period of a search task (s), 0 when none */
+    double search_warmup; /* the longest warmup-time-period of a search task (s), 0 when none */
 } task_acc;
 
 static int is_search_type(const char *type)
@@ -824,8 +825,6 @@ static void account_task(task_acc *acc, json_t *t, json_t *op, const char *type,
         return;
     }
     acc->searches++;
-    if (tpath == NULL || strstr(tpath, "/parallel/") == NULL)
-        acc->sequential = 1;
     char qn[64];
     query_name(acc, tn, qn, sizeof qn);
     bf_buf_t path;
@@ -906,12 +905,18 @@ static void account_task(task_acc *acc, json_t *t, json_t *op, const char *type,
                                 "the body has no sort"
                               : "");
     }
+    /* the parallel block it is in ("/challenges/0/schedule/5"), or "": rally_account knows
+     * whether a bulk task runs in the same block */
+    const char *par = tpath ? strstr(tpath, "/parallel/") : NULL;
+    json_object_set_new(q, "block",
+                        par ? json_stringn(tpath, (size_t)(par - tpath)) : json_string(""));
     double tpd = count_of(json_object_get(t, "time-period"), 0);
     if (tpd > acc->search_period)
         acc->search_period = tpd;
-    double cl = count_of(json_object_get(t, "clients"), 1);
-    if (cl > acc->max_clients)
-        acc->max_clients = cl;
+    double twu = count_of(json_object_get(t, "warmup-time-period"), 0);
+    if (twu > acc->search_warmup)
+        acc->search_warmup = twu;
+    acc->sum_clients += count_of(json_object_get(t, "clients"), 1);
     json_t *tt = json_object_get(t, "target-throughput");
     if (json_is_number(tt))
         acc->rate_sum += json_number_value(tt);
@@ -963,6 +968,7 @@ typedef struct rally {
     values batch, clients, rate;
     double warmup_s, period_s; /* the first bulk task's that has one, else -1 */
     json_t *first_bulk;        /* its corpora and indices name the documents files */
+    json_t *bulk_blocks;       /* the parallel blocks holding a bulk task ("/.../schedule/5") */
     size_t nbulk;
     /* the corpora */
     json_t *files, *targets;
@@ -987,6 +993,7 @@ static void rally_cleanup(rally_t *R)
     json_decref(R->track);
     json_decref(R->tasks);
     json_decref(R->task_paths);
+    json_decref(R->bulk_blocks);
     jp_cleanup(&R->pos);
     json_decref(R->acc.queries);
     json_decref(R->acc.skipped);
@@ -1285,6 +1292,9 @@ static int rally_bulk_tasks(rally_t *R)
         R->acc.bulk++;
         R->acc.total++;
         R->nbulk++;
+        const char *par = tpath ? strstr(tpath, "/parallel/") : NULL;
+        if (par)
+            json_array_append_new(R->bulk_blocks, json_stringn(tpath, (size_t)(par - tpath)));
         /* named for messages: the operation's name, else the task's, else its place */
         char what[400];
         const char *opn = str_of(op, "name") ? str_of(op, "name") : str_of(t, "name");
@@ -1580,18 +1590,40 @@ static void rally_account(rally_t *R)
     task_acc *acc = &R->acc;
     if (acc->notes.len)
         bf_buf_appendz(&R->notes, acc->notes.data);
-    if (acc->searches)
-        bf_buf_appendf(&R->notes,
-                       "#  - %zu search task%s imported as search.queries, one mix beside the "
-                       "load in each cell (weight 1 each, %s; clients: the most any task has)%s\n",
-                       acc->searches, acc->searches > 1 ? "s" : "",
-                       acc->all_rated && acc->rate_sum > 0
+    size_t qi;
+    json_t *q;
+    json_array_foreach(acc->queries, qi, q)
+    {
+        const char *blk = str_of(q, "block");
+        if (blk && *blk && name_listed(R->bulk_blocks, blk))
+            acc->beside++;
+        else
+            acc->after++;
+    }
+    const char *rate = acc->all_rated && acc->rate_sum > 0
                            ? "target_rate: the sum of their target-throughputs"
-                           : "closed loop: not every search has a target-throughput",
-                       acc->sequential ? "; Rally runs them after the load, one task after the "
-                                         "other: add a cell with concurrency: 0 and a finite "
-                                         "run.duration to measure them alone"
-                                       : "");
+                           : "closed loop: not every search has a target-throughput";
+    if (acc->searches && acc->after == 0)
+        bf_buf_appendf(&R->notes,
+                       "#  - %zu search task%s imported as search.queries: Rally runs %s in a "
+                       "parallel block with the bulk task, so here %s one mix beside the load "
+                       "in each cell (weight 1 each, %s; clients: the sum of the tasks' clients)\n",
+                       acc->searches, acc->searches > 1 ? "s" : "",
+                       acc->searches > 1 ? "them" : "it", acc->searches > 1 ? "they are" : "it is",
+                       rate);
+    else if (acc->searches)
+        bf_buf_appendf(
+            &R->notes,
+            "#  - %zu search task%s imported as search.queries: Rally runs %s after "
+            "the load, one task after the other; here the load cells have no search "
+            "client (search_clients: 0) and one search-only cell after them "
+            "(concurrency: 0, the index the load left: search.recreate false) runs "
+            "them as one mix (weight 1 each, %s; clients: the sum of the tasks' clients) for "
+            "search.duration%s\n",
+            acc->searches, acc->searches > 1 ? "s" : "", acc->searches > 1 ? "them" : "it", rate,
+            acc->beside ? "; the ones in Rally's parallel block with the bulk task "
+                          "run there too, not beside the load"
+                        : "");
     size_t nskip = json_array_size(acc->skipped);
     bf_buf_t sk;
     bf_buf_init(&sk, 0);
@@ -1686,16 +1718,15 @@ static void rally_write_run(rally_t *R)
     bf_buf_appendf(y, "    format: %s\n    passes: %s\n", R->bulk_format == 1 ? "bulk" : "source",
                    period_s > 0 ? "loop" : "1");
     const task_acc *acc = &R->acc;
-    double dur = period_s > 0             ? period_s
-                 : acc->searches == 0     ? (double)PASSES_ONCE_DURATION_S
-                 : acc->search_period > 0 ? acc->search_period
-                                          : 60;
-    bf_buf_appendf(
-        y, "run:\n  warmup: %.0fs\n  duration: %.0fs%s\n", R->warmup_s > 0 ? R->warmup_s : 0, dur,
-        period_s > 0    ? ""
-        : acc->searches ? "   # no time-period: the corpus is read once; the searches run "
-                          "this long (their longest time-period, else 60 s)"
-                        : "   # no time-period: the corpus is read once, then the cell ends");
+    /* a corpus read once is read whole: the cell ends when it is read, the duration only
+     * bounds it (searches beside the load end with it, as the bulk task ends Rally's block) */
+    double dur = period_s > 0 ? period_s : (double)PASSES_ONCE_DURATION_S;
+    bf_buf_appendf(y, "run:\n  warmup: %.0fs\n  duration: %.0fs%s\n",
+                   R->warmup_s > 0 ? R->warmup_s : 0, dur,
+                   period_s > 0 ? ""
+                                : "   # no time-period: the corpus is read once, whole; the cell "
+                                  "ends when it is read (this is only a bound)");
+    (void)acc;
 }
 
 /* search: (clients, target_rate, the queries with paging) and matrix: (shards, replicas,
@@ -1706,9 +1737,18 @@ static void rally_write_search_matrix(rally_t *R)
     const task_acc *acc = &R->acc;
     if (acc->searches) {
         bf_buf_appendf(y, "search:\n  clients: %.0f\n",
-                       acc->max_clients >= 1 ? acc->max_clients : 1);
+                       acc->sum_clients >= 1 ? acc->sum_clients : 1);
         if (acc->all_rated && acc->rate_sum > 0)
             bf_buf_appendf(y, "  target_rate: %.0f\n", acc->rate_sum < 1 ? 1 : acc->rate_sum);
+        if (acc->after)
+            bf_buf_appendf(y,
+                           "  warmup: %.0fs   # the search-only cell's (run.warmup is the load's)\n"
+                           "  duration: %.0fs   # %s\n",
+                           acc->search_warmup > 0 ? acc->search_warmup : 10,
+                           acc->search_period > 0 ? acc->search_period : 60,
+                           acc->search_period > 0 ? "the searches' longest time-period"
+                                                  : "Rally's searches count iterations; "
+                                                    "bulkfleet measures for a time");
         bf_buf_appendz(y, "  queries:\n");
         size_t qi;
         json_t *q;
@@ -1735,6 +1775,15 @@ static void rally_write_search_matrix(rally_t *R)
     emit_axis(y, "concurrency", &R->clients, 1);
     if (rally_rated(R))
         emit_axis(y, "target_rate", &R->rate, 1);
+    if (acc->searches && acc->after) {
+        /* Rally's order: the load, then the searches on the index it left */
+        bf_buf_appendf(y,
+                       "  search_clients: [0]   # the load alone, as Rally's bulk task\n"
+                       "  include:   # then the searches, on the index the load left\n"
+                       "    - {shards: %.0f, replicas: %.0f, concurrency: 0, search_clients: "
+                       "%.0f}\n",
+                       R->shards, R->replicas, acc->sum_clients >= 1 ? acc->sum_clients : 1);
+    }
 }
 
 int bf_import_rally(const char *path, const bf_rally_opts_t *opts, char **yaml, bf_diag_t *diag)
@@ -1748,6 +1797,7 @@ int bf_import_rally(const char *path, const bf_rally_opts_t *opts, char **yaml, 
     R->diag = diag;
     R->tasks = json_array();
     R->task_paths = json_array();
+    R->bulk_blocks = json_array();
     R->files = json_array();
     R->targets = json_array();
     bf_buf_init(&R->y, 0);

@@ -424,6 +424,59 @@ static void test_corpus_caches(void **state)
     free(saved);
 }
 
+/* the schedule's order (rally_account, rally_write_*): searches after the bulk task run in a
+ * search-only cell after the load cells, which have no search client; searches in a parallel
+ * block with the bulk task run beside it; a corpus read once gets no duration that cuts it
+ * (the searches' time-period was the load's before: 105,000 of 200,000 documents) */
+static void test_step_order(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *sched, *want[4], *absent;
+    } cases[] = {
+        {"{\"operation\": \"b\", \"clients\": 2}, {\"operation\": \"q\", \"clients\": 3, "
+         "\"time-period\": 30}, {\"operation\": \"q2\"}",
+         {"  duration: 86400s   # no time-period: the corpus is read once, whole",
+          "  clients: 4\n  warmup: 10s   # the search-only cell's (run.warmup is the load's)\n"
+          "  duration: 30s   # the searches' longest time-period\n",
+          "  concurrency: [2]\n  search_clients: [0]   # the load alone, as Rally's bulk task\n"
+          "  include:   # then the searches, on the index the load left\n"
+          "    - {shards: 1, replicas: 0, concurrency: 0, search_clients: 4}\n",
+          "Rally runs them after the load, one task after the other"},
+         NULL},
+        {"{\"parallel\": {\"tasks\": [{\"operation\": \"b\", \"clients\": 2}, {\"operation\": "
+         "\"q\", \"clients\": 3}]}}",
+         {"  duration: 86400s   # no time-period", "search:\n  clients: 3\n  queries:\n",
+          "Rally runs it in a parallel block with the bulk task, so here it is one mix beside "
+          "the load",
+          "  concurrency: [2]\n"},
+         "search_clients"},
+        {"{\"operation\": \"b\", \"time-period\": 20}, {\"parallel\": {\"tasks\": [{\"operation\": "
+         "\"q\"}, {\"operation\": \"q2\", \"warmup-time-period\": 5}]}}",
+         {"run:\n  warmup: 0s\n  duration: 20s\n", "  warmup: 5s   # the search-only cell's",
+          "  duration: 60s   # Rally's searches count iterations",
+          "    - {shards: 1, replicas: 0, concurrency: 0, search_clients: 2}\n"},
+         NULL},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char json[4096], msg[16384];
+        snprintf(json, sizeof json,
+                 "{\"indices\": [{\"name\": \"ix\"}], \"corpora\": [{\"name\": \"c\", "
+                 "\"documents\": [{\"source-file\": \"docs.json\"}]}], \"operations\": "
+                 "[{\"name\": \"b\", \"operation-type\": \"bulk\", \"bulk-size\": 10}, "
+                 "{\"name\": \"q\", \"operation-type\": \"search\", \"body\": {\"query\": "
+                 "{\"match_all\": {}}}}, {\"name\": \"q2\", \"operation-type\": \"search\"}], "
+                 "\"schedule\": [%s]}",
+                 cases[i].sched);
+        int rc = import_text("order.json", json, NULL, NULL, msg, sizeof msg);
+        for (size_t k = 0; k < 4 && cases[i].want[k]; k++)
+            if (rc != BF_OK || strstr(msg, cases[i].want[k]) == NULL)
+                fail_msg("case %zu: rc %d, '%s' not in:\n%s", i, rc, cases[i].want[k], msg);
+        if (cases[i].absent && strstr(msg, cases[i].absent))
+            fail_msg("case %zu: '%s' in:\n%s", i, cases[i].absent, msg);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -437,6 +490,7 @@ int main(void)
         cmocka_unit_test(test_step_corpora),
         cmocka_unit_test(test_step_searches),
         cmocka_unit_test(test_corpus_caches),
+        cmocka_unit_test(test_step_order),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
