@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* bf_aggregate.c — merging samples and computing a cell's row. */
 #include "bf_aggregate.h"
+#include "bf_stats.h"
 
 #include "bf_cluster.h"
 #include "bf_error.h"
@@ -523,6 +524,7 @@ static void row_defaults(const bf_cellagg_t *a, bf_row_t *row)
     row->index_shards = -1;
     row->index_replicas = -1;
     row->cv = NAN; /* one repetition: no spread (bf_rows_median computes it over several) */
+    row->docs_per_s_ci_low = row->docs_per_s_ci_high = row->docs_per_s_ci_level = NAN;
     row->latency_p99_growth = NAN;
     if (a->scratch) {
         size_t n = a->duration_s < a->p99_cap ? a->duration_s : a->p99_cap;
@@ -611,6 +613,18 @@ static void row_rate_series(const bf_cellagg_t *a, bf_row_t *row, const row_ctx 
         size_t sec = (size_t)x->W + s;
         if (sec < a->nsec)
             series[s] = (double)a->merged[sec].docs_ok;
+    }
+    row->reps_n = 1;
+    row->reps_docs_per_s[0] = row->docs_per_s;
+    /* within this run: batch means of the window's seconds, centred on docs/s (the window
+     * may end at the corpus's end, inside its last second) */
+    double mean, lo, hi;
+    if (isfinite(row->docs_per_s) &&
+        bf_stats_batch_means(series, x->D, 0.95, &mean, &lo, &hi, NULL) == BF_OK) {
+        row->docs_per_s_ci_low = fmax(0.0, row->docs_per_s - (mean - lo));
+        row->docs_per_s_ci_high = row->docs_per_s + (hi - mean);
+        row->docs_per_s_ci_level = 0.95;
+        row->docs_per_s_ci_within = 1;
     }
     qsort(series, x->D, sizeof *series, cmp_double);
     row->docs_per_s_min = series[0];
@@ -1168,6 +1182,19 @@ void bf_rows_median(const bf_row_t *reps, size_t n, bf_row_t *out)
     out->cv = n < 2 ? NAN : mean > 0 ? sqrt(var) / mean : 0;
     out->repeat = (uint32_t)n;
     out->repetition = 0;
+    /* every repetition's docs/s in order, and the interval of their median */
+    out->reps_n = 0;
+    for (size_t i = 0; i < n && i < BF_ROW_MAX_REPS; i++)
+        if (isfinite(reps[i].docs_per_s))
+            out->reps_docs_per_s[out->reps_n++] = reps[i].docs_per_s;
+    double lo, hi, level;
+    if (n >= 2 &&
+        bf_stats_median_ci(out->reps_docs_per_s, out->reps_n, 0.95, &lo, &hi, &level) == BF_OK) {
+        out->docs_per_s_ci_low = lo;
+        out->docs_per_s_ci_high = hi;
+        out->docs_per_s_ci_level = level;
+        out->docs_per_s_ci_within = 0;
+    }
     for (size_t i = 0; i < n; i++) {
         out->failed |= reps[i].failed;
         out->degraded |= reps[i].degraded;
@@ -1176,7 +1203,15 @@ void bf_rows_median(const bf_row_t *reps, size_t n, bf_row_t *out)
     free(sorted);
 }
 
-
+const double *bf_row_reps(const bf_row_t *row, size_t *n)
+{
+    if (row->reps_n > 0) {
+        *n = row->reps_n;
+        return row->reps_docs_per_s;
+    }
+    *n = isfinite(row->docs_per_s) ? 1 : 0;
+    return &row->docs_per_s;
+}
 
 void bf_row_add_reason(bf_row_t *row, const char *text)
 {

@@ -19,6 +19,7 @@
 #include <stdint.h>
 
 #define BF_MAX_CELL_SECONDS 86400 /* a sample for a later second is refused */
+#define BF_ROW_MAX_REPS 100 /* repetitions' docs/s a folded row carries (cells/ has them all) */
 #define BF_FEW_REQUESTS 20        /* fewer bulk responses than this in the window: few-requests */
 #define BF_CLIENT_BOUND_CPU 0.90  /* agent CPU share of its cores that marks a cell client-bound */
 /* client-bound (bf_row_client_bound): the busiest worker thread busy this share of the median
@@ -143,6 +144,17 @@ typedef struct bf_row {
                                 not verified, ...), "; "-joined */
     double cv;               /* coefficient of variation over repetitions (aggregate rows) */
     uint32_t repeat;         /* repetitions aggregated (median rows) */
+    /* the interval of docs_per_s (docs/results.md "How sure"): with repetitions, of their
+     * median by order statistics, ci_level the coverage it really has (below 0.95 with fewer
+     * than 6 repetitions: then it spans them all); with one run, within that run from the
+     * batch means of its window's seconds (ci_within 1: the drift between runs is not in it);
+     * NAN when not known (fewer than 5 seconds, an older file) */
+    double docs_per_s_ci_low, docs_per_s_ci_high, docs_per_s_ci_level;
+    int docs_per_s_ci_within;
+    /* each repetition's docs/s in repetition order: reps_n values (at most BF_ROW_MAX_REPS;
+     * one in a row of one run; 0 in a row read from a file written before they were kept) */
+    uint32_t reps_n;
+    double reps_docs_per_s[BF_ROW_MAX_REPS];
     /* cluster side (bf_telemetry) over the measurement window; -1 / NAN = unknown */
     int64_t write_queue_max; /* highest write-pool queue on any node */
     int64_t write_rejected;  /* write-pool rejected delta summed over nodes */
@@ -220,6 +232,11 @@ const bf_counters_t *bf_cellagg_second(const bf_cellagg_t *a, size_t i);
 /* bf_cellagg_agent_second — agent's counters of second i, written to *out (the aggregate keeps
  * them compact). Returns 0, or BF_E_RANGE (out untouched) for an unknown agent or second. */
 int bf_cellagg_agent_second(const bf_cellagg_t *a, uint32_t agent, size_t i, bf_counters_t *out);
+/* bf_row_reps — the repetitions' docs/s of row (borrowed, valid while row lives) and their
+ * count into *n: reps_docs_per_s, or &row->docs_per_s alone for a row without them (one run,
+ * or an older file); *n = 0 when docs_per_s is not finite. Thread-safe. */
+const double *bf_row_reps(const bf_row_t *row, size_t *n);
+
 /* bf_row_add_reason — append text to row->reason ("; " between reasons; truncated to fit). */
 void bf_row_add_reason(bf_row_t *row, const char *text);
 

@@ -418,7 +418,7 @@ int bf_results_write_matrix(bf_results_t *r, const bf_scenario_t *sc, const bf_r
          i++) /* bf__row_fields[0] is docs_per_s, written above */
         if (bf__row_fields[i].csv)
             bf_buf_appendf(&csv, ",%s", bf__row_fields[i].name);
-    bf_buf_appendz(&csv, ",doc_errors,cell,reason\n");
+    bf_buf_appendz(&csv, ",docs_per_s_reps,doc_errors,cell,reason\n");
     for (size_t k = 0; k < nrows; k++) {
         const bf_row_t *row = &rows[k];
         const bf_cell_t *c = row->cell;
@@ -438,6 +438,12 @@ int bf_results_write_matrix(bf_results_t *r, const bf_scenario_t *sc, const bf_r
         for (size_t i = 1; i < bf__row_nfields; i++)
             if (bf__row_fields[i].csv)
                 csv_field(&csv, row, &bf__row_fields[i]);
+        bf_buf_append(&csv, ",", 1);
+        for (uint32_t i = 0; i < row->reps_n && i < BF_ROW_MAX_REPS; i++) {
+            char num[64];
+            fmt_num(num, sizeof num, row->reps_docs_per_s[i], 3);
+            bf_buf_appendf(&csv, "%s%s", i ? ";" : "", num);
+        }
         char types[512];
         bf_buf_append(&csv, ",", 1);
         csv_text(&csv, bf_errtypes_format(&row->doc_errors, types, sizeof types));

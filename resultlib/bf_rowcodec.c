@@ -139,6 +139,12 @@ static const bf__field_t fields[] = {
     /* the cell ended at the end of its corpus, this many seconds after its start */
     FD("corpus_ended", corpus_ended, BF__F_INT, 1),
     FD("corpus_end_s", corpus_end_s, BF__F_DBL, 1),
+    /* the interval of docs_per_s (bf_row_t); each repetition's docs/s follows in matrix.csv
+     * ("docs_per_s_reps", ";"-joined) and matrix.json (an array) */
+    FDD("docs_per_s_ci_low", docs_per_s_ci_low, BF__F_DBL, 1, 0),
+    FDD("docs_per_s_ci_high", docs_per_s_ci_high, BF__F_DBL, 1, 0),
+    FD("docs_per_s_ci_level", docs_per_s_ci_level, BF__F_DBL, 1),
+    FD("docs_per_s_ci_within", docs_per_s_ci_within, BF__F_INT, 1),
 };
 #define NFIELDS (sizeof fields / sizeof fields[0])
 const bf__field_t *const bf__row_fields = fields;
@@ -278,6 +284,10 @@ json_t *bf_row_encode(const bf_row_t *row)
     json_object_set_new(o, "axes", axes);
     for (size_t i = 0; i < NFIELDS; i++)
         json_object_set_new(o, fields[i].name, bf__row_field_json(row, &fields[i]));
+    json_t *reps = json_array();
+    for (uint32_t i = 0; i < row->reps_n && i < BF_ROW_MAX_REPS; i++)
+        json_array_append_new(reps, json_real(row->reps_docs_per_s[i]));
+    json_object_set_new(o, "docs_per_s_reps", reps);
     json_object_set_new(o, "reason", json_string(row->reason));
     json_object_set_new(o, "doc_errors", doc_errors_json(&row->doc_errors));
     if (row->nqueries) {
@@ -314,6 +324,14 @@ void bf__row_load(json_t *o, const bf_search_spec_t *ss, bf_row_t *row, bf__row_
         field_load(row, &fields[i], v);
     }
     row->repetition = (uint32_t)json_integer_value(json_object_get(o, "repetition"));
+    json_t *reps = json_object_get(o, "docs_per_s_reps"); /* absent in older files: 0 values */
+    row->reps_n = 0;
+    for (size_t i = 0; json_is_array(reps) && i < json_array_size(reps) && i < BF_ROW_MAX_REPS;
+         i++) {
+        json_t *v = json_array_get(reps, i);
+        if (json_is_number(v) && isfinite(json_number_value(v)))
+            row->reps_docs_per_s[row->reps_n++] = json_number_value(v);
+    }
     bf_strlcpy(row->reason, json_string_value(json_object_get(o, "reason")) ?: "",
                sizeof row->reason);
     doc_errors_load(&row->doc_errors, json_object_get(o, "doc_errors"));

@@ -19,6 +19,7 @@
 #include "bf_hist.h"
 #include "bf_mem.h"
 #include "bf_results.h"
+#include "bf_rowcodec.h"
 #include "bf_sample.h"
 #include "bf_scenario.h"
 #include "bf_telemetry.h"
@@ -518,6 +519,32 @@ static void test_repeated_cell_median_and_cv(void **state)
     for (int i = 0; i < 3; i++)
         var += (g.reps[i].docs_per_s - m) * (g.reps[i].docs_per_s - m);
     assert_true(fabs(r->cv - sqrt(var / 2) / m) < 1e-12);
+    /* every repetition's docs/s in order, and the median's interval: with 3 runs it spans them
+     * all and covers only 1 - 2 (1/2)^3 = 0.75 (order statistics) */
+    assert_int_equal(r->reps_n, 3);
+    for (int i = 0; i < 3; i++)
+        assert_true(r->reps_docs_per_s[i] == g.reps[i].docs_per_s);
+    assert_true(r->docs_per_s_ci_low == 1962.0 && r->docs_per_s_ci_high == 2616.0);
+    assert_true(fabs(r->docs_per_s_ci_level - 0.75) < 1e-12);
+    assert_false(r->docs_per_s_ci_within);
+    /* a row of one run: the interval from within the run (batch means of its seconds) */
+    const bf_row_t *one = &g.rows[0];
+    assert_int_equal(one->reps_n, 1);
+    assert_true(one->docs_per_s_ci_within);
+    assert_true(one->docs_per_s_ci_low < one->docs_per_s &&
+                one->docs_per_s < one->docs_per_s_ci_high);
+    /* both read back from matrix.json through the codec */
+    char *path = bf_asprintf("%s/matrix.json", g.dir);
+    json_t *mj = json_load_file(path, 0, NULL);
+    free(path);
+    bf_row_rec_t rec;
+    assert_int_equal(bf_row_rec_decode(json_array_get(json_object_get(mj, "rows"), 3), &rec, NULL),
+                     BF_OK);
+    assert_int_equal(rec.row.reps_n, 3);
+    assert_true(rec.row.reps_docs_per_s[2] == g.reps[2].docs_per_s);
+    assert_true(rec.row.docs_per_s_ci_high == 2616.0);
+    bf_row_rec_cleanup(&rec);
+    json_decref(mj);
     free_golden(&g);
 }
 
