@@ -22,6 +22,7 @@
 #include "bf_scenario.h"
 #include "bf_template.h"
 #include "bf_units.h"
+#include "bf_vars.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -360,6 +361,13 @@ int bf_standalone_main(int argc, char **argv)
                          &diag) != BF_OK) {
         bf_error("cannot use the target cluster: %s", diag.msg);
         code = BF_EXIT_ENV;
+        goto out;
+    }
+    char vmsg[512];
+    if (bf_var_vector_check(bf_scenario_variables(sc), bf_scenario_variable_count(sc),
+                            info.distribution, info.version, vmsg, sizeof vmsg) != BF_OK) {
+        bf_error("%s", vmsg);
+        code = BF_EXIT_INPUT;
         goto out;
     }
     /* before any load: index.recreate deletes only what bulkfleet made */

@@ -20,6 +20,7 @@
 #include "bf_report.h"
 #include "bf_runopts.h"
 #include "bf_units.h"
+#include "bf_vars.h"
 #include "bf_wire.h"
 
 #include <errno.h>
@@ -377,6 +378,13 @@ static int campaign_cluster(bf__campaign_t *c, const bf_campaign_opts_t *opts,
     }
     bf_info("target: %s %s, %u node%s (%s)", c->cluster.distribution, c->cluster.version,
             c->cluster.nodes, c->cluster.nodes == 1 ? "" : "s", bf_es_host(c->es));
+    char vmsg[512];
+    if (bf_var_vector_check(bf_scenario_variables(c->sc), bf_scenario_variable_count(c->sc),
+                            c->cluster.distribution, c->cluster.version, vmsg,
+                            sizeof vmsg) != BF_OK) {
+        bf_error("%s", vmsg);
+        return BF_EXIT_INPUT;
+    }
     int code = bf__ms_open(c); /* --metrics-store / metrics_store: (bf_campaign_ms.c) */
     if (code != BF_EXIT_OK)
         return code;

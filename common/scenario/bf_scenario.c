@@ -1014,6 +1014,7 @@ static const enum bf_var_type type_of_alt[] = {
     BF_VAR_NOW_LOCAL,   BF_VAR_NOW_UTC,     BF_VAR_NOW_UTC_LITE,    BF_VAR_NOW_UNIX,
     BF_VAR_NOW_UNIX_MS, BF_VAR_NOW_UNIX_MS, BF_VAR_NOW_UNIX_US,     BF_VAR_NOW_UNIX_US,
     BF_VAR_NOW_UNIX_NS, BF_VAR_NOW_UNIX_NS, BF_VAR_NOW_WITH_FORMAT, BF_VAR_RANDOM_ARRAY,
+    BF_VAR_VECTOR,
 };
 
 /* Appends one dictionary value (raw bytes) escaped. */
@@ -1095,6 +1096,47 @@ static int load_values(bf__load_t *L, bf_var_spec_t *v, const bf__ynode_t *at, c
     v->max_value_len = max_len;
     v->total_value_len = off[n];
     v->kind = all_literal ? BF_VAR_KIND_LITERAL : BF_VAR_KIND_STRING;
+    return BF_OK;
+}
+
+/* A vector variable's keys (docs/vectors.md) into v; 0 or an error at the key. */
+static int build_vector(bf__load_t *L, bf_var_spec_t *v, const bf__kval_t *vv,
+                        const bf__ynode_t *at, const char *dp)
+{
+    if (!vv[BF__K_VAR_DIMS].set)
+        return bf__err(L, at, BF_E_INVAL,
+                       "%s: type vector needs dims: (the number of dimensions, as the mapping's "
+                       "dims)",
+                       dp);
+    v->dims = (uint32_t)vv[BF__K_VAR_DIMS].u;
+    v->elem = (uint8_t)vv[BF__K_VAR_ELEMENT_TYPE].e;
+    v->dist = (uint8_t)vv[BF__K_VAR_DISTRIBUTION].e;
+    v->enc = (uint8_t)vv[BF__K_VAR_ENCODING].e;
+    v->little = vv[BF__K_VAR_BYTE_ORDER].e == 1;
+    v->precision = (uint32_t)vv[BF__K_VAR_PRECISION].u;
+    if (v->elem == BF_VEC_BIT && v->dims % 8 != 0)
+        return bf__err(L, vv[BF__K_VAR_DIMS].node, BF_E_INVAL,
+                       "%s.dims: element_type bit needs dims a multiple of 8 (one byte holds 8 "
+                       "dimensions), not %u",
+                       dp, v->dims);
+    if (v->elem != BF_VEC_FLOAT && v->dist == BF_VEC_UNIT)
+        return bf__err(L, vv[BF__K_VAR_DISTRIBUTION].node, BF_E_INVAL,
+                       "%s.distribution: unit vectors are float; for element_type %s use "
+                       "uniform or normal",
+                       dp, v->elem == BF_VEC_BYTE ? "byte" : "bit");
+    if (v->elem == BF_VEC_BIT && v->dist == BF_VEC_NORMAL)
+        return bf__err(L, vv[BF__K_VAR_DISTRIBUTION].node, BF_E_INVAL,
+                       "%s.distribution: bits are uniform (fair coin flips); remove "
+                       "distribution: normal",
+                       dp);
+    if (vv[BF__K_VAR_PRECISION].key && v->elem != BF_VEC_FLOAT)
+        return bf__err(L, vv[BF__K_VAR_PRECISION].key, BF_E_INVAL,
+                       "%s.precision: only float vectors have decimal digits; remove it", dp);
+    if (vv[BF__K_VAR_BYTE_ORDER].key && (v->elem != BF_VEC_FLOAT || v->enc != BF_VEC_BASE64))
+        return bf__err(L, vv[BF__K_VAR_BYTE_ORDER].key, BF_E_INVAL,
+                       "%s.byte_order: only float vectors in base64 have a byte order; remove it",
+                       dp);
+    v->kind = v->enc == BF_VEC_BASE64 ? BF_VAR_KIND_STRING : BF_VAR_KIND_FRAGMENT;
     return BF_OK;
 }
 
@@ -1214,6 +1256,7 @@ static int build_variable(bf__load_t *L, size_t i)
         }
         v->kind = BF_VAR_KIND_FRAGMENT;
         break;
+    case BF_VAR_VECTOR: return build_vector(L, v, vv, at, dp);
     default: break;
     }
     return BF_OK;

@@ -216,7 +216,7 @@ int bf__v_nonempty(struct bf__load *L, const bf__ynode_t *n, const char *path, b
     X(VAR_TYPE, "variables[].type", BF__T_ENUM, NULL, 0, 0, BF__F_REQUIRED, 0,                     \
       "file|list|sequence|sequence64|range|uuid|xid|sortable_id|now_local|now_utc|"                \
       "now_utc_lite|now_unix|now_unix_ms|now_unix_in_ms|now_unix_us|now_unix_in_micro|"            \
-      "now_unix_ns|now_unix_in_nano|now_with_format|random_array",                                 \
+      "now_unix_ns|now_unix_in_nano|now_with_format|random_array|vector",                          \
       NULL)                                                                                        \
     X(VAR_SCOPE, "variables[].scope", BF__T_ENUM, "document", 0, 0, 0, 0, "document|request",      \
       NULL)                                                                                        \
@@ -242,6 +242,18 @@ int bf__v_nonempty(struct bf__load *L, const bf__ynode_t *n, const char *path, b
       BF__VM(BF_VAR_RANDOM_ARRAY), NULL, NULL)                                                     \
     X(VAR_STRING_BRACKET, "variables[].string_bracket", BF__T_STR, "\"", 0, 0, 0,                  \
       BF__VM(BF_VAR_RANDOM_ARRAY), NULL, NULL)                                                     \
+    X(VAR_DIMS, "variables[].dims", BF__T_U32, NULL, 1, 16384, 0, BF__VM(BF_VAR_VECTOR), NULL,     \
+      NULL)                                                                                        \
+    X(VAR_ELEMENT_TYPE, "variables[].element_type", BF__T_ENUM, "float", 0, 0, 0,                  \
+      BF__VM(BF_VAR_VECTOR), "float|byte|bit", NULL)                                               \
+    X(VAR_DISTRIBUTION, "variables[].distribution", BF__T_ENUM, "uniform", 0, 0, 0,                \
+      BF__VM(BF_VAR_VECTOR), "uniform|normal|unit", NULL)                                          \
+    X(VAR_ENCODING, "variables[].encoding", BF__T_ENUM, "json", 0, 0, 0, BF__VM(BF_VAR_VECTOR),    \
+      "json|base64", NULL)                                                                         \
+    X(VAR_BYTE_ORDER, "variables[].byte_order", BF__T_ENUM, "big", 0, 0, 0, BF__VM(BF_VAR_VECTOR), \
+      "big|little", NULL)                                                                          \
+    X(VAR_PRECISION, "variables[].precision", BF__T_U32, "6", 1, 6, 0, BF__VM(BF_VAR_VECTOR),      \
+      NULL, NULL)                                                                                  \
     X(DOCUMENT, "document", BF__T_SECTION, NULL, 0, 0, BF__F_REQUIRED, 0, NULL, NULL)              \
     X(DOC_ACTION, "document.action", BF__T_ENUM, "index", 0, 0, 0, 0,                              \
       "index|create|update|delete", NULL)                                                          \

@@ -10,6 +10,8 @@
 #include "bf_error.h"
 #include "bf_mem.h"
 
+#include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -134,6 +136,17 @@ static const char base32hex[] = "0123456789abcdefghijklmnopqrstuv";
 
 /* ---- type names and sizes ------------------------------------------------------------------ */
 
+/* packed bytes of one vector: float32 4 a dimension, byte 1, bit 1 per 8 dimensions */
+static size_t vec_bytes(const bf_var_spec_t *s)
+{
+    switch ((enum bf_vec_elem)s->elem) {
+    case BF_VEC_FLOAT: return 4 * (size_t)s->dims;
+    case BF_VEC_BYTE: return s->dims;
+    case BF_VEC_BIT: return s->dims / 8;
+    }
+    return 0;
+}
+
 const char *bf_var_type_name(enum bf_var_type type)
 {
     switch (type) {
@@ -152,6 +165,7 @@ const char *bf_var_type_name(enum bf_var_type type)
     case BF_VAR_NOW_UNIX_NS: return "now_unix_ns";
     case BF_VAR_NOW_WITH_FORMAT: return "now_with_format";
     case BF_VAR_RANDOM_ARRAY: return "random_array";
+    case BF_VAR_VECTOR: return "vector";
     }
     return "?";
 }
@@ -179,6 +193,14 @@ size_t bf_var_max_len(const bf_var_spec_t *specs, size_t i)
         size_t item = s->ref != i ? bf_var_max_len(specs, s->ref) : 0;
         size_t quote = s->item_string && s->string_bracket ? strlen(s->string_bracket) : 0;
         return 2 + (size_t)s->size * (item + 2 * quote + 1);
+    }
+    case BF_VAR_VECTOR: {
+        size_t bytes = vec_bytes(s);
+        if (s->enc == BF_VEC_BASE64)
+            return 4 * ((bytes + 2) / 3);
+        if (s->elem != BF_VEC_FLOAT)
+            return 2 + bytes * 5;                        /* "-128," */
+        return 2 + (size_t)s->dims * (5 + s->precision); /* "-16." digits "," */
     }
     }
     return 0;
@@ -214,6 +236,13 @@ typedef struct var_state {
     struct timespec full_ts;
     size_t full_len;
     char full[NOW_FORMAT_MAX];
+    /* vector: the elements of the value being written (k, the decimal's integer numerator, for
+     * float; the byte for byte and bit), and a spare normal draw (Box-Muller makes two) */
+    int32_t *vk;
+    double *vtmp; /* unit: the draw before normalizing */
+    int have_spare;
+    double spare;
+    uint8_t *vraw; /* base64: the packed bytes */
 } var_state;
 
 struct bf_vars {
@@ -272,6 +301,14 @@ bf_vars_t *bf_vars_new(const bf_var_spec_t *specs, size_t n, uint32_t stream_ind
         v->st[i].cached_sec = INT64_MIN;
         if (specs[i].type == BF_VAR_SORTABLE_ID)
             v->st[i].n = bf_rng_next(&v->rng) & 0xFFFFFF;
+        if (specs[i].type == BF_VAR_VECTOR) {
+            size_t d = specs[i].dims ? specs[i].dims : 1;
+            v->st[i].vk = bf_calloc(d, sizeof *v->st[i].vk);
+            if (specs[i].dist == BF_VEC_UNIT)
+                v->st[i].vtmp = bf_calloc(d, sizeof *v->st[i].vtmp);
+            if (specs[i].enc == BF_VEC_BASE64)
+                v->st[i].vraw = bf_calloc(4 * d, 1);
+        }
     }
     return v;
 }
@@ -285,6 +322,11 @@ void bf_vars_destroy(bf_vars_t **v_p)
 {
     if (v_p == NULL || *v_p == NULL)
         return;
+    for (size_t i = 0; i < (*v_p)->n; i++) {
+        free((*v_p)->st[i].vk);
+        free((*v_p)->st[i].vtmp);
+        free((*v_p)->st[i].vraw);
+    }
     free((*v_p)->st);
     free(*v_p);
     *v_p = NULL;
@@ -448,6 +490,241 @@ static size_t gen_unix(enum bf_var_type type, struct timespec ts, char *dst)
     return bf_fmt_u64(dst, v);
 }
 
+/* ---- vectors ------------------------------------------------------------------------------- */
+
+static const uint32_t pow10_u32[8] = {1, 10, 100, 1000, 10000, 100000, 1000000, 10000000};
+
+/* a uniform double in (0, 1] from the top 53 bits of a draw */
+static inline double unit_open(bf_rng_t *r)
+{
+    return ((double)(bf_rng_next(r) >> 11) + 1.0) * 0x1p-53;
+}
+
+/* a standard normal draw by the Box-Muller transform (Box & Muller 1958): two values per pair
+ * of uniforms, the second kept for the next call */
+static double normal_draw(bf_rng_t *r, var_state *st)
+{
+    if (st->have_spare) {
+        st->have_spare = 0;
+        return st->spare;
+    }
+    double rad = sqrt(-2.0 * log(unit_open(r)));
+    double a = 6.283185307179586 * unit_open(r);
+    st->spare = rad * sin(a);
+    st->have_spare = 1;
+    return rad * cos(a);
+}
+
+/* The elements of a fresh value into st->vk: for float the integer k of k / 10^precision, for
+ * byte and bit the signed byte. */
+static void vec_draw(bf_vars_t *v, const bf_var_spec_t *s, var_state *st)
+{
+    int32_t *k = st->vk;
+    if (s->elem != BF_VEC_FLOAT) {
+        uint32_t d = s->elem == BF_VEC_BIT ? s->dims / 8 : s->dims;
+        if (s->dist == BF_VEC_NORMAL && s->elem == BF_VEC_BYTE) {
+            for (uint32_t i = 0; i < d; i++) {
+                double z = nearbyint(32.0 * normal_draw(&v->rng, st));
+                k[i] = z < -128.0 ? -128 : z > 127.0 ? 127 : (int32_t)z;
+            }
+            return;
+        }
+        /* eight bytes a draw */
+        for (uint32_t i = 0; i < d; i += 8) {
+            uint64_t x = bf_rng_next(&v->rng);
+            for (uint32_t j = 0; j < 8 && i + j < d; j++)
+                k[i + j] = (int32_t)(int8_t)(uint8_t)(x >> (8 * j));
+        }
+        return;
+    }
+    int64_t scale = pow10_u32[s->precision];
+    switch ((enum bf_vec_dist)s->dist) {
+    case BF_VEC_UNIFORM: {
+        uint64_t span = 2 * (uint64_t)scale + 1;
+        for (uint32_t i = 0; i < s->dims; i++)
+            k[i] = (int32_t)((int64_t)bf_rng_below(&v->rng, span) - scale);
+        return;
+    }
+    case BF_VEC_NORMAL:
+        for (uint32_t i = 0; i < s->dims; i++) {
+            double z = normal_draw(&v->rng, st);
+            z = z < -16.0 ? -16.0 : z > 16.0 ? 16.0 : z;
+            k[i] = (int32_t)nearbyint(z * (double)scale);
+        }
+        return;
+    case BF_VEC_UNIT: {
+        double n2 = 0;
+        for (uint32_t i = 0; i < s->dims; i++) {
+            double z = normal_draw(&v->rng, st);
+            st->vtmp[i] = z;
+            n2 += z * z;
+        }
+        double inv = n2 > 0 ? (double)scale / sqrt(n2) : 0;
+        for (uint32_t i = 0; i < s->dims; i++)
+            k[i] = (int32_t)nearbyint(st->vtmp[i] * inv);
+        if (n2 <= 0)
+            k[0] = (int32_t)scale;
+        return;
+    }
+    }
+}
+
+/* k / 10^prec as a JSON number with prec fraction digits ("-0.012345"); |k| < 17 * 10^prec */
+static inline char *fmt_decimal(char *p, int32_t k, uint32_t prec)
+{
+    uint32_t a = k < 0 ? (uint32_t)0 - (uint32_t)k : (uint32_t)k;
+    if (k < 0)
+        *p++ = '-';
+    uint32_t ip, fp;
+    /* the common precision as a constant divisor (a multiply instead of a division) */
+    if (prec == 6) {
+        ip = a / 1000000u;
+        fp = a - ip * 1000000u;
+    } else {
+        ip = a / pow10_u32[prec];
+        fp = a - ip * pow10_u32[prec];
+    }
+    if (ip >= 10) {
+        *p++ = (char)('0' + ip / 10);
+        ip %= 10;
+    }
+    *p++ = (char)('0' + ip);
+    *p++ = '.';
+    char *e = p + prec, *q = e;
+    uint32_t j = prec;
+    for (; j >= 2; j -= 2) {
+        unsigned t = (fp % 100u) * 2;
+        fp /= 100u;
+        *--q = digits2[t + 1];
+        *--q = digits2[t];
+    }
+    if (j)
+        *--q = (char)('0' + fp);
+    return e;
+}
+
+static const char b64_alphabet[] =
+    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+/* RFC 4648 section 4 base64 of src[0..n) with '=' padding; returns the length written */
+static size_t base64_write(char *dst, const uint8_t *src, size_t n)
+{
+    char *p = dst;
+    size_t i = 0;
+    for (; i + 3 <= n; i += 3) {
+        uint32_t x = (uint32_t)src[i] << 16 | (uint32_t)src[i + 1] << 8 | src[i + 2];
+        p[0] = b64_alphabet[x >> 18];
+        p[1] = b64_alphabet[(x >> 12) & 63];
+        p[2] = b64_alphabet[(x >> 6) & 63];
+        p[3] = b64_alphabet[x & 63];
+        p += 4;
+    }
+    if (i < n) {
+        uint32_t x = (uint32_t)src[i] << 16 | (i + 1 < n ? (uint32_t)src[i + 1] << 8 : 0);
+        p[0] = b64_alphabet[x >> 18];
+        p[1] = b64_alphabet[(x >> 12) & 63];
+        p[2] = i + 1 < n ? b64_alphabet[(x >> 6) & 63] : '=';
+        p[3] = '=';
+        p += 4;
+    }
+    return (size_t)(p - dst);
+}
+
+/* One vector value into dst (room for bf_var_max_len). */
+static size_t gen_vector(bf_vars_t *v, const bf_var_spec_t *s, var_state *st, char *dst)
+{
+    vec_draw(v, s, st);
+    const int32_t *k = st->vk;
+    uint32_t d = s->elem == BF_VEC_BIT ? s->dims / 8 : s->dims;
+    if (s->enc == BF_VEC_BASE64) {
+        uint8_t *raw = st->vraw;
+        if (s->elem != BF_VEC_FLOAT) {
+            for (uint32_t i = 0; i < d; i++)
+                raw[i] = (uint8_t)k[i];
+            return base64_write(dst, raw, d);
+        }
+        /* float32(k) / float32(10^p): both exact (|k| < 2^24), so the quotient is the float32
+         * nearest k / 10^p, as a JSON parser reads the decimal text (IEEE 754 division) */
+        float scale = (float)pow10_u32[s->precision];
+        for (uint32_t i = 0; i < d; i++) {
+            float f = (float)k[i] / scale;
+            uint32_t u;
+            memcpy(&u, &f, 4);
+            if (s->little) {
+                raw[4 * i] = (uint8_t)u;
+                raw[4 * i + 1] = (uint8_t)(u >> 8);
+                raw[4 * i + 2] = (uint8_t)(u >> 16);
+                raw[4 * i + 3] = (uint8_t)(u >> 24);
+            } else {
+                raw[4 * i] = (uint8_t)(u >> 24);
+                raw[4 * i + 1] = (uint8_t)(u >> 16);
+                raw[4 * i + 2] = (uint8_t)(u >> 8);
+                raw[4 * i + 3] = (uint8_t)u;
+            }
+        }
+        return base64_write(dst, raw, 4 * (size_t)d);
+    }
+    char *p = dst;
+    *p++ = '[';
+    if (s->elem != BF_VEC_FLOAT) {
+        for (uint32_t i = 0; i < d; i++) {
+            p += bf_fmt_i64(p, k[i]);
+            *p++ = ',';
+        }
+    } else {
+        for (uint32_t i = 0; i < d; i++) {
+            p = fmt_decimal(p, k[i], s->precision);
+            *p++ = ',';
+        }
+    }
+    p[-1] = ']'; /* d >= 1: the last comma */
+    return (size_t)(p - dst);
+}
+
+/* "9.3.0-SNAPSHOT" -> 9, 3 */
+static void major_minor(const char *ver, int *major, int *minor)
+{
+    *major = *minor = 0;
+    if (ver)
+        sscanf(ver, "%d.%d", major, minor);
+}
+
+int bf_var_vector_check(const bf_var_spec_t *specs, size_t n, const char *distribution,
+                        const char *version, char *msg, size_t size)
+{
+    if (size)
+        msg[0] = '\0';
+    int major, minor;
+    major_minor(version, &major, &minor);
+    int os = distribution && strcmp(distribution, "opensearch") == 0;
+    for (size_t i = 0; i < n; i++) {
+        const bf_var_spec_t *s = &specs[i];
+        if (s->type != BF_VAR_VECTOR || s->enc != BF_VEC_BASE64)
+            continue;
+        int need_major = os ? 3 : 9, need_minor = os ? 9 : 3;
+        if (major < need_major || (major == need_major && minor < need_minor)) {
+            snprintf(msg, size,
+                     "variables[%zu] (%s): encoding: base64 needs %s %d.%d or later "
+                     "(base64 vectors in bulk requests%s), but the cluster is %s %s; use "
+                     "encoding: json, or a newer cluster",
+                     i, s->name, os ? "OpenSearch" : "Elasticsearch", need_major, need_minor,
+                     os ? ", k-NN plugin" : "", os ? "OpenSearch" : "Elasticsearch",
+                     version ? version : "?");
+            return BF_E_INVAL;
+        }
+        if (s->elem == BF_VEC_FLOAT && s->little != os) {
+            snprintf(msg, size,
+                     "variables[%zu] (%s): byte_order: %s, but %s reads base64 float "
+                     "vectors as %s-endian float32; set byte_order: %s",
+                     i, s->name, s->little ? "little" : "big",
+                     os ? "OpenSearch k-NN" : "Elasticsearch", os ? "little" : "big",
+                     os ? "little" : "big");
+            return BF_E_INVAL;
+        }
+    }
+    return BF_OK;
+}
+
 int bf_vars_eval(bf_vars_t *v, size_t i, char *scratch, const char **val, size_t *len)
 {
     const bf_var_spec_t *s = &v->specs[i];
@@ -549,6 +826,7 @@ int bf_vars_eval(bf_vars_t *v, size_t i, char *scratch, const char **val, size_t
         *len = (size_t)(p - scratch);
         return BF_OK;
     }
+    case BF_VAR_VECTOR: *len = gen_vector(v, s, st, scratch); return BF_OK;
     }
     *len = 0;
     return BF_OK;

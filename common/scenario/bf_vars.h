@@ -36,6 +36,29 @@ enum bf_var_type {
     BF_VAR_NOW_UNIX_NS,     /* epoch nanoseconds (alias now_unix_in_nano) */
     BF_VAR_NOW_WITH_FORMAT, /* strftime(3) of local time with `format` */
     BF_VAR_RANDOM_ARRAY,    /* `size` values of `variable_key` joined by commas */
+    BF_VAR_VECTOR,          /* `dims` numbers: a JSON array or a base64 string (docs/vectors.md) */
+};
+
+/* vector: what one element is (Elasticsearch dense_vector element_type; OpenSearch knn_vector
+ * data_type float / byte / binary) */
+enum bf_vec_elem {
+    BF_VEC_FLOAT = 0, /* IEEE-754 float32; JSON: a decimal with `precision` fraction digits */
+    BF_VEC_BYTE,      /* signed 8-bit integer, -128..127 */
+    BF_VEC_BIT,       /* dims bits packed 8 to a byte; JSON: dims/8 signed bytes */
+};
+
+/* vector: how the elements are drawn */
+enum bf_vec_dist {
+    BF_VEC_UNIFORM = 0, /* float: uniform in [-1, 1]; byte: -128..127; bit: fair bits */
+    BF_VEC_NORMAL,      /* float: N(0, 1) clamped to [-16, 16]; byte: round(32 z) clamped */
+    BF_VEC_UNIT,        /* float: a uniformly random direction of length 1 (cosine, dot_product)
+                         */
+};
+
+/* vector: how a value is written */
+enum bf_vec_enc {
+    BF_VEC_JSON = 0, /* [e0,e1,...] */
+    BF_VEC_BASE64,   /* "..." : RFC 4648 base64 of the packed elements (float32 in byte_order) */
 };
 
 /* How a variable's value is re-used (loadgen: runtime_variables / runtime_body_line_variables). */
@@ -78,7 +101,27 @@ typedef struct bf_var_spec {
     int item_string;      /* 1: variable_type string (items quoted), 0: number (bare) */
     int square_bracket;   /* 1: wrap in [ ] */
     char *string_bracket; /* quote around string items, JSON-escaped; default "\"" */
+    /* vector */
+    uint32_t dims;      /* elements (bit: bits, a multiple of 8) */
+    uint8_t elem;       /* enum bf_vec_elem */
+    uint8_t dist;       /* enum bf_vec_dist */
+    uint8_t enc;        /* enum bf_vec_enc */
+    uint8_t little;     /* base64 float: 1 = little-endian (OpenSearch k-NN), 0 = big-endian
+                           (Elasticsearch) */
+    uint32_t precision; /* float: fraction digits, 1..6; every element is k / 10^precision
+                           with |k| < 2^24, so float32(k) / float32(10^precision) is the
+                           float32 nearest the decimal text: JSON and base64 bodies of one
+                           seed carry the same float32 vector */
 } bf_var_spec_t;
+
+/* bf_var_vector_check — whether the cluster (distribution "elasticsearch" / "opensearch",
+ * version "9.3.0") reads every vector variable of specs[0..n) as it is encoded: base64 needs
+ * Elasticsearch 9.3 (big-endian float32, elastic/elasticsearch PR #137072) or OpenSearch 3.9 with
+ * k-NN (little-endian float32, opensearch-project/k-NN PR #3350), in that engine's byte order.
+ * Returns 0, or BF_E_INVAL with msg (size bytes, always terminated) naming the variable, the
+ * version it needs and what to change. Pure; thread-safe. */
+int bf_var_vector_check(const bf_var_spec_t *specs, size_t n, const char *distribution,
+                        const char *version, char *msg, size_t size);
 
 /* bf_var_type_name — canonical name of a type ("sequence"), static string. */
 const char *bf_var_type_name(enum bf_var_type type);

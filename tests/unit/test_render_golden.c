@@ -131,6 +131,25 @@ static const tcase CASES[] = {
     {"sink-nginx", NULL, BF_SOURCE_DIR "/bench/scenarios/sink-nginx.yaml"},
     {"quickstart", NULL, BF_SOURCE_DIR "/examples/quickstart.yaml"},
     {"nginx-logs", NULL, BF_SOURCE_DIR "/examples/nginx-logs.yaml"},
+    {"vectors",
+     HEAD "variables:\n"
+          "  - {name: id, type: sequence}\n"
+          "  - {name: u, type: vector, dims: 5}\n"
+          "  - {name: n, type: vector, dims: 4, distribution: normal, precision: 3}\n"
+          "  - {name: e, type: vector, dims: 6, distribution: unit}\n"
+          "  - {name: be, type: vector, dims: 3, distribution: unit, encoding: base64}\n"
+          "  - {name: le, type: vector, dims: 2, encoding: base64, byte_order: little}\n"
+          "  - {name: by, type: vector, dims: 7, element_type: byte, distribution: normal}\n"
+          "  - {name: bb, type: vector, dims: 5, element_type: byte, encoding: base64}\n"
+          "  - {name: bt, type: vector, dims: 16, element_type: bit}\n"
+          "  - {name: rq, type: vector, dims: 2, scope: request}\n"
+          "document:\n"
+          "  id: '$[[id]]'\n"
+          "  source: >-\n"
+          "    {\"u\":$[[u]],\"n\":$[[n]],\"e\":$[[e]],\"be\":$[[be]],\"bes\":\"$[[be]]\",\n"
+          "    \"le\":$[[le]],\"by\":$[[by]],\"bb\":$[[bb]],\"bt\":$[[bt]],\"rq\":$[[rq]],\n"
+          "    \"us\":\"$[[u]]\"}\n",
+     NULL},
 };
 #define NCASES (sizeof CASES / sizeof CASES[0])
 
