@@ -622,6 +622,48 @@ static const conn_keys store_keys = {"metrics_store",
                                      BF__K_MS_TLS_INSECURE,
                                      -1};
 
+/* One entry of target.headers (k: its name, v: its value): BF_OK, or the mistake in L->diag
+ * (a name that is not a token, one of the headers bulkfleet sets itself, Authorization beside
+ * target.auth, a value with a line break). */
+static int header_mistake(bf__load_t *L, const bf_target_t *t, const bf__ynode_t *k,
+                          const bf__ynode_t *v)
+{
+    if (k->len == 0)
+        return bf__err(L, k, BF_E_INVAL, "target.headers: empty header name");
+    for (const char *p = k->value; *p; p++) {
+        if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
+              strchr("!#$%&'*+-.^_`|~", *p)))
+            return bf__err(L, k, BF_E_INVAL, "target.headers: '%s' is not a valid header name",
+                           k->value);
+    }
+    /* headers bulkfleet sets itself: a second one would be sent beside it (two Content-Types
+     * make a cluster answer 406), so they are refused, with the key that sets them */
+    static const struct {
+        const char *name, *key;
+    } own[] = {
+        {"Content-Type", "request.media_type (elasticsearch8 for compatible-with=8)"},
+        {"Accept", "request.media_type (elasticsearch8 for compatible-with=8)"},
+        {"Content-Encoding", "request.compression"},
+        {"Content-Length", "nothing: bulkfleet sends the body's length"},
+        {"Transfer-Encoding", "nothing: bulkfleet sends a Content-Length"},
+        {"Expect", "nothing: bulkfleet never waits for 100-continue"},
+    };
+    for (size_t j = 0; j < sizeof own / sizeof own[0]; j++)
+        if (strcasecmp(k->value, own[j].name) == 0)
+            return bf__err(L, k, BF_E_INVAL,
+                           "target.headers: %s is set by bulkfleet; remove it and use %s",
+                           own[j].name, own[j].key);
+    if (strcasecmp(k->value, "Authorization") == 0 && t->auth != BF_AUTH_NONE)
+        return bf__err(L, k, BF_E_INVAL,
+                       "target.headers: Authorization is set by target.auth; "
+                       "remove one of the two");
+    const char *hv = bf__y_is_null(v) ? "" : v->value;
+    if (strpbrk(hv, "\r\n") || strlen(v->value) != v->len)
+        return bf__err(L, v, BF_E_INVAL,
+                       "target.headers.%s: a header value cannot contain line breaks", k->value);
+    return BF_OK;
+}
+
 static int build_conn(bf__load_t *L, const conn_keys *ck, bf_target_t *t)
 {
     const char *sn = ck->name;
@@ -707,53 +749,23 @@ static int build_conn(bf__load_t *L, const conn_keys *ck, bf_target_t *t)
                            keyname, v->s, tls[i].what);
     }
     const bf__ynode_t *hd = ck->headers >= 0 ? L->top[ck->headers].node : NULL;
+    int kept = BF_OK; /* validate: every header's mistake is said (bf__collect), not the first */
     if (hd && hd->kind == BF__Y_MAP) {
         t->headers = bf_calloc(hd->n ? hd->n : 1, sizeof *t->headers);
         for (size_t i = 0; i < hd->n; i++) {
             const bf__ynode_t *k = hd->items[2 * i], *v = hd->items[2 * i + 1];
-            for (const char *p = k->value; *p; p++) {
-                if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
-                      (*p >= '0' && *p <= '9') || strchr("!#$%&'*+-.^_`|~", *p)))
-                    return bf__err(L, k, BF_E_INVAL,
-                                   "target.headers: '%s' is not a valid "
-                                   "header name",
-                                   k->value);
+            int rc = header_mistake(L, t, k, v);
+            if (rc != BF_OK && bf__collect(L, rc)) {
+                kept = kept != BF_OK ? kept : rc;
+                continue;
             }
-            if (k->len == 0)
-                return bf__err(L, k, BF_E_INVAL, "target.headers: empty header name");
-            /* headers bulkfleet sets itself: a second one would be sent beside it (two
-             * Content-Types make a cluster answer 406), so they are refused, with the key
-             * that sets them */
-            static const struct {
-                const char *name, *key;
-            } own[] = {
-                {"Content-Type", "request.media_type (elasticsearch8 for compatible-with=8)"},
-                {"Accept", "request.media_type (elasticsearch8 for compatible-with=8)"},
-                {"Content-Encoding", "request.compression"},
-                {"Content-Length", "nothing: bulkfleet sends the body's length"},
-                {"Transfer-Encoding", "nothing: bulkfleet sends a Content-Length"},
-                {"Expect", "nothing: bulkfleet never waits for 100-continue"},
-            };
-            for (size_t j = 0; j < sizeof own / sizeof own[0]; j++)
-                if (strcasecmp(k->value, own[j].name) == 0)
-                    return bf__err(L, k, BF_E_INVAL,
-                                   "target.headers: %s is set by bulkfleet; "
-                                   "remove it and use %s",
-                                   own[j].name, own[j].key);
-            if (strcasecmp(k->value, "Authorization") == 0 && t->auth != BF_AUTH_NONE)
-                return bf__err(L, k, BF_E_INVAL,
-                               "target.headers: Authorization is set by "
-                               "target.auth; remove one of the two");
+            if (rc != BF_OK)
+                return rc;
             const char *hv = bf__y_is_null(v) ? "" : v->value; /* "X-A:" is an empty value */
-            if (strpbrk(hv, "\r\n") || strlen(v->value) != v->len)
-                return bf__err(L, v, BF_E_INVAL,
-                               "target.headers.%s: a header value cannot "
-                               "contain line breaks",
-                               k->value);
             t->headers[t->nheaders++] = bf_asprintf("%s: %s", k->value, hv);
         }
     }
-    return BF_OK;
+    return kept;
 }
 
 /* targets: one bf_target_t per name: a copy of target (auth, TLS, headers borrowed from it)

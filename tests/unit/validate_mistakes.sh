@@ -124,4 +124,20 @@ Y
 grep -qF "module.yaml: the mappings use scaled_float and token_count, from the OpenSearch/Elasticsearch module mapper-extras: a cluster without it refuses the index" err ||
     { cat err; fail "module.yaml: mapper-extras is not named"; }
 grep -q "keyword" err && { cat err; fail "module.yaml: a core type named"; }
-echo "PASS: validate lists every key, matrix and template mistake in one run, capped at 100; names a mapping type's module"
+# every header bulkfleet sets itself under target.headers is said, not only the first (issue
+# #42: Accept, Content-Type and Transfer-Encoding gave one error)
+cat > headers.yaml <<'Y'
+name: t
+target:
+  hosts: [http://127.0.0.1:9200]
+  headers: {Accept: application/json, X-Team: search, Content-Type: application/json, Transfer-Encoding: chunked}
+document: {source: '{"a": 1}'}
+matrix: {batch_size: [10]}
+Y
+rc=0; "$COORD" validate headers.yaml > out 2> err || rc=$?
+[ "$rc" = 2 ] || { cat err; fail "headers.yaml: exit $rc, expected 2"; }
+for h in "4:13: target.headers: Accept" "4:55: target.headers: Content-Type" "4:87: target.headers: Transfer-Encoding"; do
+    grep -qF "headers.yaml:$h is set by bulkfleet" err || { cat err; fail "headers.yaml: '$h' not said"; }
+done
+grep -qF "headers.yaml is not a valid scenario (3 mistakes above" err || { cat err; fail "headers.yaml: not 3 mistakes"; }
+echo "PASS: validate lists every key, matrix and template mistake in one run, capped at 100; every forbidden header; names a mapping type's module"
