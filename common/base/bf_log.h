@@ -12,6 +12,8 @@
 #ifndef BF_LOG_H
 #define BF_LOG_H
 
+#include <stddef.h>
+
 enum bf_log_level { BF_LOG_DEBUG = 0, BF_LOG_INFO = 1, BF_LOG_WARN = 2, BF_LOG_ERROR = 3 };
 
 /* bf_log_set_level — messages below level are dropped. Default BF_LOG_INFO. */
@@ -23,7 +25,15 @@ void bf_log_set_prefix(const char *prefix);
  * modes (campaign, agent); 0: "prefix: level: message" only, for one-shot commands whose
  * messages a user reads at once (validate, plan, report, ...). */
 void bf_log_set_timestamps(int on);
+/* bf_log — one line "[time ]prefix: level: message" on stderr, the message with
+ * bf_log_escape applied (a message never breaks the line nor carries a terminal escape). */
 void bf_log(enum bf_log_level level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* bf_log_escape — in (NUL-terminated) into out (size bytes, always terminated when size > 0;
+ * cut at a whole character when it does not fit) with every byte a terminal could act on
+ * written as text: newline, return and tab as \n \r \t, other C0 controls, DEL, C1 controls
+ * (U+0080..U+009F) and bytes that are not valid UTF-8 (RFC 3629) as \xNN; printable ASCII and
+ * valid UTF-8 kept. Returns the length written. Pure; thread-safe. */
+size_t bf_log_escape(char *out, size_t size, const char *in);
 
 #define bf_debug(...) bf_log(BF_LOG_DEBUG, __VA_ARGS__)
 #define bf_info(...) bf_log(BF_LOG_INFO, __VA_ARGS__)

@@ -9,6 +9,7 @@
 #include <cmocka.h>
 
 #include "bf_error.h"
+#include "bf_log.h"
 
 static void test_exit_codes_are_design_values(void **state)
 {
@@ -49,10 +50,28 @@ static void test_strerror_covers_every_code(void **state)
     assert_string_equal(bf_strerror(1), "unknown error");
 }
 
+/* what the log prints from outside stays text: controls escaped, valid UTF-8 kept, cut whole */
+static void test_log_escape(void **state)
+{
+    (void)state;
+    char out[128];
+    bf_log_escape(out, sizeof out, "a\x1b[31mb\x07\r\n\tc\x7f");
+    assert_string_equal(out, "a\\x1b[31mb\\x07\\r\\n\\tc\\x7f");
+    bf_log_escape(out, sizeof out, "caf\xc3\xa9 \xe2\x80\xa6 \xf0\x9f\x98\x80"); /* é … emoji */
+    assert_string_equal(out, "caf\xc3\xa9 \xe2\x80\xa6 \xf0\x9f\x98\x80");
+    /* C1 control (CSI), a lone continuation, overlong, surrogate, truncated sequence */
+    bf_log_escape(out, sizeof out, "\xc2\x9b|\x80|\xc0\xaf|\xed\xa0\x80|\xe2\x80");
+    assert_string_equal(out, "\\xc2\\x9b|\\x80|\\xc0\\xaf|\\xed\\xa0\\x80|\\xe2\\x80");
+    char small[6];
+    assert_int_equal(bf_log_escape(small, sizeof small, "ab\x1b"), 2); /* \x1b does not fit */
+    assert_string_equal(small, "ab");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_exit_codes_are_design_values),
+        cmocka_unit_test(test_log_escape),
         cmocka_unit_test(test_exit_of_signal),
         cmocka_unit_test(test_diag_first_error_wins),
         cmocka_unit_test(test_strerror_covers_every_code),

@@ -455,6 +455,53 @@ static void test_oversize_hello_logged_once_per_peer(void **state)
     assert_null(strstr(log, "from ?"));
 }
 
+/* issue #42: a stranger's routing id reached the coordinator's log raw (ESC, BEL: a terminal
+ * acts on them, grep calls the log binary). Every byte a peer chooses is escaped on its way to
+ * the log; the log line itself stays one line of text. */
+static void test_stranger_bytes_reach_the_log_escaped(void **state)
+{
+    fixture *fx = *state;
+    char path[] = "/tmp/bf-fleet-log.XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    fflush(stderr);
+    int saved = dup(STDERR_FILENO);
+    dup2(fd, STDERR_FILENO);
+    static const char route[] = "\x1b]0;owned\x07\x1b[2J\r\nX\x7f\xc2\x9b\xff";
+    void *s = zmq_socket(fx->zctx, ZMQ_DEALER);
+    int linger = 0;
+    zmq_setsockopt(s, ZMQ_LINGER, &linger, sizeof linger);
+    zmq_setsockopt(s, ZMQ_ROUTING_ID, route, sizeof route - 1);
+    assert_int_equal(zmq_connect(s, fx->ctrl_ep), 0);
+    static const char junk[] = "\x1b[31mnot an envelope\x1b[0m\x00\x01";
+    assert_int_equal(zmq_send(s, junk, sizeof junk, 0), (int)sizeof junk);
+    uint64_t bad = 0, rejects = 0;
+    uint64_t until = bf_clock_mono_us() + 3000000u;
+    while (bad < 1 && bf_clock_mono_us() < until) {
+        bf_fleet_poll(fx->fleet, 10);
+        bf_fleet_stats(fx->fleet, &bad, &rejects);
+    }
+    zmq_close(s);
+    fflush(stderr);
+    dup2(saved, STDERR_FILENO);
+    close(saved);
+    char log[4096];
+    ssize_t n = pread(fd, log, sizeof log - 1, 0);
+    close(fd);
+    unlink(path);
+    assert_int_equal(bad, 1);
+    assert_true(n > 0);
+    log[n] = '\0';
+    print_message("%s", log);
+    for (ssize_t i = 0; i < n; i++) {
+        unsigned char ch = (unsigned char)log[i];
+        if ((ch < 0x20 && ch != '\n') || ch == 0x7f || ch >= 0x80)
+            fail_msg("byte 0x%02x at %zd of the log", ch, i);
+    }
+    assert_int_equal(count_in(log, "\n"), 1); /* one line: the peer's \r\n did not break it */
+    assert_non_null(strstr(log, "'\\x1b]0;owned\\x07\\x1b[2J\\r\\nX\\x7f\\xc2\\x9b\\xff'"));
+}
+
 /* Regression: a coordinator that restarted answered the Pings of agents it did not know with a
  * Reject, and an agent exits on Reject; the whole fleet died with the coordinator. */
 static void test_unknown_peer_is_not_rejected(void **state)
@@ -755,6 +802,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_clock_offset_from_ping_exchange, setup, teardown),
         cmocka_unit_test_setup_teardown(test_major_mismatch_rejected_with_reason, setup, teardown),
         cmocka_unit_test_setup_teardown(test_major_mismatch_logs_the_address, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_stranger_bytes_reach_the_log_escaped, setup, teardown),
         cmocka_unit_test_setup_teardown(test_oversize_hello_logged_once_per_peer, setup, teardown),
         cmocka_unit_test_setup_teardown(test_unknown_peer_is_not_rejected, setup, teardown),
         cmocka_unit_test_setup_teardown(test_lost_then_back, setup, teardown),
