@@ -755,18 +755,32 @@ static void row_client(const bf_cellagg_t *a, bf_row_t *row, const row_ctx *x)
                                             row->client_bound_why, sizeof row->client_bound_why);
     bf_row_stage_shares(&x->win, &row->stage_render_pct, &row->stage_compress_pct,
                         &row->stage_judge_pct, &row->stage_send_wait_pct);
-    if (row->client_bound && isfinite(row->stage_render_pct)) {
-        /* which stage is the cost: the largest of the client's own three */
-        double r = row->stage_render_pct, z = row->stage_compress_pct, j = row->stage_judge_pct;
-        const char *top = r >= z && r >= j ? "building the bodies (render)"
-                          : z >= j         ? "compressing them (gzip)"
-                                           : "reading the answers (judge)";
+    if (row->client_bound) {
         size_t n = strlen(row->client_bound_why);
-        snprintf(row->client_bound_why + n, sizeof row->client_bound_why - n,
-                 "; the cost is %s: worker threads' time render %.0f %%, compress %.0f %%, "
-                 "judge %.0f %%, send/wait %.0f %%",
-                 top, r, z, j, row->stage_send_wait_pct);
+        bf_row_client_cost(row->stage_render_pct, row->stage_compress_pct, row->stage_judge_pct,
+                           row->stage_send_wait_pct, row->client_bound_why + n,
+                           sizeof row->client_bound_why - n);
     }
+}
+
+int bf_row_client_cost(double render_pct, double compress_pct, double judge_pct,
+                       double send_wait_pct, char *why, size_t why_size)
+{
+    double r = render_pct, z = compress_pct, j = judge_pct;
+    if (why_size)
+        why[0] = '\0';
+    if (!isfinite(r) || !isfinite(z) || !isfinite(j) ||
+        (r < BF_CLIENT_COST_MIN_PCT && z < BF_CLIENT_COST_MIN_PCT && j < BF_CLIENT_COST_MIN_PCT))
+        return 0;
+    /* which stage is the cost: the largest of the client's own three */
+    const char *top = r >= z && r >= j ? "building the bodies (render)"
+                      : z >= j         ? "compressing them (gzip)"
+                                       : "reading the answers (judge)";
+    snprintf(why, why_size,
+             "; the cost is %s: worker threads' time render %.0f %%, compress %.0f %%, "
+             "judge %.0f %%, send/wait %.0f %%",
+             top, r, z, j, isfinite(send_wait_pct) ? send_wait_pct : 0.0);
+    return 1;
 }
 
 void bf_row_stage_shares(const bf_counters_t *c, double *render_pct, double *compress_pct,
@@ -1140,7 +1154,9 @@ int bf_row_client_bound(double cpu_pct, double busy_pct, double lag_ms, double s
         why[0] = '\0';
     int cpu = cpu_pct >= BF_CLIENT_BOUND_CPU * 100.0;
     int busy = busy_pct >= BF_CLIENT_BOUND_BUSY * 100.0;
-    int lag = isfinite(lag_ms) && isfinite(service_mean_ms) &&
+    int works =
+        busy_pct >= BF_CLIENT_BOUND_LAG_WORK * 100.0 || cpu_pct >= BF_CLIENT_BOUND_LAG_WORK * 100.0;
+    int lag = works && isfinite(lag_ms) && isfinite(service_mean_ms) &&
               lag_ms >= BF_CLIENT_BOUND_LAG_MIN_MS &&
               lag_ms >= BF_CLIENT_BOUND_LAG * service_mean_ms;
     if (!cpu && !busy && !lag)

@@ -27,6 +27,12 @@
 #define BF_CLIENT_BOUND_BUSY 0.85
 #define BF_CLIENT_BOUND_LAG 0.25
 #define BF_CLIENT_BOUND_LAG_MIN_MS 1.0
+/* the send lag is the client's limit only while the client works: its busiest worker thread
+ * (or its CPU) at least this share. Idle agents with a lag are waiting on something else (a
+ * timer, the scheduler), which more agents or threads would not remove */
+#define BF_CLIENT_BOUND_LAG_WORK 0.10
+/* a stage of the worker threads is named as the client's cost only from this share (%) */
+#define BF_CLIENT_COST_MIN_PCT 1.0
 #define BF_TARGET_MISS                                                                             \
     0.02 /* target-rate cell: attempted docs/s this far below the target                           \
             marks it target-missed */
@@ -336,9 +342,19 @@ void bf_row_search_verify(bf_row_t *row, const bf_cell_t *cell, int64_t counted)
  * the agents' cores) ≥ BF_CLIENT_BOUND_CPU, the busiest worker thread busy (%, median second)
  * ≥ BF_CLIENT_BOUND_BUSY, or the mean send lag (ms) ≥ BF_CLIENT_BOUND_LAG × the mean service
  * time and ≥ BF_CLIENT_BOUND_LAG_MIN_MS (connections stood idle that long per request waiting
- * for this host). why (why_size bytes) gets the figures ("" when 0). Pure; thread-safe. */
+ * for this host) while the client works (busiest thread or CPU ≥ BF_CLIENT_BOUND_LAG_WORK).
+ * why (why_size bytes) gets the figures ("" when 0). Pure; thread-safe. */
 int bf_row_client_bound(double cpu_pct, double busy_pct, double lag_ms, double service_mean_ms,
                         char *why, size_t why_size);
+
+/* bf_row_client_cost — the client's cost among its worker threads' stages (render, compress,
+ * judge: % of the threads' time, as bf_row_stage_shares gives them; send_wait_pct the rest):
+ * "; the cost is <the largest>: worker threads' time render R %, ..." into why (why_size
+ * bytes, always terminated). Returns 0 with why "" when no stage reaches
+ * BF_CLIENT_COST_MIN_PCT or a share is not finite (nothing the client did is a cost to name).
+ * Pure; thread-safe. */
+int bf_row_client_cost(double render_pct, double compress_pct, double judge_pct,
+                       double send_wait_pct, char *why, size_t why_size);
 
 /* bf_row_stage_shares — where worker threads' time went over counters c (a window's sum over
  * seconds and agents): render, compress, judge as % of c->worker_threads x 1 s (the threads'

@@ -850,6 +850,27 @@ static void test_client_bound_rule(void **state)
     assert_int_equal(bf_row_client_bound(30, 40, 2.0, 10, why, sizeof why), 0); /* < 25 % */
     assert_int_equal(bf_row_client_bound(30, 40, 0.5, 1, why, sizeof why), 0);  /* < 1 ms */
     assert_int_equal(bf_row_client_bound(30, 40, NAN, NAN, why, sizeof why), 0);
+    /* issue #42: idle agents (CPU 0 %, busiest thread 0-1 %) with a 1 ms send lag against a
+     * 2-4 ms service time are not the limit: more agents or threads would not remove it */
+    assert_int_equal(bf_row_client_bound(0, 1, 1.0, 4, why, sizeof why), 0);
+    assert_int_equal(bf_row_client_bound(0, 0, 1.0, 2, why, sizeof why), 0);
+    assert_int_equal(bf_row_client_bound(3, 12, 1.0, 4, why, sizeof why), 1); /* it works */
+}
+
+/* issue #42: the cost named is one the client spent; none at 0 % ("judge" was named so) */
+static void test_client_cost_names_no_idle_stage(void **state)
+{
+    (void)state;
+    char why[320];
+    assert_int_equal(bf_row_client_cost(0, 0, 0, 100, why, sizeof why), 0);
+    assert_string_equal(why, "");
+    assert_int_equal(bf_row_client_cost(0.4, 0.2, 0.3, 99, why, sizeof why), 0);
+    assert_int_equal(bf_row_client_cost(NAN, NAN, NAN, NAN, why, sizeof why), 0);
+    assert_int_equal(bf_row_client_cost(2, 30, 5, 63, why, sizeof why), 1);
+    assert_string_equal(why, "; the cost is compressing them (gzip): worker threads' time render "
+                             "2 %, compress 30 %, judge 5 %, send/wait 63 %");
+    assert_int_equal(bf_row_client_cost(0, 0, 3, 97, why, sizeof why), 1);
+    assert_non_null(strstr(why, "reading the answers (judge)"));
 }
 
 /* The busiest thread is a maximum over threads and agents, and the row takes the median
@@ -1129,6 +1150,7 @@ int main(void)
         cmocka_unit_test(test_p99_growth),
         cmocka_unit_test(test_search_verify),
         cmocka_unit_test(test_client_bound_rule),
+        cmocka_unit_test(test_client_cost_names_no_idle_stage),
         cmocka_unit_test(test_busy_and_lag_merge),
         cmocka_unit_test(test_stage_shares),
         cmocka_unit_test(test_search_rate_missed),
