@@ -554,6 +554,15 @@ int bf_corpus_part(const bf_corpus_t *c, size_t i, bf_corpus_part_t *out)
     return BF_OK;
 }
 
+size_t bf_corpus_doc_part(const bf_corpus_t *c, size_t i)
+{
+    uint32_t line = c->docs[i].line;
+    size_t p = c->nparts ? c->nparts - 1 : 0;
+    while (p > 0 && c->part_line0[p] >= line)
+        p--;
+    return p;
+}
+
 const char *bf_corpus_where(const bf_corpus_t *c, uint32_t line, uint32_t *line_in_file)
 {
     size_t i = c->nparts ? c->nparts - 1 : 0;

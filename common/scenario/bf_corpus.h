@@ -70,6 +70,9 @@ int bf_corpus_open_parts(const char *const *names, const void *const *datas, con
 /* bf_corpus_open_files — the same from n files on this host (corpus.local_path as a list). */
 int bf_corpus_open_files(const char *const *paths, size_t n, enum bf_corpus_format format,
                          bf_corpus_t **out, bf_diag_t *diag);
+/* bf_corpus_doc_part — the file (0 .. bf_corpus_parts - 1) document i < bf_corpus_docs comes
+ * from, in O(files). Thread-safe (reads only). */
+size_t bf_corpus_doc_part(const bf_corpus_t *c, size_t i);
 /* bf_corpus_where — the file (borrowed) and the line in it (*line_in_file) of line `line` of
  * the whole text (bf_corpus_doc_t.line, bf_corpus_bad_line). */
 const char *bf_corpus_where(const bf_corpus_t *c, uint32_t line, uint32_t *line_in_file);

@@ -938,6 +938,33 @@ static int build_index(bf__load_t *L)
                 *p = (char)(*p - 'A' + 'a');
     }
     ix->recreate = TOP(INDEX_RECREATE)->b;
+    const bf__kval_t *nv = TOP(INDEX_NAMES);
+    if (nv->set) {
+        /* the names as written: every cell writes these indices (index.count is their number) */
+        const bf__ynode_t *n = nv->node;
+        size_t cnt = n && n->kind == BF__Y_SEQ ? n->n : 1;
+        if (cnt == 0)
+            return bf__err(L, n, BF_E_INVAL, "index.names: an empty list; name at least one index");
+        if (TOP(INDEX_COUNT)->node && TOP(INDEX_COUNT)->u != cnt)
+            return bf__err(L, TOP(INDEX_COUNT)->node, BF_E_INVAL,
+                           "index.count: %llu, but index.names names %zu indices; leave "
+                           "index.count out (it is their number)",
+                           (unsigned long long)TOP(INDEX_COUNT)->u, cnt);
+        if (strstr(ix->name, "{") != NULL)
+            return bf__err(L, TOP(INDEX_NAME)->node, BF_E_INVAL,
+                           "index.name: placeholders with index.names: the cells write the "
+                           "names index.names gives; write the first of them here");
+        TOP(INDEX_COUNT)->u = cnt;
+        ix->names = bf_calloc(cnt, sizeof *ix->names);
+        for (size_t i = 0; i < cnt; i++) {
+            const char *nm = n && n->kind == BF__Y_SEQ ? n->items[i]->value : nv->s;
+            for (size_t j = 0; j < i; j++)
+                if (strcmp(ix->names[j], nm) == 0)
+                    return bf__err(L, n && n->kind == BF__Y_SEQ ? n->items[i] : n, BF_E_INVAL,
+                                   "index.names: '%s' is named twice; name each index once", nm);
+            ix->names[ix->nnames++] = bf_strdup(nm);
+        }
+    }
     /* the import's own name, while the user has not changed index.name (a name edited by hand
      * is the user's: validate/plan judge it again) */
     ix->name_imported = TOP(INDEX_NAME)->set && TOP(INDEX_IMPORTED_NAME)->set &&
@@ -1414,6 +1441,7 @@ static int build_corpus(bf__load_t *L)
                        "file shipped to the agents with the scenario) or local_path (a file "
                        "each agent host has), exactly one of them");
     d->corpus_format = TOP(CORPUS_FORMAT)->e == 1 ? BF_CORPUS_BULK : BF_CORPUS_SOURCE;
+    d->corpus_by_file = TOP(CORPUS_INDICES)->e == 1;
     const bf__kval_t *pv = TOP(CORPUS_PASSES);
     if (strcmp(pv->s, "loop") == 0) {
         d->corpus_passes = 0;
@@ -2338,6 +2366,9 @@ void bf_scenario_destroy(bf_scenario_t **sc_p)
     free(sc->targets);
     free(sc->target_names);
     free(sc->index.name);
+    for (size_t i = 0; i < sc->index.nnames; i++)
+        free(sc->index.names[i]);
+    free(sc->index.names);
     free(sc->index.settings_json);
     free(sc->index.mappings_json);
     free(sc->index.template_json);

@@ -157,6 +157,9 @@ typedef struct bf_index_spec {
     char *name;            /* pattern with {axis} placeholders, e.g. "bench-{shards}s"; with
                               indices > 1 the names are "<name>-0" .. "<name>-(n-1)" unless the
                               pattern contains "{i}" */
+    char **names;          /* index.names: every cell's index names as written (nnames of them;
+                              NULL = from the name pattern); index.count is their number */
+    size_t nnames;
     int recreate;          /* delete + create per cell (only names this campaign owns) */
     int name_imported;     /* 1: index.imported_name is set and equals index.name: the name is
                               the one import-rally / import-loadgen wrote (the track's or the
@@ -241,6 +244,9 @@ typedef struct bf_document_spec {
     char **corpus_files;     /* every file of path / local_path (a list, or one): one corpus,
                                 their documents in this order; corpus_files[0] is the one above */
     size_t ncorpus_files;
+    int corpus_by_file;     /* document.corpus.indices: by_file: a document of file k goes to
+                               the cell's index k (Rally's target-index per file); 0: the
+                               documents go round-robin over the cell's indices */
     int corpus_format;      /* enum bf_corpus_format: source lines, or bulk action + source */
     uint32_t corpus_passes; /* times each stream reads its slice; 0 = loop until the cell ends */
 } bf_document_spec_t;

@@ -197,6 +197,7 @@ int bf__v_nonempty(struct bf__load *L, const bf__ynode_t *n, const char *path, b
     X(INDEX_IMPORTED_NAME, "index.imported_name", BF__T_STR, NULL, 0, 0, 0, 0, NULL,               \
       bf__v_nonempty)                                                                              \
     X(INDEX_COUNT, "index.count", BF__T_U32, "1", 1, 10000, 0, 0, NULL, NULL)                      \
+    X(INDEX_NAMES, "index.names", BF__T_STRLIST, NULL, 0, 0, 0, 0, NULL, NULL)                     \
     X(INDEX_RECREATE, "index.recreate", BF__T_BOOL, "true", 0, 0, 0, 0, NULL, NULL)                \
     X(INDEX_SETTINGS, "index.settings", BF__T_JSONMAP, NULL, 0, 0, 0, 0, NULL, NULL)               \
     X(INDEX_MAPPINGS, "index.mappings", BF__T_JSONMAP, NULL, 0, 0, 0, 0, NULL, NULL)               \
@@ -271,6 +272,8 @@ int bf__v_nonempty(struct bf__load *L, const bf__ynode_t *n, const char *path, b
     X(CORPUS_PATH, "document.corpus.path", BF__T_STRLIST, NULL, 0, 0, 0, 0, NULL, NULL)            \
     X(CORPUS_LOCAL_PATH, "document.corpus.local_path", BF__T_STRLIST, NULL, 0, 0, 0, 0, NULL,      \
       NULL)                                                                                        \
+    X(CORPUS_INDICES, "document.corpus.indices", BF__T_ENUM, "round_robin", 0, 0, 0, 0,            \
+      "round_robin|by_file", NULL)                                                                 \
     X(CORPUS_FORMAT, "document.corpus.format", BF__T_ENUM, "source", 0, 0, 0, 0, "source|bulk",    \
       NULL)                                                                                        \
     X(CORPUS_PASSES, "document.corpus.passes", BF__T_STR, "loop", 0, 0, 0, 0, NULL,                \

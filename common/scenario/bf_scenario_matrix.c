@@ -632,11 +632,38 @@ static int id_insert(mx *m, const char *id)
 }
 
 /* Resolves {placeholder} in the index name pattern for one cell; k = index number. */
+static int index_name_ok(bf__load_t *L, const bf__ynode_t *node, const char *key, char *name,
+                         char **out);
+
 static int render_index_name(mx *m, const cval *cv, uint32_t k, uint32_t indices, char **out)
 {
     bf__load_t *L = m->L;
     const char *pat = L->sc->index.name;
     const bf__ynode_t *pn = L->top[BF__K_INDEX_NAME].node;
+    const bf_document_spec_t *d = &L->sc->document;
+    if (k == 0 && d->corpus_by_file && indices != d->ncorpus_files) {
+        const bf__ynode_t *at = L->top[BF__K_CORPUS_INDICES].node;
+        return bf_diag_set(L->diag, BF_E_INVAL,
+                           "%s:%u:%u: document.corpus.indices: by_file sends file k's documents "
+                           "to the cell's index k, but the corpus has %zu file%s and the cell "
+                           "%u ind%s; give as many indices (index.names, or index.count) as "
+                           "files",
+                           L->origin, at ? at->line : 0, at ? at->col : 0, d->ncorpus_files,
+                           d->ncorpus_files == 1 ? "" : "s", indices, indices == 1 ? "ex" : "ices");
+    }
+    if (L->sc->index.nnames) {
+        /* index.names: the names as written, as many as the cell has indices */
+        if (indices != L->sc->index.nnames) {
+            const bf__ynode_t *at = L->top[BF__K_INDEX_NAMES].node;
+            return bf_diag_set(L->diag, BF_E_INVAL,
+                               "%s:%u:%u: index.names names %zu indices, a cell has %u "
+                               "(matrix.indices): with index.names, leave the indices axis out",
+                               L->origin, at ? at->line : 0, at ? at->col : 0, L->sc->index.nnames,
+                               indices);
+        }
+        return index_name_ok(L, L->top[BF__K_INDEX_NAMES].node, "index.names",
+                             bf_strdup(L->sc->index.names[k]), out);
+    }
     const char *ph = strstr(pat, "$[[");
     if (ph) {
         uint32_t line = pn ? pn->line : 0, col = pn ? pn->col : 0;
@@ -724,7 +751,14 @@ static int render_index_name(mx *m, const cval *cv, uint32_t k, uint32_t indices
     }
     if (!has_i && indices > 1)
         bf_buf_appendf(&b, "-%u", k);
-    char *name = bf_buf_steal(&b);
+    return index_name_ok(L, pn ? pn : L->top[BF__K_NAME].node, "index.name", bf_buf_steal(&b), out);
+}
+
+/* name (owned; freed on error) against OpenSearch's index name rules: *out = name, else an
+ * error at node naming key */
+static int index_name_ok(bf__load_t *L, const bf__ynode_t *node, const char *key, char *name,
+                         char **out)
+{
     const char *bad = NULL;
     size_t nl = strlen(name);
     if (nl == 0 || nl > 255)
@@ -740,10 +774,10 @@ static int render_index_name(mx *m, const cval *cv, uint32_t k, uint32_t indices
             bad = "cannot contain \\ / * ? \" < > | space , # or :";
     }
     if (bad) {
-        int rc = bf__err(L, pn ? pn : L->top[BF__K_NAME].node, BF_E_INVAL,
-                         "index.name: '%s' "
+        int rc = bf__err(L, node, BF_E_INVAL,
+                         "%s: '%s' "
                          "%s (OpenSearch index name rules)",
-                         name, bad);
+                         key, name, bad);
         free(name);
         return rc;
     }

@@ -100,6 +100,7 @@ struct bf_tmpl {
                                 for the document template */
     size_t esc_max;          /* largest OP_ESC value (slow-path scratch) */
     int corpus;              /* document.corpus: ops are the action line's fields only */
+    int by_file;             /* document.corpus.indices: by_file: file k's documents, index k */
     int has_id, has_routing; /* the template sets _id / routing (else the corpus's) */
     int ndjson;              /* a query body of JSON lines (_msearch): each line break outside a
                                 string ends a line, kept as one '\n'; blank lines dropped */
@@ -571,6 +572,7 @@ int bf__tmpl_compile_loc(const bf_scenario_t *sc, bf__tmpl_locate_fn loc, void *
         push_lit(&c, "\"", 1, fields[k], strlen(vals[k]), 0);
     }
     t->corpus = d->corpus_path != NULL || d->corpus_local_path != NULL;
+    t->by_file = t->corpus && d->corpus_by_file;
     t->has_id = d->id != NULL;
     t->has_routing = d->routing != NULL;
     if (rc == BF_OK && d->retry_on_conflict > 0) {
@@ -1225,6 +1227,16 @@ static size_t cursor_next(bf_corpus_cursor_t *cur)
     return SIZE_MAX; /* every document of the slice is bad */
 }
 
+/* The cell's index (0 .. nidx - 1) corpus document i goes to: its file's with
+ * document.corpus.indices: by_file, else the next in turn (round-robin). */
+static uint32_t corpus_index(const bf_tmpl_t *t, bf_gen_t *g, const bf_corpus_t *c, size_t i,
+                             uint32_t nidx)
+{
+    if (t->by_file)
+        return (uint32_t)(bf_corpus_doc_part(c, i) % nidx);
+    return (uint32_t)(g->rr++ % nidx);
+}
+
 int bf_tmpl_render_corpus(const bf_tmpl_t *t, bf_gen_t *g, const bf_cell_t *cell,
                           const bf_corpus_t *c, bf_corpus_cursor_t *cur, uint32_t ndocs,
                           int new_request, bf_buf_t *out, uint32_t *rendered)
@@ -1244,7 +1256,7 @@ int bf_tmpl_render_corpus(const bf_tmpl_t *t, bf_gen_t *g, const bf_cell_t *cell
         size_t rt_len = t->has_routing ? 0 : d->routing_len;
         const char *id = meta + d->meta_off, *rt = meta + d->meta_off + d->id_len;
         g->doc_stamp++;
-        uint32_t k = (uint32_t)(g->rr++ % nidx);
+        uint32_t k = corpus_index(t, g, c, i, nidx);
         size_t worst = g->prefix_max + t->max_bytes + id_len + rt_len + 3 + d->src_len + 1;
         int slow = bf_buf_reserve(out, worst) != BF_OK;
         int rc = render_doc(g, t->ops, t->nops, k, out, slow, NULL);
@@ -1296,7 +1308,7 @@ int bf_tmpl_gather_corpus(const bf_tmpl_t *t, bf_gen_t *g, const bf_cell_t *cell
         size_t id_len = t->has_id ? 0 : d->id_len;
         size_t rt_len = t->has_routing ? 0 : d->routing_len;
         g->doc_stamp++;
-        uint32_t k = (uint32_t)(g->rr++ % nidx);
+        uint32_t k = corpus_index(t, g, c, i, nidx);
         int rc;
         if (t->nops == 0 && id_len == 0 && rt_len == 0) {
             /* the action line is the same for every document of index k */

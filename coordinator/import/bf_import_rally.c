@@ -972,6 +972,8 @@ typedef struct rally {
     size_t nbulk;
     /* the corpora */
     json_t *files, *targets;
+    json_t *file_targets; /* the target index of each file, in the order of files */
+    int by_file;          /* each file into its own index: index.names, corpus.indices by_file */
     uint64_t ship_bytes;
     int bulk_format;        /* 1 action-and-meta-data lines, 0 sources, -1 none yet */
     size_t missing;         /* corpus files not downloaded yet */
@@ -986,6 +988,7 @@ typedef struct rally {
 static void rally_cleanup(rally_t *R)
 {
     json_decref(R->files);
+    json_decref(R->file_targets);
     json_decref(R->targets);
     bf_buf_cleanup(&R->y);
     bf_buf_cleanup(&R->notes);
@@ -1447,6 +1450,7 @@ static int rally_corpus_file(rally_t *R, json_t *c, json_t *e, size_t i, size_t 
         }
     }
     json_array_append_new(R->files, json_string(cf));
+    json_array_append_new(R->file_targets, json_string(target ? target : ""));
     free(cf);
     if (target && !name_listed(R->targets, target))
         json_array_append_new(R->targets, json_string(target));
@@ -1525,13 +1529,20 @@ static void rally_other_indices(rally_t *R, json_t *indices)
             continue;
         bf_buf_appendf(&other, "%s%s", nother++ ? ", " : "", in);
     }
+    bf_buf_t mine;
+    bf_buf_init(&mine, 0);
+    if (json_array_size(R->targets))
+        append_names(&mine, R->targets);
+    else
+        bf_buf_appendz(&mine, R->target ? R->target : "its index");
     if (nother)
         bf_buf_appendf(&R->notes,
                        "#  - not imported: the track's other %zu ind%s (%s): the imported "
                        "bulk task does not write %s; the scenario creates and loads %s "
                        "only (import another challenge, or write a scenario per index)\n",
                        nother, nother == 1 ? "ex" : "ices", other.data, nother == 1 ? "it" : "them",
-                       R->target ? R->target : "its index");
+                       mine.data);
+    bf_buf_cleanup(&mine);
     bf_buf_cleanup(&other);
 }
 
@@ -1570,13 +1581,40 @@ static int rally_index(rally_t *R)
             split_settings(json_object_get(R->body, "settings"), &R->shards, &R->replicas);
     }
     rally_other_indices(R, indices);
-    if (R->ntargets > 1) {
+    /* several targets: each file into its own index, as Rally does, when every file has its
+     * own (http_logs' seven days); else round-robin over index.count names, said */
+    R->by_file = R->ntargets > 1 && json_array_size(R->file_targets) == R->ntargets;
+    if (R->by_file) {
+        bf_buf_appendf(&R->notes, "#  - the bulk task writes %zu indices, one per corpus file (",
+                       R->ntargets);
+        append_names(&R->notes, R->file_targets);
+        bf_buf_appendf(&R->notes,
+                       "): here too, with their names (index.names) and each file's documents "
+                       "in its own index (document.corpus.indices: by_file), all created with "
+                       "the body of %s; each client reads a contiguous slice of the files one "
+                       "after the other, where Rally gives each client a slice of every file (so "
+                       "Rally's clients write one index at a time, bulkfleet's may write "
+                       "several at once)\n",
+                       R->target);
+        size_t ti;
+        json_t *tv;
+        json_array_foreach(indices, ti, tv)
+        {
+            const char *in = str_of(tv, "name");
+            if (in && name_listed(R->targets, in) && str_of(tv, "body") && body_file &&
+                strcmp(str_of(tv, "body"), body_file) != 0)
+                bf_buf_appendf(&R->notes,
+                               "#  - index %s has its own body in the track (%s); here it is "
+                               "created with %s's (%s)\n",
+                               in, str_of(tv, "body"), R->target, body_file);
+        }
+    } else if (R->ntargets > 1) {
         bf_buf_appendf(&R->notes, "#  - the bulk task writes %zu indices (", R->ntargets);
         append_names(&R->notes, R->targets);
         bf_buf_appendf(&R->notes,
-                       "); here index.count: %zu indices named %s-0 .. %s-%zu with the "
-                       "body of %s, and every file's documents go round-robin over all "
-                       "of them (bulkfleet has no per-file target)\n",
+                       "); several files write one of them, so here index.count: %zu indices "
+                       "named %s-0 .. %s-%zu with the body of %s, and every file's documents go "
+                       "round-robin over all of them\n",
                        R->ntargets, R->target, R->target, R->ntargets - 1, R->target);
     }
     return BF_OK;
@@ -1680,8 +1718,15 @@ static void rally_write_index(rally_t *R)
     bf_buf_appendz(y, "target:\n  hosts: [\"${BF_TARGET:-http://127.0.0.1:9200}\"]\n");
     bf_buf_appendf(y, "index:\n  name: %s\n  imported_name: %s\n  recreate: true\n", ixname,
                    ixname);
-    if (R->ntargets > 1)
+    if (R->by_file) {
+        bf_buf_appendz(y, "  names: [");
+        for (size_t f = 0; f < json_array_size(R->file_targets); f++)
+            bf_buf_appendf(y, "%s%s", f ? ", " : "",
+                           json_string_value(json_array_get(R->file_targets, f)));
+        bf_buf_appendz(y, "]\n");
+    } else if (R->ntargets > 1) {
         bf_buf_appendf(y, "  count: %zu\n", R->ntargets);
+    }
     if (R->settings && json_object_size(R->settings)) {
         bf_buf_appendz(y, "  settings: ");
         emit_json(y, R->settings);
@@ -1717,6 +1762,8 @@ static void rally_write_run(rally_t *R)
     double period_s = R->period_s;
     bf_buf_appendf(y, "    format: %s\n    passes: %s\n", R->bulk_format == 1 ? "bulk" : "source",
                    period_s > 0 ? "loop" : "1");
+    if (R->by_file)
+        bf_buf_appendz(y, "    indices: by_file   # each file into its own index (index.names)\n");
     const task_acc *acc = &R->acc;
     /* a corpus read once is read whole: the cell ends when it is read, the duration only
      * bounds it (searches beside the load end with it, as the bulk task ends Rally's block) */
@@ -1799,6 +1846,7 @@ int bf_import_rally(const char *path, const bf_rally_opts_t *opts, char **yaml, 
     R->task_paths = json_array();
     R->bulk_blocks = json_array();
     R->files = json_array();
+    R->file_targets = json_array();
     R->targets = json_array();
     bf_buf_init(&R->y, 0);
     bf_buf_init(&R->notes, 0);

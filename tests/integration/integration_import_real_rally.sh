@@ -242,4 +242,35 @@ q = r["queries"]
 assert [x["query"] for x in q] == ["default"] and q[0]["ops_ok"] > 0, q
 print("beside: %d documents, the cell ended at %.1f s with %d searches" % (r["docs_counted"], r["corpus_end_s"], q[0]["ops_ok"]))
 PY
+# http_logs as published (tests/fixtures/rally-http_logs: 3 of its days): each corpus file into
+# its own index with the track's names, as Rally does (they were logs-181998-0..6 with every
+# bulk spread over all of them), and the notes say what the scenario loads
+cp -r "$BF_SOURCE_DIR/tests/fixtures/rally-http_logs" hl
+python3 - hl <<'PY'
+import bz2, json, sys
+for day, n in (("181998", 700), ("191998", 500), ("201998", 300)):
+    lines = [json.dumps({"@timestamp": 893980800 + i, "clientip": "10.0.%d.%d" % (i // 250, i % 250),
+                         "request": "GET /english/%s/%d.htm HTTP/1.0" % (day, i), "status": 200, "size": 1000 + i})
+             for i in range(n)]
+    open("%s/documents-%s.json.bz2" % (sys.argv[1], day), "wb").write(bz2.compress(("\n".join(lines) + "\n").encode()))
+PY
+"$COORD" import-rally hl --allow-partial-corpus -o hl.yaml 2> hle || { cat hle >&2; fail "import-rally http_logs exit $?"; }
+grep -q "^  names: \[logs-181998, logs-191998, logs-201998\]$" hl.yaml && grep -q "^    indices: by_file " hl.yaml &&
+    ! grep -q "^  count: " hl.yaml && grep -q "the scenario creates and loads logs-181998, logs-191998, logs-201998 only" hl.yaml ||
+    { cat hl.yaml >&2; fail "http_logs: not each file into its own index by the track's name"; }
+sed -i -e "s|^  hosts: .*|  hosts: [\"$ES\"]|" -e "s/^  warmup: 240s$/  warmup: 0s/" -e "s/^  warmup: 10s   # the search-only/  warmup: 1s   # the search-only/" \
+    -e "s/^  duration: 60s   # Rally/  duration: 2s   # Rally/" -e "s/^  concurrency: \[8\]/  concurrency: [2]/" hl.yaml
+for ix in logs-181998 logs-191998 logs-201998; do curl -sf -X DELETE "$ES/$ix" > /dev/null 2>&1 || true; done
+timeout 300 "$COORD" run hl.yaml --local-agents 1 --threads 2 --insecure --bind "tcp://127.0.0.1:$P" \
+    --results rh -q > /dev/null 2> rhe || { rc=$?; cat rhe >&2; fail "run hl.yaml exit $rc"; }
+counts=$(for ix in logs-181998 logs-191998 logs-201998; do curl -sf "$ES/$ix/_count" | python3 -c 'import json,sys; print(json.load(sys.stdin)["count"])'; done | tr '\n' ' ')
+[ "$counts" = "700 500 300 " ] || { cat rhe >&2; fail "http_logs' days are not each in its own index: counts $counts (want 700 500 300)"; }
+python3 - "$(cat rh/*/matrix.json)" <<'PY' || fail "http_logs rows"
+import json, sys
+rows = json.loads(sys.argv[1])["rows"]
+assert len(rows) == 2 and rows[0]["verified"] is True and rows[0]["docs_counted"] == 1500, rows[0]
+assert rows[1]["concurrency"] == 0 and rows[1]["queries"][0]["ops_ok"] > 0, rows[1]
+print("http_logs: 700 500 300 documents in logs-181998, logs-191998, logs-201998; the search after")
+PY
+for ix in logs-181998 logs-191998 logs-201998; do curl -sf -X DELETE "$ES/$ix" > /dev/null 2>&1 || true; done
 pass "import-rally renders a Jinja track as Rally does (collect, parameters with defaults, if, tojson; k:v and FILE.json; unused parameter refused; Jinja error at the part's file:line), validates, runs, counts 1200 of 1200"

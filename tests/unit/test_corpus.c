@@ -704,6 +704,106 @@ static void test_sampled_corpus_named(void **state)
     assert_int_equal(system(cmd), 0);
 }
 
+/* document.corpus.indices: by_file: each file's documents go to its own index, named by
+ * index.names (a Rally track's target-index per documents file: http_logs' days each went
+ * round-robin over 7 generated names before), copied and gathered alike; the counts must
+ * match */
+static void test_corpus_by_file(void **state)
+{
+    (void)state;
+    char dir[1024];
+    snprintf(dir, sizeof dir, "%s/bf-test-byfile.XXXXXX",
+             getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+    assert_non_null(mkdtemp(dir));
+    const char *files[] = {"{\"d\":1,\"n\":0}\n{\"d\":1,\"n\":1}\n{\"d\":1,\"n\":2}\n",
+                           "{\"d\":2,\"n\":3}\n", "{\"d\":3,\"n\":4}\n{\"d\":3,\"n\":5}\n"};
+    for (int k = 0; k < 3; k++) {
+        char path[1200];
+        snprintf(path, sizeof path, "%s/day%d.json", dir, k + 1);
+        FILE *f = fopen(path, "w");
+        assert_non_null(f);
+        fputs(files[k], f);
+        fclose(f);
+    }
+    const char *yaml = "name: t\ntarget: {hosts: [\"http://127.0.0.1:9\"]}\n"
+                       "index: {name: logs-181998, names: [logs-181998, logs-191998, "
+                       "logs-201998]}\n"
+                       "document: {corpus: {path: [day1.json, day2.json, day3.json], "
+                       "indices: by_file}}\n";
+    bf_scenario_t *sc = NULL;
+    bf_diag_t d = {0};
+    bf_load_opts_t o = {.base_dir = dir};
+    if (bf_scenario_load_text(yaml, strlen(yaml), "t.yaml", &o, &sc, &d) != BF_OK)
+        fail_msg("%s", d.msg);
+    const bf_cell_t *cell = bf_scenario_cell(sc, 0);
+    assert_int_equal(cell->indices, 3);
+    assert_string_equal(cell->index_names[1], "logs-191998");
+    const bf_corpus_t *c = bf_scenario_corpus(sc);
+    bf_tmpl_t *t = NULL;
+    assert_int_equal(bf_tmpl_compile(sc, &t, &d), BF_OK);
+    bf_partition_t part = {0, 1, 1};
+    for (int gather = 0; gather < 2; gather++) {
+        bf_gen_t *g = bf_gen_new(t, &part);
+        bf_corpus_cursor_t cur = {.from = 0, .to = 6, .passes = 1};
+        bf_buf_t out;
+        bf_buf_init(&out, 0);
+        uint32_t got = 0;
+        if (gather) {
+            bf_gather_t gt;
+            bf_gather_init(&gt, 0);
+            assert_int_equal(bf_tmpl_gather_corpus(t, g, cell, c, &cur, 6, 1, &gt, &got), BF_OK);
+            assert_int_equal(bf_gather_flatten(&gt, &out), BF_OK);
+            bf_gather_cleanup(&gt);
+        } else {
+            assert_int_equal(bf_tmpl_render_corpus(t, g, cell, c, &cur, 6, 1, &out, &got), BF_OK);
+        }
+        assert_int_equal(got, 6);
+        assert_string_equal(out.data,
+                            "{\"index\":{\"_index\":\"logs-181998\"}}\n{\"d\":1,\"n\":0}\n"
+                            "{\"index\":{\"_index\":\"logs-181998\"}}\n{\"d\":1,\"n\":1}\n"
+                            "{\"index\":{\"_index\":\"logs-181998\"}}\n{\"d\":1,\"n\":2}\n"
+                            "{\"index\":{\"_index\":\"logs-191998\"}}\n{\"d\":2,\"n\":3}\n"
+                            "{\"index\":{\"_index\":\"logs-201998\"}}\n{\"d\":3,\"n\":4}\n"
+                            "{\"index\":{\"_index\":\"logs-201998\"}}\n{\"d\":3,\"n\":5}\n");
+        bf_buf_cleanup(&out);
+        bf_gen_destroy(&g);
+    }
+    bf_tmpl_destroy(&t);
+    bf_scenario_destroy(&sc);
+    /* the counts must match, each name once, index.count is their number */
+    static const struct {
+        const char *index, *corpus, *want;
+    } bad[] = {
+        {"{name: a, names: [a, b]}", "{path: [day1.json, day2.json, day3.json], indices: by_file}",
+         "the corpus has 3 files and the cell 2 indices"},
+        {"{name: a, count: 2}", "{path: [day1.json, day2.json, day3.json], indices: by_file}",
+         "the corpus has 3 files and the cell 2 indices"},
+        {"{name: a, names: [a, b, a]}", "{path: [day1.json, day2.json, day3.json]}",
+         "index.names: 'a' is named twice"},
+        {"{name: a, count: 2, names: [a, b, c]}", "{path: day1.json}",
+         "index.count: 2, but index.names names 3 indices"},
+        {"{name: 'a-{shards}', names: [a, b]}", "{path: day1.json}",
+         "index.name: placeholders with index.names"},
+        {"{name: a, names: [a, B]}", "{path: day1.json}", "index.names: 'B' must be lowercase"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        char y[1024];
+        snprintf(y, sizeof y,
+                 "name: t\ntarget: {hosts: [\"http://127.0.0.1:9\"]}\nindex: %s\n"
+                 "document: {corpus: %s}\n",
+                 bad[i].index, bad[i].corpus);
+        sc = NULL;
+        memset(&d, 0, sizeof d);
+        int rc = bf_scenario_load_text(y, strlen(y), "t.yaml", &o, &sc, &d);
+        if (rc == BF_OK || strstr(d.msg, bad[i].want) == NULL)
+            fail_msg("case %zu: rc %d, '%s' not in '%s'", i, rc, bad[i].want, d.msg);
+        bf_scenario_destroy(&sc);
+    }
+    char cmd[1200];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    assert_int_equal(system(cmd), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -717,6 +817,7 @@ int main(void)
         cmocka_unit_test(test_parts),
         cmocka_unit_test(test_contiguous_corpus),
         cmocka_unit_test(test_sampled_corpus_named),
+        cmocka_unit_test(test_corpus_by_file),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -298,6 +298,13 @@ static void test_step_corpora(void **state)
         {"[{\"name\": \"c\", \"documents\": [{\"source-file\": \"docs.json\", \"target-index\": "
          "\"ix\"}]}]",
          "\"indices\": [\"nope\"], ", "have no documents file for its indices", BF_E_INVAL, 0},
+        /* each file its own target (http_logs' days): each into its index, by the track's name */
+        {"[{\"name\": \"c\", \"documents\": [{\"source-file\": \"docs.json\", \"target-index\": "
+         "\"ix\"}, {\"source-file\": \"docs2.json\", \"target-index\": \"iy\"}]}]",
+         "", "  names: [ix, iy]\n", BF_OK, 1},
+        {"[{\"name\": \"c\", \"documents\": [{\"source-file\": \"docs.json\", \"target-index\": "
+         "\"ix\"}, {\"source-file\": \"docs2.json\", \"target-index\": \"iy\"}]}]",
+         "", "    indices: by_file   # each file into its own index", BF_OK, 1},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         char json[2048], msg[8192];
