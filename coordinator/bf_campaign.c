@@ -18,6 +18,7 @@
 #include "bf_log.h"
 #include "bf_mem.h"
 #include "bf_report.h"
+#include "bf_rounds.h"
 #include "bf_runopts.h"
 #include "bf_units.h"
 #include "bf_vars.h"
@@ -30,6 +31,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 /* ---- the campaign ------------------------------------------------------------------------- */
@@ -514,86 +516,79 @@ static int resume_keep(bf__campaign_t *c, const char *name, int skip, int rerun_
 }
 
 /* After a repetition of cell k whose indices the cluster refused to create (c->setup_error):
- * 1 when the work left (the repetitions of k after rep of repeat, the selected cells after
- * k; selected NULL: all) would send the part of the request it refused unchanged, so every one of
- * them would fail the same way (bf_cfgerr_repeats): c->config_stop gets the key to fix and
- * c->not_run (owned) the work left. Never with --keep-going, nor when nothing is left. */
-static int config_error_repeats(bf__campaign_t *c, size_t k, uint32_t rep, uint32_t repeat,
-                                const uint8_t *selected)
+ * 1 when the work left (left[j] repetitions of each cell j, 0 for a cell not selected or done)
+ * would send the part of the request it refused unchanged, so every one of them would fail the
+ * same way (bf_cfgerr_repeats): c->config_stop gets the key to fix and c->not_run (owned) the
+ * work left. Never with --keep-going, nor when nothing is left. */
+static int config_error_repeats(bf__campaign_t *c, size_t k, const uint32_t *left)
 {
     if (c->setup_error[0] == '\0' || c->opts->keep_going)
         return 0;
     const bf_cell_t *failed = bf_scenario_cell(c->sc, k);
+    uint32_t repeat = bf_scenario_run(c->sc)->repeat ? bf_scenario_run(c->sc)->repeat : 1;
     char key[sizeof c->config_stop] = "";
-    bf_buf_t left;
-    bf_buf_init(&left, 0);
+    bf_buf_t rest;
+    bf_buf_init(&rest, 0);
     int repeats = 1;
-    if (rep < repeat) {
-        repeats = bf_cfgerr_repeats(failed, c->setup_error, failed, key, sizeof key);
-        if (rep + 1 < repeat)
-            bf_buf_appendf(&left, "%s repetitions %u-%u", failed->id, rep + 1, repeat);
-        else
-            bf_buf_appendf(&left, "%s repetition %u", failed->id, repeat);
-    }
-    for (size_t j = k + 1; repeats && j < bf_scenario_cell_count(c->sc); j++) {
-        const bf_cell_t *other = bf_scenario_cell(c->sc, j);
-        if (selected && !selected[j])
+    for (size_t j = 0; repeats && j < bf_scenario_cell_count(c->sc); j++) {
+        if (left[j] == 0)
             continue;
+        const bf_cell_t *other = bf_scenario_cell(c->sc, j);
         repeats = bf_cfgerr_repeats(failed, c->setup_error, other, key, sizeof key);
-        bf_buf_appendf(&left, "%s%s", left.len ? ", " : "", other->id);
+        if (left[j] == repeat) /* the whole cell */
+            bf_buf_appendf(&rest, "%s%s", rest.len ? ", " : "", other->id);
+        else if (left[j] == 1)
+            bf_buf_appendf(&rest, "%s%s repetition %u", rest.len ? ", " : "", other->id, repeat);
+        else
+            bf_buf_appendf(&rest, "%s%s repetitions %u-%u", rest.len ? ", " : "", other->id,
+                           repeat - left[j] + 1, repeat);
     }
-    if (repeats && left.len) {
+    if (repeats && rest.len) {
         bf_strlcpy(c->config_stop, key, sizeof c->config_stop);
         free(c->not_run);
-        c->not_run = bf_buf_steal(&left);
+        c->not_run = bf_buf_steal(&rest);
     }
-    bf_buf_cleanup(&left);
+    bf_buf_cleanup(&rest);
     return repeats && c->not_run != NULL;
 }
 
-/* The repetitions of cell k into reps[0..*nreps): each finished one of a --resume kept or run
- * again (resume_keep), the others run (bf__cellone_run; pos of nsel for the progress line);
- * a cell not selected (skip) only keeps what is finished. Stops after a repetition that
- * leaves the results directory unwritable or the cluster gone, or whose indices the cluster
- * refused in a way the work left would repeat (config_error_repeats; the caller stops the
- * campaign). Returns 0, or an exit code (a setup failure, an interruption). */
-static int campaign_cell_reps(bf__campaign_t *c, size_t k, int skip, const uint8_t *selected,
-                              const uint8_t *rerun, size_t pos, size_t nsel,
-                              uint64_t campaign_start, bf_row_t *reps, uint32_t *nreps)
+/* Repetition rep of cell k into *row: kept from a --resume directory (resume_keep) or run
+ * (bf__cellone_run; pos of nruns for the progress line). A cell not selected (skip) only keeps
+ * what is finished. *have is 1 when *row holds a kept repetition, 2 a run one. Returns 0, 1 when a
+ * cell not selected has no such repetition, or an exit code (a setup failure, an
+ * interruption). */
+static int campaign_rep(bf__campaign_t *c, size_t k, uint32_t rep, int skip, const uint8_t *rerun,
+                        size_t pos, size_t nruns, uint64_t campaign_start, bf_row_t *row, int *have)
 {
     const bf_cell_t *cell = bf_scenario_cell(c->sc, k);
     const bf_run_spec_t *run = bf_scenario_run(c->sc);
     uint32_t repeat = run->repeat ? run->repeat : 1;
-    for (uint32_t rep = 1; rep <= repeat; rep++) {
-        char name[256];
-        bf_results_cell_name(cell, rep, repeat, name, sizeof name);
-        if (c->opts->resume_dir && bf_results_cell_finished(c->res, name) &&
-            bf_results_load_row(c->res, name, cell, &reps[*nreps]) == BF_OK &&
-            resume_keep(c, name, skip, rerun && rerun[k], &reps[*nreps])) {
-            (*nreps)++;
-            continue;
-        }
-        if (skip)
-            break; /* not selected with --cells: neither run nor (unless finished) reported */
-        long partial = c->opts->resume_dir && !bf_results_cell_finished(c->res, name)
-                           ? bf_results_cell_partial(c->res, name)
-                           : -1;
-        if (partial >= 0) /* issue #30: it ran again without a word */
-            bf_info("cell %s started in %s and did not finish (cells/%s.samples.partial, %ld "
-                    "sample lines): running it again from the start; its partial samples "
-                    "are replaced",
-                    name, c->opts->resume_dir, name, partial);
-        int rc = bf__cellone_run(c, cell, rep, name, pos, nsel, campaign_start, &reps[*nreps]);
-        if (rc > 0)
-            return rc;
-        bf__ms_cell(c, name);
-        (*nreps)++;
-        if (bf_results_error(c->res) || c->cluster_gone ||
-            config_error_repeats(c, k, rep, repeat, selected))
-            break; /* stopped by the caller, after this cell's row */
-        if (rc == BF_E_INTR)
-            return bf_exit_of_signal(bf_campaign_signal);
+    char name[256];
+    *have = 0;
+    bf_results_cell_name(cell, rep, repeat, name, sizeof name);
+    if (c->opts->resume_dir && bf_results_cell_finished(c->res, name) &&
+        bf_results_load_row(c->res, name, cell, row) == BF_OK &&
+        resume_keep(c, name, skip, rerun && rerun[k], row)) {
+        *have = 1;
+        return 0;
     }
+    if (skip)
+        return 1; /* not selected with --cells: neither run nor (unless finished) reported */
+    long partial = c->opts->resume_dir && !bf_results_cell_finished(c->res, name)
+                       ? bf_results_cell_partial(c->res, name)
+                       : -1;
+    if (partial >= 0) /* issue #30: it ran again without a word */
+        bf_info("cell %s started in %s and did not finish (cells/%s.samples.partial, %ld "
+                "sample lines): running it again from the start; its partial samples "
+                "are replaced",
+                name, c->opts->resume_dir, name, partial);
+    int rc = bf__cellone_run(c, cell, rep, name, pos, nruns, campaign_start, row);
+    if (rc > 0)
+        return rc;
+    bf__ms_cell(c, name);
+    *have = 2;
+    if (rc == BF_E_INTR)
+        return bf_exit_of_signal(bf_campaign_signal);
     return 0;
 }
 
@@ -631,9 +626,71 @@ static int campaign_must_stop(const bf__campaign_t *c)
     return 0;
 }
 
-/* Every cell of the matrix in order (the ones --cells picks run; progress counts those), its
- * repetitions folded into one row (bf_finish_fold) into rows[0..*nrows). Returns an exit code:
- * BF_EXIT_FAILED when a row is not clean. */
+/* matrix.json's "schedule": every repetition held (reps[k * repeat + i], nreps[k] of cell k)
+ * in the order it ran (by start time; kept ones from an earlier run of a --resume by theirs),
+ * each with its cell, name, repetition, round, position and start (UTC, ISO 8601 with ms). */
+static json_t *campaign_schedule(const bf__campaign_t *c, const bf_row_t *reps,
+                                 const uint32_t *nreps, uint32_t repeat)
+{
+    size_t ncells = bf_scenario_cell_count(c->sc), n = 0;
+    const bf_row_t **held = bf_calloc(ncells * repeat + 1, sizeof *held);
+    for (size_t k = 0; k < ncells; k++)
+        for (uint32_t i = 0; i < nreps[k]; i++)
+            held[n++] = &reps[k * repeat + i];
+    for (size_t i = 1; i < n; i++) /* insertion sort by start: a few hundred at most */
+        for (size_t j = i; j > 0 && held[j]->started_at_ms < held[j - 1]->started_at_ms; j--) {
+            const bf_row_t *t = held[j];
+            held[j] = held[j - 1];
+            held[j - 1] = t;
+        }
+    json_t *arr = json_array();
+    for (size_t i = 0; i < n; i++) {
+        const bf_row_t *r = held[i];
+        char name[256], when[40] = "";
+        bf_results_cell_name(r->cell, r->repetition, repeat, name, sizeof name);
+        if (r->started_at_ms > 0) {
+            time_t t = (time_t)(r->started_at_ms / 1000);
+            struct tm tm;
+            gmtime_r(&t, &tm);
+            size_t l = strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%S", &tm);
+            snprintf(when + l, sizeof when - l, ".%03dZ", (int)(r->started_at_ms % 1000));
+        }
+        json_array_append_new(arr, json_pack("{s:s, s:s, s:i, s:i, s:i, s:o}", "cell", r->cell->id,
+                                             "name", name, "repetition", (json_int_t)r->repetition,
+                                             "round", (json_int_t)r->round, "position",
+                                             (json_int_t)r->position, "started_at",
+                                             when[0] ? json_string(when) : json_null()));
+    }
+    free(held);
+    return arr;
+}
+
+/* The matrix from every repetition held so far: each cell's folded into one row
+ * (bf_finish_fold) in matrix order into rows[0..*nrows), with the schedule; matrix.* written
+ * once. Returns 1 when a folded row is not clean. */
+static int campaign_fold(bf__campaign_t *c, const bf_row_t *reps, const uint32_t *nreps,
+                         uint32_t repeat, bf_row_t *rows, size_t *nrows)
+{
+    int any_bad = 0;
+    *nrows = 0;
+    for (size_t k = 0; k < bf_scenario_cell_count(c->sc); k++) {
+        const bf_row_t *folded =
+            bf_finish_fold(NULL, c->sc, &reps[k * repeat], nreps[k], rows, nrows, NULL);
+        if (folded)
+            any_bad |= !bf_row_is_clean(folded);
+    }
+    bf_results_set_schedule(c->res, campaign_schedule(c, reps, nreps, repeat));
+    if (*nrows)
+        bf_results_write_matrix(c->res, c->sc, rows, *nrows);
+    return any_bad;
+}
+
+/* Every repetition of every cell (the ones --cells picks run; progress counts their
+ * repetitions): with run.repeat >= 2 in rounds, each round every cell once in the order
+ * bf_rounds_order draws from run.seed and the round; with run.order: sequential or one
+ * repetition, each cell's repetitions back to back in matrix order. The matrix is rewritten
+ * after each repetition (campaign_fold): its rows in matrix order, each the median of the
+ * cell's repetitions so far. Returns an exit code: BF_EXIT_FAILED when a row is not clean. */
 static int campaign_cells(bf__campaign_t *c, const campaign_inputs_t *in, bf_row_t **rows_out,
                           size_t *nrows)
 {
@@ -641,31 +698,62 @@ static int campaign_cells(bf__campaign_t *c, const campaign_inputs_t *in, bf_row
     const bf_run_spec_t *run = bf_scenario_run(c->sc);
     size_t ncells = bf_scenario_cell_count(c->sc);
     uint32_t repeat = run->repeat ? run->repeat : 1;
+    int shuffled = bf_rounds_shuffled(repeat, run->order_sequential);
     bf_row_t *rows = bf_calloc(ncells + 1, sizeof *rows);
     *rows_out = rows;
-    bf_row_t *reps = bf_calloc(repeat, sizeof *reps);
+    bf_row_t *reps = bf_calloc(ncells * repeat + 1, sizeof *reps);
+    uint32_t *nreps = bf_calloc(ncells + 1, sizeof *nreps);
+    size_t *order = bf_calloc(ncells + 1, sizeof *order);
+    uint8_t *done = bf_calloc(ncells + 1, 1); /* a cell not selected with nothing more kept */
+    uint32_t *left = bf_calloc(ncells + 1, sizeof *left); /* repetitions each cell has left */
     uint64_t campaign_start = bf_clock_mono_us();
     int any_bad = 0, code = 0;
     size_t nsel = 0, pos = 0;
     for (size_t k = 0; k < ncells; k++)
         nsel += !selected || selected[k];
-    bf__cellrun_publish(c, 0, nsel, NULL, -1);
-    for (size_t k = 0; k < ncells && code == 0; k++) {
-        if (k > 0 && (!selected || selected[k - 1]))
-            pos++;
-        uint32_t nreps = 0;
-        int skip = selected && !selected[k];
-        code = campaign_cell_reps(c, k, skip, selected, in->rerun, pos, nsel, campaign_start, reps,
-                                  &nreps);
-        const bf_row_t *folded = bf_finish_fold(c->res, c->sc, reps, nreps, rows, nrows, NULL);
-        if (folded)
-            any_bad |= !bf_row_is_clean(folded);
-        int stop = campaign_must_stop(c);
-        if (stop) {
-            code = stop;
-            break;
+    size_t nruns = nsel * repeat;
+    c->nrounds = shuffled ? repeat : 1;
+    bf__cellrun_publish(c, 0, nruns, NULL, -1);
+    /* sequential: one "round" of cells, each with all its repetitions */
+    uint32_t rounds = shuffled ? repeat : 1, per = shuffled ? 1 : repeat;
+    for (uint32_t r = 1; r <= rounds && code == 0; r++) {
+        bf_rounds_order(run->seed, r, shuffled, ncells, order);
+        c->round = shuffled ? r : 0;
+        uint32_t place = 0;
+        for (size_t j = 0; j < ncells && code == 0; j++) {
+            size_t k = order[j];
+            int skip = selected && !selected[k];
+            place += !skip;
+            for (uint32_t i = 0; i < per && code == 0 && !done[k]; i++) {
+                uint32_t rep = shuffled ? r : i + 1;
+                c->position = shuffled ? place : (uint32_t)pos + 1;
+                int have = 0;
+                code = campaign_rep(c, k, rep, skip, in->rerun, pos, nruns, campaign_start,
+                                    &reps[k * repeat + nreps[k]], &have);
+                if (code == 1) { /* not selected, and this repetition is not kept */
+                    done[k] = 1;
+                    code = 0;
+                }
+                pos += !skip;
+                nreps[k] += have != 0;
+                if (have == 2) { /* run now: would the work left fail as its setup did? */
+                    for (size_t q = 0; q < ncells; q++)
+                        left[q] = (selected && !selected[q]) || done[q] ? 0 : repeat - nreps[q];
+                    config_error_repeats(c, k, left);
+                }
+                if (have && !skip)
+                    any_bad = campaign_fold(c, reps, nreps, repeat, rows, nrows);
+                int stop = campaign_must_stop(c);
+                if (stop && code == 0)
+                    code = stop;
+            }
         }
     }
+    any_bad = campaign_fold(c, reps, nreps, repeat, rows, nrows);
+    free(left);
+    free(done);
+    free(order);
+    free(nreps);
     free(reps);
     return code == BF_EXIT_OK && any_bad ? BF_EXIT_FAILED : code;
 }

@@ -88,6 +88,13 @@ typedef struct bf__campaign {
     const struct bf_fm_step *fm_step;
     uint64_t fm_deadline_us, fm_max_time_ms;
     size_t fm_combos_after;
+    /* the run order (bf_rounds.h): the round running (1-based) of nrounds (1: no rounds, or
+     * find-max), the repetition's 1-based position in it, and when its load started (Unix ms,
+     * 0 = not yet), for the row; the repetitions run so far and the time they took (us), for
+     * the progress line's estimate of the time left */
+    uint32_t round, nrounds, position;
+    int64_t load_started_ms;
+    uint64_t runs_done, runs_us;
     uint32_t min_agents; /* a cell may start with this many agents */
     uint64_t wait_ms;    /* how long to wait for them */
 

@@ -130,7 +130,14 @@ int bf__cellone_run(bf__campaign_t *c, const bf_cell_t *cell, uint32_t rep, cons
     }
     if (cell_duration_ms != duration_ms)
         bf_scenario_set_duration(c->sc, cell_duration_ms);
+    uint64_t t0 = bf_clock_mono_us();
     int rc = run_on_agents(c, cell, rep, name, pos, n, campaign_start_us, row);
+    if (rc == 0) { /* measured: what the runs after it will likely take (at run.warmup) */
+        uint64_t took_us = bf_clock_mono_us() - t0,
+                 extra_us = longer ? (first_ms - cell_warmup_ms) * 1000u : 0;
+        c->runs_done++;
+        c->runs_us += took_us > extra_us ? took_us - extra_us : 0;
+    }
     bf_scenario_set_warmup(c->sc, warmup_ms);
     bf_scenario_set_duration(c->sc, duration_ms);
     c->first_cell_done = 1;

@@ -648,6 +648,17 @@ static void fm_progress(const bf__campaign_t *c, char *buf, size_t size)
     bf_fm_progress(c->fm_step, left_ms, c->fm_max_time_ms, c->fm_combos_after, buf, size);
 }
 
+/* Where the running repetition is in the campaign: "cell 3/8 <id>" without rounds; with
+ * them "run 11/24 (round 2/3, cell 3/8) <id>-r2" (k of n counts repetitions then). */
+static void run_place(const bf__campaign_t *c, size_t k, size_t n, char *buf, size_t size)
+{
+    if (c->nrounds > 1)
+        snprintf(buf, size, "run %zu/%zu (round %u/%u, cell %u/%zu) %s", k + 1, n, c->round,
+                 c->nrounds, c->position, n / c->nrounds, c->cell_name);
+    else
+        snprintf(buf, size, "cell %zu/%zu %s", k + 1, n, c->cell_name);
+}
+
 static void progress(bf__campaign_t *c, size_t k, size_t ncells, int32_t second, uint64_t elapsed_ms,
                      uint64_t remaining_ms)
 {
@@ -684,18 +695,20 @@ static void progress(bf__campaign_t *c, size_t k, size_t ncells, int32_t second,
         }
         return;
     }
+    char where[400];
+    run_place(c, k, ncells, where, sizeof where);
     if (isatty(STDERR_FILENO)) {
-        char line[512];
+        char line[640];
         snprintf(line, sizeof line,
-                 "cell %zu/%zu %s  %s  %" PRIu64 " docs/s  errors %" PRIu64 "  429 %" PRIu64
+                 "%s  %s  %" PRIu64 " docs/s  errors %" PRIu64 "  429 %" PRIu64
                  "  lost %u  elapsed %s  left ~%s",
-                 k + 1, ncells, c->cell->id, phase, ok, err, rej, lost, el, rem);
+                 where, phase, ok, err, rej, lost, el, rem);
         fprintf(stderr, "\r\033[K%s", line); /* the live line, rewritten every second */
         fflush(stderr);
     } else if (second % 5 == 4) {
-        bf_info("cell %zu/%zu %s %s: %" PRIu64 " docs/s, errors %" PRIu64 ", 429 %" PRIu64
+        bf_info("%s %s: %" PRIu64 " docs/s, errors %" PRIu64 ", 429 %" PRIu64
                 ", lost agents %u, elapsed %s, left ~%s",
-                k + 1, ncells, c->cell->id, phase, ok, err, rej, lost, el, rem);
+                where, phase, ok, err, rej, lost, el, rem);
     }
 }
 
@@ -714,6 +727,7 @@ static void cell_begin(bf__campaign_t *c, const bf_cell_t *cell, uint32_t repeti
     c->gaps = 0;
     c->bad_samples = 0; /* counted per cell (it used to add up over the campaign) */
     c->load_s = (int32_t)((run->warmup_ms + run->duration_ms + 999) / 1000);
+    c->load_started_ms = 0;
     bf_results_cell_name(cell, repetition, repeat, c->cell_name, sizeof c->cell_name);
     if (c->fm_step != NULL) {
         char fm[300];
@@ -721,10 +735,11 @@ static void cell_begin(bf__campaign_t *c, const bf_cell_t *cell, uint32_t repeti
         bf_info("%s: cell %s (shards %u, replicas %u) on %u agents", fm, c->cell_name, cell->shards,
                 cell->replicas, nagents);
     } else {
-        bf_info("cell %zu/%zu %s (shards %u, replicas %u, batch %u, concurrency %u%s) on %u "
-                "agents",
-                k + 1, ncells, c->cell_name, cell->shards, cell->replicas, cell->batch_size,
-                cell->concurrency, cell->target_rate > 0 ? ", target rate" : "", nagents);
+        char where[400];
+        run_place(c, k, ncells, where, sizeof where);
+        bf_info("%s (shards %u, replicas %u, batch %u, concurrency %u%s) on %u agents", where,
+                cell->shards, cell->replicas, cell->batch_size, cell->concurrency,
+                cell->target_rate > 0 ? ", target rate" : "", nagents);
     }
 }
 
@@ -880,9 +895,11 @@ static void cell_show_second(bf__campaign_t *c, uint32_t nagents, size_t k, size
         return;
     *shown = sec;
     uint64_t elapsed_ms = (now - campaign_start_us) / 1000u;
-    /* the cells after this one warm up for run.warmup (this one may have had
-     * run.first_warmup) */
-    uint64_t per_cell_ms = c->warmup_after_ms + run->duration_ms + 5000;
+    /* the runs after this one (every repetition of every round counts) take what the runs so
+     * far took on average, or before any has finished run.warmup (this one may have had
+     * run.first_warmup) + run.duration + setup */
+    uint64_t per_cell_ms = c->runs_done ? c->runs_us / c->runs_done / 1000u
+                                        : c->warmup_after_ms + run->duration_ms + 5000;
     uint64_t left_ms = (uint64_t)(ncells - k - 1) * per_cell_ms +
                        (load_ms > (uint64_t)sec * 1000u ? load_ms - (uint64_t)sec * 1000u : 0);
     progress(c, k, ncells, sec, elapsed_ms, left_ms);
@@ -906,6 +923,7 @@ static void cell_load(bf__campaign_t *c, const bf_cell_t *cell, bf_fleet_agent_t
     const bf_request_spec_t *rq = bf_scenario_request(c->sc);
     c->start_cmd = ++c->next_cmd;
     uint64_t start_us = bf_clock_mono_us() + START_DELAY_MS * 1000u;
+    c->load_started_ms = (int64_t)(bf_clock_wall_us() / 1000u) + START_DELAY_MS;
     for (uint32_t i = 0; i < nagents; i++)
         c->members[i].last_command_us = 0;
     send_starts(c, start_us, bf_clock_mono_us());
@@ -1020,7 +1038,10 @@ static void cell_finish(bf__campaign_t *c, const bf_cell_t *cell, const bf__cell
                          .index_shards = ix->index_shards,
                          .index_replicas = ix->index_replicas,
                          .cluster = &side,
-                         .search_total_before = search_before};
+                         .search_total_before = search_before,
+                         .round = c->round,
+                         .position = c->position,
+                         .started_at_ms = c->load_started_ms};
     const char **ids = bf_calloc(nagents + 1, sizeof *ids);
     for (uint32_t i = 0; i < nagents; i++)
         ids[i] = agents[i]->id;

@@ -13,6 +13,7 @@
 #include "bf_corpus.h"
 #include "bf_error.h"
 #include "bf_mem.h"
+#include "bf_rounds.h"
 #include "bf_scenario.h"
 #include "bf_scenario_import.h"
 #include "bf_selftest.h"
@@ -642,6 +643,44 @@ static void plan_cell_memory(const plan_t *P, const bf_cell_t *cell, uint64_t *b
     *mem_out = mem;
 }
 
+#define PLAN_MAX_ROUNDS 20 /* rounds printed by plan_print_order; the rest are counted */
+
+/* The run order: matrix order (# above) with each cell's repetitions back to back, or with
+ * run.repeat >= 2 the shuffled rounds (bf_rounds_order) by cell number, when run.seed is set
+ * (else each run draws its own seed: said, with how to fix it). */
+static void plan_print_order(const plan_t *P)
+{
+    uint32_t repeat = P->run->repeat ? P->run->repeat : 1;
+    if (!bf_rounds_shuffled(repeat, P->run->order_sequential)) {
+        if (repeat > 1)
+            printf("\nrun order: the cells in # order, each cell's %u repetitions back to back "
+                   "(run.order: sequential)\n",
+                   repeat);
+        return;
+    }
+    printf("\nrun order: %u rounds, each running every cell once in an order shuffled from "
+           "run.seed and the round (run.order: rounds; drift falls on every cell alike)",
+           repeat);
+    if (!P->run->seed_set) {
+        printf(";\n  run.seed is not set: each run draws its own seed (printed at its start, "
+               "recorded in matrix.json, its order in matrix.json's schedule); set run.seed to "
+               "see the order here\n");
+        return;
+    }
+    printf(", seed %llu:\n", (unsigned long long)P->run->seed);
+    size_t *order = bf_calloc(P->ncells + 1, sizeof *order);
+    for (uint32_t r = 1; r <= repeat && r <= PLAN_MAX_ROUNDS; r++) {
+        bf_rounds_order(P->run->seed, r, 1, P->ncells, order);
+        printf("  round %u:", r);
+        for (size_t j = 0; j < P->ncells; j++)
+            printf(" %zu", order[j] + 1);
+        printf("\n");
+    }
+    if (repeat > PLAN_MAX_ROUNDS)
+        printf("  ... and %u rounds more, drawn the same way\n", repeat - PLAN_MAX_ROUNDS);
+    free(order);
+}
+
 /* The cell table in run order (the other axes in columns of their own) with each cell's body
  * and memory per agent; notes the cell with the most memory. */
 static void plan_print_cells(plan_t *P)
@@ -823,12 +862,12 @@ static void plan_print_memory(const plan_t *P)
            bf_scenario_cell(sc, P->peak_cell)->compression == BF_COMPRESS_GZIP ? " x 2 (gzip)" : "",
            P->corpus_bytes ? " + corpus" : "");
     uint32_t reps = P->run->repeat ? P->run->repeat : 1;
-    printf(
-        "coordinator memory for rows: %s at most (one %zu-byte row per cell for matrix.json, "
-        "%zu, + one per repetition of the running cell until its median is taken, %u): it "
-        "grows by a row a cell, by design\n",
-        bf_units_format_bytes((uint64_t)(P->ncells + 1 + reps) * sizeof(bf_row_t), m2, sizeof m2),
-        sizeof(bf_row_t), P->ncells, reps);
+    printf("coordinator memory for rows: %s at most (one %zu-byte row per cell for matrix.json, "
+           "%zu, + one per repetition, %zu, kept for the medians since rounds interleave the "
+           "cells): it grows by a row a repetition, by design\n",
+           bf_units_format_bytes((uint64_t)(P->ncells * (1 + (size_t)reps) + 1) * sizeof(bf_row_t),
+                                 m2, sizeof m2),
+           sizeof(bf_row_t), P->ncells, P->ncells * (size_t)reps);
 }
 
 int bf_cmd_plan(int argc, char **argv)
@@ -870,6 +909,7 @@ int bf_cmd_plan(int argc, char **argv)
     corpus_warmup_warning(path, sc, P->pc, agent_rate, P->fleet);
     plan_print_head(P, path);
     plan_print_cells(P);
+    plan_print_order(P);
     plan_print_duration(P);
     plan_print_findmax(P);
     plan_print_memory(P);

@@ -1211,6 +1211,9 @@ void bf_rows_median(const bf_row_t *reps, size_t n, bf_row_t *out)
         out->docs_per_s_ci_level = level;
         out->docs_per_s_ci_within = 0;
     }
+    out->round = 0; /* each repetition's place is in matrix.json's schedule */
+    out->position = 0;
+    out->started_at_ms = -1;
     for (size_t i = 0; i < n; i++) {
         out->failed |= reps[i].failed;
         out->degraded |= reps[i].degraded;

@@ -198,6 +198,12 @@ typedef struct bf_row {
     /* cluster side: Σ over nodes of the transport rx/tx bytes delta over the window (what the
      * nodes sent each other; routing_mode node saves the forwarded documents); -1 unknown */
     int64_t transport_rx_bytes, transport_tx_bytes;
+    /* where this repetition ran in the campaign (bf_rounds.h): its round (1-based; 0 =
+     * run.order: sequential, or a cell's folded row) and 1-based position in that round (in
+     * sequential order: in the campaign), and when its load started (Unix time, ms; -1 =
+     * unknown or a folded row). matrix.json's "schedule" lists every repetition's */
+    uint32_t round, position;
+    int64_t started_at_ms;
 } bf_row_t;
 
 typedef struct bf_cellagg bf_cellagg_t;

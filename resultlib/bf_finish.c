@@ -27,6 +27,9 @@ int bf_finish_cell(bf_results_t *res, bf_es_t *es, const bf_cell_t *cell, const 
     }
     row->yellow = end->yellow;
     row->aborted = end->aborted;
+    row->round = end->round;
+    row->position = end->position;
+    row->started_at_ms = end->started_at_ms > 0 ? end->started_at_ms : -1;
     /* the cell's host set (the scenario's target, or its matrix target) was not verified */
     row->tls_insecure = cell->target != NULL && cell->target->tls_insecure;
     if (end->failure && end->failure[0]) {

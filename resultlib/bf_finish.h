@@ -41,6 +41,8 @@ typedef struct bf_cell_end {
     const bf_cluster_side_t *cluster; /* telemetry summary, or NULL (standalone) */
     int64_t search_total_before;      /* bf_cluster_search_total before the load; -1 = not
                                          taken (no search clients) */
+    uint32_t round, position;         /* the repetition's place in the run order (bf_row_t) */
+    int64_t started_at_ms;            /* its load's start, Unix ms; 0 or -1 = unknown */
 } bf_cell_end_t;
 
 /* bf_finish_cell — compute the row of one repetition from agg and end, verify it against the

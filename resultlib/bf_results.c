@@ -37,6 +37,7 @@ struct bf_results {
     char samples_path[4096];
     bf_diag_t err;  /* the first write that failed */
     char *metrics_store_json; /* matrix.json's "metrics_store" object, or NULL */
+    json_t *schedule;         /* matrix.json's "schedule" array (owned), or NULL */
     char *lead_md;            /* Markdown matrix.md starts with (find-max's answer), or NULL */
 };
 
@@ -116,6 +117,7 @@ void bf_results_close(bf_results_t **r_p)
         fclose(r->samples);
     free(r->dir);
     free(r->metrics_store_json);
+    json_decref(r->schedule);
     free(r->lead_md);
     free(r);
     *r_p = NULL;
@@ -145,6 +147,14 @@ void bf_results_set_metrics_store(bf_results_t *r, const char *json_object_text)
 {
     free(r->metrics_store_json);
     r->metrics_store_json = json_object_text ? bf_strdup(json_object_text) : NULL;
+}
+
+void bf_results_set_schedule(bf_results_t *r, json_t *schedule)
+{
+    json_decref(r->schedule);
+    r->schedule = json_is_array(schedule) ? schedule : NULL;
+    if (r->schedule == NULL)
+        json_decref(schedule);
 }
 
 void bf_results_set_lead(bf_results_t *r, const char *markdown)
@@ -507,6 +517,8 @@ int bf_results_write_matrix(bf_results_t *r, const bf_scenario_t *sc, const bf_r
     for (size_t k = 0; k < nrows; k++)
         json_array_append_new(arr, bf_row_encode(&rows[k]));
     json_object_set_new(root, "rows", arr);
+    if (r->schedule)
+        json_object_set(root, "schedule", r->schedule);
     /* the findings as data (kind, axis values, figures): a script can chain the next study */
     bf_finding_point_t *pts = bf_calloc(nrows + 1, sizeof *pts);
     for (size_t k = 0; k < nrows; k++)

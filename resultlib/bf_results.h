@@ -43,6 +43,12 @@ void bf_results_set_lead(bf_results_t *r, const char *markdown);
  * got (bf_mstore.h's counters). */
 void bf_results_set_metrics_store(bf_results_t *r, const char *json_object_text);
 
+/* bf_results_set_schedule — matrix.json's "schedule" for the next bf_results_write_matrix: the
+ * campaign's repetitions in the order they ran, each {"cell", "name", "repetition", "round",
+ * "position", "started_at"} (docs/results.md). Takes ownership of schedule (a JSON array; NULL
+ * or another value removes it). */
+void bf_results_set_schedule(bf_results_t *r, json_t *schedule);
+
 /* bf_results_file_name — "<cell id>" or "<cell id>-r<rep>" when repeat > 1, into buf. */
 void bf_results_cell_name(const bf_cell_t *cell, uint32_t repetition, uint32_t repeat, char *buf,
                           size_t buf_size);

@@ -145,6 +145,10 @@ static const bf__field_t fields[] = {
     FDD("docs_per_s_ci_high", docs_per_s_ci_high, BF__F_DBL, 1, 0),
     FD("docs_per_s_ci_level", docs_per_s_ci_level, BF__F_DBL, 1),
     FD("docs_per_s_ci_within", docs_per_s_ci_within, BF__F_INT, 1),
+    /* one repetition's place in the campaign's run order (0 / null in a folded row) */
+    FD("round", round, BF__F_U32, 0),
+    FD("position", position, BF__F_U32, 0),
+    FD("started_at_ms", started_at_ms, BF__F_I64, 0),
 };
 #define NFIELDS (sizeof fields / sizeof fields[0])
 const bf__field_t *const bf__row_fields = fields;

@@ -1699,6 +1699,7 @@ static int build_request_run(bf__load_t *L)
                  sc->document.corpus_passes, sc->document.corpus_passes == 1 ? "" : "s");
     run->duration_ms = TOP(RUN_DURATION)->u;
     run->repeat = (uint32_t)TOP(RUN_REPEAT)->u;
+    run->order_sequential = TOP(RUN_ORDER)->e == 1;
     run->target_rate = TOP(RUN_TARGET_RATE)->d;
     run->agents = (uint32_t)TOP(RUN_AGENTS)->u;
     run->seed = TOP(RUN_SEED)->set ? TOP(RUN_SEED)->u : 0;

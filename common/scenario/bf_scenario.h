@@ -217,12 +217,15 @@ typedef struct bf_run_spec {
                                  (when longer than warmup_ms): a fresh cluster's JVM is still
                                  compiling its indexing code; 0 = warmup_ms */
     uint64_t duration_ms;
-    uint32_t repeat;    /* >= 1 */
-    double target_rate; /* docs/s across the fleet, 0 = closed loop */
-    uint32_t agents;    /* agents per cell, 0 = all connected */
-    uint64_t seed;      /* base RNG seed; each agent and thread derives its own */
-    int seed_set;       /* added: 1 when run.seed was written; 0 = seed is 0 and the
-                           coordinator should pick (and record) a fresh one per run */
+    uint32_t repeat;       /* >= 1 */
+    int order_sequential;  /* run.order: sequential (1): a cell's repetitions back to back in
+                              matrix order; 0 (rounds): with repeat >= 2 each round runs every
+                              cell once in an order shuffled from the seed (bf_rounds.h) */
+    double target_rate;    /* docs/s across the fleet, 0 = closed loop */
+    uint32_t agents;       /* agents per cell, 0 = all connected */
+    uint64_t seed;         /* base RNG seed; each agent and thread derives its own */
+    int seed_set;          /* added: 1 when run.seed was written; 0 = seed is 0 and the
+                              coordinator should pick (and record) a fresh one per run */
 } bf_run_spec_t;
 
 /* Added: the `document` section. Templates keep their $[[name]] placeholders; bf_template

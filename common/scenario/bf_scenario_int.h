@@ -302,6 +302,7 @@ int bf__v_nonempty(struct bf__load *L, const bf__ynode_t *n, const char *path, b
     X(RUN_DURATION, "run.duration", BF__T_DURATION, "60s", 1000, 30 * BF__DUR_DAY, 0, 0, NULL,     \
       NULL)                                                                                        \
     X(RUN_REPEAT, "run.repeat", BF__T_U32, "1", 1, 1000, 0, 0, NULL, NULL)                         \
+    X(RUN_ORDER, "run.order", BF__T_ENUM, "rounds", 0, 0, 0, 0, "rounds|sequential", NULL)         \
     X(RUN_TARGET_RATE, "run.target_rate", BF__T_COUNT, "0", 0, 1e12, 0, 0, NULL, NULL)             \
     X(RUN_AGENTS, "run.agents", BF__T_U32, "0", 0, 100000, 0, 0, NULL, NULL)                       \
     X(RUN_SEED, "run.seed", BF__T_U64, NULL, 0, 0, 0, 0, NULL, NULL)                               \

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: MIT
 # integration_failfast_config — the cluster refuses the scenario's own index configuration
 # (issue #42 item 1), against the real dev cluster:
-#  A. an invalid mapping (a field type no cluster has) over a 3-cell shards axis, 2 repetitions:
+#  A. an invalid mapping (a field type no cluster has) over a 3-cell shards axis, 2 repetitions
+#     in matrix order (run.order: sequential):
 #     the campaign stops after the first repetition of the first cell (exit 2), says the
 #     cluster's reason and index.mappings, and names the work not run; one row, failed;
 #  B. the same with --keep-going: every cell is tried (today's behaviour), 3 rows failed, exit 1;
@@ -22,7 +23,7 @@ index:
   mappings: {properties: {n: {type: $2}}}
 variables: [{name: n, type: range, from: 1, to: 9}]
 document: {source: '{"n": \$[[n]]}'}
-run: {warmup: 0s, duration: 1s, repeat: 2}
+run: {warmup: 0s, duration: 1s, repeat: 2, order: sequential}
 matrix: $3
 YAML
 }

@@ -113,7 +113,7 @@ def main():
         rb = subprocess.run([sys.executable, JUDGE, "--row-bytes", os.path.join(tmp, "plan.txt")],
                             capture_output=True, text=True, timeout=60)
         ok = plan.returncode == 0 and rb.returncode == 0 and int(rb.stdout or 0) > 1000 and \
-            "2, + one per repetition of the running cell until its median is taken, 3)" in plan.stdout
+            "2, + one per repetition, 6, kept for the medians" in plan.stdout
         print(f"{'ok ' if ok else 'BAD'} plan states the row size: {rb.stdout.strip()} bytes")
         if not ok:
             bad += 1
