@@ -297,9 +297,9 @@ static void module_notes(const char *path, const bf_scenario_t *sc)
                 used += (size_t)snprintf(list + used, sizeof list - used, "%s%s",
                                          used ? " and " : "", types[j]);
         bf_info("%s: the mappings use %s, from the OpenSearch/Elasticsearch module %s: a "
-                "cluster without it refuses the index (\"no handler for type\"); the dev "
-                "cluster of scripts/devcluster.sh lacks it (transport-netty4 and "
-                "analysis-common only), full distributions have it",
+                "cluster without it refuses the index (\"no handler for type\"); "
+                "docs/development.md lists which dev cluster of scripts/devcluster.sh has it, "
+                "full distributions have it",
                 path, list, modules[i]);
     }
     json_decref(docs[0]);

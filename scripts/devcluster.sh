@@ -30,6 +30,7 @@
 #                                deploy/devcluster-es8, Java 17+) | elasticsearch9 (9.2.0,
 #                                deploy/devcluster-es9, Java 21+); --engine overrides it
 #   BF_DEVCLUSTER_LOG_LEVEL      OpenSearch console log level (warn)
+#   BF_DEVCLUSTER_SCRIPTING      1: the OpenSearch 2 dev cluster loads lang-painless and lang-expression too
 set -u
 
 SCRIPT_DIR=$(cd "$(dirname "$0")" && pwd)

@@ -155,12 +155,24 @@ int bf_cluster_existing_mismatch(bf_es_t *es, const bf_scenario_t *sc, const bf_
                                  uint32_t *index_replicas);
 
 /* bf_cluster_type_module — the OpenSearch/Elasticsearch module that provides a mapping field
- * type outside the server core (scaled_float, rank_feature(s), search_as_you_type, token_count:
- * mapper-extras; join: parent-join; percolator: percolator), or NULL for a core type. A cluster
- * without the module (the dev cluster of scripts/devcluster.sh holds transport-netty4 and
- * analysis-common only) refuses the mapping with "No handler for type". Static strings;
- * thread-safe. */
+ * type outside the server core (match_only_text, scaled_float, rank_feature(s),
+ * search_as_you_type, token_count: mapper-extras; join: parent-join; percolator: percolator), or
+ * NULL for a core type. A cluster without the module (docs/development.md lists what each dev
+ * cluster of scripts/devcluster.sh lacks) refuses the mapping with "No handler for type". Static
+ * strings; thread-safe. */
 const char *bf_cluster_type_module(const char *type);
+
+/* bf_cluster_analysis_hint — reads an index creation's error body for an analysis component the
+ * cluster does not know: Elasticsearch/OpenSearch "Unknown tokenizer type [x] for [name]" (also
+ * filter, char_filter, analyzer), "failed to find global tokenizer under [x]" and "Custom
+ * Analyzer [a] failed to find filter under name [x]" (a name referenced without a definition).
+ * On a match it writes to out (out_size bytes, truncated, NUL-terminated) a sentence naming the
+ * kind, the type, the module it belongs to (analysis-common, or analysis-icu/-kuromoji/... for
+ * their components) and what to use instead (an alternative the Elasticsearch dev cluster's
+ * bulkfleet-analysis-common module has, or the OpenSearch dev cluster / a real cluster), as
+ * deploy/devcluster-es/README.md lists them. body: the response body (NULL allowed). Returns 1
+ * on a match, 0 otherwise (out untouched). Thread-safe; no allocation. */
+int bf_cluster_analysis_hint(const char *body, char *out, size_t out_size);
 
 /* bf_cluster_delete_cell — DELETE the cell's indices (used by --cleanup); data streams with
  * DELETE /_data_stream/<name>; only what bulkfleet created (others: a warning, kept). */

@@ -9,8 +9,10 @@
 # lib.sh): `shard-of` agrees with Elasticsearch 9's placement of 900 ids, and routing_mode none /
 # node / shard cells verify with per-node write-pool telemetry. Then data streams on it:
 # integration_data_stream's script through the launcher's bulkfleet-data-streams module (9.x
-# form: Elasticsearch's data-streams module is not on Maven Central). Skipped (77) when no
-# Java 21+ is on the machine.
+# form: Elasticsearch's data-streams module is not on Maven Central). Then
+# examples/seed000-shards.yaml's 1- and 6-shard cells with the index's own analyzers
+# (seed000_check in lib.sh: the launcher's bulkfleet-analysis-common module, 9.x build).
+# Skipped (77) when no Java 21+ is on the machine.
 source "$(dirname "$0")/lib.sh"
 cd "$TMP"
 export BF_DEVCLUSTER_HEAP=1g
@@ -50,4 +52,5 @@ routing_check "$URL" "bf-es9rt-$$" 300
 BF_TEST_ES="$URL" bash "$SRC/tests/integration/integration_data_stream.sh" > ds.out 2>&1 ||
     { cat ds.out >&2; fail "integration_data_stream on Elasticsearch 9.2.0"; }
 grep '^cell' ds.out
-pass "quickstart (2 cells) against Elasticsearch 9.2.0: verified; shard-of agrees with the node, routing_mode cells verified; data streams as on OpenSearch"
+seed000_check "$URL"
+pass "quickstart (2 cells) against Elasticsearch 9.2.0: verified; shard-of agrees with the node, routing_mode cells verified; data streams as on OpenSearch; seed000-shards with its own analyzers verified"

@@ -7,7 +7,9 @@
 # the probe names Elasticsearch 8.17.0 and its node, every row has docs/s > 0, no rejection and
 # is verified by _count. Then the quickstart's first cell with replicas 1, which one node cannot
 # allocate: bulkfleet says so before the load ("1 replicas need 2 data nodes, the cluster has 1"),
-# does not wait for a green that cannot come, and the row is flagged yellow and verified.
+# does not wait for a green that cannot come, and the row is flagged yellow and verified. Then
+# examples/seed000-shards.yaml's 1- and 6-shard cells with the index's own analyzers
+# (seed000_check in lib.sh: the launcher's bulkfleet-analysis-common module).
 source "$(dirname "$0")/lib.sh"
 cd "$TMP"
 URL=${BF_TEST_ES:?BF_TEST_ES is not set (run through ctest)}
@@ -66,4 +68,5 @@ assert r["verified"] is True and r["docs_counted"] == r["docs_ok_all"] > 0, r
 print(f"Elasticsearch 8.17.0, 1 node, replicas 1: {r['cell']}: yellow, {r['docs_per_s']:.0f} docs/s, "
       f"{r['docs_counted']} counted")
 PY
-pass "quickstart (8 cells) against a 1-node Elasticsearch 8.17.0: every row verified; replicas 1: yellow, said, verified"
+seed000_check "$URL"
+pass "quickstart (8 cells) against a 1-node Elasticsearch 8.17.0: every row verified; replicas 1: yellow, said, verified; seed000-shards with its own analyzers verified"

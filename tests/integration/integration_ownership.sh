@@ -8,7 +8,8 @@
 # marked (_meta.created_by: bulkfleet), and a later run without the flag may recreate it. A kept
 # index (recreate: false) with more replicas than the cluster's nodes can hold runs at once,
 # flagged yellow, with its real replica count and what to do; a mapping type from a module the
-# cluster lacks (scaled_float: mapper-extras) is refused naming the module (issue #30).
+# cluster lacks (percolator: the percolator module; the dev cluster has mapper-extras since
+# issue #41) is refused naming the module (issue #30).
 source "$(dirname "$0")/lib.sh"
 cd "$TMP"
 IDX="bf-own-$$"
@@ -117,22 +118,22 @@ row = list(csv.DictReader(open(glob.glob(sys.argv[1] + "/*/matrix.csv")[0])))[0]
 assert row["yellow"] == "true" and row["index_mismatch"] == "true", row
 PY
 curl -sf -X DELETE "$ES/$KEPT" > /dev/null || true
-# a mapping type the dev cluster lacks (mapper-extras, issue #30): the error names the module
+# a mapping type the dev cluster lacks (percolator, issue #30): the error names the module
 cat > module.yaml <<YAML
 name: module
 target: {hosts: ["$ES"]}
-index: {name: $IDX-module, mappings: {properties: {price: {type: scaled_float, scaling_factor: 100}}}}
+index: {name: $IDX-module, mappings: {properties: {price: {type: percolator}}}}
 variables: [{name: n, type: range, from: 1, to: 9}]
 document: {source: '{"price": \$[[n]]}'}
 run: {warmup: 0s, duration: 1s}
 matrix: {batch_size: [20], concurrency: [1]}
 YAML
-if curl -sf "$ES/_cat/plugins?h=component" | grep -q mapper-extras || curl -sf "$ES/_nodes/plugins" | grep -q '"mapper-extras"'; then
-    echo "the test cluster has mapper-extras: the missing-module message is not checked here"
+if curl -sf "$ES/_cat/plugins?h=component" | grep -q percolator || curl -sf "$ES/_nodes/plugins" | grep -q '"percolator"'; then
+    echo "the test cluster has percolator: the missing-module message is not checked here"
 else
     rc=0; timeout 60 "$AGENT" run module.yaml --threads 1 > o11 2> e11 || rc=$?
-    [ "$rc" != 0 ] || { cat e11 >&2; fail "scaled_float without mapper-extras: exit 0"; }
-    grep -q "creating index $IDX-module on .*: the mappings use field type scaled_float, which the cluster lacks: it comes from the module mapper-extras" e11 ||
-        { cat e11 >&2; fail "scaled_float without mapper-extras: the module is not named"; }
+    [ "$rc" != 0 ] || { cat e11 >&2; fail "percolator without its module: exit 0"; }
+    grep -q "creating index $IDX-module on .*: the mappings use field type percolator, which the cluster lacks: it comes from the module percolator" e11 ||
+        { cat e11 >&2; fail "percolator without its module: the module is not named"; }
 fi
 pass "someone's index and templates refused before any load (exit 3, kept); --replace-existing replaces and marks, saying what it deletes (name, documents) and warning about a name that matches nothing; a kept 1-replica index on one node runs at once, flagged yellow, its real replica count said"

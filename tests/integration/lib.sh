@@ -136,3 +136,42 @@ for r in json.load(open(d + "matrix.json"))["rows"]:
           f"rejected {ticks[-1]['nodes'][0]['rejected']}, {len(ticks)} telemetry ticks over {len(names)} node(s)")
 PY
 }
+# seed000_check URL — examples/seed000-shards.yaml (seed 000's strict mapping with its own
+# analysis: a pattern tokenizer, an ngram tokenizer, the keyword tokenizer and a lowercase filter
+# and normalizer) on an engine whose dev cluster gets them from a module of ours (Elasticsearch:
+# bulkfleet-analysis-common): its 1-shard and 6-shard cells at concurrency 4 from the coordinator
+# with two local agents, both rows verified by _count; the index's own analyzers give what
+# Elasticsearch's analysis-common gives (path_analyzer "AB/Cd" -> ab, cd; name_analyzer "Ab" ->
+# a, ab, b; keyword_normalizer "AbC" -> abc), and every document is found by a lower-cased path
+# token. The indices are deleted by name afterwards.
+seed000_check() {
+    local url=$1 port rc=0
+    port=$(free_port)
+    BF_TARGET="$url" timeout 180 "$COORD" run "$SRC/examples/seed000-shards.yaml" --local-agents 2 --threads 1 \
+        --insecure --bind "tcp://127.0.0.1:$port" --warmup 1s --duration 2s --cells 1,3 --results seed-r \
+        > seed.out 2> seed.err || rc=$?
+    [ "$rc" -le 1 ] || { tail -20 seed.err >&2; fail "examples/seed000-shards.yaml against $url: exit $rc"; }
+    python3 - seed-r "$url" <<'PY' || { curl -s -X DELETE "$url/seed000-1s,seed000-6s?ignore_unavailable=true" > /dev/null; fail "seed000-shards rows or analyzers"; }
+import glob, json, sys, urllib.request
+url = sys.argv[2]
+def call(path, body=None):
+    req = urllib.request.Request(url + path, data=json.dumps(body).encode() if body is not None else None,
+                                 headers={"Content-Type": "application/json"}, method="POST" if body is not None else "GET")
+    return json.load(urllib.request.urlopen(req, timeout=30))
+rows = json.load(open(glob.glob(sys.argv[1] + "/*/matrix.json")[0]))["rows"]
+assert [r["shards"] for r in rows] == [1, 6], [r["cell"] for r in rows]
+for r in rows:
+    assert r["verified"] is True and r["docs_counted"] == r["docs_ok_all"] > 0, r["cell"]
+    idx = f"seed000-{r['shards']}s"
+    toks = lambda body: [t["token"] for t in call(f"/{idx}/_analyze", body)["tokens"]]
+    assert toks({"analyzer": "path_analyzer", "text": "AB/Cd"}) == ["ab", "cd"], idx
+    assert toks({"analyzer": "name_analyzer", "text": "Ab"}) == ["a", "ab", "b"], idx
+    assert toks({"normalizer": "keyword_normalizer", "text": "AbC"}) == ["abc"], idx
+    call(f"/{idx}/_refresh")
+    found = call(f"/{idx}/_count?q=path:0011wsjck0ov00019700101000000043")["count"]
+    assert found == r["docs_counted"], (idx, found, r["docs_counted"])
+    print(f"seed000-shards {r['cell']}: {r['docs_per_s']:.0f} docs/s, {r['docs_counted']} counted, "
+          f"{found} found by a path token of the index's own pattern tokenizer")
+PY
+    curl -s -X DELETE "$url/seed000-1s,seed000-6s" > /dev/null
+}

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* test_owner.c — what bulkfleet may replace in a cluster (bf_owner_may_replace) and which names
  * validate/plan warn about (bf_cluster_production_like), and whether GET / came from a cluster
- * (bf_cluster_root_check, issue #25). The cluster side of ownership (the
+ * (bf_cluster_root_check, issue #25), and what an index creation's refusal of an unknown
+ * analysis component or field type names (bf_cluster_analysis_hint, bf_cluster_type_module,
+ * issue #41). The cluster side of ownership (the
  * mark, refusals) is tested against the real cluster by integration_ownership. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -11,6 +13,7 @@
 
 #include "bf_cluster.h"
 
+#include <stdio.h>
 #include <string.h>
 
 static void test_may_replace_only_named(void **state)
@@ -100,12 +103,51 @@ static void test_root_check(void **state)
     assert_int_equal(strlen(small), 7);
 }
 
+/* the bodies as Elasticsearch 8.17.0 answered them on the dev cluster (2026-12-07) */
+static void test_analysis_hint(void **state)
+{
+    (void)state;
+    char h[900];
+    const char *unknown =
+        "{\"error\":{\"root_cause\":[{\"type\":\"illegal_argument_exception\","
+        "\"reason\":\"Unknown filter type [synonym] for [syn]\"}]},\"status\":400}";
+    assert_true(bf_cluster_analysis_hint(unknown, h, sizeof h));
+    assert_non_null(strstr(h, "the filter type [synonym], which the cluster lacks: it comes from "
+                              "analysis-common"));
+    assert_non_null(strstr(h, "OpenSearch dev cluster"));
+    assert_null(strstr(h, "use "));
+    const char *byname = "{\"reason\":\"Custom Analyzer [a] failed to find tokenizer under name "
+                         "[nGram]\"}";
+    assert_true(bf_cluster_analysis_hint(byname, h, sizeof h));
+    assert_non_null(strstr(h, "the tokenizer type [nGram]"));
+    assert_non_null(strstr(h, "use ngram (the name since Elasticsearch 7.6) instead"));
+    assert_true(
+        bf_cluster_analysis_hint("Unknown tokenizer type [icu_tokenizer] for [t]", h, sizeof h));
+    assert_non_null(strstr(h, "an analysis plugin (analysis-icu"));
+    assert_true(
+        bf_cluster_analysis_hint("failed to find global char_filter under [x]", h, sizeof h));
+    assert_non_null(strstr(h, "the char_filter type [x]"));
+    /* other 400s are not analysis refusals; a small buffer is cut, terminated */
+    snprintf(h, sizeof h, "untouched");
+    assert_false(bf_cluster_analysis_hint(
+        "No handler for type [match_only_text] declared on field [m]", h, sizeof h));
+    assert_false(bf_cluster_analysis_hint(NULL, h, sizeof h));
+    assert_string_equal(h, "untouched");
+    char small[10];
+    assert_true(bf_cluster_analysis_hint(unknown, small, sizeof small));
+    assert_int_equal(strlen(small), 9);
+    assert_string_equal(bf_cluster_type_module("match_only_text"), "mapper-extras");
+    assert_string_equal(bf_cluster_type_module("scaled_float"), "mapper-extras");
+    assert_null(bf_cluster_type_module("text"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_may_replace_only_named),
         cmocka_unit_test(test_production_like),
         cmocka_unit_test(test_root_check),
+        cmocka_unit_test(test_analysis_hint),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

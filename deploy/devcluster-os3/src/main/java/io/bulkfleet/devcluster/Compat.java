@@ -7,6 +7,7 @@ import java.util.List;
 
 import org.opensearch.analysis.common.CommonAnalysisModulePlugin;
 import org.opensearch.env.Environment;
+import org.opensearch.index.mapper.MapperExtrasModulePlugin;
 import org.opensearch.plugins.Plugin;
 import org.opensearch.transport.Netty4ModulePlugin;
 
@@ -16,8 +17,9 @@ import org.opensearch.transport.Netty4ModulePlugin;
  */
 final class Compat {
 
-    /** The classpath plugins every node loads: Netty4 HTTP/transport and analysis-common. */
-    static final List<Class<? extends Plugin>> PLUGINS = List.of(Netty4ModulePlugin.class, CommonAnalysisModulePlugin.class);
+    /** The classpath plugins every node loads: Netty4 HTTP/transport, analysis-common, mapper-extras. */
+    static final List<Class<? extends Plugin>> PLUGINS = List.of(Netty4ModulePlugin.class, CommonAnalysisModulePlugin.class,
+        MapperExtrasModulePlugin.class);
 
     private Compat() {
     }

@@ -3,11 +3,15 @@ package io.bulkfleet.devcluster;
 
 import java.io.IOException;
 import java.nio.file.Files;
+import java.util.ArrayList;
 import java.util.List;
 
 import org.opensearch.analysis.common.CommonAnalysisPlugin;
 import org.opensearch.env.Environment;
+import org.opensearch.index.mapper.MapperExtrasPlugin;
+import org.opensearch.painless.PainlessPlugin;
 import org.opensearch.plugins.Plugin;
+import org.opensearch.script.expression.ExpressionPlugin;
 import org.opensearch.transport.Netty4Plugin;
 
 /**
@@ -16,8 +20,23 @@ import org.opensearch.transport.Netty4Plugin;
  */
 final class Compat {
 
-    /** The classpath plugins every node loads: Netty4 HTTP/transport and analysis-common. */
-    static final List<Class<? extends Plugin>> PLUGINS = List.of(Netty4Plugin.class, CommonAnalysisPlugin.class);
+    /**
+     * The classpath plugins every node loads: Netty4 HTTP/transport, analysis-common and
+     * mapper-extras (match_only_text, scaled_float, rank_feature, search_as_you_type,
+     * token_count); with the environment variable BF_DEVCLUSTER_SCRIPTING=1 also painless and
+     * expression scripts (off by default: they add seconds to each node's start on 2 cores).
+     */
+    static final List<Class<? extends Plugin>> PLUGINS = plugins("1".equals(System.getenv("BF_DEVCLUSTER_SCRIPTING")));
+
+    private static List<Class<? extends Plugin>> plugins(boolean scripting) {
+        List<Class<? extends Plugin>> l = new ArrayList<>(List.of(Netty4Plugin.class, CommonAnalysisPlugin.class,
+            MapperExtrasPlugin.class));
+        if (scripting) {
+            l.add(PainlessPlugin.class);
+            l.add(ExpressionPlugin.class);
+        }
+        return List.copyOf(l);
+    }
 
     private Compat() {
     }
