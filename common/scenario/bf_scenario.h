@@ -254,7 +254,7 @@ typedef struct bf_document_spec {
     uint32_t corpus_passes; /* times each stream reads its slice; 0 = loop until the cell ends */
 } bf_document_spec_t;
 
-#define BF_MAX_QUERIES 16u    /* named queries in search.queries */
+#define BF_MAX_QUERIES 32u    /* named queries in search.queries */
 #define BF_MAX_QUERY_NAME 64u /* bytes of a query name */
 
 /* How a paged query walks its pages (search.queries[].paging.by). */

@@ -726,7 +726,7 @@ static char *find_corpus(const char *dir, const char *cn, const char *src, const
 /* ---- every task of the schedule accounted for ------------------------------------------
  * bulk: the cells; search-type operations: the scenario's search queries; the administrative
  * ones: what the campaign does anyway; the rest: named in the notes, counted on stderr. */
-#define MAX_IMPORT_QUERIES 16 /* search.queries holds at most 16 */
+#define MAX_IMPORT_QUERIES BF_MAX_QUERIES /* search.queries holds at most this many */
 typedef struct task_acc {
     size_t bulk, searches, mapped, total;
     json_t *queries; /* [{name, path, body, clients, rate, paging...}] */
@@ -819,7 +819,7 @@ static void account_task(task_acc *acc, json_t *t, json_t *op, const char *type,
     }
     if (json_array_size(acc->queries) >= MAX_IMPORT_QUERIES) {
         char *why =
-            bf_asprintf("%s (%s: search.queries holds at most %d)", tn, type, MAX_IMPORT_QUERIES);
+            bf_asprintf("%s (%s: search.queries holds at most %u)", tn, type, MAX_IMPORT_QUERIES);
         json_array_append_new(acc->skipped, json_string(why));
         free(why);
         return;

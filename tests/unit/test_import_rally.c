@@ -484,6 +484,39 @@ static void test_step_order(void **state)
     }
 }
 
+/* every search up to search.queries' limit is imported (16 before: geonames' 28 lost 12), and
+ * each one past it is named */
+static void test_many_searches(void **state)
+{
+    (void)state;
+    for (int n = 20; n <= 34; n += 14) {
+        char ops[8192] = "", sched[4096] = "", json[16384], msg[65536];
+        for (int i = 0; i < n; i++) {
+            size_t lo = strlen(ops), ls = strlen(sched);
+            snprintf(ops + lo, sizeof ops - lo,
+                     ", {\"name\": \"q%d\", \"operation-type\": \"search\", \"body\": {\"query\": "
+                     "{\"term\": {\"n\": %d}}}}",
+                     i, i);
+            snprintf(sched + ls, sizeof sched - ls, ", {\"operation\": \"q%d\"}", i);
+        }
+        snprintf(json, sizeof json,
+                 "{\"indices\": [{\"name\": \"ix\"}], \"corpora\": [{\"name\": \"c\", "
+                 "\"documents\": [{\"source-file\": \"docs.json\"}]}], \"operations\": "
+                 "[{\"name\": \"b\", \"operation-type\": \"bulk\", \"bulk-size\": 10}%s], "
+                 "\"schedule\": [{\"operation\": \"b\"}%s]}",
+                 ops, sched);
+        assert_int_equal(import_text("many.json", json, NULL, NULL, msg, sizeof msg), BF_OK);
+        int imported = 0;
+        for (const char *p = msg; (p = strstr(p, "    - name: q")) != NULL; p++)
+            imported++;
+        assert_int_equal(imported, n < 32 ? n : 32);
+        if (n > 32 && (strstr(msg, "#  - not imported: task q32 (search: search.queries holds "
+                                   "at most 32)\n") == NULL ||
+                       strstr(msg, "#  - not imported: task q33 (search: ") == NULL))
+            fail_msg("the searches past the 32nd are not named:\n%s", msg);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -498,6 +531,7 @@ int main(void)
         cmocka_unit_test(test_step_searches),
         cmocka_unit_test(test_corpus_caches),
         cmocka_unit_test(test_step_order),
+        cmocka_unit_test(test_many_searches),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -1044,8 +1044,8 @@ static void test_search_mistakes(void **state)
                   "inline.yaml:9:", "search.queries[0].method");
     load_text_err(SEARCH_BASE "search: {clients: 2}\n", "inline.yaml:7:",
                   "missing required key 'queries'");
-    load_text_err(SEARCH_BASE "search:\n  queries: []\n", "inline.yaml:8:",
-                  "search.queries: give 1 to 16 queries");
+    load_text_err(SEARCH_BASE "search:\n  queries: []\n",
+                  "inline.yaml:8:", "search.queries: give 1 to 32 queries");
     load_text_err(SEARCH_BASE "matrix: {search_clients: [1, 2]}\n", "inline.yaml:7:",
                   "matrix.search_clients: there is no search section");
     load_text_err(SEARCH_BASE "matrix: {concurrency: [0, 1]}\n", "inline.yaml:7:",
