@@ -306,6 +306,86 @@ static void module_notes(const char *path, const bf_scenario_t *sc)
     json_decref(docs[1]);
 }
 
+/* The script languages a JSON value runs (a "script" object's "lang", painless when it has
+ * none; a "script" string is painless; a stored script by "id" is the cluster's own), each
+ * once, into langs (at most cap). */
+static void collect_langs(json_t *v, const char **langs, size_t *n, size_t cap)
+{
+    if (json_is_object(v)) {
+        const char *k;
+        json_t *x;
+        json_object_foreach(v, k, x)
+        {
+            const char *lang = NULL;
+            if (strcmp(k, "script") == 0 && json_is_string(x))
+                lang = "painless";
+            else if (strcmp(k, "script") == 0 && json_is_object(x) &&
+                     (json_object_get(x, "source") || json_object_get(x, "inline")))
+                lang = json_is_string(json_object_get(x, "lang"))
+                           ? json_string_value(json_object_get(x, "lang"))
+                           : "painless";
+            int seen = 0;
+            for (size_t i = 0; lang && i < *n; i++)
+                seen |= strcmp(langs[i], lang) == 0;
+            if (lang && !seen && *n < cap)
+                langs[(*n)++] = lang;
+            collect_langs(x, langs, n, cap);
+        }
+    } else if (json_is_array(v)) {
+        size_t i;
+        json_t *x;
+        json_array_foreach(v, i, x) collect_langs(x, langs, n, cap);
+    }
+}
+
+/* A script in a search query or in the mappings (runtime fields) needs the cluster's
+ * lang-painless / lang-expression / lang-mustache module (geonames' painless and expression
+ * searches on a dev cluster without them answered 400 and stopped the cell): said at validate
+ * and plan, naming the queries, the module and the way out. */
+static void script_notes(const char *path, const bf_scenario_t *sc)
+{
+    const bf_search_spec_t *ss = bf_scenario_search(sc);
+    const bf_index_spec_t *ix = bf_scenario_index(sc);
+    static const char *const known[] = {"painless", "expression", "mustache"};
+    for (size_t l = 0; l < 3; l++) {
+        char who[512] = "";
+        size_t used = 0, nq = 0;
+        for (size_t q = 0; ss->enabled && q < ss->nqueries; q++) {
+            const char *body = ss->queries[q].body;
+            json_t *j = body ? json_loads(body, 0, NULL) : NULL; /* a template may not parse */
+            const char *langs[8];
+            size_t n = 0;
+            collect_langs(j, langs, &n, 8);
+            int uses = 0;
+            for (size_t i = 0; i < n; i++)
+                uses |= strcmp(langs[i], known[l]) == 0;
+            json_decref(j); /* langs point into it */
+            if (uses && used < sizeof who)
+                used += (size_t)snprintf(who + used, sizeof who - used, "%s'%s'", nq ? ", " : "",
+                                         ss->queries[q].name);
+            nq += (size_t)uses;
+        }
+        json_t *m = ix->mappings_json ? json_loads(ix->mappings_json, 0, NULL) : NULL;
+        const char *langs[8];
+        size_t n = 0;
+        collect_langs(m, langs, &n, 8);
+        int in_mappings = 0;
+        for (size_t i = 0; i < n; i++)
+            in_mappings |= strcmp(langs[i], known[l]) == 0;
+        json_decref(m); /* langs point into it */
+        if (nq == 0 && !in_mappings)
+            continue;
+        bf_info("%s: %s%s%s%s %s %s scripts, from the OpenSearch/Elasticsearch module lang-%s: "
+                "a cluster without it refuses them (HTTP 400, and a refused search query stops "
+                "the cell); docs/development.md lists which dev cluster of scripts/devcluster.sh "
+                "has it, full distributions have it",
+                path, nq ? (nq == 1 ? "search query " : "search queries ") : "", nq ? who : "",
+                nq && in_mappings ? " and " : "",
+                in_mappings ? "the mappings (runtime fields)" : "",
+                nq == 1 && !in_mappings ? "runs" : "run", known[l], known[l]);
+    }
+}
+
 static void on_load_error(void *ctx, const char *msg)
 {
     const char *more = strstr(msg, ": ... and ");
@@ -351,6 +431,7 @@ static int load(const char *path, uint32_t nodes, int all_errors, bf_scenario_t 
         bf_warn("%s", bf_scenario_warning(*sc, i));
     production_warnings(path, *sc);
     module_notes(path, *sc);
+    script_notes(path, *sc);
     return BF_EXIT_OK;
 }
 

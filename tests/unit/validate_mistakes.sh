@@ -140,4 +140,25 @@ for h in "4:13: target.headers: Accept" "4:55: target.headers: Content-Type" "4:
     grep -qF "headers.yaml:$h is set by bulkfleet" err || { cat err; fail "headers.yaml: '$h' not said"; }
 done
 grep -qF "headers.yaml is not a valid scenario (3 mistakes above" err || { cat err; fail "headers.yaml: not 3 mistakes"; }
-echo "PASS: validate lists every key, matrix and template mistake in one run, capped at 100; every forbidden header; names a mapping type's module"
+# a script in a search query or a runtime field is named with its module (issue 41: geonames'
+# painless and expression searches on a dev cluster without them), a query without one not
+cat > scripts.yaml <<'Y'
+name: t
+target: {hosts: [http://127.0.0.1:9200]}
+index:
+  name: bf-scripts
+  mappings: {runtime: {d: {type: long, script: {source: "emit(1)"}}}, properties: {n: {type: long}}}
+document: {source: '{"n": 1}'}
+search:
+  queries:
+    - {name: ps, body: '{"query": {"script_score": {"query": {"match_all": {}}, "script": {"source": "1"}}}}'}
+    - {name: ps2, body: '{"query": {"match_all": {}}, "script_fields": {"x": {"script": "doc.n.value"}}}'}
+    - {name: ex, body: '{"query": {"function_score": {"script_score": {"script": {"lang": "expression", "source": "1"}}}}}'}
+    - {name: plain, body: '{"query": {"term": {"n": 1}}}'}
+matrix: {batch_size: [10]}
+Y
+"$COORD" validate scripts.yaml > out 2> err || { cat err; fail "scripts.yaml: validate exit $?"; }
+grep -qF "scripts.yaml: search queries 'ps', 'ps2' and the mappings (runtime fields) run painless scripts, from the OpenSearch/Elasticsearch module lang-painless: a cluster without it refuses them" err &&
+    grep -qF "scripts.yaml: search query 'ex' runs expression scripts, from the OpenSearch/Elasticsearch module lang-expression" err &&
+    ! grep -q "'plain'" err || { cat err; fail "scripts.yaml: the script modules are not named"; }
+echo "PASS: validate lists every key, matrix and template mistake in one run, capped at 100; every forbidden header; names a mapping type's module and a script's"
