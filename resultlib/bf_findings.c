@@ -3,6 +3,7 @@
 #include "bf_findings.h"
 
 #include "bf_results.h"
+#include "bf_stats.h"
 
 #include "bf_buf.h"
 #include "bf_error.h"
@@ -20,11 +21,21 @@ struct bf_findings {
     size_t nfew, nmismatch; /* few-requests and index-mismatch points among the usable */
     size_t nleft;           /* points with a left_out reason (degraded, unverified, ...) */
     int one_run;            /* no usable point folds repetitions: ratios carry no noise estimate */
+    bf_findings_opts_t opts;
+    uint8_t *excl0; /* each point's excluded as given (a pass marks more) */
+    /* every comparison the findings state is a test (bf_stats): pass 1 collects their raw p
+     * values in order, the correction adjusts them, pass 2 states each with its verdict */
+    int pass;
+    double *praw, *padj;
+    size_t ntests, ncap, nstated;
+    size_t verdicts[4]; /* pass 2: how many of each bf_verdict_t */
     char **lines;
     size_t nlines;
     json_t *items, *best, *knees, *plateaus, *shards, *batch, *axes, *routing;
     char main_axis[128];
 };
+
+static void cmp_figures(const struct bf_stats_cmp *c, json_t *fig);
 
 static const char *const seed_axes[] = {"indices", "shards", "replicas", "batch_size", "concurrency"};
 
@@ -57,6 +68,14 @@ void bf_finding_point_from_row(const bf_row_t *row, bf_finding_point_t *p)
         used += (size_t)w;
     }
     p->docs_per_s = row->docs_per_s;
+    size_t nr = 0;
+    const double *rv = bf_row_reps(row, &nr);
+    p->nreps = (uint32_t)(nr < BF_ROW_MAX_REPS ? nr : BF_ROW_MAX_REPS);
+    if (p->nreps)
+        memcpy(p->reps, rv, p->nreps * sizeof *rv);
+    p->ci_low = row->docs_per_s_ci_low;
+    p->ci_high = row->docs_per_s_ci_high;
+    p->ci_within = row->docs_per_s_ci_within;
     p->service_p50_ms = row->service.p50_ms;
     p->few_requests = row->few_requests;
     p->repeat = row->repeat;
@@ -331,6 +350,14 @@ static void add_item(bf_findings_t *f, const char *kind, const char *axis, json_
     json_array_append_new(f->items, o);
 }
 
+/* the verdict of the item just added, and its figures (ratio, ci_low, ...) into its figures */
+static void item_verdict(bf_findings_t *f, const bf_stats_cmp_t *c)
+{
+    json_t *o = json_array_get(f->items, json_array_size(f->items) - 1);
+    json_object_set_new(o, "verdict", json_string(bf_verdict_name(c->verdict)));
+    cmp_figures(c, json_object_get(o, "figures"));
+}
+
 /* every axis value of p but skip's (NULL: all): numbers for the five, strings for the others */
 static json_t *at_json(const bf_finding_point_t *p, const char *skip)
 {
@@ -388,17 +415,171 @@ static double p50_ratio(const bf_finding_point_t *a, const bf_finding_point_t *b
                : NAN;
 }
 
+/* ---- tests of the comparisons ------------------------------------------------------------ */
+
+/* p's repetitions' docs/s (its docs/s alone when it has none), count in *n */
+static const double *point_reps(const bf_finding_point_t *p, size_t *n)
+{
+    if (p->nreps > 0) {
+        *n = p->nreps;
+        return p->reps;
+    }
+    *n = isfinite(p->docs_per_s) && p->docs_per_s > 0 ? 1 : 0;
+    return &p->docs_per_s;
+}
+
+/* a against b (ratio a / b) as a test: its raw p is collected in pass 1; in pass 2 it gets its
+ * corrected p and verdict. Returns 0 when the two cannot be compared (no positive docs/s). */
+static int pair_test(bf_findings_t *f, const bf_finding_point_t *a, const bf_finding_point_t *b,
+                     bf_stats_cmp_t *c)
+{
+    size_t na, nb;
+    const double *ra = point_reps(a, &na), *rb = point_reps(b, &nb);
+    int rc = BF_E_INVAL;
+    if (na == 1 && nb == 1 && a->ci_within && b->ci_within)
+        rc = bf_stats_compare_within(ra[0], a->ci_low, a->ci_high, rb[0], b->ci_low, b->ci_high, c);
+    if (rc != BF_OK && na && nb)
+        rc = bf_stats_compare(ra, na, rb, nb, 1.0 - f->opts.alpha, c);
+    if (rc != BF_OK)
+        return 0;
+    size_t k = f->ntests++;
+    if (f->pass == 1) {
+        if (k >= f->ncap) {
+            f->ncap = f->ncap ? 2 * f->ncap : 32;
+            f->praw = bf_realloc(f->praw, f->ncap * sizeof *f->praw);
+        }
+        f->praw[k] = c->p_value;
+        bf_stats_decide(c, c->p_value, f->opts.alpha, f->opts.band);
+    } else {
+        bf_stats_decide(c, k < f->nstated ? f->padj[k] : c->p_value, f->opts.alpha, f->opts.band);
+        f->verdicts[c->verdict]++;
+    }
+    return 1;
+}
+
+/* "1.10x (95 % CI 1.06-1.14, p 0.008, 5+5 runs): higher", or for unclear "...: unclear (why)" */
+static char *cmp_clause(const bf_stats_cmp_t *c, char *buf, size_t n)
+{
+    char ci[96] = "", pv[40] = "";
+    if (c->within_run)
+        snprintf(ci, sizeof ci, "within-run CI %.2f-%.2f, ", c->ci_low, c->ci_high);
+    else if (isfinite(c->ci_low) && isfinite(c->ci_high))
+        snprintf(ci, sizeof ci, "%.0f %% CI %.2f-%.2f, ",
+                 c->ci_level >= 0.95 - 1e-9 ? 95.0 : floor(c->ci_level * 100.0), c->ci_low,
+                 c->ci_high);
+    if (isfinite(c->p_adj))
+        snprintf(pv, sizeof pv, "p %.2g, ", c->p_adj);
+    int w = snprintf(buf, n, "%.2fx (%s%s%zu+%zu runs): %s", c->ratio, ci, pv, c->n_a, c->n_b,
+                     bf_verdict_name(c->verdict));
+    /* one run a side: the method sentence says why once, not every sentence */
+    int one_run = c->within_run || !(isfinite(c->ci_low) && isfinite(c->ci_high));
+    if (c->verdict == BF_VERDICT_UNCLEAR && c->why[0] && !one_run && w > 0 && (size_t)w < n)
+        snprintf(buf + w, n - (size_t)w, " (%s)", c->why);
+    return buf;
+}
+
+/* a comparison's figures: ratio, ci_low, ci_high, p_value (corrected), n_a, n_b and the rest */
+static void cmp_figures(const bf_stats_cmp_t *c, json_t *fig)
+{
+#define NUM(v) (isfinite(v) ? json_real(v) : json_null())
+    json_object_set_new(fig, "verdict", json_string(bf_verdict_name(c->verdict)));
+    json_object_set_new(fig, "ratio", NUM(c->ratio));
+    json_object_set_new(fig, "ci_low", NUM(c->ci_low));
+    json_object_set_new(fig, "ci_high", NUM(c->ci_high));
+    json_object_set_new(fig, "ci_level", NUM(c->ci_level));
+    json_object_set_new(fig, "ci_within_run", json_boolean(c->within_run));
+    json_object_set_new(fig, "p_value", NUM(c->p_adj));
+    json_object_set_new(fig, "p_value_raw", NUM(c->p_value));
+    json_object_set_new(fig, "n_a", json_integer((json_int_t)c->n_a));
+    json_object_set_new(fig, "n_b", json_integer((json_int_t)c->n_b));
+    json_object_set_new(fig, "need_repeat",
+                        c->need_reps ? json_integer(c->need_reps) : json_null());
+    json_object_set_new(fig, "why", json_string(c->why));
+#undef NUM
+}
+
 typedef struct ratios {
-    double *v;
+    double *v; /* docs/s ratios, sorted by ratios_median */
     size_t n;
+    bf_stats_cmp_t *c; /* each pair's test, in the order added */
+    size_t nc;
 } ratios;
 
-static void ratios_add(ratios *r, double v)
+/* the pair a over b: its docs/s ratio and its test */
+static void ratios_add(bf_findings_t *f, ratios *r, const bf_finding_point_t *a,
+                       const bf_finding_point_t *b)
+{
+    double v = a->docs_per_s / b->docs_per_s;
+    if (!isfinite(v))
+        return;
+    r->v = bf_realloc(r->v, (r->n + 1) * sizeof *r->v);
+    r->v[r->n++] = v;
+    r->c = bf_realloc(r->c, (r->nc + 1) * sizeof *r->c);
+    if (pair_test(f, a, b, &r->c[r->nc]))
+        r->nc++;
+}
+
+/* a pair whose test was already made (the same two cells stated elsewhere) */
+static void ratios_add_known(ratios *r, double v, const bf_stats_cmp_t *c)
 {
     if (!isfinite(v))
         return;
     r->v = bf_realloc(r->v, (r->n + 1) * sizeof *r->v);
     r->v[r->n++] = v;
+    r->c = bf_realloc(r->c, (r->nc + 1) * sizeof *r->c);
+    r->c[r->nc++] = *c;
+}
+
+static void ratios_free(ratios *r)
+{
+    free(r->v);
+    free(r->c);
+}
+
+/* the verdict of a set of like-for-like pairs: the pairs' when they all agree, else unclear
+ * saying how they split; into *out (the single pair's test when there is one) */
+static void ratios_verdict(const ratios *r, bf_stats_cmp_t *out)
+{
+    memset(out, 0, sizeof *out);
+    out->ratio = out->ci_low = out->ci_high = out->ci_level = NAN;
+    out->p_value = out->p_adj = out->log_sd = NAN;
+    if (r->nc == 1) {
+        *out = r->c[0];
+        return;
+    }
+    size_t cnt[4] = {0};
+    double *rv = bf_malloc((r->nc + 1) * sizeof *rv);
+    for (size_t i = 0; i < r->nc; i++) {
+        cnt[r->c[i].verdict]++;
+        rv[i] = r->c[i].ratio;
+        out->n_a += r->c[i].n_a;
+        out->n_b += r->c[i].n_b;
+    }
+    double gm = NAN, lo = NAN, hi = NAN;
+    if (r->nc && bf_stats_geomean_ci(rv, r->nc, 0.95, &gm, &lo, &hi) == BF_OK) {
+        out->ratio = gm;
+        out->ci_low = lo;
+        out->ci_high = hi;
+        out->ci_level = isfinite(lo) ? 0.95 : NAN;
+    }
+    free(rv);
+    out->verdict = BF_VERDICT_UNCLEAR;
+    for (int v = 0; v < 4; v++)
+        if (r->nc && cnt[v] == r->nc)
+            out->verdict = (bf_verdict_t)v;
+    if (out->verdict == BF_VERDICT_UNCLEAR && r->nc && cnt[BF_VERDICT_UNCLEAR] < r->nc) {
+        size_t used = 0;
+        static const bf_verdict_t order[] = {BF_VERDICT_HIGHER, BF_VERDICT_LOWER, BF_VERDICT_SAME,
+                                             BF_VERDICT_UNCLEAR};
+        for (size_t k = 0; k < 4; k++) {
+            if (cnt[order[k]] == 0 || used >= sizeof out->why)
+                continue;
+            int w = snprintf(out->why + used, sizeof out->why - used, "%s%zu %s",
+                             used ? ", " : "the cells disagree: ", cnt[order[k]],
+                             bf_verdict_name(order[k]));
+            used += w > 0 ? (size_t)w : 0;
+        }
+    }
 }
 
 static double ratios_median(ratios *r)
@@ -417,6 +598,9 @@ static json_t *ratios_json(ratios *r)
         json_object_set_new(o, "median", json_real(med));
         json_object_set_new(o, "max", json_real(r->v[r->n - 1]));
     }
+    bf_stats_cmp_t all;
+    ratios_verdict(r, &all);
+    cmp_figures(&all, o);
     return o;
 }
 
@@ -425,22 +609,26 @@ static json_t *ratios_json(ratios *r)
  * compare says it: a single run's ratio may be run-order or machine noise, issue #12) */
 static void ratios_text(const bf_findings_t *f, ratios *r, char *buf, size_t n)
 {
-    const char *noise = f->one_run ? "; one run, no noise estimate" : "";
+    (void)f;
+    bf_stats_cmp_t all;
+    ratios_verdict(r, &all);
+    char cl[400];
     if (r->n == 0) {
         snprintf(buf, n, "no matching cells");
-    } else if (r->n == 1) {
-        snprintf(buf, n, "%.2fx (1 matching cell%s)", r->v[0], noise);
+    } else if (r->nc == 1) {
+        snprintf(buf, n, "%s", cmp_clause(&r->c[0], cl, sizeof cl));
     } else {
         double med = ratios_median(r);
         char lo[32], hi[32];
         snprintf(lo, sizeof lo, "%.2f", r->v[0]);
         snprintf(hi, sizeof hi, "%.2f", r->v[r->n - 1]);
+        snprintf(cl, sizeof cl, "%s%s%s", bf_verdict_name(all.verdict), all.why[0] ? ": " : "",
+                 all.why);
         if (strcmp(lo, hi) == 0) /* "0.80x to 0.80x, median 0.80x" says less than this */
-            snprintf(buf, n, "%sx in all %zu matching cells%s", lo, r->n,
-                     f->one_run ? " (one run, no noise estimate)" : "");
+            snprintf(buf, n, "%sx in all %zu matching cells (%s)", lo, r->n, cl);
         else
-            snprintf(buf, n, "%.2fx to %.2fx, median %.2fx (%zu matching cells%s)", r->v[0],
-                     r->v[r->n - 1], med, r->n, noise);
+            snprintf(buf, n, "%.2fx to %.2fx, median %.2fx (%zu matching cells: %s)", r->v[0],
+                     r->v[r->n - 1], med, r->n, cl);
     }
 }
 
@@ -679,6 +867,7 @@ typedef struct grow {
     char label[300];
     uint32_t av, bv; /* the last step: from av to bv */
     double gain;
+    bf_stats_cmp_t c; /* the last step's test */
     json_t *at, *fig; /* owned until flushed into an item */
 } grow;
 
@@ -702,28 +891,39 @@ static void flush_growing(bf_findings_t *f, uint32_t shards, int batch, grow *g,
                 used += w > 0 ? (size_t)w : 0;
             }
         }
+        size_t nh = 0;
+        for (size_t i = 0; i < ng; i++)
+            nh += g[i].c.verdict == BF_VERDICT_HIGHER;
         add_line(f,
                  "%u %s: no %s up to %s %u on %zu lines (%s%s); their last steps still added "
-                 "%+.0f%% to %+.0f%%.",
+                 "%+.0f%% to %+.0f%% (%zu of %zu higher by the test, the others unclear or "
+                 "not).",
                  shards, shards_word(shards), batch ? "plateau" : "knee",
                  batch ? "batch" : "concurrency", upto, ng, labels, ng > 4 ? "; ..." : "",
-                 lo * 100.0, hi * 100.0);
-        for (size_t i = 0; i < ng; i++)
+                 lo * 100.0, hi * 100.0, nh, ng);
+        for (size_t i = 0; i < ng; i++) {
             add_item(f, batch ? "plateau" : "knee", axis, g[i].at, g[i].fig);
+            item_verdict(f, &g[i].c);
+        }
         return;
     }
     for (size_t i = 0; i < ng; i++) {
+        char cl[400];
+        cmp_clause(&g[i].c, cl, sizeof cl);
         if (batch)
             add_line(f,
                      "%u %s, %s: no plateau up to batch %u; the last step from %u still added "
-                     "%+.0f%%.",
-                     shards, shards_word(shards), g[i].label, g[i].bv, g[i].av, g[i].gain * 100.0);
+                     "%+.0f%%: %s.",
+                     shards, shards_word(shards), g[i].label, g[i].bv, g[i].av, g[i].gain * 100.0,
+                     cl);
         else
             add_line(f,
                      "%u %s, %s: no knee up to concurrency %u; the last step from %u still "
-                     "added %+.0f%%.",
-                     shards, shards_word(shards), g[i].label, g[i].bv, g[i].av, g[i].gain * 100.0);
+                     "added %+.0f%%: %s.",
+                     shards, shards_word(shards), g[i].label, g[i].bv, g[i].av, g[i].gain * 100.0,
+                     cl);
         add_item(f, batch ? "plateau" : "knee", axis, g[i].at, g[i].fig);
+        item_verdict(f, &g[i].c);
     }
 }
 
@@ -786,6 +986,17 @@ static void find_steps(bf_findings_t *f, const uint32_t *shards, size_t ns, int 
                 snprintf(p50, sizeof p50, " at %.1fx the service p50", pr);
             else
                 p50[0] = '\0';
+            /* the step from a to b as a test: a knee or plateau is stated only when the step
+             * is not higher (same or lower), else the finding says it is unclear */
+            bf_stats_cmp_t st;
+            char cl[400];
+            if (!pair_test(f, b, a, &st)) {
+                memset(&st, 0, sizeof st);
+                st.ratio = a->docs_per_s > 0 ? b->docs_per_s / a->docs_per_s : NAN;
+                st.ci_low = st.ci_high = st.ci_level = st.p_value = st.p_adj = NAN;
+            }
+            cmp_clause(&st, cl, sizeof cl);
+            int stated = knee && (st.verdict == BF_VERDICT_SAME || st.verdict == BF_VERDICT_LOWER);
             json_t *fig = json_object();
             json_object_set_new(o, kk, knee ? json_integer(av) : json_null());
             json_object_set_new(o, nk, knee ? json_integer(bv) : json_null());
@@ -798,6 +1009,8 @@ static void find_steps(bf_findings_t *f, const uint32_t *shards, size_t ns, int 
             json_object_set_new(fig, "gain", json_real(gain));
             json_object_set_new(fig, "p50_ratio", isfinite(pr) ? json_real(pr) : json_null());
             json_object_set_new(fig, "growing", json_boolean(!knee));
+            json_object_set_new(fig, "stated", json_boolean(stated));
+            json_object_set_new(o, "stated", json_boolean(stated));
             json_t *pts = json_array();
             for (size_t s = 0; s < m; s++) {
                 json_t *pt = json_object();
@@ -807,12 +1020,20 @@ static void find_steps(bf_findings_t *f, const uint32_t *shards, size_t ns, int 
                 json_array_append_new(pts, pt);
             }
             json_object_set_new(fig, "points", pts);
-            if (knee && !batch)
+            if (knee && !stated)
+                add_line(f,
+                         "%u %s, %s: no %s stated: going from %s %u (%s docs/s) to %u changes "
+                         "docs/s by %+.0f%%%s, less than %.0f%%, but the step is %s.",
+                         shards[k], shards_word(shards[k]), label, batch ? "plateau" : "knee",
+                         batch ? "batch" : "concurrency", av,
+                         grouped(a->docs_per_s, num, sizeof num), bv, gain * 100.0, p50,
+                         BF_FINDINGS_KNEE_GAIN * 100.0, cl);
+            else if (knee && !batch)
                 add_line(f,
                          "%u %s, %s: docs/s stops growing at concurrency %u (%s docs/s); "
-                         "going to %u changes it by %+.0f%%%s.",
+                         "going to %u changes it by %+.0f%%%s: %s.",
                          shards[k], shards_word(shards[k]), label, av,
-                         grouped(a->docs_per_s, num, sizeof num), bv, gain * 100.0, p50);
+                         grouped(a->docs_per_s, num, sizeof num), bv, gain * 100.0, p50, cl);
             else if (!knee) { /* said after the shard count's lines: one sentence for many */
                 json_array_append_new(batch ? f->plateaus : f->knees, o);
                 grow *g = &gr[ng++];
@@ -820,17 +1041,19 @@ static void find_steps(bf_findings_t *f, const uint32_t *shards, size_t ns, int 
                 g->av = av;
                 g->bv = bv;
                 g->gain = gain;
+                g->c = st;
                 g->at = at_json(head, axis);
                 g->fig = fig;
                 continue;
             } else if (knee)
                 add_line(f,
                          "%u %s, %s: docs/s stops growing with batch size at %u (%s docs/s); "
-                         "batch %u changes it by %+.0f%%%s.",
+                         "batch %u changes it by %+.0f%%%s: %s.",
                          shards[k], shards_word(shards[k]), label, av,
-                         grouped(a->docs_per_s, num, sizeof num), bv, gain * 100.0, p50);
+                         grouped(a->docs_per_s, num, sizeof num), bv, gain * 100.0, p50, cl);
             json_array_append_new(batch ? f->plateaus : f->knees, o);
             add_item(f, batch ? "plateau" : "knee", axis, at_json(head, axis), fig);
+            item_verdict(f, &st);
         }
         flush_growing(f, shards[k], batch, gr, ng);
         ng = 0;
@@ -848,26 +1071,41 @@ static void find_shard_ratios(bf_findings_t *f, const uint32_t *shards, size_t n
     long bf_ = best_at(f, few, 0, 0);
     if (bf_ < 0)
         bf_ = best_at(f, few, 0, 1);
-    char a[64], b[64], text[200];
+    char a[64], b[64], text[700];
     for (size_t k = ns - 1; k >= 1; k--) {
         uint32_t many = shards[k];
         long bm = best_at(f, many, 0, 0);
         if (bm < 0)
             bm = best_at(f, many, 0, 1);
+        double best_ratio =
+            f->pts[bm].docs_per_s > 0 ? f->pts[bf_].docs_per_s / f->pts[bm].docs_per_s : NAN;
+        /* the headline: best against best, on their repetitions */
+        bf_stats_cmp_t cb;
+        char bc[400];
+        int tested = pair_test(f, &f->pts[bf_], &f->pts[bm], &cb);
+        if (!tested) {
+            memset(&cb, 0, sizeof cb);
+            cb.ratio = best_ratio;
+            cb.ci_low = cb.ci_high = cb.ci_level = cb.p_value = cb.p_adj = NAN;
+        }
         ratios r = {0};
+        int best_pair = 0;
         for (size_t i = 0; i < f->n; i++) {
             const bf_finding_point_t *p = &f->pts[i];
             if (p->excluded || p->shards != few)
                 continue;
             for (size_t j = 0; j < f->n; j++) {
                 const bf_finding_point_t *q = &f->pts[j];
-                if (!q->excluded && q->shards == many && same_line(p, q, 1) &&
-                    q->concurrency == p->concurrency && q->docs_per_s > 0)
-                    ratios_add(&r, p->docs_per_s / q->docs_per_s);
+                if (q->excluded || q->shards != many || !same_line(p, q, 1) ||
+                    q->concurrency != p->concurrency || !(q->docs_per_s > 0))
+                    continue;
+                if (tested && i == (size_t)bf_ && j == (size_t)bm) { /* the same test once */
+                    ratios_add_known(&r, p->docs_per_s / q->docs_per_s, &cb);
+                    best_pair = 1;
+                } else
+                    ratios_add(f, &r, p, q);
             }
         }
-        double best_ratio =
-            f->pts[bm].docs_per_s > 0 ? f->pts[bf_].docs_per_s / f->pts[bm].docs_per_s : NAN;
         json_t *o = json_object();
         json_object_set_new(o, "fewest", json_integer(few));
         json_object_set_new(o, "other", json_integer(many));
@@ -876,22 +1114,25 @@ static void find_shard_ratios(bf_findings_t *f, const uint32_t *shards, size_t n
         json_object_set_new(o, "like_for_like", ratios_json(&r));
         json_array_append_new(f->shards, o);
         ratios_text(f, &r, text, sizeof text);
-        add_line(f, "%u %s vs %u %s: best %s vs %s docs/s (%.2fx); like for like %s.", few,
+        if (best_pair && r.n == 1)
+            snprintf(text, sizeof text, "the same two cells");
+        add_line(f, "%u %s vs %u %s: best %s vs %s docs/s: %s; like for like %s.", few,
                  shards_word(few), many, shards_word(many),
                  grouped(f->pts[bf_].docs_per_s, a, sizeof a),
-                 grouped(f->pts[bm].docs_per_s, b, sizeof b), best_ratio, text);
+                 grouped(f->pts[bm].docs_per_s, b, sizeof b), cmp_clause(&cb, bc, sizeof bc), text);
         json_t *fig = json_deep_copy(o);
         json_t *at = json_object();
         json_object_set_new(at, "shards", json_integer(many));
         add_item(f, "shards", "shards", at, fig);
-        free(r.v);
+        item_verdict(f, &cb);
+        ratios_free(&r);
     }
 }
 
 static void find_batch_gain(bf_findings_t *f, const uint32_t *shards, size_t ns)
 {
     uint32_t *batches = bf_calloc(f->n + 1, sizeof *batches);
-    char text[200];
+    char text[700];
     for (size_t k = 0; k < ns; k++) {
         size_t nb = 0;
         for (size_t i = 0; i < f->n; i++) {
@@ -917,7 +1158,7 @@ static void find_batch_gain(bf_findings_t *f, const uint32_t *shards, size_t ns)
                 const bf_finding_point_t *q = &f->pts[j];
                 if (!q->excluded && q->shards == shards[k] && q->batch_size == large &&
                     same_line(p, q, 0) && q->concurrency == p->concurrency && p->docs_per_s > 0)
-                    ratios_add(&r, q->docs_per_s / p->docs_per_s);
+                    ratios_add(f, &r, q, p);
             }
         }
         json_t *o = json_object();
@@ -932,7 +1173,10 @@ static void find_batch_gain(bf_findings_t *f, const uint32_t *shards, size_t ns)
         json_t *at = json_object();
         json_object_set_new(at, "shards", json_integer(shards[k]));
         add_item(f, "batch", "batch_size", at, json_deep_copy(o));
-        free(r.v);
+        bf_stats_cmp_t all;
+        ratios_verdict(&r, &all);
+        item_verdict(f, &all);
+        ratios_free(&r);
     }
     free(batches);
 }
@@ -957,7 +1201,7 @@ static int swap_routing(const char *extra, const char *mode, const char *to, cha
 static void find_routing_gain(bf_findings_t *f, const uint32_t *shards, size_t ns)
 {
     static const char *const modes[] = {"node", "shard"};
-    char text[200], other[sizeof f->pts[0].extra];
+    char text[700], other[sizeof f->pts[0].extra];
     for (size_t m = 0; m < 2; m++) {
         for (size_t k = 0; k < ns; k++) {
             ratios r = {0};
@@ -971,11 +1215,11 @@ static void find_routing_gain(bf_findings_t *f, const uint32_t *shards, size_t n
                     if (!q->excluded && q->shards == p->shards && q->indices == p->indices &&
                         q->replicas == p->replicas && q->batch_size == p->batch_size &&
                         q->concurrency == p->concurrency && strcmp(q->extra, other) == 0)
-                        ratios_add(&r, q->docs_per_s / p->docs_per_s);
+                        ratios_add(f, &r, q, p);
                 }
             }
             if (r.n == 0) {
-                free(r.v);
+                ratios_free(&r);
                 continue;
             }
             json_t *o = json_object();
@@ -990,7 +1234,10 @@ static void find_routing_gain(bf_findings_t *f, const uint32_t *shards, size_t n
             json_object_set_new(at, "shards", json_integer(shards[k]));
             json_object_set_new(at, "routing_mode", json_string(modes[m]));
             add_item(f, "routing", "routing_mode", at, json_deep_copy(o));
-            free(r.v);
+            bf_stats_cmp_t all;
+            ratios_verdict(&r, &all);
+            item_verdict(f, &all);
+            ratios_free(&r);
         }
     }
 }
@@ -1035,7 +1282,7 @@ static void find_axis_ratios(bf_findings_t *f)
     bf_strlcpy(names[1], "replicas", sizeof names[1]);
     size_t nn = 2 + extra_axes(f, names + 2, 32);
     char(*vals)[128] = bf_calloc(BF_FINDINGS_MAX_VALUES, sizeof *vals);
-    char text[200], va[256], vb[256];
+    char text[700], va[256], vb[256];
     for (size_t a = 0; a < nn; a++) {
         const char *axis = names[a];
         if (strcmp(axis, "routing_mode") == 0)
@@ -1079,11 +1326,11 @@ static void find_axis_ratios(bf_findings_t *f)
                     const bf_finding_point_t *q = &f->pts[j];
                     axis_text(q, axis, vb, sizeof vb);
                     if (!q->excluded && strcmp(vb, vals[v]) == 0 && same_except(p, q, axis))
-                        ratios_add(&r, q->docs_per_s / p->docs_per_s);
+                        ratios_add(f, &r, q, p);
                 }
             }
             if (r.n == 0) {
-                free(r.v);
+                ratios_free(&r);
                 continue;
             }
             ratios_text(f, &r, text, sizeof text);
@@ -1106,10 +1353,140 @@ static void find_axis_ratios(bf_findings_t *f)
                                      : json_string(vals[0]));
             json_object_set_new(fig, "like_for_like", ratios_json(&r));
             add_item(f, "axis", axis, at, fig);
-            free(r.v);
+            bf_stats_cmp_t all;
+            ratios_verdict(&r, &all);
+            item_verdict(f, &all);
+            ratios_free(&r);
         }
     }
     free(vals);
+}
+
+/* the best usable point with axis value v (without rejections when there is one), or -1 */
+static long best_with(const bf_findings_t *f, const char *axis, const char *v)
+{
+    long best = -1;
+    char t[256];
+    for (int allow_rej = 0; allow_rej < 2 && best < 0; allow_rej++)
+        for (size_t i = 0; i < f->n; i++) {
+            const bf_finding_point_t *p = &f->pts[i];
+            if (p->excluded || (p->rejections && !allow_rej) || !(p->docs_per_s > 0))
+                continue;
+            axis_text(p, axis, t, sizeof t);
+            if (strcmp(t, v) == 0 && (best < 0 || p->docs_per_s > f->pts[best].docs_per_s))
+                best = (long)i;
+        }
+    return best;
+}
+
+#define BF_FINDINGS_TREND_VALUES 16 /* values of one axis ordered by the trend finding */
+
+/* The trend along a numeric axis of three or more values (shards, replicas, indices, a numeric
+ * setting): its values ordered by their best cell's docs/s ("docs/s falls as shards grow:
+ * 1 > 6 > 60"), each step of that order tested. Concurrency and batch size have their knees
+ * and plateaus instead. */
+static void find_axis_trends(bf_findings_t *f)
+{
+    char names[35][128];
+    bf_strlcpy(names[0], "shards", sizeof names[0]);
+    bf_strlcpy(names[1], "replicas", sizeof names[1]);
+    bf_strlcpy(names[2], "indices", sizeof names[2]);
+    size_t nn = 3 + extra_axes(f, names + 3, 32);
+    for (size_t a = 0; a < nn; a++) {
+        const char *axis = names[a];
+        char vals[BF_FINDINGS_TREND_VALUES][64], t[256];
+        double num[BF_FINDINGS_TREND_VALUES];
+        long best[BF_FINDINGS_TREND_VALUES];
+        size_t nv = 0;
+        int numeric = 1;
+        for (size_t i = 0; i < f->n && numeric; i++) {
+            if (f->pts[i].excluded)
+                continue;
+            axis_text(&f->pts[i], axis, t, sizeof t);
+            double d = bf_finding_point_axis(&f->pts[i], axis);
+            if (t[0] == '\0' || !isfinite(d)) {
+                numeric = 0;
+                break;
+            }
+            size_t j = 0;
+            while (j < nv && strcmp(vals[j], t) != 0)
+                j++;
+            if (j == nv && nv < BF_FINDINGS_TREND_VALUES) {
+                bf_strlcpy(vals[nv], t, sizeof vals[0]);
+                num[nv++] = d;
+            }
+        }
+        if (!numeric || nv < 3)
+            continue;
+        /* order by best docs/s, highest first (insertion sort of indices) */
+        size_t ord[BF_FINDINGS_TREND_VALUES];
+        for (size_t j = 0; j < nv; j++) {
+            best[j] = best_with(f, axis, vals[j]);
+            ord[j] = j;
+        }
+        int all = 1;
+        for (size_t j = 0; j < nv; j++)
+            all &= best[j] >= 0;
+        if (!all)
+            continue;
+        for (size_t x = 1; x < nv; x++)
+            for (size_t y = x;
+                 y > 0 && f->pts[best[ord[y]]].docs_per_s > f->pts[best[ord[y - 1]]].docs_per_s;
+                 y--) {
+                size_t tmp = ord[y];
+                ord[y] = ord[y - 1];
+                ord[y - 1] = tmp;
+            }
+        int falls = 1, grows = 1;
+        for (size_t j = 1; j < nv; j++) {
+            falls &= num[ord[j]] > num[ord[j - 1]];
+            grows &= num[ord[j]] < num[ord[j - 1]];
+        }
+        char chain[400] = "", steps[2400] = "";
+        size_t cu = 0, su = 0, nhigher = 0;
+        json_t *fig = json_object(), *order = json_array(), *sj = json_array();
+        for (size_t j = 0; j < nv; j++) {
+            int w = snprintf(chain + cu, sizeof chain - cu, "%s%s", j ? " > " : "", vals[ord[j]]);
+            cu += w > 0 && (size_t)w < sizeof chain - cu ? (size_t)w : 0;
+            json_array_append_new(order, json_string(vals[ord[j]]));
+            if (j == 0)
+                continue;
+            const bf_finding_point_t *hi = &f->pts[best[ord[j - 1]]], *lo = &f->pts[best[ord[j]]];
+            bf_stats_cmp_t c;
+            char cl[400];
+            if (!pair_test(f, hi, lo, &c))
+                continue;
+            nhigher += c.verdict == BF_VERDICT_HIGHER;
+            w = snprintf(steps + su, sizeof steps - su, "; %s %s vs %s: %s", axis, vals[ord[j - 1]],
+                         vals[ord[j]], cmp_clause(&c, cl, sizeof cl));
+            su += w > 0 && (size_t)w < sizeof steps - su ? (size_t)w : 0;
+            json_t *st = json_object();
+            json_object_set_new(st, "a", json_string(vals[ord[j - 1]]));
+            json_object_set_new(st, "b", json_string(vals[ord[j]]));
+            json_object_set_new(st, "cell_a", json_string(hi->cell));
+            json_object_set_new(st, "cell_b", json_string(lo->cell));
+            cmp_figures(&c, st);
+            json_array_append_new(sj, st);
+        }
+        char head[300];
+        if (falls)
+            snprintf(head, sizeof head, "docs/s falls as %s grow", axis);
+        else if (grows)
+            snprintf(head, sizeof head, "docs/s grows with %s", axis);
+        else
+            snprintf(head, sizeof head, "docs/s by %s", axis);
+        add_line(f, "%s: %s by the best cell of each (%zu of %zu steps higher by the test)%s.",
+                 head, chain, nhigher, nv - 1, steps);
+        json_object_set_new(fig, "order", order);
+        json_object_set_new(fig, "direction",
+                            json_string(falls   ? "falls"
+                                        : grows ? "grows"
+                                                : "neither"));
+        json_object_set_new(fig, "steps", sj);
+        add_item(f, "axis_trend", axis, NULL, fig);
+        json_object_set_new(json_array_get(f->items, json_array_size(f->items) - 1), "verdict",
+                            json_string(nhigher == nv - 1 ? "higher" : "unclear"));
+    }
 }
 
 static void choose_main_axis(bf_findings_t *f)
@@ -1186,30 +1563,80 @@ static void left_out_line(bf_findings_t *f)
     add_item(f, "left_out", NULL, NULL, fig);
 }
 
-bf_findings_t *bf_findings_compute(const bf_finding_point_t *pts, size_t n)
+/* the outputs of one pass, empty */
+static void outputs_reset(bf_findings_t *f)
 {
-    bf_findings_t *f = bf_calloc(1, sizeof *f);
-    f->pts = bf_calloc(n + 1, sizeof *f->pts);
-    if (n)
-        memcpy(f->pts, pts, n * sizeof *pts);
-    f->n = n;
-    f->items = json_array();
-    f->best = json_array();
-    f->knees = json_array();
-    f->plateaus = json_array();
-    f->shards = json_array();
-    f->batch = json_array();
-    f->axes = json_array();
-    f->routing = json_array();
+    for (size_t i = 0; i < f->nlines; i++)
+        free(f->lines[i]);
+    free(f->lines);
+    f->lines = NULL;
+    f->nlines = 0;
+    json_t **arrs[] = {&f->items,  &f->best,  &f->knees, &f->plateaus,
+                       &f->shards, &f->batch, &f->axes,  &f->routing};
+    for (size_t i = 0; i < sizeof arrs / sizeof arrs[0]; i++) {
+        json_decref(*arrs[i]);
+        *arrs[i] = json_array();
+    }
+    f->nfew = f->nmismatch = f->nleft = 0;
+    f->ntests = 0;
+    memset(f->verdicts, 0, sizeof f->verdicts);
+}
+
+/* "Verdicts: ..." — how the comparisons above were tested, and what they found */
+static void method_line(bf_findings_t *f)
+{
+    if (f->ntests == 0)
+        return;
+    const char *corr = bf_stats_correction(f->ntests);
+    add_line(
+        f,
+        "Verdicts: each comparison is a Mann-Whitney U test on the cells' repetitions with a "
+        "%.0f %% interval of the ratio (Hodges-Lehmann); p values corrected by %s over the "
+        "%zu comparisons stated%s; higher or lower needs p < %.2g and the interval outside "
+        "the +-%.0f%% noise band, same needs it inside: %zu higher, %zu lower, %zu same, "
+        "%zu unclear%s.",
+        (1.0 - f->opts.alpha) * 100.0, corr, f->ntests,
+        f->ntests > BF_STATS_HOLM_MAX ? " (many: Benjamini-Hochberg keeps the share of false "
+                                        "calls at alpha, where Holm would decide almost none)"
+                                      : "",
+        f->opts.alpha, f->opts.band * 100.0, f->verdicts[BF_VERDICT_HIGHER],
+        f->verdicts[BF_VERDICT_LOWER], f->verdicts[BF_VERDICT_SAME],
+        f->verdicts[BF_VERDICT_UNCLEAR],
+        f->one_run
+            ? ". No cell has more than one run's docs/s: one run a side has no noise estimate (a "
+              "within-run interval holds that run's seconds, not the drift between "
+              "runs), so every verdict is unclear; run.repeat: 5 or more decides"
+            : "");
+    json_t *fig = json_object();
+    json_object_set_new(fig, "test", json_string("mann-whitney-u"));
+    json_object_set_new(fig, "interval", json_string("hodges-lehmann"));
+    json_object_set_new(fig, "correction", json_string(corr));
+    json_object_set_new(fig, "comparisons", json_integer((json_int_t)f->ntests));
+    json_object_set_new(fig, "alpha", json_real(f->opts.alpha));
+    json_object_set_new(fig, "noise_band", json_real(f->opts.band));
+    json_t *cnt = json_object();
+    for (int v = 0; v < 4; v++)
+        json_object_set_new(cnt, bf_verdict_name((bf_verdict_t)v),
+                            json_integer((json_int_t)f->verdicts[v]));
+    json_object_set_new(fig, "verdicts", cnt);
+    add_item(f, "method", NULL, NULL, fig);
+}
+
+/* one pass over the points: every sentence and item */
+static void compute_pass(bf_findings_t *f)
+{
+    outputs_reset(f);
+    size_t n = f->n;
     /* few-requests cells are not ranked: left out like a failed one, and said so */
     char few_cells[600] = "";
     size_t used = 0;
     f->one_run = 1;
     for (size_t i = 0; i < n; i++) {
         bf_finding_point_t *p = &f->pts[i];
+        p->excluded = f->excl0[i]; /* as given: pass 1 marks more below */
         if (p->excluded)
             continue;
-        if (p->repeat > 1)
+        if (p->nreps > 1)
             f->one_run = 0;
         if (p->left_out[0]) {
             p->excluded = 1; /* degraded, unverified, mostly errors: said below */
@@ -1270,8 +1697,39 @@ bf_findings_t *bf_findings_compute(const bf_finding_point_t *pts, size_t n)
         find_batch_gain(f, shards, ns);
         find_axis_ratios(f);
         find_routing_gain(f, shards, ns);
+        find_axis_trends(f);
     }
     free(shards);
+    method_line(f);
+}
+
+bf_findings_t *bf_findings_compute(const bf_finding_point_t *pts, size_t n)
+{
+    return bf_findings_compute_opts(pts, n, NULL);
+}
+
+bf_findings_t *bf_findings_compute_opts(const bf_finding_point_t *pts, size_t n,
+                                        const bf_findings_opts_t *opts)
+{
+    bf_findings_t *f = bf_calloc(1, sizeof *f);
+    f->pts = bf_calloc(n + 1, sizeof *f->pts);
+    if (n)
+        memcpy(f->pts, pts, n * sizeof *pts);
+    f->n = n;
+    f->excl0 = bf_calloc(n + 1, 1);
+    for (size_t i = 0; i < n; i++)
+        f->excl0[i] = (uint8_t)(pts[i].excluded != 0);
+    f->opts.alpha = opts && opts->alpha > 0 && opts->alpha < 1 ? opts->alpha : BF_STATS_ALPHA;
+    f->opts.band = opts && opts->band >= 0 && opts->band < 1 ? opts->band : BF_STATS_BAND;
+    /* pass 1 collects every test's p; the correction over all of them; pass 2 states them */
+    f->pass = 1;
+    compute_pass(f);
+    f->nstated = f->ntests;
+    f->padj = bf_calloc(f->nstated + 1, sizeof *f->padj);
+    if (f->nstated)
+        bf_stats_adjust(f->praw, f->nstated, f->padj);
+    f->pass = 2;
+    compute_pass(f);
     return f;
 }
 
@@ -1284,6 +1742,9 @@ void bf_findings_destroy(bf_findings_t **f_p)
         free(f->lines[i]);
     free(f->lines);
     free(f->pts);
+    free(f->praw);
+    free(f->excl0);
+    free(f->padj);
     json_decref(f->items);
     json_decref(f->best);
     json_decref(f->knees);

@@ -69,6 +69,12 @@ typedef struct bf_finding_point {
     int few_requests;      /* fewer than BF_FEW_REQUESTS bulk responses in the window: not ranked */
     int index_mismatch;    /* shards / replicas above are the index's real ones, not the cell's */
     uint32_t repeat;       /* repetitions folded into the row (run.repeat); 0 or 1: one run */
+    /* each repetition's docs/s (bf_row_reps: nreps values; 0 = docs_per_s is the only one) and
+     * the row's docs/s interval (ci_within: within one run, bf_row_t) */
+    uint32_t nreps;
+    double reps[BF_ROW_MAX_REPS];
+    double ci_low, ci_high;
+    int ci_within;
     /* why the findings leave this point out ("" = they use it): "failed", "interrupted",
      * "stalled", "target-missed", "degraded: an agent was lost", "not verified", "not verified:
      * the documents could not be counted", "12.3% of its documents failed or unknown", joined
@@ -93,9 +99,29 @@ int bf_findings_fm_sustain_id(const char *id);
  * Returns 0 or BF_E_PARSE (not an object, or no shards / batch_size / concurrency). */
 int bf_finding_point_from_json(json_t *row, bf_finding_point_t *p);
 
-/* bf_findings_compute — findings over n points (copied). Caller owns: bf_findings_destroy.
- * Never NULL; with no usable point it holds one sentence saying so. */
+/* How the findings test what they state (scenario keys findings.alpha, findings.noise_band). */
+typedef struct bf_findings_opts {
+    double alpha; /* significance level, 0 < alpha < 1; 0 = BF_STATS_ALPHA (0.05) */
+    double band;  /* noise band as a share (0.02 = +-2 %); outside [0, 1): BF_STATS_BAND */
+} bf_findings_opts_t;
+
+/* bf_findings_compute — findings over n points (copied), with the default alpha and noise
+ * band. Caller owns: bf_findings_destroy. Never NULL; with no usable point it holds one
+ * sentence saying so.
+ *
+ * Every comparison a finding states (fewest vs more shards best against best and like for
+ * like, batch over batch, each other axis, routing, the step at a knee or plateau, the last
+ * step of a line still growing, each step of an axis trend) is a test on the two cells'
+ * repetitions (bf_stats_compare, ratio oriented as the sentence reads) and gets a verdict
+ * (higher, lower, same, unclear) after a correction over all of them (bf_stats_adjust: Holm,
+ * Benjamini-Hochberg beyond BF_STATS_HOLM_MAX); a knee or plateau is stated only when its step
+ * is same or lower. Each such item carries "verdict" and figures.ratio, ci_low, ci_high,
+ * p_value (corrected), n_a, n_b (docs/results.md, How sure). A last sentence (kind "method")
+ * says how they were tested and how many of each verdict. */
 bf_findings_t *bf_findings_compute(const bf_finding_point_t *pts, size_t n);
+/* bf_findings_compute_opts — the same with opts (NULL = defaults). */
+bf_findings_t *bf_findings_compute_opts(const bf_finding_point_t *pts, size_t n,
+                                        const bf_findings_opts_t *opts);
 void bf_findings_destroy(bf_findings_t **f_p);
 
 /* bf_findings_count / bf_findings_line — the sentences in reading order (borrowed, valid
@@ -106,11 +132,13 @@ const char *bf_findings_line(const bf_findings_t *f, size_t i);
 /* bf_findings_json — the structured findings (new reference; caller json_decref's it):
  * {"main_axis":"concurrency","items":[...],"best":[...],"knees":[...],"plateaus":[...],
  *  "shards":[...],"batch":[...],"axes":[...],"lines":[...]}. Each of "items" is
- * {"kind": best|knee|plateau|shards|batch|axis|routing|few_requests|index_mismatch|left_out,
+ * {"kind": best|knee|plateau|shards|batch|axis|routing|axis_trend|few_requests|index_mismatch|
+ * left_out|method,
  * "axis": the axis it is
  * about, "at": {axis: value, ...} the values the finding holds for (numbers for indices,
  * shards, replicas, batch_size, concurrency; strings for other axes), "figures": {...},
- * "text": its sentence}; the other arrays are the older per-kind views. */
+ * "text": its sentence}, and for a comparison "verdict" with figures.ratio, ci_low, ci_high,
+ * p_value, n_a, n_b (bf_findings_compute); the other arrays are the older per-kind views. */
 json_t *bf_findings_json(const bf_findings_t *f);
 
 /* bf_findings_main_axis — the axis with the most distinct values among the usable points

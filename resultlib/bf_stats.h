@@ -35,7 +35,7 @@
 #define BF_STATS_EXACT_MAX 50 /* exact U distribution when both samples are smaller (R's rule) */
 #define BF_STATS_ALPHA 0.05   /* default significance level (findings.alpha) */
 #define BF_STATS_BAND 0.02    /* default noise band: +-2 % (findings.noise_band) */
-#define BF_STATS_HOLM_MAX 20  /* up to this many comparisons Holm, more: Benjamini-Hochberg */
+#define BF_STATS_HOLM_MAX 10  /* up to this many comparisons Holm, more: Benjamini-Hochberg */
 #define BF_STATS_MAX_REPS 100 /* repetitions a side named as "would likely decide", at most */
 
 /* bf_stats_mwu_cdf — P(U <= u) for the Mann-Whitney U of samples of m and n values without
