@@ -553,7 +553,7 @@ static void *run(void *arg)
         int running = 0;
         curl_multi_perform(s->multi, &running);
         CURLMsg *m;
-        int left;
+        int left, answered = 0;
         while ((m = curl_multi_info_read(s->multi, &left)) != NULL) {
             if (m->msg != CURLMSG_DONE)
                 continue;
@@ -562,7 +562,13 @@ static void *run(void *arg)
             CURLcode cc = m->data.result;
             curl_multi_remove_handle(s->multi, m->easy_handle);
             on_done(s, q, cc);
+            answered++;
         }
+        /* a client answered just now is free: its next query goes at once (closed loop) or
+         * when due (open loop: the top of the loop computes it), not after an idle poll on a
+         * descriptor that has nothing more to say (one client made ~18 queries/s so) */
+        if (answered && loading)
+            continue;
         now = bf_clock_mono_us();
         int wait_ms = wake_us > now ? (int)((wake_us - now + 999) / 1000) : 0;
         if (wait_ms > IDLE_POLL_MS)

@@ -280,6 +280,7 @@ class State:
         self.index_delay_s = 0.0  # --index-delay-ms
         self.admin_delay = []  # --admin-delay: (compiled regex, seconds)
         self.count_failed_shards = 0  # --count-failed-shards
+        self.search_ms = 0.0  # --search-ms
         self.admin_fault = None  # --admin-fault
         self.root = "cluster"  # --root
         self.no_ds_api = False  # --no-data-stream-api
@@ -523,9 +524,13 @@ class Handler(BaseHTTPRequestHandler):
         if close:
             self.send_header("Connection", "close")
             self.close_connection = True
-        self.end_headers()
+        # headers and body in one write, as a cluster answers: two writes on a socket with
+        # Nagle's algorithm wait for the client's delayed ACK (40 ms) under quick request/answer
+        # traffic, which would be taken for the client's or the server's time
+        self._headers_buffer.append(b"\r\n")
         if self.command != "HEAD" and body:
-            self.wfile.write(body)
+            self._headers_buffer.append(body)
+        self.flush_headers()
         self.wfile.flush()
         return len(body)
 
@@ -691,6 +696,14 @@ class Handler(BaseHTTPRequestHandler):
             obj = {"count": state.count(index),
                    "_shards": {"total": 1, "successful": 1, "skipped": 0, "failed": 0}}
             rec["count"] = obj["count"]
+        elif segs[-1] == "_search" and method in ("GET", "POST"):
+            # a search that takes --search-ms on the server: no hits (bench/search-client.sh)
+            if state.search_ms > 0:
+                state.stop.wait(state.search_ms / 1000.0)
+            obj = {"took": int(state.search_ms), "timed_out": False,
+                   "_shards": {"total": 1, "successful": 1, "skipped": 0, "failed": 0},
+                   "hits": {"total": {"value": 0, "relation": "eq"}, "max_score": None,
+                            "hits": []}}
         elif segs[-1] == "_flush":
             obj = {"_shards": {"total": 1, "successful": 1, "failed": 0}}
         elif len(segs) >= 2 and segs[-2] == "_stats" and segs[-1] == "store" or \
@@ -1009,6 +1022,8 @@ def main(argv=None):
     ap.add_argument("--admin-delay", action="append", default=[], metavar="REGEX=MS",
                     help="answer a request but _bulk whose 'METHOD /path?query' matches REGEX "
                          "only after MS milliseconds (repeatable; the first match applies)")
+    ap.add_argument("--search-ms", type=float, default=0.0,
+                    help="answer GET/POST /<index>/_search (no hits) after this many ms")
     ap.add_argument("--count-failed-shards", type=int, default=0, metavar="N",
                     help="_count answers 200 with N of 5 shards failed and their share of the "
                          "documents missing (a cluster with unassigned primaries)")
@@ -1051,6 +1066,7 @@ def main(argv=None):
     server.state.root = args.root
     server.state.no_ds_api = args.no_data_stream_api
     server.state.count_failed_shards = args.count_failed_shards
+    server.state.search_ms = args.search_ms
     if args.basic_auth:
         server.state.basic_auth = "Basic " + base64.b64encode(args.basic_auth.encode()).decode()
     for spec in args.admin_delay:
