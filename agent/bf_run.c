@@ -340,12 +340,12 @@ void bf_run_pack_errors(const bf_run_t *run, Bf__Sample *s)
 {
     if (run == NULL || !run->q_pending)
         return;
-    bf_errtypes_pack(&run->errs, &s->doc_errors, &s->n_doc_errors);
+    bf_sample_pack_errtypes(&run->errs, &s->doc_errors, &s->n_doc_errors);
 }
 
 void bf_run_pack_errors_cleanup(Bf__Sample *s)
 {
-    bf_errtypes_pack_cleanup(&s->doc_errors, &s->n_doc_errors);
+    bf_sample_pack_errtypes_cleanup(&s->doc_errors, &s->n_doc_errors);
 }
 
 void bf_run_pack_queries_cleanup(Bf__Sample *s)

@@ -15,7 +15,7 @@
 #include "bf_mem.h"
 #include "bf_rounds.h"
 #include "bf_scenario.h"
-#include "bf_scenario_import.h"
+#include "bf_import_loadgen.h"
 #include "bf_selftest.h"
 #include "bf_template.h"
 #include "bf_units.h"
@@ -1119,7 +1119,7 @@ int bf_cmd_import_loadgen(int argc, char **argv)
     }
     char *yaml = NULL;
     bf_diag_t diag = {0};
-    rc = bf_scenario_import_loadgen(text, len, path, &o, &yaml, &diag);
+    rc = bf_import_loadgen(text, len, path, &o, &yaml, &diag);
     free(text);
     free(cfg_text);
     free(cfg_auto);

@@ -26,7 +26,7 @@ int bf_cmd_plan(int argc, char **argv);
 /* import-loadgen: print a scenario equivalent to an INFINI loadgen config (variables mapped,
  * body_repeat_times -> batch_size, url -> target.hosts and index, basic_auth -> auth with the
  * password replaced by ${ES_PASSWORD}, -compress -> request.compression, -c -> concurrency,
- * -d -> run.duration). See bf_scenario_import.h for the mapping. */
+ * -d -> run.duration). See bf_import_loadgen.h for the mapping. */
 int bf_cmd_import_loadgen(int argc, char **argv);
 
 #endif

@@ -249,7 +249,7 @@ int bf_cellagg_add(bf_cellagg_t *a, uint32_t agent, const Bf__Sample *s)
     bf_counters_add(&a->merged[sec], &c);
     agent_sec_add(&a->per_agent[agent][sec], &c);
     a->seen[agent][sec] = 1;
-    bf_errtypes_unpack_add(&a->doc_errors, s->doc_errors, s->n_doc_errors);
+    bf_sample_unpack_errtypes_add(&a->doc_errors, s->doc_errors, s->n_doc_errors);
     for (size_t i = 0; i < s->n_queries; i++) {
         const Bf__QueryStats *q = s->queries[i];
         if (q->query >= a->nq) {

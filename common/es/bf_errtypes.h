@@ -18,8 +18,6 @@
 #ifndef BF_ERRTYPES_H
 #define BF_ERRTYPES_H
 
-#include "bulkfleet.pb-c.h"
-
 #include <stddef.h>
 #include <stdint.h>
 
@@ -55,13 +53,5 @@ uint32_t bf_errtypes_sorted(const bf_errtypes_t *t, uint32_t *order);
  * "mapper_parsing_exception 120; version_conflict_engine_exception 3" (most first; "" when
  * empty), cut to fit size bytes. Returns buf. */
 char *bf_errtypes_format(const bf_errtypes_t *t, char *buf, size_t size);
-
-/* bf_errtypes_pack — the table as Sample.doc_errors: *out gets a bf_calloc'ed array of
- * t->n ErrorCount (type, count = docs, reason) whose strings are borrowed from t (t must
- * outlive the message); release with bf_errtypes_pack_cleanup. */
-void bf_errtypes_pack(const bf_errtypes_t *t, Bf__ErrorCount ***out, size_t *n_out);
-void bf_errtypes_pack_cleanup(Bf__ErrorCount ***arr, size_t *n);
-/* bf_errtypes_unpack_add — t += n received ErrorCount (NULL strings are taken as ""). */
-void bf_errtypes_unpack_add(bf_errtypes_t *t, Bf__ErrorCount *const *arr, size_t n);
 
 #endif

@@ -3,6 +3,7 @@
 #include "bf_es.h"
 
 #include "bf_clock.h"
+#include "bf_url.h"
 #include "bf_mem.h"
 
 #include <stdio.h>
@@ -21,21 +22,6 @@ struct bf_es {
     CURLM *multi; /* with a tick: the request runs in this multi handle's loop (perform) */
     uint64_t tick_interval_us, last_tick_us;
 };
-
-char *bf_url_redact_userinfo(const char *url)
-{
-    const char *s = strstr(url, "://");
-    if (s == NULL)
-        return NULL;
-    s += 3;
-    const char *at = strchr(s, '@'), *slash = strchr(s, '/');
-    if (at == NULL || (slash && slash < at))
-        return NULL;
-    const char *colon = memchr(s, ':', (size_t)(at - s));
-    if (colon == NULL)
-        return NULL;
-    return bf_asprintf("%.*s<redacted>%s", (int)(colon + 1 - url), url, at);
-}
 
 const char *bf_es_transport_hint(CURLcode cc, const char *detail, const char *url,
                                  const bf_target_t *t, char *buf, size_t size)
@@ -223,41 +209,6 @@ static void tick_due(bf_es_t *es)
         es->tick(es->tick_ctx);
     }
 }
-
-/* bf_scenario.h: how messages name each connection's keys. Defined here, with the client that
- * prints them, so the client does not depend on the loader (scripts/deps.py). */
-const bf_conn_names_t bf_conn_names_target = {"the cluster",
-                                              "target.hosts",
-                                              "target.tls.ca_file",
-                                              "target.tls.insecure: true",
-                                              "target.tls.cert_file and key_file",
-                                              "target.auth"};
-const bf_conn_names_t bf_conn_names_store = {"the metrics store",
-                                             "metrics_store.hosts",
-                                             "metrics_store.tls.ca_file",
-                                             "metrics_store.tls.insecure: true",
-                                             "metrics_store.tls.cert_file and key_file",
-                                             "metrics_store.auth"};
-const bf_conn_names_t bf_conn_names_store_url = {
-    "the metrics store",
-    "--metrics-store URL",
-    "metrics_store.tls.ca_file",
-    "metrics_store.tls.insecure: true",
-    "metrics_store.tls.cert_file and key_file",
-    "metrics_store.auth (or user:password@ in the --metrics-store URL)"};
-const bf_conn_names_t bf_conn_names_compare = {
-    "the metrics store",
-    "--metrics-store URL",
-    "the system's CA bundle (compare has no --ca-file)",
-    "publish --insecure-tls (compare cannot skip verification)",
-    NULL,
-    "user:password@ in the --metrics-store URL"};
-const bf_conn_names_t bf_conn_names_publish = {"the metrics store",
-                                               "--metrics-store URL",
-                                               "--ca-file",
-                                               "--insecure-tls",
-                                               NULL,
-                                               "user:password@ in the --metrics-store URL"};
 
 /* curl_easy_perform, or with a tick our own multi loop: libcurl's progress callback
  * (CURLOPT_XFERINFOFUNCTION) slows to about once a second while nothing is transferred, which

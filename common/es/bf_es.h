@@ -11,16 +11,13 @@
 #include "bf_buf.h"
 #include "bf_error.h"
 #include "bf_scenario.h"
+#include "bf_url.h"
 
 #include <curl/curl.h>
 
 #define BF_MAX_API_RESPONSE_BYTES (64u << 20)
 
 typedef struct bf_es bf_es_t;
-
-/* bf_url_redact_userinfo — "scheme://user:password@host..." -> "scheme://user:<redacted>@host...".
- * Returns a new string (caller frees), or NULL when url holds no password. Thread-safe. */
-char *bf_url_redact_userinfo(const char *url);
 
 /* bf_es_transport_hint — what to do about a failed transfer: cc is libcurl's result, detail
  * its error buffer (CURLOPT_ERRORBUFFER; may be NULL or empty), url the request's URL (its

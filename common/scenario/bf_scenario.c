@@ -26,7 +26,6 @@
 #include "bf_template.h"
 #include "bf_units.h"
 
-#include <curl/curl.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <jansson.h>
@@ -84,7 +83,7 @@ static int read_disk(const char *full, size_t cap, char **data, size_t *len, int
 
 /* Reads a file the scenario names (through the provider or from disk), registers it in the
  * scenario's file list (once per path) and returns its content (borrowed from the list). */
-static int read_ref(bf__load_t *L, const bf__ynode_t *n, const char *key, const char *what,
+static int read_ref(bf__load_t *L, const bf_ynode_t *n, const char *key, const char *what,
                     const char *path, size_t cap, const char **data, size_t *len)
 {
     bf_scenario_t *sc = L->sc;
@@ -154,7 +153,7 @@ static int read_ref(bf__load_t *L, const bf__ynode_t *n, const char *key, const 
 }
 
 /* Parses a JSON object from a file; errors point into that file. */
-static int read_json_file(bf__load_t *L, const bf__ynode_t *n, const char *key, const char *what,
+static int read_json_file(bf__load_t *L, const bf_ynode_t *n, const char *key, const char *what,
                           const char *path, json_t **out)
 {
     const char *data;
@@ -181,11 +180,11 @@ static int read_json_file(bf__load_t *L, const bf__ynode_t *n, const char *key, 
 
 /* ---- conversion of one key ----------------------------------------------------------------- */
 
-static int bad_type(bf__load_t *L, const bf__ynode_t *n, const char *dpath, const char *want)
+static int bad_type(bf__load_t *L, const bf_ynode_t *n, const char *dpath, const char *want)
 {
-    if (n->kind == BF__Y_SCALAR)
+    if (n->kind == BF_Y_SCALAR)
         return bf__err(L, n, BF_E_INVAL, "%s: expected %s, got '%.80s'", dpath, want, n->value);
-    return bf__err(L, n, BF_E_INVAL, "%s: expected %s, got a %s", dpath, want, bf__y_kind_name(n));
+    return bf__err(L, n, BF_E_INVAL, "%s: expected %s, got a %s", dpath, want, bf_y_kind_name(n));
 }
 
 static int parse_i64(const char *s, int64_t *out)
@@ -202,16 +201,16 @@ static int parse_i64(const char *s, int64_t *out)
 }
 
 /* Converts a scalar text (node or default) by row type; n may be NULL (default). */
-static int convert_scalar(bf__load_t *L, const bf__key_t *k, const char *dpath,
-                          const bf__ynode_t *n, const char *text, bf__kval_t *v)
+static int convert_scalar(bf__load_t *L, const bf__key_t *k, const char *dpath, const bf_ynode_t *n,
+                          const char *text, bf__kval_t *v)
 {
     char buf[64];
     v->s = text;
     switch (k->type) {
     case BF__T_STR: return BF_OK;
     case BF__T_BOOL: {
-        bf__ynode_t tmp = {.kind = BF__Y_SCALAR, .value = (char *)text, .len = strlen(text)};
-        if (!bf__y_bool(n ? n : &tmp, &v->b))
+        bf_ynode_t tmp = {.kind = BF_Y_SCALAR, .value = (char *)text, .len = strlen(text)};
+        if (!bf_y_bool(n ? n : &tmp, &v->b))
             return bad_type(L, n, dpath, "true or false");
         return BF_OK;
     }
@@ -293,10 +292,10 @@ static int convert_scalar(bf__load_t *L, const bf__key_t *k, const char *dpath,
         return BF_OK;
     }
     case BF__T_FILTER: {
-        bf__ynode_t tmp = {.kind = BF__Y_SCALAR, .value = (char *)text, .len = strlen(text)};
+        bf_ynode_t tmp = {.kind = BF_Y_SCALAR, .value = (char *)text, .len = strlen(text)};
         v->b = -1;
         int b;
-        if (bf__y_bool(n ? n : &tmp, &b) && !(n && n->quoted))
+        if (bf_y_bool(n ? n : &tmp, &b) && !(n && n->quoted))
             v->b = b;
         return BF_OK;
     }
@@ -304,23 +303,23 @@ static int convert_scalar(bf__load_t *L, const bf__key_t *k, const char *dpath,
     }
 }
 
-static int walk_map(bf__load_t *L, const bf__ynode_t *map, const char *tpath, const char *dpath,
+static int walk_map(bf__load_t *L, const bf_ynode_t *map, const char *tpath, const char *dpath,
                     bf__kval_t *vals, unsigned var_type_mask_ok);
 
 #define BF__MAX_TARGETS 64u /* named host sets in targets: */
 
 /* targets: {<name>: {hosts: [url, ...]}}: names usable in cell ids and index names, each a
  * mapping with hosts (and nothing else: auth, TLS and headers come from target). */
-static int check_targets(bf__load_t *L, const bf__ynode_t *n, const char *dpath)
+static int check_targets(bf__load_t *L, const bf_ynode_t *n, const char *dpath)
 {
-    if (n->kind != BF__Y_MAP || n->n == 0)
+    if (n->kind != BF_Y_MAP || n->n == 0)
         return bad_type(L, n, dpath,
                         "a mapping of names to host sets, like {direct: {hosts: "
                         "[http://127.0.0.1:9200]}, gateway: {hosts: [http://127.0.0.1:8080]}}");
     if (n->n > BF__MAX_TARGETS)
         return bf__err(L, n, BF_E_TOOBIG, "%s: more than %u named targets", dpath, BF__MAX_TARGETS);
     for (size_t i = 0; i < n->n; i++) {
-        const bf__ynode_t *k = n->items[2 * i], *v = n->items[2 * i + 1];
+        const bf_ynode_t *k = n->items[2 * i], *v = n->items[2 * i + 1];
         char where[192];
         snprintf(where, sizeof where, "%s.%.64s", dpath, k->value);
         int ok = k->len > 0 && k->len <= 64;
@@ -332,11 +331,11 @@ static int check_targets(bf__load_t *L, const bf__ynode_t *n, const char *dpath)
                            "%s: a target name has 1 to 64 letters, digits, "
                            "'_', '-' or '.' (it names cells and may name indices)",
                            where);
-        if (v->kind != BF__Y_MAP)
+        if (v->kind != BF_Y_MAP)
             return bad_type(L, v, where, "a mapping like {hosts: [http://127.0.0.1:9200]}");
-        const bf__ynode_t *hosts = NULL;
+        const bf_ynode_t *hosts = NULL;
         for (size_t j = 0; j < v->n; j++) {
-            const bf__ynode_t *kk = v->items[2 * j];
+            const bf_ynode_t *kk = v->items[2 * j];
             if (strcmp(kk->value, "hosts") == 0) {
                 hosts = v->items[2 * j + 1];
                 continue;
@@ -356,15 +355,15 @@ static int check_targets(bf__load_t *L, const bf__ynode_t *n, const char *dpath)
         if (hosts == NULL)
             return bf__err(L, v, BF_E_INVAL, "%s.%s: missing required key 'hosts'", dpath,
                            k->value);
-        if (hosts->kind == BF__Y_SCALAR && bf__y_is_null(hosts))
+        if (hosts->kind == BF_Y_SCALAR && bf_y_is_null(hosts))
             return bf__err(L, hosts, BF_E_INVAL,
                            "%s: give at least one URL like "
                            "http://127.0.0.1:9200",
                            where);
-        if (hosts->kind != BF__Y_SCALAR && hosts->kind != BF__Y_SEQ)
+        if (hosts->kind != BF_Y_SCALAR && hosts->kind != BF_Y_SEQ)
             return bad_type(L, hosts, where, "a list of URLs");
-        for (size_t j = 0; hosts->kind == BF__Y_SEQ && j < hosts->n; j++)
-            if (hosts->items[j]->kind != BF__Y_SCALAR || bf__y_is_null(hosts->items[j]))
+        for (size_t j = 0; hosts->kind == BF_Y_SEQ && j < hosts->n; j++)
+            if (hosts->items[j]->kind != BF_Y_SCALAR || bf_y_is_null(hosts->items[j]))
                 return bad_type(L, hosts->items[j], where, "a URL");
         int rc = bf__v_urls(L, hosts, where, NULL);
         if (rc != BF_OK)
@@ -377,7 +376,7 @@ static int check_targets(bf__load_t *L, const bf__ynode_t *n, const char *dpath)
 }
 
 /* Converts key row `id` at node n (present in the file). */
-static int convert(bf__load_t *L, int id, const char *dpath, const bf__ynode_t *n, bf__kval_t *v)
+static int convert(bf__load_t *L, int id, const char *dpath, const bf_ynode_t *n, bf__kval_t *v)
 {
     const bf__key_t *k = &bf__keys[id];
     v->node = n;
@@ -387,50 +386,50 @@ static int convert(bf__load_t *L, int id, const char *dpath, const bf__ynode_t *
     case BF__T_SECTION:
         /* v is vals[id]: a section inside a list item (search.queries[].paging) fills that
          * item's values, not the top level's */
-        if (n->kind == BF__Y_SCALAR && bf__y_is_null(n)) /* empty: still check required keys */
+        if (n->kind == BF_Y_SCALAR && bf_y_is_null(n)) /* empty: still check required keys */
             return walk_map(L, n, k->path, dpath, v - id, 0);
-        if (n->kind != BF__Y_MAP)
+        if (n->kind != BF_Y_MAP)
             return bad_type(L, n, dpath, "a mapping of keys");
         return walk_map(L, n, k->path, dpath, v - id, 0);
     case BF__T_STRLIST:
-        if (n->kind == BF__Y_SCALAR && !bf__y_is_null(n)) {
+        if (n->kind == BF_Y_SCALAR && !bf_y_is_null(n)) {
             v->s = n->value;
             break;
         }
-        if (n->kind != BF__Y_SEQ)
+        if (n->kind != BF_Y_SEQ)
             return bad_type(L, n, dpath, "a list of strings");
         for (size_t i = 0; i < n->n; i++)
-            if (n->items[i]->kind != BF__Y_SCALAR || bf__y_is_null(n->items[i]))
+            if (n->items[i]->kind != BF_Y_SCALAR || bf_y_is_null(n->items[i]))
                 return bad_type(L, n->items[i], dpath, "a string");
         break;
     case BF__T_SCALARLIST:
-        if (n->kind != BF__Y_SEQ)
+        if (n->kind != BF_Y_SEQ)
             return bad_type(L, n, dpath, "a list of values");
         for (size_t i = 0; i < n->n; i++)
-            if (n->items[i]->kind != BF__Y_SCALAR)
+            if (n->items[i]->kind != BF_Y_SCALAR)
                 return bad_type(L, n->items[i], dpath, "a plain value (string or number)");
         break;
     case BF__T_STRMAP:
-        if (n->kind == BF__Y_SCALAR && bf__y_is_null(n))
+        if (n->kind == BF_Y_SCALAR && bf_y_is_null(n))
             return BF_OK;
-        if (n->kind != BF__Y_MAP)
+        if (n->kind != BF_Y_MAP)
             return bad_type(L, n, dpath, "a mapping of names to values");
         for (size_t i = 0; i < n->n; i++) {
-            bf__ynode_t *val = n->items[2 * i + 1];
-            if (val->kind != BF__Y_SCALAR)
+            bf_ynode_t *val = n->items[2 * i + 1];
+            if (val->kind != BF_Y_SCALAR)
                 return bad_type(L, val, dpath, "a string value");
             if (k->flags & BF__F_SECRET)
                 val->secret = 1;
         }
         break;
     case BF__T_JSONMAP:
-        if (n->kind == BF__Y_SCALAR && bf__y_is_null(n))
+        if (n->kind == BF_Y_SCALAR && bf_y_is_null(n))
             return BF_OK;
-        if (n->kind != BF__Y_MAP)
+        if (n->kind != BF_Y_MAP)
             return bad_type(L, n, dpath, "a mapping (written as YAML; it becomes JSON)");
         break;
     case BF__T_TARGETS:
-        if (n->kind == BF__Y_SCALAR && bf__y_is_null(n))
+        if (n->kind == BF_Y_SCALAR && bf_y_is_null(n))
             return BF_OK;
         rc = check_targets(L, n, dpath);
         if (rc != BF_OK)
@@ -438,17 +437,17 @@ static int convert(bf__load_t *L, int id, const char *dpath, const bf__ynode_t *
         break;
     case BF__T_VARLIST:
     case BF__T_MATRIX:
-        if (n->kind == BF__Y_SCALAR && bf__y_is_null(n))
+        if (n->kind == BF_Y_SCALAR && bf_y_is_null(n))
             return BF_OK;
-        if (k->type == BF__T_VARLIST && n->kind != BF__Y_SEQ)
+        if (k->type == BF__T_VARLIST && n->kind != BF_Y_SEQ)
             return bad_type(L, n, dpath, "a list");
-        if (k->type == BF__T_MATRIX && n->kind != BF__Y_MAP)
+        if (k->type == BF__T_MATRIX && n->kind != BF_Y_MAP)
             return bad_type(L, n, dpath, "a mapping of axes (shards: [1, 2], ...)");
         break;
     default:
-        if (n->kind != BF__Y_SCALAR)
+        if (n->kind != BF_Y_SCALAR)
             return bad_type(L, n, dpath, "a single value");
-        if (bf__y_is_null(n)) {
+        if (bf_y_is_null(n)) {
             if (k->flags & BF__F_REQUIRED)
                 return bf__err(L, n, BF_E_INVAL, "%s: needs a value", dpath);
             v->set = 0;
@@ -460,8 +459,8 @@ static int convert(bf__load_t *L, int id, const char *dpath, const bf__ynode_t *
             return rc;
         break;
     }
-    if (k->flags & BF__F_SECRET && n->kind == BF__Y_SCALAR)
-        ((bf__ynode_t *)n)->secret = 1;
+    if (k->flags & BF__F_SECRET && n->kind == BF_Y_SCALAR)
+        ((bf_ynode_t *)n)->secret = 1;
     if (k->validate)
         rc = k->validate(L, n, dpath, v);
     return rc;
@@ -501,13 +500,13 @@ static const char *loadgen_key_hint(const char *tp)
     return NULL;
 }
 
-static int walk_map(bf__load_t *L, const bf__ynode_t *map, const char *tpath, const char *dpath,
+static int walk_map(bf__load_t *L, const bf_ynode_t *map, const char *tpath, const char *dpath,
                     bf__kval_t *vals, unsigned var_type_mask_ok)
 {
     char tp[256], dp[320];
     size_t tl = strlen(tpath);
     for (size_t i = 0; i < map->n; i++) {
-        const bf__ynode_t *key = map->items[2 * i], *val = map->items[2 * i + 1];
+        const bf_ynode_t *key = map->items[2 * i], *val = map->items[2 * i + 1];
         if (tl)
             snprintf(tp, sizeof tp, "%s.%s", tpath, key->value);
         else
@@ -625,8 +624,8 @@ static const conn_keys store_keys = {"metrics_store",
 /* One entry of target.headers (k: its name, v: its value): BF_OK, or the mistake in L->diag
  * (a name that is not a token, one of the headers bulkfleet sets itself, Authorization beside
  * target.auth, a value with a line break). */
-static int header_mistake(bf__load_t *L, const bf_target_t *t, const bf__ynode_t *k,
-                          const bf__ynode_t *v)
+static int header_mistake(bf__load_t *L, const bf_target_t *t, const bf_ynode_t *k,
+                          const bf_ynode_t *v)
 {
     if (k->len == 0)
         return bf__err(L, k, BF_E_INVAL, "target.headers: empty header name");
@@ -657,7 +656,7 @@ static int header_mistake(bf__load_t *L, const bf_target_t *t, const bf__ynode_t
         return bf__err(L, k, BF_E_INVAL,
                        "target.headers: Authorization is set by target.auth; "
                        "remove one of the two");
-    const char *hv = bf__y_is_null(v) ? "" : v->value;
+    const char *hv = bf_y_is_null(v) ? "" : v->value;
     if (strpbrk(hv, "\r\n") || strlen(v->value) != v->len)
         return bf__err(L, v, BF_E_INVAL,
                        "target.headers.%s: a header value cannot contain line breaks", k->value);
@@ -667,12 +666,12 @@ static int header_mistake(bf__load_t *L, const bf_target_t *t, const bf__ynode_t
 static int build_conn(bf__load_t *L, const conn_keys *ck, bf_target_t *t)
 {
     const char *sn = ck->name;
-    const bf__ynode_t *hosts = L->top[ck->hosts].node;
-    size_t n = hosts->kind == BF__Y_SEQ ? hosts->n : 1;
+    const bf_ynode_t *hosts = L->top[ck->hosts].node;
+    size_t n = hosts->kind == BF_Y_SEQ ? hosts->n : 1;
     t->hosts = bf_calloc(n, sizeof *t->hosts);
     t->nhosts = n;
     for (size_t i = 0; i < n; i++) {
-        const bf__ynode_t *h = hosts->kind == BF__Y_SEQ ? hosts->items[i] : hosts;
+        const bf_ynode_t *h = hosts->kind == BF_Y_SEQ ? hosts->items[i] : hosts;
         size_t len = h->len;
         while (len > 0 && h->value[len - 1] == '/')
             len--;
@@ -681,7 +680,7 @@ static int build_conn(bf__load_t *L, const conn_keys *ck, bf_target_t *t)
     const bf__kval_t *user = &L->top[ck->user], *pass = &L->top[ck->pass],
                      *key = &L->top[ck->api_key], *bearer = &L->top[ck->bearer];
     int kinds = (user->set || pass->set) + key->set + bearer->set;
-    const bf__ynode_t *auth = L->top[ck->auth].node;
+    const bf_ynode_t *auth = L->top[ck->auth].node;
     if (kinds > 1)
         return bf__err(L, auth, BF_E_INVAL,
                        "%s.auth: give username and password, or "
@@ -748,12 +747,12 @@ static int build_conn(bf__load_t *L, const conn_keys *ck, bf_target_t *t)
                            "\"-----BEGIN\" line); give the %s in PEM format",
                            keyname, v->s, tls[i].what);
     }
-    const bf__ynode_t *hd = ck->headers >= 0 ? L->top[ck->headers].node : NULL;
+    const bf_ynode_t *hd = ck->headers >= 0 ? L->top[ck->headers].node : NULL;
     int kept = BF_OK; /* validate: every header's mistake is said (bf__collect), not the first */
-    if (hd && hd->kind == BF__Y_MAP) {
+    if (hd && hd->kind == BF_Y_MAP) {
         t->headers = bf_calloc(hd->n ? hd->n : 1, sizeof *t->headers);
         for (size_t i = 0; i < hd->n; i++) {
-            const bf__ynode_t *k = hd->items[2 * i], *v = hd->items[2 * i + 1];
+            const bf_ynode_t *k = hd->items[2 * i], *v = hd->items[2 * i + 1];
             int rc = header_mistake(L, t, k, v);
             if (rc != BF_OK && bf__collect(L, rc)) {
                 kept = kept != BF_OK ? kept : rc;
@@ -761,7 +760,7 @@ static int build_conn(bf__load_t *L, const conn_keys *ck, bf_target_t *t)
             }
             if (rc != BF_OK)
                 return rc;
-            const char *hv = bf__y_is_null(v) ? "" : v->value; /* "X-A:" is an empty value */
+            const char *hv = bf_y_is_null(v) ? "" : v->value; /* "X-A:" is an empty value */
             t->headers[t->nheaders++] = bf_asprintf("%s: %s", k->value, hv);
         }
     }
@@ -772,25 +771,25 @@ static int build_conn(bf__load_t *L, const conn_keys *ck, bf_target_t *t)
  * with its own hosts. Checked by check_targets already. */
 static int build_targets(bf__load_t *L)
 {
-    const bf__ynode_t *n = TOP(TARGETS)->node;
+    const bf_ynode_t *n = TOP(TARGETS)->node;
     bf_scenario_t *sc = L->sc;
-    if (n == NULL || n->kind != BF__Y_MAP)
+    if (n == NULL || n->kind != BF_Y_MAP)
         return BF_OK;
     sc->targets = bf_calloc(n->n, sizeof *sc->targets);
     sc->target_names = bf_calloc(n->n, sizeof *sc->target_names);
     for (size_t i = 0; i < n->n; i++) {
-        const bf__ynode_t *k = n->items[2 * i], *v = n->items[2 * i + 1];
-        const bf__ynode_t *hosts = NULL;
+        const bf_ynode_t *k = n->items[2 * i], *v = n->items[2 * i + 1];
+        const bf_ynode_t *hosts = NULL;
         for (size_t j = 0; j < v->n; j++)
             if (strcmp(v->items[2 * j]->value, "hosts") == 0)
                 hosts = v->items[2 * j + 1];
         bf_target_t *t = &sc->targets[i];
         *t = sc->target;
-        size_t nh = hosts->kind == BF__Y_SEQ ? hosts->n : 1;
+        size_t nh = hosts->kind == BF_Y_SEQ ? hosts->n : 1;
         t->hosts = bf_calloc(nh, sizeof *t->hosts);
         t->nhosts = nh;
         for (size_t j = 0; j < nh; j++) {
-            const bf__ynode_t *h = hosts->kind == BF__Y_SEQ ? hosts->items[j] : hosts;
+            const bf_ynode_t *h = hosts->kind == BF_Y_SEQ ? hosts->items[j] : hosts;
             size_t len = h->len;
             while (len > 0 && h->value[len - 1] == '/')
                 len--;
@@ -873,7 +872,7 @@ static int check_data_stream(bf__load_t *L)
     bf_index_spec_t *ix = &sc->index;
     if (!ix->data_stream)
         return BF_OK;
-    const bf__ynode_t *where =
+    const bf_ynode_t *where =
         TOP(INDEX_TEMPLATE)->node ? TOP(INDEX_TEMPLATE)->node : TOP(INDEX_DATA_STREAM)->node;
     if (ix->template_json) {
         json_t *body = json_loads(ix->template_json, 0, NULL);
@@ -941,8 +940,8 @@ static int build_index(bf__load_t *L)
     const bf__kval_t *nv = TOP(INDEX_NAMES);
     if (nv->set) {
         /* the names as written: every cell writes these indices (index.count is their number) */
-        const bf__ynode_t *n = nv->node;
-        size_t cnt = n && n->kind == BF__Y_SEQ ? n->n : 1;
+        const bf_ynode_t *n = nv->node;
+        size_t cnt = n && n->kind == BF_Y_SEQ ? n->n : 1;
         if (cnt == 0)
             return bf__err(L, n, BF_E_INVAL, "index.names: an empty list; name at least one index");
         if (TOP(INDEX_COUNT)->node && TOP(INDEX_COUNT)->u != cnt)
@@ -957,10 +956,10 @@ static int build_index(bf__load_t *L)
         TOP(INDEX_COUNT)->u = cnt;
         ix->names = bf_calloc(cnt, sizeof *ix->names);
         for (size_t i = 0; i < cnt; i++) {
-            const char *nm = n && n->kind == BF__Y_SEQ ? n->items[i]->value : nv->s;
+            const char *nm = n && n->kind == BF_Y_SEQ ? n->items[i]->value : nv->s;
             for (size_t j = 0; j < i; j++)
                 if (strcmp(ix->names[j], nm) == 0)
-                    return bf__err(L, n && n->kind == BF__Y_SEQ ? n->items[i] : n, BF_E_INVAL,
+                    return bf__err(L, n && n->kind == BF_Y_SEQ ? n->items[i] : n, BF_E_INVAL,
                                    "index.names: '%s' is named twice; name each index once", nm);
             ix->names[ix->nnames++] = bf_strdup(nm);
         }
@@ -976,8 +975,8 @@ static int build_index(bf__load_t *L)
                        "index: give mappings "
                        "or mappings_file, not both");
     json_t *m = NULL;
-    if (TOP(INDEX_MAPPINGS)->node && TOP(INDEX_MAPPINGS)->node->kind == BF__Y_MAP) {
-        m = bf__y_to_json(TOP(INDEX_MAPPINGS)->node);
+    if (TOP(INDEX_MAPPINGS)->node && TOP(INDEX_MAPPINGS)->node->kind == BF_Y_MAP) {
+        m = bf_y_to_json(TOP(INDEX_MAPPINGS)->node);
     } else if (TOP(INDEX_MAPPINGS_FILE)->set) {
         rc = read_json_file(L, TOP(INDEX_MAPPINGS_FILE)->node, "index.mappings_file",
                             "mappings file", TOP(INDEX_MAPPINGS_FILE)->s, &m);
@@ -1002,8 +1001,8 @@ static int build_index(bf__load_t *L)
     }
     /* index template */
     const bf__kval_t *tb = TOP(TEMPLATE_BODY), *tf = TOP(TEMPLATE_BODY_FILE);
-    if (TOP(INDEX_TEMPLATE)->node && TOP(INDEX_TEMPLATE)->node->kind == BF__Y_MAP) {
-        const bf__ynode_t *tn = TOP(INDEX_TEMPLATE)->node;
+    if (TOP(INDEX_TEMPLATE)->node && TOP(INDEX_TEMPLATE)->node->kind == BF_Y_MAP) {
+        const bf_ynode_t *tn = TOP(INDEX_TEMPLATE)->node;
         if (tb->node && tf->set)
             return bf__err(L, tf->key, BF_E_INVAL,
                            "index.template: give body or body_file, "
@@ -1014,11 +1013,11 @@ static int build_index(bf__load_t *L)
                            "body_file (a JSON file) with index_patterns");
         json_t *body = NULL;
         if (tb->node) {
-            if (tb->node->kind != BF__Y_MAP)
+            if (tb->node->kind != BF_Y_MAP)
                 return bf__err(L, tb->node, BF_E_INVAL,
                                "index.template.body: expected a "
                                "mapping");
-            body = bf__y_to_json(tb->node);
+            body = bf_y_to_json(tb->node);
         } else {
             rc = read_json_file(L, tf->node, "index.template.body_file", "index template", tf->s,
                                 &body);
@@ -1080,8 +1079,8 @@ static void add_value(bf_buf_t *vals, size_t **off, size_t *n, size_t *cap, cons
 /* Splits dictionary text into lines: UTF-8 BOM stripped, LF or CRLF line ends, empty lines
  * skipped; each line JSON-escaped (quotes, backslashes, control characters including TAB, ESC
  * and a stray CR; invalid UTF-8 becomes U+FFFD). */
-static int load_values(bf__load_t *L, bf_var_spec_t *v, const bf__ynode_t *at, const char *dp,
-                       const char *text, size_t len, const bf__ynode_t *data)
+static int load_values(bf__load_t *L, bf_var_spec_t *v, const bf_ynode_t *at, const char *dp,
+                       const char *text, size_t len, const bf_ynode_t *data)
 {
     bf_buf_t vals;
     bf_buf_init(&vals, 0);
@@ -1113,8 +1112,8 @@ static int load_values(bf__load_t *L, bf_var_spec_t *v, const bf__ynode_t *at, c
     }
     if (data) {
         for (size_t k = 0; k < data->n; k++) {
-            const bf__ynode_t *d = data->items[k];
-            if (d->len == 0 || bf__y_is_null(d))
+            const bf_ynode_t *d = data->items[k];
+            if (d->len == 0 || bf_y_is_null(d))
                 continue;
             add_value(&vals, &off, &n, &cap, d->value, d->len, &max_len, &all_literal);
             if (d->quoted)
@@ -1139,8 +1138,8 @@ static int load_values(bf__load_t *L, bf_var_spec_t *v, const bf__ynode_t *at, c
 }
 
 /* A vector variable's keys (docs/vectors.md) into v; 0 or an error at the key. */
-static int build_vector(bf__load_t *L, bf_var_spec_t *v, const bf__kval_t *vv,
-                        const bf__ynode_t *at, const char *dp)
+static int build_vector(bf__load_t *L, bf_var_spec_t *v, const bf__kval_t *vv, const bf_ynode_t *at,
+                        const char *dp)
 {
     if (!vv[BF__K_VAR_DIMS].set)
         return bf__err(L, at, BF_E_INVAL,
@@ -1206,7 +1205,7 @@ static int build_variable(bf__load_t *L, size_t i)
             return bf__err(L, vv[id].key, BF_E_INVAL, "%s.%s: not used by type %s", dp,
                            k->path + 12, bf_var_type_name(v->type));
     }
-    const bf__ynode_t *at = L->var_nodes[i];
+    const bf_ynode_t *at = L->var_nodes[i];
     switch (v->type) {
     case BF_VAR_FILE: {
         if (!vv[BF__K_VAR_PATH].set)
@@ -1319,7 +1318,7 @@ static int build_variables(bf__load_t *L)
         bf_var_spec_t *v = &sc->vars[i];
         if (v->type != BF_VAR_RANDOM_ARRAY)
             continue;
-        const bf__ynode_t *kn = L->var_vals[i][BF__K_VAR_KEY].node;
+        const bf_ynode_t *kn = L->var_vals[i][BF__K_VAR_KEY].node;
         long r = bf_scenario_variable_find(sc, v->variable_key);
         if (r < 0) {
             const char *names[BF__MAX_VARIABLES];
@@ -1338,8 +1337,8 @@ static int build_variables(bf__load_t *L)
                            "draws from a plain variable, not from a random_array",
                            i);
         v->ref = (size_t)r;
-        const bf__ynode_t *tn = L->var_vals[i][BF__K_VAR_ITEM_TYPE].node;
-        const bf__ynode_t *sn = L->var_vals[i][BF__K_VAR_SIZE].node;
+        const bf_ynode_t *tn = L->var_vals[i][BF__K_VAR_ITEM_TYPE].node;
+        const bf_ynode_t *sn = L->var_vals[i][BF__K_VAR_SIZE].node;
         if (sc->vars[r].kind == BF_VAR_KIND_STRING && !v->item_string)
             return bf__err(L, tn ? tn : kn, BF_E_INVAL,
                            "variables[%zu]: variable_type number "
@@ -1416,15 +1415,15 @@ static void check_corpus(bf__load_t *L, const bf_corpus_t *c, const char *const 
  * Returns 0 or an error at the key. */
 static int corpus_files(bf__load_t *L, const bf__kval_t *v, const char *key, bf_document_spec_t *d)
 {
-    const bf__ynode_t *n = v->node;
-    size_t cnt = n && n->kind == BF__Y_SEQ ? n->n : 1;
+    const bf_ynode_t *n = v->node;
+    size_t cnt = n && n->kind == BF_Y_SEQ ? n->n : 1;
     if (cnt == 0)
         return bf__err(L, n, BF_E_INVAL, "%s: an empty list; name at least one file", key);
     d->corpus_files = bf_calloc(cnt, sizeof *d->corpus_files);
     for (size_t i = 0; i < cnt; i++) {
-        const char *f = n && n->kind == BF__Y_SEQ ? n->items[i]->value : v->s;
+        const char *f = n && n->kind == BF_Y_SEQ ? n->items[i]->value : v->s;
         if (f == NULL || f[0] == '\0')
-            return bf__err(L, n && n->kind == BF__Y_SEQ ? n->items[i] : n, BF_E_INVAL,
+            return bf__err(L, n && n->kind == BF_Y_SEQ ? n->items[i] : n, BF_E_INVAL,
                            "%s: an empty file name", key);
         d->corpus_files[d->ncorpus_files++] = bf_strdup(f);
     }
@@ -1492,8 +1491,8 @@ static int build_corpus(bf__load_t *L)
     const char **datas = bf_calloc(nf, sizeof *datas);
     size_t *lens = bf_calloc(nf, sizeof *lens), total = 0;
     for (size_t i = 0; i < nf && rc == BF_OK; i++) {
-        const bf__ynode_t *at =
-            path->node && path->node->kind == BF__Y_SEQ ? path->node->items[i] : path->node;
+        const bf_ynode_t *at =
+            path->node && path->node->kind == BF_Y_SEQ ? path->node->items[i] : path->node;
         if (L->opts == NULL || L->opts->file_provider == NULL) {
             char *full = files[i][0] == '/' || L->base_dir == NULL
                              ? bf_strdup(files[i])
@@ -1640,11 +1639,11 @@ static int build_request_run(bf__load_t *L)
         return bf__err(L, pf->key, BF_E_INVAL, "index: give pipeline or pipeline_file, not both");
     json_t *pbody = NULL;
     if (pj->node) {
-        if (pj->node->kind != BF__Y_MAP)
+        if (pj->node->kind != BF_Y_MAP)
             return bf__err(L, pj->node, BF_E_INVAL,
                            "index.pipeline: expected a mapping "
                            "(the body of PUT /_ingest/pipeline/<name>)");
-        pbody = bf__y_to_json(pj->node);
+        pbody = bf_y_to_json(pj->node);
     } else if (pf->set) {
         int rc =
             read_json_file(L, pf->node, "index.pipeline_file", "ingest pipeline", pf->s, &pbody);
@@ -1736,7 +1735,7 @@ static int build_request_run(bf__load_t *L)
 static void locate_template(void *ctx, enum bf__tfield field, size_t offset, char *buf, size_t size)
 {
     bf__load_t *L = ctx;
-    const bf__ynode_t *n = NULL;
+    const bf_ynode_t *n = NULL;
     switch (field) {
     case BF__TF_SOURCE:
         if (L->source_file_text) {
@@ -1764,7 +1763,7 @@ static void locate_template(void *ctx, enum bf__tfield field, size_t offset, cha
         return;
     }
     uint32_t line, col;
-    bf__ydoc_locate(&L->doc, n, offset, "$[[", &line, &col);
+    bf_ydoc_locate(&L->doc, n, offset, "$[[", &line, &col);
     snprintf(buf, size, "%s:%u:%u", L->origin, line, col);
 }
 
@@ -1814,7 +1813,7 @@ static int check_template(bf__load_t *L, int have_cells)
         }
         uint64_t doc = sc->est_doc_bytes + (longest > name0 ? longest - name0 : 0);
         uint64_t body = doc * cell->batch_size;
-        const bf__ynode_t *bn = L->cell_batch_node[c];
+        const bf_ynode_t *bn = L->cell_batch_node[c];
         int said = 0; /* validate: each batch_size value once, not once per cell */
         for (size_t e = 0; e < c && bn && !said; e++)
             said = told[e] && L->cell_batch_node[e] == bn;
@@ -1954,10 +1953,10 @@ static void locate_query(void *ctx, enum bf__tfield field, size_t offset, char *
 {
     qloc *q = ctx;
     (void)field;
-    const bf__ynode_t *n = q->L->q_vals[q->qi][BF__K_Q_BODY].node;
+    const bf_ynode_t *n = q->L->q_vals[q->qi][BF__K_Q_BODY].node;
     uint32_t line = 0, col = 0;
     if (n)
-        bf__ydoc_locate(&q->L->doc, n, offset, "$[[", &line, &col);
+        bf_ydoc_locate(&q->L->doc, n, offset, "$[[", &line, &col);
     snprintf(buf, size, "%s:%u:%u", q->L->origin, line, col);
 }
 
@@ -2062,8 +2061,8 @@ static int finish_load(bf__load_t *L)
 {
     bf_scenario_t *sc = L->sc;
     warn_replicas(L);
-    sc->resolved_text = bf__ydoc_emit(&L->doc, 0);
-    sc->redacted_text = bf__ydoc_emit(&L->doc, 1);
+    sc->resolved_text = bf_ydoc_emit(&L->doc, 0);
+    sc->redacted_text = bf_ydoc_emit(&L->doc, 1);
     if (sc->resolved_text == NULL || sc->redacted_text == NULL)
         return bf__err(L, NULL, BF_E_INVAL, "cannot write the scenario back as YAML");
     return BF_OK;
@@ -2167,13 +2166,13 @@ static int build_all(bf__load_t *L, int keys_failed)
 
 static int load(bf__load_t *L, const char *text, size_t len)
 {
-    int rc = bf__ydoc_parse(&L->doc, text, len, L->origin, L->diag);
+    int rc = bf_ydoc_parse(&L->doc, text, len, L->origin, L->diag);
     if (rc != BF_OK)
         return rc;
     if (!(L->opts && L->opts->no_env)) {
         L->doc.env_unset = L->opts ? L->opts->env_unset : NULL;
         L->doc.env_warn = L->opts ? L->opts->env_warn : 0;
-        rc = bf__ydoc_resolve_env(&L->doc, L->diag);
+        rc = bf_ydoc_resolve_env(&L->doc, L->diag);
         if (rc != BF_OK)
             return rc;
     }
@@ -2182,13 +2181,13 @@ static int load(bf__load_t *L, const char *text, size_t len)
         w->warnings = bf_realloc(w->warnings, (w->nwarnings + 1) * sizeof *w->warnings);
         w->warnings[w->nwarnings++] = bf_strdup(L->doc.unset_warnings[i]);
     }
-    const bf__ynode_t *root = L->doc.root;
+    const bf_ynode_t *root = L->doc.root;
     /* variables are walked item by item below; everything else here */
     rc = walk_map(L, root, "", "", L->top, 0);
     if (rc != BF_OK && !bf__collect(L, rc))
         return rc;
-    const bf__ynode_t *vars = L->top[BF__K_VARIABLES].node;
-    if (vars && vars->kind == BF__Y_SEQ) {
+    const bf_ynode_t *vars = L->top[BF__K_VARIABLES].node;
+    if (vars && vars->kind == BF_Y_SEQ) {
         if (vars->n > BF__MAX_VARIABLES)
             return bf__err(L, vars, BF_E_TOOBIG, "variables: more than %u variables",
                            BF__MAX_VARIABLES);
@@ -2198,9 +2197,9 @@ static int load(bf__load_t *L, const char *text, size_t len)
         for (size_t i = 0; i < vars->n; i++) {
             char dp[64];
             snprintf(dp, sizeof dp, "variables[%zu]", i);
-            const bf__ynode_t *item = vars->items[i];
+            const bf_ynode_t *item = vars->items[i];
             L->var_nodes[i] = item;
-            if (item->kind != BF__Y_MAP) {
+            if (item->kind != BF_Y_MAP) {
                 rc = bf__err(L, item, BF_E_INVAL,
                              "%s: expected a mapping like {name: id, "
                              "type: sequence}",
@@ -2216,8 +2215,8 @@ static int load(bf__load_t *L, const char *text, size_t len)
                 return rc;
         }
     }
-    const bf__ynode_t *qs = L->top[BF__K_SEARCH_QUERIES].node;
-    if (qs && qs->kind == BF__Y_SEQ) {
+    const bf_ynode_t *qs = L->top[BF__K_SEARCH_QUERIES].node;
+    if (qs && qs->kind == BF_Y_SEQ) {
         if (qs->n == 0 || qs->n > BF_MAX_QUERIES)
             return bf__err(L, qs, BF_E_INVAL,
                            "search.queries: give 1 to %u queries like {name: "
@@ -2228,8 +2227,8 @@ static int load(bf__load_t *L, const char *text, size_t len)
         for (size_t i = 0; i < qs->n; i++) {
             char dp[64];
             snprintf(dp, sizeof dp, "search.queries[%zu]", i);
-            const bf__ynode_t *item = qs->items[i];
-            if (item->kind != BF__Y_MAP) {
+            const bf_ynode_t *item = qs->items[i];
+            if (item->kind != BF_Y_MAP) {
                 rc = bf__err(L, item, BF_E_INVAL,
                              "%s: expected a mapping like {name: all, "
                              "body: '{\"query\": {\"match_all\": {}}}'}",
@@ -2290,7 +2289,7 @@ int bf_scenario_load_text(const char *text, size_t len, const char *origin,
         *out = L->sc;
     else
         bf_scenario_destroy(&L->sc);
-    bf__ydoc_cleanup(&L->doc);
+    bf_ydoc_cleanup(&L->doc);
     free(L->var_vals);
     free(L->q_vals);
     free(L->var_nodes);

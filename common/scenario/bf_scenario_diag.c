@@ -18,7 +18,7 @@
 
 /* ---- messages ------------------------------------------------------------------------------ */
 
-int bf__err(bf__load_t *L, const bf__ynode_t *n, int code, const char *fmt, ...)
+int bf__err(bf__load_t *L, const bf_ynode_t *n, int code, const char *fmt, ...)
 {
     char msg[900];
     va_list ap;
@@ -83,7 +83,7 @@ int bf__report_collected(bf__load_t *L)
     return bf_diag_set(L->diag, L->errors[0].code, "%s", L->errors[0].msg);
 }
 
-void bf__warn(bf__load_t *L, const bf__ynode_t *n, const char *fmt, ...)
+void bf__warn(bf__load_t *L, const bf_ynode_t *n, const char *fmt, ...)
 {
     char msg[900];
     va_list ap;

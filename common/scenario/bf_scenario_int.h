@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /* bf_scenario_int.h — internals shared by the scenario loader's files and the template compiler.
  *
- * Directory-internal (bf__ prefix): the YAML tree with source positions (bf_scenario_yaml.c),
- * the one table of scenario keys (bf_scenario_keys.c) and its validators (bf_scenario_valid.c),
- * the scenario struct (its accessors: bf_scenario_model.c) and the loader's working state
- * (bf_scenario.c, bf_scenario_matrix.c) with its diagnostics collector (bf_scenario_diag.c),
- * and the hooks the loader uses to check a template with exact file positions (bf_template.c).
- * The loader calls the others; none of them calls the loader (scripts/deps.py). Nothing outside
- * common/ includes this.
+ * Directory-internal (bf__ prefix): the one table of scenario keys (bf_scenario_keys.c) and
+ * its validators (bf_scenario_valid.c), the scenario struct (its accessors: bf_scenario_model.c)
+ * and the loader's working state (bf_scenario.c, bf_scenario_matrix.c) with its diagnostics
+ * collector (bf_scenario_diag.c), and the hooks the loader uses to check a template with exact
+ * file positions (bf_template.c). The loader calls the others; none of them calls the loader
+ * (scripts/deps.py). Nothing outside common/scenario/ includes this; the YAML tree it builds on
+ * is public (bf_ytree.h).
  */
 #ifndef BF_SCENARIO_INT_H
 #define BF_SCENARIO_INT_H
@@ -17,79 +17,14 @@
 #include "bf_scenario.h"
 #include "bf_template.h"
 #include "bf_vars.h"
+#include "bf_ytree.h"
 
 #include <stddef.h>
 #include <stdint.h>
 
-#define BF__YAML_MAX_DEPTH 64        /* nesting deeper than this is refused (stack safety) */
-#define BF__YAML_MAX_NODES 2000000u  /* nodes in one scenario document */
 #define BF__MAX_DICT_LINE (1u << 20) /* one dictionary line, bytes */
 #define BF__MAX_VARIABLES 1024u      /* variables in one scenario */
 #define BF__MAX_AXES 32u             /* matrix axes */
-
-/* ---- YAML tree (bf_scenario_yaml.c) -------------------------------------------------------- */
-
-enum bf__ykind { BF__Y_SCALAR = 0, BF__Y_SEQ, BF__Y_MAP };
-
-typedef struct bf__ynode bf__ynode_t;
-struct bf__ynode {
-    enum bf__ykind kind;
-    uint32_t line, col; /* 1-based position of the node's first character */
-    size_t start_char;  /* libyaml character index of the start (BOM excluded) */
-    size_t end_char;    /* ... and of the end */
-    /* scalars */
-    char *value; /* after ${VAR} resolution; NUL-terminated */
-    size_t len;
-    int style;        /* yaml_scalar_style_t as parsed */
-    int quoted;       /* written quoted or as a block, or tagged !!str: never typed */
-    int env;          /* the value had ${...} substitutions */
-    int secret;       /* redact in bf_scenario_redacted_text (set by the walker) */
-    int url_userinfo; /* a URL: redact the password in user:password@ */
-    /* collections */
-    int flow;            /* written in flow style ([...] / {...}) */
-    bf__ynode_t **items; /* sequence items; maps: key at 2i, value at 2i+1 */
-    size_t n;            /* sequence items / map pairs */
-};
-
-typedef struct bf__yarena bf__yarena_t;
-
-typedef struct bf__ydoc {
-    const char *origin; /* file name for messages (borrowed) */
-    const char *text;   /* the raw text (borrowed while loading) */
-    size_t len;
-    bf__ynode_t *root;
-    bf__yarena_t *arena;   /* owns every node and string */
-    const char *env_unset; /* value of an unset ${VAR} without default; NULL: an error */
-    int env_warn;          /* unset ${VAR}: a stand-in and a warning (bf_load_opts_t) */
-    char **unset_warnings; /* "line:col: VAR" of each stand-in (malloc'd) */
-    size_t nunset;
-    int in_url; /* resolving a scalar under a "hosts" key */
-} bf__ydoc_t;
-
-/* Parse one YAML document into a tree. 0, or BF_E_PARSE / BF_E_TOOBIG / BF_E_INVAL with diag
- * "origin:line:col: ...". Cleanup with bf__ydoc_cleanup in every case. */
-int bf__ydoc_parse(bf__ydoc_t *doc, const char *text, size_t len, const char *origin,
-                   bf_diag_t *diag);
-void bf__ydoc_cleanup(bf__ydoc_t *doc);
-/* Resolve ${VAR} and ${VAR:-default} in every scalar value ($${ is a literal ${). */
-int bf__ydoc_resolve_env(bf__ydoc_t *doc, bf_diag_t *diag);
-/* Emit the tree as YAML (caller frees). redact: secrets become "<redacted>". */
-char *bf__ydoc_emit(const bf__ydoc_t *doc, int redact);
-/* Map a byte offset inside scalar n's value to a file position. Exact when the value is the raw
- * text (plain or single-line quoted without escapes); otherwise the occurrence of `anchor`
- * (e.g. "$[[") preceding the offset is searched in the raw text; else the node start. */
-void bf__ydoc_locate(const bf__ydoc_t *doc, const bf__ynode_t *n, size_t offset, const char *anchor,
-                     uint32_t *line, uint32_t *col);
-/* Arena string copy (lives as long as the doc). */
-char *bf__ydoc_strdup(bf__ydoc_t *doc, const char *s, size_t len);
-
-/* Scalar typing after YAML 1.2's core schema (plain scalars only; quoted are strings). */
-int bf__y_is_null(const bf__ynode_t *n);
-/* Returns 1 and sets *b for true/false/yes/no/on/off (any case), else 0. */
-int bf__y_bool(const bf__ynode_t *n, int *b);
-/* Map lookup by key; NULL if absent or n is not a map. */
-const bf__ynode_t *bf__y_get(const bf__ynode_t *map, const char *key);
-const char *bf__y_kind_name(const bf__ynode_t *n);
 
 /* ---- the key table (bf_scenario_keys.c) ---------------------------------------------------- */
 
@@ -127,12 +62,12 @@ enum bf__ktype {
 struct bf__load;
 typedef struct bf__kval bf__kval_t;
 /* Extra check of a converted value; returns 0 or a diag error at n. */
-typedef int (*bf__kvalidate_fn)(struct bf__load *L, const bf__ynode_t *n, const char *path,
+typedef int (*bf__kvalidate_fn)(struct bf__load *L, const bf_ynode_t *n, const char *path,
                                 bf__kval_t *v);
 
 /* The validators (bf_scenario_valid.c). */
-int bf__v_filename(struct bf__load *L, const bf__ynode_t *n, const char *path, bf__kval_t *v);
-int bf__v_urls(struct bf__load *L, const bf__ynode_t *n, const char *path, bf__kval_t *v);
+int bf__v_filename(struct bf__load *L, const bf_ynode_t *n, const char *path, bf__kval_t *v);
+int bf__v_urls(struct bf__load *L, const bf_ynode_t *n, const char *path, bf__kval_t *v);
 /* bf__varname_char — 1 when ch may be part of a variable name (letters, digits, '_', '-', '.'):
  * the rule bf__v_varname checks names by and the template compiler reads $[[name]] by. */
 static inline int bf__varname_char(char ch)
@@ -140,9 +75,9 @@ static inline int bf__varname_char(char ch)
     return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
            ch == '_' || ch == '-' || ch == '.';
 }
-int bf__v_varname(struct bf__load *L, const bf__ynode_t *n, const char *path, bf__kval_t *v);
-int bf__v_filter_path(struct bf__load *L, const bf__ynode_t *n, const char *path, bf__kval_t *v);
-int bf__v_nonempty(struct bf__load *L, const bf__ynode_t *n, const char *path, bf__kval_t *v);
+int bf__v_varname(struct bf__load *L, const bf_ynode_t *n, const char *path, bf__kval_t *v);
+int bf__v_filter_path(struct bf__load *L, const bf_ynode_t *n, const char *path, bf__kval_t *v);
+int bf__v_nonempty(struct bf__load *L, const bf_ynode_t *n, const char *path, bf__kval_t *v);
 
 #define BF__DUR_DAY 86400000.0
 
@@ -381,10 +316,10 @@ extern const bf__key_t bf__keys[BF__K_COUNT_];
 
 /* A key's value as found by the walker (or its default). */
 struct bf__kval {
-    const bf__ynode_t *key;  /* key node, NULL if absent */
-    const bf__ynode_t *node; /* value node, NULL if absent (default applied) */
-    int set;                 /* present or defaulted */
-    const char *s;           /* string value (node's or the default text) */
+    const bf_ynode_t *key;  /* key node, NULL if absent */
+    const bf_ynode_t *node; /* value node, NULL if absent (default applied) */
+    int set;                /* present or defaulted */
+    const char *s;          /* string value (node's or the default text) */
     uint64_t u;
     int64_t i;
     double d;
@@ -460,23 +395,23 @@ typedef struct bf__collected {
 typedef struct bf__load {
     const bf_load_opts_t *opts;
     bf_diag_t *diag;
-    bf__ydoc_t doc;
+    bf_ydoc_t doc;
     const char *origin;
     char *base_dir; /* for relative paths (owned) */
     bf__kval_t top[BF__K_COUNT_];
     bf__kval_t (*var_vals)[BF__K_COUNT_];
     bf__kval_t (*q_vals)[BF__K_COUNT_]; /* search.queries[] items */
     size_t nq;
-    const bf__ynode_t **var_nodes;
+    const bf_ynode_t **var_nodes;
     size_t nvars;
     bf_scenario_t *sc;
     /* document template texts as found, for mapping errors back to positions */
-    const bf__ynode_t *source_node; /* document.source, or NULL */
-    const char *source_file_text;   /* content of source_file, or NULL */
-    const bf__ynode_t *source_file_node;
+    const bf_ynode_t *source_node; /* document.source, or NULL */
+    const char *source_file_text;  /* content of source_file, or NULL */
+    const bf_ynode_t *source_file_node;
     /* per-cell provenance of batch_size and replicas (body-size error, replicas warning) */
-    const bf__ynode_t **cell_batch_node;
-    const bf__ynode_t **cell_replicas_node;
+    const bf_ynode_t **cell_batch_node;
+    const bf_ynode_t **cell_replicas_node;
     /* opts->on_error: the key pass goes on after an error (bf__collect) */
     bf__collected_t *errors; /* the first BF__MAX_COLLECTED, reported in file order */
     size_t nerrors;          /* errors found (may exceed what is kept) */
@@ -500,17 +435,13 @@ int bf__collect(bf__load_t *L, int rc);
 int bf__report_collected(bf__load_t *L);
 
 /* Error at node n: "origin:line:col: " + message. Returns `code`. */
-int bf__err(bf__load_t *L, const bf__ynode_t *n, int code, const char *fmt, ...)
+int bf__err(bf__load_t *L, const bf_ynode_t *n, int code, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 /* Warning at node n (may be NULL: no position). */
-void bf__warn(bf__load_t *L, const bf__ynode_t *n, const char *fmt, ...)
+void bf__warn(bf__load_t *L, const bf_ynode_t *n, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 /* Keep a string for the scenario's lifetime; returns the kept copy. */
 const char *bf__keep(bf_scenario_t *sc, const char *s);
-/* YAML node -> JSON value (caller decrefs) (bf_scenario_yaml.c). */
-struct json_t;
-struct json_t *bf__y_to_json(const bf__ynode_t *n);
-struct json_t *bf__y_scalar_to_json(const bf__ynode_t *n);
 
 /* Matrix expansion (bf_scenario_matrix.c): axes, cells, index names, settings (with
  * L->matrix_values_only: only the checks of the values, axes and include/exclude entries). */

@@ -69,18 +69,18 @@ static const int core_row[P_CORE] = {
 };
 
 typedef struct cval {
-    const char *text;        /* kept by the scenario; NULL = unset (settings only) */
-    const bf__ynode_t *node; /* where it was written, NULL for defaults */
+    const char *text;       /* kept by the scenario; NULL = unset (settings only) */
+    const bf_ynode_t *node; /* where it was written, NULL for defaults */
 } cval;
 
 typedef struct param {
-    const char *name;        /* "shards", "settings.refresh_interval" (kept) */
-    int row;                 /* key table row, -1 for settings.* */
-    const bf__ynode_t *list; /* list of values (an axis) */
-    cval *values;            /* the list's values */
+    const char *name;       /* "shards", "settings.refresh_interval" (kept) */
+    int row;                /* key table row, -1 for settings.* */
+    const bf_ynode_t *list; /* list of values (an axis) */
+    cval *values;           /* the list's values */
     size_t nvalues;
-    cval base;                /* value for cells that do not set it */
-    const bf__ynode_t *fixed; /* single value written in the matrix */
+    cval base;               /* value for cells that do not set it */
+    const bf_ynode_t *fixed; /* single value written in the matrix */
     int is_axis;
 } param;
 
@@ -91,7 +91,7 @@ typedef struct mx {
     size_t *axis; /* param indices of axes, in column order */
     size_t naxes;
     json_t *settings; /* scenario settings {"index": {...}} */
-    const bf__ynode_t *include, *exclude;
+    const bf_ynode_t *include, *exclude;
     /* id set */
     char **ids;
     size_t ids_cap;
@@ -138,11 +138,11 @@ static int keep(mx *m, int rc)
 
 /* An include/exclude entry is a non-empty mapping: 1 when it is; 0 when not, with *rc BF_OK
  * (validate: the mistake kept, go on with the next entry) or the error (run, plan). */
-static int entry_is_map(mx *m, const bf__ynode_t *ent, const char *where, const char *example,
+static int entry_is_map(mx *m, const bf_ynode_t *ent, const char *where, const char *example,
                         int *rc)
 {
     *rc = BF_OK;
-    if (ent->kind == BF__Y_MAP && ent->n > 0)
+    if (ent->kind == BF_Y_MAP && ent->n > 0)
         return 1;
     *rc = keep(m, bf__err(m->L, ent, BF_E_INVAL, "%s: expected a mapping of axis values like %s",
                           where, example));
@@ -150,13 +150,12 @@ static int entry_is_map(mx *m, const bf__ynode_t *ent, const char *where, const 
 }
 
 /* Checks one value of parameter p; writes the canonical number for numeric rows. */
-static int check_value(mx *m, const param *p, const bf__ynode_t *n, const char *where,
-                       uint64_t *num)
+static int check_value(mx *m, const param *p, const bf_ynode_t *n, const char *where, uint64_t *num)
 {
     bf__load_t *L = m->L;
-    if (n->kind != BF__Y_SCALAR || bf__y_is_null(n))
+    if (n->kind != BF_Y_SCALAR || bf_y_is_null(n))
         return bf__err(L, n, BF_E_INVAL, "%s: expected a single value, got a %s", where,
-                       bf__y_kind_name(n));
+                       bf_y_kind_name(n));
     *num = 0;
     if (p->row < 0)
         return BF_OK;
@@ -299,33 +298,33 @@ static int settings_put(json_t *root, const char *dotted, json_t *val, char *err
 }
 
 /* index.settings (a YAML mapping, nested or with dotted keys) into m->settings. */
-static int flatten_settings(mx *m, const bf__ynode_t *n, const char *prefix)
+static int flatten_settings(mx *m, const bf_ynode_t *n, const char *prefix)
 {
     for (size_t i = 0; i < n->n; i++) {
-        const bf__ynode_t *k = n->items[2 * i], *v = n->items[2 * i + 1];
+        const bf_ynode_t *k = n->items[2 * i], *v = n->items[2 * i + 1];
         char path[512];
         int w = prefix[0] ? snprintf(path, sizeof path, "%s.%s", prefix, k->value)
                           : snprintf(path, sizeof path, "%s", k->value);
         if (w < 0 || (size_t)w >= sizeof path)
             return bf__err(m->L, k, BF_E_INVAL, "index.settings: setting name too long");
-        if (v->kind == BF__Y_MAP) {
+        if (v->kind == BF_Y_MAP) {
             int rc = flatten_settings(m, v, path);
             if (rc != BF_OK)
                 return rc;
             continue;
         }
         char err[300];
-        if (settings_put(m->settings, path, bf__y_to_json(v), err, sizeof err) != BF_OK)
+        if (settings_put(m->settings, path, bf_y_to_json(v), err, sizeof err) != BF_OK)
             return bf__err(m->L, k, BF_E_INVAL, "index.settings: %s", err);
     }
     return BF_OK;
 }
 
 /* Flattens matrix `settings:` (nested) into settings.<path> parameters. */
-static int matrix_settings(mx *m, const bf__ynode_t *n, const char *prefix);
+static int matrix_settings(mx *m, const bf_ynode_t *n, const char *prefix);
 
-static int add_matrix_param(mx *m, const char *name, int row, const bf__ynode_t *key,
-                            const bf__ynode_t *val)
+static int add_matrix_param(mx *m, const char *name, int row, const bf_ynode_t *key,
+                            const bf_ynode_t *val)
 {
     bf__load_t *L = m->L;
     char where[300];
@@ -336,7 +335,7 @@ static int add_matrix_param(mx *m, const char *name, int row, const bf__ynode_t 
     if (pi == (size_t)-1)
         pi = add_param(m, name, row);
     param *p = &m->p[pi];
-    if (val->kind == BF__Y_SEQ) {
+    if (val->kind == BF_Y_SEQ) {
         if (val->n == 0)
             return keep(m, bf__err(L, val, BF_E_INVAL,
                                    "%s: empty list; give at least one "
@@ -346,7 +345,7 @@ static int add_matrix_param(mx *m, const char *name, int row, const bf__ynode_t 
         p->values = bf_calloc(val->n, sizeof *p->values);
         p->nvalues = val->n;
         for (size_t i = 0; i < val->n; i++) {
-            const bf__ynode_t *it = val->items[i];
+            const bf_ynode_t *it = val->items[i];
             uint64_t num;
             int rc = check_value(m, p, it, where, &num);
             if (rc != BF_OK) {
@@ -358,7 +357,7 @@ static int add_matrix_param(mx *m, const char *name, int row, const bf__ynode_t 
             for (size_t j = 0; j < i && !twice; j++) {
                 if (p->values[j].text == NULL || !same_value(p, p->values[j].text, it->value))
                     continue;
-                const bf__ynode_t *first = val->items[j];
+                const bf_ynode_t *first = val->items[j];
                 if (strcmp(first->value, it->value) == 0)
                     rc = bf__err(L, it, BF_E_INVAL,
                                  "%s: value '%s' is listed twice (first "
@@ -381,7 +380,7 @@ static int add_matrix_param(mx *m, const char *name, int row, const bf__ynode_t 
         add_axis(m, pi);
         return BF_OK;
     }
-    if (val->kind == BF__Y_SCALAR && bf__y_is_null(val))
+    if (val->kind == BF_Y_SCALAR && bf_y_is_null(val))
         return keep(m, bf__err(L, val, BF_E_INVAL,
                                "%s: empty; give a list of values (an "
                                "axis) or one value",
@@ -394,10 +393,10 @@ static int add_matrix_param(mx *m, const char *name, int row, const bf__ynode_t 
     return BF_OK;
 }
 
-static int matrix_settings(mx *m, const bf__ynode_t *n, const char *prefix)
+static int matrix_settings(mx *m, const bf_ynode_t *n, const char *prefix)
 {
     for (size_t i = 0; i < n->n; i++) {
-        const bf__ynode_t *k = n->items[2 * i], *v = n->items[2 * i + 1];
+        const bf_ynode_t *k = n->items[2 * i], *v = n->items[2 * i + 1];
         char path[512];
         int w = snprintf(path, sizeof path, "%s.%s", prefix, k->value);
         if (w < 0 || (size_t)w >= sizeof path) {
@@ -409,8 +408,8 @@ static int matrix_settings(mx *m, const bf__ynode_t *n, const char *prefix)
                 return rc;
             continue;
         }
-        int rc = v->kind == BF__Y_MAP ? matrix_settings(m, v, path)
-                                      : add_matrix_param(m, path, -1, k, v);
+        int rc =
+            v->kind == BF_Y_MAP ? matrix_settings(m, v, path) : add_matrix_param(m, path, -1, k, v);
         if (rc != BF_OK)
             return rc;
     }
@@ -418,7 +417,7 @@ static int matrix_settings(mx *m, const bf__ynode_t *n, const char *prefix)
 }
 
 /* Resolves a parameter name used by include/exclude: a core axis or settings.<path>. */
-static int lookup_param_name(mx *m, const bf__ynode_t *key, const char *where, size_t *pi,
+static int lookup_param_name(mx *m, const bf_ynode_t *key, const char *where, size_t *pi,
                              int create)
 {
     const char *name = key->value;
@@ -454,7 +453,7 @@ static int axis_row(const char *name)
 }
 
 /* The error of an unknown axis at its key k (with a did-you-mean when one is close). */
-static int unknown_axis(bf__load_t *L, const bf__ynode_t *k)
+static int unknown_axis(bf__load_t *L, const bf_ynode_t *k)
 {
     char sug[64];
     const char *dym = bf__did_you_mean_key(k->value, "matrix", sug, sizeof sug);
@@ -471,15 +470,15 @@ static int unknown_axis(bf__load_t *L, const bf__ynode_t *k)
 static int parse_matrix(mx *m)
 {
     bf__load_t *L = m->L;
-    const bf__ynode_t *mat = L->top[BF__K_MATRIX].node;
-    if (mat == NULL || mat->kind != BF__Y_MAP)
+    const bf_ynode_t *mat = L->top[BF__K_MATRIX].node;
+    if (mat == NULL || mat->kind != BF_Y_MAP)
         return BF_OK;
     for (size_t i = 0; i < mat->n; i++) {
-        const bf__ynode_t *k = mat->items[2 * i], *v = mat->items[2 * i + 1];
+        const bf_ynode_t *k = mat->items[2 * i], *v = mat->items[2 * i + 1];
         const char *name = k->value;
         int rc;
         if (strcmp(name, "include") == 0 || strcmp(name, "exclude") == 0) {
-            if (!(v->kind == BF__Y_SCALAR && bf__y_is_null(v)) && v->kind != BF__Y_SEQ) {
+            if (!(v->kind == BF_Y_SCALAR && bf_y_is_null(v)) && v->kind != BF_Y_SEQ) {
                 rc = keep(m, bf__err(L, v, BF_E_INVAL,
                                      "matrix.%s: expected a list of mappings "
                                      "like {shards: 2, batch_size: 500}",
@@ -489,13 +488,13 @@ static int parse_matrix(mx *m)
                 continue;
             }
             if (name[0] == 'i')
-                m->include = v->kind == BF__Y_SEQ ? v : NULL;
+                m->include = v->kind == BF_Y_SEQ ? v : NULL;
             else
-                m->exclude = v->kind == BF__Y_SEQ ? v : NULL;
+                m->exclude = v->kind == BF_Y_SEQ ? v : NULL;
             continue;
         }
         if (strcmp(name, "settings") == 0) {
-            rc = v->kind == BF__Y_MAP
+            rc = v->kind == BF_Y_MAP
                      ? matrix_settings(m, v, "settings")
                      : keep(m, bf__err(L, v, BF_E_INVAL,
                                        "matrix.settings: expected a mapping "
@@ -530,7 +529,7 @@ static void set_bases(mx *m)
         }
         char buf[64];
         const char *t = NULL;
-        const bf__ynode_t *node = NULL;
+        const bf_ynode_t *node = NULL;
         json_t *j;
         switch (i < P_CORE ? (int)i : -1) {
         case P_INDICES:
@@ -632,17 +631,17 @@ static int id_insert(mx *m, const char *id)
 }
 
 /* Resolves {placeholder} in the index name pattern for one cell; k = index number. */
-static int index_name_ok(bf__load_t *L, const bf__ynode_t *node, const char *key, char *name,
+static int index_name_ok(bf__load_t *L, const bf_ynode_t *node, const char *key, char *name,
                          char **out);
 
 static int render_index_name(mx *m, const cval *cv, uint32_t k, uint32_t indices, char **out)
 {
     bf__load_t *L = m->L;
     const char *pat = L->sc->index.name;
-    const bf__ynode_t *pn = L->top[BF__K_INDEX_NAME].node;
+    const bf_ynode_t *pn = L->top[BF__K_INDEX_NAME].node;
     const bf_document_spec_t *d = &L->sc->document;
     if (k == 0 && d->corpus_by_file && indices != d->ncorpus_files) {
-        const bf__ynode_t *at = L->top[BF__K_CORPUS_INDICES].node;
+        const bf_ynode_t *at = L->top[BF__K_CORPUS_INDICES].node;
         return bf_diag_set(L->diag, BF_E_INVAL,
                            "%s:%u:%u: document.corpus.indices: by_file sends file k's documents "
                            "to the cell's index k, but the corpus has %zu file%s and the cell "
@@ -654,7 +653,7 @@ static int render_index_name(mx *m, const cval *cv, uint32_t k, uint32_t indices
     if (L->sc->index.nnames) {
         /* index.names: the names as written, as many as the cell has indices */
         if (indices != L->sc->index.nnames) {
-            const bf__ynode_t *at = L->top[BF__K_INDEX_NAMES].node;
+            const bf_ynode_t *at = L->top[BF__K_INDEX_NAMES].node;
             return bf_diag_set(L->diag, BF_E_INVAL,
                                "%s:%u:%u: index.names names %zu indices, a cell has %u "
                                "(matrix.indices): with index.names, leave the indices axis out",
@@ -668,7 +667,7 @@ static int render_index_name(mx *m, const cval *cv, uint32_t k, uint32_t indices
     if (ph) {
         uint32_t line = pn ? pn->line : 0, col = pn ? pn->col : 0;
         if (pn)
-            bf__ydoc_locate(&L->doc, pn, (size_t)(ph - pat), "$[[", &line, &col);
+            bf_ydoc_locate(&L->doc, pn, (size_t)(ph - pat), "$[[", &line, &col);
         return bf_diag_set(L->diag, BF_E_INVAL,
                            "%s:%u:%u: index.name: $[[...]] placeholders "
                            "are for documents; index names use {axis} placeholders, and several "
@@ -688,7 +687,7 @@ static int render_index_name(mx *m, const cval *cv, uint32_t k, uint32_t indices
         const char *close = strchr(s, '}');
         uint32_t line = pn ? pn->line : 0, col = pn ? pn->col : 0;
         if (pn)
-            bf__ydoc_locate(&L->doc, pn, (size_t)(s - pat), "{", &line, &col);
+            bf_ydoc_locate(&L->doc, pn, (size_t)(s - pat), "{", &line, &col);
         if (close == NULL || close == s + 1 || close - s > 200) {
             bf_buf_cleanup(&b);
             return bf_diag_set(L->diag, BF_E_INVAL,
@@ -756,7 +755,7 @@ static int render_index_name(mx *m, const cval *cv, uint32_t k, uint32_t indices
 
 /* name (owned; freed on error) against OpenSearch's index name rules: *out = name, else an
  * error at node naming key */
-static int index_name_ok(bf__load_t *L, const bf__ynode_t *node, const char *key, char *name,
+static int index_name_ok(bf__load_t *L, const bf_ynode_t *node, const char *key, char *name,
                          char **out)
 {
     const char *bad = NULL;
@@ -892,7 +891,7 @@ static int make_cell(mx *m, const cval *cv, size_t *ncells)
         if (cv[pi].text == NULL)
             continue;
         char err[300];
-        json_t *v = cv[pi].node ? bf__y_scalar_to_json(cv[pi].node) : json_string(cv[pi].text);
+        json_t *v = cv[pi].node ? bf_y_scalar_to_json(cv[pi].node) : json_string(cv[pi].text);
         if (settings_put(st, m->p[pi].name + 9, v, err, sizeof err) != BF_OK) {
             json_decref(st);
             return bf__err(L, cv[pi].node, BF_E_INVAL, "matrix.%s: %s", m->p[pi].name, err);
@@ -920,7 +919,7 @@ static int excluded(mx *m, const cval *cv)
     if (m->exclude == NULL)
         return 0;
     for (size_t e = 0; e < m->exclude->n; e++) {
-        const bf__ynode_t *ent = m->exclude->items[e];
+        const bf_ynode_t *ent = m->exclude->items[e];
         int all = ent->n > 0;
         for (size_t i = 0; i < ent->n && all; i++) {
             size_t pi = find_param(m, ent->items[2 * i]->value);
@@ -938,7 +937,7 @@ static int check_include_exclude(mx *m)
     bf__load_t *L = m->L;
     if (m->exclude) {
         for (size_t e = 0; e < m->exclude->n; e++) {
-            const bf__ynode_t *ent = m->exclude->items[e];
+            const bf_ynode_t *ent = m->exclude->items[e];
             char where[64];
             snprintf(where, sizeof where, "matrix.exclude[%zu]", e);
             int erc;
@@ -948,7 +947,7 @@ static int check_include_exclude(mx *m)
                 continue;
             }
             for (size_t i = 0; i < ent->n; i++) {
-                const bf__ynode_t *k = ent->items[2 * i], *v = ent->items[2 * i + 1];
+                const bf_ynode_t *k = ent->items[2 * i], *v = ent->items[2 * i + 1];
                 size_t pi;
                 int rc = lookup_param_name(m, k, where, &pi, 0);
                 if (rc != BF_OK) {
@@ -984,7 +983,7 @@ static int check_include_exclude(mx *m)
     }
     if (m->include) {
         for (size_t e = 0; e < m->include->n; e++) {
-            const bf__ynode_t *ent = m->include->items[e];
+            const bf_ynode_t *ent = m->include->items[e];
             char where[64];
             snprintf(where, sizeof where, "matrix.include[%zu]", e);
             int erc;
@@ -994,7 +993,7 @@ static int check_include_exclude(mx *m)
                 continue;
             }
             for (size_t i = 0; i < ent->n; i++) {
-                const bf__ynode_t *k = ent->items[2 * i], *v = ent->items[2 * i + 1];
+                const bf_ynode_t *k = ent->items[2 * i], *v = ent->items[2 * i + 1];
                 size_t pi;
                 uint64_t num;
                 int rc = lookup_param_name(m, k, where, &pi, 1);
@@ -1020,8 +1019,8 @@ int bf__matrix_expand(bf__load_t *L)
     cval *cv = NULL;
     m.settings = json_object();
     json_object_set_new(m.settings, "index", json_object());
-    const bf__ynode_t *sn = L->top[BF__K_INDEX_SETTINGS].node;
-    if (sn && sn->kind == BF__Y_MAP && (rc = flatten_settings(&m, sn, "")) != BF_OK)
+    const bf_ynode_t *sn = L->top[BF__K_INDEX_SETTINGS].node;
+    if (sn && sn->kind == BF_Y_MAP && (rc = flatten_settings(&m, sn, "")) != BF_OK)
         goto error;
     sc->index.settings_json = json_dumps(m.settings, JSON_COMPACT);
     for (int i = 0; i < P_CORE; i++) {
@@ -1122,7 +1121,7 @@ int bf__matrix_expand(bf__load_t *L)
             goto error;
     }
     for (size_t e = 0; e < ninclude; e++) {
-        const bf__ynode_t *ent = m.include->items[e];
+        const bf_ynode_t *ent = m.include->items[e];
         for (size_t pi = 0; pi < m.np; pi++)
             cv[pi] = m.p[pi].base;
         for (size_t i = 0; i < ent->n; i++) {

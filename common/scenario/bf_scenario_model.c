@@ -235,3 +235,39 @@ struct bf_corpus *bf_scenario_corpus_edit(bf_scenario_t *sc)
 {
     return sc->corpus;
 }
+
+/* ---- how messages name each connection's keys (bf_scenario.h) ---------------------------------
+ */
+
+const bf_conn_names_t bf_conn_names_target = {"the cluster",
+                                              "target.hosts",
+                                              "target.tls.ca_file",
+                                              "target.tls.insecure: true",
+                                              "target.tls.cert_file and key_file",
+                                              "target.auth"};
+const bf_conn_names_t bf_conn_names_store = {"the metrics store",
+                                             "metrics_store.hosts",
+                                             "metrics_store.tls.ca_file",
+                                             "metrics_store.tls.insecure: true",
+                                             "metrics_store.tls.cert_file and key_file",
+                                             "metrics_store.auth"};
+const bf_conn_names_t bf_conn_names_store_url = {
+    "the metrics store",
+    "--metrics-store URL",
+    "metrics_store.tls.ca_file",
+    "metrics_store.tls.insecure: true",
+    "metrics_store.tls.cert_file and key_file",
+    "metrics_store.auth (or user:password@ in the --metrics-store URL)"};
+const bf_conn_names_t bf_conn_names_compare = {
+    "the metrics store",
+    "--metrics-store URL",
+    "the system's CA bundle (compare has no --ca-file)",
+    "publish --insecure-tls (compare cannot skip verification)",
+    NULL,
+    "user:password@ in the --metrics-store URL"};
+const bf_conn_names_t bf_conn_names_publish = {"the metrics store",
+                                               "--metrics-store URL",
+                                               "--ca-file",
+                                               "--insecure-tls",
+                                               NULL,
+                                               "user:password@ in the --metrics-store URL"};

@@ -13,14 +13,14 @@
 
 /* ---- validators (rows of the key table) ---------------------------------------------------- */
 
-int bf__v_nonempty(bf__load_t *L, const bf__ynode_t *n, const char *path, bf__kval_t *v)
+int bf__v_nonempty(bf__load_t *L, const bf_ynode_t *n, const char *path, bf__kval_t *v)
 {
     if (v->s && v->s[0] == '\0')
         return bf__err(L, n, BF_E_INVAL, "%s: must not be empty", path);
     return BF_OK;
 }
 
-int bf__v_filename(bf__load_t *L, const bf__ynode_t *n, const char *path, bf__kval_t *v)
+int bf__v_filename(bf__load_t *L, const bf_ynode_t *n, const char *path, bf__kval_t *v)
 {
     const char *s = v->s;
     size_t len = strlen(s);
@@ -42,7 +42,7 @@ int bf__v_filename(bf__load_t *L, const bf__ynode_t *n, const char *path, bf__kv
     return BF_OK;
 }
 
-int bf__v_varname(bf__load_t *L, const bf__ynode_t *n, const char *path, bf__kval_t *v)
+int bf__v_varname(bf__load_t *L, const bf_ynode_t *n, const char *path, bf__kval_t *v)
 {
     const char *s = v->s;
     size_t len = strlen(s);
@@ -58,15 +58,15 @@ int bf__v_varname(bf__load_t *L, const bf__ynode_t *n, const char *path, bf__kva
     return BF_OK;
 }
 
-int bf__v_urls(bf__load_t *L, const bf__ynode_t *n, const char *path, bf__kval_t *v)
+int bf__v_urls(bf__load_t *L, const bf_ynode_t *n, const char *path, bf__kval_t *v)
 {
-    const bf__ynode_t *list = n;
-    size_t count = list->kind == BF__Y_SEQ ? list->n : 1;
+    const bf_ynode_t *list = n;
+    size_t count = list->kind == BF_Y_SEQ ? list->n : 1;
     if (count == 0)
         return bf__err(L, n, BF_E_INVAL, "%s: give at least one URL like http://127.0.0.1:9200",
                        path);
     for (size_t i = 0; i < count; i++) {
-        bf__ynode_t *u = list->kind == BF__Y_SEQ ? list->items[i] : (bf__ynode_t *)list;
+        bf_ynode_t *u = list->kind == BF_Y_SEQ ? list->items[i] : (bf_ynode_t *)list;
         const char *s = u->value;
         const char *rest = NULL;
         if (strncmp(s, "http://", 7) == 0)
@@ -155,13 +155,13 @@ static int pattern_covers(const char *pat, size_t len, const char *const *path, 
     return pattern_covers(rest, rl, path + 1, depth - 1);
 }
 
-int bf__v_filter_path(bf__load_t *L, const bf__ynode_t *n, const char *path, bf__kval_t *v)
+int bf__v_filter_path(bf__load_t *L, const bf_ynode_t *n, const char *path, bf__kval_t *v)
 {
-    if (n->kind != BF__Y_SCALAR || v->s == NULL)
+    if (n->kind != BF_Y_SCALAR || v->s == NULL)
         return BF_OK;
     int b;
     /* the same rule as the parser (BF__T_FILTER): only an unquoted true/false is the boolean */
-    if (bf__y_bool(n, &b) && !n->quoted)
+    if (bf_y_bool(n, &b) && !n->quoted)
         return BF_OK;
     const char *s = v->s;
     static const char *actions[] = {"index", "create"};

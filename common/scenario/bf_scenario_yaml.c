@@ -10,7 +10,7 @@
 #include "bf_scenario_int.h"
 
 #include "bf_jsonesc.h"
-#include "bf_es.h"
+#include "bf_url.h"
 #include "bf_mem.h"
 #include "bf_units.h"
 
@@ -32,12 +32,12 @@ typedef struct arena_block {
     max_align_t data[]; /* flexible, aligned */
 } arena_block;
 
-struct bf__yarena {
+struct bf_yarena {
     arena_block *head;
     size_t nodes;
 };
 
-static void *arena_alloc(bf__yarena_t *a, size_t size)
+static void *arena_alloc(bf_yarena_t *a, size_t size)
 {
     size = (size + sizeof(max_align_t) - 1) / sizeof(max_align_t) * sizeof(max_align_t);
     arena_block *b = a->head;
@@ -54,7 +54,7 @@ static void *arena_alloc(bf__yarena_t *a, size_t size)
     return p;
 }
 
-char *bf__ydoc_strdup(bf__ydoc_t *doc, const char *s, size_t len)
+char *bf_ydoc_strdup(bf_ydoc_t *doc, const char *s, size_t len)
 {
     char *d = arena_alloc(doc->arena, len + 1);
     if (len)
@@ -63,7 +63,7 @@ char *bf__ydoc_strdup(bf__ydoc_t *doc, const char *s, size_t len)
     return d;
 }
 
-void bf__ydoc_cleanup(bf__ydoc_t *doc)
+void bf_ydoc_cleanup(bf_ydoc_t *doc)
 {
     if (doc == NULL)
         return;
@@ -90,8 +90,8 @@ void bf__ydoc_cleanup(bf__ydoc_t *doc)
 /* A collection being built: its node and a growable item array (heap, moved to the arena when
  * the collection ends). */
 typedef struct frame {
-    bf__ynode_t *node;
-    bf__ynode_t **items;
+    bf_ynode_t *node;
+    bf_ynode_t **items;
     size_t n, cap;
 } frame;
 
@@ -108,10 +108,10 @@ static int perr(bf_diag_t *diag, const char *origin, size_t line, size_t col, in
     return bf_diag_set(diag, code, "%s:%zu:%zu: %s", origin, line, col, msg);
 }
 
-static bf__ynode_t *new_node(bf__ydoc_t *doc, enum bf__ykind kind, const yaml_mark_t *start,
-                             const yaml_mark_t *end)
+static bf_ynode_t *new_node(bf_ydoc_t *doc, enum bf_ykind kind, const yaml_mark_t *start,
+                            const yaml_mark_t *end)
 {
-    bf__ynode_t *n = arena_alloc(doc->arena, sizeof *n);
+    bf_ynode_t *n = arena_alloc(doc->arena, sizeof *n);
     memset(n, 0, sizeof *n);
     n->kind = kind;
     n->line = (uint32_t)(start->line + 1);
@@ -122,7 +122,7 @@ static bf__ynode_t *new_node(bf__ydoc_t *doc, enum bf__ykind kind, const yaml_ma
     return n;
 }
 
-static void frame_push(frame *f, bf__ynode_t *item)
+static void frame_push(frame *f, bf_ynode_t *item)
 {
     if (f->n == f->cap) {
         f->cap = f->cap ? f->cap * 2 : 8;
@@ -133,7 +133,7 @@ static void frame_push(frame *f, bf__ynode_t *item)
 
 static int cmp_key(const void *a, const void *b)
 {
-    const bf__ynode_t *x = *(bf__ynode_t *const *)a, *y = *(bf__ynode_t *const *)b;
+    const bf_ynode_t *x = *(bf_ynode_t *const *)a, *y = *(bf_ynode_t *const *)b;
     if (x->len != y->len)
         return x->len < y->len ? -1 : 1;
     int c = memcmp(x->value, y->value, x->len);
@@ -145,7 +145,7 @@ static int cmp_key(const void *a, const void *b)
 
 /* Duplicate keys in a mapping are an error (YAML 1.2 §3.2.1.1): the later one would silently
  * win, which hides mistakes. Returns the second occurrence or NULL. */
-static const bf__ynode_t *find_duplicate_key(bf__ynode_t **items, size_t npairs)
+static const bf_ynode_t *find_duplicate_key(bf_ynode_t **items, size_t npairs)
 {
     if (npairs < 2)
         return NULL;
@@ -157,11 +157,11 @@ static const bf__ynode_t *find_duplicate_key(bf__ynode_t **items, size_t npairs)
                     return items[2 * i];
         return NULL;
     }
-    bf__ynode_t **keys = bf_malloc(npairs * sizeof *keys);
+    bf_ynode_t **keys = bf_malloc(npairs * sizeof *keys);
     for (size_t i = 0; i < npairs; i++)
         keys[i] = items[2 * i];
     qsort(keys, npairs, sizeof *keys, cmp_key);
-    const bf__ynode_t *dup = NULL;
+    const bf_ynode_t *dup = NULL;
     for (size_t i = 1; i < npairs && dup == NULL; i++)
         if (keys[i]->len == keys[i - 1]->len &&
             memcmp(keys[i]->value, keys[i - 1]->value, keys[i]->len) == 0)
@@ -170,8 +170,7 @@ static const bf__ynode_t *find_duplicate_key(bf__ynode_t **items, size_t npairs)
     return dup;
 }
 
-int bf__ydoc_parse(bf__ydoc_t *doc, const char *text, size_t len, const char *origin,
-                   bf_diag_t *diag)
+int bf_ydoc_parse(bf_ydoc_t *doc, const char *text, size_t len, const char *origin, bf_diag_t *diag)
 {
     memset(doc, 0, sizeof *doc);
     doc->origin = origin;
@@ -188,7 +187,7 @@ int bf__ydoc_parse(bf__ydoc_t *doc, const char *text, size_t len, const char *or
     yaml_parser_initialize(&p);
     yaml_parser_set_input_string(&p, (const unsigned char *)text, len);
     yaml_parser_set_encoding(&p, YAML_UTF8_ENCODING);
-    frame stack[BF__YAML_MAX_DEPTH + 1];
+    frame stack[BF_YAML_MAX_DEPTH + 1];
     size_t depth = 0;
     int docs = 0, rc = BF_OK, done = 0;
     while (!done) {
@@ -213,7 +212,7 @@ int bf__ydoc_parse(bf__ydoc_t *doc, const char *text, size_t len, const char *or
                       ctx ? " " : "", ctx ? ctx : "", hint);
             break;
         }
-        bf__ynode_t *node = NULL;
+        bf_ynode_t *node = NULL;
         switch (ev.type) {
         case YAML_STREAM_START_EVENT:
         case YAML_DOCUMENT_END_EVENT:
@@ -232,9 +231,9 @@ int bf__ydoc_parse(bf__ydoc_t *doc, const char *text, size_t len, const char *or
                       (const char *)ev.data.alias.anchor);
             break;
         case YAML_SCALAR_EVENT: {
-            node = new_node(doc, BF__Y_SCALAR, &ev.start_mark, &ev.end_mark);
+            node = new_node(doc, BF_Y_SCALAR, &ev.start_mark, &ev.end_mark);
             node->len = ev.data.scalar.length;
-            node->value = bf__ydoc_strdup(doc, (const char *)ev.data.scalar.value, node->len);
+            node->value = bf_ydoc_strdup(doc, (const char *)ev.data.scalar.value, node->len);
             node->style = ev.data.scalar.style;
             node->quoted = ev.data.scalar.style != YAML_PLAIN_SCALAR_STYLE;
             if (ev.data.scalar.tag &&
@@ -244,12 +243,12 @@ int bf__ydoc_parse(bf__ydoc_t *doc, const char *text, size_t len, const char *or
         }
         case YAML_SEQUENCE_START_EVENT:
         case YAML_MAPPING_START_EVENT:
-            if (depth >= BF__YAML_MAX_DEPTH) {
+            if (depth >= BF_YAML_MAX_DEPTH) {
                 rc = perr(diag, origin, ev.start_mark.line + 1, ev.start_mark.column + 1,
-                          BF_E_PARSE, "nesting deeper than %d levels", BF__YAML_MAX_DEPTH);
+                          BF_E_PARSE, "nesting deeper than %d levels", BF_YAML_MAX_DEPTH);
                 break;
             }
-            node = new_node(doc, ev.type == YAML_MAPPING_START_EVENT ? BF__Y_MAP : BF__Y_SEQ,
+            node = new_node(doc, ev.type == YAML_MAPPING_START_EVENT ? BF_Y_MAP : BF_Y_SEQ,
                             &ev.start_mark, &ev.end_mark);
             node->flow = ev.type == YAML_MAPPING_START_EVENT
                              ? ev.data.mapping_start.style == YAML_FLOW_MAPPING_STYLE
@@ -258,16 +257,16 @@ int bf__ydoc_parse(bf__ydoc_t *doc, const char *text, size_t len, const char *or
         case YAML_SEQUENCE_END_EVENT:
         case YAML_MAPPING_END_EVENT: {
             frame *f = &stack[depth - 1];
-            bf__ynode_t *c = f->node;
+            bf_ynode_t *c = f->node;
             c->end_char = ev.end_mark.index;
             c->items = arena_alloc(doc->arena, (f->n ? f->n : 1) * sizeof *c->items);
             if (f->n)
                 memcpy(c->items, f->items, f->n * sizeof *c->items);
-            c->n = c->kind == BF__Y_MAP ? f->n / 2 : f->n;
+            c->n = c->kind == BF_Y_MAP ? f->n / 2 : f->n;
             free(f->items);
             depth--;
-            if (c->kind == BF__Y_MAP) {
-                const bf__ynode_t *dup = find_duplicate_key(c->items, c->n);
+            if (c->kind == BF_Y_MAP) {
+                const bf_ynode_t *dup = find_duplicate_key(c->items, c->n);
                 if (dup) {
                     rc = perr(diag, origin, dup->line, dup->col, BF_E_PARSE,
                               "duplicate key '%s' in this mapping; keep one", dup->value);
@@ -282,24 +281,24 @@ int bf__ydoc_parse(bf__ydoc_t *doc, const char *text, size_t len, const char *or
             break;
         }
         }
-        if (rc == BF_OK && doc->arena->nodes > BF__YAML_MAX_NODES)
+        if (rc == BF_OK && doc->arena->nodes > BF_YAML_MAX_NODES)
             rc = perr(diag, origin, ev.start_mark.line + 1, ev.start_mark.column + 1, BF_E_TOOBIG,
-                      "more than %u YAML nodes", BF__YAML_MAX_NODES);
+                      "more than %u YAML nodes", BF_YAML_MAX_NODES);
         if (rc == BF_OK && node) {
             if (depth > 0) {
                 frame *f = &stack[depth - 1];
                 /* mapping keys must be scalars (complex keys make no sense here) */
-                if (f->node->kind == BF__Y_MAP && f->n % 2 == 0 && node->kind != BF__Y_SCALAR) {
+                if (f->node->kind == BF_Y_MAP && f->n % 2 == 0 && node->kind != BF_Y_SCALAR) {
                     rc = perr(diag, origin, node->line, node->col, BF_E_PARSE,
                               "a mapping key must be a plain name, not a %s",
-                              node->kind == BF__Y_MAP ? "mapping" : "list");
-                } else if (node->kind == BF__Y_SCALAR) {
+                              node->kind == BF_Y_MAP ? "mapping" : "list");
+                } else if (node->kind == BF_Y_SCALAR) {
                     frame_push(f, node);
                 }
-            } else if (node->kind == BF__Y_SCALAR) {
+            } else if (node->kind == BF_Y_SCALAR) {
                 doc->root = node;
             }
-            if (rc == BF_OK && node->kind != BF__Y_SCALAR) {
+            if (rc == BF_OK && node->kind != BF_Y_SCALAR) {
                 stack[depth].node = node;
                 stack[depth].items = NULL;
                 stack[depth].n = stack[depth].cap = 0;
@@ -315,43 +314,43 @@ int bf__ydoc_parse(bf__ydoc_t *doc, const char *text, size_t len, const char *or
     yaml_parser_delete(&p);
     if (rc != BF_OK)
         return rc;
-    if (doc->root == NULL || (doc->root->kind == BF__Y_SCALAR && bf__y_is_null(doc->root)))
+    if (doc->root == NULL || (doc->root->kind == BF_Y_SCALAR && bf_y_is_null(doc->root)))
         return bf_diag_set(diag, BF_E_INVAL,
                            "%s:1:1: the scenario is empty; it needs at least "
                            "name:, target: and document:",
                            origin);
-    if (doc->root->kind != BF__Y_MAP)
+    if (doc->root->kind != BF_Y_MAP)
         return perr(diag, origin, doc->root->line, doc->root->col, BF_E_INVAL,
                     "a scenario is a mapping of keys (name:, target:, document:, ...), not a %s",
-                    bf__y_kind_name(doc->root));
+                    bf_y_kind_name(doc->root));
     return BF_OK;
 }
 
 /* ---- typing -------------------------------------------------------------------------------- */
 
-const char *bf__y_kind_name(const bf__ynode_t *n)
+const char *bf_y_kind_name(const bf_ynode_t *n)
 {
     if (n == NULL)
         return "nothing";
     switch (n->kind) {
-    case BF__Y_SCALAR: return bf__y_is_null(n) ? "null" : "scalar";
-    case BF__Y_SEQ: return "list";
-    case BF__Y_MAP: return "mapping";
+    case BF_Y_SCALAR: return bf_y_is_null(n) ? "null" : "scalar";
+    case BF_Y_SEQ: return "list";
+    case BF_Y_MAP: return "mapping";
     }
     return "?";
 }
 
-int bf__y_is_null(const bf__ynode_t *n)
+int bf_y_is_null(const bf_ynode_t *n)
 {
-    if (n->kind != BF__Y_SCALAR || n->quoted)
+    if (n->kind != BF_Y_SCALAR || n->quoted)
         return 0;
     return n->len == 0 || strcmp(n->value, "~") == 0 || strcmp(n->value, "null") == 0 ||
            strcmp(n->value, "Null") == 0 || strcmp(n->value, "NULL") == 0;
 }
 
-int bf__y_bool(const bf__ynode_t *n, int *b)
+int bf_y_bool(const bf_ynode_t *n, int *b)
 {
-    if (n == NULL || n->kind != BF__Y_SCALAR)
+    if (n == NULL || n->kind != BF_Y_SCALAR)
         return 0;
     static const char *yes[] = {"true", "yes", "on"}, *no[] = {"false", "no", "off"};
     for (size_t i = 0; i < 3; i++) {
@@ -367,9 +366,9 @@ int bf__y_bool(const bf__ynode_t *n, int *b)
     return 0;
 }
 
-const bf__ynode_t *bf__y_get(const bf__ynode_t *map, const char *key)
+const bf_ynode_t *bf_y_get(const bf_ynode_t *map, const char *key)
 {
-    if (map == NULL || map->kind != BF__Y_MAP)
+    if (map == NULL || map->kind != BF_Y_MAP)
         return NULL;
     for (size_t i = 0; i < map->n; i++)
         if (strcmp(map->items[2 * i]->value, key) == 0)
@@ -390,12 +389,12 @@ static int is_name_char(char c)
 }
 
 /* Position of the k-th (0-based) occurrence of needle in scalar n's raw text. */
-static int raw_find(const bf__ydoc_t *doc, const bf__ynode_t *n, const char *needle, size_t k,
+static int raw_find(const bf_ydoc_t *doc, const bf_ynode_t *n, const char *needle, size_t k,
                     uint32_t *line, uint32_t *col);
 
-static int env_error(bf__ydoc_t *doc, bf__ynode_t *n, size_t occurrence, bf_diag_t *diag,
+static int env_error(bf_ydoc_t *doc, bf_ynode_t *n, size_t occurrence, bf_diag_t *diag,
                      const char *fmt, ...) __attribute__((format(printf, 5, 6)));
-static int env_error(bf__ydoc_t *doc, bf__ynode_t *n, size_t occurrence, bf_diag_t *diag,
+static int env_error(bf_ydoc_t *doc, bf_ynode_t *n, size_t occurrence, bf_diag_t *diag,
                      const char *fmt, ...)
 {
     uint32_t line = n->line, col = n->col;
@@ -408,7 +407,7 @@ static int env_error(bf__ydoc_t *doc, bf__ynode_t *n, size_t occurrence, bf_diag
     return bf_diag_set(diag, BF_E_NOTFOUND, "%s:%u:%u: %s", doc->origin, line, col, msg);
 }
 
-static int resolve_scalar(bf__ydoc_t *doc, bf__ynode_t *n, bf_diag_t *diag)
+static int resolve_scalar(bf_ydoc_t *doc, bf_ynode_t *n, bf_diag_t *diag)
 {
     if (strchr(n->value, '$') == NULL)
         return BF_OK;
@@ -544,7 +543,7 @@ static int resolve_scalar(bf__ydoc_t *doc, bf__ynode_t *n, bf_diag_t *diag)
                        "the value substituted from the environment is not "
                        "valid UTF-8");
     if (rc == BF_OK && changed) {
-        n->value = bf__ydoc_strdup(doc, out.data ? out.data : "", out.len);
+        n->value = bf_ydoc_strdup(doc, out.data ? out.data : "", out.len);
         n->len = out.len;
         n->env = 1;
     }
@@ -552,14 +551,14 @@ static int resolve_scalar(bf__ydoc_t *doc, bf__ynode_t *n, bf_diag_t *diag)
     return rc;
 }
 
-int bf__ydoc_resolve_env(bf__ydoc_t *doc, bf_diag_t *diag)
+int bf_ydoc_resolve_env(bf_ydoc_t *doc, bf_diag_t *diag)
 {
     /* iterative walk: an explicit stack of (node, next child) */
     struct {
-        bf__ynode_t *n;
+        bf_ynode_t *n;
         size_t i;
         int url; /* under a "hosts" key: a stand-in must be a URL (env_warn) */
-    } st[BF__YAML_MAX_DEPTH + 2];
+    } st[BF_YAML_MAX_DEPTH + 2];
     size_t d = 0;
     if (doc->root == NULL)
         return BF_OK;
@@ -568,8 +567,8 @@ int bf__ydoc_resolve_env(bf__ydoc_t *doc, bf_diag_t *diag)
     st[d].url = 0;
     d++;
     while (d > 0) {
-        bf__ynode_t *n = st[d - 1].n;
-        if (n->kind == BF__Y_SCALAR) {
+        bf_ynode_t *n = st[d - 1].n;
+        if (n->kind == BF_Y_SCALAR) {
             d--;
             doc->in_url = st[d].url;
             int rc = resolve_scalar(doc, n, diag);
@@ -577,20 +576,20 @@ int bf__ydoc_resolve_env(bf__ydoc_t *doc, bf_diag_t *diag)
                 return rc;
             continue;
         }
-        size_t total = n->kind == BF__Y_MAP ? n->n * 2 : n->n;
+        size_t total = n->kind == BF_Y_MAP ? n->n * 2 : n->n;
         size_t i = st[d - 1].i;
         if (i >= total) {
             d--;
             continue;
         }
         st[d - 1].i++;
-        if (n->kind == BF__Y_MAP && i % 2 == 0)
+        if (n->kind == BF_Y_MAP && i % 2 == 0)
             continue; /* keys are names, never substituted */
-        if (d >= BF__YAML_MAX_DEPTH + 2)
+        if (d >= BF_YAML_MAX_DEPTH + 2)
             continue;
         st[d].n = n->items[i];
         st[d].i = 0;
-        st[d].url = st[d - 1].url || (n->kind == BF__Y_MAP && n->items[i - 1]->value &&
+        st[d].url = st[d - 1].url || (n->kind == BF_Y_MAP && n->items[i - 1]->value &&
                                       strcmp(n->items[i - 1]->value, "hosts") == 0);
         d++;
     }
@@ -600,7 +599,7 @@ int bf__ydoc_resolve_env(bf__ydoc_t *doc, bf_diag_t *diag)
 /* ---- positions ----------------------------------------------------------------------------- */
 
 /* Byte offset in doc->text of libyaml character index `ci` (the BOM is not counted). */
-static size_t char_to_byte(const bf__ydoc_t *doc, size_t ci)
+static size_t char_to_byte(const bf_ydoc_t *doc, size_t ci)
 {
     const unsigned char *t = (const unsigned char *)doc->text;
     size_t i = 0, c = 0;
@@ -629,7 +628,7 @@ static void advance_pos(const char *t, size_t from, size_t to, uint32_t *line, u
     }
 }
 
-static int raw_find(const bf__ydoc_t *doc, const bf__ynode_t *n, const char *needle, size_t k,
+static int raw_find(const bf_ydoc_t *doc, const bf_ynode_t *n, const char *needle, size_t k,
                     uint32_t *line, uint32_t *col)
 {
     if (doc->text == NULL)
@@ -651,12 +650,12 @@ static int raw_find(const bf__ydoc_t *doc, const bf__ynode_t *n, const char *nee
     return 0;
 }
 
-void bf__ydoc_locate(const bf__ydoc_t *doc, const bf__ynode_t *n, size_t offset, const char *anchor,
-                     uint32_t *line, uint32_t *col)
+void bf_ydoc_locate(const bf_ydoc_t *doc, const bf_ynode_t *n, size_t offset, const char *anchor,
+                    uint32_t *line, uint32_t *col)
 {
     *line = n->line;
     *col = n->col;
-    if (doc->text == NULL || n->kind != BF__Y_SCALAR)
+    if (doc->text == NULL || n->kind != BF_Y_SCALAR)
         return;
     size_t b0 = char_to_byte(doc, n->start_char), b1 = char_to_byte(doc, n->end_char);
     if (b1 > doc->len || b0 > b1)
@@ -737,13 +736,13 @@ static int write_handler(void *data, unsigned char *buffer, size_t size)
     return bf_buf_append((bf_buf_t *)data, buffer, size) == BF_OK;
 }
 
-/* "scheme://user:password@host" -> "scheme://user:<redacted>@host": bf_es.h */
+/* "scheme://user:password@host" -> "scheme://user:<redacted>@host": bf_url.h */
 static char *redact_userinfo(const char *url)
 {
     return bf_url_redact_userinfo(url);
 }
 
-static int emit_scalar(yaml_emitter_t *e, const bf__ynode_t *n, int redact)
+static int emit_scalar(yaml_emitter_t *e, const bf_ynode_t *n, int redact)
 {
     yaml_event_t ev;
     const char *v = n->value;
@@ -757,7 +756,7 @@ static int emit_scalar(yaml_emitter_t *e, const bf__ynode_t *n, int redact)
     } else if (redact && n->url_userinfo && (tmp = redact_userinfo(n->value)) != NULL) {
         v = tmp;
         len = strlen(tmp);
-    } else if (!n->quoted && bf__y_is_null(n)) {
+    } else if (!n->quoted && bf_y_is_null(n)) {
         v = "~";
         len = 1;
         style = YAML_PLAIN_SCALAR_STYLE;
@@ -776,7 +775,7 @@ static int emit_scalar(yaml_emitter_t *e, const bf__ynode_t *n, int redact)
     return ok;
 }
 
-char *bf__ydoc_emit(const bf__ydoc_t *doc, int redact)
+char *bf_ydoc_emit(const bf_ydoc_t *doc, int redact)
 {
     bf_buf_t out;
     bf_buf_init(&out, 0);
@@ -793,10 +792,10 @@ char *bf__ydoc_emit(const bf__ydoc_t *doc, int redact)
              yaml_emitter_emit(&e, &ev);
     /* iterative walk: (node, next child); a collection is started when first visited */
     struct {
-        const bf__ynode_t *n;
+        const bf_ynode_t *n;
         size_t i;
         int started;
-    } st[BF__YAML_MAX_DEPTH + 2];
+    } st[BF_YAML_MAX_DEPTH + 2];
     size_t d = 0;
     if (ok && doc->root) {
         st[0].n = doc->root;
@@ -805,14 +804,14 @@ char *bf__ydoc_emit(const bf__ydoc_t *doc, int redact)
         d = 1;
     }
     while (ok && d > 0) {
-        const bf__ynode_t *n = st[d - 1].n;
-        if (n->kind == BF__Y_SCALAR) {
+        const bf_ynode_t *n = st[d - 1].n;
+        if (n->kind == BF_Y_SCALAR) {
             ok = emit_scalar(&e, n, redact);
             d--;
             continue;
         }
         if (!st[d - 1].started) {
-            if (n->kind == BF__Y_MAP)
+            if (n->kind == BF_Y_MAP)
                 ok = yaml_mapping_start_event_initialize(&ev, NULL, NULL, 1,
                                                          n->flow ? YAML_FLOW_MAPPING_STYLE
                                                                  : YAML_BLOCK_MAPPING_STYLE);
@@ -825,17 +824,17 @@ char *bf__ydoc_emit(const bf__ydoc_t *doc, int redact)
             if (!ok)
                 break;
         }
-        size_t total = n->kind == BF__Y_MAP ? n->n * 2 : n->n;
+        size_t total = n->kind == BF_Y_MAP ? n->n * 2 : n->n;
         size_t i = st[d - 1].i;
         if (i >= total) {
-            ok = (n->kind == BF__Y_MAP ? yaml_mapping_end_event_initialize(&ev)
-                                       : yaml_sequence_end_event_initialize(&ev)) &&
+            ok = (n->kind == BF_Y_MAP ? yaml_mapping_end_event_initialize(&ev)
+                                      : yaml_sequence_end_event_initialize(&ev)) &&
                  yaml_emitter_emit(&e, &ev);
             d--;
             continue;
         }
         st[d - 1].i++;
-        if (d >= BF__YAML_MAX_DEPTH + 2) {
+        if (d >= BF_YAML_MAX_DEPTH + 2) {
             ok = 0; /* cannot happen: the parser caps the depth */
             break;
         }
@@ -867,11 +866,11 @@ static int all_digits(const char *s, size_t from)
 }
 
 /* YAML 1.2 core schema for plain scalars: null, true/false, integers, floats; else string. */
-json_t *bf__y_scalar_to_json(const bf__ynode_t *n)
+json_t *bf_y_scalar_to_json(const bf_ynode_t *n)
 {
     const char *v = n->value;
     if (!n->quoted) {
-        if (bf__y_is_null(n))
+        if (bf_y_is_null(n))
             return json_null();
         if (!strcmp(v, "true") || !strcmp(v, "True") || !strcmp(v, "TRUE"))
             return json_true();
@@ -895,20 +894,20 @@ json_t *bf__y_scalar_to_json(const bf__ynode_t *n)
     return s ? s : json_string("");
 }
 
-json_t *bf__y_to_json(const bf__ynode_t *n)
+json_t *bf_y_to_json(const bf_ynode_t *n)
 {
     switch (n->kind) {
-    case BF__Y_SCALAR: return bf__y_scalar_to_json(n);
-    case BF__Y_SEQ: {
+    case BF_Y_SCALAR: return bf_y_scalar_to_json(n);
+    case BF_Y_SEQ: {
         json_t *a = json_array();
         for (size_t i = 0; i < n->n; i++)
-            json_array_append_new(a, bf__y_to_json(n->items[i]));
+            json_array_append_new(a, bf_y_to_json(n->items[i]));
         return a;
     }
-    case BF__Y_MAP: {
+    case BF_Y_MAP: {
         json_t *o = json_object();
         for (size_t i = 0; i < n->n; i++)
-            json_object_set_new(o, n->items[2 * i]->value, bf__y_to_json(n->items[2 * i + 1]));
+            json_object_set_new(o, n->items[2 * i]->value, bf_y_to_json(n->items[2 * i + 1]));
         return o;
     }
     }

@@ -195,3 +195,40 @@ int bf_sample_unpack_add(const Bf__Sample *s, bf_counters_t *c, bf_hist_t *svc, 
         rc = unpack_hist(s->latency, lat);
     return rc;
 }
+
+/* ---- the error table as Sample.doc_errors (bf_errtypes.h) ----------------------------------- */
+
+void bf_sample_pack_errtypes(const bf_errtypes_t *t, Bf__ErrorCount ***out, size_t *n_out)
+{
+    *out = NULL;
+    *n_out = 0;
+    if (t->n == 0)
+        return;
+    Bf__ErrorCount **arr = bf_calloc(t->n, sizeof *arr);
+    for (uint32_t i = 0; i < t->n; i++) {
+        Bf__ErrorCount *e = bf_malloc(sizeof *e);
+        bf__error_count__init(e);
+        e->type = (char *)t->e[i].type;
+        e->reason = (char *)t->e[i].reason;
+        e->count = t->e[i].docs;
+        arr[i] = e;
+    }
+    *out = arr;
+    *n_out = t->n;
+}
+
+void bf_sample_pack_errtypes_cleanup(Bf__ErrorCount ***arr, size_t *n)
+{
+    for (size_t i = 0; *arr != NULL && i < *n; i++)
+        free((*arr)[i]);
+    free(*arr);
+    *arr = NULL;
+    *n = 0;
+}
+
+void bf_sample_unpack_errtypes_add(bf_errtypes_t *t, Bf__ErrorCount *const *arr, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (arr[i] != NULL)
+            bf_errtypes_add(t, arr[i]->type ? arr[i]->type : "", arr[i]->reason, arr[i]->count);
+}

@@ -7,6 +7,7 @@
 #ifndef BF_SAMPLE_H
 #define BF_SAMPLE_H
 
+#include "bf_errtypes.h"
 #include "bf_hist.h"
 #include "bulkfleet.pb-c.h"
 
@@ -83,5 +84,13 @@ void bf_sample_pack_cleanup(Bf__Sample *s);
  * (svc/lat may be NULL). Returns 0 or BF_E_RANGE when a histogram index is invalid (then
  * nothing of the histograms is added; counters are). */
 int bf_sample_unpack_add(const Bf__Sample *s, bf_counters_t *c, bf_hist_t *svc, bf_hist_t *lat);
+
+/* bf_sample_pack_errtypes — the table as Sample.doc_errors: *out gets a bf_calloc'ed array of
+ * t->n ErrorCount (type, count = docs, reason) whose strings are borrowed from t (t must
+ * outlive the message); release with bf_sample_pack_errtypes_cleanup. */
+void bf_sample_pack_errtypes(const bf_errtypes_t *t, Bf__ErrorCount ***out, size_t *n_out);
+void bf_sample_pack_errtypes_cleanup(Bf__ErrorCount ***arr, size_t *n);
+/* bf_sample_unpack_errtypes_add — t += n received ErrorCount (NULL strings are taken as ""). */
+void bf_sample_unpack_errtypes_add(bf_errtypes_t *t, Bf__ErrorCount *const *arr, size_t n);
 
 #endif

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* test_errtypes.c — failed documents by error type: the bounded table, merge and wire form. */
 #include "bf_errtypes.h"
+#include "bf_sample.h"
 
 #include <setjmp.h>
 #include <stdarg.h>
@@ -92,16 +93,16 @@ static void test_pack_unpack_merge(void **state)
     for (int k = 0; k < 2; k++) {
         Bf__Sample s;
         bf__sample__init(&s);
-        bf_errtypes_pack(src[k], &s.doc_errors, &s.n_doc_errors);
+        bf_sample_pack_errtypes(src[k], &s.doc_errors, &s.n_doc_errors);
         size_t n = bf__sample__get_packed_size(&s);
         uint8_t *buf = malloc(n + 1);
         bf__sample__pack(&s, buf);
-        bf_errtypes_pack_cleanup(&s.doc_errors, &s.n_doc_errors);
+        bf_sample_pack_errtypes_cleanup(&s.doc_errors, &s.n_doc_errors);
         assert_null(s.doc_errors);
         Bf__Sample *r = bf__sample__unpack(NULL, n, buf);
         free(buf);
         assert_non_null(r);
-        bf_errtypes_unpack_add(&sum, r->doc_errors, r->n_doc_errors);
+        bf_sample_unpack_errtypes_add(&sum, r->doc_errors, r->n_doc_errors);
         bf__sample__free_unpacked(r, NULL);
     }
     assert_int_equal(sum.n, 2);
@@ -123,7 +124,7 @@ static void test_pack_unpack_merge(void **state)
     bf_errtypes_reset(&z);
     Bf__ErrorCount **arr = (Bf__ErrorCount **)1;
     size_t n = 9;
-    bf_errtypes_pack(&z, &arr, &n);
+    bf_sample_pack_errtypes(&z, &arr, &n);
     assert_null(arr);
     assert_int_equal(n, 0);
 }

@@ -11,7 +11,7 @@
 #include "bf_cmd_scenario.h"
 #include "bf_mem.h"
 #include "bf_scenario.h"
-#include "bf_scenario_import.h"
+#include "bf_import_loadgen.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,7 +40,7 @@ static char *import_file(const char *name, const bf_import_opts_t *o)
     snprintf(path, sizeof path, "%s/%s", LGDIR, name);
     char *text = slurp(path), *yaml = NULL;
     bf_diag_t d = {0};
-    int rc = bf_scenario_import_loadgen(text, strlen(text), name, o, &yaml, &d);
+    int rc = bf_import_loadgen(text, strlen(text), name, o, &yaml, &d);
     free(text);
     if (rc != 0)
         fail_msg("import %s: %s", name, d.msg);
@@ -140,8 +140,7 @@ static void test_seed000_verbatim_duplicate_keys_caught(void **state)
     char *text = slurp(path);
     bf_diag_t di = {0};
     yaml = NULL;
-    assert_int_equal(
-        bf_scenario_import_loadgen(text, strlen(text), "000-loadgen.yml", &o, &yaml, &di), 0);
+    assert_int_equal(bf_import_loadgen(text, strlen(text), "000-loadgen.yml", &o, &yaml, &di), 0);
     assert_non_null(yaml);
     assert_non_null(strstr(di.msg, "000-loadgen.yml:48:13: body: the source line has 3 duplicate "
                                    "keys"));
@@ -266,7 +265,7 @@ static void test_seed003_validates(void **state)
 static char *import_text(const char *text, const bf_import_opts_t *o, bf_diag_t *d)
 {
     char *yaml = NULL;
-    bf_scenario_import_loadgen(text, strlen(text), "lg.yml", o, &yaml, d);
+    bf_import_loadgen(text, strlen(text), "lg.yml", o, &yaml, d);
     return yaml;
 }
 
@@ -474,7 +473,7 @@ static void test_import_dsl(void **state)
     bf_import_opts_t o = {.config_text = cfg, .config_origin = "loadgen.yml"};
     bf_diag_t d = {0};
     char *yaml = NULL;
-    if (bf_scenario_import_loadgen(dsl, strlen(dsl), "bulk.dsl", &o, &yaml, &d) != 0)
+    if (bf_import_loadgen(dsl, strlen(dsl), "bulk.dsl", &o, &yaml, &d) != 0)
         fail_msg("%s", d.msg);
     assert_non_null(strstr(yaml, "# Imported from bulk.dsl (in its YAML form)"));
     assert_non_null(strstr(yaml, "read from loadgen's DSL"));
@@ -490,26 +489,24 @@ static void test_import_dsl(void **state)
     assert_non_null(strstr(yaml, "path: '/{index}/_count'"));
     free(yaml);
     /* the DSL without -config: its variables are its own; no endpoint -> ${BF_TARGET} */
-    if (bf_scenario_import_loadgen(dsl, strlen(dsl), "bulk.dsl", NULL, &yaml, &d) != 0)
+    if (bf_import_loadgen(dsl, strlen(dsl), "bulk.dsl", NULL, &yaml, &d) != 0)
         fail_msg("%s", d.msg);
     assert_non_null(strstr(yaml, "${BF_TARGET:-http://127.0.0.1:9200}"));
     free(yaml);
     /* detected without the .dsl name (a first request line); mistakes name the DSL's line */
     const char *open_block = "# runner: {\n#   no_warm: true,\n\nPOST /_bulk\n";
     assert_int_not_equal(
-        bf_scenario_import_loadgen(open_block, strlen(open_block), "x.txt", NULL, &yaml, &d), 0);
+        bf_import_loadgen(open_block, strlen(open_block), "x.txt", NULL, &yaml, &d), 0);
     assert_string_equal(d.msg, "x.txt:1: the '# runner:' block does not close its brackets "
                                "before line 3 (every line of it starts with '#')");
     const char *stray = "GET /\n\nnot a request\n";
     d = (bf_diag_t){0};
-    assert_int_not_equal(bf_scenario_import_loadgen(stray, strlen(stray), "s.dsl", NULL, &yaml, &d),
-                         0);
+    assert_int_not_equal(bf_import_loadgen(stray, strlen(stray), "s.dsl", NULL, &yaml, &d), 0);
     assert_non_null(strstr(d.msg, "s.dsl:3: 'not a request' is neither a request line"));
     /* loadgen's own loadgen.dsl is an API test: no bulk request, each request named */
     const char *api = "DELETE /medcl\n\nPUT /medcl\n\nPOST /medcl/_doc/1\n{\n \"name\": \"m\"\n}\n";
     d = (bf_diag_t){0};
-    assert_int_not_equal(bf_scenario_import_loadgen(api, strlen(api), "api.dsl", NULL, &yaml, &d),
-                         0);
+    assert_int_not_equal(bf_import_loadgen(api, strlen(api), "api.dsl", NULL, &yaml, &d), 0);
     assert_non_null(strstr(d.msg, "api.dsl (in its YAML form):"));
     assert_non_null(strstr(d.msg, "no bulk request (a request with a body and a URL ending in "
                                   "/_bulk) among the 3 requests (DELETE /medcl, PUT /medcl, "
@@ -552,7 +549,7 @@ static char *import_as(const char *yaml, const char *origin, const bf_import_opt
 {
     char *out = NULL;
     bf_diag_t d = {0};
-    int rc = bf_scenario_import_loadgen(yaml, strlen(yaml), origin, o, &out, &d);
+    int rc = bf_import_loadgen(yaml, strlen(yaml), origin, o, &out, &d);
     if (rc != 0)
         fail_msg("import %s: %s", origin, d.msg);
     return out;

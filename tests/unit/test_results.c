@@ -264,9 +264,9 @@ static void feed(bf_cellagg_t *agg, uint32_t agent, const char *cell_id, int32_t
     bf_errtypes_add(&et, "mapper_parsing_exception",
                     agent == 0 ? "failed to parse field [n] of type [long], \"x\"" : "later",
                     sp->docs_mapping);
-    bf_errtypes_pack(&et, &s.doc_errors, &s.n_doc_errors);
+    bf_sample_pack_errtypes(&et, &s.doc_errors, &s.n_doc_errors);
     assert_int_equal(bf_cellagg_add(agg, agent, &s), BF_OK);
-    bf_errtypes_pack_cleanup(&s.doc_errors, &s.n_doc_errors);
+    bf_sample_pack_errtypes_cleanup(&s.doc_errors, &s.n_doc_errors);
     bf_sample_pack_cleanup(&s);
     bf_hist_destroy(&svc);
     bf_hist_destroy(&lat);

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* bf_scenario_import.h — turn an INFINI loadgen config (loadgen.yml) into a bulkfleet scenario.
+/* bf_import_loadgen.h — turn an INFINI loadgen config (loadgen.yml) into a bulkfleet scenario.
  *
  * Mapping (reference/loadgen-compat.md §1.2-§1.6):
  *   - the first request whose URL ends in /_bulk is the workload; its body template must hold an
@@ -31,8 +31,8 @@
  * The output starts with comment lines (origin and notes) and loads with bf_scenario_load_text
  * once ES_PASSWORD (if used) is set and the dictionary files are next to it.
  */
-#ifndef BF_SCENARIO_IMPORT_H
-#define BF_SCENARIO_IMPORT_H
+#ifndef BF_IMPORT_LOADGEN_H
+#define BF_IMPORT_LOADGEN_H
 
 #include "bf_error.h"
 
@@ -50,14 +50,14 @@ typedef struct bf_import_opts {
     const char *config_origin; /* its file name for messages */
 } bf_import_opts_t;
 
-/* bf_scenario_import_loadgen — convert loadgen YAML text. Returns 0 and *yaml_out (caller frees)
+/* bf_import_loadgen — convert loadgen YAML text. Returns 0 and *yaml_out (caller frees)
  * or BF_E_PARSE / BF_E_INVAL with diag "origin:line:col: message". On success diag->msg may
  * still be set (diag->code BF_E_INVAL): a problem the output carries over from the config and
  * that the user must fix before it runs, listed in full (every duplicate key of the body's
  * action and source lines, with its path and the characters of both occurrences; the loader
  * would stop at the first). The same list is in the output's notes. opts may be NULL.
  * Thread-safe. */
-int bf_scenario_import_loadgen(const char *text, size_t len, const char *origin,
-                               const bf_import_opts_t *opts, char **yaml_out, bf_diag_t *diag);
+int bf_import_loadgen(const char *text, size_t len, const char *origin,
+                      const bf_import_opts_t *opts, char **yaml_out, bf_diag_t *diag);
 
 #endif

@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: MIT */
-/* bf_scenario_import.c — INFINI loadgen config -> bulkfleet scenario (see the header for the
+/* bf_import_loadgen.c — INFINI loadgen config -> bulkfleet scenario (see the header for the
  * mapping). The loadgen YAML is read with the scenario loader's YAML tree (positions for
  * errors); the scenario is written as text so it can carry comments (origin, notes).
  */
-#include "bf_scenario_import.h"
+#include "bf_import_loadgen.h"
 
 #include "bf_cluster.h"
 #include "bf_mem.h"
-#include "bf_scenario_int.h"
+#include "bf_ytree.h"
 #include "bf_units.h"
 
 #include <jansson.h>
@@ -20,21 +20,21 @@
 #define MAX_NOTES 64
 
 typedef struct imp {
-    bf__ydoc_t doc;
+    bf_ydoc_t doc;
     const char *origin;
     bf_diag_t *diag;
-    const bf__ynode_t *env;     /* env: section */
-    const bf__ynode_t *cfg_env; /* -config's env: section (a DSL file's defaults), or NULL */
+    const bf_ynode_t *env;     /* env: section */
+    const bf_ynode_t *cfg_env; /* -config's env: section (a DSL file's defaults), or NULL */
     char *notes[MAX_NOTES];
     size_t nnotes;
     char problem[BF_DIAG_MAX]; /* what the output still has wrong (duplicate keys), or "" */
-    bf__ydoc_t cfg;            /* -config loadgen.yml beside a DSL file (env, variables, runner) */
+    bf_ydoc_t cfg;             /* -config loadgen.yml beside a DSL file (env, variables, runner) */
     int dsl;                   /* the input was loadgen's DSL */
 } imp;
 
-static int ierr(imp *I, const bf__ynode_t *n, const char *fmt, ...)
+static int ierr(imp *I, const bf_ynode_t *n, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
-static int ierr(imp *I, const bf__ynode_t *n, const char *fmt, ...)
+static int ierr(imp *I, const bf_ynode_t *n, const char *fmt, ...)
 {
     char msg[800];
     va_list ap;
@@ -62,10 +62,10 @@ static void note(imp *I, const char *fmt, ...)
     I->notes[I->nnotes++] = bf_strdup(msg);
 }
 
-static const char *sval(const bf__ynode_t *map, const char *key)
+static const char *sval(const bf_ynode_t *map, const char *key)
 {
-    const bf__ynode_t *n = bf__y_get(map, key);
-    return n && n->kind == BF__Y_SCALAR && !bf__y_is_null(n) ? n->value : NULL;
+    const bf_ynode_t *n = bf_y_get(map, key);
+    return n && n->kind == BF_Y_SCALAR && !bf_y_is_null(n) ? n->value : NULL;
 }
 
 /* 1 when an environment variable's name says it holds a secret (PASSWORD, PASSWD, TOKEN, KEY,
@@ -255,15 +255,15 @@ static char *go_layout_to_strftime(imp *I, const char *layout)
 }
 
 typedef struct var_out {
-    const char *name;       /* name in the scenario */
-    const bf__ynode_t *src; /* the loadgen variable */
-    const char *scope;      /* NULL, "request", "document" */
+    const char *name;      /* name in the scenario */
+    const bf_ynode_t *src; /* the loadgen variable */
+    const char *scope;     /* NULL, "request", "document" */
 } var_out;
 
 /* Writes one variable as a flow mapping line. */
 static int put_variable(imp *I, bf_buf_t *b, const var_out *v)
 {
-    const bf__ynode_t *s = v->src;
+    const bf_ynode_t *s = v->src;
     const char *type = sval(s, "type");
     if (type == NULL)
         return ierr(I, s, "variable '%s' has no type", v->name);
@@ -279,7 +279,7 @@ static int put_variable(imp *I, bf_buf_t *b, const var_out *v)
     else if (!strcmp(type, "now_unix_in_nano"))
         t = "now_unix_ns";
     else if (!strcmp(type, "int_array_bitmap"))
-        return ierr(I, bf__y_get(s, "type"),
+        return ierr(I, bf_y_get(s, "type"),
                     "variable '%s': type int_array_bitmap (a base64 "
                     "Roaring bitmap) is not supported by bulkfleet",
                     v->name);
@@ -291,7 +291,7 @@ static int put_variable(imp *I, bf_buf_t *b, const var_out *v)
     for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
         ok |= strcmp(t, known[i]) == 0;
     if (!ok)
-        return ierr(I, bf__y_get(s, "type"), "variable '%s': unknown loadgen type '%s'", v->name,
+        return ierr(I, bf_y_get(s, "type"), "variable '%s': unknown loadgen type '%s'", v->name,
                     type);
     bf_buf_appendz(b, "  - {name: ");
     put_scalar(b, v->name);
@@ -309,8 +309,8 @@ static int put_variable(imp *I, bf_buf_t *b, const var_out *v)
             put_scalar(b, p);
             free(p);
         }
-        const bf__ynode_t *data = bf__y_get(s, "data");
-        if (data && data->kind == BF__Y_SEQ) {
+        const bf_ynode_t *data = bf_y_get(s, "data");
+        if (data && data->kind == BF_Y_SEQ) {
             bf_buf_appendz(b, ", data: [");
             for (size_t i = 0; i < data->n; i++) {
                 if (i)
@@ -347,7 +347,7 @@ static int put_variable(imp *I, bf_buf_t *b, const var_out *v)
     if (!strcmp(t, "random_array")) {
         const char *key = sval(s, "variable_key"), *size = sval(s, "size"),
                    *vt = sval(s, "variable_type"), *sb = sval(s, "string_bracket");
-        const bf__ynode_t *sq = bf__y_get(s, "square_bracket");
+        const bf_ynode_t *sq = bf_y_get(s, "square_bracket");
         int sqb = 0;
         if (key) {
             bf_buf_appendz(b, ", variable_key: ");
@@ -359,14 +359,14 @@ static int put_variable(imp *I, bf_buf_t *b, const var_out *v)
             bf_buf_appendz(b, ", variable_type: ");
             put_scalar(b, vt);
         }
-        if (sq && bf__y_bool(sq, &sqb))
+        if (sq && bf_y_bool(sq, &sqb))
             bf_buf_appendf(b, ", square_bracket: %s", sqb ? "true" : "false");
         if (sb) {
             bf_buf_appendz(b, ", string_bracket: ");
             put_scalar(b, sb);
         }
     }
-    if (bf__y_get(s, "replace"))
+    if (bf_y_get(s, "replace"))
         note(I, "variable '%s': replace: dropped; bulkfleet JSON-escapes values itself", v->name);
     if (v->scope)
         bf_buf_appendf(b, ", scope: %s", v->scope);
@@ -374,9 +374,9 @@ static int put_variable(imp *I, bf_buf_t *b, const var_out *v)
     return BF_OK;
 }
 
-static const bf__ynode_t *find_var(const bf__ynode_t *vars, const char *name)
+static const bf_ynode_t *find_var(const bf_ynode_t *vars, const char *name)
 {
-    if (vars == NULL || vars->kind != BF__Y_SEQ)
+    if (vars == NULL || vars->kind != BF_Y_SEQ)
         return NULL;
     for (size_t i = 0; i < vars->n; i++) {
         const char *n = sval(vars->items[i], "name");
@@ -495,7 +495,7 @@ static size_t find_dup_keys(const char *s, bf_buf_t *out, size_t max_listed)
 /* loadgen's statsd: section (reference/loadgen-compat.md 1.8) is not a scenario key: live
  * metrics are the coordinator's --statsd flag, so the import says the flag to use and how
  * loadgen's keys map (README "Live metrics") instead of dropping the section silently */
-static void statsd_note(imp *I, const bf__ynode_t *sd)
+static void statsd_note(imp *I, const bf_ynode_t *sd)
 {
     const char *host = sval(sd, "host"), *port = sval(sd, "port"), *en = sval(sd, "enabled");
     const char *ns = sval(sd, "namespace"), *proto = sval(sd, "protocol");
@@ -517,7 +517,7 @@ static void statsd_note(imp *I, const bf__ynode_t *sd)
 
 /* One note per runner: key the config sets, saying what bulkfleet does instead (keys from
  * loadgen's loadgen.yml, loadgen.dsl and docs/getting-started/benchmark.md). */
-static void runner_notes(imp *I, const bf__ynode_t *runner)
+static void runner_notes(imp *I, const bf_ynode_t *runner)
 {
     static const struct {
         const char *key, *what;
@@ -545,7 +545,7 @@ static void runner_notes(imp *I, const bf__ynode_t *runner)
         {"benchmark_only", "not imported"},
         {"duration_in_us", "not imported; latencies are recorded in microseconds anyway"},
     };
-    if (runner == NULL || runner->kind != BF__Y_MAP)
+    if (runner == NULL || runner->kind != BF_Y_MAP)
         return;
     for (size_t k = 0; k < runner->n; k++) {
         const char *key = runner->items[2 * k]->value;
@@ -562,9 +562,9 @@ static void runner_notes(imp *I, const bf__ynode_t *runner)
 
 /* One note per request item key besides request: (assert, register, ...) of an imported request
  * (is_bulk: the bulk one, else a search), naming the request by its place. */
-static void request_notes(imp *I, const bf__ynode_t *item, size_t nth, int is_bulk)
+static void request_notes(imp *I, const bf_ynode_t *item, size_t nth, int is_bulk)
 {
-    if (item == NULL || item->kind != BF__Y_MAP)
+    if (item == NULL || item->kind != BF_Y_MAP)
         return;
     for (size_t k = 0; k < item->n; k++) {
         const char *key = item->items[2 * k]->value;
@@ -589,12 +589,12 @@ static void request_notes(imp *I, const bf__ynode_t *item, size_t nth, int is_bu
  * fill it in order (each may fail with the loader's file:line:column error) and
  * lg_cleanup() frees it whatever step failed. */
 typedef struct lg {
-    const bf__ynode_t *vars, *reqs, *runner;
-    const bf__ynode_t *cfg_runner; /* -config's runner: (a DSL file's), or NULL */
-    const bf__ynode_t *req;        /* the bulk request */
-    const bf__ynode_t *body_node;  /* its body: node, for positions */
-    size_t nsearch;                /* the other requests that are searches */
-    char *lines[8];                /* the body's non-blank lines */
+    const bf_ynode_t *vars, *reqs, *runner;
+    const bf_ynode_t *cfg_runner; /* -config's runner: (a DSL file's), or NULL */
+    const bf_ynode_t *req;        /* the bulk request */
+    const bf_ynode_t *body_node;  /* its body: node, for positions */
+    size_t nsearch;               /* the other requests that are searches */
+    char *lines[8];               /* the body's non-blank lines */
     size_t nlines;
     size_t actions; /* documents in the body: action + source line pairs */
     json_t *action; /* the first action line, parsed */
@@ -633,13 +633,13 @@ static int is_search_url(const char *u)
  * (issue #15). */
 static int pick_bulk_request(imp *I, lg_t *L)
 {
-    const bf__ynode_t *root = I->doc.root, *reqs = L->reqs;
-    if (reqs == NULL || reqs->kind != BF__Y_SEQ || reqs->n == 0)
+    const bf_ynode_t *root = I->doc.root, *reqs = L->reqs;
+    if (reqs == NULL || reqs->kind != BF_Y_SEQ || reqs->n == 0)
         return ierr(I, root,
                     "no requests: list; bulkfleet imports the YAML request mode "
                     "(a -run DSL file is not supported)");
     for (size_t i = 0; i < reqs->n && L->req == NULL; i++) {
-        const bf__ynode_t *r = bf__y_get(reqs->items[i], "request");
+        const bf_ynode_t *r = bf_y_get(reqs->items[i], "request");
         const char *url = sval(r, "url"), *body = sval(r, "body");
         if (body && ((url && strstr(url, "_bulk")) || strstr(body, "\"_index\"") || url == NULL))
             L->req = r;
@@ -648,7 +648,7 @@ static int pick_bulk_request(imp *I, lg_t *L)
         bf_buf_t seen;
         bf_buf_init(&seen, 0);
         for (size_t i = 0; i < reqs->n && i < 8; i++) {
-            const bf__ynode_t *r = bf__y_get(reqs->items[i], "request");
+            const bf_ynode_t *r = bf_y_get(reqs->items[i], "request");
             const char *m = sval(r, "method"), *u = sval(r, "url");
             bf_buf_appendf(&seen, "%s%s %s", i ? ", " : "", m ? m : "GET", u ? u : "(no url)");
         }
@@ -664,12 +664,12 @@ static int pick_bulk_request(imp *I, lg_t *L)
     }
     runner_notes(I, L->runner);
     for (size_t i = 0; i < reqs->n; i++) { /* of the imported ones (the others are named) */
-        const bf__ynode_t *r = bf__y_get(reqs->items[i], "request");
+        const bf_ynode_t *r = bf_y_get(reqs->items[i], "request");
         if (r == L->req || is_search_url(sval(r, "url")))
             request_notes(I, reqs->items[i], i + 1, r == L->req);
     }
     for (size_t i = 0; i < reqs->n; i++) {
-        const bf__ynode_t *r = bf__y_get(reqs->items[i], "request");
+        const bf_ynode_t *r = bf_y_get(reqs->items[i], "request");
         if (r != L->req && is_search_url(sval(r, "url")))
             L->nsearch++;
     }
@@ -680,7 +680,7 @@ static int pick_bulk_request(imp *I, lg_t *L)
              "imported",
              reqs->n, nsearch, nsearch == 1 ? "" : "s");
         for (size_t i = 0; i < reqs->n; i++) {
-            const bf__ynode_t *r = bf__y_get(reqs->items[i], "request");
+            const bf_ynode_t *r = bf_y_get(reqs->items[i], "request");
             const char *u = sval(r, "url"), *m = sval(r, "method");
             if (r == L->req || is_search_url(u))
                 continue;
@@ -738,7 +738,7 @@ static void note_other_indices(imp *I, const lg_t *L)
 static int read_body(imp *I, lg_t *L)
 {
     const char *body = sval(L->req, "body");
-    L->body_node = bf__y_get(L->req, "body");
+    L->body_node = bf_y_get(L->req, "body");
     for (const char *p = body; *p && L->nlines < 8;) {
         const char *nl = strchr(p, '\n');
         size_t l = nl ? (size_t)(nl - p) : strlen(p);
@@ -833,7 +833,7 @@ static int read_target(imp *I, lg_t *L)
         char *cu = conv_env(I, url);
         if (split_url(cu, &L->base, &L->url_index) != 0) {
             free(cu);
-            return ierr(I, bf__y_get(L->req, "url"), "cannot read the URL '%s'", url);
+            return ierr(I, bf_y_get(L->req, "url"), "cannot read the URL '%s'", url);
         }
         free(cu);
     }
@@ -856,7 +856,7 @@ static void index_pattern(imp *I, lg_t *L, const char *ix, const char *ce, const
         memcpy(vname, ph + 3, (size_t)(end - ph - 3));
         vname[end - ph - 3] = '\0';
     }
-    const bf__ynode_t *v = find_var(L->vars, vname);
+    const bf_ynode_t *v = find_var(L->vars, vname);
     const char *vt = v ? sval(v, "type") : NULL;
     uint64_t count = 1, first = 0;
     if (vt && !strcmp(vt, "range")) {
@@ -868,8 +868,8 @@ static void index_pattern(imp *I, lg_t *L, const char *ix, const char *ce, const
             first = f; /* the names are the range's own values: {i+from} */
         }
     } else if (vt && !strcmp(vt, "list")) {
-        const bf__ynode_t *d = bf__y_get(v, "data");
-        if (d && d->kind == BF__Y_SEQ && d->n)
+        const bf_ynode_t *d = bf_y_get(v, "data");
+        if (d && d->kind == BF_Y_SEQ && d->n)
             count = d->n;
     }
     if (count > 10000)
@@ -930,12 +930,12 @@ static int read_index(imp *I, lg_t *L, const char *ix)
  * error. */
 static int collect_variables(imp *I, lg_t *L)
 {
-    const bf__ynode_t *rv = bf__y_get(L->req, "runtime_variables"),
-                      *rbl = bf__y_get(L->req, "runtime_body_line_variables");
+    const bf_ynode_t *rv = bf_y_get(L->req, "runtime_variables"),
+                     *rbl = bf_y_get(L->req, "runtime_body_line_variables");
     collect_refs(L->lines[0], &L->refs, &L->nrefs);
     collect_refs(L->lines[1], &L->refs, &L->nrefs);
     for (size_t i = 0; i < L->reqs->n; i++) { /* the search bodies' variables too */
-        const bf__ynode_t *r = bf__y_get(L->reqs->items[i], "request");
+        const bf_ynode_t *r = bf_y_get(L->reqs->items[i], "request");
         const char *u = sval(r, "url"), *b = sval(r, "body");
         if (r != L->req && u && b && (strstr(u, "_search") || strstr(u, "_count")))
             collect_refs(b, &L->refs, &L->nrefs);
@@ -946,7 +946,7 @@ static int collect_variables(imp *I, lg_t *L)
             scope = "request";
         else if (rbl && (alias_src = sval(rbl, L->refs[i])) != NULL)
             scope = "document";
-        const bf__ynode_t *src = find_var(L->vars, alias_src ? alias_src : L->refs[i]);
+        const bf_ynode_t *src = find_var(L->vars, alias_src ? alias_src : L->refs[i]);
         if (src == NULL) {
             if (alias_src)
                 return ierr(I, L->body_node,
@@ -976,10 +976,10 @@ static int collect_variables(imp *I, lg_t *L)
  * drawn from it; and a note naming the variables the body does not use (left out). */
 static void order_variables(imp *I, lg_t *L)
 {
-    const bf__ynode_t *vars = L->vars;
+    const bf_ynode_t *vars = L->vars;
     var_out *vo = L->vo;
     size_t nvo = L->nvo;
-    if (vars && vars->kind == BF__Y_SEQ && nvo > 1) {
+    if (vars && vars->kind == BF_Y_SEQ && nvo > 1) {
         var_out *sorted = bf_malloc(nvo * sizeof *sorted);
         size_t k = 0;
         for (size_t i = 0; i < vars->n; i++)
@@ -991,7 +991,7 @@ static void order_variables(imp *I, lg_t *L)
             memcpy(vo, sorted, nvo * sizeof *vo);
         free(sorted);
     }
-    if (vars && vars->kind == BF__Y_SEQ) {
+    if (vars && vars->kind == BF_Y_SEQ) {
         bf_buf_t dropped;
         bf_buf_init(&dropped, 0);
         for (size_t i = 0; i < vars->n; i++) {
@@ -1015,7 +1015,7 @@ static int read_numbers(imp *I, lg_t *L)
     uint64_t repeat = 1;
     const char *brt = sval(L->req, "body_repeat_times");
     if (brt && (bf_units_parse_count(brt, &repeat) != BF_OK || repeat == 0))
-        return ierr(I, bf__y_get(L->req, "body_repeat_times"),
+        return ierr(I, bf_y_get(L->req, "body_repeat_times"),
                     "body_repeat_times must be a "
                     "positive number");
     L->batch = repeat * L->actions;
@@ -1059,12 +1059,12 @@ static void write_target(imp *I, const lg_t *L, const bf_import_opts_t *o, bf_bu
     bf_buf_appendz(out, "\ntarget:\n  hosts: [");
     put_scalar(out, L->base);
     bf_buf_appendz(out, "]\n");
-    const bf__ynode_t *ba = bf__y_get(L->req, "basic_auth");
+    const bf_ynode_t *ba = bf_y_get(L->req, "basic_auth");
     if (ba == NULL && L->runner)
-        ba = bf__y_get(L->runner, "default_basic_auth");
+        ba = bf_y_get(L->runner, "default_basic_auth");
     if (ba == NULL)
-        ba = bf__y_get(L->cfg_runner, "default_basic_auth");
-    if (ba && ba->kind == BF__Y_MAP && sval(ba, "username")) {
+        ba = bf_y_get(L->cfg_runner, "default_basic_auth");
+    if (ba && ba->kind == BF_Y_MAP && sval(ba, "username")) {
         char *user = conv_env(I, sval(ba, "username"));
         const char *pw = sval(ba, "password");
         char *pwc = pw && strstr(pw, "$[[env.") ? conv_env(I, pw) : bf_strdup("${ES_PASSWORD}");
@@ -1078,12 +1078,12 @@ static void write_target(imp *I, const lg_t *L, const bf_import_opts_t *o, bf_bu
         free(user);
         free(pwc);
     }
-    const bf__ynode_t *hd = bf__y_get(L->req, "headers");
-    if (hd && hd->kind == BF__Y_SEQ && hd->n) {
+    const bf_ynode_t *hd = bf_y_get(L->req, "headers");
+    if (hd && hd->kind == BF_Y_SEQ && hd->n) {
         bf_buf_appendz(out, "  headers:\n");
         for (size_t i = 0; i < hd->n; i++) {
-            const bf__ynode_t *h = hd->items[i];
-            if (h->kind != BF__Y_MAP)
+            const bf_ynode_t *h = hd->items[i];
+            if (h->kind != BF_Y_MAP)
                 continue;
             for (size_t k = 0; k < h->n; k++) {
                 char *hv =
@@ -1138,7 +1138,7 @@ static int write_index_and_variables(imp *I, const lg_t *L, bf_buf_t *out)
         int have = 0;
         for (size_t k = 0; k < L->nvo && !have; k++)
             have = strcmp(L->vo[k].name, L->refs[i]) == 0;
-        const bf__ynode_t *src = find_var(L->vars, L->refs[i]);
+        const bf_ynode_t *src = find_var(L->vars, L->refs[i]);
         if (!have && src) {
             var_out extra = {.name = L->refs[i], .src = src};
             rc = put_variable(I, out, &extra);
@@ -1183,7 +1183,7 @@ static void write_searches(imp *I, const lg_t *L, bf_buf_t *out)
     bf_buf_appendz(out, "search:\n  clients: 1\n  queries:\n");
     size_t k = 0;
     for (size_t i = 0; i < L->reqs->n; i++) {
-        const bf__ynode_t *r = bf__y_get(L->reqs->items[i], "request");
+        const bf_ynode_t *r = bf_y_get(L->reqs->items[i], "request");
         const char *u = sval(r, "url"), *b = sval(r, "body"), *m = sval(r, "method");
         if (r == L->req || !is_search_url(u))
             continue;
@@ -1257,17 +1257,17 @@ static void write_head(const imp *I, const bf_buf_t *body, bf_buf_t *head)
  * made. */
 static int import(imp *I, const bf_import_opts_t *o, bf_buf_t *head)
 {
-    const bf__ynode_t *root = I->doc.root, *cfg = I->cfg.root;
+    const bf_ynode_t *root = I->doc.root, *cfg = I->cfg.root;
     /* a section the file lacks comes from -config's loadgen.yml, as loadgen reads them */
-    I->env = bf__y_get(root, "env");
-    I->cfg_env = bf__y_get(cfg, "env");
-    if (bf__y_get(root, "statsd"))
-        statsd_note(I, bf__y_get(root, "statsd"));
-    lg_t L = {.vars = bf__y_get(root, "variables"),
-              .reqs = bf__y_get(root, "requests"),
-              .runner = bf__y_get(root, "runner"),
-              .cfg_runner = bf__y_get(cfg, "runner")};
-    if (L.vars == NULL && (L.vars = bf__y_get(cfg, "variables")) != NULL)
+    I->env = bf_y_get(root, "env");
+    I->cfg_env = bf_y_get(cfg, "env");
+    if (bf_y_get(root, "statsd"))
+        statsd_note(I, bf_y_get(root, "statsd"));
+    lg_t L = {.vars = bf_y_get(root, "variables"),
+              .reqs = bf_y_get(root, "requests"),
+              .runner = bf_y_get(root, "runner"),
+              .cfg_runner = bf_y_get(cfg, "runner")};
+    if (L.vars == NULL && (L.vars = bf_y_get(cfg, "variables")) != NULL)
         note(I, "the variables are %s's", I->cfg.origin);
     if (L.runner == NULL)
         L.runner = L.cfg_runner;
@@ -1532,8 +1532,8 @@ static int dsl_to_yaml(const char *text, size_t len, const char *origin, bf_buf_
     return rc;
 }
 
-int bf_scenario_import_loadgen(const char *text, size_t len, const char *origin,
-                               const bf_import_opts_t *opts, char **yaml_out, bf_diag_t *diag)
+int bf_import_loadgen(const char *text, size_t len, const char *origin,
+                      const bf_import_opts_t *opts, char **yaml_out, bf_diag_t *diag)
 {
     *yaml_out = NULL;
     imp I = {.origin = origin ? origin : "loadgen.yml", .diag = diag};
@@ -1551,17 +1551,17 @@ int bf_scenario_import_loadgen(const char *text, size_t len, const char *origin,
         len = dsl.len;
     }
     if (rc == BF_OK && opts && opts->config_text &&
-        bf__ydoc_parse(&I.cfg, opts->config_text, strlen(opts->config_text),
-                       opts->config_origin ? opts->config_origin : "loadgen.yml", diag) != BF_OK)
+        bf_ydoc_parse(&I.cfg, opts->config_text, strlen(opts->config_text),
+                      opts->config_origin ? opts->config_origin : "loadgen.yml", diag) != BF_OK)
         rc = BF_E_PARSE;
     if (rc == BF_OK)
-        rc = bf__ydoc_parse(&I.doc, text, len, I.origin, diag);
+        rc = bf_ydoc_parse(&I.doc, text, len, I.origin, diag);
     bf_buf_t out;
     bf_buf_init(&out, 0);
     if (rc == BF_OK)
         rc = import(&I, opts, &out);
-    bf__ydoc_cleanup(&I.doc);
-    bf__ydoc_cleanup(&I.cfg);
+    bf_ydoc_cleanup(&I.doc);
+    bf_ydoc_cleanup(&I.cfg);
     bf_buf_cleanup(&dsl);
     for (size_t i = 0; i < I.nnotes; i++)
         free(I.notes[i]);
