@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# judge-cost — CPU time of the bulk response judge (common/bf_bulkresp.c) over a 5000-item
+# judge-cost — CPU time of the bulk response judge (common/es/bf_bulkresp.c) over a 5000-item
 # errors:false response, this tree against BASE (default HEAD~1), interleaved ROUNDS times
 # (default 5); prints each round and the median ratio this/BASE.
 #

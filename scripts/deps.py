@@ -4,7 +4,7 @@
 
     scripts/deps.py [--objects BUILD_DIR] [--dot FILE] [--list] [--root DIR]
 
-A node is a file (common/bf_scenario.c, common/bf_scenario.h, agent/main.c). An arrow A -> B
+A node is a file (common/scenario/bf_scenario.c, common/es/bf_es.h, agent/main.c). An arrow A -> B
 means A needs B, from two sources:
 
   include  A (a .c or a .h) has `#include "B"`, B a header of this tree (not a system one);
@@ -20,9 +20,12 @@ It fails (exit 1) on
   1. a cycle: a set of files each reachable from the others (Tarjan's strongly connected
      components); it prints every arrow inside the set with why (include, or the names called),
      so the shared part can be moved to a file below all of them;
-  2. an arrow upward: the layers are common < resultlib < agent, coordinator (a folder's
-     files use their own folder and the folders to their left; agent/ and coordinator/ are the
-     two programs and use nothing of each other: what both need lives below them).
+  2. an arrow upward (and an include of the generated protobuf headers below common/wire): the layers are common/base < common/scenario < common/es < common/wire
+     < resultlib < agent, coordinator (a layer's files use their own layer and the layers to
+     their left; agent/ and coordinator/ are the two programs and use nothing of each other:
+     what both need lives below them). common/ is four libraries, one a subfolder, and a file
+     directly in common/ belongs to none of them (a problem too); other folders are one layer
+     with their subfolders (coordinator/import/ is the coordinator's).
 
 Exit 0 when both hold, 1 when one fails, 2 on a usage error. scripts/lint.sh runs the source
 mode; the unit test unit.deps runs it with --objects on the build tree, so the linker's view
@@ -34,9 +37,18 @@ import re
 import subprocess
 import sys
 
-LAYERS = ["common", "resultlib", "agent", "coordinator"]
+LAYERS = ["common/base", "common/scenario", "common/es", "common/wire", "resultlib", "agent",
+          "coordinator"]
 # agent and coordinator share a rank: neither may use the other
-RANK = {"common": 0, "resultlib": 1, "agent": 2, "coordinator": 2}
+RANK = {"common/base": 0, "common/scenario": 1, "common/es": 2, "common/wire": 3, "resultlib": 4,
+        "agent": 5, "coordinator": 5}
+# the top folders of the graph; a folder split into layers names them as folder/subfolder
+TOPS = ["common", "resultlib", "agent", "coordinator"]
+SPLIT = {"common"}
+PICTURE = "common/{base < scenario < es < wire} < resultlib < agent, coordinator"
+# the generated protobuf code (proto/, built from proto/bulkfleet.proto) is the wire format: the
+# lowest layer whose files may include its headers
+PROTO_LAYER = "common/wire"
 
 SRC = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -47,7 +59,14 @@ def module_of(path):
 
 
 def layer_of(mod):
-    return mod.split("/", 1)[0]
+    """A node's layer: its top folder, or folder/subfolder for a folder split into layers
+    ('common/es/bf_es.c' -> 'common/es', 'coordinator/import/x.c' -> 'coordinator'); None for
+    a file of a split folder that sits in no layer (common/bf_x.c, common/misc/bf_y.c)."""
+    parts = mod.split("/")
+    if parts[0] in SPLIT:
+        layer = "/".join(parts[:2]) if len(parts) > 2 else None
+        return layer if layer in RANK else None
+    return parts[0] if parts[0] in RANK else None
 
 
 def strip_c(text):
@@ -96,7 +115,7 @@ KEYWORDS = {"if", "while", "for", "switch", "return", "sizeof", "do", "else", "c
 def sources():
     """Every non-test C file of the layer folders, relative to the tree."""
     files = []
-    for d in LAYERS:
+    for d in TOPS:
         full = os.path.join(SRC, d)
         if not os.path.isdir(full):
             continue
@@ -167,6 +186,20 @@ def source_graph(files):
     return edges
 
 
+def proto_includes(files):
+    """Files below PROTO_LAYER that include a generated protobuf header: [(file, header)]."""
+    out = []
+    for f in files:
+        layer = layer_of(module_of(f))
+        if layer is None or RANK[layer] >= RANK[PROTO_LAYER]:
+            continue
+        with open(os.path.join(SRC, f), encoding="utf-8", errors="replace") as fh:
+            for inc in INCLUDE_RE.findall(fh.read()):
+                if inc.endswith(".pb-c.h"):
+                    out.append((f, inc))
+    return out
+
+
 def object_graph(build):
     """Arrows from nm: the .o using a symbol -> the .o defining it."""
     objs = []
@@ -178,14 +211,14 @@ def object_graph(build):
             rel = os.path.relpath(p, build).split(os.sep)
             # <folder>/CMakeFiles/<target>.dir/[<subfolder>/]<file>.c.o, <folder> under a layer
             # (an object whose source is gone, left by an earlier build, is not part of it)
-            if "CMakeFiles" not in rel or rel[0] not in RANK:
+            if "CMakeFiles" not in rel or rel[0] not in TOPS:
                 continue
             i = rel.index("CMakeFiles")
             srcrel = "/".join(rel[:i] + rel[i + 2:])[:-2]  # 'x.c.o' -> 'x.c'
             if i + 2 < len(rel) and os.path.isfile(os.path.join(SRC, srcrel)):
                 objs.append((srcrel, p))
     if not objs:
-        print(f"deps: no object files of {', '.join(LAYERS)} under {build}: build first "
+        print(f"deps: no object files of {', '.join(TOPS)} under {build}: build first "
               "(cmake --build BUILD_DIR) or leave out --objects", file=sys.stderr)
         sys.exit(2)
     defs, uses = {}, {}
@@ -292,6 +325,15 @@ def main():
             fh.write("}\n")
 
     problems = 0
+    for mod in sorted(nodes):
+        if layer_of(mod) is None:
+            problems += 1
+            print(f"deps: {mod} is in no layer: a file of common/ goes into one of its four "
+                  f"libraries (base, scenario, es, wire), the lowest whose files it needs")
+    for f, inc in proto_includes(files):
+        problems += 1
+        print(f"deps: {f} includes {inc}, the generated wire code, below {PROTO_LAYER}: keep "
+              f"the protobuf form in {PROTO_LAYER} (as bf_sample.c packs the error table)")
     for comp in sccs(nodes, adj):
         problems += 1
         print(f"deps: cycle between {len(comp)} files: {' <-> '.join(comp)}")
@@ -302,11 +344,12 @@ def main():
         print("    untie it: move what they share into a module below all of them")
     for (x, y) in sorted(edges):
         lx, ly = layer_of(x), layer_of(y)
+        if lx is None or ly is None:
+            continue
         if RANK[ly] > RANK[lx] or (RANK[ly] == RANK[lx] and lx != ly):
             problems += 1
             print(f"deps: {x} ({lx}) -> {y} ({ly}) runs upward ({short(edges[(x, y)])}): "
-                  f"layers are common < resultlib < agent, coordinator; move the shared part "
-                  f"down to a folder below both")
+                  f"layers are {PICTURE}; move the shared part down to a layer below both")
     mode = "sources and object files" if a.objects else "sources"
     if problems:
         print(f"deps: FAIL, {problems} problem(s) in {len(nodes)} files, {len(edges)} arrows "
