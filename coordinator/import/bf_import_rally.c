@@ -737,7 +737,124 @@ typedef struct task_acc {
     size_t beside, after; /* searches Rally runs beside the load (in its parallel block), after */
     double search_period; /* the longest time-period of a search task (s), 0 when none */
     double search_warmup; /* the longest warmup-time-period of a search task (s), 0 when none */
+    const char *dir;      /* the track's folder: its track.py and the files that reads */
+    bf_buf_t vars;        /* variables: entries the derived queries need (YAML lines) */
 } task_acc;
+
+/* ---- searches built by a track's Python ---------------------------------------------------
+ * Rally asks a param-source of the track's track.py for such a search's request. bulkfleet runs
+ * no Python, but a param-source whose request is fixed data can be written as a query: geonames'
+ * three terms queries over the values of its terms.txt, with a random number appended as Rally
+ * does to defeat the request cache (a range variable here). Each is recognised only when
+ * track.py registers it under its published class and that class builds the published query;
+ * any other param-source is named as not imported. */
+typedef struct psrc_known {
+    const char *name, *cls; /* the param-source and the class track.py registers */
+    const char *shape;      /* the class's query, as its source writes it */
+    int rand_max;           /* random.randint(1, rand_max) appended to the terms */
+    const char *must;       /* "feature_class.raw" value of the bool query's must, or NULL */
+    const char *clause;     /* the bool clause holding the terms: "filter", "must_not" */
+} psrc_known;
+static const psrc_known PSRC_KNOWN[] = {
+    {"pure-terms-query-source", "PureTermsQueryParamSource",
+     "\"terms\": {\"name.raw\": query_terms}", 100, NULL, NULL},
+    {"filtered-terms-query-source", "FilteredTermsQueryParamSource",
+     "\"filter\": [\n                            {\"terms\": {\"name.raw\": query_terms}}", 1000,
+     "T", "filter"},
+    {"prohibited-terms-query-source", "ProhibitedTermsQueryParamSource",
+     "\"must_not\": [\n                            {\"terms\": {\"name.raw\": query_terms}}", 1000,
+     "A", "must_not"},
+};
+#define PSRC_RANDOM "@@bulkfleet-rally-random@@"
+
+/* The body of the search param-source psrc of the track in dir, as a scenario query template
+ * (caller frees), and the range variable it draws from into *var ("rally_random_100"); NULL
+ * when the param-source is not one of PSRC_KNOWN as published (why says what differs). */
+static char *psrc_body(const char *dir, const char *psrc, char *var, size_t var_size, char *why,
+                       size_t why_size)
+{
+    const psrc_known *k = NULL;
+    for (size_t i = 0; i < sizeof PSRC_KNOWN / sizeof PSRC_KNOWN[0]; i++)
+        if (strcmp(PSRC_KNOWN[i].name, psrc) == 0)
+            k = &PSRC_KNOWN[i];
+    snprintf(why, why_size, "which bulkfleet does not run");
+    size_t wl = strlen(why);
+    if (k == NULL)
+        return NULL;
+    char *py_path = bf_asprintf("%s/track.py", dir), *py = NULL;
+    size_t py_len = 0;
+    bf_diag_t d = {0};
+    int rc = read_file(py_path, &py, &py_len, &d);
+    free(py_path);
+    if (rc != BF_OK) {
+        snprintf(why + wl, why_size - wl, " (and track.py is not beside track.json)");
+        return NULL;
+    }
+    char reg[256], cls[128], rnd[64];
+    snprintf(reg, sizeof reg, "register_param_source(\"%s\", %s)", k->name, k->cls);
+    snprintf(cls, sizeof cls, "class %s(QueryParamSource)", k->cls);
+    snprintf(rnd, sizeof rnd, "str(random.randint(1, %d))", k->rand_max);
+    const char *c = strstr(py, cls);
+    const char *end = c ? strstr(c + 1, "\nclass ") : NULL;
+    if (end == NULL && c)
+        end = c + strlen(c);
+    size_t span = c ? (size_t)(end - c) : 0;
+    int same = strstr(py, reg) && c && memmem(c, span, k->shape, strlen(k->shape)) &&
+               memmem(c, span, rnd, strlen(rnd)) &&
+               strstr(py, "os.path.join(cwd, \"terms.txt\")") &&
+               (!k->must || memmem(c, span, k->must, strlen(k->must)));
+    free(py);
+    if (!same) {
+        snprintf(why + wl, why_size - wl,
+                 " (its class is not geonames' %s as published, which bulkfleet can write as a "
+                 "query)",
+                 k->cls);
+        return NULL;
+    }
+    char *tp = bf_asprintf("%s/terms.txt", dir), *terms = NULL;
+    size_t tl = 0;
+    rc = read_file(tp, &terms, &tl, &d);
+    free(tp);
+    if (rc != BF_OK) {
+        snprintf(why + wl, why_size - wl, " (terms.txt, which it reads, is not beside it)");
+        return NULL;
+    }
+    /* the values as track.py reads them: every line, stripped */
+    json_t *list = json_array();
+    for (char *line = terms; line < terms + tl;) {
+        char *nl = memchr(line, '\n', (size_t)(terms + tl - line));
+        char *e = nl ? nl : terms + tl;
+        char *a = line, *b = e;
+        while (a < b && isspace((unsigned char)*a))
+            a++;
+        while (b > a && isspace((unsigned char)b[-1]))
+            b--;
+        json_array_append_new(list, json_stringn(a, (size_t)(b - a)));
+        line = nl ? nl + 1 : e;
+    }
+    free(terms);
+    json_array_append_new(list, json_string(PSRC_RANDOM));
+    json_t *tq = json_pack("{s:{s:o}}", "terms", "name.raw", list);
+    json_t *q = k->must ? json_pack("{s:{s:[{s:{s:s}}], s:[o]}}", "bool", "must", "match",
+                                    "feature_class.raw", k->must, k->clause, tq)
+                        : tq;
+    json_t *body = json_pack("{s:o}", "query", q);
+    char *txt = json_dumps(body, JSON_COMPACT);
+    json_decref(body);
+    snprintf(var, var_size, "rally_random_%d", k->rand_max);
+    /* the random value where the marker is (a string, as Rally's str()) */
+    bf_buf_t out;
+    bf_buf_init(&out, 0);
+    const char *m = txt ? strstr(txt, PSRC_RANDOM) : NULL;
+    if (m == NULL) {
+        free(txt);
+        return NULL;
+    }
+    bf_buf_append(&out, txt, (size_t)(m - txt));
+    bf_buf_appendf(&out, "$[[%s]]%s", var, m + strlen(PSRC_RANDOM));
+    free(txt);
+    return bf_buf_steal(&out);
+}
 
 static int is_search_type(const char *type)
 {
@@ -807,15 +924,30 @@ static void account_task(task_acc *acc, json_t *t, json_t *op, const char *type,
         return;
     }
     const char *psrc = str_of(op, "param-source");
+    char *derived = NULL, var[64] = "";
     if (psrc) {
         /* Rally asks the track's Python for the request (body, index, cache): the operation's
-         * own body, if any, is not what Rally sends, so nothing is imported under its name */
-        char *why = bf_asprintf("%s (%s: its request comes from the param-source '%s' of the "
-                                "track's track.py, which bulkfleet does not run)",
-                                tn, type, psrc);
-        json_array_append_new(acc->skipped, json_string(why));
-        free(why);
-        return;
+         * own body, if any, is not what Rally sends, so nothing is imported under its name
+         * unless the param-source is one whose query is known (psrc_body) */
+        char because[256];
+        derived = psrc_body(acc->dir, psrc, var, sizeof var, because, sizeof because);
+        if (derived == NULL) {
+            char *why = bf_asprintf("%s (%s: its request comes from the param-source '%s' of the "
+                                    "track's track.py, %s)",
+                                    tn, type, psrc, because);
+            json_array_append_new(acc->skipped, json_string(why));
+            free(why);
+            return;
+        }
+        if (strstr(acc->vars.data ? acc->vars.data : "", var) == NULL)
+            bf_buf_appendf(&acc->vars, "  - {name: %s, type: range, from: 1, to: %s}\n", var,
+                           strrchr(var, '_') + 1);
+        bf_buf_appendf(&acc->notes,
+                       "#  - task '%s' (%s): its body comes from the param-source '%s' of the "
+                       "track's track.py; written here as that class builds it (a terms query on "
+                       "name.raw over the lines of terms.txt, and a random number from 1 to %s "
+                       "appended as a string, as Rally does against the request cache: $[[%s]])\n",
+                       tn, type, psrc, strrchr(var, '_') + 1, var);
     }
     if (json_array_size(acc->queries) >= MAX_IMPORT_QUERIES) {
         char *why =
@@ -847,8 +979,9 @@ static void account_task(task_acc *acc, json_t *t, json_t *op, const char *type,
     if (json_is_boolean(cache) && !json_object_get(rp, "request_cache"))
         bf_buf_appendf(&path, "%crequest_cache=%s", sep, json_is_true(cache) ? "true" : "false");
     json_t *body = json_object_get(op, "body");
-    char *bs = json_is_object(body) ? json_dumps(body, JSON_COMPACT | JSON_SORT_KEYS)
-                                    : bf_strdup("{\"query\":{\"match_all\":{}}}");
+    char *bs = derived                ? derived
+               : json_is_object(body) ? json_dumps(body, JSON_COMPACT | JSON_SORT_KEYS)
+                                      : bf_strdup("{\"query\":{\"match_all\":{}}}");
     json_t *q =
         json_pack("{s:s, s:s, s:s, s:s}", "name", qn, "path", path.data, "body", bs, "type", type);
     free(bs);
@@ -1001,6 +1134,7 @@ static void rally_cleanup(rally_t *R)
     json_decref(R->acc.queries);
     json_decref(R->acc.skipped);
     bf_buf_cleanup(&R->acc.notes);
+    bf_buf_cleanup(&R->acc.vars);
     json_decref(R->tsrc.bundle);
     free(R->label);
     json_decref(R->body);
@@ -1257,6 +1391,7 @@ static int rally_bulk_task(rally_t *R, json_t *t, json_t *op, const char *opath,
 static int rally_bulk_tasks(rally_t *R)
 {
     json_t *ops = json_object_get(R->track, "operations");
+    R->acc.dir = R->dir;
     size_t i;
     json_t *t;
     json_array_foreach(R->tasks, i, t)
@@ -1748,6 +1883,8 @@ static void rally_write_run(rally_t *R)
 {
     bf_buf_t *y = &R->y;
     int local = R->ship_bytes > BF_MAX_CORPUS_SHIP_BYTES;
+    if (R->acc.vars.len) /* what the searches written from the track's Python draw */
+        bf_buf_appendf(y, "variables:\n%s", R->acc.vars.data);
     bf_buf_appendf(y,
                    "document:\n  action: index\n  corpus:\n    %s:", local ? "local_path" : "path");
     /* double-quoted (JSON escapes are YAML's too): a path may hold spaces, '#' or ': ' */
@@ -1857,6 +1994,7 @@ int bf_import_rally(const char *path, const bf_rally_opts_t *opts, char **yaml, 
                                .distribution_version = opts->distribution_version};
     R->acc = (task_acc){.queries = json_array(), .skipped = json_array(), .all_rated = 1};
     bf_buf_init(&R->acc.notes, 0);
+    bf_buf_init(&R->acc.vars, 0);
     R->warmup_s = -1;
     R->period_s = -1;
     R->bulk_format = -1;

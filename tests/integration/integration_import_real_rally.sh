@@ -161,7 +161,7 @@ with open(sys.argv[1] + "/documents-2.json", "w") as f:
 PY2
 "$COORD" import-rally geo --allow-partial-corpus -o geo.yaml 2> geoe || { cat geoe >&2; fail "import-rally geonames exit $?"; }
 for t in large_terms large_filtered_terms large_prohibited_terms; do
-    grep -q "^#  - not imported: task $t (search: its request comes from the param-source '.*-terms-query-source' of the track's track.py, which bulkfleet does not run)$" geo.yaml &&
+    grep -q "^#  - not imported: task $t (search: its request comes from the param-source '.*-terms-query-source' of the track's track.py, which bulkfleet does not run (and track.py is not beside track.json))$" geo.yaml &&
         ! grep -q "name: $t " geo.yaml || { cat geo.yaml >&2; fail "geonames' $t imported as another query, or not named"; }
 done
 grep -q "13 tasks: 1 bulk, 5 searches imported, 4 mapped to what each cell does; 3 not imported: large_terms" geoe ||
@@ -170,6 +170,16 @@ grep -A3 "^    - name: scroll   # Rally search$" geo.yaml | grep -q "paging: {by
     grep -q "task 'scroll' (search): Rally scrolls 25 pages of 1000 hits, imported as a paged query" geo.yaml ||
     { cat geo.yaml >&2; fail "geonames' scroll is not paged as Rally's 25 pages of 1000"; }
 "$COORD" validate geo.yaml > /dev/null 2> gve || { cat gve >&2; fail "validate geo.yaml exit $?"; }
+# with the track's track.py beside it, its three param-sources are written as the queries their
+# classes build: a terms query on name.raw over terms.txt's lines and Rally's random number
+cp geo/track.py.txt geo/track.py
+"$COORD" import-rally geo --allow-partial-corpus -o geop.yaml 2> geope || { cat geope >&2; fail "import-rally geonames with track.py exit $?"; }
+grep -q "13 tasks: 1 bulk, 8 searches imported, 4 mapped to what each cell does; none left out" geope &&
+    grep -q "^  - {name: rally_random_100, type: range, from: 1, to: 100}$" geop.yaml &&
+    grep -A2 "^    - name: large_terms   # Rally search$" geop.yaml | grep -q '^      body: "{\\"query\\":{\\"terms\\":{\\"name.raw\\":\[\\"Nyberget\\",.*\\"\$\[\[rally_random_100\]\]\\"\]}}}"$' &&
+    grep -A2 "^    - name: large_prohibited_terms   # Rally search$" geop.yaml | grep -q 'must_not.*rally_random_1000' ||
+    { grep -v "^      body" geop.yaml >&2; cat geope >&2; fail "geonames' param-source searches not written as their classes build them"; }
+"$COORD" validate geop.yaml > /dev/null 2> gpve || { cat gpve >&2; fail "validate geop.yaml exit $?"; }
 # validate and run: the rendered mappings and settings on the cluster, every document counted
 sed -i "s|^  hosts: .*|  hosts: [\"$ES\"]|" p.yaml
 # the schedule's order (issue 41 3d, 3e): the bulk task reads its corpus once, whole (the

@@ -336,7 +336,8 @@ static void test_step_searches(void **state)
         {"{\"name\": \"large_terms\", \"operation-type\": \"search\", \"param-source\": "
          "\"pure-terms-query-source\"}",
          "#  - not imported: task large_terms (search: its request comes from the param-source "
-         "'pure-terms-query-source' of the track's track.py, which bulkfleet does not run)\n",
+         "'pure-terms-query-source' of the track's track.py, which bulkfleet does not run (and "
+         "track.py is not beside track.json))\n",
          "name: large_terms"},
         {"{\"name\": \"ps\", \"operation-type\": \"search\", \"param-source\": \"x\", \"body\": "
          "{\"query\": {\"term\": {\"a\": 1}}}}",
@@ -386,6 +387,26 @@ static void test_step_searches(void **state)
         if (cases[i].absent && strstr(msg, cases[i].absent))
             fail_msg("case %zu: '%s' in:\n%s", i, cases[i].absent, msg);
     }
+    /* a track.py whose class is not the published one: named, not guessed */
+    write_file("track.py",
+               "class Mine:\n    pass\n\ndef register(registry):\n"
+               "    registry.register_param_source(\"pure-terms-query-source\", Mine)\n");
+    char json[2048], msg[16384];
+    snprintf(
+        json, sizeof json,
+        "{\"indices\": [{\"name\": \"ix\"}], \"corpora\": [{\"name\": \"c\", \"documents\": "
+        "[{\"source-file\": \"docs.json\"}]}], \"operations\": [{\"name\": \"b\", "
+        "\"operation-type\": \"bulk\", \"bulk-size\": 10}, %s], \"schedule\": [{\"operation\": "
+        "\"b\"}, {\"operation\": \"large_terms\"}]}",
+        cases[0].op);
+    assert_int_equal(import_text("search.json", json, NULL, NULL, msg, sizeof msg), BF_OK);
+    char p[700];
+    snprintf(p, sizeof p, "%s/track.py", dir);
+    remove(p);
+    if (strstr(msg, "which bulkfleet does not run (its class is not geonames' "
+                    "PureTermsQueryParamSource as published, which bulkfleet can write as a "
+                    "query))") == NULL)
+        fail_msg("another class is not named:\n%s", msg);
 }
 
 /* the corpus caches: OpenSearch Benchmark 2.x's ~/.osb/benchmarks/data/<corpus>/, and the
