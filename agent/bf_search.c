@@ -78,6 +78,8 @@ struct bf_search {
     char fatal[1024];
     atomic_int fatal_set;
     int no_pit;     /* the cluster has no point in time: search_after without one */
+    int es_pit;     /* the cluster's point in time is Elasticsearch's /<index>/_pit API (it has
+                       no /_search/point_in_time, OpenSearch's) */
     uint64_t *nreq; /* requests started per query (profile sampling) */
 };
 
@@ -159,17 +161,30 @@ static size_t page_state(qslot *q)
     return n;
 }
 
-/* The point in time opened (its id kept) or the cluster has none: the pages go without. */
+static void open_pit(bf_search_t *s, qslot *q);
+
+/* The point in time opened (its id kept: OpenSearch answers "pit_id", Elasticsearch "id"), or
+ * the cluster has none: the pages go without. OpenSearch's API missing (400/404/405), the
+ * sequence tries Elasticsearch's before it pages without one. */
 static void on_pit_open(bf_search_t *s, qslot *q, CURLcode cc, long status)
 {
     json_t *j = cc == CURLE_OK ? json_loadb(q->resp.data, q->resp.len, 0, NULL) : NULL;
-    const char *id = json_string_value(json_object_get(j, "pit_id"));
+    const char *id = json_string_value(json_object_get(j, s->es_pit ? "id" : "pit_id"));
     if (status / 100 == 2 && id && strlen(id) < sizeof q->pit_id) {
         memcpy(q->pit_id, id, strlen(id) + 1);
     } else {
         q->pit_id[0] = '\0';
-        if (cc == CURLE_OK && (status == 400 || status == 404 || status == 405))
-            s->no_pit = 1; /* no point-in-time API here (OpenSearch < 2.4): search_after alone */
+        if (cc == CURLE_OK && (status == 400 || status == 404 || status == 405)) {
+            json_decref(j);
+            if (!s->es_pit) {
+                s->es_pit = 1; /* Elasticsearch: POST /<index>/_pit */
+                open_pit(s, q);
+                return;
+            }
+            s->no_pit = 1; /* neither (OpenSearch < 2.4, Elasticsearch < 7.10): search_after */
+            send_page(s, q);
+            return;
+        }
     }
     json_decref(j);
     send_page(s, q);
@@ -404,7 +419,8 @@ static void end_sequence(bf_search_t *s, qslot *q)
     json_decref(q->after);
     q->base = q->after = NULL;
     if (q->pit_id[0]) {
-        json_t *b = json_pack("{s:[s]}", "pit_id", q->pit_id);
+        json_t *b = s->es_pit ? json_pack("{s:s}", "id", q->pit_id)
+                              : json_pack("{s:[s]}", "pit_id", q->pit_id);
         char *txt = json_dumps(b, JSON_COMPACT);
         json_decref(b);
         bf_buf_reset(&q->body);
@@ -413,7 +429,8 @@ static void end_sequence(bf_search_t *s, qslot *q)
         free(txt);
         q->pit_id[0] = '\0';
         q->ps = PS_PIT_CLOSE;
-        char *url = bf_asprintf("%s/_search/point_in_time", s->cfg.cell->target->hosts[q->host]);
+        char *url = bf_asprintf(s->es_pit ? "%s/_pit" : "%s/_search/point_in_time",
+                                s->cfg.cell->target->hosts[q->host]);
         transmit(s, q, url, "DELETE", 0);
         free(url);
         return;
@@ -421,6 +438,22 @@ static void end_sequence(bf_search_t *s, qslot *q)
     q->ps = PS_ONE;
     q->busy = 0;
     atomic_fetch_sub(&s->inflight, 1);
+}
+
+/* Opens q's point in time (not counted): OpenSearch's POST /<index>/_search/point_in_time, or
+ * Elasticsearch's POST /<index>/_pit once the cluster has shown it has no OpenSearch API. */
+static void open_pit(bf_search_t *s, qslot *q)
+{
+    bf_buf_t u;
+    bf_buf_init(&u, 0);
+    bf_buf_appendz(&u, s->cfg.cell->target->hosts[q->host]);
+    index_path(s->cfg.cell, &u);
+    bf_buf_appendz(&u, s->es_pit ? "/_pit?keep_alive=" PIT_KEEP_ALIVE
+                                 : "/_search/point_in_time?keep_alive=" PIT_KEEP_ALIVE);
+    bf_buf_reset(&q->body);
+    q->ps = PS_PIT_OPEN;
+    transmit(s, q, u.data, "POST", 0);
+    bf_buf_cleanup(&u);
 }
 
 /* Starts one query on free slot q; intended_us is when it was due. */
@@ -469,15 +502,7 @@ static void send_query(bf_search_t *s, qslot *q, uint64_t intended_us)
         q->base = json_object();
     }
     if (qs->pit && !s->no_pit) {
-        bf_buf_t u;
-        bf_buf_init(&u, 0);
-        bf_buf_appendz(&u, s->cfg.cell->target->hosts[q->host]);
-        index_path(s->cfg.cell, &u);
-        bf_buf_appendz(&u, "/_search/point_in_time?keep_alive=" PIT_KEEP_ALIVE);
-        bf_buf_reset(&q->body);
-        q->ps = PS_PIT_OPEN;
-        transmit(s, q, u.data, "POST", 0);
-        bf_buf_cleanup(&u);
+        open_pit(s, q);
         return;
     }
     send_page(s, q);
