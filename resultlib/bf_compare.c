@@ -179,6 +179,20 @@ static void noise_of(const bf_row_t *b, const bf_row_t *c, double *noise, int *f
         *noise = cvs[1];
 }
 
+/* the tested pairs' p values corrected over all of them, and their verdicts */
+static void decide_tests(bf_compare_t *c)
+{
+    double *p = bf_calloc(c->n + 1, sizeof *p), *adj = bf_calloc(c->n + 1, sizeof *adj);
+    for (size_t i = 0; i < c->n; i++)
+        p[i] = c->rows[i].tested ? c->rows[i].test.p_value : NAN;
+    bf_stats_adjust(p, c->n, adj);
+    for (size_t i = 0; i < c->n; i++)
+        if (c->rows[i].tested)
+            bf_stats_decide(&c->rows[i].test, adj[i], BF_STATS_ALPHA, BF_STATS_BAND);
+    free(p);
+    free(adj);
+}
+
 int bf_compare_dirs(const char *base_dir, const char *contender_dir, bf_compare_t **out,
                     bf_diag_t *diag)
 {
@@ -242,7 +256,13 @@ int bf_compare_dirs(const char *base_dir, const char *contender_dir, bf_compare_
         bf_finding_point_from_row(k, &pk);
         bf_strlcpy(r->base_left_out, pb.left_out, sizeof r->base_left_out);
         bf_strlcpy(r->contender_left_out, pk.left_out, sizeof r->contender_left_out);
+        size_t nvb = 0, nvk = 0;
+        const double *vb = bf_row_reps(b, &nvb), *vk = bf_row_reps(k, &nvk);
+        r->tested = !r->failed && !pb.left_out[0] && !pk.left_out[0] && !r->base_few &&
+                    !r->contender_few && nvb >= 1 && nvk >= 1 && (nvb >= 2 || nvk >= 2) &&
+                    bf_stats_compare(vk, nvk, vb, nvb, 1.0 - BF_STATS_ALPHA, &r->test) == BF_OK;
     }
+    decide_tests(c);
     for (size_t i = 0; i < nc; i++) {
         const char *cell = rc_[i].cell.id;
         if (cell[0] && find_cell(rb, nb, cell) == NULL)
@@ -347,6 +367,15 @@ static const char *verdict(const bf_compare_row_t *r)
         return "failed";
     if (left_out(r))
         return "left out";
+    if (r->tested)
+        switch (r->test.verdict) {
+        case BF_VERDICT_HIGHER: return "faster";
+        case BF_VERDICT_LOWER: return "slower";
+        case BF_VERDICT_SAME: return "same";
+        case BF_VERDICT_UNCLEAR: return "~";
+        }
+    if ((r->base_few || r->contender_few) && r->noise_from_cv)
+        return "left out (few-requests)";
     if (!r->noise_from_cv)
         return r->within_noise ? "within 5% (no noise estimate)"
                : r->diff > 0   ? "higher (no noise estimate)"
@@ -374,19 +403,27 @@ void bf_compare_format(const bf_compare_t *c, enum bf_compare_format format, bf_
                             "contender_docs_per_s,diff_docs_per_s,diff_pct,noise_pct,noise_source,"
                             "within_noise,verdict,base_service_p99_ms,contender_service_p99_ms,"
                             "base_few_requests,contender_few_requests,base_left_out,"
-                            "contender_left_out\n");
+                            "contender_left_out,ratio,ci_low,ci_high,p_value,n_base,"
+                            "n_contender\n");
         for (size_t i = 0; i < c->n; i++) {
             const bf_compare_row_t *r = &c->rows[i];
-            bf_buf_appendf(
-                out, "%s,%u,%u,%u,%u,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,\"%s\",\"%s\"\n", r->cell,
-                r->shards, r->replicas, r->batch_size, r->concurrency,
-                fmt(a[0], 48, r->base, 3, ""), fmt(a[1], 48, r->contender, 3, ""),
-                fmt(a[2], 48, r->diff, 3, ""), fmt(a[3], 48, r->diff_pct, 2, ""),
-                fmt(a[4], 48, r->noise * 100.0, 2, ""), r->noise_from_cv ? "cv" : "default",
-                r->within_noise ? "true" : "false", verdict(r),
-                fmt(a[5], 48, r->base_p99_ms, 3, ""), fmt(a[6], 48, r->contender_p99_ms, 3, ""),
-                r->base_few ? "true" : "false", r->contender_few ? "true" : "false",
-                r->base_left_out, r->contender_left_out); /* the reasons hold no '"' */
+            bf_buf_appendf(out, "%s,%u,%u,%u,%u,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,\"%s\",\"%s\",",
+                           r->cell, r->shards, r->replicas, r->batch_size, r->concurrency,
+                           fmt(a[0], 48, r->base, 3, ""), fmt(a[1], 48, r->contender, 3, ""),
+                           fmt(a[2], 48, r->diff, 3, ""), fmt(a[3], 48, r->diff_pct, 2, ""),
+                           fmt(a[4], 48, r->noise * 100.0, 2, ""),
+                           r->noise_from_cv ? "cv" : "default", r->within_noise ? "true" : "false",
+                           verdict(r), fmt(a[5], 48, r->base_p99_ms, 3, ""),
+                           fmt(a[6], 48, r->contender_p99_ms, 3, ""),
+                           r->base_few ? "true" : "false", r->contender_few ? "true" : "false",
+                           r->base_left_out, r->contender_left_out); /* the reasons hold no '"' */
+            const bf_stats_cmp_t *t = &r->test;
+            if (r->tested)
+                bf_buf_appendf(out, "%s,%s,%s,%s,%zu,%zu\n", fmt(a[0], 48, t->ratio, 4, ""),
+                               fmt(a[1], 48, t->ci_low, 4, ""), fmt(a[2], 48, t->ci_high, 4, ""),
+                               fmt(a[3], 48, t->p_adj, 4, ""), t->n_b, t->n_a);
+            else
+                bf_buf_appendz(out, ",,,,,\n");
         }
         return;
     }
@@ -394,9 +431,12 @@ void bf_compare_format(const bf_compare_t *c, enum bf_compare_format format, bf_
                    c->base_dir, c->base_desc, c->contender_dir, c->contender_desc);
     bf_buf_appendz(out, "| cell | shards | replicas | batch size | concurrency | baseline docs/s | "
                         "contender docs/s | diff | diff % | noise ± | verdict | p99 ms baseline | "
-                        "p99 ms contender |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|"
-                        "---:|---:|\n");
+                        "p99 ms contender | contender / baseline (95 % CI) | p | runs |\n"
+                        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|---|---:|"
+                        "---|\n");
     size_t faster = 0, slower = 0, same = 0, failed = 0, single = 0, nleft = 0;
+    size_t ntested = 0, tsame = 0, tilde = 0, nfewleft = 0, nratios = 0;
+    double *ratios = bf_calloc(c->n + 1, sizeof *ratios);
     double logsum = 0;
     size_t nlog = 0;
     for (size_t i = 0; i < c->n; i++) {
@@ -409,7 +449,7 @@ void bf_compare_format(const bf_compare_t *c, enum bf_compare_format format, bf_
         char why[460];
         bf_buf_appendf(out,
                        "| %s | %u | %u | %u | %u | %s%s%s | %s%s%s | %s%s%s%s | %s%s%s%s | %s%%%s "
-                       "| %s%s%s | %s | %s |\n",
+                       "| %s%s%s | %s | %s |",
                        r->cell, r->shards, r->replicas, r->batch_size, r->concurrency, sb,
                        fmt(a[0], 48, r->base, 0, "-"), sb, sc, fmt(a[1], 48, r->contender, 0, "-"),
                        sc, sd, r->diff > 0 ? "+" : "", fmt(a[2], 48, r->diff, 0, "-"), sd, sd,
@@ -418,6 +458,12 @@ void bf_compare_format(const bf_compare_t *c, enum bf_compare_format format, bf_
                        verdict(r), left_mark(r, why, sizeof why), few_mark(r),
                        fmt(a[5], 48, r->base_p99_ms, 1, "-"),
                        fmt(a[6], 48, r->contender_p99_ms, 1, "-"));
+        if (r->tested)
+            bf_buf_appendf(out, " %.3fx (%.3f-%.3f) | %.2g | %zu+%zu |\n", r->test.ratio,
+                           r->test.ci_low, r->test.ci_high, r->test.p_adj, r->test.n_b,
+                           r->test.n_a);
+        else
+            bf_buf_appendz(out, " - | - | - |\n");
         if (r->failed) {
             failed++;
             continue;
@@ -426,7 +472,17 @@ void bf_compare_format(const bf_compare_t *c, enum bf_compare_format format, bf_
             nleft++;
             continue;
         }
-        if (!r->noise_from_cv)
+        if (r->tested) {
+            ntested++;
+            faster += r->test.verdict == BF_VERDICT_HIGHER;
+            slower += r->test.verdict == BF_VERDICT_LOWER;
+            tsame += r->test.verdict == BF_VERDICT_SAME;
+            tilde += r->test.verdict == BF_VERDICT_UNCLEAR;
+            if (isfinite(r->test.ratio) && r->test.ratio > 0)
+                ratios[nratios++] = r->test.ratio;
+        } else if (r->base_few || r->contender_few) {
+            nfewleft++;
+        } else if (!r->noise_from_cv)
             single++;
         else if (r->within_noise)
             same++;
@@ -441,6 +497,10 @@ void bf_compare_format(const bf_compare_t *c, enum bf_compare_format format, bf_
     }
     bf_buf_appendf(out, "\n%zu cells matched: %zu faster, %zu slower, %zu within noise", c->n,
                    faster, slower, same);
+    if (ntested)
+        bf_buf_appendf(out, ", %zu same, %zu ~ (no significant change)", tsame, tilde);
+    if (nfewleft)
+        bf_buf_appendf(out, ", %zu left out of the tests (few-requests on a side)", nfewleft);
     if (single)
         bf_buf_appendf(out, ", %zu with no noise estimate (one run on both sides)", single);
     if (failed)
@@ -452,7 +512,26 @@ void bf_compare_format(const bf_compare_t *c, enum bf_compare_format format, bf_
                        nleft);
     if (nlog)
         bf_buf_appendf(out, "; contender / baseline docs/s, geometric mean %.3fx", exp(logsum / (double)nlog));
-    bf_buf_appendz(out, ".\nNoise: the larger CV of the two cells when either ran repetitions, else ±5%.\n");
+    bf_buf_appendz(out, ".\n");
+    if (ntested) {
+        double gm, glo, ghi;
+        bf_buf_appendf(out,
+                       "Tested: %zu cells with repetitions on a side, each a Mann-Whitney U "
+                       "test with the Hodges-Lehmann ratio and its 95 %% interval, p corrected by "
+                       "%s over the %zu cells; faster or slower needs p < %.2g and the interval "
+                       "outside ±%.0f %%, same needs it inside, ~ is neither",
+                       ntested, bf_stats_correction(ntested), ntested, BF_STATS_ALPHA,
+                       BF_STATS_BAND * 100.0);
+        if (nratios && bf_stats_geomean_ci(ratios, nratios, 0.95, &gm, &glo, &ghi) == BF_OK)
+            bf_buf_appendf(out, "; geometric mean of their ratios %.3fx%s", gm, "");
+        if (nratios >= 2 && isfinite(glo))
+            bf_buf_appendf(out, " (95 %% CI %.3f-%.3f over the cells)", glo, ghi);
+        bf_buf_appendz(out, ".\n");
+    }
+    if (ntested < c->n)
+        bf_buf_appendz(out, "Noise of the untested cells: the larger CV of the two cells when "
+                            "either ran repetitions, else ±5%.\n");
+    free(ratios);
     size_t nfew = 0;
     for (size_t i = 0; i < c->n; i++)
         nfew += c->rows[i].base_few || c->rows[i].contender_few;

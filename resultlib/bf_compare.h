@@ -7,7 +7,10 @@
  * cells' noise: the larger coefficient of variation of the two rows when either ran with
  * repeat > 1, else no noise estimate: such a pair is called "higher" / "lower" / "within 5%"
  * with " (no noise estimate)", never faster or slower (BF_COMPARE_DEFAULT_NOISE, 5%, is only the
- * guide for "within 5%"). Cells found in only one directory are
+ * guide for "within 5%"). When both rows carry their repetitions' docs/s (two or more a side),
+ * the pair is tested instead (bf_compare_row_t.tested): U test, an interval of the ratio, Holm
+ * across the tested cells, and the geometric mean of the ratios with its interval. Cells found
+ * in only one directory are
  * listed after the table. Markdown by default, CSV with --csv. Pure functions of the two
  * directories; no global state.
  */
@@ -16,6 +19,7 @@
 
 #include "bf_buf.h"
 #include "bf_error.h"
+#include "bf_stats.h"
 
 #include <jansson.h>
 #include <stdint.h>
@@ -42,6 +46,13 @@ typedef struct bf_compare_row {
      * measurement: a pair with a left-out side gets the verdict "left out", never higher,
      * lower, faster or slower, and its figures are struck in Markdown (issue #30 item 3) */
     char base_left_out[200], contender_left_out[200];
+    /* when a side has repetitions (two or more docs/s) and neither is failed, left
+     * out or few-requests: the U test of contender against baseline (ratio contender / base,
+     * Hodges-Lehmann interval) with p corrected over the tested cells (Holm, Benjamini-Hochberg
+     * beyond BF_STATS_HOLM_MAX), verdict faster (higher), slower (lower), same, or "~" (unclear:
+     * no significant change, as benchstat), in place of the CV rule */
+    int tested;
+    bf_stats_cmp_t test;
 } bf_compare_row_t;
 
 typedef struct bf_compare bf_compare_t;

@@ -25,7 +25,13 @@ struct bf_trend {
     size_t nc;
     char **cells; /* union of cell ids, first appearance order */
     size_t ncells, cap;
+    /* last against first per cell as a test (bf_stats), when a side has repetitions: Holm
+     * (Benjamini-Hochberg beyond BF_STATS_HOLM_MAX) over the tested cells; redone per add */
+    bf_stats_cmp_t *tests;
+    uint8_t *tested;
 };
+
+static void trend_tests(bf_trend_t *t);
 
 bf_trend_t *bf_trend_new(void)
 {
@@ -47,6 +53,8 @@ void bf_trend_destroy(bf_trend_t **t_p)
     for (size_t i = 0; i < t->ncells; i++)
         free(t->cells[i]);
     free(t->cells);
+    free(t->tests);
+    free(t->tested);
     free(t);
     *t_p = NULL;
 }
@@ -97,6 +105,7 @@ int bf_trend_add(bf_trend_t *t, const char *label, const char *desc, json_t *row
         }
         t->cells[t->ncells++] = bf_strdup(id);
     }
+    trend_tests(t);
     return BF_OK;
 }
 
@@ -217,6 +226,40 @@ static int left(const bf_row_t *row)
     return left_why(row, w, sizeof w)[0] != '\0';
 }
 
+static void trend_tests(bf_trend_t *t)
+{
+    free(t->tests);
+    free(t->tested);
+    t->tests = bf_calloc(t->ncells + 1, sizeof *t->tests);
+    t->tested = bf_calloc(t->ncells + 1, 1);
+    double *p = bf_calloc(t->ncells + 1, sizeof *p), *adj = bf_calloc(t->ncells + 1, sizeof *adj);
+    for (size_t i = 0; i < t->ncells; i++) {
+        p[i] = NAN;
+        const bf_row_t *f = t->nc >= 2 ? row_of(t, i, 0) : NULL, *l = row_of(t, i, t->nc - 1);
+        if (f == NULL || l == NULL || bad(f) || bad(l) || left(f) || left(l) || f->few_requests ||
+            l->few_requests)
+            continue;
+        size_t nf = 0, nl = 0;
+        const double *vf = bf_row_reps(f, &nf), *vl = bf_row_reps(l, &nl);
+        if (nf && nl && (nf >= 2 || nl >= 2) &&
+            bf_stats_compare(vl, nl, vf, nf, 1.0 - BF_STATS_ALPHA, &t->tests[i]) == BF_OK) {
+            t->tested[i] = 1;
+            p[i] = t->tests[i].p_value;
+        }
+    }
+    bf_stats_adjust(p, t->ncells, adj);
+    for (size_t i = 0; i < t->ncells; i++)
+        if (t->tested[i])
+            bf_stats_decide(&t->tests[i], adj[i], BF_STATS_ALPHA, BF_STATS_BAND);
+    free(p);
+    free(adj);
+}
+
+const bf_stats_cmp_t *bf_trend_test(const bf_trend_t *t, size_t cell)
+{
+    return cell < t->ncells && t->tested && t->tested[cell] ? &t->tests[cell] : NULL;
+}
+
 double bf_trend_docs_per_s(const bf_trend_t *t, size_t cell, size_t campaign)
 {
     const bf_row_t *r = row_of(t, cell, campaign);
@@ -234,6 +277,14 @@ const char *bf_trend_verdict(const bf_trend_t *t, size_t cell)
         return "failed";
     if (left(f) || left(l))
         return "left out";
+    const bf_stats_cmp_t *ts = bf_trend_test(t, cell);
+    if (ts)
+        switch (ts->verdict) {
+        case BF_VERDICT_HIGHER: return "faster";
+        case BF_VERDICT_LOWER: return "slower";
+        case BF_VERDICT_SAME: return "same";
+        case BF_VERDICT_UNCLEAR: return "~";
+        }
     double a = f->docs_per_s, b = l->docs_per_s;
     if (!isfinite(a) || !isfinite(b))
         return "-";

@@ -5,12 +5,14 @@
  * version or setting). Cells are matched by cell id, in order of first appearance. Per cell:
  * docs/s of each campaign, the change of each campaign from the one before, the last against
  * the first in %, and a verdict with the vocabulary of the two-directory compare (bf_compare.h):
- * "faster"/"slower"/"within noise" when the first or last ran repetitions (the larger CV is
- * the band), else "higher"/"lower"/"within 5%" with "(no noise estimate)"; "failed" when the
- * first or last row failed or was aborted; "-" when the cell is missing from either. Then one
- * line per campaign: its docs/s relative to the first as the geometric mean over the cells
- * present, not failed and non-zero in both (the regression between versions at a glance).
- * Pure functions of the rows; no global state; not thread-safe per object.
+ * the U test of the first and last rows' repetitions when either has them (bf_trend_test:
+ * "faster"/"slower"/"same"/"~"), "faster"/"slower"/"within noise" from the larger CV for rows
+ * of older files that ran repetitions without keeping each one's docs/s, else
+ * "higher"/"lower"/"within 5%" with "(no noise estimate)"; "failed" when the first or last row
+ * failed or was aborted; "-" when the cell is missing from either. Then one line per campaign: its
+ * docs/s relative to the first as the geometric mean over the cells present, not failed and
+ * non-zero in both (the regression between versions at a glance). Pure functions of the rows; no
+ * global state; not thread-safe per object.
  */
 #ifndef BF_TREND_H
 #define BF_TREND_H
@@ -18,6 +20,7 @@
 #include "bf_buf.h"
 #include "bf_compare.h"
 #include "bf_error.h"
+#include "bf_stats.h"
 
 #include <jansson.h>
 #include <stddef.h>
@@ -56,6 +59,13 @@ size_t bf_trend_cells(const bf_trend_t *t);
 double bf_trend_docs_per_s(const bf_trend_t *t, size_t cell, size_t campaign);
 /* bf_trend_verdict — the last-vs-first verdict of cell i (static string, see above). */
 const char *bf_trend_verdict(const bf_trend_t *t, size_t cell);
+/* bf_trend_test — the last-vs-first test of cell i (ratio last / first; borrowed, valid until
+ * the next add), or NULL when it was not tested: no side has repetitions (two or more docs/s),
+ * a side is failed, left out or few-requests, or the cell is missing from either. The verdict
+ * (bf_trend_verdict) is then "faster", "slower", "same" or "~" (no significant change) after
+ * Holm across the tested cells (Benjamini-Hochberg beyond BF_STATS_HOLM_MAX). */
+const bf_stats_cmp_t *bf_trend_test(const bf_trend_t *t, size_t cell);
+
 /* bf_trend_geomean — campaign k's docs/s relative to the first (geometric mean over the cells
  * usable in both), NAN when no cell is; *ncells (may be NULL) gets how many were used. */
 double bf_trend_geomean(const bf_trend_t *t, size_t campaign, size_t *ncells);

@@ -97,11 +97,16 @@ static void test_markdown(void **state)
     printf("%s", out.data);
     assert_non_null(strstr(out.data, "| cell | shards | replicas | batch size | concurrency | "
                                      "baseline docs/s | contender docs/s | diff | diff % |"));
-    assert_non_null(strstr(out.data, "| i1-s50-r1-b5000-c100 | 50 | 1 | 5000 | 100 | 156833 | 158737 "
-                                     "| +1904 | +1.2 | 2.0% (CV) | within noise |"));
+    /* one run against three: the U test cannot reach p < 0.05 (1+3 runs: p >= 0.5), so +43.8 %
+     * beyond the contender's CV is "~", no longer "faster" (issue #37: the CV rule is no test) */
+    assert_non_null(strstr(out.data,
+                           "| i1-s50-r1-b5000-c100 | 50 | 1 | 5000 | 100 | 156833 | 158737 "
+                           "| +1904 | +1.2 | 2.0% (CV) | ~ |"));
     assert_non_null(strstr(out.data, "| i1-s850-r1-b5000-c200 | 850 | 1 | 5000 | 200 | 78979 | "
-                                     "113597 | +34618 | +43.8 | 1.4% (CV) | faster |"));
-    assert_non_null(strstr(out.data, "4 cells matched: 2 faster, 0 slower, 2 within noise"));
+                                     "113597 | +34618 | +43.8 | 1.4% (CV) | ~ |"));
+    assert_non_null(strstr(out.data, " | 1+3 |\n"));
+    assert_non_null(strstr(out.data, "4 cells matched: 0 faster, 0 slower, 0 within noise, 0 same, "
+                                     "4 ~ (no significant change)"));
     assert_non_null(strstr(out.data, "Only in the baseline: i1-s50-r1-b50-c100 "));
     assert_null(strstr(out.data, "Only in the contender"));
     bf_buf_cleanup(&out);
@@ -120,7 +125,7 @@ static void test_csv(void **state)
                        "contender_docs_per_s,diff_docs_per_s,diff_pct,noise_pct,noise_source,"
                        "within_noise,verdict,base_service_p99_ms,contender_service_p99_ms,"
                        "base_few_requests,contender_few_requests,base_left_out,"
-                       "contender_left_out\n";
+                       "contender_left_out,ratio,ci_low,ci_high,p_value,n_base,n_contender\n";
     assert_true(strncmp(out.data, head, strlen(head)) == 0);
     size_t lines = 0;
     for (const char *p = out.data; *p; p++)
@@ -129,7 +134,7 @@ static void test_csv(void **state)
     /* unknown p99 is an empty field */
     const char *l = strstr(out.data, "\ni1-s850-r1-b5000-c100,850,1,5000,100,");
     assert_non_null(l);
-    assert_non_null(strstr(l, ",cv,false,faster,,"));
+    assert_non_null(strstr(l, ",cv,false,~,,"));
     bf_buf_cleanup(&out);
     bf_compare_destroy(&c);
 }
@@ -290,7 +295,7 @@ static void test_few_requests_marked(void **state)
     assert_non_null(strstr(out.data, "1 row is few-requests on a side"));
     bf_buf_reset(&out);
     bf_compare_format(c, BF_COMPARE_CSV, &out);
-    assert_non_null(strstr(out.data, ",true,false,\"\",\"\"\n"));
+    assert_non_null(strstr(out.data, ",true,false,\"\",\"\",,,,,,\n"));
     bf_buf_cleanup(&out);
     bf_compare_destroy(&c);
     unlink(mp);
@@ -334,14 +339,73 @@ static void test_left_out_marked(void **state)
     assert_non_null(strstr(out.data, ", 1 left out (degraded, not verified or mostly failed"));
     bf_buf_reset(&out);
     bf_compare_format(c, BF_COMPARE_CSV, &out);
-    assert_non_null(strstr(out.data, ",base_left_out,contender_left_out\n"));
+    assert_non_null(strstr(out.data, ",base_left_out,contender_left_out,ratio,"));
     assert_non_null(strstr(out.data, ",left out,"));
-    assert_non_null(strstr(out.data, ",\"\",\"degraded: an agent was lost\"\n"));
+    assert_non_null(strstr(out.data, ",\"\",\"degraded: an agent was lost\",,,,,,\n"));
     bf_buf_cleanup(&out);
     bf_compare_destroy(&c);
     unlink(mp);
     free(mp);
     rmdir(dir);
+}
+
+/* six repetitions a row around its docs/s (+-1 %, the same spread every row), times `scale`
+ * for row 0 */
+static double rep_scale;
+static void six_reps(json_t *row, size_t i)
+{
+    double v = json_number_value(json_object_get(row, "docs_per_s")) * (i == 0 ? rep_scale : 1);
+    json_t *a = json_array();
+    for (int k = 0; k < 6; k++)
+        json_array_append_new(a, json_real(v * (1.0 + 0.02 * ((double)k / 5.0 - 0.5))));
+    json_object_set_new(row, "docs_per_s", json_real(v));
+    json_object_set_new(row, "docs_per_s_reps", a);
+    json_object_set_new(row, "repeat", json_integer(6));
+}
+
+/* issue #37: with repetitions on both sides each cell is a U test, Holm across the cells: a
+ * true +10 % in one cell is faster with its interval, the identical cells are never faster or
+ * slower */
+static void test_tested_with_repetitions(void **state)
+{
+    (void)state;
+    char d1[4096], d2[4096];
+    rep_scale = 1.0;
+    char *m1 = edited_copy(d1, sizeof d1, six_reps);
+    rep_scale = 1.10;
+    char *m2 = edited_copy(d2, sizeof d2, six_reps);
+    bf_compare_t *c = NULL;
+    assert_int_equal(bf_compare_dirs(d1, d2, &c, NULL), BF_OK);
+    assert_int_equal(bf_compare_count(c), 12);
+    const bf_compare_row_t *r = bf_compare_row(c, 0);
+    assert_true(r->tested);
+    assert_int_equal(r->test.verdict, BF_VERDICT_HIGHER);
+    assert_true(fabs(r->test.ratio - 1.10) < 1e-9);
+    assert_true(r->test.ci_low > 1.02 && r->test.ci_low <= 1.10 && r->test.ci_high >= 1.10);
+    for (size_t i = 1; i < bf_compare_count(c); i++) {
+        assert_true(bf_compare_row(c, i)->tested);
+        assert_true(bf_compare_row(c, i)->test.verdict != BF_VERDICT_HIGHER &&
+                    bf_compare_row(c, i)->test.verdict != BF_VERDICT_LOWER);
+    }
+    bf_buf_t out;
+    bf_buf_init(&out, 0);
+    bf_compare_format(c, BF_COMPARE_MARKDOWN, &out);
+    printf("%s\n", out.data);
+    assert_non_null(strstr(out.data, "| faster | "));
+    assert_non_null(strstr(out.data, " 1.100x ("));
+    assert_non_null(strstr(out.data,
+                           "12 cells matched: 1 faster, 0 slower, 0 within noise, 11 same, "
+                           "0 ~ (no significant change)"));
+    assert_non_null(strstr(out.data, "p corrected by Benjamini-Hochberg over the 12 cells"));
+    assert_non_null(strstr(out.data, "geometric mean of their ratios 1.008x (95 % CI "));
+    bf_buf_cleanup(&out);
+    bf_compare_destroy(&c);
+    unlink(m1);
+    unlink(m2);
+    free(m1);
+    free(m2);
+    rmdir(d1);
+    rmdir(d2);
 }
 
 static void test_errors(void **state)
@@ -378,6 +442,7 @@ int main(void)
         cmocka_unit_test(test_few_requests_marked),
         cmocka_unit_test(test_left_out_marked),
         cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_tested_with_repetitions),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -183,12 +183,52 @@ static void test_dirs(void **state)
     bf_trend_destroy(&t);
 }
 
+/* issue #37: rows with each repetition's docs/s are tested last against first (U test, Holm
+ * across the cells): +10 % with a 2 % spread is faster, an unchanged cell never faster or
+ * slower, and 1 run against 1 run keeps the old wording */
+static void with_reps(json_t *r, double dps, int n)
+{
+    json_t *a = json_array();
+    for (int k = 0; k < n; k++)
+        json_array_append_new(a, json_real(dps * (1.0 + 0.02 * ((double)k / (n - 1) - 0.5))));
+    json_object_set_new(r, "docs_per_s_reps", a);
+}
+
+static void test_tested_with_repetitions(void **state)
+{
+    (void)state;
+    bf_trend_t *t = bf_trend_new();
+    for (int k = 0; k < 3; k++) {
+        json_t *c = json_array();
+        double a = k == 2 ? 22000 : 20000;
+        json_t *ra = row("A", a, 6, 0.01, 0), *rb = row("B", 5000, 6, 0.01, 0);
+        with_reps(ra, a, 6);
+        with_reps(rb, 5000, 6);
+        json_array_append_new(c, ra);
+        json_array_append_new(c, rb);
+        json_array_append_new(c, row("C", 1000 + 300 * k, 1, NAN, 0));
+        char label[16];
+        snprintf(label, sizeof label, "c%d", k + 1);
+        assert_int_equal(bf_trend_add(t, label, "s", c, NULL), BF_OK);
+        json_decref(c);
+    }
+    assert_string_equal(bf_trend_verdict(t, 0), "faster");
+    const bf_stats_cmp_t *ts = bf_trend_test(t, 0);
+    assert_non_null(ts);
+    assert_true(fabs(ts->ratio - 1.1) < 1e-9 && ts->ci_low > 1.02 && ts->n_a == 6);
+    assert_true(strcmp(bf_trend_verdict(t, 1), "faster") != 0 &&
+                strcmp(bf_trend_verdict(t, 1), "slower") != 0);
+    assert_null(bf_trend_test(t, 2));
+    assert_string_equal(bf_trend_verdict(t, 2), "higher (no noise estimate)");
+    bf_trend_destroy(&t);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_verdicts), cmocka_unit_test(test_left_out_rows),
         cmocka_unit_test(test_format),   cmocka_unit_test(test_bad_row),
-        cmocka_unit_test(test_dirs),
+        cmocka_unit_test(test_dirs),     cmocka_unit_test(test_tested_with_repetitions),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
