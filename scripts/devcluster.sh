@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # devcluster.sh - build / start / stop a local dev cluster (N nodes in one JVM, all on 127.0.0.1):
-# OpenSearch 2.19.6 by default, or --engine opensearch3 | elasticsearch8 | elasticsearch9.
+# OpenSearch 2.19.6 by default, or --engine opensearch3 | opensearch1 | elasticsearch8 |
+# elasticsearch9 | elasticsearch7.
 # See deploy/devcluster/README.md and deploy/devcluster-es/README.md.
 #
 #   scripts/devcluster.sh build [--engine E]
@@ -26,9 +27,11 @@
 #   BF_DEVCLUSTER_JAVA           java binary (default: java on PATH; OpenSearch 3: a Java 21+)
 #   BF_DEVCLUSTER_OPENSEARCH     2 (default: OpenSearch 2.19.6, deploy/devcluster, Java 17+) or
 #                                3 (OpenSearch 3.8.0, deploy/devcluster-os3, Java 21+)
-#   BF_DEVCLUSTER_ENGINE         opensearch2 | opensearch3 | elasticsearch8 (8.17.0,
+#   BF_DEVCLUSTER_ENGINE         opensearch2 | opensearch3 | opensearch1 (1.3.20,
+#                                deploy/devcluster-os1, Java 17+) | elasticsearch8 (8.17.0,
 #                                deploy/devcluster-es8, Java 17+) | elasticsearch9 (9.2.0,
-#                                deploy/devcluster-es9, Java 21+); --engine overrides it
+#                                deploy/devcluster-es9, Java 21+) | elasticsearch7 (7.17.29,
+#                                deploy/devcluster-es7, Java 17+); --engine overrides it
 #   BF_DEVCLUSTER_LOG_LEVEL      OpenSearch console log level (warn)
 #   BF_DEVCLUSTER_SCRIPTING      1: the OpenSearch 2 dev cluster loads lang-painless and lang-expression too
 set -u
@@ -88,11 +91,25 @@ case "$ENGINE" in
         find_java 21
         [ -n "$JAVA_BIN" ] || die "Elasticsearch 9 needs Java 21 or newer and none was found (java on PATH, /usr/lib/jvm/*): install one (e.g. a Temurin 21+ JDK) or set BF_DEVCLUSTER_JAVA"
         ;;
-    *) die "--engine must be opensearch2, opensearch3, elasticsearch8 or elasticsearch9, got '$ENGINE'" ;;
+    # the class-path launchers (deploy/devcluster-common ClasspathLauncher): Elasticsearch 7.17
+    # and OpenSearch 1.3 take their plugins from the class path, the 7.x way
+    elasticsearch7)
+        OS_MAJOR=es7
+        DC_DIR="$REPO/deploy/devcluster-es7"
+        find_java 17
+        [ -n "$JAVA_BIN" ] || die "Elasticsearch 7.17 needs Java 17 (or 11) and none was found: apt-get install -y openjdk-17-jdk-headless or set BF_DEVCLUSTER_JAVA"
+        ;;
+    opensearch1)
+        OS_MAJOR=os1
+        DC_DIR="$REPO/deploy/devcluster-os1"
+        find_java 17
+        [ -n "$JAVA_BIN" ] || die "OpenSearch 1.3 needs Java 17 (or 11) and none was found: apt-get install -y openjdk-17-jdk-headless or set BF_DEVCLUSTER_JAVA"
+        ;;
+    *) die "--engine must be opensearch2, opensearch3, opensearch1, elasticsearch8, elasticsearch9 or elasticsearch7, got '$ENGINE'" ;;
 esac
 
 case "$OS_MAJOR" in
-    es8|es9) ;;
+    es8|es9|es7|os1) ;;
     2)
         DC_DIR="$REPO/deploy/devcluster"
         JAVA_BIN=${BF_DEVCLUSTER_JAVA:-java}
@@ -335,6 +352,9 @@ cmd_start() {
     # Elasticsearch: the server and its libraries are Java modules (lib/ on the module path, as
     # the distribution starts them); the launcher is on the class path; CLDR locales
     local main=(-jar "$JAR")
+    if [ "$OS_MAJOR" = es7 ]; then
+        engine_opts=("-Djava.locale.providers=$locale_providers" -Des.set.netty.runtime.available.processors=false)
+    fi
     if [ "$IS_ES" = 1 ]; then
         engine_opts=(-Des.set.netty.runtime.available.processors=false)
         main=(-cp "$JAR" --module-path "$DC_DIR/target/lib" --add-modules ALL-MODULE-PATH

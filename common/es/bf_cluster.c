@@ -968,6 +968,16 @@ int bf_cluster_prepare_cell_tick(bf_es_t *es, const bf_scenario_t *sc, const bf_
         free(path);
         if (rc != BF_OK)
             return rc;
+        /* Elasticsearch 7.x without x-pack (the 7.17 dev cluster): its templates know no
+         * data_stream key, and /_data_stream answers 405 */
+        if (status == 400 && ix->data_stream && body && strstr(body, "unknown field [data_stream]"))
+            return bf_diag_set(diag, BF_E_INVAL,
+                               "cell %s: %s has no data streams (PUT _index_template: \"unknown "
+                               "field [data_stream]\"): on Elasticsearch 7.x they are x-pack's, "
+                               "which the Elasticsearch 7.17 dev cluster has not; run the "
+                               "scenario with index.data_stream: false, or against OpenSearch "
+                               "(1.x and later), Elasticsearch 8+ or a 7.x with x-pack",
+                               cell->id, bf_es_host(es));
         if (status != 200)
             return http_error(diag, "PUT _index_template", es, status, body);
     }
