@@ -679,6 +679,7 @@ static int campaign_fold(bf__campaign_t *c, const bf_row_t *reps, const uint32_t
         if (folded)
             any_bad |= !bf_row_is_clean(folded);
     }
+    bf_finish_mark_unsteady(rows, *nrows);
     bf_results_set_schedule(c->res, campaign_schedule(c, reps, nreps, repeat));
     if (*nrows)
         bf_results_write_matrix(c->res, c->sc, rows, *nrows);

@@ -2,6 +2,7 @@
 /* bf_aggregate.c — merging samples and computing a cell's row. */
 #include "bf_aggregate.h"
 #include "bf_stats.h"
+#include "bf_steady.h"
 
 #include "bf_cluster.h"
 #include "bf_error.h"
@@ -626,6 +627,11 @@ static void row_rate_series(const bf_cellagg_t *a, bf_row_t *row, const row_ctx 
         row->docs_per_s_ci_level = 0.95;
         row->docs_per_s_ci_within = 1;
     }
+    char why[300];
+    if (!a->failed && bf_steady_check_trend(series, row->duration_s, why, sizeof why)) {
+        row->unsteady = 1;
+        bf_row_add_reason(row, why);
+    }
     qsort(series, x->D, sizeof *series, cmp_double);
     row->docs_per_s_min = series[0];
     row->docs_per_s_p10 = rank(series, x->D, 10);
@@ -1215,6 +1221,13 @@ void bf_rows_median(const bf_row_t *reps, size_t n, bf_row_t *out)
     out->position = 0;
     out->started_at_ms = -1;
     for (size_t i = 0; i < n; i++) {
+        if (reps[i].unsteady && !out->unsteady) { /* the row shown is steady, one other is not */
+            char why[120];
+            snprintf(why, sizeof why, "unsteady: repetition %u (its row says why)",
+                     reps[i].repetition);
+            out->unsteady = 1;
+            bf_row_add_reason(out, why);
+        }
         out->failed |= reps[i].failed;
         out->degraded |= reps[i].degraded;
         out->verified = out->verified && reps[i].verified;

@@ -204,6 +204,11 @@ typedef struct bf_row {
      * unknown or a folded row). matrix.json's "schedule" lists every repetition's */
     uint32_t round, position;
     int64_t started_at_ms;
+    /* its per-second docs/s was not steady over the window (bf_steady.h): a trend through the
+     * window (this repetition's), or a spread far beyond the campaign's other rows (the matrix
+     * row's, bf_finish_mark_unsteady); the reason says which. A folded row is unsteady when
+     * one of its repetitions is. The findings leave it out */
+    int unsteady;
 } bf_row_t;
 
 typedef struct bf_cellagg bf_cellagg_t;

@@ -120,6 +120,7 @@ void bf_finding_point_from_row(const bf_row_t *row, bf_finding_point_t *p)
     WHY(row->stalled && !row->failed, "%s", "stalled");
     WHY(row->target_missed, "%s", "target-missed");
     WHY(row->degraded, "%s", "degraded: an agent was lost");
+    WHY(row->unsteady, "%s", "unsteady: its docs/s moved through the window");
     WHY(!row->failed && !row->aborted && !row->verified, "%s",
         row->docs_counted < 0 ? "not verified: the documents could not be counted"
                               : "not verified");

@@ -6,6 +6,9 @@
 #include "bf_error.h"
 #include "bf_log.h"
 #include "bf_mem.h"
+#include "bf_steady.h"
+
+#include <math.h>
 
 #include <stdio.h>
 #include <string.h>
@@ -99,6 +102,34 @@ const bf_row_t *bf_finish_fold(bf_results_t *res, const bf_scenario_t *sc, const
             *io_rc = rc;
     }
     return out;
+}
+
+size_t bf_finish_mark_unsteady(bf_row_t *rows, size_t n)
+{
+    double *spread = bf_calloc(n + 1, sizeof *spread);
+    uint8_t *flag = bf_calloc(n + 1, 1);
+    for (size_t i = 0; i < n; i++)
+        spread[i] = rows[i].failed || rows[i].stalled
+                        ? NAN
+                        : bf_steady_spread(rows[i].docs_per_s_p10, rows[i].docs_per_s_median,
+                                           rows[i].docs_per_s_p90);
+    double ref;
+    size_t flagged = bf_steady_spread_outliers(spread, n, flag, &ref);
+    for (size_t i = 0; i < n; i++) {
+        if (!flag[i])
+            continue;
+        char why[300];
+        snprintf(why, sizeof why,
+                 "unsteady: its seconds spread %.0f%% of their median (p10-p90 %.0f-%.0f "
+                 "docs/s), %.1fx the %.0f%% of the campaign's median cell",
+                 spread[i] * 100.0, rows[i].docs_per_s_p10, rows[i].docs_per_s_p90,
+                 ref > 0 ? spread[i] / ref : 0.0, ref * 100.0);
+        rows[i].unsteady = 1;
+        bf_row_add_reason(&rows[i], why);
+    }
+    free(flag);
+    free(spread);
+    return flagged;
 }
 
 int bf_row_is_clean(const bf_row_t *row)

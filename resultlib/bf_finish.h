@@ -67,6 +67,11 @@ int bf_finish_cell(bf_results_t *res, bf_es_t *es, const bf_cell_t *cell, const 
 const bf_row_t *bf_finish_fold(bf_results_t *res, const bf_scenario_t *sc, const bf_row_t *reps,
                                uint32_t nreps, bf_row_t *rows, size_t *nrows, int *io_rc);
 
+/* bf_finish_mark_unsteady — flag (unsteady, reason added) each of rows[0..n) whose per-second
+ * spread is far beyond the other rows' (bf_steady_spread_outliers). Call once on freshly
+ * folded rows, before the matrix is written. Returns how many it flagged. */
+size_t bf_finish_mark_unsteady(bf_row_t *rows, size_t n);
+
 /* bf_row_is_clean — 1 when the row is a clean measurement: not failed, not degraded, verified,
  * without errors (bf_row_has_errors), not stalled, not target-missed. The campaign and the
  * standalone agent exit 1 when some row is not. */

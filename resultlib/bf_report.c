@@ -1564,9 +1564,9 @@ static void section_table(bf_buf_t *b, rowinfo *ri, size_t n)
         }
         bf_buf_appendz(b, "</td><td>");
         static const char *const flags[] = {
-            "failed",       "aborted",       "degraded",      "yellow",
-            "client_bound", "target_missed", "stalled",       "search_rate_missed",
-            "tls_insecure", "few_requests",  "index_mismatch"};
+            "failed",       "aborted",       "degraded",       "yellow",
+            "client_bound", "target_missed", "stalled",        "search_rate_missed",
+            "tls_insecure", "few_requests",  "index_mismatch", "unsteady"};
         for (size_t k = 0; k < sizeof flags / sizeof flags[0]; k++) {
             /* search_rate_missed is written beside the table (search rows only) */
             int on = strcmp(flags[k], "search_rate_missed") == 0 ? row->search_rate_missed
@@ -1610,6 +1610,8 @@ static void section_table(bf_buf_t *b, rowinfo *ri, size_t n)
         "<dt>flags</dt><dd>few_requests: fewer than 20 bulk responses in the window, too few to "
         "rank (the findings leave it out; lengthen run.duration). index_mismatch: the index "
         "already existed with other shards or replicas (the findings use the index's). "
+        "unsteady: the per-second docs/s rose or fell through the window, or spread far beyond "
+        "the other cells' (the findings leave it out). "
         "stalled, target_missed, failed, aborted, degraded, client_bound, unverified: not a "
         "clean measurement, see the row's reason in matrix.json.</dd></dl>\n");
 }

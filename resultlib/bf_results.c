@@ -362,6 +362,7 @@ static const char *flags_text(const bf_row_t *row, char *buf, size_t n)
     FLAG(row->search_rate_missed, "search-rate-missed");
     FLAG(row->stalled, "stalled");
     FLAG(row->few_requests, "few-requests");
+    FLAG(row->unsteady, "unsteady");
     FLAG(row->corpus_ended, "corpus-end");
     FLAG(bf_row_has_errors(row), "ERRORS");
     /* 429s only, the first ones too: documents accepted on a retry were rejected first */
@@ -739,6 +740,13 @@ void bf_results_print_md(FILE *f, const bf_scenario_t *sc, const bf_row_t *rows,
                 "few-requests: fewer than %d bulk responses in the measurement window, too few "
                 "to rank the cell's docs/s (the findings leave it out); lengthen run.duration.\n",
                 BF_FEW_REQUESTS);
+    int unsteady = 0;
+    for (size_t k = 0; k < nrows; k++)
+        unsteady |= rows[k].unsteady;
+    if (unsteady)
+        fprintf(f, "unsteady: the cell's per-second docs/s rose or fell through its window, or "
+                   "spread far beyond the other cells' (its reason in matrix.json says which); "
+                   "the findings leave it out.\n");
     bf_finding_point_t *pts = bf_calloc(nrows + 1, sizeof *pts);
     for (size_t k = 0; k < nrows; k++)
         bf_finding_point_from_row(&rows[k], &pts[k]);

@@ -149,6 +149,8 @@ static const bf__field_t fields[] = {
     FD("round", round, BF__F_U32, 0),
     FD("position", position, BF__F_U32, 0),
     FD("started_at_ms", started_at_ms, BF__F_I64, 0),
+    /* per-second docs/s not steady over the window (bf_steady.h; the reason says why) */
+    FD("unsteady", unsteady, BF__F_INT, 1),
 };
 #define NFIELDS (sizeof fields / sizeof fields[0])
 const bf__field_t *const bf__row_fields = fields;
