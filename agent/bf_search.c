@@ -4,6 +4,7 @@
 #include "bf_search.h"
 
 #include "bf_buf.h"
+#include "bf_aws.h"
 #include "bf_clock.h"
 #include "bf_es.h"
 #include "bf_mem.h"
@@ -51,6 +52,8 @@ typedef struct qslot {
     json_t *base;            /* the sequence's rendered body (pages add size/from/...) */
     json_t *after;           /* last hit's sort values of the previous page */
     char pit_id[PIT_ID_MAX]; /* "" = no point in time */
+    struct curl_slist *sig_hdr; /* target.auth.aws: this request's headers, signed */
+    char *sig_url;              /* target.auth.aws: its URL with the query as signed, or NULL */
 } qslot;
 
 struct bf_search {
@@ -352,6 +355,29 @@ static void transmit(bf_search_t *s, qslot *q, const char *url, const char *meth
     curl_easy_setopt(q->h, CURLOPT_URL, url);
     int nd = q->ps == PS_ONE && s->spec->queries[q->query].msearch;
     curl_easy_setopt(q->h, CURLOPT_HTTPHEADER, nd ? s->hdr_nd : s->hdr);
+    const bf_target_t *t = s->cfg.cell->target;
+    if (t->auth == BF_AUTH_AWS) {
+        /* signed with its body (an empty one for a GET without): the headers of this request */
+        struct curl_slist *h = NULL;
+        for (const struct curl_slist *p = nd ? s->hdr_nd : s->hdr; p; p = p->next)
+            h = curl_slist_append(h, p->data);
+        char *su = NULL;
+        bf_diag_t d = {0};
+        if (bf_aws_sign(t, method, url, q->body.len ? q->body.data : NULL, q->body.len, &h, &su,
+                        &d) != BF_OK) {
+            curl_slist_free_all(h);
+            set_fatal(s, "search: cannot sign a request: %s", d.msg);
+            return;
+        }
+        curl_easy_setopt(q->h, CURLOPT_HTTPHEADER, h);
+        curl_slist_free_all(q->sig_hdr);
+        q->sig_hdr = h;
+        if (su) {
+            curl_easy_setopt(q->h, CURLOPT_URL, su);
+            free(q->sig_url);
+            q->sig_url = su;
+        }
+    }
     if (strcmp(method, "GET") == 0 && q->body.len == 0) {
         curl_easy_setopt(q->h, CURLOPT_HTTPGET, 1L);
         curl_easy_setopt(q->h, CURLOPT_CUSTOMREQUEST, NULL);
@@ -790,6 +816,8 @@ void bf_search_destroy(bf_search_t **s_p)
         if (q->busy)
             curl_multi_remove_handle(s->multi, q->h);
         curl_easy_cleanup(q->h);
+        curl_slist_free_all(q->sig_hdr);
+        free(q->sig_url);
         json_decref(q->base);
         json_decref(q->after);
         bf_buf_cleanup(&q->body);

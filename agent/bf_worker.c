@@ -20,6 +20,7 @@
 #include "bf_worker.h"
 
 #include "bf_bulkresp.h"
+#include "bf_aws.h"
 #include "bf_clock.h"
 #include "bf_es.h"
 #include "bf_log.h"
@@ -122,6 +123,8 @@ typedef struct slot {
     uint32_t gshard_cap;
     int routed; /* this request is a sub-bulk: gshard is valid, terms are read */
     bf_termscan_t terms_scan;
+    struct curl_slist *sig_hdr; /* target.auth.aws: this attempt's headers, signed */
+    char *sig_url;              /* target.auth.aws: the URL with its query as signed, or NULL */
     long status;            /* known once the headers are in */
     char head[HEAD_BYTES];  /* first bytes of the response body, for messages */
     size_t head_len;
@@ -160,6 +163,7 @@ struct bf_worker {
     struct curl_slist *hdr_plain;
     struct curl_slist *hdr_gzip;
     int gzip;
+    int sign;               /* target.auth.aws: every request signed with its body (bf_aws) */
     int shared_render;      /* gzip without retries: NDJSON rendered into `scratch` */
     int gather;             /* corpus, unrouted, uncompressed or contiguous: bodies gathered,
                                not copied */
@@ -519,6 +523,35 @@ static int compress_body(bf_worker_t *w, slot *s)
     return BF_OK;
 }
 
+/* target.auth.aws: signs this attempt's body as it goes on the wire (the gzip bytes when
+ * compressed; signing workers never stream or gather, so the body is one buffer) and gives s's
+ * handle the headers with the signature. Returns 0, or sets the fatal reason (no credentials). */
+static int sign_slot(bf_worker_t *w, slot *s)
+{
+    const bf_buf_t *wire = w->gzip ? &s->gz : &s->body;
+    struct curl_slist *h = NULL;
+    for (const struct curl_slist *p = w->gzip ? w->hdr_gzip : w->hdr_plain; p; p = p->next)
+        h = curl_slist_append(h, p->data);
+    char *url = NULL;
+    bf_diag_t d = {0};
+    int rc =
+        bf_aws_sign(w->cfg.cell->target, "POST", s->home_url, wire->data, wire->len, &h, &url, &d);
+    if (rc != BF_OK) {
+        curl_slist_free_all(h);
+        set_fatal(w, "cell %s: cannot sign a bulk request: %s", w->cfg.cell->id, d.msg);
+        return rc;
+    }
+    curl_easy_setopt(s->h, CURLOPT_HTTPHEADER, h);
+    curl_slist_free_all(s->sig_hdr);
+    s->sig_hdr = h;
+    if (url) {
+        curl_easy_setopt(s->h, CURLOPT_URL, url);
+        free(s->sig_url);
+        s->sig_url = url;
+    }
+    return BF_OK;
+}
+
 /* Puts slot s on the wire with its body (s->body, or s->gz already compressed). */
 static void send_prepared(bf_worker_t *w, slot *s)
 {
@@ -545,6 +578,8 @@ static void send_prepared(bf_worker_t *w, slot *s)
     /* a streamed body's length is known once it is rendered: chunked transfer encoding */
     curl_easy_setopt(s->h, CURLOPT_POSTFIELDSIZE_LARGE,
                      s->streamed ? (curl_off_t)-1 : (curl_off_t)s->wire_len);
+    if (w->sign && sign_slot(w, s) != BF_OK)
+        return;
     pthread_mutex_lock(&w->lock);
     s->send_us = bf_clock_mono_us();
     int32_t sec = second_of(w, s->send_us);
@@ -1389,6 +1424,24 @@ bf_worker_t *bf_worker_new(const bf_worker_cfg_t *cfg, bf_diag_t *diag)
      * copy of every byte fewer: libcurl's into its upload buffer is the only one left) */
     w->contig = cfg->corpus != NULL && cfg->contiguous && cfg->routes == NULL;
     w->gather = cfg->corpus != NULL && (!w->gzip || w->contig) && cfg->routes == NULL;
+    w->sign = t->auth == BF_AUTH_AWS;
+    if (w->sign) {
+        /* the signature covers the body's hash, needed before its first byte: one whole
+         * buffer per body, sent with its Content-Length */
+        w->stream = 0;
+        w->gather = 0;
+        w->contig = 0;
+        if (cfg->routes) {
+            bf_diag_set(diag, BF_E_INVAL,
+                        "cell %s: request.routing_mode %s cannot be used with target.auth.aws: "
+                        "Amazon OpenSearch Service does not let clients address its nodes; "
+                        "use routing_mode: none",
+                        cfg->cell->id,
+                        cfg->cell->routing_mode == BF_ROUTE_SHARD ? "shard" : "node");
+            bf_worker_destroy(&w);
+            return NULL;
+        }
+    }
     w->nslots = w->cfg.connections * w->group_size;
     w->multi = curl_multi_init();
     /* routing: one group may send several sub-bulks to one node (shard mode) */
@@ -1543,6 +1596,8 @@ void bf_worker_destroy(bf_worker_t **w_p)
             curl_multi_remove_handle(w->multi, s->h);
         curl_easy_cleanup(s->h);
         free(s->home_url);
+        curl_slist_free_all(s->sig_hdr);
+        free(s->sig_url);
         bf_buf_cleanup(&s->body);
         bf_gather_cleanup(&s->gat);
         bf_buf_cleanup(&s->gz);

@@ -271,6 +271,17 @@ static int collect_headers(const bf_sigv4_input_t *in, const bf_sigv4_creds_t *c
     return host ? BF_OK : BF_E_INVAL;
 }
 
+char *bf_sigv4_canonical_query(const char *query)
+{
+    bf_buf_t b;
+    bf_buf_init(&b, 16u << 20);
+    canonical_query(&b, query);
+    bf_buf_append(&b, "", 1);
+    char *out = bf_strdup(b.data);
+    bf_buf_cleanup(&b);
+    return out;
+}
+
 int bf_sigv4_sign(const bf_sigv4_creds_t *creds, const bf_sigv4_input_t *in, bf_sigv4_out_t *out)
 {
     memset(out, 0, sizeof *out);

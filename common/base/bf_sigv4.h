@@ -69,4 +69,10 @@ int bf_sigv4_sign(const bf_sigv4_creds_t *creds, const bf_sigv4_input_t *in, bf_
 /* bf_sigv4_out_cleanup — free what bf_sigv4_sign allocated in *out; NULL-safe, idempotent. */
 void bf_sigv4_out_cleanup(bf_sigv4_out_t *out);
 
+/* bf_sigv4_canonical_query — query (as on the wire, without '?') in SigV4's canonical form:
+ * each key and value %-decoded and encoded again (unreserved characters kept, every other byte
+ * %XX), sorted by key then value. Sent as the request's query, it is what every signer and
+ * verifier (AWS's, botocore's) signs alike. Returns a new string (caller frees). Thread-safe. */
+char *bf_sigv4_canonical_query(const char *query);
+
 #endif

@@ -2,6 +2,8 @@
 /* bf_cluster.c — cluster APIs used around each cell. */
 #include "bf_cluster.h"
 
+#include "bf_aws.h"
+
 #include "bf_buf.h"
 #include "bf_clock.h"
 #include "bf_log.h"
@@ -322,6 +324,10 @@ static void auth_reason(const char *body, char *out, size_t size)
             r = json_string_value(json_object_get(err, "reason"));
     } else if (json_is_string(err)) {
         r = json_string_value(err);
+    } else if (json_is_string(json_object_get(j, "message"))) {
+        r = json_string_value(json_object_get(j, "message")); /* AWS's answers */
+    } else if (json_is_string(json_object_get(j, "Message"))) {
+        r = json_string_value(json_object_get(j, "Message"));
     } else if (j == NULL) {
         r = body; /* e.g. "Unauthorized" as text/plain */
     }
@@ -342,6 +348,10 @@ static const char *auth_sent(const bf_target_t *t, char *buf, size_t size)
         break;
     case BF_AUTH_APIKEY: snprintf(buf, size, "target.auth sent an api_key"); break;
     case BF_AUTH_BEARER: snprintf(buf, size, "target.auth sent a bearer token"); break;
+    case BF_AUTH_AWS:
+        snprintf(buf, size, "target.auth.aws signed it for %s in %s", t->aws_service,
+                 t->aws_region);
+        break;
     case BF_AUTH_NONE:
     default: snprintf(buf, size, "no target.auth is set"); break;
     }
@@ -452,13 +462,19 @@ static int info_impl(bf_es_t *es, const bf_target_t *t, bf_cluster_info_t *info,
         char reason[320], sent[160];
         auth_reason(body, reason, sizeof reason);
         auth_sent(t, sent, sizeof sent);
-        return bf_diag_set(
-            diag, BF_E_HTTP, "GET / on %s: HTTP %ld: authentication failed%s%s (%s); %s",
-            bf_es_host(es), status, reason[0] ? ": " : " (the server gave no reason)", reason, sent,
-            status == 401 ? "check target.auth (username and password, api_key or "
-                            "bearer)"
-                          : "the credentials were refused for GET /: check "
-                            "target.auth and the user's roles");
+        char hint[600];
+        if (t && t->auth == BF_AUTH_AWS)
+            bf_aws_auth_hint(t, reason, hint, sizeof hint);
+        else
+            snprintf(hint, sizeof hint, "%s",
+                     status == 401 ? "check target.auth (username and password, api_key or "
+                                     "bearer)"
+                                   : "the credentials were refused for GET /: check "
+                                     "target.auth and the user's roles");
+        return bf_diag_set(diag, BF_E_HTTP,
+                           "GET / on %s: HTTP %ld: authentication failed%s%s (%s); %s",
+                           bf_es_host(es), status,
+                           reason[0] ? ": " : " (the server gave no reason)", reason, sent, hint);
     }
     char what[256];
     if (!bf_cluster_root_check(status, body, what, sizeof what))

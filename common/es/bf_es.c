@@ -2,6 +2,7 @@
 /* bf_es.c — REST client on libcurl easy. */
 #include "bf_es.h"
 
+#include "bf_aws.h"
 #include "bf_clock.h"
 #include "bf_url.h"
 #include "bf_mem.h"
@@ -113,6 +114,7 @@ int bf_es_apply_target(CURL *h, const bf_target_t *t, struct curl_slist **header
         free(hdr);
         break;
     }
+    case BF_AUTH_AWS: break; /* each request is signed with its body (bf_aws_sign) */
     }
     /* The files' contents as loaded with the scenario (on an agent: as shipped by the
      * coordinator), never the paths: a path means nothing on another host. CURL_BLOB_COPY:
@@ -277,6 +279,21 @@ int bf_es_request(bf_es_t *es, const char *method, const char *path, const char 
         curl_easy_setopt(h, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)strlen(json_body));
     }
     headers = curl_slist_append(headers, "Expect:");
+    if (es->target->auth == BF_AUTH_AWS) {
+        char *signed_url = NULL;
+        int src = bf_aws_sign(es->target, method, url, json_body, json_body ? strlen(json_body) : 0,
+                              &headers, &signed_url, diag);
+        if (src != BF_OK) {
+            curl_slist_free_all(headers);
+            free(url);
+            return src;
+        }
+        if (signed_url) {
+            free(url);
+            url = signed_url;
+            curl_easy_setopt(h, CURLOPT_URL, url);
+        }
+    }
     curl_easy_setopt(h, CURLOPT_HTTPHEADER, headers);
     char errbuf[CURL_ERROR_SIZE] = "";
     curl_easy_setopt(h, CURLOPT_ERRORBUFFER, errbuf);

@@ -303,11 +303,19 @@ char *bf_verdict_describe(const bf_verdict_in_t *in, const bf_verdict_t *v,
     buf[0] = '\0';
     switch (v->fatal) {
     case BF_FATAL_AUTH:
-        snprintf(buf, size,
-                 "cell %s: the cluster answered HTTP %ld to _bulk (%s): check "
-                 "target.auth (user, password or API key) and the user's write privileges on "
-                 "the index",
-                 id, st, e);
+        if (strstr(e, "ignature") || strstr(e, "security token"))
+            snprintf(buf, size,
+                     "cell %s: the cluster answered HTTP %ld to _bulk (%s): check "
+                     "target.auth.aws (this agent's AWS credentials: the secret key, an expired "
+                     "session token; region and service) and this host's clock (SigV4 allows 5 "
+                     "minutes)",
+                     id, st, e);
+        else
+            snprintf(buf, size,
+                     "cell %s: the cluster answered HTTP %ld to _bulk (%s): check "
+                     "target.auth (user, password, API key or AWS credentials) and the user's "
+                     "write privileges on the index",
+                     id, st, e);
         return buf;
     case BF_FATAL_NOT_FOUND:
         snprintf(buf, size,
@@ -530,6 +538,9 @@ void bf_verdict_error_body(const char *body, size_t len, char *type, size_t type
         }
     } else if (json_is_string(err)) {
         snprintf(reason, reason_size, "%s", json_string_value(err));
+    } else if (json_is_string(json_object_get(j, "message"))) {
+        /* Amazon OpenSearch Service's own refusals (signature, clock, token, policy) */
+        snprintf(reason, reason_size, "%s", json_string_value(json_object_get(j, "message")));
     } else if (len == 0) {
         snprintf(reason, reason_size, "(empty body)");
     } else {

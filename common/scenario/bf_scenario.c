@@ -592,6 +592,7 @@ static char *dup_str(const bf__kval_t *v)
 typedef struct conn_keys {
     const char *name; /* "target" */
     int hosts, auth, user, pass, api_key, bearer, tls, ca, cert, key, insecure, headers;
+    int aws, aws_region, aws_service, aws_key_id, aws_secret, aws_token;
 } conn_keys;
 
 static const conn_keys target_keys = {"target",
@@ -606,7 +607,13 @@ static const conn_keys target_keys = {"target",
                                       BF__K_TLS_CERT_FILE,
                                       BF__K_TLS_KEY_FILE,
                                       BF__K_TLS_INSECURE,
-                                      BF__K_TARGET_HEADERS};
+                                      BF__K_TARGET_HEADERS,
+                                      BF__K_AUTH_AWS,
+                                      BF__K_AUTH_AWS_REGION,
+                                      BF__K_AUTH_AWS_SERVICE,
+                                      BF__K_AUTH_AWS_KEY_ID,
+                                      BF__K_AUTH_AWS_SECRET,
+                                      BF__K_AUTH_AWS_TOKEN};
 static const conn_keys store_keys = {"metrics_store",
                                      BF__K_MS_HOSTS,
                                      BF__K_MS_AUTH,
@@ -619,7 +626,13 @@ static const conn_keys store_keys = {"metrics_store",
                                      BF__K_MS_TLS_CERT_FILE,
                                      BF__K_MS_TLS_KEY_FILE,
                                      BF__K_MS_TLS_INSECURE,
-                                     -1};
+                                     -1,
+                                     BF__K_MS_AUTH_AWS,
+                                     BF__K_MS_AUTH_AWS_REGION,
+                                     BF__K_MS_AUTH_AWS_SERVICE,
+                                     BF__K_MS_AUTH_AWS_KEY_ID,
+                                     BF__K_MS_AUTH_AWS_SECRET,
+                                     BF__K_MS_AUTH_AWS_TOKEN};
 
 /* One entry of target.headers (k: its name, v: its value): BF_OK, or the mistake in L->diag
  * (a name that is not a token, one of the headers bulkfleet sets itself, Authorization beside
@@ -679,12 +692,13 @@ static int build_conn(bf__load_t *L, const conn_keys *ck, bf_target_t *t)
     }
     const bf__kval_t *user = &L->top[ck->user], *pass = &L->top[ck->pass],
                      *key = &L->top[ck->api_key], *bearer = &L->top[ck->bearer];
-    int kinds = (user->set || pass->set) + key->set + bearer->set;
+    const bf__kval_t *aws = &L->top[ck->aws];
+    int kinds = (user->set || pass->set) + key->set + bearer->set + aws->set;
     const bf_ynode_t *auth = L->top[ck->auth].node;
     if (kinds > 1)
         return bf__err(L, auth, BF_E_INVAL,
                        "%s.auth: give username and password, or "
-                       "api_key, or bearer — only one of them",
+                       "api_key, or bearer, or aws — only one of them",
                        sn);
     if (user->set != pass->set)
         return bf__err(L, auth, BF_E_INVAL,
@@ -701,6 +715,24 @@ static int build_conn(bf__load_t *L, const conn_keys *ck, bf_target_t *t)
     } else if (bearer->set) {
         t->auth = BF_AUTH_BEARER;
         t->bearer = dup_str(bearer);
+    } else if (aws->set) {
+        const bf__kval_t *kid = &L->top[ck->aws_key_id], *sec = &L->top[ck->aws_secret];
+        if (kid->set != sec->set)
+            return bf__err(L, aws->node, BF_E_INVAL,
+                           "%s.auth.aws: access_key_id and secret_access_key go together; add "
+                           "%s (or give neither: each host then uses its own AWS credentials)",
+                           sn, kid->set ? "secret_access_key" : "access_key_id");
+        if (L->top[ck->aws_token].set && !kid->set)
+            return bf__err(L, aws->node, BF_E_INVAL,
+                           "%s.auth.aws: session_token needs access_key_id and "
+                           "secret_access_key",
+                           sn);
+        t->auth = BF_AUTH_AWS;
+        t->aws_region = dup_str(&L->top[ck->aws_region]);
+        t->aws_service = bf_strdup(L->top[ck->aws_service].set ? L->top[ck->aws_service].s : "es");
+        t->aws_key_id = dup_str(kid);
+        t->aws_secret = dup_str(sec);
+        t->aws_token = dup_str(&L->top[ck->aws_token]);
     }
     t->ca_file = dup_str(&L->top[ck->ca]);
     t->cert_file = dup_str(&L->top[ck->cert]);
@@ -2340,6 +2372,11 @@ static void target_cleanup(bf_target_t *t)
     free(t->password);
     free(t->api_key);
     free(t->bearer);
+    free(t->aws_region);
+    free(t->aws_service);
+    free(t->aws_key_id);
+    free(t->aws_secret);
+    free(t->aws_token);
     free(t->ca_file);
     free(t->cert_file);
     free(t->key_file);

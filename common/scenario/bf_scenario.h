@@ -91,7 +91,8 @@
                                          --file-chunk-size); larger: corpus.local_path */
 #define BF_CORPUS_SAMPLE_DOCS 100000u /* validate parses at most this many corpus docs */
 
-enum bf_auth_type { BF_AUTH_NONE = 0, BF_AUTH_BASIC, BF_AUTH_APIKEY, BF_AUTH_BEARER };
+/* BF_AUTH_AWS: every request signed with AWS Signature Version 4 (bf_aws, docs/cloud.md) */
+enum bf_auth_type { BF_AUTH_NONE = 0, BF_AUTH_BASIC, BF_AUTH_APIKEY, BF_AUTH_BEARER, BF_AUTH_AWS };
 /* The bulk action of every document (reference/es-api.md §1.1). update: the source becomes
  * {"doc": <source>} (with "doc_as_upsert": true for document.update: upsert); delete: the
  * action line alone. Both need document.id. */
@@ -137,6 +138,13 @@ typedef struct bf_target {
     char *password;  /* basic; SECRET */
     char *api_key;   /* the value after "ApiKey " (base64 of id:key); SECRET */
     char *bearer;    /* token; SECRET */
+    char *aws_region;  /* BF_AUTH_AWS: the signing region ("eu-west-1") */
+    char *aws_service; /* BF_AUTH_AWS: "es" (OpenSearch Service) or "aoss" (Serverless) */
+    char *aws_key_id;  /* BF_AUTH_AWS credentials given by the scenario (shipped to the
+                          agents), or NULL: each host's own (environment, files, web
+                          identity, instance role) */
+    char *aws_secret;  /* SECRET */
+    char *aws_token;   /* SECRET, or NULL */
     char *ca_file;   /* TLS CA bundle path as written, or NULL */
     char *cert_file; /* TLS client certificate path as written, or NULL */
     char *key_file;  /* TLS client key path as written, or NULL */

@@ -94,6 +94,16 @@ int bf__v_nonempty(struct bf__load *L, const bf_ynode_t *n, const char *path, bf
       bf__v_nonempty)                                                                              \
     X(AUTH_BEARER, "target.auth.bearer", BF__T_STR, NULL, 0, 0, BF__F_SECRET, 0, NULL,             \
       bf__v_nonempty)                                                                              \
+    X(AUTH_AWS, "target.auth.aws", BF__T_SECTION, NULL, 0, 0, 0, 0, NULL, NULL)                    \
+    X(AUTH_AWS_REGION, "target.auth.aws.region", BF__T_STR, NULL, 0, 0, BF__F_REQUIRED, 0, NULL,   \
+      bf__v_nonempty)                                                                              \
+    X(AUTH_AWS_SERVICE, "target.auth.aws.service", BF__T_ENUM, "es", 0, 0, 0, 0, "es|aoss", NULL)  \
+    X(AUTH_AWS_KEY_ID, "target.auth.aws.access_key_id", BF__T_STR, NULL, 0, 0, 0, 0, NULL,         \
+      bf__v_nonempty)                                                                              \
+    X(AUTH_AWS_SECRET, "target.auth.aws.secret_access_key", BF__T_STR, NULL, 0, 0, BF__F_SECRET,   \
+      0, NULL, bf__v_nonempty)                                                                     \
+    X(AUTH_AWS_TOKEN, "target.auth.aws.session_token", BF__T_STR, NULL, 0, 0, BF__F_SECRET, 0,     \
+      NULL, bf__v_nonempty)                                                                        \
     X(TARGET_TLS, "target.tls", BF__T_SECTION, NULL, 0, 0, 0, 0, NULL, NULL)                       \
     X(TLS_CA_FILE, "target.tls.ca_file", BF__T_STR, NULL, 0, 0, 0, 0, NULL, bf__v_nonempty)        \
     X(TLS_CERT_FILE, "target.tls.cert_file", BF__T_STR, NULL, 0, 0, 0, 0, NULL, bf__v_nonempty)    \
@@ -115,6 +125,17 @@ int bf__v_nonempty(struct bf__load *L, const bf_ynode_t *n, const char *path, bf
       bf__v_nonempty)                                                                              \
     X(MS_AUTH_BEARER, "metrics_store.auth.bearer", BF__T_STR, NULL, 0, 0, BF__F_SECRET, 0, NULL,   \
       bf__v_nonempty)                                                                              \
+    X(MS_AUTH_AWS, "metrics_store.auth.aws", BF__T_SECTION, NULL, 0, 0, 0, 0, NULL, NULL)          \
+    X(MS_AUTH_AWS_REGION, "metrics_store.auth.aws.region", BF__T_STR, NULL, 0, 0, BF__F_REQUIRED,  \
+      0, NULL, bf__v_nonempty)                                                                     \
+    X(MS_AUTH_AWS_SERVICE, "metrics_store.auth.aws.service", BF__T_ENUM, "es", 0, 0, 0, 0,         \
+      "es|aoss", NULL)                                                                             \
+    X(MS_AUTH_AWS_KEY_ID, "metrics_store.auth.aws.access_key_id", BF__T_STR, NULL, 0, 0, 0, 0,     \
+      NULL, bf__v_nonempty)                                                                        \
+    X(MS_AUTH_AWS_SECRET, "metrics_store.auth.aws.secret_access_key", BF__T_STR, NULL, 0, 0,       \
+      BF__F_SECRET, 0, NULL, bf__v_nonempty)                                                       \
+    X(MS_AUTH_AWS_TOKEN, "metrics_store.auth.aws.session_token", BF__T_STR, NULL, 0, 0,            \
+      BF__F_SECRET, 0, NULL, bf__v_nonempty)                                                       \
     X(MS_TLS, "metrics_store.tls", BF__T_SECTION, NULL, 0, 0, 0, 0, NULL, NULL)                    \
     X(MS_TLS_CA_FILE, "metrics_store.tls.ca_file", BF__T_STR, NULL, 0, 0, 0, 0, NULL,              \
       bf__v_nonempty)                                                                              \

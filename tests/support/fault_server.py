@@ -34,6 +34,11 @@ Usage: fault_server.py --port P --mode MODE [--log FILE] [--host H] [--max-lifet
 --basic-auth answers every request without those credentials (HTTP basic) 401 with the security
 plugin's security_exception, as a secured cluster does; each request's log line says
 "auth": "ok" or "refused".
+--sigv4 REGION/SERVICE checks every request's AWS Signature Version 4 with botocore
+(sigv4_verify.py; key and secret from BF_FAULT_AWS_ACCESS_KEY_ID / _SECRET_ACCESS_KEY): each
+log line says "sigv4": "ok" or the refusal, answered 403 {"message": ...} as AWS does;
+--clock-skew-s and --expired-token play a skewed clock and an expired session token.
+--refuse-chunked answers 411 to every chunked body (a proxy that wants lengths).
 Prints "READY <port>" on stdout once listening (--port 0 picks a free port). Exits by itself
 after --max-lifetime seconds (default 600), or on SIGTERM/SIGINT. Python 3 stdlib only.
 """
@@ -285,6 +290,8 @@ class State:
         self.root = "cluster"  # --root
         self.no_ds_api = False  # --no-data-stream-api
         self.basic_auth = None  # --basic-auth: the expected Authorization header value
+        self.verifier = None  # --sigv4: sigv4_verify.Verifier
+        self.refuse_chunked = False  # --refuse-chunked
         self.log = open(log_path, "a", encoding="utf-8") if log_path else None
         self.stop = threading.Event()
         # capacity mode: the virtual write pool is busy until busy_until (monotonic seconds)
@@ -586,6 +593,21 @@ class Handler(BaseHTTPRequestHandler):
         if read_error:
             rec["read_error"] = read_error
         state = self.server.state
+        if state.verifier is not None:
+            refused = state.verifier.check(method, self.path, self.headers, body or b"")
+            rec["sigv4"] = "ok" if refused is None else refused[1]
+            if refused is not None:
+                rec["status"] = refused[0]
+                rec["response_bytes"] = self._send_json(refused[0], {"message": refused[1]})
+                return
+        if state.refuse_chunked and "chunked" in (self.headers.get("Transfer-Encoding") or ""):
+            # a proxy or server that wants every body's length up front
+            rec["status"] = 411
+            rec["note"] = "411: chunked body refused (--refuse-chunked)"
+            rec["response_bytes"] = self._send(411, b"<html><head><title>411 Length Required"
+                                               b"</title></head></html>\n",
+                                               content_type="text/html")
+            return
         if state.basic_auth is not None:
             ok = self.headers.get("Authorization") == state.basic_auth
             rec["auth"] = "ok" if ok else "refused"
@@ -1040,6 +1062,18 @@ def main(argv=None):
                          "until documents went into it")
     ap.add_argument("--basic-auth", metavar="USER:PASSWORD",
                     help="answer 401 to every request without these basic credentials")
+    ap.add_argument("--sigv4", metavar="REGION/SERVICE",
+                    help="every request must be signed with AWS SigV4 for this region and "
+                         "service (checked with botocore, tests/support/sigv4_verify.py) by the "
+                         "key BF_FAULT_AWS_ACCESS_KEY_ID with secret "
+                         "BF_FAULT_AWS_SECRET_ACCESS_KEY (environment); refused: 403 "
+                         "{\"message\": ...} as Amazon OpenSearch Service answers")
+    ap.add_argument("--clock-skew-s", type=float, default=0.0,
+                    help="--sigv4: the server's clock is this far ahead of the host's")
+    ap.add_argument("--expired-token", action="append", default=[],
+                    help="--sigv4: a session token the server calls expired (repeatable)")
+    ap.add_argument("--refuse-chunked", action="store_true",
+                    help="answer 411 Length Required to every request with a chunked body")
     ap.add_argument("--tls-cert", help="serve HTTPS with this PEM certificate (chain)")
     ap.add_argument("--tls-key", help="the certificate's PEM key (with --tls-cert)")
     ap.add_argument("--tls-client-ca", help="require a client certificate signed by this CA")
@@ -1078,6 +1112,18 @@ def main(argv=None):
         if not sep:
             ap.error("--admin-delay %s: expected REGEX=MS" % spec)
     server.compress = not args.no_compress
+    server.state.refuse_chunked = args.refuse_chunked
+    if args.sigv4:
+        import os
+        import sigv4_verify  # botocore: only this option needs it
+        region, _, service = args.sigv4.partition("/")
+        kid = os.environ.get("BF_FAULT_AWS_ACCESS_KEY_ID")
+        secret = os.environ.get("BF_FAULT_AWS_SECRET_ACCESS_KEY")
+        if not (region and service and kid and secret):
+            ap.error("--sigv4 REGION/SERVICE needs BF_FAULT_AWS_ACCESS_KEY_ID and "
+                     "BF_FAULT_AWS_SECRET_ACCESS_KEY in the environment")
+        server.state.verifier = sigv4_verify.Verifier(region, service, {kid: secret},
+                                                      args.clock_skew_s, args.expired_token)
 
     def stop(reason):
         server.state.stop.set()
