@@ -164,6 +164,7 @@ struct bf_worker {
     struct curl_slist *hdr_gzip;
     int gzip;
     int sign;               /* target.auth.aws: every request signed with its body (bf_aws) */
+    int transfer_auto;      /* request.transfer auto: a 411 to a chunked body turns stream off */
     int shared_render;      /* gzip without retries: NDJSON rendered into `scratch` */
     int gather;             /* corpus, unrouted, uncompressed or contiguous: bodies gathered,
                                not copied */
@@ -632,6 +633,7 @@ static void send_new(bf_worker_t *w, slot *s, uint64_t intended_us)
     }
     bf_buf_t *dst = w->shared_render || w->cfg.routes ? &w->scratch : &s->body;
     bf_buf_reset(dst);
+    s->streamed = 0; /* w->stream may have been turned off (request.transfer: auto, a 411) */
     s->gathered = w->gather;
     if (w->gather)
         bf_gather_reset(&s->gat);
@@ -920,6 +922,36 @@ static void check_terms(bf_worker_t *w, slot *s)
 }
 
 /* Adds the request counter v says into c (the documents go through spread_docs). */
+/* request.transfer auto: a chunked body answered 411 was refused for its framing before any
+ * document was read. Returns 1 then, with v emptied: neither the request nor its documents
+ * count (they were not indexed, and are not resent); switch_to_length says so once. */
+static int length_refused(const bf_worker_t *w, const slot *s, bf_verdict_t *v)
+{
+    if (!(v->fatal == BF_FATAL_LENGTH && s->streamed && w->transfer_auto))
+        return 0;
+    memset(&v->docs, 0, sizeof v->docs);
+    v->typed = 0;
+    v->unknown = 0;
+    v->sent = 0;
+    v->latency = 0;
+    v->warn = BF_WARN_NONE;
+    v->fatal = BF_FATAL_NONE;
+    v->next = BF_NEXT_DONE;
+    return 1;
+}
+
+/* From now on every body of this thread goes whole, with its Content-Length. */
+static void switch_to_length(bf_worker_t *w)
+{
+    w->stream = 0;
+    if (w->open)
+        spill_open(w, w->open); /* the generator is free for whole bodies */
+    bf_warn("cell %s, thread %u: HTTP 411 Length Required to a chunked bulk body: this thread now "
+            "sends every body with its Content-Length (request.transfer: auto); the documents "
+            "of a request refused so were not indexed and are not counted",
+            w->cfg.cell->id, w->cfg.thread_index);
+}
+
 static void count_verdict(bf_counters_t *c, const bf_verdict_t *v, long status)
 {
     switch (v->req) {
@@ -1029,6 +1061,7 @@ static void on_done(bf_worker_t *w, slot *s, CURLcode cc)
                     now < w->cfg.start_mono_us + w->cfg.load_ms * 1000u;
     bf_verdict_t v;
     bf_verdict_judge(&in, &v);
+    int length_switch = length_refused(w, s, &v);
 
     pthread_mutex_lock(&w->lock);
     bucket *b = bucket_now(w);
@@ -1037,7 +1070,8 @@ static void on_done(bf_worker_t *w, slot *s, CURLcode cc)
     c->judge_us += judged_us;
     c->render_us += s->render_us; /* a streamed body's, rendered while it was sent */
     s->render_us = 0;
-    count_verdict(c, &v, status);
+    if (!length_switch) /* a framing refusal told apart: said in the log, not an error */
+        count_verdict(c, &v, status);
     c->docs_429 += v.rejections;
     if (v.typed > 0 && status >= 200 && status < 300) {
         bf_errtypes_merge(&w->errs, bf_bulkresp_stream_errtypes(&s->judge));
@@ -1075,6 +1109,8 @@ static void on_done(bf_worker_t *w, slot *s, CURLcode cc)
     update_open_second(w);
     pthread_mutex_unlock(&w->lock);
 
+    if (length_switch && w->stream)
+        switch_to_length(w);
     /* the message's context only when there is a message to write: the Content-Type and
      * size lookups are not for every answer */
     int fatal = v.fatal != BF_FATAL_NONE;
@@ -1098,6 +1134,7 @@ static void on_done(bf_worker_t *w, slot *s, CURLcode cc)
             .head = s->head,
             .head_len = s->head_len,
             .body_bytes = (uint64_t)down,
+            .chunked = s->streamed,
         };
         char msg[768];
         if (fatal)
@@ -1424,6 +1461,9 @@ bf_worker_t *bf_worker_new(const bf_worker_cfg_t *cfg, bf_diag_t *diag)
      * copy of every byte fewer: libcurl's into its upload buffer is the only one left) */
     w->contig = cfg->corpus != NULL && cfg->contiguous && cfg->routes == NULL;
     w->gather = cfg->corpus != NULL && (!w->gzip || w->contig) && cfg->routes == NULL;
+    w->transfer_auto = rq->transfer == BF_TRANSFER_AUTO;
+    if (rq->transfer == BF_TRANSFER_LENGTH)
+        w->stream = 0; /* every body whole, with its Content-Length */
     w->sign = t->auth == BF_AUTH_AWS;
     if (w->sign) {
         /* the signature covers the body's hash, needed before its first byte: one whole

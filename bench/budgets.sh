@@ -3,6 +3,9 @@
 # budgets — DESIGN §8 / issue #17 budgets in docs per CPU-second of the load generator, all
 # measured in one run against the same nginx null sink, rounds interleaved:
 #   - template mode >= 0.5 x wrk (issue #28; 0.25 until then) replaying one prebuilt body of the same documents;
+#     and the same with request.transfer: length (every body built whole and sent with its
+#     Content-Length, as signed bodies and servers that refuse chunked ones need), no budget:
+#     its cost beside the streamed path;
 #   - corpus mode (documents copied from a file) >= 0.5 x wrk replaying the same documents: the
 #     corpus's 4 bulk bodies in turn (20000 documents, 11 MB; wrk_run_bodies). wrk replaying only
 #     the first body (2.7 MB, which stays in the CPU's cache) is printed beside it;
@@ -78,6 +81,7 @@ export BF_DURATION=${LONG}s
 for r in $(seq 1 "$ROUNDS"); do
     wrk_run "wrk-t-$r" "$WORK/body-template.ndjson" "$THREADS" "$BF_CONC" "${LONG}s" "$BF_TARGET/_bulk"
     SCENARIO=$TEMPLATE BF_COMPRESSION=none agent_run "tmpl-$r" --threads "$THREADS"
+    SCENARIO=$TEMPLATE BF_COMPRESSION=none BF_TRANSFER=length agent_run "tmpl-len-$r" --threads "$THREADS"
     wrk_run "wrk-c-$r" "$WORK/body-corpus.ndjson" "$THREADS" "$BF_CONC" "${LONG}s" "$BF_TARGET/_bulk"
     wrk_run_bodies "wrk-a-$r" "$THREADS" "$BF_CONC" "${LONG}s" "$BF_TARGET/_bulk" "${CORPUS_BODIES[@]}"
     SCENARIO=$CORPUS_SC BF_COMPRESSION=none agent_run "corpus-$r" --threads "$THREADS"
@@ -105,9 +109,12 @@ rows = []
 for r in range(1, rounds + 1):
     wt_pc, wc_pc, wa_pc = wrk_pc("wrk-t", r), wrk_pc("wrk-c", r), wrk_pc("wrk-a", r)
     (tp, t), (cp, c), (gp, g) = agent_pc("tmpl", r), agent_pc("corpus", r), agent_pc("gzip", r)
+    lp, l = agent_pc("tmpl-len", r)
     ld_s = json.load(open(f"{work}/ld-{r}.json"))["s_per_doc"]
-    row = dict(wrk_t=wt_pc, wrk_c=wc_pc, wrk_a=wa_pc, tmpl=tp, corpus=cp, gzip=gp, ld_s=ld_s)
+    row = dict(wrk_t=wt_pc, wrk_c=wc_pc, wrk_a=wa_pc, tmpl=tp, corpus=cp, gzip=gp, ld_s=ld_s,
+               tmpl_len=lp)
     row["r_tmpl"] = tp / wt_pc
+    row["r_tmpl_len"] = lp / wt_pc
     row["r_corpus"] = cp / wa_pc      # wrk replaying the same 20000 documents
     row["r_corpus_one"] = cp / wc_pc  # wrk replaying one body of them
     row["r_gzip"] = (1 / gp) / ld_s
@@ -125,6 +132,8 @@ for r in range(1, rounds + 1):
           f"{wt_pc:,.0f} (template body), {wc_pc:,.0f} (one corpus body), {wa_pc:,.0f} (the "
           f"corpus's 4 bodies in turn); agent template {tp:,.0f} "
           f"({t['steady_docs']:,} docs, {t['steady_cpu_s']:.1f} CPU s in {t['steady_seconds']} s), "
+          f"template with Content-Length bodies {lp:,.0f} ({l['steady_docs']:,}, "
+          f"{l['steady_cpu_s']:.1f} s; {lp / tp:.2f} x streamed), "
           f"corpus {cp:,.0f} ({c['steady_docs']:,}, {c['steady_cpu_s']:.1f} s), corpus+gzip "
           f"{gp:,.0f} ({g['steady_docs']:,}, {g['steady_cpu_s']:.1f} s); libdeflate alone "
           f"{ld_s * 1e6:.2f} CPU s per million docs; ratios {row['r_tmpl']:.2f}, "
@@ -136,7 +145,9 @@ def verdict(ok):
     return "PASS" if ok else "FAIL"
 print(f"budgets: batch {batch}, concurrency {conc}, {threads} threads, median of {rounds}: "
       f"template {med('tmpl'):,.0f} docs/CPU-s = {med('r_tmpl'):.2f} x wrk (>= 0.5: "
-      f"{verdict(med('r_tmpl') >= 0.5)}); corpus {med('corpus'):,.0f} = {med('r_corpus'):.2f} x "
+      f"{verdict(med('r_tmpl') >= 0.5)}); template with request.transfer: length "
+      f"{med('tmpl_len'):,.0f} = {med('r_tmpl_len'):.2f} x wrk ({med('tmpl_len') / med('tmpl'):.2f} "
+      f"x streamed); corpus {med('corpus'):,.0f} = {med('r_corpus'):.2f} x "
       f"wrk replaying the same documents (>= 0.5: {verdict(med('r_corpus') >= 0.5)}; "
       f"{med('r_corpus_one'):.2f} x wrk replaying one body of them); corpus+gzip {1e6 / med('gzip'):.2f} CPU "
       f"s per million docs = {med('r_gzip'):.2f} x libdeflate alone "

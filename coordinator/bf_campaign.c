@@ -371,12 +371,21 @@ static int campaign_cluster(bf__campaign_t *c, const bf_campaign_opts_t *opts,
     c->tele = bf_telemetry_new(target);
     bf_product_t prod;
     bf_diag_t td = {0};
-    if (bf_telemetry_probe(c->tele, &prod, &td) != BF_OK) {
+    if (bf_target_serverless(target)) {
+        bf_info("telemetry: not measured: OpenSearch Serverless has no _nodes/stats (no write "
+                "pool queue, rejections, hot spot or cluster docs/s in the rows)");
+        bf_telemetry_disable(c->tele);
+    } else if (bf_telemetry_probe(c->tele, &prod, &td) != BF_OK) {
         bf_warn("telemetry: %s", td.msg);
     } else if (prod.compat_mode) {
         /* OpenSearch answering GET / as Elasticsearch 7.10.2 (reference/es-api.md §3.1) */
         bf_strlcpy(c->cluster.distribution, prod.distribution, sizeof c->cluster.distribution);
         bf_strlcpy(c->cluster.version, prod.version, sizeof c->cluster.version);
+    } else if (strcmp(prod.flavor, "serverless") == 0) {
+        /* Rally's rule for Elastic Serverless: operations that are not public are skipped */
+        bf_info("telemetry: not measured: Elastic Serverless (build_flavor serverless) has no "
+                "public _nodes/stats; skipped, as Rally skips non-public operations");
+        bf_telemetry_disable(c->tele);
     }
     bf_info("target: %s %s, %u node%s (%s)", c->cluster.distribution, c->cluster.version,
             c->cluster.nodes, c->cluster.nodes == 1 ? "" : "s", bf_es_host(c->es));

@@ -677,6 +677,11 @@ void bf_telemetry_set_tick(bf_telemetry_t *t, void (*fn)(void *ctx), void *ctx,
     t->tick_ms = interval_ms ? interval_ms : 1;
 }
 
+void bf_telemetry_disable(bf_telemetry_t *t)
+{
+    bf_es_destroy(&t->es);
+}
+
 void bf_telemetry_stop(bf_telemetry_t *t, bf_telemetry_summary_t *sum, bf_buf_t *ndjson)
 {
     memset(sum, 0, sizeof *sum);

@@ -143,6 +143,11 @@ int bf_telemetry_start(bf_telemetry_t *t, const bf_cell_t *cell, uint64_t start_
  * stop; the sampling thread never reads the window. */
 void bf_telemetry_stop_at(bf_telemetry_t *t, int32_t second);
 
+/* bf_telemetry_disable — no telemetry from now on (a service without a public _nodes/stats:
+ * OpenSearch Serverless, Elastic Serverless): start returns BF_E_STATE and stop gives a summary
+ * of unknowns (-1, NaN), which rows show as not measured. Call before any start. */
+void bf_telemetry_disable(bf_telemetry_t *t);
+
 /* bf_telemetry_set_tick — while bf_telemetry_stop waits for the thread's request in flight
  * (up to BF_TELEMETRY_TIMEOUT_MS), call tick(ctx) every interval_ms on the calling thread, so
  * the caller's loop (the coordinator's fleet) goes on. NULL: none (the default). ctx borrowed. */

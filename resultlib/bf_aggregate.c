@@ -4,6 +4,7 @@
 #include "bf_stats.h"
 #include "bf_steady.h"
 
+#include "bf_clock.h"
 #include "bf_cluster.h"
 #include "bf_error.h"
 #include "bf_log.h"
@@ -1305,6 +1306,37 @@ int bf_row_unknown_unverified(bf_row_t *row, const char *cell_id)
     return 1;
 }
 
+/* OpenSearch Serverless has no _refresh: its documents become searchable seconds after they
+ * were acknowledged, so _count is asked again every second until it holds them all, for at
+ * most BF_SERVERLESS_COUNT_WAIT_MS, with a line every 5 s; the row says how long it took. */
+static void count_wait(bf_row_t *row, bf_es_t *es, const bf_cell_t *cell, int64_t baseline,
+                       int64_t *n)
+{
+    uint64_t t0 = bf_clock_mono_us(), next_note = t0 + 5000000u;
+    int64_t want = baseline + (int64_t)row->docs_ok_all;
+    while (*n < want && bf_clock_mono_us() - t0 < BF_SERVERLESS_COUNT_WAIT_MS * 1000u) {
+        bf_es_pause(es, 1000);
+        bf_diag_t d = {0};
+        int64_t m = 0;
+        if (bf_cluster_count(es, cell, &m, &d) == BF_OK)
+            *n = m;
+        if (bf_clock_mono_us() >= next_note) {
+            next_note += 5000000u;
+            bf_info("cell %s: _count %lld of %lld documents after %.0f s (OpenSearch Serverless "
+                    "has no _refresh: waiting up to %u s for the rest to become searchable)",
+                    cell->id, (long long)(*n - baseline), (long long)row->docs_ok_all,
+                    (double)(bf_clock_mono_us() - t0) / 1e6, BF_SERVERLESS_COUNT_WAIT_MS / 1000u);
+        }
+    }
+    char note[200];
+    snprintf(note, sizeof note,
+             "counted %.1f s after the load without _refresh (OpenSearch Serverless)%s",
+             (double)(bf_clock_mono_us() - t0) / 1e6,
+             *n < want ? ": the count had not caught up when the wait ended" : "");
+    bf_info("cell %s: %s", cell->id, note);
+    bf_row_add_reason(row, note);
+}
+
 void bf_row_verify(bf_row_t *row, bf_es_t *es, const bf_cell_t *cell, int64_t baseline)
 {
     row->docs_counted = -1;
@@ -1324,6 +1356,9 @@ void bf_row_verify(bf_row_t *row, bf_es_t *es, const bf_cell_t *cell, int64_t ba
         bf_row_add_reason(row, "not verified: the indices' document count before the cell is unknown");
         return;
     }
+    if (bf_target_serverless(bf_es_target(es)) && cell->action != BF_ACTION_UPDATE &&
+        cell->action != BF_ACTION_DELETE)
+        count_wait(row, es, cell, baseline, &n);
     if (cell->action == BF_ACTION_UPDATE || cell->action == BF_ACTION_DELETE) {
         verify_change(row, cell, n, baseline);
         bf_row_unknown_unverified(row, cell->id);

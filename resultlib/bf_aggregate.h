@@ -257,6 +257,8 @@ const double *bf_row_reps(const bf_row_t *row, size_t *n);
 /* bf_row_add_reason — append text to row->reason ("; " between reasons; truncated to fit). */
 void bf_row_add_reason(bf_row_t *row, const char *text);
 
+#define BF_SERVERLESS_COUNT_WAIT_MS 120000u /* the most bf_row_verify waits for a lagging count */
+
 /* bf_row_verify — after the load: _refresh + _count over the cell's indices; docs_counted =
  * that count minus baseline (the documents this cell added); verified when it equals the
  * agents' acknowledged documents (docs_ok_all) and no document's outcome is unknown

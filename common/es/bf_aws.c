@@ -199,9 +199,8 @@ static int from_files(bf_aws_creds_t *c, char *tried, size_t tsize, bf_diag_t *d
 {
     const char *home = env("HOME");
     char cred[1024], conf[1024];
-    snprintf(cred, sizeof cred, "%s", env("AWS_SHARED_CREDENTIALS_FILE")
-                                          ? env("AWS_SHARED_CREDENTIALS_FILE")
-                                          : "");
+    snprintf(cred, sizeof cred, "%s",
+             env("AWS_SHARED_CREDENTIALS_FILE") ? env("AWS_SHARED_CREDENTIALS_FILE") : "");
     if (cred[0] == '\0')
         snprintf(cred, sizeof cred, "%s/.aws/credentials", home ? home : "");
     snprintf(conf, sizeof conf, "%s", env("AWS_CONFIG_FILE") ? env("AWS_CONFIG_FILE") : "");
@@ -239,8 +238,7 @@ static int from_files(bf_aws_creds_t *c, char *tried, size_t tsize, bf_diag_t *d
                          "AWS_PROFILE=%s: no such profile in %s or %s; check the name (aws "
                          "configure list-profiles)",
                          profile, cred, conf);
-    snprintf(tried, tsize, "shared files (%s, %s: no profile [%s] with keys)", cred, conf,
-             profile);
+    snprintf(tried, tsize, "shared files (%s, %s: no profile [%s] with keys)", cred, conf, profile);
     free(pk.id);
     free(pk.secret);
     free(pk.token);
@@ -279,8 +277,8 @@ static int from_web_identity(const char *region, bf_aws_creds_t *c, bf_diag_t *d
     memset(etok, 0, strlen(etok));
     free(etok);
     bf_buf_cleanup(&tok);
-    const char *ep = env("AWS_ENDPOINT_URL_STS") ? env("AWS_ENDPOINT_URL_STS")
-                                                 : env("AWS_ENDPOINT_URL");
+    const char *ep =
+        env("AWS_ENDPOINT_URL_STS") ? env("AWS_ENDPOINT_URL_STS") : env("AWS_ENDPOINT_URL");
     char *url = ep ? bf_asprintf("%s/", ep) : bf_asprintf("https://sts.%s.amazonaws.com/", region);
     struct curl_slist *h =
         curl_slist_append(NULL, "Content-Type: application/x-www-form-urlencoded");
@@ -292,7 +290,8 @@ static int from_web_identity(const char *region, bf_aws_creds_t *c, bf_diag_t *d
     free(body);
     curl_slist_free_all(h);
     if (rc == BF_OK) {
-        char *id = xml_text(ans.data, "AccessKeyId"), *secret = xml_text(ans.data, "SecretAccessKey");
+        char *id = xml_text(ans.data, "AccessKeyId"),
+             *secret = xml_text(ans.data, "SecretAccessKey");
         char *token = xml_text(ans.data, "SessionToken"), *exp = xml_text(ans.data, "Expiration");
         if (status == 200 && id && secret && token) {
             c->key_id = id;
@@ -327,8 +326,9 @@ static int from_imds(bf_aws_creds_t *c, bf_diag_t *diag)
     const char *off = env("AWS_EC2_METADATA_DISABLED");
     if (off && strcasecmp(off, "true") == 0)
         return BF_E_NOTFOUND;
-    const char *ep = env("AWS_EC2_METADATA_SERVICE_ENDPOINT") ? env("AWS_EC2_METADATA_SERVICE_ENDPOINT")
-                                                              : "http://169.254.169.254";
+    const char *ep = env("AWS_EC2_METADATA_SERVICE_ENDPOINT")
+                         ? env("AWS_EC2_METADATA_SERVICE_ENDPOINT")
+                         : "http://169.254.169.254";
     size_t el = strlen(ep);
     while (el > 0 && ep[el - 1] == '/')
         el--;
@@ -631,8 +631,8 @@ const char *bf_aws_auth_hint(const bf_target_t *t, const char *reason, char *buf
                  "key, and that %s.region and .service (es for a domain, aoss for a Serverless "
                  "collection) are the endpoint's",
                  src, key);
-    else if (strstr(r, "not authorized") || strstr(r, "no permissions") ||
-             strstr(r, "Forbidden") || strstr(r, "forbidden"))
+    else if (strstr(r, "not authorized") || strstr(r, "no permissions") || strstr(r, "Forbidden") ||
+             strstr(r, "forbidden"))
         snprintf(buf, size,
                  "the signature was accepted but the identity%s may not do this: check the "
                  "domain's access policy or the collection's data access policy "

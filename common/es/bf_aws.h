@@ -24,7 +24,9 @@
 #include <curl/curl.h>
 #include <time.h>
 
-#define BF_AWS_REFRESH_BEFORE_S 300 /* fetch temporary credentials again this long before expiry */
+#define BF_AWS_REFRESH_BEFORE_S                                                                    \
+    300                             /* fetch temporary credentials again this long before expiry   \
+                                     */
 #define BF_AWS_HTTP_TIMEOUT_MS 5000 /* one STS or metadata request */
 #define BF_AWS_MAX_ANSWER_BYTES (64u << 10) /* an STS or metadata answer */
 
@@ -32,9 +34,9 @@
  * Free with bf_aws_creds_cleanup. */
 typedef struct bf_aws_creds {
     char *key_id;
-    char *secret; /* SECRET */
-    char *token;  /* SECRET */
-    time_t expires; /* UTC seconds; 0 = does not expire */
+    char *secret;     /* SECRET */
+    char *token;      /* SECRET */
+    time_t expires;   /* UTC seconds; 0 = does not expire */
     char source[160]; /* where they came from, for messages ("environment", "instance metadata
                          (role bench)"); never a secret */
 } bf_aws_creds_t;

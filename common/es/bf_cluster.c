@@ -476,6 +476,13 @@ static int info_impl(bf_es_t *es, const bf_target_t *t, bf_cluster_info_t *info,
                            bf_es_host(es), status,
                            reason[0] ? ": " : " (the server gave no reason)", reason, sent, hint);
     }
+    if (bf_target_serverless(t) && status != 200) {
+        /* OpenSearch Serverless serves no GET / (and no _cluster/health): the signature was
+         * accepted (no 401/403), which is what the probe is for */
+        bf_strlcpy(info->version, "serverless", sizeof info->version);
+        bf_strlcpy(info->distribution, "opensearch-serverless", sizeof info->distribution);
+        return BF_OK;
+    }
     char what[256];
     if (!bf_cluster_root_check(status, body, what, sizeof what))
         /* issue #25: a proxy's page, a web server or another search engine is named here,
@@ -1069,6 +1076,8 @@ int bf_cluster_prepare_cell_tick(bf_es_t *es, const bf_scenario_t *sc, const bf_
             return http_error(diag, what, es, status, body);
         }
     }
+    if (bf_target_serverless(bf_es_target(es)))
+        return BF_OK; /* a collection has no _cluster/health: its indices are usable once made */
     char *names = index_list(cell);
     /* what must be allocated: the indices' own replicas when they may be someone else's */
     uint32_t replicas = cell->replicas;
@@ -1265,6 +1274,8 @@ int bf_cluster_production_like(const char *name)
 
 int64_t bf_cluster_search_total(bf_es_t *es, const bf_cell_t *cell)
 {
+    if (bf_target_serverless(bf_es_target(es)))
+        return -1; /* no _stats on OpenSearch Serverless */
     char *names = index_list(cell);
     char *path = bf_asprintf("/%s/_stats/search", names);
     long status = 0;
@@ -1288,6 +1299,10 @@ int64_t bf_cluster_search_total(bf_es_t *es, const bf_cell_t *cell)
 int bf_cluster_store_bytes(bf_es_t *es, const bf_cell_t *cell, int64_t *bytes, bf_diag_t *diag)
 {
     static const char *const steps[] = {"_refresh", "_flush"};
+    if (bf_target_serverless(bf_es_target(es)))
+        return bf_diag_set(diag, BF_E_STATE,
+                           "OpenSearch Serverless has no _refresh, _flush or _stats (a "
+                           "collection's storage is not the client's to see)");
     char *names = index_list(cell);
     long status = 0;
     const char *body = NULL;
@@ -1329,13 +1344,16 @@ int bf_cluster_count(bf_es_t *es, const bf_cell_t *cell, int64_t *count, bf_diag
     char *names = index_list(cell);
     long status = 0;
     const char *body = NULL;
-    char *path = bf_asprintf("/%s/_refresh", names);
-    int rc = bf_es_request(es, "POST", path, NULL, &status, &body, diag);
-    free(path);
-    if (rc == BF_OK && status != 200)
-        rc = http_error(diag, "_refresh", es, status, body);
+    int rc = BF_OK;
+    if (!bf_target_serverless(bf_es_target(es))) { /* a collection has no _refresh */
+        char *path = bf_asprintf("/%s/_refresh", names);
+        rc = bf_es_request(es, "POST", path, NULL, &status, &body, diag);
+        free(path);
+        if (rc == BF_OK && status != 200)
+            rc = http_error(diag, "_refresh", es, status, body);
+    }
     if (rc == BF_OK) {
-        path = bf_asprintf("/%s/_count", names);
+        char *path = bf_asprintf("/%s/_count", names);
         rc = bf_es_request(es, "GET", path, NULL, &status, &body, diag);
         free(path);
         if (rc == BF_OK && status != 200)

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 struct bf_es {
     CURL *h;
@@ -249,6 +250,21 @@ static CURLcode perform(bf_es_t *es)
             cc = msg->data.result;
     curl_multi_remove_handle(es->multi, es->h);
     return cc;
+}
+
+void bf_es_pause(bf_es_t *es, unsigned ms)
+{
+    uint64_t end = bf_clock_mono_us() + (uint64_t)ms * 1000u;
+    for (uint64_t now = bf_clock_mono_us(); now < end; now = bf_clock_mono_us()) {
+        uint64_t step = es->tick ? es->tick_interval_us : end - now;
+        if (step > end - now)
+            step = end - now;
+        struct timespec ts = {.tv_sec = (time_t)(step / 1000000u),
+                              .tv_nsec = (long)(step % 1000000u) * 1000L};
+        nanosleep(&ts, NULL);
+        if (es->tick)
+            tick_due(es);
+    }
 }
 
 int bf_es_request(bf_es_t *es, const char *method, const char *path, const char *json_body,

@@ -58,6 +58,11 @@ const bf_target_t *bf_es_target(const bf_es_t *es);
  * NULL: none (the default). ctx is borrowed. Not thread-safe (like the client). */
 void bf_es_set_tick(bf_es_t *es, void (*tick)(void *ctx), void *ctx, unsigned interval_ms);
 
+/* bf_es_pause — wait ms milliseconds on the calling thread, calling the tick (bf_es_set_tick)
+ * as often as it asks meanwhile, so a caller that polls the cluster (a count that lags) keeps
+ * its own loop going. Not thread-safe (like the client). */
+void bf_es_pause(bf_es_t *es, unsigned ms);
+
 /* bf_es_request — METHOD host+path with an optional JSON body. The response body is in
  * *body_out (borrowed, valid until the next call; NUL-terminated) and the status in *status.
  * Returns 0 when a response arrived (any status), BF_E_TRANSPORT (diag says connect refused /

@@ -347,6 +347,15 @@ char *bf_verdict_describe(const bf_verdict_in_t *in, const bf_verdict_t *v,
                  id, e);
         return buf;
     case BF_FATAL_LENGTH:
+        if (c->chunked) {
+            snprintf(buf, size,
+                     "cell %s: HTTP 411 from _bulk (%s): the server or a proxy in front of it "
+                     "refuses chunked bodies, which bulkfleet sent because request.transfer is "
+                     "chunked; set request.transfer: auto (switches to Content-Length bodies "
+                     "by itself) or length",
+                     id, e);
+            return buf;
+        }
         snprintf(buf, size,
                  "cell %s: HTTP 411 from _bulk (%s): a proxy or the cluster wants "
                  "a Content-Length, which bulkfleet sends with every bulk body: a proxy "

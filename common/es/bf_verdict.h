@@ -211,6 +211,7 @@ typedef struct bf_verdict_ctx {
     const char *head;         /* the first bytes of the answer's body (not NUL-terminated) */
     size_t head_len;          /* bytes at head; the answer may be longer */
     uint64_t body_bytes;      /* bytes of the answer's body in all */
+    int chunked;              /* the body went with Transfer-Encoding: chunked (not a length) */
 } bf_verdict_ctx_t;
 
 /* bf_verdict_describe — the message for v: when v->fatal, why the cell fails and which

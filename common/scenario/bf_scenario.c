@@ -680,9 +680,11 @@ static int build_conn(bf__load_t *L, const conn_keys *ck, bf_target_t *t)
 {
     const char *sn = ck->name;
     const bf_ynode_t *hosts = L->top[ck->hosts].node;
-    size_t n = hosts->kind == BF_Y_SEQ ? hosts->n : 1;
-    t->hosts = bf_calloc(n, sizeof *t->hosts);
-    t->nhosts = n;
+    size_t n = hosts == NULL ? 0 : hosts->kind == BF_Y_SEQ ? hosts->n : 1;
+    if (hosts) { /* else target.cloud_id gave the one host (build_target) */
+        t->hosts = bf_calloc(n, sizeof *t->hosts);
+        t->nhosts = n;
+    }
     for (size_t i = 0; i < n; i++) {
         const bf_ynode_t *h = hosts->kind == BF_Y_SEQ ? hosts->items[i] : hosts;
         size_t len = h->len;
@@ -835,8 +837,26 @@ static int build_targets(bf__load_t *L)
 
 static int build_target(bf__load_t *L)
 {
-    L->sc->target.connect_timeout_ms = TOP(TARGET_CONNECT_TIMEOUT)->u;
-    return build_conn(L, &target_keys, &L->sc->target);
+    bf_target_t *t = &L->sc->target;
+    t->connect_timeout_ms = TOP(TARGET_CONNECT_TIMEOUT)->u;
+    const bf__kval_t *cid = TOP(TARGET_CLOUD_ID), *hosts = TOP(TARGET_HOSTS);
+    if (cid->set && hosts->set)
+        return bf__err(L, cid->key, BF_E_INVAL,
+                       "target: give hosts or cloud_id, not both (cloud_id names the "
+                       "deployment's endpoint)");
+    if (!cid->set && !hosts->set)
+        return bf__err(L, TOP(TARGET)->node, BF_E_INVAL,
+                       "target: missing required key 'hosts' (the cluster's URLs; or cloud_id "
+                       "for an Elastic Cloud deployment)");
+    if (cid->set) {
+        char *url = NULL, err[200];
+        if (bf_cloud_id_decode(cid->s, &url, err, sizeof err) != BF_OK)
+            return bf__err(L, cid->node, BF_E_INVAL, "target.cloud_id: %s", err);
+        t->hosts = bf_calloc(1, sizeof *t->hosts);
+        t->hosts[0] = url;
+        t->nhosts = 1;
+    }
+    return build_conn(L, &target_keys, t);
 }
 
 /* metrics_store: (optional) is a second connection, built like target */
@@ -1572,6 +1592,14 @@ static int build_document(bf__load_t *L)
     const bf__kval_t *act = TOP(DOC_ACTION);
     d->action = acts[act->e >= 0 && act->e < 4 ? act->e : 0];
     d->id = dup_str(TOP(DOC_ID));
+    if (d->id && bf_target_serverless(&L->sc->target))
+        return bf__err(L, TOP(DOC_ID)->node, BF_E_INVAL,
+                       "document.id: OpenSearch Serverless (target.auth.aws.service: aoss) "
+                       "refuses an _id in index and create actions, item by item (\"Document "
+                       "ID is not supported in create/index operation request\"), and so "
+                       "updates and deletes by id: remove document.id and let the collection "
+                       "assign ids; to keep an id of your own, write it into document.source as "
+                       "a field (\"doc_id\": \"$[[id]]\")");
     d->routing = dup_str(TOP(DOC_ROUTING));
     d->pipeline = dup_str(TOP(DOC_PIPELINE));
     const bf__kval_t *src = TOP(DOC_SOURCE), *sf = TOP(DOC_SOURCE_FILE);
@@ -1656,6 +1684,12 @@ static int build_request_run(bf__load_t *L)
     r->routing_mode = (enum bf_routing_mode)TOP(REQ_ROUTING_MODE)->e;
     r->gzip_level = (int)TOP(REQ_GZIP_LEVEL)->u;
     r->media_type_es8 = TOP(REQ_MEDIA_TYPE)->e == 1;
+    r->transfer = (enum bf_transfer)TOP(REQ_TRANSFER)->e;
+    if (r->transfer == BF_TRANSFER_CHUNKED && sc->target.auth == BF_AUTH_AWS)
+        return bf__err(L, TOP(REQ_TRANSFER)->node, BF_E_INVAL,
+                       "request.transfer: chunked cannot be used with target.auth.aws: a signed "
+                       "body needs its SHA-256 before its first byte, so it is sent whole with "
+                       "its Content-Length; remove the key (auto) or write length");
     r->timeout_ms = TOP(REQ_TIMEOUT)->u;
     const bf__kval_t *fp = TOP(REQ_FILTER_PATH);
     if (fp->set) {

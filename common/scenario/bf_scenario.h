@@ -98,6 +98,11 @@ enum bf_auth_type { BF_AUTH_NONE = 0, BF_AUTH_BASIC, BF_AUTH_APIKEY, BF_AUTH_BEA
  * action line alone. Both need document.id. */
 enum bf_action { BF_ACTION_INDEX = 0, BF_ACTION_CREATE, BF_ACTION_UPDATE, BF_ACTION_DELETE };
 enum bf_compression { BF_COMPRESS_NONE = 0, BF_COMPRESS_GZIP };
+/* How a bulk body goes on the wire (request.transfer). chunked: a template body is rendered as
+ * libcurl reads it (Transfer-Encoding: chunked) whenever it can be; length: every body whole,
+ * with its Content-Length; auto: chunked until a server answers 411 to a chunked body, then
+ * length (once, logged). A signed body (target.auth.aws) always has a length. */
+enum bf_transfer { BF_TRANSFER_AUTO = 0, BF_TRANSFER_LENGTH, BF_TRANSFER_CHUNKED };
 /* Where a bulk request goes (issue #16, bf_routing): none = to target.hosts as written; node =
  * split by the node holding each document's primary, one sub-bulk per node sent to that
  * node's HTTP address; shard = one sub-bulk per shard, sent to its primary's node. */
@@ -134,10 +139,10 @@ typedef struct bf_target {
     char **hosts; /* base URLs "http://127.0.0.1:9200", no trailing slash; nhosts >= 1 */
     size_t nhosts;
     enum bf_auth_type auth;
-    char *username;  /* basic; secret-free */
-    char *password;  /* basic; SECRET */
-    char *api_key;   /* the value after "ApiKey " (base64 of id:key); SECRET */
-    char *bearer;    /* token; SECRET */
+    char *username;    /* basic; secret-free */
+    char *password;    /* basic; SECRET */
+    char *api_key;     /* the value after "ApiKey " (base64 of id:key); SECRET */
+    char *bearer;      /* token; SECRET */
     char *aws_region;  /* BF_AUTH_AWS: the signing region ("eu-west-1") */
     char *aws_service; /* BF_AUTH_AWS: "es" (OpenSearch Service) or "aoss" (Serverless) */
     char *aws_key_id;  /* BF_AUTH_AWS credentials given by the scenario (shipped to the
@@ -145,12 +150,12 @@ typedef struct bf_target {
                           identity, instance role) */
     char *aws_secret;  /* SECRET */
     char *aws_token;   /* SECRET, or NULL */
-    char *ca_file;   /* TLS CA bundle path as written, or NULL */
-    char *cert_file; /* TLS client certificate path as written, or NULL */
-    char *key_file;  /* TLS client key path as written, or NULL */
-    bf_pem_t ca_pem; /* their contents, read at load like every file the scenario names
-                        (relative to its folder; shipped to agents): borrowed from the
-                        scenario's file list, {NULL, 0} when the path is not set */
+    char *ca_file;     /* TLS CA bundle path as written, or NULL */
+    char *cert_file;   /* TLS client certificate path as written, or NULL */
+    char *key_file;    /* TLS client key path as written, or NULL */
+    bf_pem_t ca_pem;   /* their contents, read at load like every file the scenario names
+                          (relative to its folder; shipped to agents): borrowed from the
+                          scenario's file list, {NULL, 0} when the path is not set */
     bf_pem_t cert_pem;
     bf_pem_t key_pem; /* SECRET (never written to results; shipped over CURVE) */
     int tls_insecure; /* 1: do not verify the server certificate */
@@ -160,6 +165,18 @@ typedef struct bf_target {
                                      every connection (probe, cluster APIs, bulk, search) */
     const bf_conn_names_t *names; /* for messages; NULL = bf_conn_names_target */
 } bf_target_t;
+
+/* bf_target_serverless — 1 when t is an OpenSearch Serverless collection (target.auth.aws.service:
+ * aoss): no _id in index/create actions, no _refresh (documents become searchable seconds
+ * later), no shard or replica settings, no cluster or node APIs (docs/cloud.md). Thread-safe. */
+int bf_target_serverless(const bf_target_t *t);
+
+/* bf_cloud_id_decode — an Elastic Cloud deployment's Cloud ID ("name:" + base64 of
+ * "host[:port]$es_uuid[:port]$kibana_uuid") to its Elasticsearch endpoint
+ * "https://<es_uuid>.<host>[:port]" (port 443 unless the ID gives one), decoded as Elastic's
+ * clients do (elastic-transport's parse_cloud_id). *url: a new string (caller frees). Returns
+ * 0, or BF_E_PARSE with why in err (size bytes). Thread-safe. */
+int bf_cloud_id_decode(const char *cloud_id, char **url, char *err, size_t size);
 
 typedef struct bf_index_spec {
     char *name;            /* pattern with {axis} placeholders, e.g. "bench-{shards}s"; with
@@ -191,6 +208,7 @@ typedef struct bf_request_spec {
     enum bf_routing_mode routing_mode; /* request.routing_mode, default none */
     uint64_t routing_refresh_ms;       /* request.routing_refresh: routing table re-read (5s) */
     int gzip_level;                    /* 1..9, default 1 */
+    enum bf_transfer transfer;         /* request.transfer, default auto */
     int media_type_es8;        /* request.media_type: elasticsearch8: Elasticsearch 8's versioned
                                   media types (compatible-with=8) for Content-Type and Accept */
     uint64_t timeout_ms;       /* whole-request timeout, default 60000 */

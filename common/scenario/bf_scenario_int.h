@@ -85,8 +85,8 @@ int bf__v_nonempty(struct bf__load *L, const bf_ynode_t *n, const char *path, bf
 #define BF__KEYS(X)                                                                                \
     X(NAME, "name", BF__T_STR, NULL, 0, 0, BF__F_REQUIRED, 0, NULL, bf__v_filename)                \
     X(TARGET, "target", BF__T_SECTION, NULL, 0, 0, BF__F_REQUIRED, 0, NULL, NULL)                  \
-    X(TARGET_HOSTS, "target.hosts", BF__T_STRLIST, NULL, 0, 0, BF__F_REQUIRED, 0, NULL,            \
-      bf__v_urls)                                                                                  \
+    X(TARGET_HOSTS, "target.hosts", BF__T_STRLIST, NULL, 0, 0, 0, 0, NULL, bf__v_urls)             \
+    X(TARGET_CLOUD_ID, "target.cloud_id", BF__T_STR, NULL, 0, 0, 0, 0, NULL, bf__v_nonempty)       \
     X(TARGET_AUTH, "target.auth", BF__T_SECTION, NULL, 0, 0, 0, 0, NULL, NULL)                     \
     X(AUTH_USERNAME, "target.auth.username", BF__T_STR, NULL, 0, 0, 0, 0, NULL, bf__v_nonempty)    \
     X(AUTH_PASSWORD, "target.auth.password", BF__T_STR, NULL, 0, 0, BF__F_SECRET, 0, NULL, NULL)   \
@@ -243,6 +243,8 @@ int bf__v_nonempty(struct bf__load *L, const bf_ynode_t *n, const char *path, bf
     X(REQ_GZIP_LEVEL, "request.gzip_level", BF__T_U32, "1", 1, 9, 0, 0, NULL, NULL)                \
     X(REQ_MEDIA_TYPE, "request.media_type", BF__T_ENUM, "default", 0, 0, 0, 0,                     \
       "default|elasticsearch8", NULL)                                                              \
+    X(REQ_TRANSFER, "request.transfer", BF__T_ENUM, "auto", 0, 0, 0, 0, "auto|length|chunked",     \
+      NULL)                                                                                        \
     X(REQ_TIMEOUT, "request.timeout", BF__T_DURATION, "60s", 1, BF__DUR_DAY, 0, 0, NULL, NULL)     \
     X(REQ_FILTER_PATH, "request.filter_path", BF__T_FILTER, NULL, 0, 0, 0, 0, NULL,                \
       bf__v_filter_path)                                                                           \

@@ -885,8 +885,10 @@ static int make_cell(mx *m, const cval *cv, size_t *ncells)
     /* settings */
     json_t *st = json_deep_copy(m->settings);
     json_t *ix = json_object_get(st, "index");
-    json_object_set_new(ix, "number_of_shards", json_integer(cell->shards));
-    json_object_set_new(ix, "number_of_replicas", json_integer(cell->replicas));
+    if (!bf_target_serverless(&sc->target)) {
+        json_object_set_new(ix, "number_of_shards", json_integer(cell->shards));
+        json_object_set_new(ix, "number_of_replicas", json_integer(cell->replicas));
+    }
     for (size_t pi = P_CORE; pi < m->np; pi++) {
         if (cv[pi].text == NULL)
             continue;
@@ -1065,6 +1067,24 @@ int bf__matrix_expand(bf__load_t *L)
         bf__warn(L, m.p[P_REPLICAS].list,
                  "index.settings number_of_replicas is replaced by "
                  "the matrix's replicas in every cell");
+    if (bf_target_serverless(&L->sc->target)) {
+        /* a collection places its shards itself and refuses both settings at creation */
+        const bf_ynode_t *where = m.p[P_SHARDS].list ? m.p[P_SHARDS].list : m.p[P_REPLICAS].list;
+        if (where == NULL &&
+            (json_object_get(ix, "number_of_shards") || json_object_get(ix, "number_of_replicas")))
+            where = L->top[BF__K_INDEX_SETTINGS].node;
+        if (where) {
+            rc = bf__err(L, where, BF_E_INVAL,
+                         "%s: OpenSearch Serverless (target.auth.aws.service: aoss) places "
+                         "shards and replicas itself and refuses number_of_shards and "
+                         "number_of_replicas: remove them (rows then say shards and replicas "
+                         "were not chosen by bulkfleet)",
+                         m.p[P_SHARDS].list     ? "matrix.shards"
+                         : m.p[P_REPLICAS].list ? "matrix.replicas"
+                                                : "index.settings");
+            goto error;
+        }
+    }
     /* size of the factorial */
     uint64_t total = 1;
     for (size_t a = 0; a < m.naxes; a++) {

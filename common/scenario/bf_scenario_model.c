@@ -6,9 +6,13 @@
  * so the template compiler (bf_template.c) reads the model without depending on the loader
  * that calls it (bf_scenario.c).
  */
+#include "bf_mem.h"
 #include "bf_scenario_int.h"
 
+#include <openssl/evp.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -271,3 +275,74 @@ const bf_conn_names_t bf_conn_names_publish = {"the metrics store",
                                                "--insecure-tls",
                                                NULL,
                                                "user:password@ in the --metrics-store URL"};
+
+int bf_target_serverless(const bf_target_t *t)
+{
+    return t && t->auth == BF_AUTH_AWS && t->aws_service && strcmp(t->aws_service, "aoss") == 0;
+}
+
+int bf_cloud_id_decode(const char *cloud_id, char **url, char *err, size_t size)
+{
+    *url = NULL;
+    const char *colon = strchr(cloud_id, ':');
+    const char *b64 = colon ? colon + 1 : cloud_id;
+    size_t n = strlen(b64);
+    while (n > 0 && (b64[n - 1] == ' ' || b64[n - 1] == '\n'))
+        n--;
+    if (n == 0 || n > 4096) {
+        snprintf(err, size, "no base64 part after the deployment name (\"name:base64\")");
+        return BF_E_PARSE;
+    }
+    /* EVP_DecodeBlock wants a length that is a multiple of 4: pad what the ID left out */
+    char *padded = bf_calloc(n + 4, 1);
+    memcpy(padded, b64, n);
+    while (n % 4)
+        padded[n++] = '=';
+    unsigned char *raw = bf_calloc(n, 1);
+    int len = EVP_DecodeBlock(raw, (const unsigned char *)padded, (int)n);
+    free(padded);
+    if (len <= 0) {
+        free(raw);
+        snprintf(err, size, "the part after the name is not base64");
+        return BF_E_PARSE;
+    }
+    while (len > 0 && raw[len - 1] == '\0') /* the padding decodes to NULs */
+        len--;
+    char *text = bf_strndup((const char *)raw, (size_t)len);
+    free(raw);
+    char *d1 = strchr(text, '$');
+    char *d2 = d1 ? strchr(d1 + 1, '$') : NULL;
+    if (d1 == NULL || d1 == text || d1[1] == '\0' || d1[1] == '$') {
+        snprintf(err, size,
+                 "it decodes to \"%.60s\", not \"host$es_uuid$kibana_uuid\": copy the Cloud ID "
+                 "from the deployment's page again",
+                 text);
+        free(text);
+        return BF_E_PARSE;
+    }
+    *d1 = '\0';
+    if (d2)
+        *d2 = '\0';
+    char *host = text, *es = d1 + 1;
+    const char *port = NULL;
+    char *hp = strrchr(host, ':'), *ep = strrchr(es, ':');
+    if (hp) {
+        *hp = '\0';
+        port = hp + 1;
+    }
+    if (ep) {
+        *ep = '\0';
+        port = ep + 1;
+    }
+    if (port && (strspn(port, "0123456789") != strlen(port) || *port == '\0')) {
+        snprintf(err, size, "its port '%.20s' is not a number", port);
+        free(text);
+        return BF_E_PARSE;
+    }
+    if (port && strcmp(port, "443") != 0)
+        *url = bf_asprintf("https://%s.%s:%s", es, host, port);
+    else
+        *url = bf_asprintf("https://%s.%s", es, host);
+    free(text);
+    return BF_OK;
+}

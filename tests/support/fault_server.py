@@ -39,6 +39,9 @@ plugin's security_exception, as a secured cluster does; each request's log line 
 log line says "sigv4": "ok" or the refusal, answered 403 {"message": ...} as AWS does;
 --clock-skew-s and --expired-token play a skewed clock and an expired session token.
 --refuse-chunked answers 411 to every chunked body (a proxy that wants lengths).
+--serverless plays OpenSearch Serverless (no GET /, cluster and node APIs, _refresh; no shard
+settings; no _id in index/create items) and --count-lag-s N makes _count see a document N
+seconds after its acknowledgement.
 Prints "READY <port>" on stdout once listening (--port 0 picks a free port). Exits by itself
 after --max-lifetime seconds (default 600), or on SIGTERM/SIGINT. Python 3 stdlib only.
 """
@@ -291,6 +294,9 @@ class State:
         self.no_ds_api = False  # --no-data-stream-api
         self.basic_auth = None  # --basic-auth: the expected Authorization header value
         self.verifier = None  # --sigv4: sigv4_verify.Verifier
+        self.serverless = False  # --serverless: OpenSearch Serverless' differences
+        self.count_lag_s = 0.0  # --count-lag-s: documents counted this long after their ack
+        self.lagging = []  # (monotonic time acknowledged, index, n) not yet counted
         self.refuse_chunked = False  # --refuse-chunked
         self.log = open(log_path, "a", encoding="utf-8") if log_path else None
         self.stop = threading.Event()
@@ -333,9 +339,25 @@ class State:
 
     def add_ok(self, index, n):
         with self.lock:
+            if self.count_lag_s > 0:
+                self.lagging.append((time.monotonic(), index, n))
+                return
             self.ok_docs[index] = self.ok_docs.get(index, 0) + n
 
+    def settle(self):
+        """--count-lag-s: the documents acknowledged long enough ago become countable."""
+        with self.lock:
+            now = time.monotonic()
+            keep = []
+            for t, index, n in self.lagging:
+                if now - t >= self.count_lag_s:
+                    self.ok_docs[index] = self.ok_docs.get(index, 0) + n
+                else:
+                    keep.append((t, index, n))
+            self.lagging = keep
+
     def count(self, index):
+        self.settle()
         with self.lock:
             if index is None:
                 return sum(self.ok_docs.values())
@@ -638,7 +660,7 @@ class Handler(BaseHTTPRequestHandler):
             url_index = segs[0] if len(segs) == 2 else None
             self._bulk(rec, body, url_index)
             return
-        self._admin(rec, method, segs)
+        self._admin(rec, method, segs, body)
 
     def _unauthorized(self, rec, reason):
         # what the security plugin answers a request without (or with wrong) credentials
@@ -647,7 +669,7 @@ class Handler(BaseHTTPRequestHandler):
             401, "security_exception", reason % self.path),
             extra_headers=[("WWW-Authenticate", 'Basic realm="OpenSearch Security"')])
 
-    def _admin(self, rec, method, segs):
+    def _admin(self, rec, method, segs, body=b""):
         state = self.server.state
         if state.admin_fault == "unauthorized":
             self._unauthorized(rec, "missing authentication credentials for REST request [%s]")
@@ -695,6 +717,23 @@ class Handler(BaseHTTPRequestHandler):
             # no such index: the server holds an index only once documents went into it
             rec["status"] = 404
             self._send(404, b"", content_type=None)
+            return
+        if state.serverless and (not segs or segs[0] in ("_nodes", "_cluster", "_cat") or
+                                 segs[-1] in ("_refresh", "_flush", "_stats", "_forcemerge")):
+            # OpenSearch Serverless serves neither GET /, the cluster and node APIs, nor
+            # _refresh: a collection makes documents searchable by itself, seconds later
+            rec["status"] = 404
+            rec["response_bytes"] = self._send_json(404, error_body(
+                404, "illegal_argument_exception",
+                "Operation [%s /%s] is not supported in OpenSearch Serverless"
+                % (method, "/".join(segs))))
+            return
+        if state.serverless and method == "PUT" and len(segs) == 1 and body and \
+                re.search(rb'"(index\.)?number_of_(shards|replicas)"', body):
+            rec["status"] = 400
+            rec["response_bytes"] = self._send_json(400, error_body(
+                400, "illegal_argument_exception",
+                "Setting [index.number_of_shards] is not supported in OpenSearch Serverless"))
             return
         status, obj = 200, {"acknowledged": True}
         if not segs:
@@ -941,6 +980,11 @@ class Handler(BaseHTTPRequestHandler):
                         "error": {"type": "es_rejected_execution_exception",
                                   "reason": "rejected execution of primary operation: the "
                                             "write queue of fault_server.py --capacity is full"}}
+            elif state.serverless and act["id"] is not None and act["op"] in ("index", "create"):
+                item = {"_index": act["index"], "_id": act["id"], "status": 400,
+                        "error": {"type": "illegal_argument_exception",
+                                  "reason": "Document ID is not supported in create/index "
+                                            "operation request"}}
             else:
                 item = self._item(i, act, first_seq + i, mode)
             status = item["status"]
@@ -1072,6 +1116,15 @@ def main(argv=None):
                     help="--sigv4: the server's clock is this far ahead of the host's")
     ap.add_argument("--expired-token", action="append", default=[],
                     help="--sigv4: a session token the server calls expired (repeatable)")
+    ap.add_argument("--serverless", action="store_true",
+                    help="play OpenSearch Serverless: no GET /, _cluster, _nodes, _cat, "
+                         "_refresh, _flush, _stats (404), no number_of_shards/replicas at index "
+                         "creation (400), an index or create action with an _id refused item by "
+                         "item (400 'Document ID is not supported in create/index operation "
+                         "request')")
+    ap.add_argument("--count-lag-s", type=float, default=0.0,
+                    help="_count sees a document only this long after it was acknowledged "
+                         "(a collection's refresh, seconds later)")
     ap.add_argument("--refuse-chunked", action="store_true",
                     help="answer 411 Length Required to every request with a chunked body")
     ap.add_argument("--tls-cert", help="serve HTTPS with this PEM certificate (chain)")
@@ -1113,6 +1166,8 @@ def main(argv=None):
             ap.error("--admin-delay %s: expected REGEX=MS" % spec)
     server.compress = not args.no_compress
     server.state.refuse_chunked = args.refuse_chunked
+    server.state.serverless = args.serverless
+    server.state.count_lag_s = args.count_lag_s
     if args.sigv4:
         import os
         import sigv4_verify  # botocore: only this option needs it
