@@ -1826,7 +1826,13 @@ int bf_report_render(const char *dir, bf_buf_t *html, bf_diag_t *diag)
         np++;
     }
     n = np;
-    bf_findings_t *fd = bf_findings_compute(pts, n);
+    /* the campaign's findings.alpha and findings.noise_band (defaults for an older file) */
+    json_t *fopts = json_object_get(m, "findings_options");
+    bf_findings_opts_t fo = {json_number_value(json_object_get(fopts, "alpha")),
+                             json_is_number(json_object_get(fopts, "noise_band"))
+                                 ? json_number_value(json_object_get(fopts, "noise_band"))
+                                 : -1.0};
+    bf_findings_t *fd = bf_findings_compute_opts(pts, n, &fo);
     json_t *data = json_object();
     json_t *charts = json_object();
     json_object_set(data, "matrix", m);

@@ -524,7 +524,14 @@ int bf_results_write_matrix(bf_results_t *r, const bf_scenario_t *sc, const bf_r
     bf_finding_point_t *pts = bf_calloc(nrows + 1, sizeof *pts);
     for (size_t k = 0; k < nrows; k++)
         bf_finding_point_from_row(&rows[k], &pts[k]);
-    bf_findings_t *fd = bf_findings_compute(pts, nrows);
+    const bf_findings_spec_t *fs = bf_scenario_findings(sc);
+    bf_findings_opts_t fo = {fs->alpha, fs->noise_band};
+    bf_findings_t *fd = bf_findings_compute_opts(pts, nrows, &fo);
+    /* how the findings test (findings.alpha, findings.noise_band): report reads them back */
+    json_t *fopts = json_object();
+    json_object_set_new(fopts, "alpha", json_real(fo.alpha));
+    json_object_set_new(fopts, "noise_band", json_real(fo.band));
+    json_object_set_new(root, "findings_options", fopts);
     json_object_set_new(root, "findings", bf_findings_json(fd));
     bf_findings_destroy(&fd);
     free(pts);
@@ -750,7 +757,9 @@ void bf_results_print_md(FILE *f, const bf_scenario_t *sc, const bf_row_t *rows,
     bf_finding_point_t *pts = bf_calloc(nrows + 1, sizeof *pts);
     for (size_t k = 0; k < nrows; k++)
         bf_finding_point_from_row(&rows[k], &pts[k]);
-    bf_findings_t *fd = bf_findings_compute(pts, nrows);
+    const bf_findings_spec_t *fs = bf_scenario_findings(sc);
+    bf_findings_opts_t fo = {fs->alpha, fs->noise_band};
+    bf_findings_t *fd = bf_findings_compute_opts(pts, nrows, &fo);
     bf_findings_print_md(fd, f);
     bf_findings_destroy(&fd);
     free(pts);

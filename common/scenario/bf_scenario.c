@@ -1781,6 +1781,8 @@ static int build_request_run(bf__load_t *L)
     fm->step_down_pct = (uint32_t)TOP(FM_STEP_DOWN_PCT)->u;
     fm->sustain_tries = (uint32_t)TOP(FM_SUSTAIN_TRIES)->u;
     fm->max_time_ms = TOP(FM_MAX_TIME)->u;
+    sc->findings.alpha = TOP(FINDINGS_ALPHA)->d > 0 ? TOP(FINDINGS_ALPHA)->d : 0.05;
+    sc->findings.noise_band = TOP(FINDINGS_BAND)->node ? TOP(FINDINGS_BAND)->d : 0.02;
     fm->present = TOP(FM)->set;
     if (fm->batch_max < fm->batch_start || fm->concurrency_max < fm->concurrency_start) {
         const bf__kval_t *k =
@@ -2204,7 +2206,8 @@ static int build_all(bf__load_t *L, int keys_failed)
     int ok_index = CLEAN("index") && step_ok(L, build_index(L));
     int ok_vars = CLEAN("variables") && step_ok(L, build_variables(L));
     int ok_doc = CLEAN("document") && step_ok(L, build_document(L));
-    int ok_req = CLEAN("request", "run", "find_max", "name") && step_ok(L, build_request_run(L));
+    int ok_req =
+        CLEAN("request", "run", "find_max", "findings", "name") && step_ok(L, build_request_run(L));
     int ok_search = CLEAN("search") && step_ok(L, build_search(L));
     /* the matrix picks from targets:, knows the search section and the request's defaults:
      * with all of them right it makes the cells; else its own values, axis typos and

@@ -254,6 +254,13 @@ typedef struct bf_run_spec {
                               coordinator should pick (and record) a fresh one per run */
 } bf_run_spec_t;
 
+/* The `findings` section: how the findings and compare test what they state
+ * (docs/results.md, How sure). */
+typedef struct bf_findings_spec {
+    double alpha;      /* findings.alpha: significance level (0.05) */
+    double noise_band; /* findings.noise_band: a share, 0.02 = +-2 % */
+} bf_findings_spec_t;
+
 /* Added: the `document` section. Templates keep their $[[name]] placeholders; bf_template
  * compiles them. */
 typedef struct bf_document_spec {
@@ -445,6 +452,8 @@ const bf_target_t *bf_scenario_metrics_store(const bf_scenario_t *sc, bf_metrics
 const bf_index_spec_t *bf_scenario_index(const bf_scenario_t *sc);
 const bf_request_spec_t *bf_scenario_request(const bf_scenario_t *sc);
 const bf_run_spec_t *bf_scenario_run(const bf_scenario_t *sc);
+/* bf_scenario_findings — the findings section (defaults when absent); borrowed from sc. */
+const bf_findings_spec_t *bf_scenario_findings(const bf_scenario_t *sc);
 /* bf_scenario_findmax — the find_max: section (defaults when absent). Borrowed. */
 const bf_findmax_spec_t *bf_scenario_findmax(const bf_scenario_t *sc);
 /* bf_scenario_override_run — replace run.warmup, run.first_warmup and/or run.duration (NULL =

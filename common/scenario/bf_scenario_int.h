@@ -68,6 +68,10 @@ typedef int (*bf__kvalidate_fn)(struct bf__load *L, const bf_ynode_t *n, const c
 /* The validators (bf_scenario_valid.c). */
 int bf__v_filename(struct bf__load *L, const bf_ynode_t *n, const char *path, bf__kval_t *v);
 int bf__v_urls(struct bf__load *L, const bf_ynode_t *n, const char *path, bf__kval_t *v);
+/* findings.alpha (0.001-0.2) and findings.noise_band (0-50 %): "0.05", "5%" or "5 %" into v->d
+ * as a share */
+int bf__v_alpha(struct bf__load *L, const bf_ynode_t *n, const char *path, bf__kval_t *v);
+int bf__v_band(struct bf__load *L, const bf_ynode_t *n, const char *path, bf__kval_t *v);
 /* bf__varname_char — 1 when ch may be part of a variable name (letters, digits, '_', '-', '.'):
  * the rule bf__v_varname checks names by and the template compiler reads $[[name]] by. */
 static inline int bf__varname_char(char ch)
@@ -302,6 +306,9 @@ int bf__v_nonempty(struct bf__load *L, const bf_ynode_t *n, const char *path, bf
     X(FM_SUSTAIN_TRIES, "find_max.sustain_tries", BF__T_U32, "5", 1, 100, 0, 0, NULL, NULL)        \
     X(FM_MAX_TIME, "find_max.max_time", BF__T_DURATION, "1h", 1000, 30 * BF__DUR_DAY, 0, 0, NULL,  \
       NULL)                                                                                        \
+    X(FINDINGS, "findings", BF__T_SECTION, NULL, 0, 0, 0, 0, NULL, NULL)                           \
+    X(FINDINGS_ALPHA, "findings.alpha", BF__T_STR, "0.05", 0, 0, 0, 0, NULL, bf__v_alpha)          \
+    X(FINDINGS_BAND, "findings.noise_band", BF__T_STR, "2%", 0, 0, 0, 0, NULL, bf__v_band)         \
     X(MATRIX, "matrix", BF__T_MATRIX, NULL, 0, 0, 0, 0, NULL, NULL)                                \
     X(AX_INDICES, "matrix.indices", BF__T_AXIS_U32, NULL, 1, 10000, 0, 0, NULL, NULL)              \
     X(AX_SHARDS, "matrix.shards", BF__T_AXIS_U32, "1", 1, 1024, 0, 0, NULL, NULL)                  \
@@ -385,6 +392,7 @@ struct bf_scenario {
     bf_request_spec_t request;
     bf_run_spec_t run;
     bf_findmax_spec_t find_max;
+    bf_findings_spec_t findings;
     bf_document_spec_t document;
     bf_search_spec_t search;
     bf_var_spec_t *vars;

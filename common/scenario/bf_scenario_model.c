@@ -127,6 +127,11 @@ int bf_scenario_seed_fresh(bf_scenario_t *sc, uint64_t *seed)
     return 1;
 }
 
+const bf_findings_spec_t *bf_scenario_findings(const bf_scenario_t *sc)
+{
+    return &sc->findings;
+}
+
 const bf_run_spec_t *bf_scenario_run(const bf_scenario_t *sc)
 {
     return &sc->run;

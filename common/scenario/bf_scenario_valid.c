@@ -9,6 +9,8 @@
 #include "bf_scenario_int.h"
 
 #include <curl/curl.h>
+#include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* ---- validators (rows of the key table) ---------------------------------------------------- */
@@ -18,6 +20,36 @@ int bf__v_nonempty(bf__load_t *L, const bf_ynode_t *n, const char *path, bf__kva
     if (v->s && v->s[0] == '\0')
         return bf__err(L, n, BF_E_INVAL, "%s: must not be empty", path);
     return BF_OK;
+}
+
+/* "0.05", "5%" or "5 %" as a share in [lo, hi] into v->d */
+static int share(bf__load_t *L, const bf_ynode_t *n, const char *path, bf__kval_t *v, double lo,
+                 double hi)
+{
+    char *end = NULL;
+    double d = v->s ? strtod(v->s, &end) : NAN;
+    while (end && *end == ' ')
+        end++;
+    if (end && *end == '%') {
+        d /= 100.0;
+        end++;
+    }
+    if (!v->s || end == v->s || !end || *end != '\0' || !(d >= lo && d <= hi))
+        return bf__err(L, n, BF_E_INVAL,
+                       "%s: expected a share from %g to %g, like %g or %g%%, got '%.40s'", path, lo,
+                       hi, hi / 2, hi * 50, v->s ? v->s : "");
+    v->d = d;
+    return BF_OK;
+}
+
+int bf__v_alpha(bf__load_t *L, const bf_ynode_t *n, const char *path, bf__kval_t *v)
+{
+    return share(L, n, path, v, 0.001, 0.2);
+}
+
+int bf__v_band(bf__load_t *L, const bf_ynode_t *n, const char *path, bf__kval_t *v)
+{
+    return share(L, n, path, v, 0.0, 0.5);
 }
 
 int bf__v_filename(bf__load_t *L, const bf_ynode_t *n, const char *path, bf__kval_t *v)

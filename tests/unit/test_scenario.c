@@ -2,6 +2,7 @@
 /* test_scenario.c — the scenario loader: every example validates, one test per mistake kind
  * with its exact file:line:column, ${VAR} substitution, matrix expansion, resolved-text round
  * trip (what agents load) and redaction (what is kept with results). */
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -1643,6 +1644,33 @@ static void test_env_warn_stand_ins(void **state)
                   "export it");
 }
 
+/* findings.alpha and findings.noise_band: defaults 0.05 and 2 %, a share or a percentage, out
+ * of range refused with the key's place */
+static void test_findings_keys(void **state)
+{
+    (void)state;
+    bf_scenario_t *sc = load_text_ok("name: d\ntarget: {hosts: http://127.0.0.1:9200/}\n"
+                                     "document: {source: '{}'}\n",
+                                     NULL);
+    assert_true(fabs(bf_scenario_findings(sc)->alpha - 0.05) < 1e-12);
+    assert_true(fabs(bf_scenario_findings(sc)->noise_band - 0.02) < 1e-12);
+    bf_scenario_destroy(&sc);
+    sc = load_text_ok("name: d\ntarget: {hosts: http://127.0.0.1:9200/}\n"
+                      "document: {source: '{}'}\nfindings: {alpha: 1%, noise_band: 0.05}\n",
+                      NULL);
+    assert_true(fabs(bf_scenario_findings(sc)->alpha - 0.01) < 1e-12);
+    assert_true(fabs(bf_scenario_findings(sc)->noise_band - 0.05) < 1e-12);
+    bf_scenario_destroy(&sc);
+    sc = load_text_ok("name: d\ntarget: {hosts: http://127.0.0.1:9200/}\n"
+                      "document: {source: '{}'}\nfindings: {noise_band: 0}\n",
+                      NULL);
+    assert_true(bf_scenario_findings(sc)->noise_band == 0.0);
+    bf_scenario_destroy(&sc);
+    load_text_err("name: d\ntarget: {hosts: http://127.0.0.1:9200/}\n"
+                  "document: {source: '{}'}\nfindings: {alpha: 0.5}\n",
+                  "inline.yaml:4:", "findings.alpha: expected a share from 0.001 to 0.2");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1710,6 +1738,7 @@ int main(void)
         cmocka_unit_test(test_search_paging),
         cmocka_unit_test(test_search_mistakes),
         cmocka_unit_test(test_search_msearch),
+        cmocka_unit_test(test_findings_keys),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
