@@ -449,6 +449,12 @@ static int campaign_fleet(bf__campaign_t *c, const bf_campaign_opts_t *opts, bf_
                     bf_results_dir(c->res), BF_RUNOPTS_FILE);
         free(ro);
     }
+    if (opts->resume_record && opts->resume_dir == NULL &&
+        bf_results_write_file(c->res, "resume.json", opts->resume_record,
+                              strlen(opts->resume_record)) != BF_OK)
+        bf_warn("cannot write %s/resume.json: `run --resume %s` will need the scenario file and "
+                "the agents' options again",
+                bf_results_dir(c->res), bf_results_dir(c->res));
     const char *dir = bf_results_dir(c->res), *slash = strrchr(dir, '/');
     bf_strlcpy(c->campaign_id, slash ? slash + 1 : dir, sizeof c->campaign_id);
     c->owner.campaign = c->campaign_id;
@@ -610,7 +616,8 @@ static int campaign_must_stop(const bf__campaign_t *c)
     if (c->cluster_gone) {
         bf_error("stopping the campaign: the cluster at %s "
                  "stayed unreachable while preparing a cell (--cluster-wait); finished cells "
-                 "are in %s; once it is back, continue with run --resume %s (failed cells "
+                 "are in %s; once it is back, continue with: bulkfleet-coordinator run --resume %s "
+                 "(failed cells "
                  "and cells whose documents could not be counted run again; --rerun CELLS "
                  "runs chosen finished ones again too)",
                  bf_es_host(c->es), bf_results_dir(c->res), bf_results_dir(c->res));
@@ -620,7 +627,7 @@ static int campaign_must_stop(const bf__campaign_t *c)
         bf_error("stopping the campaign: %s; every cell left sends the same %s, so each would "
                  "fail the same way (--keep-going tries them all). Not run: %s. Fix %s in the "
                  "scenario (validate checks the file, not what the cluster accepts) and run "
-                 "again, or continue with run --resume %s",
+                 "again, or continue with: bulkfleet-coordinator run --resume %s",
                  c->setup_error, c->config_stop, c->not_run ? c->not_run : "-", c->config_stop,
                  bf_results_dir(c->res));
         return BF_EXIT_INPUT;
@@ -628,7 +635,7 @@ static int campaign_must_stop(const bf__campaign_t *c)
     if (bf_results_error(c->res)) {
         bf_error("stopping the campaign: %s; the files in %s "
                  "that were complete before are kept; free space (or fix the directory) and "
-                 "continue with run --resume %s",
+                 "continue with: bulkfleet-coordinator run --resume %s",
                  bf_results_error(c->res), bf_results_dir(c->res), bf_results_dir(c->res));
         return BF_EXIT_ENV;
     }
@@ -695,6 +702,39 @@ static int campaign_fold(bf__campaign_t *c, const bf_row_t *reps, const uint32_t
     return any_bad;
 }
 
+/* A signal stopped the campaign during cell `stopped` (SIZE_MAX: between cells): one line of
+ * its own saying so, which selected cells did not run all their repetitions (nreps[k] of
+ * repeat finished; done: not selected), that the stopped cell's documents in flight are unknown
+ * by design (it runs again), and the command that continues. */
+static void say_interrupted(const bf__campaign_t *c, const uint8_t *selected, const uint8_t *done,
+                            const uint32_t *nreps, uint32_t repeat, size_t stopped)
+{
+    bf_buf_t left;
+    bf_buf_init(&left, 0);
+    size_t n = 0;
+    for (size_t k = 0; k < bf_scenario_cell_count(c->sc); k++) {
+        if ((selected && !selected[k]) || done[k] || (nreps[k] >= repeat && k != stopped))
+            continue;
+        const char *id = bf_scenario_cell(c->sc, k)->id;
+        if (n < 20)
+            bf_buf_appendf(&left, "%s%s", n ? ", " : "", id);
+        n++;
+    }
+    if (n > 20)
+        bf_buf_appendf(&left, " and %zu more", n - 20);
+    const char *dir = bf_results_dir(c->res);
+    bf_error("interrupted (%s)%s%s%s: %zu cell%s did not finish%s%s; the finished ones are in "
+             "%s; continue with: bulkfleet-coordinator run --resume %s",
+             bf_campaign_signal == 15 ? "SIGTERM" : "SIGINT",
+             stopped != SIZE_MAX ? " during cell " : "",
+             stopped != SIZE_MAX ? bf_scenario_cell(c->sc, stopped)->id : "",
+             stopped != SIZE_MAX ? " (its documents still in flight when the load stopped are of "
+                                   "unknown outcome by design, not lost: it runs again on resume)"
+                                 : "",
+             n, n == 1 ? "" : "s", n ? ": " : "", left.data ? left.data : "", dir, dir);
+    bf_buf_cleanup(&left);
+}
+
 /* Every repetition of every cell (the ones --cells picks run; progress counts their
  * repetitions): with run.repeat >= 2 in rounds, each round every cell once in the order
  * bf_rounds_order draws from run.seed and the round; with run.order: sequential or one
@@ -718,7 +758,7 @@ static int campaign_cells(bf__campaign_t *c, const campaign_inputs_t *in, bf_row
     uint32_t *left = bf_calloc(ncells + 1, sizeof *left); /* repetitions each cell has left */
     uint64_t campaign_start = bf_clock_mono_us();
     int any_bad = 0, code = 0;
-    size_t nsel = 0, pos = 0;
+    size_t nsel = 0, pos = 0, stopped_at = SIZE_MAX; /* the cell a signal stopped */
     for (size_t k = 0; k < ncells; k++)
         nsel += !selected || selected[k];
     size_t nruns = nsel * repeat;
@@ -740,6 +780,8 @@ static int campaign_cells(bf__campaign_t *c, const campaign_inputs_t *in, bf_row
                 int have = 0;
                 code = campaign_rep(c, k, rep, skip, in->rerun, pos, nruns, campaign_start,
                                     &reps[k * repeat + nreps[k]], &have);
+                if (code > 128 && stopped_at == SIZE_MAX)
+                    stopped_at = k;
                 if (code == 1) { /* not selected, and this repetition is not kept */
                     done[k] = 1;
                     code = 0;
@@ -760,6 +802,8 @@ static int campaign_cells(bf__campaign_t *c, const campaign_inputs_t *in, bf_row
         }
     }
     any_bad = campaign_fold(c, reps, nreps, repeat, rows, nrows);
+    if (code > 128)
+        say_interrupted(c, selected, done, nreps, repeat, stopped_at);
     free(left);
     free(done);
     free(order);

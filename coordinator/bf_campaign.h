@@ -36,6 +36,9 @@ typedef struct bf_campaign_opts {
     uint64_t cluster_wait_ms;    /* --cluster-wait: preparing a cell retries this long while
                                     the cluster is unreachable (0 = 60 s) */
     int keep_failed;             /* --keep-failed: --resume keeps failed cells (default: rerun) */
+    const char *resume_record;   /* what `run --resume DIR` alone repeats (main.c's JSON: the
+                                    scenario's absolute path, the options given), written as
+                                    DIR/resume.json by a new campaign; NULL = none */
     int keep_going;              /* --keep-going: a cell whose indices the cluster refuses does
                                     not stop the campaign even when every cell left would be
                                     refused the same way (default: stop, exit 2) */

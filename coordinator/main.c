@@ -19,16 +19,21 @@
 #include "bf_report.h"
 #include "bf_sizing.h"
 #include "bf_log.h"
+#include "bf_mem.h"
 #include "bf_units.h"
 #include "bf_wire.h"
 
 #include <curl/curl.h>
+#include <errno.h>
 #include <getopt.h>
+#include <jansson.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 static void on_signal(int sig)
 {
@@ -44,6 +49,8 @@ static void on_signal(int sig)
     "  --bind URL            control endpoint to bind (tcp://127.0.0.1:7100; data = port + 1)\n"   \
     "  --results DIR         where results/<name>-<time>/ goes (default ./results)\n"              \
     "  --resume DIR          continue an interrupted campaign in DIR, keeping finished cells\n"    \
+    "                        (alone, without SCENARIO: with the scenario and options it\n"         \
+    "                        started with, from DIR/resume.json)\n"                                \
     "                        (failed, aborted and uncounted cells run again), with the --cells,\n" \
     "                        --warmup, --first-warmup and --duration it started with\n"            \
     "                        (another value: exit 2)\n"                                            \
@@ -159,6 +166,89 @@ static int parse_ms(const char *opt, const char *s, uint64_t *out)
         return -1;
     }
     return 0;
+}
+
+#define BF_RESUME_FILE "resume.json"
+static int resumed; /* cmd_run runs again from run_resumed: never a second time */
+static int cmd_run(int argc, char **argv, int find_max);
+
+/* What `run --resume DIR` alone needs of this run (written by the campaign into DIR/resume.json):
+ * the scenario file's absolute path and the options given (argv[1..optind) after getopt moved
+ * the SCENARIO behind them), without --resume, --rerun, --keep-failed, --keep-going, -q, -v:
+ * {"scenario": PATH, "args": [...]}. Caller frees; NULL when the path cannot be resolved. */
+static char *resume_record(int optind_scenario, char **argv, const char *scenario)
+{
+    char abs[PATH_MAX];
+    if (realpath(scenario, abs) == NULL)
+        return NULL;
+    static const char *const skip_arg[] = {"--resume", "--rerun"};
+    static const char *const skip[] = {"--keep-failed", "--keep-going", "-q",
+                                       "--quiet",       "-v",           "--verbose"};
+    json_t *args = json_array();
+    for (int i = 1; i < optind_scenario; i++) {
+        int drop = 0;
+        for (size_t k = 0; k < sizeof skip_arg / sizeof *skip_arg; k++) {
+            size_t l = strlen(skip_arg[k]);
+            if (strcmp(argv[i], skip_arg[k]) == 0) {
+                drop = 2;
+            } else if (strncmp(argv[i], skip_arg[k], l) == 0 && argv[i][l] == '=') {
+                drop = 1;
+            }
+        }
+        for (size_t k = 0; k < sizeof skip / sizeof *skip; k++)
+            if (strcmp(argv[i], skip[k]) == 0)
+                drop = 1;
+        if (drop) {
+            i += drop - 1;
+            continue;
+        }
+        json_array_append_new(args, json_string(argv[i]));
+    }
+    json_t *j = json_pack("{s:s, s:o}", "scenario", abs, "args", args);
+    char *text = json_dumps(j, JSON_INDENT(2));
+    json_decref(j);
+    return text;
+}
+
+/* run --resume DIR without SCENARIO: again with the campaign's own scenario file and options
+ * (DIR/resume.json) before the ones given now (a later option wins). */
+static int run_resumed(int argc, char **argv, int find_max, const char *dir)
+{
+    char *path = bf_asprintf("%s/%s", dir, BF_RESUME_FILE);
+    json_error_t je;
+    json_t *j = json_load_file(path, 0, &je);
+    json_t *args = json_object_get(j, "args");
+    const char *scenario = json_string_value(json_object_get(j, "scenario"));
+    int rc = BF_EXIT_INPUT;
+    if (j == NULL || scenario == NULL || !json_is_array(args)) {
+        bf_error("--resume %s: %s: %s; this campaign did not record how it was started: give "
+                 "its scenario file and agent options again: bulkfleet-coordinator run "
+                 "SCENARIO --resume %s [--local-agents N | --agents N ...]",
+                 dir, path, j == NULL ? je.text : "not a record bulkfleet wrote", dir);
+    } else if (access(scenario, R_OK) != 0) {
+        bf_error("--resume %s: the campaign's scenario file %s: %s (%s/scenario.yaml is its "
+                 "copy with secrets redacted); give the file: bulkfleet-coordinator run SCENARIO "
+                 "--resume %s",
+                 dir, scenario, strerror(errno), dir, dir);
+    } else {
+        size_t n = json_array_size(args);
+        char **av = calloc((size_t)argc + n + 2, sizeof *av);
+        size_t k = 0;
+        av[k++] = argv[0];
+        for (size_t i = 0; i < n; i++)
+            av[k++] = (char *)json_string_value(json_array_get(args, i));
+        for (int i = 1; i < argc; i++)
+            av[k++] = argv[i];
+        av[k++] = (char *)scenario;
+        bf_info("--resume %s: the campaign's scenario %s and options%s%s (%s)", dir, scenario,
+                n ? " " : "", n ? "as recorded" : " (none recorded)", path);
+        resumed = 1;
+        rc = cmd_run((int)k, av, find_max);
+        free(av);
+    }
+    json_decref(j);
+    free(path);
+    return rc;
 }
 
 static int cmd_run(int argc, char **argv, int find_max)
@@ -282,13 +372,20 @@ static int cmd_run(int argc, char **argv, int find_max)
         default: run_usage(stderr, find_max); return BF_EXIT_INPUT;
         }
     }
+    if (optind == argc && o.resume_dir && !resumed)
+        return run_resumed(argc, argv, find_max, o.resume_dir);
     if (optind != argc - 1) {
-        bf_error("expected one SCENARIO file");
+        bf_error("expected one SCENARIO file (or --resume DIR alone: the campaign in DIR with "
+                 "the scenario and options it started with)");
         run_usage(stderr, find_max);
         return BF_EXIT_INPUT;
     }
     o.scenario_path = argv[optind];
-    return bf_campaign_run(&o);
+    char *record = resume_record(optind, argv, o.scenario_path);
+    o.resume_record = record;
+    int rc = bf_campaign_run(&o);
+    free(record);
+    return rc;
 }
 
 #define KEYGEN_USAGE                                                                               \

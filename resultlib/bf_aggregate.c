@@ -1396,7 +1396,15 @@ void bf_row_count_why(const bf_row_t *row, char *buf, size_t len)
     buf[0] = '\0';
     if (added < 0 || len == 0)
         return;
-    if (row->degraded && (uint64_t)added > ok && (uint64_t)added - ok > unknown)
+    if (row->aborted && (uint64_t)added > ok && (uint64_t)added <= sent)
+        /* stopped by a signal: what was in flight is in no answer, by design */
+        snprintf(buf, len,
+                 "; the cell was interrupted: the %llu documents beyond the acknowledged ones "
+                 "were in requests in flight when the load stopped, so their outcome is unknown "
+                 "by design (nothing acknowledged is missing); the cell runs again on "
+                 "run --resume",
+                 (unsigned long long)((uint64_t)added - ok));
+    else if (row->degraded && (uint64_t)added > ok && (uint64_t)added - ok > unknown)
         /* kill -9 of an agent mid-cell: its requests in flight and the seconds after its last
          * sample are in no sample, and the cluster indexed them (not another writer) */
         snprintf(buf, len,
