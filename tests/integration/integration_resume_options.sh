@@ -29,7 +29,7 @@ DIR=$(ls -d r/ropt-*)
 python3 - "$DIR/run-options.json" <<'PY' || fail "run-options.json"
 import json, sys
 o = json.load(open(sys.argv[1]))
-assert o == {"cells": "1,2", "warmup_ms": 0, "duration_ms": 1000}, o
+assert o == {"cells": "1,2", "warmup_ms": 0, "first_warmup_ms": None, "duration_ms": 1000}, o
 PY
 C2=i1-s1-r0-b200-c1
 [ -f "$DIR/cells/$C2.ndjson" ] || fail "cell 2 did not finish in the first run"
