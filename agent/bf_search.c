@@ -6,6 +6,7 @@
 #include "bf_buf.h"
 #include "bf_aws.h"
 #include "bf_clock.h"
+#include "bf_cluster.h"
 #include "bf_es.h"
 #include "bf_mem.h"
 #include "bf_vars.h"
@@ -245,10 +246,13 @@ static void on_done(bf_search_t *s, qslot *q, CURLcode cc)
             snprintf(type, sizeof type, "http_%ld", status);
         if (!ok && status_is_fatal(status)) {
             const char *path = s->urls[q->query][q->host];
-            set_fatal(s, "search query '%s' (%s %s) failed: HTTP %ld %s%s%s; fix "
-                      "search.queries[%u] (its path or body) or the index it searches",
+            char hint[400];
+            bf_cluster_script_hint(q->resp.data, hint, sizeof hint);
+            set_fatal(s,
+                      "search query '%s' (%s %s) failed: HTTP %ld %s%s%s; fix "
+                      "search.queries[%u] (its path or body) or the index it searches%s",
                       qs->name, qs->post ? "POST" : "GET", path, status, type,
-                      a.error_reason[0] ? ": " : "", a.error_reason, q->query);
+                      a.error_reason[0] ? ": " : "", a.error_reason, q->query, hint);
         }
     }
     bf_qprofile_t prof = {0};

@@ -967,6 +967,31 @@ int bf_cluster_analysis_hint(const char *body, char *out, size_t out_size)
     return 1;
 }
 
+int bf_cluster_script_hint(const char *body, char *out, size_t out_size)
+{
+    static const char pat[] = "script_lang not supported [";
+    if (out == NULL || out_size == 0)
+        return 0;
+    out[0] = '\0';
+    const char *p = body ? strstr(body, pat) : NULL;
+    if (p == NULL)
+        return 0;
+    p += sizeof pat - 1;
+    size_t n = strcspn(p, "]\"");
+    char lang[32];
+    if (n == 0 || n >= sizeof lang)
+        return 0;
+    memcpy(lang, p, n);
+    lang[n] = '\0';
+    snprintf(out, out_size,
+             "; the cluster has no %s scripting (the module lang-%s; the Elasticsearch dev "
+             "clusters of scripts/devcluster.sh have none, Maven Central does not publish it): "
+             "run against the OpenSearch dev cluster started with BF_DEVCLUSTER_SCRIPTING=1 "
+             "(painless, expression) or a real cluster, or leave the query out",
+             lang, lang);
+    return 1;
+}
+
 int bf_cluster_prepare_cell_tick(bf_es_t *es, const bf_scenario_t *sc, const bf_cell_t *cell,
                                  const bf_owner_t *owner, uint32_t data_nodes, uint64_t wait_ms,
                                  int *yellow, void (*tick)(void *ctx), void *tick_ctx,

@@ -174,6 +174,15 @@ const char *bf_cluster_type_module(const char *type);
  * on a match, 0 otherwise (out untouched). Thread-safe; no allocation. */
 int bf_cluster_analysis_hint(const char *body, char *out, size_t out_size);
 
+/* bf_cluster_script_hint — reads an error body for "script_lang not supported [lang]" (a
+ * cluster without that script module: lang-painless, lang-expression, lang-mustache). On a
+ * match writes to out (out_size bytes, truncated, NUL-terminated) "; the cluster has no
+ * <lang> scripting (the module lang-<lang>): ..." with the way out as docs/development.md lists
+ * it (the OpenSearch 2 dev cluster with BF_DEVCLUSTER_SCRIPTING=1, or a real cluster), to append
+ * to a search's failure. body: NULL allowed. Returns 1 on a match, 0 otherwise (out set to "").
+ * Thread-safe; no allocation. */
+int bf_cluster_script_hint(const char *body, char *out, size_t out_size);
+
 /* bf_cluster_delete_cell — DELETE the cell's indices (used by --cleanup); data streams with
  * DELETE /_data_stream/<name>; only what bulkfleet created (others: a warning, kept). */
 int bf_cluster_delete_cell(bf_es_t *es, const bf_cell_t *cell, bf_diag_t *diag);

@@ -3,8 +3,9 @@
  * validate/plan warn about (bf_cluster_production_like), and whether GET / came from a cluster
  * (bf_cluster_root_check, issue #25), and what an index creation's refusal of an unknown
  * analysis component or field type names (bf_cluster_analysis_hint, bf_cluster_type_module,
- * issue #41). The cluster side of ownership (the
- * mark, refusals) is tested against the real cluster by integration_ownership. */
+ * issue #41), and a search's refusal of a script language (bf_cluster_script_hint). The cluster
+ * side of ownership (the mark, refusals) is tested against the real cluster by
+ * integration_ownership. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -141,6 +142,26 @@ static void test_analysis_hint(void **state)
     assert_null(bf_cluster_type_module("text"));
 }
 
+/* a search's failure on a cluster without painless, as Elasticsearch 8.17.0 answered it */
+static void test_script_hint(void **state)
+{
+    (void)state;
+    char h[400];
+    const char *body = "{\"error\":{\"root_cause\":[{\"type\":\"query_shard_exception\",\"reason\":"
+                       "\"failed to create query: script_lang not supported [painless]\"}]}}";
+    assert_true(bf_cluster_script_hint(body, h, sizeof h));
+    assert_non_null(
+        strstr(h, "; the cluster has no painless scripting (the module lang-painless;"));
+    assert_non_null(strstr(h, "BF_DEVCLUSTER_SCRIPTING=1"));
+    assert_true(bf_cluster_script_hint("script_lang not supported [expression]", h, sizeof h));
+    assert_non_null(strstr(h, "lang-expression"));
+    /* anything else: an empty hint, so the message is unchanged */
+    assert_false(bf_cluster_script_hint("unknown query [no_such_query]", h, sizeof h));
+    assert_string_equal(h, "");
+    assert_false(bf_cluster_script_hint(NULL, h, sizeof h));
+    assert_string_equal(h, "");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -148,6 +169,7 @@ int main(void)
         cmocka_unit_test(test_production_like),
         cmocka_unit_test(test_root_check),
         cmocka_unit_test(test_analysis_hint),
+        cmocka_unit_test(test_script_hint),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
