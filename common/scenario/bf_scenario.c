@@ -1226,7 +1226,13 @@ static int build_vector(bf__load_t *L, bf_var_spec_t *v, const bf__kval_t *vv, c
         return bf__err(L, vv[BF__K_VAR_BYTE_ORDER].key, BF_E_INVAL,
                        "%s.byte_order: only float vectors in base64 have a byte order; remove it",
                        dp);
+    v->pool = (uint32_t)vv[BF__K_VAR_POOL].u;
     v->kind = v->enc == BF_VEC_BASE64 ? BF_VAR_KIND_STRING : BF_VAR_KIND_FRAGMENT;
+    if ((uint64_t)v->pool * bf_var_max_len(v, 0) > BF__MAX_VECTOR_POOL)
+        return bf__err(L, vv[BF__K_VAR_POOL].node, BF_E_TOOBIG,
+                       "%s.pool: %u vectors of up to %zu bytes are over %u MiB a thread; lower "
+                       "pool",
+                       dp, v->pool, bf_var_max_len(v, 0), BF__MAX_VECTOR_POOL >> 20);
     return BF_OK;
 }
 

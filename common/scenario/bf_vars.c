@@ -237,12 +237,14 @@ typedef struct var_state {
     size_t full_len;
     char full[NOW_FORMAT_MAX];
     /* vector: the elements of the value being written (k, the decimal's integer numerator, for
-     * float; the byte for byte and bit), and a spare normal draw (Box-Muller makes two) */
+     * float; the byte for byte and bit), and a spare normal draw (the polar method makes two) */
     int32_t *vk;
     double *vtmp; /* unit: the draw before normalizing */
     int have_spare;
     double spare;
-    uint8_t *vraw; /* base64: the packed bytes */
+    uint8_t *vraw;     /* base64: the packed bytes */
+    char *vpool;       /* pool: the values, value k at vpool_off[k] */
+    size_t *vpool_off; /* pool + 1 offsets */
 } var_state;
 
 struct bf_vars {
@@ -285,6 +287,8 @@ void bf_vars_skip_sequences(bf_vars_t *v, uint64_t n)
     v->seq_skip = n;
 }
 
+static void vec_pool_fill(bf_vars_t *v, const bf_var_spec_t *s, var_state *st, size_t max_len);
+
 bf_vars_t *bf_vars_new(const bf_var_spec_t *specs, size_t n, uint32_t stream_index,
                        uint32_t stream_count, uint64_t seed)
 {
@@ -308,6 +312,8 @@ bf_vars_t *bf_vars_new(const bf_var_spec_t *specs, size_t n, uint32_t stream_ind
                 v->st[i].vtmp = bf_calloc(d, sizeof *v->st[i].vtmp);
             if (specs[i].enc == BF_VEC_BASE64)
                 v->st[i].vraw = bf_calloc(4 * d, 1);
+            if (specs[i].pool)
+                vec_pool_fill(v, &specs[i], &v->st[i], bf_var_max_len(specs, i));
         }
     }
     return v;
@@ -326,6 +332,8 @@ void bf_vars_destroy(bf_vars_t **v_p)
         free((*v_p)->st[i].vk);
         free((*v_p)->st[i].vtmp);
         free((*v_p)->st[i].vraw);
+        free((*v_p)->st[i].vpool);
+        free((*v_p)->st[i].vpool_off);
     }
     free((*v_p)->st);
     free(*v_p);
@@ -494,25 +502,39 @@ static size_t gen_unix(enum bf_var_type type, struct timespec ts, char *dst)
 
 static const uint32_t pow10_u32[8] = {1, 10, 100, 1000, 10000, 100000, 1000000, 10000000};
 
-/* a uniform double in (0, 1] from the top 53 bits of a draw */
-static inline double unit_open(bf_rng_t *r)
+/* a uniform double in [-1, 1) from the top 53 bits of a draw */
+static inline double signed_unit(bf_rng_t *r)
 {
-    return ((double)(bf_rng_next(r) >> 11) + 1.0) * 0x1p-53;
+    return (double)(bf_rng_next(r) >> 11) * 0x1p-52 - 1.0;
 }
 
-/* a standard normal draw by the Box-Muller transform (Box & Muller 1958): two values per pair
- * of uniforms, the second kept for the next call */
+/* a standard normal draw by Marsaglia's polar method (Marsaglia & Bray 1964): a point drawn in
+ * the unit disc gives two values with one log and one sqrt, the second kept for the next call.
+ * Box-Muller's sin and cos were 30 % of rendering a unit vector (perf, bench/RESULTS.md). */
 static double normal_draw(bf_rng_t *r, var_state *st)
 {
     if (st->have_spare) {
         st->have_spare = 0;
         return st->spare;
     }
-    double rad = sqrt(-2.0 * log(unit_open(r)));
-    double a = 6.283185307179586 * unit_open(r);
-    st->spare = rad * sin(a);
+    double u, v, q;
+    do {
+        u = signed_unit(r);
+        v = signed_unit(r);
+        q = u * u + v * v;
+    } while (q >= 1.0 || q == 0.0);
+    double m = sqrt(-2.0 * log(q) / q);
+    st->spare = v * m;
     st->have_spare = 1;
-    return rad * cos(a);
+    return u * m;
+}
+
+/* x rounded to the nearest integer, halves away from zero (|x| < 2^31), without a libm call */
+static inline int32_t round_i32(double x)
+{
+    int32_t t = (int32_t)x;
+    double f = x - (double)t;
+    return t + (f >= 0.5) - (f <= -0.5);
 }
 
 /* The elements of a fresh value into st->vk: for float the integer k of k / 10^precision, for
@@ -524,8 +546,8 @@ static void vec_draw(bf_vars_t *v, const bf_var_spec_t *s, var_state *st)
         uint32_t d = s->elem == BF_VEC_BIT ? s->dims / 8 : s->dims;
         if (s->dist == BF_VEC_NORMAL && s->elem == BF_VEC_BYTE) {
             for (uint32_t i = 0; i < d; i++) {
-                double z = nearbyint(32.0 * normal_draw(&v->rng, st));
-                k[i] = z < -128.0 ? -128 : z > 127.0 ? 127 : (int32_t)z;
+                double z = 32.0 * normal_draw(&v->rng, st);
+                k[i] = z < -128.0 ? -128 : z > 127.0 ? 127 : round_i32(z);
             }
             return;
         }
@@ -549,7 +571,7 @@ static void vec_draw(bf_vars_t *v, const bf_var_spec_t *s, var_state *st)
         for (uint32_t i = 0; i < s->dims; i++) {
             double z = normal_draw(&v->rng, st);
             z = z < -16.0 ? -16.0 : z > 16.0 ? 16.0 : z;
-            k[i] = (int32_t)nearbyint(z * (double)scale);
+            k[i] = round_i32(z * (double)scale);
         }
         return;
     case BF_VEC_UNIT: {
@@ -561,7 +583,7 @@ static void vec_draw(bf_vars_t *v, const bf_var_spec_t *s, var_state *st)
         }
         double inv = n2 > 0 ? (double)scale / sqrt(n2) : 0;
         for (uint32_t i = 0; i < s->dims; i++)
-            k[i] = (int32_t)nearbyint(st->vtmp[i] * inv);
+            k[i] = round_i32(st->vtmp[i] * inv);
         if (n2 <= 0)
             k[0] = (int32_t)scale;
         return;
@@ -679,6 +701,19 @@ static size_t gen_vector(bf_vars_t *v, const bf_var_spec_t *s, var_state *st, ch
     }
     p[-1] = ']'; /* d >= 1: the last comma */
     return (size_t)(p - dst);
+}
+
+/* A pooled vector variable's values: s->pool vectors drawn from v's RNG, back to back. */
+static void vec_pool_fill(bf_vars_t *v, const bf_var_spec_t *s, var_state *st, size_t max_len)
+{
+    st->vpool = bf_malloc((size_t)s->pool * max_len);
+    st->vpool_off = bf_malloc(((size_t)s->pool + 1) * sizeof *st->vpool_off);
+    size_t off = 0;
+    for (uint32_t k = 0; k < s->pool; k++) {
+        st->vpool_off[k] = off;
+        off += gen_vector(v, s, st, st->vpool + off);
+    }
+    st->vpool_off[s->pool] = off;
 }
 
 /* "9.3.0-SNAPSHOT" -> 9, 3 */
@@ -826,7 +861,15 @@ int bf_vars_eval(bf_vars_t *v, size_t i, char *scratch, const char **val, size_t
         *len = (size_t)(p - scratch);
         return BF_OK;
     }
-    case BF_VAR_VECTOR: *len = gen_vector(v, s, st, scratch); return BF_OK;
+    case BF_VAR_VECTOR:
+        if (s->pool) {
+            size_t k = s->pool > 1 ? (size_t)bf_rng_below(&v->rng, s->pool) : 0;
+            *val = st->vpool + st->vpool_off[k];
+            *len = st->vpool_off[k + 1] - st->vpool_off[k];
+            return BF_OK;
+        }
+        *len = gen_vector(v, s, st, scratch);
+        return BF_OK;
     }
     *len = 0;
     return BF_OK;

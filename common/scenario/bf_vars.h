@@ -112,6 +112,9 @@ typedef struct bf_var_spec {
                            with |k| < 2^24, so float32(k) / float32(10^precision) is the
                            float32 nearest the decimal text: JSON and base64 bodies of one
                            seed carry the same float32 vector */
+    uint32_t pool;      /* vector: 0 = every value drawn anew; N = each value one of N drawn
+                           once per generator (thread) at its start, so rendering is a copy
+                           (the vector budget, bench/RESULTS.md) */
 } bf_var_spec_t;
 
 /* bf_var_vector_check — whether the cluster (distribution "elasticsearch" / "opensearch",

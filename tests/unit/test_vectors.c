@@ -8,6 +8,7 @@
  *   - unit vectors have length 1, uniform elements stay in [-1, 1], bytes in -128..127, bit
  *     vectors dims/8 bytes; the loader refuses what no engine reads (bit dims not a multiple of 8,
  *     unit bytes, precision on a byte vector) with the key's position;
+ *   - pool: N: every value one of N vectors;
  *   - the probe's check: base64 needs Elasticsearch 9.3 / OpenSearch 3.9 in its byte order. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -258,6 +259,32 @@ static void test_byte_and_bit(void **state)
     bf_buf_cleanup(&out);
 }
 
+static void test_pool(void **state)
+{
+    (void)state;
+    bf_buf_t out;
+    bf_buf_init(&out, 0);
+    rendered r = open_var("{name: v, type: vector, dims: 16, pool: 4, encoding: base64}", 3, 0);
+    char seen[4][128];
+    int nseen = 0;
+    for (int k = 0; k < 200; k++) {
+        json_t *v = next_value(&r, &out);
+        const char *s = json_string_value(v);
+        assert_non_null(s);
+        int i = 0;
+        while (i < nseen && strcmp(seen[i], s) != 0)
+            i++;
+        if (i == nseen) {
+            assert_true(nseen < 4); /* never a fifth distinct vector */
+            snprintf(seen[nseen++], sizeof seen[0], "%s", s);
+        }
+        json_decref(v);
+    }
+    assert_int_equal(nseen, 4); /* 200 seeded picks among 4 reach all of them */
+    close_var(&r);
+    bf_buf_cleanup(&out);
+}
+
 /* A mistake refused by the loader, its message containing `want`. */
 static void refused(const char *var, const char *want)
 {
@@ -283,6 +310,7 @@ static void test_refused(void **state)
     refused("{name: v, type: vector, dims: 8, precision: 7}", "precision");
     refused("{name: v, type: vector, dims: 0}", "dims");
     refused("{name: v, type: vector, dims: 8, encoding: hex}", "encoding");
+    refused("{name: v, type: vector, dims: 16384, pool: 65536}", "MiB a thread");
 }
 
 static void test_engine_check(void **state)
@@ -325,6 +353,7 @@ int main(void)
         cmocka_unit_test(test_json_float_round_trip_and_base64),
         cmocka_unit_test(test_seeded),
         cmocka_unit_test(test_byte_and_bit),
+        cmocka_unit_test(test_pool),
         cmocka_unit_test(test_refused),
         cmocka_unit_test(test_engine_check),
     };
