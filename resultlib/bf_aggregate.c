@@ -1328,9 +1328,10 @@ static void count_wait(bf_row_t *row, bf_es_t *es, const bf_cell_t *cell, int64_
                     (double)(bf_clock_mono_us() - t0) / 1e6, BF_SERVERLESS_COUNT_WAIT_MS / 1000u);
         }
     }
-    char note[200];
+    char note[300];
     snprintf(note, sizeof note,
-             "counted %.1f s after the load without _refresh (OpenSearch Serverless)%s",
+             "counted %.1f s after the load without _refresh (OpenSearch Serverless)%s; "
+             "shards and replicas are the collection's own, not set or measured",
              (double)(bf_clock_mono_us() - t0) / 1e6,
              *n < want ? ": the count had not caught up when the wait ended" : "");
     bf_info("cell %s: %s", cell->id, note);

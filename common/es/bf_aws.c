@@ -437,6 +437,7 @@ static pthread_mutex_t cache_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_mutex_t fetch_lock = PTHREAD_MUTEX_INITIALIZER;
 static bf_aws_creds_t cache;
 static int cache_set;
+static time_t last_fetch; /* the last fetch of the chain (under cache_lock) */
 
 void bf_aws_forget(void)
 {
@@ -468,7 +469,7 @@ int bf_aws_creds_current(const bf_target_t *t, bf_aws_creds_t *out, bf_diag_t *d
     time_t now = time(NULL);
     pthread_mutex_lock(&cache_lock);
     int u = cache_set ? usable(&cache, now) : 0;
-    if (u == 2) {
+    if (u == 2 || (u == 1 && now - last_fetch < BF_AWS_REFETCH_EVERY_S)) {
         creds_copy(out, &cache);
         pthread_mutex_unlock(&cache_lock);
         return BF_OK;
@@ -485,7 +486,8 @@ int bf_aws_creds_current(const bf_target_t *t, bf_aws_creds_t *out, bf_diag_t *d
         pthread_mutex_lock(&fetch_lock);
     /* another thread may have fetched while this one waited */
     pthread_mutex_lock(&cache_lock);
-    if (cache_set && usable(&cache, time(NULL)) == 2) {
+    u = cache_set ? usable(&cache, time(NULL)) : 0;
+    if (u == 2 || (u == 1 && time(NULL) - last_fetch < BF_AWS_REFETCH_EVERY_S)) {
         creds_copy(out, &cache);
         pthread_mutex_unlock(&cache_lock);
         pthread_mutex_unlock(&fetch_lock);
@@ -496,11 +498,16 @@ int bf_aws_creds_current(const bf_target_t *t, bf_aws_creds_t *out, bf_diag_t *d
     bf_diag_t d = {0};
     int rc = bf_aws_creds_resolve(t->aws_region, &fresh, &d);
     pthread_mutex_lock(&cache_lock);
+    last_fetch = time(NULL);
     if (rc == BF_OK) {
         int first = !cache_set || strcmp(cache.source, fresh.source) != 0;
         bf_aws_creds_cleanup(&cache);
         cache = fresh;
         cache_set = 1;
+        if (!first)
+            bf_info("AWS credentials from %s fetched again (key %.8s...), valid until %ld s from "
+                    "now",
+                    cache.source, cache.key_id, (long)(cache.expires - time(NULL)));
         if (first)
             bf_info("AWS credentials from %s (key %.8s...)%s", cache.source, cache.key_id,
                     cache.expires ? ", temporary: fetched again before they expire" : "");

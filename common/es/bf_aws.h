@@ -24,11 +24,14 @@
 #include <curl/curl.h>
 #include <time.h>
 
-#define BF_AWS_REFRESH_BEFORE_S                                                                    \
-    300                             /* fetch temporary credentials again this long before expiry   \
-                                     */
-#define BF_AWS_HTTP_TIMEOUT_MS 5000 /* one STS or metadata request */
-#define BF_AWS_MAX_ANSWER_BYTES (64u << 10) /* an STS or metadata answer */
+/* temporary credentials are fetched again this long (s) before they expire */
+#define BF_AWS_REFRESH_BEFORE_S 300
+/* near their expiry, at most one fetch this often (s), so a failing provider is not hammered */
+#define BF_AWS_REFETCH_EVERY_S 10
+/* one STS or metadata request (ms) */
+#define BF_AWS_HTTP_TIMEOUT_MS 5000
+/* an STS or metadata answer (bytes) */
+#define BF_AWS_MAX_ANSWER_BYTES (64u << 10)
 
 /* One set of credentials. key_id, secret, token are owned (token NULL for long-term keys).
  * Free with bf_aws_creds_cleanup. */

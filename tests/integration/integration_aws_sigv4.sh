@@ -7,15 +7,19 @@
 # clock and an expired session token each stop the run before any bulk (exit 3) with a message
 # naming the signature, the clock or the token; the credentials found in a shared credentials
 # file (AWS_PROFILE), through web identity (a fake STS, AWS_ENDPOINT_URL_STS) and through IMDSv2
-# (a fake metadata service, AWS_EC2_METADATA_SERVICE_ENDPOINT), all on 127.0.0.1. The secret
-# never appears in the output or the results.
+# (a fake metadata service, AWS_EC2_METADATA_SERVICE_ENDPOINT), all on 127.0.0.1; temporary
+# credentials that expire within 5 minutes are fetched again and the new key signs the later
+# requests. The secret never appears in the output or the results.
 source "$(dirname "$0")/lib.sh"
 trap 'stop_fs; for p in ${FAKES:-}; do kill "$p" 2> /dev/null || true; done; cleanup_tmp' EXIT
 python3 -c "import botocore" 2> /dev/null || { echo "SKIP: python3-botocore missing (scripts/install-deps.sh)"; exit 77; }
 cd "$TMP"
 KID=AKIDBULKFLEETTEST1
 SECRET='wJalrXUtnFEMI/K7MDENG+bPxRfiCYBULKFLEET'
+KID2=AKIDBULKFLEETTEST2
+SECRET2='secondSecretOfTheRefreshedCredentials'
 export BF_FAULT_AWS_ACCESS_KEY_ID=$KID BF_FAULT_AWS_SECRET_ACCESS_KEY=$SECRET
+export BF_FAULT_AWS_EXTRA_KEYS="$KID2:$SECRET2"
 # nothing of this host's own AWS setup, and never the real metadata address
 clean_env() {
     env -u AWS_ACCESS_KEY_ID -u AWS_SECRET_ACCESS_KEY -u AWS_SESSION_TOKEN -u AWS_PROFILE \
@@ -25,7 +29,7 @@ clean_env() {
         AWS_EC2_METADATA_DISABLED=true "$@"
 }
 mkdir -p home
-scenario() { # scenario FILE SERVICE MATRIX
+scenario() { # scenario FILE SERVICE MATRIX [DURATION]
     cat > "$1" <<YAML
 name: aws-$2
 target:
@@ -33,7 +37,7 @@ target:
   auth: {aws: {region: eu-west-1, service: $2}}
 index: {name: "aws-$2-{compression}", recreate: true}
 document: {source: '{"n": 1, "msg": "signed"}'}
-run: {warmup: 0s, duration: 2s}
+run: {warmup: 0s, duration: ${4:-2s}}
 matrix: {batch_size: [50], concurrency: [2]$3}
 YAML
 }
@@ -133,13 +137,36 @@ grep -q "AWS credentials from shared credentials (profile bench" files.err || { 
 check_log
 pass "shared credentials file, profile bench"
 
+# credentials the scenario gives (from the coordinator's environment), shipped to the agent:
+# no AWS setting on any host, every request signed, the secret not in the results
+start_fs ok ship --sigv4 eu-west-1/es
+cat > ship.yaml <<YAML
+name: aws-ship
+target:
+  hosts: ["http://127.0.0.1:$FS_PORT"]
+  auth:
+    aws: {region: eu-west-1, service: es, access_key_id: "\${SHIP_KID}", secret_access_key: "\${SHIP_SECRET}"}
+index: {name: aws-ship, recreate: true}
+document: {source: '{"n": 1}'}
+run: {warmup: 0s, duration: 2s}
+matrix: {batch_size: [50], concurrency: [2]}
+YAML
+run_campaign ship SHIP_KID=$KID SHIP_SECRET=$SECRET
+[ "$RC" = 0 ] || { cat ship.err >&2; fail "shipped credentials: exit $RC"; }
+check_log
+grep -rq "$SECRET" ship.out ship.err r-ship && fail "the shipped secret appears in the output or the results"
+pass "credentials given by the scenario, shipped to the agent, never written"
+
 # fake STS (web identity) and fake IMDSv2 on loopback: temporary credentials with a token
 FAKE_PORT=$(free_port)
-timeout 120 python3 - "$FAKE_PORT" "$KID" "$SECRET" <<'PY' > fake.out 2>&1 &
-import json, sys, urllib.parse
+timeout 180 python3 - "$FAKE_PORT" "$KID" "$SECRET" "$KID2" "$SECRET2" <<'PY' > fake.out 2>&1 &
+import json, sys, time, urllib.parse
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-port, kid, secret = int(sys.argv[1]), sys.argv[2], sys.argv[3]
+port, kid, secret, kid2, secret2 = int(sys.argv[1]), *sys.argv[2:6]
 TOKEN = "IQoJb3JpZ2luX2VjEFAKESESSIONTOKEN"
+served = [0]  # instance role credentials handed out: the first two (coordinator, agent) are
+# kid's, every later one kid2's, and all expire in 200 s, inside the 5 minutes in which
+# bulkfleet fetches them again
 class H(BaseHTTPRequestHandler):
     def log_message(self, *a):
         pass
@@ -159,8 +186,11 @@ class H(BaseHTTPRequestHandler):
         if self.path == "/latest/meta-data/iam/security-credentials/":
             return self.reply(200, "bench-role")
         if self.path == "/latest/meta-data/iam/security-credentials/bench-role":
-            return self.reply(200, json.dumps({"Code": "Success", "AccessKeyId": kid,
-                "SecretAccessKey": secret, "Token": TOKEN, "Expiration": "2099-01-01T00:00:00Z"}))
+            served[0] += 1
+            k, sec = (kid, secret) if served[0] <= 2 else (kid2, secret2)
+            exp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(time.time() + 200))
+            return self.reply(200, json.dumps({"Code": "Success", "AccessKeyId": k,
+                "SecretAccessKey": sec, "Token": TOKEN, "Expiration": exp}))
         self.reply(404, "")
     def do_POST(self):
         n = int(self.headers.get("Content-Length", 0))
@@ -189,10 +219,25 @@ assert all(json.loads(l).get('sigv4') == 'ok' for l in open('$FS_LOG'))" || fail
 pass "web identity through STS AssumeRoleWithWebIdentity (session token signed)"
 
 start_fs ok imds --sigv4 eu-west-1/es
-scenario imds.yaml es ""
+scenario imds.yaml es "" 13s
 run_campaign imds AWS_EC2_METADATA_DISABLED=false AWS_EC2_METADATA_SERVICE_ENDPOINT="http://127.0.0.1:$FAKE_PORT"
 [ "$RC" = 0 ] || { cat imds.err >&2; fail "imds: exit $RC"; }
 grep -q "AWS credentials from instance metadata (role bench-role)" imds.err || { cat imds.err >&2; fail "imds: source"; }
 check_log
-grep -rq "FAKESESSIONTOKEN\|$SECRET" imds.out imds.err r-imds && fail "a secret appears in the output or the results"
-pass "IMDSv2: session token, role, temporary credentials"
+# credentials that expire within 5 minutes are fetched again (at most every 10 s): the second
+# key signs the later requests, of the agent's bulk and the coordinator's alike
+grep -q "AWS credentials from instance metadata (role bench-role) fetched again (key AKIDBULK...)" imds.err ||
+    { cat imds.err >&2; fail "imds: the credentials were not fetched again before they expire"; }
+python3 - "$FS_LOG" "$KID" "$KID2" <<'PY'
+import json, sys
+recs = [json.loads(l) for l in open(sys.argv[1])]
+by = {}
+for r in recs:
+    by.setdefault(r.get("sigv4_key"), []).append(r)
+assert set(by) == {sys.argv[2], sys.argv[3]}, sorted(by)
+assert any(r.get("bulk") for r in by[sys.argv[3]]), "no bulk request signed with the new key"
+assert max(r["t"] for r in by[sys.argv[2]]) <= min(r["t"] for r in by[sys.argv[3]] if r.get("bulk")) + 1
+print("signed by the first key: %d requests, then by the refreshed one: %d" % (len(by[sys.argv[2]]), len(by[sys.argv[3]])))
+PY
+grep -rq "FAKESESSIONTOKEN\|$SECRET\|$SECRET2" imds.out imds.err r-imds && fail "a secret appears in the output or the results"
+pass "IMDSv2: session token, role, temporary credentials fetched again before they expire"

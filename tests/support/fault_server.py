@@ -35,8 +35,9 @@ Usage: fault_server.py --port P --mode MODE [--log FILE] [--host H] [--max-lifet
 plugin's security_exception, as a secured cluster does; each request's log line says
 "auth": "ok" or "refused".
 --sigv4 REGION/SERVICE checks every request's AWS Signature Version 4 with botocore
-(sigv4_verify.py; key and secret from BF_FAULT_AWS_ACCESS_KEY_ID / _SECRET_ACCESS_KEY): each
-log line says "sigv4": "ok" or the refusal, answered 403 {"message": ...} as AWS does;
+(sigv4_verify.py; key and secret from BF_FAULT_AWS_ACCESS_KEY_ID / _SECRET_ACCESS_KEY, more
+keys as BF_FAULT_AWS_EXTRA_KEYS=KEY:SECRET,...): each
+log line says "sigv4": "ok" or the refusal and "sigv4_key" the key id, answered 403 {"message": ...} as AWS does;
 --clock-skew-s and --expired-token play a skewed clock and an expired session token.
 --refuse-chunked answers 411 to every chunked body (a proxy that wants lengths).
 --serverless plays OpenSearch Serverless (no GET /, cluster and node APIs, _refresh; no shard
@@ -618,6 +619,7 @@ class Handler(BaseHTTPRequestHandler):
         if state.verifier is not None:
             refused = state.verifier.check(method, self.path, self.headers, body or b"")
             rec["sigv4"] = "ok" if refused is None else refused[1]
+            rec["sigv4_key"] = state.verifier.key_of(self.headers)
             if refused is not None:
                 rec["status"] = refused[0]
                 rec["response_bytes"] = self._send_json(refused[0], {"message": refused[1]})
@@ -1177,7 +1179,11 @@ def main(argv=None):
         if not (region and service and kid and secret):
             ap.error("--sigv4 REGION/SERVICE needs BF_FAULT_AWS_ACCESS_KEY_ID and "
                      "BF_FAULT_AWS_SECRET_ACCESS_KEY in the environment")
-        server.state.verifier = sigv4_verify.Verifier(region, service, {kid: secret},
+        keys = {kid: secret}
+        for pair in filter(None, os.environ.get("BF_FAULT_AWS_EXTRA_KEYS", "").split(",")):
+            k, _, v = pair.partition(":")
+            keys[k] = v
+        server.state.verifier = sigv4_verify.Verifier(region, service, keys,
                                                       args.clock_skew_s, args.expired_token)
 
     def stop(reason):

@@ -38,6 +38,12 @@ class Verifier:
         self.clock_skew_s = clock_skew_s
         self.expired_tokens = set(expired_tokens)
 
+    @staticmethod
+    def key_of(headers):
+        """The access key id the request says it was signed with, or None."""
+        m = AUTH_RE.match((headers.get("Authorization") or "").strip())
+        return m.group(1) if m else None
+
     def now(self):
         return time.time() + self.clock_skew_s
 
