@@ -377,12 +377,15 @@ static void script_notes(const char *path, const bf_scenario_t *sc)
             continue;
         bf_info("%s: %s%s%s%s %s %s scripts, from the OpenSearch/Elasticsearch module lang-%s: "
                 "a cluster without it refuses them (HTTP 400, and a refused search query stops "
-                "the cell); docs/development.md lists which dev cluster of scripts/devcluster.sh "
-                "has it, full distributions have it",
+                "the cell); %s; full distributions have it",
                 path, nq ? (nq == 1 ? "search query " : "search queries ") : "", nq ? who : "",
                 nq && in_mappings ? " and " : "",
                 in_mappings ? "the mappings (runtime fields)" : "",
-                nq == 1 && !in_mappings ? "runs" : "run", known[l], known[l]);
+                nq == 1 && !in_mappings ? "runs" : "run", known[l], known[l],
+                l < 2 ? "of the dev clusters of scripts/devcluster.sh only the OpenSearch 2 one "
+                        "started with BF_DEVCLUSTER_SCRIPTING=1 has it (docs/development.md)"
+                      : "docs/development.md lists what each dev cluster of "
+                        "scripts/devcluster.sh has");
     }
 }
 
