@@ -738,6 +738,7 @@ typedef struct task_acc {
     double search_period; /* the longest time-period of a search task (s), 0 when none */
     double search_warmup; /* the longest warmup-time-period of a search task (s), 0 when none */
     const char *dir;      /* the track's folder: its track.py and the files that reads */
+    const char *pyname;   /* "track.py", or OpenSearch Benchmark's "workload.py" */
     bf_buf_t vars;        /* variables: entries the derived queries need (YAML lines) */
 } task_acc;
 
@@ -756,22 +757,35 @@ typedef struct psrc_known {
     const char *clause;     /* the bool clause holding the terms: "filter", "must_not" */
 } psrc_known;
 static const psrc_known PSRC_KNOWN[] = {
-    {"pure-terms-query-source", "PureTermsQueryParamSource",
-     "\"terms\": {\"name.raw\": query_terms}", 100, NULL, NULL},
+    /* shapes without white space, up to a list's end
+       (Python allows a comma before it) */
+    {"pure-terms-query-source", "PureTermsQueryParamSource", "\"terms\":{\"name.raw\":query_terms}",
+     100, NULL, NULL},
     {"filtered-terms-query-source", "FilteredTermsQueryParamSource",
-     "\"filter\": [\n                            {\"terms\": {\"name.raw\": query_terms}}", 1000,
-     "T", "filter"},
+     "\"filter\":[{\"terms\":{\"name.raw\":query_terms}}", 1000, "T", "filter"},
     {"prohibited-terms-query-source", "ProhibitedTermsQueryParamSource",
-     "\"must_not\": [\n                            {\"terms\": {\"name.raw\": query_terms}}", 1000,
-     "A", "must_not"},
+     "\"must_not\":[{\"terms\":{\"name.raw\":query_terms}}", 1000, "A", "must_not"},
 };
 #define PSRC_RANDOM "@@bulkfleet-rally-random@@"
 
-/* The body of the search param-source psrc of the track in dir, as a scenario query template
- * (caller frees), and the range variable it draws from into *var ("rally_random_100"); NULL
- * when the param-source is not one of PSRC_KNOWN as published (why says what differs). */
-static char *psrc_body(const char *dir, const char *psrc, char *var, size_t var_size, char *why,
-                       size_t why_size)
+/* text without its white space (Python's layout differs between Rally's and OpenSearch
+ * Benchmark's copies of the same class); caller frees */
+static char *squeeze(const char *text, size_t len)
+{
+    char *out = bf_malloc(len + 1), *o = out;
+    for (size_t i = 0; i < len; i++)
+        if (!isspace((unsigned char)text[i]))
+            *o++ = text[i];
+    *o = '\0';
+    return out;
+}
+
+/* The body of the search param-source psrc of the track in dir (its Python: pyname, track.py
+ * or OpenSearch Benchmark's workload.py), as a scenario query template (caller frees), and the
+ * range variable it draws from into *var ("rally_random_100"); NULL when the param-source is
+ * not one of PSRC_KNOWN as published (why says what differs). */
+static char *psrc_body(const char *dir, const char *pyname, const char *psrc, char *var,
+                       size_t var_size, char *why, size_t why_size)
 {
     const psrc_known *k = NULL;
     for (size_t i = 0; i < sizeof PSRC_KNOWN / sizeof PSRC_KNOWN[0]; i++)
@@ -781,28 +795,35 @@ static char *psrc_body(const char *dir, const char *psrc, char *var, size_t var_
     size_t wl = strlen(why);
     if (k == NULL)
         return NULL;
-    char *py_path = bf_asprintf("%s/track.py", dir), *py = NULL;
+    char *py_path = bf_asprintf("%s/%s", dir, pyname), *raw = NULL;
     size_t py_len = 0;
     bf_diag_t d = {0};
-    int rc = read_file(py_path, &py, &py_len, &d);
+    int rc = read_file(py_path, &raw, &py_len, &d);
     free(py_path);
     if (rc != BF_OK) {
-        snprintf(why + wl, why_size - wl, " (and track.py is not beside track.json)");
+        snprintf(why + wl, why_size - wl, " (and %s is not beside the track)", pyname);
         return NULL;
     }
-    char reg[256], cls[128], rnd[64];
-    snprintf(reg, sizeof reg, "register_param_source(\"%s\", %s)", k->name, k->cls);
-    snprintf(cls, sizeof cls, "class %s(QueryParamSource)", k->cls);
-    snprintf(rnd, sizeof rnd, "str(random.randint(1, %d))", k->rand_max);
+    char *py = squeeze(raw, py_len);
+    free(raw);
+    char reg[256], cls[128], rnd[64], must[96];
+    snprintf(reg, sizeof reg, "register_param_source(\"%s\",%s)", k->name, k->cls);
+    snprintf(cls, sizeof cls, "class%s(QueryParamSource):", k->cls);
+    snprintf(rnd, sizeof rnd, "str(random.randint(1,%d))", k->rand_max);
+    snprintf(must, sizeof must, "\"must\":[{\"match\":{\"feature_class.raw\":\"%s\"}}",
+             k->must ? k->must : "");
     const char *c = strstr(py, cls);
-    const char *end = c ? strstr(c + 1, "\nclass ") : NULL;
+    /* up to the next class's header, or register() ("class" alone is in "feature_class") */
+    const char *end = c ? strstr(c + strlen(cls), "(QueryParamSource):") : NULL;
+    const char *reg_at = c ? strstr(c + strlen(cls), "defregister(") : NULL;
+    if (end == NULL || (reg_at && reg_at < end))
+        end = reg_at;
     if (end == NULL && c)
         end = c + strlen(c);
     size_t span = c ? (size_t)(end - c) : 0;
     int same = strstr(py, reg) && c && memmem(c, span, k->shape, strlen(k->shape)) &&
-               memmem(c, span, rnd, strlen(rnd)) &&
-               strstr(py, "os.path.join(cwd, \"terms.txt\")") &&
-               (!k->must || memmem(c, span, k->must, strlen(k->must)));
+               memmem(c, span, rnd, strlen(rnd)) && strstr(py, "os.path.join(cwd,\"terms.txt\")") &&
+               (!k->must || memmem(c, span, must, strlen(must)));
     free(py);
     if (!same) {
         snprintf(why + wl, why_size - wl,
@@ -930,11 +951,11 @@ static void account_task(task_acc *acc, json_t *t, json_t *op, const char *type,
          * own body, if any, is not what Rally sends, so nothing is imported under its name
          * unless the param-source is one whose query is known (psrc_body) */
         char because[256];
-        derived = psrc_body(acc->dir, psrc, var, sizeof var, because, sizeof because);
+        derived = psrc_body(acc->dir, acc->pyname, psrc, var, sizeof var, because, sizeof because);
         if (derived == NULL) {
             char *why = bf_asprintf("%s (%s: its request comes from the param-source '%s' of the "
-                                    "track's track.py, %s)",
-                                    tn, type, psrc, because);
+                                    "track's %s, %s)",
+                                    tn, type, psrc, acc->pyname, because);
             json_array_append_new(acc->skipped, json_string(why));
             free(why);
             return;
@@ -944,10 +965,10 @@ static void account_task(task_acc *acc, json_t *t, json_t *op, const char *type,
                            strrchr(var, '_') + 1);
         bf_buf_appendf(&acc->notes,
                        "#  - task '%s' (%s): its body comes from the param-source '%s' of the "
-                       "track's track.py; written here as that class builds it (a terms query on "
+                       "track's %s; written here as that class builds it (a terms query on "
                        "name.raw over the lines of terms.txt, and a random number from 1 to %s "
                        "appended as a string, as Rally does against the request cache: $[[%s]])\n",
-                       tn, type, psrc, strrchr(var, '_') + 1, var);
+                       tn, type, psrc, acc->pyname, strrchr(var, '_') + 1, var);
     }
     if (json_array_size(acc->queries) >= MAX_IMPORT_QUERIES) {
         char *why =
@@ -1392,6 +1413,9 @@ static int rally_bulk_tasks(rally_t *R)
 {
     json_t *ops = json_object_get(R->track, "operations");
     R->acc.dir = R->dir;
+    size_t fl = strlen(R->file);
+    R->acc.pyname =
+        fl >= 13 && strcmp(R->file + fl - 13, "workload.json") == 0 ? "workload.py" : "track.py";
     size_t i;
     json_t *t;
     json_array_foreach(R->tasks, i, t)

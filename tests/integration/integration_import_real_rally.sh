@@ -161,7 +161,7 @@ with open(sys.argv[1] + "/documents-2.json", "w") as f:
 PY2
 "$COORD" import-rally geo --allow-partial-corpus -o geo.yaml 2> geoe || { cat geoe >&2; fail "import-rally geonames exit $?"; }
 for t in large_terms large_filtered_terms large_prohibited_terms; do
-    grep -q "^#  - not imported: task $t (search: its request comes from the param-source '.*-terms-query-source' of the track's track.py, which bulkfleet does not run (and track.py is not beside track.json))$" geo.yaml &&
+    grep -q "^#  - not imported: task $t (search: its request comes from the param-source '.*-terms-query-source' of the track's track.py, which bulkfleet does not run (and track.py is not beside the track))$" geo.yaml &&
         ! grep -q "name: $t " geo.yaml || { cat geo.yaml >&2; fail "geonames' $t imported as another query, or not named"; }
 done
 grep -q "13 tasks: 1 bulk, 5 searches imported, 4 mapped to what each cell does; 3 not imported: large_terms" geoe ||
@@ -180,6 +180,13 @@ grep -q "13 tasks: 1 bulk, 8 searches imported, 4 mapped to what each cell does;
     grep -A2 "^    - name: large_prohibited_terms   # Rally search$" geop.yaml | grep -q 'must_not.*rally_random_1000' ||
     { grep -v "^      body" geop.yaml >&2; cat geope >&2; fail "geonames' param-source searches not written as their classes build them"; }
 "$COORD" validate geop.yaml > /dev/null 2> gpve || { cat gpve >&2; fail "validate geop.yaml exit $?"; }
+# the same as an OpenSearch Benchmark workload (workload.json, workload.py laid out its way)
+cp -r geo geo-osb && rm geo-osb/track.py && cp geo/workload.py.txt geo-osb/workload.py && mv geo-osb/track.json geo-osb/workload.json
+sed -i 's/rally\.helpers/benchmark.helpers/; s/rally\.collect/benchmark.collect/g; s/"challenges"/"test_procedures"/' geo-osb/workload.json
+"$COORD" import-rally geo-osb --allow-partial-corpus -o geoo.yaml 2> geooe || { cat geooe >&2; fail "import-rally geonames (OpenSearch Benchmark) exit $?"; }
+grep -q "8 searches imported, 4 mapped to what each cell does; none left out" geooe &&
+    grep -q "^#  - task 'large_filtered_terms' (search): its body comes from the param-source 'filtered-terms-query-source' of the track's workload.py; written here" geoo.yaml ||
+    { grep -v "^      body" geoo.yaml >&2; cat geooe >&2; fail "the workload.py's param-sources not written as their classes build them"; }
 # validate and run: the rendered mappings and settings on the cluster, every document counted
 sed -i "s|^  hosts: .*|  hosts: [\"$ES\"]|" p.yaml
 # the schedule's order (issue 41 3d, 3e): the bulk task reads its corpus once, whole (the

@@ -337,7 +337,7 @@ static void test_step_searches(void **state)
          "\"pure-terms-query-source\"}",
          "#  - not imported: task large_terms (search: its request comes from the param-source "
          "'pure-terms-query-source' of the track's track.py, which bulkfleet does not run (and "
-         "track.py is not beside track.json))\n",
+         "track.py is not beside the track))\n",
          "name: large_terms"},
         {"{\"name\": \"ps\", \"operation-type\": \"search\", \"param-source\": \"x\", \"body\": "
          "{\"query\": {\"term\": {\"a\": 1}}}}",
