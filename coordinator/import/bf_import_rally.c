@@ -1072,10 +1072,12 @@ static void account_task(task_acc *acc, json_t *t, json_t *op, const char *type,
         acc->search_warmup = twu;
     acc->sum_clients += count_of(json_object_get(t, "clients"), 1);
     json_t *tt = json_object_get(t, "target-throughput");
-    if (json_is_number(tt))
+    if (json_is_number(tt)) {
         acc->rate_sum += json_number_value(tt);
-    else
+        json_object_set_new(q, "rate", json_real(json_number_value(tt)));
+    } else {
         acc->all_rated = 0;
+    }
     (void)ix; /* the cell's index: Rally's searches name the track's index */
     json_array_append_new(acc->queries, q);
 }
@@ -1798,29 +1800,31 @@ static void rally_account(rally_t *R)
             acc->after++;
     }
     const char *rate = acc->all_rated && acc->rate_sum > 0
-                           ? "target_rate: the sum of their target-throughputs"
-                           : "closed loop: not every search has a target-throughput";
+                           ? "target_rate: the sum of their target-throughputs, each query's "
+                             "weight its target-throughput x 10, so each runs at its own rate"
+                           : "weight 1 each, closed loop: not every search has a "
+                             "target-throughput";
     if (acc->searches && acc->after == 0)
         bf_buf_appendf(&R->notes,
                        "#  - %zu search task%s imported as search.queries: Rally runs %s in a "
                        "parallel block with the bulk task, so here %s one mix beside the load "
-                       "in each cell (weight 1 each, %s; clients: the sum of the tasks' clients)\n",
+                       "in each cell (%s; clients: the sum of the tasks' clients)\n",
                        acc->searches, acc->searches > 1 ? "s" : "",
                        acc->searches > 1 ? "them" : "it", acc->searches > 1 ? "they are" : "it is",
                        rate);
     else if (acc->searches)
-        bf_buf_appendf(
-            &R->notes,
-            "#  - %zu search task%s imported as search.queries: Rally runs %s after "
-            "the load, one task after the other; here the load cells have no search "
-            "client (search_clients: 0) and one search-only cell after them "
-            "(concurrency: 0, the index the load left: search.recreate false) runs "
-            "them as one mix (weight 1 each, %s; clients: the sum of the tasks' clients) for "
-            "search.duration%s\n",
-            acc->searches, acc->searches > 1 ? "s" : "", acc->searches > 1 ? "them" : "it", rate,
-            acc->beside ? "; the ones in Rally's parallel block with the bulk task "
-                          "run there too, not beside the load"
-                        : "");
+        bf_buf_appendf(&R->notes,
+                       "#  - %zu search task%s imported as search.queries: Rally runs %s after "
+                       "the load, one task after the other; here the load cells have no search "
+                       "client (search_clients: 0) and one search-only cell after them "
+                       "(concurrency: 0, the index the load left: search.recreate false) runs "
+                       "them as one mix (%s; clients: the sum of the tasks' clients) for "
+                       "search.duration%s\n",
+                       acc->searches, acc->searches > 1 ? "s" : "",
+                       acc->searches > 1 ? "them" : "it", rate,
+                       acc->beside ? "; the ones in Rally's parallel block with the bulk task "
+                                     "run there too, not beside the load"
+                                   : "");
     size_t nskip = json_array_size(acc->skipped);
     bf_buf_t sk;
     bf_buf_init(&sk, 0);
@@ -1968,6 +1972,15 @@ static void rally_write_search_matrix(rally_t *R)
             bf_buf_appendz(y, "\n      body: ");
             emit_str(y, str_of(q, "body"));
             bf_buf_appendz(y, "\n");
+            if (acc->all_rated && acc->rate_sum > 0) {
+                /* its share of the mix is its own target-throughput's share of their sum */
+                double w = json_real_value(json_object_get(q, "rate")) * 10;
+                bf_buf_appendf(y, "      weight: %.0f   # target-throughput %g x 10\n",
+                               w < 1         ? 1
+                               : w > 1000000 ? 1000000
+                                             : w,
+                               json_real_value(json_object_get(q, "rate")));
+            }
             if (json_object_get(q, "depth"))
                 bf_buf_appendf(y,
                                "      paging: {by: search_after, size: %.0f, depth: %.0f, pit: "

@@ -538,6 +538,31 @@ static void test_many_searches(void **state)
     }
 }
 
+/* searches that all have a target-throughput run as one mix at the sum of their rates, each
+ * weighted by its own rate, so each query runs at its own rate (weight 1 each gave geonames'
+ * 3-per-second aggregation the 100-per-second term query's share) */
+static void test_mix_weights(void **state)
+{
+    (void)state;
+    char json[2048], msg[16384];
+    snprintf(json, sizeof json,
+             "{\"indices\": [{\"name\": \"ix\"}], \"corpora\": [{\"name\": \"c\", \"documents\": "
+             "[{\"source-file\": \"docs.json\"}]}], \"operations\": [{\"name\": \"b\", "
+             "\"operation-type\": \"bulk\", \"bulk-size\": 10}, {\"name\": \"t\", "
+             "\"operation-type\": \"search\", \"body\": {\"query\": {\"term\": {\"n\": 1}}}}, "
+             "{\"name\": \"agg\", \"operation-type\": \"search\", \"body\": {\"size\": 0}}], "
+             "\"schedule\": [{\"operation\": \"b\"}, {\"operation\": \"t\", \"target-throughput\": "
+             "100}, {\"operation\": \"agg\", \"target-throughput\": 0.8}]}");
+    assert_int_equal(import_text("mix.json", json, NULL, NULL, msg, sizeof msg), BF_OK);
+    const char *want[] = {
+        "  target_rate: 101\n", "      weight: 1000   # target-throughput 100 x 10\n",
+        "      weight: 8   # target-throughput 0.8 x 10\n",
+        "each query's weight its target-throughput x 10, so each runs at its own rate"};
+    for (size_t i = 0; i < 4; i++)
+        if (strstr(msg, want[i]) == NULL)
+            fail_msg("'%s' not in:\n%s", want[i], msg);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -553,6 +578,7 @@ int main(void)
         cmocka_unit_test(test_corpus_caches),
         cmocka_unit_test(test_step_order),
         cmocka_unit_test(test_many_searches),
+        cmocka_unit_test(test_mix_weights),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
