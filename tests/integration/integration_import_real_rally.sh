@@ -166,7 +166,7 @@ for t in large_terms large_filtered_terms large_prohibited_terms; do
 done
 grep -q "13 tasks: 1 bulk, 5 searches imported, 4 mapped to what each cell does; 3 not imported: large_terms" geoe ||
     { cat geoe >&2; fail "geonames' task counts"; }
-grep -A3 "^    - name: scroll   # Rally search$" geo.yaml | grep -q "paging: {by: search_after, size: 1000, depth: 25000, pit: true}" &&
+grep -A4 "^    - name: scroll   # Rally search$" geo.yaml | grep -q "paging: {by: search_after, size: 1000, depth: 25000, pit: true}" &&
     grep -q "task 'scroll' (search): Rally scrolls 25 pages of 1000 hits, imported as a paged query" geo.yaml ||
     { cat geo.yaml >&2; fail "geonames' scroll is not paged as Rally's 25 pages of 1000"; }
 "$COORD" validate geo.yaml > /dev/null 2> gve || { cat gve >&2; fail "validate geo.yaml exit $?"; }
