@@ -25,6 +25,7 @@
 #include "bf_sha256.h"
 #include "bf_template.h"
 #include "bf_units.h"
+#include "bf_vecfile.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -1190,9 +1191,58 @@ static int load_values(bf__load_t *L, bf_var_spec_t *v, const bf_ynode_t *at, co
 }
 
 /* A vector variable's keys (docs/vectors.md) into v; 0 or an error at the key. */
+/* A vector variable's file: (bf_vecfile.h): its rows rendered into v's values. */
+static int build_vector_file(bf__load_t *L, bf_var_spec_t *v, const bf__kval_t *vv, const char *dp)
+{
+    static const int not_with_file[] = {BF__K_VAR_DISTRIBUTION, BF__K_VAR_PRECISION, BF__K_VAR_POOL,
+                                        BF__K_VAR_ELEMENT_TYPE};
+    for (size_t i = 0; i < sizeof not_with_file / sizeof not_with_file[0]; i++)
+        if (vv[not_with_file[i]].key)
+            return bf__err(L, vv[not_with_file[i]].key, BF_E_INVAL,
+                           "%s.%s: not used with file: (the file's rows are the vectors)", dp,
+                           bf__keys[not_with_file[i]].path + 12);
+    const bf_ynode_t *fn = vv[BF__K_VAR_FILE].node;
+    const char *path = vv[BF__K_VAR_FILE].s;
+    if (strchr(path, '#'))
+        return bf__err(L, fn, BF_E_INVAL,
+                       "%s.file: '%s': HDF5 data sets (PATH#dataset) are not read yet; convert "
+                       "the data set to .fbin or .fvecs",
+                       dp, path);
+    char key[96];
+    snprintf(key, sizeof key, "%s.file", dp);
+    const char *text;
+    size_t len;
+    int rc = read_ref(L, fn, key, "vector file", path, BF_MAX_DICT_BYTES, &text, &len);
+    if (rc != BF_OK)
+        return rc;
+    bf_vecfile_t vf;
+    char msg[512];
+    rc = bf_vecfile_load(path, (const unsigned char *)text, len,
+                         vv[BF__K_VAR_DIMS].set ? (uint32_t)vv[BF__K_VAR_DIMS].u : 0,
+                         v->enc == BF_VEC_BASE64, v->little, BF__MAX_VECTOR_FILE_RENDERED, &vf, msg,
+                         sizeof msg);
+    if (rc != BF_OK)
+        return bf__err(L, fn, rc, "%s.file: %s", dp, msg);
+    v->path = bf_strdup(path);
+    v->values = vf.values;
+    v->value_off = vf.value_off;
+    v->nvalues = vf.rows;
+    v->max_value_len = vf.max_len;
+    v->total_value_len = vf.value_off[vf.rows];
+    v->dims = vf.dims;
+    v->elem = vf.integer ? BF_VEC_BYTE : BF_VEC_FLOAT;
+    v->kind = v->enc == BF_VEC_BASE64 ? BF_VAR_KIND_STRING : BF_VAR_KIND_FRAGMENT;
+    return BF_OK;
+}
+
 static int build_vector(bf__load_t *L, bf_var_spec_t *v, const bf__kval_t *vv, const bf_ynode_t *at,
                         const char *dp)
 {
+    if (vv[BF__K_VAR_FILE].set) {
+        v->enc = (uint8_t)vv[BF__K_VAR_ENCODING].e;
+        v->little = vv[BF__K_VAR_BYTE_ORDER].e == 1;
+        return build_vector_file(L, v, vv, dp);
+    }
     if (!vv[BF__K_VAR_DIMS].set)
         return bf__err(L, at, BF_E_INVAL,
                        "%s: type vector needs dims: (the number of dimensions, as the mapping's "

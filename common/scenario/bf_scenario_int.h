@@ -25,6 +25,7 @@
 #define BF__MAX_DICT_LINE (1u << 20) /* one dictionary line, bytes */
 #define BF__MAX_VARIABLES 1024u      /* variables in one scenario */
 #define BF__MAX_VECTOR_POOL (256u << 20) /* bytes of one vector variable's pool a thread */
+#define BF__MAX_VECTOR_FILE_RENDERED ((size_t)2 << 30) /* a vector file's rows, rendered */
 #define BF__MAX_AXES 32u             /* matrix axes */
 
 /* ---- the key table (bf_scenario_keys.c) ---------------------------------------------------- */
@@ -218,6 +219,8 @@ int bf__v_nonempty(struct bf__load *L, const bf_ynode_t *n, const char *path, bf
       NULL, NULL)                                                                                  \
     X(VAR_POOL, "variables[].pool", BF__T_U32, "0", 0, 65536, 0, BF__VM(BF_VAR_VECTOR), NULL,      \
       NULL)                                                                                        \
+    X(VAR_FILE, "variables[].file", BF__T_STR, NULL, 0, 0, 0, BF__VM(BF_VAR_VECTOR), NULL,         \
+      bf__v_nonempty)                                                                              \
     X(DOCUMENT, "document", BF__T_SECTION, NULL, 0, 0, BF__F_REQUIRED, 0, NULL, NULL)              \
     X(DOC_ACTION, "document.action", BF__T_ENUM, "index", 0, 0, 0, 0,                              \
       "index|create|update|delete", NULL)                                                          \

@@ -195,6 +195,8 @@ size_t bf_var_max_len(const bf_var_spec_t *specs, size_t i)
         return 2 + (size_t)s->size * (item + 2 * quote + 1);
     }
     case BF_VAR_VECTOR: {
+        if (s->values)
+            return s->max_value_len; /* file: */
         size_t bytes = vec_bytes(s);
         if (s->enc == BF_VEC_BASE64)
             return 4 * ((bytes + 2) / 3);
@@ -862,6 +864,16 @@ int bf_vars_eval(bf_vars_t *v, size_t i, char *scratch, const char **val, size_t
         return BF_OK;
     }
     case BF_VAR_VECTOR:
+        if (s->values) {
+            /* file: rows partitioned as sequences are: stream s of S takes rows s, s + S, ...,
+             * so each row is sent once per pass over the fleet, and a sequence from 0 gives
+             * its row number */
+            uint64_t k = (v->seq_skip + st->n * v->stream_count + v->stream_index) % s->nvalues;
+            st->n++;
+            *val = s->values + s->value_off[k];
+            *len = s->value_off[k + 1] - s->value_off[k];
+            return BF_OK;
+        }
         if (s->pool) {
             size_t k = s->pool > 1 ? (size_t)bf_rng_below(&v->rng, s->pool) : 0;
             *val = st->vpool + st->vpool_off[k];

@@ -9,6 +9,8 @@
 # its first hit is the document with score 1 (cosine 1: Elasticsearch scores (1 + cos) / 2) for
 # hnsw, and for the quantized types on Elasticsearch 9 with rescore_vector (the raw floats
 # rescore the candidates; 8.17 has no rescore_vector, its quantized scores are approximate).
+# Vectors from a file: 20,000 rows of a .fvecs written by Python, _id the row number (a
+# sequence): the stored _source is the row as in the file, and it is its own nearest neighbour.
 # Base64: on Elasticsearch 9.3 or later the same with encoding: base64 (the query vector is the
 # _source's base64 decoded as big-endian float32, so the engine's decoding equals the
 # reference one); on an older one the campaign is refused at the probe naming 9.3 (exit 2).
@@ -29,8 +31,21 @@ b64ok=$(python3 -c "v=tuple(int(x) for x in '$version'.split('-')[0].split('.')[
 keep=""
 [ "${version%%.*}" -ge 9 ] && keep=", index.mapping.exclude_source_vectors: false"
 
-# scenario TYPE ENCODING -> s-TYPE-ENCODING.yaml
+# vectors from a file: 20,000 unit vectors of 64 dimensions written by Python as .fvecs
+python3 - <<'PY'
+import math, random, struct
+rnd = random.Random(39)
+with open("base.fvecs", "wb") as f:
+    for _ in range(20000):
+        v = [rnd.gauss(0, 1) for _ in range(64)]
+        n = math.sqrt(sum(x * x for x in v))
+        f.write(struct.pack("<i64f", 64, *(x / n for x in v)))
+PY
+
+# scenario TYPE ENCODING -> s-TYPE-ENCODING.yaml (ENCODING "file": base.fvecs's rows, in JSON)
 scenario() {
+    local vdef="{name: v, type: vector, dims: 64, distribution: unit, encoding: $2}"
+    [ "$2" = file ] && vdef="{name: v, type: vector, file: $TMP/base.fvecs}"
     cat > "s-$1-$2.yaml" <<EOF
 name: vec-$1-$2
 target:
@@ -46,7 +61,7 @@ index:
             index_options: {type: $1}}
 variables:
   - {name: id, type: sequence}
-  - {name: v, type: vector, dims: 64, distribution: unit, encoding: $2}
+  - $vdef
 document:
   action: create
   id: '\$[[id]]'
@@ -85,7 +100,14 @@ docs = post(f"/{idx}/_search", {"size": 5, "query": {"match_all": {}}, "sort": [
 assert len(docs) == 5, len(docs)
 for h in docs:
     src = h["_source"]["emb"]
-    if enc == "base64":
+    if enc == "file":
+        # the file's row number is the _id: its row is what was sent
+        with open("base.fvecs", "rb") as f:
+            f.seek(int(h["_id"]) * (4 + 4 * 64))
+            d, *q = struct.unpack("<i64f", f.read(4 + 4 * 64))
+        f32 = [struct.unpack("<f", struct.pack("<f", x))[0] for x in src]
+        assert d == 64 and f32 == q, (h["_id"], src[:3], q[:3])
+    elif enc == "base64":
         assert isinstance(src, str), type(src)
         raw = base64.b64decode(src)
         assert len(raw) == 4 * 64, len(raw)
@@ -115,11 +137,12 @@ PY
 for t in hnsw int8_hnsw bbq_hnsw; do
     check "$t" json
 done
+check hnsw file
 if [ "$b64ok" = 1 ]; then
     for t in hnsw int8_hnsw bbq_hnsw; do
         check "$t" base64
     done
-    pass "Elasticsearch $version: dense_vector hnsw, int8_hnsw, bbq_hnsw in JSON and base64 verified; each vector its own nearest neighbour"
+    pass "Elasticsearch $version: dense_vector hnsw, int8_hnsw, bbq_hnsw in JSON, base64 and from .fvecs verified; each vector its own nearest neighbour"
 else
     scenario hnsw base64
     P=$(free_port)
@@ -129,5 +152,5 @@ else
     [ "$rc" = 2 ] || { tail -5 eb >&2; fail "base64 on Elasticsearch $version: exit $rc, want 2"; }
     grep -q "encoding: base64 needs Elasticsearch 9.3 or later.*$version" eb ||
         { cat eb >&2; fail "base64 on $version: the refusal does not name 9.3 and $version"; }
-    pass "Elasticsearch $version: dense_vector hnsw, int8_hnsw, bbq_hnsw in JSON verified; each vector its own nearest neighbour; base64 refused at the probe (needs 9.3)"
+    pass "Elasticsearch $version: dense_vector hnsw, int8_hnsw, bbq_hnsw in JSON and 20,000 .fvecs rows verified; each vector its own nearest neighbour; base64 refused at the probe (needs 9.3)"
 fi

@@ -1,0 +1,121 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""test_vecfiles.py — `vector` variables with `file:` (docs/vectors.md) against files written
+here by Python (struct, the byte layout numpy's tofile writes on x86): .fvecs, .bvecs, .fbin,
+.u8bin. `bulkfleet-agent render` must send every row in file order (one stream: row i is the
+i-th document, a `sequence` from 0 its id, the rows again after the last), each JSON float
+reading back as the float32 in the file and the base64 text equal to Python's base64 of the
+big- and little-endian float32 bytes. Malformed files (a row cut short, a row whose dimension
+count differs, a .fbin header that disagrees with the file's size, `dims` other than the
+file's, a NaN, an HDF5 path) are refused by `validate` with exit 2, naming the file and row.
+"""
+import base64
+import json
+import os
+import random
+import struct
+import subprocess
+import sys
+import tempfile
+
+BUILD = os.environ["BF_BUILD_DIR"]
+AGENT = os.path.join(BUILD, "agent", "bulkfleet-agent")
+COORD = os.path.join(BUILD, "coordinator", "bulkfleet-coordinator")
+D = 12
+N = 7
+rnd = random.Random(39)
+rows = [[struct.unpack("<f", struct.pack("<f", rnd.gauss(0, 1)))[0] for _ in range(D)]
+        for _ in range(N)]
+brows = [[rnd.randrange(256) for _ in range(D)] for _ in range(N)]
+tmp = tempfile.mkdtemp(dir=os.environ.get("TMPDIR"))
+
+
+def write(name, data):
+    with open(os.path.join(tmp, name), "wb") as f:
+        f.write(data)
+
+
+fvecs = b"".join(struct.pack(f"<i{D}f", D, *r) for r in rows)
+write("a.fvecs", fvecs)
+write("a.fbin", struct.pack("<II", N, D) + b"".join(struct.pack(f"<{D}f", *r) for r in rows))
+write("a.bvecs", b"".join(struct.pack(f"<i{D}B", D, *r) for r in brows))
+write("a.u8bin", struct.pack("<II", N, D) + bytes(x for r in brows for x in r))
+
+SCEN = """name: vf
+target: {hosts: ["http://127.0.0.1:9200"]}
+variables:
+  - {name: row, type: sequence}
+%s
+document:
+  id: '$[[row]]'
+  source: '{"v":$[[v]]}'
+matrix: {batch_size: [%d]}
+"""
+
+
+def render(var, docs):
+    path = os.path.join(tmp, "s.yaml")
+    with open(path, "w") as f:
+        f.write(SCEN % ("  - " + var, docs))
+    out = subprocess.run([AGENT, "render", path, "--requests", "1"], capture_output=True,
+                         text=True, timeout=60)
+    assert out.returncode == 0, (var, out.stderr)
+    lines = out.stdout.splitlines()
+    assert len(lines) == 2 * docs, len(lines)
+    return [(json.loads(lines[i])["index"]["_id"], json.loads(lines[i + 1])["v"])
+            for i in range(0, len(lines), 2)]
+
+
+def strtof(text):
+    return struct.unpack("<f", struct.pack("<f", float(text)))[0]
+
+
+# JSON floats: every element reads back as the file's float32; rows in order, then again
+for fmt in ("fvecs", "fbin"):
+    got = render(f"{{name: v, type: vector, file: a.{fmt}}}", N + 3)
+    for k, (doc_id, v) in enumerate(got):
+        assert doc_id == str(k), (doc_id, k)
+        want = rows[k % N]
+        assert [strtof(repr(x)) for x in v] == want, (fmt, k, v, want)
+    print(f"{fmt}: {N + 3} documents, rows 0..{N - 1} then 0..2, every float32 as in the file")
+# base64 in both byte orders
+for order, code in (("big", ">"), ("little", "<")):
+    extra = ", byte_order: little" if order == "little" else ""
+    got = render(f"{{name: v, type: vector, file: a.fvecs, encoding: base64{extra}}}", N)
+    for k, (_, v) in enumerate(got):
+        assert v == base64.b64encode(struct.pack(f"{code}{D}f", *rows[k])).decode(), (order, k)
+    print(f"fvecs base64 {order}-endian: equal to Python's base64 of struct.pack('{code}{D}f')")
+# byte files: JSON integers, base64 the raw bytes
+for fmt in ("bvecs", "u8bin"):
+    got = render(f"{{name: v, type: vector, file: a.{fmt}}}", N)
+    assert [v for _, v in got] == brows, fmt
+    got = render(f"{{name: v, type: vector, file: a.{fmt}, encoding: base64}}", N)
+    assert [v for _, v in got] == [base64.b64encode(bytes(r)).decode() for r in brows], fmt
+    print(f"{fmt}: integers as written; base64 of the bytes")
+
+
+def refused(name, data, want, var_extra=""):
+    write(name, data)
+    path = os.path.join(tmp, "bad.yaml")
+    with open(path, "w") as f:
+        f.write(SCEN % (f"  - {{name: v, type: vector, file: {name}{var_extra}}}", 5))
+    out = subprocess.run([COORD, "validate", path], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 2, (name, out.returncode, out.stdout, out.stderr)
+    msg = out.stdout + out.stderr
+    assert name in msg and want in msg, (name, want, msg)
+    assert "bad.yaml:5:" in msg, msg  # the variable's line
+    print(f"refused: {msg.strip().splitlines()[0][:160]}")
+
+
+refused("cut.fvecs", fvecs[:-5], "row 7")
+refused("cut.fvecs", fvecs[:-5], "cut short")
+odd = bytearray(fvecs)
+struct.pack_into("<i", odd, 3 * (4 + 4 * D), D - 1)
+refused("dims.fvecs", bytes(odd), "row 4 (byte 156) has 11 dimensions, row 1 has 12")
+refused("hdr.fbin", struct.pack("<II", N + 1, D) + fvecs[: 4 * D * N], "the header says 8 rows")
+refused("a2.fvecs", fvecs, "dims: 16, but the file's rows have 12", ", dims: 16")
+nan = bytearray(fvecs)
+struct.pack_into("<f", nan, 2 * (4 + 4 * D) + 4 + 4 * 5, float("nan"))
+refused("nan.fvecs", bytes(nan), "row 3, dimension 6: not a finite number")
+refused("x.hdf5#train", b"", "HDF5")
+print("PASS: vector files written by Python read exactly; malformed ones refused with file and row")
