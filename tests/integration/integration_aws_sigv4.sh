@@ -9,9 +9,10 @@
 # file (AWS_PROFILE), through web identity (a fake STS, AWS_ENDPOINT_URL_STS) and through IMDSv2
 # (a fake metadata service, AWS_EC2_METADATA_SERVICE_ENDPOINT), all on 127.0.0.1; temporary
 # credentials that expire within 5 minutes are fetched again and the new key signs the later
-# requests. The secret never appears in the output or the results.
+# requests; a metrics store with metrics_store.auth.aws signed the same way. The secret never
+# appears in the output or the results.
 source "$(dirname "$0")/lib.sh"
-trap 'stop_fs; for p in ${FAKES:-}; do kill "$p" 2> /dev/null || true; done; cleanup_tmp' EXIT
+trap 'stop_fs; for p in ${FAKES:-} ${PLAIN_PID:-}; do kill "$p" 2> /dev/null || true; done; cleanup_tmp' EXIT
 python3 -c "import botocore" 2> /dev/null || { echo "SKIP: python3-botocore missing (scripts/install-deps.sh)"; exit 77; }
 cd "$TMP"
 KID=AKIDBULKFLEETTEST1
@@ -156,6 +157,38 @@ run_campaign ship SHIP_KID=$KID SHIP_SECRET=$SECRET
 check_log
 grep -rq "$SECRET" ship.out ship.err r-ship && fail "the shipped secret appears in the output or the results"
 pass "credentials given by the scenario, shipped to the agent, never written"
+
+# metrics_store.auth.aws: the store signed as the target is (the target here a plain server)
+start_fs ok store --sigv4 eu-west-1/es
+STORE_PORT=$FS_PORT
+STORE_LOG=$FS_LOG
+PLAIN_PORT=$(free_port)
+timeout 120 python3 "$FS" --port "$PLAIN_PORT" --mode ok --max-lifetime 120 > plain.out 2>&1 &
+PLAIN_PID=$!
+for _ in $(seq 1 100); do grep -q READY plain.out 2> /dev/null && break; sleep 0.05; done
+cat > store.yaml <<YAML
+name: aws-store
+target: {hosts: ["http://127.0.0.1:$PLAIN_PORT"]}
+metrics_store:
+  hosts: ["http://127.0.0.1:$STORE_PORT"]
+  auth: {aws: {region: eu-west-1, service: es}}
+  allow_target: true
+index: {name: aws-store, recreate: true}
+document: {source: '{"n": 1}'}
+run: {warmup: 0s, duration: 2s}
+matrix: {batch_size: [50], concurrency: [1]}
+YAML
+run_campaign store AWS_ACCESS_KEY_ID=$KID AWS_SECRET_ACCESS_KEY=$SECRET
+kill "$PLAIN_PID" 2> /dev/null || true
+[ "$RC" = 0 ] || { cat store.err >&2; fail "metrics store: exit $RC"; }
+python3 - "$STORE_LOG" <<'PY'
+import json, sys
+recs = [json.loads(l) for l in open(sys.argv[1])]
+assert recs and all(r.get("sigv4") == "ok" for r in recs), [r.get("sigv4") for r in recs]
+assert any(r["path"] == "/_bulk" for r in recs), "no document went to the store"
+print("metrics store: %d requests, every signature accepted" % len(recs))
+PY
+pass "metrics_store.auth.aws: the store's requests signed and accepted"
 
 # fake STS (web identity) and fake IMDSv2 on loopback: temporary credentials with a token
 FAKE_PORT=$(free_port)
