@@ -106,6 +106,10 @@ typedef struct pseries {
                       * the findings (degraded, unverified, ...): hollow, dashed, struck,
                       * labelled, and off the line (issue #30 item 3) */
     char **why;      /* with flag 4: why the findings leave the point out (owned) or NULL */
+    /* the interval of y (docs/s: the median's across repetitions, or within one run), drawn
+     * as whiskers; NAN = none. within[k] = 1: within one run (drift between runs not in it) */
+    double *lo, *hi;
+    uint8_t *within;
     size_t n, cap;
     int markers;
 } pseries;
@@ -147,7 +151,13 @@ static void series_add_why(pseries *s, double x, double y, const char *cell, int
         s->cell = bf_realloc(s->cell, s->cap * sizeof *s->cell);
         s->flag = bf_realloc(s->flag, s->cap);
         s->why = bf_realloc(s->why, s->cap * sizeof *s->why);
+        s->lo = bf_realloc(s->lo, s->cap * sizeof *s->lo);
+        s->hi = bf_realloc(s->hi, s->cap * sizeof *s->hi);
+        s->within = bf_realloc(s->within, s->cap);
     }
+    s->lo[s->n] = NAN;
+    s->hi[s->n] = NAN;
+    s->within[s->n] = 0;
     s->why[s->n] = why && why[0] ? bf_strdup(why) : NULL;
     s->x[s->n] = x;
     s->y[s->n] = y;
@@ -159,6 +169,16 @@ static void series_add_why(pseries *s, double x, double y, const char *cell, int
 static void series_add(pseries *s, double x, double y, const char *cell, int flag)
 {
     series_add_why(s, x, y, cell, flag, NULL);
+}
+
+/* the interval [lo, hi] of the point just added (whiskers); within = 1: within one run */
+static void series_set_ci(pseries *s, double lo, double hi, int within)
+{
+    if (s->n == 0 || !isfinite(lo) || !isfinite(hi) || hi < lo)
+        return;
+    s->lo[s->n - 1] = lo;
+    s->hi[s->n - 1] = hi;
+    s->within[s->n - 1] = (uint8_t)within;
 }
 
 static void plot_free(plot *p)
@@ -173,6 +193,9 @@ static void plot_free(plot *p)
         free(p->s[i].x);
         free(p->s[i].y);
         free(p->s[i].flag);
+        free(p->s[i].lo);
+        free(p->s[i].hi);
+        free(p->s[i].within);
     }
     free(p->s);
     p->s = NULL;
@@ -275,6 +298,17 @@ static void bars_svg(bf_buf_t *b, const plot *p, double pw, double ph, double yt
                 bf_buf_appendz(b, ")");
             }
             bf_buf_appendz(b, "</title></rect>");
+            if (s->n && isfinite(s->lo[0])) {
+                double y0 = PT + ph - s->lo[0] / ytop * ph, y1 = PT + ph - s->hi[0] / ytop * ph;
+                bf_buf_appendf(b,
+                               "<path class=\"ci%s\" d=\"M%.1f %.1fV%.1fM%.1f %.1fH%.1fM%.1f "
+                               "%.1fH%.1f\" stroke=\"#333\" fill=\"none\"><title>95%% CI "
+                               "%.0f-%.0f docs/s</title></path>",
+                               s->within[0] ? " within" : "", cx, y0, y1, cx - 5, y0, cx + 5,
+                               cx - 5, y1, cx + 5, s->lo[0], s->hi[0]);
+                if (y1 < top)
+                    top = y1;
+            }
             bf_buf_appendf(b, "<text class=\"bv%s\" x=\"%.1f\" y=\"%.1f\">%s%s</text>",
                            lo ? " lo" : "", cx, top - 4, lo ? "left out: " : "",
                            si(y, t, sizeof t));
@@ -315,6 +349,8 @@ static void plot_draw_svg(bf_buf_t *b, const plot *p)
                 xmax = x;
             if (isfinite(y) && y > ymax)
                 ymax = y;
+            if (isfinite(p->s[i].hi[k]) && p->s[i].hi[k] > ymax)
+                ymax = p->s[i].hi[k];
         }
     }
     if (p->ymax > ymax)
@@ -434,6 +470,17 @@ static void plot_draw_svg(bf_buf_t *b, const plot *p)
                 continue;
             /* flag bit 1: rejections (red ring); bit 2: few-requests (hollow: not ranked) */
             int rej = s->flag[k] & 1, few = s->flag[k] & 2, lo = s->flag[k] & 4;
+            if (isfinite(s->lo[k])) /* the interval: a whisker with caps, under the marker */
+                bf_buf_appendf(b,
+                               "<path class=\"ci%s\" d=\"M%.1f %.1fV%.1fM%.1f %.1fH%.1fM%.1f "
+                               "%.1fH%.1f\" stroke=\"%s\" fill=\"none\"><title>95%% CI "
+                               "%.0f-%.0f docs/s (%s)</title></path>",
+                               s->within[k] ? " within" : "", XP(s->x[k]), YP(s->lo[k]),
+                               YP(s->hi[k]), XP(s->x[k]) - 4, YP(s->lo[k]), XP(s->x[k]) + 4,
+                               XP(s->x[k]) - 4, YP(s->hi[k]), XP(s->x[k]) + 4, col, s->lo[k],
+                               s->hi[k],
+                               s->within[k] ? "within one run: drift between runs is not in it"
+                                            : "of the median over the repetitions");
             if (lo) /* struck through and labelled, under its hollow marker */
                 bf_buf_appendf(b,
                                "<line class=\"strike\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" "
@@ -907,9 +954,13 @@ static void section_throughput(bf_buf_t *b, rowinfo *ri, size_t n, const playout
     json_t *panels = json_array();
     json_object_set_new(charts, "throughput", panels);
     double ymax = 0; /* one y scale for every panel: shard counts compare at a glance */
-    for (size_t i = 0; i < n; i++)
+    for (size_t i = 0; i < n; i++) {
         if (!ri[i].pt.excluded && isfinite(ri[i].pt.docs_per_s) && ri[i].pt.docs_per_s > ymax)
             ymax = ri[i].pt.docs_per_s;
+        double hi = rnum(&ri[i], "docs_per_s_ci_high"); /* the whiskers share it too */
+        if (!ri[i].pt.excluded && isfinite(hi) && hi > ymax)
+            ymax = hi;
+    }
     if (L->bars) {
         bf_buf_appendz(b, "<h2 id=\"throughput\">docs/s by ");
         html_esc(b, L->cat);
@@ -928,7 +979,10 @@ static void section_throughput(bf_buf_t *b, rowinfo *ri, size_t n, const playout
         bf_buf_appendz(
             b, "</h2>\n<p class=\"note\">x is the axis with the most values in this "
                "matrix. One panel per shard count, one line per combination of the "
-               "other axes that vary. A red ring marks a cell with rejections (429s, "
+               "other axes that vary. Whiskers: each cell's 95 % interval of docs/s (of the "
+               "median over its repetitions; dashed: within one run, from its seconds by "
+               "batch means, without the drift between runs). A red ring marks a cell with "
+               "rejections (429s, "
                "rejected documents or write-pool rejections); a hollow marker a "
                "few-requests cell (fewer than 20 bulk responses in the window: drawn, "
                "not ranked); a hollow, dashed, struck marker labelled &quot;left out&quot;, "
@@ -970,11 +1024,16 @@ static void section_throughput(bf_buf_t *b, rowinfo *ri, size_t n, const playout
                 series_add_why(s, xv, q->docs_per_s, q->cell,
                                q->rejections | q->few_requests << 1 | (q->left_out[0] != 0) << 2,
                                q->left_out);
+                const rowinfo *rr = &ri[P->lines[l].idx[a]];
+                double cl = rnum(rr, "docs_per_s_ci_low"), ch = rnum(rr, "docs_per_s_ci_high");
+                series_set_ci(s, cl, ch, rnum(rr, "docs_per_s_ci_within") > 0);
                 json_t *pt = json_object();
                 json_object_set_new(pt, "cell", json_string(q->cell));
                 json_object_set_new(pt, "x", json_real(xv));
                 json_object_set_new(pt, "concurrency", json_integer(q->concurrency));
                 json_object_set_new(pt, "docs_per_s", json_real(q->docs_per_s));
+                json_object_set_new(pt, "ci_low", isfinite(cl) ? json_real(cl) : json_null());
+                json_object_set_new(pt, "ci_high", isfinite(ch) ? json_real(ch) : json_null());
                 json_object_set_new(pt, "rejections", json_boolean(q->rejections));
                 json_object_set_new(pt, "few_requests", json_boolean(q->few_requests));
                 json_object_set_new(pt, "left_out",
@@ -1636,7 +1695,11 @@ static const char css[] =
     "stroke-width:2}table{border-collapse:collapse;font-size:12px}td,th{border:1px solid #ddd;"
     "padding:3px 6px;text-align:right}th{background:#f3f3f3}.flag{color:#b00;font-weight:600}"
     "td.types{text-align:left;max-width:36em}.reason{color:#555}"
-    "ul.findings li{margin:3px 0}figure.cf{margin:0;max-width:100%}"
+    "ul.findings li{margin:3px 0}.verdict{display:inline-block;min-width:4.5em;padding:0 4px;"
+    "border-radius:3px;font-size:12px;text-align:center;color:#fff;background:#888}"
+    ".v-higher{background:#2e7d32}.v-lower{background:#c62828}.v-same{background:#1565c0}"
+    ".v-unclear{background:#9e9e9e}path.ci{stroke-width:1.2}path.ci.within{stroke-dasharray:2 "
+    "2}figure.cf{margin:0;max-width:100%}"
     "ul.legend{list-style:none;margin:4px 0 0;padding:0 4px;display:flex;flex-wrap:wrap;"
     "gap:2px 14px;font-size:11px;color:#333}ul.legend li{display:flex;align-items:center;"
     "max-width:100%;min-width:0}ul.legend .lt{overflow-wrap:anywhere}figure.cf "
@@ -1867,9 +1930,24 @@ int bf_report_render(const char *dir, bf_buf_t *html, bf_diag_t *diag)
      * search steps (issue #30 item 4) */
     section_findmax(html, dir, charts);
     bf_buf_appendz(html, "<h2 id=\"findings\">Findings</h2>\n<ul class=\"findings\">\n");
+    json_t *items = json_object_get(json_object_get(data, "findings"), "items");
     for (size_t i = 0; i < bf_findings_count(fd); i++) {
+        /* a tested comparison leads with its verdict (the item of the same sentence) */
+        const char *line = bf_findings_line(fd, i), *verdict = NULL;
+        size_t ii;
+        json_t *it;
+        json_array_foreach(items, ii, it)
+        {
+            const char *text = json_string_value(json_object_get(it, "text"));
+            if (text && strcmp(text, line) == 0) {
+                verdict = json_string_value(json_object_get(it, "verdict"));
+                break;
+            }
+        }
         bf_buf_appendz(html, "<li>");
-        html_esc(html, bf_findings_line(fd, i));
+        if (verdict)
+            bf_buf_appendf(html, "<span class=\"verdict v-%s\">%s</span> ", verdict, verdict);
+        html_esc(html, line);
         bf_buf_appendz(html, "</li>\n");
     }
     size_t fi;

@@ -38,7 +38,7 @@ PY
     "$COORD" validate "$f" > /dev/null || fail "$name: scaled-down copy does not validate"
     port=$(free_port)
     if ! "$COORD" run "$f" --local-agents 2 --threads 1 --bind "tcp://127.0.0.1:$port" \
-        --warmup 1s --duration 3s --results "$TMP/results-$name" -q > "$TMP/$name.out" 2> "$TMP/$name.err"; then
+        --warmup 1s --first-warmup 0s --duration 3s --results "$TMP/results-$name" -q > "$TMP/$name.out" 2> "$TMP/$name.err"; then
         tail -20 "$TMP/$name.err" >&2
         fail "$name: the campaign failed"
     fi
