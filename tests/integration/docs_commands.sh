@@ -78,8 +78,8 @@ for p in pages:
 
 # --- the commands run by another test, and why not here --------------------------------------
 ELSEWHERE = {
-    "make demo": ("make demo", "scripts/demo.sh: a cluster on 9200 and 3 minutes of load; "
-                  "docs_commands runs the same scenario and commands"),
+    "make demo": ("make demo", "scripts/demo.sh: a cluster on 9200 and 5 minutes of load; "
+                  "integration_examples runs examples/demo.yaml scaled down"),
     "make check": ("make check", "the whole suite, this test in it"),
     "scripts/devcluster.sh start --nodes 1 --http-port 9200 --state-dir .state/mine":
         ("devcluster_start", "the same script, the test cluster's ports"),
