@@ -688,9 +688,9 @@ void bf_results_print_md(FILE *f, const bf_scenario_t *sc, const bf_row_t *rows,
     if (routed)
         fprintf(f, " sub-bulk docs | unrouted | misrouted | transport rx MB |");
     if (repeats)
-        fprintf(f, " runs | CV %% |");
+        fprintf(f, " runs | CV %% | docs/s interval |");
     fprintf(f, " verified | flags |\n|");
-    size_t ncols = 6 + 5 + 5 + (target_rate ? 5 : 0) + 7 + (routed ? 4 : 0) + (repeats ? 2 : 0);
+    size_t ncols = 6 + 5 + 5 + (target_rate ? 5 : 0) + 7 + (routed ? 4 : 0) + (repeats ? 3 : 0);
     for (size_t i = 0; i < naxes; i++)
         ncols += (size_t)extra[i];
     for (size_t i = 0; i < ncols; i++)
@@ -730,15 +730,27 @@ void bf_results_print_md(FILE *f, const bf_scenario_t *sc, const bf_row_t *rows,
                     (unsigned long long)r->docs_unrouted, (unsigned long long)r->docs_misrouted,
                     md_num(b[14], 32,
                            r->transport_rx_bytes >= 0 ? r->transport_rx_bytes / 1e6 : NAN, 2));
-        if (repeats)
-            fprintf(f, " %u | %s |", r->repeat,
-                    r->repeat > 1 ? md_num(b[14], 32, r->cv * 100.0, 1) : "-");
+        if (repeats) {
+            /* the median's interval and what it covers, or one run's within-run interval */
+            char ci[96] = "-";
+            if (isfinite(r->docs_per_s_ci_low) && isfinite(r->docs_per_s_ci_high))
+                snprintf(ci, sizeof ci, "%.0f-%.0f (%s%.0f %%)", r->docs_per_s_ci_low,
+                         r->docs_per_s_ci_high, r->docs_per_s_ci_within ? "within run, " : "",
+                         floor(r->docs_per_s_ci_level * 100.0));
+            fprintf(f, " %u | %s | %s |", r->repeat,
+                    r->repeat > 1 ? md_num(b[14], 32, r->cv * 100.0, 1) : "-", ci);
+        }
         fprintf(f, " %s | %s |\n", r->verified ? "yes" : "NO", flags_text(r, flags, sizeof flags));
     }
     free(extra);
     fprintf(f, "\n- = not measured: too few samples for the percentile (p90 needs 10, p99 100, "
                "p99.9 1000) or no cluster telemetry.%s\n",
             target_rate ? "" : " Latency equals service time in closed-loop cells (see matrix.csv).");
+    if (repeats)
+        fprintf(f, "docs/s interval: of the median of the runs, from order statistics, with the "
+                   "confidence it really has (fewer than 6 runs: their range, below 95 %%); "
+                   "\"within run\": one run's seconds, not the drift between runs "
+                   "(docs/results.md, How sure).\n");
     int few = 0;
     for (size_t k = 0; k < nrows; k++)
         few |= rows[k].few_requests;

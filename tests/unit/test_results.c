@@ -545,6 +545,15 @@ static void test_repeated_cell_median_and_cv(void **state)
     assert_true(rec.row.docs_per_s_ci_high == 2616.0);
     bf_row_rec_cleanup(&rec);
     json_decref(mj);
+    /* matrix.md shows the interval beside runs and CV, with what it covers */
+    path = bf_asprintf("%s/matrix.md", g.dir);
+    char *md = read_file(path, NULL);
+    free(path);
+    assert_non_null(md);
+    assert_non_null(strstr(md, "| runs | CV % | docs/s interval |"));
+    assert_non_null(strstr(md, "| 3 | 14.8 | 1962-2616 (75 %) |"));
+    assert_non_null(strstr(md, "| 1 | - | 2141-2219 (within run, 95 %) |"));
+    free(md);
     free_golden(&g);
 }
 
