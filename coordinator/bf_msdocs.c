@@ -70,14 +70,16 @@ static const char *row_doubles[] = {"docs_per_s",           "docs_per_s_min",   
                                     "latency_p50_ms",       "latency_p90_ms",     "latency_p99_ms",
                                     "latency_p99_9_ms",     "latency_max_ms",     "latency_mean_ms",
                                     "doc_error_rate",       "request_error_rate", "hot_spot_ratio",
-                                    "cluster_docs_per_s",   "agent_cpu_pct",      "cv"};
+                                    "cluster_docs_per_s",   "agent_cpu_pct",      "cv",
+                                    "docs_per_s_ci_low",    "docs_per_s_ci_high"};
 static const char *row_longs[] = {
     "indices",         "shards",         "replicas",      "batch_size",    "concurrency",
     "docs_sent",       "docs_ok",        "docs_rejected", "docs_failed",   "http_429",
     "write_queue_max", "write_rejected", "docs_counted",  "docs_ok_all",   "agents",
-    "warmup_s",        "duration_s",     "cell_index",    "service_count", "latency_count"};
+    "warmup_s",        "duration_s",     "cell_index",    "service_count", "latency_count",
+    "round",           "position",       "started_at_ms"};
 static const char *row_bools[] = {"verified", "degraded", "client_bound", "failed",
-                                  "aborted",  "stalled",  "yellow"};
+                                  "aborted",  "stalled",  "yellow",       "unsteady"};
 
 char *bf_msdocs_template(int results)
 {
