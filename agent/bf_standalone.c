@@ -252,6 +252,16 @@ static void run_repetition(bf_scenario_t *sc, const bf_cell_t *cell, uint32_t re
     bf_cellagg_destroy(&agg);
 }
 
+/* The same table as the coordinator prints: compact in a terminal, whole elsewhere. */
+static void print_matrix(const bf_results_t *res, const bf_scenario_t *sc, const bf_row_t *rows,
+                         size_t nrows)
+{
+    if (res && isatty(STDOUT_FILENO))
+        bf_results_print_compact(stdout, sc, rows, nrows, bf_results_dir(res));
+    else
+        bf_results_print_md(stdout, sc, rows, nrows);
+}
+
 int bf_standalone_main(int argc, char **argv)
 {
     const char *cell_sel = NULL, *results_base = NULL;
@@ -431,8 +441,7 @@ int bf_standalone_main(int argc, char **argv)
     }
     free(reps);
     printf("\n");
-    /* the same table as the coordinator prints */
-    bf_results_print_md(stdout, sc, rows, nrows);
+    print_matrix(res, sc, rows, nrows);
     if (res)
         printf("\nresults: %s\n", bf_results_dir(res));
     free(rows);

@@ -822,7 +822,10 @@ static void campaign_summary(const bf__campaign_t *c, const bf_row_t *rows, size
     if (!bf_results_error(c->res) && bf_report_write(bf_results_dir(c->res), &rd) != BF_OK)
         bf_warn("report: %s", rd.msg);
     printf("\n");
-    bf_results_print_md(stdout, c->sc, rows, nrows);
+    if (isatty(STDOUT_FILENO)) /* a terminal: the columns that fit; a file or pipe: all */
+        bf_results_print_compact(stdout, c->sc, rows, nrows, bf_results_dir(c->res));
+    else
+        bf_results_print_md(stdout, c->sc, rows, nrows);
     printf("\nresults: %s\n", bf_results_dir(c->res));
     fflush(stdout);
 }

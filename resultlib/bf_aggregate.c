@@ -1365,8 +1365,22 @@ void bf_row_verify(bf_row_t *row, bf_es_t *es, const bf_cell_t *cell, int64_t ba
         bf_row_unknown_unverified(row, cell->id);
         return;
     }
+    bf_row_verify_counted(row, cell, n, baseline);
+}
+
+void bf_row_verify_counted(bf_row_t *row, const bf_cell_t *cell, int64_t n, int64_t baseline)
+{
+    char why[900];
     row->docs_counted = n - baseline;
     row->verified = row->docs_counted >= 0 && (uint64_t)row->docs_counted == row->docs_ok_all;
+    if (row->verified && row->docs_ok_all == 0 && cell->concurrency > 0) {
+        /* 0 counted = 0 acknowledged proves nothing of a cell that was to index (a degraded
+         * row whose agent was lost while it prepared said "verified: yes" so) */
+        row->verified = 0;
+        bf_row_add_reason(row, "not verified: no document was acknowledged, so the cluster's "
+                               "count of 0 confirms nothing this cell measured");
+        return;
+    }
     if (bf_row_unknown_unverified(row, cell->id))
         return;
     if (!row->verified) {

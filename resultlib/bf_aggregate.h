@@ -269,6 +269,12 @@ void bf_row_add_reason(bf_row_t *row, const char *text);
  * none and is held to the same bound), delete removes 0..docs_ok_all; for delete docs_counted is
  * the documents removed. */
 void bf_row_verify(bf_row_t *row, bf_es_t *es, const bf_cell_t *cell, int64_t baseline);
+/* bf_row_verify_counted — bf_row_verify's judgement once the cluster counted n documents in the
+ * cell's indices (baseline >= 0 before the cell; index/create actions): docs_counted = n -
+ * baseline, verified when it equals the acknowledged documents, but never for a cell that was to
+ * index (concurrency > 0) and had nothing acknowledged (0 = 0 confirms nothing); the reason
+ * says why a row is not verified. Pure but for the warning it logs; thread-safe. */
+void bf_row_verify_counted(bf_row_t *row, const bf_cell_t *cell, int64_t n, int64_t baseline);
 
 /* bf_row_unknown_unverified — a row the count would verify (row->verified) while
  * docs_unknown_all > 0 is not verified: documents of unknown outcome (timed out, reset, a bad

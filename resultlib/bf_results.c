@@ -778,6 +778,34 @@ void bf_results_print_md(FILE *f, const bf_scenario_t *sc, const bf_row_t *rows,
     print_md_queries(f, rows, nrows);
 }
 
+void bf_results_print_compact(FILE *f, const bf_scenario_t *sc, const bf_row_t *rows, size_t nrows,
+                              const char *dir)
+{
+    int idw = 4;
+    for (size_t k = 0; k < nrows; k++) {
+        int l = (int)strlen(rows[k].cell->id);
+        idw = l > idw ? (l < 40 ? l : 40) : idw;
+    }
+    fprintf(f, "%-*s  %7s %-15s  %7s  %7s  %7s  %-8s  %s\n", idw, "cell", "docs/s", "(interval)",
+            "svc p50", "svc p99", "429s", "verified", "flags");
+    for (size_t k = 0; k < nrows; k++) {
+        const bf_row_t *r = &rows[k];
+        char ci[48] = "", b[2][32], flags[128];
+        if (isfinite(r->docs_per_s_ci_low) && isfinite(r->docs_per_s_ci_high))
+            snprintf(ci, sizeof ci, "(%.0f-%.0f)", r->docs_per_s_ci_low, r->docs_per_s_ci_high);
+        fprintf(f, "%-*.*s  %7.0f %-15s  %7s  %7s  %7llu  %-8s  %s\n", idw, idw, r->cell->id,
+                r->docs_per_s, ci, md_num(b[0], 32, r->service.p50_ms, 1),
+                md_num(b[1], 32, r->service.p99_ms, 1), (unsigned long long)r->docs_rejected,
+                r->verified ? "yes" : "NO", flags_text(r, flags, sizeof flags));
+    }
+    fprintf(f,
+            "\nservice times in ms (- = too few requests for the percentile). Every column (MB/s,\n"
+            "latency, errors, write queue, agent CPU, each axis), the findings and the queries: "
+            "%s/matrix.md\n",
+            dir);
+    (void)sc;
+}
+
 int bf_results_cell_finished(const bf_results_t *r, const char *name)
 {
     char *path = bf_asprintf("%s/cells/%s.ndjson", r->dir, name);

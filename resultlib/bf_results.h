@@ -74,6 +74,13 @@ int bf_results_write_matrix(bf_results_t *r, const bf_scenario_t *sc, const bf_r
                             size_t nrows);
 /* bf_results_print_md — print the Markdown matrix to f (what the user sees at the end). */
 void bf_results_print_md(FILE *f, const bf_scenario_t *sc, const bf_row_t *rows, size_t nrows);
+/* bf_results_print_compact — the matrix for a terminal (what `run` prints when stdout is one:
+ * the Markdown matrix has some 24 columns and wraps into noise at 120): per row the cell id,
+ * docs/s with its interval (docs_per_s_ci_low-high, blank when not known), service p50 and
+ * p99 (ms, "-" when too few requests), 429s, verified and flags, then where the rest is
+ * (dir/matrix.md). f, sc, rows borrowed. */
+void bf_results_print_compact(FILE *f, const bf_scenario_t *sc, const bf_row_t *rows, size_t nrows,
+                              const char *dir);
 
 /* bf_results_finished_cells — for --resume: the cell names (file names) already finished in
  * the directory (cells/<name>.ndjson exists). Returns 1 if `name` is finished. */

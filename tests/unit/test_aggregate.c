@@ -842,6 +842,29 @@ static void test_search_rate_missed(void **state)
     }
 }
 
+/* issue #42 item 13: a row with nothing acknowledged (an agent lost while it prepared, 0 docs/s)
+ * said "verified: yes" since 0 counted = 0 acknowledged; a search-only cell stays verified */
+static void test_nothing_acknowledged_is_not_verified(void **state)
+{
+    (void)state;
+    bf_cell_t cell = test_cell();
+    cell.concurrency = 2;
+    bf_row_t row;
+    memset(&row, 0, sizeof row);
+    bf_row_verify_counted(&row, &cell, 0, 0);
+    assert_int_equal(row.docs_counted, 0);
+    assert_false(row.verified);
+    assert_non_null(strstr(row.reason, "no document was acknowledged"));
+    memset(&row, 0, sizeof row);
+    row.docs_ok_all = row.docs_sent_all = 500;
+    bf_row_verify_counted(&row, &cell, 700, 200);
+    assert_true(row.verified);
+    cell.concurrency = 0; /* search alone: nothing to index, 0 = 0 is the truth */
+    memset(&row, 0, sizeof row);
+    bf_row_verify_counted(&row, &cell, 0, 0);
+    assert_true(row.verified);
+}
+
 /* Issue #10 item 9: client-bound from the agent's own measurements, not only CPU. */
 static void test_client_bound_rule(void **state)
 {
@@ -1157,6 +1180,7 @@ int main(void)
         cmocka_unit_test(test_p99_growth),
         cmocka_unit_test(test_search_verify),
         cmocka_unit_test(test_client_bound_rule),
+        cmocka_unit_test(test_nothing_acknowledged_is_not_verified),
         cmocka_unit_test(test_client_cost_names_no_idle_stage),
         cmocka_unit_test(test_busy_and_lag_merge),
         cmocka_unit_test(test_stage_shares),

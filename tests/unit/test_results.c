@@ -614,6 +614,41 @@ static void test_few_requests_in_matrix_md(void **state)
     free_golden(&g);
 }
 
+/* issue #42 item 7: a terminal gets a compact matrix that fits 120 columns: docs/s with its
+ * interval, service p50/p99, 429s, verified, flags, and where the other columns are */
+static void test_compact_matrix_fits_a_terminal(void **state)
+{
+    (void)state;
+    golden_run g;
+    run_golden(&g);
+    bf_row_t rows[4];
+    memcpy(rows, g.rows, sizeof rows);
+    rows[0].docs_per_s_ci_low = 2100;
+    rows[0].docs_per_s_ci_high = 2260;
+    char *out = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&out, &len);
+    bf_results_print_compact(f, g.sc, rows, 4, "results/x");
+    fclose(f);
+    printf("%s", out);
+    size_t lines = 0;
+    for (char *l = out, *nl; *l; l = nl + 1) {
+        nl = strchr(l, '\n');
+        assert_non_null(nl);
+        if (nl - l > 120)
+            fail_msg("a line of %td columns: %.*s", nl - l, (int)(nl - l), l);
+        lines++;
+    }
+    assert_int_equal(lines, 1 + 4 + 3);
+    assert_non_null(strstr(out, "cell"));
+    assert_non_null(strstr(out, "(2100-2260)"));
+    assert_non_null(strstr(out, "svc p50"));
+    assert_non_null(strstr(out, "results/x/matrix.md"));
+    assert_non_null(strstr(out, rows[2].cell->id));
+    free(out);
+    free_golden(&g);
+}
+
 static void test_load_row_roundtrip(void **state)
 {
     (void)state;
@@ -1082,6 +1117,7 @@ int main(void)
         cmocka_unit_test(test_repeated_cell_median_and_cv),
         cmocka_unit_test(test_csv_seed_columns_first_and_unknowns_empty),
         cmocka_unit_test(test_few_requests_in_matrix_md),
+        cmocka_unit_test(test_compact_matrix_fits_a_terminal),
         cmocka_unit_test(test_load_row_roundtrip),
         cmocka_unit_test(test_row_codec_decodes_what_the_writers_write),
         cmocka_unit_test(test_findings_read_rows_through_the_codec),
