@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* bf_qfindings.c — the mutual cost of indexing and searching, from matrix.json rows. */
 #include "bf_qfindings.h"
+#include "bf_stats.h"
 
 #include "bf_mem.h"
 #include "bf_results.h"
@@ -81,23 +82,54 @@ json_t *bf_qfindings_compute(json_t *rows)
     int *ok = bf_calloc(n + 1, sizeof *ok);
     for (size_t i = 0; i < n; i++)
         ok[i] = bf_row_rec_decode(json_array_get(rows, i), &rec[i], NULL) == BF_OK;
+    /* indexing under search against indexing alone: each pair a test on the two cells'
+     * repetitions (bf_stats), Holm over these pairs, before the sentences */
+    long *solo = bf_calloc(n + 1, sizeof *solo);
+    bf_stats_cmp_t *ct = bf_calloc(n + 1, sizeof *ct);
+    double *pv = bf_calloc(n + 1, sizeof *pv), *adj = bf_calloc(n + 1, sizeof *adj);
+    for (size_t i = 0; i < n; i++) {
+        solo[i] = -1;
+        pv[i] = NAN;
+        const bf_row_rec_t *b = &rec[i];
+        if (!ok[i] || !usable(b) || b->cell.concurrency == 0 || b->cell.search_clients == 0)
+            continue;
+        for (size_t j = 0; j < n && solo[i] < 0; j++) {
+            const bf_row_rec_t *o = &rec[j];
+            if (!ok[j] || !usable(o) || o->cell.concurrency == 0 || o->cell.search_clients != 0 ||
+                !same_axes(&b->cell, &o->cell, skip_search))
+                continue;
+            solo[i] = (long)j;
+            size_t nb = 0, no = 0;
+            const double *vb = bf_row_reps(&b->row, &nb), *vo = bf_row_reps(&o->row, &no);
+            if (nb && no && bf_stats_compare(vb, nb, vo, no, 1.0 - BF_STATS_ALPHA, &ct[i]) == BF_OK)
+                pv[i] = ct[i].p_value;
+        }
+    }
+    bf_stats_adjust(pv, n, adj);
     for (size_t i = 0; i < n; i++) {
         const bf_row_rec_t *b = &rec[i];
         if (!ok[i] || !usable(b) || b->cell.concurrency == 0 || b->cell.search_clients == 0)
             continue;
         const char *bcell = b->cell.id;
-        for (size_t j = 0; j < n; j++) {
-            const bf_row_rec_t *o = &rec[j];
-            if (!ok[j] || !usable(o) || o->cell.concurrency == 0 || o->cell.search_clients != 0 ||
-                !same_axes(&b->cell, &o->cell, skip_search))
-                continue;
+        if (solo[i] >= 0) {
+            const bf_row_rec_t *o = &rec[solo[i]];
             double x = b->row.docs_per_s, y = o->row.docs_per_s;
+            char v[300] = "";
+            if (ct[i].n_a) {
+                bf_stats_decide(&ct[i], isnan(pv[i]) ? NAN : adj[i], BF_STATS_ALPHA, BF_STATS_BAND);
+                if (isfinite(ct[i].ci_low) && !ct[i].within_run)
+                    snprintf(v, sizeof v, " (%.2fx, 95 %% CI %.2f-%.2f, p %.2g, %zu+%zu runs: %s)",
+                             ct[i].ratio, ct[i].ci_low, ct[i].ci_high, ct[i].p_adj, ct[i].n_a,
+                             ct[i].n_b, bf_verdict_name(ct[i].verdict));
+                else
+                    snprintf(v, sizeof v, " (%zu+%zu runs: %s)", ct[i].n_a, ct[i].n_b,
+                             bf_verdict_name(ct[i].verdict));
+            }
             if (isfinite(x) && isfinite(y) && y > 0)
                 add(out,
                     "indexing under search (%lld search clients, cell %s): %.0f docs/s vs "
-                    "%.0f alone, %+.0f %%",
-                    (long long)b->cell.search_clients, bcell, x, y, 100.0 * (x - y) / y);
-            break;
+                    "%.0f alone, %+.0f %%%s",
+                    (long long)b->cell.search_clients, bcell, x, y, 100.0 * (x - y) / y, v);
         }
         for (size_t j = 0; j < n; j++) {
             const bf_row_rec_t *o = &rec[j];
@@ -131,5 +163,9 @@ json_t *bf_qfindings_compute(json_t *rows)
         bf_row_rec_cleanup(&rec[i]);
     free(rec);
     free(ok);
+    free(solo);
+    free(ct);
+    free(pv);
+    free(adj);
     return out;
 }

@@ -63,7 +63,7 @@ static void test_mutual_cost(void **state)
     const char *l2 = json_string_value(json_array_get(lines, 2));
     /* 1500 vs 2000: -25 % */
     assert_non_null(strstr(l0, "indexing under search (2 search clients, cell c2q2): 1500 docs/s "
-                               "vs 2000 alone, -25 %"));
+                               "vs 2000 alone, -25 % (1+1 runs: unclear)"));
     /* 10 -> 25 ms: +150 % */
     assert_non_null(strstr(l1, "query q1 under indexing (concurrency 2, cell c2q2): service p90 "
                                "10.0 ms alone -> 25.0 ms (+150 %); 100.0 -> 60.0 ops/s"));
@@ -71,6 +71,20 @@ static void test_mutual_cost(void **state)
     assert_non_null(strstr(l2, "query q2"));
     assert_non_null(strstr(l2, "too few samples"));
     assert_null(strstr(l2, "%)"));
+    json_decref(lines);
+    /* with 6 repetitions a side (+-1 %) the -25 % is tested: lower, with its interval */
+    for (size_t r = 1; r <= 2; r++) {
+        json_t *row = json_array_get(rows, r);
+        double v = json_number_value(json_object_get(row, "docs_per_s"));
+        json_t *a = json_array();
+        for (int k = 0; k < 6; k++)
+            json_array_append_new(a, json_real(v * (0.99 + 0.004 * k)));
+        json_object_set_new(row, "docs_per_s_reps", a);
+    }
+    lines = bf_qfindings_compute(rows);
+    l0 = json_string_value(json_array_get(lines, 0));
+    assert_non_null(strstr(l0, "-25 % (0.75x, 95 % CI "));
+    assert_non_null(strstr(l0, "6+6 runs: lower)"));
     json_decref(lines);
     json_decref(rows);
 }
