@@ -823,6 +823,13 @@ static int make_cell(mx *m, const cval *cv, size_t *ncells)
             cell->target = &sc->targets[t];
             cell->target_name = sc->target_names[t];
         }
+    if (cell->routing_mode != BF_ROUTE_NONE && sc->target.auth == BF_AUTH_AWS)
+        return bf__err(L, cv[P_ROUTE].node ? cv[P_ROUTE].node : L->top[BF__K_TARGET_AUTH].node,
+                       BF_E_INVAL,
+                       "routing_mode %s cannot be used with target.auth.aws: Amazon OpenSearch "
+                       "Service and Serverless do not let clients address their nodes; use "
+                       "routing_mode: none",
+                       cv[P_ROUTE].text);
     if (cell->indices == 0)
         cell->indices = 1;
     /* id */

@@ -6,7 +6,8 @@
 # _refresh, no shard settings, no _id in index/create items, documents counted 3 s after their
 # acknowledgement. A campaign without and with gzip: every request accepted, no _refresh,
 # _nodes or shard setting sent, every row verified by a _count that waited for the lag (the
-# row says how long). validate refuses document.id and matrix.shards (exit 2, naming the key).
+# row says how long). validate refuses document.id, matrix.shards and routing_mode node (exit 2,
+# naming the key).
 source "$(dirname "$0")/lib.sh"
 trap 'stop_fs; cleanup_tmp' EXIT
 python3 -c "import botocore" 2> /dev/null || { echo "SKIP: python3-botocore missing (scripts/install-deps.sh)"; exit 77; }
@@ -80,4 +81,12 @@ set -e
 [ "$RC" = 2 ] || { cat shards.out >&2; fail "matrix.shards: exit $RC, want 2"; }
 grep -q "matrix.shards: OpenSearch Serverless .* places shards and replicas itself" shards.out ||
     { cat shards.out >&2; fail "matrix.shards: message"; }
-pass "validate refuses document.id and matrix.shards for a Serverless collection"
+sed 's/matrix: {batch_size/matrix: {routing_mode: [none, node], batch_size/' aoss.yaml > route.yaml
+set +e
+"$COORD" validate route.yaml > route.out 2>&1
+RC=$?
+set -e
+[ "$RC" = 2 ] || { cat route.out >&2; fail "routing_mode: exit $RC, want 2"; }
+grep -q "routing_mode node cannot be used with target.auth.aws" route.out ||
+    { cat route.out >&2; fail "routing_mode: message"; }
+pass "validate refuses document.id, matrix.shards and routing_mode node for a Serverless collection"
