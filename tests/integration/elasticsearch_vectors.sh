@@ -9,6 +9,7 @@
 # its first hit is the document with score 1 (cosine 1: Elasticsearch scores (1 + cos) / 2) for
 # hnsw, and for the quantized types on Elasticsearch 9 with rescore_vector (the raw floats
 # rescore the candidates; 8.17 has no rescore_vector, its quantized scores are approximate).
+# kNN queries (search: with their own vector variable) measured beside a load: answered, 10 hits.
 # Vectors from a file: 20,000 rows of a .fvecs written by Python, _id the row number (a
 # sequence): the stored _source is the row as in the file, and it is its own nearest neighbour.
 # Base64: on Elasticsearch 9.3 or later the same with encoding: base64 (the query vector is the
@@ -19,7 +20,8 @@ cd "$TMP"
 IDX="bf-es-vec-$$"
 drop() {
     local t e
-    for t in hnsw int8_hnsw bbq_hnsw; do for e in json base64; do
+    curl -s -X DELETE "$ES/$IDX-knn?ignore_unavailable=true" > /dev/null 2>&1 || true
+    for t in hnsw int8_hnsw bbq_hnsw; do for e in json base64 file; do
         curl -s -X DELETE "$ES/$IDX-$t-$e?ignore_unavailable=true" > /dev/null 2>&1 || true
     done; done
 }
@@ -138,6 +140,52 @@ for t in hnsw int8_hnsw bbq_hnsw; do
     check "$t" json
 done
 check hnsw file
+# kNN queries measured beside the load (search:), their query vectors a vector variable of their own
+cat > knn.yaml <<EOF
+name: vec-knn
+target:
+  hosts: ["$ES"]
+index:
+  name: $IDX-knn
+  recreate: true
+  settings: {number_of_shards: 1, number_of_replicas: 0, refresh_interval: 1s$keep}
+  mappings:
+    properties:
+      emb: {type: dense_vector, dims: 64, similarity: cosine, index: true}
+variables:
+  - {name: id, type: sequence}
+  - {name: v, type: vector, dims: 64, distribution: unit}
+  - {name: q, type: vector, dims: 64, distribution: unit}
+document:
+  action: create
+  id: '\$[[id]]'
+  source: '{"emb": \$[[v]]}'
+search:
+  clients: 1
+  prefill: 2000
+  queries:
+    - name: knn
+      body: '{"knn": {"field": "emb", "query_vector": \$[[q]], "k": 10, "num_candidates": 50}, "_source": false}'
+request: {timeout: 30s}
+run: {warmup: 1s, duration: 2s}
+matrix:
+  concurrency: [2]
+  batch_size: [200]
+EOF
+P=$(free_port)
+rc=0
+timeout 180 "$COORD" run knn.yaml --local-agents 1 --threads 1 --insecure --bind "tcp://127.0.0.1:$P" \
+    --results rk -q > ok.out 2> ok.err || rc=$?
+[ "$rc" -le 1 ] || { tail -20 ok.err >&2; fail "knn beside the load: exit $rc"; }
+python3 - rk <<'PY' || fail "knn beside the load"
+import glob, json, sys
+(r,) = json.load(open(glob.glob(sys.argv[1] + "/*/matrix.json")[0]))["rows"]
+assert r["verified"] is True and not r["failed"], r["reason"]
+(q,) = r["queries"]
+assert q["query"] == "knn" and q["ops_ok"] > 0 and q["ops_error"] == 0 and q["mean_hits"] == 10, q
+print(f"knn beside the load: {r['docs_per_s']:.0f} docs/s verified, {q['ops_per_s']:.1f} kNN "
+      f"queries/s, 10 hits each")
+PY
 if [ "$b64ok" = 1 ]; then
     for t in hnsw int8_hnsw bbq_hnsw; do
         check "$t" base64
