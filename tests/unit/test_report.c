@@ -217,6 +217,49 @@ static void test_repeated_cells_draw_every_run(void **state)
     free(html);
 }
 
+/* each cell's interval of docs/s is drawn as whiskers on its point (and given in the chart
+ * data), and each tested finding leads with its verdict */
+static void test_whiskers_and_verdicts(void **state)
+{
+    (void)state;
+    char *html = render(FIXTURES "/shard-study-contender");
+    json_t *data = embedded_data(html);
+    json_t *m = json_load_file(FIXTURES "/shard-study-contender/matrix.json", 0, NULL);
+    assert_non_null(m);
+    size_t nrows = json_array_size(json_object_get(m, "rows"));
+    assert_int_equal(count(html, "<path class=\"ci\""), nrows); /* 4 cells, 3 runs each */
+    size_t i, j, k, seen = 0;
+    json_t *panel, *line, *pt;
+    json_array_foreach(json_object_get(json_object_get(data, "charts"), "throughput"), i, panel)
+        json_array_foreach(json_object_get(panel, "lines"), j, line)
+            json_array_foreach(json_object_get(line, "points"), k, pt)
+    {
+        const char *cell = json_string_value(json_object_get(pt, "cell"));
+        size_t r;
+        json_t *row;
+        json_array_foreach(json_object_get(m, "rows"), r, row)
+        {
+            if (strcmp(json_string_value(json_object_get(row, "cell")), cell) != 0)
+                continue;
+            assert_true(json_real_value(json_object_get(pt, "ci_low")) ==
+                        json_real_value(json_object_get(row, "docs_per_s_ci_low")));
+            assert_true(json_real_value(json_object_get(pt, "ci_high")) ==
+                        json_real_value(json_object_get(row, "docs_per_s_ci_high")));
+            seen++;
+        }
+    }
+    assert_int_equal(seen, nrows);
+    size_t tested = 0;
+    json_t *it;
+    json_array_foreach(json_object_get(json_object_get(m, "findings"), "items"), i, it) tested +=
+        json_object_get(it, "verdict") != NULL;
+    assert_true(tested > 0);
+    assert_int_equal(count(html, "<span class=\"verdict v-"), tested);
+    json_decref(m);
+    json_decref(data);
+    free(html);
+}
+
 static void test_errors_and_escaping(void **state)
 {
     (void)state;
@@ -607,6 +650,7 @@ int main(void)
         cmocka_unit_test(test_embedded_data_equals_matrix),
         cmocka_unit_test(test_svg_markers_carry_exact_values),
         cmocka_unit_test(test_repeated_cells_draw_every_run),
+        cmocka_unit_test(test_whiskers_and_verdicts),
         cmocka_unit_test(test_errors_and_escaping),
         cmocka_unit_test(test_findmax_section),
         cmocka_unit_test(test_left_out_points),
