@@ -1938,7 +1938,11 @@ static void rally_write_run(rally_t *R)
                    period_s > 0 ? ""
                                 : "   # no time-period: the corpus is read once, whole; the cell "
                                   "ends when it is read (this is only a bound)");
-    (void)acc;
+    if (acc->searches && acc->after)
+        /* the search-only cell reads the index the load cell left: rounds would shuffle it
+         * before the load once run.repeat is raised */
+        bf_buf_appendz(y, "  order: sequential   # the load, then the searches on the index it "
+                          "left (also with run.repeat)\n");
 }
 
 /* search: (clients, target_rate, the queries with paging) and matrix: (shards, replicas,
