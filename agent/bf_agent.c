@@ -994,7 +994,7 @@ static void link_tick(agent *a, uint64_t now)
     case LINK_UP:
         if (silent_us > (uint64_t)a->suspect_ms * 1000u) {
             /* idle with nothing unacknowledged, a quiet coordinator is between campaigns (or
-             * busy between cells): nothing is at stake, so no warning (issue #12 item 11) */
+             * busy between cells): nothing is at stake, so no warning */
             if (idle_quiet(a))
                 bf_info("nothing heard from the coordinator for %llu ms while idle (between "
                         "cells or campaigns); saying hello again",

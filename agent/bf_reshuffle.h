@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* bf_reshuffle.h — split one bulk body into sub-bulks by primary node or by shard.
  *
- * routing_mode node / shard (issue #16): each document's shard is computed as the cluster does
+ * routing_mode node / shard: each document's shard is computed as the cluster does
  * (bf_routing over the action line's _id and routing, with the index's routing_num_shards and
  * routing_partition_size from the routing table), and the document is appended to the sub-bulk
  * of its primary's node (node mode) or of its shard (shard mode). A document whose index is not
@@ -89,7 +89,7 @@ uint64_t bf_reshuffle_moved(bf_reshuffle_t *r, const bf_routetable_t *before,
                             const bf_routetable_t *now);
 
 /* Reading each item's _primary_term out of a bulk response as it streams in, so a response
- * that says the routing table is stale is noticed at once (issue #16: a promoted primary has a
+ * that says the routing table is stale is noticed at once (a promoted primary has a
  * higher primary term than the table's). Item k of "items" (request order) gets terms[k]; an
  * item without "_primary_term" (a failed one, or a response filtered without it) keeps 0.
  * Only the structure is followed (strings, escapes, nesting); anything else is skipped. Format:

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* bf_search.h — the search clients of one cell on one agent: named queries sent beside the
- * bulk load, counted per query into per-second buckets (issue #15).
+ * bulk load, counted per query into per-second buckets.
  *
  * One thread runs a libcurl multi loop over `clients` connections (each client has at most
  * one request in flight). Closed loop (target_rate 0): a client sends its next query as soon

@@ -2,7 +2,7 @@
 /* bf_worker.h — one load thread: a libcurl multi loop keeping its share of bulk requests in
  * flight, counting every outcome into per-second buckets.
  *
- * Time axis (DESIGN §4): second = floor((t - start) / 1 s) on this host's monotonic clock.
+ * Time axis (docs/internals/measurement.md): second = floor((t - start) / 1 s) on this host's monotonic clock.
  * A request's documents (sent, each verdict) and bytes are booked pro rata over the seconds it
  * was in flight, from the send to the response (bf_worker.c spread_docs); its request
  * counters, service time and latency in the second it completed. So a second stays open while

@@ -174,7 +174,7 @@ bf_worker_t *bf_worker_new(const bf_worker_cfg_t *cfg, bf_diag_t *diag)
     }
     struct curl_slist *h = NULL;
     /* request.media_type elasticsearch8: Elasticsearch 8's versioned media types (REST API
-     * compatibility, es-api.md); target.headers cannot carry either (the loader refuses it) */
+     * compatibility, docs/internals/es-api.md); target.headers cannot carry either (the loader refuses it) */
     const char *ctype = rq->media_type_es8
                             ? "Content-Type: application/vnd.elasticsearch+x-ndjson; "
                               "compatible-with=8"

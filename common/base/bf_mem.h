@@ -2,7 +2,7 @@
 /* bf_mem.h — allocation that never returns NULL.
  *
  * bf_malloc and friends abort with file:line on exhaustion, so callers need not check
- * (STYLE §7). Memory is released with free(). Thread-safe.
+ * (docs/internals/style.md rule 7). Memory is released with free(). Thread-safe.
  */
 #ifndef BF_MEM_H
 #define BF_MEM_H

@@ -2,7 +2,7 @@
 /* bf_bulkresp.h — judge a _bulk response: how many documents were acknowledged, rejected,
  * failed, by class.
  *
- * Facts from reference/es-api.md: a 2xx bulk response has "errors": false when every item
+ * Facts from docs/internals/es-api.md: a 2xx bulk response has "errors": false when every item
  * succeeded (fast path: no item is parsed); otherwise each item in "items" (in request order)
  * is judged by the presence of "error", its "status" and its error "type"
  * (bf_bulkresp_classify): 429 or an error type ending in "rejected_execution_exception"
@@ -11,14 +11,14 @@
  * parsing (or has no type) is mapping; other 400s (routing_missing_exception,
  * illegal_argument_exception, ...) and other 4xx are other 4xx; 5xx. An item without "error" and
  * with a 2xx status is ok. A 429 whose type is cluster_block_exception (flood-stage read-only
- * block) is an index block, not a rejection: other 4xx, never retried (es-api.md appendix A).
- * Details (es-api.md §1.6): an item without "error" is ok whatever its status (a delete of a
+ * block) is an index block, not a rejection: other 4xx, never retried (docs/internals/es-api.md appendix A).
+ * Details (docs/internals/es-api.md §1.6): an item without "error" is ok whatever its status (a delete of a
  * missing document is 404 without error, and "errors" stays false); an item with "error" and a
  * status outside 4xx counts as 5xx; an item with "failure_store":"used" (ES data streams) went
  * to the failure index and counts as mapping although "errors" is false.
  * The judge is incremental: bf_bulkresp_stream_* takes the body in pieces as they come off
  * the socket, so a multi-megabyte response is judged in a few hundred bytes of state (plus
- * one class byte per document) and never held in memory (STYLE §7). bf_bulkresp_parse is the
+ * one class byte per document) and never held in memory (docs/internals/style.md rule 7). bf_bulkresp_parse is the
  * same judge over a whole body.
  * Thread-safe: no shared state.
  */
@@ -56,7 +56,7 @@ enum bf_item_class {
 
 /* bf_bulkresp_classify — the class of one item: has_error says the item carried "error",
  * status is its "status", type its error.type ("" when none), failure_store_used that it had
- * "failure_store":"used". Rules (reference/es-api.md §1.6, §1.7 and the error table):
+ * "failure_store":"used". Rules (docs/internals/es-api.md §1.6, §1.7 and the error table):
  *   - no error: ok, or mapping when it went to the failure store;
  *   - 429 cluster_block_exception: other 4xx (an index block, not a rejection);
  *   - 429, or a type ending in rejected_execution_exception: rejected;
@@ -139,7 +139,7 @@ typedef struct bf_bulkresp_stream {
  * item_class (may be NULL; else ndocs bytes, borrowed until finish) receives the classes. */
 void bf_bulkresp_stream_init(bf_bulkresp_stream_t *st, uint32_t ndocs, uint8_t *item_class);
 /* bf_bulkresp_stream_missing_fails — call after init, before the first feed: an item without
- * "error" whose status is 404 (a delete of a missing document, es-api.md §1.7) counts as other
+ * "error" whose status is 404 (a delete of a missing document, docs/internals/es-api.md §1.7) counts as other
  * 4xx of error type "not_found" instead of ok (document.delete_missing: fail). The items are
  * then judged one by one also when "errors" is false (no fast path: such a 404 does not set
  * "errors"), which costs the full reading of every response. */

@@ -141,8 +141,8 @@ static int index_state(bf_es_t *es, const char *name, int *state, bf_diag_t *dia
     return BF_OK;
 }
 
-/* Say, before it is deleted, what --replace-existing lets index.recreate delete (nu3 F4.4:
- * someone's index went without a word): its kind, name and document count (GET _count;
+/* Say, before it is deleted, what --replace-existing lets index.recreate delete (else an
+ * index would go without a word): its kind, name and document count (GET _count;
  * "documents unknown" when it cannot be read) */
 static void say_replacing(bf_es_t *es, const char *cell_id, const char *kind, const char *name)
 {
@@ -485,7 +485,7 @@ static int info_impl(bf_es_t *es, const bf_target_t *t, bf_cluster_info_t *info,
     }
     char what[256];
     if (!bf_cluster_root_check(status, body, what, sizeof what))
-        /* issue #25: a proxy's page, a web server or another search engine is named here,
+        /* a proxy's page, a web server or another search engine is named here,
          * before any index is made or any load sent */
         return bf_diag_set(diag, BF_E_HTTP,
                            "GET / on %s answered HTTP %ld with %s: this is neither Elasticsearch "
@@ -611,7 +611,7 @@ static int ds_probe(bf_es_t *es, const char *name, int *kind, int *ours, bf_diag
         return rc;
     /* 404: no data stream of that name; 405: a cluster without the data stream API (an
      * Elasticsearch whose data-streams module is not installed, as the dev cluster built from
-     * Maven Central, issue #25), where none can exist. Either way `name` may be an index or an
+     * Maven Central), where none can exist. Either way `name` may be an index or an
      * alias. */
     if (status == 404 || status == 405) {
         int no_api = status == 405;
@@ -819,7 +819,7 @@ static char *template_marked(const bf_index_spec_t *ix, const bf_cell_t *cell,
 
 /* The replicas the cluster must allocate for the cell's indices: with index.recreate false (or a
  * data stream, whose settings the cluster's template may decide) an index may already exist with
- * its own number_of_replicas, which the cell's replicas do not change (issue #30: a kept
+ * its own number_of_replicas, which the cell's replicas do not change (a kept
  * 1-replica index on one node was waited on for 2 minutes, then reported as "replicas 0").
  * Reads GET <indices>/_settings/index.number_of_replicas once; *replicas = the largest, *which =
  * the index that has it (caller frees). Returns 1 when read, 0 when not (the cell's count then
@@ -1218,7 +1218,7 @@ int bf_cluster_check_owned(bf_es_t *es, const bf_scenario_t *sc, const uint8_t *
     const bf_index_spec_t *ix = bf_scenario_index(sc);
     int rc = BF_OK;
     for (size_t i = 0; owner && i < owner->nreplace; i++) {
-        /* a typo would replace nothing and say nothing (nu3 F4.4) */
+        /* a typo would replace nothing and say nothing */
         if (owner->replace[i] == NULL || names_a_cell(sc, selected, owner->replace[i]))
             continue;
         const bf_cell_t *c0 = bf_scenario_cell_count(sc) ? bf_scenario_cell(sc, 0) : NULL;
@@ -1394,7 +1394,7 @@ int bf_cluster_count(bf_es_t *es, const bf_cell_t *cell, int64_t *count, bf_diag
             } else if (failed > 0) {
                 /* a 200 with shard failures (a primary unassigned or failing): the count
                  * lacks those shards' documents, and a row compared with it would blame
-                 * duplicate ids or deletes (reference/es-api.md: _shards in search answers) */
+                 * duplicate ids or deletes (docs/internals/es-api.md: _shards in search answers) */
                 json_t *f0 = json_array_get(json_object_get(sh, "failures"), 0);
                 json_t *why = json_object_get(json_object_get(f0, "reason"), "reason");
                 rc = bf_diag_set(diag, BF_E_PARSE,

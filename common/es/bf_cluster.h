@@ -2,7 +2,7 @@
 /* bf_cluster.h — what the coordinator (and standalone agent) asks of the target cluster:
  * who it is, preparing a cell's indices, health, refresh and count.
  *
- * API facts: reference/es-api.md (GET /, PUT /<index>, _index_template, _cluster/health with
+ * API facts: docs/internals/es-api.md (GET /, PUT /<index>, _index_template, _cluster/health with
  * wait_for_status, _refresh, _count). Uses one bf_es_t; same threading rule (one thread).
  */
 #ifndef BF_CLUSTER_H
@@ -31,7 +31,7 @@ int bf_cluster_info(bf_es_t *es, bf_cluster_info_t *info, bf_diag_t *diag);
 /* bf_cluster_root_check — whether body, the answer to GET / with HTTP status `status`, is an
  * Elasticsearch or OpenSearch node's (a JSON object with a string cluster_name and a string
  * version.number, as every release since Elasticsearch 1.0 and every OpenSearch write it,
- * reference/es-api.md §3.1). When it is not, `what` (size bytes, always terminated) gets what it
+ * docs/internals/es-api.md §3.1). When it is not, `what` (size bytes, always terminated) gets what it
  * is, for a message that names it: 'an HTML page titled "Welcome to nginx!"', 'JSON without
  * version.number (its keys: responseHeader, lucene)', 'text "..."' (the first 80 bytes, control
  * characters as spaces), 'an empty body'. status is only used for an answer that is a JSON error
@@ -52,7 +52,7 @@ int bf_cluster_root_check(long status, const char *body, char *what, size_t size
 int bf_cluster_probe(const bf_target_t *target, size_t host_index, uint64_t timeout_ms,
                      bf_cluster_info_t *info, bf_diag_t *diag);
 
-/* What bulkfleet may delete in a cluster, and how it marks what it creates (STYLE 18: the
+/* What bulkfleet may delete in a cluster, and how it marks what it creates (docs/internals/style.md rule 18: the
  * cluster module owns what bulkfleet creates). Every index, data stream and index template
  * bulkfleet creates carries `_meta` {"created_by": "bulkfleet", "bulkfleet_created": true,
  * "scenario": <name>, "campaign": <id>} (indices and streams in their mappings, templates at the
@@ -126,12 +126,12 @@ int bf_cluster_count(bf_es_t *es, const bf_cell_t *cell, int64_t *count, bf_diag
 
 /* bf_cluster_search_total — the query phases the cluster has run on the cell's indices: GET
  * /<indices>/_stats/search, _all.total.search.query_total (every shard copy that ran a query
- * phase counts one; es-api.md index stats). -1 when it cannot be read. */
+ * phase counts one; docs/internals/es-api.md index stats). -1 when it cannot be read. */
 int64_t bf_cluster_search_total(bf_es_t *es, const bf_cell_t *cell);
 
 /* bf_cluster_store_bytes — the disk cost of the cell's indices: POST _refresh and _flush, then
  * GET <indices>/_stats/store; *bytes = _all.primaries.store.size_in_bytes (primaries only, so
- * replicas do not count; es-api.md, OpenSearch index stats API). 0 or an error with diag
+ * replicas do not count; docs/internals/es-api.md, OpenSearch index stats API). 0 or an error with diag
  * (HTTP status, no such field). es and cell are borrowed; not thread-safe (one es per thread). */
 int bf_cluster_store_bytes(bf_es_t *es, const bf_cell_t *cell, int64_t *bytes, bf_diag_t *diag);
 

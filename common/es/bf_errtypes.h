@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /* bf_errtypes.h — documents the cluster failed, counted by error type, with the first reason
- * of each (issue #10 item 6: "errors by type").
+ * of each ("errors by type").
  *
  * A bounded table: the first BF_ERRTYPES_MAX - 1 distinct types get a slot each, later ones
  * share the slot "other" (so the table never grows with the input and a merge is cheap). Each
  * slot keeps the first non-empty reason it was given. The type is the item's (or the whole
  * request's) error.type as the cluster wrote it ("mapper_parsing_exception",
  * "version_conflict_engine_exception", "routing_missing_exception", ...; field names from the
- * _bulk response body, reference/es-api.md §1.6), or "http_<status>" for an error without a
+ * _bulk response body, docs/internals/es-api.md §1.6), or "http_<status>" for an error without a
  * type and "failure_store" for an Elasticsearch document stored in the failure store.
  * What is counted (the agent's worker decides, agent/bf_worker.c): one per document per
  * error answer, every attempt, so a document rejected (429) and then accepted on a retry

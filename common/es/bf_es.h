@@ -2,7 +2,7 @@
 /* bf_es.h — small Elasticsearch/OpenSearch REST client (libcurl easy) for cluster APIs.
  *
  * Used by the coordinator to prepare indices and read telemetry, and by agents to apply a
- * target's auth, TLS and headers to their own bulk handles. Facts: reference/es-api.md.
+ * target's auth, TLS and headers to their own bulk handles. Facts: docs/internals/es-api.md.
  * One bf_es_t per thread (a CURL easy handle is not thread-safe).
  */
 #ifndef BF_ES_H

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* bf_prefill.h — fill a cell's indices before its load, so search clients have data to search
- * (search.prefill, issue #15). Not measured: the documents go in before t = 0, the cell's
+ * (search.prefill). Not measured: the documents go in before t = 0, the cell's
  * baseline count is taken after them, and the row counts only what the cell itself adds.
  *
  * Documents come from the scenario's document template and variables, rendered with a

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* bf_routetable.h — which node holds the primary of each shard, and that node's HTTP address.
  *
- * Read from the cluster (reference/devcluster.md §7.4):
+ * Read from the cluster (docs/internals/devcluster.md §7.4):
  *   GET /_cluster/state/metadata,routing_table/<indices>   number_of_shards, routing_num_shards,
  *       routing_partition_size and primary_terms per index; per shard the copy with
  *       "primary": true and its "node" (node id)

@@ -18,7 +18,7 @@
  * routing_num_shards defaults to MetadataCreateIndexService.calculateNumRoutingShards (the largest
  * shards * 2^k <= 1024, k >= 1); always prefer the value from the index metadata
  * (`routing_num_shards` in _cluster/state), since shrink/split targets inherit theirs.
- * Reference: ../shared/reference/devcluster.md §7.
+ * Reference: docs/internals/devcluster.md §7.
  *
  * All functions are pure and thread-safe; nothing here allocates.
  */

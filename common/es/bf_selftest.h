@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* bf_selftest.h — what this host can generate: a cell's bulk requests built, compressed and
- * judged for a few seconds without a network (issue #10 item 9).
+ * judged for a few seconds without a network.
  *
  * Each of `threads` threads does what a worker does for every bulk request except the I/O:
  * renders batch_size documents of the cell from the scenario's template (its own generator

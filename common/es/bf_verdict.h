@@ -1,14 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /* bf_verdict.h — what a finished bulk request counts as: the agent's verdict policy.
  *
- * One pure function over plain values (STYLE §16): given what happened to a bulk request (the
+ * One pure function over plain values (docs/internals/style.md rule 16): given what happened to a bulk request (the
  * transport outcome, the HTTP status, the judged items, the error type of the body) it says
  * which request counter moves, what each document counts as (ok, rejected, failed by class,
  * unknown, or not sent at all), whether documents are sent again and whether the cell must
  * fail, with the message naming the scenario key to fix. bf_worker only gathers the facts from
  * libcurl and executes the verdict. Every row of the table is in tests/unit/test_verdict.c.
  *
- * The table (es-api.md §1.6, §1.7, DESIGN §4):
+ * The table (docs/internals/es-api.md §1.6, §1.7, docs/internals/measurement.md):
  *   transport
  *     nothing of the request was written (connect refused or timed out, name not resolved)
  *                          -> connect error; no document counted; the same body again after a
@@ -176,7 +176,7 @@ typedef struct bf_verdict {
     uint64_t typed;
     /* documents the cluster rejected in this answer (429 items, or every document of a
      * whole-request 429 that is not an index block), whether retried or not: the 429
-     * column counts first rejections too (issue #10 item 8) */
+     * column counts first rejections too */
     uint64_t rejections;
 } bf_verdict_t;
 
@@ -220,7 +220,7 @@ typedef struct bf_verdict_ctx {
 char *bf_verdict_describe(const bf_verdict_in_t *in, const bf_verdict_t *v,
                           const bf_verdict_ctx_t *ctx, char *buf, size_t size);
 
-/* bf_verdict_error_body — from the first `len` bytes of a non-2xx body (es-api.md §1.7 shapes:
+/* bf_verdict_error_body — from the first `len` bytes of a non-2xx body (docs/internals/es-api.md §1.7 shapes:
  * structured {"error":{"type","reason"}}, simple {"error":"text"}, empty, not JSON), the error
  * type ("" if none; "circuit_breaking_exception/PERMANENT" for a permanent breaker) and a
  * one-line printable reason. A structured body cut short by `len` (the agent keeps the first

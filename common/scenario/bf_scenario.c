@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* bf_scenario.c — load, validate and expand a scenario matrix file (DESIGN §5).
+/* bf_scenario.c — load, validate and expand a scenario matrix file (docs/scenario.md).
  *
  * Steps, each reporting the first mistake as "file:line:column: key: message; what to do"
  * (validate, opts.on_error: every mistake of step 3, and of steps 4-6 for the sections step 3
@@ -876,7 +876,7 @@ static int build_metrics_store(bf__load_t *L)
 }
 
 /* index.data_stream, or a template body with "data_stream": the index names are data streams
- * (reference/es-api.md: PUT /_data_stream/<name>; only op_type create is accepted). */
+ * (docs/internals/es-api.md: PUT /_data_stream/<name>; only op_type create is accepted). */
 static int build_data_stream(bf__load_t *L)
 {
     bf_index_spec_t *ix = &L->sc->index;
@@ -1983,7 +1983,7 @@ static void warn_replicas(bf__load_t *L)
     }
 }
 
-/* ---- the search section (issue #15) -------------------------------------------------------- */
+/* ---- the search section -------------------------------------------------------------------- */
 
 int bf_scenario_path_is_msearch(const char *path)
 {

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* bf_scenario.h — the scenario matrix model and its YAML loader.
  *
- * A scenario file (YAML, DESIGN §5) describes the target cluster, the index, the variables,
+ * A scenario file (YAML, docs/scenario.md) describes the target cluster, the index, the variables,
  * the document template, request and run settings, and a matrix of axes. The loader walks the
- * document against one table of keys (STYLE §10), reports the first mistake as
+ * document against one table of keys (docs/internals/style.md rule 10), reports the first mistake as
  * "file:line:column: key: message; what to do", resolves ${VAR} from the environment, reads
  * mappings and dictionary files, and expands the matrix into cells in run order.
  *
@@ -93,7 +93,7 @@
 
 /* BF_AUTH_AWS: every request signed with AWS Signature Version 4 (bf_aws, docs/cloud.md) */
 enum bf_auth_type { BF_AUTH_NONE = 0, BF_AUTH_BASIC, BF_AUTH_APIKEY, BF_AUTH_BEARER, BF_AUTH_AWS };
-/* The bulk action of every document (reference/es-api.md §1.1). update: the source becomes
+/* The bulk action of every document (docs/internals/es-api.md §1.1). update: the source becomes
  * {"doc": <source>} (with "doc_as_upsert": true for document.update: upsert); delete: the
  * action line alone. Both need document.id. */
 enum bf_action { BF_ACTION_INDEX = 0, BF_ACTION_CREATE, BF_ACTION_UPDATE, BF_ACTION_DELETE };
@@ -103,7 +103,7 @@ enum bf_compression { BF_COMPRESS_NONE = 0, BF_COMPRESS_GZIP };
  * with its Content-Length; auto: chunked until a server answers 411 to a chunked body, then
  * length (once, logged). A signed body (target.auth.aws) always has a length. */
 enum bf_transfer { BF_TRANSFER_AUTO = 0, BF_TRANSFER_LENGTH, BF_TRANSFER_CHUNKED };
-/* Where a bulk request goes (issue #16, bf_routing): none = to target.hosts as written; node =
+/* Where a bulk request goes (bf_routing): none = to target.hosts as written; node =
  * split by the node holding each document's primary, one sub-bulk per node sent to that
  * node's HTTP address; shard = one sub-bulk per shard, sent to its primary's node. */
 enum bf_routing_mode { BF_ROUTE_NONE = 0, BF_ROUTE_NODE, BF_ROUTE_SHARD };
@@ -318,7 +318,7 @@ typedef struct bf_query_spec {
  * a "/_msearch" segment followed by the end, '/' (/_msearch/template) or '?'. */
 int bf_scenario_path_is_msearch(const char *path);
 
-/* The `search` section: query clients beside the bulk load (issue #15). */
+/* The `search` section: query clients beside the bulk load. */
 typedef struct bf_search_spec {
     int enabled;          /* the section is present */
     uint32_t clients;     /* default search clients across the fleet (cell: search_clients) */

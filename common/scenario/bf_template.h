@@ -4,7 +4,7 @@
  * A scenario's `document` (action, id, routing, pipeline, source with $[[name]] placeholders)
  * is compiled once into a bf_tmpl_t (immutable, shared by all worker threads). Each worker
  * thread owns a bf_gen_t with its own RNG and sequence state, so rendering takes no lock.
- * Variable types follow INFINI loadgen (reference/loadgen-compat.md §1.4); values from
+ * Variable types follow INFINI loadgen (docs/internals/loadgen-compat.md §1.4); values from
  * dictionaries are JSON-escaped once at load, so every rendered source line is valid JSON.
  *
  * Rendering rules (also in bf_template.c):
@@ -83,7 +83,7 @@ int bf_tmpl_render_bulk(const bf_tmpl_t *t, bf_gen_t *g, const bf_cell_t *cell, 
 int bf_tmpl_render_bulk_more(const bf_tmpl_t *t, bf_gen_t *g, const bf_cell_t *cell, uint32_t ndocs,
                              bf_buf_t *out);
 
-/* A bulk body rendered while it is sent (issue #28): libcurl's read callback asks for up to
+/* A bulk body rendered while it is sent: libcurl's read callback asks for up to
  * `cap` bytes at a time and the documents are rendered straight into its buffer, so the body
  * is never built whole and never copied into the upload buffer. The bytes are exactly those of
  * bf_tmpl_render_bulk (the first slice) and bf_tmpl_render_bulk_more (the others) over the same

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /* bf_vars.h — variable specifications and their per-thread generators.
  *
- * A scenario's `variables:` list (DESIGN §5) becomes an array of bf_var_spec_t owned by the
+ * A scenario's `variables:` list (docs/scenario.md) becomes an array of bf_var_spec_t owned by the
  * scenario (immutable after load). Each worker thread owns one bf_vars_t holding the RNG,
  * sequence counters and time caches of every variable, so drawing a value takes no lock and no
- * allocation. Types follow INFINI loadgen (reference/loadgen-compat.md §1.4), with these
+ * allocation. Types follow INFINI loadgen (docs/internals/loadgen-compat.md §1.4), with these
  * deliberate differences, all documented per type below:
  *   - values are reproducible: the RNG is xoshiro256** seeded by splitmix64 from the run seed
  *     and the thread's global stream number (Blackman & Vigna, https://prng.di.unimi.it/);

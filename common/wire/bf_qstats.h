@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* bf_qstats.h — one named query's counters and histograms for one second (or merged), and
- * their wire form bf.QueryStats (issue #15: search and mixed workloads).
+ * their wire form bf.QueryStats (search and mixed workloads).
  *
  * started counts the queries a client began (what search.target_rate schedules: a request, a
  * sequence of pages, an _msearch of several searches), for search-rate-missed.
@@ -13,7 +13,7 @@
  * for _count, or the hits returned when track_total_hits is false; _msearch sums its
  * responses) and took_ms (the server's "took"). Service time
  * (send -> response) and latency (intended start -> response; equal in closed loop) go into
- * HdrHistogram-layout histograms, merged by adding counts like the bulk ones (DESIGN §4).
+ * HdrHistogram-layout histograms, merged by adding counts like the bulk ones (docs/internals/measurement.md).
  * Not thread-safe: callers lock.
  */
 #ifndef BF_QSTATS_H

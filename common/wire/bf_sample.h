@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* bf_sample.h — per-second counters of one agent (or merged), and their wire form bf.Sample.
  *
- * Counter names and meanings are DESIGN §4. Counters are merged by addition; histograms by
+ * Counter names and meanings: docs/internals/measurement.md. Counters are merged by addition; histograms by
  * adding counts (bf_hist_add). Not thread-safe: callers lock.
  */
 #ifndef BF_SAMPLE_H
@@ -26,7 +26,7 @@ typedef struct bf_counters {
     uint64_t cpu_user_ms, cpu_sys_ms, processing_us, conn_wait, rate_behind, connections_opened;
     uint64_t req_abandoned; /* requests still in flight when the load ended: their documents are
                                unknown (hard end past request.timeout, or an abort) */
-    /* client-bound (issue #10 item 9): the busiest worker thread's busy time in the second (not
+    /* client-bound: the busiest worker thread's busy time in the second (not
      * waiting in curl_multi_poll; merged by max, not by addition: a share of one thread's
      * second), and the send lag of the requests sent in it (send time minus when the request
      * could have gone: its connection free and, in target-rate mode, due) with their count */
@@ -45,7 +45,7 @@ typedef struct bf_counters {
      * cell they add up to docs_unknown */
     uint64_t docs_unknown_abandoned, docs_unknown_timeout, docs_unknown_reset, docs_unknown_bad,
         docs_unknown_http;
-    /* where the worker threads' time went (issue #29 item 5): wall µs summed over the worker
+    /* where the worker threads' time went: wall µs summed over the worker
      * threads building bodies, compressing them, reading answers (parse and verdict), booked
      * in the second the stage ended; worker_threads is a gauge (the agent's worker threads
      * running the cell, summed over agents when merged): worker_threads x 1 s is the time the

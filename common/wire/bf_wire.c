@@ -200,7 +200,7 @@ int bf_wire_recv_peer(void *sock, void *route, size_t *route_len, bf_wire_peer_t
     if (!too_big)
         *out = bf__envelope__unpack(NULL, zmq_msg_size(&msg), zmq_msg_data(&msg));
     /* the address for what may be refused and logged: a Hello, an unreadable message, one of
-     * another protocol major (it was "refused a peer from ?", issue #29) */
+     * another protocol major (it was "refused a peer from ?") */
     if (peer && (*out == NULL || (*out)->body_case == BF__ENVELOPE__BODY_HELLO ||
                  (*out)->major != BF_PROTO_MAJOR)) {
         copy_prop(&msg, "Key-Fingerprint", peer->key_fp, sizeof peer->key_fp);
