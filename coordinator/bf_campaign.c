@@ -378,7 +378,7 @@ static int campaign_cluster(bf__campaign_t *c, const bf_campaign_opts_t *opts,
     } else if (bf_telemetry_probe(c->tele, &prod, &td) != BF_OK) {
         bf_warn("telemetry: %s", td.msg);
     } else if (prod.compat_mode) {
-        /* OpenSearch answering GET / as Elasticsearch 7.10.2 (reference/es-api.md §3.1) */
+        /* OpenSearch answering GET / as Elasticsearch 7.10.2 (docs/internals/es-api.md §3.1) */
         bf_strlcpy(c->cluster.distribution, prod.distribution, sizeof c->cluster.distribution);
         bf_strlcpy(c->cluster.version, prod.version, sizeof c->cluster.version);
     } else if (strcmp(prod.flavor, "serverless") == 0) {
@@ -592,7 +592,7 @@ static int campaign_rep(bf__campaign_t *c, size_t k, uint32_t rep, int skip, con
     long partial = c->opts->resume_dir && !bf_results_cell_finished(c->res, name)
                        ? bf_results_cell_partial(c->res, name)
                        : -1;
-    if (partial >= 0) /* issue #30: it ran again without a word */
+    if (partial >= 0) /* it ran again without a word */
         bf_info("cell %s started in %s and did not finish (cells/%s.samples.partial, %ld "
                 "sample lines): running it again from the start; its partial samples "
                 "are replaced",

@@ -60,7 +60,7 @@ typedef struct bf_campaign_opts {
 
 #define BF_MAX_REPLACE_EXISTING 64 /* --replace-existing names per run */
 
-/* bf_campaign_run — run the whole campaign. Returns the exit code (enum bf_exit, DESIGN §6):
+/* bf_campaign_run — run the whole campaign. Returns the exit code (enum bf_exit, docs/internals/measurement.md):
  * 0 all cells ok, 1 some failed/degraded/unverified, 2 bad input, 3 environment, 130/143
  * interrupted. */
 int bf_campaign_run(const bf_campaign_opts_t *opts);

@@ -81,7 +81,7 @@ typedef struct bf__campaign {
      * per-second latency p99 for the sustain phase's slope test */
     const char *base_cell_id;
     int track_p99;
-    /* find-max's progress (issue #30 item 8): the step running (NULL outside find-max), when
+    /* find-max's progress: the step running (NULL outside find-max), when
      * its combination's find_max.max_time ends (monotonic us), the bound, and how many
      * combinations follow; the progress line and the cell's first line say these instead of
      * "cell k/n ... left ~" */

@@ -190,9 +190,9 @@ static void on_sample(bf__campaign_t *c, bf_fleet_agent_t *a, const Bf__Sample *
         send_ack(c, m);
         return;
     }
-    /* written to disk first, acknowledged after (DESIGN §3) */
+    /* written to disk first, acknowledged after (docs/internals/fleet-protocol.md) */
     if (bf_results_sample_line(c->samples, a->id, s) != BF_OK) {
-        /* not acknowledged, so the agent keeps it; the load stops now (DESIGN §6: nothing
+        /* not acknowledged, so the agent keeps it; the load stops now (docs/internals/measurement.md: nothing
          * measured is kept only in memory) and the campaign ends after this cell */
         char msg[600];
         snprintf(msg, sizeof msg, "cannot write samples to %s/cells/%s.samples.partial: %s",
@@ -237,7 +237,7 @@ static void on_message(void *ctx, bf_fleet_agent_t *a, const Bf__Envelope *env, 
     bf_member_t *m = member_of(c, a);
     if (!bf_wire_channel_ok(env->body_case, is_data)) {
         /* our agents never do this: a Sample on control would skip the data channel's
-         * ordering and acks. Counted and dropped, as a malformed message is (STYLE 12). */
+         * ordering and acks. Counted and dropped, as a malformed message is (docs/internals/style.md rule 12). */
         if (c->wrong_channel++ % 100 == 0)
             bf_warn("agent %s (%s): ignored a %s on the %s socket (%llu so far): a client "
                     "that is not bulkfleet-agent %s?", a->id, a->hostname, bf_wire_body_name(env),
@@ -589,7 +589,7 @@ static void send_prepares(bf__campaign_t *c, uint32_t repetition, const uint64_t
                  0x9E3779B97F4A7C15ull * (uint64_t)(i + 1);
         p.warmup_ms = (uint32_t)run->warmup_ms;
         p.duration_ms = (uint32_t)run->duration_ms;
-        /* content only for the files this agent has not cached (DESIGN §3) */
+        /* content only for the files this agent has not cached (docs/internals/fleet-protocol.md) */
         for (size_t f = 0; f < nfiles; f++) {
             const bf_scenario_file_t *sf = bf_scenario_file(c->sc, f);
             int cached =
@@ -1072,7 +1072,7 @@ int bf__cellrun_run(bf__campaign_t *c, const bf_cell_t *cell, uint32_t repetitio
     uint32_t *cores = bf_calloc(nagents, sizeof *cores);
     uint32_t *stream_base = bf_calloc(nagents, sizeof *stream_base);
     uint32_t streams = cell_members(c, agents, nagents, cores, stream_base);
-    bf_split_cell_t sh; /* shares weighted by cores (DESIGN §3) */
+    bf_split_cell_t sh; /* shares weighted by cores (docs/internals/fleet-protocol.md) */
     bf_split_cell_init(&sh, cell->concurrency, cell->target_rate, cell->search_clients,
                        cell->search_rate, cores, nagents);
     c->agg = bf_cellagg_new(cell, repetition, nagents, cores, (uint32_t)(run->warmup_ms / 1000),

@@ -168,7 +168,7 @@ int bf__cellsetup_fleet(bf__campaign_t *c, bf__fleet_setup_t *fs)
         return BF_EXIT_ENV;
     }
     /* from now on every cluster call of the campaign's loop keeps the fleet answered, not
-     * only the index preparation (issue #12 item 11): creating an index of many shards,
+     * only the index preparation: creating an index of many shards,
      * waiting for its health, _refresh and _count after a cell, the store size, a stalled
      * node. Agents that hear nothing for 3 s say Hello again, and after 10 s reopen their
      * sockets (fleet churn, seen on 60 shards x 1 replica on 3 nodes). */

@@ -32,7 +32,7 @@
 #include <unistd.h>
 
 #define SETUP_MS 5000u      /* per cell: delete + create index, prepare agents (estimate) */
-#define AGENT_BASE_BYTES (64ull << 20) /* DESIGN §8: agent memory budget above the bodies */
+#define AGENT_BASE_BYTES (64ull << 20) /* docs/internals/budgets.md: agent memory budget above the bodies */
 #define PLAN_SELFTEST_MS 500u          /* plan: selftest per distinct batch size and compression */
 
 static int exit_code_of(int rc)
@@ -189,7 +189,7 @@ static void production_warnings(const char *path, const bf_scenario_t *sc)
 /* every mistake the loader found (validate: all at once, in file order); counts them, the
  * loader's closing "... and N more mistakes" as N */
 /* A corpus read a fixed number of times (document.corpus.passes) may be read to its end before
- * the measurement window starts: the row then holds nothing and is stalled (issue #30: an
+ * the measurement window starts: the row then holds nothing and is stalled (an
  * imported 240 s warmup over a small corpus). Warns once, naming the first such cell, when the
  * corpus's documents x passes take no longer than run.warmup at the cell's rate: its
  * target_rate, else --agent-docs-per-s x the agents (agent_rate x fleet, when given), else at
@@ -270,7 +270,7 @@ static void collect_types(json_t *v, const char **modules, const char **types, s
     }
 }
 
-/* A mapping field type outside the server core (issue #30: scaled_float of an imported track
+/* A mapping field type outside the server core (scaled_float of an imported track
  * on the dev cluster, which lacks mapper-extras): said at validate and plan, with the module,
  * since only the cluster knows whether it has it. */
 static void module_notes(const char *path, const bf_scenario_t *sc)
@@ -492,7 +492,7 @@ static uint64_t ceil_div(uint64_t a, uint64_t b)
     return b ? (a + b - 1) / b : a;
 }
 
-/* Target-rate cells whose per-agent share exceeds what one agent builds (issue #10 item 9):
+/* Target-rate cells whose per-agent share exceeds what one agent builds:
  * from --agent-docs-per-s (bulkfleet-agent selftest on an agent host, or bench/RESULTS.md), else
  * a short selftest on this host per distinct batch size and compression, one thread per core. */
 static void rate_warnings(const bf_scenario_t *sc, const bf_tmpl_t *t, uint32_t fleet,
@@ -571,7 +571,7 @@ static uint64_t plan_dict_bytes(const bf_scenario_t *sc)
 }
 
 /* The corpus line(s) of the output for corpus c: its documents and sizes, what each agent
- * holds, and each file with its codec and sizes when there are several (nu3 F2.2: only the
+ * holds, and each file with its codec and sizes when there are several (only the
  * first was named, and its codec given for all). */
 static void plan_corpus_line(plan_t *P, const bf_corpus_t *c)
 {
@@ -894,8 +894,8 @@ static void plan_print_duration(const plan_t *P)
            bf_units_format_duration_ms(total, d4, sizeof d4));
 }
 
-/* `find-max` runs steps, not these cells: its time is the search's bound (issue #30 item 8:
- * "1 cell, 12 s" said nothing of a search that may take find_max.max_time). Nothing without
+/* `find-max` runs steps, not these cells: its time is the search's bound
+ * ("1 cell, 12 s" would say nothing of a search that may take find_max.max_time). Nothing without
  * a find_max: section. */
 static void plan_print_findmax(const plan_t *P)
 {
@@ -931,7 +931,7 @@ static void plan_print_findmax(const plan_t *P)
 }
 
 /* Peak memory per agent (the cell with the most), and what the coordinator keeps per cell on
- * purpose (issue #26: a soak's RSS grew by exactly this): one row per finished cell
+ * purpose (a soak's RSS grew by exactly this): one row per finished cell
  * (matrix.json/matrix.md are rewritten from every row after each cell) and one per
  * repetition of the running cell (its row is the median repetition's, picked when the last
  * one ends). */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* bf_findmax.h — the find-max search controller: which step runs next, and what a step's
- * outcome means (policy only; STYLE 16).
+ * outcome means (policy only; docs/internals/style.md rule 16).
  *
  * The method is seed 004's (Elastic's sizing blog, /work/shared/seeds/004_*): with one bulk
  * request in flight, double the batch size from a start value until docs/s stops growing; then,
@@ -152,7 +152,7 @@ void bf_fm_skip_to_sustain(bf_fm_t *fm);
 /* bf_fm_stop — end the search now with `reason` (static text), keeping a result found so far. */
 void bf_fm_stop(bf_fm_t *fm, const char *reason);
 
-/* bf_fm_max_steps — the most steps a search under cfg can run (issue #30 item 8: what `plan`
+/* bf_fm_max_steps — the most steps a search under cfg can run (what `plan`
  * states): *search_steps closed-loop steps (every batch doubling from batch_start to
  * batch_max, every concurrency doubling from concurrency_start to concurrency_max, the longest
  * bisection below concurrency_max) and *sustain_steps open-loop ones (sustain_tries). Either

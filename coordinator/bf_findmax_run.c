@@ -112,7 +112,7 @@ static json_t *combo_json(const combo *k)
     json_object_set_new(o, "combination", json_string(k->label));
     json_object_set_new(o, "base_cell", json_string(k->base->id));
     /* the replicas of every step's index (find-max recreates it per step): what `size` scales
-     * the measured rate by (issue #30 item 1) */
+     * the measured rate by */
     json_object_set_new(o, "replicas", json_integer(k->base->replicas));
     json_object_set_new(o, "finished", json_boolean(k->finished));
     json_object_set_new(o, "found", json_boolean(fm->found));
@@ -200,7 +200,7 @@ static void result_line(const combo *k, size_t ncombos, char *buf, size_t size)
         if (fm->sustained_p99_ms >= 0)
             snprintf(p99, sizeof p99, "%.1f", fm->sustained_p99_ms);
         /* the sustain steps ran with find_max's headroom over the concurrency the search
-         * found: say so, or "concurrency 2" reads as what the search found (issue #30 item 4) */
+         * found: say so, or "concurrency 2" reads as what the search found */
         if (fm->sustained_concurrency != fm->lo)
             snprintf(head, sizeof head,
                      "; concurrency %u is the sustain headroom: the search "
@@ -229,7 +229,7 @@ static void print_result(FILE *f, const combo *k, size_t ncombos)
 
 /* Each step rests on one run: the closed-loop steps whose docs/s changed by less than the
  * noise of one run against the step before them, "step 3 (+2.1 %), step 6 (-1.0 %)", into
- * buf (issue #30 item 4: find-max does not repeat them, and says so). Returns how many. */
+ * buf (find-max does not repeat them, and says so). Returns how many. */
 static size_t within_noise(const combo *k, char *buf, size_t size)
 {
     size_t n = 0, o = 0;
@@ -270,7 +270,7 @@ static void print_noise(FILE *f, const combo *k)
                 NOT_REPEATED_NOISE * 100.0);
 }
 
-/* matrix.md's lead: the answer first, then what the rows below are (issue #30 item 4) */
+/* matrix.md's lead: the answer first, then what the rows below are */
 static void set_lead(bf__campaign_t *c, const combo *ks, size_t nk)
 {
     char *md = NULL;
@@ -408,7 +408,7 @@ static void log_step(const combo *K, const bf_fm_step_t *stp, const bf_row_t *fo
 }
 
 /* Every step recreated the combination's index and its rows hold what it measured: the last
- * step's index is only disk space on the target (73 MB in issue #30 item 9), so it goes,
+ * step's index is only disk space on the target (73 MB in one measured search), so it goes,
  * through the cluster module (only what bulkfleet created), or the log says why not. */
 static void delete_last_index(bf__campaign_t *c, bf_cell_t **cells, size_t ncellv, size_t ran_steps,
                               int code)

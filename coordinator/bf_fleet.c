@@ -76,7 +76,7 @@ struct bf_fleet {
     struct pending_claim *claims; /* same-key claims waiting for their holder's proof of life */
     size_t nclaims;
     uint64_t bad_logged_us; /* when a malformed message was last logged (rate limit) */
-    /* peers (address and why) whose refused message was logged: once per peer (issue #29);
+    /* peers (address and why) whose refused message was logged: once per peer;
      * past BF_FLEET_BAD_PEERS of them, at most one line every 10 s */
     bf_strmap_t bad_peers;
     size_t bursting;        /* agents with Pings of the clock exchange still to send */
@@ -148,7 +148,7 @@ static void *bind_router(bf_fleet_t *f, const char *ep, bf_diag_t *diag)
     /* No ZMTP heartbeats on the coordinator's ROUTERs (ZMQ_HEARTBEAT_IVL/TIMEOUT): libzmq arms
      * and cancels a timer per heartbeat per connection, and poller_base_t::cancel_timer walks
      * every timer of the I/O thread (O(n), "we assume it is rarely used"), so their cost grew
-     * with the square of the fleet (33 % of the coordinator's CPU at 1000 agents, issue #19).
+     * with the square of the fleet (33 % of the coordinator's CPU at 1000 agents).
      * Liveness is the fleet's own Ping/Pong with its suspect/lost clock (O(1) per message); the
      * agents' DEALERs keep their heartbeats (answered by the engine without a timer here,
      * because they send no TTL) to notice a dead coordinator. A connection whose peer vanished
@@ -205,7 +205,7 @@ static void on_allow_key(void *ctx, const uint8_t *key, const char *name)
 }
 
 /* At start: how many agent keys each allow-list directory holds, and every file skipped with
- * why (issue #29: a key saved as agents/agentA was ignored without a word). bf_zap indexes the
+ * why (a key saved as agents/agentA was ignored without a word). bf_zap indexes the
  * same files. */
 static void log_allow_list(const char *allow_dir)
 {
@@ -641,7 +641,7 @@ static void on_hello(bf_fleet_t *f, void *sock, bf_fleet_agent_t *a, const Bf__H
         bf_wire_send(sock, route, route_len, &env, ZMQ_DONTWAIT);
         /* An agent repeats its Hello every 1-8 s until a Welcome comes, and ZeroMQ queues each
          * one while the coordinator is not yet bound: an agent started 3 s before the
-         * coordinator delivers three at once (issue #30: "said hello again" twice at join). A
+         * coordinator delivers three at once ("said hello again" twice at join). A
          * Hello within suspect_ms of our last Welcome cannot come from an agent that missed us
          * for suspect_ms (what makes it say hello again), so it was sent before that Welcome
          * arrived: the same join, answered again, said at debug level only. */

@@ -2,12 +2,12 @@
 /* bf_fleet.h — the coordinator's registry of agents and its two ROUTER sockets.
  *
  * Control ROUTER (default tcp://0.0.0.0:7100) and data ROUTER (7101); agents connect with DEALERs
- * whose routing id is the agent id and a nonce (DESIGN §3; see below). The fleet answers Hello
+ * whose routing id is the agent id and a nonce (docs/internals/fleet-protocol.md; see below). The fleet answers Hello
  * (Welcome, or Reject with a reason on a protocol major mismatch), Ping, and tracks liveness: an
  * agent silent for suspect_ms is suspect, for lost_ms lost, counting only the time this
  * coordinator listened: a stall of its own (a handler or the caller busy for longer than
  * BF_FLEET_STALL_MS, e.g. on a slow results disk, or the process stopped) is not the agent's
- * silence, since no Ping went out and nothing was read meanwhile (issue #26: a 2 s fflush per
+ * silence, since no Ping went out and nothing was read meanwhile (a 2 s fflush per
  * sample had an idle agent "lost: silent for 6001 ms"). Every other message goes to the
  * handler. A message from a peer that never said Hello (after a coordinator restart) is ignored,
  * not rejected: the agent says Hello again when it hears nothing, and a Reject would end it. The
@@ -17,7 +17,7 @@
  * with the agent's receive and send times equal). A Hello's own timestamp is not used: it may have
  * waited in a queue before the coordinator listened.
  *
- * An agent id belongs to the peer that first brought it in (DESIGN §3, issue #11): agents
+ * An agent id belongs to the peer that first brought it in (docs/internals/fleet-protocol.md): agents
  * connect with a routing id of their id and a random per-process nonce, which no other peer
  * knows, so ROUTER_HANDOVER can only hand a route back to the same process after a reconnect.
  * A Hello for a known id from a new route is a claim: refused (Reject to the claimant only, a
@@ -45,7 +45,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-enum bf_agent_session {  /* as the coordinator tracks it (DESIGN §3) */
+enum bf_agent_session {  /* as the coordinator tracks it (docs/internals/fleet-protocol.md) */
     BF_AS_CONNECTED = 0,
     BF_AS_WELCOMED,
     BF_AS_IDLE,
@@ -113,7 +113,7 @@ enum bf_fleet_cell_event {
 };
 
 /* bf_fleet_agent_cell — the one way agent session state changes outside the fleet's own
- * Hello and liveness handling (STYLE 18: the fleet owns it). A lost or not yet welcomed agent
+ * Hello and liveness handling (docs/internals/style.md rule 18: the fleet owns it). A lost or not yet welcomed agent
  * keeps its state: only a Hello or a message brings it back. */
 void bf_fleet_agent_cell(bf_fleet_agent_t *a, enum bf_fleet_cell_event ev);
 

@@ -13,7 +13,7 @@
  * descriptor is closed or reused. When the address could not be read (the connection closed
  * before the thread woke) the line says "an address that closed before it could be read".
  *
- * A message larger than the socket's ZMQ_MAXMSGSIZE (an oversize Hello, issue #29) never
+ * A message larger than the socket's ZMQ_MAXMSGSIZE (an oversize Hello) never
  * reaches the fleet either: libzmq's decoder refuses it by its size header (EMSGSIZE) and
  * closes the connection, and the monitor emits only DISCONNECTED, as for a peer that left by
  * itself (libzmq 4.3 stream_engine_base_t::error: protocol errors get no handshake event; its

@@ -86,7 +86,7 @@ int bf_size_compute(const bf_size_in_t *in, bf_size_out_t *out, bf_diag_t *diag)
     if (in->peak_docs_s > 0) {
         if (in->measured_replicas >= 0) {
             /* each document costs the sized cluster (replicas + 1) index operations; the
-             * measured node did measured_copies per document (issue #30 item 1) */
+             * measured node did measured_copies per document */
             out->measured_copies =
                 bf_size_copies((uint32_t)in->measured_replicas, in->measured_data_nodes);
             out->copies_factor = ((double)in->replicas + 1.0) / out->measured_copies;

@@ -11,7 +11,7 @@
  * nodes needed for a peak docs/s at the docs/s one data node of a tested cluster sustained
  * (a find-max result ÷ that cluster's data nodes), ROUNDUP, + 1 for failover where asked.
  * A measured rate is scaled by the copies of each document the sized cluster writes against
- * the copies a node of the measured cluster wrote per document (issue #30 item 1):
+ * the copies a node of the measured cluster wrote per document:
  *   copies factor      = (replicas + 1) / min(measured replicas + 1, measured data nodes)
  *   ingest nodes       = ROUNDUP(peak docs/s x copies factor / measured docs/s per node)
  * (a replica on a 1-node cluster is never allocated: one copy per document was written there).

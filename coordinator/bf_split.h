@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* bf_split.h — split a whole number over agents by the largest-remainder method.
  *
- * Used for concurrency (and target rate in docs/s) per DESIGN §3: shares add up exactly to
+ * Used for concurrency (and target rate in docs/s) per docs/internals/fleet-protocol.md: shares add up exactly to
  * the total and are proportional to the weights (each agent's cores). Pure, thread-safe.
  */
 #ifndef BF_SPLIT_H
@@ -18,12 +18,12 @@ void bf_split_largest_remainder(uint64_t total, const uint32_t *weights, size_t 
 /* bf_split_bases — base[i] = shares[0] + ... + shares[i - 1] (base[0] = 0): agent i's first
  * connection counted across the fleet in cell order, so that connection j of the fleet goes to
  * target.hosts[j mod hosts] and the fleet's connections spread over the hosts as evenly as one
- * agent's do (issue #30: each agent started on hosts[0], and with one connection per agent the
+ * agent's do (each agent started on hosts[0], and with one connection per agent the
  * other hosts got nothing). A base past UINT32_MAX wraps (the host is taken mod hosts; wrapping
  * only shifts the start). n >= 1; pure, thread-safe. */
 void bf_split_bases(const uint64_t *shares, size_t n, uint32_t *base);
 
-/* One cell's load split over its n agents (DESIGN §3; bf_split_cell_init fills it). Each array
+/* One cell's load split over its n agents (docs/internals/fleet-protocol.md; bf_split_cell_init fills it). Each array
  * has n entries, agent i at [i]. */
 typedef struct bf_split_cell {
     uint64_t *conc;        /* bulk requests in flight */
@@ -41,7 +41,7 @@ typedef struct bf_split_cell {
  * target rate by cores; the search rate by the agents' search clients (an agent without
  * clients weighs 1 in the split, so keep search_clients >= agents for every share to be
  * used); then each agent's connection and search-client bases, so the fleet's connections
- * spread over target.hosts round-robin as one agent's do (issue #30). n >= 1. s is filled
+ * spread over target.hosts round-robin as one agent's do. n >= 1. s is filled
  * (caller cleans up with bf_split_cell_cleanup). Pure, thread-safe. */
 void bf_split_cell_init(bf_split_cell_t *s, uint32_t concurrency, double target_rate,
                         uint32_t search_clients, double search_rate, const uint32_t *cores,

@@ -259,7 +259,7 @@ int bf_telemetry_probe(bf_telemetry_t *t, bf_product_t *out, bf_diag_t *diag)
         return bf_diag_set(diag, BF_E_PARSE, "GET / on %s: no version.number in the answer",
                            bf_es_host(t->es));
     if (p.compat_mode) {
-        /* the real version is only on _nodes (reference/es-api.md §3.1) */
+        /* the real version is only on _nodes (docs/internals/es-api.md §3.1) */
         if (bf_es_request(t->es, "GET", "/_nodes/_local?filter_path=nodes.*.version", NULL,
                           &status, &body, NULL) == BF_OK && status == 200) {
             json_t *j = json_loads(body, 0, NULL);
@@ -326,7 +326,7 @@ int bf__telemetry_ingest(bf_telemetry_t *t, uint64_t mono_us, const char *nodes_
     return rc;
 }
 
-/* filter_path keeps the answer to a few hundred bytes a node (es-api.md §3.2) */
+/* filter_path keeps the answer to a few hundred bytes a node (docs/internals/es-api.md §3.2) */
 #define NODES_PATH                                                                                 \
     "/_nodes/stats/indices,thread_pool,transport/indexing?filter_path=nodes.*.name,"               \
     "nodes.*.timestamp,nodes.*.transport.rx_size_in_bytes,nodes.*.transport.tx_size_in_bytes,"     \

@@ -4,7 +4,7 @@
  * The coordinator asks the target cluster, every second of a cell, for the write thread pool
  * and indexing counters of every node (GET /_nodes/stats/indices,thread_pool/indexing with a
  * filter_path), and for the primaries' index_total of the cell's indices
- * (GET /<indices>/_stats/indexing). Per cell it derives (DESIGN §4, "cluster side"):
+ * (GET /<indices>/_stats/indexing). Per cell it derives (docs/internals/measurement.md, "cluster side"):
  *
  *   write_queue_max     the highest write-pool queue any node showed in the measurement window
  *   write_rejected      Σ over nodes of the write-pool `rejected` delta over the window
@@ -16,7 +16,7 @@
  *                       the nodes sent each other (routing_mode node saves the forwarding part)
  *
  * and keeps the whole per-second series for telemetry/<cell>.ndjson (format below).
- * API facts (reference/es-api.md §3): counters are cumulative since node start (deltas only;
+ * API facts (docs/internals/es-api.md §3): counters are cumulative since node start (deltas only;
  * a counter going down means a restart); the pool is `write` (ES 7/8/9, OS 1/2/3), `bulk` on
  * ES <= 6.2; ES >= 9.1 adds `write_coordination`, whose rejections are added to write_rejected.
  *
@@ -68,7 +68,7 @@
 #define BF_MAX_TELEMETRY_TICKS 100000u /* ticks kept per cell (> a day of seconds) */
 #define BF_MAX_TELEMETRY_URL 3500u     /* longer index lists skip the primaries request */
 
-/* Who the cluster is, from GET / (reference/es-api.md §3.1). */
+/* Who the cluster is, from GET / (docs/internals/es-api.md §3.1). */
 typedef struct bf_product {
     char distribution[32]; /* "elasticsearch" or "opensearch" */
     char version[32];      /* "8.12.2"; for OpenSearch in compatibility mode the real version
@@ -106,7 +106,7 @@ typedef struct bf_telemetry_summary {
 
 typedef struct bf_telemetry bf_telemetry_t;
 
-/* bf_telemetry_parse_product — read a GET / body. Detection as in reference/es-api.md §3.1:
+/* bf_telemetry_parse_product — read a GET / body. Detection as in docs/internals/es-api.md §3.1:
  * version.distribution == "opensearch" → OpenSearch; else a tagline mentioning OpenSearch, or
  * number 7.10.2 without build_flavor → OpenSearch in compatibility mode; else Elasticsearch.
  * Returns 0 or BF_E_PARSE (not JSON, or no version.number). Pure; thread-safe. */

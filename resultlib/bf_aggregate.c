@@ -663,7 +663,7 @@ static void row_counts(const bf_cellagg_t *a, bf_row_t *row, row_ctx *x)
     }
     uint64_t answered =
         w->req_ok + w->req_partial + bf_counters_http_errors(w) + w->req_bad_response;
-    /* issue #29: a cell whose every document failed (400 mapper_parsing_exception, 406, 413,
+    /* a cell whose every document failed (400 mapper_parsing_exception, 406, 413,
      * 401) stops after a request or two; in warmup that left an empty window, read as 0 %
      * errors, "stalled" and "lengthen run.duration" */
     x->failed_early = a->failed &&
@@ -673,7 +673,7 @@ static void row_counts(const bf_cellagg_t *a, bf_row_t *row, row_ctx *x)
      * agents stop at a fatal answer) are no sign of a stall */
     /* a cell without one sample never started its load (it failed while being prepared, e.g.
      * the cluster was unreachable): nothing stalled, nothing was measured on few requests
-     * (nu3 F4.5: such a cell showed "FAILED stalled") */
+     * (such a cell showed "FAILED stalled") */
     x->loaded = a->nsec > 0;
     row->stalled = x->loaded && a->cell->concurrency > 0 && !x->failed_early &&
                    (answered == 0 || (row->req_abandoned > 0 && !a->stopped_early && !a->failed));
@@ -731,7 +731,7 @@ static void row_counts(const bf_cellagg_t *a, bf_row_t *row, row_ctx *x)
     /* a failed cell gets no advice to measure longer: the failure says what to fix */
     /* a stalled cell (no answer at all) is flagged as such, not as this */
     /* a cell that read its whole corpus in the window is flagged too when that took few
-     * requests (issue #30: 4 requests in 0.2 s read as 15,385 docs/s against a per-second
+     * requests (4 requests in 0.2 s read as 15,385 docs/s against a per-second
      * max of 3,000): its docs/s is every document over the time they took, but on so few
      * responses that time is a handful of round trips */
     row->few_requests = x->loaded && a->cell->concurrency > 0 && !row->stalled && !a->failed &&
@@ -743,7 +743,7 @@ static void row_client(const bf_cellagg_t *a, bf_row_t *row, const row_ctx *x)
 {
     double cpu_ms = (double)(x->win.cpu_user_ms + x->win.cpu_sys_ms);
     row->agent_cpu_pct = x->cores ? 100.0 * cpu_ms / (1000.0 * x->Dw * (double)x->cores) : 0;
-    /* client-bound, measured where it happens (issue #10 item 9): the busiest worker thread's
+    /* client-bound, measured where it happens: the busiest worker thread's
      * busy share of each window second (the highest over threads and agents), median over the
      * window; and the mean send lag against the mean service time */
     double *busy = bf_calloc(x->D, sizeof *busy);
@@ -1066,7 +1066,7 @@ static void row_reasons(const bf_cellagg_t *a, bf_row_t *row, const row_ctx *x)
                  "in it (connect error, timeout, reset: req_transport_error)",
                  D, (unsigned long long)row->req_transport_error);
     else if (row->stalled && answered_all && row->corpus_ended && !row->duration_s)
-        /* issue #30: an imported 240 s warmup read a small corpus to its end, and the row
+        /* an imported 240 s warmup read a small corpus to its end, and the row
          * advised "lengthen run.duration" (3600 s): nothing a longer window would change */
         snprintf(buf, sizeof buf,
                  "stalled: the window holds no request because the corpus was read to its end "
@@ -1285,7 +1285,7 @@ int bf_row_unknown_unverified(bf_row_t *row, const char *cell_id)
 {
     if (!row->verified || row->docs_unknown_all == 0)
         return 0;
-    /* issue #26, chaos seed 8: a stopped target's 1200 timed-out documents, _count 0 = 0
+    /* a stopped target's 1200 timed-out documents, _count 0 = 0
      * acknowledged at the verification, 800 of them indexed when it went on */
     char why[700];
     snprintf(

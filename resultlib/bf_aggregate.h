@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* bf_aggregate.h — one cell's samples from every agent, merged into the per-second series and
- * the cell's results row (metric definitions: DESIGN §4).
+ * the cell's results row (metric definitions: docs/internals/measurement.md).
  *
  * docs/s = Σ docs_ok over the measurement window [W, W+D) ÷ D; the per-second series counts an
  * empty second as 0; percentiles come from histograms merged by adding counts and are shown
@@ -42,7 +42,7 @@ typedef struct bf_latency_stats {
     double p50_ms, p90_ms, p99_ms, p999_ms, max_ms, mean_ms; /* NAN when not enough samples */
 } bf_latency_stats_t;
 
-/* One named query's part of a row (search clients, issue #15); over the measurement window
+/* One named query's part of a row (search clients); over the measurement window
  * like the bulk columns. Percentiles from the agents' histograms merged by adding counts. */
 typedef struct bf_qrow {
     const char *name;        /* borrowed from the scenario (search.queries[].name) */
@@ -113,12 +113,12 @@ typedef struct bf_row {
     double agent_cpu_pct;    /* mean agent CPU over the window, % of the agents' cores */
     uint64_t late_seconds;   /* seconds with no sample from some agent */
     int yellow, degraded, client_bound, failed, aborted;
-    /* client-bound, measured in the agents' worker threads (issue #10 item 9): the busiest
+    /* client-bound, measured in the agents' worker threads: the busiest
      * thread's share of each window second not spent waiting for the network (median over the
      * window, %), and the mean send lag of a request (ms: sent this long after its connection
      * was free and it was due; NAN without requests) */
     double client_busy_pct, send_lag_ms;
-    /* where the agents' worker threads' time went in the window (issue #29 item 5), % of their
+    /* where the agents' worker threads' time went in the window, % of their
      * time (worker threads x window seconds, all agents): building bodies, gzip, reading the
      * answers (parse and verdict), and the rest: handing bytes to libcurl and the kernel and
      * waiting for the network (bf_row_stage_shares). NAN when not measured (older agents) */
@@ -169,7 +169,7 @@ typedef struct bf_row {
     uint32_t warmup_s, duration_s; /* the row's window is [warmup_s, warmup_s + duration_s) */
     /* disk cost: uncompressed payload bytes of the acknowledged documents over every second
      * (each second's bytes_payload x docs_ok / docs_sent), and the indices' primary store
-     * size after _refresh + _flush (_stats/store, es-api.md); -1 / NAN = not measured (the
+     * size after _refresh + _flush (_stats/store, docs/internals/es-api.md); -1 / NAN = not measured (the
      * cell failed, did not verify, or its indices held documents before it) */
     uint64_t bytes_payload_ok_all;
     int64_t store_bytes;
@@ -190,7 +190,7 @@ typedef struct bf_row {
     /* the slope test of find-max's sustain phase: bf_series_growth of the per-second latency
      * p99 over the window (the highest of the agents' p99 in each second); NAN = not tracked */
     double latency_p99_growth;
-    /* routing_mode node|shard (issue #16) over the window; NAN / 0 when not routed */
+    /* routing_mode node|shard over the window; NAN / 0 when not routed */
     double subbulk_docs_mean;  /* batch_size x bulks split / sub-bulk requests sent */
     uint64_t subbulks;         /* sub-bulk requests sent */
     uint64_t docs_unrouted;    /* sent to target.hosts (no usable primary node) */
@@ -281,7 +281,7 @@ void bf_row_verify_counted(bf_row_t *row, const bf_cell_t *cell, int64_t n, int6
  * answer, an HTTP status that leaves them unknown, abandoned in flight) may still be indexed
  * after the count (a cluster keeps working on a request whose client gave up; a stopped one
  * works off its backlog when it goes on), so the count is a snapshot that cannot vouch for the
- * row (issue #26: chaos seed 8). Sets row->verified = 0, appends the reason (the count, the
+ * row (chaos seed 8). Sets row->verified = 0, appends the reason (the count, the
  * unknown documents by cause) and logs it as a warning for cell_id (borrowed; NULL = "?").
  * Returns 1 when it unverified the row, 0 when it left it as it was. bf_row_verify calls it;
  * not thread-safe (row). */
@@ -323,7 +323,7 @@ void bf_cellagg_fail(bf_cellagg_t *a);
  * the row stalled (their documents are still unknown). Not thread-safe (like the aggregate). */
 void bf_cellagg_stop_at(bf_cellagg_t *a, int32_t second);
 /* bf_cellagg_phase — what a progress line says about `second` (counted from the cell's start,
- * 1-second buckets, DESIGN §4): "warmup 3/5s" (the 3rd of 5 warmup seconds), "measure 4/10s"
+ * 1-second buckets, docs/internals/measurement.md): "warmup 3/5s" (the 3rd of 5 warmup seconds), "measure 4/10s"
  * (the 4th second of the measurement window), "tail +1s" (after the window: requests still
  * being answered, not measured). Writes into buf (len bytes) and returns it. Thread-safe. */
 const char *bf_cellagg_phase(int32_t second, uint32_t warmup_s, uint32_t duration_s, char *buf,

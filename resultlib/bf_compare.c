@@ -341,7 +341,7 @@ static const char *few_mark(const bf_compare_row_t *r)
 }
 
 /* Without repetitions on either side there is no measured noise: a difference is reported as
- * higher/lower with "no noise estimate", never as faster/slower (issue #12). */
+ * higher/lower with "no noise estimate", never as faster/slower. */
 static int left_out(const bf_compare_row_t *r)
 {
     return r->base_left_out[0] || r->contender_left_out[0];

@@ -44,7 +44,7 @@ typedef struct bf_compare_row {
     /* why the findings leave that side out (bf_finding_point_t.left_out: "degraded: an agent
      * was lost", "not verified", "12.3% of its documents failed or unknown"), "" when it is a
      * measurement: a pair with a left-out side gets the verdict "left out", never higher,
-     * lower, faster or slower, and its figures are struck in Markdown (issue #30 item 3) */
+     * lower, faster or slower, and its figures are struck in Markdown */
     char base_left_out[200], contender_left_out[200];
     /* when a side has repetitions (two or more docs/s) and neither is failed, left
      * out or few-requests: the U test of contender against baseline (ratio contender / base,

@@ -80,7 +80,7 @@ void bf_finding_point_from_row(const bf_row_t *row, bf_finding_point_t *p)
     p->few_requests = row->few_requests;
     p->repeat = row->repeat;
     if (row->index_mismatch && row->index_shards > 0) {
-        /* the index the load went to, not the scenario's numbers (issue #12) */
+        /* the index the load went to, not the scenario's numbers */
         p->shards = (uint32_t)row->index_shards;
         p->replicas = row->index_replicas >= 0 ? (uint32_t)row->index_replicas : p->replicas;
         p->index_mismatch = 1;
@@ -95,7 +95,7 @@ void bf_finding_point_from_row(const bf_row_t *row, bf_finding_point_t *p)
                   c->concurrency == 0 || row->target_missed || row->stalled;
     if (c->concurrency == 0)
         return; /* search only: no indexing measurement to leave out */
-    /* why the findings cannot use it (issue: nu3 F4.1b, F4.5): a lost agent's row misses what
+    /* why the findings cannot use it : a lost agent's row misses what
      * it did, an unverified row's documents were not confirmed (or the cluster went away), a
      * row of mostly failed documents measured errors (version conflicts with an earlier run's
      * ids) */
@@ -607,7 +607,7 @@ static json_t *ratios_json(ratios *r)
 
 /* "2.10x (1 matching cell)" or "1.59x to 3.30x, median 2.10x (4 matching cells)"; with
  * "; one run, no noise estimate" inside the parentheses when no cell ran repetitions (as
- * compare says it: a single run's ratio may be run-order or machine noise, issue #12) */
+ * compare says it: a single run's ratio may be run-order or machine noise) */
 static void ratios_text(const bf_findings_t *f, ratios *r, char *buf, size_t n)
 {
     (void)f;
@@ -1198,7 +1198,7 @@ static int swap_routing(const char *extra, const char *mode, const char *to, cha
 }
 
 /* routing_mode node (and shard) over none, like for like: same cell but for routing_mode, per
- * shard count (issue #16: what direct delivery to the primaries' nodes gained). */
+ * shard count (what direct delivery to the primaries' nodes gained). */
 static void find_routing_gain(bf_findings_t *f, const uint32_t *shards, size_t ns)
 {
     static const char *const modes[] = {"node", "shard"};

@@ -92,7 +92,7 @@ void bf_finding_point_from_row(const bf_row_t *row, bf_finding_point_t *p);
  * ("fm<combination>-<step>-sustain-b<B>-c<C>-r<rate>", as find-max names them): an open-loop
  * run at a target rate, which the findings leave out ("find-max sustain step: ...") so it is
  * never compared with the closed-loop search steps, and the report draws it left out
- * (issue #30 item 4). Thread-safe. */
+ *. Thread-safe. */
 int bf_findings_fm_sustain_id(const char *id);
 
 /* bf_finding_point_from_json — fill *p from one row object of matrix.json.

@@ -51,7 +51,7 @@ int bf_finish_cell(bf_results_t *res, bf_es_t *es, const bf_cell_t *cell, const 
     }
     bf_row_verify(row, es, cell, end->baseline);
     if (!row->failed && row->verified && end->baseline == 0) {
-        /* disk cost (issue #14): primary store bytes per acknowledged payload byte */
+        /* disk cost: primary store bytes per acknowledged payload byte */
         int64_t store = -1;
         bf_diag_t sd = {0};
         if (bf_cluster_store_bytes(es, cell, &store, &sd) != BF_OK)

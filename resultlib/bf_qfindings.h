@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* bf_qfindings.h — findings of mixed workloads: what indexing and searching cost each other
- * (issue #15), computed from the rows of matrix.json, never written by hand.
+ *, computed from the rows of matrix.json, never written by hand.
  *
  * For every cell that indexes and searches at once ("both": concurrency > 0 and
  * search_clients > 0), the cell that indexes alone with the same axes but no search clients
@@ -12,7 +12,7 @@
  * (+P %), c -> d ops/s". Cells are matched on every axis but the other side's (search_clients
  * and search_rate for indexing; concurrency, batch_size, target_rate and compression for
  * search). Failed or aborted cells are left out, and so is a row the results row codec cannot
- * decode (bf_row_rec_decode: the same field table the writers use; issue #11 item 7). Pure
+ * decode (bf_row_rec_decode: the same field table the writers use). Pure
  * function of the rows; thread-safe.
  */
 #ifndef BF_QFINDINGS_H

@@ -104,7 +104,7 @@ typedef struct pseries {
     char **cell;     /* data-cell per point (owned strings) or NULL */
     uint8_t *flag;   /* 1 = rejections: red ring; 2 = few requests: hollow; 4 = left out of
                       * the findings (degraded, unverified, ...): hollow, dashed, struck,
-                      * labelled, and off the line (issue #30 item 3) */
+                      * labelled, and off the line */
     char **why;      /* with flag 4: why the findings leave the point out (owned) or NULL */
     /* the interval of y (docs/s: the median's across repetitions, or within one run), drawn
      * as whiskers; NAN = none. within[k] = 1: within one run (drift between runs not in it) */
@@ -1297,7 +1297,7 @@ static void section_latency(bf_buf_t *b, rowinfo *ri, size_t n, json_t *charts)
     free(vals);
 }
 
-/* ---- search (issue #15) ------------------------------------------------------------------- */
+/* ---- search ------------------------------------------------------------------------------- */
 
 static int has_queries(const rowinfo *r)
 {
@@ -1565,7 +1565,7 @@ static void section_table(bf_buf_t *b, rowinfo *ri, size_t n)
         {"hot_spot_ratio", "hot spot", 2},
         {"cluster_docs_per_s", "cluster docs/s", 0},
         {"agent_cpu_pct", "agent CPU %", 1},
-        /* where the worker threads' time went (issue #29 item 5): one cell, four shares */
+        /* where the worker threads' time went: one cell, four shares */
         {"stage_shares", "worker time % render / gzip / judge / send-wait", 0},
         {"cv", "CV", 3},
     };
@@ -1927,7 +1927,7 @@ int bf_report_render(const char *dir, bf_buf_t *html, bf_diag_t *diag)
     html_esc(html, dir);
     bf_buf_appendz(html, "</code></p>\n");
     /* a find-max directory leads with its sustainable answer, above the findings over its
-     * search steps (issue #30 item 4) */
+     * search steps */
     section_findmax(html, dir, charts);
     bf_buf_appendz(html, "<h2 id=\"findings\">Findings</h2>\n<ul class=\"findings\">\n");
     json_t *items = json_object_get(json_object_get(data, "findings"), "items");

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* bf_report.h — report.html: the results directory as one page of charts.
  *
- * Reads a results directory (DESIGN §6) and writes DIR/report.html, one self-contained file:
+ * Reads a results directory (docs/internals/measurement.md) and writes DIR/report.html, one self-contained file:
  * no network, no script libraries, no JavaScript at all — inline SVG drawn here and a little
  * CSS. It shows
  *   - the findings (bf_findings: best cell per shard count, knee, shard and batch ratios);

@@ -580,7 +580,7 @@ static const char *md_i64(char *buf, size_t n, int64_t v)
     return buf;
 }
 
-/* The search rows (issue #15): one line per cell and named query, beside the cell's bulk
+/* The search rows: one line per cell and named query, beside the cell's bulk
  * headline, then the mutual-cost findings (bf_qfindings). Nothing without queries. */
 static void print_md_queries(FILE *f, const bf_row_t *rows, size_t nrows)
 {
@@ -668,7 +668,7 @@ void bf_results_print_md(FILE *f, const bf_scenario_t *sc, const bf_row_t *rows,
         routed |= rows[k].cell->routing_mode != BF_ROUTE_NONE;
         repeats |= rows[k].repeat > 1;
     }
-    /* the seed report's columns first (DESIGN §6), then the other axes, then the rest */
+    /* the seed report's columns first (docs/internals/measurement.md), then the other axes, then the rest */
     fprintf(f, "| indices | shards | replicas | batch size | concurrency | docs/s |");
     for (size_t i = 0; i < naxes; i++) {
         const char *ax = bf_scenario_axis_name(sc, i);

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* bf_results.h — the results directory (DESIGN §6): matrix.csv, matrix.md, matrix.json,
+/* bf_results.h — the results directory (docs/internals/measurement.md): matrix.csv, matrix.md, matrix.json,
  * cells/<cell>.ndjson, telemetry/, scenario.yaml (redacted).
  *
  * Every file is written through bf_atomic_write (temporary name, every write checked, fsync,
@@ -36,7 +36,7 @@ void bf_results_note_error(bf_results_t *r, const char *msg);
 void bf_results_set_cluster(bf_results_t *r, const bf_cluster_info_t *info);
 /* bf_results_set_lead — Markdown (copied; NULL removes it) that the next
  * bf_results_write_matrix puts at the top of matrix.md, before the table: find-max's
- * sustainable answer, so its directory leads with it (issue #30 item 4). */
+ * sustainable answer, so its directory leads with it. */
 void bf_results_set_lead(bf_results_t *r, const char *markdown);
 /* bf_results_set_metrics_store — the JSON object text (copied; NULL removes it) written as
  * matrix.json's "metrics_store" by the next bf_results_write_matrix: what the metrics store

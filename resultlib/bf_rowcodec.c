@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* bf_rowcodec.c — the row codec (STYLE 17): one table of row fields, a row to its JSON object
+/* bf_rowcodec.c — the row codec (docs/internals/style.md rule 17): one table of row fields, a row to its JSON object
  * and back.
  *
  * matrix.json rows[] and each cell file's first line are written from the tables here; compare,
@@ -24,13 +24,13 @@
     {                                                                                              \
         n, offsetof(bf_row_t, m), t, c, -1                                                         \
     }
-/* a field the human tables show: its rounding, one for matrix.md and report.html (nu3 F1.4:
- * agent CPU % 0.3 in matrix.md was 0 in report.html) */
+/* a field the human tables show: its rounding, one for matrix.md and report.html (else
+ * agent CPU % 0.3 in matrix.md could read 0 in report.html) */
 #define FDD(n, m, t, c, d)                                                                         \
     {                                                                                              \
         n, offsetof(bf_row_t, m), t, c, d                                                          \
     }
-/* Column order of matrix.csv and key order of matrix.json (DESIGN §6): the seed report's
+/* Column order of matrix.csv and key order of matrix.json (docs/internals/measurement.md): the seed report's
  * columns come first (indices, shards, replicas, batch_size, concurrency are written from the
  * cell, then docs_per_s), then the per-second spread, throughput in bytes, service time and
  * latency (empty when too few samples: p90 needs 10, p99 100, p99.9 1000), errors and 429s,

@@ -208,7 +208,7 @@ static int bad(const bf_row_t *row)
 }
 
 /* why the findings leave row out ("" = a measurement; bf_finding_point_t.left_out), into buf:
- * such a row is no point of a trend (issue #30 item 3) */
+ * such a row is no point of a trend */
 static const char *left_why(const bf_row_t *row, char *buf, size_t size)
 {
     buf[0] = '\0';

@@ -492,7 +492,7 @@ static size_t find_dup_keys(const char *s, bf_buf_t *out, size_t max_listed)
     return ndup;
 }
 
-/* loadgen's statsd: section (reference/loadgen-compat.md 1.8) is not a scenario key: live
+/* loadgen's statsd: section (docs/internals/loadgen-compat.md 1.8) is not a scenario key: live
  * metrics are the coordinator's --statsd flag, so the import says the flag to use and how
  * loadgen's keys map (README "Live metrics") instead of dropping the section silently */
 static void statsd_note(imp *I, const bf_ynode_t *sd)
@@ -630,7 +630,7 @@ static int is_search_url(const char *u)
 
 /* The bulk request: the first with a body whose URL names _bulk, whose body names an
  * _index, or that has no URL; and a note on how many of the others are imported as searches
- * (issue #15). */
+ *. */
 static int pick_bulk_request(imp *I, lg_t *L)
 {
     const bf_ynode_t *root = I->doc.root, *reqs = L->reqs;

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* bf_import_loadgen.h — turn an INFINI loadgen config (loadgen.yml) into a bulkfleet scenario.
  *
- * Mapping (reference/loadgen-compat.md §1.2-§1.6):
+ * Mapping (docs/internals/loadgen-compat.md §1.2-§1.6):
  *   - the first request whose URL ends in /_bulk is the workload; its body template must hold an
  *     action line and a source line. batch_size = body_repeat_times x (action lines in the body);
  *     only the first document of a multi-document body is kept (a note says so);
