@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# budgets — DESIGN §8 / issue #17 budgets in docs per CPU-second of the load generator, all
+# budgets — the budgets of docs/internals/budgets.md in docs per CPU-second of the load generator, all
 # measured in one run against the same nginx null sink, rounds interleaved:
-#   - template mode >= 0.5 x wrk (issue #28; 0.25 until then) replaying one prebuilt body of the same documents;
+#   - template mode >= 0.5 x wrk replaying one prebuilt body of the same documents;
 #     and the same with request.transfer: length (every body built whole and sent with its
 #     Content-Length, as signed bodies and servers that refuse chunked ones need), no budget:
 #     its cost beside the streamed path;

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
-"""chaos.py — the driver of bench/chaos.sh (issue #26): a campaign under random faults, then its
+"""chaos.py — the driver of bench/chaos.sh: a campaign under random faults, then its
 invariants (bench/chaos_check.py).
 
 A 6-cell campaign (batch_size 100/200/300 x concurrency 2/4, 1 s warmup + 4 s each, request

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
-"""chaos_check.py — the invariants of a chaos campaign (bench/chaos.sh, issue #26).
+"""chaos_check.py — the invariants of a chaos campaign (bench/chaos.sh).
 
 A campaign's *history* is a plain dict (JSON), gathered by history_from() after the campaign:
 

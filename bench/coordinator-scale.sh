@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# coordinator-scale.sh — the coordinator's cost per sample as the fleet grows (issue #19).
+# coordinator-scale.sh — the coordinator's cost per sample as the fleet grows.
 #
 # For each fleet size, simulated agents (bench/bf_simagents.c: the real protocol over CURVE, one
 # control + one data connection each, at most 500 per simulator process) run one cell against the
@@ -10,7 +10,7 @@
 #   - peak RSS (VmHWM);
 #   - that no sample was lost or duplicated (every (agent, seq) once in the cell's results, and
 #     every sample the simulators sent acknowledged).
-# Budgets (issue #19): 1000 agents < 10 % of one core, 2000 agents < 20 %, CPU per sample at the
+# Budgets: 1000 agents < 10 % of one core, 2000 agents < 20 %, CPU per sample at the
 # largest size within 1.3x of the smallest, memory linear (the RSS added per agent from the middle
 # to the largest size within 1.5x of the RSS added per agent from the smallest to the middle).
 #

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# gzip-cost — DESIGN §8: with gzip, the agent's CPU per document is <= 1.15x the cost of
+# gzip-cost — docs/internals/budgets.md: with gzip, the agent's CPU per document is <= 1.15x the cost of
 # compressing the same bytes alone with libdeflate (the library the agent uses, same level,
 # gzip framing); zlib alone is printed beside it for comparison.
 #

@@ -17,7 +17,7 @@ BUILD=${BF_BUILD_DIR:-$SRC/build}
     { echo "judge-cost: $BUILD/proto/bulkfleet.pb-c.c missing: build the tree first (BF_BUILD_DIR)" >&2; exit 1; }
 W=$(mktemp -d "${TMPDIR:-/tmp}/bf-judge.XXXXXX")
 trap 'rm -rf "$W"' EXIT
-# the judge lived in agent/ before issue #27 moved it below both programs
+# the judge lived in common/ and before that in agent/: BASE may be either
 git -C "$SRC" show "$BASE:common/es/bf_bulkresp.c" > "$W/base.c" 2>/dev/null ||
     git -C "$SRC" show "$BASE:common/bf_bulkresp.c" > "$W/base.c" 2>/dev/null ||
     git -C "$SRC" show "$BASE:agent/bf_bulkresp.c" > "$W/base.c"

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# memory — DESIGN §8: agent memory stays <= concurrency x body size + 64 MiB.
+# memory — docs/internals/budgets.md: agent memory stays <= concurrency x body size + 64 MiB.
 #
 #   bench/memory.sh                    env: CONCS ("8 64"), BF_BATCH (5000), BF_DURATION (6s),
 #                                           BF_WARMUP (2s), THREADS (nproc), BF_BUILD_DIR

@@ -3,7 +3,7 @@
 # search-client — one search client's queries/s against the query's service time: a closed-loop
 # client sends its next query as soon as the last is answered, so it should make about
 # 1000 / service_ms queries a second (the reference, from the same row's own mean service time).
-# Before the fix of issue #42 item 12 it made ~18/s whatever the service time (a 50 ms idle poll
+# Before a client's next query went at once it made ~18/s whatever the service time (a 50 ms idle poll
 # after every answer).
 #
 #   bench/search-client.sh [SERVICE_MS ...]     (default: 2 5 10 20)

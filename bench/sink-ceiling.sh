@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# sink-ceiling — DESIGN §8: against the null sink on one machine, the agent sends >= 0.8x the
+# sink-ceiling — docs/internals/budgets.md: against the null sink on one machine, the agent sends >= 0.8x the
 # docs/s that wrk reaches replaying one prebuilt body of the same documents (the no-generation
 # ceiling), uncompressed.
 #

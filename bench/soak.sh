@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# bench/soak.sh — a long campaign against the real dev cluster, watched for leaks (issue #26).
+# bench/soak.sh — a long campaign against the real dev cluster, watched for leaks.
 #
 #   bench/soak.sh --duration 30m [--out DIR] [--es-port P] [--bind-port P] [--rate DOCS_PER_S]
 #

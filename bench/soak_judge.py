@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
-"""soak_judge.py — the verdict of bench/soak.sh (issue #26), on its output directory.
+"""soak_judge.py — the verdict of bench/soak.sh, on its output directory.
 
     soak_judge.py OUT RESULTS_DIR COORD_EXIT WALL_S ROW_BYTES T0_EPOCH_S
     soak_judge.py --row-bytes PLAN_OUTPUT    (prints ROW_BYTES from `plan`'s output)

@@ -3,7 +3,7 @@
 """check_scenario_keys.py — the loader's key table and docs/scenario.md list the same keys.
 
 Reads every X(ID, "path", ...) row of BF__KEYS in common/scenario/bf_scenario_int.h (the one table the
-loader walks, STYLE 10) and the first column of every "| key | ..." table in docs/scenario.md
+loader walks, docs/internals/style.md rule 10) and the first column of every "| key | ..." table in docs/scenario.md
 (rows under "## variables" name variables[].<key>). Fails, naming each key, when a table key is
 documented nowhere (a section counts as documented when one of its keys is) or when the docs
 describe a key the loader does not know (a typo, or a key that was removed). Keys written with

@@ -135,7 +135,7 @@ esac
 JAR="$DC_DIR/target/devcluster.jar"
 
 # usage — the header comment after the SPDX line (the synopsis and the environment) on stdout
-# (--help: a user reads it, issue #30: it began with the licence line)
+# (--help: a user reads it: it began with the licence line)
 usage() {
     sed -n '3,/^set -u/p' "$0" | sed -n 's/^# \{0,1\}//p'
 }

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 """funclen.py — no C function outside tests/ is longer than a reader can hold (200 lines).
 
-STYLE 19 and issue #27: a function over ~200 lines is a set of named steps. This reads every
+docs/internals/style.md rule 19: a function over ~200 lines is a set of named steps. This reads every
 *.c file of the source folders (common agent coordinator resultlib bench; tests/ is not
 checked), finds each function definition and counts its lines from the line that names it to
 the line of its closing brace, both counted. It fails naming every function over the limit as
@@ -16,8 +16,7 @@ __attribute__((...))) and is not an initialiser (no "=" in it) nor a struct/unio
 Over the whole tree it finds the same functions and lengths as universal-ctags
 --fields=+ne (1354 functions when it was written).
 
-PENDING lists functions known to be over the limit while their split is under way (issue #27
-item 3): they are printed but do not fail the check. A PENDING entry whose function is now
+PENDING lists functions known to be over the limit while their split is under way: they are printed but do not fail the check. A PENDING entry whose function is now
 within the limit, or no longer exists, fails the check so the list cannot go stale: delete
 the entry. The list is to be empty when #27 is done.
 
@@ -256,7 +255,7 @@ def main(argv):
                   % (rel, line, name, length, limit, PENDING[key]))
             continue
         print("%s:%d: %s: %d lines (limit %d): split it into named steps (static functions,"
-              " a header comment each; STYLE 19)" % (rel, line, name, length, limit))
+              " a header comment each)" % (rel, line, name, length, limit))
         bad = 1
     if not show_all:
         for key, why in sorted(PENDING.items()):

@@ -8,8 +8,8 @@
 #    .lint-base (git clang-format --diff BASE), so the tree is not reformatted in one sweep and
 #    every change from then on is. --fix-format rewrites those lines in place instead.
 # 2. banned functions in C sources (table below, with the reason and what to use instead;
-#    STYLE 14; after curl's scripts/checksrc.pl banned-function list).
-# 3. one channel for user messages (issue #13): fprintf(stderr)/fputs(stderr)/perror only in
+#    docs/internals/style.md rule 14; after curl's scripts/checksrc.pl banned-function list).
+# 3. one channel for user messages: fprintf(stderr)/fputs(stderr)/perror only in
 #    the files that cannot use bf_log, and for usage texts and the \r progress line.
 # 4. an SPDX-License-Identifier line in the first two lines of every source file.
 # 5. scenario keys: the loader's table and docs/scenario.md both ways
@@ -17,7 +17,7 @@
 # 6. dependencies: no loop of calls between files, no arrow from a lower folder to a higher one,
 #    none between agent/ and coordinator/ (scripts/deps.py, from the sources; the unit test
 #    unit.deps also reads the object files).
-# 7. function length: no C function outside tests/ over 200 lines (scripts/funclen.py; STYLE 19).
+# 7. function length: no C function outside tests/ over 200 lines (scripts/funclen.py; docs/internals/style.md rule 19).
 # Exit 0 when all pass, 1 when one fails (each problem printed as file:line: what, what to do).
 set -uo pipefail
 

@@ -61,7 +61,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         off += n;
     }
     int rb = bf_bulkresp_stream_finish(st, &b, eb, sizeof eb);
-    /* errors by type (issue #10 item 6): every failed document under one type, once */
+    /* errors by type: every failed document under one type, once */
     if (rb == 0 && bf_errtypes_total(bf_bulkresp_stream_errtypes(st)) != ndocs - b.ok)
         fail("the error types do not add up to the failed documents", eb, "");
     free(st);

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* fuzz_sample.c — libFuzzer target: any bytes as a Sample message from an agent.
  *
- * The coordinator merges what agents send (protobuf-c, DESIGN §3): a buggy or hostile
+ * The coordinator merges what agents send (protobuf-c, docs/internals/fleet-protocol.md): a buggy or hostile
  * allow-listed agent must not crash it or corrupt other agents' numbers. Each input is read as
  * up to four length-prefixed Sample messages (2-byte little-endian length, then the bytes; the
  * corpus was written with bf_sample_pack), added for agents

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# agent_clientbound — client-bound measured where it happens (issue #10 item 9): one worker
+# agent_clientbound — client-bound measured where it happens: one worker
 # thread building gzip'd 2000-document bodies for 8 connections to the benchmarks' nginx null
 # sink is busy nearly all of every second, so the row is flagged client-bound with the figure
 # (client_busy_pct, send_lag_ms, the reason), whatever the agent's CPU share of the host; the
@@ -51,7 +51,7 @@ assert r["client_bound"] is True, r
 assert r["client_busy_pct"] >= 60, r
 assert r["send_lag_ms"] is not None and r["send_lag_ms"] >= 0.25 * r["service_mean_ms"], r
 assert "client-bound: the load generator limited this number" in r["reason"], r["reason"]
-# where the thread's time went (issue #29 item 5): four shares that add up to 100 %, a gzip
+# where the thread's time went: four shares that add up to 100 %, a gzip
 # cell spends some of it compressing, and the reason names the largest stage
 st = [r["stage_render_pct"], r["stage_compress_pct"], r["stage_judge_pct"], r["stage_send_wait_pct"]]
 print("stages render/compress/judge/send-wait %:", st)

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# agent_failfast — a cell that fails at once (issue #29 item 1) against the scripted fault
+# agent_failfast — a cell that fails at once against the scripted fault
 # server: every item 400 mapper_parsing_exception, a whole-request 406, 413 and 401; each in
 # warmup (warmup 2 s: the cell ends before its window begins) and in the window (warmup 0 s).
 # The row reports its errors over what it sent (doc errors 100 %, the *_all outcome), is

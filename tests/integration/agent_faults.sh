@@ -180,7 +180,7 @@ sizes = sorted({r["docs"] for r in L})
 assert sizes[0] < 100 and 100 in sizes, f"retries carry only the rejected documents: {sizes}"
 eq("every document has one verdict", A["docs_ok"] + A["docs_rejected"] + A["docs_mapping"]
    + A["docs_conflict"] + A["docs_unknown"], A["docs_sent"])
-# the first rejections of documents accepted on a retry are counted too (issue #10 item 8)
+# the first rejections of documents accepted on a retry are counted too
 eq("docs_429: every 429 item the server sent, retried or not", A["docs_429"], items(429))
 assert A["docs_429"] > A["docs_rejected"], A
 T = {e["type"]: e["docs"] for e in ROW["doc_errors"]}
@@ -375,7 +375,7 @@ assert len(L) > 10
 for r in L:
     assert r["method"] == "POST" and r["path"] == "/_bulk", r
     assert r["content_type_count"] == 1 and r["content_type"] == ["application/x-ndjson"], r
-    # a template body without gzip is rendered as libcurl sends it (issue #28): chunked
+    # a template body without gzip is rendered as libcurl sends it: chunked
     if comp == "gzip":
         assert r["content_length_present"] and r["transfer_encoding"] is None, r
         assert r["content_length"] == r["body_bytes_wire"], r
@@ -598,7 +598,7 @@ assert not ROW["target_missed"], ROW
 '
 
 
-# ---- not a bulk response: the cell fails at once, saying what came (issue #26) -------------
+# ---- not a bulk response: the cell fails at once, saying what came -------------
 # A 200 that is an HTML page (a proxy's login page) is a configuration mistake: before, the
 # agent kept sending (7649 requests of 10000 documents in a 4 s cell, all counted unknown).
 start_fs notjson notjson
@@ -633,7 +633,7 @@ assert abs(ROW["docs_per_s"] - 2000) < 200, ROW["docs_per_s"]
 requests = A["req_ok"] + A["req_partial"]
 # a loaded test host may wake the loop late now and then; a met target is late rarely
 # (at load average 18 on 2 cores, 3 to 10 of 80 requests left more than 10 ms late, with the
-# agent before issue #10 too: the bound was requests // 20 and flaked)
+# agent too: an earlier bound was requests // 20 and flaked)
 assert A["rate_behind"] <= requests // 4, (A["rate_behind"], requests)
 eq("conn_wait", A["conn_wait"], 0)
 '

@@ -1,7 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# agent_search_rate — one search client keeps an open-loop rate it has the time for (issue #42
-# item 12): the fault server answers every _search after 2 ms; one client asked for 60 queries/s
+# agent_search_rate — one search client keeps an open-loop rate it has the time for: the fault server answers every _search after 2 ms; one client asked for 60 queries/s
 # (12 % of its time busy) must start them when due, so the row is not search-rate-missed and
 # started at least 98 % of the rate. Before, the client polled 50 ms on an idle descriptor after
 # every answer and made about 18 queries/s whatever the rate. The queries/s one client makes

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # elasticsearch_data_stream — data streams on the real 3-node Elasticsearch 8.17.0 (the
-# "devcluster_es8" fixture; issue #25), whose PUT/GET/DELETE /_data_stream come from bulkfleet's
+# "devcluster_es8" fixture), whose PUT/GET/DELETE /_data_stream come from bulkfleet's
 # own bulkfleet-data-streams module (deploy/devcluster-es: Elasticsearch's data-streams module
 # is not on Maven Central). 1. integration_data_stream's script: the stream created with the
 # cell's shards, action create, rows verified against _count, a rerun deletes its own stream's

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # elasticsearch_findmax — a short find-max against the real 3-node Elasticsearch 8.17.0 (the
-# "devcluster_es8" fixture; issue #25): batch 250 to 500, concurrency up to 2, 1 s + 2 s steps,
+# "devcluster_es8" fixture): batch 250 to 500, concurrency up to 2, 1 s + 2 s steps,
 # a 2 s sustain stepping down 40 % at a time: the search ends with a result line, its held step
 # is a row verified by _count with no rejection or failure and a store-bytes factor (from
 # Elasticsearch's _stats), and find-max deletes the index its last step left.

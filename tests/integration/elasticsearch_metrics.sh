@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # elasticsearch_metrics — the metrics store in the real 3-node Elasticsearch 8.17.0 (the
-# "devcluster_es8" fixture; issue #25): a 1-cell campaign writes its merged seconds, agent
+# "devcluster_es8" fixture): a 1-cell campaign writes its merged seconds, agent
 # seconds, telemetry node samples, row and matrix row into it (--metrics-store, the store being
 # the target, allowed) each exactly once (ms_expect: every kind's _count equals the results
 # files'), with @timestamp a date and the axes keywords (bulkfleet's index templates, composable,

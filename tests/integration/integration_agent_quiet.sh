@@ -5,7 +5,7 @@
 # fault server's --index-delay-ms: a loaded cluster), it keeps answering its fleet, so the agent
 # never says Hello again; after the campaign, the idle agent waits for the next one without a
 # warning; an agent started before the coordinator joins with one line, not a "said hello
-# again" per Hello ZeroMQ queued meanwhile (issue #30). The agent runs with -q (warnings and
+# again" per Hello ZeroMQ queued meanwhile. The agent runs with -q (warnings and
 # errors only): its stderr must stay empty.
 source "$(dirname "$0")/lib.sh"
 cd "$TMP"
@@ -27,7 +27,7 @@ YAML
 P=$(free_port)
 "$AGENT" --coordinator "tcp://127.0.0.1:$P" --insecure --id quiet-1 -q 2> a.err & A=$!
 # the agent starts first and repeats its Hello after 1 s: ZeroMQ queues both until the
-# coordinator binds, and they arrive together (issue #30: "said hello again" at every join)
+# coordinator binds, and they arrive together ("said hello again" at every join)
 sleep 1.5
 rc=0
 t0=$(date +%s.%N)

@@ -69,7 +69,7 @@ for name, r, want in (("once", once, 1000), ("bulk", bulk, 1000), ("twice", twic
     assert r["docs_counted"] == want and r["docs_ok_all"] == want, (name, want, r)
     assert r["docs_conflict"] == 0 and r["docs_failed"] == 0, (name, r)
 print("counted", once["docs_counted"], bulk["docs_counted"], twice["docs_counted"])
-# where the agents' time went (issue #29 item 5), through the fleet's samples: four shares
+# where the agents' time went, through the fleet's samples: four shares
 # that add up to 100 %; the gzip campaign compresses, the others do not
 for name, r in (("once", once), ("gz", gz)):
     st = [r["stage_render_pct"], r["stage_compress_pct"], r["stage_judge_pct"], r["stage_send_wait_pct"]]

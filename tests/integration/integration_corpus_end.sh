@@ -9,7 +9,7 @@
 # where the corpus ended, and the counts are verified (3000 = docs_ok_all = _count). The
 # standalone agent (bulkfleet-agent run) applies the same rule. plan on a corpus of three files
 # names each with its codec and sizes and estimates the corpus's time, not run.duration's;
-# validate and plan warn when the corpus would end within run.warmup (issue #30).
+# validate and plan warn when the corpus would end within run.warmup.
 source "$(dirname "$0")/lib.sh"
 cd "$TMP"
 python3 - <<'PY'
@@ -67,7 +67,7 @@ for f in m.get("findings", []):
 print("corpus ended at %.2f s of a %.1f s run: %.0f docs/s (%d documents), flags ok"
       % (end, wall, r["docs_per_s"], docs))
 PY
-# plan on a corpus of three files (nu3 F2.2): every file with its codec, documents and sizes,
+# plan on a corpus of three files: every file with its codec, documents and sizes,
 # and the time estimate is the corpus's (ends when read, at most run.warmup + run.duration),
 # with a figure when a rate is known
 python3 - <<'PY'
@@ -94,7 +94,7 @@ assert "= 1h00m05s" not in out, out
 assert re.search(r"= about 7\.0s at --agent-docs-per-s", out2), out2
 print("plan names the 3 files and estimates the corpus's time")
 PY
-# issue #30 item 7: an imported warmup (70-240 s) read a small corpus to its end before the
+# an imported warmup (70-240 s) read a small corpus to its end before the
 # window started; validate and plan say so beforehand (3000 documents at even one 100-document
 # answer a second on 4 connections: 7.5 s, within a 240 s warmup), and not for warmup 0s
 sed -e 's|run: {warmup: 0s, duration: 3600s}|run: {warmup: 240s, duration: 3600s}|' end.yaml > warm.yaml

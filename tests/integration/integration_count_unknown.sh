@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # integration_count_unknown — a row whose documents are of unknown outcome is not verified by a
-# _count that happens to match (issue #26, chaos seed 8: a stopped target's 1200 timed-out
+# _count that happens to match (a stopped target's 1200 timed-out
 # documents, _count 0 = 0 acknowledged, "verified"; the target then indexed 800 of them). The
 # fault server in mode late holds every bulk request 5 s, then indexes it: the agent's requests
 # time out (request.timeout 500ms), the _count after the cell is 0 like the acknowledged

@@ -124,7 +124,7 @@ import json, sys
 r = json.loads(sys.argv[1])
 assert r["verified"] is True and r["docs_ok_all"] == int(sys.argv[2]) - 1 > 0, (r, sys.argv[2])
 assert "has 3 shards" in r["reason"], r
-# issue #12: the row carries the backing index's real shards, and the findings use them
+# the row carries the backing index's real shards, and the findings use them
 assert r["index_mismatch"] is True and r["index_shards"] == 3 and r["index_replicas"] == 0, r
 assert r["few_requests"] == (r["service_count"] < 20), r
 m = json.load(open(sys.argv[3]))

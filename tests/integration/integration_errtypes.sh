@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# integration_errtypes — errors by type against the real test cluster (issue #10 item 6): a
+# integration_errtypes — errors by type against the real test cluster: a
 # row keeps its failed documents per error type with the first reason of each, in matrix.json,
 # matrix.csv and report.html. Cell 1 mixes a mapping conflict (a string that is not a long)
 # with version conflicts (create on ids already there); cell 2 indexes into a mapping that

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # integration_failfast_config — the cluster refuses the scenario's own index configuration
-# (issue #42 item 1), against the real dev cluster:
+#, against the real dev cluster:
 #  A. an invalid mapping (a field type no cluster has) over a 3-cell shards axis, 2 repetitions
 #     in matrix order (run.order: sequential):
 #     the campaign stops after the first repetition of the first cell (exit 2), says the

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# integration_findmax — find-max end to end (issue #14). (1) Against the fault server in capacity
+# integration_findmax — find-max end to end. (1) Against the fault server in capacity
 # mode (one write pool for every connection, 2000 docs/s, 429 beyond 1 s of queued work): the
 # max sustainable docs/s lands within ±10 % of the configured capacity, every step is a verified
 # row of its own, findmax.json holds the path, the last line is the result, and the found rate
@@ -62,7 +62,7 @@ for s in steps:  # every step is an ordinary, verified row
     assert r["batch_size"] == s["batch_size"] and r["concurrency"] == s["concurrency"], (r, s)
 print("steps:", len(steps), "knee:", c["knee"])
 PY
-# issue #30 item 4: the result line says when its concurrency is the sustain headroom; the
+# the result line says when its concurrency is the sustain headroom; the
 # directory leads with the answer; sustain rows are left out of the findings; the steps were
 # not repeated, and the output says so
 KNEE_C=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["combinations"][0]["knee"]["concurrency"])' "$DIR/findmax.json")
@@ -90,7 +90,7 @@ PY
 h=$(cat "$DIR/report.html")
 [[ "${h%%id=\"findings\"*}" == *'id="find-max"'* ]] || fail "report.html does not show the find-max answer above the findings"
 grep -q "find-max" "$DIR/report.html" || fail "report.html has no find-max section"
-# issue #30 item 8: each step's first line names the phase, the step and the time bound left
+# each step's first line names the phase, the step and the time bound left
 # (not "cell 3/3 ... left ~3 s"), and plan states the search's bound
 grep -Eq 'find-max step 1 \(batch phase: batch 100, concurrency 1\), search bound left ~[0-9].* of find_max.max_time 4m' fm.err ||
     fail "no step line with phase, step and bound: $(grep -m3 'step' fm.err)"
@@ -165,7 +165,7 @@ assert r["docs_rejected"] == 0 and r["docs_failed"] == 0, r
 assert r["store_bytes_per_payload_byte"] and r["store_bytes_per_payload_byte"] > 0, r
 print("cluster: held step", held[0]["cell"], "with", r["docs_counted"], "documents counted")
 PY
-# issue #30 item 9: find-max deletes the index its last step left, and says so
+# find-max deletes the index its last step left, and says so
 grep -q "find-max: deleted bf-findmax-test, the index of the last step" real.err ||
     fail "find-max did not say it deleted its last index: $(grep -i 'index' real.err | tail -3)"
 code=$(curl -s -o /dev/null -w '%{http_code}' "$ES/bf-findmax-test")
@@ -183,7 +183,7 @@ grep -Eq '^ingest per data node [0-9]+ docs/s: max sustainable [0-9]+ docs/s on 
     fail "size did not take the ingest per data node from $RD/findmax.json"
 grep -Eq '^data nodes: [0-9]+ \((storage|ingest|storage and ingest alike) decides' size.out ||
     fail "size did not say which of storage and ingest decides"
-# issue #30 item 1: the replicas find-max measured at are read, and the ingest load is scaled by
+# the replicas find-max measured at are read, and the ingest load is scaled by
 # the copies the sized cluster writes (1-node dev cluster: one copy per document measured)
 MR=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["combinations"][0]["replicas"])' "$RD/findmax.json")
 grep -Eq "^ingest per data node [0-9]+ docs/s: .* at replicas $MR in " size.out ||

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # integration_fleet_pump — the coordinator keeps its fleet answered through every blocking step
-# of a cell's end, not only its preparation (issue #12 item 11's leftover): the fault server
+# of a cell's end, not only its preparation: the fault server
 # answers the telemetry's _nodes/stats after 2 s and each _refresh, _count and _stats (store
 # size) after 1.5 s, as a loaded cluster with many shards does, so the end of the cell takes
 # ~6 s. Before, the coordinator ran no fleet loop there, and the idle agent, hearing

@@ -34,7 +34,7 @@ printf 'DELETE /medcl\n\nPUT /medcl\n\nPOST /medcl/_search\n{"size": 0}\n' > api
 "$COORD" import-loadgen api.dsl > /dev/null 2> ae && fail "a DSL without a bulk request was accepted"
 grep -q "no bulk request .* among the 3 requests (DELETE /medcl, PUT /medcl, POST /medcl/_search)" ae ||
     { cat ae >&2; fail "the refusal of a DSL without bulk does not name its requests"; }
-# a production-looking index name (issue #30 item 9): the config's own name is marked
+# a production-looking index name: the config's own name is marked
 # (index.imported_name) and said once in the import's notes, not by validate or plan; a name
 # edited by hand, or one from ${VAR}, is the user's: exactly one warning
 sed 's/"lg-shipped"/"logs-shipped"/; s|/lg-shipped/_search|/logs-shipped/_search|' loadgen.yml > prod.yml

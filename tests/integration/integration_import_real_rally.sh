@@ -19,7 +19,7 @@ PY
 # the defaults: bulk-size 200 from {% set %}, 2 shards, no refresh_interval ({% if %} false)
 "$COORD" import-rally track -o d.yaml 2> de || { cat de >&2; fail "import-rally (defaults) exit $?"; }
 grep -qF "info: wrote d.yaml; check it with: bulkfleet-coordinator validate d.yaml" de || { cat de >&2; fail "no 'wrote d.yaml' line"; }
-# --help explains each option (a new user read only the usage line before, issue #30)
+# --help explains each option (a new user read only the usage line before)
 "$COORD" import-rally --help > help.out || fail "import-rally --help exit $?"
 for o in --challenge --track-params --corpus-dir --allow-partial-corpus --build-flavor --name --output --list; do
     grep -q "^  $o\|, $o\|^  -o, $o" help.out || { cat help.out >&2; fail "import-rally --help does not explain $o"; }
@@ -123,7 +123,7 @@ grep -q '"document-count" is 5000 but .* holds 1200 documents: .*(or, for a pref
 grep -q "holds 1200 of the track's \"document-count\" 5000 documents (--allow-partial-corpus" pwe &&
     grep -q "holds 1200 of the track's document-count 5000 (--allow-partial-corpus)" part.yaml ||
     { cat pwe part.yaml >&2; fail "--allow-partial-corpus warning or note"; }
-# a track whose own index name looks like a production one (http_logs' logs-181998, issue #30
+# a track whose own index name looks like a production one (http_logs' logs-181998
 # item 9): marked as the track's (index.imported_name), said once in the notes, and neither
 # validate nor plan warns about it
 mkdir logs && cp -r track/* logs/ && sed -i 's/"jt-logs"/"logs-181998"/g' logs/track.json

@@ -1,7 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# integration_keyid — an agent id belongs to the agent that first brought it in (issue #11
-# item 5), with real agents and a coordinator on 127.0.0.1: while agent x (key alpha) runs a
+# integration_keyid — an agent id belongs to the agent that first brought it in, with real agents and a coordinator on 127.0.0.1: while agent x (key alpha) runs a
 # cell, (1) an agent with another allow-listed key (beta) claiming id x and (2) a second agent
 # with the same key and id are refused: each gets a Reject saying why and exits, the coordinator
 # log names the id, both key fingerprints and the claimant's address, and agent x keeps its
@@ -16,7 +15,7 @@ cd "$TMP"
 "$AGENT" keygen kb > /dev/null
 cp keys/coordinator.pub ka/ && cp keys/coordinator.pub kb/
 # alpha saved without .pub (keygen --help: any file name is the key's name; only *.pub files
-# were read, and the agent was refused without a word, issue #29), and a file that is no key
+# were read, and the agent was refused without a word), and a file that is no key
 cp ka/agent.pub keys/agents/alpha && cp kb/agent.pub keys/agents/beta.pub
 echo "alpha runs on host 3" > keys/agents/NOTES.txt
 FS=$(free_port)

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# integration_metrics_prometheus — live metrics during a real campaign (issue #18 item 3):
+# integration_metrics_prometheus — live metrics during a real campaign:
 # `run --metrics-listen` is scraped every 0.3 s while one cell (1 s warmup + 3 s) loads the dev
 # cluster; every scrape passes `promtool check metrics` (Debian's prometheus package), one
 # taken in the measure phase carries the cell's axes as labels, docs/s > 0 and latency

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# integration_metrics_publish — `publish RESULTS_DIR --metrics-store URL` (issue #18 item 1) of
+# integration_metrics_publish — `publish RESULTS_DIR --metrics-store URL` of
 # older results directories (the shard-study-base fixture: 12 cells with telemetry, copied under
 # a campaign name of this run; and the golden fixture, whose axis settings.refresh_interval has a
 # dot: the axes template first mapped "axes.settings" itself as a keyword and every document was
@@ -34,7 +34,7 @@ PY
 "$COORD" publish --print-templates > tpl
 python3 "$SRC/tests/support/check_dashboards.py" "$SRC/deploy/dashboards/bulkfleet.ndjson" tpl --es "$ES" --campaign "$D" ||
     fail "a dashboard visualization gives no value over the published campaign"
-# compare from the store (issue #18 item 4: campaign ids in the metrics store): the trend of
+# compare from the store (campaign ids in the metrics store): the trend of
 # base, contender, base read from the store's matrix rows equals the one read from the
 # directories, but for the labels
 C="cont-pub-$$-20261201T000000Z"

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# integration_metrics_store — `run` with a metrics store (issue #18 item 1): the store is the
+# integration_metrics_store — `run` with a metrics store: the store is the
 # dev cluster itself, allowed explicitly (--metrics-store URL --metrics-store-allow-target; the
 # refusal is checked with a metrics_store: section); a campaign of 2 cells
 # (1 s warmup + 4 s) writes merged seconds while the first cell still runs (live), and in the end

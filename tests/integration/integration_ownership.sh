@@ -8,8 +8,8 @@
 # marked (_meta.created_by: bulkfleet), and a later run without the flag may recreate it. A kept
 # index (recreate: false) with more replicas than the cluster's nodes can hold runs at once,
 # flagged yellow, with its real replica count and what to do; a mapping type from a module the
-# cluster lacks (percolator: the percolator module; the dev cluster has mapper-extras since
-# issue #41) is refused naming the module (issue #30).
+# cluster lacks (percolator: the percolator module; the dev cluster has mapper-extras)
+# is refused naming the module.
 source "$(dirname "$0")/lib.sh"
 cd "$TMP"
 IDX="bf-own-$$"
@@ -50,7 +50,7 @@ grep -q "recreate: false" e1 || { cat e1 >&2; fail "coordinator: the message doe
 [ ! -d r ] || [ -z "$(ls r)" ] || fail "a results directory was made for a refused campaign"
 rc=0; timeout 60 "$AGENT" run s.yaml --threads 1 --replace-existing "$IDX-typo" > o2 2> e2 || rc=$?
 [ "$rc" = 3 ] || { cat e2 >&2; fail "standalone: exit $rc, expected 3"; }
-# a --replace-existing name no cell writes replaces nothing, and says so (nu3 F4.4)
+# a --replace-existing name no cell writes replaces nothing, and says so
 grep -q -- "--replace-existing $IDX-typo: no cell of this run writes an index, data stream or index template of that name, so it replaces nothing; names are exact (the first cell's index is $IDX" e2 ||
     { cat e2 >&2; fail "standalone: no warning for a --replace-existing name that matches nothing"; }
 grep -q -- "--replace-existing $IDX" e2 || { cat e2 >&2; fail "standalone: no --replace-existing in the message"; }
@@ -77,7 +77,7 @@ grep -q 'looks like it covers production indices' e6 || { cat e6 >&2; fail "vali
 # --replace-existing: replaced, marked; then ours without the flag
 timeout 60 "$AGENT" run s.yaml --threads 1 --replace-existing "$IDX" --results r2 > o7 2> e7 || { cat e7 >&2; fail "--replace-existing: exit $?"; }
 curl -sf "$ES/$IDX/_doc/keep-1" > /dev/null 2>&1 && fail "--replace-existing: the old index is still there"
-# said before it was deleted, with what it held (nu3 F4.4: it went without a word)
+# said before it was deleted, with what it held (it went without a word)
 grep -q "cell i1-s1-r0-b20-c1: deleting index $IDX on .* (3 documents), which bulkfleet did not create: --replace-existing $IDX" e7 ||
     { cat e7 >&2; fail "--replace-existing: the deletion of someone's index is not logged"; }
 grep -q -- "--replace-existing $IDX: no cell" e7 && fail "--replace-existing: a matching name warned as unused"
@@ -93,7 +93,7 @@ curl -sf -X PUT "$ES/_index_template/$TPL" -H "$json" -d "{\"index_patterns\": [
 timeout 60 "$AGENT" run t1.yaml --threads 1 --replace-existing "$TPL" > o9 2> e9 || { cat e9 >&2; fail "--replace-existing TEMPLATE: exit $?"; }
 grep -q "replacing index template $TPL on .*, which bulkfleet did not create: --replace-existing $TPL" e9 ||
     { cat e9 >&2; fail "--replace-existing: replacing someone's template is not logged"; }
-# a kept index with more replicas than the cluster can hold (issue #30: on one node, a
+# a kept index with more replicas than the cluster can hold (on one node, a
 # 1-replica index with recreate: false was waited on for 2 minutes a cell, then reported as
 # "replicas 0 cannot be allocated"): decided at once from the node count, with its real count
 KEPT="$IDX-kept"
@@ -118,7 +118,7 @@ row = list(csv.DictReader(open(glob.glob(sys.argv[1] + "/*/matrix.csv")[0])))[0]
 assert row["yellow"] == "true" and row["index_mismatch"] == "true", row
 PY
 curl -sf -X DELETE "$ES/$KEPT" > /dev/null || true
-# a mapping type the dev cluster lacks (percolator, issue #30): the error names the module
+# a mapping type the dev cluster lacks (percolator): the error names the module
 cat > module.yaml <<YAML
 name: module
 target: {hosts: ["$ES"]}

@@ -7,7 +7,7 @@
 # request.timeout (4s here, not a fixed 130 s), with a line every few seconds saying what it
 # still waits for; a host that never completes the connection is given up after
 # target.connect_timeout; a server that is neither Elasticsearch nor OpenSearch (a proxy's HTML
-# page, nginx, a Solr) is named with what it answered (issue #25). Every case exits 3 before any
+# page, nginx, a Solr) is named with what it answered. Every case exits 3 before any
 # agent or index is involved.
 source "$(dirname "$0")/lib.sh"
 cd "$TMP"
@@ -104,7 +104,7 @@ probe c
 python3 -c "import sys; s = float(sys.argv[1]); assert s <= 8, s" "$SECS" || { cat c.err >&2; fail "connect: gave up after $SECS s, want about 1 s"; }
 grep -q "no connection within target.connect_timeout 1.0s" c.err || { cat c.err >&2; fail "connect: the message does not name target.connect_timeout"; }
 
-# issue #25: a target that is neither Elasticsearch nor OpenSearch (a proxy's sign-in page,
+# a target that is neither Elasticsearch nor OpenSearch (a proxy's sign-in page,
 # nginx's welcome page or its 404, a Solr's JSON) is named at the first probe with what it
 # answered, and the campaign stops (exit 3) with GET / the only request it got: no index, no load
 for root in html_proxy nginx nginx_404 solr; do

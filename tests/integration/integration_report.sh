@@ -168,7 +168,7 @@ grep -q "4 cells matched: 0 faster, 0 slower, 0 within noise, 0 same, 4 ~" "$TMP
 grep -q "| 1.438x (1.418-1.457) | 1 | 1+3 |" "$TMP/cmp.md" || { cat "$TMP/cmp.md"; fail "compare: ratio, interval, p, runs"; }
 "$COORD" compare "$FIX/shard-study-base" "$FIX/shard-study-contender" --csv > "$TMP/cmp.csv" || fail "compare --csv exited $?"
 [ "$(wc -l < "$TMP/cmp.csv")" = 5 ] || { cat "$TMP/cmp.csv"; fail "compare --csv: expected a header and 4 rows"; }
-# issue #12: a matrix whose axis with the most values is batch size, with long axis values
+# a matrix whose axis with the most values is batch size, with long axis values
 # (index settings): the main chart puts batch size on x, service-time charts follow it, and
 # in chromium's layout no legend entry or chart text overlaps another or leaves its chart
 mkdir -p "$TMP/long"

@@ -6,7 +6,7 @@
 # failing the cell, recreates the index only then, and the rerun of cell 2 is verified; cell 1 is
 # kept, and matrix.json keeps the campaign's seed; each agent's "still running ... stopping it"
 # line is logged once (it came twice: an agent's Hello is repeated); the rerun of the
-# interrupted cell is said, with what it had recorded (issue #30).
+# interrupted cell is said, with what it had recorded.
 source "$(dirname "$0")/lib.sh"
 P=$(free_port)
 IDX="bf-kill-$$"
@@ -51,7 +51,7 @@ timeout 120 "$COORD" run "$TMP/s.yaml" --agents 2 --insecure --bind "tcp://127.0
 grep -Eq "to finish the cell the previous coordinator started|is still draining another cell" "$TMP/err2" ||
     { cat "$TMP/err2" >&2; fail "the new coordinator did not wait for the draining agents"; }
 grep -q "already finished in .*kept" "$TMP/err2" || { cat "$TMP/err2" >&2; fail "cell 1 was not kept"; }
-# the cell the kill interrupted is said to run again (issue #30: it ran again without a word)
+# the cell the kill interrupted is said to run again (it ran again without a word)
 grep -Eq "cell i1-s1-r0-b60-c2 started in .* and did not finish \(cells/i1-s1-r0-b60-c2.samples.partial, [0-9]+ sample lines\): running it again from the start" "$TMP/err2" ||
     { cat "$TMP/err2" >&2; fail "the rerun of the interrupted cell 2 is not said"; }
 # each agent's Hello comes more than once; what it said is logged once per agent (nu3: every

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# integration_routing_hosts — a fleet spreads its bulk connections over target.hosts (issue #30):
+# integration_routing_hosts — a fleet spreads its bulk connections over target.hosts:
 # 1, 2 and 3 local agents against 2 and 3 hosts (the nodes of the real 3-node cluster), each
 # host's bulk requests counted at the server (_nodes/usage rest_actions, read around each run).
 # Before the fix every agent started at hosts[0] (at its first thread's number, even with 2

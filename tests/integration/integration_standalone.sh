@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# integration_standalone — `bulkfleet-agent run` without a coordinator (issue #12 item 10), on
+# integration_standalone — `bulkfleet-agent run` without a coordinator, on
 # the real test cluster: (1) it prints the coordinator's progress line (cell n/N, the second
 # within its phase, docs/s); (2) Ctrl-C (SIGINT) ends it with exit 130 and prints the partial
 # row, over the seconds measured before the interruption (not diluted over the planned 30 s) and

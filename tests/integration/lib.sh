@@ -80,7 +80,7 @@ warm_cluster() {
     curl -sf -X DELETE "$url/$idx" > /dev/null || true
 }
 # routing_check URL PREFIX DOCS — shard-aware bulk against an engine other than the default
-# OpenSearch (the elasticsearch_* tests, issue #25): `shard-of` against the node's own placement
+# OpenSearch (the elasticsearch_* tests): `shard-of` against the node's own placement
 # (tests/support/shardof_check.py: 7 shards; 3 with number_of_routing_shards 30; 6 partitioned,
 # DOCS documents each), then routing_mode none, node and shard cells (3 shards, replicas 0) from
 # the coordinator with one local agent: every row verified by _count, nothing unrouted or

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# netns_chaos — bench/chaos.sh with a fixed seed and 10 faults (issue #26): a 6-cell campaign of
+# netns_chaos — bench/chaos.sh with a fixed seed and 10 faults: a 6-cell campaign of
 # a coordinator and 3 agent hosts (network namespaces bfc1-a1..a3 on a bridge, 10.214.1.0/24,
 # reaching the fault server through bench/chaos_forward.py) while kill -9 / SIGSTOP of agents
 # and of the coordinator (then --resume), SIGSTOP of the target, the fault server's 429s,

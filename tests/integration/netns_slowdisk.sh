@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# netns_slowdisk — a campaign on a slow results disk (issue #26): bench/chaos.sh's 6-cell
+# netns_slowdisk — a campaign on a slow results disk: bench/chaos.sh's 6-cell
 # campaign (coordinator and 3 agents on 127.0.0.1, the fault server as the target, no random
 # fault) with every fsync under the results directory 300 ms late, all the way through (the
 # LD_PRELOAD shim tests/support/bf_slowdisk.c: this kernel has no dm-delay). Every row must end

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* bf_slowdisk.c — an LD_PRELOAD shim that makes one directory a slow disk (issue #26).
+/* bf_slowdisk.c — an LD_PRELOAD shim that makes one directory a slow disk.
  *
  * This kernel has no device mapper (dm-delay), cgroup v1 blkio does not throttle buffered
  * writes, and libfuse is not installed: so the chaos driver (bench/chaos.py) and the slow-disk

@@ -8,7 +8,7 @@ client sent: headers that matter to the bulk protocol (Content-Type, Content-Len
 Transfer-Encoding, Expect, Content-Encoding), whether the NDJSON body ends with a newline, how
 many documents it held and every _id, so a test can check framing, compression and id
 uniqueness after the fact. In the modes that produce a bulk response (ok, mixed) it also
-enforces the rules a real cluster enforces (es-api.md §1.2, §1.3): trailing newline, one
+enforces the rules a real cluster enforces (docs/internals/es-api.md §1.2, §1.3): trailing newline, one
 Content-Type, action lines of one known key, known metadata keys, an index for every action;
 breaking them gives the same 400/406 a cluster would.
 
@@ -108,12 +108,12 @@ MODES += ("mapper_parsing",)
 # late: every bulk request is read whole, held LATE_S seconds, then indexed and answered as in
 # "ok" (to a client that has usually given up by then: request.timeout): a cluster that works
 # off a backlog after its client went away (a stopped node going on, a long GC), so a _count
-# taken soon after the load does not hold documents it will hold later (issue #26, seed 8).
+# taken soon after the load does not hold documents it will hold later (seed 8).
 MODES += ("late",)
 LATE_S = 5.0
 
-# --root: what GET / answers when the server plays something that is not a cluster (issue #25:
-# the probe must name it and stop before any load): (status, content type, body)
+# --root: what GET / answers when the server plays something that is not a cluster (the
+# probe must name it and stop before any load): (status, content type, body)
 ROOT_ANSWERS = {
     "html_proxy": (200, "text/html; charset=utf-8",
                    b"<!DOCTYPE html>\n<html><head><title>Corporate Proxy - Sign in</title></head>"
@@ -150,7 +150,7 @@ VERSION_BODY = {
 
 
 # --no-data-stream-api: GET / as Elasticsearch 8.17.0 answers it, for a server that plays an
-# Elasticsearch without its data-streams module (issue #25: the Maven Central dev cluster before
+# Elasticsearch without its data-streams module (the Maven Central dev cluster before
 # bulkfleet's own module), whose /_data_stream paths answer 405 as its REST layer does.
 ES8_VERSION_BODY = {
     "name": "fault-server",
@@ -911,7 +911,7 @@ class Handler(BaseHTTPRequestHandler):
                 self._send_json(status, error_body(status, etype, reason))
             return
         if mode == "bad_request":
-            # what a cluster answers to a body it cannot parse at all (es-api.md §1.6)
+            # what a cluster answers to a body it cannot parse at all (docs/internals/es-api.md §1.6)
             rec["status"] = 400
             self._send_json(400, error_body(
                 400, "illegal_argument_exception",

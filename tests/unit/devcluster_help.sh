@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # devcluster_help — scripts/devcluster.sh --help (and start --help) print the synopsis on stdout,
-# exit 0, and begin with what the script does, not with its licence line (issue #30 item 9: the
+# exit 0, and begin with what the script does, not with its licence line (the
 # help began "SPDX-License-Identifier: MIT"); the environment it reads is listed. A wrong
 # command prints the same on stderr and exits 2. No cluster needed: nothing is started.
 set -euo pipefail

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# metrics_dashboards — deploy/dashboards/bulkfleet.ndjson (OpenSearch Dashboards saved objects,
-# issue #18 item 2) against the metrics store's templates (`publish --print-templates`):
+# metrics_dashboards — deploy/dashboards/bulkfleet.ndjson (OpenSearch Dashboards saved objects)
+# against the metrics store's templates (`publish --print-templates`):
 # tests/support/check_dashboards.py accepts the file, and refuses a copy whose visualization
 # names a field the mapping lacks, one with a reference to a missing object, and one whose
 # panel has no reference. (integration_metrics_publish also runs every visualization's

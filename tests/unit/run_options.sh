@@ -4,7 +4,7 @@
 # directory that is not there, ...) is refused with exit 2 and what to give, before the cluster
 # is contacted: the scenario's cluster here is a closed port, so a run that probed it first
 # would fail with exit 3 ("cannot use the target cluster") instead. The agent's --coordinator
-# likewise. No cluster needed (nu3 F3.3).
+# likewise. No cluster needed.
 set -euo pipefail
 BUILD=${BF_BUILD_DIR:?}
 COORD="$BUILD/coordinator/bulkfleet-coordinator"

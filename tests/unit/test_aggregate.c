@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* test_aggregate.c — merging samples from several agents into a cell's row (DESIGN §4). */
+/* test_aggregate.c — merging samples from several agents into a cell's row (docs/internals/measurement.md). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -645,7 +645,7 @@ static void test_split(void **state)
     }
 }
 
-/* issue #30: the fleet's connections spread over target.hosts as one agent's do. Each agent
+/* the fleet's connections spread over target.hosts as one agent's do. Each agent
  * started at hosts[0] (or at its first thread's number, which with 2 threads an agent is even),
  * so 2 agents of one connection each against 2 hosts loaded only the first. For 1..3 agents
  * (equal cores, the coordinator's split of concurrency) and 2..3 hosts, each host gets
@@ -682,7 +682,7 @@ static void test_split_bases_spread_hosts(void **state)
     assert_int_equal(b[1], 1);
 }
 
-/* bf_split_cell_init, the cell's load over its agents (bf__cellrun_run's split, issue #27):
+/* bf_split_cell_init, the cell's load over its agents (bf__cellrun_run's split):
  * one request in flight and one search client each when there are enough, the rest by cores;
  * the target rate in milli-docs/s by cores; the search rate by search clients; connection
  * bases in agent order */
@@ -782,7 +782,7 @@ static void test_bad_histogram_adds_nothing(void **state)
     bf_hist_destroy(&l);
 }
 
-/* the cluster's query phases against the clients' answered searches x shards (issue #15) */
+/* the cluster's query phases against the clients' answered searches x shards */
 static void test_search_verify(void **state)
 {
     (void)state;
@@ -880,14 +880,14 @@ static void test_client_bound_rule(void **state)
     assert_int_equal(bf_row_client_bound(30, 40, 2.0, 10, why, sizeof why), 0); /* < 25 % */
     assert_int_equal(bf_row_client_bound(30, 40, 0.5, 1, why, sizeof why), 0);  /* < 1 ms */
     assert_int_equal(bf_row_client_bound(30, 40, NAN, NAN, why, sizeof why), 0);
-    /* issue #42: idle agents (CPU 0 %, busiest thread 0-1 %) with a 1 ms send lag against a
+    /* idle agents (CPU 0 %, busiest thread 0-1 %) with a 1 ms send lag against a
      * 2-4 ms service time are not the limit: more agents or threads would not remove it */
     assert_int_equal(bf_row_client_bound(0, 1, 1.0, 4, why, sizeof why), 0);
     assert_int_equal(bf_row_client_bound(0, 0, 1.0, 2, why, sizeof why), 0);
     assert_int_equal(bf_row_client_bound(3, 12, 1.0, 4, why, sizeof why), 1); /* it works */
 }
 
-/* issue #42: the cost named is one the client spent; none at 0 % ("judge" was named so) */
+/* the cost named is one the client spent; none at 0 % ("judge" was named so) */
 static void test_client_cost_names_no_idle_stage(void **state)
 {
     (void)state;
@@ -947,7 +947,7 @@ static void test_busy_and_lag_merge(void **state)
     bf_cellagg_destroy(&agg);
 }
 
-/* Stage shares (issue #29 item 5): summed over agents and window seconds through the wire
+/* Stage shares: summed over agents and window seconds through the wire
  * format, as % of the worker threads' time (threads x seconds); send/wait is the rest; a
  * client-bound row names the largest stage; an older agent's samples (worker_threads 0) give
  * no shares; stages that overrun the threads' time are scaled to 100 %. */
@@ -1052,7 +1052,7 @@ static void test_corpus_end_window(void **state)
     assert_true(fabs(row->attempted_docs_per_s - 5000 / 2.2) < 1e-6);
     assert_int_equal(row->late_seconds, 0); /* agent 0 has nothing to say after 2.5 s */
     /* 10 responses: the whole corpus, but on so few that its time is a few round trips
-     * (issue #30) */
+     * */
     assert_true(row->few_requests);
     assert_non_null(strstr(row->reason, "few-requests: the corpus ended after only 10 bulk "
                                         "responses in the window (2.2 s)"));
@@ -1110,14 +1110,14 @@ static void test_corpus_end_window(void **state)
     assert_true(row->docs_per_s == 0);
     assert_int_equal(row->late_seconds, 0);
     assert_non_null(strstr(row->reason, "within the 5 s warmup"));
-    /* issue #30: the stalled clause says why, and no longer "lengthen run.duration" (3600 s) */
+    /* the stalled clause says why, and no longer "lengthen run.duration" (3600 s) */
     assert_non_null(strstr(row->reason, "stalled: the window holds no request because the "
                                         "corpus was read to its end within the 5 s warmup (2 "
                                         "bulk requests answered there)"));
     assert_null(strstr(row->reason, "lengthen"));
     bf_cellagg_destroy(&agg);
 
-    /* issue #30: the corpus ended 0.2 s into the window after 4 requests: few-requests, not a
+    /* the corpus ended 0.2 s into the window after 4 requests: few-requests, not a
      * docs/s to rank; with 20 responses in the window it is ranked (not flagged) */
     uint64_t svc4[] = {40000, 40000, 40000, 40000};
     agg = bf_cellagg_new(&cell, 1, 1, NULL, 1, 3600);

@@ -127,7 +127,7 @@ static void test_keys(void **state)
     rmdir(dir);
 }
 
-/* issue #29 item 2: keygen --help says "any file name: it is the key's name", but only *.pub
+/* keygen --help says "any file name: it is the key's name", but only *.pub
  * files were read: a key saved as agents/agentA was ignored without a word. Every regular file
  * holding a key counts (name without a .pub ending); every other entry is reported with why. */
 typedef struct skips {

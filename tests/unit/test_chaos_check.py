@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
-"""test_chaos_check.py — unit tests of bench/chaos_check.py (issue #26): a clean history passes,
+"""test_chaos_check.py — unit tests of bench/chaos_check.py: a clean history passes,
 and a history with each kind of violation fails with that invariant named; history_from reads
 rows, samples, files and processes from a results directory."""
 

@@ -155,7 +155,7 @@ static void test_same_dir_without_repeats_uses_five_percent(void **state)
     bf_compare_destroy(&c);
 }
 
-/* issue #12: two single runs have no noise estimate; a 30% difference is "higher", never
+/* two single runs have no noise estimate; a 30% difference is "higher", never
  * "faster", and the summary says how many cells had no estimate */
 static void test_single_runs_no_noise_estimate(void **state)
 {
@@ -303,7 +303,7 @@ static void test_few_requests_marked(void **state)
     rmdir(dir);
 }
 
-/* issue #30 item 3: the contender's first row degraded (an agent was lost) and 1.526 x the
+/* the contender's first row degraded (an agent was lost) and 1.526 x the
  * baseline's docs/s: compare follows the findings' rule, marks it, strikes its figures and
  * calls it neither higher nor lower */
 static void first_degraded(json_t *row, size_t i)

@@ -223,7 +223,7 @@ static void test_parts(void **state)
     assert_int_equal(fl, 1);
     assert_string_equal(bf_corpus_where(c, bf_corpus_doc(c, 1)->line, &fl), "a.json");
     assert_int_equal(fl, 2);
-    /* each file's codec, sizes and documents (plan's corpus lines; nu3 F2.2) */
+    /* each file's codec, sizes and documents (plan's corpus lines) */
     assert_int_equal(bf_corpus_parts(c), 3);
     bf_corpus_part_t pt;
     assert_int_equal(bf_corpus_part(c, 0, &pt), BF_OK);

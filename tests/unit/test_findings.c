@@ -365,7 +365,7 @@ static json_t *item_of(json_t *j, const char *kind, size_t nth)
     return NULL;
 }
 
-/* issue #12: a cell measured on a handful of bulk responses is never "best", and the findings
+/* a cell measured on a handful of bulk responses is never "best", and the findings
  * say which cells were left out */
 static void test_few_requests_not_ranked(void **state)
 {
@@ -404,7 +404,7 @@ static void test_few_requests_not_ranked(void **state)
     bf_findings_destroy(&f);
 }
 
-/* issue #12: a "best" gaining < 1% over a lower concurrency of its line at 4x the p50 is not
+/* a "best" gaining < 1% over a lower concurrency of its line at 4x the p50 is not
  * best: the knee is, and the best and knee sentences agree */
 static void test_best_under_one_percent_is_the_knee(void **state)
 {
@@ -457,7 +457,7 @@ static void test_best_under_one_percent_is_the_knee(void **state)
     bf_findings_destroy(&f);
 }
 
-/* issue #12: the batch-size plateau, per line of equal concurrency; batch varies most, so it is
+/* the batch-size plateau, per line of equal concurrency; batch varies most, so it is
  * the main axis */
 static void test_batch_plateau(void **state)
 {
@@ -516,7 +516,7 @@ static void test_batch_plateau(void **state)
     bf_findings_destroy(&f);
 }
 
-/* issue #12: findings per index count and per setting (any other axis), like for like */
+/* findings per index count and per setting (any other axis), like for like */
 static void test_axis_ratios_indices_and_settings(void **state)
 {
     (void)state;
@@ -573,8 +573,8 @@ static void test_axis_ratios_indices_and_settings(void **state)
     bf_findings_destroy(&f);
 }
 
-/* seed 003's question in one scenario: the same cells through two named targets (issue #12
- * item 4's target axis) compare like for like, the first target written as the reference */
+/* seed 003's question in one scenario: the same cells through two named targets (a target
+ * axis) compare like for like, the first target written as the reference */
 static void test_target_axis_direct_vs_gateway(void **state)
 {
     (void)state;
@@ -598,7 +598,7 @@ static void test_target_axis_direct_vs_gateway(void **state)
     bf_findings_destroy(&f);
 }
 
-/* nu3 F4.1b / F4.5: a degraded row (an agent killed), an unverified one whose cluster died
+/* a degraded row (an agent killed), an unverified one whose cluster died
  * mid-cell, and one of mostly version conflicts (a fixed seed into an earlier run's index) are
  * never best, never in a knee or a ratio, and one sentence names them with why */
 static void row_point(bf_finding_point_t *p, bf_cell_t *cell, uint32_t shards, uint32_t conc,
@@ -710,7 +710,7 @@ static void test_degraded_unverified_conflicts_left_out(void **state)
     bf_findings_destroy(&f);
 }
 
-/* issue #12: with index-mismatch the findings use the index's real shards */
+/* with index-mismatch the findings use the index's real shards */
 static void test_index_mismatch_uses_real_shards(void **state)
 {
     (void)state;
@@ -756,7 +756,7 @@ static void test_index_mismatch_uses_real_shards(void **state)
     bf_findings_destroy(&f);
 }
 
-/* issue #30 item 4: a find-max sustain step (open loop at a target rate) is left out, so it is
+/* a find-max sustain step (open loop at a target rate) is left out, so it is
  * never compared with the closed-loop search steps; search steps and other ids are not */
 static void test_findmax_sustain_left_out(void **state)
 {
@@ -770,7 +770,7 @@ static void test_findmax_sustain_left_out(void **state)
     assert_false(bf_findings_fm_sustain_id(NULL));
 }
 
-/* issue #37: every comparison stated is a test with a verdict; issue #42: the trend along an
+/* every comparison stated is a test with a verdict: the trend along an
  * axis of three values ("docs/s falls as shards grow: 1 > 6 > 60") with each step tested */
 static void test_verdicts_and_axis_trend(void **state)
 {

@@ -346,7 +346,7 @@ static void test_names(void **state)
         assert_string_not_equal(bf_fm_phase_name((enum bf_fm_phase)p), "?");
 }
 
-/* issue #30 item 8: the bound `plan` states and the progress line's words */
+/* the bound `plan` states and the progress line's words */
 static void test_max_steps_and_progress(void **state)
 {
     (void)state;

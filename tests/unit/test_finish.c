@@ -102,7 +102,7 @@ static void test_failed_repetition_row(void **state)
     bf_cellagg_destroy(&agg);
 }
 
-/* nu3 F4.5: a cell that failed before its load started (the cluster was unreachable while it
+/* a cell that failed before its load started (the cluster was unreachable while it
  * was prepared) has no sample: it is FAILED with its reason, never "stalled" nor
  * "few-requests" (it showed "FAILED stalled" with zeros) */
 static void test_never_started_cell_is_not_stalled(void **state)
@@ -149,7 +149,7 @@ static void add_counters(bf_cellagg_t *agg, int32_t second, const bf_counters_t 
     bf_hist_destroy(&h);
 }
 
-/* issue #29 item 1: a cell whose every document fails stops after a request or two. Failed in
+/* a cell whose every document fails stops after a request or two. Failed in
  * warmup it read doc errors 0.00, "FAILED stalled" and "lengthen run.duration"; it reports
  * its errors over what it sent (the *_all outcome), is never stalled and never few-requests.
  * Each of 400 on every item, 406, 413 (with requests abandoned in flight when the agent
@@ -292,7 +292,7 @@ static void test_row_is_clean(void **state)
     assert_false(bf_row_is_clean(&row));
 }
 
-/* issue #26, chaos seed 8: a stopped target, 1200 timed-out documents, _count 0 = 0 acknowledged
+/* a stopped target, 1200 timed-out documents, _count 0 = 0 acknowledged
  * and the row verified; the target then indexed 800 of them. A count that matches while
  * documents are of unknown outcome cannot verify the row. */
 static void test_unknown_outcome_is_not_verified(void **state)

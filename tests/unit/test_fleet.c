@@ -321,7 +321,7 @@ static void test_major_mismatch_rejected_with_reason(void **state)
     assert_int_equal(rejects, 1);
 }
 
-/* issue #29 item 4: a message of another protocol major that is not a Hello (an agent of
+/* a message of another protocol major that is not a Hello (an agent of
  * another release pinging a coordinator that restarted) was refused as "a peer from ?": the
  * address is read for it too. The coordinator's stderr is captured for the check. */
 static void test_major_mismatch_logs_the_address(void **state)
@@ -358,7 +358,7 @@ static void test_major_mismatch_logs_the_address(void **state)
     assert_null(strstr(log, "from ?"));
 }
 
-/* issue #29 item 4: a refused oversize Hello is logged once per peer, with its address. Over
+/* a refused oversize Hello is logged once per peer, with its address. Over
  * 64 KiB and within the 4 MiB socket cap the fleet reads it, refuses it and logs it once
  * (twice sent: one line); over the cap libzmq drops the connection before the fleet sees a
  * byte, and the handshake watcher logs the address whose connections keep closing (3 peers
@@ -455,7 +455,7 @@ static void test_oversize_hello_logged_once_per_peer(void **state)
     assert_null(strstr(log, "from ?"));
 }
 
-/* issue #42: a stranger's routing id reached the coordinator's log raw (ESC, BEL: a terminal
+/* a stranger's routing id reached the coordinator's log raw (ESC, BEL: a terminal
  * acts on them, grep calls the log binary). Every byte a peer chooses is escaped on its way to
  * the log; the log line itself stays one line of text. */
 static void test_stranger_bytes_reach_the_log_escaped(void **state)
@@ -752,7 +752,7 @@ static void test_reconnect_with_queued_hellos_is_not_a_duplicate(void **state)
     assert_int_not_equal(a->session, BF_AS_LOST);
 }
 
-/* The coordinator's own stall is not its agents' silence (issue #26): on a slow results disk
+/* The coordinator's own stall is not its agents' silence: on a slow results disk
  * (a 2 s fflush per sample line) an idle agent was "lost: silent for 6001 ms" although it had
  * answered every Ping; none had gone out, and nothing was read, while the coordinator sat in
  * the write. Here the fleet is not polled for 2 s (the caller busy), then a handler takes 1.5 s

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
-"""test_funclen.py — unit tests of scripts/funclen.py (issue #27 item 3): function bounds are
+"""test_funclen.py — unit tests of scripts/funclen.py: function bounds are
 found past braces in strings, character literals, comments and preprocessor lines; initialisers
 and struct bodies are not functions; a function over the limit fails the check with file:line,
 name and length; a PENDING entry is reported but does not fail, and a stale one does."""

@@ -71,7 +71,7 @@ static void test_seed000_dedup_validates(void **state)
     /* the literal password of the config is never copied */
     assert_null(strstr(yaml, "REPLACED-not-the-real-password"));
     assert_non_null(strstr(yaml, "${ES_PASSWORD}"));
-    /* statsd: is converted to the coordinator flag, not dropped (issue #18) */
+    /* statsd: is converted to the coordinator flag, not dropped */
     assert_non_null(strstr(yaml, "statsd: disabled in loadgen; live metrics are a coordinator "
                                  "flag: run with --statsd 192.168.3.98:8125 (UDP; keys start "
                                  "with bulkfleet., not the namespace 'loadgen.'"));
@@ -134,7 +134,7 @@ static void test_seed000_verbatim_duplicate_keys_caught(void **state)
     snprintf(want, sizeof want, "imported.yaml:%d:%d: ", line, (int)(second - src) + 1);
     assert_memory_equal(d.msg, want, strlen(want));
     free(yaml);
-    /* the import itself lists every duplicate, not only the first (issue #12 item 9) */
+    /* the import itself lists every duplicate, not only the first */
     char path[512];
     snprintf(path, sizeof path, "%s/000-loadgen.yml", LGDIR);
     char *text = slurp(path);
@@ -229,7 +229,7 @@ static void test_seed003_validates(void **state)
     const bf_cell_t *c = bf_scenario_cell(sc, 0);
     assert_int_equal(c->batch_size, 5000);
     assert_int_equal(c->concurrency, 200);
-    /* test-$[[suffix]] with suffix 10..13: the names loadgen wrote into (issue #12 item 9) */
+    /* test-$[[suffix]] with suffix 10..13: the names loadgen wrote into */
     assert_int_equal(c->indices, 4);
     assert_string_equal(c->index_names[0], "test-10");
     assert_string_equal(c->index_names[1], "test-11");
@@ -368,7 +368,7 @@ static void test_import_env_formats_and_rate(void **state)
     unsetenv("TENANT");
 }
 
-/* loadgen's own example config, as shipped (issue #24 item 4; written for this test with the
+/* loadgen's own example config, as shipped (written for this test with the
  * constructs of infinilabs/loadgen's loadgen.yml, not copied): $[[env.X]] in
  * runner.default_endpoint and default_basic_auth with the env: section's defaults, a secret
  * without its default, runner keys, a body with two documents for two indices, a search with a
@@ -543,7 +543,7 @@ static void test_import_errors(void **state)
     expect_import_error("requests: [\n", "lg.yml:", "YAML syntax error");
 }
 
-/* ---- the import's steps, each policy by a table (issue #27: import() split into steps) ---- */
+/* ---- the import's steps, each policy by a table (import() split into steps) --------------- */
 
 static char *import_as(const char *yaml, const char *origin, const bf_import_opts_t *o)
 {

@@ -103,11 +103,11 @@ static void test_good_track_imports(void **state)
     assert_non_null(strstr(msg, "concurrency: [2]"));
     assert_non_null(strstr(msg, "warmup: 2s"));
     assert_non_null(strstr(msg, "duration: 8s"));
-    /* no target-throughput: no note about it (nu3 F2.4) */
+    /* no target-throughput: no note about it */
     assert_null(strstr(msg, "target-throughput"));
 }
 
-/* wrong values: never a silent default (nu3 F3.5: "clients": "two" became 1, "2s" 0 s) */
+/* wrong values: never a silent default ("clients": "two" became 1, "2s" 0 s) */
 static void test_wrong_values_are_errors(void **state)
 {
     (void)state;
@@ -133,7 +133,7 @@ static void test_wrong_values_are_errors(void **state)
     expect_error("bs.json", "7:25", (const char *[]){"\"bulk-size\" is \"500\"", NULL});
 }
 
-/* a misspelt key is an error that names the right one (nu3 F3.4: "bulk operation '?' has no
+/* a misspelt key is an error that names the right one ("bulk operation '?' has no
  * numeric bulk-size", no position; F3.5: time_period silently made another benchmark) */
 static void test_misspelt_keys_are_errors(void **state)
 {
@@ -169,7 +169,7 @@ static void test_unknown_keys_warn(void **state)
         strstr(msg, "foo.json:7:43: bulk task 'bulk-op': 'custom-thing' is not a Rally key"));
 }
 
-/* document-count against the file (nu3 F2.3: 9999 for a 3-line file passed without a word) */
+/* document-count against the file (9999 for a 3-line file passed without a word) */
 static void test_document_count_checked(void **state)
 {
     (void)state;
@@ -203,7 +203,7 @@ static void test_cli_exit_codes(void **state)
     assert_int_equal(access(out, F_OK), 0);
 }
 
-/* ---- bf_import_rally's steps, each policy by a table (issue #27: split into steps) ---- */
+/* ---- bf_import_rally's steps, each policy by a table (split into steps) --------------- */
 
 /* the output (or the error) of importing the track text `json` (written as name) with the
  * --challenge `challenge` (NULL: none); returns rc */

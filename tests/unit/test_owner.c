@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* test_owner.c — what bulkfleet may replace in a cluster (bf_owner_may_replace) and which names
  * validate/plan warn about (bf_cluster_production_like), and whether GET / came from a cluster
- * (bf_cluster_root_check, issue #25), and what an index creation's refusal of an unknown
- * analysis component or field type names (bf_cluster_analysis_hint, bf_cluster_type_module,
- * issue #41), and a search's refusal of a script language (bf_cluster_script_hint). The cluster
+ * (bf_cluster_root_check), and what an index creation's refusal of an unknown
+ * analysis component or field type names (bf_cluster_analysis_hint, bf_cluster_type_module),
+ * and a search's refusal of a script language (bf_cluster_script_hint). The cluster
  * side of ownership (the mark, refusals) is tested against the real cluster by
  * integration_ownership. */
 #include <setjmp.h>

@@ -5,8 +5,8 @@
  * bodies rendered whole and in pieces under a fixed clock (bf__vars_fake_clock, stepped
  * between render calls across second, DST and year boundaries and fractions with and without
  * trailing zeros), the SHA-256 of everything rendered must equal the one recorded in
- * tests/fixtures/render_golden.txt. The file was written by the renderer before issue #28's
- * optimizations, so a faster renderer passes only if it writes exactly the same bytes.
+ * tests/fixtures/render_golden.txt. The file was written by the renderer before the streamed
+ * render and its optimizations, so a faster renderer passes only if it writes exactly the same bytes.
  *
  * BF_GOLDEN_WRITE=PATH writes the table to PATH instead of checking (to record a deliberate
  * change of the rendered documents; say why in the commit). On a mismatch the case's output
@@ -268,7 +268,7 @@ static void test_golden(void **state)
     assert_int_equal(bad, 0);
 }
 
-/* ---- bodies rendered as libcurl reads them (bf_tmpl_stream_*, issue #28) -------------------- */
+/* ---- bodies rendered as libcurl reads them (bf_tmpl_stream_*) ------------------------------- */
 
 #define SBODIES 3 /* bodies in a row from one generator */
 #define SDOCS 300 /* documents a body */

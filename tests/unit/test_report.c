@@ -319,7 +319,7 @@ static void test_errors_and_escaping(void **state)
  * sustained point; without it, no find-max section at all */
 /* Issue #10 item 6: the matrix table shows each row's failed documents by error type with the
  * first reason, escaped (the golden fixture's first row). */
-/* nu3 F1.4: agent CPU % was 0.3 in matrix.md and 0 in report.html; both now round it as the
+/* agent CPU % was 0.3 in matrix.md and 0 in report.html; both now round it as the
  * row table says (bf_row_field_decimals), so every row's figure reads the same in both */
 static void test_agent_cpu_same_as_matrix_md(void **state)
 {
@@ -365,7 +365,7 @@ static void test_errors_by_type_column(void **state)
     free(html);
 }
 
-/* issue #30 item 3: a degraded row (an agent lost: 18k -> 33k looked like a concurrency gain)
+/* a degraded row (an agent lost: 18k -> 33k looked like a concurrency gain)
  * is drawn hollow, dashed, struck and labelled "left out", off the line, with the findings'
  * reason in its tooltip and in the chart data */
 static void test_left_out_points(void **state)
@@ -511,8 +511,8 @@ static void test_findmax_section(void **state)
     free(mpath);
 }
 
-/* The search parts of the report read a row's queries through the codec too (issue #11 item
- * 7): a matrix.json written by the writers from a typed row with one named query renders the
+/* The search parts of the report read a row's queries through the codec too: a
+ * matrix.json written by the writers from a typed row with one named query renders the
  * query ladder and the mixed-workload charts with the row's own numbers, and no field name
  * the report uses is missing from the tables. */
 /* DIR/matrix.json of scenario with rows (taken); returns its path (caller frees) */

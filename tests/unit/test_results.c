@@ -587,7 +587,7 @@ static void test_csv_seed_columns_first_and_unknowns_empty(void **state)
     free_golden(&g);
 }
 
-/* issue #12: a few-requests row is flagged in matrix.md, explained under the table, named by
+/* a few-requests row is flagged in matrix.md, explained under the table, named by
  * the findings and not ranked */
 static void test_few_requests_in_matrix_md(void **state)
 {
@@ -710,7 +710,7 @@ static int same_point(const bf_finding_point_t *a, const bf_finding_point_t *b)
            a->index_mismatch == b->index_mismatch;
 }
 
-/* The row codec (issue #11 item 7): what the writers put in matrix.json comes back field for
+/* The row codec: what the writers put in matrix.json comes back field for
  * field through the same table, and compare, report and findings read it that way. */
 static void test_row_codec_decodes_what_the_writers_write(void **state)
 {

@@ -13,7 +13,7 @@
 #include <string.h>
 
 /* Elasticsearch Murmur3HashFunctionTests and Guava's murmur3_32 test strings (UTF-16LE),
- * as listed in ../shared/reference/devcluster.md §7.3. */
+ * as listed in docs/internals/devcluster.md §7.3. */
 static const struct {
     const char *s;
     uint32_t hash;
@@ -110,7 +110,7 @@ static void test_invalid_utf8(void **state)
 static void test_default_routing_shards(void **state)
 {
     (void)state;
-    /* the table of ../shared/reference/devcluster.md §7.1 */
+    /* the table of docs/internals/devcluster.md §7.1 */
     static const uint32_t tab[][2] = {{1, 1024},  {2, 1024}, {3, 768},  {4, 1024},  {5, 640},
                                       {6, 768},   {7, 896},  {8, 1024}, {9, 576},   {10, 640},
                                       {12, 768},  {16, 1024}, {20, 640}, {24, 768}, {30, 960},
@@ -131,7 +131,7 @@ static uint32_t shard(const bf_routing_index_t *ix, const char *id, const char *
     return s;
 }
 
-/* Shards INFINI recorded from a real Elasticsearch 7 cluster (devcluster.md §7.3). */
+/* Shards INFINI recorded from a real Elasticsearch 7 cluster (docs/internals/devcluster.md §7.3). */
 static void test_shard_vectors(void **state)
 {
     (void)state;

@@ -528,7 +528,7 @@ static void test_matrix_defaults_no_matrix(void **state)
     bf_scenario_destroy(&sc);
 }
 
-/* metrics_store: (issue #18) is built like target (auth, TLS, their checks), with its own
+/* metrics_store: is built like target (auth, TLS, their checks), with its own
  * settings and defaults; its secrets are redacted; tls.insecure warns without the target's
  * "every row is flagged" (the store measures nothing). */
 static void test_metrics_store_section(void **state)
@@ -924,7 +924,7 @@ static void test_pipeline(void **state)
                   "inline.yaml:3:21: request.pipeline: 'a&b' is not a pipeline name", "");
 }
 
-/* ---- the search section (issue #15) ------------------------------------------------------- */
+/* ---- the search section ------------------------------------------------------------------- */
 
 #define SEARCH_BASE                                                                               \
     "name: s\ntarget: {hosts: [\"http://127.0.0.1:9\"]}\n"                                      \
@@ -1339,7 +1339,7 @@ static void test_all_key_errors(void **state)
     assert_int_equal(keys_failed, 1);
     expect_prefixes(&e, want_mix, sizeof want_mix / sizeof want_mix[0]);
     /* a required section missing: its checks wait (no crash on the unbuilt target), and the
-     * matrix's own values are still checked in the same run (issue #30, a new user's file: a
+     * matrix's own values are still checked in the same run (a new user's file: a
      * batch_size of 0 was said only after the target was fixed); the target axis's names wait
      * for the target(s) section, the search axes for a search section with a mistake */
     const char *notarget = "name: t\ndocument: {source: '{\"a\": $[[v]]}'}\nrun: {x: 1}\n"
@@ -1470,7 +1470,7 @@ static void test_all_later_mistakes(void **state)
     bf_buf_cleanup(&b);
 }
 
-/* nu3 F3.1: an axis typo among key mistakes is listed with them on the first run (it was
+/* an axis typo among key mistakes is listed with them on the first run (it was
  * reported only once the other keys were fixed); axes, include/exclude and settings axes are
  * not mistaken for typos, and without other key mistakes the later pass lists it once. */
 static void test_axis_typo_with_key_mistakes(void **state)
@@ -1529,7 +1529,7 @@ static void test_axis_typo_with_key_mistakes(void **state)
     assert_string_equal(d.msg, want[0]);
 }
 
-/* nu3 F3.2: an unclosed $[[ is said as what it is, at its own line:column, not as a variable
+/* an unclosed $[[ is said as what it is, at its own line:column, not as a variable
  * named by everything up to the next ]] ("$[[bytes], \"message\": \"$[[line]] names no
  * variable"); the placeholders after it are still checked. */
 static void test_unclosed_placeholder(void **state)

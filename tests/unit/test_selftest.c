@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* test_selftest.c — the no-network selftest (issue #10 item 9): bounded, counts whole bodies,
+/* test_selftest.c — the no-network selftest: bounded, counts whole bodies,
  * gzips when the cell says so, refuses what it cannot do. */
 #include <setjmp.h>
 #include <stdarg.h>

@@ -183,7 +183,7 @@ static void test_print(void **state)
     assert_non_null(strstr(buf, "warm data nodes: 10"));
 }
 
-/* issue #30 item 1: a rate measured at replicas m is scaled by the copies the sized cluster
+/* a rate measured at replicas m is scaled by the copies the sized cluster
  * writes, (r + 1), against the copies per document the measured nodes wrote, min(m + 1,
  * measured data nodes). 12000 docs/s per node measured, a peak of 120000 docs/s: the table
  * lists every pair of replicas 0/1/2 on either side, on a 3-node and on a 1-node measured

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
-"""test_slowdisk.py — the slow-disk LD_PRELOAD shim (tests/support/bf_slowdisk.c, issue #26).
+"""test_slowdisk.py — the slow-disk LD_PRELOAD shim (tests/support/bf_slowdisk.c).
 
 Each case runs a small Python child under LD_PRELOAD=libbf_slowdisk.so and reads the shim's log
 (BF_SLOWDISK_LOG: one line per slowed call): which calls are slowed (opens for writing, writes,

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
 """test_soak_judge.py — bench/soak_judge.py (the verdict of bench/soak.sh) on made-up soaks:
-what a leak looks like must fail it, what is not one must pass (issue #26: an 85-minute soak
+what a leak looks like must fail it, what is not one must pass (an 85-minute soak
 failed on the coordinator's rows kept by design and on an agent's heap high-water mark)."""
 
 import json

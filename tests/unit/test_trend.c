@@ -38,7 +38,7 @@ static json_t *row(const char *cell, double dps, int repeat, double cv, int fail
     return r;
 }
 
-/* issue #30 item 3: a degraded row (18000 -> 33000 docs/s: an agent was lost, its row misses
+/* a degraded row (18000 -> 33000 docs/s: an agent was lost, its row misses
  * what it did) is no point of the trend: "left out", struck, never higher */
 static void test_left_out_rows(void **state)
 {

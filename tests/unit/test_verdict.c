@@ -195,7 +195,7 @@ static void test_every_row(void **state)
         assert_int_equal(v.warn, r->warn);
         assert_int_equal(v.latency, r->latency);
         /* errors by type: every document the cluster answered with an error, none that is
-         * unknown or ok (issue #10 item 6) */
+         * unknown or ok */
         assert_int_equal(v.typed, r->sent ? N - v.docs.ok - v.unknown : 0);
         /* the 429 column: every rejection in this answer, the retried ones too (item 8) */
         int answered = r->xfer == BF_XFER_RESPONSE;
@@ -445,7 +445,7 @@ static void test_fatal_messages(void **state)
     }
 }
 
-/* A 2xx that is no bulk response (issue #26): the thread's first answer of the cell fails the
+/* A 2xx that is no bulk response: the thread's first answer of the cell fails the
  * cell at once, as does the BF_NOT_BULK_STREAK-th in a row; a rare one among bulk responses
  * stays an unknown outcome. The message says what came: status, Content-Type, size, the first
  * bytes on one line, and what to fix. */
@@ -537,7 +537,7 @@ static void test_not_bulk_fail_fast(void **state)
     assert_non_null(strstr(msg, "several times in a row"));
 }
 
-/* issue #29 item 3: the hint follows the error type, for every type the verdict module knows.
+/* the hint follows the error type, for every type the verdict module knows.
  * subject: what the hint must name; mapping: whether it may speak of index.mappings (only
  * mapping and parsing errors). An item-level 403 security_exception was told "fix
  * document.source, document.action or index.mappings". The 406 hint named request.headers,

@@ -122,7 +122,7 @@ static void test_unknown_route(void **state)
     assert_int_equal(bf_wire_send(p->router, "nobody", 6, &env, ZMQ_DONTWAIT), BF_E_IO);
 }
 
-/* DESIGN §3's channel table, every body case listed: a new message kind must be added here */
+/* the channel table of docs/internals/fleet-protocol.md, every body case listed: a new message kind must be added here */
 static void test_channel_table(void **state)
 {
     (void)state;
@@ -146,7 +146,7 @@ static void test_channel_table(void **state)
     assert_int_equal(bf_wire_channel_ok((Bf__Envelope__BodyCase)999, 0), 0);
 }
 
-/* nu3 F3.3: a fleet endpoint from the command line is checked before anything is contacted,
+/* a fleet endpoint from the command line is checked before anything is contacted,
  * and says what is wrong with it: every case of the rule, the port range at both ends. */
 static void test_endpoint_check(void **state)
 {

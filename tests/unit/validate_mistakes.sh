@@ -44,7 +44,7 @@ grep -qF "document.sourc: unknown key" err || { cat err; fail "keys.yaml: docume
 grep -qF '$[[nope]]' err && { cat err; fail "keys.yaml: the template of a document with a key mistake was checked"; }
 grep -qF "got 'big'" err || { cat err; fail "keys.yaml: the matrix was not checked"; }
 
-# a new user's file (issue #30): a misspelled key, a wrong type, a batch size of 0 and the
+# a new user's file: a misspelled key, a wrong type, a batch size of 0 and the
 # target missing: all four in one run (the matrix was checked only once the target was there)
 cat > newuser.yaml <<'Y'
 name: t
@@ -109,8 +109,8 @@ rc=0; "$COORD" validate many.yaml > out 2> err || rc=$?
 [ "$(grep -c "error: many.yaml:5:" err)" = 100 ] || { tail -3 err; fail "many.yaml: not 100 positioned lines"; }
 grep -qF "many.yaml: ... and 30 more mistakes" err || { tail -3 err; fail "many.yaml: no '... and 30 more'"; }
 grep -qF "many.yaml is not a valid scenario (130 mistakes above)" err || { tail -1 err; fail "many.yaml: count"; }
-# a mapping type from a module outside the server core is named with its module (issue #30:
-# scaled_float of an imported track, on a dev cluster without mapper-extras), a core one not
+# a mapping type from a module outside the server core is named with its module
+# (scaled_float of an imported track, on a dev cluster without mapper-extras), a core one not
 cat > module.yaml <<'Y'
 name: t
 target: {hosts: [http://127.0.0.1:9200]}

@@ -64,7 +64,7 @@ import org.elasticsearch.transport.TransportService;
 
 /**
  * {@code PUT}, {@code GET} and {@code DELETE /_data_stream/{name}} for the Elasticsearch 8 dev
- * cluster (issue #25).
+ * cluster.
  *
  * <p>Why it exists: Elasticsearch serves these endpoints from its data-streams module
  * (org.elasticsearch.datastreams.DataStreamsPlugin), which is not published on Maven Central

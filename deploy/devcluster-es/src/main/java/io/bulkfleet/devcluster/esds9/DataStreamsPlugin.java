@@ -67,7 +67,7 @@ import org.elasticsearch.transport.TransportService;
 
 /**
  * {@code PUT}, {@code GET} and {@code DELETE /_data_stream/{name}} for the Elasticsearch 9 dev
- * cluster (issue #25): the 9.x form of {@code io.bulkfleet.devcluster.esds.DataStreamsPlugin}
+ * cluster: the 9.x form of {@code io.bulkfleet.devcluster.esds.DataStreamsPlugin}
  * (8.x), built only by deploy/devcluster-es9.
  *
  * <p>Why it exists: Elasticsearch serves these endpoints from its data-streams module, which is
