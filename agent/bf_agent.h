@@ -2,8 +2,8 @@
 /* bf_agent.h — the agent's control thread: the fleet session with the coordinator.
  *
  * Owns both ZeroMQ sockets (control and data DEALERs; a socket is never shared between
- * threads) and at most one bf_run. The session is two small state machines (docs/internals/style.md rule 11),
- * written as a switch on (state, event) in bf_agent.c.
+ * threads) and at most one bf_run. The session is two small state machines (docs/internals/style.md
+ * rule 11), written as a switch on (state, event) in bf_agent.c.
  *
  * The link with the coordinator:
  *

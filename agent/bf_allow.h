@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* bf_allow.h — the agent's --allow-target list: which cluster hosts a Prepare may aim it at,
- * so a stolen coordinator key cannot point the fleet anywhere (docs/internals/fleet-protocol.md, security).
- * Pure functions; thread-safe.
+ * so a stolen coordinator key cannot point the fleet anywhere (docs/internals/fleet-protocol.md,
+ * security). Pure functions; thread-safe.
  */
 #ifndef BF_ALLOW_H
 #define BF_ALLOW_H

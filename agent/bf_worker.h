@@ -2,12 +2,12 @@
 /* bf_worker.h — one load thread: a libcurl multi loop keeping its share of bulk requests in
  * flight, counting every outcome into per-second buckets.
  *
- * Time axis (docs/internals/measurement.md): second = floor((t - start) / 1 s) on this host's monotonic clock.
- * A request's documents (sent, each verdict) and bytes are booked pro rata over the seconds it
- * was in flight, from the send to the response (bf_worker.c spread_docs); its request
- * counters, service time and latency in the second it completed. So a second stays open while
- * a request sent in it is in flight (bf_worker_open_second); the sampler collects a second only
- * once it has ended and is no longer open. Buckets are written under the worker's mutex, the
+ * Time axis (docs/internals/measurement.md): second = floor((t - start) / 1 s) on this host's
+ * monotonic clock. A request's documents (sent, each verdict) and bytes are booked pro rata over
+ * the seconds it was in flight, from the send to the response (bf_worker.c spread_docs); its
+ * request counters, service time and latency in the second it completed. So a second stays open
+ * while a request sent in it is in flight (bf_worker_open_second); the sampler collects a second
+ * only once it has ended and is no longer open. Buckets are written under the worker's mutex, the
  * clock taken inside the lock, so once the sampler has collected second s no write for s can
  * follow. The sampler (agent control thread) calls bf_worker_collect.
  *

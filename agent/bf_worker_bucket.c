@@ -155,7 +155,8 @@ int32_t bf_worker_last_second(bf_worker_t *w)
     return atomic_load(&w->last_second);
 }
 
-void bf__worker_set_fatal(bf_worker_t *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void bf__worker_set_fatal(bf_worker_t *w, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
 void bf__worker_set_fatal(bf_worker_t *w, const char *fmt, ...)
 {
     if (atomic_load(&w->fatal_set))
@@ -173,7 +174,6 @@ const char *bf_worker_fatal(bf_worker_t *w)
     return atomic_load(&w->fatal_set) ? w->fatal : "";
 }
 
-
 void bf__worker_update_open_second(bf_worker_t *w)
 {
     int32_t open = INT32_MAX;
@@ -187,4 +187,3 @@ void bf__worker_update_open_second(bf_worker_t *w)
     }
     w->open_second = open;
 }
-

@@ -55,14 +55,15 @@ bf_worker_t *bf_worker_new(const bf_worker_cfg_t *cfg, bf_diag_t *diag)
                 parts += rt->indices[i].routing.shards;
         else
             parts = rt->nnodes;
-        w->group_size = (uint32_t)(parts + 1 < cfg->cell->batch_size + 1 ? parts + 1
-                                                                         : cfg->cell->batch_size + 1);
+        w->group_size =
+            (uint32_t)(parts + 1 < cfg->cell->batch_size + 1 ? parts + 1
+                                                             : cfg->cell->batch_size + 1);
         if (w->group_size < 2)
             w->group_size = 2;
         char prefix[40];
         /* unique across the fleet (stream) and runs (seed): the ids the agent adds */
-        snprintf(prefix, sizeof prefix, "%llx-%x-", (unsigned long long)(cfg->part.seed & 0xffffffffffull),
-                 cfg->part.stream_index);
+        snprintf(prefix, sizeof prefix, "%llx-%x-",
+                 (unsigned long long)(cfg->part.seed & 0xffffffffffull), cfg->part.stream_index);
         bf_reshuffle_init(&w->rs, cfg->cell->routing_mode, w->group_size, prefix);
     }
     w->transfer_auto = rq->transfer == BF_TRANSFER_AUTO;
@@ -102,8 +103,10 @@ bf_worker_t *bf_worker_new(const bf_worker_cfg_t *cfg, bf_diag_t *diag)
         /* libdeflate's levels 1..12 cover zlib's 1..9 with the same meaning at 1..9 */
         w->gzc = libdeflate_alloc_compressor(rq->gzip_level ? rq->gzip_level : 1);
         if (w->gzc == NULL) {
-            bf_diag_set(diag, BF_E_IO, "libdeflate: cannot allocate a compressor for "
-                        "gzip_level %d", rq->gzip_level);
+            bf_diag_set(diag, BF_E_IO,
+                        "libdeflate: cannot allocate a compressor for "
+                        "gzip_level %d",
+                        rq->gzip_level);
             bf_worker_destroy(&w);
             return NULL;
         }
@@ -174,7 +177,8 @@ bf_worker_t *bf_worker_new(const bf_worker_cfg_t *cfg, bf_diag_t *diag)
     }
     struct curl_slist *h = NULL;
     /* request.media_type elasticsearch8: Elasticsearch 8's versioned media types (REST API
-     * compatibility, docs/internals/es-api.md); target.headers cannot carry either (the loader refuses it) */
+     * compatibility, docs/internals/es-api.md); target.headers cannot carry either (the loader
+     * refuses it) */
     const char *ctype = rq->media_type_es8
                             ? "Content-Type: application/vnd.elasticsearch+x-ndjson; "
                               "compatible-with=8"
@@ -288,4 +292,3 @@ void bf__worker_set_start(bf_worker_t *w, uint64_t start_mono_us)
 {
     w->cfg.start_mono_us = start_mono_us;
 }
-

@@ -36,7 +36,8 @@ static void use_table(bf_worker_t *w, const bf_routetable_t *rt)
     w->node_urls = bf_realloc(w->node_urls, (rt->nnodes ? rt->nnodes : 1) * sizeof *w->node_urls);
     w->nnode_urls = rt->nnodes;
     for (size_t i = 0; i < rt->nnodes; i++)
-        w->node_urls[i] = rt->nodes[i].url == NULL ? NULL : bf__worker_bulk_url(rt->nodes[i].url, rq, 1);
+        w->node_urls[i] =
+            rt->nodes[i].url == NULL ? NULL : bf__worker_bulk_url(rt->nodes[i].url, rq, 1);
     if (w->resolve) {
         w->old_resolve = bf_realloc(w->old_resolve, (w->nold_resolve + 1) * sizeof *w->old_resolve);
         w->old_resolve[w->nold_resolve++] = w->resolve;
@@ -47,7 +48,6 @@ static void use_table(bf_worker_t *w, const bf_routetable_t *rt)
             w->resolve = curl_slist_append(w->resolve, rt->nodes[i].resolve);
     w->rt = rt;
 }
-
 
 uint32_t bf__worker_split(bf_worker_t *w, slot *s, uint64_t intended_us, uint64_t t0,
                           uint64_t io_us, uint32_t ndocs)
@@ -73,14 +73,14 @@ uint32_t bf__worker_split(bf_worker_t *w, slot *s, uint64_t intended_us, uint64_
     for (uint32_t j = 0; j < w->rs.nparts; j++) {
         bf_reshuffle_part_t *pt = &w->rs.parts[j];
         slot *t = &first[j];
-        const char *url = pt->node == BF_RESHUFFLE_FALLBACK ? t->home_url
-                                                            : w->node_urls[pt->node];
+        const char *url = pt->node == BF_RESHUFFLE_FALLBACK ? t->home_url : w->node_urls[pt->node];
         curl_easy_setopt(t->h, CURLOPT_URL, url ? url : t->home_url);
         /* a node published by name (https): connect to its published address, check the name */
         curl_easy_setopt(t->h, CURLOPT_RESOLVE, w->resolve);
         /* the part's buffer becomes the slot's body, no copy; compressed with gzip */
         if (bf_body_take_part(&t->body, &pt->body) != BF_OK) {
-            bf__worker_set_fatal(w, "cell %s: could not gzip a %zu-byte body", cell->id, t->body.payload_len);
+            bf__worker_set_fatal(w, "cell %s: could not gzip a %zu-byte body", cell->id,
+                                 t->body.payload_len);
             return 0;
         }
         t->ndocs = pt->ndocs;
@@ -110,7 +110,6 @@ uint32_t bf__worker_split(bf_worker_t *w, slot *s, uint64_t intended_us, uint64_
     return w->rs.nparts;
 }
 
-
 /* routing: an item answered with a higher primary term than the table has for its shard
  * (a replica was promoted since the table was read): the refresher re-reads it at once
  * rather than at its next tick. Logged once per table. */
@@ -132,4 +131,3 @@ void bf__worker_check_terms(bf_worker_t *w, slot *s)
             w->cfg.cell->id, (unsigned long long)s->terms[k], index, shard,
             (unsigned long long)had);
 }
-

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /* bf_simagents.c — many simulated agents in one process, speaking the real fleet protocol.
  *
- * For bench/coordinator-scale.sh (docs/internals/budgets.md: "the coordinator aggregates 200 agents' samples
- * at 1/s using < 5% of one core"). Each simulated agent has its own control and data DEALER
- * (routing id PREFIX-i, CURVE with the given keys), says Hello on both, answers Ping, Prepare
- * (Ready), Start (Ack) and Stop (Ack), and while "running" sends one Sample per second with
+ * For bench/coordinator-scale.sh (docs/internals/budgets.md: "the coordinator aggregates 200
+ * agents' samples at 1/s using < 5% of one core"). Each simulated agent has its own control and
+ * data DEALER (routing id PREFIX-i, CURVE with the given keys), says Hello on both, answers Ping,
+ * Prepare (Ready), Start (Ack) and Stop (Ack), and while "running" sends one Sample per second with
  * realistic counters and two histograms of a few dozen buckets, packed by bf_sample_pack like
  * the real agent, then a final Sample and Done. Samples are kept until acknowledged and resent
  * after a Welcome that asks for them. No HTTP load is generated.

@@ -60,9 +60,9 @@ typedef struct bf_campaign_opts {
 
 #define BF_MAX_REPLACE_EXISTING 64 /* --replace-existing names per run */
 
-/* bf_campaign_run — run the whole campaign. Returns the exit code (enum bf_exit, docs/internals/measurement.md):
- * 0 all cells ok, 1 some failed/degraded/unverified, 2 bad input, 3 environment, 130/143
- * interrupted. */
+/* bf_campaign_run — run the whole campaign. Returns the exit code (enum bf_exit,
+ * docs/internals/measurement.md): 0 all cells ok, 1 some failed/degraded/unverified, 2 bad input, 3
+ * environment, 130/143 interrupted. */
 int bf_campaign_run(const bf_campaign_opts_t *opts);
 
 /* Set by SIGINT/SIGTERM handlers (signal number); the campaign stops every agent, writes what

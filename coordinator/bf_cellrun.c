@@ -192,8 +192,9 @@ static void on_sample(bf__campaign_t *c, bf_fleet_agent_t *a, const Bf__Sample *
     }
     /* written to disk first, acknowledged after (docs/internals/fleet-protocol.md) */
     if (bf_results_sample_line(c->samples, a->id, s) != BF_OK) {
-        /* not acknowledged, so the agent keeps it; the load stops now (docs/internals/measurement.md: nothing
-         * measured is kept only in memory) and the campaign ends after this cell */
+        /* not acknowledged, so the agent keeps it; the load stops now
+         * (docs/internals/measurement.md: nothing measured is kept only in memory) and the campaign
+         * ends after this cell */
         char msg[600];
         snprintf(msg, sizeof msg, "cannot write samples to %s/cells/%s.samples.partial: %s",
                  bf_results_dir(c->res), c->cell_name, strerror(errno));
@@ -237,7 +238,8 @@ static void on_message(void *ctx, bf_fleet_agent_t *a, const Bf__Envelope *env, 
     bf_member_t *m = member_of(c, a);
     if (!bf_wire_channel_ok(env->body_case, is_data)) {
         /* our agents never do this: a Sample on control would skip the data channel's
-         * ordering and acks. Counted and dropped, as a malformed message is (docs/internals/style.md rule 12). */
+         * ordering and acks. Counted and dropped, as a malformed message is
+         * (docs/internals/style.md rule 12). */
         if (c->wrong_channel++ % 100 == 0)
             bf_warn("agent %s (%s): ignored a %s on the %s socket (%llu so far): a client "
                     "that is not bulkfleet-agent %s?", a->id, a->hostname, bf_wire_body_name(env),
@@ -589,7 +591,8 @@ static void send_prepares(bf__campaign_t *c, uint32_t repetition, const uint64_t
                  0x9E3779B97F4A7C15ull * (uint64_t)(i + 1);
         p.warmup_ms = (uint32_t)run->warmup_ms;
         p.duration_ms = (uint32_t)run->duration_ms;
-        /* content only for the files this agent has not cached (docs/internals/fleet-protocol.md) */
+        /* content only for the files this agent has not cached (docs/internals/fleet-protocol.md)
+         */
         for (size_t f = 0; f < nfiles; f++) {
             const bf_scenario_file_t *sf = bf_scenario_file(c->sc, f);
             int cached =

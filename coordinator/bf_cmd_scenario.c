@@ -32,7 +32,8 @@
 #include <unistd.h>
 
 #define SETUP_MS 5000u      /* per cell: delete + create index, prepare agents (estimate) */
-#define AGENT_BASE_BYTES (64ull << 20) /* docs/internals/budgets.md: agent memory budget above the bodies */
+#define AGENT_BASE_BYTES                                                                           \
+    (64ull << 20) /* docs/internals/budgets.md: agent memory budget above the bodies */
 #define PLAN_SELFTEST_MS 500u          /* plan: selftest per distinct batch size and compression */
 
 static int exit_code_of(int rc)

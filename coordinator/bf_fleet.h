@@ -2,10 +2,10 @@
 /* bf_fleet.h — the coordinator's registry of agents and its two ROUTER sockets.
  *
  * Control ROUTER (default tcp://0.0.0.0:7100) and data ROUTER (7101); agents connect with DEALERs
- * whose routing id is the agent id and a nonce (docs/internals/fleet-protocol.md; see below). The fleet answers Hello
- * (Welcome, or Reject with a reason on a protocol major mismatch), Ping, and tracks liveness: an
- * agent silent for suspect_ms is suspect, for lost_ms lost, counting only the time this
- * coordinator listened: a stall of its own (a handler or the caller busy for longer than
+ * whose routing id is the agent id and a nonce (docs/internals/fleet-protocol.md; see below). The
+ * fleet answers Hello (Welcome, or Reject with a reason on a protocol major mismatch), Ping, and
+ * tracks liveness: an agent silent for suspect_ms is suspect, for lost_ms lost, counting only the
+ * time this coordinator listened: a stall of its own (a handler or the caller busy for longer than
  * BF_FLEET_STALL_MS, e.g. on a slow results disk, or the process stopped) is not the agent's
  * silence, since no Ping went out and nothing was read meanwhile (a 2 s fflush per
  * sample had an idle agent "lost: silent for 6001 ms"). Every other message goes to the
@@ -17,8 +17,8 @@
  * with the agent's receive and send times equal). A Hello's own timestamp is not used: it may have
  * waited in a queue before the coordinator listened.
  *
- * An agent id belongs to the peer that first brought it in (docs/internals/fleet-protocol.md): agents
- * connect with a routing id of their id and a random per-process nonce, which no other peer
+ * An agent id belongs to the peer that first brought it in (docs/internals/fleet-protocol.md):
+ * agents connect with a routing id of their id and a random per-process nonce, which no other peer
  * knows, so ROUTER_HANDOVER can only hand a route back to the same process after a reconnect.
  * A Hello for a known id from a new route is a claim: refused (Reject to the claimant only, a
  * warning naming the id, both keys' fingerprints and both addresses) when it comes with another
@@ -45,13 +45,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
-enum bf_agent_session {  /* as the coordinator tracks it (docs/internals/fleet-protocol.md) */
-    BF_AS_CONNECTED = 0,
-    BF_AS_WELCOMED,
-    BF_AS_IDLE,
-    BF_AS_PREPARED,
-    BF_AS_RUNNING,
-    BF_AS_LOST,
+enum bf_agent_session { /* as the coordinator tracks it (docs/internals/fleet-protocol.md) */
+                        BF_AS_CONNECTED = 0,
+                        BF_AS_WELCOMED,
+                        BF_AS_IDLE,
+                        BF_AS_PREPARED,
+                        BF_AS_RUNNING,
+                        BF_AS_LOST,
 };
 
 typedef struct bf_fleet_agent {
@@ -113,8 +113,8 @@ enum bf_fleet_cell_event {
 };
 
 /* bf_fleet_agent_cell — the one way agent session state changes outside the fleet's own
- * Hello and liveness handling (docs/internals/style.md rule 18: the fleet owns it). A lost or not yet welcomed agent
- * keeps its state: only a Hello or a message brings it back. */
+ * Hello and liveness handling (docs/internals/style.md rule 18: the fleet owns it). A lost or not
+ * yet welcomed agent keeps its state: only a Hello or a message brings it back. */
 void bf_fleet_agent_cell(bf_fleet_agent_t *a, enum bf_fleet_cell_event ev);
 
 typedef struct bf_fleet bf_fleet_t;

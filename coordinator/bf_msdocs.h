@@ -2,11 +2,11 @@
 /* bf_msdocs.h — what bulkfleet stores in a metrics store: the index templates and the
  * documents made from a results directory's files.
  *
- * One schema for both writers (docs/internals/style.md rule 17): `run --metrics-store` and `publish` make their
- * documents from the same files (cells/<cell>.ndjson and telemetry/<cell>.ndjson, written
- * atomically by resultlib), through bf_msdocs_cell, so a campaign published after the fact
- * gives exactly the documents the live run sent, with the same ids (re-sending overwrites:
- * idempotent).
+ * One schema for both writers (docs/internals/style.md rule 17): `run --metrics-store` and
+ * `publish` make their documents from the same files (cells/<cell>.ndjson and
+ * telemetry/<cell>.ndjson, written atomically by resultlib), through bf_msdocs_cell, so a campaign
+ * published after the fact gives exactly the documents the live run sent, with the same ids
+ * (re-sending overwrites: idempotent).
  *
  * When: `run` sends each merged second as it completes (bf_msdocs_live_second) and, once a
  * cell's files are written, every document of the cell from them (the same ids: the live

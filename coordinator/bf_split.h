@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* bf_split.h — split a whole number over agents by the largest-remainder method.
  *
- * Used for concurrency (and target rate in docs/s) per docs/internals/fleet-protocol.md: shares add up exactly to
- * the total and are proportional to the weights (each agent's cores). Pure, thread-safe.
+ * Used for concurrency (and target rate in docs/s) per docs/internals/fleet-protocol.md: shares add
+ * up exactly to the total and are proportional to the weights (each agent's cores). Pure,
+ * thread-safe.
  */
 #ifndef BF_SPLIT_H
 #define BF_SPLIT_H
@@ -23,8 +24,8 @@ void bf_split_largest_remainder(uint64_t total, const uint32_t *weights, size_t 
  * only shifts the start). n >= 1; pure, thread-safe. */
 void bf_split_bases(const uint64_t *shares, size_t n, uint32_t *base);
 
-/* One cell's load split over its n agents (docs/internals/fleet-protocol.md; bf_split_cell_init fills it). Each array
- * has n entries, agent i at [i]. */
+/* One cell's load split over its n agents (docs/internals/fleet-protocol.md; bf_split_cell_init
+ * fills it). Each array has n entries, agent i at [i]. */
 typedef struct bf_split_cell {
     uint64_t *conc;        /* bulk requests in flight */
     uint64_t *rate;        /* the target rate, in milli-docs/s */

@@ -4,7 +4,8 @@
  * The coordinator asks the target cluster, every second of a cell, for the write thread pool
  * and indexing counters of every node (GET /_nodes/stats/indices,thread_pool/indexing with a
  * filter_path), and for the primaries' index_total of the cell's indices
- * (GET /<indices>/_stats/indexing). Per cell it derives (docs/internals/measurement.md, "cluster side"):
+ * (GET /<indices>/_stats/indexing). Per cell it derives (docs/internals/measurement.md, "cluster
+ * side"):
  *
  *   write_queue_max     the highest write-pool queue any node showed in the measurement window
  *   write_rejected      Σ over nodes of the write-pool `rejected` delta over the window

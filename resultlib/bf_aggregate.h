@@ -169,8 +169,8 @@ typedef struct bf_row {
     uint32_t warmup_s, duration_s; /* the row's window is [warmup_s, warmup_s + duration_s) */
     /* disk cost: uncompressed payload bytes of the acknowledged documents over every second
      * (each second's bytes_payload x docs_ok / docs_sent), and the indices' primary store
-     * size after _refresh + _flush (_stats/store, docs/internals/es-api.md); -1 / NAN = not measured (the
-     * cell failed, did not verify, or its indices held documents before it) */
+     * size after _refresh + _flush (_stats/store, docs/internals/es-api.md); -1 / NAN = not
+     * measured (the cell failed, did not verify, or its indices held documents before it) */
     uint64_t bytes_payload_ok_all;
     int64_t store_bytes;
     double store_bytes_per_payload_byte; /* store_bytes / bytes_payload_ok_all */
@@ -323,9 +323,10 @@ void bf_cellagg_fail(bf_cellagg_t *a);
  * the row stalled (their documents are still unknown). Not thread-safe (like the aggregate). */
 void bf_cellagg_stop_at(bf_cellagg_t *a, int32_t second);
 /* bf_cellagg_phase — what a progress line says about `second` (counted from the cell's start,
- * 1-second buckets, docs/internals/measurement.md): "warmup 3/5s" (the 3rd of 5 warmup seconds), "measure 4/10s"
- * (the 4th second of the measurement window), "tail +1s" (after the window: requests still
- * being answered, not measured). Writes into buf (len bytes) and returns it. Thread-safe. */
+ * 1-second buckets, docs/internals/measurement.md): "warmup 3/5s" (the 3rd of 5 warmup seconds),
+ * "measure 4/10s" (the 4th second of the measurement window), "tail +1s" (after the window:
+ * requests still being answered, not measured). Writes into buf (len bytes) and returns it.
+ * Thread-safe. */
 const char *bf_cellagg_phase(int32_t second, uint32_t warmup_s, uint32_t duration_s, char *buf,
                              size_t len);
 /* bf_row_count_why — when a row's count (docs_counted, >= 0) differs from docs_ok_all, why it

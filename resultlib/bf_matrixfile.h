@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-/* bf_matrixfile.h — the one reader of a results directory's matrix.json (docs/internals/measurement.md): the file
- * found, parsed and checked for its "rows" array, with an error that names the file. */
+/* bf_matrixfile.h — the one reader of a results directory's matrix.json
+ * (docs/internals/measurement.md): the file found, parsed and checked for its "rows" array, with an
+ * error that names the file. */
 #ifndef BF_MATRIXFILE_H
 #define BF_MATRIXFILE_H
 

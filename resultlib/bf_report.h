@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* bf_report.h — report.html: the results directory as one page of charts.
  *
- * Reads a results directory (docs/internals/measurement.md) and writes DIR/report.html, one self-contained file:
- * no network, no script libraries, no JavaScript at all — inline SVG drawn here and a little
- * CSS. It shows
+ * Reads a results directory (docs/internals/measurement.md) and writes DIR/report.html, one
+ * self-contained file: no network, no script libraries, no JavaScript at all — inline SVG drawn
+ * here and a little CSS. It shows
  *   - the findings (bf_findings: best cell per shard count, knee, shard and batch ratios);
  *   - docs/s against concurrency, one line per batch size, one panel per shard count (the
  *     chart the seed shard study asks for; other axes that vary split the lines further);

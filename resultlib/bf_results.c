@@ -668,7 +668,8 @@ void bf_results_print_md(FILE *f, const bf_scenario_t *sc, const bf_row_t *rows,
         routed |= rows[k].cell->routing_mode != BF_ROUTE_NONE;
         repeats |= rows[k].repeat > 1;
     }
-    /* the seed report's columns first (docs/internals/measurement.md), then the other axes, then the rest */
+    /* the seed report's columns first (docs/internals/measurement.md), then the other axes, then
+     * the rest */
     fprintf(f, "| indices | shards | replicas | batch size | concurrency | docs/s |");
     for (size_t i = 0; i < naxes; i++) {
         const char *ax = bf_scenario_axis_name(sc, i);

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* bf_results.h — the results directory (docs/internals/measurement.md): matrix.csv, matrix.md, matrix.json,
- * cells/<cell>.ndjson, telemetry/, scenario.yaml (redacted).
+/* bf_results.h — the results directory (docs/internals/measurement.md): matrix.csv, matrix.md,
+ * matrix.json, cells/<cell>.ndjson, telemetry/, scenario.yaml (redacted).
  *
  * Every file is written through bf_atomic_write (temporary name, every write checked, fsync,
  * rename), so a crash or a full disk never leaves a half file and `run --resume DIR` can trust

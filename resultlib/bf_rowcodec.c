@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* bf_rowcodec.c — the row codec (docs/internals/style.md rule 17): one table of row fields, a row to its JSON object
- * and back.
+/* bf_rowcodec.c — the row codec (docs/internals/style.md rule 17): one table of row fields, a row
+ * to its JSON object and back.
  *
  * matrix.json rows[] and each cell file's first line are written from the tables here; compare,
  * report and the findings read them back through the same tables. The codec calls nothing
@@ -30,9 +30,9 @@
     {                                                                                              \
         n, offsetof(bf_row_t, m), t, c, d                                                          \
     }
-/* Column order of matrix.csv and key order of matrix.json (docs/internals/measurement.md): the seed report's
- * columns come first (indices, shards, replicas, batch_size, concurrency are written from the
- * cell, then docs_per_s), then the per-second spread, throughput in bytes, service time and
+/* Column order of matrix.csv and key order of matrix.json (docs/internals/measurement.md): the seed
+ * report's columns come first (indices, shards, replicas, batch_size, concurrency are written from
+ * the cell, then docs_per_s), then the per-second spread, throughput in bytes, service time and
  * latency (empty when too few samples: p90 needs 10, p99 100, p99.9 1000), errors and 429s,
  * what the cluster said, the load generator's health, the flags, and repetitions. */
 static const bf__field_t fields[] = {

@@ -12,7 +12,8 @@
 #include <jansson.h>
 #include <stddef.h>
 
-/* ---- the row codec (docs/internals/style.md rule 17): one field table for the writers and every reader ----------
+/* ---- the row codec (docs/internals/style.md rule 17): one field table for the writers and every
+ * reader ----------
  *
  * matrix.json rows[] and each cell file's first line are written from the table of row
  * fields in bf_rowcodec.c (bf_row_encode); compare, report and findings read them back through the

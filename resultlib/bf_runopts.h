@@ -7,7 +7,8 @@
  * (bf_runopts_resume): an option left out is taken from the record, one given with the same
  * value is fine, one given with another value is refused, since the finished rows were measured
  * with the recorded one and a matrix mixing both could not be compared. Pure functions over
- * plain values (docs/internals/style.md rule 16), tested by test_runopts. Thread-safe (no shared state).
+ * plain values (docs/internals/style.md rule 16), tested by test_runopts. Thread-safe (no shared
+ * state).
  */
 #ifndef BF_RUNOPTS_H
 #define BF_RUNOPTS_H

@@ -26,8 +26,8 @@ enum bf_err {
     BF_E_INTR = -13,     /* interrupted by a signal (Ctrl-C, SIGTERM) */
 };
 
-/* Process exit codes of both programs (docs/internals/measurement.md), the only values main() returns.
- * 130 and 143 follow the shell's 128 + signal number convention (POSIX XCU 2.8.2). */
+/* Process exit codes of both programs (docs/internals/measurement.md), the only values main()
+ * returns. 130 and 143 follow the shell's 128 + signal number convention (POSIX XCU 2.8.2). */
 enum bf_exit {
     BF_EXIT_OK = 0,        /* every cell ok (or the command did what it was asked) */
     BF_EXIT_FAILED = 1,    /* some cells failed, were degraded, unverified or flagged */

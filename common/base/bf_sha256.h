@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* bf_sha256.h — SHA-256 of a buffer as lowercase hex (content addresses of shipped files).
  *
- * docs/internals/fleet-protocol.md: dictionary files are shipped to agents content-addressed by sha256. Uses
- * OpenSSL's libcrypto (EVP interface). Thread-safe.
+ * docs/internals/fleet-protocol.md: dictionary files are shipped to agents content-addressed by
+ * sha256. Uses OpenSSL's libcrypto (EVP interface). Thread-safe.
  */
 #ifndef BF_SHA256_H
 #define BF_SHA256_H

@@ -7,7 +7,8 @@
  * deletion (no tombstones), load factor at most 1/2, FNV-1a hash of the key bytes.
  *
  * Embedded struct: bf_strmap_init / bf_strmap_cleanup. Not thread-safe; one owner at a time.
- * Memory: bf_malloc aborts on exhaustion (docs/internals/style.md rule 7), so only the key cap can fail.
+ * Memory: bf_malloc aborts on exhaustion (docs/internals/style.md rule 7), so only the key cap can
+ * fail.
  */
 #ifndef BF_STRMAP_H
 #define BF_STRMAP_H

@@ -6,8 +6,8 @@
  * the rest is still in flight. The tokenizer is a push-down state machine over JSON (strings,
  * brackets, literals; keys and the few values that matter are captured, bounded; nothing is
  * allocated). It knows where it stands — top-level object, the "items" array, an item, its
- * action object, the item's "error" — and judges each item when it closes (docs/internals/es-api.md §1.6,
- * §1.7). Because it follows string and nesting boundaries, text such as "errors":false inside
+ * action object, the item's "error" — and judges each item when it closes (docs/internals/es-api.md
+ * §1.6, §1.7). Because it follows string and nesting boundaries, text such as "errors":false inside
  * an item's error reason, or a top-level key named like an item field, cannot fool it.
  *
  * Most of a response does not need that much attention. A container whose content does not
@@ -26,7 +26,8 @@
  *   - Elasticsearch's failure store (8.19/9.1+ data streams) answers "errors":false while items
  *     carry "failure_store":"used": the document went to the failure index, not the stream. A
  *     "failure_store" string anywhere below the top level selects the per-item verdicts, which
- *     count such items as mapping failures (docs/internals/es-api.md §1.6: "Count it as a failure").
+ *     count such items as mapping failures (docs/internals/es-api.md §1.6: "Count it as a
+ * failure").
  */
 #include "bf_bulkresp.h"
 
@@ -284,25 +285,25 @@ static void item_bad(bf_bulkresp_stream_t *st, const char *what)
 
 int bf_bulkresp_mapping_type(const char *type)
 {
-    /* docs/internals/es-api.md error table: a bad document is mapper_parsing_exception (OpenSearch, ES before
-     * 8.8) or document_parsing_exception (ES 8.8+); strict mappings give
+    /* docs/internals/es-api.md error table: a bad document is mapper_parsing_exception (OpenSearch,
+     * ES before 8.8) or document_parsing_exception (ES 8.8+); strict mappings give
      * strict_dynamic_mapping_exception. An error without a type is judged by its status. */
     return type[0] == '\0' || strncmp(type, "mapper_", 7) == 0 ||
            strcmp(type, "document_parsing_exception") == 0 ||
            strcmp(type, "strict_dynamic_mapping_exception") == 0;
 }
 
-/* docs/internals/es-api.md §1.7: success is decided by the presence of "error", not by the status (a delete
- * of a missing document is 404 without error). Rejections are recognized by status or by type,
- * since a 429 is not the only way they are reported; a 400 is a mapping failure only when its
+/* docs/internals/es-api.md §1.7: success is decided by the presence of "error", not by the status
+ * (a delete of a missing document is 404 without error). Rejections are recognized by status or by
+ * type, since a 429 is not the only way they are reported; a 400 is a mapping failure only when its
  * type says so (routing_missing_exception is the scenario's routing, not the mapping). */
 enum bf_item_class bf_bulkresp_classify(int64_t status, const char *type, int has_error,
                                         int failure_store_used)
 {
     if (!has_error)
         return failure_store_used ? BF_ITEM_MAPPING : BF_ITEM_OK;
-    /* docs/internals/es-api.md appendix A: a 429 cluster_block_exception (flood-stage disk watermark) is
-     * not a transient rejection: it is an index block, failed like the 403 form */
+    /* docs/internals/es-api.md appendix A: a 429 cluster_block_exception (flood-stage disk
+     * watermark) is not a transient rejection: it is an index block, failed like the 403 form */
     if (status == 429 && strcmp(type, "cluster_block_exception") == 0)
         return BF_ITEM_4XX;
     if (status == 429 || ends_with(type, "rejected_execution_exception"))

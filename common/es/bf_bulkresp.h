@@ -11,14 +11,14 @@
  * parsing (or has no type) is mapping; other 400s (routing_missing_exception,
  * illegal_argument_exception, ...) and other 4xx are other 4xx; 5xx. An item without "error" and
  * with a 2xx status is ok. A 429 whose type is cluster_block_exception (flood-stage read-only
- * block) is an index block, not a rejection: other 4xx, never retried (docs/internals/es-api.md appendix A).
- * Details (docs/internals/es-api.md §1.6): an item without "error" is ok whatever its status (a delete of a
- * missing document is 404 without error, and "errors" stays false); an item with "error" and a
- * status outside 4xx counts as 5xx; an item with "failure_store":"used" (ES data streams) went
- * to the failure index and counts as mapping although "errors" is false.
- * The judge is incremental: bf_bulkresp_stream_* takes the body in pieces as they come off
- * the socket, so a multi-megabyte response is judged in a few hundred bytes of state (plus
- * one class byte per document) and never held in memory (docs/internals/style.md rule 7). bf_bulkresp_parse is the
+ * block) is an index block, not a rejection: other 4xx, never retried (docs/internals/es-api.md
+ * appendix A). Details (docs/internals/es-api.md §1.6): an item without "error" is ok whatever its
+ * status (a delete of a missing document is 404 without error, and "errors" stays false); an item
+ * with "error" and a status outside 4xx counts as 5xx; an item with "failure_store":"used" (ES data
+ * streams) went to the failure index and counts as mapping although "errors" is false. The judge is
+ * incremental: bf_bulkresp_stream_* takes the body in pieces as they come off the socket, so a
+ * multi-megabyte response is judged in a few hundred bytes of state (plus one class byte per
+ * document) and never held in memory (docs/internals/style.md rule 7). bf_bulkresp_parse is the
  * same judge over a whole body.
  * Thread-safe: no shared state.
  */
@@ -139,10 +139,10 @@ typedef struct bf_bulkresp_stream {
  * item_class (may be NULL; else ndocs bytes, borrowed until finish) receives the classes. */
 void bf_bulkresp_stream_init(bf_bulkresp_stream_t *st, uint32_t ndocs, uint8_t *item_class);
 /* bf_bulkresp_stream_missing_fails — call after init, before the first feed: an item without
- * "error" whose status is 404 (a delete of a missing document, docs/internals/es-api.md §1.7) counts as other
- * 4xx of error type "not_found" instead of ok (document.delete_missing: fail). The items are
- * then judged one by one also when "errors" is false (no fast path: such a 404 does not set
- * "errors"), which costs the full reading of every response. */
+ * "error" whose status is 404 (a delete of a missing document, docs/internals/es-api.md §1.7)
+ * counts as other 4xx of error type "not_found" instead of ok (document.delete_missing: fail). The
+ * items are then judged one by one also when "errors" is false (no fast path: such a 404 does not
+ * set "errors"), which costs the full reading of every response. */
 void bf_bulkresp_stream_missing_fails(bf_bulkresp_stream_t *st);
 /* bf_bulkresp_force_sse2 — on = 1: judge with the SSE2 block scan even where the CPU has AVX2
  * (which is used by default: the same verdicts, fewer instructions); on = 0: back to the

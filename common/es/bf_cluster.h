@@ -31,8 +31,8 @@ int bf_cluster_info(bf_es_t *es, bf_cluster_info_t *info, bf_diag_t *diag);
 /* bf_cluster_root_check — whether body, the answer to GET / with HTTP status `status`, is an
  * Elasticsearch or OpenSearch node's (a JSON object with a string cluster_name and a string
  * version.number, as every release since Elasticsearch 1.0 and every OpenSearch write it,
- * docs/internals/es-api.md §3.1). When it is not, `what` (size bytes, always terminated) gets what it
- * is, for a message that names it: 'an HTML page titled "Welcome to nginx!"', 'JSON without
+ * docs/internals/es-api.md §3.1). When it is not, `what` (size bytes, always terminated) gets what
+ * it is, for a message that names it: 'an HTML page titled "Welcome to nginx!"', 'JSON without
  * version.number (its keys: responseHeader, lucene)', 'text "..."' (the first 80 bytes, control
  * characters as spaces), 'an empty body'. status is only used for an answer that is a JSON error
  * (an error object of a real cluster under any status counts as a cluster's answer).
@@ -52,9 +52,9 @@ int bf_cluster_root_check(long status, const char *body, char *what, size_t size
 int bf_cluster_probe(const bf_target_t *target, size_t host_index, uint64_t timeout_ms,
                      bf_cluster_info_t *info, bf_diag_t *diag);
 
-/* What bulkfleet may delete in a cluster, and how it marks what it creates (docs/internals/style.md rule 18: the
- * cluster module owns what bulkfleet creates). Every index, data stream and index template
- * bulkfleet creates carries `_meta` {"created_by": "bulkfleet", "bulkfleet_created": true,
+/* What bulkfleet may delete in a cluster, and how it marks what it creates (docs/internals/style.md
+ * rule 18: the cluster module owns what bulkfleet creates). Every index, data stream and index
+ * template bulkfleet creates carries `_meta` {"created_by": "bulkfleet", "bulkfleet_created": true,
  * "scenario": <name>, "campaign": <id>} (indices and streams in their mappings, templates at the
  * template's top level and in template.mappings). index.recreate deletes only what carries it;
  * names in `replace` (--replace-existing NAME) may be deleted and replaced without it.
@@ -131,8 +131,9 @@ int64_t bf_cluster_search_total(bf_es_t *es, const bf_cell_t *cell);
 
 /* bf_cluster_store_bytes — the disk cost of the cell's indices: POST _refresh and _flush, then
  * GET <indices>/_stats/store; *bytes = _all.primaries.store.size_in_bytes (primaries only, so
- * replicas do not count; docs/internals/es-api.md, OpenSearch index stats API). 0 or an error with diag
- * (HTTP status, no such field). es and cell are borrowed; not thread-safe (one es per thread). */
+ * replicas do not count; docs/internals/es-api.md, OpenSearch index stats API). 0 or an error with
+ * diag (HTTP status, no such field). es and cell are borrowed; not thread-safe (one es per thread).
+ */
 int bf_cluster_store_bytes(bf_es_t *es, const bf_cell_t *cell, int64_t *bytes, bf_diag_t *diag);
 
 /* bf_cluster_baseline — documents already in the cell's indices before its load (recreated

@@ -52,8 +52,8 @@ enum bf_xfer bf_verdict_xfer(int curl_code, uint64_t request_bytes)
     }
 }
 
-/* Item error types that say the scenario is wrong, whatever the load (docs/internals/es-api.md §1.6), each
- * with what to do when every document of a request failed with it. A 409 is not one (a
+/* Item error types that say the scenario is wrong, whatever the load (docs/internals/es-api.md
+ * §1.6), each with what to do when every document of a request failed with it. A 409 is not one (a
  * workload may measure conflicts); 429 and 5xx are load. Mapping advice only for mapping and
  * parsing errors; privileges for security_exception (an item-level 403: the user may read but
  * not write this index; it was told to fix document.source and index.mappings). */

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /* bf_verdict.h — what a finished bulk request counts as: the agent's verdict policy.
  *
- * One pure function over plain values (docs/internals/style.md rule 16): given what happened to a bulk request (the
- * transport outcome, the HTTP status, the judged items, the error type of the body) it says
- * which request counter moves, what each document counts as (ok, rejected, failed by class,
- * unknown, or not sent at all), whether documents are sent again and whether the cell must
+ * One pure function over plain values (docs/internals/style.md rule 16): given what happened to a
+ * bulk request (the transport outcome, the HTTP status, the judged items, the error type of the
+ * body) it says which request counter moves, what each document counts as (ok, rejected, failed by
+ * class, unknown, or not sent at all), whether documents are sent again and whether the cell must
  * fail, with the message naming the scenario key to fix. bf_worker only gathers the facts from
  * libcurl and executes the verdict. Every row of the table is in tests/unit/test_verdict.c.
  *
@@ -220,9 +220,9 @@ typedef struct bf_verdict_ctx {
 char *bf_verdict_describe(const bf_verdict_in_t *in, const bf_verdict_t *v,
                           const bf_verdict_ctx_t *ctx, char *buf, size_t size);
 
-/* bf_verdict_error_body — from the first `len` bytes of a non-2xx body (docs/internals/es-api.md §1.7 shapes:
- * structured {"error":{"type","reason"}}, simple {"error":"text"}, empty, not JSON), the error
- * type ("" if none; "circuit_breaking_exception/PERMANENT" for a permanent breaker) and a
+/* bf_verdict_error_body — from the first `len` bytes of a non-2xx body (docs/internals/es-api.md
+ * §1.7 shapes: structured {"error":{"type","reason"}}, simple {"error":"text"}, empty, not JSON),
+ * the error type ("" if none; "circuit_breaking_exception/PERMANENT" for a permanent breaker) and a
  * one-line printable reason. A structured body cut short by `len` (the agent keeps the first
  * 2 kB; Elasticsearch 8's whole-request 429 es_rejected_execution_exception is ~2.5 kB) gives
  * the first "type" after "error" (root_cause[0]'s) and the "reason" after it, ending in " ..."

@@ -3,8 +3,8 @@
  *
  * A scenario file (YAML, docs/scenario.md) describes the target cluster, the index, the variables,
  * the document template, request and run settings, and a matrix of axes. The loader walks the
- * document against one table of keys (docs/internals/style.md rule 10), reports the first mistake as
- * "file:line:column: key: message; what to do", resolves ${VAR} from the environment, reads
+ * document against one table of keys (docs/internals/style.md rule 10), reports the first mistake
+ * as "file:line:column: key: message; what to do", resolves ${VAR} from the environment, reads
  * mappings and dictionary files, and expands the matrix into cells in run order.
  *
  * The coordinator loads the file; agents load the resolved text it ships in Prepare

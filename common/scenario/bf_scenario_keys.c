@@ -3,8 +3,9 @@
  *
  * Every key a scenario may contain is one row of BF__KEYS (bf_scenario_int.h): path, type,
  * default, bounds, flags (required, secret), the variable types it applies to, enum values and
- * an extra validator (docs/internals/style.md rule 10, after redis's static_configs[]). The loader walks the YAML
- * against this table; unknown keys and bad enum values get a suggestion by edit distance.
+ * an extra validator (docs/internals/style.md rule 10, after redis's static_configs[]). The loader
+ * walks the YAML against this table; unknown keys and bad enum values get a suggestion by edit
+ * distance.
  */
 #include "bf_scenario_int.h"
 

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* bf_keys.h — CURVE key files and the allow-list of agent public keys (docs/internals/fleet-protocol.md, security).
+/* bf_keys.h — CURVE key files and the allow-list of agent public keys
+ * (docs/internals/fleet-protocol.md, security).
  *
  * Files: NAME.key holds the secret key as one Z85 line (40 characters) and must not be
  * readable by group or others (0600); NAME.pub holds the public key as one Z85 line. An

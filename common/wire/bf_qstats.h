@@ -13,8 +13,8 @@
  * for _count, or the hits returned when track_total_hits is false; _msearch sums its
  * responses) and took_ms (the server's "took"). Service time
  * (send -> response) and latency (intended start -> response; equal in closed loop) go into
- * HdrHistogram-layout histograms, merged by adding counts like the bulk ones (docs/internals/measurement.md).
- * Not thread-safe: callers lock.
+ * HdrHistogram-layout histograms, merged by adding counts like the bulk ones
+ * (docs/internals/measurement.md). Not thread-safe: callers lock.
  */
 #ifndef BF_QSTATS_H
 #define BF_QSTATS_H

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* bf_sample.h — per-second counters of one agent (or merged), and their wire form bf.Sample.
  *
- * Counter names and meanings: docs/internals/measurement.md. Counters are merged by addition; histograms by
- * adding counts (bf_hist_add). Not thread-safe: callers lock.
+ * Counter names and meanings: docs/internals/measurement.md. Counters are merged by addition;
+ * histograms by adding counts (bf_hist_add). Not thread-safe: callers lock.
  */
 #ifndef BF_SAMPLE_H
 #define BF_SAMPLE_H

@@ -102,8 +102,8 @@ const char *bf_wire_body_name(const Bf__Envelope *env);
 
 /* bf_wire_channel_ok — whether a message of this body may arrive on this socket: Sample and
  * SampleAck travel on the data socket, every other message on control, Hello on both (the
- * channel table of docs/internals/fleet-protocol.md). is_data: 1 for the data socket, 0 for control. Returns 1 or 0;
- * a pure function, thread-safe. */
+ * channel table of docs/internals/fleet-protocol.md). is_data: 1 for the data socket, 0 for
+ * control. Returns 1 or 0; a pure function, thread-safe. */
 int bf_wire_channel_ok(Bf__Envelope__BodyCase body, int is_data);
 
 #endif

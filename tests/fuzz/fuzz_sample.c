@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /* fuzz_sample.c — libFuzzer target: any bytes as a Sample message from an agent.
  *
- * The coordinator merges what agents send (protobuf-c, docs/internals/fleet-protocol.md): a buggy or hostile
- * allow-listed agent must not crash it or corrupt other agents' numbers. Each input is read as
- * up to four length-prefixed Sample messages (2-byte little-endian length, then the bytes; the
- * corpus was written with bf_sample_pack), added for agents
- * 0 and 1 of a 3 s cell; then the row is computed. Properties: no crash, leak or UB; a
- * histogram the aggregate refuses adds none of its counts; the row's window counts equal the
- * merged seconds'; percentiles lie within the merged histogram's range.
+ * The coordinator merges what agents send (protobuf-c, docs/internals/fleet-protocol.md): a buggy
+ * or hostile allow-listed agent must not crash it or corrupt other agents' numbers. Each input is
+ * read as up to four length-prefixed Sample messages (2-byte little-endian length, then the bytes;
+ * the corpus was written with bf_sample_pack), added for agents 0 and 1 of a 3 s cell; then the row
+ * is computed. Properties: no crash, leak or UB; a histogram the aggregate refuses adds none of its
+ * counts; the row's window counts equal the merged seconds'; percentiles lie within the merged
+ * histogram's range.
  */
 #include "bf_aggregate.h"
 #include "bf_hist.h"

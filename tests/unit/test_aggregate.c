@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* test_aggregate.c — merging samples from several agents into a cell's row (docs/internals/measurement.md). */
+/* test_aggregate.c — merging samples from several agents into a cell's row
+ * (docs/internals/measurement.md). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>

@@ -14,7 +14,8 @@
 static void test_exit_codes_are_design_values(void **state)
 {
     (void)state;
-    /* docs/internals/measurement.md and the usage texts promise these numbers to scripts: they must not move */
+    /* docs/internals/measurement.md and the usage texts promise these numbers to scripts: they must
+     * not move */
     assert_int_equal(BF_EXIT_OK, 0);
     assert_int_equal(BF_EXIT_FAILED, 1);
     assert_int_equal(BF_EXIT_INPUT, 2);

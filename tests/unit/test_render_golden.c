@@ -6,7 +6,8 @@
  * between render calls across second, DST and year boundaries and fractions with and without
  * trailing zeros), the SHA-256 of everything rendered must equal the one recorded in
  * tests/fixtures/render_golden.txt. The file was written by the renderer before the streamed
- * render and its optimizations, so a faster renderer passes only if it writes exactly the same bytes.
+ * render and its optimizations, so a faster renderer passes only if it writes exactly the same
+ * bytes.
  *
  * BF_GOLDEN_WRITE=PATH writes the table to PATH instead of checking (to record a deliberate
  * change of the rendered documents; say why in the commit). On a mismatch the case's output

@@ -131,7 +131,8 @@ static uint32_t shard(const bf_routing_index_t *ix, const char *id, const char *
     return s;
 }
 
-/* Shards INFINI recorded from a real Elasticsearch 7 cluster (docs/internals/devcluster.md §7.3). */
+/* Shards INFINI recorded from a real Elasticsearch 7 cluster (docs/internals/devcluster.md §7.3).
+ */
 static void test_shard_vectors(void **state)
 {
     (void)state;

@@ -122,7 +122,8 @@ static void test_unknown_route(void **state)
     assert_int_equal(bf_wire_send(p->router, "nobody", 6, &env, ZMQ_DONTWAIT), BF_E_IO);
 }
 
-/* the channel table of docs/internals/fleet-protocol.md, every body case listed: a new message kind must be added here */
+/* the channel table of docs/internals/fleet-protocol.md, every body case listed: a new message kind
+ * must be added here */
 static void test_channel_table(void **state)
 {
     (void)state;
