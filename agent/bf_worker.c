@@ -155,9 +155,9 @@ static int sign_slot(bf_worker_t *w, slot *s)
         h = curl_slist_append(h, p->data);
     char *url = NULL;
     bf_diag_t d = {0};
-    int rc = body == NULL ? BF_E_INVAL
-                          : bf_aws_sign(w->cfg.cell->target, "POST", s->home_url, body, len, &h,
-                                        &url, &d);
+    int rc = body == NULL
+                 ? BF_E_INVAL
+                 : bf_aws_sign(w->cfg.cell->target, "POST", s->home_url, body, len, &h, &url, &d);
     if (rc != BF_OK) {
         curl_slist_free_all(h);
         bf__worker_set_fatal(w, "cell %s: cannot sign a bulk request: %s", w->cfg.cell->id,

@@ -46,29 +46,29 @@ enum slot_state { SLOT_IDLE = 0, SLOT_BUSY, SLOT_RETRY_WAIT, SLOT_CONNECT_WAIT }
 typedef struct slot {
     bf_worker_t *w;
     CURL *h;
-    uint32_t group;         /* routing: the bulk this sub-bulk belongs to (else = its index) */
-    char *home_url;         /* its target.hosts URL (.../_bulk[?filter_path]) */
+    uint32_t group; /* routing: the bulk this sub-bulk belongs to (else = its index) */
+    char *home_url; /* its target.hosts URL (.../_bulk[?filter_path]) */
     enum slot_state state;
-    bf_body_t body;         /* the request's body, of the worker's kind (bf_body.h) */
-    size_t payload_len;     /* uncompressed bytes of the request */
-    size_t wire_len;        /* body bytes on the wire */
+    bf_body_t body;     /* the request's body, of the worker's kind (bf_body.h) */
+    size_t payload_len; /* uncompressed bytes of the request */
+    size_t wire_len;    /* body bytes on the wire */
     uint32_t ndocs;
-    uint32_t retries;       /* resends of rejected documents so far */
+    uint32_t retries;          /* resends of rejected documents so far */
     uint32_t connect_failures; /* consecutive */
-    uint64_t intended_us;   /* due time (open loop) or first build time */
-    uint64_t send_us;       /* when this attempt was handed to libcurl */
-    uint64_t ready_us;      /* when it could have been: the connection free (and, in
-                               target-rate mode, the request due); 0 = not tracked */
+    uint64_t intended_us;      /* due time (open loop) or first build time */
+    uint64_t send_us;          /* when this attempt was handed to libcurl */
+    uint64_t ready_us;         /* when it could have been: the connection free (and, in
+                                  target-rate mode, the request due); 0 = not tracked */
     uint64_t retry_due_us;
-    uint64_t proc_us;       /* client-side time of this request outside the service time */
+    uint64_t proc_us; /* client-side time of this request outside the service time */
     /* stage clocks: wall µs reading this attempt's answer as it streams in (booked when it
      * ends); building and compressing the body are the body's (render_us, compress_us: booked
      * when it is sent, a streamed body's render when it ends) */
     uint64_t judge_us;
     uint8_t *item_class;
     uint32_t item_class_cap;
-    size_t sent_off;        /* body bytes handed to libcurl so far (on_read) */
-    int resend_refused;     /* libcurl wanted to send this body again by itself (on_seek) */
+    size_t sent_off;    /* body bytes handed to libcurl so far (on_read) */
+    int resend_refused; /* libcurl wanted to send this body again by itself (on_seek) */
     bf_bulkresp_stream_t judge;
     /* routing: each document's global shard (from the split) and its item's primary term */
     uint32_t *gshard;
@@ -78,8 +78,8 @@ typedef struct slot {
     bf_termscan_t terms_scan;
     struct curl_slist *sig_hdr; /* target.auth.aws: this attempt's headers, signed */
     char *sig_url;              /* target.auth.aws: the URL with its query as signed, or NULL */
-    long status;            /* known once the headers are in */
-    char head[HEAD_BYTES];  /* first bytes of the response body, for messages */
+    long status;                /* known once the headers are in */
+    char head[HEAD_BYTES];      /* first bytes of the response body, for messages */
     size_t head_len;
 } slot;
 
@@ -99,30 +99,30 @@ struct bf_worker {
                             no second from it on is sealed; under lock */
 
     CURLM *multi;
-    slot *slots;            /* nslots = connections x group_size; group g = slots
-                               [g * group_size, (g + 1) * group_size) */
+    slot *slots; /* nslots = connections x group_size; group g = slots
+                    [g * group_size, (g + 1) * group_size) */
     uint32_t nslots;
-    uint32_t group_size;    /* 1, or the most parts a split may have (routing) */
-    bf_reshuffle_t rs;      /* routing only */
-    const bf_routetable_t *rt; /* routing: the snapshot of the last split */
+    uint32_t group_size;                 /* 1, or the most parts a split may have (routing) */
+    bf_reshuffle_t rs;                   /* routing only */
+    const bf_routetable_t *rt;           /* routing: the snapshot of the last split */
     const bf_routetable_t *stale_logged; /* routing: the table a stale answer was logged for */
     struct curl_slist *resolve;      /* routing: "name:port:ip" of nodes published by name (https),
                                         for CURLOPT_RESOLVE; NULL when none */
     struct curl_slist **old_resolve; /* earlier lists, kept until destroy (a handle may still
                                         hold one) */
     size_t nold_resolve;
-    char **node_urls;       /* routing: <node url>/_bulk[?filter_path] per node of rt */
+    char **node_urls; /* routing: <node url>/_bulk[?filter_path] per node of rt */
     size_t nnode_urls;
     struct curl_slist *hdr_plain;
     struct curl_slist *hdr_gzip;
     int gzip;               /* bodies go compressed (Content-Encoding: gzip) */
     enum bf_body_kind kind; /* what every connection's body is (bf_body_kind_for), chosen once;
                                streamed becomes rendered after a 411 (request.transfer auto) */
-    int sign;          /* target.auth.aws: every request signed with its body (bf_aws) */
-    int transfer_auto; /* request.transfer auto: a 411 to a chunked body turns streaming off */
+    int sign;               /* target.auth.aws: every request signed with its body (bf_aws) */
+    int transfer_auto;      /* request.transfer auto: a 411 to a chunked body turns streaming off */
     bf_body_env_t benv;     /* what the bodies share: generator, corpus cursor, scratch, gzip */
     uint32_t retry_max;
-    int missing_fails;      /* document.delete_missing: fail (bf_bulkresp_stream_missing_fails) */
+    int missing_fails; /* document.delete_missing: fail (bf_bulkresp_stream_missing_fails) */
     /* streamed bodies: the generator is one sequence of documents, so one body at a time is
      * being rendered (`open`): the next body starts once its last document is rendered, or the
      * open body's rest is rendered whole (spilled) to make way (may_start). */
@@ -137,8 +137,8 @@ struct bf_worker {
     struct libdeflate_compressor *gzc; /* gzip: whole-buffer compressor (libdeflate) */
     bf_buf_t scratch;         /* the bodies' render target and retry builder (bf_body_env_t) */
     uint64_t last_blocked_us; /* open loop: last time a due request found no free slot */
-    unsigned warned;        /* kinds of problems already logged by this thread */
-    int bulk_seen;          /* a 2xx bulk response was read in this cell (fail-fast policy) */
+    unsigned warned;          /* kinds of problems already logged by this thread */
+    int bulk_seen;            /* a 2xx bulk response was read in this cell (fail-fast policy) */
     uint32_t not_bulk_streak; /* 2xx answers in a row that were no bulk response */
     bf_errtypes_t errs;       /* failed documents by error type since the last
                                  bf_worker_collect_errors; under lock */

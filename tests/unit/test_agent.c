@@ -61,10 +61,8 @@ static int setup(void **state)
         }
     }
     assert_true(bound);
-    fx->opts = (bf_agent_opts_t){.control_endpoint = fx->ctrl_ep,
-                                 .agent_id = "u1",
-                                 .threads = 1,
-                                 .insecure = 1};
+    fx->opts = (bf_agent_opts_t){
+        .control_endpoint = fx->ctrl_ep, .agent_id = "u1", .threads = 1, .insecure = 1};
     bf_agent_stop_flag = 0;
     assert_int_equal(pthread_create(&fx->thread, NULL, agent_thread, fx), 0);
     fx->running = 1;

@@ -175,16 +175,19 @@ static void test_kind_for(void **state)
         {.room = BF_MAX_BODY_BYTES / 10, .batch = 10, .want = BF_BODY_STREAMED},
         /* a signed body is one buffer: never gathered or streamed; routing is refused apart */
         {.one_buffer = 1, .corpus = 1, .batch = 10, .want = BF_BODY_RENDERED},
-        {.one_buffer = 1, .corpus = 1, .contiguous = 1, .gzip = 1, .batch = 10,
+        {.one_buffer = 1,
+         .corpus = 1,
+         .contiguous = 1,
+         .gzip = 1,
+         .batch = 10,
          .want = BF_BODY_RENDERED},
         {.one_buffer = 1, .room = 100, .batch = 10, .want = BF_BODY_RENDERED},
         {.one_buffer = 1, .routed = 1, .batch = 10, .want = BF_BODY_ROUTED},
     };
     for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
         enum bf_body_kind k =
-            bf_body_kind_for(rows[i].routed, rows[i].one_buffer, rows[i].corpus,
-                             rows[i].contiguous, rows[i].gzip, rows[i].retry_max, rows[i].room,
-                             rows[i].batch);
+            bf_body_kind_for(rows[i].routed, rows[i].one_buffer, rows[i].corpus, rows[i].contiguous,
+                             rows[i].gzip, rows[i].retry_max, rows[i].room, rows[i].batch);
         if (k != rows[i].want)
             fail_msg("row %zu: %s, want %s", i, bf_body_kind_name(k),
                      bf_body_kind_name(rows[i].want));

@@ -98,7 +98,7 @@ static void test_markdown(void **state)
     assert_non_null(strstr(out.data, "| cell | shards | replicas | batch size | concurrency | "
                                      "baseline docs/s | contender docs/s | diff | diff % |"));
     /* one run against three: the U test cannot reach p < 0.05 (1+3 runs: p >= 0.5), so +43.8 %
-     * beyond the contender's CV is "~", no longer "faster" (issue #37: the CV rule is no test) */
+     * beyond the contender's CV is "~", no longer "faster" (the CV rule is no test) */
     assert_non_null(strstr(out.data,
                            "| i1-s50-r1-b5000-c100 | 50 | 1 | 5000 | 100 | 156833 | 158737 "
                            "| +1904 | +1.2 | 2.0% (CV) | ~ |"));
@@ -363,7 +363,7 @@ static void six_reps(json_t *row, size_t i)
     json_object_set_new(row, "repeat", json_integer(6));
 }
 
-/* issue #37: with repetitions on both sides each cell is a U test, Holm across the cells: a
+/* with repetitions on both sides each cell is a U test, Holm across the cells: a
  * true +10 % in one cell is faster with its interval, the identical cells are never faster or
  * slower */
 static void test_tested_with_repetitions(void **state)

@@ -183,7 +183,7 @@ static void test_dirs(void **state)
     bf_trend_destroy(&t);
 }
 
-/* issue #37: rows with each repetition's docs/s are tested last against first (U test, Holm
+/* rows with each repetition's docs/s are tested last against first (U test, Holm
  * across the cells): +10 % with a 2 % spread is faster, an unchanged cell never faster or
  * slower, and 1 run against 1 run keeps the old wording */
 static void with_reps(json_t *r, double dps, int n)
