@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# integration_resume_alone — Ctrl-C and `run --resume DIR` as printed (issue #42 item 11): a
+# integration_resume_alone — Ctrl-C and `run --resume DIR` as printed: a
 # 3-cell campaign with --local-agents is interrupted (SIGINT) during its second cell. The
 # coordinator says so on a line of its own (the cell it stopped, that cell's documents in flight
 # unknown by design, which cells did not finish, the resume command), exit 130. The command it

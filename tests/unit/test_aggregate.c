@@ -410,7 +410,7 @@ static void test_count_why(void **state)
          "what it sent after its last sample is in no sample",
          1},
         {13000, 10000, 11000, 1000, "an agent was lost (degraded)", 1},
-        /* issue #42: Ctrl-C mid-cell (degraded 2 marks it aborted here): 7450 documents in
+        /* Ctrl-C mid-cell (degraded 2 marks it aborted here): 7450 documents in
          * flight are of unknown outcome by design, not another writer nor a loss */
         {17450, 10000, 20000, 0,
          "the cell was interrupted: the 7450 documents beyond the acknowledged ones were in "
