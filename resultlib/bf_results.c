@@ -657,6 +657,42 @@ static void print_md_queries(FILE *f, const bf_row_t *rows, size_t nrows)
     json_decref(arr);
 }
 
+/* write queue max counts tasks on one node, not requests: a bulk request becomes one write task
+ * per shard copy it touches on a node (its primaries, then each replica's), so a queue longer
+ * than the requests in flight is said with the requests it is at least worth: at most
+ * min(batch_size, shards) x (1 + replicas) tasks a request (docs/results.md). */
+static void print_md_write_queue(FILE *f, const bf_row_t *rows, size_t nrows)
+{
+    int said = 0;
+    for (size_t k = 0; k < nrows; k++) {
+        const bf_row_t *r = &rows[k];
+        const bf_cell_t *c = r->cell;
+        if (r->write_queue_max < 0 || c->concurrency == 0 ||
+            r->write_queue_max <= (int64_t)c->concurrency)
+            continue;
+        uint64_t shards = c->batch_size < c->shards ? c->batch_size : c->shards;
+        uint64_t per = shards * (1u + c->replicas) * (c->indices ? c->indices : 1);
+        if (per == 0)
+            per = 1;
+        if (!said)
+            fprintf(f, "write queue max counts write tasks queued on one node, not requests: a "
+                       "bulk request becomes one task per shard copy it touches there.\n");
+        said = 1;
+        double least = (double)r->write_queue_max / (double)per;
+        char worth[96];
+        if (least <= (double)c->concurrency)
+            snprintf(worth, sizeof worth, "the requests in flight explain it");
+        else
+            snprintf(worth, sizeof worth, "at least %.1f requests' worth: requests wait", least);
+        fprintf(f,
+                "- %s: %lld tasks queued at %u requests in flight, each request up to %llu "
+                "tasks (%u shard%s x %u cop%s%s): %s.\n",
+                c->id, (long long)r->write_queue_max, c->concurrency, (unsigned long long)per,
+                (unsigned)shards, shards == 1 ? "" : "s", 1u + c->replicas,
+                c->replicas ? "ies" : "y", c->indices > 1 ? " x indices" : "", worth);
+    }
+}
+
 void bf_results_print_md(FILE *f, const bf_scenario_t *sc, const bf_row_t *rows, size_t nrows)
 {
     static const char *seed_axes[] = {"indices", "shards", "replicas", "batch_size", "concurrency"};
@@ -767,6 +803,8 @@ void bf_results_print_md(FILE *f, const bf_scenario_t *sc, const bf_row_t *rows,
         fprintf(f, "unsteady: the cell's per-second docs/s rose or fell through its window, or "
                    "spread far beyond the other cells' (its reason in matrix.json says which); "
                    "the findings leave it out.\n");
+    print_md_write_queue(f, rows, nrows);
+    print_md_write_queue(f, rows, nrows);
     bf_finding_point_t *pts = bf_calloc(nrows + 1, sizeof *pts);
     for (size_t k = 0; k < nrows; k++)
         bf_finding_point_from_row(&rows[k], &pts[k]);

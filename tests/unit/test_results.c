@@ -649,6 +649,45 @@ static void test_compact_matrix_fits_a_terminal(void **state)
     free_golden(&g);
 }
 
+/* issue #42 item 3: write queue max is tasks on one node: 470 at 8 requests in flight over 60
+ * shards is said as tasks that the requests in flight explain, not 470 waiting requests */
+static void test_write_queue_in_requests(void **state)
+{
+    (void)state;
+    golden_run g;
+    run_golden(&g);
+    bf_row_t rows[4];
+    memcpy(rows, g.rows, sizeof rows);
+    bf_cell_t wide = *rows[1].cell;
+    wide.shards = 60;
+    wide.replicas = 0;
+    wide.concurrency = 8;
+    wide.batch_size = 5000;
+    rows[1].cell = &wide;
+    rows[1].write_queue_max = 470;
+    rows[0].write_queue_max = 1; /* below the requests in flight: nothing said */
+    rows[2].write_queue_max = rows[3].write_queue_max = -1;
+    char *md = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&md, &len);
+    bf_results_print_md(f, g.sc, rows, 4);
+    fclose(f);
+    assert_non_null(strstr(md, "write queue max counts write tasks queued on one node, not "
+                               "requests"));
+    char want[300];
+    snprintf(want, sizeof want,
+             "- %s: 470 tasks queued at 8 requests in flight, each request up to 60 tasks (60 "
+             "shards x 1 copy): the requests in flight explain it.",
+             wide.id);
+    if (strstr(md, want) == NULL)
+        fail_msg("no '%s' in:\n%s", want, md);
+    char first[200];
+    snprintf(first, sizeof first, "- %s: ", rows[0].cell->id);
+    assert_null(strstr(md, first));
+    free(md);
+    free_golden(&g);
+}
+
 static void test_load_row_roundtrip(void **state)
 {
     (void)state;
@@ -1118,6 +1157,7 @@ int main(void)
         cmocka_unit_test(test_csv_seed_columns_first_and_unknowns_empty),
         cmocka_unit_test(test_few_requests_in_matrix_md),
         cmocka_unit_test(test_compact_matrix_fits_a_terminal),
+        cmocka_unit_test(test_write_queue_in_requests),
         cmocka_unit_test(test_load_row_roundtrip),
         cmocka_unit_test(test_row_codec_decodes_what_the_writers_write),
         cmocka_unit_test(test_findings_read_rows_through_the_codec),
