@@ -843,7 +843,7 @@ static void test_search_rate_missed(void **state)
     }
 }
 
-/* issue #42 item 13: a row with nothing acknowledged (an agent lost while it prepared, 0 docs/s)
+/* A row with nothing acknowledged (an agent lost while it prepared, 0 docs/s)
  * said "verified: yes" since 0 counted = 0 acknowledged; a search-only cell stays verified */
 static void test_nothing_acknowledged_is_not_verified(void **state)
 {

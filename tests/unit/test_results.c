@@ -614,7 +614,7 @@ static void test_few_requests_in_matrix_md(void **state)
     free_golden(&g);
 }
 
-/* issue #42 item 7: a terminal gets a compact matrix that fits 120 columns: docs/s with its
+/* A terminal gets a compact matrix that fits 120 columns: docs/s with its
  * interval, service p50/p99, 429s, verified, flags, and where the other columns are */
 static void test_compact_matrix_fits_a_terminal(void **state)
 {
@@ -649,7 +649,7 @@ static void test_compact_matrix_fits_a_terminal(void **state)
     free_golden(&g);
 }
 
-/* issue #42 item 3: write queue max is tasks on one node: 470 at 8 requests in flight over 60
+/* write queue max is tasks on one node: 470 at 8 requests in flight over 60
  * shards is said as tasks that the requests in flight explain, not 470 waiting requests */
 static void test_write_queue_in_requests(void **state)
 {
