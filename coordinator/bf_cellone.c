@@ -83,9 +83,18 @@ static int run_on_agents(bf__campaign_t *c, const bf_cell_t *cell, uint32_t rep,
             if (bf_campaign_signal)
                 return bf_exit_of_signal(bf_campaign_signal);
             if (bf__cellone_wait_agents(c, need, c->wait_ms) != BF_OK) {
-                bf_error("cell %s: fewer than %u agents (--min-agents, or the cell's agents); "
-                         "stopping the campaign (finished cells are in %s)",
-                         name, need, bf_results_dir(c->res));
+                /* say what to do: an agent --local-agents started is not restarted (one
+                 * that died stays dead), so the fix is the resume, not waiting longer */
+                const char *dir = bf_results_dir(c->res);
+                bf_error("cell %s: fewer than %u agents (--min-agents, or the cell's agents) "
+                         "after waiting %llu s; stopping the campaign (finished cells are in "
+                         "%s); %s, then continue with: bulkfleet-coordinator run --resume %s",
+                         name, need, (unsigned long long)(c->wait_ms / 1000), dir,
+                         c->opts && c->opts->local_agents
+                             ? "an agent --local-agents started has exited and is not "
+                               "restarted"
+                             : "start the missing agents (or lower --min-agents)",
+                         dir);
                 return bf_campaign_signal ? bf_exit_of_signal(bf_campaign_signal) : BF_EXIT_ENV;
             }
             continue;

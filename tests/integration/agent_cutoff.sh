@@ -215,4 +215,35 @@ print(f"  server acknowledged {acked}, the samples report {ROW['docs_ok_all']}: 
 PY
 pass "kill9"
 
+# ---- kill9next: the next cell after a --local-agents agent died --------------------------------
+# the coordinator does not restart it: the next cell waits (--wait), then the campaign stops
+# with exit 3, and the message says why and what to do (the resume), as a Ctrl-C's does
+start_fs ok kill9next
+cat > "$TMP/kill9next.yaml" <<YAML
+name: kill9next
+target: {hosts: ["http://127.0.0.1:$FS_PORT"]}
+index: {name: cutoff-kill9next, recreate: true}
+variables: [{name: id, type: sortable_id}]
+document: {action: create, id: '\$[[id]]', source: '{"n": 1}'}
+request: {timeout: 5s}
+run: {warmup: 0s, duration: 4s}
+matrix: {batch_size: [100, 200], concurrency: [4]}
+YAML
+P=$(free_port)
+setsid "$COORD" run "$TMP/kill9next.yaml" --local-agents 2 --threads 1 --insecure --lost 2s \
+    --wait 1s --bind "tcp://127.0.0.1:$P" --results "$TMP/res-kill9next" -q \
+    > "$TMP/kill9next.out" 2> "$TMP/kill9next.err" &
+CPID=$!
+for _ in $(seq 1 200); do [ "$(grep -c '"bulk": *true' "$FS_LOG")" -ge 50 ] && break; sleep 0.05; done
+VICTIM=$(pgrep -P "$CPID" | tail -1)
+[ -n "$VICTIM" ] || fail "kill9next: no local agent"
+kill -9 "$VICTIM"
+wait_coord kill9next
+[ "$RC" = 3 ] || { cat "$TMP/kill9next.err" >&2; fail "kill9next: exit $RC, expected 3"; }
+RES=$(ls -d "$TMP"/res-kill9next/*/ | head -1)
+RES=${RES%/}
+grep -q "fewer than 2 agents .* after waiting 1 s; .*an agent --local-agents started has exited and is not restarted, then continue with: bulkfleet-coordinator run --resume $RES\$" \
+    "$TMP/kill9next.err" || { cat "$TMP/kill9next.err" >&2; fail "kill9next: the stop does not say what to do"; }
+pass "kill9next"
+
 pass "counts at the stop: every document and request in one outcome, the unknown ones by cause"
