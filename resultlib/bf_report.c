@@ -979,8 +979,10 @@ static void section_throughput(bf_buf_t *b, rowinfo *ri, size_t n, const playout
         bf_buf_appendz(
             b, "</h2>\n<p class=\"note\">x is the axis with the most values in this "
                "matrix. One panel per shard count, one line per combination of the "
-               "other axes that vary. Whiskers: each cell's 95 % interval of docs/s (of the "
-               "median over its repetitions; dashed: within one run, from its seconds by "
+               "other axes that vary. Whiskers: each cell's interval of docs/s (of the "
+               "median over its repetitions: 95 % from 6 runs, with fewer their range at "
+               "the confidence matrix.md's docs/s interval column gives, 87 % for 4 runs; "
+               "dashed: within one run, from its seconds by "
                "batch means, without the drift between runs). A red ring marks a cell with "
                "rejections (429s, "
                "rejected documents or write-pool rejections); a hollow marker a "
