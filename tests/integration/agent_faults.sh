@@ -241,7 +241,8 @@ start_fs reject429 r429
 scenario r429
 run_agent r429
 check r429 '
-assert rc == 0, f"exit {rc}"
+# nothing acknowledged: the cell is not verified (0 counted = 0 acknowledged), so exit 1
+assert rc == 1, f"exit {rc}"
 eq("HTTP 429", A["http_429"], len(L))
 eq("docs_rejected", A["docs_rejected"], sum(r["docs"] for r in L))
 eq("docs_sent", A["docs_sent"], A["docs_rejected"])
