@@ -1373,6 +1373,9 @@ void bf_row_verify_counted(bf_row_t *row, const bf_cell_t *cell, int64_t n, int6
     char why[900];
     row->docs_counted = n - baseline;
     row->verified = row->docs_counted >= 0 && (uint64_t)row->docs_counted == row->docs_ok_all;
+    /* documents of unknown outcome first: their reason says more than "nothing acknowledged" */
+    if (bf_row_unknown_unverified(row, cell->id))
+        return;
     if (row->verified && row->docs_ok_all == 0 && cell->concurrency > 0) {
         /* 0 counted = 0 acknowledged proves nothing of a cell that was to index (a degraded
          * row whose agent was lost while it prepared said "verified: yes" so) */
@@ -1381,8 +1384,6 @@ void bf_row_verify_counted(bf_row_t *row, const bf_cell_t *cell, int64_t n, int6
                                "count of 0 confirms nothing this cell measured");
         return;
     }
-    if (bf_row_unknown_unverified(row, cell->id))
-        return;
     if (!row->verified) {
         int l;
         if (baseline > 0)
