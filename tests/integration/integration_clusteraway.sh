@@ -66,11 +66,17 @@ run_coord() { # run_coord RESULTS [args...]
     CPID=$!
 }
 
-# A: away for ~3 s, back within --cluster-wait
+# A: away for ~3 s, back within --cluster-wait. The forwarder must be gone before the next cell
+# is prepared: the first cell's file appears, then the matrix is rewritten, then cell 2's index
+# is created, a few ms in all (once the test's 50 ms poll missed it and cell 2 loaded). The
+# slow-disk shim holds each rename under the results folder 400 ms, so after cells/*.ndjson
+# appears the matrix's renames leave the test more than a second to stop the forwarder.
 start_fwd
-run_coord "$TMP/a" --cluster-wait 30s
+LD_PRELOAD="$BUILD/tests/libbf_slowdisk.so" BF_SLOWDISK_DIR="$TMP/a" BF_SLOWDISK_OPS=rename \
+    BF_SLOWDISK_MS=400 BF_SLOWDISK_LOG="$TMP/slowdisk.log" run_coord "$TMP/a" --cluster-wait 30s
 wait_first_cell "$TMP/a"
 stop_fwd
+grep -q '^rename 400 ' "$TMP/slowdisk.log" || fail "A: the shim held no rename (is $BUILD/tests/libbf_slowdisk.so there?)"
 for _ in $(seq 1 200); do grep -q "not reachable.*trying again" "$TMP/err" && break; sleep 0.05; done
 grep -q "not reachable.*trying again" "$TMP/err" || { cat "$TMP/err" >&2; fail "A: no progress line while the cluster is away"; }
 sleep 2
@@ -79,8 +85,9 @@ rc=0; wait "$CPID" || rc=$?; CPID=
 [ "$rc" = 0 ] || { cat "$TMP/err" >&2; fail "A: exit $rc after the cluster came back"; }
 rows_verified "$(ls -d "$TMP"/a/away-*)" 2 || fail "A: rows"
 
-# B: away for good, --cluster-wait 3s
-run_coord "$TMP/b" --cluster-wait 3s
+# B: away for good, --cluster-wait 3s (the renames held as in A)
+LD_PRELOAD="$BUILD/tests/libbf_slowdisk.so" BF_SLOWDISK_DIR="$TMP/b" BF_SLOWDISK_OPS=rename \
+    BF_SLOWDISK_MS=400 run_coord "$TMP/b" --cluster-wait 3s
 wait_first_cell "$TMP/b"
 stop_fwd
 t0=$(date +%s)
