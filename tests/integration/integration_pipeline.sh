@@ -75,9 +75,11 @@ t1=$(date +%s)
 python3 - "$(row r3)" <<'PY' || { cat e3 >&2; fail "documents sent after the pipeline was deleted did not fail"; }
 import json, sys
 r = json.loads(sys.argv[1])
-assert r["docs_failed"] > 0 and r["failed"] is True, r
+# over all the cell sent: on a quiet host the pipeline is deleted while the 1 s warmup still
+# runs (599 requests in it), and the failure then comes before the window (docs_failed 0)
+assert r["docs_failed_all"] > 0 and r["failed"] is True, r
 assert "fix request.pipeline" in r["reason"], r
-print("after the pipeline was deleted:", r["docs_failed"], "documents failed;", r["docs_ok_all"], "acknowledged before")
+print("after the pipeline was deleted:", r["docs_failed_all"], "documents failed;", r["docs_ok_all"], "acknowledged before")
 PY
 grep -q "pipeline with id \[bulkfleet-$P\] does not exist" e3 || { cat e3 >&2; fail "the failure does not name the pipeline"; }
 
