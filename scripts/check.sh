@@ -75,6 +75,13 @@ prep_integration() {
     # which the test would otherwise build inside the tier; it needs a Java 21+
     BF_DEVCLUSTER_OPENSEARCH=3 "$SRC/scripts/devcluster.sh" build > /dev/null 2>&1 ||
         echo "check: the OpenSearch 3.x launcher did not build here; integration_opensearch3 says why" >&2
+    # and the Elasticsearch 7.17 and OpenSearch 1.3 class-path launchers (deploy/devcluster-es7,
+    # deploy/devcluster-os1: elasticsearch_es7_quickstart, integration_opensearch1)
+    local e
+    for e in elasticsearch7 opensearch1; do
+        "$SRC/scripts/devcluster.sh" build --engine "$e" > /dev/null 2>&1 ||
+            echo "check: the $e launcher did not build here; its tests say why" >&2
+    done
 }
 
 # the root tier starts the same 2.19 dev cluster (netns and deploy tests): its launcher too is
