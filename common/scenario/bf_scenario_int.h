@@ -19,6 +19,7 @@
 #include "bf_vars.h"
 #include "bf_ytree.h"
 
+#include <jansson.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -483,6 +484,40 @@ const char *bf__keep(bf_scenario_t *sc, const char *s);
 /* Matrix expansion (bf_scenario_matrix.c): axes, cells, index names, settings (with
  * L->matrix_values_only: only the checks of the values, axes and include/exclude entries). */
 int bf__matrix_expand(bf__load_t *L);
+
+/* ---- the loader's steps, one file each (all return BF_OK or a BF_E_* code with L->diag set;
+ * called from bf_scenario.c's load on the loading thread only) -------------------------------- */
+
+/* Files (bf_scenario_files.c). bf__read_disk reads a whole regular file of at most cap bytes
+ * into *data (malloc'd, NUL-terminated, caller frees), *err_no the errno of a failure.
+ * bf__read_ref reads the file a key names (relative to the scenario's folder), kept in the
+ * scenario (sc->files owns it); bf__read_json_file also parses it as a JSON object (*out: a new
+ * reference, caller decrefs). */
+int bf__read_disk(const char *full, size_t cap, char **data, size_t *len, int *err_no);
+int bf__read_ref(bf__load_t *L, const bf_ynode_t *n, const char *key, const char *what,
+                 const char *path, size_t cap, const char **data, size_t *len);
+int bf__read_json_file(bf__load_t *L, const bf_ynode_t *n, const char *key, const char *what,
+                       const char *path, json_t **out);
+
+/* The key pass (bf_scenario_keywalk.c): walk one mapping against the key table under tpath
+ * (table path) / dpath (document path) into vals; fill defaults of the keys not given; check
+ * the targets: section's shape. */
+int bf__walk_map(bf__load_t *L, const bf_ynode_t *map, const char *tpath, const char *dpath,
+                 bf__kval_t *vals, unsigned var_type_mask_ok);
+int bf__apply_defaults(bf__load_t *L, bf__kval_t *vals, int items);
+int bf__check_targets(bf__load_t *L, const bf_ynode_t *n, const char *dpath);
+
+/* The model builders (bf_scenario_build.c), one per section, in load order. bf__dup_str: a
+ * copy of a set string value (caller frees) or NULL. */
+char *bf__dup_str(const bf__kval_t *v);
+int bf__build_target(bf__load_t *L);
+int bf__build_targets(bf__load_t *L);
+int bf__build_metrics_store(bf__load_t *L);
+int bf__build_index(bf__load_t *L);
+int bf__build_variables(bf__load_t *L);
+int bf__build_document(bf__load_t *L);
+int bf__build_request_run(bf__load_t *L);
+int bf__check_data_stream(bf__load_t *L);
 
 /* ---- template checks (bf_template.c) ------------------------------------------------------- */
 
