@@ -112,6 +112,8 @@ typedef struct pseries {
     uint8_t *within;
     size_t n, cap;
     int markers;
+    char note[200]; /* said in the legend after the label: why the line lacks points ("too few
+                       requests for p99 ...") */
 } pseries;
 
 typedef struct plot {
@@ -219,6 +221,30 @@ static int cmp_dbl(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+/* The width in px a label of len characters takes in the charts' sans-serif at font_px: 0.6
+ * em a character is above the mean advance of common glyphs in DejaVu Sans and Helvetica, so
+ * a label placed by it stays inside its panel. */
+static double text_w(size_t len, double font_px)
+{
+    return (double)len * font_px * 0.6;
+}
+
+/* Where a label of width tw centred on x goes so that it stays within [lo, hi]: *x_out and
+ * the text-anchor to write (middle; start at lo; end at hi). */
+static const char *fit_x(double x, double tw, double lo, double hi, double *x_out)
+{
+    *x_out = x;
+    if (x - tw / 2 < lo) {
+        *x_out = lo;
+        return "start";
+    }
+    if (x + tw / 2 > hi) {
+        *x_out = hi;
+        return "end";
+    }
+    return "middle";
+}
+
 #define PL 70 /* plot margins in px */
 #define PR 18
 #define PT 14
@@ -229,10 +255,12 @@ static int cmp_dbl(const void *a, const void *b)
  * are; the page's layout engine places them, not a guess at text widths. */
 static void plot_legend(bf_buf_t *b, const plot *p)
 {
-    int named = 0;
-    for (size_t i = 0; i < p->ns; i++)
+    int named = 0, noted = 0;
+    for (size_t i = 0; i < p->ns; i++) {
         named |= p->s[i].label[0] != '\0';
-    if (p->ns < 2 || !named)
+        noted |= p->s[i].note[0] != '\0';
+    }
+    if ((p->ns < 2 || !named) && !noted)
         return;
     bf_buf_appendz(b, "<ul class=\"legend\">");
     for (size_t i = 0; i < p->ns; i++) {
@@ -241,6 +269,12 @@ static void plot_legend(bf_buf_t *b, const plot *p)
                        "class=\"lt\">",
                        palette[i % NPALETTE]);
         html_esc(b, p->s[i].label);
+        if (p->s[i].note[0]) {
+            bf_buf_appendz(b, p->s[i].label[0] ? ": <span class=\"few-note\">"
+                                               : "<span class=\"few-note\">");
+            html_esc(b, p->s[i].note);
+            bf_buf_appendz(b, "</span>");
+        }
         bf_buf_appendz(b, "</span></li>");
     }
     bf_buf_appendz(b, "</ul>");
@@ -309,9 +343,16 @@ static void bars_svg(bf_buf_t *b, const plot *p, double pw, double ph, double yt
                 if (y1 < top)
                     top = y1;
             }
-            bf_buf_appendf(b, "<text class=\"bv%s\" x=\"%.1f\" y=\"%.1f\">%s%s</text>",
-                           lo ? " lo" : "", cx, top - 4, lo ? "left out: " : "",
-                           si(y, t, sizeof t));
+            /* inside the panel whatever the bar's place: "left out: 1.2k" is wider than a
+             * narrow slot at either end */
+            si(y, t, sizeof t);
+            double tx;
+            const char *anchor = fit_x(cx, text_w(strlen(t) + (lo ? 10 : 0), 11), 2, p->w - 2, &tx);
+            bf_buf_appendf(b,
+                           "<text class=\"bv%s\" x=\"%.1f\" y=\"%.1f\" "
+                           "style=\"text-anchor:%s\">%s%s</text>",
+                           lo ? " lo" : "", tx, top - 4 < 12 ? 12 : top - 4, anchor,
+                           lo ? "left out: " : "", t);
         } else {
             bf_buf_appendf(b, "<text class=\"na\" x=\"%.1f\" y=\"%.1f\">-</text>", cx, PT + ph - 4);
         }
@@ -441,7 +482,16 @@ static void plot_draw_svg(bf_buf_t *b, const plot *p)
     bf_buf_appendf(b, "<line class=\"axis\" x1=\"%d\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>"
                    "<line class=\"axis\" x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%.1f\"/>",
                    PL, PT + ph, PL + pw, PT + ph, PL, PT, PL, PT + ph);
-    bf_buf_appendf(b, "<text class=\"xl\" x=\"%.1f\" y=\"%.1f\">", PL + pw / 2, PT + ph + 37);
+    /* an axis label wider than the panel (the bars' "the axes that vary (...)") is squeezed
+     * to the panel's width, never cut by its edge */
+    double xlw = text_w(strlen(p->xlabel), 12);
+    if (xlw > p->w - 8)
+        bf_buf_appendf(b,
+                       "<text class=\"xl\" x=\"%.1f\" y=\"%.1f\" textLength=\"%d\" "
+                       "lengthAdjust=\"spacingAndGlyphs\">",
+                       p->w / 2.0, PT + ph + 37, p->w - 8);
+    else
+        bf_buf_appendf(b, "<text class=\"xl\" x=\"%.1f\" y=\"%.1f\">", PL + pw / 2, PT + ph + 37);
     html_esc(b, p->xlabel);
     bf_buf_appendf(b, "</text><text class=\"yl\" transform=\"translate(14 %.1f) rotate(-90)\">",
                    PT + ph / 2);
@@ -481,13 +531,20 @@ static void plot_draw_svg(bf_buf_t *b, const plot *p)
                                s->hi[k],
                                s->within[k] ? "within one run: drift between runs is not in it"
                                             : "of the median over the repetitions");
-            if (lo) /* struck through and labelled, under its hollow marker */
+            if (lo) { /* struck through and labelled, under its hollow marker; the label on
+                       * the side of the marker with room, so the panel's edge never cuts it
+                       * (a point at the last x: "le") */
+                double px = XP(s->x[k]), py = YP(s->y[k]), lw = text_w(8, 11);
+                int left = px + 7 + lw > p->w - 2;
+                double ly = py - 6 < 12 ? py + 16 : py - 6;
                 bf_buf_appendf(b,
                                "<line class=\"strike\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" "
                                "y2=\"%.1f\" stroke=\"%s\" stroke-width=\"1.5\"/><text "
-                               "class=\"lo\" x=\"%.1f\" y=\"%.1f\">left out</text>",
-                               XP(s->x[k]) - 6, YP(s->y[k]) + 6, XP(s->x[k]) + 6, YP(s->y[k]) - 6,
-                               col, XP(s->x[k]) + 7, YP(s->y[k]) - 6);
+                               "class=\"lo\" x=\"%.1f\" y=\"%.1f\" "
+                               "style=\"text-anchor:%s\">left out</text>",
+                               px - 6, py + 6, px + 6, py - 6, col, left ? px - 7 : px + 7, ly,
+                               left ? "end" : "start");
+            }
             bf_buf_appendf(b,
                            "<circle class=\"pt%s%s%s\" cx=\"%.1f\" cy=\"%.1f\" r=\"4\" "
                            "fill=\"%s\" ",
@@ -1057,12 +1114,19 @@ static void section_service_vs_axis(bf_buf_t *b, rowinfo *ri, const playout *L, 
     json_t *panels = json_array();
     json_object_set_new(charts, "service_time", panels);
     static const char *const keys[] = {"service_p50_ms", "service_p99_ms"};
+    /* the responses in the window a percentile needs (bf_aggregate's latency_stats) */
+    static const int needs[] = {1, 100};
     int have[2] = {0, 0};
+    double ymax[2] = {0, 0}; /* one y scale per percentile over every panel */
     for (size_t k = 0; k < L->np; k++)
         for (size_t l = 0; l < L->panels[k].nl; l++)
             for (size_t a = 0; a < L->panels[k].lines[l].m; a++)
-                for (int q = 0; q < 2; q++)
-                    have[q] |= isfinite(rnum(&ri[L->panels[k].lines[l].idx[a]], keys[q]));
+                for (int q = 0; q < 2; q++) {
+                    double v = rnum(&ri[L->panels[k].lines[l].idx[a]], keys[q]);
+                    have[q] |= isfinite(v);
+                    if (isfinite(v) && v > ymax[q])
+                        ymax[q] = v;
+                }
     bf_buf_appendz(b, L->bars ? "<h2 id=\"service-time\">Service time by "
                               : "<h2 id=\"service-time\">Service time against ");
     html_esc(b, L->bars ? L->cat : strcmp(L->x, "batch_size") == 0 ? "batch size" : L->x);
@@ -1096,9 +1160,16 @@ static void section_service_vs_axis(bf_buf_t *b, rowinfo *ri, const playout *L, 
                 json_array_append_new(points, pt);
             }
         }
-        for (int q = 0; q < 2; q++) {
-            if (!have[q])
-                continue;
+    }
+    /* p50 panels in a row, p99 panels in the next: each percentile's panels side by side on
+     * their shared scale */
+    for (int q = 0; q < 2; q++) {
+        if (!have[q])
+            continue;
+        if (drawn)
+            bf_buf_appendz(b, "<div class=\"brk\"></div>");
+        for (size_t k = 0; k < L->np; k++) {
+            const ppanel *P = &L->panels[k];
             char title[80];
             panel_title(P, title, sizeof title, q == 0 ? "service p50, " : "service p99, ");
             plot p = {.w = 430,
@@ -1109,16 +1180,30 @@ static void section_service_vs_axis(bf_buf_t *b, rowinfo *ri, const playout *L, 
                       .kind = q == 0 ? "service_p50" : "service_p99",
                       .xlog2 = L->xlog2,
                       .xticks_at_data = 1,
-                      .bars = L->bars};
+                      .bars = L->bars,
+                      .ymax = ymax[q]};
             for (size_t l = 0; l < P->nl; l++) {
                 pseries *s = plot_add_series(&p, P->lines[l].label, 1);
+                size_t missing = 0;
                 for (size_t a = 0; a < P->lines[l].m; a++) {
                     const rowinfo *r = &ri[P->lines[l].idx[a]];
-                    series_add_why(
-                        s, bf_finding_point_axis(&r->pt, L->x), rnum(r, keys[q]), r->pt.cell,
-                        r->pt.rejections | r->pt.few_requests << 1 | (r->pt.left_out[0] != 0) << 2,
-                        r->pt.left_out);
+                    double v = rnum(r, keys[q]);
+                    missing += !isfinite(v);
+                    series_add_why(s, bf_finding_point_axis(&r->pt, L->x), v, r->pt.cell,
+                                   r->pt.rejections | r->pt.few_requests << 1 |
+                                       (r->pt.left_out[0] != 0) << 2,
+                                   r->pt.left_out);
                 }
+                /* a line without its percentile says so in the legend, not by vanishing */
+                if (missing == P->lines[l].m)
+                    snprintf(s->note, sizeof s->note,
+                             "too few requests for %s (it needs %d in the window)",
+                             q == 0 ? "p50" : "p99", needs[q]);
+                else if (missing)
+                    snprintf(s->note, sizeof s->note,
+                             "too few requests for %s in %zu of %zu cells (it needs %d in the "
+                             "window)",
+                             q == 0 ? "p50" : "p99", missing, P->lines[l].m, needs[q]);
             }
             plot_draw(b, &p);
             plot_free(&p);
@@ -1137,7 +1222,16 @@ static void section_per_second(bf_buf_t *b, rowinfo *ri, size_t n, json_t *chart
     bf_buf_appendz(b, "<h2 id=\"per-second\">docs/s each second, per cell</h2>\n<p class=\"note\">"
                       "Acknowledged documents per second, all agents merged. Grey: warmup (not "
                       "measured); hatched: tail after the measurement window. An empty second is "
-                      "0.</p>\n<div class=\"charts\">\n");
+                      "0. One y scale for every cell.</p>\n<div class=\"charts\">\n");
+    double ymax = 0; /* one y scale for every panel: cells compare at a glance */
+    for (size_t i = 0; i < n; i++)
+        for (size_t r = 0; r < ri[i].nruns; r++) {
+            size_t k;
+            json_t *v;
+            json_array_foreach(ri[i].runs[r].docs_ok, k,
+                               v) if ((double)json_integer_value(v) > ymax) ymax =
+                (double)json_integer_value(v);
+        }
     for (size_t i = 0; i < n; i++) {
         if (ri[i].nruns == 0)
             continue;
@@ -1149,9 +1243,18 @@ static void section_per_second(bf_buf_t *b, rowinfo *ri, size_t n, json_t *chart
             if (json_array_size(ri[i].runs[r].docs_ok) > nsec)
                 nsec = json_array_size(ri[i].runs[r].docs_ok);
         double xmax = (double)nsec > (double)(W + D) ? (double)nsec : (double)(W + D);
-        plot p = {.w = 430, .h = 210, .title = title, .xlabel = "second of the cell", .ylabel = "docs/s",
-                  .kind = "per_second", .fixed_x = 1, .xmin = 0, .xmax = xmax > 0 ? xmax : 1,
-                  .shade_to = W, .tail_from = (double)(W + D)};
+        plot p = {.w = 430,
+                  .h = 210,
+                  .title = title,
+                  .xlabel = "second of the cell",
+                  .ylabel = "docs/s",
+                  .kind = "per_second",
+                  .fixed_x = 1,
+                  .xmin = 0,
+                  .xmax = xmax > 0 ? xmax : 1,
+                  .shade_to = W,
+                  .tail_from = (double)(W + D),
+                  .ymax = ymax};
         for (size_t r = 0; r < ri[i].nruns; r++) {
             run *rn = &ri[i].runs[r];
             char label[64];
@@ -1200,10 +1303,38 @@ static void ladder(bf_buf_t *b, const char *const *labels, const double (*vals)[
     size_t longest = 0;
     for (size_t i = 0; i < n; i++)
         longest = strlen(labels[i]) > longest ? strlen(labels[i]) : longest;
-    int W = 1330, R = 30, T = 40, rowh = 18;
+    int W = 1330, R = 30, T = 16, rowh = 18;
     int L = 16 + 7 * (int)(longest < 200 ? longest : 200);
     L = L < 230 ? 230 : L > W / 2 ? W / 2 : L;
     int H = T + rowh * (int)(n ? n : 1) + 40;
+    /* the legend, above: each percentile, and in how many entries it is missing for too few
+     * requests (a percentile drawn nowhere says so here instead of vanishing) */
+    static const int needs[] = {1, 10, 100, 1000, 1};
+    size_t measured = 0, missing[5] = {0};
+    for (size_t i = 0; i < n; i++) {
+        int any = 0;
+        for (size_t k = 0; k < 5; k++)
+            any |= isfinite(vals[i][k]) && vals[i][k] > 0;
+        if (!any)
+            continue;
+        measured++;
+        for (size_t k = 0; k < 5; k++)
+            missing[k] += !isfinite(vals[i][k]);
+    }
+    bf_buf_appendf(b, "<ul class=\"legend ladder\" data-legend=\"%s\">", chart);
+    for (size_t k = 0; k < 5; k++) {
+        bf_buf_appendf(b,
+                       "<li><span class=\"sw dot\" style=\"background:%s\"></span><span "
+                       "class=\"lt\">%s",
+                       palette[k], pct_names[k]);
+        if (missing[k])
+            bf_buf_appendf(b,
+                           ": <span class=\"few-note\">too few requests in %zu of %zu (it "
+                           "needs %d)</span>",
+                           missing[k], measured, needs[k]);
+        bf_buf_appendz(b, "</span></li>");
+    }
+    bf_buf_appendz(b, "</ul>\n");
     bf_buf_appendf(b, "<svg class=\"chart\" data-chart=\"%s\" xmlns=\"http://www.w3.org/2000/svg\" "
                    "width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" role=\"img\"><title>%s "
                    "percentiles</title>", chart, W, H, W, H, what);
@@ -1224,10 +1355,6 @@ static void ladder(bf_buf_t *b, const char *const *labels, const double (*vals)[
                        "<text class=\"xt\" x=\"%.1f\" y=\"%d\">%s</text>",
                        LX(v), T - 6, LX(v), H - 34, LX(v), H - 20, t);
     }
-    for (size_t k = 0; k < 5; k++)
-        bf_buf_appendf(b, "<circle cx=\"%d\" cy=\"14\" r=\"5\" fill=\"%s\"/><text class=\"lg\" "
-                       "x=\"%d\" y=\"18\">%s</text>", L + 10 + (int)k * 80, palette[k], L + 20 + (int)k * 80,
-                       pct_names[k]);
     for (size_t i = 0; i < n; i++) {
         int y = T + rowh * (int)i + rowh / 2;
         bf_buf_appendf(b, "<text class=\"rl\" x=\"%d\" y=\"%d\"><title>", L - 8, y + 4);
@@ -1349,7 +1476,22 @@ static void section_search(bf_buf_t *b, rowinfo *ri, size_t n, json_t *charts)
     /* answered queries each second, one line per query */
     bf_buf_appendz(b, "<h2 id=\"query-per-second\">Queries answered each second, per cell</h2>\n"
                       "<p class=\"note\">2xx answers per second of each named query, all agents "
-                      "merged. Grey: warmup; hatched: tail.</p>\n<div class=\"charts\">\n");
+                      "merged. Grey: warmup; hatched: tail. One y scale for every cell.</p>\n"
+                      "<div class=\"charts\">\n");
+    double qmax = 0; /* one y scale for every panel */
+    for (size_t i = 0; i < n; i++) {
+        if (ri[i].nruns == 0 || !has_queries(&ri[i]))
+            continue;
+        const char *qn0;
+        json_t *arr0;
+        json_object_foreach(ri[i].runs[0].query_ops, qn0, arr0)
+        {
+            size_t t;
+            json_t *v;
+            json_array_foreach(arr0, t, v) if ((double)json_integer_value(v) > qmax) qmax =
+                (double)json_integer_value(v);
+        }
+    }
     for (size_t i = 0; i < n; i++) {
         if (ri[i].nruns == 0 || !has_queries(&ri[i]))
             continue;
@@ -1357,9 +1499,18 @@ static void section_search(bf_buf_t *b, rowinfo *ri, size_t n, json_t *charts)
         uint32_t W = rn->warmup_s, D = rn->duration_s;
         size_t nsec = json_array_size(rn->docs_ok);
         double xmax = (double)nsec > (double)(W + D) ? (double)nsec : (double)(W + D);
-        plot p = {.w = 430, .h = 210, .title = ri[i].cell, .xlabel = "second of the cell",
-                  .ylabel = "queries/s", .kind = "query_per_second", .fixed_x = 1, .xmin = 0,
-                  .xmax = xmax > 0 ? xmax : 1, .shade_to = W, .tail_from = (double)(W + D)};
+        plot p = {.w = 430,
+                  .h = 210,
+                  .title = ri[i].cell,
+                  .xlabel = "second of the cell",
+                  .ylabel = "queries/s",
+                  .kind = "query_per_second",
+                  .fixed_x = 1,
+                  .xmin = 0,
+                  .xmax = xmax > 0 ? xmax : 1,
+                  .shade_to = W,
+                  .tail_from = (double)(W + D),
+                  .ymax = qmax};
         const char *qn;
         json_t *arr;
         json_object_foreach(rn->query_ops, qn, arr) {
@@ -1392,7 +1543,8 @@ static void section_search(bf_buf_t *b, rowinfo *ri, size_t n, json_t *charts)
                "sent with \"profile\": true (1 in 8), on its slowest shard; rest = service "
                "time minus that shard's phases: the coordinating node's work and the "
                "transfer. The whole answer: profiles/&lt;cell&gt;-&lt;query&gt;.json.</p>\n"
-               "<table><thead><tr><th>cell</th><th>query</th><th>service ms</th><th>query "
+               "<div class=\"tscroll\"><table><thead><tr><th>cell</th><th>query</th><th>service "
+               "ms</th><th>query "
                "ms</th><th>collectors ms</th><th>rewrite ms</th><th>fetch ms</th><th>rest ms"
                "</th><th>rest %</th></tr></thead><tbody>\n");
         for (size_t i = 0; i < n; i++) {
@@ -1415,7 +1567,7 @@ static void section_search(bf_buf_t *b, rowinfo *ri, size_t n, json_t *charts)
                 bf_buf_appendz(b, "</tr>\n");
             }
         }
-        bf_buf_appendz(b, "</tbody></table>\n");
+        bf_buf_appendz(b, "</tbody></table></div>\n");
     }
     /* mixed workload: indexing docs/s and query p90 against the measured query rate */
     json_t *mix = json_array();
@@ -1481,11 +1633,30 @@ static void section_telemetry(bf_buf_t *b, rowinfo *ri, size_t n, json_t *charts
 {
     json_t *arr = json_array();
     json_object_set_new(charts, "telemetry", arr);
-    bf_buf_appendz(b, "<h2 id=\"telemetry\">Write thread pool per node</h2>\n<p class=\"note\">What "
-                      "the cluster reported every second (_nodes/stats): the write pool's queue, "
-                      "and rejections since the previous sample, per node. Grey: warmup.</p>\n"
-                      "<div class=\"charts\">\n");
+    bf_buf_appendz(b,
+                   "<h2 id=\"telemetry\">Write thread pool per node</h2>\n<p class=\"note\">What "
+                   "the cluster reported every second (_nodes/stats): the write pool's queue, "
+                   "and rejections since the previous sample, per node. Grey: warmup. One y "
+                   "scale for every queue chart, one for every rejections chart.</p>\n"
+                   "<div class=\"charts\">\n");
     size_t shown = 0;
+    double ytops[2] = {0, 0}; /* queue, rejected: one y scale each over every panel */
+    for (size_t i = 0; i < n; i++)
+        for (size_t r = 0; r < ri[i].nruns; r++) {
+            const char *name;
+            json_t *ns;
+            json_object_foreach(json_object_get(ri[i].runs[r].tele, "nodes"), name, ns)
+            {
+                for (int which = 0; which < 2; which++) {
+                    size_t k;
+                    json_t *y;
+                    json_array_foreach(json_object_get(ns, which == 0 ? "queue" : "rejected_delta"),
+                                       k, y) if (json_is_number(y) &&
+                                                 json_number_value(y) > ytops[which]) ytops[which] =
+                        json_number_value(y);
+                }
+            }
+        }
     for (size_t i = 0; i < n; i++) {
         for (size_t r = 0; r < ri[i].nruns; r++) {
             run *rn = &ri[i].runs[r];
@@ -1506,10 +1677,15 @@ static void section_telemetry(bf_buf_t *b, rowinfo *ri, size_t n, json_t *charts
                 if (ri[i].nruns > 1)
                     snprintf(title, sizeof title, "%s run %u: %s", ri[i].cell, rn->repetition,
                              which == 0 ? "write queue" : "write rejections");
-                plot p = {.w = 430, .h = 190, .title = title, .xlabel = "second of the cell",
+                plot p = {.w = 430,
+                          .h = 190,
+                          .title = title,
+                          .xlabel = "second of the cell",
                           .ylabel = which == 0 ? "queued" : "rejected/s",
                           .kind = which == 0 ? "write_queue" : "write_rejected",
-                          .shade_to = rn->warmup_s, .tail_from = INFINITY};
+                          .shade_to = rn->warmup_s,
+                          .tail_from = INFINITY,
+                          .ymax = ytops[which]};
                 const char *name;
                 json_t *ns;
                 double tmin = INFINITY, tmax = -INFINITY;
@@ -1571,7 +1747,8 @@ static void section_table(bf_buf_t *b, rowinfo *ri, size_t n)
         {"stage_shares", "worker time % render / gzip / judge / send-wait", 0},
         {"cv", "CV", 3},
     };
-    bf_buf_appendz(b, "<h2 id=\"matrix\">The matrix</h2>\n<table><thead><tr>");
+    bf_buf_appendz(b,
+                   "<h2 id=\"matrix\">The matrix</h2>\n<div class=\"tscroll\"><table><thead><tr>");
     for (size_t c = 0; c < sizeof cols / sizeof cols[0]; c++)
         bf_buf_appendf(b, "<th>%s</th>", cols[c].head);
     bf_buf_appendz(b, "<th>errors by type</th><th>flags</th></tr></thead><tbody>\n");
@@ -1639,7 +1816,7 @@ static void section_table(bf_buf_t *b, rowinfo *ri, size_t n)
             bf_buf_appendz(b, "<span class=\"flag\">unverified</span>");
         bf_buf_appendz(b, "</td></tr>\n");
     }
-    bf_buf_appendz(b, "</tbody></table>\n");
+    bf_buf_appendz(b, "</tbody></table></div>\n");
     /* what a first-time reader asks about these columns (docs/results.md) */
     bf_buf_appendz(
         b,
@@ -1707,8 +1884,12 @@ static const char css[] =
     "max-width:100%;min-width:0}ul.legend .lt{overflow-wrap:anywhere}figure.cf "
     "figcaption{overflow-wrap:anywhere;"
     "margin:0 0 2px 2px}ul.legend .sw{flex:none;"
-    "width:14px;height:4px;margin-right:4px}dl.cols dt{font-weight:600;margin-top:4px}"
-    "dl.cols dd{margin:0 0 0 18px;color:#333}";
+    "width:14px;height:4px;margin-right:4px}ul.legend .sw.dot{width:10px;height:10px;"
+    "border-radius:5px}dl.cols dt{font-weight:600;margin-top:4px}"
+    "dl.cols dd{margin:0 0 0 18px;color:#333}text.lo{font-size:11px;fill:#555}"
+    ".few-note{color:#a34a00}div.tscroll{overflow:auto;max-width:100%;max-height:80vh;"
+    "border:1px solid #e3e3e3}div.tscroll table{margin:0}div.tscroll th{position:sticky;top:0}"
+    "code{overflow-wrap:anywhere}div.brk{flex-basis:100%;height:0}";
 
 /* find-max (DIR/findmax.json, written by `bulkfleet-coordinator find-max`): per combination the
  * path as a table, docs/s by step, and the throughput-latency curve of the closed-loop steps at
@@ -1752,10 +1933,12 @@ static void section_findmax(bf_buf_t *b, const char *dir, json_t *charts)
             bf_buf_appendz(b, "no sustainable rate found: ");
             html_esc(b, json_string_value(json_object_get(c, "end_reason")));
         }
-        bf_buf_appendz(b, "</p>\n<table><thead><tr><th>step</th><th>phase</th><th>batch</th>"
-                          "<th>concurrency</th><th>target docs/s</th><th>docs/s</th><th>p99 ms"
-                          "</th><th>rejected docs</th><th>write rejected</th><th>verdict</th>"
-                          "</tr></thead><tbody>\n");
+        bf_buf_appendz(
+            b, "</p>\n<div "
+               "class=\"tscroll\"><table><thead><tr><th>step</th><th>phase</th><th>batch</th>"
+               "<th>concurrency</th><th>target docs/s</th><th>docs/s</th><th>p99 ms"
+               "</th><th>rejected docs</th><th>write rejected</th><th>verdict</th>"
+               "</tr></thead><tbody>\n");
         size_t si_;
         json_t *s;
         json_array_foreach(steps, si_, s)
@@ -1778,7 +1961,7 @@ static void section_findmax(bf_buf_t *b, const char *dir, json_t *charts)
             html_esc(b, json_string_value(json_object_get(s, "verdict")));
             bf_buf_appendz(b, "</td></tr>\n");
         }
-        bf_buf_appendz(b, "</tbody></table>\n<div class=\"charts\">\n");
+        bf_buf_appendz(b, "</tbody></table></div>\n<div class=\"charts\">\n");
         char title[600];
         snprintf(title, sizeof title, "docs/s by step — %s",
                  json_string_value(json_object_get(c, "combination")));

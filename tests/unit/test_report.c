@@ -643,6 +643,70 @@ static void test_search_rows_through_the_codec(void **state)
     rmdir(dir);
 }
 
+/* The y axis's top tick label of the SVG starting at svg (its last <text class="yt">), into
+ * out; "" when it has none. */
+static void top_tick(const char *svg, char *out, size_t n)
+{
+    const char *end = strstr(svg, "</svg>");
+    out[0] = '\0';
+    for (const char *p = strstr(svg, "class=\"yt\""); p && p < end;
+         p = strstr(p + 1, "class=\"yt\"")) {
+        const char *gt = strchr(p, '>'), *lt = gt ? strchr(gt, '<') : NULL;
+        if (gt && lt && (size_t)(lt - gt) < n)
+            snprintf(out, n, "%.*s", (int)(lt - gt - 1), gt + 1);
+    }
+}
+
+/* Every panel of kind (data-chart) has the same top tick: one y scale; returns the panels. */
+static size_t same_scale(const char *html, const char *kind)
+{
+    char needle[64], first[32] = "", t[32];
+    snprintf(needle, sizeof needle, "data-chart=\"%s\"", kind);
+    size_t n = 0;
+    for (const char *p = strstr(html, needle); p; p = strstr(p + 1, needle), n++) {
+        top_tick(p, t, sizeof t);
+        assert_true(t[0] != '\0');
+        if (n == 0)
+            snprintf(first, sizeof first, "%s", t);
+        else if (strcmp(first, t) != 0)
+            fail_msg("%s panel %zu tops at %s, the first at %s", kind, n, t, first);
+    }
+    return n;
+}
+
+/* Panels that share an axis share their y scale (the 850-shard p99 panel topped at 1.5k beside
+ * the 50-shard one's 20k); a line whose percentile needs more requests than its cells had says
+ * so in its legend instead of vanishing; the ladder's legend says which percentiles are missing
+ * and where. */
+static void test_shared_scales_and_missing_percentiles(void **state)
+{
+    (void)state;
+    char *html = render(FIXTURES "/shard-study-base");
+    assert_int_equal(same_scale(html, "throughput"), 2);
+    assert_int_equal(same_scale(html, "service_p50"), 2);
+    assert_int_equal(same_scale(html, "service_p99"), 2);
+    assert_int_equal(same_scale(html, "per_second"), 12);
+    assert_int_equal(same_scale(html, "write_queue"), 12);
+    assert_int_equal(same_scale(html, "write_rejected"), 12);
+    char t[32];
+    top_tick(strstr(html, "data-chart=\"service_p99\""), t, sizeof t);
+    assert_string_equal(t, "20k"); /* the largest p99, 18.5 s at 50 shards */
+    /* 850 shards, batch 5000: every cell under 100 responses, so no p99 point at all */
+    const char *p99 = strstr(html, "service p99, 850 shards");
+    assert_non_null(p99);
+    const char *leg = strstr(p99, "<ul class=\"legend\">");
+    assert_non_null(leg);
+    assert_non_null(strstr(leg, "batch 5000: <span class=\"few-note\">too few requests for p99 "
+                                "(it needs 100 in the window)</span>"));
+    assert_true(strstr(leg, "batch 5000") < strstr(leg, "</ul>"));
+    /* the ladder's legend: p99 missing in 3 of the 12 cells, p99.9 in 6 */
+    assert_non_null(strstr(html, "p99: <span class=\"few-note\">too few requests in 3 of 12 (it "
+                                 "needs 100)</span>"));
+    assert_non_null(strstr(html, "p99.9: <span class=\"few-note\">too few requests in 6 of 12 "
+                                 "(it needs 1000)</span>"));
+    free(html);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -658,6 +722,7 @@ int main(void)
         cmocka_unit_test(test_text_axis_bars),
         cmocka_unit_test(test_errors_by_type_column),
         cmocka_unit_test(test_agent_cpu_same_as_matrix_md),
+        cmocka_unit_test(test_shared_scales_and_missing_percentiles),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
