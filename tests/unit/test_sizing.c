@@ -344,6 +344,25 @@ static void test_read_findmax(void **state)
     assert_int_equal(bf_size_read_findmax(dir, -1, 1, &m, &d), BF_OK);
     assert_int_equal(m.replicas, 1);
     rm_dir(dir);
+    /* the held step's row gives the interval (scaled to the sustained rate) and the rows the
+     * bytes per document (median of 450, 451 -> 450.5) */
+    dir = fm_dir("{\"data_nodes\": 2, \"combinations\": [{\"combination\": \"all\", "
+                 "\"replicas\": 0, \"max_sustainable_docs_per_s\": 10000, \"steps\": "
+                 "[{\"cell\": \"fm1-01\", \"verdict\": \"knee\"}, {\"cell\": \"fm1-02\", "
+                 "\"verdict\": \"held\"}]}]}",
+                 "{\"rows\": [{\"cell\": \"fm1-01\", \"docs_per_s\": 15000, "
+                 "\"docs_per_s_ci_low\": 1000, \"docs_per_s_ci_high\": 20000, "
+                 "\"bytes_payload_ok_all\": 4500, \"docs_ok_all\": 10}, {\"cell\": "
+                 "\"fm1-02\", \"docs_per_s\": 9800, \"docs_per_s_ci_low\": 9310, "
+                 "\"docs_per_s_ci_high\": 10290, \"bytes_payload_ok_all\": 4510, "
+                 "\"docs_ok_all\": 10}]}");
+    assert_int_equal(bf_size_read_findmax(dir, -1, 0, &m, &d), BF_OK);
+    assert_string_equal(m.held_cell, "fm1-02");
+    NEAR(m.ci_low, 9500);
+    NEAR(m.ci_high, 10500);
+    NEAR(m.bytes_per_doc, 450.5);
+    assert_int_equal(m.bytes_rows, 2);
+    rm_dir(dir);
     /* ... and without the row: refused, naming --measured-replicas; given, it is taken */
     dir = fm_dir("{\"data_nodes\": 1, \"combinations\": [{\"combination\": \"all\", "
                  "\"max_sustainable_docs_per_s\": 5000}]}",
@@ -356,6 +375,162 @@ static void test_read_findmax(void **state)
     rm_dir(dir);
 }
 
+/* the issue's case: find-max measured 450-byte documents at 13200 docs/s on one node (replicas
+ * 0), sized for 1024-byte documents at 300000 docs/s and replicas 0: each sized document costs
+ * 1024 / 450 = 2.276 measured ones, ROUNDUP(300000 x 2.276 / 13200) = ROUNDUP(51.72) = 52 nodes,
+ * not the 23 (22.73) of documents taken as alike; 4x either way is the bound */
+static void test_bytes_scale(void **state)
+{
+    (void)state;
+    bf_size_in_t in;
+    bf_size_defaults(&in);
+    in.daily_gb = 1, in.hot.days = 1, in.ram_gb = 64;
+    in.replicas = 0;
+    in.peak_docs_s = 300000;
+    in.docs_s_per_node = 13200;
+    in.measured_doc_bytes = 450;
+    bf_size_out_t out;
+    bf_diag_t d = {0};
+    assert_int_equal(bf_size_compute(&in, &out, &d), BF_OK);
+    NEAR(out.bytes_factor, 1.0); /* no --doc-bytes: as measured */
+    assert_int_equal(out.ingest_nodes, 23);
+    in.doc_bytes = 1024;
+    assert_int_equal(bf_size_compute(&in, &out, &d), BF_OK);
+    NEAR(out.bytes_factor, 1024.0 / 450);
+    NEAR(out.ingest_exact, 300000 * (1024.0 / 450) / 13200);
+    assert_int_equal(out.ingest_nodes, 52);
+    char buf[4096] = {0};
+    FILE *f = fmemopen(buf, sizeof buf - 1, "w");
+    assert_non_null(f);
+    bf_size_print(f, &in, &out);
+    fclose(f);
+    assert_non_null(strstr(buf, "= 1024 bytes per document sized / 450 bytes measured = 2.28"));
+    assert_non_null(strstr(buf, "x 2.28 bytes factor / 13200 docs/s per data node"));
+    assert_non_null(strstr(buf, "in proportion to a document's bytes"));
+    /* smaller documents scale the other way: 225 bytes -> 0.5, ROUNDUP(11.36) = 12 */
+    in.doc_bytes = 225;
+    assert_int_equal(bf_size_compute(&in, &out, &d), BF_OK);
+    assert_int_equal(out.ingest_nodes, 12);
+    /* the bound: exactly 4x either way scales, beyond is refused with both sizes and the bound */
+    in.doc_bytes = 1800;
+    assert_int_equal(bf_size_compute(&in, &out, &d), BF_OK);
+    NEAR(out.bytes_factor, 4.0);
+    in.doc_bytes = 112.5;
+    assert_int_equal(bf_size_compute(&in, &out, &d), BF_OK);
+    in.doc_bytes = 2000;
+    memset(&d, 0, sizeof d);
+    assert_int_equal(bf_size_compute(&in, &out, &d), BF_E_INVAL);
+    assert_non_null(strstr(d.msg, "--doc-bytes 2000: documents 4.44x larger than the 450 bytes"));
+    assert_non_null(strstr(d.msg, "refused beyond 4x either way"));
+    in.doc_bytes = 100;
+    memset(&d, 0, sizeof d);
+    assert_int_equal(bf_size_compute(&in, &out, &d), BF_E_INVAL);
+    assert_non_null(strstr(d.msg, "4.50x smaller"));
+    /* sized bytes without the measured ones: refused, naming the flag */
+    in.doc_bytes = 1024;
+    in.measured_doc_bytes = 0;
+    memset(&d, 0, sizeof d);
+    assert_int_equal(bf_size_compute(&in, &out, &d), BF_E_INVAL);
+    assert_non_null(strstr(d.msg, "give --measured-doc-bytes N"));
+}
+
+/* the range: 12000 docs/s per node within 11000-13000 and a peak of 120000 -> ingest
+ * ROUNDUP(9.23) = 10 to ROUNDUP(10.91) = 11 around 10; the raw-to-disk factor 1.5 within
+ * 1.2-1.8 on the seed's small cluster (1 GB x 270 days x 2 x f x 1.25 / 8 / 30) -> storage
+ * ROUNDUP(3.375) = 4 to ROUNDUP(5.06) = 6 around 5 */
+static void test_range(void **state)
+{
+    (void)state;
+    bf_size_in_t in;
+    bf_size_defaults(&in);
+    in.daily_gb = 1, in.hot.days = 270, in.ram_gb = 8;
+    in.raw_to_disk = 1.5, in.raw_to_disk_lo = 1.2, in.raw_to_disk_hi = 1.8;
+    bf_size_out_t out;
+    assert_int_equal(bf_size_compute(&in, &out, NULL), BF_OK);
+    assert_int_equal(out.hot.nodes, 5);
+    assert_int_equal(out.storage_nodes_lo, 4);
+    assert_int_equal(out.storage_nodes_hi, 6);
+    assert_int_equal(out.hot_nodes_lo, 4);
+    assert_int_equal(out.hot_nodes_hi, 6);
+    in.peak_docs_s = 120000;
+    in.docs_s_per_node = 12000, in.docs_s_per_node_lo = 11000, in.docs_s_per_node_hi = 13000;
+    assert_int_equal(bf_size_compute(&in, &out, NULL), BF_OK);
+    assert_int_equal(out.ingest_nodes, 10);
+    assert_int_equal(out.ingest_nodes_lo, 10);
+    assert_int_equal(out.ingest_nodes_hi, 11);
+    assert_int_equal(out.hot_nodes, 10);
+    assert_int_equal(out.hot_nodes_lo, 10);
+    assert_int_equal(out.hot_nodes_hi, 11);
+    char buf[4096] = {0};
+    FILE *f = fmemopen(buf, sizeof buf - 1, "w");
+    assert_non_null(f);
+    bf_size_print(f, &in, &out);
+    fclose(f);
+    assert_non_null(strstr(buf, "data nodes range: 10 to 11 (ingest 10 to 11 at 13000 to 11000 "
+                                "docs/s per data node"));
+    assert_non_null(strstr(buf, "storage 4 to 6 at raw-to-disk 1.200 to 1.800"));
+    /* an interval that does not hold its figure is refused */
+    in.docs_s_per_node_lo = 12500;
+    assert_int_equal(bf_size_compute(&in, &out, NULL), BF_E_INVAL);
+}
+
+/* the shard plan: 100 GB a day at raw-to-disk 1.12 is 112 GB of primaries a day; at 50 GB per
+ * shard ROUNDUP(2.24) = 3 primaries rolling over every 3 x 50 / 112 = 1.34 days, 150 GB of
+ * primaries and 300 GB with one replica; 30 days hot hold ROUNDUP(30 / 1.34) + 1 = 24 indices
+ * x 3 x 2 = 144 shards. 1 GB a day at 30 GB shards: one primary, rolled over every 30 days;
+ * with 10 days hot the plan says an index outlives them. 100-byte documents put 500 million in
+ * a 50 GB shard: more than 200 million */
+static void test_shard_plan(void **state)
+{
+    (void)state;
+    bf_size_in_t in;
+    bf_size_defaults(&in);
+    in.daily_gb = 100, in.hot.days = 30, in.ram_gb = 64, in.raw_to_disk = 1.12;
+    bf_size_out_t out;
+    assert_int_equal(bf_size_compute(&in, &out, NULL), BF_OK);
+    NEAR(out.primary_gb_day, 112);
+    assert_int_equal(out.primaries, 3);
+    NEAR(out.rollover_days, 150.0 / 112);
+    NEAR(out.index_gb, 300);
+    assert_int_equal(out.hot_shards, 144);
+    NEAR(out.shard_docs, 0);
+    char buf[4096] = {0};
+    FILE *f = fmemopen(buf, sizeof buf - 1, "w");
+    assert_non_null(f);
+    bf_size_print(f, &in, &out);
+    fclose(f);
+    assert_non_null(strstr(buf, "primaries per index   = MAX(1, ROUNDUP(112.0 GB / 50 GB)) = 3"));
+    assert_non_null(strstr(buf, "max_primary_shard_size 50gb: every 1.3 days, each index 3 x 50 "
+                                "GB = 150 GB of primaries, 300 GB with 1 replica"));
+    assert_null(strstr(buf, "outside"));
+    in.daily_gb = 1, in.hot.days = 10, in.raw_to_disk = 1, in.shard_gb = 30;
+    assert_int_equal(bf_size_compute(&in, &out, NULL), BF_OK);
+    assert_int_equal(out.primaries, 1);
+    NEAR(out.rollover_days, 30);
+    memset(buf, 0, sizeof buf);
+    f = fmemopen(buf, sizeof buf - 1, "w");
+    bf_size_print(f, &in, &out);
+    fclose(f);
+    assert_non_null(strstr(buf, "an index holds more days than the 10 days kept hot"));
+    in.shard_gb = 50, in.doc_bytes = 100;
+    assert_int_equal(bf_size_compute(&in, &out, NULL), BF_OK);
+    NEAR(out.shard_docs, 500e6);
+    memset(buf, 0, sizeof buf);
+    f = fmemopen(buf, sizeof buf - 1, "w");
+    bf_size_print(f, &in, &out);
+    fclose(f);
+    assert_non_null(strstr(buf, "about 500 million documents, more than the 200 million"));
+    in.shard_gb = 0;
+    assert_int_equal(bf_size_compute(&in, &out, NULL), BF_E_INVAL);
+    in.shard_gb = 80;
+    assert_int_equal(bf_size_compute(&in, &out, NULL), BF_OK);
+    memset(buf, 0, sizeof buf);
+    f = fmemopen(buf, sizeof buf - 1, "w");
+    bf_size_print(f, &in, &out);
+    fclose(f);
+    assert_non_null(strstr(buf, "Elastic advises 10 to 50 GB, which this is outside"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -363,7 +538,8 @@ int main(void)
         cmocka_unit_test(test_raw_to_disk),   cmocka_unit_test(test_ingest_decides),
         cmocka_unit_test(test_roundup_exact), cmocka_unit_test(test_bad_input),
         cmocka_unit_test(test_print),         cmocka_unit_test(test_replicas_table),
-        cmocka_unit_test(test_read_findmax),
+        cmocka_unit_test(test_read_findmax),  cmocka_unit_test(test_bytes_scale),
+        cmocka_unit_test(test_range),         cmocka_unit_test(test_shard_plan),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
