@@ -368,6 +368,20 @@ static int campaign_cluster(bf__campaign_t *c, const bf_campaign_opts_t *opts,
         bf_error("cannot use the target cluster: %s", diag.msg);
         return BF_EXIT_ENV;
     }
+    if (strcmp(c->cluster.flavor, "serverless") == 0) {
+        /* an Elastic Serverless project: what it refuses is refused here, before any index is
+         * made; what bulkfleet would add by itself (shards, replicas) is left out */
+        char err[2048];
+        if (bf_scenario_elastic_serverless(c->sc, selected, err, sizeof err) != BF_OK) {
+            bf_error("%s", err);
+            return BF_EXIT_INPUT;
+        }
+        bf_info("target: Elastic Serverless (build_flavor serverless): indices are created "
+                "without number_of_shards and number_of_replicas (the project places shards "
+                "itself; the rows' shards and replicas are not measured); _cluster/health, "
+                "_nodes/stats, _stats and _flush are not public and are skipped, as Rally "
+                "skips non-public operations");
+    }
     c->tele = bf_telemetry_new(target);
     bf_product_t prod;
     bf_diag_t td = {0};

@@ -1366,6 +1366,9 @@ void bf_row_verify(bf_row_t *row, bf_es_t *es, const bf_cell_t *cell, int64_t ba
         return;
     }
     bf_row_verify_counted(row, cell, n, baseline);
+    if (bf_es_target(es) && bf_es_target(es)->es_serverless)
+        bf_row_add_reason(row, "shards and replicas are the Elastic Serverless project's own, "
+                               "not set or measured");
 }
 
 void bf_row_verify_counted(bf_row_t *row, const bf_cell_t *cell, int64_t n, int64_t baseline)

@@ -505,7 +505,11 @@ static int info_impl(bf_es_t *es, const bf_target_t *t, bf_cluster_info_t *info,
     bf_strlcpy(info->cluster_name, name ? name : "", sizeof info->cluster_name);
     const char *uuid = json_string_value(json_object_get(j, "cluster_uuid"));
     bf_strlcpy(info->cluster_uuid, uuid ? uuid : "", sizeof info->cluster_uuid);
+    const char *flavor = json_string_value(json_object_get(ver, "build_flavor"));
+    bf_strlcpy(info->flavor, flavor ? flavor : "", sizeof info->flavor);
     json_decref(j);
+    if (strcmp(info->flavor, "serverless") == 0)
+        return BF_OK; /* Elastic Serverless: _cluster/health is not public (410), not asked */
     probe_start(note, "GET /_cluster/health");
     rc = bf_es_request(es, "GET", "/_cluster/health", NULL, &status, &body, diag);
     if (rc != BF_OK)
@@ -982,8 +986,9 @@ int bf_cluster_prepare_cell_tick(bf_es_t *es, const bf_scenario_t *sc, const bf_
             return http_error(diag, what, es, status, body);
         }
     }
-    if (bf_target_serverless(bf_es_target(es)))
-        return BF_OK; /* a collection has no _cluster/health: its indices are usable once made */
+    if (bf_target_managed(bf_es_target(es)))
+        return BF_OK; /* a collection or project has no public _cluster/health: its indices
+                         are usable once made */
     char *names = index_list(cell);
     /* what must be allocated: the indices' own replicas when they may be someone else's */
     uint32_t replicas = cell->replicas;
@@ -1180,8 +1185,8 @@ int bf_cluster_production_like(const char *name)
 
 int64_t bf_cluster_search_total(bf_es_t *es, const bf_cell_t *cell)
 {
-    if (bf_target_serverless(bf_es_target(es)))
-        return -1; /* no _stats on OpenSearch Serverless */
+    if (bf_target_managed(bf_es_target(es)))
+        return -1; /* no public _stats on OpenSearch or Elastic Serverless */
     char *names = index_list(cell);
     char *path = bf_asprintf("/%s/_stats/search", names);
     long status = 0;
@@ -1209,6 +1214,11 @@ int bf_cluster_store_bytes(bf_es_t *es, const bf_cell_t *cell, int64_t *bytes, b
         return bf_diag_set(diag, BF_E_STATE,
                            "OpenSearch Serverless has no _refresh, _flush or _stats (a "
                            "collection's storage is not the client's to see)");
+    if (bf_target_managed(bf_es_target(es)))
+        return bf_diag_set(diag, BF_E_STATE,
+                           "Elastic Serverless does not make _flush or _stats public (a "
+                           "project's storage is not the client's to see); skipped, as Rally "
+                           "skips non-public operations");
     char *names = index_list(cell);
     long status = 0;
     const char *body = NULL;

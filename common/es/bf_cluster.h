@@ -20,7 +20,9 @@ typedef struct bf_cluster_info {
     char cluster_name[128];
     char cluster_uuid[64]; /* GET /'s cluster_uuid ("" when the answer has none): tells whether
                               two host URLs reach the same cluster */
-    uint32_t nodes;        /* number_of_nodes from _cluster/health */
+    char flavor[16];       /* GET /'s version.build_flavor ("default", "serverless") or "" */
+    uint32_t nodes;        /* number_of_nodes from _cluster/health (0: not asked, as on
+                              Elastic Serverless, whose _cluster APIs are not public) */
     uint32_t data_nodes;
 } bf_cluster_info_t;
 

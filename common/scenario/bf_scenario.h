@@ -164,12 +164,21 @@ typedef struct bf_target {
     uint64_t connect_timeout_ms;  /* target.connect_timeout (10s): TCP + TLS connect bound of
                                      every connection (probe, cluster APIs, bulk, search) */
     const bf_conn_names_t *names; /* for messages; NULL = bf_conn_names_target */
+    int es_serverless; /* not a key: set by bf_scenario_elastic_serverless when GET / said
+                          version.build_flavor "serverless" (an Elastic Serverless project) */
 } bf_target_t;
 
 /* bf_target_serverless — 1 when t is an OpenSearch Serverless collection (target.auth.aws.service:
  * aoss): no _id in index/create actions, no _refresh (documents become searchable seconds
  * later), no shard or replica settings, no cluster or node APIs (docs/cloud.md). Thread-safe. */
 int bf_target_serverless(const bf_target_t *t);
+
+/* bf_target_managed — 1 when t is a service that places shards itself and keeps its cluster,
+ * node and stats APIs private: an OpenSearch Serverless collection (bf_target_serverless) or an
+ * Elastic Serverless project (t->es_serverless). bulkfleet then sends no _cluster, _nodes,
+ * _cat or <index>/_stats request and no number_of_shards/number_of_replicas (docs/cloud.md).
+ * Thread-safe. */
+int bf_target_managed(const bf_target_t *t);
 
 /* bf_cloud_id_decode — an Elastic Cloud deployment's Cloud ID ("name:" + base64 of
  * "host[:port]$es_uuid[:port]$kibana_uuid") to its Elasticsearch endpoint
@@ -429,6 +438,22 @@ void bf_scenario_destroy(bf_scenario_t **sc_p);
 
 const char *bf_scenario_name(const bf_scenario_t *sc);
 const bf_target_t *bf_scenario_target(const bf_scenario_t *sc);
+
+/* bf_scenario_elastic_serverless — adapt sc to an Elastic Serverless project, found at run
+ * (GET / answered version.build_flavor "serverless"; docs/cloud.md "Elastic Cloud Serverless").
+ * A project places shards and replicas itself, accepts only the index settings Elastic lists
+ * for Serverless (docs/cloud.md gives the list, from Elasticsearch's "Index settings available
+ * in Serverless projects") and keeps _nodes, _cluster and _stats private. Refused, with err
+ * naming the key and why: shards or replicas chosen by the scenario (matrix.shards,
+ * matrix.replicas, number_of_* in index.settings, an include cell's), an index setting (from
+ * index.settings or a matrix settings.* axis) not on that list, request.routing_mode node or
+ * shard (they read _nodes/http and _cluster/state). Otherwise every cell's number_of_shards and
+ * number_of_replicas (bulkfleet's defaults) are removed from its settings and
+ * sc's target is marked (bf_target_managed). Only cells with selected[i] set are checked when
+ * selected is not NULL. err: size bytes, always terminated. Returns 0 or BF_E_INVAL. Not
+ * thread-safe (changes sc: call before any thread uses it). */
+int bf_scenario_elastic_serverless(bf_scenario_t *sc, const uint8_t *selected, char *err,
+                                   size_t size);
 /* bf_scenario_named_target_count / bf_scenario_named_target — the named host sets of the
  * `targets:` section (docs/scenario.md "Targets and agents as axes"), in the file's order.
  * Target i is a copy of the scenario's target (auth, TLS, headers) with the hosts written

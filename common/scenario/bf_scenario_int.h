@@ -419,6 +419,10 @@ struct bf_scenario {
     char *redacted_text;
     size_t est_doc_bytes;     /* mean bytes per document (both lines) for cell 0 */
     struct bf_corpus *corpus; /* document.corpus.path, opened at load (NULL otherwise) */
+    const char
+        *placement_key; /* where the scenario chose shards or replicas ("matrix.shards",
+                           "matrix.replicas", "index.settings"), or NULL: a service that
+                           places shards itself refuses them (bf_scenario_elastic_serverless) */
 };
 
 /* An error of the key pass kept for validate's full list (bf__collect). */

@@ -1074,6 +1074,12 @@ int bf__matrix_expand(bf__load_t *L)
         bf__warn(L, m.p[P_REPLICAS].list,
                  "index.settings number_of_replicas is replaced by "
                  "the matrix's replicas in every cell");
+    L->sc->placement_key =
+        m.p[P_SHARDS].list || m.p[P_SHARDS].fixed       ? "matrix.shards"
+        : m.p[P_REPLICAS].list || m.p[P_REPLICAS].fixed ? "matrix.replicas"
+        : json_object_get(ix, "number_of_shards") || json_object_get(ix, "number_of_replicas")
+            ? "index.settings"
+            : NULL;
     if (bf_target_serverless(&L->sc->target)) {
         /* a collection places its shards itself and refuses both settings at creation */
         const bf_ynode_t *where = m.p[P_SHARDS].list ? m.p[P_SHARDS].list : m.p[P_REPLICAS].list;

@@ -42,7 +42,8 @@ log line says "sigv4": "ok" or the refusal and "sigv4_key" the key id, answered 
 --refuse-chunked answers 411 to every chunked body (a proxy that wants lengths).
 --serverless plays OpenSearch Serverless (no GET /, cluster and node APIs, _refresh; no shard
 settings; no _id in index/create items) and --count-lag-s N makes _count see a document N
-seconds after its acknowledgement.
+seconds after its acknowledgement. --elastic-serverless plays an Elastic Serverless project
+(build_flavor serverless; non-public APIs 410; only Serverless' index settings).
 Prints "READY <port>" on stdout once listening (--port 0 picks a free port). Exits by itself
 after --max-lifetime seconds (default 600), or on SIGTERM/SIGINT. Python 3 stdlib only.
 """
@@ -171,6 +172,56 @@ ES8_VERSION_BODY = {
 }
 
 
+# --elastic-serverless: GET / as an Elastic Serverless project answers it (build_flavor
+# serverless), and the index settings a project accepts (Elasticsearch's "Index settings
+# available in Serverless projects"; a name ending in '.' admits everything under it)
+ES_SERVERLESS_VERSION_BODY = {
+    "name": "serverless",
+    "cluster_name": "abc123def456",
+    "cluster_uuid": "c2VydmVybGVzcy1wcm9qZWN0",
+    "version": {
+        "number": "8.11.0",
+        "build_flavor": "serverless",
+        "build_type": "docker",
+        "build_hash": "00000000",
+        "build_date": "2023-10-31",
+        "build_snapshot": False,
+        "lucene_version": "9.7.0",
+        "minimum_wire_compatibility_version": "8.11.0",
+        "minimum_index_compatibility_version": "8.11.0",
+    },
+    "tagline": "You Know, for Search",
+}
+ES_SERVERLESS_SETTINGS = (
+    "codec", "default_pipeline", "dense_vector.hnsw_filter_heuristic", "final_pipeline",
+    "hidden", "mode", "query.default_field", "refresh_interval", "sort.", "blocks.read_only",
+    "blocks.read", "blocks.write", "blocks.metadata", "mapping.coerce", "mapping.ignore_above",
+    "mapping.ignore_malformed", "mapping.source.mode", "mapping.synthetic_source_keep",
+    "mapping.total_fields.limit", "mapping.total_fields.ignore_dynamic_beyond_limit",
+    "lifecycle.origination_date", "time_series.start_time", "time_series.end_time",
+    "look_ahead_time", "look_back_time", "routing_path", "similarity.", "analysis.")
+
+
+def es_serverless_refused(settings, prefix=""):
+    """The index settings (dotted, without "index.") of a create-index body's settings that an
+    Elastic Serverless project refuses."""
+    out = []
+    for key, val in (settings or {}).items():
+        name = prefix + key
+        if not prefix and name == "index" and isinstance(val, dict):
+            out += es_serverless_refused(val, "")
+            continue
+        if name.startswith("index."):
+            name = name[6:]
+        ok = any(name.startswith(a) if a.endswith(".") else name == a
+                 for a in ES_SERVERLESS_SETTINGS)
+        if isinstance(val, dict) and not ok:
+            out += es_serverless_refused(val, name + ".")
+        elif not ok:
+            out.append(name)
+    return out
+
+
 class BadRequest(Exception):
     """A request a real cluster refuses as a whole: (status, error type, reason)."""
 
@@ -296,6 +347,7 @@ class State:
         self.basic_auth = None  # --basic-auth: the expected Authorization header value
         self.verifier = None  # --sigv4: sigv4_verify.Verifier
         self.serverless = False  # --serverless: OpenSearch Serverless' differences
+        self.es_serverless = False  # --elastic-serverless: Elastic Serverless' differences
         self.count_lag_s = 0.0  # --count-lag-s: documents counted this long after their ack
         self.lagging = []  # (monotonic time acknowledged, index, n) not yet counted
         self.refuse_chunked = False  # --refuse-chunked
@@ -730,6 +782,31 @@ class Handler(BaseHTTPRequestHandler):
                 "Operation [%s /%s] is not supported in OpenSearch Serverless"
                 % (method, "/".join(segs))))
             return
+        if state.es_serverless and (segs and segs[0] in ("_nodes", "_cluster") or
+                                    segs and segs[0] == "_cat" and segs[1:2] not in (
+                                        ["indices"], ["aliases"]) or
+                                    segs and segs[-1] in ("_flush", "_stats", "_forcemerge",
+                                                          "_close", "_open") or
+                                    len(segs) >= 2 and segs[-2] == "_stats"):
+            # Elastic Serverless: an API that is not public answers 410 Gone
+            rec["status"] = 410
+            rec["response_bytes"] = self._send_json(410, error_body(
+                410, "api_not_available_exception",
+                "Request for uri [%s] with method [%s] exists but is not available when "
+                "running in serverless mode" % (self.path, method)))
+            return
+        if state.es_serverless and method == "PUT" and len(segs) == 1 and body and \
+                not segs[0].startswith("_"):
+            rec["index_settings"] = json.loads(body).get("settings")
+            refused = es_serverless_refused(rec["index_settings"])
+            if refused:
+                rec["status"] = 400
+                rec["refused_settings"] = refused
+                rec["response_bytes"] = self._send_json(400, error_body(
+                    400, "illegal_argument_exception",
+                    "Settings [%s] are not available when running in serverless mode"
+                    % ",".join("index." + r for r in refused)))
+                return
         if state.serverless and method == "PUT" and len(segs) == 1 and body and \
                 re.search(rb'"(index\.)?number_of_(shards|replicas)"', body):
             rec["status"] = 400
@@ -738,7 +815,9 @@ class Handler(BaseHTTPRequestHandler):
                 "Setting [index.number_of_shards] is not supported in OpenSearch Serverless"))
             return
         status, obj = 200, {"acknowledged": True}
-        if not segs:
+        if not segs and state.es_serverless:
+            obj = ES_SERVERLESS_VERSION_BODY
+        elif not segs:
             obj = ES8_VERSION_BODY if state.no_ds_api else VERSION_BODY
         elif segs[-1] == "_refresh":
             obj = {"_shards": {"total": 1, "successful": 1, "failed": 0}}
@@ -1124,6 +1203,13 @@ def main(argv=None):
                          "creation (400), an index or create action with an _id refused item by "
                          "item (400 'Document ID is not supported in create/index operation "
                          "request')")
+    ap.add_argument("--elastic-serverless", action="store_true",
+                    help="play an Elastic Serverless project: GET / says build_flavor "
+                         "serverless; _nodes, _cluster, _cat (but indices, aliases), _stats, "
+                         "_flush, _forcemerge, _close, _open answer 410 "
+                         "api_not_available_exception; an index created with a setting "
+                         "outside Elastic's Serverless list (number_of_shards, "
+                         "number_of_replicas...) is refused (400)")
     ap.add_argument("--count-lag-s", type=float, default=0.0,
                     help="_count sees a document only this long after it was acknowledged "
                          "(a collection's refresh, seconds later)")
@@ -1169,6 +1255,7 @@ def main(argv=None):
     server.compress = not args.no_compress
     server.state.refuse_chunked = args.refuse_chunked
     server.state.serverless = args.serverless
+    server.state.es_serverless = args.elastic_serverless
     server.state.count_lag_s = args.count_lag_s
     if args.sigv4:
         import os
