@@ -444,7 +444,14 @@ static int build_all(bf__load_t *L, int keys_failed)
 {
     L->diag->code = BF_OK; /* step_ok reads a failed step's message from it */
     L->diag->msg[0] = '\0';
-    int ok_target = CLEAN("target") && step_ok(L, bf__build_target(L));
+    /* a mistake in a target value (hosts, connect_timeout) keeps the target from being used,
+     * but its auth, TLS files and headers are still checked, when target is a mapping that has
+     * its hosts or cloud_id (else the key pass said what is missing) */
+    const bf_ynode_t *tn = L->top[BF__K_TARGET].node;
+    int ok_target = CLEAN("target") ? step_ok(L, bf__build_target(L)) : 0;
+    if (!CLEAN("target") && tn != NULL && tn->kind == BF_Y_MAP &&
+        (L->top[BF__K_TARGET_HOSTS].set || L->top[BF__K_TARGET_CLOUD_ID].set))
+        (void)step_ok(L, bf__build_target(L));
     int ok_targets = ok_target && CLEAN("targets") && step_ok(L, bf__build_targets(L));
     if (CLEAN("metrics_store"))
         (void)step_ok(L, bf__build_metrics_store(L));

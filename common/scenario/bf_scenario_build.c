@@ -123,37 +123,40 @@ static int header_mistake(bf__load_t *L, const bf_target_t *t, const bf_ynode_t 
     return BF_OK;
 }
 
-static int build_conn(bf__load_t *L, const conn_keys *ck, bf_target_t *t)
+/* A connection's mistake rc (its message in L->diag): validate keeps it and goes on to the
+ * connection's other checks (BF_OK back, *kept the first one kept); a load stops (rc back). */
+static int conn_keep(bf__load_t *L, int rc, int *kept)
+{
+    if (rc == BF_OK || !bf__collect(L, rc))
+        return rc;
+    if (*kept == BF_OK)
+        *kept = rc;
+    return BF_OK;
+}
+
+/* <section>.auth: one kind of credentials, its parts together */
+static int build_auth(bf__load_t *L, const conn_keys *ck, bf_target_t *t, int *kept)
 {
     const char *sn = ck->name;
-    const bf_ynode_t *hosts = L->top[ck->hosts].node;
-    size_t n = hosts == NULL ? 0 : hosts->kind == BF_Y_SEQ ? hosts->n : 1;
-    if (hosts) { /* else target.cloud_id gave the one host (build_target) */
-        t->hosts = bf_calloc(n, sizeof *t->hosts);
-        t->nhosts = n;
-    }
-    for (size_t i = 0; i < n; i++) {
-        const bf_ynode_t *h = hosts->kind == BF_Y_SEQ ? hosts->items[i] : hosts;
-        size_t len = h->len;
-        while (len > 0 && h->value[len - 1] == '/')
-            len--;
-        t->hosts[i] = bf_strndup(h->value, len);
-    }
     const bf__kval_t *user = &L->top[ck->user], *pass = &L->top[ck->pass],
                      *key = &L->top[ck->api_key], *bearer = &L->top[ck->bearer];
     const bf__kval_t *aws = &L->top[ck->aws];
     int kinds = (user->set || pass->set) + key->set + bearer->set + aws->set;
     const bf_ynode_t *auth = L->top[ck->auth].node;
     if (kinds > 1)
-        return bf__err(L, auth, BF_E_INVAL,
-                       "%s.auth: give username and password, or "
-                       "api_key, or bearer, or aws — only one of them",
-                       sn);
+        return conn_keep(L,
+                         bf__err(L, auth, BF_E_INVAL,
+                                 "%s.auth: give username and password, or "
+                                 "api_key, or bearer, or aws — only one of them",
+                                 sn),
+                         kept);
     if (user->set != pass->set)
-        return bf__err(L, auth, BF_E_INVAL,
-                       "%s.auth: username and password go together; "
-                       "add %s",
-                       sn, user->set ? "password" : "username");
+        return conn_keep(L,
+                         bf__err(L, auth, BF_E_INVAL,
+                                 "%s.auth: username and password go together; "
+                                 "add %s",
+                                 sn, user->set ? "password" : "username"),
+                         kept);
     if (user->set) {
         t->auth = BF_AUTH_BASIC;
         t->username = bf__dup_str(user);
@@ -167,15 +170,20 @@ static int build_conn(bf__load_t *L, const conn_keys *ck, bf_target_t *t)
     } else if (aws->set) {
         const bf__kval_t *kid = &L->top[ck->aws_key_id], *sec = &L->top[ck->aws_secret];
         if (kid->set != sec->set)
-            return bf__err(L, aws->node, BF_E_INVAL,
-                           "%s.auth.aws: access_key_id and secret_access_key go together; add "
-                           "%s (or give neither: each host then uses its own AWS credentials)",
-                           sn, kid->set ? "secret_access_key" : "access_key_id");
+            return conn_keep(L,
+                             bf__err(L, aws->node, BF_E_INVAL,
+                                     "%s.auth.aws: access_key_id and secret_access_key go "
+                                     "together; add %s (or give neither: each host then uses "
+                                     "its own AWS credentials)",
+                                     sn, kid->set ? "secret_access_key" : "access_key_id"),
+                             kept);
         if (L->top[ck->aws_token].set && !kid->set)
-            return bf__err(L, aws->node, BF_E_INVAL,
-                           "%s.auth.aws: session_token needs access_key_id and "
-                           "secret_access_key",
-                           sn);
+            return conn_keep(L,
+                             bf__err(L, aws->node, BF_E_INVAL,
+                                     "%s.auth.aws: session_token needs access_key_id and "
+                                     "secret_access_key",
+                                     sn),
+                             kept);
         t->auth = BF_AUTH_AWS;
         t->aws_region = bf__dup_str(&L->top[ck->aws_region]);
         t->aws_service = bf_strdup(L->top[ck->aws_service].set ? L->top[ck->aws_service].s : "es");
@@ -183,6 +191,31 @@ static int build_conn(bf__load_t *L, const conn_keys *ck, bf_target_t *t)
         t->aws_secret = bf__dup_str(sec);
         t->aws_token = bf__dup_str(&L->top[ck->aws_token]);
     }
+    return BF_OK;
+}
+
+/* validate says every mistake of a connection (auth, TLS, each header), not the first */
+static int build_conn(bf__load_t *L, const conn_keys *ck, bf_target_t *t)
+{
+    const char *sn = ck->name;
+    const bf_ynode_t *hosts = L->top[ck->hosts].node;
+    size_t n = hosts == NULL ? 0 : hosts->kind == BF_Y_SEQ ? hosts->n : 1;
+    if (hosts) { /* else target.cloud_id gave the one host (build_target) */
+        t->hosts = bf_calloc(n, sizeof *t->hosts);
+        t->nhosts = n;
+    }
+    for (size_t i = 0; i < n; i++) {
+        const bf_ynode_t *h = hosts->kind == BF_Y_SEQ ? hosts->items[i] : hosts;
+        size_t len = h->len;
+        if (h->kind != BF_Y_SCALAR || h->value == NULL) /* validate after a mistake in hosts */
+            continue;
+        while (len > 0 && h->value[len - 1] == '/')
+            len--;
+        t->hosts[i] = bf_strndup(h->value, len);
+    }
+    int kept = BF_OK, rc = build_auth(L, ck, t, &kept);
+    if (rc != BF_OK)
+        return rc;
     t->ca_file = bf__dup_str(&L->top[ck->ca]);
     t->cert_file = bf__dup_str(&L->top[ck->cert]);
     t->key_file = bf__dup_str(&L->top[ck->key]);
@@ -195,11 +228,14 @@ static int build_conn(bf__load_t *L, const conn_keys *ck, bf_target_t *t)
                  sn,
                  /* rows are flagged for the target only: the metrics store measures nothing */
                  ck == &target_keys ? "; every row is flagged tls-insecure" : "", sn);
-    if (L->top[ck->cert].set != L->top[ck->key].set)
-        return bf__err(L, L->top[ck->tls].node, BF_E_INVAL,
-                       "%s.tls: cert_file and "
-                       "key_file go together (client certificate and its key)",
-                       sn);
+    if (L->top[ck->cert].set != L->top[ck->key].set &&
+        (rc = conn_keep(L,
+                        bf__err(L, L->top[ck->tls].node, BF_E_INVAL,
+                                "%s.tls: cert_file and "
+                                "key_file go together (client certificate and its key)",
+                                sn),
+                        &kept)) != BF_OK)
+        return rc;
     /* Like every file a scenario names: read now (relative to the scenario's folder), checked
      * by validate, shipped to the agents, handed to libcurl as in-memory PEM. */
     const struct {
@@ -218,29 +254,33 @@ static int build_conn(bf__load_t *L, const conn_keys *ck, bf_target_t *t)
         bf_pem_t *pem = (bf_pem_t *)((char *)t + tls[i].off);
         char keyname[64];
         snprintf(keyname, sizeof keyname, "%s.tls.%s", sn, tls[i].leaf);
-        int rc = bf__read_ref(L, v->node, keyname, tls[i].what, v->s, BF_MAX_PEM_BYTES, &pem->data,
-                              &pem->len);
-        if (rc != BF_OK)
+        rc = bf__read_ref(L, v->node, keyname, tls[i].what, v->s, BF_MAX_PEM_BYTES, &pem->data,
+                          &pem->len);
+        if (rc != BF_OK) {
+            if ((rc = conn_keep(L, rc, &kept)) != BF_OK)
+                return rc;
+            continue;
+        }
+        if ((pem->len == 0 || memmem(pem->data, pem->len, "-----BEGIN ", 11) == NULL) &&
+            (rc = conn_keep(L,
+                            bf__err(L, v->node, BF_E_INVAL,
+                                    "%s: '%s' is not a PEM file (no "
+                                    "\"-----BEGIN\" line); give the %s in PEM format",
+                                    keyname, v->s, tls[i].what),
+                            &kept)) != BF_OK)
             return rc;
-        if (pem->len == 0 || memmem(pem->data, pem->len, "-----BEGIN ", 11) == NULL)
-            return bf__err(L, v->node, BF_E_INVAL,
-                           "%s: '%s' is not a PEM file (no "
-                           "\"-----BEGIN\" line); give the %s in PEM format",
-                           keyname, v->s, tls[i].what);
     }
     const bf_ynode_t *hd = ck->headers >= 0 ? L->top[ck->headers].node : NULL;
-    int kept = BF_OK; /* validate: every header's mistake is said (bf__collect), not the first */
     if (hd && hd->kind == BF_Y_MAP) {
         t->headers = bf_calloc(hd->n ? hd->n : 1, sizeof *t->headers);
         for (size_t i = 0; i < hd->n; i++) {
             const bf_ynode_t *k = hd->items[2 * i], *v = hd->items[2 * i + 1];
-            int rc = header_mistake(L, t, k, v);
-            if (rc != BF_OK && bf__collect(L, rc)) {
-                kept = kept != BF_OK ? kept : rc;
+            rc = header_mistake(L, t, k, v);
+            if (rc != BF_OK) {
+                if ((rc = conn_keep(L, rc, &kept)) != BF_OK)
+                    return rc;
                 continue;
             }
-            if (rc != BF_OK)
-                return rc;
             const char *hv = bf_y_is_null(v) ? "" : v->value; /* "X-A:" is an empty value */
             t->headers[t->nheaders++] = bf_asprintf("%s: %s", k->value, hv);
         }
@@ -295,15 +335,22 @@ int bf__build_target(bf__load_t *L)
         return bf__err(L, TOP(TARGET)->node, BF_E_INVAL,
                        "target: missing required key 'hosts' (the cluster's URLs; or cloud_id "
                        "for an Elastic Cloud deployment)");
+    int kept = BF_OK;
     if (cid->set) {
         char *url = NULL, err[200];
-        if (bf_cloud_id_decode(cid->s, &url, err, sizeof err) != BF_OK)
-            return bf__err(L, cid->node, BF_E_INVAL, "target.cloud_id: %s", err);
-        t->hosts = bf_calloc(1, sizeof *t->hosts);
-        t->hosts[0] = url;
-        t->nhosts = 1;
+        if (bf_cloud_id_decode(cid->s, &url, err, sizeof err) != BF_OK) {
+            int rc =
+                conn_keep(L, bf__err(L, cid->node, BF_E_INVAL, "target.cloud_id: %s", err), &kept);
+            if (rc != BF_OK)
+                return rc;
+        } else {
+            t->hosts = bf_calloc(1, sizeof *t->hosts);
+            t->hosts[0] = url;
+            t->nhosts = 1;
+        }
     }
-    return build_conn(L, &target_keys, t);
+    int rc = build_conn(L, &target_keys, t);
+    return rc != BF_OK ? rc : kept;
 }
 
 /* metrics_store: (optional) is a second connection, built like target */

@@ -90,6 +90,46 @@ int bf__v_varname(bf__load_t *L, const bf_ynode_t *n, const char *path, bf__kval
     return BF_OK;
 }
 
+/* one host URL: BF_OK or its mistake in L->diag */
+static int url_mistake(bf__load_t *L, bf_ynode_t *u, const char *path)
+{
+    const char *s = u->value;
+    const char *rest = NULL;
+    if (strncmp(s, "http://", 7) == 0)
+        rest = s + 7;
+    else if (strncmp(s, "https://", 8) == 0)
+        rest = s + 8;
+    if (rest == NULL || rest[0] == '\0' || rest[0] == '/' || rest[0] == ':')
+        return bf__err(L, u, BF_E_INVAL,
+                       "%s: '%s' is not a URL; write it like "
+                       "http://127.0.0.1:9200 or https://host:9200",
+                       path, s);
+    if (strpbrk(s, "?# \t\r\n"))
+        return bf__err(L, u, BF_E_INVAL,
+                       "%s: '%s': a host URL has no query, fragment or "
+                       "spaces",
+                       path, s);
+    u->url_userinfo = strchr(rest, '@') != NULL;
+    /* what the agents' libcurl will parse: refuse here what it would refuse later, once
+     * per request (e.g. http://[127.0.0.1], a bad port, a host with spaces) */
+    CURLU *cu = curl_url();
+    CURLUcode uc = cu ? curl_url_set(cu, CURLUPART_URL, s, 0) : CURLUE_OUT_OF_MEMORY;
+    char *host = NULL;
+    if (uc == CURLUE_OK)
+        uc = curl_url_get(cu, CURLUPART_HOST, &host, 0);
+    int empty_host = uc == CURLUE_OK && (host == NULL || host[0] == '\0');
+    curl_free(host);
+    curl_url_cleanup(cu);
+    if (uc != CURLUE_OK || empty_host)
+        return bf__err(L, u, BF_E_INVAL,
+                       "%s: '%s' is not a URL libcurl can use (%s); write "
+                       "it like http://127.0.0.1:9200, or http://[::1]:9200 for an IPv6 "
+                       "address",
+                       path, s, uc != CURLUE_OK ? curl_url_strerror(uc) : "no host");
+    return BF_OK;
+}
+
+/* every host's mistake is said by validate (bf__collect), the first stops a load */
 int bf__v_urls(bf__load_t *L, const bf_ynode_t *n, const char *path, bf__kval_t *v)
 {
     const bf_ynode_t *list = n;
@@ -99,39 +139,9 @@ int bf__v_urls(bf__load_t *L, const bf_ynode_t *n, const char *path, bf__kval_t 
                        path);
     for (size_t i = 0; i < count; i++) {
         bf_ynode_t *u = list->kind == BF_Y_SEQ ? list->items[i] : (bf_ynode_t *)list;
-        const char *s = u->value;
-        const char *rest = NULL;
-        if (strncmp(s, "http://", 7) == 0)
-            rest = s + 7;
-        else if (strncmp(s, "https://", 8) == 0)
-            rest = s + 8;
-        if (rest == NULL || rest[0] == '\0' || rest[0] == '/' || rest[0] == ':')
-            return bf__err(L, u, BF_E_INVAL,
-                           "%s: '%s' is not a URL; write it like "
-                           "http://127.0.0.1:9200 or https://host:9200",
-                           path, s);
-        if (strpbrk(s, "?# \t\r\n"))
-            return bf__err(L, u, BF_E_INVAL,
-                           "%s: '%s': a host URL has no query, fragment or "
-                           "spaces",
-                           path, s);
-        u->url_userinfo = strchr(rest, '@') != NULL;
-        /* what the agents' libcurl will parse: refuse here what it would refuse later, once
-         * per request (e.g. http://[127.0.0.1], a bad port, a host with spaces) */
-        CURLU *cu = curl_url();
-        CURLUcode uc = cu ? curl_url_set(cu, CURLUPART_URL, s, 0) : CURLUE_OUT_OF_MEMORY;
-        char *host = NULL;
-        if (uc == CURLUE_OK)
-            uc = curl_url_get(cu, CURLUPART_HOST, &host, 0);
-        int empty_host = uc == CURLUE_OK && (host == NULL || host[0] == '\0');
-        curl_free(host);
-        curl_url_cleanup(cu);
-        if (uc != CURLUE_OK || empty_host)
-            return bf__err(L, u, BF_E_INVAL,
-                           "%s: '%s' is not a URL libcurl can use (%s); write "
-                           "it like http://127.0.0.1:9200, or http://[::1]:9200 for an IPv6 "
-                           "address",
-                           path, s, uc != CURLUE_OK ? curl_url_strerror(uc) : "no host");
+        int rc = url_mistake(L, u, path);
+        if (rc != BF_OK && !bf__collect(L, rc))
+            return rc;
     }
     (void)v;
     return BF_OK;

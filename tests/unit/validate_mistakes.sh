@@ -140,6 +140,38 @@ for h in "4:13: target.headers: Accept" "4:55: target.headers: Content-Type" "4:
     grep -qF "headers.yaml:$h is set by bulkfleet" err || { cat err; fail "headers.yaml: '$h' not said"; }
 done
 grep -qF "headers.yaml is not a valid scenario (3 mistakes above" err || { cat err; fail "headers.yaml: not 3 mistakes"; }
+# a wrong target value hides none of the target's other checks: every bad host, a bad
+# duration, the auth, the TLS pair and files and each header, each at file:line:column in file
+# order (the first alone stopped the list before: "add password" and nothing else)
+echo "not a certificate" > ca.txt
+cat > target.yaml <<'Y'
+name: t
+target:
+  hosts: [htp://127.0.0.1:9200, "http://127.0.0.1:x"]
+  connect_timeout: soon
+  auth: {username: elastic}
+  tls: {cert_file: c.pem, ca_file: ca.txt}
+  headers: {"Bad Name": x, Expect: y}
+document: {source: '{"a": 1}'}
+matrix: {batch_size: [10]}
+Y
+rc=0; "$COORD" validate target.yaml > out 2> err || rc=$?
+[ "$rc" = 2 ] || { cat err; fail "target.yaml: exit $rc, expected 2"; }
+expected="target.yaml:3:11: target.hosts: 'htp://127.0.0.1:9200' is not a URL; write it like http://127.0.0.1:9200 or https://host:9200
+target.yaml:3:33: target.hosts: 'http://127.0.0.1:x' is not a URL libcurl can use (Port number was not a decimal number between 0 and 65535); write it like http://127.0.0.1:9200, or http://[::1]:9200 for an IPv6 address
+target.yaml:4:20: target.connect_timeout: expected a duration like 30s, 5m, 1h30m or 250ms, got 'soon'
+target.yaml:5:9: target.auth: username and password go together; add password
+target.yaml:6:8: target.tls: cert_file and key_file go together (client certificate and its key)
+target.yaml:6:20: target.tls.cert_file: cannot read client certificate './c.pem': No such file or directory (relative paths start at the scenario's folder)
+target.yaml:6:36: target.tls.ca_file: 'ca.txt' is not a PEM file (no \"-----BEGIN\" line); give the CA bundle in PEM format
+target.yaml:7:13: target.headers: 'Bad Name' is not a valid header name
+target.yaml:7:28: target.headers: Expect is set by bulkfleet; remove it and use nothing: bulkfleet never waits for 100-continue
+target.yaml is not a valid scenario (9 mistakes above; the sections with a mistake in their keys get their other checks once it is fixed)"
+got=$(sed 's/^bulkfleet-coordinator validate: error: //' err)
+[ "$got" = "$expected" ] || { diff <(echo "$expected") <(echo "$got") || true; fail "target.yaml: not the 9 target mistakes in file order"; }
+# plan (like run) still stops at the first
+rc=0; "$COORD" plan target.yaml > out 2> err || rc=$?
+[ "$rc" = 2 ] && [ "$(grep -c 'yaml:[0-9]*:[0-9]*: target\.' err)" = 1 ] || { cat err; fail "target.yaml: plan did not stop at the first mistake"; }
 # a script in a search query or a runtime field is named with its module (issue 41: geonames'
 # painless and expression searches on a dev cluster without them), a query without one not
 cat > scripts.yaml <<'Y'
@@ -161,4 +193,4 @@ Y
 grep -qF "scripts.yaml: search queries 'ps', 'ps2' and the mappings (runtime fields) run painless scripts, from the OpenSearch/Elasticsearch module lang-painless: a cluster without it refuses them" err &&
     grep -qF "scripts.yaml: search query 'ex' runs expression scripts, from the OpenSearch/Elasticsearch module lang-expression: a cluster without it refuses them (HTTP 400, and a refused search query stops the cell); of the dev clusters of scripts/devcluster.sh only the OpenSearch 2 one started with BF_DEVCLUSTER_SCRIPTING=1 has it (docs/development.md)" err &&
     ! grep -q "'plain'" err || { cat err; fail "scripts.yaml: the script modules are not named"; }
-echo "PASS: validate lists every key, matrix and template mistake in one run, capped at 100; every forbidden header; names a mapping type's module and a script's"
+echo "PASS: validate lists every key, matrix and template mistake in one run, capped at 100; every forbidden header; every target mistake; names a mapping type's module and a script's"
