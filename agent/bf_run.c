@@ -298,6 +298,13 @@ static void emit(bf_run_t *run, int32_t second, bf_run_sample_fn fn, void *ctx)
         c.inflight += bf_worker_inflight(run->workers[i]);
     }
     c.worker_threads = run->nworkers; /* the stage shares' denominator: nworkers x 1 s */
+    /* the host's load beside this process's CPU: a host busy with other work (another agent,
+     * the cluster itself) slows the load generator without showing in its own CPU */
+    double load1;
+    if (getloadavg(&load1, 1) == 1 && load1 >= 0) {
+        c.host_load_milli = (uint64_t)(load1 * 1000.0 + 0.5);
+        c.host_load_agents = 1;
+    }
     bf_errtypes_reset(&run->errs);
     for (uint32_t i = 0; i < run->nworkers; i++)
         bf_worker_collect_errors(run->workers[i], &run->errs);

@@ -20,7 +20,7 @@
 /* One agent's second, compact: the scalar counters and only the HTTP statuses that came. A full
  * bf_counters_t carries 600 status slots (~5 KB), which made 200 agents x 10 min cost 982 MiB
  * of coordinator memory (bench/RESULTS.md, coordinator memory). */
-#define AGENT_SEC_SCALARS 42
+#define AGENT_SEC_SCALARS 44
 typedef struct status_count {
     uint32_t status;
     uint64_t count;
@@ -526,6 +526,7 @@ static void row_defaults(const bf_cellagg_t *a, bf_row_t *row)
     row->index_shards = -1;
     row->index_replicas = -1;
     row->cv = NAN; /* one repetition: no spread (bf_rows_median computes it over several) */
+    row->host_load_avg = NAN;
     row->docs_per_s_ci_low = row->docs_per_s_ci_high = row->docs_per_s_ci_level = NAN;
     row->latency_p99_growth = NAN;
     if (a->scratch) {
@@ -743,6 +744,9 @@ static void row_client(const bf_cellagg_t *a, bf_row_t *row, const row_ctx *x)
 {
     double cpu_ms = (double)(x->win.cpu_user_ms + x->win.cpu_sys_ms);
     row->agent_cpu_pct = x->cores ? 100.0 * cpu_ms / (1000.0 * x->Dw * (double)x->cores) : 0;
+    row->host_load_avg = x->win.host_load_agents ? (double)x->win.host_load_milli /
+                                                       (double)x->win.host_load_agents / 1000.0
+                                                 : NAN;
     /* client-bound, measured where it happens: the busiest worker thread's
      * busy share of each window second (the highest over threads and agents), median over the
      * window; and the mean send lag against the mean service time */

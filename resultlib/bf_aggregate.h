@@ -111,6 +111,9 @@ typedef struct bf_row {
     uint64_t req_timeout_all; /* timeouts over every second (req_transport_error is the window's) */
     int counts_ok;            /* the identities above hold */
     double agent_cpu_pct;    /* mean agent CPU over the window, % of the agents' cores */
+    double host_load_avg;    /* the agents' hosts' 1-minute load average, mean over the window's
+                                samples of every agent (bf_counters_t host_load_*); NAN when no
+                                agent measured it */
     uint64_t late_seconds;   /* seconds with no sample from some agent */
     int yellow, degraded, client_bound, failed, aborted;
     /* client-bound, measured in the agents' worker threads: the busiest

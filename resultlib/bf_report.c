@@ -1743,6 +1743,7 @@ static void section_table(bf_buf_t *b, rowinfo *ri, size_t n)
         {"hot_spot_ratio", "hot spot", 2},
         {"cluster_docs_per_s", "cluster docs/s", 0},
         {"agent_cpu_pct", "agent CPU %", 1},
+        {"host_load_avg", "agent host load", 2},
         /* where the worker threads' time went: one cell, four shares */
         {"stage_shares", "worker time % render / gzip / judge / send-wait", 0},
         {"cv", "CV", 3},
@@ -1842,6 +1843,11 @@ static void section_table(bf_buf_t *b, rowinfo *ri, size_t n)
         "writes).</dd>"
         "<dt>agent CPU %</dt><dd>The agents' CPU over their cores; at 90 % the cell is "
         "client_bound: it measures the load generator, not the cluster.</dd>"
+        "<dt>agent host load</dt><dd>The agents' hosts' 1-minute load average (/proc/loadavg) "
+        "during the window, mean over the agents: runnable threads, all processes. Well above "
+        "the host's cores means the agents waited for a CPU, whatever their own CPU % says "
+        "(another process, or the cluster on the same host). A minute's average: a cell shorter "
+        "than a minute still carries some of the one before.</dd>"
         "<dt>CV</dt><dd>With run.repeat: the coefficient of variation of docs/s over the "
         "repetitions (standard deviation ÷ mean); - with one repetition, which has no spread "
         "to estimate.</dd>"

@@ -151,6 +151,8 @@ static const bf__field_t fields[] = {
     FD("started_at_ms", started_at_ms, BF__F_I64, 0),
     /* per-second docs/s not steady over the window (bf_steady.h; the reason says why) */
     FD("unsteady", unsteady, BF__F_INT, 1),
+    /* the agents' hosts' load average beside agent_cpu_pct */
+    FDD("host_load_avg", host_load_avg, BF__F_DBL, 1, 2),
 };
 #define NFIELDS (sizeof fields / sizeof fields[0])
 const bf__field_t *const bf__row_fields = fields;

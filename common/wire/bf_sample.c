@@ -58,6 +58,8 @@ const bf_counter_field_t bf_counter_fields[] = {
     F(compress_us, 0),
     F(judge_us, 0),
     F(worker_threads, 1),
+    F(host_load_milli, 0),
+    F(host_load_agents, 1),
 };
 // clang-format on
 #undef F

@@ -51,6 +51,10 @@ typedef struct bf_counters {
      * running the cell, summed over agents when merged): worker_threads x 1 s is the time the
      * stages are shares of, and what is left of it is send/wait */
     uint64_t render_us, compress_us, judge_us, worker_threads;
+    /* the load on the agents' hosts: the 1-minute load average x 1000 when the sample was
+     * made, and the agents that read it (1 per agent; 0 = not measured), both summed when
+     * merged: their ratio / 1000 is the mean load over the agents */
+    uint64_t host_load_milli, host_load_agents;
 } bf_counters_t;
 
 /* One scalar counter: its name (results files), where it lives in bf_counters_t and in

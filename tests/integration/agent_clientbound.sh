@@ -34,14 +34,22 @@ row() { python3 -c 'import glob, json, sys; print(json.dumps(json.load(open(glob
 PORT=$(free_port)
 sink_start "$PORT" 2000
 scenario fast "$PORT" 2000 8
+LOAD0=$(cut -d' ' -f1 /proc/loadavg)
 set +e
 timeout 60 "$AGENT" run "$TMP/fast.yaml" --threads 1 --results "$TMP/r-fast" > "$TMP/fast.out" 2> "$TMP/fast.err"
 rc=$?
 set -e
+LOAD1=$(cut -d' ' -f1 /proc/loadavg)
 [ "$rc" -ne 124 ] || fail "fast: the agent hung"
-python3 - "$(row "$TMP/r-fast")" <<'PY' || { cat "$TMP/fast.err" >&2; fail "fast: not flagged client-bound"; }
+python3 - "$(row "$TMP/r-fast")" "$LOAD0" "$LOAD1" <<'PY' || { cat "$TMP/fast.err" >&2; fail "fast: not flagged client-bound"; }
 import json, sys
 r = json.loads(sys.argv[1])
+# the host's load average during the cell, beside agent CPU: read by the agent every second;
+# the 1-minute average moves by at most 1 - e^(-5/60) = 8 % of (runnable - load) per 5 s
+# update, so over this 3 s cell it stays within 2 of what this script read before and after
+lo, hi = sorted(float(v) for v in sys.argv[2:4])
+print("host load average: before", sys.argv[2], "after", sys.argv[3], "row", r["host_load_avg"])
+assert r["host_load_avg"] is not None and lo - 2 <= r["host_load_avg"] <= hi + 2, r
 print("null sink, 1 thread, 8 connections: client_busy_pct", r["client_busy_pct"], "send_lag_ms",
       r["send_lag_ms"], "service_mean_ms", r["service_mean_ms"], "agent_cpu_pct", r["agent_cpu_pct"])
 assert r["client_bound"] is True, r
@@ -65,6 +73,8 @@ RDIR=$(dirname "$(ls "$TMP"/r-fast/*/matrix.json)")
 "$COORD" report "$RDIR" > /dev/null 2> "$TMP/report.err" || { cat "$TMP/report.err" >&2; fail "report exit $?"; }
 grep -q "worker time % render / gzip / judge / send-wait" "$RDIR/report.html" ||
     fail "fast: report.html has no stage shares"
+grep -q "<th>agent CPU %</th><th>agent host load</th>" "$RDIR/report.html" ||
+    fail "fast: report.html shows no host load beside agent CPU"
 grep -q "client-bound" "$(ls "$TMP"/r-fast/*/matrix.md)" || fail "fast: matrix.md has no client-bound flag"
 bench_cleanup
 

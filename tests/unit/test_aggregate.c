@@ -952,6 +952,49 @@ static void test_busy_and_lag_merge(void **state)
  * format, as % of the worker threads' time (threads x seconds); send/wait is the rest; a
  * client-bound row names the largest stage; an older agent's samples (worker_threads 0) give
  * no shares; stages that overrun the threads' time are scaled to 100 %. */
+/* The agents' hosts' load average: each sample carries its host's 1-minute load x 1000 and 1
+ * (the agents that read it), through the wire; the row's host_load_avg is their mean over the
+ * window's seconds and agents, warmup and tail excluded. An older agent (0 and 0) counts in
+ * neither sum; with no agent measuring, the row says NAN (not 0: an idle host reads 0.00). */
+static void test_host_load(void **state)
+{
+    (void)state;
+    bf_cell_t cell = test_cell();
+    /* W 1 + D 2: seconds 1 and 2 are the window */
+    bf_cellagg_t *agg = bf_cellagg_new(&cell, 1, 3, NULL, 1, 2);
+    static const uint64_t load[2][4] = {{9000, 1500, 2500, 9000}, {9000, 3000, 5000, 9000}};
+    for (uint32_t ag = 0; ag < 3; ag++) {
+        for (int32_t s = 0; s < 4; s++) {
+            bf_counters_t c;
+            memset(&c, 0, sizeof c);
+            c.docs_ok = c.docs_sent = 100;
+            c.req_ok = 1;
+            if (ag < 2) { /* agent 2 is older: no load average */
+                c.host_load_milli = load[ag][s];
+                c.host_load_agents = 1;
+            }
+            add_counters(agg, ag, s, &c);
+        }
+    }
+    bf_row_t row;
+    bf_cellagg_row(agg, &row);
+    /* (1.5 + 2.5 + 3.0 + 5.0) / 4 = 3.0; the 9.0 of warmup and tail are not in it */
+    assert_true(fabs(row.host_load_avg - 3.0) < 1e-9);
+    bf_cellagg_destroy(&agg);
+
+    agg = bf_cellagg_new(&cell, 1, 1, NULL, 1, 2);
+    for (int32_t s = 0; s < 3; s++) {
+        bf_counters_t c;
+        memset(&c, 0, sizeof c);
+        c.docs_ok = c.docs_sent = 100;
+        c.req_ok = 1;
+        add_counters(agg, 0, s, &c);
+    }
+    bf_cellagg_row(agg, &row);
+    assert_true(isnan(row.host_load_avg));
+    bf_cellagg_destroy(&agg);
+}
+
 static void test_stage_shares(void **state)
 {
     (void)state;
@@ -1185,6 +1228,7 @@ int main(void)
         cmocka_unit_test(test_client_cost_names_no_idle_stage),
         cmocka_unit_test(test_busy_and_lag_merge),
         cmocka_unit_test(test_stage_shares),
+        cmocka_unit_test(test_host_load),
         cmocka_unit_test(test_search_rate_missed),
         cmocka_unit_test(test_corpus_end_window),
     };

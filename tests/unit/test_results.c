@@ -243,6 +243,8 @@ static void feed(bf_cellagg_t *agg, uint32_t agent, const char *cell_id, int32_t
     c.inflight = 2;
     c.cpu_user_ms = sp->cpu_ms * 4 / 5;
     c.cpu_sys_ms = sp->cpu_ms / 5;
+    c.host_load_milli = 500 + 10 * sp->cpu_ms; /* the host's load average x 1000 */
+    c.host_load_agents = 1;
     bf_hist_t *svc = bf_hist_new(), *lat = bf_hist_new();
     uint64_t st = seed;
     for (uint64_t i = 0; i < sp->nreq; i++) {
