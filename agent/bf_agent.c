@@ -7,6 +7,7 @@
  * sealed seconds to this thread.
  */
 #include "bf_agent.h"
+#include "bf_aws.h"
 
 #include "bf_allow.h"
 #include "bf_clock.h"
@@ -591,6 +592,9 @@ static void drop_run(agent *a)
 static int build_cell(agent *a, const Bf__Prepare *p)
 {
     bf_diag_t diag = {0};
+    if (p->aws) /* target.auth.aws.ship: sign with the coordinator's credentials */
+        bf_aws_ship_receive(p->aws->key_id, p->aws->secret, p->aws->token, p->aws->expires_unix,
+                            p->aws->source);
     a->blobs = p->files;
     a->nblobs = p->n_files;
     a->blob_error = 0;
@@ -1082,6 +1086,10 @@ static void on_ctrl(agent *a, Bf__Envelope *env)
         on_stop(a, env->stop);
         break;
     case BF__ENVELOPE__BODY_PING: {
+        if (env->ping->aws) /* fresh credentials the coordinator fetched (aws.ship) */
+            bf_aws_ship_receive(env->ping->aws->key_id, env->ping->aws->secret,
+                                env->ping->aws->token, env->ping->aws->expires_unix,
+                                env->ping->aws->source);
         bf_wire_send_pong(a->ctrl, NULL, 0, env->ping, ZMQ_DONTWAIT);
         a->last_sent_us = bf_clock_mono_us();
         break;

@@ -604,12 +604,18 @@ static void send_prepares(bf__campaign_t *c, uint32_t repetition, const uint64_t
         p.n_files = nfiles;
         p.agent_index = i;
         p.agent_count = c->nmembers;
+        /* target.auth.aws.ship: the coordinator's credentials, as fresh as it has them */
+        bf_aws_creds_t creds;
+        Bf__AwsCredentials aws = BF__AWS_CREDENTIALS__INIT;
+        if (bf_fleet_aws_ship(c->fleet, m->agent, &creds, &aws))
+            p.aws = &aws;
         Bf__Envelope env;
         bf_wire_init(&env);
         env.body_case = BF__ENVELOPE__BODY_PREPARE;
         env.prepare = &p;
         if (bf_fleet_send(c->fleet, m->agent, &env, 0) != BF_OK)
             bf_warn("Prepare to agent %s not sent now: %s", m->agent->id, strerror(errno));
+        bf_aws_creds_cleanup(&creds);
     }
     for (size_t i = 0; i < nfiles; i++)
         free(chunk_hex[i]);

@@ -167,6 +167,8 @@ int bf__cellsetup_fleet(bf__campaign_t *c, bf__fleet_setup_t *fs)
         bf_error("%s", fd.msg);
         return BF_EXIT_ENV;
     }
+    if (target->auth == BF_AUTH_AWS && target->aws_ship)
+        bf_fleet_set_aws_ship(c->fleet, target); /* the agents sign with ours, kept fresh */
     /* from now on every cluster call of the campaign's loop keeps the fleet answered, not
      * only the index preparation: creating an index of many shards,
      * waiting for its health, _refresh and _count after a cell, the store size, a stalled

@@ -86,8 +86,12 @@ struct bf_fleet {
     uint64_t stalled_us;   /* sum of this coordinator's stalls (bf_fleet_stalled_us) */
     uint64_t returned_us;  /* when bf_fleet_poll last returned (0: not yet) */
     uint64_t fd_limit;     /* soft RLIMIT_NOFILE after bf_fleet_new */
+    const bf_target_t *aws_ship; /* bf_fleet_set_aws_ship, or NULL */
+    uint64_t aws_warned_us;      /* when "no credentials to ship" was last said */
     int fd_warned;         /* the "too many agents for the descriptor limit" warning was given */
 };
+
+static uint64_t aws_current(bf_fleet_t *f, bf_aws_creds_t *c, Bf__AwsCredentials *pb);
 
 static struct pending_claim *pending_of(bf_fleet_t *f, const bf_fleet_agent_t *holder)
 {
@@ -610,6 +614,7 @@ static void on_hello(bf_fleet_t *f, void *sock, bf_fleet_agent_t *a, const Bf__H
         if (a->ping_burst == 0)
             f->bursting++;
         a->ping_burst = BF_CLOCK_PINGS;
+        a->aws_gen = 0; /* a restarted agent has no credentials: the next Ping ships them */
         bf_strlcpy(a->held_cell, h->cell_id ? h->cell_id : "", sizeof a->held_cell);
         a->held_last_seq = h->last_seq;
         a->held_state = h->state;
@@ -931,7 +936,8 @@ int bf_fleet_poll(bf_fleet_t *f, int timeout_ms)
                 f->bursting--;
         }
     }
-    /* heartbeat: ping every agent when nothing else flows (cheap: one small message/s) */
+    /* heartbeat: ping every agent when nothing else flows (cheap: one small message/s); with
+     * target.auth.aws.ship the Ping of an agent whose credentials are older carries the new */
     if (now - f->last_ping_us > (uint64_t)f->opts.heartbeat_ms * 1000u) {
         f->last_ping_us = now;
         Bf__Ping p = BF__PING__INIT;
@@ -940,9 +946,59 @@ int bf_fleet_poll(bf_fleet_t *f, int timeout_ms)
         bf_wire_init(&env);
         env.body_case = BF__ENVELOPE__BODY_PING;
         env.ping = &p;
-        for (size_t i = 0; i < f->nagents; i++)
-            if (f->agents[i]->session != BF_AS_LOST)
-                bf_fleet_send(f, f->agents[i], &env, 0);
+        bf_aws_creds_t creds = {0};
+        Bf__AwsCredentials pb = BF__AWS_CREDENTIALS__INIT;
+        uint64_t gen = f->aws_ship ? aws_current(f, &creds, &pb) : 0;
+        for (size_t i = 0; i < f->nagents; i++) {
+            bf_fleet_agent_t *a = f->agents[i];
+            if (a->session == BF_AS_LOST)
+                continue;
+            int ship = gen != 0 && a->aws_gen != gen && a->session >= BF_AS_WELCOMED;
+            p.aws = ship ? &pb : NULL;
+            if (bf_fleet_send(f, a, &env, 0) == BF_OK && ship)
+                a->aws_gen = gen;
+        }
+        bf_aws_creds_cleanup(&creds);
     }
     return BF_OK;
+}
+
+/* The coordinator's credentials to ship into *c and *pb (pb's strings point into c) and their
+ * generation; 0 (and a warning at most every 10 s) when it has none. */
+static uint64_t aws_current(bf_fleet_t *f, bf_aws_creds_t *c, Bf__AwsCredentials *pb)
+{
+    uint64_t gen = 0;
+    bf_diag_t d = {0};
+    if (bf_aws_ship_current(f->aws_ship, c, &gen, &d) != BF_OK) {
+        uint64_t now = bf_clock_mono_us();
+        if (f->aws_warned_us == 0 || now - f->aws_warned_us > 10000000u) {
+            f->aws_warned_us = now;
+            bf_warn("target.auth.aws.ship: no credentials to ship to the agents: %s", d.msg);
+        }
+        bf_aws_creds_cleanup(c);
+        return 0;
+    }
+    pb->key_id = c->key_id;
+    pb->secret = c->secret;
+    pb->token = c->token ? c->token : (char *)"";
+    pb->expires_unix = (int64_t)c->expires;
+    pb->source = c->source;
+    return gen;
+}
+
+void bf_fleet_set_aws_ship(bf_fleet_t *f, const bf_target_t *t)
+{
+    f->aws_ship = t;
+}
+
+int bf_fleet_aws_ship(bf_fleet_t *f, bf_fleet_agent_t *a, bf_aws_creds_t *c, Bf__AwsCredentials *pb)
+{
+    memset(c, 0, sizeof *c);
+    if (f->aws_ship == NULL)
+        return 0;
+    uint64_t gen = aws_current(f, c, pb);
+    if (gen == 0)
+        return 0;
+    a->aws_gen = gen;
+    return 1;
 }

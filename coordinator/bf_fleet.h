@@ -37,6 +37,7 @@
 #ifndef BF_FLEET_H
 #define BF_FLEET_H
 
+#include "bf_aws.h"
 #include "bf_error.h"
 #include "bf_strmap.h"
 #include "bf_wire.h"
@@ -91,6 +92,8 @@ typedef struct bf_fleet_agent {
     int draining;            /* stopping a cell this coordinator did not start (it said so in
                                 its Hello): its requests may still reach the cluster */
     void *user;              /* the campaign's: index + 1 of its member in the running cell, or NULL */
+    uint64_t aws_gen;        /* generation of the AWS credentials last shipped to it (0: none
+                                since its last Hello; bf_fleet_aws_ship) */
 } bf_fleet_agent_t;
 
 #define BF_MAX_AGENT_FILES 1024 /* cached-file hashes remembered per agent */
@@ -191,5 +194,19 @@ void bf_fleet_stats(const bf_fleet_t *f, uint64_t *bad_frames, uint64_t *rejects
 /* bf_fleet_claims_refused — Hellos refused because their agent id was taken (by another key,
  * or by an agent still connected). */
 uint64_t bf_fleet_claims_refused(const bf_fleet_t *f);
+
+/* bf_fleet_set_aws_ship — with target.auth.aws.ship: ship the coordinator's own AWS
+ * credentials (bf_aws_ship_current on t, borrowed: must outlive f) to every agent in a Ping
+ * whenever they differ from what that agent last got, so fresh temporary credentials reach the
+ * agents within a heartbeat of being fetched. t NULL stops it. Same thread as bf_fleet_poll. */
+void bf_fleet_set_aws_ship(bf_fleet_t *f, const bf_target_t *t);
+
+/* bf_fleet_aws_ship — for a Prepare to agent a: fills *pb with the credentials to ship (its
+ * strings point into *c, which the caller cleans up with bf_aws_creds_cleanup after sending)
+ * and records them as a's. Returns 1 when filled; 0 when nothing is shipped (no
+ * bf_fleet_set_aws_ship, or the coordinator has no credentials: warned, at most every 10 s;
+ * *c is then empty). Same thread as bf_fleet_poll. */
+int bf_fleet_aws_ship(bf_fleet_t *f, bf_fleet_agent_t *a, struct bf_aws_creds *c,
+                      Bf__AwsCredentials *pb);
 
 #endif

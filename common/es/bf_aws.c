@@ -437,13 +437,54 @@ static pthread_mutex_t cache_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_mutex_t fetch_lock = PTHREAD_MUTEX_INITIALIZER;
 static bf_aws_creds_t cache;
 static int cache_set;
-static time_t last_fetch; /* the last fetch of the chain (under cache_lock) */
+static time_t last_fetch;  /* the last fetch of the chain (under cache_lock) */
+static uint64_t cache_gen; /* +1 each time the cache gets other credentials (under cache_lock) */
+static bf_aws_creds_t shipped; /* an agent's: what the coordinator shipped (under cache_lock) */
+static int shipped_set;
 
 void bf_aws_forget(void)
 {
     pthread_mutex_lock(&cache_lock);
     bf_aws_creds_cleanup(&cache);
     cache_set = 0;
+    bf_aws_creds_cleanup(&shipped);
+    shipped_set = 0;
+    pthread_mutex_unlock(&cache_lock);
+}
+
+static int same_str(const char *a, const char *b)
+{
+    return (a == NULL && b == NULL) || (a && b && strcmp(a, b) == 0);
+}
+
+void bf_aws_ship_receive(const char *key_id, const char *secret, const char *token, int64_t expires,
+                         const char *source)
+{
+    if (key_id == NULL || *key_id == '\0')
+        return;
+    const char *tok = token && *token ? token : NULL;
+    pthread_mutex_lock(&cache_lock);
+    if (shipped_set && same_str(shipped.key_id, key_id) && same_str(shipped.secret, secret) &&
+        same_str(shipped.token, tok)) {
+        pthread_mutex_unlock(&cache_lock);
+        return;
+    }
+    int first = !shipped_set;
+    bf_aws_creds_cleanup(&shipped);
+    shipped.key_id = bf_strdup(key_id);
+    shipped.secret = bf_strdup(secret ? secret : "");
+    shipped.token = tok ? bf_strdup(tok) : NULL;
+    shipped.expires = (time_t)expires;
+    snprintf(shipped.source, sizeof shipped.source, "the coordinator (its %s)",
+             source && *source ? source : "credentials");
+    shipped_set = 1;
+    if (first)
+        bf_info("AWS credentials shipped by %s (key %.8s...)%s", shipped.source, shipped.key_id,
+                expires ? ", temporary: shipped again when the coordinator fetches fresh ones"
+                        : "");
+    else
+        bf_info("AWS credentials shipped again by %s (key %.8s...), valid until %ld s from now",
+                shipped.source, shipped.key_id, expires ? (long)(expires - time(NULL)) : -1L);
     pthread_mutex_unlock(&cache_lock);
 }
 
@@ -454,6 +495,8 @@ static int usable(const bf_aws_creds_t *c, time_t now)
         return 2;
     return c->expires > now + 10 ? 1 : 0;
 }
+
+static int chain_current(const bf_target_t *t, bf_aws_creds_t *out, bf_diag_t *diag);
 
 int bf_aws_creds_current(const bf_target_t *t, bf_aws_creds_t *out, bf_diag_t *diag)
 {
@@ -466,6 +509,31 @@ int bf_aws_creds_current(const bf_target_t *t, bf_aws_creds_t *out, bf_diag_t *d
                  auth_key(t));
         return BF_OK;
     }
+    if (t->aws_ship) {
+        pthread_mutex_lock(&cache_lock);
+        int have = shipped_set;
+        if (have)
+            creds_copy(out, &shipped);
+        pthread_mutex_unlock(&cache_lock);
+        if (have)
+            return BF_OK;
+    }
+    return chain_current(t, out, diag);
+}
+
+int bf_aws_ship_current(const bf_target_t *t, bf_aws_creds_t *out, uint64_t *gen, bf_diag_t *diag)
+{
+    memset(out, 0, sizeof *out);
+    int rc = chain_current(t, out, diag);
+    pthread_mutex_lock(&cache_lock);
+    *gen = cache_gen;
+    pthread_mutex_unlock(&cache_lock);
+    return rc;
+}
+
+static int chain_current(const bf_target_t *t, bf_aws_creds_t *out, bf_diag_t *diag)
+{
+    memset(out, 0, sizeof *out);
     time_t now = time(NULL);
     pthread_mutex_lock(&cache_lock);
     int u = cache_set ? usable(&cache, now) : 0;
@@ -501,6 +569,9 @@ int bf_aws_creds_current(const bf_target_t *t, bf_aws_creds_t *out, bf_diag_t *d
     last_fetch = time(NULL);
     if (rc == BF_OK) {
         int first = !cache_set || strcmp(cache.source, fresh.source) != 0;
+        if (!cache_set || !same_str(cache.key_id, fresh.key_id) ||
+            !same_str(cache.secret, fresh.secret) || !same_str(cache.token, fresh.token))
+            cache_gen++;
         bf_aws_creds_cleanup(&cache);
         cache = fresh;
         cache_set = 1;

@@ -22,6 +22,7 @@
 #include "bf_scenario.h"
 
 #include <curl/curl.h>
+#include <stdint.h>
 #include <time.h>
 
 /* temporary credentials are fetched again this long (s) before they expire */
@@ -56,11 +57,28 @@ void bf_aws_creds_cleanup(bf_aws_creds_t *c);
 int bf_aws_creds_resolve(const char *region, bf_aws_creds_t *out, bf_diag_t *diag);
 
 /* bf_aws_creds_current — the credentials to sign a request to target t with (t->auth ==
- * BF_AUTH_AWS): the scenario's own when it gives them, else this process's cached chain result,
+ * BF_AUTH_AWS): the scenario's own when it gives them, else with t->aws_ship those the
+ * coordinator shipped last (bf_aws_ship_receive) if any, else this process's cached chain result,
  * fetched again when it expires within BF_AWS_REFRESH_BEFORE_S (while one thread fetches, the
  * others keep signing with the still-valid ones). A copy into *out (caller cleans up). Returns
  * as bf_aws_creds_resolve. Thread-safe. */
 int bf_aws_creds_current(const bf_target_t *t, bf_aws_creds_t *out, bf_diag_t *diag);
+
+/* bf_aws_ship_current — the coordinator's own credentials to ship to the agents
+ * (target.auth.aws.ship): its provider chain's, cached and fetched again as
+ * bf_aws_creds_current does. *gen: a number that changes whenever the cache holds other
+ * credentials than before (1 after the first fetch), so a caller ships again only when it
+ * differs from what it last shipped. A copy into *out (caller cleans up). Returns as
+ * bf_aws_creds_resolve. Thread-safe. */
+int bf_aws_ship_current(const bf_target_t *t, bf_aws_creds_t *out, uint64_t *gen, bf_diag_t *diag);
+
+/* bf_aws_ship_receive — an agent: the credentials the coordinator shipped (strings borrowed,
+ * copied; token NULL or "" for long-term keys; expires UTC seconds, 0 = never; source where the
+ * coordinator found them, for messages). From then on bf_aws_creds_current signs with them for
+ * a target with aws_ship, until other ones are received (said once each, key's first 8
+ * characters only). key_id NULL or "" is ignored. Thread-safe. */
+void bf_aws_ship_receive(const char *key_id, const char *secret, const char *token, int64_t expires,
+                         const char *source);
 
 /* bf_aws_forget — drop this process's cached credentials (tests; a 403 for an expired token).
  * Thread-safe. */

@@ -150,6 +150,8 @@ typedef struct bf_target {
                           identity, instance role) */
     char *aws_secret;  /* SECRET */
     char *aws_token;   /* SECRET, or NULL */
+    int aws_ship;      /* target.auth.aws.ship: agents sign with the coordinator's own
+                          credentials, shipped to them and again when it fetches fresh ones */
     char *ca_file;     /* TLS CA bundle path as written, or NULL */
     char *cert_file;   /* TLS client certificate path as written, or NULL */
     char *key_file;    /* TLS client key path as written, or NULL */

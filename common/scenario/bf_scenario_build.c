@@ -190,6 +190,14 @@ static int build_auth(bf__load_t *L, const conn_keys *ck, bf_target_t *t, int *k
         t->aws_key_id = bf__dup_str(kid);
         t->aws_secret = bf__dup_str(sec);
         t->aws_token = bf__dup_str(&L->top[ck->aws_token]);
+        if (ck == &target_keys && L->top[BF__K_AUTH_AWS_SHIP].b) {
+            if (kid->set)
+                return bf__err(L, L->top[BF__K_AUTH_AWS_SHIP].node, BF_E_INVAL,
+                               "target.auth.aws.ship: true ships the coordinator's own "
+                               "credentials (its environment, files, web identity or instance "
+                               "role); access_key_id ships the scenario's: keep one of them");
+            t->aws_ship = 1;
+        }
     }
     return BF_OK;
 }

@@ -111,6 +111,7 @@ int bf__v_nonempty(struct bf__load *L, const bf_ynode_t *n, const char *path, bf
       0, NULL, bf__v_nonempty)                                                                     \
     X(AUTH_AWS_TOKEN, "target.auth.aws.session_token", BF__T_STR, NULL, 0, 0, BF__F_SECRET, 0,     \
       NULL, bf__v_nonempty)                                                                        \
+    X(AUTH_AWS_SHIP, "target.auth.aws.ship", BF__T_BOOL, "false", 0, 0, 0, 0, NULL, NULL)          \
     X(TARGET_TLS, "target.tls", BF__T_SECTION, NULL, 0, 0, 0, 0, NULL, NULL)                       \
     X(TLS_CA_FILE, "target.tls.ca_file", BF__T_STR, NULL, 0, 0, 0, 0, NULL, bf__v_nonempty)        \
     X(TLS_CERT_FILE, "target.tls.cert_file", BF__T_STR, NULL, 0, 0, 0, 0, NULL, bf__v_nonempty)    \

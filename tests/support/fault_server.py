@@ -672,6 +672,8 @@ class Handler(BaseHTTPRequestHandler):
             refused = state.verifier.check(method, self.path, self.headers, body or b"")
             rec["sigv4"] = "ok" if refused is None else refused[1]
             rec["sigv4_key"] = state.verifier.key_of(self.headers)
+            if state.verifier.token_expiry_file:  # test tokens, to see which one signed
+                rec["sigv4_token"] = self.headers.get("X-Amz-Security-Token")
             if refused is not None:
                 rec["status"] = refused[0]
                 rec["response_bytes"] = self._send_json(refused[0], {"message": refused[1]})
@@ -1197,6 +1199,10 @@ def main(argv=None):
                     help="--sigv4: the server's clock is this far ahead of the host's")
     ap.add_argument("--expired-token", action="append", default=[],
                     help="--sigv4: a session token the server calls expired (repeatable)")
+    ap.add_argument("--token-expiry-file", metavar="FILE",
+                    help="--sigv4: a JSON object {session token: expiry in UTC seconds}, read "
+                         "for every request (a fake credential source writes it): a token used "
+                         "after its expiry is refused as expired")
     ap.add_argument("--serverless", action="store_true",
                     help="play OpenSearch Serverless: no GET /, _cluster, _nodes, _cat, "
                          "_refresh, _flush, _stats (404), no number_of_shards/replicas at index "
@@ -1271,7 +1277,8 @@ def main(argv=None):
             k, _, v = pair.partition(":")
             keys[k] = v
         server.state.verifier = sigv4_verify.Verifier(region, service, keys,
-                                                      args.clock_skew_s, args.expired_token)
+                                                      args.clock_skew_s, args.expired_token,
+                                                      args.token_expiry_file)
 
     def stop(reason):
         server.state.stop.set()

@@ -8,7 +8,8 @@ the request says it signed, the path and query as they came, and the body, with 
 server knows for the key id. Refusals answer as Amazon OpenSearch Service does (403 with
 {"message": ...}): an unknown key id, a scope of another region or service, a date more than
 5 minutes from the server's clock ("Signature expired", skew with --clock-skew-s), an expired
-session token (--expired-token), a body hash that does not match, a signature that does not.
+session token (--expired-token, or one past its expiry in --token-expiry-file), a body hash
+that does not match, a signature that does not.
 Needs Debian's python3-botocore.
 """
 
@@ -31,12 +32,29 @@ MISMATCH = ("The request signature we calculated does not match the signature yo
 
 
 class Verifier:
-    def __init__(self, region, service, keys, clock_skew_s=0.0, expired_tokens=()):
+    def __init__(self, region, service, keys, clock_skew_s=0.0, expired_tokens=(),
+                 token_expiry_file=None):
         self.region = region
         self.service = service
         self.keys = dict(keys)  # key id -> secret
         self.clock_skew_s = clock_skew_s
         self.expired_tokens = set(expired_tokens)
+        # a JSON object {token: expiry (UTC seconds)}, read again for every request: a token
+        # used after its expiry is refused as AWS refuses it (temporary credentials' lifetime)
+        self.token_expiry_file = token_expiry_file
+
+    def token_expired(self, token):
+        if token in self.expired_tokens:
+            return True
+        if not self.token_expiry_file:
+            return False
+        import json
+        try:
+            with open(self.token_expiry_file) as f:
+                expiry = json.load(f)
+        except (OSError, ValueError):
+            return False
+        return token in expiry and self.now() >= float(expiry[token])
 
     @staticmethod
     def key_of(headers):
@@ -63,7 +81,7 @@ class Verifier:
             return 403, "Credential should be scoped to a valid region and service: " \
                         "'%s/%s', not '%s/%s'." % (self.region, self.service, region, service)
         token = headers.get("X-Amz-Security-Token")
-        if token and token in self.expired_tokens:
+        if token and self.token_expired(token):
             return 403, "The security token included in the request is expired"
         amz_date = headers.get("X-Amz-Date", "")
         try:
