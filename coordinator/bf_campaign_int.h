@@ -17,6 +17,7 @@
 #include "bf_metrics.h"
 #include "bf_mstore.h"
 #include "bf_results.h"
+#include "bf_samplelog.h"
 #include "bf_scenario.h"
 #include "bf_strmap.h"
 #include "bf_telemetry.h"
@@ -67,6 +68,8 @@ typedef struct bf__campaign {
     uint32_t nmembers;
     bf_cellagg_t *agg;
     FILE *samples;
+    bf_samplelog_t *slog; /* the samples' writer thread on `samples` (NULL between cells) */
+    uint64_t held_back;   /* samples refused while its queue was full (the agents resend) */
     int cell_failed;
     char reason[1024];
     uint64_t bad_samples;

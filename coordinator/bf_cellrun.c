@@ -31,6 +31,7 @@
 #define START_DELAY_MS 1000
 #define DONE_GRACE_MS 30000
 #define STOP_ACK_WAIT_MS 3000   /* results directory broken: how long Stop may take to arrive */
+#define SAMPLES_WAIT_SAY_MS 5000 /* a slow results disk: said this often while the end waits */
 
 /* ---- the member state table (bf_cellrun.h) ----------------------------------------------- */
 
@@ -141,7 +142,7 @@ static void send_ack(bf__campaign_t *c, bf_member_t *m)
 {
     Bf__SampleAck ack = BF__SAMPLE_ACK__INIT;
     ack.cell_id = (char *)c->cell->id;
-    ack.seq = m->last_seq;
+    ack.seq = m->acked_seq;
     Bf__Envelope env;
     bf_wire_init(&env);
     env.body_case = BF__ENVELOPE__BODY_SAMPLE_ACK;
@@ -162,6 +163,69 @@ static unsigned step(bf__campaign_t *c, bf_member_t *m, enum bf_member_event ev)
     if ((t.actions & BF_MA_MARK_LOST) && c->agg)
         bf_cellagg_mark_lost(c->agg, m->index, m->agent->id, m->last_second + 1);
     return t.actions;
+}
+
+/* The samples could not be written: nothing more is acknowledged, so the agents keep what
+ * is not on disk; the load stops now (docs/internals/measurement.md: nothing measured is kept
+ * only in memory) and the campaign ends after this cell. why: the writer's error when NULL. */
+static void samples_failed(bf__campaign_t *c, const char *why)
+{
+    char werr[256] = "";
+    if (why == NULL && c->slog)
+        bf_samplelog_error(c->slog, werr, sizeof werr);
+    char msg[600];
+    snprintf(msg, sizeof msg, "cannot write samples to %s/cells/%s.samples.partial: %s",
+             bf_results_dir(c->res), c->cell_name, why ? why : werr);
+    bf_results_note_error(c->res, msg);
+    fail_cell(c, "cell %s: %s", c->cell->id, msg);
+}
+
+/* Acknowledge what the writer thread has put on disk since the last call (a cumulative
+ * SampleAck per member whose durable seq moved); a failed write fails the cell. */
+static void samples_ack(bf__campaign_t *c)
+{
+    if (c->slog == NULL)
+        return;
+    if (bf_samplelog_error(c->slog, NULL, 0) != BF_OK && bf_results_error(c->res) == NULL)
+        samples_failed(c, NULL);
+    for (uint32_t i = 0; i < c->nmembers; i++) {
+        bf_member_t *m = &c->members[i];
+        uint64_t durable = bf_samplelog_durable(c->slog, m->index);
+        if (durable > m->acked_seq) {
+            m->acked_seq = durable;
+            send_ack(c, m);
+        }
+    }
+}
+
+/* The load is over: wait for the writer thread to put every sample taken on disk, the fleet
+ * answered meanwhile and each member's samples acknowledged as they land, then stop it. Said
+ * every SAMPLES_WAIT_SAY_MS while the disk keeps the campaign waiting. */
+static void samples_drain(bf__campaign_t *c)
+{
+    if (c->slog == NULL)
+        return;
+    uint64_t t0 = bf_clock_mono_us(), said = t0;
+    size_t bytes = 0;
+    size_t lines;
+    while ((lines = bf_samplelog_pending(c->slog, &bytes)) > 0 &&
+           bf_samplelog_error(c->slog, NULL, 0) == BF_OK) {
+        bf_fleet_poll(c->fleet, 100);
+        samples_ack(c);
+        uint64_t now = bf_clock_mono_us();
+        if (now - said >= SAMPLES_WAIT_SAY_MS * 1000u) {
+            said = now;
+            bf_info("cell %s: waiting %.0f s for the results disk: %zu samples (%.1f KiB) not yet "
+                    "written to %s",
+                    c->cell->id, (now - t0) / 1e6, lines, bytes / 1024.0, bf_results_dir(c->res));
+        }
+    }
+    samples_ack(c);
+    bf_samplelog_close(&c->slog); /* a failure is noted (samples_ack) */
+    if (c->held_back)
+        bf_info("cell %s: %" PRIu64 " samples were held back while the results disk was slow and "
+                "taken when sent again",
+                c->cell->id, c->held_back);
 }
 
 static void on_sample(bf__campaign_t *c, bf_fleet_agent_t *a, const Bf__Sample *s)
@@ -190,16 +254,28 @@ static void on_sample(bf__campaign_t *c, bf_fleet_agent_t *a, const Bf__Sample *
         send_ack(c, m);
         return;
     }
-    /* written to disk first, acknowledged after (docs/internals/fleet-protocol.md) */
-    if (bf_results_sample_line(c->samples, a->id, s) != BF_OK) {
-        /* not acknowledged, so the agent keeps it; the load stops now
-         * (docs/internals/measurement.md: nothing measured is kept only in memory) and the campaign
-         * ends after this cell */
-        char msg[600];
-        snprintf(msg, sizeof msg, "cannot write samples to %s/cells/%s.samples.partial: %s",
-                 bf_results_dir(c->res), c->cell_name, strerror(errno));
-        bf_results_note_error(c->res, msg);
-        fail_cell(c, "cell %s: %s", c->cell->id, msg);
+    /* queued for the writer thread and acknowledged once on disk (samples_ack), so a slow
+     * results disk never keeps this thread from the fleet (docs/internals/fleet-protocol.md) */
+    char *line = bf_results_sample_json(a->id, s);
+    int rc = BF_E_IO;
+    if (c->slog)
+        rc = bf_samplelog_push(c->slog, m->index, s->seq, line);
+    else
+        free(line);
+    if (rc == BF_E_TOOBIG) {
+        /* the queue is full: not taken, not acknowledged; the agent keeps the sample and sends
+         * it again (every RETRANSMIT 3 s), so the disk holds the fleet's samples back */
+        size_t bytes = 0;
+        size_t lines = bf_samplelog_pending(c->slog, &bytes);
+        if (c->held_back++ == 0)
+            bf_warn("cell %s: the results disk is slow: %zu samples (%.1f MiB) wait to be written "
+                    "to %s; agent %s keeps sample %" PRIu64 " and the ones after it until there "
+                    "is room (nothing is lost)",
+                    c->cell->id, lines, bytes / 1048576.0, bf_results_dir(c->res), a->id, s->seq);
+        return;
+    }
+    if (rc != BF_OK) {
+        samples_failed(c, c->slog ? NULL : strerror(errno));
         return;
     }
     if (bf_cellagg_add(c->agg, m->index, s) != BF_OK)
@@ -227,7 +303,6 @@ static void on_sample(bf__campaign_t *c, bf_fleet_agent_t *a, const Bf__Sample *
     }
     if (fatal)
         fail_cell(c, "%s", s->fatal);
-    send_ack(c, m);
 }
 
 static void on_fetch_chunk(bf__campaign_t *c, bf_fleet_agent_t *a, const Bf__FetchChunk *fc);
@@ -920,7 +995,7 @@ static void cell_show_second(bf__campaign_t *c, uint32_t nagents, size_t k, size
 /* Start and the load: every agent starts START_DELAY_MS after receipt, on its own monotonic
  * clock, Start resent (same id, with the time left or how late) until acknowledged; the
  * cluster's telemetry every second without blocking this loop. The loop ends when every
- * member is finished (its final sample on disk, or lost and not back to resend what it
+ * member is finished (its final sample taken, or lost and not back to resend what it
  * holds), at the deadline (load + request timeout + grace; the members still out are
  * marked), or soon after a stop when the results directory takes no more samples. An
  * interruption or a failed cell sends Stop and shortens the deadline. */
@@ -944,6 +1019,7 @@ static void cell_load(bf__campaign_t *c, const bf_cell_t *cell, bf_fleet_agent_t
     uint64_t stop_sent_us = 0;
     for (;;) {
         bf_fleet_poll(c->fleet, 100);
+        samples_ack(c);
         uint64_t now = bf_clock_mono_us();
         if (stop_sent)
             resend_stops(c, now);
@@ -1090,6 +1166,8 @@ int bf__cellrun_run(bf__campaign_t *c, const bf_cell_t *cell, uint32_t repetitio
     if (c->track_p99)
         bf_cellagg_track_p99(c->agg);
     c->samples = bf_results_samples_open(c->res, c->cell_name);
+    c->slog = bf_samplelog_new(c->samples, nagents, 0);
+    c->held_back = 0;
     bf_metrics_cell_start(c->metrics);
     bf__cellrun_publish(c, k, ncells, "prepare", -1);
     if (!cell_cannot_start(c, cell, &ix, &sh, nagents) &&
@@ -1099,6 +1177,7 @@ int bf__cellrun_run(bf__campaign_t *c, const bf_cell_t *cell, uint32_t repetitio
             search_before = bf_cluster_search_total(c->es, cell);
         cell_load(c, cell, agents, nagents, k, ncells, campaign_start_us, &interrupted, &shown);
     }
+    samples_drain(c); /* before the members are detached: their last samples acknowledged */
     if (!retry)
         cell_finish(c, cell, &ix, agents, nagents, interrupted, search_before, k, ncells, shown,
                     row);

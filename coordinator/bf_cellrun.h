@@ -2,7 +2,8 @@
 /* bf_cellrun.h — the per-cell run: each agent's part in the current cell as one state table.
  *
  * The run of a cell (bf_cellrun.c) is Prepare → all Ready → Start with a barrier → samples
- * (written, then acknowledged) → a final sample from every member (or lost) → the row. What
+ * (taken, written by the samples' writer thread, acknowledged once on disk) → a final sample
+ * from every member (or lost) → the row. What
  * happens to one member is decided here, by a pure function over (state, event), so the
  * callbacks that receive messages stay thin and the table is tested case by case
  * (tests/unit/test_cellrun.c), as the agent's session is in agent/bf_agent.h:
@@ -55,7 +56,7 @@ enum bf_member_state {
     BF_MS_FAILED,        /* answered Failed (the cell fails; waiting for its final sample) */
     BF_MS_LOST,          /* lost or gone; not waited for */
     BF_MS_RETURNED,      /* lost, then back while the cell runs: waiting for its final sample */
-    BF_MS_FINISHED,      /* its final sample is on disk */
+    BF_MS_FINISHED,      /* its final sample is taken (on disk once the writer drained) */
     BF_MS_COUNT
 };
 
@@ -98,7 +99,9 @@ typedef struct bf_member {
     enum bf_member_state state;
     int start_acked, stop_acked; /* commands delivered (resent until acknowledged) */
     int busy_seen;               /* answered busy (draining an earlier cell): said once */
-    uint64_t last_seq;   /* samples are taken in order only: every seq <= this is on disk */
+    uint64_t last_seq;           /* samples are taken in order only: every seq <= this was taken
+                                    (aggregated, queued for the disk) */
+    uint64_t acked_seq;          /* every seq <= this is on disk and acknowledged */
     int32_t last_second;
     uint64_t last_command_us;
 } bf_member_t;

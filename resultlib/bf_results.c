@@ -211,10 +211,8 @@ static json_t *counters_json(const bf_counters_t *c)
     return o;
 }
 
-int bf_results_sample_line(FILE *f, const char *agent_id, const Bf__Sample *s)
+char *bf_results_sample_json(const char *agent_id, const Bf__Sample *s)
 {
-    if (f == NULL)
-        return BF_E_IO;
     bf_counters_t c;
     memset(&c, 0, sizeof c);
     bf_sample_unpack_add(s, &c, NULL, NULL);
@@ -229,6 +227,14 @@ int bf_results_sample_line(FILE *f, const char *agent_id, const Bf__Sample *s)
         json_object_set_new(o, "fatal", json_string(s->fatal));
     char *line = json_dumps(o, JSON_COMPACT | JSON_SORT_KEYS);
     json_decref(o);
+    return line;
+}
+
+int bf_results_sample_line(FILE *f, const char *agent_id, const Bf__Sample *s)
+{
+    if (f == NULL)
+        return BF_E_IO;
+    char *line = bf_results_sample_json(agent_id, s);
     int ok = fputs(line, f) >= 0 && fputc('\n', f) != EOF && fflush(f) == 0 && !ferror(f);
     free(line);
     return ok ? BF_OK : BF_E_IO;

@@ -56,6 +56,9 @@ void bf_results_cell_name(const bf_cell_t *cell, uint32_t repetition, uint32_t r
 /* bf_results_samples_open — open cells/<name>.samples.partial for the raw samples of a cell
  * as they arrive. Returns the stream (owned by r) or NULL. */
 FILE *bf_results_samples_open(bf_results_t *r, const char *name);
+/* bf_results_sample_json — one agent sample as the JSON line bf_results_sample_line writes
+ * (without the newline). Caller owns the string: free(). */
+char *bf_results_sample_json(const char *agent_id, const Bf__Sample *s);
 /* bf_results_sample_line — append one agent sample as a JSON line and flush it to the OS;
  * after it returns the sample may be acknowledged. Returns 0 or BF_E_IO. */
 int bf_results_sample_line(FILE *f, const char *agent_id, const Bf__Sample *s);
