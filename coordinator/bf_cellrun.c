@@ -750,6 +750,20 @@ static void progress(bf__campaign_t *c, size_t k, size_t ncells, int32_t second,
         return;
     uint64_t ok = 0, err = 0, rej = 0;
     bf_cellagg_live(c->agg, second, &ok, &err, &rej);
+    /* requests that never reached the cluster are no document's error (they are sent again
+     * after a back-off, so a second may have none): named with the cell's count so far, or a
+     * fleet that cannot connect at all shows "0 docs/s, errors 0" */
+    uint64_t connect = 0;
+    for (int32_t i = 0; i <= second; i++) {
+        const bf_counters_t *sc = bf_cellagg_second(c->agg, (size_t)i);
+        connect += sc ? sc->req_connect_error : 0;
+    }
+    char conn[96] = "", conn_tty[64] = "";
+    if (connect) {
+        snprintf(conn, sizeof conn, ", connect failures %" PRIu64 " so far (requests not sent)",
+                 connect);
+        snprintf(conn_tty, sizeof conn_tty, "  connect failed %" PRIu64, connect);
+    }
     uint32_t lost = 0;
     for (uint32_t i = 0; i < c->nmembers; i++)
         lost += bf_member_lost(c->members[i].state);
@@ -768,14 +782,15 @@ static void progress(bf__campaign_t *c, size_t k, size_t ncells, int32_t second,
         if (isatty(STDERR_FILENO)) {
             char line[512];
             snprintf(line, sizeof line,
-                     "%s  %s  %" PRIu64 " docs/s  errors %" PRIu64 "  429 %" PRIu64 "  elapsed %s",
-                     fm, phase, ok, err, rej, el);
+                     "%s  %s  %" PRIu64 " docs/s  errors %" PRIu64 "%s  429 %" PRIu64
+                     "  elapsed %s",
+                     fm, phase, ok, err, conn_tty, rej, el);
             fprintf(stderr, "\r\033[K%s", line); /* the live line, rewritten every second */
             fflush(stderr);
         } else if (second % 5 == 4) {
-            bf_info("%s; %s: %" PRIu64 " docs/s, errors %" PRIu64 ", 429 %" PRIu64
+            bf_info("%s; %s: %" PRIu64 " docs/s, errors %" PRIu64 "%s, 429 %" PRIu64
                     ", lost agents %u, elapsed %s",
-                    fm, phase, ok, err, rej, lost, el);
+                    fm, phase, ok, err, conn, rej, lost, el);
         }
         return;
     }
@@ -784,15 +799,15 @@ static void progress(bf__campaign_t *c, size_t k, size_t ncells, int32_t second,
     if (isatty(STDERR_FILENO)) {
         char line[640];
         snprintf(line, sizeof line,
-                 "%s  %s  %" PRIu64 " docs/s  errors %" PRIu64 "  429 %" PRIu64
+                 "%s  %s  %" PRIu64 " docs/s  errors %" PRIu64 "%s  429 %" PRIu64
                  "  lost %u  elapsed %s  left ~%s",
-                 where, phase, ok, err, rej, lost, el, rem);
+                 where, phase, ok, err, conn_tty, rej, lost, el, rem);
         fprintf(stderr, "\r\033[K%s", line); /* the live line, rewritten every second */
         fflush(stderr);
     } else if (second % 5 == 4) {
-        bf_info("%s %s: %" PRIu64 " docs/s, errors %" PRIu64 ", 429 %" PRIu64
+        bf_info("%s %s: %" PRIu64 " docs/s, errors %" PRIu64 "%s, 429 %" PRIu64
                 ", lost agents %u, elapsed %s, left ~%s",
-                where, phase, ok, err, rej, lost, el, rem);
+                where, phase, ok, err, conn, rej, lost, el, rem);
     }
 }
 

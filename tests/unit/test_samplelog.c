@@ -46,9 +46,11 @@ static void test_lines_in_order_then_durable(void **state)
     assert_non_null(w);
     assert_int_equal(bf_samplelog_durable(w, 0), 0);
     for (uint64_t seq = 1; seq <= 50; seq++) {
-        assert_int_equal(bf_samplelog_push(w, 0, seq, bf_asprintf("a%llu", (unsigned long long)seq)), BF_OK);
+        assert_int_equal(
+            bf_samplelog_push(w, 0, seq, bf_asprintf("a%llu", (unsigned long long)seq)), BF_OK);
         if (seq <= 20)
-            assert_int_equal(bf_samplelog_push(w, 1, seq, bf_asprintf("b%llu", (unsigned long long)seq)), BF_OK);
+            assert_int_equal(
+                bf_samplelog_push(w, 1, seq, bf_asprintf("b%llu", (unsigned long long)seq)), BF_OK);
     }
     assert_int_equal(bf_samplelog_push(w, 2, 1, bf_strdup("no such slot")), BF_E_RANGE);
     drained(w);
