@@ -1893,7 +1893,8 @@ static const char css[] =
     "width:14px;height:4px;margin-right:4px}ul.legend .sw.dot{width:10px;height:10px;"
     "border-radius:5px}dl.cols dt{font-weight:600;margin-top:4px}"
     "dl.cols dd{margin:0 0 0 18px;color:#333}text.lo{font-size:11px;fill:#555}"
-    ".few-note{color:#a34a00}div.tscroll{overflow:auto;max-width:100%;max-height:80vh;"
+    ".few-note{color:#a34a00}div.tscroll{overflow:auto;max-width:100%;width:fit-content;max-height:"
+    "80vh;"
     "border:1px solid #e3e3e3}div.tscroll table{margin:0}div.tscroll th{position:sticky;top:0}"
     "code{overflow-wrap:anywhere}div.brk{flex-basis:100%;height:0}";
 
@@ -2025,6 +2026,21 @@ static void section_findmax(bf_buf_t *b, const char *dir, json_t *charts)
                        v && strcmp(v, "rejected") == 0);
         }
         free(used);
+        /* steps without a p99 (fewer than 100 responses) say so in the legend */
+        size_t nop99 = 0, nop99s = 0;
+        json_array_foreach(steps, si_, s)
+        {
+            if (isfinite(jnum(s, "latency_p99_ms")))
+                continue;
+            if (jnum(s, "target_rate") > 0)
+                nop99s++;
+            else if ((long long)json_integer_value(json_object_get(s, "batch_size")) == kb)
+                nop99++;
+        }
+        if (nop99)
+            snprintf(curve->note, sizeof curve->note,
+                     "%zu step%s not drawn: too few requests for p99 (it needs 100)", nop99,
+                     nop99 == 1 ? "" : "s");
         if (json_is_object(knee) && isfinite(jnum(knee, "latency_p99_ms"))) {
             pseries *k = plot_add_series(&p2, "knee (best closed loop)", 1);
             series_add(k, jnum(knee, "docs_per_s"), jnum(knee, "latency_p99_ms"), NULL, 0);
@@ -2034,6 +2050,10 @@ static void section_findmax(bf_buf_t *b, const char *dir, json_t *charts)
                            s) if (jnum(s, "target_rate") > 0 && isfinite(jnum(s, "latency_p99_ms")))
             series_add(sus, jnum(s, "docs_per_s"), jnum(s, "latency_p99_ms"),
                        json_string_value(json_object_get(s, "cell")), 0);
+        if (nop99s)
+            snprintf(sus->note, sizeof sus->note,
+                     "%zu step%s not drawn: too few requests for p99 (it needs 100)", nop99s,
+                     nop99s == 1 ? "" : "s");
         if (json_is_true(json_object_get(c, "found")) && isfinite(jnum(c, "latency_p99_ms"))) {
             pseries *h = plot_add_series(&p2, "sustained", 1);
             series_add(h, jnum(c, "measured_docs_per_s"), jnum(c, "latency_p99_ms"), NULL, 0);
