@@ -161,6 +161,22 @@ static int bad(const bf_row_t *row)
     return row->failed || row->aborted;
 }
 
+/* an index-mismatch row's real numbers against its cell's, into buf ("" when not one) */
+static void index_mismatch_text(const bf_row_t *row, char *buf, size_t size)
+{
+    buf[0] = '\0';
+    if (!row->index_mismatch)
+        return;
+    if (row->index_shards > 0 && row->index_replicas >= 0)
+        snprintf(buf, size,
+                 "the index had %lld shard%s and %lld replica%s, not the cell's %u and %u",
+                 (long long)row->index_shards, row->index_shards == 1 ? "" : "s",
+                 (long long)row->index_replicas, row->index_replicas == 1 ? "" : "s",
+                 row->cell->shards, row->cell->replicas);
+    else
+        snprintf(buf, size, "the index had other shards or replicas than the cell's");
+}
+
 /* the noise band of a pair: the larger CV of the rows that ran repetitions, else the default */
 static void noise_of(const bf_row_t *b, const bf_row_t *c, double *noise, int *from_cv)
 {
@@ -247,6 +263,8 @@ int bf_compare_dirs(const char *base_dir, const char *contender_dir, bf_compare_
         r->failed = bad(b) || bad(k);
         r->base_few = b->few_requests;
         r->contender_few = k->few_requests;
+        index_mismatch_text(b, r->base_mismatch, sizeof r->base_mismatch);
+        index_mismatch_text(k, r->contender_mismatch, sizeof r->contender_mismatch);
         r->base_p99_ms = b->service.p99_ms;
         r->contender_p99_ms = k->service.p99_ms;
         /* the findings' rule, from the findings' own code: what they leave out is no
@@ -340,6 +358,16 @@ static const char *few_mark(const bf_compare_row_t *r)
     return r->contender_few ? "; contender few-requests" : "";
 }
 
+/* "; baseline index-mismatch", "; contender index-mismatch", "; both index-mismatch" or "" */
+static const char *mismatch_mark(const bf_compare_row_t *r)
+{
+    if (r->base_mismatch[0] && r->contender_mismatch[0])
+        return "; both index-mismatch";
+    if (r->base_mismatch[0])
+        return "; baseline index-mismatch";
+    return r->contender_mismatch[0] ? "; contender index-mismatch" : "";
+}
+
 /* Without repetitions on either side there is no measured noise: a difference is reported as
  * higher/lower with "no noise estimate", never as faster/slower. */
 static int left_out(const bf_compare_row_t *r)
@@ -395,6 +423,35 @@ static const char *fmt(char *buf, size_t n, double v, int decimals, const char *
     return buf;
 }
 
+/* the matched rows with an index-mismatch side, each with what its index really had */
+static void mismatch_note(const bf_compare_t *c, bf_buf_t *out)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < c->n; i++)
+        n += c->rows[i].base_mismatch[0] || c->rows[i].contender_mismatch[0];
+    if (n == 0)
+        return;
+    bf_buf_appendf(out,
+                   "%zu matched %s index-mismatch on a side (recreate: false wrote into an "
+                   "index that already existed with other shards or replicas): matched by cell "
+                   "id all the same, the pair compares those indices, not the cell's numbers:",
+                   n, n == 1 ? "row is" : "rows are");
+    for (size_t i = 0, shown = 0; i < c->n && shown < 10; i++) {
+        const bf_compare_row_t *r = &c->rows[i];
+        if (!r->base_mismatch[0] && !r->contender_mismatch[0])
+            continue;
+        bf_buf_appendf(out, "%s %s (", shown ? ";" : "", r->cell);
+        if (r->base_mismatch[0])
+            bf_buf_appendf(out, "baseline: %s", r->base_mismatch);
+        if (r->contender_mismatch[0])
+            bf_buf_appendf(out, "%scontender: %s", r->base_mismatch[0] ? "; " : "",
+                           r->contender_mismatch);
+        bf_buf_appendz(out, ")");
+        shown++;
+    }
+    bf_buf_appendf(out, "%s.\n", n > 10 ? "; ..." : "");
+}
+
 void bf_compare_format(const bf_compare_t *c, enum bf_compare_format format, bf_buf_t *out)
 {
     char a[8][48];
@@ -404,7 +461,7 @@ void bf_compare_format(const bf_compare_t *c, enum bf_compare_format format, bf_
                             "within_noise,verdict,base_service_p99_ms,contender_service_p99_ms,"
                             "base_few_requests,contender_few_requests,base_left_out,"
                             "contender_left_out,ratio,ci_low,ci_high,p_value,n_base,"
-                            "n_contender\n");
+                            "n_contender,base_index_mismatch,contender_index_mismatch\n");
         for (size_t i = 0; i < c->n; i++) {
             const bf_compare_row_t *r = &c->rows[i];
             bf_buf_appendf(out, "%s,%u,%u,%u,%u,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,\"%s\",\"%s\",",
@@ -419,11 +476,13 @@ void bf_compare_format(const bf_compare_t *c, enum bf_compare_format format, bf_
                            r->base_left_out, r->contender_left_out); /* the reasons hold no '"' */
             const bf_stats_cmp_t *t = &r->test;
             if (r->tested)
-                bf_buf_appendf(out, "%s,%s,%s,%s,%zu,%zu\n", fmt(a[0], 48, t->ratio, 4, ""),
+                bf_buf_appendf(out, "%s,%s,%s,%s,%zu,%zu,", fmt(a[0], 48, t->ratio, 4, ""),
                                fmt(a[1], 48, t->ci_low, 4, ""), fmt(a[2], 48, t->ci_high, 4, ""),
                                fmt(a[3], 48, t->p_adj, 4, ""), t->n_b, t->n_a);
             else
-                bf_buf_appendz(out, ",,,,,\n");
+                bf_buf_appendz(out, ",,,,,,");
+            /* the texts hold no '"' */
+            bf_buf_appendf(out, "\"%s\",\"%s\"\n", r->base_mismatch, r->contender_mismatch);
         }
         return;
     }
@@ -449,13 +508,13 @@ void bf_compare_format(const bf_compare_t *c, enum bf_compare_format format, bf_
         char why[460];
         bf_buf_appendf(out,
                        "| %s | %u | %u | %u | %u | %s%s%s | %s%s%s | %s%s%s%s | %s%s%s%s | %s%%%s "
-                       "| %s%s%s | %s | %s |",
+                       "| %s%s%s%s | %s | %s |",
                        r->cell, r->shards, r->replicas, r->batch_size, r->concurrency, sb,
                        fmt(a[0], 48, r->base, 0, "-"), sb, sc, fmt(a[1], 48, r->contender, 0, "-"),
                        sc, sd, r->diff > 0 ? "+" : "", fmt(a[2], 48, r->diff, 0, "-"), sd, sd,
                        r->diff_pct > 0 ? "+" : "", fmt(a[3], 48, r->diff_pct, 1, "-"), sd,
                        fmt(a[4], 48, r->noise * 100.0, 1, "-"), r->noise_from_cv ? " (CV)" : "",
-                       verdict(r), left_mark(r, why, sizeof why), few_mark(r),
+                       verdict(r), left_mark(r, why, sizeof why), few_mark(r), mismatch_mark(r),
                        fmt(a[5], 48, r->base_p99_ms, 1, "-"),
                        fmt(a[6], 48, r->contender_p99_ms, 1, "-"));
         if (r->tested)
@@ -541,6 +600,7 @@ void bf_compare_format(const bf_compare_t *c, enum bf_compare_format format, bf_
                        "window): that docs/s rests on a handful of requests, and the findings "
                        "did not rank it; its difference says little.\n",
                        nfew, nfew == 1 ? "row is" : "rows are", BF_FEW_REQUESTS);
+    mismatch_note(c, out);
     if (c->n == 0)
         bf_buf_appendf(out,
                        "No cell matched: the two campaigns have no cell id in common%s%s. "

@@ -46,6 +46,11 @@ typedef struct bf_compare_row {
      * measurement: a pair with a left-out side gets the verdict "left out", never higher,
      * lower, faster or slower, and its figures are struck in Markdown */
     char base_left_out[200], contender_left_out[200];
+    /* the side's row is index-mismatch (recreate: false found its index with other shards or
+     * replicas than the cell says): "the index had 3 shards and 0 replicas, not the cell's 1
+     * and 1" ("the index had other shards or replicas than the cell's" when not read), "" when
+     * not: the pair is matched by cell id all the same, and the output says so */
+    char base_mismatch[128], contender_mismatch[128];
     /* when a side has repetitions (two or more docs/s) and neither is failed, left
      * out or few-requests: the U test of contender against baseline (ratio contender / base,
      * Hodges-Lehmann interval) with p corrected over the tested cells (Holm, Benjamini-Hochberg

@@ -125,7 +125,8 @@ static void test_csv(void **state)
                        "contender_docs_per_s,diff_docs_per_s,diff_pct,noise_pct,noise_source,"
                        "within_noise,verdict,base_service_p99_ms,contender_service_p99_ms,"
                        "base_few_requests,contender_few_requests,base_left_out,"
-                       "contender_left_out,ratio,ci_low,ci_high,p_value,n_base,n_contender\n";
+                       "contender_left_out,ratio,ci_low,ci_high,p_value,n_base,n_contender,"
+                       "base_index_mismatch,contender_index_mismatch\n";
     assert_true(strncmp(out.data, head, strlen(head)) == 0);
     size_t lines = 0;
     for (const char *p = out.data; *p; p++)
@@ -295,7 +296,7 @@ static void test_few_requests_marked(void **state)
     assert_non_null(strstr(out.data, "1 row is few-requests on a side"));
     bf_buf_reset(&out);
     bf_compare_format(c, BF_COMPARE_CSV, &out);
-    assert_non_null(strstr(out.data, ",true,false,\"\",\"\",,,,,,\n"));
+    assert_non_null(strstr(out.data, ",true,false,\"\",\"\",,,,,,,\"\",\"\"\n"));
     bf_buf_cleanup(&out);
     bf_compare_destroy(&c);
     unlink(mp);
@@ -341,7 +342,66 @@ static void test_left_out_marked(void **state)
     bf_compare_format(c, BF_COMPARE_CSV, &out);
     assert_non_null(strstr(out.data, ",base_left_out,contender_left_out,ratio,"));
     assert_non_null(strstr(out.data, ",left out,"));
-    assert_non_null(strstr(out.data, ",\"\",\"degraded: an agent was lost\",,,,,,\n"));
+    assert_non_null(strstr(out.data, ",\"\",\"degraded: an agent was lost\",,,,,,,\"\",\"\"\n"));
+    bf_buf_cleanup(&out);
+    bf_compare_destroy(&c);
+    unlink(mp);
+    free(mp);
+    rmdir(dir);
+}
+
+/* the contender's first row wrote into an index that already had 3 shards and 0 replicas
+ * (index-mismatch, recreate: false): compare still matches it by cell id, and says so in the
+ * verdict column, in a line under the table with the index's real numbers, and in CSV */
+static void first_mismatch(json_t *row, size_t i)
+{
+    if (i != 0)
+        return;
+    json_object_set_new(row, "index_mismatch", json_true());
+    json_object_set_new(row, "index_shards", json_integer(3));
+    json_object_set_new(row, "index_replicas", json_integer(0));
+}
+
+static void test_index_mismatch_said(void **state)
+{
+    (void)state;
+    char dir[4096];
+    char *mp = edited_copy(dir, sizeof dir, first_mismatch);
+    bf_compare_t *c = NULL;
+    assert_int_equal(bf_compare_dirs(BASE, dir, &c, NULL), BF_OK);
+    const bf_compare_row_t *r = bf_compare_row(c, 0);
+    char want[160];
+    snprintf(want, sizeof want, "the index had 3 shards and 0 replicas, not the cell's %u and %u",
+             r->shards, r->replicas);
+    assert_string_equal(r->contender_mismatch, want);
+    assert_string_equal(r->base_mismatch, "");
+    assert_string_equal(bf_compare_row(c, 1)->contender_mismatch, "");
+    bf_buf_t out;
+    bf_buf_init(&out, 0);
+    bf_compare_format(c, BF_COMPARE_MARKDOWN, &out);
+    const char *l = strstr(out.data, r->cell);
+    assert_non_null(l);
+    char line[1024];
+    snprintf(line, sizeof line, "%.*s", (int)strcspn(l, "\n"), l);
+    if (strstr(line, "; contender index-mismatch |") == NULL)
+        fail_msg("the row is not marked index-mismatch: %s", line);
+    char note[512];
+    snprintf(note, sizeof note, "1 matched row is index-mismatch on a side");
+    assert_non_null(strstr(out.data, note));
+    snprintf(note, sizeof note, " %s (contender: %s).", r->cell, want);
+    if (strstr(out.data, note) == NULL)
+        fail_msg("the note does not name the cell and its index: %s", out.data);
+    bf_buf_reset(&out);
+    bf_compare_format(c, BF_COMPARE_CSV, &out);
+    snprintf(note, sizeof note, ",\"\",\"%s\"\n", want);
+    assert_non_null(strstr(out.data, note));
+    bf_buf_cleanup(&out);
+    bf_compare_destroy(&c);
+    /* the same directories without the flag: no note */
+    assert_int_equal(bf_compare_dirs(BASE, CONT, &c, NULL), BF_OK);
+    bf_buf_init(&out, 0);
+    bf_compare_format(c, BF_COMPARE_MARKDOWN, &out);
+    assert_null(strstr(out.data, "index-mismatch"));
     bf_buf_cleanup(&out);
     bf_compare_destroy(&c);
     unlink(mp);
@@ -441,6 +501,7 @@ int main(void)
         cmocka_unit_test(test_no_cell_matched),
         cmocka_unit_test(test_few_requests_marked),
         cmocka_unit_test(test_left_out_marked),
+        cmocka_unit_test(test_index_mismatch_said),
         cmocka_unit_test(test_errors),
         cmocka_unit_test(test_tested_with_repetitions),
     };
