@@ -840,6 +840,8 @@ static void campaign_summary(const bf__campaign_t *c, const bf_row_t *rows, size
         bf_results_print_compact(stdout, c->sc, rows, nrows, bf_results_dir(c->res));
     else
         bf_results_print_md(stdout, c->sc, rows, nrows);
+    if (bf_results_runs_note(c->res))
+        printf("\n%s\n", bf_results_runs_note(c->res));
     printf("\nresults: %s\n", bf_results_dir(c->res));
     fflush(stdout);
 }

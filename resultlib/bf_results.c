@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 /* a cell file is written in pieces of this size (bytes) */
@@ -39,7 +40,15 @@ struct bf_results {
     char *metrics_store_json; /* matrix.json's "metrics_store" object, or NULL */
     json_t *schedule;         /* matrix.json's "schedule" array (owned), or NULL */
     char *lead_md;            /* Markdown matrix.md starts with (find-max's answer), or NULL */
+    /* the runs of this campaign's directory: each coordinator invocation's start (Unix ms),
+     * those of a --resume directory's matrix.json "runs", then this one's */
+    int64_t *run_starts;
+    size_t nrun_starts;
+    char *runs_note; /* the findings sentence on the runs, or NULL (bf_results_runs) */
 };
+
+static void print_md(FILE *f, const bf_scenario_t *sc, const bf_row_t *rows, size_t nrows,
+                     const char *runs_note);
 
 /* ---- files -------------------------------------------------------------------------------- */
 
@@ -74,6 +83,174 @@ static int write_atomic(bf_results_t *r, const char *name, const char *data, siz
     return rc;
 }
 
+#define MAX_RUNS 1000
+
+/* the runs a --resume directory's matrix.json recorded ("runs": their "started_at_ms"), then
+ * this one starting now */
+static void read_runs(bf_results_t *r, const char *resume_dir)
+{
+    json_t *m = NULL;
+    if (resume_dir) {
+        char *p = bf_asprintf("%s/matrix.json", resume_dir);
+        m = json_load_file(p, 0, NULL);
+        free(p);
+    }
+    json_t *runs = json_object_get(m, "runs");
+    size_t n = json_array_size(runs) < MAX_RUNS ? json_array_size(runs) : MAX_RUNS;
+    r->run_starts = bf_calloc(n + 1, sizeof *r->run_starts);
+    for (size_t i = 0; i < n; i++) {
+        json_int_t t =
+            json_integer_value(json_object_get(json_array_get(runs, i), "started_at_ms"));
+        if (t > 0 && (r->nrun_starts == 0 || t > r->run_starts[r->nrun_starts - 1]))
+            r->run_starts[r->nrun_starts++] = (int64_t)t;
+    }
+    r->run_starts[r->nrun_starts++] = (int64_t)(bf_clock_wall_us() / 1000);
+    json_decref(m);
+}
+
+/* "2026-12-07 19:20:01 UTC" (text 1) or "2026-12-07T19:20:01.123Z" (text 0) of Unix ms */
+static void when_text(int64_t ms, int text, char *buf, size_t size)
+{
+    time_t t = (time_t)(ms / 1000);
+    struct tm tm;
+    gmtime_r(&t, &tm);
+    size_t l = strftime(buf, size, text ? "%Y-%m-%d %H:%M:%S UTC" : "%Y-%m-%dT%H:%M:%S", &tm);
+    if (!text)
+        snprintf(buf + l, size - l, ".%03dZ", (int)(ms % 1000));
+}
+
+/* "2 h 13 min", "4 min 29 s", "12 s" */
+static void span_text(int64_t ms, char *buf, size_t size)
+{
+    int64_t s = ms > 0 ? (ms + 500) / 1000 : 0;
+    if (s >= 3600)
+        snprintf(buf, size, "%lld h %lld min", (long long)(s / 3600), (long long)(s % 3600 / 60));
+    else if (s >= 60)
+        snprintf(buf, size, "%lld min %lld s", (long long)(s / 60), (long long)(s % 60));
+    else
+        snprintf(buf, size, "%lld s", (long long)s);
+}
+
+#define RUNS_NAMES 12
+
+char *bf_results_runs(const int64_t *starts, size_t nstarts, const bf_run_rep_t *reps, size_t n,
+                      json_t **runs_out)
+{
+    int64_t early = INT64_MAX; /* the first repetition of an unrecorded earlier run */
+    size_t *ord = bf_calloc(n + 1, sizeof *ord), m = 0;
+    for (size_t i = 0; i < n; i++) {
+        int64_t t = reps[i].started_at_ms;
+        if (t <= 0)
+            continue;
+        ord[m++] = i;
+        if ((nstarts == 0 || t < starts[0]) && t < early)
+            early = t;
+    }
+    for (size_t a = 1; a < m; a++) /* by start: insertion sort, a campaign's few hundred */
+        for (size_t b = a; b > 0 && reps[ord[b]].started_at_ms < reps[ord[b - 1]].started_at_ms;
+             b--) {
+            size_t t = ord[b];
+            ord[b] = ord[b - 1];
+            ord[b - 1] = t;
+        }
+    int64_t *st = bf_calloc(nstarts + 2, sizeof *st);
+    size_t ns = 0;
+    if (early != INT64_MAX)
+        st[ns++] = early;
+    for (size_t i = 0; i < nstarts; i++)
+        st[ns++] = starts[i];
+    json_t *runs = json_array();
+    bf_buf_t text;
+    bf_buf_init(&text, 0);
+    size_t nmeasured = 0, j = 0;
+    int64_t prev_last = 0;
+    for (size_t r = 0; r < ns; r++) {
+        int64_t end = r + 1 < ns ? st[r + 1] : INT64_MAX;
+        size_t first = j;
+        while (j < m && reps[ord[j]].started_at_ms < end)
+            j++;
+        if (j == first)
+            continue;
+        nmeasured++;
+        char when[48], iso[48], gap[48];
+        when_text(st[r], 1, when, sizeof when);
+        when_text(st[r], 0, iso, sizeof iso);
+        json_t *names = json_array();
+        bf_buf_appendf(&text, "%srun %zu from %s", nmeasured > 1 ? "; " : "", nmeasured, when);
+        if (nmeasured > 1) {
+            span_text(reps[ord[first]].started_at_ms - prev_last, gap, sizeof gap);
+            bf_buf_appendf(&text, ", %s after run %zu's last repetition started", gap,
+                           nmeasured - 1);
+        }
+        bf_buf_appendz(&text, ":");
+        for (size_t q = first; q < j; q++) {
+            json_array_append_new(names, json_string(reps[ord[q]].name));
+            if (q - first < RUNS_NAMES)
+                bf_buf_appendf(&text, "%s %s", q > first ? "," : "", reps[ord[q]].name);
+        }
+        if (j - first > RUNS_NAMES)
+            bf_buf_appendf(&text, " and %zu more", j - first - RUNS_NAMES);
+        prev_last = reps[ord[j - 1]].started_at_ms;
+        json_array_append_new(runs, json_pack("{s:i, s:s, s:I, s:o}", "run", (int)nmeasured,
+                                              "started_at", iso, "started_at_ms", (json_int_t)st[r],
+                                              "repetitions", names));
+    }
+    char *note = NULL;
+    if (nmeasured > 1)
+        note = bf_asprintf("Measured in %zu runs (the campaign was resumed): %s. Cells of "
+                           "different runs are compared across that gap: what changed on the "
+                           "cluster in between (a restart, its caches, other load) is part of "
+                           "their difference.",
+                           nmeasured, text.data);
+    bf_buf_cleanup(&text);
+    free(st);
+    free(ord);
+    if (runs_out)
+        *runs_out = runs;
+    else
+        json_decref(runs);
+    return note;
+}
+
+/* "2026-12-07T19:20:01.123Z" (the schedule's started_at) to Unix ms; 0 when not one */
+static int64_t iso_ms(const char *s)
+{
+    struct tm tm;
+    int ms = 0;
+    memset(&tm, 0, sizeof tm);
+    if (s == NULL || sscanf(s, "%d-%d-%dT%d:%d:%d.%dZ", &tm.tm_year, &tm.tm_mon, &tm.tm_mday,
+                            &tm.tm_hour, &tm.tm_min, &tm.tm_sec, &ms) != 7)
+        return 0;
+    tm.tm_year -= 1900;
+    tm.tm_mon -= 1;
+    return (int64_t)timegm(&tm) * 1000 + ms;
+}
+
+/* matrix.json's "runs" and the findings sentence from the schedule and the run starts */
+static json_t *schedule_runs(bf_results_t *r)
+{
+    free(r->runs_note);
+    r->runs_note = NULL;
+    size_t n = json_array_size(r->schedule);
+    bf_run_rep_t *reps = bf_calloc(n + 1, sizeof *reps);
+    for (size_t i = 0; i < n; i++) {
+        json_t *e = json_array_get(r->schedule, i);
+        reps[i].name = json_string_value(json_object_get(e, "name"));
+        reps[i].started_at_ms = iso_ms(json_string_value(json_object_get(e, "started_at")));
+        if (reps[i].name == NULL)
+            reps[i].started_at_ms = 0;
+    }
+    json_t *runs = NULL;
+    r->runs_note = bf_results_runs(r->run_starts, r->nrun_starts, reps, n, &runs);
+    free(reps);
+    return runs;
+}
+
+const char *bf_results_runs_note(const bf_results_t *r)
+{
+    return r->runs_note;
+}
+
 bf_results_t *bf_results_open(const char *base, const char *resume_dir, const bf_scenario_t *sc,
                               bf_diag_t *diag)
 {
@@ -99,6 +276,7 @@ bf_results_t *bf_results_open(const char *base, const char *resume_dir, const bf
         bf_results_close(&r);
         return NULL;
     }
+    read_runs(r, resume_dir);
     const char *red = bf_scenario_redacted_text(sc);
     if (write_atomic(r, "scenario.yaml", red, strlen(red)) != BF_OK) {
         bf_diag_set(diag, BF_E_IO, "cannot write %s/scenario.yaml", r->dir);
@@ -119,6 +297,8 @@ void bf_results_close(bf_results_t **r_p)
     free(r->metrics_store_json);
     json_decref(r->schedule);
     free(r->lead_md);
+    free(r->run_starts);
+    free(r->runs_note);
     free(r);
     *r_p = NULL;
 }
@@ -524,8 +704,10 @@ int bf_results_write_matrix(bf_results_t *r, const bf_scenario_t *sc, const bf_r
     for (size_t k = 0; k < nrows; k++)
         json_array_append_new(arr, bf_row_encode(&rows[k]));
     json_object_set_new(root, "rows", arr);
-    if (r->schedule)
+    if (r->schedule) {
         json_object_set(root, "schedule", r->schedule);
+        json_object_set_new(root, "runs", schedule_runs(r));
+    }
     /* the findings as data (kind, axis values, figures): a script can chain the next study */
     bf_finding_point_t *pts = bf_calloc(nrows + 1, sizeof *pts);
     for (size_t k = 0; k < nrows; k++)
@@ -538,7 +720,17 @@ int bf_results_write_matrix(bf_results_t *r, const bf_scenario_t *sc, const bf_r
     json_object_set_new(fopts, "alpha", json_real(fo.alpha));
     json_object_set_new(fopts, "noise_band", json_real(fo.band));
     json_object_set_new(root, "findings_options", fopts);
-    json_object_set_new(root, "findings", bf_findings_json(fd));
+    json_t *fj = bf_findings_json(fd);
+    if (r->runs_note) { /* which run measured which cells: a resumed campaign's */
+        json_array_append_new(json_object_get(fj, "lines"), json_string(r->runs_note));
+        json_t *it = json_pack(
+            "{s:s, s:n, s:{}, s:{s:I}, s:s}", "kind", "runs", "axis", "at", "figures", "runs",
+            (json_int_t)json_array_size(json_object_get(root, "runs")), "text", r->runs_note);
+        json_t *items = json_copy(json_object_get(fj, "items"));
+        json_array_append_new(items, it);
+        json_object_set_new(fj, "items", items);
+    }
+    json_object_set_new(root, "findings", fj);
     bf_findings_destroy(&fd);
     free(pts);
     json_t *qf = bf_qfindings_compute(arr);
@@ -560,7 +752,7 @@ int bf_results_write_matrix(bf_results_t *r, const bf_scenario_t *sc, const bf_r
         return BF_E_NOMEM;
     if (r->lead_md != NULL)
         fputs(r->lead_md, f);
-    bf_results_print_md(f, sc, rows, nrows);
+    print_md(f, sc, rows, nrows, r->runs_note);
     fclose(f);
     if (rc == BF_OK)
         rc = write_atomic(r, "matrix.md", md ? md : "", mdlen);
@@ -701,6 +893,14 @@ static void print_md_write_queue(FILE *f, const bf_row_t *rows, size_t nrows)
 
 void bf_results_print_md(FILE *f, const bf_scenario_t *sc, const bf_row_t *rows, size_t nrows)
 {
+    print_md(f, sc, rows, nrows, NULL);
+}
+
+/* the Markdown matrix; runs_note (may be NULL): the findings sentence on a resumed campaign's
+ * runs */
+static void print_md(FILE *f, const bf_scenario_t *sc, const bf_row_t *rows, size_t nrows,
+                     const char *runs_note)
+{
     static const char *seed_axes[] = {"indices", "shards", "replicas", "batch_size", "concurrency"};
     size_t naxes = bf_scenario_axis_count(sc);
     int *extra = bf_calloc(naxes + 1, sizeof *extra);
@@ -818,6 +1018,8 @@ void bf_results_print_md(FILE *f, const bf_scenario_t *sc, const bf_row_t *rows,
     bf_findings_opts_t fo = {fs->alpha, fs->noise_band};
     bf_findings_t *fd = bf_findings_compute_opts(pts, nrows, &fo);
     bf_findings_print_md(fd, f);
+    if (runs_note)
+        fprintf(f, "- %s\n", runs_note);
     bf_findings_destroy(&fd);
     free(pts);
     print_md_queries(f, rows, nrows);

@@ -49,6 +49,31 @@ void bf_results_set_metrics_store(bf_results_t *r, const char *json_object_text)
  * or another value removes it). */
 void bf_results_set_schedule(bf_results_t *r, json_t *schedule);
 
+/* One repetition for bf_results_runs: its name ("<cell>" or "<cell>-r<k>") and when its load
+ * started (Unix time, ms; <= 0 = unknown: left out). */
+typedef struct bf_run_rep {
+    const char *name;
+    int64_t started_at_ms;
+} bf_run_rep_t;
+
+/* bf_results_runs — which run of a campaign measured each repetition. A run is one coordinator
+ * invocation on the directory (the first, then each `run --resume`); starts[0..nstarts) are
+ * their start times (Unix ms, ascending): a repetition belongs to the last run that started at
+ * or before it; one that started before starts[0] (an earlier run whose start was not recorded:
+ * a directory written before runs were) to a run of its own from the earliest such start.
+ * *runs_out (may be NULL) gets matrix.json's "runs" (a new reference): one object a run that
+ * measured something, {"run": 1-based, "started_at": ISO 8601 UTC, "started_at_ms",
+ * "repetitions": [names, in start order]}. Returns the findings sentence (malloc'd, caller
+ * frees) when more than one run measured repetitions: each run's start, how long after the
+ * previous run's last repetition it began, and its repetitions (the first 12, "and N more");
+ * NULL when one run measured them all. Pure; thread-safe. */
+char *bf_results_runs(const int64_t *starts, size_t nstarts, const bf_run_rep_t *reps, size_t n,
+                      json_t **runs_out);
+
+/* bf_results_runs_note — the sentence of the last bf_results_write_matrix on which runs
+ * measured which repetitions (bf_results_runs), or NULL (one run). Borrowed. */
+const char *bf_results_runs_note(const bf_results_t *r);
+
 /* bf_results_file_name — "<cell id>" or "<cell id>-r<rep>" when repeat > 1, into buf. */
 void bf_results_cell_name(const bf_cell_t *cell, uint32_t repetition, uint32_t repeat, char *buf,
                           size_t buf_size);

@@ -6,7 +6,8 @@
 # unknown by design, which cells did not finish, the resume command), exit 130. The command it
 # printed is then run exactly as printed, without the scenario or the agents' options: the
 # campaign continues from its own record (resume.json), keeps the first cell and runs the
-# other two; every row verified, exit 0.
+# other two; every row verified, exit 0; the findings (matrix.json, matrix.md) say which cells
+# the first run measured and which the resumed one, and how long after.
 source "$(dirname "$0")/lib.sh"
 IDX="bf-resalone-$$"
 trap 'curl -sf -X DELETE "$ES/$IDX-*" > /dev/null 2>&1 || true; cleanup_tmp' EXIT
@@ -47,11 +48,21 @@ rc=$?
 set -e
 [ "$rc" = 0 ] || { cat err2 >&2; fail "'$cmd': exit $rc"; }
 grep -q "already finished in .*; kept" err2 || { cat err2 >&2; fail "the first cell was not kept"; }
-python3 - "$(ls -d r/*/)matrix.json" <<'PY' || fail "rows after the resume"
+python3 - "$(ls -d r/*/)" <<'PY' || fail "rows, runs and findings after the resume"
 import json, sys
-rows = json.load(open(sys.argv[1]))["rows"]
+m = json.load(open(sys.argv[1] + "matrix.json"))
+rows = m["rows"]
 assert len(rows) == 3, len(rows)
 for r in rows:
     assert r["verified"] is True and not r["failed"], (r["cell"], r["reason"])
+# the findings say which cells each run measured, and how far apart
+runs = m["runs"]
+assert [r["repetitions"] for r in runs] == [["i1-s1-r0-b50-c1"], ["i1-s1-r0-b60-c1", "i1-s1-r0-b70-c1"]], runs
+assert runs[0]["started_at_ms"] < runs[1]["started_at_ms"], runs
+line = [l for l in m["findings"]["lines"] if l.startswith("Measured in 2 runs")]
+assert len(line) == 1, m["findings"]["lines"]
+assert ": i1-s1-r0-b50-c1; run 2 from " in line[0] and "after run 1's last repetition started: i1-s1-r0-b60-c1, i1-s1-r0-b70-c1." in line[0], line[0]
+assert "- " + line[0] in open(sys.argv[1] + "matrix.md").read(), "not in matrix.md's findings"
+print("findings: " + line[0])
 PY
-pass "Ctrl-C said what did not run and how to go on; '$cmd' continued the campaign (3 rows verified)"
+pass "Ctrl-C said what did not run and how to go on; '$cmd' continued the campaign (3 rows verified, the runs said)"

@@ -1148,6 +1148,55 @@ static void test_fixture_dirs_are_current(void **state)
     }
 }
 
+/* which run measured which repetition: a campaign started 2026-12-07 19:20:00 UTC ran a and b,
+ * was resumed at 21:35:00 and ran c; one repetition (x) started before any recorded run: an
+ * earlier run of its own. One run alone: no sentence, and "runs" still lists it */
+static void test_runs_of_a_resumed_campaign(void **state)
+{
+    (void)state;
+    const int64_t t0 = 1796671200000LL; /* 2026-12-07 19:20:00 UTC */
+    const int64_t starts[] = {t0, t0 + 8100000};
+    const bf_run_rep_t reps[] = {
+        {"c", t0 + 8110000},
+        {"a", t0 + 1000},
+        {"b", t0 + 61000},
+        {"u", 0},
+    };
+    json_t *runs = NULL;
+    char *note = bf_results_runs(starts, 2, reps, 4, &runs);
+    assert_non_null(note);
+    assert_string_equal(note,
+                        "Measured in 2 runs (the campaign was resumed): run 1 from 2026-12-07 "
+                        "19:20:00 UTC: a, b; run 2 from 2026-12-07 21:35:00 UTC, 2 h 14 min after "
+                        "run 1's last repetition started: c. Cells of different runs are compared "
+                        "across that gap: what changed on the cluster in between (a restart, its "
+                        "caches, other load) is part of their difference.");
+    assert_int_equal(json_array_size(runs), 2);
+    json_t *r2 = json_array_get(runs, 1);
+    assert_int_equal(json_integer_value(json_object_get(r2, "run")), 2);
+    assert_string_equal(json_string_value(json_object_get(r2, "started_at")),
+                        "2026-12-07T21:35:00.000Z");
+    assert_int_equal(json_integer_value(json_object_get(r2, "started_at_ms")), t0 + 8100000);
+    assert_string_equal(json_string_value(json_array_get(json_object_get(r2, "repetitions"), 0)),
+                        "c");
+    free(note);
+    json_decref(runs);
+    /* the earlier run not recorded (a directory from before runs were kept): x ran at 19:00 */
+    const bf_run_rep_t early[] = {{"x", t0 - 1200000}, {"c", t0 + 8110000}};
+    note = bf_results_runs(&starts[1], 1, early, 2, &runs);
+    assert_non_null(note);
+    assert_non_null(strstr(note, "run 1 from 2026-12-07 19:00:00 UTC: x; run 2 from 2026-12-07 "
+                                 "21:35:00 UTC, 2 h 35 min after"));
+    free(note);
+    json_decref(runs);
+    /* all in one run */
+    note = bf_results_runs(starts, 1, reps, 3, &runs);
+    assert_null(note);
+    assert_int_equal(json_array_size(runs), 1);
+    assert_int_equal(json_array_size(json_object_get(json_array_get(runs, 0), "repetitions")), 3);
+    json_decref(runs);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1165,6 +1214,7 @@ int main(void)
         cmocka_unit_test(test_findings_read_rows_through_the_codec),
         cmocka_unit_test(test_row_codec_names_missing_and_bad_fields),
         cmocka_unit_test(test_fixture_dirs_are_current),
+        cmocka_unit_test(test_runs_of_a_resumed_campaign),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
