@@ -9,8 +9,9 @@
 #   - every label (<text>) of every chart lies inside its chart's box (find-max's "left out" at
 #     the last x was cut to "le" by the panel's edge);
 #   - a line with too few requests for its percentile says so in the legend.
-# Two results directories: the shard-study fixture (12 cells, 850 shards batch 5000 under 100
-# responses per cell: no p99) and a find-max-like matrix whose last step is degraded (left out).
+# Three results directories: the shard-study fixture (12 cells, 850 shards batch 5000 under 100
+# responses per cell: no p99), a find-max-like matrix whose last step is degraded (left out),
+# and a text axis drawn as bars (long values, the last bar left out).
 # Also a screenshot of each at 1400 px. Needs no cluster and no network: the page loads nothing.
 source "$(dirname "$0")/lib.sh"
 command -v chromium >/dev/null || fail "chromium not installed (scripts/install-deps.sh installs the Debian package chromium)"
@@ -36,6 +37,23 @@ cat > "$TMP/fm/findmax.json" <<'EOF'
 {"step":3,"phase":"concurrency","cell":"fm1-03-concurrency-b200-c4","batch_size":200,"concurrency":4,"target_rate":0.0,"docs_per_s":3100.0,"latency_p99_ms":401.9,"docs_rejected":0,"write_rejected":null,"verdict":"gain"},
 {"step":4,"phase":"concurrency","cell":"fm1-04-concurrency-b200-c8","batch_size":200,"concurrency":8,"target_rate":0.0,"docs_per_s":5200.0,"latency_p99_ms":700.0,"docs_rejected":0,"write_rejected":null,"verdict":"degraded"}]}]}
 EOF
+
+# a text axis (target): one bar per value, long values, the last bar degraded ("left out: 14k"
+# above the last, narrow slot)
+mkdir -p "$TMP/bars"
+python3 - "$TMP/bars/matrix.json" <<'PY'
+import json, sys
+names = ["direct", "gateway-with-a-rather-long-name-for-its-proxy", "coordinating-only-nodes",
+         "ingest-pipeline-heavy", "direct-tls", "gateway-tls-degraded"]
+rows = []
+for i, n in enumerate(names):
+    rows.append({"cell": f"i1-s1-r0-b500-c4-{n}", "indices": 1, "shards": 1, "replicas": 0,
+                 "batch_size": 500, "concurrency": 4, "axes": {"target": n}, "target": n,
+                 "docs_per_s": 9000 + 1000 * i, "service_count": 400,
+                 "service_p50_ms": 20.0 + i, "service_p99_ms": 80.0 + i, "verified": True,
+                 "degraded": i == len(names) - 1})
+json.dump({"scenario": "bars", "rows": rows}, open(sys.argv[1], "w"))
+PY
 
 # the measuring script: what it finds goes into <pre id="bf-layout"> as JSON (hidden, and
 # measured before it is added, so it changes no width)
@@ -85,7 +103,7 @@ chrome() {
         2> "$TMP/chrome-$1.log"
 }
 
-for d in base fm; do
+for d in base fm bars; do
     "$COORD" report "$TMP/$d" > /dev/null || fail "report $d exited with $?"
     python3 - "$TMP/$d/report.html" "$TMP/measure.js" "$TMP/$d/measured.html" <<'PY'
 import sys
@@ -113,7 +131,7 @@ def measured(d):
         sys.exit(f"FAIL: {d}: the measuring script wrote nothing (chromium ran no script?)")
     return json.loads(html.unescape(m.group(1)))
 
-for d in ("base", "fm"):
+for d in ("base", "fm", "bars"):
     m = measured(d)
     print(f"{d}: window {m['vw']} px, page {m['sw']} px, {m['charts']} charts, "
           f"{m['texts']} labels, {len(m['outside'])} outside their chart, "
@@ -143,6 +161,9 @@ for d in ("base", "fm"):
             errors.append(f"base: no legend says {want!r}; legends with 'too few': {m['legend']}")
         if m["charts"] < 40 or m["texts"] < 500:
             errors.append(f"base: only {m['charts']} charts and {m['texts']} labels measured")
+    elif d == "bars":
+        if not any(t.startswith("left out: ") for t in m["left_out"]):
+            errors.append(f"bars: no 'left out: ...' bar label measured (found {m['left_out']})")
     else:
         if "left out" not in m["left_out"]:
             errors.append(f"fm: no 'left out' label measured (found {m['left_out']})")
