@@ -167,6 +167,9 @@ static void send_hello(agent *a, void *sock, int data_socket)
     h.cores = (uint32_t)sysconf(_SC_NPROCESSORS_ONLN);
     h.threads = a->threads;
     h.version = BF_VERSION;
+    char *caps[] = {"end_load"}; /* Stop.end_load_ms: the load ends early, not aborted */
+    h.capabilities = caps;
+    h.n_capabilities = 1;
     /* idle with unacknowledged samples is DRAINING too: the coordinator decides their fate */
     h.state = a->cell_st == CELL_IDLE && a->nunacked ? BF__AGENT_STATE__AGENT_DRAINING
                                                        : states[a->cell_st];
@@ -802,6 +805,12 @@ static void on_stop(agent *a, const Bf__Stop *s)
         set_cell(a, CELL_IDLE, "Stop");
         break;
     case CELL_RUNNING:
+        if (s->end_load_ms) { /* not an abort: the load ends then, in-flight requests finish */
+            bf_info("cell %s: the load ends %u ms after its start: %s", a->cell_id,
+                    s->end_load_ms, s->reason);
+            bf_run_end_load(a->run, s->end_load_ms);
+            break;
+        }
         bf_warn("coordinator stopped cell %s: %s", a->cell_id, s->reason);
         bf_run_abort(a->run);
         set_cell(a, CELL_DRAINING, "Stop");

@@ -409,6 +409,14 @@ int bf_run_poll(bf_run_t *run, bf_run_sample_fn fn, void *ctx)
     return 1;
 }
 
+void bf_run_end_load(bf_run_t *run, uint32_t end_load_ms)
+{
+    for (uint32_t i = 0; i < run->nworkers; i++)
+        bf_worker_end_load(run->workers[i], end_load_ms);
+    if (run->search)
+        bf_search_end_load_at(run->search, end_load_ms);
+}
+
 void bf_run_abort(bf_run_t *run)
 {
     for (uint32_t i = 0; i < run->nworkers; i++)

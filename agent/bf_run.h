@@ -63,6 +63,10 @@ int bf_run_start(bf_run_t *run, uint64_t start_mono_us);
 int bf_run_poll(bf_run_t *run, bf_run_sample_fn fn, void *ctx);
 /* bf_run_abort — stop the load now (in-flight documents counted as unknown). */
 void bf_run_abort(bf_run_t *run);
+/* bf_run_end_load — end the load end_load_ms after the run's t = 0 instead of at its planned
+ * end (never later than planned): no request starts after it, the ones in flight finish and
+ * are counted as at a planned end. Thread-safe (main thread of the agent). */
+void bf_run_end_load(bf_run_t *run, uint32_t end_load_ms);
 /* bf_run_fatal — why the cell must fail ("" if it need not). Borrowed. */
 const char *bf_run_fatal(bf_run_t *run);
 /* bf_run_pack_queries — during a bf_run_sample_fn call: attach that second's named-query

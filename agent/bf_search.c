@@ -65,6 +65,7 @@ struct bf_search {
     int started;
     atomic_int abort_flag;
     atomic_int load_ended; /* bf_search_end_load: the load time is over early */
+    atomic_uint end_load_ms; /* bf_search_end_load_at: the load's end (ms after start), 0 */
     atomic_int finished;
     atomic_int last_second;
     atomic_uint inflight;
@@ -166,6 +167,13 @@ static size_t page_state(qslot *q)
 }
 
 static void open_pit(bf_search_t *s, qslot *q);
+
+/* when the load ends: the planned load time, or earlier (bf_search_end_load_at) */
+static uint64_t load_end_us(bf_search_t *s)
+{
+    uint32_t e = atomic_load(&s->end_load_ms);
+    return s->cfg.start_mono_us + (e ? e : s->cfg.load_ms) * 1000u;
+}
 
 /* The point in time opened (its id kept: OpenSearch answers "pit_id", Elasticsearch "id"), or
  * the cluster has none: the pages go without. OpenSearch's API missing (400/404/405), the
@@ -289,7 +297,7 @@ static void on_done(bf_search_t *s, qslot *q, CURLcode cc)
         /* the next page at once (pages of one sequence are back to back), until the depth,
          * the last hit, an error or the end of the load time */
         size_t hits = ok ? page_state(q) : 0;
-        uint64_t load_end = s->cfg.start_mono_us + s->cfg.load_ms * 1000u;
+        uint64_t load_end = load_end_us(s);
         q->page++;
         if (ok && hits > 0 && (uint64_t)q->page * qs->page_size < qs->depth &&
             bf_clock_mono_us() < load_end && !atomic_load(&s->abort_flag) &&
@@ -576,6 +584,10 @@ static void *run(void *arg)
     }
     for (;;) {
         now = bf_clock_mono_us();
+        if (load_end_us(s) < load_end) { /* bf_search_end_load_at: the load ends earlier */
+            load_end = load_end_us(s);
+            hard_end = load_end + timeout_us + 2000000u;
+        }
         if (atomic_load(&s->abort_flag) || now > hard_end) {
             abandon_all(s);
             break;
@@ -667,6 +679,7 @@ bf_search_t *bf_search_new(const bf_search_cfg_t *cfg, bf_diag_t *diag)
     s->spec = spec;
     s->nq = spec->nqueries;
     atomic_init(&s->last_second, -1);
+    atomic_init(&s->end_load_ms, 0u);
     pthread_mutex_init(&s->lock, NULL);
     bf_rng_seed(&s->rng, cfg->part.seed ^ 0x5EA4C4ull, cfg->part.stream_index);
     for (int r = 0; r < QRING; r++) {
@@ -753,6 +766,15 @@ int bf_search_start(bf_search_t *s, uint64_t start_mono_us)
 void bf_search_abort(bf_search_t *s)
 {
     atomic_store(&s->abort_flag, 1);
+    if (s->multi)
+        curl_multi_wakeup(s->multi);
+}
+
+void bf_search_end_load_at(bf_search_t *s, uint32_t end_load_ms)
+{
+    if (end_load_ms == 0 || end_load_ms >= s->cfg.load_ms)
+        return;
+    atomic_store(&s->end_load_ms, end_load_ms);
     if (s->multi)
         curl_multi_wakeup(s->multi);
 }

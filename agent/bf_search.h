@@ -77,6 +77,9 @@ void bf_search_abort(bf_search_t *s);
  * the corpus"); a page sequence ends after its page in flight, and what is in flight is
  * answered and counted. Thread-safe, idempotent. */
 void bf_search_end_load(bf_search_t *s);
+/* bf_search_end_load_at — the load ends end_load_ms after the start when that is before its
+ * planned end: no query starts after it, the ones in flight finish and count. Thread-safe. */
+void bf_search_end_load_at(bf_search_t *s, uint32_t end_load_ms);
 /* bf_search_finished — 1 when the thread has ended (or never started). Thread-safe. */
 int bf_search_finished(bf_search_t *s);
 /* bf_search_query_count — number of named queries (the length of the arrays below). */

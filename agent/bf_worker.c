@@ -390,6 +390,13 @@ static void book_unknown_cause(bf_counters_t *c, enum bf_req req, uint64_t n)
     }
 }
 
+/* when the load ends: the planned load time, or earlier when bf_worker_end_load said so */
+static uint64_t load_end_us(bf_worker_t *w)
+{
+    uint32_t e = atomic_load(&w->end_load_ms);
+    return w->cfg.start_mono_us + (e ? e : w->cfg.load_ms) * 1000u;
+}
+
 /* A request finished: gathers the facts, asks bf_verdict_judge what they count as, and
  * executes the verdict (counters, log, fail the cell, send again). */
 static void on_done(bf_worker_t *w, slot *s, CURLcode cc)
@@ -454,7 +461,7 @@ static void on_done(bf_worker_t *w, slot *s, CURLcode cc)
     uint64_t judged_us = s->judge_us + (now - t0); /* the parse as it streamed in, and here */
     s->judge_us = 0;
     in.retry_left = s->retries < rq->retry_429_max &&
-                    now < w->cfg.start_mono_us + w->cfg.load_ms * 1000u;
+                    now < load_end_us(w);
     bf_verdict_t v;
     bf_verdict_judge(&in, &v);
     int length_switch = length_refused(w, s, &v);
@@ -689,6 +696,10 @@ void *bf__worker_run(void *arg)
     for (;;) {
         now = bf_clock_mono_us();
         book_busy(w, &busy_from, now, 0);
+        if (load_end_us(w) < load_end) { /* bf_worker_end_load: the load ends earlier */
+            load_end = load_end_us(w);
+            hard_end = load_end + timeout_us + 2000000u;
+        }
         if (atomic_load(&w->abort_flag)) {
             abandon_all(w);
             break;

@@ -64,6 +64,10 @@ int bf_worker_start(bf_worker_t *w);
 /* bf_worker_abort — ask the thread to stop now; in-flight requests are abandoned and their
  * documents counted as unknown. Thread-safe, async-signal-unsafe. */
 void bf_worker_abort(bf_worker_t *w);
+/* bf_worker_end_load — the load ends end_load_ms after start_mono_us when that is before its
+ * planned end (cfg.load_ms): no request starts after it, in-flight ones finish and count.
+ * Thread-safe. */
+void bf_worker_end_load(bf_worker_t *w, uint32_t end_load_ms);
 /* bf_worker_finished — 1 when the thread has ended (load time over, or its corpus slice read
  * `passes` times, and nothing in flight; or aborted). Thread-safe. */
 int bf_worker_finished(bf_worker_t *w);

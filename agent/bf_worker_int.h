@@ -88,6 +88,7 @@ struct bf_worker {
     pthread_t thread;
     int started;
     atomic_int abort_flag;
+    atomic_uint end_load_ms; /* bf_worker_end_load: the load's end (ms after start), 0 = cfg */
     atomic_int finished;
     atomic_uint inflight;
     atomic_int last_second;

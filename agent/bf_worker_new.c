@@ -31,6 +31,7 @@ bf_worker_t *bf_worker_new(const bf_worker_cfg_t *cfg, bf_diag_t *diag)
     if (w->cfg.connections == 0)
         w->cfg.connections = 1;
     atomic_init(&w->last_second, -1);
+    atomic_init(&w->end_load_ms, 0u);
     pthread_mutex_init(&w->lock, NULL);
     /* a second stays open while a request sent in it is in flight: at most request.timeout
      * (then hard_end abandons it), plus the sampler's own lag */
@@ -209,6 +210,15 @@ int bf_worker_start(bf_worker_t *w)
         return BF_E_IO;
     w->started = 1;
     return BF_OK;
+}
+
+void bf_worker_end_load(bf_worker_t *w, uint32_t end_load_ms)
+{
+    if (end_load_ms == 0 || end_load_ms >= w->cfg.load_ms)
+        return;
+    atomic_store(&w->end_load_ms, end_load_ms);
+    if (w->multi)
+        curl_multi_wakeup(w->multi);
 }
 
 void bf_worker_abort(bf_worker_t *w)

@@ -74,6 +74,9 @@ typedef struct bf__campaign {
     char reason[1024];
     uint64_t bad_samples;
     uint64_t stop_cmd;      /* the Stop of the current cell, once sent */
+    uint64_t end_load_cmd;  /* run.warmup: auto: the Stop that ends the load (not an abort),
+                               with end_load_ms after the start; 0 = none */
+    uint32_t end_load_ms;
     char stop_reason[256];
     int32_t load_s;         /* warmup + duration of the current cell, in seconds */
     uint64_t gaps;          /* samples that arrived ahead of a missing one (resent later) */

@@ -10,6 +10,7 @@
 #include "bf_mem.h"
 #include "bf_sha256.h"
 #include "bf_split.h"
+#include "bf_steady.h"
 #include "bf_units.h"
 #include "bf_wire.h"
 
@@ -390,6 +391,8 @@ static void send_stop_to(bf__campaign_t *c, const bf_fleet_agent_t *a, uint64_t 
     st.command_id = cmd;
     st.cell_id = (char *)cell_id;
     st.reason = (char *)reason;
+    if (cmd == c->end_load_cmd && cmd != 0)
+        st.end_load_ms = c->end_load_ms; /* run.warmup: auto ends the load, not an abort */
     Bf__Envelope env;
     bf_wire_init(&env);
     env.body_case = BF__ENVELOPE__BODY_STOP;
@@ -448,6 +451,7 @@ static void send_stop(bf__campaign_t *c, const char *reason)
     bf_strlcpy(c->stop_reason, reason, sizeof c->stop_reason);
     uint64_t now = bf_clock_mono_us();
     for (uint32_t i = 0; i < c->nmembers; i++) {
+        c->members[i].stop_acked = 0; /* a new Stop (after run.warmup: auto's end-load one) */
         send_stop_to(c, c->members[i].agent, c->stop_cmd, c->cell->id, reason);
         c->members[i].last_command_us = now;
     }
@@ -822,6 +826,8 @@ static void cell_begin(bf__campaign_t *c, const bf_cell_t *cell, uint32_t repeti
     c->cell_failed = 0;
     c->reason[0] = '\0';
     c->stop_cmd = 0;
+    c->end_load_cmd = 0;
+    c->end_load_ms = 0;
     c->start_cmd = 0;
     c->gaps = 0;
     c->bad_samples = 0; /* counted per cell (it used to add up over the campaign) */
@@ -1007,6 +1013,83 @@ static void cell_show_second(bf__campaign_t *c, uint32_t nagents, size_t k, size
     bf__ms_second(c, sec); /* the metrics store, live (bf_campaign_ms.c) */
 }
 
+/* run.warmup: auto (docs/scenario.md): the merged docs/s of each complete second of the warmup
+ * so far, until bf_steady_warmup_over says it is steady or the planned warmup (the bound) is
+ * over. Then the window starts at the first second no sample has arrived for yet (so nothing
+ * already taken as warmup moves into it), the cluster's window with it, and the agents that can
+ * (capability "end_load") are told to end the load run.duration later, in-flight requests
+ * finishing as at a planned end; with an agent that cannot, the load runs to its planned end
+ * and the seconds after the window are tail. */
+typedef struct warm_auto {
+    int on;          /* run.warmup: auto and not decided yet */
+    uint32_t max_s;  /* the bound: the planned warmup */
+    double *dps;     /* [max_s + 1] */
+    int32_t upto;    /* seconds in dps */
+} warm_auto_t;
+
+/* the mean of the k-th last block of BF_WARMUP_BLOCK_S seconds of y[0..n) (k = 1: the last) */
+static double block_mean(const double *y, int32_t n, int k)
+{
+    double s = 0;
+    for (int32_t i = n - k * BF_WARMUP_BLOCK_S; i < n - (k - 1) * BF_WARMUP_BLOCK_S; i++)
+        s += i >= 0 ? y[i] : 0;
+    return s / BF_WARMUP_BLOCK_S;
+}
+
+static void warm_auto_step(bf__campaign_t *c, warm_auto_t *wa, int32_t shown)
+{
+    const bf_run_spec_t *run = bf_scenario_run(c->sc);
+    while (wa->on && wa->upto <= shown && wa->upto <= (int32_t)wa->max_s) {
+        uint64_t ok = 0, err = 0, rej = 0;
+        bf_cellagg_live(c->agg, wa->upto, &ok, &err, &rej);
+        wa->dps[wa->upto++] = (double)ok;
+        int steady = bf_steady_warmup_over(wa->dps, (size_t)wa->upto);
+        if (!steady && wa->upto < (int32_t)wa->max_s)
+            continue;
+        wa->on = 0;
+        uint32_t w = (uint32_t)wa->upto, seen = bf_cellagg_seconds_seen(c->agg);
+        if (seen > w)
+            w = seen;
+        char mx[32];
+        bf_units_format_duration_ms((uint64_t)wa->max_s * 1000u, mx, sizeof mx);
+        if (steady && w >= wa->max_s) {
+            bf_cellagg_set_warmup(c->agg, wa->max_s, wa->max_s);
+            return; /* steady only at the bound: the planned window */
+        }
+        if (!steady) {
+            bf_cellagg_set_warmup(c->agg, wa->max_s, wa->max_s);
+            bf_warn("cell %s: docs/s was not steady within run.warmup_max %s (run.warmup: auto): "
+                    "the window starts there; the row's warmup_s says so",
+                    c->cell_name, mx);
+            return;
+        }
+        if (bf_cellagg_set_warmup(c->agg, w, wa->max_s) != BF_OK)
+            return;
+        uint32_t d_s = (uint32_t)(run->duration_ms / 1000);
+        bf_telemetry_set_warmup(c->tele, w);
+        bf_scenario_set_warmup(c->sc, (uint64_t)w * 1000u); /* the progress line's phase */
+        c->load_s = (int32_t)(w + d_s);
+        int all = 1;
+        for (uint32_t i = 0; i < c->nmembers; i++)
+            all &= c->members[i].agent->can_end_load;
+        bf_info("cell %s: docs/s steady after %u s of warmup (run.warmup: auto, at most %s: "
+                "%.0f then %.0f docs/s over the last two %d-s blocks); measuring %u s%s",
+                c->cell_name, w, mx, block_mean(wa->dps, wa->upto, 2),
+                block_mean(wa->dps, wa->upto, 1), BF_WARMUP_BLOCK_S, d_s,
+                all ? "" : " (an agent cannot end its load early: the load runs to its planned "
+                           "end, the seconds after the window are tail)");
+        if (all) {
+            /* a Stop with end_load_ms: not an abort (bf_agent.c); resent like any Stop until
+             * acknowledged (resend_stops) */
+            c->end_load_ms = (w + d_s) * 1000u;
+            char why[128];
+            snprintf(why, sizeof why, "run.warmup: auto: steady after %u s", w);
+            c->end_load_cmd = c->next_cmd + 1; /* the id send_stop takes */
+            send_stop(c, why);
+        }
+    }
+}
+
 /* Start and the load: every agent starts START_DELAY_MS after receipt, on its own monotonic
  * clock, Start resent (same id, with the time left or how late) until acknowledged; the
  * cluster's telemetry every second without blocking this loop. The loop ends when every
@@ -1030,15 +1113,19 @@ static void cell_load(bf__campaign_t *c, const bf_cell_t *cell, bf_fleet_agent_t
                        (uint32_t)(run->duration_ms / 1000));
     uint64_t load_ms = run->warmup_ms + run->duration_ms;
     uint64_t deadline = start_us + (load_ms + rq->timeout_ms + DONE_GRACE_MS) * 1000u;
+    warm_auto_t wa = {.on = run->warmup_auto && run->warmup_ms >= 1000,
+                      .max_s = (uint32_t)(run->warmup_ms / 1000)};
+    if (wa.on)
+        wa.dps = bf_calloc((size_t)wa.max_s + 1, sizeof *wa.dps);
     int stop_sent = 0;
     uint64_t stop_sent_us = 0;
     for (;;) {
         bf_fleet_poll(c->fleet, 100);
         samples_ack(c);
         uint64_t now = bf_clock_mono_us();
-        if (stop_sent)
+        if (stop_sent || c->end_load_cmd)
             resend_stops(c, now);
-        else
+        if (!stop_sent)
             send_starts(c, start_us, now);
         if (bf_campaign_signal && !stop_sent) {
             *interrupted = 1;
@@ -1077,7 +1164,10 @@ static void cell_load(bf__campaign_t *c, const bf_cell_t *cell, bf_fleet_agent_t
             break;
         }
         cell_show_second(c, nagents, k, ncells, campaign_start_us, now, shown);
+        if (wa.on && !stop_sent && !c->cell_failed)
+            warm_auto_step(c, &wa, *shown);
     }
+    free(wa.dps);
     if (!c->opts->quiet && isatty(STDERR_FILENO))
         fputs("\r\033[K", stderr);
 }

@@ -886,9 +886,11 @@ static void plan_print_duration(const plan_t *P)
         plan_print_corpus_duration(P, first_extra, extra);
         return;
     }
-    printf("\nestimated duration: %zu cell%s x %u repeat x (%s warmup + %s + ~%s setup)%s = "
+    /* run.warmup: auto: the worst case, every cell warming up to run.warmup_max */
+    printf("\nestimated duration: %s%zu cell%s x %u repeat x (%s%s warmup + %s + ~%s setup)%s = "
            "%s\n",
-           ncells, ncells == 1 ? "" : "s", run->repeat,
+           run->warmup_auto ? "at most " : "", ncells, ncells == 1 ? "" : "s", run->repeat,
+           run->warmup_auto ? "at most " : "",
            bf_units_format_duration_ms(run->warmup_ms, d1, sizeof d1),
            bf_units_format_duration_ms(run->duration_ms, d2, sizeof d2),
            bf_units_format_duration_ms(SETUP_MS, d3, sizeof d3), extra,

@@ -616,6 +616,9 @@ static void on_hello(bf_fleet_t *f, void *sock, bf_fleet_agent_t *a, const Bf__H
         a->ping_burst = BF_CLOCK_PINGS;
         a->aws_gen = 0; /* a restarted agent has no credentials: the next Ping ships them */
         bf_strlcpy(a->held_cell, h->cell_id ? h->cell_id : "", sizeof a->held_cell);
+        a->can_end_load = 0;
+        for (size_t i = 0; i < h->n_capabilities; i++)
+            a->can_end_load |= h->capabilities[i] && strcmp(h->capabilities[i], "end_load") == 0;
         a->held_last_seq = h->last_seq;
         a->held_state = h->state;
         if (h->state != BF__AGENT_STATE__AGENT_RUNNING)

@@ -296,6 +296,11 @@ void bf__telemetry_begin(bf_telemetry_t *t, const char *index_list, uint64_t sta
     t->begun = 1;
 }
 
+void bf_telemetry_set_warmup(bf_telemetry_t *t, uint32_t warmup_s)
+{
+    t->warmup_s = warmup_s;
+}
+
 void bf_telemetry_stop_at(bf_telemetry_t *t, int32_t second)
 {
     uint64_t end = second > 0 ? (uint64_t)second : 0;

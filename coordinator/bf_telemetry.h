@@ -144,6 +144,11 @@ int bf_telemetry_start(bf_telemetry_t *t, const bf_cell_t *cell, uint64_t start_
  * stop; the sampling thread never reads the window. */
 void bf_telemetry_stop_at(bf_telemetry_t *t, int32_t second);
 
+/* bf_telemetry_set_warmup — run.warmup: auto ended the warmup after warmup_s seconds: the
+ * summary's window becomes [warmup_s, warmup_s + D), the row's (bf_cellagg_set_warmup). Same
+ * thread rule as bf_telemetry_stop_at. */
+void bf_telemetry_set_warmup(bf_telemetry_t *t, uint32_t warmup_s);
+
 /* bf_telemetry_disable — no telemetry from now on (a service without a public _nodes/stats:
  * OpenSearch Serverless, Elastic Serverless): start returns BF_E_STATE and stop gives a summary
  * of unknowns (-1, NaN), which rows show as not measured. Call before any start. */

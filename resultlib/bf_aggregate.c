@@ -61,6 +61,7 @@ static void agent_sec_expand(const agent_sec *d, bf_counters_t *out)
 struct bf_cellagg {
     const bf_cell_t *cell;
     uint32_t repetition, nagents, warmup_s, duration_s;
+    uint32_t warmup_max_s; /* bf_cellagg_set_warmup: run.warmup: auto's bound; 0 = fixed */
     int stopped_early; /* bf_cellagg_stop_at: requests abandoned then are the interruption's */
     int failed;        /* bf_cellagg_fail, or a sample with a fatal reason */
     uint32_t *cores;
@@ -194,6 +195,20 @@ static void grow(bf_cellagg_t *a, size_t need)
 void bf_cellagg_fail(bf_cellagg_t *a)
 {
     a->failed = 1;
+}
+
+int bf_cellagg_set_warmup(bf_cellagg_t *a, uint32_t warmup_s, uint32_t warmup_max_s)
+{
+    if (warmup_s != a->warmup_s && warmup_s < a->nsec)
+        return BF_E_STATE; /* a sample of a second from it on was already taken as warmup */
+    a->warmup_s = warmup_s;
+    a->warmup_max_s = warmup_max_s;
+    return BF_OK;
+}
+
+uint32_t bf_cellagg_seconds_seen(const bf_cellagg_t *a)
+{
+    return (uint32_t)a->nsec;
 }
 
 void bf_cellagg_stop_at(bf_cellagg_t *a, int32_t second)
@@ -534,6 +549,7 @@ static void row_defaults(const bf_cellagg_t *a, bf_row_t *row)
         row->latency_p99_growth = bf_series_growth(a->p99_sec, n);
     }
     row->warmup_s = a->warmup_s;
+    row->warmup_max_s = a->warmup_max_s;
     row->duration_s = a->duration_s;
 }
 

@@ -170,6 +170,9 @@ typedef struct bf_row {
     double hot_spot_ratio;   /* busiest data node's indexing rate / mean */
     double cluster_docs_per_s; /* primaries' index_total delta / window */
     uint32_t warmup_s, duration_s; /* the row's window is [warmup_s, warmup_s + duration_s) */
+    uint32_t warmup_max_s;         /* run.warmup: auto: the most warmup_s could have been (the
+                                      warmup ended once steady when warmup_s is less); 0 = a
+                                      fixed warmup */
     /* disk cost: uncompressed payload bytes of the acknowledged documents over every second
      * (each second's bytes_payload x docs_ok / docs_sent), and the indices' primary store
      * size after _refresh + _flush (_stats/store, docs/internals/es-api.md); -1 / NAN = not
@@ -325,6 +328,16 @@ void bf_cellagg_fail(bf_cellagg_t *a);
  * samples of `second` are added. Requests abandoned in flight by the interruption do not flag
  * the row stalled (their documents are still unknown). Not thread-safe (like the aggregate). */
 void bf_cellagg_stop_at(bf_cellagg_t *a, int32_t second);
+/* bf_cellagg_set_warmup — run.warmup: auto decided the warmup: the window becomes
+ * [warmup_s, warmup_s + duration_s) (duration unchanged) and the row records warmup_max_s,
+ * the bound it had (docs/results.md). Only seconds no sample has arrived for may move into
+ * the window: warmup_s must be >= bf_cellagg_seconds_seen. Returns BF_OK, or BF_E_STATE
+ * (nothing changed) when a sample of second warmup_s or later was already added. Not
+ * thread-safe (like the aggregate). */
+int bf_cellagg_set_warmup(bf_cellagg_t *a, uint32_t warmup_s, uint32_t warmup_max_s);
+/* bf_cellagg_seconds_seen — 1 + the latest second any agent's sample was added for (0 when
+ * none yet). Not thread-safe. */
+uint32_t bf_cellagg_seconds_seen(const bf_cellagg_t *a);
 /* bf_cellagg_phase — what a progress line says about `second` (counted from the cell's start,
  * 1-second buckets, docs/internals/measurement.md): "warmup 3/5s" (the 3rd of 5 warmup seconds),
  * "measure 4/10s" (the 4th second of the measurement window), "tail +1s" (after the window:

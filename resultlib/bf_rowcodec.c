@@ -153,6 +153,8 @@ static const bf__field_t fields[] = {
     FD("unsteady", unsteady, BF__F_INT, 1),
     /* the agents' hosts' load average beside agent_cpu_pct */
     FDD("host_load_avg", host_load_avg, BF__F_DBL, 1, 2),
+    /* run.warmup: auto's bound (warmup_s is the warmup it took); 0 = a fixed warmup */
+    FD("warmup_max_s", warmup_max_s, BF__F_U32, 0),
 };
 #define NFIELDS (sizeof fields / sizeof fields[0])
 const bf__field_t *const bf__row_fields = fields;

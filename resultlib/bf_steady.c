@@ -110,3 +110,23 @@ size_t bf_steady_spread_outliers(const double *spread, size_t n, uint8_t *flag, 
     free(s);
     return flagged;
 }
+
+int bf_steady_warmup_over(const double *y, size_t n)
+{
+    const size_t b = BF_WARMUP_BLOCK_S;
+    if (y == NULL || n < 2 * b + 1)
+        return 0;
+    double early = 0, late = 0;
+    for (size_t i = 0; i < b; i++) {
+        double e = y[n - 2 * b + i], l = y[n - b + i];
+        if (!isfinite(e) || !isfinite(l))
+            return 0;
+        early += e;
+        late += l;
+    }
+    early /= (double)b;
+    late /= (double)b;
+    if (!(early > 0) || !(late > 0))
+        return 0;
+    return fabs(late / early - 1.0) <= BF_WARMUP_CHANGE;
+}

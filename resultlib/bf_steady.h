@@ -35,6 +35,8 @@
 #define BF_STEADY_SPREAD_FACTOR 3.0 /* spread beyond 3x the campaign's median spread ... */
 #define BF_STEADY_SPREAD_MIN 0.30   /* ... and beyond 30 % of the cell's median */
 #define BF_STEADY_MIN_NEIGHBOURS 3  /* rows with a spread needed to judge one against them */
+#define BF_WARMUP_BLOCK_S 5         /* run.warmup: auto compares two blocks of this many s ... */
+#define BF_WARMUP_CHANGE 0.05       /* ... whose mean docs/s differ by at most 5 % */
 
 /* bf_steady_trend — the trend of y[0..n) (per-second values, in time order): *p the
  * Mann-Kendall two-sided p value, *change the Theil-Sen slope x (n - 1) / median(y) (the
@@ -56,5 +58,17 @@ double bf_steady_spread(double p10, double median, double p90);
  * the finite spreads (NAN when fewer than BF_STEADY_MIN_NEIGHBOURS). Returns how many it
  * flagged. */
 size_t bf_steady_spread_outliers(const double *spread, size_t n, uint8_t *flag, double *ref);
+
+/* bf_steady_warmup_over — run.warmup: auto's rule (docs/scenario.md, run.warmup): given the
+ * per-second docs/s y[0..n) of a cell's load so far (second 0 first, every second complete),
+ * 1 when the warmup may end after second n - 1: the mean of the last BF_WARMUP_BLOCK_S seconds
+ * and the mean of the BF_WARMUP_BLOCK_S before them are both above 0 and differ by at most
+ * BF_WARMUP_CHANGE of the earlier one; second 0 (the load ramping up within it) never counts,
+ * so the earliest answer 1 is at n = 2 x BF_WARMUP_BLOCK_S + 1. 0 otherwise (a non-finite
+ * value: 0). It is a steady-state rule in the spirit of Georges et al., OOPSLA 2007,
+ * "Statistically rigorous Java performance evaluation" (§4.2: measure once the last
+ * iterations vary little), on block means, which smooth the per-second noise of refreshes
+ * and merges. Thread-safe. */
+int bf_steady_warmup_over(const double *y, size_t n);
 
 #endif

@@ -250,6 +250,10 @@ typedef struct bf_findmax_spec {
 
 typedef struct bf_run_spec {
     uint64_t warmup_ms;
+    int warmup_auto;          /* run.warmup: auto: the coordinator ends the warmup once the
+                                 per-second docs/s is steady, at most warmup_max_ms (then
+                                 warmup_ms = warmup_max_ms: what agents plan and `plan` counts) */
+    uint64_t warmup_max_ms;   /* run.warmup_max (60s) */
     uint64_t first_warmup_ms; /* the first cell a coordinator runs warms up this long instead
                                  (when longer than warmup_ms): a fresh cluster's JVM is still
                                  compiling its indexing code; 0 = warmup_ms */

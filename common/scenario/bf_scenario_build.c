@@ -1306,6 +1306,15 @@ int bf__build_request_run(bf__load_t *L)
     r->routing_refresh_ms = TOP(REQ_ROUTING_REFRESH)->u;
     bf_run_spec_t *run = &sc->run;
     run->warmup_ms = TOP(RUN_WARMUP)->u;
+    run->warmup_auto = TOP(RUN_WARMUP)->e == 1;
+    run->warmup_max_ms = TOP(RUN_WARMUP_MAX)->u;
+    if (run->warmup_auto)
+        run->warmup_ms = run->warmup_max_ms; /* agents load up to it; the coordinator ends the
+                                                warmup once steady (the plan's worst case) */
+    else if (TOP(RUN_WARMUP_MAX)->node)
+        bf__warn(L, TOP(RUN_WARMUP_MAX)->node,
+                 "run.warmup_max applies only to run.warmup: auto; run.warmup %s is fixed",
+                 TOP(RUN_WARMUP)->s ? TOP(RUN_WARMUP)->s : "");
     run->first_warmup_ms = TOP(RUN_FIRST_WARMUP)->u;
     if (TOP(RUN_FIRST_WARMUP)->node && run->first_warmup_ms > 0 &&
         run->first_warmup_ms <= run->warmup_ms)

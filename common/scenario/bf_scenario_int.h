@@ -266,7 +266,8 @@ int bf__v_nonempty(struct bf__load *L, const bf_ynode_t *n, const char *path, bf
     X(RETRY_BACKOFF, "request.retry.backoff", BF__T_DURATION, "100ms", 0, 3600000, 0, 0, NULL,     \
       NULL)                                                                                        \
     X(RUN, "run", BF__T_SECTION, NULL, 0, 0, 0, 0, NULL, NULL)                                     \
-    X(RUN_WARMUP, "run.warmup", BF__T_DURATION, "10s", 0, BF__DUR_DAY, 0, 0, NULL, NULL)           \
+    X(RUN_WARMUP, "run.warmup", BF__T_DURATION, "10s", 0, BF__DUR_DAY, 0, 0, "auto", NULL)         \
+    X(RUN_WARMUP_MAX, "run.warmup_max", BF__T_DURATION, "60s", 1000, BF__DUR_DAY, 0, 0, NULL, NULL)  \
     X(RUN_FIRST_WARMUP, "run.first_warmup", BF__T_DURATION, "0s", 0, BF__DUR_DAY, 0, 0, NULL,      \
       NULL)                                                                                        \
     X(RUN_DURATION, "run.duration", BF__T_DURATION, "60s", 1000, 30 * BF__DUR_DAY, 0, 0, NULL,     \
@@ -346,7 +347,8 @@ typedef struct bf__key {
     double min, max;    /* bounds of numbers (durations in ms); both 0: unbounded */
     unsigned flags;     /* BF__F_* */
     unsigned var_types; /* variables[].*: types it applies to; 0 = all */
-    const char *extra;  /* enum values "a|b|c" */
+    const char *extra;  /* enum values "a|b|c"; a duration's word that is not a duration
+                           ("auto": v->e = 1) */
     bf__kvalidate_fn validate;
 } bf__key_t;
 

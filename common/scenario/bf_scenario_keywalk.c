@@ -95,6 +95,12 @@ static int convert_scalar(bf__load_t *L, const bf__key_t *k, const char *dpath, 
     }
     case BF__T_DURATION: {
         uint64_t ms;
+        v->e = 0;
+        if (k->extra && strcmp(text, k->extra) == 0) { /* run.warmup: auto */
+            v->e = 1;
+            v->u = 0;
+            return BF_OK;
+        }
         if (bf_units_parse_duration_ms(text, &ms) != BF_OK) {
             char sug[64];
             if (n && bf_units_suggest_duration(text, sug, sizeof sug))
@@ -102,6 +108,11 @@ static int convert_scalar(bf__load_t *L, const bf__key_t *k, const char *dpath, 
                                "%s: expected a duration like 30s, 5m, 1h30m "
                                "or 250ms, got '%.80s'; did you mean %s?",
                                dpath, text, sug);
+            if (k->extra) {
+                snprintf(buf, sizeof buf, "a duration like 30s, 5m, 1h30m or 250ms, or %s",
+                         k->extra);
+                return bad_type(L, n, dpath, buf);
+            }
             return bad_type(L, n, dpath, "a duration like 30s, 5m, 1h30m or 250ms");
         }
         if ((double)ms < k->min || (k->max > 0 && (double)ms > k->max)) {

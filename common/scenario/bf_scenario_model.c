@@ -71,8 +71,10 @@ const bf_request_spec_t *bf_scenario_request(const bf_scenario_t *sc)
 void bf_scenario_override_run(bf_scenario_t *sc, const uint64_t *warmup_ms,
                               const uint64_t *first_warmup_ms, const uint64_t *duration_ms)
 {
-    if (warmup_ms)
+    if (warmup_ms) {
         sc->run.warmup_ms = *warmup_ms;
+        sc->run.warmup_auto = 0; /* --warmup 1s: a fixed warmup, also over run.warmup: auto */
+    }
     if (first_warmup_ms)
         sc->run.first_warmup_ms = *first_warmup_ms;
     if (warmup_ms)

@@ -22,7 +22,9 @@ indexes --capacity documents a second, a request's documents wait behind the wor
 before them (service time grows with the queue), and the documents that would wait more than
 --queue-ms of work are answered 429 item by item (a token bucket --capacity x --queue-ms deep,
 refilled at --capacity/s). Every request also takes --base-ms on its own (parsing, the round
-trip), so larger batches pay off up to a knee, as on a real cluster.
+trip), so larger batches pay off up to a knee, as on a real cluster. --cold-s S
+--cold-capacity N: a cold start (a fresh JVM): for S seconds from the first bulk request the
+pool indexes N documents a second, then --capacity.
 
 GET <index>/_stats/store answers a primary store size of --store-bytes-per-doc (default 200)
 per acknowledged document; POST <index>/_flush is acknowledged.
@@ -358,6 +360,9 @@ class State:
         self.queue_s = 0.5
         self.base_s = 0.005
         self.busy_until = 0.0
+        self.cold_s = 0.0  # --cold-s / --cold-capacity: slower for cold_s from the first bulk
+        self.cold_capacity = 0.0
+        self.first_bulk = None
         self.store_bytes_per_doc = 200
 
     def admit(self, n):
@@ -365,10 +370,15 @@ class State:
         is done (monotonic seconds). The rest would wait more than queue_s: rejected."""
         with self.lock:
             now = time.monotonic()
+            if self.first_bulk is None:
+                self.first_bulk = now
+            cap = self.capacity
+            if self.cold_s > 0 and now < self.first_bulk + self.cold_s:
+                cap = self.cold_capacity
             start = max(now, self.busy_until)
-            room = (now + self.queue_s - start) * self.capacity
+            room = (now + self.queue_s - start) * cap
             accepted = max(0, min(n, int(room)))
-            self.busy_until = start + accepted / self.capacity
+            self.busy_until = start + accepted / cap
             return accepted, self.busy_until
 
     def write_log(self, record):
@@ -1163,6 +1173,10 @@ def main(argv=None):
                     help="capacity mode: work (ms) queued before documents get 429 (500)")
     ap.add_argument("--base-ms", type=float, default=5.0,
                     help="capacity mode: time every request takes on its own (5 ms)")
+    ap.add_argument("--cold-s", type=float, default=0.0,
+                    help="capacity mode: a cold start this long from the first bulk request")
+    ap.add_argument("--cold-capacity", type=float, default=0.0,
+                    help="capacity mode: documents indexed per second during --cold-s")
     ap.add_argument("--store-bytes-per-doc", type=int, default=200,
                     help="primary store bytes per acknowledged document in _stats/store (200)")
     ap.add_argument("--index-delay-ms", type=float, default=0.0,
@@ -1239,6 +1253,10 @@ def main(argv=None):
         ap.error("--mode capacity needs --capacity DOCS_PER_S > 0")
     server.state = State(args.mode, args.log, args.max_content_length)
     server.state.capacity = args.capacity
+    if args.cold_s > 0 and args.cold_capacity <= 0:
+        ap.error("--cold-s needs --cold-capacity DOCS_PER_S > 0")
+    server.state.cold_s = args.cold_s
+    server.state.cold_capacity = args.cold_capacity
     server.state.queue_s = args.queue_ms / 1000.0
     server.state.base_s = args.base_ms / 1000.0
     server.state.store_bytes_per_doc = args.store_bytes_per_doc

@@ -1617,6 +1617,35 @@ static void test_first_warmup(void **state)
     snprintf(y, sizeof y, "%srun: {first_warmup: 2 s}\n", base);
     assert_int_equal(bf_scenario_load_text(y, strlen(y), "s.yaml", NULL, &sc, &d), BF_E_INVAL);
     assert_non_null(strstr(d.msg, "run.first_warmup: expected a duration"));
+    /* run.warmup: auto: agents plan run.warmup_max (default 60s), the coordinator ends it */
+    snprintf(y, sizeof y, "%srun: {warmup: auto}\n", base);
+    assert_int_equal(bf_scenario_load_text(y, strlen(y), "s.yaml", NULL, &sc, &d), BF_OK);
+    assert_true(bf_scenario_run(sc)->warmup_auto);
+    assert_int_equal(bf_scenario_run(sc)->warmup_ms, 60000);
+    assert_int_equal(bf_scenario_run(sc)->warmup_max_ms, 60000);
+    bf_scenario_override_run(sc, &smoke, NULL, NULL); /* --warmup 1s: a fixed warmup */
+    assert_false(bf_scenario_run(sc)->warmup_auto);
+    assert_int_equal(bf_scenario_run(sc)->warmup_ms, 1000);
+    bf_scenario_destroy(&sc);
+    snprintf(y, sizeof y, "%srun: {warmup: auto, warmup_max: 45s}\n", base);
+    assert_int_equal(bf_scenario_load_text(y, strlen(y), "s.yaml", NULL, &sc, &d), BF_OK);
+    assert_int_equal(bf_scenario_run(sc)->warmup_ms, 45000);
+    assert_int_equal(bf_scenario_warning_count(sc), 0);
+    bf_scenario_destroy(&sc);
+    snprintf(y, sizeof y, "%srun: {warmup: 5s, warmup_max: 45s}\n", base);
+    assert_int_equal(bf_scenario_load_text(y, strlen(y), "s.yaml", NULL, &sc, &d), BF_OK);
+    assert_false(bf_scenario_run(sc)->warmup_auto);
+    assert_int_equal(bf_scenario_run(sc)->warmup_ms, 5000);
+    assert_int_equal(bf_scenario_warning_count(sc), 1);
+    assert_non_null(strstr(bf_scenario_warning(sc, 0), "run.warmup_max applies only to"));
+    bf_scenario_destroy(&sc);
+    snprintf(y, sizeof y, "%srun: {warmup: automatic}\n", base);
+    memset(&d, 0, sizeof d);
+    assert_int_equal(bf_scenario_load_text(y, strlen(y), "s.yaml", NULL, &sc, &d), BF_E_INVAL);
+    assert_non_null(strstr(d.msg, "or auto"));
+    assert_null(strstr(d.msg, "run.warmup_max"));
+    snprintf(y, sizeof y, "%srun: {first_warmup: auto}\n", base);
+    assert_int_equal(bf_scenario_load_text(y, strlen(y), "s.yaml", NULL, &sc, &d), BF_E_INVAL);
 }
 
 static void test_env_warn_stand_ins(void **state)

@@ -119,6 +119,36 @@ static void test_spread_rule(void **state)
     assert_true(isnan(bf_steady_spread(0, 0, 10)));
 }
 
+/* run.warmup: auto's rule: two 5-s blocks within 5 %, second 0 never counted */
+static void test_warmup_over(void **state)
+{
+    (void)state;
+    double y[40];
+    for (int i = 0; i < 40; i++) /* a cold start: 600 docs/s for 10 s, then 3000 */
+        y[i] = i < 10 ? 600 : 3000;
+    assert_false(bf_steady_warmup_over(y, 10)); /* too few seconds */
+    assert_false(bf_steady_warmup_over(y, 11)); /* 600 vs 600 would be steady: second 0 is
+                                                   skipped, but seconds 1-10 are 600 | 3000 */
+    assert_false(bf_steady_warmup_over(y, 15)); /* 600 then 3000 */
+    assert_false(bf_steady_warmup_over(y, 19));
+    assert_true(bf_steady_warmup_over(y, 20)); /* seconds 10-14 and 15-19 */
+    /* within 5 % either way; beyond it not */
+    double z[11] = {0, 100, 100, 100, 100, 100, 104, 104, 104, 104, 104};
+    assert_true(bf_steady_warmup_over(z, 11));
+    z[10] = 110; /* mean 105.2 vs 100 */
+    assert_false(bf_steady_warmup_over(z, 11));
+    double f[11] = {0, 100, 100, 100, 100, 100, 96, 96, 96, 96, 96};
+    assert_true(bf_steady_warmup_over(f, 11));
+    f[10] = 90; /* mean 94.8 */
+    assert_false(bf_steady_warmup_over(f, 11));
+    /* nothing indexed, or a value that is not a number: never steady */
+    double n0[11] = {0};
+    assert_false(bf_steady_warmup_over(n0, 11));
+    z[10] = NAN;
+    assert_false(bf_steady_warmup_over(z, 11));
+    assert_false(bf_steady_warmup_over(NULL, 11));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -126,6 +156,7 @@ int main(void)
         cmocka_unit_test(test_trend_rule),
         cmocka_unit_test(test_long_series),
         cmocka_unit_test(test_spread_rule),
+        cmocka_unit_test(test_warmup_over),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
