@@ -806,8 +806,8 @@ static void on_stop(agent *a, const Bf__Stop *s)
         break;
     case CELL_RUNNING:
         if (s->end_load_ms) { /* not an abort: the load ends then, in-flight requests finish */
-            bf_info("cell %s: the load ends %u ms after its start: %s", a->cell_id,
-                    s->end_load_ms, s->reason);
+            bf_info("cell %s: the load ends %u ms after its start: %s", a->cell_id, s->end_load_ms,
+                    s->reason);
             bf_run_end_load(a->run, s->end_load_ms);
             break;
         }

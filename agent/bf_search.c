@@ -64,7 +64,7 @@ struct bf_search {
     pthread_t thread;
     int started;
     atomic_int abort_flag;
-    atomic_int load_ended; /* bf_search_end_load: the load time is over early */
+    atomic_int load_ended;   /* bf_search_end_load: the load time is over early */
     atomic_uint end_load_ms; /* bf_search_end_load_at: the load's end (ms after start), 0 */
     atomic_int finished;
     atomic_int last_second;

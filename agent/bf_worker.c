@@ -460,8 +460,7 @@ static void on_done(bf_worker_t *w, slot *s, CURLcode cc)
     uint64_t now = bf_clock_mono_us();
     uint64_t judged_us = s->judge_us + (now - t0); /* the parse as it streamed in, and here */
     s->judge_us = 0;
-    in.retry_left = s->retries < rq->retry_429_max &&
-                    now < load_end_us(w);
+    in.retry_left = s->retries < rq->retry_429_max && now < load_end_us(w);
     bf_verdict_t v;
     bf_verdict_judge(&in, &v);
     int length_switch = length_refused(w, s, &v);

@@ -1021,10 +1021,10 @@ static void cell_show_second(bf__campaign_t *c, uint32_t nagents, size_t k, size
  * finishing as at a planned end; with an agent that cannot, the load runs to its planned end
  * and the seconds after the window are tail. */
 typedef struct warm_auto {
-    int on;          /* run.warmup: auto and not decided yet */
-    uint32_t max_s;  /* the bound: the planned warmup */
-    double *dps;     /* [max_s + 1] */
-    int32_t upto;    /* seconds in dps */
+    int on;         /* run.warmup: auto and not decided yet */
+    uint32_t max_s; /* the bound: the planned warmup */
+    double *dps;    /* [max_s + 1] */
+    int32_t upto;   /* seconds in dps */
 } warm_auto_t;
 
 /* the mean of the k-th last block of BF_WARMUP_BLOCK_S seconds of y[0..n) (k = 1: the last) */
@@ -1076,8 +1076,9 @@ static void warm_auto_step(bf__campaign_t *c, warm_auto_t *wa, int32_t shown)
                 "%.0f then %.0f docs/s over the last two %d-s blocks); measuring %u s%s",
                 c->cell_name, w, mx, block_mean(wa->dps, wa->upto, 2),
                 block_mean(wa->dps, wa->upto, 1), BF_WARMUP_BLOCK_S, d_s,
-                all ? "" : " (an agent cannot end its load early: the load runs to its planned "
-                           "end, the seconds after the window are tail)");
+                all ? ""
+                    : " (an agent cannot end its load early: the load runs to its planned "
+                      "end, the seconds after the window are tail)");
         if (all) {
             /* a Stop with end_load_ms: not an abort (bf_agent.c); resent like any Stop until
              * acknowledged (resend_stops) */

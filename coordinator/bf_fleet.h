@@ -67,7 +67,7 @@ typedef struct bf_fleet_agent {
     uint32_t cores;
     uint32_t threads;
     int has_data_route;
-    int can_end_load;        /* its Hello has the capability "end_load" (Stop.end_load_ms) */
+    int can_end_load; /* its Hello has the capability "end_load" (Stop.end_load_ms) */
     enum bf_agent_session session;
     uint64_t last_seen_us;   /* monotonic */
     uint64_t stalled_seen_us; /* bf_fleet_stalled_us() at last_seen_us */

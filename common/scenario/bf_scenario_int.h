@@ -267,7 +267,8 @@ int bf__v_nonempty(struct bf__load *L, const bf_ynode_t *n, const char *path, bf
       NULL)                                                                                        \
     X(RUN, "run", BF__T_SECTION, NULL, 0, 0, 0, 0, NULL, NULL)                                     \
     X(RUN_WARMUP, "run.warmup", BF__T_DURATION, "10s", 0, BF__DUR_DAY, 0, 0, "auto", NULL)         \
-    X(RUN_WARMUP_MAX, "run.warmup_max", BF__T_DURATION, "60s", 1000, BF__DUR_DAY, 0, 0, NULL, NULL)  \
+    X(RUN_WARMUP_MAX, "run.warmup_max", BF__T_DURATION, "60s", 1000, BF__DUR_DAY, 0, 0, NULL,      \
+      NULL)                                                                                        \
     X(RUN_FIRST_WARMUP, "run.first_warmup", BF__T_DURATION, "0s", 0, BF__DUR_DAY, 0, 0, NULL,      \
       NULL)                                                                                        \
     X(RUN_DURATION, "run.duration", BF__T_DURATION, "60s", 1000, 30 * BF__DUR_DAY, 0, 0, NULL,     \

@@ -152,10 +152,8 @@ static void test_warmup_over(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_mann_kendall_values),
-        cmocka_unit_test(test_trend_rule),
-        cmocka_unit_test(test_long_series),
-        cmocka_unit_test(test_spread_rule),
+        cmocka_unit_test(test_mann_kendall_values), cmocka_unit_test(test_trend_rule),
+        cmocka_unit_test(test_long_series),         cmocka_unit_test(test_spread_rule),
         cmocka_unit_test(test_warmup_over),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
