@@ -16,6 +16,7 @@
 #include "bf_rounds.h"
 #include "bf_scenario.h"
 #include "bf_import_loadgen.h"
+#include "bf_modcheck.h"
 #include "bf_selftest.h"
 #include "bf_template.h"
 #include "bf_units.h"
@@ -390,6 +391,144 @@ static void script_notes(const char *path, const bf_scenario_t *sc)
     }
 }
 
+/* The analysis component names an index's settings use (types of its tokenizers, filters,
+ * char_filters, analyzers, normalizers, and the components its custom analyzers name that it
+ * does not define), each once, into names (at most cap; pointing into ana). */
+static void collect_analysis(json_t *ana, const char **names, size_t *n, size_t cap)
+{
+    static const char *const kinds[] = {"tokenizer", "filter", "char_filter", "analyzer",
+                                        "normalizer"};
+    for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++) {
+        const char *key;
+        json_t *def;
+        json_object_foreach(json_object_get(ana, kinds[k]), key, def)
+        {
+            const char *uses[16];
+            size_t nu = 0;
+            if (json_is_string(json_object_get(def, "type")))
+                uses[nu++] = json_string_value(json_object_get(def, "type"));
+            static const char *const refs[] = {"tokenizer", "filter", "char_filter"};
+            for (size_t r = 0; r < 3; r++) {
+                json_t *v = json_object_get(def, refs[r]);
+                if (json_is_string(v) &&
+                    !json_object_get(json_object_get(ana, refs[r]), json_string_value(v)))
+                    uses[nu++] = json_string_value(v);
+                size_t i;
+                json_t *x;
+                json_array_foreach(v, i, x) if (json_is_string(x) && nu < 16 &&
+                                                !json_object_get(json_object_get(ana, refs[r]),
+                                                                 json_string_value(x))) uses[nu++] =
+                    json_string_value(x);
+            }
+            for (size_t u = 0; u < nu; u++) {
+                int seen = strcmp(uses[u], "custom") == 0 || strcmp(uses[u], "standard") == 0;
+                for (size_t i = 0; i < *n; i++)
+                    seen |= strcmp(names[i], uses[u]) == 0;
+                if (!seen && *n < cap)
+                    names[(*n)++] = uses[u];
+            }
+        }
+    }
+}
+
+/* The modules sc needs outside the server core, into needs (at most cap): mapping field types
+ * (bf_cluster_type_module), script languages of search queries and runtime fields, and
+ * analysis components (analysis-common; the ones a partial stand-in lacks, full_only). */
+static size_t module_needs(const bf_scenario_t *sc, bf_modneed_t *needs, size_t cap)
+{
+    size_t n = 0;
+    const bf_index_spec_t *ix = bf_scenario_index(sc);
+    const char *texts[2] = {ix->mappings_json, ix->template_json};
+    for (int k = 0; k < 2; k++) {
+        json_t *doc = texts[k] ? json_loads(texts[k], 0, NULL) : NULL;
+        const char *modules[16], *types[16];
+        size_t nt = 0;
+        collect_types(doc, modules, types, &nt, 16);
+        for (size_t i = 0; i < nt && n < cap; i++) {
+            size_t same = n;
+            for (size_t j = 0; j < n; j++)
+                if (strcmp(needs[j].module, modules[i]) == 0 && strstr(needs[j].what, "field type"))
+                    same = j;
+            if (same < n) { /* one line per module: its types together */
+                size_t l = strlen(needs[same].what);
+                snprintf(needs[same].what + l, sizeof needs[0].what - l, " and %s", types[i]);
+                continue;
+            }
+            needs[n] = (bf_modneed_t){.module = modules[i],
+                                      .consequence = "without it the index is refused at "
+                                                     "creation (\"no handler for type\") and "
+                                                     "every cell stops before its load"};
+            snprintf(needs[n++].what, sizeof needs[0].what, "the %s field type %s",
+                     k ? "index template's" : "mappings'", types[i]);
+        }
+        json_decref(doc);
+    }
+    static const char *const langs[] = {"painless", "expression", "mustache"};
+    static const char *const lang_mods[] = {"lang-painless", "lang-expression", "lang-mustache"};
+    const bf_search_spec_t *ss = bf_scenario_search(sc);
+    for (size_t l = 0; l < 3 && n < cap; l++) {
+        char who[200] = "";
+        size_t used = 0, nq = 0;
+        for (size_t q = 0; ss->enabled && q < ss->nqueries; q++) {
+            json_t *j = ss->queries[q].body ? json_loads(ss->queries[q].body, 0, NULL) : NULL;
+            const char *found[8];
+            size_t nf = 0;
+            collect_langs(j, found, &nf, 8);
+            int uses = 0;
+            for (size_t i = 0; i < nf; i++)
+                uses |= strcmp(found[i], langs[l]) == 0;
+            json_decref(j);
+            if (uses && used < sizeof who)
+                used += (size_t)snprintf(who + used, sizeof who - used, "%s'%s'", nq ? ", " : "",
+                                         ss->queries[q].name);
+            nq += (size_t)uses;
+        }
+        if (nq == 0)
+            continue;
+        needs[n] = (bf_modneed_t){.module = lang_mods[l],
+                                  .consequence = "without it the cluster answers HTTP 400 to "
+                                                 "the script, and a refused search query stops "
+                                                 "the cell"};
+        snprintf(needs[n++].what, sizeof needs[0].what, "the %s script%s of search quer%s %s",
+                 langs[l], nq == 1 ? "" : "s", nq == 1 ? "y" : "ies", who);
+    }
+    json_t *st = ix->settings_json ? json_loads(ix->settings_json, 0, NULL) : NULL;
+    json_t *ana = json_object_get(json_object_get(st, "index"), "analysis");
+    const char *names[32];
+    size_t na = 0;
+    collect_analysis(ana, names, &na, 32);
+    /* what bulkfleet-analysis-common, the Elasticsearch dev clusters' stand-in, lacks
+     * (deploy/devcluster-es/README.md) */
+    static const char *const full_only[] = {
+        "synonym",          "synonym_graph",           "hunspell",
+        "stemmer_override", "dictionary_decompounder", "hyphenation_decompounder"};
+    for (int pass = 0; pass < 2 && n < cap; pass++) {
+        char list[200] = "";
+        size_t used = 0, count = 0;
+        for (size_t i = 0; i < na; i++) {
+            int lacking = 0;
+            for (size_t f = 0; f < sizeof full_only / sizeof full_only[0]; f++)
+                lacking |= strcmp(names[i], full_only[f]) == 0;
+            if (lacking != pass)
+                continue;
+            if (used < sizeof list)
+                used += (size_t)snprintf(list + used, sizeof list - used, "%s%s", count ? ", " : "",
+                                         names[i]);
+            count++;
+        }
+        if (count == 0)
+            continue;
+        needs[n] = (bf_modneed_t){.module = "analysis-common",
+                                  .full_only = pass,
+                                  .consequence = "without it the index is refused at creation "
+                                                 "(\"Unknown ... type\") and every cell stops "
+                                                 "before its load"};
+        snprintf(needs[n++].what, sizeof needs[0].what, "index.settings analysis (%s)", list);
+    }
+    json_decref(st);
+    return n;
+}
+
 static void on_load_error(void *ctx, const char *msg)
 {
     const char *more = strstr(msg, ": ... and ");
@@ -436,6 +575,10 @@ static int load(const char *path, uint32_t nodes, int all_errors, bf_scenario_t 
     production_warnings(path, *sc);
     module_notes(path, *sc);
     script_notes(path, *sc);
+    bf_modneed_t needs[16];
+    size_t nneeds = module_needs(*sc, needs, 16);
+    if (nneeds) /* the target asked: what it lacks, and for a dev cluster the way out */
+        bf_modcheck_target(path, bf_scenario_target(*sc), needs, nneeds);
     return BF_EXIT_OK;
 }
 
