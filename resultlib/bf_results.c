@@ -925,15 +925,16 @@ static void print_md(FILE *f, const bf_scenario_t *sc, const bf_row_t *rows, siz
     fprintf(f, " min | median | max | MB/s | service p50 ms | p90 | p99 | p99.9 | max |");
     if (target_rate)
         fprintf(f, " latency p50 ms | p90 | p99 | p99.9 | max |");
-    fprintf(f, " doc errors %% | rejected (429) | write queue max | write rejected | hot spot | cluster docs/s |"
-               " agent CPU %% |");
+    fprintf(f, " doc errors %% | rejected (429) | write queue max | write rejected | hot spot | "
+               "cluster docs/s |"
+               " agent CPU %% | agent host load |");
     /* routing_mode node|shard in some cell: what splitting did and what it saved */
     if (routed)
         fprintf(f, " sub-bulk docs | unrouted | misrouted | transport rx MB |");
     if (repeats)
         fprintf(f, " runs | CV %% | docs/s interval |");
     fprintf(f, " verified | flags |\n|");
-    size_t ncols = 6 + 5 + 5 + (target_rate ? 5 : 0) + 7 + (routed ? 4 : 0) + (repeats ? 3 : 0);
+    size_t ncols = 6 + 5 + 5 + (target_rate ? 5 : 0) + 8 + (routed ? 4 : 0) + (repeats ? 3 : 0);
     for (size_t i = 0; i < naxes; i++)
         ncols += (size_t)extra[i];
     for (size_t i = 0; i < ncols; i++)
@@ -942,7 +943,7 @@ static void print_md(FILE *f, const bf_scenario_t *sc, const bf_row_t *rows, siz
     for (size_t k = 0; k < nrows; k++) {
         const bf_row_t *r = &rows[k];
         const bf_cell_t *c = r->cell;
-        char b[17][32], flags[128];
+        char b[18][32], flags[128];
         fprintf(f, "| %u | %u | %u | %u | %u | %.0f |", c->indices, c->shards, c->replicas,
                 c->batch_size, c->concurrency, r->docs_per_s);
         for (size_t i = 0; i < naxes; i++) {
@@ -963,11 +964,12 @@ static void print_md(FILE *f, const bf_scenario_t *sc, const bf_row_t *rows, siz
             fprintf(f, " %s | %s | %s | %s | %s |", md_num(b[5], 32, r->latency.p50_ms, 1),
                     md_num(b[6], 32, r->latency.p90_ms, 1), md_num(b[7], 32, r->latency.p99_ms, 1),
                     md_num(b[8], 32, r->latency.p999_ms, 1), md_num(b[9], 32, r->latency.max_ms, 1));
-        fprintf(f, " %.2f | %llu | %s | %s | %s | %s | %s |", r->doc_error_rate * 100.0,
+        fprintf(f, " %.2f | %llu | %s | %s | %s | %s | %s | %s |", r->doc_error_rate * 100.0,
                 (unsigned long long)r->docs_rejected, md_i64(b[10], 32, r->write_queue_max),
                 md_i64(b[11], 32, r->write_rejected), md_num(b[12], 32, r->hot_spot_ratio, 2),
                 md_num(b[13], 32, r->cluster_docs_per_s, 0),
-                md_num(b[16], 32, r->agent_cpu_pct, bf_row_field_decimals("agent_cpu_pct")));
+                md_num(b[16], 32, r->agent_cpu_pct, bf_row_field_decimals("agent_cpu_pct")),
+                md_num(b[17], 32, r->host_load_avg, bf_row_field_decimals("host_load_avg")));
         if (routed)
             fprintf(f, " %s | %llu | %llu | %s |", md_num(b[15], 32, r->subbulk_docs_mean, 1),
                     (unsigned long long)r->docs_unrouted, (unsigned long long)r->docs_misrouted,
