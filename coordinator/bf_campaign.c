@@ -21,11 +21,13 @@
 #include "bf_rounds.h"
 #include "bf_runopts.h"
 #include "bf_units.h"
+#include "bf_until.h"
 #include "bf_vars.h"
 #include "bf_wire.h"
 
 #include <errno.h>
 #include <jansson.h>
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -749,6 +751,94 @@ static void say_interrupted(const bf__campaign_t *c, const uint8_t *selected, co
     bf_buf_cleanup(&left);
 }
 
+#define UNTIL_NAMED 16 /* open comparisons kept for the progress line and matrix.json */
+
+/* run.repeat: auto between rounds: the findings' tests over the rows folded so far
+ * (bf_until_open: the same tests, correction and verdicts matrix.json states); need[k] = 1 for
+ * each cell of a comparison still open. *stop gets why the rounds end ("decided",
+ * "max_repeat", "max_time") or stays NULL to run round `next` (round_us: how long the last
+ * round took for last_cells cells; 0 before any). The record for matrix.json ("repeat_auto")
+ * is set each time, so the matrix written after the last repetition says how it ended. */
+static void until_test(bf__campaign_t *c, const bf_row_t *rows, size_t nrows, uint8_t *need,
+                       uint32_t next, uint64_t campaign_start_us, uint64_t round_us,
+                       size_t last_cells, const char **stop)
+{
+    const bf_run_spec_t *run = bf_scenario_run(c->sc);
+    size_t ncells = bf_scenario_cell_count(c->sc);
+    bf_finding_point_t *pts = bf_calloc(nrows + 1, sizeof *pts);
+    uint8_t *need_row = bf_calloc(nrows + 1, 1);
+    for (size_t i = 0; i < nrows; i++)
+        bf_finding_point_from_row(&rows[i], &pts[i]);
+    const bf_findings_spec_t *fs = bf_scenario_findings(c->sc);
+    bf_findings_opts_t fo = {fs->alpha, fs->noise_band};
+    bf_until_open_t open[UNTIL_NAMED];
+    size_t tested = 0;
+    size_t nopen =
+        bf_until_open(pts, nrows, &fo, run->until_min_repeat, open, UNTIL_NAMED, need_row, &tested);
+    size_t nneed = 0;
+    memset(need, 0, ncells);
+    for (size_t i = 0; i < nrows; i++)
+        for (size_t k = 0; need_row[i] && k < ncells; k++)
+            if (rows[i].cell && strcmp(rows[i].cell->id, bf_scenario_cell(c->sc, k)->id) == 0) {
+                need[k] = 1;
+                nneed++;
+            }
+    bf_until_text(open, UNTIL_NAMED, nopen, c->open_text, sizeof c->open_text);
+    uint64_t elapsed_ms = (bf_clock_mono_us() - campaign_start_us) / 1000u;
+    /* the next round runs nneed cells, each about as long as the last round's took */
+    uint64_t next_ms = last_cells ? round_us / 1000u * nneed / last_cells : 0;
+    char el[32], nx[32], mt[32];
+    if (nopen == 0 && tested == 0) {
+        *stop = "decided";
+        bf_warn("run.repeat: auto: the findings state no comparison to test after %u rounds "
+                "(cells left out, or nothing to compare: see the findings); stopping",
+                next - 1);
+    } else if (nopen == 0) {
+        *stop = "decided";
+        bf_info("run.repeat: auto: every comparison the findings state is decided (%zu tested) "
+                "after %u rounds",
+                tested, next - 1);
+    } else if (next > run->until_max_repeat) {
+        *stop = "max_repeat";
+        bf_warn("run.repeat: auto: run.until.max_repeat (%u rounds) reached with %zu of %zu "
+                "comparisons still unclear: %s; their findings say unclear (raise max_repeat, "
+                "or accept that the difference is within the noise)",
+                run->until_max_repeat, nopen, tested, c->open_text);
+    } else if (run->until_max_time_ms && elapsed_ms + next_ms > run->until_max_time_ms) {
+        *stop = "max_time";
+        bf_warn("run.repeat: auto: another round (~%s) would end after run.until.max_time (%s; "
+                "%s so far) with %zu of %zu comparisons still unclear: %s",
+                bf_units_format_duration_ms(next_ms, nx, sizeof nx),
+                bf_units_format_duration_ms(run->until_max_time_ms, mt, sizeof mt),
+                bf_units_format_duration_ms(elapsed_ms, el, sizeof el), nopen, tested,
+                c->open_text);
+    } else {
+        bf_info("run.repeat: auto: round %u of at most %u runs %zu of %zu cells again: %zu of "
+                "%zu comparisons open: %s",
+                next, run->until_max_repeat, nneed, ncells, nopen, tested, c->open_text);
+    }
+    json_t *arr = json_array();
+    for (size_t i = 0; i < nopen && i < UNTIL_NAMED; i++)
+        json_array_append_new(
+            arr,
+            json_pack("{s:s, s:s, s:s, s:o, s:o, s:i, s:i}", "comparison", open[i].label, "cell_a",
+                      rows[open[i].a].cell ? rows[open[i].a].cell->id : "", "cell_b",
+                      rows[open[i].b].cell ? rows[open[i].b].cell->id : "", "ratio",
+                      isfinite(open[i].ratio) ? json_real(open[i].ratio) : json_null(), "p_value",
+                      isfinite(open[i].p_value) ? json_real(open[i].p_value) : json_null(), "n_a",
+                      (json_int_t)open[i].n_a, "n_b", (json_int_t)open[i].n_b));
+    bf_results_set_until(c->res, json_pack("{s:i, s:i, s:I, s:i, s:o, s:i, s:i, s:o}", "min_repeat",
+                                           (json_int_t)run->until_min_repeat, "max_repeat",
+                                           (json_int_t)run->until_max_repeat, "max_time_s",
+                                           (json_int_t)(run->until_max_time_ms / 1000u), "rounds",
+                                           (json_int_t)(next - 1), "stopped",
+                                           *stop ? json_string(*stop) : json_null(), "tested",
+                                           (json_int_t)tested, "open_count", (json_int_t)nopen,
+                                           "open", arr));
+    free(need_row);
+    free(pts);
+}
+
 /* Every repetition of every cell (the ones --cells picks run; progress counts their
  * repetitions): with run.repeat >= 2 in rounds, each round every cell once in the order
  * bf_rounds_order draws from run.seed and the round; with run.order: sequential or one
@@ -780,12 +870,29 @@ static int campaign_cells(bf__campaign_t *c, const campaign_inputs_t *in, bf_row
     bf__cellrun_publish(c, 0, nruns, NULL, -1);
     /* sequential: one "round" of cells, each with all its repetitions */
     uint32_t rounds = shuffled ? repeat : 1, per = shuffled ? 1 : repeat;
+    /* run.repeat: auto: the cells the next round runs (all until min_repeat rounds) */
+    uint8_t *need = bf_malloc(ncells + 1);
+    memset(need, 1, ncells + 1);
+    const char *until_stop = NULL;
+    uint64_t round_us = 0;
+    size_t round_cells = 0;
     for (uint32_t r = 1; r <= rounds && code == 0; r++) {
+        if (run->repeat_auto && r > run->until_min_repeat) {
+            until_test(c, rows, *nrows, need, r, campaign_start, round_us, round_cells,
+                       &until_stop);
+            if (until_stop)
+                break;
+        }
+        uint64_t round_start = bf_clock_mono_us();
+        round_cells = 0;
         bf_rounds_order(run->seed, r, shuffled, ncells, order);
         c->round = shuffled ? r : 0;
         uint32_t place = 0;
         for (size_t j = 0; j < ncells && code == 0; j++) {
             size_t k = order[j];
+            if (!need[k]) /* auto: decided in every comparison it is in */
+                continue;
+            round_cells++;
             int skip = selected && !selected[k];
             place += !skip;
             for (uint32_t i = 0; i < per && code == 0 && !done[k]; i++) {
@@ -814,7 +921,12 @@ static int campaign_cells(bf__campaign_t *c, const campaign_inputs_t *in, bf_row
                     code = stop;
             }
         }
+        round_us = bf_clock_mono_us() - round_start;
     }
+    if (run->repeat_auto && code == 0 && until_stop == NULL) /* all rounds: decided at last? */
+        until_test(c, rows, *nrows, need, rounds + 1, campaign_start, round_us, round_cells,
+                   &until_stop);
+    free(need);
     any_bad = campaign_fold(c, reps, nreps, repeat, rows, nrows);
     if (code > 128)
         say_interrupted(c, selected, done, nreps, repeat, stopped_at);

@@ -99,6 +99,9 @@ typedef struct bf__campaign {
      * 0 = not yet), for the row; the repetitions run so far and the time they took (us), for
      * the progress line's estimate of the time left */
     uint32_t round, nrounds, position;
+    /* run.repeat: auto (bf_until.h): the comparisons still open after the last test, named
+     * in the progress lines ("" = none or not auto) */
+    char open_text[320];
     int64_t load_started_ms;
     uint64_t runs_done, runs_us;
     uint32_t min_agents; /* a cell may start with this many agents */

@@ -740,7 +740,10 @@ static void fm_progress(const bf__campaign_t *c, char *buf, size_t size)
  * them "run 11/24 (round 2/3, cell 3/8) <id>-r2" (k of n counts repetitions then). */
 static void run_place(const bf__campaign_t *c, size_t k, size_t n, char *buf, size_t size)
 {
-    if (c->nrounds > 1)
+    if (c->nrounds > 1 && c->open_text[0]) /* run.repeat: auto, past its first test */
+        snprintf(buf, size, "run %zu/%zu at most (round %u/%u at most, cell %u; open: %s) %s",
+                 k + 1, n, c->round, c->nrounds, c->position, c->open_text, c->cell_name);
+    else if (c->nrounds > 1)
         snprintf(buf, size, "run %zu/%zu (round %u/%u, cell %u/%zu) %s", k + 1, n, c->round,
                  c->nrounds, c->position, n / c->nrounds, c->cell_name);
     else
@@ -798,10 +801,10 @@ static void progress(bf__campaign_t *c, size_t k, size_t ncells, int32_t second,
         }
         return;
     }
-    char where[400];
+    char where[600];
     run_place(c, k, ncells, where, sizeof where);
     if (isatty(STDERR_FILENO)) {
-        char line[640];
+        char line[840];
         snprintf(line, sizeof line,
                  "%s  %s  %" PRIu64 " docs/s  errors %" PRIu64 "%s  429 %" PRIu64
                  "  lost %u  elapsed %s  left ~%s",
@@ -840,7 +843,7 @@ static void cell_begin(bf__campaign_t *c, const bf_cell_t *cell, uint32_t repeti
         bf_info("%s: cell %s (shards %u, replicas %u) on %u agents", fm, c->cell_name, cell->shards,
                 cell->replicas, nagents);
     } else {
-        char where[400];
+        char where[600];
         run_place(c, k, ncells, where, sizeof where);
         bf_info("%s (shards %u, replicas %u, batch %u, concurrency %u%s) on %u agents", where,
                 cell->shards, cell->replicas, cell->batch_size, cell->concurrency,

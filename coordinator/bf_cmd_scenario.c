@@ -886,9 +886,9 @@ static void plan_print_order(const plan_t *P)
                    repeat);
         return;
     }
-    printf("\nrun order: %u rounds, each running every cell once in an order shuffled from "
+    printf("\nrun order: %s%u rounds, each running every cell once in an order shuffled from "
            "run.seed and the round (run.order: rounds; drift falls on every cell alike)",
-           repeat);
+           P->run->repeat_auto ? "up to " : "", repeat);
     if (!P->run->seed_set) {
         printf(";\n  run.seed is not set: each run draws its own seed (printed at its start, "
                "recorded in matrix.json, its order in matrix.json's schedule); set run.seed to "
@@ -1002,6 +1002,29 @@ static void plan_print_corpus_duration(const plan_t *P, uint64_t first_extra, co
     }
 }
 
+/* run.repeat: auto: the estimate above is its worst case (max_repeat rounds, or
+ * run.until.max_time when that comes first); the least is min_repeat rounds. */
+static void plan_print_auto(const plan_t *P, uint64_t worst_ms, uint64_t least_ms)
+{
+    const bf_run_spec_t *run = P->run;
+    if (!run->repeat_auto)
+        return;
+    char w[32], l[32], t[32];
+    const char *cut = "";
+    if (run->until_max_time_ms && run->until_max_time_ms < worst_ms) {
+        worst_ms = run->until_max_time_ms;
+        cut = ", cut by run.until.max_time";
+    }
+    printf("run.repeat: auto: worst case %u rounds (run.until.max_repeat)%s = %s; at least %u "
+           "rounds (run.until.min_repeat) = %s; after each round from then on, the cells of "
+           "every comparison still unclear run again%s%s\n",
+           run->until_max_repeat, cut, bf_units_format_duration_ms(worst_ms, w, sizeof w),
+           run->until_min_repeat, bf_units_format_duration_ms(least_ms, l, sizeof l),
+           run->until_max_time_ms ? "; no round starts that would end after " : "",
+           run->until_max_time_ms ? bf_units_format_duration_ms(run->until_max_time_ms, t, sizeof t)
+                                  : "");
+}
+
 /* The estimated duration: cells x repeat x (warmup + duration + setup), + the first cell's
  * longer run.first_warmup; a passes-bounded corpus as plan_print_corpus_duration says. */
 static void plan_print_duration(const plan_t *P)
@@ -1038,6 +1061,7 @@ static void plan_print_duration(const plan_t *P)
            bf_units_format_duration_ms(run->duration_ms, d2, sizeof d2),
            bf_units_format_duration_ms(SETUP_MS, d3, sizeof d3), extra,
            bf_units_format_duration_ms(total, d4, sizeof d4));
+    plan_print_auto(P, total, cells_ms * run->until_min_repeat + first_extra);
 }
 
 /* `find-max` runs steps, not these cells: its time is the search's bound

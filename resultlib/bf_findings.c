@@ -28,7 +28,9 @@ struct bf_findings {
     int pass;
     double *praw, *padj;
     size_t ntests, ncap, nstated;
-    size_t verdicts[4]; /* pass 2: how many of each bf_verdict_t */
+    size_t verdicts[4];        /* pass 2: how many of each bf_verdict_t */
+    bf_findings_test_t *tests; /* pass 2: each test stated, with its cells (bf_findings_tests) */
+    size_t ntested;
     char **lines;
     size_t nlines;
     json_t *items, *best, *knees, *plateaus, *shards, *batch, *axes, *routing;
@@ -454,6 +456,16 @@ static int pair_test(bf_findings_t *f, const bf_finding_point_t *a, const bf_fin
     } else {
         bf_stats_decide(c, k < f->nstated ? f->padj[k] : c->p_value, f->opts.alpha, f->opts.band);
         f->verdicts[c->verdict]++;
+        if (a >= f->pts && a < f->pts + f->n && b >= f->pts && b < f->pts + f->n) {
+            f->tests = bf_realloc(f->tests, (f->ntested + 1) * sizeof *f->tests);
+            f->tests[f->ntested++] = (bf_findings_test_t){(size_t)(a - f->pts),
+                                                          (size_t)(b - f->pts),
+                                                          c->verdict,
+                                                          c->ratio,
+                                                          c->p_adj,
+                                                          c->n_a,
+                                                          c->n_b};
+        }
     }
     return 1;
 }
@@ -1746,6 +1758,7 @@ void bf_findings_destroy(bf_findings_t **f_p)
     free(f->praw);
     free(f->excl0);
     free(f->padj);
+    free(f->tests);
     json_decref(f->items);
     json_decref(f->best);
     json_decref(f->knees);
@@ -1756,6 +1769,12 @@ void bf_findings_destroy(bf_findings_t **f_p)
     json_decref(f->routing);
     free(f);
     *f_p = NULL;
+}
+
+const bf_findings_test_t *bf_findings_tests(const bf_findings_t *f, size_t *n)
+{
+    *n = f->ntested;
+    return f->tests;
 }
 
 size_t bf_findings_count(const bf_findings_t *f)

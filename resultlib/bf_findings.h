@@ -124,6 +124,21 @@ bf_findings_t *bf_findings_compute_opts(const bf_finding_point_t *pts, size_t n,
                                         const bf_findings_opts_t *opts);
 void bf_findings_destroy(bf_findings_t **f_p);
 
+/* One comparison the findings state, as tested: the points it compares (indices into the
+ * points given to compute; ratio = a / b as the sentence reads), its verdict (a bf_verdict_t of
+ * bf_stats.h), corrected p (NAN when none) and the repetitions a side. */
+typedef struct bf_findings_test {
+    size_t a, b;
+    int verdict;
+    double ratio, p_value;
+    size_t n_a, n_b;
+} bf_findings_test_t;
+
+/* bf_findings_tests — every test the findings stated, in the order stated (a pair stated by
+ * two findings comes twice), count in *n. Borrowed, valid while f lives. What run.repeat: auto
+ * stops on (bf_until.h). */
+const bf_findings_test_t *bf_findings_tests(const bf_findings_t *f, size_t *n);
+
 /* bf_findings_count / bf_findings_line — the sentences in reading order (borrowed, valid
  * while f lives). */
 size_t bf_findings_count(const bf_findings_t *f);

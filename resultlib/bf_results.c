@@ -39,6 +39,7 @@ struct bf_results {
     bf_diag_t err;  /* the first write that failed */
     char *metrics_store_json; /* matrix.json's "metrics_store" object, or NULL */
     json_t *schedule;         /* matrix.json's "schedule" array (owned), or NULL */
+    json_t *until;            /* matrix.json's "repeat_auto" object (owned), or NULL */
     char *lead_md;            /* Markdown matrix.md starts with (find-max's answer), or NULL */
     /* the runs of this campaign's directory: each coordinator invocation's start (Unix ms),
      * those of a --resume directory's matrix.json "runs", then this one's */
@@ -296,6 +297,7 @@ void bf_results_close(bf_results_t **r_p)
     free(r->dir);
     free(r->metrics_store_json);
     json_decref(r->schedule);
+    json_decref(r->until);
     free(r->lead_md);
     free(r->run_starts);
     free(r->runs_note);
@@ -335,6 +337,14 @@ void bf_results_set_schedule(bf_results_t *r, json_t *schedule)
     r->schedule = json_is_array(schedule) ? schedule : NULL;
     if (r->schedule == NULL)
         json_decref(schedule);
+}
+
+void bf_results_set_until(bf_results_t *r, json_t *until)
+{
+    json_decref(r->until);
+    r->until = json_is_object(until) ? until : NULL;
+    if (r->until == NULL)
+        json_decref(until);
 }
 
 void bf_results_set_lead(bf_results_t *r, const char *markdown)
@@ -708,6 +718,8 @@ int bf_results_write_matrix(bf_results_t *r, const bf_scenario_t *sc, const bf_r
         json_object_set(root, "schedule", r->schedule);
         json_object_set_new(root, "runs", schedule_runs(r));
     }
+    if (r->until)
+        json_object_set(root, "repeat_auto", r->until);
     /* the findings as data (kind, axis values, figures): a script can chain the next study */
     bf_finding_point_t *pts = bf_calloc(nrows + 1, sizeof *pts);
     for (size_t k = 0; k < nrows; k++)

@@ -74,6 +74,12 @@ char *bf_results_runs(const int64_t *starts, size_t nstarts, const bf_run_rep_t 
  * measured which repetitions (bf_results_runs), or NULL (one run). Borrowed. */
 const char *bf_results_runs_note(const bf_results_t *r);
 
+/* bf_results_set_until — matrix.json's "repeat_auto" for the next bf_results_write_matrix: how
+ * run.repeat: auto ended ({"min_repeat", "max_repeat", "max_time_s", "rounds", "stopped":
+ * "decided" | "max_repeat" | "max_time" | "interrupted", "tested", "open": [...]},
+ * docs/results.md). Takes ownership (a JSON object; NULL or another value removes it). */
+void bf_results_set_until(bf_results_t *r, json_t *until);
+
 /* bf_results_file_name — "<cell id>" or "<cell id>-r<rep>" when repeat > 1, into buf. */
 void bf_results_cell_name(const bf_cell_t *cell, uint32_t repetition, uint32_t repeat, char *buf,
                           size_t buf_size);

@@ -258,10 +258,16 @@ typedef struct bf_run_spec {
                                  (when longer than warmup_ms): a fresh cluster's JVM is still
                                  compiling its indexing code; 0 = warmup_ms */
     uint64_t duration_ms;
-    uint32_t repeat;       /* >= 1 */
-    int order_sequential;  /* run.order: sequential (1): a cell's repetitions back to back in
-                              matrix order; 0 (rounds): with repeat >= 2 each round runs every
-                              cell once in an order shuffled from the seed (bf_rounds.h) */
+    uint32_t repeat;            /* >= 1; with repeat_auto: until_max_repeat (the worst case) */
+    int repeat_auto;            /* run.repeat: auto: rounds added until every comparison the
+                                   findings state is decided (bf_until.h) or a bound is hit */
+    uint32_t until_min_repeat;  /* run.until.min_repeat: rounds before the first test (4) */
+    uint32_t until_max_repeat;  /* run.until.max_repeat: rounds at most (10) */
+    uint64_t until_max_time_ms; /* run.until.max_time: no round starts that would end after
+                                   it (estimated from the rounds so far); 0 = no bound */
+    int order_sequential;       /* run.order: sequential (1): a cell's repetitions back to back in
+                                   matrix order; 0 (rounds): with repeat >= 2 each round runs every
+                                   cell once in an order shuffled from the seed (bf_rounds.h) */
     double target_rate;    /* docs/s across the fleet, 0 = closed loop */
     uint32_t agents;       /* agents per cell, 0 = all connected */
     uint64_t seed;         /* base RNG seed; each agent and thread derives its own */

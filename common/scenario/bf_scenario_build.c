@@ -1020,6 +1020,49 @@ static void check_corpus(bf__load_t *L, const bf_corpus_t *c, const char *const 
     bf_buf_cleanup(&nb);
 }
 
+/* run.repeat: auto and its bounds (run.until) into run: the worst case (max_repeat) is
+ * run->repeat, so every place that sizes or names repetitions plans for it. Bounds that cannot
+ * work are refused where they are written. */
+static int run_until(bf__load_t *L, bf_run_spec_t *run)
+{
+    run->repeat_auto = TOP(RUN_REPEAT)->b;
+    if (run->repeat == 0 && !run->repeat_auto) /* the default ("1") is not validated */
+        run->repeat = 1;
+    run->until_min_repeat = (uint32_t)TOP(RUN_UNTIL_MIN)->u;
+    run->until_max_repeat = (uint32_t)TOP(RUN_UNTIL_MAX)->u;
+    run->until_max_time_ms = TOP(RUN_UNTIL_TIME)->u;
+    if (TOP(RUN_UNTIL)->key && !run->repeat_auto)
+        return bf__err(L, TOP(RUN_UNTIL)->key, BF_E_INVAL,
+                       "run.until: bounds run.repeat: auto only (run.repeat is %u); write "
+                       "run.repeat: auto or remove run.until",
+                       run->repeat);
+    if (run->until_max_repeat < run->until_min_repeat)
+        return bf__err(
+            L, TOP(RUN_UNTIL_MAX)->node ? TOP(RUN_UNTIL_MAX)->node : TOP(RUN_UNTIL_MIN)->node,
+            BF_E_INVAL,
+            "run.until.max_repeat (%u) is below run.until.min_repeat (%u): auto "
+            "tests after min_repeat rounds and stops at max_repeat; raise max_repeat "
+            "or lower min_repeat",
+            run->until_max_repeat, run->until_min_repeat);
+    if (run->repeat_auto && TOP(RUN_ORDER)->e == 1)
+        return bf__err(L, TOP(RUN_ORDER)->node, BF_E_INVAL,
+                       "run.order: sequential runs each cell's repetitions back to back, while "
+                       "run.repeat: auto adds rounds of the cells still undecided; remove "
+                       "run.order or give run.repeat a number");
+    uint64_t one = run->warmup_ms + run->duration_ms;
+    if (run->until_max_time_ms > 0 &&
+        run->until_max_time_ms < (uint64_t)run->until_min_repeat * one)
+        return bf__err(L, TOP(RUN_UNTIL_TIME)->node, BF_E_INVAL,
+                       "run.until.max_time (%llu s) is shorter than run.until.min_repeat (%u) "
+                       "repetitions of one cell (%llu s of warmup and duration each): no "
+                       "comparison could be tested; raise it, or write 0s for no time bound",
+                       (unsigned long long)(run->until_max_time_ms / 1000), run->until_min_repeat,
+                       (unsigned long long)(one / 1000));
+    if (run->repeat_auto)
+        run->repeat = run->until_max_repeat;
+    return BF_OK;
+}
+
 /* The files of document.corpus.path / local_path (one string or a list) into d->corpus_files.
  * Returns 0 or an error at the key. */
 static int corpus_files(bf__load_t *L, const bf__kval_t *v, const char *key, bf_document_spec_t *d)
@@ -1330,6 +1373,8 @@ int bf__build_request_run(bf__load_t *L)
                  sc->document.corpus_passes, sc->document.corpus_passes == 1 ? "" : "s");
     run->duration_ms = TOP(RUN_DURATION)->u;
     run->repeat = (uint32_t)TOP(RUN_REPEAT)->u;
+    if (run_until(L, run) != BF_OK)
+        return BF_E_INVAL;
     run->order_sequential = TOP(RUN_ORDER)->e == 1;
     run->target_rate = TOP(RUN_TARGET_RATE)->d;
     run->agents = (uint32_t)TOP(RUN_AGENTS)->u;

@@ -75,6 +75,8 @@ int bf__v_urls(struct bf__load *L, const bf_ynode_t *n, const char *path, bf__kv
  * as a share */
 int bf__v_alpha(struct bf__load *L, const bf_ynode_t *n, const char *path, bf__kval_t *v);
 int bf__v_band(struct bf__load *L, const bf_ynode_t *n, const char *path, bf__kval_t *v);
+/* run.repeat: a whole number 1-1000 into v->u, or "auto" (v->u = 0, v->b = 1) */
+int bf__v_repeat(struct bf__load *L, const bf_ynode_t *n, const char *path, bf__kval_t *v);
 /* bf__varname_char — 1 when ch may be part of a variable name (letters, digits, '_', '-', '.'):
  * the rule bf__v_varname checks names by and the template compiler reads $[[name]] by. */
 static inline int bf__varname_char(char ch)
@@ -273,7 +275,12 @@ int bf__v_nonempty(struct bf__load *L, const bf_ynode_t *n, const char *path, bf
       NULL)                                                                                        \
     X(RUN_DURATION, "run.duration", BF__T_DURATION, "60s", 1000, 30 * BF__DUR_DAY, 0, 0, NULL,     \
       NULL)                                                                                        \
-    X(RUN_REPEAT, "run.repeat", BF__T_U32, "1", 1, 1000, 0, 0, NULL, NULL)                         \
+    X(RUN_REPEAT, "run.repeat", BF__T_STR, "1", 0, 0, 0, 0, NULL, bf__v_repeat)                    \
+    X(RUN_UNTIL, "run.until", BF__T_SECTION, NULL, 0, 0, 0, 0, NULL, NULL)                         \
+    X(RUN_UNTIL_MIN, "run.until.min_repeat", BF__T_U32, "4", 2, 1000, 0, 0, NULL, NULL)            \
+    X(RUN_UNTIL_MAX, "run.until.max_repeat", BF__T_U32, "10", 2, 1000, 0, 0, NULL, NULL)           \
+    X(RUN_UNTIL_TIME, "run.until.max_time", BF__T_DURATION, "0s", 0, 30 * BF__DUR_DAY, 0, 0, NULL, \
+      NULL)                                                                                        \
     X(RUN_ORDER, "run.order", BF__T_ENUM, "rounds", 0, 0, 0, 0, "rounds|sequential", NULL)         \
     X(RUN_TARGET_RATE, "run.target_rate", BF__T_COUNT, "0", 0, 1e12, 0, 0, NULL, NULL)             \
     X(RUN_AGENTS, "run.agents", BF__T_U32, "0", 0, 100000, 0, 0, NULL, NULL)                       \

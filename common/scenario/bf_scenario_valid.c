@@ -52,6 +52,24 @@ int bf__v_band(bf__load_t *L, const bf_ynode_t *n, const char *path, bf__kval_t 
     return share(L, n, path, v, 0.0, 0.5);
 }
 
+int bf__v_repeat(bf__load_t *L, const bf_ynode_t *n, const char *path, bf__kval_t *v)
+{
+    const char *s = v->s ? v->s : "";
+    v->u = 0;
+    v->b = 0;
+    if (strcmp(s, "auto") == 0) {
+        v->b = 1;
+        return BF_OK;
+    }
+    char *end = NULL;
+    unsigned long long u = s[0] >= '0' && s[0] <= '9' ? strtoull(s, &end, 10) : 0;
+    if (end == NULL || end == s || *end != '\0' || u < 1 || u > 1000)
+        return bf__err(L, n, BF_E_INVAL,
+                       "%s: expected a whole number from 1 to 1000 or auto, got '%.40s'", path, s);
+    v->u = u;
+    return BF_OK;
+}
+
 int bf__v_filename(bf__load_t *L, const bf_ynode_t *n, const char *path, bf__kval_t *v)
 {
     const char *s = v->s;

@@ -1328,7 +1328,7 @@ static void test_all_key_errors(void **state)
         "s.yaml:7:7: document.id: $[[uid]] names no variable; did you mean $[[uuid]]?",
         "s.yaml:8:18: document.source: $[[nope]] names no variable",
         "s.yaml:9:7: run.durration: unknown key; did you mean 'duration'?",
-        "s.yaml:9:30: run.repeat: expected a whole number from 1 to 1000, got 'two'",
+        "s.yaml:9:30: run.repeat: expected a whole number from 1 to 1000 or auto, got 'two'",
         "s.yaml:11:16: matrix.batch_size: expected a whole number from 1 to 10000000, got 'big'",
         "s.yaml:12:17: matrix.compression: 'zip' is not one of none, gzip",
     };

@@ -31,7 +31,7 @@ rc=0; "$COORD" validate keys.yaml > out 2> err || rc=$?
 expected='keys.yaml:3:9: index.setings: unknown key; did you mean '"'"'settings'"'"'?
 keys.yaml:4:27: document.source: $[[nope]] names no variable; declare it under variables:
 keys.yaml:5:7: run.durration: unknown key; did you mean '"'"'duration'"'"'?
-keys.yaml:5:30: run.repeat: expected a whole number from 1 to 1000, got '"'"'two'"'"'
+keys.yaml:5:30: run.repeat: expected a whole number from 1 to 1000 or auto, got '"'"'two'"'"'
 keys.yaml:7:16: matrix.batch_size: expected a whole number from 1 to 10000000, got '"'"'big'"'"'
 keys.yaml:8:3: matrix.concurency: unknown axis; did you mean '"'"'concurrency'"'"'?
 keys.yaml is not a valid scenario (6 mistakes above; the sections with a mistake in their keys get their other checks once it is fixed)'
