@@ -6,10 +6,11 @@
  * simulated cluster and the campaign only executes steps.
  */
 #include "bf_findmax.h"
+#include "bf_stats.h"
 #include "bf_units.h"
 
+#include <math.h>
 #include <stdio.h>
-
 #include <string.h>
 
 void bf_fm_cfg_defaults(bf_fm_cfg_t *cfg)
@@ -27,6 +28,7 @@ void bf_fm_cfg_defaults(bf_fm_cfg_t *cfg)
     cfg->rate_tolerance = BF_FM_RATE_TOLERANCE;
     cfg->p99_growth_max = BF_FM_P99_GROWTH_MAX;
     cfg->sustain_headroom = BF_FM_SUSTAIN_HEADROOM;
+    cfg->client_ratio = BF_FM_CLIENT_RATIO;
 }
 
 void bf_fm_init(bf_fm_t *fm, const bf_fm_cfg_t *cfg)
@@ -48,6 +50,8 @@ void bf_fm_init(bf_fm_t *fm, const bf_fm_cfg_t *cfg)
             fm->cfg.rate_tolerance = d.rate_tolerance;
         if (fm->cfg.p99_growth_max <= 0) fm->cfg.p99_growth_max = d.p99_growth_max;
         if (!fm->cfg.sustain_headroom) fm->cfg.sustain_headroom = d.sustain_headroom;
+        if (fm->cfg.client_ratio <= 1)
+            fm->cfg.client_ratio = d.client_ratio;
     } else {
         fm->cfg = d;
     }
@@ -61,6 +65,8 @@ void bf_fm_init(bf_fm_t *fm, const bf_fm_cfg_t *cfg)
 
 static uint32_t sustain_concurrency(const bf_fm_t *fm)
 {
+    if (fm->sustain_conc)
+        return fm->sustain_conc;
     uint64_t c = (uint64_t)fm->lo * fm->cfg.sustain_headroom;
     if (c > fm->cfg.concurrency_max)
         c = fm->cfg.concurrency_max;
@@ -85,6 +91,8 @@ int bf_fm_next(const bf_fm_t *fm, bf_fm_step_t *step)
     case BF_FM_CONCURRENCY:
         step->batch_size = fm->batch;
         step->concurrency = fm->next_value;
+        if (fm->repeating) /* alternately the last good value and the unclear one */
+            step->concurrency = fm->nlo_reps <= fm->ncand_reps ? fm->lo : fm->rep_value;
         return 1;
     case BF_FM_BISECT:
         step->batch_size = fm->batch;
@@ -117,6 +125,7 @@ static enum bf_fm_verdict badness(const bf_fm_t *fm, const bf_fm_obs_t *o)
 
 static void start_sustain(bf_fm_t *fm)
 {
+    fm->repeating = 0;
     fm->phase = BF_FM_SUSTAIN;
     fm->peak_rate = fm->lo_dps;
     fm->rate = fm->lo_dps;
@@ -181,22 +190,81 @@ static enum bf_fm_verdict record_batch(bf_fm_t *fm, const bf_fm_step_t *s, const
     return v;
 }
 
-static enum bf_fm_verdict record_conc(bf_fm_t *fm, const bf_fm_step_t *s, const bf_fm_obs_t *o)
+/* a clean concurrency step c with obs o is good (gain): it becomes the last good value and the
+ * next doubling is due, or the cap ends the phase */
+static enum bf_fm_verdict conc_gain(bf_fm_t *fm, uint32_t c, const bf_fm_obs_t *o)
+{
+    take_lo(fm, c, o);
+    if ((uint64_t)c * 2 > fm->cfg.concurrency_max) {
+        start_sustain(fm);
+        return BF_FM_V_CAP;
+    }
+    fm->next_value = c * 2;
+    return BF_FM_V_GAIN;
+}
+
+/* one run of an unclear step's repeats: its docs/s to its side; once both sides have
+ * BF_FM_UNCLEAR_REPS (or a run of the step itself is not clean, or twice that many runs went
+ * by) the Hodges-Lehmann ratio of the two decides */
+static enum bf_fm_verdict record_repeat(bf_fm_t *fm, const bf_fm_step_t *s, const bf_fm_obs_t *o)
 {
     enum bf_fm_verdict v = badness(fm, o);
-    if (v == BF_FM_V_GAIN && o->docs_per_s < fm->lo_dps * (1.0 + fm->cfg.gain_min))
+    int is_lo = s->concurrency == fm->lo && fm->nlo_reps <= fm->ncand_reps;
+    fm->rep_runs++;
+    if (v != BF_FM_V_GAIN && !is_lo) { /* the step itself broke: not good, whatever its gain */
+        fm->repeating = 0;
+        to_bisect(fm, fm->rep_value);
+        return v;
+    }
+    if (v == BF_FM_V_GAIN && is_lo)
+        fm->lo_reps[fm->nlo_reps++] = o->docs_per_s;
+    else if (v == BF_FM_V_GAIN)
+        fm->cand_reps[fm->ncand_reps++] = o->docs_per_s;
+    int enough = fm->nlo_reps >= BF_FM_UNCLEAR_REPS && fm->ncand_reps >= BF_FM_UNCLEAR_REPS;
+    if (!enough && fm->rep_runs < 3 * BF_FM_UNCLEAR_REPS)
+        return BF_FM_V_REPEAT;
+    fm->repeating = 0;
+    bf_stats_cmp_t c;
+    if (bf_stats_compare(fm->cand_reps, fm->ncand_reps, fm->lo_reps, fm->nlo_reps, 0.95, &c) != 0)
+        c.ratio = c.ci_low = c.ci_high = 0;
+    fm->rep_ratio = c.ratio;
+    fm->rep_lo = c.ci_low;
+    fm->rep_hi = c.ci_high;
+    fm->lo_dps = bf_stats_median(fm->lo_reps, fm->nlo_reps);
+    if (c.ratio >= 1.0 + fm->cfg.gain_min) {
+        bf_fm_obs_t cand = fm->cand_obs;
+        cand.docs_per_s = bf_stats_median(fm->cand_reps, fm->ncand_reps);
+        return conc_gain(fm, fm->rep_value, &cand);
+    }
+    to_bisect(fm, fm->rep_value);
+    return BF_FM_V_KNEE;
+}
+
+static enum bf_fm_verdict record_conc(bf_fm_t *fm, const bf_fm_step_t *s, const bf_fm_obs_t *o)
+{
+    if (fm->repeating)
+        return record_repeat(fm, s, o);
+    enum bf_fm_verdict v = badness(fm, o);
+    double thr = 1.0 + fm->cfg.gain_min, r = fm->lo_dps > 0 ? o->docs_per_s / fm->lo_dps : 0;
+    if (v == BF_FM_V_GAIN && fabs(r - thr) < BF_FM_UNCLEAR_BAND && s->concurrency != fm->lo) {
+        /* within one run's noise of the threshold: both again, alternately */
+        fm->repeating = 1;
+        fm->rep_value = s->concurrency;
+        fm->rep_runs = 0;
+        fm->cand_obs = *o;
+        fm->cand_reps[0] = o->docs_per_s;
+        fm->ncand_reps = 1;
+        fm->lo_reps[0] = fm->lo_dps;
+        fm->nlo_reps = 1;
+        return BF_FM_V_UNCLEAR;
+    }
+    if (v == BF_FM_V_GAIN && r < thr)
         v = BF_FM_V_KNEE;
     if (v != BF_FM_V_GAIN) {
         to_bisect(fm, s->concurrency);
         return v;
     }
-    take_lo(fm, s->concurrency, o);
-    if ((uint64_t)s->concurrency * 2 > fm->cfg.concurrency_max) {
-        start_sustain(fm);
-        return BF_FM_V_CAP;
-    }
-    fm->next_value = s->concurrency * 2;
-    return v;
+    return conc_gain(fm, s->concurrency, o);
 }
 
 static enum bf_fm_verdict record_bisect(bf_fm_t *fm, const bf_fm_step_t *s, const bf_fm_obs_t *o)
@@ -215,6 +283,13 @@ static enum bf_fm_verdict record_bisect(bf_fm_t *fm, const bf_fm_step_t *s, cons
     return v;
 }
 
+/* a missed open-loop step whose requests waited far longer than the cluster took to answer
+ * them: the connections could not send the target (the client's limit) */
+static int client_bound(const bf_fm_t *fm, const bf_fm_obs_t *o)
+{
+    return o->service_p50_ms > 0 && o->p50_ms >= fm->cfg.client_ratio * o->service_p50_ms;
+}
+
 static enum bf_fm_verdict record_sustain(bf_fm_t *fm, const bf_fm_step_t *s, const bf_fm_obs_t *o)
 {
     enum bf_fm_verdict v = badness(fm, o);
@@ -226,23 +301,48 @@ static enum bf_fm_verdict record_sustain(bf_fm_t *fm, const bf_fm_step_t *s, con
         else
             v = BF_FM_V_HELD;
     }
-    fm->tries++;
-    if (v == BF_FM_V_HELD) {
+    int client = v == BF_FM_V_MISSED && client_bound(fm, o);
+    if (client && (uint64_t)s->concurrency * 2 <= fm->cfg.concurrency_max) {
+        fm->confirming = 0;
+        fm->sustain_conc = s->concurrency * 2; /* the same target, more connections */
+        fm->rate = s->target_rate;
+        return BF_FM_V_CLIENT;
+    }
+    /* at concurrency_max the client's limit stays: the target steps down as for a miss, and
+     * what holds is a lower bound (said with the answer) */
+    fm->client_capped |= client;
+    if (fm->confirming && v == BF_FM_V_HELD) {
         fm->found = 1;
         fm->sustained_rate = s->target_rate;
-        fm->sustained_dps = o->docs_per_s;
-        fm->sustained_p50_ms = o->p50_ms;
-        fm->sustained_p99_ms = o->p99_ms;
+        fm->sustained_dps = o->docs_per_s < fm->held_dps ? o->docs_per_s : fm->held_dps;
+        fm->sustained_p50_ms = o->p50_ms > fm->held_p50_ms ? o->p50_ms : fm->held_p50_ms;
+        fm->sustained_p99_ms = o->p99_ms > fm->held_p99_ms ? o->p99_ms : fm->held_p99_ms;
         fm->sustained_concurrency = s->concurrency;
-        end_search(fm, "the rate held");
+        end_search(fm, "the rate held, and held again in a repeat");
+        return BF_FM_V_CONFIRMED;
+    }
+    if (!fm->confirming)
+        fm->tries++;
+    fm->confirming = 0;
+    if (v == BF_FM_V_HELD) {
+        fm->confirming = 1; /* the answer once a repeat holds too */
+        fm->held_dps = o->docs_per_s;
+        fm->held_p50_ms = o->p50_ms;
+        fm->held_p99_ms = o->p99_ms;
+        fm->held_step = s->n;
+        fm->rate = s->target_rate;
     } else if (fm->tries >= fm->cfg.sustain_tries) {
-        end_search(fm, "no rate held within find_max.sustain_tries");
+        end_search(fm, fm->client_capped
+                           ? "no rate held within find_max.sustain_tries, and the client could "
+                             "not send the higher ones with find_max.concurrency_max connections "
+                             "(latency far above the service time): add agents"
+                           : "no rate held within find_max.sustain_tries");
     } else {
         fm->rate = s->target_rate * (1.0 - fm->cfg.step_down);
         if (fm->rate < 1.0)
             end_search(fm, "the rate fell below 1 doc/s without holding");
     }
-    return v;
+    return client ? BF_FM_V_CLIENT : v;
 }
 
 enum bf_fm_verdict bf_fm_record(bf_fm_t *fm, const bf_fm_step_t *step, const bf_fm_obs_t *obs)
@@ -281,8 +381,18 @@ void bf_fm_skip_to_sustain(bf_fm_t *fm)
 
 void bf_fm_stop(bf_fm_t *fm, const char *reason)
 {
-    if (fm->phase != BF_FM_DONE)
-        end_search(fm, reason);
+    if (fm->phase == BF_FM_DONE)
+        return;
+    if (fm->confirming) { /* it held once: said so, not hidden */
+        fm->found = 1;
+        fm->unconfirmed = 1;
+        fm->sustained_rate = fm->rate;
+        fm->sustained_dps = fm->held_dps;
+        fm->sustained_p50_ms = fm->held_p50_ms;
+        fm->sustained_p99_ms = fm->held_p99_ms;
+        fm->sustained_concurrency = sustain_concurrency(fm);
+    }
+    end_search(fm, reason);
 }
 
 uint32_t bf_fm_max_steps(const bf_fm_cfg_t *cfg, uint32_t *search_steps, uint32_t *sustain_steps)
@@ -296,7 +406,7 @@ uint32_t bf_fm_max_steps(const bf_fm_cfg_t *cfg, uint32_t *search_steps, uint32_
     uint64_t lo = c->concurrency_start;
     while (lo * 2 <= c->concurrency_max) {
         lo *= 2;
-        n++; /* concurrency doublings */
+        n += 1 + (3 * BF_FM_UNCLEAR_REPS); /* a doubling, and its repeats when unclear */
     }
     /* the longest bisection: between the last good concurrency and its double (capped at the
      * maximum), the larger half kept each time, until hi - lo <= max(1, lo / 8) */
@@ -306,9 +416,13 @@ uint32_t bf_fm_max_steps(const bf_fm_cfg_t *cfg, uint32_t *search_steps, uint32_
         n++;
     if (search_steps)
         *search_steps = n;
+    uint32_t doublings = 0; /* connections added for the client's limit, at most */
+    for (uint64_t k = 1; k * 2 <= c->concurrency_max; k *= 2)
+        doublings++;
+    uint32_t sustain = 2 * c->sustain_tries + doublings;
     if (sustain_steps)
-        *sustain_steps = c->sustain_tries;
-    return n + c->sustain_tries;
+        *sustain_steps = sustain;
+    return n + sustain;
 }
 
 char *bf_fm_progress(const bf_fm_step_t *st, uint64_t bound_left_ms, uint64_t max_time_ms,
@@ -355,6 +469,10 @@ const char *bf_fm_verdict_name(enum bf_fm_verdict v)
     case BF_FM_V_HELD: return "held";
     case BF_FM_V_MISSED: return "missed";
     case BF_FM_V_GROWING: return "growing";
+    case BF_FM_V_CLIENT: return "client-bound";
+    case BF_FM_V_CONFIRMED: return "confirmed";
+    case BF_FM_V_UNCLEAR: return "unclear";
+    case BF_FM_V_REPEAT: return "repeat";
     }
     return "?";
 }

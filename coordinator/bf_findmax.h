@@ -34,6 +34,14 @@
 #define BF_FM_RATE_TOLERANCE 0.03       /* sustain: docs/s >= 97 % of the target counts as met */
 #define BF_FM_P99_GROWTH_MAX 0.5        /* sustain: p99 may grow by half its median over the window */
 #define BF_FM_SUSTAIN_HEADROOM 2        /* sustain concurrency = found concurrency x this */
+/* concurrency phase: a step whose docs/s over the last good one's is within this of the gain
+ * threshold (1 + gain_min) is unclear on one run each: both run again, alternately, until each
+ * has BF_FM_UNCLEAR_REPS runs, and their Hodges-Lehmann ratio decides */
+#define BF_FM_UNCLEAR_BAND 0.04
+#define BF_FM_UNCLEAR_REPS 4
+/* sustain: a miss with latency p50 >= this x service p50 is the client's limit (requests
+ * waited for a connection), not the cluster's */
+#define BF_FM_CLIENT_RATIO 4.0
 
 typedef struct bf_fm_cfg {
     uint32_t batch_start;        /* docs per bulk request of the first step (>= 1) */
@@ -51,6 +59,9 @@ typedef struct bf_fm_cfg {
                                   * fraction of the window's median p99 (bf_series_growth) */
     uint32_t sustain_headroom;   /* sustain steps run with concurrency x this, so an open-loop
                                   * client can catch up after a slow second */
+    double client_ratio;         /* latency p50 / service p50 from which a missed sustain step
+                                  * is the client's limit: connections are added, the target
+                                  * kept (BF_FM_CLIENT_RATIO) */
 } bf_fm_cfg_t;
 
 /* bf_fm_cfg_defaults — fill cfg with the defaults above. Thread-safe. */
@@ -83,20 +94,28 @@ typedef struct bf_fm_obs {
     uint64_t req_too_large;   /* requests answered 413 */
     double bytes_per_doc;     /* uncompressed payload bytes per document; 0 = unknown */
     double p99_growth;        /* sustain steps: bf_series_growth of the per-second p99 */
+    double service_p50_ms;    /* service time p50 in ms (request sent to answered; the latency
+                                 adds the wait for its due time and a free connection); <= 0 =
+                                 not measured */
 } bf_fm_obs_t;
 
 /* What a step's outcome was judged to be; one per row of the report's path table. */
 enum bf_fm_verdict {
-    BF_FM_V_GAIN = 0,   /* good, and docs/s grew by at least gain_min: keep going */
-    BF_FM_V_KNEE,       /* good but docs/s grew less than gain_min: the previous value is best */
-    BF_FM_V_CAP,        /* good, and the next doubling would pass a cap (batch, bytes, conc.) */
-    BF_FM_V_REJECTED,   /* 429 items */
-    BF_FM_V_TOO_LARGE,  /* 413: the body is over http.max_content_length */
-    BF_FM_V_FAILED,     /* items failed, or the cell did not run cleanly */
-    BF_FM_V_LATENCY,    /* latency p99 above the bound */
-    BF_FM_V_HELD,       /* sustain: the rate held */
-    BF_FM_V_MISSED,     /* sustain: docs/s stayed below the target */
-    BF_FM_V_GROWING,    /* sustain: p99 rose through the window (queues filling) */
+    BF_FM_V_GAIN = 0,  /* good, and docs/s grew by at least gain_min: keep going */
+    BF_FM_V_KNEE,      /* good but docs/s grew less than gain_min: the previous value is best */
+    BF_FM_V_CAP,       /* good, and the next doubling would pass a cap (batch, bytes, conc.) */
+    BF_FM_V_REJECTED,  /* 429 items */
+    BF_FM_V_TOO_LARGE, /* 413: the body is over http.max_content_length */
+    BF_FM_V_FAILED,    /* items failed, or the cell did not run cleanly */
+    BF_FM_V_LATENCY,   /* latency p99 above the bound */
+    BF_FM_V_HELD,      /* sustain: the rate held */
+    BF_FM_V_MISSED,    /* sustain: docs/s stayed below the target */
+    BF_FM_V_GROWING,   /* sustain: p99 rose through the window (queues filling) */
+    BF_FM_V_CLIENT,    /* sustain: missed with latency far above service time: the client's
+                        * limit; the same target runs again with twice the connections */
+    BF_FM_V_CONFIRMED, /* sustain: a repeat of the step that held held again: the answer */
+    BF_FM_V_UNCLEAR,   /* concurrency: gain or knee is within one run's noise: repeat both */
+    BF_FM_V_REPEAT,    /* concurrency: one of those repeats (the last one says gain or knee) */
 };
 
 typedef struct bf_fm {
@@ -114,6 +133,22 @@ typedef struct bf_fm {
     double peak_rate;        /* docs/s of the best closed-loop step (the knee) */
     double rate;             /* target of the next sustain step */
     uint32_t tries;
+    uint32_t sustain_conc; /* connections of the sustain steps once the client's limit raised
+                              them; 0 = lo x sustain_headroom */
+    int confirming;        /* the last sustain step held: the next one repeats it */
+    double held_dps, held_p50_ms, held_p99_ms; /* what that step measured */
+    uint32_t held_step;                        /* its step number */
+    int unconfirmed;   /* found, but stopped (bf_fm_stop) before the repeat ran */
+    int client_capped; /* a step missed by the client's limit at concurrency_max: the
+                          answer (if any) is a lower bound; add agents */
+    /* an unclear concurrency step (BF_FM_V_UNCLEAR): it (rep_value) and the last good one (lo)
+     * run alternately until each has BF_FM_UNCLEAR_REPS runs; their docs/s so far */
+    int repeating;
+    uint32_t rep_value, rep_runs;
+    double lo_reps[BF_FM_UNCLEAR_REPS + 2], cand_reps[BF_FM_UNCLEAR_REPS + 2];
+    uint32_t nlo_reps, ncand_reps;
+    bf_fm_obs_t cand_obs;             /* the step's first run (its latency for take_lo) */
+    double rep_ratio, rep_lo, rep_hi; /* the last decision: HL ratio and its interval */
     /* result, valid when found */
     int found;
     double sustained_rate;   /* docs/s target that held */
@@ -133,15 +168,27 @@ void bf_fm_init(bf_fm_t *fm, const bf_fm_cfg_t *cfg);
 int bf_fm_next(const bf_fm_t *fm, bf_fm_step_t *step);
 
 /* bf_fm_record — judge what the step from bf_fm_next measured and advance the search.
- * Returns the verdict. Batch phase: 413, 429, failures or a broken latency bound end it (the
- * previous size is best; none before it ends the search with nothing found); a gain under
- * gain_min ends it at the previous size; a cap ends it at this size. Concurrency phase: the
+ * Returns the verdict. A concurrency step whose docs/s over the last good one's is within
+ * BF_FM_UNCLEAR_BAND of 1 + gain_min is unclear: the last good concurrency and the step run
+ * again alternately (verdict repeat) until each has BF_FM_UNCLEAR_REPS runs, and the
+ * Hodges-Lehmann ratio of their docs/s (bf_stats_compare, the findings' test) decides gain or
+ * knee; the medians then stand for both. Batch phase: 413, 429, failures or a broken latency bound
+ * end it (the previous size is best; none before it ends the search with nothing found); a gain
+ * under gain_min ends it at the previous size; a cap ends it at this size. Concurrency phase: the
  * same judgement, and any end goes to bisection between the last good (lo) and first bad (hi)
  * value, where a midpoint is good when it is clean and adds gain_min x (mid - lo) / lo over
  * lo's docs/s (the threshold per doubling, scaled to the step), until hi - lo <= max(1, lo/8).
  * Sustain: held when ran, nothing rejected or failed, docs/s >= target x (1 - rate_tolerance),
- * p99 within the bound and p99_growth <= p99_growth_max; otherwise the target is lowered by
- * step_down, at most sustain_tries runs. */
+ * p99 within the bound and p99_growth <= p99_growth_max; a step that held is run once more
+ * (confirming) and the rate is the answer only when the repeat holds too (verdict confirmed;
+ * the lower docs/s and the higher p99 of the two are kept); a repeat that does not hold lowers
+ * the target as a miss does. A miss whose latency p50 is at least client_ratio x its service
+ * p50 (requests waited for a free connection: the client could not send the target) is the
+ * client's limit (verdict client-bound): the same target runs again with twice the
+ * connections, up to concurrency_max; there the target is lowered as for a miss and
+ * client_capped says the answer is a lower bound (add agents). Otherwise the target is lowered
+ * by step_down, at most sustain_tries runs (repeats and client-bound steps below the cap not
+ * counted). */
 enum bf_fm_verdict bf_fm_record(bf_fm_t *fm, const bf_fm_step_t *step, const bf_fm_obs_t *obs);
 
 /* bf_fm_skip_to_sustain — the time budget is running out: end the closed-loop search with the
@@ -149,13 +196,15 @@ enum bf_fm_verdict bf_fm_record(bf_fm_t *fm, const bf_fm_step_t *step, const bf_
  * good point yet). No-op in the sustain phase or when done. */
 void bf_fm_skip_to_sustain(bf_fm_t *fm);
 
-/* bf_fm_stop — end the search now with `reason` (static text), keeping a result found so far. */
+/* bf_fm_stop — end the search now with `reason` (static text), keeping a result found so far;
+ * a rate that held once and waits for its repeat is kept as found with unconfirmed = 1. */
 void bf_fm_stop(bf_fm_t *fm, const char *reason);
 
 /* bf_fm_max_steps — the most steps a search under cfg can run (what `plan`
  * states): *search_steps closed-loop steps (every batch doubling from batch_start to
  * batch_max, every concurrency doubling from concurrency_start to concurrency_max, the longest
- * bisection below concurrency_max) and *sustain_steps open-loop ones (sustain_tries). Either
+ * bisection below concurrency_max) and *sustain_steps open-loop ones (sustain_tries, each with
+ * a repeat that confirms it, and the connection doublings up to concurrency_max). Either
  * pointer may be NULL. Returns their sum. Pure, thread-safe. */
 uint32_t bf_fm_max_steps(const bf_fm_cfg_t *cfg, uint32_t *search_steps, uint32_t *sustain_steps);
 

@@ -88,6 +88,7 @@ static void obs_of_row(const bf_row_t *row, bf_fm_obs_t *o)
     if (row->attempted_docs_per_s > 0)
         o->bytes_per_doc = row->mb_per_s_payload * 1e6 / row->attempted_docs_per_s;
     o->p99_growth = isfinite(row->latency_p99_growth) ? row->latency_p99_growth : 0;
+    o->service_p50_ms = ms_or(row->service.p50_ms, -1);
 }
 
 static json_t *num_or_null(double v)
@@ -125,6 +126,10 @@ static json_t *combo_json(const combo *k)
         json_object_set_new(o, "concurrency", json_integer(fm->sustained_concurrency));
         json_object_set_new(o, "latency_p50_ms", num_or_null(fm->sustained_p50_ms));
         json_object_set_new(o, "latency_p99_ms", num_or_null(fm->sustained_p99_ms));
+        /* the answer held in two runs (the step and its repeat), or once when the search was
+         * stopped before the repeat */
+        json_object_set_new(o, "confirmed", json_boolean(!fm->unconfirmed));
+        json_object_set_new(o, "client_limited", json_boolean(fm->client_capped));
         json_object_set_new(o, "write_queue_max",
                             k->queue_max >= 0 ? json_integer(k->queue_max) : json_null());
         json_object_set_new(o, "write_rejected",
@@ -201,7 +206,13 @@ static void result_line(const combo *k, size_t ncombos, char *buf, size_t size)
             snprintf(p99, sizeof p99, "%.1f", fm->sustained_p99_ms);
         /* the sustain steps ran with find_max's headroom over the concurrency the search
          * found: say so, or "concurrency 2" reads as what the search found */
-        if (fm->sustained_concurrency != fm->lo)
+        if (fm->sustain_conc == fm->sustained_concurrency)
+            snprintf(head, sizeof head,
+                     "; concurrency %u: the client could not send the rate with fewer "
+                     "connections (latency far above the service time), so find-max added them "
+                     "(the search found %u)",
+                     fm->sustained_concurrency, fm->lo);
+        else if (fm->sustained_concurrency != fm->lo)
             snprintf(head, sizeof head,
                      "; concurrency %u is the sustain headroom: the search "
                      "found %u, and sustain steps run with %u x it so an open-loop client can "
@@ -211,6 +222,19 @@ static void result_line(const combo *k, size_t ncombos, char *buf, size_t size)
                  "max sustainable%s: %.0f docs/s at batch %u, concurrency %u (p99 %s "
                  "ms)%s",
                  who, fm->sustained_rate, fm->batch, fm->sustained_concurrency, p99, head);
+        if (fm->client_capped) {
+            size_t l = strlen(buf);
+            snprintf(buf + l, size > l ? size - l : 0,
+                     "; a lower bound: higher rates missed by the client's limit at "
+                     "find_max.concurrency_max connections (latency far above the service "
+                     "time): add agents to measure the cluster's");
+        }
+        if (fm->unconfirmed) {
+            size_t l = strlen(buf);
+            snprintf(buf + l, size > l ? size - l : 0,
+                     "; held once, not confirmed by a repeat (%s)",
+                     fm->end_reason ? fm->end_reason : "stopped");
+        }
     } else {
         snprintf(buf, size, "max sustainable%s: none found (%s)", who,
                  fm->end_reason ? fm->end_reason : "the search did not finish");
@@ -238,8 +262,13 @@ static size_t within_noise(const combo *k, char *buf, size_t size)
     for (size_t i = 0; i < json_array_size(k->steps); i++) {
         json_t *st = json_array_get(k->steps, i);
         const char *ph = json_string_value(json_object_get(st, "phase"));
+        const char *vd = json_string_value(json_object_get(st, "verdict"));
         if (ph == NULL || strcmp(ph, "sustain") == 0)
             continue;
+        if (vd && (strcmp(vd, "unclear") == 0 || strcmp(vd, "repeat") == 0)) {
+            prev = -1; /* repeated until decided: not one run's word */
+            continue;
+        }
         double d = json_number_value(json_object_get(st, "docs_per_s"));
         if (prev > 0 && d > 0 && fabs(d / prev - 1.0) < NOT_REPEATED_NOISE) {
             n++;
@@ -258,16 +287,21 @@ static void print_noise(FILE *f, const combo *k)
     char which[1024];
     if (within_noise(k, which, sizeof which) > 0)
         fprintf(f,
-                "\nNot repeated: each step ran once, and %s changed docs/s by less than %.0f %% "
+                "\nNot repeated: each step ran once (but a concurrency step near the gain "
+                "threshold, repeated until decided, and the sustained rate, confirmed by a "
+                "repeat), and %s changed docs/s by less than %.0f %% "
                 "against the step before (within one run's noise on a shared host): their gain "
                 "or knee is not certain; run find-max again, or the cells with run.repeat, to "
                 "confirm.\n",
                 which, NOT_REPEATED_NOISE * 100.0);
     else
-        fprintf(f,
-                "\nEach step ran once (not repeated); every step changed docs/s by %.0f %% or "
-                "more against the step before.\n",
-                NOT_REPEATED_NOISE * 100.0);
+        fprintf(
+            f,
+            "\nEach step ran once (not repeated; but a concurrency step near the gain threshold, "
+            "repeated until decided, and the sustained rate, confirmed by a repeat); every "
+            "step changed docs/s by %.0f %% or "
+            "more against the step before.\n",
+            NOT_REPEATED_NOISE * 100.0);
 }
 
 /* matrix.md's lead: the answer first, then what the rows below are */
@@ -375,6 +409,7 @@ static json_t *step_json(const bf_fm_step_t *stp, const bf_cell_t *cell, const b
     json_object_set_new(s, "docs_per_s", json_real(folded->docs_per_s));
     json_object_set_new(s, "latency_p50_ms", num_or_null(obs.p50_ms));
     json_object_set_new(s, "latency_p99_ms", num_or_null(obs.p99_ms));
+    json_object_set_new(s, "service_p50_ms", num_or_null(obs.service_p50_ms));
     json_object_set_new(s, "latency_p99_growth", num_or_null(folded->latency_p99_growth));
     json_object_set_new(s, "docs_rejected", json_integer((json_int_t)obs.docs_rejected));
     json_object_set_new(s, "docs_failed", json_integer((json_int_t)obs.docs_failed));
@@ -405,6 +440,24 @@ static void log_step(const combo *K, const bf_fm_step_t *stp, const bf_row_t *fo
             K->label, st.n, bf_fm_phase_name(st.phase), st.batch_size, st.concurrency, target,
             folded->docs_per_s, p99, (unsigned long long)obs.docs_rejected,
             (unsigned long long)obs.docs_failed, bf_fm_verdict_name(v));
+    if (v == BF_FM_V_CLIENT && K->fm.phase != BF_FM_DONE)
+        bf_info("find-max %s: latency p50 %.0f ms vs service p50 %.0f ms: requests waited for a "
+                "connection, the client could not send the target (not the cluster's limit); "
+                "the same target again with concurrency %u",
+                K->label, obs.p50_ms, obs.service_p50_ms, K->fm.sustain_conc);
+    else if (v == BF_FM_V_CLIENT)
+        bf_warn("find-max %s: latency p50 %.0f ms vs service p50 %.0f ms at concurrency %u "
+                "(find_max.concurrency_max): the client could not send the target; stepping "
+                "it down, and the answer is a lower bound: add agents (or raise "
+                "find_max.concurrency_max) to measure the cluster's",
+                K->label, obs.p50_ms, obs.service_p50_ms, st.concurrency);
+    else if (v == BF_FM_V_HELD)
+        bf_info("find-max %s: %.0f docs/s held; repeating the step to confirm it before stating "
+                "it",
+                K->label, st.target_rate);
+    else if (v == BF_FM_V_CONFIRMED)
+        bf_info("find-max %s: %.0f docs/s held again in the repeat (steps %u and %u): the answer",
+                K->label, st.target_rate, K->fm.held_step, st.n);
 }
 
 /* Every step recreated the combination's index and its rows hold what it measured: the last
@@ -574,7 +627,7 @@ int bf__findmax_run(bf__campaign_t *c, bf_row_t **rows, size_t *nrows)
             bf_fm_obs_t obs;
             obs_of_row(folded, &obs);
             enum bf_fm_verdict v = bf_fm_record(&K->fm, &st, &obs);
-            if (v == BF_FM_V_HELD) {
+            if (v == BF_FM_V_CONFIRMED) {
                 K->queue_max = folded->write_queue_max;
                 K->rejected_pool = folded->write_rejected;
             }

@@ -25,6 +25,9 @@ refilled at --capacity/s). Every request also takes --base-ms on its own (parsin
 trip), so larger batches pay off up to a knee, as on a real cluster. --cold-s S
 --cold-capacity N: a cold start (a fresh JVM): for S seconds from the first bulk request the
 pool indexes N documents a second, then --capacity.
+--slow-after-creates N=MS makes each request's own time MS from the N-th index creation (PUT of
+an index) on: a cluster that answers each request later without indexing less (a far-away link,
+a proxy), for find-max's open-loop steps, where the client's connections then limit the rate.
 
 GET <index>/_stats/store answers a primary store size of --store-bytes-per-doc (default 200)
 per acknowledged document; POST <index>/_flush is acknowledged.
@@ -359,6 +362,9 @@ class State:
         self.capacity = 0.0
         self.queue_s = 0.5
         self.base_s = 0.005
+        self.slow_after_creates = 0  # --slow-after-creates N=MS: from the N-th index creation
+        self.slow_base_s = 0.0       # on, base_s is this
+        self.creates = 0
         self.busy_until = 0.0
         self.cold_s = 0.0  # --cold-s / --cold-capacity: slower for cold_s from the first bulk
         self.cold_capacity = 0.0
@@ -878,6 +884,10 @@ class Handler(BaseHTTPRequestHandler):
         elif method in ("HEAD", "PUT", "DELETE"):
             if method == "PUT" and len(segs) == 1 and not segs[0].startswith("_"):
                 obj = {"acknowledged": True, "shards_acknowledged": True, "index": segs[0]}
+                with state.lock:
+                    state.creates += 1
+                    if state.slow_after_creates and state.creates >= state.slow_after_creates:
+                        state.base_s = state.slow_base_s
             if method == "DELETE" and len(segs) == 1 and not segs[0].startswith("_"):
                 state.forget(segs[0])
         else:
@@ -1177,6 +1187,8 @@ def main(argv=None):
                     help="capacity mode: a cold start this long from the first bulk request")
     ap.add_argument("--cold-capacity", type=float, default=0.0,
                     help="capacity mode: documents indexed per second during --cold-s")
+    ap.add_argument("--slow-after-creates", metavar="N=MS",
+                    help="capacity mode: --base-ms becomes MS from the N-th index creation on")
     ap.add_argument("--store-bytes-per-doc", type=int, default=200,
                     help="primary store bytes per acknowledged document in _stats/store (200)")
     ap.add_argument("--index-delay-ms", type=float, default=0.0,
@@ -1259,6 +1271,10 @@ def main(argv=None):
     server.state.cold_capacity = args.cold_capacity
     server.state.queue_s = args.queue_ms / 1000.0
     server.state.base_s = args.base_ms / 1000.0
+    if args.slow_after_creates:
+        n, _, ms = args.slow_after_creates.partition("=")
+        server.state.slow_after_creates = int(n)
+        server.state.slow_base_s = float(ms) / 1000.0
     server.state.store_bytes_per_doc = args.store_bytes_per_doc
     server.state.index_delay_s = args.index_delay_ms / 1000.0
     server.state.admin_fault = args.admin_fault

@@ -28,6 +28,8 @@ typedef struct sim {
     double max_content_bytes;
     double knee_util;
     int all_fail;
+    double open_slow; /* open loop: service time x this (0 = 1): a cluster slower per request
+                         than the closed-loop steps saw, not in capacity */
     uint32_t runs;
 } sim;
 
@@ -64,12 +66,18 @@ static void sim_run(sim *s, const bf_fm_step_t *st, bf_fm_obs_t *o)
         return;
     }
     double util = st->target_rate / s->capacity;
+    if (s->open_slow > 0) {
+        svc *= s->open_slow;
+        per_conn /= s->open_slow;
+    }
     double reach = st->concurrency * per_conn;
     double got = st->target_rate;
     if (got > s->capacity) got = s->capacity;
     if (got > reach) got = reach;
     o->docs_per_s = got;
-    o->p50_ms = svc;
+    o->service_p50_ms = svc;
+    /* requests due faster than the connections free up wait in the client */
+    o->p50_ms = got < st->target_rate && got == reach ? svc * 10 : svc;
     o->p99_ms = svc * 1.5;
     o->p99_growth = util > s->knee_util ? 1.5 : 0.05;
 }
@@ -113,11 +121,13 @@ static void test_knee_and_capacity(void **state)
     assert_true(fabs(fm.peak_rate - 30000) < 1e-6);
     assert_true(fabs(fm.sustained_rate - 27000) < 1e-6);
     assert_int_equal(fm.sustained_concurrency, 16);
+    assert_false(fm.unconfirmed);
     /* within 10 % of the simulated capacity, and never above it */
     assert_true(fm.sustained_rate >= 0.9 * s.capacity - 1e-6);
     assert_true(fm.sustained_rate <= s.capacity);
-    /* 6 batch steps (100..3200), 3 doublings + 16, 3 bisections, 2 sustain */
-    assert_int_equal(n, 6 + 4 + 3 + 2);
+    /* 6 batch steps (100..3200), 3 doublings + 16, 3 bisections, 2 sustain and the repeat
+     * that confirms the second */
+    assert_int_equal(n, 6 + 4 + 3 + 2 + 1);
     assert_int_equal(fm.steps, n);
 }
 
@@ -236,6 +246,166 @@ static void test_sustain_never_holds(void **state)
     assert_true(fabs(fm.rate - 24300) < 1e-6);
 }
 
+/* The closed-loop steps found 8 connections at batch 1600 (30000 docs/s); open loop the
+ * cluster answers each request 8x slower (a far-away cluster, a proxy) but has the capacity:
+ * 16 connections reach 0.31 x the target with latency 10x the service time. That is the
+ * client's limit: the target is kept and the connections doubled (32: 0.63x, 64: 1.25x, where
+ * 30000 fills the capacity and grows, 27000 holds and a repeat confirms it), instead of
+ * stepping the target down to what 16 connections can send. */
+static void test_client_bound_adds_connections(void **state)
+{
+    (void)state;
+    sim s = knee_cluster();
+    s.open_slow = 8;
+    bf_fm_t fm;
+    bf_fm_init(&fm, NULL);
+    bf_fm_step_t st;
+    enum bf_fm_verdict seen[64];
+    double rates[64];
+    uint32_t conc[64], n = 0;
+    while (bf_fm_next(&fm, &st) && n < 64) {
+        bf_fm_obs_t o;
+        sim_run(&s, &st, &o);
+        rates[n] = st.target_rate;
+        conc[n] = st.concurrency;
+        seen[n++] = bf_fm_record(&fm, &st, &o);
+    }
+    assert_true(fm.found);
+    assert_false(fm.unconfirmed);
+    assert_int_equal(fm.lo, 8);
+    /* sustain: 30000 at 16 (client), 30000 at 32 (client), 30000 at 64 grows (util 1.0),
+     * 27000 at 64 held, 27000 at 64 confirmed */
+    assert_int_equal(seen[n - 5], BF_FM_V_CLIENT);
+    assert_int_equal(conc[n - 5], 16);
+    assert_int_equal(seen[n - 4], BF_FM_V_CLIENT);
+    assert_int_equal(conc[n - 4], 32);
+    assert_true(fabs(rates[n - 4] - 30000) < 1e-6);
+    assert_int_equal(seen[n - 3], BF_FM_V_GROWING);
+    assert_int_equal(conc[n - 3], 64);
+    assert_int_equal(seen[n - 2], BF_FM_V_HELD);
+    assert_int_equal(seen[n - 1], BF_FM_V_CONFIRMED);
+    assert_true(fabs(fm.sustained_rate - 27000) < 1e-6);
+    assert_int_equal(fm.sustained_concurrency, 64);
+    assert_int_equal(fm.tries, 2); /* client-bound steps and the repeat do not count */
+    /* at concurrency_max 32 the client reaches 18823: the target steps down from there as for
+     * a miss, and the answer (17714 at 32, the 5th try's 19683 missed too) is a lower bound */
+    bf_fm_cfg_t cfg;
+    bf_fm_cfg_defaults(&cfg);
+    cfg.concurrency_max = 32;
+    cfg.sustain_tries = 6;
+    search(&fm, &cfg, &s);
+    assert_true(fm.client_capped);
+    assert_true(fm.found);
+    assert_int_equal(fm.sustained_concurrency, 32);
+    assert_true(fm.sustained_rate < 18823);
+    assert_true(fabs(fm.sustained_rate - 30000 * pow(0.9, 5)) < 1e-3);
+    /* with fewer tries nothing holds, and the reason says to add agents */
+    cfg.sustain_tries = 3;
+    search(&fm, &cfg, &s);
+    assert_false(fm.found);
+    assert_non_null(strstr(fm.end_reason, "add agents"));
+}
+
+/* a held step is repeated; a repeat that misses lowers the target like a miss, and the next
+ * rate that holds twice is the answer; stopped between a hold and its repeat, the rate is kept
+ * but unconfirmed */
+static void test_confirm_repeat(void **state)
+{
+    (void)state;
+    bf_fm_t fm;
+    bf_fm_init(&fm, NULL);
+    bf_fm_step_t st;
+    bf_fm_obs_t first = {.ran = 1, .docs_per_s = 1000, .p50_ms = 5, .p99_ms = 10};
+    bf_fm_next(&fm, &st);
+    bf_fm_record(&fm, &st, &first);
+    bf_fm_skip_to_sustain(&fm);
+    bf_fm_obs_t held = {.ran = 1, .docs_per_s = 1000, .p50_ms = 6, .p99_ms = 12};
+    bf_fm_obs_t miss = {.ran = 1, .docs_per_s = 700, .p50_ms = 6, .p99_ms = 12};
+    assert_true(bf_fm_next(&fm, &st));
+    assert_true(fabs(st.target_rate - 1000) < 1e-6);
+    assert_int_equal(bf_fm_record(&fm, &st, &held), BF_FM_V_HELD);
+    assert_false(fm.found);
+    assert_true(bf_fm_next(&fm, &st)); /* the repeat: the same step */
+    assert_true(fabs(st.target_rate - 1000) < 1e-6);
+    assert_int_equal(bf_fm_record(&fm, &st, &miss), BF_FM_V_MISSED);
+    assert_true(bf_fm_next(&fm, &st));
+    assert_true(fabs(st.target_rate - 900) < 1e-6);
+    bf_fm_obs_t held2 = {.ran = 1, .docs_per_s = 900, .p50_ms = 6, .p99_ms = 14};
+    bf_fm_obs_t held3 = {.ran = 1, .docs_per_s = 895, .p50_ms = 7, .p99_ms = 11};
+    assert_int_equal(bf_fm_record(&fm, &st, &held2), BF_FM_V_HELD);
+    assert_true(bf_fm_next(&fm, &st));
+    assert_int_equal(bf_fm_record(&fm, &st, &held3), BF_FM_V_CONFIRMED);
+    assert_true(fm.found);
+    assert_true(fabs(fm.sustained_rate - 900) < 1e-6);
+    assert_true(fabs(fm.sustained_dps - 895) < 1e-6);   /* the lower of the two */
+    assert_true(fabs(fm.sustained_p99_ms - 14) < 1e-6); /* the higher */
+    assert_false(bf_fm_next(&fm, &st));
+    /* stopped before the repeat */
+    bf_fm_init(&fm, NULL);
+    bf_fm_next(&fm, &st);
+    bf_fm_record(&fm, &st, &first);
+    bf_fm_skip_to_sustain(&fm);
+    bf_fm_next(&fm, &st);
+    bf_fm_record(&fm, &st, &held);
+    bf_fm_stop(&fm, "find_max.max_time reached");
+    assert_true(fm.found);
+    assert_true(fm.unconfirmed);
+    assert_true(fabs(fm.sustained_rate - 1000) < 1e-6);
+}
+
+/* concurrency 2 measured +7 % over 1 on one run each: within BF_FM_UNCLEAR_BAND of the 5 %
+ * threshold, so 1 and 2 run again alternately until each has 4 runs, and their
+ * Hodges-Lehmann ratio decides: +20 % (gain, 4 next, 1's median the new reference), or 0 %
+ * (knee: 1 stays, the search goes on to sustain) */
+static void test_unclear_step_repeats(void **state)
+{
+    (void)state;
+    for (int gain = 0; gain < 2; gain++) {
+        bf_fm_cfg_t cfg;
+        bf_fm_cfg_defaults(&cfg);
+        cfg.batch_max = 100; /* one batch step */
+        bf_fm_t fm;
+        bf_fm_init(&fm, &cfg);
+        bf_fm_step_t st;
+        bf_fm_obs_t o = {.ran = 1, .docs_per_s = 1000, .p50_ms = 5, .p99_ms = 10};
+        assert_true(bf_fm_next(&fm, &st));
+        assert_int_equal(bf_fm_record(&fm, &st, &o), BF_FM_V_CAP);
+        assert_true(bf_fm_next(&fm, &st));
+        assert_int_equal(st.concurrency, 2);
+        o.docs_per_s = 1070;
+        assert_int_equal(bf_fm_record(&fm, &st, &o), BF_FM_V_UNCLEAR);
+        /* the repeats alternate 1, 2, 1, 2, 1, 2 */
+        static const double lo[] = {990, 1010, 1005}, hi_gain[] = {1190, 1210, 1200},
+                            hi_knee[] = {1000, 995, 1008};
+        enum bf_fm_verdict v = BF_FM_V_REPEAT;
+        for (int i = 0; i < 6; i++) {
+            assert_true(bf_fm_next(&fm, &st));
+            assert_int_equal(st.phase, BF_FM_CONCURRENCY);
+            assert_int_equal(st.concurrency, i % 2 == 0 ? 1 : 2);
+            o.docs_per_s = i % 2 == 0 ? lo[i / 2] : (gain ? hi_gain : hi_knee)[i / 2];
+            v = bf_fm_record(&fm, &st, &o);
+            if (i < 5)
+                assert_int_equal(v, BF_FM_V_REPEAT);
+        }
+        assert_false(fm.repeating);
+        if (gain) {
+            assert_int_equal(v, BF_FM_V_GAIN);
+            assert_int_equal(fm.lo, 2);
+            assert_true(fm.rep_ratio > 1.1 && fm.rep_ratio < 1.25);
+            assert_true(bf_fm_next(&fm, &st));
+            assert_int_equal(st.concurrency, 4);
+            assert_true(fabs(fm.lo_dps - 1195) < 1e-6); /* median of 1070, 1190, 1210, 1200 */
+        } else {
+            assert_int_equal(v, BF_FM_V_KNEE);
+            assert_int_equal(fm.lo, 1);
+            assert_true(fabs(fm.lo_dps - 1002.5) < 1e-6); /* median of 1000, 990, 1010, 1005 */
+            assert_true(bf_fm_next(&fm, &st));
+            assert_int_equal(st.phase, BF_FM_SUSTAIN);
+            assert_true(fabs(st.target_rate - 1002.5) < 1e-6);
+        }
+    }
+}
+
 /* the time budget ends the closed-loop search early with the best point so far */
 static void test_skip_to_sustain(void **state)
 {
@@ -284,7 +454,10 @@ static void test_verdict_table(void **state)
         {BF_FM_BATCH, {.ran = 1, .docs_per_s = 2000, .p99_ms = 501}, BF_FM_V_LATENCY},
         {BF_FM_BATCH, {.ran = 1, .docs_per_s = 2000, .bytes_per_doc = 1e6}, BF_FM_V_CAP},
         {BF_FM_CONCURRENCY, clean, BF_FM_V_GAIN},
-        {BF_FM_CONCURRENCY, {.ran = 1, .docs_per_s = 1049}, BF_FM_V_KNEE},
+        {BF_FM_CONCURRENCY, {.ran = 1, .docs_per_s = 1009}, BF_FM_V_KNEE},
+        {BF_FM_CONCURRENCY, {.ran = 1, .docs_per_s = 1049}, BF_FM_V_UNCLEAR},
+        {BF_FM_CONCURRENCY, {.ran = 1, .docs_per_s = 1089}, BF_FM_V_UNCLEAR},
+        {BF_FM_CONCURRENCY, {.ran = 1, .docs_per_s = 1091}, BF_FM_V_GAIN},
         {BF_FM_CONCURRENCY, {.ran = 1, .docs_per_s = 3000, .docs_rejected = 5}, BF_FM_V_REJECTED},
         {BF_FM_CONCURRENCY, {.ran = 1, .docs_per_s = 3000, .p99_ms = 900}, BF_FM_V_LATENCY},
         {BF_FM_SUSTAIN, {.ran = 1, .docs_per_s = 990}, BF_FM_V_HELD},
@@ -340,7 +513,7 @@ static void test_growth(void **state)
 static void test_names(void **state)
 {
     (void)state;
-    for (int v = BF_FM_V_GAIN; v <= BF_FM_V_GROWING; v++)
+    for (int v = BF_FM_V_GAIN; v <= BF_FM_V_REPEAT; v++)
         assert_string_not_equal(bf_fm_verdict_name((enum bf_fm_verdict)v), "?");
     for (int p = BF_FM_BATCH; p <= BF_FM_DONE; p++)
         assert_string_not_equal(bf_fm_phase_name((enum bf_fm_phase)p), "?");
@@ -351,18 +524,20 @@ static void test_max_steps_and_progress(void **state)
 {
     (void)state;
     uint32_t search = 0, sustain = 0;
-    /* defaults: batch 100..51200 (10 sizes), concurrency 2..1024 (10 doublings), bisecting
-     * 512..1024 down to 64 (3 steps); 5 sustain tries */
-    assert_int_equal(bf_fm_max_steps(NULL, &search, &sustain), 28);
-    assert_int_equal(search, 23);
-    assert_int_equal(sustain, 5);
-    /* integration_findmax's real-cluster search: batch 250, 500, 1000; concurrency 2, 4;
-     * bisecting 2..4 once; 8 sustain tries */
+    /* defaults: batch 100..51200 (10 sizes), concurrency 2..1024 (10 doublings, each with up
+     * to 12 repeats when unclear), bisecting 512..1024 down to 64 (3 steps); 5 sustain tries,
+     * each with its repeat, and 10 doublings of the connections for the client's limit */
+    assert_int_equal(bf_fm_max_steps(NULL, &search, &sustain), 143 + 20);
+    assert_int_equal(search, 10 + 10 * 13 + 3);
+    assert_int_equal(sustain, 20);
+    /* integration_findmax's real-cluster search: batch 250, 500, 1000; concurrency 2, 4 (each
+     * with its repeats when unclear); bisecting 2..4 once; 8 sustain tries and their repeats,
+     * 2 doublings */
     bf_fm_cfg_t cfg;
     bf_fm_cfg_defaults(&cfg);
     cfg.batch_start = 250, cfg.batch_max = 1000, cfg.concurrency_max = 4, cfg.sustain_tries = 8;
-    assert_int_equal(bf_fm_max_steps(&cfg, &search, &sustain), 14);
-    assert_int_equal(search, 6);
+    assert_int_equal(bf_fm_max_steps(&cfg, &search, &sustain), 30 + 16 + 2);
+    assert_int_equal(search, 3 + 2 * 13 + 1);
     /* the progress line's words */
     bf_fm_step_t st = {.phase = BF_FM_CONCURRENCY, .n = 7, .batch_size = 800, .concurrency = 4};
     char buf[300];
@@ -386,6 +561,9 @@ int main(void)
         cmocka_unit_test(test_nothing_runs),
         cmocka_unit_test(test_sustain_never_holds),
         cmocka_unit_test(test_skip_to_sustain),
+        cmocka_unit_test(test_client_bound_adds_connections),
+        cmocka_unit_test(test_confirm_repeat),
+        cmocka_unit_test(test_unclear_step_repeats),
         cmocka_unit_test(test_verdict_table),
         cmocka_unit_test(test_growth),
         cmocka_unit_test(test_names),
