@@ -1231,6 +1231,11 @@ void bf_rows_median(const bf_row_t *reps, size_t n, bf_row_t *out)
         if (isfinite(reps[i].docs_per_s))
             out->reps_docs_per_s[out->reps_n++] = reps[i].docs_per_s;
     double lo, hi, level;
+    /* the shown docs/s is the median the interval (and the findings' tests) are about: for an
+     * even count the mean of the two middle runs, not the lower-middle run's own figure (it
+     * used to be, beside an interval centred between the two) */
+    if (out->reps_n >= 2)
+        out->docs_per_s = bf_stats_median(out->reps_docs_per_s, out->reps_n);
     if (n >= 2 &&
         bf_stats_median_ci(out->reps_docs_per_s, out->reps_n, 0.95, &lo, &hi, &level) == BF_OK) {
         out->docs_per_s_ci_low = lo;

@@ -407,8 +407,11 @@ void bf_row_stage_shares(const bf_counters_t *c, double *render_pct, double *com
 int bf_row_has_errors(const bf_row_t *row);
 
 /* bf_rows_median — a row summarising repetitions: the repetition whose docs/s is the median
- * (lower median for even n), with cv = stddev/mean of docs/s (sample stddev, n - 1); cv is NAN
- * (written blank / null) for n < 2: one repetition has no spread to estimate. */
+ * (lower median for even n) gives every figure but docs/s, which is the median of the
+ * repetitions' docs/s (bf_stats_median: the mean of the middle two for even n), the point the
+ * interval docs_per_s_ci_low..high is about; cv = stddev/mean of docs/s (sample stddev,
+ * n - 1); cv is NAN (written blank / null) for n < 2: one repetition has no spread to
+ * estimate. */
 void bf_rows_median(const bf_row_t *reps, size_t n, bf_row_t *out);
 
 #endif

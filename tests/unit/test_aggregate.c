@@ -618,6 +618,21 @@ static void test_repetitions_median_cv(void **state)
     assert_true(out.docs_per_s == 200);
     assert_int_equal(out.repeat, 3);
     assert_true(fabs(out.cv - 100.0 / 200.0) < 1e-9); /* stddev 100 (n-1), mean 200 */
+    /* an even count: docs/s is the median the interval is about (the mean of the middle two,
+     * 250), not the lower-middle run's 200; the other figures are that run's */
+    bf_row_t r4[4];
+    memset(r4, 0, sizeof r4);
+    double v4[4] = {100, 300, 200, 400};
+    for (int i = 0; i < 4; i++) {
+        r4[i].cell = &cell;
+        r4[i].docs_per_s = v4[i];
+        r4[i].service.p50_ms = v4[i] / 10; /* tells which run the row's other figures are */
+        r4[i].verified = 1;
+    }
+    bf_rows_median(r4, 4, &out);
+    assert_true(out.docs_per_s == 250);
+    assert_true(out.service.p50_ms == 20);
+    assert_true(out.docs_per_s_ci_low <= out.docs_per_s && out.docs_per_s <= out.docs_per_s_ci_high);
 }
 
 /* largest remainder: shares add up exactly and follow the weights */
