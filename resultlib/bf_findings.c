@@ -1009,6 +1009,11 @@ static void find_steps(bf_findings_t *f, const uint32_t *shards, size_t ns, int 
                 st.ci_low = st.ci_high = st.ci_level = st.p_value = st.p_adj = NAN;
             }
             cmp_clause(&st, cl, sizeof cl);
+            /* the change the sentence states is the test's ratio, the figure of the clause
+             * after it ("-25%: 0.75x (...)"), not the cells' docs/s beside it (a row's median
+             * and the runs' ratio differ: "-49 %, ... but the step is 0.75x" read as two
+             * answers); the cells' own gain stays in the figures */
+            double say = isfinite(st.ratio) ? st.ratio - 1.0 : gain;
             int stated = knee && (st.verdict == BF_VERDICT_SAME || st.verdict == BF_VERDICT_LOWER);
             json_t *fig = json_object();
             json_object_set_new(o, kk, knee ? json_integer(av) : json_null());
@@ -1033,27 +1038,34 @@ static void find_steps(bf_findings_t *f, const uint32_t *shards, size_t ns, int 
                 json_array_append_new(pts, pt);
             }
             json_object_set_new(fig, "points", pts);
-            if (knee && !stated)
+            if (knee && !stated && say < BF_FINDINGS_KNEE_GAIN)
                 add_line(f,
                          "%u %s, %s: no %s stated: going from %s %u (%s docs/s) to %u changes "
                          "docs/s by %+.0f%%%s, less than %.0f%%, but the step is %s.",
                          shards[k], shards_word(shards[k]), label, batch ? "plateau" : "knee",
                          batch ? "batch" : "concurrency", av,
-                         grouped(a->docs_per_s, num, sizeof num), bv, gain * 100.0, p50,
+                         grouped(a->docs_per_s, num, sizeof num), bv, say * 100.0, p50,
                          BF_FINDINGS_KNEE_GAIN * 100.0, cl);
+            else if (knee && !stated) /* the cells' medians gain less, the runs' ratio not */
+                add_line(f,
+                         "%u %s, %s: no %s stated: going from %s %u (%s docs/s) to %u changes "
+                         "docs/s by %+.0f%%%s: %s.",
+                         shards[k], shards_word(shards[k]), label, batch ? "plateau" : "knee",
+                         batch ? "batch" : "concurrency", av,
+                         grouped(a->docs_per_s, num, sizeof num), bv, say * 100.0, p50, cl);
             else if (knee && !batch)
                 add_line(f,
                          "%u %s, %s: docs/s stops growing at concurrency %u (%s docs/s); "
                          "going to %u changes it by %+.0f%%%s: %s.",
                          shards[k], shards_word(shards[k]), label, av,
-                         grouped(a->docs_per_s, num, sizeof num), bv, gain * 100.0, p50, cl);
+                         grouped(a->docs_per_s, num, sizeof num), bv, say * 100.0, p50, cl);
             else if (!knee) { /* said after the shard count's lines: one sentence for many */
                 json_array_append_new(batch ? f->plateaus : f->knees, o);
                 grow *g = &gr[ng++];
                 bf_strlcpy(g->label, label, sizeof g->label);
                 g->av = av;
                 g->bv = bv;
-                g->gain = gain;
+                g->gain = say; /* the runs' ratio, as the clause after it */
                 g->c = st;
                 g->at = at_json(head, axis);
                 g->fig = fig;
@@ -1063,7 +1075,7 @@ static void find_steps(bf_findings_t *f, const uint32_t *shards, size_t ns, int 
                          "%u %s, %s: docs/s stops growing with batch size at %u (%s docs/s); "
                          "batch %u changes it by %+.0f%%%s: %s.",
                          shards[k], shards_word(shards[k]), label, av,
-                         grouped(a->docs_per_s, num, sizeof num), bv, gain * 100.0, p50, cl);
+                         grouped(a->docs_per_s, num, sizeof num), bv, say * 100.0, p50, cl);
             json_array_append_new(batch ? f->plateaus : f->knees, o);
             add_item(f, batch ? "plateau" : "knee", axis, at_json(head, axis), fig);
             item_verdict(f, &st);

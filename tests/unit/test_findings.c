@@ -166,6 +166,40 @@ static void test_knee_first_step_under_ten_percent(void **state)
     bf_findings_destroy(&f);
 }
 
+/* The knee sentence states one figure for the step: the test's ratio, which the clause after
+ * it gives ("-36%, ... 0.64x"), not the cells' docs/s (it read "-49%, less than 10%, but the
+ * step is 0.64x": the rows' lower-middle runs beside the runs' ratio). */
+static void test_knee_text_one_figure(void **state)
+{
+    (void)state;
+    bf_finding_point_t pts[2] = {P(1, 0, 500, 2, 1000, 0), P(1, 0, 500, 4, 510, 0)};
+    double ra[4] = {800, 1000, 1300, 1400}, rb[4] = {480, 510, 900, 1000};
+    for (int i = 0; i < 4; i++) {
+        pts[0].reps[i] = ra[i];
+        pts[1].reps[i] = rb[i];
+    }
+    pts[0].nreps = pts[0].repeat = pts[1].nreps = pts[1].repeat = 4;
+    bf_findings_t *f = bf_findings_compute(pts, 2);
+    json_t *j = bf_findings_json(f);
+    json_t *k = item_of(j, "knee", 0);
+    assert_non_null(k);
+    json_t *fig = json_object_get(k, "figures");
+    double ratio = json_real_value(json_object_get(fig, "ratio"));
+    /* the Hodges-Lehmann ratio of the runs: exp(median of the 16 log ratios) */
+    assert_true(fabs(ratio - 0.6401729676981281) < 1e-9);
+    const char *text = json_string_value(json_object_get(k, "text"));
+    print_lines(f);
+    char want[64];
+    snprintf(want, sizeof want, "by %+.0f%%", (ratio - 1.0) * 100.0); /* "by -36%" */
+    assert_non_null(strstr(text, want));
+    assert_non_null(strstr(text, "0.64x"));
+    assert_null(strstr(text, "-49%"));
+    /* the cells' own gain stays in the figures */
+    assert_true(fabs(json_real_value(json_object_get(fig, "gain")) - (510.0 / 1000 - 1)) < 1e-12);
+    json_decref(j);
+    bf_findings_destroy(&f);
+}
+
 static void test_shard_ratios_fewest_vs_others(void **state)
 {
     (void)state;
@@ -849,6 +883,7 @@ int main(void)
         cmocka_unit_test(test_verdicts_and_axis_trend),
         cmocka_unit_test(test_best_per_shard_count_without_rejections),
         cmocka_unit_test(test_knee_first_step_under_ten_percent),
+        cmocka_unit_test(test_knee_text_one_figure),
         cmocka_unit_test(test_shard_ratios_fewest_vs_others),
         cmocka_unit_test(test_batch_gain_largest_over_smallest),
         cmocka_unit_test(test_all_rejected_and_excluded),
