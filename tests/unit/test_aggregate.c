@@ -632,7 +632,8 @@ static void test_repetitions_median_cv(void **state)
     bf_rows_median(r4, 4, &out);
     assert_true(out.docs_per_s == 250);
     assert_true(out.service.p50_ms == 20);
-    assert_true(out.docs_per_s_ci_low <= out.docs_per_s && out.docs_per_s <= out.docs_per_s_ci_high);
+    assert_true(out.docs_per_s_ci_low <= out.docs_per_s &&
+                out.docs_per_s <= out.docs_per_s_ci_high);
 }
 
 /* largest remainder: shares add up exactly and follow the weights */
