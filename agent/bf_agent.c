@@ -4,7 +4,8 @@
  * One control thread: it polls both DEALERs every 100 ms at most, feeds each message to the
  * state machines as an event, and runs the timers (heartbeat, suspect, dead-man, back-off,
  * sample retransmission) in tick(). Worker threads never touch a socket: bf_run_poll hands
- * sealed seconds to this thread.
+ * sealed seconds to this thread. A Prepare is built (scenario, corpus parsed and laid out) on
+ * a thread of its own while this one keeps answering the fleet (build_live).
  */
 #include "bf_agent.h"
 #include "bf_aws.h"
@@ -22,6 +23,8 @@
 #include "bf_wire.h"
 
 #include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -49,6 +52,11 @@ typedef struct pending {  /* a packed Sample envelope kept until acknowledged */
     size_t len;
     uint64_t sent_us;     /* last time it went out (monotonic) */
 } pending;
+
+typedef struct deferred { /* a message that came while a Prepare was being built */
+    Bf__Envelope *env;    /* unpacked, owned */
+    int is_data;
+} deferred;
 
 typedef struct file_cache {  /* dictionary files shipped by content hash */
     char sha256[65];
@@ -127,6 +135,8 @@ typedef struct agent {
     uint64_t held_cmd;
     char held_cell[128];
     int cells_done;
+    deferred *deferred; /* taken while a Prepare was built (build_live), handled after it */
+    size_t ndeferred, capdeferred;
 } agent;
 
 static void set_link(agent *a, enum link_state next, const char *why)
@@ -678,6 +688,108 @@ static int build_cell(agent *a, const Bf__Prepare *p)
     return rc;
 }
 
+static void send_ping(agent *a)
+{
+    Bf__Ping ping = BF__PING__INIT;
+    ping.wall_us = bf_clock_wall_us();
+    Bf__Envelope env;
+    bf_wire_init(&env);
+    env.body_case = BF__ENVELOPE__BODY_PING;
+    env.ping = &ping;
+    send_ctrl(a, &env);
+}
+
+/* The fleet's liveness while a Prepare is built: every message that comes is kept for after
+ * the build (in order: the session's state machines see it as if it came then) and counts as
+ * hearing the coordinator; a Ping without credentials is answered now (a late Pong would spoil
+ * the coordinator's clock estimate), and a Ping goes out every heartbeat while the link is up,
+ * so neither side takes the other for silent. Waits up to timeout_ms. Touches only the
+ * sockets, the link's clocks and the deferred list: nothing build_cell uses. */
+static void keepalive(agent *a, int timeout_ms)
+{
+    zmq_pollitem_t items[2] = {{a->ctrl, 0, ZMQ_POLLIN, 0}, {a->data, 0, ZMQ_POLLIN, 0}};
+    int n = zmq_poll(items, 2, timeout_ms);
+    for (int i = 0; i < 2 && n > 0; i++) {
+        if (!(items[i].revents & ZMQ_POLLIN))
+            continue;
+        for (int k = 0; k < 64; k++) {
+            Bf__Envelope *env = NULL;
+            int rc = bf_wire_recv(items[i].socket, NULL, NULL, &env, ZMQ_DONTWAIT);
+            if (rc == BF_E_IO)
+                break;
+            if (rc == BF_E_PROTO) {
+                bf_warn("ignored a message that is not a bulkfleet envelope");
+                continue;
+            }
+            a->last_heard_us = bf_clock_mono_us();
+            if (i == 0 && env->body_case == BF__ENVELOPE__BODY_PING && env->ping->aws == NULL &&
+                bf_wire_check_version(env, NULL) == BF_OK) {
+                bf_wire_send_pong(a->ctrl, NULL, 0, env->ping, ZMQ_DONTWAIT);
+                a->last_sent_us = bf_clock_mono_us();
+                bf__envelope__free_unpacked(env, NULL);
+                continue;
+            }
+            if (a->ndeferred == a->capdeferred) {
+                a->capdeferred = a->capdeferred ? a->capdeferred * 2 : 16;
+                a->deferred = bf_realloc(a->deferred, a->capdeferred * sizeof *a->deferred);
+            }
+            a->deferred[a->ndeferred++] = (deferred){.env = env, .is_data = i};
+        }
+    }
+    uint64_t now = bf_clock_mono_us();
+    if (a->link == LINK_UP && now - a->last_sent_us > (uint64_t)a->heartbeat_ms * 1000u)
+        send_ping(a);
+}
+
+typedef struct build_job {
+    agent *a;
+    const Bf__Prepare *p;
+    int rc;
+    atomic_int done;
+} build_job;
+
+static void *build_main(void *arg)
+{
+    build_job *j = arg;
+    j->rc = build_cell(j->a, j->p);
+    atomic_store(&j->done, 1);
+    return NULL;
+}
+
+/* build_cell on a thread of its own while this one keeps the fleet's liveness (keepalive):
+ * a large corpus takes seconds to parse and lay out, and an agent silent that long was taken
+ * for lost ("suspect: silent for 3059 ms", then lost, while it prepared). */
+static int build_live(agent *a, const Bf__Prepare *p)
+{
+    build_job j = {.a = a, .p = p};
+    atomic_init(&j.done, 0);
+    pthread_t t;
+    if (pthread_create(&t, NULL, build_main, &j) != 0)
+        return build_cell(a, p); /* no thread to spare: built here, silent meanwhile */
+    while (!atomic_load(&j.done))
+        keepalive(a, 20);
+    pthread_join(t, NULL);
+    return j.rc;
+}
+
+static void on_ctrl(agent *a, Bf__Envelope *env);
+static void on_data(agent *a, Bf__Envelope *env);
+
+/* The messages keepalive kept, handled in the order they came (a Prepare among them may build
+ * and keep more: they are appended and handled in turn). */
+static void run_deferred(agent *a)
+{
+    for (size_t i = 0; i < a->ndeferred; i++) {
+        deferred d = a->deferred[i];
+        if (d.is_data)
+            on_data(a, d.env);
+        else
+            on_ctrl(a, d.env);
+        bf__envelope__free_unpacked(d.env, NULL);
+    }
+    a->ndeferred = 0;
+}
+
 static void on_prepare(agent *a, const Bf__Prepare *p)
 {
     if (p->command_id == a->prepare_cmd && a->prepare_cmd != 0 &&
@@ -740,7 +852,7 @@ static void on_prepare(agent *a, const Bf__Prepare *p)
     a->seq = a->acked = 0;
     a->fatal_sent = 0;
     a->docs_ok_total = a->docs_sent_total = 0;
-    if (build_cell(a, p) != BF_OK) {
+    if (build_live(a, p) != BF_OK) {
         a->last_prepare_ok = 0;
         bf_error("prepare %s failed: %s", p->cell_id, a->last_prepare_reason);
         set_cell(a, CELL_IDLE, "prepare failed");
@@ -1020,15 +1132,8 @@ static void link_tick(agent *a, uint64_t now)
             a->last_hello_us = now; /* first hello after one back-off step */
             break;
         }
-        if (now - a->last_sent_us > (uint64_t)a->heartbeat_ms * 1000u) {
-            Bf__Ping ping = BF__PING__INIT;
-            ping.wall_us = bf_clock_wall_us();
-            Bf__Envelope env;
-            bf_wire_init(&env);
-            env.body_case = BF__ENVELOPE__BODY_PING;
-            env.ping = &ping;
-            send_ctrl(a, &env);
-        }
+        if (now - a->last_sent_us > (uint64_t)a->heartbeat_ms * 1000u)
+            send_ping(a);
         /* go-back-N: an unacked sample older than RETRANSMIT_MS → everything from the last ack */
         if (a->nunacked && now - a->unacked[0].sent_us > RETRANSMIT_MS * 1000u)
             resend_unacked(a);
@@ -1221,6 +1326,7 @@ int bf_agent_main(const bf_agent_opts_t *opts)
                 else
                     on_data(&a, env);
                 bf__envelope__free_unpacked(env, NULL);
+                run_deferred(&a);
             }
         }
         uint64_t now = bf_clock_mono_us();
@@ -1244,6 +1350,9 @@ int bf_agent_main(const bf_agent_opts_t *opts)
         partial_free(&a.partials[i]);
     free(a.partials);
     free(a.held);
+    for (size_t i = 0; i < a.ndeferred; i++)
+        bf__envelope__free_unpacked(a.deferred[i].env, NULL);
+    free(a.deferred);
     if (a.mon)
         zmq_close(a.mon);
     zmq_close(a.ctrl);

@@ -32,6 +32,11 @@
  *   any       SampleAck(seq)              drop samples <= seq                      same
  *   any       unacked sample older 3 s    resend from the last ack (go-back-N)     same
  *
+ * Building a Prepare's run (the scenario, a corpus parsed and laid out: seconds for a large
+ * one) happens on a thread of its own while the control thread keeps the link: it answers
+ * Pings, sends its own every heartbeat, and keeps every other message for after the build, so
+ * the coordinator never takes a preparing agent for silent.
+ *
  * Dead-man: nothing heard from the coordinator for deadman_ms (15 s) while RUNNING stops the
  * load; its samples stay queued (at most BF_MAX_UNACKED_SAMPLES, an overflow is logged as an
  * error) and are resent after the next Welcome that asks for them.
