@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # integration_corpus_liveness — an agent preparing a large corpus keeps answering the fleet.
-# A 130 MB corpus (600,000 documents) takes the agent seconds to parse and lay out after its
+# A 105 MB corpus (1,500,000 documents) takes the agent seconds to parse and lay out after its
 # chunks arrived; the coordinator runs with --lost 2s (a heartbeat is 1 s). Before, the agent built the cell on its
 # session thread and answered nothing meanwhile: "agent ... suspect" / "lost: silent for ...",
 # the cell prepared again (or degraded). Now the build runs on a thread of its own while the
@@ -13,9 +13,9 @@ trap 'stop_fs; kill ${A:-} 2>/dev/null || true; cleanup_tmp' EXIT
 cd "$TMP"
 python3 - << 'PY'
 import json
-pad = "x" * 180
+pad = "x" * 40
 with open("docs.json", "w") as f:
-    for i in range(600000):
+    for i in range(1500000):
         f.write(json.dumps({"n": i, "msg": "GET /item/%d %s" % (i, pad)}) + "\n")
 PY
 start_fs ok fs
