@@ -147,6 +147,24 @@ static int select_cells(const bf_scenario_t *sc, const char *cell_sel, size_t *f
 
 /* One repetition of one cell: prepare its indices, run it on `threads` workers, and end it
  * through bf_finish_cell (the coordinator's path: verified, flagged, written to res if any). */
+/* An Elastic Serverless project (GET / said build_flavor serverless): what it refuses is
+ * refused before any index (exit 2), what bulkfleet would add by itself is left out
+ * (bf_scenario_elastic_serverless). Returns an exit code. */
+static int adapt_to_flavor(bf_scenario_t *sc, const bf_cluster_info_t *info)
+{
+    if (strcmp(info->flavor, "serverless") != 0)
+        return BF_EXIT_OK;
+    char err[2048];
+    if (bf_scenario_elastic_serverless(sc, NULL, err, sizeof err) != BF_OK) {
+        bf_error("%s", err);
+        return BF_EXIT_INPUT;
+    }
+    bf_info("target: Elastic Serverless (build_flavor serverless): indices are created without "
+            "number_of_shards and number_of_replicas; _cluster/health and _stats are not public "
+            "and are skipped, as Rally skips non-public operations");
+    return BF_EXIT_OK;
+}
+
 static void run_repetition(bf_scenario_t *sc, const bf_cell_t *cell, uint32_t rep, uint32_t repeat,
                            uint32_t threads, bf_es_t *es, const bf_cluster_info_t *info,
                            const bf_owner_t *owner, bf_results_t *res, size_t cell_no,
@@ -373,6 +391,8 @@ int bf_standalone_main(int argc, char **argv)
         code = BF_EXIT_ENV;
         goto out;
     }
+    if ((code = adapt_to_flavor(sc, &info)) != BF_EXIT_OK)
+        goto out;
     char vmsg[512];
     if (bf_var_vector_check(bf_scenario_variables(sc), bf_scenario_variable_count(sc),
                             info.distribution, info.version, vmsg, sizeof vmsg) != BF_OK) {

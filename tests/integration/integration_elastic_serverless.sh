@@ -9,7 +9,7 @@
 # replicas are the project's own, telemetry and the skipped APIs said. matrix.shards,
 # index.settings number_of_replicas, an index setting off the list (index.settings and a
 # matrix settings.* axis) and routing_mode node are each refused at run (exit 2, naming the
-# key and why) before any index is made.
+# key and why) before any index is made. The agent's standalone mode adapts the same way.
 source "$(dirname "$0")/lib.sh"
 trap 'stop_fs; cleanup_tmp' EXIT
 cd "$TMP"
@@ -57,6 +57,25 @@ print("%d requests, none refused (410/400), %d indices created, %d rows verified
       % (len(recs), len(puts), len(rows)))
 PY
 pass "Elastic Serverless: no non-public API or refused setting sent, every row verified"
+
+# the agent's standalone mode adapts the same way
+: > "$FS_LOG"
+set +e
+timeout 120 "$AGENT" run ess.yaml --cell 1 --threads 1 --results rs > sa.out 2> sa.err
+RC=$?
+set -e
+[ "$RC" = 0 ] || { cat sa.err >&2; fail "standalone against Elastic Serverless: exit $RC"; }
+python3 - "$FS_LOG" rs <<'PY'
+import csv, glob, json, sys
+recs = [json.loads(l) for l in open(sys.argv[1])]
+bad = [r for r in recs if r.get("status") in (400, 410) and not r.get("bulk")]
+assert not bad, "refused by the project: %s" % bad[:3]
+puts = [r for r in recs if r["method"] == "PUT" and r["path"].startswith("/bench-")]
+assert puts and all("number_of_shards" not in r["index_settings"]["index"] for r in puts), puts
+rows = list(csv.DictReader(open(glob.glob(sys.argv[2] + "/*/matrix.csv")[0])))
+assert len(rows) == 1 and rows[0]["verified"] == "true", rows
+PY
+pass "standalone: the same, row verified"
 
 # refused at run, before any index is made: exit 2, the key and why
 refused() { # NAME SED-EXPR EXPECTED-MESSAGE
