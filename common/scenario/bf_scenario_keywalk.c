@@ -167,8 +167,66 @@ int bf__walk_map(bf__load_t *L, const bf_ynode_t *map, const char *tpath, const 
 
 #define BF__MAX_TARGETS 64u /* named host sets in targets: */
 
+/* one named target (the i-th of n): its first mistake, or BF_OK; a key it may not have is
+ * said (validate: each of them) and the others checked on */
+static int one_target(bf__load_t *L, const bf_ynode_t *n, size_t i, const char *dpath)
+{
+    const bf_ynode_t *k = n->items[2 * i], *v = n->items[2 * i + 1];
+    char where[192];
+    snprintf(where, sizeof where, "%s.%.64s", dpath, k->value);
+    int ok = k->len > 0 && k->len <= 64;
+    for (const char *c = k->value; ok && *c; c++)
+        ok = (*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') ||
+             *c == '_' || *c == '-' || *c == '.';
+    if (!ok)
+        return bf__err(L, k, BF_E_INVAL,
+                       "%s: a target name has 1 to 64 letters, digits, "
+                       "'_', '-' or '.' (it names cells and may name indices)",
+                       where);
+    for (size_t j = 0; j < i; j++)
+        if (strcmp(n->items[2 * j]->value, k->value) == 0)
+            return bf__err(L, k, BF_E_INVAL, "%s: named twice", where);
+    if (v->kind != BF_Y_MAP)
+        return bad_type(L, v, where, "a mapping like {hosts: [http://127.0.0.1:9200]}");
+    const bf_ynode_t *hosts = NULL;
+    for (size_t j = 0; j < v->n; j++) {
+        const bf_ynode_t *kk = v->items[2 * j];
+        if (strcmp(kk->value, "hosts") == 0) {
+            hosts = v->items[2 * j + 1];
+            continue;
+        }
+        int shared = strcmp(kk->value, "auth") == 0 || strcmp(kk->value, "tls") == 0 ||
+                     strcmp(kk->value, "headers") == 0;
+        size_t d = bf__edit_distance(kk->value, "hosts");
+        int rc = shared ? bf__err(L, kk, BF_E_INVAL,
+                                  "%s.%s: every named target uses target.%s "
+                                  "(one cluster, one set of credentials); write it there",
+                                  where, kk->value, kk->value)
+                        : bf__err(L, kk, BF_E_INVAL, "%s.%s: unknown key%s", where, kk->value,
+                                  d <= 2 ? "; did you mean 'hosts'?"
+                                         : " (a named target has hosts only)");
+        if (!bf__collect(L, rc))
+            return rc;
+    }
+    snprintf(where, sizeof where, "%s.%.64s.hosts", dpath, k->value);
+    if (hosts == NULL)
+        return bf__err(L, v, BF_E_INVAL, "%s.%s: missing required key 'hosts'", dpath, k->value);
+    if (hosts->kind == BF_Y_SCALAR && bf_y_is_null(hosts))
+        return bf__err(L, hosts, BF_E_INVAL,
+                       "%s: give at least one URL like "
+                       "http://127.0.0.1:9200",
+                       where);
+    if (hosts->kind != BF_Y_SCALAR && hosts->kind != BF_Y_SEQ)
+        return bad_type(L, hosts, where, "a list of URLs");
+    for (size_t j = 0; hosts->kind == BF_Y_SEQ && j < hosts->n; j++)
+        if (hosts->items[j]->kind != BF_Y_SCALAR || bf_y_is_null(hosts->items[j]))
+            return bad_type(L, hosts->items[j], where, "a URL");
+    return bf__v_urls(L, hosts, where, NULL);
+}
+
 /* targets: {<name>: {hosts: [url, ...]}}: names usable in cell ids and index names, each a
- * mapping with hosts (and nothing else: auth, TLS and headers come from target). */
+ * mapping with hosts (and nothing else: auth, TLS and headers come from target). validate
+ * says every named target's mistakes, not the first target's. */
 int bf__check_targets(bf__load_t *L, const bf_ynode_t *n, const char *dpath)
 {
     if (n->kind != BF_Y_MAP || n->n == 0)
@@ -178,58 +236,9 @@ int bf__check_targets(bf__load_t *L, const bf_ynode_t *n, const char *dpath)
     if (n->n > BF__MAX_TARGETS)
         return bf__err(L, n, BF_E_TOOBIG, "%s: more than %u named targets", dpath, BF__MAX_TARGETS);
     for (size_t i = 0; i < n->n; i++) {
-        const bf_ynode_t *k = n->items[2 * i], *v = n->items[2 * i + 1];
-        char where[192];
-        snprintf(where, sizeof where, "%s.%.64s", dpath, k->value);
-        int ok = k->len > 0 && k->len <= 64;
-        for (const char *c = k->value; ok && *c; c++)
-            ok = (*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') ||
-                 *c == '_' || *c == '-' || *c == '.';
-        if (!ok)
-            return bf__err(L, k, BF_E_INVAL,
-                           "%s: a target name has 1 to 64 letters, digits, "
-                           "'_', '-' or '.' (it names cells and may name indices)",
-                           where);
-        if (v->kind != BF_Y_MAP)
-            return bad_type(L, v, where, "a mapping like {hosts: [http://127.0.0.1:9200]}");
-        const bf_ynode_t *hosts = NULL;
-        for (size_t j = 0; j < v->n; j++) {
-            const bf_ynode_t *kk = v->items[2 * j];
-            if (strcmp(kk->value, "hosts") == 0) {
-                hosts = v->items[2 * j + 1];
-                continue;
-            }
-            int shared = strcmp(kk->value, "auth") == 0 || strcmp(kk->value, "tls") == 0 ||
-                         strcmp(kk->value, "headers") == 0;
-            if (shared)
-                return bf__err(L, kk, BF_E_INVAL,
-                               "%s.%s: every named target uses target.%s "
-                               "(one cluster, one set of credentials); write it there",
-                               where, kk->value, kk->value);
-            size_t d = bf__edit_distance(kk->value, "hosts");
-            return bf__err(L, kk, BF_E_INVAL, "%s.%s: unknown key%s", where, kk->value,
-                           d <= 2 ? "; did you mean 'hosts'?" : " (a named target has hosts only)");
-        }
-        snprintf(where, sizeof where, "%s.%.64s.hosts", dpath, k->value);
-        if (hosts == NULL)
-            return bf__err(L, v, BF_E_INVAL, "%s.%s: missing required key 'hosts'", dpath,
-                           k->value);
-        if (hosts->kind == BF_Y_SCALAR && bf_y_is_null(hosts))
-            return bf__err(L, hosts, BF_E_INVAL,
-                           "%s: give at least one URL like "
-                           "http://127.0.0.1:9200",
-                           where);
-        if (hosts->kind != BF_Y_SCALAR && hosts->kind != BF_Y_SEQ)
-            return bad_type(L, hosts, where, "a list of URLs");
-        for (size_t j = 0; hosts->kind == BF_Y_SEQ && j < hosts->n; j++)
-            if (hosts->items[j]->kind != BF_Y_SCALAR || bf_y_is_null(hosts->items[j]))
-                return bad_type(L, hosts->items[j], where, "a URL");
-        int rc = bf__v_urls(L, hosts, where, NULL);
-        if (rc != BF_OK)
+        int rc = one_target(L, n, i, dpath);
+        if (rc != BF_OK && !bf__collect(L, rc))
             return rc;
-        for (size_t j = 0; j < i; j++)
-            if (strcmp(n->items[2 * j]->value, k->value) == 0)
-                return bf__err(L, k, BF_E_INVAL, "%s: named twice", where);
     }
     return BF_OK;
 }

@@ -172,6 +172,27 @@ got=$(sed 's/^bulkfleet-coordinator validate: error: //' err)
 # plan (like run) still stops at the first
 rc=0; "$COORD" plan target.yaml > out 2> err || rc=$?
 [ "$rc" = 2 ] && [ "$(grep -c 'yaml:[0-9]*:[0-9]*: target\.' err)" = 1 ] || { cat err; fail "target.yaml: plan did not stop at the first mistake"; }
+# every named target's mistakes, not the first target's: a bad name, a bad host and a key it
+# may not have in one target, a misspelt key in another
+cat > targets.yaml <<'Y'
+name: t
+target: {hosts: [http://127.0.0.1:9200]}
+targets:
+  a b: {hosts: [http://127.0.0.1:9200]}
+  direct: {hosts: [htp://127.0.0.1:9200], auth: {username: u}}
+  gw: {hosts: [http://127.0.0.1:8080], hots: 1}
+document: {source: '{"a": 1}'}
+matrix: {batch_size: [10]}
+Y
+rc=0; "$COORD" validate targets.yaml > out 2> err || rc=$?
+[ "$rc" = 2 ] || { cat err; fail "targets.yaml: exit $rc, expected 2"; }
+expected="targets.yaml:4:3: targets.a b: a target name has 1 to 64 letters, digits, '_', '-' or '.' (it names cells and may name indices)
+targets.yaml:5:20: targets.direct.hosts: 'htp://127.0.0.1:9200' is not a URL; write it like http://127.0.0.1:9200 or https://host:9200
+targets.yaml:5:43: targets.direct.auth: every named target uses target.auth (one cluster, one set of credentials); write it there
+targets.yaml:6:40: targets.gw.hots: unknown key; did you mean 'hosts'?
+targets.yaml is not a valid scenario (4 mistakes above; the sections with a mistake in their keys get their other checks once it is fixed)"
+got=$(sed 's/^bulkfleet-coordinator validate: error: //' err)
+[ "$got" = "$expected" ] || { diff <(echo "$expected") <(echo "$got") || true; fail "targets.yaml: not the 4 mistakes in file order"; }
 # a script in a search query or a runtime field is named with its module (issue 41: geonames'
 # painless and expression searches on a dev cluster without them), a query without one not
 cat > scripts.yaml <<'Y'
