@@ -9,8 +9,9 @@
 # fflush, no Ping went out, and each running agent said "dead-man switch: nothing heard from
 # the coordinator" after 15 s and stopped its load (the row degraded). Now the samples are
 # queued for a writer thread and acknowledged once on disk: the agents hear the fleet all the
-# time, run their 20 s to the end, every sample of theirs is in the cell's file exactly once
-# (seq 1..final, no gap), the row is verified by _count and not degraded, exit 0.
+# time, run their 20 s to the end, the cell's end waits (saying so) for the samples still
+# queued, every sample of theirs is in the cell's file exactly once (seq 1..final, no gap),
+# the row is verified by _count and not degraded, exit 0.
 source "$(dirname "$0")/lib.sh"
 trap 'stop_fs; kill ${A1:-} ${A2:-} ${FLIP:-} 2>/dev/null || true; cleanup_tmp' EXIT
 cd "$TMP"
@@ -62,6 +63,9 @@ if grep -E "stopped its load|lost:|suspect" c.err; then
     fail "the coordinator saw an agent stop or go silent (above)"
 fi
 [ $rc -eq 0 ] || { cat c.err >&2; fail "campaign exit $rc (expected 0)"; }
+# the load ended while samples still waited for the disk: the end waited for them, saying so
+grep -Eq "waiting [0-9]+ s for the results disk: [1-9][0-9]* samples" c.err ||
+    { cat c.err >&2; fail "the cell's end did not wait for the samples still queued"; }
 python3 - res/*/matrix.json res/*/cells/*.ndjson << 'PY' || { cat c.err >&2; fail "counts"; }
 import json, sys
 row = json.load(open(sys.argv[1]))["rows"][0]
