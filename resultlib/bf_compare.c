@@ -26,6 +26,10 @@ struct bf_compare {
     size_t n_only_base, n_only_contender;
     char base_missing[256], contender_missing[256]; /* row fields a side's file lacks */
     char mismatch[1024]; /* no cell matched: the axes that differ ("" otherwise) */
+    /* the campaigns' findings.alpha and findings.noise_band (bf_matrixfile_test_opts: the
+     * stricter of the two), and whether the two said different ones */
+    double alpha, band;
+    int opts_differ;
 };
 
 /* the rows of a matrix, decoded through the row codec (bf_results.h); NULL with diag when a
@@ -204,7 +208,7 @@ static void decide_tests(bf_compare_t *c)
     bf_stats_adjust(p, c->n, adj);
     for (size_t i = 0; i < c->n; i++)
         if (c->rows[i].tested)
-            bf_stats_decide(&c->rows[i].test, adj[i], BF_STATS_ALPHA, BF_STATS_BAND);
+            bf_stats_decide(&c->rows[i].test, adj[i], c->alpha, c->band);
     free(p);
     free(adj);
 }
@@ -219,6 +223,14 @@ int bf_compare_dirs(const char *base_dir, const char *contender_dir, bf_compare_
         mb ? bf_matrixfile_load(contender_dir, c->contender_desc, sizeof c->contender_desc, diag)
            : NULL;
     size_t nb = 0, nc = 0;
+    if (mc) { /* the campaigns' own test options; of two different ones the stricter */
+        double a1 = 1, b1 = 0, a2 = 1, b2 = 0;
+        bf_matrixfile_test_opts(mb, &a1, &b1);
+        bf_matrixfile_test_opts(mc, &a2, &b2);
+        c->alpha = a1 < a2 ? a1 : a2;
+        c->band = b1 > b2 ? b1 : b2;
+        c->opts_differ = a1 != a2 || b1 != b2;
+    }
     bf_row_rec_t *rb =
         mc ? decode_rows(base_dir, mb, &nb, c->base_missing, sizeof c->base_missing, diag) : NULL;
     bf_row_rec_t *rc_ = rb ? decode_rows(contender_dir, mc, &nc, c->contender_missing,
@@ -278,7 +290,7 @@ int bf_compare_dirs(const char *base_dir, const char *contender_dir, bf_compare_
         const double *vb = bf_row_reps(b, &nvb), *vk = bf_row_reps(k, &nvk);
         r->tested = !r->failed && !pb.left_out[0] && !pk.left_out[0] && !r->base_few &&
                     !r->contender_few && nvb >= 1 && nvk >= 1 && (nvb >= 2 || nvk >= 2) &&
-                    bf_stats_compare(vk, nvk, vb, nvb, 1.0 - BF_STATS_ALPHA, &r->test) == BF_OK;
+                    bf_stats_compare(vk, nvk, vb, nvb, 1.0 - c->alpha, &r->test) == BF_OK;
     }
     decide_tests(c);
     for (size_t i = 0; i < nc; i++) {
@@ -576,11 +588,14 @@ void bf_compare_format(const bf_compare_t *c, enum bf_compare_format format, bf_
         double gm, glo, ghi;
         bf_buf_appendf(out,
                        "Tested: %zu cells with repetitions on a side, each a Mann-Whitney U "
-                       "test with the Hodges-Lehmann ratio and its 95 %% interval, p corrected by "
+                       "test with the Hodges-Lehmann ratio and its %g %% interval, p corrected by "
                        "%s over the %zu cells; faster or slower needs p < %.2g and the interval "
-                       "outside ±%.0f %%, same needs it inside, ~ is neither",
-                       ntested, bf_stats_correction(ntested), ntested, BF_STATS_ALPHA,
-                       BF_STATS_BAND * 100.0);
+                       "outside ±%g %%, same needs it inside, ~ is neither (findings.alpha and "
+                       "findings.noise_band %s)",
+                       ntested, 100.0 * (1.0 - c->alpha), bf_stats_correction(ntested), ntested,
+                       c->alpha, c->band * 100.0,
+                       c->opts_differ ? "of the two campaigns differ: the stricter of each"
+                                      : "of the campaigns");
         if (nratios && bf_stats_geomean_ci(ratios, nratios, 0.95, &gm, &glo, &ghi) == BF_OK)
             bf_buf_appendf(out, "; geometric mean of their ratios %.3fx%s", gm, "");
         if (nratios >= 2 && isfinite(glo))

@@ -7,6 +7,7 @@
 #include "bf_matrixfile.h"
 
 #include "bf_mem.h"
+#include "bf_stats.h"
 
 #include <jansson.h>
 #include <stdio.h>
@@ -55,4 +56,21 @@ json_t *bf_matrixfile_load(const char *dir, char *desc, size_t desc_size, bf_dia
     else
         snprintf(desc, desc_size, "%s", name ? name : "?");
     return m;
+}
+
+int bf_matrixfile_test_opts(const json_t *m, double *alpha, double *band)
+{
+    const json_t *fo = json_object_get(m, "findings_options");
+    const json_t *ja = json_object_get(fo, "alpha"), *jb = json_object_get(fo, "noise_band");
+    double a = json_is_number(ja) ? json_number_value(ja) : BF_STATS_ALPHA;
+    double b = json_is_number(jb) ? json_number_value(jb) : BF_STATS_BAND;
+    if (!(a > 0 && a < 1)) /* not a level: the default */
+        a = BF_STATS_ALPHA;
+    if (!(b >= 0 && b < 1))
+        b = BF_STATS_BAND;
+    if (a < *alpha)
+        *alpha = a;
+    if (b > *band)
+        *band = b;
+    return json_is_number(ja) || json_is_number(jb);
 }

@@ -23,4 +23,13 @@ json_t *bf_matrixfile_load(const char *dir, char *desc, size_t desc_size, bf_dia
  * be NULL). Thread-safe (no state). */
 int bf_matrixfile_read(const char *dir, json_t **out, bf_diag_t *diag);
 
+/* bf_matrixfile_test_opts — how the campaign's findings test, from its matrix.json
+ * ("findings_options": findings.alpha and findings.noise_band, docs/results.md), folded into
+ * *alpha and *band so that several campaigns together take the strictest: *alpha becomes the
+ * smaller of itself and the file's, *band the larger (the caller starts them at 1 and 0, or
+ * at the previous campaigns'). A file without them (an older bulkfleet) counts as the
+ * defaults, BF_STATS_ALPHA and BF_STATS_BAND. Returns 1 when the file had its own options, 0
+ * when it counted as the defaults. Thread-safe (no state). */
+int bf_matrixfile_test_opts(const json_t *m, double *alpha, double *band);
+
 #endif

@@ -29,7 +29,27 @@ struct bf_trend {
      * (Benjamini-Hochberg beyond BF_STATS_HOLM_MAX) over the tested cells; redone per add */
     bf_stats_cmp_t *tests;
     uint8_t *tested;
+    /* the campaigns' findings.alpha and findings.noise_band, the strictest of them
+     * (bf_matrixfile_test_opts; defaults for a campaign without them); nopts campaigns folded,
+     * differ when they did not all say the same */
+    double alpha, band;
+    size_t nopts;
+    int opts_differ;
 };
+
+/* fold one campaign's test options (m NULL: the defaults) into t's */
+static void fold_opts(bf_trend_t *t, const json_t *m)
+{
+    double a = 1, b = 0;
+    bf_matrixfile_test_opts(m, &a, &b);
+    if (t->nopts && (a != t->alpha || b != t->band))
+        t->opts_differ = 1;
+    if (t->nopts == 0 || a < t->alpha)
+        t->alpha = a;
+    if (t->nopts == 0 || b > t->band)
+        t->band = b;
+    t->nopts++;
+}
 
 static void trend_tests(bf_trend_t *t);
 
@@ -69,6 +89,8 @@ static const bf_row_t *find_cell(const trend_campaign *c, const char *cell)
 
 int bf_trend_add(bf_trend_t *t, const char *label, const char *desc, json_t *rows, bf_diag_t *diag)
 {
+    if (t->nopts < t->nc + 1) /* not folded by bf_trend_add_dir: a campaign of the defaults */
+        fold_opts(t, NULL);
     if (t->nc >= BF_TREND_MAX_CAMPAIGNS)
         return bf_diag_set(diag, BF_E_RANGE, "%s: more than %d campaigns", label,
                            BF_TREND_MAX_CAMPAIGNS);
@@ -116,6 +138,8 @@ int bf_trend_add_dir(bf_trend_t *t, const char *dir, bf_diag_t *diag)
     if (m == NULL)
         return diag->code;
     json_t *rows = json_object_get(m, "rows");
+    if (t->nc < BF_TREND_MAX_CAMPAIGNS)
+        fold_opts(t, m);
     int rc = bf_trend_add(t, dir, desc, rows, diag);
     json_decref(m);
     return rc;
@@ -242,7 +266,7 @@ static void trend_tests(bf_trend_t *t)
         size_t nf = 0, nl = 0;
         const double *vf = bf_row_reps(f, &nf), *vl = bf_row_reps(l, &nl);
         if (nf && nl && (nf >= 2 || nl >= 2) &&
-            bf_stats_compare(vl, nl, vf, nf, 1.0 - BF_STATS_ALPHA, &t->tests[i]) == BF_OK) {
+            bf_stats_compare(vl, nl, vf, nf, 1.0 - t->alpha, &t->tests[i]) == BF_OK) {
             t->tested[i] = 1;
             p[i] = t->tests[i].p_value;
         }
@@ -250,7 +274,7 @@ static void trend_tests(bf_trend_t *t)
     bf_stats_adjust(p, t->ncells, adj);
     for (size_t i = 0; i < t->ncells; i++)
         if (t->tested[i])
-            bf_stats_decide(&t->tests[i], adj[i], BF_STATS_ALPHA, BF_STATS_BAND);
+            bf_stats_decide(&t->tests[i], adj[i], t->alpha, t->band);
     free(p);
     free(adj);
 }
@@ -459,4 +483,11 @@ void bf_trend_format(const bf_trend_t *t, enum bf_compare_format format, bf_buf_
     bf_buf_appendz(out,
                    ".\nBand: the larger CV of the first and last row when either ran repetitions, "
                    "else ±5% with no noise estimate (higher/lower, never faster/slower).\n");
+    bf_buf_appendf(out,
+                   "Tested (last against first, a side with repetitions): faster or slower needs "
+                   "p < %.2g and the interval outside ±%g %%, same needs it inside (findings.alpha "
+                   "and findings.noise_band %s).\n",
+                   t->alpha, t->band * 100.0,
+                   t->opts_differ ? "differ between the campaigns: the strictest of each"
+                                  : "of the campaigns");
 }

@@ -468,6 +468,46 @@ static void test_tested_with_repetitions(void **state)
     rmdir(d2);
 }
 
+/* the campaigns' own findings.alpha and findings.noise_band (matrix.json's findings_options)
+ * decide, not the defaults: the same true +10 % that is faster under the defaults is "same"
+ * inside a ±15 % band, and the text says whose options and that the two differ */
+static void test_campaign_test_options(void **state)
+{
+    (void)state;
+    char d1[4096], d2[4096];
+    rep_scale = 1.0;
+    char *m1 = edited_copy(d1, sizeof d1, six_reps);
+    rep_scale = 1.10;
+    char *m2 = edited_copy(d2, sizeof d2, six_reps);
+    json_t *m = json_load_file(m2, 0, NULL);
+    assert_non_null(m);
+    json_object_set_new(m, "findings_options",
+                        json_pack("{s:f, s:f}", "alpha", 0.01, "noise_band", 0.15));
+    assert_int_equal(json_dump_file(m, m2, 0), 0);
+    json_decref(m);
+    bf_compare_t *c = NULL;
+    assert_int_equal(bf_compare_dirs(d1, d2, &c, NULL), BF_OK);
+    const bf_compare_row_t *r = bf_compare_row(c, 0);
+    assert_true(r->tested);
+    assert_true(fabs(r->test.ratio - 1.10) < 1e-9);
+    assert_int_equal(r->test.verdict, BF_VERDICT_SAME); /* 1.10x inside +-15 % */
+    assert_true(r->test.ci_level >= 0.99 - 1e-9);       /* 1 - alpha */
+    bf_buf_t out;
+    bf_buf_init(&out, 0);
+    bf_compare_format(c, BF_COMPARE_MARKDOWN, &out);
+    assert_null(strstr(out.data, "| faster | "));
+    assert_non_null(strstr(out.data, "p < 0.01 and the interval outside ±15 %"));
+    assert_non_null(strstr(out.data, "of the two campaigns differ: the stricter of each"));
+    bf_buf_cleanup(&out);
+    bf_compare_destroy(&c);
+    unlink(m1);
+    unlink(m2);
+    free(m1);
+    free(m2);
+    rmdir(d1);
+    rmdir(d2);
+}
+
 static void test_errors(void **state)
 {
     (void)state;
@@ -503,6 +543,7 @@ int main(void)
         cmocka_unit_test(test_left_out_marked),
         cmocka_unit_test(test_index_mismatch_said),
         cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_campaign_test_options),
         cmocka_unit_test(test_tested_with_repetitions),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

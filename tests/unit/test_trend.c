@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -223,12 +224,63 @@ static void test_tested_with_repetitions(void **state)
     bf_trend_destroy(&t);
 }
 
+/* a campaign's findings_options (findings.alpha, findings.noise_band) in its matrix.json
+ * decide the trend's tests too: the +10 % that is "faster" under the defaults is inside the
+ * last campaign's ±15 % band */
+static void test_campaign_test_options(void **state)
+{
+    (void)state;
+    bf_trend_t *t = bf_trend_new();
+    const char *tmp = getenv("TMPDIR");
+    char dirs[2][4096];
+    for (int k = 0; k < 2; k++) {
+        snprintf(dirs[k], sizeof dirs[k], "%s/bf-trend-XXXXXX", tmp && tmp[0] ? tmp : "/tmp");
+        assert_non_null(mkdtemp(dirs[k]));
+        json_t *rows = json_array();
+        double a = k == 1 ? 22000 : 20000;
+        json_t *ra = row("A", a, 6, 0.01, 0);
+        with_reps(ra, a, 6);
+        json_array_append_new(rows, ra);
+        json_t *m = json_pack("{s:o}", "rows", rows);
+        if (k == 1)
+            json_object_set_new(m, "findings_options",
+                                json_pack("{s:f, s:f}", "alpha", 0.05, "noise_band", 0.15));
+        char path[4200];
+        snprintf(path, sizeof path, "%s/matrix.json", dirs[k]);
+        assert_int_equal(json_dump_file(m, path, 0), 0);
+        json_decref(m);
+        assert_int_equal(bf_trend_add_dir(t, dirs[k], NULL), BF_OK);
+    }
+    const bf_stats_cmp_t *ts = bf_trend_test(t, 0);
+    assert_non_null(ts);
+    assert_true(fabs(ts->ratio - 1.1) < 1e-9);
+    assert_int_equal(ts->verdict, BF_VERDICT_SAME);
+    assert_true(strcmp(bf_trend_verdict(t, 0), "faster") != 0);
+    bf_buf_t out;
+    bf_buf_init(&out, 0);
+    bf_trend_format(t, BF_COMPARE_MARKDOWN, &out);
+    assert_non_null(strstr(out.data, "p < 0.05 and the interval outside ±15 %"));
+    assert_non_null(strstr(out.data, "differ between the campaigns"));
+    bf_buf_cleanup(&out);
+    bf_trend_destroy(&t);
+    for (int k = 0; k < 2; k++) {
+        char path[4200];
+        snprintf(path, sizeof path, "%s/matrix.json", dirs[k]);
+        unlink(path);
+        rmdir(dirs[k]);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_verdicts), cmocka_unit_test(test_left_out_rows),
-        cmocka_unit_test(test_format),   cmocka_unit_test(test_bad_row),
-        cmocka_unit_test(test_dirs),     cmocka_unit_test(test_tested_with_repetitions),
+        cmocka_unit_test(test_verdicts),
+        cmocka_unit_test(test_left_out_rows),
+        cmocka_unit_test(test_format),
+        cmocka_unit_test(test_bad_row),
+        cmocka_unit_test(test_dirs),
+        cmocka_unit_test(test_tested_with_repetitions),
+        cmocka_unit_test(test_campaign_test_options),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
