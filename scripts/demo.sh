@@ -6,7 +6,7 @@
 # Environment: BF_BUILD_DIR (build), BF_DEVCLUSTER_PORT (9200; its transport port is 100 above
 # unless BF_DEVCLUSTER_TRANSPORT_PORT says otherwise), BF_DEMO_PORT (7100: the coordinator's
 # control port on 127.0.0.1; the data port is the next one), BF_DEMO_SCENARIO
-# (examples/demo.yaml: 4 cells x 4 repetitions in rounds), BF_DEMO_AGENTS (2). Two demos side by side:
+# (examples/demo.yaml: 2 cells x 6 repetitions in rounds), BF_DEMO_AGENTS (2). Two demos side by side:
 #   BF_DEVCLUSTER_PORT=9201 BF_DEMO_PORT=7110 make demo
 set -euo pipefail
 REPO=$(cd "$(dirname "$0")/.." && pwd)
@@ -27,7 +27,7 @@ echo "demo: starting a 1-node OpenSearch 2.19 cluster on 127.0.0.1:$PORT ..." >&
 URL=$("$REPO/scripts/devcluster.sh" start --nodes 1 --http-port "$PORT" --state-dir "$STATE" | head -n1)
 trap '"$REPO/scripts/devcluster.sh" stop --state-dir "$STATE" >/dev/null 2>&1 || true' EXIT
 echo "demo: cluster ready at $URL" >&2
-echo "demo: running $SCENARIO with $AGENTS local agents (about 5 minutes: 4 cells x 4 repetitions) ..." >&2
+echo "demo: running $SCENARIO with $AGENTS local agents (about 5 minutes: 2 cells x 6 repetitions) ..." >&2
 cd "$REPO"
 set +e
 BF_TARGET="$URL" "$BUILD/coordinator/bulkfleet-coordinator" run "$SCENARIO" \
