@@ -21,6 +21,7 @@
  * pretty-printed source_file renders as one NDJSON line.
  */
 #include "bf_template.h"
+#include "bf_template_int.h"
 
 #include "bf_jsonesc.h"
 #include "bf_mem.h"
@@ -31,97 +32,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-enum op_kind { OP_LIT = 0, OP_VAL, OP_ESC };
-
-typedef struct op {
-    uint8_t kind;
-    uint8_t field;    /* enum bf__tfield, for mapping errors back */
-    uint8_t verbatim; /* OP_LIT copied unchanged from the template text */
-    uint32_t var;     /* OP_VAL, OP_ESC */
-    size_t off, len;  /* OP_LIT: bytes in t->lit */
-    size_t src_off;   /* offset in the field's template text */
-} op;
-
-/* The rendering plan (render_doc_fast): one step per placeholder, each with the literal that
- * follows it, so a document is one pass over a short array. A document-scope value used once
- * is drawn straight into the output (no slot, no stamp); one used again is drawn into its slot
- * at its first placeholder and copied from there at the others, which is when and how often
- * value() draws it: the RNG sees the same draws in the same order, and the bytes are the same
- * (test_render_golden). */
-enum fast_kind {
-    F_NONE = 0, /* only the literal (the document's first piece) */
-    F_DICT,     /* file / list used once: draw an item, copy it */
-    F_POOL,     /* range used once, values formatted at compile time: draw, copy 8 bytes */
-    F_RANGE,    /* range used once, not pooled: draw, format into the output */
-    F_TIME,     /* time type used once: one value per clock reading (render call), copied */
-    F_GEN,      /* other type used once: bf_vars_eval writes into the output */
-    F_DRAW,     /* first of several uses, or escaped again: draw into the slot, then emit */
-    F_REUSE,    /* a later use of a document-scope value: emit the slot's */
-    F_VALUE,    /* request scope: value(), by its stamp */
-};
-
-#define POOL_MAX_VALUES 4096 /* a range of at most this many values (36 KiB) is pre-formatted */
-#define LIT_PAD 32           /* literals are copied 32 bytes at a time: pool and output slack */
-
-typedef struct fop {
-    uint8_t kind; /* enum fast_kind */
-    uint8_t esc;  /* OP_ESC: escaped again (random_array inside a string) */
-    uint32_t var;
-    uint32_t lit_len;    /* the literal after the value */
-    const char *lit;     /* in t->plan_lit (padded) */
-    uint64_t n;          /* F_DICT: items; F_POOL, F_RANGE: values (the range's span) */
-    int64_t from;        /* F_RANGE */
-    const char *values;  /* F_DICT: the spec's; F_POOL: 8 bytes a value */
-    const size_t *off;   /* F_DICT */
-    const uint8_t *plen; /* F_POOL: length of each value */
-} fop;
-
-typedef struct pool {
-    char *text; /* 8 bytes a value, from + k at 8k */
-    uint8_t *len;
-} pool;
-
-struct bf_tmpl {
-    const bf_scenario_t *sc;
-    const bf_var_spec_t *vars;
-    size_t nvars;
-    size_t *var_max; /* bf_var_max_len per variable */
-    size_t scratch_total;
-    bf_buf_t lit; /* literal pool, in op order */
-    op *dops;     /* one op per piece, with positions (checks) */
-    size_t ndops;
-    op *ops; /* adjacent literals merged (rendering) */
-    size_t nops;
-    size_t max_bytes;        /* worst case of one document, without the _index prefix */
-    const char *action;      /* "index" | "create" | "update" | "delete" */
-    int no_source;           /* delete: the action line is the whole document */
-    char *body_name;         /* a query body (bf_tmpl_compile_body): its key path for messages; NULL
-                                for the document template */
-    size_t esc_max;          /* largest OP_ESC value (slow-path scratch) */
-    int corpus;              /* document.corpus: ops are the action line's fields only */
-    int by_file;             /* document.corpus.indices: by_file: file k's documents, index k */
-    int has_id, has_routing; /* the template sets _id / routing (else the corpus's) */
-    int ndjson;              /* a query body of JSON lines (_msearch): each line break outside a
-                                string ends a line, kept as one '\n'; blank lines dropped */
-    fop *fops;               /* the rendering plan of ops (render_doc_fast) */
-    size_t nfops;
-    char *plan_lit; /* lit's bytes + LIT_PAD zeros */
-    pool *pools;    /* per variable; text NULL when not pooled */
-};
-
-/* ---- compilation --------------------------------------------------------------------------- */
-
-typedef struct compiler {
-    bf_tmpl_t *t;
-    size_t cap;
-    bf__tmpl_locate_fn loc;
-    void *loc_ctx;
-    bf_diag_t *diag;
-    bf__tmpl_collect_fn collect; /* validate: takes each placeholder mistake, compiling goes on */
-    void *collect_ctx;
-    size_t ncollected;
-} compiler;
 
 /* A placeholder mistake (in c->diag): 1 when the collector took it and compiling goes on past
  * the placeholder, 0 when it ends the compile. */
@@ -158,7 +68,7 @@ static void push_lit(compiler *c, const char *s, size_t n, enum bf__tfield field
     push_op(c, o);
 }
 
-static const char *field_name_of(const bf_tmpl_t *t, enum bf__tfield f)
+const char *bf__tmpl_field_name_of(const bf_tmpl_t *t, enum bf__tfield f)
 {
     if (t->body_name)
         return t->body_name;
@@ -171,9 +81,9 @@ static const char *field_name_of(const bf_tmpl_t *t, enum bf__tfield f)
     return "document";
 }
 
-#define field_name(f) field_name_of(c->t, (f))
+#define field_name(f) bf__tmpl_field_name_of(c->t, (f))
 
-static void where(compiler *c, enum bf__tfield field, size_t offset, char *buf, size_t size)
+void bf__tmpl_where(compiler *c, enum bf__tfield field, size_t offset, char *buf, size_t size)
 {
     if (c->loc) {
         c->loc(c->loc_ctx, field, offset, buf, size);
@@ -196,7 +106,7 @@ static int placeholder(compiler *c, const char *s, size_t len, size_t i, enum bf
         j++;
     *end = i + 3;
     if (j + 1 >= len || s[j] != ']' || s[j + 1] != ']') {
-        where(c, field, i, pos, sizeof pos);
+        bf__tmpl_where(c, field, i, pos, sizeof pos);
         size_t nl = j - (i + 3);
         if (j >= len || s[j] == '\n' || s[j] == '\r')
             return bf_diag_set(c->diag, BF_E_INVAL,
@@ -227,7 +137,7 @@ static int placeholder(compiler *c, const char *s, size_t len, size_t i, enum bf
     long v = nl ? bf_scenario_variable_find(c->t->sc, name) : -1;
     if (v < 0) {
         *end = j + 2;
-        where(c, field, i, pos, sizeof pos);
+        bf__tmpl_where(c, field, i, pos, sizeof pos);
         if (strncmp(name, "env.", 4) == 0)
             return bf_diag_set(c->diag, BF_E_INVAL,
                                "%s: %s: $[[%s]] is loadgen's environment "
@@ -628,33 +538,6 @@ void bf_tmpl_destroy(bf_tmpl_t **t_p)
 
 /* ---- generators ---------------------------------------------------------------------------- */
 
-typedef struct slot {
-    uint64_t stamp; /* doc or request stamp the value belongs to; 0 = none */
-    const char *val;
-    size_t len;
-    char *scratch; /* bf_var_max_len bytes */
-} slot;
-
-struct bf_gen {
-    const bf_tmpl_t *t;
-    bf_vars_t *vars;
-    bf_rng_t *rng; /* vars' RNG (bf_vars_rng) */
-    slot *slots;
-    char *scratch;
-    char *esc_tmp; /* slow path of OP_ESC */
-    uint64_t doc_stamp;
-    uint64_t req_stamp;
-    uint64_t clock_stamp; /* F_TIME: one per clock hold (render call), from 1 << 62 */
-    uint64_t rr;          /* documents rendered: round-robin over the cell's indices */
-    const bf_cell_t *cell;
-    char *prefix_mem;   /* {"<action>":{"_index":"<name>" for each index of the cell */
-    size_t *prefix_off; /* indices + 1 offsets */
-    size_t prefix_max;
-    char *act_mem;   /* prefix + "}}\n" for each index: the whole action line when the
-                        template overlays nothing and the document has no _id / routing */
-    size_t *act_off; /* indices + 1 offsets */
-};
-
 bf_gen_t *bf_gen_new(const bf_tmpl_t *t, const bf_partition_t *part)
 {
     bf_gen_t *g = bf_calloc(1, sizeof *g);
@@ -707,14 +590,14 @@ void bf_gen_destroy(bf_gen_t **g_p)
 /* The start of a document's action line, up to the index name's closing quote:
  * {"ACTION":{"_index":"NAME" (NAME JSON-escaped). The rendered documents and the corpus's
  * contiguous layout (bf_tmpl_corpus_bulk_head) both start with it, byte for byte. */
-static void append_action_prefix(bf_buf_t *b, const char *action, const char *name)
+void bf__tmpl_append_action_prefix(bf_buf_t *b, const char *action, const char *name)
 {
     bf_buf_appendf(b, "{\"%s\":{\"_index\":\"", action);
     bf_jsonesc_append(b, name, strlen(name));
     bf_buf_appendz(b, "\"");
 }
 
-static void set_cell(bf_gen_t *g, const bf_cell_t *cell)
+void bf__tmpl_set_cell(bf_gen_t *g, const bf_cell_t *cell)
 {
     free(g->prefix_mem);
     free(g->prefix_off);
@@ -725,7 +608,8 @@ static void set_cell(bf_gen_t *g, const bf_cell_t *cell)
     g->prefix_max = 0;
     for (uint32_t k = 0; k < n; k++) {
         g->prefix_off[k] = b.len;
-        append_action_prefix(&b, g->t->action, cell->index_names ? cell->index_names[k] : "");
+        bf__tmpl_append_action_prefix(&b, g->t->action,
+                                      cell->index_names ? cell->index_names[k] : "");
         size_t l = b.len - g->prefix_off[k];
         if (l > g->prefix_max)
             g->prefix_max = l;
@@ -780,53 +664,10 @@ static size_t esc_again(char *dst, const char *src, size_t n)
     return (size_t)(d - dst);
 }
 
-/* memcpy for the short pieces a document is made of (literals, values: mostly under 64
- * bytes): overlapping unaligned moves inline instead of a library call per piece, measured
- * at about a quarter of rendering time (bench/RESULTS.md). Reads and writes exactly n bytes. */
-static inline void copy_piece(char *dst, const char *src, size_t n)
-{
-    uint64_t a, b;
-    if (n >= 16) {
-        if (n > 64) {
-            memcpy(dst, src, n);
-            return;
-        }
-        for (size_t i = 0; i + 16 < n; i += 16) {
-            memcpy(&a, src + i, 8);
-            memcpy(&b, src + i + 8, 8);
-            memcpy(dst + i, &a, 8);
-            memcpy(dst + i + 8, &b, 8);
-        }
-        memcpy(&a, src + n - 16, 8);
-        memcpy(&b, src + n - 8, 8);
-        memcpy(dst + n - 16, &a, 8);
-        memcpy(dst + n - 8, &b, 8);
-    } else if (n >= 8) {
-        memcpy(&a, src, 8);
-        memcpy(&b, src + n - 8, 8);
-        memcpy(dst, &a, 8);
-        memcpy(dst + n - 8, &b, 8);
-    } else if (n >= 4) {
-        uint32_t x, y;
-        memcpy(&x, src, 4);
-        memcpy(&y, src + n - 4, 4);
-        memcpy(dst, &x, 4);
-        memcpy(dst + n - 4, &y, 4);
-    } else {
-        for (size_t i = 0; i < n; i++)
-            dst[i] = src[i];
-    }
-}
-
-/* Output positions of each op, for bf__tmpl_check. */
-typedef struct trace {
-    size_t *start; /* per op, relative to the document's first byte */
-} trace;
-
 /* Renders one document with ops[0..nops). Fast path: capacity was reserved, plain memcpy.
  * Slow path (near the buffer's cap): bf_buf_append per piece, exact sizes. */
-static int render_doc(bf_gen_t *g, const op *ops, size_t nops, uint32_t k, bf_buf_t *out, int slow,
-                      trace *tr)
+int bf__tmpl_render_doc(bf_gen_t *g, const op *ops, size_t nops, uint32_t k, bf_buf_t *out,
+                        int slow, trace *tr)
 {
     const bf_tmpl_t *t = g->t;
     const char *lit = t->lit.data;
@@ -1008,7 +849,8 @@ static int render_docs(const bf_tmpl_t *t, bf_gen_t *g, const bf_cell_t *cell, u
         if (bf_buf_reserve(out, worst + LIT_PAD) == BF_OK)
             rc = render_doc_fast(g, k, out);
         else
-            rc = render_doc(g, t->ops, t->nops, k, out, bf_buf_reserve(out, worst) != BF_OK, NULL);
+            rc = bf__tmpl_render_doc(g, t->ops, t->nops, k, out,
+                                     bf_buf_reserve(out, worst) != BF_OK, NULL);
         if (rc != BF_OK)
             return rc;
     }
@@ -1020,7 +862,7 @@ static int render_docs(const bf_tmpl_t *t, bf_gen_t *g, const bf_cell_t *cell, u
 static void render_call_begin(bf_gen_t *g, const bf_cell_t *cell, int first)
 {
     if (g->cell != cell)
-        set_cell(g, cell);
+        bf__tmpl_set_cell(g, cell);
     if (first)
         g->req_stamp++;
     bf_vars_hold_clock(g->vars);
@@ -1051,7 +893,7 @@ size_t bf_tmpl_stream_room(const bf_tmpl_t *t, bf_gen_t *g, const bf_cell_t *cel
         if (t->vars[i].type == BF_VAR_SEQUENCE && !t->vars[i].wrap)
             return 0;
     if (g->cell != cell)
-        set_cell(g, cell);
+        bf__tmpl_set_cell(g, cell);
     return g->prefix_max + t->max_bytes + LIT_PAD + 1;
 }
 
@@ -1167,7 +1009,7 @@ size_t bf_tmpl_stream_total(const bf_tmpl_stream_t *st)
 }
 
 /* One body: a fresh document and request stamp, so every variable is drawn anew; no prefix. */
-static int render_body_ops(bf_gen_t *g, const op *ops, size_t nops, bf_buf_t *out, trace *tr)
+int bf__tmpl_render_body_ops(bf_gen_t *g, const op *ops, size_t nops, bf_buf_t *out, trace *tr)
 {
     const bf_tmpl_t *t = g->t;
     g->doc_stamp++;
@@ -1201,189 +1043,7 @@ static int render_body_ops(bf_gen_t *g, const op *ops, size_t nops, bf_buf_t *ou
 int bf_tmpl_render_body(const bf_tmpl_t *t, bf_gen_t *g, bf_buf_t *out)
 {
     (void)t;
-    return render_body_ops(g, g->t->ops, g->t->nops, out, NULL);
-}
-
-/* The next document of a corpus slice to send: wraps to the slice's start at its end (one
- * more pass), skips documents refused at load (cur->keep). SIZE_MAX when the passes are done,
- * the slice is empty or every document of it is refused (a slice without one document to send
- * has nothing, however often it is read). Shared by the copying and the
- * gathering renderer, so both send the same documents in the same order. */
-static size_t cursor_next(bf_corpus_cursor_t *cur)
-{
-    if (cur->from >= cur->to || (cur->passes && cur->passes_done >= cur->passes))
-        return SIZE_MAX;
-    for (size_t skipped = 0; skipped <= cur->to - cur->from; skipped++) {
-        if (cur->pos >= cur->to) {
-            cur->passes_done++;
-            cur->pos = cur->from;
-            if (cur->passes && cur->passes_done >= cur->passes)
-                return SIZE_MAX;
-        }
-        size_t i = cur->pos++;
-        if (!cur->keep || cur->keep[i - cur->from])
-            return i;
-    }
-    return SIZE_MAX; /* every document of the slice is bad */
-}
-
-/* The cell's index (0 .. nidx - 1) corpus document i goes to: its file's with
- * document.corpus.indices: by_file, else the next in turn (round-robin). */
-static uint32_t corpus_index(const bf_tmpl_t *t, bf_gen_t *g, const bf_corpus_t *c, size_t i,
-                             uint32_t nidx)
-{
-    if (t->by_file)
-        return (uint32_t)(bf_corpus_doc_part(c, i) % nidx);
-    return (uint32_t)(g->rr++ % nidx);
-}
-
-int bf_tmpl_render_corpus(const bf_tmpl_t *t, bf_gen_t *g, const bf_cell_t *cell,
-                          const bf_corpus_t *c, bf_corpus_cursor_t *cur, uint32_t ndocs,
-                          int new_request, bf_buf_t *out, uint32_t *rendered)
-{
-    *rendered = 0;
-    if (g->cell != cell)
-        set_cell(g, cell);
-    if (new_request)
-        g->req_stamp++;
-    bf_vars_hold_clock(g->vars);
-    uint32_t nidx = cell->indices ? cell->indices : 1;
-    const char *text = bf_corpus_text(c), *meta = bf_corpus_meta(c);
-    size_t i;
-    while (*rendered < ndocs && (i = cursor_next(cur)) != SIZE_MAX) {
-        const bf_corpus_doc_t *d = bf_corpus_doc(c, i);
-        size_t id_len = t->has_id ? 0 : d->id_len;
-        size_t rt_len = t->has_routing ? 0 : d->routing_len;
-        const char *id = meta + d->meta_off, *rt = meta + d->meta_off + d->id_len;
-        g->doc_stamp++;
-        uint32_t k = corpus_index(t, g, c, i, nidx);
-        size_t worst = g->prefix_max + t->max_bytes + id_len + rt_len + 3 + d->src_len + 1;
-        int slow = bf_buf_reserve(out, worst) != BF_OK;
-        int rc = render_doc(g, t->ops, t->nops, k, out, slow, NULL);
-        if (rc != BF_OK)
-            return rc;
-        if (!slow) {
-            char *p = out->data + out->len;
-            copy_piece(p, id, id_len);
-            p += id_len;
-            copy_piece(p, rt, rt_len);
-            p += rt_len;
-            memcpy(p, "}}\n", 3);
-            p += 3;
-            memcpy(p, text + d->src_off, d->src_len);
-            p += d->src_len;
-            *p++ = '\n';
-            out->len = (size_t)(p - out->data);
-            out->data[out->len] = '\0';
-        } else if (bf_buf_append(out, id, id_len) != BF_OK ||
-                   bf_buf_append(out, rt, rt_len) != BF_OK ||
-                   bf_buf_append(out, "}}\n", 3) != BF_OK ||
-                   bf_buf_append(out, text + d->src_off, d->src_len) != BF_OK ||
-                   bf_buf_append(out, "\n", 1) != BF_OK) {
-            return BF_E_TOOBIG;
-        }
-        (*rendered)++;
-    }
-    return BF_OK;
-}
-
-int bf_tmpl_gather_corpus(const bf_tmpl_t *t, bf_gen_t *g, const bf_cell_t *cell,
-                          const bf_corpus_t *c, bf_corpus_cursor_t *cur, uint32_t ndocs,
-                          int new_request, bf_gather_t *out, uint32_t *rendered)
-{
-    *rendered = 0;
-    if (g->cell != cell)
-        set_cell(g, cell);
-    if (new_request)
-        g->req_stamp++;
-    bf_vars_hold_clock(g->vars);
-    uint32_t nidx = cell->indices ? cell->indices : 1;
-    const char *text = bf_corpus_text(c), *meta = bf_corpus_meta(c);
-    size_t text_len = bf_corpus_text_bytes(c);
-    const bf_corpus_doc_t *docs = bf_corpus_doc_array(c);
-    int all_nl = bf_corpus_lines_end_nl(c); /* then the text need not be read here */
-    size_t i;
-    while (*rendered < ndocs && (i = cursor_next(cur)) != SIZE_MAX) {
-        const bf_corpus_doc_t *d = &docs[i];
-        size_t id_len = t->has_id ? 0 : d->id_len;
-        size_t rt_len = t->has_routing ? 0 : d->routing_len;
-        g->doc_stamp++;
-        uint32_t k = corpus_index(t, g, c, i, nidx);
-        int rc;
-        if (t->nops == 0 && id_len == 0 && rt_len == 0) {
-            /* the action line is the same for every document of index k */
-            rc = bf_gather_add(out, g->act_mem, g->act_off[k], g->act_off[k + 1] - g->act_off[k]);
-        } else {
-            bf_buf_t *own = &out->own;
-            size_t from = own->len;
-            const char *id = meta + d->meta_off, *rt = meta + d->meta_off + d->id_len;
-            int slow =
-                bf_buf_reserve(own, g->prefix_max + t->max_bytes + id_len + rt_len + 3) != BF_OK;
-            rc = render_doc(g, t->ops, t->nops, k, own, slow, NULL);
-            if (rc == BF_OK &&
-                (bf_buf_append(own, id, id_len) != BF_OK ||
-                 bf_buf_append(own, rt, rt_len) != BF_OK || bf_buf_append(own, "}}\n", 3) != BF_OK))
-                rc = BF_E_TOOBIG;
-            if (rc == BF_OK)
-                rc = bf_gather_add(out, NULL, from, own->len - from);
-        }
-        if (rc != BF_OK)
-            return rc;
-        /* the source line with the '\n' the file ends it with, else a '\n' of our own */
-        size_t end = d->src_off + d->src_len;
-        if (all_nl || (end < text_len && text[end] == '\n')) {
-            rc = bf_gather_add(out, text, d->src_off, d->src_len + 1);
-        } else {
-            rc = bf_gather_add(out, text, d->src_off, d->src_len);
-            if (rc == BF_OK)
-                rc = bf_gather_add(out, "\n", 0, 1);
-        }
-        if (rc != BF_OK)
-            return rc;
-        (*rendered)++;
-    }
-    return BF_OK;
-}
-
-int bf_tmpl_corpus_bulk_head(const bf_tmpl_t *t, const bf_cell_t *cell, bf_buf_t *out)
-{
-    /* the action line render_doc + bf_tmpl_render_corpus write, when it depends on nothing
-     * but the document: no op of the template (no overlaid _id, routing, pipeline or
-     * retry_on_conflict), one index, an index or create action */
-    if (!t->corpus || t->nops != 0 || t->has_id || t->has_routing ||
-        (cell->indices ? cell->indices : 1) != 1 ||
-        (strcmp(t->action, "index") != 0 && strcmp(t->action, "create") != 0))
-        return 0;
-    bf_buf_reset(out);
-    append_action_prefix(out, t->action, cell->index_names ? cell->index_names[0] : "");
-    return 1;
-}
-
-int bf_tmpl_take_corpus(const bf_corpus_t *c, bf_corpus_cursor_t *cur, uint32_t ndocs,
-                        bf_gather_t *out, uint32_t *taken)
-{
-    *taken = 0;
-    const char *text = bf_corpus_text(c);
-    size_t a;
-    while (*taken < ndocs && (a = cursor_next(cur)) != SIZE_MAX) {
-        /* a run of documents to send: from a up to the slice's end, the next refused one or
-         * the count wanted; cursor_next would return each of them in turn */
-        size_t b = a + 1, lim = cur->to - a < ndocs - *taken ? cur->to : a + (ndocs - *taken);
-        if (b < lim && cur->keep) {
-            const uint8_t *z = memchr(cur->keep + (b - cur->from), 0, lim - b);
-            b = z ? cur->from + (size_t)(z - cur->keep) : lim;
-        } else {
-            b = lim;
-        }
-        cur->pos = b;
-        size_t off, len;
-        bf_corpus_bulk_range(c, a, b, &off, &len);
-        int rc = bf_gather_add(out, text, off, len);
-        if (rc != BF_OK)
-            return rc;
-        *taken += (uint32_t)(b - a);
-    }
-    return BF_OK;
+    return bf__tmpl_render_body_ops(g, g->t->ops, g->t->nops, out, NULL);
 }
 
 size_t bf_tmpl_estimate_doc_bytes(const bf_tmpl_t *t, const bf_cell_t *cell)
@@ -1400,183 +1060,4 @@ size_t bf_tmpl_estimate_doc_bytes(const bf_tmpl_t *t, const bf_cell_t *cell)
     bf_buf_cleanup(&b);
     bf_gen_destroy(&g);
     return docs ? (total + docs - 1) / docs : 0;
-}
-
-/* ---- checks at load time ------------------------------------------------------------------- */
-
-int bf__tmpl_check(const bf_tmpl_t *t, const bf_cell_t *cell, unsigned ndocs,
-                   bf__tmpl_locate_fn loc, void *loc_ctx, bf_diag_t *diag)
-{
-    bf_partition_t part = {0, 1, 0xC4EC4ull};
-    bf_gen_t *g = bf_gen_new(t, &part);
-    set_cell(g, cell);
-    trace tr = {.start = bf_malloc((t->ndops ? t->ndops : 1) * sizeof *tr.start)};
-    bf_buf_t doc;
-    bf_buf_init(&doc, 0);
-    int rc = BF_OK;
-    compiler c = {.t = (bf_tmpl_t *)t, .loc = loc, .loc_ctx = loc_ctx, .diag = diag};
-    for (unsigned d = 0; d < ndocs && rc == BF_OK; d++) {
-        bf_buf_reset(&doc);
-        g->doc_stamp++;
-        g->req_stamp++;
-        bf_vars_hold_clock(g->vars);
-        rc = render_doc(g, t->dops, t->ndops, (uint32_t)(d % (cell->indices ? cell->indices : 1)),
-                        &doc, 1, &tr);
-        if (rc == BF_E_RANGE) {
-            rc = BF_OK; /* a short sequence without wrap: the documents so far were checked */
-            break;
-        }
-        if (rc != BF_OK)
-            break;
-        const char *nl = memchr(doc.data, '\n', doc.len);
-        size_t l1 = nl ? (size_t)(nl - doc.data) : doc.len;
-        for (int line = 0; line < (t->no_source ? 1 : 2) && rc == BF_OK; line++) {
-            const char *s = line == 0 ? doc.data : doc.data + l1 + 1;
-            size_t n = line == 0 ? l1 : doc.len - l1 - 2; /* without the final '\n' */
-            size_t base = line == 0 ? 0 : l1 + 1;
-            json_error_t je;
-            /* OpenSearch rejects duplicate keys (strict duplicate detection), so do we */
-            json_t *j = json_loadb(s, n, JSON_DECODE_ANY | JSON_REJECT_DUPLICATES, &je);
-            const char *why = NULL;
-            size_t pos = 0;
-            char why_buf[200];
-            if (j == NULL) {
-                why = je.text;
-                pos = base + (je.position > 0 ? (size_t)je.position - 1 : 0);
-                /* jansson reports the end of the token it names ("... near 'TOKEN'"): point at
-                 * its first byte instead */
-                const char *near = strstr(je.text, "near '");
-                const char *q = near ? strrchr(near + 6, '\'') : NULL;
-                size_t tl = q ? (size_t)(q - (near + 6)) : 0;
-                if (tl > 1 && pos + 1 >= tl && pos + 1 <= doc.len &&
-                    memcmp(doc.data + pos + 1 - tl, near + 6, tl) == 0)
-                    pos = pos + 1 - tl;
-                if (line == 1 && memchr(s, '\n', n)) {
-                    pos = (size_t)((const char *)memchr(s, '\n', n) - doc.data);
-                    why = "a line break inside a JSON string (write \\n)";
-                }
-            } else if (!json_is_object(j)) {
-                why = line == 0 ? "the action line is not a JSON object"
-                                : "the source must be a JSON object ({...})";
-                pos = base;
-            }
-            json_decref(j);
-            if (why == NULL)
-                continue;
-            snprintf(why_buf, sizeof why_buf, "%s", why);
-            /* which op wrote the byte at pos? */
-            size_t oi = 0;
-            for (size_t i = 0; i < t->ndops; i++)
-                if (tr.start[i] <= pos)
-                    oi = i;
-            const op *o = &t->dops[oi];
-            size_t src = o->src_off;
-            if (o->kind == OP_LIT && o->verbatim && pos >= tr.start[oi])
-                src += pos - tr.start[oi];
-            char at[400];
-            where(&c, (enum bf__tfield)o->field, src, at, sizeof at);
-            size_t from = pos > 30 ? pos - 30 : 0, to = pos + 30 < doc.len ? pos + 30 : doc.len;
-            char excerpt[200];
-            size_t e = 0;
-            for (size_t i = from; i < to && e + 4 < sizeof excerpt; i++) {
-                char ch = doc.data[i];
-                if (ch == '\n') {
-                    excerpt[e++] = '\\';
-                    excerpt[e++] = 'n';
-                } else {
-                    excerpt[e++] = (unsigned char)ch < 0x20 ? '?' : ch;
-                }
-            }
-            excerpt[e] = '\0';
-            rc = bf_diag_set(diag, BF_E_INVAL,
-                             "%s: %s does not render valid JSON: %s (rendered: "
-                             "...%s...)",
-                             at, field_name_of(t, (enum bf__tfield)o->field), why_buf, excerpt);
-        }
-    }
-    bf_buf_cleanup(&doc);
-    free(tr.start);
-    bf_gen_destroy(&g);
-    return rc;
-}
-
-int bf__tmpl_check_body(const bf_tmpl_t *t, unsigned nbodies, bf__tmpl_locate_fn loc, void *loc_ctx,
-                        bf_diag_t *diag)
-{
-    bf_partition_t part = {0, 1, 0xC4EC4ull};
-    bf_gen_t *g = bf_gen_new(t, &part);
-    trace tr = {.start = bf_malloc((t->ndops ? t->ndops : 1) * sizeof *tr.start)};
-    bf_buf_t b;
-    bf_buf_init(&b, 0);
-    int rc = BF_OK;
-    compiler c = {.t = (bf_tmpl_t *)t, .loc = loc, .loc_ctx = loc_ctx, .diag = diag};
-    for (unsigned k = 0; k < nbodies && rc == BF_OK; k++) {
-        bf_buf_reset(&b);
-        rc = render_body_ops(g, t->dops, t->ndops, &b, &tr);
-        if (rc == BF_E_RANGE) {
-            rc = BF_OK;
-            break;
-        }
-        if (rc != BF_OK)
-            break;
-        json_error_t je;
-        size_t pos = 0;
-        if (t->ndjson) {
-            /* JSON lines: each an object, in pairs (header, search body), as _msearch reads */
-            size_t lines = 0, at0 = 0;
-            int bad = 0;
-            while (at0 < b.len && !bad) {
-                const char *nl = memchr(b.data + at0, '\n', b.len - at0);
-                size_t end = nl ? (size_t)(nl - b.data) : b.len;
-                json_t *j = json_loadb(b.data + at0, end - at0, JSON_REJECT_DUPLICATES, &je);
-                if (!json_is_object(j)) {
-                    if (j)
-                        snprintf(je.text, sizeof je.text, "line %zu is not a JSON object",
-                                 lines + 1);
-                    pos = at0 + (j == NULL && je.position > 0 ? (size_t)je.position - 1 : 0);
-                    bad = 1;
-                }
-                json_decref(j);
-                lines++;
-                at0 = end + 1;
-            }
-            if (!bad && (lines < 2 || lines % 2)) {
-                char at[400];
-                where(&c, (enum bf__tfield)t->dops[t->ndops ? t->ndops - 1 : 0].field,
-                      t->ndops ? t->dops[t->ndops - 1].src_off : 0, at, sizeof at);
-                rc = bf_diag_set(diag, BF_E_INVAL,
-                                 "%s: %s renders %zu line%s; an _msearch body "
-                                 "is pairs of lines, a header ({} searches the path's index) "
-                                 "then a search body, each a JSON object on one line",
-                                 at, t->body_name, lines, lines == 1 ? "" : "s");
-                break;
-            }
-            if (!bad)
-                continue;
-        } else {
-            json_t *j = json_loadb(b.data, b.len, JSON_REJECT_DUPLICATES, &je);
-            if (j) {
-                json_decref(j);
-                continue;
-            }
-            pos = je.position > 0 ? (size_t)je.position - 1 : 0;
-        }
-        size_t oi = 0;
-        for (size_t i = 0; i < t->ndops; i++)
-            if (tr.start[i] <= pos)
-                oi = i;
-        const op *o = &t->dops[oi];
-        size_t src = o->src_off;
-        if (o->kind == OP_LIT && o->verbatim && pos >= tr.start[oi])
-            src += pos - tr.start[oi];
-        char at[400];
-        where(&c, (enum bf__tfield)o->field, src, at, sizeof at);
-        rc = bf_diag_set(
-            diag, BF_E_INVAL, "%s: %s does not render %s: %s (rendered: %.120s)", at, t->body_name,
-            t->ndjson ? "JSON lines (one object per line)" : "a JSON object", je.text, b.data);
-    }
-    bf_buf_cleanup(&b);
-    free(tr.start);
-    bf_gen_destroy(&g);
-    return rc;
 }
