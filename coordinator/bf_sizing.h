@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* bf_sizing.h — `bulkfleet-coordinator size`: how many data nodes, by storage and by ingest.
  *
- * Storage follows seed 004 (Elastic, "Benchmarking and sizing your Elasticsearch cluster for
- * logs and metrics"; /work/shared/seeds/004_*) exactly, per tier:
+ * Storage follows seed 004 (Elastic's blog post "Benchmarking and sizing your Elasticsearch
+ * cluster for logs and metrics", Yacine Younes; docs/find-max.md) exactly, per tier:
  *   total data (GB)    = daily raw GB x retention days x (replicas + 1) [x raw-to-disk factor]
  *   total storage (GB) = total data x (1 + watermark 0.15 + margin 0.1)
  *   data nodes         = ROUNDUP(total storage / RAM per node (GB) / RAM:data ratio) [+ 1]
@@ -50,7 +50,7 @@
 #define BF_SIZE_SHARD_DOCS 200e6 /* Elastic's advised most documents per shard */
 /* the most the sized and measured bytes per document may differ (either way) for the rate to
  * be scaled by bytes; beyond, the fixed per-document cost and the per-byte cost no longer
- * extrapolate (seed 004's two data sets: 1.17 KB at 62,000 docs/s and 0.8 KB at 220,000 docs/s
+ * extrapolate (the blog post's two data sets: 1.17 KB at 62,000 docs/s and 0.8 KB at 220,000 docs/s
  * on the same 3 nodes, 2.4x apart per byte) */
 #define BF_SIZE_BYTES_MAX_RATIO 4.0
 
