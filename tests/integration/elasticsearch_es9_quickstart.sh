@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# elasticsearch_es9_quickstart — examples/quickstart.yaml against a real Elasticsearch 9.2.0:
+# elasticsearch_es9_quickstart — examples/quickstart.yaml against a real Elasticsearch 9.5.3:
 # the launcher for 9.x (deploy/devcluster-es9, server and netty4 module from Maven Central,
 # Java 21+) is built and started with 1 node on free ports, warmed with a standalone run of the
 # first cell (a cold node's first bulk requests take seconds), and two cells of the quickstart
-# run from the coordinator with two local agents: the probe names Elasticsearch 9.2.0, every
+# run from the coordinator with two local agents: the probe names Elasticsearch 9.5.3, every
 # row has docs/s > 0 and is verified by _count. Then routing on the same node (routing_check in
 # lib.sh): `shard-of` agrees with Elasticsearch 9's placement of 900 ids, and routing_mode none /
 # node / shard cells verify with per-node write-pool telemetry. Then data streams on it:
@@ -12,6 +12,7 @@
 # form: Elasticsearch's data-streams module is not on Maven Central). Then
 # examples/seed000-shards.yaml's 1- and 6-shard cells with the index's own analyzers
 # (seed000_check in lib.sh: the launcher's bulkfleet-analysis-common module, 9.x build).
+# Then vectors: elasticsearch_vectors' script, JSON, base64 (Elasticsearch 9.3+) and .fvecs.
 # Skipped (77) when no Java 21+ is on the machine.
 source "$(dirname "$0")/lib.sh"
 cd "$TMP"
@@ -28,7 +29,7 @@ trap '"$SRC/scripts/devcluster.sh" stop --engine elasticsearch9 --state-dir "$ST
 URL=$("$SRC/scripts/devcluster.sh" start --engine elasticsearch9 --nodes 1 --http-port "$HP" \
       --transport-port "$TP" --state-dir "$STATE" | head -n1) || fail "the Elasticsearch 9 dev cluster did not start"
 version=$(curl -sf "$URL" | python3 -c 'import json,sys; print(json.load(sys.stdin)["version"]["number"])')
-[ "$version" = 9.2.0 ] || fail "expected Elasticsearch 9.2.0 at $URL, got '$version'"
+[ "$version" = 9.5.3 ] || fail "expected Elasticsearch 9.5.3 at $URL, got '$version'"
 BF_TARGET="$URL" timeout 120 "$AGENT" run "$SRC/examples/quickstart.yaml" --cell 1 --threads 1 \
     --warmup 1s --first-warmup 0s --duration 3s > warm.out 2> warm.err || rc=$?
 # exit 1 is a row that is not clean, which a cold node's first seconds often are
@@ -37,8 +38,8 @@ P=$(free_port)
 BF_TARGET="$URL" timeout 300 "$COORD" run "$SRC/examples/quickstart.yaml" --local-agents 2 --threads 1 \
     --insecure --bind "tcp://127.0.0.1:$P" --warmup 2s --first-warmup 0s --duration 3s --cells 1,8 --results r \
     > out 2> err || rc=$?
-[ "${rc:-0}" -le 1 ] || { tail -20 err >&2; fail "quickstart against Elasticsearch 9.2.0: exit $rc"; }
-grep -q "target: elasticsearch 9.2.0, 1 node" err || { grep target: err >&2; fail "the probe did not name Elasticsearch 9.2.0"; }
+[ "${rc:-0}" -le 1 ] || { tail -20 err >&2; fail "quickstart against Elasticsearch 9.5.3: exit $rc"; }
+grep -q "target: elasticsearch 9.5.3, 1 node" err || { grep target: err >&2; fail "the probe did not name Elasticsearch 9.5.3"; }
 python3 - r <<'PY' || fail "rows"
 import glob, json, sys
 rows = json.load(open(glob.glob(sys.argv[1] + "/*/matrix.json")[0]))["rows"]
@@ -46,11 +47,14 @@ assert len(rows) == 2, len(rows)
 for r in rows:
     assert r["verified"] is True and r["docs_counted"] == r["docs_ok_all"] > 0, r["cell"]
     assert r["docs_per_s"] > 0, (r["cell"], r["docs_per_s"])
-    print(f"Elasticsearch 9.2.0: {r['cell']}: {r['docs_per_s']:.0f} docs/s, {r['docs_counted']} counted")
+    print(f"Elasticsearch 9.5.3: {r['cell']}: {r['docs_per_s']:.0f} docs/s, {r['docs_counted']} counted")
 PY
 routing_check "$URL" "bf-es9rt-$$" 300
 BF_TEST_ES="$URL" bash "$SRC/tests/integration/integration_data_stream.sh" > ds.out 2>&1 ||
-    { cat ds.out >&2; fail "integration_data_stream on Elasticsearch 9.2.0"; }
+    { cat ds.out >&2; fail "integration_data_stream on Elasticsearch 9.5.3"; }
 grep '^cell' ds.out
 seed000_check "$URL"
-pass "quickstart (2 cells) against Elasticsearch 9.2.0: verified; shard-of agrees with the node, routing_mode cells verified; data streams as on OpenSearch; seed000-shards with its own analyzers verified"
+BF_TEST_ES="$URL" bash "$SRC/tests/integration/elasticsearch_vectors.sh" > vec.out 2>&1 ||
+    { cat vec.out >&2; fail "elasticsearch_vectors on Elasticsearch 9.5.3"; }
+grep -E '^(hnsw|int8_hnsw|bbq_hnsw)/' vec.out
+pass "quickstart (2 cells) against Elasticsearch 9.5.3: verified; shard-of agrees with the node, routing_mode cells verified; data streams as on OpenSearch; seed000-shards with its own analyzers verified; dense vectors in JSON and base64 their own nearest neighbours"

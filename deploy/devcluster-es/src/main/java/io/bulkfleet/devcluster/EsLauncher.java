@@ -162,13 +162,23 @@ public final class EsLauncher extends LauncherBase {
             return c.newInstance(env);
         } catch (NoSuchMethodException e8) {
             Class<?> loaderClass = Class.forName("org.elasticsearch.plugins.PluginsLoader");
-            Method mods = loaderClass.getMethod("loadModulesBundles", Path.class);
-            Method plugs = loaderClass.getMethod("loadPluginsBundles", Path.class);
             Method create = loaderClass.getMethod("createPluginsLoader", Set.class, Set.class, Map.class);
             Method modulesDir = Environment.class.getMethod("modulesDir");
             Method pluginsDir = Environment.class.getMethod("pluginsDir");
-            Object loader = create.invoke(null, mods.invoke(null, modulesDir.invoke(env)), plugs.invoke(null, pluginsDir.invoke(env)),
-                Collections.emptyMap());
+            Object modBundles, plugBundles;
+            try {
+                Method mods = loaderClass.getMethod("loadModulesBundles", Path.class);
+                Method plugs = loaderClass.getMethod("loadPluginsBundles", Path.class);
+                modBundles = mods.invoke(null, modulesDir.invoke(env));
+                plugBundles = plugs.invoke(null, pluginsDir.invoke(env));
+            } catch (NoSuchMethodException e93) {
+                // 9.5: (dir, serverless): false keeps the modules of a stateful node
+                Method mods = loaderClass.getMethod("loadModulesBundles", Path.class, boolean.class);
+                Method plugs = loaderClass.getMethod("loadPluginsBundles", Path.class, boolean.class);
+                modBundles = mods.invoke(null, modulesDir.invoke(env), false);
+                plugBundles = plugs.invoke(null, pluginsDir.invoke(env), false);
+            }
+            Object loader = create.invoke(null, modBundles, plugBundles, Collections.emptyMap());
             Constructor<Node> c = Node.class.getConstructor(Environment.class, loaderClass);
             return c.newInstance(env, loader);
         }

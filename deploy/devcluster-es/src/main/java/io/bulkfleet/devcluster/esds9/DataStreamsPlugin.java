@@ -42,11 +42,8 @@ import org.elasticsearch.cluster.project.ProjectResolver;
 import org.elasticsearch.cluster.service.ClusterService;
 import org.elasticsearch.common.Priority;
 import org.elasticsearch.common.Strings;
-import org.elasticsearch.common.io.stream.NamedWriteableRegistry;
 import org.elasticsearch.common.settings.ClusterSettings;
-import org.elasticsearch.common.settings.IndexScopedSettings;
 import org.elasticsearch.common.settings.Settings;
-import org.elasticsearch.common.settings.SettingsFilter;
 import org.elasticsearch.common.util.concurrent.EsExecutors;
 import org.elasticsearch.features.NodeFeature;
 import org.elasticsearch.index.Index;
@@ -56,7 +53,6 @@ import org.elasticsearch.injection.guice.Inject;
 import org.elasticsearch.plugins.ActionPlugin;
 import org.elasticsearch.plugins.Plugin;
 import org.elasticsearch.rest.BaseRestHandler;
-import org.elasticsearch.rest.RestController;
 import org.elasticsearch.rest.RestHandler;
 import org.elasticsearch.rest.RestRequest;
 import org.elasticsearch.rest.RestUtils;
@@ -95,9 +91,8 @@ public final class DataStreamsPlugin extends Plugin implements ActionPlugin {
     }
 
     @Override
-    public Collection<RestHandler> getRestHandlers(Settings settings, NamedWriteableRegistry registry, RestController controller,
-        ClusterSettings clusterSettings, IndexScopedSettings indexScopedSettings, SettingsFilter settingsFilter,
-        IndexNameExpressionResolver resolver, Supplier<DiscoveryNodes> nodes, Predicate<NodeFeature> features) {
+    public Collection<RestHandler> getRestHandlers(RestHandlersServices services, Supplier<DiscoveryNodes> nodes,
+        Predicate<NodeFeature> features) {
         return List.of(new CreateRest(), new GetRest(), new DeleteRest());
     }
 
@@ -122,7 +117,7 @@ public final class DataStreamsPlugin extends Plugin implements ActionPlugin {
             ActionListener<AcknowledgedResponse> listener) {
             SystemDataStreamDescriptor system = systemIndices.validateDataStreamAccess(request.getName(), threadPool.getThreadContext());
             service.createDataStream(new MetadataCreateDataStreamService.CreateDataStreamClusterStateUpdateRequest(projects.getProjectId(),
-                request.getName(), request.getStartTime(), system, request.masterNodeTimeout(), request.ackTimeout(), true), listener);
+                request.getName(), request.getStartTime(), system, request.masterNodeTimeout(), request.ackTimeout()), listener);
         }
 
         @Override
