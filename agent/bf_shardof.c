@@ -17,13 +17,17 @@
 static void usage(FILE *f)
 {
     fputs("usage: bulkfleet-agent shard-of --shards N [--routing-shards R] [--partition-size P]"
-          " ID [ROUTING]\n"
+          " [--index-created V] ID [ROUTING]\n"
           "       bulkfleet-agent shard-of --shards N ... < lines of ID or ID<TAB>ROUTING\n"
           "prints the shard OpenSearch/Elasticsearch routes each document to (one per line).\n"
           "  --shards N          index.number_of_shards\n"
           "  --routing-shards R  routing_num_shards from the index metadata (default: the one\n"
           "                      OpenSearch derives from N)\n"
-          "  --partition-size P  index.routing_partition_size (default 1; >1 needs ROUTING)\n",
+          "  --partition-size P  index.routing_partition_size (default 1; >1 needs ROUTING)\n"
+          "  --index-created V   the index's index.version.created (a number) or the\n"
+          "                      Elasticsearch release that created it (9.5.3): Elasticsearch\n"
+          "                      9.4.0+ indices (index version 9064000+) route by the number of\n"
+          "                      shards alone (default: the routing_num_shards formula)\n",
           f);
 }
 
@@ -36,6 +40,21 @@ static int parse_count(const char *opt, const char *arg, uint32_t *out)
     }
     *out = (uint32_t)v;
     return 0;
+}
+
+/* --index-created: a decimal index.version.created, or a dotted Elasticsearch release. Returns
+ * the routing function (1 modulo, 0 legacy), or -1 after saying what is wrong. */
+static int parse_created(const char *arg)
+{
+    uint64_t v;
+    if (strchr(arg, '.') == NULL && bf_units_parse_u64(arg, &v) == 0)
+        return bf_routing_es_modulo_created(v);
+    int m = bf_routing_es_modulo_release(arg);
+    if (m < 0)
+        bf_error("--index-created %s: expected index.version.created (a number, e.g. 9111000) or "
+                 "an Elasticsearch release (e.g. 9.5.3)",
+                 arg);
+    return m;
 }
 
 static int print_one(const bf_routing_index_t *ix, const char *id, size_t id_len,
@@ -58,11 +77,12 @@ int bf_shardof_main(int argc, char **argv)
         {"shards", required_argument, NULL, 's'},
         {"routing-shards", required_argument, NULL, 'r'},
         {"partition-size", required_argument, NULL, 'p'},
+        {"index-created", required_argument, NULL, 'c'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
     uint32_t shards = 0, routing_shards = 0, partition = 0;
-    int ch;
+    int modulo = 0, ch;
     optind = 1;
     while ((ch = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
         switch (ch) {
@@ -76,6 +96,10 @@ int bf_shardof_main(int argc, char **argv)
             break;
         case 'p':
             if (parse_count("--partition-size", optarg, &partition) != 0)
+                return BF_EXIT_INPUT;
+            break;
+        case 'c':
+            if ((modulo = parse_created(optarg)) < 0)
                 return BF_EXIT_INPUT;
             break;
         case 'h': usage(stdout); return BF_EXIT_OK;
@@ -93,6 +117,7 @@ int bf_shardof_main(int argc, char **argv)
         bf_error("%s", d.msg);
         return BF_EXIT_INPUT;
     }
+    ix.modulo = modulo;
     int nargs = argc - optind;
     if (nargs > 2) {
         bf_error("expected ID [ROUTING], got %d arguments", nargs);

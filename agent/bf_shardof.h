@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /* bf_shardof.h — `bulkfleet-agent shard-of`: the shard of document ids, for scripts and tests.
  *
- *   bulkfleet-agent shard-of --shards N [--routing-shards R] [--partition-size P] ID [ROUTING]
+ *   bulkfleet-agent shard-of --shards N [--routing-shards R] [--partition-size P]
+ *                            [--index-created V] ID [ROUTING]
  *   bulkfleet-agent shard-of --shards N ... < lines of ID or ID<TAB>ROUTING
  *
- * Prints one shard number per document (bf_routing: OpenSearch's OperationRouting formula).
+ * Prints one shard number per document (bf_routing: OpenSearch's OperationRouting formula, or
+ * Elasticsearch 9.4+'s modulo function when --index-created names such an index).
  * Ids and routing values are UTF-8 text as the user means them (not JSON-escaped).
  */
 #ifndef BF_SHARDOF_H

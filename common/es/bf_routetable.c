@@ -132,6 +132,9 @@ static int parse_index(bf_routetable_t *rt, json_t *state, const char *name, bf_
         bf_routing_index_init(&ix->routing, (uint32_t)shards, (uint32_t)rshards, (uint32_t)part, d);
     if (rc != BF_OK)
         return rc;
+    /* Elasticsearch 9.4+ indices route by floorMod(hash, number_of_shards) (bf_routing.h) */
+    uint64_t created = json_count(json_object_get(json_object_get(settings, "version"), "created"));
+    ix->routing.modulo = bf_routing_es_modulo_created(created);
     ix->name = bf_strdup(name);
     ix->primary_node = bf_malloc(shards * sizeof *ix->primary_node);
     ix->primary_term = bf_calloc(shards, sizeof *ix->primary_term);

@@ -3,7 +3,8 @@
  *
  * Read from the cluster (docs/internals/devcluster.md §7.4):
  *   GET /_cluster/state/metadata,routing_table/<indices>   number_of_shards, routing_num_shards,
- *       routing_partition_size and primary_terms per index; per shard the copy with
+ *       routing_partition_size, version.created (which routing function: bf_routing.h) and
+ *       primary_terms per index; per shard the copy with
  *       "primary": true and its "node" (node id)
  *   GET /_nodes/http                                        nodes.<id>.http.publish_address
  * A table is an immutable snapshot: built once, then only read (any number of threads), and

@@ -8,6 +8,7 @@
  */
 #include "bf_routing.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #define C1 0xcc9e2d51u
@@ -259,7 +260,26 @@ int bf_routing_index_init(bf_routing_index_t *ix, uint32_t shards, uint32_t rout
     ix->routing_shards = routing_shards;
     ix->factor = routing_shards / shards;
     ix->partition_size = partition_size;
+    ix->modulo = 0;
     return BF_OK;
+}
+
+int bf_routing_es_modulo_created(uint64_t created)
+{
+    return created >= BF_ROUTING_ES_MODULO_INDEX_VERSION && (created & 0x08000000u) == 0;
+}
+
+int bf_routing_es_modulo_release(const char *version)
+{
+    unsigned long major, minor;
+    char *end;
+    if (version == NULL || *version < '0' || *version > '9')
+        return -1;
+    major = strtoul(version, &end, 10);
+    if (*end != '.' || end[1] < '0' || end[1] > '9')
+        return -1;
+    minor = strtoul(end + 1, &end, 10);
+    return major > 9 || (major == 9 && minor >= 4);
 }
 
 static uint32_t floor_mod(int64_t x, uint32_t m)
@@ -273,6 +293,8 @@ uint32_t bf_routing_shard_of_hash(const bf_routing_index_t *ix, int32_t routing_
 {
     uint32_t offset = ix->partition_size > 1 ? floor_mod(id_hash, ix->partition_size) : 0;
     int32_t h = (int32_t)((uint32_t)routing_hash + offset); /* Java int addition wraps */
+    if (ix->modulo)
+        return floor_mod(h, ix->shards);
     return floor_mod(h, ix->routing_shards) / ix->factor;
 }
 

@@ -15,6 +15,13 @@
  *   shard       = floorMod(hash(effective) + offset, routing_num_shards) / routing_factor
  *                 (the addition wraps as a Java int; routing_factor = routing_num_shards / shards)
  *
+ * Elasticsearch indices created at index version 9064000 (IndexVersions.MOD_ROUTING_FUNCTION,
+ * first shipped in Elasticsearch 9.4.0; index.version.created in the index settings) use
+ * RoutingFunction.ModuloRoutingFunction instead: shard = floorMod(hash(effective) + offset,
+ * number_of_shards), routing_num_shards ignored. The hash is unchanged. Older indices (also on a
+ * 9.4+ node, e.g. restored ones) keep the formula above (LegacyRoutingFunction); OpenSearch never
+ * changed it. Reference: docs/internals/devcluster.md §7.6.
+ *
  * routing_num_shards defaults to MetadataCreateIndexService.calculateNumRoutingShards (the largest
  * shards * 2^k <= 1024, k >= 1); always prefer the value from the index metadata
  * (`routing_num_shards` in _cluster/state), since shrink/split targets inherit theirs.
@@ -56,14 +63,36 @@ typedef struct bf_routing_index {
     uint32_t routing_shards; /* routing_num_shards, a multiple of shards */
     uint32_t factor;         /* routing_shards / shards */
     uint32_t partition_size; /* routing_partition_size, 1 = not partitioned */
+    int modulo;              /* 1: shard = floorMod(h, shards) (Elasticsearch index version
+                                9064000+, see above); 0 (what bf_routing_index_init sets): the
+                                routing_num_shards formula */
 } bf_routing_index_t;
+
+/* The first Elasticsearch index version (index.version.created) whose indices route by
+ * floorMod(hash, number_of_shards): IndexVersions.MOD_ROUTING_FUNCTION, in 9.4.0 and later. */
+#define BF_ROUTING_ES_MODULO_INDEX_VERSION 9064000u
+
+/* bf_routing_es_modulo_created — whether an index whose settings say index.version.created =
+ * `created` (the decimal string's value) routes by the modulo function: an Elasticsearch index
+ * version >= BF_ROUTING_ES_MODULO_INDEX_VERSION. OpenSearch writes its version ids with bit 27
+ * set (org.opensearch.Version.MASK, 0x08000000; 2.19.6 is 136408427), which is never a modulo
+ * index. 0 (unknown) is not modulo. Returns 1 or 0. Pure; thread-safe. */
+int bf_routing_es_modulo_created(uint64_t created);
+
+/* bf_routing_es_modulo_release — the same from the Elasticsearch release that created the index
+ * (what the probe reports, "9.5.3"; a suffix such as "-SNAPSHOT" is ignored): 1 for 9.4.0 and
+ * later (the first release whose index version is >= 9064000: 9.3.x ends at 9060001, 9.4.0 is
+ * 9094000, by Elasticsearch's IndexVersions.csv), else 0. Returns -1 when version does not start
+ * with MAJOR.MINOR. Pure; thread-safe. */
+int bf_routing_es_modulo_release(const char *version);
 
 /* bf_routing_default_routing_shards — MetadataCreateIndexService.calculateNumRoutingShards:
  * shards << max(1, 10 - ceil(log2 shards)) (ES 7+ / OpenSearch indices created without
  * index.number_of_routing_shards). shards 1..BF_ROUTING_MAX_SHARDS; returns 0 outside that. */
 uint32_t bf_routing_default_routing_shards(uint32_t shards);
 
-/* bf_routing_index_init — fill *ix. routing_shards 0 = the default for `shards`;
+/* bf_routing_index_init — fill *ix (modulo 0: set ix->modulo afterwards for an Elasticsearch
+ * 9.4+ index). routing_shards 0 = the default for `shards`;
  * partition_size 0 or 1 = not partitioned. Returns 0, or BF_E_RANGE (diag says which value and
  * the rule: shards >= 1, routing_shards a multiple of shards, partition_size < routing_shards
  * as OpenSearch's IndexMetadata requires; index creation also wants it < shards). */

@@ -9,7 +9,9 @@ elasticsearch_es9_quickstart on Elasticsearch 8 and 9).
 For each index (s7: 7 shards; s3r30: 3 shards, number_of_routing_shards 30; s30: 30 shards;
 p6: 6 shards, routing_partition_size 3, _routing required) N documents (default 1000) with ids
 and routing values ASCII (quotes, backslashes), Latin, CJK and emoji (surrogate pairs), a third
-with custom routing (p6: all), are indexed; each shard is then searched alone
+with custom routing (p6: all), are indexed; shard-of is told the index's routing_num_shards,
+partition size and index.version.created (Elasticsearch 9.4+ indices route by the number of
+shards alone); each shard is then searched alone
 (preference=_shards:K) and the shard each id is on is compared with shard-of's answer. A few
 ids are also checked with _search_shards?routing= (the documented oracle). Exit 0 when every
 document agrees; an AssertionError names the first disagreements. Python 3 stdlib only.
@@ -72,6 +74,8 @@ for suffix, settings, rmode, mappings in indices:
     call("PUT", f"/{name}", json.dumps(body))
     meta = call("GET", f"/_cluster/state/metadata/{name}")["metadata"]["indices"][name]
     rshards = meta["routing_num_shards"]
+    # Elasticsearch 9.4+ indices route by number_of_shards alone: shard-of decides from this
+    created = meta["settings"]["index"]["version"]["created"]
     docs = []
     while len(docs) < opt.docs:
         i = word(rnd.randint(1, 24))
@@ -101,7 +105,8 @@ for suffix, settings, rmode, mappings in indices:
             actual[h["_id"]] = k
     assert len(actual) == len(docs), (len(actual), len(docs))
     # what shard-of says (stdin lines: ID or ID<TAB>ROUTING, UTF-8)
-    args = [agent, "shard-of", "--shards", str(nshards), "--routing-shards", str(rshards)]
+    args = [agent, "shard-of", "--shards", str(nshards), "--routing-shards", str(rshards),
+            "--index-created", created]
     if "routing_partition_size" in settings:
         args += ["--partition-size", str(settings["routing_partition_size"])]
     stdin = "".join(i + ("\t" + r if r is not None else "") + "\n" for i, r in docs)
@@ -113,6 +118,7 @@ for suffix, settings, rmode, mappings in indices:
     nonascii = sum(1 for i, _ in docs if any(ord(c) > 127 for c in i))
     pairs = sum(1 for i, _ in docs if any(ord(c) > 0xffff for c in i))
     print(f"{name}: {len(docs)} ids agree ({nshards} shards, routing_num_shards {rshards}, "
+          f"index.version.created {created}, "
           f"{routed} with routing, {nonascii} non-ASCII ids, {pairs} with surrogate pairs)")
     total += len(docs)
     # the documented oracle for a few routing values (not partitioned: one shard each)

@@ -96,6 +96,46 @@ static void test_parse(void **state)
                      BF_E_PARSE);
 }
 
+/* index.version.created picks the routing function: an Elasticsearch 9.5.3 index (9111000)
+ * routes by number_of_shards, a 9.2.0 one (9039001) and an OpenSearch 2.19.6 one by
+ * routing_num_shards, as does an index whose settings do not say. */
+static void test_parse_created(void **state)
+{
+    (void)state;
+    static const char *st =
+        "{\"metadata\":{\"indices\":{"
+        "\"e95\":{\"routing_num_shards\":896,\"settings\":{\"index\":{\"number_of_shards\":\"7\","
+        "\"version\":{\"created\":\"9111000\"}}}},"
+        "\"e92\":{\"routing_num_shards\":896,\"settings\":{\"index\":{\"number_of_shards\":\"7\","
+        "\"version\":{\"created\":\"9039001\"}}}},"
+        "\"os\":{\"routing_num_shards\":896,\"settings\":{\"index\":{\"number_of_shards\":\"7\","
+        "\"version\":{\"created\":\"136408427\"}}}},"
+        "\"none\":{\"routing_num_shards\":896,\"settings\":{\"index\":{\"number_of_shards\":\"7\"}}"
+        "}"
+        "}},\"routing_table\":{\"indices\":{\"e95\":{\"shards\":{}},\"e92\":{\"shards\":{}},"
+        "\"os\":{\"shards\":{}},\"none\":{\"shards\":{}}}}}";
+    const char *names[] = {"e95", "e92", "os", "none"};
+    bf_routetable_t *rt = NULL;
+    bf_diag_t d = {0};
+    if (bf_routetable_parse(st, nodes_json, "http", names, 4, &rt, &d) != 0)
+        fail_msg("%s", d.msg);
+    assert_int_equal(rt->indices[0].routing.modulo, 1);
+    assert_int_equal(rt->indices[1].routing.modulo, 0);
+    assert_int_equal(rt->indices[2].routing.modulo, 0);
+    assert_int_equal(rt->indices[3].routing.modulo, 0);
+    /* "été" (hash -1181403715): floorMod by 7 is 5; floorMod by 896, / 128, is 0 */
+    uint32_t s95 = 99, s92 = 99;
+    assert_int_equal(
+        bf_routing_shard_utf8(&rt->indices[0].routing, "\xc3\xa9t\xc3\xa9", 5, NULL, 0, &s95, NULL),
+        0);
+    assert_int_equal(
+        bf_routing_shard_utf8(&rt->indices[1].routing, "\xc3\xa9t\xc3\xa9", 5, NULL, 0, &s92, NULL),
+        0);
+    assert_int_equal(s95, 5);
+    assert_int_equal(s92, 0);
+    bf_routetable_destroy(&rt);
+}
+
 /* Every document lands in the part of its primary's node; ids missing get one. */
 static void test_split_node(void **state)
 {
@@ -280,9 +320,9 @@ static void test_stale_item(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_parse),       cmocka_unit_test(test_split_node),
-        cmocka_unit_test(test_split_shard), cmocka_unit_test(test_termscan),
-        cmocka_unit_test(test_stale_item),
+        cmocka_unit_test(test_parse),      cmocka_unit_test(test_parse_created),
+        cmocka_unit_test(test_split_node), cmocka_unit_test(test_split_shard),
+        cmocka_unit_test(test_termscan),   cmocka_unit_test(test_stale_item),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -214,13 +214,93 @@ static void test_index_init_errors(void **state)
     assert_int_equal(ix.factor, 1);
 }
 
+/* Elasticsearch 9.4+ indices (index version 9064000+): shard = floorMod(hash + offset, shards),
+ * routing_num_shards ignored. Expected values: floorMod of the §7.3 hashes, computed by hand from
+ * the documented algorithm (docs/internals/devcluster.md §7.6). */
+static void test_es_modulo(void **state)
+{
+    (void)state;
+    bf_routing_index_t ix;
+    const char *ids[] = {"1", "2", "3", "4", "5", "6", "7", "8"};
+    static const uint32_t s5[] = {3, 2, 4, 2, 1, 2, 3, 1};
+    static const uint32_t s3[] = {2, 0, 2, 0, 0, 0, 0, 1};
+    static const uint32_t s7[] = {2, 5, 1, 2, 0, 0, 6, 0};
+    assert_int_equal(bf_routing_index_init(&ix, 5, 0, 0, NULL), 0);
+    assert_int_equal(ix.modulo, 0);
+    ix.modulo = 1;
+    for (size_t i = 0; i < 8; i++)
+        assert_int_equal(shard(&ix, ids[i], NULL), s5[i]);
+    assert_int_equal(bf_routing_index_init(&ix, 3, 30, 1, NULL), 0); /* R=30 is ignored */
+    ix.modulo = 1;
+    for (size_t i = 0; i < 8; i++)
+        assert_int_equal(shard(&ix, ids[i], NULL), s3[i]);
+    assert_int_equal(bf_routing_index_init(&ix, 7, 0, 0, NULL), 0);
+    ix.modulo = 1;
+    for (size_t i = 0; i < 8; i++)
+        assert_int_equal(shard(&ix, ids[i], NULL), s7[i]);
+    /* non-ASCII: "été" hashes to -1181403715, U+1F600 (a surrogate pair) to 1443257913 */
+    assert_int_equal(shard(&ix, "\xc3\xa9t\xc3\xa9", NULL), 5);
+    assert_int_equal(shard(&ix, "\xf0\x9f\x98\x80", NULL), 6);
+    assert_int_equal(shard(&ix, "anything", "\xf0\x9f\x98\x80"), 6); /* routing wins */
+    /* the legacy function disagrees for the same 7-shard index (R=896, F=128):
+     * floorMod(-1181403715, 896) = 61, / 128 = 0 */
+    ix.modulo = 0;
+    assert_int_equal(shard(&ix, "\xc3\xa9t\xc3\xa9", NULL), 0);
+    /* partitioned, 6 shards, p 3: hash("user-7") + floorMod(hash("doc-1"), 3) = -1221176035 + 0,
+     * floorMod(-1221176035, 6) = 5 (the legacy function gives 0) */
+    assert_int_equal(bf_routing_index_init(&ix, 6, 0, 3, NULL), 0);
+    assert_int_equal(shard(&ix, "doc-1", "user-7"), 0);
+    ix.modulo = 1;
+    assert_int_equal(shard(&ix, "doc-1", "user-7"), 5);
+    /* int wrap then floorMod by shards: INT32_MAX + 1 = INT32_MIN; floorMod(-2^31, 3) = 1 */
+    assert_int_equal(bf_routing_index_init(&ix, 3, 0, 0, NULL), 0);
+    ix.modulo = 1;
+    assert_int_equal(bf_routing_shard_of_hash(&ix, INT32_MIN, 0), 1);
+    assert_int_equal(bf_routing_shard_of_hash(&ix, -1, 0), 2);
+}
+
+/* Which indices route by the modulo function: Elasticsearch index versions from 9064000 (9.4.0's
+ * is 9094000, 9.3.8's 9060001, 8.17.0's 8521000), never OpenSearch's (bit 27 set). */
+static void test_es_modulo_gate(void **state)
+{
+    (void)state;
+    assert_int_equal(bf_routing_es_modulo_created(9064000), 1);
+    assert_int_equal(bf_routing_es_modulo_created(9094000), 1);
+    assert_int_equal(bf_routing_es_modulo_created(9111000), 1);
+    assert_int_equal(bf_routing_es_modulo_created(9063999), 0);
+    assert_int_equal(bf_routing_es_modulo_created(9060001), 0);
+    assert_int_equal(bf_routing_es_modulo_created(9039001), 0);
+    assert_int_equal(bf_routing_es_modulo_created(8521000), 0);
+    assert_int_equal(bf_routing_es_modulo_created(7172999), 0);
+    assert_int_equal(bf_routing_es_modulo_created(0), 0);
+    assert_int_equal(bf_routing_es_modulo_created(136408427), 0); /* OpenSearch 2.19.6 */
+    assert_int_equal(bf_routing_es_modulo_created(135249827), 0); /* OpenSearch 1.3.20 */
+    assert_int_equal(bf_routing_es_modulo_release("9.4.0"), 1);
+    assert_int_equal(bf_routing_es_modulo_release("9.5.3"), 1);
+    assert_int_equal(bf_routing_es_modulo_release("9.10.0"), 1);
+    assert_int_equal(bf_routing_es_modulo_release("10.0.0"), 1);
+    assert_int_equal(bf_routing_es_modulo_release("9.4.0-SNAPSHOT"), 1);
+    assert_int_equal(bf_routing_es_modulo_release("9.3.8"), 0);
+    assert_int_equal(bf_routing_es_modulo_release("9.2.0"), 0);
+    assert_int_equal(bf_routing_es_modulo_release("8.19.0"), 0);
+    assert_int_equal(bf_routing_es_modulo_release("9"), -1);
+    assert_int_equal(bf_routing_es_modulo_release("x.4"), -1);
+    assert_int_equal(bf_routing_es_modulo_release(NULL), -1);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_hash_vectors),      cmocka_unit_test(test_murmur_bytes),
-        cmocka_unit_test(test_json_form),         cmocka_unit_test(test_invalid_utf8),
-        cmocka_unit_test(test_default_routing_shards), cmocka_unit_test(test_shard_vectors),
-        cmocka_unit_test(test_partitioned),       cmocka_unit_test(test_index_init_errors),
+        cmocka_unit_test(test_hash_vectors),
+        cmocka_unit_test(test_murmur_bytes),
+        cmocka_unit_test(test_json_form),
+        cmocka_unit_test(test_invalid_utf8),
+        cmocka_unit_test(test_default_routing_shards),
+        cmocka_unit_test(test_shard_vectors),
+        cmocka_unit_test(test_partitioned),
+        cmocka_unit_test(test_index_init_errors),
+        cmocka_unit_test(test_es_modulo),
+        cmocka_unit_test(test_es_modulo_gate),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
