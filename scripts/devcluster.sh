@@ -29,7 +29,7 @@
 #                                3 (OpenSearch 3.8.0, deploy/devcluster-os3, Java 21+)
 #   BF_DEVCLUSTER_ENGINE         opensearch2 | opensearch3 | opensearch1 (1.3.20,
 #                                deploy/devcluster-os1, Java 17+) | elasticsearch8 (8.17.0,
-#                                deploy/devcluster-es8, Java 17+) | elasticsearch9 (9.2.0,
+#                                deploy/devcluster-es8, Java 17+) | elasticsearch9 (9.5.3,
 #                                deploy/devcluster-es9, Java 21+) | elasticsearch7 (7.17.29,
 #                                deploy/devcluster-es7, Java 17+); --engine overrides it
 #   BF_DEVCLUSTER_LOG_LEVEL      OpenSearch console log level (warn)
