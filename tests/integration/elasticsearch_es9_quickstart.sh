@@ -13,6 +13,8 @@
 # examples/seed000-shards.yaml's 1- and 6-shard cells with the index's own analyzers
 # (seed000_check in lib.sh: the launcher's bulkfleet-analysis-common module, 9.x build).
 # Then vectors: elasticsearch_vectors' script, JSON, base64 (Elasticsearch 9.3+) and .fvecs.
+# Then elasticsearch_modules' script: validate and plan name what the elasticsearch9 dev cluster
+# lacks, with the way out from deploy/devcluster-modules.tsv.
 # Skipped (77) when no Java 21+ is on the machine.
 source "$(dirname "$0")/lib.sh"
 cd "$TMP"
@@ -57,4 +59,7 @@ seed000_check "$URL"
 BF_TEST_ES="$URL" bash "$SRC/tests/integration/elasticsearch_vectors.sh" > vec.out 2>&1 ||
     { cat vec.out >&2; fail "elasticsearch_vectors on Elasticsearch 9.5.3"; }
 grep -E '^(hnsw|int8_hnsw|bbq_hnsw)/' vec.out
-pass "quickstart (2 cells) against Elasticsearch 9.5.3: verified; shard-of agrees with the node, routing_mode cells verified; data streams as on OpenSearch; seed000-shards with its own analyzers verified; dense vectors in JSON and base64 their own nearest neighbours"
+BF_TEST_ES="$URL" bash "$SRC/tests/integration/elasticsearch_modules.sh" > mods.out 2>&1 ||
+    { cat mods.out >&2; fail "elasticsearch_modules on Elasticsearch 9.5.3"; }
+grep '^PASS' mods.out
+pass "quickstart (2 cells) against Elasticsearch 9.5.3: verified; shard-of agrees with the node, routing_mode cells verified; data streams as on OpenSearch; seed000-shards with its own analyzers verified; dense vectors in JSON and base64 their own nearest neighbours; lacking modules named"
