@@ -1235,7 +1235,10 @@ static void cell_finish(bf__campaign_t *c, const bf_cell_t *cell, const bf__cell
                          .search_total_before = search_before,
                          .round = c->round,
                          .position = c->position,
-                         .started_at_ms = c->load_started_ms};
+                         .started_at_ms = c->load_started_ms,
+                         .force_merge = bf_scenario_index(c->sc)->force_merge,
+                         .force_merge_timeout_ms =
+                             (long)bf_scenario_index(c->sc)->force_merge_timeout_ms};
     const char **ids = bf_calloc(nagents + 1, sizeof *ids);
     for (uint32_t i = 0; i < nagents; i++)
         ids[i] = agents[i]->id;

@@ -538,6 +538,9 @@ static void row_defaults(const bf_cellagg_t *a, bf_row_t *row)
     row->transport_tx_bytes = -1;
     row->store_bytes = -1;
     row->store_bytes_per_payload_byte = NAN;
+    row->bytes_per_doc = NAN;
+    row->merge_s = NAN;
+    row->segments_before = row->segments_after = -1;
     row->index_shards = -1;
     row->index_replicas = -1;
     row->cv = NAN; /* one repetition: no spread (bf_rows_median computes it over several) */
@@ -621,6 +624,9 @@ static void row_whole_cell(const bf_cellagg_t *a, bf_row_t *row)
             row->bytes_payload_ok_all += (uint64_t)((double)m->bytes_payload *
                                                     (double)m->docs_ok / (double)m->docs_sent);
     }
+    row->bytes_per_doc = row->docs_ok_all > 0
+                             ? (double)row->bytes_payload_ok_all / (double)row->docs_ok_all
+                             : NAN;
 }
 
 /* docs/s over the window and its per-second spread. */

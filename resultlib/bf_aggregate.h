@@ -215,6 +215,15 @@ typedef struct bf_row {
      * row's, bf_finish_mark_unsteady); the reason says which. A folded row is unsteady when
      * one of its repetitions is. The findings leave it out */
     int unsteady;
+    /* payload bytes per acknowledged document over the whole cell (bytes_payload_ok_all /
+     * docs_ok_all: the action line and the source, uncompressed), NAN when none was
+     * acknowledged: what a vector encoding (JSON floats or base64) costs on the wire */
+    double bytes_per_doc;
+    /* the after-load step (index.force_merge): seconds of _forcemerge + _refresh, and the
+     * primaries' segments before and after it (_stats/segments); NAN / -1 = not run (no
+     * force_merge, or the cell failed, was aborted or did not verify) */
+    double merge_s;
+    int64_t segments_before, segments_after;
 } bf_row_t;
 
 typedef struct bf_cellagg bf_cellagg_t;

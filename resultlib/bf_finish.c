@@ -13,6 +13,32 @@
 #include <stdio.h>
 #include <string.h>
 
+/* The after-load step: the primaries' segments, _forcemerge to end->force_merge segments and
+ * _refresh (timed), the segments again; a step that fails leaves its fields unknown and says
+ * why (the load's measurement stands). */
+static void after_load(bf_es_t *es, const bf_cell_t *cell, const bf_cell_end_t *end,
+                       bf_row_t *row)
+{
+    bf_diag_t d = {0};
+    int64_t before = -1, after = -1;
+    double secs = NAN;
+    if (bf_cluster_segments(es, cell, &before, &d) == BF_OK &&
+        bf_cluster_force_merge(es, cell, end->force_merge, end->force_merge_timeout_ms, &secs,
+                               &d) == BF_OK &&
+        bf_cluster_segments(es, cell, &after, &d) == BF_OK) {
+        row->segments_before = before;
+        row->segments_after = after;
+        row->merge_s = secs;
+        bf_info("cell %s: force merge to %u segments: %.2f s, %lld -> %lld segments (primaries)",
+                cell->id, end->force_merge, secs, (long long)before, (long long)after);
+        return;
+    }
+    bf_warn("cell %s: after-load force merge not measured: %s", cell->id, d.msg);
+    char why[700];
+    snprintf(why, sizeof why, "force merge not measured: %s", d.msg);
+    bf_row_add_reason(row, why);
+}
+
 int bf_finish_cell(bf_results_t *res, bf_es_t *es, const bf_cell_t *cell, const char *name,
                    bf_cellagg_t *agg, const char *const *agent_ids, uint32_t nagents,
                    const bf_cell_end_t *end, bf_row_t *row)
@@ -58,6 +84,8 @@ int bf_finish_cell(bf_results_t *res, bf_es_t *es, const bf_cell_t *cell, const 
             bf_warn("cell %s: store size not measured: %s", cell->id, sd.msg);
         bf_row_store_cost(row, store, end->baseline);
     }
+    if (end->force_merge > 0 && !row->failed && !end->aborted && row->verified)
+        after_load(es, cell, end, row);
     if (end->mismatch && end->mismatch[0]) {
         row->index_mismatch = 1;
         bf_row_add_reason(row, end->mismatch);

@@ -7,6 +7,8 @@
  * (telemetry, when there is one) → flags (yellow, aborted, failed + reason) → verification by
  * _refresh + _count (bf_row_verify); tls_insecure from the cell's target → on a verified row with
  * nothing in the indices before, the disk cost (_flush + _stats/store, bf_row_store_cost) → the
+ * after-load step when the scenario has index.force_merge and the row verified (segments, then
+ * _forcemerge + _refresh timed, then segments: merge_s, segments_before, segments_after) → the
  * index-mismatch flag → cells/<name>.ndjson (or cells/<name>.aborted.ndjson, which `run --resume`
  * does not take as finished). A cell ends as: the median repetition (bf_rows_median) appended to
  * the matrix, and matrix.* rewritten. Not thread-safe.
@@ -43,6 +45,9 @@ typedef struct bf_cell_end {
                                          taken (no search clients) */
     uint32_t round, position;         /* the repetition's place in the run order (bf_row_t) */
     int64_t started_at_ms;            /* its load's start, Unix ms; 0 or -1 = unknown */
+    uint32_t force_merge;             /* index.force_merge: segments to merge to after the
+                                         load (0 = no after-load step) */
+    long force_merge_timeout_ms;      /* index.force_merge_timeout (> 0 with force_merge) */
 } bf_cell_end_t;
 
 /* bf_finish_cell — compute the row of one repetition from agg and end, verify it against the

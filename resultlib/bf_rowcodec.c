@@ -155,6 +155,11 @@ static const bf__field_t fields[] = {
     FDD("host_load_avg", host_load_avg, BF__F_DBL, 1, 2),
     /* run.warmup: auto's bound (warmup_s is the warmup it took); 0 = a fixed warmup */
     FD("warmup_max_s", warmup_max_s, BF__F_U32, 0),
+    /* payload bytes per acknowledged document; the after-load force merge (index.force_merge) */
+    FDD("bytes_per_doc", bytes_per_doc, BF__F_DBL, 1, 0),
+    FDD("merge_s", merge_s, BF__F_DBL, 1, 2),
+    FD("segments_before", segments_before, BF__F_I64, 1),
+    FD("segments_after", segments_after, BF__F_I64, 1),
 };
 #define NFIELDS (sizeof fields / sizeof fields[0])
 const bf__field_t *const bf__row_fields = fields;

@@ -1255,6 +1255,60 @@ int bf_cluster_store_bytes(bf_es_t *es, const bf_cell_t *cell, int64_t *bytes, b
     return rc;
 }
 
+int bf_cluster_segments(bf_es_t *es, const bf_cell_t *cell, int64_t *count, bf_diag_t *diag)
+{
+    char *names = index_list(cell);
+    char *path = bf_asprintf("/%s/_stats/segments", names);
+    free(names);
+    long status = 0;
+    const char *body = NULL;
+    int rc = bf_es_request(es, "GET", path, NULL, &status, &body, diag);
+    free(path);
+    if (rc == BF_OK && status != 200)
+        return http_error(diag, "_stats/segments", es, status, body);
+    if (rc != BF_OK)
+        return rc;
+    json_t *j = json_loads(body, 0, NULL);
+    json_t *n = json_object_get(
+        json_object_get(json_object_get(json_object_get(j, "_all"), "primaries"), "segments"),
+        "count");
+    if (json_is_integer(n) && json_integer_value(n) >= 0)
+        *count = (int64_t)json_integer_value(n);
+    else
+        rc = bf_diag_set(diag, BF_E_PARSE,
+                         "_stats/segments on %s: no _all.primaries.segments.count in the "
+                         "response",
+                         bf_es_host(es));
+    json_decref(j);
+    return rc;
+}
+
+int bf_cluster_force_merge(bf_es_t *es, const bf_cell_t *cell, uint32_t max_segments,
+                           long timeout_ms, double *seconds, bf_diag_t *diag)
+{
+    char *names = index_list(cell);
+    uint64_t t0 = bf_clock_mono_us();
+    long status = 0;
+    const char *body = NULL;
+    char *path = bf_asprintf("/%s/_forcemerge?max_num_segments=%u", names, max_segments);
+    long old = bf_es_set_timeout(es, timeout_ms);
+    int rc = bf_es_request(es, "POST", path, NULL, &status, &body, diag);
+    bf_es_set_timeout(es, old);
+    free(path);
+    if (rc == BF_OK && status != 200)
+        rc = http_error(diag, "_forcemerge", es, status, body);
+    if (rc == BF_OK) {
+        path = bf_asprintf("/%s/_refresh", names);
+        rc = bf_es_request(es, "POST", path, NULL, &status, &body, diag);
+        free(path);
+        if (rc == BF_OK && status != 200)
+            rc = http_error(diag, "_refresh", es, status, body);
+    }
+    free(names);
+    *seconds = (double)(bf_clock_mono_us() - t0) / 1e6;
+    return rc;
+}
+
 int bf_cluster_count(bf_es_t *es, const bf_cell_t *cell, int64_t *count, bf_diag_t *diag)
 {
     char *names = index_list(cell);

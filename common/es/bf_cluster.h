@@ -138,6 +138,19 @@ int64_t bf_cluster_search_total(bf_es_t *es, const bf_cell_t *cell);
  */
 int bf_cluster_store_bytes(bf_es_t *es, const bf_cell_t *cell, int64_t *bytes, bf_diag_t *diag);
 
+/* bf_cluster_segments — the Lucene segments of the cell's indices' primaries: GET
+ * <indices>/_stats/segments, _all.primaries.segments.count (docs/internals/es-api.md, index
+ * stats). 0 and *count, or an error with diag (HTTP status, no such field). Not thread-safe. */
+int bf_cluster_segments(bf_es_t *es, const bf_cell_t *cell, int64_t *count, bf_diag_t *diag);
+
+/* bf_cluster_force_merge — the after-load step: POST <indices>/_forcemerge?max_num_segments=
+ * max_segments (which answers when the merge is done; the request bounded by timeout_ms, the
+ * client's own bound restored after it), then POST <indices>/_refresh. *seconds = the wall
+ * time of both (monotonic clock). 0, or an error with diag (HTTP status and the cluster's
+ * reason, a timeout naming the bound). Not thread-safe (one es per thread). */
+int bf_cluster_force_merge(bf_es_t *es, const bf_cell_t *cell, uint32_t max_segments,
+                           long timeout_ms, double *seconds, bf_diag_t *diag);
+
 /* bf_cluster_baseline — documents already in the cell's indices before its load (recreated
  * indices: 0 without asking, unless the scenario has a search section: search.prefill and
  * search-only cells that keep their index leave documents in them, so they are counted). Call after

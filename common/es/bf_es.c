@@ -158,6 +158,14 @@ static size_t on_body(char *p, size_t size, size_t n, void *ud)
     return size * n;
 }
 
+long bf_es_set_timeout(bf_es_t *es, long timeout_ms)
+{
+    long old = es->timeout_ms;
+    if (timeout_ms > 0)
+        es->timeout_ms = timeout_ms;
+    return old;
+}
+
 bf_es_t *bf_es_new(const bf_target_t *target, size_t host_index, long timeout_ms)
 {
     bf_es_t *es = bf_calloc(1, sizeof *es);

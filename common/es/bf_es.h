@@ -58,6 +58,11 @@ const bf_target_t *bf_es_target(const bf_es_t *es);
  * NULL: none (the default). ctx is borrowed. Not thread-safe (like the client). */
 void bf_es_set_tick(bf_es_t *es, void (*tick)(void *ctx), void *ctx, unsigned interval_ms);
 
+/* bf_es_set_timeout — bound every later request of this client by timeout_ms (> 0) instead of
+ * what bf_es_new was given; returns the bound it had, so a caller can restore it after one long
+ * call (a force merge). Not thread-safe (like the client). */
+long bf_es_set_timeout(bf_es_t *es, long timeout_ms);
+
 /* bf_es_pause — wait ms milliseconds on the calling thread, calling the tick (bf_es_set_tick)
  * as often as it asks meanwhile, so a caller that polls the cluster (a count that lags) keeps
  * its own loop going. Not thread-safe (like the client). */

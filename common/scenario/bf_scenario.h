@@ -212,6 +212,10 @@ typedef struct bf_index_spec {
                               as request.pipeline before every cell, or NULL */
     char *timestamp_field; /* data streams: the field every document needs ("@timestamp", or
                               the template's data_stream.timestamp_field.name); else NULL */
+    uint32_t force_merge;  /* index.force_merge: after each cell's load and count, merge its
+                              indices to this many segments a shard and refresh, timed in the
+                              row; 0 = no after-load step */
+    uint64_t force_merge_timeout_ms; /* index.force_merge_timeout: that merge's bound (1 h) */
 } bf_index_spec_t;
 
 typedef struct bf_request_spec {

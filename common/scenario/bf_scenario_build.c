@@ -491,6 +491,8 @@ int bf__build_index(bf__load_t *L)
                 *p = (char)(*p - 'A' + 'a');
     }
     ix->recreate = TOP(INDEX_RECREATE)->b;
+    ix->force_merge = TOP(INDEX_FORCE_MERGE)->node ? (uint32_t)TOP(INDEX_FORCE_MERGE)->u : 0;
+    ix->force_merge_timeout_ms = TOP(INDEX_FORCE_MERGE_TIMEOUT)->u;
     const bf__kval_t *nv = TOP(INDEX_NAMES);
     if (nv->set) {
         /* the names as written: every cell writes these indices (index.count is their number) */

@@ -170,6 +170,9 @@ int bf__v_nonempty(struct bf__load *L, const bf_ynode_t *n, const char *path, bf
     X(INDEX_MAPPINGS_FILE, "index.mappings_file", BF__T_STR, NULL, 0, 0, 0, 0, NULL,               \
       bf__v_nonempty)                                                                              \
     X(INDEX_DATA_STREAM, "index.data_stream", BF__T_BOOL, NULL, 0, 0, 0, 0, NULL, NULL)            \
+    X(INDEX_FORCE_MERGE, "index.force_merge", BF__T_U32, NULL, 1, 100000, 0, 0, NULL, NULL)        \
+    X(INDEX_FORCE_MERGE_TIMEOUT, "index.force_merge_timeout", BF__T_DURATION, "1h", 1000,          \
+      BF__DUR_DAY, 0, 0, NULL, NULL)                                                               \
     X(INDEX_PIPELINE, "index.pipeline", BF__T_JSONMAP, NULL, 0, 0, 0, 0, NULL, NULL)               \
     X(INDEX_PIPELINE_FILE, "index.pipeline_file", BF__T_STR, NULL, 0, 0, 0, 0, NULL,               \
       bf__v_nonempty)                                                                              \

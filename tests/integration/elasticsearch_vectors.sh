@@ -4,8 +4,10 @@
 # dense_vector field (the "devcluster_es8" fixture: 3 nodes, 8.17.0; the script also runs on
 # the Elasticsearch 9 launcher, BF_TEST_ES). For each index type (hnsw, int8_hnsw, bbq_hnsw) a
 # campaign of 64-dimension unit vectors under cosine similarity, JSON encoded, one agent, 1 s +
-# 2 s: the row is verified by _count. Then the engine's reading of what was sent: for 5 stored
-# documents, their vector (from _source, as sent) is a kNN query whose 10 hits hold the document;
+# 2 s: the row is verified by _count, then force-merged to one segment a shard (index.force_merge:
+# merge_s, segments_before/after in the row) with bytes_per_doc in the range of its encoding.
+# Then the engine's reading of what was sent: for 5 stored documents, their vector (from
+# _source, as sent) is a kNN query whose 10 hits hold the document;
 # its first hit is the document with score 1 (cosine 1: Elasticsearch scores (1 + cos) / 2) for
 # hnsw, and for the quantized types on Elasticsearch 9 with rescore_vector (the raw floats
 # rescore the candidates; 8.17 has no rescore_vector, its quantized scores are approximate).
@@ -57,6 +59,7 @@ index:
   name: $IDX-$1-$2
   recreate: true
   settings: {number_of_shards: 2, number_of_replicas: 0, refresh_interval: 1s$keep}
+  force_merge: 1
   mappings:
     properties:
       n: {type: long}
@@ -93,6 +96,14 @@ major = int(version.split(".")[0])
 (r,) = json.load(open(glob.glob(d + "/*/matrix.json")[0]))["rows"]
 assert r["verified"] is True and not r["failed"], (r["docs_counted"], r["docs_ok_all"], r["reason"])
 assert r["docs_counted"] == r["docs_ok_all"] > 0, (r["docs_counted"], r["docs_ok_all"])
+# the after-load step (index.force_merge: 1): both shards merged to one segment each, timed
+assert r["merge_s"] is not None and r["merge_s"] >= 0, r["merge_s"]
+assert r["segments_before"] >= r["segments_after"] and 1 <= r["segments_after"] <= 2, \
+    (r["segments_before"], r["segments_after"])
+# bytes per document: 64 floats in JSON take 8 to 10 bytes each ("-0.123456,"), in base64 4
+# bytes each as 4/3 as many characters (344), plus the action line and "n"
+b = r["bytes_per_doc"]
+assert (64 * 8 < b < 64 * 11 + 200) if enc != "base64" else (344 < b < 344 + 150), (enc, b)
 
 def post(path, body):
     req = urllib.request.Request(es + path, json.dumps(body).encode(),
@@ -136,7 +147,8 @@ for h in docs:
     # the sent one does
     assert same(ids[0]) and abs(res[0]["_score"] - 1.0) < 1e-6, (kind, h["_id"], res[:2])
 print(f"{kind}/{enc}: {r['docs_per_s']:.0f} docs/s, {r['docs_counted']} counted, "
-      f"5 documents their own nearest neighbour with cosine 1")
+      f"{b:.0f} bytes/doc, force merge {r['merge_s']:.2f} s ({r['segments_before']} -> "
+      f"{r['segments_after']} segments), 5 documents their own nearest neighbour with cosine 1")
 PY
 }
 
