@@ -178,10 +178,10 @@ static void run_repetition(bf_scenario_t *sc, const bf_cell_t *cell, uint32_t re
                                        (uint32_t)(run->duration_ms / 1000));
     bf_run_t *r = NULL;
     char mismatch[400] = "";
-    bf_cell_end_t end = {
-        .search_total_before = -1,
-        .force_merge = bf_scenario_index(sc)->force_merge,
-        .force_merge_timeout_ms = (long)bf_scenario_index(sc)->force_merge_timeout_ms};
+    bf_cell_end_t end = {.search_total_before = -1,
+                         .force_merge = bf_scenario_index(sc)->force_merge,
+                         .force_merge_timeout_ms =
+                             (long)bf_scenario_index(sc)->force_merge_timeout_ms};
     char cell_name[256];
     bf_results_cell_name(cell, rep, repeat, cell_name, sizeof cell_name);
     bf_cellagg_set_queries(agg, bf_scenario_search(sc));

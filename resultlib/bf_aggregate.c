@@ -624,9 +624,8 @@ static void row_whole_cell(const bf_cellagg_t *a, bf_row_t *row)
             row->bytes_payload_ok_all += (uint64_t)((double)m->bytes_payload *
                                                     (double)m->docs_ok / (double)m->docs_sent);
     }
-    row->bytes_per_doc = row->docs_ok_all > 0
-                             ? (double)row->bytes_payload_ok_all / (double)row->docs_ok_all
-                             : NAN;
+    row->bytes_per_doc =
+        row->docs_ok_all > 0 ? (double)row->bytes_payload_ok_all / (double)row->docs_ok_all : NAN;
 }
 
 /* docs/s over the window and its per-second spread. */

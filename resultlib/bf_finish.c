@@ -16,8 +16,7 @@
 /* The after-load step: the primaries' segments, _forcemerge to end->force_merge segments and
  * _refresh (timed), the segments again; a step that fails leaves its fields unknown and says
  * why (the load's measurement stands). */
-static void after_load(bf_es_t *es, const bf_cell_t *cell, const bf_cell_end_t *end,
-                       bf_row_t *row)
+static void after_load(bf_es_t *es, const bf_cell_t *cell, const bf_cell_end_t *end, bf_row_t *row)
 {
     bf_diag_t d = {0};
     int64_t before = -1, after = -1;
