@@ -35,13 +35,15 @@ static const psrc_vec PSRC_VEC[] = {
      "self._field:{\"vector\":query_vector,\"k\":self._top_k}", 1, 1},
 };
 
-static const char *const RALLY_BULK_KEYS[] = {"dims",           "small-partitions",
-                                              "medium-partitions", "large-partitions",
-                                              "custom-routing", "paragraph-size",
+static const char *const RALLY_BULK_KEYS[] = {"dims",
+                                              "small-partitions",
+                                              "medium-partitions",
+                                              "large-partitions",
+                                              "custom-routing",
+                                              "paragraph-size",
                                               NULL};
-static const char *const OSB_BULK_KEYS[] = {"dims",        "index_name",  "field",
-                                            "partitions",  "num_centers", "cluster_std",
-                                            NULL};
+static const char *const OSB_BULK_KEYS[] = {"dims",        "index_name",  "field", "partitions",
+                                            "num_centers", "cluster_std", NULL};
 static const char *const DATASET_KEYS[] = {"index",
                                            "field",
                                            "bulk_size",
@@ -113,11 +115,9 @@ static const psrc_vec *psrc_checked(const bf_vimport_ctx_t *ctx, const char *psr
     char reg[256], cls[128];
     snprintf(reg, sizeof reg, "register_param_source(\"%s\",%s)", k->name, k->cls);
     snprintf(cls, sizeof cls, "class%s(", k->cls);
-    const char *c = strstr(py, cls);
-    const char *next = c ? strstr(c + strlen(cls), "class") : NULL;
-    const char *m = c ? strstr(c, k->marker) : NULL;
-    /* the marker in the class itself, or in a helper after it that the class calls */
-    int same = strstr(py, reg) && c && m && (next == NULL || m < next || k->search);
+    /* the class, and what it sends (in the class, or in a helper of the file it calls:
+     * Rally's generate_knn_query) */
+    int same = strstr(py, reg) && strstr(py, cls) && strstr(py, k->marker);
     free(py);
     if (!same) {
         if (why)
@@ -208,8 +208,8 @@ static char *dataset_file(const bf_vimport_ctx_t *ctx, json_t *op, const char *p
         /* the corpus's first documents file, where import-rally looks for corpus files */
         json_t *corpora = json_object_get(ctx->track, "corpora"), *c, *hit = NULL;
         size_t i;
-        json_array_foreach(corpora, i, c) if (str_of(c, "name") &&
-                                              strcmp(str_of(c, "name"), cn) == 0) hit = c;
+        json_array_foreach(corpora, i,
+                           c) if (str_of(c, "name") && strcmp(str_of(c, "name"), cn) == 0) hit = c;
         json_t *doc = json_array_get(json_object_get(hit, "documents"), 0);
         const char *src = str_of(doc, "source-file");
         if (src == NULL) {
@@ -225,8 +225,8 @@ static char *dataset_file(const bf_vimport_ctx_t *ctx, json_t *op, const char *p
             char *dot = strrchr(want, '.');
             if (dot && (strcmp(dot, ".bz2") == 0 || strcmp(dot, ".gz") == 0))
                 *dot = '\0';
-            const char *url = str_of(doc, "base-url") ? str_of(doc, "base-url")
-                                                      : str_of(hit, "base-url");
+            const char *url =
+                str_of(doc, "base-url") ? str_of(doc, "base-url") : str_of(hit, "base-url");
             bf_buf_appendf(notes,
                            "#  - data set of corpus '%s' not downloaded yet: %s (validate and "
                            "run need it%s%s/%s, then decompress it)\n",
@@ -243,8 +243,7 @@ static char *dataset_file(const bf_vimport_ctx_t *ctx, json_t *op, const char *p
     }
     struct stat st;
     if (stat(file, &st) != 0 && (path && *path)) {
-        bf_buf_appendf(notes, "#  - data set not there yet: %s (validate and run need it)\n",
-                       file);
+        bf_buf_appendf(notes, "#  - data set not there yet: %s (validate and run need it)\n", file);
         (*missing)++;
     }
     if (h5) {
@@ -267,8 +266,8 @@ static char *yq(const char *s)
 static int bulk_dataset(const bf_vimport_ctx_t *ctx, json_t *op, const char *what,
                         bf_vimport_t *out, bf_diag_t *diag)
 {
-    const char *field = str_of(op, "field") && *str_of(op, "field") ? str_of(op, "field")
-                                                                     : "target_field";
+    const char *field =
+        str_of(op, "field") && *str_of(op, "field") ? str_of(op, "field") : "target_field";
     double bs = num_of(op, "bulk_size", 500);
     if (bs < 1 || bs != (double)(long)bs)
         return bf_diag_set(diag, BF_E_INVAL,
@@ -358,8 +357,8 @@ static size_t rally_partitions(const bf_vimport_ctx_t *ctx, json_t *op, const ch
     return n;
 }
 
-static int bulk_random(const bf_vimport_ctx_t *ctx, json_t *op, const psrc_vec *k,
-                       const char *what, bf_vimport_t *out, bf_diag_t *diag)
+static int bulk_random(const bf_vimport_ctx_t *ctx, json_t *op, const psrc_vec *k, const char *what,
+                       bf_vimport_t *out, bf_diag_t *diag)
 {
     int dims = 0;
     int rc = dims_of(op, k->osb ? 768 : 128, what, &dims, diag);
@@ -379,8 +378,8 @@ static int bulk_random(const bf_vimport_ctx_t *ctx, json_t *op, const psrc_vec *
         json_decref(j);
         out->source = bf_asprintf("{\"partition_id\":$[[partition_id]],%s:$[[vec]]}", fq);
         free(fq);
-        out->index = bf_strdup(str_of(op, "index_name") ? str_of(op, "index_name")
-                                                        : "target_index");
+        out->index =
+            bf_strdup(str_of(op, "index_name") ? str_of(op, "index_name") : "target_index");
         bf_buf_appendf(&out->notes,
                        "#  - %s: the param-source 'random-vector-bulk-param-source' of the "
                        "workload's %s, written as a template: create {\"partition_id\": 0..%s, "
@@ -435,7 +434,8 @@ static int bulk_random(const bf_vimport_ctx_t *ctx, json_t *op, const psrc_vec *
                    "floats are numpy's uniform [0, 1) with 17 digits, bulkfleet's uniform in "
                    "[-1, 1] with 6 (the same work for the engine per element)\n",
                    what, ctx->pyname, np, para > 1 ? "\"nested\": paragraphs of a " : "\"emb\": a ",
-                   dims, para > 1 ? " each" : "", json_is_true(cr) ? ", routed by partition_id" : "");
+                   dims, para > 1 ? " each" : "",
+                   json_is_true(cr) ? ", routed by partition_id" : "");
     return BF_OK;
 }
 
@@ -466,8 +466,7 @@ static char *body_with_vector(json_t *body, const char *var)
         free(txt);
         return NULL;
     }
-    char *out =
-        bf_asprintf("%.*s$[[%s]]%s", (int)(mk - txt), txt, var, mk + strlen(VEC_MARK) + 2);
+    char *out = bf_asprintf("%.*s$[[%s]]%s", (int)(mk - txt), txt, var, mk + strlen(VEC_MARK) + 2);
     free(txt);
     return out;
 }
@@ -477,8 +476,8 @@ char *bf_vimport_query(const bf_vimport_ctx_t *ctx, json_t *op, const char *type
 {
     const char *opn = str_of(op, "name") ? str_of(op, "name") : type;
     if (strcmp(type, "vector-search") == 0) {
-        const char *field = str_of(op, "field") && *str_of(op, "field") ? str_of(op, "field")
-                                                                         : "target_field";
+        const char *field =
+            str_of(op, "field") && *str_of(op, "field") ? str_of(op, "field") : "target_field";
         double kk = num_of(op, "k", 0);
         int k_given = kk >= 1;
         if (!k_given)
@@ -497,9 +496,9 @@ char *bf_vimport_query(const bf_vimport_ctx_t *ctx, json_t *op, const char *type
                            ? json_deep_copy(json_object_get(op, "body"))
                            : json_object();
         json_object_set_new(body, "size", json_integer((json_int_t)kk));
-        json_object_set_new(body, "query",
-                            json_pack("{s:{s:{s:s, s:I}}}", "knn", field, "vector", VEC_MARK, "k",
-                                      (json_int_t)kk));
+        json_object_set_new(
+            body, "query",
+            json_pack("{s:{s:{s:s, s:I}}}", "knn", field, "vector", VEC_MARK, "k", (json_int_t)kk));
         char *out = body_with_vector(body, "query_vec");
         json_decref(body);
         bf_buf_appendf(notes,
@@ -537,9 +536,9 @@ char *bf_vimport_query(const bf_vimport_ctx_t *ctx, json_t *op, const char *type
         body = json_is_object(json_object_get(op, "body"))
                    ? json_deep_copy(json_object_get(op, "body"))
                    : json_object();
-        json_object_set_new(body, "query",
-                            json_pack("{s:{s:{s:s, s:I}}}", "knn", field, "vector", VEC_MARK, "k",
-                                      (json_int_t)kk));
+        json_object_set_new(
+            body, "query",
+            json_pack("{s:{s:{s:s, s:I}}}", "knn", field, "vector", VEC_MARK, "k", (json_int_t)kk));
         json_object_set_new(body, "size", json_integer((json_int_t)kk));
     } else {
         const char *tier = str_of(op, "partition-tier");
@@ -567,8 +566,7 @@ char *bf_vimport_query(const bf_vimport_ctx_t *ctx, json_t *op, const char *type
                    "query: %s with a random %d-dimension query vector (query_vec)%s%s\n",
                    opn, k->name, ctx->pyname,
                    k->osb ? "the OpenSearch k-NN query (query.knn)" : "Elasticsearch's knn search",
-                   dims, pvar[0] ? " filtered on a random partition of " : "",
-                   pvar[0] ? pvar : "");
+                   dims, pvar[0] ? " filtered on a random partition of " : "", pvar[0] ? pvar : "");
     return out;
 }
 
