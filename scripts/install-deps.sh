@@ -18,7 +18,7 @@ python3 python3-jinja2"
 PKGS="$BUILD_PKGS
 openjdk-17-jdk-headless maven
 prometheus
-nginx-light wrk time linux-perf python3 python3-botocore curl iproute2 procps
+nginx-light wrk time linux-perf python3 python3-botocore python3-yaml curl iproute2 procps
 clang llvm libclang-rt-14-dev clang-format
 ansible ansible-lint openssh-server openssh-client sshpass socat sudo python3-apt
 chromium"

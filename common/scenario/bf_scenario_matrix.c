@@ -245,7 +245,29 @@ static int same_value(const param *p, const char *a, const char *b)
     return strcmp(a, b) == 0;
 }
 
-/* Settings: put value at a dotted path under {"index": ...}; takes the value's reference. */
+/* Every member of group obj put into parent as a dotted key "<prefix>.<member>" (nested groups
+ * flattened too); takes obj's reference. */
+static void settings_flatten_into(json_t *parent, const char *prefix, json_t *obj)
+{
+    const char *k;
+    json_t *v;
+    json_object_foreach(obj, k, v)
+    {
+        char *key = bf_asprintf("%s.%s", prefix, k);
+        if (json_is_object(v))
+            settings_flatten_into(parent, key, json_incref(v));
+        else
+            json_object_set(parent, key, v);
+        free(key);
+    }
+    json_decref(obj);
+}
+
+/* Settings: put value at a dotted path under {"index": ...}; takes the value's reference. A
+ * name that is both a value and a group (OpenSearch k-NN's index.knn: true beside
+ * index.knn.algo_param.ef_search) is kept as dotted keys from there on
+ * ({"index": {"knn": true, "knn.algo_param.ef_search": 100}}): the engines read settings flat,
+ * so a dotted key inside an object is the same setting (docs/scenario.md, index.settings). */
 static int settings_put(json_t *root, const char *dotted, json_t *val, char *err, size_t errsz)
 {
     const char *path = dotted;
@@ -277,20 +299,22 @@ static int settings_put(json_t *root, const char *dotted, json_t *val, char *err
         json_t *child = json_object_get(cur, seg);
         if (dot == NULL) {
             if (json_is_object(child) && !json_is_object(val)) {
-                snprintf(err, errsz, "'%s' is both a value and a group of settings", dotted);
-                json_decref(val);
-                return BF_E_INVAL;
+                /* a group of that name came first: its members become dotted keys */
+                json_t *grp = json_incref(child);
+                json_object_del(cur, seg);
+                settings_flatten_into(cur, seg, grp);
             }
             json_object_set_new(cur, seg, val);
+            return BF_OK;
+        }
+        if (child != NULL && !json_is_object(child)) {
+            /* a value of that name came first: the rest of the name is one dotted key here */
+            json_object_set_new(cur, s, val);
             return BF_OK;
         }
         if (child == NULL) {
             child = json_object();
             json_object_set_new(cur, seg, child);
-        } else if (!json_is_object(child)) {
-            snprintf(err, errsz, "'%s' is both a value and a group of settings", dotted);
-            json_decref(val);
-            return BF_E_INVAL;
         }
         cur = child;
         s = dot + 1;

@@ -168,6 +168,11 @@ typedef struct rally {
     size_t ntargets;
     const char *target;
     double shards, replicas;
+    /* a vector bulk task (bf_import_vector.h): documents from a template, no corpus */
+    bf_vimport_ctx_t vctx;
+    bf_vimport_t vec;
+    json_t *vtemplate; /* the data stream's composable template body, or NULL */
+    const char *vtemplate_name;
 } rally_t;
 
 static void rally_cleanup(rally_t *R)
@@ -191,6 +196,8 @@ static void rally_cleanup(rally_t *R)
     free(R->label);
     json_decref(R->body);
     json_decref(R->settings);
+    bf_vimport_cleanup(&R->vec);
+    json_decref(R->vtemplate);
     free(R->file);
     free(R->dir);
 }
@@ -381,7 +388,9 @@ static int rally_bulk_task(rally_t *R, json_t *t, json_t *op, const char *opath,
         rc = bf__check_keys(ck, op, opath, BF__BULK_KEYS, what, diag);
     if (rc != BF_OK)
         return rc;
-    int have = bf__check_num(ck, op, opath, "bulk-size", 1, 1, " (documents)", what, &v, diag);
+    /* op NULL: a vector task's, whose operation rally_vector_task checked */
+    int have =
+        op ? bf__check_num(ck, op, opath, "bulk-size", 1, 1, " (documents)", what, &v, diag) : 2;
     if (have < 0)
         return have;
     if (have == 0) {
@@ -392,7 +401,8 @@ static int rally_bulk_task(rally_t *R, json_t *t, json_t *op, const char *opath,
                            "Rally requires); add one, e.g. \"bulk-size\": 1000",
                            where, what);
     }
-    add_value(&R->batch, v);
+    if (have == 1)
+        add_value(&R->batch, v);
     double cl = 1, tp = 0, wu = -1, tpd = -1, ru = 0;
     const char *tpk = tpath ? tpath : "";
     /* in file order of Rally's reference, the first wrong one reported */
@@ -413,7 +423,7 @@ static int rally_bulk_task(rally_t *R, json_t *t, json_t *op, const char *opath,
             return got[g];
     }
     add_value(&R->clients, cl);
-    if (got[3] == 0) {
+    if (got[3] == 0 && op) {
         int og = bf__check_num(ck, op, opath, "target-throughput", 0, 0,
                                " (bulk requests per second)", what, &tp, diag);
         if (og < 0)
@@ -436,6 +446,57 @@ static int rally_bulk_task(rally_t *R, json_t *t, json_t *op, const char *opath,
     return BF_OK;
 }
 
+/* A vector bulk task (bf_vimport_bulk_kind): Rally's bulk with a vector param-source is a bulk
+ * task (its param-source's keys known), OpenSearch Benchmark's bulk-vector-data-set takes its
+ * bulk_size and the task's clients; the first one's documents are the scenario's. */
+static int rally_vector_task(rally_t *R, json_t *t, json_t *op, const char *type,
+                             const char *const *vkeys, const char *opath, const char *tpath,
+                             const char *what)
+{
+    const char *known[64];
+    size_t n = 0;
+    for (size_t i = 0; BF__BULK_KEYS[i] && n < 40; i++)
+        known[n++] = BF__BULK_KEYS[i];
+    for (size_t i = 0; vkeys && vkeys[i] && n < 60; i++)
+        known[n++] = vkeys[i];
+    known[n++] = "include-in-results_publishing"; /* OpenSearch Benchmark's */
+    known[n] = NULL;
+    int rc;
+    if (strcmp(type, "bulk") == 0) {
+        rc = bf__check_keys(&R->ck, op, opath, known, what, R->diag);
+        double v = 0;
+        int have = rc == BF_OK ? bf__check_num(&R->ck, op, opath, "bulk-size", 1, 1, " (documents)",
+                                               what, &v, R->diag)
+                               : rc;
+        if (have < 0)
+            return have;
+        add_value(&R->batch, have ? v : 1000); /* the param-sources' default */
+        rc = rally_bulk_task(R, t, NULL, opath, tpath, what);
+        R->first_bulk = op;
+    } else {
+        rc = bf__check_keys(&R->ck, t, tpath ? tpath : "", BF__TASK_KEYS, what, R->diag);
+        if (rc == BF_OK)
+            rc = bf__check_keys(&R->ck, op, opath, known, what, R->diag);
+        double cl = 1;
+        if (rc == BF_OK && bf__check_num(&R->ck, t, tpath ? tpath : "", "clients", 1, 1, "", what,
+                                         &cl, R->diag) < 0)
+            rc = R->diag->code;
+        if (rc == BF_OK) {
+            add_value(&R->clients, cl);
+            add_value(&R->rate, 0);
+            if (R->first_bulk == NULL)
+                R->first_bulk = op;
+        }
+    }
+    if (rc != BF_OK || R->vec.active)
+        return rc;
+    rc = bf_vimport_bulk(&R->vctx, op, type, what, &R->vec, R->diag);
+    if (rc == BF_OK && R->vec.bulk_size > 0)
+        add_value(&R->batch, R->vec.bulk_size);
+    R->missing += R->vec.missing;
+    return rc;
+}
+
 /* Every task of the schedule: its operation resolved by name ("operations"; a name without a
  * definition is one of Rally's built-in operations, whose name is its type), each bulk task
  * read by rally_bulk_task, every other accounted (account_task); a schedule without a bulk
@@ -447,6 +508,13 @@ static int rally_bulk_tasks(rally_t *R)
     size_t fl = strlen(R->file);
     R->acc.pyname =
         fl >= 13 && strcmp(R->file + fl - 13, "workload.json") == 0 ? "workload.py" : "track.py";
+    R->vctx = (bf_vimport_ctx_t){.dir = R->dir,
+                                 .pyname = R->acc.pyname,
+                                 .track = R->track,
+                                 .vars = &R->acc.vars,
+                                 .find_corpus = bf__find_corpus,
+                                 .corpus_dir = R->opts->corpus_dir};
+    R->acc.vctx = &R->vctx;
     size_t i;
     json_t *t;
     json_array_foreach(R->tasks, i, t)
@@ -474,7 +542,9 @@ static int rally_bulk_tasks(rally_t *R)
             op = found;
         }
         const char *type = bf__str_of(op, "operation-type");
-        if (type == NULL || strcmp(type, "bulk") != 0) {
+        const char *const *vkeys = NULL;
+        int vk = bf_vimport_bulk_kind(&R->vctx, op, type, &vkeys);
+        if (type == NULL || (strcmp(type, "bulk") != 0 && !vk)) {
             bf__account_task(&R->acc, t, op, type ? type : "?", tpath);
             /* indexing of another kind, named if no bulk task is found */
             if (type && (strstr(type, "bulk") || strstr(type, "ingest")) &&
@@ -495,7 +565,8 @@ static int rally_bulk_tasks(rally_t *R)
             snprintf(what, sizeof what, "bulk task '%s'", opn);
         else
             snprintf(what, sizeof what, "bulk task %zu of the schedule", i + 1);
-        int rc = rally_bulk_task(R, t, op, opath, tpath, what);
+        int rc = vk ? rally_vector_task(R, t, op, type, vkeys, opath, tpath, what)
+                    : rally_bulk_task(R, t, op, opath, tpath, what);
         if (rc != BF_OK)
             return rc;
     }
@@ -654,6 +725,11 @@ static int rally_corpus_file(rally_t *R, json_t *c, json_t *e, size_t i, size_t 
  * is an error. */
 static int rally_corpora(rally_t *R)
 {
+    if (R->vec.active) { /* the documents are the vector task's template */
+        if (R->vec.index)
+            json_array_append_new(R->targets, json_string(R->vec.index));
+        return BF_OK;
+    }
     json_t *want_corpora = json_object_get(R->first_bulk, "corpora");
     json_t *want_indices = json_object_get(R->first_bulk, "indices");
     json_t *corpora = json_object_get(R->track, "corpora"), *c;
@@ -738,11 +814,49 @@ static void rally_other_indices(rally_t *R, json_t *indices)
     bf_buf_cleanup(&other);
 }
 
+/* The data stream a vector task writes (Rally's random_vector): the track's composable template
+ * whose index-pattern matches it (else its first), rendered, as index.template; its settings'
+ * shard and replica counts become the shards / replicas axes. */
+static int rally_vector_template(rally_t *R)
+{
+    json_t *cts = json_object_get(R->track, "composable-templates"), *c, *hit = NULL;
+    size_t i;
+    json_array_foreach(cts, i, c)
+    {
+        const char *pat = bf__str_of(c, "index-pattern");
+        size_t pl = pat ? strlen(pat) : 0;
+        if (hit == NULL || (pat && R->target && pl > 0 && pat[pl - 1] == '*' &&
+                            strncmp(pat, R->target, pl - 1) == 0))
+            hit = c;
+    }
+    const char *tf = bf__str_of(hit, "template");
+    if (tf == NULL)
+        return BF_OK; /* the note on data streams says what to write */
+    char *tp = bf_asprintf("%s/%s", R->dir, tf);
+    int rc = load_json_at(&R->tsrc, tp, tf, &R->vtemplate, NULL, NULL, R->diag);
+    free(tp);
+    if (rc != BF_OK)
+        return rc;
+    R->vtemplate_name = bf__str_of(hit, "name");
+    json_t *tmpl = json_object_get(R->vtemplate, "template");
+    json_t *st = json_object_get(tmpl, "settings");
+    if (json_is_object(st))
+        json_object_set_new(tmpl, "settings", bf__split_settings(st, &R->shards, &R->replicas));
+    bf_buf_appendf(&R->notes,
+                   "#  - the vector task writes the data stream %s: created from the track's "
+                   "composable template %s (%s) as index.template; its shard and replica counts "
+                   "are the shards / replicas axes\n",
+                   R->target ? R->target : "?", R->vtemplate_name ? R->vtemplate_name : "?", tf);
+    return BF_OK;
+}
+
 /* The index and its body: the bulk task's first target (else the track's first index), its
  * body file's settings (shards and replicas become matrix axes) and mappings; notes for data
  * streams and for a bulk task that writes several indices (index.count, round-robin). */
 static int rally_index(rally_t *R)
 {
+    R->shards = 1;
+    R->replicas = 0;
     R->ntargets = json_array_size(R->targets);
     R->target = R->ntargets ? json_string_value(json_array_get(R->targets, 0)) : NULL;
     json_t *indices = json_object_get(R->track, "indices"), *ix = NULL, *c;
@@ -757,11 +871,14 @@ static int rally_index(rally_t *R)
     }
     if (R->target == NULL)
         R->target = bf__str_of(ix, "name");
-    if (R->target == NULL && json_object_get(R->track, "data-streams"))
+    if (R->vec.data_stream && ix == NULL) {
+        int rc = rally_vector_template(R);
+        if (rc != BF_OK)
+            return rc;
+    }
+    if (R->target == NULL && json_object_get(R->track, "data-streams") && !R->vtemplate)
         bf_buf_appendz(&R->notes, "#  - the track writes to data streams; set index.template "
                                   "with data_stream: {} (docs/scenario.md) to do the same\n");
-    R->shards = 1;
-    R->replicas = 0;
     const char *body_file = bf__str_of(ix, "body");
     if (body_file) {
         char *bp = bf_asprintf("%s/%s", R->dir, body_file);
@@ -817,6 +934,8 @@ static int rally_index(rally_t *R)
  * were left out). */
 static void rally_account(rally_t *R)
 {
+    if (R->vec.notes.len)
+        bf_buf_appendz(&R->notes, R->vec.notes.data);
     task_acc *acc = &R->acc;
     if (acc->notes.len)
         bf_buf_appendz(&R->notes, acc->notes.data);
@@ -926,12 +1045,50 @@ static void rally_write_index(rally_t *R)
         bf__emit_json(y, R->settings);
         bf_buf_appendz(y, "\n");
     }
+    if (R->vtemplate) {
+        bf_buf_appendf(y, "  template:\n    name: %s\n    body: ",
+                       R->vtemplate_name ? R->vtemplate_name : "bulkfleet-vectors");
+        bf__emit_json(y, R->vtemplate);
+        bf_buf_appendz(y, "\n");
+    }
+    if (R->acc.force_merge)
+        bf_buf_appendf(y, "  force_merge: %u   # the track's force-merge task, after each load\n",
+                       R->acc.force_merge);
     json_t *mappings = json_object_get(R->body, "mappings");
     if (json_is_object(mappings) && json_object_size(mappings)) {
         bf_buf_appendz(y, "  mappings: ");
         bf__emit_json(y, mappings);
         bf_buf_appendz(y, "\n");
     }
+}
+
+/* document: of a vector task (its template, id and routing) and run: (warmup, and the
+ * time-period, else 60 s: its Rally task counts iterations, or reads a data set once, where a
+ * cell runs for a time). */
+static void rally_write_vector_run(rally_t *R)
+{
+    bf_buf_t *y = &R->y;
+    bf_buf_appendf(y, "document:\n  action: %s\n", R->vec.action);
+    if (R->vec.id) {
+        bf_buf_appendz(y, "  id: ");
+        bf__emit_str(y, R->vec.id);
+        bf_buf_appendz(y, "\n");
+    }
+    if (R->vec.routing) {
+        bf_buf_appendz(y, "  routing: ");
+        bf__emit_str(y, R->vec.routing);
+        bf_buf_appendz(y, "\n");
+    }
+    bf_buf_appendz(y, "  source: ");
+    bf__emit_str(y, R->vec.source);
+    bf_buf_appendf(y, "\nrun:\n  warmup: %.0fs\n  duration: %.0fs%s\n",
+                   R->warmup_s > 0 ? R->warmup_s : 0, R->period_s > 0 ? R->period_s : 60.0,
+                   R->period_s > 0 ? ""
+                                   : "   # the task counts iterations or reads its data set once; "
+                                     "a cell runs for a time");
+    if (R->acc.searches && R->acc.after)
+        bf_buf_appendz(y, "  order: sequential   # the load, then the searches on the index it "
+                          "left (also with run.repeat)\n");
 }
 
 /* document: (the corpus files: local_path past what the coordinator ships, its format, read
@@ -944,6 +1101,10 @@ static void rally_write_run(rally_t *R)
     int local = R->ship_bytes > BF_MAX_CORPUS_SHIP_BYTES;
     if (R->acc.vars.len) /* what the searches written from the track's Python draw */
         bf_buf_appendf(y, "variables:\n%s", R->acc.vars.data);
+    if (R->vec.active) {
+        rally_write_vector_run(R);
+        return;
+    }
     bf_buf_appendf(y,
                    "document:\n  action: index\n  corpus:\n    %s:", local ? "local_path" : "path");
     /* double-quoted (JSON escapes are YAML's too): a path may hold spaces, '#' or ': ' */

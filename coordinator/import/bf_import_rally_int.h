@@ -9,9 +9,11 @@
 
 #include "bf_buf.h"
 #include "bf_error.h"
+#include "bf_import_vector.h"
 
 #include <jansson.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #define MAX_VALUES 32 /* distinct values of one matrix axis */
 typedef struct values {
@@ -60,6 +62,9 @@ typedef struct task_acc {
     const char *dir;      /* the track's folder: its track.py and the files that reads */
     const char *pyname;   /* "track.py", or OpenSearch Benchmark's "workload.py" */
     bf_buf_t vars;        /* variables: entries the derived queries need (YAML lines) */
+    const bf_vimport_ctx_t *vctx; /* the track, for vector searches (bf_import_vector.h) */
+    uint32_t force_merge;         /* a force-merge task's max-num-segments (the after-load
+                                     step index.force_merge); 0 = none */
 } task_acc;
 
 /* bf_import_rally_track.c: a whole file of at most 16 MiB into *out (malloc'd, NUL-terminated,

@@ -167,7 +167,8 @@ static char *psrc_body(const char *dir, const char *pyname, const char *psrc, ch
 static int is_search_type(const char *type)
 {
     return strcmp(type, "search") == 0 || strcmp(type, "paginated-search") == 0 ||
-           strcmp(type, "scroll-search") == 0 || strcmp(type, "composite-agg") == 0;
+           strcmp(type, "scroll-search") == 0 || strcmp(type, "composite-agg") == 0 ||
+           strcmp(type, "vector-search") == 0;
 }
 
 /* what the campaign does instead of an administrative operation, or NULL */
@@ -184,6 +185,12 @@ static const char *mapped_admin(const char *type)
         {"put-settings", "cluster settings are not changed by bulkfleet: set them on the cluster "
                          "before the run"},
         {"wait-for-recovery", "each cell waits for its index to be allocated before the load"},
+        {"delete-data-stream", "each cell deletes and creates its data stream (index.recreate: "
+                               "true; only a stream bulkfleet created)"},
+        {"delete-composable-template", "each cell sends the track's template before its load "
+                                       "(index.template), replacing it"},
+        {"create-composable-template", "each cell sends the track's template before its load "
+                                       "(index.template)"},
     };
     for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
         if (strcmp(type, map[i].type) == 0)
@@ -220,6 +227,20 @@ void bf__account_task(task_acc *acc, json_t *t, json_t *op, const char *type, co
     const char *tn = bf__str_of(t, "name")          ? bf__str_of(t, "name")
                      : op && bf__str_of(op, "name") ? bf__str_of(op, "name")
                                                     : type;
+    if (strcmp(type, "force-merge") == 0 && op) {
+        /* the after-load step: each cell merges and refreshes its index after the load */
+        double seg = bf__count_of(json_object_get(op, "max-num-segments"), 0);
+        acc->mapped++;
+        if (acc->force_merge == 0)
+            acc->force_merge = seg >= 1 && seg <= 100000 ? (uint32_t)seg : 1;
+        bf_buf_appendf(&acc->notes,
+                       "#  - task '%s' (force-merge): each cell's after-load step, "
+                       "index.force_merge: %u (_forcemerge%s, then _refresh; merge_s and the "
+                       "segments before and after in its row)%s\n",
+                       tn, acc->force_merge, seg >= 1 ? "?max_num_segments" : "",
+                       seg >= 1 ? "" : "; the task gives no max-num-segments: 1 here");
+        return;
+    }
     const char *admin = mapped_admin(type);
     if (admin) {
         acc->mapped++;
@@ -234,6 +255,22 @@ void bf__account_task(task_acc *acc, json_t *t, json_t *op, const char *type, co
     }
     const char *psrc = bf__str_of(op, "param-source");
     char *derived = NULL, var[64] = "";
+    if (acc->vctx && (strcmp(type, "vector-search") == 0 || psrc)) {
+        /* a k-NN search: its query vectors a vector variable (bf_import_vector.h) */
+        char why[600] = "";
+        derived = bf_vimport_query(acc->vctx, op, type, &acc->notes, why, sizeof why);
+        if (derived == NULL && (why[0] || strcmp(type, "vector-search") == 0)) {
+            char *skip = psrc ? bf_asprintf("%s (%s: its request comes from the param-source "
+                                            "'%s' of the track's %s%s)",
+                                            tn, type, psrc, acc->pyname, why)
+                              : bf_asprintf("%s (%s%s)", tn, type, why);
+            json_array_append_new(acc->skipped, json_string(skip));
+            free(skip);
+            return;
+        }
+        if (derived)
+            psrc = NULL; /* written: not a geonames query */
+    }
     if (psrc) {
         /* Rally asks the track's Python for the request (body, index, cache): the operation's
          * own body, if any, is not what Rally sends, so nothing is imported under its name

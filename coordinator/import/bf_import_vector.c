@@ -114,10 +114,12 @@ static const psrc_vec *psrc_checked(const bf_vimport_ctx_t *ctx, const char *psr
     }
     char reg[256], cls[128];
     snprintf(reg, sizeof reg, "register_param_source(\"%s\",%s)", k->name, k->cls);
-    snprintf(cls, sizeof cls, "class%s(", k->cls);
+    snprintf(cls, sizeof cls, "class%s", k->cls);
     /* the class, and what it sends (in the class, or in a helper of the file it calls:
      * Rally's generate_knn_query) */
-    int same = strstr(py, reg) && strstr(py, cls) && strstr(py, k->marker);
+    const char *c = strstr(py, cls);
+    int same = strstr(py, reg) && c && (c[strlen(cls)] == '(' || c[strlen(cls)] == ':') &&
+               strstr(py, k->marker);
     free(py);
     if (!same) {
         if (why)
