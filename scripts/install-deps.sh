@@ -12,8 +12,8 @@ set -eu
 BUILD_PKGS="build-essential cmake pkg-config git
 libzmq3-dev libcurl4-openssl-dev libprotobuf-c-dev protobuf-c-compiler
 libyaml-dev zlib1g-dev libdeflate-dev libbz2-dev libzstd-dev libjansson-dev libcmocka-dev libssl-dev
-libmicrohttpd-dev
-python3 python3-jinja2"
+libmicrohttpd-dev libhdf5-dev
+python3 python3-jinja2 python3-h5py"
 # and what the rest of `make check` and `make demo` need
 PKGS="$BUILD_PKGS
 openjdk-17-jdk-headless maven

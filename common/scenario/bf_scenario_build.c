@@ -706,16 +706,13 @@ static int build_vector_file(bf__load_t *L, bf_var_spec_t *v, const bf__kval_t *
                            bf__keys[not_with_file[i]].path + 12);
     const bf_ynode_t *fn = vv[BF__K_VAR_FILE].node;
     const char *path = vv[BF__K_VAR_FILE].s;
-    if (strchr(path, '#'))
-        return bf__err(L, fn, BF_E_INVAL,
-                       "%s.file: '%s': HDF5 data sets (PATH#dataset) are not read yet; convert "
-                       "the data set to .fbin or .fvecs",
-                       dp, path);
-    char key[96];
+    /* an HDF5 data set is FILE#dataset: the file is what is read and shipped */
+    char key[96], file[1024];
     snprintf(key, sizeof key, "%s.file", dp);
+    snprintf(file, sizeof file, "%.*s", (int)strcspn(path, "#"), path);
     const char *text;
     size_t len;
-    int rc = bf__read_ref(L, fn, key, "vector file", path, BF_MAX_DICT_BYTES, &text, &len);
+    int rc = bf__read_ref(L, fn, key, "vector file", file, BF_MAX_DICT_BYTES, &text, &len);
     if (rc != BF_OK)
         return rc;
     bf_vecfile_t vf;

@@ -26,11 +26,16 @@ typedef struct bf_vecfile {
  * of http://corpus-texmex.irisa.fr/ and https://big-ann-benchmarks.com/), and render every row:
  * a JSON array (floats in the shortest of 6..9 significant digits that reads back as the same
  * float32; integers as written) or, with base64 = 1, RFC 4648 base64 of the values (float32 and
- * int32 in `little` ? little- : big-endian byte order; bytes as they are). want_dims 0 takes the
+ * int32 in `little` ? little- : big-endian byte order; bytes as they are). A name
+ * "FILE#dataset" reads data set `dataset` of the HDF5 file whose bytes data is (rows x
+ * dimensions of float32/float64, read as float32, or of int8/uint8; HDF5 converts the byte
+ * order; read a block of rows at a time from the file image, which libhdf5 does not copy): an
+ * error names the data sets the file has when `dataset` is not one of them. want_dims 0 takes the
  * file's; else the rows must have that many. max_rendered bounds the rendered bytes.
  * Returns 0 and *out, or BF_E_INVAL / BF_E_TOOBIG with msg (size bytes) naming the file and the
  * row: a row cut short, a dimension count that differs from row 1's or from want_dims, a
- * header that disagrees with the file's size, a float that is not finite. Thread-safe. */
+ * header that disagrees with the file's size, a float that is not finite. Thread-safe, except for
+ * HDF5 names (Debian's serial libhdf5 is not thread-safe: load one at a time). */
 int bf_vecfile_load(const char *name, const unsigned char *data, size_t len, uint32_t want_dims,
                     int base64, int little, size_t max_rendered, bf_vecfile_t *out, char *msg,
                     size_t size);

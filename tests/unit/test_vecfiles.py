@@ -7,7 +7,10 @@ i-th document, a `sequence` from 0 its id, the rows again after the last), each 
 reading back as the float32 in the file and the base64 text equal to Python's base64 of the
 big- and little-endian float32 bytes. Malformed files (a row cut short, a row whose dimension
 count differs, a .fbin header that disagrees with the file's size, `dims` other than the
-file's, a NaN, an HDF5 path) are refused by `validate` with exit 2, naming the file and row.
+file's, a NaN) are refused by `validate` with exit 2, naming the file and row. HDF5 data sets
+(FILE#dataset) written by h5py (Debian's python3-h5py): float32, big-endian float64, uint8 and
+int8 rows read exactly; a missing data set (the message lists the file's), a 1-dimensional or
+integer-id one, a NaN, other dims, a file cut in half and a file that is not HDF5 refused.
 """
 import base64
 import json
@@ -95,14 +98,15 @@ for fmt in ("bvecs", "u8bin"):
 
 
 def refused(name, data, want, var_extra=""):
-    write(name, data)
+    fname = name.split("#")[0]  # an HDF5 FILE#dataset: the file is FILE
+    write(fname, data)
     path = os.path.join(tmp, "bad.yaml")
     with open(path, "w") as f:
         f.write(SCEN % (f"  - {{name: v, type: vector, file: {name}{var_extra}}}", 5))
     out = subprocess.run([COORD, "validate", path], capture_output=True, text=True, timeout=60)
     assert out.returncode == 2, (name, out.returncode, out.stdout, out.stderr)
     msg = out.stdout + out.stderr
-    assert name in msg and want in msg, (name, want, msg)
+    assert fname in msg and want in msg, (name, want, msg)
     assert "bad.yaml:5:" in msg, msg  # the variable's line
     print(f"refused: {msg.strip().splitlines()[0][:160]}")
 
@@ -117,5 +121,51 @@ refused("a2.fvecs", fvecs, "dims: 16, but the file's rows have 12", ", dims: 16"
 nan = bytearray(fvecs)
 struct.pack_into("<f", nan, 2 * (4 + 4 * D) + 4 + 4 * 5, float("nan"))
 refused("nan.fvecs", bytes(nan), "row 3, dimension 6: not a finite number")
-refused("x.hdf5#train", b"", "HDF5")
+refused("x.hdf5#train", fvecs, "not an HDF5 file")
+
+# ---- HDF5 (ann-benchmarks' layout: train / test data sets), written by h5py -------------------
+# h5py is Debian's python3-h5py, for Debian's python3: the interpreter that has it writes them
+H5PY = None
+for exe in (sys.executable, "/usr/bin/python3"):
+    if subprocess.run([exe, "-c", "import h5py, numpy"], capture_output=True).returncode == 0:
+        H5PY = exe
+        break
+assert H5PY, "h5py is not installed: install python3-h5py (scripts/install-deps.sh does)"
+H5W = """
+import h5py, numpy, sys, json
+rows, brows = json.loads(sys.argv[2])
+with h5py.File(sys.argv[1] + "/a.hdf5", "w") as f:
+    f["train"] = numpy.array(rows, dtype="<f4")
+    f["test"] = numpy.array(rows[:3], dtype=">f8")      # float64, big-endian: read as float32
+    f["u8"] = numpy.array(brows, dtype="u1")
+    f["i8"] = numpy.array(brows, dtype="u1").astype("i1")
+    f["neighbors"] = numpy.zeros((3, 10), dtype="<i4")   # ids: not vectors
+    f["flat"] = numpy.zeros(12, dtype="<f4")
+    bad = numpy.array(rows, dtype="<f4")
+    bad[2, 5] = numpy.nan
+    f["nan"] = bad
+"""
+out = subprocess.run([H5PY, "-c", H5W, tmp, json.dumps([rows, brows])], capture_output=True,
+                     text=True, timeout=60)
+assert out.returncode == 0, out.stderr
+got = render("{name: v, type: vector, file: a.hdf5#train}", N + 2)
+for k, (doc_id, v) in enumerate(got):
+    assert doc_id == str(k) and [strtof(repr(x)) for x in v] == rows[k % N], ("hdf5", k, v)
+got = render("{name: v, type: vector, file: a.hdf5#test}", 3)
+assert [[strtof(repr(x)) for x in v] for _, v in got] == rows[:3], got
+got = render("{name: v, type: vector, file: a.hdf5#train, encoding: base64}", N)
+assert [v for _, v in got] == [base64.b64encode(struct.pack(f">{D}f", *r)).decode() for r in rows]
+got = render("{name: v, type: vector, file: a.hdf5#u8}", N)
+assert [v for _, v in got] == brows, got
+got = render("{name: v, type: vector, file: a.hdf5#i8}", N)
+assert [v for _, v in got] == [[x - 256 if x > 127 else x for x in r] for r in brows], got
+print("hdf5: train (float32), test (big-endian float64 as float32), u8, i8 read exactly; base64")
+with open(os.path.join(tmp, "a.hdf5"), "rb") as f:
+    h5 = f.read()
+refused("a.hdf5#nope", h5, "no data set 'nope' (the file has: flat, i8, nan, neighbors, test, train, u8)")
+refused("a.hdf5#flat", h5, "data set 'flat' has 1 dimensions")
+refused("a.hdf5#neighbors", h5, "data set 'neighbors' holds 4-byte integers")
+refused("a.hdf5#nan", h5, "data set 'nan', row 3, dimension 6: not a finite number")
+refused("a.hdf5#train", h5, "dims: 16, but the rows of data set 'train' have 12", ", dims: 16")
+refused("cut.hdf5#train", h5[: len(h5) // 2], "cut.hdf5")
 print("PASS: vector files written by Python read exactly; malformed ones refused with file and row")
