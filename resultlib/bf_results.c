@@ -1024,7 +1024,6 @@ static void print_md(FILE *f, const bf_scenario_t *sc, const bf_row_t *rows, siz
                    "spread far beyond the other cells' (its reason in matrix.json says which); "
                    "the findings leave it out.\n");
     print_md_write_queue(f, rows, nrows);
-    print_md_write_queue(f, rows, nrows);
     bf_finding_point_t *pts = bf_calloc(nrows + 1, sizeof *pts);
     for (size_t k = 0; k < nrows; k++)
         bf_finding_point_from_row(&rows[k], &pts[k]);
