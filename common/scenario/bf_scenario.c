@@ -448,8 +448,11 @@ static int build_all(bf__load_t *L, int keys_failed)
      * but its auth, TLS files and headers are still checked, when target is a mapping that has
      * its hosts or cloud_id (else the key pass said what is missing) */
     const bf_ynode_t *tn = L->top[BF__K_TARGET].node;
-    int ok_target = CLEAN("target") ? step_ok(L, bf__build_target(L)) : 0;
-    if (!CLEAN("target") && tn != NULL && tn->kind == BF_Y_MAP &&
+    /* taken once, before the target is built: its own mistakes (a header bulkfleet sets) make
+     * the section unclean afterwards, and a second build would say each of them twice */
+    int target_clean = CLEAN("target");
+    int ok_target = target_clean ? step_ok(L, bf__build_target(L)) : 0;
+    if (!target_clean && tn != NULL && tn->kind == BF_Y_MAP &&
         (L->top[BF__K_TARGET_HOSTS].set || L->top[BF__K_TARGET_CLOUD_ID].set))
         (void)step_ok(L, bf__build_target(L));
     int ok_targets = ok_target && CLEAN("targets") && step_ok(L, bf__build_targets(L));

@@ -44,6 +44,22 @@ grep -qF "document.sourc: unknown key" err || { cat err; fail "keys.yaml: docume
 grep -qF '$[[nope]]' err && { cat err; fail "keys.yaml: the template of a document with a key mistake was checked"; }
 grep -qF "got 'big'" err || { cat err; fail "keys.yaml: the matrix was not checked"; }
 
+# a target mistake (a header bulkfleet sets) beside a key mistake elsewhere is said once: the
+# target was built a second time when its own mistake made it look unclean
+cat > header.yaml <<'Y'
+name: t
+target:
+  hosts: [http://127.0.0.1:9200]
+  headers: {Content-Type: text/plain}
+index: {name: t, setings: {}}
+document: {source: '{"a": 1}'}
+matrix: {batch_size: [10], concurrency: [1]}
+Y
+rc=0; "$COORD" validate header.yaml > out 2> err || rc=$?
+[ "$rc" = 2 ] || { cat err; fail "header.yaml: exit $rc, expected 2"; }
+[ "$(grep -c 'Content-Type is set by bulkfleet' err)" = 1 ] || { cat err; fail "header.yaml: the header mistake not said exactly once"; }
+grep -qF "header.yaml is not a valid scenario (2 mistakes above" err || { cat err; fail "header.yaml: not 2 mistakes"; }
+
 # a new user's file: a misspelled key, a wrong type, a batch size of 0 and the
 # target missing: all four in one run (the matrix was checked only once the target was there)
 cat > newuser.yaml <<'Y'
