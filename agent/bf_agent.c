@@ -135,7 +135,7 @@ typedef struct agent {
     uint64_t held_cmd;
     char held_cell[128];
     int cells_done;
-    deferred *deferred; /* taken while a Prepare was built (build_live), handled after it */
+    deferred *deferred; /* taken while a long step ran (run_live), handled after it */
     size_t ndeferred, capdeferred;
 } agent;
 
@@ -385,6 +385,103 @@ static int serve_file(void *ctx, const char *path, char **data, size_t *len)
     return BF_E_NOTFOUND;
 }
 
+static void send_ping(agent *a)
+{
+    Bf__Ping ping = BF__PING__INIT;
+    ping.wall_us = bf_clock_wall_us();
+    Bf__Envelope env;
+    bf_wire_init(&env);
+    env.body_case = BF__ENVELOPE__BODY_PING;
+    env.ping = &ping;
+    send_ctrl(a, &env);
+}
+
+/* The fleet's liveness while a long step runs on another thread (run_live: a Prepare built, a
+ * large file's hash checked): every message that comes is kept for after the step (in order:
+ * the session's state machines see it as if it came then) and counts as
+ * hearing the coordinator; a Ping without credentials is answered now (a late Pong would spoil
+ * the coordinator's clock estimate), and a Ping goes out every heartbeat while the link is up,
+ * so neither side takes the other for silent. Waits up to timeout_ms. Touches only the
+ * sockets, the link's clocks and the deferred list: nothing the step uses. */
+static void keepalive(agent *a, int timeout_ms)
+{
+    zmq_pollitem_t items[2] = {{a->ctrl, 0, ZMQ_POLLIN, 0}, {a->data, 0, ZMQ_POLLIN, 0}};
+    int n = zmq_poll(items, 2, timeout_ms);
+    for (int i = 0; i < 2 && n > 0; i++) {
+        if (!(items[i].revents & ZMQ_POLLIN))
+            continue;
+        for (int k = 0; k < 64; k++) {
+            Bf__Envelope *env = NULL;
+            int rc = bf_wire_recv(items[i].socket, NULL, NULL, &env, ZMQ_DONTWAIT);
+            if (rc == BF_E_IO)
+                break;
+            if (rc == BF_E_PROTO) {
+                bf_warn("ignored a message that is not a bulkfleet envelope");
+                continue;
+            }
+            a->last_heard_us = bf_clock_mono_us();
+            if (i == 0 && env->body_case == BF__ENVELOPE__BODY_PING && env->ping->aws == NULL &&
+                bf_wire_check_version(env, NULL) == BF_OK) {
+                bf_wire_send_pong(a->ctrl, NULL, 0, env->ping, ZMQ_DONTWAIT);
+                a->last_sent_us = bf_clock_mono_us();
+                bf__envelope__free_unpacked(env, NULL);
+                continue;
+            }
+            if (a->ndeferred == a->capdeferred) {
+                a->capdeferred = a->capdeferred ? a->capdeferred * 2 : 16;
+                a->deferred = bf_realloc(a->deferred, a->capdeferred * sizeof *a->deferred);
+            }
+            a->deferred[a->ndeferred++] = (deferred){.env = env, .is_data = i};
+        }
+    }
+    uint64_t now = bf_clock_mono_us();
+    if (a->link == LINK_UP && now - a->last_sent_us > (uint64_t)a->heartbeat_ms * 1000u)
+        send_ping(a);
+}
+
+typedef struct live_job {
+    void (*fn)(void *arg);
+    void *arg;
+    atomic_int done;
+} live_job;
+
+static void *live_main(void *arg)
+{
+    live_job *j = arg;
+    j->fn(j->arg);
+    atomic_store(&j->done, 1);
+    return NULL;
+}
+
+/* fn(arg) on a thread of its own while this one keeps the link (keepalive); returns when fn
+ * did. fn must touch nothing keepalive does (the sockets, the link's clocks, the deferred
+ * list). Without a thread to spare, fn runs here (silent meanwhile, as before). */
+static void run_live(agent *a, void (*fn)(void *arg), void *arg)
+{
+    live_job j = {.fn = fn, .arg = arg};
+    atomic_init(&j.done, 0);
+    pthread_t t;
+    if (pthread_create(&t, NULL, live_main, &j) != 0) {
+        fn(arg);
+        return;
+    }
+    while (!atomic_load(&j.done))
+        keepalive(a, 20);
+    pthread_join(t, NULL);
+}
+
+typedef struct hash_job {
+    const void *data;
+    size_t len;
+    char hex[65];
+} hash_job;
+
+static void hash_main(void *arg)
+{
+    hash_job *h = arg;
+    bf_sha256_hex(h->data, h->len, h->hex);
+}
+
 /* ---- files in chunks ---------------------------------------------------------------------- */
 
 static void partial_free(partial_file *pf)
@@ -554,9 +651,11 @@ static void on_file_chunk(agent *a, const Bf__FileChunk *c)
     pf->st[c->index] = 2;
     pf->nhave++;
     if (pf->nhave == pf->nchunks) {
-        char whole[65];
-        bf_sha256_hex(pf->data, pf->size, whole);
-        if (strcmp(whole, pf->sha256) != 0) {
+        /* the whole file's hash: a second or more for a large corpus on a loaded host, so
+         * the link is kept meanwhile */
+        hash_job h = {.data = pf->data, .len = pf->size};
+        run_live(a, hash_main, &h);
+        if (strcmp(h.hex, pf->sha256) != 0) {
             /* every chunk matched its hash but the file does not: the coordinator's list is
              * wrong; nothing to fetch again that would help */
             char why[512];
@@ -688,87 +787,25 @@ static int build_cell(agent *a, const Bf__Prepare *p)
     return rc;
 }
 
-static void send_ping(agent *a)
-{
-    Bf__Ping ping = BF__PING__INIT;
-    ping.wall_us = bf_clock_wall_us();
-    Bf__Envelope env;
-    bf_wire_init(&env);
-    env.body_case = BF__ENVELOPE__BODY_PING;
-    env.ping = &ping;
-    send_ctrl(a, &env);
-}
-
-/* The fleet's liveness while a Prepare is built: every message that comes is kept for after
- * the build (in order: the session's state machines see it as if it came then) and counts as
- * hearing the coordinator; a Ping without credentials is answered now (a late Pong would spoil
- * the coordinator's clock estimate), and a Ping goes out every heartbeat while the link is up,
- * so neither side takes the other for silent. Waits up to timeout_ms. Touches only the
- * sockets, the link's clocks and the deferred list: nothing build_cell uses. */
-static void keepalive(agent *a, int timeout_ms)
-{
-    zmq_pollitem_t items[2] = {{a->ctrl, 0, ZMQ_POLLIN, 0}, {a->data, 0, ZMQ_POLLIN, 0}};
-    int n = zmq_poll(items, 2, timeout_ms);
-    for (int i = 0; i < 2 && n > 0; i++) {
-        if (!(items[i].revents & ZMQ_POLLIN))
-            continue;
-        for (int k = 0; k < 64; k++) {
-            Bf__Envelope *env = NULL;
-            int rc = bf_wire_recv(items[i].socket, NULL, NULL, &env, ZMQ_DONTWAIT);
-            if (rc == BF_E_IO)
-                break;
-            if (rc == BF_E_PROTO) {
-                bf_warn("ignored a message that is not a bulkfleet envelope");
-                continue;
-            }
-            a->last_heard_us = bf_clock_mono_us();
-            if (i == 0 && env->body_case == BF__ENVELOPE__BODY_PING && env->ping->aws == NULL &&
-                bf_wire_check_version(env, NULL) == BF_OK) {
-                bf_wire_send_pong(a->ctrl, NULL, 0, env->ping, ZMQ_DONTWAIT);
-                a->last_sent_us = bf_clock_mono_us();
-                bf__envelope__free_unpacked(env, NULL);
-                continue;
-            }
-            if (a->ndeferred == a->capdeferred) {
-                a->capdeferred = a->capdeferred ? a->capdeferred * 2 : 16;
-                a->deferred = bf_realloc(a->deferred, a->capdeferred * sizeof *a->deferred);
-            }
-            a->deferred[a->ndeferred++] = (deferred){.env = env, .is_data = i};
-        }
-    }
-    uint64_t now = bf_clock_mono_us();
-    if (a->link == LINK_UP && now - a->last_sent_us > (uint64_t)a->heartbeat_ms * 1000u)
-        send_ping(a);
-}
-
 typedef struct build_job {
     agent *a;
     const Bf__Prepare *p;
     int rc;
-    atomic_int done;
 } build_job;
 
-static void *build_main(void *arg)
+static void build_main(void *arg)
 {
     build_job *j = arg;
     j->rc = build_cell(j->a, j->p);
-    atomic_store(&j->done, 1);
-    return NULL;
 }
 
-/* build_cell on a thread of its own while this one keeps the fleet's liveness (keepalive):
+/* build_cell on a thread of its own while this one keeps the fleet's liveness (run_live):
  * a large corpus takes seconds to parse and lay out, and an agent silent that long was taken
  * for lost ("suspect: silent for 3059 ms", then lost, while it prepared). */
 static int build_live(agent *a, const Bf__Prepare *p)
 {
     build_job j = {.a = a, .p = p};
-    atomic_init(&j.done, 0);
-    pthread_t t;
-    if (pthread_create(&t, NULL, build_main, &j) != 0)
-        return build_cell(a, p); /* no thread to spare: built here, silent meanwhile */
-    while (!atomic_load(&j.done))
-        keepalive(a, 20);
-    pthread_join(t, NULL);
+    run_live(a, build_main, &j);
     return j.rc;
 }
 
