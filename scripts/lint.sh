@@ -18,6 +18,9 @@
 #    none between agent/ and coordinator/ (scripts/deps.py, from the sources; the unit test
 #    unit.deps also reads the object files).
 # 7. function length: no C function outside tests/ over 200 lines (scripts/funclen.py; docs/internals/style.md rule 19).
+# 8. comments that stand on their own: none in a product C file or header cites an issue number,
+#    a review code, the design or style guide or a reference note a clone does not have
+#    (scripts/check_comments.py; its self-test is tests/unit/lint_selftest.sh).
 # Exit 0 when all pass, 1 when one fails (each problem printed as file:line: what, what to do).
 set -uo pipefail
 
@@ -164,7 +167,15 @@ step_funclen() {
     python3 "$SRC/scripts/funclen.py" "$SRC"
 }
 
-for step in format banned stderr spdx keys deps funclen; do
+# ---- 8. comments ----------------------------------------------------------------------------
+step_comments() {
+    local out
+    out="$(python3 "$SRC/scripts/check_comments.py" --root "$SRC")" && return 0
+    echo "$out"
+    return 1
+}
+
+for step in format banned stderr spdx keys deps funclen comments; do
     t0=$EPOCHREALTIME
     if "step_$step"; then
         printf 'lint: %-7s ok (%s s)\n' "$step" "$(awk "BEGIN{printf \"%.1f\", $EPOCHREALTIME - $t0}")"

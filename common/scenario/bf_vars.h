@@ -144,7 +144,7 @@ typedef struct bf_rng {
 /* bf_rng_seed — seed from (seed, stream) through splitmix64, so streams of one seed differ. */
 void bf_rng_seed(bf_rng_t *r, uint64_t seed, uint64_t stream);
 /* bf_rng_next — next 64 random bits. Inline: the renderer draws several times a document
- * (a call each was about 2 % of rendering, callgrind, bench/RESULTS.md #28). */
+ * (a call each was about 2 % of rendering, callgrind, bench/RESULTS.md). */
 static inline uint64_t bf_rng_next(bf_rng_t *r)
 {
     uint64_t *s = r->s;
