@@ -456,6 +456,10 @@ static int campaign_fleet(bf__campaign_t *c, const bf_campaign_opts_t *opts, bf_
         return BF_EXIT_ENV;
     }
     bf_results_set_cluster(c->res, &c->cluster);
+    /* said at the start: a coordinator killed (kill -9, its host gone) prints nothing after */
+    if (opts->resume_dir == NULL)
+        bf_info("results: %s (if this run is interrupted: run --resume %s continues it)",
+                bf_results_dir(c->res), bf_results_dir(c->res));
     if (!in->have_record) {
         /* what --resume of this directory will reuse (or refuse to change) */
         char *ro = bf_runopts_json(&in->use);

@@ -6,7 +6,8 @@
 # failing the cell, recreates the index only then, and the rerun of cell 2 is verified; cell 1 is
 # kept, and matrix.json keeps the campaign's seed; each agent's "still running ... stopping it"
 # line is logged once (it came twice: an agent's Hello is repeated); the rerun of the
-# interrupted cell is said, with what it had recorded.
+# interrupted cell is said, with what it had recorded; the first run said its results directory
+# and the --resume command at its start.
 source "$(dirname "$0")/lib.sh"
 P=$(free_port)
 IDX="bf-kill-$$"
@@ -43,6 +44,9 @@ for _ in $(seq 1 200); do grep -q "cell 2/2" "$TMP/err1" && break; sleep 0.05; d
 sleep 2.5   # cell 2 is loading
 kill -9 "$CPID"; wait "$CPID" 2> /dev/null || true; CPID=
 D=$(ls -d "$TMP"/r/resumekill-*)
+# the directory and the command that continues it are said at the start, as a kill -9 says nothing
+grep -qF "results: $D (if this run is interrupted: run --resume $D continues it)" "$TMP/err1" ||
+    { cat "$TMP/err1" >&2; fail "the results directory was not said at the start"; }
 SEED=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["seed"])' "$D/matrix.json")
 rc=0
 timeout 120 "$COORD" run "$TMP/s.yaml" --agents 2 --insecure --bind "tcp://127.0.0.1:$P" --resume "$D" -q \
