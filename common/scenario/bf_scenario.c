@@ -20,6 +20,7 @@
 #include "bf_scenario_int.h"
 
 #include "bf_corpus.h"
+#include "bf_file.h"
 #include "bf_jsonesc.h"
 #include "bf_mem.h"
 #include "bf_sha256.h"
@@ -634,7 +635,7 @@ int bf_scenario_load_file(const char *path, const bf_load_opts_t *opts, bf_scena
     char *text = NULL;
     size_t len = 0;
     int err_no = 0;
-    int rc = bf__read_disk(path, BF_MAX_SCENARIO_BYTES, &text, &len, &err_no);
+    int rc = bf_file_read(path, BF_MAX_SCENARIO_BYTES, &text, &len, &err_no);
     if (rc == BF_E_TOOBIG)
         return bf_diag_set(diag, rc, "%s: larger than the %u-byte limit of a scenario file", path,
                            BF_MAX_SCENARIO_BYTES);

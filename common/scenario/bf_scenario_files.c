@@ -5,6 +5,7 @@
 #include "bf_scenario_int.h"
 
 #include "bf_corpus.h"
+#include "bf_file.h"
 #include "bf_jsonesc.h"
 #include "bf_mem.h"
 #include "bf_sha256.h"
@@ -26,44 +27,6 @@
 #include <yaml.h>
 
 /* ---- files --------------------------------------------------------------------------------- */
-
-int bf__read_disk(const char *full, size_t cap, char **data, size_t *len, int *err_no)
-{
-    int fd = open(full, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) {
-        *err_no = errno;
-        return errno == ENOENT ? BF_E_NOTFOUND : BF_E_IO;
-    }
-    struct stat st;
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-        *err_no = S_ISDIR(st.st_mode) ? EISDIR : errno;
-        close(fd);
-        return BF_E_IO;
-    }
-    if ((uint64_t)st.st_size > cap) {
-        close(fd);
-        return BF_E_TOOBIG;
-    }
-    size_t size = (size_t)st.st_size, got = 0;
-    char *buf = bf_malloc(size + 1);
-    while (got < size) {
-        ssize_t r = read(fd, buf + got, size - got);
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r <= 0) {
-            *err_no = r < 0 ? errno : EIO;
-            free(buf);
-            close(fd);
-            return BF_E_IO;
-        }
-        got += (size_t)r;
-    }
-    close(fd);
-    buf[got] = '\0';
-    *data = buf;
-    *len = got;
-    return BF_OK;
-}
 
 /* Reads a file the scenario names (through the provider or from disk), registers it in the
  * scenario's file list (once per path) and returns its content (borrowed from the list). */
@@ -108,7 +71,7 @@ int bf__read_ref(bf__load_t *L, const bf_ynode_t *n, const char *key, const char
             full = bf_strdup(path);
         else
             full = bf_asprintf("%s/%s", L->base_dir, path);
-        rc = bf__read_disk(full, cap, &buf, &blen, &err_no);
+        rc = bf_file_read(full, cap, &buf, &blen, &err_no);
         if (rc == BF_E_TOOBIG) {
             rc = bf__err(L, n, BF_E_TOOBIG, "%s: %s '%s' is larger than %zu bytes", key, what, full,
                          cap);

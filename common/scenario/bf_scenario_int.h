@@ -506,12 +506,9 @@ int bf__matrix_expand(bf__load_t *L);
 /* ---- the loader's steps, one file each (all return BF_OK or a BF_E_* code with L->diag set;
  * called from bf_scenario.c's load on the loading thread only) -------------------------------- */
 
-/* Files (bf_scenario_files.c). bf__read_disk reads a whole regular file of at most cap bytes
- * into *data (malloc'd, NUL-terminated, caller frees), *err_no the errno of a failure.
- * bf__read_ref reads the file a key names (relative to the scenario's folder), kept in the
- * scenario (sc->files owns it); bf__read_json_file also parses it as a JSON object (*out: a new
- * reference, caller decrefs). */
-int bf__read_disk(const char *full, size_t cap, char **data, size_t *len, int *err_no);
+/* Files (bf_scenario_files.c, through bf_file_read). bf__read_ref reads the file a key names
+ * (relative to the scenario's folder), kept in the scenario (borrowed from sc->files);
+ * bf__read_json_file also parses it as a JSON object (*out: a new reference, caller decrefs). */
 int bf__read_ref(bf__load_t *L, const bf_ynode_t *n, const char *key, const char *what,
                  const char *path, size_t cap, const char **data, size_t *len);
 int bf__read_json_file(bf__load_t *L, const bf_ynode_t *n, const char *key, const char *what,
