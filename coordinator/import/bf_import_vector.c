@@ -124,9 +124,9 @@ static const psrc_vec *psrc_checked(const bf_vimport_ctx_t *ctx, const char *psr
     if (!same) {
         if (why)
             snprintf(why, why_size,
-                     " (its class %s is not the published one, which bulkfleet can write as "
-                     "a template)",
-                     k->cls);
+                     ", which bulkfleet does not run (the track's %s does not register the "
+                     "published %s under it, which bulkfleet writes as a template)",
+                     ctx->pyname, k->cls);
         return NULL;
     }
     return k;
