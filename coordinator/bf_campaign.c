@@ -119,7 +119,7 @@ static int resume_options(const char *dir, const bf_runopts_t *given, bf_runopts
         code = BF_EXIT_INPUT;
     } else {
         *have_record = 1;
-        bf_info("--resume: continuing with the campaign's %s (from %s)",
+        bf_info("--resume: continuing with the options the campaign started with: %s (from %s)",
                 bf_runopts_describe(use, desc, sizeof desc), path);
     }
     bf_buf_cleanup(&b);

@@ -54,6 +54,9 @@ timeout 120 "$COORD" run "$TMP/s.yaml" --agents 2 --insecure --bind "tcp://127.0
 [ "$rc" = 0 ] || { cat "$TMP/err2" >&2; fail "resume after kill -9: exit $rc"; }
 grep -Eq "to finish the cell the previous coordinator started|is still draining another cell" "$TMP/err2" ||
     { cat "$TMP/err2" >&2; fail "the new coordinator did not wait for the draining agents"; }
+# the options it reuses, said as a sentence when there are none ("the campaign's no --cells")
+grep -qF -- "--resume: continuing with the options the campaign started with: no --cells, --warmup, --first-warmup or --duration" "$TMP/err2" ||
+    { cat "$TMP/err2" >&2; fail "--resume did not say it reuses no options"; }
 grep -q "already finished in .*kept" "$TMP/err2" || { cat "$TMP/err2" >&2; fail "cell 1 was not kept"; }
 # the cell the kill interrupted is said to run again (it ran again without a word)
 grep -Eq "cell i1-s1-r0-b60-c2 started in .* and did not finish \(cells/i1-s1-r0-b60-c2.samples.partial, [0-9]+ sample lines\): running it again from the start" "$TMP/err2" ||

@@ -48,7 +48,7 @@ grep -q "this campaign ran --cells 1,2, not --cells 1,3" other.err || { cat othe
 [ ! -f "$DIR/cells/$C2.ndjson" ] || fail "a refused --resume ran cell 2"
 
 coord again --resume "$DIR" || { cat again.err >&2; fail "--resume exit $?"; }
-grep -q "continuing with the campaign's --cells 1,2 --warmup 0ms --duration 1.0s" again.err || { cat again.err >&2; fail "--resume did not say which options it reuses"; }
+grep -q "continuing with the options the campaign started with: --cells 1,2 --warmup 0ms --duration 1.0s" again.err || { cat again.err >&2; fail "--resume did not say which options it reuses"; }
 [ -f "$DIR/cells/$C2.ndjson" ] || fail "--resume did not run cell 2"
 python3 - "$DIR/matrix.json" <<'PY' || fail "rows after --resume"
 import json, sys
