@@ -67,8 +67,8 @@ typedef struct task_acc {
                                      step index.force_merge); 0 = none */
 } task_acc;
 
-/* bf_import_rally_track.c: a whole file of at most 16 MiB into *out (malloc'd, NUL-terminated,
- * caller frees). */
+/* bf_import_rally_track.c: a whole file of at most 16 MiB (bf_file_read) into *out (malloc'd,
+ * NUL-terminated, caller frees). */
 int bf__rally_read_file(const char *path, char **out, size_t *len, bf_diag_t *diag);
 
 /* bf_import_jpos.c: the position map of a JSON text (text borrowed for the map's life);

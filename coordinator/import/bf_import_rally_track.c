@@ -10,6 +10,7 @@
 #include "bf_buf.h"
 #include "bf_cluster.h"
 #include "bf_corpus.h"
+#include "bf_file.h"
 #include "bf_import_render.h"
 #include "bf_log.h"
 #include "bf_mem.h"
@@ -29,29 +30,13 @@
 
 int bf__rally_read_file(const char *path, char **out, size_t *len, bf_diag_t *diag)
 {
-    FILE *f = fopen(path, "rb");
-    if (f == NULL)
-        return bf_diag_set(diag, errno == ENOENT ? BF_E_NOTFOUND : BF_E_IO, "%s: %s", path,
-                           strerror(errno));
-    bf_buf_t b;
-    bf_buf_init(&b, MAX_TRACK_BYTES);
-    char chunk[65536];
-    size_t n;
-    int rc = BF_OK;
-    while (rc == BF_OK && (n = fread(chunk, 1, sizeof chunk, f)) > 0)
-        rc = bf_buf_append(&b, chunk, n);
-    fclose(f);
-    if (rc != BF_OK) {
-        bf_buf_cleanup(&b);
-        return bf_diag_set(diag, BF_E_TOOBIG,
-                           "%s: larger than %u MiB; a track file is small "
-                           "JSON",
+    int err_no = 0;
+    int rc = bf_file_read(path, MAX_TRACK_BYTES, out, len, &err_no);
+    if (rc == BF_E_TOOBIG)
+        return bf_diag_set(diag, BF_E_TOOBIG, "%s: larger than %u MiB; a track file is small JSON",
                            path, MAX_TRACK_BYTES >> 20);
-    }
-    *len = b.len;
-    *out = bf_buf_steal(&b);
-    if (*out == NULL)
-        *out = bf_calloc(1, 1);
+    if (rc != BF_OK)
+        return bf_diag_set(diag, rc, "%s: %s", path, strerror(err_no));
     return BF_OK;
 }
 
