@@ -36,27 +36,33 @@
 
 /* ---- the member state table (bf_cellrun.h) ----------------------------------------------- */
 
-#define S(n, a) {BF_MS_##n, a}
-#define NO {BF_MS_COUNT, 0} /* no change */
-static const bf_member_step_t table[BF_MS_COUNT][BF_ME_COUNT] = {
+#define S(n, a)                                                                                    \
+    {                                                                                              \
+        BF_MEMBER_##n, a                                                                           \
+    }
+#define NO                                                                                         \
+    {                                                                                              \
+        BF_MEMBER_COUNT, 0                                                                         \
+    } /* no change */
+static const bf_member_step_t table[BF_MEMBER_COUNT][BF_ME_COUNT] = {
     /*               READY     FAILED     SAMPLE       FINAL                           LOST
                      BACK      FORGOT                              DEADLINE */
     /* PREPARING + FORGOT: a Hello that crossed the Prepare (the agent has not read it yet);
      * the Prepare is resent, nothing is lost */
-    [BF_MS_PREPARING] = {S(READY, 0), S(FAILED, 0), NO, NO, S(LOST, BF_MA_MARK_LOST), NO, NO,
+    [BF_MEMBER_PREPARING] = {S(READY, 0), S(FAILED, 0), NO, NO, S(LOST, BF_MA_MARK_LOST), NO, NO,
+                             S(LOST, BF_MA_MARK_LOST | BF_MA_WARN)},
+    [BF_MEMBER_READY] = {NO, S(FAILED, 0), S(RUNNING, 0), S(FINISHED, BF_MA_CHECK_EARLY),
+                         S(LOST, BF_MA_MARK_LOST), NO, S(LOST, BF_MA_MARK_LOST | BF_MA_WARN),
                          S(LOST, BF_MA_MARK_LOST | BF_MA_WARN)},
-    [BF_MS_READY] = {NO, S(FAILED, 0), S(RUNNING, 0), S(FINISHED, BF_MA_CHECK_EARLY),
-                     S(LOST, BF_MA_MARK_LOST), NO, S(LOST, BF_MA_MARK_LOST | BF_MA_WARN),
-                     S(LOST, BF_MA_MARK_LOST | BF_MA_WARN)},
-    [BF_MS_RUNNING] = {NO, S(FAILED, 0), NO, S(FINISHED, BF_MA_CHECK_EARLY),
-                       S(LOST, BF_MA_MARK_LOST), NO, S(LOST, BF_MA_MARK_LOST | BF_MA_WARN),
-                       S(LOST, BF_MA_MARK_LOST | BF_MA_WARN)},
-    [BF_MS_FAILED] = {NO, NO, NO, S(FINISHED, 0), S(LOST, BF_MA_MARK_LOST), NO, NO,
-                      S(LOST, BF_MA_MARK_LOST | BF_MA_WARN)},
-    [BF_MS_LOST] = {NO, NO, NO, NO, NO, S(RETURNED, 0), NO, NO},
-    [BF_MS_RETURNED] = {NO, NO, NO, S(FINISHED, 0), S(LOST, BF_MA_MARK_LOST), NO, S(LOST, 0),
-                        S(LOST, BF_MA_MARK_LOST | BF_MA_WARN)},
-    [BF_MS_FINISHED] = {NO, NO, NO, NO, NO, NO, NO, NO},
+    [BF_MEMBER_RUNNING] = {NO, S(FAILED, 0), NO, S(FINISHED, BF_MA_CHECK_EARLY),
+                           S(LOST, BF_MA_MARK_LOST), NO, S(LOST, BF_MA_MARK_LOST | BF_MA_WARN),
+                           S(LOST, BF_MA_MARK_LOST | BF_MA_WARN)},
+    [BF_MEMBER_FAILED] = {NO, NO, NO, S(FINISHED, 0), S(LOST, BF_MA_MARK_LOST), NO, NO,
+                          S(LOST, BF_MA_MARK_LOST | BF_MA_WARN)},
+    [BF_MEMBER_LOST] = {NO, NO, NO, NO, NO, S(RETURNED, 0), NO, NO},
+    [BF_MEMBER_RETURNED] = {NO, NO, NO, S(FINISHED, 0), S(LOST, BF_MA_MARK_LOST), NO, S(LOST, 0),
+                            S(LOST, BF_MA_MARK_LOST | BF_MA_WARN)},
+    [BF_MEMBER_FINISHED] = {NO, NO, NO, NO, NO, NO, NO, NO},
 };
 #undef S
 #undef NO
@@ -64,10 +70,10 @@ static const bf_member_step_t table[BF_MS_COUNT][BF_ME_COUNT] = {
 bf_member_step_t bf_member_step(enum bf_member_state state, enum bf_member_event ev)
 {
     bf_member_step_t none = {state, 0};
-    if ((unsigned)state >= BF_MS_COUNT || (unsigned)ev >= BF_ME_COUNT)
+    if ((unsigned)state >= BF_MEMBER_COUNT || (unsigned)ev >= BF_ME_COUNT)
         return none;
     bf_member_step_t t = table[state][ev];
-    if (t.next == BF_MS_COUNT)
+    if (t.next == BF_MEMBER_COUNT)
         return none;
     return t;
 }
@@ -75,14 +81,14 @@ bf_member_step_t bf_member_step(enum bf_member_state state, enum bf_member_event
 const char *bf_member_state_name(enum bf_member_state state)
 {
     switch (state) {
-    case BF_MS_PREPARING: return "PREPARING";
-    case BF_MS_READY: return "READY";
-    case BF_MS_RUNNING: return "RUNNING";
-    case BF_MS_FAILED: return "FAILED";
-    case BF_MS_LOST: return "LOST";
-    case BF_MS_RETURNED: return "RETURNED";
-    case BF_MS_FINISHED: return "FINISHED";
-    case BF_MS_COUNT: break;
+    case BF_MEMBER_PREPARING: return "PREPARING";
+    case BF_MEMBER_READY: return "READY";
+    case BF_MEMBER_RUNNING: return "RUNNING";
+    case BF_MEMBER_FAILED: return "FAILED";
+    case BF_MEMBER_LOST: return "LOST";
+    case BF_MEMBER_RETURNED: return "RETURNED";
+    case BF_MEMBER_FINISHED: return "FINISHED";
+    case BF_MEMBER_COUNT: break;
     }
     return "?";
 }
@@ -105,12 +111,12 @@ const char *bf_member_event_name(enum bf_member_event ev)
 
 int bf_member_done(enum bf_member_state state)
 {
-    return state == BF_MS_FINISHED || state == BF_MS_LOST;
+    return state == BF_MEMBER_FINISHED || state == BF_MEMBER_LOST;
 }
 
 int bf_member_lost(enum bf_member_state state)
 {
-    return state == BF_MS_LOST || state == BF_MS_RETURNED;
+    return state == BF_MEMBER_LOST || state == BF_MEMBER_RETURNED;
 }
 
 /* ---- the run ------------------------------------------------------------------------------ */
@@ -345,7 +351,7 @@ static void on_message(void *ctx, bf_fleet_agent_t *a, const Bf__Envelope *env, 
         break;
     case BF__ENVELOPE__BODY_FAILED:
         if (m && c->cell && strcmp(env->failed->cell_id, c->cell->id) == 0 && env->failed->busy &&
-            m->state == BF_MS_PREPARING) {
+            m->state == BF_MEMBER_PREPARING) {
             /* still draining an earlier cell (a coordinator restarted under it): not a failure;
              * the Prepare is sent again soon */
             if (!m->busy_seen)
@@ -461,7 +467,8 @@ static void resend_stops(bf__campaign_t *c, uint64_t now)
 {
     for (uint32_t i = 0; i < c->nmembers; i++) {
         bf_member_t *m = &c->members[i];
-        if (m->stop_acked || m->state == BF_MS_FINISHED || now - m->last_command_us < COMMAND_RESEND_MS * 1000u)
+        if (m->stop_acked || m->state == BF_MEMBER_FINISHED ||
+            now - m->last_command_us < COMMAND_RESEND_MS * 1000u)
             continue;
         send_stop_to(c, m->agent, c->stop_cmd, c->cell->id, c->stop_reason);
         m->last_command_us = now;
@@ -643,7 +650,7 @@ static void send_prepares(bf__campaign_t *c, uint32_t repetition, const uint64_t
     }
     for (uint32_t i = 0; i < c->nmembers; i++) {
         bf_member_t *m = &c->members[i];
-        if (m->state != BF_MS_PREPARING)
+        if (m->state != BF_MEMBER_PREPARING)
             continue;
         Bf__Prepare p = BF__PREPARE__INIT;
         p.command_id = c->prepare_cmd;
@@ -936,7 +943,8 @@ static int cell_prepare(bf__campaign_t *c, const bf_cell_t *cell, uint32_t repet
         }
         uint32_t ready = 0, lost = 0;
         for (uint32_t i = 0; i < nagents; i++) {
-            ready += c->members[i].state != BF_MS_PREPARING && c->members[i].state != BF_MS_FAILED;
+            ready += c->members[i].state != BF_MEMBER_PREPARING &&
+                     c->members[i].state != BF_MEMBER_FAILED;
             lost += agents[i]->session == BF_AS_LOST;
         }
         if (c->cell_failed || ready == nagents)

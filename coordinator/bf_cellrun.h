@@ -50,14 +50,14 @@
 #include <stdint.h>
 
 enum bf_member_state {
-    BF_MS_PREPARING = 0, /* Prepare sent, no answer yet */
-    BF_MS_READY,         /* Ready: the scenario loaded there */
-    BF_MS_RUNNING,       /* samples coming in */
-    BF_MS_FAILED,        /* answered Failed (the cell fails; waiting for its final sample) */
-    BF_MS_LOST,          /* lost or gone; not waited for */
-    BF_MS_RETURNED,      /* lost, then back while the cell runs: waiting for its final sample */
-    BF_MS_FINISHED,      /* its final sample is taken (on disk once the writer drained) */
-    BF_MS_COUNT
+    BF_MEMBER_PREPARING = 0, /* Prepare sent, no answer yet */
+    BF_MEMBER_READY,         /* Ready: the scenario loaded there */
+    BF_MEMBER_RUNNING,       /* samples coming in */
+    BF_MEMBER_FAILED,        /* answered Failed (the cell fails; waiting for its final sample) */
+    BF_MEMBER_LOST,          /* lost or gone; not waited for */
+    BF_MEMBER_RETURNED,      /* lost, then back while the cell runs: waiting for its final sample */
+    BF_MEMBER_FINISHED,      /* its final sample is taken (on disk once the writer drained) */
+    BF_MEMBER_COUNT
 };
 
 enum bf_member_event {

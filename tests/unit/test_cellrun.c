@@ -12,13 +12,13 @@
 
 #include <cmocka.h>
 
-#define P BF_MS_PREPARING
-#define R BF_MS_READY
-#define U BF_MS_RUNNING
-#define F BF_MS_FAILED
-#define L BF_MS_LOST
-#define B BF_MS_RETURNED
-#define D BF_MS_FINISHED
+#define P BF_MEMBER_PREPARING
+#define R BF_MEMBER_READY
+#define U BF_MEMBER_RUNNING
+#define F BF_MEMBER_FAILED
+#define L BF_MEMBER_LOST
+#define B BF_MEMBER_RETURNED
+#define D BF_MEMBER_FINISHED
 #define ML BF_MA_MARK_LOST
 #define CE BF_MA_CHECK_EARLY
 #define W BF_MA_WARN
@@ -65,8 +65,8 @@ static void test_every_pair(void **state)
 {
     (void)state;
     size_t n = sizeof cases / sizeof cases[0];
-    assert_int_equal(n, BF_MS_COUNT * BF_ME_COUNT);
-    int seen[BF_MS_COUNT][BF_ME_COUNT];
+    assert_int_equal(n, BF_MEMBER_COUNT * BF_ME_COUNT);
+    int seen[BF_MEMBER_COUNT][BF_ME_COUNT];
     memset(seen, 0, sizeof seen);
     for (size_t i = 0; i < n; i++) {
         const tcase *t = &cases[i];
@@ -78,7 +78,7 @@ static void test_every_pair(void **state)
                      t->actions);
         seen[t->from][t->ev]++;
     }
-    for (int s = 0; s < BF_MS_COUNT; s++)
+    for (int s = 0; s < BF_MEMBER_COUNT; s++)
         for (int e = 0; e < BF_ME_COUNT; e++)
             assert_int_equal(seen[s][e], 1);
 }
@@ -86,11 +86,11 @@ static void test_every_pair(void **state)
 static void test_out_of_range_is_no_change(void **state)
 {
     (void)state;
-    bf_member_step_t t = bf_member_step(BF_MS_RUNNING, BF_ME_COUNT);
-    assert_int_equal(t.next, BF_MS_RUNNING);
+    bf_member_step_t t = bf_member_step(BF_MEMBER_RUNNING, BF_ME_COUNT);
+    assert_int_equal(t.next, BF_MEMBER_RUNNING);
     assert_int_equal(t.actions, 0);
-    t = bf_member_step(BF_MS_COUNT, BF_ME_READY);
-    assert_int_equal(t.next, BF_MS_COUNT);
+    t = bf_member_step(BF_MEMBER_COUNT, BF_ME_READY);
+    assert_int_equal(t.next, BF_MEMBER_COUNT);
     assert_int_equal(t.actions, 0);
 }
 
@@ -100,18 +100,18 @@ static void test_out_of_range_is_no_change(void **state)
 static void test_hello_crossing_prepare_is_not_lost(void **state)
 {
     (void)state;
-    bf_member_step_t t = bf_member_step(BF_MS_PREPARING, BF_ME_FORGOT);
-    assert_int_equal(t.next, BF_MS_PREPARING);
+    bf_member_step_t t = bf_member_step(BF_MEMBER_PREPARING, BF_ME_FORGOT);
+    assert_int_equal(t.next, BF_MEMBER_PREPARING);
     assert_int_equal(t.actions & BF_MA_MARK_LOST, 0);
-    t = bf_member_step(BF_MS_READY, BF_ME_FORGOT);
-    assert_int_equal(t.next, BF_MS_LOST);
+    t = bf_member_step(BF_MEMBER_READY, BF_ME_FORGOT);
+    assert_int_equal(t.next, BF_MEMBER_LOST);
 }
 
 /* what the cell loop asks of a state */
 static void test_done_and_lost(void **state)
 {
     (void)state;
-    for (int s = 0; s < BF_MS_COUNT; s++) {
+    for (int s = 0; s < BF_MEMBER_COUNT; s++) {
         assert_int_equal(bf_member_done((enum bf_member_state)s), s == D || s == L);
         assert_int_equal(bf_member_lost((enum bf_member_state)s), s == L || s == B);
         assert_string_not_equal(bf_member_state_name((enum bf_member_state)s), "?");
