@@ -115,11 +115,18 @@ static char *mappings_marked(const char *mappings_json, const bf_owner_t *owner)
     return out;
 }
 
-/* What the cluster has under an index name: *state 0 nothing, 1 an index with the mark, 2 an
- * index without it, 3 an alias (never ours to delete: it names someone's indices). */
-static int index_state(bf_es_t *es, const char *name, int *state, bf_diag_t *diag)
+/* What the cluster has under an index name. */
+enum index_state {
+    IX_NONE = 0,    /* nothing */
+    IX_OURS = 1,    /* an index with bulkfleet's mark */
+    IX_FOREIGN = 2, /* an index without it */
+    IX_ALIAS = 3    /* an alias (never ours to delete: it names someone's indices) */
+};
+
+/* *state: what the cluster has under name (GET /<name>/_mapping). */
+static int index_state(bf_es_t *es, const char *name, enum index_state *state, bf_diag_t *diag)
 {
-    *state = 0;
+    *state = IX_NONE;
     long status = 0;
     const char *body = NULL;
     char *path = bf_asprintf("/%s/_mapping", name);
@@ -134,9 +141,10 @@ static int index_state(bf_es_t *es, const char *name, int *state, bf_diag_t *dia
     json_t *j = json_loads(body ? body : "", 0, NULL);
     json_t *ix = json_object_get(j, name);
     if (ix == NULL)
-        *state = json_object_size(j) > 0 ? 3 : 0;
+        *state = json_object_size(j) > 0 ? IX_ALIAS : IX_NONE;
     else
-        *state = meta_ours(json_object_get(json_object_get(ix, "mappings"), "_meta")) ? 1 : 2;
+        *state = meta_ours(json_object_get(json_object_get(ix, "mappings"), "_meta")) ? IX_OURS
+                                                                                      : IX_FOREIGN;
     json_decref(j);
     return BF_OK;
 }
@@ -165,7 +173,7 @@ static void say_replacing(bf_es_t *es, const char *cell_id, const char *kind, co
 }
 
 static int refuse_index(bf_diag_t *diag, const bf_es_t *es, const char *cell_id, const char *name,
-                        int state)
+                        enum index_state state)
 {
     return bf_diag_set(diag, BF_E_INVAL,
                        "cell %s: %s %s on %s exists and was not created by bulkfleet (its mappings "
@@ -173,7 +181,7 @@ static int refuse_index(bf_diag_t *diag, const bf_es_t *es, const char *cell_id,
                        "delete it; set index.recreate: false to load into it, run with "
                        "--replace-existing %s to delete and recreate it, or choose another "
                        "index.name",
-                       cell_id, state == 3 ? "alias" : "index", name, bf_es_host(es), name);
+                       cell_id, state == IX_ALIAS ? "alias" : "index", name, bf_es_host(es), name);
 }
 
 /* An existing index template `name` that bulkfleet did not make (nor owner allows) is not
@@ -925,16 +933,17 @@ int bf_cluster_prepare_cell_tick(bf_es_t *es, const bf_scenario_t *sc, const bf_
         char *path = bf_asprintf("/%s", name);
         if (ix->recreate) {
             /* only what bulkfleet made, or what --replace-existing names */
-            int state = 0;
+            enum index_state state = IX_NONE;
             rc = index_state(es, name, &state, diag);
-            if (rc == BF_OK && (state == 2 || state == 3) && !bf_owner_may_replace(owner, name))
+            if (rc == BF_OK && (state == IX_FOREIGN || state == IX_ALIAS) &&
+                !bf_owner_may_replace(owner, name))
                 rc = refuse_index(diag, es, cell->id, name, state);
             if (rc != BF_OK) {
                 free(path);
                 return rc;
             }
-            if (state == 2 || state == 3)
-                say_replacing(es, cell->id, state == 3 ? "alias" : "index", name);
+            if (state == IX_FOREIGN || state == IX_ALIAS)
+                say_replacing(es, cell->id, state == IX_ALIAS ? "alias" : "index", name);
             rc = bf_es_request(es, "DELETE", path, NULL, &status, &body, diag);
             if (rc == BF_OK && status != 200 && status != 404)
                 rc = http_error(diag, "DELETE index", es, status, body);
@@ -1152,9 +1161,9 @@ int bf_cluster_check_owned(bf_es_t *es, const bf_scenario_t *sc, const uint8_t *
                                      cell->id, name, bf_es_host(es));
                 continue;
             }
-            int state = 0;
+            enum index_state state = IX_NONE;
             rc = index_state(es, name, &state, diag);
-            if (rc == BF_OK && (state == 2 || state == 3))
+            if (rc == BF_OK && (state == IX_FOREIGN || state == IX_ALIAS))
                 rc = refuse_index(diag, es, cell->id, name, state);
         }
     }
@@ -1383,11 +1392,11 @@ int bf_cluster_delete_cell(bf_es_t *es, const bf_cell_t *cell, bf_diag_t *diag)
             rc = http_error(diag, "DELETE _data_stream", es, status, body);
     }
     for (uint32_t i = 0; i < cell->indices && rc == BF_OK; i++) {
-        int state = 0;
+        enum index_state state = IX_NONE;
         rc = index_state(es, cell->index_names[i], &state, diag);
-        if (rc != BF_OK || state == 0)
+        if (rc != BF_OK || state == IX_NONE)
             continue;
-        if (state != 1) {
+        if (state != IX_OURS) {
             bf_warn("cell %s: %s was not created by bulkfleet: left in place", cell->id,
                     cell->index_names[i]);
             continue;
