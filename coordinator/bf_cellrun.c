@@ -847,14 +847,14 @@ static void cell_begin(bf__campaign_t *c, const bf_cell_t *cell, uint32_t repeti
     if (c->fm_step != NULL) {
         char fm[300];
         fm_progress(c, fm, sizeof fm);
-        bf_info("%s: cell %s (shards %u, replicas %u) on %u agents", fm, c->cell_name, cell->shards,
-                cell->replicas, nagents);
+        bf_info("%s: cell %s (shards %u, replicas %u) on %u agent%s", fm, c->cell_name,
+                cell->shards, cell->replicas, nagents, nagents == 1 ? "" : "s");
     } else {
         char where[600];
         run_place(c, k, ncells, where, sizeof where);
-        bf_info("%s (shards %u, replicas %u, batch %u, concurrency %u%s) on %u agents", where,
+        bf_info("%s (shards %u, replicas %u, batch %u, concurrency %u%s) on %u agent%s", where,
                 cell->shards, cell->replicas, cell->batch_size, cell->concurrency,
-                cell->target_rate > 0 ? ", target rate" : "", nagents);
+                cell->target_rate > 0 ? ", target rate" : "", nagents, nagents == 1 ? "" : "s");
     }
 }
 

@@ -401,6 +401,26 @@ static const char *left_mark(const bf_compare_row_t *r, char *buf, size_t size)
     return buf;
 }
 
+/* Adds to kinds ("degraded, unsteady") each reason of why (the findings' "degraded: an agent
+ * was lost, unsteady: its docs/s moved ...") not there yet, by its word before the colon, so
+ * the summary names the reasons the rows really had. */
+static void add_kinds(char *kinds, size_t size, const char *why)
+{
+    while (*why) {
+        size_t n = strcspn(why, ",:");
+        char k[64];
+        snprintf(k, sizeof k, "%.*s", (int)(n < sizeof k ? n : sizeof k - 1), why);
+        why += n;
+        why += strcspn(why, ","); /* skip the explanation after a colon */
+        while (*why == ',' || *why == ' ')
+            why++;
+        if (!k[0] || strstr(kinds, k) != NULL)
+            continue;
+        size_t used = strlen(kinds);
+        snprintf(kinds + used, size - used, "%s%s", used ? ", " : "", k);
+    }
+}
+
 static const char *verdict(const bf_compare_row_t *r)
 {
     if (r->failed)
@@ -506,6 +526,7 @@ void bf_compare_format(const bf_compare_t *c, enum bf_compare_format format, bf_
                         "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|---|---:|"
                         "---|\n");
     size_t faster = 0, slower = 0, same = 0, failed = 0, single = 0, nleft = 0;
+    char kinds[256] = "";
     size_t ntested = 0, tsame = 0, tilde = 0, nfewleft = 0, nratios = 0;
     double *ratios = bf_calloc(c->n + 1, sizeof *ratios);
     double logsum = 0;
@@ -541,6 +562,8 @@ void bf_compare_format(const bf_compare_t *c, enum bf_compare_format format, bf_
         }
         if (lo) {
             nleft++;
+            add_kinds(kinds, sizeof kinds, r->base_left_out);
+            add_kinds(kinds, sizeof kinds, r->contender_left_out);
             continue;
         }
         if (r->tested) {
@@ -578,9 +601,9 @@ void bf_compare_format(const bf_compare_t *c, enum bf_compare_format format, bf_
         bf_buf_appendf(out, ", %zu failed", failed);
     if (nleft)
         bf_buf_appendf(out,
-                       ", %zu left out (degraded, not verified or mostly failed on a side, "
-                       "as the findings leave them out: struck, neither higher nor lower)",
-                       nleft);
+                       ", %zu left out (%s on a side, as the findings leave them out: struck, "
+                       "neither higher nor lower)",
+                       nleft, kinds);
     if (nlog)
         bf_buf_appendf(out, "; contender / baseline docs/s, geometric mean %.3fx", exp(logsum / (double)nlog));
     bf_buf_appendz(out, ".\n");

@@ -120,10 +120,10 @@ static void method_line(bf_findings_t *f)
         f,
         "Verdicts: each comparison is a Mann-Whitney U test on the cells' repetitions with a "
         "%.0f %% interval of the ratio (Hodges-Lehmann); p values corrected by %s over the "
-        "%zu comparisons stated%s; higher or lower needs p < %.2g and the interval outside "
+        "%zu comparison%s stated%s; higher or lower needs p < %.2g and the interval outside "
         "the +-%.0f%% noise band, same needs it inside: %zu higher, %zu lower, %zu same, "
         "%zu unclear%s.",
-        (1.0 - f->opts.alpha) * 100.0, corr, f->ntests,
+        (1.0 - f->opts.alpha) * 100.0, corr, f->ntests, f->ntests == 1 ? "" : "s",
         f->ntests > BF_STATS_HOLM_MAX ? " (many: Benjamini-Hochberg keeps the share of false "
                                         "calls at alpha, where Holm would decide almost none)"
                                       : "",
