@@ -2,9 +2,11 @@
 /* bf_import_rally.c — a Rally track / OpenSearch Benchmark workload as a bulkfleet scenario.
  *
  * The track format is Rally's (docs/track.rst of elastic/rally: indices, corpora, operations,
- * challenges / schedule; OpenSearch Benchmark keeps it as workload.json). Only plain JSON is
- * read: Rally renders tracks with Jinja2 first, and a track that needs it is refused at the
- * first construct, with its position, rather than converted wrongly.
+ * challenges / schedule; OpenSearch Benchmark keeps it as workload.json). A file with a Jinja2
+ * construct is rendered first, as Rally renders every track file (bf_import_render.c, through
+ * render_track.py); plain JSON is read as it is. The steps here read the track; the track's
+ * vocabulary and checks are in bf_import_rally_track.c, the schedule's tasks in
+ * bf_import_rally_tasks.c, the command in bf_import_rally_cmd.c.
  */
 #include "bf_import_rally.h"
 #include "bf_import_rally_int.h"
