@@ -988,6 +988,8 @@ int bf_campaign_run(const bf_campaign_opts_t *opts)
         code = campaign_fleet(&c, opts, &fs, &in);
     if (code == BF_EXIT_OK)
         code = campaign_agents(&c, opts, in.selected);
+    if (code == BF_EXIT_OK && opts->agents <= opts->local_agents)
+        bf__cellsetup_forget_secrets(&fs); /* every agent is local and has joined */
     if (code == BF_EXIT_OK && opts->find_max) {
         code = bf__findmax_run(&c, &rows, &nrows);
     } else if (code == BF_EXIT_OK) {

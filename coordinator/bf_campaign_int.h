@@ -242,6 +242,12 @@ void bf__cellsetup_tick(void *ctx);
 /* bf__cellsetup_local_agents — start opts->local_agents agent processes connecting to the
  * control bind. Returns BF_EXIT_OK, or BF_EXIT_ENV after printing why. */
 int bf__cellsetup_local_agents(bf__campaign_t *c, bf__fleet_setup_t *fs);
+/* bf__cellsetup_forget_secrets — remove the local agents' ephemeral secret keys (agent.key,
+ * coordinator.key) from fs->local_keys once every local agent has joined: each agent read its
+ * key at start and the coordinator holds its own in memory, so a kill -9 of the coordinator later
+ * leaves only public keys behind. No-op without local keys; a failed unlink is warned about.
+ * Campaign thread only. */
+void bf__cellsetup_forget_secrets(bf__fleet_setup_t *fs);
 /* bf__cellsetup_cleanup — stop local agents, remove ephemeral keys, free fs's strings. */
 void bf__cellsetup_cleanup(bf__fleet_setup_t *fs);
 

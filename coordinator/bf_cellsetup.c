@@ -124,12 +124,17 @@ int bf__cellsetup_fleet(bf__campaign_t *c, bf__fleet_setup_t *fs)
         }
         if (opts->local_agents) {
             /* local agents get ephemeral keys in a private temporary directory */
-            char tmpl[] = "/tmp/bulkfleet-keys.XXXXXX";
+            const char *tmpdir = getenv("TMPDIR");
+            char *tmpl =
+                bf_asprintf("%s/bulkfleet-keys.XXXXXX", tmpdir && tmpdir[0] ? tmpdir : "/tmp");
             if (mkdtemp(tmpl) == NULL) {
-                bf_error("cannot create a key directory: %s", strerror(errno));
+                bf_error("cannot create a key directory %s: %s (set TMPDIR to a writable "
+                         "directory)",
+                         tmpl, strerror(errno));
+                free(tmpl);
                 return BF_EXIT_ENV;
             }
-            fs->local_keys = bf_strdup(tmpl);
+            fs->local_keys = tmpl;
             char agent_sec[41], agent_pub[41];
             int krc = bf_keys_generate(fs->local_keys, "agent", &kd);
             if (krc == BF_OK && !opts->keys_dir) {
@@ -201,6 +206,19 @@ int bf__cellsetup_local_agents(bf__campaign_t *c, bf__fleet_setup_t *fs)
     free(ep);
     free(agent);
     return rc == BF_OK ? BF_EXIT_OK : BF_EXIT_ENV;
+}
+
+void bf__cellsetup_forget_secrets(bf__fleet_setup_t *fs)
+{
+    if (fs->local_keys == NULL)
+        return;
+    static const char *const secrets[] = {"agent.key", "coordinator.key"};
+    for (size_t i = 0; i < sizeof secrets / sizeof secrets[0]; i++) {
+        char *p = bf_asprintf("%s/%s", fs->local_keys, secrets[i]);
+        if (unlink(p) != 0 && errno != ENOENT)
+            bf_warn("cannot remove the local agents' key %s: %s", p, strerror(errno));
+        free(p);
+    }
 }
 
 void bf__cellsetup_cleanup(bf__fleet_setup_t *fs)
