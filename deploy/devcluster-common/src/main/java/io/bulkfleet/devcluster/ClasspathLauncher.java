@@ -14,6 +14,7 @@ import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.BiConsumer;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 
@@ -39,6 +40,76 @@ abstract class ClasspathLauncher extends LauncherBase {
 
         /** Closes the node and waits up to the given seconds; false on time-out. */
         boolean close(long seconds) throws Exception;
+    }
+
+    /** Closes a node and waits up to the given seconds; false on time-out. */
+    interface Closer {
+        boolean close(long seconds) throws Exception;
+    }
+
+    /** Starts a node. */
+    interface Starter {
+        void start() throws Exception;
+    }
+
+    /** The handle of a node started by {@code start} and closed by {@code close}. */
+    static NodeHandle handle(Starter start, Closer close) {
+        return new NodeHandle() {
+            @Override
+            public void start() throws Exception {
+                start.start();
+            }
+
+            @Override
+            public boolean close(long seconds) throws Exception {
+                return close.close(seconds);
+            }
+        };
+    }
+
+    /**
+     * Hands each of {@code settings} to the engine's settings builder: a List value (its items
+     * as Strings) to {@code putList}, any other value as a String to {@code put}, in map order.
+     */
+    static void putSettings(Map<String, Object> settings, BiConsumer<String, String> put, BiConsumer<String, List<String>> putList) {
+        for (Map.Entry<String, Object> e : settings.entrySet()) {
+            if (e.getValue() instanceof List<?> l) {
+                putList.accept(e.getKey(), l.stream().map(String::valueOf).toList());
+            } else {
+                put.accept(e.getKey(), String.valueOf(e.getValue()));
+            }
+        }
+    }
+
+    /** Makes the per-engine launcher; IOException when its data dir cannot be created. */
+    interface Factory {
+        ClasspathLauncher create(LauncherConfig cfg) throws IOException;
+    }
+
+    /**
+     * The entry point of a per-engine launcher: parses {@code args} (LauncherConfig; returns
+     * after --help), sets the system property {@code nettyProcessorsProperty} to false unless
+     * given (Netty's available-processors can only be set once per JVM; several nodes would
+     * clash), makes the launcher with {@code factory} (exit 1 when its data dir cannot be
+     * created) and runs it, printing "{@code readyWord} READY url,..." when green.
+     */
+    static void launch(String[] args, String nettyProcessorsProperty, Factory factory, String readyWord) {
+        LauncherConfig cfg = parseArgs(args);
+        if (cfg == null) {
+            return;
+        }
+        if (System.getProperty(nettyProcessorsProperty) == null) {
+            System.setProperty(nettyProcessorsProperty, "false");
+        }
+        final ClasspathLauncher launcher;
+        try {
+            launcher = factory.create(cfg);
+        } catch (IOException e) {
+            ERR.println("devcluster: cannot create data dir: " + e);
+            System.exit(1);
+            return;
+        }
+        launcher.run(readyWord);
     }
 
     private final List<NodeHandle> nodes = new ArrayList<>();

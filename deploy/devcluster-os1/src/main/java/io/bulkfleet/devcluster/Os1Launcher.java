@@ -49,47 +49,17 @@ public final class Os1Launcher extends ClasspathLauncher {
     @Override
     NodeHandle newNode(String name, Map<String, Object> settings, Path home) {
         Settings.Builder b = Settings.builder();
-        for (Map.Entry<String, Object> e : settings.entrySet()) {
-            if (e.getValue() instanceof List<?> l) {
-                b.putList(e.getKey(), l.stream().map(String::valueOf).toList());
-            } else {
-                b.put(e.getKey(), String.valueOf(e.getValue()));
-            }
-        }
+        putSettings(settings, b::put, b::putList);
         Environment env = InternalSettingsPreparer.prepareEnvironment(b.build(), Collections.emptyMap(), null, () -> name);
         Node node = new EmbeddedNode(env, PLUGINS);
-        return new NodeHandle() {
-            @Override
-            public void start() throws Exception {
-                node.start();
-            }
-
-            @Override
-            public boolean close(long seconds) throws Exception {
-                node.close();
-                return node.awaitClose(seconds, TimeUnit.SECONDS);
-            }
-        };
+        return handle(node::start, seconds -> {
+            node.close();
+            return node.awaitClose(seconds, TimeUnit.SECONDS);
+        });
     }
 
     /** Entry point: the LauncherConfig options; prints "OPENSEARCH READY url,..." when green. */
     public static void main(String[] args) {
-        LauncherConfig cfg = parseArgs(args);
-        if (cfg == null) {
-            return;
-        }
-        // Netty's available-processors can only be set once per JVM; several nodes would clash.
-        if (System.getProperty("opensearch.set.netty.runtime.available.processors") == null) {
-            System.setProperty("opensearch.set.netty.runtime.available.processors", "false");
-        }
-        final Os1Launcher launcher;
-        try {
-            launcher = new Os1Launcher(cfg);
-        } catch (java.io.IOException e) {
-            ERR.println("devcluster: cannot create data dir: " + e);
-            System.exit(1);
-            return;
-        }
-        launcher.run("OPENSEARCH");
+        launch(args, "opensearch.set.netty.runtime.available.processors", Os1Launcher::new, "OPENSEARCH");
     }
 }
