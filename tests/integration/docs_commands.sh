@@ -95,6 +95,12 @@ ELSEWHERE = {
         ("integration_findmax", "a short find-max on the real test cluster (minutes here)"),
     "BF_TARGET=http://127.0.0.1:19700 bulkfleet-coordinator find-max examples/find-max.yaml --local-agents 2 -q":
         ("integration_findmax", "its output's shape: the path table and the answer line"),
+    "bulkfleet-coordinator import-rally vectorsearch --workload-params vectorsearch/params/lucene-sift-128-l2.json":
+        ("integration_import_vectors", "the published workload needs its HDF5 data set; the test "
+         "imports a vectorsearch workload of the same shape with --workload-params"),
+    "bulkfleet-coordinator import-rally random_vector --track-params dims:768":
+        ("integration_import_vectors", "a random_vector track of the same shape, with "
+         "--track-params"),
 }
 tests_known = open(f"{SRC}/tests/CMakeLists.txt").read()
 for c, (test, why) in ELSEWHERE.items():
