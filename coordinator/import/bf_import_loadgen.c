@@ -6,6 +6,7 @@
 #include "bf_import_loadgen.h"
 
 #include "bf_import_dsl.h"
+#include "bf_import_yaml.h"
 
 #include "bf_cluster.h"
 #include "bf_mem.h"
@@ -133,61 +134,6 @@ static char *conv_env(imp *I, const char *s)
     return bf_buf_steal(&b);
 }
 
-/* Writes a YAML scalar: plain when unambiguous, else single- or double-quoted. */
-static void put_scalar(bf_buf_t *b, const char *s)
-{
-    size_t n = strlen(s);
-    int plain = n > 0 && n < 200;
-    int printable = 1;
-    for (size_t i = 0; i < n; i++) {
-        unsigned char c = (unsigned char)s[i];
-        if (c < 0x20 || c == 0x7F)
-            printable = 0;
-        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-              c == '_' || c == '-' || c == '.' || c == '/' ||
-              (c == ':' && i + 1 < n && s[i + 1] != ' ')))
-            plain = 0;
-    }
-    if (plain && (s[0] == '-' || s[0] == '.' || s[0] == ':'))
-        plain = 0;
-    static const char *words[] = {"true", "false", "yes", "no", "on", "off", "null", "y", "n"};
-    for (size_t i = 0; plain && i < sizeof words / sizeof words[0]; i++)
-        if (strcasecmp(s, words[i]) == 0)
-            plain = 0;
-    if (plain) {
-        bf_buf_appendz(b, s);
-        return;
-    }
-    if (printable && n > 0 && s[0] != ' ' && s[n - 1] != ' ') {
-        bf_buf_appendz(b, "'");
-        for (size_t i = 0; i < n; i++) {
-            if (s[i] == '\'')
-                bf_buf_appendz(b, "''");
-            else
-                bf_buf_append(b, s + i, 1);
-        }
-        bf_buf_appendz(b, "'");
-        return;
-    }
-    bf_buf_appendz(b, "\"");
-    for (size_t i = 0; i < n; i++) {
-        unsigned char c = (unsigned char)s[i];
-        switch (c) {
-        case '"': bf_buf_appendz(b, "\\\""); break;
-        case '\\': bf_buf_appendz(b, "\\\\"); break;
-        case '\n': bf_buf_appendz(b, "\\n"); break;
-        case '\r': bf_buf_appendz(b, "\\r"); break;
-        case '\t': bf_buf_appendz(b, "\\t"); break;
-        default:
-            if (c < 0x20 || c == 0x7F)
-                bf_buf_appendf(b, "\\x%02x", c);
-            else
-                bf_buf_append(b, s + i, 1);
-        }
-    }
-    bf_buf_appendz(b, "\"");
-}
-
 /* Collects $[[name]] names (excluding env.*) of s into names (deduplicated). */
 static void collect_refs(const char *s, char ***names, size_t *n)
 {
@@ -296,7 +242,7 @@ static int put_variable(imp *I, bf_buf_t *b, const var_out *v)
         return ierr(I, bf_y_get(s, "type"), "variable '%s': unknown loadgen type '%s'", v->name,
                     type);
     bf_buf_appendz(b, "  - {name: ");
-    put_scalar(b, v->name);
+    bf_yaml_put_scalar(b, v->name);
     bf_buf_appendf(b, ", type: %s", t);
     if (!strcmp(type, "uuid"))
         note(I,
@@ -308,7 +254,7 @@ static int put_variable(imp *I, bf_buf_t *b, const var_out *v)
         if (path) {
             char *p = conv_env(I, path);
             bf_buf_appendz(b, ", path: ");
-            put_scalar(b, p);
+            bf_yaml_put_scalar(b, p);
             free(p);
         }
         const bf_ynode_t *data = bf_y_get(s, "data");
@@ -317,7 +263,7 @@ static int put_variable(imp *I, bf_buf_t *b, const var_out *v)
             for (size_t i = 0; i < data->n; i++) {
                 if (i)
                     bf_buf_appendz(b, ", ");
-                put_scalar(b, data->items[i]->value ? data->items[i]->value : "");
+                bf_yaml_put_scalar(b, data->items[i]->value ? data->items[i]->value : "");
             }
             bf_buf_appendz(b, "]");
         }
@@ -343,7 +289,7 @@ static int put_variable(imp *I, bf_buf_t *b, const var_out *v)
             return ierr(I, s, "variable '%s': now_with_format needs format", v->name);
         char *cf = go_layout_to_strftime(I, f);
         bf_buf_appendz(b, ", format: ");
-        put_scalar(b, cf);
+        bf_yaml_put_scalar(b, cf);
         free(cf);
     }
     if (!strcmp(t, "random_array")) {
@@ -353,19 +299,19 @@ static int put_variable(imp *I, bf_buf_t *b, const var_out *v)
         int sqb = 0;
         if (key) {
             bf_buf_appendz(b, ", variable_key: ");
-            put_scalar(b, key);
+            bf_yaml_put_scalar(b, key);
         }
         if (size)
             bf_buf_appendf(b, ", size: %s", size);
         if (vt) {
             bf_buf_appendz(b, ", variable_type: ");
-            put_scalar(b, vt);
+            bf_yaml_put_scalar(b, vt);
         }
         if (sq && bf_y_bool(sq, &sqb))
             bf_buf_appendf(b, ", square_bracket: %s", sqb ? "true" : "false");
         if (sb) {
             bf_buf_appendz(b, ", string_bracket: ");
-            put_scalar(b, sb);
+            bf_yaml_put_scalar(b, sb);
         }
     }
     if (bf_y_get(s, "replace"))
@@ -1056,10 +1002,10 @@ static void write_target(imp *I, const lg_t *L, const bf_import_opts_t *o, bf_bu
 {
     char *name = scenario_name(o ? o->name : NULL, I->origin);
     bf_buf_appendz(out, "name: ");
-    put_scalar(out, name);
+    bf_yaml_put_scalar(out, name);
     free(name);
     bf_buf_appendz(out, "\ntarget:\n  hosts: [");
-    put_scalar(out, L->base);
+    bf_yaml_put_scalar(out, L->base);
     bf_buf_appendz(out, "]\n");
     const bf_ynode_t *ba = bf_y_get(L->req, "basic_auth");
     if (ba == NULL && L->runner)
@@ -1071,9 +1017,9 @@ static void write_target(imp *I, const lg_t *L, const bf_import_opts_t *o, bf_bu
         const char *pw = sval(ba, "password");
         char *pwc = pw && strstr(pw, "$[[env.") ? conv_env(I, pw) : bf_strdup("${ES_PASSWORD}");
         bf_buf_appendz(out, "  auth: {username: ");
-        put_scalar(out, user);
+        bf_yaml_put_scalar(out, user);
         bf_buf_appendz(out, ", password: ");
-        put_scalar(out, pwc);
+        bf_yaml_put_scalar(out, pwc);
         bf_buf_appendz(out, "}\n");
         if (pw == NULL || strstr(pw, "$[[env.") == NULL)
             note(I, "the password is not copied: export ES_PASSWORD before running");
@@ -1091,9 +1037,9 @@ static void write_target(imp *I, const lg_t *L, const bf_import_opts_t *o, bf_bu
                 char *hv =
                     conv_env(I, h->items[2 * k + 1]->value ? h->items[2 * k + 1]->value : "");
                 bf_buf_appendz(out, "    ");
-                put_scalar(out, h->items[2 * k]->value);
+                bf_yaml_put_scalar(out, h->items[2 * k]->value);
                 bf_buf_appendz(out, ": ");
-                put_scalar(out, hv);
+                bf_yaml_put_scalar(out, hv);
                 bf_buf_appendz(out, "\n");
                 free(hv);
             }
@@ -1109,13 +1055,13 @@ static void write_target(imp *I, const lg_t *L, const bf_import_opts_t *o, bf_bu
 static int write_index_and_variables(imp *I, const lg_t *L, bf_buf_t *out)
 {
     bf_buf_appendz(out, "index:\n  name: ");
-    put_scalar(out, L->index_name);
+    bf_yaml_put_scalar(out, L->index_name);
     bf_buf_appendz(out, "\n");
     /* the config's own name (not one from ${VAR}: that value is chosen where the scenario
      * runs, and validate judges it): marked, so validate and plan leave it to this note */
     if (strstr(L->index_name, "${") == NULL) {
         bf_buf_appendz(out, "  imported_name: ");
-        put_scalar(out, L->index_name);
+        bf_yaml_put_scalar(out, L->index_name);
         bf_buf_appendz(out, "\n");
         if (bf_cluster_production_like(L->index_name))
             note(I,
@@ -1161,13 +1107,13 @@ static void write_document(imp *I, const lg_t *L, const bf_import_opts_t *o, bf_
             continue;
         char *cv = conv_env(I, fvals[k]);
         bf_buf_appendf(out, "  %s: ", fields[k]);
-        put_scalar(out, cv);
+        bf_yaml_put_scalar(out, cv);
         bf_buf_appendz(out, "\n");
         free(cv);
     }
     char *src = conv_env(I, L->lines[1]);
     bf_buf_appendz(out, "  source: ");
-    put_scalar(out, src);
+    bf_yaml_put_scalar(out, src);
     bf_buf_appendz(out, "\n");
     free(src);
     bf_buf_appendf(out, "request:\n  compression: %s\n", o && o->compress ? "gzip" : "none");
@@ -1209,12 +1155,12 @@ static void write_searches(imp *I, const lg_t *L, bf_buf_t *out)
         if (m && (strcmp(m, "GET") == 0 || strcmp(m, "get") == 0))
             bf_buf_appendz(out, "      method: GET\n");
         bf_buf_appendz(out, "      path: ");
-        put_scalar(out, pb.data);
+        bf_yaml_put_scalar(out, pb.data);
         bf_buf_appendz(out, "\n");
         if (b && b[0]) {
             char *cb = conv_env(I, b);
             bf_buf_appendz(out, "      body: ");
-            put_scalar(out, cb);
+            bf_yaml_put_scalar(out, cb);
             bf_buf_appendz(out, "\n");
             free(cb);
         }

@@ -15,6 +15,7 @@
 #include "bf_cluster.h"
 #include "bf_corpus.h"
 #include "bf_import_render.h"
+#include "bf_import_yaml.h"
 #include "bf_log.h"
 #include "bf_mem.h"
 #include "bf_scenario.h"
@@ -1073,16 +1074,16 @@ static void rally_write_vector_run(rally_t *R)
     bf_buf_appendf(y, "document:\n  action: %s\n", R->vec.action);
     if (R->vec.id) {
         bf_buf_appendz(y, "  id: ");
-        bf__emit_str(y, R->vec.id);
+        (void)bf_yaml_put_dq(y, R->vec.id, 1);
         bf_buf_appendz(y, "\n");
     }
     if (R->vec.routing) {
         bf_buf_appendz(y, "  routing: ");
-        bf__emit_str(y, R->vec.routing);
+        (void)bf_yaml_put_dq(y, R->vec.routing, 1);
         bf_buf_appendz(y, "\n");
     }
     bf_buf_appendz(y, "  source: ");
-    bf__emit_str(y, R->vec.source);
+    (void)bf_yaml_put_dq(y, R->vec.source, 1);
     bf_buf_appendf(y, "\nrun:\n  warmup: %.0fs\n  duration: %.0fs%s\n",
                    R->warmup_s > 0 ? R->warmup_s : 0, R->period_s > 0 ? R->period_s : 60.0,
                    R->period_s > 0 ? ""
@@ -1166,9 +1167,9 @@ static void rally_write_search_matrix(rally_t *R)
         {
             bf_buf_appendf(y, "    - name: %s   # Rally %s\n      path: ", bf__str_of(q, "name"),
                            bf__str_of(q, "type"));
-            bf__emit_str(y, bf__str_of(q, "path"));
+            (void)bf_yaml_put_dq(y, bf__str_of(q, "path"), 1);
             bf_buf_appendz(y, "\n      body: ");
-            bf__emit_str(y, bf__str_of(q, "body"));
+            (void)bf_yaml_put_dq(y, bf__str_of(q, "body"), 1);
             bf_buf_appendz(y, "\n");
             if (acc->all_rated && acc->rate_sum > 0) {
                 /* its share of the mix is its own target-throughput's share of their sum */

@@ -97,9 +97,7 @@ void bf__emit_json(bf_buf_t *y, json_t *j);
 size_t bf__corpus_caches(char **out);
 char *bf__find_corpus(const char *dir, const char *cn, const char *src, const char *corpus_dir);
 
-/* bf_import_rally_tasks.c: one schedule task into the accounting; a YAML double-quoted
- * scalar. */
+/* bf_import_rally_tasks.c: one schedule task into the accounting. */
 void bf__account_task(task_acc *acc, json_t *t, json_t *op, const char *type, const char *tpath);
-void bf__emit_str(bf_buf_t *y, const char *s);
 
 #endif

@@ -406,18 +406,3 @@ void bf__account_task(task_acc *acc, json_t *t, json_t *op, const char *type, co
     (void)ix; /* the cell's index: Rally's searches name the track's index */
     json_array_append_new(acc->queries, q);
 }
-
-/* a string as a YAML double-quoted scalar ("${" kept from the loader's environment) */
-void bf__emit_str(bf_buf_t *y, const char *s)
-{
-    json_t *j = json_string(s);
-    char *d = json_dumps(j, JSON_ENCODE_ANY);
-    for (const char *p = d; p && *p; p++) {
-        if (p[0] == '$' && p[1] == '{')
-            bf_buf_appendz(y, "$$");
-        else
-            bf_buf_append(y, p, 1);
-    }
-    free(d);
-    json_decref(j);
-}

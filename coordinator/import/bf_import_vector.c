@@ -5,6 +5,7 @@
  * BulkVectorsFromDataSetParamSource / VectorSearchPartitionParamSource (osbenchmark/workload/
  * params.py). */
 #include "bf_import_vector.h"
+#include "bf_import_yaml.h"
 
 #include "bf_mem.h"
 
@@ -259,10 +260,13 @@ static char *dataset_file(const bf_vimport_ctx_t *ctx, json_t *op, const char *p
 /* a path as a YAML double-quoted scalar (JSON escapes are YAML's); caller frees */
 static char *yq(const char *s)
 {
-    json_t *j = json_string(s);
-    char *d = json_dumps(j, JSON_ENCODE_ANY);
-    json_decref(j);
-    return d ? d : bf_strdup("\"\"");
+    bf_buf_t b;
+    bf_buf_init(&b, 0);
+    if (bf_yaml_put_dq(&b, s, 0) != BF_OK) {
+        bf_buf_cleanup(&b);
+        return bf_strdup("\"\"");
+    }
+    return bf_buf_steal(&b);
 }
 
 static int bulk_dataset(const bf_vimport_ctx_t *ctx, json_t *op, const char *what,
