@@ -25,7 +25,7 @@ PY
 "$COORD" import-rally geo --allow-partial-corpus -o geo.yaml 2> ie || { cat ie >&2; fail "import-rally exit $?"; }
 grep -q "12 tasks: 1 bulk, 4 searches imported" ie || { cat ie >&2; fail "the task counts"; }
 sed -i -e "s|^  hosts: .*|  hosts: [\"$ES\"]|" -e "s/^  warmup: 70s$/  warmup: 0s/" -e "s/^  concurrency: \[8\]/  concurrency: [2]/" \
-    -e "s/^  warmup: 10s   # the search-only/  warmup: 1s   # the search-only/" -e "s/^  duration: 60s   # Rally/  duration: 3s   # Rally/" \
+    -e "s/^  warmup: 10s   # the search-only/  warmup: 1s   # the search-only/" -e "s/^  duration: 60s   # Rally/  duration: 8s   # Rally/" \
     -e "s/^  target_rate: .*$/  target_rate: 0/" geo.yaml
 curl -sf -X DELETE "$ES/geonames" > /dev/null 2>&1 || true
 trap '[ -n "${BF_KEEP:-}" ] || curl -sf -X DELETE "$ES/geonames" > /dev/null 2>&1 || true; cleanup_tmp' EXIT
