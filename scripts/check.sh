@@ -133,6 +133,7 @@ tier_sanitize() {
     CT_DIR="$BUILD/asan" \
     ASAN_OPTIONS="abort_on_error=1:detect_leaks=1:strict_string_checks=1" \
     UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1" \
+    LSAN_OPTIONS="suppressions=$SRC/tests/sanitize/lsan.supp" \
         run_ctest "$JOBS" -L '^unit$' -E '^unit.lint_selftest$' || return 1
     echo "sanitize: unit tests under ASan+UBSan $(since "$s0") s"
     s0=$EPOCHREALTIME
