@@ -84,6 +84,8 @@ void bf_finding_point_from_row(const bf_row_t *row, bf_finding_point_t *p)
      * row of mostly failed documents measured errors (version conflicts with an earlier run's
      * ids) */
     used = 0;
+    /* the reasons are joined by ", " and hold no comma of their own: compare's summary splits
+     * them there to name the kinds of row it left out */
 #define WHY(cond, ...)                                                                             \
     do {                                                                                           \
         if ((cond) && used < sizeof p->left_out) {                                                 \
@@ -97,8 +99,8 @@ void bf_finding_point_from_row(const bf_row_t *row, bf_finding_point_t *p)
         }                                                                                          \
     } while (0)
     WHY(bf_findings_fm_sustain_id(c->id), "%s",
-        "find-max sustain step: open loop at a target rate, not compared with the closed-loop "
-        "search steps");
+        "find-max sustain step: open loop at a target rate (not compared with the closed-loop "
+        "search steps)");
     WHY(row->failed, "%s", "failed");
     WHY(row->aborted, "%s", "interrupted");
     WHY(row->stalled && !row->failed, "%s", "stalled");
