@@ -144,8 +144,8 @@ for h in docs:
         res = post(f"/{idx}/_search", {"size": 10, "_source": False, "knn": knn})["hits"]["hits"]
         ids = [x["_id"] for x in res]
     # cosine 1 (Elasticsearch's cosine score is (1 + cos) / 2): the indexed vector points where
-    # the sent one does
-    assert same(ids[0]) and abs(res[0]["_score"] - 1.0) < 1e-6, (kind, h["_id"], res[:2])
+    # the sent one does; a float32 score of a rescored vector can read 0.999999, so 1e-5
+    assert same(ids[0]) and abs(res[0]["_score"] - 1.0) < 1e-5, (kind, h["_id"], res[:2])
 print(f"{kind}/{enc}: {r['docs_per_s']:.0f} docs/s, {r['docs_counted']} counted, "
       f"{b:.0f} bytes/doc, force merge {r['merge_s']:.2f} s ({r['segments_before']} -> "
       f"{r['segments_after']} segments), 5 documents their own nearest neighbour with cosine 1")
