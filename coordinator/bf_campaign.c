@@ -338,6 +338,20 @@ static int probe_named_targets(bf__campaign_t *c, uint64_t probe_ms)
                          c->cluster.cluster_uuid[0] ? c->cluster.cluster_uuid : "-");
                 return BF_EXIT_INPUT;
             }
+            if (strcmp(info_i.flavor, c->cluster.flavor) != 0 &&
+                (strcmp(info_i.flavor, "serverless") == 0 ||
+                 strcmp(c->cluster.flavor, "serverless") == 0)) {
+                /* what is skipped or refused follows target.hosts' GET /: a named target
+                 * answering as another flavor would get requests its flavor refuses */
+                bf_error("targets.%s.hosts[%zu] (%s) answers GET / with build_flavor '%s', but "
+                         "target.hosts answers '%s': an Elastic Serverless project must be "
+                         "reached as one through every host set (bulkfleet skips its "
+                         "non-public APIs for all of them or none); fix the URL or run it as "
+                         "its own campaign",
+                         tname, i, host_i, info_i.flavor[0] ? info_i.flavor : "(none)",
+                         c->cluster.flavor[0] ? c->cluster.flavor : "(none)");
+                return BF_EXIT_INPUT;
+            }
         }
     }
     return BF_EXIT_OK;

@@ -465,7 +465,8 @@ const bf_target_t *bf_scenario_target(const bf_scenario_t *sc);
  * index.settings or a matrix settings.* axis) not on that list, request.routing_mode node or
  * shard (they read _nodes/http and _cluster/state). Otherwise every cell's number_of_shards and
  * number_of_replicas (bulkfleet's defaults) are removed from its settings and
- * sc's target is marked (bf_target_managed). Only cells with selected[i] set are checked when
+ * sc's target and every named target (targets:, the same project: the coordinator checks it)
+ * are marked (bf_target_managed). Only cells with selected[i] set are checked when
  * selected is not NULL. err: size bytes, always terminated. Returns 0 or BF_E_INVAL. Not
  * thread-safe (changes sc: call before any thread uses it). */
 int bf_scenario_elastic_serverless(bf_scenario_t *sc, const uint8_t *selected, char *err,

@@ -172,5 +172,9 @@ int bf_scenario_elastic_serverless(bf_scenario_t *sc, const uint8_t *selected, c
         json_decref(st);
     }
     sc->target.es_serverless = 1;
+    /* every named host set (targets:) leads to the same project: a cell sent through one is
+     * held to the same rules as one sent through target.hosts */
+    for (size_t i = 0; i < sc->ntargets; i++)
+        sc->targets[i].es_serverless = 1;
     return BF_OK;
 }

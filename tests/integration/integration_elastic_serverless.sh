@@ -58,6 +58,38 @@ print("%d requests, none refused (410/400), %d indices created, %d rows verified
 PY
 pass "Elastic Serverless: no non-public API or refused setting sent, every row verified"
 
+# named targets (targets: and the target axis) reach the same project: the same skipping
+: > "$FS_LOG"
+cat > essmt.yaml <<YAML
+name: essmt
+target: {hosts: ["http://127.0.0.1:$FS_PORT"]}
+targets: {a: {hosts: ["http://127.0.0.1:$FS_PORT"]}, b: {hosts: ["http://localhost:$FS_PORT"]}}
+index: {name: "bench-{target}", recreate: true}
+document: {source: '{"msg": "serverless", "n": \$[[seq]]}'}
+variables: [{name: seq, type: sequence}]
+run: {warmup: 0s, duration: 2s}
+matrix: {batch_size: [50], concurrency: [2], target: [a, b]}
+YAML
+set +e
+timeout 300 "$COORD" run essmt.yaml --local-agents 1 --threads 1 --insecure \
+    --bind "tcp://127.0.0.1:$(free_port)" --results rmt -q > essmt.out 2> essmt.err
+RC=$?
+set -e
+[ "$RC" = 0 ] || { cat essmt.err >&2; fail "Elastic Serverless through named targets: exit $RC"; }
+python3 - "$FS_LOG" rmt <<'PY'
+import csv, glob, json, sys
+recs = [json.loads(l) for l in open(sys.argv[1])]
+bad = [r for r in recs if r.get("status") in (400, 410) and not r.get("bulk")]
+assert not bad, "refused by the project: %s" % bad[:3]
+assert sum(1 for r in recs if r["method"] == "GET" and r["path"] == "/") >= 3, "named targets not probed"
+puts = [r for r in recs if r["method"] == "PUT" and r["path"].startswith("/bench-")]
+assert sorted(r["path"] for r in puts) == ["/bench-a", "/bench-b"], puts
+assert all("number_of_shards" not in r["index_settings"]["index"] for r in puts), puts
+rows = list(csv.DictReader(open(glob.glob(sys.argv[2] + "/*/matrix.csv")[0])))
+assert len(rows) == 2 and all(r["verified"] == "true" for r in rows), rows
+PY
+pass "named targets: each probed without non-public APIs, both rows verified"
+
 # the agent's standalone mode adapts the same way
 : > "$FS_LOG"
 set +e

@@ -1132,6 +1132,33 @@ static void test_search_msearch(void **state)
                   "inline.yaml:9:", "an _msearch query needs a body of header/body line pairs");
 }
 
+/* Elastic Serverless found at run (GET / said build_flavor serverless): the scenario's target
+ * and every named target (targets:, the same project) are marked, so a cell sent through a
+ * named host set is held to the project's rules (no non-public API) as one through target. */
+static void test_elastic_serverless_named_targets(void **state)
+{
+    (void)state;
+    bf_scenario_t *sc = load_text_ok("name: t\n"
+                                     "target: {hosts: [http://127.0.0.1:9200]}\n"
+                                     "targets:\n"
+                                     "  a: {hosts: [http://127.0.0.1:9200]}\n"
+                                     "  b: {hosts: [http://127.0.0.2:9200]}\n"
+                                     "index: {name: \"t-{target}\"}\n"
+                                     "document: {source: '{\"a\": 1}'}\n"
+                                     "matrix: {target: [a, b]}\n",
+                                     NULL);
+    assert_non_null(sc);
+    assert_int_equal(bf_target_managed(bf_scenario_named_target(sc, 1, NULL)), 0);
+    char err[2048] = "";
+    assert_int_equal(bf_scenario_elastic_serverless(sc, NULL, err, sizeof err), BF_OK);
+    assert_int_equal(bf_target_managed(bf_scenario_target(sc)), 1);
+    for (size_t i = 0; i < bf_scenario_named_target_count(sc); i++)
+        assert_int_equal(bf_target_managed(bf_scenario_named_target(sc, i, NULL)), 1);
+    for (size_t k = 0; k < bf_scenario_cell_count(sc); k++)
+        assert_int_equal(bf_target_managed(bf_scenario_cell(sc, k)->target), 1);
+    bf_scenario_destroy(&sc);
+}
+
 /* targets: named host sets and the target / agents axes: each cell points at its host set
  * (auth shared with target), carries its agents, and has both in its id; mistakes are named
  * with their position. */
@@ -1763,6 +1790,7 @@ int main(void)
         cmocka_unit_test(test_unclosed_placeholder),
         cmocka_unit_test(test_first_warmup),
         cmocka_unit_test(test_targets_and_agents_axes),
+        cmocka_unit_test(test_elastic_serverless_named_targets),
         cmocka_unit_test(test_search_section),
         cmocka_unit_test(test_search_paging),
         cmocka_unit_test(test_search_mistakes),
