@@ -20,6 +20,7 @@
 #include "bf_report.h"
 #include "bf_rounds.h"
 #include "bf_runopts.h"
+#include "bf_scenload.h"
 #include "bf_units.h"
 #include "bf_until.h"
 #include "bf_vars.h"
@@ -269,13 +270,10 @@ static void campaign_seed(bf__campaign_t *c, const bf_campaign_opts_t *opts)
  * seed. Returns BF_EXIT_OK or BF_EXIT_INPUT (said); c->sc is set when it loaded. */
 static int campaign_inputs(bf__campaign_t *c, const bf_campaign_opts_t *opts, campaign_inputs_t *in)
 {
-    bf_diag_t diag = {0};
     if (check_options(opts) != BF_OK)
         return BF_EXIT_INPUT;
-    if (bf_scenario_load_file(opts->scenario_path, NULL, &c->sc, &diag) != BF_OK) {
-        bf_error("%s", diag.msg);
-        return BF_EXIT_INPUT;
-    }
+    if (bf_scenload_file(opts->scenario_path, NULL, &c->sc) != BF_OK)
+        return BF_EXIT_INPUT; /* every mistake said, as validate says them */
     for (size_t i = 0; i < bf_scenario_warning_count(c->sc); i++)
         bf_warn("%s", bf_scenario_warning(c->sc, i));
     in->given =

@@ -15,6 +15,7 @@
 #include "bf_mem.h"
 #include "bf_rounds.h"
 #include "bf_scenario.h"
+#include "bf_scenload.h"
 #include "bf_import_loadgen.h"
 #include "bf_modcheck.h"
 #include "bf_selftest.h"
@@ -529,47 +530,14 @@ static size_t module_needs(const bf_scenario_t *sc, bf_modneed_t *needs, size_t 
     return n;
 }
 
-static void on_load_error(void *ctx, const char *msg)
-{
-    const char *more = strstr(msg, ": ... and ");
-    unsigned long long n = 0;
-    if (more && sscanf(more, ": ... and %llu more", &n) == 1)
-        *(size_t *)ctx += (size_t)n;
-    else
-        ++*(size_t *)ctx;
-    bf_error("%s", msg);
-}
-
-static int load(const char *path, uint32_t nodes, int all_errors, bf_scenario_t **sc)
+static int load(const char *path, uint32_t nodes, bf_scenario_t **sc)
 {
     /* validate and plan check a scenario without its secrets (CI): an unset ${VAR} is a
-     * warning with a stand-in value unless --strict */
-    size_t nerrors = 0;
-    int keys_failed = 0;
-    bf_load_opts_t opts = {.cluster_nodes = nodes,
-                           .env_warn = !strict,
-                           .on_error = all_errors ? on_load_error : NULL,
-                           .on_error_ctx = &nerrors,
-                           .keys_failed = &keys_failed};
-    bf_diag_t diag = {0};
-    int rc = bf_scenario_load_file(path, &opts, sc, &diag);
-    if (rc != BF_OK) {
-        if (nerrors == 0) /* else each was said as it was found */
-            bf_error("%s", diag.msg[0] ? diag.msg : bf_strerror(rc));
-        if (nerrors > 1 && keys_failed)
-            bf_error("%s is not a valid scenario (%zu mistakes above; the sections with a "
-                     "mistake in their keys get their other checks once it is fixed)",
-                     path, nerrors);
-        else if (nerrors > 1)
-            bf_error("%s is not a valid scenario (%zu mistakes above)", path, nerrors);
-        else if (keys_failed)
-            bf_error("%s is not a valid scenario (its section gets its other checks once this "
-                     "is fixed)",
-                     path);
-        else
-            bf_error("%s is not a valid scenario", path);
+     * warning with a stand-in value unless --strict; every mistake is said, as run does */
+    bf_load_opts_t opts = {.cluster_nodes = nodes, .env_warn = !strict};
+    int rc = bf_scenload_file(path, &opts, sc);
+    if (rc != BF_OK)
         return exit_code_of(rc);
-    }
     for (size_t i = 0; i < bf_scenario_warning_count(*sc); i++)
         bf_warn("%s", bf_scenario_warning(*sc, i));
     production_warnings(path, *sc);
@@ -616,7 +584,7 @@ int bf_cmd_validate(int argc, char **argv)
     if (path == NULL)
         return BF_EXIT_INPUT;
     bf_scenario_t *sc = NULL;
-    int rc = load(path, nodes, 1, &sc);
+    int rc = load(path, nodes, &sc);
     if (rc != BF_EXIT_OK)
         return rc;
     size_t nwarn = bf_scenario_warning_count(sc) + nproduction;
@@ -1138,7 +1106,7 @@ int bf_cmd_plan(int argc, char **argv)
         return BF_EXIT_INPUT;
     }
     bf_scenario_t *sc = NULL;
-    int rc = load(path, nodes, 0, &sc);
+    int rc = load(path, nodes, &sc);
     if (rc != BF_EXIT_OK)
         return rc;
     bf_tmpl_t *t = NULL;

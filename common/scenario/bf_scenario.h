@@ -431,7 +431,8 @@ typedef struct bf_load_opts {
      * pipeline, source, search query bodies), the rendered JSON and each batch_size whose
      * body is too big; a check that needs a failed one is skipped (the matrix needs the
      * targets: names, a body size needs the cells; after key mistakes the matrix makes no
-     * cells). NULL: stop at the first error (run, plan). */
+     * cells). NULL: stop at the first error (the coordinator sets it for validate, plan
+     * and run alike). */
     void (*on_error)(void *ctx, const char *msg);
     void *on_error_ctx;
     int *keys_failed; /* with on_error, non-NULL: set to 1 when the key pass had mistakes

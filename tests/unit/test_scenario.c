@@ -1242,7 +1242,7 @@ static void test_targets_and_agents_axes(void **state)
 
 /* validate / plan without secrets (CI): an unset ${VAR} is a warning with a stand-in */
 /* validate (opts.on_error): the key pass reports every mistake, in file order, not only the
- * first; without the callback (run, plan) the load stops at the first as before */
+ * first; without the callback the load stops at the first as before */
 typedef struct errs {
     char msg[128][300];
     size_t n;
