@@ -406,6 +406,34 @@ static int rally_bulk_task(rally_t *R, json_t *t, json_t *op, const char *opath,
     }
     if (have == 1)
         add_value(&R->batch, v);
+    /* ingest-percentage: Rally indexes that share of each client's slice of the corpus
+     * (docs/internals/rally-metrics.md); a scenario reads whole passes, so a share below 100
+     * is named, never silently replaced by the whole corpus */
+    double pct = 100;
+    int gp =
+        op ? bf__check_num(ck, op, opath, "ingest-percentage", 0, 0, " (percent)", what, &pct, diag)
+           : 0;
+    if (gp < 0)
+        return gp;
+    if (gp == 1 && (pct <= 0 || pct > 100)) {
+        char sub[1200], where[1300];
+        snprintf(sub, sizeof sub, "%s/ingest-percentage", opath);
+        bf__jp_where(&R->pos, R->file, sub, where, sizeof where);
+        return bf_diag_set(diag, BF_E_INVAL,
+                           "%s: %s: \"ingest-percentage\" is %g; Rally takes a share of the "
+                           "corpus above 0 and at most 100",
+                           where, what, pct);
+    }
+    if (gp == 1 && pct < 100) {
+        bf_warn("%s: %s indexes %g%% of its corpus in Rally (ingest-percentage); the scenario "
+                "reads all of it (named in its notes)",
+                R->file, what, pct);
+        bf_buf_appendf(&R->notes,
+                       "#  - not imported: ingest-percentage %g of %s (Rally indexes %g%% of "
+                       "each client's share of the corpus; the scenario reads all of it: "
+                       "its cells index more documents than Rally's task)\n",
+                       pct, what, pct);
+    }
     double cl = 1, tp = 0, wu = -1, tpd = -1, ru = 0;
     const char *tpk = tpath ? tpath : "";
     /* in file order of Rally's reference, the first wrong one reported */
@@ -554,6 +582,38 @@ static int rally_bulk_tasks(rally_t *R)
                 !strstr(R->other_bulk.data ? R->other_bulk.data : "", type))
                 bf_buf_appendf(&R->other_bulk, "%s'%s'", R->other_bulk.len ? ", " : "", type);
             continue;
+        }
+        /* a later bulk task of other documents (cohere_vector's and openai_vector's
+         * parallel-documents-indexing of their own corpus): one scenario loads the first bulk
+         * task's documents, so it is named, not folded into their cells' axes */
+        if (!vk && R->first_bulk && !R->vec.active) {
+            json_t *c1 = json_object_get(op, "corpora"),
+                   *c0 = json_object_get(R->first_bulk, "corpora");
+            json_t *i1 = json_object_get(op, "indices"),
+                   *i0 = json_object_get(R->first_bulk, "indices");
+            /* json_equal(NULL, NULL) is 0: both absent are the same documents */
+            int ceq = (!c1 && !c0) || json_equal(c1, c0);
+            int ieq = (!i1 && !i0) || json_equal(i1, i0);
+            if (!ceq || !ieq) {
+                const char *tn =
+                    bf__str_of(t, "name") ? bf__str_of(t, "name") : bf__str_of(op, "name");
+                char *mine = json_dumps(json_object_get(op, ceq ? "indices" : "corpora"),
+                                        JSON_COMPACT | JSON_ENCODE_ANY);
+                char *first =
+                    json_dumps(json_object_get(R->first_bulk, ceq ? "indices" : "corpora"),
+                               JSON_COMPACT | JSON_ENCODE_ANY);
+                char *why = bf_asprintf("%s (bulk: its %s are %s, the first bulk task's %s; the "
+                                        "scenario loads the first bulk task's documents)",
+                                        tn ? tn : "?", ceq ? "indices" : "corpora",
+                                        mine ? mine : "all of the track's",
+                                        first ? first : "all of the track's");
+                json_array_append_new(R->acc.skipped, json_string(why));
+                R->acc.total++;
+                free(why);
+                free(mine);
+                free(first);
+                continue;
+            }
         }
         R->acc.bulk++;
         R->acc.total++;

@@ -289,7 +289,16 @@ static int bulk_dataset(const bf_vimport_ctx_t *ctx, json_t *op, const char *wha
     free(q);
     add_varf(ctx, "row", "type: sequence, from: ", "0");
     json_t *src = json_object();
-    json_object_set_new(src, field, json_string(VEC_MARK));
+    /* a nested field "outer.inner": OpenSearch Benchmark sends {"outer": [{"inner": v}, ...]},
+     * the consecutive rows of one parent id (the data set's parents column) in one document
+     * whose _id is that parent; the parents are not read here: one row, one nested object */
+    const char *dot = strchr(field, '.');
+    if (dot) {
+        char *outer = bf_strndup(field, (size_t)(dot - field));
+        json_object_set_new(src, outer, json_pack("[{s:s}]", dot + 1, VEC_MARK));
+        free(outer);
+    } else
+        json_object_set_new(src, field, json_string(VEC_MARK));
     const char *idf = str_of(op, "id-field-name");
     int id_in_source = idf && *idf && strcmp(idf, "_id") != 0 && strcmp(idf, "None") != 0;
     if (id_in_source)
@@ -312,6 +321,13 @@ static int bulk_dataset(const bf_vimport_ctx_t *ctx, json_t *op, const char *wha
                    what, file, field, id_in_source ? " and the id field" : "",
                    id_in_source ? idf : "_id", bs);
     free(file);
+    if (dot)
+        bf_buf_appendf(&out->notes,
+                       "#  - not imported: the parents of the nested field %s (OpenSearch "
+                       "Benchmark puts the consecutive rows of one parent id, the data set's "
+                       "parents column, into one document with that _id; here each row is a "
+                       "document of one nested object, its _id the row number)\n",
+                       field);
     double nv = num_of(op, "num_vectors", -1);
     if (nv > 0)
         bf_buf_appendf(&out->notes,
@@ -486,8 +502,38 @@ char *bf_vimport_query(const bf_vimport_ctx_t *ctx, json_t *op, const char *type
             str_of(op, "field") && *str_of(op, "field") ? str_of(op, "field") : "target_field";
         double kk = num_of(op, "k", 0);
         int k_given = kk >= 1;
-        if (!k_given)
+        /* radial search (VectorSearchPartitionParamSource's _add_search_threshold): a
+         * max_distance or min_score stands instead of k; with radial_search_type the threshold
+         * of each query is read from the neighbors data set, which is not imported */
+        json_t *maxd = json_object_get(op, "max_distance");
+        json_t *mins = json_object_get(op, "min_score");
+        int radial = json_is_number(maxd) || json_is_number(mins);
+        const char *rst = str_of(op, "radial_search_type");
+        if (rst && *rst && strcmp(rst, "None") != 0) {
+            snprintf(why, why_size,
+                     ": radial_search_type %s reads each query's threshold from the neighbors "
+                     "data set, which is not imported",
+                     rst);
+            return NULL;
+        }
+        if (!k_given && !radial)
             kk = 100;
+        /* a filtered search (VectorSearchPartitionParamSource: filter_type efficient puts
+         * filter_body into the knn query, post_filter beside it, script and boolean around it)
+         * filters on the attribute fields bulk-vector-data-set writes from the data set's
+         * attribute columns (filter_attributes), which the imported documents do not have: the
+         * same query would match other documents, so the task is named, not imported */
+        json_t *fb = json_object_get(op, "filter_body");
+        if (json_object_size(fb) > 0) {
+            const char *ft = str_of(op, "filter_type");
+            snprintf(why, why_size,
+                     ": its filter_body (filter_type %s) filters on the attribute fields that "
+                     "bulk-vector-data-set's filter_attributes read from the data set; the "
+                     "imported documents hold only the vector and the id (the attribute "
+                     "columns are not imported)",
+                     ft && *ft ? ft : "none");
+            return NULL;
+        }
         bf_diag_t d = {0};
         size_t missing = 0;
         char *file = dataset_file(ctx, op, "", "test", opn, notes, &missing, &d);
@@ -501,22 +547,69 @@ char *bf_vimport_query(const bf_vimport_ctx_t *ctx, json_t *op, const char *type
         json_t *body = json_is_object(json_object_get(op, "body"))
                            ? json_deep_copy(json_object_get(op, "body"))
                            : json_object();
-        json_object_set_new(body, "size", json_integer((json_int_t)kk));
-        json_object_set_new(
-            body, "query",
-            json_pack("{s:{s:{s:s, s:I}}}", "knn", field, "vector", VEC_MARK, "k", (json_int_t)kk));
+        /* as _build_vector_search_query_body builds it: {"vector", "k" (or the radial
+         * threshold), "rescore": {"oversample_factor"}} under knn.FIELD, inside a nested query
+         * on the outer field when FIELD is "outer.inner"; the body's own size, else k */
+        json_t *kq = json_pack("{s:s}", "vector", VEC_MARK);
+        if (!radial)
+            json_object_set_new(kq, "k", json_integer((json_int_t)kk));
+        if (json_is_number(maxd))
+            json_object_set(kq, "max_distance", maxd);
+        if (json_is_number(mins))
+            json_object_set(kq, "min_score", mins);
+        json_t *osf = json_object_get(op, "oversample_factor");
+        if (json_is_number(osf))
+            json_object_set_new(kq, "rescore", json_pack("{s:O}", "oversample_factor", osf));
+        json_t *knn = json_pack("{s:{s:o}}", "knn", field, kq);
+        const char *dot = strchr(field, '.');
+        if (dot) {
+            char *outer = bf_strndup(field, (size_t)(dot - field));
+            knn = json_pack("{s:{s:s, s:o}}", "nested", "path", outer, "query", knn);
+            free(outer);
+        }
+        if (json_object_get(body, "size") == NULL && !radial)
+            json_object_set_new(body, "size", json_integer((json_int_t)kk));
+        json_object_set_new(body, "query", knn);
         char *out = body_with_vector(body, "query_vec");
         json_decref(body);
+        char thr[120];
+        if (radial)
+            snprintf(thr, sizeof thr, "%s %g", json_is_number(maxd) ? "max_distance" : "min_score",
+                     json_number_value(json_is_number(maxd) ? maxd : mins));
+        else
+            snprintf(thr, sizeof thr, "k %.0f%s", kk,
+                     k_given ? "" : ": the workload gives none, 100 here");
         bf_buf_appendf(notes,
                        "#  - task '%s' (vector-search): the k-NN query of OpenSearch Benchmark "
-                       "(query.knn.%s.vector, k %.0f%s) over the query data set's rows (the "
-                       "vector variable query_vec, file: %s) with the task's body; recall "
-                       "against neighbors is not measured%s\n",
-                       opn, field, kk, k_given ? "" : ": the workload gives none, 100 here", file,
-                       json_object_size(json_object_get(op, "filter_body")) ? "; its filter_body "
-                                                                              "is not imported"
-                                                                            : "");
+                       "(%squery.knn.%s.vector, %s%s) over the query data set's rows (the "
+                       "vector variable query_vec, file: %s) with the task's body\n",
+                       opn, dot ? "a nested query around " : "", field, thr,
+                       json_is_number(osf) ? ", rescore.oversample_factor" : "", file);
         free(file);
+        /* what the task's parameters ask that a search: cell does not do, each by name */
+        double nv = num_of(op, "num_vectors", -1), reps = num_of(op, "repetitions", 1);
+        if (nv > 0)
+            bf_buf_appendf(notes,
+                           "#  - not imported: num_vectors %.0f of task '%s' (OpenSearch "
+                           "Benchmark sends the first %.0f query rows, %.0f time(s) each; "
+                           "the search cell sends every row of the query set over and over "
+                           "for search.duration)\n",
+                           nv, opn, nv, reps >= 1 ? reps : 1);
+        const char *np = str_of(op, "neighbors_data_set_path");
+        const char *nc = str_of(op, "neighbors_data_set_corpus");
+        char nfrom[600];
+        if (np && *np && strcmp(np, "None") != 0)
+            snprintf(nfrom, sizeof nfrom, "%s", np);
+        else if (nc && *nc && strcmp(nc, "None") != 0)
+            snprintf(nfrom, sizeof nfrom, "the data set corpus %s", nc);
+        else
+            snprintf(nfrom, sizeof nfrom, "the query data set's file");
+        bf_buf_appendf(notes,
+                       "#  - not imported: recall of task '%s' (OpenSearch Benchmark reports "
+                       "recall@k and recall@1 of each answer against the ground-truth neighbors "
+                       "in %s; bulkfleet's search cells measure latency and throughput, not "
+                       "recall)\n",
+                       opn, nfrom);
         return out;
     }
     char because[200] = "";

@@ -10,6 +10,8 @@
 # accounted for (the count line on stderr), and the scenario it writes validates: the vector
 # variables with the track's dims or the data set file, the weighted partitions, the knn
 # bodies, the after-load force merge, OpenSearch k-NN's index.knn beside index.knn.algo_param.*.
+# Also elastic/rally-tracks' dense_vector and cohere_vector as published (tests/fixtures/rally-*-vector):
+# ingest-percentage and a later bulk task of another corpus named, not silently changed.
 source "$(dirname "$0")/lib.sh"
 cd "$TMP"
 cp -r "$BF_SOURCE_DIR/tests/fixtures/rally-random-vector" rv
@@ -103,4 +105,71 @@ grep -q '{name: vec, type: vector, dims: 24}' vr.yaml && grep -q '{name: partiti
 rm vs/base.fbin
 "$COORD" import-rally vs --workload-params vs/params/bigann.json -o vm.yaml 2> vm.err || { cat vm.err >&2; fail "missing data set: exit $?"; }
 grep -q "data set not there yet: $TMP/vs/base.fbin" vm.yaml || { cat vm.yaml >&2; fail "missing data set not noted"; }
-pass "random_vector and vectorsearch imported, every task accounted for, the scenarios validate"
+# what a vector-search asks that the import does not carry is named, never another query under the
+# task's name: a filter on the data set's attribute columns (not indexed) leaves the task out;
+# query_count and the ground truth (recall) are named; a nested field, rescore and a radial
+# max_distance are written as OpenSearch Benchmark's _build_vector_search_query_body builds them
+python3 - <<'PY'
+import json
+b = json.load(open("vs/params/bigann.json"))
+f = dict(b, target_dataset_filter_attributes=["color", "taste", "age"], filter_type="efficient",
+         filter_body={"bool": {"should": [{"term": {"color": "green"}}]}}, query_count=5,
+         neighbors_data_set_path="neighbors.hdf5")
+json.dump(f, open("filter.json", "w"))
+json.dump(dict(b, target_field_name="nested_field.target_field", oversample_factor=2.0), open("nested.json", "w"))
+r = dict(b, query_max_distance=0.5)
+del r["query_k"]
+json.dump(r, open("radial.json", "w"))
+PY
+"$COORD" import-rally vs --workload-params filter.json -o vf.yaml 2> vf.err || { cat vf.err >&2; fail "filtered vectorsearch: import exit $?"; }
+grep -q "no-train-test: 9 tasks: 1 bulk, 0 searches imported, 6 mapped to what each cell does; 2 not imported: warmup-indices (warmup-knn-indices), prod-queries (vector-search: its filter_body (filter_type efficient) filters on the attribute fields" vf.err ||
+    { cat vf.err >&2; fail "filtered vectorsearch: the filtered search not named as left out"; }
+grep -q "not imported: filter_attributes" vf.yaml && ! grep -q '^search:' vf.yaml ||
+    { cat vf.yaml >&2; fail "filtered vectorsearch: a search under the task's name, or the attributes not named"; }
+# the same without the filter: the search imported, query_count and the ground truth named
+python3 -c 'import json; f=json.load(open("filter.json")); f.pop("filter_type"); f.pop("filter_body"); json.dump(f,open("filter.json","w"))'
+"$COORD" import-rally vs --workload-params filter.json -o vq.yaml 2> vq.err || { cat vq.err >&2; fail "query_count: import exit $?"; }
+grep -q "not imported: num_vectors 5 of task 'prod-queries' (OpenSearch Benchmark sends the first 5 query rows" vq.yaml &&
+    grep -q "not imported: recall of task 'prod-queries' (OpenSearch Benchmark reports recall@k and recall@1 of each answer against the ground-truth neighbors in neighbors.hdf5" vq.yaml ||
+    { cat vq.yaml >&2; fail "query_count and recall not named"; }
+"$COORD" import-rally vs --workload-params nested.json -o vn.yaml 2> vn.err || { cat vn.err >&2; fail "nested: import exit $?"; }
+"$COORD" import-rally vs --workload-params radial.json -o vd.yaml 2> vd.err || { cat vd.err >&2; fail "radial: import exit $?"; }
+python3 - vn.yaml vd.yaml <<'PY' || fail "vector-search bodies are not OpenSearch Benchmark's"
+import sys, yaml
+n, d = (yaml.safe_load(open(f)) for f in sys.argv[1:])
+assert n["document"]["source"] == '{"nested_field":[{"target_field":$[[vec]]}]}', n["document"]
+(q,) = n["search"]["queries"]
+assert q["body"] == ('{"_source":false,"docvalue_fields":["_id"],"query":{"nested":{"path":"nested_field",'
+                     '"query":{"knn":{"nested_field.target_field":{"k":10,"rescore":{"oversample_factor":2.0},'
+                     '"vector":$[[query_vec]]}}}}},"size":10,"stored_fields":"_none_"}'), q["body"]
+(q,) = d["search"]["queries"]
+assert q["body"] == ('{"_source":false,"docvalue_fields":["_id"],"query":{"knn":{"target_field":'
+                     '{"max_distance":0.5,"vector":$[[query_vec]]}}},"stored_fields":"_none_"}'), q["body"]
+PY
+grep -q "not imported: the parents of the nested field nested_field.target_field" vn.yaml || { cat vn.yaml >&2; fail "nested parents not named"; }
+
+# ---- Rally's dense_vector and cohere_vector, as published (their corpora are corpus files) -----
+cp -r "$BF_SOURCE_DIR/tests/fixtures/rally-dense-vector" dv && mv dv/track.py.in dv/track.py
+cp -r "$BF_SOURCE_DIR/tests/fixtures/rally-cohere-vector" cv && mv cv/track.py.in cv/track.py
+python3 - <<'PY'
+import bz2, json, random
+rnd = random.Random(39)
+d = [json.dumps({"vector": [round(rnd.uniform(-1, 1), 4) for _ in range(96)]}) for _ in range(40)]
+open("dv/documents.json.bz2", "wb").write(bz2.compress(("\n".join(d) + "\n").encode()))
+PY
+"$COORD" import-rally dv --allow-partial-corpus -o dv.yaml 2> dv.err || { cat dv.err >&2; fail "dense_vector: import exit $?"; }
+grep -q "index-and-search: 25 tasks: 2 bulk, 0 searches imported, 7 mapped to what each cell does; 16 not imported: wait-until-merges-finish-after-index (index-stats), knn-search-100-1000-concurrent-with-indexing (search: its request comes from the param-source 'knn-param-source'" dv.err ||
+    { cat dv.err >&2; fail "dense_vector: not every task accounted for"; }
+# ingest-percentage: Rally indexes a share of the corpus; named, never silently the whole
+grep -q "bulk task 'index-append' indexes 20% of its corpus in Rally (ingest-percentage)" dv.err &&
+    grep -q "not imported: ingest-percentage 20 of bulk task 'index-append'" dv.yaml &&
+    grep -q "not imported: ingest-percentage 5 of bulk task 'index-update-concurrent-with-searches'" dv.yaml ||
+    { cat dv.err dv.yaml >&2; fail "dense_vector: ingest-percentage not named"; }
+grep -q "wrote dv.yaml; check it with" dv.err && "$COORD" validate dv.yaml > dv.val 2>&1 || { cat dv.err dv.val >&2; fail "dense_vector: validate"; }
+grep -q '"vector":{"dims":96,"element_type":"float"' dv.yaml || { cat dv.yaml >&2; fail "dense_vector: not its mapping"; }
+"$COORD" import-rally cv -o cv.yaml 2> cv.err || { cat cv.err >&2; fail "cohere_vector: import exit $?"; }
+# the parallel bulk task writes another corpus: named, not folded into the first one's cells
+grep -q "index-and-search: 12 tasks: 1 bulk, 0 searches imported, 4 mapped to what each cell does; 7 not imported: .*parallel-documents-indexing-bulk (bulk: its corpora are \"cohere-parallel-indexing\", the first bulk task's \"cohere-initial-indexing\"; the scenario loads the first bulk task's documents)" cv.err ||
+    { cat cv.err >&2; fail "cohere_vector: not every task accounted for"; }
+grep -q '^  concurrency: \[5\]$' cv.yaml && ! grep -q target_rate cv.yaml || { cat cv.yaml >&2; fail "cohere_vector: the parallel bulk task's clients or rate in the cells"; }
+pass "random_vector, vectorsearch, dense_vector and cohere_vector imported, every task accounted for, the scenarios validate"
