@@ -66,7 +66,9 @@ static size_t on_answer(char *p, size_t size, size_t n, void *ud)
     return bf_buf_append(ud, p, size * n) == BF_OK ? size * n : 0;
 }
 
-/* One request; the answer in *ans (NUL-terminated). Returns 0 with *status, or BF_E_TRANSPORT. */
+/* One request; the answer in *ans (NUL-terminated). Returns 0 with *status, BF_E_TIMEOUT when
+ * the server accepted the connection and then did not answer within BF_AWS_HTTP_TIMEOUT_MS (a
+ * stalled service, not an absent one), or BF_E_TRANSPORT. */
 static int http(const char *method, const char *url, struct curl_slist *hdrs, const char *body,
                 bf_buf_t *ans, long *status, bf_diag_t *diag)
 {
@@ -89,9 +91,15 @@ static int http(const char *method, const char *url, struct curl_slist *hdrs, co
     curl_easy_setopt(h, CURLOPT_USERAGENT, "bulkfleet");
     CURLcode cc = curl_easy_perform(h);
     curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, status);
+    curl_off_t connect_us = 0;
+    curl_easy_getinfo(h, CURLINFO_CONNECT_TIME_T, &connect_us);
     curl_easy_cleanup(h);
     bf_buf_append(ans, "", 1);
     ans->len--;
+    if (cc == CURLE_OPERATION_TIMEDOUT && connect_us > 0)
+        return bf_diag_set(diag, BF_E_TIMEOUT, "%s %s: connected, then no answer within %d s (%s)",
+                           method, url, BF_AWS_HTTP_TIMEOUT_MS / 1000,
+                           err[0] ? err : curl_easy_strerror(cc));
     if (cc != CURLE_OK)
         return bf_diag_set(diag, BF_E_TRANSPORT, "%s %s: %s", method, url,
                            err[0] ? err : curl_easy_strerror(cc));
@@ -285,7 +293,15 @@ static int from_web_identity(const char *region, bf_aws_creds_t *c, bf_diag_t *d
     bf_buf_t ans;
     bf_buf_init(&ans, BF_AWS_MAX_ANSWER_BYTES);
     long status = 0;
-    int rc = http("POST", url, h, body, &ans, &status, diag);
+    bf_diag_t hd = {0};
+    int rc = http("POST", url, h, body, &ans, &status, &hd);
+    if (rc != BF_OK)
+        rc = bf_diag_set(diag, rc,
+                         "web identity: STS did not answer for AWS_ROLE_ARN=%s (%s); check "
+                         "that STS (AWS_ENDPOINT_URL_STS, or sts.<region>.amazonaws.com) is "
+                         "reachable from this host, or give credentials another way "
+                         "(docs/cloud.md)",
+                         role, hd.msg);
     memset(body, 0, strlen(body));
     free(body);
     curl_slist_free_all(h);
@@ -321,6 +337,18 @@ static int from_web_identity(const char *region, bf_aws_creds_t *c, bf_diag_t *d
     return rc;
 }
 
+/* The metadata service at ep (el bytes) accepted a connection and did not answer: named with
+ * what to do. Returns BF_E_TIMEOUT. */
+static int imds_stalled(bf_diag_t *diag, int el, const char *ep, const char *what)
+{
+    return bf_diag_set(diag, BF_E_TIMEOUT,
+                       "instance metadata %.*s did not answer within %d s (%s): the metadata "
+                       "service is stalled or throttling; check the instance's metadata options "
+                       "(aws ec2 describe-instances: MetadataOptions) or give credentials "
+                       "another way (environment, shared files, web identity: docs/cloud.md)",
+                       el, ep, BF_AWS_HTTP_TIMEOUT_MS / 1000, what);
+}
+
 static int from_imds(bf_aws_creds_t *c, bf_diag_t *diag)
 {
     const char *off = env("AWS_EC2_METADATA_DISABLED");
@@ -342,6 +370,10 @@ static int from_imds(bf_aws_creds_t *c, bf_diag_t *diag)
     curl_slist_free_all(h);
     free(url);
     char *role = NULL, *tokhdr = NULL;
+    if (rc == BF_E_TIMEOUT) {
+        rc = imds_stalled(diag, (int)el, ep, d.msg);
+        goto out;
+    }
     if (rc != BF_OK) {
         rc = BF_E_NOTFOUND; /* not on EC2 (or no route to it): the chain ends here */
         goto out;
@@ -357,8 +389,11 @@ static int from_imds(bf_aws_creds_t *c, bf_diag_t *diag)
     tokhdr = bf_asprintf("X-aws-ec2-metadata-token: %s", ans.data);
     h = curl_slist_append(NULL, tokhdr);
     url = bf_asprintf("%.*s/latest/meta-data/iam/security-credentials/", (int)el, ep);
-    rc = http("GET", url, h, NULL, &ans, &status, diag);
+    rc = http("GET", url, h, NULL, &ans, &status, &d);
     free(url);
+    if (rc != BF_OK)
+        rc = rc == BF_E_TIMEOUT ? imds_stalled(diag, (int)el, ep, d.msg)
+                                : bf_diag_set(diag, rc, "instance metadata: %s", d.msg);
     if (rc == BF_OK && (status != 200 || ans.len == 0)) {
         rc = bf_diag_set(diag, BF_E_NOTFOUND,
                          "instance metadata %.*s: no instance role (HTTP %ld): attach an IAM "
@@ -368,8 +403,11 @@ static int from_imds(bf_aws_creds_t *c, bf_diag_t *diag)
     if (rc == BF_OK) {
         role = bf_strndup(ans.data, strcspn(ans.data, "\r\n"));
         url = bf_asprintf("%.*s/latest/meta-data/iam/security-credentials/%s", (int)el, ep, role);
-        rc = http("GET", url, h, NULL, &ans, &status, diag);
+        rc = http("GET", url, h, NULL, &ans, &status, &d);
         free(url);
+        if (rc != BF_OK)
+            rc = rc == BF_E_TIMEOUT ? imds_stalled(diag, (int)el, ep, d.msg)
+                                    : bf_diag_set(diag, rc, "instance metadata: %s", d.msg);
     }
     curl_slist_free_all(h);
     if (rc == BF_OK) {
@@ -437,8 +475,11 @@ static pthread_mutex_t cache_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_mutex_t fetch_lock = PTHREAD_MUTEX_INITIALIZER;
 static bf_aws_creds_t cache;
 static int cache_set;
-static time_t last_fetch;  /* the last fetch of the chain (under cache_lock) */
-static uint64_t cache_gen; /* +1 each time the cache gets other credentials (under cache_lock) */
+static time_t last_fetch;     /* the last fetch of the chain (under cache_lock) */
+static uint64_t cache_gen;    /* +1 each time the cache gets other credentials (under cache_lock) */
+static int fetching;          /* a background fetch (bg_fetch) runs (under cache_lock) */
+static char last_error[1024]; /* the last fetch's failure when it left nothing valid, "" after a
+                                 success (under cache_lock) */
 static bf_aws_creds_t shipped; /* an agent's: what the coordinator shipped (under cache_lock) */
 static int shipped_set;
 
@@ -447,6 +488,8 @@ void bf_aws_forget(void)
     pthread_mutex_lock(&cache_lock);
     bf_aws_creds_cleanup(&cache);
     cache_set = 0;
+    last_fetch = 0;
+    last_error[0] = '\0';
     bf_aws_creds_cleanup(&shipped);
     shipped_set = 0;
     pthread_mutex_unlock(&cache_lock);
@@ -521,11 +564,116 @@ int bf_aws_creds_current(const bf_target_t *t, bf_aws_creds_t *out, bf_diag_t *d
     return chain_current(t, out, diag);
 }
 
+/* Walk the chain and put what it gives into the cache (the caller holds fetch_lock); a copy
+ * into *out when out is not NULL. A failure with still-valid credentials cached keeps them
+ * (warned) and returns 0; otherwise its message, prefixed with akey ("target.auth"), goes to
+ * diag and to last_error. Returns as bf_aws_creds_resolve. */
+static int fetch_locked(const char *region, const char *akey, bf_aws_creds_t *out, bf_diag_t *diag)
+{
+    bf_aws_creds_t fresh;
+    bf_diag_t d = {0};
+    int rc = bf_aws_creds_resolve(region, &fresh, &d);
+    pthread_mutex_lock(&cache_lock);
+    last_fetch = time(NULL);
+    if (rc == BF_OK) {
+        int first = !cache_set || strcmp(cache.source, fresh.source) != 0;
+        if (!cache_set || !same_str(cache.key_id, fresh.key_id) ||
+            !same_str(cache.secret, fresh.secret) || !same_str(cache.token, fresh.token))
+            cache_gen++;
+        bf_aws_creds_cleanup(&cache);
+        cache = fresh;
+        cache_set = 1;
+        last_error[0] = '\0';
+        if (!first)
+            bf_info("AWS credentials from %s fetched again (key %.8s...), valid until %ld s from "
+                    "now",
+                    cache.source, cache.key_id, (long)(cache.expires - time(NULL)));
+        if (first)
+            bf_info("AWS credentials from %s (key %.8s...)%s", cache.source, cache.key_id,
+                    cache.expires ? ", temporary: fetched again before they expire" : "");
+        if (out)
+            creds_copy(out, &cache);
+    } else if (cache_set && usable(&cache, time(NULL)) >= 1) {
+        bf_warn("AWS credentials could not be fetched again (%s); signing with the ones from %s "
+                "until they expire",
+                d.msg, cache.source);
+        if (out)
+            creds_copy(out, &cache);
+        rc = BF_OK;
+    } else {
+        snprintf(last_error, sizeof last_error, "%s.aws: %s", akey, d.msg);
+        bf_diag_set(diag, rc, "%s", last_error);
+    }
+    pthread_mutex_unlock(&cache_lock);
+    return rc;
+}
+
+typedef struct bg_fetch_arg {
+    char *region;     /* owned, or NULL */
+    const char *akey; /* a literal (auth_key) */
+} bg_fetch_arg_t;
+
+/* A fetch again off the caller's thread: a hanging metadata service, STS or credential file
+ * read never holds up a thread with other duties (the coordinator's fleet loop, which pings the
+ * agents). */
+static void *bg_fetch(void *p)
+{
+    bg_fetch_arg_t *a = p;
+    pthread_mutex_lock(&fetch_lock);
+    pthread_mutex_lock(&cache_lock);
+    int fresh = cache_set && usable(&cache, time(NULL)) == 2; /* fetched meanwhile */
+    pthread_mutex_unlock(&cache_lock);
+    bf_diag_t d = {0};
+    if (!fresh)
+        fetch_locked(a->region, a->akey, NULL, &d);
+    pthread_mutex_unlock(&fetch_lock);
+    pthread_mutex_lock(&cache_lock);
+    fetching = 0;
+    pthread_mutex_unlock(&cache_lock);
+    free(a->region);
+    free(a);
+    return NULL;
+}
+
+/* Start a background fetch for t unless one runs (caller holds cache_lock). */
+static void bg_start_locked(const bf_target_t *t)
+{
+    if (fetching)
+        return;
+    bg_fetch_arg_t *a = bf_calloc(1, sizeof *a);
+    a->region = t->aws_region ? bf_strdup(t->aws_region) : NULL;
+    a->akey = auth_key(t);
+    pthread_attr_t attr;
+    pthread_attr_init(&attr);
+    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+    pthread_t th;
+    if (pthread_create(&th, &attr, bg_fetch, a) == 0) {
+        fetching = 1;
+    } else {
+        free(a->region);
+        free(a);
+    }
+    pthread_attr_destroy(&attr);
+}
+
 int bf_aws_ship_current(const bf_target_t *t, bf_aws_creds_t *out, uint64_t *gen, bf_diag_t *diag)
 {
     memset(out, 0, sizeof *out);
-    int rc = chain_current(t, out, diag);
+    time_t now = time(NULL);
     pthread_mutex_lock(&cache_lock);
+    int u = cache_set ? usable(&cache, now) : 0;
+    if (u <= 1 && now - last_fetch >= BF_AWS_REFETCH_EVERY_S)
+        bg_start_locked(t); /* near expiry or none valid: fetched off this thread */
+    int rc = BF_OK;
+    if (u >= 1)
+        creds_copy(out, &cache);
+    else if (last_error[0])
+        rc = bf_diag_set(diag, BF_E_STATE, "%s", last_error);
+    else
+        rc = bf_diag_set(diag, BF_E_STATE,
+                         "%s.aws: the credentials are being fetched (AWS_* environment, shared "
+                         "files, web identity, instance metadata) and have not come yet",
+                         auth_key(t));
     *gen = cache_gen;
     pthread_mutex_unlock(&cache_lock);
     return rc;
@@ -537,62 +685,26 @@ static int chain_current(const bf_target_t *t, bf_aws_creds_t *out, bf_diag_t *d
     time_t now = time(NULL);
     pthread_mutex_lock(&cache_lock);
     int u = cache_set ? usable(&cache, now) : 0;
-    if (u == 2 || (u == 1 && now - last_fetch < BF_AWS_REFETCH_EVERY_S)) {
+    if (u == 1 && now - last_fetch >= BF_AWS_REFETCH_EVERY_S)
+        bg_start_locked(t); /* near expiry: fetched again off this thread */
+    if (u >= 1) {
         creds_copy(out, &cache);
         pthread_mutex_unlock(&cache_lock);
         return BF_OK;
     }
     pthread_mutex_unlock(&cache_lock);
-    /* near expiry: one thread fetches, the others sign with the ones still valid */
-    if (u == 1 && pthread_mutex_trylock(&fetch_lock) != 0) {
-        pthread_mutex_lock(&cache_lock);
-        creds_copy(out, &cache);
-        pthread_mutex_unlock(&cache_lock);
-        return BF_OK;
-    }
-    if (u == 0)
-        pthread_mutex_lock(&fetch_lock);
-    /* another thread may have fetched while this one waited */
+    /* nothing valid to sign with: wait for a fetch (this thread's, or one under way) */
+    pthread_mutex_lock(&fetch_lock);
     pthread_mutex_lock(&cache_lock);
     u = cache_set ? usable(&cache, time(NULL)) : 0;
-    if (u == 2 || (u == 1 && time(NULL) - last_fetch < BF_AWS_REFETCH_EVERY_S)) {
+    if (u >= 1) {
         creds_copy(out, &cache);
         pthread_mutex_unlock(&cache_lock);
         pthread_mutex_unlock(&fetch_lock);
         return BF_OK;
     }
     pthread_mutex_unlock(&cache_lock);
-    bf_aws_creds_t fresh;
-    bf_diag_t d = {0};
-    int rc = bf_aws_creds_resolve(t->aws_region, &fresh, &d);
-    pthread_mutex_lock(&cache_lock);
-    last_fetch = time(NULL);
-    if (rc == BF_OK) {
-        int first = !cache_set || strcmp(cache.source, fresh.source) != 0;
-        if (!cache_set || !same_str(cache.key_id, fresh.key_id) ||
-            !same_str(cache.secret, fresh.secret) || !same_str(cache.token, fresh.token))
-            cache_gen++;
-        bf_aws_creds_cleanup(&cache);
-        cache = fresh;
-        cache_set = 1;
-        if (!first)
-            bf_info("AWS credentials from %s fetched again (key %.8s...), valid until %ld s from "
-                    "now",
-                    cache.source, cache.key_id, (long)(cache.expires - time(NULL)));
-        if (first)
-            bf_info("AWS credentials from %s (key %.8s...)%s", cache.source, cache.key_id,
-                    cache.expires ? ", temporary: fetched again before they expire" : "");
-        creds_copy(out, &cache);
-    } else if (cache_set && usable(&cache, time(NULL)) >= 1) {
-        bf_warn("AWS credentials could not be fetched again (%s); signing with the ones from %s "
-                "until they expire",
-                d.msg, cache.source);
-        creds_copy(out, &cache);
-        rc = BF_OK;
-    } else {
-        bf_diag_set(diag, rc, "%s.aws: %s", auth_key(t), d.msg);
-    }
-    pthread_mutex_unlock(&cache_lock);
+    int rc = fetch_locked(t->aws_region, auth_key(t), out, diag);
     pthread_mutex_unlock(&fetch_lock);
     return rc;
 }

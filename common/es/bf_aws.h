@@ -52,24 +52,30 @@ void bf_aws_creds_cleanup(bf_aws_creds_t *c);
  * provider has credentials (diag lists what was tried and how to give them); BF_E_INVAL for a
  * named profile that does not exist or has no keys (role_arn, sso, credential_process profiles
  * are named as not supported), BF_E_TRANSPORT / BF_E_HTTP when STS or the metadata service
- * answered with an error (diag has its message). Blocking (HTTP calls of at most
+ * answered with an error (diag has its message), BF_E_TIMEOUT when the metadata service took the
+ * connection and did not answer (diag names it and what to do). Blocking (HTTP calls of at most
  * BF_AWS_HTTP_TIMEOUT_MS each). Thread-safe (reads the environment). */
 int bf_aws_creds_resolve(const char *region, bf_aws_creds_t *out, bf_diag_t *diag);
 
 /* bf_aws_creds_current — the credentials to sign a request to target t with (t->auth ==
  * BF_AUTH_AWS): the scenario's own when it gives them, else with t->aws_ship those the
  * coordinator shipped last (bf_aws_ship_receive) if any, else this process's cached chain result,
- * fetched again when it expires within BF_AWS_REFRESH_BEFORE_S (while one thread fetches, the
- * others keep signing with the still-valid ones). A copy into *out (caller cleans up). Returns
- * as bf_aws_creds_resolve. Thread-safe. */
+ * fetched again when it expires within BF_AWS_REFRESH_BEFORE_S. That fetch again runs in a
+ * background thread (at most one at a time, at most every BF_AWS_REFETCH_EVERY_S) while every
+ * caller keeps signing with the still-valid ones: a caller waits for a fetch only when nothing
+ * valid is cached (the first one, or after expiry). A copy into *out (caller cleans up).
+ * Returns as bf_aws_creds_resolve. Thread-safe. */
 int bf_aws_creds_current(const bf_target_t *t, bf_aws_creds_t *out, bf_diag_t *diag);
 
 /* bf_aws_ship_current — the coordinator's own credentials to ship to the agents
  * (target.auth.aws.ship): its provider chain's, cached and fetched again as
- * bf_aws_creds_current does. *gen: a number that changes whenever the cache holds other
- * credentials than before (1 after the first fetch), so a caller ships again only when it
- * differs from what it last shipped. A copy into *out (caller cleans up). Returns as
- * bf_aws_creds_resolve. Thread-safe. */
+ * bf_aws_creds_current does. Never waits for a fetch (it runs on the coordinator's fleet loop,
+ * which pings the agents): a fetch, also the first, runs in a background thread, and until it
+ * brings credentials BF_E_STATE is returned with diag naming the source that failed and what to
+ * do (or that the fetch is under way). *gen: a number that changes whenever the cache holds
+ * other credentials than before (1 after the first fetch), so a caller ships again only when it
+ * differs from what it last shipped. A copy into *out (caller cleans up). Returns 0 or
+ * BF_E_STATE. Thread-safe. */
 int bf_aws_ship_current(const bf_target_t *t, bf_aws_creds_t *out, uint64_t *gen, bf_diag_t *diag);
 
 /* bf_aws_ship_receive — an agent: the credentials the coordinator shipped (strings borrowed,
