@@ -37,7 +37,14 @@ static int produce(bf_body_t *b, uint32_t n, int first, uint32_t *got)
     if (e->corpus)
         return bf_tmpl_render_corpus(e->tmpl, e->gen, e->cell, e->corpus, e->cursor, n, first,
                                      render_target(b), got);
+    /* a vector file read in passes: the end of this thread's rows is the end of its load, as
+     * a corpus slice's */
+    uint64_t left = bf_gen_docs_left(e->gen);
+    if (left < n)
+        n = (uint32_t)left;
     *got = n;
+    if (n == 0)
+        return BF_OK;
     return first ? bf_tmpl_render_bulk(e->tmpl, e->gen, e->cell, n, render_target(b))
                  : bf_tmpl_render_bulk_more(e->tmpl, e->gen, e->cell, n, render_target(b));
 }

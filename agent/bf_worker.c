@@ -246,10 +246,15 @@ static void send_new(bf_worker_t *w, slot *s, uint64_t intended_us)
     if (w->benv.corpus_end && !w->corpus_done) {
         /* the end of this worker's corpus: send what there is, then no more */
         w->corpus_done = 1;
-        bf_info("cell %s, thread %u: corpus slice of %zu documents read %u time%s; "
-                "this thread sends no more",
-                cell->id, w->cfg.thread_index, w->cursor.to - w->cursor.from, w->cursor.passes_done,
-                w->cursor.passes_done == 1 ? "" : "s");
+        if (w->cfg.corpus)
+            bf_info("cell %s, thread %u: corpus slice of %zu documents read %u time%s; "
+                    "this thread sends no more",
+                    cell->id, w->cfg.thread_index, w->cursor.to - w->cursor.from,
+                    w->cursor.passes_done, w->cursor.passes_done == 1 ? "" : "s");
+        else
+            bf_info("cell %s, thread %u: its rows of the vector file sent in every pass "
+                    "(passes:); this thread sends no more",
+                    cell->id, w->cfg.thread_index);
     }
     if (rc == BF_E_RANGE) {
         bf__worker_set_fatal(w,

@@ -15,6 +15,7 @@
 #include "bf_wire.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdarg.h>
@@ -542,8 +543,39 @@ static void wait_drained(bf__campaign_t *c, bf_fleet_agent_t **agents, uint32_t 
 
 /* ---- files in chunks ---------------------------------------------------------------------- */
 
-/* The chunk hashes of every scenario file larger than the chunk size, made once (SHA-256 of
- * each chunk, as of the whole file: bf_sha256). */
+/* Bytes [off, off + n) of scenario file f into buf (n bytes): from its content, or for a file
+ * not read whole (a vector file: f->data NULL) from f->local on this host. 0, or -1 with errno
+ * (the file cannot be read there, or is shorter than when the scenario loaded). */
+static int file_bytes(const bf_scenario_file_t *f, size_t off, size_t n, unsigned char *buf)
+{
+    if (f->data) {
+        memcpy(buf, f->data + off, n);
+        return 0;
+    }
+    int fd = open(f->local, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    size_t got = 0;
+    while (got < n) {
+        ssize_t r = pread(fd, buf + got, n - got, (off_t)(off + got));
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0) {
+            if (r == 0)
+                errno = EIO;
+            break;
+        }
+        got += (size_t)r;
+    }
+    int e = errno;
+    close(fd);
+    errno = e;
+    return got == n ? 0 : -1;
+}
+
+/* The chunk hashes of every scenario file larger than the chunk size, and of every file not
+ * read whole (a vector file, read here a chunk at a time), made once (SHA-256 of each chunk, as
+ * of the whole file: bf_sha256). */
 static void make_chunks(bf__campaign_t *c)
 {
     if (c->chunks != NULL)
@@ -557,16 +589,28 @@ static void make_chunks(bf__campaign_t *c)
     c->chunks = bf_calloc(c->nchunk_files + 1, sizeof *c->chunks);
     for (size_t i = 0; i < c->nchunk_files; i++) {
         const bf_scenario_file_t *f = bf_scenario_file(c->sc, i);
-        if (f->len <= c->chunk_bytes)
+        if (f->len <= c->chunk_bytes && f->data)
             continue;
         struct bf__file_chunks *fc = &c->chunks[i];
         fc->nchunks = (uint32_t)((f->len + c->chunk_bytes - 1) / c->chunk_bytes);
         fc->hex = bf_calloc(fc->nchunks, sizeof *fc->hex);
+        unsigned char *buf = f->data ? NULL : bf_malloc(c->chunk_bytes);
         for (uint32_t k = 0; k < fc->nchunks; k++) {
             size_t off = (size_t)k * c->chunk_bytes;
             size_t n = f->len - off < c->chunk_bytes ? f->len - off : c->chunk_bytes;
-            bf_sha256_hex(f->data + off, n, fc->hex[k]);
+            if (f->data) {
+                bf_sha256_hex(f->data + off, n, fc->hex[k]);
+            } else if (file_bytes(f, off, n, buf) == 0) {
+                bf_sha256_hex(buf, n, fc->hex[k]);
+            } else {
+                /* the agents refuse a chunk that does not match: the cell fails, saying so */
+                bf_error("%s: chunk %u cannot be read (%s): the file changed after the scenario "
+                         "loaded?",
+                         f->local, k, strerror(errno));
+                memset(fc->hex[k], '0', 64);
+            }
         }
+        free(buf);
         char b1[32], b2[32];
         bf_info("%s (%s) goes to agents in %u chunks of %s", f->path,
                 bf_units_format_bytes(f->len, b1, sizeof b1), fc->nchunks,
@@ -600,6 +644,17 @@ static void on_fetch_chunk(bf__campaign_t *c, bf_fleet_agent_t *a, const Bf__Fet
         ch.index = fc->index;
         ch.content.data = (uint8_t *)f->data + off;
         ch.content.len = f->len - off < c->chunk_bytes ? f->len - off : c->chunk_bytes;
+        unsigned char *buf = NULL;
+        if (f->data == NULL) { /* a file not read whole: this chunk read now, sent, freed */
+            buf = bf_malloc(ch.content.len ? ch.content.len : 1);
+            if (file_bytes(f, off, ch.content.len, buf) != 0) {
+                bf_error("%s: chunk %u for agent %s cannot be read (%s)", f->local, fc->index,
+                         a->id, strerror(errno));
+                free(buf);
+                return;
+            }
+            ch.content.data = buf;
+        }
         Bf__Envelope env;
         bf_wire_init(&env);
         env.body_case = BF__ENVELOPE__BODY_FILE_CHUNK;
@@ -607,6 +662,7 @@ static void on_fetch_chunk(bf__campaign_t *c, bf_fleet_agent_t *a, const Bf__Fet
         if (bf_fleet_send(c->fleet, a, &env, 0) != BF_OK)
             bf_warn("chunk %u of %s to agent %s not sent now: %s (it asks again)", fc->index,
                     f->path, a->id, strerror(errno));
+        free(buf);
         c->last_chunk_us = bf_clock_mono_us();
         c->chunks_served++;
         return;

@@ -747,6 +747,7 @@ void bf_scenario_destroy(bf_scenario_t **sc_p)
     for (size_t i = 0; i < sc->nfiles; i++) {
         free((char *)sc->files[i].path);
         free((char *)sc->files[i].data);
+        free((char *)sc->files[i].local);
     }
     free(sc->files);
     for (size_t i = 0; i < sc->nwarnings; i++)

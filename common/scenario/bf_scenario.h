@@ -573,8 +573,9 @@ struct bf_corpus *bf_scenario_corpus_edit(bf_scenario_t *sc);
  * loader reads through the file provider is listed (mappings_file and template body_file too),
  * so an agent loading the resolved text with a provider serving exactly these files succeeds. */
 typedef struct bf_scenario_file {
-    const char *path; /* as written in the scenario */
-    const char *data; /* content as read */
+    const char *path;  /* as written in the scenario */
+    const char *data;  /* content as read, or NULL: a file not read whole (a vector file), */
+    const char *local; /* read from `local` on this host a chunk at a time when shipped */
     size_t len;
     char sha256_hex[65];
 } bf_scenario_file_t;

@@ -710,27 +710,32 @@ static int build_vector_file(bf__load_t *L, bf_var_spec_t *v, const bf__kval_t *
     char key[96], file[1024];
     snprintf(key, sizeof key, "%s.file", dp);
     snprintf(file, sizeof file, "%.*s", (int)strcspn(path, "#"), path);
-    const char *text;
+    const char *text, *local;
     size_t len;
-    int rc = bf__read_ref(L, fn, key, "vector file", file, BF_MAX_DICT_BYTES, &text, &len);
+    int rc = bf__ref_local(L, fn, key, "vector file", file, BF_MAX_CORPUS_SHIP_BYTES, &text, &len,
+                           &local);
     if (rc != BF_OK)
         return rc;
-    bf_vecfile_t vf;
     char msg[512];
-    rc = bf_vecfile_load(path, (const unsigned char *)text, len,
-                         vv[BF__K_VAR_DIMS].set ? (uint32_t)vv[BF__K_VAR_DIMS].u : 0,
-                         v->enc == BF_VEC_BASE64, v->little, BF__MAX_VECTOR_FILE_RENDERED, &vf, msg,
+    bf_vecfile_t *vf = NULL;
+    rc = bf_vecfile_open(path, local, (const unsigned char *)text, len,
+                         vv[BF__K_VAR_DIMS].set ? (uint32_t)vv[BF__K_VAR_DIMS].u : 0, &vf, msg,
                          sizeof msg);
-    if (rc != BF_OK)
+    double mean = 0;
+    if (rc == BF_OK)
+        rc = bf_vecfile_check(vf, v->enc == BF_VEC_BASE64, v->little, &mean, msg, sizeof msg);
+    if (rc != BF_OK) {
+        bf_vecfile_close(&vf);
         return bf__err(L, fn, rc, "%s.file: %s", dp, msg);
+    }
     v->path = bf_strdup(path);
-    v->values = vf.values;
-    v->value_off = vf.value_off;
-    v->nvalues = vf.rows;
-    v->max_value_len = vf.max_len;
-    v->total_value_len = vf.value_off[vf.rows];
-    v->dims = vf.dims;
-    v->elem = vf.integer ? BF_VEC_BYTE : BF_VEC_FLOAT;
+    v->vfile = vf;
+    v->passes = (uint32_t)vv[BF__K_VAR_PASSES].u;
+    v->nvalues = (size_t)bf_vecfile_rows(vf);
+    v->max_value_len = bf_vecfile_max_len(vf, v->enc == BF_VEC_BASE64);
+    v->total_value_len = (size_t)(mean * (double)v->nvalues);
+    v->dims = bf_vecfile_dims(vf);
+    v->elem = bf_vecfile_integer(vf) ? BF_VEC_BYTE : BF_VEC_FLOAT;
     v->kind = v->enc == BF_VEC_BASE64 ? BF_VAR_KIND_STRING : BF_VAR_KIND_FRAGMENT;
     return BF_OK;
 }
@@ -738,6 +743,16 @@ static int build_vector_file(bf__load_t *L, bf_var_spec_t *v, const bf__kval_t *
 static int build_vector(bf__load_t *L, bf_var_spec_t *v, const bf__kval_t *vv, const bf_ynode_t *at,
                         const char *dp)
 {
+    if (vv[BF__K_VAR_PASSES].key && !vv[BF__K_VAR_FILE].set)
+        return bf__err(L, vv[BF__K_VAR_PASSES].key, BF_E_INVAL,
+                       "%s.passes: only a vector file has passes (its rows, each sent once a "
+                       "pass); remove it or give file:",
+                       dp);
+    if (vv[BF__K_VAR_PASSES].key && v->scope == BF_VAR_SCOPE_REQUEST)
+        return bf__err(L, vv[BF__K_VAR_PASSES].key, BF_E_INVAL,
+                       "%s.passes: a vector file read in passes gives each document its own row; "
+                       "remove scope: request",
+                       dp);
     if (vv[BF__K_VAR_FILE].set) {
         v->enc = (uint8_t)vv[BF__K_VAR_ENCODING].e;
         v->little = vv[BF__K_VAR_BYTE_ORDER].e == 1;

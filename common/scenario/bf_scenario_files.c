@@ -99,6 +99,60 @@ int bf__read_ref(bf__load_t *L, const bf_ynode_t *n, const char *key, const char
     return BF_OK;
 }
 
+int bf__ref_local(bf__load_t *L, const bf_ynode_t *n, const char *key, const char *what,
+                  const char *path, size_t cap, const char **data, size_t *len, const char **local)
+{
+    bf_scenario_t *sc = L->sc;
+    *data = NULL;
+    *local = NULL;
+    if (L->opts && L->opts->file_provider)
+        return bf__read_ref(L, n, key, what, path, cap, data, len);
+    for (size_t i = 0; i < sc->nfiles; i++) {
+        if (strcmp(sc->files[i].path, path) == 0) {
+            if (sc->files[i].data) /* read whole for another key: use those bytes */
+                return bf__read_ref(L, n, key, what, path, cap, data, len);
+            *len = sc->files[i].len;
+            *local = sc->files[i].local;
+            return BF_OK;
+        }
+    }
+    char *full = path[0] == '/' || L->base_dir == NULL ? bf_strdup(path)
+                                                       : bf_asprintf("%s/%s", L->base_dir, path);
+    uint64_t size = 0;
+    int err_no = 0;
+    char hex[65];
+    struct stat st;
+    const char *why = NULL;
+    if (stat(full, &st) != 0)
+        why = strerror(errno);
+    else if (!S_ISREG(st.st_mode))
+        why = "not a regular file";
+    else if (bf_sha256_file(full, &size, hex, &err_no) != BF_OK)
+        why = strerror(err_no);
+    if (why) {
+        int rc = bf__err(L, n, BF_E_IO, "%s: cannot read %s '%s': %s%s", key, what, full, why,
+                         path[0] == '/' ? "" : " (relative paths start at the scenario's folder)");
+        free(full);
+        return rc;
+    }
+    if (size > cap) {
+        int rc = bf__err(L, n, BF_E_TOOBIG, "%s: %s '%s' is larger than %zu bytes", key, what, full,
+                         cap);
+        free(full);
+        return rc;
+    }
+    sc->files = bf_realloc(sc->files, (sc->nfiles + 1) * sizeof *sc->files);
+    bf_scenario_file_t *f = &sc->files[sc->nfiles++];
+    memset(f, 0, sizeof *f);
+    f->path = bf_strdup(path);
+    f->local = full;
+    f->len = (size_t)size;
+    memcpy(f->sha256_hex, hex, sizeof hex);
+    *len = f->len;
+    *local = full;
+    return BF_OK;
+}
+
 /* Parses a JSON object from a file; errors point into that file. */
 int bf__read_json_file(bf__load_t *L, const bf_ynode_t *n, const char *key, const char *what,
                        const char *path, json_t **out)

@@ -26,7 +26,6 @@
 #define BF__MAX_DICT_LINE (1u << 20) /* one dictionary line, bytes */
 #define BF__MAX_VARIABLES 1024u      /* variables in one scenario */
 #define BF__MAX_VECTOR_POOL (256u << 20) /* bytes of one vector variable's pool a thread */
-#define BF__MAX_VECTOR_FILE_RENDERED ((size_t)2 << 30) /* a vector file's rows, rendered */
 #define BF__MAX_AXES 32u             /* matrix axes */
 
 /* ---- the key table (bf_scenario_keys.c) ---------------------------------------------------- */
@@ -228,6 +227,8 @@ int bf__v_nonempty(struct bf__load *L, const bf_ynode_t *n, const char *path, bf
       NULL)                                                                                        \
     X(VAR_FILE, "variables[].file", BF__T_STR, NULL, 0, 0, 0, BF__VM(BF_VAR_VECTOR), NULL,         \
       bf__v_nonempty)                                                                              \
+    X(VAR_PASSES, "variables[].passes", BF__T_U32, "0", 0, 1000000, 0, BF__VM(BF_VAR_VECTOR),      \
+      NULL, NULL)                                                                                  \
     X(DOCUMENT, "document", BF__T_SECTION, NULL, 0, 0, BF__F_REQUIRED, 0, NULL, NULL)              \
     X(DOC_ACTION, "document.action", BF__T_ENUM, "index", 0, 0, 0, 0,                              \
       "index|create|update|delete", NULL)                                                          \
@@ -513,6 +514,12 @@ int bf__read_ref(bf__load_t *L, const bf_ynode_t *n, const char *key, const char
                  const char *path, size_t cap, const char **data, size_t *len);
 int bf__read_json_file(bf__load_t *L, const bf_ynode_t *n, const char *key, const char *what,
                        const char *path, json_t **out);
+/* bf__ref_local — the file a key names, not read whole: with a file provider (an agent) read
+ * through it as bf__read_ref (*data set); else listed with its size and SHA-256 (read a block at
+ * a time, BF_VECFILE_CHUNK_BYTES) and its path on this host in *local (borrowed from
+ * sc->files; *data NULL), read in chunks when it is shipped. cap bounds its size. */
+int bf__ref_local(bf__load_t *L, const bf_ynode_t *n, const char *key, const char *what,
+                  const char *path, size_t cap, const char **data, size_t *len, const char **local);
 
 /* The key pass (bf_scenario_keywalk.c): walk one mapping against the key table under tpath
  * (table path) / dpath (document path) into vals; fill defaults of the keys not given; check

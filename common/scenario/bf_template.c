@@ -869,6 +869,11 @@ static void render_call_begin(bf_gen_t *g, const bf_cell_t *cell, int first)
     g->clock_stamp++;
 }
 
+uint64_t bf_gen_docs_left(const bf_gen_t *g)
+{
+    return bf_vars_docs_left(g->vars);
+}
+
 int bf_tmpl_render_bulk(const bf_tmpl_t *t, bf_gen_t *g, const bf_cell_t *cell, uint32_t ndocs,
                         bf_buf_t *out)
 {
@@ -890,7 +895,7 @@ size_t bf_tmpl_stream_room(const bf_tmpl_t *t, bf_gen_t *g, const bf_cell_t *cel
     if (t->body_name != NULL || t->corpus)
         return 0;
     for (size_t i = 0; i < t->nvars; i++)
-        if (t->vars[i].type == BF_VAR_SEQUENCE && !t->vars[i].wrap)
+        if ((t->vars[i].type == BF_VAR_SEQUENCE && !t->vars[i].wrap) || t->vars[i].passes)
             return 0;
     if (g->cell != cell)
         bf__tmpl_set_cell(g, cell);

@@ -66,6 +66,9 @@ void bf_gen_skip_sequences(bf_gen_t *g, uint64_t n);
  * a search section, else 0. */
 uint64_t bf_gen_prefill_skip(const bf_scenario_t *sc);
 void bf_gen_destroy(bf_gen_t **g_p);
+/* bf_gen_docs_left — documents g may still render (UINT64_MAX: no end): a vector file with
+ * passes: N ends a thread's documents after its share of N passes (bf_vars_docs_left). */
+uint64_t bf_gen_docs_left(const bf_gen_t *g);
 
 /* bf_tmpl_render_bulk — append `ndocs` documents of cell `cell` to `out` as bulk NDJSON
  * (action-and-metadata line + source line per document, each ending in '\n'). Documents are

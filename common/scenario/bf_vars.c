@@ -8,7 +8,9 @@
 #include "bf_vars.h"
 
 #include "bf_error.h"
+#include "bf_log.h"
 #include "bf_mem.h"
+#include "bf_vecfile.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -195,7 +197,7 @@ size_t bf_var_max_len(const bf_var_spec_t *specs, size_t i)
         return 2 + (size_t)s->size * (item + 2 * quote + 1);
     }
     case BF_VAR_VECTOR: {
-        if (s->values)
+        if (s->vfile)
             return s->max_value_len; /* file: */
         size_t bytes = vec_bytes(s);
         if (s->enc == BF_VEC_BASE64)
@@ -219,6 +221,7 @@ void bf_var_spec_cleanup(bf_var_spec_t *spec)
     free(spec->format);
     free(spec->variable_key);
     free(spec->string_bracket);
+    bf_vecfile_close(&spec->vfile);
     memset(spec, 0, sizeof *spec);
 }
 
@@ -247,6 +250,12 @@ typedef struct var_state {
     uint8_t *vraw;     /* base64: the packed bytes */
     char *vpool;       /* pool: the values, value k at vpool_off[k] */
     size_t *vpool_off; /* pool + 1 offsets */
+    /* file: rows vwin_first + j * stream_count (j < vwin_n) read raw into vwin, the value
+     * rendered into vout */
+    unsigned char *vwin;
+    uint64_t vwin_first;
+    size_t vwin_n, vwin_cap;
+    bf_buf_t vout;
 } var_state;
 
 struct bf_vars {
@@ -316,6 +325,13 @@ bf_vars_t *bf_vars_new(const bf_var_spec_t *specs, size_t n, uint32_t stream_ind
                 v->st[i].vraw = bf_calloc(4 * d, 1);
             if (specs[i].pool)
                 vec_pool_fill(v, &specs[i], &v->st[i], bf_var_max_len(specs, i));
+            if (specs[i].vfile) {
+                var_state *st = &v->st[i];
+                st->vwin_cap = bf_vecfile_chunk_rows(specs[i].vfile, 1);
+                st->vwin = bf_malloc(st->vwin_cap * bf_vecfile_row_bytes(specs[i].vfile));
+                bf_buf_init(&st->vout, 0);
+                bf_buf_reserve(&st->vout, specs[i].max_value_len + 1);
+            }
         }
     }
     return v;
@@ -336,6 +352,8 @@ void bf_vars_destroy(bf_vars_t **v_p)
         free((*v_p)->st[i].vraw);
         free((*v_p)->st[i].vpool);
         free((*v_p)->st[i].vpool_off);
+        free((*v_p)->st[i].vwin);
+        bf_buf_cleanup(&(*v_p)->st[i].vout);
     }
     free((*v_p)->st);
     free(*v_p);
@@ -762,6 +780,60 @@ int bf_var_vector_check(const bf_var_spec_t *specs, size_t n, const char *distri
     return BF_OK;
 }
 
+uint64_t bf_vars_docs_left(const bf_vars_t *v)
+{
+    uint64_t left = UINT64_MAX;
+    for (size_t i = 0; i < v->n; i++) {
+        const bf_var_spec_t *s = &v->specs[i];
+        if (!s->vfile || !s->passes)
+            continue;
+        uint64_t end = v->seq_skip + (uint64_t)s->passes * s->nvalues, first = v->seq_skip;
+        uint64_t mine = 0; /* k = seq_skip + j * S + stream_index < end: j < mine */
+        if (first + v->stream_index < end)
+            mine = (end - first - v->stream_index - 1) / v->stream_count + 1;
+        uint64_t l = mine > v->st[i].n ? mine - v->st[i].n : 0;
+        if (l < left)
+            left = l;
+    }
+    return left;
+}
+
+/* A vector file's next row for this generator, rendered into st->vout. Rows are partitioned as
+ * sequences are: stream s of S takes rows s, s + S, ..., so each row is sent once per pass over
+ * the fleet and a sequence from 0 gives its row number. The generator reads its next rows a
+ * window at a time (bf_vecfile_chunk_rows: up to the file's end, where the next window starts
+ * over at the stream's first row). Returns 0, or BF_E_PARSE when the rows cannot be read
+ * (logged with the file and row). */
+static int file_vector(bf_vars_t *v, const bf_var_spec_t *s, var_state *st, const char **val,
+                       size_t *len)
+{
+    uint64_t rows = s->nvalues, S = v->stream_count;
+    uint64_t k = (v->seq_skip + st->n * S + v->stream_index) % rows;
+    uint64_t j = k >= st->vwin_first && (k - st->vwin_first) % S == 0 ? (k - st->vwin_first) / S
+                                                                      : UINT64_MAX;
+    if (st->vwin_n == 0 || j >= st->vwin_n) {
+        size_t n = (size_t)((rows - 1 - k) / S + 1);
+        if (n > st->vwin_cap)
+            n = st->vwin_cap;
+        char msg[512];
+        if (bf_vecfile_read(s->vfile, k, S, n, st->vwin, msg, sizeof msg) != BF_OK) {
+            bf_error("variables %s: %s", s->name, msg);
+            st->vwin_n = 0;
+            return BF_E_PARSE;
+        }
+        st->vwin_first = k;
+        st->vwin_n = n;
+        j = 0;
+    }
+    st->n++;
+    bf_buf_reset(&st->vout);
+    bf_vecfile_render(s->vfile, st->vwin + j * bf_vecfile_row_bytes(s->vfile),
+                      s->enc == BF_VEC_BASE64, s->little, st->vraw, &st->vout);
+    *val = st->vout.data;
+    *len = st->vout.len;
+    return BF_OK;
+}
+
 int bf_vars_eval(bf_vars_t *v, size_t i, char *scratch, const char **val, size_t *len)
 {
     const bf_var_spec_t *s = &v->specs[i];
@@ -864,16 +936,8 @@ int bf_vars_eval(bf_vars_t *v, size_t i, char *scratch, const char **val, size_t
         return BF_OK;
     }
     case BF_VAR_VECTOR:
-        if (s->values) {
-            /* file: rows partitioned as sequences are: stream s of S takes rows s, s + S, ...,
-             * so each row is sent once per pass over the fleet, and a sequence from 0 gives
-             * its row number */
-            uint64_t k = (v->seq_skip + st->n * v->stream_count + v->stream_index) % s->nvalues;
-            st->n++;
-            *val = s->values + s->value_off[k];
-            *len = s->value_off[k + 1] - s->value_off[k];
-            return BF_OK;
-        }
+        if (s->vfile)
+            return file_vector(v, s, st, val, len);
         if (s->pool) {
             size_t k = s->pool > 1 ? (size_t)bf_rng_below(&v->rng, s->pool) : 0;
             *val = st->vpool + st->vpool_off[k];

@@ -102,19 +102,23 @@ typedef struct bf_var_spec {
     int square_bracket;   /* 1: wrap in [ ] */
     char *string_bracket; /* quote around string items, JSON-escaped; default "\"" */
     /* vector */
-    uint32_t dims;      /* elements (bit: bits, a multiple of 8) */
-    uint8_t elem;       /* enum bf_vec_elem */
-    uint8_t dist;       /* enum bf_vec_dist */
-    uint8_t enc;        /* enum bf_vec_enc */
-    uint8_t little;     /* base64 float: 1 = little-endian (OpenSearch k-NN), 0 = big-endian
-                           (Elasticsearch) */
-    uint32_t precision; /* float: fraction digits, 1..6; every element is k / 10^precision
-                           with |k| < 2^24, so float32(k) / float32(10^precision) is the
-                           float32 nearest the decimal text: JSON and base64 bodies of one
-                           seed carry the same float32 vector */
-    uint32_t pool;      /* vector: 0 = every value drawn anew; N = each value one of N drawn
-                           once per generator (thread) at its start, so rendering is a copy
-                           (the vector budget, bench/RESULTS.md) */
+    uint32_t dims;            /* elements (bit: bits, a multiple of 8) */
+    uint8_t elem;             /* enum bf_vec_elem */
+    uint8_t dist;             /* enum bf_vec_dist */
+    uint8_t enc;              /* enum bf_vec_enc */
+    uint8_t little;           /* base64 float: 1 = little-endian (OpenSearch k-NN), 0 = big-endian
+                                 (Elasticsearch) */
+    uint32_t precision;       /* float: fraction digits, 1..6; every element is k / 10^precision
+                                 with |k| < 2^24, so float32(k) / float32(10^precision) is the
+                                 float32 nearest the decimal text: JSON and base64 bodies of one
+                                 seed carry the same float32 vector */
+    uint32_t pool;            /* vector: 0 = every value drawn anew; N = each value one of N drawn
+                                 once per generator (thread) at its start, so rendering is a copy
+                                 (the vector budget, bench/RESULTS.md) */
+    struct bf_vecfile *vfile; /* vector with file: the rows (owned; nvalues = rows), read by each
+                                 generator a window at a time and rendered as sent */
+    uint32_t passes;          /* vector with file: 0 = rows over and over; N = the fleet sends
+                                 each row N times, then its threads stop (bf_vars_docs_left) */
 } bf_var_spec_t;
 
 /* bf_var_vector_check — whether the cluster (distribution "elasticsearch" / "opensearch",
@@ -186,6 +190,12 @@ size_t bf_fmt_u64(char *dst, uint64_t v);
 size_t bf_fmt_i64(char *dst, int64_t v);
 
 typedef struct bf_vars bf_vars_t;
+
+/* bf_vars_docs_left — documents this generator may still render: UINT64_MAX, or with a vector
+ * file of `passes` N (document scope) the values of its stream left in the fleet's N passes
+ * (stream s of S takes rows k = s, s + S, ... while k < N x rows). Not thread-safe (the
+ * generator's thread). */
+uint64_t bf_vars_docs_left(const bf_vars_t *v);
 
 /* bf_vars_new — generator state for variables specs[0..n) (borrowed; must outlive it) for one
  * stream (thread) of a fleet of stream_count streams. Caller owns; bf_vars_destroy. Not

@@ -11,8 +11,9 @@
  *       https://github.com/erikbern/ann-benchmarks), read with Debian's libhdf5.
  * Every row is checked (a row cut short, a dimension count that differs from the first row's or
  * from `dims`, a header that disagrees with the file's size, a float that is not finite) and
- * refused with the file and the row. Each row is rendered once here, as the variable renders
- * it (a JSON array or a base64 string), so sending is a copy.
+ * refused with the file and the row. The file is never read whole: bf_vecfile_check reads it a
+ * block of rows at a time (BF_VECFILE_CHUNK_BYTES), a sending thread reads its next rows
+ * (BF_VECFILE_WINDOW_BYTES) and renders each as it sends it (a JSON array or a base64 string).
  */
 #include "bf_vecfile.h"
 
@@ -21,10 +22,15 @@
 
 #include <hdf5.h>
 #include <hdf5_hl.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 enum vf_elem { VF_F32, VF_U8, VF_I8, VF_I32 };
 
@@ -120,12 +126,125 @@ static int render_row(bf_buf_t *b, const unsigned char *p, uint32_t d, enum vf_e
     return 0;
 }
 
+/* the first non-finite float of a row of d float32 at p, or -1 */
+static long first_bad(const unsigned char *p, uint32_t d)
+{
+    for (uint32_t i = 0; i < d; i++) {
+        float f;
+        uint32_t u = rd32(p + 4 * i);
+        memcpy(&f, &u, 4);
+        if (!isfinite(f))
+            return (long)i;
+    }
+    return -1;
+}
+
+/* Debian's libhdf5 is the serial build: every HDF5 call of the process goes through this lock */
+static pthread_mutex_t h5_lock = PTHREAD_MUTEX_INITIALIZER;
+
+struct bf_vecfile {
+    char file[1024]; /* the file, for messages (without #dataset) */
+    char set[256];   /* HDF5: the data set; "" for the other formats */
+    enum vf_elem e;
+    size_t es;       /* bytes an element */
+    int texmex;      /* rows start with their int32 dimension count */
+    uint32_t d;      /* dimensions */
+    uint64_t rows;   /* whole rows */
+    uint64_t hdr;    /* byte of row 0 (8 for .fbin, 0 for texmex) */
+    uint64_t stride; /* bytes a row in the file (texmex: 4 + d * es) and in a read buffer */
+    uint64_t fsize;  /* the file's bytes */
+    const unsigned char *data; /* the file's bytes (borrowed), or NULL: read fd */
+    int fd;
+    hid_t h5f, h5ds, h5mty; /* HDF5: the file, data set, element type read (-1: none) */
+};
+
+uint64_t bf_vecfile_rows(const bf_vecfile_t *vf)
+{
+    return vf->rows;
+}
+
+uint32_t bf_vecfile_dims(const bf_vecfile_t *vf)
+{
+    return vf->d;
+}
+
+int bf_vecfile_integer(const bf_vecfile_t *vf)
+{
+    return vf->e != VF_F32;
+}
+
+size_t bf_vecfile_row_bytes(const bf_vecfile_t *vf)
+{
+    return (size_t)vf->stride;
+}
+
+size_t bf_vecfile_chunk_rows(const bf_vecfile_t *vf, int window)
+{
+    const char *t = getenv("BF_TEST_VECFILE_CHUNK_ROWS");
+    char *end = NULL;
+    unsigned long long rows = t ? strtoull(t, &end, 10) : 0;
+    if (t && end != t && *end == '\0' && rows > 0 && rows < ((size_t)1 << 30))
+        return (size_t)rows;
+    size_t n = (window ? BF_VECFILE_WINDOW_BYTES : BF_VECFILE_CHUNK_BYTES) / vf->stride;
+    return n ? n : 1;
+}
+
+size_t bf_vecfile_max_len(const bf_vecfile_t *vf, int base64)
+{
+    size_t d = vf->d;
+    if (base64)
+        return 4 * ((d * (vf->e == VF_F32 || vf->e == VF_I32 ? 4 : 1) + 2) / 3);
+    size_t el = vf->e == VF_F32 ? 15 : vf->e == VF_I32 ? 11 : vf->e == VF_I8 ? 4 : 3;
+    return 2 + d * (el + 1);
+}
+
+void bf_vecfile_close(bf_vecfile_t **vf_p)
+{
+    if (vf_p == NULL || *vf_p == NULL)
+        return;
+    bf_vecfile_t *vf = *vf_p;
+    if (vf->h5f >= 0 || vf->h5ds >= 0 || vf->h5mty >= 0) {
+        pthread_mutex_lock(&h5_lock);
+        if (vf->h5mty >= 0)
+            H5Tclose(vf->h5mty);
+        if (vf->h5ds >= 0)
+            H5Dclose(vf->h5ds);
+        if (vf->h5f >= 0)
+            H5Fclose(vf->h5f);
+        pthread_mutex_unlock(&h5_lock);
+    }
+    if (vf->fd >= 0)
+        close(vf->fd);
+    free(vf);
+    *vf_p = NULL;
+}
+
+/* bytes [off, off + n) of the file into dst; 0, or -1 (short: the file changed, or an I/O error) */
+static int read_at(const bf_vecfile_t *vf, uint64_t off, size_t n, unsigned char *dst)
+{
+    if (off > vf->fsize || n > vf->fsize - off)
+        return -1;
+    if (vf->data) {
+        memcpy(dst, vf->data + off, n);
+        return 0;
+    }
+    size_t got = 0;
+    while (got < n) {
+        ssize_t r = pread(vf->fd, dst + got, n - got, (off_t)(off + got));
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0)
+            return -1;
+        got += (size_t)r;
+    }
+    return 0;
+}
+
 /* ---- HDF5 data sets (ann-benchmarks' train / test; OpenSearch Benchmark's vectorsearch) --------
- * The file's bytes are opened as an HDF5 file image (H5LTopen_file_image, not copied), the data
- * set must be 2-dimensional (rows x dimensions) of float (32 or 64 bit, read as float32),
- * uint8 or int8, and is read a block of rows at a time (HDF5 converts to little-endian float32
- * / bytes on the way), each row rendered as a .fbin / .u8bin / .i8bin row is. */
-#define H5_BLOCK_BYTES (4u << 20) /* rows read at once: about this many bytes */
+ * From a path with H5Fopen, or from the file's bytes as a file image (H5LTopen_file_image, not
+ * copied). The data set must be 2-dimensional (rows x dimensions) of float (32 or 64 bit, read as
+ * float32), uint8 or int8; rows are read with a hyperslab selection (HDF5 converts to
+ * little-endian float32 / bytes on the way), never the whole data set. */
 
 /* the names of the file's top-level objects, ", "-separated, into b */
 static herr_t h5_name(hid_t g, const char *name, const H5L_info_t *info, void *b)
@@ -137,47 +256,53 @@ static herr_t h5_name(hid_t g, const char *name, const H5L_info_t *info, void *b
     return 0;
 }
 
-static int load_hdf5(const char *name, const char *set, const unsigned char *data, size_t len,
-                     uint32_t want_dims, int base64, int little, size_t max_rendered,
-                     bf_vecfile_t *out, char *msg, size_t size)
+/* called with h5_lock held */
+static int open_hdf5(bf_vecfile_t *vf, const char *path, uint32_t want_dims, char *msg, size_t size)
 {
+    const char *name = vf->file, *set = vf->set;
     H5Eset_auto2(H5E_DEFAULT, NULL, NULL); /* errors are said here, with the file */
-    if (len < 8 || memcmp(data, "\x89HDF\r\n\x1a\n", 8) != 0) {
+    unsigned char sig[8] = {0};
+    if (vf->data) {
+        if (vf->fsize >= 8)
+            memcpy(sig, vf->data, 8);
+    } else if (vf->fsize >= 8 && read_at(vf, 0, 8, sig) != 0) {
+        snprintf(msg, size, "%s: cannot read it: %s", name, strerror(errno));
+        return BF_E_IO;
+    }
+    if (memcmp(sig, "\x89HDF\r\n\x1a\n", 8) != 0) {
         snprintf(msg, size,
                  "%s: not an HDF5 file (no HDF5 signature at byte 0); a PATH#dataset names a "
                  "data set of an HDF5 file (ann-benchmarks' .hdf5)",
                  name);
         return BF_E_INVAL;
     }
-    /* (HDF5 1.10 keeps a 72-byte block of this call for good with DONT_RELEASE: one per file,
-     * named in tests/sanitize/lsan.supp) */
-    hid_t f = H5LTopen_file_image((void *)data, len,
-                                  H5LT_FILE_IMAGE_DONT_COPY | H5LT_FILE_IMAGE_DONT_RELEASE);
-    if (f < 0) {
-        snprintf(msg, size, "%s: HDF5 cannot open it (%zu bytes: cut short?)", name, len);
+    if (vf->data) {
+        /* (HDF5 1.10 keeps a 72-byte block of this call for good with DONT_RELEASE: one per
+         * file, named in tests/sanitize/lsan.supp) */
+        vf->h5f = H5LTopen_file_image((void *)vf->data, (size_t)vf->fsize,
+                                      H5LT_FILE_IMAGE_DONT_COPY | H5LT_FILE_IMAGE_DONT_RELEASE);
+    } else {
+        vf->h5f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+    }
+    if (vf->h5f < 0) {
+        snprintf(msg, size, "%s: HDF5 cannot open it (%llu bytes: cut short?)", name,
+                 (unsigned long long)vf->fsize);
         return BF_E_INVAL;
     }
-    int rc = BF_OK;
-    hid_t ds = H5Lexists(f, set, H5P_DEFAULT) > 0 ? H5Dopen2(f, set, H5P_DEFAULT) : -1;
-    hid_t sp = -1, ty = -1, mty = -1, msp = -1, fsp = -1;
-    bf_buf_t vals;
-    bf_buf_init(&vals, 0);
-    size_t *off = NULL;
-    unsigned char *blk = NULL, *raw = NULL;
-    if (ds < 0) {
+    vf->h5ds = H5Lexists(vf->h5f, set, H5P_DEFAULT) > 0 ? H5Dopen2(vf->h5f, set, H5P_DEFAULT) : -1;
+    if (vf->h5ds < 0) {
         bf_buf_t names;
         bf_buf_init(&names, 0);
-        H5Literate(f, H5_INDEX_NAME, H5_ITER_INC, NULL, h5_name, &names);
+        H5Literate(vf->h5f, H5_INDEX_NAME, H5_ITER_INC, NULL, h5_name, &names);
         snprintf(msg, size, "%s: no data set '%s' (the file has: %s)", name, set,
                  names.len ? names.data : "nothing");
         bf_buf_cleanup(&names);
-        rc = BF_E_INVAL;
-        goto out;
+        return BF_E_INVAL;
     }
-    sp = H5Dget_space(ds);
-    ty = H5Dget_type(ds);
+    hid_t sp = H5Dget_space(vf->h5ds), ty = H5Dget_type(vf->h5ds);
     hsize_t dims[2] = {0, 0};
     int rank = H5Sget_simple_extent_ndims(sp);
+    int rc = BF_OK;
     if (rank != 2 || H5Sget_simple_extent_dims(sp, dims, NULL) != 2) {
         snprintf(msg, size,
                  "%s: data set '%s' has %d dimensions; vectors are a 2-dimensional data set "
@@ -188,14 +313,13 @@ static int load_hdf5(const char *name, const char *set, const unsigned char *dat
     }
     H5T_class_t cls = H5Tget_class(ty);
     size_t tsz = H5Tget_size(ty);
-    enum vf_elem e;
     if (cls == H5T_FLOAT && (tsz == 4 || tsz == 8)) {
-        e = VF_F32;
-        mty = H5Tcopy(H5T_IEEE_F32LE);
+        vf->e = VF_F32;
+        vf->h5mty = H5Tcopy(H5T_IEEE_F32LE);
     } else if (cls == H5T_INTEGER && tsz == 1) {
         int sgn = H5Tget_sign(ty) == H5T_SGN_2;
-        e = sgn ? VF_I8 : VF_U8;
-        mty = H5Tcopy(sgn ? H5T_STD_I8LE : H5T_STD_U8LE);
+        vf->e = sgn ? VF_I8 : VF_U8;
+        vf->h5mty = H5Tcopy(sgn ? H5T_STD_I8LE : H5T_STD_U8LE);
     } else {
         snprintf(msg, size,
                  "%s: data set '%s' holds %zu-byte %s; bulkfleet reads float (32 or 64 bit), "
@@ -213,10 +337,10 @@ static int load_hdf5(const char *name, const char *set, const unsigned char *dat
         rc = BF_E_INVAL;
         goto out;
     }
-    uint32_t d = (uint32_t)dims[1];
-    if (want_dims && want_dims != d) {
+    vf->d = (uint32_t)dims[1];
+    if (want_dims && want_dims != vf->d) {
         snprintf(msg, size, "%s: dims: %u, but the rows of data set '%s' have %u dimensions", name,
-                 want_dims, set, d);
+                 want_dims, set, vf->d);
         rc = BF_E_INVAL;
         goto out;
     }
@@ -225,247 +349,280 @@ static int load_hdf5(const char *name, const char *set, const unsigned char *dat
         rc = BF_E_INVAL;
         goto out;
     }
-    if ((double)dims[0] * (double)d > (double)max_rendered) {
-        snprintf(msg, size,
-                 "%s: data set '%s' has %llu rows of %u dimensions: rendered they would be over "
-                 "%zu MiB (the vectors are kept rendered in memory); use a slice of it",
-                 name, set, (unsigned long long)dims[0], d, max_rendered >> 20);
-        rc = BF_E_TOOBIG;
-        goto out;
-    }
-    size_t es = e == VF_F32 ? 4 : 1;
-    hsize_t per = H5_BLOCK_BYTES / ((hsize_t)d * es);
-    if (per == 0)
-        per = 1;
-    blk = bf_malloc((size_t)per * d * es);
-    raw = bf_malloc(4 * (size_t)d);
-    off = bf_malloc(((size_t)dims[0] + 1) * sizeof *off);
-    size_t max_len = 0;
-    for (hsize_t r0 = 0; r0 < dims[0] && rc == BF_OK; r0 += per) {
-        hsize_t cnt[2] = {dims[0] - r0 < per ? dims[0] - r0 : per, d};
-        hsize_t start[2] = {r0, 0};
-        fsp = H5Dget_space(ds);
-        msp = H5Screate_simple(2, cnt, NULL);
-        herr_t hr = H5Sselect_hyperslab(fsp, H5S_SELECT_SET, start, NULL, cnt, NULL);
-        if (hr >= 0)
-            hr = H5Dread(ds, mty, msp, fsp, H5P_DEFAULT, blk);
-        H5Sclose(msp);
-        H5Sclose(fsp);
-        msp = fsp = -1;
-        if (hr < 0) {
-            snprintf(msg, size,
-                     "%s: data set '%s': rows %llu-%llu cannot be read (the file is cut short "
-                     "or damaged there)",
-                     name, set, (unsigned long long)r0 + 1, (unsigned long long)(r0 + cnt[0]));
-            rc = BF_E_INVAL;
-            break;
-        }
-        for (hsize_t i = 0; i < cnt[0]; i++) {
-            size_t n = (size_t)(r0 + i);
-            off[n] = vals.len;
-            uint32_t bad = 0;
-            if (render_row(&vals, blk + (size_t)i * d * es, d, e, base64, little, raw, &bad) != 0) {
-                snprintf(msg, size, "%s: data set '%s', row %zu, dimension %u: not a finite number",
-                         name, set, n + 1, bad + 1);
-                rc = BF_E_INVAL;
-                break;
-            }
-            if (vals.len - off[n] > max_len)
-                max_len = vals.len - off[n];
-            if (vals.len > max_rendered) {
-                snprintf(msg, size,
-                         "%s: rendered, the first %zu rows of data set '%s' are over %zu MiB (the "
-                         "vectors are kept rendered in memory); use a smaller file or a slice",
-                         name, n + 1, set, max_rendered >> 20);
-                rc = BF_E_TOOBIG;
-                break;
-            }
-        }
-    }
-    if (rc == BF_OK) {
-        off[dims[0]] = vals.len;
-        out->values = bf_buf_steal(&vals);
-        out->value_off = off;
-        off = NULL;
-        out->rows = (size_t)dims[0];
-        out->dims = d;
-        out->max_len = max_len;
-        out->integer = e != VF_F32;
-    }
+    vf->rows = dims[0];
+    vf->es = vf->e == VF_F32 ? 4 : 1;
+    vf->stride = (uint64_t)vf->d * vf->es;
 out:
-    free(off);
-    free(blk);
-    free(raw);
-    bf_buf_cleanup(&vals);
-    if (mty >= 0)
-        H5Tclose(mty);
-    if (ty >= 0)
-        H5Tclose(ty);
-    if (sp >= 0)
-        H5Sclose(sp);
-    if (ds >= 0)
-        H5Dclose(ds);
-    H5Fclose(f);
+    H5Tclose(ty);
+    H5Sclose(sp);
     return rc;
 }
 
-int bf_vecfile_load(const char *name, const unsigned char *data, size_t len, uint32_t want_dims,
-                    int base64, int little, size_t max_rendered, bf_vecfile_t *out, char *msg,
-                    size_t size)
+/* rows first, first + step, ... (n) of the data set into buf; called with h5_lock held */
+static int read_hdf5(bf_vecfile_t *vf, uint64_t first, uint64_t step, size_t n, unsigned char *buf)
 {
-    memset(out, 0, sizeof *out);
+    hsize_t start[2] = {first, 0}, stride[2] = {step, 1}, cnt[2] = {n, vf->d};
+    hid_t fsp = H5Dget_space(vf->h5ds);
+    hid_t msp = H5Screate_simple(2, cnt, NULL);
+    herr_t hr = H5Sselect_hyperslab(fsp, H5S_SELECT_SET, start, stride, cnt, NULL);
+    if (hr >= 0)
+        hr = H5Dread(vf->h5ds, vf->h5mty, msp, fsp, H5P_DEFAULT, buf);
+    H5Sclose(msp);
+    H5Sclose(fsp);
+    return hr < 0 ? -1 : 0;
+}
+
+int bf_vecfile_open(const char *name, const char *path, const unsigned char *data, size_t len,
+                    uint32_t want_dims, bf_vecfile_t **out, char *msg, size_t size)
+{
+    *out = NULL;
+    bf_vecfile_t *vf = bf_calloc(1, sizeof *vf);
+    vf->fd = -1;
+    vf->h5f = vf->h5ds = vf->h5mty = -1;
+    vf->data = data;
+    vf->fsize = len;
     const char *hash = strchr(name, '#');
-    if (hash) {
-        /* PATH#dataset: an HDF5 file's data set (ann-benchmarks' train / test) */
-        char file[1024];
-        snprintf(file, sizeof file, "%.*s", (int)(hash - name), name);
-        if (hash[1] == '\0') {
-            snprintf(msg, size, "%s: no data set after '#' (write PATH#train, e.g.)", name);
-            return BF_E_INVAL;
-        }
-        return load_hdf5(file, hash + 1, data, len, want_dims, base64, little, max_rendered, out,
-                         msg, size);
+    snprintf(vf->file, sizeof vf->file, "%.*s", (int)(hash ? hash - name : (ptrdiff_t)strlen(name)),
+             name);
+    int rc = BF_OK;
+    if (hash && hash[1] == '\0') {
+        snprintf(msg, size, "%s: no data set after '#' (write PATH#train, e.g.)", name);
+        rc = BF_E_INVAL;
+        goto fail;
     }
-    const char *dot = strrchr(name, '.');
+    const char *dot = strrchr(vf->file, '.');
     const char *ext = dot ? dot + 1 : "";
-    enum vf_elem e;
-    int texmex;
-    if (strcmp(ext, "fvecs") == 0) {
-        e = VF_F32, texmex = 1;
-    } else if (strcmp(ext, "bvecs") == 0) {
-        e = VF_U8, texmex = 1;
-    } else if (strcmp(ext, "ivecs") == 0) {
-        e = VF_I32, texmex = 1;
-    } else if (strcmp(ext, "fbin") == 0) {
-        e = VF_F32, texmex = 0;
-    } else if (strcmp(ext, "u8bin") == 0) {
-        e = VF_U8, texmex = 0;
-    } else if (strcmp(ext, "i8bin") == 0) {
-        e = VF_I8, texmex = 0;
-    } else {
-        snprintf(msg, size,
-                 "%s: not a vector file format bulkfleet reads (by its extension: "
-                 ".fvecs, .bvecs, .ivecs, .fbin, .u8bin, .i8bin)",
-                 name);
-        return BF_E_INVAL;
+    if (!hash) {
+        if (strcmp(ext, "fvecs") == 0) {
+            vf->e = VF_F32, vf->texmex = 1;
+        } else if (strcmp(ext, "bvecs") == 0) {
+            vf->e = VF_U8, vf->texmex = 1;
+        } else if (strcmp(ext, "ivecs") == 0) {
+            vf->e = VF_I32, vf->texmex = 1;
+        } else if (strcmp(ext, "fbin") == 0) {
+            vf->e = VF_F32;
+        } else if (strcmp(ext, "u8bin") == 0) {
+            vf->e = VF_U8;
+        } else if (strcmp(ext, "i8bin") == 0) {
+            vf->e = VF_I8;
+        } else {
+            snprintf(msg, size,
+                     "%s: not a vector file format bulkfleet reads (by its extension: "
+                     ".fvecs, .bvecs, .ivecs, .fbin, .u8bin, .i8bin; or FILE.hdf5#dataset)",
+                     name);
+            rc = BF_E_INVAL;
+            goto fail;
+        }
     }
-    size_t es = e == VF_F32 || e == VF_I32 ? 4 : 1;
-    uint64_t rows = 0;
-    uint32_t d = 0;
-    size_t pos = 0;
-    if (texmex) {
-        if (len < 4) {
-            snprintf(msg, size, "%s: %zu bytes: not even one row's dimension count", name, len);
-            return BF_E_INVAL;
+    if (data == NULL) {
+        vf->fd = open(path, O_RDONLY | O_CLOEXEC);
+        struct stat st;
+        if (vf->fd < 0 || fstat(vf->fd, &st) != 0) {
+            snprintf(msg, size, "%s: cannot read it: %s", path, strerror(errno));
+            rc = BF_E_IO;
+            goto fail;
         }
-        d = rd32(data);
+        vf->fsize = (uint64_t)st.st_size;
+    }
+    if (hash) {
+        snprintf(vf->set, sizeof vf->set, "%s", hash + 1);
+        pthread_mutex_lock(&h5_lock);
+        rc = open_hdf5(vf, path, want_dims, msg, size);
+        pthread_mutex_unlock(&h5_lock);
+        if (rc != BF_OK)
+            goto fail;
+        *out = vf;
+        return BF_OK;
+    }
+    vf->es = vf->e == VF_F32 || vf->e == VF_I32 ? 4 : 1;
+    unsigned char h[8];
+    name = vf->file;
+    if (vf->texmex) {
+        if (vf->fsize < 4 || read_at(vf, 0, 4, h) != 0) {
+            snprintf(msg, size, "%s: %llu bytes: not even one row's dimension count", name,
+                     (unsigned long long)vf->fsize);
+            rc = BF_E_INVAL;
+            goto fail;
+        }
+        vf->d = rd32(h);
     } else {
-        if (len < 8) {
-            snprintf(msg, size, "%s: %zu bytes: shorter than the 8-byte header (rows, dimensions)",
-                     name, len);
-            return BF_E_INVAL;
+        if (vf->fsize < 8 || read_at(vf, 0, 8, h) != 0) {
+            snprintf(msg, size, "%s: %llu bytes: shorter than the 8-byte header (rows, dimensions)",
+                     name, (unsigned long long)vf->fsize);
+            rc = BF_E_INVAL;
+            goto fail;
         }
-        rows = rd32(data);
-        d = rd32(data + 4);
-        uint64_t want = 8 + rows * d * es;
-        if (want != len) {
-            uint64_t whole = d ? (len - 8) / ((uint64_t)d * es) : 0;
+        vf->d = rd32(h + 4);
+        vf->hdr = 8;
+    }
+    if (vf->d == 0 || vf->d > 65536) {
+        snprintf(msg, size, "%s: row 1 has %u dimensions (1-65536 expected): not a %s file?", name,
+                 vf->d, ext);
+        rc = BF_E_INVAL;
+        goto fail;
+    }
+    vf->stride = (uint64_t)vf->d * vf->es + (vf->texmex ? 4 : 0);
+    if (!vf->texmex) {
+        uint64_t rows = rd32(h);
+        uint64_t want = 8 + rows * vf->stride;
+        if (want != vf->fsize) {
+            uint64_t whole = (vf->fsize - 8) / vf->stride;
             snprintf(msg, size,
                      "%s: the header says %llu rows of %u dimensions (%llu bytes) but "
-                     "the file has %zu bytes (%llu whole rows): %s at row %llu",
-                     name, (unsigned long long)rows, d, (unsigned long long)want, len,
-                     (unsigned long long)whole, want > len ? "truncated" : "extra bytes",
-                     (unsigned long long)whole + 1);
-            return BF_E_INVAL;
-        }
-        pos = 8;
-    }
-    if (d == 0 || d > 65536) {
-        snprintf(msg, size, "%s: row 1 has %u dimensions (1-65536 expected): not a %s file?", name,
-                 d, ext);
-        return BF_E_INVAL;
-    }
-    if (want_dims && want_dims != d) {
-        snprintf(msg, size, "%s: dims: %u, but the file's rows have %u dimensions", name, want_dims,
-                 d);
-        return BF_E_INVAL;
-    }
-    bf_buf_t vals;
-    bf_buf_init(&vals, 0);
-    size_t cap = 1024, n = 0;
-    size_t *off = bf_malloc(cap * sizeof *off);
-    unsigned char *raw = bf_malloc(4 * (size_t)d);
-    int rc = BF_OK;
-    size_t max_len = 0;
-    while (pos < len) {
-        uint64_t row = n + 1;
-        const unsigned char *p = data + pos;
-        if (texmex) {
-            if (len - pos < 4) {
-                snprintf(msg, size,
-                         "%s: row %llu (byte %zu) is cut short: %zu bytes where its "
-                         "dimension count (4 bytes) should be",
-                         name, (unsigned long long)row, pos, len - pos);
-                rc = BF_E_INVAL;
-                break;
-            }
-            uint32_t rd = rd32(p);
-            if (rd != d) {
-                snprintf(msg, size, "%s: row %llu (byte %zu) has %u dimensions, row 1 has %u", name,
-                         (unsigned long long)row, pos, rd, d);
-                rc = BF_E_INVAL;
-                break;
-            }
-            if (len - pos - 4 < (size_t)d * es) {
-                snprintf(msg, size, "%s: row %llu (byte %zu) is cut short: %zu of its %zu bytes",
-                         name, (unsigned long long)row, pos, len - pos - 4, (size_t)d * es);
-                rc = BF_E_INVAL;
-                break;
-            }
-            p += 4;
-            pos += 4;
-        }
-        if (n + 2 > cap) {
-            cap *= 2;
-            off = bf_realloc(off, cap * sizeof *off);
-        }
-        off[n] = vals.len;
-        uint32_t bad = 0;
-        if (render_row(&vals, p, d, e, base64, little, raw, &bad) != 0) {
-            snprintf(msg, size, "%s: row %llu, dimension %u: not a finite number", name,
-                     (unsigned long long)row, bad + 1);
+                     "the file has %llu bytes (%llu whole rows): %s at row %llu",
+                     name, (unsigned long long)rows, vf->d, (unsigned long long)want,
+                     (unsigned long long)vf->fsize, (unsigned long long)whole,
+                     want > vf->fsize ? "truncated" : "extra bytes", (unsigned long long)whole + 1);
             rc = BF_E_INVAL;
-            break;
-        }
-        if (vals.len - off[n] > max_len)
-            max_len = vals.len - off[n];
-        n++;
-        pos += (size_t)d * es;
-        if (vals.len > max_rendered) {
-            snprintf(msg, size,
-                     "%s: rendered, its first %zu rows are over %zu MiB (the vectors "
-                     "are kept rendered in memory); use a smaller file or a slice of it",
-                     name, n, max_rendered >> 20);
-            rc = BF_E_TOOBIG;
-            break;
+            goto fail;
         }
     }
-    free(raw);
-    if (rc == BF_OK && n == 0) {
+    if (want_dims && want_dims != vf->d) {
+        snprintf(msg, size, "%s: dims: %u, but the file's rows have %u dimensions", name, want_dims,
+                 vf->d);
+        rc = BF_E_INVAL;
+        goto fail;
+    }
+    vf->rows = (vf->fsize - vf->hdr) / vf->stride;
+    if (vf->rows == 0 && vf->fsize == vf->hdr) {
         snprintf(msg, size, "%s: no rows", name);
         rc = BF_E_INVAL;
+        goto fail;
     }
-    if (rc != BF_OK) {
-        free(off);
-        bf_buf_cleanup(&vals);
-        return rc;
-    }
-    off[n] = vals.len;
-    out->values = bf_buf_steal(&vals);
-    out->value_off = off;
-    out->rows = n;
-    out->dims = d;
-    out->max_len = max_len;
-    out->integer = e != VF_F32;
+    *out = vf;
     return BF_OK;
+fail:
+    bf_vecfile_close(&vf);
+    return rc;
+}
+
+/* rows [r0, r0 + n) of a read buffer (rows first + i * step) checked: 0, or BF_E_INVAL with msg */
+static int check_rows(const bf_vecfile_t *vf, const unsigned char *buf, uint64_t first,
+                      uint64_t step, size_t n, char *msg, size_t size)
+{
+    for (size_t i = 0; i < n; i++) {
+        const unsigned char *p = buf + i * vf->stride;
+        uint64_t r = first + i * step;
+        if (vf->texmex) {
+            uint32_t rd = rd32(p);
+            if (rd != vf->d) {
+                snprintf(msg, size, "%s: row %llu (byte %llu) has %u dimensions, row 1 has %u",
+                         vf->file, (unsigned long long)r + 1,
+                         (unsigned long long)(vf->hdr + r * vf->stride), rd, vf->d);
+                return BF_E_INVAL;
+            }
+            p += 4;
+        }
+        long bad = vf->e == VF_F32 ? first_bad(p, vf->d) : -1;
+        if (bad >= 0) {
+            if (vf->set[0])
+                snprintf(msg, size,
+                         "%s: data set '%s', row %llu, dimension %ld: not a finite number",
+                         vf->file, vf->set, (unsigned long long)r + 1, bad + 1);
+            else
+                snprintf(msg, size, "%s: row %llu, dimension %ld: not a finite number", vf->file,
+                         (unsigned long long)r + 1, bad + 1);
+            return BF_E_INVAL;
+        }
+    }
+    return BF_OK;
+}
+
+int bf_vecfile_read(bf_vecfile_t *vf, uint64_t first, uint64_t step, size_t n, unsigned char *buf,
+                    char *msg, size_t size)
+{
+    if (step == 0)
+        step = 1;
+    if (n == 0)
+        return BF_OK;
+    if (first >= vf->rows || (n - 1) * step >= vf->rows - first) {
+        snprintf(msg, size, "%s: row %llu is past the file's %llu rows", vf->file,
+                 (unsigned long long)(first + (n - 1) * step) + 1, (unsigned long long)vf->rows);
+        return BF_E_INVAL;
+    }
+    int bad = 0;
+    errno = 0;
+    if (vf->set[0]) {
+        pthread_mutex_lock(&h5_lock);
+        bad = read_hdf5(vf, first, step, n, buf);
+        pthread_mutex_unlock(&h5_lock);
+    } else if (step == 1) {
+        bad = read_at(vf, vf->hdr + first * vf->stride, n * vf->stride, buf);
+    } else {
+        for (size_t i = 0; i < n && !bad; i++)
+            bad = read_at(vf, vf->hdr + (first + i * step) * vf->stride, vf->stride,
+                          buf + i * vf->stride);
+    }
+    if (bad) {
+        if (vf->set[0])
+            snprintf(msg, size,
+                     "%s: data set '%s': rows %llu-%llu cannot be read (the file is cut short "
+                     "or damaged there)",
+                     vf->file, vf->set, (unsigned long long)first + 1,
+                     (unsigned long long)(first + (n - 1) * step) + 1);
+        else
+            snprintf(msg, size,
+                     "%s: rows %llu-%llu cannot be read (%s; the file changed since it was "
+                     "checked?)",
+                     vf->file, (unsigned long long)first + 1,
+                     (unsigned long long)(first + (n - 1) * step) + 1,
+                     errno ? strerror(errno) : "cut short");
+        return BF_E_INVAL;
+    }
+    return check_rows(vf, buf, first, step, n, msg, size);
+}
+
+void bf_vecfile_render(const bf_vecfile_t *vf, const unsigned char *row, int base64, int little,
+                       unsigned char *raw, bf_buf_t *b)
+{
+    uint32_t bad;
+    render_row(b, row + (vf->texmex ? 4 : 0), vf->d, vf->e, base64, little, raw, &bad);
+}
+
+int bf_vecfile_check(bf_vecfile_t *vf, int base64, int little, double *mean_len, char *msg,
+                     size_t size)
+{
+    size_t per = bf_vecfile_chunk_rows(vf, 0);
+    unsigned char *buf = bf_malloc(per * vf->stride);
+    unsigned char *raw = bf_malloc(4 * (size_t)vf->d);
+    bf_buf_t b;
+    bf_buf_init(&b, 0);
+    uint64_t sampled = 0;
+    int rc = BF_OK;
+    for (uint64_t r0 = 0; r0 < vf->rows && rc == BF_OK; r0 += per) {
+        size_t n = vf->rows - r0 < per ? (size_t)(vf->rows - r0) : per;
+        rc = bf_vecfile_read(vf, r0, 1, n, buf, msg, size);
+        for (size_t i = 0; rc == BF_OK && i < n && sampled < 1000; i++, sampled++)
+            bf_vecfile_render(vf, buf + i * vf->stride, base64, little, raw, &b);
+    }
+    if (rc == BF_OK && !vf->set[0]) {
+        /* bytes after the last whole row: the next row is cut short */
+        uint64_t pos = vf->hdr + vf->rows * vf->stride, left = vf->fsize - pos;
+        if (left > 0 && vf->texmex && left < 4) {
+            snprintf(msg, size,
+                     "%s: row %llu (byte %llu) is cut short: %llu bytes where its dimension "
+                     "count (4 bytes) should be",
+                     vf->file, (unsigned long long)vf->rows + 1, (unsigned long long)pos,
+                     (unsigned long long)left);
+            rc = BF_E_INVAL;
+        } else if (left > 0 && vf->texmex) {
+            unsigned char h[4];
+            uint32_t rd = read_at(vf, pos, 4, h) == 0 ? rd32(h) : vf->d;
+            if (rd != vf->d)
+                snprintf(msg, size, "%s: row %llu (byte %llu) has %u dimensions, row 1 has %u",
+                         vf->file, (unsigned long long)vf->rows + 1, (unsigned long long)pos, rd,
+                         vf->d);
+            else
+                snprintf(msg, size, "%s: row %llu (byte %llu) is cut short: %llu of its %llu bytes",
+                         vf->file, (unsigned long long)vf->rows + 1, (unsigned long long)pos,
+                         (unsigned long long)left - 4, (unsigned long long)vf->stride - 4);
+            rc = BF_E_INVAL;
+        }
+    }
+    if (rc == BF_OK && mean_len)
+        *mean_len = sampled ? (double)b.len / (double)sampled : 0;
+    bf_buf_cleanup(&b);
+    free(raw);
+    free(buf);
+    return rc;
 }

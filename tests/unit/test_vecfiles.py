@@ -11,6 +11,9 @@ file's, a NaN) are refused by `validate` with exit 2, naming the file and row. H
 (FILE#dataset) written by h5py (Debian's python3-h5py): float32, big-endian float64, uint8 and
 int8 rows read exactly; a missing data set (the message lists the file's), a 1-dimensional or
 integer-id one, a NaN, other dims, a file cut in half and a file that is not HDF5 refused.
+Files are read a block of rows at a time: the same files again with blocks of 3 rows
+(BF_TEST_VECFILE_CHUNK_ROWS; 7 rows are not a multiple of it) read the same rows, and a bad row
+past the first block is refused at its row.
 """
 import base64
 import json
@@ -31,6 +34,8 @@ rows = [[struct.unpack("<f", struct.pack("<f", rnd.gauss(0, 1)))[0] for _ in ran
         for _ in range(N)]
 brows = [[rnd.randrange(256) for _ in range(D)] for _ in range(N)]
 tmp = tempfile.mkdtemp(dir=os.environ.get("TMPDIR"))
+ENV = dict(os.environ)
+ENV.pop("BF_TEST_VECFILE_CHUNK_ROWS", None)
 
 
 def write(name, data):
@@ -61,7 +66,7 @@ def render(var, docs):
     with open(path, "w") as f:
         f.write(SCEN % ("  - " + var, docs))
     out = subprocess.run([AGENT, "render", path, "--requests", "1"], capture_output=True,
-                         text=True, timeout=60)
+                         text=True, timeout=60, env=ENV)
     assert out.returncode == 0, (var, out.stderr)
     lines = out.stdout.splitlines()
     assert len(lines) == 2 * docs, len(lines)
@@ -103,7 +108,8 @@ def refused(name, data, want, var_extra=""):
     path = os.path.join(tmp, "bad.yaml")
     with open(path, "w") as f:
         f.write(SCEN % (f"  - {{name: v, type: vector, file: {name}{var_extra}}}", 5))
-    out = subprocess.run([COORD, "validate", path], capture_output=True, text=True, timeout=60)
+    out = subprocess.run([COORD, "validate", path], capture_output=True, text=True, timeout=60,
+                         env=ENV)
     assert out.returncode == 2, (name, out.returncode, out.stdout, out.stderr)
     msg = out.stdout + out.stderr
     assert fname in msg and want in msg, (name, want, msg)
@@ -168,4 +174,18 @@ refused("a.hdf5#neighbors", h5, "data set 'neighbors' holds 4-byte integers")
 refused("a.hdf5#nan", h5, "data set 'nan', row 3, dimension 6: not a finite number")
 refused("a.hdf5#train", h5, "dims: 16, but the rows of data set 'train' have 12", ", dims: 16")
 refused("cut.hdf5#train", h5[: len(h5) // 2], "cut.hdf5")
+# blocks of 3 rows: rows 0-2, 3-5, 6 (and again), the same values; bad rows in the 2nd/3rd block
+ENV["BF_TEST_VECFILE_CHUNK_ROWS"] = "3"
+for var, want in (("a.fvecs", rows), ("a.fbin", rows), ("a.hdf5#train", rows), ("a.bvecs", brows)):
+    got = render(f"{{name: v, type: vector, file: {var}}}", 2 * N + 1)
+    for k, (doc_id, v) in enumerate(got):
+        assert doc_id == str(k), (var, doc_id, k)
+        w = want[k % N]
+        assert ([strtof(repr(x)) for x in v] if var != "a.bvecs" else v) == w, (var, k, v, w)
+refused("cut.fvecs", fvecs[:-5], "row 7 (byte 312) is cut short: 43 of its 48 bytes")
+refused("dims.fvecs", bytes(odd), "row 4 (byte 156) has 11 dimensions, row 1 has 12")
+refused("nan.fvecs", bytes(nan), "row 3, dimension 6: not a finite number")
+refused("a.hdf5#nan", h5, "data set 'nan', row 3, dimension 6: not a finite number")
+print("blocks of 3 rows: fvecs, fbin, hdf5, bvecs rows read the same over 2 passes; bad rows "
+      "refused at their row")
 print("PASS: vector files written by Python read exactly; malformed ones refused with file and row")
