@@ -68,22 +68,29 @@ int bf_buf_appendz(bf_buf_t *b, const char *s)
     return bf_buf_append(b, s, strlen(s));
 }
 
-int bf_buf_appendf(bf_buf_t *b, const char *fmt, ...)
+int bf_buf_vappendf(bf_buf_t *b, const char *fmt, va_list ap)
 {
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(NULL, 0, fmt, ap);
-    va_end(ap);
+    va_list ap2;
+    va_copy(ap2, ap);
+    int n = vsnprintf(NULL, 0, fmt, ap2);
+    va_end(ap2);
     if (n < 0)
         return BF_E_INVAL;
     int rc = bf_buf_reserve(b, (size_t)n);
     if (rc != BF_OK)
         return rc;
-    va_start(ap, fmt);
     vsnprintf(b->data + b->len, (size_t)n + 1, fmt, ap);
-    va_end(ap);
     b->len += (size_t)n;
     return BF_OK;
+}
+
+int bf_buf_appendf(bf_buf_t *b, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int rc = bf_buf_vappendf(b, fmt, ap);
+    va_end(ap);
+    return rc;
 }
 
 char *bf_buf_steal(bf_buf_t *b)

@@ -9,6 +9,7 @@
 
 #include "bf_error.h"
 
+#include <stdarg.h>
 #include <stddef.h>
 
 typedef struct bf_buf {
@@ -32,6 +33,9 @@ int bf_buf_append(bf_buf_t *b, const void *p, size_t n);
 int bf_buf_appendz(bf_buf_t *b, const char *s);
 /* bf_buf_appendf — printf-append. Returns 0 or BF_E_TOOBIG. */
 int bf_buf_appendf(bf_buf_t *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* bf_buf_vappendf — bf_buf_appendf with a va_list (consumed, as vprintf does). Returns 0,
+ * BF_E_INVAL for a bad format or BF_E_TOOBIG (nothing appended). */
+int bf_buf_vappendf(bf_buf_t *b, const char *fmt, va_list ap) __attribute__((format(printf, 2, 0)));
 /* bf_buf_steal — hand the data to the caller (free() it); the buffer becomes empty. Never NULL. */
 char *bf_buf_steal(bf_buf_t *b);
 

@@ -241,9 +241,10 @@ static int put_variable(imp *I, bf_buf_t *b, const var_out *v)
     if (!ok)
         return ierr(I, bf_y_get(s, "type"), "variable '%s': unknown loadgen type '%s'", v->name,
                     type);
-    bf_buf_appendz(b, "  - {name: ");
-    bf_yaml_put_scalar(b, v->name);
-    bf_buf_appendf(b, ", type: %s", t);
+    bf_yaml_flow_t f;
+    bf_yaml_flow_open(&f, b, 1, NULL);
+    bf_yaml_flow_kv(&f, "name", v->name, BF_YQ_SCALAR);
+    bf_yaml_flow_kv(&f, "type", t, BF_YQ_RAW);
     if (!strcmp(type, "uuid"))
         note(I,
              "variable '%s': loadgen's uuid is a time-ordered xid; mapped to sortable_id "
@@ -253,43 +254,42 @@ static int put_variable(imp *I, bf_buf_t *b, const var_out *v)
         const char *path = sval(s, "path");
         if (path) {
             char *p = conv_env(I, path);
-            bf_buf_appendz(b, ", path: ");
-            bf_yaml_put_scalar(b, p);
+            bf_yaml_flow_kv(&f, "path", p, BF_YQ_SCALAR);
             free(p);
         }
         const bf_ynode_t *data = bf_y_get(s, "data");
         if (data && data->kind == BF_Y_SEQ) {
-            bf_buf_appendz(b, ", data: [");
-            for (size_t i = 0; i < data->n; i++) {
-                if (i)
-                    bf_buf_appendz(b, ", ");
-                bf_yaml_put_scalar(b, data->items[i]->value ? data->items[i]->value : "");
-            }
-            bf_buf_appendz(b, "]");
+            const char **items = bf_calloc(data->n + 1, sizeof *items);
+            for (size_t i = 0; i < data->n; i++)
+                items[i] = data->items[i]->value ? data->items[i]->value : "";
+            bf_yaml_flow_key(&f, "data");
+            bf_yaml_put_list(b, items, data->n, BF_YQ_SCALAR);
+            free(items);
         }
     }
     if (!strcmp(t, "sequence")) {
         const char *from = sval(s, "from"), *to = sval(s, "to");
-        int64_t f = 0;
+        int64_t from1 = 0;
         uint64_t u;
         if (from && bf_units_parse_count(from, &u) == BF_OK && u < (uint64_t)INT64_MAX)
-            f = (int64_t)u;
-        bf_buf_appendf(b, ", from: %lld", (long long)(f + 1));
+            from1 = (int64_t)u;
+        bf_yaml_flow_kvf(&f, "from", "%lld", (long long)(from1 + 1));
         if (to && bf_units_parse_count(to, &u) == BF_OK)
-            bf_buf_appendf(b, ", to: %llu",
-                           (unsigned long long)(u > (uint64_t)INT64_MAX ? (uint64_t)INT64_MAX : u));
+            bf_yaml_flow_kvf(
+                &f, "to", "%llu",
+                (unsigned long long)(u > (uint64_t)INT64_MAX ? (uint64_t)INT64_MAX : u));
     }
     if (!strcmp(t, "range")) {
         const char *from = sval(s, "from"), *to = sval(s, "to");
-        bf_buf_appendf(b, ", from: %s, to: %s", from ? from : "0", to ? to : "0");
+        bf_yaml_flow_kv(&f, "from", from ? from : "0", BF_YQ_RAW);
+        bf_yaml_flow_kv(&f, "to", to ? to : "0", BF_YQ_RAW);
     }
     if (!strcmp(t, "now_with_format")) {
-        const char *f = sval(s, "format");
-        if (f == NULL)
+        const char *fmt = sval(s, "format");
+        if (fmt == NULL)
             return ierr(I, s, "variable '%s': now_with_format needs format", v->name);
-        char *cf = go_layout_to_strftime(I, f);
-        bf_buf_appendz(b, ", format: ");
-        bf_yaml_put_scalar(b, cf);
+        char *cf = go_layout_to_strftime(I, fmt);
+        bf_yaml_flow_kv(&f, "format", cf, BF_YQ_SCALAR);
         free(cf);
     }
     if (!strcmp(t, "random_array")) {
@@ -297,28 +297,22 @@ static int put_variable(imp *I, bf_buf_t *b, const var_out *v)
                    *vt = sval(s, "variable_type"), *sb = sval(s, "string_bracket");
         const bf_ynode_t *sq = bf_y_get(s, "square_bracket");
         int sqb = 0;
-        if (key) {
-            bf_buf_appendz(b, ", variable_key: ");
-            bf_yaml_put_scalar(b, key);
-        }
+        if (key)
+            bf_yaml_flow_kv(&f, "variable_key", key, BF_YQ_SCALAR);
         if (size)
-            bf_buf_appendf(b, ", size: %s", size);
-        if (vt) {
-            bf_buf_appendz(b, ", variable_type: ");
-            bf_yaml_put_scalar(b, vt);
-        }
+            bf_yaml_flow_kv(&f, "size", size, BF_YQ_RAW);
+        if (vt)
+            bf_yaml_flow_kv(&f, "variable_type", vt, BF_YQ_SCALAR);
         if (sq && bf_y_bool(sq, &sqb))
-            bf_buf_appendf(b, ", square_bracket: %s", sqb ? "true" : "false");
-        if (sb) {
-            bf_buf_appendz(b, ", string_bracket: ");
-            bf_yaml_put_scalar(b, sb);
-        }
+            bf_yaml_flow_kv(&f, "square_bracket", sqb ? "true" : "false", BF_YQ_RAW);
+        if (sb)
+            bf_yaml_flow_kv(&f, "string_bracket", sb, BF_YQ_SCALAR);
     }
     if (bf_y_get(s, "replace"))
         note(I, "variable '%s': replace: dropped; bulkfleet JSON-escapes values itself", v->name);
     if (v->scope)
-        bf_buf_appendf(b, ", scope: %s", v->scope);
-    bf_buf_appendz(b, "}\n");
+        bf_yaml_flow_kv(&f, "scope", v->scope, BF_YQ_RAW);
+    bf_yaml_flow_close(&f);
     return BF_OK;
 }
 
@@ -1001,12 +995,12 @@ static char *scenario_name(const char *given, const char *origin)
 static void write_target(imp *I, const lg_t *L, const bf_import_opts_t *o, bf_buf_t *out)
 {
     char *name = scenario_name(o ? o->name : NULL, I->origin);
-    bf_buf_appendz(out, "name: ");
-    bf_yaml_put_scalar(out, name);
+    bf_yaml_kv(out, 0, "name", name, BF_YQ_SCALAR);
     free(name);
-    bf_buf_appendz(out, "\ntarget:\n  hosts: [");
-    bf_yaml_put_scalar(out, L->base);
-    bf_buf_appendz(out, "]\n");
+    bf_yaml_map(out, 0, "target");
+    bf_yaml_key(out, 1, "hosts");
+    bf_yaml_put_list(out, (const char *const[]){L->base}, 1, BF_YQ_SCALAR);
+    bf_buf_appendz(out, "\n");
     const bf_ynode_t *ba = bf_y_get(L->req, "basic_auth");
     if (ba == NULL && L->runner)
         ba = bf_y_get(L->runner, "default_basic_auth");
@@ -1016,11 +1010,11 @@ static void write_target(imp *I, const lg_t *L, const bf_import_opts_t *o, bf_bu
         char *user = conv_env(I, sval(ba, "username"));
         const char *pw = sval(ba, "password");
         char *pwc = pw && strstr(pw, "$[[env.") ? conv_env(I, pw) : bf_strdup("${ES_PASSWORD}");
-        bf_buf_appendz(out, "  auth: {username: ");
-        bf_yaml_put_scalar(out, user);
-        bf_buf_appendz(out, ", password: ");
-        bf_yaml_put_scalar(out, pwc);
-        bf_buf_appendz(out, "}\n");
+        bf_yaml_flow_t f;
+        bf_yaml_flow_open(&f, out, 1, "auth");
+        bf_yaml_flow_kv(&f, "username", user, BF_YQ_SCALAR);
+        bf_yaml_flow_kv(&f, "password", pwc, BF_YQ_SCALAR);
+        bf_yaml_flow_close(&f);
         if (pw == NULL || strstr(pw, "$[[env.") == NULL)
             note(I, "the password is not copied: export ES_PASSWORD before running");
         free(user);
@@ -1028,7 +1022,7 @@ static void write_target(imp *I, const lg_t *L, const bf_import_opts_t *o, bf_bu
     }
     const bf_ynode_t *hd = bf_y_get(L->req, "headers");
     if (hd && hd->kind == BF_Y_SEQ && hd->n) {
-        bf_buf_appendz(out, "  headers:\n");
+        bf_yaml_map(out, 1, "headers");
         for (size_t i = 0; i < hd->n; i++) {
             const bf_ynode_t *h = hd->items[i];
             if (h->kind != BF_Y_MAP)
@@ -1036,33 +1030,27 @@ static void write_target(imp *I, const lg_t *L, const bf_import_opts_t *o, bf_bu
             for (size_t k = 0; k < h->n; k++) {
                 char *hv =
                     conv_env(I, h->items[2 * k + 1]->value ? h->items[2 * k + 1]->value : "");
-                bf_buf_appendz(out, "    ");
-                bf_yaml_put_scalar(out, h->items[2 * k]->value);
-                bf_buf_appendz(out, ": ");
-                bf_yaml_put_scalar(out, hv);
-                bf_buf_appendz(out, "\n");
+                bf_yaml_kv(out, 2, h->items[2 * k]->value, hv, BF_YQ_SCALAR);
                 free(hv);
             }
         }
     }
     if (L->base && strncmp(L->base, "https://", 8) == 0)
-        bf_buf_appendz(out, "  tls: {insecure: true}   # loadgen never verifies certificates; "
-                            "prefer ca_file: ...\n");
+        bf_yaml_kvf(
+            out, 1, "tls",
+            "{insecure: true}   # loadgen never verifies certificates; prefer ca_file: ...");
 }
 
 /* index: (recreate false: the index is the user's, as in loadgen) and variables:, with the
  * random_array sources the body does not name directly after the others. */
 static int write_index_and_variables(imp *I, const lg_t *L, bf_buf_t *out)
 {
-    bf_buf_appendz(out, "index:\n  name: ");
-    bf_yaml_put_scalar(out, L->index_name);
-    bf_buf_appendz(out, "\n");
+    bf_yaml_map(out, 0, "index");
+    bf_yaml_kv(out, 1, "name", L->index_name, BF_YQ_SCALAR);
     /* the config's own name (not one from ${VAR}: that value is chosen where the scenario
      * runs, and validate judges it): marked, so validate and plan leave it to this note */
     if (strstr(L->index_name, "${") == NULL) {
-        bf_buf_appendz(out, "  imported_name: ");
-        bf_yaml_put_scalar(out, L->index_name);
-        bf_buf_appendz(out, "\n");
+        bf_yaml_kv(out, 1, "imported_name", L->index_name, BF_YQ_SCALAR);
         if (bf_cluster_production_like(L->index_name))
             note(I,
                  "index.name %s is the loadgen config's and looks like a production index "
@@ -1073,12 +1061,12 @@ static int write_index_and_variables(imp *I, const lg_t *L, bf_buf_t *out)
                  L->index_name, L->index_name);
     }
     if (L->index_count > 1)
-        bf_buf_appendf(out, "  count: %llu\n", (unsigned long long)L->index_count);
-    bf_buf_appendz(out, "  recreate: false\n");
+        bf_yaml_kvf(out, 1, "count", "%llu", (unsigned long long)L->index_count);
+    bf_yaml_kv(out, 1, "recreate", "false", BF_YQ_RAW);
     if (L->nvo == 0)
         return BF_OK;
     int rc = BF_OK;
-    bf_buf_appendz(out, "variables:\n");
+    bf_yaml_map(out, 0, "variables");
     for (size_t i = 0; i < L->nvo && rc == BF_OK; i++)
         rc = put_variable(I, out, &L->vo[i]);
     /* random_array sources not referenced directly */
@@ -1099,27 +1087,25 @@ static int write_index_and_variables(imp *I, const lg_t *L, bf_buf_t *out)
  * (compression as -compress says, at gzip level 1). */
 static void write_document(imp *I, const lg_t *L, const bf_import_opts_t *o, bf_buf_t *out)
 {
-    bf_buf_appendf(out, "document:\n  action: %s\n", L->act);
+    bf_yaml_map(out, 0, "document");
+    bf_yaml_kv(out, 1, "action", L->act, BF_YQ_RAW);
     const char *fields[] = {"id", "routing", "pipeline"};
     const char *fvals[] = {L->id, L->routing, L->pipeline};
     for (int k = 0; k < 3; k++) {
         if (fvals[k] == NULL)
             continue;
         char *cv = conv_env(I, fvals[k]);
-        bf_buf_appendf(out, "  %s: ", fields[k]);
-        bf_yaml_put_scalar(out, cv);
-        bf_buf_appendz(out, "\n");
+        bf_yaml_kv(out, 1, fields[k], cv, BF_YQ_SCALAR);
         free(cv);
     }
     char *src = conv_env(I, L->lines[1]);
-    bf_buf_appendz(out, "  source: ");
-    bf_yaml_put_scalar(out, src);
-    bf_buf_appendz(out, "\n");
+    bf_yaml_kv(out, 1, "source", src, BF_YQ_SCALAR);
     free(src);
-    bf_buf_appendf(out, "request:\n  compression: %s\n", o && o->compress ? "gzip" : "none");
+    bf_yaml_map(out, 0, "request");
+    bf_yaml_kv(out, 1, "compression", o && o->compress ? "gzip" : "none", BF_YQ_RAW);
     if (o && o->compress)
-        bf_buf_appendz(out, "  gzip_level: 1   # loadgen compresses at level 9 (CPU-heavy on "
-                            "the client)\n");
+        bf_yaml_kvf(out, 1, "gzip_level",
+                    "1   # loadgen compresses at level 9 (CPU-heavy on the client)");
 }
 
 /* search: the other requests with a search URL as search.queries search_1.., each path
@@ -1128,7 +1114,9 @@ static void write_searches(imp *I, const lg_t *L, bf_buf_t *out)
 {
     if (L->nsearch == 0)
         return;
-    bf_buf_appendz(out, "search:\n  clients: 1\n  queries:\n");
+    bf_yaml_map(out, 0, "search");
+    bf_yaml_kv(out, 1, "clients", "1", BF_YQ_RAW);
+    bf_yaml_map(out, 1, "queries");
     size_t k = 0;
     for (size_t i = 0; i < L->reqs->n; i++) {
         const bf_ynode_t *r = bf_y_get(L->reqs->items[i], "request");
@@ -1151,17 +1139,13 @@ static void write_searches(imp *I, const lg_t *L, bf_buf_t *out)
             bf_buf_appendf(&pb, "/{index}%s", rest);
             free(rest);
         }
-        bf_buf_appendf(out, "    - name: search_%zu\n", ++k);
+        bf_yaml_item_kvf(out, 2, "name", "search_%zu", ++k);
         if (m && (strcmp(m, "GET") == 0 || strcmp(m, "get") == 0))
-            bf_buf_appendz(out, "      method: GET\n");
-        bf_buf_appendz(out, "      path: ");
-        bf_yaml_put_scalar(out, pb.data);
-        bf_buf_appendz(out, "\n");
+            bf_yaml_kv(out, 3, "method", "GET", BF_YQ_RAW);
+        bf_yaml_kv(out, 3, "path", pb.data, BF_YQ_SCALAR);
         if (b && b[0]) {
             char *cb = conv_env(I, b);
-            bf_buf_appendz(out, "      body: ");
-            bf_yaml_put_scalar(out, cb);
-            bf_buf_appendz(out, "\n");
+            bf_yaml_kv(out, 3, "body", cb, BF_YQ_SCALAR);
             free(cb);
         }
         bf_buf_cleanup(&pb);
@@ -1175,28 +1159,30 @@ static void write_run(const lg_t *L, const bf_import_opts_t *o, bf_buf_t *out)
 {
     uint32_t conc = o && o->concurrency ? o->concurrency : 1;
     uint32_t dur = o && o->duration_s ? o->duration_s : 5;
-    bf_buf_appendf(out, "run:\n  warmup: 10s\n  duration: %us\n", dur);
+    bf_yaml_map(out, 0, "run");
+    bf_yaml_kv(out, 1, "warmup", "10s", BF_YQ_RAW);
+    bf_yaml_kvf(out, 1, "duration", "%us", dur);
     if (o && o->qps > 0)
-        bf_buf_appendf(out, "  target_rate: %.0f   # -r %.0f requests/s x %llu documents\n",
-                       o->qps * (double)L->batch, o->qps, (unsigned long long)L->batch);
-    bf_buf_appendf(out, "matrix:\n  batch_size: [%llu]\n  concurrency: [%u]\n",
-                   (unsigned long long)L->batch, conc);
+        bf_yaml_kvf(out, 1, "target_rate", "%.0f   # -r %.0f requests/s x %llu documents",
+                    o->qps * (double)L->batch, o->qps, (unsigned long long)L->batch);
+    bf_yaml_map(out, 0, "matrix");
+    bf_yaml_kvf(out, 1, "batch_size", "[%llu]", (unsigned long long)L->batch);
+    bf_yaml_kvf(out, 1, "concurrency", "[%u]", conc);
 }
 
 /* The header comment (origin and every note, collected while the body was read and
  * written), then the body. */
 static void write_head(const imp *I, const bf_buf_t *body, bf_buf_t *head)
 {
-    bf_buf_appendf(head, "# Imported from %s by bulkfleet-coordinator import-loadgen.\n",
-                   I->origin);
-    bf_buf_appendz(head, "# Notes:\n");
-    bf_buf_appendz(head, "#  - the index belongs to you: recreate is false, so bulkfleet writes "
-                         "into it as loadgen did; set recreate: true and add shards / replicas "
-                         "axes under matrix: to let bulkfleet create one index per cell.\n");
-    bf_buf_appendz(head, "#  - warmup: 10s is added before the measured duration (loadgen only "
-                         "sends one warm-up request).\n");
+    bf_yaml_comment(head, "Imported from %s by bulkfleet-coordinator import-loadgen.", I->origin);
+    bf_yaml_comment(head, "Notes:");
+    bf_yaml_note(head, "the index belongs to you: recreate is false, so bulkfleet writes into it "
+                       "as loadgen did; set recreate: true and add shards / replicas axes under "
+                       "matrix: to let bulkfleet create one index per cell.");
+    bf_yaml_note(head, "warmup: 10s is added before the measured duration (loadgen only sends "
+                       "one warm-up request).");
     for (size_t i = 0; i < I->nnotes; i++)
-        bf_buf_appendf(head, "#  - %s\n", I->notes[i]);
+        bf_yaml_note(head, "%s", I->notes[i]);
     bf_buf_append(head, body->data ? body->data : "", body->len);
 }
 

@@ -272,11 +272,15 @@ static int rally_params(rally_t *R)
     }
     json_t *pr = json_object_get(R->tsrc.bundle, "params");
     if (json_array_size(pr) > 0) {
-        bf_buf_appendz(&R->notes, "#  - rendered with Jinja2 as Rally does; the track's "
-                                  "parameters (--track-params k:v,... to set them): ");
-        append_names(&R->notes, pr);
-        bf_buf_appendf(&R->notes, "%s%s\n", R->opts->track_params ? "; given: " : "",
-                       R->opts->track_params ? R->opts->track_params : "");
+        bf_buf_t names;
+        bf_buf_init(&names, 0);
+        append_names(&names, pr);
+        bf_yaml_note(&R->notes,
+                     "rendered with Jinja2 as Rally does; the track's parameters "
+                     "(--track-params k:v,... to set them): %s%s%s",
+                     names.data ? names.data : "", R->opts->track_params ? "; given: " : "",
+                     R->opts->track_params ? R->opts->track_params : "");
+        bf_buf_cleanup(&names);
     }
     return BF_OK;
 }
@@ -428,11 +432,11 @@ static int rally_bulk_task(rally_t *R, json_t *t, json_t *op, const char *opath,
         bf_warn("%s: %s indexes %g%% of its corpus in Rally (ingest-percentage); the scenario "
                 "reads all of it (named in its notes)",
                 R->file, what, pct);
-        bf_buf_appendf(&R->notes,
-                       "#  - not imported: ingest-percentage %g of %s (Rally indexes %g%% of "
-                       "each client's share of the corpus; the scenario reads all of it: "
-                       "its cells index more documents than Rally's task)\n",
-                       pct, what, pct);
+        bf_yaml_note(&R->notes,
+                     "not imported: ingest-percentage %g of %s (Rally indexes %g%% of "
+                     "each client's share of the corpus; the scenario reads all of it: "
+                     "its cells index more documents than Rally's task)",
+                     pct, what, pct);
     }
     double cl = 1, tp = 0, wu = -1, tpd = -1, ru = 0;
     const char *tpk = tpath ? tpath : "";
@@ -472,8 +476,8 @@ static int rally_bulk_task(rally_t *R, json_t *t, json_t *op, const char *opath,
     if (R->first_bulk == NULL)
         R->first_bulk = op;
     if (json_object_get(t, "iterations") || json_object_get(t, "warmup-iterations"))
-        bf_buf_appendz(&R->notes, "#  - iterations are not imported: a cell runs for a time, "
-                                  "or reads its corpus once\n");
+        bf_yaml_note(&R->notes, "iterations are not imported: a cell runs for a time, "
+                                "or reads its corpus once");
     return BF_OK;
 }
 
@@ -680,10 +684,10 @@ static int rally_document_count(rally_t *R, json_t *e, size_t i, size_t k, const
                     "the scenario reads the %zu; every such file is named in "
                     "the scenario's notes)",
                     R->file, cn ? cn : "?", cf, have, want, have);
-        bf_buf_appendf(&R->notes,
-                       "#  - corpus file %s holds %zu of the track's "
-                       "document-count %.0f (--allow-partial-corpus)\n",
-                       cf, have, want);
+        bf_yaml_note(&R->notes,
+                     "corpus file %s holds %zu of the track's "
+                     "document-count %.0f (--allow-partial-corpus)",
+                     cf, have, want);
     } else if ((double)have != want) {
         char dcp[260];
         snprintf(dcp, sizeof dcp, "%s/document-count", dpath);
@@ -759,9 +763,8 @@ static int rally_corpus_file(rally_t *R, json_t *c, json_t *e, size_t i, size_t 
                 R->file, cn ? cn : "?", src, R->dir, looked.len ? looked.data : "",
                 corpus_dir ? ", " : "", corpus_dir ? corpus_dir : "", cf, get);
         bf_buf_cleanup(&looked);
-        bf_buf_appendf(&R->notes,
-                       "#  - corpus file not downloaded yet: %s (validate and run need it)%s\n", cf,
-                       get);
+        bf_yaml_note(&R->notes, "corpus file not downloaded yet: %s (validate and run need it)%s",
+                     cf, get);
         free(get);
         R->missing++;
     } else {
@@ -867,12 +870,12 @@ static void rally_other_indices(rally_t *R, json_t *indices)
     else
         bf_buf_appendz(&mine, R->target ? R->target : "its index");
     if (nother)
-        bf_buf_appendf(&R->notes,
-                       "#  - not imported: the track's other %zu ind%s (%s): the imported "
-                       "bulk task does not write %s; the scenario creates and loads %s "
-                       "only (import another challenge, or write a scenario per index)\n",
-                       nother, nother == 1 ? "ex" : "ices", other.data, nother == 1 ? "it" : "them",
-                       mine.data);
+        bf_yaml_note(&R->notes,
+                     "not imported: the track's other %zu ind%s (%s): the imported "
+                     "bulk task does not write %s; the scenario creates and loads %s "
+                     "only (import another challenge, or write a scenario per index)",
+                     nother, nother == 1 ? "ex" : "ices", other.data, nother == 1 ? "it" : "them",
+                     mine.data);
     bf_buf_cleanup(&mine);
     bf_buf_cleanup(&other);
 }
@@ -905,11 +908,11 @@ static int rally_vector_template(rally_t *R)
     json_t *st = json_object_get(tmpl, "settings");
     if (json_is_object(st))
         json_object_set_new(tmpl, "settings", bf__split_settings(st, &R->shards, &R->replicas));
-    bf_buf_appendf(&R->notes,
-                   "#  - the vector task writes the data stream %s: created from the track's "
-                   "composable template %s (%s) as index.template; its shard and replica counts "
-                   "are the shards / replicas axes\n",
-                   R->target ? R->target : "?", R->vtemplate_name ? R->vtemplate_name : "?", tf);
+    bf_yaml_note(&R->notes,
+                 "the vector task writes the data stream %s: created from the track's "
+                 "composable template %s (%s) as index.template; its shard and replica counts "
+                 "are the shards / replicas axes",
+                 R->target ? R->target : "?", R->vtemplate_name ? R->vtemplate_name : "?", tf);
     return BF_OK;
 }
 
@@ -940,8 +943,8 @@ static int rally_index(rally_t *R)
             return rc;
     }
     if (R->target == NULL && json_object_get(R->track, "data-streams") && !R->vtemplate)
-        bf_buf_appendz(&R->notes, "#  - the track writes to data streams; set index.template "
-                                  "with data_stream: {} (docs/scenario.md) to do the same\n");
+        bf_yaml_note(&R->notes, "the track writes to data streams; set index.template "
+                                "with data_stream: {} (docs/scenario.md) to do the same");
     const char *body_file = bf__str_of(ix, "body");
     if (body_file) {
         char *bp = bf_asprintf("%s/%s", R->dir, body_file);
@@ -957,17 +960,18 @@ static int rally_index(rally_t *R)
      * own (http_logs' seven days); else round-robin over index.count names, said */
     R->by_file = R->ntargets > 1 && json_array_size(R->file_targets) == R->ntargets;
     if (R->by_file) {
-        bf_buf_appendf(&R->notes, "#  - the bulk task writes %zu indices, one per corpus file (",
-                       R->ntargets);
-        append_names(&R->notes, R->file_targets);
-        bf_buf_appendf(&R->notes,
-                       "): here too, with their names (index.names) and each file's documents "
-                       "in its own index (document.corpus.indices: by_file), all created with "
-                       "the body of %s; each client reads a contiguous slice of the files one "
-                       "after the other, where Rally gives each client a slice of every file (so "
-                       "Rally's clients write one index at a time, bulkfleet's may write "
-                       "several at once)\n",
-                       R->target);
+        bf_buf_t names;
+        bf_buf_init(&names, 0);
+        append_names(&names, R->file_targets);
+        bf_yaml_note(&R->notes,
+                     "the bulk task writes %zu indices, one per corpus file (%s): here too, with "
+                     "their names (index.names) and each file's documents in its own index "
+                     "(document.corpus.indices: by_file), all created with the body of %s; each "
+                     "client reads a contiguous slice of the files one after the other, where "
+                     "Rally gives each client a slice of every file (so Rally's clients write "
+                     "one index at a time, bulkfleet's may write several at once)",
+                     R->ntargets, names.data ? names.data : "", R->target);
+        bf_buf_cleanup(&names);
         size_t ti;
         json_t *tv;
         json_array_foreach(indices, ti, tv)
@@ -975,19 +979,22 @@ static int rally_index(rally_t *R)
             const char *in = bf__str_of(tv, "name");
             if (in && bf__name_listed(R->targets, in) && bf__str_of(tv, "body") && body_file &&
                 strcmp(bf__str_of(tv, "body"), body_file) != 0)
-                bf_buf_appendf(&R->notes,
-                               "#  - index %s has its own body in the track (%s); here it is "
-                               "created with %s's (%s)\n",
-                               in, bf__str_of(tv, "body"), R->target, body_file);
+                bf_yaml_note(&R->notes,
+                             "index %s has its own body in the track (%s); here it is "
+                             "created with %s's (%s)",
+                             in, bf__str_of(tv, "body"), R->target, body_file);
         }
     } else if (R->ntargets > 1) {
-        bf_buf_appendf(&R->notes, "#  - the bulk task writes %zu indices (", R->ntargets);
-        append_names(&R->notes, R->targets);
-        bf_buf_appendf(&R->notes,
-                       "); several files write one of them, so here index.count: %zu indices "
-                       "named %s-0 .. %s-%zu with the body of %s, and every file's documents go "
-                       "round-robin over all of them\n",
-                       R->ntargets, R->target, R->target, R->ntargets - 1, R->target);
+        bf_buf_t names;
+        bf_buf_init(&names, 0);
+        append_names(&names, R->targets);
+        bf_yaml_note(&R->notes,
+                     "the bulk task writes %zu indices (%s); several files write one of them, so "
+                     "here index.count: %zu indices named %s-0 .. %s-%zu with the body of %s, and "
+                     "every file's documents go round-robin over all of them",
+                     R->ntargets, names.data ? names.data : "", R->ntargets, R->target, R->target,
+                     R->ntargets - 1, R->target);
+        bf_buf_cleanup(&names);
     }
     return BF_OK;
 }
@@ -1018,26 +1025,25 @@ static void rally_account(rally_t *R)
                            : "weight 1 each, closed loop: not every search has a "
                              "target-throughput";
     if (acc->searches && acc->after == 0)
-        bf_buf_appendf(&R->notes,
-                       "#  - %zu search task%s imported as search.queries: Rally runs %s in a "
-                       "parallel block with the bulk task, so here %s one mix beside the load "
-                       "in each cell (%s; clients: the sum of the tasks' clients)\n",
-                       acc->searches, acc->searches > 1 ? "s" : "",
-                       acc->searches > 1 ? "them" : "it", acc->searches > 1 ? "they are" : "it is",
-                       rate);
+        bf_yaml_note(&R->notes,
+                     "%zu search task%s imported as search.queries: Rally runs %s in a "
+                     "parallel block with the bulk task, so here %s one mix beside the load "
+                     "in each cell (%s; clients: the sum of the tasks' clients)",
+                     acc->searches, acc->searches > 1 ? "s" : "", acc->searches > 1 ? "them" : "it",
+                     acc->searches > 1 ? "they are" : "it is", rate);
     else if (acc->searches)
-        bf_buf_appendf(&R->notes,
-                       "#  - %zu search task%s imported as search.queries: Rally runs %s after "
-                       "the load, one task after the other; here the load cells have no search "
-                       "client (search_clients: 0) and one search-only cell after them "
-                       "(concurrency: 0, the index the load left: search.recreate false) runs "
-                       "them as one mix (%s; clients: the sum of the tasks' clients) for "
-                       "search.duration%s\n",
-                       acc->searches, acc->searches > 1 ? "s" : "",
-                       acc->searches > 1 ? "them" : "it", rate,
-                       acc->beside ? "; the ones in Rally's parallel block with the bulk task "
-                                     "run there too, not beside the load"
-                                   : "");
+        bf_yaml_note(&R->notes,
+                     "%zu search task%s imported as search.queries: Rally runs %s after "
+                     "the load, one task after the other; here the load cells have no search "
+                     "client (search_clients: 0) and one search-only cell after them "
+                     "(concurrency: 0, the index the load left: search.recreate false) runs "
+                     "them as one mix (%s; clients: the sum of the tasks' clients) for "
+                     "search.duration%s",
+                     acc->searches, acc->searches > 1 ? "s" : "", acc->searches > 1 ? "them" : "it",
+                     rate,
+                     acc->beside ? "; the ones in Rally's parallel block with the bulk task "
+                                   "run there too, not beside the load"
+                                 : "");
     size_t nskip = json_array_size(acc->skipped);
     bf_buf_t sk;
     bf_buf_init(&sk, 0);
@@ -1046,7 +1052,7 @@ static void rally_account(rally_t *R)
     json_array_foreach(acc->skipped, si, sv)
     {
         bf_buf_appendf(&sk, "%s%s", si ? ", " : "", json_string_value(sv));
-        bf_buf_appendf(&R->notes, "#  - not imported: task %s\n", json_string_value(sv));
+        bf_yaml_note(&R->notes, "not imported: task %s", json_string_value(sv));
     }
     char line[160];
     snprintf(line, sizeof line,
@@ -1057,11 +1063,15 @@ static void rally_account(rally_t *R)
         bf_warn("%s: %s; %zu not imported: %s", chosen ? chosen : "schedule", line, nskip, sk.data);
     else
         bf_info("%s: %s; none left out", chosen ? chosen : "schedule", line);
-    bf_buf_appendf(&R->notes, "#  - %s; %zu not imported\n", line, nskip);
+    bf_yaml_note(&R->notes, "%s; %zu not imported", line, nskip);
     bf_buf_cleanup(&sk);
 }
 
 /* a target_rate axis is written: some bulk task has a target-throughput */
+/* run.order when searches read the index the load left */
+#define ORDER_SEQUENTIAL                                                                           \
+    "sequential   # the load, then the searches on the index it left (also with run.repeat)"
+
 static int rally_rated(const rally_t *R)
 {
     return R->rate.n > 1 || (R->rate.n == 1 && R->rate.v[0] > 0);
@@ -1076,50 +1086,60 @@ static void rally_write_index(rally_t *R)
     /* the one place the production-name caution is said for the track's own name:
      * index.imported_name keeps validate and plan from repeating it (docs/scenario.md "index") */
     if (bf_cluster_production_like(ixname))
-        bf_buf_appendf(&R->notes,
-                       "#  - index.name %s is the track's own and looks like a production index "
-                       "name: a run creates it, deletes only an index bulkfleet created and "
-                       "refuses (exit 3, nothing deleted) an existing %s it did not create; "
-                       "index.imported_name marks it as the track's, so validate and plan do not "
-                       "warn about it (they do once index.name is changed)\n",
-                       ixname, ixname);
-    bf_buf_appendf(y, "# Imported from %s by bulkfleet-coordinator import-rally%s%s%s.\n", R->file,
-                   chosen ? " (challenge " : "", chosen ? chosen : "", chosen ? ")" : "");
+        bf_yaml_note(&R->notes,
+                     "index.name %s is the track's own and looks like a production index "
+                     "name: a run creates it, deletes only an index bulkfleet created and "
+                     "refuses (exit 3, nothing deleted) an existing %s it did not create; "
+                     "index.imported_name marks it as the track's, so validate and plan do not "
+                     "warn about it (they do once index.name is changed)",
+                     ixname, ixname);
+    bf_yaml_comment(y, "Imported from %s by bulkfleet-coordinator import-rally%s%s%s.", R->file,
+                    chosen ? " (challenge " : "", chosen ? chosen : "", chosen ? ")" : "");
     if (rally_rated(R))
-        bf_buf_appendz(y, "# Rally's target-throughput counts bulk requests/s; target_rate here "
-                          "is docs/s (x bulk-size).\n");
-    if (R->notes.len)
-        bf_buf_appendf(y, "# Notes:\n%s", R->notes.data);
-    bf_buf_appendf(y, "name: %s\n", R->opts->name ? R->opts->name : R->base);
-    bf_buf_appendz(y, "target:\n  hosts: [\"${BF_TARGET:-http://127.0.0.1:9200}\"]\n");
-    bf_buf_appendf(y, "index:\n  name: %s\n  imported_name: %s\n  recreate: true\n", ixname,
-                   ixname);
+        bf_yaml_comment(y, "Rally's target-throughput counts bulk requests/s; target_rate here "
+                           "is docs/s (x bulk-size).");
+    if (R->notes.len) {
+        bf_yaml_comment(y, "Notes:");
+        bf_buf_appendz(y, R->notes.data);
+    }
+    bf_yaml_kv(y, 0, "name", R->opts->name ? R->opts->name : R->base, BF_YQ_RAW);
+    bf_yaml_map(y, 0, "target");
+    bf_yaml_kv(y, 1, "hosts", "[\"${BF_TARGET:-http://127.0.0.1:9200}\"]", BF_YQ_RAW);
+    bf_yaml_map(y, 0, "index");
+    bf_yaml_kv(y, 1, "name", ixname, BF_YQ_RAW);
+    bf_yaml_kv(y, 1, "imported_name", ixname, BF_YQ_RAW);
+    bf_yaml_kv(y, 1, "recreate", "true", BF_YQ_RAW);
     if (R->by_file) {
-        bf_buf_appendz(y, "  names: [");
-        for (size_t f = 0; f < json_array_size(R->file_targets); f++)
-            bf_buf_appendf(y, "%s%s", f ? ", " : "",
-                           json_string_value(json_array_get(R->file_targets, f)));
-        bf_buf_appendz(y, "]\n");
+        size_t nf = json_array_size(R->file_targets);
+        const char **names = bf_calloc(nf + 1, sizeof *names);
+        for (size_t f = 0; f < nf; f++)
+            names[f] = json_string_value(json_array_get(R->file_targets, f));
+        bf_yaml_key(y, 1, "names");
+        bf_yaml_put_list(y, names, nf, BF_YQ_RAW);
+        bf_buf_appendz(y, "\n");
+        free(names);
     } else if (R->ntargets > 1) {
-        bf_buf_appendf(y, "  count: %zu\n", R->ntargets);
+        bf_yaml_kvf(y, 1, "count", "%zu", R->ntargets);
     }
     if (R->settings && json_object_size(R->settings)) {
-        bf_buf_appendz(y, "  settings: ");
+        bf_yaml_key(y, 1, "settings");
         bf__emit_json(y, R->settings);
         bf_buf_appendz(y, "\n");
     }
     if (R->vtemplate) {
-        bf_buf_appendf(y, "  template:\n    name: %s\n    body: ",
-                       R->vtemplate_name ? R->vtemplate_name : "bulkfleet-vectors");
+        bf_yaml_map(y, 1, "template");
+        bf_yaml_kv(y, 2, "name", R->vtemplate_name ? R->vtemplate_name : "bulkfleet-vectors",
+                   BF_YQ_RAW);
+        bf_yaml_key(y, 2, "body");
         bf__emit_json(y, R->vtemplate);
         bf_buf_appendz(y, "\n");
     }
     if (R->acc.force_merge)
-        bf_buf_appendf(y, "  force_merge: %u   # the track's force-merge task, after each load\n",
-                       R->acc.force_merge);
+        bf_yaml_kvf(y, 1, "force_merge", "%u   # the track's force-merge task, after each load",
+                    R->acc.force_merge);
     json_t *mappings = json_object_get(R->body, "mappings");
     if (json_is_object(mappings) && json_object_size(mappings)) {
-        bf_buf_appendz(y, "  mappings: ");
+        bf_yaml_key(y, 1, "mappings");
         bf__emit_json(y, mappings);
         bf_buf_appendz(y, "\n");
     }
@@ -1131,27 +1151,21 @@ static void rally_write_index(rally_t *R)
 static void rally_write_vector_run(rally_t *R)
 {
     bf_buf_t *y = &R->y;
-    bf_buf_appendf(y, "document:\n  action: %s\n", R->vec.action);
-    if (R->vec.id) {
-        bf_buf_appendz(y, "  id: ");
-        (void)bf_yaml_put_dq(y, R->vec.id, 1);
-        bf_buf_appendz(y, "\n");
-    }
-    if (R->vec.routing) {
-        bf_buf_appendz(y, "  routing: ");
-        (void)bf_yaml_put_dq(y, R->vec.routing, 1);
-        bf_buf_appendz(y, "\n");
-    }
-    bf_buf_appendz(y, "  source: ");
-    (void)bf_yaml_put_dq(y, R->vec.source, 1);
-    bf_buf_appendf(y, "\nrun:\n  warmup: %.0fs\n  duration: %.0fs%s\n",
-                   R->warmup_s > 0 ? R->warmup_s : 0, R->period_s > 0 ? R->period_s : 60.0,
-                   R->period_s > 0 ? ""
-                                   : "   # the task counts iterations or reads its data set once; "
-                                     "a cell runs for a time");
+    bf_yaml_map(y, 0, "document");
+    bf_yaml_kv(y, 1, "action", R->vec.action, BF_YQ_RAW);
+    if (R->vec.id)
+        bf_yaml_kv(y, 1, "id", R->vec.id, BF_YQ_DQ_ENV);
+    if (R->vec.routing)
+        bf_yaml_kv(y, 1, "routing", R->vec.routing, BF_YQ_DQ_ENV);
+    bf_yaml_kv(y, 1, "source", R->vec.source, BF_YQ_DQ_ENV);
+    bf_yaml_map(y, 0, "run");
+    bf_yaml_kvf(y, 1, "warmup", "%.0fs", R->warmup_s > 0 ? R->warmup_s : 0);
+    bf_yaml_kvf(y, 1, "duration", "%.0fs%s", R->period_s > 0 ? R->period_s : 60.0,
+                R->period_s > 0 ? ""
+                                : "   # the task counts iterations or reads its data set once; "
+                                  "a cell runs for a time");
     if (R->acc.searches && R->acc.after)
-        bf_buf_appendz(y, "  order: sequential   # the load, then the searches on the index it "
-                          "left (also with run.repeat)\n");
+        bf_yaml_kv(y, 1, "order", ORDER_SEQUENTIAL, BF_YQ_RAW);
 }
 
 /* document: (the corpus files: local_path past what the coordinator ships, its format, read
@@ -1162,42 +1176,46 @@ static void rally_write_run(rally_t *R)
 {
     bf_buf_t *y = &R->y;
     int local = R->ship_bytes > BF_MAX_CORPUS_SHIP_BYTES;
-    if (R->acc.vars.len) /* what the searches written from the track's Python draw */
-        bf_buf_appendf(y, "variables:\n%s", R->acc.vars.data);
+    if (R->acc.vars.len) { /* what the searches written from the track's Python draw */
+        bf_yaml_map(y, 0, "variables");
+        bf_buf_appendz(y, R->acc.vars.data);
+    }
     if (R->vec.active) {
         rally_write_vector_run(R);
         return;
     }
-    bf_buf_appendf(y,
-                   "document:\n  action: index\n  corpus:\n    %s:", local ? "local_path" : "path");
+    bf_yaml_map(y, 0, "document");
+    bf_yaml_kv(y, 1, "action", "index", BF_YQ_RAW);
+    bf_yaml_map(y, 1, "corpus");
     /* double-quoted (JSON escapes are YAML's too): a path may hold spaces, '#' or ': ' */
-    for (size_t f = 0; f < json_array_size(R->files); f++) {
-        char *q = json_dumps(json_array_get(R->files, f), JSON_ENCODE_ANY);
-        if (json_array_size(R->files) == 1)
-            bf_buf_appendf(y, " %s\n", q);
-        else
-            bf_buf_appendf(y, "%s      - %s\n", f == 0 ? "\n" : "", q);
-        free(q);
-    }
+    const char *pkey = local ? "local_path" : "path";
+    size_t nfiles = json_array_size(R->files);
+    if (nfiles == 1)
+        bf_yaml_kv(y, 2, pkey, json_string_value(json_array_get(R->files, 0)), BF_YQ_DQ);
+    else
+        bf_yaml_map(y, 2, pkey);
+    for (size_t f = 0; nfiles > 1 && f < nfiles; f++)
+        bf_yaml_item(y, 3, json_string_value(json_array_get(R->files, f)), BF_YQ_DQ);
     double period_s = R->period_s;
-    bf_buf_appendf(y, "    format: %s\n    passes: %s\n", R->bulk_format == 1 ? "bulk" : "source",
-                   period_s > 0 ? "loop" : "1");
+    bf_yaml_kv(y, 2, "format", R->bulk_format == 1 ? "bulk" : "source", BF_YQ_RAW);
+    bf_yaml_kv(y, 2, "passes", period_s > 0 ? "loop" : "1", BF_YQ_RAW);
     if (R->by_file)
-        bf_buf_appendz(y, "    indices: by_file   # each file into its own index (index.names)\n");
+        bf_yaml_kv(y, 2, "indices", "by_file   # each file into its own index (index.names)",
+                   BF_YQ_RAW);
     const task_acc *acc = &R->acc;
     /* a corpus read once is read whole: the cell ends when it is read, the duration only
      * bounds it (searches beside the load end with it, as the bulk task ends Rally's block) */
     double dur = period_s > 0 ? period_s : (double)PASSES_ONCE_DURATION_S;
-    bf_buf_appendf(y, "run:\n  warmup: %.0fs\n  duration: %.0fs%s\n",
-                   R->warmup_s > 0 ? R->warmup_s : 0, dur,
-                   period_s > 0 ? ""
-                                : "   # no time-period: the corpus is read once, whole; the cell "
-                                  "ends when it is read (this is only a bound)");
+    bf_yaml_map(y, 0, "run");
+    bf_yaml_kvf(y, 1, "warmup", "%.0fs", R->warmup_s > 0 ? R->warmup_s : 0);
+    bf_yaml_kvf(y, 1, "duration", "%.0fs%s", dur,
+                period_s > 0 ? ""
+                             : "   # no time-period: the corpus is read once, whole; the cell "
+                               "ends when it is read (this is only a bound)");
     if (acc->searches && acc->after)
         /* the search-only cell reads the index the load cell left: rounds would shuffle it
          * before the load once run.repeat is raised */
-        bf_buf_appendz(y, "  order: sequential   # the load, then the searches on the index it "
-                          "left (also with run.repeat)\n");
+        bf_yaml_kv(y, 1, "order", ORDER_SEQUENTIAL, BF_YQ_RAW);
 }
 
 /* search: (clients, target_rate, the queries with paging) and matrix: (shards, replicas,
@@ -1207,62 +1225,65 @@ static void rally_write_search_matrix(rally_t *R)
     bf_buf_t *y = &R->y;
     const task_acc *acc = &R->acc;
     if (acc->searches) {
-        bf_buf_appendf(y, "search:\n  clients: %.0f\n",
-                       acc->sum_clients >= 1 ? acc->sum_clients : 1);
+        bf_yaml_map(y, 0, "search");
+        bf_yaml_kvf(y, 1, "clients", "%.0f", acc->sum_clients >= 1 ? acc->sum_clients : 1);
         if (acc->all_rated && acc->rate_sum > 0)
-            bf_buf_appendf(y, "  target_rate: %.0f\n", acc->rate_sum < 1 ? 1 : acc->rate_sum);
-        if (acc->after)
-            bf_buf_appendf(y,
-                           "  warmup: %.0fs   # the search-only cell's (run.warmup is the load's)\n"
-                           "  duration: %.0fs   # %s\n",
-                           acc->search_warmup > 0 ? acc->search_warmup : 10,
-                           acc->search_period > 0 ? acc->search_period : 60,
-                           acc->search_period > 0 ? "the searches' longest time-period"
-                                                  : "Rally's searches count iterations; "
-                                                    "bulkfleet measures for a time");
-        bf_buf_appendz(y, "  queries:\n");
+            bf_yaml_kvf(y, 1, "target_rate", "%.0f", acc->rate_sum < 1 ? 1 : acc->rate_sum);
+        if (acc->after) {
+            bf_yaml_kvf(y, 1, "warmup",
+                        "%.0fs   # the search-only cell's (run.warmup is the load's)",
+                        acc->search_warmup > 0 ? acc->search_warmup : 10);
+            bf_yaml_kvf(y, 1, "duration", "%.0fs   # %s",
+                        acc->search_period > 0 ? acc->search_period : 60,
+                        acc->search_period > 0 ? "the searches' longest time-period"
+                                               : "Rally's searches count iterations; "
+                                                 "bulkfleet measures for a time");
+        }
+        bf_yaml_map(y, 1, "queries");
         size_t qi;
         json_t *q;
         json_array_foreach(acc->queries, qi, q)
         {
-            bf_buf_appendf(y, "    - name: %s   # Rally %s\n      path: ", bf__str_of(q, "name"),
-                           bf__str_of(q, "type"));
-            (void)bf_yaml_put_dq(y, bf__str_of(q, "path"), 1);
-            bf_buf_appendz(y, "\n      body: ");
-            (void)bf_yaml_put_dq(y, bf__str_of(q, "body"), 1);
-            bf_buf_appendz(y, "\n");
+            bf_yaml_item_kvf(y, 2, "name", "%s   # Rally %s", bf__str_of(q, "name"),
+                             bf__str_of(q, "type"));
+            bf_yaml_kv(y, 3, "path", bf__str_of(q, "path"), BF_YQ_DQ_ENV);
+            bf_yaml_kv(y, 3, "body", bf__str_of(q, "body"), BF_YQ_DQ_ENV);
             if (acc->all_rated && acc->rate_sum > 0) {
                 /* its share of the mix is its own target-throughput's share of their sum */
                 double w = json_real_value(json_object_get(q, "rate")) * 10;
-                bf_buf_appendf(y, "      weight: %.0f   # target-throughput %g x 10\n",
-                               w < 1         ? 1
-                               : w > 1000000 ? 1000000
-                                             : w,
-                               json_real_value(json_object_get(q, "rate")));
+                bf_yaml_kvf(y, 3, "weight", "%.0f   # target-throughput %g x 10",
+                            w < 1         ? 1
+                            : w > 1000000 ? 1000000
+                                          : w,
+                            json_real_value(json_object_get(q, "rate")));
             }
             if (json_object_get(q, "depth"))
-                bf_buf_appendf(y,
-                               "      paging: {by: search_after, size: %.0f, depth: %.0f, pit: "
-                               "%s}\n",
-                               json_real_value(json_object_get(q, "page_size")),
-                               json_real_value(json_object_get(q, "depth")),
-                               json_is_true(json_object_get(q, "pit")) ? "true" : "false");
+                bf_yaml_kvf(y, 3, "paging", "{by: search_after, size: %.0f, depth: %.0f, pit: %s}",
+                            json_real_value(json_object_get(q, "page_size")),
+                            json_real_value(json_object_get(q, "depth")),
+                            json_is_true(json_object_get(q, "pit")) ? "true" : "false");
         }
     }
-    bf_buf_appendz(y, "matrix:\n");
-    bf_buf_appendf(y, "  shards: [%.0f]\n  replicas: [%.0f]\n", R->shards, R->replicas);
+    bf_yaml_map(y, 0, "matrix");
+    bf_yaml_kvf(y, 1, "shards", "[%.0f]", R->shards);
+    bf_yaml_kvf(y, 1, "replicas", "[%.0f]", R->replicas);
     bf__emit_axis(y, "batch_size", &R->batch, 1);
     bf__emit_axis(y, "concurrency", &R->clients, 1);
     if (rally_rated(R))
         bf__emit_axis(y, "target_rate", &R->rate, 1);
     if (acc->searches && acc->after) {
         /* Rally's order: the load, then the searches on the index it left */
-        bf_buf_appendf(y,
-                       "  search_clients: [0]   # the load alone, as Rally's bulk task\n"
-                       "  include:   # then the searches, on the index the load left\n"
-                       "    - {shards: %.0f, replicas: %.0f, concurrency: 0, search_clients: "
-                       "%.0f}\n",
-                       R->shards, R->replicas, acc->sum_clients >= 1 ? acc->sum_clients : 1);
+        bf_yaml_kv(y, 1, "search_clients", "[0]   # the load alone, as Rally's bulk task",
+                   BF_YQ_RAW);
+        bf_yaml_kv(y, 1, "include", "  # then the searches, on the index the load left", BF_YQ_RAW);
+        bf_yaml_flow_t f;
+        bf_yaml_flow_open(&f, y, 2, NULL);
+        bf_yaml_flow_kvf(&f, "shards", "%.0f", R->shards);
+        bf_yaml_flow_kvf(&f, "replicas", "%.0f", R->replicas);
+        bf_yaml_flow_kv(&f, "concurrency", "0", BF_YQ_RAW);
+        bf_yaml_flow_kvf(&f, "search_clients", "%.0f",
+                         acc->sum_clients >= 1 ? acc->sum_clients : 1);
+        bf_yaml_flow_close(&f);
     }
 }
 

@@ -11,6 +11,7 @@
 #include "bf_cluster.h"
 #include "bf_corpus.h"
 #include "bf_import_render.h"
+#include "bf_import_yaml.h"
 #include "bf_log.h"
 #include "bf_mem.h"
 #include "bf_scenario.h"
@@ -233,18 +234,18 @@ void bf__account_task(task_acc *acc, json_t *t, json_t *op, const char *type, co
         acc->mapped++;
         if (acc->force_merge == 0)
             acc->force_merge = seg >= 1 && seg <= 100000 ? (uint32_t)seg : 1;
-        bf_buf_appendf(&acc->notes,
-                       "#  - task '%s' (force-merge): each cell's after-load step, "
-                       "index.force_merge: %u (_forcemerge%s, then _refresh; merge_s and the "
-                       "segments before and after in its row)%s\n",
-                       tn, acc->force_merge, seg >= 1 ? "?max_num_segments" : "",
-                       seg >= 1 ? "" : "; the task gives no max-num-segments: 1 here");
+        bf_yaml_note(&acc->notes,
+                     "task '%s' (force-merge): each cell's after-load step, "
+                     "index.force_merge: %u (_forcemerge%s, then _refresh; merge_s and the "
+                     "segments before and after in its row)%s",
+                     tn, acc->force_merge, seg >= 1 ? "?max_num_segments" : "",
+                     seg >= 1 ? "" : "; the task gives no max-num-segments: 1 here");
         return;
     }
     const char *admin = mapped_admin(type);
     if (admin) {
         acc->mapped++;
-        bf_buf_appendf(&acc->notes, "#  - task '%s' (%s): %s\n", tn, type, admin);
+        bf_yaml_note(&acc->notes, "task '%s' (%s): %s", tn, type, admin);
         return;
     }
     if (op == NULL || !is_search_type(type)) {
@@ -285,15 +286,21 @@ void bf__account_task(task_acc *acc, json_t *t, json_t *op, const char *type, co
             free(why);
             return;
         }
-        if (strstr(acc->vars.data ? acc->vars.data : "", var) == NULL)
-            bf_buf_appendf(&acc->vars, "  - {name: %s, type: range, from: 1, to: %s}\n", var,
-                           strrchr(var, '_') + 1);
-        bf_buf_appendf(&acc->notes,
-                       "#  - task '%s' (%s): its body comes from the param-source '%s' of the "
-                       "track's %s; written here as that class builds it (a terms query on "
-                       "name.raw over the lines of terms.txt, and a random number from 1 to %s "
-                       "appended as a string, as Rally does against the request cache: $[[%s]])\n",
-                       tn, type, psrc, acc->pyname, strrchr(var, '_') + 1, var);
+        if (strstr(acc->vars.data ? acc->vars.data : "", var) == NULL) {
+            bf_yaml_flow_t f;
+            bf_yaml_flow_open(&f, &acc->vars, 1, NULL);
+            bf_yaml_flow_kv(&f, "name", var, BF_YQ_RAW);
+            bf_yaml_flow_kv(&f, "type", "range", BF_YQ_RAW);
+            bf_yaml_flow_kv(&f, "from", "1", BF_YQ_RAW);
+            bf_yaml_flow_kv(&f, "to", strrchr(var, '_') + 1, BF_YQ_RAW);
+            bf_yaml_flow_close(&f);
+        }
+        bf_yaml_note(&acc->notes,
+                     "task '%s' (%s): its body comes from the param-source '%s' of the "
+                     "track's %s; written here as that class builds it (a terms query on "
+                     "name.raw over the lines of terms.txt, and a random number from 1 to %s "
+                     "appended as a string, as Rally does against the request cache: $[[%s]])",
+                     tn, type, psrc, acc->pyname, strrchr(var, '_') + 1, var);
     }
     if (json_array_size(acc->queries) >= MAX_IMPORT_QUERIES) {
         char *why =
@@ -373,16 +380,15 @@ void bf__account_task(task_acc *acc, json_t *t, json_t *op, const char *type, co
                      "10,000,000 hits)");
         else
             snprintf(np, sizeof np, "%.0f pages", pages);
-        bf_buf_appendf(&acc->notes,
-                       "#  - task '%s' (%s): %s %s of %.0f hits, imported as a paged query "
-                       "(search_after%s); each page counts as one op (Rally counts the whole "
-                       "sequence as one)\n",
-                       tn, type, scroll ? "Rally scrolls" : "Rally pages with search_after", np,
-                       size,
-                       scroll ? " in a point in time: bulkfleet does not scroll, and both read "
-                                "one view of the index; sorted by _doc, a scroll's order, when "
-                                "the body has no sort"
-                              : "");
+        bf_yaml_note(&acc->notes,
+                     "task '%s' (%s): %s %s of %.0f hits, imported as a paged query "
+                     "(search_after%s); each page counts as one op (Rally counts the whole "
+                     "sequence as one)",
+                     tn, type, scroll ? "Rally scrolls" : "Rally pages with search_after", np, size,
+                     scroll ? " in a point in time: bulkfleet does not scroll, and both read "
+                              "one view of the index; sorted by _doc, a scroll's order, when "
+                              "the body has no sort"
+                            : "");
     }
     /* the parallel block it is in ("/challenges/0/schedule/5"), or "": rally_account knows
      * whether a bulk task runs in the same block */

@@ -12,6 +12,7 @@
 #include "bf_corpus.h"
 #include "bf_file.h"
 #include "bf_import_render.h"
+#include "bf_import_yaml.h"
 #include "bf_log.h"
 #include "bf_mem.h"
 #include "bf_scenario.h"
@@ -159,8 +160,7 @@ int bf__check_keys(const track_ck *ck, json_t *obj, const char *path, const char
                                where, what, k, fix);
         bf_warn("%s: %s: '%s' is not a key of Rally's track reference; it is not imported", where,
                 what, k);
-        bf_buf_appendf(ck->notes, "#  - %s: %s: '%s' is not a Rally key; not imported\n", where,
-                       what, k);
+        bf_yaml_note(ck->notes, "%s: %s: '%s' is not a Rally key; not imported", where, what, k);
     }
     return BF_OK;
 }
@@ -304,7 +304,8 @@ json_t *bf__split_settings(json_t *settings, double *shards, double *replicas)
 
 void bf__emit_axis(bf_buf_t *y, const char *name, const values *vs, double mult)
 {
-    bf_buf_appendf(y, "  %s: [", name);
+    bf_yaml_key(y, 1, name);
+    bf_buf_appendz(y, "[");
     for (size_t i = 0; i < vs->n; i++)
         bf_buf_appendf(y, "%s%.0f", i ? ", " : "", vs->v[i] * mult);
     bf_buf_appendz(y, "]\n");

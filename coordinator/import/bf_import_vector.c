@@ -230,10 +230,10 @@ static char *dataset_file(const bf_vimport_ctx_t *ctx, json_t *op, const char *p
                 *dot = '\0';
             const char *url =
                 str_of(doc, "base-url") ? str_of(doc, "base-url") : str_of(hit, "base-url");
-            bf_buf_appendf(notes,
-                           "#  - data set of corpus '%s' not downloaded yet: %s (validate and "
-                           "run need it%s%s/%s, then decompress it)\n",
-                           cn, want, url ? "; download " : "", url ? url : "", url ? src : "");
+            bf_yaml_note(notes,
+                         "data set of corpus '%s' not downloaded yet: %s (validate and "
+                         "run need it%s%s/%s, then decompress it)",
+                         cn, want, url ? "; download " : "", url ? url : "", url ? src : "");
             (*missing)++;
             file = want;
         }
@@ -246,7 +246,7 @@ static char *dataset_file(const bf_vimport_ctx_t *ctx, json_t *op, const char *p
     }
     struct stat st;
     if (stat(file, &st) != 0 && (path && *path)) {
-        bf_buf_appendf(notes, "#  - data set not there yet: %s (validate and run need it)\n", file);
+        bf_yaml_note(notes, "data set not there yet: %s (validate and run need it)", file);
         (*missing)++;
     }
     if (h5) {
@@ -313,35 +313,35 @@ static int bulk_dataset(const bf_vimport_ctx_t *ctx, json_t *op, const char *wha
     free(txt);
     out->action = "index";
     out->index = str_of(op, "index") ? bf_strdup(str_of(op, "index")) : NULL;
-    bf_buf_appendf(&out->notes,
-                   "#  - %s (bulk-vector-data-set): the data set's rows as the vector variable "
-                   "vec (file: %s), one document {\"%s\": vec} each%s, its %s the row number "
-                   "(the variable row), as OpenSearch Benchmark sends them; bulk_size %.0f, "
-                   "the task's clients\n",
-                   what, file, field, id_in_source ? " and the id field" : "",
-                   id_in_source ? idf : "_id", bs);
+    bf_yaml_note(&out->notes,
+                 "%s (bulk-vector-data-set): the data set's rows as the vector variable "
+                 "vec (file: %s), one document {\"%s\": vec} each%s, its %s the row number "
+                 "(the variable row), as OpenSearch Benchmark sends them; bulk_size %.0f, "
+                 "the task's clients",
+                 what, file, field, id_in_source ? " and the id field" : "",
+                 id_in_source ? idf : "_id", bs);
     free(file);
     if (dot)
-        bf_buf_appendf(&out->notes,
-                       "#  - not imported: the parents of the nested field %s (OpenSearch "
-                       "Benchmark puts the consecutive rows of one parent id, the data set's "
-                       "parents column, into one document with that _id; here each row is a "
-                       "document of one nested object, its _id the row number)\n",
-                       field);
+        bf_yaml_note(&out->notes,
+                     "not imported: the parents of the nested field %s (OpenSearch "
+                     "Benchmark puts the consecutive rows of one parent id, the data set's "
+                     "parents column, into one document with that _id; here each row is a "
+                     "document of one nested object, its _id the row number)",
+                     field);
     double nv = num_of(op, "num_vectors", -1);
     if (nv > 0)
-        bf_buf_appendf(&out->notes,
-                       "#  - not imported: num_vectors %.0f (OpenSearch Benchmark sends the "
-                       "first %.0f rows; bulkfleet sends every row of the file)\n",
-                       nv, nv);
-    bf_buf_appendz(&out->notes,
-                   "#  - OpenSearch Benchmark reads the data set once; bulkfleet sends its rows "
-                   "over and over for run.duration (each row once per pass, split over the "
-                   "fleet's threads)\n");
+        bf_yaml_note(&out->notes,
+                     "not imported: num_vectors %.0f (OpenSearch Benchmark sends the "
+                     "first %.0f rows; bulkfleet sends every row of the file)",
+                     nv, nv);
+    bf_yaml_note(&out->notes,
+                 "OpenSearch Benchmark reads the data set once; bulkfleet sends its rows "
+                 "over and over for run.duration (each row once per pass, split over the "
+                 "fleet's threads)");
     json_t *fa = json_object_get(op, "filter_attributes");
     if (json_array_size(fa) > 0)
-        bf_buf_appendz(&out->notes, "#  - not imported: filter_attributes (the data set's "
-                                    "attribute columns are not read)\n");
+        bf_yaml_note(&out->notes, "not imported: filter_attributes (the data set's "
+                                  "attribute columns are not read)");
     return BF_OK;
 }
 
@@ -402,14 +402,14 @@ static int bulk_random(const bf_vimport_ctx_t *ctx, json_t *op, const psrc_vec *
         free(fq);
         out->index =
             bf_strdup(str_of(op, "index_name") ? str_of(op, "index_name") : "target_index");
-        bf_buf_appendf(&out->notes,
-                       "#  - %s: the param-source 'random-vector-bulk-param-source' of the "
-                       "workload's %s, written as a template: create {\"partition_id\": 0..%s, "
-                       "\"%s\": %d floats} (variables partition_id, vec); its vectors are "
-                       "scikit-learn make_blobs clusters around 2000 centres in [0, 100), "
-                       "bulkfleet's are uniform in [-1, 1] with 6 digits (the same work for the "
-                       "engine per element, other neighbourhoods for HNSW)\n",
-                       what, ctx->pyname, pr, field, dims);
+        bf_yaml_note(&out->notes,
+                     "%s: the param-source 'random-vector-bulk-param-source' of the "
+                     "workload's %s, written as a template: create {\"partition_id\": 0..%s, "
+                     "\"%s\": %d floats} (variables partition_id, vec); its vectors are "
+                     "scikit-learn make_blobs clusters around 2000 centres in [0, 100), "
+                     "bulkfleet's are uniform in [-1, 1] with 6 digits (the same work for the "
+                     "engine per element, other neighbourhoods for HNSW)",
+                     what, ctx->pyname, pr, field, dims);
         return BF_OK;
     }
     double para = num_of(op, "paragraph-size", 1);
@@ -448,16 +448,15 @@ static int bulk_random(const bf_vimport_ctx_t *ctx, json_t *op, const psrc_vec *
     json_t *cr = json_object_get(op, "custom-routing");
     if (json_is_true(cr))
         out->routing = bf_strdup("$[[partition_id]]");
-    bf_buf_appendf(&out->notes,
-                   "#  - %s: the param-source 'random-bulk-param-source' of the track's %s, "
-                   "written as a template: create into the data stream of {\"@timestamp\" (ts), "
-                   "\"partition_id\" (%zu partitions, each as likely as track.py's weighted "
-                   "pick: small 1, medium 10, large 100), %s%d-dimension vector%s}%s; its "
-                   "floats are numpy's uniform [0, 1) with 17 digits, bulkfleet's uniform in "
-                   "[-1, 1] with 6 (the same work for the engine per element)\n",
-                   what, ctx->pyname, np, para > 1 ? "\"nested\": paragraphs of a " : "\"emb\": a ",
-                   dims, para > 1 ? " each" : "",
-                   json_is_true(cr) ? ", routed by partition_id" : "");
+    bf_yaml_note(&out->notes,
+                 "%s: the param-source 'random-bulk-param-source' of the track's %s, "
+                 "written as a template: create into the data stream of {\"@timestamp\" (ts), "
+                 "\"partition_id\" (%zu partitions, each as likely as track.py's weighted "
+                 "pick: small 1, medium 10, large 100), %s%d-dimension vector%s}%s; its "
+                 "floats are numpy's uniform [0, 1) with 17 digits, bulkfleet's uniform in "
+                 "[-1, 1] with 6 (the same work for the engine per element)",
+                 what, ctx->pyname, np, para > 1 ? "\"nested\": paragraphs of a " : "\"emb\": a ",
+                 dims, para > 1 ? " each" : "", json_is_true(cr) ? ", routed by partition_id" : "");
     return BF_OK;
 }
 
@@ -579,22 +578,22 @@ char *bf_vimport_query(const bf_vimport_ctx_t *ctx, json_t *op, const char *type
         else
             snprintf(thr, sizeof thr, "k %.0f%s", kk,
                      k_given ? "" : ": the workload gives none, 100 here");
-        bf_buf_appendf(notes,
-                       "#  - task '%s' (vector-search): the k-NN query of OpenSearch Benchmark "
-                       "(%squery.knn.%s.vector, %s%s) over the query data set's rows (the "
-                       "vector variable query_vec, file: %s) with the task's body\n",
-                       opn, dot ? "a nested query around " : "", field, thr,
-                       json_is_number(osf) ? ", rescore.oversample_factor" : "", file);
+        bf_yaml_note(notes,
+                     "task '%s' (vector-search): the k-NN query of OpenSearch Benchmark "
+                     "(%squery.knn.%s.vector, %s%s) over the query data set's rows (the "
+                     "vector variable query_vec, file: %s) with the task's body",
+                     opn, dot ? "a nested query around " : "", field, thr,
+                     json_is_number(osf) ? ", rescore.oversample_factor" : "", file);
         free(file);
         /* what the task's parameters ask that a search: cell does not do, each by name */
         double nv = num_of(op, "num_vectors", -1), reps = num_of(op, "repetitions", 1);
         if (nv > 0)
-            bf_buf_appendf(notes,
-                           "#  - not imported: num_vectors %.0f of task '%s' (OpenSearch "
-                           "Benchmark sends the first %.0f query rows, %.0f time(s) each; "
-                           "the search cell sends every row of the query set over and over "
-                           "for search.duration)\n",
-                           nv, opn, nv, reps >= 1 ? reps : 1);
+            bf_yaml_note(notes,
+                         "not imported: num_vectors %.0f of task '%s' (OpenSearch "
+                         "Benchmark sends the first %.0f query rows, %.0f time(s) each; "
+                         "the search cell sends every row of the query set over and over "
+                         "for search.duration)",
+                         nv, opn, nv, reps >= 1 ? reps : 1);
         const char *np = str_of(op, "neighbors_data_set_path");
         const char *nc = str_of(op, "neighbors_data_set_corpus");
         char nfrom[600];
@@ -604,12 +603,12 @@ char *bf_vimport_query(const bf_vimport_ctx_t *ctx, json_t *op, const char *type
             snprintf(nfrom, sizeof nfrom, "the data set corpus %s", nc);
         else
             snprintf(nfrom, sizeof nfrom, "the query data set's file");
-        bf_buf_appendf(notes,
-                       "#  - not imported: recall of task '%s' (OpenSearch Benchmark reports "
-                       "recall@k and recall@1 of each answer against the ground-truth neighbors "
-                       "in %s; bulkfleet's search cells measure latency and throughput, not "
-                       "recall)\n",
-                       opn, nfrom);
+        bf_yaml_note(notes,
+                     "not imported: recall of task '%s' (OpenSearch Benchmark reports "
+                     "recall@k and recall@1 of each answer against the ground-truth neighbors "
+                     "in %s; bulkfleet's search cells measure latency and throughput, not "
+                     "recall)",
+                     opn, nfrom);
         return out;
     }
     char because[200] = "";
@@ -660,12 +659,12 @@ char *bf_vimport_query(const bf_vimport_ctx_t *ctx, json_t *op, const char *type
         free(out);
         out = o2;
     }
-    bf_buf_appendf(notes,
-                   "#  - task '%s': the param-source '%s' of the track's %s, written as a "
-                   "query: %s with a random %d-dimension query vector (query_vec)%s%s\n",
-                   opn, k->name, ctx->pyname,
-                   k->osb ? "the OpenSearch k-NN query (query.knn)" : "Elasticsearch's knn search",
-                   dims, pvar[0] ? " filtered on a random partition of " : "", pvar[0] ? pvar : "");
+    bf_yaml_note(notes,
+                 "task '%s': the param-source '%s' of the track's %s, written as a "
+                 "query: %s with a random %d-dimension query vector (query_vec)%s%s",
+                 opn, k->name, ctx->pyname,
+                 k->osb ? "the OpenSearch k-NN query (query.knn)" : "Elasticsearch's knn search",
+                 dims, pvar[0] ? " filtered on a random partition of " : "", pvar[0] ? pvar : "");
     return out;
 }
 

@@ -12,6 +12,7 @@
 #include "bf_mem.h"
 #include "bf_scenario.h"
 #include "bf_import_loadgen.h"
+#include "bf_import_yaml.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -725,6 +726,55 @@ static void test_cli_commands(void **state)
     unsetenv("ES_PASSWORD");
 }
 
+/* The shared scenario writer, byte for byte: comments, notes, nested maps, key/value lines with
+ * each quoting (a YAML 1.1 boolean word quoted as a key and as a value), block and flow lists,
+ * flow maps. */
+static void test_yaml_writer(void **state)
+{
+    (void)state;
+    bf_buf_t b;
+    bf_buf_init(&b, 0);
+    bf_yaml_comment(&b, "Imported from %s.", "x.yml");
+    bf_yaml_note(&b, "%d notes", 2);
+    bf_yaml_kv(&b, 0, "name", "it's", BF_YQ_SCALAR);
+    bf_yaml_map(&b, 0, "index");
+    bf_yaml_kv(&b, 1, "on", "yes", BF_YQ_SCALAR);
+    bf_yaml_kvf(&b, 1, "count", "%u   # two", 2u);
+    bf_yaml_kv(&b, 1, "source", "${A}\n", BF_YQ_DQ_ENV);
+    bf_yaml_kv(&b, 1, "plain", "${A}", BF_YQ_DQ);
+    bf_yaml_map(&b, 1, "files");
+    bf_yaml_item(&b, 2, "a b", BF_YQ_DQ);
+    bf_yaml_key(&b, 1, "hosts");
+    bf_yaml_put_list(&b, (const char *const[]){"h:1", "-x"}, 2, BF_YQ_SCALAR);
+    bf_buf_appendz(&b, "\n");
+    bf_yaml_item_kvf(&b, 1, "name", "q%d", 1);
+    bf_yaml_flow_t f;
+    bf_yaml_flow_open(&f, &b, 1, NULL);
+    bf_yaml_flow_kv(&f, "name", "n", BF_YQ_SCALAR);
+    bf_yaml_flow_kvf(&f, "to", "%d", 9);
+    bf_yaml_flow_key(&f, "data");
+    bf_yaml_put_list(&b, (const char *const[]){""}, 1, BF_YQ_SCALAR);
+    bf_yaml_flow_close(&f);
+    bf_yaml_flow_open(&f, &b, 0, "auth");
+    bf_yaml_flow_kv(&f, "user", "u", BF_YQ_RAW);
+    bf_yaml_flow_close(&f);
+    assert_string_equal(b.data, "# Imported from x.yml.\n"
+                                "#  - 2 notes\n"
+                                "name: 'it''s'\n"
+                                "index:\n"
+                                "  'on': 'yes'\n"
+                                "  count: 2   # two\n"
+                                "  source: \"$${A}\\n\"\n"
+                                "  plain: \"${A}\"\n"
+                                "  files:\n"
+                                "    - \"a b\"\n"
+                                "  hosts: [h:1, '-x']\n"
+                                "  - name: q1\n"
+                                "  - {name: 'n', to: 9, data: [\"\"]}\n"
+                                "auth: {user: u}\n");
+    bf_buf_cleanup(&b);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -741,6 +791,7 @@ int main(void)
         cmocka_unit_test(test_import_step_index),
         cmocka_unit_test(test_import_step_searches),
         cmocka_unit_test(test_cli_commands),
+        cmocka_unit_test(test_yaml_writer),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
