@@ -11,6 +11,7 @@
 #include "bf_log.h"
 #include "bf_mem.h"
 #include "bf_vecfile.h"
+#include "bf_vecgen.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -203,8 +204,8 @@ size_t bf_var_max_len(const bf_var_spec_t *specs, size_t i)
         if (s->enc == BF_VEC_BASE64)
             return 4 * ((bytes + 2) / 3);
         if (s->elem != BF_VEC_FLOAT)
-            return 2 + bytes * 5;                        /* "-128," */
-        return 2 + (size_t)s->dims * (5 + s->precision); /* "-16." digits "," */
+            return 2 + bytes * 5; /* "-128," */
+        return bf_vec_json_max(s->dims, s->precision);
     }
     }
     return 0;
@@ -242,11 +243,9 @@ typedef struct var_state {
     size_t full_len;
     char full[NOW_FORMAT_MAX];
     /* vector: the elements of the value being written (k, the decimal's integer numerator, for
-     * float; the byte for byte and bit), and a spare normal draw (the polar method makes two) */
+     * float; the byte for byte and bit) */
     int32_t *vk;
-    double *vtmp; /* unit: the draw before normalizing */
-    int have_spare;
-    double spare;
+    double *vtmp;      /* normal and unit: the normal draws before quantizing */
     uint8_t *vraw;     /* base64: the packed bytes */
     char *vpool;       /* pool: the values, value k at vpool_off[k] */
     size_t *vpool_off; /* pool + 1 offsets */
@@ -319,7 +318,7 @@ bf_vars_t *bf_vars_new(const bf_var_spec_t *specs, size_t n, uint32_t stream_ind
         if (specs[i].type == BF_VAR_VECTOR) {
             size_t d = specs[i].dims ? specs[i].dims : 1;
             v->st[i].vk = bf_calloc(d, sizeof *v->st[i].vk);
-            if (specs[i].dist == BF_VEC_UNIT)
+            if (specs[i].dist != BF_VEC_UNIFORM)
                 v->st[i].vtmp = bf_calloc(d, sizeof *v->st[i].vtmp);
             if (specs[i].enc == BF_VEC_BASE64)
                 v->st[i].vraw = bf_calloc(4 * d, 1);
@@ -522,41 +521,6 @@ static size_t gen_unix(enum bf_var_type type, struct timespec ts, char *dst)
 
 static const uint32_t pow10_u32[8] = {1, 10, 100, 1000, 10000, 100000, 1000000, 10000000};
 
-/* a uniform double in [-1, 1) from the top 53 bits of a draw */
-static inline double signed_unit(bf_rng_t *r)
-{
-    return (double)(bf_rng_next(r) >> 11) * 0x1p-52 - 1.0;
-}
-
-/* a standard normal draw by Marsaglia's polar method (Marsaglia & Bray 1964): a point drawn in
- * the unit disc gives two values with one log and one sqrt, the second kept for the next call.
- * Box-Muller's sin and cos were 30 % of rendering a unit vector (perf, bench/RESULTS.md). */
-static double normal_draw(bf_rng_t *r, var_state *st)
-{
-    if (st->have_spare) {
-        st->have_spare = 0;
-        return st->spare;
-    }
-    double u, v, q;
-    do {
-        u = signed_unit(r);
-        v = signed_unit(r);
-        q = u * u + v * v;
-    } while (q >= 1.0 || q == 0.0);
-    double m = sqrt(-2.0 * log(q) / q);
-    st->spare = v * m;
-    st->have_spare = 1;
-    return u * m;
-}
-
-/* x rounded to the nearest integer, halves away from zero (|x| < 2^31), without a libm call */
-static inline int32_t round_i32(double x)
-{
-    int32_t t = (int32_t)x;
-    double f = x - (double)t;
-    return t + (f >= 0.5) - (f <= -0.5);
-}
-
 /* The elements of a fresh value into st->vk: for float the integer k of k / 10^precision, for
  * byte and bit the signed byte. */
 static void vec_draw(bf_vars_t *v, const bf_var_spec_t *s, var_state *st)
@@ -565,10 +529,10 @@ static void vec_draw(bf_vars_t *v, const bf_var_spec_t *s, var_state *st)
     if (s->elem != BF_VEC_FLOAT) {
         uint32_t d = s->elem == BF_VEC_BIT ? s->dims / 8 : s->dims;
         if (s->dist == BF_VEC_NORMAL && s->elem == BF_VEC_BYTE) {
-            for (uint32_t i = 0; i < d; i++) {
-                double z = 32.0 * normal_draw(&v->rng, st);
-                k[i] = z < -128.0 ? -128 : z > 127.0 ? 127 : round_i32(z);
-            }
+            bf_vec_normal_fill(&v->rng, st->vtmp, d);
+            bf_vec_quantize(st->vtmp, d, 32.0, 128.0, k);
+            for (uint32_t i = 0; i < d; i++)
+                k[i] = k[i] > 127 ? 127 : k[i];
             return;
         }
         /* eight bytes a draw */
@@ -588,88 +552,28 @@ static void vec_draw(bf_vars_t *v, const bf_var_spec_t *s, var_state *st)
         return;
     }
     case BF_VEC_NORMAL:
-        for (uint32_t i = 0; i < s->dims; i++) {
-            double z = normal_draw(&v->rng, st);
-            z = z < -16.0 ? -16.0 : z > 16.0 ? 16.0 : z;
-            k[i] = round_i32(z * (double)scale);
-        }
+        bf_vec_normal_fill(&v->rng, st->vtmp, s->dims);
+        bf_vec_quantize(st->vtmp, s->dims, (double)scale, (double)(BF_VEC_MAX_ABS * scale), k);
         return;
     case BF_VEC_UNIT: {
-        double n2 = 0;
-        for (uint32_t i = 0; i < s->dims; i++) {
-            double z = normal_draw(&v->rng, st);
-            st->vtmp[i] = z;
-            n2 += z * z;
-        }
+        bf_vec_normal_fill(&v->rng, st->vtmp, s->dims);
+        /* four partial sums: one was a chain of dependent additions (latency-bound) */
+        const double *z = st->vtmp;
+        double a[4] = {0, 0, 0, 0};
+        uint32_t i = 0;
+        for (; i + 4 <= s->dims; i += 4)
+            for (int j = 0; j < 4; j++)
+                a[j] += z[i + j] * z[i + j];
+        for (; i < s->dims; i++)
+            a[0] += z[i] * z[i];
+        double n2 = (a[0] + a[1]) + (a[2] + a[3]);
         double inv = n2 > 0 ? (double)scale / sqrt(n2) : 0;
-        for (uint32_t i = 0; i < s->dims; i++)
-            k[i] = round_i32(st->vtmp[i] * inv);
+        bf_vec_quantize(st->vtmp, s->dims, inv, (double)scale, k);
         if (n2 <= 0)
             k[0] = (int32_t)scale;
         return;
     }
     }
-}
-
-/* k / 10^prec as a JSON number with prec fraction digits ("-0.012345"); |k| < 17 * 10^prec */
-static inline char *fmt_decimal(char *p, int32_t k, uint32_t prec)
-{
-    uint32_t a = k < 0 ? (uint32_t)0 - (uint32_t)k : (uint32_t)k;
-    if (k < 0)
-        *p++ = '-';
-    uint32_t ip, fp;
-    /* the common precision as a constant divisor (a multiply instead of a division) */
-    if (prec == 6) {
-        ip = a / 1000000u;
-        fp = a - ip * 1000000u;
-    } else {
-        ip = a / pow10_u32[prec];
-        fp = a - ip * pow10_u32[prec];
-    }
-    if (ip >= 10) {
-        *p++ = (char)('0' + ip / 10);
-        ip %= 10;
-    }
-    *p++ = (char)('0' + ip);
-    *p++ = '.';
-    char *e = p + prec, *q = e;
-    uint32_t j = prec;
-    for (; j >= 2; j -= 2) {
-        unsigned t = (fp % 100u) * 2;
-        fp /= 100u;
-        *--q = digits2[t + 1];
-        *--q = digits2[t];
-    }
-    if (j)
-        *--q = (char)('0' + fp);
-    return e;
-}
-
-static const char b64_alphabet[] =
-    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-
-/* RFC 4648 section 4 base64 of src[0..n) with '=' padding; returns the length written */
-static size_t base64_write(char *dst, const uint8_t *src, size_t n)
-{
-    char *p = dst;
-    size_t i = 0;
-    for (; i + 3 <= n; i += 3) {
-        uint32_t x = (uint32_t)src[i] << 16 | (uint32_t)src[i + 1] << 8 | src[i + 2];
-        p[0] = b64_alphabet[x >> 18];
-        p[1] = b64_alphabet[(x >> 12) & 63];
-        p[2] = b64_alphabet[(x >> 6) & 63];
-        p[3] = b64_alphabet[x & 63];
-        p += 4;
-    }
-    if (i < n) {
-        uint32_t x = (uint32_t)src[i] << 16 | (i + 1 < n ? (uint32_t)src[i + 1] << 8 : 0);
-        p[0] = b64_alphabet[x >> 18];
-        p[1] = b64_alphabet[(x >> 12) & 63];
-        p[2] = i + 1 < n ? b64_alphabet[(x >> 6) & 63] : '=';
-        p[3] = '=';
-        p += 4;
-    }
-    return (size_t)(p - dst);
 }
 
 /* One vector value into dst (room for bf_var_max_len). */
@@ -683,44 +587,21 @@ static size_t gen_vector(bf_vars_t *v, const bf_var_spec_t *s, var_state *st, ch
         if (s->elem != BF_VEC_FLOAT) {
             for (uint32_t i = 0; i < d; i++)
                 raw[i] = (uint8_t)k[i];
-            return base64_write(dst, raw, d);
+            return bf_vec_base64(dst, raw, d);
         }
-        /* float32(k) / float32(10^p): both exact (|k| < 2^24), so the quotient is the float32
-         * nearest k / 10^p, as a JSON parser reads the decimal text (IEEE 754 division) */
-        float scale = (float)pow10_u32[s->precision];
-        for (uint32_t i = 0; i < d; i++) {
-            float f = (float)k[i] / scale;
-            uint32_t u;
-            memcpy(&u, &f, 4);
-            if (s->little) {
-                raw[4 * i] = (uint8_t)u;
-                raw[4 * i + 1] = (uint8_t)(u >> 8);
-                raw[4 * i + 2] = (uint8_t)(u >> 16);
-                raw[4 * i + 3] = (uint8_t)(u >> 24);
-            } else {
-                raw[4 * i] = (uint8_t)(u >> 24);
-                raw[4 * i + 1] = (uint8_t)(u >> 16);
-                raw[4 * i + 2] = (uint8_t)(u >> 8);
-                raw[4 * i + 3] = (uint8_t)u;
-            }
-        }
-        return base64_write(dst, raw, 4 * (size_t)d);
+        return bf_vec_write_base64_f32(dst, k, d, s->precision, s->little);
     }
-    char *p = dst;
-    *p++ = '[';
     if (s->elem != BF_VEC_FLOAT) {
+        char *p = dst;
+        *p++ = '[';
         for (uint32_t i = 0; i < d; i++) {
             p += bf_fmt_i64(p, k[i]);
             *p++ = ',';
         }
-    } else {
-        for (uint32_t i = 0; i < d; i++) {
-            p = fmt_decimal(p, k[i], s->precision);
-            *p++ = ',';
-        }
+        p[-1] = ']'; /* d >= 1: the last comma */
+        return (size_t)(p - dst);
     }
-    p[-1] = ']'; /* d >= 1: the last comma */
-    return (size_t)(p - dst);
+    return bf_vec_write_json(dst, k, d, s->precision);
 }
 
 /* A pooled vector variable's values: s->pool vectors drawn from v's RNG, back to back. */
