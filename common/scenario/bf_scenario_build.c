@@ -699,11 +699,16 @@ static int build_vector_file(bf__load_t *L, bf_var_spec_t *v, const bf__kval_t *
 {
     static const int not_with_file[] = {BF__K_VAR_DISTRIBUTION, BF__K_VAR_PRECISION, BF__K_VAR_POOL,
                                         BF__K_VAR_ELEMENT_TYPE};
-    for (size_t i = 0; i < sizeof not_with_file / sizeof not_with_file[0]; i++)
+    int kept = BF_OK, rc = BF_OK; /* validate: every key the file makes useless, each said */
+    for (size_t i = 0; rc == BF_OK && i < sizeof not_with_file / sizeof not_with_file[0]; i++)
         if (vv[not_with_file[i]].key)
-            return bf__err(L, vv[not_with_file[i]].key, BF_E_INVAL,
-                           "%s.%s: not used with file: (the file's rows are the vectors)", dp,
-                           bf__keys[not_with_file[i]].path + 12);
+            rc = bf__gather(L,
+                            bf__err(L, vv[not_with_file[i]].key, BF_E_INVAL,
+                                    "%s.%s: not used with file: (the file's rows are the vectors)",
+                                    dp, bf__keys[not_with_file[i]].path + 12),
+                            &kept);
+    if (rc != BF_OK)
+        return rc;
     const bf_ynode_t *fn = vv[BF__K_VAR_FILE].node;
     const char *path = vv[BF__K_VAR_FILE].s;
     /* an HDF5 data set is FILE#dataset: the file is what is read and shipped */
@@ -712,10 +717,10 @@ static int build_vector_file(bf__load_t *L, bf_var_spec_t *v, const bf__kval_t *
     snprintf(file, sizeof file, "%.*s", (int)strcspn(path, "#"), path);
     const char *text, *local;
     size_t len;
-    int rc = bf__ref_local(L, fn, key, "vector file", file, BF_MAX_CORPUS_SHIP_BYTES, &text, &len,
-                           &local);
+    rc = bf__ref_local(L, fn, key, "vector file", file, BF_MAX_CORPUS_SHIP_BYTES, &text, &len,
+                       &local);
     if (rc != BF_OK)
-        return rc;
+        return bf__gather(L, rc, &kept) != BF_OK ? rc : kept;
     char msg[512];
     bf_vecfile_t *vf = NULL;
     rc = bf_vecfile_open(path, local, (const unsigned char *)text, len,
@@ -726,7 +731,12 @@ static int build_vector_file(bf__load_t *L, bf_var_spec_t *v, const bf__kval_t *
         rc = bf_vecfile_check(vf, v->enc == BF_VEC_BASE64, v->little, &mean, msg, sizeof msg);
     if (rc != BF_OK) {
         bf_vecfile_close(&vf);
-        return bf__err(L, fn, rc, "%s.file: %s", dp, msg);
+        rc = bf__err(L, fn, rc, "%s.file: %s", dp, msg);
+        return bf__gather(L, rc, &kept) != BF_OK ? rc : kept;
+    }
+    if (kept != BF_OK) {
+        bf_vecfile_close(&vf);
+        return kept;
     }
     v->path = bf_strdup(path);
     v->vfile = vf;
@@ -769,30 +779,50 @@ static int build_vector(bf__load_t *L, bf_var_spec_t *v, const bf__kval_t *vv, c
     v->enc = (uint8_t)vv[BF__K_VAR_ENCODING].e;
     v->little = vv[BF__K_VAR_BYTE_ORDER].e == 1;
     v->precision = (uint32_t)vv[BF__K_VAR_PRECISION].u;
+    /* validate: each of these is said, not one per fix (they need nothing of each other);
+     * a load stops at the first (rc) */
+    int kept = BF_OK, rc = BF_OK;
     if (v->elem == BF_VEC_BIT && v->dims % 8 != 0)
-        return bf__err(L, vv[BF__K_VAR_DIMS].node, BF_E_INVAL,
-                       "%s.dims: element_type bit needs dims a multiple of 8 (one byte holds 8 "
-                       "dimensions), not %u",
-                       dp, v->dims);
-    if (v->elem != BF_VEC_FLOAT && v->dist == BF_VEC_UNIT)
-        return bf__err(L, vv[BF__K_VAR_DISTRIBUTION].node, BF_E_INVAL,
-                       "%s.distribution: unit vectors are float; for element_type %s use "
-                       "uniform or normal",
-                       dp, v->elem == BF_VEC_BYTE ? "byte" : "bit");
-    if (v->elem == BF_VEC_BIT && v->dist == BF_VEC_NORMAL)
-        return bf__err(L, vv[BF__K_VAR_DISTRIBUTION].node, BF_E_INVAL,
-                       "%s.distribution: bits are uniform (fair coin flips); remove "
-                       "distribution: normal",
-                       dp);
-    if (vv[BF__K_VAR_PRECISION].key && v->elem != BF_VEC_FLOAT)
-        return bf__err(L, vv[BF__K_VAR_PRECISION].key, BF_E_INVAL,
-                       "%s.precision: only float vectors have decimal digits; remove it", dp);
-    if (vv[BF__K_VAR_BYTE_ORDER].key && (v->elem != BF_VEC_FLOAT || v->enc != BF_VEC_BASE64))
-        return bf__err(L, vv[BF__K_VAR_BYTE_ORDER].key, BF_E_INVAL,
-                       "%s.byte_order: only float vectors in base64 have a byte order; remove it",
-                       dp);
+        rc = bf__gather(L,
+                        bf__err(L, vv[BF__K_VAR_DIMS].node, BF_E_INVAL,
+                                "%s.dims: element_type bit needs dims a multiple of 8 (one byte "
+                                "holds 8 dimensions), not %u",
+                                dp, v->dims),
+                        &kept);
+    if (rc == BF_OK && v->elem != BF_VEC_FLOAT && v->dist == BF_VEC_UNIT)
+        rc = bf__gather(L,
+                        bf__err(L, vv[BF__K_VAR_DISTRIBUTION].node, BF_E_INVAL,
+                                "%s.distribution: unit vectors are float; for element_type %s "
+                                "use uniform or normal",
+                                dp, v->elem == BF_VEC_BYTE ? "byte" : "bit"),
+                        &kept);
+    if (rc == BF_OK && v->elem == BF_VEC_BIT && v->dist == BF_VEC_NORMAL)
+        rc = bf__gather(L,
+                        bf__err(L, vv[BF__K_VAR_DISTRIBUTION].node, BF_E_INVAL,
+                                "%s.distribution: bits are uniform (fair coin flips); remove "
+                                "distribution: normal",
+                                dp),
+                        &kept);
+    if (rc == BF_OK && vv[BF__K_VAR_PRECISION].key && v->elem != BF_VEC_FLOAT)
+        rc = bf__gather(L,
+                        bf__err(L, vv[BF__K_VAR_PRECISION].key, BF_E_INVAL,
+                                "%s.precision: only float vectors have decimal digits; remove it",
+                                dp),
+                        &kept);
+    if (rc == BF_OK && vv[BF__K_VAR_BYTE_ORDER].key &&
+        (v->elem != BF_VEC_FLOAT || v->enc != BF_VEC_BASE64))
+        rc = bf__gather(L,
+                        bf__err(L, vv[BF__K_VAR_BYTE_ORDER].key, BF_E_INVAL,
+                                "%s.byte_order: only float vectors in base64 have a byte order; "
+                                "remove it",
+                                dp),
+                        &kept);
+    if (rc != BF_OK)
+        return rc;
     v->pool = (uint32_t)vv[BF__K_VAR_POOL].u;
     v->kind = v->enc == BF_VEC_BASE64 ? BF_VAR_KIND_STRING : BF_VAR_KIND_FRAGMENT;
+    if (kept != BF_OK)
+        return kept;
     if ((uint64_t)v->pool * bf_var_max_len(v, 0) > BF__MAX_VECTOR_POOL)
         return bf__err(L, vv[BF__K_VAR_POOL].node, BF_E_TOOBIG,
                        "%s.pool: %u vectors of up to %zu bytes are over %u MiB a thread; lower "
@@ -1045,33 +1075,48 @@ static int run_until(bf__load_t *L, bf_run_spec_t *run)
     run->until_min_repeat = (uint32_t)TOP(RUN_UNTIL_MIN)->u;
     run->until_max_repeat = (uint32_t)TOP(RUN_UNTIL_MAX)->u;
     run->until_max_time_ms = TOP(RUN_UNTIL_TIME)->u;
+    /* validate: every bound that cannot work is said in one run (they need nothing of each
+     * other); a load stops at the first (rc) */
+    int kept = BF_OK, rc = BF_OK;
     if (TOP(RUN_UNTIL)->key && !run->repeat_auto)
-        return bf__err(L, TOP(RUN_UNTIL)->key, BF_E_INVAL,
-                       "run.until: bounds run.repeat: auto only (run.repeat is %u); write "
-                       "run.repeat: auto or remove run.until",
-                       run->repeat);
-    if (run->until_max_repeat < run->until_min_repeat)
-        return bf__err(
-            L, TOP(RUN_UNTIL_MAX)->node ? TOP(RUN_UNTIL_MAX)->node : TOP(RUN_UNTIL_MIN)->node,
-            BF_E_INVAL,
-            "run.until.max_repeat (%u) is below run.until.min_repeat (%u): auto "
-            "tests after min_repeat rounds and stops at max_repeat; raise max_repeat "
-            "or lower min_repeat",
-            run->until_max_repeat, run->until_min_repeat);
-    if (run->repeat_auto && TOP(RUN_ORDER)->e == 1)
-        return bf__err(L, TOP(RUN_ORDER)->node, BF_E_INVAL,
-                       "run.order: sequential runs each cell's repetitions back to back, while "
-                       "run.repeat: auto adds rounds of the cells still undecided; remove "
-                       "run.order or give run.repeat a number");
+        rc = bf__gather(L,
+                        bf__err(L, TOP(RUN_UNTIL)->key, BF_E_INVAL,
+                                "run.until: bounds run.repeat: auto only (run.repeat is %u); "
+                                "write run.repeat: auto or remove run.until",
+                                run->repeat),
+                        &kept);
+    if (rc == BF_OK && run->until_max_repeat < run->until_min_repeat)
+        rc = bf__gather(
+            L,
+            bf__err(L,
+                    TOP(RUN_UNTIL_MAX)->node ? TOP(RUN_UNTIL_MAX)->node : TOP(RUN_UNTIL_MIN)->node,
+                    BF_E_INVAL,
+                    "run.until.max_repeat (%u) is below run.until.min_repeat (%u): auto "
+                    "tests after min_repeat rounds and stops at max_repeat; raise max_repeat "
+                    "or lower min_repeat",
+                    run->until_max_repeat, run->until_min_repeat),
+            &kept);
+    if (rc == BF_OK && run->repeat_auto && TOP(RUN_ORDER)->e == 1)
+        rc = bf__gather(L,
+                        bf__err(L, TOP(RUN_ORDER)->node, BF_E_INVAL,
+                                "run.order: sequential runs each cell's repetitions back to "
+                                "back, while run.repeat: auto adds rounds of the cells still "
+                                "undecided; remove run.order or give run.repeat a number"),
+                        &kept);
     uint64_t one = run->warmup_ms + run->duration_ms;
-    if (run->until_max_time_ms > 0 &&
+    if (rc == BF_OK && run->until_max_time_ms > 0 &&
         run->until_max_time_ms < (uint64_t)run->until_min_repeat * one)
-        return bf__err(L, TOP(RUN_UNTIL_TIME)->node, BF_E_INVAL,
-                       "run.until.max_time (%llu s) is shorter than run.until.min_repeat (%u) "
-                       "repetitions of one cell (%llu s of warmup and duration each): no "
-                       "comparison could be tested; raise it, or write 0s for no time bound",
-                       (unsigned long long)(run->until_max_time_ms / 1000), run->until_min_repeat,
-                       (unsigned long long)(one / 1000));
+        rc = bf__gather(
+            L,
+            bf__err(L, TOP(RUN_UNTIL_TIME)->node, BF_E_INVAL,
+                    "run.until.max_time (%llu s) is shorter than run.until.min_repeat (%u) "
+                    "repetitions of one cell (%llu s of warmup and duration each): no "
+                    "comparison could be tested; raise it, or write 0s for no time bound",
+                    (unsigned long long)(run->until_max_time_ms / 1000), run->until_min_repeat,
+                    (unsigned long long)(one / 1000)),
+            &kept);
+    if (rc != BF_OK || kept != BF_OK)
+        return rc != BF_OK ? rc : kept;
     if (run->repeat_auto)
         run->repeat = run->until_max_repeat;
     return BF_OK;
@@ -1299,11 +1344,19 @@ int bf__build_request_run(bf__load_t *L)
     r->gzip_level = (int)TOP(REQ_GZIP_LEVEL)->u;
     r->media_type_es8 = TOP(REQ_MEDIA_TYPE)->e == 1;
     r->transfer = (enum bf_transfer)TOP(REQ_TRANSFER)->e;
+    /* validate: each mistake of request, run and find_max is said in one run (the checks need
+     * nothing of each other); a load stops at the first (rc) */
+    int kept = BF_OK, rc = BF_OK;
     if (r->transfer == BF_TRANSFER_CHUNKED && sc->target.auth == BF_AUTH_AWS)
-        return bf__err(L, TOP(REQ_TRANSFER)->node, BF_E_INVAL,
-                       "request.transfer: chunked cannot be used with target.auth.aws: a signed "
-                       "body needs its SHA-256 before its first byte, so it is sent whole with "
-                       "its Content-Length; remove the key (auto) or write length");
+        rc = bf__gather(L,
+                        bf__err(L, TOP(REQ_TRANSFER)->node, BF_E_INVAL,
+                                "request.transfer: chunked cannot be used with target.auth.aws: "
+                                "a signed body needs its SHA-256 before its first byte, so it is "
+                                "sent whole with its Content-Length; remove the key (auto) or "
+                                "write length"),
+                        &kept);
+    if (rc != BF_OK)
+        return rc;
     r->timeout_ms = TOP(REQ_TIMEOUT)->u;
     const bf__kval_t *fp = TOP(REQ_FILTER_PATH);
     if (fp->set) {
@@ -1315,28 +1368,38 @@ int bf__build_request_run(bf__load_t *L)
     }
     /* an ingest pipeline: named by request.pipeline, shipped by index.pipeline(_file) */
     const bf__kval_t *pj = TOP(INDEX_PIPELINE), *pf = TOP(INDEX_PIPELINE_FILE);
-    if (pj->node && pf->set)
-        return bf__err(L, pf->key, BF_E_INVAL, "index: give pipeline or pipeline_file, not both");
     json_t *pbody = NULL;
-    if (pj->node) {
-        if (pj->node->kind != BF_Y_MAP)
-            return bf__err(L, pj->node, BF_E_INVAL,
-                           "index.pipeline: expected a mapping "
-                           "(the body of PUT /_ingest/pipeline/<name>)");
+    if (pj->node && pf->set)
+        rc = bf__gather(
+            L, bf__err(L, pf->key, BF_E_INVAL, "index: give pipeline or pipeline_file, not both"),
+            &kept);
+    else if (pj->node && pj->node->kind != BF_Y_MAP)
+        rc = bf__gather(L,
+                        bf__err(L, pj->node, BF_E_INVAL,
+                                "index.pipeline: expected a mapping "
+                                "(the body of PUT /_ingest/pipeline/<name>)"),
+                        &kept);
+    else if (pj->node)
         pbody = bf_y_to_json(pj->node);
-    } else if (pf->set) {
-        int rc = bf__read_json_file(L, pf->node, "index.pipeline_file", "ingest pipeline", pf->s,
-                                    &pbody);
-        if (rc != BF_OK)
-            return rc;
-    }
+    else if (pf->set)
+        rc = bf__gather(L,
+                        bf__read_json_file(L, pf->node, "index.pipeline_file", "ingest pipeline",
+                                           pf->s, &pbody),
+                        &kept);
+    if (rc != BF_OK)
+        return rc;
     if (pbody && !json_is_array(json_object_get(pbody, "processors"))) {
         json_decref(pbody);
-        return bf__err(L, pj->node ? pj->node : pf->node, BF_E_INVAL,
-                       "%s: an ingest pipeline "
-                       "needs \"processors\" (a list, e.g. [{\"set\": {\"field\": \"f\", "
-                       "\"value\": 1}}])",
-                       pj->node ? "index.pipeline" : "index.pipeline_file");
+        pbody = NULL;
+        rc = bf__gather(L,
+                        bf__err(L, pj->node ? pj->node : pf->node, BF_E_INVAL,
+                                "%s: an ingest pipeline "
+                                "needs \"processors\" (a list, e.g. [{\"set\": {\"field\": "
+                                "\"f\", \"value\": 1}}])",
+                                pj->node ? "index.pipeline" : "index.pipeline_file"),
+                        &kept);
+        if (rc != BF_OK)
+            return rc;
     }
     if (pbody) {
         sc->index.pipeline_json = json_dumps(pbody, JSON_COMPACT);
@@ -1344,14 +1407,19 @@ int bf__build_request_run(bf__load_t *L)
     }
     if (TOP(REQ_PIPELINE)->set) {
         const char *pn = TOP(REQ_PIPELINE)->s;
-        if (strstr(pn, "$[[") || strpbrk(pn, "/?#&% \"\\,*"))
-            return bf__err(L, TOP(REQ_PIPELINE)->node, BF_E_INVAL,
-                           "request.pipeline: '%s' is "
-                           "not a pipeline name (one name for every request: no $[[...]], '/', "
-                           "'?', '&', ',', '*', spaces or quotes; a name per document is "
-                           "document.pipeline)",
-                           pn);
-        r->pipeline = bf_strdup(pn);
+        if (strstr(pn, "$[[") || strpbrk(pn, "/?#&% \"\\,*")) {
+            rc = bf__gather(L,
+                            bf__err(L, TOP(REQ_PIPELINE)->node, BF_E_INVAL,
+                                    "request.pipeline: '%s' is not a pipeline name (one name for "
+                                    "every request: no $[[...]], '/', '?', '&', ',', '*', spaces "
+                                    "or quotes; a name per document is document.pipeline)",
+                                    pn),
+                            &kept);
+            if (rc != BF_OK)
+                return rc;
+        } else {
+            r->pipeline = bf_strdup(pn);
+        }
     } else if (sc->index.pipeline_json) {
         r->pipeline = bf_asprintf("bulkfleet-%s", sc->name);
         for (char *p = r->pipeline; *p; p++)
@@ -1387,8 +1455,9 @@ int bf__build_request_run(bf__load_t *L)
                  sc->document.corpus_passes, sc->document.corpus_passes == 1 ? "" : "s");
     run->duration_ms = TOP(RUN_DURATION)->u;
     run->repeat = (uint32_t)TOP(RUN_REPEAT)->u;
-    if (run_until(L, run) != BF_OK)
-        return BF_E_INVAL;
+    rc = run_until(L, run);
+    if (rc != BF_OK && bf__gather(L, rc, &kept) != BF_OK)
+        return rc;
     run->order_sequential = TOP(RUN_ORDER)->e == 1;
     run->target_rate = TOP(RUN_TARGET_RATE)->d;
     run->agents = (uint32_t)TOP(RUN_AGENTS)->u;
@@ -1409,16 +1478,19 @@ int bf__build_request_run(bf__load_t *L)
     sc->findings.alpha = TOP(FINDINGS_ALPHA)->d > 0 ? TOP(FINDINGS_ALPHA)->d : 0.05;
     sc->findings.noise_band = TOP(FINDINGS_BAND)->node ? TOP(FINDINGS_BAND)->d : 0.02;
     fm->present = TOP(FM)->set;
-    if (fm->batch_max < fm->batch_start || fm->concurrency_max < fm->concurrency_start) {
-        const bf__kval_t *k =
-            fm->batch_max < fm->batch_start ? TOP(FM_BATCH_MAX) : TOP(FM_CONC_MAX);
-        return bf__err(L, k->node, BF_E_INVAL,
-                       "%s: must not be below %s; raise it or lower "
-                       "the start value",
-                       fm->batch_max < fm->batch_start ? "find_max.batch_max"
-                                                       : "find_max.concurrency_max",
-                       fm->batch_max < fm->batch_start ? "find_max.batch_start"
-                                                       : "find_max.concurrency_start");
-    }
-    return BF_OK;
+    if (fm->batch_max < fm->batch_start)
+        rc = bf__gather(L,
+                        bf__err(L, TOP(FM_BATCH_MAX)->node, BF_E_INVAL,
+                                "find_max.batch_max: must not be below find_max.batch_start; "
+                                "raise it or lower the start value"),
+                        &kept);
+    if (rc == BF_OK && fm->concurrency_max < fm->concurrency_start)
+        rc = bf__gather(L,
+                        bf__err(L, TOP(FM_CONC_MAX)->node, BF_E_INVAL,
+                                "find_max.concurrency_max: must not be below "
+                                "find_max.concurrency_start; raise it or lower the start value"),
+                        &kept);
+    if (rc != BF_OK)
+        return rc;
+    return kept;
 }

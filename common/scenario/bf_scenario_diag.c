@@ -48,6 +48,8 @@ int bf__collect(bf__load_t *L, int rc)
 {
     if (rc == BF_OK || L->opts == NULL || L->opts->on_error == NULL)
         return 0;
+    if (L->diag->msg[0] == '\0' && L->nerrors > 0) /* its check group kept it (bf__gather) */
+        return 1;
     if (L->nerrors < BF__MAX_COLLECTED) {
         L->errors = bf_realloc(L->errors, (L->nerrors + 1) * sizeof *L->errors);
         L->errors[L->nerrors].code = rc;
@@ -58,6 +60,15 @@ int bf__collect(bf__load_t *L, int rc)
     L->diag->code = BF_OK;
     L->diag->msg[0] = '\0';
     return 1;
+}
+
+int bf__gather(bf__load_t *L, int rc, int *first)
+{
+    if (rc == BF_OK || !bf__collect(L, rc))
+        return rc;
+    if (*first == BF_OK)
+        *first = rc;
+    return BF_OK;
 }
 
 int bf__report_collected(bf__load_t *L)

@@ -86,6 +86,9 @@ static inline int bf__varname_char(char ch)
 int bf__v_varname(struct bf__load *L, const bf_ynode_t *n, const char *path, bf__kval_t *v);
 int bf__v_filter_path(struct bf__load *L, const bf_ynode_t *n, const char *path, bf__kval_t *v);
 int bf__v_nonempty(struct bf__load *L, const bf_ynode_t *n, const char *path, bf__kval_t *v);
+/* index.name: not empty, and its written text (outside {axis} placeholders) lowercase, without
+ * a leading '-', '_' or '+' and without the characters OpenSearch refuses in index names */
+int bf__v_index_name(struct bf__load *L, const bf_ynode_t *n, const char *path, bf__kval_t *v);
 
 #define BF__DUR_DAY 86400000.0
 
@@ -158,7 +161,7 @@ int bf__v_nonempty(struct bf__load *L, const bf_ynode_t *n, const char *path, bf
       NULL)                                                                                        \
     X(MS_BUFFER, "metrics_store.buffer_docs", BF__T_COUNT, "50k", 100, 1e7, 0, 0, NULL, NULL)      \
     X(INDEX, "index", BF__T_SECTION, NULL, 0, 0, 0, 0, NULL, NULL)                                 \
-    X(INDEX_NAME, "index.name", BF__T_STR, NULL, 0, 0, 0, 0, NULL, bf__v_nonempty)                 \
+    X(INDEX_NAME, "index.name", BF__T_STR, NULL, 0, 0, 0, 0, NULL, bf__v_index_name)               \
     X(INDEX_IMPORTED_NAME, "index.imported_name", BF__T_STR, NULL, 0, 0, 0, 0, NULL,               \
       bf__v_nonempty)                                                                              \
     X(INDEX_COUNT, "index.count", BF__T_U32, "1", 1, 10000, 0, 0, NULL, NULL)                      \
@@ -486,6 +489,12 @@ typedef struct bf__load {
  * end of the key pass (reported there in file order, the first into diag), clear diag and
  * return 1 (go on); without it return 0 (stop at the first error, as before). */
 int bf__collect(bf__load_t *L, int rc);
+/* bf__gather — one mistake rc (its message in L->diag) of a group of checks that do not need
+ * each other: with opts->on_error set it is kept (bf__collect), *first takes the first code
+ * kept and BF_OK comes back, so the group goes on with its next check and returns *first at
+ * its end (its mistakes said together, not one per fix); without on_error rc comes back (stop
+ * at the first). A caller that collects the group's result again finds diag empty: kept. */
+int bf__gather(bf__load_t *L, int rc, int *first);
 /* bf__report_collected — the end of a key pass that collected errors: each to opts->on_error
  * in file order (then "... and N more mistakes" past BF__MAX_COLLECTED), the first into diag;
  * returns its code. */

@@ -22,6 +22,36 @@ int bf__v_nonempty(bf__load_t *L, const bf_ynode_t *n, const char *path, bf__kva
     return BF_OK;
 }
 
+int bf__v_index_name(bf__load_t *L, const bf_ynode_t *n, const char *path, bf__kval_t *v)
+{
+    int rc = bf__v_nonempty(L, n, path, v);
+    if (rc != BF_OK || v->s == NULL)
+        return rc;
+    /* the written text outside {axis} placeholders: each cell's name keeps it as it is, so a
+     * mistake in it is every cell's and is said here, with the other key mistakes (the cells'
+     * own names are checked when the matrix is expanded) */
+    const char *bad = NULL, *fix = "";
+    int depth = 0;
+    for (const char *c = v->s; !bad && *c; c++) {
+        if (*c == '{' || (*c == '}' && depth > 0)) {
+            depth += *c == '{' ? 1 : -1;
+            continue;
+        }
+        if (depth > 0)
+            continue;
+        if (c == v->s && strchr("-_+", *c))
+            bad = "cannot start with '-', '_' or '+'", fix = "; start it with a letter or digit";
+        else if (*c >= 'A' && *c <= 'Z')
+            bad = "must be lowercase", fix = "; write it in lower case";
+        else if (strchr("\\/*?\"<>| ,#:", *c) || (unsigned char)*c < 0x20)
+            bad = "cannot contain \\ / * ? \" < > | space , # or :", fix = "; remove them";
+    }
+    if (bad)
+        return bf__err(L, n, BF_E_INVAL, "%s: '%s' %s (OpenSearch index name rules)%s", path, v->s,
+                       bad, fix);
+    return BF_OK;
+}
+
 /* "0.05", "5%" or "5 %" as a share in [lo, hi] into v->d */
 static int share(bf__load_t *L, const bf_ynode_t *n, const char *path, bf__kval_t *v, double lo,
                  double hi)

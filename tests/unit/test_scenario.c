@@ -1266,6 +1266,60 @@ static void expect_prefixes(const errs *e, const char *const *want, size_t n)
             fail_msg("mistake %zu: '%s', expected '%s...'", i, e->msg[i], want[i]);
 }
 
+/* validate: the checks of a group that need nothing of each other are said in one run, not
+ * one more after each fix (a vector's element_type checks, run.until's bounds, find_max's
+ * starts, an index name's case beside a key mistake of the index section); without the
+ * callback the load stops at the first of them */
+static void test_stage_gates_collected(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *yaml;
+        const char *want[4];
+        size_t n;
+    } cases[] = {
+        {"name: t\ntarget: {hosts: [http://127.0.0.1:9200]}\n"
+         "variables:\n"
+         "  - {name: v, type: vector, element_type: bit, dims: 12, precision: 3, byte_order: "
+         "little}\n"
+         "document: {source: '{\"v\": $[[v]]}'}\n",
+         {"g.yaml:4:54: variables[0].dims: element_type bit needs dims a multiple of 8",
+          "g.yaml:4:58: variables[0].precision: only float",
+          "g.yaml:4:72: variables[0].byte_order: only float"},
+         3},
+        {"name: t\ntarget: {hosts: [http://127.0.0.1:9200]}\ndocument: {source: '{}'}\n"
+         "run: {duration: 10s, repeat: auto, order: sequential,\n"
+         "      until: {min_repeat: 5, max_repeat: 3, max_time: 1s}}\n",
+         {"g.yaml:4:43: run.order: sequential", "g.yaml:5:42: run.until.max_repeat (3) is below",
+          "g.yaml:5:55: run.until.max_time (1 s) is shorter"},
+         3},
+        {"name: t\ntarget: {hosts: [http://127.0.0.1:9200]}\ndocument: {source: '{}'}\n"
+         "find_max: {batch_start: 500, batch_max: 100, concurrency_start: 8, "
+         "concurrency_max: 2}\n",
+         {"g.yaml:4:41: find_max.batch_max: must not be below",
+          "g.yaml:4:85: find_max.concurrency_max: must not be below"},
+         2},
+        {"name: t\ntarget: {hosts: [http://127.0.0.1:9200]}\ndocument: {source: '{}'}\n"
+         "index: {name: 'Logs-{shards}', settings: 5}\n",
+         {"g.yaml:4:15: index.name: 'Logs-{shards}' must be lowercase",
+          "g.yaml:4:42: index.settings: expected"},
+         2},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        errs e = {0};
+        bf_load_opts_t o = {.on_error = on_err, .on_error_ctx = &e};
+        bf_diag_t d = {0};
+        bf_scenario_t *sc = NULL;
+        const char *y = cases[c].yaml;
+        assert_int_not_equal(bf_scenario_load_text(y, strlen(y), "g.yaml", &o, &sc, &d), BF_OK);
+        expect_prefixes(&e, cases[c].want, cases[c].n);
+        /* without the callback: the first alone */
+        bf_diag_t d1 = {0};
+        assert_int_not_equal(bf_scenario_load_text(y, strlen(y), "g.yaml", NULL, &sc, &d1), BF_OK);
+        assert_non_null(strstr(d1.msg, "g.yaml:"));
+    }
+}
+
 static void test_all_key_errors(void **state)
 {
     (void)state;
@@ -1785,6 +1839,7 @@ int main(void)
         cmocka_unit_test(test_pipeline),
         cmocka_unit_test(test_env_warn_stand_ins),
         cmocka_unit_test(test_all_key_errors),
+        cmocka_unit_test(test_stage_gates_collected),
         cmocka_unit_test(test_all_later_mistakes),
         cmocka_unit_test(test_axis_typo_with_key_mistakes),
         cmocka_unit_test(test_unclosed_placeholder),
