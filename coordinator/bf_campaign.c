@@ -729,8 +729,8 @@ static int campaign_fold(bf__campaign_t *c, const bf_row_t *reps, const uint32_t
     }
     bf_finish_mark_unsteady(rows, *nrows);
     bf_results_set_schedule(c->res, campaign_schedule(c, reps, nreps, repeat));
-    if (*nrows)
-        bf_results_write_matrix(c->res, c->sc, rows, *nrows);
+    if (*nrows) /* off the fleet's thread: a slow results disk delays no heartbeat */
+        bf__cellsetup_write_matrix(c, rows, *nrows);
     return any_bad;
 }
 

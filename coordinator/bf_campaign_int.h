@@ -239,6 +239,21 @@ int bf__cellsetup_fleet(bf__campaign_t *c, bf__fleet_setup_t *fs);
  * Pings and the current cell's messages (bf__cellrun_attach's handlers) while a cluster call
  * of c->es or the end of the cell's telemetry blocks the loop. Never uses c->es. */
 void bf__cellsetup_tick(void *ctx);
+/* How often bf__cellsetup_offload's wait looks whether its thread is done (ms): the delay it
+ * adds to a cell's end. */
+#define BF__OFFLOAD_WAKE_MS 10
+/* bf__cellsetup_offload — run fn(arg) on a thread of its own while this thread keeps the
+ * fleet (bf_fleet_poll: Hellos, Pings, Pongs, the handlers' messages), and return once fn has
+ * returned: what fn writes is in place, in its order, when this returns, and a slow results
+ * disk delays no heartbeat. fn must touch neither the fleet nor c->es, and nothing the fleet's
+ * handlers use meanwhile (a cell's files once its members are detached). When no thread can
+ * start, fn runs here. Not thread-safe (the campaign's loop). */
+void bf__cellsetup_offload(bf__campaign_t *c, void (*fn)(void *), void *arg);
+/* bf__cellsetup_write_matrix — bf_results_write_matrix(c->res, c->sc, rows, nrows) through
+ * bf__cellsetup_offload: matrix.csv, .md and .json rewritten after a cell while the fleet is
+ * answered. Returns as bf_results_write_matrix (a failure is in bf_results_error). Not
+ * thread-safe (the campaign's loop). */
+int bf__cellsetup_write_matrix(bf__campaign_t *c, const bf_row_t *rows, size_t nrows);
 /* bf__cellsetup_local_agents — start opts->local_agents agent processes connecting to the
  * control bind. Returns BF_EXIT_OK, or BF_EXIT_ENV after printing why. */
 int bf__cellsetup_local_agents(bf__campaign_t *c, bf__fleet_setup_t *fs);

@@ -1242,33 +1242,51 @@ static void cell_load(bf__campaign_t *c, const bf_cell_t *cell, bf_fleet_agent_t
 
 /* The cluster's side of the cell: telemetry stopped (before _refresh/_count, so those do not
  * show up as indexing; a cell that ended at the end of its corpus over the same window as the
- * row's, to the second after it) and written to telemetry/<cell>[.aborted].ndjson; into
- * *side. */
+ * row's, to the second after it); its lines for telemetry/<cell>[.aborted].ndjson into *tnd
+ * (written with the cell's file: cell_files), its summary into *side. */
 static void cell_telemetry(bf__campaign_t *c, const bf_cell_t *cell, int interrupted,
-                           bf_cluster_side_t *side)
+                           bf_cluster_side_t *side, bf_buf_t *tnd)
 {
     bf_telemetry_summary_t ts;
-    bf_buf_t tnd;
-    bf_buf_init(&tnd, 0);
     uint64_t corpus_end_ms = c->agg ? bf_cellagg_corpus_end_ms(c->agg) : 0;
     if (corpus_end_ms && !interrupted)
         bf_telemetry_stop_at(c->tele, (int32_t)((corpus_end_ms + 999) / 1000));
-    bf_telemetry_stop(c->tele, &ts, &tnd);
-    if (tnd.len) {
-        char *rel = bf_asprintf("telemetry/%s%s.ndjson", c->cell_name, interrupted ? ".aborted" : "");
-        bf_results_write_file(c->res, rel, tnd.data, tnd.len);
-        free(rel);
-    }
+    bf_telemetry_stop(c->tele, &ts, tnd);
     if (ts.ticks_failed)
         bf_warn("cell %s: %u of %u telemetry samples got no answer", cell->id, ts.ticks_failed,
                 ts.ticks);
-    bf_buf_cleanup(&tnd);
     *side = (bf_cluster_side_t){.write_queue_max = ts.write_queue_max,
                                 .write_rejected = ts.write_rejected,
                                 .hot_spot_ratio = ts.hot_spot_ratio,
                                 .cluster_docs_per_s = ts.cluster_docs_per_s,
                                 .transport_rx_bytes = ts.transport_rx_bytes,
                                 .transport_tx_bytes = ts.transport_tx_bytes};
+}
+
+/* The files of a cell's end, written off the fleet's thread (bf__cellsetup_offload) in this
+ * order: telemetry/<cell>[.aborted].ndjson, then cells/<cell>[.aborted].ndjson (bf_finish_write:
+ * a failure leaves the row unverified and bf_results_error set, so the campaign ends with exit
+ * 3 and the resume command as for any other results file). */
+typedef struct cell_files {
+    bf_results_t *res;
+    const char *name;
+    int aborted;
+    const bf_buf_t *tnd; /* the telemetry's lines (len 0: none) */
+    const bf_cellagg_t *agg;
+    const char *const *ids;
+    uint32_t nagents;
+    bf_row_t *row;
+} cell_files_t;
+
+static void cell_files(void *arg)
+{
+    cell_files_t *f = arg;
+    if (f->tnd->len) {
+        char *rel = bf_asprintf("telemetry/%s%s.ndjson", f->name, f->aborted ? ".aborted" : "");
+        bf_results_write_file(f->res, rel, f->tnd->data, f->tnd->len);
+        free(rel);
+    }
+    bf_finish_write(f->res, f->name, f->aborted, f->agg, f->ids, f->nagents, f->row);
 }
 
 /* The load is over: the row. From here the fleet runs inside the blocking calls (the
@@ -1284,7 +1302,9 @@ static void cell_finish(bf__campaign_t *c, const bf_cell_t *cell, const bf__cell
     for (uint32_t i = 0; i < nagents; i++)
         agents[i]->user = NULL;
     bf_cluster_side_t side;
-    cell_telemetry(c, cell, interrupted, &side);
+    bf_buf_t tnd;
+    bf_buf_init(&tnd, 0);
+    cell_telemetry(c, cell, interrupted, &side, &tnd);
     if (c->bad_samples)
         bf_warn("cell %s: %llu samples had invalid histograms (counted, histograms dropped)",
                 cell->id, (unsigned long long)c->bad_samples);
@@ -1306,7 +1326,18 @@ static void cell_finish(bf__campaign_t *c, const bf_cell_t *cell, const bf__cell
     const char **ids = bf_calloc(nagents + 1, sizeof *ids);
     for (uint32_t i = 0; i < nagents; i++)
         ids[i] = agents[i]->id;
-    bf_finish_cell(c->res, c->es, cell, c->cell_name, c->agg, ids, nagents, &end, row);
+    bf_finish_cell(NULL, c->es, cell, c->cell_name, c->agg, ids, nagents, &end, row);
+    /* a slow results disk holds up neither the agents' Pings nor their Hellos */
+    cell_files_t files = {.res = c->res,
+                          .name = c->cell_name,
+                          .aborted = interrupted,
+                          .tnd = &tnd,
+                          .agg = c->agg,
+                          .ids = ids,
+                          .nagents = nagents,
+                          .row = row};
+    bf__cellsetup_offload(c, cell_files, &files);
+    bf_buf_cleanup(&tnd);
     free(ids);
     bf__cellrun_publish(c, k + 1, ncells, "finish", shown);
     if (c->gaps)

@@ -11,6 +11,8 @@
 #include "bf_prefill.h"
 
 #include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +27,55 @@ void bf__cellsetup_tick(void *ctx)
 {
     bf__campaign_t *c = ctx;
     bf_fleet_poll(c->fleet, 0);
+}
+
+typedef struct offload {
+    void (*fn)(void *);
+    void *arg;
+    atomic_int done;
+} offload_t;
+
+static void *offload_run(void *p)
+{
+    offload_t *o = p;
+    o->fn(o->arg);
+    atomic_store(&o->done, 1);
+    return NULL;
+}
+
+void bf__cellsetup_offload(bf__campaign_t *c, void (*fn)(void *), void *arg)
+{
+    offload_t o = {.fn = fn, .arg = arg};
+    atomic_init(&o.done, 0);
+    pthread_t th;
+    if (c->fleet == NULL || pthread_create(&th, NULL, offload_run, &o) != 0) {
+        fn(arg);
+        return;
+    }
+    while (!atomic_load(&o.done))
+        bf_fleet_poll(c->fleet, BF__OFFLOAD_WAKE_MS);
+    pthread_join(th, NULL);
+}
+
+typedef struct matrix_job {
+    bf_results_t *res;
+    const bf_scenario_t *sc;
+    const bf_row_t *rows;
+    size_t nrows;
+    int rc;
+} matrix_job_t;
+
+static void matrix_job_run(void *p)
+{
+    matrix_job_t *j = p;
+    j->rc = bf_results_write_matrix(j->res, j->sc, j->rows, j->nrows);
+}
+
+int bf__cellsetup_write_matrix(bf__campaign_t *c, const bf_row_t *rows, size_t nrows)
+{
+    matrix_job_t j = {.res = c->res, .sc = c->sc, .rows = rows, .nrows = nrows, .rc = BF_OK};
+    bf__cellsetup_offload(c, matrix_job_run, &j);
+    return j.rc;
 }
 
 #define CLUSTER_WAIT_DEFAULT_MS 60000

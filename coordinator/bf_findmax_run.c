@@ -611,7 +611,9 @@ int bf__findmax_run(bf__campaign_t *c, bf_row_t **rows, size_t *nrows)
                 caprows = caprows ? caprows * 2 : 64;
                 *rows = bf_realloc(*rows, caprows * sizeof **rows);
             }
-            const bf_row_t *folded = bf_finish_fold(c->res, c->sc, &row, 1, *rows, nrows, NULL);
+            const bf_row_t *folded = bf_finish_fold(NULL, c->sc, &row, 1, *rows, nrows, NULL);
+            if (folded) /* off the fleet's thread: a slow results disk delays no heartbeat */
+                bf__cellsetup_write_matrix(c, *rows, *nrows);
             if (rc == BF_E_INTR) {
                 code = bf_exit_of_signal(bf_campaign_signal);
                 break;

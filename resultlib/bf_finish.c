@@ -95,9 +95,15 @@ int bf_finish_cell(bf_results_t *res, bf_es_t *es, const bf_cell_t *cell, const 
     }
     if (res == NULL)
         return BF_OK;
+    return bf_finish_write(res, name, end->aborted, agg, agent_ids, nagents, row);
+}
+
+int bf_finish_write(bf_results_t *res, const char *name, int aborted, const bf_cellagg_t *agg,
+                    const char *const *agent_ids, uint32_t nagents, bf_row_t *row)
+{
     /* an aborted cell is kept under a name --resume does not take as finished: it runs again */
     char file_name[300];
-    snprintf(file_name, sizeof file_name, "%s%s", name, end->aborted ? ".aborted" : "");
+    snprintf(file_name, sizeof file_name, "%s%s", name, aborted ? ".aborted" : "");
     int rc = bf_results_cell_done(res, file_name, agg, agent_ids, nagents, row);
     if (rc != BF_OK) {
         /* its per-second file is not there: nothing on disk backs the row */

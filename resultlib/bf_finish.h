@@ -58,10 +58,22 @@ typedef struct bf_cell_end {
  * over the whole cell).
  * Returns 0, or BF_E_IO when the cell file could not be written: the row is still filled but
  * not verified (its reason says which file and why; bf_results_error has it too).
- * Not thread-safe (res, es). */
+ * Not thread-safe (res, es). res NULL: the row only (the caller then writes it with
+ * bf_finish_write). */
 int bf_finish_cell(bf_results_t *res, bf_es_t *es, const bf_cell_t *cell, const char *name,
                    bf_cellagg_t *agg, const char *const *agent_ids, uint32_t nagents,
                    const bf_cell_end_t *end, bf_row_t *row);
+
+/* bf_finish_write — the cell file of a row bf_finish_cell(NULL, ...) computed:
+ * cells/<name>.ndjson (cells/<name>.aborted.ndjson when aborted, which `run --resume` runs
+ * again) written atomically (bf_results_cell_done: the row, each second's counters and
+ * agent_ids[0..nagents)' seconds from agg, the raw samples) and the profiled queries' answers.
+ * Returns 0, or BF_E_IO when it could not be written: row is then not verified (its reason says
+ * which file and why; bf_results_error has it too). Touches no cluster and no fleet: it may run
+ * on a thread other than the one that computed the row, with res, agg and row used by nothing
+ * else meanwhile. */
+int bf_finish_write(bf_results_t *res, const char *name, int aborted, const bf_cellagg_t *agg,
+                    const char *const *agent_ids, uint32_t nagents, bf_row_t *row);
 
 /* bf_finish_fold — the cell's matrix row from its nreps (>= 1) repetitions: the median
  * repetition by docs/s (bf_rows_median; repeat = 1 for one), appended at rows[*nrows] (the
