@@ -121,9 +121,26 @@ static const psrc_vec *psrc_checked(const bf_vimport_ctx_t *ctx, const char *psr
     const char *c = strstr(py, cls);
     int same = strstr(py, reg) && c && (c[strlen(cls)] == '(' || c[strlen(cls)] == ':') &&
                strstr(py, k->marker);
+    /* the class the track registers under the name instead (dense_vector's, so_vector's,
+     * openai_vector's and cohere_vector's KnnParamSource, reading their queries file) */
+    char other[64] = "";
+    char at[200];
+    snprintf(at, sizeof at, "register_param_source(\"%s\",", k->name);
+    const char *o = strstr(py, at);
+    if (!same && o) {
+        o += strlen(at);
+        size_t n = strcspn(o, ")");
+        if (n > 0 && n < sizeof other && strncmp(o, k->cls, n) != 0)
+            snprintf(other, sizeof other, "%.*s", (int)n, o);
+    }
     free(py);
     if (!same) {
-        if (why)
+        if (why && other[0])
+            snprintf(why, why_size,
+                     ", which bulkfleet does not run (the track's %s registers %s under it, not "
+                     "the published %s whose query bulkfleet writes as a template)",
+                     ctx->pyname, other, k->cls);
+        else if (why)
             snprintf(why, why_size,
                      ", which bulkfleet does not run (the track's %s does not register the "
                      "published %s under it, which bulkfleet writes as a template)",
@@ -315,10 +332,10 @@ static int bulk_dataset(const bf_vimport_ctx_t *ctx, json_t *op, const char *wha
     out->index = str_of(op, "index") ? bf_strdup(str_of(op, "index")) : NULL;
     bf_yaml_note(&out->notes,
                  "%s (bulk-vector-data-set): the data set's rows as the vector variable "
-                 "vec (file: %s), one document {\"%s\": vec} each%s, its %s the row number "
+                 "vec (file: %s), one document %s each%s, its %s the row number "
                  "(the variable row), as OpenSearch Benchmark sends them; bulk_size %.0f, "
                  "the task's clients",
-                 what, file, field, id_in_source ? " and the id field" : "",
+                 what, file, out->source, id_in_source ? " and the id field" : "",
                  id_in_source ? idf : "_id", bs);
     free(file);
     if (dot)

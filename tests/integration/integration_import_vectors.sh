@@ -171,5 +171,8 @@ grep -q '"vector":{"dims":96,"element_type":"float"' dv.yaml || { cat dv.yaml >&
 # the parallel bulk task writes another corpus: named, not folded into the first one's cells
 grep -q "index-and-search: 12 tasks: 1 bulk, 0 searches imported, 4 mapped to what each cell does; 7 not imported: .*parallel-documents-indexing-bulk (bulk: its corpora are \"cohere-parallel-indexing\", the first bulk task's \"cohere-initial-indexing\"; the scenario loads the first bulk task's documents)" cv.err ||
     { cat cv.err >&2; fail "cohere_vector: not every task accounted for"; }
+# its searches' param-source is the track's own class (query vectors from queries.json): said so
+grep -q "standalone-search-knn-10-100-single-client (search: its request comes from the param-source 'knn-param-source' of the track's track.py, which bulkfleet does not run (the track's track.py registers KnnParamSource under it, not the published RandomSearchParamSource" cv.err ||
+    { cat cv.err >&2; fail "cohere_vector: the track's own param-source class not named"; }
 grep -q '^  concurrency: \[5\]$' cv.yaml && ! grep -q target_rate cv.yaml || { cat cv.yaml >&2; fail "cohere_vector: the parallel bulk task's clients or rate in the cells"; }
 pass "random_vector, vectorsearch, dense_vector and cohere_vector imported, every task accounted for, the scenarios validate"
