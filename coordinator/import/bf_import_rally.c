@@ -526,10 +526,50 @@ static int rally_vector_task(rally_t *R, json_t *t, json_t *op, const char *type
     if (rc != BF_OK || R->vec.active)
         return rc;
     rc = bf_vimport_bulk(&R->vctx, op, type, what, &R->vec, R->diag);
+    if (rc == BF_OK && R->vec.index)
+        R->vctx.loaded_index = R->vec.index;
     if (rc == BF_OK && R->vec.bulk_size > 0)
         add_value(&R->batch, R->vec.bulk_size);
     R->missing += R->vec.missing;
     return rc;
+}
+
+/* A later bulk task of other documents than the first bulk task's (cohere_vector's and
+ * openai_vector's parallel-documents-indexing of their own corpus; OpenSearch Benchmark's
+ * train-test, which loads train_index, then target_index with a trained model): one scenario
+ * loads the first bulk task's documents, so it is named as not imported (1), not folded into
+ * their cells' axes. The keys naming a task's documents: Rally's corpora and indices, a vector
+ * data set's index and file. */
+static int other_documents(rally_t *R, json_t *t, json_t *op, const char *type, int vk)
+{
+    if (R->first_bulk == NULL || (vk && !R->vec.active) || (!vk && R->vec.active))
+        return 0;
+    static const char *const RK[] = {"corpora", "indices", NULL};
+    static const char *const VK[] = {"index", "data_set_path", "data_set_corpus", NULL};
+    const char *const *keys = vk ? VK : RK;
+    const char *differs = NULL;
+    for (size_t k = 0; keys[k] && !differs; k++) {
+        json_t *a = json_object_get(op, keys[k]), *b = json_object_get(R->first_bulk, keys[k]);
+        /* json_equal(NULL, NULL) is 0: both absent are the same documents */
+        if ((a || b) && !json_equal(a, b))
+            differs = keys[k];
+    }
+    if (differs == NULL)
+        return 0;
+    const char *tn = bf__str_of(t, "name") ? bf__str_of(t, "name") : bf__str_of(op, "name");
+    char *mine = json_dumps(json_object_get(op, differs), JSON_COMPACT | JSON_ENCODE_ANY);
+    char *first =
+        json_dumps(json_object_get(R->first_bulk, differs), JSON_COMPACT | JSON_ENCODE_ANY);
+    char *why = bf_asprintf("%s (%s: %s %s, the first bulk task's %s; the scenario loads "
+                            "the first bulk task's documents)",
+                            tn ? tn : "?", type, differs, mine ? mine : "all of the track's",
+                            first ? first : "all of the track's");
+    json_array_append_new(R->acc.skipped, json_string(why));
+    R->acc.total++;
+    free(why);
+    free(mine);
+    free(first);
+    return 1;
 }
 
 /* Every task of the schedule: its operation resolved by name ("operations"; a name without a
@@ -587,38 +627,8 @@ static int rally_bulk_tasks(rally_t *R)
                 bf_buf_appendf(&R->other_bulk, "%s'%s'", R->other_bulk.len ? ", " : "", type);
             continue;
         }
-        /* a later bulk task of other documents (cohere_vector's and openai_vector's
-         * parallel-documents-indexing of their own corpus): one scenario loads the first bulk
-         * task's documents, so it is named, not folded into their cells' axes */
-        if (!vk && R->first_bulk && !R->vec.active) {
-            json_t *c1 = json_object_get(op, "corpora"),
-                   *c0 = json_object_get(R->first_bulk, "corpora");
-            json_t *i1 = json_object_get(op, "indices"),
-                   *i0 = json_object_get(R->first_bulk, "indices");
-            /* json_equal(NULL, NULL) is 0: both absent are the same documents */
-            int ceq = (!c1 && !c0) || json_equal(c1, c0);
-            int ieq = (!i1 && !i0) || json_equal(i1, i0);
-            if (!ceq || !ieq) {
-                const char *tn =
-                    bf__str_of(t, "name") ? bf__str_of(t, "name") : bf__str_of(op, "name");
-                char *mine = json_dumps(json_object_get(op, ceq ? "indices" : "corpora"),
-                                        JSON_COMPACT | JSON_ENCODE_ANY);
-                char *first =
-                    json_dumps(json_object_get(R->first_bulk, ceq ? "indices" : "corpora"),
-                               JSON_COMPACT | JSON_ENCODE_ANY);
-                char *why = bf_asprintf("%s (bulk: its %s are %s, the first bulk task's %s; the "
-                                        "scenario loads the first bulk task's documents)",
-                                        tn ? tn : "?", ceq ? "indices" : "corpora",
-                                        mine ? mine : "all of the track's",
-                                        first ? first : "all of the track's");
-                json_array_append_new(R->acc.skipped, json_string(why));
-                R->acc.total++;
-                free(why);
-                free(mine);
-                free(first);
-                continue;
-            }
-        }
+        if (other_documents(R, t, op, type, vk))
+            continue;
         R->acc.bulk++;
         R->acc.total++;
         R->nbulk++;

@@ -513,6 +513,13 @@ char *bf_vimport_query(const bf_vimport_ctx_t *ctx, json_t *op, const char *type
                        char *why, size_t why_size)
 {
     const char *opn = str_of(op, "name") ? str_of(op, "name") : type;
+    const char *six = str_of(op, "index");
+    if (ctx->loaded_index && six && *six && strcmp(six, ctx->loaded_index) != 0) {
+        /* train-test's prod-queries search target_index; the scenario loads train_index */
+        snprintf(why, why_size, ": it searches index %s; the scenario loads %s", six,
+                 ctx->loaded_index);
+        return NULL;
+    }
     if (strcmp(type, "vector-search") == 0) {
         const char *field =
             str_of(op, "field") && *str_of(op, "field") ? str_of(op, "field") : "target_field";

@@ -40,6 +40,9 @@ typedef struct bf_vimport_ctx {
      * corpus_dir), or NULL; caller frees */
     char *(*find_corpus)(const char *dir, const char *cn, const char *src, const char *corpus_dir);
     const char *corpus_dir;
+    /* the index the imported vector bulk task writes, once it is imported (the import sets it
+     * after bf_vimport_bulk), else NULL: a vector search of another index is not imported */
+    const char *loaded_index;
 } bf_vimport_ctx_t;
 
 /* The documents of a vector bulk task. */
@@ -72,7 +75,8 @@ int bf_vimport_bulk(const bf_vimport_ctx_t *ctx, json_t *op, const char *type, c
 
 /* bf_vimport_query — the search body (a scenario template; caller frees) of the vector search
  * op of operation-type `type`, adding the variables it draws to ctx->vars and a note to notes;
- * NULL when it is not one of the list above (why says what differs, for the notes).
+ * NULL when it is not one of the list above, or searches another index than ctx->loaded_index,
+ * or cannot be written as OpenSearch Benchmark sends it (why says what differs, for the notes).
  * Thread-safe. */
 char *bf_vimport_query(const bf_vimport_ctx_t *ctx, json_t *op, const char *type, bf_buf_t *notes,
                        char *why, size_t why_size);

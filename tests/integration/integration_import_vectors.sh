@@ -148,6 +148,27 @@ assert q["body"] == ('{"_source":false,"docvalue_fields":["_id"],"query":{"knn":
 PY
 grep -q "not imported: the parents of the nested field nested_field.target_field" vn.yaml || { cat vn.yaml >&2; fail "nested parents not named"; }
 
+# a later vector bulk task into another index (train-test's shape: train_index, then
+# target_index) and a search of that index: named, not folded into the first task's cells
+cat >> vs/test_procedures/default.json <<'J'
+,{
+  "name": "two-indices",
+  "schedule": [
+    {{ benchmark.collect(parts="common/index-only-schedule.json") }},
+    {"operation": {"name": "other-bulk", "operation-type": "bulk-vector-data-set", "index": "other_index",
+                   "field": "target_field", "bulk_size": 10, "data_set_format": "bigann", "data_set_path": "query.fbin"},
+     "clients": 4},
+    {"operation": {"name": "other-queries", "operation-type": "vector-search", "index": "other_index", "k": 5,
+                   "field": "target_field", "data_set_format": "bigann", "data_set_path": "query.fbin"}}
+  ]
+}
+J
+"$COORD" import-rally vs --workload-params vs/params/bigann.json --test-procedure two-indices -o v2.yaml 2> v2.err ||
+    { cat v2.err >&2; fail "two indices: import exit $?"; }
+grep -qF 'two-indices: 6 tasks: 1 bulk, 0 searches imported, 3 mapped to what each cell does; 2 not imported: other-bulk (bulk-vector-data-set: index "other_index", the first bulk task'"'"'s "target_index"; the scenario loads the first bulk task'"'"'s documents), other-queries (vector-search: it searches index other_index; the scenario loads target_index)' v2.err ||
+    { cat v2.err >&2; fail "two indices: the other index's tasks not named"; }
+grep -q '^  concurrency: \[3\]$' v2.yaml || { cat v2.yaml >&2; fail "two indices: the other bulk task's clients in the cells"; }
+
 # ---- Rally's dense_vector and cohere_vector, as published (their corpora are corpus files) -----
 cp -r "$BF_SOURCE_DIR/tests/fixtures/rally-dense-vector" dv && mv dv/track.py.in dv/track.py
 cp -r "$BF_SOURCE_DIR/tests/fixtures/rally-cohere-vector" cv && mv cv/track.py.in cv/track.py
@@ -169,7 +190,7 @@ grep -q "wrote dv.yaml; check it with" dv.err && "$COORD" validate dv.yaml > dv.
 grep -q '"vector":{"dims":96,"element_type":"float"' dv.yaml || { cat dv.yaml >&2; fail "dense_vector: not its mapping"; }
 "$COORD" import-rally cv -o cv.yaml 2> cv.err || { cat cv.err >&2; fail "cohere_vector: import exit $?"; }
 # the parallel bulk task writes another corpus: named, not folded into the first one's cells
-grep -q "index-and-search: 12 tasks: 1 bulk, 0 searches imported, 4 mapped to what each cell does; 7 not imported: .*parallel-documents-indexing-bulk (bulk: its corpora are \"cohere-parallel-indexing\", the first bulk task's \"cohere-initial-indexing\"; the scenario loads the first bulk task's documents)" cv.err ||
+grep -q "index-and-search: 12 tasks: 1 bulk, 0 searches imported, 4 mapped to what each cell does; 7 not imported: .*parallel-documents-indexing-bulk (bulk: corpora \"cohere-parallel-indexing\", the first bulk task's \"cohere-initial-indexing\"; the scenario loads the first bulk task's documents)" cv.err ||
     { cat cv.err >&2; fail "cohere_vector: not every task accounted for"; }
 # its searches' param-source is the track's own class (query vectors from queries.json): said so
 grep -q "standalone-search-knn-10-100-single-client (search: its request comes from the param-source 'knn-param-source' of the track's track.py, which bulkfleet does not run (the track's track.py registers KnnParamSource under it, not the published RandomSearchParamSource" cv.err ||
