@@ -10,7 +10,8 @@
 #   integration  real processes against the real OpenSearch dev cluster (started once by the
 #                devcluster fixture and kept up for the next tier) and the fault server:
 #                every ctest label except unit, netns, deploy and fuzz; two lanes (ctest -j 2):
-#                the cluster tests one at a time, the no-cluster ones beside them
+#                the OpenSearch dev cluster tests one at a time, the engine tests (Elasticsearch,
+#                OpenSearch 1.x/3.x) one at a time beside them, the no-cluster ones anywhere
 #   root         multi-host fleet tests in network namespaces and the Ansible deploy test
 #                (labels netns, deploy; they skip, exit 77, without root); two lanes: the
 #                netns tests one at a time, deploy_ansible beside netns_chaos and netns_failures
@@ -48,9 +49,10 @@ trap stop_cluster EXIT
 # ctest with the dev cluster fixture shared between the integration and root tiers: the first
 # starts it and does not stop it (-FC), the second does not start it again (-FS).
 # run_ctest PARALLEL ARGS... — unit tests run in parallel; integration ones in two lanes: the
-# tests that use a dev cluster hold the ctest resource lock bf_cluster and run one at a time (they
-# share the cluster and measure time), the few that need no cluster (BF_LANE2_TESTS in
-# tests/CMakeLists.txt) run beside them
+# tests that use an OpenSearch dev cluster hold the ctest resource lock bf_cluster and run one at
+# a time (they share the cluster and measure time), the engine tests hold bf_engine and run one at
+# a time beside them, the few that need no cluster (BF_LANE2_TESTS) run anywhere (the locks and
+# why: tests/CMakeLists.txt)
 run_ctest() {
     local j=$1
     shift
