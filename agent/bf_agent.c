@@ -349,9 +349,10 @@ static const file_cache *cache_find(const agent *a, const char *sha)
     return NULL;
 }
 
-static int serve_file(void *ctx, const char *path, char **data, size_t *len)
+/* The cached file of the Prepare's blob named `path` (cached now when it came inline), or NULL
+ * with *rc. */
+static const file_cache *blob_file(agent *a, const char *path, int *rc)
 {
-    agent *a = ctx;
     for (size_t i = 0; i < a->nblobs; i++) {
         Bf__FileBlob *b = a->blobs[i];
         if (strcmp(b->path, path) != 0)
@@ -362,7 +363,8 @@ static int serve_file(void *ctx, const char *path, char **data, size_t *len)
             bf_sha256_hex(b->content.data, b->content.len, got);
             if (strcmp(got, b->sha256) != 0) {
                 a->blob_error = 1;
-                return BF_E_INVAL;
+                *rc = BF_E_INVAL;
+                return NULL;
             }
             a->cache = bf_realloc(a->cache, (a->ncache + 1) * sizeof *a->cache);
             file_cache *nc = &a->cache[a->ncache++];
@@ -374,15 +376,38 @@ static int serve_file(void *ctx, const char *path, char **data, size_t *len)
         }
         if (fc == NULL) {
             a->blob_error = 1;
-            return BF_E_NOTFOUND;
+            *rc = BF_E_NOTFOUND;
         }
-        *data = bf_malloc(fc->len + 1);
-        memcpy(*data, fc->data, fc->len);
-        (*data)[fc->len] = '\0';
-        *len = fc->len;
-        return BF_OK;
+        return fc;
     }
-    return BF_E_NOTFOUND;
+    *rc = BF_E_NOTFOUND;
+    return NULL;
+}
+
+static int serve_file(void *ctx, const char *path, char **data, size_t *len)
+{
+    int rc = BF_OK;
+    const file_cache *fc = blob_file(ctx, path, &rc);
+    if (fc == NULL)
+        return rc;
+    *data = bf_malloc(fc->len + 1);
+    memcpy(*data, fc->data, fc->len);
+    (*data)[fc->len] = '\0';
+    *len = fc->len;
+    return BF_OK;
+}
+
+/* A vector file lent, not copied: the cache keeps it while the agent runs (files are never
+ * dropped from it), longer than any scenario loaded from it. */
+static int view_file(void *ctx, const char *path, const char **data, size_t *len)
+{
+    int rc = BF_OK;
+    const file_cache *fc = blob_file(ctx, path, &rc);
+    if (fc == NULL)
+        return rc;
+    *data = fc->data;
+    *len = fc->len;
+    return BF_OK;
 }
 
 static void send_ping(agent *a)
@@ -710,7 +735,8 @@ static int build_cell(agent *a, const Bf__Prepare *p)
     a->blobs = p->files;
     a->nblobs = p->n_files;
     a->blob_error = 0;
-    bf_load_opts_t lo = {.file_provider = serve_file, .file_provider_ctx = a, .no_env = 1};
+    bf_load_opts_t lo = {
+        .file_provider = serve_file, .file_view = view_file, .file_provider_ctx = a, .no_env = 1};
     int rc = bf_scenario_load_text((const char *)p->scenario_yaml.data, p->scenario_yaml.len,
                                    p->scenario_origin, &lo, &a->sc, &diag);
     a->blobs = NULL;

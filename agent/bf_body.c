@@ -79,7 +79,7 @@ static int build_slices(bf_body_t *b, uint32_t batch, uint32_t *ndocs)
             n = got;
         }
         *ndocs = batch; /* on an error: the documents the body was to have */
-        if (rc == BF_E_RANGE)
+        if (rc == BF_E_RANGE || rc == BF_E_PARSE) /* a vector file's row unreadable: PARSE */
             return rc;
         size_t now = built_len(b);
         if (rc != BF_OK || payload + (now - from) > BF_MAX_BODY_BYTES)

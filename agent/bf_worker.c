@@ -263,6 +263,13 @@ static void send_new(bf_worker_t *w, slot *s, uint64_t intended_us)
                              cell->id);
         return;
     }
+    if (rc == BF_E_PARSE) {
+        bf__worker_set_fatal(w,
+                             "cell %s: a vector file's rows could not be read (the error above "
+                             "names the file and row: changed since the scenario loaded?)",
+                             cell->id);
+        return;
+    }
     if (rc == BF_E_IO) {
         bf__worker_set_fatal(w, "cell %s: could not gzip a %zu-byte body", cell->id,
                              s->body.payload_len);

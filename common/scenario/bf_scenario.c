@@ -746,7 +746,8 @@ void bf_scenario_destroy(bf_scenario_t **sc_p)
     free(sc->strings);
     for (size_t i = 0; i < sc->nfiles; i++) {
         free((char *)sc->files[i].path);
-        free((char *)sc->files[i].data);
+        if (!sc->files[i].borrowed)
+            free((char *)sc->files[i].data);
         free((char *)sc->files[i].local);
     }
     free(sc->files);

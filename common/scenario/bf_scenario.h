@@ -404,9 +404,14 @@ typedef struct bf_scenario bf_scenario_t; /* opaque; see accessors below */
  * `path` is as written in the scenario. NULL provider = read from disk relative to the
  * scenario file's directory. */
 typedef int (*bf_file_provider_fn)(void *ctx, const char *path, char **data, size_t *len);
+/* Lends the content of a file named in a scenario, for a file not to be copied (a vector file):
+ * 0 and *data / *len, borrowed, valid while the provider's owner keeps them (at least as long as
+ * the loaded scenario lives), or BF_E_NOTFOUND / BF_E_IO. Called with file_provider_ctx. */
+typedef int (*bf_file_view_fn)(void *ctx, const char *path, const char **data, size_t *len);
 
 typedef struct bf_load_opts {
     bf_file_provider_fn file_provider; /* NULL: read files from disk */
+    bf_file_view_fn file_view;         /* NULL: file_provider serves vector files too */
     void *file_provider_ctx;
     const char *base_dir;  /* for relative paths when reading from disk; NULL = file's dir / cwd */
     int no_env;            /* 1: do not resolve ${VAR} (text already resolved by the coordinator) */
@@ -577,6 +582,7 @@ typedef struct bf_scenario_file {
     const char *data;  /* content as read, or NULL: a file not read whole (a vector file), */
     const char *local; /* read from `local` on this host a chunk at a time when shipped */
     size_t len;
+    int borrowed; /* data is lent by bf_load_opts_t.file_view: not the scenario's to free */
     char sha256_hex[65];
 } bf_scenario_file_t;
 size_t bf_scenario_file_count(const bf_scenario_t *sc);

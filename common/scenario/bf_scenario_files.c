@@ -105,6 +105,31 @@ int bf__ref_local(bf__load_t *L, const bf_ynode_t *n, const char *key, const cha
     bf_scenario_t *sc = L->sc;
     *data = NULL;
     *local = NULL;
+    if (L->opts && L->opts->file_provider && L->opts->file_view) {
+        for (size_t i = 0; i < sc->nfiles; i++)
+            if (strcmp(sc->files[i].path, path) == 0)
+                return bf__read_ref(L, n, key, what, path, cap, data, len);
+        const char *view = NULL;
+        size_t vlen = 0;
+        int rc = L->opts->file_view(L->opts->file_provider_ctx, path, &view, &vlen);
+        if (rc != BF_OK || (view == NULL && vlen != 0))
+            return bf__err(L, n, rc == BF_E_NOTFOUND ? BF_E_NOTFOUND : BF_E_IO,
+                           "%s: %s '%s' was not provided (%s); ship it with the scenario", key,
+                           what, path, bf_strerror(rc == BF_OK ? BF_E_IO : rc));
+        if (vlen > cap)
+            return bf__err(L, n, BF_E_TOOBIG, "%s: %s '%s' is larger than %zu bytes", key, what,
+                           path, cap);
+        sc->files = bf_realloc(sc->files, (sc->nfiles + 1) * sizeof *sc->files);
+        bf_scenario_file_t *f = &sc->files[sc->nfiles++];
+        memset(f, 0, sizeof *f);
+        f->path = bf_strdup(path);
+        f->data = view ? view : "";
+        f->len = vlen;
+        f->borrowed = 1; /* (no SHA-256: the provider checked the bytes it lends) */
+        *data = f->data;
+        *len = vlen;
+        return BF_OK;
+    }
     if (L->opts && L->opts->file_provider)
         return bf__read_ref(L, n, key, what, path, cap, data, len);
     for (size_t i = 0; i < sc->nfiles; i++) {

@@ -523,10 +523,11 @@ int bf__read_ref(bf__load_t *L, const bf_ynode_t *n, const char *key, const char
                  const char *path, size_t cap, const char **data, size_t *len);
 int bf__read_json_file(bf__load_t *L, const bf_ynode_t *n, const char *key, const char *what,
                        const char *path, json_t **out);
-/* bf__ref_local — the file a key names, not read whole: with a file provider (an agent) read
- * through it as bf__read_ref (*data set); else listed with its size and SHA-256 (read a block at
- * a time, BF_VECFILE_CHUNK_BYTES) and its path on this host in *local (borrowed from
- * sc->files; *data NULL), read in chunks when it is shipped. cap bounds its size. */
+/* bf__ref_local — the file a key names, not read whole: with a file provider (an agent) lent by
+ * its file_view (not copied) or read through it as bf__read_ref (*data set); else listed with its
+ * size and SHA-256 (read a block at a time, BF_VECFILE_CHUNK_BYTES) and its path on this host in
+ * *local (borrowed from sc->files; *data NULL), read in chunks when it is shipped. cap bounds its
+ * size. */
 int bf__ref_local(bf__load_t *L, const bf_ynode_t *n, const char *key, const char *what,
                   const char *path, size_t cap, const char **data, size_t *len, const char **local);
 

@@ -895,7 +895,7 @@ size_t bf_tmpl_stream_room(const bf_tmpl_t *t, bf_gen_t *g, const bf_cell_t *cel
     if (t->body_name != NULL || t->corpus)
         return 0;
     for (size_t i = 0; i < t->nvars; i++)
-        if ((t->vars[i].type == BF_VAR_SEQUENCE && !t->vars[i].wrap) || t->vars[i].passes)
+        if ((t->vars[i].type == BF_VAR_SEQUENCE && !t->vars[i].wrap) || t->vars[i].vfile)
             return 0;
     if (g->cell != cell)
         bf__tmpl_set_cell(g, cell);

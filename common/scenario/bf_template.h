@@ -110,8 +110,9 @@ typedef struct bf_tmpl_stream {
 /* bf_tmpl_stream_room — the most bytes one document of `cell` can take plus the renderer's
  * slack (LIT_PAD), i.e. the free space bf_tmpl_stream_read needs to render a document straight
  * into the caller's buffer; 0 when this template is not streamed: a document template with a
- * sequence of wrap: false (its end would stop a body already on the wire; the agent builds
- * such bodies whole) or a query body. g must come from bf_gen_new(t, ...). */
+ * sequence of wrap: false or a vector file (its end or an unreadable row would stop a body
+ * already on the wire; the agent builds such bodies whole) or a query body. g must come from
+ * bf_gen_new(t, ...). */
 size_t bf_tmpl_stream_room(const bf_tmpl_t *t, bf_gen_t *g, const bf_cell_t *cell);
 void bf_tmpl_stream_init(bf_tmpl_stream_t *st);
 void bf_tmpl_stream_cleanup(bf_tmpl_stream_t *st);
