@@ -1170,10 +1170,15 @@ static void rally_write_vector_run(rally_t *R)
     bf_yaml_kv(y, 1, "source", R->vec.source, BF_YQ_DQ_ENV);
     bf_yaml_map(y, 0, "run");
     bf_yaml_kvf(y, 1, "warmup", "%.0fs", R->warmup_s > 0 ? R->warmup_s : 0);
-    bf_yaml_kvf(y, 1, "duration", "%.0fs%s", R->period_s > 0 ? R->period_s : 60.0,
-                R->period_s > 0 ? ""
-                                : "   # the task counts iterations or reads its data set once; "
-                                  "a cell runs for a time");
+    if (R->vec.once && R->period_s <= 0)
+        bf_yaml_kvf(y, 1, "duration", "%ds%s", PASSES_ONCE_DURATION_S,
+                    "   # the data set is sent once (passes: 1); the cell ends when it is "
+                    "sent (this is only a bound)");
+    else
+        bf_yaml_kvf(y, 1, "duration", "%.0fs%s", R->period_s > 0 ? R->period_s : 60.0,
+                    R->period_s > 0 ? ""
+                                    : "   # the task counts iterations or reads its data set "
+                                      "once; a cell runs for a time");
     if (R->acc.searches && R->acc.after)
         bf_yaml_kv(y, 1, "order", ORDER_SEQUENTIAL, BF_YQ_RAW);
 }

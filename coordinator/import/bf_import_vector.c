@@ -302,8 +302,12 @@ static int bulk_dataset(const bf_vimport_ctx_t *ctx, json_t *op, const char *wha
     if (file == NULL)
         return diag && diag->code ? diag->code : BF_E_INVAL;
     char *q = yq(file);
-    add_varf(ctx, "vec", "type: vector, file: ", q);
+    /* BulkVectorsFromDataSetParamSource reads the data set once: each row sent once */
+    char *qp = bf_asprintf("%s, passes: 1", q);
+    add_varf(ctx, "vec", "type: vector, file: ", qp);
+    free(qp);
     free(q);
+    out->once = 1;
     add_varf(ctx, "row", "type: sequence, from: ", "0");
     json_t *src = json_object();
     /* a nested field "outer.inner": OpenSearch Benchmark sends {"outer": [{"inner": v}, ...]},
@@ -351,10 +355,9 @@ static int bulk_dataset(const bf_vimport_ctx_t *ctx, json_t *op, const char *wha
                      "not imported: num_vectors %.0f (OpenSearch Benchmark sends the "
                      "first %.0f rows; bulkfleet sends every row of the file)",
                      nv, nv);
-    bf_yaml_note(&out->notes,
-                 "OpenSearch Benchmark reads the data set once; bulkfleet sends its rows "
-                 "over and over for run.duration (each row once per pass, split over the "
-                 "fleet's threads)");
+    bf_yaml_note(&out->notes, "the data set is sent once, as OpenSearch Benchmark reads it once "
+                              "(passes: 1 on vec, each row once over the fleet's threads): the "
+                              "cell ends when every row is sent");
     json_t *fa = json_object_get(op, "filter_attributes");
     if (json_array_size(fa) > 0)
         bf_yaml_note(&out->notes, "not imported: filter_attributes (the data set's "

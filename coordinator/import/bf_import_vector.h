@@ -55,6 +55,7 @@ typedef struct bf_vimport {
     char *routing;      /* document.routing template, or NULL */
     char *source;       /* document.source template */
     double bulk_size;   /* documents per bulk request ("bulk_size" of bulk-vector-data-set) */
+    int once;           /* 1: the documents are a data set's rows sent once (vec's passes: 1) */
     size_t missing;     /* data set files not found (warned and noted) */
     bf_buf_t notes;     /* header notes, "#  - ...\n" lines */
 } bf_vimport_t;
