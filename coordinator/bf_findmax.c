@@ -78,6 +78,55 @@ static uint32_t bisect_mid(const bf_fm_t *fm)
     return fm->lo + (fm->hi - fm->lo) / 2;
 }
 
+/* The step policy: what each kind of step is compared with, and the docs/s ratio over it that
+ * counts as a gain. A clean step whose ratio is within BF_FM_UNCLEAR_BAND of its threshold is
+ * unclear on one run each, whatever its kind: it and its reference run again alternately
+ * (rep_turn) until each has BF_FM_UNCLEAR_REPS runs, and the Hodges-Lehmann ratio of their
+ * docs/s decides (record_repeat, then decided).
+ *   batch        a doubled batch size (one request in flight) vs the last good size:
+ *                1 + gain_min
+ *   concurrency  a doubled concurrency vs the last good one (lo): 1 + gain_min
+ *   bisect       a midpoint vs lo: 1 + gain_min x (mid - lo) / lo
+ *   client       a sustain step that did not hold, run with the connections added at the
+ *                client's limit, vs the step before it (the same target, half the
+ *                connections): 1 + gain_min (the added connections must add what a doubling
+ *                must) */
+double bf_fm_threshold(const bf_fm_t *fm, const bf_fm_step_t *s)
+{
+    if (s->phase == BF_FM_BISECT && fm->lo > 0)
+        return 1.0 + fm->cfg.gain_min * (double)(s->concurrency - fm->lo) / (double)fm->lo;
+    return 1.0 + fm->cfg.gain_min;
+}
+
+int bf_fm_unclear(double ratio, double threshold)
+{
+    return ratio > 0 && fabs(ratio - threshold) < BF_FM_UNCLEAR_BAND;
+}
+
+/* the value (batch size or concurrency) of the next repeat: the reference first, then
+ * alternately */
+static uint32_t rep_turn(const bf_fm_t *fm)
+{
+    return fm->nlo_reps <= fm->ncand_reps ? fm->rep_ref : fm->rep_value;
+}
+
+/* an unclear step (value v, reference ref measured at ref_dps): both again, alternately */
+static enum bf_fm_verdict start_repeats(bf_fm_t *fm, uint32_t ref, double ref_dps, uint32_t v,
+                                        double thr, const bf_fm_obs_t *o)
+{
+    fm->repeating = 1;
+    fm->rep_thr = thr;
+    fm->rep_ref = ref;
+    fm->rep_value = v;
+    fm->rep_runs = 0;
+    fm->cand_obs = *o;
+    fm->cand_reps[0] = o->docs_per_s;
+    fm->ncand_reps = 1;
+    fm->lo_reps[0] = ref_dps;
+    fm->nlo_reps = 1;
+    return BF_FM_V_UNCLEAR;
+}
+
 int bf_fm_next(const bf_fm_t *fm, bf_fm_step_t *step)
 {
     memset(step, 0, sizeof *step);
@@ -87,20 +136,20 @@ int bf_fm_next(const bf_fm_t *fm, bf_fm_step_t *step)
     case BF_FM_BATCH:
         step->batch_size = fm->next_value;
         step->concurrency = fm->cfg.concurrency_start;
+        if (fm->repeating) /* alternately the last good size and the unclear one */
+            step->batch_size = rep_turn(fm);
         return 1;
     case BF_FM_CONCURRENCY:
         step->batch_size = fm->batch;
-        step->concurrency = fm->next_value;
-        if (fm->repeating) /* alternately the last good value and the unclear one */
-            step->concurrency = fm->nlo_reps <= fm->ncand_reps ? fm->lo : fm->rep_value;
+        step->concurrency = fm->repeating ? rep_turn(fm) : fm->next_value;
         return 1;
     case BF_FM_BISECT:
         step->batch_size = fm->batch;
-        step->concurrency = bisect_mid(fm);
+        step->concurrency = fm->repeating ? rep_turn(fm) : bisect_mid(fm);
         return 1;
     case BF_FM_SUSTAIN:
         step->batch_size = fm->batch;
-        step->concurrency = sustain_concurrency(fm);
+        step->concurrency = fm->repeating ? rep_turn(fm) : sustain_concurrency(fm);
         step->target_rate = fm->rate;
         return 1;
     case BF_FM_DONE:
@@ -126,6 +175,7 @@ static enum bf_fm_verdict badness(const bf_fm_t *fm, const bf_fm_obs_t *o)
 static void start_sustain(bf_fm_t *fm)
 {
     fm->repeating = 0;
+    fm->client_added = 0;
     fm->phase = BF_FM_SUSTAIN;
     fm->peak_rate = fm->lo_dps;
     fm->rate = fm->lo_dps;
@@ -157,16 +207,34 @@ static void take_lo(bf_fm_t *fm, uint32_t c, const bf_fm_obs_t *o)
     fm->lo_p99_ms = o->p99_ms;
 }
 
+static enum bf_fm_verdict batch_judged(bf_fm_t *fm, const bf_fm_step_t *s, const bf_fm_obs_t *o,
+                                       enum bf_fm_verdict v);
+
 static enum bf_fm_verdict record_batch(bf_fm_t *fm, const bf_fm_step_t *s, const bf_fm_obs_t *o)
 {
     enum bf_fm_verdict v = badness(fm, o);
-    if (v != BF_FM_V_GAIN) {
+    double r = fm->lo_dps > 0 ? o->docs_per_s / fm->lo_dps : 0, thr = bf_fm_threshold(fm, s);
+    if (v == BF_FM_V_GAIN && fm->have_batch && s->batch_size != fm->batch) {
+        if (bf_fm_unclear(r, thr))
+            return start_repeats(fm, fm->batch, fm->lo_dps, s->batch_size, thr, o);
+        if (r < thr)
+            v = BF_FM_V_KNEE;
+    }
+    return batch_judged(fm, s, o, v);
+}
+
+/* a batch step judged (v: gain, knee, or what badness said): the next size, or the phase's
+ * end */
+static enum bf_fm_verdict batch_judged(bf_fm_t *fm, const bf_fm_step_t *s, const bf_fm_obs_t *o,
+                                       enum bf_fm_verdict v)
+{
+    if (v != BF_FM_V_GAIN && v != BF_FM_V_KNEE) {
         if (!fm->have_batch) {
             end_search(fm, "the first batch size did not run cleanly: nothing to build on");
             return v;
         }
-    } else if (fm->have_batch && o->docs_per_s < fm->lo_dps * (1.0 + fm->cfg.gain_min)) {
-        v = BF_FM_V_KNEE;
+    } else if (v == BF_FM_V_KNEE) {
+        /* the previous size is best */
     } else {
         fm->have_batch = 1;
         fm->batch = s->batch_size;
@@ -203,20 +271,61 @@ static enum bf_fm_verdict conc_gain(bf_fm_t *fm, uint32_t c, const bf_fm_obs_t *
     return BF_FM_V_GAIN;
 }
 
+static enum bf_fm_verdict sustain_judged(bf_fm_t *fm, const bf_fm_step_t *s, const bf_fm_obs_t *o);
+
+/* the repeats of an unclear step decided (gain: their Hodges-Lehmann ratio reached the
+ * threshold) with cand, the step's first run with the median docs/s of its runs; s is the last
+ * repeat. Goes on as the step's kind does after a clear gain or knee. */
+static enum bf_fm_verdict decided(bf_fm_t *fm, const bf_fm_step_t *s, int gain, bf_fm_obs_t *cand)
+{
+    bf_fm_step_t cs = *s;
+    switch (fm->phase) {
+    case BF_FM_BATCH:
+        cs.batch_size = fm->rep_value;
+        return batch_judged(fm, &cs, cand, gain ? BF_FM_V_GAIN : BF_FM_V_KNEE);
+    case BF_FM_CONCURRENCY:
+        if (gain)
+            return conc_gain(fm, fm->rep_value, cand);
+        to_bisect(fm, fm->rep_value);
+        return BF_FM_V_KNEE;
+    case BF_FM_BISECT:
+        if (gain) {
+            take_lo(fm, fm->rep_value, cand);
+            to_bisect(fm, fm->hi);
+            return BF_FM_V_GAIN;
+        }
+        to_bisect(fm, fm->rep_value);
+        return BF_FM_V_KNEE;
+    case BF_FM_SUSTAIN:
+        /* the added connections did not add what a doubling must: not the client's limit, the
+         * step is judged as a miss at the connections before */
+        cs.concurrency = gain ? fm->rep_value : fm->rep_ref;
+        if (!gain)
+            cand->service_p50_ms = 0;
+        fm->sustain_conc = cs.concurrency;
+        return sustain_judged(fm, &cs, cand);
+    case BF_FM_DONE: break;
+    }
+    return BF_FM_V_FAILED;
+}
+
 /* one run of an unclear step's repeats: its docs/s to its side; once both sides have
- * BF_FM_UNCLEAR_REPS (or a run of the step itself is not clean, or twice that many runs went
- * by) the Hodges-Lehmann ratio of the two decides */
+ * BF_FM_UNCLEAR_REPS (or a run of the step itself is not clean, or three times that many runs
+ * went by) the Hodges-Lehmann ratio of the two decides */
 static enum bf_fm_verdict record_repeat(bf_fm_t *fm, const bf_fm_step_t *s, const bf_fm_obs_t *o)
 {
     enum bf_fm_verdict v = badness(fm, o);
-    int is_lo = s->concurrency == fm->lo && fm->nlo_reps <= fm->ncand_reps;
+    int is_ref = fm->nlo_reps <= fm->ncand_reps;
     fm->rep_runs++;
-    if (v != BF_FM_V_GAIN && !is_lo) { /* the step itself broke: not good, whatever its gain */
+    if (v != BF_FM_V_GAIN && !is_ref) { /* the step itself broke: not good, whatever its gain */
         fm->repeating = 0;
-        to_bisect(fm, fm->rep_value);
-        return v;
+        switch (fm->phase) {
+        case BF_FM_BATCH: return batch_judged(fm, s, o, v);
+        case BF_FM_SUSTAIN: return sustain_judged(fm, s, o);
+        default: to_bisect(fm, fm->rep_value); return v;
+        }
     }
-    if (v == BF_FM_V_GAIN && is_lo)
+    if (v == BF_FM_V_GAIN && is_ref)
         fm->lo_reps[fm->nlo_reps++] = o->docs_per_s;
     else if (v == BF_FM_V_GAIN)
         fm->cand_reps[fm->ncand_reps++] = o->docs_per_s;
@@ -230,34 +339,19 @@ static enum bf_fm_verdict record_repeat(bf_fm_t *fm, const bf_fm_step_t *s, cons
     fm->rep_ratio = c.ratio;
     fm->rep_lo = c.ci_low;
     fm->rep_hi = c.ci_high;
-    fm->lo_dps = bf_stats_median(fm->lo_reps, fm->nlo_reps);
-    if (c.ratio >= 1.0 + fm->cfg.gain_min) {
-        bf_fm_obs_t cand = fm->cand_obs;
-        cand.docs_per_s = bf_stats_median(fm->cand_reps, fm->ncand_reps);
-        return conc_gain(fm, fm->rep_value, &cand);
-    }
-    to_bisect(fm, fm->rep_value);
-    return BF_FM_V_KNEE;
+    if (fm->phase != BF_FM_SUSTAIN) /* the reference's median stands for it from now on */
+        fm->lo_dps = bf_stats_median(fm->lo_reps, fm->nlo_reps);
+    bf_fm_obs_t cand = fm->cand_obs;
+    cand.docs_per_s = bf_stats_median(fm->cand_reps, fm->ncand_reps);
+    return decided(fm, s, c.ratio >= fm->rep_thr, &cand);
 }
 
 static enum bf_fm_verdict record_conc(bf_fm_t *fm, const bf_fm_step_t *s, const bf_fm_obs_t *o)
 {
-    if (fm->repeating)
-        return record_repeat(fm, s, o);
     enum bf_fm_verdict v = badness(fm, o);
-    double thr = 1.0 + fm->cfg.gain_min, r = fm->lo_dps > 0 ? o->docs_per_s / fm->lo_dps : 0;
-    if (v == BF_FM_V_GAIN && fabs(r - thr) < BF_FM_UNCLEAR_BAND && s->concurrency != fm->lo) {
-        /* within one run's noise of the threshold: both again, alternately */
-        fm->repeating = 1;
-        fm->rep_value = s->concurrency;
-        fm->rep_runs = 0;
-        fm->cand_obs = *o;
-        fm->cand_reps[0] = o->docs_per_s;
-        fm->ncand_reps = 1;
-        fm->lo_reps[0] = fm->lo_dps;
-        fm->nlo_reps = 1;
-        return BF_FM_V_UNCLEAR;
-    }
+    double thr = bf_fm_threshold(fm, s), r = fm->lo_dps > 0 ? o->docs_per_s / fm->lo_dps : 0;
+    if (v == BF_FM_V_GAIN && bf_fm_unclear(r, thr) && s->concurrency != fm->lo)
+        return start_repeats(fm, fm->lo, fm->lo_dps, s->concurrency, thr, o);
     if (v == BF_FM_V_GAIN && r < thr)
         v = BF_FM_V_KNEE;
     if (v != BF_FM_V_GAIN) {
@@ -270,9 +364,10 @@ static enum bf_fm_verdict record_conc(bf_fm_t *fm, const bf_fm_step_t *s, const 
 static enum bf_fm_verdict record_bisect(bf_fm_t *fm, const bf_fm_step_t *s, const bf_fm_obs_t *o)
 {
     enum bf_fm_verdict v = badness(fm, o);
-    double need = fm->lo_dps * (1.0 + fm->cfg.gain_min * (double)(s->concurrency - fm->lo) /
-                                          (double)fm->lo);
-    if (v == BF_FM_V_GAIN && o->docs_per_s < need)
+    double thr = bf_fm_threshold(fm, s), r = fm->lo_dps > 0 ? o->docs_per_s / fm->lo_dps : 0;
+    if (v == BF_FM_V_GAIN && bf_fm_unclear(r, thr))
+        return start_repeats(fm, fm->lo, fm->lo_dps, s->concurrency, thr, o);
+    if (v == BF_FM_V_GAIN && r < thr)
         v = BF_FM_V_KNEE;
     uint32_t hi = fm->hi;
     if (v == BF_FM_V_GAIN)
@@ -290,7 +385,25 @@ static int client_bound(const bf_fm_t *fm, const bf_fm_obs_t *o)
     return o->service_p50_ms > 0 && o->p50_ms >= fm->cfg.client_ratio * o->service_p50_ms;
 }
 
+/* a sustain step: one run with the connections added at the client's limit that did not hold
+ * is compared with the step before it (the step policy's client kind) */
 static enum bf_fm_verdict record_sustain(bf_fm_t *fm, const bf_fm_step_t *s, const bf_fm_obs_t *o)
+{
+    int added = fm->client_added;
+    fm->client_added = 0;
+    if (added && badness(fm, o) == BF_FM_V_GAIN &&
+        !(o->docs_per_s >= s->target_rate * (1.0 - fm->cfg.rate_tolerance) &&
+          o->p99_growth <= fm->cfg.p99_growth_max)) {
+        double thr = bf_fm_threshold(fm, s),
+               r = fm->client_prev_dps > 0 ? o->docs_per_s / fm->client_prev_dps : 0;
+        if (bf_fm_unclear(r, thr))
+            return start_repeats(fm, fm->client_prev_conc, fm->client_prev_dps, s->concurrency, thr,
+                                 o);
+    }
+    return sustain_judged(fm, s, o);
+}
+
+static enum bf_fm_verdict sustain_judged(bf_fm_t *fm, const bf_fm_step_t *s, const bf_fm_obs_t *o)
 {
     enum bf_fm_verdict v = badness(fm, o);
     if (v == BF_FM_V_GAIN) {
@@ -306,6 +419,9 @@ static enum bf_fm_verdict record_sustain(bf_fm_t *fm, const bf_fm_step_t *s, con
         fm->confirming = 0;
         fm->sustain_conc = s->concurrency * 2; /* the same target, more connections */
         fm->rate = s->target_rate;
+        fm->client_added = 1; /* the next step is compared with this one */
+        fm->client_prev_conc = s->concurrency;
+        fm->client_prev_dps = o->docs_per_s;
         return BF_FM_V_CLIENT;
     }
     /* at concurrency_max the client's limit stays: the target steps down as for a miss, and
@@ -349,6 +465,8 @@ enum bf_fm_verdict bf_fm_record(bf_fm_t *fm, const bf_fm_step_t *step, const bf_
 {
     enum bf_fm_verdict v = BF_FM_V_FAILED;
     fm->steps++;
+    if (fm->repeating && fm->phase != BF_FM_DONE)
+        return record_repeat(fm, step, obs);
     switch (fm->phase) {
     case BF_FM_BATCH: v = record_batch(fm, step, obs); break;
     case BF_FM_CONCURRENCY: v = record_conc(fm, step, obs); break;
@@ -402,7 +520,7 @@ uint32_t bf_fm_max_steps(const bf_fm_cfg_t *cfg, uint32_t *search_steps, uint32_
     const bf_fm_cfg_t *c = &fm.cfg;
     uint32_t n = 0;
     for (uint64_t b = c->batch_start; b <= c->batch_max; b *= 2)
-        n++; /* batch doublings, the first size included */
+        n += 1 + (b > c->batch_start ? 3 * BF_FM_UNCLEAR_REPS : 0); /* a doubling, its repeats */
     uint64_t lo = c->concurrency_start;
     while (lo * 2 <= c->concurrency_max) {
         lo *= 2;
@@ -413,13 +531,13 @@ uint32_t bf_fm_max_steps(const bf_fm_cfg_t *cfg, uint32_t *search_steps, uint32_
     uint64_t good = lo / 2 >= c->concurrency_start ? lo / 2 : lo, hi = good * 2;
     uint64_t res = good / 8 > 1 ? good / 8 : 1;
     for (uint64_t w = hi - good; w > res; w -= w / 2)
-        n++;
+        n += 1 + 3 * BF_FM_UNCLEAR_REPS; /* a midpoint, and its repeats when unclear */
     if (search_steps)
         *search_steps = n;
     uint32_t doublings = 0; /* connections added for the client's limit, at most */
     for (uint64_t k = 1; k * 2 <= c->concurrency_max; k *= 2)
         doublings++;
-    uint32_t sustain = 2 * c->sustain_tries + doublings;
+    uint32_t sustain = 2 * c->sustain_tries + doublings * (1 + 3 * BF_FM_UNCLEAR_REPS);
     if (sustain_steps)
         *sustain_steps = sustain;
     return n + sustain;

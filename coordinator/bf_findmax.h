@@ -34,9 +34,10 @@
 #define BF_FM_RATE_TOLERANCE 0.03       /* sustain: docs/s >= 97 % of the target counts as met */
 #define BF_FM_P99_GROWTH_MAX 0.5        /* sustain: p99 may grow by half its median over the window */
 #define BF_FM_SUSTAIN_HEADROOM 2        /* sustain concurrency = found concurrency x this */
-/* concurrency phase: a step whose docs/s over the last good one's is within this of the gain
- * threshold (1 + gain_min) is unclear on one run each: both run again, alternately, until each
- * has BF_FM_UNCLEAR_REPS runs, and their Hodges-Lehmann ratio decides */
+/* a step whose docs/s over its reference's is within this of its threshold (the step policy,
+ * bf_fm_threshold: a batch or concurrency doubling, a bisection midpoint, connections added at
+ * the client's limit) is unclear on one run each: both run again, alternately, until each has
+ * BF_FM_UNCLEAR_REPS runs, and their Hodges-Lehmann ratio decides */
 #define BF_FM_UNCLEAR_BAND 0.04
 #define BF_FM_UNCLEAR_REPS 4
 /* sustain: a miss with latency p50 >= this x service p50 is the client's limit (requests
@@ -114,8 +115,9 @@ enum bf_fm_verdict {
     BF_FM_V_CLIENT,    /* sustain: missed with latency far above service time: the client's
                         * limit; the same target runs again with twice the connections */
     BF_FM_V_CONFIRMED, /* sustain: a repeat of the step that held held again: the answer */
-    BF_FM_V_UNCLEAR,   /* concurrency: gain or knee is within one run's noise: repeat both */
-    BF_FM_V_REPEAT,    /* concurrency: one of those repeats (the last one says gain or knee) */
+    BF_FM_V_UNCLEAR,   /* any kind of step (bf_fm_threshold): gain or knee is within one
+                        * run's noise: repeat it and its reference */
+    BF_FM_V_REPEAT,    /* one of those repeats (the last one says what was decided) */
 };
 
 typedef struct bf_fm {
@@ -138,13 +140,19 @@ typedef struct bf_fm {
     int confirming;        /* the last sustain step held: the next one repeats it */
     double held_dps, held_p50_ms, held_p99_ms; /* what that step measured */
     uint32_t held_step;                        /* its step number */
-    int unconfirmed;   /* found, but stopped (bf_fm_stop) before the repeat ran */
+    int unconfirmed;           /* found, but stopped (bf_fm_stop) before the repeat ran */
+    int client_added;          /* the next sustain step runs with connections added at the
+                                  client's limit: compared with the step before it */
+    uint32_t client_prev_conc; /* that step's connections and docs/s */
+    double client_prev_dps;
     int client_capped; /* a step missed by the client's limit at concurrency_max: the
                           answer (if any) is a lower bound; add agents */
-    /* an unclear concurrency step (BF_FM_V_UNCLEAR): it (rep_value) and the last good one (lo)
-     * run alternately until each has BF_FM_UNCLEAR_REPS runs; their docs/s so far */
+    /* an unclear step of any kind (BF_FM_V_UNCLEAR; bf_fm_threshold): it (rep_value: its batch
+     * size or concurrency) and its reference (rep_ref) run alternately until each has
+     * BF_FM_UNCLEAR_REPS runs; their docs/s so far (lo_reps: the reference's) */
     int repeating;
-    uint32_t rep_value, rep_runs;
+    uint32_t rep_value, rep_ref, rep_runs;
+    double rep_thr; /* the ratio the step's docs/s over its reference's must reach */
     double lo_reps[BF_FM_UNCLEAR_REPS + 2], cand_reps[BF_FM_UNCLEAR_REPS + 2];
     uint32_t nlo_reps, ncand_reps;
     bf_fm_obs_t cand_obs;             /* the step's first run (its latency for take_lo) */
@@ -158,6 +166,19 @@ typedef struct bf_fm {
     const char *end_reason;  /* static text: why the search ended */
 } bf_fm_t;
 
+/* bf_fm_threshold — the step policy: the docs/s ratio over its reference that step s (as
+ * bf_fm_next gave it, fm before bf_fm_record) must reach to count as a gain. Batch step: over
+ * the last good size, 1 + gain_min; concurrency doubling: over the last good concurrency (lo),
+ * 1 + gain_min; bisection midpoint: over lo, 1 + gain_min x (mid - lo) / lo; a sustain step run
+ * with connections added at the client's limit: over the step before it (the same target, half
+ * the connections), 1 + gain_min. Pure, thread-safe. */
+double bf_fm_threshold(const bf_fm_t *fm, const bf_fm_step_t *s);
+
+/* bf_fm_unclear — 1 when a step's docs/s ratio over its reference is within BF_FM_UNCLEAR_BAND
+ * of threshold (one run each cannot tell gain from knee: the step and its reference are run
+ * again), else 0 (also for ratio <= 0: nothing measured). Pure, thread-safe. */
+int bf_fm_unclear(double ratio, double threshold);
+
 /* bf_fm_init — start a search with cfg (copied; zero fields take their defaults).
  * Thread-safe (touches only *fm). */
 void bf_fm_init(bf_fm_t *fm, const bf_fm_cfg_t *cfg);
@@ -168,27 +189,27 @@ void bf_fm_init(bf_fm_t *fm, const bf_fm_cfg_t *cfg);
 int bf_fm_next(const bf_fm_t *fm, bf_fm_step_t *step);
 
 /* bf_fm_record — judge what the step from bf_fm_next measured and advance the search.
- * Returns the verdict. A concurrency step whose docs/s over the last good one's is within
- * BF_FM_UNCLEAR_BAND of 1 + gain_min is unclear: the last good concurrency and the step run
- * again alternately (verdict repeat) until each has BF_FM_UNCLEAR_REPS runs, and the
- * Hodges-Lehmann ratio of their docs/s (bf_stats_compare, the findings' test) decides gain or
- * knee; the medians then stand for both. Batch phase: 413, 429, failures or a broken latency bound
- * end it (the previous size is best; none before it ends the search with nothing found); a gain
- * under gain_min ends it at the previous size; a cap ends it at this size. Concurrency phase: the
- * same judgement, and any end goes to bisection between the last good (lo) and first bad (hi)
- * value, where a midpoint is good when it is clean and adds gain_min x (mid - lo) / lo over
- * lo's docs/s (the threshold per doubling, scaled to the step), until hi - lo <= max(1, lo/8).
- * Sustain: held when ran, nothing rejected or failed, docs/s >= target x (1 - rate_tolerance),
- * p99 within the bound and p99_growth <= p99_growth_max; a step that held is run once more
- * (confirming) and the rate is the answer only when the repeat holds too (verdict confirmed;
- * the lower docs/s and the higher p99 of the two are kept); a repeat that does not hold lowers
- * the target as a miss does. A miss whose latency p50 is at least client_ratio x its service
- * p50 (requests waited for a free connection: the client could not send the target) is the
- * client's limit (verdict client-bound): the same target runs again with twice the
- * connections, up to concurrency_max; there the target is lowered as for a miss and
- * client_capped says the answer is a lower bound (add agents). Otherwise the target is lowered
- * by step_down, at most sustain_tries runs (repeats and client-bound steps below the cap not
- * counted). */
+ * Returns the verdict. A clean step of any kind whose docs/s over its reference's is within
+ * BF_FM_UNCLEAR_BAND of its threshold (bf_fm_threshold, bf_fm_unclear) is unclear: the reference
+ * and the step run again alternately (verdict repeat) until each has BF_FM_UNCLEAR_REPS runs,
+ * and the Hodges-Lehmann ratio of their docs/s (bf_stats_compare, the findings' test) decides
+ * gain or knee as the kind does; the medians then stand for both (a sustain step with added
+ * connections whose repeats say knee is judged as a miss at the connections before). Batch phase:
+ * 413, 429, failures or a broken latency bound end it (the previous size is best; none before it
+ * ends the search with nothing found); a gain under gain_min ends it at the previous size; a cap
+ * ends it at this size. Concurrency phase: the same judgement, and any end goes to bisection
+ * between the last good (lo) and first bad (hi) value, where a midpoint is good when it is clean
+ * and adds gain_min x (mid - lo) / lo over lo's docs/s (the threshold per doubling, scaled to the
+ * step), until hi - lo <= max(1, lo/8). Sustain: held when ran, nothing rejected or failed, docs/s
+ * >= target x (1 - rate_tolerance), p99 within the bound and p99_growth <= p99_growth_max; a step
+ * that held is run once more (confirming) and the rate is the answer only when the repeat holds too
+ * (verdict confirmed; the lower docs/s and the higher p99 of the two are kept); a repeat that does
+ * not hold lowers the target as a miss does. A miss whose latency p50 is at least client_ratio x
+ * its service p50 (requests waited for a free connection: the client could not send the target) is
+ * the client's limit (verdict client-bound): the same target runs again with twice the connections,
+ * up to concurrency_max; there the target is lowered as for a miss and client_capped says the
+ * answer is a lower bound (add agents). Otherwise the target is lowered by step_down, at most
+ * sustain_tries runs (repeats and client-bound steps below the cap not counted). */
 enum bf_fm_verdict bf_fm_record(bf_fm_t *fm, const bf_fm_step_t *step, const bf_fm_obs_t *obs);
 
 /* bf_fm_skip_to_sustain — the time budget is running out: end the closed-loop search with the

@@ -287,21 +287,20 @@ static void print_noise(FILE *f, const combo *k)
     char which[1024];
     if (within_noise(k, which, sizeof which) > 0)
         fprintf(f,
-                "\nNot repeated: each step ran once (but a concurrency step near the gain "
-                "threshold, repeated until decided, and the sustained rate, confirmed by a "
-                "repeat), and %s changed docs/s by less than %.0f %% "
+                "\nNot repeated: each step ran once (but a step near its gain threshold, "
+                "repeated until decided, and the sustained rate, confirmed by a repeat), and %s "
+                "changed docs/s by less than %.0f %% "
                 "against the step before (within one run's noise on a shared host): their gain "
                 "or knee is not certain; run find-max again, or the cells with run.repeat, to "
                 "confirm.\n",
                 which, NOT_REPEATED_NOISE * 100.0);
     else
-        fprintf(
-            f,
-            "\nEach step ran once (not repeated; but a concurrency step near the gain threshold, "
-            "repeated until decided, and the sustained rate, confirmed by a repeat); every "
-            "step changed docs/s by %.0f %% or "
-            "more against the step before.\n",
-            NOT_REPEATED_NOISE * 100.0);
+        fprintf(f,
+                "\nEach step ran once (not repeated; but a step near its gain threshold, repeated "
+                "until decided, and the sustained rate, confirmed by a repeat); every "
+                "step changed docs/s by %.0f %% or "
+                "more against the step before.\n",
+                NOT_REPEATED_NOISE * 100.0);
 }
 
 /* matrix.md's lead: the answer first, then what the rows below are */

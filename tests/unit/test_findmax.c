@@ -105,9 +105,10 @@ static sim knee_cluster(void)
     return s;
 }
 
-/* Batch: 100..1600 gain (>= 5 %), 3200 adds 3 % -> knee, best 1600 (4706 docs/s at one
- * request). Concurrency: 2, 4, 8 gain, 16 is capped by capacity -> knee; bisection 12, 10, 9
- * find nothing better than 8. Sustain: 30000 docs/s (util 1.0) grows, 27000 (0.9) holds. */
+/* Batch: 100..1600 gain (>= 5 %; 1600's +5.9 % unclear, repeated: gain), 3200 adds 3 % ->
+ * unclear, repeated: knee, best 1600 (4706 docs/s at one request). Concurrency: 2, 4, 8 gain, 16 is
+ * capped by capacity -> knee; bisection 12, 10, 9 (each unclear on one run, repeated) find nothing
+ * better than 8. Sustain: 30000 docs/s (util 1.0) grows, 27000 (0.9) holds. */
 static void test_knee_and_capacity(void **state)
 {
     (void)state;
@@ -125,9 +126,11 @@ static void test_knee_and_capacity(void **state)
     /* within 10 % of the simulated capacity, and never above it */
     assert_true(fm.sustained_rate >= 0.9 * s.capacity - 1e-6);
     assert_true(fm.sustained_rate <= s.capacity);
-    /* 6 batch steps (100..3200), 3 doublings + 16, 3 bisections, 2 sustain and the repeat
-     * that confirms the second */
-    assert_int_equal(n, 6 + 4 + 3 + 2 + 1);
+    /* 6 batch steps (100..3200; 1600's +5.9 % and 3200's +3 % are unclear: each with its
+     * reference 3 more times), 3 doublings + 16, 3 bisections (each flat at capacity, within
+     * the band of its threshold: 6 repeats each), 2 sustain and the repeat that confirms the
+     * second */
+    assert_int_equal(n, 6 + 2 * 6 + 4 + 3 * (1 + 6) + 2 + 1);
     assert_int_equal(fm.steps, n);
 }
 
@@ -406,6 +409,126 @@ static void test_unclear_step_repeats(void **state)
     }
 }
 
+/* The step policy, kind by kind: where each kind's unclear step comes from (a first run within
+ * BF_FM_UNCLEAR_BAND of its threshold), its reference and threshold, the repeats alternating
+ * reference and step (4 runs each, the same target for a sustain step), and both decisions. */
+typedef struct kind_case {
+    const char *kind;
+    enum bf_fm_phase phase;
+    uint32_t ref, value;   /* batch size (batch kind) or concurrency of reference and step */
+    double thr;            /* bf_fm_threshold of the step */
+    double ref_dps, first; /* the reference's docs/s, the step's first run (unclear) */
+    double gain_dps;       /* the step's repeats when they say gain (knee: ref_dps) */
+} kind_case;
+
+/* bring fm to the step of kind kc (the step bf_fm_next gives next) */
+static void kind_setup(const kind_case *kc, bf_fm_t *fm)
+{
+    bf_fm_cfg_t cfg;
+    bf_fm_cfg_defaults(&cfg);
+    bf_fm_step_t st;
+    bf_fm_obs_t o = {.ran = 1, .docs_per_s = 1000, .p50_ms = 5, .p99_ms = 10};
+    if (kc->phase != BF_FM_BATCH)
+        cfg.batch_max = 100; /* one batch step */
+    bf_fm_init(fm, &cfg);
+    bf_fm_next(fm, &st);
+    bf_fm_record(fm, &st, &o); /* batch 100: 1000 docs/s */
+    if (kc->phase == BF_FM_BISECT) {
+        o.docs_per_s = 2000; /* concurrency 2: gain; 4: no gain -> bisect 2..4 */
+        bf_fm_next(fm, &st);
+        assert_int_equal(bf_fm_record(fm, &st, &o), BF_FM_V_GAIN);
+        bf_fm_next(fm, &st);
+        assert_int_equal(bf_fm_record(fm, &st, &o), BF_FM_V_KNEE);
+    }
+    if (kc->phase == BF_FM_SUSTAIN) {
+        bf_fm_skip_to_sustain(fm); /* target 1000 at 2 connections: the client's limit */
+        o = (bf_fm_obs_t){
+            .ran = 1, .docs_per_s = 500, .p50_ms = 50, .p99_ms = 60, .service_p50_ms = 5};
+        bf_fm_next(fm, &st);
+        assert_int_equal(st.concurrency, 2);
+        assert_int_equal(bf_fm_record(fm, &st, &o), BF_FM_V_CLIENT);
+    }
+    assert_int_equal(fm->phase, kc->phase);
+}
+
+static void test_unclear_every_kind(void **state)
+{
+    (void)state;
+    static const kind_case cases[] = {
+        {"batch", BF_FM_BATCH, 100, 200, 1.05, 1000, 1070, 1200},
+        {"concurrency", BF_FM_CONCURRENCY, 1, 2, 1.05, 1000, 1070, 1200},
+        {"bisect", BF_FM_BISECT, 2, 3, 1.025, 2000, 2040, 2400},
+        {"client", BF_FM_SUSTAIN, 2, 4, 1.05, 500, 520, 600},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        const kind_case *kc = &cases[i];
+        for (int gain = 0; gain < 2; gain++) {
+            bf_fm_t fm;
+            kind_setup(kc, &fm);
+            bf_fm_step_t st;
+            assert_true(bf_fm_next(&fm, &st));
+            uint32_t got = kc->phase == BF_FM_BATCH ? st.batch_size : st.concurrency;
+            if (got != kc->value)
+                fail_msg("%s: step value %u, want %u", kc->kind, got, kc->value);
+            if (fabs(bf_fm_threshold(&fm, &st) - kc->thr) > 1e-9)
+                fail_msg("%s: threshold %.4f, want %.4f", kc->kind, bf_fm_threshold(&fm, &st),
+                         kc->thr);
+            assert_true(bf_fm_unclear(kc->first / kc->ref_dps, kc->thr));
+            bf_fm_obs_t o = {.ran = 1, .docs_per_s = kc->first, .p50_ms = 5, .p99_ms = 10};
+            if (kc->phase == BF_FM_SUSTAIN) /* missed, latency far above service time */
+                o = (bf_fm_obs_t){.ran = 1,
+                                  .docs_per_s = kc->first,
+                                  .p50_ms = 50,
+                                  .p99_ms = 60,
+                                  .service_p50_ms = 5};
+            enum bf_fm_verdict v = bf_fm_record(&fm, &st, &o);
+            if (v != BF_FM_V_UNCLEAR)
+                fail_msg("%s: first run %s, want unclear", kc->kind, bf_fm_verdict_name(v));
+            for (int r = 0; r < 6; r++) { /* reference, step, reference, ... */
+                assert_true(bf_fm_next(&fm, &st));
+                assert_int_equal(st.phase, kc->phase);
+                got = kc->phase == BF_FM_BATCH ? st.batch_size : st.concurrency;
+                uint32_t want = r % 2 == 0 ? kc->ref : kc->value;
+                if (got != want)
+                    fail_msg("%s: repeat %d ran %u, want %u", kc->kind, r, got, want);
+                if (kc->phase == BF_FM_SUSTAIN)
+                    assert_true(fabs(st.target_rate - 1000) < 1e-9); /* the same target */
+                o.docs_per_s =
+                    r % 2 == 0 ? kc->ref_dps + r : (gain ? kc->gain_dps : kc->ref_dps) - r;
+                v = bf_fm_record(&fm, &st, &o);
+                if (r < 5 && v != BF_FM_V_REPEAT)
+                    fail_msg("%s: repeat %d %s, want repeat", kc->kind, r, bf_fm_verdict_name(v));
+            }
+            assert_false(fm.repeating);
+            assert_true(bf_fm_next(&fm, &st));
+            switch (kc->phase) {
+            case BF_FM_BATCH: /* gain: 200 is the size, 400 next; knee: concurrency at 100 */
+                assert_int_equal(v, gain ? BF_FM_V_GAIN : BF_FM_V_KNEE);
+                assert_int_equal(fm.batch, gain ? 200 : 100);
+                assert_int_equal(st.phase, gain ? BF_FM_BATCH : BF_FM_CONCURRENCY);
+                assert_int_equal(gain ? st.batch_size : st.concurrency, gain ? 400 : 2);
+                break;
+            case BF_FM_CONCURRENCY:
+                assert_int_equal(v, gain ? BF_FM_V_GAIN : BF_FM_V_KNEE);
+                assert_int_equal(fm.lo, gain ? 2 : 1);
+                break;
+            case BF_FM_BISECT: /* 2..4 narrowed to 3..4 or 2..3: nothing between, sustain */
+                assert_int_equal(v, gain ? BF_FM_V_GAIN : BF_FM_V_KNEE);
+                assert_int_equal(fm.lo, gain ? 3 : 2);
+                assert_int_equal(st.phase, BF_FM_SUSTAIN);
+                break;
+            case BF_FM_SUSTAIN: /* gain: still the client's limit, 8 connections; knee: a
+                                   miss at 2 connections, the target 10 % lower */
+                assert_int_equal(v, gain ? BF_FM_V_CLIENT : BF_FM_V_MISSED);
+                assert_int_equal(st.concurrency, gain ? 8 : 2);
+                assert_true(fabs(st.target_rate - (gain ? 1000 : 900)) < 1e-6);
+                break;
+            default: fail();
+            }
+        }
+    }
+}
+
 /* the time budget ends the closed-loop search early with the best point so far */
 static void test_skip_to_sustain(void **state)
 {
@@ -446,7 +569,10 @@ static void test_verdict_table(void **state)
     const bf_fm_obs_t clean = {.ran = 1, .docs_per_s = 2000, .p50_ms = 10, .p99_ms = 20};
     vcase cases[] = {
         {BF_FM_BATCH, clean, BF_FM_V_GAIN},
-        {BF_FM_BATCH, {.ran = 1, .docs_per_s = 1040, .p99_ms = 20}, BF_FM_V_KNEE},
+        {BF_FM_BATCH, {.ran = 1, .docs_per_s = 1009, .p99_ms = 20}, BF_FM_V_KNEE},
+        {BF_FM_BATCH, {.ran = 1, .docs_per_s = 1040, .p99_ms = 20}, BF_FM_V_UNCLEAR},
+        {BF_FM_BATCH, {.ran = 1, .docs_per_s = 1089, .p99_ms = 20}, BF_FM_V_UNCLEAR},
+        {BF_FM_BATCH, {.ran = 1, .docs_per_s = 1091, .p99_ms = 20}, BF_FM_V_GAIN},
         {BF_FM_BATCH, {.ran = 1, .docs_per_s = 2000, .docs_rejected = 1}, BF_FM_V_REJECTED},
         {BF_FM_BATCH, {.ran = 1, .docs_per_s = 2000, .req_too_large = 1}, BF_FM_V_TOO_LARGE},
         {BF_FM_BATCH, {.ran = 1, .docs_per_s = 2000, .docs_failed = 1}, BF_FM_V_FAILED},
@@ -524,20 +650,22 @@ static void test_max_steps_and_progress(void **state)
 {
     (void)state;
     uint32_t search = 0, sustain = 0;
-    /* defaults: batch 100..51200 (10 sizes), concurrency 2..1024 (10 doublings, each with up
-     * to 12 repeats when unclear), bisecting 512..1024 down to 64 (3 steps); 5 sustain tries,
-     * each with its repeat, and 10 doublings of the connections for the client's limit */
-    assert_int_equal(bf_fm_max_steps(NULL, &search, &sustain), 143 + 20);
-    assert_int_equal(search, 10 + 10 * 13 + 3);
-    assert_int_equal(sustain, 20);
+    /* defaults: batch 100..51200 (10 sizes, each doubling with up to 12 repeats when
+     * unclear), concurrency 2..1024 (10 doublings, each with up to 12 repeats), bisecting
+     * 512..1024 down to 64 (3 steps, each with up to 12 repeats); 5 sustain tries, each with
+     * its repeat, and 10 doublings of the connections for the client's limit (each with up to
+     * 12 repeats) */
+    assert_int_equal(bf_fm_max_steps(NULL, &search, &sustain), 287 + 140);
+    assert_int_equal(search, 10 + 9 * 12 + 10 * 13 + 3 * 13);
+    assert_int_equal(sustain, 10 + 10 * 13);
     /* integration_findmax's real-cluster search: batch 250, 500, 1000; concurrency 2, 4 (each
      * with its repeats when unclear); bisecting 2..4 once; 8 sustain tries and their repeats,
      * 2 doublings */
     bf_fm_cfg_t cfg;
     bf_fm_cfg_defaults(&cfg);
     cfg.batch_start = 250, cfg.batch_max = 1000, cfg.concurrency_max = 4, cfg.sustain_tries = 8;
-    assert_int_equal(bf_fm_max_steps(&cfg, &search, &sustain), 30 + 16 + 2);
-    assert_int_equal(search, 3 + 2 * 13 + 1);
+    assert_int_equal(bf_fm_max_steps(&cfg, &search, &sustain), 66 + 16 + 2 * 13);
+    assert_int_equal(search, 3 + 2 * 12 + 2 * 13 + 13);
     /* the progress line's words */
     bf_fm_step_t st = {.phase = BF_FM_CONCURRENCY, .n = 7, .batch_size = 800, .concurrency = 4};
     char buf[300];
@@ -564,6 +692,7 @@ int main(void)
         cmocka_unit_test(test_client_bound_adds_connections),
         cmocka_unit_test(test_confirm_repeat),
         cmocka_unit_test(test_unclear_step_repeats),
+        cmocka_unit_test(test_unclear_every_kind),
         cmocka_unit_test(test_verdict_table),
         cmocka_unit_test(test_growth),
         cmocka_unit_test(test_names),
