@@ -47,7 +47,7 @@ typedef struct collect {
     uint64_t t0_us;                /* the run's start (bf_clock_mono_us), for "elapsed" */
 } collect;
 
-/* The coordinator's progress line (bf_cellrun.c): on a terminal one line rewritten every
+/* The coordinator's progress line (bf_cell_protocol.c): on a terminal one line rewritten every
  * second, else an info line every 5 s; the second's numbers are complete (it is sealed). */
 static void progress(const collect *k, int32_t second)
 {

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /* bf_campaign.c — the campaign loop: every cell of the matrix, each repetition, in order.
  *
- * Setup (binds, keys, local agents, each cell's indices) is bf_cellsetup.c; one repetition on
- * the agents connected now (waiting for them, retrying a lost one) is bf_cellone.c, which
+ * Setup (binds, keys, local agents, each cell's indices) is bf_cell_setup.c; one repetition on
+ * the agents connected now (waiting for them, retrying a lost one) is bf_cell_attempt.c, which
  * find-max (bf_findmax_run.c) uses as well; its run on the fleet (the member state table) is
- * bf_cellrun.c; the end of a repetition
+ * bf_cell_protocol.c; the end of a repetition
  * and of a cell (verification, cells/<cell>.ndjson, the matrix) is resultlib's bf_finish.c,
  * which the agent's standalone mode uses as well.
  */
@@ -455,10 +455,10 @@ static int campaign_fleet(bf__campaign_t *c, const bf_campaign_opts_t *opts, bf_
                           const campaign_inputs_t *in)
 {
     bf_diag_t diag = {0};
-    int code = bf__cellsetup_fleet(c, fs);
+    int code = bf__cell_setup_fleet(c, fs);
     if (code != 0)
         return code;
-    bf__cellrun_attach(c);
+    bf__cell_protocol_attach(c);
     if (opts->resume_dir && resume_mismatch(opts->resume_dir, c->sc))
         return BF_EXIT_INPUT;
     c->res = bf_results_open(opts->results_base ? opts->results_base : "results", opts->resume_dir,
@@ -490,7 +490,7 @@ static int campaign_fleet(bf__campaign_t *c, const bf_campaign_opts_t *opts, bf_
     const char *dir = bf_results_dir(c->res), *slash = strrchr(dir, '/');
     bf_strlcpy(c->campaign_id, slash ? slash + 1 : dir, sizeof c->campaign_id);
     c->owner.campaign = c->campaign_id;
-    return bf__cellsetup_local_agents(c, fs);
+    return bf__cell_setup_local_agents(c, fs);
 }
 
 /* The agents: --agents (or the local ones, or 1) within --agent-wait; a cell never runs on
@@ -510,7 +510,7 @@ static int campaign_agents(bf__campaign_t *c, const bf_campaign_opts_t *opts,
     }
     for (size_t k = 0; k < bf_scenario_cell_count(c->sc); k++) {
         const bf_cell_t *cell = bf_scenario_cell(c->sc, k);
-        if ((selected == NULL || selected[k]) && bf__cellone_agents_is_axis(cell) &&
+        if ((selected == NULL || selected[k]) && bf__cell_attempt_agents_is_axis(cell) &&
             cell->agents > want) {
             bf_error("cell %s: matrix.agents %u, but this campaign has %u agents; start more "
                      "(--local-agents N, or --agents N with remote agents) or lower the value",
@@ -519,7 +519,7 @@ static int campaign_agents(bf__campaign_t *c, const bf_campaign_opts_t *opts,
         }
     }
     uint64_t wait_ms = opts->agent_wait_ms ? opts->agent_wait_ms : 60000;
-    int wr = bf__cellone_wait_agents(c, want, wait_ms);
+    int wr = bf__cell_attempt_wait_agents(c, want, wait_ms);
     if (wr == BF_E_INTR)
         return bf_exit_of_signal(bf_campaign_signal);
     if (wr != BF_OK) {
@@ -600,7 +600,7 @@ static int config_error_repeats(bf__campaign_t *c, size_t k, const uint32_t *lef
 }
 
 /* Repetition rep of cell k into *row: kept from a --resume directory (resume_keep) or run
- * (bf__cellone_run; pos of nruns for the progress line). A cell not selected (skip) only keeps
+ * (bf__cell_attempt_run; pos of nruns for the progress line). A cell not selected (skip) only keeps
  * what is finished. *have is 1 when *row holds a kept repetition, 2 a run one. Returns 0, 1 when a
  * cell not selected has no such repetition, or an exit code (a setup failure, an
  * interruption). */
@@ -629,7 +629,7 @@ static int campaign_rep(bf__campaign_t *c, size_t k, uint32_t rep, int skip, con
                 "sample lines): running it again from the start; its partial samples "
                 "are replaced",
                 name, c->opts->resume_dir, name, partial);
-    int rc = bf__cellone_run(c, cell, rep, name, pos, nruns, campaign_start, row);
+    int rc = bf__cell_attempt_run(c, cell, rep, name, pos, nruns, campaign_start, row);
     if (rc > 0)
         return rc;
     bf__ms_cell(c, name);
@@ -730,7 +730,7 @@ static int campaign_fold(bf__campaign_t *c, const bf_row_t *reps, const uint32_t
     bf_finish_mark_unsteady(rows, *nrows);
     bf_results_set_schedule(c->res, campaign_schedule(c, reps, nreps, repeat));
     if (*nrows) /* off the fleet's thread: a slow results disk delays no heartbeat */
-        bf__cellsetup_write_matrix(c, rows, *nrows);
+        bf__cell_setup_write_matrix(c, rows, *nrows);
     return any_bad;
 }
 
@@ -883,7 +883,7 @@ static int campaign_cells(bf__campaign_t *c, const campaign_inputs_t *in, bf_row
         nsel += !selected || selected[k];
     size_t nruns = nsel * repeat;
     c->nrounds = shuffled ? repeat : 1;
-    bf__cellrun_publish(c, 0, nruns, NULL, -1);
+    bf__cell_protocol_publish(c, 0, nruns, NULL, -1);
     /* sequential: one "round" of cells, each with all its repetitions */
     uint32_t rounds = shuffled ? repeat : 1, per = shuffled ? 1 : repeat;
     /* run.repeat: auto: the cells the next round runs (all until min_repeat rounds) */
@@ -1001,7 +1001,7 @@ int bf_campaign_run(const bf_campaign_opts_t *opts)
     if (code == BF_EXIT_OK)
         code = campaign_agents(&c, opts, in.selected);
     if (code == BF_EXIT_OK && opts->agents <= opts->local_agents)
-        bf__cellsetup_forget_secrets(&fs); /* every agent is local and has joined */
+        bf__cell_setup_forget_secrets(&fs); /* every agent is local and has joined */
     if (code == BF_EXIT_OK && opts->find_max) {
         code = bf__findmax_run(&c, &rows, &nrows);
     } else if (code == BF_EXIT_OK) {
@@ -1009,7 +1009,7 @@ int bf_campaign_run(const bf_campaign_opts_t *opts)
         campaign_summary(&c, rows, nrows);
     }
     bf__ms_close(&c, rows, nrows); /* flush, report what was dropped, matrix.json */
-    bf__cellsetup_cleanup(&fs);
+    bf__cell_setup_cleanup(&fs);
     bf_strmap_cleanup(&c.said_held);
     campaign_inputs_cleanup(&in);
     free(c.not_run);
@@ -1022,7 +1022,7 @@ int bf_campaign_run(const bf_campaign_opts_t *opts)
                 (unsigned long long)bf_metrics_statsd_dropped(c.metrics));
     bf_metrics_destroy(&c.metrics);
     bf_es_destroy(&c.es);
-    bf__cellrun_free_chunks(&c);
+    bf__cell_protocol_free_chunks(&c);
     bf_scenario_destroy(&c.sc);
     return code;
 }

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* bf_campaign_int.h — what the campaign loop (bf_campaign.c), cell setup (bf_cellsetup.c) and
- * the per-cell run (bf_cellrun.c), the cell runner (bf_cellone.c) and find-max's search
+/* bf_campaign_int.h — what the campaign loop (bf_campaign.c), cell setup (bf_cell_setup.c) and
+ * the per-cell run (bf_cell_protocol.c), the cell runner (bf_cell_attempt.c) and find-max's search
  * (bf_findmax_run.c) share; directory-internal (bf__ names), not for other code.
  *
  * One campaign per process, on the coordinator's main thread: nothing here is thread-safe.
@@ -10,7 +10,7 @@
 
 #include "bf_aggregate.h"
 #include "bf_campaign.h"
-#include "bf_cellrun.h"
+#include "bf_cell_protocol.h"
 #include "bf_cluster.h"
 #include "bf_es.h"
 #include "bf_fleet.h"
@@ -26,7 +26,7 @@
 #include <stdio.h>
 #include <sys/types.h>
 
-#define BF__CELL_RETRY 1        /* bf__cellrun_run: an agent was lost before Start; run again */
+#define BF__CELL_RETRY 1 /* bf__cell_protocol_run: an agent was lost before Start; run again */
 #define BF__MAX_CELL_RETRIES 3  /* preparing again this often; then a loss fails the cell */
 
 typedef struct bf__campaign {
@@ -50,9 +50,9 @@ typedef struct bf__campaign {
                                       (the campaign stops, exit 2), or "" */
     char *not_run;                 /* owned: with config_stop, the cells (and repetitions) that
                                       do not run, comma-separated */
-    int first_cell_done;           /* a cell has run: run.first_warmup is spent (bf__cellone_run) */
-    uint64_t warmup_after_ms;      /* run.warmup, also while the first cell has first_warmup (the
-                                      progress line's estimate of the cells after it) */
+    int first_cell_done;      /* a cell has run: run.first_warmup is spent (bf__cell_attempt_run) */
+    uint64_t warmup_after_ms; /* run.warmup, also while the first cell has first_warmup (the
+                                 progress line's estimate of the cells after it) */
     int prepare_soon;      /* an agent answered busy: resend the Prepare in BUSY_RESEND_MS */
     bf_metrics_t *metrics; /* --metrics-listen / --statsd, or NULL (bf_metrics.h) */
     bf_mstore_t *mstore;   /* --metrics-store / metrics_store:, or NULL (bf_mstore.h) */
@@ -60,7 +60,7 @@ typedef struct bf__campaign {
     char *ms_host;         /* owned: --metrics-store URL without a trailing slash */
     char *ms_hosts[1];
 
-    /* the current cell (bf_cellrun.c); members[i] is agents[i]'s part, NULL between cells */
+    /* the current cell (bf_cell_protocol.c); members[i] is agents[i]'s part, NULL between cells */
     const bf_cell_t *cell;
     char cell_name[256];
     uint64_t prepare_cmd, start_cmd;
@@ -107,7 +107,7 @@ typedef struct bf__campaign {
     uint32_t min_agents; /* a cell may start with this many agents */
     uint64_t wait_ms;    /* how long to wait for them */
 
-    /* files shipped in chunks (bf_cellrun.c): per scenario file, its chunk hashes (hex), made
+    /* files shipped in chunks (bf_cell_protocol.c): per scenario file, its chunk hashes (hex), made
      * at the first Prepare; nchunks 0 = the file goes whole in the Prepare */
     struct bf__file_chunks {
         uint32_t nchunks;
@@ -123,47 +123,48 @@ typedef struct bf__campaign {
     bf_strmap_t said_held;
 } bf__campaign_t;
 
-/* ---- bf_cellrun.c ---- */
+/* ---- bf_cell_protocol.c ---- */
 
-/* bf__cellrun_attach — install the per-cell message, liveness and resend handlers on c->fleet. */
-void bf__cellrun_attach(bf__campaign_t *c);
+/* bf__cell_protocol_attach — install the per-cell message, liveness and resend handlers on
+ * c->fleet. */
+void bf__cell_protocol_attach(bf__campaign_t *c);
 
-/* bf__cellrun_run — one repetition of one cell on agents[0..nagents) (borrowed): prepare the
- * index (bf__cellsetup_index), Prepare → Ready → Start → samples → final samples, then the row
+/* bf__cell_protocol_run — one repetition of one cell on agents[0..nagents) (borrowed): prepare the
+ * index (bf__cell_setup_index), Prepare → Ready → Start → samples → final samples, then the row
  * through bf_finish_cell. k/ncells are for the progress line. Returns 0, BF__CELL_RETRY (an
  * agent was lost before Start: nothing measured, row untouched) or BF_E_INTR (interrupted;
  * the row is kept as aborted). */
-int bf__cellrun_run(bf__campaign_t *c, const bf_cell_t *cell, uint32_t repetition,
-                    bf_fleet_agent_t **agents, uint32_t nagents, size_t k, size_t ncells,
-                    uint64_t campaign_start_us, bf_row_t *row);
+int bf__cell_protocol_run(bf__campaign_t *c, const bf_cell_t *cell, uint32_t repetition,
+                          bf_fleet_agent_t **agents, uint32_t nagents, size_t k, size_t ncells,
+                          uint64_t campaign_start_us, bf_row_t *row);
 
-/* bf__cellrun_free_chunks — free the chunk hashes of the files shipped in chunks (campaign
+/* bf__cell_protocol_free_chunks — free the chunk hashes of the files shipped in chunks (campaign
  * end). */
-void bf__cellrun_free_chunks(bf__campaign_t *c);
-/* bf__cellrun_publish — hand the live metrics (c->metrics, NULL = none) what is true now:
+void bf__cell_protocol_free_chunks(bf__campaign_t *c);
+/* bf__cell_protocol_publish — hand the live metrics (c->metrics, NULL = none) what is true now:
  * k of ncells cells done, the current cell (c->cell, NULL between cells) in phase (NULL =
  * idle) at its latest complete second (-1 = none yet), the fleet's agents. */
-void bf__cellrun_publish(bf__campaign_t *c, size_t k, size_t ncells, const char *phase,
-                         int32_t second);
+void bf__cell_protocol_publish(bf__campaign_t *c, size_t k, size_t ncells, const char *phase,
+                               int32_t second);
 
-/* ---- bf_cellone.c: the cell runner the campaign loop and find-max both use ---- */
+/* ---- bf_cell_attempt.c: the cell runner the campaign loop and find-max both use ---- */
 
-/* bf__cellone_run — one repetition of one cell on the agents connected now (the first one a
+/* bf__cell_attempt_run — one repetition of one cell on the agents connected now (the first one a
  * coordinator runs warms up for run.first_warmup when that is longer than run.warmup): waits for
  * c->min_agents (up to c->wait_ms) and prepares again when an agent is lost before Start
  * (at most BF__MAX_CELL_RETRIES). name is the cell's results name, for messages; pos/n for
  * the progress line. Returns 0 (row filled), BF_E_INTR (row kept as aborted) or an exit code
  * > 0 (3: too few agents; 128 + signal) with nothing measured. */
-int bf__cellone_run(bf__campaign_t *c, const bf_cell_t *cell, uint32_t rep, const char *name,
-                    size_t pos, size_t n, uint64_t campaign_start_us, bf_row_t *row);
+int bf__cell_attempt_run(bf__campaign_t *c, const bf_cell_t *cell, uint32_t rep, const char *name,
+                         size_t pos, size_t n, uint64_t campaign_start_us, bf_row_t *row);
 
-/* bf__cellone_wait_agents — poll the fleet until want agents are ready, noting every 10 s how
+/* bf__cell_attempt_wait_agents — poll the fleet until want agents are ready, noting every 10 s how
  * many are. Returns BF_OK, BF_E_INTR (bf_campaign_signal) or BF_E_TIMEOUT after wait_ms. */
-int bf__cellone_wait_agents(bf__campaign_t *c, uint32_t want, uint64_t wait_ms);
+int bf__cell_attempt_wait_agents(bf__campaign_t *c, uint32_t want, uint64_t wait_ms);
 
-/* bf__cellone_agents_is_axis — 1 when the cell's agent count is an axis value (matrix.agents),
+/* bf__cell_attempt_agents_is_axis — 1 when the cell's agent count is an axis value (matrix.agents),
  * not only run.agents; 0 otherwise. */
-int bf__cellone_agents_is_axis(const bf_cell_t *cell);
+int bf__cell_attempt_agents_is_axis(const bf_cell_t *cell);
 
 /* ---- bf_findmax_run.c ---- */
 
@@ -197,7 +198,7 @@ void bf__ms_second(bf__campaign_t *c, int32_t second);
  * in matrix.json ("metrics_store") and rewrite the matrix from rows. NULL-safe. */
 void bf__ms_close(bf__campaign_t *c, const bf_row_t *rows, size_t nrows);
 
-/* ---- bf_cellsetup.c ---- */
+/* ---- bf_cell_setup.c ---- */
 
 /* What preparing a cell's indices found. */
 typedef struct bf__cell_index {
@@ -210,15 +211,15 @@ typedef struct bf__cell_index {
     int unreachable;      /* rc is BF_E_TRANSPORT after retrying for opts->cluster_wait_ms */
 } bf__cell_index_t;
 
-/* bf__cellsetup_index — delete/create the cell's indices and wait for health (keeping the
+/* bf__cell_setup_index — delete/create the cell's indices and wait for health (keeping the
  * fleet answered meanwhile), then read the baseline count and compare an existing index.
  * While the cluster is unreachable (BF_E_TRANSPORT) preparing is retried with back-off (1, 2,
  * 4, 8 s ...) for opts->cluster_wait_ms (default 60 s), with a progress line; then
  * out->unreachable is set. Interrupted by bf_campaign_signal. */
-void bf__cellsetup_index(bf__campaign_t *c, const bf_cell_t *cell, bf__cell_index_t *out);
+void bf__cell_setup_index(bf__campaign_t *c, const bf_cell_t *cell, bf__cell_index_t *out);
 
 /* The fleet side of a campaign: binds, CURVE keys, local agents. Owned strings are freed by
- * bf__cellsetup_cleanup. */
+ * bf__cell_setup_cleanup. */
 typedef struct bf__fleet_setup {
     char *data_bind;    /* owned */
     char *allow;        /* owned: allow-list directories, ':'-separated */
@@ -227,43 +228,43 @@ typedef struct bf__fleet_setup {
     uint32_t npids;
 } bf__fleet_setup_t;
 
-/* bf__cellsetup_fleet — bind the fleet's sockets (c->fleet) with the keys the options ask for,
- * and make every request of c->es run the fleet (bf__cellsetup_tick every BF__FLEET_TICK_MS)
+/* bf__cell_setup_fleet — bind the fleet's sockets (c->fleet) with the keys the options ask for,
+ * and make every request of c->es run the fleet (bf__cell_setup_tick every BF__FLEET_TICK_MS)
  * from then on. Returns BF_EXIT_OK, or BF_EXIT_INPUT / BF_EXIT_ENV (enum bf_exit) after
  * printing why. */
-int bf__cellsetup_fleet(bf__campaign_t *c, bf__fleet_setup_t *fs);
+int bf__cell_setup_fleet(bf__campaign_t *c, bf__fleet_setup_t *fs);
 /* How often a blocking cluster call of the campaign's loop lets the fleet run: far below the
  * agents' 3 s suspicion and the 1 s heartbeat, so their Pings are answered about on time. */
 #define BF__FLEET_TICK_MS 250
-/* bf__cellsetup_tick — one non-blocking round of the fleet (ctx is the bf__campaign_t): Hellos,
- * Pings and the current cell's messages (bf__cellrun_attach's handlers) while a cluster call
+/* bf__cell_setup_tick — one non-blocking round of the fleet (ctx is the bf__campaign_t): Hellos,
+ * Pings and the current cell's messages (bf__cell_protocol_attach's handlers) while a cluster call
  * of c->es or the end of the cell's telemetry blocks the loop. Never uses c->es. */
-void bf__cellsetup_tick(void *ctx);
-/* How often bf__cellsetup_offload's wait looks whether its thread is done (ms): the delay it
+void bf__cell_setup_tick(void *ctx);
+/* How often bf__cell_setup_offload's wait looks whether its thread is done (ms): the delay it
  * adds to a cell's end. */
 #define BF__OFFLOAD_WAKE_MS 10
-/* bf__cellsetup_offload — run fn(arg) on a thread of its own while this thread keeps the
+/* bf__cell_setup_offload — run fn(arg) on a thread of its own while this thread keeps the
  * fleet (bf_fleet_poll: Hellos, Pings, Pongs, the handlers' messages), and return once fn has
  * returned: what fn writes is in place, in its order, when this returns, and a slow results
  * disk delays no heartbeat. fn must touch neither the fleet nor c->es, and nothing the fleet's
  * handlers use meanwhile (a cell's files once its members are detached). When no thread can
  * start, fn runs here. Not thread-safe (the campaign's loop). */
-void bf__cellsetup_offload(bf__campaign_t *c, void (*fn)(void *), void *arg);
-/* bf__cellsetup_write_matrix — bf_results_write_matrix(c->res, c->sc, rows, nrows) through
- * bf__cellsetup_offload: matrix.csv, .md and .json rewritten after a cell while the fleet is
+void bf__cell_setup_offload(bf__campaign_t *c, void (*fn)(void *), void *arg);
+/* bf__cell_setup_write_matrix — bf_results_write_matrix(c->res, c->sc, rows, nrows) through
+ * bf__cell_setup_offload: matrix.csv, .md and .json rewritten after a cell while the fleet is
  * answered. Returns as bf_results_write_matrix (a failure is in bf_results_error). Not
  * thread-safe (the campaign's loop). */
-int bf__cellsetup_write_matrix(bf__campaign_t *c, const bf_row_t *rows, size_t nrows);
-/* bf__cellsetup_local_agents — start opts->local_agents agent processes connecting to the
+int bf__cell_setup_write_matrix(bf__campaign_t *c, const bf_row_t *rows, size_t nrows);
+/* bf__cell_setup_local_agents — start opts->local_agents agent processes connecting to the
  * control bind. Returns BF_EXIT_OK, or BF_EXIT_ENV after printing why. */
-int bf__cellsetup_local_agents(bf__campaign_t *c, bf__fleet_setup_t *fs);
-/* bf__cellsetup_forget_secrets — remove the local agents' ephemeral secret keys (agent.key,
+int bf__cell_setup_local_agents(bf__campaign_t *c, bf__fleet_setup_t *fs);
+/* bf__cell_setup_forget_secrets — remove the local agents' ephemeral secret keys (agent.key,
  * coordinator.key) from fs->local_keys once every local agent has joined: each agent read its
  * key at start and the coordinator holds its own in memory, so a kill -9 of the coordinator later
  * leaves only public keys behind. No-op without local keys; a failed unlink is warned about.
  * Campaign thread only. */
-void bf__cellsetup_forget_secrets(bf__fleet_setup_t *fs);
-/* bf__cellsetup_cleanup — stop local agents, remove ephemeral keys, free fs's strings. */
-void bf__cellsetup_cleanup(bf__fleet_setup_t *fs);
+void bf__cell_setup_forget_secrets(bf__fleet_setup_t *fs);
+/* bf__cell_setup_cleanup — stop local agents, remove ephemeral keys, free fs's strings. */
+void bf__cell_setup_cleanup(bf__fleet_setup_t *fs);
 
 #endif

@@ -597,7 +597,7 @@ int bf__findmax_run(bf__campaign_t *c, bf_row_t **rows, size_t *nrows)
                             "from the start",
                             name, c->opts->resume_dir, name, partial);
                 ran_steps++;
-                rc = bf__cellone_run(c, cell, 1, name, st.n - 1, st.n, campaign_start, &row);
+                rc = bf__cell_attempt_run(c, cell, 1, name, st.n - 1, st.n, campaign_start, &row);
                 if (rc > 0) {
                     code = rc;
                     break;
@@ -612,7 +612,7 @@ int bf__findmax_run(bf__campaign_t *c, bf_row_t **rows, size_t *nrows)
             }
             const bf_row_t *folded = bf_finish_fold(NULL, c->sc, &row, 1, *rows, nrows, NULL);
             if (folded) /* off the fleet's thread: a slow results disk delays no heartbeat */
-                bf__cellsetup_write_matrix(c, *rows, *nrows);
+                bf__cell_setup_write_matrix(c, *rows, *nrows);
             if (rc == BF_E_INTR) {
                 code = bf_exit_of_signal(bf_campaign_signal);
                 break;

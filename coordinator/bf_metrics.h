@@ -2,7 +2,7 @@
 /* bf_metrics.h — live metrics of a running campaign: a Prometheus /metrics endpoint
  * (--metrics-listen) and statsd over UDP (--statsd).
  *
- * The campaign loop (bf_cellrun.c) feeds every sample it takes (bf_metrics_sample), each
+ * The campaign loop (bf_cell_protocol.c) feeds every sample it takes (bf_metrics_sample), each
  * liveness loss (bf_metrics_agent_lost) and, once per new complete second and at each cell's
  * start and end, a snapshot of the cell (bf_metrics_publish). The module keeps the campaign
  * counters and the last BF_METRICS_WINDOW_S seconds of latency histograms, formats the

@@ -676,7 +676,7 @@ static void test_split_bases_spread_hosts(void **state)
                 uint32_t cores[3] = {2, 2, 2};
                 uint64_t share[3] = {0};
                 uint32_t base[3] = {99, 99, 99};
-                /* as bf_cellrun: one each, the rest by cores */
+                /* as bf_cell_protocol.c: one each, the rest by cores */
                 bf_split_largest_remainder(conc - nagents, cores, nagents, share);
                 for (uint32_t i = 0; i < nagents; i++)
                     share[i]++;
@@ -699,7 +699,7 @@ static void test_split_bases_spread_hosts(void **state)
     assert_int_equal(b[1], 1);
 }
 
-/* bf_split_cell_init, the cell's load over its agents (bf__cellrun_run's split):
+/* bf_split_cell_init, the cell's load over its agents (bf__cell_protocol_run's split):
  * one request in flight and one search client each when there are enough, the rest by cores;
  * the target rate in milli-docs/s by cores; the search rate by search clients; connection
  * bases in agent order */

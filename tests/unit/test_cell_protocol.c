@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-/* test_cellrun.c — the per-cell member state table (bf_cellrun.h), every (state, event) pair
- * listed: a change to the table that is not also made here fails. */
-#include "bf_cellrun.h"
+/* test_cell_protocol.c — the per-cell member state table (bf_cell_protocol.h), every (state, event)
+ * pair listed: a change to the table that is not also made here fails. */
+#include "bf_cell_protocol.h"
 
 #include <setjmp.h>
 #include <stdarg.h>
@@ -30,35 +30,35 @@ typedef struct tcase {
     unsigned actions;
 } tcase;
 
-/* the table of bf_cellrun.h, written out: 7 states x 8 events */
+/* the table of bf_cell_protocol.h, written out: 7 states x 8 events */
 static const tcase cases[] = {
-    {P, BF_ME_READY, R, 0}, {P, BF_ME_FAILED, F, 0}, {P, BF_ME_SAMPLE, P, 0},
-    {P, BF_ME_FINAL, P, 0}, {P, BF_ME_LOST, L, ML}, {P, BF_ME_BACK, P, 0},
-    {P, BF_ME_FORGOT, P, 0}, {P, BF_ME_DEADLINE, L, ML | W},
+    {P, BF_ME_READY, R, 0},       {P, BF_ME_FAILED, F, 0},        {P, BF_ME_SAMPLE, P, 0},
+    {P, BF_ME_FINAL, P, 0},       {P, BF_ME_LOST, L, ML},         {P, BF_ME_BACK, P, 0},
+    {P, BF_ME_FORGOT, P, 0},      {P, BF_ME_DEADLINE, L, ML | W},
 
-    {R, BF_ME_READY, R, 0}, {R, BF_ME_FAILED, F, 0}, {R, BF_ME_SAMPLE, U, 0},
-    {R, BF_ME_FINAL, D, CE}, {R, BF_ME_LOST, L, ML}, {R, BF_ME_BACK, R, 0},
+    {R, BF_ME_READY, R, 0},       {R, BF_ME_FAILED, F, 0},        {R, BF_ME_SAMPLE, U, 0},
+    {R, BF_ME_FINAL, D, CE},      {R, BF_ME_LOST, L, ML},         {R, BF_ME_BACK, R, 0},
     {R, BF_ME_FORGOT, L, ML | W}, {R, BF_ME_DEADLINE, L, ML | W},
 
-    {U, BF_ME_READY, U, 0}, {U, BF_ME_FAILED, F, 0}, {U, BF_ME_SAMPLE, U, 0},
-    {U, BF_ME_FINAL, D, CE}, {U, BF_ME_LOST, L, ML}, {U, BF_ME_BACK, U, 0},
+    {U, BF_ME_READY, U, 0},       {U, BF_ME_FAILED, F, 0},        {U, BF_ME_SAMPLE, U, 0},
+    {U, BF_ME_FINAL, D, CE},      {U, BF_ME_LOST, L, ML},         {U, BF_ME_BACK, U, 0},
     {U, BF_ME_FORGOT, L, ML | W}, {U, BF_ME_DEADLINE, L, ML | W},
 
-    {F, BF_ME_READY, F, 0}, {F, BF_ME_FAILED, F, 0}, {F, BF_ME_SAMPLE, F, 0},
-    {F, BF_ME_FINAL, D, 0}, {F, BF_ME_LOST, L, ML}, {F, BF_ME_BACK, F, 0},
-    {F, BF_ME_FORGOT, F, 0}, {F, BF_ME_DEADLINE, L, ML | W},
+    {F, BF_ME_READY, F, 0},       {F, BF_ME_FAILED, F, 0},        {F, BF_ME_SAMPLE, F, 0},
+    {F, BF_ME_FINAL, D, 0},       {F, BF_ME_LOST, L, ML},         {F, BF_ME_BACK, F, 0},
+    {F, BF_ME_FORGOT, F, 0},      {F, BF_ME_DEADLINE, L, ML | W},
 
-    {L, BF_ME_READY, L, 0}, {L, BF_ME_FAILED, L, 0}, {L, BF_ME_SAMPLE, L, 0},
-    {L, BF_ME_FINAL, L, 0}, {L, BF_ME_LOST, L, 0}, {L, BF_ME_BACK, B, 0},
-    {L, BF_ME_FORGOT, L, 0}, {L, BF_ME_DEADLINE, L, 0},
+    {L, BF_ME_READY, L, 0},       {L, BF_ME_FAILED, L, 0},        {L, BF_ME_SAMPLE, L, 0},
+    {L, BF_ME_FINAL, L, 0},       {L, BF_ME_LOST, L, 0},          {L, BF_ME_BACK, B, 0},
+    {L, BF_ME_FORGOT, L, 0},      {L, BF_ME_DEADLINE, L, 0},
 
-    {B, BF_ME_READY, B, 0}, {B, BF_ME_FAILED, B, 0}, {B, BF_ME_SAMPLE, B, 0},
-    {B, BF_ME_FINAL, D, 0}, {B, BF_ME_LOST, L, ML}, {B, BF_ME_BACK, B, 0},
-    {B, BF_ME_FORGOT, L, 0}, {B, BF_ME_DEADLINE, L, ML | W},
+    {B, BF_ME_READY, B, 0},       {B, BF_ME_FAILED, B, 0},        {B, BF_ME_SAMPLE, B, 0},
+    {B, BF_ME_FINAL, D, 0},       {B, BF_ME_LOST, L, ML},         {B, BF_ME_BACK, B, 0},
+    {B, BF_ME_FORGOT, L, 0},      {B, BF_ME_DEADLINE, L, ML | W},
 
-    {D, BF_ME_READY, D, 0}, {D, BF_ME_FAILED, D, 0}, {D, BF_ME_SAMPLE, D, 0},
-    {D, BF_ME_FINAL, D, 0}, {D, BF_ME_LOST, D, 0}, {D, BF_ME_BACK, D, 0},
-    {D, BF_ME_FORGOT, D, 0}, {D, BF_ME_DEADLINE, D, 0},
+    {D, BF_ME_READY, D, 0},       {D, BF_ME_FAILED, D, 0},        {D, BF_ME_SAMPLE, D, 0},
+    {D, BF_ME_FINAL, D, 0},       {D, BF_ME_LOST, D, 0},          {D, BF_ME_BACK, D, 0},
+    {D, BF_ME_FORGOT, D, 0},      {D, BF_ME_DEADLINE, D, 0},
 };
 
 static void test_every_pair(void **state)

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: MIT */
-/* bf_cellone.c — the cell runner: one repetition of one cell on the agents connected now.
+/* bf_cell_attempt.c — the cell runner: one repetition of one cell on the agents connected now.
  *
  * The campaign loop (bf_campaign.c) and find-max's search (bf_findmax_run.c) both run their
- * cells through bf__cellone_run, so neither calls into the other: it picks the cell's agents,
+ * cells through bf__cell_attempt_run, so neither calls into the other: it picks the cell's agents,
  * waits for enough of them, gives the first cell of a run its longer warmup, and prepares again
- * when an agent is lost before Start; the run itself is bf_cellrun.c.
+ * when an agent is lost before Start; the run itself is bf_cell_protocol.c.
  */
 #include "bf_campaign_int.h"
 
@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-int bf__cellone_wait_agents(bf__campaign_t *c, uint32_t want, uint64_t wait_ms)
+int bf__cell_attempt_wait_agents(bf__campaign_t *c, uint32_t want, uint64_t wait_ms)
 {
     uint64_t t0 = bf_clock_mono_us();
     uint64_t last_note = t0;
@@ -37,7 +37,7 @@ int bf__cellone_wait_agents(bf__campaign_t *c, uint32_t want, uint64_t wait_ms)
     return BF_OK;
 }
 
-int bf__cellone_agents_is_axis(const bf_cell_t *cell)
+int bf__cell_attempt_agents_is_axis(const bf_cell_t *cell)
 {
     for (size_t i = 0; i < cell->naxes; i++)
         if (strcmp(cell->axes[i].axis, "agents") == 0)
@@ -62,7 +62,7 @@ static int run_on_agents(bf__campaign_t *c, const bf_cell_t *cell, uint32_t rep,
                     per == 1 ? "" : "s");
         cap = per;
     }
-    if (bf__cellone_agents_is_axis(cell) && need < cap)
+    if (bf__cell_attempt_agents_is_axis(cell) && need < cap)
         need = cap; /* an agents axis value is what the row is about: wait for that many */
     if (cap && need > cap)
         need = cap;
@@ -82,7 +82,7 @@ static int run_on_agents(bf__campaign_t *c, const bf_cell_t *cell, uint32_t rep,
             free(agents);
             if (bf_campaign_signal)
                 return bf_exit_of_signal(bf_campaign_signal);
-            if (bf__cellone_wait_agents(c, need, c->wait_ms) != BF_OK) {
+            if (bf__cell_attempt_wait_agents(c, need, c->wait_ms) != BF_OK) {
                 /* say what to do: an agent --local-agents started is not restarted (one
                  * that died stays dead), so the fix is the resume, not waiting longer */
                 const char *dir = bf_results_dir(c->res);
@@ -99,7 +99,7 @@ static int run_on_agents(bf__campaign_t *c, const bf_cell_t *cell, uint32_t rep,
             }
             continue;
         }
-        int rc = bf__cellrun_run(c, cell, rep, agents, na, pos, n, campaign_start_us, row);
+        int rc = bf__cell_protocol_run(c, cell, rep, agents, na, pos, n, campaign_start_us, row);
         free(agents);
         if (rc == BF__CELL_RETRY) {
             c->no_retry = ++retries >= BF__MAX_CELL_RETRIES;
@@ -110,8 +110,8 @@ static int run_on_agents(bf__campaign_t *c, const bf_cell_t *cell, uint32_t rep,
     }
 }
 
-int bf__cellone_run(bf__campaign_t *c, const bf_cell_t *cell, uint32_t rep, const char *name,
-                    size_t pos, size_t n, uint64_t campaign_start_us, bf_row_t *row)
+int bf__cell_attempt_run(bf__campaign_t *c, const bf_cell_t *cell, uint32_t rep, const char *name,
+                         size_t pos, size_t n, uint64_t campaign_start_us, bf_row_t *row)
 {
     /* run.first_warmup: the first cell this coordinator loads warms up longer (a fresh
      * cluster's JVM compiles its indexing code during the first tens of seconds of load, so

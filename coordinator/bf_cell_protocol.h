@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: MIT */
-/* bf_cellrun.h — the per-cell run: each agent's part in the current cell as one state table.
+/* bf_cell_protocol.h — the per-cell run: each agent's part in the current cell as one state table.
  *
- * The run of a cell (bf_cellrun.c) is Prepare → all Ready → Start with a barrier → samples
+ * The run of a cell (bf_cell_protocol.c) is Prepare → all Ready → Start with a barrier → samples
  * (taken, written by the samples' writer thread, acknowledged once on disk) → a final sample
  * from every member (or lost) → the row. What
  * happens to one member is decided here, by a pure function over (state, event), so the
  * callbacks that receive messages stay thin and the table is tested case by case
- * (tests/unit/test_cellrun.c), as the agent's session is in agent/bf_agent.h:
+ * (tests/unit/test_cell_protocol.c), as the agent's session is in agent/bf_agent.h:
  *
  *   state      event       next       actions
  *   PREPARING  READY       READY      -
@@ -42,8 +42,8 @@
  * is degraded); "check early stop" degrades the cell when the member ended its load before the
  * end on its own (dead-man switch). Pure functions: thread-safe.
  */
-#ifndef BF_CELLRUN_H
-#define BF_CELLRUN_H
+#ifndef BF_CELL_PROTOCOL_H
+#define BF_CELL_PROTOCOL_H
 
 #include "bf_fleet.h"
 

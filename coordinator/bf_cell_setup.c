@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* bf_cellsetup.c — what a campaign sets up before cells run (binds, CURVE keys, local agents)
+/* bf_cell_setup.c — what a campaign sets up before cells run (binds, CURVE keys, local agents)
  * and before each cell (its indices). */
 #include "bf_campaign_int.h"
 
@@ -19,11 +19,11 @@
 #include <unistd.h>
 
 /* bf_campaign.h: set by the coordinator's signal handler. Defined here, in the file every other
- * file of the campaign (bf_cellrun.c, bf_cellone.c, bf_findmax_run.c, bf_campaign.c) stands
- * on, so that reading the flag adds no arrow back up (scripts/deps.py). */
+ * file of the campaign (bf_cell_protocol.c, bf_cell_attempt.c, bf_findmax_run.c, bf_campaign.c)
+ * stands on, so that reading the flag adds no arrow back up (scripts/deps.py). */
 volatile int bf_campaign_signal = 0;
 
-void bf__cellsetup_tick(void *ctx)
+void bf__cell_setup_tick(void *ctx)
 {
     bf__campaign_t *c = ctx;
     bf_fleet_poll(c->fleet, 0);
@@ -43,7 +43,7 @@ static void *offload_run(void *p)
     return NULL;
 }
 
-void bf__cellsetup_offload(bf__campaign_t *c, void (*fn)(void *), void *arg)
+void bf__cell_setup_offload(bf__campaign_t *c, void (*fn)(void *), void *arg)
 {
     offload_t o = {.fn = fn, .arg = arg};
     atomic_init(&o.done, 0);
@@ -71,10 +71,10 @@ static void matrix_job_run(void *p)
     j->rc = bf_results_write_matrix(j->res, j->sc, j->rows, j->nrows);
 }
 
-int bf__cellsetup_write_matrix(bf__campaign_t *c, const bf_row_t *rows, size_t nrows)
+int bf__cell_setup_write_matrix(bf__campaign_t *c, const bf_row_t *rows, size_t nrows)
 {
     matrix_job_t j = {.res = c->res, .sc = c->sc, .rows = rows, .nrows = nrows, .rc = BF_OK};
-    bf__cellsetup_offload(c, matrix_job_run, &j);
+    bf__cell_setup_offload(c, matrix_job_run, &j);
     return j.rc;
 }
 
@@ -84,11 +84,11 @@ int bf__cellsetup_write_matrix(bf__campaign_t *c, const bf_row_t *rows, size_t n
 static void prepare_once(bf__campaign_t *c, const bf_cell_t *cell, bf__cell_index_t *out)
 {
     memset(out, 0, sizeof *out);
-    /* every cluster call keeps the fleet answered (c->es ticks it: bf__cellsetup_fleet) */
+    /* every cluster call keeps the fleet answered (c->es ticks it: bf__cell_setup_fleet) */
     /* with a search section: a search-only cell may keep its index and an empty one is
      * prefilled (bf_prefill.h); without one this is bf_cluster_prepare_cell_tick */
     out->rc = bf_prefill_prepare_cell(c->es, c->sc, cell, &c->owner, c->cluster.data_nodes, 120000,
-                                      &out->yellow, bf__cellsetup_tick, c, &out->diag);
+                                      &out->yellow, bf__cell_setup_tick, c, &out->diag);
     if (out->rc != BF_OK)
         return;
     out->baseline = bf_cluster_baseline(c->es, c->sc, cell);
@@ -97,10 +97,10 @@ static void prepare_once(bf__campaign_t *c, const bf_cell_t *cell, bf__cell_inde
         bf_warn("cell %s: %s", cell->id, out->mismatch);
 }
 
-void bf__cellsetup_index(bf__campaign_t *c, const bf_cell_t *cell, bf__cell_index_t *out)
+void bf__cell_setup_index(bf__campaign_t *c, const bf_cell_t *cell, bf__cell_index_t *out)
 {
-    uint64_t limit_ms = c->opts->cluster_wait_ms ? c->opts->cluster_wait_ms
-                                                 : CLUSTER_WAIT_DEFAULT_MS;
+    uint64_t limit_ms =
+        c->opts->cluster_wait_ms ? c->opts->cluster_wait_ms : CLUSTER_WAIT_DEFAULT_MS;
     uint64_t t0 = bf_clock_mono_us();
     uint64_t backoff_ms = 1000;
     for (;;) {
@@ -114,13 +114,15 @@ void bf__cellsetup_index(bf__campaign_t *c, const bf_cell_t *cell, bf__cell_inde
         }
         uint64_t pause_ms = backoff_ms < limit_ms - waited_ms ? backoff_ms : limit_ms - waited_ms;
         bf_warn("cell %s: the cluster is not reachable (%s); trying again in %.1f s (waited "
-                "%llu of %llu s, --cluster-wait)", cell->id, out->diag.msg, (double)pause_ms / 1e3,
+                "%llu of %llu s, --cluster-wait)",
+                cell->id, out->diag.msg, (double)pause_ms / 1e3,
                 (unsigned long long)(waited_ms / 1000u), (unsigned long long)(limit_ms / 1000u));
         /* the fleet stays answered while we wait */
         uint64_t until = bf_clock_mono_us() + pause_ms * 1000u;
         while (bf_clock_mono_us() < until && !bf_campaign_signal)
             bf_fleet_poll(c->fleet, 100);
-        backoff_ms = backoff_ms * 2 < CLUSTER_BACKOFF_MAX_MS ? backoff_ms * 2 : CLUSTER_BACKOFF_MAX_MS;
+        backoff_ms =
+            backoff_ms * 2 < CLUSTER_BACKOFF_MAX_MS ? backoff_ms * 2 : CLUSTER_BACKOFF_MAX_MS;
     }
 }
 
@@ -138,7 +140,7 @@ static const char *control_of(const bf_campaign_opts_t *opts)
     return opts->control_bind ? opts->control_bind : "tcp://127.0.0.1:7100";
 }
 
-int bf__cellsetup_fleet(bf__campaign_t *c, bf__fleet_setup_t *fs)
+int bf__cell_setup_fleet(bf__campaign_t *c, bf__fleet_setup_t *fs)
 {
     const bf_campaign_opts_t *opts = c->opts;
     const bf_target_t *target = bf_scenario_target(c->sc);
@@ -148,10 +150,11 @@ int bf__cellsetup_fleet(bf__campaign_t *c, bf__fleet_setup_t *fs)
         bf_error("--bind %s: expected tcp://HOST:PORT", control);
         return BF_EXIT_INPUT;
     }
-    bf_fleet_opts_t fo = {.control_bind = control, .data_bind = fs->data_bind,
-                          .lost_ms = opts->lost_ms,
-                          .expected_agents = opts->agents > opts->local_agents ? opts->agents
-                                                                               : opts->local_agents};
+    bf_fleet_opts_t fo = {
+        .control_bind = control,
+        .data_bind = fs->data_bind,
+        .lost_ms = opts->lost_ms,
+        .expected_agents = opts->agents > opts->local_agents ? opts->agents : opts->local_agents};
     char secret[41] = "", public_key[41] = "";
     if (opts->insecure) {
         bf_warn("--insecure: fleet traffic is plain TCP and any agent may join");
@@ -161,7 +164,8 @@ int bf__cellsetup_fleet(bf__campaign_t *c, bf__fleet_setup_t *fs)
     } else {
         bf_diag_t kd = {0};
         if (opts->keys_dir) {
-            if (bf_keys_load_secret(opts->keys_dir, "coordinator", secret, public_key, &kd) != BF_OK) {
+            if (bf_keys_load_secret(opts->keys_dir, "coordinator", secret, public_key, &kd) !=
+                BF_OK) {
                 bf_error("%s", kd.msg);
                 return BF_EXIT_ENV;
             }
@@ -191,8 +195,8 @@ int bf__cellsetup_fleet(bf__campaign_t *c, bf__fleet_setup_t *fs)
             if (krc == BF_OK && !opts->keys_dir) {
                 krc = bf_keys_generate(fs->local_keys, "coordinator", &kd);
                 if (krc == BF_OK)
-                    krc = bf_keys_load_secret(fs->local_keys, "coordinator", secret, public_key,
-                                              &kd);
+                    krc =
+                        bf_keys_load_secret(fs->local_keys, "coordinator", secret, public_key, &kd);
             } else if (krc == BF_OK) {
                 char *pubpath = bf_asprintf("%s/coordinator.pub", fs->local_keys);
                 FILE *pf = fopen(pubpath, "w");
@@ -230,14 +234,14 @@ int bf__cellsetup_fleet(bf__campaign_t *c, bf__fleet_setup_t *fs)
      * waiting for its health, _refresh and _count after a cell, the store size, a stalled
      * node. Agents that hear nothing for 3 s say Hello again, and after 10 s reopen their
      * sockets (fleet churn, seen on 60 shards x 1 replica on 3 nodes). */
-    bf_es_set_tick(c->es, bf__cellsetup_tick, c, BF__FLEET_TICK_MS);
-    bf_telemetry_set_tick(c->tele, bf__cellsetup_tick, c, BF__FLEET_TICK_MS);
+    bf_es_set_tick(c->es, bf__cell_setup_tick, c, BF__FLEET_TICK_MS);
+    bf_telemetry_set_tick(c->tele, bf__cell_setup_tick, c, BF__FLEET_TICK_MS);
     if (c->mstore)
-        bf_mstore_set_tick(c->mstore, bf__cellsetup_tick, c, BF__FLEET_TICK_MS);
+        bf_mstore_set_tick(c->mstore, bf__cell_setup_tick, c, BF__FLEET_TICK_MS);
     return BF_EXIT_OK;
 }
 
-int bf__cellsetup_local_agents(bf__campaign_t *c, bf__fleet_setup_t *fs)
+int bf__cell_setup_local_agents(bf__campaign_t *c, bf__fleet_setup_t *fs)
 {
     const bf_campaign_opts_t *opts = c->opts;
     if (!opts->local_agents)
@@ -259,7 +263,7 @@ int bf__cellsetup_local_agents(bf__campaign_t *c, bf__fleet_setup_t *fs)
     return rc == BF_OK ? BF_EXIT_OK : BF_EXIT_ENV;
 }
 
-void bf__cellsetup_forget_secrets(bf__fleet_setup_t *fs)
+void bf__cell_setup_forget_secrets(bf__fleet_setup_t *fs)
 {
     if (fs->local_keys == NULL)
         return;
@@ -272,7 +276,7 @@ void bf__cellsetup_forget_secrets(bf__fleet_setup_t *fs)
     }
 }
 
-void bf__cellsetup_cleanup(bf__fleet_setup_t *fs)
+void bf__cell_setup_cleanup(bf__fleet_setup_t *fs)
 {
     if (fs->npids)
         bf_local_stop(fs->pids, fs->npids);

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* bf_cellrun.c — the per-cell run: Prepare → Ready → Start → samples → the row. */
+/* bf_cell_protocol.c — the per-cell run: Prepare → Ready → Start → samples → the row. */
 #include "bf_campaign_int.h"
 
 #include "bf_buf.h"
@@ -26,16 +26,17 @@
 #include <unistd.h>
 
 #define PREPARE_TIMEOUT_MS 60000
-#define RESEND_MS 5000          /* Prepare: resent to agents that have not answered */
-#define BUSY_RESEND_MS 1000     /* Prepare: resent to an agent that answered busy */
-#define DRAIN_GRACE_MS 15000    /* waiting for draining agents: request timeout + this */
-#define COMMAND_RESEND_MS 1000  /* Start and Stop: resent until acknowledged */
+#define RESEND_MS 5000         /* Prepare: resent to agents that have not answered */
+#define BUSY_RESEND_MS 1000    /* Prepare: resent to an agent that answered busy */
+#define DRAIN_GRACE_MS 15000   /* waiting for draining agents: request timeout + this */
+#define COMMAND_RESEND_MS 1000 /* Start and Stop: resent until acknowledged */
 #define START_DELAY_MS 1000
 #define DONE_GRACE_MS 30000
-#define STOP_ACK_WAIT_MS 3000   /* results directory broken: how long Stop may take to arrive */
+#define STOP_ACK_WAIT_MS 3000    /* results directory broken: how long Stop may take to arrive */
 #define SAMPLES_WAIT_SAY_MS 5000 /* a slow results disk: said this often while the end waits */
 
-/* ---- the member state table (bf_cellrun.h) ----------------------------------------------- */
+/* ---- the member state table (bf_cell_protocol.h) -----------------------------------------------
+ */
 
 #define S(n, a)                                                                                    \
     {                                                                                              \
@@ -133,7 +134,8 @@ static bf_member_t *member_of(bf__campaign_t *c, const bf_fleet_agent_t *a)
     return &c->members[slot - 1];
 }
 
-static void fail_cell(bf__campaign_t *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void fail_cell(bf__campaign_t *c, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
 static void fail_cell(bf__campaign_t *c, const char *fmt, ...)
 {
     if (c->cell_failed)
@@ -240,7 +242,8 @@ static void on_sample(bf__campaign_t *c, bf_fleet_agent_t *a, const Bf__Sample *
 {
     bf_member_t *m = member_of(c, a);
     if (c->cell == NULL || m == NULL || strcmp(s->cell_id, c->cell->id) != 0) {
-        /* a sample of an earlier cell resent after a reconnect: acknowledge so the agent drops it */
+        /* a sample of an earlier cell resent after a reconnect: acknowledge so the agent drops it
+         */
         Bf__SampleAck ack = BF__SAMPLE_ACK__INIT;
         ack.cell_id = s->cell_id;
         ack.seq = s->seq;
@@ -325,15 +328,13 @@ static void on_message(void *ctx, bf_fleet_agent_t *a, const Bf__Envelope *env, 
          * (docs/internals/style.md rule 12). */
         if (c->wrong_channel++ % 100 == 0)
             bf_warn("agent %s (%s): ignored a %s on the %s socket (%llu so far): a client "
-                    "that is not bulkfleet-agent %s?", a->id, a->hostname, bf_wire_body_name(env),
-                    is_data ? "data" : "control", (unsigned long long)c->wrong_channel,
-                    BF_VERSION);
+                    "that is not bulkfleet-agent %s?",
+                    a->id, a->hostname, bf_wire_body_name(env), is_data ? "data" : "control",
+                    (unsigned long long)c->wrong_channel, BF_VERSION);
         return;
     }
     switch (env->body_case) {
-    case BF__ENVELOPE__BODY_SAMPLE:
-        on_sample(c, a, env->sample);
-        break;
+    case BF__ENVELOPE__BODY_SAMPLE: on_sample(c, a, env->sample); break;
     case BF__ENVELOPE__BODY_READY:
         if (m && env->ready->command_id == c->prepare_cmd) {
             step(c, m, BF_ME_READY);
@@ -373,8 +374,7 @@ static void on_message(void *ctx, bf_fleet_agent_t *a, const Bf__Envelope *env, 
         else if (a->draining)
             bf_fleet_agent_cell(a, BF_FC_RELEASED); /* the earlier cell is over there */
         break;
-    default:
-        break;
+    default: break;
     }
 }
 
@@ -391,8 +391,8 @@ static void on_event(void *ctx, bf_fleet_agent_t *a, int lost)
     step(c, m, lost ? BF_ME_LOST : BF_ME_BACK);
 }
 
-static void send_stop_to(bf__campaign_t *c, const bf_fleet_agent_t *a, uint64_t cmd, const char *cell_id,
-                         const char *reason)
+static void send_stop_to(bf__campaign_t *c, const bf_fleet_agent_t *a, uint64_t cmd,
+                         const char *cell_id, const char *reason)
 {
     Bf__Stop st = BF__STOP__INIT;
     st.command_id = cmd;
@@ -446,8 +446,8 @@ static int want_resend(void *ctx, const bf_fleet_agent_t *a)
             bf_warn("cell %s: agent %s came back without the cell", c->cell->id, a->id);
     }
     if (!current && a->held_cell[0] && a->held_last_seq && first_time(c, 'd', a))
-        bf_info("agent %s holds samples of cell %s that this run does not need: discarded",
-                a->id, a->held_cell);
+        bf_info("agent %s holds samples of cell %s that this run does not need: discarded", a->id,
+                a->held_cell);
     return current;
 }
 
@@ -618,7 +618,7 @@ static void make_chunks(bf__campaign_t *c)
     }
 }
 
-void bf__cellrun_free_chunks(bf__campaign_t *c)
+void bf__cell_protocol_free_chunks(bf__campaign_t *c)
 {
     for (size_t i = 0; c->chunks && i < c->nchunk_files; i++)
         free(c->chunks[i].hex);
@@ -766,8 +766,8 @@ static void send_prepares(bf__campaign_t *c, uint32_t repetition, const uint64_t
     free(blobs);
 }
 
-void bf__cellrun_publish(bf__campaign_t *c, size_t k, size_t ncells, const char *phase,
-                         int32_t second)
+void bf__cell_protocol_publish(bf__campaign_t *c, size_t k, size_t ncells, const char *phase,
+                               int32_t second)
 {
     if (c->metrics == NULL)
         return;
@@ -813,8 +813,8 @@ static void run_place(const bf__campaign_t *c, size_t k, size_t n, char *buf, si
         snprintf(buf, size, "cell %zu/%zu %s", k + 1, n, c->cell_name);
 }
 
-static void progress(bf__campaign_t *c, size_t k, size_t ncells, int32_t second, uint64_t elapsed_ms,
-                     uint64_t remaining_ms)
+static void progress(bf__campaign_t *c, size_t k, size_t ncells, int32_t second,
+                     uint64_t elapsed_ms, uint64_t remaining_ms)
 {
     if (c->opts->quiet)
         return;
@@ -956,17 +956,19 @@ static int cell_cannot_start(bf__campaign_t *c, const bf_cell_t *cell, const bf_
     }
     for (uint32_t i = 0; i < nagents; i++) {
         if (cell->concurrency == 0 && sh->sclients[i] == 0) {
-            fail_cell(c, "cell %s: search_clients %u is less than the %u agents of a search-only "
+            fail_cell(c,
+                      "cell %s: search_clients %u is less than the %u agents of a search-only "
                       "cell (each needs a search client); run fewer agents (--local-agents, "
-                      "--agents or run.agents) or raise search_clients", cell->id,
-                      cell->search_clients, nagents);
+                      "--agents or run.agents) or raise search_clients",
+                      cell->id, cell->search_clients, nagents);
             return 1;
         }
         if (cell->concurrency > 0 && sh->conc[i] == 0) {
-            fail_cell(c, "cell %s: concurrency %u is less than the %u agents (each needs at "
+            fail_cell(c,
+                      "cell %s: concurrency %u is less than the %u agents (each needs at "
                       "least one bulk request in flight); run fewer agents (--local-agents, "
-                      "--agents or run.agents in the scenario) or raise concurrency", cell->id,
-                      cell->concurrency, nagents);
+                      "--agents or run.agents in the scenario) or raise concurrency",
+                      cell->id, cell->concurrency, nagents);
             return 1;
         }
     }
@@ -1075,8 +1077,8 @@ static void cell_show_second(bf__campaign_t *c, uint32_t nagents, size_t k, size
     uint64_t left_ms = (uint64_t)(ncells - k - 1) * per_cell_ms +
                        (load_ms > (uint64_t)sec * 1000u ? load_ms - (uint64_t)sec * 1000u : 0);
     progress(c, k, ncells, sec, elapsed_ms, left_ms);
-    bf__cellrun_publish(c, k, ncells, (uint64_t)sec * 1000u < run->warmup_ms ? "warmup" : "measure",
-                        sec);
+    bf__cell_protocol_publish(c, k, ncells,
+                              (uint64_t)sec * 1000u < run->warmup_ms ? "warmup" : "measure", sec);
     bf__ms_second(c, sec); /* the metrics store, live (bf_campaign_ms.c) */
 }
 
@@ -1263,7 +1265,7 @@ static void cell_telemetry(bf__campaign_t *c, const bf_cell_t *cell, int interru
                                 .transport_tx_bytes = ts.transport_tx_bytes};
 }
 
-/* The files of a cell's end, written off the fleet's thread (bf__cellsetup_offload) in this
+/* The files of a cell's end, written off the fleet's thread (bf__cell_setup_offload) in this
  * order: telemetry/<cell>[.aborted].ndjson, then cells/<cell>[.aborted].ndjson (bf_finish_write:
  * a failure leaves the row unverified and bf_results_error set, so the campaign ends with exit
  * 3 and the resume command as for any other results file). */
@@ -1290,7 +1292,7 @@ static void cell_files(void *arg)
 }
 
 /* The load is over: the row. From here the fleet runs inside the blocking calls (the
- * telemetry's stop, _refresh, _count, the store size: bf__cellsetup_tick), and nothing it
+ * telemetry's stop, _refresh, _count, the store size: bf__cell_setup_tick), and nothing it
  * hears may change the aggregate under the row being computed: the members are detached, so
  * a sample that comes now is acknowledged and dropped as one of an earlier cell, as it was
  * when it was read after the cell, and a member's Hello is not taken for the cell. */
@@ -1336,18 +1338,18 @@ static void cell_finish(bf__campaign_t *c, const bf_cell_t *cell, const bf__cell
                           .ids = ids,
                           .nagents = nagents,
                           .row = row};
-    bf__cellsetup_offload(c, cell_files, &files);
+    bf__cell_setup_offload(c, cell_files, &files);
     bf_buf_cleanup(&tnd);
     free(ids);
-    bf__cellrun_publish(c, k + 1, ncells, "finish", shown);
+    bf__cell_protocol_publish(c, k + 1, ncells, "finish", shown);
     if (c->gaps)
         bf_info("cell %s: %llu samples arrived ahead of a missing one and were taken when resent",
                 cell->id, (unsigned long long)c->gaps);
 }
 
-int bf__cellrun_run(bf__campaign_t *c, const bf_cell_t *cell, uint32_t repetition,
-                    bf_fleet_agent_t **agents, uint32_t nagents, size_t k, size_t ncells,
-                    uint64_t campaign_start_us, bf_row_t *row)
+int bf__cell_protocol_run(bf__campaign_t *c, const bf_cell_t *cell, uint32_t repetition,
+                          bf_fleet_agent_t **agents, uint32_t nagents, size_t k, size_t ncells,
+                          uint64_t campaign_start_us, bf_row_t *row)
 {
     const bf_run_spec_t *run = bf_scenario_run(c->sc);
     const bf_request_spec_t *rq = bf_scenario_request(c->sc);
@@ -1360,7 +1362,7 @@ int bf__cellrun_run(bf__campaign_t *c, const bf_cell_t *cell, uint32_t repetitio
      * bulk requests in flight: the index is recreated only once they are done */
     wait_drained(c, agents, nagents, rq->timeout_ms + DRAIN_GRACE_MS);
     bf__cell_index_t ix;
-    bf__cellsetup_index(c, cell, &ix);
+    bf__cell_setup_index(c, cell, &ix);
     uint32_t *cores = bf_calloc(nagents, sizeof *cores);
     uint32_t *stream_base = bf_calloc(nagents, sizeof *stream_base);
     uint32_t streams = cell_members(c, agents, nagents, cores, stream_base);
@@ -1376,7 +1378,7 @@ int bf__cellrun_run(bf__campaign_t *c, const bf_cell_t *cell, uint32_t repetitio
     c->slog = bf_samplelog_new(c->samples, nagents, 0);
     c->held_back = 0;
     bf_metrics_cell_start(c->metrics);
-    bf__cellrun_publish(c, k, ncells, "prepare", -1);
+    bf__cell_protocol_publish(c, k, ncells, "prepare", -1);
     if (!cell_cannot_start(c, cell, &ix, &sh, nagents) &&
         cell_prepare(c, cell, repetition, agents, nagents, &sh, stream_base, streams, &interrupted,
                      &retry)) {
@@ -1404,7 +1406,7 @@ int bf__cellrun_run(bf__campaign_t *c, const bf_cell_t *cell, uint32_t repetitio
     return retry ? BF__CELL_RETRY : interrupted ? BF_E_INTR : BF_OK;
 }
 
-void bf__cellrun_attach(bf__campaign_t *c)
+void bf__cell_protocol_attach(bf__campaign_t *c)
 {
     bf_fleet_set_handler(c->fleet, on_message, on_event, c);
     bf_fleet_set_resend(c->fleet, want_resend);
