@@ -424,7 +424,7 @@ static int campaign_cluster(bf__campaign_t *c, const bf_campaign_opts_t *opts,
         bf_error("%s", vmsg);
         return BF_EXIT_INPUT;
     }
-    int code = bf__ms_open(c); /* --metrics-store / metrics_store: (bf_campaign_ms.c) */
+    int code = bf__mstore_open(c); /* --metrics-store / metrics_store: (bf_campaign_mstore.c) */
     if (code != BF_EXIT_OK)
         return code;
     for (size_t i = 1; i < target->nhosts; i++) {
@@ -546,7 +546,7 @@ static int resume_keep(bf__campaign_t *c, const char *name, int skip, int rerun_
         if (!skip)
             bf_info("cell %s already finished in %s; kept", name, dir);
         if (!skip)
-            bf__ms_cell(c, name); /* idempotent: same ids as when it ran */
+            bf__mstore_cell(c, name); /* idempotent: same ids as when it ran */
         return 1;
     }
     if (what == BF_RESUME_RERUN_ASKED)
@@ -632,7 +632,7 @@ static int campaign_rep(bf__campaign_t *c, size_t k, uint32_t rep, int skip, con
     int rc = bf__cell_attempt_run(c, cell, rep, name, pos, nruns, campaign_start, row);
     if (rc > 0)
         return rc;
-    bf__ms_cell(c, name);
+    bf__mstore_cell(c, name);
     *have = 2;
     if (rc == BF_E_INTR)
         return bf_exit_of_signal(bf_campaign_signal);
@@ -1008,7 +1008,7 @@ int bf_campaign_run(const bf_campaign_opts_t *opts)
         code = campaign_cells(&c, &in, &rows, &nrows);
         campaign_summary(&c, rows, nrows);
     }
-    bf__ms_close(&c, rows, nrows); /* flush, report what was dropped, matrix.json */
+    bf__mstore_close(&c, rows, nrows); /* flush, report what was dropped, matrix.json */
     bf__cell_setup_cleanup(&fs);
     bf_strmap_cleanup(&c.said_held);
     campaign_inputs_cleanup(&in);

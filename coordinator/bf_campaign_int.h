@@ -56,9 +56,10 @@ typedef struct bf__campaign {
     int prepare_soon;      /* an agent answered busy: resend the Prepare in BUSY_RESEND_MS */
     bf_metrics_t *metrics; /* --metrics-listen / --statsd, or NULL (bf_metrics.h) */
     bf_mstore_t *mstore;   /* --metrics-store / metrics_store:, or NULL (bf_mstore.h) */
-    bf_target_t ms_target; /* the store's connection (hosts point into ms_host or the scenario) */
-    char *ms_host;         /* owned: --metrics-store URL without a trailing slash */
-    char *ms_hosts[1];
+    bf_target_t
+        mstore_target; /* the store's connection (hosts point into mstore_host or the scenario) */
+    char *mstore_host; /* owned: --metrics-store URL without a trailing slash */
+    char *mstore_hosts[1];
 
     /* the current cell (bf_cell_protocol.c); members[i] is agents[i]'s part, NULL between cells */
     const bf_cell_t *cell;
@@ -180,23 +181,23 @@ int bf__findmax_run(bf__campaign_t *c, bf_row_t **rows, size_t *nrows);
  * Thread-safe if sc is not changed meanwhile. */
 size_t bf__findmax_combinations(const bf_scenario_t *sc);
 
-/* ---- bf_campaign_ms.c: the metrics store's part of a campaign ---- */
+/* ---- bf_campaign_mstore.c: the metrics store's part of a campaign ---- */
 
-/* bf__ms_open — when --metrics-store or metrics_store: asks for one: refuse a store that is
+/* bf__mstore_open — when --metrics-store or metrics_store: asks for one: refuse a store that is
  * the target cluster (same cluster_uuid, or a host in both lists while the store does not
  * answer) unless allowed, warn when it does not answer yet, and start the writer
  * (c->mstore). Call after c->es is connected. Returns BF_EXIT_OK or BF_EXIT_INPUT after
  * saying why. */
-int bf__ms_open(bf__campaign_t *c);
-/* bf__ms_cell — queue the documents of the finished cell `name` (its files in the results
+int bf__mstore_open(bf__campaign_t *c);
+/* bf__mstore_cell — queue the documents of the finished cell `name` (its files in the results
  * directory; nothing when the store is off or the cell file is missing). Never blocks. */
-void bf__ms_cell(bf__campaign_t *c, const char *name);
-/* bf__ms_second — queue the merged second `second` of the running cell (c->cell, c->agg) as
+void bf__mstore_cell(bf__campaign_t *c, const char *name);
+/* bf__mstore_second — queue the merged second `second` of the running cell (c->cell, c->agg) as
  * it stands now; the cell's end replaces it with the final value (same id). Never blocks. */
-void bf__ms_second(bf__campaign_t *c, int32_t second);
-/* bf__ms_close — flush (metrics_store.flush_wait), print what was indexed and dropped, put it
+void bf__mstore_second(bf__campaign_t *c, int32_t second);
+/* bf__mstore_close — flush (metrics_store.flush_wait), print what was indexed and dropped, put it
  * in matrix.json ("metrics_store") and rewrite the matrix from rows. NULL-safe. */
-void bf__ms_close(bf__campaign_t *c, const bf_row_t *rows, size_t nrows);
+void bf__mstore_close(bf__campaign_t *c, const bf_row_t *rows, size_t nrows);
 
 /* ---- bf_cell_setup.c ---- */
 

@@ -1079,7 +1079,7 @@ static void cell_show_second(bf__campaign_t *c, uint32_t nagents, size_t k, size
     progress(c, k, ncells, sec, elapsed_ms, left_ms);
     bf__cell_protocol_publish(c, k, ncells,
                               (uint64_t)sec * 1000u < run->warmup_ms ? "warmup" : "measure", sec);
-    bf__ms_second(c, sec); /* the metrics store, live (bf_campaign_ms.c) */
+    bf__mstore_second(c, sec); /* the metrics store, live (bf_campaign_mstore.c) */
 }
 
 /* run.warmup: auto (docs/scenario.md): the merged docs/s of each complete second of the warmup

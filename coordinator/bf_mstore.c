@@ -12,7 +12,7 @@
 #include "bf_clock.h"
 #include "bf_log.h"
 #include "bf_mem.h"
-#include "bf_msdocs.h"
+#include "bf_mstore_docs.h"
 
 #include <errno.h>
 #include <jansson.h>
@@ -56,56 +56,56 @@ uint64_t bf_mstore_dropped(const bf_mstore_stats_t *s)
     return s->dropped_full + s->dropped_refused + s->dropped_unsent;
 }
 
-static void set_error(bf_mstore_t *ms, const char *msg)
+static void set_error(bf_mstore_t *mstore, const char *msg)
 {
-    pthread_mutex_lock(&ms->mu);
-    bf_strlcpy(ms->st.last_error, msg, sizeof ms->st.last_error);
-    pthread_mutex_unlock(&ms->mu);
+    pthread_mutex_lock(&mstore->mu);
+    bf_strlcpy(mstore->st.last_error, msg, sizeof mstore->st.last_error);
+    pthread_mutex_unlock(&mstore->mu);
 }
 
-static const bf_conn_names_t *names_of(const bf_mstore_t *ms)
+static const bf_conn_names_t *names_of(const bf_mstore_t *mstore)
 {
-    return ms->store->names;
+    return mstore->store->names;
 }
 
 /* A failure of the store (msg, which names the request and host): kept as last_error, and
  * said at once, the first time of its kind, with what happens to the documents, so a store
  * that is down or refusing never goes unseen until the end. The campaign never waits for it. */
-static void store_failed(bf_mstore_t *ms, unsigned kind, const char *msg)
+static void store_failed(bf_mstore_t *mstore, unsigned kind, const char *msg)
 {
-    pthread_mutex_lock(&ms->mu);
-    bf_strlcpy(ms->st.last_error, msg, sizeof ms->st.last_error);
-    int say = !(ms->warned & kind);
-    ms->warned |= kind;
-    uint64_t cap = ms->cap_docs;
-    pthread_mutex_unlock(&ms->mu);
+    pthread_mutex_lock(&mstore->mu);
+    bf_strlcpy(mstore->st.last_error, msg, sizeof mstore->st.last_error);
+    int say = !(mstore->warned & kind);
+    mstore->warned |= kind;
+    uint64_t cap = mstore->cap_docs;
+    pthread_mutex_unlock(&mstore->mu);
     if (!say)
         return;
     if (kind == W_DOWN)
         bf_warn("%s: %s; the documents wait in a buffer of %llu and are sent again with "
                 "back-off; the campaign goes on (the end of the run says what was dropped)",
-                ms->label, msg, (unsigned long long)cap);
+                mstore->label, msg, (unsigned long long)cap);
     else
         bf_warn("%s: %s; the documents it refuses are dropped (counted at the end); the "
                 "campaign goes on",
-                ms->label, msg);
+                mstore->label, msg);
 }
 
 /* The store answered a batch again after being down: say so once, and warn again next time. */
-static void store_recovered(bf_mstore_t *ms)
+static void store_recovered(bf_mstore_t *mstore)
 {
-    pthread_mutex_lock(&ms->mu);
-    int was_down = (ms->warned & W_DOWN) != 0;
-    ms->warned &= ~W_DOWN;
-    pthread_mutex_unlock(&ms->mu);
+    pthread_mutex_lock(&mstore->mu);
+    int was_down = (mstore->warned & W_DOWN) != 0;
+    mstore->warned &= ~W_DOWN;
+    pthread_mutex_unlock(&mstore->mu);
     if (was_down)
-        bf_info("%s answers again: sending the buffered documents", ms->label);
+        bf_info("%s answers again: sending the buffered documents", mstore->label);
 }
 
 /* What to do about an HTTP status of the store ("" when nothing can be said). */
-static const char *status_hint(const bf_mstore_t *ms, long status, char *buf, size_t size)
+static const char *status_hint(const bf_mstore_t *mstore, long status, char *buf, size_t size)
 {
-    const bf_conn_names_t *n = names_of(ms);
+    const bf_conn_names_t *n = names_of(mstore);
     if (status == 401)
         snprintf(buf, size, "; the store refused the credentials: set %s", n->auth);
     else if (status == 403)
@@ -123,7 +123,7 @@ static const char *status_hint(const bf_mstore_t *ms, long status, char *buf, si
 }
 
 /* wait on cv until the deadline (absolute, bf_clock_mono_us) or a signal; mu held */
-static void wait_until(bf_mstore_t *ms, uint64_t until_us)
+static void wait_until(bf_mstore_t *mstore, uint64_t until_us)
 {
     uint64_t now = bf_clock_mono_us();
     if (until_us <= now)
@@ -137,68 +137,68 @@ static void wait_until(bf_mstore_t *ms, uint64_t until_us)
         ts.tv_sec++;
         ts.tv_nsec -= 1000000000L;
     }
-    pthread_cond_timedwait(&ms->cv, &ms->mu, &ts);
+    pthread_cond_timedwait(&mstore->cv, &mstore->mu, &ts);
 }
 
 /* the writer gives up: stopping and the flush wait is over */
-static int give_up(bf_mstore_t *ms)
+static int give_up(bf_mstore_t *mstore)
 {
-    return ms->stopping && bf_clock_mono_us() >= ms->stop_deadline_us;
+    return mstore->stopping && bf_clock_mono_us() >= mstore->stop_deadline_us;
 }
 
-/* sleep ms (interrupted by close's deadline); returns 1 when the writer should give up */
-static int backoff(bf_mstore_t *ms, uint32_t ms_wait)
+/* sleep ms_wait milliseconds, up to close's deadline; returns 1 when the writer should give up */
+static int backoff(bf_mstore_t *mstore, uint32_t ms_wait)
 {
-    pthread_mutex_lock(&ms->mu);
+    pthread_mutex_lock(&mstore->mu);
     uint64_t until = bf_clock_mono_us() + (uint64_t)ms_wait * 1000u;
-    while (!give_up(ms) && bf_clock_mono_us() < until) {
+    while (!give_up(mstore) && bf_clock_mono_us() < until) {
         uint64_t u = until;
-        if (ms->stopping && ms->stop_deadline_us < u)
-            u = ms->stop_deadline_us;
-        wait_until(ms, u);
+        if (mstore->stopping && mstore->stop_deadline_us < u)
+            u = mstore->stop_deadline_us;
+        wait_until(mstore, u);
     }
-    int g = give_up(ms);
-    pthread_mutex_unlock(&ms->mu);
+    int g = give_up(mstore);
+    pthread_mutex_unlock(&mstore->mu);
     return g;
 }
 
 /* link items (a list) back at the front of the queue */
-static void requeue_front(bf_mstore_t *ms, item *first, item *last)
+static void requeue_front(bf_mstore_t *mstore, item *first, item *last)
 {
     if (first == NULL)
         return;
-    pthread_mutex_lock(&ms->mu);
-    last->next = ms->head;
-    ms->head = first;
-    if (ms->tail == NULL)
-        ms->tail = last;
-    pthread_mutex_unlock(&ms->mu);
+    pthread_mutex_lock(&mstore->mu);
+    last->next = mstore->head;
+    mstore->head = first;
+    if (mstore->tail == NULL)
+        mstore->tail = last;
+    pthread_mutex_unlock(&mstore->mu);
 }
 
-static void free_items(bf_mstore_t *ms, item **v, size_t n, uint64_t *counter)
+static void free_items(bf_mstore_t *mstore, item **v, size_t n, uint64_t *counter)
 {
-    pthread_mutex_lock(&ms->mu);
+    pthread_mutex_lock(&mstore->mu);
     for (size_t i = 0; i < n; i++) {
         if (v[i] == NULL)
             continue;
         free(v[i]);
         v[i] = NULL;
-        ms->nqueued--;
+        mstore->nqueued--;
         if (counter)
             (*counter)++;
     }
-    pthread_cond_broadcast(&ms->cv);
-    pthread_mutex_unlock(&ms->mu);
+    pthread_cond_broadcast(&mstore->cv);
+    pthread_mutex_unlock(&mstore->mu);
 }
 
-static int put_templates(bf_mstore_t *ms, bf_es_t *es)
+static int put_templates(bf_mstore_t *mstore, bf_es_t *es)
 {
     static const struct {
         const char *name;
         int results;
-    } t[] = {{BF_MS_SAMPLES_TEMPLATE, 0}, {BF_MS_RESULTS_TEMPLATE, 1}};
+    } t[] = {{BF_MSTORE_SAMPLES_TEMPLATE, 0}, {BF_MSTORE_RESULTS_TEMPLATE, 1}};
     for (size_t i = 0; i < 2; i++) {
-        char *body = bf_msdocs_template(t[i].results);
+        char *body = bf_mstore_docs_template(t[i].results);
         char *path = bf_asprintf("/_index_template/%s", t[i].name);
         long status = 0;
         const char *resp = NULL;
@@ -207,32 +207,32 @@ static int put_templates(bf_mstore_t *ms, bf_es_t *es)
         free(body);
         free(path);
         if (rc != BF_OK) {
-            store_failed(ms, W_DOWN, d.msg);
+            store_failed(mstore, W_DOWN, d.msg);
             return rc;
         }
         if (status < 200 || status > 299) {
             char msg[700], hint[300];
             snprintf(msg, sizeof msg, "PUT %s/_index_template/%s: HTTP %ld: %.300s%s",
                      bf_es_host(es), t[i].name, status, resp ? resp : "",
-                     status_hint(ms, status, hint, sizeof hint));
+                     status_hint(mstore, status, hint, sizeof hint));
             /* 5xx and 429: the store is not ready, try again; 401/403: the documents will be
              * refused too (said by _bulk); other 4xx: it will not take the template (too old
              * for composable templates): go on with dynamic mappings */
             if (status == 429 || status >= 500) {
-                store_failed(ms, W_DOWN, msg);
+                store_failed(mstore, W_DOWN, msg);
                 return BF_E_HTTP;
             }
             if (status == 401 || status == 403) {
-                store_failed(ms, W_REFUSED, msg);
+                store_failed(mstore, W_REFUSED, msg);
                 return BF_OK;
             }
-            set_error(ms, msg);
-            pthread_mutex_lock(&ms->mu);
-            int say = !(ms->warned & W_TEMPLATE);
-            ms->warned |= W_TEMPLATE;
-            pthread_mutex_unlock(&ms->mu);
+            set_error(mstore, msg);
+            pthread_mutex_lock(&mstore->mu);
+            int say = !(mstore->warned & W_TEMPLATE);
+            mstore->warned |= W_TEMPLATE;
+            pthread_mutex_unlock(&mstore->mu);
             if (say)
-                bf_warn("%s: %s; documents go in with dynamic mappings", ms->label, msg);
+                bf_warn("%s: %s; documents go in with dynamic mappings", mstore->label, msg);
         }
     }
     return BF_OK;
@@ -240,8 +240,8 @@ static int put_templates(bf_mstore_t *ms, bf_es_t *es)
 
 static void *writer(void *arg)
 {
-    bf_mstore_t *ms = arg;
-    bf_es_t *es = bf_es_new(ms->store, 0, BF_MSTORE_REQUEST_TIMEOUT_MS);
+    bf_mstore_t *mstore = arg;
+    bf_es_t *es = bf_es_new(mstore->store, 0, BF_MSTORE_REQUEST_TIMEOUT_MS);
     int templates = 0;
     uint32_t delay_ms = 250;
     item *batch[BF_MSTORE_BATCH_DOCS];
@@ -250,29 +250,29 @@ static void *writer(void *arg)
     bf_buf_init(&body, 0);
     for (;;) {
         /* take a batch */
-        pthread_mutex_lock(&ms->mu);
-        while (ms->head == NULL && !ms->stopping)
-            wait_until(ms, bf_clock_mono_us() + 1000000u);
-        if (ms->head == NULL || give_up(ms)) {
-            pthread_mutex_unlock(&ms->mu);
+        pthread_mutex_lock(&mstore->mu);
+        while (mstore->head == NULL && !mstore->stopping)
+            wait_until(mstore, bf_clock_mono_us() + 1000000u);
+        if (mstore->head == NULL || give_up(mstore)) {
+            pthread_mutex_unlock(&mstore->mu);
             break;
         }
         size_t n = 0, bytes = 0;
-        while (ms->head && n < BF_MSTORE_BATCH_DOCS &&
-               (n == 0 || bytes + ms->head->len <= BF_MSTORE_BATCH_BYTES)) {
-            item *it = ms->head;
-            ms->head = it->next;
-            if (ms->head == NULL)
-                ms->tail = NULL;
+        while (mstore->head && n < BF_MSTORE_BATCH_DOCS &&
+               (n == 0 || bytes + mstore->head->len <= BF_MSTORE_BATCH_BYTES)) {
+            item *it = mstore->head;
+            mstore->head = it->next;
+            if (mstore->head == NULL)
+                mstore->tail = NULL;
             it->next = NULL;
             bytes += it->len;
             batch[n++] = it;
         }
-        pthread_mutex_unlock(&ms->mu);
+        pthread_mutex_unlock(&mstore->mu);
 
         int again = 0; /* the whole batch goes back */
         if (!templates) {
-            templates = put_templates(ms, es) == BF_OK;
+            templates = put_templates(mstore, es) == BF_OK;
             again = !templates;
         }
         if (!again) {
@@ -283,28 +283,28 @@ static void *writer(void *arg)
             long status = 0;
             const char *resp = NULL;
             bf_diag_t d = {0};
-            pthread_mutex_lock(&ms->mu);
-            ms->st.requests++;
-            pthread_mutex_unlock(&ms->mu);
+            pthread_mutex_lock(&mstore->mu);
+            mstore->st.requests++;
+            pthread_mutex_unlock(&mstore->mu);
             int rc = bf_es_request(es, "POST", "/_bulk", body.data, &status, &resp, &d);
             char msg[700], hint[300];
             if (rc != BF_OK) {
-                store_failed(ms, W_DOWN, d.msg);
+                store_failed(mstore, W_DOWN, d.msg);
                 again = 1;
             } else if (status == 429 || status >= 500 || status == 408) {
                 snprintf(msg, sizeof msg, "POST %s/_bulk: HTTP %ld: %.300s%s", bf_es_host(es),
-                         status, resp ? resp : "", status_hint(ms, status, hint, sizeof hint));
-                store_failed(ms, W_DOWN, msg);
+                         status, resp ? resp : "", status_hint(mstore, status, hint, sizeof hint));
+                store_failed(mstore, W_DOWN, msg);
                 again = 1;
             } else if (status < 200 || status > 299) {
                 snprintf(msg, sizeof msg, "POST %s/_bulk: HTTP %ld (refused for good): %.300s%s",
                          bf_es_host(es), status, resp ? resp : "",
-                         status_hint(ms, status, hint, sizeof hint));
-                store_failed(ms, W_REFUSED, msg);
-                free_items(ms, batch, n, &ms->st.dropped_refused);
+                         status_hint(mstore, status, hint, sizeof hint));
+                store_failed(mstore, W_REFUSED, msg);
+                free_items(mstore, batch, n, &mstore->st.dropped_refused);
                 n = 0;
             } else {
-                store_recovered(ms);
+                store_recovered(mstore);
                 bf_bulk_counts_t counts;
                 char first[300] = "";
                 if (bf_bulkresp_parse(resp, strlen(resp), (uint32_t)n, &counts, cls, first,
@@ -312,14 +312,14 @@ static void *writer(void *arg)
                     snprintf(msg, sizeof msg,
                              "POST %s/_bulk: not a bulk response (%s); is %s "
                              "the URL of an Elasticsearch or OpenSearch cluster?",
-                             bf_es_host(es), first, names_of(ms)->hosts);
-                    store_failed(ms, W_DOWN, msg);
+                             bf_es_host(es), first, names_of(mstore)->hosts);
+                    store_failed(mstore, W_DOWN, msg);
                     again = 1;
                 } else {
                     /* per item: ok → indexed; rejected/5xx → again; the rest → refused */
                     item *rf = NULL, *rl = NULL;
                     size_t nretry = 0;
-                    pthread_mutex_lock(&ms->mu);
+                    pthread_mutex_lock(&mstore->mu);
                     for (size_t i = 0; i < n; i++) {
                         if (cls[i] == BF_ITEM_REJECTED || cls[i] == BF_ITEM_5XX) {
                             if (rl)
@@ -332,22 +332,22 @@ static void *writer(void *arg)
                             continue;
                         }
                         if (cls[i] == BF_ITEM_OK)
-                            ms->st.indexed++;
+                            mstore->st.indexed++;
                         else
-                            ms->st.dropped_refused++;
+                            mstore->st.dropped_refused++;
                         free(batch[i]);
                         batch[i] = NULL;
-                        ms->nqueued--;
+                        mstore->nqueued--;
                     }
                     int refused = counts.mapping || counts.failed_4xx || counts.conflict;
                     if (refused)
-                        snprintf(ms->st.last_error, sizeof ms->st.last_error,
+                        snprintf(mstore->st.last_error, sizeof mstore->st.last_error,
                                  "POST %s/_bulk: items refused: %s", bf_es_host(es), first);
                     if (nretry)
-                        ms->st.retries++;
-                    pthread_cond_broadcast(&ms->cv);
-                    pthread_mutex_unlock(&ms->mu);
-                    requeue_front(ms, rf, rl);
+                        mstore->st.retries++;
+                    pthread_cond_broadcast(&mstore->cv);
+                    pthread_mutex_unlock(&mstore->mu);
+                    requeue_front(mstore, rf, rl);
                     n = 0;
                     if (refused) {
                         snprintf(msg, sizeof msg,
@@ -355,15 +355,15 @@ static void *writer(void *arg)
                                  "of the bulkfleet-* indices that another tool changed? "
                                  "`publish --print-templates` shows the expected ones)",
                                  bf_es_host(es), first);
-                        store_failed(ms, W_ITEMS, msg);
+                        store_failed(mstore, W_ITEMS, msg);
                     }
                     if (nretry) {
                         snprintf(msg, sizeof msg,
                                  "POST %s/_bulk: %zu items rejected or failed "
                                  "(%s); sending them again",
                                  bf_es_host(es), nretry, first);
-                        store_failed(ms, W_DOWN, msg);
-                        if (backoff(ms, delay_ms))
+                        store_failed(mstore, W_DOWN, msg);
+                        if (backoff(mstore, delay_ms))
                             break;
                         delay_ms = delay_ms * 2 > BF_MSTORE_BACKOFF_MAX_MS
                                        ? BF_MSTORE_BACKOFF_MAX_MS
@@ -377,11 +377,11 @@ static void *writer(void *arg)
         if (again) {
             for (size_t i = 0; i + 1 < n; i++)
                 batch[i]->next = batch[i + 1];
-            requeue_front(ms, batch[0], batch[n - 1]);
-            pthread_mutex_lock(&ms->mu);
-            ms->st.retries++;
-            pthread_mutex_unlock(&ms->mu);
-            if (backoff(ms, delay_ms))
+            requeue_front(mstore, batch[0], batch[n - 1]);
+            pthread_mutex_lock(&mstore->mu);
+            mstore->st.retries++;
+            pthread_mutex_unlock(&mstore->mu);
+            if (backoff(mstore, delay_ms))
                 break;
             delay_ms =
                 delay_ms * 2 > BF_MSTORE_BACKOFF_MAX_MS ? BF_MSTORE_BACKOFF_MAX_MS : delay_ms * 2;
@@ -389,37 +389,37 @@ static void *writer(void *arg)
     }
     bf_buf_cleanup(&body);
     bf_es_destroy(&es);
-    pthread_mutex_lock(&ms->mu);
-    ms->exited = 1;
-    pthread_cond_broadcast(&ms->cv);
-    pthread_mutex_unlock(&ms->mu);
+    pthread_mutex_lock(&mstore->mu);
+    mstore->exited = 1;
+    pthread_cond_broadcast(&mstore->cv);
+    pthread_mutex_unlock(&mstore->mu);
     return NULL;
 }
 
 bf_mstore_t *bf_mstore_new(const bf_target_t *store, uint64_t buffer_docs, uint64_t flush_wait_ms)
 {
-    bf_mstore_t *ms = bf_calloc(1, sizeof *ms);
-    ms->store_copy = *store;
-    if (ms->store_copy.names == NULL) /* messages name the store's keys, never target.* */
-        ms->store_copy.names = &bf_conn_names_store;
-    ms->store = &ms->store_copy;
+    bf_mstore_t *mstore = bf_calloc(1, sizeof *mstore);
+    mstore->store_copy = *store;
+    if (mstore->store_copy.names == NULL) /* messages name the store's keys, never target.* */
+        mstore->store_copy.names = &bf_conn_names_store;
+    mstore->store = &mstore->store_copy;
     char *shown = bf_url_redact_userinfo(store->hosts[0]);
-    ms->label =
-        bf_asprintf("metrics store %s (%s)", shown ? shown : store->hosts[0], names_of(ms)->hosts);
+    mstore->label = bf_asprintf("metrics store %s (%s)", shown ? shown : store->hosts[0],
+                                names_of(mstore)->hosts);
     free(shown);
-    ms->cap_docs = buffer_docs ? buffer_docs : 50000;
-    ms->flush_wait_ms = flush_wait_ms;
-    pthread_mutex_init(&ms->mu, NULL);
+    mstore->cap_docs = buffer_docs ? buffer_docs : 50000;
+    mstore->flush_wait_ms = flush_wait_ms;
+    pthread_mutex_init(&mstore->mu, NULL);
     pthread_condattr_t ca;
     pthread_condattr_init(&ca);
     pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-    pthread_cond_init(&ms->cv, &ca);
+    pthread_cond_init(&mstore->cv, &ca);
     pthread_condattr_destroy(&ca);
-    ms->started = pthread_create(&ms->thread, NULL, writer, ms) == 0;
-    if (!ms->started)
+    mstore->started = pthread_create(&mstore->thread, NULL, writer, mstore) == 0;
+    if (!mstore->started)
         bf_warn("metrics store: cannot start the writer thread (%s); nothing will be stored",
                 strerror(errno));
-    return ms;
+    return mstore;
 }
 
 static item *make_item(const char *index, const char *id, const char *source)
@@ -449,100 +449,102 @@ static item *make_item(const char *index, const char *id, const char *source)
     return it;
 }
 
-static int add(bf_mstore_t *ms, const char *index, const char *id, const char *source, int wait,
+static int add(bf_mstore_t *mstore, const char *index, const char *id, const char *source, int wait,
                uint64_t timeout_ms)
 {
     item *it = make_item(index, id, source);
-    pthread_mutex_lock(&ms->mu);
+    pthread_mutex_lock(&mstore->mu);
     uint64_t until = bf_clock_mono_us() + timeout_ms * 1000u;
-    while (wait && ms->started && ms->nqueued >= ms->cap_docs && bf_clock_mono_us() < until)
-        wait_until(ms, until);
-    if (!ms->started || ms->nqueued >= ms->cap_docs) {
-        ms->st.dropped_full++;
-        pthread_mutex_unlock(&ms->mu);
+    while (wait && mstore->started && mstore->nqueued >= mstore->cap_docs &&
+           bf_clock_mono_us() < until)
+        wait_until(mstore, until);
+    if (!mstore->started || mstore->nqueued >= mstore->cap_docs) {
+        mstore->st.dropped_full++;
+        pthread_mutex_unlock(&mstore->mu);
         free(it);
         return wait ? BF_E_TIMEOUT : BF_E_TOOBIG;
     }
-    if (ms->tail)
-        ms->tail->next = it;
+    if (mstore->tail)
+        mstore->tail->next = it;
     else
-        ms->head = it;
-    ms->tail = it;
-    ms->nqueued++;
-    ms->st.queued++;
-    pthread_cond_broadcast(&ms->cv);
-    pthread_mutex_unlock(&ms->mu);
+        mstore->head = it;
+    mstore->tail = it;
+    mstore->nqueued++;
+    mstore->st.queued++;
+    pthread_cond_broadcast(&mstore->cv);
+    pthread_mutex_unlock(&mstore->mu);
     return BF_OK;
 }
 
-int bf_mstore_add(bf_mstore_t *ms, const char *index, const char *id, const char *source)
+int bf_mstore_add(bf_mstore_t *mstore, const char *index, const char *id, const char *source)
 {
-    return add(ms, index, id, source, 0, 0);
+    return add(mstore, index, id, source, 0, 0);
 }
 
-int bf_mstore_add_wait(bf_mstore_t *ms, const char *index, const char *id, const char *source,
+int bf_mstore_add_wait(bf_mstore_t *mstore, const char *index, const char *id, const char *source,
                        uint64_t timeout_ms)
 {
-    return add(ms, index, id, source, 1, timeout_ms);
+    return add(mstore, index, id, source, 1, timeout_ms);
 }
 
-void bf_mstore_stats(bf_mstore_t *ms, bf_mstore_stats_t *out)
+void bf_mstore_stats(bf_mstore_t *mstore, bf_mstore_stats_t *out)
 {
-    pthread_mutex_lock(&ms->mu);
-    *out = ms->st;
-    pthread_mutex_unlock(&ms->mu);
+    pthread_mutex_lock(&mstore->mu);
+    *out = mstore->st;
+    pthread_mutex_unlock(&mstore->mu);
 }
 
-void bf_mstore_set_tick(bf_mstore_t *ms, void (*tick)(void *ctx), void *ctx, unsigned interval_ms)
+void bf_mstore_set_tick(bf_mstore_t *mstore, void (*tick)(void *ctx), void *ctx,
+                        unsigned interval_ms)
 {
-    ms->tick = tick;
-    ms->tick_ctx = ctx;
-    ms->tick_ms = interval_ms ? interval_ms : 1;
+    mstore->tick = tick;
+    mstore->tick_ctx = ctx;
+    mstore->tick_ms = interval_ms ? interval_ms : 1;
 }
 
-void bf_mstore_close(bf_mstore_t **ms_p, bf_mstore_stats_t *out)
+void bf_mstore_close(bf_mstore_t **mstore_p, bf_mstore_stats_t *out)
 {
-    if (ms_p == NULL || *ms_p == NULL)
+    if (mstore_p == NULL || *mstore_p == NULL)
         return;
-    bf_mstore_t *ms = *ms_p;
-    pthread_mutex_lock(&ms->mu);
-    ms->stopping = 1;
-    ms->stop_deadline_us = bf_clock_mono_us() + ms->flush_wait_ms * 1000u;
+    bf_mstore_t *mstore = *mstore_p;
+    pthread_mutex_lock(&mstore->mu);
+    mstore->stopping = 1;
+    mstore->stop_deadline_us = bf_clock_mono_us() + mstore->flush_wait_ms * 1000u;
     /* a store that is failing makes the end wait up to flush_wait: say so */
-    uint64_t left = ms->started && (ms->warned & W_DOWN) ? ms->nqueued : 0;
-    pthread_cond_broadcast(&ms->cv);
-    pthread_mutex_unlock(&ms->mu);
-    if (left > 0 && ms->flush_wait_ms > 0)
+    uint64_t left = mstore->started && (mstore->warned & W_DOWN) ? mstore->nqueued : 0;
+    pthread_cond_broadcast(&mstore->cv);
+    pthread_mutex_unlock(&mstore->mu);
+    if (left > 0 && mstore->flush_wait_ms > 0)
         bf_info("%s: sending the last %llu documents (waiting at most %.1f s: "
                 "metrics_store.flush_wait)",
-                ms->label, (unsigned long long)left, (double)ms->flush_wait_ms / 1000.0);
-    pthread_mutex_lock(&ms->mu);
+                mstore->label, (unsigned long long)left, (double)mstore->flush_wait_ms / 1000.0);
+    pthread_mutex_lock(&mstore->mu);
     /* the flush may take flush_wait_ms and a request: the caller's loop goes on meanwhile */
-    while (ms->started && ms->tick && !ms->exited) {
-        uint64_t until = bf_clock_mono_us() + (uint64_t)ms->tick_ms * 1000u;
-        wait_until(ms, until);
-        if (!ms->exited && bf_clock_mono_us() >= until) {
-            pthread_mutex_unlock(&ms->mu);
-            ms->tick(ms->tick_ctx);
-            pthread_mutex_lock(&ms->mu);
+    while (mstore->started && mstore->tick && !mstore->exited) {
+        uint64_t until = bf_clock_mono_us() + (uint64_t)mstore->tick_ms * 1000u;
+        wait_until(mstore, until);
+        if (!mstore->exited && bf_clock_mono_us() >= until) {
+            pthread_mutex_unlock(&mstore->mu);
+            mstore->tick(mstore->tick_ctx);
+            pthread_mutex_lock(&mstore->mu);
         }
     }
-    pthread_mutex_unlock(&ms->mu);
-    if (ms->started)
-        pthread_join(ms->thread, NULL);
-    for (item *it = ms->head, *nx; it; it = nx) {
+    pthread_mutex_unlock(&mstore->mu);
+    if (mstore->started)
+        pthread_join(mstore->thread, NULL);
+    for (item *it = mstore->head, *nx; it; it = nx) {
         nx = it->next;
         free(it);
-        ms->st.dropped_unsent++;
+        mstore->st.dropped_unsent++;
     }
-    ms->head = ms->tail = NULL;
+    mstore->head = mstore->tail = NULL;
     if (out)
-        *out = ms->st;
-    pthread_cond_destroy(&ms->cv);
-    pthread_mutex_destroy(&ms->mu);
-    free(ms->label);
-    free(ms);
-    *ms_p = NULL;
+        *out = mstore->st;
+    pthread_cond_destroy(&mstore->cv);
+    pthread_mutex_destroy(&mstore->mu);
+    free(mstore->label);
+    free(mstore);
+    *mstore_p = NULL;
 }
 
 int bf_mstore_cluster_uuid(bf_es_t *es, char *buf, size_t size, bf_diag_t *diag)

@@ -10,7 +10,7 @@
  * or failed 5xx, the whole batch after a transport error, a 429/5xx status or a response that
  * is not a bulk response (outcome unknown: the ids make a resend idempotent), with back-off
  * (250 ms doubling to 5 s); documents refused for good (mapping, other 4xx) are dropped and
- * counted. Before the first batch it puts the two index templates (bf_msdocs_template).
+ * counted. Before the first batch it puts the two index templates (bf_mstore_docs_template).
  * bf_mstore_close waits up to flush_wait_ms for the buffer to empty, then counts what is left
  * as dropped. The results directory stays the source of truth (`publish` loads it again).
  * Every request has a 5 s timeout (BF_MSTORE_REQUEST_TIMEOUT_MS), so closing takes at most
@@ -64,26 +64,27 @@ bf_mstore_t *bf_mstore_new(const bf_target_t *store, uint64_t buffer_docs, uint6
 /* bf_mstore_add — queue one document: index name, _id and JSON source (copied). Returns 0,
  * or BF_E_TOOBIG when the buffer is full (the document is counted in dropped_full). Never
  * blocks on the network. */
-int bf_mstore_add(bf_mstore_t *ms, const char *index, const char *id, const char *source);
+int bf_mstore_add(bf_mstore_t *mstore, const char *index, const char *id, const char *source);
 
 /* bf_mstore_add_wait — like bf_mstore_add, but waits (up to timeout_ms) for room instead of
  * dropping: for `publish`, which has nothing to keep pace with. Returns 0 or BF_E_TIMEOUT
  * (counted in dropped_full). */
-int bf_mstore_add_wait(bf_mstore_t *ms, const char *index, const char *id, const char *source,
+int bf_mstore_add_wait(bf_mstore_t *mstore, const char *index, const char *id, const char *source,
                        uint64_t timeout_ms);
 
 /* bf_mstore_stats — the counters now (a copy). */
-void bf_mstore_stats(bf_mstore_t *ms, bf_mstore_stats_t *out);
+void bf_mstore_stats(bf_mstore_t *mstore, bf_mstore_stats_t *out);
 
 /* bf_mstore_set_tick — while bf_mstore_close waits for the writer (the flush: up to
  * flush_wait_ms and a request), call tick(ctx) every interval_ms on the calling thread, so the
  * caller's loop (the coordinator's fleet) goes on. NULL: none (the default). ctx borrowed.
  * Call from the thread that will close. */
-void bf_mstore_set_tick(bf_mstore_t *ms, void (*tick)(void *ctx), void *ctx, unsigned interval_ms);
+void bf_mstore_set_tick(bf_mstore_t *mstore, void (*tick)(void *ctx), void *ctx,
+                        unsigned interval_ms);
 
 /* bf_mstore_close — wait up to flush_wait_ms for the buffer to be sent, stop the thread, fill
- * out (may be NULL) with the final counters and free everything. NULL-safe; clears *ms_p. */
-void bf_mstore_close(bf_mstore_t **ms_p, bf_mstore_stats_t *out);
+ * out (may be NULL) with the final counters and free everything. NULL-safe; clears *mstore_p. */
+void bf_mstore_close(bf_mstore_t **mstore_p, bf_mstore_stats_t *out);
 
 /* bf_mstore_cluster_uuid — GET / on es: the cluster_uuid (or, when the answer has none, the
  * cluster_name) into buf. Returns 0, or BF_E_TRANSPORT / BF_E_HTTP with diag. For refusing a

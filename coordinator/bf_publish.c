@@ -5,7 +5,7 @@
 #include "bf_error.h"
 #include "bf_log.h"
 #include "bf_mem.h"
-#include "bf_msdocs.h"
+#include "bf_mstore_docs.h"
 #include "bf_mstore.h"
 #include "bf_units.h"
 
@@ -64,14 +64,14 @@ static int read_pem(const char *path, char **data, size_t *len)
 }
 
 typedef struct pubctx {
-    bf_mstore_t *ms;
+    bf_mstore_t *mstore;
     uint64_t wait_ms;
 } pubctx;
 
 static int emit_wait(void *ctx, const char *index, const char *id, const char *source)
 {
     pubctx *p = ctx;
-    bf_mstore_add_wait(p->ms, index, id, source, p->wait_ms); /* a timeout is counted */
+    bf_mstore_add_wait(p->mstore, index, id, source, p->wait_ms); /* a timeout is counted */
     return 0;
 }
 
@@ -120,7 +120,7 @@ int bf_publish_cmd(int argc, char **argv)
     }
     if (print) {
         for (int results = 0; results < 2; results++) {
-            char *t = bf_msdocs_template(results);
+            char *t = bf_mstore_docs_template(results);
             printf("%s\n", t);
             free(t);
         }
@@ -146,7 +146,7 @@ int bf_publish_cmd(int argc, char **argv)
         return BF_EXIT_INPUT;
     }
     char campaign[256];
-    bf_msdocs_campaign(dir, campaign, sizeof campaign);
+    bf_mstore_docs_campaign(dir, campaign, sizeof campaign);
     char *mp = bf_asprintf("%s/matrix.json", dir);
     json_t *m = json_load_file(mp, 0, NULL);
     free(mp);
@@ -181,22 +181,22 @@ int bf_publish_cmd(int argc, char **argv)
         t.ca_pem.len = plen;
     }
     {
-        bf_mstore_t *ms = bf_mstore_new(&t, 0, wait_ms);
-        pubctx p = {ms, wait_ms};
-        bf_msdocs_counts_t counts;
+        bf_mstore_t *mstore = bf_mstore_new(&t, 0, wait_ms);
+        pubctx p = {mstore, wait_ms};
+        bf_mstore_docs_counts_t counts;
         memset(&counts, 0, sizeof counts);
         for (size_t i = 0; i < ncells; i++) {
             bf_diag_t d = {0};
-            if (bf_msdocs_cell(dir, campaign, scenario, names[i], emit_wait, &p, &counts, &d) !=
-                BF_OK)
+            if (bf_mstore_docs_cell(dir, campaign, scenario, names[i], emit_wait, &p, &counts,
+                                    &d) != BF_OK)
                 bf_warn("%s; skipped", d.msg);
         }
         uint64_t nmatrix = 0;
         bf_diag_t md = {0};
-        if (bf_msdocs_matrix(dir, campaign, scenario, emit_wait, &p, &nmatrix, &md) != BF_OK)
+        if (bf_mstore_docs_matrix(dir, campaign, scenario, emit_wait, &p, &nmatrix, &md) != BF_OK)
             bf_warn("%s; its matrix rows are not stored", md.msg);
         bf_mstore_stats_t s;
-        bf_mstore_close(&ms, &s);
+        bf_mstore_close(&mstore, &s);
         uint64_t total =
             counts.rows + counts.seconds + counts.agent_seconds + counts.nodes + nmatrix;
         uint64_t dropped = bf_mstore_dropped(&s);

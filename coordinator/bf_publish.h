@@ -2,7 +2,7 @@
 /* bf_publish.h — `bulkfleet-coordinator publish RESULTS_DIR --metrics-store URL`: load a
  * finished (or older, or interrupted) results directory into a metrics store after the fact.
  *
- * The documents and their ids are the ones `run --metrics-store` sends (bf_msdocs.h), so
+ * The documents and their ids are the ones `run --metrics-store` sends (bf_mstore_docs.h), so
  * publishing a directory twice, or after a live run, leaves the counts unchanged. Unlike the
  * live run it waits for room in the buffer instead of dropping (nothing to keep pace with).
  */

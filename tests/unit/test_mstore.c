@@ -184,13 +184,13 @@ static void target_at(bf_target_t *t, char *buf, size_t size, char **hosts, uint
     t->nhosts = 1;
 }
 
-static void add_docs(bf_mstore_t *ms, int n, int *rejected)
+static void add_docs(bf_mstore_t *mstore, int n, int *rejected)
 {
     for (int i = 0; i < n; i++) {
         char id[32], src[64];
         snprintf(id, sizeof id, "c/cell/second/%d", i);
         snprintf(src, sizeof src, "{\"second\":%d}", i);
-        if (bf_mstore_add(ms, "bulkfleet-samples-2026.12", id, src) != BF_OK && rejected)
+        if (bf_mstore_add(mstore, "bulkfleet-samples-2026.12", id, src) != BF_OK && rejected)
             (*rejected)++;
     }
 }
@@ -210,11 +210,11 @@ static void test_rejected_items_sent_again(void **state)
     bf_target_t t;
     char url[64], *hosts[1];
     target_at(&t, url, sizeof url, hosts, s.port);
-    bf_mstore_t *ms = bf_mstore_new(&t, 0, 10000);
-    add_docs(ms, 10, NULL);
+    bf_mstore_t *mstore = bf_mstore_new(&t, 0, 10000);
+    add_docs(mstore, 10, NULL);
     bf_mstore_stats_t st;
-    bf_mstore_close(&ms, &st);
-    assert_null(ms);
+    bf_mstore_close(&mstore, &st);
+    assert_null(mstore);
     assert_int_equal(st.queued, 10);
     assert_int_equal(st.indexed, 10);
     assert_int_equal(bf_mstore_dropped(&st), 0);
@@ -234,10 +234,10 @@ static void test_unavailable_then_ok(void **state)
     bf_target_t t;
     char url[64], *hosts[1];
     target_at(&t, url, sizeof url, hosts, s.port);
-    bf_mstore_t *ms = bf_mstore_new(&t, 0, 10000);
-    add_docs(ms, 5, NULL);
+    bf_mstore_t *mstore = bf_mstore_new(&t, 0, 10000);
+    add_docs(mstore, 5, NULL);
     bf_mstore_stats_t st;
-    bf_mstore_close(&ms, &st);
+    bf_mstore_close(&mstore, &st);
     assert_int_equal(st.indexed, 5);
     assert_int_equal(bf_mstore_dropped(&st), 0);
     assert_true(st.retries >= 2);
@@ -253,10 +253,10 @@ static void test_refused_items_dropped(void **state)
     bf_target_t t;
     char url[64], *hosts[1];
     target_at(&t, url, sizeof url, hosts, s.port);
-    bf_mstore_t *ms = bf_mstore_new(&t, 0, 10000);
-    add_docs(ms, 4, NULL);
+    bf_mstore_t *mstore = bf_mstore_new(&t, 0, 10000);
+    add_docs(mstore, 4, NULL);
     bf_mstore_stats_t st;
-    bf_mstore_close(&ms, &st);
+    bf_mstore_close(&mstore, &st);
     assert_int_equal(st.indexed, 0);
     assert_int_equal(st.dropped_refused, 4);
     assert_int_equal(bf_mstore_dropped(&st), 4);
@@ -282,16 +282,16 @@ static void test_full_buffer_and_close_deadline(void **state)
     bf_target_t t;
     char url[64], *hosts[1];
     target_at(&t, url, sizeof url, hosts, port);
-    bf_mstore_t *ms = bf_mstore_new(&t, 100, 300);
+    bf_mstore_t *mstore = bf_mstore_new(&t, 100, 300);
     int full = 0;
     double t0 = now_s();
-    add_docs(ms, 150, &full);
+    add_docs(mstore, 150, &full);
     double added = now_s() - t0;
     assert_true(added < 0.5); /* never waits on the store */
     assert_int_equal(full, 50);
     bf_mstore_stats_t st;
     t0 = now_s();
-    bf_mstore_close(&ms, &st);
+    bf_mstore_close(&mstore, &st);
     double closing = now_s() - t0;
     assert_true(closing < 0.3 + 5.5); /* flush_wait + at most one request's timeout */
     assert_int_equal(st.queued, 100);
@@ -318,10 +318,10 @@ static void test_auth_refused_names_the_store(void **state)
     t.username = "bf";
     t.password = "wrong";
     double t0 = now_s();
-    bf_mstore_t *ms = bf_mstore_new(&t, 0, 10000);
-    add_docs(ms, 6, NULL);
+    bf_mstore_t *mstore = bf_mstore_new(&t, 0, 10000);
+    add_docs(mstore, 6, NULL);
     bf_mstore_stats_t st;
-    bf_mstore_close(&ms, &st);
+    bf_mstore_close(&mstore, &st);
     assert_true(now_s() - t0 < 3.0); /* refused for good: no back-off until flush_wait */
     assert_int_equal(st.indexed, 0);
     assert_int_equal(st.dropped_refused, 6);
@@ -331,14 +331,14 @@ static void test_auth_refused_names_the_store(void **state)
     assert_null(strstr(st.last_error, "target."));
     /* --metrics-store URL: the option's way of giving credentials is named too */
     t.names = &bf_conn_names_store_url;
-    ms = bf_mstore_new(&t, 0, 10000);
-    add_docs(ms, 2, NULL);
-    bf_mstore_close(&ms, &st);
+    mstore = bf_mstore_new(&t, 0, 10000);
+    add_docs(mstore, 2, NULL);
+    bf_mstore_close(&mstore, &st);
     assert_non_null(strstr(st.last_error, "user:password@ in the --metrics-store URL"));
     t.password = "secret";
-    ms = bf_mstore_new(&t, 0, 10000);
-    add_docs(ms, 6, NULL);
-    bf_mstore_close(&ms, &st);
+    mstore = bf_mstore_new(&t, 0, 10000);
+    add_docs(mstore, 6, NULL);
+    bf_mstore_close(&mstore, &st);
     assert_int_equal(st.indexed, 6);
     assert_int_equal(bf_mstore_dropped(&st), 0);
     stop(&s);
@@ -365,10 +365,10 @@ static void test_down_names_the_store(void **state)
         char url[64], *hosts[1];
         target_at(&t, url, sizeof url, hosts, port);
         t.names = cases[i].names;
-        bf_mstore_t *ms = bf_mstore_new(&t, 0, 200);
-        add_docs(ms, 3, NULL);
+        bf_mstore_t *mstore = bf_mstore_new(&t, 0, 200);
+        add_docs(mstore, 3, NULL);
         bf_mstore_stats_t st;
-        bf_mstore_close(&ms, &st);
+        bf_mstore_close(&mstore, &st);
         assert_int_equal(st.dropped_unsent, 3);
         if (strstr(st.last_error, cases[i].want) == NULL)
             fail_msg("case %zu: '%s' lacks '%s'", i, st.last_error, cases[i].want);

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
-/* bf_campaign_ms.c — the metrics store's part of `run`: which store, whether it may be the
+/* bf_campaign_mstore.c — the metrics store's part of `run`: which store, whether it may be the
  * target, each finished cell's documents, and what was stored or dropped at the end.
  *
- * The documents are made from the cell's files once they are written (bf_msdocs.h), so the
+ * The documents are made from the cell's files once they are written (bf_mstore_docs.h), so the
  * live run and `publish` of the same directory store the same documents under the same ids.
  */
 #include "bf_campaign_int.h"
@@ -10,7 +10,7 @@
 #include "bf_clock.h"
 #include "bf_log.h"
 #include "bf_mem.h"
-#include "bf_msdocs.h"
+#include "bf_mstore_docs.h"
 
 #include <jansson.h>
 #include <stdlib.h>
@@ -23,21 +23,21 @@ static const bf_target_t *store_target(bf__campaign_t *c, bf_metrics_store_opts_
     if (c->opts->metrics_store == NULL)
         return sec;
     if (sec)
-        c->ms_target = *sec; /* shallow: auth and TLS stay the scenario's (borrowed) */
+        c->mstore_target = *sec; /* shallow: auth and TLS stay the scenario's (borrowed) */
     else
-        memset(&c->ms_target, 0, sizeof c->ms_target);
+        memset(&c->mstore_target, 0, sizeof c->mstore_target);
     size_t len = strlen(c->opts->metrics_store);
     while (len > 0 && c->opts->metrics_store[len - 1] == '/')
         len--;
-    c->ms_host = bf_strndup(c->opts->metrics_store, len);
-    c->ms_hosts[0] = c->ms_host;
-    c->ms_target.hosts = c->ms_hosts;
-    c->ms_target.nhosts = 1;
-    c->ms_target.names = &bf_conn_names_store_url; /* messages name the option */
-    return &c->ms_target;
+    c->mstore_host = bf_strndup(c->opts->metrics_store, len);
+    c->mstore_hosts[0] = c->mstore_host;
+    c->mstore_target.hosts = c->mstore_hosts;
+    c->mstore_target.nhosts = 1;
+    c->mstore_target.names = &bf_conn_names_store_url; /* messages name the option */
+    return &c->mstore_target;
 }
 
-int bf__ms_open(bf__campaign_t *c)
+int bf__mstore_open(bf__campaign_t *c)
 {
     bf_metrics_store_opts_t o;
     const bf_target_t *st = store_target(c, &o);
@@ -52,10 +52,10 @@ int bf__ms_open(bf__campaign_t *c)
         return BF_EXIT_INPUT;
     }
     int allow = o.allow_target || c->opts->metrics_store_allow_target;
-    bf_es_t *ms_es = bf_es_new(st, 0, 3000);
+    bf_es_t *mstore_es = bf_es_new(st, 0, 3000);
     char su[128] = "", tu[128] = "";
     bf_diag_t d = {0}, td = {0};
-    int src = bf_mstore_cluster_uuid(ms_es, su, sizeof su, &d);
+    int src = bf_mstore_cluster_uuid(mstore_es, su, sizeof su, &d);
     int same = 0;
     if (src == BF_OK && bf_mstore_cluster_uuid(c->es, tu, sizeof tu, &td) == BF_OK)
         same = su[0] && strcmp(su, tu) == 0;
@@ -76,14 +76,14 @@ int bf__ms_open(bf__campaign_t *c)
                  "results there while measuring it skews the benchmark; give another cluster, "
                  "or set metrics_store.allow_target: true (--metrics-store-allow-target) if "
                  "that is what you want",
-                 bf_es_host(ms_es), su[0] ? su : "not known: same URL");
-        bf_es_destroy(&ms_es);
+                 bf_es_host(mstore_es), su[0] ? su : "not known: same URL");
+        bf_es_destroy(&mstore_es);
         return BF_EXIT_INPUT;
     }
     if (same)
         bf_warn("metrics store: %s is the target cluster (allowed): its writes add to the "
                 "load being measured",
-                bf_es_host(ms_es));
+                bf_es_host(mstore_es));
     if (src != BF_OK && strstr(d.msg, "authentication failed") != NULL)
         bf_warn("metrics store (%s): %s; the campaign goes on: the documents it refuses are "
                 "dropped (counted at the end); the results directory has everything",
@@ -93,9 +93,9 @@ int bf__ms_open(bf__campaign_t *c)
                 "to %llu) and sent once it answers; the results directory has everything",
                 names->hosts, d.msg, (unsigned long long)(o.buffer_docs ? o.buffer_docs : 50000));
     else
-        bf_info("metrics store: %s (documents into %s* and %s)", bf_es_host(ms_es),
-                BF_MS_SAMPLES_PREFIX, BF_MS_RESULTS_INDEX);
-    bf_es_destroy(&ms_es);
+        bf_info("metrics store: %s (documents into %s* and %s)", bf_es_host(mstore_es),
+                BF_MSTORE_SAMPLES_PREFIX, BF_MSTORE_RESULTS_INDEX);
+    bf_es_destroy(&mstore_es);
     c->mstore = bf_mstore_new(st, o.buffer_docs, o.flush_wait_ms);
     return BF_EXIT_OK;
 }
@@ -106,18 +106,18 @@ static int emit_add(void *ctx, const char *index, const char *id, const char *so
     return 0;
 }
 
-void bf__ms_cell(bf__campaign_t *c, const char *name)
+void bf__mstore_cell(bf__campaign_t *c, const char *name)
 {
     if (c->mstore == NULL || c->res == NULL)
         return;
     bf_diag_t d = {0};
-    int rc = bf_msdocs_cell(bf_results_dir(c->res), c->campaign_id, bf_scenario_name(c->sc), name,
-                            emit_add, c->mstore, NULL, &d);
+    int rc = bf_mstore_docs_cell(bf_results_dir(c->res), c->campaign_id, bf_scenario_name(c->sc),
+                                 name, emit_add, c->mstore, NULL, &d);
     if (rc != BF_OK && rc != BF_E_NOTFOUND)
         bf_warn("metrics store: cell %s: %s", name, d.msg);
 }
 
-void bf__ms_second(bf__campaign_t *c, int32_t second)
+void bf__mstore_second(bf__campaign_t *c, int32_t second)
 {
     if (c->mstore == NULL || c->cell == NULL || c->agg == NULL || second < 0)
         return;
@@ -131,31 +131,31 @@ void bf__ms_second(bf__campaign_t *c, int32_t second)
         strncmp(c->cell_name + idlen, "-r", 2) == 0)
         rep = (uint32_t)strtoul(c->cell_name + idlen + 2, NULL, 10);
     const bf_run_spec_t *run = bf_scenario_run(c->sc);
-    bf_msdocs_live_second(c->campaign_id, bf_scenario_name(c->sc), c->cell, c->cell_name, rep,
-                          second, ctr, (int64_t)(bf_clock_wall_us() / 1000u),
-                          (int64_t)(run->warmup_ms / 1000u), (int64_t)(run->duration_ms / 1000u),
-                          emit_add, c->mstore);
+    bf_mstore_docs_live_second(c->campaign_id, bf_scenario_name(c->sc), c->cell, c->cell_name, rep,
+                               second, ctr, (int64_t)(bf_clock_wall_us() / 1000u),
+                               (int64_t)(run->warmup_ms / 1000u),
+                               (int64_t)(run->duration_ms / 1000u), emit_add, c->mstore);
 }
 
-void bf__ms_close(bf__campaign_t *c, const bf_row_t *rows, size_t nrows)
+void bf__mstore_close(bf__campaign_t *c, const bf_row_t *rows, size_t nrows)
 {
     if (c->mstore == NULL) {
-        free(c->ms_host);
-        c->ms_host = NULL;
+        free(c->mstore_host);
+        c->mstore_host = NULL;
         return;
     }
     if (c->res && nrows > 0) {
         /* the matrix rows (repetitions folded), as matrix.json has them now */
         bf_diag_t d = {0};
-        if (bf_msdocs_matrix(bf_results_dir(c->res), c->campaign_id, bf_scenario_name(c->sc),
-                             emit_add, c->mstore, NULL, &d) != BF_OK)
+        if (bf_mstore_docs_matrix(bf_results_dir(c->res), c->campaign_id, bf_scenario_name(c->sc),
+                                  emit_add, c->mstore, NULL, &d) != BF_OK)
             bf_warn("metrics store: %s", d.msg);
     }
     bf_mstore_stats_t s;
     bf_mstore_close(&c->mstore, &s);
     uint64_t dropped = bf_mstore_dropped(&s);
-    const char *host = c->ms_target.nhosts ? c->ms_target.hosts[0]
-                                           : bf_scenario_metrics_store(c->sc, NULL)->hosts[0];
+    const char *host = c->mstore_target.nhosts ? c->mstore_target.hosts[0]
+                                               : bf_scenario_metrics_store(c->sc, NULL)->hosts[0];
     char *shown = bf_url_redact_userinfo(host);
     if (dropped)
         bf_warn("metrics store %s: %llu of %llu documents indexed, %llu dropped (%llu buffer "
@@ -191,6 +191,6 @@ void bf__ms_close(bf__campaign_t *c, const bf_row_t *rows, size_t nrows)
             bf_results_write_matrix(c->res, c->sc, rows, nrows);
     }
     free(shown);
-    free(c->ms_host);
-    c->ms_host = NULL;
+    free(c->mstore_host);
+    c->mstore_host = NULL;
 }

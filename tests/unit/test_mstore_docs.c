@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: MIT */
-/* test_msdocs.c — unit tests for bf_msdocs: the metrics store's templates, ids, month index and
- * the documents of the fixture results directories (golden: an axis with a dot; shard-study-base:
- * cells with telemetry). */
+/* test_mstore_docs.c — unit tests for bf_mstore_docs: the metrics store's templates, ids, month
+ * index and the documents of the fixture results directories (golden: an axis with a dot;
+ * shard-study-base: cells with telemetry). */
 #include "bf_error.h"
 #include "bf_mem.h"
-#include "bf_msdocs.h"
+#include "bf_mstore_docs.h"
 #include "bf_sample.h"
 
 #include <jansson.h>
@@ -26,7 +26,7 @@ static void test_templates(void **state)
 {
     (void)state;
     for (int results = 0; results < 2; results++) {
-        char *t = bf_msdocs_template(results);
+        char *t = bf_mstore_docs_template(results);
         json_t *j = json_loads(t, 0, NULL);
         assert_non_null(j);
         const char *pat =
@@ -66,23 +66,23 @@ static void test_names(void **state)
 {
     (void)state;
     char b[600];
-    bf_msdocs_campaign("results/shard-study-20261201T205245Z/", b, sizeof b);
+    bf_mstore_docs_campaign("results/shard-study-20261201T205245Z/", b, sizeof b);
     assert_string_equal(b, "shard-study-20261201T205245Z");
-    bf_msdocs_campaign("x", b, sizeof b);
+    bf_mstore_docs_campaign("x", b, sizeof b);
     assert_string_equal(b, "x");
-    bf_msdocs_samples_index("shard-study-20261201T205245Z", 0, b, sizeof b);
+    bf_mstore_docs_samples_index("shard-study-20261201T205245Z", 0, b, sizeof b);
     assert_string_equal(b, "bulkfleet-samples-2026.12");
     /* no stamp: the fallback time's month (2021-03-04 UTC) */
-    bf_msdocs_samples_index("golden", 1614816000, b, sizeof b);
+    bf_mstore_docs_samples_index("golden", 1614816000, b, sizeof b);
     assert_string_equal(b, "bulkfleet-samples-2021.03");
-    bf_msdocs_id(b, sizeof b, "c", "cell", "second", "7");
+    bf_mstore_docs_id(b, sizeof b, "c", "cell", "second", "7");
     assert_string_equal(b, "c/cell/second/7");
-    bf_msdocs_id(b, sizeof b, "c", "cell", "row", "");
+    bf_mstore_docs_id(b, sizeof b, "c", "cell", "row", "");
     assert_string_equal(b, "c/cell/row");
     char longc[600];
     memset(longc, 'a', sizeof longc - 1);
     longc[sizeof longc - 1] = '\0';
-    bf_msdocs_id(b, sizeof b, longc, "cell", "row", "");
+    bf_mstore_docs_id(b, sizeof b, longc, "cell", "row", "");
     assert_int_equal(strlen(b), 64); /* sha256 hex: over the 512-byte id limit */
 }
 
@@ -107,12 +107,12 @@ static void test_golden_cell(void **state)
 {
     (void)state;
     seen s = {json_array()};
-    bf_msdocs_counts_t n;
+    bf_mstore_docs_counts_t n;
     memset(&n, 0, sizeof n);
     bf_diag_t d = {0};
     const char *name = "i1-s1-r0-b100-c4-refresh_interval_1s";
-    assert_int_equal(bf_msdocs_cell(FIX "/golden", "golden-20261201T000000Z", "golden", name,
-                                    collect, &s, &n, &d),
+    assert_int_equal(bf_mstore_docs_cell(FIX "/golden", "golden-20261201T000000Z", "golden", name,
+                                         collect, &s, &n, &d),
                      BF_OK);
     assert_int_equal(n.rows, 1);
     assert_int_equal(n.seconds, 8);
@@ -173,11 +173,11 @@ static void test_telemetry_nodes(void **state)
 {
     (void)state;
     seen s = {json_array()};
-    bf_msdocs_counts_t n;
+    bf_mstore_docs_counts_t n;
     memset(&n, 0, sizeof n);
     bf_diag_t d = {0};
-    assert_int_equal(bf_msdocs_cell(FIX "/shard-study-base", "base", "shard-study",
-                                    "i1-s50-r1-b50-c100", collect, &s, &n, &d),
+    assert_int_equal(bf_mstore_docs_cell(FIX "/shard-study-base", "base", "shard-study",
+                                         "i1-s50-r1-b50-c100", collect, &s, &n, &d),
                      BF_OK);
     assert_true(n.nodes > 0);
     size_t i, nodes = 0;
@@ -203,9 +203,9 @@ static void test_matrix_rows(void **state)
     seen s = {json_array()};
     uint64_t n = 0;
     bf_diag_t d = {0};
-    assert_int_equal(
-        bf_msdocs_matrix(FIX "/shard-study-contender", "cont", "shard-study", collect, &s, &n, &d),
-        BF_OK);
+    assert_int_equal(bf_mstore_docs_matrix(FIX "/shard-study-contender", "cont", "shard-study",
+                                           collect, &s, &n, &d),
+                     BF_OK);
     assert_int_equal(n, 4); /* the contender's matrix has 4 cells (repeat 3, folded) */
     json_t *doc = json_array_get(s.docs, 0), *src = json_object_get(doc, "source");
     assert_string_equal(json_string_value(json_object_get(doc, "index")), "bulkfleet-results");
@@ -220,7 +220,7 @@ static void test_matrix_rows(void **state)
     assert_true(json_is_number(json_object_get(src, "docs_per_s")));
     json_decref(s.docs);
     memset(&d, 0, sizeof d);
-    assert_int_equal(bf_msdocs_matrix(FIX "/no-such", "x", "x", collect, &s, NULL, &d),
+    assert_int_equal(bf_mstore_docs_matrix(FIX "/no-such", "x", "x", collect, &s, NULL, &d),
                      BF_E_NOTFOUND);
     assert_non_null(strstr(d.msg, "no-such/matrix.json"));
 }
@@ -240,17 +240,18 @@ static void test_errors(void **state)
     bf_diag_t d = {0};
     int k = 0;
     assert_int_equal(
-        bf_msdocs_cell(FIX "/golden", "g", "g", "no-such-cell", stop_at_two, &k, NULL, &d),
+        bf_mstore_docs_cell(FIX "/golden", "g", "g", "no-such-cell", stop_at_two, &k, NULL, &d),
         BF_E_NOTFOUND);
     assert_non_null(strstr(d.msg, "no-such-cell.ndjson"));
     /* an emit's non-zero stops the walk and is returned */
     memset(&d, 0, sizeof d);
-    assert_int_equal(bf_msdocs_cell(FIX "/golden", "g", "g", "i1-s1-r0-b100-c4-refresh_interval_1s",
-                                    stop_at_two, &k, NULL, &d),
+    assert_int_equal(bf_mstore_docs_cell(FIX "/golden", "g", "g",
+                                         "i1-s1-r0-b100-c4-refresh_interval_1s", stop_at_two, &k,
+                                         NULL, &d),
                      7);
     /* a file whose first line is not a row */
     const char *tmp = getenv("TMPDIR");
-    char *base = bf_asprintf("%s/msdocs-XXXXXX", tmp ? tmp : "/tmp");
+    char *base = bf_asprintf("%s/mstore-docs-XXXXXX", tmp ? tmp : "/tmp");
     assert_non_null(mkdtemp(base));
     char *cells = bf_asprintf("%s/cells", base);
     assert_int_equal(mkdir(cells, 0755), 0);
@@ -259,7 +260,8 @@ static void test_errors(void **state)
     fputs("{\"type\":\"second\"}\n", fp);
     fclose(fp);
     memset(&d, 0, sizeof d);
-    assert_int_equal(bf_msdocs_cell(base, "g", "g", "x", stop_at_two, &k, NULL, &d), BF_E_PARSE);
+    assert_int_equal(bf_mstore_docs_cell(base, "g", "g", "x", stop_at_two, &k, NULL, &d),
+                     BF_E_PARSE);
     assert_non_null(strstr(d.msg, "not a cell's results file"));
     remove(f);
     rmdir(cells);

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: MIT */
-/* bf_msdocs.c — the metrics store's index templates and the documents of a finished cell.
+/* bf_mstore_docs.c — the metrics store's index templates and the documents of a finished cell.
  *
  * The results files are the source of truth; this module only reshapes their lines into
- * documents (bf_msdocs.h says which, with which ids and timestamps). JSON through jansson.
+ * documents (bf_mstore_docs.h says which, with which ids and timestamps). JSON through jansson.
  */
-#include "bf_msdocs.h"
+#include "bf_mstore_docs.h"
 
 #include "bf_matrixfile.h"
 #include "bf_mem.h"
@@ -81,7 +81,7 @@ static const char *row_longs[] = {
 static const char *row_bools[] = {"verified", "degraded", "client_bound", "failed",
                                   "aborted",  "stalled",  "yellow",       "unsteady"};
 
-char *bf_msdocs_template(int results)
+char *bf_mstore_docs_template(int results)
 {
     json_t *props = json_object();
     common_props(props);
@@ -129,8 +129,8 @@ char *bf_msdocs_template(int results)
     json_object_set_new(tmpl, "mappings", mappings);
     json_t *root = json_object();
     json_t *pat = json_array();
-    json_array_append_new(pat,
-                          json_string(results ? BF_MS_RESULTS_INDEX : BF_MS_SAMPLES_PREFIX "*"));
+    json_array_append_new(
+        pat, json_string(results ? BF_MSTORE_RESULTS_INDEX : BF_MSTORE_SAMPLES_PREFIX "*"));
     json_object_set_new(root, "index_patterns", pat);
     json_object_set_new(root, "priority", json_integer(200));
     json_object_set_new(root, "template", tmpl);
@@ -144,7 +144,7 @@ char *bf_msdocs_template(int results)
 
 /* ---- names --------------------------------------------------------------------------------- */
 
-void bf_msdocs_campaign(const char *results_dir, char *buf, size_t size)
+void bf_mstore_docs_campaign(const char *results_dir, char *buf, size_t size)
 {
     size_t len = strlen(results_dir);
     while (len > 1 && results_dir[len - 1] == '/')
@@ -161,7 +161,8 @@ void bf_msdocs_campaign(const char *results_dir, char *buf, size_t size)
     }
 }
 
-void bf_msdocs_samples_index(const char *campaign, int64_t fallback_unix_s, char *buf, size_t size)
+void bf_mstore_docs_samples_index(const char *campaign, int64_t fallback_unix_s, char *buf,
+                                  size_t size)
 {
     /* "...-YYYYMMDDTHHMMSSZ" (bf_clock_utc_stamp) */
     size_t len = strlen(campaign);
@@ -170,20 +171,20 @@ void bf_msdocs_samples_index(const char *campaign, int64_t fallback_unix_s, char
     for (int i = 0; ok && i < 8; i++)
         ok = st[i] >= '0' && st[i] <= '9';
     if (ok) {
-        snprintf(buf, size, BF_MS_SAMPLES_PREFIX "%.4s.%.2s", st, st + 4);
+        snprintf(buf, size, BF_MSTORE_SAMPLES_PREFIX "%.4s.%.2s", st, st + 4);
         return;
     }
     time_t t = (time_t)fallback_unix_s;
     struct tm tm;
     gmtime_r(&t, &tm);
-    snprintf(buf, size, BF_MS_SAMPLES_PREFIX "%04d.%02d", tm.tm_year + 1900, tm.tm_mon + 1);
+    snprintf(buf, size, BF_MSTORE_SAMPLES_PREFIX "%04d.%02d", tm.tm_year + 1900, tm.tm_mon + 1);
 }
 
-void bf_msdocs_id(char *buf, size_t size, const char *campaign, const char *cell_name,
-                  const char *kind, const char *rest)
+void bf_mstore_docs_id(char *buf, size_t size, const char *campaign, const char *cell_name,
+                       const char *kind, const char *rest)
 {
     char *id = bf_asprintf("%s/%s/%s%s%s", campaign, cell_name, kind, rest[0] ? "/" : "", rest);
-    if (strlen(id) > BF_MS_MAX_ID_BYTES) {
+    if (strlen(id) > BF_MSTORE_MAX_ID_BYTES) {
         char hex[65];
         bf_sha256_hex(id, strlen(id), hex);
         bf_strlcpy(buf, hex, size);
@@ -212,7 +213,7 @@ typedef struct cellctx {
     json_t *dims;     /* campaign, scenario, cell, cell_name, repetition, axes */
     int64_t start_ms; /* wall time of second 0 */
     int64_t warmup_s, duration_s;
-    bf_msdocs_emit_fn emit;
+    bf_mstore_docs_emit_fn emit;
     void *ctx;
 } cellctx;
 
@@ -220,8 +221,8 @@ static int emit_doc(cellctx *cx, const char *index, json_t *o, const char *kind,
 {
     json_object_update(o, cx->dims);
     json_object_set_new(o, "kind", json_string(kind));
-    char id[BF_MS_MAX_ID_BYTES + 1];
-    bf_msdocs_id(id, sizeof id, cx->campaign, cx->name, kind, rest);
+    char id[BF_MSTORE_MAX_ID_BYTES + 1];
+    bf_mstore_docs_id(id, sizeof id, cx->campaign, cx->name, kind, rest);
     char *src = json_dumps(o, JSON_COMPACT);
     int rc = cx->emit(cx->ctx, index, id, src);
     free(src);
@@ -258,7 +259,7 @@ static int second_doc(cellctx *cx, json_t *o, const char *kind)
     /* one-second buckets: the docs_ok of a second is its docs/s */
     json_object_set_new(o, "docs_per_s",
                         json_real((double)json_integer_value(json_object_get(o, "docs_ok"))));
-    char rest[BF_MS_MAX_ID_BYTES + 1];
+    char rest[BF_MSTORE_MAX_ID_BYTES + 1];
     if (agent[0])
         snprintf(rest, sizeof rest, "%s/%lld", agent, (long long)s);
     else
@@ -267,7 +268,7 @@ static int second_doc(cellctx *cx, json_t *o, const char *kind)
 }
 
 /* a telemetry "tick": one document per node */
-static int tick_docs(cellctx *cx, json_t *tick, bf_msdocs_counts_t *counts)
+static int tick_docs(cellctx *cx, json_t *tick, bf_mstore_docs_counts_t *counts)
 {
     int64_t t_ms = json_integer_value(json_object_get(tick, "t_ms"));
     json_t *sec = json_object_get(tick, "second");
@@ -299,7 +300,7 @@ static int tick_docs(cellctx *cx, json_t *tick, bf_msdocs_counts_t *counts)
         if (pit)
             json_object_set(o, "primaries_index_total", pit);
         set_time(o, cx->start_ms + t_ms);
-        char rest[BF_MS_MAX_ID_BYTES + 1];
+        char rest[BF_MSTORE_MAX_ID_BYTES + 1];
         snprintf(rest, sizeof rest, "%lld/%s", (long long)t_ms, node_id);
         int rc = emit_doc(cx, cx->samples_index, o, "node", rest);
         json_decref(o);
@@ -312,7 +313,7 @@ static int tick_docs(cellctx *cx, json_t *tick, bf_msdocs_counts_t *counts)
 }
 
 /* next line of f into *line (getline buffer); 1 = a line (newline stripped), 0 = end; lines
- * over BF_MS_MAX_LINE_BYTES are returned with *too_long set */
+ * over BF_MSTORE_MAX_LINE_BYTES are returned with *too_long set */
 static int next_line(FILE *f, char **line, size_t *cap, int *too_long)
 {
     ssize_t n = getline(line, cap, f);
@@ -320,13 +321,13 @@ static int next_line(FILE *f, char **line, size_t *cap, int *too_long)
         return 0;
     if (n > 0 && (*line)[n - 1] == '\n')
         (*line)[--n] = '\0';
-    *too_long = (size_t)n > BF_MS_MAX_LINE_BYTES;
+    *too_long = (size_t)n > BF_MSTORE_MAX_LINE_BYTES;
     return 1;
 }
 
-int bf_msdocs_cell(const char *results_dir, const char *campaign, const char *scenario,
-                   const char *name, bf_msdocs_emit_fn emit, void *ctx, bf_msdocs_counts_t *counts,
-                   bf_diag_t *diag)
+int bf_mstore_docs_cell(const char *results_dir, const char *campaign, const char *scenario,
+                        const char *name, bf_mstore_docs_emit_fn emit, void *ctx,
+                        bf_mstore_docs_counts_t *counts, bf_diag_t *diag)
 {
     char *path = bf_asprintf("%s/cells/%s.ndjson", results_dir, name);
     FILE *f = fopen(path, "r");
@@ -363,7 +364,8 @@ int bf_msdocs_cell(const char *results_dir, const char *campaign, const char *sc
     cx.warmup_s = json_integer_value(json_object_get(row, "warmup_s"));
     cx.duration_s = json_integer_value(json_object_get(row, "duration_s"));
     cx.start_ms = end_ms - (cx.warmup_s + cx.duration_s) * 1000;
-    bf_msdocs_samples_index(campaign, end_ms / 1000, cx.samples_index, sizeof cx.samples_index);
+    bf_mstore_docs_samples_index(campaign, end_ms / 1000, cx.samples_index,
+                                 sizeof cx.samples_index);
     cx.dims = json_object();
     json_object_set_new(cx.dims, "campaign", json_string(campaign));
     json_object_set_new(cx.dims, "scenario", json_string(scenario));
@@ -381,7 +383,7 @@ int bf_msdocs_cell(const char *results_dir, const char *campaign, const char *sc
     /* the row: bulkfleet-results, @timestamp = the cell's end */
     json_object_del(row, "type");
     set_time(row, end_ms);
-    rc = emit_doc(&cx, BF_MS_RESULTS_INDEX, row, "row", "");
+    rc = emit_doc(&cx, BF_MSTORE_RESULTS_INDEX, row, "row", "");
     if (rc != 0)
         goto out;
     if (counts)
@@ -442,8 +444,8 @@ out:
     return rc;
 }
 
-int bf_msdocs_matrix(const char *results_dir, const char *campaign, const char *scenario,
-                     bf_msdocs_emit_fn emit, void *ctx, uint64_t *n, bf_diag_t *diag)
+int bf_mstore_docs_matrix(const char *results_dir, const char *campaign, const char *scenario,
+                          bf_mstore_docs_emit_fn emit, void *ctx, uint64_t *n, bf_diag_t *diag)
 {
     json_t *m = NULL;
     int rc = bf_matrixfile_read(results_dir, &m, diag); /* the one reader of matrix.json */
@@ -475,11 +477,11 @@ int bf_msdocs_matrix(const char *results_dir, const char *campaign, const char *
             json_object_set(o, "cluster_nodes", json_object_get(cl, "nodes"));
         }
         set_time(o, ms);
-        char id[BF_MS_MAX_ID_BYTES + 1];
-        bf_msdocs_id(id, sizeof id, campaign, cell, "matrix_row", "");
+        char id[BF_MSTORE_MAX_ID_BYTES + 1];
+        bf_mstore_docs_id(id, sizeof id, campaign, cell, "matrix_row", "");
         char *src = json_dumps(o, JSON_COMPACT);
         json_decref(o);
-        rc = emit(ctx, BF_MS_RESULTS_INDEX, id, src);
+        rc = emit(ctx, BF_MSTORE_RESULTS_INDEX, id, src);
         free(src);
         if (rc != 0)
             break;
@@ -490,10 +492,11 @@ int bf_msdocs_matrix(const char *results_dir, const char *campaign, const char *
     return rc;
 }
 
-int bf_msdocs_live_second(const char *campaign, const char *scenario, const struct bf_cell *cell,
-                          const char *cell_name, uint32_t repetition, int64_t second,
-                          const struct bf_counters *ctr, int64_t unix_ms, int64_t warmup_s,
-                          int64_t duration_s, bf_msdocs_emit_fn emit, void *ctx)
+int bf_mstore_docs_live_second(const char *campaign, const char *scenario,
+                               const struct bf_cell *cell, const char *cell_name,
+                               uint32_t repetition, int64_t second, const struct bf_counters *ctr,
+                               int64_t unix_ms, int64_t warmup_s, int64_t duration_s,
+                               bf_mstore_docs_emit_fn emit, void *ctx)
 {
     cellctx cx;
     memset(&cx, 0, sizeof cx);
@@ -505,7 +508,8 @@ int bf_msdocs_live_second(const char *campaign, const char *scenario, const stru
     cx.warmup_s = warmup_s;
     cx.duration_s = duration_s;
     cx.start_ms = unix_ms - second * 1000;
-    bf_msdocs_samples_index(campaign, unix_ms / 1000, cx.samples_index, sizeof cx.samples_index);
+    bf_mstore_docs_samples_index(campaign, unix_ms / 1000, cx.samples_index,
+                                 sizeof cx.samples_index);
     cx.dims = json_object();
     json_object_set_new(cx.dims, "campaign", json_string(campaign));
     json_object_set_new(cx.dims, "scenario", json_string(scenario));
