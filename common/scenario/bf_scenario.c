@@ -175,6 +175,109 @@ static void warn_replicas(bf__load_t *L)
 
 /* ---- the search section -------------------------------------------------------------------- */
 
+/* ---- vector dimensions against the mappings --------------------------------------------- */
+
+/* The first field named `name` in the mappings object m (its "properties", at any depth): the
+ * field's object, or NULL. */
+static json_t *mapping_field(json_t *m, const char *name, int depth)
+{
+    json_t *props = json_is_object(m) ? json_object_get(m, "properties") : NULL;
+    if (!json_is_object(props) || depth > 32)
+        return NULL;
+    json_t *f = json_object_get(props, name);
+    if (json_is_object(f))
+        return f;
+    const char *k;
+    json_t *sub;
+    json_object_foreach(props, k, sub)
+    {
+        json_t *r = mapping_field(sub, name, depth + 1);
+        if (r)
+            return r;
+    }
+    return NULL;
+}
+
+/* The JSON key a placeholder at src[at] is the value of ("emb" in `"emb": $[[v]]`), copied into
+ * key (size bytes); 0, or -1 when the placeholder is not a key's whole value. */
+static int placeholder_key(const char *src, size_t at, char *key, size_t size)
+{
+    size_t i = at;
+    while (i > 0 && (src[i - 1] == ' ' || src[i - 1] == '\t' || src[i - 1] == '\n'))
+        i--;
+    if (i == 0 || src[i - 1] != ':')
+        return -1;
+    i--;
+    while (i > 0 && (src[i - 1] == ' ' || src[i - 1] == '\t' || src[i - 1] == '\n'))
+        i--;
+    if (i == 0 || src[i - 1] != '"')
+        return -1;
+    size_t end = --i;
+    while (i > 0 && src[i - 1] != '"')
+        i--;
+    if (i == 0 || end - i == 0 || end - i >= size)
+        return -1;
+    memcpy(key, src + i, end - i);
+    key[end - i] = '\0';
+    return 0;
+}
+
+/* A vector variable put whole into a field that the mappings map as knn_vector (OpenSearch:
+ * "dimension") or dense_vector (Elasticsearch: "dims", the bits of a bit vector as the
+ * variable's dims) must have that many dimensions: else the cluster rejects every document
+ * with a mapper_parsing_exception, which only a run would show. */
+static int check_vector_dims(bf__load_t *L)
+{
+    bf_scenario_t *sc = L->sc;
+    const char *src = sc->document.source;
+    if (src == NULL || sc->index.mappings_json == NULL)
+        return BF_OK;
+    json_t *m = json_loads(sc->index.mappings_json, 0, NULL);
+    if (m == NULL)
+        return BF_OK;
+    int rc = BF_OK;
+    for (size_t i = 0; i < sc->nvars && rc == BF_OK; i++) {
+        const bf_var_spec_t *v = &sc->vars[i];
+        if (v->type != BF_VAR_VECTOR || i >= L->nvars)
+            continue;
+        char ph[300];
+        if (strlen(v->name) + 6 > sizeof ph)
+            continue;
+        snprintf(ph, sizeof ph, "$[[%s]]", v->name);
+        for (const char *p = strstr(src, ph); p && rc == BF_OK; p = strstr(p + 1, ph)) {
+            char key[256];
+            if (placeholder_key(src, (size_t)(p - src), key, sizeof key) != 0)
+                continue;
+            json_t *f = mapping_field(m, key, 0);
+            const char *type = json_string_value(json_object_get(f, "type"));
+            const char *dk = NULL;
+            if (type && strcmp(type, "knn_vector") == 0)
+                dk = "dimension";
+            else if (type && strcmp(type, "dense_vector") == 0)
+                dk = "dims";
+            json_t *dj = dk ? json_object_get(f, dk) : NULL;
+            if (!json_is_integer(dj) || json_integer_value(dj) == (json_int_t)v->dims)
+                continue;
+            const bf_ynode_t *at = L->var_vals[i][BF__K_VAR_DIMS].node;
+            if (at == NULL)
+                at = L->var_vals[i][BF__K_VAR_FILE].node;
+            if (at == NULL)
+                at = L->var_nodes[i];
+            const char *mf = TOP(INDEX_MAPPINGS_FILE)->s;
+            rc = bf__err(L, at, BF_E_INVAL,
+                         "variables[%zu]: vector '%s' has %u dimensions, but the mappings (%s%s) "
+                         "map field '%s', where document.source puts $[[%s]], as %s with %s "
+                         "%lld: the cluster would reject every document; make the variable's "
+                         "dims and the mapping's %s the same",
+                         i, v->name, v->dims, mf ? "index.mappings_file " : "index.mappings",
+                         mf ? mf : "", key, v->name, type, dk, (long long)json_integer_value(dj),
+                         dk);
+        }
+    }
+    json_decref(m);
+    return rc;
+}
+
 int bf_scenario_path_is_msearch(const char *path)
 {
     for (const char *p = path ? strstr(path, "/_msearch") : NULL; p; p = strstr(p + 1, "/_msearch"))
@@ -481,6 +584,8 @@ static int build_all(bf__load_t *L, int keys_failed)
         (void)step_ok(L, bf__check_data_stream(L));
     if (ok_vars && ok_doc)
         (void)step_ok(L, check_template(L, ok_matrix));
+    if (ok_index && ok_vars && ok_doc)
+        (void)step_ok(L, check_vector_dims(L));
     if (ok_vars && ok_search)
         (void)step_ok(L, check_search(L));
     if (L->nerrors)
@@ -590,7 +695,8 @@ static int load(bf__load_t *L, const char *text, size_t len)
         (rc = bf__build_variables(L)) != BF_OK || (rc = bf__build_document(L)) != BF_OK ||
         (rc = bf__build_request_run(L)) != BF_OK || (rc = build_search(L)) != BF_OK ||
         (rc = bf__matrix_expand(L)) != BF_OK || (rc = bf__check_data_stream(L)) != BF_OK ||
-        (rc = check_template(L, 1)) != BF_OK || (rc = check_search(L)) != BF_OK)
+        (rc = check_template(L, 1)) != BF_OK || (rc = check_vector_dims(L)) != BF_OK ||
+        (rc = check_search(L)) != BF_OK)
         return rc;
     return finish_load(L);
 }

@@ -10,7 +10,8 @@
  *     vectors dims/8 bytes; the loader refuses what no engine reads (bit dims not a multiple of 8,
  *     unit bytes, precision on a byte vector) with the key's position;
  *   - pool: N: every value one of N vectors;
- *   - the probe's check: base64 needs Elasticsearch 9.3 / OpenSearch 3.9 in its byte order. */
+ *   - the probe's check: base64 needs Elasticsearch 9.3 / OpenSearch 3.9 in its byte order;
+ *   - dims that disagree with the mapped field's knn_vector dimension / dense_vector dims. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -382,6 +383,58 @@ static void test_engine_check(void **state)
     bf_scenario_destroy(&sc);
 }
 
+/* Loads a scenario whose mappings (inline) map field emb as `field`, the variable v as `var`
+ * and the source `{"emb": $[[v]]}`; the load's code, its message in msg. */
+static int load_mapped(const char *field, const char *var, char *msg, size_t size)
+{
+    char text[1024];
+    snprintf(text, sizeof text,
+             HEAD "index:\n  mappings: {properties: {meta: {properties: {emb: %s}}}}\n"
+                  "variables:\n  - %s\ndocument:\n  source: '{\"meta\": {\"emb\": $[[v]]}}'\n",
+             field, var);
+    bf_scenario_t *sc = NULL;
+    bf_diag_t d = {0};
+    int rc = bf_scenario_load_text(text, strlen(text), "vec", NULL, &sc, &d);
+    snprintf(msg, size, "%s", d.msg);
+    bf_scenario_destroy(&sc);
+    return rc;
+}
+
+/* A vector whose dims differ from its mapped field's (knn_vector dimension, dense_vector dims)
+ * is refused at load with the variable's position and both figures: the cluster would reject
+ * every document. Agreeing dims, and a field the mappings do not map as a vector, load. */
+static void test_dims_against_mapping(void **state)
+{
+    (void)state;
+    char msg[1024];
+    assert_int_equal(load_mapped("{type: knn_vector, dimension: 8}",
+                                 "{name: v, type: vector, dims: 16}", msg, sizeof msg),
+                     BF_E_INVAL);
+    if (strstr(msg, "vec:6:35:") == NULL)
+        fail_msg("%s", msg);
+    assert_non_null(strstr(msg, "16 dimensions"));
+    assert_non_null(strstr(msg, "knn_vector with dimension 8"));
+    assert_non_null(strstr(msg, "field 'emb'"));
+    assert_int_equal(load_mapped("{type: dense_vector, dims: 4, element_type: bit}",
+                                 "{name: v, type: vector, dims: 32, element_type: bit}", msg,
+                                 sizeof msg),
+                     BF_E_INVAL);
+    assert_non_null(strstr(msg, "dense_vector with dims 4"));
+    assert_int_equal(load_mapped("{type: knn_vector, dimension: 8}",
+                                 "{name: v, type: vector, dims: 8}", msg, sizeof msg),
+                     BF_OK);
+    assert_int_equal(load_mapped("{type: dense_vector, dims: 32, element_type: bit}",
+                                 "{name: v, type: vector, dims: 32, element_type: bit}", msg,
+                                 sizeof msg),
+                     BF_OK);
+    assert_int_equal(
+        load_mapped("{type: dense_vector}", "{name: v, type: vector, dims: 16}", msg, sizeof msg),
+        BF_OK);
+    assert_int_equal(
+        load_mapped("{type: keyword}", "{name: v, type: vector, dims: 16}", msg, sizeof msg),
+        BF_OK);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -392,6 +445,7 @@ int main(void)
         cmocka_unit_test(test_pool),
         cmocka_unit_test(test_refused),
         cmocka_unit_test(test_engine_check),
+        cmocka_unit_test(test_dims_against_mapping),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
