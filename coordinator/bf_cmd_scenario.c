@@ -673,13 +673,16 @@ typedef struct plan {
 } plan_t;
 
 /* The dictionaries as each agent holds them: raw copy + escaped values (a shipped corpus:
- * the agent's cache + the scenario's copy). */
+ * the agent's cache + the scenario's copy); a file not read whole here (a vector file) once:
+ * the agent's cache, lent to its scenario (docs/vectors.md). */
 static uint64_t plan_dict_bytes(const bf_scenario_t *sc)
 {
     uint64_t dict_bytes = 0;
-    for (size_t i = 0; i < bf_scenario_file_count(sc); i++)
-        dict_bytes += bf_scenario_file(sc, i)->len;
-    return dict_bytes * 2;
+    for (size_t i = 0; i < bf_scenario_file_count(sc); i++) {
+        const bf_scenario_file_t *f = bf_scenario_file(sc, i);
+        dict_bytes += f->data ? 2 * (uint64_t)f->len : f->len;
+    }
+    return dict_bytes;
 }
 
 /* The corpus line(s) of the output for corpus c: its documents and sizes, what each agent
