@@ -18,6 +18,7 @@
 static double zig_x[ZIG_C + 1]; /* layer i spans [0, zig_x[i]); zig_x[1] = R, zig_x[C] = 0 */
 static double zig_r[ZIG_C];     /* zig_x[i + 1] / zig_x[i]: |u| below it is inside the layer */
 static uint16_t b64_pair[4096]; /* two base64 characters of 12 bits, in memory order */
+static uint32_t digits3[1000];  /* "000" to "999" and a fourth byte, in memory order */
 static pthread_once_t tables_once = PTHREAD_ONCE_INIT;
 
 static const char b64_alphabet[] =
@@ -36,6 +37,10 @@ static void tables_build(void)
     }
     for (int i = 0; i < ZIG_C; i++)
         zig_r[i] = zig_x[i + 1] / zig_x[i];
+    for (unsigned v = 0; v < 1000; v++) {
+        char three[4] = {(char)('0' + v / 100), (char)('0' + v / 10 % 10), (char)('0' + v % 10), 0};
+        memcpy(&digits3[v], three, 4);
+    }
     for (unsigned v = 0; v < 4096; v++) {
         char two[2] = {b64_alphabet[v >> 6], b64_alphabet[v & 63]};
         memcpy(&b64_pair[v], two, 2);
@@ -171,11 +176,6 @@ void bf_vec_quantize(const double *x, size_t n, double mult, double lim, int32_t
 
 static const uint32_t pow10_u32[8] = {1, 10, 100, 1000, 10000, 100000, 1000000, 10000000};
 
-static const char digits2[201] = "00010203040506070809101112131415161718192021222324"
-                                 "25262728293031323334353637383940414243444546474849"
-                                 "50515253545556575859606162636465666768697071727374"
-                                 "75767778798081828384858687888990919293949596979899";
-
 size_t bf_vec_json_max(size_t n, unsigned prec)
 {
     return 2 + n * (5 + (size_t)prec); /* "[" "]" and each "-16." digits "," */
@@ -205,11 +205,11 @@ static inline char *put_elem(char *p, int32_t k, unsigned prec, uint32_t div, ui
     }
     p[0] = (char)('0' + ip);
     p[1] = '.';
-    uint32_t hi = fp / 10000u, lo = fp - hi * 10000u;
-    uint32_t mid = lo / 100u, low = lo - mid * 100u;
-    memcpy(p + 2, digits2 + 2 * hi, 2);
-    memcpy(p + 4, digits2 + 2 * mid, 2);
-    memcpy(p + 6, digits2 + 2 * low, 2);
+    /* two groups of three digits, four bytes a store: the fourth byte of each is overwritten by
+     * the next store or the comma */
+    uint32_t hi = fp / 1000u, lo = fp - hi * 1000u;
+    memcpy(p + 2, &digits3[hi], 4);
+    memcpy(p + 5, &digits3[lo], 4);
     p += 2 + prec;
     *p = ',';
     return p + 1;
@@ -239,6 +239,7 @@ static char *put_last(char *p, int32_t k, unsigned prec)
 
 size_t bf_vec_write_json(char *dst, const int32_t *k, size_t n, unsigned prec)
 {
+    tables_ready();
     char *p = dst;
     *p++ = '[';
     uint32_t div = pow10_u32[prec], up = pow10_u32[6 - prec];
