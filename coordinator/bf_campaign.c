@@ -13,6 +13,7 @@
 #include "bf_buf.h"
 #include "bf_cfgerr.h"
 #include "bf_clock.h"
+#include "bf_file.h"
 #include "bf_matrixfile.h"
 #include "bf_finish.h"
 #include "bf_log.h"
@@ -45,28 +46,24 @@
 static int resume_mismatch(const char *dir, const bf_scenario_t *sc)
 {
     char *path = bf_asprintf("%s/scenario.yaml", dir);
-    FILE *f = fopen(path, "r");
-    int differs = 1;
-    if (f == NULL) {
+    char *text = NULL;
+    size_t len = 0;
+    int err_no = 0, differs = 1;
+    int rc = bf_file_read(path, BF_MAX_SCENARIO_BYTES, &text, &len, &err_no);
+    if (rc == BF_E_NOTFOUND || (rc == BF_E_IO && err_no != EISDIR)) {
         bf_error("--resume %s: %s: %s; give the results directory "
                  "of the campaign to continue",
-                 dir, path, strerror(errno));
+                 dir, path, strerror(err_no));
     } else {
-        bf_buf_t b;
-        bf_buf_init(&b, BF_MAX_SCENARIO_BYTES);
-        char chunk[8192];
-        size_t n;
-        while ((n = fread(chunk, 1, sizeof chunk, f)) > 0 && bf_buf_append(&b, chunk, n) == BF_OK)
-            ;
-        fclose(f);
+        /* larger than any scenario, or a directory: not the one this campaign wrote */
         const char *now = bf_scenario_redacted_text(sc);
-        differs = b.data == NULL || strcmp(b.data, now) != 0;
+        differs = text == NULL || len == 0 || strcmp(text, now) != 0;
         if (differs)
             bf_error("--resume %s: the scenario differs from the one "
                      "this campaign started with (%s); resume with the same scenario file and "
                      "environment, or start a new campaign",
                      dir, path);
-        bf_buf_cleanup(&b);
+        free(text);
     }
     free(path);
     return differs;

@@ -12,6 +12,7 @@
 #include "bf_cluster.h"
 #include "bf_corpus.h"
 #include "bf_error.h"
+#include "bf_file.h"
 #include "bf_mem.h"
 #include "bf_rounds.h"
 #include "bf_scenario.h"
@@ -1146,28 +1147,15 @@ int bf_cmd_plan(int argc, char **argv)
     return BF_EXIT_OK;
 }
 
+/* The whole file at path, at most BF_MAX_SCENARIO_BYTES, through bf_file_read; errno is set
+ * to its errno on a failure, for the caller's message. */
 static int read_all(const char *path, char **data, size_t *len)
 {
-    FILE *f = fopen(path, "rb");
-    if (f == NULL)
-        return errno == ENOENT ? BF_E_NOTFOUND : BF_E_IO;
-    bf_buf_t b;
-    bf_buf_init(&b, BF_MAX_SCENARIO_BYTES);
-    char chunk[65536];
-    size_t n;
-    int rc = BF_OK;
-    while (rc == BF_OK && (n = fread(chunk, 1, sizeof chunk, f)) > 0)
-        rc = bf_buf_append(&b, chunk, n);
-    if (rc == BF_OK && ferror(f))
-        rc = BF_E_IO;
-    fclose(f);
-    if (rc != BF_OK) {
-        bf_buf_cleanup(&b);
-        return rc;
-    }
-    *len = b.len;
-    *data = bf_buf_steal(&b);
-    return BF_OK;
+    int err_no = 0;
+    int rc = bf_file_read(path, BF_MAX_SCENARIO_BYTES, data, len, &err_no);
+    if (rc != BF_OK && err_no != 0)
+        errno = err_no;
+    return rc;
 }
 
 int bf_cmd_import_loadgen(int argc, char **argv)
