@@ -170,6 +170,42 @@ static const bf_ynode_t *find_duplicate_key(bf_ynode_t **items, size_t npairs)
     return dup;
 }
 
+/* The parser stops where it notices a mistake, often lines after its cause: an unclosed '{' or
+ * '[' (or one a value opened by holding '{' unquoted) is noticed at the next key. The innermost
+ * flow collection still open there (the frames of the collections being read; else libyaml's
+ * own mark of the flow collection it was parsing) is named with its line:column and what to
+ * do (brief: the place only, when the caller's hint says what to do), into note ("" when the
+ * parser was in none). */
+static void flow_open_note(const frame *stack, size_t depth, const yaml_parser_t *p, int brief,
+                           char *note, size_t size)
+{
+    note[0] = '\0';
+    uint32_t line = 0, col = 0;
+    int map = 0;
+    for (size_t k = depth; k-- > 0 && line == 0;)
+        if (stack[k].node->flow) {
+            line = stack[k].node->line;
+            col = stack[k].node->col;
+            map = stack[k].node->kind == BF_Y_MAP;
+        }
+    if (line == 0 && p->context && strstr(p->context, "flow")) {
+        line = (uint32_t)p->context_mark.line + 1;
+        col = (uint32_t)p->context_mark.column + 1;
+        map = strstr(p->context, "mapping") != NULL;
+    }
+    if (line == 0)
+        return;
+    if (brief) {
+        snprintf(note, size, "; inside the '%c' opened at %u:%u", map ? '{' : '[', line, col);
+        return;
+    }
+    snprintf(note, size,
+             "; inside the '%c' opened at %u:%u, not closed before this point: close it with "
+             "'%c', or quote a value that holds '{', '}', '[', ']' or ',' (e.g. name: "
+             "'logs-{shards}')",
+             map ? '{' : '[', line, col, map ? '}' : ']');
+}
+
 int bf_ydoc_parse(bf_ydoc_t *doc, const char *text, size_t len, const char *origin, bf_diag_t *diag)
 {
     memset(doc, 0, sizeof *doc);
@@ -207,9 +243,11 @@ int bf_ydoc_parse(bf_ydoc_t *doc, const char *text, size_t len, const char *orig
                        "password: \"${ES_PASSWORD}\"";
             else if (p.problem_mark.index < len && text[p.problem_mark.index] == '\t')
                 hint = "; this is a tab: YAML indents with spaces only";
+            char open[320];
+            flow_open_note(stack, depth, &p, hint[0] != '\0', open, sizeof open);
             rc = perr(diag, origin, p.problem_mark.line + 1, p.problem_mark.column + 1, BF_E_PARSE,
-                      "YAML syntax error: %s%s%s%s", p.problem ? p.problem : "invalid",
-                      ctx ? " " : "", ctx ? ctx : "", hint);
+                      "YAML syntax error: %s%s%s%s%s", p.problem ? p.problem : "invalid",
+                      ctx ? " " : "", ctx ? ctx : "", open, hint);
             break;
         }
         bf_ynode_t *node = NULL;

@@ -1270,6 +1270,28 @@ static void expect_prefixes(const errs *e, const char *const *want, size_t n)
  * one more after each fix (a vector's element_type checks, run.until's bounds, find_max's
  * starts, an index name's case beside a key mistake of the index section); without the
  * callback the load stops at the first of them */
+/* A YAML syntax error inside a flow collection names where the parser stopped and the
+ * line:column of the '{' or '[' still open there (an unclosed one is noticed lines later, at
+ * the next key), with what to do */
+static void test_yaml_unclosed_flow(void **state)
+{
+    (void)state;
+    load_text_err("name: t\ntarget: {hosts: [http://127.0.0.1:9200]\ndocument: {source: '{}'}\n",
+                  "inline.yaml:3:1:",
+                  "inside the '{' opened at 2:9, not closed before this point: close it with '}'");
+    load_text_err("name: t\nmatrix: {batch_size: [10, 20}\n", "inline.yaml:2:29:",
+                  "inside the '[' opened at 2:22, not closed before this point: close it with ']'");
+    load_text_err("name: t\nindex: {name: logs-{shards}, recreate: true}\n", "inline.yaml:2:",
+                  "inside the '{' opened at 2:8");
+    /* not in a flow collection: no such note */
+    bf_scenario_t *sc = NULL;
+    bf_diag_t d = {0};
+    const char *y = "name: t\n  bad: indent\n";
+    assert_int_not_equal(bf_scenario_load_text(y, strlen(y), "b.yaml", NULL, &sc, &d), BF_OK);
+    assert_non_null(strstr(d.msg, "YAML syntax error"));
+    assert_null(strstr(d.msg, "opened at"));
+}
+
 static void test_stage_gates_collected(void **state)
 {
     (void)state;
@@ -1840,6 +1862,7 @@ int main(void)
         cmocka_unit_test(test_env_warn_stand_ins),
         cmocka_unit_test(test_all_key_errors),
         cmocka_unit_test(test_stage_gates_collected),
+        cmocka_unit_test(test_yaml_unclosed_flow),
         cmocka_unit_test(test_all_later_mistakes),
         cmocka_unit_test(test_axis_typo_with_key_mistakes),
         cmocka_unit_test(test_unclosed_placeholder),
