@@ -425,6 +425,10 @@ int bf_standalone_main(int argc, char **argv)
             goto out;
         }
         bf_results_set_cluster(res, &info);
+        /* said at the start, as the coordinator does: a run killed prints nothing after */
+        bf_info("results: %s (if this run is interrupted: the cells it finished stay there; "
+                "run each one left with bulkfleet-agent run %s --cell ID --results %s)",
+                bf_results_dir(res), argv[optind], results_base);
         const char *dir = bf_results_dir(res), *slash = strrchr(dir, '/');
         owner.campaign = slash ? slash + 1 : dir;
     }
@@ -469,9 +473,9 @@ int bf_standalone_main(int argc, char **argv)
         printf("\nresults: %s\n", bf_results_dir(res));
     free(rows);
     if (res && bf_results_error(res)) {
-        bf_error("stopped: %s; the files in %s that were complete "
-                 "before are kept",
-                 bf_results_error(res), bf_results_dir(res));
+        bf_error("stopped: the results directory %s cannot be written (the error above); the "
+                 "files that were complete before are kept",
+                 bf_results_dir(res));
         code = BF_EXIT_ENV;
     }
     if (bf_standalone_stop_flag)

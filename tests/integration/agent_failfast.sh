@@ -35,6 +35,9 @@ YAML
         set -e
         [ "$rc" -ne 124 ] || fail "$name: the agent hung"
         res=$(ls -d "$TMP/res-$name"/*/ | head -1)
+        # the results directory is announced before the load, as the coordinator does
+        grep -qF "results: ${res%/} (if this run is interrupted: the cells it finished stay there; run each one left with bulkfleet-agent run $TMP/$name.yaml --cell ID --results $TMP/res-$name)" "$TMP/$name.err" ||
+            { cat "$TMP/$name.err" >&2; fail "$name: the results directory was not announced at the start"; }
         python3 - "$res" "$FS_LOG" "$warmup" "$what" "$http" "$rc" <<'PY' || { cat "$TMP/$name.err" >&2; fail "$name"; }
 import glob, json, sys
 res, log, warmup, what, http, rc = sys.argv[1:7]
