@@ -662,10 +662,11 @@ static int campaign_must_stop(const bf__campaign_t *c)
         return BF_EXIT_INPUT;
     }
     if (bf_results_error(c->res)) {
-        bf_error("stopping the campaign: %s; the files in %s "
-                 "that were complete before are kept; free space (or fix the directory) and "
-                 "continue with: bulkfleet-coordinator run --resume %s",
-                 bf_results_error(c->res), bf_results_dir(c->res), bf_results_dir(c->res));
+        /* the failed write was said where it happened (with its file and errno): once */
+        bf_error("stopping the campaign: the results directory %s cannot be written (the "
+                 "error above); the files that were complete before are kept; free space (or "
+                 "fix the directory) and continue with: bulkfleet-coordinator run --resume %s",
+                 bf_results_dir(c->res), bf_results_dir(c->res));
         return BF_EXIT_ENV;
     }
     return 0;

@@ -619,9 +619,9 @@ int bf__findmax_run(bf__campaign_t *c, bf_row_t **rows, size_t *nrows)
             }
             if (bf_results_error(c->res)) {
                 /* what cannot be kept is not measured further (as in `run`) */
-                bf_error("find-max stopping: %s; continue with find-max --resume %s once the "
-                         "directory can be written",
-                         bf_results_error(c->res), bf_results_dir(c->res));
+                bf_error("find-max stopping: the results directory %s cannot be written (the "
+                         "error above); continue with find-max --resume %s once it can be",
+                         bf_results_dir(c->res), bf_results_dir(c->res));
                 code = BF_EXIT_ENV;
                 break;
             }

@@ -49,7 +49,9 @@ CPID=
 t_exit=$(date +%s.%N)
 [ "$rc" = 3 ] || { cat "$TMP/err" >&2; fail "exit $rc, expected 3"; }
 [ -n "$t_full" ] || { cat "$TMP/err" >&2; fail "no 'cannot write samples' message"; }
-grep -q "stopping the campaign: .*No space left on device" "$TMP/err" || { cat "$TMP/err" >&2; fail "the stop does not say what failed"; }
+grep -q "stopping the campaign: the results directory .* cannot be written (the error above)" "$TMP/err" || { cat "$TMP/err" >&2; fail "the stop does not point at the failed write"; }
+# the one failed write is said once (the stop line said it again before)
+[ "$(grep -c "cannot write samples to .*No space left on device" "$TMP/err")" = 1 ] || { cat "$TMP/err" >&2; fail "the failed write is not said exactly once"; }
 grep -q "cell 3/3" "$TMP/err" && fail "the campaign went on to cell 3"
 python3 - "$t_full" "$t_exit" <<'PY' || fail "the load did not stop at once"
 import sys
