@@ -37,6 +37,10 @@ struct bf_results {
     FILE *samples;
     char samples_path[4096];
     bf_diag_t err;  /* the first write that failed */
+    /* the failed writes said (the last 8 of them): a file written again at the
+     * campaign's end (matrix.csv after each cell and at the end) fails the same way, said once */
+    char *said[8];
+    size_t nsaid;
     char *metrics_store_json; /* matrix.json's "metrics_store" object, or NULL */
     json_t *schedule;         /* matrix.json's "schedule" array (owned), or NULL */
     json_t *until;            /* matrix.json's "repeat_auto" object (owned), or NULL */
@@ -52,6 +56,21 @@ static void print_md(FILE *f, const bf_scenario_t *sc, const bf_row_t *rows, siz
                      const char *runs_note);
 
 /* ---- files -------------------------------------------------------------------------------- */
+
+/* a failed write d said on stderr unless the same failure was said already, and kept as the
+ * first failure (bf_results_error) when it is */
+static void write_failed(bf_results_t *r, const bf_diag_t *d)
+{
+    size_t cap = sizeof r->said / sizeof r->said[0];
+    for (size_t i = 0; i < r->nsaid && i < cap; i++)
+        if (strcmp(r->said[i], d->msg) == 0)
+            return;
+    bf_error("%s", d->msg);
+    free(r->said[r->nsaid % cap]);
+    r->said[r->nsaid++ % cap] = bf_strdup(d->msg);
+    if (r->err.code == BF_OK)
+        r->err = *d;
+}
 
 static int mkdir_p(const char *path)
 {
@@ -75,11 +94,8 @@ static int write_atomic(bf_results_t *r, const char *name, const char *data, siz
     char *path = bf_asprintf("%s/%s", r->dir, name);
     bf_diag_t d = {0};
     int rc = bf_atomic_write(path, data, len, &d);
-    if (rc != BF_OK) {
-        bf_error("%s", d.msg);
-        if (r->err.code == BF_OK)
-            r->err = d;
-    }
+    if (rc != BF_OK)
+        write_failed(r, &d);
     free(path);
     return rc;
 }
@@ -301,6 +317,8 @@ void bf_results_close(bf_results_t **r_p)
     free(r->lead_md);
     free(r->run_starts);
     free(r->runs_note);
+    for (size_t i = 0; i < r->nsaid && i < sizeof r->said / sizeof r->said[0]; i++)
+        free(r->said[i]);
     free(r);
     *r_p = NULL;
 }
@@ -375,8 +393,9 @@ FILE *bf_results_samples_open(bf_results_t *r, const char *name)
     snprintf(r->samples_path, sizeof r->samples_path, "%s/cells/%s.samples.partial", r->dir, name);
     r->samples = fopen(r->samples_path, "w");
     if (r->samples == NULL) {
-        bf_error("cannot write %s: %s", r->samples_path, strerror(errno));
-        bf_diag_set(&r->err, BF_E_IO, "cannot write %s: %s", r->samples_path, strerror(errno));
+        bf_diag_t d = {0};
+        bf_diag_set(&d, BF_E_IO, "cannot write %s: %s", r->samples_path, strerror(errno));
+        write_failed(r, &d);
     }
     return r->samples;
 }
@@ -442,9 +461,7 @@ int bf_results_cell_done(bf_results_t *r, const char *name, const bf_cellagg_t *
     bf_diag_t d = {0};
     if (bf_atomic_open(&af, path, &d) != BF_OK) {
         free(path);
-        bf_error("%s", d.msg);
-        if (r->err.code == BF_OK)
-            r->err = d;
+        write_failed(r, &d);
         return BF_E_IO;
     }
     free(path);
@@ -506,11 +523,8 @@ int bf_results_cell_done(bf_results_t *r, const char *name, const bf_cellagg_t *
         }
     }
     int rc = bf_atomic_commit(&af, &d);
-    if (rc != BF_OK) {
-        bf_error("%s", d.msg);
-        if (r->err.code == BF_OK)
-            r->err = d;
-    }
+    if (rc != BF_OK)
+        write_failed(r, &d);
     /* the Profile API answer of each profiled query's slowest sampled request */
     for (uint32_t q = 0; rc == BF_OK && q < row->nqueries; q++) {
         size_t plen = 0;
