@@ -669,6 +669,29 @@ static void section_findmax(bf_buf_t *b, const char *dir, json_t *charts)
     }
     json_decref(fm);
 }
+/* The findings sentence on the runs of a resumed campaign (the "runs" item matrix.json's
+ * findings keep, written with the rows: bf_results), which findings computed here from the rows
+ * cannot know: copied into fjson's items and lines, its text returned (borrowed from m), or
+ * NULL when the campaign ran in one go. */
+static const char *runs_finding(json_t *m, json_t *fjson)
+{
+    size_t i;
+    json_t *it;
+    json_array_foreach(json_object_get(json_object_get(m, "findings"), "items"), i, it)
+    {
+        const char *kind = json_string_value(json_object_get(it, "kind"));
+        const char *text = json_string_value(json_object_get(it, "text"));
+        if (kind == NULL || strcmp(kind, "runs") != 0 || text == NULL)
+            continue;
+        json_t *items = json_object_get(fjson, "items"), *lines = json_object_get(fjson, "lines");
+        if (json_is_array(items))
+            json_array_append(items, it);
+        if (json_is_array(lines))
+            json_array_append_new(lines, json_string(text));
+        return text;
+    }
+    return NULL;
+}
 
 int bf_report_render(const char *dir, bf_buf_t *html, bf_diag_t *diag)
 {
@@ -715,7 +738,9 @@ int bf_report_render(const char *dir, bf_buf_t *html, bf_diag_t *diag)
     json_t *data = json_object();
     json_t *charts = json_object();
     json_object_set(data, "matrix", m);
-    json_object_set_new(data, "findings", bf_findings_json(fd));
+    json_t *fjson = bf_findings_json(fd);
+    const char *runs_note = runs_finding(m, fjson);
+    json_object_set_new(data, "findings", fjson);
     json_object_set_new(data, "charts", charts);
 
     const char *name = json_string_value(json_object_get(m, "scenario"));
@@ -764,6 +789,11 @@ int bf_report_render(const char *dir, bf_buf_t *html, bf_diag_t *diag)
         if (verdict)
             bf_buf_appendf(html, "<span class=\"verdict v-%s\">%s</span> ", verdict, verdict);
         bf__html_esc(html, line);
+        bf_buf_appendz(html, "</li>\n");
+    }
+    if (runs_note) { /* which run measured which cells, as matrix.md and the findings say */
+        bf_buf_appendz(html, "<li>");
+        bf__html_esc(html, runs_note);
         bf_buf_appendz(html, "</li>\n");
     }
     size_t fi;

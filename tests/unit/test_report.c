@@ -368,6 +368,59 @@ static void test_errors_by_type_column(void **state)
 /* a degraded row (an agent lost: 18k -> 33k looked like a concurrency gain)
  * is drawn hollow, dashed, struck and labelled "left out", off the line, with the findings'
  * reason in its tooltip and in the chart data */
+/* A resumed campaign's sentence on which run measured which cells (matrix.json's findings
+ * item of kind "runs", said in matrix.md and the findings) is in report.html's findings too */
+static void test_resumed_runs_sentence(void **state)
+{
+    (void)state;
+    char tmpl[1024];
+    snprintf(tmpl, sizeof tmpl, "%s/bf-report-runs.XXXXXX",
+             getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+    char *dir = mkdtemp(tmpl);
+    assert_non_null(dir);
+    char *mpath = bf_asprintf("%s/matrix.json", dir);
+    static const char note[] = "Measured in 2 runs (the campaign was resumed): run 1 c1, run 2 "
+                               "c2 (started 3.0 h later)";
+    FILE *f = fopen(mpath, "w");
+    assert_non_null(f);
+    fprintf(f,
+            "{\"scenario\":\"rs\",\"runs\":[{\"started_at_ms\":1},{\"started_at_ms\":10800001}],"
+            "\"rows\":["
+            "{\"cell\":\"c1\",\"indices\":1,\"shards\":1,\"replicas\":0,\"batch_size\":500,"
+            "\"concurrency\":1,\"docs_per_s\":10000,\"verified\":true},"
+            "{\"cell\":\"c2\",\"indices\":1,\"shards\":1,\"replicas\":0,\"batch_size\":500,"
+            "\"concurrency\":2,\"docs_per_s\":18000,\"verified\":true}],"
+            "\"findings\":{\"lines\":[\"%s\"],\"items\":[{\"kind\":\"runs\",\"axis\":null,"
+            "\"at\":{},\"figures\":{\"runs\":2},\"text\":\"%s\"}]}}",
+            note, note);
+    fclose(f);
+    char *html = render(dir);
+    char *li = bf_asprintf("<li>%s</li>", note);
+    const char *fs = strstr(html, "<h2 id=\"findings\">");
+    assert_non_null(fs);
+    if (strstr(fs, li) == NULL)
+        fail_msg("report.html's findings lack the resumed campaign's sentence");
+    json_t *data = embedded_data(html);
+    json_t *items = json_object_get(json_object_get(data, "findings"), "items");
+    size_t i, nruns = 0;
+    json_t *it;
+    json_array_foreach(items, i, it)
+    {
+        const char *kind = json_string_value(json_object_get(it, "kind"));
+        nruns += kind && strcmp(kind, "runs") == 0;
+    }
+    assert_int_equal(nruns, 1);
+    json_decref(data);
+    free(li);
+    free(html);
+    char *rp = bf_asprintf("%s/report.html", dir);
+    unlink(rp);
+    free(rp);
+    unlink(mpath);
+    free(mpath);
+    rmdir(dir);
+}
+
 static void test_left_out_points(void **state)
 {
     (void)state;
@@ -718,6 +771,7 @@ int main(void)
         cmocka_unit_test(test_errors_and_escaping),
         cmocka_unit_test(test_findmax_section),
         cmocka_unit_test(test_left_out_points),
+        cmocka_unit_test(test_resumed_runs_sentence),
         cmocka_unit_test(test_search_rows_through_the_codec),
         cmocka_unit_test(test_text_axis_bars),
         cmocka_unit_test(test_errors_by_type_column),
