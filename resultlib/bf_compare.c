@@ -165,8 +165,7 @@ static int bad(const bf_row_t *row)
     return row->failed || row->aborted;
 }
 
-/* an index-mismatch row's real numbers against its cell's, into buf ("" when not one) */
-static void index_mismatch_text(const bf_row_t *row, char *buf, size_t size)
+void bf_compare_index_mismatch_text(const bf_row_t *row, char *buf, size_t size)
 {
     buf[0] = '\0';
     if (!row->index_mismatch)
@@ -275,8 +274,8 @@ int bf_compare_dirs(const char *base_dir, const char *contender_dir, bf_compare_
         r->failed = bad(b) || bad(k);
         r->base_few = b->few_requests;
         r->contender_few = k->few_requests;
-        index_mismatch_text(b, r->base_mismatch, sizeof r->base_mismatch);
-        index_mismatch_text(k, r->contender_mismatch, sizeof r->contender_mismatch);
+        bf_compare_index_mismatch_text(b, r->base_mismatch, sizeof r->base_mismatch);
+        bf_compare_index_mismatch_text(k, r->contender_mismatch, sizeof r->contender_mismatch);
         r->base_p99_ms = b->service.p99_ms;
         r->contender_p99_ms = k->service.p99_ms;
         /* the findings' rule, from the findings' own code: what they leave out is no

@@ -370,6 +370,34 @@ static const char *pct(char *buf, size_t n, double a, double b)
     return buf;
 }
 
+/* the rows flagged index-mismatch, each with what its index had, as compare says them */
+static void mismatch_note(const bf_trend_t *t, bf_buf_t *out)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < t->ncells; i++)
+        for (size_t k = 0; k < t->nc; k++)
+            n += row_of(t, i, k) && row_of(t, i, k)->index_mismatch;
+    if (n == 0)
+        return;
+    bf_buf_appendf(out,
+                   "%zu %s index-mismatch (recreate: false wrote into an index that already "
+                   "existed with other shards or replicas): %s those indices', not the cell's "
+                   "numbers:",
+                   n, n == 1 ? "row is" : "rows are",
+                   n == 1 ? "its docs/s is" : "their docs/s are");
+    size_t shown = 0;
+    for (size_t i = 0; i < t->ncells; i++)
+        for (size_t k = 0; k < t->nc; k++) {
+            const bf_row_t *r = row_of(t, i, k);
+            if (r == NULL || !r->index_mismatch || shown >= 10)
+                continue;
+            char what[256];
+            bf_compare_index_mismatch_text(r, what, sizeof what);
+            bf_buf_appendf(out, "%s %s in #%zu (%s)", shown++ ? ";" : "", t->cells[i], k + 1, what);
+        }
+    bf_buf_appendf(out, "%s.\n", n > 10 ? "; ..." : "");
+}
+
 void bf_trend_format(const bf_trend_t *t, enum bf_compare_format format, bf_buf_t *out)
 {
     char a[64], b[64], c[64];
@@ -377,8 +405,8 @@ void bf_trend_format(const bf_trend_t *t, enum bf_compare_format format, bf_buf_
         bf_buf_appendz(out, "cell,shards,replicas,batch_size,concurrency");
         for (size_t k = 0; k < t->nc; k++)
             bf_buf_appendf(out, ",docs_per_s_%zu", k + 1);
-        bf_buf_appendz(out,
-                       ",last_vs_first_pct,verdict,first_service_p99_ms,last_service_p99_ms\n");
+        bf_buf_appendz(out, ",last_vs_first_pct,verdict,first_service_p99_ms,last_service_p99_ms,"
+                            "index_mismatch\n");
     } else {
         bf_buf_appendf(out,
                        "## Trend across %zu campaigns\n\n| # | campaign | scenario and cluster |\n"
@@ -410,8 +438,13 @@ void bf_trend_format(const bf_trend_t *t, enum bf_compare_format format, bf_buf_
             bf_buf_appendf(out, ",%s,%s", fmtd(a, sizeof a, p, 2, ""), bf_trend_verdict(t, i));
             bf_buf_appendf(out, ",%s",
                            fmtd(a, sizeof a, first ? first->service.p99_ms : NAN, 3, ""));
-            bf_buf_appendf(out, ",%s\n",
+            bf_buf_appendf(out, ",%s,",
                            fmtd(a, sizeof a, last ? last->service.p99_ms : NAN, 3, ""));
+            /* the campaigns (1-based, ';'-separated) whose row was index-mismatch */
+            for (size_t k = 0, said = 0; k < t->nc; k++)
+                if (row_of(t, i, k) && row_of(t, i, k)->index_mismatch)
+                    bf_buf_appendf(out, "%s%zu", said++ ? ";" : "", k + 1);
+            bf_buf_appendz(out, "\n");
             continue;
         }
         bf_buf_appendf(out, "| %s | %u | %u | %u | %u |", t->cells[i], sh, rp, bs, cc);
@@ -420,10 +453,11 @@ void bf_trend_format(const bf_trend_t *t, enum bf_compare_format format, bf_buf_
             char why[200];
             left_why(r, why, sizeof why);
             /* a left-out row is struck and says why: not a point of the trend */
-            bf_buf_appendf(out, " %s%s%s%s%s%s |", why[0] ? "~~" : "",
+            bf_buf_appendf(out, " %s%s%s%s%s%s%s |", why[0] ? "~~" : "",
                            fmtd(a, sizeof a, bf_trend_docs_per_s(t, i, k), 0, "-"),
                            why[0] ? "~~ (left out: " : "", why, why[0] ? ")" : "",
-                           r && bad(r) ? " (failed)" : "");
+                           r && bad(r) ? " (failed)" : "",
+                           r && r->index_mismatch ? " (index-mismatch)" : "");
         }
         bf_buf_appendz(out, " ");
         for (size_t k = 1; k < t->nc; k++) {
@@ -472,8 +506,9 @@ void bf_trend_format(const bf_trend_t *t, enum bf_compare_format format, bf_buf_
                        ", %zu left out (degraded, not verified or mostly failed in the "
                        "first or last, as the findings leave them out: neither higher nor lower)",
                        nleft);
-    bf_buf_appendz(out,
-                   ".\ndocs/s relative to #1 (geometric mean over the cells measured in both):");
+    bf_buf_appendz(out, ".\n");
+    mismatch_note(t, out);
+    bf_buf_appendz(out, "docs/s relative to #1 (geometric mean over the cells measured in both):");
     for (size_t k = 1; k < t->nc; k++) {
         size_t n = 0;
         double g = bf_trend_geomean(t, k, &n);

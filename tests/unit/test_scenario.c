@@ -1281,8 +1281,8 @@ static void test_yaml_unclosed_flow(void **state)
                   "inside the '{' opened at 2:9, not closed before this point: close it with '}'");
     load_text_err("name: t\nmatrix: {batch_size: [10, 20}\n", "inline.yaml:2:29:",
                   "inside the '[' opened at 2:22, not closed before this point: close it with ']'");
-    load_text_err("name: t\nindex: {name: logs-{shards}, recreate: true}\n", "inline.yaml:2:",
-                  "inside the '{' opened at 2:8");
+    load_text_err("name: t\nindex: {name: logs-{shards}, recreate: true}\n",
+                  "inline.yaml:2:", "inside the '{' opened at 2:8");
     /* not in a flow collection: no such note */
     bf_scenario_t *sc = NULL;
     bf_diag_t d = {0};

@@ -79,6 +79,43 @@ static void test_left_out_rows(void **state)
     bf_trend_destroy(&t);
 }
 
+/* a row whose index already existed with other shards or replicas (index_mismatch) is marked
+ * in its campaign's column and said with what the index had, as compare says it; the CSV
+ * names the campaigns whose row had it */
+static void test_index_mismatch_marked(void **state)
+{
+    (void)state;
+    bf_trend_t *t = bf_trend_new();
+    for (int k = 0; k < 2; k++) {
+        json_t *c = json_array();
+        json_t *r = row("A", 1000 + 100 * k, 1, NAN, 0);
+        if (k == 1) {
+            json_object_set_new(r, "index_mismatch", json_true());
+            json_object_set_new(r, "index_shards", json_integer(3));
+            json_object_set_new(r, "index_replicas", json_integer(0));
+        }
+        json_array_append_new(c, r);
+        char label[16];
+        snprintf(label, sizeof label, "c%d", k + 1);
+        assert_int_equal(bf_trend_add(t, label, "s", c, NULL), BF_OK);
+        json_decref(c);
+    }
+    bf_buf_t out;
+    bf_buf_init(&out, 0);
+    bf_trend_format(t, BF_COMPARE_MARKDOWN, &out);
+    if (strstr(out.data, "| 1000 | 1100 (index-mismatch) |") == NULL ||
+        strstr(out.data, "1 row is index-mismatch") == NULL ||
+        strstr(out.data, "A in #2 (the index had 3 shards and 0 replicas, not the cell's 1 and "
+                         "0)") == NULL)
+        fail_msg("the index-mismatch row is not marked:\n%s", out.data);
+    bf_buf_reset(&out);
+    bf_trend_format(t, BF_COMPARE_CSV, &out);
+    assert_non_null(strstr(out.data, ",last_service_p99_ms,index_mismatch\n"));
+    assert_non_null(strstr(out.data, ",10.000,10.000,2\n"));
+    bf_buf_cleanup(&out);
+    bf_trend_destroy(&t);
+}
+
 static bf_trend_t *three(void)
 {
     bf_trend_t *t = bf_trend_new();
@@ -145,7 +182,7 @@ static void test_format(void **state)
     static const char head[] = "cell,shards,replicas,batch_size,concurrency,docs_per_s_1,"
                                "docs_per_s_2,docs_per_s_3,last_vs_first_pct,verdict,";
     assert_true(strncmp(b.data, head, sizeof head - 1) == 0);
-    assert_non_null(strstr(b.data, "\nD,1,0,100,4,500.000,500.000,,,-,10.000,\n"));
+    assert_non_null(strstr(b.data, "\nD,1,0,100,4,500.000,500.000,,,-,10.000,,\n"));
     bf_buf_cleanup(&b);
     bf_trend_destroy(&t);
 }
@@ -276,6 +313,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_verdicts),
         cmocka_unit_test(test_left_out_rows),
+        cmocka_unit_test(test_index_mismatch_marked),
         cmocka_unit_test(test_format),
         cmocka_unit_test(test_bad_row),
         cmocka_unit_test(test_dirs),
