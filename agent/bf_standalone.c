@@ -20,6 +20,7 @@
 #include "bf_results.h"
 #include "bf_run.h"
 #include "bf_scenario.h"
+#include "bf_scenload.h"
 #include "bf_template.h"
 #include "bf_units.h"
 #include "bf_vars.h"
@@ -121,6 +122,15 @@ static void on_second(void *ctx, int32_t second, const bf_counters_t *c, const b
     "Ctrl-C stops the load and prints the partial row (exit 130). Exit codes: 0 every row\n"       \
     "clean, 1 a row failed or is unverified or flagged, 2 bad input, 3 environment.\n"
 #define MAX_REPLACE 64 /* --replace-existing names */
+
+/* The results directory, said at the start as the coordinator does (a run killed prints nothing
+ * after), with how to finish an interrupted run */
+static void announce_results(const bf_results_t *res, const char *scenario, const char *base)
+{
+    bf_info("results: %s (if this run is interrupted: the cells it finished stay there; run each "
+            "one left with bulkfleet-agent run %s --cell ID --results %s)",
+            bf_results_dir(res), scenario, base);
+}
 
 /* The cell chosen by --cell (id or 1-based number): [*first, *last) of the scenario's cells.
  * Returns 0, or 2 after printing why. */
@@ -361,10 +371,8 @@ int bf_standalone_main(int argc, char **argv)
     }
     bf_diag_t diag = {0};
     bf_scenario_t *sc = NULL;
-    if (bf_scenario_load_file(argv[optind], NULL, &sc, &diag) != BF_OK) {
-        bf_error("%s", diag.msg);
-        return BF_EXIT_INPUT;
-    }
+    if (bf_scenload_file(argv[optind], NULL, &sc) != BF_OK)
+        return BF_EXIT_INPUT; /* every mistake said, as validate says them */
     for (size_t i = 0; i < bf_scenario_warning_count(sc); i++)
         bf_warn("%s", bf_scenario_warning(sc, i));
     size_t first, last;
@@ -425,10 +433,7 @@ int bf_standalone_main(int argc, char **argv)
             goto out;
         }
         bf_results_set_cluster(res, &info);
-        /* said at the start, as the coordinator does: a run killed prints nothing after */
-        bf_info("results: %s (if this run is interrupted: the cells it finished stay there; "
-                "run each one left with bulkfleet-agent run %s --cell ID --results %s)",
-                bf_results_dir(res), argv[optind], results_base);
+        announce_results(res, argv[optind], results_base);
         const char *dir = bf_results_dir(res), *slash = strrchr(dir, '/');
         owner.campaign = slash ? slash + 1 : dir;
     }
@@ -532,10 +537,8 @@ int bf_standalone_render_main(int argc, char **argv)
     size_t first, last;
     int code = BF_EXIT_INPUT;
     bf_buf_init(&body, BF_MAX_BODY_BYTES);
-    if (bf_scenario_load_file(argv[optind], NULL, &sc, &diag) != BF_OK) {
-        bf_error("%s", diag.msg);
-        goto out;
-    }
+    if (bf_scenload_file(argv[optind], NULL, &sc) != BF_OK)
+        goto out; /* every mistake said, as validate says them */
     if (select_cells(sc, cell_sel, &first, &last) != 0)
         goto out;
     if (bf_tmpl_compile(sc, &tmpl, &diag) != BF_OK) {

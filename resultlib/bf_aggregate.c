@@ -1498,3 +1498,18 @@ void bf_row_store_cost(bf_row_t *row, int64_t store_bytes, int64_t baseline)
     row->store_bytes = store_bytes;
     row->store_bytes_per_payload_byte = (double)store_bytes / (double)row->bytes_payload_ok_all;
 }
+
+void bf_row_index_mismatch_text(const bf_row_t *row, char *buf, size_t size)
+{
+    buf[0] = '\0';
+    if (!row->index_mismatch)
+        return;
+    if (row->index_shards > 0 && row->index_replicas >= 0)
+        snprintf(buf, size,
+                 "the index had %lld shard%s and %lld replica%s, not the cell's %u and %u",
+                 (long long)row->index_shards, row->index_shards == 1 ? "" : "s",
+                 (long long)row->index_replicas, row->index_replicas == 1 ? "" : "s",
+                 row->cell->shards, row->cell->replicas);
+    else
+        snprintf(buf, size, "the index had other shards or replicas than the cell's");
+}

@@ -423,4 +423,10 @@ int bf_row_has_errors(const bf_row_t *row);
  * estimate. */
 void bf_rows_median(const bf_row_t *reps, size_t n, bf_row_t *out);
 
+/* bf_row_index_mismatch_text — for a row flagged index_mismatch (recreate: false wrote into
+ * an index that already existed with other shards or replicas), what the index had against its
+ * cell ("the index had 3 shards and 0 replicas, not the cell's 1 and 0") into buf (size bytes,
+ * always terminated); "" for a row without the flag. row->cell must be set. Thread-safe. */
+void bf_row_index_mismatch_text(const bf_row_t *row, char *buf, size_t size);
+
 #endif

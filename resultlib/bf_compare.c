@@ -165,21 +165,6 @@ static int bad(const bf_row_t *row)
     return row->failed || row->aborted;
 }
 
-void bf_compare_index_mismatch_text(const bf_row_t *row, char *buf, size_t size)
-{
-    buf[0] = '\0';
-    if (!row->index_mismatch)
-        return;
-    if (row->index_shards > 0 && row->index_replicas >= 0)
-        snprintf(buf, size,
-                 "the index had %lld shard%s and %lld replica%s, not the cell's %u and %u",
-                 (long long)row->index_shards, row->index_shards == 1 ? "" : "s",
-                 (long long)row->index_replicas, row->index_replicas == 1 ? "" : "s",
-                 row->cell->shards, row->cell->replicas);
-    else
-        snprintf(buf, size, "the index had other shards or replicas than the cell's");
-}
-
 /* the noise band of a pair: the larger CV of the rows that ran repetitions, else the default */
 static void noise_of(const bf_row_t *b, const bf_row_t *c, double *noise, int *from_cv)
 {
@@ -274,8 +259,8 @@ int bf_compare_dirs(const char *base_dir, const char *contender_dir, bf_compare_
         r->failed = bad(b) || bad(k);
         r->base_few = b->few_requests;
         r->contender_few = k->few_requests;
-        bf_compare_index_mismatch_text(b, r->base_mismatch, sizeof r->base_mismatch);
-        bf_compare_index_mismatch_text(k, r->contender_mismatch, sizeof r->contender_mismatch);
+        bf_row_index_mismatch_text(b, r->base_mismatch, sizeof r->base_mismatch);
+        bf_row_index_mismatch_text(k, r->contender_mismatch, sizeof r->contender_mismatch);
         r->base_p99_ms = b->service.p99_ms;
         r->contender_p99_ms = k->service.p99_ms;
         /* the findings' rule, from the findings' own code: what they leave out is no

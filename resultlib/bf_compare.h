@@ -17,7 +17,6 @@
 #ifndef BF_COMPARE_H
 #define BF_COMPARE_H
 
-#include "bf_aggregate.h"
 #include "bf_buf.h"
 #include "bf_error.h"
 #include "bf_stats.h"
@@ -83,12 +82,6 @@ const char *bf_compare_only_contender(const bf_compare_t *c, size_t i);
  * differ between the two campaigns, "batch_size 1000 (baseline) vs 200 (contender); ..."
  * (borrowed; "" when some cell matched or no axis differs). */
 const char *bf_compare_mismatch(const bf_compare_t *c);
-
-/* bf_compare_index_mismatch_text — for a row flagged index_mismatch (recreate: false wrote into
- * an index that already existed with other shards or replicas), what the index had against its
- * cell ("the index had 3 shards and 0 replicas, not the cell's 1 and 0") into buf (size bytes,
- * always terminated); "" for a row without the flag. row->cell must be set. Thread-safe. */
-void bf_compare_index_mismatch_text(const bf_row_t *row, char *buf, size_t size);
 
 /* bf_compare_format — append the comparison as Markdown or CSV to *out. */
 void bf_compare_format(const bf_compare_t *c, enum bf_compare_format fmt, bf_buf_t *out);

@@ -392,7 +392,7 @@ static void mismatch_note(const bf_trend_t *t, bf_buf_t *out)
             if (r == NULL || !r->index_mismatch || shown >= 10)
                 continue;
             char what[256];
-            bf_compare_index_mismatch_text(r, what, sizeof what);
+            bf_row_index_mismatch_text(r, what, sizeof what);
             bf_buf_appendf(out, "%s %s in #%zu (%s)", shown++ ? ";" : "", t->cells[i], k + 1, what);
         }
     bf_buf_appendf(out, "%s.\n", n > 10 ? "; ..." : "");

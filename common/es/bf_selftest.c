@@ -7,6 +7,7 @@
 #include "bf_clock.h"
 #include "bf_log.h"
 #include "bf_mem.h"
+#include "bf_scenload.h"
 #include "bf_units.h"
 #include "bf_verdict.h"
 
@@ -228,10 +229,8 @@ int bf_selftest_main(int argc, char **argv)
     bf_scenario_t *sc = NULL;
     bf_tmpl_t *tmpl = NULL;
     int code = BF_EXIT_INPUT;
-    if (bf_scenario_load_file(argv[optind], NULL, &sc, &diag) != BF_OK) {
-        bf_error("%s", diag.msg);
-        goto out;
-    }
+    if (bf_scenload_file(argv[optind], NULL, &sc) != BF_OK)
+        goto out; /* every mistake said, as validate says them */
     size_t first = 0, last = bf_scenario_cell_count(sc);
     if (cell_sel) {
         size_t n = bf_scenario_cell_count(sc);

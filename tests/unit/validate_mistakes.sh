@@ -119,6 +119,12 @@ for cmd in plan run; do
     got=$(sed -E 's/^([0-9:.]+ )?bulkfleet-coordinator [a-z]+: error: //' err)
     [ "$rc" = 2 ] && [ "$got" = "$expected" ] || { diff <(echo "$expected") <(echo "$got") || true; fail "$cmd later.yaml: exit $rc, not validate's 10 mistakes"; }
 done
+# and the agent's standalone run, render and selftest (no cluster asked: the file is refused first)
+for cmd in run render selftest; do
+    rc=0; "$BUILD/agent/bulkfleet-agent" $cmd later.yaml > out 2> err || rc=$?
+    got=$(sed -E 's/^([0-9:.]+ )?bulkfleet-agent( [a-z]+)?: error: //' err)
+    [ "$rc" = 2 ] && [ "$got" = "$expected" ] || { diff <(echo "$expected") <(echo "$got") || true; fail "agent $cmd later.yaml: exit $rc, not validate's 10 mistakes"; }
+done
 
 # more than the cap: 100 lines and how many more
 { printf 'name: t\ntarget: {hosts: [http://127.0.0.1:9200]}\ndocument: {source: %s}\nmatrix:\n  batch_size: [' "'{\"a\": 1}'"

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* bf_scenload.h — load a scenario file and say every mistake in it (validate, plan, run).
  *
- * validate, plan and run (and find-max, which runs through the campaign) report the same list:
+ * The coordinator's validate, plan, run and find-max and the agent's standalone run, render and
+ * selftest report the same list:
  * the loader's key pass first, then every check of the sections without a key mistake
  * (bf_load_opts_t.on_error, docs/scenario.md "What validate checks"), each mistake as
  * "file:line:column: message" on stderr, then one closing line with their number.

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* bf_scenload.c — load a scenario file and say every mistake in it (validate, plan, run).
  *
- * One place for the list, so that a user who runs `run` or `plan` on a file with several
- * mistakes sees the same full list `validate` gives, not the first of them alone.
+ * One place for the list, below both programs, so that a user who runs `run` or `plan` (or the
+ * agent's standalone `run`) on a file with several mistakes sees the same full list `validate`
+ * gives, not the first of them alone.
  */
 #include "bf_scenload.h"
 
