@@ -15,8 +15,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.BiConsumer;
-import java.util.stream.Collectors;
-import java.util.stream.IntStream;
 
 /**
  * The launcher of the dev clusters whose server still takes plugins from the class path
@@ -202,22 +200,6 @@ abstract class ClasspathLauncher extends LauncherBase {
         }
         return "cluster not GREEN with " + cfg.nodes + " node(s) within --wait-timeout " + cfg.waitTimeoutSec + " s (last answer: "
             + last + ")";
-    }
-
-    private void excludeFromVoting(int started) {
-        if (started < 2) {
-            return;
-        }
-        String names = IntStream.range(1, started).mapToObj(i -> "node-" + i).collect(Collectors.joining(","));
-        URI uri = URI.create("http://127.0.0.1:" + cfg.httpPort + "/_cluster/voting_config_exclusions?node_names=" + names
-            + "&timeout=10s");
-        try {
-            HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
-            http.send(HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(15)).POST(HttpRequest.BodyPublishers.noBody()).build(),
-                HttpResponse.BodyHandlers.discarding());
-        } catch (Exception e) {
-            // not fatal: the nodes are closed anyway, only the log gets noisier
-        }
     }
 
     @Override

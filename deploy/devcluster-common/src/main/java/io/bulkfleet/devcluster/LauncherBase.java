@@ -6,6 +6,10 @@ import java.io.PrintStream;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.FileVisitResult;
@@ -14,6 +18,7 @@ import java.nio.file.Path;
 import java.nio.file.SimpleFileVisitor;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.attribute.BasicFileAttributes;
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -300,6 +305,28 @@ abstract class LauncherBase {
 
         StartupException(String msg, Throwable cause) {
             super(msg, cause);
+        }
+    }
+
+    /**
+     * Before closing nodes 1..N-1 one after the other, drop them from the voting configuration
+     * (POST _cluster/voting_config_exclusions on node 0) so node 0 keeps a quorum; otherwise it
+     * logs "non-failed nodes do not form a quorum" errors while the others go away. Best effort,
+     * bounded in time (the OpenSearch 2/3 launcher does the same through its client).
+     */
+    final void excludeFromVoting(int started) {
+        if (started < 2) {
+            return;
+        }
+        String names = IntStream.range(1, started).mapToObj(i -> "node-" + i).collect(Collectors.joining(","));
+        URI uri = URI.create("http://127.0.0.1:" + cfg.httpPort + "/_cluster/voting_config_exclusions?node_names=" + names
+            + "&timeout=10s");
+        try {
+            HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+            http.send(HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(15)).POST(HttpRequest.BodyPublishers.noBody()).build(),
+                HttpResponse.BodyHandlers.discarding());
+        } catch (Exception e) {
+            // not fatal: the nodes are closed anyway, only the log gets noisier
         }
     }
 }

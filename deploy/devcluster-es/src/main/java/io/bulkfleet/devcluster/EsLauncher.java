@@ -19,8 +19,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
-import java.util.stream.Collectors;
-import java.util.stream.IntStream;
 
 import org.elasticsearch.common.settings.Settings;
 import org.elasticsearch.env.Environment;
@@ -237,28 +235,6 @@ public final class EsLauncher extends LauncherBase {
         }
         return "cluster not GREEN with " + cfg.nodes + " node(s) within --wait-timeout " + cfg.waitTimeoutSec + " s (last answer: "
             + last + ")";
-    }
-
-    /**
-     * Before closing nodes 1..N-1 one after the other, drop them from the voting configuration
-     * (POST _cluster/voting_config_exclusions on node 0) so node 0 keeps a quorum; otherwise it
-     * logs "non-failed nodes do not form a quorum" errors while the others go away. Best effort,
-     * bounded in time (the OpenSearch launcher does the same through its client).
-     */
-    private void excludeFromVoting(int started) {
-        if (started < 2) {
-            return;
-        }
-        String names = IntStream.range(1, started).mapToObj(i -> "node-" + i).collect(Collectors.joining(","));
-        URI uri = URI.create("http://127.0.0.1:" + cfg.httpPort + "/_cluster/voting_config_exclusions?node_names=" + names
-            + "&timeout=10s");
-        try {
-            HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
-            http.send(HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(15)).POST(HttpRequest.BodyPublishers.noBody()).build(),
-                HttpResponse.BodyHandlers.discarding());
-        } catch (Exception e) {
-            // not fatal: the nodes are closed anyway, only the log gets noisier
-        }
     }
 
     @Override
