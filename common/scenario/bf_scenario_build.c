@@ -734,6 +734,12 @@ static int build_vector_file(bf__load_t *L, bf_var_spec_t *v, const bf__kval_t *
         rc = bf__err(L, fn, rc, "%s.file: %s", dp, msg);
         return bf__gather(L, rc, &kept) != BF_OK ? rc : kept;
     }
+    if (kept == BF_OK && vv[BF__K_VAR_ROWS].set && vv[BF__K_VAR_ROWS].u > bf_vecfile_rows(vf))
+        kept = bf__err(L, vv[BF__K_VAR_ROWS].node, BF_E_INVAL,
+                       "%s.rows: %llu, but %s has %llu rows; give at most %llu or remove rows:", dp,
+                       (unsigned long long)vv[BF__K_VAR_ROWS].u, path,
+                       (unsigned long long)bf_vecfile_rows(vf),
+                       (unsigned long long)bf_vecfile_rows(vf));
     if (kept != BF_OK) {
         bf_vecfile_close(&vf);
         return kept;
@@ -742,6 +748,8 @@ static int build_vector_file(bf__load_t *L, bf_var_spec_t *v, const bf__kval_t *
     v->vfile = vf;
     v->passes = (uint32_t)vv[BF__K_VAR_PASSES].u;
     v->nvalues = (size_t)bf_vecfile_rows(vf);
+    if (vv[BF__K_VAR_ROWS].set) /* the first N rows only: every count of rows follows nvalues */
+        v->nvalues = (size_t)vv[BF__K_VAR_ROWS].u;
     v->max_value_len = bf_vecfile_max_len(vf, v->enc == BF_VEC_BASE64);
     v->total_value_len = (size_t)(mean * (double)v->nvalues);
     v->dims = bf_vecfile_dims(vf);
@@ -757,6 +765,11 @@ static int build_vector(bf__load_t *L, bf_var_spec_t *v, const bf__kval_t *vv, c
         return bf__err(L, vv[BF__K_VAR_PASSES].key, BF_E_INVAL,
                        "%s.passes: only a vector file has passes (its rows, each sent once a "
                        "pass); remove it or give file:",
+                       dp);
+    if (vv[BF__K_VAR_ROWS].key && !vv[BF__K_VAR_FILE].set)
+        return bf__err(L, vv[BF__K_VAR_ROWS].key, BF_E_INVAL,
+                       "%s.rows: only a vector file has rows (the first N of the file are used); "
+                       "remove it or give file:",
                        dp);
     if (vv[BF__K_VAR_PASSES].key && v->scope == BF_VAR_SCOPE_REQUEST)
         return bf__err(L, vv[BF__K_VAR_PASSES].key, BF_E_INVAL,

@@ -232,6 +232,8 @@ int bf__v_index_name(struct bf__load *L, const bf_ynode_t *n, const char *path, 
       bf__v_nonempty)                                                                              \
     X(VAR_PASSES, "variables[].passes", BF__T_U32, "0", 0, 1000000, 0, BF__VM(BF_VAR_VECTOR),      \
       NULL, NULL)                                                                                  \
+    X(VAR_ROWS, "variables[].rows", BF__T_U32, NULL, 1, 4294967295u, 0, BF__VM(BF_VAR_VECTOR),     \
+      NULL, NULL)                                                                                  \
     X(DOCUMENT, "document", BF__T_SECTION, NULL, 0, 0, BF__F_REQUIRED, 0, NULL, NULL)              \
     X(DOC_ACTION, "document.action", BF__T_ENUM, "index", 0, 0, 0, 0,                              \
       "index|create|update|delete", NULL)                                                          \

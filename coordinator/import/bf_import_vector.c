@@ -302,8 +302,11 @@ static int bulk_dataset(const bf_vimport_ctx_t *ctx, json_t *op, const char *wha
     if (file == NULL)
         return diag && diag->code ? diag->code : BF_E_INVAL;
     char *q = yq(file);
-    /* BulkVectorsFromDataSetParamSource reads the data set once: each row sent once */
-    char *qp = bf_asprintf("%s, passes: 1", q);
+    /* BulkVectorsFromDataSetParamSource reads the data set once: each row sent once; its
+     * num_vectors, the first N rows of the data set, is the variable's rows: */
+    double nv = num_of(op, "num_vectors", -1);
+    char *qp =
+        nv >= 1 ? bf_asprintf("%s, passes: 1, rows: %.0f", q, nv) : bf_asprintf("%s, passes: 1", q);
     add_varf(ctx, "vec", "type: vector, file: ", qp);
     free(qp);
     free(q);
@@ -349,11 +352,10 @@ static int bulk_dataset(const bf_vimport_ctx_t *ctx, json_t *op, const char *wha
                      "parents column, into one document with that _id; here each row is a "
                      "document of one nested object, its _id the row number)",
                      field);
-    double nv = num_of(op, "num_vectors", -1);
-    if (nv > 0)
+    if (nv >= 1)
         bf_yaml_note(&out->notes,
-                     "not imported: num_vectors %.0f (OpenSearch Benchmark sends the "
-                     "first %.0f rows; bulkfleet sends every row of the file)",
+                     "num_vectors %.0f: the first %.0f rows of the data set (rows: on vec), as "
+                     "OpenSearch Benchmark sends them",
                      nv, nv);
     bf_yaml_note(&out->notes, "the data set is sent once, as OpenSearch Benchmark reads it once "
                               "(passes: 1 on vec, each row once over the fleet's threads): the "
@@ -568,7 +570,11 @@ char *bf_vimport_query(const bf_vimport_ctx_t *ctx, json_t *op, const char *type
             return NULL;
         }
         char *q = yq(file);
-        add_varf(ctx, "query_vec", "type: vector, file: ", q);
+        /* num_vectors (the workload's query_count): the first N query rows */
+        double nq = num_of(op, "num_vectors", -1);
+        char *qr = nq >= 1 ? bf_asprintf("%s, rows: %.0f", q, nq) : bf_strdup(q);
+        add_varf(ctx, "query_vec", "type: vector, file: ", qr);
+        free(qr);
         free(q);
         json_t *body = json_is_object(json_object_get(op, "body"))
                            ? json_deep_copy(json_object_get(op, "body"))
@@ -613,14 +619,14 @@ char *bf_vimport_query(const bf_vimport_ctx_t *ctx, json_t *op, const char *type
                      json_is_number(osf) ? ", rescore.oversample_factor" : "", file);
         free(file);
         /* what the task's parameters ask that a search: cell does not do, each by name */
-        double nv = num_of(op, "num_vectors", -1), reps = num_of(op, "repetitions", 1);
-        if (nv > 0)
+        double reps = num_of(op, "repetitions", 1);
+        if (nq >= 1)
             bf_yaml_note(notes,
-                         "not imported: num_vectors %.0f of task '%s' (OpenSearch "
-                         "Benchmark sends the first %.0f query rows, %.0f time(s) each; "
-                         "the search cell sends every row of the query set over and over "
-                         "for search.duration)",
-                         nv, opn, nv, reps >= 1 ? reps : 1);
+                         "num_vectors %.0f of task '%s': the first %.0f query rows (rows: on "
+                         "query_vec); not imported: repetitions %.0f (OpenSearch Benchmark "
+                         "sends each row that many times; the search cell sends the rows over "
+                         "and over for search.duration)",
+                         nq, opn, nq, reps >= 1 ? reps : 1);
         const char *np = str_of(op, "neighbors_data_set_path");
         const char *nc = str_of(op, "neighbors_data_set_corpus");
         char nfrom[600];

@@ -104,7 +104,7 @@ grep -q '{name: vec, type: vector, dims: 24}' vr.yaml && grep -q '{name: partiti
     { cat vr.yaml >&2; fail "vectorsearch random: not the workload's param-sources"; }
 "$COORD" validate vr.yaml > vr.val 2>&1 || { cat vr.val >&2; fail "vectorsearch random: validate"; }
 # a data set file missing: named with what validate needs, the import still exits 0
-rm vs/base.fbin
+mv vs/base.fbin base.keep
 "$COORD" import-rally vs --workload-params vs/params/bigann.json -o vm.yaml 2> vm.err || { cat vm.err >&2; fail "missing data set: exit $?"; }
 grep -q "data set not there yet: $TMP/vs/base.fbin" vm.yaml || { cat vm.yaml >&2; fail "missing data set not noted"; }
 # what a vector-search asks that the import does not carry is named, never another query under the
@@ -116,6 +116,7 @@ import json
 b = json.load(open("vs/params/bigann.json"))
 f = dict(b, target_dataset_filter_attributes=["color", "taste", "age"], filter_type="efficient",
          filter_body={"bool": {"should": [{"term": {"color": "green"}}]}}, query_count=5,
+         target_index_num_vectors=300,
          neighbors_data_set_path="neighbors.hdf5")
 json.dump(f, open("filter.json", "w"))
 json.dump(dict(b, target_field_name="nested_field.target_field", oversample_factor=2.0), open("nested.json", "w"))
@@ -131,9 +132,15 @@ grep -q "not imported: filter_attributes" vf.yaml && ! grep -q '^search:' vf.yam
 # the same without the filter: the search imported, query_count and the ground truth named
 python3 -c 'import json; f=json.load(open("filter.json")); f.pop("filter_type"); f.pop("filter_body"); json.dump(f,open("filter.json","w"))'
 "$COORD" import-rally vs --workload-params filter.json -o vq.yaml 2> vq.err || { cat vq.err >&2; fail "query_count: import exit $?"; }
-grep -q "not imported: num_vectors 5 of task 'prod-queries' (OpenSearch Benchmark sends the first 5 query rows" vq.yaml &&
+grep -q "num_vectors 5 of task 'prod-queries': the first 5 query rows (rows: on query_vec)" vq.yaml &&
+    grep -q '{name: query_vec, type: vector, file: .*, rows: 5}' vq.yaml && ! grep -q "not imported: num_vectors" vq.yaml &&
     grep -q "not imported: recall of task 'prod-queries' (OpenSearch Benchmark reports recall@k and recall@1 of each answer against the ground-truth neighbors in neighbors.hdf5" vq.yaml ||
     { cat vq.yaml >&2; fail "query_count and recall not named"; }
+# num_vectors of the bulk task (target_index_num_vectors): the first 300 rows, once
+grep -q '{name: vec, type: vector, file: .*/base.fbin"*, passes: 1, rows: 300}' vq.yaml ||
+    { cat vq.yaml >&2; fail "num_vectors of the bulk task not rows:"; }
+mv base.keep vs/base.fbin
+"$COORD" validate vq.yaml > vq.val 2>&1 || { cat vq.val >&2; fail "query_count: validate"; }
 "$COORD" import-rally vs --workload-params nested.json -o vn.yaml 2> vn.err || { cat vn.err >&2; fail "nested: import exit $?"; }
 "$COORD" import-rally vs --workload-params radial.json -o vd.yaml 2> vd.err || { cat vd.err >&2; fail "radial: import exit $?"; }
 python3 - vn.yaml vd.yaml <<'PY' || fail "vector-search bodies are not OpenSearch Benchmark's"

@@ -10,7 +10,7 @@
 # documents created, no 409) under its row number, and the vectors of the first, last and
 # chunk-edge rows equal the file's float32 rows. A row of the .fvecs whose dimension count is
 # wrong, found when its block is read, is refused by validate and run with the file and row;
-# passes: without file: is refused.
+# passes: without file: is refused. rows: 300 sends only the first 300 rows (ids 0..299).
 source "$(dirname "$0")/lib.sh"
 cd "$TMP"
 IDX="bf-vchunks-$$"
@@ -43,7 +43,7 @@ target: {hosts: ["$ES"]}
 index: {name: $IDX-$1}
 variables:
   - {name: row, type: sequence}
-  - {name: v, type: vector, file: $2, passes: 1}
+  - {name: v, type: vector, file: $2, passes: 1${4:-}}
 document:
   action: create
   id: '\$[[row]]'
@@ -90,6 +90,30 @@ for name, want in (("fv", fv), ("h5", h5)):
         assert numpy.array_equal(got, want[k]), (name, k, got, want[k])
     print(name, n, "rows, each once in %.1f s;" % r["corpus_end_s"],
           "12 rows' vectors equal the file's")
+PY
+# rows: 300 of the 1003: only the first 300 rows, each once (ids 0..299), then the cell ends
+scenario r3 base.fvecs 300 ', rows: 300'
+rc=0; campaign r3 || rc=$?; [ $rc = 0 ] || { cat e-r3 >&2; fail "campaign r3 exit $rc"; }
+"$H5PY" - "$ES" "$IDX" <<'PY' || fail "rows: 300"
+import glob, json, numpy, sys, urllib.request
+es, idx = sys.argv[1:3]
+fv = numpy.fromfile("base.fvecs", dtype="<f4").reshape(1003, 17)[:, 1:]
+def get(url, body=None):
+    req = urllib.request.Request(es + url, data=body and json.dumps(body).encode(),
+                                 headers={"Content-Type": "application/json"})
+    return json.load(urllib.request.urlopen(req))
+r = json.load(open(glob.glob("r-r3/*/matrix.json")[0]))["rows"][0]
+assert r["verified"] is True and r["docs_ok_all"] == 300 == r["docs_sent_all"], r
+assert r["docs_conflict"] == 0 and r["corpus_ended"] == 1, r
+get("/%s-r3/_refresh" % idx)
+assert get("/%s-r3/_count" % idx)["count"] == 300
+a = get("/%s-r3/_search" % idx, {"size": 0, "aggs": {"lo": {"min": {"field": "row"}},
+                                                     "hi": {"max": {"field": "row"}}}})["aggregations"]
+assert (a["lo"]["value"], a["hi"]["value"]) == (0, 299), a
+for k in (0, 299):
+    d = get("/%s-r3/_doc/%d" % (idx, k))["_source"]
+    assert d["row"] == k and numpy.array_equal(numpy.array(d["v"], dtype="<f4"), fv[k]), k
+print("rows: 300: _count 300, ids 0..299, rows 0 and 299 equal the file's")
 PY
 # a wrong dimension count at row 701 (in the 11th block of 64 rows): refused with file and row
 scenario bad bad.fvecs 1003

@@ -86,6 +86,11 @@ for fmt in ("fvecs", "fbin"):
         want = rows[k % N]
         assert [strtof(repr(x)) for x in v] == want, (fmt, k, v, want)
     print(f"{fmt}: {N + 3} documents, rows 0..{N - 1} then 0..2, every float32 as in the file")
+# rows: 4 uses the first 4 rows only, over and over
+got = render("{name: v, type: vector, file: a.fvecs, rows: 4}", N + 3)
+for k, (doc_id, v) in enumerate(got):
+    assert doc_id == str(k) and [strtof(repr(x)) for x in v] == rows[k % 4], (k, v)
+print(f"rows: 4: {N + 3} documents, rows 0..3 then 0..3 again")
 # base64 in both byte orders
 for order, code in (("big", ">"), ("little", "<")):
     extra = ", byte_order: little" if order == "little" else ""
@@ -128,6 +133,14 @@ nan = bytearray(fvecs)
 struct.pack_into("<f", nan, 2 * (4 + 4 * D) + 4 + 4 * 5, float("nan"))
 refused("nan.fvecs", bytes(nan), "row 3, dimension 6: not a finite number")
 refused("x.hdf5#train", fvecs, "not an HDF5 file")
+refused("a.fvecs", fvecs, "rows: 8, but a.fvecs has 7 rows", ", rows: 8")
+with open(os.path.join(tmp, "bad.yaml"), "w") as f:
+    f.write(SCEN % ("  - {name: v, type: vector, file: a.fvecs, rows: 0}", 5))
+out = subprocess.run([COORD, "validate", os.path.join(tmp, "bad.yaml")], capture_output=True,
+                     text=True, timeout=60, env=ENV)
+assert out.returncode == 2 and "bad.yaml:5:50: variables[1].rows: expected a whole number from 1" \
+    in out.stderr, (out.returncode, out.stderr)
+
 
 # ---- HDF5 (ann-benchmarks' layout: train / test data sets), written by h5py -------------------
 # h5py is Debian's python3-h5py, for Debian's python3: the interpreter that has it writes them
