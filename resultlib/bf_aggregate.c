@@ -1438,6 +1438,9 @@ void bf_row_verify_counted(bf_row_t *row, const bf_cell_t *cell, int64_t n, int6
     }
 }
 
+/* "s" unless n is 1: "1 more document", "3000 more documents" */
+#define PLURAL(n) ((n) == 1 ? "" : "s")
+
 void bf_row_count_why(const bf_row_t *row, char *buf, size_t len)
 {
     int64_t added = row->docs_counted;
@@ -1457,22 +1460,27 @@ void bf_row_count_why(const bf_row_t *row, char *buf, size_t len)
         /* kill -9 of an agent mid-cell: its requests in flight and the seconds after its last
          * sample are in no sample, and the cluster indexed them (not another writer) */
         snprintf(buf, len,
-                 "; %llu more documents than the samples report: an agent was lost (degraded), "
-                 "and what it sent after its last sample is in no sample (the cluster may have "
-                 "indexed it), beside %llu of unknown outcome; the count cannot verify this cell",
-                 (unsigned long long)((uint64_t)added - ok), (unsigned long long)unknown);
+                 "; %llu more document%s than the samples report: an agent was lost "
+                 "(degraded), and what it sent after its last sample is in no sample (the "
+                 "cluster may have indexed it), beside %llu of unknown outcome; the count "
+                 "cannot verify this cell",
+                 (unsigned long long)((uint64_t)added - ok), PLURAL((uint64_t)added - ok),
+                 (unsigned long long)unknown);
     else if ((uint64_t)added > sent)
         snprintf(buf, len,
-                 "; another writer: the indices grew by %llu more documents than this "
+                 "; another writer: the indices grew by %llu more document%s than this "
                  "run sent (%llu): something else writes into them (another agent or run, an "
                  "application), so the count cannot verify this run; give it an index of its own",
-                 (unsigned long long)((uint64_t)added - sent), (unsigned long long)sent);
+                 (unsigned long long)((uint64_t)added - sent), PLURAL((uint64_t)added - sent),
+                 (unsigned long long)sent);
     else if ((uint64_t)added > ok && (uint64_t)added - ok <= unknown)
         snprintf(buf, len,
-                 "; the %llu extra documents are among the %llu whose outcome is "
+                 "; the %llu extra document%s among the %llu whose outcome is "
                  "unknown (a timeout, a reset, or a request still in flight when the load "
-                 "stopped): the cluster indexed them without this run seeing the answer",
-                 (unsigned long long)((uint64_t)added - ok), (unsigned long long)unknown);
+                 "stopped): the cluster indexed %s without this run seeing the answer",
+                 (unsigned long long)((uint64_t)added - ok),
+                 (uint64_t)added - ok == 1 ? " is" : "s are", (unsigned long long)unknown,
+                 (uint64_t)added - ok == 1 ? "it" : "them");
     else if ((uint64_t)added > ok)
         snprintf(buf, len,
                  "; %llu more than acknowledged, and more than the %llu of unknown "
@@ -1480,12 +1488,13 @@ void bf_row_count_why(const bf_row_t *row, char *buf, size_t len)
                  (unsigned long long)((uint64_t)added - ok), (unsigned long long)unknown);
     else
         snprintf(buf, len,
-                 "; %llu acknowledged documents are not in the count: an id sent "
+                 "; %llu acknowledged document%s not in the count: an id sent "
                  "twice (document.id repeats, so a later one replaced or conflicted with an "
                  "earlier one), documents deleted meanwhile, or the cluster lost acknowledged "
                  "writes (a primary failed or was cancelled under load; docs/scenario.md, "
                  "routing)",
-                 (unsigned long long)(ok - (uint64_t)added));
+                 (unsigned long long)(ok - (uint64_t)added),
+                 ok - (uint64_t)added == 1 ? " is" : "s are");
 }
 
 void bf_row_store_cost(bf_row_t *row, int64_t store_bytes, int64_t baseline)

@@ -113,8 +113,8 @@ YAML
     # promote: the cancelled primary may acknowledge documents its promoted replica never gets
     # (see the header); the run then exits 1 with "not verified" and the loss is checked below
     local lost=0
-    if [ $rc -eq 1 ] && [ "$kind" = cancel ] && grep -q "not verified: .* acknowledged documents are not in the count" e; then
-        lost=$(sed -n 's/.*; \([0-9]*\) acknowledged documents are not in the count.*/\1/p' e | head -1)
+    if [ $rc -eq 1 ] && [ "$kind" = cancel ] && grep -q "not verified: .* acknowledged documents\? \(is\|are\) not in the count" e; then
+        lost=$(sed -n 's/.*; \([0-9]*\) acknowledged documents\? \(is\|are\) not in the count.*/\1/p' e | head -1)
     elif [ $rc -ne 0 ]; then
         cat e >&2
         fail "$name: run exit $rc"

@@ -381,6 +381,10 @@ static void test_count_why(void **state)
         int degraded;
     } cases[] = {
         {-1, 10, 10, 0, NULL, 0},
+        /* one document is said in the singular */
+        {10001, 10000, 10000, 0, "grew by 1 more document than this run sent (10000)", 0},
+        {10001, 10000, 10001, 1, "the 1 extra document is among the 1 whose outcome", 0},
+        {9999, 10000, 10000, 0, "; 1 acknowledged document is not in the count", 0},
         {13000, 10000, 10000, 0,
          "another writer: the indices grew by 3000 more documents than "
          "this run sent (10000)",
