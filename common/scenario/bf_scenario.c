@@ -712,7 +712,11 @@ int bf_scenario_load_text(const char *text, size_t len, const char *origin,
     L->opts = opts;
     L->diag = diag;
     L->origin = origin ? origin : "<scenario>";
-    L->base_dir = opts && opts->base_dir ? bf_strdup(opts->base_dir) : NULL;
+    /* "." (a scenario in the current folder) is left out: files are read as written, and a
+     * message names '../dict/x.log', not './../dict/x.log' */
+    L->base_dir = opts && opts->base_dir && strcmp(opts->base_dir, ".") != 0
+                      ? bf_strdup(opts->base_dir)
+                      : NULL;
     L->sc = bf_calloc(1, sizeof *L->sc);
     L->sc->origin = bf_strdup(L->origin);
     int rc = text ? load(L, text, len) : bf_diag_set(diag, BF_E_INVAL, "%s: no text", L->origin);

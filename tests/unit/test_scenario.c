@@ -1396,6 +1396,15 @@ static void test_all_key_errors(void **state)
     bf_load_opts_t ov = {.on_error = on_err, .on_error_ctx = &e, .base_dir = "/nonexistent"};
     assert_int_not_equal(bf_scenario_load_text(vars, strlen(vars), "s.yaml", &ov, &sc, &d), 0);
     expect_prefixes(&e, want_vars, 4);
+    /* a scenario in the current folder: a missing file is named as written, not './../' */
+    memset(&d, 0, sizeof d);
+    const char *here = "name: t\ntarget: {hosts: [http://127.0.0.1:9200]}\n"
+                       "variables: [{name: a, type: file, path: ../no/such.log}]\n"
+                       "document: {source: '{\"a\": \"$[[a]]\"}'}\n";
+    bf_load_opts_t oh = {.base_dir = "."};
+    assert_int_not_equal(bf_scenario_load_text(here, strlen(here), "s.yaml", &oh, &sc, &d), 0);
+    if (strstr(d.msg, "cannot read dictionary '../no/such.log'") == NULL)
+        fail_msg("%s", d.msg);
     /* a clean key pass goes on to the later checks, which report each mistake too */
     const char *later = "name: t\ntarget: {hosts: [http://127.0.0.1:9200]}\n"
                         "document: {source: '{\"s\": $[[nope]]}'}\n";
