@@ -187,7 +187,7 @@ target.yaml:3:33: target.hosts: 'http://127.0.0.1:x' is not a URL libcurl can us
 target.yaml:4:20: target.connect_timeout: expected a duration like 30s, 5m, 1h30m or 250ms, got 'soon'
 target.yaml:5:9: target.auth: username and password go together; add password
 target.yaml:6:8: target.tls: cert_file and key_file go together (client certificate and its key)
-target.yaml:6:20: target.tls.cert_file: cannot read client certificate './c.pem': No such file or directory (relative paths start at the scenario's folder)
+target.yaml:6:20: target.tls.cert_file: cannot read client certificate 'c.pem': No such file or directory (relative paths start at the scenario's folder)
 target.yaml:6:36: target.tls.ca_file: 'ca.txt' is not a PEM file (no \"-----BEGIN\" line); give the CA bundle in PEM format
 target.yaml:7:13: target.headers: 'Bad Name' is not a valid header name
 target.yaml:7:28: target.headers: Expect is set by bulkfleet; remove it and use nothing: bulkfleet never waits for 100-continue
