@@ -79,7 +79,8 @@ static uint32_t bisect_mid(const bf_fm_t *fm)
 }
 
 /* The step policy: what each kind of step is compared with, and the docs/s ratio over it that
- * counts as a gain. A clean step whose ratio is within BF_FM_UNCLEAR_BAND of its threshold is
+ * counts as a gain. A clean step whose ratio is within its band of its threshold (bf_fm_band:
+ * BF_FM_UNCLEAR_BAND for a doubling, narrowed as a bisection midpoint's threshold is) is
  * unclear on one run each, whatever its kind: it and its reference run again alternately
  * (rep_turn) until each has BF_FM_UNCLEAR_REPS runs, and the Hodges-Lehmann ratio of their
  * docs/s decides (record_repeat, then decided).
@@ -98,9 +99,26 @@ double bf_fm_threshold(const bf_fm_t *fm, const bf_fm_step_t *s)
     return 1.0 + fm->cfg.gain_min;
 }
 
-int bf_fm_unclear(double ratio, double threshold)
+double bf_fm_band(const bf_fm_t *fm, double threshold)
 {
-    return ratio > 0 && fabs(ratio - threshold) < BF_FM_UNCLEAR_BAND;
+    double g = fm->cfg.gain_min > 0 ? fm->cfg.gain_min : BF_FM_GAIN_MIN;
+    double share = (threshold - 1.0) / g;
+    if (share > 1.0)
+        share = 1.0;
+    if (share < 0.0)
+        share = 0.0;
+    return BF_FM_UNCLEAR_BAND * share;
+}
+
+int bf_fm_unclear(double ratio, double threshold, double band)
+{
+    return ratio > 0 && fabs(ratio - threshold) < band;
+}
+
+/* the step policy's question for one run: is ratio within the step's band of thr */
+static int unclear(const bf_fm_t *fm, double ratio, double thr)
+{
+    return bf_fm_unclear(ratio, thr, bf_fm_band(fm, thr));
 }
 
 /* the value (batch size or concurrency) of the next repeat: the reference first, then
@@ -215,7 +233,7 @@ static enum bf_fm_verdict record_batch(bf_fm_t *fm, const bf_fm_step_t *s, const
     enum bf_fm_verdict v = badness(fm, o);
     double r = fm->lo_dps > 0 ? o->docs_per_s / fm->lo_dps : 0, thr = bf_fm_threshold(fm, s);
     if (v == BF_FM_V_GAIN && fm->have_batch && s->batch_size != fm->batch) {
-        if (bf_fm_unclear(r, thr))
+        if (unclear(fm, r, thr))
             return start_repeats(fm, fm->batch, fm->lo_dps, s->batch_size, thr, o);
         if (r < thr)
             v = BF_FM_V_KNEE;
@@ -350,7 +368,7 @@ static enum bf_fm_verdict record_conc(bf_fm_t *fm, const bf_fm_step_t *s, const 
 {
     enum bf_fm_verdict v = badness(fm, o);
     double thr = bf_fm_threshold(fm, s), r = fm->lo_dps > 0 ? o->docs_per_s / fm->lo_dps : 0;
-    if (v == BF_FM_V_GAIN && bf_fm_unclear(r, thr) && s->concurrency != fm->lo)
+    if (v == BF_FM_V_GAIN && unclear(fm, r, thr) && s->concurrency != fm->lo)
         return start_repeats(fm, fm->lo, fm->lo_dps, s->concurrency, thr, o);
     if (v == BF_FM_V_GAIN && r < thr)
         v = BF_FM_V_KNEE;
@@ -365,7 +383,7 @@ static enum bf_fm_verdict record_bisect(bf_fm_t *fm, const bf_fm_step_t *s, cons
 {
     enum bf_fm_verdict v = badness(fm, o);
     double thr = bf_fm_threshold(fm, s), r = fm->lo_dps > 0 ? o->docs_per_s / fm->lo_dps : 0;
-    if (v == BF_FM_V_GAIN && bf_fm_unclear(r, thr))
+    if (v == BF_FM_V_GAIN && unclear(fm, r, thr))
         return start_repeats(fm, fm->lo, fm->lo_dps, s->concurrency, thr, o);
     if (v == BF_FM_V_GAIN && r < thr)
         v = BF_FM_V_KNEE;
@@ -396,7 +414,7 @@ static enum bf_fm_verdict record_sustain(bf_fm_t *fm, const bf_fm_step_t *s, con
           o->p99_growth <= fm->cfg.p99_growth_max)) {
         double thr = bf_fm_threshold(fm, s),
                r = fm->client_prev_dps > 0 ? o->docs_per_s / fm->client_prev_dps : 0;
-        if (bf_fm_unclear(r, thr))
+        if (unclear(fm, r, thr))
             return start_repeats(fm, fm->client_prev_conc, fm->client_prev_dps, s->concurrency, thr,
                                  o);
     }

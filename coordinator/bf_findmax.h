@@ -174,10 +174,19 @@ typedef struct bf_fm {
  * the connections), 1 + gain_min. Pure, thread-safe. */
 double bf_fm_threshold(const bf_fm_t *fm, const bf_fm_step_t *s);
 
-/* bf_fm_unclear — 1 when a step's docs/s ratio over its reference is within BF_FM_UNCLEAR_BAND
- * of threshold (one run each cannot tell gain from knee: the step and its reference are run
- * again), else 0 (also for ratio <= 0: nothing measured). Pure, thread-safe. */
-int bf_fm_unclear(double ratio, double threshold);
+/* bf_fm_band — the half-width of the unclear band around threshold (a docs/s ratio, from
+ * bf_fm_threshold): BF_FM_UNCLEAR_BAND times the share of gain_min the threshold asks for,
+ * at most 1. A doubling (threshold 1 + gain_min) gets the whole band; a bisection midpoint,
+ * which asks for gain_min x (mid - lo) / lo, gets that share of it, so a flat plateau (ratio
+ * 1.0) stays a clear knee for every kind of step instead of costing a midpoint 6 more runs.
+ * Pure, thread-safe. */
+double bf_fm_band(const bf_fm_t *fm, double threshold);
+
+/* bf_fm_unclear — 1 when a step's docs/s ratio over its reference is within band (from
+ * bf_fm_band) of threshold (one run each cannot tell gain from knee: the step and its
+ * reference are run again), else 0 (also for ratio <= 0: nothing measured). Pure,
+ * thread-safe. */
+int bf_fm_unclear(double ratio, double threshold, double band);
 
 /* bf_fm_init — start a search with cfg (copied; zero fields take their defaults).
  * Thread-safe (touches only *fm). */
@@ -190,7 +199,7 @@ int bf_fm_next(const bf_fm_t *fm, bf_fm_step_t *step);
 
 /* bf_fm_record — judge what the step from bf_fm_next measured and advance the search.
  * Returns the verdict. A clean step of any kind whose docs/s over its reference's is within
- * BF_FM_UNCLEAR_BAND of its threshold (bf_fm_threshold, bf_fm_unclear) is unclear: the reference
+ * its band of its threshold (bf_fm_threshold, bf_fm_band, bf_fm_unclear) is unclear: the reference
  * and the step run again alternately (verdict repeat) until each has BF_FM_UNCLEAR_REPS runs,
  * and the Hodges-Lehmann ratio of their docs/s (bf_stats_compare, the findings' test) decides
  * gain or knee as the kind does; the medians then stand for both (a sustain step with added

@@ -107,8 +107,9 @@ static sim knee_cluster(void)
 
 /* Batch: 100..1600 gain (>= 5 %; 1600's +5.9 % unclear, repeated: gain), 3200 adds 3 % ->
  * unclear, repeated: knee, best 1600 (4706 docs/s at one request). Concurrency: 2, 4, 8 gain, 16 is
- * capped by capacity -> knee; bisection 12, 10, 9 (each unclear on one run, repeated) find nothing
- * better than 8. Sustain: 30000 docs/s (util 1.0) grows, 27000 (0.9) holds. */
+ * capped by capacity -> knee; bisection 12, 10, 9 (each flat at capacity: a clear knee, its band
+ * narrowed with its threshold) find nothing better than 8. Sustain: 30000 docs/s (util 1.0) grows,
+ * 27000 (0.9) holds. */
 static void test_knee_and_capacity(void **state)
 {
     (void)state;
@@ -127,10 +128,10 @@ static void test_knee_and_capacity(void **state)
     assert_true(fm.sustained_rate >= 0.9 * s.capacity - 1e-6);
     assert_true(fm.sustained_rate <= s.capacity);
     /* 6 batch steps (100..3200; 1600's +5.9 % and 3200's +3 % are unclear: each with its
-     * reference 3 more times), 3 doublings + 16, 3 bisections (each flat at capacity, within
-     * the band of its threshold: 6 repeats each), 2 sustain and the repeat that confirms the
+     * reference 3 more times), 3 doublings + 16, 3 bisections (each flat at capacity, outside
+     * the band of its threshold: no repeats), 2 sustain and the repeat that confirms the
      * second */
-    assert_int_equal(n, 6 + 2 * 6 + 4 + 3 * (1 + 6) + 2 + 1);
+    assert_int_equal(n, 6 + 2 * 6 + 4 + 3 + 2 + 1);
     assert_int_equal(fm.steps, n);
 }
 
@@ -451,6 +452,35 @@ static void kind_setup(const kind_case *kc, bf_fm_t *fm)
     assert_int_equal(fm->phase, kc->phase);
 }
 
+/* The unclear band narrows with the threshold: a doubling keeps the whole 4 points, a
+ * bisection midpoint asking for half a doubling's gain gets half of them, so a flat plateau
+ * (ratio 1.0 at a midpoint) is a clear knee, not 6 more runs, while a ratio at the threshold
+ * is still unclear. */
+static void test_unclear_band_by_threshold(void **state)
+{
+    (void)state;
+    bf_fm_t fm;
+    bf_fm_cfg_t cfg;
+    bf_fm_cfg_defaults(&cfg);
+    bf_fm_init(&fm, &cfg);
+    assert_true(fabs(bf_fm_band(&fm, 1.05) - BF_FM_UNCLEAR_BAND) < 1e-12);
+    assert_true(fabs(bf_fm_band(&fm, 1.20) - BF_FM_UNCLEAR_BAND) < 1e-12); /* at most 1 share */
+    assert_true(fabs(bf_fm_band(&fm, 1.025) - BF_FM_UNCLEAR_BAND / 2) < 1e-12);
+    assert_true(bf_fm_band(&fm, 1.0) == 0);
+    assert_false(bf_fm_unclear(1.00, 1.025, bf_fm_band(&fm, 1.025))); /* flat: a clear knee */
+    assert_true(bf_fm_unclear(1.02, 1.025, bf_fm_band(&fm, 1.025)));
+    assert_true(bf_fm_unclear(1.03, 1.05, bf_fm_band(&fm, 1.05)));
+    assert_false(bf_fm_unclear(1.00, 1.05, bf_fm_band(&fm, 1.05)));
+    /* a flat midpoint run: lo 2 at 2000 docs/s, midpoint 3 at 2000: knee at once */
+    static const kind_case flat = {"bisect", BF_FM_BISECT, 2, 3, 1.025, 2000, 2000, 2400};
+    kind_setup(&flat, &fm);
+    bf_fm_step_t st;
+    assert_true(bf_fm_next(&fm, &st));
+    assert_int_equal(st.concurrency, 3);
+    bf_fm_obs_t o = {.ran = 1, .docs_per_s = 2000, .p50_ms = 5, .p99_ms = 10};
+    assert_int_equal(bf_fm_record(&fm, &st, &o), BF_FM_V_KNEE);
+}
+
 static void test_unclear_every_kind(void **state)
 {
     (void)state;
@@ -473,7 +503,7 @@ static void test_unclear_every_kind(void **state)
             if (fabs(bf_fm_threshold(&fm, &st) - kc->thr) > 1e-9)
                 fail_msg("%s: threshold %.4f, want %.4f", kc->kind, bf_fm_threshold(&fm, &st),
                          kc->thr);
-            assert_true(bf_fm_unclear(kc->first / kc->ref_dps, kc->thr));
+            assert_true(bf_fm_unclear(kc->first / kc->ref_dps, kc->thr, bf_fm_band(&fm, kc->thr)));
             bf_fm_obs_t o = {.ran = 1, .docs_per_s = kc->first, .p50_ms = 5, .p99_ms = 10};
             if (kc->phase == BF_FM_SUSTAIN) /* missed, latency far above service time */
                 o = (bf_fm_obs_t){.ran = 1,
@@ -693,6 +723,7 @@ int main(void)
         cmocka_unit_test(test_confirm_repeat),
         cmocka_unit_test(test_unclear_step_repeats),
         cmocka_unit_test(test_unclear_every_kind),
+        cmocka_unit_test(test_unclear_band_by_threshold),
         cmocka_unit_test(test_verdict_table),
         cmocka_unit_test(test_growth),
         cmocka_unit_test(test_names),
