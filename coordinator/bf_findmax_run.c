@@ -439,11 +439,12 @@ static void log_step(const combo *K, const bf_fm_step_t *stp, const bf_row_t *fo
             K->label, st.n, bf_fm_phase_name(st.phase), st.batch_size, st.concurrency, target,
             folded->docs_per_s, p99, (unsigned long long)obs.docs_rejected,
             (unsigned long long)obs.docs_failed, bf_fm_verdict_name(v));
-    if (v == BF_FM_V_CLIENT && K->fm.phase != BF_FM_DONE)
+    bf_fm_step_t next; /* what runs next, as the search will run it */
+    if (v == BF_FM_V_CLIENT && K->fm.phase != BF_FM_DONE && bf_fm_next(&K->fm, &next))
         bf_info("find-max %s: latency p50 %.0f ms vs service p50 %.0f ms: requests waited for a "
                 "connection, the client could not send the target (not the cluster's limit); "
                 "the same target again with concurrency %u",
-                K->label, obs.p50_ms, obs.service_p50_ms, K->fm.sustain_conc);
+                K->label, obs.p50_ms, obs.service_p50_ms, next.concurrency);
     else if (v == BF_FM_V_CLIENT)
         bf_warn("find-max %s: latency p50 %.0f ms vs service p50 %.0f ms at concurrency %u "
                 "(find_max.concurrency_max): the client could not send the target; stepping "
