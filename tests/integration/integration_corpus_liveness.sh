@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # integration_corpus_liveness — an agent preparing a large corpus keeps answering the fleet.
-# A 105 MB corpus (1,500,000 documents) takes the agent seconds to parse and lay out after its
-# chunks arrived; the coordinator runs with --lost 2s (a heartbeat is 1 s). Before, the agent built the cell on its
+# A 210 MB corpus (3,000,000 documents) takes the agent seconds to parse and lay out after its
+# chunks arrived (1,500,000 took only 1.91 s in a fresh-clone check:
+# too close to --lost); the coordinator runs with --lost 2s (a heartbeat is 1 s). Before, the agent built the cell on its
 # session thread and answered nothing meanwhile: "agent ... suspect" / "lost: silent for ...",
 # the cell prepared again (or degraded). Now the build runs on a thread of its own while the
 # session answers Pings and sends its own: no suspect or lost agent in the coordinator's log,
@@ -15,7 +16,7 @@ python3 - << 'PY'
 import json
 pad = "x" * 40
 with open("docs.json", "w") as f:
-    for i in range(1500000):
+    for i in range(3000000):
         f.write(json.dumps({"n": i, "msg": "GET /item/%d %s" % (i, pad)}) + "\n")
 PY
 start_fs ok fs

@@ -63,7 +63,7 @@ per = [n for n in nodes if n.get("type") == "node"]
 assert len(per) == 3 and all((n["write_completed"] or 0) > 0 for n in per), per
 print("per node (routing_mode node):", [(n["name"], n["write_completed"], n["transport_rx_bytes"]) for n in per])
 text = open(d + "/matrix.md").read()
-assert "routing_mode node over none" in text, "no routing finding in matrix.md (few_requests: %s)" % [r["few_requests"] for r in rows.values()]
+assert "routing_mode node over none" in text, "no routing finding in matrix.md (few_requests, unsteady: %s)" % [(r["few_requests"], r.get("unsteady")) for r in rows.values()]
 assert "| sub-bulk docs | unrouted | misrouted | transport rx MB |" in text, "no routing columns in matrix.md"
 PY
 python3 - "$(cat rx1)" "$(cat rx2)" r1 r2 <<'PY' || fail "see above"
