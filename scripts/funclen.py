@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
-"""funclen.py — no C function outside tests/ is longer than a reader can hold (200 lines).
+"""funclen.py — no C function outside tests/ is longer than a reader can hold (200 lines), and
+no product C file longer than one job needs (1,500 lines).
 
 docs/internals/style.md rule 19: a function over ~200 lines is a set of named steps. This reads every
 *.c file of the source folders (common agent coordinator resultlib bench; tests/ is not
@@ -20,6 +21,11 @@ PENDING lists functions known to be over the limit while their split is under wa
 within the limit, or no longer exists, fails the check so the list cannot go stale: delete
 the entry. The list is to be empty when #27 is done.
 
+Files: every *.c file of the product folders (common agent coordinator resultlib; not bench/
+nor tests/) over FILE_LIMIT lines fails as file: N lines (limit 1500): a file that long holds
+more than one job (docs/architecture.md names each file's); split it by job, as
+bf_scenario_*.c and bf_findings_*.c are.
+
 usage: funclen.py [--all] [--limit N] [SOURCE_DIR]
   --all      list every function over the limit, PENDING ones included, and fail on any
   --limit N  the limit in lines (default 200)
@@ -31,6 +37,8 @@ import sys
 
 DIRS = ("common", "agent", "coordinator", "resultlib", "bench")
 LIMIT = 200
+PRODUCT_DIRS = ("common", "agent", "coordinator", "resultlib")
+FILE_LIMIT = 1500
 
 # "file:function" -> why it is allowed for now; see the docstring.
 PENDING = {
@@ -257,6 +265,18 @@ def main(argv):
         print("%s:%d: %s: %d lines (limit %d): split it into named steps (static functions,"
               " a header comment each)" % (rel, line, name, length, limit))
         bad = 1
+    for d in PRODUCT_DIRS:
+        for root, _, files in sorted(os.walk(os.path.join(src, d))):
+            for f in sorted(files):
+                if not f.endswith(".c"):
+                    continue
+                path = os.path.join(root, f)
+                with open(path, encoding="utf-8", errors="replace") as fh:
+                    n = sum(1 for _ in fh)
+                if n > FILE_LIMIT:
+                    print("%s: %d lines (limit %d): split it by job (a file each, named in"
+                          " docs/architecture.md)" % (os.path.relpath(path, src), n, FILE_LIMIT))
+                    bad = 1
     if not show_all:
         for key, why in sorted(PENDING.items()):
             if key not in over_keys:

@@ -17,7 +17,8 @@
 # 6. dependencies: no loop of calls between files, no arrow from a lower folder to a higher one,
 #    none between agent/ and coordinator/ (scripts/deps.py, from the sources; the unit test
 #    unit.deps also reads the object files).
-# 7. function length: no C function outside tests/ over 200 lines (scripts/funclen.py; docs/internals/style.md rule 19).
+# 7. function length: no C function outside tests/ over 200 lines, no product C file over 1,500
+#    (scripts/funclen.py; docs/internals/style.md rule 19).
 # 8. comments that stand on their own: none in a product C file or header cites an issue number,
 #    a review code, the design or style guide or a reference note a clone does not have
 #    (scripts/check_comments.py; its self-test is tests/unit/lint_selftest.sh).

@@ -549,6 +549,12 @@ int bf__build_targets(bf__load_t *L);
 int bf__build_metrics_store(bf__load_t *L);
 int bf__build_index(bf__load_t *L);
 int bf__build_variables(bf__load_t *L);
+/* bf__build_vector (bf_scenario_vector.c): variables[] entry v of type vector from its key
+ * values vv (at: the entry's node, dp: its path for messages, e.g. "variables[2]"): a generated
+ * vector's keys, or a vector file checked and opened. Returns 0 or an error with diag (every
+ * mistake of a check group said together). */
+int bf__build_vector(bf__load_t *L, bf_var_spec_t *v, const bf__kval_t *vv, const bf_ynode_t *at,
+                     const char *dp);
 int bf__build_document(bf__load_t *L);
 int bf__build_request_run(bf__load_t *L);
 int bf__check_data_stream(bf__load_t *L);
