@@ -118,7 +118,8 @@ void bf_row_verify(bf_row_t *row, bf_es_t *es, const bf_cell_t *cell, int64_t ba
         return;
     }
     if (baseline < 0) {
-        bf_row_add_reason(row, "not verified: the indices' document count before the cell is unknown");
+        bf_row_add_reason(row,
+                          "not verified: the indices' document count before the cell is unknown");
         return;
     }
     if (bf_target_serverless(bf_es_target(es)) && cell->action != BF_ACTION_UPDATE &&

@@ -14,14 +14,21 @@
 
 int bf_file_read(const char *full, size_t cap, char **data, size_t *len, int *err_no)
 {
-    int fd = open(full, O_RDONLY | O_CLOEXEC);
+    /* O_NONBLOCK: opening a FIFO nobody writes would wait forever; on a regular file it
+     * changes nothing */
+    int fd = open(full, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     if (fd < 0) {
         *err_no = errno;
         return errno == ENOENT ? BF_E_NOTFOUND : BF_E_IO;
     }
     struct stat st;
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-        *err_no = S_ISDIR(st.st_mode) ? EISDIR : errno;
+    if (fstat(fd, &st) != 0) {
+        *err_no = errno;
+        close(fd);
+        return BF_E_IO;
+    }
+    if (!S_ISREG(st.st_mode)) {
+        *err_no = S_ISDIR(st.st_mode) ? EISDIR : EINVAL;
         close(fd);
         return BF_E_IO;
     }

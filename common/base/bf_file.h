@@ -12,7 +12,8 @@
  * On BF_OK: *data is the content plus a terminating NUL (malloc'd: the caller frees it) and *len
  * its length in bytes (without the NUL). Otherwise *data and *len are untouched and:
  *   BF_E_NOTFOUND — no such file (*err_no = ENOENT);
- *   BF_E_IO       — cannot open, not a regular file (a directory: *err_no = EISDIR), or a read
+ *   BF_E_IO       — cannot open, not a regular file (a directory: *err_no = EISDIR; a FIFO,
+ *                   device or socket: EINVAL, at once: a FIFO is never waited on), or a read
  *                   failed or ended early (*err_no = errno, or EIO when the file shrank);
  *   BF_E_TOOBIG   — larger than cap bytes (*err_no untouched): nothing is read.
  * The caller words the message (its key, its limit, what to do). Reentrant: no shared state;

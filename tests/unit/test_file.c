@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* test_file.c — bf_file_read: a whole file, an empty one, the cap, a missing file, a directory. */
+/* test_file.c — bf_file_read: a whole file, an empty one, the cap, a missing file, a directory,
+ * a FIFO nobody writes (refused at once, not waited on). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -92,6 +93,21 @@ static void test_missing_and_directory(void **state)
     assert_null(data);
 }
 
+static void test_fifo(void **state)
+{
+    (void)state;
+    char p[512], *data = NULL;
+    size_t len = 0;
+    int err_no = 0;
+    path_of(p, sizeof p, "fifo");
+    assert_int_equal(mkfifo(p, 0600), 0);
+    /* before, open() waited for a writer that never comes (the test would hang to its timeout),
+     * and err_no was whatever errno held */
+    assert_int_equal(bf_file_read(p, 100, &data, &len, &err_no), BF_E_IO);
+    assert_int_equal(err_no, EINVAL);
+    assert_null(data);
+}
+
 static int setup(void **state)
 {
     (void)state;
@@ -103,7 +119,7 @@ static int setup(void **state)
 static int teardown(void **state)
 {
     (void)state;
-    const char *names[] = {"a.txt", "empty", "big"};
+    const char *names[] = {"a.txt", "empty", "big", "fifo"};
     char p[512];
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
         path_of(p, sizeof p, names[i]);
@@ -115,10 +131,9 @@ static int teardown(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_whole_file),
-        cmocka_unit_test(test_empty_file),
-        cmocka_unit_test(test_over_cap),
-        cmocka_unit_test(test_missing_and_directory),
+        cmocka_unit_test(test_whole_file), cmocka_unit_test(test_empty_file),
+        cmocka_unit_test(test_over_cap),   cmocka_unit_test(test_missing_and_directory),
+        cmocka_unit_test(test_fifo),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
