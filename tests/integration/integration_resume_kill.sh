@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: MIT
 # integration_resume_kill — kill -9 of the coordinator in the middle of cell 2, then at once
 # `run --resume DIR` with the same two agents (separate processes, still loading cell 2): the new
-# coordinator stops them and waits for them to drain (they answer "busy" to a Prepare) instead of
-# failing the cell, recreates the index only then, and the rerun of cell 2 is verified; cell 1 is
+# coordinator stops them and, if they are still draining (they answer "busy" to a Prepare),
+# waits for them instead of failing the cell, recreates the index only then, and the rerun of cell 2 is verified; cell 1 is
 # kept, and matrix.json keeps the campaign's seed; each agent's "still running ... stopping it"
 # line is logged once (it came twice: an agent's Hello is repeated); the rerun of the
 # interrupted cell is said, with what it had recorded; the first run said its results directory
@@ -52,8 +52,17 @@ rc=0
 timeout 120 "$COORD" run "$TMP/s.yaml" --agents 2 --insecure --bind "tcp://127.0.0.1:$P" --resume "$D" -q \
     > "$TMP/out2" 2> "$TMP/err2" || rc=$?
 [ "$rc" = 0 ] || { cat "$TMP/err2" >&2; fail "resume after kill -9: exit $rc"; }
-grep -Eq "to finish the cell the previous coordinator started|is still draining another cell" "$TMP/err2" ||
-    { cat "$TMP/err2" >&2; fail "the new coordinator did not wait for the draining agents"; }
+# an agent still draining when the Prepare comes answers busy and is waited for; one that
+# drained in the milliseconds between Stop and Prepare needs no wait (seen in about half the
+# runs: the agent stops its in-flight requests at once). Either way the cell must not fail
+# (the rows below are verified); say which path this run took.
+if grep -q "is still draining another cell; waiting for it" "$TMP/err2"; then
+    drain="waited for the draining agents"
+else
+    grep -q "cell 2/2 i1-s1-r0-b60-c2 .* on 2 agents" "$TMP/err2" && ! grep -q "failed" "$TMP/err2" ||
+        { cat "$TMP/err2" >&2; fail "the agents neither drained before the Prepare nor were waited for"; }
+    drain="the agents had drained before the Prepare"
+fi
 # the options it reuses, said as a sentence when there are none ("the campaign's no --cells")
 grep -qF -- "--resume: continuing with the options the campaign started with: no --cells, --warmup, --first-warmup or --duration" "$TMP/err2" ||
     { cat "$TMP/err2" >&2; fail "--resume did not say it reuses no options"; }
@@ -79,4 +88,4 @@ for r in m["rows"]:
     assert r["verified"] is True and r["failed"] is False, r
 print("both rows verified, seed", seed, "kept")
 PY
-pass "kill -9 mid-cell, immediate --resume: waited for the draining agents, rerun verified, seed kept"
+pass "kill -9 mid-cell, immediate --resume: $drain, rerun verified, seed kept"
